@@ -1,0 +1,72 @@
+/*
+ * Raw system call wrappers for calls glibc 2.36 does not wrap.  Each
+ * returns what the kernel returns, with errno set, and fails with ENOSYS
+ * where the number is unknown at build time (values are UAPI).
+ */
+#ifndef LLW_COMPAT_SYSCALL_H
+#define LLW_COMPAT_SYSCALL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#endif
+#ifndef __NR_landlock_add_rule
+#define __NR_landlock_add_rule 445
+#endif
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+
+static inline int
+sys_close_range(unsigned int first, unsigned int last, unsigned int flags)
+{
+	return (int)syscall(__NR_close_range, first, last, flags);
+}
+
+static inline int
+sys_landlock_create_ruleset(const void *attr, size_t size, uint32_t flags)
+{
+	return (int)syscall(__NR_landlock_create_ruleset, attr, size, flags);
+}
+
+static inline int
+sys_landlock_add_rule(int ruleset_fd, int rule_type, const void *attr,
+		      uint32_t flags)
+{
+	return (int)syscall(__NR_landlock_add_rule, ruleset_fd, rule_type, attr,
+			    flags);
+}
+
+static inline int
+sys_landlock_restrict_self(int ruleset_fd, uint32_t flags)
+{
+	return (int)syscall(__NR_landlock_restrict_self, ruleset_fd, flags);
+}
+
+static inline int
+sys_pidfd_open(pid_t pid, unsigned int flags)
+{
+	return (int)syscall(__NR_pidfd_open, pid, flags);
+}
+
+static inline int
+sys_pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
+{
+	return (int)syscall(__NR_pidfd_getfd, pidfd, targetfd, flags);
+}
+
+#endif /* LLW_COMPAT_SYSCALL_H */

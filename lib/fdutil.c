@@ -1,0 +1,124 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compat/syscall.h"
+#include "fdutil.h"
+#include "xalloc.h"
+
+static int
+int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+close_range_fallback(unsigned int lo, unsigned int hi)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (d == NULL)
+		return -errno;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+
+		if (*end != '\0' || e->d_name[0] == '\0' || fd == dirfd(d))
+			continue;
+		if (fd >= lo && fd <= hi)
+			close((int)fd);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int
+close_between(unsigned int lo, unsigned int hi)
+{
+	if (lo > hi)
+		return 0;
+	if (sys_close_range(lo, hi, 0) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -errno;
+	return close_range_fallback(lo, hi);
+}
+
+int
+fd_close_inherited(const int *keep, size_t n)
+{
+	int *sorted = xcalloc(n + 1, sizeof(int));
+	unsigned int next = 3;
+	int r = 0;
+
+	memcpy(sorted, keep, n * sizeof(int));
+	qsort(sorted, n, sizeof(int), int_cmp);
+	for (size_t i = 0; i < n; i++) {
+		int flags;
+
+		if (sorted[i] < 3)
+			continue;
+		if ((flags = fcntl(sorted[i], F_GETFD)) < 0) {
+			r = -EBADF;
+			goto out;
+		}
+		if (fcntl(sorted[i], F_SETFD, flags & ~FD_CLOEXEC) < 0) {
+			r = -errno;
+			goto out;
+		}
+		if ((r = close_between(next, (unsigned int)sorted[i] - 1)) < 0)
+			goto out;
+		next = (unsigned int)sorted[i] + 1;
+	}
+	r = close_between(next, ~0U);
+out:
+	free(sorted);
+	return r;
+}
+
+int
+fd_read_all(int fd, size_t max, char **out, size_t *len)
+{
+	size_t size = 4096, n = 0;
+	char *buf = xmalloc(size + 1);
+
+	for (;;) {
+		ssize_t r;
+
+		if (n == size) {
+			if (size >= max) {
+				free(buf);
+				return -EFBIG;
+			}
+			size *= 2;
+			buf = xreallocarray(buf, size + 1, 1);
+		}
+		r = read(fd, buf + n, size - n);
+		if (r < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	buf[n] = '\0';
+	*out = buf;
+	if (len != NULL)
+		*len = n;
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* File descriptor helpers. */
+#ifndef LLW_FDUTIL_H
+#define LLW_FDUTIL_H
+
+#include <stddef.h>
+
+/*
+ * Close every descriptor >= 3 except those listed in keep (n entries),
+ * which also get FD_CLOEXEC cleared so they survive exec.  Uses
+ * close_range() where the kernel has it, /proc/self/fd otherwise.
+ * Returns 0 or -errno.
+ */
+int fd_close_inherited(const int *keep, size_t n);
+
+/* Read all of fd into a new NUL-terminated buffer (at most max bytes, else
+ * -EFBIG).  Returns 0 and *out, or -errno. */
+int fd_read_all(int fd, size_t max, char **out, size_t *len);
+
+#endif /* LLW_FDUTIL_H */

@@ -1,0 +1,3 @@
+#ifndef LLW_EXPLAIN_H
+#define LLW_EXPLAIN_H
+#endif

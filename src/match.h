@@ -1,0 +1,3 @@
+#ifndef LLW_MATCH_H
+#define LLW_MATCH_H
+#endif

@@ -1,0 +1,80 @@
+/*
+ * Path compilation (DESIGN.md §5): turn the policy's filesystem rules, which
+ * may nest narrower rules inside wider ones, into what Landlock (allow-only,
+ * inherited down the tree) and L3 mount masks can express.
+ *
+ *  - At one path the rule of the highest rank wins; a path's access is that
+ *    of its longest component-wise prefix rule.
+ *  - Narrower inside a read-only parent: the parent's rule is replaced by
+ *    rules on each of its other entries ("hole punching"); exact.
+ *  - Narrower inside a writable parent: a mask (needs L3).  When masks are
+ *    not available it fails closed naming the path, unless best effort,
+ *    where it punches holes and records the loss in plan->lost.
+ *  - Paths that do not exist: a deny is noted, not created; a grant on a
+ *    missing path is dropped with a note.
+ *
+ * The filesystem is reached only through struct pathtree_fs so the unit
+ * tests can drive the compiler with a table-defined tree.
+ */
+#ifndef LLW_PATHTREE_H
+#define LLW_PATHTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+struct pathtree_fs {
+	/* Resolve symlinks in the longest existing prefix of path; the rest
+	 * is appended as is.  0 and a new absolute path in *out, or -errno. */
+	int (*resolve)(void *ctx, const char *path, char **out);
+	/* 1 and *is_dir when path exists, 0 when it does not, or -errno. */
+	int (*stat)(void *ctx, const char *path, bool *is_dir);
+	/* Names in directory path, without "." and "..", sorted.  0 and a new
+	 * vector in *names, or -errno. */
+	int (*list)(void *ctx, const char *path, char ***names);
+	void *ctx;
+};
+
+/* The real filesystem. */
+extern const struct pathtree_fs pathtree_fs_real;
+
+/* Landlock filesystem rights for an access level (LLW_FS_* bits of
+ * lib/compat/landlock.h, every ABI; ruleset masks them per ABI). */
+uint64_t pathtree_access_bits(enum llw_access a);
+
+struct plan_rule {
+	char *path;
+	uint64_t access; /* LLW_FS_* bits, before ABI masking */
+	char *origin;	 /* the configured rule this came from */
+	bool punched;	 /* produced by hole punching */
+};
+
+struct plan_mask {
+	char *path;
+	enum llw_access access; /* LLW_ACCESS_DENY or LLW_ACCESS_RO(X) */
+	bool is_dir;
+	char *origin;
+};
+
+struct plan {
+	struct plan_rule *rules;
+	size_t n_rules;
+	struct plan_mask *masks; /* for L3; empty unless have_masks */
+	size_t n_masks;
+	char **notes;	/* informational, for --explain */
+	char **lost;	/* best-effort losses: NOT ENFORCED lines */
+};
+
+/*
+ * Compile p's filesystem rules.  have_masks says whether L3 mount masks can
+ * be used.  Returns 0 and a new plan, or -EPERM with *cause naming the path
+ * when a rule cannot be enforced and best effort is off, or -errno.
+ */
+int pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
+		     bool have_masks, struct plan **out, char **cause);
+
+void plan_free(struct plan *plan);
+
+#endif /* LLW_PATHTREE_H */

@@ -1,0 +1,170 @@
+/*
+ * The resolved policy: what the command may do, with the source (file:line)
+ * of every rule.  It is produced by policy_resolve() from an ordered list of
+ * sources (built-in default, profiles, matched profiles, the project's
+ * .llwrap.ini, command-line flags) and consumed by pathtree (filesystem),
+ * filter (seccomp), ruleset (Landlock) and sandbox (environment, exec).
+ *
+ * Everything here is plain data: no file descriptors, no kernel state.
+ */
+#ifndef LLW_POLICY_H
+#define LLW_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* Access levels of DESIGN.md §4, ordered from nothing to everything. */
+enum llw_access {
+	LLW_ACCESS_DENY = 0,
+	LLW_ACCESS_RO,	/* read files, list directories */
+	LLW_ACCESS_RX,	/* ro + execute */
+	LLW_ACCESS_RW,	/* ro + write, create, remove, rename, truncate */
+	LLW_ACCESS_RWX, /* rw + execute */
+};
+
+/* "deny", "ro", ... ; NULL for an out-of-range value. */
+const char *policy_access_name(enum llw_access a);
+
+/* True when access a grants something b does not (a is not within b). */
+bool policy_access_wider(enum llw_access a, enum llw_access b);
+
+/* True when access a lets the command create or modify entries. */
+bool policy_access_writable(enum llw_access a);
+
+enum llw_net_mode {
+	LLW_NET_FILTERED = 0, /* Landlock port rules + seccomp family list */
+	LLW_NET_NONE,	      /* no network at all */
+	LLW_NET_HOST,	      /* no network restriction */
+};
+
+const char *policy_net_mode_name(enum llw_net_mode m);
+
+/*
+ * Source ranks, least to most specific (DESIGN.md §4).  A rank is a
+ * position in the list of sources; policy_resolve() gives each source its
+ * own rank so two profiles given with -p are ordered too.  The builtin
+ * default is rank 0; config-file write protection (§4.4) uses
+ * LLW_RANK_CONFIG, above every source.
+ */
+#define LLW_RANK_CONFIG UINT32_MAX
+
+/* A filesystem rule. */
+struct llw_path_rule {
+	char *path;	       /* absolute, normalised ("/a/b", no trailing /) */
+	enum llw_access access;
+	uint32_t rank;	       /* rank of the source that set it */
+	char *origin;	       /* "file:line", "command line", "built-in" */
+};
+
+/* An inclusive port range; a single port has lo == hi. */
+struct llw_port_range {
+	uint16_t lo, hi;
+	char *origin;
+};
+
+struct llw_ports {
+	struct llw_port_range *v;
+	size_t n;
+};
+
+/* A string-valued list element with its origin (env names, CIDRs, ...). */
+struct llw_item {
+	char *value;
+	char *origin;
+};
+
+struct llw_items {
+	struct llw_item *v;
+	size_t n;
+};
+
+/* A scalar setting: its value is in the policy, here is who set it. */
+struct llw_scalar_origin {
+	char *origin; /* NULL while the built-in default stands */
+};
+
+struct policy {
+	char *name;    /* instance name, ${NAME} (default: command basename) */
+	char *project; /* absolute project directory, ${PROJECT} */
+
+	/* [filesystem]: every rule from every source, in source order.  At
+	 * one path the highest rank wins (pathtree_compile resolves that). */
+	struct llw_path_rule *paths;
+	size_t n_paths;
+
+	/* [network] */
+	enum llw_net_mode net;
+	struct llw_scalar_origin net_origin;
+	struct llw_ports connect_tcp, bind_tcp, connect_udp, bind_udp;
+	bool unix_sockets; /* unix-sockets = allow: AF_UNIX socket() allowed */
+	struct llw_scalar_origin unix_sockets_origin;
+	/* Supervisor rules (DESIGN.md §6).  Until the supervisor exists a
+	 * policy that has any of them fails closed at apply time. */
+	struct llw_items allow_cidr, unix_paths, listen, dns;
+	bool log_blocked;
+	char *log_prefix;
+
+	/* [environment] */
+	struct llw_items env_keep;  /* names or globs */
+	struct llw_items env_set;   /* NAME=VALUE */
+	struct llw_items env_unset; /* names or globs, applied after keep */
+
+	/* [process] */
+	bool ptrace_deny;
+	struct llw_scalar_origin ptrace_origin;
+
+	/* [profile] best-effort = yes, or --best-effort */
+	bool best_effort;
+	struct llw_scalar_origin best_effort_origin;
+
+	/* Every configuration file read, absolute (write-protected, §4.4). */
+	char **config_files;
+
+	/* Descriptions of the profiles applied, in order, for --explain. */
+	char **descriptions;
+};
+
+struct policy *policy_new(void);
+void policy_free(struct policy *p);
+
+/* What policy_resolve() needs to know; it reads only the files it names. */
+struct policy_request {
+	char *const *envp;	  /* environment, for ${VAR} and §7 */
+	const char *project;	  /* absolute project directory */
+	const char *command;	  /* the command as given (basename matched) */
+	const char *name;	  /* instance name */
+	char *const *profiles;	  /* -p arguments in order; none: "default" */
+	char *const *profile_path; /* directories searched for NAME.ini and
+				    * for profiles with a [match] section */
+	const struct profile *cli; /* command-line flags, most specific */
+	bool read_project_file;	  /* apply ${PROJECT}/.llwrap.ini if present */
+};
+
+/*
+ * The profile path of DESIGN.md §4 for this environment:
+ * $LLWRAP_PROFILE_PATH entries, $XDG_CONFIG_HOME/llwrap/profiles,
+ * sysconfdir/llwrap/profiles, datadir/llwrap/profiles.
+ */
+char **policy_profile_path(char *const *envp, const char *sysconfdir,
+			   const char *datadir);
+
+/*
+ * Resolve the sources of req into a policy, in the precedence order of
+ * DESIGN.md §4.  Returns 0 and a new policy, or -errno with *cause naming
+ * file:line for every user error (bad profile, include cycle, loosening
+ * key in .llwrap.ini, unknown profile name).
+ */
+int policy_resolve(const struct policy_request *req, struct policy **out,
+		   char **cause);
+
+/*
+ * The command's environment (DESIGN.md §7): the names of envp matching
+ * p->env_keep (names or fnmatch globs), minus p->env_unset, plus
+ * p->env_set.  Pure; returns a new vector.
+ */
+char **policy_environ(const struct policy *p, char *const *envp);
+
+#endif /* LLW_POLICY_H */

@@ -1,0 +1,75 @@
+/*
+ * Landlock (layer L1): ABI and errata probe, best-effort masking per ABI,
+ * and applying a compiled plan to the calling thread.
+ *
+ * Planning is pure (ruleset_plan) so the unit tests can run it for every
+ * ABI from 1 to 10; only ruleset_probe and ruleset_apply make syscalls.
+ */
+#ifndef LLW_RULESET_H
+#define LLW_RULESET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pathtree.h"
+#include "policy.h"
+
+/* The highest ABI this build knows (lib/compat/landlock.h). */
+#define LLW_LANDLOCK_ABI_MAX 10
+
+struct ruleset_kernel {
+	int abi;	 /* 0: Landlock unavailable */
+	int err;	 /* errno of the probe when abi == 0 (ENOSYS, EOPNOTSUPP) */
+	uint64_t errata; /* LANDLOCK_CREATE_RULESET_ERRATA bits, 0 if unknown */
+};
+
+/* Ask the kernel.  Never fails: an unavailable Landlock is abi 0. */
+void ruleset_probe(struct ruleset_kernel *k);
+
+/* A human sentence for k (ABI, errata, or why it is missing, with a hint). */
+char *ruleset_describe(const struct ruleset_kernel *k);
+
+/* One restriction the policy asks for that this ABI cannot enforce. */
+struct ruleset_loss {
+	char *what;	/* "truncate of files outside writable roots" */
+	char *needs;	/* "Landlock ABI 3 (Linux 6.2)" */
+	bool fatal;	/* a real hole: fail closed unless best effort */
+};
+
+struct ruleset_plan {
+	int abi;
+	uint64_t handled_fs, handled_net, scoped; /* after ABI masking */
+	/* Rules after masking; rules whose rights all vanished are dropped. */
+	struct plan_rule *fs_rules;
+	size_t n_fs_rules;
+	struct {
+		uint64_t port;
+		uint64_t access; /* LLW_NET_* bits */
+		char *origin;
+	} *net_rules;
+	size_t n_net_rules;
+	struct ruleset_loss *losses;
+	size_t n_losses;
+};
+
+/*
+ * Build the Landlock plan for ABI abi (1..LLW_LANDLOCK_ABI_MAX, or 0 for
+ * "no Landlock": then every restriction is a loss).  Pure.
+ */
+struct ruleset_plan *ruleset_plan_new(const struct policy *p,
+				      const struct plan *fs, int abi);
+void ruleset_plan_free(struct ruleset_plan *rp);
+
+/* True when some loss is fatal and p does not allow best effort. */
+bool ruleset_plan_must_fail(const struct ruleset_plan *rp,
+			    const struct policy *p);
+
+/*
+ * Create the ruleset, open each rule path O_PATH|O_CLOEXEC and add it,
+ * then landlock_restrict_self().  The caller has set no_new_privs.
+ * Returns 0, or -errno with *cause naming the failing path or call.
+ */
+int ruleset_apply(const struct ruleset_plan *rp, char **cause);
+
+#endif /* LLW_RULESET_H */

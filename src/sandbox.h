@@ -1,0 +1,3 @@
+#ifndef LLW_SANDBOX_H
+#define LLW_SANDBOX_H
+#endif
