@@ -16,6 +16,9 @@ struct filter_opts {
 	bool allow_unix;	/* AF_UNIX socket() allowed (policy or ABI 9) */
 	bool allow_unix_dgram_pair; /* socketpair(AF_UNIX, SOCK_DGRAM) */
 	bool deny_inet;		/* net = none without a network namespace */
+	bool deny_udp;		/* no AF_INET/AF_INET6 datagram sockets: the
+				 * policy allows no UDP, or no layer can
+				 * restrict its ports */
 	bool deny_ptrace;	/* [process] ptrace = deny */
 	/* The native architecture to build for (SCMP_ARCH_NATIVE or a
 	 * specific one, for golden tests on other hosts). */
