@@ -1,2 +1,549 @@
-/* placeholder: being written */
+/*
+ * Landlock (layer L1): probe, per-ABI planning and enforcement.
+ *
+ * Planning follows the kernel's samples/landlock/sandboxer.c: handle every
+ * right the running ABI knows, so that whatever the policy does not grant
+ * is denied, and clear from the rules what an older ABI lacks.  Each right
+ * the policy relies on and the ABI lacks becomes a struct ruleset_loss;
+ * DESIGN.md §2 "Fail closed" decides what a fatal one does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "compat/syscall.h"
+#include "ruleset.h"
+#include "xalloc.h"
+
+_Static_assert(LLW_LANDLOCK_ABI_MAX == LLW_ABI_LAST,
+	       "ruleset.h and compat/landlock.h disagree on the newest ABI");
+
+void
+ruleset_probe(struct ruleset_kernel *k)
+{
+	int v, e;
+
+	k->abi = 0;
+	k->err = 0;
+	k->errata = 0;
+
+	v = sys_landlock_create_ruleset(NULL, 0, LLW_CREATE_RULESET_VERSION);
+	if (v < 0) {
+		k->err = errno;
+		return;
+	}
+	k->abi = v;
+
+	/* The errata query exists since ABI 7; older kernels say EINVAL. */
+	if (v >= 7) {
+		e = sys_landlock_create_ruleset(NULL, 0,
+						LLW_CREATE_RULESET_ERRATA);
+		if (e >= 0)
+			k->errata = (uint64_t)e;
+	}
+}
+
+/* Why Landlock is unavailable, as the end of a sentence. */
+static char *
+unavailable_reason(int err)
+{
+	switch (err) {
+	case ENOSYS:
+		return xstrdup("Landlock is not built into this kernel "
+			       "(CONFIG_SECURITY_LANDLOCK)");
+	case EOPNOTSUPP:
+		return xstrdup("Landlock is built in but disabled at boot: "
+			       "add landlock to the lsm= kernel parameter");
+	case 0:
+		return xstrdup("this kernel does not provide Landlock");
+	default:
+		return xasprintf("the Landlock probe failed: %s",
+				 strerror(err));
+	}
+}
+
+char *
+ruleset_describe(const struct ruleset_kernel *k)
+{
+	if (k->abi < 1)
+		return unavailable_reason(k->err);
+	if (k->abi > LLW_LANDLOCK_ABI_MAX)
+		return xasprintf("Landlock ABI %d, errata 0x%llx (llwrap uses "
+				 "up to ABI %d)",
+				 k->abi, (unsigned long long)k->errata,
+				 LLW_LANDLOCK_ABI_MAX);
+	if (k->abi >= 7)
+		return xasprintf("Landlock ABI %d, errata 0x%llx", k->abi,
+				 (unsigned long long)k->errata);
+	return xasprintf("Landlock ABI %d", k->abi);
+}
+
+/*
+ * What each ABI needs, for the `needs` half of a loss.  Kernel versions
+ * for ABI 9 and 10 are those the Landlock maintainers announced; see
+ * lib/compat/landlock.h for the sources.
+ */
+static const char *const abi_needs[] = {
+	[1] = "Landlock ABI 1 (Linux 5.13)",
+	[2] = "Landlock ABI 2 (Linux 5.19)",
+	[3] = "Landlock ABI 3 (Linux 6.2)",
+	[4] = "Landlock ABI 4 (Linux 6.7)",
+	[5] = "Landlock ABI 5 (Linux 6.10)",
+	[6] = "Landlock ABI 6 (Linux 6.12)",
+	[7] = "Landlock ABI 7 (Linux 6.15)",
+	[8] = "Landlock ABI 8 (Linux 7.0)",
+	[9] = "Landlock ABI 9 (Linux 7.1)",
+	[10] = "Landlock ABI 10 (Linux 7.2)",
+};
+
+static void
+add_loss(struct ruleset_plan *rp, char *what, const char *needs, bool fatal)
+{
+	struct ruleset_loss *l;
+
+	rp->losses = xreallocarray(rp->losses, rp->n_losses + 1,
+				   sizeof(*rp->losses));
+	l = &rp->losses[rp->n_losses++];
+	l->what = what;
+	l->needs = xstrdup(needs);
+	l->fatal = fatal;
+}
+
+static void
+add_fs_rule(struct ruleset_plan *rp, const char *path, uint64_t access,
+	    const char *origin, bool punched)
+{
+	struct plan_rule *r;
+
+	rp->fs_rules = xreallocarray(rp->fs_rules, rp->n_fs_rules + 1,
+				     sizeof(*rp->fs_rules));
+	r = &rp->fs_rules[rp->n_fs_rules++];
+	r->path = xstrdup(path);
+	r->access = access;
+	r->origin = xstrdup(origin ? origin : "");
+	r->punched = punched;
+}
+
+static bool
+has_ports(const struct llw_ports *ports)
+{
+	return ports->n > 0;
+}
+
+/*
+ * Mark every port of ports with access bits in acc[] (indexed by port),
+ * remembering the first origin that named each port.
+ */
+static void
+mark_ports(const struct llw_ports *ports, uint64_t bits, uint64_t *acc,
+	   const char **origin)
+{
+	size_t i;
+	uint32_t port;
+
+	for (i = 0; i < ports->n; i++) {
+		const struct llw_port_range *r = &ports->v[i];
+
+		for (port = r->lo; port <= r->hi; port++) {
+			if (origin[port] == NULL)
+				origin[port] = r->origin ? r->origin : "";
+			acc[port] |= bits;
+		}
+	}
+}
+
+/*
+ * One net rule per port, in port order, with the rights of every list
+ * that names it merged (the kernel would merge them too).
+ */
+static void
+plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
+{
+	_cleanup_free_ uint64_t *acc = NULL;
+	_cleanup_free_ const char **origin = NULL;
+	size_t n = 0;
+	uint32_t port;
+
+	acc = xcalloc(65536, sizeof(*acc));
+	origin = xcalloc(65536, sizeof(*origin));
+
+	mark_ports(&p->connect_tcp, LLW_NET_CONNECT_TCP, acc, origin);
+	/* bind-tcp 0 is a bind to an ephemeral port, which Landlock checks
+	 * against the rule for port 0. */
+	mark_ports(&p->bind_tcp, LLW_NET_BIND_TCP, acc, origin);
+	if (rp->handled_net & LLW_NET_BIND_UDP) {
+		mark_ports(&p->connect_udp, LLW_NET_CONNECT_SEND_UDP, acc,
+			   origin);
+		mark_ports(&p->bind_udp, LLW_NET_BIND_UDP, acc, origin);
+		/*
+		 * BIND_UDP also governs the autobind of an ephemeral port that
+		 * the first connect() or sendto() of an unbound UDP socket
+		 * triggers, so a connect-udp list would be unusable without
+		 * the port-0 bind.  An ephemeral local port exposes nothing:
+		 * it cannot impersonate a service.
+		 */
+		if (has_ports(&p->connect_udp)) {
+			if (origin[0] == NULL)
+				origin[0] = p->connect_udp.v[0].origin
+						    ? p->connect_udp.v[0].origin
+						    : "";
+			acc[0] |= LLW_NET_BIND_UDP;
+		}
+	}
+
+	for (port = 0; port < 65536; port++)
+		if (acc[port] & rp->handled_net)
+			n++;
+	if (n == 0)
+		return;
+	rp->net_rules = xcalloc(n, sizeof(*rp->net_rules));
+	for (port = 0; port < 65536; port++) {
+		uint64_t a = acc[port] & rp->handled_net;
+
+		if (a == 0)
+			continue;
+		rp->net_rules[rp->n_net_rules].port = port;
+		rp->net_rules[rp->n_net_rules].access = a;
+		rp->net_rules[rp->n_net_rules].origin = xstrdup(origin[port]);
+		rp->n_net_rules++;
+	}
+}
+
+/*
+ * The losses, in ABI order.  Severity, right by right (fatal = a real
+ * hole, so the run fails closed unless best effort):
+ *
+ * | missing                 | below | fatal | why                            |
+ * |-------------------------|-------|-------|--------------------------------|
+ * | Landlock itself         | 1     | yes   | no filesystem allow-list       |
+ * | REFER                   | 2     | no    | stricter: ABI 1 always denies  |
+ * |                         |       |       | cross-directory rename/link;   |
+ * |                         |       |       | reported only when a rule      |
+ * |                         |       |       | grants it                      |
+ * | TRUNCATE                | 3     | yes   | truncate(2) needs no open, so  |
+ * |                         |       |       | any file the user owns, even a |
+ * |                         |       |       | read-only or hidden one, could |
+ * |                         |       |       | be emptied                     |
+ * | TCP port rules          | 4     | yes   | net = filtered: every TCP port |
+ * |                         |       | no    | net = none: seccomp denies     |
+ * |                         |       |       | inet sockets (reported)        |
+ * | IOCTL_DEV               | 5     | no    | see below                      |
+ * | signal scope            | 6     | yes   | signals to host processes      |
+ * | abstract unix scope     | 6     | yes   | only when unix sockets are     |
+ * |                         |       |       | allowed; else seccomp denies   |
+ * |                         |       |       | AF_UNIX and nothing is lost    |
+ * | RESOLVE_UNIX            | 9     | yes   | likewise for pathname sockets  |
+ * |                         |       |       | (docker, ssh-agent, D-Bus)     |
+ * | UDP port rules          | 10    | yes   | only when the policy lists a   |
+ * |                         |       |       | UDP port; else the caller      |
+ * |                         |       |       | denies UDP sockets by seccomp  |
+ *
+ * IOCTL_DEV is not fatal: without it, ioctl(2) on a device is governed
+ * only by whether the command could open the device, which READ_FILE and
+ * WRITE_FILE still decide; the ioctls that reach outside the sandbox
+ * through a terminal it already holds (TIOCSTI, TIOCLINUX) are denied by
+ * the seccomp filter on every kernel.
+ *
+ * Signal scoping is fatal on its own: a pid namespace (L3) would also hide
+ * host processes, but this module cannot know whether one is in place, so
+ * the caller that sets one up may drop this loss.
+ */
+static void
+plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
+{
+	int abi = rp->abi;
+	bool filtered = p->net == LLW_NET_FILTERED;
+	bool none = p->net == LLW_NET_NONE;
+
+	if (abi < 2 && (fs_wanted & LLW_FS_REFER))
+		add_loss(rp,
+			 xstrdup("renaming or linking files across "
+				 "directories (always denied on this kernel, "
+				 "stricter than the policy)"),
+			 abi_needs[2], false);
+	if (abi < 3)
+		add_loss(rp,
+			 xstrdup("truncate(2) of files outside writable "
+				 "roots"),
+			 abi_needs[3], true);
+	if (abi < 4 && filtered)
+		add_loss(rp,
+			 xstrdup("TCP bind/connect port rules (every TCP "
+				 "port would be reachable)"),
+			 abi_needs[4], true);
+	if (abi < 4 && none)
+		add_loss(rp,
+			 xstrdup("TCP port rules (net = none: seccomp denies "
+				 "inet sockets instead)"),
+			 abi_needs[4], false);
+	if (abi < 5)
+		add_loss(rp,
+			 xstrdup("ioctl(2) on device files (TIOCSTI and "
+				 "TIOCLINUX stay denied by seccomp)"),
+			 abi_needs[5], false);
+	if (abi < 6) {
+		if (p->unix_sockets)
+			add_loss(rp,
+				 xstrdup("isolation from abstract unix sockets "
+					 "outside the sandbox (session D-Bus, "
+					 "X11)"),
+				 abi_needs[6], true);
+		add_loss(rp,
+			 xstrdup("isolation from signalling processes outside "
+				 "the sandbox"),
+			 abi_needs[6], true);
+	}
+	if (abi < 9 && p->unix_sockets)
+		add_loss(rp,
+			 xstrdup("denial of pathname unix sockets outside the "
+				 "sandbox (docker, ssh-agent, D-Bus system "
+				 "bus)"),
+			 abi_needs[9], true);
+	if (abi < 10 && filtered &&
+	    (has_ports(&p->connect_udp) || has_ports(&p->bind_udp)))
+		add_loss(rp,
+			 xstrdup("UDP port rules for connect-udp and bind-udp "
+				 "(every UDP port would be reachable)"),
+			 abi_needs[10], true);
+}
+
+static struct ruleset_plan *
+plan_build(const struct policy *p, const struct plan *fs, int abi, int err)
+{
+	struct ruleset_plan *rp = xcalloc(1, sizeof(*rp));
+	uint64_t fs_wanted = 0;
+	size_t i;
+
+	if (abi > LLW_LANDLOCK_ABI_MAX)
+		abi = LLW_LANDLOCK_ABI_MAX;
+	if (abi < 0)
+		abi = 0;
+	rp->abi = abi;
+
+	if (abi == 0) {
+		_cleanup_free_ char *why = unavailable_reason(err);
+
+		add_loss(rp, xasprintf("Landlock unavailable: %s", why),
+			 abi_needs[1], true);
+		return rp;
+	}
+
+	rp->handled_fs = llw_fs_rights(abi);
+	rp->scoped = llw_scopes(abi);
+	if (p->net == LLW_NET_FILTERED || p->net == LLW_NET_NONE)
+		rp->handled_net = llw_net_rights(abi);
+
+	for (i = 0; fs != NULL && i < fs->n_rules; i++) {
+		const struct plan_rule *r = &fs->rules[i];
+		uint64_t a = r->access & rp->handled_fs;
+
+		fs_wanted |= r->access;
+		if (a != 0)
+			add_fs_rule(rp, r->path, a, r->origin, r->punched);
+	}
+
+	/*
+	 * The unix allow-list: with RESOLVE_UNIX handled, a connect() to a
+	 * pathname socket created outside the sandbox needs a rule on it.
+	 */
+	if (rp->handled_fs & LLW_FS_RESOLVE_UNIX)
+		for (i = 0; i < p->unix_paths.n; i++)
+			add_fs_rule(rp, p->unix_paths.v[i].value,
+				    LLW_FS_RESOLVE_UNIX,
+				    p->unix_paths.v[i].origin, false);
+
+	/* net = none handles every network right and grants none. */
+	if (p->net == LLW_NET_FILTERED && rp->handled_net != 0)
+		plan_net_rules(rp, p);
+
+	plan_losses(rp, p, fs_wanted);
+	return rp;
+}
+
+struct ruleset_plan *
+ruleset_plan_new(const struct policy *p, const struct plan *fs, int abi)
+{
+	return plan_build(p, fs, abi, 0);
+}
+
+struct ruleset_plan *
+ruleset_plan_new_probed(const struct policy *p, const struct plan *fs,
+			const struct ruleset_kernel *k)
+{
+	return plan_build(p, fs, k->abi, k->err);
+}
+
+void
+ruleset_plan_free(struct ruleset_plan *rp)
+{
+	size_t i;
+
+	if (rp == NULL)
+		return;
+	for (i = 0; i < rp->n_fs_rules; i++) {
+		free(rp->fs_rules[i].path);
+		free(rp->fs_rules[i].origin);
+	}
+	free(rp->fs_rules);
+	for (i = 0; i < rp->n_net_rules; i++)
+		free(rp->net_rules[i].origin);
+	free(rp->net_rules);
+	for (i = 0; i < rp->n_losses; i++) {
+		free(rp->losses[i].what);
+		free(rp->losses[i].needs);
+	}
+	free(rp->losses);
+	free(rp);
+}
+
+bool
+ruleset_plan_must_fail(const struct ruleset_plan *rp, const struct policy *p)
+{
+	size_t i;
+
+	if (p->best_effort)
+		return false;
+	for (i = 0; i < rp->n_losses; i++)
+		if (rp->losses[i].fatal)
+			return true;
+	return false;
+}
+
+/* A hint for the errno of a Landlock system call, or "". */
+static const char *
+errno_hint(int err)
+{
+	switch (err) {
+	case ENOSYS:
+		return " (Landlock is not built into this kernel: "
+		       "CONFIG_SECURITY_LANDLOCK)";
+	case EOPNOTSUPP:
+		return " (Landlock is disabled at boot: add landlock to the "
+		       "lsm= kernel parameter)";
+	default:
+		return "";
+	}
+}
+
+/*
+ * Add the rule for r.  Every Landlock rule is a grant, so a path that has
+ * vanished since planning (ENOENT) has nothing to grant and is skipped:
+ * the command cannot reach what is not there, and a later creation under
+ * a parent it may not write is denied by the parent's rules.  Any other
+ * failure is an error naming the path.
+ */
+static int
+add_path(int rfd, const struct plan_rule *r, char **cause)
+{
+	struct llw_path_beneath_attr pb = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int err;
+
+	fd = open(r->path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		if (err == ENOENT)
+			return 0;
+		*cause = xasprintf("Landlock: cannot open %s for its rule: %s",
+				   r->path, strerror(err));
+		return -err;
+	}
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+		*cause = xasprintf("Landlock: cannot stat %s: %s", r->path,
+				   strerror(err));
+		return -err;
+	}
+
+	pb.allowed_access = r->access;
+	/* On a non-directory only file rights are valid (else EINVAL). */
+	if (!S_ISDIR(st.st_mode))
+		pb.allowed_access &= LLW_FS_FILE_RIGHTS;
+	if (pb.allowed_access == 0)
+		return 0;
+	pb.parent_fd = fd;
+
+	if (sys_landlock_add_rule(rfd, LLW_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		err = errno;
+		*cause = xasprintf("Landlock: adding the rule for %s (from %s) "
+				   "failed: %s%s",
+				   r->path, r->origin, strerror(err),
+				   errno_hint(err));
+		return -err;
+	}
+	return 0;
+}
+
+int
+ruleset_apply(const struct ruleset_plan *rp, char **cause)
+{
+	struct llw_ruleset_attr attr = { 0 };
+	_cleanup_close_ int rfd = -1;
+	size_t i;
+	int err, r;
+
+	if (rp->abi < 1) {
+		*cause = xstrdup("Landlock: this kernel does not provide it, "
+				 "so there is no ruleset to apply");
+		return -EOPNOTSUPP;
+	}
+
+	attr.handled_access_fs = rp->handled_fs;
+	attr.handled_access_net = rp->handled_net;
+	attr.scoped = rp->scoped;
+	rfd = sys_landlock_create_ruleset(&attr, llw_ruleset_attr_size(rp->abi),
+					  0);
+	if (rfd < 0) {
+		err = errno;
+		*cause = xasprintf("Landlock: landlock_create_ruleset (ABI %d) "
+				   "failed: %s%s",
+				   rp->abi, strerror(err), errno_hint(err));
+		return -err;
+	}
+
+	for (i = 0; i < rp->n_fs_rules; i++) {
+		r = add_path(rfd, &rp->fs_rules[i], cause);
+		if (r < 0)
+			return r;
+	}
+
+	for (i = 0; i < rp->n_net_rules; i++) {
+		struct llw_net_port_attr np = {
+			.allowed_access = rp->net_rules[i].access,
+			.port = rp->net_rules[i].port,
+		};
+
+		if (sys_landlock_add_rule(rfd, LLW_RULE_NET_PORT, &np, 0) < 0) {
+			err = errno;
+			*cause = xasprintf("Landlock: adding the rule for port "
+					   "%llu (from %s) failed: %s%s",
+					   (unsigned long long)np.port,
+					   rp->net_rules[i].origin,
+					   strerror(err), errno_hint(err));
+			return -err;
+		}
+	}
+
+	/*
+	 * Flags 0: audit logging keeps the kernel's defaults, and TSYNC
+	 * (ABI 8) is not needed because the caller is the single thread of
+	 * the child that is about to execve().
+	 */
+	if (sys_landlock_restrict_self(rfd, 0) < 0) {
+		err = errno;
+		*cause = xasprintf("Landlock: landlock_restrict_self failed: "
+				   "%s%s",
+				   strerror(err),
+				   err == EPERM ? " (no_new_privs is not set)"
+						: errno_hint(err));
+		return -err;
+	}
+	return 0;
+}

@@ -19,8 +19,8 @@
 #define LLW_LANDLOCK_ABI_MAX 10
 
 struct ruleset_kernel {
-	int abi;	 /* 0: Landlock unavailable */
-	int err;	 /* errno of the probe when abi == 0 (ENOSYS, EOPNOTSUPP) */
+	int abi; /* 0: Landlock unavailable */
+	int err; /* errno of the probe when abi == 0 (ENOSYS, EOPNOTSUPP) */
 	uint64_t errata; /* LANDLOCK_CREATE_RULESET_ERRATA bits, 0 if unknown */
 };
 
@@ -32,9 +32,9 @@ char *ruleset_describe(const struct ruleset_kernel *k);
 
 /* One restriction the policy asks for that this ABI cannot enforce. */
 struct ruleset_loss {
-	char *what;	/* "truncate of files outside writable roots" */
-	char *needs;	/* "Landlock ABI 3 (Linux 6.2)" */
-	bool fatal;	/* a real hole: fail closed unless best effort */
+	char *what;  /* "truncate(2) of files outside writable roots" */
+	char *needs; /* "Landlock ABI 3 (Linux 6.2)" */
+	bool fatal;  /* a real hole: fail closed unless best effort */
 };
 
 struct ruleset_plan {
@@ -47,7 +47,7 @@ struct ruleset_plan {
 		uint64_t port;
 		uint64_t access; /* LLW_NET_* bits */
 		char *origin;
-	} *net_rules;
+	} * net_rules;
 	size_t n_net_rules;
 	struct ruleset_loss *losses;
 	size_t n_losses;
@@ -55,10 +55,29 @@ struct ruleset_plan {
 
 /*
  * Build the Landlock plan for ABI abi (1..LLW_LANDLOCK_ABI_MAX, or 0 for
- * "no Landlock": then every restriction is a loss).  Pure.
+ * "no Landlock": then every restriction is a loss).  Pure.  An abi above
+ * LLW_LANDLOCK_ABI_MAX is planned as LLW_LANDLOCK_ABI_MAX.
+ *
+ *  - handled_fs is every filesystem right of the ABI; fs_rules are fs's
+ *    rules masked to it, plus, from ABI 9, one RESOLVE_UNIX rule per
+ *    p->unix_paths entry (so handled_fs & LLW_FS_RESOLVE_UNIX tells the
+ *    caller that Landlock mediates pathname unix sockets).
+ *  - handled_net is every network right of the ABI when p->net is
+ *    filtered or none (0 for host); net_rules, one per port in port
+ *    order, only for filtered.  From ABI 10 a connect-udp list also
+ *    grants the UDP bind of port 0 (the autobind of a client socket).
+ *  - scoped is abstract unix sockets and signals from ABI 6.
+ *  - losses: see the table in ruleset.c.
  */
 struct ruleset_plan *ruleset_plan_new(const struct policy *p,
 				      const struct plan *fs, int abi);
+
+/* ruleset_plan_new() for a probed kernel: when k->abi is 0 the loss says
+ * why (k->err) Landlock is unavailable. */
+struct ruleset_plan *ruleset_plan_new_probed(const struct policy *p,
+					     const struct plan *fs,
+					     const struct ruleset_kernel *k);
+
 void ruleset_plan_free(struct ruleset_plan *rp);
 
 /* True when some loss is fatal and p does not allow best effort. */
@@ -68,7 +87,10 @@ bool ruleset_plan_must_fail(const struct ruleset_plan *rp,
 /*
  * Create the ruleset, open each rule path O_PATH|O_CLOEXEC and add it,
  * then landlock_restrict_self().  The caller has set no_new_privs.
- * Returns 0, or -errno with *cause naming the failing path or call.
+ * A rule path that no longer exists (ENOENT) is skipped: every rule is a
+ * grant, and there is nothing left to grant.  On a non-directory only
+ * LLW_FS_FILE_RIGHTS are added.  Returns 0, or -errno with *cause naming
+ * the failing path or call.
  */
 int ruleset_apply(const struct ruleset_plan *rp, char **cause);
 

@@ -1,7 +1,895 @@
+/*
+ * Unit tests for src/ruleset.c: the per-ABI plan (pure) for every ABI from
+ * 0 to 10, the descriptions of the probe, and one real ruleset applied in
+ * a child process when the kernel has Landlock.
+ *
+ * Policies are built here with calloc, not policy_new(), so these tests
+ * depend on nothing but the module under test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmocka.h>
-static void t(void **s) { (void)s; }
-int main(void) { const struct CMUnitTest tests[] = { cmocka_unit_test(t) }; return cmocka_run_group_tests(tests, NULL, NULL); }
+
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "ruleset.h"
+#include "xalloc.h"
+
+/* Rights the tests use for access levels (pathtree decides the real
+ * ones; ruleset only masks them). */
+#define RO (LLW_FS_READ_FILE | LLW_FS_READ_DIR)
+#define RW                                                                     \
+	(RO | LLW_FS_WRITE_FILE | LLW_FS_REMOVE_DIR | LLW_FS_REMOVE_FILE |     \
+	 LLW_FS_MAKE_DIR | LLW_FS_MAKE_REG | LLW_FS_MAKE_SYM | LLW_FS_REFER |  \
+	 LLW_FS_TRUNCATE)
+
+/* Test-local policy helpers. */
+
+static struct policy *
+tpolicy_new(enum llw_net_mode net)
+{
+	struct policy *p = xcalloc(1, sizeof(*p));
+
+	p->net = net;
+	return p;
+}
+
+static void
+ports_add(struct llw_ports *ps, uint16_t lo, uint16_t hi)
+{
+	ps->v = xreallocarray(ps->v, ps->n + 1, sizeof(*ps->v));
+	ps->v[ps->n].lo = lo;
+	ps->v[ps->n].hi = hi;
+	ps->v[ps->n].origin = xasprintf("test.ini:%zu", ps->n + 1);
+	ps->n++;
+}
+
+static void
+ports_free(struct llw_ports *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		free(ps->v[i].origin);
+	free(ps->v);
+}
+
+static void
+items_add(struct llw_items *it, const char *value)
+{
+	it->v = xreallocarray(it->v, it->n + 1, sizeof(*it->v));
+	it->v[it->n].value = xstrdup(value);
+	it->v[it->n].origin = xstrdup("test.ini:9");
+	it->n++;
+}
+
+static void
+items_free(struct llw_items *it)
+{
+	size_t i;
+
+	for (i = 0; i < it->n; i++) {
+		free(it->v[i].value);
+		free(it->v[i].origin);
+	}
+	free(it->v);
+}
+
+static void
+tpolicy_free(struct policy *p)
+{
+	ports_free(&p->connect_tcp);
+	ports_free(&p->bind_tcp);
+	ports_free(&p->connect_udp);
+	ports_free(&p->bind_udp);
+	items_free(&p->unix_paths);
+	free(p);
+}
+
+/* A fixed filesystem plan: rw project, ro /usr, a device and a socket. */
+static struct plan_rule fixed_rules[] = {
+	{ "/home/u/project", RW, "cli", false },
+	{ "/usr", RO | LLW_FS_EXECUTE, "default.ini:3", false },
+	{ "/dev/tty", LLW_FS_IOCTL_DEV | LLW_FS_READ_FILE, "default.ini:4",
+	  false },
+	{ "/run/only-ioctl", LLW_FS_IOCTL_DEV, "default.ini:5", true },
+	{ "/run/only-unix", LLW_FS_RESOLVE_UNIX, "default.ini:6", false },
+};
+
+static const struct plan fixed_plan = {
+	.rules = fixed_rules,
+	.n_rules = ARRAY_SIZE(fixed_rules),
+};
+
+/* Attribute sizes. */
+
+static void
+test_attr_size(void **state)
+{
+	static const size_t want[] = { 0,  8,  8,  8,  16, 16,
+				       24, 24, 24, 24, 48, 48 };
+	int abi;
+
+	(void)state;
+	for (abi = 0; abi < (int)ARRAY_SIZE(want); abi++)
+		assert_int_equal(llw_ruleset_attr_size(abi), want[abi]);
+	assert_int_equal(llw_ruleset_attr_size(-1), 0);
+	assert_int_equal(sizeof(struct llw_ruleset_attr), 48);
+}
+
+/* Handled masks per ABI. */
+
+static const struct {
+	int abi;
+	uint64_t fs, net, scoped;
+	uint32_t restrict_flags;
+} masks[] = {
+	{ 1, 0x1fff, 0x0, 0x0, 0x0 },	{ 2, 0x3fff, 0x0, 0x0, 0x0 },
+	{ 3, 0x7fff, 0x0, 0x0, 0x0 },	{ 4, 0x7fff, 0x3, 0x0, 0x0 },
+	{ 5, 0xffff, 0x3, 0x0, 0x0 },	{ 6, 0xffff, 0x3, 0x3, 0x0 },
+	{ 7, 0xffff, 0x3, 0x3, 0x7 },	{ 8, 0xffff, 0x3, 0x3, 0xf },
+	{ 9, 0x1ffff, 0x3, 0x3, 0xf },	{ 10, 0x1ffff, 0xf, 0x3, 0xf },
+	{ 11, 0x1ffff, 0xf, 0x3, 0xf },
+};
+
+static void
+test_handled_masks(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(masks); i++) {
+		static const enum llw_net_mode modes[] = { LLW_NET_FILTERED,
+							   LLW_NET_NONE,
+							   LLW_NET_HOST };
+		size_t m;
+
+		assert_int_equal(llw_fs_rights(masks[i].abi), masks[i].fs);
+		assert_int_equal(llw_net_rights(masks[i].abi), masks[i].net);
+		assert_int_equal(llw_scopes(masks[i].abi), masks[i].scoped);
+		assert_int_equal(llw_restrict_self_flags(masks[i].abi),
+				 masks[i].restrict_flags);
+
+		for (m = 0; m < ARRAY_SIZE(modes); m++) {
+			struct policy *p = tpolicy_new(modes[m]);
+			struct ruleset_plan *rp =
+				ruleset_plan_new(p, &fixed_plan, masks[i].abi);
+
+			assert_int_equal(rp->abi,
+					 masks[i].abi > 10 ? 10 : masks[i].abi);
+			assert_int_equal(rp->handled_fs, masks[i].fs);
+			assert_int_equal(
+				rp->handled_net,
+				modes[m] == LLW_NET_HOST ? 0 : masks[i].net);
+			assert_int_equal(rp->scoped, masks[i].scoped);
+			ruleset_plan_free(rp);
+			tpolicy_free(p);
+		}
+	}
+	assert_int_equal(llw_fs_rights(0), 0);
+	assert_int_equal(llw_net_rights(0), 0);
+	assert_int_equal(llw_scopes(0), 0);
+}
+
+/* Rule masking: the fixed plan's rules after each ABI. */
+
+static void
+test_rule_masking(void **state)
+{
+	static const struct {
+		int abi;
+		size_t n;
+		uint64_t project, dev_tty;
+		bool ioctl_only, unix_only;
+	} want[] = {
+		{ 1, 3, RW & ~(LLW_FS_REFER | LLW_FS_TRUNCATE),
+		  LLW_FS_READ_FILE, false, false },
+		{ 2, 3, RW & ~LLW_FS_TRUNCATE, LLW_FS_READ_FILE, false, false },
+		{ 3, 3, RW, LLW_FS_READ_FILE, false, false },
+		{ 4, 3, RW, LLW_FS_READ_FILE, false, false },
+		{ 5, 4, RW, LLW_FS_READ_FILE | LLW_FS_IOCTL_DEV, true, false },
+		{ 8, 4, RW, LLW_FS_READ_FILE | LLW_FS_IOCTL_DEV, true, false },
+		{ 9, 5, RW, LLW_FS_READ_FILE | LLW_FS_IOCTL_DEV, true, true },
+		{ 10, 5, RW, LLW_FS_READ_FILE | LLW_FS_IOCTL_DEV, true, true },
+	};
+	size_t i, j;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		struct policy *p = tpolicy_new(LLW_NET_HOST);
+		struct ruleset_plan *rp =
+			ruleset_plan_new(p, &fixed_plan, want[i].abi);
+		bool saw_ioctl = false, saw_unix = false;
+
+		assert_int_equal(rp->n_fs_rules, want[i].n);
+		assert_string_equal(rp->fs_rules[0].path, "/home/u/project");
+		assert_int_equal(rp->fs_rules[0].access, want[i].project);
+		assert_string_equal(rp->fs_rules[0].origin, "cli");
+		assert_string_equal(rp->fs_rules[1].path, "/usr");
+		assert_int_equal(rp->fs_rules[1].access, RO | LLW_FS_EXECUTE);
+		assert_string_equal(rp->fs_rules[2].path, "/dev/tty");
+		assert_int_equal(rp->fs_rules[2].access, want[i].dev_tty);
+		for (j = 0; j < rp->n_fs_rules; j++) {
+			assert_int_equal(
+				rp->fs_rules[j].access & ~rp->handled_fs, 0);
+			assert_int_not_equal(rp->fs_rules[j].access, 0);
+			if (strcmp(rp->fs_rules[j].path, "/run/only-ioctl") ==
+			    0) {
+				saw_ioctl = true;
+				assert_true(rp->fs_rules[j].punched);
+			}
+			if (strcmp(rp->fs_rules[j].path, "/run/only-unix") == 0)
+				saw_unix = true;
+		}
+		assert_int_equal(saw_ioctl, want[i].ioctl_only);
+		assert_int_equal(saw_unix, want[i].unix_only);
+		assert_int_equal(rp->n_net_rules, 0);
+		ruleset_plan_free(rp);
+		tpolicy_free(p);
+	}
+}
+
+/* Losses. */
+
+enum loss_id {
+	L_END = 0,
+	L_REFER,
+	L_TRUNC,
+	L_TCP,
+	L_TCP_NONE,
+	L_IOCTL,
+	L_ABSTRACT,
+	L_SIGNAL,
+	L_PATHUNIX,
+	L_UDP,
+};
+
+static const struct {
+	const char *what; /* a substring of the loss's what */
+	const char *needs;
+	bool fatal;
+} loss_def[] = {
+	[L_REFER] = { "across directories", "Landlock ABI 2 (Linux 5.19)",
+		      false },
+	[L_TRUNC] = { "truncate(2) of files outside writable roots",
+		      "Landlock ABI 3 (Linux 6.2)", true },
+	[L_TCP] = { "every TCP port", "Landlock ABI 4 (Linux 6.7)", true },
+	[L_TCP_NONE] = { "seccomp denies inet sockets",
+			 "Landlock ABI 4 (Linux 6.7)", false },
+	[L_IOCTL] = { "ioctl(2) on device files", "Landlock ABI 5 (Linux 6.10)",
+		      false },
+	[L_ABSTRACT] = { "abstract unix sockets", "Landlock ABI 6 (Linux 6.12)",
+			 true },
+	[L_SIGNAL] = { "signalling processes outside",
+		       "Landlock ABI 6 (Linux 6.12)", true },
+	[L_PATHUNIX] = { "pathname unix sockets", "Landlock ABI 9 (Linux 7.1)",
+			 true },
+	[L_UDP] = { "every UDP port", "Landlock ABI 10 (Linux 7.2)", true },
+};
+
+#define MAX_LOSSES 9
+
+static const struct {
+	int abi;
+	enum llw_net_mode net;
+	bool tcp, udp, unix_sockets;
+	enum loss_id want[MAX_LOSSES];
+} loss_cases[] = {
+	{ 1,
+	  LLW_NET_FILTERED,
+	  true,
+	  true,
+	  false,
+	  { L_REFER, L_TRUNC, L_TCP, L_IOCTL, L_SIGNAL, L_UDP } },
+	{ 2,
+	  LLW_NET_FILTERED,
+	  true,
+	  true,
+	  false,
+	  { L_TRUNC, L_TCP, L_IOCTL, L_SIGNAL, L_UDP } },
+	{ 3,
+	  LLW_NET_FILTERED,
+	  true,
+	  true,
+	  false,
+	  { L_TCP, L_IOCTL, L_SIGNAL, L_UDP } },
+	{ 4,
+	  LLW_NET_FILTERED,
+	  true,
+	  true,
+	  false,
+	  { L_IOCTL, L_SIGNAL, L_UDP } },
+	{ 5, LLW_NET_FILTERED, true, true, false, { L_SIGNAL, L_UDP } },
+	{ 6, LLW_NET_FILTERED, true, true, false, { L_UDP } },
+	{ 7, LLW_NET_FILTERED, true, true, false, { L_UDP } },
+	{ 8, LLW_NET_FILTERED, true, true, false, { L_UDP } },
+	{ 9, LLW_NET_FILTERED, true, true, false, { L_UDP } },
+	{ 10, LLW_NET_FILTERED, true, true, false, { L_END } },
+	/* No UDP port listed: seccomp denies UDP sockets, nothing lost. */
+	{ 4, LLW_NET_FILTERED, true, false, false, { L_IOCTL, L_SIGNAL } },
+	{ 9, LLW_NET_FILTERED, false, false, false, { L_END } },
+	/* Unix sockets allowed: the scopes and RESOLVE_UNIX matter. */
+	{ 1,
+	  LLW_NET_FILTERED,
+	  false,
+	  false,
+	  true,
+	  { L_REFER, L_TRUNC, L_TCP, L_IOCTL, L_ABSTRACT, L_SIGNAL,
+	    L_PATHUNIX } },
+	{ 5,
+	  LLW_NET_HOST,
+	  false,
+	  false,
+	  true,
+	  { L_ABSTRACT, L_SIGNAL, L_PATHUNIX } },
+	{ 6, LLW_NET_HOST, false, false, true, { L_PATHUNIX } },
+	{ 8, LLW_NET_FILTERED, true, true, true, { L_PATHUNIX, L_UDP } },
+	{ 9, LLW_NET_FILTERED, true, false, true, { L_END } },
+	/* net = none: seccomp covers TCP, UDP lists are not used. */
+	{ 3,
+	  LLW_NET_NONE,
+	  true,
+	  true,
+	  false,
+	  { L_TCP_NONE, L_IOCTL, L_SIGNAL } },
+	{ 4, LLW_NET_NONE, true, true, false, { L_IOCTL, L_SIGNAL } },
+	{ 9, LLW_NET_NONE, false, true, false, { L_END } },
+	/* net = host: no network restriction to lose. */
+	{ 3, LLW_NET_HOST, true, true, false, { L_IOCTL, L_SIGNAL } },
+	{ 7, LLW_NET_HOST, true, true, false, { L_END } },
+};
+
+static struct policy *
+loss_policy(size_t i)
+{
+	struct policy *p = tpolicy_new(loss_cases[i].net);
+
+	if (loss_cases[i].tcp) {
+		ports_add(&p->connect_tcp, 443, 443);
+		ports_add(&p->bind_tcp, 0, 0);
+	}
+	if (loss_cases[i].udp)
+		ports_add(&p->connect_udp, 53, 53);
+	p->unix_sockets = loss_cases[i].unix_sockets;
+	return p;
+}
+
+static void
+test_losses(void **state)
+{
+	size_t i, j, n;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(loss_cases); i++) {
+		struct policy *p = loss_policy(i);
+		struct ruleset_plan *rp =
+			ruleset_plan_new(p, &fixed_plan, loss_cases[i].abi);
+		bool any_fatal = false;
+
+		for (n = 0; n < MAX_LOSSES && loss_cases[i].want[n] != L_END;
+		     n++)
+			;
+		if (rp->n_losses != n) {
+			for (j = 0; j < rp->n_losses; j++)
+				print_message("case %zu: %s (needs %s)\n", i,
+					      rp->losses[j].what,
+					      rp->losses[j].needs);
+		}
+		assert_int_equal(rp->n_losses, n);
+		for (j = 0; j < n; j++) {
+			enum loss_id id = loss_cases[i].want[j];
+
+			if (strstr(rp->losses[j].what, loss_def[id].what) ==
+			    NULL)
+				print_message("case %zu loss %zu: %s\n", i, j,
+					      rp->losses[j].what);
+			assert_non_null(
+				strstr(rp->losses[j].what, loss_def[id].what));
+			assert_string_equal(rp->losses[j].needs,
+					    loss_def[id].needs);
+			assert_int_equal(rp->losses[j].fatal,
+					 loss_def[id].fatal);
+			any_fatal |= loss_def[id].fatal;
+		}
+
+		assert_int_equal(ruleset_plan_must_fail(rp, p), any_fatal);
+		p->best_effort = true;
+		assert_false(ruleset_plan_must_fail(rp, p));
+
+		ruleset_plan_free(rp);
+		tpolicy_free(p);
+	}
+}
+
+/* REFER is reported on ABI 1 only when some rule grants it. */
+static void
+test_refer_only_when_granted(void **state)
+{
+	static struct plan_rule ro_rules[] = {
+		{ "/usr", RO, "default.ini:3", false },
+	};
+	static const struct plan ro_plan = { .rules = ro_rules, .n_rules = 1 };
+	struct policy *p = tpolicy_new(LLW_NET_HOST);
+	struct ruleset_plan *rp = ruleset_plan_new(p, &ro_plan, 1);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < rp->n_losses; i++)
+		assert_null(strstr(rp->losses[i].what, "across directories"));
+	ruleset_plan_free(rp);
+
+	/* A NULL filesystem plan is an empty one. */
+	rp = ruleset_plan_new(p, NULL, 7);
+	assert_int_equal(rp->n_fs_rules, 0);
+	assert_int_equal(rp->n_losses, 0);
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+}
+
+/* ABI 0: one fatal loss that says why. */
+static void
+test_abi0(void **state)
+{
+	static const struct {
+		int err;
+		const char *why;
+	} cases[] = {
+		{ 0, "Landlock unavailable: this kernel does not provide" },
+		{ ENOSYS, "Landlock unavailable: Landlock is not built into "
+			  "this kernel (CONFIG_SECURITY_LANDLOCK)" },
+		{ EOPNOTSUPP, "Landlock unavailable: Landlock is built in but "
+			      "disabled at boot: add landlock to the lsm= "
+			      "kernel parameter" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct ruleset_kernel k = { 0, cases[i].err, 0 };
+		struct policy *p = tpolicy_new(LLW_NET_FILTERED);
+		struct ruleset_plan *rp;
+		char *cause = NULL;
+
+		ports_add(&p->connect_tcp, 443, 443);
+		p->unix_sockets = true;
+		rp = ruleset_plan_new_probed(p, &fixed_plan, &k);
+		assert_int_equal(rp->abi, 0);
+		assert_int_equal(rp->handled_fs, 0);
+		assert_int_equal(rp->handled_net, 0);
+		assert_int_equal(rp->scoped, 0);
+		assert_int_equal(rp->n_fs_rules, 0);
+		assert_int_equal(rp->n_net_rules, 0);
+		assert_int_equal(rp->n_losses, 1);
+		assert_non_null(strstr(rp->losses[0].what, cases[i].why));
+		assert_string_equal(rp->losses[0].needs,
+				    "Landlock ABI 1 (Linux 5.13)");
+		assert_true(rp->losses[0].fatal);
+		assert_true(ruleset_plan_must_fail(rp, p));
+		p->best_effort = true;
+		assert_false(ruleset_plan_must_fail(rp, p));
+
+		/* Nothing to apply: an error, never a silent success. */
+		assert_int_equal(ruleset_apply(rp, &cause), -EOPNOTSUPP);
+		assert_non_null(cause);
+		free(cause);
+		ruleset_plan_free(rp);
+		tpolicy_free(p);
+	}
+}
+
+/* Net rules: ranges expanded, lists merged, port order. */
+
+struct want_port {
+	uint64_t port, access;
+};
+
+static void
+check_net(const struct ruleset_plan *rp, const struct want_port *w, size_t n)
+{
+	size_t i;
+
+	assert_int_equal(rp->n_net_rules, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(rp->net_rules[i].port, w[i].port);
+		assert_int_equal(rp->net_rules[i].access, w[i].access);
+		assert_non_null(rp->net_rules[i].origin);
+		assert_int_equal(rp->net_rules[i].access & ~rp->handled_net, 0);
+	}
+}
+
+static struct policy *
+net_policy(enum llw_net_mode mode)
+{
+	struct policy *p = tpolicy_new(mode);
+
+	ports_add(&p->connect_tcp, 443, 443);
+	ports_add(&p->connect_tcp, 8000, 8002);
+	ports_add(&p->bind_tcp, 0, 0);
+	ports_add(&p->bind_tcp, 443, 443);
+	ports_add(&p->connect_udp, 53, 53);
+	ports_add(&p->bind_udp, 5353, 5353);
+	return p;
+}
+
+static void
+test_net_rules(void **state)
+{
+	static const struct want_port tcp[] = {
+		{ 0, LLW_NET_BIND_TCP },
+		{ 443, LLW_NET_BIND_TCP | LLW_NET_CONNECT_TCP },
+		{ 8000, LLW_NET_CONNECT_TCP },
+		{ 8001, LLW_NET_CONNECT_TCP },
+		{ 8002, LLW_NET_CONNECT_TCP },
+	};
+	static const struct want_port tcp_udp[] = {
+		{ 0, LLW_NET_BIND_TCP | LLW_NET_BIND_UDP },
+		{ 53, LLW_NET_CONNECT_SEND_UDP },
+		{ 443, LLW_NET_BIND_TCP | LLW_NET_CONNECT_TCP },
+		{ 5353, LLW_NET_BIND_UDP },
+		{ 8000, LLW_NET_CONNECT_TCP },
+		{ 8001, LLW_NET_CONNECT_TCP },
+		{ 8002, LLW_NET_CONNECT_TCP },
+	};
+	struct policy *p;
+	struct ruleset_plan *rp;
+	int abi;
+
+	(void)state;
+	p = net_policy(LLW_NET_FILTERED);
+	for (abi = 1; abi <= 10; abi++) {
+		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		if (abi < 4)
+			check_net(rp, NULL, 0);
+		else if (abi < 10)
+			check_net(rp, tcp, ARRAY_SIZE(tcp));
+		else
+			check_net(rp, tcp_udp, ARRAY_SIZE(tcp_udp));
+		/* Port 443 is named by connect-tcp first, then bind-tcp. */
+		if (abi >= 4)
+			assert_string_equal(
+				rp->net_rules[abi < 10 ? 1 : 2].origin,
+				"test.ini:1");
+		ruleset_plan_free(rp);
+	}
+	tpolicy_free(p);
+
+	/* none: every right handled, no rule granted. */
+	p = net_policy(LLW_NET_NONE);
+	for (abi = 4; abi <= 10; abi++) {
+		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		assert_int_equal(rp->handled_net, llw_net_rights(abi));
+		check_net(rp, NULL, 0);
+		ruleset_plan_free(rp);
+	}
+	tpolicy_free(p);
+
+	/* host: nothing handled, no rule. */
+	p = net_policy(LLW_NET_HOST);
+	rp = ruleset_plan_new(p, &fixed_plan, 10);
+	assert_int_equal(rp->handled_net, 0);
+	check_net(rp, NULL, 0);
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+
+	/* The whole range, and overlapping ranges merge. */
+	p = tpolicy_new(LLW_NET_FILTERED);
+	ports_add(&p->connect_tcp, 1, 65535);
+	ports_add(&p->connect_tcp, 65000, 65535);
+	ports_add(&p->bind_tcp, 65535, 65535);
+	rp = ruleset_plan_new(p, &fixed_plan, 4);
+	assert_int_equal(rp->n_net_rules, 65535);
+	assert_int_equal(rp->net_rules[0].port, 1);
+	assert_int_equal(rp->net_rules[65534].port, 65535);
+	assert_int_equal(rp->net_rules[65534].access,
+			 LLW_NET_CONNECT_TCP | LLW_NET_BIND_TCP);
+	assert_string_equal(rp->net_rules[65534].origin, "test.ini:1");
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+}
+
+/* The unix allow-list becomes RESOLVE_UNIX rules from ABI 9 on. */
+static void
+test_unix_paths(void **state)
+{
+	struct policy *p = tpolicy_new(LLW_NET_FILTERED);
+	struct ruleset_plan *rp;
+	int abi;
+
+	(void)state;
+	items_add(&p->unix_paths, "/run/postgresql/.s.PGSQL.5432");
+	for (abi = 1; abi <= 10; abi++) {
+		size_t n_plain;
+
+		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		n_plain = abi < 5 ? 3 : abi < 9 ? 4 : 5;
+		if (abi < 9) {
+			assert_int_equal(rp->n_fs_rules, n_plain);
+			assert_int_equal(rp->handled_fs & LLW_FS_RESOLVE_UNIX,
+					 0);
+		} else {
+			const struct plan_rule *r =
+				&rp->fs_rules[rp->n_fs_rules - 1];
+
+			assert_int_equal(rp->n_fs_rules, n_plain + 1);
+			assert_string_equal(r->path,
+					    "/run/postgresql/.s.PGSQL.5432");
+			assert_int_equal(r->access, LLW_FS_RESOLVE_UNIX);
+			assert_string_equal(r->origin, "test.ini:9");
+		}
+		ruleset_plan_free(rp);
+	}
+	tpolicy_free(p);
+}
+
+/* An ABI newer than this build is planned as the newest it knows. */
+static void
+test_abi_clamp(void **state)
+{
+	struct policy *p = tpolicy_new(LLW_NET_FILTERED);
+	struct ruleset_plan *rp = ruleset_plan_new(p, &fixed_plan, 12);
+
+	(void)state;
+	assert_int_equal(rp->abi, LLW_LANDLOCK_ABI_MAX);
+	assert_int_equal(rp->handled_fs, llw_fs_rights(LLW_LANDLOCK_ABI_MAX));
+	assert_int_equal(rp->n_losses, 0);
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+}
+
+/* Probe and its description. */
+
+static void
+test_describe(void **state)
+{
+	static const struct {
+		struct ruleset_kernel k;
+		const char *want;
+	} cases[] = {
+		{ { 7, 0, 0x7 }, "Landlock ABI 7, errata 0x7" },
+		{ { 10, 0, 0x1f }, "Landlock ABI 10, errata 0x1f" },
+		{ { 5, 0, 0 }, "Landlock ABI 5" },
+		{ { 1, 0, 0 }, "Landlock ABI 1" },
+		{ { 12, 0, 0x3 },
+		  "Landlock ABI 12, errata 0x3 (llwrap uses up to ABI 10)" },
+		{ { 0, ENOSYS, 0 },
+		  "Landlock is not built into this kernel "
+		  "(CONFIG_SECURITY_LANDLOCK)" },
+		{ { 0, EOPNOTSUPP, 0 },
+		  "Landlock is built in but disabled at boot: add landlock to "
+		  "the lsm= kernel parameter" },
+		{ { 0, EPERM, 0 },
+		  "the Landlock probe failed: Operation not permitted" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *s = ruleset_describe(&cases[i].k);
+
+		assert_string_equal(s, cases[i].want);
+		free(s);
+	}
+}
+
+static void
+test_probe(void **state)
+{
+	struct ruleset_kernel k = { -1, -1, ~0ULL };
+	char *s;
+
+	(void)state;
+	ruleset_probe(&k);
+	if (k.abi == 0) {
+		assert_true(k.err == ENOSYS || k.err == EOPNOTSUPP);
+	} else {
+		assert_true(k.abi >= 1);
+		assert_int_equal(k.err, 0);
+		if (k.abi < 7)
+			assert_int_equal(k.errata, 0);
+	}
+	s = ruleset_describe(&k);
+	assert_non_null(s);
+	print_message("# %s\n", s);
+	free(s);
+}
+
+/* A real ruleset, in a child: read-only on a temporary directory. */
+
+enum child_status {
+	CHILD_OK = 0,
+	CHILD_APPLY_FAILED = 10,
+	CHILD_READ_FAILED,
+	CHILD_WRITE_ALLOWED,
+	CHILD_WRITE_WRONG_ERRNO,
+	CHILD_CREATE_ALLOWED,
+	CHILD_CREATE_WRONG_ERRNO,
+	CHILD_OUTSIDE_ALLOWED,
+	CHILD_NNP_FAILED,
+	CHILD_LIST_FAILED,
+};
+
+static int
+child_run(const struct ruleset_plan *rp, const char *dir, const char *file)
+{
+	char *cause = NULL;
+	_cleanup_free_ char *newfile = xasprintf("%s/new", dir);
+	int fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return CHILD_NNP_FAILED;
+	if (ruleset_apply(rp, &cause) < 0) {
+		fprintf(stderr, "# %s\n", cause);
+		free(cause);
+		return CHILD_APPLY_FAILED;
+	}
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return CHILD_READ_FAILED;
+	close(fd);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return CHILD_LIST_FAILED;
+	close(fd);
+
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return CHILD_WRITE_ALLOWED;
+	if (errno != EACCES)
+		return CHILD_WRITE_WRONG_ERRNO;
+
+	fd = open(newfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return CHILD_CREATE_ALLOWED;
+	if (errno != EACCES)
+		return CHILD_CREATE_WRONG_ERRNO;
+
+	/* Outside every rule: denied too. */
+	fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return CHILD_OUTSIDE_ALLOWED;
+	return CHILD_OK;
+}
+
+static void
+test_apply_real(void **state)
+{
+	struct ruleset_kernel k;
+	char dir[] = "/tmp/llw-test-ruleset-XXXXXX";
+	_cleanup_free_ char *file = NULL;
+	_cleanup_free_ char *gone = NULL;
+	struct plan_rule rules[3];
+	struct plan fs = { 0 };
+	struct policy *p;
+	struct ruleset_plan *rp;
+	pid_t pid;
+	int fd, status;
+
+	(void)state;
+	ruleset_probe(&k);
+	if (k.abi < 1) {
+		char *why = ruleset_describe(&k);
+
+		print_message("# SKIP real ruleset: %s\n", why);
+		free(why);
+		skip();
+	}
+
+	assert_non_null(mkdtemp(dir));
+	file = xasprintf("%s/file", dir);
+	gone = xasprintf("%s/vanished", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+
+	/* ro on the directory; a directory-only right on the file itself
+	 * (must be masked to file rights, or the kernel says EINVAL); a
+	 * rule on a path that does not exist (skipped). */
+	rules[0] = (struct plan_rule){ dir, RO, "test", false };
+	rules[1] = (struct plan_rule){ file, RO, "test", false };
+	rules[2] = (struct plan_rule){ gone, RO, "test", false };
+	fs.rules = rules;
+	fs.n_rules = ARRAY_SIZE(rules);
+
+	p = tpolicy_new(LLW_NET_HOST);
+	rp = ruleset_plan_new_probed(p, &fs, &k);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(child_run(rp, dir, file));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), CHILD_OK);
+
+	/* The parent is untouched. */
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	close(fd);
+
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* A rule whose path cannot be opened for a reason other than ENOENT. */
+static void
+test_apply_error_names_path(void **state)
+{
+	struct ruleset_kernel k;
+	/* ENOTDIR: a file used as a directory. */
+	struct plan_rule rules[1] = {
+		{ (char *)"/etc/passwd/x", RO, (char *)"test:1", false },
+	};
+	struct plan fs = { .rules = rules, .n_rules = 1 };
+	struct policy *p;
+	struct ruleset_plan *rp;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	ruleset_probe(&k);
+	if (k.abi < 1) {
+		print_message("# SKIP: no Landlock\n");
+		skip();
+	}
+	p = tpolicy_new(LLW_NET_HOST);
+	rp = ruleset_plan_new(p, &fs, k.abi);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *cause = NULL;
+		int r;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(2);
+		r = ruleset_apply(rp, &cause);
+		if (r != -ENOTDIR || cause == NULL ||
+		    strstr(cause, "/etc/passwd/x") == NULL)
+			_exit(1);
+		free(cause);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attr_size),
+		cmocka_unit_test(test_handled_masks),
+		cmocka_unit_test(test_rule_masking),
+		cmocka_unit_test(test_losses),
+		cmocka_unit_test(test_refer_only_when_granted),
+		cmocka_unit_test(test_abi0),
+		cmocka_unit_test(test_net_rules),
+		cmocka_unit_test(test_unix_paths),
+		cmocka_unit_test(test_abi_clamp),
+		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_apply_real),
+		cmocka_unit_test(test_apply_error_names_path),
+	};
+
+	return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
+}
