@@ -1,3 +1,51 @@
+/*
+ * [match]: whether a profile applies by itself to a command and project,
+ * and how specific that match is.  Pure: compares strings only (paths are
+ * compared lexically, component by component, as written after variable
+ * expansion and normalisation).
+ */
 #ifndef LLW_MATCH_H
 #define LLW_MATCH_H
-#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profile.h"
+
+/* How a [match] section held. */
+struct match_score {
+	bool command; /* a command condition held */
+	bool project; /* a project condition held */
+	size_t depth; /* components of the deepest project path that held */
+};
+
+/* True when path is dir or lies under it, component-wise ("/a/b" is under
+ * "/a" and "/", "/ab" is not under "/a").  Both are normalised. */
+bool match_path_under(const char *path, const char *dir);
+
+/* Number of components of a normalised absolute path ("/" has 0). */
+size_t match_path_depth(const char *path);
+
+/*
+ * True when p has a [match] section and every condition in it holds:
+ * command (when listed) names the basename of command, and project (when
+ * listed) is project or a parent of it.  A NULL command or project fails
+ * the condition that needs it.  On success *score says how.
+ */
+bool match_holds(const struct profile *p, const char *command,
+		 const char *project, struct match_score *score);
+
+/*
+ * Order two matched profiles from least to most specific (negative when a
+ * is less specific than b).  The order is total:
+ *   1. command + project beats a single condition;
+ *   2. a project condition beats a command condition alone (the project is
+ *      the user's own directory, a command match is generic);
+ *   3. a deeper project path beats a shallower one;
+ *   4. ties: by the file's basename, then by the whole file name, in
+ *      strcmp order (the later one is more specific).
+ */
+int match_compare(const struct match_score *a, const char *file_a,
+		  const struct match_score *b, const char *file_b);
+
+#endif /* LLW_MATCH_H */

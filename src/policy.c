@@ -1,2 +1,1050 @@
-/* placeholder: being written */
+/*
+ * Policy resolution: sources in the precedence order of DESIGN.md §4,
+ * merged into one struct policy that remembers where every rule came from.
+ *
+ * Sources and ranks, least to most specific; every source applied gets the
+ * next rank, so two -p profiles are ordered too:
+ *   rank 0   the built-in base: the §7 environment keep list, network
+ *            filtered, nothing else;
+ *   then     each -p profile (none given: "default"), preceded by its
+ *            includes, depth-first and in order;
+ *   then     each profile on the profile path whose [match] holds, least
+ *            specific first (match_compare()), preceded by its includes;
+ *   then     ${PROJECT}/.llwrap.ini, which may only tighten;
+ *   last     the command-line flags.
+ * A file (or built-in) already applied is not applied again, so a profile
+ * included twice, or matched after being given with -p, counts once at the
+ * place it was first applied.
+ *
+ * Merging: path rules are all kept with their rank (pathtree picks the
+ * winner per path); "none" removes the key's rules applied so far.  Port
+ * and item lists are unions ("none" clears them).  Scalars: the last, most
+ * specific, source wins.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "cleanup.h"
+#include "match.h"
+#include "policy.h"
+#include "profile.h"
+#include "strv.h"
+#include "xalloc.h"
+
+static const char *const access_names[] = {
+	[LLW_ACCESS_DENY] = "deny", [LLW_ACCESS_RO] = "ro",
+	[LLW_ACCESS_RX] = "rx",	    [LLW_ACCESS_RW] = "rw",
+	[LLW_ACCESS_RWX] = "rwx",
+};
+
+const char *
+policy_access_name(enum llw_access a)
+{
+	if ((unsigned)a >= ARRAY_SIZE(access_names))
+		return NULL;
+	return access_names[a];
+}
+
+/* Read, execute and write bits of an access level. */
+static unsigned
+access_bits(enum llw_access a)
+{
+	switch (a) {
+	case LLW_ACCESS_DENY:
+		return 0;
+	case LLW_ACCESS_RO:
+		return 1;
+	case LLW_ACCESS_RX:
+		return 1 | 2;
+	case LLW_ACCESS_RW:
+		return 1 | 4;
+	case LLW_ACCESS_RWX:
+		return 1 | 2 | 4;
+	}
+	return 7;
+}
+
+bool
+policy_access_wider(enum llw_access a, enum llw_access b)
+{
+	return (access_bits(a) & ~access_bits(b)) != 0;
+}
+
+bool
+policy_access_writable(enum llw_access a)
+{
+	return (access_bits(a) & 4) != 0;
+}
+
+const char *
+policy_net_mode_name(enum llw_net_mode m)
+{
+	switch (m) {
+	case LLW_NET_FILTERED:
+		return "filtered";
+	case LLW_NET_NONE:
+		return "none";
+	case LLW_NET_HOST:
+		return "host";
+	}
+	return NULL;
+}
+
+/* How much network a mode allows: none < filtered < host. */
+static int
+net_openness(enum llw_net_mode m)
+{
+	return m == LLW_NET_NONE ? 0 : m == LLW_NET_FILTERED ? 1 : 2;
+}
+
+/* The environment the built-in base keeps (DESIGN.md §7). */
+static const char *const base_env_keep[] = {
+	"PATH", "HOME",	     "USER",	   "LOGNAME",  "SHELL",
+	"TERM", "COLORTERM", "LANG",	   "LANGUAGE", "LC_*",
+	"TZ",	"TMPDIR",    "XDG_*_HOME", "PWD",
+};
+
+static void
+items_clear(struct llw_items *it)
+{
+	for (size_t i = 0; i < it->n; i++) {
+		free(it->v[i].value);
+		free(it->v[i].origin);
+	}
+	free(it->v);
+	it->v = NULL;
+	it->n = 0;
+}
+
+static void
+items_remove(struct llw_items *it, size_t i)
+{
+	free(it->v[i].value);
+	free(it->v[i].origin);
+	memmove(&it->v[i], &it->v[i + 1], (it->n - i - 1) * sizeof(*it->v));
+	it->n--;
+}
+
+/* Append value unless it is already there (the first origin stays). */
+static void
+items_add(struct llw_items *it, const char *value, const char *origin)
+{
+	for (size_t i = 0; i < it->n; i++)
+		if (strcmp(it->v[i].value, value) == 0)
+			return;
+	it->v = xreallocarray(it->v, it->n + 1, sizeof(*it->v));
+	it->v[it->n].value = xstrdup(value);
+	it->v[it->n].origin = xstrdup(origin);
+	it->n++;
+}
+
+static void
+ports_clear(struct llw_ports *pl)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		free(pl->v[i].origin);
+	free(pl->v);
+	pl->v = NULL;
+	pl->n = 0;
+}
+
+static void
+ports_add(struct llw_ports *pl, uint16_t lo, uint16_t hi, const char *origin)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->v[i].lo == lo && pl->v[i].hi == hi)
+			return;
+	pl->v = xreallocarray(pl->v, pl->n + 1, sizeof(*pl->v));
+	pl->v[pl->n].lo = lo;
+	pl->v[pl->n].hi = hi;
+	pl->v[pl->n].origin = xstrdup(origin);
+	pl->n++;
+}
+
+/* True when every port of lo..hi is in one of the ranges of pl. */
+static bool
+ports_cover(const struct llw_ports *pl, uint16_t lo, uint16_t hi)
+{
+	uint32_t next = lo;
+
+	/* Walk up from lo, jumping to the end of any range holding next. */
+	for (bool moved = true; moved && next <= hi;) {
+		moved = false;
+		for (size_t i = 0; i < pl->n; i++) {
+			if (pl->v[i].lo <= next && next <= pl->v[i].hi) {
+				next = (uint32_t)pl->v[i].hi + 1;
+				moved = true;
+			}
+		}
+	}
+	return next > hi;
+}
+
+static void
+ports_copy(struct llw_ports *dst, const struct llw_ports *src)
+{
+	dst->v = NULL;
+	dst->n = 0;
+	for (size_t i = 0; i < src->n; i++)
+		ports_add(dst, src->v[i].lo, src->v[i].hi, src->v[i].origin);
+}
+
+static void
+scalar_set(struct llw_scalar_origin *s, const char *origin)
+{
+	free(s->origin);
+	s->origin = xstrdup(origin);
+}
+
+struct policy *
+policy_new(void)
+{
+	struct policy *p = xcalloc(1, sizeof(*p));
+
+	p->net = LLW_NET_FILTERED;
+	/* DESIGN.md §6: blocked attempts are logged unless turned off. */
+	p->log_blocked = true;
+	return p;
+}
+
+void
+policy_free(struct policy *p)
+{
+	if (p == NULL)
+		return;
+	free(p->name);
+	free(p->project);
+	for (size_t i = 0; i < p->n_paths; i++) {
+		free(p->paths[i].path);
+		free(p->paths[i].origin);
+	}
+	free(p->paths);
+	free(p->net_origin.origin);
+	ports_clear(&p->connect_tcp);
+	ports_clear(&p->bind_tcp);
+	ports_clear(&p->connect_udp);
+	ports_clear(&p->bind_udp);
+	free(p->unix_sockets_origin.origin);
+	items_clear(&p->allow_cidr);
+	items_clear(&p->unix_paths);
+	items_clear(&p->listen);
+	items_clear(&p->dns);
+	free(p->log_prefix);
+	items_clear(&p->env_keep);
+	items_clear(&p->env_set);
+	items_clear(&p->env_unset);
+	free(p->ptrace_origin.origin);
+	free(p->best_effort_origin.origin);
+	strv_free(p->config_files);
+	strv_free(p->descriptions);
+	free(p);
+}
+
+DEFINE_CLEANUP_FUNC(struct policy, policy_free)
+DEFINE_CLEANUP_FUNC(struct profile, profile_free)
+DEFINE_CLEANUP_FUNC(struct vars, vars_free)
+
+static const char *
+env_get(char *const *envp, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (; envp != NULL && *envp != NULL; envp++)
+		if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
+			return *envp + len + 1;
+	return NULL;
+}
+
+/* Push "dir/llwrap/profiles" when dir is absolute and not there yet. */
+static void
+path_push(char ***v, const char *dir, const char *suffix)
+{
+	_cleanup_free_ char *s = NULL;
+
+	/* Relative entries would depend on the working directory: skip. */
+	if (dir == NULL || dir[0] != '/')
+		return;
+	s = xasprintf("%s%s", dir, suffix);
+	if (!strv_contains(*v, s))
+		strv_push(v, s);
+}
+
+char **
+policy_profile_path(char *const *envp, const char *sysconfdir,
+		    const char *datadir)
+{
+	char **v = xcalloc(1, sizeof(char *));
+	const char *s = env_get(envp, "LLWRAP_PROFILE_PATH");
+	const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
+
+	if (s != NULL) {
+		_cleanup_free_ char *copy = xstrdup(s);
+		char *save = NULL;
+
+		/* strtok_r skips empty entries. */
+		for (char *t = strtok_r(copy, ":", &save); t != NULL;
+		     t = strtok_r(NULL, ":", &save))
+			path_push(&v, t, "");
+	}
+	if (xdg != NULL && xdg[0] == '/') {
+		path_push(&v, xdg, "/llwrap/profiles");
+	} else {
+		const char *home = env_get(envp, "HOME");
+
+		if (home != NULL && home[0] == '/')
+			path_push(&v, strcmp(home, "/") == 0 ? "" : home,
+				  "/.config/llwrap/profiles");
+	}
+	path_push(&v, sysconfdir, "/llwrap/profiles");
+	path_push(&v, datadir, "/llwrap/profiles");
+	return v;
+}
+
+/* Resolution state. */
+struct resolver {
+	const struct policy_request *req;
+	struct vars *vars;
+	struct policy *p;
+	uint32_t rank;	/* rank of the last source applied */
+	char **applied; /* profile->file of every source applied */
+	char **stack;	/* the include chain being applied */
+};
+
+static char *
+origin_of(const struct profile *prof, unsigned line)
+{
+	if (line == 0)
+		return xstrdup(prof->file);
+	return xasprintf("%s:%u", prof->file, line);
+}
+
+static void
+config_file_add(struct resolver *r, const char *file)
+{
+	if (!strv_contains(r->p->config_files, file))
+		strv_push(&r->p->config_files, file);
+}
+
+/* Lexical normalisation of an absolute path (see profile.c). */
+static char *
+normalise(const char *path)
+{
+	char *r = xmalloc(strlen(path) + 2);
+	size_t len = 0;
+
+	while (*path != '\0') {
+		size_t n;
+
+		path += strspn(path, "/");
+		n = strcspn(path, "/");
+		if (n == 0)
+			break;
+		if (n == 2 && path[0] == '.' && path[1] == '.') {
+			while (len > 0 && r[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else if (!(n == 1 && path[0] == '.')) {
+			r[len++] = '/';
+			memcpy(r + len, path, n);
+			len += n;
+		}
+		path += n;
+	}
+	if (len == 0)
+		r[len++] = '/';
+	r[len] = '\0';
+	return r;
+}
+
+/*
+ * Load the profile an -p argument or an include names.
+ *   - With a "/" it is a FILE.  A relative -p FILE is taken from the
+ *     working directory; a relative include from the directory of the
+ *     including file (built-ins and the command line cannot include one).
+ *   - Otherwise a NAME: the first NAME.ini on the profile path, else the
+ *     built-in profile of that name.
+ * from is the including profile (NULL for -p), line its include line.
+ */
+static int
+load(struct resolver *r, const char *arg, const struct profile *from,
+     unsigned line, struct profile **out, char **cause)
+{
+	_cleanup_free_ char *where = NULL;
+	_cleanup_free_ char *file = NULL;
+	const char *text;
+	int ret;
+
+	if (from != NULL)
+		where = xasprintf("%s:%u: ", from->file, line);
+	else
+		where = xstrdup("");
+
+	if (strchr(arg, '/') != NULL) {
+		if (arg[0] == '/') {
+			file = normalise(arg);
+		} else if (from == NULL) {
+			_cleanup_free_ char *cwd = getcwd(NULL, 0);
+
+			if (cwd == NULL) {
+				ret = -errno;
+				*cause = xasprintf("cannot resolve profile "
+						   "'%s': no working "
+						   "directory: %s.",
+						   arg, strerror(-ret));
+				return ret;
+			}
+			_cleanup_free_ char *abs = xasprintf("%s/%s", cwd, arg);
+			file = normalise(abs);
+		} else if (from->file[0] == '/') {
+			_cleanup_free_ char *abs =
+				xasprintf("%s/../%s", from->file, arg);
+			file = normalise(abs);
+		} else {
+			*cause = xasprintf("%sinclude '%s' is relative, and "
+					   "%s is not a file to resolve it "
+					   "against; use an absolute path or "
+					   "a profile name.",
+					   where, arg, from->file);
+			return -EINVAL;
+		}
+		ret = profile_parse_file(file, PROFILE_KIND_NORMAL, r->vars,
+					 out, cause);
+		if (ret == 0 || ret == -EINVAL) {
+			config_file_add(r, file);
+		} else if (from != NULL) {
+			/* Say which include wanted the file. */
+			char *c = xasprintf("%s%s", where, *cause);
+
+			free(*cause);
+			*cause = c;
+		}
+		return ret;
+	}
+
+	for (char *const *dir = r->req->profile_path; dir != NULL && *dir;
+	     dir++) {
+		_cleanup_free_ char *cand = xasprintf("%s/%s.ini", *dir, arg);
+		_cleanup_free_ char *err = NULL;
+
+		file = normalise(cand);
+		ret = profile_parse_file(file, PROFILE_KIND_NORMAL, r->vars,
+					 out, &err);
+		if (ret == -ENOENT || ret == -ENOTDIR) {
+			free(steal_pointer(&file));
+			continue;
+		}
+		config_file_add(r, file);
+		if (ret < 0)
+			*cause = steal_pointer(&err);
+		return ret;
+	}
+	text = profile_builtin(arg);
+	if (text != NULL) {
+		_cleanup_free_ char *name = xasprintf("built-in %s", arg);
+
+		return profile_parse_string(name, text, PROFILE_KIND_NORMAL,
+					    r->vars, out, cause);
+	}
+	{
+		_cleanup_free_ char *searched =
+			strv_join(r->req->profile_path, ":");
+
+		*cause = xasprintf("%sunknown profile '%s': no %s.ini on the "
+				   "profile path (%s) and no built-in profile "
+				   "of that name.",
+				   where, arg, arg,
+				   *searched ? searched : "empty");
+	}
+	return -ENOENT;
+}
+
+/* The access path resolves to now, by longest component-wise prefix and,
+ * at one path, highest rank (then latest). */
+static enum llw_access
+access_now(const struct policy *p, const char *path, const char **origin)
+{
+	const struct llw_path_rule *best = NULL;
+
+	for (size_t i = 0; i < p->n_paths; i++) {
+		const struct llw_path_rule *pr = &p->paths[i];
+
+		if (!match_path_under(path, pr->path))
+			continue;
+		if (best == NULL || strlen(pr->path) > strlen(best->path) ||
+		    (strlen(pr->path) == strlen(best->path) &&
+		     pr->rank >= best->rank))
+			best = pr;
+	}
+	*origin = best != NULL ? best->origin : NULL;
+	return best != NULL ? best->access : LLW_ACCESS_DENY;
+}
+
+static enum llw_access
+access_from_key(const char *key)
+{
+	if (strcmp(key, "ro") == 0)
+		return LLW_ACCESS_RO;
+	if (strcmp(key, "rx") == 0)
+		return LLW_ACCESS_RX;
+	if (strcmp(key, "rw") == 0)
+		return LLW_ACCESS_RW;
+	if (strcmp(key, "rwx") == 0)
+		return LLW_ACCESS_RWX;
+	return LLW_ACCESS_DENY;
+}
+
+static int
+apply_paths(struct resolver *r, const struct profile *prof,
+	    const struct profile_entry *e, uint32_t rank, char **cause)
+{
+	struct policy *p = r->p;
+	enum llw_access a = access_from_key(e->key);
+
+	if (strcmp(e->values[0], "none") == 0) {
+		/* Everything applied so far has a rank <= this one. */
+		size_t j = 0;
+
+		for (size_t i = 0; i < p->n_paths; i++) {
+			if (p->paths[i].access == a) {
+				free(p->paths[i].path);
+				free(p->paths[i].origin);
+			} else {
+				p->paths[j++] = p->paths[i];
+			}
+		}
+		p->n_paths = j;
+		return 0;
+	}
+	for (char **v = e->values; *v != NULL; v++) {
+		struct llw_path_rule *pr;
+
+		if (prof->kind == PROFILE_KIND_PROJECT) {
+			const char *o;
+			enum llw_access now = access_now(p, *v, &o);
+
+			if (policy_access_wider(a, now)) {
+				*cause = xasprintf(
+					"%s:%u: .llwrap.ini may only tighten "
+					"the policy: '%s = %s' would widen "
+					"access to that path, which is '%s' "
+					"without it (%s).",
+					prof->file, e->line, e->key, *v,
+					policy_access_name(now),
+					o != NULL ? o : "no rule allows it");
+				return -EINVAL;
+			}
+		}
+		p->paths = xreallocarray(p->paths, p->n_paths + 1,
+					 sizeof(*p->paths));
+		pr = &p->paths[p->n_paths++];
+		pr->path = xstrdup(*v);
+		pr->access = a;
+		pr->rank = rank;
+		pr->origin = origin_of(prof, e->line);
+	}
+	return 0;
+}
+
+/* The four port lists by key name. */
+static struct llw_ports *
+ports_for(struct policy *p, const char *key)
+{
+	if (strcmp(key, "connect-tcp") == 0)
+		return &p->connect_tcp;
+	if (strcmp(key, "bind-tcp") == 0)
+		return &p->bind_tcp;
+	if (strcmp(key, "connect-udp") == 0)
+		return &p->connect_udp;
+	if (strcmp(key, "bind-udp") == 0)
+		return &p->bind_udp;
+	return NULL;
+}
+
+/*
+ * Port keys in .llwrap.ini narrow: the lines for a key together say which
+ * of the ports already allowed stay allowed ("connect-tcp = 443" keeps
+ * only 443), and "none" removes them all.  A port not already allowed is
+ * an error.  before holds the lists as they were before the file.
+ */
+struct narrow {
+	struct llw_ports before[4];
+	bool touched[4];
+};
+
+static const char *const port_keys[] = { "connect-tcp", "bind-tcp",
+					 "connect-udp", "bind-udp" };
+
+static int
+apply_ports(struct resolver *r, const struct profile *prof,
+	    const struct profile_entry *e, struct narrow *nw, char **cause)
+{
+	struct llw_ports *pl = ports_for(r->p, e->key);
+	_cleanup_free_ char *origin = origin_of(prof, e->line);
+	size_t k = 0;
+
+	while (strcmp(port_keys[k], e->key) != 0)
+		k++;
+	if (nw != NULL && !nw->touched[k]) {
+		ports_clear(pl);
+		nw->touched[k] = true;
+	}
+	if (strcmp(e->values[0], "none") == 0) {
+		ports_clear(pl);
+		return 0;
+	}
+	for (char **v = e->values; *v != NULL; v++) {
+		uint16_t lo, hi;
+
+		if (profile_port_range(*v, &lo, &hi) < 0) {
+			*cause = xasprintf("%s: bad port range '%s'.", origin,
+					   *v);
+			return -EINVAL;
+		}
+		if (nw != NULL && !ports_cover(&nw->before[k], lo, hi)) {
+			*cause = xasprintf(
+				"%s: .llwrap.ini may only tighten the policy: "
+				"%s = %s allows ports that less specific "
+				"profiles do not; it can only keep a subset of "
+				"them.",
+				origin, e->key, *v);
+			return -EINVAL;
+		}
+		ports_add(pl, lo, hi, origin);
+	}
+	return 0;
+}
+
+static struct llw_items *
+items_for(struct policy *p, const char *key)
+{
+	if (strcmp(key, "allow-cidr") == 0)
+		return &p->allow_cidr;
+	if (strcmp(key, "unix") == 0)
+		return &p->unix_paths;
+	if (strcmp(key, "listen") == 0)
+		return &p->listen;
+	if (strcmp(key, "dns") == 0)
+		return &p->dns;
+	if (strcmp(key, "keep") == 0)
+		return &p->env_keep;
+	if (strcmp(key, "unset") == 0)
+		return &p->env_unset;
+	return NULL;
+}
+
+/* The name part of "NAME=VALUE" as a new string. */
+static char *
+env_name(const char *s)
+{
+	return xstrndup(s, strcspn(s, "="));
+}
+
+/*
+ * [environment].  policy_environ() applies keep, then unset, then set; so
+ * that a more specific source still wins, a later "keep NAME" takes NAME
+ * off the unset list, and a later "unset GLOB" drops the set entries it
+ * matches.  A later "set" overrides an earlier one for the same name.
+ */
+static void
+apply_env(struct policy *p, const struct profile_entry *e, const char *origin)
+{
+	for (char **v = e->values; *v != NULL; v++) {
+		if (strcmp(e->key, "keep") == 0) {
+			for (size_t i = p->env_unset.n; i-- > 0;)
+				if (strcmp(p->env_unset.v[i].value, *v) == 0)
+					items_remove(&p->env_unset, i);
+			items_add(&p->env_keep, *v, origin);
+		} else if (strcmp(e->key, "unset") == 0) {
+			for (size_t i = p->env_set.n; i-- > 0;) {
+				_cleanup_free_ char *name =
+					env_name(p->env_set.v[i].value);
+
+				if (fnmatch(*v, name, 0) == 0)
+					items_remove(&p->env_set, i);
+			}
+			items_add(&p->env_unset, *v, origin);
+		} else {
+			_cleanup_free_ char *name = env_name(*v);
+			size_t len = strlen(name);
+
+			for (size_t i = p->env_set.n; i-- > 0;)
+				if (strncmp(p->env_set.v[i].value, name, len) ==
+					    0 &&
+				    p->env_set.v[i].value[len] == '=')
+					items_remove(&p->env_set, i);
+			items_add(&p->env_set, *v, origin);
+		}
+	}
+}
+
+static bool
+is_key(const struct profile_entry *e, const char *section, const char *key)
+{
+	return strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0;
+}
+
+/* Apply the entries of prof (not its includes) at the given rank. */
+static int
+apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
+	      char **cause)
+{
+	struct policy *p = r->p;
+	struct narrow nw = { 0 };
+	struct narrow *pnw = NULL;
+	int ret = 0;
+
+	if (prof->kind == PROFILE_KIND_PROJECT) {
+		pnw = &nw;
+		for (size_t k = 0; k < ARRAY_SIZE(port_keys); k++)
+			ports_copy(&nw.before[k], ports_for(p, port_keys[k]));
+	}
+	for (size_t i = 0; i < prof->n_entries && ret == 0; i++) {
+		const struct profile_entry *e = &prof->entries[i];
+		_cleanup_free_ char *origin = origin_of(prof, e->line);
+		const char *v0 = e->values[0];
+		struct llw_items *it;
+
+		if (strcmp(e->section, "filesystem") == 0) {
+			ret = apply_paths(r, prof, e, rank, cause);
+		} else if (ports_for(p, e->key) != NULL) {
+			ret = apply_ports(r, prof, e, pnw, cause);
+		} else if (is_key(e, "network", "mode")) {
+			enum llw_net_mode m =
+				strcmp(v0, "none") == 0	  ? LLW_NET_NONE
+				: strcmp(v0, "host") == 0 ? LLW_NET_HOST
+							  : LLW_NET_FILTERED;
+
+			if (pnw != NULL &&
+			    net_openness(m) > net_openness(p->net)) {
+				*cause = xasprintf(
+					"%s: .llwrap.ini may only tighten the "
+					"policy: mode = %s is wider than mode "
+					"= %s (%s).",
+					origin, v0,
+					policy_net_mode_name(p->net),
+					p->net_origin.origin != NULL
+						? p->net_origin.origin
+						: "built-in");
+				ret = -EINVAL;
+				break;
+			}
+			p->net = m;
+			scalar_set(&p->net_origin, origin);
+		} else if (is_key(e, "network", "unix-sockets")) {
+			p->unix_sockets = strcmp(v0, "allow") == 0;
+			scalar_set(&p->unix_sockets_origin, origin);
+		} else if (is_key(e, "network", "log-blocked")) {
+			p->log_blocked = strcmp(v0, "yes") == 0;
+		} else if (is_key(e, "network", "log-prefix")) {
+			free(p->log_prefix);
+			p->log_prefix = xstrdup(v0);
+		} else if (is_key(e, "process", "ptrace")) {
+			p->ptrace_deny = strcmp(v0, "deny") == 0;
+			scalar_set(&p->ptrace_origin, origin);
+		} else if (is_key(e, "profile", "best-effort")) {
+			p->best_effort = strcmp(v0, "yes") == 0;
+			scalar_set(&p->best_effort_origin, origin);
+		} else if (strcmp(e->section, "environment") == 0 &&
+			   strcmp(v0, "none") == 0) {
+			items_clear(strcmp(e->key, "set") == 0
+					    ? &p->env_set
+					    : items_for(p, e->key));
+		} else if (strcmp(e->section, "environment") == 0) {
+			apply_env(p, e, origin);
+		} else if ((it = items_for(p, e->key)) != NULL) {
+			if (strcmp(v0, "none") == 0) {
+				items_clear(it);
+				continue;
+			}
+			for (char **v = e->values; *v != NULL; v++)
+				items_add(it, *v, origin);
+		}
+		/* [profile] include is handled by apply_source(). */
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(port_keys); k++)
+		ports_clear(&nw.before[k]);
+	if (ret == 0 && prof->description != NULL)
+		strv_push(&p->descriptions, prof->description);
+	return ret;
+}
+
+/*
+ * Apply prof (owned) after its includes, depth-first.  A source already
+ * applied is skipped; one on the current include chain is a cycle.
+ */
+static int
+apply_source(struct resolver *r, struct profile *prof_in, char **cause)
+{
+	attribute_cleanup(profile_freep) struct profile *prof = prof_in;
+	int ret;
+
+	if (strv_contains(r->applied, prof->file))
+		return 0;
+	strv_push(&r->stack, prof->file);
+	for (size_t i = 0; i < prof->n_entries; i++) {
+		const struct profile_entry *e = &prof->entries[i];
+
+		if (!is_key(e, "profile", "include"))
+			continue;
+		for (char **v = e->values; *v != NULL; v++) {
+			struct profile *child = NULL;
+
+			ret = load(r, *v, prof, e->line, &child, cause);
+			if (ret < 0)
+				return ret;
+			if (strv_contains(r->stack, child->file)) {
+				_cleanup_free_ char *chain =
+					strv_join(r->stack, " -> ");
+
+				*cause = xasprintf(
+					"%s:%u: include cycle: %s -> %s; a "
+					"profile cannot include itself, "
+					"directly or not.",
+					prof->file, e->line, chain,
+					child->file);
+				profile_free(child);
+				return -ELOOP;
+			}
+			ret = apply_source(r, child, cause);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	free(r->stack[strv_length(r->stack) - 1]);
+	r->stack[strv_length(r->stack) - 1] = NULL;
+
+	ret = apply_profile(r, prof, ++r->rank, cause);
+	if (ret < 0)
+		return ret;
+	strv_push(&r->applied, prof->file);
+	return 0;
+}
+
+/* A matched profile and how well it matched, for sorting. */
+struct candidate {
+	struct profile *prof;
+	struct match_score score;
+};
+
+static int
+candidate_cmp(const void *a, const void *b)
+{
+	const struct candidate *ca = a, *cb = b;
+
+	return match_compare(&ca->score, ca->prof->file, &cb->score,
+			     cb->prof->file);
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The profiles on the profile path whose [match] holds.  Only the first
+ * file of a given name on the path is considered, as for NAME lookup.
+ * Every file in those directories is parsed: a broken one is an error
+ * (it could be meant to match), and every directory and file read is
+ * added to config_files (a new file there could change the next run).
+ */
+static int
+apply_matched(struct resolver *r, char **cause)
+{
+	_cleanup_strv_ char **seen = NULL;
+	struct candidate *cands = NULL;
+	size_t n = 0;
+	int ret = 0;
+
+	for (char *const *dir = r->req->profile_path; dir != NULL && *dir;
+	     dir++) {
+		_cleanup_strv_ char **names = NULL;
+		_cleanup_free_ char *ndir = normalise(*dir);
+		DIR *d = opendir(ndir);
+		struct dirent *de;
+
+		if (d == NULL)
+			continue;
+		config_file_add(r, ndir);
+		while ((de = readdir(d)) != NULL) {
+			size_t len = strlen(de->d_name);
+
+			if (de->d_name[0] == '.' || len < 5 ||
+			    strcmp(de->d_name + len - 4, ".ini") != 0)
+				continue;
+			strv_push(&names, de->d_name);
+		}
+		closedir(d);
+		if (names == NULL)
+			continue;
+		qsort(names, strv_length(names), sizeof(char *), name_cmp);
+		for (char **nm = names; *nm != NULL && ret == 0; nm++) {
+			_cleanup_free_ char *file = NULL;
+			struct profile *prof = NULL;
+			struct match_score sc;
+
+			if (strv_contains(seen, *nm))
+				continue;
+			strv_push(&seen, *nm);
+			file = xasprintf("%s/%s", strcmp(ndir, "/") ? ndir : "",
+					 *nm);
+			if (strv_contains(r->applied, file))
+				continue;
+			ret = profile_parse_file(file, PROFILE_KIND_NORMAL,
+						 r->vars, &prof, cause);
+			if (ret == -ENOENT || ret == -EISDIR) {
+				/* Gone since readdir, or not a file. */
+				free(steal_pointer(cause));
+				ret = 0;
+				continue;
+			}
+			if (ret < 0)
+				break;
+			config_file_add(r, file);
+			if (!match_holds(prof, r->req->command, r->req->project,
+					 &sc)) {
+				profile_free(prof);
+				continue;
+			}
+			cands = xreallocarray(cands, n + 1, sizeof(*cands));
+			cands[n].prof = prof;
+			cands[n].score = sc;
+			n++;
+		}
+		if (ret < 0)
+			break;
+	}
+	if (ret == 0)
+		qsort(cands, n, sizeof(*cands), candidate_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct profile *prof = steal_pointer(&cands[i].prof);
+
+		if (ret == 0)
+			ret = apply_source(r, prof, cause);
+		else
+			profile_free(prof);
+	}
+	free(cands);
+	return ret;
+}
+
+/* The built-in base, rank 0 (DESIGN.md §7, network filtered). */
+static void
+apply_base(struct policy *p)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(base_env_keep); i++)
+		items_add(&p->env_keep, base_env_keep[i], "built-in");
+	p->net = LLW_NET_FILTERED;
+}
+
+int
+policy_resolve(const struct policy_request *req, struct policy **out,
+	       char **cause)
+{
+	static char *const default_profiles[] = { "default", NULL };
+	attribute_cleanup(policy_freep) struct policy *p = policy_new();
+	attribute_cleanup(vars_freep) struct vars *vars =
+		vars_new(req->envp, req->project, req->name);
+	struct resolver r = { .req = req, .vars = vars, .p = p };
+	char *const *profiles = req->profiles;
+	int ret = 0;
+
+	p->name = req->name != NULL ? xstrdup(req->name) : NULL;
+	p->project = req->project != NULL ? xstrdup(req->project) : NULL;
+	p->config_files = xcalloc(1, sizeof(char *));
+	p->descriptions = xcalloc(1, sizeof(char *));
+	apply_base(p);
+
+	if (profiles == NULL || profiles[0] == NULL)
+		profiles = default_profiles;
+	for (char *const *a = profiles; *a != NULL && ret == 0; a++) {
+		struct profile *prof = NULL;
+
+		ret = load(&r, *a, NULL, 0, &prof, cause);
+		if (ret == 0)
+			ret = apply_source(&r, prof, cause);
+	}
+	if (ret == 0)
+		ret = apply_matched(&r, cause);
+	if (ret == 0 && req->read_project_file && req->project != NULL) {
+		_cleanup_free_ char *raw =
+			xasprintf("%s/.llwrap.ini", req->project);
+		_cleanup_free_ char *file = normalise(raw);
+		struct profile *prof = NULL;
+
+		ret = profile_parse_file(file, PROFILE_KIND_PROJECT, vars,
+					 &prof, cause);
+		if (ret == -ENOENT) {
+			free(steal_pointer(cause));
+			ret = 0;
+		} else {
+			if (ret == 0 || ret == -EINVAL)
+				config_file_add(&r, file);
+			if (ret == 0)
+				ret = apply_source(&r, prof, cause);
+		}
+	}
+	if (ret == 0 && req->cli != NULL)
+		ret = apply_profile(&r, req->cli, ++r.rank, cause);
+
+	strv_free(r.applied);
+	strv_free(r.stack);
+	if (ret < 0)
+		return ret;
+	*out = steal_pointer(&p);
+	return 0;
+}
+
+static bool
+items_match(const struct llw_items *it, const char *name)
+{
+	for (size_t i = 0; i < it->n; i++)
+		if (fnmatch(it->v[i].value, name, 0) == 0)
+			return true;
+	return false;
+}
+
+char **
+policy_environ(const struct policy *p, char *const *envp)
+{
+	char **env = xcalloc(1, sizeof(char *));
+	_cleanup_strv_ char **names = xcalloc(1, sizeof(char *));
+
+	for (; envp != NULL && *envp != NULL; envp++) {
+		_cleanup_free_ char *name = NULL;
+
+		if (strchr(*envp, '=') == NULL)
+			continue;
+		name = env_name(*envp);
+		/* The first of duplicated names is the one getenv() sees. */
+		if (strv_contains(names, name))
+			continue;
+		strv_push(&names, name);
+		if (items_match(&p->env_keep, name) &&
+		    !items_match(&p->env_unset, name))
+			strv_push(&env, *envp);
+	}
+	for (size_t i = 0; i < p->env_set.n; i++) {
+		const char *s = p->env_set.v[i].value;
+		size_t len = strcspn(s, "=");
+		bool replaced = false;
+
+		for (char **e = env; *e != NULL; e++) {
+			if (strncmp(*e, s, len) == 0 && (*e)[len] == '=') {
+				free(*e);
+				*e = xstrdup(s);
+				replaced = true;
+				break;
+			}
+		}
+		if (!replaced)
+			strv_push(&env, s);
+	}
+	return env;
+}

@@ -1,2 +1,1111 @@
-/* placeholder: being written */
+/*
+ * Profiles: parse INI text with inih into validated, expanded entries.
+ *
+ * inih (Debian's r55) is used with its compiled-in defaults: ';' and '#'
+ * start a comment line, ';' after a blank starts an inline comment, and an
+ * indented line continues the previous key (the handler sees the same key
+ * again, which the "a repeated key appends" rule makes harmless).  Because
+ * r55 silently splits lines over 199 bytes and truncates section names at
+ * 49 characters, the line reader given to inih checks every line itself
+ * first, following the same state machine to know which lines are section
+ * headers, and stops the parse at the first problem.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include <ini.h>
+
+#include "cleanup.h"
+#include "fdutil.h"
+#include "profile.h"
+#include "strv.h"
+#include "xalloc.h"
+
+#include "builtin-profiles.h"
+
+/* A profile larger than this is certainly a mistake. */
+#define PROFILE_FILE_MAX (1024 * 1024)
+
+/* Variables, in the order vars_expand's error message lists them. */
+static const char *const var_names[] = {
+	"HOME",
+	"PROJECT",
+	"NAME",
+	"USER",
+	"UID",
+	"TMPDIR",
+	"XDG_CONFIG_HOME",
+	"XDG_DATA_HOME",
+	"XDG_STATE_HOME",
+	"XDG_CACHE_HOME",
+	"XDG_RUNTIME_DIR",
+};
+
+struct vars {
+	char *values[ARRAY_SIZE(var_names)];
+};
+
+static const char *
+env_get(char *const *envp, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (; envp != NULL && *envp != NULL; envp++)
+		if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
+			return *envp + len + 1;
+	return NULL;
+}
+
+static void
+vars_set(struct vars *v, const char *name, char *value)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++) {
+		if (strcmp(var_names[i], name) == 0) {
+			free(v->values[i]);
+			v->values[i] = value;
+			return;
+		}
+	}
+	free(value);
+}
+
+/*
+ * An XDG base directory: the environment's value when it is absolute (the
+ * XDG specification says relative values are to be ignored), otherwise
+ * the default under HOME, or unset when HOME is unknown too.
+ */
+static char *
+vars_xdg(char *const *envp, const char *home, const char *name,
+	 const char *dflt)
+{
+	const char *s = env_get(envp, name);
+
+	if (s != NULL && s[0] == '/')
+		return xstrdup(s);
+	if (home == NULL)
+		return NULL;
+	return xasprintf("%s/%s", strcmp(home, "/") == 0 ? "" : home, dflt);
+}
+
+struct vars *
+vars_new(char *const *envp, const char *project, const char *name)
+{
+	struct vars *v = xcalloc(1, sizeof(*v));
+	const char *home = env_get(envp, "HOME");
+	const char *s;
+
+	if (home != NULL && home[0] != '/')
+		home = NULL;
+	vars_set(v, "HOME", home != NULL ? xstrdup(home) : NULL);
+	vars_set(v, "PROJECT", project != NULL ? xstrdup(project) : NULL);
+	vars_set(v, "NAME", name != NULL ? xstrdup(name) : NULL);
+	s = env_get(envp, "USER");
+	if (s == NULL || *s == '\0')
+		s = env_get(envp, "LOGNAME");
+	vars_set(v, "USER", s != NULL && *s != '\0' ? xstrdup(s) : NULL);
+	vars_set(v, "UID", xasprintf("%u", (unsigned)getuid()));
+	s = env_get(envp, "TMPDIR");
+	vars_set(v, "TMPDIR", xstrdup(s != NULL && s[0] == '/' ? s : "/tmp"));
+	vars_set(v, "XDG_CONFIG_HOME",
+		 vars_xdg(envp, home, "XDG_CONFIG_HOME", ".config"));
+	vars_set(v, "XDG_DATA_HOME",
+		 vars_xdg(envp, home, "XDG_DATA_HOME", ".local/share"));
+	vars_set(v, "XDG_STATE_HOME",
+		 vars_xdg(envp, home, "XDG_STATE_HOME", ".local/state"));
+	vars_set(v, "XDG_CACHE_HOME",
+		 vars_xdg(envp, home, "XDG_CACHE_HOME", ".cache"));
+	s = env_get(envp, "XDG_RUNTIME_DIR");
+	vars_set(v, "XDG_RUNTIME_DIR",
+		 s != NULL && s[0] == '/'
+			 ? xstrdup(s)
+			 : xasprintf("/run/user/%u", (unsigned)getuid()));
+	return v;
+}
+
+void
+vars_free(struct vars *v)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
+		free(v->values[i]);
+	free(v);
+}
+
+const char *
+vars_get(const struct vars *v, const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
+		if (strcmp(var_names[i], name) == 0)
+			return v->values[i];
+	return NULL;
+}
+
+static bool
+vars_known(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
+		if (strcmp(var_names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Append n bytes of s to the growing string *buf of length *len. */
+static void
+buf_add(char **buf, size_t *len, const char *s, size_t n)
+{
+	*buf = xreallocarray(*buf, *len + n + 1, 1);
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+/*
+ * Expand ${VAR} everywhere in s and, when tilde is set, a leading "~" or
+ * "~/".  The cause carries no file:line; profile_add() prefixes it.
+ */
+static int
+vars_expand_full(const struct vars *v, const char *s, bool tilde, char **out,
+		 char **cause)
+{
+	_cleanup_free_ char *r = xstrdup("");
+	size_t len = 0;
+
+	if (tilde && s[0] == '~' && (s[1] == '\0' || s[1] == '/')) {
+		const char *home = vars_get(v, "HOME");
+
+		if (home == NULL) {
+			*cause = xstrdup("'~' needs HOME, which is not set "
+					 "to an absolute path");
+			return -EINVAL;
+		}
+		buf_add(&r, &len, home, strlen(home));
+		s++;
+	}
+	while (*s != '\0') {
+		const char *dollar = strstr(s, "${"), *end;
+		_cleanup_free_ char *name = NULL;
+		const char *value;
+
+		if (dollar == NULL) {
+			buf_add(&r, &len, s, strlen(s));
+			break;
+		}
+		buf_add(&r, &len, s, (size_t)(dollar - s));
+		end = strchr(dollar + 2, '}');
+		if (end == NULL) {
+			*cause = xasprintf("unterminated variable in '%s'",
+					   dollar);
+			return -EINVAL;
+		}
+		name = xstrndup(dollar + 2, (size_t)(end - dollar - 2));
+		if (!vars_known(name)) {
+			*cause = xasprintf(
+				"unknown variable ${%s}; the known ones are "
+				"${HOME} ${PROJECT} ${NAME} ${USER} ${UID} "
+				"${TMPDIR} ${XDG_CONFIG_HOME} ${XDG_DATA_HOME} "
+				"${XDG_STATE_HOME} ${XDG_CACHE_HOME} "
+				"${XDG_RUNTIME_DIR}",
+				name);
+			return -EINVAL;
+		}
+		value = vars_get(v, name);
+		if (value == NULL) {
+			*cause = xasprintf("variable ${%s} has no value here "
+					   "(is it set in the environment?)",
+					   name);
+			return -EINVAL;
+		}
+		buf_add(&r, &len, value, strlen(value));
+		s = end + 1;
+	}
+	*out = steal_pointer(&r);
+	return 0;
+}
+
+int
+vars_expand(const struct vars *v, const char *s, char **out, char **cause)
+{
+	return vars_expand_full(v, s, true, out, cause);
+}
+
+/*
+ * Lexically normalise an absolute path: collapse "//", drop ".", let ".."
+ * remove the previous component (never above "/"), no trailing "/".
+ */
+static char *
+path_normalise(const char *path)
+{
+	char *r = xmalloc(strlen(path) + 2);
+	size_t len = 0;
+
+	while (*path != '\0') {
+		size_t n;
+
+		path += strspn(path, "/");
+		n = strcspn(path, "/");
+		if (n == 0)
+			break;
+		if (n == 1 && path[0] == '.') {
+			/* Nothing: "." is the directory itself. */
+		} else if (n == 2 && path[0] == '.' && path[1] == '.') {
+			while (len > 0 && r[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else {
+			r[len++] = '/';
+			memcpy(r + len, path, n);
+			len += n;
+		}
+		path += n;
+	}
+	if (len == 0)
+		r[len++] = '/';
+	r[len] = '\0';
+	return r;
+}
+
+/* How a key's value is checked and split. */
+enum value_type {
+	VT_PATHS,    /* absolute paths, expanded, normalised */
+	VT_PORTS,    /* port ranges, split on blanks and commas */
+	VT_TEXT,     /* free text, one value, not expanded */
+	VT_BOOL,     /* yes | no */
+	VT_ENUM,     /* one of choices */
+	VT_CIDRS,    /* CIDR[:PORTS] */
+	VT_LISTEN,   /* ADDR:PORT, [V6]:PORT */
+	VT_ADDRS,    /* IP addresses */
+	VT_ENVGLOBS, /* names or fnmatch globs */
+	VT_ENVSET,   /* NAME=VALUE */
+	VT_INCLUDES, /* profile NAMEs or FILEs */
+	VT_COMMANDS, /* command basenames */
+};
+
+static const char *const choices_mode[] = { "none", "filtered", "host", NULL };
+static const char *const choices_allow[] = { "allow", "deny", NULL };
+static const char *const choices_bool[] = { "yes", "no", NULL };
+
+static const struct key_spec {
+	const char *section, *key;
+	enum value_type type;
+	const char *const *choices;
+} key_specs[] = {
+	{ "profile", "include", VT_INCLUDES, NULL },
+	{ "profile", "description", VT_TEXT, NULL },
+	{ "profile", "best-effort", VT_BOOL, NULL },
+	{ "filesystem", "ro", VT_PATHS, NULL },
+	{ "filesystem", "rx", VT_PATHS, NULL },
+	{ "filesystem", "rw", VT_PATHS, NULL },
+	{ "filesystem", "rwx", VT_PATHS, NULL },
+	{ "filesystem", "deny", VT_PATHS, NULL },
+	{ "network", "mode", VT_ENUM, choices_mode },
+	{ "network", "connect-tcp", VT_PORTS, NULL },
+	{ "network", "bind-tcp", VT_PORTS, NULL },
+	{ "network", "connect-udp", VT_PORTS, NULL },
+	{ "network", "bind-udp", VT_PORTS, NULL },
+	{ "network", "unix-sockets", VT_ENUM, choices_allow },
+	{ "network", "allow-cidr", VT_CIDRS, NULL },
+	{ "network", "unix", VT_PATHS, NULL },
+	{ "network", "listen", VT_LISTEN, NULL },
+	{ "network", "dns", VT_ADDRS, NULL },
+	{ "network", "log-blocked", VT_BOOL, NULL },
+	{ "network", "log-prefix", VT_TEXT, NULL },
+	{ "environment", "keep", VT_ENVGLOBS, NULL },
+	{ "environment", "set", VT_ENVSET, NULL },
+	{ "environment", "unset", VT_ENVGLOBS, NULL },
+	{ "process", "ptrace", VT_ENUM, choices_allow },
+	{ "match", "command", VT_COMMANDS, NULL },
+	{ "match", "project", VT_PATHS, NULL },
+};
+
+static bool
+section_known(const char *section)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++)
+		if (strcmp(key_specs[i].section, section) == 0)
+			return true;
+	return false;
+}
+
+static const struct key_spec *
+key_find(const char *section, const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++)
+		if (strcmp(key_specs[i].section, section) == 0 &&
+		    strcmp(key_specs[i].key, key) == 0)
+			return &key_specs[i];
+	return NULL;
+}
+
+/* "file:line", or just "file" for line 0 (the command line). */
+static char *
+location(const char *file, unsigned line)
+{
+	if (line == 0)
+		return xstrdup(file);
+	return xasprintf("%s:%u", file, line);
+}
+
+/* Set *cause to "LOCATION: message" and return -EINVAL. */
+static int __attribute__((format(printf, 4, 5)))
+fail(char **cause, const char *file, unsigned line, const char *fmt, ...)
+{
+	_cleanup_free_ char *where = location(file, line);
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	*cause = xasprintf("%s: %s", where, msg);
+	return -EINVAL;
+}
+
+/*
+ * Parse a port number: decimal digits only, 0..65535.  Returns the end of
+ * the number, or NULL.
+ */
+static const char *
+parse_port(const char *s, uint16_t *port)
+{
+	unsigned long n = 0;
+	const char *p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p)) {
+		n = n * 10 + (unsigned long)(*p - '0');
+		if (n > 65535)
+			return NULL;
+		p++;
+	}
+	*port = (uint16_t)n;
+	return p;
+}
+
+int
+profile_port_range(const char *s, uint16_t *lo, uint16_t *hi)
+{
+	const char *p = parse_port(s, lo);
+
+	if (p == NULL)
+		return -EINVAL;
+	if (*p == '\0') {
+		*hi = *lo;
+		return 0;
+	}
+	if (*p != '-')
+		return -EINVAL;
+	p = parse_port(p + 1, hi);
+	if (p == NULL || *p != '\0' || *hi < *lo)
+		return -EINVAL;
+	return 0;
+}
+
+/* Every comma-separated range of s is a valid port range. */
+static bool
+ports_valid(const char *s)
+{
+	_cleanup_free_ char *copy = xstrdup(s);
+	char *save = NULL;
+	bool any = false;
+
+	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL)
+		return false;
+	for (char *t = strtok_r(copy, ",", &save); t != NULL;
+	     t = strtok_r(NULL, ",", &save)) {
+		uint16_t lo, hi;
+
+		if (profile_port_range(t, &lo, &hi) < 0)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* An IPv4 or IPv6 address; *family is set to AF_INET or AF_INET6. */
+static bool
+addr_valid(const char *s, int *family)
+{
+	unsigned char buf[16];
+
+	if (inet_pton(AF_INET, s, buf) == 1) {
+		*family = AF_INET;
+		return true;
+	}
+	if (inet_pton(AF_INET6, s, buf) == 1) {
+		*family = AF_INET6;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * allow-cidr syntax.  The address is IPv4 or IPv6, optionally in brackets
+ * ("[::1]"), optionally followed by "/N" (0..32 or 0..128; without it the
+ * single host), optionally followed by ":PORTS" (ranges separated by ","),
+ * so "10.0.0.0/8:443,8000-8100", "::1/128:8080" and "[::1]:8080" all
+ * work.  The rule that keeps IPv6 unambiguous: after "/N" the first ":"
+ * starts the ports; without "/N", ports need IPv4 or brackets ("::1:8080"
+ * is read as the address ::1:8080).
+ */
+static bool
+cidr_valid(const char *s)
+{
+	_cleanup_free_ char *addr = NULL;
+	const char *rest, *slash, *colon;
+	int family;
+
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL)
+			return false;
+		addr = xstrndup(s + 1, (size_t)(close - s - 1));
+		if (!addr_valid(addr, &family) || family != AF_INET6)
+			return false;
+		rest = close + 1;
+	} else {
+		slash = strchr(s, '/');
+		if (slash != NULL) {
+			addr = xstrndup(s, (size_t)(slash - s));
+		} else {
+			colon = strchr(s, ':');
+			/* IPv4 with ports, or a bare address. */
+			if (colon != NULL && strchr(colon + 1, ':') == NULL)
+				addr = xstrndup(s, (size_t)(colon - s));
+			else
+				addr = xstrdup(s);
+		}
+		if (!addr_valid(addr, &family))
+			return false;
+		rest = s + strlen(addr);
+	}
+	if (*rest == '/') {
+		unsigned long n = 0;
+		const char *p = rest + 1;
+
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p)) {
+			n = n * 10 + (unsigned long)(*p - '0');
+			if (n > 128)
+				return false;
+			p++;
+		}
+		if (n > (family == AF_INET ? 32u : 128u))
+			return false;
+		rest = p;
+	}
+	if (*rest == '\0')
+		return true;
+	if (*rest != ':')
+		return false;
+	return ports_valid(rest + 1);
+}
+
+/* listen: "ADDR:PORT" with IPv4, or "[V6]:PORT". */
+static bool
+listen_valid(const char *s)
+{
+	_cleanup_free_ char *addr = NULL;
+	const char *colon;
+	uint16_t port;
+	int family;
+
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL || close[1] != ':')
+			return false;
+		addr = xstrndup(s + 1, (size_t)(close - s - 1));
+		if (!addr_valid(addr, &family) || family != AF_INET6)
+			return false;
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL)
+			return false;
+		addr = xstrndup(s, (size_t)(colon - s));
+		if (!addr_valid(addr, &family) || family != AF_INET)
+			return false;
+	}
+	colon = parse_port(colon + 1, &port);
+	return colon != NULL && *colon == '\0';
+}
+
+static bool
+env_name_valid(const char *s, size_t n)
+{
+	if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* An environment name, or an fnmatch glob made of name characters. */
+static bool
+env_glob_valid(const char *s)
+{
+	if (strpbrk(s, "*?[") == NULL)
+		return env_name_valid(s, strlen(s));
+	for (; *s != '\0'; s++)
+		if (!(isalnum((unsigned char)*s) || strchr("_*?[]!^-", *s)))
+			return false;
+	return true;
+}
+
+static bool
+choice_valid(const char *const *choices, const char *s)
+{
+	for (; *choices != NULL; choices++)
+		if (strcmp(*choices, s) == 0)
+			return true;
+	return false;
+}
+
+static const char *
+choices_text(const struct key_spec *ks)
+{
+	if (ks->type == VT_BOOL)
+		return "'yes' or 'no'";
+	if (ks->choices == choices_mode)
+		return "'none', 'filtered' or 'host'";
+	return "'allow' or 'deny'";
+}
+
+/*
+ * The keys .llwrap.ini may not use at all, whatever their value, and the
+ * values that always widen.  Checks that depend on what less specific
+ * sources set (mode, ports, path access) are made by policy_resolve().
+ */
+static int
+project_check(const struct profile *p, const struct key_spec *ks,
+	      char *const *values, unsigned line, char **cause)
+{
+	const char *why = NULL;
+	bool is_none = values[0] != NULL && strcmp(values[0], "none") == 0;
+
+	if (strcmp(ks->section, "profile") == 0) {
+		if (strcmp(ks->key, "include") == 0)
+			why = "it cannot include profiles";
+		else if (strcmp(ks->key, "best-effort") == 0 &&
+			 strcmp(values[0], "yes") == 0)
+			why = "best-effort = yes drops restrictions";
+	} else if (strcmp(ks->section, "filesystem") == 0) {
+		if (strcmp(ks->key, "rw") == 0 || strcmp(ks->key, "rwx") == 0)
+			why = "rw and rwx grant write access";
+		else if (is_none)
+			why = "'none' would remove rules of less specific "
+			      "profiles";
+	} else if (strcmp(ks->section, "network") == 0) {
+		if (strcmp(ks->key, "unix-sockets") == 0 &&
+		    strcmp(values[0], "allow") == 0)
+			why = "unix-sockets = allow grants unix sockets";
+		else if (strcmp(ks->key, "allow-cidr") == 0 ||
+			 strcmp(ks->key, "unix") == 0 ||
+			 strcmp(ks->key, "listen") == 0 ||
+			 strcmp(ks->key, "dns") == 0)
+			why = "this key grants network access";
+		else if (strncmp(ks->key, "log-", 4) == 0)
+			why = "logging settings are not restrictions";
+	} else if (strcmp(ks->section, "environment") == 0) {
+		if (strcmp(ks->key, "unset") != 0)
+			why = "keep and set pass variables to the command";
+		else if (is_none)
+			why = "'none' would bring back variables that less "
+			      "specific profiles unset";
+	} else if (strcmp(ks->section, "process") == 0) {
+		if (strcmp(values[0], "allow") == 0)
+			why = "ptrace = allow widens process access";
+	} else if (strcmp(ks->section, "match") == 0) {
+		why = "it is applied to its own project already and cannot "
+		      "have a [match] section";
+	}
+	if (why == NULL)
+		return 0;
+	return fail(cause, p->file, line,
+		    ".llwrap.ini may only tighten the policy: [%s] %s is not "
+		    "allowed here (%s).",
+		    ks->section, ks->key, why);
+}
+
+/*
+ * Check and normalise one element of a list value.  Returns 0 and the
+ * element to store in *out, or -EINVAL with *cause.
+ */
+static int
+value_check(const struct profile *p, const struct vars *v,
+	    const struct key_spec *ks, const char *raw, unsigned line,
+	    char **out, char **cause)
+{
+	_cleanup_free_ char *s = NULL;
+	_cleanup_free_ char *err = NULL;
+	const char *eq;
+	int family;
+
+	switch (ks->type) {
+	case VT_PATHS:
+		if (vars_expand_full(v, raw, true, &s, &err) < 0)
+			return fail(cause, p->file, line, "%s.", err);
+		if (s[0] != '/')
+			return fail(cause, p->file, line,
+				    "[%s] %s: path '%s' is not absolute; start "
+				    "it with '/', '~/' or a variable such as "
+				    "${PROJECT}.",
+				    ks->section, ks->key, s);
+		*out = path_normalise(s);
+		return 0;
+	case VT_INCLUDES:
+		if (vars_expand_full(v, raw, true, &s, &err) < 0)
+			return fail(cause, p->file, line, "%s.", err);
+		*out = steal_pointer(&s);
+		return 0;
+	case VT_PORTS:
+		if (!ports_valid(raw))
+			return fail(cause, p->file, line,
+				    "[%s] %s: bad port or range '%s'; use "
+				    "numbers 0-65535 and ranges LOW-HIGH "
+				    "with LOW <= HIGH.",
+				    ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	case VT_BOOL:
+	case VT_ENUM:
+		if (!choice_valid(ks->type == VT_BOOL ? choices_bool
+						      : ks->choices,
+				  raw))
+			return fail(cause, p->file, line,
+				    "[%s] %s: bad value '%s'; use %s.",
+				    ks->section, ks->key, raw,
+				    choices_text(ks));
+		*out = xstrdup(raw);
+		return 0;
+	case VT_CIDRS:
+		if (!cidr_valid(raw))
+			return fail(
+				cause, p->file, line,
+				"[%s] %s: bad CIDR '%s'; use ADDR[/N][:PORTS] "
+				"such as 10.0.0.0/8:443 or ::1/128:8080.",
+				ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	case VT_LISTEN:
+		if (!listen_valid(raw))
+			return fail(cause, p->file, line,
+				    "[%s] %s: bad address '%s'; use ADDR:PORT "
+				    "such as 127.0.0.1:8080 or [::1]:8080.",
+				    ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	case VT_ADDRS:
+		if (!addr_valid(raw, &family))
+			return fail(cause, p->file, line,
+				    "[%s] %s: bad IP address '%s'.",
+				    ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	case VT_ENVGLOBS:
+		if (!env_glob_valid(raw))
+			return fail(cause, p->file, line,
+				    "[%s] %s: bad environment variable name "
+				    "or glob '%s'.",
+				    ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	case VT_ENVSET:
+		eq = strchr(raw, '=');
+		if (eq == NULL || !env_name_valid(raw, (size_t)(eq - raw)))
+			return fail(cause, p->file, line,
+				    "[%s] %s: '%s' is not NAME=VALUE with a "
+				    "valid variable name.",
+				    ks->section, ks->key, raw);
+		/* Variables in the value are expanded; '~' is not. */
+		if (vars_expand_full(v, raw, false, &s, &err) < 0)
+			return fail(cause, p->file, line, "%s.", err);
+		*out = steal_pointer(&s);
+		return 0;
+	case VT_COMMANDS:
+		if (strchr(raw, '/') != NULL)
+			return fail(cause, p->file, line,
+				    "[%s] %s: '%s' must be a command name, "
+				    "not a path.",
+				    ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	case VT_TEXT:
+		break;
+	}
+	*out = xstrdup(raw);
+	return 0;
+}
+
+struct profile *
+profile_new(const char *file, enum profile_kind kind)
+{
+	struct profile *p = xcalloc(1, sizeof(*p));
+
+	p->file = xstrdup(file);
+	p->kind = kind;
+	return p;
+}
+
+void
+profile_free(struct profile *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->n_entries; i++) {
+		free(p->entries[i].section);
+		free(p->entries[i].key);
+		strv_free(p->entries[i].values);
+	}
+	free(p->entries);
+	free(p->file);
+	free(p->description);
+	strv_free(p->includes);
+	strv_free(p->match_command);
+	strv_free(p->match_project);
+	free(p);
+}
+
+DEFINE_CLEANUP_FUNC(struct profile, profile_free)
+
+/* Split a value: blanks always, commas too for port lists. */
+static char **
+value_split(const struct key_spec *ks, const char *value)
+{
+	_cleanup_free_ char *copy = xstrdup(value);
+
+	if (ks->type == VT_TEXT) {
+		char **v = xcalloc(2, sizeof(char *));
+
+		v[0] = steal_pointer(&copy);
+		return v;
+	}
+	if (ks->type == VT_PORTS) {
+		/* "443,80" and "443, 80" are both a list of two. */
+		for (char *c = copy; *c != '\0'; c++)
+			if (*c == ',')
+				*c = ' ';
+	}
+	return strv_split_blank(copy);
+}
+
+int
+profile_add(struct profile *p, const struct vars *v, const char *section,
+	    const char *key, const char *value, unsigned line, char **cause)
+{
+	const struct key_spec *ks;
+	_cleanup_strv_ char **raw = NULL;
+	_cleanup_strv_ char **values = NULL;
+	struct profile_entry *e;
+	size_t n;
+
+	if (section[0] == '\0')
+		return fail(cause, p->file, line,
+			    "key '%s' is outside any section; put it under "
+			    "[profile], [filesystem], [network], "
+			    "[environment], [process] or [match].",
+			    key);
+	if (!section_known(section))
+		return fail(cause, p->file, line,
+			    "unknown section [%s]; the sections are "
+			    "[profile], [filesystem], [network], "
+			    "[environment], [process] and [match].",
+			    section);
+	ks = key_find(section, key);
+	if (ks == NULL)
+		return fail(cause, p->file, line,
+			    "unknown key '%s' in section [%s].", key, section);
+	if (p->kind == PROFILE_KIND_CLI &&
+	    (ks->type == VT_INCLUDES || strcmp(section, "match") == 0))
+		return fail(cause, p->file, line,
+			    "[%s] %s cannot be given on the command line; "
+			    "use -p for profiles.",
+			    section, key);
+
+	raw = value_split(ks, value);
+	n = strv_length(raw);
+	/* An empty value adds nothing: "rw =" followed by indented lines is
+	 * a list spread over continuation lines. */
+	if (n == 0)
+		return 0;
+	if (strv_contains(raw, "none") && ks->type != VT_ENUM &&
+	    ks->type != VT_TEXT) {
+		if (n > 1)
+			return fail(cause, p->file, line,
+				    "[%s] %s: 'none' clears the list and must "
+				    "stand alone on its line.",
+				    section, key);
+		if (ks->type == VT_INCLUDES || ks->type == VT_COMMANDS ||
+		    strcmp(section, "match") == 0)
+			return fail(cause, p->file, line,
+				    "[%s] %s cannot be 'none'.", section, key);
+	}
+	if ((ks->type == VT_BOOL || ks->type == VT_ENUM) && n != 1)
+		return fail(cause, p->file, line,
+			    "[%s] %s takes one value, not %zu.", section, key,
+			    n);
+
+	values = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		int r;
+
+		if (strcmp(raw[i], "none") == 0 && ks->type != VT_TEXT) {
+			values[i] = xstrdup(raw[i]);
+			continue;
+		}
+		r = value_check(p, v, ks, raw[i], line, &values[i], cause);
+		if (r < 0)
+			return r;
+	}
+	if (p->kind == PROFILE_KIND_PROJECT) {
+		int r = project_check(p, ks, values, line, cause);
+
+		if (r < 0)
+			return r;
+	}
+
+	if (strcmp(key, "description") == 0) {
+		/* Continuation lines and repeated keys join with a blank. */
+		if (p->description == NULL) {
+			p->description = xstrdup(values[0]);
+		} else {
+			char *d = xasprintf("%s %s", p->description, values[0]);
+
+			free(p->description);
+			p->description = d;
+		}
+		return 0;
+	}
+	if (strcmp(section, "match") == 0) {
+		char ***list = strcmp(key, "command") == 0 ? &p->match_command
+							   : &p->match_project;
+
+		for (size_t i = 0; i < n; i++)
+			strv_push(list, values[i]);
+		return 0;
+	}
+	if (ks->type == VT_INCLUDES)
+		for (size_t i = 0; i < n; i++)
+			strv_push(&p->includes, values[i]);
+
+	p->entries = xreallocarray(p->entries, p->n_entries + 1,
+				   sizeof(*p->entries));
+	e = &p->entries[p->n_entries++];
+	e->section = xstrdup(section);
+	e->key = xstrdup(key);
+	e->values = steal_pointer(&values);
+	e->line = line;
+	return 0;
+}
+
+/* The state the line reader and the handler share during one parse. */
+struct parse_state {
+	struct profile *p;
+	const struct vars *v;
+	const char *text; /* what is left to read */
+	unsigned line;	  /* the line inih is working on */
+	bool in_key;	  /* inih would take an indented line as more value */
+	char *cause;	  /* the first error */
+	unsigned err_line;
+};
+
+/*
+ * Look at one line the way inih r55 will, to catch what inih would
+ * silently mangle (long lines, long section names) and what it would not
+ * report (an unknown section with no keys).  Returns false with st->cause
+ * set on error.
+ */
+static bool
+parse_check_line(struct parse_state *st, const char *line, size_t len)
+{
+	const char *start = line, *end = line + len;
+	const char *file = st->p->file;
+
+	if (st->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
+		start += 3;
+	while (start < end && isspace((unsigned char)*start))
+		start++;
+	while (end > start && isspace((unsigned char)end[-1]))
+		end--;
+	if (len > LLW_PROFILE_LINE_MAX) {
+		fail(&st->cause, file, st->line,
+		     "line is too long (%zu bytes, at most %d); spread a "
+		     "long list over indented continuation lines.",
+		     len, LLW_PROFILE_LINE_MAX);
+		return false;
+	}
+	if (start == end || *start == ';' || *start == '#')
+		return true;
+	if (st->in_key && start > line)
+		return true;
+	if (*start == '[') {
+		const char *close = start + 1;
+		_cleanup_free_ char *name = NULL;
+		bool space = false;
+
+		/* Find "]" the way inih does: an inline ';' comment after a
+		 * blank ends the search. */
+		while (close < end && *close != ']' &&
+		       !(space && *close == ';')) {
+			space = isspace((unsigned char)*close);
+			close++;
+		}
+		if (close == end || *close != ']') {
+			fail(&st->cause, file, st->line,
+			     "section header without ']'.");
+			return false;
+		}
+		if ((size_t)(close - start - 1) > LLW_PROFILE_SECTION_MAX) {
+			fail(&st->cause, file, st->line,
+			     "section name is too long (%zu characters, at "
+			     "most %d).",
+			     (size_t)(close - start - 1),
+			     LLW_PROFILE_SECTION_MAX);
+			return false;
+		}
+		name = xstrndup(start + 1, (size_t)(close - start - 1));
+		if (!section_known(name)) {
+			fail(&st->cause, file, st->line,
+			     "unknown section [%s]; the sections are "
+			     "[profile], [filesystem], [network], "
+			     "[environment], [process] and [match].",
+			     name);
+			return false;
+		}
+		st->in_key = false;
+		return true;
+	}
+	if (memchr(start, '=', (size_t)(end - start)) == NULL &&
+	    memchr(start, ':', (size_t)(end - start)) == NULL) {
+		fail(&st->cause, file, st->line,
+		     "expected 'key = value', '[section]' or a comment.");
+		return false;
+	}
+	st->in_key = true;
+	return true;
+}
+
+/* inih's fgets-like reader: one line of st->text per call. */
+static char *
+parse_reader(char *buf, int size, void *stream)
+{
+	struct parse_state *st = stream;
+	size_t len, take;
+
+	if (st->cause != NULL || *st->text == '\0')
+		return NULL;
+	len = strcspn(st->text, "\n");
+	st->line++;
+	if (!parse_check_line(st, st->text, len)) {
+		st->err_line = st->line;
+		return NULL;
+	}
+	/* The line fits: LLW_PROFILE_LINE_MAX + "\n\0" < INI_MAX_LINE. */
+	take = len + (st->text[len] == '\n');
+	if (take > (size_t)size - 1)
+		take = (size_t)size - 1;
+	memcpy(buf, st->text, take);
+	buf[take] = '\0';
+	st->text += take;
+	return buf;
+}
+
+static int
+parse_handler(void *user, const char *section, const char *name,
+	      const char *value)
+{
+	struct parse_state *st = user;
+	_cleanup_free_ char *copy = xstrdup(value);
+
+	if (st->cause != NULL)
+		return 0;
+	/* inih r55 strips inline comments from "key = value" lines but not
+	 * from continuation lines; do it here for both. */
+	for (char *c = copy; *c != '\0'; c++) {
+		if (*c == ';' && c > copy && isspace((unsigned char)c[-1])) {
+			*c = '\0';
+			break;
+		}
+	}
+	if (profile_add(st->p, st->v, section, name, copy, st->line,
+			&st->cause) < 0) {
+		st->err_line = st->line;
+		return 0;
+	}
+	return 1;
+}
+
+int
+profile_parse_string(const char *file, const char *text, enum profile_kind kind,
+		     const struct vars *v, struct profile **out, char **cause)
+{
+	attribute_cleanup(profile_freep) struct profile *p =
+		profile_new(file, kind);
+	struct parse_state st = { .p = p, .v = v, .text = text };
+	int r;
+
+	r = ini_parse_stream(parse_reader, &st, parse_handler, &st);
+	if (st.cause != NULL) {
+		*cause = st.cause;
+		return -EINVAL;
+	}
+	if (r != 0)
+		return fail(cause, file, r > 0 ? (unsigned)r : 0,
+			    "cannot parse this line.");
+	*out = steal_pointer(&p);
+	return 0;
+}
+
+int
+profile_parse_file(const char *file, enum profile_kind kind,
+		   const struct vars *v, struct profile **out, char **cause)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot read profile %s: %s.", file,
+				   strerror(-r));
+		return r;
+	}
+	r = fd_read_all(fd, PROFILE_FILE_MAX, &text, &len);
+	if (r < 0) {
+		*cause = xasprintf("cannot read profile %s: %s.", file,
+				   strerror(-r));
+		return r;
+	}
+	if (strlen(text) != len) {
+		*cause = xasprintf("cannot read profile %s: it contains a NUL "
+				   "byte.",
+				   file);
+		return -EINVAL;
+	}
+	return profile_parse_string(file, text, kind, v, out, cause);
+}
+
+const char *
+profile_builtin(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(builtin_profiles); i++)
+		if (strcmp(builtin_profiles[i].name, name) == 0)
+			return builtin_profiles[i].text;
+	return NULL;
+}

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Longest line accepted, in bytes without the newline (inih r55 splits
  * longer lines silently, so profile_parse rejects them first). */
@@ -89,6 +90,12 @@ int profile_parse_string(const char *file, const char *text,
 int profile_parse_file(const char *file, enum profile_kind kind,
 		       const struct vars *v, struct profile **out,
 		       char **cause);
+
+/*
+ * Parse one port range as stored in a port-list entry's values: "N" or
+ * "LO-HI", decimal, 0..65535, LO <= HI.  Returns 0, or -EINVAL.
+ */
+int profile_port_range(const char *s, uint16_t *lo, uint16_t *hi);
 
 /*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are
