@@ -1,2 +1,319 @@
-/* placeholder: being written */
+/*
+ * --explain and --check.  Both only read: the policy and the plans that
+ * sandbox_prepare() computed, and what the kernel says about itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "compat/syscall.h"
+#include "explain.h"
+#include "fdutil.h"
+#include "strv.h"
+#include "xalloc.h"
+
+static const struct {
+	uint64_t bit;
+	const char *name;
+} fs_rights[] = {
+	{ LLW_FS_EXECUTE, "execute" },	   { LLW_FS_WRITE_FILE, "write_file" },
+	{ LLW_FS_READ_FILE, "read_file" }, { LLW_FS_READ_DIR, "read_dir" },
+	{ LLW_FS_REMOVE_DIR, "remove_dir" },
+	{ LLW_FS_REMOVE_FILE, "remove_file" },
+	{ LLW_FS_MAKE_CHAR, "make_char" }, { LLW_FS_MAKE_DIR, "make_dir" },
+	{ LLW_FS_MAKE_REG, "make_reg" },   { LLW_FS_MAKE_SOCK, "make_sock" },
+	{ LLW_FS_MAKE_FIFO, "make_fifo" }, { LLW_FS_MAKE_BLOCK, "make_block" },
+	{ LLW_FS_MAKE_SYM, "make_sym" },   { LLW_FS_REFER, "refer" },
+	{ LLW_FS_TRUNCATE, "truncate" },   { LLW_FS_IOCTL_DEV, "ioctl_dev" },
+	{ LLW_FS_RESOLVE_UNIX, "resolve_unix" },
+};
+
+static const struct {
+	uint64_t bit;
+	const char *name;
+} net_rights[] = {
+	{ LLW_NET_BIND_TCP, "bind-tcp" },
+	{ LLW_NET_CONNECT_TCP, "connect-tcp" },
+	{ LLW_NET_BIND_UDP, "bind-udp" },
+	{ LLW_NET_CONNECT_SEND_UDP, "connect-udp" },
+};
+
+static char *
+net_rights_name(uint64_t bits)
+{
+	char **names = NULL;
+	char *r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(net_rights); i++)
+		if (bits & net_rights[i].bit)
+			strv_push(&names, net_rights[i].name);
+	r = names ? strv_join(names, ",") : xstrdup("nothing");
+	strv_free(names);
+	return r;
+}
+
+/* The shortest name for a set of rights: an access level when it is one,
+ * else the list of rights. */
+static char *
+rights_name(uint64_t bits)
+{
+	char **names = NULL;
+	char *r;
+
+	for (int a = LLW_ACCESS_RO; a <= LLW_ACCESS_RWX; a++)
+		if (bits == pathtree_access_bits((enum llw_access)a))
+			return xstrdup(policy_access_name((enum llw_access)a));
+	for (size_t i = 0; i < ARRAY_SIZE(fs_rights); i++)
+		if (bits & fs_rights[i].bit)
+			strv_push(&names, fs_rights[i].name);
+	r = names ? strv_join(names, ",") : xstrdup("nothing");
+	strv_free(names);
+	return r;
+}
+
+static void
+explain_ports(FILE *f, const char *key, const struct llw_ports *ports)
+{
+	for (size_t i = 0; i < ports->n; i++) {
+		const struct llw_port_range *pr = &ports->v[i];
+
+		if (pr->lo == pr->hi)
+			fprintf(f, "  %-12s %u", key, pr->lo);
+		else
+			fprintf(f, "  %-12s %u-%u", key, pr->lo, pr->hi);
+		fprintf(f, "\t\t(%s)\n", pr->origin);
+	}
+}
+
+static void
+explain_items(FILE *f, const char *key, const struct llw_items *items)
+{
+	for (size_t i = 0; i < items->n; i++)
+		fprintf(f, "  %-12s %s\t(%s)\n", key, items->v[i].value,
+			items->v[i].origin);
+}
+
+static const char *
+origin_or_builtin(const struct llw_scalar_origin *o)
+{
+	return o->origin ? o->origin : "built-in";
+}
+
+void
+explain_sandbox(FILE *f, const struct sandbox *sb)
+{
+	const struct policy *p = sb->policy;
+	const struct ruleset_plan *rp = sb->landlock;
+	_cleanup_free_ char *kernel = ruleset_describe(&sb->kernel);
+	_cleanup_strv_ char **seccomp = filter_describe(&sb->filter);
+
+	fprintf(f, "llwrap policy for '%s' in %s\n", p->name, p->project);
+	for (char **d = p->descriptions; d != NULL && *d != NULL; d++)
+		fprintf(f, "  profile: %s\n", *d);
+	fprintf(f, "kernel: %s\n", kernel);
+	fprintf(f, "backend: landlock (L1 Landlock + L2 seccomp)\n");
+
+	fprintf(f, "\nConfiguration files read (write-protected):\n");
+	for (char **c = p->config_files; c != NULL && *c != NULL; c++)
+		fprintf(f, "  %s\n", *c);
+
+	fprintf(f, "\nFilesystem rules (as configured):\n");
+	for (size_t i = 0; i < p->n_paths; i++)
+		fprintf(f, "  %-5s %s\t(%s)\n",
+			policy_access_name(p->paths[i].access),
+			p->paths[i].path, p->paths[i].origin);
+
+	fprintf(f, "\nNetwork:\n  %-12s %s\t(%s)\n", "mode",
+		policy_net_mode_name(p->net), origin_or_builtin(&p->net_origin));
+	explain_ports(f, "connect-tcp", &p->connect_tcp);
+	explain_ports(f, "bind-tcp", &p->bind_tcp);
+	explain_ports(f, "connect-udp", &p->connect_udp);
+	explain_ports(f, "bind-udp", &p->bind_udp);
+	fprintf(f, "  %-12s %s\t(%s)\n", "unix-sockets",
+		p->unix_sockets ? "allow" : "deny",
+		origin_or_builtin(&p->unix_sockets_origin));
+	explain_items(f, "allow-cidr", &p->allow_cidr);
+	explain_items(f, "unix", &p->unix_paths);
+	explain_items(f, "listen", &p->listen);
+	explain_items(f, "dns", &p->dns);
+
+	fprintf(f, "\nEnvironment:\n");
+	explain_items(f, "keep", &p->env_keep);
+	explain_items(f, "set", &p->env_set);
+	explain_items(f, "unset", &p->env_unset);
+	fprintf(f, "\nProcess:\n  %-12s %s\t(%s)\n", "ptrace",
+		p->ptrace_deny ? "deny" : "allow (own processes only)",
+		origin_or_builtin(&p->ptrace_origin));
+	fprintf(f, "  %-12s %s\t(%s)\n", "best-effort",
+		p->best_effort ? "yes" : "no",
+		origin_or_builtin(&p->best_effort_origin));
+
+	fprintf(f, "\nLandlock rules (L1, ABI %d):\n", rp->abi);
+	if (rp->abi > 0) {
+		_cleanup_free_ char *h = rights_name(rp->handled_fs);
+
+		_cleanup_free_ char *n = net_rights_name(rp->handled_net);
+
+		fprintf(f, "  handled: fs=%s\n  handled: net=%s scoped=%s%s\n",
+			h, n,
+			rp->scoped & LLW_SCOPE_ABSTRACT_UNIX_SOCKET
+				? "abstract-unix,"
+				: "",
+			rp->scoped & LLW_SCOPE_SIGNAL ? "signal" : "");
+	}
+	for (size_t i = 0; i < rp->n_fs_rules; i++) {
+		_cleanup_free_ char *r = rights_name(rp->fs_rules[i].access);
+
+		fprintf(f, "  %-8s %s\t(%s%s)\n", r, rp->fs_rules[i].path,
+			rp->fs_rules[i].origin,
+			rp->fs_rules[i].punched ? ", hole punched" : "");
+	}
+	for (size_t i = 0; i < rp->n_net_rules; i++) {
+		_cleanup_free_ char *r = net_rights_name(rp->net_rules[i].access);
+
+		fprintf(f, "  %s port %llu\t(%s)\n", r,
+			(unsigned long long)rp->net_rules[i].port,
+			rp->net_rules[i].origin);
+	}
+	for (size_t i = 0; i < sb->fs->n_masks; i++)
+		fprintf(f, "  mask %s %s\t(%s)\n",
+			policy_access_name(sb->fs->masks[i].access),
+			sb->fs->masks[i].path, sb->fs->masks[i].origin);
+	for (char **n = sb->fs->notes; n != NULL && *n != NULL; n++)
+		fprintf(f, "  note: %s\n", *n);
+
+	fprintf(f, "\nseccomp (L2):\n");
+	for (char **s = seccomp; s != NULL && *s != NULL; s++)
+		fprintf(f, "  %s\n", *s);
+	if (p->unix_sockets)
+		fprintf(f, "  warning: unix-sockets = allow: before Landlock "
+			   "ABI 9 pathname sockets the user can reach "
+			   "(docker, ssh-agent, D-Bus) are reachable\n");
+
+	fprintf(f, "\n");
+	if (sb->not_enforced == NULL)
+		fprintf(f, "Every restriction is enforced on this kernel.\n");
+	for (char **n = sb->not_enforced; n != NULL && *n != NULL; n++)
+		fprintf(f, "NOT ENFORCED: %s\n", *n);
+	if (sb->must_fail)
+		fprintf(f, "WILL NOT RUN: %s\n", sb->fail_cause);
+}
+
+/* Read a small /proc or /sys file into a trimmed string, or NULL. */
+static char *
+read_small(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	if (fd < 0 || fd_read_all(fd, 4096, &s, NULL) < 0)
+		return NULL;
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+/* Whether an unprivileged user namespace can be created here: a child
+ * tries, so this process stays as it was. */
+static int
+userns_probe(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -EIO;
+	return -WEXITSTATUS(st);
+}
+
+static char *
+find_bwrap(void)
+{
+	const char *path = getenv("PATH");
+	_cleanup_strv_ char **dirs = NULL;
+
+	if (access("/usr/bin/bwrap", X_OK) == 0)
+		return xstrdup("/usr/bin/bwrap");
+	if (path == NULL)
+		return NULL;
+	for (const char *s = path; *s != '\0';) {
+		size_t n = strcspn(s, ":");
+
+		if (n > 0)
+			strv_push_take(&dirs, xstrndup(s, n));
+		s += n + (s[n] == ':');
+	}
+	for (char **d = dirs; d != NULL && *d != NULL; d++) {
+		_cleanup_free_ char *b = xasprintf("%s/bwrap", *d);
+
+		if (access(b, X_OK) == 0)
+			return steal_pointer(&b);
+	}
+	return NULL;
+}
+
+int
+explain_check(FILE *f)
+{
+	struct ruleset_kernel k;
+	_cleanup_free_ char *ll = NULL, *maxns = NULL, *clone = NULL;
+	_cleanup_free_ char *apparmor = NULL, *yama = NULL, *bwrap = NULL;
+	unsigned int api = seccomp_api_get();
+	int userns = userns_probe();
+	int pidfd_getfd;
+
+	ruleset_probe(&k);
+	ll = ruleset_describe(&k);
+	maxns = read_small("/proc/sys/user/max_user_namespaces");
+	clone = read_small("/proc/sys/kernel/unprivileged_userns_clone");
+	apparmor = read_small(
+		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	yama = read_small("/proc/sys/kernel/yama/ptrace_scope");
+	bwrap = find_bwrap();
+	pidfd_getfd = sys_pidfd_getfd(-1, 0, 0) < 0 && errno == ENOSYS ? 0 : 1;
+
+	fprintf(f, "Landlock:        %s\n", ll);
+	fprintf(f, "seccomp:         libseccomp %u.%u.%u, API level %u%s\n",
+		SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO, api,
+		api >= 6 ? " (user notification usable)" : "");
+	fprintf(f, "user namespaces: %s",
+		userns == 0 ? "unprivileged creation works"
+			    : "unprivileged creation refused");
+	if (userns != 0)
+		fprintf(f, " (%s)", strerror(-userns));
+	fprintf(f, "\n  user.max_user_namespaces = %s\n",
+		maxns ? maxns : "(absent)");
+	if (clone)
+		fprintf(f, "  kernel.unprivileged_userns_clone = %s\n", clone);
+	if (apparmor)
+		fprintf(f, "  kernel.apparmor_restrict_unprivileged_userns = "
+			   "%s\n",
+			apparmor);
+	fprintf(f, "pidfd_getfd:     %s\n",
+		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
+	fprintf(f, "Yama:            %s\n",
+		yama ? yama : "not present (ptrace limited by Landlock only)");
+	fprintf(f, "bwrap:           %s\n", bwrap ? bwrap : "not found");
+	fprintf(f, "\nLayers:\n");
+	fprintf(f, "  L1 Landlock     %s\n",
+		k.abi > 0 ? "usable" : "unavailable");
+	fprintf(f, "  L2 seccomp      usable\n");
+	fprintf(f, "  L3 namespaces   not in this version\n");
+	fprintf(f, "  S  supervisor   not in this version\n");
+	fprintf(f, "  F  bubblewrap   not in this version\n");
+	fprintf(f, "Backend (auto):   %s\n",
+		k.abi > 0 ? "landlock"
+			  : "none: only seccomp (needs --best-effort)");
+	return k.abi > 0 ? 0 : 1;
+}

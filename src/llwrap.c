@@ -1,1 +1,395 @@
-int main(void) { return 0; }
+/*
+ * llwrap: run a command inside a sandbox it cannot widen.
+ *
+ * This file is the command line only: it turns arguments into a policy
+ * request, asks the core for the policy and the sandbox, prints, and
+ * exits.  Nothing below it prints or exits (STYLE.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "explain.h"
+#include "policy.h"
+#include "profile.h"
+#include "sandbox.h"
+#include "strv.h"
+#include "xalloc.h"
+
+#define EXIT_LLWRAP 125
+
+enum {
+	OPT_RO = 0x100,
+	OPT_RX,
+	OPT_RW,
+	OPT_RWX,
+	OPT_DENY,
+	OPT_NET,
+	OPT_CONNECT_TCP,
+	OPT_BIND_TCP,
+	OPT_CONNECT_UDP,
+	OPT_BIND_UDP,
+	OPT_ALLOW_CIDR,
+	OPT_UNIX,
+	OPT_LISTEN,
+	OPT_DNS,
+	OPT_ENV_KEEP,
+	OPT_ENV_SET,
+	OPT_ENV_UNSET,
+	OPT_KEEP_FD,
+	OPT_BEST_EFFORT,
+	OPT_BACKEND,
+	OPT_EXPLAIN,
+	OPT_CHECK,
+	OPT_SELFTEST,
+};
+
+static const struct option options[] = {
+	{ "profile", required_argument, NULL, 'p' },
+	{ "directory", required_argument, NULL, 'C' },
+	{ "name", required_argument, NULL, 'n' },
+	{ "ro", required_argument, NULL, OPT_RO },
+	{ "rx", required_argument, NULL, OPT_RX },
+	{ "rw", required_argument, NULL, OPT_RW },
+	{ "rwx", required_argument, NULL, OPT_RWX },
+	{ "deny", required_argument, NULL, OPT_DENY },
+	{ "net", required_argument, NULL, OPT_NET },
+	{ "connect-tcp", required_argument, NULL, OPT_CONNECT_TCP },
+	{ "bind-tcp", required_argument, NULL, OPT_BIND_TCP },
+	{ "connect-udp", required_argument, NULL, OPT_CONNECT_UDP },
+	{ "bind-udp", required_argument, NULL, OPT_BIND_UDP },
+	{ "allow-cidr", required_argument, NULL, OPT_ALLOW_CIDR },
+	{ "unix", required_argument, NULL, OPT_UNIX },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "dns", required_argument, NULL, OPT_DNS },
+	{ "env-keep", required_argument, NULL, OPT_ENV_KEEP },
+	{ "env-set", required_argument, NULL, OPT_ENV_SET },
+	{ "env-unset", required_argument, NULL, OPT_ENV_UNSET },
+	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
+	{ "best-effort", no_argument, NULL, OPT_BEST_EFFORT },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "selftest", no_argument, NULL, OPT_SELFTEST },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* How each command-line rule maps onto a profile key: flags are the most
+ * specific source and go through the same validation as profile files. */
+static const struct {
+	int opt;
+	const char *section, *key;
+	bool path;   /* relative paths are made absolute against the cwd */
+	bool commas; /* "443,80" is a list */
+} flag_keys[] = {
+	{ OPT_RO, "filesystem", "ro", true, false },
+	{ OPT_RX, "filesystem", "rx", true, false },
+	{ OPT_RW, "filesystem", "rw", true, false },
+	{ OPT_RWX, "filesystem", "rwx", true, false },
+	{ OPT_DENY, "filesystem", "deny", true, false },
+	{ OPT_NET, "network", "mode", false, false },
+	{ OPT_CONNECT_TCP, "network", "connect-tcp", false, true },
+	{ OPT_BIND_TCP, "network", "bind-tcp", false, true },
+	{ OPT_CONNECT_UDP, "network", "connect-udp", false, true },
+	{ OPT_BIND_UDP, "network", "bind-udp", false, true },
+	{ OPT_ALLOW_CIDR, "network", "allow-cidr", false, false },
+	{ OPT_UNIX, "network", "unix", true, false },
+	{ OPT_LISTEN, "network", "listen", false, false },
+	{ OPT_DNS, "network", "dns", false, false },
+	{ OPT_ENV_KEEP, "environment", "keep", false, false },
+	{ OPT_ENV_SET, "environment", "set", false, false },
+	{ OPT_ENV_UNSET, "environment", "unset", false, false },
+	{ OPT_BEST_EFFORT, "profile", "best-effort", false, false },
+};
+
+static bool quiet;
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("llwrap: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static void
+usage(FILE *f)
+{
+	fputs("Usage: llwrap [OPTIONS] [--] [COMMAND [ARG...]]\n"
+	      "Run COMMAND (default: $SHELL) in a sandbox it cannot widen.\n"
+	      "\n"
+	      "Policy sources\n"
+	      "  -p, --profile NAME|FILE   add a profile (repeatable); "
+	      "built-in: empty, default\n"
+	      "  -C, --directory DIR       project directory, ${PROJECT} "
+	      "(default: cwd)\n"
+	      "  -n, --name NAME           instance name for logs\n"
+	      "\n"
+	      "Filesystem rules (beat every profile)\n"
+	      "  --ro PATH  --rx PATH  --rw PATH  --rwx PATH  --deny PATH\n"
+	      "\n"
+	      "Network rules\n"
+	      "  --net none|filtered|host\n"
+	      "  --connect-tcp PORTS  --bind-tcp PORTS   e.g. 443,80 or "
+	      "8000-8100; bind 0 = ephemeral\n"
+	      "  --connect-udp PORTS  --bind-udp PORTS\n"
+	      "  --allow-cidr CIDR[:PORTS]  --unix PATH  --listen ADDR:PORT  "
+	      "--dns ADDR\n"
+	      "                            (need the network supervisor, not "
+	      "in this version)\n"
+	      "\n"
+	      "Process\n"
+	      "  --env-keep NAME|GLOB  --env-set NAME=VALUE  --env-unset NAME\n"
+	      "  --keep-fd N               do not close this inherited fd\n"
+	      "  --best-effort             run even if some restriction "
+	      "cannot be enforced\n"
+	      "  --backend auto|landlock|bwrap\n"
+	      "\n"
+	      "Inspection\n"
+	      "  --explain                 print the resolved policy and "
+	      "exit\n"
+	      "  --check                   print the kernel's capabilities "
+	      "and exit\n"
+	      "  -v, --verbose  -q, --quiet  -V, --version  -h, --help\n"
+	      "\n"
+	      "Exit status: the command's, 125 for an llwrap error, 126 "
+	      "command not\nexecutable, 127 command not found.  See "
+	      "llwrap(1) and llwrap.ini(5).\n",
+	      f);
+}
+
+static char *
+absolute_path(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/' || path[0] == '~' || path[0] == '$')
+		return xstrdup(path);
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		die(EXIT_LLWRAP, "cannot get the current directory: %s",
+		    strerror(errno));
+	return xasprintf("%s/%s", cwd, path);
+}
+
+static void
+add_flag(struct profile *cli, const struct vars *v, int opt, const char *arg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(flag_keys); i++) {
+		_cleanup_free_ char *value = NULL;
+		_cleanup_free_ char *cause = NULL;
+
+		if (flag_keys[i].opt != opt)
+			continue;
+		if (opt == OPT_BEST_EFFORT)
+			value = xstrdup("yes");
+		else if (flag_keys[i].path)
+			value = absolute_path(arg);
+		else
+			value = xstrdup(arg);
+		if (flag_keys[i].commas)
+			for (char *c = value; *c != '\0'; c++)
+				if (*c == ',')
+					*c = ' ';
+		if (profile_add(cli, v, flag_keys[i].section, flag_keys[i].key,
+				value, 0, &cause) < 0)
+			die(EXIT_LLWRAP, "%s", cause);
+		return;
+	}
+}
+
+static int
+parse_fd(const char *s)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || end == s || n < 0 || n > INT_MAX)
+		die(EXIT_LLWRAP, "--keep-fd %s: not a file descriptor number",
+		    s);
+	return (int)n;
+}
+
+static enum sandbox_backend
+parse_backend(const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		return SANDBOX_BACKEND_AUTO;
+	if (strcmp(s, "landlock") == 0)
+		return SANDBOX_BACKEND_LANDLOCK;
+	if (strcmp(s, "bwrap") == 0)
+		return SANDBOX_BACKEND_BWRAP;
+	die(EXIT_LLWRAP, "--backend %s: expected auto, landlock or bwrap", s);
+}
+
+struct flag {
+	int opt;
+	char *arg;
+};
+
+int
+main(int argc, char **argv)
+{
+	_cleanup_strv_ char **profiles = NULL, **path = NULL;
+	_cleanup_free_ char *project = NULL, *name = NULL, *cause = NULL;
+	_cleanup_free_ int *keep = NULL;
+	_cleanup_free_ struct flag *flags = NULL;
+	enum sandbox_backend backend = SANDBOX_BACKEND_AUTO;
+	bool explain = false, check = false, verbose = false;
+	size_t n_keep = 0, n_flags = 0;
+	char *default_argv[2] = { NULL, NULL };
+	char **cmd;
+	struct profile *cli;
+	struct vars *vars;
+	struct policy *policy = NULL;
+	struct sandbox *sb = NULL;
+	int c, r, status;
+
+	while ((c = getopt_long(argc, argv, "+p:C:n:vqVh", options, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'p':
+			strv_push_take(&profiles, strchr(optarg, '/')
+							  ? absolute_path(optarg)
+							  : xstrdup(optarg));
+			break;
+		case 'C':
+			free(project);
+			project = xstrdup(optarg);
+			break;
+		case 'n':
+			free(name);
+			name = xstrdup(optarg);
+			break;
+		case OPT_KEEP_FD:
+			keep = xreallocarray(keep, n_keep + 1, sizeof(int));
+			keep[n_keep++] = parse_fd(optarg);
+			break;
+		case OPT_BACKEND:
+			backend = parse_backend(optarg);
+			break;
+		case OPT_EXPLAIN:
+			explain = true;
+			break;
+		case OPT_CHECK:
+			check = true;
+			break;
+		case OPT_SELFTEST:
+			die(EXIT_LLWRAP, "--selftest is not in this version of "
+					 "llwrap");
+		case 'v':
+			verbose = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'V':
+			printf("llwrap %s\n", PACKAGE_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case '?':
+			fprintf(stderr, "Try 'llwrap --help'.\n");
+			return EXIT_LLWRAP;
+		default:
+			/* Rules are applied after -C is known, since
+			 * ${PROJECT} may appear in them. */
+			flags = xreallocarray(flags, n_flags + 1,
+					      sizeof(*flags));
+			flags[n_flags].opt = c;
+			flags[n_flags++].arg = optarg;
+			break;
+		}
+	}
+
+	if (check)
+		return explain_check(stdout) == 0 ? 0 : 1;
+
+	cmd = argv + optind;
+	if (*cmd == NULL) {
+		const char *shell = getenv("SHELL");
+
+		default_argv[0] = (char *)(shell && *shell ? shell : "/bin/sh");
+		cmd = default_argv;
+	}
+
+	{
+		char *dir = project ? project : ".";
+		char *real = realpath(dir, NULL);
+
+		if (real == NULL)
+			die(EXIT_LLWRAP, "project directory %s: %s", dir,
+			    strerror(errno));
+		free(project);
+		project = real;
+	}
+	if (name == NULL) {
+		_cleanup_free_ char *copy = xstrdup(cmd[0]);
+
+		name = xstrdup(basename(copy));
+	}
+
+	vars = vars_new(environ, project, name);
+	cli = profile_new("command line", PROFILE_KIND_CLI);
+	for (size_t i = 0; i < n_flags; i++)
+		add_flag(cli, vars, flags[i].opt, flags[i].arg);
+
+	path = policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
+	{
+		struct policy_request req = {
+			.envp = environ,
+			.project = project,
+			.command = cmd[0],
+			.name = name,
+			.profiles = profiles,
+			.profile_path = path,
+			.cli = cli,
+			.read_project_file = true,
+		};
+
+		r = policy_resolve(&req, &policy, &cause);
+	}
+	profile_free(cli);
+	vars_free(vars);
+	if (r < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+
+	if ((r = sandbox_prepare(policy, backend, &sb, &cause)) < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+
+	if (explain) {
+		explain_sandbox(stdout, sb);
+		sandbox_free(sb);
+		policy_free(policy);
+		return 0;
+	}
+	if (sb->must_fail)
+		die(EXIT_LLWRAP, "%s", sb->fail_cause);
+	if (!quiet)
+		for (char **n = sb->not_enforced; n != NULL && *n != NULL; n++)
+			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", *n);
+	if (verbose)
+		fprintf(stderr, "llwrap: running %s in %s\n", cmd[0],
+			policy->project);
+
+	r = sandbox_exec(sb, cmd, environ, keep, n_keep, &status, &cause);
+	die(status, "%s", cause);
+}

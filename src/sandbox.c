@@ -1,2 +1,347 @@
-/* placeholder: being written */
+/*
+ * Preparing and applying the sandbox.  Everything that can be decided
+ * without touching the process is decided in sandbox_prepare(), so that
+ * --explain reports exactly what sandbox_exec() will do and a policy that
+ * cannot be enforced is refused before anything is applied.
+ */
+#include <cap-ng.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "fdutil.h"
+#include "sandbox.h"
+#include "strv.h"
+#include "xalloc.h"
+
+/* True when prefix is path or a component-wise ancestor of it. */
+static bool
+path_has_prefix(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (strcmp(prefix, "/") == 0)
+		return true;
+	return strncmp(path, prefix, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * The access p grants at path by its configured rules: the longest
+ * component-wise prefix rule, the highest rank at equal paths.  Used only
+ * to decide which config files need write protection; pathtree_compile()
+ * does the real compilation, with symlinks resolved.
+ */
+static enum llw_access
+access_at(const struct policy *p, const char *path)
+{
+	const struct llw_path_rule *best = NULL;
+
+	for (size_t i = 0; i < p->n_paths; i++) {
+		const struct llw_path_rule *r = &p->paths[i];
+
+		if (!path_has_prefix(path, r->path))
+			continue;
+		if (best == NULL || strlen(r->path) > strlen(best->path) ||
+		    (strlen(r->path) == strlen(best->path) &&
+		     r->rank >= best->rank))
+			best = r;
+	}
+	return best ? best->access : LLW_ACCESS_DENY;
+}
+
+/*
+ * DESIGN.md §4.4: every configuration file llwrap read is write-protected
+ * inside the sandbox.  A file the policy leaves unwritable needs nothing;
+ * one inside a writable tree gets a read-only rule that beats every
+ * source, which pathtree then compiles like any narrower-inside-writable
+ * rule (a mask, or fail closed).
+ */
+static void
+protect_config_files(const struct policy *p, struct llw_path_rule **rules,
+		     size_t *n)
+{
+	*rules = xcalloc(p->n_paths + strv_length(p->config_files) + 1,
+			 sizeof(**rules));
+	memcpy(*rules, p->paths, p->n_paths * sizeof(**rules));
+	*n = p->n_paths;
+	for (char **f = p->config_files; f != NULL && *f != NULL; f++) {
+		struct llw_path_rule *r;
+
+		if (!policy_access_writable(access_at(p, *f)))
+			continue;
+		r = &(*rules)[(*n)++];
+		r->path = *f;
+		r->access = LLW_ACCESS_RO;
+		r->rank = LLW_RANK_CONFIG;
+		r->origin = "llwrap configuration file (write-protected)";
+	}
+}
+
+static bool
+has_supervisor_rules(const struct policy *p, const char **which)
+{
+	if (p->allow_cidr.n > 0)
+		*which = "allow-cidr";
+	else if (p->unix_paths.n > 0)
+		*which = "unix";
+	else if (p->listen.n > 0)
+		*which = "listen";
+	else if (p->dns.n > 0)
+		*which = "dns";
+	else
+		return false;
+	return true;
+}
+
+static void
+sandbox_refuse(struct sandbox *sb, char *cause)
+{
+	if (sb->must_fail) {
+		free(cause);
+		return;
+	}
+	sb->must_fail = true;
+	sb->fail_cause = cause;
+}
+
+int
+sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
+		struct sandbox **out, char **cause)
+{
+	struct sandbox *sb;
+	struct policy view;
+	struct llw_path_rule *rules;
+	const char *which;
+	char *why = NULL;
+	size_t n;
+	int r;
+
+	if (backend == SANDBOX_BACKEND_BWRAP) {
+		*cause = xstrdup("the bubblewrap backend is not available in "
+				 "this version of llwrap; use "
+				 "--backend=landlock or --backend=auto");
+		return -ENOTSUP;
+	}
+
+	sb = xcalloc(1, sizeof(*sb));
+	sb->policy = p;
+	sb->backend = SANDBOX_BACKEND_LANDLOCK;
+	ruleset_probe(&sb->kernel);
+
+	/* Compile the filesystem rules, config-file protection included. */
+	protect_config_files(p, &rules, &n);
+	view = *p;
+	view.paths = rules;
+	view.n_paths = n;
+	r = pathtree_compile(&view, &pathtree_fs_real, false, &sb->fs, &why);
+	free(rules);
+	if (r == -EPERM) {
+		sandbox_refuse(sb, steal_pointer(&why));
+		sb->fs = xcalloc(1, sizeof(*sb->fs));
+	} else if (r < 0) {
+		*cause = why ? why
+			     : xasprintf("cannot compile the filesystem "
+					 "rules: %s",
+					 strerror(-r));
+		sandbox_free(sb);
+		return r;
+	}
+	for (char **l = sb->fs->lost; l != NULL && *l != NULL; l++)
+		strv_push(&sb->not_enforced, *l);
+
+	if (backend == SANDBOX_BACKEND_LANDLOCK && sb->kernel.abi == 0) {
+		_cleanup_free_ char *k = ruleset_describe(&sb->kernel);
+
+		sandbox_refuse(sb, xasprintf("--backend=landlock was asked "
+					     "for, but %s",
+					     k));
+	}
+
+	/* L1: Landlock, masked to the running ABI. */
+	sb->landlock = ruleset_plan_new_probed(p, sb->fs, &sb->kernel);
+	for (size_t i = 0; i < sb->landlock->n_losses; i++) {
+		const struct ruleset_loss *l = &sb->landlock->losses[i];
+
+		strv_push_take(&sb->not_enforced,
+			       xasprintf("%s (needs %s)%s", l->what, l->needs,
+					 l->fatal ? "" : " [not a hole]"));
+	}
+	if (ruleset_plan_must_fail(sb->landlock, p)) {
+		_cleanup_free_ char *k = ruleset_describe(&sb->kernel);
+		const char *what = "";
+
+		for (size_t i = 0; i < sb->landlock->n_losses; i++)
+			if (sb->landlock->losses[i].fatal) {
+				what = sb->landlock->losses[i].what;
+				break;
+			}
+		sandbox_refuse(sb,
+			       xasprintf("this kernel cannot enforce the "
+					 "policy: %s (%s); run with "
+					 "--best-effort (or best-effort = yes "
+					 "in a profile) to run without it",
+					 what, k));
+	}
+
+	/* The network supervisor (layer S) is not part of this version: a
+	 * policy that relies on it must not run as if it were enforced.
+	 * log-blocked is not among them: without the supervisor nothing is
+	 * mediated, so there is nothing to log and nothing less is denied. */
+	if (has_supervisor_rules(p, &which))
+		sandbox_refuse(sb, xasprintf("'%s' needs the network "
+					     "supervisor, which this version "
+					     "of llwrap does not have; remove "
+					     "the rule or use connect-tcp "
+					     "port rules",
+					     which));
+
+	/* L2: seccomp.  UDP sockets are refused unless the policy allows
+	 * some UDP port; if it does and Landlock cannot restrict UDP ports,
+	 * ruleset_plan reported a fatal loss above. */
+	filter_opts_init(&sb->filter);
+	/* With RESOLVE_UNIX (ABI 9) Landlock decides which pathname sockets
+	 * a connect() may reach, so the sandbox's own unix servers work. */
+	sb->filter.allow_unix =
+		p->unix_sockets ||
+		(sb->landlock->handled_fs & LLW_FS_RESOLVE_UNIX) != 0;
+	sb->filter.deny_ptrace = p->ptrace_deny;
+	sb->filter.deny_inet = p->net == LLW_NET_NONE;
+	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
+			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
+
+	*out = sb;
+	return 0;
+}
+
+void
+sandbox_free(struct sandbox *sb)
+{
+	if (sb == NULL)
+		return;
+	plan_free(sb->fs);
+	ruleset_plan_free(sb->landlock);
+	strv_free(sb->not_enforced);
+	free(sb->fail_cause);
+	free(sb);
+}
+
+/*
+ * Drop every capability the process holds: effective, permitted,
+ * inheritable and ambient, and the bounding set when we may
+ * (CAP_SETPCAP).  For an ordinary user this changes nothing; for root it
+ * means the command cannot override file permissions or reconfigure the
+ * system, whatever Landlock allows.
+ */
+static int
+drop_capabilities(char **cause)
+{
+	capng_select_t set = CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT;
+
+	if (capng_get_caps_process() < 0) {
+		*cause = xstrdup("cannot read the process capabilities");
+		return -EIO;
+	}
+	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
+		set = CAPNG_SELECT_ALL;
+	capng_clear(set);
+	if (capng_apply(set) < 0) {
+		*cause = xstrdup("cannot drop capabilities");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The environment with PWD pointing at the directory the command starts
+ * in, as a shell would set it. */
+static char **
+command_environ(const struct policy *p, char *const *envp)
+{
+	char **env = policy_environ(p, envp);
+
+	for (char **e = env; *e != NULL; e++)
+		if (strncmp(*e, "PWD=", 4) == 0) {
+			free(*e);
+			*e = xasprintf("PWD=%s", p->project);
+		}
+	return env;
+}
+
+int
+sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
+	     const int *keep, size_t n_keep, int *status, char **cause)
+{
+	const struct policy *p = sb->policy;
+	scmp_filter_ctx ctx = NULL;
+	_cleanup_strv_ char **env = NULL;
+	int r, e;
+
+	*status = 125;
+	if (sb->must_fail) {
+		*cause = xstrdup(sb->fail_cause);
+		return -EPERM;
+	}
+
+	/* Acquire everything first: the filter is built before any
+	 * restriction so its allocation cannot be refused by one. */
+	if ((r = filter_build(&sb->filter, &ctx, cause)) < 0)
+		return r;
+	env = command_environ(p, envp);
+	if (chdir(p->project) < 0) {
+		e = errno;
+		*cause = xasprintf("cannot enter the project directory %s: %s",
+				   p->project, strerror(e));
+		r = -e;
+		goto out;
+	}
+
+	if ((r = drop_capabilities(cause)) < 0)
+		goto out;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		e = errno;
+		*cause = xasprintf("cannot set no_new_privs: %s", strerror(e));
+		r = -e;
+		goto out;
+	}
+	if (sb->kernel.abi > 0 && (r = ruleset_apply(sb->landlock, cause)) < 0)
+		goto out;
+	if ((r = filter_load(ctx, cause)) < 0)
+		goto out;
+	seccomp_release(steal_pointer(&ctx));
+	if ((r = fd_close_inherited(keep, n_keep)) < 0) {
+		*cause = xasprintf("cannot close inherited file descriptors: "
+				   "%s (is every --keep-fd open?)",
+				   strerror(-r));
+		goto out;
+	}
+
+	/* execvp() searches the command's own PATH and runs scripts without
+	 * a #! line with /bin/sh, like a shell would. */
+	{
+		char **saved = environ;
+
+		environ = env;
+		execvp(argv[0], argv);
+		e = errno;
+		environ = saved;
+	}
+	*status = (e == ENOENT || e == ENOTDIR) ? 127 : 126;
+	if (e == EACCES)
+		*cause = xasprintf("%s: cannot execute it: %s (does the "
+				   "policy grant rx on its directory?)",
+				   argv[0], strerror(e));
+	else
+		*cause = xasprintf("%s: %s", argv[0],
+				   e == ENOENT ? "command not found"
+					       : strerror(e));
+	r = -e;
+out:
+	if (ctx != NULL)
+		seccomp_release(ctx);
+	return r;
+}

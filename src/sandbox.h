@@ -1,3 +1,57 @@
+/*
+ * The sandbox as a whole: turn a resolved policy into a prepared plan for
+ * every layer (sandbox_prepare, which only reads), report it
+ * (explain.c), and apply it to the calling process before exec
+ * (sandbox_exec).  DESIGN.md §2 fixes the order of the steps.
+ */
 #ifndef LLW_SANDBOX_H
 #define LLW_SANDBOX_H
-#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "filter.h"
+#include "pathtree.h"
+#include "policy.h"
+#include "ruleset.h"
+
+enum sandbox_backend {
+	SANDBOX_BACKEND_AUTO,
+	SANDBOX_BACKEND_LANDLOCK,
+	SANDBOX_BACKEND_BWRAP,
+};
+
+struct sandbox {
+	const struct policy *policy;	/* borrowed */
+	enum sandbox_backend backend;	/* the one that will run */
+	struct ruleset_kernel kernel;
+	struct plan *fs;		/* compiled paths */
+	struct ruleset_plan *landlock;	/* L1 */
+	struct filter_opts filter;	/* L2 */
+	char **not_enforced;		/* every restriction dropped or missing */
+	bool must_fail;			/* a fatal loss without best effort */
+	char *fail_cause;		/* why, when must_fail */
+};
+
+/*
+ * Compile p for this kernel.  Returns 0 and a new sandbox; (*out)->must_fail
+ * tells whether running it would be refused (the caller still gets the
+ * sandbox so --explain can show why).  Returns -errno with *cause for an
+ * error that leaves nothing to explain.
+ */
+int sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
+		    struct sandbox **out, char **cause);
+
+void sandbox_free(struct sandbox *sb);
+
+/*
+ * Apply every layer to the calling process and exec argv with the policy's
+ * environment, in directory p->project.  keep lists the inherited fds that
+ * stay open.  Returns only on failure: -errno with *cause, and *status
+ * set to the exit status to use (125 before exec, 126 or 127 when exec
+ * itself failed).
+ */
+int sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
+		 const int *keep, size_t n_keep, int *status, char **cause);
+
+#endif /* LLW_SANDBOX_H */
