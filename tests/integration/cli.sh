@@ -1,2 +1,66 @@
 #!/bin/sh
-echo 1..0 # SKIP not written yet
+# The command line: help, version, exit statuses, inspection, and the
+# options that must fail closed until their layer exists.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+expect_status "--help exits 0" 0 "$LLWRAP" --help
+expect_output "--help lists --explain" "--explain"
+expect_status "--version exits 0" 0 "$LLWRAP" --version
+expect_output "--version names llwrap" "^llwrap [0-9]"
+expect_status "an unknown option is exit 125" 125 "$LLWRAP" --no-such-option -- true
+
+expect_status "the command's status is passed on" 7 \
+	llw -p default -- /bin/sh -c 'exit 7'
+expect_status "a command killed by SIGTERM gives 143" 143 \
+	llw -p default -- /bin/sh -c 'kill -TERM $$'
+expect_status "a missing command is 127" 127 \
+	llw -p default -- /nonexistent/command
+expect_output "a missing command is named" "/nonexistent/command"
+expect_status "a command not on PATH is 127" 127 \
+	llw -p default -- llw-no-such-command
+printf 'echo hi\n' >"$PROJ/notexec.sh"
+chown "$TEST_UID:$TEST_GID" "$PROJ/notexec.sh"
+chmod 644 "$PROJ/notexec.sh"
+expect_status "a non-executable file is 126" 126 \
+	llw -p default -- "$PROJ/notexec.sh"
+mkdir -p "$OUTSIDE/bin"
+cp /bin/true "$OUTSIDE/bin/mytrue"
+expect_status "a command the policy does not let run is 126" 126 \
+	llw -p default -- "$OUTSIDE/bin/mytrue"
+expect_output "the message says why" "rx"
+
+run llw -p default -- /bin/sh -c 'echo "$0 runs"'
+expect_output "no command runs the given one" "sh runs"
+run llw -p default
+if [ "$rc" -eq 0 ]; then ok "no command runs \$SHELL"; else not_ok "no command runs \$SHELL"; diag "$out"; fi
+
+run llw -p default --explain -- /bin/true
+expect_rc "--explain exits 0" 0
+expect_output "--explain gives file:line provenance" "conf/default.ini:[0-9]+"
+expect_output "--explain shows the compiled Landlock rules" "Landlock rules"
+expect_output "--explain shows the seccomp summary" "seccomp"
+expect_output "--explain says what is enforced" "Every restriction|NOT ENFORCED"
+run llw -p default --explain --rw "$OUTSIDE" -- /bin/true
+expect_output "--explain shows a flag with its source" "$OUTSIDE.*command line"
+
+expect_status "--check exits 0 where Landlock works" 0 "$LLWRAP" --check
+expect_output "--check reports Landlock" "Landlock: +(Landlock )?ABI [0-9]+|Landlock: .*"
+expect_output "--check reports user namespaces" "user namespaces"
+expect_output "--check reports bwrap" "bwrap"
+
+for opt in "--allow-cidr 10.0.0.0/8" "--unix /run/x.sock" "--listen 127.0.0.1:8080" "--dns 127.0.0.53"; do
+	marker=$PROJ/ran-$(echo "$opt" | tr -c 'a-z' _)
+	# shellcheck disable=SC2086
+	run llw -p default $opt -- /bin/sh -c "touch $marker"
+	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q supervisor; then
+		ok "$opt fails closed (125, nothing run, names the supervisor)"
+	else
+		not_ok "$opt fails closed"
+		diag "status $rc: $out"
+	fi
+done
+expect_status "--backend bwrap fails closed" 125 llw -p default --backend bwrap -- /bin/true
+expect_status "a bad --backend is 125" 125 llw --backend nonsense -- /bin/true
+expect_status "a bad --keep-fd is 125" 125 llw --keep-fd abc -- /bin/true
+
+done_testing

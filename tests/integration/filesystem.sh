@@ -1,2 +1,113 @@
 #!/bin/sh
-echo 1..0 # SKIP not written yet
+# Landlock filesystem rules (L1), as an unprivileged user: each denial
+# next to the legitimate access beside it.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if [ "$(landlock_abi)" -eq 0 ]; then
+	skip "Landlock is not available on this kernel"
+	done_testing
+	exit
+fi
+
+# Reading.
+expect_succeeded "default: a project file is readable" \
+	llw -p default -- "$PROBE" read "$PROJ/src/main.c"
+expect_denied "default: ~/.ssh/id_ed25519 is not" \
+	llw -p default -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+expect_denied "default: ~/.aws/credentials is not" \
+	llw -p default -- "$PROBE" read "$HOME_DIR/.aws/credentials"
+expect_denied "default: another project is not" \
+	llw -p default -- "$PROBE" read "$OTHER/notes.txt"
+expect_succeeded "default: /etc/hostname-like system files are" \
+	llw -p default -- "$PROBE" read /etc/passwd
+
+# Writing.
+expect_succeeded "a file in the project can be created" \
+	llw -p default -- "$PROBE" write "$PROJ/new.txt"
+expect_succeeded "a directory in the project can be made" \
+	llw -p default -- "$PROBE" mkdir "$PROJ/newdir"
+expect_denied "~/.bashrc cannot be written" \
+	llw -p default -- "$PROBE" append "$HOME_DIR/.bashrc"
+expect_denied "a file outside cannot be created" \
+	llw -p default -- "$PROBE" write "$OUTSIDE/new.txt"
+expect_denied "a file outside cannot be truncated" \
+	llw -p default --ro "$OUTSIDE" -- "$PROBE" truncate "$OUTSIDE/file"
+expect_succeeded "... while a project file can" \
+	llw -p default -- "$PROBE" truncate "$PROJ/new.txt"
+expect_denied "a file outside cannot be removed" \
+	llw -p default --ro "$OUTSIDE" -- "$PROBE" unlink "$OUTSIDE/file"
+expect_denied "a project file cannot be renamed out of the project" \
+	llw -p default --ro "$OUTSIDE" -- "$PROBE" rename "$PROJ/new.txt" "$OUTSIDE/stolen"
+[ -e "$OUTSIDE/file" ] && [ ! -e "$OUTSIDE/new.txt" ] && [ ! -e "$OUTSIDE/stolen" ] &&
+	ok "nothing outside changed on the host" || not_ok "something outside changed"
+grep -q '^# bashrc$' "$HOME_DIR/.bashrc" && ok "~/.bashrc is intact" || not_ok "~/.bashrc changed"
+
+# Executing.
+expect_succeeded "rx: /usr/bin programs run" \
+	llw -p default -- "$PROBE" exec /bin/true
+cp /bin/true "$PROJ/tool"
+chown "$TEST_UID:$TEST_GID" "$PROJ/tool"
+expect_denied "rw without x: a project binary does not run" \
+	llw -p default -- "$PROBE" exec "$PROJ/tool"
+expect_succeeded "rwx: it does" \
+	llw -p default --rwx "$PROJ" -- "$PROBE" exec "$PROJ/tool"
+
+# deny inside read-only: hole punching, exact.
+expect_succeeded "ro ~ + deny ~/.ssh: ~/.bashrc is readable" \
+	llw -p default --ro "$HOME_DIR" --deny "$HOME_DIR/.ssh" -- "$PROBE" read "$HOME_DIR/.bashrc"
+expect_denied "ro ~ + deny ~/.ssh: the key is not" \
+	llw -p default --ro "$HOME_DIR" --deny "$HOME_DIR/.ssh" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+expect_denied "ro ~ + deny ~/.ssh: ~/.ssh cannot be listed" \
+	llw -p default --ro "$HOME_DIR" --deny "$HOME_DIR/.ssh" -- "$PROBE" ls "$HOME_DIR/.ssh"
+expect_succeeded "ro ~ + deny ~/.ssh: the project stays writable" \
+	llw -p default --ro "$HOME_DIR" --deny "$HOME_DIR/.ssh" -- "$PROBE" write "$PROJ/x"
+mkdir -p "$HOME_DIR/.ssh/agent-dir"
+chown "$TEST_UID:$TEST_GID" "$HOME_DIR/.ssh/agent-dir"
+expect_succeeded "rw ~/.ssh/agent-dir inside the deny is writable" \
+	llw -p default --ro "$HOME_DIR" --deny "$HOME_DIR/.ssh" --rw "$HOME_DIR/.ssh/agent-dir" -- \
+	"$PROBE" write "$HOME_DIR/.ssh/agent-dir/sock"
+expect_denied "... while the key beside it stays hidden" \
+	llw -p default --ro "$HOME_DIR" --deny "$HOME_DIR/.ssh" --rw "$HOME_DIR/.ssh/agent-dir" -- \
+	"$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+
+# Symlinks do not lead around a rule: the rule applies to the target.
+ln -sf "$HOME_DIR/.ssh/id_ed25519" "$PROJ/key-link"
+expect_denied "a symlink in the project to the key does not open it" \
+	llw -p default -- "$PROBE" read "$PROJ/key-link"
+ln -sfn "$HOME_DIR/.ssh" "$T/ssh-link"
+expect_denied "a rule given through a symlink applies to its target" \
+	llw -p default --ro "$HOME_DIR" --deny "$T/ssh-link" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+
+# deny inside writable: not expressible without mount masks (L3).
+marker=$PROJ/ran-mask
+run llw -p default --deny "$PROJ/.env" -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q "$PROJ/.env"; then
+	ok "deny inside a writable directory fails closed, naming the path"
+else
+	not_ok "deny inside a writable directory fails closed"
+	diag "status $rc: $out"
+fi
+echo "SECRET=1" >"$PROJ/.env"
+chown "$TEST_UID:$TEST_GID" "$PROJ/.env"
+run llw -p default --best-effort --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
+expect_rc "with --best-effort it runs, hole punched" 1
+expect_output "... and reports what is not enforced" "NOT ENFORCED"
+expect_succeeded "... and the rest of the project stays readable" \
+	llw -p default --best-effort --deny "$PROJ/.env" -q -- "$PROBE" read "$PROJ/src/main.c"
+
+# The policy's own files cannot be edited from inside.
+cp "$LLW_SRCDIR/conf/default.ini" "$PROJ/mine.ini"
+chown "$TEST_UID:$TEST_GID" "$PROJ/mine.ini"
+mkdir -p "$HOME_DIR/.config/llwrap/profiles"
+printf '[profile]\ninclude = default\n' >"$HOME_DIR/.config/llwrap/profiles/mine.ini"
+chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR/.config"
+expect_denied "a profile under a writable directory is write-protected" \
+	llw -p mine --best-effort --rw "$HOME_DIR/.config" -q -- \
+	"$PROBE" append "$HOME_DIR/.config/llwrap/profiles/mine.ini"
+expect_succeeded "... while its neighbour is writable" \
+	llw -p mine --best-effort --rw "$HOME_DIR/.config" -q -- \
+	"$PROBE" write "$HOME_DIR/.config/other.txt"
+run llw -p mine --rw "$HOME_DIR/.config" -- /bin/true
+expect_rc "without best effort that protection fails closed (needs L3)" 125
+
+done_testing

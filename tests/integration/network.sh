@@ -1,2 +1,94 @@
 #!/bin/sh
-echo 1..0 # SKIP not written yet
+# Network rules: Landlock TCP ports (ABI 4), the seccomp family and type
+# allow-list, net modes.  Loopback only.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+abi=$(landlock_abi)
+
+# Two listeners outside the sandbox, on IPv4 and IPv6 loopback.
+serve() {
+	python3 - "$@" <<'PY' &
+import socket, sys, time
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 0))
+s.listen(64)
+open(sys.argv[2], "w").write(str(s.getsockname()[1]))
+s.settimeout(1)
+end = time.time() + 300
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+        c.close()
+    except OSError:
+        pass
+PY
+	bg_pids="${bg_pids:-} $!"
+}
+serve 127.0.0.1 "$T/p1"
+serve 127.0.0.1 "$T/p2"
+serve ::1 "$T/p3"
+for f in p1 p2 p3; do
+	i=0
+	while [ ! -s "$T/$f" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+done
+P1=$(cat "$T/p1") P2=$(cat "$T/p2") P3=$(cat "$T/p3")
+
+if [ "$abi" -ge 4 ]; then
+	expect_succeeded "connect-tcp P1: 127.0.0.1:P1 connects" \
+		llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+	expect_denied "connect-tcp P1: 127.0.0.1:P2 is refused" \
+		llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
+	expect_succeeded "a port range covers IPv6 ::1 too" \
+		llw -p default --connect-tcp "$P3-$P3" -- "$PROBE" tcp-connect ::1 "$P3"
+	expect_denied "no connect-tcp: nothing connects" \
+		llw -p default -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+	expect_succeeded "bind-tcp 0: an ephemeral localhost port binds" \
+		llw -p default --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 0
+	fixed=$(free_port)
+	expect_denied "bind-tcp 0: a fixed port does not" \
+		llw -p default --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 "$fixed"
+	expect_succeeded "bind-tcp PORT: that port binds" \
+		llw -p default --bind-tcp "$fixed" -- "$PROBE" tcp-bind 127.0.0.1 "$fixed"
+	expect_succeeded "net host: any port connects" \
+		llw -p default --net host -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
+else
+	skip "Landlock ABI $abi has no TCP port rules (needs 4)"
+fi
+
+expect_denied "net none: no TCP socket at all" \
+	llw -p default --net none --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+expect_denied "offline profile: no TCP" \
+	llw -p offline -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+expect_succeeded "offline profile: the project still works" \
+	llw -p offline -- "$PROBE" write "$PROJ/offline.txt"
+
+# UDP: refused unless the policy allows UDP ports; ports themselves need
+# Landlock ABI 10 (or the supervisor), so asking for them fails closed.
+expect_denied "filtered, no UDP port: no UDP" \
+	llw -p default -- "$PROBE" udp-send 127.0.0.1 "$P1"
+if [ "$abi" -lt 10 ]; then
+	expect_status "connect-udp on ABI $abi fails closed" 125 \
+		llw -p default --connect-udp 53 -- "$PROBE" udp-send 127.0.0.1 53
+	expect_output "... naming --best-effort" "best-effort"
+	expect_succeeded "with --best-effort UDP runs, reported" \
+		llw -p default --connect-udp 53 --best-effort -- "$PROBE" udp-send 127.0.0.1 "$P1"
+fi
+expect_succeeded "net host: UDP works" \
+	llw -p default --net host -- "$PROBE" udp-send 127.0.0.1 "$P1"
+
+# Families and protocols (seccomp).
+expect_succeeded "AF_NETLINK/NETLINK_ROUTE is allowed (getifaddrs)" \
+	llw -p default -- "$PROBE" socket 16 3 0
+expect_denied "AF_NETLINK/NETLINK_SOCK_DIAG is not" \
+	llw -p default -- "$PROBE" socket 16 3 4
+expect_denied "AF_PACKET is not" llw -p default -- "$PROBE" socket 17 3 0
+expect_denied "AF_VSOCK is not" llw -p default -- "$PROBE" socket 40 1 0
+expect_denied "MPTCP is not" llw -p default --net host -- "$PROBE" socket 2 1 262
+expect_denied "SCTP is not" llw -p default --net host -- "$PROBE" socket 2 1 132
+expect_denied "raw IP is not" llw -p default --net host -- "$PROBE" socket 2 3 1
+expect_denied "ICMP datagram (ping) is not" llw -p default --net host -- "$PROBE" socket 2 2 1
+expect_succeeded "plain TCP is" llw -p default --net host -- "$PROBE" socket 2 1 6
+
+done_testing

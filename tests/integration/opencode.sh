@@ -1,2 +1,63 @@
 #!/bin/sh
-echo 1..0 # SKIP not written yet
+# The real agent: opencode (npm opencode-ai) under -p opencode, as an
+# unprivileged user: --version, and `opencode serve` answering over HTTP
+# while the secrets beside the project stay out of reach.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+OPENCODE=$(command -v opencode || true)
+if [ -z "$OPENCODE" ]; then
+	skip "opencode is not installed (npm install -g opencode-ai)"
+	done_testing
+	exit
+fi
+if [ "$(landlock_abi)" -lt 4 ]; then
+	skip "the opencode profile needs Landlock ABI 4 (TCP port rules)"
+	done_testing
+	exit
+fi
+
+run llw -p opencode -- opencode --version
+expect_rc "opencode --version runs under -p opencode" 0
+expect_output "... and prints its version" "^[0-9]+\.[0-9]+\.[0-9]+"
+
+run llw -p opencode --explain -- opencode
+expect_output "the opencode profile applies with file:line provenance" "opencode.ini:[0-9]+"
+
+port=$(free_port)
+as_user "$LLWRAP" -p opencode --bind-tcp "$port" -- \
+	opencode serve --hostname 127.0.0.1 --port "$port" >"$T/serve.log" 2>&1 &
+serve_pid=$!
+bg_pids="$serve_pid"
+code=
+i=0
+while [ $i -lt 120 ]; do
+	code=$(curl -s -o "$T/doc" -w '%{http_code}' "http://127.0.0.1:$port/doc" 2>/dev/null || true)
+	case "$code" in [1-5]??) break ;; esac
+	kill -0 "$serve_pid" 2>/dev/null || break
+	sleep 0.5
+	i=$((i + 1))
+done
+case "$code" in
+2??) ok "opencode serve answers over HTTP on 127.0.0.1:$port (status $code)" ;;
+*) not_ok "opencode serve answers over HTTP"; diag "last status '$code'"; sed 's/^/# /' "$T/serve.log" | tail -20 ;;
+esac
+run curl -s "http://127.0.0.1:$port/config"
+expect_output "its API works (GET /config)" "\{"
+
+# The server runs as the sandboxed user; what can it reach?  Ask the
+# sandbox's own shell the same way the agent's bash tool would run.
+expect_denied "under -p opencode, ~/.ssh is unreadable" \
+	llw -p opencode -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+expect_denied "... ~/.bashrc cannot be written" \
+	llw -p opencode -- "$PROBE" append "$HOME_DIR/.bashrc"
+expect_succeeded "... the project can be written" \
+	llw -p opencode -- "$PROBE" write "$PROJ/agent-output.txt"
+expect_succeeded "... its state directory can be written" \
+	llw -p opencode -- "$PROBE" write "$HOME_DIR/.local/share/opencode/llw-test"
+expect_denied "... a host unix socket cannot even be created" \
+	llw -p opencode -- "$PROBE" unix-socket
+
+kill "$serve_pid" 2>/dev/null
+wait "$serve_pid" 2>/dev/null
+bg_pids=
+done_testing

@@ -1,2 +1,96 @@
 #!/bin/sh
-echo 1..0 # SKIP not written yet
+# Process isolation: ptrace and signals stay inside (Landlock scopes),
+# the environment is scrubbed, inherited fds are closed, no llwrap
+# process stays behind, and root gets no more than a user.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+abi=$(landlock_abi)
+
+# A process outside the sandbox, owned by the same user.
+as_user sleep 300 &
+outside_pid=$!
+bg_pids="$outside_pid"
+sleep 0.2
+victim=$(pgrep -u "$TEST_UID" -n -x sleep || echo "$outside_pid")
+
+if [ "$abi" -ge 6 ]; then
+	expect_denied "a signal to a process outside is refused" \
+		llw -p default -- "$PROBE" kill "$victim" 0
+	kill -0 "$victim" 2>/dev/null && ok "... and that process lives" || not_ok "the outside process died"
+	expect_succeeded "a signal to the sandbox's own child works" \
+		llw -p default -- /bin/sh -c "sleep 5 & exec $PROBE kill \$! 15"
+else
+	skip "Landlock ABI $abi has no signal scoping (needs 6)"
+fi
+expect_denied "ptrace of the parent (outside) is refused" \
+	llw -p default -- "$PROBE" ptrace-parent
+expect_denied "ptrace of a process outside is refused" \
+	llw -p default -- "$PROBE" ptrace-pid "$victim"
+expect_denied "/proc/PID/environ of a process outside is unreadable" \
+	llw -p default -- "$PROBE" proc-read "$victim" environ
+expect_succeeded "ptrace of its own child works (debuggers)" \
+	llw -p default -- /bin/sh -c "sleep 5 & exec $PROBE ptrace-pid \$!"
+expect_denied "[process] ptrace = deny refuses that too" \
+	llw -p default -p "$LLW_DATA/profiles/ptrace-deny.ini" -- /bin/sh -c "sleep 5 & exec $PROBE ptrace-pid \$!"
+
+# The environment.
+run llw -p default -- /usr/bin/env
+if printf '%s' "$out" | grep -q "llw-secret"; then
+	not_ok "secrets are scrubbed from the environment"; diag "$out"
+else
+	ok "SSH_AUTH_SOCK, AWS_SECRET_ACCESS_KEY and GITHUB_TOKEN are gone"
+fi
+expect_output "HOME and PATH are kept" "^HOME=$HOME_DIR"
+expect_output "PWD is the project directory" "^PWD=$PROJ$"
+run llw -p default --env-keep 'GITHUB_*' --env-set LLW_X=1 -- /usr/bin/env
+expect_output "--env-keep keeps a glob" "^GITHUB_TOKEN=llw-secret-gh$"
+expect_output "--env-set sets a variable" "^LLW_X=1$"
+run llw -p default --env-unset HOME -- /usr/bin/env
+if printf '%s' "$out" | grep -q '^HOME='; then not_ok "--env-unset removes HOME"; else ok "--env-unset removes HOME"; fi
+
+# Inherited file descriptors.
+run as_user /bin/sh -c "exec 5<'$PROJ/src/main.c' 7<'$PROJ/src/main.c'; exec $LLWRAP --rx $LLW_HELPERS -p default -- $PROBE fds"
+if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -Eq '^(5|7)$'; then
+	ok "inherited fds 5 and 7 are closed"
+else
+	not_ok "inherited fds are closed"; diag "$out"
+fi
+run as_user /bin/sh -c "exec 5<'$PROJ/src/main.c' 7<'$PROJ/src/main.c'; exec $LLWRAP --rx $LLW_HELPERS -p default --keep-fd 5 -- $PROBE fds"
+if printf '%s' "$out" | grep -q '^5$' && ! printf '%s' "$out" | grep -q '^7$'; then
+	ok "--keep-fd 5 keeps 5 and only 5"
+else
+	not_ok "--keep-fd 5"; diag "$out"
+fi
+expect_status "--keep-fd of a closed fd is an error" 125 \
+	llw -p default --keep-fd 9 -- /bin/true
+
+# No process stays behind: llwrap becomes the command.
+run as_user /bin/sh -c "$LLWRAP -p default -- /bin/sh -c 'echo \$\$' & echo \$!; wait"
+pids=$(printf '%s\n' "$out" | sort -u | wc -l)
+if [ "$rc" -eq 0 ] && [ "$pids" -eq 1 ]; then
+	ok "the command runs in llwrap's own process"
+else
+	not_ok "the command runs in llwrap's own process"; diag "$out"
+fi
+run llw -p default -- /bin/sh -c 'cat /proc/self/status'
+expect_output "no_new_privs is set" "^NoNewPrivs:[[:space:]]+1"
+expect_output "seccomp is in filter mode" "^Seccomp:[[:space:]]+2"
+
+# Root: the same policy holds, and no capability survives.
+if [ "$(id -u)" -eq 0 ]; then
+	run env HOME="$HOME_DIR" "$LLWRAP" --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+	expect_rc "as root, ~/.ssh is still unreadable" 1
+	run env HOME="$HOME_DIR" "$LLWRAP" -p default -C "$PROJ" -- /bin/sh -c 'grep -E "^Cap(Eff|Prm|Inh|Amb|Bnd)" /proc/self/status'
+	if [ "$rc" -eq 0 ] && ! printf '%s\n' "$out" | grep -vq '0000000000000000$'; then
+		ok "as root, every capability set is empty"
+	else
+		not_ok "as root, every capability set is empty"; diag "$out"
+	fi
+	expect_status "as root, a write outside is refused" 1 \
+		env HOME="$HOME_DIR" "$LLWRAP" --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" write /etc/llwrap-test
+	[ ! -e /etc/llwrap-test ] && ok "... and /etc is untouched" || { not_ok "/etc/llwrap-test created"; rm -f /etc/llwrap-test; }
+else
+	skip "not root: the root case is tested when the suite runs as root"
+fi
+
+done_testing

@@ -1,2 +1,100 @@
 #!/bin/sh
-echo 1..0 # SKIP not written yet
+# Profiles end to end: every bad input is exit 125 with file:line and
+# nothing run; precedence as DESIGN.md §4 describes it.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+P=$T/profiles
+mkdir -p "$P"
+marker=$PROJ/ran
+
+# bad NAME LINE CONTENT DESC: the profile is refused with NAME.ini:LINE in
+# the message, exit 125, and the command never runs.
+bad() {
+	name=$1 line=$2 content=$3 desc=$4
+	printf '%b' "$content" >"$P/$name.ini"
+	rm -f "$marker"
+	run llw -p "$P/$name.ini" -- /bin/sh -c "touch $marker"
+	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] &&
+		printf '%s' "$out" | grep -q "$name.ini:$line"; then
+		ok "$desc: 125, $name.ini:$line named, nothing run"
+	else
+		not_ok "$desc"
+		diag "status $rc, ran: $([ -e "$marker" ] && echo yes || echo no): $out"
+	fi
+}
+
+bad unknown-key 2 '[filesystem]\nread = /etc\n' "an unknown key"
+bad unknown-section 3 '[filesystem]\nro = /etc\n[nonsense]\n' "an unknown section"
+bad unknown-var 2 '[filesystem]\nro = ${NOPE}/x\n' "an unknown variable"
+bad relative 2 '[filesystem]\nrw = src\n' "a relative path"
+bad bad-port 2 '[network]\nconnect-tcp = 443 70000\n' "a port out of range"
+bad bad-range 2 '[network]\nconnect-tcp = 90-80\n' "a reversed port range"
+bad bad-mode 2 '[network]\nmode = open\n' "an unknown network mode"
+bad bad-bool 2 '[profile]\nbest-effort = maybe\n' "a bad boolean"
+bad bad-cidr 2 '[network]\nallow-cidr = 10.0.0.0/33\n' "a malformed CIDR"
+long=$(printf '%0250d' 0 | tr 0 a)
+bad long-line 2 "[filesystem]\nro = /$long\n" "an over-long line"
+longsec=$(printf '%060d' 0 | tr 0 s)
+bad long-section 1 "[$longsec]\n" "an over-long section name"
+printf '[profile]\ninclude = %s/cycle-b.ini\n' "$P" >"$P/cycle-a.ini"
+printf '[profile]\ninclude = %s/cycle-a.ini\n' "$P" >"$P/cycle-b.ini"
+rm -f "$marker"
+run llw -p "$P/cycle-a.ini" -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q cycle; then
+	ok "an include cycle is refused and named"
+else
+	not_ok "an include cycle"; diag "$rc: $out"
+fi
+printf '[filesystem]\nro = /etc\n' >"$P/unreadable.ini"
+chmod 000 "$P/unreadable.ini"
+run llw -p "$P/unreadable.ini" -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q "unreadable.ini"; then
+	ok "an unreadable profile is refused and named"
+else
+	not_ok "an unreadable profile"; diag "$rc: $out"
+fi
+expect_status "an unknown profile name is 125" 125 llw -p no-such-profile -- /bin/true
+expect_output "... and the search path is shown" "no-such-profile"
+
+# .llwrap.ini may only tighten.
+printf '[filesystem]\nrw = %s\n' "$HOME_DIR" >"$PROJ/.llwrap.ini"
+chown "$TEST_UID:$TEST_GID" "$PROJ/.llwrap.ini"
+rm -f "$marker"
+run llw -p default -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q '.llwrap.ini:2'; then
+	ok ".llwrap.ini that widens (rw ~) is refused with file:line"
+else
+	not_ok ".llwrap.ini that widens"; diag "$rc: $out"
+fi
+printf '[network]\nmode = host\n' >"$PROJ/.llwrap.ini"
+expect_status ".llwrap.ini that opens the network is refused" 125 llw -p default -- /bin/true
+printf '[filesystem]\nro = %s/src\n' "$PROJ" >"$PROJ/.llwrap.ini"
+run llw -p default --best-effort -q -- "$PROBE" write "$PROJ/src/new.c"
+expect_rc ".llwrap.ini that tightens (ro src) applies" 1
+expect_succeeded "... while the rest of the project stays writable" \
+	llw -p default --best-effort -q -- "$PROBE" write "$PROJ/top.txt"
+rm -f "$PROJ/.llwrap.ini"
+
+# Precedence: the command line beats profiles; later -p beats earlier.
+printf '[filesystem]\nro = %s\n' "$OUTSIDE" >"$P/ro-outside.ini"
+printf '[filesystem]\nrw = %s\n' "$OUTSIDE" >"$P/rw-outside.ini"
+expect_succeeded "-p ro then -p rw: rw wins" \
+	llw -p default -p "$P/ro-outside.ini" -p "$P/rw-outside.ini" -- "$PROBE" write "$OUTSIDE/a"
+expect_denied "-p rw then -p ro: ro wins" \
+	llw -p default -p "$P/rw-outside.ini" -p "$P/ro-outside.ini" -- "$PROBE" write "$OUTSIDE/b"
+expect_denied "--deny on the command line beats a profile's rw" \
+	llw -p default -p "$P/rw-outside.ini" --deny "$OUTSIDE" -- "$PROBE" read "$OUTSIDE/file"
+expect_succeeded "ro OUTSIDE from a profile: readable" \
+	llw -p default -p "$P/ro-outside.ini" -- "$PROBE" read "$OUTSIDE/file"
+expect_denied "'ro = none' in a later profile clears it" \
+	llw -p default -p "$P/ro-outside.ini" -p "$LLW_DATA/profiles/clear-ro.ini" -- "$PROBE" read "$OUTSIDE/file"
+
+# [match]: a profile on the path applies by itself to a matching command.
+mkdir -p "$T/ppath"
+printf '[filesystem]\nro = %s\n[match]\ncommand = probe\n' "$OUTSIDE" >"$T/ppath/auto.ini"
+run as_user env LLWRAP_PROFILE_PATH="$T/ppath:$LLW_SRCDIR/conf" "$LLWRAP" --rx "$LLW_HELPERS" -p default -- "$PROBE" read "$OUTSIDE/file"
+expect_rc "a [match] profile applies to its command" 0
+run as_user env LLWRAP_PROFILE_PATH="$T/ppath:$LLW_SRCDIR/conf" "$LLWRAP" --rx "$LLW_HELPERS" -p default -- /bin/cat "$OUTSIDE/file"
+expect_rc "... and not to another command" 1
+
+done_testing

@@ -1,2 +1,83 @@
 #!/bin/sh
-echo 1..0 # SKIP not written yet
+# The seccomp layer (L2): each escape route next to its legitimate twin.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+expect_denied "AF_UNIX socket() is refused by default" \
+	llw -p default -- "$PROBE" unix-socket
+expect_denied "... also with high bits set in the family argument" \
+	llw -p default -- "$PROBE" socket 0x100000001 1 0
+if [ "$(landlock_abi)" -lt 9 ]; then
+	expect_status "unix-sockets = allow fails closed before Landlock ABI 9" 125 \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
+	expect_succeeded "... and with --best-effort permits AF_UNIX" \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" --best-effort -q -- "$PROBE" unix-socket
+else
+	expect_succeeded "unix-sockets = allow permits AF_UNIX" \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
+fi
+expect_succeeded "socketpair(AF_UNIX, SOCK_STREAM) works (IPC of forked workers)" \
+	llw -p default -- "$PROBE" socketpair-stream
+expect_denied "socketpair(AF_UNIX, SOCK_DGRAM) does not" \
+	llw -p default -- "$PROBE" socketpair-dgram
+
+expect_denied "io_uring_setup is refused" llw -p default -- "$PROBE" io-uring-setup
+expect_output "... with ENOSYS, so libraries fall back" "ENOSYS"
+expect_denied "clone3 is refused with ENOSYS" llw -p default -- "$PROBE" clone3
+expect_output "... ENOSYS" "ENOSYS"
+expect_succeeded "fork and exec still work" llw -p default -- "$PROBE" exec /bin/true
+
+expect_denied "a new user namespace cannot be made" llw -p default -- "$PROBE" unshare-user
+expect_denied "nor a mount namespace" llw -p default -- "$PROBE" unshare-mount
+expect_denied "mount is refused" llw -p default -- "$PROBE" mount-tmpfs "$PROJ"
+expect_denied "bpf is refused" llw -p default -- "$PROBE" bpf
+expect_denied "perf_event_open is refused" llw -p default -- "$PROBE" perf-event-open
+expect_denied "userfaultfd is refused" llw -p default -- "$PROBE" userfaultfd
+expect_denied "keyctl is refused" llw -p default -- "$PROBE" keyctl
+expect_denied "personality(READ_IMPLIES_EXEC) is refused" llw -p default -- "$PROBE" personality-rie
+expect_denied "a seccomp user-notification listener is refused" llw -p default -- "$PROBE" seccomp-listener
+expect_denied "an unknown syscall number gives ENOSYS" llw -p default -- "$PROBE" syscall 470
+expect_output "... ENOSYS" "ENOSYS"
+
+# TIOCSTI needs a terminal: give the probe one with script(1) if present.
+if command -v script >/dev/null 2>&1; then
+	run as_user script -qec "$LLWRAP --rx $LLW_HELPERS -p default -- $PROBE tiocsti" /dev/null
+	case "$out" in
+	*DENIED*EPERM*) ok "TIOCSTI into the terminal is refused" ;;
+	*) not_ok "TIOCSTI into the terminal is refused"; diag "$out" ;;
+	esac
+	run as_user script -qec "$PROBE tiocsti" /dev/null
+	case "$out" in
+	*SUCCEEDED*|*DENIED*EIO*|*DENIED*EPERM*) ok "(outside the sandbox the probe reaches the ioctl: $(echo "$out" | tr -d '\r' | head -1))" ;;
+	*) not_ok "tiocsti probe outside"; diag "$out" ;;
+	esac
+	run as_user script -qec "$LLWRAP --rx $LLW_HELPERS -p default -- $PROBE tioclinux" /dev/null
+	case "$out" in
+	*DENIED*EPERM*) ok "TIOCLINUX is refused" ;;
+	*) not_ok "TIOCLINUX is refused"; diag "$out" ;;
+	esac
+else
+	skip "script(1) missing: no terminal for the TIOCSTI test"
+fi
+
+# Other syscall tables.
+run as_user "$PROBE" i386-getpid
+if [ "$rc" -ne 0 ]; then
+	skip "this kernel runs no i386 syscalls at all (probe outside: status $rc)"
+else
+	run llw -p default -- "$PROBE" i386-getpid
+	if [ "$rc" -eq 159 ]; then
+		ok "an i386 int 0x80 syscall kills the process (SIGSYS)"
+	else
+		not_ok "an i386 int 0x80 syscall kills the process"
+		diag "status $rc: $out"
+	fi
+fi
+run llw -p default -- "$PROBE" x32-getpid
+if [ "$rc" -eq 159 ] || [ "$rc" -eq 1 ]; then
+	ok "an x32 syscall is killed or refused (status $rc)"
+else
+	not_ok "an x32 syscall is killed or refused"
+	diag "status $rc: $out"
+fi
+
+done_testing

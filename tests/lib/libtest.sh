@@ -1,0 +1,190 @@
+# libtest.sh: sourced by tests/integration/*.sh.
+#
+# TAP output (ok / not ok / skip / done_testing), a scratch directory
+# removed on exit, and a fixture: a home with secrets, a project, another
+# project, all owned by the unprivileged user the sandboxed commands run
+# as.  Every security check asserts the denial *and* the legitimate
+# neighbour.  The scratch directory lives in the build tree, not /tmp,
+# because the shipped profiles make /tmp writable.
+
+set -u
+
+: "${LLWRAP:?run through make check}"
+: "${LLW_HELPERS:?run through make check}"
+: "${LLW_BUILDDIR:?run through make check}"
+PROBE=$LLW_HELPERS/probe
+
+test_count=0
+test_failed=0
+test_skipped=0
+
+ok() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - $*"
+}
+
+not_ok() {
+	test_count=$((test_count + 1))
+	test_failed=$((test_failed + 1))
+	echo "not ok $test_count - $*"
+}
+
+skip() {
+	test_count=$((test_count + 1))
+	test_skipped=$((test_skipped + 1))
+	echo "ok $test_count # SKIP $*"
+}
+
+diag() {
+	echo "# $*"
+}
+
+done_testing() {
+	echo "1..$test_count"
+	[ "$test_skipped" -eq 0 ] || diag "$test_skipped skipped"
+	[ "$test_failed" -eq 0 ]
+}
+
+# Scratch space, readable by the test user.
+mkdir -p "$LLW_BUILDDIR/tests"
+T=$(mktemp -d "$LLW_BUILDDIR/tests/run.XXXXXX")
+chmod 755 "$T"
+cleanup() {
+	[ -n "${bg_pids:-}" ] && kill $bg_pids 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# The sandboxed commands run as an unprivileged user.  As root (CI) that
+# is nobody (65534) with no groups and no capabilities; otherwise the
+# caller is already unprivileged.
+if [ "$(id -u)" -eq 0 ]; then
+	TEST_UID=65534
+	TEST_GID=65534
+else
+	TEST_UID=$(id -u)
+	TEST_GID=$(id -g)
+fi
+
+HOME_DIR=$T/home
+PROJ=$HOME_DIR/work/proj
+OTHER=$HOME_DIR/work/other
+OUTSIDE=$T/outside
+
+# A clean environment for the test user, plus a few secrets the sandbox
+# must scrub.
+user_env() {
+	env -i HOME="$HOME_DIR" USER=llwtest LOGNAME=llwtest \
+		PATH=/usr/local/bin:/usr/bin:/bin SHELL=/bin/sh TERM=dumb \
+		LANG=C.UTF-8 LLWRAP_PROFILE_PATH="${LLWRAP_PROFILE_PATH:-}" \
+		SSH_AUTH_SOCK=/run/user/1000/ssh-agent.sock \
+		AWS_SECRET_ACCESS_KEY=llw-secret-aws GITHUB_TOKEN=llw-secret-gh \
+		"$@"
+}
+
+# as_user CMD...: run CMD as the test user in the project directory.
+as_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		(cd "$PROJ" && user_env setpriv --reuid="$TEST_UID" \
+			--regid="$TEST_GID" --clear-groups --inh-caps=-all \
+			--bounding-set=-all -- "$@")
+	else
+		(cd "$PROJ" && user_env "$@")
+	fi
+}
+
+# llw ARGS...: llwrap as the test user, with the probe helper executable.
+llw() {
+	as_user "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+}
+
+setup_fixture() {
+	mkdir -p "$HOME_DIR/.ssh" "$HOME_DIR/.aws" "$PROJ/src" "$OTHER" \
+		"$OUTSIDE" "$HOME_DIR/.config"
+	echo "-----BEGIN OPENSSH PRIVATE KEY----- llw-secret" >"$HOME_DIR/.ssh/id_ed25519"
+	echo "[default] aws_secret_access_key = llw-secret" >"$HOME_DIR/.aws/credentials"
+	echo "# bashrc" >"$HOME_DIR/.bashrc"
+	echo "other project secret" >"$OTHER/notes.txt"
+	echo "outside" >"$OUTSIDE/file"
+	echo "int main(void) { return 0; }" >"$PROJ/src/main.c"
+	chmod 600 "$HOME_DIR/.ssh/id_ed25519"
+	chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR" "$OUTSIDE"
+}
+setup_fixture
+
+# run_capture VAR CMD...: run CMD, store stdout+stderr in $out and the
+# status in $rc.
+out=
+rc=0
+run() {
+	out=$("$@" 2>&1)
+	rc=$?
+}
+
+# expect_succeeded DESC CMD...: the probe reports the operation worked.
+expect_succeeded() {
+	desc=$1
+	shift
+	run "$@"
+	case "$rc:$out" in
+	0:*SUCCEEDED*) ok "$desc" ;;
+	*) not_ok "$desc"; diag "status $rc: $out" ;;
+	esac
+}
+
+# expect_denied DESC CMD...: the probe reports the operation failed with
+# an errno (exit 1), not a setup error, not a crash.
+expect_denied() {
+	desc=$1
+	shift
+	run "$@"
+	case "$rc:$out" in
+	1:*DENIED*) ok "$desc" ;;
+	*) not_ok "$desc"; diag "status $rc: $out" ;;
+	esac
+}
+
+# expect_status DESC STATUS CMD...
+expect_status() {
+	desc=$1
+	want=$2
+	shift 2
+	run "$@"
+	if [ "$rc" -eq "$want" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diag "wanted status $want, got $rc: $out"
+	fi
+}
+
+# expect_rc DESC STATUS: the last run ended with STATUS.
+expect_rc() {
+	if [ "$rc" -eq "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "wanted status $2, got $rc: $out"
+	fi
+}
+
+# expect_output DESC PATTERN: the last run's output matches the grep -E
+# PATTERN.
+expect_output() {
+	if printf '%s\n' "$out" | grep -Eq -- "$2"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "output does not match /$2/: $out"
+	fi
+}
+
+# The running Landlock ABI (0 when unavailable).
+landlock_abi() {
+	python3 -c 'import ctypes; r = ctypes.CDLL(None).syscall(444, None, 0, 1); print(r if r > 0 else 0)'
+}
+
+# A free TCP port on loopback (the kernel's choice, released again).
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
