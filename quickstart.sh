@@ -1,0 +1,51 @@
+#!/bin/sh
+# quickstart.sh: set up, build and try llwrap on a fresh Debian or Ubuntu.
+#
+#   ./quickstart.sh          install what is missing (apt), build, and run
+#                            a command under llwrap
+#
+# The test suite is then `make check`.  Nothing here needs root except the
+# package installation, which uses sudo when you are not root.
+set -eu
+cd "$(dirname "$0")"
+
+pkgs="build-essential autoconf automake pkg-config libseccomp-dev \
+libinih-dev libnl-3-dev libnl-route-3-dev libcap-ng-dev libcmocka-dev \
+bubblewrap python3 util-linux bsdutils"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "quickstart: installing:$missing"
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
+fi
+
+[ -x configure ] || ./autogen.sh
+[ -f Makefile ] || ./configure --enable-werror
+make -j"$(nproc)"
+
+echo
+echo "quickstart: llwrap --check"
+./llwrap --check || true
+echo
+echo "quickstart: a shell under the default profile, in this directory:"
+LLWRAP_PROFILE_PATH=$PWD/conf ./llwrap -p default -- /bin/sh -c '
+	echo "  sandboxed shell running as $(id -un) in $PWD"
+	if cat ~/.ssh/id_* >/dev/null 2>&1 || ls ~ >/dev/null 2>&1; then
+		echo "  the home directory is readable: NOT sandboxed"; exit 1
+	fi
+	echo "  ~ and ~/.ssh: not readable"
+	if touch ~/.llwrap-quickstart 2>/dev/null; then
+		echo "  wrote into ~: NOT sandboxed"; exit 1
+	fi
+	echo "  writing outside the project: refused"
+	echo "  writing inside the project: $(touch .llwrap-quickstart && rm .llwrap-quickstart && echo allowed)"
+'
+echo
+echo "quickstart: done.  Run the test suite with: make check"
