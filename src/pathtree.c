@@ -1,2 +1,1162 @@
-/* placeholder: being written */
+/*
+ * Path compilation (DESIGN.md §5).  The contract is in pathtree.h; this
+ * comment explains how it is met.
+ *
+ * The rules are resolved, reduced to one per resolved path and put into a
+ * trie whose nodes are the rule paths and their ancestors.  Each node has a
+ * desired access: that of its longest prefix rule.  The trie is then walked
+ * from the root with two pieces of state, the Landlock rights inherited
+ * from the rules emitted above (Landlock grants are a union down the tree)
+ * and the mount view set by the nearest mask above, if any.  At each node:
+ *
+ *  - Landlock: when the node needs rights nothing above grants, it gets a
+ *    rule.  If some rule beneath wants less than that rule would grant
+ *    (the node's "forbidden" bits), the node is either granted whole and
+ *    the narrower rules beneath become mount masks (writable node, masks
+ *    available), or it is hole punched: the node keeps only what no rule
+ *    beneath forbids, and every other entry of the directory gets the
+ *    node's access by its own rule.  Punching a writable node without masks
+ *    is refused unless best effort, which records the loss.
+ *  - Masks: when the rights that reach the node, seen through the mount
+ *    view above, differ from what it wants, the node gets a mask with its
+ *    own access; masks nested in masks re-expose the real path.
+ *
+ * When masks are available, rules beneath a writable rule are handled by
+ * masks whatever their ancestors grant, so they do not constrain (punch)
+ * the ancestors above that writable rule.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "pathtree.h"
+#include "strv.h"
+#include "xalloc.h"
+
+#define RO_BITS (LLW_FS_READ_FILE | LLW_FS_READ_DIR)
+#define RW_BITS                                                                \
+	(RO_BITS | LLW_FS_WRITE_FILE | LLW_FS_REMOVE_DIR |                     \
+	 LLW_FS_REMOVE_FILE | LLW_FS_MAKE_DIR | LLW_FS_MAKE_REG |              \
+	 LLW_FS_MAKE_SOCK | LLW_FS_MAKE_FIFO | LLW_FS_MAKE_SYM |               \
+	 LLW_FS_REFER | LLW_FS_TRUNCATE | LLW_FS_IOCTL_DEV)
+#define ALL_BITS (RW_BITS | LLW_FS_EXECUTE)
+
+uint64_t
+pathtree_access_bits(enum llw_access a)
+{
+	switch (a) {
+	case LLW_ACCESS_DENY:
+		return 0;
+	case LLW_ACCESS_RO:
+		return RO_BITS;
+	case LLW_ACCESS_RX:
+		return RO_BITS | LLW_FS_EXECUTE;
+	case LLW_ACCESS_RW:
+		return RW_BITS;
+	case LLW_ACCESS_RWX:
+		return RW_BITS | LLW_FS_EXECUTE;
+	}
+	return 0;
+}
+
+/*
+ * Private equivalents of policy_access_name() and policy_access_writable(),
+ * so this pure module depends on policy.h for types only.
+ */
+static const char *
+pathtree_level_name(enum llw_access a)
+{
+	static const char *const names[] = { "deny", "ro", "rx", "rw", "rwx" };
+
+	if ((unsigned)a >= ARRAY_SIZE(names))
+		return "?";
+	return names[a];
+}
+
+static bool
+pathtree_writable(enum llw_access a)
+{
+	return a == LLW_ACCESS_RW || a == LLW_ACCESS_RWX;
+}
+
+/* The level whose bits are exactly b; intersections of levels are levels. */
+static enum llw_access
+pathtree_level_of(uint64_t b)
+{
+	for (int a = LLW_ACCESS_DENY; a <= LLW_ACCESS_RWX; a++)
+		if (pathtree_access_bits(a) == b)
+			return a;
+	return LLW_ACCESS_DENY;
+}
+
+/*
+ * Compare paths component by component: "/" sorts before every other
+ * byte, so a directory's subtree is contiguous ("/a", "/a/b", "/a-b").
+ */
+static int
+pathtree_pathcmp(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a;
+	const unsigned char *y = (const unsigned char *)b;
+	int cx, cy;
+
+	while (*x != '\0' && *x == *y) {
+		x++;
+		y++;
+	}
+	if (*x == *y)
+		return 0;
+	cx = *x == '/' ? 1 : *x == '\0' ? 0 : *x + 1;
+	cy = *y == '/' ? 1 : *y == '\0' ? 0 : *y + 1;
+	return cx < cy ? -1 : 1;
+}
+
+static char *
+pathtree_join(const char *dir, const char *name)
+{
+	if (strcmp(dir, "/") == 0)
+		return xasprintf("/%s", name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+/* Append s to the vector *v of *n strings, amortised (strv_push is O(n)). */
+static void
+pathtree_push(char ***v, size_t *n, size_t *cap, char *s)
+{
+	if (*n + 1 >= *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		*v = xreallocarray(*v, *cap, sizeof(char *));
+	}
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
+}
+
+/* The real filesystem. */
+
+static int
+pathtree_real_resolve(void *ctx, const char *path, char **out)
+{
+	_cleanup_free_ char *prefix = NULL;
+	char *r, *slash;
+
+	(void)ctx;
+	if (path[0] != '/')
+		return -EINVAL;
+	r = realpath(path, NULL);
+	if (r != NULL) {
+		*out = r;
+		return 0;
+	}
+	if (errno != ENOENT && errno != ENOTDIR)
+		return -errno;
+
+	/* Strip components until a prefix exists; append the rest as is. */
+	prefix = xstrdup(path);
+	for (;;) {
+		slash = strrchr(prefix, '/');
+		if (slash == prefix) {
+			prefix[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+		r = realpath(prefix, NULL);
+		if (r != NULL)
+			break;
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		if (strcmp(prefix, "/") == 0)
+			return -ENOENT;
+	}
+	/* path + strlen(prefix) is the missing part, starting with '/'
+	 * (or, for the root prefix, the path itself). */
+	if (strcmp(prefix, "/") == 0)
+		*out = strcmp(r, "/") == 0 ? xstrdup(path)
+					   : xasprintf("%s%s", r, path);
+	else
+		*out = strcmp(r, "/") == 0
+			       ? xstrdup(path + strlen(prefix))
+			       : xasprintf("%s%s", r, path + strlen(prefix));
+	free(r);
+	return 0;
+}
+
+static int
+pathtree_real_stat(void *ctx, const char *path, bool *is_dir)
+{
+	struct stat st;
+
+	(void)ctx;
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return -errno;
+	}
+	*is_dir = S_ISDIR(st.st_mode);
+	return 1;
+}
+
+static int
+pathtree_strcmpp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+pathtree_real_list(void *ctx, const char *path, char ***names)
+{
+	_cleanup_strv_ char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	(void)ctx;
+	d = opendir(path);
+	if (d == NULL)
+		return -errno;
+	v = xcalloc(1, sizeof(char *));
+	cap = 1;
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		pathtree_push(&v, &n, &cap, xstrdup(de->d_name));
+	}
+	r = -errno;
+	closedir(d);
+	if (r < 0)
+		return r;
+	qsort(v, n, sizeof(char *), pathtree_strcmpp);
+	*names = steal_pointer(&v);
+	return 0;
+}
+
+static int
+pathtree_real_resolve_at(void *ctx, const char *dir, const char *name,
+			 char **out, bool *is_dir)
+{
+	_cleanup_free_ char *path = pathtree_join(dir, name);
+	_cleanup_free_ char *res = NULL;
+	struct stat st;
+	int r;
+
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		*out = steal_pointer(&path);
+		return 0;
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		*is_dir = S_ISDIR(st.st_mode);
+		*out = steal_pointer(&path);
+		return 1;
+	}
+	r = pathtree_real_resolve(ctx, path, &res);
+	if (r < 0)
+		return r;
+	r = pathtree_real_stat(ctx, res, is_dir);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&res);
+	return r;
+}
+
+const struct pathtree_fs pathtree_fs_real = {
+	.resolve = pathtree_real_resolve,
+	.resolve_at = pathtree_real_resolve_at,
+	.stat = pathtree_real_stat,
+	.list = pathtree_real_list,
+	.ctx = NULL,
+};
+
+/* The compiler. */
+
+/* What resolution learnt about a path. */
+enum rstate {
+	RS_UNKNOWN = 0, /* ask fs->stat */
+	RS_MISSING,
+	RS_DIR,
+	RS_FILE,
+	RS_UNREACHABLE, /* permission denied on the way */
+};
+
+/* One configured rule after resolution. */
+struct rrule {
+	const struct llw_path_rule *rule;
+	char *path; /* resolved */
+	size_t idx; /* position in p->paths: later wins a tie */
+	enum rstate state;
+};
+
+struct node {
+	char *path;
+	const char *name; /* last component, inside path */
+	struct node *parent;
+	struct node **kids; /* sorted by name */
+	size_t n_kids;
+	bool is_dir;
+
+	/* The winning rule at this path, if any; base is the best rule that
+	 * is not config-file protection, when the winner is one. */
+	const struct rrule *rule;
+	const struct rrule *base;
+
+	enum llw_access want;	  /* access of the longest prefix rule */
+	const struct rrule *from; /* that rule; NULL for the default deny */
+	uint64_t forbid;	  /* bits some rule beneath does not want */
+	uint64_t up;		  /* what this node forbids its ancestors */
+};
+
+struct compiler {
+	const struct policy *p;
+	const struct pathtree_fs *fs;
+	bool have_masks;
+	struct plan *plan;
+	size_t cap_rules, cap_masks;
+	size_t n_notes, cap_notes, n_lost, cap_lost;
+	char **cause;
+};
+
+static void
+compiler_note(struct compiler *c, char *s)
+{
+	pathtree_push(&c->plan->notes, &c->n_notes, &c->cap_notes, s);
+}
+
+static void
+compiler_lost(struct compiler *c, char *s)
+{
+	pathtree_push(&c->plan->lost, &c->n_lost, &c->cap_lost, s);
+}
+
+static void
+node_free(struct node *n)
+{
+	if (n == NULL)
+		return;
+	for (size_t i = 0; i < n->n_kids; i++)
+		node_free(n->kids[i]);
+	free(n->kids);
+	free(n->path);
+	free(n);
+}
+
+static struct node *
+node_new(struct node *parent, const char *path)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+	const char *slash = strrchr(path, '/');
+
+	n->path = xstrdup(path);
+	n->name = n->path + (slash - path) + 1;
+	n->parent = parent;
+	n->is_dir = true;
+	if (parent != NULL) {
+		/* Paths arrive sorted, so children are appended in order. */
+		parent->kids = xreallocarray(parent->kids, parent->n_kids + 1,
+					     sizeof(*parent->kids));
+		parent->kids[parent->n_kids++] = n;
+	}
+	return n;
+}
+
+/* True when dir is a component-wise prefix of path (or equal). */
+static bool
+pathtree_under(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(dir, path, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+static struct node *
+node_child(const struct node *n, const char *name)
+{
+	size_t lo = 0, hi = n->n_kids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, n->kids[mid]->name);
+
+		if (c == 0)
+			return n->kids[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static const char *
+rule_origin(const struct rrule *r)
+{
+	return r != NULL && r->rule->origin != NULL ? r->rule->origin
+						    : "built-in";
+}
+
+static bool
+rule_is_config(const struct rrule *r)
+{
+	return r->rule->rank == LLW_RANK_CONFIG;
+}
+
+static void
+compiler_add_rule(struct compiler *c, const char *path, uint64_t access,
+		  bool is_dir, const char *origin, bool punched)
+{
+	struct plan *plan = c->plan;
+	struct plan_rule *r;
+
+	/* A rule on a non-directory may carry file rights only. */
+	if (!is_dir)
+		access &= LLW_FS_FILE_RIGHTS;
+	if (access == 0)
+		return;
+	if (plan->n_rules == c->cap_rules) {
+		c->cap_rules = c->cap_rules ? 2 * c->cap_rules : 16;
+		plan->rules = xreallocarray(plan->rules, c->cap_rules,
+					    sizeof(*plan->rules));
+	}
+	r = &plan->rules[plan->n_rules++];
+	r->path = xstrdup(path);
+	r->access = access;
+	r->origin = xstrdup(origin);
+	r->punched = punched;
+}
+
+static void
+compiler_add_mask(struct compiler *c, const struct node *n)
+{
+	struct plan *plan = c->plan;
+	struct plan_mask *m;
+
+	if (plan->n_masks == c->cap_masks) {
+		c->cap_masks = c->cap_masks ? 2 * c->cap_masks : 8;
+		plan->masks = xreallocarray(plan->masks, c->cap_masks,
+					    sizeof(*plan->masks));
+	}
+	m = &plan->masks[plan->n_masks++];
+	m->path = xstrdup(n->path);
+	m->access = n->want;
+	m->is_dir = n->is_dir;
+	m->origin = xstrdup(rule_origin(n->from));
+}
+
+static bool
+node_is_masked_writable(const struct compiler *c, const struct node *n)
+{
+	return c->have_masks && n->rule != NULL && pathtree_writable(n->want);
+}
+
+/*
+ * Bottom-up: what each rule beneath forbids.  A rule forbids the bits it
+ * does not want; beneath a writable rule, when masks are available, the
+ * rules are masked and so forbid nothing to the ancestors above it.
+ */
+static void
+pathtree_forbid(const struct compiler *c, struct node *n)
+{
+	uint64_t own = 0;
+
+	n->forbid = 0;
+	for (size_t i = 0; i < n->n_kids; i++) {
+		pathtree_forbid(c, n->kids[i]);
+		n->forbid |= n->kids[i]->up;
+	}
+	if (n->rule != NULL)
+		own = ALL_BITS & ~pathtree_access_bits(n->want);
+	if (node_is_masked_writable(c, n))
+		n->up = own;
+	else
+		n->up = own | n->forbid;
+}
+
+/* The first rule beneath n (in path order) that forbids one of bits. */
+static const struct node *
+pathtree_witness(const struct compiler *c, const struct node *n, uint64_t bits)
+{
+	for (size_t i = 0; i < n->n_kids; i++) {
+		const struct node *k = n->kids[i], *w;
+
+		if (k->rule != NULL &&
+		    (ALL_BITS & ~pathtree_access_bits(k->want) & bits))
+			return k;
+		if (node_is_masked_writable(c, k))
+			continue;
+		w = pathtree_witness(c, k, bits);
+		if (w != NULL)
+			return w;
+	}
+	return NULL;
+}
+
+static const char *
+node_rule_path(const struct node *n)
+{
+	return n->from != NULL ? n->from->rule->path : "/";
+}
+
+/*
+ * Hole punching at directory n, for the narrower rule w beneath: n keeps
+ * what the caller granted it (g), and every entry of n that is not on the
+ * way to a rule beneath gets n's access by a rule of its own.
+ */
+static int
+pathtree_punch(struct compiler *c, struct node *n, uint64_t g,
+	       const struct node *w)
+{
+	_cleanup_strv_ char **names = NULL;
+	uint64_t want = pathtree_access_bits(n->want);
+	int r;
+
+	r = c->fs->list(c->fs->ctx, n->path, &names);
+	if (r < 0) {
+		*c->cause = xasprintf(
+			"Cannot list %s (%s), which hole punching needs for "
+			"%s %s (%s) inside %s %s (%s); make the directory "
+			"readable or remove the narrower rule.",
+			n->path, strerror(-r), pathtree_level_name(w->want),
+			w->rule->rule->path, rule_origin(w->rule),
+			pathtree_level_name(n->want), node_rule_path(n),
+			rule_origin(n->from));
+		return r;
+	}
+	for (char **e = names; e != NULL && *e != NULL; e++) {
+		_cleanup_free_ char *path = NULL, *res = NULL;
+		bool is_dir = false;
+
+		if (node_child(n, *e) != NULL)
+			continue;
+		path = pathtree_join(n->path, *e);
+		/*
+		 * A symlink needs no rule: access through it is decided at its
+		 * target, and a rule on it would land on the target (rule fds
+		 * are opened following symlinks), which may be the very path
+		 * being hidden.  Dangling entries are skipped too.
+		 */
+		if (c->fs->resolve_at != NULL) {
+			r = c->fs->resolve_at(c->fs->ctx, n->path, *e, &res,
+					      &is_dir);
+			if (r == 0 || r == -EACCES)
+				continue;
+			if (r < 0)
+				goto fail;
+		} else {
+			r = c->fs->stat(c->fs->ctx, path, &is_dir);
+			if (r == 0 || r == -EACCES)
+				continue;
+			if (r < 0)
+				goto fail;
+			r = c->fs->resolve(c->fs->ctx, path, &res);
+			if (r == -EACCES)
+				continue;
+			if (r < 0)
+				goto fail;
+		}
+		if (strcmp(res, path) != 0)
+			continue;
+		if (((is_dir ? want : want & LLW_FS_FILE_RIGHTS) & ~g) == 0)
+			continue;
+		compiler_add_rule(c, path, want, is_dir, rule_origin(n->from),
+				  true);
+		continue;
+	fail:
+		*c->cause =
+			xasprintf("Cannot inspect %s: %s.", path, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static int
+pathtree_visit(struct compiler *c, struct node *n, uint64_t g,
+	       enum llw_access view, bool has_view)
+{
+	uint64_t want = pathtree_access_bits(n->want);
+	uint64_t need = want & ~g, lack, reach, vbits;
+	int r;
+
+	/* The Landlock rights that reach the entries of n (not on the way to
+	 * a rule beneath) once n is handled. */
+	reach = g;
+	if (need != 0) {
+		lack = need & n->forbid;
+		if (lack == 0 ||
+		    (pathtree_writable(n->want) && c->have_masks)) {
+			compiler_add_rule(c, n->path, want, n->is_dir,
+					  rule_origin(n->from),
+					  n->rule == NULL);
+			g |= want;
+			reach = g;
+		} else {
+			const struct node *w = pathtree_witness(c, n, lack);
+			uint64_t keep = want & ~n->forbid;
+
+			if (w == NULL) {
+				*c->cause = xasprintf(
+					"Internal error compiling %s.",
+					n->path);
+				return -EINVAL;
+			}
+
+			if (pathtree_writable(n->want) && !c->p->best_effort) {
+				*c->cause = xasprintf(
+					"%s %s (%s) is inside %s %s (%s), a "
+					"writable directory: Landlock cannot "
+					"take access away beneath it, and "
+					"hiding it without mount masks (L3, "
+					"which needs unprivileged user "
+					"namespaces) would also cut off every "
+					"entry created in %s later; allow user "
+					"namespaces, or run with --best-effort "
+					"to accept that loss.",
+					pathtree_level_name(w->want),
+					w->rule->rule->path,
+					rule_origin(w->rule),
+					pathtree_level_name(n->want),
+					node_rule_path(n), rule_origin(n->from),
+					n->path);
+				return -EPERM;
+			}
+			if ((keep & ~g) != 0)
+				compiler_add_rule(c, n->path, keep, true,
+						  rule_origin(n->from), true);
+			r = pathtree_punch(c, n, g | keep, w);
+			if (r < 0)
+				return r;
+			if (pathtree_writable(n->want))
+				compiler_lost(
+					c,
+					xasprintf(
+						"%s %s (%s): %s itself and "
+						"entries created in it later "
+						"get %s only, because %s %s "
+						"(%s) is hidden by hole "
+						"punching without mount masks",
+						pathtree_level_name(n->want),
+						n->path, rule_origin(n->from),
+						n->path,
+						pathtree_level_name(
+							pathtree_level_of(
+								(g | keep) &
+								want)),
+						pathtree_level_name(w->want),
+						w->rule->rule->path,
+						rule_origin(w->rule)));
+			else if ((want & LLW_FS_READ_DIR) &&
+				 !((g | keep) & LLW_FS_READ_DIR))
+				/*
+				 * READ_DIR on n would reach the hidden entry
+				 * too, so n cannot be listed; its other
+				 * entries stay reachable by name.
+				 */
+				compiler_note(
+					c,
+					xasprintf("%s: cannot be listed in the "
+						  "sandbox, because hiding %s "
+						  "(%s) keeps READ_DIR off it; "
+						  "its other entries are "
+						  "reachable by name",
+						  n->path, w->rule->rule->path,
+						  rule_origin(w->rule)));
+			reach = g | want;
+			g |= keep;
+		}
+	}
+
+	/* Masks: what reaches n's entries, seen through the view above. */
+	vbits = has_view ? pathtree_access_bits(view) : ALL_BITS;
+	if ((reach & vbits) != want) {
+		if (!c->have_masks) {
+			/* The forbidden bits make this unreachable. */
+			*c->cause = xasprintf("Internal error compiling %s.",
+					      n->path);
+			return -EINVAL;
+		}
+		compiler_add_mask(c, n);
+		view = n->want;
+		has_view = true;
+	}
+
+	for (size_t i = 0; i < n->n_kids; i++) {
+		r = pathtree_visit(c, n->kids[i], g, view, has_view);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+pathtree_rrule_cmp(const void *a, const void *b)
+{
+	const struct rrule *x = a, *y = b;
+	int c = pathtree_pathcmp(x->path, y->path);
+
+	if (c != 0)
+		return c;
+	/* At one path: lower rank first, then array order; the last wins. */
+	if (x->rule->rank != y->rule->rank)
+		return x->rule->rank < y->rule->rank ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int
+pathtree_idx_cmp(const void *a, const void *b, void *arg)
+{
+	const struct llw_path_rule *paths = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = pathtree_pathcmp(paths[x].path, paths[y].path);
+
+	if (c != 0)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/* A path prefix already resolved, for pathtree_resolve_one(). */
+struct rent {
+	char *lex;
+	char *res;
+	enum rstate state;
+};
+
+/*
+ * Resolve path.  With fs->resolve_at, walk it component by component from
+ * the deepest prefix of the previous path on *stack (paths come sorted), so
+ * each distinct component costs one look-up; the state is then known too.
+ */
+static int
+pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
+		     const char *path, char **res, enum rstate *state)
+{
+	const struct pathtree_fs *fs = c->fs;
+	struct rent *top;
+	int r;
+
+	if (fs->resolve_at == NULL) {
+		*state = RS_UNKNOWN;
+		r = fs->resolve(fs->ctx, path, res);
+		if (r == -EACCES) {
+			*state = RS_UNREACHABLE;
+			*res = xstrdup(path);
+			return 0;
+		}
+		return r;
+	}
+	if (*depth == 0) {
+		*stack = xcalloc(1, sizeof(**stack));
+		(*stack)[0] =
+			(struct rent){ xstrdup("/"), xstrdup("/"), RS_DIR };
+		*depth = 1;
+	}
+	while (*depth > 1 && !pathtree_under((*stack)[*depth - 1].lex, path)) {
+		(*depth)--;
+		free((*stack)[*depth].lex);
+		free((*stack)[*depth].res);
+	}
+	top = &(*stack)[*depth - 1];
+	while (strcmp(top->lex, path) != 0) {
+		const char *rest = path + strlen(top->lex);
+		const char *end;
+		_cleanup_free_ char *name = NULL;
+		struct rent e = { 0 };
+		bool is_dir = false;
+
+		if (*rest == '/')
+			rest++;
+		end = strchrnul(rest, '/');
+		name = xstrndup(rest, end - rest);
+		e.lex = xstrndup(path, end - path);
+		if (top->state == RS_DIR) {
+			r = fs->resolve_at(fs->ctx, top->res, name, &e.res,
+					   &is_dir);
+			if (r == -EACCES) {
+				e.state = RS_UNREACHABLE;
+			} else if (r < 0) {
+				free(e.lex);
+				return r;
+			} else {
+				e.state = r == 0   ? RS_MISSING
+					  : is_dir ? RS_DIR
+						   : RS_FILE;
+			}
+		} else {
+			e.state = top->state == RS_UNREACHABLE ? RS_UNREACHABLE
+							       : RS_MISSING;
+		}
+		if (e.res == NULL)
+			e.res = pathtree_join(top->res, name);
+		*stack = xreallocarray(*stack, *depth + 1, sizeof(**stack));
+		(*stack)[(*depth)++] = e;
+		top = &(*stack)[*depth - 1];
+	}
+	*res = xstrdup(top->res);
+	*state = top->state;
+	return 0;
+}
+
+/* True for "/" and "/a/b": absolute, no empty, "." or ".." component. */
+static bool
+pathtree_normal(const char *path)
+{
+	const char *p = path;
+
+	if (path == NULL || path[0] != '/')
+		return false;
+	if (path[1] == '\0')
+		return true;
+	while (*p == '/') {
+		const char *end = strchrnul(p + 1, '/');
+		size_t len = end - p - 1;
+
+		if (len == 0 || (len == 1 && p[1] == '.') ||
+		    (len == 2 && p[1] == '.' && p[2] == '.'))
+			return false;
+		p = end;
+	}
+	return true;
+}
+
+/* Resolve every rule path, once per distinct path. */
+static int
+pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
+{
+	const struct policy *p = c->p;
+	_cleanup_free_ size_t *order = NULL;
+	struct rent *stack = NULL;
+	size_t depth = 0;
+	struct rrule *v;
+	size_t n = 0;
+	int r = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (p->n_paths == 0)
+		return 0;
+	for (size_t i = 0; i < p->n_paths; i++) {
+		const struct llw_path_rule *rule = &p->paths[i];
+
+		if (!pathtree_normal(rule->path)) {
+			*c->cause = xasprintf(
+				"The path %s (%s) is not absolute and "
+				"normalised.",
+				rule->path ? rule->path : "(null)",
+				rule->origin ? rule->origin : "built-in");
+			return -EINVAL;
+		}
+	}
+	order = xcalloc(p->n_paths, sizeof(*order));
+	for (size_t i = 0; i < p->n_paths; i++)
+		order[i] = i;
+	qsort_r(order, p->n_paths, sizeof(*order), pathtree_idx_cmp, p->paths);
+	v = xcalloc(p->n_paths, sizeof(*v));
+	for (size_t k = 0; k < p->n_paths; k++, n++) {
+		const struct llw_path_rule *rule = &p->paths[order[k]];
+
+		v[n].rule = rule;
+		v[n].idx = order[k];
+		if (n > 0 && strcmp(v[n - 1].rule->path, rule->path) == 0) {
+			v[n].path = xstrdup(v[n - 1].path);
+			v[n].state = v[n - 1].state;
+			continue;
+		}
+		r = pathtree_resolve_one(c, &stack, &depth, rule->path,
+					 &v[n].path, &v[n].state);
+		if (r < 0) {
+			*c->cause = xasprintf(
+				"Cannot resolve %s (%s): %s.", rule->path,
+				rule->origin ? rule->origin : "built-in",
+				strerror(-r));
+			break;
+		}
+		if (v[n].state != RS_UNREACHABLE &&
+		    strcmp(v[n].path, rule->path) != 0)
+			compiler_note(c, xasprintf("%s (%s): resolves to %s",
+						   rule->path,
+						   rule->origin ? rule->origin
+								: "built-in",
+						   v[n].path));
+	}
+	for (size_t i = 0; i < depth; i++) {
+		free(stack[i].lex);
+		free(stack[i].res);
+	}
+	free(stack);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i].path);
+		free(v);
+		return r;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+/* Add the intermediate nodes from the deepest of *stack to path. */
+static struct node *
+pathtree_insert(struct node ***stack, size_t *depth, const char *path)
+{
+	struct node *top;
+
+	while (*depth > 1 && !pathtree_under((*stack)[*depth - 1]->path, path))
+		(*depth)--;
+	top = (*stack)[*depth - 1];
+	while (strcmp(top->path, path) != 0) {
+		const char *rest = path + strlen(top->path);
+		const char *end;
+		_cleanup_free_ char *sub = NULL;
+
+		if (*rest == '/')
+			rest++;
+		end = strchr(rest, '/');
+		sub = end != NULL ? xstrndup(path, end - path) : xstrdup(path);
+		top = node_new(top, sub);
+		*stack = xreallocarray(*stack, *depth + 1, sizeof(**stack));
+		(*stack)[(*depth)++] = top;
+	}
+	return top;
+}
+
+/* Top-down: each node's access is that of its longest prefix rule. */
+static void
+pathtree_want(struct compiler *c, struct node *n)
+{
+	if (n->rule == NULL) {
+		n->want = n->parent ? n->parent->want : LLW_ACCESS_DENY;
+		n->from = n->parent ? n->parent->from : NULL;
+	} else if (rule_is_config(n->rule)) {
+		/*
+		 * Config-file protection takes write (and execute) away; it
+		 * never makes readable a file the other rules hide.
+		 */
+		enum llw_access base = n->base	   ? n->base->rule->access
+				       : n->parent ? n->parent->want
+						   : LLW_ACCESS_DENY;
+
+		if (base == LLW_ACCESS_DENY) {
+			n->want = LLW_ACCESS_DENY;
+			n->from = n->base     ? n->base
+				  : n->parent ? n->parent->from
+					      : NULL;
+			compiler_note(c,
+				      xasprintf("%s (%s): not reachable in the "
+						"sandbox; nothing to protect",
+						n->rule->rule->path,
+						rule_origin(n->rule)));
+		} else {
+			n->want = LLW_ACCESS_RO;
+			n->from = n->rule;
+		}
+	} else {
+		n->want = n->rule->rule->access;
+		n->from = n->rule;
+	}
+	for (size_t i = 0; i < n->n_kids; i++)
+		pathtree_want(c, n->kids[i]);
+}
+
+static int
+pathtree_plan_rule_cmp(const void *a, const void *b)
+{
+	return pathtree_pathcmp(((const struct plan_rule *)a)->path,
+				((const struct plan_rule *)b)->path);
+}
+
+static int
+pathtree_plan_mask_cmp(const void *a, const void *b)
+{
+	return pathtree_pathcmp(((const struct plan_mask *)a)->path,
+				((const struct plan_mask *)b)->path);
+}
+
+/* Sort the rules by path and merge those on one path. */
+static void
+pathtree_finish(struct plan *plan)
+{
+	size_t m = 0;
+
+	if (plan->n_rules > 0)
+		qsort(plan->rules, plan->n_rules, sizeof(*plan->rules),
+		      pathtree_plan_rule_cmp);
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		struct plan_rule *r = &plan->rules[i];
+
+		if (m > 0 && strcmp(plan->rules[m - 1].path, r->path) == 0) {
+			plan->rules[m - 1].access |= r->access;
+			plan->rules[m - 1].punched &= r->punched;
+			free(r->path);
+			free(r->origin);
+			continue;
+		}
+		plan->rules[m++] = *r;
+	}
+	plan->n_rules = m;
+	if (plan->n_masks > 0)
+		qsort(plan->masks, plan->n_masks, sizeof(*plan->masks),
+		      pathtree_plan_mask_cmp);
+}
+
+int
+pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
+		 bool have_masks, struct plan **out, char **cause)
+{
+	struct compiler c = {
+		.p = p,
+		.fs = fs,
+		.have_masks = have_masks,
+		.cause = cause,
+	};
+	_cleanup_free_ struct node **stack = NULL;
+	struct rrule *rr = NULL;
+	struct node *root = NULL;
+	size_t n_rr = 0, depth = 1;
+	int r;
+
+	*out = NULL;
+	c.plan = xcalloc(1, sizeof(*c.plan));
+	c.cap_notes = c.cap_lost = 8;
+	c.plan->notes = xcalloc(c.cap_notes, sizeof(char *));
+	c.plan->lost = xcalloc(c.cap_lost, sizeof(char *));
+
+	r = pathtree_resolve_all(&c, &rr, &n_rr);
+	if (r < 0)
+		goto out;
+	if (n_rr > 0)
+		qsort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
+
+	root = node_new(NULL, "/");
+	root->name = root->path;
+	stack = xcalloc(1, sizeof(*stack));
+	stack[0] = root;
+	for (size_t i = 0, j; i < n_rr; i = j) {
+		const struct rrule *win, *base = NULL;
+		struct node *n;
+		bool is_dir = false;
+
+		/* rr[i..j) share a path; the last one wins. */
+		for (j = i + 1; j < n_rr && strcmp(rr[j].path, rr[i].path) == 0;
+		     j++)
+			;
+		win = &rr[j - 1];
+		for (size_t k = i; k < j - 1; k++) {
+			if (!rule_is_config(&rr[k]))
+				base = &rr[k];
+			if (rule_is_config(win) || rule_is_config(&rr[k]))
+				continue;
+			compiler_note(
+				&c,
+				xasprintf(
+					"%s %s (%s): overridden by %s %s "
+					"(%s)",
+					pathtree_level_name(rr[k].rule->access),
+					rr[k].rule->path, rule_origin(&rr[k]),
+					pathtree_level_name(win->rule->access),
+					win->rule->path, rule_origin(win)));
+		}
+
+		switch (win->state) {
+		case RS_UNKNOWN:
+			r = fs->stat(fs->ctx, win->path, &is_dir);
+			break;
+		case RS_DIR:
+			is_dir = true;
+			r = 1;
+			break;
+		case RS_FILE:
+			r = 1;
+			break;
+		case RS_MISSING:
+			r = 0;
+			break;
+		case RS_UNREACHABLE:
+			r = -EACCES;
+			break;
+		}
+		if (r == 0 || r == -EACCES) {
+			/* Nothing is ever created for a rule. */
+			if (win->rule->access == LLW_ACCESS_DENY)
+				compiler_note(
+					&c,
+					xasprintf(
+						"deny %s (%s): %s; nothing "
+						"to hide, not created",
+						win->rule->path,
+						rule_origin(win),
+						r == 0 ? "does not exist"
+						       : "cannot be reached"));
+			else
+				compiler_note(
+					&c,
+					xasprintf(
+						"%s %s (%s): %s; rule "
+						"dropped",
+						pathtree_level_name(
+							win->rule->access),
+						win->rule->path,
+						rule_origin(win),
+						r == 0 ? "does not exist"
+						       : "cannot be reached"));
+			continue;
+		}
+		if (r < 0) {
+			*cause = xasprintf("Cannot inspect %s (%s): %s.",
+					   win->path, rule_origin(win),
+					   strerror(-r));
+			goto out;
+		}
+		n = pathtree_insert(&stack, &depth, win->path);
+		n->rule = win;
+		n->base = base;
+		n->is_dir = is_dir;
+	}
+
+	pathtree_want(&c, root);
+	pathtree_forbid(&c, root);
+	r = pathtree_visit(&c, root, 0, LLW_ACCESS_DENY, false);
+	if (r < 0)
+		goto out;
+	pathtree_finish(c.plan);
+	*out = steal_pointer(&c.plan);
+	r = 0;
+out:
+	node_free(root);
+	for (size_t i = 0; i < n_rr; i++)
+		free(rr[i].path);
+	free(rr);
+	plan_free(c.plan);
+	return r;
+}
+
+void
+plan_free(struct plan *plan)
+{
+	if (plan == NULL)
+		return;
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		free(plan->rules[i].path);
+		free(plan->rules[i].origin);
+	}
+	free(plan->rules);
+	for (size_t i = 0; i < plan->n_masks; i++) {
+		free(plan->masks[i].path);
+		free(plan->masks[i].origin);
+	}
+	free(plan->masks);
+	strv_free(plan->notes);
+	strv_free(plan->lost);
+	free(plan);
+}

@@ -29,12 +29,21 @@ struct pathtree_fs {
 	/* Resolve symlinks in the longest existing prefix of path; the rest
 	 * is appended as is.  0 and a new absolute path in *out, or -errno. */
 	int (*resolve)(void *ctx, const char *path, char **out);
-	/* 1 and *is_dir when path exists, 0 when it does not, or -errno. */
+	/* 1 and *is_dir when path exists (following symlinks: a dangling
+	 * one does not exist), 0 when it does not, or -errno. */
 	int (*stat)(void *ctx, const char *path, bool *is_dir);
 	/* Names in directory path, without "." and "..", sorted.  0 and a new
 	 * vector in *names, or -errno. */
 	int (*list)(void *ctx, const char *path, char ***names);
 	void *ctx;
+	/* Optional (NULL: resolve and stat are used).  Resolve one component
+	 * name inside dir, an existing directory as resolve returned it,
+	 * and stat the result: 1 and *is_dir when it exists, 0 when it does
+	 * not, with the resolved path in *out either way, or -errno.  It
+	 * lets the compiler resolve n rules with about one system call per
+	 * distinct path component instead of one per component per rule. */
+	int (*resolve_at)(void *ctx, const char *dir, const char *name,
+			  char **out, bool *is_dir);
 };
 
 /* The real filesystem. */
@@ -44,6 +53,10 @@ extern const struct pathtree_fs pathtree_fs_real;
  * lib/compat/landlock.h, every ABI; ruleset masks them per ABI). */
 uint64_t pathtree_access_bits(enum llw_access a);
 
+/*
+ * A Landlock rule.  Paths are resolved (no symlink in them).  A rule on a
+ * non-directory carries LLW_FS_FILE_RIGHTS bits only.
+ */
 struct plan_rule {
 	char *path;
 	uint64_t access; /* LLW_FS_* bits, before ABI masking */
@@ -51,20 +64,36 @@ struct plan_rule {
 	bool punched;	 /* produced by hole punching */
 };
 
+/*
+ * An L3 mount mask: the mount view of path and everything beneath it is
+ * set to access, on top of the Landlock rules (the command gets the
+ * intersection).  deny: an empty read-only tmpfs for a directory,
+ * /dev/null for a file; ro: a read-only noexec bind of the real path; rx:
+ * read-only bind; rw: writable noexec bind; rwx: writable bind.  Masks are
+ * applied in the plan's order (parents first); a mask beneath another
+ * re-exposes the real path with its own access.  A writable mask occurs
+ * only there (`deny ~/.ssh` + `rw ~/.ssh/agent-dir` in a writable ~) or
+ * when a writable directory is narrowed by execute alone (`rwx P` +
+ * `rw P/a`).
+ */
 struct plan_mask {
 	char *path;
-	enum llw_access access; /* LLW_ACCESS_DENY or LLW_ACCESS_RO(X) */
+	enum llw_access access; /* mostly DENY or RO(X), see above */
 	bool is_dir;
 	char *origin;
 };
 
+/*
+ * Rules and masks are sorted by path component by component ("/" before
+ * any other byte, so "/a/b" comes before "/a-b"), one per path.
+ */
 struct plan {
 	struct plan_rule *rules;
 	size_t n_rules;
 	struct plan_mask *masks; /* for L3; empty unless have_masks */
 	size_t n_masks;
-	char **notes;	/* informational, for --explain */
-	char **lost;	/* best-effort losses: NOT ENFORCED lines */
+	char **notes; /* informational, for --explain */
+	char **lost;  /* best-effort losses: NOT ENFORCED lines */
 };
 
 /*

@@ -1,7 +1,906 @@
+/*
+ * Unit tests of src/pathtree.c: the path compiler driven by a fake,
+ * table-defined filesystem, and pathtree_fs_real on a temporary directory.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-static void t(void **s) { (void)s; }
-int main(void) { const struct CMUnitTest tests[] = { cmocka_unit_test(t) }; return cmocka_run_group_tests(tests, NULL, NULL); }
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "pathtree.h"
+#include "strv.h"
+#include "xalloc.h"
+
+/*
+ * The fake filesystem: one entry a string, "d:/path" a directory, "f:/path"
+ * a file, "l:/path:/target" a symlink, "x:/path" a directory that cannot
+ * be listed.  Ancestors of every entry are directories.
+ */
+struct fakefs {
+	const char *const *ents;
+};
+
+static const char *
+fake_find(const struct fakefs *fs, const char *path, char *type,
+	  const char **target)
+{
+	size_t n = strlen(path);
+
+	if (strcmp(path, "/") == 0) {
+		*type = 'd';
+		return path;
+	}
+	for (const char *const *e = fs->ents; *e != NULL; e++) {
+		const char *p = *e + 2, *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+
+		if (len == n && strncmp(p, path, n) == 0) {
+			*type = (*e)[0];
+			*target = colon ? colon + 1 : NULL;
+			return *e;
+		}
+		if (len > n && strncmp(p, path, n) == 0 && p[n] == '/') {
+			*type = 'd';
+			return *e;
+		}
+	}
+	return NULL;
+}
+
+static int
+fake_resolve_depth(const struct fakefs *fs, const char *path, char **out,
+		   int depth)
+{
+	_cleanup_free_ char *cur = xstrdup("");
+	const char *p = path;
+
+	if (depth > 40)
+		return -ELOOP;
+	while (*p == '/') {
+		const char *end = strchr(p + 1, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		_cleanup_free_ char *cand = NULL;
+		const char *target = NULL;
+		char type;
+
+		cand = xasprintf("%s%.*s", cur, (int)len, p);
+		if (fake_find(fs, cand, &type, &target) == NULL) {
+			*out = xasprintf("%s%s", cur, p);
+			return 0;
+		}
+		if (type == 'l') {
+			_cleanup_free_ char *next =
+				xasprintf("%s%s", target, p + len);
+
+			return fake_resolve_depth(fs, next, out, depth + 1);
+		}
+		free(cur);
+		cur = steal_pointer(&cand);
+		p += len;
+	}
+	*out = *cur ? steal_pointer(&cur) : xstrdup("/");
+	return 0;
+}
+
+static int
+fake_resolve(void *ctx, const char *path, char **out)
+{
+	return fake_resolve_depth(ctx, path, out, 0);
+}
+
+static int
+fake_stat(void *ctx, const char *path, bool *is_dir)
+{
+	_cleanup_free_ char *res = NULL;
+	const char *target;
+	char type;
+	int r;
+
+	r = fake_resolve(ctx, path, &res);
+	if (r < 0)
+		return r;
+	if (fake_find(ctx, res, &type, &target) == NULL)
+		return 0;
+	*is_dir = type != 'f';
+	return 1;
+}
+
+/* resolve_at as the contract defines it: resolve, then stat. */
+static int
+fake_resolve_at(void *ctx, const char *dir, const char *name, char **out,
+		bool *is_dir)
+{
+	_cleanup_free_ char *path = strcmp(dir, "/") == 0
+					    ? xasprintf("/%s", name)
+					    : xasprintf("%s/%s", dir, name);
+	int r;
+
+	r = fake_resolve(ctx, path, out);
+	if (r < 0)
+		return r;
+	r = fake_stat(ctx, *out, is_dir);
+	if (r < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+static int
+strcmpp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+fake_list(void *ctx, const char *path, char ***names)
+{
+	const struct fakefs *fs = ctx;
+	_cleanup_free_ char *res = NULL;
+	char **v = xcalloc(1, sizeof(char *));
+	const char *target;
+	size_t n;
+	char type;
+	int r;
+
+	r = fake_resolve(ctx, path, &res);
+	if (r < 0 || fake_find(fs, res, &type, &target) == NULL) {
+		free(v);
+		return r < 0 ? r : -ENOENT;
+	}
+	if (type == 'x') {
+		free(v);
+		return -EACCES;
+	}
+	n = strcmp(res, "/") == 0 ? 0 : strlen(res);
+	for (const char *const *e = fs->ents; *e != NULL; e++) {
+		const char *p = *e + 2, *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		_cleanup_free_ char *name = NULL;
+		const char *end;
+
+		if (len <= n + 1 || strncmp(p, res, n) != 0 || p[n] != '/')
+			continue;
+		end = memchr(p + n + 1, '/', len - n - 1);
+		name = xstrndup(p + n + 1,
+				(end ? (size_t)(end - p) : len) - n - 1);
+		if (!strv_contains(v, name))
+			strv_push(&v, name);
+	}
+	qsort(v, strv_length(v), sizeof(char *), strcmpp);
+	*names = v;
+	return 0;
+}
+
+static const char *
+level_name(uint64_t bits)
+{
+	static const char *const names[] = { "deny", "ro", "rx", "rw", "rwx" };
+
+	for (int a = LLW_ACCESS_DENY; a <= LLW_ACCESS_RWX; a++) {
+		uint64_t b = pathtree_access_bits(a);
+
+		if (bits == b || bits == (b & LLW_FS_FILE_RIGHTS))
+			return names[a];
+	}
+	return "?";
+}
+
+/* The rules and masks of a plan, one line each. */
+static char *
+render(const struct plan *plan)
+{
+	_cleanup_strv_ char **lines = xcalloc(1, sizeof(char *));
+
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct plan_rule *r = &plan->rules[i];
+
+		strv_push_take(&lines,
+			       xasprintf("R %s %s%s %s\n", r->path,
+					 level_name(r->access),
+					 r->punched ? " p" : "", r->origin));
+	}
+	for (size_t i = 0; i < plan->n_masks; i++) {
+		const struct plan_mask *m = &plan->masks[i];
+
+		strv_push_take(
+			&lines,
+			xasprintf("M %s %s %s %s\n", m->path,
+				  level_name(pathtree_access_bits(m->access)),
+				  m->is_dir ? "dir" : "file", m->origin));
+	}
+	return strv_join(lines, "");
+}
+
+struct tcase {
+	const char *name;
+	const char *const *fs;
+	/* "LEVEL PATH [@RANK|@cfg]"; the origin of rule N is "t:N". */
+	const char *const *rules;
+	bool masks, best_effort;
+	int rc;
+	const char *expect;	  /* rendered rules and masks, when rc == 0 */
+	const char *const *notes; /* substrings, each in some note */
+	const char *const *lost;  /* substrings, one per lost line */
+	const char *const *cause; /* substrings of *cause, when rc < 0 */
+};
+
+#define V(...)                                                                 \
+	(const char *const[])                                                  \
+	{                                                                      \
+		__VA_ARGS__, NULL                                              \
+	}
+
+static enum llw_access
+parse_level(const char *s)
+{
+	static const char *const names[] = { "deny", "ro", "rx", "rw", "rwx" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	fail_msg("bad level %s", s);
+	return LLW_ACCESS_DENY;
+}
+
+static void
+policy_fill(struct policy *p, const char *const *rules)
+{
+	size_t n = 0;
+
+	while (rules != NULL && rules[n] != NULL)
+		n++;
+	p->paths = xcalloc(n ? n : 1, sizeof(*p->paths));
+	p->n_paths = n;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_strv_ char **w = strv_split_blank(rules[i]);
+		struct llw_path_rule *r = &p->paths[i];
+
+		assert_true(strv_length(w) >= 2);
+		r->access = parse_level(w[0]);
+		r->path = xstrdup(w[1]);
+		r->rank = 1;
+		if (w[2] != NULL)
+			r->rank =
+				strcmp(w[2], "@cfg") == 0
+					? LLW_RANK_CONFIG
+					: (uint32_t)strtoul(w[2] + 1, NULL, 10);
+		r->origin = xasprintf("t:%zu", i + 1);
+	}
+}
+
+static void
+policy_clear(struct policy *p)
+{
+	for (size_t i = 0; i < p->n_paths; i++) {
+		free(p->paths[i].path);
+		free(p->paths[i].origin);
+	}
+	free(p->paths);
+}
+
+static bool
+strv_has_substr(char *const *v, const char *s)
+{
+	for (; v != NULL && *v != NULL; v++)
+		if (strstr(*v, s) != NULL)
+			return true;
+	return false;
+}
+
+static void
+dump(const char *what, char *const *v)
+{
+	for (; v != NULL && *v != NULL; v++)
+		print_message("# %s: %s\n", what, *v);
+}
+
+static void
+run_case(const struct tcase *tc, bool with_resolve_at)
+{
+	struct fakefs ffs = { .ents = tc->fs };
+	struct pathtree_fs fs = {
+		.resolve = fake_resolve,
+		.stat = fake_stat,
+		.list = fake_list,
+		.ctx = &ffs,
+		.resolve_at = with_resolve_at ? fake_resolve_at : NULL,
+	};
+	struct policy p = { 0 };
+	struct plan *plan = NULL;
+	_cleanup_free_ char *cause = NULL;
+	_cleanup_free_ char *got = NULL;
+	int r;
+
+	policy_fill(&p, tc->rules);
+	p.best_effort = tc->best_effort;
+	r = pathtree_compile(&p, &fs, tc->masks, &plan, &cause);
+	if (r != tc->rc)
+		print_message("# %s: rc %d, cause %s\n", tc->name, r,
+			      cause ? cause : "(none)");
+	assert_int_equal(r, tc->rc);
+	if (r < 0) {
+		assert_null(plan);
+		assert_non_null(cause);
+		for (const char *const *s = tc->cause; s && *s; s++) {
+			if (strstr(cause, *s) == NULL)
+				print_message("# cause: %s\n", cause);
+			assert_non_null(strstr(cause, *s));
+		}
+		policy_clear(&p);
+		return;
+	}
+	assert_non_null(plan);
+	got = render(plan);
+	if (strcmp(got, tc->expect) != 0) {
+		print_message("# %s: got\n%s# expected\n%s", tc->name, got,
+			      tc->expect);
+		dump("note", plan->notes);
+		dump("lost", plan->lost);
+	}
+	assert_string_equal(got, tc->expect);
+	for (const char *const *s = tc->notes; s && *s; s++) {
+		if (!strv_has_substr(plan->notes, *s)) {
+			print_message("# missing note: %s\n", *s);
+			dump("note", plan->notes);
+		}
+		assert_true(strv_has_substr(plan->notes, *s));
+	}
+	assert_int_equal(strv_length(plan->lost),
+			 strv_length((char *const *)tc->lost));
+	for (const char *const *s = tc->lost; s && *s; s++) {
+		if (!strv_has_substr(plan->lost, *s))
+			dump("lost", plan->lost);
+		assert_true(strv_has_substr(plan->lost, *s));
+	}
+	plan_free(plan);
+	policy_clear(&p);
+}
+
+/* A home directory most cases share. */
+#define HOME_FS                                                                \
+	"f:/h/.bashrc", "f:/h/.ssh/id_ed25519", "d:/h/.ssh/agent-dir",         \
+		"f:/h/.aws/credentials", "f:/h/docs/a.txt",                    \
+		"l:/h/keys:/h/.ssh", "l:/h/dead:/nowhere", "d:/h/p/src",       \
+		"f:/h/p/.env", "f:/h/p/.git/config", "f:/h/p/.git/hooks/pre",  \
+		"f:/usr/bin/sh", "f:/usr/lib/libc.so", "d:/usr/share/doc"
+
+static const struct tcase cases[] = {
+	{
+		.name = "single rule",
+		.fs = V(HOME_FS),
+		.rules = V("rx /usr"),
+		.expect = "R /usr rx t:1\n",
+	},
+	{
+		.name = "no rule: nothing",
+		.fs = V(HOME_FS),
+		.rules = V("deny /h"),
+		.expect = "",
+	},
+	{
+		.name = "wider inside narrower is a union",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "rw /h/p", "rw /h/.bashrc"),
+		.expect = "R /h ro t:1\n"
+			  "R /h/.bashrc rw t:3\n"
+			  "R /h/p rw t:2\n",
+	},
+	{
+		.name = "equal access beneath adds nothing",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "ro /h/docs", "ro /h/docs"),
+		.expect = "R /h ro t:1\n",
+	},
+	{
+		.name = "longest prefix decides",
+		.fs = V(HOME_FS),
+		.rules = V("rw /h/p/src", "ro /h/p", "rx /h"),
+		/* ro /h/p inside rx /h: /h keeps ro, its other entries get
+		 * rx, and ro /h/p is then already granted. */
+		.expect = "R /h ro p t:3\n"
+			  "R /h/.aws rx p t:3\n"
+			  "R /h/.bashrc rx p t:3\n"
+			  "R /h/.ssh rx p t:3\n"
+			  "R /h/docs rx p t:3\n"
+			  "R /h/p/src rw t:1\n",
+	},
+	{
+		.name = "rank decides at one path",
+		.fs = V(HOME_FS),
+		.rules = V("deny /h/docs @5", "rw /h/docs @2", "ro /h/docs"),
+		.expect = "",
+		.notes = V("rw /h/docs (t:2): overridden by deny /h/docs "
+			   "(t:1)"),
+	},
+	{
+		.name = "at equal rank the later rule wins",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h/docs @3", "rw /h/docs @3"),
+		.expect = "R /h/docs rw t:2\n",
+	},
+	{
+		.name = "prefixes are component-wise",
+		.fs = V("d:/a/b/x", "d:/a/bc/y", "f:/a/c"),
+		.rules = V("rw /a/b", "ro /a/bc", "ro /a", "deny /a/b/x"),
+		.masks = true,
+		.expect = "R /a ro t:3\n"
+			  "R /a/b rw t:1\n"
+			  "M /a/b/x deny dir t:4\n",
+	},
+	{
+		.name = "component-wise: /a/bc is a sibling of /a/b",
+		.fs = V("d:/a/b/x", "d:/a/bc/y", "f:/a/c"),
+		.rules = V("ro /a", "deny /a/b"),
+		.expect = "R /a/bc ro p t:1\n"
+			  "R /a/c ro p t:1\n",
+		.notes = V("/a: cannot be listed"),
+	},
+	{
+		.name = "deny in a read-only home: the exact sibling set",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "deny /h/.ssh"),
+		.masks = true,
+		/* keys (a symlink to .ssh) and dead (dangling) get no rule */
+		.expect = "R /h/.aws ro p t:1\n"
+			  "R /h/.bashrc ro p t:1\n"
+			  "R /h/docs ro p t:1\n"
+			  "R /h/p ro p t:1\n",
+		.notes = V("/h: cannot be listed in the sandbox, because "
+			   "hiding /h/.ssh (t:2)"),
+	},
+	{
+		.name = "deep punch",
+		.fs = V("f:/h/a/b/.ssh/k", "f:/h/a/b/c", "d:/h/a/d", "f:/h/e"),
+		.rules = V("ro /h", "deny /h/a/b/.ssh"),
+		.expect = "R /h/a/b/c ro p t:1\n"
+			  "R /h/a/d ro p t:1\n"
+			  "R /h/e ro p t:1\n",
+		.notes = V("/h: cannot be listed", "/h/a: cannot be listed",
+			   "/h/a/b: cannot be listed"),
+	},
+	{
+		.name = "rw inside deny inside ro",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "deny /h/.ssh", "rw /h/.ssh/agent-dir"),
+		.expect = "R /h/.aws ro p t:1\n"
+			  "R /h/.bashrc ro p t:1\n"
+			  "R /h/.ssh/agent-dir rw t:3\n"
+			  "R /h/docs ro p t:1\n"
+			  "R /h/p ro p t:1\n",
+	},
+	{
+		.name = "several denies in one parent punch once",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "deny /h/.ssh", "deny /h/.aws",
+			   "deny /h/.gnupg"),
+		.expect = "R /h/.bashrc ro p t:1\n"
+			  "R /h/docs ro p t:1\n"
+			  "R /h/p ro p t:1\n",
+		.notes = V("deny /h/.gnupg (t:4): does not exist; nothing to "
+			   "hide, not created"),
+	},
+	{
+		.name = "narrower inside rx keeps what both grant",
+		.fs = V(HOME_FS),
+		.rules = V("rx /usr", "ro /usr/share"),
+		.expect = "R /usr ro p t:1\n"
+			  "R /usr/bin rx p t:1\n"
+			  "R /usr/lib rx p t:1\n",
+	},
+	{
+		.name = "inside writable with masks: parent whole, masks",
+		.fs = V(HOME_FS),
+		.rules = V("rw /h/p", "deny /h/p/.env", "ro /h/p/.git/hooks"),
+		.masks = true,
+		.expect = "R /h/p rw t:1\n"
+			  "M /h/p/.env deny file t:2\n"
+			  "M /h/p/.git/hooks ro dir t:3\n",
+	},
+	{
+		.name = "inside writable without masks fails closed",
+		.fs = V(HOME_FS),
+		.rules = V("rw /h/p", "ro /h/p/.git/hooks", "deny /h/p/.env"),
+		.rc = -EPERM,
+		.cause =
+			V("deny /h/p/.env (t:3) is inside rw /h/p (t:1)",
+			  "writable", "created in /h/p later", "--best-effort"),
+	},
+	{
+		.name = "inside writable, best effort: punched, loss reported",
+		.fs = V(HOME_FS),
+		.rules = V("rw /h/p", "deny /h/p/.env", "ro /h/p/.git/hooks"),
+		.best_effort = true,
+		.expect = "R /h/p/.git ro p t:1\n"
+			  "R /h/p/.git/config rw p t:1\n"
+			  "R /h/p/src rw p t:1\n",
+		.lost = V("rw /h/p (t:1): /h/p itself and entries created in "
+			  "it later get deny only, because deny /h/p/.env "
+			  "(t:2) is hidden",
+			  "rw /h/p/.git (t:1): /h/p/.git itself and entries "
+			  "created in it later get ro only, because ro "
+			  "/h/p/.git/hooks (t:3)"),
+	},
+	{
+		.name = "ro home, writable project with a mask inside",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "rw /h/p", "deny /h/p/.env"),
+		.masks = true,
+		.expect = "R /h ro t:1\n"
+			  "R /h/p rw t:2\n"
+			  "M /h/p/.env deny file t:3\n",
+	},
+	{
+		.name = "masks nested in masks re-expose",
+		.fs = V(HOME_FS),
+		.rules = V("rw /h", "deny /h/.ssh", "rw /h/.ssh/agent-dir"),
+		.masks = true,
+		.expect = "R /h rw t:1\n"
+			  "M /h/.ssh deny dir t:2\n"
+			  "M /h/.ssh/agent-dir rw dir t:3\n",
+	},
+	{
+		.name = "execute inside a mask needs rule and mask",
+		.fs = V("f:/p/a/b/x", "f:/p/a/c"),
+		.rules = V("rw /p", "ro /p/a", "rx /p/a/b"),
+		.masks = true,
+		.expect = "R /p rw t:1\n"
+			  "R /p/a/b rx t:3\n"
+			  "M /p/a ro dir t:2\n"
+			  "M /p/a/b rx dir t:3\n",
+	},
+	{
+		.name = "punching beneath a mask re-exposes with a mask",
+		.fs = V("f:/p/a/b/c/x", "f:/p/a/b/d", "d:/p/a/b/e"),
+		.rules = V("rw /p", "ro /p/a", "rx /p/a/b", "ro /p/a/b/c"),
+		.masks = true,
+		.expect = "R /p rw t:1\n"
+			  "R /p/a/b/d rx p t:3\n"
+			  "R /p/a/b/e rx p t:3\n"
+			  "M /p/a ro dir t:2\n"
+			  "M /p/a/b rx dir t:3\n",
+	},
+	{
+		.name = "paths must be normalised",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "deny /h//.ssh"),
+		.rc = -EINVAL,
+		.cause = V("/h//.ssh (t:2) is not absolute and normalised"),
+	},
+	{
+		.name = "missing paths: noted, nothing created",
+		.fs = V(HOME_FS),
+		.rules = V("ro /h", "deny /h/.gnupg", "rw /h/.cache/x",
+			   "deny /h/.bashrc/x"),
+		.expect = "R /h ro t:1\n",
+		.notes = V("deny /h/.gnupg (t:2): does not exist; nothing to "
+			   "hide, not created",
+			   "rw /h/.cache/x (t:3): does not exist; rule dropped",
+			   "deny /h/.bashrc/x (t:4): does not exist"),
+	},
+	{
+		.name = "missing deny inside writable needs no mask",
+		.fs = V(HOME_FS),
+		.rules = V("rw /h/p", "deny /h/p/.envrc"),
+		.expect = "R /h/p rw t:1\n",
+		.notes = V("deny /h/p/.envrc (t:2): does not exist"),
+	},
+	{
+		.name = "a rule through a symlink lands on the target",
+		.fs = V("l:/h/proj:/data/proj", "d:/data/proj/src",
+			"f:/data/proj/.env", "d:/data/other"),
+		.rules = V("rw /h/proj", "deny /h/proj/.env", "ro /data"),
+		.masks = true,
+		.expect = "R /data ro t:3\n"
+			  "R /data/proj rw t:1\n"
+			  "M /data/proj/.env deny file t:2\n",
+		.notes = V("/h/proj (t:1): resolves to /data/proj",
+			   "/h/proj/.env (t:2): resolves to /data/proj/.env"),
+	},
+	{
+		.name = "two spellings of one path: rank decides",
+		.fs = V("l:/h/proj:/data/proj", "d:/data/proj/src"),
+		.rules = V("rw /h/proj @2", "ro /data/proj @1"),
+		.expect = "R /data/proj rw t:1\n",
+	},
+	{
+		.name = "a symlinked directory on the way",
+		.fs = V("l:/h:/home/u", "f:/home/u/.ssh/id", "f:/home/u/x"),
+		.rules = V("ro /h", "deny /h/.ssh"),
+		.expect = "R /home/u/x ro p t:1\n",
+	},
+	{
+		.name = "config file in a read-only area: nothing more",
+		.fs = V("f:/h/.config/llwrap/a.ini", "f:/h/x"),
+		.rules = V("ro /h", "ro /h/.config/llwrap/a.ini @cfg"),
+		.expect = "R /h ro t:1\n",
+	},
+	{
+		.name = "config file in a writable area: masked",
+		.fs = V("f:/h/p/.llwrap.ini", "f:/h/p/x"),
+		.rules = V("rw /h/p", "ro /h/p/.llwrap.ini @cfg",
+			   "rw /h/p/.llwrap.ini @9"),
+		.masks = true,
+		.expect = "R /h/p rw t:1\n"
+			  "M /h/p/.llwrap.ini ro file t:2\n",
+	},
+	{
+		.name = "config file in a writable area without masks",
+		.fs = V("f:/h/p/.llwrap.ini", "f:/h/p/x"),
+		.rules = V("rw /h/p", "ro /h/p/.llwrap.ini @cfg"),
+		.rc = -EPERM,
+		.cause = V("ro /h/p/.llwrap.ini (t:2) is inside rw /h/p (t:1)"),
+	},
+	{
+		.name = "config file, best effort: punched",
+		.fs = V("f:/h/p/.llwrap.ini", "f:/h/p/x"),
+		.rules = V("rw /h/p", "ro /h/p/.llwrap.ini @cfg"),
+		.best_effort = true,
+		.expect = "R /h/p ro p t:1\n"
+			  "R /h/p/x rw p t:1\n",
+		.lost = V("get ro only"),
+	},
+	{
+		.name = "config file never made readable",
+		.fs = V("f:/h/.config/llwrap/a.ini", "f:/h/x", "f:/etc/l.ini"),
+		.rules = V("ro /h", "deny /h/.config",
+			   "ro /h/.config/llwrap/a.ini @cfg",
+			   "ro /etc/l.ini @cfg"),
+		.expect = "R /h/x ro p t:1\n",
+		.notes = V("/h/.config/llwrap/a.ini (t:3): not reachable",
+			   "/etc/l.ini (t:4): not reachable"),
+	},
+	{
+		.name = "config file under a deny that has a grant",
+		.fs = V("f:/etc/llwrap/a.ini", "f:/etc/passwd"),
+		.rules = V("deny /etc/llwrap/a.ini @4", "rw /etc",
+			   "ro /etc/llwrap/a.ini @cfg"),
+		.masks = true,
+		.expect = "R /etc rw t:2\n"
+			  "M /etc/llwrap/a.ini deny file t:1\n",
+	},
+	{
+		.name = "a directory that cannot be listed",
+		.fs = V("x:/h/locked", "f:/h/locked/s", "f:/h/locked/t"),
+		.rules = V("ro /h/locked", "deny /h/locked/s"),
+		.rc = -EACCES,
+		.cause = V("Cannot list /h/locked", "deny /h/locked/s (t:2)",
+			   "ro /h/locked (t:1)"),
+	},
+	{
+		.name = "rules on the root",
+		.fs = V("f:/h/x", "d:/usr/bin", "f:/vmlinuz"),
+		.rules = V("ro /", "deny /h"),
+		.expect = "R /usr ro p t:1\n"
+			  "R /vmlinuz ro p t:1\n",
+		.notes = V("/: cannot be listed"),
+	},
+	{
+		.name = "execute narrowed in a writable directory",
+		.fs = V("f:/p/a/x", "f:/p/b"),
+		.rules = V("rwx /p", "rw /p/a"),
+		.masks = true,
+		.expect = "R /p rwx t:1\n"
+			  "M /p/a rw dir t:2\n",
+	},
+	{
+		.name = "an unlistable parent beside the rule is never listed",
+		.fs = V("x:/h", "f:/h/a", "f:/h/b"),
+		.rules = V("ro /h", "rw /h/a"),
+		.expect = "R /h ro t:1\n"
+			  "R /h/a rw t:2\n",
+	},
+};
+
+/* Each case runs with and without the optional resolve_at. */
+static void
+test_case(void **state)
+{
+	run_case(*state, false);
+	run_case(*state, true);
+}
+
+/* Many rules: correct results, every resolve once per distinct path. */
+static int n_resolve;
+
+static int
+count_resolve(void *ctx, const char *path, char **out)
+{
+	n_resolve++;
+	return fake_resolve(ctx, path, out);
+}
+
+static void
+test_many_rules(void **state)
+{
+	const char *ents[] = { "d:/h/x", NULL };
+	struct fakefs ffs = { .ents = ents };
+	struct pathtree_fs fs = { count_resolve, fake_stat, fake_list, &ffs,
+				  NULL };
+	struct policy p = { 0 };
+	struct plan *plan = NULL;
+	_cleanup_free_ char *cause = NULL;
+	enum { N = 1000 };
+	_cleanup_strv_ char **rules = xcalloc(1, sizeof(char *));
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		strv_push_take(&rules, xasprintf("%s /h/x/d%03d",
+						 i % 2 ? "ro" : "rw", i % 500));
+	policy_fill(&p, (const char *const *)rules);
+	/* None exist: every rule is dropped with a note. */
+	n_resolve = 0;
+	assert_int_equal(pathtree_compile(&p, &fs, true, &plan, &cause), 0);
+	assert_int_equal(n_resolve, 500);
+	assert_int_equal(plan->n_rules, 0);
+	plan_free(plan);
+	policy_clear(&p);
+}
+
+static void
+test_access_bits(void **state)
+{
+	uint64_t ro = LLW_FS_READ_FILE | LLW_FS_READ_DIR;
+	uint64_t rw = pathtree_access_bits(LLW_ACCESS_RW);
+
+	(void)state;
+	assert_int_equal(pathtree_access_bits(LLW_ACCESS_DENY), 0);
+	assert_int_equal(pathtree_access_bits(LLW_ACCESS_RO), ro);
+	assert_int_equal(pathtree_access_bits(LLW_ACCESS_RX),
+			 ro | LLW_FS_EXECUTE);
+	assert_int_equal(rw & (LLW_FS_MAKE_CHAR | LLW_FS_MAKE_BLOCK), 0);
+	assert_int_equal(rw & LLW_FS_EXECUTE, 0);
+	assert_int_equal(rw, ro | LLW_FS_WRITE_FILE | LLW_FS_REMOVE_DIR |
+				     LLW_FS_REMOVE_FILE | LLW_FS_MAKE_DIR |
+				     LLW_FS_MAKE_REG | LLW_FS_MAKE_SOCK |
+				     LLW_FS_MAKE_FIFO | LLW_FS_MAKE_SYM |
+				     LLW_FS_REFER | LLW_FS_TRUNCATE |
+				     LLW_FS_IOCTL_DEV);
+	assert_int_equal(pathtree_access_bits(LLW_ACCESS_RWX),
+			 rw | LLW_FS_EXECUTE);
+}
+
+/* pathtree_fs_real on a temporary directory. */
+
+static char *
+tmp_setup(void)
+{
+	char *dir = xstrdup("/tmp/llw-pathtree-XXXXXX");
+	_cleanup_free_ char *p = NULL;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	p = xasprintf("%s/a", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	free(p);
+	p = xasprintf("%s/a/b", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	free(p);
+	p = xasprintf("%s/f", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+	free(p);
+	p = xasprintf("%s/l", dir);
+	assert_int_equal(symlink("a", p), 0);
+	free(p);
+	p = xasprintf("%s/dangling", dir);
+	assert_int_equal(symlink("nowhere", p), 0);
+	return dir;
+}
+
+static void
+tmp_teardown(const char *dir)
+{
+	const char *names[] = { "dangling", "l", "f", "a/b", "a", "" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, names[i]);
+
+		assert_int_equal(remove(p), 0);
+	}
+}
+
+static void
+test_real_fs(void **state)
+{
+	const struct pathtree_fs *fs = &pathtree_fs_real;
+	_cleanup_free_ char *dir = tmp_setup();
+	_cleanup_free_ char *real = realpath(dir, NULL);
+	_cleanup_free_ char *in = NULL, *out = NULL, *want = NULL;
+	_cleanup_strv_ char **names = NULL;
+	_cleanup_free_ char *joined = NULL;
+	bool is_dir = false;
+
+	(void)state;
+	assert_non_null(real);
+
+	/* Through a symlink, then missing components appended. */
+	in = xasprintf("%s/l/b/missing/x", dir);
+	assert_int_equal(fs->resolve(fs->ctx, in, &out), 0);
+	want = xasprintf("%s/a/b/missing/x", real);
+	assert_string_equal(out, want);
+	free(in);
+	free(out);
+	free(want);
+	in = xasprintf("%s/l", dir);
+	assert_int_equal(fs->resolve(fs->ctx, in, &out), 0);
+	want = xasprintf("%s/a", real);
+	assert_string_equal(out, want);
+	free(out);
+	assert_int_equal(fs->resolve(fs->ctx, "/", &out), 0);
+	assert_string_equal(out, "/");
+	free(out);
+	out = NULL;
+	assert_int_equal(fs->resolve(fs->ctx, "relative", &out), -EINVAL);
+	free(in);
+
+	in = xasprintf("%s/a", dir);
+	assert_int_equal(fs->stat(fs->ctx, in, &is_dir), 1);
+	assert_true(is_dir);
+	free(in);
+	in = xasprintf("%s/f", dir);
+	assert_int_equal(fs->stat(fs->ctx, in, &is_dir), 1);
+	assert_false(is_dir);
+	free(in);
+	in = xasprintf("%s/f/x", dir);
+	assert_int_equal(fs->stat(fs->ctx, in, &is_dir), 0);
+	free(in);
+	in = xasprintf("%s/dangling", dir);
+	assert_int_equal(fs->stat(fs->ctx, in, &is_dir), 0);
+	free(in);
+	in = NULL;
+
+	assert_int_equal(fs->list(fs->ctx, dir, &names), 0);
+	joined = strv_join(names, " ");
+	assert_string_equal(joined, "a dangling f l");
+
+	/* The compiler on the real tree: the symlinks get no rule. */
+	{
+		struct policy p = { 0 };
+		struct plan *plan = NULL;
+		_cleanup_free_ char *cause = NULL, *got = NULL, *exp = NULL;
+		_cleanup_free_ char *r1 = xasprintf("ro %s", dir);
+		_cleanup_free_ char *r2 = xasprintf("deny %s/a", dir);
+		const char *rules[] = { r1, r2, NULL };
+
+		policy_fill(&p, rules);
+		assert_int_equal(pathtree_compile(&p, fs, false, &plan, &cause),
+				 0);
+		got = render(plan);
+		exp = xasprintf("R %s/f ro p t:1\n", real);
+		assert_string_equal(got, exp);
+		plan_free(plan);
+		policy_clear(&p);
+	}
+	tmp_teardown(dir);
+}
+
+int
+main(void)
+{
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 3];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		tests[n++] = (struct CMUnitTest){
+			.name = cases[i].name,
+			.test_func = test_case,
+			.initial_state = (void *)&cases[i],
+		};
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_access_bits);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs);
+	return _cmocka_run_group_tests("pathtree", tests, n, NULL, NULL);
+}
