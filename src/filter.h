@@ -12,16 +12,24 @@
 
 #include <seccomp.h>
 
+/*
+ * Syscall numbers below this limit that libseccomp cannot name are denied
+ * with ENOSYS ("newer than the filter knows"); numbers at or above it are
+ * not covered.  See filter_unknown() in filter.c.
+ */
+#define LLW_FILTER_NR_LIMIT 600
+
 struct filter_opts {
-	bool allow_unix;	/* AF_UNIX socket() allowed (policy or ABI 9) */
+	bool allow_unix; /* AF_UNIX socket() allowed (policy or ABI 9) */
 	bool allow_unix_dgram_pair; /* socketpair(AF_UNIX, SOCK_DGRAM) */
-	bool deny_inet;		/* net = none without a network namespace */
-	bool deny_udp;		/* no AF_INET/AF_INET6 datagram sockets: the
-				 * policy allows no UDP, or no layer can
-				 * restrict its ports */
-	bool deny_ptrace;	/* [process] ptrace = deny */
-	/* The native architecture to build for (SCMP_ARCH_NATIVE or a
-	 * specific one, for golden tests on other hosts). */
+	bool deny_inet;		    /* net = none without a network namespace */
+	bool deny_udp;		    /* no AF_INET/AF_INET6 datagram sockets: the
+				     * policy allows no UDP, or no layer can
+				     * restrict its ports */
+	bool deny_ptrace;	    /* [process] ptrace = deny */
+	/* The architecture to build for: SCMP_ARCH_NATIVE, or the native
+	 * one by name (golden tests); filter_build refuses any other,
+	 * because libseccomp 2.5 reads rule numbers in the host's table. */
 	uint32_t arch;
 };
 
