@@ -131,6 +131,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			policy_access_name(p->paths[i].access),
 			p->paths[i].path, p->paths[i].origin);
 
+	explain_items(f, "mkdir", &p->mkdirs);
+
 	fprintf(f, "\nNetwork:\n  %-12s %s\t(%s)\n", "mode",
 		policy_net_mode_name(p->net), origin_or_builtin(&p->net_origin));
 	explain_ports(f, "connect-tcp", &p->connect_tcp);

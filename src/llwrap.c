@@ -372,6 +372,8 @@ main(int argc, char **argv)
 	if (r < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 
+	if (!explain && (r = sandbox_make_dirs(policy, &cause)) < 0)
+		die(EXIT_LLWRAP, "%s", cause);
 	if ((r = sandbox_prepare(policy, backend, &sb, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 

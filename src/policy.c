@@ -234,6 +234,7 @@ policy_free(struct policy *p)
 	items_clear(&p->unix_paths);
 	items_clear(&p->listen);
 	items_clear(&p->dns);
+	items_clear(&p->mkdirs);
 	free(p->log_prefix);
 	items_clear(&p->env_keep);
 	items_clear(&p->env_set);
@@ -464,10 +465,9 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 	return -ENOENT;
 }
 
-/* The access path resolves to now, by longest component-wise prefix and,
- * at one path, highest rank (then latest). */
-static enum llw_access
-access_now(const struct policy *p, const char *path, const char **origin)
+enum llw_access
+policy_access_at(const struct policy *p, const char *path,
+		 const char **origin)
 {
 	const struct llw_path_rule *best = NULL;
 
@@ -481,7 +481,8 @@ access_now(const struct policy *p, const char *path, const char **origin)
 		     pr->rank >= best->rank))
 			best = pr;
 	}
-	*origin = best != NULL ? best->origin : NULL;
+	if (origin != NULL)
+		*origin = best != NULL ? best->origin : NULL;
 	return best != NULL ? best->access : LLW_ACCESS_DENY;
 }
 
@@ -526,7 +527,7 @@ apply_paths(struct resolver *r, const struct profile *prof,
 
 		if (prof->kind == PROFILE_KIND_PROJECT) {
 			const char *o;
-			enum llw_access now = access_now(p, *v, &o);
+			enum llw_access now = policy_access_at(p, *v, &o);
 
 			if (policy_access_wider(a, now)) {
 				*cause = xasprintf(
@@ -710,7 +711,14 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		const char *v0 = e->values[0];
 		struct llw_items *it;
 
-		if (strcmp(e->section, "filesystem") == 0) {
+		if (is_key(e, "filesystem", "mkdir")) {
+			if (strcmp(v0, "none") == 0) {
+				items_clear(&p->mkdirs);
+				continue;
+			}
+			for (char **v = e->values; *v != NULL; v++)
+				items_add(&p->mkdirs, *v, origin);
+		} else if (strcmp(e->section, "filesystem") == 0) {
 			ret = apply_paths(r, prof, e, rank, cause);
 		} else if (ports_for(p, e->key) != NULL) {
 			ret = apply_ports(r, prof, e, pnw, cause);

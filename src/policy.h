@@ -34,6 +34,7 @@ bool policy_access_wider(enum llw_access a, enum llw_access b);
 /* True when access a lets the command create or modify entries. */
 bool policy_access_writable(enum llw_access a);
 
+
 enum llw_net_mode {
 	LLW_NET_FILTERED = 0, /* Landlock port rules + seccomp family list */
 	LLW_NET_NONE,	      /* no network at all */
@@ -94,6 +95,10 @@ struct policy {
 	 * one path the highest rank wins (pathtree_compile resolves that). */
 	struct llw_path_rule *paths;
 	size_t n_paths;
+	/* [filesystem] mkdir: directories created (mode 0700, parents
+	 * included) before the sandbox starts when they are missing, so a
+	 * tool's own state directories can be granted on its first run. */
+	struct llw_items mkdirs;
 
 	/* [network] */
 	enum llw_net_mode net;
@@ -126,6 +131,15 @@ struct policy {
 	/* Descriptions of the profiles applied, in order, for --explain. */
 	char **descriptions;
 };
+
+/*
+ * The access p's configured rules give path: the rule with the longest
+ * component-wise prefix, at one path the highest rank (then the latest).
+ * *origin, when not NULL, is set to that rule's origin or NULL.  Lexical:
+ * pathtree_compile() is what resolves symlinks.
+ */
+enum llw_access policy_access_at(const struct policy *p, const char *path,
+				 const char **origin);
 
 struct policy *policy_new(void);
 void policy_free(struct policy *p);

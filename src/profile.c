@@ -307,6 +307,7 @@ static const struct key_spec {
 	{ "filesystem", "rw", VT_PATHS, NULL },
 	{ "filesystem", "rwx", VT_PATHS, NULL },
 	{ "filesystem", "deny", VT_PATHS, NULL },
+	{ "filesystem", "mkdir", VT_PATHS, NULL },
 	{ "network", "mode", VT_ENUM, choices_mode },
 	{ "network", "connect-tcp", VT_PORTS, NULL },
 	{ "network", "bind-tcp", VT_PORTS, NULL },
@@ -606,6 +607,8 @@ project_check(const struct profile *p, const struct key_spec *ks,
 	} else if (strcmp(ks->section, "filesystem") == 0) {
 		if (strcmp(ks->key, "rw") == 0 || strcmp(ks->key, "rwx") == 0)
 			why = "rw and rwx grant write access";
+		else if (strcmp(ks->key, "mkdir") == 0)
+			why = "mkdir creates directories";
 		else if (is_none)
 			why = "'none' would remove rules of less specific "
 			      "profiles";

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -18,42 +19,6 @@
 #include "sandbox.h"
 #include "strv.h"
 #include "xalloc.h"
-
-/* True when prefix is path or a component-wise ancestor of it. */
-static bool
-path_has_prefix(const char *path, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	if (strcmp(prefix, "/") == 0)
-		return true;
-	return strncmp(path, prefix, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
-/*
- * The access p grants at path by its configured rules: the longest
- * component-wise prefix rule, the highest rank at equal paths.  Used only
- * to decide which config files need write protection; pathtree_compile()
- * does the real compilation, with symlinks resolved.
- */
-static enum llw_access
-access_at(const struct policy *p, const char *path)
-{
-	const struct llw_path_rule *best = NULL;
-
-	for (size_t i = 0; i < p->n_paths; i++) {
-		const struct llw_path_rule *r = &p->paths[i];
-
-		if (!path_has_prefix(path, r->path))
-			continue;
-		if (best == NULL || strlen(r->path) > strlen(best->path) ||
-		    (strlen(r->path) == strlen(best->path) &&
-		     r->rank >= best->rank))
-			best = r;
-	}
-	return best ? best->access : LLW_ACCESS_DENY;
-}
 
 /*
  * DESIGN.md §4.4: every configuration file llwrap read is write-protected
@@ -73,7 +38,7 @@ protect_config_files(const struct policy *p, struct llw_path_rule **rules,
 	for (char **f = p->config_files; f != NULL && *f != NULL; f++) {
 		struct llw_path_rule *r;
 
-		if (!policy_access_writable(access_at(p, *f)))
+		if (!policy_access_writable(policy_access_at(p, *f, NULL)))
 			continue;
 		r = &(*rules)[(*n)++];
 		r->path = *f;
@@ -219,6 +184,47 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	return 0;
 }
 
+/* mkdir -p with mode 0700 for what is missing. */
+static int
+make_dir_path(const char *path)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+
+	for (char *s = copy + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		{
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(copy, 0700) < 0 && errno != EEXIST)
+				return -errno;
+			*s = c;
+		}
+		if (*s == '\0')
+			return 0;
+	}
+}
+
+int
+sandbox_make_dirs(const struct policy *p, char **cause)
+{
+	for (size_t i = 0; i < p->mkdirs.n; i++) {
+		const struct llw_item *it = &p->mkdirs.v[i];
+		struct stat st;
+		int r;
+
+		if (stat(it->value, &st) == 0 && S_ISDIR(st.st_mode))
+			continue;
+		if ((r = make_dir_path(it->value)) < 0) {
+			*cause = xasprintf("%s: cannot create %s: %s", it->origin,
+					   it->value, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
 void
 sandbox_free(struct sandbox *sb)
 {
@@ -257,19 +263,20 @@ drop_capabilities(char **cause)
 	return 0;
 }
 
-/* The environment with PWD pointing at the directory the command starts
- * in, as a shell would set it. */
+/* The environment, with PWD naming the directory the command starts in,
+ * as a shell would set it, unless the policy unsets PWD. */
 static char **
 command_environ(const struct policy *p, char *const *envp)
 {
-	char **env = policy_environ(p, envp);
+	_cleanup_strv_ char **with_pwd = NULL;
 
-	for (char **e = env; *e != NULL; e++)
-		if (strncmp(*e, "PWD=", 4) == 0) {
-			free(*e);
-			*e = xasprintf("PWD=%s", p->project);
-		}
-	return env;
+	/* Give policy_environ an environment where PWD is right, so keep and
+	 * unset decide about it like about any other variable. */
+	for (char *const *e = envp; *e != NULL; e++)
+		if (strncmp(*e, "PWD=", 4) != 0)
+			strv_push(&with_pwd, *e);
+	strv_push_take(&with_pwd, xasprintf("PWD=%s", p->project));
+	return policy_environ(p, with_pwd);
 }
 
 int

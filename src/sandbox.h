@@ -45,6 +45,13 @@ int sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 void sandbox_free(struct sandbox *sb);
 
 /*
+ * Create the missing directories of p->mkdirs (mode 0700, parents too).
+ * Called before sandbox_prepare() so rules on them compile; --explain
+ * does not call it.  Returns 0, or -errno with *cause naming the rule.
+ */
+int sandbox_make_dirs(const struct policy *p, char **cause);
+
+/*
  * Apply every layer to the calling process and exec argv with the policy's
  * environment, in directory p->project.  keep lists the inherited fds that
  * stay open.  Returns only on failure: -errno with *cause, and *status

@@ -50,13 +50,13 @@ if printf '%s' "$out" | grep -q '^HOME='; then not_ok "--env-unset removes HOME"
 
 # Inherited file descriptors.
 run as_user /bin/sh -c "exec 5<'$PROJ/src/main.c' 7<'$PROJ/src/main.c'; exec $LLWRAP --rx $LLW_HELPERS -p default -- $PROBE fds"
-if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -Eq '^(5|7)$'; then
+if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -Eq '^(5|7)( |$)'; then
 	ok "inherited fds 5 and 7 are closed"
 else
 	not_ok "inherited fds are closed"; diag "$out"
 fi
 run as_user /bin/sh -c "exec 5<'$PROJ/src/main.c' 7<'$PROJ/src/main.c'; exec $LLWRAP --rx $LLW_HELPERS -p default --keep-fd 5 -- $PROBE fds"
-if printf '%s' "$out" | grep -q '^5$' && ! printf '%s' "$out" | grep -q '^7$'; then
+if printf '%s' "$out" | grep -Eq '^5( |$)' && ! printf '%s' "$out" | grep -Eq '^7( |$)'; then
 	ok "--keep-fd 5 keeps 5 and only 5"
 else
 	not_ok "--keep-fd 5"; diag "$out"

@@ -69,10 +69,12 @@ fi
 printf '[network]\nmode = host\n' >"$PROJ/.llwrap.ini"
 expect_status ".llwrap.ini that opens the network is refused" 125 llw -p default -- /bin/true
 printf '[filesystem]\nro = %s/src\n' "$PROJ" >"$PROJ/.llwrap.ini"
+echo "readme" >"$PROJ/README"
+chown "$TEST_UID:$TEST_GID" "$PROJ/README"
 run llw -p default --best-effort -q -- "$PROBE" write "$PROJ/src/new.c"
 expect_rc ".llwrap.ini that tightens (ro src) applies" 1
 expect_succeeded "... while the rest of the project stays writable" \
-	llw -p default --best-effort -q -- "$PROBE" write "$PROJ/top.txt"
+	llw -p default --best-effort -q -- "$PROBE" append "$PROJ/README"
 rm -f "$PROJ/.llwrap.ini"
 
 # Precedence: the command line beats profiles; later -p beats earlier.
