@@ -393,5 +393,7 @@ main(int argc, char **argv)
 			policy->project);
 
 	r = sandbox_exec(sb, cmd, environ, keep, n_keep, &status, &cause);
+	if (r == 0)
+		return status; /* the monitor, after the command ended */
 	die(status, "%s", cause);
 }

@@ -6,6 +6,7 @@
  */
 #include <cap-ng.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,10 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fdutil.h"
+#include "ns.h"
 #include "sandbox.h"
 #include "strv.h"
+#include "supervise.h"
 #include "xalloc.h"
 
 /*
@@ -279,14 +282,103 @@ command_environ(const struct policy *p, char *const *envp)
 	return policy_environ(p, with_pwd);
 }
 
+/*
+ * The process that runs the command, after any fork: restrict itself in
+ * DESIGN.md §2's order and exec.  Returns only on failure.
+ */
+static int
+sandbox_enter(struct sandbox *sb, scmp_filter_ctx ctx, char **env,
+	      char *const *argv, const int *keep, size_t n_keep, int *status,
+	      char **cause)
+{
+	const struct policy *p = sb->policy;
+	char **saved;
+	int r, e;
+
+	if (chdir(p->project) < 0) {
+		e = errno;
+		*cause = xasprintf("cannot enter the project directory %s: %s",
+				   p->project, strerror(e));
+		return -e;
+	}
+	if ((r = drop_capabilities(cause)) < 0)
+		return r;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		e = errno;
+		*cause = xasprintf("cannot set no_new_privs: %s", strerror(e));
+		return -e;
+	}
+	if (sb->kernel.abi > 0 && (r = ruleset_apply(sb->landlock, cause)) < 0)
+		return r;
+	if ((r = filter_load(ctx, cause)) < 0)
+		return r;
+	if ((r = fd_close_inherited(keep, n_keep)) < 0) {
+		*cause = xasprintf("cannot close inherited file descriptors: "
+				   "%s (is every --keep-fd open?)",
+				   strerror(-r));
+		return r;
+	}
+
+	/* execvp() searches the command's own PATH and runs scripts without
+	 * a #! line with /bin/sh, like a shell would. */
+	saved = environ;
+	environ = env;
+	execvp(argv[0], argv);
+	e = errno;
+	environ = saved;
+	*status = (e == ENOENT || e == ENOTDIR) ? 127 : 126;
+	if (e == EACCES)
+		*cause = xasprintf("%s: cannot execute it: %s (does the "
+				   "policy grant rx on its directory?)",
+				   argv[0], strerror(e));
+	else
+		*cause = xasprintf("%s: %s", argv[0],
+				   e == ENOENT ? "command not found"
+					       : strerror(e));
+	return -e;
+}
+
+/*
+ * Fork; the parent waits for the child (forwarding signals, mediating
+ * when sv is set) and reports through *status, the child goes on.
+ * Returns 1 in the parent once the child has ended, 0 in the child, or
+ * -errno.
+ */
+static int
+fork_and_wait(struct supervisor *sv, bool reap_all, int *status,
+	      char **cause)
+{
+	int wstatus, r, e;
+	pid_t pid;
+
+	supervise_block_signals();
+	pid = fork();
+	if (pid < 0) {
+		e = errno;
+		*cause = xasprintf("cannot fork: %s", strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		supervise_unblock_signals();
+		return 0;
+	}
+	if ((r = supervise_run(sv, pid, reap_all, &wstatus)) < 0) {
+		*cause = xasprintf("waiting for the command failed: %s",
+				   strerror(-r));
+		kill(pid, SIGKILL);
+		return r;
+	}
+	*status = supervise_exit_status(wstatus);
+	return 1;
+}
+
 int
 sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	     const int *keep, size_t n_keep, int *status, char **cause)
 {
-	const struct policy *p = sb->policy;
 	scmp_filter_ctx ctx = NULL;
 	_cleanup_strv_ char **env = NULL;
-	int r, e;
+	int r;
 
 	*status = 125;
 	if (sb->must_fail) {
@@ -298,57 +390,29 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	 * restriction so its allocation cannot be refused by one. */
 	if ((r = filter_build(&sb->filter, &ctx, cause)) < 0)
 		return r;
-	env = command_environ(p, envp);
-	if (chdir(p->project) < 0) {
-		e = errno;
-		*cause = xasprintf("cannot enter the project directory %s: %s",
-				   p->project, strerror(e));
-		r = -e;
-		goto out;
-	}
+	env = command_environ(sb->policy, envp);
 
-	if ((r = drop_capabilities(cause)) < 0)
-		goto out;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		e = errno;
-		*cause = xasprintf("cannot set no_new_privs: %s", strerror(e));
-		r = -e;
-		goto out;
+	if (sb->use_ns) {
+		if ((r = ns_unshare(&sb->ns, cause)) < 0)
+			goto out;
+		/* A pid namespace needs a process above it: this one stays
+		 * outside as the monitor, its child is pid 1 (the init that
+		 * reaps orphans), and the command is pid 2. */
+		if (sb->ns.pid) {
+			if ((r = fork_and_wait(NULL, false, status, cause)) != 0)
+				goto out;
+		}
+		if ((r = ns_setup(&sb->ns, cause)) < 0)
+			goto out;
+		if (sb->ns.pid) {
+			if ((r = fork_and_wait(NULL, true, status, cause)) != 0)
+				goto out;
+		}
 	}
-	if (sb->kernel.abi > 0 && (r = ruleset_apply(sb->landlock, cause)) < 0)
-		goto out;
-	if ((r = filter_load(ctx, cause)) < 0)
-		goto out;
-	seccomp_release(steal_pointer(&ctx));
-	if ((r = fd_close_inherited(keep, n_keep)) < 0) {
-		*cause = xasprintf("cannot close inherited file descriptors: "
-				   "%s (is every --keep-fd open?)",
-				   strerror(-r));
-		goto out;
-	}
-
-	/* execvp() searches the command's own PATH and runs scripts without
-	 * a #! line with /bin/sh, like a shell would. */
-	{
-		char **saved = environ;
-
-		environ = env;
-		execvp(argv[0], argv);
-		e = errno;
-		environ = saved;
-	}
-	*status = (e == ENOENT || e == ENOTDIR) ? 127 : 126;
-	if (e == EACCES)
-		*cause = xasprintf("%s: cannot execute it: %s (does the "
-				   "policy grant rx on its directory?)",
-				   argv[0], strerror(e));
-	else
-		*cause = xasprintf("%s: %s", argv[0],
-				   e == ENOENT ? "command not found"
-					       : strerror(e));
-	r = -e;
+	r = sandbox_enter(sb, ctx, env, argv, keep, n_keep, status, cause);
 out:
-	if (ctx != NULL)
-		seccomp_release(ctx);
-	return r;
+	seccomp_release(ctx);
+	/* 1: this process was a monitor or an init and its child has
+	 * ended; *status is what to exit with. */
+	return r > 0 ? 0 : r;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "filter.h"
+#include "ns.h"
 #include "pathtree.h"
 #include "policy.h"
 #include "ruleset.h"
@@ -28,6 +29,8 @@ struct sandbox {
 	struct plan *fs;		/* compiled paths */
 	struct ruleset_plan *landlock;	/* L1 */
 	struct filter_opts filter;	/* L2 */
+	bool use_ns;			/* L3 */
+	struct ns_opts ns;
 	char **not_enforced;		/* every restriction dropped or missing */
 	bool must_fail;			/* a fatal loss without best effort */
 	char *fail_cause;		/* why, when must_fail */
@@ -52,11 +55,14 @@ void sandbox_free(struct sandbox *sb);
 int sandbox_make_dirs(const struct policy *p, char **cause);
 
 /*
- * Apply every layer to the calling process and exec argv with the policy's
- * environment, in directory p->project.  keep lists the inherited fds that
- * stay open.  Returns only on failure: -errno with *cause, and *status
- * set to the exit status to use (125 before exec, 126 or 127 when exec
- * itself failed).
+ * Apply every layer and exec argv with the policy's environment, in
+ * directory p->project.  keep lists the inherited fds that stay open.
+ *
+ * Where a layer needs a process above the command (a pid namespace, the
+ * network supervisor), this process forks and stays as the monitor: then
+ * it returns 0 once the command has ended, with *status the exit status
+ * to use.  Otherwise it returns only on failure: -errno with *cause, and
+ * *status 125 before exec, 126 or 127 when exec itself failed.
  */
 int sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 const int *keep, size_t n_keep, int *status, char **cause);

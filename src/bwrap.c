@@ -1,0 +1,2 @@
+/* The bubblewrap fallback (layer F); not written yet. */
+#include "bwrap.h"

@@ -1,0 +1,45 @@
+/*
+ * Unprivileged namespaces (layer L3, DESIGN.md §2 and §5): a user
+ * namespace mapping the caller 1:1, a mount namespace whose view makes
+ * everything not writable by policy read-only and applies the masks of
+ * the compiled plan, optionally a pid namespace with a fresh /proc, a
+ * private /tmp, a network namespace with only lo up (libnl-3), and an ipc
+ * namespace.
+ */
+#ifndef LLW_NS_H
+#define LLW_NS_H
+
+#include <stdbool.h>
+
+#include "pathtree.h"
+#include "policy.h"
+
+struct ns_opts {
+	bool pid;	  /* new pid namespace; the caller's next child is pid 1 */
+	bool net;	  /* new network namespace with only lo up */
+	bool private_tmp; /* tmpfs on /tmp */
+	const struct plan *fs; /* writable roots and masks */
+	const struct policy *policy;
+};
+
+/*
+ * Whether this process may create an unprivileged user namespace; when
+ * not, 0 and *cause naming the reason and the sysctl to look at.
+ */
+bool ns_available(char **cause);
+
+/*
+ * In the calling process: unshare user, mount and ipc namespaces (and net;
+ * and pid for the children) and map the caller's uid and gid 1:1.
+ * Returns 0 or -errno with *cause.
+ */
+int ns_unshare(const struct ns_opts *o, char **cause);
+
+/*
+ * In the process that goes on towards exec, after ns_unshare() (inside
+ * the pid namespace when o->pid): build the mount view and bring lo up.
+ * Returns 0 or -errno with *cause.
+ */
+int ns_setup(const struct ns_opts *o, char **cause);
+
+#endif /* LLW_NS_H */
