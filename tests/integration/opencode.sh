@@ -24,14 +24,13 @@ run llw -p opencode --explain -- opencode
 expect_output "the opencode profile applies with file:line provenance" "opencode.ini:[0-9]+"
 
 port=$(free_port)
-as_user "$LLWRAP" -p opencode --bind-tcp "$port" -- \
-	opencode serve --hostname 127.0.0.1 --port "$port" >"$T/serve.log" 2>&1 &
-serve_pid=$!
-bg_pids="$serve_pid"
+spawn_as_user "$LLWRAP" -p opencode --bind-tcp "$port" -- \
+	opencode serve --hostname 127.0.0.1 --port "$port" >"$T/serve.log" 2>&1
+serve_pid=$spawned
 code=
 i=0
 while [ $i -lt 120 ]; do
-	code=$(curl -s -o "$T/doc" -w '%{http_code}' "http://127.0.0.1:$port/doc" 2>/dev/null || true)
+	code=$(curl -s -m 5 -o "$T/doc" -w '%{http_code}' "http://127.0.0.1:$port/doc" 2>/dev/null || true)
 	case "$code" in [1-5]??) break ;; esac
 	kill -0 "$serve_pid" 2>/dev/null || break
 	sleep 0.5
@@ -41,7 +40,7 @@ case "$code" in
 2??) ok "opencode serve answers over HTTP on 127.0.0.1:$port (status $code)" ;;
 *) not_ok "opencode serve answers over HTTP"; diag "last status '$code'"; sed 's/^/# /' "$T/serve.log" | tail -20 ;;
 esac
-run curl -s "http://127.0.0.1:$port/config"
+run curl -s -m 10 "http://127.0.0.1:$port/config"
 expect_output "its API works (GET /config)" "\{"
 
 # The server runs as the sandboxed user; what can it reach?  Ask the
@@ -57,7 +56,5 @@ expect_succeeded "... its state directory can be written" \
 expect_denied "... a host unix socket cannot even be created" \
 	llw -p opencode -- "$PROBE" unix-socket
 
-kill "$serve_pid" 2>/dev/null
-wait "$serve_pid" 2>/dev/null
-bg_pids=
+stop "$serve_pid"
 done_testing

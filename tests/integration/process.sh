@@ -7,11 +7,9 @@
 abi=$(landlock_abi)
 
 # A process outside the sandbox, owned by the same user.
-as_user sleep 300 &
-outside_pid=$!
-bg_pids="$outside_pid"
+spawn_as_user sleep 300
+victim=$spawned
 sleep 0.2
-victim=$(pgrep -u "$TEST_UID" -n -x sleep || echo "$outside_pid")
 
 if [ "$abi" -ge 6 ]; then
 	expect_denied "a signal to a process outside is refused" \

@@ -49,8 +49,22 @@ done_testing() {
 mkdir -p "$LLW_BUILDDIR/tests"
 T=$(mktemp -d "$LLW_BUILDDIR/tests/run.XXXXXX")
 chmod 755 "$T"
+# stop PID...: SIGTERM, then SIGKILL after 5 s, and reap.
+stop() {
+	for pid in "$@"; do
+		kill "$pid" 2>/dev/null || continue
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+}
 cleanup() {
-	[ -n "${bg_pids:-}" ] && kill $bg_pids 2>/dev/null
+	# shellcheck disable=SC2086
+	[ -n "${bg_pids:-}" ] && stop $bg_pids
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -71,26 +85,33 @@ PROJ=$HOME_DIR/work/proj
 OTHER=$HOME_DIR/work/other
 OUTSIDE=$T/outside
 
-# A clean environment for the test user, plus a few secrets the sandbox
-# must scrub.
-user_env() {
-	env -i HOME="$HOME_DIR" USER=llwtest LOGNAME=llwtest \
+# as_user CMD...: run CMD as the test user in the project directory, in a
+# clean environment plus a few secrets the sandbox must scrub.
+as_user_exec() {
+	cd "$PROJ" || exit 125
+	set -- env -i HOME="$HOME_DIR" USER=llwtest LOGNAME=llwtest \
 		PATH=/usr/local/bin:/usr/bin:/bin SHELL=/bin/sh TERM=dumb \
 		LANG=C.UTF-8 LLWRAP_PROFILE_PATH="${LLWRAP_PROFILE_PATH:-}" \
 		SSH_AUTH_SOCK=/run/user/1000/ssh-agent.sock \
-		AWS_SECRET_ACCESS_KEY=llw-secret-aws GITHUB_TOKEN=llw-secret-gh \
-		"$@"
+		AWS_SECRET_ACCESS_KEY=llw-secret-aws \
+		GITHUB_TOKEN=llw-secret-gh "$@"
+	if [ "$(id -u)" -eq 0 ]; then
+		exec setpriv --reuid="$TEST_UID" --regid="$TEST_GID" \
+			--clear-groups --inh-caps=-all --bounding-set=-all -- "$@"
+	fi
+	exec "$@"
+}
+as_user() {
+	(as_user_exec "$@")
 }
 
-# as_user CMD...: run CMD as the test user in the project directory.
-as_user() {
-	if [ "$(id -u)" -eq 0 ]; then
-		(cd "$PROJ" && user_env setpriv --reuid="$TEST_UID" \
-			--regid="$TEST_GID" --clear-groups --inh-caps=-all \
-			--bounding-set=-all -- "$@")
-	else
-		(cd "$PROJ" && user_env "$@")
-	fi
+# spawn_as_user CMD...: as_user in the background; $spawned is the
+# command's own pid (the subshell execs), stopped on exit.
+bg_pids=
+spawn_as_user() {
+	(as_user_exec "$@") &
+	spawned=$!
+	bg_pids="$bg_pids $spawned"
 }
 
 # llw ARGS...: llwrap as the test user, with the probe helper executable.
