@@ -20,7 +20,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-build=${1:-$top}
+build=$(cd "${1:-$top}" && pwd)
 LLWRAP=$build/llwrap
 export LLWRAP_PROFILE_PATH=$top/conf
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)"; exit 1; }
