@@ -1,21 +1,34 @@
 #!/bin/sh
 # bench/startup.sh: llwrap's start-up cost, with bubblewrap's minimal
 # sandbox measured in the same run for reference.  Not a test: it prints
-# hyperfine's tables and writes bench/startup.md.
+# a markdown table of hyperfine's medians and writes it to bench/startup.md.
 #
 #   bench/startup.sh [BUILDDIR]      (default: the source tree)
 #
+# Environment: RUNS (default 300), BENCH_DIR (default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench).
+#
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
+#
+# The work directory must not be writable under the default profile:
+# the 1,000-rule profile in it is a configuration file llwrap read, and
+# one inside a writable tree (such as /tmp) needs a mount mask, so the run
+# would fail closed with status 125.  The home directory is invisible
+# under the default profile, hence ~/.cache.  For the same reason the
+# source tree (whose conf/ is the profile path) must not be under /tmp.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-build=${1:-$top}
+build=$(cd "${1:-$top}" && pwd)
 LLWRAP=$build/llwrap
 export LLWRAP_PROFILE_PATH=$top/conf
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)"; exit 1; }
+[ -x "$LLWRAP" ] || { echo "no $LLWRAP: build first"; exit 1; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/llwrap-bench.XXXXXX")
+base=${BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench}
+mkdir -p "$base"
+work=$(mktemp -d "$base/run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" "$work/tree"
 
@@ -33,17 +46,50 @@ mkdir -p "$work/proj" "$work/tree"
 } >"$work/thousand.ini"
 
 cd "$work/proj"
+# Every llwrap command must succeed before it is timed: a refusal (125)
+# is fast and would look like a fine result.
+for p in "-p default" "-p $work/thousand.ini"; do
+	# shellcheck disable=SC2086
+	"$LLWRAP" $p -- /bin/true || {
+		echo "llwrap $p -- /bin/true failed (status $?); see above"
+		exit 1
+	}
+done
+
 runs=${RUNS:-300}
 set -- \
 	-n "bare /bin/true" "/bin/true" \
+	-n "llwrap --version" "$LLWRAP --version" \
+	-n "llwrap -p default --explain" "$LLWRAP -p default --explain -- /bin/true" \
 	-n "llwrap -p default" "$LLWRAP -p default -- /bin/true" \
 	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true"
-if command -v bwrap >/dev/null; then
+if command -v bwrap >/dev/null &&
+	bwrap --ro-bind / / --unshare-all /bin/true 2>/dev/null; then
 	set -- "$@" -n "bwrap minimal" \
 		"bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true"
 fi
-hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$here/startup.md" "$@"
+hyperfine -N --warmup 20 --runs "$runs" --style basic \
+	--export-json "$work/result.json" "$@" >/dev/null
+
+# hyperfine's JSON has one field per line: pick name, median, mean,
+# stddev and min of each result and print them as a table (ms).
+awk '
+/"command":/ {
+	sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); name[++n] = $0
+}
+/"(mean|stddev|median|min)":/ {
+	key = $1; gsub(/[":]/, "", key); v = $2; sub(/,$/, "", v)
+	val[n, key] = v * 1000
+}
+END {
+	printf "| command | median (ms) | over bare (ms) | mean ± σ (ms) | min (ms) |\n"
+	printf "|---|---:|---:|---:|---:|\n"
+	for (i = 1; i <= n; i++)
+		printf "| %s | %.2f | %+.2f | %.2f ± %.2f | %.2f |\n", name[i],
+		    val[i, "median"], val[i, "median"] - val[1, "median"],
+		    val[i, "mean"], val[i, "stddev"], val[i, "min"]
+}' "$work/result.json" | tee "$here/startup.md"
 
 echo
-echo "Peak RSS of llwrap -p default (KiB):"
-/usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true
+printf "Peak RSS of llwrap -p default (KiB): "
+/usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true 2>&1

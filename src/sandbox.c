@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -251,14 +253,28 @@ static int
 drop_capabilities(char **cause)
 {
 	capng_select_t set = CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT;
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	bool any = false;
 
+	/* An ordinary user holds nothing: no permitted or inheritable
+	 * capability means no effective or ambient one either, and
+	 * no_new_privs keeps the bounding set from ever mattering.  One
+	 * capget(2) says so; libcap-ng's capng_get_caps_process() would
+	 * also read /proc/self/status twice (about 80 us). */
+	if (syscall(SYS_capget, &hdr, data) == 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(data); i++)
+			any |= (data[i].permitted | data[i].inheritable |
+				data[i].effective) != 0;
+		if (!any)
+			return 0;
+	}
 	if (capng_get_caps_process() < 0) {
 		*cause = xstrdup("cannot read the process capabilities");
 		return -EIO;
 	}
-	/* An ordinary user holds nothing: no permitted or inheritable
-	 * capability means no effective or ambient one either, and
-	 * no_new_privs keeps the bounding set from ever mattering. */
 	if (capng_have_capabilities(CAPNG_SELECT_CAPS) == CAPNG_NONE)
 		return 0;
 	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
