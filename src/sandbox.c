@@ -275,8 +275,6 @@ drop_capabilities(char **cause)
 		*cause = xstrdup("cannot read the process capabilities");
 		return -EIO;
 	}
-	if (capng_have_capabilities(CAPNG_SELECT_CAPS) == CAPNG_NONE)
-		return 0;
 	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
 		set = CAPNG_SELECT_ALL;
 	capng_clear(set);
