@@ -73,6 +73,25 @@ if [ -x /usr/bin/bwrap ] || command -v bwrap >/dev/null 2>&1; then
 else
 	expect_status "--backend bwrap without bwrap fails closed" 125 llw -p default --backend bwrap -- /bin/true
 fi
+# --backend auto on a kernel without Landlock (hidden by a seccomp filter
+# that makes landlock_create_ruleset fail with ENOSYS).
+if "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
+	nolandlock() {
+		as_user "$PROBE" without-landlock "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+	}
+	run nolandlock -p default --explain -- /bin/true
+	expect_output "no Landlock: --backend auto falls back to bwrap, saying why" \
+		"^backend: bwrap .*--backend=auto: Landlock is not built into this kernel"
+	expect_denied "no Landlock, auto: ~/.ssh is not there" \
+		nolandlock -p default -q -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+	expect_succeeded "... while the project is readable" \
+		nolandlock -p default -q -- "$PROBE" read "$PROJ/src/main.c"
+	expect_status "no Landlock, --backend landlock fails closed" 125 \
+		nolandlock -p default --backend landlock -- /bin/true
+	expect_output "... naming what is missing" "Landlock is not built"
+else
+	skip "bwrap is not usable here: no test of the automatic fallback"
+fi
 expect_status "a bad --backend is 125" 125 llw --backend nonsense -- /bin/true
 expect_status "a bad --keep-fd is 125" 125 llw --keep-fd abc -- /bin/true
 
