@@ -62,6 +62,9 @@ int sandbox_make_dirs(const struct policy *p, char **cause);
  * Apply every layer and exec argv with the policy's environment, in
  * directory p->project.  keep lists the inherited fds that stay open.
  *
+ * With the bubblewrap backend this process becomes bwrap (which stays as
+ * the monitor) and returns only on failure.
+ *
  * Where a layer needs a process above the command (a pid namespace, the
  * network supervisor), this process forks and stays as the monitor: then
  * it returns 0 once the command has ended, with *status the exit status
