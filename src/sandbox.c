@@ -80,6 +80,113 @@ sandbox_refuse(struct sandbox *sb, char *cause)
 	sb->fail_cause = cause;
 }
 
+/*
+ * Which backend runs (DESIGN.md §3 --backend): auto takes Landlock when
+ * the kernel has it and falls back to bubblewrap only when Landlock is
+ * missing (ENOSYS, EOPNOTSUPP) and bwrap can run here; otherwise the
+ * Landlock backend refuses the policy as before.
+ */
+static void
+choose_backend(struct sandbox *sb, enum sandbox_backend asked)
+{
+	_cleanup_free_ char *why = NULL, *k = ruleset_describe(&sb->kernel);
+
+	sb->backend = SANDBOX_BACKEND_LANDLOCK;
+	if (asked == SANDBOX_BACKEND_LANDLOCK) {
+		sb->backend_why = xstrdup("--backend=landlock");
+		return;
+	}
+	if (asked == SANDBOX_BACKEND_AUTO &&
+	    !bwrap_fallback_wanted(&sb->kernel)) {
+		sb->backend_why = xasprintf("--backend=auto: %s", k);
+		return;
+	}
+	bwrap_find(getenv("PATH"), &sb->bwrap_bin);
+	if (asked == SANDBOX_BACKEND_AUTO) {
+		if (!bwrap_usable(&sb->bwrap_bin, &why)) {
+			sb->backend_why = xasprintf("--backend=auto: %s, and "
+						    "no bubblewrap fallback: "
+						    "%s",
+						    k, why);
+			return;
+		}
+		sb->backend = SANDBOX_BACKEND_BWRAP;
+		sb->backend_why = xasprintf("--backend=auto: %s, so %s runs "
+					    "the command",
+					    k, sb->bwrap_bin.path);
+		return;
+	}
+	sb->backend = SANDBOX_BACKEND_BWRAP;
+	sb->backend_why = xstrdup("--backend=bwrap");
+	if (!bwrap_usable(&sb->bwrap_bin, &why))
+		sandbox_refuse(sb, xasprintf("--backend=bwrap was asked for, "
+					     "but %s",
+					     why));
+}
+
+/*
+ * The rest of sandbox_prepare() for the bubblewrap backend: the mounts
+ * and namespaces, what they cannot enforce, and the seccomp options,
+ * which differ from Landlock's only where bwrap's namespaces change the
+ * picture.
+ */
+static void
+prepare_bwrap(struct sandbox *sb, const struct policy *p)
+{
+	struct bwrap_symlink *links;
+	const char *which;
+	size_t n_links;
+
+	bwrap_find_symlinks(p, &links, &n_links);
+	sb->bwrap = bwrap_plan_new(p, sb->fs, links, n_links);
+	for (size_t i = 0; i < n_links; i++) {
+		free(links[i].path);
+		free(links[i].target);
+	}
+	free(links);
+	/* No Landlock runs: an empty plan, for code that reads it. */
+	sb->landlock = xcalloc(1, sizeof(*sb->landlock));
+
+	for (size_t i = 0; i < sb->bwrap->n_losses; i++) {
+		const struct ruleset_loss *l = &sb->bwrap->losses[i];
+
+		strv_push_take(&sb->not_enforced,
+			       xasprintf("%s (needs %s)%s", l->what, l->needs,
+					 l->fatal ? "" : " [not a hole]"));
+	}
+	if (bwrap_plan_must_fail(sb->bwrap, p)) {
+		const struct ruleset_loss *l = sb->bwrap->losses;
+
+		while (!l->fatal)
+			l++;
+		sandbox_refuse(sb,
+			       xasprintf("the bubblewrap backend cannot "
+					 "enforce the policy: %s (needs %s); "
+					 "run with --best-effort (or "
+					 "best-effort = yes in a profile) to "
+					 "run without it",
+					 l->what, l->needs));
+	}
+	if (has_supervisor_rules(p, &which))
+		sandbox_refuse(sb, xasprintf("'%s' needs the network "
+					     "supervisor, which this version "
+					     "of llwrap does not have; remove "
+					     "the rule or use connect-tcp "
+					     "port rules",
+					     which));
+
+	filter_opts_init(&sb->filter);
+	/* Without Landlock nothing decides which pathname sockets a
+	 * connect() reaches: AF_UNIX only when the policy allows it. */
+	sb->filter.allow_unix = p->unix_sockets;
+	sb->filter.deny_ptrace = p->ptrace_deny;
+	/* net = none is a private network namespace where only lo exists,
+	 * so inet sockets stay usable on loopback. */
+	sb->filter.deny_inet = false;
+	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
+			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
+}
+
 int
 sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 		struct sandbox **out, char **cause)
@@ -92,24 +199,19 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	size_t n;
 	int r;
 
-	if (backend == SANDBOX_BACKEND_BWRAP) {
-		*cause = xstrdup("the bubblewrap backend is not available in "
-				 "this version of llwrap; use "
-				 "--backend=landlock or --backend=auto");
-		return -ENOTSUP;
-	}
-
 	sb = xcalloc(1, sizeof(*sb));
 	sb->policy = p;
-	sb->backend = SANDBOX_BACKEND_LANDLOCK;
 	ruleset_probe(&sb->kernel);
+	choose_backend(sb, backend);
 
 	/* Compile the filesystem rules, config-file protection included. */
 	protect_config_files(p, &rules, &n);
 	view = *p;
 	view.paths = rules;
 	view.n_paths = n;
-	r = pathtree_compile(&view, &pathtree_fs_real, false, &sb->fs, &why);
+	r = pathtree_compile(&view, &pathtree_fs_real,
+			     sb->backend == SANDBOX_BACKEND_BWRAP, &sb->fs,
+			     &why);
 	free(rules);
 	if (r == -EPERM) {
 		sandbox_refuse(sb, steal_pointer(&why));
@@ -124,6 +226,12 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	}
 	for (char **l = sb->fs->lost; l != NULL && *l != NULL; l++)
 		strv_push(&sb->not_enforced, *l);
+
+	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+		prepare_bwrap(sb, p);
+		*out = sb;
+		return 0;
+	}
 
 	if (backend == SANDBOX_BACKEND_LANDLOCK && sb->kernel.abi == 0) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->kernel);
@@ -237,6 +345,9 @@ sandbox_free(struct sandbox *sb)
 		return;
 	plan_free(sb->fs);
 	ruleset_plan_free(sb->landlock);
+	bwrap_plan_free(sb->bwrap);
+	bwrap_binary_clear(&sb->bwrap_bin);
+	free(sb->backend_why);
 	strv_free(sb->not_enforced);
 	free(sb->fail_cause);
 	free(sb);
@@ -413,6 +524,14 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		return r;
 	}
 	env = command_environ(sb->policy, envp);
+
+	/* bwrap builds the sandbox and stays as its monitor: this process
+	 * becomes bwrap. */
+	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+		r = bwrap_exec(&sb->bwrap_bin, sb->bwrap, sb->fs, sb->policy,
+			       ctx, argv, env, keep, n_keep, status, cause);
+		goto out;
+	}
 
 	if (sb->use_ns) {
 		if ((r = ns_unshare(&sb->ns, cause)) < 0)
