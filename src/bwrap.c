@@ -705,7 +705,8 @@ find_command(const struct plan *fs, const char *project, const char *argv0,
 
 int
 bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
-	   const struct plan *fs, const struct policy *p, scmp_filter_ctx ctx,
+	   const struct plan *fs, const struct policy *p,
+	   const struct sock_fprog *prog,
 	   char *const *argv, char *const *env, const int *keep, size_t n_keep,
 	   int *status, char **cause)
 {
@@ -713,6 +714,7 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	_cleanup_free_ int *keep_all = NULL;
 	_cleanup_strv_ char **args = NULL;
 	char **full;
+	size_t len;
 	int r, e;
 
 	*status = 125;
@@ -738,10 +740,13 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 				   strerror(e));
 		return -e;
 	}
-	if ((r = seccomp_export_bpf(ctx, fd)) < 0) {
-		*cause = xasprintf("cannot export the seccomp filter: %s",
-				   strerror(-r));
-		return r;
+	/* The same precompiled program the Landlock backend loads. */
+	len = prog->len * sizeof(prog->filter[0]);
+	if (write(fd, prog->filter, len) != (ssize_t)len) {
+		e = errno;
+		*cause = xasprintf("cannot write the seccomp filter: %s",
+				   strerror(e));
+		return -e;
 	}
 	if (lseek(fd, 0, SEEK_SET) < 0) {
 		e = errno;

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <linux/filter.h>
 #include <seccomp.h>
 
 #include "pathtree.h"
@@ -138,13 +139,14 @@ int bwrap_exec_allowed(const struct plan *fs, const char *path);
 /*
  * Run argv under bwrap: check the command as execvp(3) would find it
  * with env's PATH (status 127 when it is not there, 126 when the policy
- * does not let it run), export ctx into a memfd, close the inherited fds
+ * does not let it run), write prog into a memfd, close the inherited fds
  * but keep (n_keep) and the memfd, and exec bwrap with env as its
  * environment.  Returns only on failure: -errno with *cause and *status.
  */
 int bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	       const struct plan *fs, const struct policy *p,
-	       scmp_filter_ctx ctx, char *const *argv, char *const *env,
+	       const struct sock_fprog *prog, char *const *argv,
+	       char *const *env,
 	       const int *keep, size_t n_keep, int *status, char **cause);
 
 #endif /* LLW_BWRAP_H */

@@ -529,7 +529,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	 * becomes bwrap. */
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
 		r = bwrap_exec(&sb->bwrap_bin, sb->bwrap, sb->fs, sb->policy,
-			       ctx, argv, env, keep, n_keep, status, cause);
+			       &prog, argv, env, keep, n_keep, status, cause);
 		goto out;
 	}
 
