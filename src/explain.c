@@ -18,21 +18,29 @@
 #include "explain.h"
 #include "fdutil.h"
 #include "strv.h"
+#include "supervise.h"
 #include "xalloc.h"
 
 static const struct {
 	uint64_t bit;
 	const char *name;
 } fs_rights[] = {
-	{ LLW_FS_EXECUTE, "execute" },	   { LLW_FS_WRITE_FILE, "write_file" },
-	{ LLW_FS_READ_FILE, "read_file" }, { LLW_FS_READ_DIR, "read_dir" },
+	{ LLW_FS_EXECUTE, "execute" },
+	{ LLW_FS_WRITE_FILE, "write_file" },
+	{ LLW_FS_READ_FILE, "read_file" },
+	{ LLW_FS_READ_DIR, "read_dir" },
 	{ LLW_FS_REMOVE_DIR, "remove_dir" },
 	{ LLW_FS_REMOVE_FILE, "remove_file" },
-	{ LLW_FS_MAKE_CHAR, "make_char" }, { LLW_FS_MAKE_DIR, "make_dir" },
-	{ LLW_FS_MAKE_REG, "make_reg" },   { LLW_FS_MAKE_SOCK, "make_sock" },
-	{ LLW_FS_MAKE_FIFO, "make_fifo" }, { LLW_FS_MAKE_BLOCK, "make_block" },
-	{ LLW_FS_MAKE_SYM, "make_sym" },   { LLW_FS_REFER, "refer" },
-	{ LLW_FS_TRUNCATE, "truncate" },   { LLW_FS_IOCTL_DEV, "ioctl_dev" },
+	{ LLW_FS_MAKE_CHAR, "make_char" },
+	{ LLW_FS_MAKE_DIR, "make_dir" },
+	{ LLW_FS_MAKE_REG, "make_reg" },
+	{ LLW_FS_MAKE_SOCK, "make_sock" },
+	{ LLW_FS_MAKE_FIFO, "make_fifo" },
+	{ LLW_FS_MAKE_BLOCK, "make_block" },
+	{ LLW_FS_MAKE_SYM, "make_sym" },
+	{ LLW_FS_REFER, "refer" },
+	{ LLW_FS_TRUNCATE, "truncate" },
+	{ LLW_FS_IOCTL_DEV, "ioctl_dev" },
 	{ LLW_FS_RESOLVE_UNIX, "resolve_unix" },
 };
 
@@ -134,7 +142,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_items(f, "mkdir", &p->mkdirs);
 
 	fprintf(f, "\nNetwork:\n  %-12s %s\t(%s)\n", "mode",
-		policy_net_mode_name(p->net), origin_or_builtin(&p->net_origin));
+		policy_net_mode_name(p->net),
+		origin_or_builtin(&p->net_origin));
 	explain_ports(f, "connect-tcp", &p->connect_tcp);
 	explain_ports(f, "bind-tcp", &p->bind_tcp);
 	explain_ports(f, "connect-udp", &p->connect_udp);
@@ -146,6 +155,20 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_items(f, "unix", &p->unix_paths);
 	explain_items(f, "listen", &p->listen);
 	explain_items(f, "dns", &p->dns);
+
+	if (supervise_needed(p)) {
+		fprintf(f, "\nNetwork supervisor (S): %s\n",
+			sb->supervise ? "enforces" : "NOT ENFORCED");
+		if (p->log_prefix)
+			fprintf(f, "  %-12s %s\n", "log-prefix", p->log_prefix);
+		if (sb->supervise) {
+			_cleanup_strv_ char **sup =
+				supervise_describe(p, environ);
+
+			for (char **s = sup; s != NULL && *s != NULL; s++)
+				fprintf(f, "  %s\n", *s);
+		}
+	}
 
 	fprintf(f, "\nEnvironment:\n");
 	explain_items(f, "keep", &p->env_keep);
@@ -179,7 +202,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			rp->fs_rules[i].punched ? ", hole punched" : "");
 	}
 	for (size_t i = 0; i < rp->n_net_rules; i++) {
-		_cleanup_free_ char *r = net_rights_name(rp->net_rules[i].access);
+		_cleanup_free_ char *r =
+			net_rights_name(rp->net_rules[i].access);
 
 		fprintf(f, "  %s port %llu\t(%s)\n", r,
 			(unsigned long long)rp->net_rules[i].port,
@@ -299,8 +323,9 @@ explain_check(FILE *f)
 	if (clone)
 		fprintf(f, "  kernel.unprivileged_userns_clone = %s\n", clone);
 	if (apparmor)
-		fprintf(f, "  kernel.apparmor_restrict_unprivileged_userns = "
-			   "%s\n",
+		fprintf(f,
+			"  kernel.apparmor_restrict_unprivileged_userns = "
+			"%s\n",
 			apparmor);
 	fprintf(f, "pidfd_getfd:     %s\n",
 		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
@@ -312,7 +337,14 @@ explain_check(FILE *f)
 		k.abi > 0 ? "usable" : "unavailable");
 	fprintf(f, "  L2 seccomp      usable\n");
 	fprintf(f, "  L3 namespaces   not in this version\n");
-	fprintf(f, "  S  supervisor   not in this version\n");
+	{
+		_cleanup_free_ char *why = NULL;
+
+		if (supervise_available(&why))
+			fprintf(f, "  S  supervisor   usable\n");
+		else
+			fprintf(f, "  S  supervisor   unavailable: %s\n", why);
+	}
 	fprintf(f, "  F  bubblewrap   not in this version\n");
 	fprintf(f, "Backend (auto):   %s\n",
 		k.abi > 0 ? "landlock"
