@@ -25,22 +25,15 @@ static const struct {
 	uint64_t bit;
 	const char *name;
 } fs_rights[] = {
-	{ LLW_FS_EXECUTE, "execute" },
-	{ LLW_FS_WRITE_FILE, "write_file" },
-	{ LLW_FS_READ_FILE, "read_file" },
-	{ LLW_FS_READ_DIR, "read_dir" },
+	{ LLW_FS_EXECUTE, "execute" },	   { LLW_FS_WRITE_FILE, "write_file" },
+	{ LLW_FS_READ_FILE, "read_file" }, { LLW_FS_READ_DIR, "read_dir" },
 	{ LLW_FS_REMOVE_DIR, "remove_dir" },
 	{ LLW_FS_REMOVE_FILE, "remove_file" },
-	{ LLW_FS_MAKE_CHAR, "make_char" },
-	{ LLW_FS_MAKE_DIR, "make_dir" },
-	{ LLW_FS_MAKE_REG, "make_reg" },
-	{ LLW_FS_MAKE_SOCK, "make_sock" },
-	{ LLW_FS_MAKE_FIFO, "make_fifo" },
-	{ LLW_FS_MAKE_BLOCK, "make_block" },
-	{ LLW_FS_MAKE_SYM, "make_sym" },
-	{ LLW_FS_REFER, "refer" },
-	{ LLW_FS_TRUNCATE, "truncate" },
-	{ LLW_FS_IOCTL_DEV, "ioctl_dev" },
+	{ LLW_FS_MAKE_CHAR, "make_char" }, { LLW_FS_MAKE_DIR, "make_dir" },
+	{ LLW_FS_MAKE_REG, "make_reg" },   { LLW_FS_MAKE_SOCK, "make_sock" },
+	{ LLW_FS_MAKE_FIFO, "make_fifo" }, { LLW_FS_MAKE_BLOCK, "make_block" },
+	{ LLW_FS_MAKE_SYM, "make_sym" },   { LLW_FS_REFER, "refer" },
+	{ LLW_FS_TRUNCATE, "truncate" },   { LLW_FS_IOCTL_DEV, "ioctl_dev" },
 	{ LLW_FS_RESOLVE_UNIX, "resolve_unix" },
 };
 
@@ -142,8 +135,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_items(f, "mkdir", &p->mkdirs);
 
 	fprintf(f, "\nNetwork:\n  %-12s %s\t(%s)\n", "mode",
-		policy_net_mode_name(p->net),
-		origin_or_builtin(&p->net_origin));
+		policy_net_mode_name(p->net), origin_or_builtin(&p->net_origin));
 	explain_ports(f, "connect-tcp", &p->connect_tcp);
 	explain_ports(f, "bind-tcp", &p->bind_tcp);
 	explain_ports(f, "connect-udp", &p->connect_udp);
@@ -202,8 +194,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			rp->fs_rules[i].punched ? ", hole punched" : "");
 	}
 	for (size_t i = 0; i < rp->n_net_rules; i++) {
-		_cleanup_free_ char *r =
-			net_rights_name(rp->net_rules[i].access);
+		_cleanup_free_ char *r = net_rights_name(rp->net_rules[i].access);
 
 		fprintf(f, "  %s port %llu\t(%s)\n", r,
 			(unsigned long long)rp->net_rules[i].port,
@@ -323,9 +314,8 @@ explain_check(FILE *f)
 	if (clone)
 		fprintf(f, "  kernel.unprivileged_userns_clone = %s\n", clone);
 	if (apparmor)
-		fprintf(f,
-			"  kernel.apparmor_restrict_unprivileged_userns = "
-			"%s\n",
+		fprintf(f, "  kernel.apparmor_restrict_unprivileged_userns = "
+			   "%s\n",
 			apparmor);
 	fprintf(f, "pidfd_getfd:     %s\n",
 		pidfd_getfd ? "available" : "missing (Linux < 5.6)");

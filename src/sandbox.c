@@ -190,8 +190,9 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	filter_opts_init(&sb->filter);
 	/* With RESOLVE_UNIX (ABI 9) Landlock decides which pathname sockets
 	 * a connect() may reach, so the sandbox's own unix servers work. */
-	sb->filter.allow_unix = p->unix_sockets || (sb->landlock->handled_fs &
-						    LLW_FS_RESOLVE_UNIX) != 0;
+	sb->filter.allow_unix =
+		p->unix_sockets ||
+		(sb->landlock->handled_fs & LLW_FS_RESOLVE_UNIX) != 0;
 	sb->filter.deny_ptrace = p->ptrace_deny;
 	sb->filter.deny_inet = p->net == LLW_NET_NONE;
 	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
