@@ -478,6 +478,29 @@ p_tcp_sink(char **argv)
 	}
 }
 
+/* Bench: accept connections and close them at once (connect latency). */
+static int
+p_tcp_accept(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	int one = 1, fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, &a.sa, len) < 0 || listen(fd, 4096) < 0)
+		return deny("listen");
+	succeed("listening");
+	for (;;) {
+		int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c >= 0)
+			close(c);
+	}
+}
+
 static const struct probe {
 	const char *name;
 	int nargs;
@@ -496,6 +519,7 @@ static const struct probe {
 	{ "connect-lat", 3, p_connect_lat, "ADDR PORT N" },
 	{ "tcp-bulk", 3, p_tcp_bulk, "ADDR PORT MIB" },
 	{ "tcp-sink", 2, p_tcp_sink, "ADDR PORT" },
+	{ "tcp-accept", 2, p_tcp_accept, "ADDR PORT" },
 };
 
 int
