@@ -215,7 +215,8 @@ test_decide(void **state)
 		{ SUPERVISE_CONNECT, SUPERVISE_TCP, "127.0.0.53", 53, NULL },
 		{ SUPERVISE_SEND, SUPERVISE_UDP, "10.10.0.1", 53,
 		  "filtered/dns" },
-		{ SUPERVISE_SEND, SUPERVISE_UDP, "8.8.8.8", 53, "filtered/dns" },
+		{ SUPERVISE_SEND, SUPERVISE_UDP, "8.8.8.8", 53,
+		  "filtered/dns" },
 		/* listen 127.0.0.1:8787; bind-tcp 0 */
 		{ SUPERVISE_BIND, SUPERVISE_TCP, "127.0.0.1", 8787, NULL },
 		{ SUPERVISE_BIND, SUPERVISE_TCP, "127.0.0.1", 8788,
