@@ -18,6 +18,7 @@
 #include "explain.h"
 #include "fdutil.h"
 #include "strv.h"
+#include "supervise.h"
 #include "xalloc.h"
 
 static const struct {
@@ -189,6 +190,20 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_items(f, "listen", &p->listen);
 	explain_items(f, "dns", &p->dns);
 
+	if (supervise_needed(p)) {
+		fprintf(f, "\nNetwork supervisor (S): %s\n",
+			sb->supervise ? "enforces" : "NOT ENFORCED");
+		if (p->log_prefix)
+			fprintf(f, "  %-12s %s\n", "log-prefix", p->log_prefix);
+		if (sb->supervise) {
+			_cleanup_strv_ char **sup =
+				supervise_describe(p, environ);
+
+			for (char **s = sup; s != NULL && *s != NULL; s++)
+				fprintf(f, "  %s\n", *s);
+		}
+	}
+
 	fprintf(f, "\nEnvironment:\n");
 	explain_items(f, "keep", &p->env_keep);
 	explain_items(f, "set", &p->env_set);
@@ -340,7 +355,14 @@ explain_check(FILE *f)
 		k.abi > 0 ? "usable" : "unavailable");
 	fprintf(f, "  L2 seccomp      usable\n");
 	fprintf(f, "  L3 namespaces   not in this version\n");
-	fprintf(f, "  S  supervisor   not in this version\n");
+	{
+		_cleanup_free_ char *why = NULL;
+
+		if (supervise_available(&why))
+			fprintf(f, "  S  supervisor   usable\n");
+		else
+			fprintf(f, "  S  supervisor   unavailable: %s\n", why);
+	}
 	if (bwrap_ok)
 		fprintf(f, "  F  bubblewrap   usable (--backend=bwrap)\n");
 	else

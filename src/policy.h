@@ -106,8 +106,7 @@ struct policy {
 	struct llw_ports connect_tcp, bind_tcp, connect_udp, bind_udp;
 	bool unix_sockets; /* unix-sockets = allow: AF_UNIX socket() allowed */
 	struct llw_scalar_origin unix_sockets_origin;
-	/* Supervisor rules (DESIGN.md §6).  Until the supervisor exists a
-	 * policy that has any of them fails closed at apply time. */
+	/* Supervisor rules (DESIGN.md §6), enforced by supervise.c. */
 	struct llw_items allow_cidr, unix_paths, listen, dns;
 	bool log_blocked;
 	char *log_prefix;

@@ -53,20 +53,16 @@ protect_config_files(const struct policy *p, struct llw_path_rule **rules,
 	}
 }
 
-static bool
-has_supervisor_rules(const struct policy *p, const char **which)
+static const char *
+supervisor_rule_names(const struct policy *p)
 {
 	if (p->allow_cidr.n > 0)
-		*which = "allow-cidr";
-	else if (p->unix_paths.n > 0)
-		*which = "unix";
-	else if (p->listen.n > 0)
-		*which = "listen";
-	else if (p->dns.n > 0)
-		*which = "dns";
-	else
-		return false;
-	return true;
+		return "allow-cidr";
+	if (p->unix_paths.n > 0)
+		return "unix";
+	if (p->listen.n > 0)
+		return "listen";
+	return "dns";
 }
 
 static void
@@ -134,7 +130,6 @@ static void
 prepare_bwrap(struct sandbox *sb, const struct policy *p)
 {
 	struct bwrap_symlink *links;
-	const char *which;
 	size_t n_links;
 
 	bwrap_find_symlinks(p, &links, &n_links);
@@ -167,13 +162,25 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 					 "run without it",
 					 l->what, l->needs));
 	}
-	if (has_supervisor_rules(p, &which))
-		sandbox_refuse(sb, xasprintf("'%s' needs the network "
-					     "supervisor, which this version "
-					     "of llwrap does not have; remove "
-					     "the rule or use connect-tcp "
-					     "port rules",
-					     which));
+	/* bwrap execs and stays as the monitor itself: no llwrap process
+	 * remains to be the network supervisor. */
+	if (supervise_needed(p)) {
+		if (p->best_effort)
+			strv_push_take(&sb->not_enforced,
+				       xasprintf("the network supervisor's "
+						 "rules (%s): the bubblewrap "
+						 "backend has no supervisor",
+						 supervisor_rule_names(p)));
+		else
+			sandbox_refuse(sb,
+				       xasprintf("the policy's '%s' rules need "
+						 "the network supervisor, "
+						 "which the bubblewrap backend "
+						 "does not have; run with "
+						 "--best-effort to run "
+						 "without them",
+						 supervisor_rule_names(p)));
+	}
 
 	filter_opts_init(&sb->filter);
 	/* Without Landlock nothing decides which pathname sockets a
@@ -192,9 +199,8 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 		struct sandbox **out, char **cause)
 {
 	struct sandbox *sb;
-	struct policy view;
+	struct policy view, net_view;
 	struct llw_path_rule *rules;
-	const char *which;
 	char *why = NULL;
 	size_t n;
 	int r;
@@ -241,8 +247,40 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 					     k));
 	}
 
-	/* L1: Landlock, masked to the running ABI. */
-	sb->landlock = ruleset_plan_new_probed(p, sb->fs, &sb->kernel);
+	/* S: the network supervisor, for the rules only it can enforce.
+	 * Best effort runs without it, reported: then the Landlock port
+	 * rules alone restrict IP, and no unix socket is allowed. */
+	if (supervise_needed(p)) {
+		if (supervise_available(&why)) {
+			sb->supervise = true;
+		} else if (p->best_effort) {
+			strv_push_take(&sb->not_enforced,
+				       xasprintf("the network supervisor's "
+						 "rules (allow-cidr, unix, "
+						 "listen, dns): %s",
+						 why));
+		} else {
+			sandbox_refuse(
+				sb, xasprintf("the policy's '%s' rules need "
+					      "the network supervisor, but "
+					      "%s; run with --best-effort "
+					      "to run without them",
+					      supervisor_rule_names(p), why));
+		}
+		free(why);
+		why = NULL;
+	}
+
+	/* L1: Landlock, masked to the running ABI.  Under the supervisor
+	 * the UDP port lists are its to enforce (it performs every UDP
+	 * connect and send with a destination), so they are no loss when
+	 * Landlock lacks UDP rules. */
+	net_view = *p;
+	if (sb->supervise) {
+		memset(&net_view.connect_udp, 0, sizeof(net_view.connect_udp));
+		memset(&net_view.bind_udp, 0, sizeof(net_view.bind_udp));
+	}
+	sb->landlock = ruleset_plan_new_probed(&net_view, sb->fs, &sb->kernel);
 	for (size_t i = 0; i < sb->landlock->n_losses; i++) {
 		const struct ruleset_loss *l = &sb->landlock->losses[i];
 
@@ -267,18 +305,6 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 					 what, k));
 	}
 
-	/* The network supervisor (layer S) is not part of this version: a
-	 * policy that relies on it must not run as if it were enforced.
-	 * log-blocked is not among them: without the supervisor nothing is
-	 * mediated, so there is nothing to log and nothing less is denied. */
-	if (has_supervisor_rules(p, &which))
-		sandbox_refuse(sb, xasprintf("'%s' needs the network "
-					     "supervisor, which this version "
-					     "of llwrap does not have; remove "
-					     "the rule or use connect-tcp "
-					     "port rules",
-					     which));
-
 	/* L2: seccomp.  UDP sockets are refused unless the policy allows
 	 * some UDP port; if it does and Landlock cannot restrict UDP ports,
 	 * ruleset_plan reported a fatal loss above. */
@@ -292,6 +318,14 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	sb->filter.deny_inet = p->net == LLW_NET_NONE;
 	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
 			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
+	/* Under the supervisor every connect, bind and send with a
+	 * destination is mediated, so unix sockets (and datagram pairs) and
+	 * UDP (for DNS to the resolvers) can be created. */
+	if (sb->supervise) {
+		sb->filter.allow_unix = true;
+		sb->filter.allow_unix_dgram_pair = true;
+		sb->filter.deny_udp = false;
+	}
 
 	*out = sb;
 	return 0;
@@ -330,8 +364,8 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 		if (stat(it->value, &st) == 0 && S_ISDIR(st.st_mode))
 			continue;
 		if ((r = make_dir_path(it->value)) < 0) {
-			*cause = xasprintf("%s: cannot create %s: %s", it->origin,
-					   it->value, strerror(-r));
+			*cause = xasprintf("%s: cannot create %s: %s",
+					   it->origin, it->value, strerror(-r));
 			return r;
 		}
 	}
@@ -417,9 +451,9 @@ command_environ(const struct policy *p, char *const *envp)
  * DESIGN.md §2's order and exec.  Returns only on failure.
  */
 static int
-sandbox_enter(struct sandbox *sb, const struct sock_fprog *prog, char **env,
-	      char *const *argv, const int *keep, size_t n_keep, int *status,
-	      char **cause)
+sandbox_enter(struct sandbox *sb, struct supervisor *sv,
+	      const struct sock_fprog *prog, char **env, char *const *argv,
+	      const int *keep, size_t n_keep, int *status, char **cause)
 {
 	const struct policy *p = sb->policy;
 	char **saved;
@@ -439,6 +473,10 @@ sandbox_enter(struct sandbox *sb, const struct sock_fprog *prog, char **env,
 		return -e;
 	}
 	if (sb->kernel.abi > 0 && (r = ruleset_apply(sb->landlock, cause)) < 0)
+		return r;
+	/* The supervisor's notification filter goes before the main one,
+	 * which refuses new listeners. */
+	if (sv != NULL && (r = supervise_child_attach(sv, cause)) < 0)
 		return r;
 	if ((r = filter_load_program(prog, cause)) < 0)
 		return r;
@@ -475,8 +513,7 @@ sandbox_enter(struct sandbox *sb, const struct sock_fprog *prog, char **env,
  * -errno.
  */
 static int
-fork_and_wait(struct supervisor *sv, bool reap_all, int *status,
-	      char **cause)
+fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
 {
 	int wstatus, r, e;
 	pid_t pid;
@@ -490,7 +527,19 @@ fork_and_wait(struct supervisor *sv, bool reap_all, int *status,
 	}
 	if (pid == 0) {
 		supervise_unblock_signals();
+		if (sv != NULL)
+			supervise_child_forked(sv);
 		return 0;
+	}
+	if (sv != NULL && (r = supervise_parent_attach(sv, cause)) < 0) {
+		/* The child stops: told to, or it ended first and said why
+		 * itself (-ECHILD).  Its status is the one to report then. */
+		if (supervise_run(NULL, pid, reap_all, &wstatus) < 0)
+			kill(pid, SIGKILL);
+		if (r != -ECHILD)
+			return r;
+		*status = supervise_exit_status(wstatus);
+		return 1;
 	}
 	if ((r = supervise_run(sv, pid, reap_all, &wstatus)) < 0) {
 		*cause = xasprintf("waiting for the command failed: %s",
@@ -507,7 +556,9 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	     const int *keep, size_t n_keep, int *status, char **cause)
 {
 	struct sock_fprog prog;
+	struct supervisor *sv = NULL;
 	_cleanup_strv_ char **env = NULL;
+	bool forked = false;
 	int r;
 
 	*status = 125;
@@ -524,6 +575,9 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		return r;
 	}
 	env = command_environ(sb->policy, envp);
+	if (sb->supervise &&
+	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)
+		goto out;
 
 	/* bwrap builds the sandbox and stays as its monitor: this process
 	 * becomes bwrap. */
@@ -538,9 +592,11 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			goto out;
 		/* A pid namespace needs a process above it: this one stays
 		 * outside as the monitor, its child is pid 1 (the init that
-		 * reaps orphans), and the command is pid 2. */
+		 * reaps orphans), and the command is pid 2.  The monitor
+		 * is the network supervisor too: one process, not two. */
 		if (sb->ns.pid) {
-			if ((r = fork_and_wait(NULL, false, status, cause)) != 0)
+			forked = true;
+			if ((r = fork_and_wait(sv, false, status, cause)) != 0)
 				goto out;
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)
@@ -550,8 +606,14 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 				goto out;
 		}
 	}
-	r = sandbox_enter(sb, &prog, env, argv, keep, n_keep, status, cause);
+	/* The supervisor stays outside as the command's parent. */
+	if (sv != NULL && !forked &&
+	    (r = fork_and_wait(sv, false, status, cause)) != 0)
+		goto out;
+	r = sandbox_enter(sb, sv, &prog, env, argv, keep, n_keep, status,
+			  cause);
 out:
+	supervise_free(sv);
 	/* 1: this process was a monitor or an init and its child has
 	 * ended; *status is what to exit with. */
 	return r > 0 ? 0 : r;

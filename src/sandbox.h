@@ -30,6 +30,7 @@ struct sandbox {
 	struct plan *fs;		/* compiled paths */
 	struct ruleset_plan *landlock;	/* L1 */
 	struct filter_opts filter;	/* L2 */
+	bool supervise;			/* S: the network supervisor */
 	bool use_ns;			/* L3 */
 	struct ns_opts ns;
 	char *backend_why;		/* why this backend, for --explain */

@@ -15,6 +15,8 @@
 #define LLW_SUPERVISE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "policy.h"
@@ -24,6 +26,191 @@ struct supervisor;
 
 /* True when p has rules only the supervisor can enforce. */
 bool supervise_needed(const struct policy *p);
+
+/*
+ * Whether this kernel and system let the supervisor work: seccomp user
+ * notification, pidfd_open and pidfd_getfd, and a Yama ptrace_scope
+ * below 2 (pidfd_getfd and process_vm_readv need ptrace access to the
+ * sandboxed process).  When not, false and *cause names the reason.
+ */
+bool supervise_available(char **cause);
+
+/* ---- The rules (pure; tests/unit/test-supervise.c) ---- */
+
+/* An IP address; IPv4-mapped IPv6 addresses are kept as AF_INET. */
+struct supervise_addr {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t a[16];
+	uint16_t port;
+};
+
+/* An allow-cidr entry: a prefix and the ports it allows. */
+struct supervise_cidr {
+	struct supervise_addr net;
+	unsigned prefix;
+	struct llw_port_range *ports; /* none: the policy's port list */
+	size_t n_ports;
+	const char *origin;
+};
+
+enum supervise_op {
+	SUPERVISE_CONNECT,
+	SUPERVISE_SEND, /* sendto, sendmsg, sendmmsg with a destination */
+	SUPERVISE_BIND,
+	SUPERVISE_LISTEN, /* listen() on an unbound socket binds port 0 */
+};
+
+enum supervise_proto {
+	SUPERVISE_TCP,
+	SUPERVISE_UDP,
+	SUPERVISE_UNIX,
+};
+
+/*
+ * Parse "ADDR[/N][:PORTS]" (the allow-cidr syntax of profile.c) into c;
+ * an IPv6 prefix inside ::ffff:0:0/96 becomes the IPv4 one.  Returns 0 or
+ * -EINVAL.  c->ports is allocated; free it.
+ */
+int supervise_parse_cidr(const char *s, struct supervise_cidr *c);
+
+/* Parse an address, "[V6]" allowed, port 0.  Returns 0 or -EINVAL. */
+int supervise_parse_addr(const char *s, struct supervise_addr *a);
+
+/* Parse a listen value "ADDR:PORT" or "[V6]:PORT".  0 or -EINVAL. */
+int supervise_parse_listen(const char *s, struct supervise_addr *a);
+
+/*
+ * Read a sockaddr of len bytes as an IP destination; an IPv4-mapped
+ * IPv6 address becomes AF_INET.  Returns 0, or -EINVAL (too short) or
+ * -EAFNOSUPPORT (not AF_INET or AF_INET6).
+ */
+int supervise_addr_from_sockaddr(const void *sa, size_t len,
+				 struct supervise_addr *a);
+
+/* True when a lies inside c's prefix (ports are not looked at). */
+bool supervise_cidr_contains(const struct supervise_cidr *c,
+			     const struct supervise_addr *a);
+
+/* "203.0.113.7:443" or "[::1]:443"; a new string. */
+char *supervise_addr_format(const struct supervise_addr *a);
+
+/* The compiled rules the supervisor decides with. */
+struct supervise_rules;
+
+/*
+ * Compile p's supervisor rules; resolvers are the DNS servers port 53
+ * may reach (see supervise_resolvers).  Returns 0 or -EINVAL with *cause
+ * naming the bad value and its origin.
+ */
+int supervise_rules_new(const struct policy *p, char *const *resolvers,
+			struct supervise_rules **out, char **cause);
+void supervise_rules_free(struct supervise_rules *r);
+
+/*
+ * The decision for an IP operation: NULL when allowed, else the name of
+ * the rule that refused it ("filtered/no-cidr", "filtered/port",
+ * "filtered/dns", "filtered/listen", "filtered/bind-port").
+ *
+ * Destinations (connect, send): port 53 only to a resolver; with
+ * allow-cidr entries, a destination inside one whose ports (its own, or
+ * else the policy's connect-tcp / connect-udp list, any port in net host
+ * mode) hold the port; without entries, the port lists alone.  Binds:
+ * with listen entries, exactly one of them, or port 0 on loopback or a
+ * listen address when bind-tcp / bind-udp holds 0; without, the bind
+ * port lists.
+ */
+const char *supervise_decide(const struct supervise_rules *r,
+			     enum supervise_op op, enum supervise_proto proto,
+			     const struct supervise_addr *a);
+
+/*
+ * The DNS servers: p->dns, or when it is empty the nameserver lines of
+ * resolv_conf (the text of /etc/resolv.conf; NULL: none).  A new vector.
+ */
+char **supervise_resolvers(const struct policy *p, const char *resolv_conf);
+
+/* ---- The blocked-attempt log (pure parts) ---- */
+
+/* A token bucket: burst tokens, refilled at rate per second. */
+struct supervise_ratelimit {
+	double tokens;
+	uint64_t last_ns;
+	unsigned burst, rate;
+	unsigned long suppressed;
+};
+
+void supervise_ratelimit_init(struct supervise_ratelimit *rl, unsigned burst,
+			      unsigned rate, uint64_t now_ns);
+
+/*
+ * Take a token at now_ns: true when a line may be written.  When lines
+ * were suppressed before and a token is available again, *report is set
+ * to their number (write "PREFIX: suppressed N" first) and the count
+ * restarts; otherwise *report is 0.
+ */
+bool supervise_ratelimit_take(struct supervise_ratelimit *rl, uint64_t now_ns,
+			      unsigned long *report);
+
+/*
+ * Whether the suppressed count should be reported now (a token is back,
+ * or at_exit); sets *report and restarts the count like _take.
+ */
+bool supervise_ratelimit_flush(struct supervise_ratelimit *rl, uint64_t now_ns,
+			       bool at_exit, unsigned long *report);
+
+/* The prefix: fmt ("llwrap-%n-blocked" when NULL) with %n the name. */
+char *supervise_log_prefix(const char *fmt, const char *name);
+
+/*
+ * One log line, without newline:
+ * "PREFIX: connect tcp 203.0.113.7:443 pid=4242 comm=curl rule=R".
+ * Control characters and spaces in target and comm become '?'.
+ */
+char *supervise_log_line(const char *prefix, enum supervise_op op,
+			 enum supervise_proto proto, const char *target,
+			 pid_t pid, const char *comm, const char *rule);
+
+/*
+ * The per-instance log file: ${XDG_STATE_HOME}/llwrap/NAME.log, with
+ * XDG_STATE_HOME defaulting to ~/.local/state, from envp; NULL when
+ * neither is set.  Characters of name outside [A-Za-z0-9._-] become '_'.
+ */
+char *supervise_log_path(const char *name, char *const *envp);
+
+/* Lines describing the supervisor's rules and log, for --explain. */
+char **supervise_describe(const struct policy *p, char *const *envp);
+
+/* ---- The supervisor process ---- */
+
+/*
+ * Everything acquired before the fork: the rules, the notification
+ * filter, the hand-over socket pair and the open log file.  Returns 0 or
+ * -errno with *cause.
+ */
+int supervise_new(const struct policy *p, char *const *envp,
+		  struct supervisor **out, char **cause);
+void supervise_free(struct supervisor *sv);
+
+/*
+ * In the process that goes on to exec, right after fork: close what
+ * belongs to the supervisor.
+ */
+void supervise_child_forked(struct supervisor *sv);
+
+/*
+ * In the process that goes on to exec, after Landlock and before the
+ * main seccomp filter: load the notification filter, hand its listener
+ * to the supervisor and wait for the supervisor's go-ahead.  Returns 0,
+ * or -errno with *cause.
+ */
+int supervise_child_attach(struct supervisor *sv, char **cause);
+
+/*
+ * In the supervisor, after fork: receive the listener and check that the
+ * supervisor can reach the sandboxed process; tell it to go on or to
+ * stop.  Returns 0, or -errno with *cause (the child then exits 125).
+ */
+int supervise_parent_attach(struct supervisor *sv, char **cause);
 
 /*
  * Block the signals the loop forwards, so none is lost between fork and

@@ -1,0 +1,545 @@
+/*
+ * netprobe: network probes for the supervisor tests and benchmarks.
+ *
+ *	netprobe NAME [ARGS...]
+ *
+ * Same conventions as probe.c: one line "SUCCEEDED NAME [DETAIL]" or
+ * "DENIED NAME errno=ENAME (strerror)" on stdout, exit 0, 1, or 2 for a
+ * usage or setup error.  A separate program so that probe.c's table
+ * (shared with the escape corpus) stays as it is.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OK     0
+#define DENIED 1
+#define USAGE  2
+
+static const char *probe_name;
+
+static int succeed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+succeed(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("SUCCEEDED %s", probe_name);
+	if (fmt && *fmt) {
+		putchar(' ');
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	putchar('\n');
+	fflush(stdout);
+	return OK;
+}
+
+static int
+deny_err(const char *step, int err)
+{
+	const char *name = strerrorname_np(err);
+
+	fprintf(stderr, "netprobe: %s: %s: %s\n", probe_name, step,
+		strerror(err));
+	printf("DENIED %s errno=%s (%s)\n", probe_name, name ? name : "?",
+	       strerror(err));
+	fflush(stdout);
+	return DENIED;
+}
+
+static int
+deny(const char *step)
+{
+	return deny_err(step, errno);
+}
+
+static int
+usage_error(const char *msg)
+{
+	fprintf(stderr, "netprobe: %s: %s\n", probe_name, msg);
+	return USAGE;
+}
+
+union addr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+	struct sockaddr_un un;
+};
+
+static int
+parse_inet(const char *host, const char *port, union addr *a, socklen_t *len)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, host, &a->in.sin_addr) == 1) {
+		a->in.sin_family = AF_INET;
+		a->in.sin_port = htons((uint16_t)atoi(port));
+		*len = sizeof(a->in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
+		a->in6.sin6_family = AF_INET6;
+		a->in6.sin6_port = htons((uint16_t)atoi(port));
+		*len = sizeof(a->in6);
+		return 0;
+	}
+	return usage_error("not an IP address");
+}
+
+static void
+unix_addr(const char *path, union addr *a, socklen_t *len)
+{
+	memset(a, 0, sizeof(*a));
+	a->un.sun_family = AF_UNIX;
+	snprintf(a->un.sun_path, sizeof(a->un.sun_path), "%s", path);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			   strlen(a->un.sun_path) + 1);
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- The race: a thread flips the address the main thread connects to ---- */
+
+static union addr race_addr; /* written by the flipper, read by connect */
+static struct in_addr race_a, race_b;
+static atomic_bool race_stop;
+
+static void *
+flipper(void *arg)
+{
+	volatile uint32_t *p = (volatile uint32_t *)&race_addr.in.sin_addr;
+
+	(void)arg;
+	while (!atomic_load(&race_stop)) {
+		*p = race_a.s_addr;
+		*p = race_b.s_addr;
+	}
+	return NULL;
+}
+
+static int
+p_race(char **argv)
+{
+	long n = atol(argv[3]);
+	long connected = 0, refused = 0;
+	pthread_t t;
+
+	memset(&race_addr, 0, sizeof(race_addr));
+	race_addr.in.sin_family = AF_INET;
+	race_addr.in.sin_port = htons((uint16_t)atoi(argv[2]));
+	if (inet_pton(AF_INET, argv[0], &race_a) != 1 ||
+	    inet_pton(AF_INET, argv[1], &race_b) != 1 || n <= 0)
+		return usage_error("usage: race ALLOWED DENIED PORT N");
+	race_addr.in.sin_addr = race_a;
+	if (pthread_create(&t, NULL, flipper, NULL) != 0)
+		return usage_error("pthread_create failed");
+	for (long i = 0; i < n; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0) {
+			atomic_store(&race_stop, true);
+			return deny("socket");
+		}
+		if (connect(fd, &race_addr.sa, sizeof(race_addr.in)) == 0)
+			connected++;
+		else
+			refused++;
+		close(fd);
+	}
+	atomic_store(&race_stop, true);
+	pthread_join(t, NULL);
+	return succeed("connected=%ld refused=%ld", connected, refused);
+}
+
+/* N connects to one address; how many were refused. */
+static int
+p_connect_loop(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	long n = atol(argv[2]), ok = 0, refused = 0;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	for (long i = 0; i < n; i++) {
+		int fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return deny("socket");
+		if (connect(fd, &a.sa, len) == 0)
+			ok++;
+		else
+			refused++;
+		close(fd);
+	}
+	return succeed("ok=%ld refused=%ld", ok, refused);
+}
+
+/* Non-blocking connect: EINPROGRESS, then poll and SO_ERROR. */
+static int
+p_tcp_connect_nb(char **argv)
+{
+	union addr a;
+	socklen_t len, elen = sizeof(int);
+	int fd, err = 0;
+	struct pollfd pfd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0)
+		return deny("socket");
+	if (connect(fd, &a.sa, len) < 0) {
+		if (errno != EINPROGRESS)
+			return deny("connect");
+		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		if (poll(&pfd, 1, 5000) != 1)
+			return deny_err("poll", ETIMEDOUT);
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+		if (err != 0)
+			return deny_err("SO_ERROR", err);
+		return succeed("einprogress");
+	}
+	return succeed("immediate");
+}
+
+static int
+udp_socket(const union addr *a)
+{
+	return socket(a->sa.sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+}
+
+static int
+p_udp_sendmsg(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	char x = 'x';
+	struct iovec iov = { .iov_base = &x, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	m.msg_name = &a;
+	m.msg_namelen = len;
+	if ((fd = udp_socket(&a)) < 0)
+		return deny("socket");
+	if (sendmsg(fd, &m, 0) != 1)
+		return deny("sendmsg");
+	return succeed("%s %s", argv[0], argv[1]);
+}
+
+static int
+p_udp_sendmmsg(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	char x[2] = "xy";
+	struct iovec iov[2] = { { &x[0], 1 }, { &x[1], 1 } };
+	struct mmsghdr mm[2];
+	int fd, n;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	memset(mm, 0, sizeof(mm));
+	for (int i = 0; i < 2; i++) {
+		mm[i].msg_hdr.msg_name = &a;
+		mm[i].msg_hdr.msg_namelen = len;
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	if ((fd = udp_socket(&a)) < 0)
+		return deny("socket");
+	n = sendmmsg(fd, mm, 2, 0);
+	if (n < 0)
+		return deny("sendmmsg");
+	if (n != 2 || mm[0].msg_len != 1 || mm[1].msg_len != 1)
+		return deny_err("sendmmsg count", EIO);
+	return succeed("sent=%d", n);
+}
+
+static int
+p_udp_connect_send(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	int fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	if ((fd = udp_socket(&a)) < 0)
+		return deny("socket");
+	if (connect(fd, &a.sa, len) < 0)
+		return deny("connect");
+	if (send(fd, "x", 1, 0) != 1)
+		return deny("send");
+	return succeed("%s %s", argv[0], argv[1]);
+}
+
+/* AF_UNIX datagram socket + sendto a pathname: no connect() at all. */
+static int
+p_unix_dgram_sendto(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return deny("socket");
+	unix_addr(argv[0], &a, &len);
+	if (sendto(fd, "x", 1, 0, &a.sa, len) != 1)
+		return deny("sendto");
+	return succeed("%s", argv[0]);
+}
+
+/* The sandbox's own unix server: bind + listen at PATH, a child
+ * connects, the parent accepts, a byte goes across. */
+static int
+p_unix_self(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), c, st;
+	char buf[1];
+	pid_t pid;
+
+	if (fd < 0)
+		return deny("socket");
+	unix_addr(argv[0], &a, &len);
+	unlink(argv[0]);
+	if (bind(fd, &a.sa, len) < 0)
+		return deny("bind");
+	if (listen(fd, 4) < 0)
+		return deny("listen");
+	pid = fork();
+	if (pid < 0)
+		return usage_error("fork failed");
+	if (pid == 0) {
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (s < 0 || connect(s, &a.sa, len) < 0) {
+			fprintf(stderr, "netprobe: child connect: %s\n",
+				strerror(errno));
+			_exit(1);
+		}
+		_exit(write(s, "x", 1) == 1 ? 0 : 1);
+	}
+	c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return deny("accept");
+	if (read(c, buf, 1) != 1)
+		return deny("read");
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return deny_err("child connect", ECONNREFUSED);
+	unlink(argv[0]);
+	return succeed("%s", argv[0]);
+}
+
+/* listen() on a socket never bound: the kernel binds 0.0.0.0:ephemeral. */
+static int
+p_tcp_listen_unbound(char **argv)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	(void)argv;
+	if (fd < 0)
+		return deny("socket");
+	if (listen(fd, 4) < 0)
+		return deny("listen");
+	return succeed(NULL);
+}
+
+/* Bench: N connects, the median and mean latency in ns. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+p_connect_lat(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	long n = atol(argv[2]);
+	uint64_t *t, sum = 0;
+
+	if (parse_inet(argv[0], argv[1], &a, &len) || n <= 0)
+		return USAGE;
+	t = calloc((size_t)n, sizeof(*t));
+	for (long i = 0; i < n; i++) {
+		int fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		uint64_t t0;
+
+		if (fd < 0)
+			return deny("socket");
+		t0 = now_ns();
+		if (connect(fd, &a.sa, len) < 0)
+			return deny("connect");
+		t[i] = now_ns() - t0;
+		sum += t[i];
+		close(fd);
+	}
+	qsort(t, (size_t)n, sizeof(*t), cmp_u64);
+	return succeed("median_ns=%llu mean_ns=%llu",
+		       (unsigned long long)t[n / 2],
+		       (unsigned long long)(sum / (uint64_t)n));
+}
+
+/* Bench: send MB mebibytes to a sink; MiB/s. */
+static int
+p_tcp_bulk(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	long mb = atol(argv[2]);
+	static char buf[1 << 16];
+	uint64_t t0, total = (uint64_t)mb << 20, sent = 0;
+	int fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len) || mb <= 0)
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, &a.sa, len) < 0)
+		return deny("connect");
+	t0 = now_ns();
+	while (sent < total) {
+		ssize_t n = write(fd, buf, sizeof(buf));
+
+		if (n < 0)
+			return deny("write");
+		sent += (uint64_t)n;
+	}
+	shutdown(fd, SHUT_WR);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	return succeed("mib_per_s=%.0f",
+		       (double)mb / ((double)(now_ns() - t0) / 1e9));
+}
+
+/* Bench sink: accept connections and discard what they send. */
+static int
+p_tcp_sink(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	static char buf[1 << 16];
+	int one = 1, fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, &a.sa, len) < 0 || listen(fd, 128) < 0)
+		return deny("listen");
+	succeed("listening");
+	for (;;) {
+		int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c < 0)
+			continue;
+		if (fork() == 0) {
+			while (read(c, buf, sizeof(buf)) > 0)
+				;
+			_exit(0);
+		}
+		close(c);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+}
+
+/* Bench: accept connections and close them at once (connect latency). */
+static int
+p_tcp_accept(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	int one = 1, fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, &a.sa, len) < 0 || listen(fd, 4096) < 0)
+		return deny("listen");
+	succeed("listening");
+	for (;;) {
+		int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c >= 0)
+			close(c);
+	}
+}
+
+static const struct probe {
+	const char *name;
+	int nargs;
+	int (*fn)(char **argv);
+	const char *usage;
+} probes[] = {
+	{ "race", 4, p_race, "ALLOWED DENIED PORT N" },
+	{ "connect-loop", 3, p_connect_loop, "ADDR PORT N" },
+	{ "tcp-connect-nb", 2, p_tcp_connect_nb, "ADDR PORT" },
+	{ "udp-sendmsg", 2, p_udp_sendmsg, "ADDR PORT" },
+	{ "udp-sendmmsg", 2, p_udp_sendmmsg, "ADDR PORT" },
+	{ "udp-connect-send", 2, p_udp_connect_send, "ADDR PORT" },
+	{ "unix-dgram-sendto", 1, p_unix_dgram_sendto, "PATH" },
+	{ "unix-self", 1, p_unix_self, "PATH" },
+	{ "tcp-listen-unbound", 0, p_tcp_listen_unbound, "" },
+	{ "connect-lat", 3, p_connect_lat, "ADDR PORT N" },
+	{ "tcp-bulk", 3, p_tcp_bulk, "ADDR PORT MIB" },
+	{ "tcp-sink", 2, p_tcp_sink, "ADDR PORT" },
+	{ "tcp-accept", 2, p_tcp_accept, "ADDR PORT" },
+};
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: netprobe NAME [ARGS...]\n");
+		return USAGE;
+	}
+	probe_name = argv[1];
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if (strcmp(probes[i].name, argv[1]) != 0)
+			continue;
+		if (argc - 2 != probes[i].nargs) {
+			fprintf(stderr, "usage: netprobe %s %s\n",
+				probes[i].name, probes[i].usage);
+			return USAGE;
+		}
+		return probes[i].fn(argv + 2);
+	}
+	fprintf(stderr, "netprobe: unknown probe %s\n", argv[1]);
+	return USAGE;
+}

@@ -1,0 +1,348 @@
+#!/bin/sh
+# The network supervisor (layer S, DESIGN.md §6): CIDR and port rules,
+# DNS resolvers, unix sockets by inode, listen addresses, the blocked-
+# attempt log, and failing closed when the supervisor dies.  Loopback
+# only: servers run outside the sandbox (as the suite's user), the
+# sandboxed commands as the unprivileged test user.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+NETPROBE=$LLW_HELPERS/netprobe
+
+# Under bwrap no llwrap process stays to supervise: the rules fail
+# closed, and the rest of this suite has nothing to test.
+if bwrap_backend; then
+	marker=$PROJ/ran-bwrap-sup
+	run llw -p default --allow-cidr 127.0.0.1/32 -- /bin/sh -c "touch $marker"
+	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ]; then
+		ok "under bwrap, supervisor rules fail closed (nothing run)"
+	else
+		not_ok "under bwrap, supervisor rules fail closed"
+		diag "status $rc: $out"
+	fi
+	run llw -p default --allow-cidr 127.0.0.1/32 --best-effort -- /bin/true
+	expect_output "... with --best-effort it runs, reporting the loss" "NOT ENFORCED.*supervisor"
+	skip "the bubblewrap backend has no network supervisor: the rest of supervisor.sh needs one"
+	done_testing
+	exit
+fi
+
+if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
+	skip "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
+	done_testing
+	exit
+fi
+
+# srv.py PROTO ADDR PORT COUNTFILE...: serve each (tcp: accept and close;
+# udp: receive), writing the number of connections or datagrams to
+# COUNTFILE after each; unix-stream and unix-dgram take a PATH as ADDR
+# and no PORT ("-").  The PORT 0 asks for a free port, written to
+# COUNTFILE.port.
+cat >"$T/srv.py" <<'PY'
+import os, select, socket, sys, time
+a = sys.argv[1:]
+socks = {}
+for i in range(0, len(a), 4):
+    proto, addr, port, cf = a[i:i + 4]
+    if proto.startswith("unix"):
+        t = socket.SOCK_STREAM if proto == "unix-stream" else socket.SOCK_DGRAM
+        s = socket.socket(socket.AF_UNIX, t)
+        if addr.startswith("@"):
+            s.bind("\0" + addr[1:])
+        else:
+            if os.path.exists(addr):
+                os.unlink(addr)
+            s.bind(addr)
+            os.chmod(addr, 0o777)
+    else:
+        fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+        t = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+        s = socket.socket(fam, t)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((addr, int(port)))
+        open(cf + ".port", "w").write(str(s.getsockname()[1]))
+    if t == socket.SOCK_STREAM:
+        s.listen(512)
+    socks[s] = [cf, 0, t]
+    open(cf, "w").write("0")
+end = time.time() + 600
+while time.time() < end:
+    r, _, _ = select.select(list(socks), [], [], 1)
+    for s in r:
+        st = socks[s]
+        try:
+            if st[2] == socket.SOCK_STREAM:
+                c, _ = s.accept()
+                c.close()
+            else:
+                s.recv(65536)
+        except OSError:
+            continue
+        st[1] += 1
+        open(st[0] + ".tmp", "w").write(str(st[1]))
+        os.rename(st[0] + ".tmp", st[0])
+PY
+serve() {
+	python3 "$T/srv.py" "$@" &
+	bg_pids="${bg_pids:-} $!"
+}
+wait_file() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+count() { cat "$1" 2>/dev/null || echo 0; }
+
+mkdir -p "$T/sock"
+chmod 755 "$T/sock"
+serve tcp 127.0.0.1 0 "$T/a" tcp 127.0.0.2 0 "$T/b" tcp ::1 0 "$T/c" \
+	tcp 127.0.0.1 0 "$T/a2" \
+	udp 127.0.0.1 0 "$T/ua" udp 127.0.0.2 0 "$T/ub" \
+	udp 127.0.0.2 53 "$T/dns2" udp 127.0.0.3 53 "$T/dns3" \
+	unix-stream "$T/sock/pg.sock" - "$T/pg" \
+	unix-stream "$T/sock/docker.sock" - "$T/docker" \
+	unix-dgram "$T/sock/dgram.sock" - "$T/dgram" \
+	unix-stream "@llw-host-abstract-$$" - "$T/abs"
+for f in a b c a2 ua ub dns2 dns3; do wait_file "$T/$f.port"; done
+wait_file "$T/abs"
+PA=$(cat "$T/a.port") PB=$(cat "$T/b.port") PC=$(cat "$T/c.port")
+PA2=$(cat "$T/a2.port") UA=$(cat "$T/ua.port") UB=$(cat "$T/ub.port")
+# One port on two addresses, for "another address, same port".
+serve tcp 127.0.0.2 "$PA" "$T/b2"
+wait_file "$T/b2"
+
+# ---- TCP destinations ----
+expect_succeeded "allow-cidr 127.0.0.1/32:PA: 127.0.0.1:PA connects" \
+	llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+expect_denied "... 127.0.0.2:PA (another address) is refused" \
+	llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.2 "$PA"
+expect_denied "... 127.0.0.1:PA2 (another port on loopback) is refused" \
+	llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA2"
+expect_succeeded "an entry without ports takes connect-tcp's" \
+	llw -p default --connect-tcp "$PA2" --allow-cidr 127.0.0.0/8 -- "$PROBE" tcp-connect 127.0.0.1 "$PA2"
+expect_denied "... and only those" \
+	llw -p default --connect-tcp "$PA2" --allow-cidr 127.0.0.0/8 -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+expect_succeeded "IPv6 ::1/128:PC connects to [::1]:PC" \
+	llw -p default --allow-cidr "::1/128:$PC" -- "$PROBE" tcp-connect ::1 "$PC"
+expect_denied "an IPv4 entry does not cover ::1" \
+	llw -p default --allow-cidr "127.0.0.0/8:$PC" -- "$PROBE" tcp-connect ::1 "$PC"
+expect_succeeded "IPv4-mapped ::ffff:127.0.0.1 is 127.0.0.1" \
+	llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect ::ffff:127.0.0.1 "$PA"
+expect_denied "IPv4-mapped ::ffff:127.0.0.2 is refused like 127.0.0.2" \
+	llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect ::ffff:127.0.0.2 "$PA"
+expect_succeeded "a non-blocking connect completes (EINPROGRESS, then poll)" \
+	llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$NETPROBE" tcp-connect-nb 127.0.0.1 "$PA"
+expect_output "... answered EINPROGRESS as the kernel would" "einprogress|immediate"
+expect_denied "a non-blocking connect to a refused address fails" \
+	llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$NETPROBE" tcp-connect-nb 127.0.0.2 "$PA"
+
+# ---- The race: a thread flips the address during the connects ----
+before=$(count "$T/b2")
+beforea=$(count "$T/a")
+run llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$NETPROBE" race 127.0.0.1 127.0.0.2 "$PA" 3000
+sleep 0.5
+after=$(count "$T/b2")
+aftera=$(count "$T/a")
+if [ "$rc" -eq 0 ] && [ "$after" -eq "$before" ]; then
+	ok "race: 3000 connects with the address flipping never reach the denied listener"
+else
+	not_ok "race: the denied listener was reached"
+	diag "status $rc, denied listener accepts $before -> $after: $out"
+fi
+if [ "$aftera" -gt "$beforea" ]; then
+	ok "race: ... while the allowed listener got $((aftera - beforea)) connections"
+else
+	not_ok "race: the allowed listener got nothing"
+	diag "$out"
+fi
+
+# ---- UDP ----
+ua0=$(count "$T/ua")
+expect_succeeded "UDP sendto an allowed destination" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$PROBE" udp-send 127.0.0.1 "$UA"
+expect_denied "UDP sendto another address is refused" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$PROBE" udp-send 127.0.0.2 "$UB"
+expect_succeeded "UDP sendmsg with a destination, allowed" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-sendmsg 127.0.0.1 "$UA"
+expect_denied "UDP sendmsg to another address is refused" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-sendmsg 127.0.0.2 "$UB"
+expect_succeeded "UDP sendmmsg, allowed (both messages)" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-sendmmsg 127.0.0.1 "$UA"
+expect_denied "UDP sendmmsg to another address is refused" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-sendmmsg 127.0.0.2 "$UB"
+expect_succeeded "UDP connect + send, allowed" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-connect-send 127.0.0.1 "$UA"
+expect_denied "UDP connect to another address is refused" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-connect-send 127.0.0.2 "$UB"
+sleep 0.3
+if [ "$(count "$T/ua")" -ge $((ua0 + 5)) ] && [ "$(count "$T/ub")" -eq 0 ]; then
+	ok "UDP: the allowed server got the datagrams, the other none"
+else
+	not_ok "UDP datagram counts"
+	diag "allowed $ua0 -> $(count "$T/ua"), other $(count "$T/ub")"
+fi
+
+# ---- DNS: only the configured resolver ----
+expect_succeeded "DNS to the configured resolver 127.0.0.2:53" \
+	llw -p default --dns 127.0.0.2 --allow-cidr 127.0.0.0/8:1-65535 -- "$PROBE" udp-send 127.0.0.2 53
+expect_denied "DNS to another server is refused, even inside allow-cidr" \
+	llw -p default --dns 127.0.0.2 --allow-cidr 127.0.0.0/8:1-65535 -- "$PROBE" udp-send 127.0.0.3 53
+sleep 0.3
+if [ "$(count "$T/dns2")" -ge 1 ] && [ "$(count "$T/dns3")" -eq 0 ]; then
+	ok "DNS: the resolver got the query, the other server nothing"
+else
+	not_ok "DNS query counts"
+	diag "resolver $(count "$T/dns2"), other $(count "$T/dns3")"
+fi
+run llw -p default --allow-cidr 10.0.0.0/8 --explain -- /bin/true
+expect_output "without dns, the resolvers come from /etc/resolv.conf" "DNS .*resolv.conf"
+
+# ---- Unix sockets ----
+ln -s "$T/sock/docker.sock" "$PROJ/docker-link.sock"
+ln -s "$T/sock/pg.sock" "$PROJ/pg-link.sock"
+U="--unix $T/sock/pg.sock"
+# shellcheck disable=SC2086
+{
+expect_succeeded "unix allow-list: the listed socket connects" \
+	llw -p default $U -- "$PROBE" unix-connect "$T/sock/pg.sock"
+expect_denied "unix allow-list: another host socket (docker.sock) does not" \
+	llw -p default $U -- "$PROBE" unix-connect "$T/sock/docker.sock"
+expect_succeeded "a symlink to the listed socket connects (compared by inode)" \
+	llw -p default $U -- "$PROBE" unix-connect "$PROJ/pg-link.sock"
+expect_denied "a symlink to docker.sock inside the project does not" \
+	llw -p default $U -- "$PROBE" unix-connect "$PROJ/docker-link.sock"
+expect_denied "/proc/self/root/...docker.sock does not" \
+	llw -p default $U -- "$PROBE" unix-connect "/proc/self/root$T/sock/docker.sock"
+expect_denied "a relative path to docker.sock does not" \
+	llw -p default $U -- /bin/sh -c "cd $PROJ && exec $PROBE unix-connect docker-link.sock"
+expect_denied "SOCK_DGRAM + sendto a host datagram socket does not" \
+	llw -p default $U -- "$NETPROBE" unix-dgram-sendto "$T/sock/dgram.sock"
+expect_succeeded "... unless it is on the allow-list" \
+	llw -p default --unix "$T/sock/dgram.sock" -- "$NETPROBE" unix-dgram-sendto "$T/sock/dgram.sock"
+expect_succeeded "socketpair(AF_UNIX, SOCK_DGRAM) is allowed under the supervisor" \
+	llw -p default $U -- "$PROBE" socketpair-dgram
+expect_succeeded "the sandbox's own unix server: bind + listen + connect from a child" \
+	llw -p default $U -- "$NETPROBE" unix-self "$PROJ/own.sock"
+expect_denied "binding a unix socket outside the writable tree is refused" \
+	llw -p default $U -- "$NETPROBE" unix-self "$OUTSIDE/own.sock"
+if [ ! -e "$OUTSIDE/own.sock" ]; then ok "... and created nothing there"; else not_ok "a socket appeared in $OUTSIDE"; fi
+expect_denied "a host abstract socket is refused" \
+	llw -p default $U -- "$PROBE" abstract-connect "llw-host-abstract-$$"
+run llw -p default $U -- /bin/sh -c "$PROBE abstract-serve llw-own-$$ & sleep 0.5; $PROBE abstract-connect llw-own-$$; wait"
+expect_output "the sandbox's own abstract socket connects" "SUCCEEDED abstract-connect"
+}
+if [ "$(count "$T/docker")" -eq 0 ] && [ "$(count "$T/pg")" -ge 2 ]; then
+	ok "unix: the listed server got connections, docker.sock none"
+else
+	not_ok "unix connection counts"
+	diag "pg $(count "$T/pg"), docker $(count "$T/docker")"
+fi
+
+# ---- bind: only the listen address ----
+L=$(free_port)
+expect_succeeded "listen 127.0.0.1:L: that bind succeeds" \
+	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.1 "$L"
+expect_denied "... another port does not" \
+	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.1 "$(free_port)"
+expect_denied "... another address (127.0.0.2) does not" \
+	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.2 "$L"
+expect_denied "... the wildcard address does not" \
+	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 0.0.0.0 "$L"
+expect_denied "... nor port 0 without bind-tcp 0" \
+	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.1 0
+expect_succeeded "... port 0 on loopback with bind-tcp 0" \
+	llw -p default --listen "127.0.0.1:$L" --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 0
+expect_denied "... listen() without bind (0.0.0.0:ephemeral) does not" \
+	llw -p default --listen "127.0.0.1:$L" --bind-tcp 0 -- "$NETPROBE" tcp-listen-unbound
+expect_denied "... UDP bind of the same address needs its own rule" \
+	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" udp-bind 127.0.0.2 "$L"
+
+# ---- The blocked-attempt log ----
+LOGDIR=$HOME_DIR/.local/state/llwrap
+run llw -p default -n suplog --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.2 "$PA"
+if printf '%s' "$out" | grep -q "blocked"; then
+	not_ok "the log line went to the command's terminal"
+	diag "$out"
+else
+	ok "nothing about the block on the command's stdout/stderr"
+fi
+if grep -Eq "^llwrap-suplog-blocked: connect tcp 127\.0\.0\.2:$PA pid=[0-9]+ comm=probe rule=filtered/no-cidr\$" "$LOGDIR/suplog.log" 2>/dev/null; then
+	ok "the log file has the line with the instance prefix"
+else
+	not_ok "the log line"
+	diag "$(cat "$LOGDIR/suplog.log" 2>&1)"
+fi
+if [ "$(stat -c %a "$LOGDIR/suplog.log")" = 600 ] && [ "$(stat -c %a "$LOGDIR")" = 700 ]; then
+	ok "the log file is 0600 in a 0700 directory"
+else
+	not_ok "log modes"
+	diag "$(ls -la "$LOGDIR")"
+fi
+printf '[network]\nlog-prefix = opencode-%%n-blocked\n' >"$T/prefix.ini"
+chmod 644 "$T/prefix.ini"
+llw -p default -p "$T/prefix.ini" -n pfx --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.2 "$PA" >/dev/null 2>&1
+if grep -q "^opencode-pfx-blocked: connect tcp 127.0.0.2:$PA " "$LOGDIR/pfx.log" 2>/dev/null; then
+	ok "log-prefix with %n names the instance"
+else
+	not_ok "log-prefix"
+	diag "$(cat "$LOGDIR/pfx.log" 2>&1)"
+fi
+printf '[network]\nlog-blocked = no\n' >"$T/nolog.ini"
+chmod 644 "$T/nolog.ini"
+expect_denied "log-blocked = no: still refused" \
+	llw -p default -p "$T/nolog.ini" -n nolog --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.2 "$PA"
+if [ ! -s "$LOGDIR/nolog.log" ]; then ok "... and not logged"; else not_ok "log-blocked = no logged"; fi
+
+run llw -p default -n flood --allow-cidr "127.0.0.1/32:$PA" -- "$NETPROBE" connect-loop 127.0.0.2 "$PA" 10000
+expect_output "10,000 blocked attempts are all refused" "ok=0 refused=10000"
+lines=$(grep -c ": connect tcp " "$LOGDIR/flood.log" 2>/dev/null || echo 0)
+suppressed=$(sed -n 's/^llwrap-flood-blocked: suppressed \([0-9]*\)$/\1/p' "$LOGDIR/flood.log" | awk '{s += $1} END {print s + 0}')
+if [ "$lines" -ge 20 ] && [ "$lines" -lt 500 ] && [ "$suppressed" -gt 0 ]; then
+	ok "the flood gave $lines lines and 'suppressed' lines"
+else
+	not_ok "rate limit"
+	diag "lines $lines, suppressed $suppressed"
+fi
+if [ $((lines + suppressed)) -eq 10000 ]; then
+	ok "every attempt is a line or counted as suppressed"
+else
+	not_ok "lines $lines + suppressed $suppressed != 10000"
+fi
+
+# ---- Killing the supervisor makes mediated calls fail ----
+rm -f "$PROJ/go"
+spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default --allow-cidr "127.0.0.1/32:$PA" -- \
+	/bin/sh -c "$PROBE tcp-connect 127.0.0.1 $PA; while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE tcp-connect 127.0.0.1 $PA" >"$T/kill.out" 2>&1
+sup=$spawned
+i=0
+while ! grep -q "tcp-connect" "$T/kill.out" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 "$sup"
+wait "$sup" 2>/dev/null
+touch "$PROJ/go"
+i=0
+while [ "$(grep -c tcp-connect "$T/kill.out")" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+if grep -q "^SUCCEEDED tcp-connect" "$T/kill.out" && grep -q "^DENIED tcp-connect errno=ENOSYS" "$T/kill.out"; then
+	ok "kill -9 of the supervisor (the llwrap pid): the next connect fails (ENOSYS)"
+else
+	not_ok "connect after the supervisor died"
+	diag "$(cat "$T/kill.out")"
+fi
+
+# ---- The command line and --explain ----
+run llw -p default --allow-cidr 10.0.0.0/8:443 --unix "$T/sock/pg.sock" --listen 127.0.0.1:8787 --dns 127.0.0.53 --explain -- /bin/true
+expect_output "--explain: the supervisor enforces" "Network supervisor \\(S\\): enforces"
+expect_output "--explain: allow-cidr with its origin" "allow-cidr +10\\.0\\.0\\.0/8:443.*command line"
+expect_output "--explain: the log target" "blocked attempts: logged as 'llwrap-true-blocked: \\.\\.\\.' to syslog and .*/llwrap/true\\.log"
+for bad in "--allow-cidr 10.0.0.0/33" "--allow-cidr 10.0.0.0/8:90-80" \
+	"--listen [127.0.0.1]:80" "--listen ::1:80" "--dns not-an-address" "--listen 127.0.0.1:99999"; do
+	# shellcheck disable=SC2086
+	expect_status "bad input '$bad' is exit 125" 125 llw -p default $bad -- /bin/true
+done
+expect_output "... with a message naming the value" "99999"
+printf '[network]\nunix = relative.sock\n' >"$T/relunix.ini"
+chmod 644 "$T/relunix.ini"
+expect_status "a relative unix path in a profile is exit 125" 125 \
+	llw -p default -p "$T/relunix.ini" -- /bin/true
+expect_output "... naming file:line" "relunix.ini:2: .*not absolute"
+run llw -p default --unix relative.sock --explain -- /bin/true
+expect_output "--unix on the command line is made absolute like --rw" "unix +$PROJ/relative.sock"
+
+done_testing
