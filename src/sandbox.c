@@ -78,6 +78,75 @@ sandbox_refuse(struct sandbox *sb, char *cause)
 	sb->fail_cause = cause;
 }
 
+/*
+ * Layer L3: decide whether the policy needs namespaces (masks, net = none,
+ * a private /tmp, hidden processes) and, only then, whether the kernel
+ * lets this user create them.  Sets sb->use_ns and sb->ns; when L3 is
+ * needed and refused, either refuses the run or (best effort) records
+ * each restriction lost.  Returns true when the plan in sb->fs has masks
+ * that cannot be applied, so the caller recompiles it without.
+ */
+static bool
+ns_plan(struct sandbox *sb, const struct policy *p)
+{
+	_cleanup_strv_ char **needs = NULL;
+	_cleanup_free_ char *list = NULL;
+	char *why = NULL;
+
+	if (sb->fs->n_masks > 0)
+		strv_push(&needs, "narrower rules inside writable directories "
+				  "(mount masks)");
+	if (p->net == LLW_NET_NONE)
+		strv_push(&needs, "net = none (a network namespace with only "
+				  "lo)");
+	if (p->private_tmp)
+		strv_push(&needs, "private-tmp");
+	if (p->hide_processes)
+		strv_push(&needs, "hide-processes (a pid namespace)");
+	if (needs == NULL)
+		return false;
+	list = strv_join(needs, ", ");
+	sb->ns_needed = xstrdup(list);
+
+	if (ns_available(&why)) {
+		sb->use_ns = true;
+		sb->ns.pid = p->hide_processes;
+		sb->ns.net = p->net == LLW_NET_NONE;
+		sb->ns.private_tmp = p->private_tmp;
+		sb->ns.fs = sb->fs;
+		sb->ns.policy = p;
+		return false;
+	}
+	sb->ns_refused = why;
+	if (!p->best_effort) {
+		sandbox_refuse(sb, xasprintf("the policy needs the namespace "
+					     "layer (L3) for %s, but %s; run "
+					     "with --best-effort (or "
+					     "best-effort = yes in a profile) "
+					     "to run without it",
+					     list, why));
+		return false;
+	}
+	if (p->net == LLW_NET_NONE)
+		strv_push(&sb->not_enforced,
+			  "net = none with a working loopback (needs "
+			  "unprivileged user namespaces; seccomp denies inet "
+			  "sockets instead, loopback included) [not a hole]");
+	if (p->private_tmp)
+		strv_push(&sb->not_enforced, "private-tmp: the host's /tmp "
+					     "is shared (needs unprivileged "
+					     "user namespaces)");
+	if (p->hide_processes)
+		strv_push(&sb->not_enforced,
+			  "hide-processes: host processes are visible in "
+			  "/proc (needs unprivileged user namespaces)");
+	strv_push(&sb->not_enforced,
+		  "read-only view: chmod, chown, utimes and xattrs of files "
+		  "outside writable roots (needs unprivileged user "
+		  "namespaces)");
+	return true;
+}
+
 int
 sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 		struct sandbox **out, char **cause)
@@ -107,7 +176,17 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	view = *p;
 	view.paths = rules;
 	view.n_paths = n;
-	r = pathtree_compile(&view, &pathtree_fs_real, false, &sb->fs, &why);
+	/* Masks are compiled first, to learn whether the policy needs L3;
+	 * only then is the kernel asked whether L3 can run. */
+	r = pathtree_compile(&view, &pathtree_fs_real, true, &sb->fs, &why);
+	if (r == 0 && ns_plan(sb, p) && sb->fs->n_masks > 0) {
+		/* Without L3 masks fall back to hole punching (best effort)
+		 * or fail closed, naming the path. */
+		plan_free(sb->fs);
+		sb->fs = NULL;
+		r = pathtree_compile(&view, &pathtree_fs_real, false, &sb->fs,
+				     &why);
+	}
 	free(rules);
 	if (r == -EPERM) {
 		sandbox_refuse(sb, steal_pointer(&why));
@@ -140,6 +219,8 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 			       xasprintf("%s (needs %s)%s", l->what, l->needs,
 					 l->fatal ? "" : " [not a hole]"));
 	}
+	if (sb->use_ns)
+		ruleset_plan_ns_covers(sb->landlock, sb->ns.pid, sb->ns.net);
 	if (ruleset_plan_must_fail(sb->landlock, p)) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->kernel);
 		const char *what = "";
@@ -175,11 +256,12 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	filter_opts_init(&sb->filter);
 	/* With RESOLVE_UNIX (ABI 9) Landlock decides which pathname sockets
 	 * a connect() may reach, so the sandbox's own unix servers work. */
-	sb->filter.allow_unix =
-		p->unix_sockets ||
-		(sb->landlock->handled_fs & LLW_FS_RESOLVE_UNIX) != 0;
+	sb->filter.allow_unix = p->unix_sockets || (sb->landlock->handled_fs &
+						    LLW_FS_RESOLVE_UNIX) != 0;
 	sb->filter.deny_ptrace = p->ptrace_deny;
-	sb->filter.deny_inet = p->net == LLW_NET_NONE;
+	/* net = none: in its own network namespace only lo exists, so inet
+	 * sockets reach nothing but the sandbox itself. */
+	sb->filter.deny_inet = p->net == LLW_NET_NONE && !sb->ns.net;
 	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
 			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
 
@@ -220,8 +302,8 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 		if (stat(it->value, &st) == 0 && S_ISDIR(st.st_mode))
 			continue;
 		if ((r = make_dir_path(it->value)) < 0) {
-			*cause = xasprintf("%s: cannot create %s: %s", it->origin,
-					   it->value, strerror(-r));
+			*cause = xasprintf("%s: cannot create %s: %s",
+					   it->origin, it->value, strerror(-r));
 			return r;
 		}
 	}
@@ -237,6 +319,8 @@ sandbox_free(struct sandbox *sb)
 	ruleset_plan_free(sb->landlock);
 	strv_free(sb->not_enforced);
 	free(sb->fail_cause);
+	free(sb->ns_needed);
+	free(sb->ns_refused);
 	free(sb);
 }
 
@@ -345,8 +429,7 @@ sandbox_enter(struct sandbox *sb, scmp_filter_ctx ctx, char **env,
  * -errno.
  */
 static int
-fork_and_wait(struct supervisor *sv, bool reap_all, int *status,
-	      char **cause)
+fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
 {
 	int wstatus, r, e;
 	pid_t pid;
@@ -399,7 +482,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * outside as the monitor, its child is pid 1 (the init that
 		 * reaps orphans), and the command is pid 2. */
 		if (sb->ns.pid) {
-			if ((r = fork_and_wait(NULL, false, status, cause)) != 0)
+			if ((r = fork_and_wait(NULL, false, status, cause)) !=
+			    0)
 				goto out;
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)

@@ -31,6 +31,8 @@ struct sandbox {
 	struct filter_opts filter;	/* L2 */
 	bool use_ns;			/* L3 */
 	struct ns_opts ns;
+	char *ns_needed;		/* why the policy needs L3, or NULL */
+	char *ns_refused;		/* why L3 cannot run here, or NULL */
 	char **not_enforced;		/* every restriction dropped or missing */
 	bool must_fail;			/* a fatal loss without best effort */
 	char *fail_cause;		/* why, when must_fail */
