@@ -6,6 +6,7 @@
  */
 #include <cap-ng.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,9 +483,23 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * outside as the monitor, its child is pid 1 (the init that
 		 * reaps orphans), and the command is pid 2. */
 		if (sb->ns.pid) {
-			if ((r = fork_and_wait(NULL, false, status, cause)) !=
-			    0)
+			int stop[2];
+
+			if (pipe2(stop, O_CLOEXEC) < 0) {
+				r = -errno;
+				*cause = xasprintf("cannot create a pipe: %s",
+						   strerror(-r));
 				goto out;
+			}
+			supervise_stop_fds(stop[0], -1);
+			r = fork_and_wait(NULL, false, status, cause);
+			if (r != 0) {
+				close(stop[0]);
+				close(stop[1]);
+				goto out;
+			}
+			close(stop[0]);
+			supervise_stop_fds(-1, stop[1]);
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)
 			goto out;

@@ -16,8 +16,8 @@
 
 /* The signals forwarded to the child.  SIGCHLD is what ends the loop. */
 static const int forwarded[] = {
-	SIGHUP,	 SIGINT,  SIGQUIT, SIGTERM, SIGUSR1,
-	SIGUSR2, SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM,
+	SIGHUP,	  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+	SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM,
 };
 
 static sigset_t
@@ -65,6 +65,55 @@ supervise_exit_status(int wstatus)
 	return 125;
 }
 
+/* Job control across a pid namespace (supervise_stop_fds). */
+static int stop_watch_fd = -1, stop_report_fd = -1;
+
+void
+supervise_stop_fds(int watch_fd, int report_fd)
+{
+	stop_watch_fd = watch_fd;
+	stop_report_fd = report_fd;
+}
+
+/*
+ * Stop this process with sig (the one that stopped the child), so the
+ * shell waiting for it sees the job stopped.  sig is blocked for the
+ * signalfd: make it pending, then let it through once.  SIGSTOP when
+ * sig is not a terminal stop signal (which an orphaned process group
+ * would ignore anyway).
+ */
+static void
+stop_self(int sig)
+{
+	sigset_t one;
+
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU) {
+		kill(getpid(), SIGSTOP);
+		return;
+	}
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	kill(getpid(), sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	sigprocmask(SIG_BLOCK, &one, NULL);
+}
+
+/* The child stopped: stop too, or, as pid 1 of a namespace (which
+ * cannot stop itself), tell the monitor above to. */
+static void
+child_stopped(int sig, bool reap_all)
+{
+	unsigned char b = (unsigned char)sig;
+
+	if (stop_report_fd >= 0) {
+		if (write(stop_report_fd, &b, 1) < 0) {
+			/* The monitor is gone; nothing to tell. */
+		}
+	} else if (!reap_all) {
+		stop_self(sig);
+	}
+}
+
 /* Reap what has exited; true once child has, with its status. */
 static bool
 reap(pid_t child, bool reap_all, int *wstatus)
@@ -73,11 +122,14 @@ reap(pid_t child, bool reap_all, int *wstatus)
 
 	for (;;) {
 		int st;
-		pid_t pid = waitpid(reap_all ? -1 : child, &st, WNOHANG);
+		pid_t pid = waitpid(reap_all ? -1 : child, &st,
+				    WNOHANG | WUNTRACED);
 
 		if (pid <= 0)
 			return done;
-		if (pid == child) {
+		if (pid == child && WIFSTOPPED(st)) {
+			child_stopped(WSTOPSIG(st), reap_all);
+		} else if (pid == child) {
 			*wstatus = st;
 			done = true;
 		}
@@ -100,12 +152,11 @@ supervisor_fd(const struct supervisor *sv)
 }
 
 int
-supervise_run(struct supervisor *sv, pid_t child, bool reap_all,
-	      int *wstatus)
+supervise_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 {
 	sigset_t set = loop_signals();
 	_cleanup_close_ int sfd = -1;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -118,13 +169,22 @@ supervise_run(struct supervisor *sv, pid_t child, bool reap_all,
 	pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = sv ? supervisor_fd(sv) : -1,
 				  .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = stop_watch_fd, .events = POLLIN };
 	for (;;) {
 		struct signalfd_siginfo si;
 
-		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
+		}
+		if (pfd[2].revents & POLLIN) {
+			unsigned char b;
+
+			if (read(stop_watch_fd, &b, 1) == 1)
+				stop_self(b);
+		} else if (pfd[2].revents & (POLLHUP | POLLERR)) {
+			pfd[2].fd = -1;
 		}
 		if (pfd[1].fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP)))
 			supervise_handle(sv);
