@@ -94,9 +94,27 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	_cleanup_free_ char *list = NULL;
 	char *why = NULL;
 
-	if (sb->fs->n_masks > 0)
-		strv_push(&needs, "narrower rules inside writable directories "
-				  "(mount masks)");
+	if (sb->fs->n_masks > 0) {
+		/* Name the paths, as the fail-closed message of pathtree
+		 * does without masks. */
+		_cleanup_strv_ char **paths = NULL;
+		_cleanup_free_ char *joined = NULL;
+
+		for (size_t i = 0; i < sb->fs->n_masks && i < 3; i++)
+			strv_push_take(
+				&paths,
+				xasprintf("%s %s",
+					  policy_access_name(
+						  sb->fs->masks[i].access),
+					  sb->fs->masks[i].path));
+		if (sb->fs->n_masks > 3)
+			strv_push(&paths, "...");
+		joined = strv_join(paths, ", ");
+		strv_push_take(&needs,
+			       xasprintf("narrower rules inside writable "
+					 "directories (mount masks: %s)",
+					 joined));
+	}
 	if (p->net == LLW_NET_NONE)
 		strv_push(&needs, "net = none (a network namespace with only "
 				  "lo)");
@@ -119,7 +137,10 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		return false;
 	}
 	sb->ns_refused = why;
-	if (!p->best_effort) {
+	/* net = none alone does not fail closed: without a namespace,
+	 * seccomp denies inet sockets, which is stricter (DESIGN.md §6). */
+	if (!p->best_effort &&
+	    (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)) {
 		sandbox_refuse(sb, xasprintf("the policy needs the namespace "
 					     "layer (L3) for %s, but %s; run "
 					     "with --best-effort (or "
@@ -141,11 +162,12 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		strv_push(&sb->not_enforced,
 			  "hide-processes: host processes are visible in "
 			  "/proc (needs unprivileged user namespaces)");
-	strv_push(&sb->not_enforced,
-		  "read-only view: chmod, chown, utimes and xattrs of files "
-		  "outside writable roots (needs unprivileged user "
-		  "namespaces)");
-	return true;
+	if (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)
+		strv_push(&sb->not_enforced,
+			  "read-only view: chmod, chown, utimes and xattrs of "
+			  "files outside writable roots (needs unprivileged "
+			  "user namespaces)");
+	return sb->fs->n_masks > 0;
 }
 
 int

@@ -48,6 +48,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifndef __NR_io_uring_setup
@@ -961,6 +962,14 @@ p_sleep(char **argv)
 	return succeed("%lld", s);
 }
 
+static int
+p_setxattr(char **argv)
+{
+	return setxattr(argv[0], "user.llwrap-probe", "1", 1, 0) < 0
+		       ? deny("setxattr")
+		       : succeed("%s", argv[0]);
+}
+
 static int p_help(char **argv);
 
 static const struct probe {
@@ -1019,6 +1028,7 @@ static const struct probe {
 	{ "env", 1, 1, p_env, "NAME" },
 	{ "sleep", 1, 1, p_sleep, "SECONDS" },
 	{ "help", 0, 0, p_help, "" },
+	{ "setxattr", 1, 1, p_setxattr, "PATH (user.llwrap-probe = 1)" },
 };
 
 static int
