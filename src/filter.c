@@ -38,11 +38,17 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <unistd.h>
 
 #include <seccomp.h>
 
 #include "cleanup.h"
+#include "fdutil.h"
 #include "filter.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -576,26 +582,45 @@ nr_unknown(uint32_t arch, int nr)
 /*
  * Any syscall number newer than the filter knows gets ENOSYS, so a new
  * kernel's syscalls are denied until reviewed; callers treat ENOSYS as
- * "kernel too old" and fall back.  BPF cannot compare the syscall number
- * with a range through libseccomp, so each number gets its own rule, up
- * to LLW_FILTER_NR_LIMIT (exclusive).  A syscall numbered at or above the
- * limit is not covered; on x86_64 the kernel's table ended at 470 in 2025,
- * and grows by about eight numbers a year.  The binary tree optimisation
- * keeps the lookup logarithmic in the number of rules.
+ * "kernel too old" and fall back.  libseccomp cannot compare the syscall
+ * number with a range, and one rule per number made the program three
+ * times longer and its load 0.4 ms slower, so the unknown numbers are
+ * denied by a short prefix prepended to libseccomp's program
+ * (filter_export): for the native architecture, each maximal run of
+ * numbers libseccomp cannot name gets ENOSYS, the last run open-ended up
+ * to x32's bit (those numbers stay libseccomp's: killed as a foreign
+ * architecture).
  */
-static int
-filter_unknown(struct filter_builder *b)
-{
-	for (int nr = 0; nr < LLW_FILTER_NR_LIMIT; nr++) {
-		int r;
+#define LLW_FILTER_NR_SCAN 1024
+#define LLW_X32_SYSCALL_BIT 0x40000000U
 
-		if (!nr_unknown(b->arch, nr))
+struct nr_range {
+	uint32_t lo, hi; /* [lo, hi) */
+};
+
+/* The runs of unknown numbers for arch, at most max of them. */
+static size_t
+unknown_runs(uint32_t arch, struct nr_range *runs, size_t max)
+{
+	size_t n = 0;
+	int start = -1;
+
+	for (int nr = 0; nr <= LLW_FILTER_NR_SCAN; nr++) {
+		bool unknown = nr < LLW_FILTER_NR_SCAN && nr_unknown(arch, nr);
+
+		if (unknown && start < 0)
+			start = nr;
+		if (unknown || start < 0)
 			continue;
-		r = fb_add(b, ENOSYS, nr, 0, NULL);
-		if (r < 0)
-			return r;
+		if (n < max)
+			runs[n++] = (struct nr_range){ (uint32_t)start,
+						       (uint32_t)nr };
+		start = -1;
 	}
-	return 0;
+	/* A run reaching the end of the scan goes on to x32's bit. */
+	if (n > 0 && runs[n - 1].hi == LLW_FILTER_NR_SCAN)
+		runs[n - 1].hi = LLW_X32_SYSCALL_BIT;
+	return n;
 }
 
 static uint32_t
@@ -707,8 +732,6 @@ filter_build(const struct filter_opts *o, scmp_filter_ctx *out, char **cause)
 		r = filter_personality(&b);
 	if (r == 0)
 		r = filter_groups(&b, o);
-	if (r == 0)
-		r = filter_unknown(&b);
 	if (r < 0) {
 		seccomp_release(b.ctx);
 		return r;
@@ -724,31 +747,23 @@ join_names(const char *const *names)
 	return strv_join((char *const *)names, ", ");
 }
 
-/* The unknown numbers below the limit as "337-423, 457-599". */
+/* The unknown numbers as "337-423, 457 and up". */
 static char *
-unknown_ranges(uint32_t arch, size_t *count)
+unknown_ranges(uint32_t arch)
 {
 	_cleanup_strv_ char **parts = NULL;
-	int start = -1;
+	struct nr_range runs[64];
+	size_t n = unknown_runs(arch, runs, ARRAY_SIZE(runs));
 
-	*count = 0;
-	for (int nr = 0; nr <= LLW_FILTER_NR_LIMIT; nr++) {
-		bool unknown = nr < LLW_FILTER_NR_LIMIT && nr_unknown(arch, nr);
-
-		if (unknown) {
-			(*count)++;
-			if (start < 0)
-				start = nr;
-			continue;
-		}
-		if (start < 0)
-			continue;
-		if (start == nr - 1)
-			strv_push_take(&parts, xasprintf("%d", start));
-		else
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].hi == LLW_X32_SYSCALL_BIT)
 			strv_push_take(&parts,
-				       xasprintf("%d-%d", start, nr - 1));
-		start = -1;
+				       xasprintf("%u and up", runs[i].lo));
+		else if (runs[i].lo + 1 == runs[i].hi)
+			strv_push_take(&parts, xasprintf("%u", runs[i].lo));
+		else
+			strv_push_take(&parts, xasprintf("%u-%u", runs[i].lo,
+							 runs[i].hi - 1));
 	}
 	return parts ? strv_join(parts, ", ") : xstrdup("none");
 }
@@ -759,7 +774,6 @@ filter_describe(const struct filter_opts *o)
 	uint32_t arch = filter_arch(o);
 	char **v = NULL;
 	_cleanup_free_ char *ranges = NULL;
-	size_t nunknown;
 
 	if (o->deny_inet) {
 		strv_push(&v, "socket AF_INET/AF_INET6: denied (EAFNOSUPPORT)");
@@ -810,27 +824,22 @@ filter_describe(const struct filter_opts *o)
 						     g->what, names,
 						     errno_name(g->err)));
 	}
-	ranges = unknown_ranges(arch, &nunknown);
+	ranges = unknown_ranges(arch);
 	strv_push_take(&v, xasprintf("syscalls unknown to libseccomp %u.%u.%u "
-				     "below %d (%zu numbers: %s): denied "
-				     "(ENOSYS)",
+				     "(%s): denied (ENOSYS)",
 				     seccomp_version()->major,
 				     seccomp_version()->minor,
-				     seccomp_version()->micro,
-				     LLW_FILTER_NR_LIMIT, nunknown, ranges));
+				     seccomp_version()->micro, ranges));
 	strv_push(&v, "other architectures (i386 int 0x80, x32): process "
 		      "killed");
 	return v;
 }
 
-int
-filter_load(scmp_filter_ctx ctx, char **cause)
+static int
+filter_load_error(int r, char **cause)
 {
-	int r = seccomp_load(ctx);
 	const char *hint = "";
 
-	if (r == 0)
-		return 0;
 	switch (-r) {
 	case EACCES:
 		hint = " (no_new_privs is not set; see prctl(2) "
@@ -846,4 +855,137 @@ filter_load(scmp_filter_ctx ctx, char **cause)
 	*cause = xasprintf("cannot load the seccomp filter: %s%s.",
 			   strerror(-r), hint);
 	return r;
+}
+
+int
+filter_load(scmp_filter_ctx ctx, char **cause)
+{
+	struct sock_filter *insns;
+	struct sock_fprog prog;
+	size_t n;
+	int r;
+
+	/* Through filter_export, so what is loaded has the prefix. */
+	if ((r = filter_export(ctx, &insns, &n)) < 0) {
+		*cause = xasprintf("cannot generate the seccomp program: %s.",
+				   strerror(-r));
+		return r;
+	}
+	prog.len = (unsigned short)n;
+	prog.filter = insns;
+	r = filter_load_program(&prog, cause);
+	free(insns);
+	return r;
+}
+
+void
+filter_opts_from_index(unsigned int i, struct filter_opts *o)
+{
+	filter_opts_init(o);
+	o->allow_unix = i & 1;
+	o->allow_unix_dgram_pair = i & 2;
+	o->deny_inet = i & 4;
+	o->deny_udp = i & 8;
+	o->deny_ptrace = i & 16;
+}
+
+int
+filter_index(const struct filter_opts *o)
+{
+	if (o->arch != SCMP_ARCH_NATIVE && o->arch != seccomp_arch_native())
+		return -EINVAL;
+	return (o->allow_unix ? 1 : 0) | (o->allow_unix_dgram_pair ? 2 : 0) |
+	       (o->deny_inet ? 4 : 0) | (o->deny_udp ? 8 : 0) |
+	       (o->deny_ptrace ? 16 : 0);
+}
+
+int
+filter_program(const struct filter_opts *o, struct sock_fprog *prog)
+{
+	int i = filter_index(o);
+
+	if (i < 0)
+		return i;
+	*prog = filter_programs[i];
+	return 0;
+}
+
+int
+filter_load_program(const struct sock_fprog *prog, char **cause)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0)
+		return filter_load_error(-errno, cause);
+	return 0;
+}
+
+/* The unknown-number prefix (see unknown_runs), before libseccomp's
+ * program, which starts by loading the architecture itself. */
+static size_t
+unknown_prefix(uint32_t arch, struct sock_filter *out, size_t max)
+{
+	struct nr_range runs[64];
+	size_t nr = unknown_runs(arch, runs, ARRAY_SIZE(runs));
+	size_t len = 3 + 2 * nr + 2, k = 0;
+
+	if (len > max || len > 255)
+		return 0;
+	out[k++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	/* Another architecture: straight to libseccomp's program. */
+	out[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch,
+						0, (uint8_t)(len - 2));
+	out[k++] = (struct sock_filter)BPF_STMT(
+		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	for (size_t i = 0; i < nr; i++) {
+		/* At k: below lo, on to the next run; at k+1: at or above
+		 * hi, on to the next run (after the last one, the "ja" to
+		 * libseccomp's program), else ENOSYS, the prefix's last
+		 * insn. */
+		out[k] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JGE | BPF_K, runs[i].lo, 0, 1);
+		k++;
+		out[k] = (struct sock_filter)BPF_JUMP(
+			BPF_JMP | BPF_JGE | BPF_K, runs[i].hi, 0,
+			(uint8_t)(len - 1 - (k + 1)));
+		k++;
+	}
+	out[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
+	out[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						SECCOMP_RET_ERRNO | ENOSYS);
+	return k;
+}
+
+int
+filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
+{
+	_cleanup_close_ int fd = memfd_create("llwrap-bpf", MFD_CLOEXEC);
+	struct sock_filter prefix[160];
+	size_t len, np;
+	char *buf;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = seccomp_export_bpf(ctx, fd)) < 0)
+		return r;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	if ((r = fd_read_all(fd, 1 << 20, &buf, &len)) < 0)
+		return r;
+	if (len % sizeof(struct sock_filter) != 0 || len == 0) {
+		free(buf);
+		return -EINVAL;
+	}
+	np = unknown_prefix(seccomp_arch_native(), prefix,
+			    ARRAY_SIZE(prefix));
+	if (np == 0) {
+		free(buf);
+		return -E2BIG;
+	}
+	*n = np + len / sizeof(struct sock_filter);
+	*insns = xcalloc(*n, sizeof(struct sock_filter));
+	memcpy(*insns, prefix, np * sizeof(struct sock_filter));
+	memcpy(*insns + np, buf, len);
+	free(buf);
+	return 0;
 }

@@ -8,16 +8,12 @@
 #ifndef LLW_FILTER_H
 #define LLW_FILTER_H
 
+#include <linux/filter.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <seccomp.h>
 
-/*
- * Syscall numbers below this limit that libseccomp cannot name are denied
- * with ENOSYS ("newer than the filter knows"); numbers at or above it are
- * not covered.  See filter_unknown() in filter.c.
- */
-#define LLW_FILTER_NR_LIMIT 600
 
 struct filter_opts {
 	bool allow_unix; /* AF_UNIX socket() allowed (policy or ABI 9) */
@@ -48,5 +44,35 @@ char **filter_describe(const struct filter_opts *o);
 
 /* Load the filter into the calling thread (no_new_privs must be set). */
 int filter_load(scmp_filter_ctx ctx, char **cause);
+
+/*
+ * Precompiled programs.  Building and generating the filter with
+ * libseccomp takes milliseconds, longer than everything else llwrap does
+ * before exec, and the filter is a pure function of a few booleans: so
+ * the build runs filter_build() for every combination of them
+ * (src/filter-gen.c) and embeds the BPF, and a run only picks one.
+ * tests/unit/test-filter.c checks that each embedded program is what
+ * filter_build() makes today.
+ */
+#define FILTER_N_PROGRAMS 32
+
+/* The options the i-th program was built for (native architecture). */
+void filter_opts_from_index(unsigned int i, struct filter_opts *o);
+
+/* The index of o's program, or -EINVAL when o cannot be precompiled (a
+ * foreign architecture). */
+int filter_index(const struct filter_opts *o);
+
+/* The embedded program for o.  Returns 0 or -EINVAL as filter_index. */
+int filter_program(const struct filter_opts *o, struct sock_fprog *prog);
+
+/* Load a BPF program into the calling thread (no_new_privs must be set). */
+int filter_load_program(const struct sock_fprog *prog, char **cause);
+
+/* The BPF libseccomp generates for ctx, in a new array of *n insns. */
+int filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n);
+
+/* The embedded programs (generated into src/filter-programs.c). */
+extern const struct sock_fprog filter_programs[FILTER_N_PROGRAMS];
 
 #endif /* LLW_FILTER_H */

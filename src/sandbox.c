@@ -363,6 +363,11 @@ drop_capabilities(char **cause)
 		*cause = xstrdup("cannot read the process capabilities");
 		return -EIO;
 	}
+	/* An ordinary user holds nothing: no permitted or inheritable
+	 * capability means no effective or ambient one either, and
+	 * no_new_privs keeps the bounding set from ever mattering. */
+	if (capng_have_capabilities(CAPNG_SELECT_CAPS) == CAPNG_NONE)
+		return 0;
 	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
 		set = CAPNG_SELECT_ALL;
 	capng_clear(set);
@@ -394,7 +399,7 @@ command_environ(const struct policy *p, char *const *envp)
  * DESIGN.md §2's order and exec.  Returns only on failure.
  */
 static int
-sandbox_enter(struct sandbox *sb, scmp_filter_ctx ctx, char **env,
+sandbox_enter(struct sandbox *sb, const struct sock_fprog *prog, char **env,
 	      char *const *argv, const int *keep, size_t n_keep, int *status,
 	      char **cause)
 {
@@ -417,7 +422,7 @@ sandbox_enter(struct sandbox *sb, scmp_filter_ctx ctx, char **env,
 	}
 	if (sb->kernel.abi > 0 && (r = ruleset_apply(sb->landlock, cause)) < 0)
 		return r;
-	if ((r = filter_load(ctx, cause)) < 0)
+	if ((r = filter_load_program(prog, cause)) < 0)
 		return r;
 	if ((r = fd_close_inherited(keep, n_keep)) < 0) {
 		*cause = xasprintf("cannot close inherited file descriptors: "
@@ -482,7 +487,7 @@ int
 sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	     const int *keep, size_t n_keep, int *status, char **cause)
 {
-	scmp_filter_ctx ctx = NULL;
+	struct sock_fprog prog;
 	_cleanup_strv_ char **env = NULL;
 	int r;
 
@@ -492,10 +497,13 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		return -EPERM;
 	}
 
-	/* Acquire everything first: the filter is built before any
-	 * restriction so its allocation cannot be refused by one. */
-	if ((r = filter_build(&sb->filter, &ctx, cause)) < 0)
+	/* Acquire everything first.  The filter was compiled at build
+	 * time (filter.h); a run only picks its program. */
+	if ((r = filter_program(&sb->filter, &prog)) < 0) {
+		*cause = xstrdup("no precompiled seccomp program fits this "
+				 "policy");
 		return r;
+	}
 	env = command_environ(sb->policy, envp);
 
 	if (sb->use_ns) {
@@ -530,9 +538,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 				goto out;
 		}
 	}
-	r = sandbox_enter(sb, ctx, env, argv, keep, n_keep, status, cause);
+	r = sandbox_enter(sb, &prog, env, argv, keep, n_keep, status, cause);
 out:
-	seccomp_release(ctx);
 	/* 1: this process was a monitor or an init and its child has
 	 * ended; *status is what to exit with. */
 	return r > 0 ? 0 : r;

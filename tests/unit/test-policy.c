@@ -434,6 +434,55 @@ test_p_order(void **state)
 	assert_true(q->best_effort);
 }
 
+/* [filesystem] mkdir: a list with origins, cleared by none; refused in
+ * .llwrap.ini; and policy_access_at, the one longest-prefix lookup. */
+static void
+test_mkdir_and_access_at(void **state)
+{
+	char *path[] = { profiles_dir, NULL };
+	char *one[] = { "mkdir1", NULL };
+	char *both[] = { "mkdir1", "mkdir2", NULL };
+	struct policy_request req = request(one, path, "x", "/proj");
+	attribute_cleanup(policy_freep) struct policy *p = resolve_ok(&req);
+	attribute_cleanup(policy_freep) struct policy *q = NULL;
+	_cleanup_free_ char *o4 = data("mkdir1.ini:4");
+	_cleanup_free_ char *o3 = data("mkdir1.ini:3");
+	_cleanup_free_ char *cause = NULL;
+	struct profile *prof = NULL;
+	struct vars *v = vars_new(test_env, "/proj", "tool");
+	const char *origin = NULL;
+
+	(void)state;
+	assert_int_equal(p->mkdirs.n, 2);
+	assert_string_equal(p->mkdirs.v[0].value, "/proj/state");
+	assert_string_equal(p->mkdirs.v[1].value, "/proj/cache");
+	assert_string_equal(p->mkdirs.v[0].origin, o4);
+
+	assert_int_equal(policy_access_at(p, "/proj/state/db", &origin),
+			 LLW_ACCESS_RW);
+	assert_string_equal(origin, o3);
+	assert_int_equal(policy_access_at(p, "/proj/statex", &origin),
+			 LLW_ACCESS_DENY);
+	assert_null(origin);
+	assert_int_equal(policy_access_at(p, "/proj/state", NULL),
+			 LLW_ACCESS_RW);
+
+	req = request(both, path, "x", "/proj");
+	q = resolve_ok(&req);
+	assert_int_equal(q->mkdirs.n, 1);
+	assert_string_equal(q->mkdirs.v[0].value, "/proj/other");
+
+	assert_int_equal(profile_parse_string("/proj/.llwrap.ini",
+					      "[filesystem]\nmkdir = /proj/x\n",
+					      PROFILE_KIND_PROJECT, v, &prof,
+					      &cause),
+			 -EINVAL);
+	assert_null(prof);
+	assert_non_null(strstr(cause, "/proj/.llwrap.ini:2"));
+	assert_non_null(strstr(cause, "mkdir creates directories"));
+	vars_free(v);
+}
+
 /* Includes: depth-first, in order, each file once; ranks follow. */
 static void
 test_includes(void **state)
@@ -1116,7 +1165,10 @@ static void
 test_shipped_resolve(void **state)
 {
 	_cleanup_free_ char *src = src_dir();
-	_cleanup_free_ char *conf = xasprintf("%s/conf", src);
+	/* realpath: under make distcheck the source dir is reached through
+	 * "_build/sub/../..", while config_files holds normalised paths. */
+	_cleanup_free_ char *conf_raw = xasprintf("%s/conf", src);
+	_cleanup_free_ char *conf = real(conf_raw);
 	char *path[] = { conf, NULL };
 	const char *const names[] = { "empty", "default", "offline",
 				      "opencode" };
@@ -1170,6 +1222,7 @@ main(void)
 		cmocka_unit_test(test_profile_path),
 		cmocka_unit_test(test_builtin_default),
 		cmocka_unit_test(test_p_order),
+		cmocka_unit_test(test_mkdir_and_access_at),
 		cmocka_unit_test(test_includes),
 		cmocka_unit_test(test_include_relative_and_file),
 		cmocka_unit_test(test_p_relative_file),
