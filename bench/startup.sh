@@ -7,6 +7,8 @@
 #
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
+# Target (issue 3): with L3 (mount and pid namespaces, 20 binds) it stays
+# below bubblewrap's own minimal sandbox.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -32,17 +34,48 @@ mkdir -p "$work/proj" "$work/tree"
 	done
 } >"$work/thousand.ini"
 
+# L3 (issue 3): private /tmp, a pid namespace with a fresh /proc, and 20
+# binds: 10 writable roots and 10 read-only masks inside the writable
+# project.  Target: below bubblewrap's minimal sandbox in the same run.
+{
+	echo "[profile]"
+	echo "include = default"
+	echo "[filesystem]"
+	echo "private-tmp = yes"
+	i=0
+	while [ $i -lt 10 ]; do
+		mkdir -p "$work/rw/d$i" "$work/proj/m$i"
+		echo "rw = $work/rw/d$i"
+		echo "ro = \${PROJECT}/m$i"
+		i=$((i + 1))
+	done
+	echo "[process]"
+	echo "hide-processes = yes"
+} >"$work/l3.ini"
+
 cd "$work/proj"
 runs=${RUNS:-300}
 set -- \
 	-n "bare /bin/true" "/bin/true" \
 	-n "llwrap -p default" "$LLWRAP -p default -- /bin/true" \
-	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true"
+	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true" \
+	-n "llwrap L3 (mount+pid+ipc ns, private /tmp, 20 binds)" "$LLWRAP -p $work/l3.ini -- /bin/true" \
+	-n "llwrap L3 net = none (mount+net+ipc ns, lo up)" "$LLWRAP -p offline -- /bin/true"
 if command -v bwrap >/dev/null; then
 	set -- "$@" -n "bwrap minimal" \
 		"bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true"
 fi
-hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$here/startup.md" "$@"
+hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$here/startup.md" \
+	--export-json "$work/startup.json" "$@"
+
+# Medians, which the machine's noise (other jobs) moves least.
+echo
+echo "Medians:"
+python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("| %s | %.2f ms |" % (r["command"], r["median"] * 1000))
+' "$work/startup.json"
 
 echo
 echo "Peak RSS of llwrap -p default (KiB):"

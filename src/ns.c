@@ -105,6 +105,7 @@ refusal_cause(int err)
 bool
 ns_available(char **cause)
 {
+	bool apparmor;
 	pid_t pid;
 	int st;
 
@@ -114,10 +115,15 @@ ns_available(char **cause)
 		*cause = refusal_cause(EPERM);
 		return false;
 	}
-	/* A child tries, so this process stays as it was.  It also makes a
-	 * mount private, which needs the capabilities the new namespace
-	 * gives: Ubuntu's AppArmor restriction lets unshare() succeed but
-	 * takes them away. */
+	/* A child tries, so this process stays as it was.  Where AppArmor
+	 * restricts user namespaces, unshare() succeeds but the namespace
+	 * has no capabilities (unless a profile allows it): there the child
+	 * also makes a mount private, which needs them.  Elsewhere a user
+	 * namespace alone answers, and is cheaper to tear down than one
+	 * with a mount namespace. */
+	apparmor = sysctl_is("/proc/sys/kernel/"
+			     "apparmor_restrict_unprivileged_userns",
+			     "1");
 	pid = fork();
 	if (pid < 0) {
 		*cause = xasprintf("cannot fork to probe user namespaces: %s",
@@ -125,9 +131,10 @@ ns_available(char **cause)
 		return false;
 	}
 	if (pid == 0) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		if (unshare(CLONE_NEWUSER | (apparmor ? CLONE_NEWNS : 0)) < 0)
 			_exit(errno);
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		if (apparmor &&
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 			_exit(errno);
 		_exit(0);
 	}
