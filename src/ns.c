@@ -585,8 +585,15 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
 		break;
 	}
 	if (fd < 0) {
-		*cause = xasprintf("cannot make %s for %s: %s", what, m->path,
-				   strerror(-fd));
+		*cause = xasprintf(
+			"cannot make %s for %s: %s%s", what, m->path,
+			strerror(-fd),
+			m->kind == NS_PROC && fd == -EPERM
+				? " (the kernel refuses a new proc in a user "
+				  "namespace while parts of the host's /proc "
+				  "are hidden by other mounts, as in many "
+				  "containers; set hide-processes = no)"
+				: "");
 		return fd;
 	}
 	m->fd = fd;
