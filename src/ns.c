@@ -102,12 +102,26 @@ refusal_cause(int err)
 			 strerror(err));
 }
 
+/* The probe child shares this process's memory (CLONE_VM) and runs while
+ * it is suspended (CLONE_VFORK), so a static stack and result are safe. */
+static char probe_stack[16384] __attribute__((aligned(16)));
+static int probe_err;
+
+static int
+probe_child(void *arg)
+{
+	if (*(bool *)arg &&
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		probe_err = errno;
+	return 0;
+}
+
 bool
 ns_available(char **cause)
 {
 	bool apparmor;
 	pid_t pid;
-	int st;
+	int st, flags;
 
 	/* The sysctls answer without a process when they say no. */
 	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0") ||
@@ -115,35 +129,32 @@ ns_available(char **cause)
 		*cause = refusal_cause(EPERM);
 		return false;
 	}
-	/* A child tries, so this process stays as it was.  Where AppArmor
-	 * restricts user namespaces, unshare() succeeds but the namespace
-	 * has no capabilities (unless a profile allows it): there the child
-	 * also makes a mount private, which needs them.  Elsewhere a user
-	 * namespace alone answers, and is cheaper to tear down than one
-	 * with a mount namespace. */
+	/*
+	 * A child is created in a new user namespace, so this process
+	 * stays as it was: clone() itself fails when the kernel refuses
+	 * the namespace.  Where AppArmor restricts user namespaces the
+	 * namespace is created but has no capabilities (unless a profile
+	 * allows it): there the child also makes a mount private, which
+	 * needs them.  CLONE_VM | CLONE_VFORK spare copying this process.
+	 */
 	apparmor = sysctl_is("/proc/sys/kernel/"
 			     "apparmor_restrict_unprivileged_userns",
 			     "1");
-	pid = fork();
+	flags = CLONE_NEWUSER | (apparmor ? CLONE_NEWNS : 0) | CLONE_VM |
+		CLONE_VFORK | SIGCHLD;
+	probe_err = 0;
+	pid = clone(probe_child, probe_stack + sizeof(probe_stack), flags,
+		    &apparmor);
 	if (pid < 0) {
-		*cause = xasprintf("cannot fork to probe user namespaces: %s",
-				   strerror(errno));
+		*cause = refusal_cause(errno);
 		return false;
-	}
-	if (pid == 0) {
-		if (unshare(CLONE_NEWUSER | (apparmor ? CLONE_NEWNS : 0)) < 0)
-			_exit(errno);
-		if (apparmor &&
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-			_exit(errno);
-		_exit(0);
 	}
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) {
 		*cause = xstrdup("the user namespace probe did not exit");
 		return false;
 	}
-	if (WEXITSTATUS(st) != 0) {
-		*cause = refusal_cause(WEXITSTATUS(st));
+	if (probe_err != 0) {
+		*cause = refusal_cause(probe_err);
 		return false;
 	}
 	return true;
