@@ -35,7 +35,10 @@ echo "quickstart: llwrap --check"
 ./llwrap --check || true
 echo
 echo "quickstart: a shell under the default profile, in this directory:"
-LLWRAP_PROFILE_PATH=$PWD/conf ./llwrap -p default -- /bin/sh -c '
+# The built-in default profile (the same text as conf/default.ini).  Not
+# LLWRAP_PROFILE_PATH=$PWD/conf: profile directories are write-protected
+# inside the sandbox, and this directory is the writable project.
+./llwrap -p default -- /bin/sh -c '
 	echo "  sandboxed shell running as $(id -un) in $PWD"
 	if cat ~/.ssh/id_* >/dev/null 2>&1 || ls ~ >/dev/null 2>&1; then
 		echo "  the home directory is readable: NOT sandboxed"; exit 1

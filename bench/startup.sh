@@ -1,25 +1,38 @@
 #!/bin/sh
 # bench/startup.sh: llwrap's start-up cost, with bubblewrap's minimal
 # sandbox measured in the same run for reference.  Not a test: it prints
-# hyperfine's tables and writes bench/startup.md.
+# a markdown table of hyperfine's medians and writes it to bench/startup.md.
 #
 #   bench/startup.sh [BUILDDIR]      (default: the source tree)
 #
+# Environment: RUNS (default 300), BENCH_DIR (default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench).
+#
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
-# Target (issue 3): with L3 (mount and pid namespaces, 20 binds) it stays
-# below bubblewrap's own minimal sandbox.
+# Target (issue 3): with L3 (mount and pid namespaces, private /tmp, 20
+# binds) it stays below bubblewrap's own minimal sandbox; the two are also
+# measured in short alternating rounds (ROUNDS, default 15), which a
+# loaded machine disturbs less than two long sequential runs.
+#
+# The work directory must not be writable under the default profile:
+# the 1,000-rule profile in it is a configuration file llwrap read, and
+# one inside a writable tree (such as /tmp) needs a mount mask, so the run
+# would fail closed with status 125.  The home directory is invisible
+# under the default profile, hence ~/.cache.  For the same reason the
+# source tree (whose conf/ is the profile path) must not be under /tmp.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-build=${1:-$top}
+build=$(cd "${1:-$top}" && pwd)
 LLWRAP=$build/llwrap
 export LLWRAP_PROFILE_PATH=$top/conf
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)"; exit 1; }
+[ -x "$LLWRAP" ] || { echo "no $LLWRAP: build first"; exit 1; }
 
-# Not under /tmp: with private-tmp the L3 case would see its binds there
-# refer to the private tmpfs and skip them.
-work=$(mktemp -d "$build/.llwrap-bench.XXXXXX")
+base=${BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench}
+mkdir -p "$base"
+work=$(mktemp -d "$base/run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" "$work/tree"
 
@@ -36,9 +49,8 @@ mkdir -p "$work/proj" "$work/tree"
 	done
 } >"$work/thousand.ini"
 
-# L3 (issue 3): private /tmp, a pid namespace with a fresh /proc, and 20
-# binds: 10 writable roots and 10 read-only masks inside the writable
-# project.  Target: below bubblewrap's minimal sandbox in the same run.
+# L3: private /tmp, a pid namespace with a fresh /proc, and 20 binds: 10
+# writable roots and 10 read-only masks inside the writable project.
 {
 	echo "[profile]"
 	echo "include = default"
@@ -56,56 +68,84 @@ mkdir -p "$work/proj" "$work/tree"
 } >"$work/l3.ini"
 
 cd "$work/proj"
+# Every llwrap command must succeed before it is timed: a refusal (125)
+# is fast and would look like a fine result.
+for p in "-p default" "-p $work/thousand.ini" "-p $work/l3.ini" "-p offline"; do
+	# shellcheck disable=SC2086
+	"$LLWRAP" $p -- /bin/true || {
+		echo "llwrap $p -- /bin/true failed (status $?); see above"
+		exit 1
+	}
+done
+
 runs=${RUNS:-300}
 set -- \
 	-n "bare /bin/true" "/bin/true" \
+	-n "llwrap --version" "$LLWRAP --version" \
+	-n "llwrap -p default --explain" "$LLWRAP -p default --explain -- /bin/true" \
 	-n "llwrap -p default" "$LLWRAP -p default -- /bin/true" \
 	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true" \
-	-n "llwrap L3 (mount+pid+ipc ns, private /tmp, 20 binds)" "$LLWRAP -p $work/l3.ini -- /bin/true" \
-	-n "llwrap L3 net = none (mount+net+ipc ns, lo up)" "$LLWRAP -p offline -- /bin/true"
-if command -v bwrap >/dev/null; then
-	set -- "$@" -n "bwrap minimal" \
-		"bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true"
+	-n "llwrap L3: mount+pid+ipc ns, private /tmp, 20 binds" "$LLWRAP -p $work/l3.ini -- /bin/true" \
+	-n "llwrap L3: net = none (mount+net+ipc ns, lo up)" "$LLWRAP -p offline -- /bin/true"
+bwrap_min="bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true"
+have_bwrap=false
+if command -v bwrap >/dev/null &&
+	bwrap --ro-bind / / --unshare-all /bin/true 2>/dev/null; then
+	have_bwrap=true
+	set -- "$@" -n "bwrap minimal" "$bwrap_min"
 fi
-hyperfine -N --warmup 20 --runs "$runs" --export-markdown "$here/startup.md" \
-	--export-json "$work/startup.json" "$@"
+hyperfine -N --warmup 20 --runs "$runs" --style basic \
+	--export-json "$work/result.json" "$@" >/dev/null
 
-# Medians, which the machine's noise (other jobs) moves least.
+# hyperfine's JSON has one field per line: pick name, median, mean,
+# stddev and min of each result and print them as a table (ms).
+awk '
+/"command":/ {
+	sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); name[++n] = $0
+}
+/"(mean|stddev|median|min)":/ {
+	key = $1; gsub(/[":]/, "", key); v = $2; sub(/,$/, "", v)
+	val[n, key] = v * 1000
+}
+END {
+	printf "| command | median (ms) | over bare (ms) | mean ± σ (ms) | min (ms) |\n"
+	printf "|---|---:|---:|---:|---:|\n"
+	for (i = 1; i <= n; i++)
+		printf "| %s | %.2f | %+.2f | %.2f ± %.2f | %.2f |\n", name[i],
+		    val[i, "median"], val[i, "median"] - val[1, "median"],
+		    val[i, "mean"], val[i, "stddev"], val[i, "min"]
+}' "$work/result.json" | tee "$here/startup.md"
+
 echo
-echo "Medians:"
-python3 -c '
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    print("| %s | %.2f ms |" % (r["command"], r["median"] * 1000))
-' "$work/startup.json"
+printf "Peak RSS of llwrap -p default (KiB): "
+/usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true 2>&1
 
-# L3 against bubblewrap, interleaved: on a loaded machine the load moves
-# between two long sequential runs, so both are measured in short
-# alternating rounds and the median of the per-round medians is kept.
-if command -v bwrap >/dev/null; then
+# L3 against bubblewrap in alternating rounds: the median of each one's
+# per-round medians.
+if $have_bwrap; then
 	rounds=${ROUNDS:-15}
 	r=0
 	while [ $r -lt "$rounds" ]; do
 		hyperfine -N --warmup 5 --runs 40 --style none \
 			--export-json "$work/round$r.json" \
 			-n "llwrap L3" "$LLWRAP -p $work/l3.ini -- /bin/true" \
-			-n "bwrap minimal" "bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true" \
-			>/dev/null
+			-n "bwrap minimal" "$bwrap_min" >/dev/null
 		r=$((r + 1))
 	done
 	echo
-	echo "Interleaved, $rounds rounds of 40 runs each (median of round medians):"
-	python3 -c '
-import json, statistics, sys
-med = {}
-for f in sys.argv[1:]:
-    for r in json.load(open(f))["results"]:
-        med.setdefault(r["command"], []).append(r["median"] * 1000)
-for c, v in med.items():
-    print("| %s | %.2f ms | %.2f .. %.2f ms |" % (c, statistics.median(v), min(v), max(v)))
-' "$work"/round*.json
+	echo "Alternating, $rounds rounds of 40 runs (median of round medians, range):"
+	awk '
+	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
+	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
+	END {
+		for (c in k) {
+			n = k[c]
+			for (i = 1; i <= n; i++) a[i] = m[c, i]
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			printf "| %s | %.2f | %.2f .. %.2f |\n", c, med, a[1], a[n]
+		}
+	}' "$work"/round*.json
 fi
-
-echo
-echo "Peak RSS of llwrap -p default (KiB):"
-/usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true

@@ -1,2 +1,792 @@
-/* The bubblewrap fallback (layer F); not written yet. */
+/*
+ * The bubblewrap fallback (layer F).  See bwrap.h for the mapping of the
+ * policy onto bwrap's mounts and namespaces.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "bwrap.h"
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "fdutil.h"
+#include "strv.h"
+#include "xalloc.h"
+
+/* The rights that let the command change what is under a path. */
+#define WRITE_BITS                                                             \
+	(LLW_FS_WRITE_FILE | LLW_FS_REMOVE_DIR | LLW_FS_REMOVE_FILE |          \
+	 LLW_FS_MAKE_CHAR | LLW_FS_MAKE_DIR | LLW_FS_MAKE_REG |                \
+	 LLW_FS_MAKE_SOCK | LLW_FS_MAKE_FIFO | LLW_FS_MAKE_BLOCK |             \
+	 LLW_FS_MAKE_SYM | LLW_FS_TRUNCATE)
+
+/* What bwrap's --dev provides: these rules need no mount of their own. */
+static const char *const dev_provided[] = {
+	"/dev",	       "/dev/null",    "/dev/zero",    "/dev/full",
+	"/dev/random", "/dev/urandom", "/dev/tty",     "/dev/ptmx",
+	"/dev/pts",    "/dev/shm",     "/dev/console", "/dev/fd",
+	"/dev/stdin",  "/dev/stdout",  "/dev/stderr",  "/dev/core",
+};
+
+bool
+bwrap_fallback_wanted(const struct ruleset_kernel *k)
+{
+	return k->abi == 0 && (k->err == ENOSYS || k->err == EOPNOTSUPP);
+}
+
+/* True when path is parent or beneath it, component-wise. */
+static bool
+beneath(const char *path, const char *parent)
+{
+	size_t n = strlen(parent);
+
+	if (strcmp(parent, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, parent, n) == 0 &&
+	       (path[n] == '/' || path[n] == '\0');
+}
+
+/* True when a rule covers part of the tree at root: on root, beneath it,
+ * or on one of its ancestors. */
+static bool
+rules_touch(const struct plan *fs, const char *root)
+{
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (beneath(fs->rules[i].path, root) ||
+		    beneath(root, fs->rules[i].path))
+			return true;
+	return false;
+}
+
+static bool
+dev_is_provided(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dev_provided); i++)
+		if (strcmp(path, dev_provided[i]) == 0)
+			return true;
+	return beneath(path, "/dev/pts") || beneath(path, "/dev/shm");
+}
+
+void
+bwrap_find(const char *path_env, struct bwrap_binary *b)
+{
+	struct stat st;
+
+	b->path = NULL;
+	b->setuid = false;
+	if (access("/usr/bin/bwrap", X_OK) == 0)
+		b->path = xstrdup("/usr/bin/bwrap");
+	for (const char *s = path_env; b->path == NULL && s && *s != '\0';) {
+		size_t n = strcspn(s, ":");
+
+		/* An empty or relative PATH entry would make the sandbox
+		 * depend on the current directory: skip it. */
+		if (n > 0 && s[0] == '/') {
+			_cleanup_free_ char *c =
+				xasprintf("%.*s/bwrap", (int)n, s);
+
+			if (access(c, X_OK) == 0)
+				b->path = steal_pointer(&c);
+		}
+		s += n + (s[n] == ':');
+	}
+	if (b->path != NULL && stat(b->path, &st) == 0)
+		b->setuid = (st.st_mode & S_ISUID) && st.st_uid == 0;
+}
+
+void
+bwrap_binary_clear(struct bwrap_binary *b)
+{
+	free(b->path);
+	b->path = NULL;
+	b->setuid = false;
+}
+
+bool
+bwrap_usable(const struct bwrap_binary *b, char **cause)
+{
+	pid_t pid;
+	int st;
+
+	if (b->path == NULL) {
+		*cause = xstrdup("bwrap was not found (looked at "
+				 "/usr/bin/bwrap and on PATH); install "
+				 "bubblewrap");
+		return false;
+	}
+	if (b->setuid)
+		return true;
+	/* A child tries, so this process stays as it was. */
+	pid = fork();
+	if (pid < 0) {
+		*cause = xasprintf("cannot fork to probe user namespaces: %s",
+				   strerror(errno));
+		return false;
+	}
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) {
+		*cause = xstrdup("the user namespace probe did not finish");
+		return false;
+	}
+	if (WEXITSTATUS(st) == 0)
+		return true;
+	*cause = xasprintf("%s is not setuid and this user cannot create a "
+			   "user namespace (%s): see the sysctls "
+			   "user.max_user_namespaces, "
+			   "kernel.unprivileged_userns_clone and "
+			   "kernel.apparmor_restrict_unprivileged_userns",
+			   b->path, strerror(WEXITSTATUS(st)));
+	return false;
+}
+
+static void
+add_symlink(struct bwrap_symlink **v, size_t *n, const char *path,
+	    const char *target)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i].path, path) == 0)
+			return;
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[*n].path = xstrdup(path);
+	(*v)[*n].target = xstrdup(target);
+	(*n)++;
+}
+
+/* Walk path component by component from /, noting each symlink met. */
+static void
+walk_symlinks(const char *path, struct bwrap_symlink **v, size_t *n)
+{
+	_cleanup_free_ char *cur = xstrdup("");
+	const char *s = path;
+	int hops = 0;
+
+	while (*s != '\0') {
+		_cleanup_free_ char *cand = NULL;
+		char target[PATH_MAX];
+		struct stat st;
+		size_t len;
+		ssize_t t;
+
+		s += strspn(s, "/");
+		len = strcspn(s, "/");
+		if (len == 0)
+			break;
+		cand = xasprintf("%s/%.*s", cur, (int)len, s);
+		s += len;
+		if (lstat(cand, &st) < 0)
+			return;
+		if (!S_ISLNK(st.st_mode)) {
+			free(cur);
+			cur = steal_pointer(&cand);
+			continue;
+		}
+		t = readlink(cand, target, sizeof(target) - 1);
+		if (t < 0 || ++hops > 40)
+			return;
+		target[t] = '\0';
+		add_symlink(v, n, cand, target);
+		free(cur);
+		/* Go on from where the link leads, resolved. */
+		if ((cur = realpath(cand, NULL)) == NULL)
+			return;
+		if (strcmp(cur, "/") == 0)
+			cur[0] = '\0';
+	}
+}
+
+void
+bwrap_find_symlinks(const struct policy *p, struct bwrap_symlink **out,
+		    size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < p->n_paths; i++)
+		if (p->paths[i].access != LLW_ACCESS_DENY)
+			walk_symlinks(p->paths[i].path, out, n);
+}
+
+static void
+add_loss(struct bwrap_plan *bp, char *what, const char *needs, bool fatal)
+{
+	struct ruleset_loss *l;
+
+	bp->losses = xreallocarray(bp->losses, bp->n_losses + 1,
+				   sizeof(*bp->losses));
+	l = &bp->losses[bp->n_losses++];
+	l->what = what;
+	l->needs = xstrdup(needs);
+	l->fatal = fatal;
+}
+
+static bool
+has_ports(const struct policy *p)
+{
+	return p->connect_tcp.n > 0 || p->bind_tcp.n > 0 ||
+	       p->connect_udp.n > 0 || p->bind_udp.n > 0;
+}
+
+/*
+ * The losses.  Fatal ones are real holes; the others are reported as
+ * "not a hole" with the reason.
+ *
+ * | restriction                  | under bwrap                            |
+ * |------------------------------|----------------------------------------|
+ * | filesystem allow-list        | mounts: what has no rule is not there  |
+ * | truncate, chmod outside      | read-only mounts (EROFS)               |
+ * | TCP/UDP port rules           | lost when the host network is shared   |
+ * | net = none                   | private network namespace, lo up       |
+ * | signals, ptrace, /proc       | pid namespace: outside is invisible    |
+ * | abstract unix sockets        | network namespace; lost when shared    |
+ * |                              | and the policy allows AF_UNIX          |
+ * | pathname unix sockets        | lost when the policy allows AF_UNIX    |
+ * |                              | (as before Landlock ABI 9)             |
+ * | execute on ro/rw paths       | lost (no noexec bind), not a hole      |
+ */
+struct bwrap_plan *
+bwrap_plan_new(const struct policy *p, const struct plan *fs,
+	       const struct bwrap_symlink *links, size_t n_links)
+{
+	struct bwrap_plan *bp = xcalloc(1, sizeof(*bp));
+	bool noexec = false, proc_whole;
+	_cleanup_strv_ char **devices = NULL, **procs = NULL;
+
+	bp->share_net = p->net == LLW_NET_HOST ||
+			(p->net == LLW_NET_FILTERED && has_ports(p));
+	bp->dev = rules_touch(fs, "/dev");
+	bp->proc = rules_touch(fs, "/proc");
+	for (size_t i = 0; i < n_links; i++)
+		add_symlink(&bp->symlinks, &bp->n_symlinks, links[i].path,
+			    links[i].target);
+
+	if (p->net == LLW_NET_FILTERED && bp->share_net) {
+		add_loss(bp,
+			 xstrdup("TCP bind/connect port rules (every TCP "
+				 "port would be reachable)"),
+			 "Landlock ABI 4 (Linux 6.7); bubblewrap has no port "
+			 "filtering",
+			 true);
+		if (p->connect_udp.n > 0 || p->bind_udp.n > 0)
+			add_loss(bp,
+				 xstrdup("UDP port rules for connect-udp and "
+					 "bind-udp (every UDP port would be "
+					 "reachable)"),
+				 "Landlock ABI 10 (Linux 7.2); bubblewrap has "
+				 "no port filtering",
+				 true);
+	}
+	if (p->unix_sockets && bp->share_net)
+		add_loss(bp,
+			 xstrdup("isolation from abstract unix sockets "
+				 "outside the sandbox (session D-Bus, X11)"),
+			 "Landlock ABI 6 (Linux 6.12), or a private network "
+			 "namespace (net = none, or filtered without ports)",
+			 true);
+	if (p->unix_sockets)
+		add_loss(bp,
+			 xstrdup("denial of pathname unix sockets outside the "
+				 "sandbox (docker, ssh-agent, D-Bus system "
+				 "bus)"),
+			 "Landlock ABI 9 (Linux 7.1)", true);
+
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		const struct plan_rule *r = &fs->rules[i];
+
+		if (!(r->access & LLW_FS_EXECUTE))
+			noexec = true;
+		if (beneath(r->path, "/dev") && !dev_is_provided(r->path))
+			strv_push(&devices, r->path);
+		if (beneath(r->path, "/proc"))
+			strv_push(&procs, r->path);
+	}
+	for (size_t i = 0; i < fs->n_masks; i++)
+		if (fs->masks[i].access == LLW_ACCESS_RO ||
+		    fs->masks[i].access == LLW_ACCESS_RW)
+			noexec = true;
+	if (noexec)
+		add_loss(bp,
+			 xstrdup("denial of execute on ro and rw paths, "
+				 "except for the command itself (ld.so and "
+				 "interpreters run such files anyway)"),
+			 "Landlock; bubblewrap cannot mount noexec", false);
+	if (devices != NULL) {
+		_cleanup_free_ char *list = strv_join(devices, " ");
+
+		add_loss(bp,
+			 xasprintf("use of the devices %s (stricter: they are "
+				   "mounted nodev; bwrap's private /dev has "
+				   "only null, zero, full, random, urandom, "
+				   "tty and its own pts)",
+				   list),
+			 "Landlock; bubblewrap binds are nodev", false);
+	}
+	proc_whole = false;
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (beneath("/proc", fs->rules[i].path))
+			proc_whole = true;
+	if (procs != NULL && !proc_whole) {
+		_cleanup_free_ char *list = strv_join(procs, " ");
+
+		add_loss(bp,
+			 xasprintf("limiting /proc to %s (bwrap mounts all of "
+				   "the sandbox's own /proc; other processes "
+				   "stay invisible)",
+				   list),
+			 "Landlock", false);
+	}
+	return bp;
+}
+
+void
+bwrap_plan_free(struct bwrap_plan *bp)
+{
+	if (bp == NULL)
+		return;
+	for (size_t i = 0; i < bp->n_symlinks; i++) {
+		free(bp->symlinks[i].path);
+		free(bp->symlinks[i].target);
+	}
+	free(bp->symlinks);
+	for (size_t i = 0; i < bp->n_losses; i++) {
+		free(bp->losses[i].what);
+		free(bp->losses[i].needs);
+	}
+	free(bp->losses);
+	free(bp);
+}
+
+bool
+bwrap_plan_must_fail(const struct bwrap_plan *bp, const struct policy *p)
+{
+	if (p->best_effort)
+		return false;
+	for (size_t i = 0; i < bp->n_losses; i++)
+		if (bp->losses[i].fatal)
+			return true;
+	return false;
+}
+
+static void
+push2(char ***v, const char *a, const char *b)
+{
+	strv_push(v, a);
+	strv_push(v, b);
+}
+
+static void
+push3(char ***v, const char *a, const char *b, const char *c)
+{
+	strv_push(v, a);
+	strv_push(v, b);
+	strv_push(v, c);
+}
+
+/*
+ * Whether rule i (or a rule above it, since Landlock rules add up down
+ * the tree) lets the command write.  Narrower rules beneath writable
+ * ones are masks, applied after the rules.
+ */
+static bool
+rule_writable(const struct plan *fs, size_t i)
+{
+	for (size_t j = 0; j <= i; j++)
+		if ((fs->rules[j].access & WRITE_BITS) &&
+		    beneath(fs->rules[i].path, fs->rules[j].path))
+			return true;
+	return false;
+}
+
+static void
+bind_rule(char ***v, const struct plan *fs, size_t i)
+{
+	const char *path = fs->rules[i].path;
+
+	/* -try: a path that vanished since the plan was compiled has
+	 * nothing left to grant, as in ruleset_apply(). */
+	push3(v, rule_writable(fs, i) ? "--bind-try" : "--ro-bind-try", path,
+	      path);
+}
+
+/* True when something is mounted at path or above it. */
+static bool
+visible(const struct bwrap_plan *bp, const struct plan *fs, const char *path)
+{
+	if ((bp->dev && beneath(path, "/dev")) ||
+	    (bp->proc && beneath(path, "/proc")))
+		return true;
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (beneath(path, fs->rules[i].path))
+			return true;
+	for (size_t i = 0; i < fs->n_masks; i++)
+		if (beneath(path, fs->masks[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * The masks, parents first.  A denied directory is an empty tmpfs, made
+ * read-only only after the masks beneath it have their mount points in
+ * it (bwrap's --remount-ro does not reach the mounts beneath).  A denied
+ * file is /dev/null, which a nodev bind makes unopenable (EACCES).
+ */
+static void
+push_masks(char ***v, const struct plan *fs)
+{
+	_cleanup_free_ const char **open = NULL;
+	size_t n_open = 0;
+
+	open = xcalloc(fs->n_masks + 1, sizeof(*open));
+	for (size_t i = 0; i < fs->n_masks; i++) {
+		const struct plan_mask *m = &fs->masks[i];
+
+		while (n_open > 0 && !beneath(m->path, open[n_open - 1]))
+			push2(v, "--remount-ro", open[--n_open]);
+		switch (m->access) {
+		case LLW_ACCESS_DENY:
+			if (m->is_dir) {
+				push2(v, "--tmpfs", m->path);
+				open[n_open++] = m->path;
+			} else {
+				push3(v, "--ro-bind", "/dev/null", m->path);
+			}
+			break;
+		case LLW_ACCESS_RO:
+		case LLW_ACCESS_RX:
+			push3(v, "--ro-bind", m->path, m->path);
+			break;
+		case LLW_ACCESS_RW:
+		case LLW_ACCESS_RWX:
+			push3(v, "--bind", m->path, m->path);
+			break;
+		}
+	}
+	while (n_open > 0)
+		push2(v, "--remount-ro", open[--n_open]);
+}
+
+char **
+bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
+	   const struct policy *p, int seccomp_fd, char *const *argv)
+{
+	char **v = NULL;
+
+	strv_push(&v, "--unshare-all");
+	if (bp->share_net)
+		strv_push(&v, "--share-net");
+	strv_push(&v, "--die-with-parent");
+	push2(&v, "--cap-drop", "ALL");
+
+	/* /dev and /proc are bwrap's own, so the rules there are not
+	 * bound from the host, but for devices --dev does not make.  With
+	 * private-tmp so is /tmp, and the rules on it apply to the new
+	 * tmpfs, except for the project when it lies there (as in L3). */
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (!(bp->dev && beneath(fs->rules[i].path, "/dev")) &&
+		    !(bp->proc && beneath(fs->rules[i].path, "/proc")) &&
+		    !(p->private_tmp && beneath(fs->rules[i].path, "/tmp")))
+			bind_rule(&v, fs, i);
+	if (bp->dev)
+		push2(&v, "--dev", "/dev");
+	if (bp->proc)
+		push2(&v, "--proc", "/proc");
+	if (p->private_tmp) {
+		push2(&v, "--tmpfs", "/tmp");
+		for (size_t i = 0; i < fs->n_rules; i++)
+			if (beneath(fs->rules[i].path, "/tmp") &&
+			    strcmp(fs->rules[i].path, "/tmp") != 0 &&
+			    (beneath(fs->rules[i].path, p->project) ||
+			     beneath(p->project, fs->rules[i].path)))
+				bind_rule(&v, fs, i);
+	}
+	for (size_t i = 0; bp->dev && i < fs->n_rules; i++)
+		if (beneath(fs->rules[i].path, "/dev") &&
+		    !dev_is_provided(fs->rules[i].path))
+			bind_rule(&v, fs, i);
+	push_masks(&v, fs);
+
+	/* A link inside a mounted tree is there already. */
+	for (size_t i = 0; i < bp->n_symlinks; i++)
+		if (!visible(bp, fs, bp->symlinks[i].path))
+			push3(&v, "--symlink", bp->symlinks[i].target,
+			      bp->symlinks[i].path);
+	/* The command starts in the project even if the policy hides it
+	 * (as with Landlock, where chdir needs no right): then it is an
+	 * empty directory. */
+	if (!visible(bp, fs, p->project))
+		push2(&v, "--dir", p->project);
+	/* What bwrap made to hold the mount points stays read-only. */
+	push2(&v, "--remount-ro", "/");
+
+	if (seccomp_fd >= 0) {
+		_cleanup_free_ char *n = xasprintf("%d", seccomp_fd);
+
+		push2(&v, "--add-seccomp-fd", n);
+	}
+	push2(&v, "--chdir", p->project);
+	strv_push(&v, "--");
+	for (char *const *a = argv; *a != NULL; a++)
+		strv_push(&v, *a);
+	return v;
+}
+
+/* How many arguments each option bwrap_argv() emits takes. */
+static int
+option_arity(const char *opt)
+{
+	static const char *const two[] = {
+		"--bind",     "--bind-try",	"--ro-bind", "--ro-bind-try",
+		"--dev-bind", "--dev-bind-try", "--symlink", "--setenv",
+	};
+	static const char *const one[] = {
+		"--cap-drop",	"--dev",     "--proc",		 "--tmpfs",
+		"--remount-ro", "--dir",     "--add-seccomp-fd", "--chdir",
+		"--unsetenv",	"--seccomp",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(two); i++)
+		if (strcmp(opt, two[i]) == 0)
+			return 2;
+	for (size_t i = 0; i < ARRAY_SIZE(one); i++)
+		if (strcmp(opt, one[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+append_quoted(char **buf, const char *s)
+{
+	_cleanup_free_ char *old = *buf;
+	_cleanup_free_ char *q = NULL;
+	size_t n = 0;
+
+	if (*s != '\0' &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789_./:=@%+,-") == strlen(s)) {
+		*buf = xasprintf("%s%s", old, s);
+		return;
+	}
+	q = xmalloc(strlen(s) * 4 + 3);
+	q[n++] = '\'';
+	for (; *s != '\0'; s++) {
+		if (*s == '\'') {
+			memcpy(q + n, "'\\''", 4);
+			n += 4;
+		} else {
+			q[n++] = *s;
+		}
+	}
+	q[n++] = '\'';
+	q[n] = '\0';
+	*buf = xasprintf("%s%s", old, q);
+}
+
+char *
+bwrap_argv_format(char *const *argv)
+{
+	char *buf = xstrdup("");
+
+	for (char *const *a = argv; *a != NULL;) {
+		int n = strcmp(*a, "--") == 0 ? INT_MAX : option_arity(*a);
+
+		append_quoted(&buf, *a++);
+		for (int i = 0; i < n && *a != NULL; i++) {
+			_cleanup_free_ char *old = buf;
+
+			buf = xasprintf("%s ", old);
+			append_quoted(&buf, *a++);
+		}
+		{
+			_cleanup_free_ char *old = buf;
+
+			buf = xasprintf("%s\n", old);
+		}
+	}
+	return buf;
+}
+
+int
+bwrap_exec_allowed(const struct plan *fs, const char *path)
+{
+	const struct plan_mask *m = NULL;
+	uint64_t bits = 0;
+	bool seen = false;
+
+	for (size_t i = 0; i < fs->n_masks; i++)
+		if (beneath(path, fs->masks[i].path))
+			m = &fs->masks[i]; /* sorted: the last is deepest */
+	if (m != NULL) {
+		if (m->access == LLW_ACCESS_DENY)
+			return -ENOENT;
+		return m->access == LLW_ACCESS_RX || m->access == LLW_ACCESS_RWX
+			       ? 0
+			       : -EACCES;
+	}
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (beneath(path, fs->rules[i].path)) {
+			bits |= fs->rules[i].access;
+			seen = true;
+		}
+	if (!seen)
+		return -ENOENT;
+	return (bits & LLW_FS_EXECUTE) ? 0 : -EACCES;
+}
+
+/* The value of NAME in env, or NULL. */
+static const char *
+env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = env; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/*
+ * One candidate of the command search: 0 when it runs, -ENOENT when
+ * there is no such file, -EACCES when it is there (on the host) but the
+ * sandbox would not run it: hidden by the policy, or not granted
+ * execute, or not executable at all.
+ */
+static int
+try_command(const struct plan *fs, const char *cand)
+{
+	_cleanup_free_ char *real = realpath(cand, NULL);
+	struct stat st;
+
+	if (real == NULL)
+		return errno == EACCES ? -EACCES : -ENOENT;
+	if (stat(real, &st) < 0)
+		return -ENOENT;
+	if (!S_ISREG(st.st_mode) || access(real, X_OK) < 0)
+		return -EACCES;
+	return bwrap_exec_allowed(fs, real) < 0 ? -EACCES : 0;
+}
+
+/*
+ * Find argv0 as execvp(3) inside the sandbox will: directly when it has
+ * a slash (relative to the project, where the command starts), else on
+ * PATH (glibc's default when unset), remembering EACCES while the search
+ * goes on.  Returns 0, -ENOENT or -EACCES.
+ */
+static int
+find_command(const struct plan *fs, const char *project, const char *argv0,
+	     char *const *env)
+{
+	const char *path = env_get(env, "PATH");
+	int found = -ENOENT;
+
+	if (strchr(argv0, '/') != NULL) {
+		_cleanup_free_ char *c =
+			argv0[0] == '/' ? xstrdup(argv0)
+					: xasprintf("%s/%s", project, argv0);
+
+		return try_command(fs, c);
+	}
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (const char *s = path;;) {
+		size_t n = strcspn(s, ":");
+		_cleanup_free_ char *dir =
+			n == 0 ? xstrdup(".") : xstrndup(s, n);
+		_cleanup_free_ char *c =
+			dir[0] == '/'
+				? xasprintf("%s/%s", dir, argv0)
+				: xasprintf("%s/%s/%s", project, dir, argv0);
+		int r = try_command(fs, c);
+
+		if (r == 0)
+			return 0;
+		if (r == -EACCES)
+			found = -EACCES;
+		if (s[n] == '\0')
+			break;
+		s += n + 1;
+	}
+	return found;
+}
+
+int
+bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
+	   const struct plan *fs, const struct policy *p,
+	   const struct sock_fprog *prog,
+	   char *const *argv, char *const *env, const int *keep, size_t n_keep,
+	   int *status, char **cause)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ int *keep_all = NULL;
+	_cleanup_strv_ char **args = NULL;
+	char **full;
+	size_t len;
+	int r, e;
+
+	*status = 125;
+	if ((r = find_command(fs, p->project, argv[0], env)) < 0) {
+		*status = r == -ENOENT ? 127 : 126;
+		if (r == -EACCES)
+			*cause = xasprintf("%s: cannot execute it: %s (does "
+					   "the policy grant rx on its "
+					   "directory?)",
+					   argv[0], strerror(EACCES));
+		else
+			*cause = xasprintf("%s: command not found", argv[0]);
+		return r;
+	}
+
+	/* The filter goes to bwrap as a BPF program in a memfd, which bwrap
+	 * reads from its current offset and closes. */
+	fd = memfd_create("llwrap-seccomp", MFD_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		*cause = xasprintf("cannot create a memfd for the seccomp "
+				   "filter: %s",
+				   strerror(e));
+		return -e;
+	}
+	/* The same precompiled program the Landlock backend loads. */
+	len = prog->len * sizeof(prog->filter[0]);
+	if (write(fd, prog->filter, len) != (ssize_t)len) {
+		e = errno;
+		*cause = xasprintf("cannot write the seccomp filter: %s",
+				   strerror(e));
+		return -e;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		e = errno;
+		*cause = xasprintf("cannot rewind the seccomp filter: %s",
+				   strerror(e));
+		return -e;
+	}
+
+	/* bwrap passes every fd without FD_CLOEXEC to the command: close
+	 * all but the kept ones and the filter's, whose FD_CLOEXEC
+	 * fd_close_inherited() clears. */
+	keep_all = xcalloc(n_keep + 1, sizeof(*keep_all));
+	memcpy(keep_all, keep, n_keep * sizeof(*keep));
+	keep_all[n_keep] = fd;
+	if ((r = fd_close_inherited(keep_all, n_keep + 1)) < 0) {
+		*cause = xasprintf("cannot close inherited file descriptors: "
+				   "%s (is every --keep-fd open?)",
+				   strerror(-r));
+		return r;
+	}
+
+	args = bwrap_argv(bp, fs, p, fd, argv);
+	full = xcalloc(strv_length(args) + 2, sizeof(*full));
+	full[0] = b->path;
+	memcpy(full + 1, args, strv_length(args) * sizeof(*args));
+	execve(b->path, full, env);
+	e = errno;
+	free(full);
+	*cause = xasprintf("cannot run %s: %s", b->path, strerror(e));
+	return -e;
+}

@@ -138,6 +138,41 @@ explain_layers(FILE *f, const struct sandbox *sb)
 	}
 }
 
+/* The bubblewrap backend's plan: the mounts in order, where they come
+ * from, and the bwrap options. */
+static void
+explain_bwrap(FILE *f, const struct sandbox *sb)
+{
+	char *argv[] = { (char *)"COMMAND", NULL };
+	_cleanup_strv_ char **args =
+		bwrap_argv(sb->bwrap, sb->fs, sb->policy, 3, argv);
+	_cleanup_free_ char *text = bwrap_argv_format(args);
+
+	fprintf(f, "\nbubblewrap (F): %s namespaces; %s\n",
+		sb->bwrap->share_net ? "user, pid, ipc, uts, cgroup"
+				     : "user, pid, ipc, uts, cgroup, net (lo "
+				       "only)",
+		sb->bwrap->share_net ? "the host network is shared"
+				     : "no host network");
+	for (size_t i = 0; i < sb->fs->n_rules; i++) {
+		_cleanup_free_ char *r = rights_name(sb->fs->rules[i].access);
+
+		fprintf(f, "  rule %-8s %s\t(%s%s)\n", r, sb->fs->rules[i].path,
+			sb->fs->rules[i].origin,
+			sb->fs->rules[i].punched ? ", hole punched" : "");
+	}
+	for (size_t i = 0; i < sb->fs->n_masks; i++)
+		fprintf(f, "  mask %s %s\t(%s)\n",
+			policy_access_name(sb->fs->masks[i].access),
+			sb->fs->masks[i].path, sb->fs->masks[i].origin);
+	fprintf(f, "  bwrap arguments (the seccomp program comes in a "
+		   "memfd, the environment as bwrap's own):\n");
+	for (char *s = text, *e; *s != '\0'; s = e + 1) {
+		e = strchr(s, '\n');
+		fprintf(f, "    %.*s\n", (int)(e - s), s);
+	}
+}
+
 void
 explain_sandbox(FILE *f, const struct sandbox *sb)
 {
@@ -150,9 +185,17 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	for (char **d = p->descriptions; d != NULL && *d != NULL; d++)
 		fprintf(f, "  profile: %s\n", *d);
 	fprintf(f, "kernel: %s\n", kernel);
-	fprintf(f, "backend: landlock (L1 Landlock + L2 seccomp%s)\n",
-		sb->use_ns ? " + L3 namespaces" : "");
-	explain_layers(f, sb);
+	if (sb->backend == SANDBOX_BACKEND_BWRAP)
+		fprintf(f, "backend: bwrap (F %s + L2 seccomp), %s\n",
+			sb->bwrap_bin.path ? sb->bwrap_bin.path
+					   : "bubblewrap, not found",
+			sb->backend_why);
+	else
+		fprintf(f,
+			"backend: landlock (L1 Landlock + L2 seccomp%s), %s\n",
+			sb->use_ns ? " + L3 namespaces" : "", sb->backend_why);
+	if (sb->backend != SANDBOX_BACKEND_BWRAP)
+		explain_layers(f, sb);
 
 	fprintf(f, "\nConfiguration files read (write-protected):\n");
 	for (char **c = p->config_files; c != NULL && *c != NULL; c++)
@@ -198,7 +241,10 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 		p->best_effort ? "yes" : "no",
 		origin_or_builtin(&p->best_effort_origin));
 
-	fprintf(f, "\nLandlock rules (L1, ABI %d):\n", rp->abi);
+	if (sb->backend == SANDBOX_BACKEND_BWRAP)
+		explain_bwrap(f, sb);
+	else
+		fprintf(f, "\nLandlock rules (L1, ABI %d):\n", rp->abi);
 	if (rp->abi > 0) {
 		_cleanup_free_ char *h = rights_name(rp->handled_fs);
 
@@ -226,7 +272,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			(unsigned long long)rp->net_rules[i].port,
 			rp->net_rules[i].origin);
 	}
-	for (size_t i = 0; i < sb->fs->n_masks; i++)
+	for (size_t i = 0;
+	     sb->backend != SANDBOX_BACKEND_BWRAP && i < sb->fs->n_masks; i++)
 		fprintf(f, "  mask %s %s\t(%s)\n",
 			policy_access_name(sb->fs->masks[i].access),
 			sb->fs->masks[i].path, sb->fs->masks[i].origin);
@@ -280,38 +327,14 @@ userns_probe(void)
 	return -WEXITSTATUS(st);
 }
 
-static char *
-find_bwrap(void)
-{
-	const char *path = getenv("PATH");
-	_cleanup_strv_ char **dirs = NULL;
-
-	if (access("/usr/bin/bwrap", X_OK) == 0)
-		return xstrdup("/usr/bin/bwrap");
-	if (path == NULL)
-		return NULL;
-	for (const char *s = path; *s != '\0';) {
-		size_t n = strcspn(s, ":");
-
-		if (n > 0)
-			strv_push_take(&dirs, xstrndup(s, n));
-		s += n + (s[n] == ':');
-	}
-	for (char **d = dirs; d != NULL && *d != NULL; d++) {
-		_cleanup_free_ char *b = xasprintf("%s/bwrap", *d);
-
-		if (access(b, X_OK) == 0)
-			return steal_pointer(&b);
-	}
-	return NULL;
-}
-
 int
 explain_check(FILE *f)
 {
 	struct ruleset_kernel k;
 	_cleanup_free_ char *ll = NULL, *maxns = NULL, *clone = NULL;
-	_cleanup_free_ char *apparmor = NULL, *yama = NULL, *bwrap = NULL;
+	_cleanup_free_ char *apparmor = NULL, *yama = NULL, *bwrap_why = NULL;
+	struct bwrap_binary bwrap;
+	bool bwrap_ok, fallback;
 	unsigned int api = seccomp_api_get();
 	int userns = userns_probe();
 	int pidfd_getfd;
@@ -323,7 +346,9 @@ explain_check(FILE *f)
 	apparmor = read_small(
 		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
 	yama = read_small("/proc/sys/kernel/yama/ptrace_scope");
-	bwrap = find_bwrap();
+	bwrap_find(getenv("PATH"), &bwrap);
+	bwrap_ok = bwrap_usable(&bwrap, &bwrap_why);
+	fallback = bwrap_fallback_wanted(&k);
 	pidfd_getfd = sys_pidfd_getfd(-1, 0, 0) < 0 && errno == ENOSYS ? 0 : 1;
 
 	fprintf(f, "Landlock:        %s\n", ll);
@@ -348,7 +373,11 @@ explain_check(FILE *f)
 		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
 	fprintf(f, "Yama:            %s\n",
 		yama ? yama : "not present (ptrace limited by Landlock only)");
-	fprintf(f, "bwrap:           %s\n", bwrap ? bwrap : "not found");
+	fprintf(f, "bwrap:           %s%s\n",
+		bwrap.path ? bwrap.path : "not found",
+		bwrap.path == NULL ? ""
+		: bwrap.setuid	   ? " (setuid root)"
+				   : " (not setuid: needs user namespaces)");
 	fprintf(f, "\nLayers:\n");
 	fprintf(f, "  L1 Landlock     %s\n",
 		k.abi > 0 ? "usable" : "unavailable");
@@ -358,9 +387,15 @@ explain_check(FILE *f)
 			    : "unavailable: policies that need it fail "
 			      "closed");
 	fprintf(f, "  S  supervisor   not in this version\n");
-	fprintf(f, "  F  bubblewrap   not in this version\n");
+	if (bwrap_ok)
+		fprintf(f, "  F  bubblewrap   usable (--backend=bwrap)\n");
+	else
+		fprintf(f, "  F  bubblewrap   unavailable: %s\n", bwrap_why);
 	fprintf(f, "Backend (auto):   %s\n",
-		k.abi > 0 ? "landlock"
-			  : "none: only seccomp (needs --best-effort)");
-	return k.abi > 0 ? 0 : 1;
+		k.abi > 0	       ? "landlock"
+		: fallback && bwrap_ok ? "bwrap (Landlock is missing)"
+				       : "none: only seccomp (needs "
+					 "--best-effort)");
+	bwrap_binary_clear(&bwrap);
+	return k.abi > 0 || (fallback && bwrap_ok) ? 0 : 1;
 }

@@ -983,13 +983,34 @@ pathtree_plan_mask_cmp(const void *a, const void *b)
 				((const struct plan_mask *)b)->path);
 }
 
+/*
+ * Whether v (n elements of size bytes) is already in cmp's order.  Rule
+ * lists usually are (profiles list paths in order, the trie walk emits
+ * them in order), and then qsort would still make n log n comparisons of
+ * long shared prefixes; glibc's qsort is a stable merge sort, so skipping
+ * it on sorted input gives the same array.
+ */
+static bool
+pathtree_sorted(const void *v, size_t n, size_t size,
+		int (*cmp)(const void *, const void *))
+{
+	const char *p = v;
+
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return false;
+	return true;
+}
+
 /* Sort the rules by path and merge those on one path. */
 static void
 pathtree_finish(struct plan *plan)
 {
 	size_t m = 0;
 
-	if (plan->n_rules > 0)
+	if (plan->n_rules > 0 &&
+	    !pathtree_sorted(plan->rules, plan->n_rules, sizeof(*plan->rules),
+			     pathtree_plan_rule_cmp))
 		qsort(plan->rules, plan->n_rules, sizeof(*plan->rules),
 		      pathtree_plan_rule_cmp);
 	for (size_t i = 0; i < plan->n_rules; i++) {
@@ -1035,7 +1056,8 @@ pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 	r = pathtree_resolve_all(&c, &rr, &n_rr);
 	if (r < 0)
 		goto out;
-	if (n_rr > 0)
+	if (n_rr > 0 &&
+	    !pathtree_sorted(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp))
 		qsort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
 
 	root = node_new(NULL, "/");

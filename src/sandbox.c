@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -172,6 +174,113 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	return sb->fs->n_masks > 0;
 }
 
+/*
+ * Which backend runs (DESIGN.md §3 --backend): auto takes Landlock when
+ * the kernel has it and falls back to bubblewrap only when Landlock is
+ * missing (ENOSYS, EOPNOTSUPP) and bwrap can run here; otherwise the
+ * Landlock backend refuses the policy as before.
+ */
+static void
+choose_backend(struct sandbox *sb, enum sandbox_backend asked)
+{
+	_cleanup_free_ char *why = NULL, *k = ruleset_describe(&sb->kernel);
+
+	sb->backend = SANDBOX_BACKEND_LANDLOCK;
+	if (asked == SANDBOX_BACKEND_LANDLOCK) {
+		sb->backend_why = xstrdup("--backend=landlock");
+		return;
+	}
+	if (asked == SANDBOX_BACKEND_AUTO &&
+	    !bwrap_fallback_wanted(&sb->kernel)) {
+		sb->backend_why = xasprintf("--backend=auto: %s", k);
+		return;
+	}
+	bwrap_find(getenv("PATH"), &sb->bwrap_bin);
+	if (asked == SANDBOX_BACKEND_AUTO) {
+		if (!bwrap_usable(&sb->bwrap_bin, &why)) {
+			sb->backend_why = xasprintf("--backend=auto: %s, and "
+						    "no bubblewrap fallback: "
+						    "%s",
+						    k, why);
+			return;
+		}
+		sb->backend = SANDBOX_BACKEND_BWRAP;
+		sb->backend_why = xasprintf("--backend=auto: %s, so %s runs "
+					    "the command",
+					    k, sb->bwrap_bin.path);
+		return;
+	}
+	sb->backend = SANDBOX_BACKEND_BWRAP;
+	sb->backend_why = xstrdup("--backend=bwrap");
+	if (!bwrap_usable(&sb->bwrap_bin, &why))
+		sandbox_refuse(sb, xasprintf("--backend=bwrap was asked for, "
+					     "but %s",
+					     why));
+}
+
+/*
+ * The rest of sandbox_prepare() for the bubblewrap backend: the mounts
+ * and namespaces, what they cannot enforce, and the seccomp options,
+ * which differ from Landlock's only where bwrap's namespaces change the
+ * picture.
+ */
+static void
+prepare_bwrap(struct sandbox *sb, const struct policy *p)
+{
+	struct bwrap_symlink *links;
+	const char *which;
+	size_t n_links;
+
+	bwrap_find_symlinks(p, &links, &n_links);
+	sb->bwrap = bwrap_plan_new(p, sb->fs, links, n_links);
+	for (size_t i = 0; i < n_links; i++) {
+		free(links[i].path);
+		free(links[i].target);
+	}
+	free(links);
+	/* No Landlock runs: an empty plan, for code that reads it. */
+	sb->landlock = xcalloc(1, sizeof(*sb->landlock));
+
+	for (size_t i = 0; i < sb->bwrap->n_losses; i++) {
+		const struct ruleset_loss *l = &sb->bwrap->losses[i];
+
+		strv_push_take(&sb->not_enforced,
+			       xasprintf("%s (needs %s)%s", l->what, l->needs,
+					 l->fatal ? "" : " [not a hole]"));
+	}
+	if (bwrap_plan_must_fail(sb->bwrap, p)) {
+		const struct ruleset_loss *l = sb->bwrap->losses;
+
+		while (!l->fatal)
+			l++;
+		sandbox_refuse(sb,
+			       xasprintf("the bubblewrap backend cannot "
+					 "enforce the policy: %s (needs %s); "
+					 "run with --best-effort (or "
+					 "best-effort = yes in a profile) to "
+					 "run without it",
+					 l->what, l->needs));
+	}
+	if (has_supervisor_rules(p, &which))
+		sandbox_refuse(sb, xasprintf("'%s' needs the network "
+					     "supervisor, which this version "
+					     "of llwrap does not have; remove "
+					     "the rule or use connect-tcp "
+					     "port rules",
+					     which));
+
+	filter_opts_init(&sb->filter);
+	/* Without Landlock nothing decides which pathname sockets a
+	 * connect() reaches: AF_UNIX only when the policy allows it. */
+	sb->filter.allow_unix = p->unix_sockets;
+	sb->filter.deny_ptrace = p->ptrace_deny;
+	/* net = none is a private network namespace where only lo exists,
+	 * so inet sockets stay usable on loopback. */
+	sb->filter.deny_inet = false;
+	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
+			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
+}
+
 int
 sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 		struct sandbox **out, char **cause)
@@ -184,27 +293,22 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	size_t n;
 	int r;
 
-	if (backend == SANDBOX_BACKEND_BWRAP) {
-		*cause = xstrdup("the bubblewrap backend is not available in "
-				 "this version of llwrap; use "
-				 "--backend=landlock or --backend=auto");
-		return -ENOTSUP;
-	}
-
 	sb = xcalloc(1, sizeof(*sb));
 	sb->policy = p;
-	sb->backend = SANDBOX_BACKEND_LANDLOCK;
 	ruleset_probe(&sb->kernel);
+	choose_backend(sb, backend);
 
 	/* Compile the filesystem rules, config-file protection included. */
 	protect_config_files(p, &rules, &n);
 	view = *p;
 	view.paths = rules;
 	view.n_paths = n;
-	/* Masks are compiled first, to learn whether the policy needs L3;
-	 * only then is the kernel asked whether L3 can run. */
+	/* Masks are compiled first, to learn whether the policy needs them.
+	 * bubblewrap applies them as mounts itself; for Landlock they need
+	 * L3, and only then is the kernel asked whether L3 can run. */
 	r = pathtree_compile(&view, &pathtree_fs_real, true, &sb->fs, &why);
-	if (r == 0 && ns_plan(sb, p) && sb->fs->n_masks > 0) {
+	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP && ns_plan(sb, p) &&
+	    sb->fs->n_masks > 0) {
 		/* Without L3 masks fall back to hole punching (best effort)
 		 * or fail closed, naming the path. */
 		plan_free(sb->fs);
@@ -226,6 +330,12 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	}
 	for (char **l = sb->fs->lost; l != NULL && *l != NULL; l++)
 		strv_push(&sb->not_enforced, *l);
+
+	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+		prepare_bwrap(sb, p);
+		*out = sb;
+		return 0;
+	}
 
 	if (backend == SANDBOX_BACKEND_LANDLOCK && sb->kernel.abi == 0) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->kernel);
@@ -342,6 +452,9 @@ sandbox_free(struct sandbox *sb)
 		return;
 	plan_free(sb->fs);
 	ruleset_plan_free(sb->landlock);
+	bwrap_plan_free(sb->bwrap);
+	bwrap_binary_clear(&sb->bwrap_bin);
+	free(sb->backend_why);
 	strv_free(sb->not_enforced);
 	free(sb->fail_cause);
 	free(sb->ns_needed);
@@ -360,16 +473,28 @@ static int
 drop_capabilities(char **cause)
 {
 	capng_select_t set = CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT;
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	bool any = false;
 
+	/* An ordinary user holds nothing: no permitted or inheritable
+	 * capability means no effective or ambient one either, and
+	 * no_new_privs keeps the bounding set from ever mattering.  One
+	 * capget(2) says so; libcap-ng's capng_get_caps_process() would
+	 * also read /proc/self/status twice (about 80 us). */
+	if (syscall(SYS_capget, &hdr, data) == 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(data); i++)
+			any |= (data[i].permitted | data[i].inheritable |
+				data[i].effective) != 0;
+		if (!any)
+			return 0;
+	}
 	if (capng_get_caps_process() < 0) {
 		*cause = xstrdup("cannot read the process capabilities");
 		return -EIO;
 	}
-	/* An ordinary user holds nothing: no permitted or inheritable
-	 * capability means no effective or ambient one either, and
-	 * no_new_privs keeps the bounding set from ever mattering. */
-	if (capng_have_capabilities(CAPNG_SELECT_CAPS) == CAPNG_NONE)
-		return 0;
 	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
 		set = CAPNG_SELECT_ALL;
 	capng_clear(set);
@@ -580,6 +705,14 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		return r;
 	}
 	env = command_environ(sb->policy, envp);
+
+	/* bwrap builds the sandbox and stays as its monitor: this process
+	 * becomes bwrap. */
+	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+		r = bwrap_exec(&sb->bwrap_bin, sb->bwrap, sb->fs, sb->policy,
+			       &prog, argv, env, keep, n_keep, status, cause);
+		goto out;
+	}
 
 	if (sb->use_ns) {
 		if ((r = ns_unshare(&sb->ns, cause)) < 0)

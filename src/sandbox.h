@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bwrap.h"
 #include "filter.h"
 #include "ns.h"
 #include "pathtree.h"
@@ -33,6 +34,9 @@ struct sandbox {
 	struct ns_opts ns;
 	char *ns_needed;		/* why the policy needs L3, or NULL */
 	char *ns_refused;		/* why L3 cannot run here, or NULL */
+	char *backend_why;		/* why this backend, for --explain */
+	struct bwrap_binary bwrap_bin;	/* F: the bwrap found */
+	struct bwrap_plan *bwrap;	/* F, when backend is BWRAP */
 	char **not_enforced;		/* every restriction dropped or missing */
 	bool must_fail;			/* a fatal loss without best effort */
 	char *fail_cause;		/* why, when must_fail */
@@ -59,6 +63,9 @@ int sandbox_make_dirs(const struct policy *p, char **cause);
 /*
  * Apply every layer and exec argv with the policy's environment, in
  * directory p->project.  keep lists the inherited fds that stay open.
+ *
+ * With the bubblewrap backend this process becomes bwrap (which stays as
+ * the monitor) and returns only on failure.
  *
  * Where a layer needs a process above the command (a pid namespace, the
  * network supervisor), this process forks and stays as the monitor: then

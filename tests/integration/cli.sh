@@ -37,7 +37,11 @@ if [ "$rc" -eq 0 ]; then ok "no command runs \$SHELL"; else not_ok "no command r
 run llw -p default --explain -- /bin/true
 expect_rc "--explain exits 0" 0
 expect_output "--explain gives file:line provenance" "conf/default.ini:[0-9]+"
-expect_output "--explain shows the compiled Landlock rules" "Landlock rules"
+if bwrap_backend; then
+	expect_output "--explain shows the bwrap mounts" "--ro-bind-try /usr /usr"
+else
+	expect_output "--explain shows the compiled Landlock rules" "Landlock rules"
+fi
 expect_output "--explain shows the seccomp summary" "seccomp"
 expect_output "--explain says what is enforced" "Every restriction|NOT ENFORCED"
 run llw -p default --explain --rw "$OUTSIDE" -- /bin/true
@@ -46,7 +50,7 @@ expect_output "--explain shows a flag with its source" "$OUTSIDE.*command line"
 expect_status "--check exits 0 where Landlock works" 0 "$LLWRAP" --check
 expect_output "--check reports Landlock" "Landlock: +(Landlock )?ABI [0-9]+|Landlock: .*"
 expect_output "--check reports user namespaces" "user namespaces"
-expect_output "--check reports bwrap" "bwrap"
+expect_output "--check reports bwrap and whether it is setuid" "bwrap: +(not found|/.*setuid)"
 
 for opt in "--allow-cidr 10.0.0.0/8" "--unix /run/x.sock" "--listen 127.0.0.1:8080" "--dns 127.0.0.53"; do
 	marker=$PROJ/ran-$(echo "$opt" | tr -c 'a-z' _)
@@ -59,7 +63,35 @@ for opt in "--allow-cidr 10.0.0.0/8" "--unix /run/x.sock" "--listen 127.0.0.1:80
 		diag "status $rc: $out"
 	fi
 done
-expect_status "--backend bwrap fails closed" 125 llw -p default --backend bwrap -- /bin/true
+if [ -x /usr/bin/bwrap ] || command -v bwrap >/dev/null 2>&1; then
+	run llw -p default --backend bwrap --explain -- /bin/true
+	expect_output "--backend bwrap: --explain names the backend and why" "^backend: bwrap .*--backend=bwrap"
+	expect_status "--backend bwrap runs the command" 7 \
+		llw -p default --backend bwrap -- /bin/sh -c 'exit 7'
+	expect_status "--backend landlock runs the command" 7 \
+		llw -p default --backend landlock -- /bin/sh -c 'exit 7'
+else
+	expect_status "--backend bwrap without bwrap fails closed" 125 llw -p default --backend bwrap -- /bin/true
+fi
+# --backend auto on a kernel without Landlock (hidden by a seccomp filter
+# that makes landlock_create_ruleset fail with ENOSYS).
+if "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
+	nolandlock() {
+		as_user "$PROBE" without-landlock "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+	}
+	run nolandlock -p default --explain -- /bin/true
+	expect_output "no Landlock: --backend auto falls back to bwrap, saying why" \
+		"^backend: bwrap .*--backend=auto: Landlock is not built into this kernel"
+	expect_denied "no Landlock, auto: ~/.ssh is not there" \
+		nolandlock -p default -q -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
+	expect_succeeded "... while the project is readable" \
+		nolandlock -p default -q -- "$PROBE" read "$PROJ/src/main.c"
+	expect_status "no Landlock, --backend landlock fails closed" 125 \
+		nolandlock -p default --backend landlock -- /bin/true
+	expect_output "... naming what is missing" "Landlock is not built"
+else
+	skip "bwrap is not usable here: no test of the automatic fallback"
+fi
 expect_status "a bad --backend is 125" 125 llw --backend nonsense -- /bin/true
 expect_status "a bad --keep-fd is 125" 125 llw --keep-fd abc -- /bin/true
 

@@ -47,8 +47,14 @@ expect_status "rx: /usr/bin programs run" 0 \
 	llw -p default -- "$PROBE" exec /bin/true
 cp /bin/true "$PROJ/tool"
 chown "$TEST_UID:$TEST_GID" "$PROJ/tool"
-expect_denied "rw without x: a project binary does not run" \
-	llw -p default -- "$PROBE" exec "$PROJ/tool"
+if bwrap_backend; then
+	skip "bwrap cannot mount noexec: a binary in the project runs from inside (not a hole: ld.so runs it anyway)"
+else
+	expect_denied "rw without x: a project binary does not run" \
+		llw -p default -- "$PROBE" exec "$PROJ/tool"
+fi
+expect_status "rw without x: nor does llwrap start it as the command" 126 \
+	llw -p default -- "$PROJ/tool"
 expect_status "rwx: it does" 0 \
 	llw -p default --rwx "$PROJ" -- "$PROBE" exec "$PROJ/tool"
 
@@ -78,12 +84,28 @@ ln -sfn "$HOME_DIR/.ssh" "$T/ssh-link"
 expect_denied "a rule given through a symlink applies to its target" \
 	llw -p default --ro "$HOME_DIR" --deny "$T/ssh-link" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
 
-# deny inside writable: an L3 mount mask (/dev/null for a file).  Without
-# user namespaces it fails closed or, with best effort, is hole punched:
-# namespaces.sh tests that where it can refuse them.
+# deny inside writable: not expressible without mount masks (L3, or the
+# bubblewrap fallback, whose mounts are masks).  An L3 mask on a file is
+# /dev/null; where user namespaces are refused it fails closed or, with
+# best effort, is hole punched (namespaces.sh refuses them to test that).
 echo "SECRET=1" >"$PROJ/.env"
 chown "$TEST_UID:$TEST_GID" "$PROJ/.env"
-if userns_works; then
+marker=$PROJ/ran-mask
+if bwrap_backend; then
+	expect_denied "bwrap: deny inside a writable directory is masked" \
+		llw -p default --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
+	expect_succeeded "... while the project beside it stays writable" \
+		llw -p default --deny "$PROJ/.env" -- "$PROBE" write "$PROJ/beside-env"
+	mkdir -p "$PROJ/secrets"
+	echo "s" >"$PROJ/secrets/key"
+	chown -R "$TEST_UID:$TEST_GID" "$PROJ/secrets"
+	expect_denied "bwrap: a denied directory inside a writable one is empty" \
+		llw -p default --deny "$PROJ/secrets" -- "$PROBE" read "$PROJ/secrets/key"
+	expect_denied "... and cannot be written" \
+		llw -p default --deny "$PROJ/secrets" -- "$PROBE" write "$PROJ/secrets/new"
+	[ ! -e "$PROJ/secrets/new" ] && [ -e "$PROJ/secrets/key" ] &&
+		ok "... and nothing changed on the host" || not_ok "the denied directory changed"
+elif userns_works; then
 	run llw -p default --deny "$PROJ/.env" -- /bin/cat "$PROJ/.env"
 	if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -q SECRET; then
 		ok "deny inside a writable directory hides the file (L3 mask)"
@@ -91,11 +113,30 @@ if userns_works; then
 		not_ok "deny inside a writable directory hides the file"
 		diag "status $rc: $out"
 	fi
-	expect_succeeded "... and the rest of the project stays readable" \
-		llw -p default --deny "$PROJ/.env" -q -- "$PROBE" read "$PROJ/src/main.c"
 else
-	skip "unprivileged user namespaces are refused: no L3 masks"
+	run llw -p default --deny "$PROJ/.env" -- /bin/sh -c "touch $marker"
+	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q "$PROJ/.env"; then
+		ok "deny inside a writable directory fails closed, naming the path"
+	else
+		not_ok "deny inside a writable directory fails closed"
+		diag "status $rc: $out"
+	fi
 fi
+run llw -p default --best-effort --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
+if bwrap_backend; then
+	expect_rc "with --best-effort it runs, masked" 1
+	expect_no_output "... and nothing about it is lost" "NOT ENFORCED.*\.env"
+elif userns_works; then
+	expect_succeeded "with --best-effort it runs, masked (L3: an empty file)" \
+		llw -p default --best-effort --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
+	expect_output "... which has no content" "bytes=0"
+	expect_no_output "... and nothing about it is lost" "NOT ENFORCED.*\.env"
+else
+	expect_rc "with --best-effort it runs, hole punched" 1
+	expect_output "... and reports what is not enforced" "NOT ENFORCED"
+fi
+expect_succeeded "... and the rest of the project stays readable" \
+	llw -p default --best-effort --deny "$PROJ/.env" -q -- "$PROBE" read "$PROJ/src/main.c"
 
 # The policy's own files cannot be edited from inside.
 cp "$LLW_SRCDIR/conf/default.ini" "$PROJ/mine.ini"
@@ -110,12 +151,17 @@ expect_denied "a profile under a writable directory is write-protected" \
 expect_succeeded "... while the file beside it stays writable" \
 	llw -p mine --best-effort --rw "$HOME_DIR/.config" -q -- \
 	"$PROBE" append "$HOME_DIR/.config/other.txt"
-if userns_works; then
+if bwrap_backend; then
+	expect_denied "bwrap: without best effort the protection is a mount" \
+		llw -p mine --rw "$HOME_DIR/.config" -q -- \
+		"$PROBE" append "$HOME_DIR/.config/llwrap/profiles/mine.ini"
+elif userns_works; then
 	expect_denied "without best effort that protection holds too (L3 mask)" \
 		llw -p mine --rw "$HOME_DIR/.config" -q -- \
 		"$PROBE" append "$HOME_DIR/.config/llwrap/profiles/mine.ini"
 else
-	skip "unprivileged user namespaces are refused: no L3 masks"
+	run llw -p mine --rw "$HOME_DIR/.config" -- /bin/true
+	expect_rc "without best effort that protection fails closed (needs L3)" 125
 fi
 
 done_testing

@@ -35,7 +35,21 @@ for f in p1 p2 p3; do
 done
 P1=$(cat "$T/p1") P2=$(cat "$T/p2") P3=$(cat "$T/p3")
 
-if [ "$abi" -ge 4 ]; then
+if bwrap_backend; then
+	skip "bwrap has no TCP port rules: connect-tcp/bind-tcp per port"
+	expect_status "bwrap: a TCP port rule fails closed" 125 \
+		llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+	expect_output "... naming the port rules and --best-effort" "TCP.*port rules.*best-effort"
+	expect_succeeded "bwrap: with --best-effort the host network is shared" \
+		llw -p default --connect-tcp "$P1" --best-effort -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+	expect_output "... and the lost port rules are reported" "NOT ENFORCED: TCP"
+	expect_denied "bwrap: no port at all is a private network: nothing connects" \
+		llw -p default -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+	expect_succeeded "... while binding its own loopback port works" \
+		llw -p default -- "$PROBE" tcp-bind 127.0.0.1 0
+	expect_succeeded "net host: any port connects" \
+		llw -p default --net host -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
+elif [ "$abi" -ge 4 ]; then
 	expect_succeeded "connect-tcp P1: 127.0.0.1:P1 connects" \
 		llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
 	expect_denied "connect-tcp P1: 127.0.0.1:P2 is refused" \
@@ -59,6 +73,10 @@ fi
 
 expect_denied "net none: no TCP socket at all" \
 	llw -p default --net none --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
+if bwrap_backend; then
+	expect_succeeded "bwrap: net none keeps a working loopback" \
+		llw -p offline -- /bin/sh -c "$PROBE tcp-bind 127.0.0.1 0"
+fi
 expect_denied "offline profile: no TCP" \
 	llw -p offline -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
 expect_succeeded "offline profile: the project still works" \

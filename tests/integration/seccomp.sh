@@ -40,7 +40,7 @@ expect_output "... ENOSYS" "ENOSYS"
 
 # TIOCSTI needs a terminal: give the probe one with script(1) if present.
 if command -v script >/dev/null 2>&1; then
-	run as_user script -qec "$LLWRAP --rx $LLW_HELPERS -p default -- $PROBE tiocsti" /dev/null
+	run as_user script -qec "$LLWRAP_B --rx $LLW_HELPERS -p default -- $PROBE tiocsti" /dev/null
 	case "$out" in
 	*DENIED*EPERM*) ok "TIOCSTI into the terminal is refused" ;;
 	*) not_ok "TIOCSTI into the terminal is refused"; diag "$out" ;;
@@ -50,7 +50,7 @@ if command -v script >/dev/null 2>&1; then
 	*SUCCEEDED*|*DENIED*EIO*|*DENIED*EPERM*) ok "(outside the sandbox the probe reaches the ioctl: $(echo "$out" | tr -d '\r' | head -1))" ;;
 	*) not_ok "tiocsti probe outside"; diag "$out" ;;
 	esac
-	run as_user script -qec "$LLWRAP --rx $LLW_HELPERS -p default -- $PROBE tioclinux" /dev/null
+	run as_user script -qec "$LLWRAP_B --rx $LLW_HELPERS -p default -- $PROBE tioclinux" /dev/null
 	case "$out" in
 	*DENIED*EPERM*) ok "TIOCLINUX is refused" ;;
 	*) not_ok "TIOCLINUX is refused"; diag "$out" ;;

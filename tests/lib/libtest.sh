@@ -114,9 +114,32 @@ spawn_as_user() {
 	bg_pids="$bg_pids $spawned"
 }
 
-# llw ARGS...: llwrap as the test user, with the probe helper executable.
+# llw ARGS...: llwrap as the test user, with the probe helper executable,
+# through the backend $LLW_BACKEND names when it is set.
 llw() {
-	as_user "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+	as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+		--rx "$LLW_HELPERS" "$@"
+}
+
+# $LLWRAP with that backend, for the tests that run llwrap other than
+# through llw (inside sh -c or script -c, as root, with another profile
+# path).  Paths in the build tree have no blanks.
+LLWRAP_B="$LLWRAP${LLW_BACKEND:+ --backend $LLW_BACKEND}"
+
+# expect_no_output DESC PATTERN: the last run's output does not match.
+expect_no_output() {
+	if printf '%s\n' "$out" | grep -Eq -- "$2"; then
+		not_ok "$1"
+		diag "output matches /$2/: $out"
+	else
+		ok "$1"
+	fi
+}
+
+# bwrap_backend: true when the suite runs through the bubblewrap fallback
+# (tests/integration/backend-bwrap.sh).
+bwrap_backend() {
+	[ "${LLW_BACKEND:-}" = bwrap ]
 }
 
 setup_fixture() {

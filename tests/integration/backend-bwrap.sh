@@ -1,0 +1,67 @@
+#!/bin/sh
+# Every other integration suite again, through the bubblewrap fallback
+# (LLW_BACKEND=bwrap makes llw pass --backend bwrap).  Their TAP is
+# re-emitted here with the suite's name in front; what the fallback
+# cannot do, the suites skip with the reason, and the skips are counted.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if ! "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
+	skip "bubblewrap cannot run here: $("$LLWRAP" --check | grep '^  F ')"
+	done_testing
+	exit
+fi
+
+LLW_BACKEND=bwrap
+export LLW_BACKEND
+# The suites run side by side, as make check runs them; each has its own
+# scratch directory.
+names=
+for suite in "$LLW_SRCDIR"/tests/integration/*.sh; do
+	name=$(basename "$suite" .sh)
+	[ "$name" = backend-bwrap ] && continue
+	names="$names $name"
+	(sh "$suite" >"$T/$name.tap" 2>&1; echo $? >"$T/$name.status") &
+done
+wait
+
+bwrap_skips=0
+for name in $names; do
+	status=$(cat "$T/$name.status")
+	plan=
+	seen=0
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*" # SKIP "*)
+			seen=$((seen + 1))
+			bwrap_skips=$((bwrap_skips + 1))
+			skip "$name: ${line#* # SKIP }"
+			;;
+		"ok "*)
+			seen=$((seen + 1))
+			rest=${line#ok }
+			ok "$name: ${rest#* - }"
+			;;
+		"not ok "*)
+			seen=$((seen + 1))
+			rest=${line#not ok }
+			not_ok "$name: ${rest#* - }"
+			;;
+		1..*)
+			plan=${line#1..}
+			;;
+		"#"*)
+			echo "# $name: ${line#\# }"
+			;;
+		*)
+			echo "# $name: $line"
+			;;
+		esac
+	done <"$T/$name.tap"
+	if [ -z "$plan" ] || [ "$plan" -ne "$seen" ]; then
+		not_ok "$name: its plan matches the tests it ran ($seen of ${plan:-none})"
+	elif [ "$status" -ne 0 ] && ! grep -q '^not ok ' "$T/$name.tap"; then
+		not_ok "$name: exited with status $status without a failed test"
+	fi
+done
+diag "$bwrap_skips tests skipped under --backend=bwrap (each says why)"
+done_testing
