@@ -10,6 +10,10 @@
 #
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
+# Target (issue 3): with L3 (mount and pid namespaces, private /tmp, 20
+# binds) it stays below bubblewrap's own minimal sandbox; the two are also
+# measured in short alternating rounds (ROUNDS, default 15), which a
+# loaded machine disturbs less than two long sequential runs.
 #
 # The work directory must not be writable under the default profile:
 # the 1,000-rule profile in it is a configuration file llwrap read, and
@@ -45,10 +49,28 @@ mkdir -p "$work/proj" "$work/tree"
 	done
 } >"$work/thousand.ini"
 
+# L3: private /tmp, a pid namespace with a fresh /proc, and 20 binds: 10
+# writable roots and 10 read-only masks inside the writable project.
+{
+	echo "[profile]"
+	echo "include = default"
+	echo "[filesystem]"
+	echo "private-tmp = yes"
+	i=0
+	while [ $i -lt 10 ]; do
+		mkdir -p "$work/rw/d$i" "$work/proj/m$i"
+		echo "rw = $work/rw/d$i"
+		echo "ro = \${PROJECT}/m$i"
+		i=$((i + 1))
+	done
+	echo "[process]"
+	echo "hide-processes = yes"
+} >"$work/l3.ini"
+
 cd "$work/proj"
 # Every llwrap command must succeed before it is timed: a refusal (125)
 # is fast and would look like a fine result.
-for p in "-p default" "-p $work/thousand.ini"; do
+for p in "-p default" "-p $work/thousand.ini" "-p $work/l3.ini" "-p offline"; do
 	# shellcheck disable=SC2086
 	"$LLWRAP" $p -- /bin/true || {
 		echo "llwrap $p -- /bin/true failed (status $?); see above"
@@ -62,11 +84,15 @@ set -- \
 	-n "llwrap --version" "$LLWRAP --version" \
 	-n "llwrap -p default --explain" "$LLWRAP -p default --explain -- /bin/true" \
 	-n "llwrap -p default" "$LLWRAP -p default -- /bin/true" \
-	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true"
+	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true" \
+	-n "llwrap L3: mount+pid+ipc ns, private /tmp, 20 binds" "$LLWRAP -p $work/l3.ini -- /bin/true" \
+	-n "llwrap L3: net = none (mount+net+ipc ns, lo up)" "$LLWRAP -p offline -- /bin/true"
+bwrap_min="bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true"
+have_bwrap=false
 if command -v bwrap >/dev/null &&
 	bwrap --ro-bind / / --unshare-all /bin/true 2>/dev/null; then
-	set -- "$@" -n "bwrap minimal" \
-		"bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true"
+	have_bwrap=true
+	set -- "$@" -n "bwrap minimal" "$bwrap_min"
 fi
 hyperfine -N --warmup 20 --runs "$runs" --style basic \
 	--export-json "$work/result.json" "$@" >/dev/null
@@ -93,3 +119,33 @@ END {
 echo
 printf "Peak RSS of llwrap -p default (KiB): "
 /usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true 2>&1
+
+# L3 against bubblewrap in alternating rounds: the median of each one's
+# per-round medians.
+if $have_bwrap; then
+	rounds=${ROUNDS:-15}
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		hyperfine -N --warmup 5 --runs 40 --style none \
+			--export-json "$work/round$r.json" \
+			-n "llwrap L3" "$LLWRAP -p $work/l3.ini -- /bin/true" \
+			-n "bwrap minimal" "$bwrap_min" >/dev/null
+		r=$((r + 1))
+	done
+	echo
+	echo "Alternating, $rounds rounds of 40 runs (median of round medians, range):"
+	awk '
+	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
+	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
+	END {
+		for (c in k) {
+			n = k[c]
+			for (i = 1; i <= n; i++) a[i] = m[c, i]
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			printf "| %s | %.2f | %.2f .. %.2f |\n", c, med, a[1], a[n]
+		}
+	}' "$work"/round*.json
+fi

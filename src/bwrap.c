@@ -485,15 +485,27 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	push2(&v, "--cap-drop", "ALL");
 
 	/* /dev and /proc are bwrap's own, so the rules there are not
-	 * bound from the host, but for devices --dev does not make. */
+	 * bound from the host, but for devices --dev does not make.  With
+	 * private-tmp so is /tmp, and the rules on it apply to the new
+	 * tmpfs, except for the project when it lies there (as in L3). */
 	for (size_t i = 0; i < fs->n_rules; i++)
 		if (!(bp->dev && beneath(fs->rules[i].path, "/dev")) &&
-		    !(bp->proc && beneath(fs->rules[i].path, "/proc")))
+		    !(bp->proc && beneath(fs->rules[i].path, "/proc")) &&
+		    !(p->private_tmp && beneath(fs->rules[i].path, "/tmp")))
 			bind_rule(&v, fs, i);
 	if (bp->dev)
 		push2(&v, "--dev", "/dev");
 	if (bp->proc)
 		push2(&v, "--proc", "/proc");
+	if (p->private_tmp) {
+		push2(&v, "--tmpfs", "/tmp");
+		for (size_t i = 0; i < fs->n_rules; i++)
+			if (beneath(fs->rules[i].path, "/tmp") &&
+			    strcmp(fs->rules[i].path, "/tmp") != 0 &&
+			    (beneath(fs->rules[i].path, p->project) ||
+			     beneath(p->project, fs->rules[i].path)))
+				bind_rule(&v, fs, i);
+	}
 	for (size_t i = 0; bp->dev && i < fs->n_rules; i++)
 		if (beneath(fs->rules[i].path, "/dev") &&
 		    !dev_is_provided(fs->rules[i].path))

@@ -25,15 +25,22 @@ static const struct {
 	uint64_t bit;
 	const char *name;
 } fs_rights[] = {
-	{ LLW_FS_EXECUTE, "execute" },	   { LLW_FS_WRITE_FILE, "write_file" },
-	{ LLW_FS_READ_FILE, "read_file" }, { LLW_FS_READ_DIR, "read_dir" },
+	{ LLW_FS_EXECUTE, "execute" },
+	{ LLW_FS_WRITE_FILE, "write_file" },
+	{ LLW_FS_READ_FILE, "read_file" },
+	{ LLW_FS_READ_DIR, "read_dir" },
 	{ LLW_FS_REMOVE_DIR, "remove_dir" },
 	{ LLW_FS_REMOVE_FILE, "remove_file" },
-	{ LLW_FS_MAKE_CHAR, "make_char" }, { LLW_FS_MAKE_DIR, "make_dir" },
-	{ LLW_FS_MAKE_REG, "make_reg" },   { LLW_FS_MAKE_SOCK, "make_sock" },
-	{ LLW_FS_MAKE_FIFO, "make_fifo" }, { LLW_FS_MAKE_BLOCK, "make_block" },
-	{ LLW_FS_MAKE_SYM, "make_sym" },   { LLW_FS_REFER, "refer" },
-	{ LLW_FS_TRUNCATE, "truncate" },   { LLW_FS_IOCTL_DEV, "ioctl_dev" },
+	{ LLW_FS_MAKE_CHAR, "make_char" },
+	{ LLW_FS_MAKE_DIR, "make_dir" },
+	{ LLW_FS_MAKE_REG, "make_reg" },
+	{ LLW_FS_MAKE_SOCK, "make_sock" },
+	{ LLW_FS_MAKE_FIFO, "make_fifo" },
+	{ LLW_FS_MAKE_BLOCK, "make_block" },
+	{ LLW_FS_MAKE_SYM, "make_sym" },
+	{ LLW_FS_REFER, "refer" },
+	{ LLW_FS_TRUNCATE, "truncate" },
+	{ LLW_FS_IOCTL_DEV, "ioctl_dev" },
 	{ LLW_FS_RESOLVE_UNIX, "resolve_unix" },
 };
 
@@ -108,6 +115,30 @@ origin_or_builtin(const struct llw_scalar_origin *o)
 	return o->origin ? o->origin : "built-in";
 }
 
+/* Which layers run, and why L3 does or does not. */
+static void
+explain_layers(FILE *f, const struct sandbox *sb)
+{
+	fprintf(f, "layers:\n  L1 Landlock     %s\n",
+		sb->kernel.abi > 0 ? "yes" : "no (unavailable)");
+	fprintf(f, "  L2 seccomp      yes\n");
+	if (sb->use_ns) {
+		fprintf(f, "  L3 namespaces   yes, for %s\n", sb->ns_needed);
+		fprintf(f,
+			"                  user, mount, ipc%s%s; read-only "
+			"view outside writable roots%s\n",
+			sb->ns.pid ? ", pid (fresh /proc)" : "",
+			sb->ns.net ? ", net (only lo)" : "",
+			sb->ns.private_tmp ? "; private /tmp" : "");
+	} else if (sb->ns_refused != NULL) {
+		fprintf(f, "  L3 namespaces   needed for %s, but %s\n",
+			sb->ns_needed, sb->ns_refused);
+	} else {
+		fprintf(f, "  L3 namespaces   no: the policy needs none of "
+			   "masks, net = none, private-tmp, hide-processes\n");
+	}
+}
+
 /* The bubblewrap backend's plan: the mounts in order, where they come
  * from, and the bwrap options. */
 static void
@@ -161,8 +192,11 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 					   : "bubblewrap, not found",
 			sb->backend_why);
 	else
-		fprintf(f, "backend: landlock (L1 Landlock + L2 seccomp), %s\n",
-			sb->backend_why);
+		fprintf(f,
+			"backend: landlock (L1 Landlock + L2 seccomp%s), %s\n",
+			sb->use_ns ? " + L3 namespaces" : "", sb->backend_why);
+	if (sb->backend != SANDBOX_BACKEND_BWRAP)
+		explain_layers(f, sb);
 
 	fprintf(f, "\nConfiguration files read (write-protected):\n");
 	for (char **c = p->config_files; c != NULL && *c != NULL; c++)
@@ -175,9 +209,13 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			p->paths[i].path, p->paths[i].origin);
 
 	explain_items(f, "mkdir", &p->mkdirs);
+	fprintf(f, "  %-12s %s\t(%s)\n", "private-tmp",
+		p->private_tmp ? "yes" : "no",
+		origin_or_builtin(&p->private_tmp_origin));
 
 	fprintf(f, "\nNetwork:\n  %-12s %s\t(%s)\n", "mode",
-		policy_net_mode_name(p->net), origin_or_builtin(&p->net_origin));
+		policy_net_mode_name(p->net),
+		origin_or_builtin(&p->net_origin));
 	explain_ports(f, "connect-tcp", &p->connect_tcp);
 	explain_ports(f, "bind-tcp", &p->bind_tcp);
 	explain_ports(f, "connect-udp", &p->connect_udp);
@@ -211,6 +249,9 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	fprintf(f, "\nProcess:\n  %-12s %s\t(%s)\n", "ptrace",
 		p->ptrace_deny ? "deny" : "allow (own processes only)",
 		origin_or_builtin(&p->ptrace_origin));
+	fprintf(f, "  %-12s %s\t(%s)\n", "hide-processes",
+		p->hide_processes ? "yes" : "no",
+		origin_or_builtin(&p->hide_processes_origin));
 	fprintf(f, "  %-12s %s\t(%s)\n", "best-effort",
 		p->best_effort ? "yes" : "no",
 		origin_or_builtin(&p->best_effort_origin));
@@ -239,7 +280,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			rp->fs_rules[i].punched ? ", hole punched" : "");
 	}
 	for (size_t i = 0; i < rp->n_net_rules; i++) {
-		_cleanup_free_ char *r = net_rights_name(rp->net_rules[i].access);
+		_cleanup_free_ char *r =
+			net_rights_name(rp->net_rules[i].access);
 
 		fprintf(f, "  %s port %llu\t(%s)\n", r,
 			(unsigned long long)rp->net_rules[i].port,
@@ -338,8 +380,9 @@ explain_check(FILE *f)
 	if (clone)
 		fprintf(f, "  kernel.unprivileged_userns_clone = %s\n", clone);
 	if (apparmor)
-		fprintf(f, "  kernel.apparmor_restrict_unprivileged_userns = "
-			   "%s\n",
+		fprintf(f,
+			"  kernel.apparmor_restrict_unprivileged_userns = "
+			"%s\n",
 			apparmor);
 	fprintf(f, "pidfd_getfd:     %s\n",
 		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
@@ -354,7 +397,10 @@ explain_check(FILE *f)
 	fprintf(f, "  L1 Landlock     %s\n",
 		k.abi > 0 ? "usable" : "unavailable");
 	fprintf(f, "  L2 seccomp      usable\n");
-	fprintf(f, "  L3 namespaces   not in this version\n");
+	fprintf(f, "  L3 namespaces   %s\n",
+		userns == 0 ? "usable (when the policy needs it)"
+			    : "unavailable: policies that need it fail "
+			      "closed");
 	{
 		_cleanup_free_ char *why = NULL;
 

@@ -1,32 +1,825 @@
 /*
- * Layer L3.  Not written yet: every entry point refuses, so a policy that
- * needs L3 fails closed.
+ * Layer L3: unprivileged namespaces.
+ *
+ * ns_unshare() runs in the outer process: it creates a user namespace
+ * mapping the caller 1:1 and, owned by it, ipc and (when asked) network
+ * and pid namespaces, and the mount namespace unless a pid namespace
+ * is asked for.  ns_setup() runs in the process that goes on towards exec
+ * (pid 1 of the new pid namespace, which then makes the mount namespace,
+ * or the process itself): it builds the mount view and brings lo up.
+ *
+ * The mount view is built with the new mount API (open_tree, fsopen,
+ * mount_setattr, move_mount, Linux 5.12), in three steps:
+ *
+ *  1. Every source is acquired while the tree is still as the host has
+ *     it: a detached recursive clone of each writable root (so it keeps
+ *     the host's own flags: writable where the host has it writable, and
+ *     read-only submounts stay read-only), of each mask's real path, and
+ *     new tmpfs and proc instances.
+ *  2. The whole tree is made read-only with one recursive mount_setattr:
+ *     chmod, chown, utimensat and setxattr on anything outside the
+ *     writable roots now fail with EROFS, which Landlock cannot give.
+ *  3. The sources are attached in path order, parents first, so a mask
+ *     lands on top of the writable root it narrows, and a mask beneath
+ *     another re-exposes the real path with its own access.
+ *
+ * A mount point cannot be removed or renamed (EBUSY), so the command
+ * cannot unlink a masked file to replace it with its own.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+
+#include "cleanup.h"
+#include "fdutil.h"
 #include "ns.h"
 #include "xalloc.h"
+
+/* Read a small /proc/sys file; NULL when it is absent. */
+static char *
+read_sysctl(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	if (fd < 0 || fd_read_all(fd, 256, &s, NULL) < 0)
+		return NULL;
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static bool
+sysctl_is(const char *path, const char *value)
+{
+	_cleanup_free_ char *s = read_sysctl(path);
+
+	return s != NULL && strcmp(s, value) == 0;
+}
+
+/* The reason a user namespace was refused with err, as a sentence. */
+static char *
+refusal_cause(int err)
+{
+	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0"))
+		return xstrdup(
+			"user namespaces are disabled: "
+			"user.max_user_namespaces = 0 (raise it, "
+			"e.g. sysctl -w user.max_user_namespaces=10000)");
+	if (sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0"))
+		return xstrdup("unprivileged user namespaces are disabled: "
+			       "kernel.unprivileged_userns_clone = 0 (enable "
+			       "them with sysctl -w "
+			       "kernel.unprivileged_userns_clone=1)");
+	if (sysctl_is("/proc/sys/kernel/"
+		      "apparmor_restrict_unprivileged_userns",
+		      "1"))
+		return xstrdup("AppArmor restricts unprivileged user "
+			       "namespaces: "
+			       "kernel.apparmor_restrict_unprivileged_userns "
+			       "= 1 (give llwrap an AppArmor profile that "
+			       "allows 'userns,', or set the sysctl to 0)");
+	if (err == ENOSPC)
+		return xstrdup("the limit on user namespaces is reached "
+			       "(user.max_user_namespaces, or the nesting "
+			       "depth of 32)");
+	return xasprintf("creating a user namespace failed: %s (a "
+			 "distribution policy may forbid it: look at "
+			 "user.max_user_namespaces, "
+			 "kernel.unprivileged_userns_clone and "
+			 "kernel.apparmor_restrict_unprivileged_userns)",
+			 strerror(err));
+}
+
+/* The probe child shares this process's memory (CLONE_VM) and runs while
+ * it is suspended (CLONE_VFORK), so a static stack and result are safe. */
+static char probe_stack[16384] __attribute__((aligned(16)));
+static int probe_err;
+
+static int
+probe_child(void *arg)
+{
+	if (*(bool *)arg &&
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		probe_err = errno;
+	return 0;
+}
 
 bool
 ns_available(char **cause)
 {
-	*cause = xstrdup("the namespace layer (L3) is not in this version "
-			 "of llwrap");
-	return false;
+	bool apparmor;
+	pid_t pid;
+	int st, flags;
+
+	/* The sysctls answer without a process when they say no. */
+	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0") ||
+	    sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0")) {
+		*cause = refusal_cause(EPERM);
+		return false;
+	}
+	/*
+	 * A child is created in a new user namespace, so this process
+	 * stays as it was: clone() itself fails when the kernel refuses
+	 * the namespace.  Where AppArmor restricts user namespaces the
+	 * namespace is created but has no capabilities (unless a profile
+	 * allows it): there the child also makes a mount private, which
+	 * needs them.  CLONE_VM | CLONE_VFORK spare copying this process.
+	 */
+	apparmor = sysctl_is("/proc/sys/kernel/"
+			     "apparmor_restrict_unprivileged_userns",
+			     "1");
+	flags = CLONE_NEWUSER | (apparmor ? CLONE_NEWNS : 0) | CLONE_VM |
+		CLONE_VFORK | SIGCHLD;
+	probe_err = 0;
+	pid = clone(probe_child, probe_stack + sizeof(probe_stack), flags,
+		    &apparmor);
+	if (pid < 0) {
+		*cause = refusal_cause(errno);
+		return false;
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) {
+		*cause = xstrdup("the user namespace probe did not exit");
+		return false;
+	}
+	if (probe_err != 0) {
+		*cause = refusal_cause(probe_err);
+		return false;
+	}
+	return true;
+}
+
+static int
+write_file(const char *path, const char *text)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	return 0;
 }
 
 int
 ns_unshare(const struct ns_opts *o, char **cause)
 {
-	(void)o;
-	*cause = xstrdup("the namespace layer (L3) is not in this version");
-	return -ENOSYS;
+	int flags = CLONE_NEWUSER | CLONE_NEWIPC;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+	int r;
+
+	/* With a pid namespace the outer process stays as the monitor (and
+	 * the network supervisor): it keeps the host's mount view, so its
+	 * /proc stays the one where the command's pids make sense, and pid 1
+	 * makes the mount namespace (ns_setup).  Without one, this process
+	 * goes on to exec and makes it here. */
+	if (o->pid)
+		flags |= CLONE_NEWPID;
+	else
+		flags |= CLONE_NEWNS;
+	if (o->net)
+		flags |= CLONE_NEWNET;
+	if (unshare(flags) < 0) {
+		_cleanup_free_ char *why = refusal_cause(errno);
+
+		*cause = xasprintf("cannot create the namespaces: %s", why);
+		return -EPERM;
+	}
+	/* setgroups must be denied before an unprivileged gid_map is
+	 * written; nothing inside needs supplementary groups changed. */
+	if ((r = write_file("/proc/self/setgroups", "deny")) < 0 &&
+	    r != -ENOENT) {
+		*cause = xasprintf("cannot write /proc/self/setgroups: %s",
+				   strerror(-r));
+		return r;
+	}
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if ((r = write_file("/proc/self/uid_map", map)) < 0) {
+		*cause =
+			xasprintf("cannot write the uid map: %s", strerror(-r));
+		return r;
+	}
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if ((r = write_file("/proc/self/gid_map", map)) < 0) {
+		*cause =
+			xasprintf("cannot write the gid map: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+/*
+ * libnl-route-3 is loaded only when a network namespace needs lo up:
+ * linked normally, it and libnl-3 would be mapped, relocated and
+ * initialised (their constructors register every link and qdisc type) on
+ * every run, about 0.3 ms, most of llwrap's own start-up cost when no
+ * namespace is used.  The soname is libnl's ABI; its headers still check
+ * the prototypes below.
+ */
+#define NL_ROUTE_SONAME "libnl-route-3.so.200"
+
+struct nl_api {
+	struct nl_sock *(*socket_alloc)(void);
+	void (*socket_free)(struct nl_sock *);
+	int (*connect)(struct nl_sock *, int);
+	const char *(*geterror)(int);
+	int (*link_get_kernel)(struct nl_sock *, int, const char *,
+			       struct rtnl_link **);
+	struct rtnl_link *(*link_alloc)(void);
+	void (*link_set_flags)(struct rtnl_link *, unsigned int);
+	int (*link_change)(struct nl_sock *, struct rtnl_link *,
+			   struct rtnl_link *, int);
+	void (*link_put)(struct rtnl_link *);
+};
+
+static int
+nl_api_load(struct nl_api *nl, char **cause)
+{
+	void *h = dlopen(NL_ROUTE_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (h == NULL) {
+		*cause = xasprintf("cannot load %s to bring up lo: %s",
+				   NL_ROUTE_SONAME, dlerror());
+		return -ENOENT;
+	}
+	/* The handle stays open: the process execs soon. */
+	nl->socket_alloc = dlsym(h, "nl_socket_alloc");
+	nl->socket_free = dlsym(h, "nl_socket_free");
+	nl->connect = dlsym(h, "nl_connect");
+	nl->geterror = dlsym(h, "nl_geterror");
+	nl->link_get_kernel = dlsym(h, "rtnl_link_get_kernel");
+	nl->link_alloc = dlsym(h, "rtnl_link_alloc");
+	nl->link_set_flags = dlsym(h, "rtnl_link_set_flags");
+	nl->link_change = dlsym(h, "rtnl_link_change");
+	nl->link_put = dlsym(h, "rtnl_link_put");
+	if (!nl->socket_alloc || !nl->socket_free || !nl->connect ||
+	    !nl->geterror || !nl->link_get_kernel || !nl->link_alloc ||
+	    !nl->link_set_flags || !nl->link_change || !nl->link_put) {
+		*cause = xasprintf("%s lacks a function llwrap needs",
+				   NL_ROUTE_SONAME);
+		return -ENOENT;
+	}
+	/* The real functions have these types: let the compiler check. */
+	(void)sizeof(nl->socket_alloc == nl_socket_alloc);
+	(void)sizeof(nl->link_change == rtnl_link_change);
+	return 0;
+}
+
+/* Bring lo up in the new network namespace (it starts down). */
+static int
+lo_up(char **cause)
+{
+	struct nl_api nl;
+	struct nl_sock *sk;
+	struct rtnl_link *lo = NULL, *change = NULL;
+	int err;
+
+	if ((err = nl_api_load(&nl, cause)) < 0)
+		return err;
+	if ((sk = nl.socket_alloc()) == NULL) {
+		*cause = xstrdup("netlink: cannot allocate a socket");
+		return -ENOMEM;
+	}
+	err = nl.connect(sk, NETLINK_ROUTE);
+	if (err == 0)
+		err = nl.link_get_kernel(sk, 0, "lo", &lo);
+	if (err == 0) {
+		change = nl.link_alloc();
+		if (change == NULL) {
+			err = -NLE_NOMEM;
+		} else {
+			nl.link_set_flags(change, IFF_UP);
+			err = nl.link_change(sk, lo, change, 0);
+		}
+	}
+	if (err < 0)
+		*cause = xasprintf("cannot bring up lo in the network "
+				   "namespace: %s",
+				   nl.geterror(err));
+	if (change != NULL)
+		nl.link_put(change);
+	if (lo != NULL)
+		nl.link_put(lo);
+	nl.socket_free(sk);
+	return err < 0 ? -EIO : 0;
+}
+
+enum ns_kind {
+	NS_PROC, /* a fresh proc for the pid namespace */
+	NS_TMP,	 /* the private /tmp */
+	NS_ROOT, /* a writable root: the real path as the host has it */
+	NS_MASK, /* a plan mask */
+	NS_BIND, /* the project under a private /tmp, as the policy has it */
+};
+
+struct ns_mount {
+	const char *path;
+	enum ns_kind kind;
+	enum llw_access access; /* NS_MASK */
+	bool is_dir;
+	bool skip; /* nothing to do */
+	bool lazy; /* cloned at attach time, from the view above it */
+	int tmpfs; /* index of the tmpfs entry it lies in, or -1 */
+	int fd;	   /* the detached mount, or -1 */
+};
+
+struct ns_view {
+	struct ns_mount *m;
+	size_t n;
+};
+
+static void
+view_free(struct ns_view *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->m[i].fd >= 0)
+			close(v->m[i].fd);
+	free(v->m);
+}
+
+/* Compare paths component by component: "/" sorts before any byte. */
+static int
+path_cmp(const char *a, const char *b)
+{
+	for (; *a != '\0' && *a == *b; a++, b++)
+		;
+	if (*a == *b)
+		return 0;
+	if (*a == '\0')
+		return -1;
+	if (*b == '\0')
+		return 1;
+	if (*a == '/')
+		return -1;
+	if (*b == '/')
+		return 1;
+	return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+}
+
+static int
+mount_cmp(const void *a, const void *b)
+{
+	const struct ns_mount *x = a, *y = b;
+	int c = path_cmp(x->path, y->path);
+
+	/* At one path, fresh mounts first, then the root, then a mask. */
+	return c != 0 ? c : (int)x->kind - (int)y->kind;
+}
+
+/* True when path is dir or beneath it. */
+static bool
+path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+static bool
+path_below(const char *path, const char *dir)
+{
+	return path_within(path, dir) && strcmp(path, dir) != 0;
+}
+
+static void
+view_add(struct ns_view *v, const char *path, enum ns_kind kind,
+	 enum llw_access access, bool is_dir)
+{
+	v->m = xreallocarray(v->m, v->n + 1, sizeof(*v->m));
+	v->m[v->n++] = (struct ns_mount){
+		.path = path,
+		.kind = kind,
+		.access = access,
+		.is_dir = is_dir,
+		.tmpfs = -1,
+		.fd = -1,
+	};
+}
+
+static bool
+is_tmpfs_entry(const struct ns_mount *m)
+{
+	return m->kind == NS_TMP || (m->kind == NS_MASK &&
+				     m->access == LLW_ACCESS_DENY && m->is_dir);
+}
+
+static bool
+is_writable_entry(const struct ns_mount *m)
+{
+	return m->kind == NS_ROOT ||
+	       ((m->kind == NS_MASK || m->kind == NS_BIND) &&
+		policy_access_writable(m->access));
+}
+
+/*
+ * Collect what the view needs and decide, entry by entry, what to do.
+ * Rules under the private /tmp refer to the new tmpfs, which is empty,
+ * so they need no mount, except the project itself when it lies there.
+ */
+static void
+view_plan(const struct ns_opts *o, struct ns_view *v)
+{
+	const struct plan *fs = o->fs;
+	const char *project = o->policy->project;
+	bool tmp_project = o->private_tmp && path_within(project, "/tmp");
+	bool project_seen = false;
+
+	if (o->pid)
+		view_add(v, "/proc", NS_PROC, LLW_ACCESS_RO, true);
+	if (o->private_tmp)
+		view_add(v, "/tmp", NS_TMP, LLW_ACCESS_RW, true);
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		const struct plan_rule *r = &fs->rules[i];
+
+		if (!(r->access & pathtree_access_bits(LLW_ACCESS_RW) &
+		      ~pathtree_access_bits(LLW_ACCESS_RX)))
+			continue;
+		view_add(v, r->path, NS_ROOT, LLW_ACCESS_RW, true);
+	}
+	for (size_t i = 0; i < fs->n_masks; i++)
+		view_add(v, fs->masks[i].path, NS_MASK, fs->masks[i].access,
+			 fs->masks[i].is_dir);
+	for (size_t i = 0; i < v->n; i++)
+		if (v->m[i].kind != NS_PROC && v->m[i].kind != NS_TMP &&
+		    strcmp(v->m[i].path, project) == 0)
+			project_seen = true;
+	if (tmp_project && !project_seen)
+		view_add(v, project, NS_BIND,
+			 policy_access_at(o->policy, project, NULL), true);
+	qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
+
+	for (size_t i = 0; i < v->n; i++) {
+		struct ns_mount *m = &v->m[i];
+		struct ns_mount *up = NULL;
+		struct stat st;
+
+		/* The nearest entry above this one that is mounted. */
+		for (size_t j = i; j-- > 0;)
+			if (!v->m[j].skip &&
+			    path_below(m->path, v->m[j].path)) {
+				up = &v->m[j];
+				break;
+			}
+		for (size_t j = i; j-- > 0;)
+			if (!v->m[j].skip && is_tmpfs_entry(&v->m[j]) &&
+			    path_below(m->path, v->m[j].path)) {
+				m->tmpfs = (int)j;
+				break;
+			}
+		if (m->kind == NS_ROOT) {
+			/* The same path as the private /tmp, or already
+			 * writable through the entry above. */
+			if ((o->private_tmp && strcmp(m->path, "/tmp") == 0) ||
+			    (up != NULL && is_writable_entry(up))) {
+				m->skip = true;
+				continue;
+			}
+			/* Device nodes are written through whatever mount
+			 * they are on; only directories and files need a
+			 * writable one. */
+			if (stat(m->path, &st) < 0 ||
+			    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+				m->skip = true;
+				continue;
+			}
+			m->is_dir = S_ISDIR(st.st_mode);
+		}
+		if (m->tmpfs >= 0 && v->m[m->tmpfs].kind == NS_TMP &&
+		    !path_within(m->path, project) &&
+		    !path_within(project, m->path)) {
+			m->skip = true;
+			continue;
+		}
+		if (o->pid && path_below(m->path, "/proc"))
+			m->lazy = true;
+	}
+}
+
+static int
+setattr(int fd, uint64_t set, uint64_t clr, bool recursive)
+{
+	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
+
+	if (mount_setattr(fd, "",
+			  AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &a,
+			  sizeof(a)) < 0)
+		return -errno;
+	return 0;
+}
+
+static int
+clone_tree(const char *path)
+{
+	int fd = open_tree(AT_FDCWD, path,
+			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* A new detached mount of fstype with one option (or none). */
+static int
+new_fs(const char *fstype, const char *key, const char *value, uint64_t attrs)
+{
+	_cleanup_close_ int fsfd = fsopen(fstype, FSOPEN_CLOEXEC);
+	int fd;
+
+	if (fsfd < 0)
+		return -errno;
+	if (key != NULL &&
+	    fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0) < 0)
+		return -errno;
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -errno;
+	fd = fsmount(fsfd, FSMOUNT_CLOEXEC, (unsigned)attrs);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The attributes of a mask of access a on a real path (pathtree.h). */
+static uint64_t
+mask_attrs(enum llw_access a)
+{
+	switch (a) {
+	case LLW_ACCESS_RO:
+		return MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC |
+		       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	case LLW_ACCESS_RX:
+		return MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	case LLW_ACCESS_RW:
+		return MOUNT_ATTR_NOEXEC | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	default:
+		return MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	}
+}
+
+/* Create path (relative to the tmpfs at dirfd) as a mount point. */
+static int
+make_mount_point(int dirfd, const char *rel, bool is_dir)
+{
+	_cleanup_free_ char *copy = xstrdup(rel);
+
+	for (char *s = copy;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		if (*s == '\0')
+			break;
+		*s = '\0';
+		if (mkdirat(dirfd, copy, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (is_dir) {
+		if (mkdirat(dirfd, copy, 0755) < 0 && errno != EEXIST)
+			return -errno;
+	} else {
+		int fd = openat(dirfd, copy,
+				O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
+				0444);
+
+		if (fd < 0)
+			return -errno;
+		close(fd);
+	}
+	return 0;
+}
+
+/* Step 1 for one entry: acquire its source as a detached mount. */
+static int
+view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
+{
+	const char *what = "";
+	int fd;
+
+	switch (m->kind) {
+	case NS_PROC:
+		/* The locked flags of the host's /proc must be kept, or the
+		 * kernel refuses a new instance in a user namespace. */
+		what = "a new proc";
+		fd = new_fs("proc", NULL, NULL,
+			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				    MOUNT_ATTR_NOEXEC |
+				    (policy_access_writable(policy_access_at(
+					     o->policy, "/proc", NULL))
+					     ? 0
+					     : MOUNT_ATTR_RDONLY));
+		break;
+	case NS_TMP:
+		what = "a tmpfs";
+		fd = new_fs("tmpfs", "mode", "1777",
+			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		break;
+	case NS_ROOT:
+		what = "a clone";
+		fd = clone_tree(m->path);
+		break;
+	case NS_BIND:
+		what = "a clone";
+		if ((fd = clone_tree(m->path)) >= 0 &&
+		    !policy_access_writable(m->access) &&
+		    setattr(fd, MOUNT_ATTR_RDONLY, 0, true) < 0) {
+			close(fd);
+			fd = -errno;
+		}
+		break;
+	case NS_MASK:
+	default:
+		if (m->access == LLW_ACCESS_DENY && m->is_dir) {
+			what = "an empty tmpfs";
+			fd = new_fs("tmpfs", "mode", "0755",
+				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					    MOUNT_ATTR_NOEXEC);
+			break;
+		}
+		what = "a clone";
+		fd = clone_tree(m->access == LLW_ACCESS_DENY ? "/dev/null"
+							     : m->path);
+		if (fd >= 0) {
+			uint64_t a = m->access == LLW_ACCESS_DENY
+					     ? MOUNT_ATTR_RDONLY |
+						       MOUNT_ATTR_NOEXEC |
+						       MOUNT_ATTR_NOSUID
+					     : mask_attrs(m->access);
+			int r = setattr(fd, a, 0, true);
+
+			if (r < 0) {
+				close(fd);
+				fd = r;
+			}
+		}
+		break;
+	}
+	if (fd < 0) {
+		*cause = xasprintf(
+			"cannot make %s for %s: %s%s", what, m->path,
+			strerror(-fd),
+			m->kind == NS_PROC && fd == -EPERM
+				? " (the kernel refuses a new proc in a user "
+				  "namespace while parts of the host's /proc "
+				  "are hidden by other mounts, as in many "
+				  "containers; set hide-processes = no)"
+				: "");
+		return fd;
+	}
+	m->fd = fd;
+	return 0;
+}
+
+/* Mount points inside each tmpfs for the entries beneath it, then the
+ * tmpfs becomes read-only unless it is the private /tmp of a policy
+ * that writes there. */
+static int
+view_fill_tmpfs(const struct ns_opts *o, struct ns_view *v, char **cause)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		struct ns_mount *m = &v->m[i];
+		struct ns_mount *t;
+		int r;
+
+		if (m->skip || m->lazy || m->tmpfs < 0)
+			continue;
+		t = &v->m[m->tmpfs];
+		r = make_mount_point(t->fd, m->path + strlen(t->path) + 1,
+				     m->is_dir);
+		if (r < 0) {
+			*cause = xasprintf("cannot create the mount point "
+					   "%s: %s",
+					   m->path, strerror(-r));
+			return r;
+		}
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		struct ns_mount *m = &v->m[i];
+		int r;
+
+		if (m->skip || !is_tmpfs_entry(m))
+			continue;
+		if (m->kind == NS_TMP &&
+		    policy_access_writable(
+			    policy_access_at(o->policy, "/tmp", NULL)))
+			continue;
+		if ((r = setattr(m->fd, MOUNT_ATTR_RDONLY, 0, false)) < 0) {
+			*cause = xasprintf("cannot make the tmpfs on %s "
+					   "read-only: %s",
+					   m->path, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* Step 3 for one entry. */
+static int
+view_attach(const struct ns_opts *o, struct ns_mount *m, char **cause)
+{
+	int r;
+
+	if (m->lazy && m->fd < 0) {
+		/* Beneath the fresh /proc: the source is what is there
+		 * now; a path the new instance lacks needs nothing. */
+		if (access(m->path, F_OK) < 0)
+			return 0;
+		if ((r = view_acquire(o, m, cause)) < 0)
+			return r;
+	}
+	if (move_mount(m->fd, "", AT_FDCWD, m->path, MOVE_MOUNT_F_EMPTY_PATH) <
+	    0) {
+		r = -errno;
+		*cause = xasprintf("cannot mount on %s: %s", m->path,
+				   strerror(-r));
+		return r;
+	}
+	close(m->fd);
+	m->fd = -1;
+	return 0;
+}
+
+static int
+view_build(const struct ns_opts *o, char **cause)
+{
+	struct ns_view v = { 0 };
+	bool all_writable = false;
+	int r = 0;
+
+	view_plan(o, &v);
+	for (size_t i = 0; i < v.n && r == 0; i++) {
+		if (v.m[i].skip || v.m[i].lazy)
+			continue;
+		if (v.m[i].kind == NS_ROOT && strcmp(v.m[i].path, "/") == 0) {
+			/* Everything is writable: no read-only view, and
+			 * no clone on top of the root (the process's root
+			 * would stay beneath it). */
+			all_writable = true;
+			v.m[i].skip = true;
+			continue;
+		}
+		r = view_acquire(o, &v.m[i], cause);
+	}
+	if (r == 0)
+		r = view_fill_tmpfs(o, &v, cause);
+	if (r == 0 && !all_writable) {
+		struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+
+		if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &a, sizeof(a)) <
+		    0) {
+			r = -errno;
+			*cause = xasprintf("cannot make the mount view "
+					   "read-only: %s",
+					   strerror(-r));
+		}
+	}
+	for (size_t i = 0; i < v.n && r == 0; i++)
+		if (!v.m[i].skip)
+			r = view_attach(o, &v.m[i], cause);
+	view_free(&v);
+	return r;
 }
 
 int
 ns_setup(const struct ns_opts *o, char **cause)
 {
-	(void)o;
-	*cause = xstrdup("the namespace layer (L3) is not in this version");
-	return -ENOSYS;
+	int r;
+
+	/* pid 1 dies with the monitor, and the namespace with it. */
+	if (o->pid && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot set the parent-death signal: %s",
+				   strerror(-r));
+		return r;
+	}
+	if (o->pid && unshare(CLONE_NEWNS) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot create the mount namespace: %s",
+				   strerror(-r));
+		return r;
+	}
+	/* Nothing done here may propagate back to the host. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot make the mounts private: %s",
+				   strerror(-r));
+		return r;
+	}
+	if ((r = view_build(o, cause)) < 0)
+		return r;
+	if (o->net && (r = lo_up(cause)) < 0)
+		return r;
+	return 0;
 }

@@ -240,6 +240,8 @@ policy_free(struct policy *p)
 	items_clear(&p->env_set);
 	items_clear(&p->env_unset);
 	free(p->ptrace_origin.origin);
+	free(p->hide_processes_origin.origin);
+	free(p->private_tmp_origin.origin);
 	free(p->best_effort_origin.origin);
 	strv_free(p->config_files);
 	strv_free(p->descriptions);
@@ -718,6 +720,9 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 			}
 			for (char **v = e->values; *v != NULL; v++)
 				items_add(&p->mkdirs, *v, origin);
+		} else if (is_key(e, "filesystem", "private-tmp")) {
+			p->private_tmp = strcmp(v0, "yes") == 0;
+			scalar_set(&p->private_tmp_origin, origin);
 		} else if (strcmp(e->section, "filesystem") == 0) {
 			ret = apply_paths(r, prof, e, rank, cause);
 		} else if (ports_for(p, e->key) != NULL) {
@@ -755,6 +760,9 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		} else if (is_key(e, "process", "ptrace")) {
 			p->ptrace_deny = strcmp(v0, "deny") == 0;
 			scalar_set(&p->ptrace_origin, origin);
+		} else if (is_key(e, "process", "hide-processes")) {
+			p->hide_processes = strcmp(v0, "yes") == 0;
+			scalar_set(&p->hide_processes_origin, origin);
 		} else if (is_key(e, "profile", "best-effort")) {
 			p->best_effort = strcmp(v0, "yes") == 0;
 			scalar_set(&p->best_effort_origin, origin);

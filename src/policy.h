@@ -119,6 +119,14 @@ struct policy {
 	/* [process] */
 	bool ptrace_deny;
 	struct llw_scalar_origin ptrace_origin;
+	/* hide-processes = yes: a pid namespace with a fresh /proc (L3). */
+	bool hide_processes;
+	struct llw_scalar_origin hide_processes_origin;
+
+	/* [filesystem] private-tmp = yes: an empty tmpfs on /tmp (L3); the
+	 * rules on /tmp then apply to it. */
+	bool private_tmp;
+	struct llw_scalar_origin private_tmp_origin;
 
 	/* [profile] best-effort = yes, or --best-effort */
 	bool best_effort;

@@ -308,6 +308,7 @@ static const struct key_spec {
 	{ "filesystem", "rwx", VT_PATHS, NULL },
 	{ "filesystem", "deny", VT_PATHS, NULL },
 	{ "filesystem", "mkdir", VT_PATHS, NULL },
+	{ "filesystem", "private-tmp", VT_BOOL, NULL },
 	{ "network", "mode", VT_ENUM, choices_mode },
 	{ "network", "connect-tcp", VT_PORTS, NULL },
 	{ "network", "bind-tcp", VT_PORTS, NULL },
@@ -324,6 +325,7 @@ static const struct key_spec {
 	{ "environment", "set", VT_ENVSET, NULL },
 	{ "environment", "unset", VT_ENVGLOBS, NULL },
 	{ "process", "ptrace", VT_ENUM, choices_allow },
+	{ "process", "hide-processes", VT_BOOL, NULL },
 	{ "match", "command", VT_COMMANDS, NULL },
 	{ "match", "project", VT_PATHS, NULL },
 };
@@ -609,6 +611,9 @@ project_check(const struct profile *p, const struct key_spec *ks,
 			why = "rw and rwx grant write access";
 		else if (strcmp(ks->key, "mkdir") == 0)
 			why = "mkdir creates directories";
+		else if (strcmp(ks->key, "private-tmp") == 0 &&
+			 strcmp(values[0], "yes") != 0)
+			why = "only private-tmp = yes tightens";
 		else if (is_none)
 			why = "'none' would remove rules of less specific "
 			      "profiles";
@@ -630,7 +635,10 @@ project_check(const struct profile *p, const struct key_spec *ks,
 			why = "'none' would bring back variables that less "
 			      "specific profiles unset";
 	} else if (strcmp(ks->section, "process") == 0) {
-		if (strcmp(values[0], "allow") == 0)
+		if (strcmp(ks->key, "hide-processes") == 0 &&
+		    strcmp(values[0], "yes") != 0)
+			why = "only hide-processes = yes tightens";
+		else if (strcmp(values[0], "allow") == 0)
 			why = "ptrace = allow widens process access";
 	} else if (strcmp(ks->section, "match") == 0) {
 		why = "it is applied to its own project already and cannot "

@@ -254,6 +254,11 @@ plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
  * host processes, but this module cannot know whether one is in place, so
  * the caller that sets one up may drop this loss.
  */
+static const char signal_loss[] =
+	"isolation from signalling processes outside the sandbox";
+static const char none_tcp_loss[] =
+	"TCP port rules (net = none: seccomp denies inet sockets instead)";
+
 static void
 plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 {
@@ -278,10 +283,7 @@ plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 				 "port would be reachable)"),
 			 abi_needs[4], true);
 	if (abi < 4 && none)
-		add_loss(rp,
-			 xstrdup("TCP port rules (net = none: seccomp denies "
-				 "inet sockets instead)"),
-			 abi_needs[4], false);
+		add_loss(rp, xstrdup(none_tcp_loss), abi_needs[4], false);
 	if (abi < 5)
 		add_loss(rp,
 			 xstrdup("ioctl(2) on device files (TIOCSTI and "
@@ -294,10 +296,7 @@ plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 					 "outside the sandbox (session D-Bus, "
 					 "X11)"),
 				 abi_needs[6], true);
-		add_loss(rp,
-			 xstrdup("isolation from signalling processes outside "
-				 "the sandbox"),
-			 abi_needs[6], true);
+		add_loss(rp, xstrdup(signal_loss), abi_needs[6], true);
 	}
 	if (abi < 9 && p->unix_sockets)
 		add_loss(rp,
@@ -364,6 +363,45 @@ plan_build(const struct policy *p, const struct plan *fs, int abi, int err)
 
 	plan_losses(rp, p, fs_wanted);
 	return rp;
+}
+
+static void
+drop_loss(struct ruleset_plan *rp, const char *what)
+{
+	for (size_t i = 0; i < rp->n_losses; i++) {
+		if (strcmp(rp->losses[i].what, what) != 0)
+			continue;
+		free(rp->losses[i].what);
+		free(rp->losses[i].needs);
+		memmove(&rp->losses[i], &rp->losses[i + 1],
+			(rp->n_losses - i - 1) * sizeof(*rp->losses));
+		rp->n_losses--;
+		return;
+	}
+}
+
+void
+ruleset_plan_ns_covers(struct ruleset_plan *rp, bool pid, bool net)
+{
+	if (pid)
+		drop_loss(rp, signal_loss);
+	if (net) {
+		/*
+		 * net = none in a private network namespace: the namespace
+		 * holds only lo and only the sandbox's own processes, so
+		 * every TCP or UDP endpoint the command can reach is its
+		 * own.  Handling TCP with no rule would only break that
+		 * loopback traffic (test suites, language servers), which
+		 * DESIGN.md §6 promises works, and would add nothing.
+		 */
+		rp->handled_net = 0;
+		for (size_t i = 0; i < rp->n_net_rules; i++)
+			free(rp->net_rules[i].origin);
+		free(rp->net_rules);
+		rp->net_rules = NULL;
+		rp->n_net_rules = 0;
+		drop_loss(rp, none_tcp_loss);
+	}
 }
 
 struct ruleset_plan *

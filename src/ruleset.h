@@ -78,6 +78,15 @@ struct ruleset_plan *ruleset_plan_new_probed(const struct policy *p,
 					     const struct plan *fs,
 					     const struct ruleset_kernel *k);
 
+/*
+ * What L3 covers: with a pid namespace (pid) host processes cannot be
+ * signalled at all, so the loss of Landlock's signal scope is dropped;
+ * with net = none in a network namespace of its own (net) no network
+ * right is handled (ruleset.c says why) and the TCP-rules loss is
+ * dropped.
+ */
+void ruleset_plan_ns_covers(struct ruleset_plan *rp, bool pid, bool net);
+
 void ruleset_plan_free(struct ruleset_plan *rp);
 
 /* True when some loss is fatal and p does not allow best effort. */

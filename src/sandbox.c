@@ -6,6 +6,8 @@
  */
 #include <cap-ng.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -74,6 +77,97 @@ sandbox_refuse(struct sandbox *sb, char *cause)
 	}
 	sb->must_fail = true;
 	sb->fail_cause = cause;
+}
+
+/*
+ * Layer L3: decide whether the policy needs namespaces (masks, net = none,
+ * a private /tmp, hidden processes) and, only then, whether the kernel
+ * lets this user create them.  Sets sb->use_ns and sb->ns; when L3 is
+ * needed and refused, either refuses the run or (best effort) records
+ * each restriction lost.  Returns true when the plan in sb->fs has masks
+ * that cannot be applied, so the caller recompiles it without.
+ */
+static bool
+ns_plan(struct sandbox *sb, const struct policy *p)
+{
+	_cleanup_strv_ char **needs = NULL;
+	_cleanup_free_ char *list = NULL;
+	char *why = NULL;
+
+	if (sb->fs->n_masks > 0) {
+		/* Name the paths, as the fail-closed message of pathtree
+		 * does without masks. */
+		_cleanup_strv_ char **paths = NULL;
+		_cleanup_free_ char *joined = NULL;
+
+		for (size_t i = 0; i < sb->fs->n_masks && i < 3; i++)
+			strv_push_take(
+				&paths,
+				xasprintf("%s %s",
+					  policy_access_name(
+						  sb->fs->masks[i].access),
+					  sb->fs->masks[i].path));
+		if (sb->fs->n_masks > 3)
+			strv_push(&paths, "...");
+		joined = strv_join(paths, ", ");
+		strv_push_take(&needs,
+			       xasprintf("narrower rules inside writable "
+					 "directories (mount masks: %s)",
+					 joined));
+	}
+	if (p->net == LLW_NET_NONE)
+		strv_push(&needs, "net = none (a network namespace with only "
+				  "lo)");
+	if (p->private_tmp)
+		strv_push(&needs, "private-tmp");
+	if (p->hide_processes)
+		strv_push(&needs, "hide-processes (a pid namespace)");
+	if (needs == NULL)
+		return false;
+	list = strv_join(needs, ", ");
+	sb->ns_needed = xstrdup(list);
+
+	if (ns_available(&why)) {
+		sb->use_ns = true;
+		sb->ns.pid = p->hide_processes;
+		sb->ns.net = p->net == LLW_NET_NONE;
+		sb->ns.private_tmp = p->private_tmp;
+		sb->ns.fs = sb->fs;
+		sb->ns.policy = p;
+		return false;
+	}
+	sb->ns_refused = why;
+	/* net = none alone does not fail closed: without a namespace,
+	 * seccomp denies inet sockets, which is stricter (DESIGN.md §6). */
+	if (!p->best_effort &&
+	    (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)) {
+		sandbox_refuse(sb, xasprintf("the policy needs the namespace "
+					     "layer (L3) for %s, but %s; run "
+					     "with --best-effort (or "
+					     "best-effort = yes in a profile) "
+					     "to run without it",
+					     list, why));
+		return false;
+	}
+	if (p->net == LLW_NET_NONE)
+		strv_push(&sb->not_enforced,
+			  "net = none with a working loopback (needs "
+			  "unprivileged user namespaces; seccomp denies inet "
+			  "sockets instead, loopback included) [not a hole]");
+	if (p->private_tmp)
+		strv_push(&sb->not_enforced, "private-tmp: the host's /tmp "
+					     "is shared (needs unprivileged "
+					     "user namespaces)");
+	if (p->hide_processes)
+		strv_push(&sb->not_enforced,
+			  "hide-processes: host processes are visible in "
+			  "/proc (needs unprivileged user namespaces)");
+	if (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)
+		strv_push(&sb->not_enforced,
+			  "read-only view: chmod, chown, utimes and xattrs of "
+			  "files outside writable roots (needs unprivileged "
+			  "user namespaces)");
+	return sb->fs->n_masks > 0;
 }
 
 /*
@@ -215,9 +309,19 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	view = *p;
 	view.paths = rules;
 	view.n_paths = n;
-	r = pathtree_compile(&view, &pathtree_fs_real,
-			     sb->backend == SANDBOX_BACKEND_BWRAP, &sb->fs,
-			     &why);
+	/* Masks are compiled first, to learn whether the policy needs them.
+	 * bubblewrap applies them as mounts itself; for Landlock they need
+	 * L3, and only then is the kernel asked whether L3 can run. */
+	r = pathtree_compile(&view, &pathtree_fs_real, true, &sb->fs, &why);
+	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP && ns_plan(sb, p) &&
+	    sb->fs->n_masks > 0) {
+		/* Without L3 masks fall back to hole punching (best effort)
+		 * or fail closed, naming the path. */
+		plan_free(sb->fs);
+		sb->fs = NULL;
+		r = pathtree_compile(&view, &pathtree_fs_real, false, &sb->fs,
+				     &why);
+	}
 	free(rules);
 	if (r == -EPERM) {
 		sandbox_refuse(sb, steal_pointer(&why));
@@ -288,6 +392,8 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 			       xasprintf("%s (needs %s)%s", l->what, l->needs,
 					 l->fatal ? "" : " [not a hole]"));
 	}
+	if (sb->use_ns)
+		ruleset_plan_ns_covers(sb->landlock, sb->ns.pid, sb->ns.net);
 	if (ruleset_plan_must_fail(sb->landlock, p)) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->kernel);
 		const char *what = "";
@@ -311,11 +417,12 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	filter_opts_init(&sb->filter);
 	/* With RESOLVE_UNIX (ABI 9) Landlock decides which pathname sockets
 	 * a connect() may reach, so the sandbox's own unix servers work. */
-	sb->filter.allow_unix =
-		p->unix_sockets ||
-		(sb->landlock->handled_fs & LLW_FS_RESOLVE_UNIX) != 0;
+	sb->filter.allow_unix = p->unix_sockets || (sb->landlock->handled_fs &
+						    LLW_FS_RESOLVE_UNIX) != 0;
 	sb->filter.deny_ptrace = p->ptrace_deny;
-	sb->filter.deny_inet = p->net == LLW_NET_NONE;
+	/* net = none: in its own network namespace only lo exists, so inet
+	 * sockets reach nothing but the sandbox itself. */
+	sb->filter.deny_inet = p->net == LLW_NET_NONE && !sb->ns.net;
 	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
 			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
 	/* Under the supervisor every connect, bind and send with a
@@ -384,6 +491,8 @@ sandbox_free(struct sandbox *sb)
 	free(sb->backend_why);
 	strv_free(sb->not_enforced);
 	free(sb->fail_cause);
+	free(sb->ns_needed);
+	free(sb->ns_refused);
 	free(sb);
 }
 
@@ -551,6 +660,80 @@ fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
 	return 1;
 }
 
+/*
+ * What pid 1 hands the command it spawns, and what comes back when the
+ * command fails before its program runs.
+ */
+struct spawn {
+	struct sandbox *sb;
+	struct supervisor *sv;
+	const struct sock_fprog *prog;
+	char **env;
+	char *const *argv;
+	const int *keep;
+	size_t n_keep;
+	int r, status;
+	char *cause;
+};
+
+/* Used by one child at a time, while its parent is suspended. */
+static char spawn_stack[256 * 1024] __attribute__((aligned(16)));
+
+static int
+spawn_child(void *arg)
+{
+	struct spawn *s = arg;
+
+	supervise_unblock_signals();
+	s->r = sandbox_enter(s->sb, s->sv, s->prog, s->env, s->argv, s->keep,
+			     s->n_keep, &s->status, &s->cause);
+	_exit(s->status);
+}
+
+/*
+ * pid 1 of a pid namespace starts the command with clone(CLONE_VM |
+ * CLONE_VFORK), as posix_spawn(3) does: the command shares this process's
+ * memory until it execs, and this process stays suspended until then, so
+ * no page table is copied and no page is copied on write (a fork here was
+ * a tenth of the start-up time with L3).  The child only restricts itself
+ * and execs; when that fails it leaves the result in struct spawn and
+ * exits, and this process reports it.  Returns like fork_and_wait() in
+ * the parent; the child never returns.
+ */
+static int
+spawn_and_wait(struct spawn *s, int *status, char **cause)
+{
+	int wstatus, r, e;
+	pid_t pid;
+
+	supervise_block_signals();
+	s->r = 0;
+	s->status = 125;
+	s->cause = NULL;
+	pid = clone(spawn_child, spawn_stack + sizeof(spawn_stack),
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, s);
+	if (pid < 0) {
+		e = errno;
+		*cause = xasprintf("cannot start the command: %s", strerror(e));
+		return -e;
+	}
+	if (s->r < 0) {
+		/* It has exited already (CLONE_VFORK). */
+		waitpid(pid, NULL, 0);
+		*status = s->status;
+		*cause = s->cause;
+		return s->r;
+	}
+	if ((r = supervise_run(NULL, pid, true, &wstatus)) < 0) {
+		*cause = xasprintf("waiting for the command failed: %s",
+				   strerror(-r));
+		kill(pid, SIGKILL);
+		return r;
+	}
+	*status = supervise_exit_status(wstatus);
+	return 1;
+}
+
 int
 sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	     const int *keep, size_t n_keep, int *status, char **cause)
@@ -595,15 +778,40 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * reaps orphans), and the command is pid 2.  The monitor
 		 * is the network supervisor too: one process, not two. */
 		if (sb->ns.pid) {
-			forked = true;
-			if ((r = fork_and_wait(sv, false, status, cause)) != 0)
+			int stop[2];
+
+			if (pipe2(stop, O_CLOEXEC) < 0) {
+				r = -errno;
+				*cause = xasprintf("cannot create a pipe: %s",
+						   strerror(-r));
 				goto out;
+			}
+			forked = true;
+			supervise_stop_fds(stop[0], -1);
+			r = fork_and_wait(sv, false, status, cause);
+			if (r != 0) {
+				close(stop[0]);
+				close(stop[1]);
+				goto out;
+			}
+			close(stop[0]);
+			supervise_stop_fds(-1, stop[1]);
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)
 			goto out;
 		if (sb->ns.pid) {
-			if ((r = fork_and_wait(NULL, true, status, cause)) != 0)
-				goto out;
+			struct spawn sp = {
+				.sb = sb,
+				.sv = sv,
+				.prog = &prog,
+				.env = env,
+				.argv = argv,
+				.keep = keep,
+				.n_keep = n_keep,
+			};
+
+			r = spawn_and_wait(&sp, status, cause);
+			goto out;
 		}
 	}
 	/* The supervisor stays outside as the command's parent. */

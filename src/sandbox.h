@@ -33,6 +33,8 @@ struct sandbox {
 	bool supervise;			/* S: the network supervisor */
 	bool use_ns;			/* L3 */
 	struct ns_opts ns;
+	char *ns_needed;		/* why the policy needs L3, or NULL */
+	char *ns_refused;		/* why L3 cannot run here, or NULL */
 	char *backend_why;		/* why this backend, for --explain */
 	struct bwrap_binary bwrap_bin;	/* F: the bwrap found */
 	struct bwrap_plan *bwrap;	/* F, when backend is BWRAP */

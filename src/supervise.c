@@ -811,6 +811,55 @@ supervise_describe(const struct policy *p, char *const *envp)
 	return v;
 }
 
+/* Job control across a pid namespace (supervise_stop_fds). */
+static int stop_watch_fd = -1, stop_report_fd = -1;
+
+void
+supervise_stop_fds(int watch_fd, int report_fd)
+{
+	stop_watch_fd = watch_fd;
+	stop_report_fd = report_fd;
+}
+
+/*
+ * Stop this process with sig (the one that stopped the child), so the
+ * shell waiting for it sees the job stopped.  sig is blocked for the
+ * signalfd: make it pending, then let it through once.  SIGSTOP when
+ * sig is not a terminal stop signal (which an orphaned process group
+ * would ignore anyway).
+ */
+static void
+stop_self(int sig)
+{
+	sigset_t one;
+
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU) {
+		kill(getpid(), SIGSTOP);
+		return;
+	}
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	kill(getpid(), sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	sigprocmask(SIG_BLOCK, &one, NULL);
+}
+
+/* The child stopped: stop too, or, as pid 1 of a namespace (which
+ * cannot stop itself), tell the monitor above to. */
+static void
+child_stopped(int sig, bool reap_all)
+{
+	unsigned char b = (unsigned char)sig;
+
+	if (stop_report_fd >= 0) {
+		if (write(stop_report_fd, &b, 1) < 0) {
+			/* The monitor is gone; nothing to tell. */
+		}
+	} else if (!reap_all) {
+		stop_self(sig);
+	}
+}
+
 /* Reap what has exited; true once child has, with its status. */
 static bool
 reap(pid_t child, bool reap_all, int *wstatus)
@@ -819,11 +868,14 @@ reap(pid_t child, bool reap_all, int *wstatus)
 
 	for (;;) {
 		int st;
-		pid_t pid = waitpid(reap_all ? -1 : child, &st, WNOHANG);
+		pid_t pid = waitpid(reap_all ? -1 : child, &st,
+				    WNOHANG | WUNTRACED);
 
 		if (pid <= 0)
 			return done;
-		if (pid == child) {
+		if (pid == child && WIFSTOPPED(st)) {
+			child_stopped(WSTOPSIG(st), reap_all);
+		} else if (pid == child) {
 			*wstatus = st;
 			done = true;
 		}
@@ -1039,7 +1091,7 @@ supervise_new(const struct policy *p, char *const *envp,
 			xstrdup("cannot allocate seccomp notification buffers");
 		goto fail;
 	}
-	sv->pfd = xcalloc(SV_MAX_PENDING + 2, sizeof(*sv->pfd));
+	sv->pfd = xcalloc(SV_MAX_PENDING + 3, sizeof(*sv->pfd));
 	sv->own = xcalloc(SV_MAX_OWN, sizeof(*sv->own));
 	sv->names = xcalloc(SV_MAX_OWN, sizeof(*sv->names));
 	sv->pending = xcalloc(SV_MAX_PENDING, sizeof(*sv->pending));
@@ -2209,7 +2261,7 @@ supervise_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 {
 	sigset_t set = loop_signals();
 	_cleanup_close_ int sfd = -1;
-	struct pollfd local[2], *pfd = sv ? sv->pfd : local;
+	struct pollfd local[3], *pfd = sv ? sv->pfd : local;
 
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -2225,10 +2277,20 @@ supervise_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 		bool have_listener = sv && sv->listener >= 0;
 		int timeout = sv ? supervise_timeout(sv) : -1;
 
+		size_t stop_at = 0, listener_at = 0;
+
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (have_listener)
+		if (have_listener) {
+			listener_at = n;
 			pfd[n++] = (struct pollfd){ .fd = sv->listener,
 						    .events = POLLIN };
+		}
+		/* Job control across a pid namespace (stop_watch_fd). */
+		if (stop_watch_fd >= 0) {
+			stop_at = n;
+			pfd[n++] = (struct pollfd){ .fd = stop_watch_fd,
+						    .events = POLLIN };
+		}
 		first_pending = n;
 		for (size_t i = 0; sv && i < sv->n_pending; i++)
 			pfd[n++] = (struct pollfd){
@@ -2242,15 +2304,26 @@ supervise_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 				continue;
 			return -errno;
 		}
+		if (stop_at > 0 && (pfd[stop_at].revents & POLLIN)) {
+			unsigned char b;
+
+			if (read(stop_watch_fd, &b, 1) == 1)
+				stop_self(b);
+		} else if (stop_at > 0 &&
+			   (pfd[stop_at].revents & (POLLHUP | POLLERR))) {
+			/* pid 1 is gone: nothing more to report. */
+			stop_watch_fd = -1;
+		}
 		if (sv) {
 			/* Pending first: answering one may reorder them. */
 			for (size_t i = n; i-- > first_pending;)
 				if (pfd[i].revents)
 					pending_run(sv, i - first_pending);
-			if (have_listener && (pfd[1].revents & POLLIN))
+			if (have_listener && (pfd[listener_at].revents & POLLIN))
 				supervise_handle(sv);
 			else if (have_listener &&
-				 (pfd[1].revents & (POLLHUP | POLLERR))) {
+				 (pfd[listener_at].revents &
+				  (POLLHUP | POLLERR))) {
 				/* No process uses the filter any more. */
 				close(sv->listener);
 				sv->listener = -1;

@@ -228,6 +228,15 @@ void supervise_unblock_signals(void);
 int supervise_run(struct supervisor *sv, pid_t child, bool reap_all,
 		  int *wstatus);
 
+/*
+ * Job control: a waiting process stops itself when its child stops, so
+ * the shell sees the job stopped, and the SIGCONT that resumes it is
+ * forwarded.  pid 1 of a pid namespace cannot stop itself: it writes the
+ * stop signal to report_fd instead, and the monitor above it, watching
+ * the other end (watch_fd), stops.  -1 for either means none.
+ */
+void supervise_stop_fds(int watch_fd, int report_fd);
+
 /* The exit status for a wait status: the code, or 128+N for signal N. */
 int supervise_exit_status(int wstatus);
 

@@ -48,6 +48,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifndef __NR_io_uring_setup
@@ -961,6 +962,14 @@ p_sleep(char **argv)
 	return succeed("%lld", s);
 }
 
+static int
+p_setxattr(char **argv)
+{
+	return setxattr(argv[0], "user.llwrap-probe", "1", 1, 0) < 0
+		       ? deny("setxattr")
+		       : succeed("%s", argv[0]);
+}
+
 /*
  * Not a probe: run a command on what looks like a kernel without
  * Landlock (landlock_create_ruleset fails with ENOSYS, as when it is not
@@ -1047,6 +1056,7 @@ static const struct probe {
 	{ "without-landlock", 1, -1, p_without_landlock,
 	  "CMD [ARG...] (not a probe: run CMD with Landlock hidden)" },
 	{ "help", 0, 0, p_help, "" },
+	{ "setxattr", 1, 1, p_setxattr, "PATH (user.llwrap-probe = 1)" },
 };
 
 static int

@@ -85,7 +85,9 @@ expect_denied "a rule given through a symlink applies to its target" \
 	llw -p default --ro "$HOME_DIR" --deny "$T/ssh-link" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
 
 # deny inside writable: not expressible without mount masks (L3, or the
-# bubblewrap fallback, whose mounts are masks).
+# bubblewrap fallback, whose mounts are masks).  An L3 mask on a file is
+# /dev/null; where user namespaces are refused it fails closed or, with
+# best effort, is hole punched (namespaces.sh refuses them to test that).
 echo "SECRET=1" >"$PROJ/.env"
 chown "$TEST_UID:$TEST_GID" "$PROJ/.env"
 marker=$PROJ/ran-mask
@@ -103,6 +105,14 @@ if bwrap_backend; then
 		llw -p default --deny "$PROJ/secrets" -- "$PROBE" write "$PROJ/secrets/new"
 	[ ! -e "$PROJ/secrets/new" ] && [ -e "$PROJ/secrets/key" ] &&
 		ok "... and nothing changed on the host" || not_ok "the denied directory changed"
+elif userns_works; then
+	run llw -p default --deny "$PROJ/.env" -- /bin/cat "$PROJ/.env"
+	if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -q SECRET; then
+		ok "deny inside a writable directory hides the file (L3 mask)"
+	else
+		not_ok "deny inside a writable directory hides the file"
+		diag "status $rc: $out"
+	fi
 else
 	run llw -p default --deny "$PROJ/.env" -- /bin/sh -c "touch $marker"
 	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q "$PROJ/.env"; then
@@ -115,6 +125,11 @@ fi
 run llw -p default --best-effort --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
 if bwrap_backend; then
 	expect_rc "with --best-effort it runs, masked" 1
+	expect_no_output "... and nothing about it is lost" "NOT ENFORCED.*\.env"
+elif userns_works; then
+	expect_succeeded "with --best-effort it runs, masked (L3: an empty file)" \
+		llw -p default --best-effort --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
+	expect_output "... which has no content" "bytes=0"
 	expect_no_output "... and nothing about it is lost" "NOT ENFORCED.*\.env"
 else
 	expect_rc "with --best-effort it runs, hole punched" 1
@@ -138,6 +153,10 @@ expect_succeeded "... while the file beside it stays writable" \
 	"$PROBE" append "$HOME_DIR/.config/other.txt"
 if bwrap_backend; then
 	expect_denied "bwrap: without best effort the protection is a mount" \
+		llw -p mine --rw "$HOME_DIR/.config" -q -- \
+		"$PROBE" append "$HOME_DIR/.config/llwrap/profiles/mine.ini"
+elif userns_works; then
+	expect_denied "without best effort that protection holds too (L3 mask)" \
 		llw -p mine --rw "$HOME_DIR/.config" -q -- \
 		"$PROBE" append "$HOME_DIR/.config/llwrap/profiles/mine.ini"
 else

@@ -326,6 +326,35 @@ else
 	diag "$(cat "$T/kill.out")"
 fi
 
+# ---- With L3: a pid namespace and masks (the opencode profile) ----
+# The outer process is then the monitor and the supervisor at once; it
+# must still see the command's pids in its /proc (comm in the log) and
+# resolve unix paths in the command's masked view.
+if "$LLWRAP" --check 2>/dev/null | grep -q "L3 namespaces   usable"; then
+	# shellcheck disable=SC2086
+	{
+	expect_succeeded "L3 + supervisor: the allowed destination connects" \
+		llw -p opencode --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+	expect_denied "L3 + supervisor: another port is refused" \
+		llw -p opencode --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA2"
+	expect_succeeded "L3 + supervisor: the listed unix socket connects" \
+		llw -p opencode $U --ro "$T/sock" -- "$PROBE" unix-connect "$T/sock/pg.sock"
+	expect_denied "L3 + supervisor: docker.sock does not" \
+		llw -p opencode $U --ro "$T/sock" -- "$PROBE" unix-connect "$T/sock/docker.sock"
+	}
+	run llw -p opencode -n l3sup --allow-cidr "127.0.0.1/32:$PA" -- /bin/sh -c "echo pid=\$\$; $PROBE tcp-connect 127.0.0.2 $PA"
+	expect_output "L3 + supervisor: the command is pid 2 of its namespace" "^pid=2$"
+	if grep -Eq "^llwrap-l3sup-blocked: connect tcp 127\.0\.0\.2:$PA pid=[0-9]+ comm=probe rule=" \
+		"$HOME_DIR/.local/state/llwrap/l3sup.log" 2>/dev/null; then
+		ok "L3 + supervisor: the log names the process (comm=probe)"
+	else
+		not_ok "L3 + supervisor: the log names the process"
+		diag "$(cat "$HOME_DIR/.local/state/llwrap/l3sup.log" 2>&1)"
+	fi
+else
+	skip "no unprivileged user namespaces: L3 + supervisor not tested"
+fi
+
 # ---- The command line and --explain ----
 run llw -p default --allow-cidr 10.0.0.0/8:443 --unix "$T/sock/pg.sock" --listen 127.0.0.1:8787 --dns 127.0.0.53 --explain -- /bin/true
 expect_output "--explain: the supervisor enforces" "Network supervisor \\(S\\): enforces"

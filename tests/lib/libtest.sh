@@ -232,3 +232,33 @@ landlock_abi() {
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
+
+# userns_works: unprivileged user namespaces can be created here.
+userns_works() {
+	"$LLWRAP" --check 2>/dev/null | grep -q "unprivileged creation works"
+}
+
+# userns_refused CMD...: run CMD in a user namespace of its own where
+# user.max_user_namespaces = 0 (the limit is per namespace and may be
+# lowered inside), so an llwrap run there is refused a user namespace
+# the way a distribution's policy would refuse it.  Needs root: the
+# identity map keeps every uid, so CMD can drop to the test user.
+userns_refused() {
+	_fifo=$T/userns-fifo
+	rm -f "$_fifo"
+	mkfifo "$_fifo"
+	# unshare(1) execs the shell before the map exists, which costs it
+	# its capabilities; the second exec, after the map, gets them back.
+	unshare --user -- /bin/sh -c 'read _ <"$0" && exec /bin/sh -c "echo 0 >/proc/sys/user/max_user_namespaces && exec \"\$@\"" sh "$@"' "$_fifo" "$@" &
+	_pid=$!
+	_self=$(readlink /proc/self/ns/user)
+	_i=0
+	while [ "$(readlink "/proc/$_pid/ns/user")" = "$_self" ] && [ $_i -lt 500 ]; do
+		sleep 0.01
+		_i=$((_i + 1))
+	done
+	echo "0 0 4294967295" >"/proc/$_pid/uid_map"
+	echo "0 0 4294967295" >"/proc/$_pid/gid_map"
+	echo go >"$_fifo"
+	wait "$_pid"
+}

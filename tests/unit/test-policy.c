@@ -381,6 +381,10 @@ test_builtin_default(void **state)
 	assert_null(p->best_effort_origin.origin);
 	assert_false(p->ptrace_deny);
 	assert_null(p->ptrace_origin.origin);
+	assert_false(p->private_tmp);
+	assert_null(p->private_tmp_origin.origin);
+	assert_false(p->hide_processes);
+	assert_null(p->hide_processes_origin.origin);
 	assert_string_equal(keep, "PATH HOME USER LOGNAME SHELL TERM "
 				  "COLORTERM LANG LANGUAGE LC_* TZ TMPDIR "
 				  "XDG_*_HOME PWD");
@@ -815,6 +819,8 @@ static const struct {
 	{ "[network]\nconnect-tcp = 443\nconnect-tcp = 8000-8050\n", NULL },
 	{ "[network]\nconnect-tcp = none\nbind-tcp = 0\n", NULL },
 	{ "[environment]\nunset = FOO\n[process]\nptrace = deny\n", NULL },
+	{ "[filesystem]\nprivate-tmp = yes\n[process]\nhide-processes = yes\n",
+	  NULL },
 	{ "[profile]\ndescription = mine\n[network]\nunix-sockets = deny\n",
 	  NULL },
 	{ "[network]\nmode = host\n",

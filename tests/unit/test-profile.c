@@ -129,6 +129,9 @@ static const struct {
 	{ "[environment]\nkeep = none\n", "environment.keep=none@2\n" },
 	/* [process], [profile], [match]. */
 	{ "[process]\nptrace = deny\n", "process.ptrace=deny@2\n" },
+	{ "[process]\nhide-processes = yes\n",
+	  "process.hide-processes=yes@2\n" },
+	{ "[filesystem]\nprivate-tmp = no\n", "filesystem.private-tmp=no@2\n" },
 	{ "[profile]\nbest-effort = yes\n", "profile.best-effort=yes@2\n" },
 	{ "[profile]\ninclude = default ./x.ini\n  ${HOME}/y.ini\n",
 	  "profile.include=default|./x.ini@2\n"
@@ -343,6 +346,17 @@ static const struct {
 	{ "[process]\nptrace = allow\n", PROFILE_KIND_PROJECT,
 	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: [process] "
 		    "ptrace" },
+	{ "[filesystem]\nprivate-tmp = no\n", PROFILE_KIND_PROJECT,
+	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: "
+		    "[filesystem] private-tmp" },
+	{ "[filesystem]\nprivate-tmp = none\n", PROFILE_KIND_PROJECT,
+	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: "
+		    "[filesystem] private-tmp" },
+	{ "[process]\nhide-processes = no\n", PROFILE_KIND_PROJECT,
+	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: [process] "
+		    "hide-processes" },
+	{ "[process]\nhide-processes = maybe\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [process] hide-processes: bad value 'maybe'" },
 	{ "[match]\ncommand = x\n", PROFILE_KIND_PROJECT,
 	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: [match] "
 		    "command" },

@@ -599,6 +599,42 @@ test_net_rules(void **state)
 	tpolicy_free(p);
 }
 
+/* What L3 covers: the signal-scope loss with a pid namespace; every
+ * network right, and the TCP loss, with net = none in its own netns. */
+static void
+test_ns_covers(void **state)
+{
+	struct policy *p = tpolicy_new(LLW_NET_NONE);
+	struct ruleset_plan *rp;
+
+	(void)state;
+	rp = ruleset_plan_new(p, &fixed_plan, 2);
+	assert_true(ruleset_plan_must_fail(rp, p));
+	ruleset_plan_ns_covers(rp, true, true);
+	assert_int_equal(rp->handled_net, 0);
+	for (size_t i = 0; i < rp->n_losses; i++) {
+		assert_null(strstr(rp->losses[i].what, "signalling"));
+		assert_null(strstr(rp->losses[i].what, "TCP port rules"));
+	}
+	/* truncate (below ABI 3) is still lost, and still fatal. */
+	assert_true(ruleset_plan_must_fail(rp, p));
+	ruleset_plan_free(rp);
+
+	rp = ruleset_plan_new(p, &fixed_plan, 5);
+	assert_true(ruleset_plan_must_fail(rp, p));
+	ruleset_plan_ns_covers(rp, true, false);
+	assert_false(ruleset_plan_must_fail(rp, p));
+	assert_int_equal(rp->handled_net, llw_net_rights(5));
+	ruleset_plan_free(rp);
+
+	rp = ruleset_plan_new(p, &fixed_plan, 7);
+	ruleset_plan_ns_covers(rp, false, true);
+	assert_int_equal(rp->handled_net, 0);
+	assert_int_equal(rp->n_net_rules, 0);
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+}
+
 /* The unix allow-list becomes RESOLVE_UNIX rules from ABI 9 on. */
 static void
 test_unix_paths(void **state)
@@ -885,6 +921,7 @@ main(void)
 		cmocka_unit_test(test_net_rules),
 		cmocka_unit_test(test_unix_paths),
 		cmocka_unit_test(test_abi_clamp),
+		cmocka_unit_test(test_ns_covers),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_apply_real),

@@ -1,0 +1,282 @@
+#!/bin/sh
+# Layer L3 (unprivileged namespaces): the read-only view closes what
+# Landlock leaves open (chmod, chown, utimensat, setxattr outside the
+# writable roots), masks hold inside a writable project, the host's
+# processes and /tmp are out of sight, net = none keeps a working
+# loopback, no capability survives, the process tree is exactly
+# monitor + init + command, and a refused user namespace fails closed.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if bwrap_backend; then
+	# The fallback's namespaces are bwrap's; the suites it reruns test
+	# them.  L3 is the Landlock backend's layer.
+	skip "L3 is the Landlock backend's namespace layer"
+	done_testing
+	exit
+fi
+if ! userns_works; then
+	skip "unprivileged user namespaces are refused here: no L3"
+	done_testing
+	exit
+fi
+
+# A profile that needs L3 without any mask: private /tmp and a pid
+# namespace.
+L3=$T/l3.ini
+printf '[profile]\ninclude = default\n[filesystem]\nprivate-tmp = yes\n[process]\nhide-processes = yes\n' >"$L3"
+chmod 644 "$L3"
+
+# --- The read-only view -------------------------------------------------
+# $OUTSIDE/file belongs to the test user, so without L3 chmod and
+# utimensat on it would succeed: Landlock does not govern them.
+ro_file=$OUTSIDE/file
+rw_file=$PROJ/src/main.c
+expect_denied "chmod of a read-only file fails" \
+	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chmod "$ro_file" 600
+expect_output "... with EROFS" "errno=EROFS"
+expect_succeeded "... while chmod of a project file works" \
+	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chmod "$rw_file" 644
+expect_denied "utimensat (touch) of a read-only file fails" \
+	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" touch "$ro_file"
+expect_output "... with EROFS" "errno=EROFS"
+expect_succeeded "... while touch of a project file works" \
+	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" touch "$rw_file"
+expect_denied "chown of a read-only file (to its own ids) fails" \
+	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chown "$ro_file" "$TEST_UID" "$TEST_GID"
+expect_output "... with EROFS" "errno=EROFS"
+expect_succeeded "... while chown of a project file works" \
+	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chown "$rw_file" "$TEST_UID" "$TEST_GID"
+if as_user "$PROBE" setxattr "$rw_file" >/dev/null 2>&1; then
+	expect_denied "setxattr of a read-only file fails" \
+		llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" setxattr "$ro_file"
+	expect_output "... with EROFS" "errno=EROFS"
+	expect_succeeded "... while setxattr of a project file works" \
+		llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" setxattr "$rw_file"
+else
+	skip "the build tree's filesystem has no user xattrs"
+fi
+expect_succeeded "/dev/null stays writable in the read-only view" \
+	llw -p "$L3" -- "$PROBE" write /dev/null
+
+# --- Masks under -p opencode --------------------------------------------
+git_id="-c user.name=llwtest -c user.email=llwtest@example.invalid"
+echo "SECRET=llw-dotenv" >"$PROJ/.env"
+echo "keep" >"$PROJ/README"
+chown "$TEST_UID:$TEST_GID" "$PROJ/.env" "$PROJ/README"
+run llw -p opencode -- /bin/sh -c "git init -q && git add src README && git $git_id commit -qm first && git log --oneline"
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q first; then
+	ok "git init && git commit work in the project under -p opencode"
+else
+	not_ok "git init && git commit work under -p opencode"; diag "status $rc: $out"
+fi
+run llw -p opencode -- /bin/cat "$PROJ/.env"
+if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -q llw-dotenv; then
+	ok "deny \${PROJECT}/.env hides its content"
+else
+	not_ok "deny \${PROJECT}/.env hides its content"; diag "status $rc: $out"
+fi
+expect_succeeded "... while README beside it is readable" \
+	llw -p opencode -- "$PROBE" read "$PROJ/README"
+expect_denied "rm of the masked .env fails" \
+	llw -p opencode -- "$PROBE" unlink "$PROJ/.env"
+expect_output "... with EBUSY (a mount point)" "errno=EBUSY"
+expect_denied "mv of the masked .env fails" \
+	llw -p opencode -- "$PROBE" rename "$PROJ/.env" "$PROJ/env.txt"
+[ -f "$PROJ/.env" ] && grep -q llw-dotenv "$PROJ/.env" && ok "... and .env is intact" || not_ok ".env is intact"
+expect_denied "a new hook in .git/hooks (now masked read-only) fails" \
+	llw -p opencode -- "$PROBE" write "$PROJ/.git/hooks/post-checkout"
+expect_output "... with EROFS" "errno=EROFS"
+expect_denied ".git/config cannot be appended to" \
+	llw -p opencode -- "$PROBE" append "$PROJ/.git/config"
+expect_denied ".git/hooks cannot be removed" \
+	llw -p opencode -- "$PROBE" rename "$PROJ/.git/hooks" "$PROJ/.git/hooks.old"
+run llw -p opencode -- /bin/sh -c "echo more >>README && git add README && git $git_id commit -qm second && git log --oneline"
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q second; then
+	ok "... while git commit in the project still works"
+else
+	not_ok "git commit works with .git/config and .git/hooks masked"; diag "status $rc: $out"
+fi
+[ ! -e "$PROJ/.git/hooks/post-checkout" ] && ok "no hook was created" || not_ok "a hook was created"
+run llw -p opencode --explain -- /bin/true
+expect_output "--explain lists the masks" "mask ro $PROJ/.git/hooks"
+expect_output "--explain notes a masked path that does not exist" "$PROJ/.vscode"
+expect_output "--explain says L3 runs and why" "L3 namespaces +yes, for .*private-tmp"
+
+# --- Processes ----------------------------------------------------------
+spawn_as_user sleep 300
+victim=$spawned
+sleep 0.2
+run llw -p "$L3" -- /bin/ls /proc
+if [ "$rc" -eq 0 ] && ! printf '%s\n' "$out" | grep -qx "$victim" && printf '%s\n' "$out" | grep -qx 1; then
+	ok "a host process ($victim) is absent from /proc; pid 1 is the sandbox's"
+else
+	not_ok "host processes are invisible"; diag "status $rc: $out"
+fi
+ls /proc | grep -qx "$victim" && ok "... while the host sees it" || not_ok "the host process is gone"
+run llw -p "$L3" -- /bin/sh -c 'grep NSpid /proc/self/status; echo "pid $$"'
+if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q '^pid 2$' && ! printf '%s' "$out" | grep -Eq 'NSpid:[[:space:]]+1$'; then
+	ok "the command is pid 2, not pid 1 (the init above it reaps)"
+else
+	not_ok "the command is not pid 1"; diag "$out"
+fi
+expect_denied "a signal to the host process fails (it does not exist here)" \
+	llw -p "$L3" -- "$PROBE" kill "$victim" 0
+expect_succeeded "... while signalling its own child works" \
+	llw -p "$L3" -- /bin/sh -c "sleep 5 & exec $PROBE kill \$! 15"
+
+# Exactly monitor + init + command, and nothing left after a kill.
+spawn_as_user "$LLWRAP" -p "$L3" -- /bin/sleep 300
+monitor=$spawned
+init=
+cmd=
+i=0
+while [ $i -lt 50 ]; do
+	init=$(pgrep -P "$monitor" || true)
+	[ -n "$init" ] && cmd=$(pgrep -P "$init" || true)
+	[ -n "$cmd" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+n_init=$(printf '%s\n' "$init" | grep -c .)
+n_cmd=$(printf '%s\n' "$cmd" | grep -c .)
+if [ "$n_init" -eq 1 ] && [ "$n_cmd" -eq 1 ] && [ "$(cat /proc/"$cmd"/comm)" = sleep ] && [ -z "$(pgrep -P "$cmd" || true)" ]; then
+	ok "with a pid namespace: exactly monitor, init and the command"
+else
+	not_ok "monitor, init and command"; diag "monitor $monitor init '$init' cmd '$cmd'"
+fi
+kill -TERM "$cmd" 2>/dev/null
+wait "$monitor"
+st=$?
+if [ "$st" -eq 143 ]; then
+	ok "the command killed by SIGTERM: the monitor exits 143"
+else
+	not_ok "the monitor exits 128+15"; diag "status $st"
+fi
+if ! kill -0 "$init" 2>/dev/null && ! kill -0 "$cmd" 2>/dev/null; then
+	ok "... and nothing is left behind"
+else
+	not_ok "processes left behind"; diag "$(ps -o pid,ppid,comm -p "$init,$cmd")"
+fi
+spawn_as_user "$LLWRAP" -p "$L3" -- /bin/sh -c 'sleep 300 & sleep 300 & exec sleep 300'
+monitor=$spawned
+sleep 0.5
+init=$(pgrep -P "$monitor" || true)
+kids=$(pgrep -P "$init" | tr '\n' ' ')
+kill -KILL "$monitor"
+wait "$monitor" 2>/dev/null
+sleep 0.3
+# A process whose parent was killed stays a zombie until the host's
+# init reaps it: only a running one counts.
+left=
+for p in $init $kids; do
+	st=$(sed 's/.*) \(.\).*/\1/' "/proc/$p/stat" 2>/dev/null || true)
+	[ -n "$st" ] && [ "$st" != Z ] && left="$left $p"
+done
+if [ -n "$init" ] && [ -z "$left" ]; then
+	ok "killing the monitor takes init and every process in the namespace with it"
+else
+	not_ok "the namespace dies with the monitor"; diag "init '$init' kids '$kids' left '$left'"
+fi
+
+# L3 without a pid namespace adds no process.
+run as_user /bin/sh -c "$LLWRAP -p default --net none -- /bin/sh -c 'echo \$\$' & echo \$!; wait"
+if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | sort -u | wc -l)" -eq 1 ]; then
+	ok "L3 without a pid namespace (net = none) runs in llwrap's own process"
+else
+	not_ok "no extra process without a pid namespace"; diag "$out"
+fi
+
+# --- Private /tmp ---------------------------------------------------------
+host_tmp=$(mktemp /tmp/llw-host.XXXXXX)
+chmod 644 "$host_tmp"
+expect_denied "a file in the host's /tmp is not there" \
+	llw -p "$L3" -- "$PROBE" read "$host_tmp"
+expect_succeeded "... while /tmp is writable" \
+	llw -p "$L3" -- "$PROBE" write /tmp/llw-inside
+[ ! -e /tmp/llw-inside ] && ok "... and what is written there stays inside" || { not_ok "the write reached the host's /tmp"; rm -f /tmp/llw-inside; }
+expect_succeeded "without private-tmp the host's /tmp is shared" \
+	llw -p default -- "$PROBE" read "$host_tmp"
+rm -f "$host_tmp"
+
+# --- Capabilities -------------------------------------------------------
+caps_zero() {
+	run "$@" -- /bin/sh -c 'grep -E "^Cap(Eff|Prm|Inh|Amb|Bnd)" /proc/self/status'
+	if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c '0000000000000000$')" -eq 5 ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"; diag "$out"
+	fi
+}
+desc="in the user namespace the command has no capability at all" caps_zero llw -p "$L3"
+if [ "$(id -u)" -eq 0 ]; then
+	desc="... also when root runs it" caps_zero \
+		env HOME="$HOME_DIR" "$LLWRAP" -p "$L3" -C "$PROJ"
+fi
+
+# --- net = none -------------------------------------------------------
+port=$(free_port)
+expect_succeeded "net = none: a server on 127.0.0.1 inside is reachable from inside" \
+	llw -p default --net none -- /bin/sh -c "$PROBE tcp-serve 127.0.0.1 $port 1 & sleep 0.3; $PROBE tcp-connect 127.0.0.1 $port"
+expect_denied "... while TCP to a non-loopback address fails" \
+	llw -p default --net none -- "$PROBE" tcp-connect 192.0.2.1 80
+host_addr=$(hostname -I 2>/dev/null | awk '{print $1}')
+if [ -n "$host_addr" ]; then
+	expect_denied "... also to the host's own address $host_addr" \
+		llw -p default --net none -- "$PROBE" tcp-connect "$host_addr" 22
+fi
+run llw -p default --net none --explain -- /bin/true
+expect_output "--explain: net = none uses a network namespace" "net \(only lo\)"
+
+# --- .llwrap.ini may only turn these on -------------------------------
+printf '[filesystem]\nprivate-tmp = no\n' >"$PROJ/.llwrap.ini"
+chown "$TEST_UID:$TEST_GID" "$PROJ/.llwrap.ini"
+expect_status ".llwrap.ini with private-tmp = no is refused" 125 llw -p "$L3" -- /bin/true
+printf '[process]\nhide-processes = yes\n' >"$PROJ/.llwrap.ini"
+run llw -p default -- /bin/sh -c 'echo $$'
+expect_output ".llwrap.ini with hide-processes = yes applies (pid 2)" "^2$"
+rm -f "$PROJ/.llwrap.ini"
+
+# --- A refused user namespace -----------------------------------------
+if [ "$(id -u)" -ne 0 ]; then
+	skip "refusing user namespaces needs root (a namespace with the limit at 0)"
+	done_testing
+	exit
+fi
+# llwrap as the test user in a user namespace where
+# user.max_user_namespaces = 0.
+llw_refused() {
+	(cd "$PROJ" && userns_refused setpriv --reuid="$TEST_UID" \
+		--regid="$TEST_GID" --clear-groups --inh-caps=-all \
+		--bounding-set=-all -- env -i HOME="$HOME_DIR" \
+		PATH=/usr/bin:/bin LLWRAP_PROFILE_PATH="$LLWRAP_PROFILE_PATH" \
+		"$LLWRAP" --rx "$LLW_HELPERS" "$@")
+}
+marker=$PROJ/ran-refused
+run llw_refused -p "$L3" -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q 'user.max_user_namespaces = 0'; then
+	ok "userns refused: a policy that needs L3 fails closed (125) naming user.max_user_namespaces"
+else
+	not_ok "userns refused: fails closed"; diag "status $rc: $out"
+fi
+run llw_refused -p "$L3" --best-effort -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 0 ] && [ -e "$marker" ] && printf '%s' "$out" | grep -q 'NOT ENFORCED: hide-processes' &&
+	printf '%s' "$out" | grep -q 'NOT ENFORCED: private-tmp'; then
+	ok "... with --best-effort it runs and reports NOT ENFORCED"
+else
+	not_ok "userns refused, best effort"; diag "status $rc: $out"
+fi
+rm -f "$marker"
+run llw_refused -p default --deny "$PROJ/.env" -- /bin/true
+if [ "$rc" -eq 125 ] && printf '%s' "$out" | grep -q "$PROJ/.env"; then
+	ok "... a deny inside a writable directory fails closed, naming the path"
+else
+	not_ok "deny inside writable without L3 fails closed"; diag "status $rc: $out"
+fi
+run llw_refused -p default --best-effort --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
+expect_rc "... with --best-effort it is hole punched" 1
+expect_output "... and reported" "NOT ENFORCED: .*hole punching"
+run llw_refused -p default --net none -- "$PROBE" tcp-connect 127.0.0.1 "$port"
+expect_rc "... net = none alone still runs (seccomp denies inet sockets, stricter)" 1
+expect_output "... and says loopback is lost too" "NOT ENFORCED: net = none with a working loopback"
+
+done_testing
