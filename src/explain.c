@@ -17,6 +17,7 @@
 #include "compat/syscall.h"
 #include "explain.h"
 #include "fdutil.h"
+#include "known.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -24,15 +25,22 @@ static const struct {
 	uint64_t bit;
 	const char *name;
 } fs_rights[] = {
-	{ LLW_FS_EXECUTE, "execute" },	   { LLW_FS_WRITE_FILE, "write_file" },
-	{ LLW_FS_READ_FILE, "read_file" }, { LLW_FS_READ_DIR, "read_dir" },
+	{ LLW_FS_EXECUTE, "execute" },
+	{ LLW_FS_WRITE_FILE, "write_file" },
+	{ LLW_FS_READ_FILE, "read_file" },
+	{ LLW_FS_READ_DIR, "read_dir" },
 	{ LLW_FS_REMOVE_DIR, "remove_dir" },
 	{ LLW_FS_REMOVE_FILE, "remove_file" },
-	{ LLW_FS_MAKE_CHAR, "make_char" }, { LLW_FS_MAKE_DIR, "make_dir" },
-	{ LLW_FS_MAKE_REG, "make_reg" },   { LLW_FS_MAKE_SOCK, "make_sock" },
-	{ LLW_FS_MAKE_FIFO, "make_fifo" }, { LLW_FS_MAKE_BLOCK, "make_block" },
-	{ LLW_FS_MAKE_SYM, "make_sym" },   { LLW_FS_REFER, "refer" },
-	{ LLW_FS_TRUNCATE, "truncate" },   { LLW_FS_IOCTL_DEV, "ioctl_dev" },
+	{ LLW_FS_MAKE_CHAR, "make_char" },
+	{ LLW_FS_MAKE_DIR, "make_dir" },
+	{ LLW_FS_MAKE_REG, "make_reg" },
+	{ LLW_FS_MAKE_SOCK, "make_sock" },
+	{ LLW_FS_MAKE_FIFO, "make_fifo" },
+	{ LLW_FS_MAKE_BLOCK, "make_block" },
+	{ LLW_FS_MAKE_SYM, "make_sym" },
+	{ LLW_FS_REFER, "refer" },
+	{ LLW_FS_TRUNCATE, "truncate" },
+	{ LLW_FS_IOCTL_DEV, "ioctl_dev" },
 	{ LLW_FS_RESOLVE_UNIX, "resolve_unix" },
 };
 
@@ -107,6 +115,45 @@ origin_or_builtin(const struct llw_scalar_origin *o)
 	return o->origin ? o->origin : "built-in";
 }
 
+const char *
+explain_backend_name(enum sandbox_backend b)
+{
+	return b == SANDBOX_BACKEND_BWRAP ? "bwrap" : "landlock";
+}
+
+/*
+ * The escapes this backend is known not to stop with the layers in use
+ * (conf/known-limits), so that nobody has to read the test suite to
+ * learn them.  The supervisor is not part of this version, so entries it
+ * closes always apply.
+ */
+static void
+explain_limits(FILE *f, const struct sandbox *sb)
+{
+	struct known_limits *l = known_builtin();
+	const char *backend = explain_backend_name(sb->backend);
+	bool any = false;
+
+	for (size_t i = 0; l != NULL && i < l->n; i++) {
+		const struct known_limit *e = &l->v[i];
+
+		if (!known_applies(e, backend, sb->use_ns, false))
+			continue;
+		if (!any)
+			fprintf(f,
+				"\nKnown limits on this backend (%s; "
+				"llwrap --selftest measures them):\n",
+				backend);
+		any = true;
+		fprintf(f, "  %s: %s (closed by %s)\n", e->id, e->reason,
+			e->closed_by);
+	}
+	if (!any)
+		fprintf(f, "\nKnown limits on this backend (%s): none.\n",
+			backend);
+	known_free(l);
+}
+
 void
 explain_sandbox(FILE *f, const struct sandbox *sb)
 {
@@ -134,7 +181,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_items(f, "mkdir", &p->mkdirs);
 
 	fprintf(f, "\nNetwork:\n  %-12s %s\t(%s)\n", "mode",
-		policy_net_mode_name(p->net), origin_or_builtin(&p->net_origin));
+		policy_net_mode_name(p->net),
+		origin_or_builtin(&p->net_origin));
 	explain_ports(f, "connect-tcp", &p->connect_tcp);
 	explain_ports(f, "bind-tcp", &p->bind_tcp);
 	explain_ports(f, "connect-udp", &p->connect_udp);
@@ -179,7 +227,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			rp->fs_rules[i].punched ? ", hole punched" : "");
 	}
 	for (size_t i = 0; i < rp->n_net_rules; i++) {
-		_cleanup_free_ char *r = net_rights_name(rp->net_rules[i].access);
+		_cleanup_free_ char *r =
+			net_rights_name(rp->net_rules[i].access);
 
 		fprintf(f, "  %s port %llu\t(%s)\n", r,
 			(unsigned long long)rp->net_rules[i].port,
@@ -199,6 +248,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 		fprintf(f, "  warning: unix-sockets = allow: before Landlock "
 			   "ABI 9 pathname sockets the user can reach "
 			   "(docker, ssh-agent, D-Bus) are reachable\n");
+
+	explain_limits(f, sb);
 
 	fprintf(f, "\n");
 	if (sb->not_enforced == NULL)
@@ -299,8 +350,9 @@ explain_check(FILE *f)
 	if (clone)
 		fprintf(f, "  kernel.unprivileged_userns_clone = %s\n", clone);
 	if (apparmor)
-		fprintf(f, "  kernel.apparmor_restrict_unprivileged_userns = "
-			   "%s\n",
+		fprintf(f,
+			"  kernel.apparmor_restrict_unprivileged_userns = "
+			"%s\n",
 			apparmor);
 	fprintf(f, "pidfd_getfd:     %s\n",
 		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
