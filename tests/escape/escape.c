@@ -1571,7 +1571,7 @@ static int
 core_dump_in(const char *dir, char *why, size_t n)
 {
 	char pattern[256] = "", p[600];
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	struct rlimit rl;
 	int fd = open("/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
 	ssize_t len = fd >= 0 ? read(fd, pattern, sizeof(pattern) - 1) : -1;
 	pid_t pid;
@@ -1589,16 +1589,26 @@ core_dump_in(const char *dir, char *why, size_t n)
 			 pattern);
 		return -1;
 	}
+	if (getrlimit(RLIMIT_CORE, &rl) < 0 || rl.rlim_max < 4096 * 1024) {
+		snprintf(why, n,
+			 "the hard RLIMIT_CORE is too small for a dump");
+		return -1;
+	}
+	rl.rlim_cur = rl.rlim_max;
 	pid = fork();
 	if (pid == 0) {
-		if (setrlimit(RLIMIT_CORE, &rl) < 0 || chdir(dir) < 0)
+		if (setrlimit(RLIMIT_CORE, &rl) < 0)
+			_exit(98);
+		if (chdir(dir) < 0)
 			_exit(99);
 		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 		abort();
 	}
 	waitpid(pid, &st, 0);
 	if (WIFEXITED(st)) {
-		snprintf(why, n, "cannot raise RLIMIT_CORE or enter %s", dir);
+		snprintf(why, n, "%s",
+			 WEXITSTATUS(st) == 98 ? "cannot raise RLIMIT_CORE"
+					       : "cannot enter the directory");
 		return -1;
 	}
 	path_in(dir, "core", p, sizeof(p));

@@ -78,6 +78,7 @@ OTHER=$OTHER/notes.txt
 CONFIG=$CONF/opencode.ini
 GIT=$PROJ/.git
 DOTFILES=$PROJ
+REAL_SSH=$HOME_DIR/.ssh
 EOF
 TCP_OK=$(sed -n 's/^TCP_OK=//p' "$T/fixture")
 
