@@ -221,6 +221,12 @@ awk -F '\t' '{ printf "# %-24s", $1; for (i = 3; i <= NF; i++) printf " | %s", $
 	"$TABLE_DIR/table.tsv"
 [ "$stale" -eq 0 ] || diag "$stale stale known-limit entries (a warning, see conf/known-limits)"
 
+if [ "${LLW_UPDATE_README:-}" = 1 ]; then
+	"$LLW_SRCDIR/tests/escape/table-to-md.sh" "$TABLE_DIR/table.tsv" \
+		--update "$LLW_SRCDIR/README.md" &&
+		diag "README.md's escape table regenerated"
+fi
+
 exec 9>&-
 wait "$host_pid" 2>/dev/null
 done_testing
