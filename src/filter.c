@@ -300,7 +300,9 @@ fb_add_not_in(struct filter_builder *b, int err, int nr,
 
 	if (n >= ARRAY_SIZE(cmp))
 		return -EINVAL;
-	memcpy(cmp, prefix, n * sizeof(*prefix));
+	/* memcpy from NULL is undefined even for 0 bytes (UBSan). */
+	if (n > 0)
+		memcpy(cmp, prefix, n * sizeof(*prefix));
 	for (size_t i = 0; i < nallowed; i++) {
 		if (allowed[i] > lo) {
 			r = fb_add_range(b, err, nr, cmp, n, arg, width, lo,
