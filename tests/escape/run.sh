@@ -94,6 +94,13 @@ run_corpus() {
 		$(cat "$T/fixture") >"$3" 2>"$3.err"
 }
 
+# todo DESC REASON: an expected failure (TAP TODO, automake's XFAIL); it
+# does not fail the script.
+todo() {
+	test_count=$((test_count + 1))
+	echo "not ok $test_count - $1 # TODO $2"
+}
+
 # limit ID BACKEND: the known-limits entry (layer and reason), if any.
 limit() {
 	awk -v id="$1" -v be="$2" '
@@ -160,7 +167,7 @@ for profile in $PROFILES; do
 			ESCAPED)
 				if [ -n "$lim" ]; then
 					cell="ESCAPED (known limit, ${lim%%:*})"
-					not_ok "$col $id: escaped ($detail) # TODO known limit ${lim}"
+					todo "$col $id: escaped ($detail)" "known limit ${lim}"
 				else
 					cell="ESCAPED"
 					not_ok "$col $id: ESCAPED: $detail"
