@@ -26,6 +26,10 @@ expect_output "... and the verdict says so" "^NOT PROTECTED"
 run as_user "$LLWRAP" -p default --backend=bwrap --selftest
 expect_rc "--backend=bwrap --selftest fails like any run when the backend is missing" 125
 
+run as_user "$LLWRAP" -p opencode --explain
+expect_output "--explain lists the known limits of the backend" "^Known limits on this backend \(landlock"
+expect_output "... each with its closing layer" "^  proc.cmdline: .*\(closed by L3\)$"
+
 left=$(ls -a "$HOME_DIR" "$PROJ" | grep -c 'llwrap-selftest\|llwrap-escape')
 [ "$left" -eq 0 ] && ok "no scratch directory is left in the home or the project" ||
 	not_ok "scratch directories left behind: $(ls -a "$HOME_DIR" "$PROJ")"
