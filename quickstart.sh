@@ -34,8 +34,10 @@ echo
 echo "quickstart: llwrap --check"
 ./llwrap --check || true
 echo
+# The built-in default profile: a profile read from conf/ would sit
+# inside this writable project, which only L3 masks could protect.
 echo "quickstart: a shell under the default profile, in this directory:"
-LLWRAP_PROFILE_PATH=$PWD/conf ./llwrap -p default -- /bin/sh -c '
+./llwrap -p default -- /bin/sh -c '
 	echo "  sandboxed shell running as $(id -un) in $PWD"
 	if cat ~/.ssh/id_* >/dev/null 2>&1 || ls ~ >/dev/null 2>&1; then
 		echo "  the home directory is readable: NOT sandboxed"; exit 1
