@@ -138,8 +138,8 @@ for profile in $PROFILES; do
 			why=$(head -1 "$out.err" | sed 's/^llwrap: //')
 			skip "$col: backend unavailable: $why"
 			while IFS="	" read -r id what; do
-				printf '%s\t%s\tskipped (backend unavailable)\n' \
-					"$col" "$id" >>"$T/cells"
+				printf '%s\t%s\tskipped (backend unavailable: %s)\n' \
+					"$col" "$id" "$why" >>"$T/cells"
 			done <"$T/ids"
 			continue
 		fi
@@ -224,7 +224,7 @@ grep -q '^# bashrc$' "$HOME_DIR/.bashrc" && ok "~/.bashrc is intact" ||
 	done <"$T/ids"
 } >"$TABLE_DIR/table.tsv"
 diag "escape table (also in $TABLE_DIR/table.tsv):"
-awk -F '\t' '{ printf "# %-24s", $1; for (i = 3; i <= NF; i++) printf " | %s", $i; printf "\n" }' \
+awk -F '\t' '{ printf "# %-24s", $1; for (i = 3; i <= NF; i++) printf " | %.40s", $i; printf "\n" }' \
 	"$TABLE_DIR/table.tsv"
 [ "$stale" -eq 0 ] || diag "$stale stale known-limit entries (a warning, see conf/known-limits)"
 
