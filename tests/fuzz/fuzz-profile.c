@@ -173,20 +173,40 @@ fake_list(void *ctx, const char *path, char ***names)
 	return 0;
 }
 
-/* A scratch directory for the profile files, made once. */
+static char *scratch_dir;
+
+/* Remove the scratch directory and the three entries made in it. */
+static void
+scratch_remove(void)
+{
+	static const char *const names[] = { "proj/.llwrap.ini", "proj",
+					     "fuzz.ini" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *p =
+			xasprintf("%s/%s", scratch_dir, names[i]);
+
+		if (unlink(p) < 0)
+			rmdir(p);
+	}
+	rmdir(scratch_dir);
+}
+
+/* A scratch directory for the profile files, made once, in $TMPDIR. */
 static char *
 scratch(void)
 {
-	static char *dir;
-
-	if (dir == NULL) {
-		char tmpl[] = "/tmp/llwrap-fuzz.XXXXXX";
+	if (scratch_dir == NULL) {
+		const char *t = getenv("TMPDIR");
+		_cleanup_free_ char *tmpl = xasprintf(
+			"%s/llwrap-fuzz.XXXXXX", t && *t == '/' ? t : "/tmp");
 
 		if (mkdtemp(tmpl) == NULL)
 			abort();
-		dir = xstrdup(tmpl);
+		scratch_dir = steal_pointer(&tmpl);
+		atexit(scratch_remove);
 	}
-	return dir;
+	return scratch_dir;
 }
 
 static void
