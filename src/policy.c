@@ -936,7 +936,9 @@ apply_matched(struct resolver *r, char **cause)
 		if (ret < 0)
 			break;
 	}
-	if (ret == 0)
+	/* qsort(NULL, 0, ...) is undefined (glibc declares the array
+	 * nonnull); found by tests/fuzz with an empty profile path. */
+	if (ret == 0 && n > 0)
 		qsort(cands, n, sizeof(*cands), candidate_cmp);
 	for (size_t i = 0; i < n; i++) {
 		struct profile *prof = steal_pointer(&cands[i].prof);
