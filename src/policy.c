@@ -468,8 +468,7 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 }
 
 enum llw_access
-policy_access_at(const struct policy *p, const char *path,
-		 const char **origin)
+policy_access_at(const struct policy *p, const char *path, const char **origin)
 {
 	const struct llw_path_rule *best = NULL;
 

@@ -1303,7 +1303,8 @@ main(void)
 			 &combos[i]);
 		add_test(tests, &n, names, test_size, "size", &combos[i]);
 	}
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_embedded_programs);
+	tests[n++] =
+		(struct CMUnitTest)cmocka_unit_test(test_embedded_programs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_describe);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_opts_and_arches);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_live);
