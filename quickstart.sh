@@ -34,6 +34,8 @@ echo
 echo "quickstart: llwrap --check"
 ./llwrap --check || true
 echo
+# The built-in default profile: a profile read from conf/ would sit
+# inside this writable project, which only L3 masks could protect.
 echo "quickstart: a shell under the default profile, in this directory:"
 # The built-in default profile (the same text as conf/default.ini).  Not
 # LLWRAP_PROFILE_PATH=$PWD/conf: profile directories are write-protected

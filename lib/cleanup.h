@@ -36,9 +36,9 @@ cleanup_strvp(char ***v)
 	strv_free(*v);
 }
 
-#define _cleanup_free_	attribute_cleanup(cleanup_freep)
-#define _cleanup_close_	attribute_cleanup(cleanup_closep)
-#define _cleanup_strv_	attribute_cleanup(cleanup_strvp)
+#define _cleanup_free_	     attribute_cleanup(cleanup_freep)
+#define _cleanup_close_	     attribute_cleanup(cleanup_closep)
+#define _cleanup_strv_	     attribute_cleanup(cleanup_strvp)
 #define attribute_cleanup(f) __attribute__((cleanup(f)))
 
 /* Declare a cleanup function for a type whose free function takes NULL. */

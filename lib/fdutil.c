@@ -57,7 +57,10 @@ fd_close_inherited(const int *keep, size_t n)
 	unsigned int next = 3;
 	int r = 0;
 
-	memcpy(sorted, keep, n * sizeof(int));
+	/* keep is NULL when nothing is kept: memcpy from NULL is undefined
+	 * even for 0 bytes (UBSan). */
+	if (n > 0)
+		memcpy(sorted, keep, n * sizeof(int));
 	qsort(sorted, n, sizeof(int), int_cmp);
 	for (size_t i = 0; i < n; i++) {
 		int flags;

@@ -5,8 +5,7 @@
 
 #include "xalloc.h"
 
-static void __attribute__((noreturn))
-xalloc_die(void)
+static void __attribute__((noreturn)) xalloc_die(void)
 {
 	fputs("llwrap: out of memory\n", stderr);
 	_exit(125);

@@ -718,9 +718,8 @@ find_command(const struct plan *fs, const char *project, const char *argv0,
 int
 bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	   const struct plan *fs, const struct policy *p,
-	   const struct sock_fprog *prog,
-	   char *const *argv, char *const *env, const int *keep, size_t n_keep,
-	   int *status, char **cause)
+	   const struct sock_fprog *prog, char *const *argv, char *const *env,
+	   const int *keep, size_t n_keep, int *status, char **cause)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ int *keep_all = NULL;

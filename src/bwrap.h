@@ -146,7 +146,7 @@ int bwrap_exec_allowed(const struct plan *fs, const char *path);
 int bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	       const struct plan *fs, const struct policy *p,
 	       const struct sock_fprog *prog, char *const *argv,
-	       char *const *env,
-	       const int *keep, size_t n_keep, int *status, char **cause);
+	       char *const *env, const int *keep, size_t n_keep, int *status,
+	       char **cause);
 
 #endif /* LLW_BWRAP_H */

@@ -17,6 +17,7 @@
 #include "compat/syscall.h"
 #include "explain.h"
 #include "fdutil.h"
+#include "known.h"
 #include "strv.h"
 #include "supervise.h"
 #include "xalloc.h"
@@ -174,6 +175,45 @@ explain_bwrap(FILE *f, const struct sandbox *sb)
 	}
 }
 
+const char *
+explain_backend_name(enum sandbox_backend b)
+{
+	return b == SANDBOX_BACKEND_BWRAP ? "bwrap" : "landlock";
+}
+
+/*
+ * The escapes this backend is known not to stop with the layers in use
+ * (conf/known-limits), so that nobody has to read the test suite to
+ * learn them.  The supervisor is not part of this version, so entries it
+ * closes always apply.
+ */
+static void
+explain_limits(FILE *f, const struct sandbox *sb)
+{
+	struct known_limits *l = known_builtin();
+	const char *backend = explain_backend_name(sb->backend);
+	bool any = false;
+
+	for (size_t i = 0; l != NULL && i < l->n; i++) {
+		const struct known_limit *e = &l->v[i];
+
+		if (!known_applies(e, backend, sb->use_ns, false))
+			continue;
+		if (!any)
+			fprintf(f,
+				"\nKnown limits on this backend (%s; "
+				"llwrap --selftest measures them):\n",
+				backend);
+		any = true;
+		fprintf(f, "  %s: %s (closed by %s)\n", e->id, e->reason,
+			e->closed_by);
+	}
+	if (!any)
+		fprintf(f, "\nKnown limits on this backend (%s): none.\n",
+			backend);
+	known_free(l);
+}
+
 void
 explain_sandbox(FILE *f, const struct sandbox *sb)
 {
@@ -302,6 +342,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 		fprintf(f, "  warning: unix-sockets = allow: before Landlock "
 			   "ABI 9 pathname sockets the user can reach "
 			   "(docker, ssh-agent, D-Bus) are reachable\n");
+
+	explain_limits(f, sb);
 
 	fprintf(f, "\n");
 	if (sb->not_enforced == NULL)

@@ -10,6 +10,9 @@
 
 #include "sandbox.h"
 
+/* "landlock" or "bwrap", as conf/known-limits names backends. */
+const char *explain_backend_name(enum sandbox_backend b);
+
 /* Print the report for sb, whose policy is sb->policy, to f. */
 void explain_sandbox(FILE *f, const struct sandbox *sb);
 

@@ -33,8 +33,8 @@ main(void)
 		r = filter_export(ctx, &insns, &n);
 		seccomp_release(ctx);
 		if (r < 0) {
-			fprintf(stderr, "filter-gen: cannot export program %u\n",
-				i);
+			fprintf(stderr,
+				"filter-gen: cannot export program %u\n", i);
 			return 1;
 		}
 		printf("static struct sock_filter prog%u[] = {\n", i);

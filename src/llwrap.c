@@ -13,13 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "explain.h"
+#include "known.h"
 #include "policy.h"
 #include "profile.h"
 #include "sandbox.h"
+#include "selftest.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -166,6 +169,9 @@ usage(FILE *f)
 	      "exit\n"
 	      "  --check                   print the kernel's capabilities "
 	      "and exit\n"
+	      "  --selftest                run the escape probes under this "
+	      "policy and\n"
+	      "                            report which are closed\n"
 	      "  -v, --verbose  -q, --quiet  -V, --version  -h, --help\n"
 	      "\n"
 	      "Exit status: the command's, 125 for an llwrap error, 126 "
@@ -244,6 +250,194 @@ struct flag {
 	char *arg;
 };
 
+/* Resolve the policy of the command line plus extra flags. */
+static struct policy *
+resolve(const char *project, const char *name, char **cmd, char **profiles,
+	const struct flag *flags, size_t n_flags, const struct flag *extra,
+	size_t n_extra)
+{
+	_cleanup_strv_ char **path = NULL;
+	_cleanup_free_ char *cause = NULL;
+	struct vars *vars = vars_new(environ, project, name);
+	struct profile *cli = profile_new("command line", PROFILE_KIND_CLI);
+	struct policy *policy = NULL;
+	int r;
+
+	for (size_t i = 0; i < n_flags; i++)
+		add_flag(cli, vars, flags[i].opt, flags[i].arg);
+	for (size_t i = 0; i < n_extra; i++)
+		add_flag(cli, vars, extra[i].opt, extra[i].arg);
+	path = policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
+	{
+		struct policy_request req = {
+			.envp = environ,
+			.project = project,
+			.command = cmd[0],
+			.name = name,
+			.profiles = profiles,
+			.profile_path = path,
+			.cli = cli,
+			.read_project_file = true,
+		};
+
+		r = policy_resolve(&req, &policy, &cause);
+	}
+	profile_free(cli);
+	vars_free(vars);
+	if (r < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+	return policy;
+}
+
+/* The first word of a corpus line and the rest after the id. */
+static const char *
+line_detail(const char *line)
+{
+	const char *s = strchr(line, ' ');
+
+	s = s ? strchr(s + 1, ' ') : NULL;
+	return s ? s + 1 : "";
+}
+
+/*
+ * --selftest (DESIGN.md §3): the escape corpus under this policy, on
+ * this kernel, against decoys it makes in a scratch directory of the
+ * home (removed afterwards).  Two things are added to the policy for the
+ * run, and said so: one loopback port the host side listens on (the
+ * destination of the legitimate network twins), and execution of the
+ * corpus's directory when the policy does not allow it.  The user's real
+ * ~/.ssh keys are only opened and closed, never read.  Returns the exit
+ * status: 0 when every escape outside the known limits is blocked.
+ */
+static int
+run_selftest(struct policy *policy, enum sandbox_backend backend,
+	     const char *project, const char *name, char **cmd, char **profiles,
+	     const struct flag *flags, size_t n_flags)
+{
+	_cleanup_free_ char *cause = NULL, *corpus = NULL;
+	_cleanup_free_ char *real_ssh = NULL, *git = NULL, *config = NULL;
+	_cleanup_strv_ char **lines = NULL, **extra_kv = NULL;
+	const char *home = getenv("HOME"), *port, *bname;
+	struct selftest_host *host = NULL;
+	struct known_limits *limits = known_builtin();
+	struct sandbox *sb = NULL;
+	struct flag extra[2];
+	size_t n_extra = 0;
+	int blocked = 0, escaped = 0, known = 0, skipped = 0, twins = 0, r;
+	struct stat st;
+
+	if (home == NULL || *home != '/')
+		die(EXIT_LLWRAP, "--selftest needs HOME (its decoys live "
+				 "there)");
+	if ((corpus = selftest_find_corpus(&cause)) == NULL)
+		die(EXIT_LLWRAP, "%s", cause);
+	if (selftest_host_start(corpus, home, project, &host, &cause) < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+	port = selftest_host_get(host, "TCP_OK");
+	if (port != NULL) {
+		extra[n_extra].opt = OPT_CONNECT_TCP;
+		extra[n_extra++].arg = (char *)port;
+	}
+	/* The corpus file alone, not its directory: in a build tree that
+	 * directory holds the test suite's fake homes. */
+	{
+		enum llw_access a = policy_access_at(policy, corpus, NULL);
+
+		if (a != LLW_ACCESS_RX && a != LLW_ACCESS_RWX) {
+			extra[n_extra].opt =
+				a == LLW_ACCESS_RW ? OPT_RWX : OPT_RX;
+			extra[n_extra++].arg = corpus;
+		}
+	}
+	policy_free(policy);
+	policy = resolve(project, name, cmd, profiles, flags, n_flags, extra,
+			 n_extra);
+	/* The corpus ran once per selftest: the exit status is decided by
+	 * the escapes below. */
+	if ((r = sandbox_make_dirs(policy, &cause)) < 0 ||
+	    (r = sandbox_prepare(policy, backend, &sb, &cause)) < 0) {
+		selftest_host_stop(host);
+		die(EXIT_LLWRAP, "%s", cause);
+	}
+	if (sb->must_fail) {
+		selftest_host_stop(host);
+		die(EXIT_LLWRAP, "%s", sb->fail_cause);
+	}
+	bname = explain_backend_name(sb->backend);
+
+	real_ssh = xasprintf("REAL_SSH=%s/.ssh", home);
+	strv_push(&extra_kv, real_ssh);
+	git = xasprintf("%s/.git", project);
+	if (stat(git, &st) == 0 && S_ISDIR(st.st_mode))
+		strv_push_take(&extra_kv, xasprintf("GIT=%s", git));
+	if (policy->config_files && policy->config_files[0])
+		strv_push_take(&extra_kv,
+			       xasprintf("CONFIG=%s", policy->config_files[0]));
+	/* Decoy secrets in the environment, unless the user has real ones
+	 * (the corpus reports names, never values). */
+	setenv("AWS_SECRET_ACCESS_KEY", "llwrap-selftest-decoy", 0);
+	setenv("GITHUB_TOKEN", "llwrap-selftest-decoy", 0);
+	setenv("LLW_DECOY_TOKEN", "llwrap-selftest-decoy", 0);
+
+	printf("llwrap selftest: the escape corpus (%s) under this policy, "
+	       "backend %s, project %s\n",
+	       corpus, bname, project);
+	printf("added for the test only: connect-tcp %s (the twins' "
+	       "loopback listener)%s%s\n\n",
+	       port ? port : "-", n_extra > 1 ? ", execute " : "",
+	       n_extra > 1 ? corpus : "");
+	r = selftest_run(sb, corpus, host, extra_kv, environ, &lines, &cause);
+	selftest_host_stop(host);
+	if (r < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+
+	for (char **l = lines; l != NULL && *l != NULL; l++) {
+		char id[128] = "";
+		const struct known_limit *e;
+
+		if (sscanf(*l, "%*s %127s", id) != 1)
+			continue;
+		if (strncmp(*l, "BLOCKED ", 8) == 0) {
+			printf("  blocked   %-24s %s\n", id, line_detail(*l));
+			blocked++;
+		} else if (strncmp(*l, "ESCAPED ", 8) == 0) {
+			e = known_find(limits, id, bname);
+			if (e && known_applies(e, bname, sb->use_ns, false)) {
+				printf("  KNOWN     %-24s %s [known limit, "
+				       "closed by %s]\n",
+				       id, line_detail(*l), e->closed_by);
+				known++;
+			} else {
+				printf("  ESCAPED   %-24s %s\n", id,
+				       line_detail(*l));
+				escaped++;
+			}
+		} else if (strncmp(*l, "SKIPPED ", 8) == 0) {
+			printf("  skipped   %-24s %s\n", id, line_detail(*l));
+			skipped++;
+		} else if (strncmp(*l, "TWIN-FAILED ", 12) == 0) {
+			printf("  (twin)    %-24s the legitimate action beside "
+			       "it failed: %s\n",
+			       id, line_detail(*l));
+			twins++;
+		}
+	}
+	printf("\n%d blocked, %d escaped, %d known limits, %d skipped; %d "
+	       "legitimate twins failed%s\n",
+	       blocked, escaped, known, skipped, twins,
+	       twins ? " (your policy may forbid them on purpose)" : "");
+	if (escaped)
+		printf("NOT PROTECTED: %d escape(s) outside the known limits "
+		       "work under this policy here.\n",
+		       escaped);
+	else
+		printf("Every probe outside the known limits is blocked.\n");
+	known_free(limits);
+	sandbox_free(sb);
+	policy_free(policy);
+	return escaped ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -253,6 +447,7 @@ main(int argc, char **argv)
 	_cleanup_free_ struct flag *flags = NULL;
 	enum sandbox_backend backend = SANDBOX_BACKEND_AUTO;
 	bool explain = false, check = false, verbose = false;
+	bool selftest = false;
 	size_t n_keep = 0, n_flags = 0;
 	char *default_argv[2] = { NULL, NULL };
 	char **cmd;
@@ -266,9 +461,10 @@ main(int argc, char **argv)
 	       -1) {
 		switch (c) {
 		case 'p':
-			strv_push_take(&profiles, strchr(optarg, '/')
-							  ? absolute_path(optarg)
-							  : xstrdup(optarg));
+			strv_push_take(&profiles,
+				       strchr(optarg, '/')
+					       ? absolute_path(optarg)
+					       : xstrdup(optarg));
 			break;
 		case 'C':
 			free(project);
@@ -292,8 +488,8 @@ main(int argc, char **argv)
 			check = true;
 			break;
 		case OPT_SELFTEST:
-			die(EXIT_LLWRAP, "--selftest is not in this version of "
-					 "llwrap");
+			selftest = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -371,6 +567,12 @@ main(int argc, char **argv)
 	vars_free(vars);
 	if (r < 0)
 		die(EXIT_LLWRAP, "%s", cause);
+
+	if (selftest) {
+		/* It frees the policy: it resolves its own. */
+		return run_selftest(policy, backend, project, name, cmd,
+				    profiles, flags, n_flags);
+	}
 
 	if (!explain && (r = sandbox_make_dirs(policy, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);

@@ -15,9 +15,9 @@
 #include "policy.h"
 
 struct ns_opts {
-	bool pid;	  /* new pid namespace; the caller's next child is pid 1 */
-	bool net;	  /* new network namespace with only lo up */
-	bool private_tmp; /* tmpfs on /tmp */
+	bool pid; /* new pid namespace; the caller's next child is pid 1 */
+	bool net; /* new network namespace with only lo up */
+	bool private_tmp;      /* tmpfs on /tmp */
 	const struct plan *fs; /* writable roots and masks */
 	const struct policy *policy;
 };

@@ -468,8 +468,7 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 }
 
 enum llw_access
-policy_access_at(const struct policy *p, const char *path,
-		 const char **origin)
+policy_access_at(const struct policy *p, const char *path, const char **origin)
 {
 	const struct llw_path_rule *best = NULL;
 
@@ -936,7 +935,9 @@ apply_matched(struct resolver *r, char **cause)
 		if (ret < 0)
 			break;
 	}
-	if (ret == 0)
+	/* qsort(NULL, 0, ...) is undefined (glibc declares the array
+	 * nonnull); found by tests/fuzz with an empty profile path. */
+	if (ret == 0 && n > 0)
 		qsort(cands, n, sizeof(*cands), candidate_cmp);
 	for (size_t i = 0; i < n; i++) {
 		struct profile *prof = steal_pointer(&cands[i].prof);

@@ -34,7 +34,6 @@ bool policy_access_wider(enum llw_access a, enum llw_access b);
 /* True when access a lets the command create or modify entries. */
 bool policy_access_writable(enum llw_access a);
 
-
 enum llw_net_mode {
 	LLW_NET_FILTERED = 0, /* Landlock port rules + seccomp family list */
 	LLW_NET_NONE,	      /* no network at all */
@@ -54,10 +53,10 @@ const char *policy_net_mode_name(enum llw_net_mode m);
 
 /* A filesystem rule. */
 struct llw_path_rule {
-	char *path;	       /* absolute, normalised ("/a/b", no trailing /) */
+	char *path; /* absolute, normalised ("/a/b", no trailing /) */
 	enum llw_access access;
-	uint32_t rank;	       /* rank of the source that set it */
-	char *origin;	       /* "file:line", "command line", "built-in" */
+	uint32_t rank; /* rank of the source that set it */
+	char *origin;  /* "file:line", "command line", "built-in" */
 };
 
 /* An inclusive port range; a single port has lo == hi. */
@@ -153,15 +152,15 @@ void policy_free(struct policy *p);
 
 /* What policy_resolve() needs to know; it reads only the files it names. */
 struct policy_request {
-	char *const *envp;	  /* environment, for ${VAR} and §7 */
-	const char *project;	  /* absolute project directory */
-	const char *command;	  /* the command as given (basename matched) */
-	const char *name;	  /* instance name */
-	char *const *profiles;	  /* -p arguments in order; none: "default" */
+	char *const *envp;	   /* environment, for ${VAR} and §7 */
+	const char *project;	   /* absolute project directory */
+	const char *command;	   /* the command as given (basename matched) */
+	const char *name;	   /* instance name */
+	char *const *profiles;	   /* -p arguments in order; none: "default" */
 	char *const *profile_path; /* directories searched for NAME.ini and
 				    * for profiles with a [match] section */
 	const struct profile *cli; /* command-line flags, most specific */
-	bool read_project_file;	  /* apply ${PROJECT}/.llwrap.ini if present */
+	bool read_project_file;	   /* apply ${PROJECT}/.llwrap.ini if present */
 };
 
 /*

@@ -25,8 +25,7 @@
  */
 struct vars;
 
-struct vars *vars_new(char *const *envp, const char *project,
-		      const char *name);
+struct vars *vars_new(char *const *envp, const char *project, const char *name);
 void vars_free(struct vars *v);
 
 /* The value of variable name (without ${}), or NULL when unknown. */
@@ -36,8 +35,7 @@ const char *vars_get(const struct vars *v, const char *name);
  * Expand ${VAR} and a leading ~ in s.  Returns 0 and a new string in *out,
  * or -EINVAL with *cause naming the unknown variable.
  */
-int vars_expand(const struct vars *v, const char *s, char **out,
-		char **cause);
+int vars_expand(const struct vars *v, const char *s, char **out, char **cause);
 
 enum profile_kind {
 	PROFILE_KIND_NORMAL,  /* built-in, -p, included, matched */
@@ -46,21 +44,21 @@ enum profile_kind {
 };
 
 struct profile_entry {
-	char *section;	/* "filesystem", "network", ... */
-	char *key;	/* "rw", "connect-tcp", ... */
-	char **values;	/* split on blanks, variables expanded; "none" kept */
-	unsigned line;	/* 0 for the command line */
+	char *section; /* "filesystem", "network", ... */
+	char *key;     /* "rw", "connect-tcp", ... */
+	char **values; /* split on blanks, variables expanded; "none" kept */
+	unsigned line; /* 0 for the command line */
 };
 
 struct profile {
-	char *file;	/* absolute path, "command line" or "built-in NAME" */
+	char *file; /* absolute path, "command line" or "built-in NAME" */
 	enum profile_kind kind;
 	struct profile_entry *entries;
 	size_t n_entries;
 	char *description;
-	char **includes;	/* [profile] include, in order, as written */
-	char **match_command;	/* [match] command */
-	char **match_project;	/* [match] project, expanded, absolute */
+	char **includes;      /* [profile] include, in order, as written */
+	char **match_command; /* [match] command */
+	char **match_project; /* [match] project, expanded, absolute */
 };
 
 struct profile *profile_new(const char *file, enum profile_kind kind);

@@ -520,7 +520,7 @@ add_path(int rfd, const struct plan_rule *r, char **cause)
 }
 
 int
-ruleset_apply(const struct ruleset_plan *rp, char **cause)
+ruleset_create(const struct ruleset_plan *rp, int *out, char **cause)
 {
 	struct llw_ruleset_attr attr = { 0 };
 	_cleanup_close_ int rfd = -1;
@@ -568,6 +568,14 @@ ruleset_apply(const struct ruleset_plan *rp, char **cause)
 			return -err;
 		}
 	}
+	*out = steal_fd(&rfd);
+	return 0;
+}
+
+int
+ruleset_restrict(int rfd, char **cause)
+{
+	int err;
 
 	/*
 	 * Flags 0: audit logging keeps the kernel's defaults, and TSYNC
@@ -584,4 +592,15 @@ ruleset_apply(const struct ruleset_plan *rp, char **cause)
 		return -err;
 	}
 	return 0;
+}
+
+int
+ruleset_apply(const struct ruleset_plan *rp, char **cause)
+{
+	_cleanup_close_ int rfd = -1;
+	int r;
+
+	if ((r = ruleset_create(rp, &rfd, cause)) < 0)
+		return r;
+	return ruleset_restrict(rfd, cause);
 }

@@ -103,4 +103,13 @@ bool ruleset_plan_must_fail(const struct ruleset_plan *rp,
  */
 int ruleset_apply(const struct ruleset_plan *rp, char **cause);
 
+/*
+ * ruleset_apply() in its two steps, for callers that must acquire
+ * everything before dropping privileges (DESIGN.md §2): ruleset_create()
+ * opens every rule path and returns the ruleset in *fd (O_CLOEXEC);
+ * ruleset_restrict() enforces it (no_new_privs set) and leaves fd open.
+ */
+int ruleset_create(const struct ruleset_plan *rp, int *fd, char **cause);
+int ruleset_restrict(int fd, char **cause);
+
 #endif /* LLW_RULESET_H */

@@ -565,6 +565,7 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	      const int *keep, size_t n_keep, int *status, char **cause)
 {
 	const struct policy *p = sb->policy;
+	_cleanup_close_ int rfd = -1;
 	char **saved;
 	int r, e;
 
@@ -574,6 +575,12 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 				   p->project, strerror(e));
 		return -e;
 	}
+	/* Acquire before dropping: the rule paths are opened with whatever
+	 * access the caller has (root's CAP_DAC_READ_SEARCH included), in
+	 * the final mount view. */
+	if (sb->kernel.abi > 0 &&
+	    (r = ruleset_create(sb->landlock, &rfd, cause)) < 0)
+		return r;
 	if ((r = drop_capabilities(cause)) < 0)
 		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -581,8 +588,11 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 		*cause = xasprintf("cannot set no_new_privs: %s", strerror(e));
 		return -e;
 	}
-	if (sb->kernel.abi > 0 && (r = ruleset_apply(sb->landlock, cause)) < 0)
-		return r;
+	if (rfd >= 0) {
+		if ((r = ruleset_restrict(rfd, cause)) < 0)
+			return r;
+		close(steal_fd(&rfd));
+	}
 	/* The supervisor's notification filter goes before the main one,
 	 * which refuses new listeners. */
 	if (sv != NULL && (r = supervise_child_attach(sv, cause)) < 0)

@@ -24,23 +24,23 @@ enum sandbox_backend {
 };
 
 struct sandbox {
-	const struct policy *policy;	/* borrowed */
-	enum sandbox_backend backend;	/* the one that will run */
+	const struct policy *policy;  /* borrowed */
+	enum sandbox_backend backend; /* the one that will run */
 	struct ruleset_kernel kernel;
-	struct plan *fs;		/* compiled paths */
-	struct ruleset_plan *landlock;	/* L1 */
-	struct filter_opts filter;	/* L2 */
-	bool supervise;			/* S: the network supervisor */
-	bool use_ns;			/* L3 */
+	struct plan *fs;	       /* compiled paths */
+	struct ruleset_plan *landlock; /* L1 */
+	struct filter_opts filter;     /* L2 */
+	bool supervise;		       /* S: the network supervisor */
+	bool use_ns;		       /* L3 */
 	struct ns_opts ns;
-	char *ns_needed;		/* why the policy needs L3, or NULL */
-	char *ns_refused;		/* why L3 cannot run here, or NULL */
-	char *backend_why;		/* why this backend, for --explain */
-	struct bwrap_binary bwrap_bin;	/* F: the bwrap found */
-	struct bwrap_plan *bwrap;	/* F, when backend is BWRAP */
-	char **not_enforced;		/* every restriction dropped or missing */
-	bool must_fail;			/* a fatal loss without best effort */
-	char *fail_cause;		/* why, when must_fail */
+	char *ns_needed;	       /* why the policy needs L3, or NULL */
+	char *ns_refused;	       /* why L3 cannot run here, or NULL */
+	char *backend_why;	       /* why this backend, for --explain */
+	struct bwrap_binary bwrap_bin; /* F: the bwrap found */
+	struct bwrap_plan *bwrap;      /* F, when backend is BWRAP */
+	char **not_enforced; /* every restriction dropped or missing */
+	bool must_fail;	     /* a fatal loss without best effort */
+	char *fail_cause;    /* why, when must_fail */
 };
 
 /*

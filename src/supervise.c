@@ -2319,11 +2319,11 @@ supervise_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 			for (size_t i = n; i-- > first_pending;)
 				if (pfd[i].revents)
 					pending_run(sv, i - first_pending);
-			if (have_listener && (pfd[listener_at].revents & POLLIN))
+			if (have_listener &&
+			    (pfd[listener_at].revents & POLLIN))
 				supervise_handle(sv);
-			else if (have_listener &&
-				 (pfd[listener_at].revents &
-				  (POLLHUP | POLLERR))) {
+			else if (have_listener && (pfd[listener_at].revents &
+						   (POLLHUP | POLLERR))) {
 				/* No process uses the filter any more. */
 				close(sv->listener);
 				sv->listener = -1;

@@ -98,6 +98,14 @@ if [ "$(id -u)" -eq 0 ]; then
 	else
 		not_ok "as root, every capability set is empty"; diag "$out"
 	fi
+	# Rule paths are opened before capabilities are dropped (DESIGN.md
+	# §2: acquire everything first): a rule inside another user's 0700
+	# directory must not stop root's run.
+	mkdir -p "$T/private/sub"
+	chown -R "$TEST_UID:$TEST_GID" "$T/private"
+	chmod 700 "$T/private"
+	expect_status "as root, a rule inside another user's 0700 directory compiles and runs" 0 \
+		env HOME="$HOME_DIR" "$LLWRAP" -p default -C "$PROJ" --ro "$T/private/sub" -- /bin/true
 	expect_status "as root, a write outside is refused" 1 \
 		env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" write /etc/llwrap-test
 	[ ! -e /etc/llwrap-test ] && ok "... and /etc is untouched" || { not_ok "/etc/llwrap-test created"; rm -f /etc/llwrap-test; }

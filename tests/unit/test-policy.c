@@ -1198,7 +1198,11 @@ test_shipped_resolve(void **state)
 		_cleanup_free_ char *j = strv_join(env, " ");
 		_cleanup_free_ char *ct = ports_text(&p->connect_tcp);
 		_cleanup_free_ char *bt = ports_text(&p->bind_tcp);
-		_cleanup_free_ char *oc = xasprintf("%s/opencode.ini", conf);
+		_cleanup_free_ char *oc_raw =
+			xasprintf("%s/opencode.ini", conf);
+		/* The policy records files normalised; LLW_SRCDIR holds
+		 * ".." in a distcheck build (_build/sub/..). */
+		_cleanup_free_ char *oc = realpath(oc_raw, NULL);
 
 		assert_string_equal(j, "ANTHROPIC_API_KEY=k OPENCODE_X=1 "
 				       "OPENCODE_DISABLE_AUTOUPDATE=1 "

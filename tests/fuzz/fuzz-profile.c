@@ -1,0 +1,347 @@
+/*
+ * libFuzzer harness: profile parsing, policy precedence and path
+ * compilation, the pure core that turns untrusted text (a project's
+ * .llwrap.ini, a profile from anywhere) into Landlock rules.
+ *
+ * The input is a profile, optionally followed by a line "%%" and a fake
+ * file system, one entry a line: "d:/path" a directory, "f:/path" a file,
+ * "l:/path:/target" a symlink.  Each input is
+ *
+ *  - parsed with profile_parse_string() as an ordinary profile and as a
+ *    project's .llwrap.ini (the tighten-only rules);
+ *  - written to a file and resolved with policy_resolve() as a -p
+ *    profile on top of the built-in default, with a second copy as the
+ *    project's .llwrap.ini;
+ *  - compiled with pathtree_compile() against the fake file system, with
+ *    and without L3 masks;
+ *  - and, since it is text too, parsed as a known-limits list.
+ *
+ * Built by tests/fuzz/run.sh with clang -fsanitize=fuzzer,address,
+ * undefined.  Built without libFuzzer (tests/fuzz/replay.c supplies
+ * main), make check replays the seeds and tests/fuzz/regressions/.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "known.h"
+#include "pathtree.h"
+#include "policy.h"
+#include "profile.h"
+#include "strv.h"
+#include "xalloc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The fake file system (after tests/unit/test-pathtree.c). */
+struct fakefs {
+	char **ents;
+};
+
+static const char *
+fake_find(const struct fakefs *fs, const char *path, char *type,
+	  const char **target)
+{
+	size_t n = strlen(path);
+
+	if (strcmp(path, "/") == 0) {
+		*type = 'd';
+		return path;
+	}
+	for (char **e = fs->ents; e != NULL && *e != NULL; e++) {
+		const char *p = *e + 2, *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+
+		if (len == n && strncmp(p, path, n) == 0) {
+			*type = (*e)[0];
+			*target = colon ? colon + 1 : NULL;
+			return *e;
+		}
+		if (len > n && strncmp(p, path, n) == 0 && p[n] == '/') {
+			*type = 'd';
+			return *e;
+		}
+	}
+	return NULL;
+}
+
+static int
+fake_resolve_depth(const struct fakefs *fs, const char *path, char **out,
+		   int depth)
+{
+	_cleanup_free_ char *cur = xstrdup("");
+	const char *p = path;
+
+	if (depth > 40)
+		return -ELOOP;
+	while (*p == '/') {
+		const char *end = strchr(p + 1, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		_cleanup_free_ char *cand = NULL;
+		const char *target = NULL;
+		char type;
+
+		cand = xasprintf("%s%.*s", cur, (int)len, p);
+		if (fake_find(fs, cand, &type, &target) == NULL) {
+			*out = xasprintf("%s%s", cur, p);
+			return 0;
+		}
+		if (type == 'l' && target != NULL && target[0] == '/') {
+			_cleanup_free_ char *next =
+				xasprintf("%s%s", target, p + len);
+
+			return fake_resolve_depth(fs, next, out, depth + 1);
+		}
+		free(cur);
+		cur = steal_pointer(&cand);
+		p += len;
+	}
+	*out = *cur ? steal_pointer(&cur) : xstrdup("/");
+	return 0;
+}
+
+static int
+fake_resolve(void *ctx, const char *path, char **out)
+{
+	return fake_resolve_depth(ctx, path, out, 0);
+}
+
+static int
+fake_stat(void *ctx, const char *path, bool *is_dir)
+{
+	_cleanup_free_ char *res = NULL;
+	const char *target;
+	char type;
+	int r;
+
+	r = fake_resolve(ctx, path, &res);
+	if (r < 0)
+		return r;
+	if (fake_find(ctx, res, &type, &target) == NULL)
+		return 0;
+	*is_dir = type != 'f';
+	return 1;
+}
+
+static int
+strcmpp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+fake_list(void *ctx, const char *path, char ***names)
+{
+	const struct fakefs *fs = ctx;
+	_cleanup_free_ char *res = NULL;
+	char **v = xcalloc(1, sizeof(char *));
+	const char *target;
+	size_t n;
+	char type;
+	int r;
+
+	r = fake_resolve(ctx, path, &res);
+	if (r < 0 || fake_find(fs, res, &type, &target) == NULL) {
+		free(v);
+		return r < 0 ? r : -ENOENT;
+	}
+	n = strcmp(res, "/") == 0 ? 0 : strlen(res);
+	for (char **e = fs->ents; e != NULL && *e != NULL; e++) {
+		const char *p = *e + 2, *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		_cleanup_free_ char *name = NULL;
+		const char *end;
+
+		if (len <= n + 1 || strncmp(p, res, n) != 0 || p[n] != '/')
+			continue;
+		end = memchr(p + n + 1, '/', len - n - 1);
+		name = xstrndup(p + n + 1,
+				(end ? (size_t)(end - p) : len) - n - 1);
+		if (!strv_contains(v, name))
+			strv_push(&v, name);
+	}
+	qsort(v, strv_length(v), sizeof(char *), strcmpp);
+	*names = v;
+	return 0;
+}
+
+static char *scratch_dir;
+
+/* Remove the scratch directory and the three entries made in it. */
+static void
+scratch_remove(void)
+{
+	static const char *const names[] = { "proj/.llwrap.ini", "proj",
+					     "fuzz.ini" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *p =
+			xasprintf("%s/%s", scratch_dir, names[i]);
+
+		if (unlink(p) < 0)
+			rmdir(p);
+	}
+	rmdir(scratch_dir);
+}
+
+/* A scratch directory for the profile files, made once, in $TMPDIR. */
+static char *
+scratch(void)
+{
+	if (scratch_dir == NULL) {
+		const char *t = getenv("TMPDIR");
+		_cleanup_free_ char *tmpl = xasprintf(
+			"%s/llwrap-fuzz.XXXXXX", t && *t == '/' ? t : "/tmp");
+
+		if (mkdtemp(tmpl) == NULL)
+			abort();
+		scratch_dir = steal_pointer(&tmpl);
+		atexit(scratch_remove);
+	}
+	return scratch_dir;
+}
+
+static void
+write_file(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		abort();
+	if (len > 0 && write(fd, text, len) != (ssize_t)len)
+		abort();
+	close(fd);
+}
+
+/* Only entries of the form the fake file system understands. */
+static bool
+valid_entry(const char *e)
+{
+	return (e[0] == 'd' || e[0] == 'f' || e[0] == 'l') && e[1] == ':' &&
+	       e[2] == '/';
+}
+
+static void
+one_policy(const char *project, const char *profile, bool project_file,
+	   const struct fakefs *ffs)
+{
+	char *envp[] = { "HOME=/home/u", "USER=u", "PATH=/usr/bin",
+			 "SECRET_TOKEN=x", NULL };
+	char *profiles[] = { (char *)profile, NULL };
+	char *path[] = { NULL };
+	struct pathtree_fs fs = {
+		.resolve = fake_resolve,
+		.stat = fake_stat,
+		.list = fake_list,
+		.ctx = (void *)ffs,
+	};
+	struct policy_request req = {
+		.envp = envp,
+		.project = project,
+		.command = "opencode",
+		.name = "fuzz",
+		.profiles = profiles,
+		.profile_path = path,
+		.cli = NULL,
+		.read_project_file = project_file,
+	};
+	struct policy *p = NULL;
+	char *cause = NULL;
+
+	if (policy_resolve(&req, &p, &cause) == 0) {
+		for (int masks = 0; masks < 2; masks++) {
+			struct plan *plan = NULL;
+			char *why = NULL;
+
+			if (pathtree_compile(p, &fs, masks, &plan, &why) == 0)
+				plan_free(plan);
+			free(why);
+		}
+		strv_free(policy_environ(p, envp));
+		policy_free(p);
+	}
+	free(cause);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	_cleanup_free_ char *text = xstrndup((const char *)data, size);
+	_cleanup_free_ char *profile = NULL, *project = NULL, *local = NULL;
+	_cleanup_strv_ char **ents = NULL;
+	char *sep = strstr(text, "\n%%\n");
+	const char *dir = scratch();
+	struct vars *v = NULL;
+	struct profile *pr = NULL;
+	struct known_limits *kl = NULL;
+	struct fakefs ffs;
+	char *cause = NULL;
+	char *envp[] = { "HOME=/home/u", "XDG_CONFIG_HOME=/home/u/.config",
+			 NULL };
+
+	if (sep != NULL) {
+		*sep = '\0';
+		for (char *l = strtok(sep + 4, "\n"); l != NULL;
+		     l = strtok(NULL, "\n"))
+			if (valid_entry(l) && strv_length(ents) < 64)
+				strv_push(&ents, l);
+	}
+	if (ents == NULL) {
+		static const char *const defaults[] = {
+			"d:/usr/bin",
+			"d:/etc",
+			"f:/etc/passwd",
+			"d:/home/u/.ssh",
+			"f:/home/u/.ssh/id_ed25519",
+			"d:/home/u/proj/.git/hooks",
+			"f:/home/u/proj/.env",
+			"l:/home/u/proj/link:/home/u/.ssh",
+			"d:/tmp",
+			"d:/home/u/.config/opencode",
+			NULL
+		};
+
+		for (const char *const *d = defaults; *d != NULL; d++)
+			strv_push(&ents, *d);
+	}
+	ffs.ents = ents;
+
+	/* Straight parsing, both kinds. */
+	v = vars_new(envp, "/home/u/proj", "fuzz");
+	if (profile_parse_string("fuzz.ini", text, PROFILE_KIND_NORMAL, v, &pr,
+				 &cause) == 0)
+		profile_free(pr);
+	free(cause);
+	cause = NULL;
+	pr = NULL;
+	if (profile_parse_string("fuzz.ini", text, PROFILE_KIND_PROJECT, v, &pr,
+				 &cause) == 0)
+		profile_free(pr);
+	free(cause);
+	cause = NULL;
+	vars_free(v);
+
+	/* Precedence: as a -p profile, then also as the project's file. */
+	profile = xasprintf("%s/fuzz.ini", dir);
+	write_file(profile, text, strlen(text));
+	project = xasprintf("%s/proj", dir);
+	mkdir(project, 0700);
+	local = xasprintf("%s/.llwrap.ini", project);
+	unlink(local);
+	one_policy(project, profile, false, &ffs);
+	write_file(local, text, strlen(text));
+	one_policy(project, profile, true, &ffs);
+
+	if (known_parse("fuzz", text, &kl, &cause) == 0)
+		known_free(kl);
+	free(cause);
+	return 0;
+}

@@ -1,0 +1,51 @@
+#!/bin/sh
+# llwrap --selftest: the escape corpus under the user's policy, as an
+# unprivileged user, with its decoys removed afterwards.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if [ "$(landlock_abi)" -lt 4 ]; then
+	skip "the shipped profiles need Landlock ABI 4 (TCP port rules)"
+	done_testing
+	exit
+fi
+git init -q "$PROJ" && chown -R "$TEST_UID:$TEST_GID" "$PROJ"
+
+run as_user "$LLWRAP" -p opencode --selftest
+expect_rc "-p opencode --selftest: every escape outside the known limits is blocked" 0
+expect_output "... it says so" "^Every probe outside the known limits is blocked"
+expect_output "... it ran the whole corpus (fs.ssh-read)" "^  blocked +fs.ssh-read "
+expect_output "... the real ~/.ssh key is only opened, and refused" "^  blocked +real.ssh-open "
+expect_output "... with L3 (pid namespace), host processes' cmdline is blocked" "^  blocked +proc.cmdline "
+expect_output "... a remaining known limit is named with its layer" "^  KNOWN +fs.secret-stat .*closed by F"
+expect_output "... no legitimate twin failed" " 0 legitimate twins failed"
+
+run as_user "$LLWRAP" -p default --selftest
+expect_rc "-p default --selftest (no L3): everything outside the known limits is blocked" 0
+expect_output "... the limits L3 would close are named with their layer" "^  KNOWN +proc.cmdline .*closed by L3"
+
+run as_user "$LLWRAP" -p default --net host --selftest
+expect_rc "--net host --selftest: exit 1, an escape outside the known limits works" 1
+expect_output "... the TCP probe is reported ESCAPED" "^  ESCAPED +net.tcp-deny "
+expect_output "... and the verdict says so" "^NOT PROTECTED"
+
+run as_user "$LLWRAP" -p default --backend=bwrap --selftest
+expect_rc "--backend=bwrap --selftest refuses like any run what bwrap cannot enforce (port rules)" 125
+
+run as_user "$LLWRAP" -p default --explain
+expect_output "--explain lists the known limits of the backend" "^Known limits on this backend \(landlock"
+expect_output "... each with its closing layer" "^  proc.cmdline: .*\(closed by L3\)$"
+run as_user "$LLWRAP" -p opencode --explain
+if printf '%s\n' "$out" | grep -q "^  proc.cmdline:"; then
+	not_ok "--explain with L3 in use does not list what L3 closes"
+else
+	ok "--explain with L3 in use does not list what L3 closes"
+fi
+
+left=$(ls -a "$HOME_DIR" "$PROJ" | grep -c 'llwrap-selftest\|llwrap-escape')
+[ "$left" -eq 0 ] && ok "no scratch directory is left in the home or the project" ||
+	not_ok "scratch directories left behind: $(ls -a "$HOME_DIR" "$PROJ")"
+ls "$PROJ/.git/hooks" | grep -q llwrap && not_ok "a probe file is left in .git/hooks" ||
+	ok "nothing is left in .git/hooks"
+grep -q '^# bashrc$' "$HOME_DIR/.bashrc" && ok "~/.bashrc is intact" || not_ok "~/.bashrc changed"
+
+done_testing
