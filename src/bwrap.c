@@ -770,7 +770,8 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	 * all but the kept ones and the filter's, whose FD_CLOEXEC
 	 * fd_close_inherited() clears. */
 	keep_all = xcalloc(n_keep + 1, sizeof(*keep_all));
-	memcpy(keep_all, keep, n_keep * sizeof(*keep));
+	if (n_keep > 0)
+		memcpy(keep_all, keep, n_keep * sizeof(*keep));
 	keep_all[n_keep] = fd;
 	if ((r = fd_close_inherited(keep_all, n_keep + 1)) < 0) {
 		*cause = xasprintf("cannot close inherited file descriptors: "

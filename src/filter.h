@@ -14,7 +14,6 @@
 
 #include <seccomp.h>
 
-
 struct filter_opts {
 	bool allow_unix; /* AF_UNIX socket() allowed (policy or ABI 9) */
 	bool allow_unix_dgram_pair; /* socketpair(AF_UNIX, SOCK_DGRAM) */

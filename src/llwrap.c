@@ -595,7 +595,17 @@ main(int argc, char **argv)
 			policy->project);
 
 	r = sandbox_exec(sb, cmd, environ, keep, n_keep, &status, &cause);
-	if (r == 0)
-		return status; /* the monitor, after the command ended */
+	if (r == 0) {
+		/*
+		 * A monitor or pid 1, after the command ended.  It leaves with
+		 * _exit, as a forked helper does: no exit handler runs in a
+		 * process whose pid namespace for children may be gone (a
+		 * leak checker that forks there would fail).
+		 */
+		sandbox_free(sb);
+		policy_free(policy);
+		fflush(NULL);
+		_exit(status);
+	}
 	die(status, "%s", cause);
 }
