@@ -106,3 +106,14 @@ strv_join(char *const *v, const char *sep)
 	}
 	return r;
 }
+
+const char *
+strv_env_get(char *const *envp, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (; envp != NULL && *envp != NULL; envp++)
+		if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
+			return *envp + len + 1;
+	return NULL;
+}

@@ -32,6 +32,10 @@ bool strv_contains(char *const *v, const char *s);
  */
 char **strv_split_blank(const char *s);
 
+/* The value of NAME in an environment vector of "NAME=VALUE" strings, or
+ * NULL; envp may be NULL. */
+const char *strv_env_get(char *const *envp, const char *name);
+
 /* Join v with sep between elements into a new string. */
 char *strv_join(char *const *v, const char *sep);
 

@@ -639,18 +639,6 @@ bwrap_exec_allowed(const struct plan *fs, const char *path)
 	return (bits & LLW_FS_EXECUTE) ? 0 : -EACCES;
 }
 
-/* The value of NAME in env, or NULL. */
-static const char *
-env_get(char *const *env, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (char *const *e = env; e != NULL && *e != NULL; e++)
-		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-			return *e + n + 1;
-	return NULL;
-}
-
 /*
  * One candidate of the command search: 0 when it runs, -ENOENT when
  * there is no such file, -EACCES when it is there (on the host) but the
@@ -682,7 +670,7 @@ static int
 find_command(const struct plan *fs, const char *project, const char *argv0,
 	     char *const *env)
 {
-	const char *path = env_get(env, "PATH");
+	const char *path = strv_env_get(env, "PATH");
 	int found = -ENOENT;
 
 	if (strchr(argv0, '/') != NULL) {

@@ -441,7 +441,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 int
 main(int argc, char **argv)
 {
-	_cleanup_strv_ char **profiles = NULL, **path = NULL;
+	_cleanup_strv_ char **profiles = NULL;
 	_cleanup_free_ char *project = NULL, *name = NULL, *cause = NULL;
 	_cleanup_free_ int *keep = NULL;
 	_cleanup_free_ struct flag *flags = NULL;
@@ -451,8 +451,6 @@ main(int argc, char **argv)
 	size_t n_keep = 0, n_flags = 0;
 	char *default_argv[2] = { NULL, NULL };
 	char **cmd;
-	struct profile *cli;
-	struct vars *vars;
 	struct policy *policy = NULL;
 	struct sandbox *sb = NULL;
 	int c, r, status;
@@ -543,30 +541,7 @@ main(int argc, char **argv)
 		name = xstrdup(basename(copy));
 	}
 
-	vars = vars_new(environ, project, name);
-	cli = profile_new("command line", PROFILE_KIND_CLI);
-	for (size_t i = 0; i < n_flags; i++)
-		add_flag(cli, vars, flags[i].opt, flags[i].arg);
-
-	path = policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
-	{
-		struct policy_request req = {
-			.envp = environ,
-			.project = project,
-			.command = cmd[0],
-			.name = name,
-			.profiles = profiles,
-			.profile_path = path,
-			.cli = cli,
-			.read_project_file = true,
-		};
-
-		r = policy_resolve(&req, &policy, &cause);
-	}
-	profile_free(cli);
-	vars_free(vars);
-	if (r < 0)
-		die(EXIT_LLWRAP, "%s", cause);
+	policy = resolve(project, name, cmd, profiles, flags, n_flags, NULL, 0);
 
 	if (selftest) {
 		/* It frees the policy: it resolves its own. */

@@ -252,17 +252,6 @@ DEFINE_CLEANUP_FUNC(struct policy, policy_free)
 DEFINE_CLEANUP_FUNC(struct profile, profile_free)
 DEFINE_CLEANUP_FUNC(struct vars, vars_free)
 
-static const char *
-env_get(char *const *envp, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (; envp != NULL && *envp != NULL; envp++)
-		if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
-			return *envp + len + 1;
-	return NULL;
-}
-
 /* Push "dir/llwrap/profiles" when dir is absolute and not there yet. */
 static void
 path_push(char ***v, const char *dir, const char *suffix)
@@ -282,8 +271,8 @@ policy_profile_path(char *const *envp, const char *sysconfdir,
 		    const char *datadir)
 {
 	char **v = xcalloc(1, sizeof(char *));
-	const char *s = env_get(envp, "LLWRAP_PROFILE_PATH");
-	const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
+	const char *s = strv_env_get(envp, "LLWRAP_PROFILE_PATH");
+	const char *xdg = strv_env_get(envp, "XDG_CONFIG_HOME");
 
 	if (s != NULL) {
 		_cleanup_free_ char *copy = xstrdup(s);
@@ -297,7 +286,7 @@ policy_profile_path(char *const *envp, const char *sysconfdir,
 	if (xdg != NULL && xdg[0] == '/') {
 		path_push(&v, xdg, "/llwrap/profiles");
 	} else {
-		const char *home = env_get(envp, "HOME");
+		const char *home = strv_env_get(envp, "HOME");
 
 		if (home != NULL && home[0] == '/')
 			path_push(&v, strcmp(home, "/") == 0 ? "" : home,

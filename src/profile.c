@@ -53,17 +53,6 @@ struct vars {
 	char *values[ARRAY_SIZE(var_names)];
 };
 
-static const char *
-env_get(char *const *envp, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (; envp != NULL && *envp != NULL; envp++)
-		if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
-			return *envp + len + 1;
-	return NULL;
-}
-
 static void
 vars_set(struct vars *v, const char *name, char *value)
 {
@@ -86,7 +75,7 @@ static char *
 vars_xdg(char *const *envp, const char *home, const char *name,
 	 const char *dflt)
 {
-	const char *s = env_get(envp, name);
+	const char *s = strv_env_get(envp, name);
 
 	if (s != NULL && s[0] == '/')
 		return xstrdup(s);
@@ -99,7 +88,7 @@ struct vars *
 vars_new(char *const *envp, const char *project, const char *name)
 {
 	struct vars *v = xcalloc(1, sizeof(*v));
-	const char *home = env_get(envp, "HOME");
+	const char *home = strv_env_get(envp, "HOME");
 	const char *s;
 
 	if (home != NULL && home[0] != '/')
@@ -107,12 +96,12 @@ vars_new(char *const *envp, const char *project, const char *name)
 	vars_set(v, "HOME", home != NULL ? xstrdup(home) : NULL);
 	vars_set(v, "PROJECT", project != NULL ? xstrdup(project) : NULL);
 	vars_set(v, "NAME", name != NULL ? xstrdup(name) : NULL);
-	s = env_get(envp, "USER");
+	s = strv_env_get(envp, "USER");
 	if (s == NULL || *s == '\0')
-		s = env_get(envp, "LOGNAME");
+		s = strv_env_get(envp, "LOGNAME");
 	vars_set(v, "USER", s != NULL && *s != '\0' ? xstrdup(s) : NULL);
 	vars_set(v, "UID", xasprintf("%u", (unsigned)getuid()));
-	s = env_get(envp, "TMPDIR");
+	s = strv_env_get(envp, "TMPDIR");
 	vars_set(v, "TMPDIR", xstrdup(s != NULL && s[0] == '/' ? s : "/tmp"));
 	vars_set(v, "XDG_CONFIG_HOME",
 		 vars_xdg(envp, home, "XDG_CONFIG_HOME", ".config"));
@@ -122,7 +111,7 @@ vars_new(char *const *envp, const char *project, const char *name)
 		 vars_xdg(envp, home, "XDG_STATE_HOME", ".local/state"));
 	vars_set(v, "XDG_CACHE_HOME",
 		 vars_xdg(envp, home, "XDG_CACHE_HOME", ".cache"));
-	s = env_get(envp, "XDG_RUNTIME_DIR");
+	s = strv_env_get(envp, "XDG_RUNTIME_DIR");
 	vars_set(v, "XDG_RUNTIME_DIR",
 		 s != NULL && s[0] == '/'
 			 ? xstrdup(s)

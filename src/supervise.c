@@ -711,22 +711,11 @@ supervise_log_line(const char *prefix, enum supervise_op op,
 			 rule);
 }
 
-static const char *
-env_get(char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (char *const *e = envp; e != NULL && *e != NULL; e++)
-		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-			return *e + n + 1;
-	return NULL;
-}
-
 char *
 supervise_log_path(const char *name, char *const *envp)
 {
-	const char *state = env_get(envp, "XDG_STATE_HOME");
-	const char *home = env_get(envp, "HOME");
+	const char *state = strv_env_get(envp, "XDG_STATE_HOME");
+	const char *home = strv_env_get(envp, "HOME");
 	_cleanup_free_ char *n = xstrdup(name);
 
 	for (char *c = n; *c != '\0'; c++)

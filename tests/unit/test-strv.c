@@ -126,11 +126,27 @@ test_free_null(void **state)
 	assert_int_equal(strv_length(NULL), 0);
 }
 
+static void
+test_env_get(void **state)
+{
+	char *env[] = { "HOME=/h", "HOMEX=/x", "EMPTY=", "A=b=c", NULL };
+
+	(void)state;
+	assert_string_equal(strv_env_get(env, "HOME"), "/h");
+	assert_string_equal(strv_env_get(env, "HOMEX"), "/x");
+	assert_string_equal(strv_env_get(env, "EMPTY"), "");
+	assert_string_equal(strv_env_get(env, "A"), "b=c");
+	assert_null(strv_env_get(env, "HOM"));
+	assert_null(strv_env_get(env, "PATH"));
+	assert_null(strv_env_get(NULL, "HOME"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_length_null),
+		cmocka_unit_test(test_env_get),
 		cmocka_unit_test(test_push_and_length),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_contains),
