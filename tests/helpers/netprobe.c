@@ -27,56 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OK     0
-#define DENIED 1
-#define USAGE  2
-
-static const char *probe_name;
-
-static int succeed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int
-succeed(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("SUCCEEDED %s", probe_name);
-	if (fmt && *fmt) {
-		putchar(' ');
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	putchar('\n');
-	fflush(stdout);
-	return OK;
-}
-
-static int
-deny_err(const char *step, int err)
-{
-	const char *name = strerrorname_np(err);
-
-	fprintf(stderr, "netprobe: %s: %s: %s\n", probe_name, step,
-		strerror(err));
-	printf("DENIED %s errno=%s (%s)\n", probe_name, name ? name : "?",
-	       strerror(err));
-	fflush(stdout);
-	return DENIED;
-}
-
-static int
-deny(const char *step)
-{
-	return deny_err(step, errno);
-}
-
-static int
-usage_error(const char *msg)
-{
-	fprintf(stderr, "netprobe: %s: %s\n", probe_name, msg);
-	return USAGE;
-}
+#include "report.h"
 
 union addr {
 	struct sockaddr sa;
@@ -529,6 +480,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: netprobe NAME [ARGS...]\n");
 		return USAGE;
 	}
+	report_program = "netprobe";
 	probe_name = argv[1];
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		if (strcmp(probes[i].name, argv[1]) != 0)

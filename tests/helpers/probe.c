@@ -51,6 +51,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup 425
 #endif
@@ -66,70 +68,6 @@
 #define X32_SYSCALL_BIT	 0x40000000
 #define I386_NR_GETPID	 20
 #define X86_64_NR_GETPID 39
-
-#define OK     0
-#define DENIED 1
-#define USAGE  2
-
-static const char *probe_name;
-
-static int succeed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int
-succeed(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("SUCCEEDED %s", probe_name);
-	if (fmt && *fmt) {
-		putchar(' ');
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	putchar('\n');
-	fflush(stdout);
-	return OK;
-}
-
-/* Report err (an errno) as the outcome; step names the failing call. */
-static int
-deny_err(const char *step, int err)
-{
-	const char *name = strerrorname_np(err);
-	char buf[32];
-
-	if (name == NULL) {
-		snprintf(buf, sizeof(buf), "E%d", err);
-		name = buf;
-	}
-	fprintf(stderr, "probe: %s: %s: %s\n", probe_name, step, strerror(err));
-	printf("DENIED %s errno=%s (%s)\n", probe_name, name, strerror(err));
-	fflush(stdout);
-	return DENIED;
-}
-
-static int
-deny(const char *step)
-{
-	return deny_err(step, errno);
-}
-
-static int usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static int
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "probe: %s: ", probe_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return USAGE;
-}
 
 static int
 parse_long(const char *s, long long *out)
