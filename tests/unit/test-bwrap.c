@@ -29,6 +29,7 @@
 #include "bwrap.h"
 #include "cleanup.h"
 #include "compat/landlock.h"
+#include "golden.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -221,55 +222,6 @@ bwrap_plan_of(const struct tcase *c, const struct policy *p,
 	return bp;
 }
 
-static char *
-data_dir(void)
-{
-	const char *env = getenv("LLW_DATA");
-	_cleanup_free_ char *file = xstrdup(__FILE__);
-
-	if (env && *env)
-		return xstrdup(env);
-	return xasprintf("%s/../data", dirname(file));
-}
-
-static char *
-read_file(const char *path)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf;
-
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return NULL;
-	buf = xmalloc((size_t)st.st_size + 1);
-	if (read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		return NULL;
-	}
-	buf[st.st_size] = '\0';
-	return buf;
-}
-
-static void
-write_file(const char *path, const char *buf)
-{
-	_cleanup_close_ int fd =
-		open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, buf, strlen(buf)), (ssize_t)strlen(buf));
-}
-
-static int
-first_diff_line(const char *a, const char *b)
-{
-	int line = 1;
-
-	for (; *a && *a == *b; a++, b++)
-		line += *a == '\n';
-	return line;
-}
-
 /* The golden text of one case: the argv, then the losses. */
 static char *
 render(const struct tcase *c)
@@ -301,28 +253,13 @@ static void
 test_golden(void **state)
 {
 	const struct tcase *c = *state;
-	_cleanup_free_ char *got = render(c), *dir = data_dir();
-	_cleanup_free_ char *path = xasprintf("%s/bwrap/%s.args", dir, c->name);
-	_cleanup_free_ char *want = NULL;
+	_cleanup_free_ char *got = render(c), *want = NULL;
+	_cleanup_free_ char *rel = xasprintf("bwrap/%s.args", c->name);
 
-	if (getenv("LLW_UPDATE_GOLDEN") &&
-	    strcmp(getenv("LLW_UPDATE_GOLDEN"), "1") == 0) {
-		_cleanup_free_ char *sub = xasprintf("%s/bwrap", dir);
-
-		(void)mkdir(sub, 0755);
-		write_file(path, got);
-		print_message("# wrote %s\n", path);
+	if (golden_update(rel, got))
 		return;
-	}
-	want = read_file(path);
-	if (want == NULL)
-		fail_msg("cannot read %s: %s (LLW_UPDATE_GOLDEN=1 writes it)",
-			 path, strerror(errno));
-	if (strcmp(want, got) != 0)
-		fail_msg("%s differs from the built arguments from line %d on; "
-			 "if the change is deliberate, rerun with "
-			 "LLW_UPDATE_GOLDEN=1 and review the diff\n%s",
-			 path, first_diff_line(want, got), got);
+	want = golden_read(rel);
+	golden_compare(rel, want, got);
 }
 
 /* The invariants every case must keep, whatever the golden files say. */

@@ -48,6 +48,7 @@
 
 #include "cleanup.h"
 #include "filter.h"
+#include "golden.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -167,98 +168,32 @@ golden_header(void)
 			 v->major, v->minor, v->micro, named);
 }
 
-static char *
-data_dir(void)
-{
-	const char *env = getenv("LLW_DATA");
-	_cleanup_free_ char *file = xstrdup(__FILE__);
-
-	if (env && *env)
-		return xstrdup(env);
-	return xasprintf("%s/../data", dirname(file));
-}
-
-static char *
-read_file(const char *path, size_t *len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char *buf;
-
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return NULL;
-	buf = xmalloc((size_t)st.st_size + 1);
-	if (read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		return NULL;
-	}
-	buf[st.st_size] = '\0';
-	*len = (size_t)st.st_size;
-	return buf;
-}
-
-static void
-write_file(const char *path, const char *buf, size_t len)
-{
-	_cleanup_close_ int fd =
-		open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
-}
-
-/* The first line of a and b that differ, for the failure message. */
-static int
-first_diff_line(const char *a, const char *b)
-{
-	int line = 1;
-
-	for (; *a && *a == *b; a++, b++)
-		line += *a == '\n';
-	return line;
-}
-
 static void
 test_golden(void **state)
 {
 	const struct combo *c = *state;
 	scmp_filter_ctx ctx;
 	_cleanup_free_ char *pfc = NULL, *header = golden_header();
-	_cleanup_free_ char *want = NULL, *got = NULL, *dir = data_dir();
-	_cleanup_free_ char *path = NULL;
-	size_t len, want_len;
+	_cleanup_free_ char *want = NULL, *got = NULL, *rel = NULL;
+	size_t len;
 
 	require_x86_64();
 	ctx = build(c->opts);
 	pfc = export(ctx, seccomp_export_pfc, &len);
 	seccomp_release(ctx);
 	got = xasprintf("%s%s", header, pfc);
-	path = xasprintf("%s/filter/%s.pfc", dir, c->name);
+	rel = xasprintf("filter/%s.pfc", c->name);
 
-	if (getenv("LLW_UPDATE_GOLDEN") &&
-	    strcmp(getenv("LLW_UPDATE_GOLDEN"), "1") == 0) {
-		_cleanup_free_ char *sub = xasprintf("%s/filter", dir);
-
-		(void)mkdir(sub, 0755);
-		write_file(path, got, strlen(got));
-		print_message("# wrote %s\n", path);
+	if (golden_update(rel, got))
 		return;
-	}
-	want = read_file(path, &want_len);
-	if (want == NULL)
-		fail_msg("cannot read %s: %s (LLW_UPDATE_GOLDEN=1 writes it)",
-			 path, strerror(errno));
+	want = golden_read(rel);
 	if (strncmp(want, header, strlen(header)) != 0) {
 		print_message("# %s was made with another libseccomp; this "
 			      "one is: %s",
-			      path, header);
+			      rel, header);
 		skip();
 	}
-	if (strcmp(want, got) != 0)
-		fail_msg("%s differs from the built filter from line %d on; "
-			 "if the change is deliberate, rerun with "
-			 "LLW_UPDATE_GOLDEN=1 and review the diff",
-			 path, first_diff_line(want, got));
+	golden_compare(rel, want, got);
 }
 
 /* ---- A classic BPF interpreter for the exported program ---- */
