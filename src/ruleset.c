@@ -136,51 +136,57 @@ has_ports(const struct llw_ports *ports)
 	return ports->n > 0;
 }
 
-/*
- * Mark every port of ports with access bits in acc[] (indexed by port),
- * remembering the first origin that named each port.
- */
+/* A port range with the rights it grants: one input of plan_net_rules(). */
+struct net_span {
+	uint32_t lo, hi; /* inclusive */
+	uint64_t bits;
+	const char *origin;
+};
+
 static void
-mark_ports(const struct llw_ports *ports, uint64_t bits, uint64_t *acc,
-	   const char **origin)
+push_spans(struct net_span **v, size_t *n, const struct llw_ports *ports,
+	   uint64_t bits)
 {
-	size_t i;
-	uint32_t port;
-
-	for (i = 0; i < ports->n; i++) {
-		const struct llw_port_range *r = &ports->v[i];
-
-		for (port = r->lo; port <= r->hi; port++) {
-			if (origin[port] == NULL)
-				origin[port] = r->origin ? r->origin : "";
-			acc[port] |= bits;
-		}
+	for (size_t i = 0; i < ports->n; i++) {
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = (struct net_span){
+			.lo = ports->v[i].lo,
+			.hi = ports->v[i].hi,
+			.bits = bits,
+			.origin = ports->v[i].origin ? ports->v[i].origin : "",
+		};
 	}
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 /*
  * One net rule per port, in port order, with the rights of every list
- * that names it merged (the kernel would merge them too).
+ * that names it merged (the kernel would merge them too) and the origin
+ * of the first range, in list order, that names it.  The ports are swept
+ * segment by segment between range boundaries, so the cost follows the
+ * number of ranges and of ports granted, not the 65,536 possible ports.
  */
 static void
 plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
 {
-	_cleanup_free_ uint64_t *acc = NULL;
-	_cleanup_free_ const char **origin = NULL;
-	size_t n = 0;
-	uint32_t port;
+	_cleanup_free_ struct net_span *sp = NULL;
+	_cleanup_free_ uint32_t *cut = NULL;
+	size_t n = 0, n_cut = 0, i, j;
 
-	acc = xcalloc(65536, sizeof(*acc));
-	origin = xcalloc(65536, sizeof(*origin));
-
-	mark_ports(&p->connect_tcp, LLW_NET_CONNECT_TCP, acc, origin);
+	push_spans(&sp, &n, &p->connect_tcp, LLW_NET_CONNECT_TCP);
 	/* bind-tcp 0 is a bind to an ephemeral port, which Landlock checks
 	 * against the rule for port 0. */
-	mark_ports(&p->bind_tcp, LLW_NET_BIND_TCP, acc, origin);
+	push_spans(&sp, &n, &p->bind_tcp, LLW_NET_BIND_TCP);
 	if (rp->handled_net & LLW_NET_BIND_UDP) {
-		mark_ports(&p->connect_udp, LLW_NET_CONNECT_SEND_UDP, acc,
-			   origin);
-		mark_ports(&p->bind_udp, LLW_NET_BIND_UDP, acc, origin);
+		push_spans(&sp, &n, &p->connect_udp, LLW_NET_CONNECT_SEND_UDP);
+		push_spans(&sp, &n, &p->bind_udp, LLW_NET_BIND_UDP);
 		/*
 		 * BIND_UDP also governs the autobind of an ephemeral port that
 		 * the first connect() or sendto() of an unbound UDP socket
@@ -189,29 +195,54 @@ plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
 		 * it cannot impersonate a service.
 		 */
 		if (has_ports(&p->connect_udp)) {
-			if (origin[0] == NULL)
-				origin[0] = p->connect_udp.v[0].origin
-						    ? p->connect_udp.v[0].origin
-						    : "";
-			acc[0] |= LLW_NET_BIND_UDP;
+			struct llw_ports zero = {
+				.v = &(struct llw_port_range){
+					.origin = p->connect_udp.v[0].origin },
+				.n = 1,
+			};
+
+			push_spans(&sp, &n, &zero, LLW_NET_BIND_UDP);
 		}
 	}
-
-	for (port = 0; port < 65536; port++)
-		if (acc[port] & rp->handled_net)
-			n++;
 	if (n == 0)
 		return;
-	rp->net_rules = xcalloc(n, sizeof(*rp->net_rules));
-	for (port = 0; port < 65536; port++) {
-		uint64_t a = acc[port] & rp->handled_net;
 
+	/* Segment boundaries: every lo and every hi + 1. */
+	cut = xreallocarray(NULL, 2 * n, sizeof(*cut));
+	for (i = 0; i < n; i++) {
+		cut[n_cut++] = sp[i].lo;
+		cut[n_cut++] = sp[i].hi + 1;
+	}
+	qsort(cut, n_cut, sizeof(*cut), cmp_u32);
+
+	for (j = 0; j + 1 < n_cut; j++) {
+		uint32_t lo = cut[j], hi = cut[j + 1], port;
+		const char *origin = NULL;
+		uint64_t a = 0;
+
+		if (lo == hi)
+			continue;
+		/* [lo, hi) lies wholly inside or outside every span. */
+		for (i = 0; i < n; i++) {
+			if (sp[i].lo > lo || sp[i].hi < lo)
+				continue;
+			if ((sp[i].bits & rp->handled_net) == 0)
+				continue;
+			a |= sp[i].bits & rp->handled_net;
+			if (origin == NULL)
+				origin = sp[i].origin;
+		}
 		if (a == 0)
 			continue;
-		rp->net_rules[rp->n_net_rules].port = port;
-		rp->net_rules[rp->n_net_rules].access = a;
-		rp->net_rules[rp->n_net_rules].origin = xstrdup(origin[port]);
-		rp->n_net_rules++;
+		rp->net_rules = xreallocarray(rp->net_rules,
+					      rp->n_net_rules + (hi - lo),
+					      sizeof(*rp->net_rules));
+		for (port = lo; port < hi; port++) {
+			rp->net_rules[rp->n_net_rules].port = port;
+			rp->net_rules[rp->n_net_rules].access = a;
+			rp->net_rules[rp->n_net_rules].origin = xstrdup(origin);
+			rp->n_net_rules++;
+		}
 	}
 }
 

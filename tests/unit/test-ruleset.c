@@ -599,6 +599,86 @@ test_net_rules(void **state)
 	tpolicy_free(p);
 }
 
+/*
+ * Random overlapping ranges against a port-by-port model: rights merged,
+ * ports in order, the origin of the first range (in list order) naming
+ * each port.
+ */
+static void
+test_net_rules_model(void **state)
+{
+	struct llw_ports *lists[4];
+	static const uint64_t bits[4] = { LLW_NET_CONNECT_TCP,
+					  LLW_NET_BIND_TCP,
+					  LLW_NET_CONNECT_SEND_UDP,
+					  LLW_NET_BIND_UDP };
+	uint64_t *acc = xcalloc(65536, sizeof(*acc));
+	const char **origin = xcalloc(65536, sizeof(*origin));
+	unsigned seed = 1;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 200; round++) {
+		struct policy *p = tpolicy_new(LLW_NET_FILTERED);
+		struct ruleset_plan *rp;
+		size_t l, i, k = 0;
+		uint32_t port;
+
+		lists[0] = &p->connect_tcp;
+		lists[1] = &p->bind_tcp;
+		lists[2] = &p->connect_udp;
+		lists[3] = &p->bind_udp;
+		for (l = 0; l < 4; l++) {
+			size_t n = rand_r(&seed) % 5;
+
+			for (i = 0; i < n; i++) {
+				/* Mostly narrow ranges near each other. */
+				uint16_t lo = rand_r(&seed) % 64 +
+					      (rand_r(&seed) % 3) * 30000;
+				uint16_t hi = lo + rand_r(&seed) % 40;
+
+				ports_add(lists[l], lo, hi);
+				free(lists[l]->v[i].origin);
+				lists[l]->v[i].origin =
+					xasprintf("list%zu:%zu", l, i);
+			}
+		}
+		memset(acc, 0, 65536 * sizeof(*acc));
+		memset(origin, 0, 65536 * sizeof(*origin));
+		for (l = 0; l < 4; l++)
+			for (i = 0; i < lists[l]->n; i++)
+				for (port = lists[l]->v[i].lo;
+				     port <= lists[l]->v[i].hi; port++) {
+					acc[port] |= bits[l];
+					if (origin[port] == NULL)
+						origin[port] =
+							lists[l]->v[i].origin;
+				}
+		if (p->connect_udp.n > 0) {
+			acc[0] |= LLW_NET_BIND_UDP;
+			if (origin[0] == NULL)
+				origin[0] = p->connect_udp.v[0].origin;
+		}
+
+		rp = ruleset_plan_new(p, &fixed_plan, 10);
+		for (port = 0; port < 65536; port++) {
+			if (acc[port] == 0)
+				continue;
+			assert_true(k < rp->n_net_rules);
+			assert_int_equal(rp->net_rules[k].port, port);
+			assert_int_equal(rp->net_rules[k].access, acc[port]);
+			assert_string_equal(rp->net_rules[k].origin,
+					    origin[port]);
+			k++;
+		}
+		assert_int_equal(k, rp->n_net_rules);
+		ruleset_plan_free(rp);
+		tpolicy_free(p);
+	}
+	free(acc);
+	free(origin);
+}
+
 /* What L3 covers: the signal-scope loss with a pid namespace; every
  * network right, and the TCP loss, with net = none in its own netns. */
 static void
@@ -919,6 +999,7 @@ main(void)
 		cmocka_unit_test(test_refer_only_when_granted),
 		cmocka_unit_test(test_abi0),
 		cmocka_unit_test(test_net_rules),
+		cmocka_unit_test(test_net_rules_model),
 		cmocka_unit_test(test_unix_paths),
 		cmocka_unit_test(test_abi_clamp),
 		cmocka_unit_test(test_ns_covers),
