@@ -854,9 +854,12 @@ name_cmp(const void *a, const void *b)
 /*
  * The profiles on the profile path whose [match] holds.  Only the first
  * file of a given name on the path is considered, as for NAME lookup.
- * Every file in those directories is parsed: a broken one is an error
- * (it could be meant to match), and every directory and file read is
- * added to config_files (a new file there could change the next run).
+ * Every file in those directories is read and checked line by line, and
+ * its [match] parsed: a broken one is an error (it could be meant to
+ * match).  The rest of a file is parsed, and its errors reported, only
+ * when its [match] holds: a profile that does not apply costs no more
+ * than a scan.  Every directory and file read is added to config_files
+ * (a new file there could change the next run).
  */
 static int
 apply_matched(struct resolver *r, char **cause)
@@ -900,7 +903,7 @@ apply_matched(struct resolver *r, char **cause)
 					 *nm);
 			if (strv_contains(r->applied, file))
 				continue;
-			ret = profile_parse_file(file, PROFILE_KIND_NORMAL,
+			ret = profile_parse_file(file, PROFILE_KIND_MATCH,
 						 r->vars, &prof, cause);
 			if (ret == -ENOENT || ret == -EISDIR) {
 				/* Gone since readdir, or not a file. */
@@ -916,6 +919,12 @@ apply_matched(struct resolver *r, char **cause)
 				profile_free(prof);
 				continue;
 			}
+			profile_free(prof);
+			prof = NULL;
+			ret = profile_parse_file(file, PROFILE_KIND_NORMAL,
+						 r->vars, &prof, cause);
+			if (ret < 0)
+				break;
 			cands = xreallocarray(cands, n + 1, sizeof(*cands));
 			cands[n].prof = prof;
 			cands[n].score = sc;

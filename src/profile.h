@@ -41,6 +41,10 @@ enum profile_kind {
 	PROFILE_KIND_NORMAL,  /* built-in, -p, included, matched */
 	PROFILE_KIND_PROJECT, /* the project's .llwrap.ini: tighten only */
 	PROFILE_KIND_CLI,     /* command-line flags */
+	/* The profile path scan: every line is checked as for NORMAL (line
+	 * length, section names, "key = value"), but only [match] is
+	 * parsed; the rest waits for a full parse if [match] holds. */
+	PROFILE_KIND_MATCH,
 };
 
 struct profile_entry {

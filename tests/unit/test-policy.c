@@ -633,6 +633,85 @@ test_broken_on_path(void **state)
 	resolve_fail(&req, -EINVAL, want);
 }
 
+/*
+ * A profile on the path is checked line by line and its [match] parsed;
+ * the rest is parsed, and its errors reported, only when [match] holds.
+ */
+static const struct {
+	const char *text, *want; /* want: the cause after "DIR/p.ini:", or
+				  * NULL when the scan must succeed */
+} scan_cases[] = {
+	{ "[filesystem]\nbogus = /x\n[match]\ncommand = x\n",
+	  "2: unknown key 'bogus' in section [filesystem]." },
+	{ "[match]\ncommand = x\n[network]\nmode = sometimes\n",
+	  "4: [network] mode: bad value 'sometimes'; use 'none', "
+	  "'filtered' or 'host'." },
+	/* Does not apply: only its [match] and its lines are looked at. */
+	{ "[filesystem]\nbogus = /x\n[match]\ncommand = other\n", NULL },
+	{ "[filesystem]\nro = ${NOPE}/x\n", NULL },
+	{ "[filesystem]\nro = relative\n", NULL },
+	/* Broken whatever its [match]. */
+	{ "[bogus]\n",
+	  "1: unknown section [bogus]; the sections are [profile], "
+	  "[filesystem], [network], [environment], [process] and [match]." },
+	{ "[filesystem]\nro /x\n",
+	  "2: expected 'key = value', '[section]' or a comment." },
+	{ "[match]\nproject = relative\n", NULL /* checked below */ },
+	{ "[match]\ncommand = other\nbogus = x\n",
+	  "3: unknown key 'bogus' in section [match]." },
+};
+
+static void
+test_scan_on_path(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(scan_cases); i++) {
+		char tmpl[] = "/tmp/llw-test-scan-XXXXXX";
+		char *path[] = { NULL, NULL };
+		_cleanup_free_ char *file = NULL, *cause = NULL;
+		struct policy *p = NULL;
+		struct policy_request req;
+		FILE *f;
+		int r;
+
+		assert_non_null(mkdtemp(tmpl));
+		path[0] = tmpl;
+		file = xasprintf("%s/p.ini", tmpl);
+		f = fopen(file, "w");
+		assert_non_null(f);
+		fputs(scan_cases[i].text, f);
+		fclose(f);
+		req = request(NULL, path, "x", "/proj");
+		r = policy_resolve(&req, &p, &cause);
+		unlink(file);
+		rmdir(tmpl);
+		if (strstr(scan_cases[i].text, "relative") != NULL &&
+		    strstr(scan_cases[i].text, "[match]") != NULL) {
+			/* A relative [match] project: an error naming the
+			 * line, whatever the exact words. */
+			assert_int_equal(r, -EINVAL);
+			assert_non_null(strstr(cause, "p.ini:2: "));
+			continue;
+		}
+		if (scan_cases[i].want == NULL) {
+			if (r != 0)
+				fail_msg("case %zu: %s", i, cause);
+			policy_free(p);
+			continue;
+		}
+		{
+			_cleanup_free_ char *want = xasprintf(
+				"%s:%s", file, scan_cases[i].want);
+
+			assert_null(p);
+			if (r != -EINVAL || cause == NULL ||
+			    strcmp(cause, want) != 0)
+				fail_msg("case %zu: r=%d\n got: %s\nwant: %s",
+					 i, r, cause ? cause : "(null)", want);
+		}
+	}
+}
+
 /* --- [match] ---------------------------------------------------------- */
 
 static const struct {
@@ -1234,6 +1313,7 @@ main(void)
 		cmocka_unit_test(test_unknown_profile),
 		cmocka_unit_test(test_none_clears),
 		cmocka_unit_test(test_broken_on_path),
+		cmocka_unit_test(test_scan_on_path),
 		cmocka_unit_test(test_matched),
 		cmocka_unit_test(test_matched_scalars_and_once),
 		cmocka_unit_test(test_matched_includes),
