@@ -113,7 +113,8 @@ strv_env_get(char *const *envp, const char *name)
 	size_t len = strlen(name);
 
 	for (; envp != NULL && *envp != NULL; envp++)
-		if (strncmp(*envp, name, len) == 0 && (*envp)[len] == '=')
+		if ((*envp)[0] == name[0] && strncmp(*envp, name, len) == 0 &&
+		    (*envp)[len] == '=')
 			return *envp + len + 1;
 	return NULL;
 }

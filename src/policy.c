@@ -307,12 +307,25 @@ struct resolver {
 	char **stack;	/* the include chain being applied */
 };
 
+/* "file:line", built by hand: one per entry on every run, and vasprintf
+ * cost ten times as much. */
 static char *
 origin_of(const struct profile *prof, unsigned line)
 {
+	char digits[16], *s;
+	size_t len = strlen(prof->file), n = 0;
+
 	if (line == 0)
 		return xstrdup(prof->file);
-	return xasprintf("%s:%u", prof->file, line);
+	for (; line > 0; line /= 10)
+		digits[n++] = (char)('0' + line % 10);
+	s = xmalloc(len + 1 + n + 1);
+	memcpy(s, prof->file, len);
+	s[len++] = ':';
+	while (n > 0)
+		s[len++] = digits[--n];
+	s[len] = '\0';
+	return s;
 }
 
 static void
