@@ -26,7 +26,9 @@
  * A mount point cannot be removed or renamed (EBUSY), so the command
  * cannot unlink a masked file to replace it with its own.
  */
+#ifndef LLW_LINK_NL
 #include <dlfcn.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -225,12 +227,16 @@ ns_unshare(const struct ns_opts *o, char **cause)
 }
 
 /*
- * libnl-route-3 is loaded only when a network namespace needs lo up:
- * linked normally, it and libnl-3 would be mapped, relocated and
- * initialised (their constructors register every link and qdisc type) on
- * every run, about 0.3 ms, most of llwrap's own start-up cost when no
- * namespace is used.  The soname is libnl's ABI; its headers still check
- * the prototypes below.
+ * In a dynamically linked llwrap, libnl-route-3 is loaded only when a
+ * network namespace needs lo up: linked normally, it and libnl-3 would be
+ * mapped, relocated and initialised (their constructors register every
+ * link and qdisc type) on every run, about 0.3 ms, most of llwrap's own
+ * start-up cost when no namespace is used.  The soname is libnl's ABI; its
+ * headers still check the prototypes below.  In a static PIE
+ * (LLW_LINK_NL, see configure.ac) the library is part of the binary and
+ * costs only its constructors (a few microseconds), so it is called
+ * directly: a static binary cannot safely dlopen() a library that needs
+ * the system's shared glibc.
  */
 #define NL_ROUTE_SONAME "libnl-route-3.so.200"
 
@@ -248,6 +254,25 @@ struct nl_api {
 	void (*link_put)(struct rtnl_link *);
 };
 
+#ifdef LLW_LINK_NL
+static int
+nl_api_load(struct nl_api *nl, char **cause)
+{
+	(void)cause;
+	*nl = (struct nl_api){
+		.socket_alloc = nl_socket_alloc,
+		.socket_free = nl_socket_free,
+		.connect = nl_connect,
+		.geterror = nl_geterror,
+		.link_get_kernel = rtnl_link_get_kernel,
+		.link_alloc = rtnl_link_alloc,
+		.link_set_flags = rtnl_link_set_flags,
+		.link_change = rtnl_link_change,
+		.link_put = rtnl_link_put,
+	};
+	return 0;
+}
+#else
 static int
 nl_api_load(struct nl_api *nl, char **cause)
 {
@@ -280,6 +305,7 @@ nl_api_load(struct nl_api *nl, char **cause)
 	(void)sizeof(nl->link_change == rtnl_link_change);
 	return 0;
 }
+#endif
 
 /* Bring lo up in the new network namespace (it starts down). */
 static int
