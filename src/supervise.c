@@ -888,18 +888,39 @@ supervise_available(char **cause)
 		*cause = xstrdup("the kernel has no pidfd_getfd (Linux 5.6)");
 		return false;
 	}
+	/* No Yama (no file): ptrace access is the kernel's default rule. */
 	fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && fd_read_all(fd, 64, &yama, NULL) == 0 &&
-	    atoi(yama) >= 2) {
-		*cause = xasprintf(
-			"Yama's kernel.yama.ptrace_scope is %d, which "
-			"keeps the supervisor from reaching the "
-			"sandboxed process (pidfd_getfd needs ptrace "
-			"access; it works with 0 or 1)",
-			atoi(yama));
-		return false;
+	if (fd >= 0) {
+		if (fd_read_all(fd, 64, &yama, NULL) < 0)
+			yama = xstrdup("");
+		if ((*cause = supervise_yama_cause(yama)) != NULL)
+			return false;
 	}
 	return true;
+}
+
+char *
+supervise_yama_cause(const char *scope)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(scope, &end, 10);
+	while (*end == '\n' || *end == ' ')
+		end++;
+	if (errno != 0 || end == scope || *end != '\0' || v < 0)
+		return xasprintf("Yama's kernel.yama.ptrace_scope reads '%s', "
+				 "not a scope llwrap knows; the supervisor "
+				 "needs 0 or 1",
+				 scope);
+	if (v < 2)
+		return NULL;
+	return xasprintf("Yama's kernel.yama.ptrace_scope is %ld, which keeps "
+			 "the supervisor from reaching the sandboxed process "
+			 "(pidfd_getfd needs ptrace access; it works with 0 "
+			 "or 1)",
+			 v);
 }
 
 /* A socket inode the sandbox bound. */

@@ -35,6 +35,14 @@ bool supervise_needed(const struct policy *p);
  */
 bool supervise_available(char **cause);
 
+/*
+ * Why Yama keeps the supervisor out, given the text of
+ * /proc/sys/kernel/yama/ptrace_scope: a new message for a scope of 2 or
+ * more (or text that is not a scope), NULL when it allows the supervisor
+ * (0 or 1; pidfd_getfd(2) then needs what ptrace would).
+ */
+char *supervise_yama_cause(const char *scope);
+
 /* ---- The rules (pure; tests/unit/test-supervise.c) ---- */
 
 /* An IP address; IPv4-mapped IPv6 addresses are kept as AF_INET. */

@@ -326,6 +326,36 @@ else
 	diag "$(cat "$T/kill.out")"
 fi
 
+# ---- Ptrace access refused: fail closed ----
+# The supervisor takes the seccomp listener with pidfd_getfd(2), which
+# needs ptrace access to the sandboxed process.  Yama's ptrace_scope >= 2
+# refuses it (there is no Yama on every test machine); so does a process
+# that is not dumpable, which an llwrap executed without read permission
+# is (here by env(1), running as the test user like a shell would): the
+# same refusal, at the same point, on any kernel.
+mkdir -p "$T/noread"
+cp "$LLWRAP" "$T/noread/llwrap"
+chmod 0711 "$T/noread" "$T/noread/llwrap"
+marker=$PROJ/ran-undumpable
+rm -f "$marker"
+run as_user "$T/noread/llwrap" --rx "$LLW_HELPERS" -p default --allow-cidr "127.0.0.1/32:$PA" -- \
+	/bin/sh -c "touch $marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ]; then
+	ok "ptrace access refused (not dumpable, as under Yama ptrace_scope 2): exit 125, nothing run"
+else
+	not_ok "ptrace access refused: the run did not fail closed"
+	diag "status $rc: $out"
+fi
+expect_output "... naming the cause" "cannot take the seccomp listener.*ptrace access is refused"
+run as_user "$T/noread/llwrap" --rx "$LLW_HELPERS" -p default --connect-tcp "$PA" -- \
+	/bin/sh -c "touch $marker"
+if [ "$rc" -eq 0 ] && [ -e "$marker" ]; then
+	ok "... while the same copy runs a policy that needs no supervisor"
+else
+	not_ok "the unreadable copy failed without a supervisor"
+	diag "status $rc: $out"
+fi
+
 # ---- With L3: a pid namespace and masks (the opencode profile) ----
 # The outer process is then the monitor and the supervisor at once; it
 # must still see the command's pids in its /proc (comm in the log) and
