@@ -919,6 +919,8 @@ struct parse_state {
 	const char *text; /* what is left to read */
 	unsigned line;	  /* the line inih is working on */
 	bool in_key;	  /* inih would take an indented line as more value */
+	bool in_match;	  /* the line is in [match] */
+	bool header;	  /* the line is a section header */
 	char *cause;	  /* the first error */
 	unsigned err_line;
 };
@@ -935,6 +937,7 @@ parse_check_line(struct parse_state *st, const char *line, size_t len)
 	const char *start = line, *end = line + len;
 	const char *file = st->p->file;
 
+	st->header = false;
 	if (st->line == 1 && len >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0)
 		start += 3;
 	while (start < end && isspace((unsigned char)*start))
@@ -987,6 +990,8 @@ parse_check_line(struct parse_state *st, const char *line, size_t len)
 			return false;
 		}
 		st->in_key = false;
+		st->in_match = strcmp(name, "match") == 0;
+		st->header = true;
 		return true;
 	}
 	if (memchr(start, '=', (size_t)(end - start)) == NULL &&
@@ -1018,6 +1023,14 @@ parse_reader(char *buf, int size, void *stream)
 	take = len + (st->text[len] == '\n');
 	if (take > (size_t)size - 1)
 		take = (size_t)size - 1;
+	if (st->p->kind == PROFILE_KIND_MATCH && !st->in_match &&
+	    !st->header) {
+		/* Checked above; inih needs only the headers and [match]
+		 * (an empty line keeps the line count). */
+		st->text += take;
+		strcpy(buf, "\n");
+		return buf;
+	}
 	memcpy(buf, st->text, take);
 	buf[take] = '\0';
 	st->text += take;
