@@ -1,0 +1,125 @@
+/*
+ * bench/ab.c: run commands alternately, N times each, and print for each
+ * its median wall time (fork, exec, wait) and the median of its paired
+ * difference from the first command.  Alternating, one run of each per
+ * round, keeps a busy or noisy machine from favouring one command, which
+ * two long sequential runs (hyperfine's) do not.  Not a test.
+ *
+ *   ab N CMD [ARG...] [::: CMD [ARG...]]...
+ *
+ * Output: one line per command, "median_us p10_us diff_us name".
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CMDS 16
+#define WARMUP	 20
+
+static double
+now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+run(char **argv, int devnull)
+{
+	double t0 = now_us(), t1;
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		dup2(devnull, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		perror("waitpid");
+		exit(1);
+	}
+	t1 = now_us();
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "ab: %s failed (status %#x)\n", argv[0],
+			status);
+		exit(1);
+	}
+	return t1 - t0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char **cmd[MAX_CMDS];
+	double *t[MAX_CMDS], *d;
+	int n, nc = 0, devnull;
+
+	if (argc < 3 || (n = atoi(argv[1])) < 1) {
+		fprintf(stderr, "usage: ab N CMD [ARG...] [::: CMD...]...\n");
+		return 2;
+	}
+	cmd[nc++] = argv + 2;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], ":::") != 0)
+			continue;
+		if (nc == MAX_CMDS) {
+			fprintf(stderr, "ab: at most %d commands\n", MAX_CMDS);
+			return 2;
+		}
+		argv[i] = NULL;
+		cmd[nc++] = argv + i + 1;
+	}
+	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	for (int c = 0; c < nc; c++)
+		t[c] = calloc(n, sizeof(double));
+	d = calloc(n, sizeof(double));
+	if (devnull < 0 || d == NULL) {
+		perror("ab");
+		return 1;
+	}
+	/* Round i runs every command once, starting from a different one. */
+	for (int i = 0; i < n + WARMUP; i++)
+		for (int j = 0; j < nc; j++) {
+			int c = (i + j) % nc;
+			double us = run(cmd[c], devnull);
+
+			if (i >= WARMUP)
+				t[c][i - WARMUP] = us;
+		}
+	for (int c = 0; c < nc; c++) {
+		double diff;
+
+		for (int i = 0; i < n; i++)
+			d[i] = t[c][i] - t[0][i];
+		qsort(d, n, sizeof(double), cmp_double);
+		diff = d[n / 2];
+		/* t[0] is still needed unsorted for the later commands. */
+		memcpy(d, t[c], n * sizeof(double));
+		qsort(d, n, sizeof(double), cmp_double);
+		printf("%.0f %.0f %+.0f", d[n / 2], d[n / 10], diff);
+		for (char **a = cmd[c]; *a != NULL; a++)
+			printf(" %s", *a);
+		printf("\n");
+	}
+	return 0;
+}

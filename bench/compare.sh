@@ -1,0 +1,65 @@
+#!/bin/sh
+# bench/compare.sh: llwrap's start-up in alternating runs (bench/ab.c),
+# against bare /bin/true and against the floor of any wrapper: a static
+# program that only execs its argument.  Not a test: it prints a Markdown
+# table of medians and of median paired differences from bare /bin/true.
+#
+#   bench/compare.sh [BUILDDIR]        (default: the source tree)
+#
+# Environment: N (runs of each command, default 1000); BENCH_DIR (where
+# the work directory goes, default bench/); BASE, another
+# llwrap binary to compare with (a build of an older commit); AS_ROOT=1 to
+# stay root (by default root runs everything as nobody, llwrap's usual
+# user, through setpriv).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+build=$(cd "${1:-$top}" && pwd)
+LLWRAP=$build/llwrap
+export LLWRAP_PROFILE_PATH=$top/conf
+[ -x "$LLWRAP" ] || { echo "no $LLWRAP: build first"; exit 1; }
+
+# The work directory holds the 1,000-rule profile, which must not lie in
+# a tree the default profile makes writable (/tmp, /var/tmp: see
+# startup.sh), and nobody must reach it: by default under bench/ itself.
+work=$(mktemp -d "${BENCH_DIR:-$here}/run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+mkdir -p "$work/proj" "$work/tree"
+cc -O2 -o "$work/ab" "$here/ab.c"
+printf '#include <unistd.h>\nint main(int c, char **v) { (void)c; execv(v[1], v + 1); return 127; }\n' >"$work/wrap.c"
+cc -O2 -static -o "$work/wrap" "$work/wrap.c"
+{
+	echo "[profile]"
+	echo "include = default"
+	echo "[filesystem]"
+	i=0
+	while [ $i -lt 1000 ]; do
+		mkdir -p "$work/tree/d$i"
+		echo "ro = $work/tree/d$i"
+		i=$((i + 1))
+	done
+} >"$work/thousand.ini"
+chmod -R a+rX "$work"
+
+as=
+if [ "$(id -u)" -eq 0 ] && [ "${AS_ROOT:-0}" != 1 ]; then
+	as="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+fi
+cd "$work/proj"
+set -- /bin/true \
+	::: "$work/wrap" /bin/true \
+	::: "$LLWRAP" --version \
+	::: "$LLWRAP" -p default -- /bin/true
+[ -n "${BASE:-}" ] && set -- "$@" ::: "$BASE" -p default -- /bin/true
+set -- "$@" ::: "$LLWRAP" -p "$work/thousand.ini" -- /bin/true
+[ -n "${BASE:-}" ] && set -- "$@" ::: "$BASE" -p "$work/thousand.ini" -- /bin/true
+# shellcheck disable=SC2086
+$as "$work/ab" "${N:-1000}" "$@" >"$work/out"
+
+echo "| command | median (us) | p10 (us) | paired diff from bare (us) |"
+echo "|---|---:|---:|---:|"
+sed -e "s|$work/thousand.ini|<1000 rules>|" -e "s|$work/wrap|exec-only static wrapper|" \
+	-e "s|${BASE:-@none@}|BASE|" -e "s|$LLWRAP|llwrap|" "$work/out" |
+	awk '{ name = $4; for (i = 5; i <= NF; i++) name = name " " $i
+		printf "| %s | %d | %d | %s |\n", name, $1, $2, $3 }'
