@@ -518,18 +518,20 @@ drop_capabilities(char **cause)
 	 * no_new_privs keeps the bounding set from ever mattering.  One
 	 * capget(2) says so; libcap-ng's capng_get_caps_process() would
 	 * also read /proc/self/status twice (about 80 us). */
-	if (syscall(SYS_capget, &hdr, data) == 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(data); i++)
-			any |= (data[i].permitted | data[i].inheritable |
-				data[i].effective) != 0;
-		if (!any)
-			return 0;
-	}
-	if (capng_get_caps_process() < 0) {
-		*cause = xstrdup("cannot read the process capabilities");
+	if (syscall(SYS_capget, &hdr, data) < 0) {
+		*cause = xasprintf("cannot read the process capabilities: %s",
+				   strerror(errno));
 		return -EIO;
 	}
-	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP))
+	for (size_t i = 0; i < ARRAY_SIZE(data); i++)
+		any |= (data[i].permitted | data[i].inheritable |
+			data[i].effective) != 0;
+	if (!any)
+		return 0;
+	/* The same capget(2) tells whether the bounding set may be
+	 * dropped; capng_apply() reads the set itself. */
+	if (data[CAP_TO_INDEX(CAP_SETPCAP)].effective &
+	    CAP_TO_MASK(CAP_SETPCAP))
 		set = CAPNG_SELECT_ALL;
 	capng_clear(set);
 	if (capng_apply(set) < 0) {
