@@ -1023,8 +1023,7 @@ parse_reader(char *buf, int size, void *stream)
 	take = len + (st->text[len] == '\n');
 	if (take > (size_t)size - 1)
 		take = (size_t)size - 1;
-	if (st->p->kind == PROFILE_KIND_MATCH && !st->in_match &&
-	    !st->header) {
+	if (st->p->kind == PROFILE_KIND_MATCH && !st->in_match && !st->header) {
 		/* Checked above; inih needs only the headers and [match]
 		 * (an empty line keeps the line count). */
 		st->text += take;

@@ -196,8 +196,10 @@ plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
 		 */
 		if (has_ports(&p->connect_udp)) {
 			struct llw_ports zero = {
-				.v = &(struct llw_port_range){
-					.origin = p->connect_udp.v[0].origin },
+				.v =
+					&(struct llw_port_range){
+						.origin = p->connect_udp.v[0]
+								  .origin },
 				.n = 1,
 			};
 

@@ -700,8 +700,8 @@ test_scan_on_path(void **state)
 			continue;
 		}
 		{
-			_cleanup_free_ char *want = xasprintf(
-				"%s:%s", file, scan_cases[i].want);
+			_cleanup_free_ char *want =
+				xasprintf("%s:%s", file, scan_cases[i].want);
 
 			assert_null(p);
 			if (r != -EINVAL || cause == NULL ||

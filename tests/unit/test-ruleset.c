@@ -608,8 +608,7 @@ static void
 test_net_rules_model(void **state)
 {
 	struct llw_ports *lists[4];
-	static const uint64_t bits[4] = { LLW_NET_CONNECT_TCP,
-					  LLW_NET_BIND_TCP,
+	static const uint64_t bits[4] = { LLW_NET_CONNECT_TCP, LLW_NET_BIND_TCP,
 					  LLW_NET_CONNECT_SEND_UDP,
 					  LLW_NET_BIND_UDP };
 	uint64_t *acc = xcalloc(65536, sizeof(*acc));
