@@ -195,13 +195,10 @@ plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
 		 * it cannot impersonate a service.
 		 */
 		if (has_ports(&p->connect_udp)) {
-			struct llw_ports zero = {
-				.v =
-					&(struct llw_port_range){
-						.origin = p->connect_udp.v[0]
-								  .origin },
-				.n = 1,
+			struct llw_port_range port0 = {
+				.origin = p->connect_udp.v[0].origin,
 			};
+			struct llw_ports zero = { .v = &port0, .n = 1 };
 
 			push_spans(&sp, &n, &zero, LLW_NET_BIND_UDP);
 		}
