@@ -611,41 +611,6 @@ filter_seccomp(struct filter_builder *b)
 	return fb_add(b, EPERM, nr, 2, cmp);
 }
 
-/*
- * personality(2): PER_LINUX and the query 0xffffffff only;
- * READ_IMPLIES_EXEC would make every readable mapping executable.
- *
- * The denied low words, 1 to 0xfffffffe, are those with both a set and a
- * clear bit; going up (cyclically) from a set bit one meets a clear one,
- * so each has some bit i set and bit i + 1 (mod 32) clear, and 0 and
- * 0xffffffff have neither.  One masked rule per i covers them: 32 rules
- * where the aligned blocks of fb_add_not_in took 62, and no fewer will
- * do, since each value with a single bit set needs a rule of its own.
- * Overlapping rules are fine here: they share their action and compare
- * one argument only.  The high word is left out, as the kernel reads an
- * unsigned int and libc declares an unsigned long, so a caller may well
- * pass the query as a 64-bit -1.
- */
-static int
-filter_personality(struct filter_builder *b)
-{
-	struct scmp_arg_cmp cmp[1];
-	int nr = fb_nr_required(b, "personality");
-
-	if (nr < 0)
-		return nr;
-	for (unsigned int i = 0; i < 32; i++) {
-		uint64_t bit = 1ULL << i, next = 1ULL << ((i + 1) % 32);
-		int r;
-
-		cmp[0] = cmp_masked(0, bit | next, bit);
-		r = fb_add(b, EPERM, nr, 1, cmp);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 static int
 filter_groups(struct filter_builder *b, const struct filter_opts *o)
 {
@@ -853,8 +818,6 @@ filter_build(const struct filter_opts *o, scmp_filter_ctx *out, char **cause)
 	if (r == 0)
 		r = filter_seccomp(&b);
 	if (r == 0)
-		r = filter_personality(&b);
-	if (r == 0)
 		r = filter_groups(&b, o);
 	if (r < 0) {
 		seccomp_release(b.ctx);
@@ -1044,16 +1007,37 @@ filter_load_program(const struct sock_fprog *prog, char **cause)
 	return 0;
 }
 
-/* The unknown-number prefix (see unknown_runs), before libseccomp's
- * program, which starts by loading the architecture itself. */
+/*
+ * The prefix before libseccomp's program, which starts by loading the
+ * architecture itself.  For the native architecture it answers:
+ *
+ * - every number libseccomp cannot name: ENOSYS (see unknown_runs);
+ * - personality(2) other than PER_LINUX (0) and the query 0xffffffff:
+ *   EPERM, since READ_IMPLIES_EXEC would make every readable mapping
+ *   executable.  The kernel reads an unsigned int, and libc passes an
+ *   unsigned long, so the query may come as a 64-bit -1: only the low
+ *   word is compared.  libseccomp can only say "low word in [1,
+ *   0xfffffffe]" with 32 masked rules (a value with one bit set needs a
+ *   rule of its own), about 100 instructions that cost ~55 us at every
+ *   load (~0.56 us per instruction, bench/RESULTS.md); here it is four.
+ *
+ * Everything else goes on to libseccomp's program.
+ */
+#define LLW_PREFIX_PERSONALITY_LEN 5
+
 static size_t
-unknown_prefix(uint32_t arch, struct sock_filter *out, size_t max)
+filter_prefix(uint32_t arch, struct sock_filter *out, size_t max)
 {
 	struct nr_range runs[64];
 	size_t nr = unknown_runs(arch, runs, ARRAY_SIZE(runs));
-	size_t len = 3 + 2 * nr + 2, k = 0;
+	size_t len = 3 + 2 * nr + LLW_PREFIX_PERSONALITY_LEN + 2, k = 0;
+	int personality =
+		seccomp_syscall_resolve_name_arch(arch, "personality");
+	/* The low word of args[0]. */
+	uint32_t arg0 = offsetof(struct seccomp_data, args[0]) +
+			(__BYTE_ORDER == __BIG_ENDIAN ? 4 : 0);
 
-	if (len > max || len > 255)
+	if (len > max || len > 255 || personality < 0)
 		return 0;
 	out[k++] = (struct sock_filter)BPF_STMT(
 		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -1064,9 +1048,8 @@ unknown_prefix(uint32_t arch, struct sock_filter *out, size_t max)
 		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	for (size_t i = 0; i < nr; i++) {
 		/* At k: below lo, on to the next run; at k+1: at or above
-		 * hi, on to the next run (after the last one, the "ja" to
-		 * libseccomp's program), else ENOSYS, the prefix's last
-		 * insn. */
+		 * hi, on to the next run (after the last one, the
+		 * personality check), else ENOSYS, the prefix's last insn. */
 		out[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
 						      runs[i].lo, 0, 1);
 		k++;
@@ -1075,6 +1058,16 @@ unknown_prefix(uint32_t arch, struct sock_filter *out, size_t max)
 			(uint8_t)(len - 1 - (k + 1)));
 		k++;
 	}
+	/* Not personality: on to the "ja" into libseccomp's program. */
+	out[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						(uint32_t)personality, 0, 4);
+	out[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0);
+	out[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						PER_LINUX, 2, 0);
+	out[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						0xffffffffU, 1, 0);
+	out[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						SECCOMP_RET_ERRNO | EPERM);
 	out[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JA, 1, 0, 0);
 	out[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 						SECCOMP_RET_ERRNO | ENOSYS);
@@ -1102,7 +1095,7 @@ filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
 		free(buf);
 		return -EINVAL;
 	}
-	np = unknown_prefix(seccomp_arch_native(), prefix, ARRAY_SIZE(prefix));
+	np = filter_prefix(seccomp_arch_native(), prefix, ARRAY_SIZE(prefix));
 	if (np == 0) {
 		free(buf);
 		return -E2BIG;
