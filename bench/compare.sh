@@ -29,6 +29,11 @@ mkdir -p "$work/proj" "$work/tree"
 cc -O2 -o "$work/ab" "$here/ab.c"
 printf '#include <unistd.h>\nint main(int c, char **v) { (void)c; execv(v[1], v + 1); return 127; }\n' >"$work/wrap.c"
 cc -O2 -static -o "$work/wrap" "$work/wrap.c"
+# The kernel's share (bench/floor.c): the calls llwrap -p default makes,
+# with the same 17 rule paths (llwrap --explain lists them) and seccomp
+# program, and none of llwrap's own work.
+cc -O2 -static -I"$top/lib" -I"$top/src" -I"$build/src" -o "$work/floor" \
+	"$here/floor.c" "$build/src/filter-programs.c"
 {
 	echo "[profile]"
 	echo "include = default"
@@ -49,6 +54,9 @@ fi
 cd "$work/proj"
 set -- /bin/true \
 	::: "$work/wrap" /bin/true \
+	::: "$work/floor" /dev/full /dev/null /dev/ptmx /dev/pts /dev/random \
+	/dev/shm /dev/tty /dev/urandom /dev/zero /etc /opt /proc \
+	/sys/devices/system/cpu /tmp /usr /var/tmp "$work/proj" -- /bin/true \
 	::: "$LLWRAP" --version \
 	::: "$LLWRAP" -p default -- /bin/true
 [ -n "${BASE:-}" ] && set -- "$@" ::: "$BASE" -p default -- /bin/true
@@ -60,6 +68,7 @@ $as "$work/ab" "${N:-1000}" "$@" >"$work/out"
 echo "| command | median (us) | p10 (us) | paired diff from bare (us) |"
 echo "|---|---:|---:|---:|"
 sed -e "s|$work/thousand.ini|<1000 rules>|" -e "s|$work/wrap|exec-only static wrapper|" \
+	-e "s|$work/floor .* -- |kernel floor (17 rules, seccomp) |" \
 	-e "s|${BASE:-@none@}|BASE|" -e "s|$LLWRAP|llwrap|" "$work/out" |
 	awk '{ name = $4; for (i = 5; i <= NF; i++) name = name " " $i
 		printf "| %s | %d | %d | %s |\n", name, $1, $2, $3 }'
