@@ -909,29 +909,36 @@ p_setxattr(char **argv)
 }
 
 /*
- * Not a probe: run a command on what looks like a kernel without
- * Landlock (landlock_create_ruleset fails with ENOSYS, as when it is not
- * built in), to test llwrap's bubblewrap fallback on a kernel that has
- * Landlock.  Sets no_new_privs, which the filter needs.
+ * Not a probe: run a command on what looks like an older kernel, one
+ * without the system call numbered NR (it fails with ENOSYS, as when it
+ * does not exist), to test how llwrap copes on a kernel that has it:
+ * 444 is landlock_create_ruleset (Landlock not built in: the bubblewrap
+ * fallback), 438 pidfd_getfd (Linux < 5.6: no network supervisor), on
+ * every architecture (the unified syscall table).  Sets no_new_privs,
+ * which the filter needs.
  */
 static int
-p_without_landlock(char **argv)
+p_without_syscall(char **argv)
 {
+	char *end;
+	unsigned long nr = strtoul(argv[0], &end, 10);
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		/* 444 on every architecture (the unified syscall table). */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 444, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
+	if (*argv[0] == '\0' || *end != '\0' || nr > 0xffffffffUL)
+		return usage_error("not a syscall number: %s", argv[0]);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return usage_error("cannot hide Landlock: %s", strerror(errno));
-	execvp(argv[0], argv);
-	return usage_error("%s: %s", argv[0], strerror(errno));
+		return usage_error("cannot hide syscall %lu: %s", nr,
+				   strerror(errno));
+	execvp(argv[1], argv + 1);
+	return usage_error("%s: %s", argv[1], strerror(errno));
 }
 
 static int p_help(char **argv);
@@ -991,8 +998,8 @@ static const struct probe {
 	{ "fds", 0, 0, p_fds, "" },
 	{ "env", 1, 1, p_env, "NAME" },
 	{ "sleep", 1, 1, p_sleep, "SECONDS" },
-	{ "without-landlock", 1, -1, p_without_landlock,
-	  "CMD [ARG...] (not a probe: run CMD with Landlock hidden)" },
+	{ "without-syscall", 2, -1, p_without_syscall,
+	  "NR CMD [ARG...] (not a probe: run CMD with syscall NR hidden)" },
 	{ "help", 0, 0, p_help, "" },
 	{ "setxattr", 1, 1, p_setxattr, "PATH (user.llwrap-probe = 1)" },
 };

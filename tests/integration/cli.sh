@@ -88,7 +88,7 @@ fi
 # that makes landlock_create_ruleset fail with ENOSYS).
 if "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
 	nolandlock() {
-		as_user "$PROBE" without-landlock "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+		as_user "$PROBE" without-syscall 444 "$LLWRAP" --rx "$LLW_HELPERS" "$@"
 	}
 	run nolandlock -p default --explain -- /bin/true
 	expect_output "no Landlock: --backend auto falls back to bwrap, saying why" \

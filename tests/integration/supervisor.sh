@@ -356,6 +356,30 @@ else
 	diag "status $rc: $out"
 fi
 
+# ---- A kernel without pidfd_getfd (Linux < 5.6): fail closed ----
+# pidfd_getfd (438 on every architecture) hidden with ENOSYS, as on a
+# kernel that lacks it.
+rm -f "$marker"
+run as_user "$PROBE" without-syscall 438 "$LLWRAP" --rx "$LLW_HELPERS" -p default \
+	--allow-cidr "127.0.0.1/32:$PA" -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ]; then
+	ok "no pidfd_getfd: a policy that needs the supervisor fails closed (125, nothing run)"
+else
+	not_ok "no pidfd_getfd: the run did not fail closed"
+	diag "status $rc: $out"
+fi
+expect_output "... naming the cause and the kernel version" "no pidfd_getfd \\(Linux 5\\.6\\)"
+run as_user "$PROBE" without-syscall 438 "$LLWRAP" --rx "$LLW_HELPERS" -p default \
+	--allow-cidr "127.0.0.1/32:$PA" --best-effort -- /bin/sh -c "touch $marker"
+if [ "$rc" -eq 0 ] && [ -e "$marker" ]; then
+	ok "... with --best-effort it runs"
+else
+	not_ok "no pidfd_getfd, --best-effort: did not run"
+	diag "status $rc: $out"
+fi
+expect_output "... reporting the supervisor's rules as not enforced" \
+	"NOT ENFORCED: the network supervisor's rules.*no pidfd_getfd"
+
 # ---- With L3: a pid namespace and masks (the opencode profile) ----
 # The outer process is then the monitor and the supervisor at once; it
 # must still see the command's pids in its /proc (comm in the log) and
