@@ -14,6 +14,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 build=$(cd "${1:-$top}" && pwd)
 LLWRAP=$build/llwrap
 export LLWRAP_PROFILE_PATH=$top/conf
@@ -34,17 +35,7 @@ cc -O2 -static -o "$work/wrap" "$work/wrap.c"
 # program, and none of llwrap's own work.
 cc -O2 -static -I"$top/lib" -I"$top/src" -I"$build/src" -o "$work/floor" \
 	"$here/floor.c" "$build/src/filter-programs.c"
-{
-	echo "[profile]"
-	echo "include = default"
-	echo "[filesystem]"
-	i=0
-	while [ $i -lt 1000 ]; do
-		mkdir -p "$work/tree/d$i"
-		echo "ro = $work/tree/d$i"
-		i=$((i + 1))
-	done
-} >"$work/thousand.ini"
+thousand_rules "$work"
 chmod -R a+rX "$work"
 
 as=

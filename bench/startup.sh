@@ -24,6 +24,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
 build=$(cd "${1:-$top}" && pwd)
 LLWRAP=$build/llwrap
 export LLWRAP_PROFILE_PATH=$top/conf
@@ -37,17 +38,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" "$work/tree"
 
 # 1,000 path rules on existing directories, as a profile.
-{
-	echo "[profile]"
-	echo "include = default"
-	echo "[filesystem]"
-	i=0
-	while [ $i -lt 1000 ]; do
-		mkdir -p "$work/tree/d$i"
-		echo "ro = $work/tree/d$i"
-		i=$((i + 1))
-	done
-} >"$work/thousand.ini"
+thousand_rules "$work"
 
 # L3: private /tmp, a pid namespace with a fresh /proc, and 20 binds: 10
 # writable roots and 10 read-only masks inside the writable project.
