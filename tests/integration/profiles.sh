@@ -12,15 +12,8 @@ marker=$PROJ/ran
 bad() {
 	name=$1 line=$2 content=$3 desc=$4
 	printf '%b' "$content" >"$P/$name.ini"
-	rm -f "$marker"
-	run llw -p "$P/$name.ini" -- /bin/sh -c "touch $marker"
-	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] &&
-		printf '%s' "$out" | grep -q "$name.ini:$line"; then
-		ok "$desc: 125, $name.ini:$line named, nothing run"
-	else
-		not_ok "$desc"
-		diag "status $rc, ran: $([ -e "$marker" ] && echo yes || echo no): $out"
-	fi
+	expect_refused "$desc: 125, $name.ini:$line named, nothing run" \
+		"$name\\.ini:$line" llw -p "$P/$name.ini" -- /bin/sh -c "touch $marker"
 }
 
 bad unknown-key 2 '[filesystem]\nread = /etc\n' "an unknown key"
@@ -38,34 +31,20 @@ longsec=$(printf '%060d' 0 | tr 0 s)
 bad long-section 1 "[$longsec]\n" "an over-long section name"
 printf '[profile]\ninclude = %s/cycle-b.ini\n' "$P" >"$P/cycle-a.ini"
 printf '[profile]\ninclude = %s/cycle-a.ini\n' "$P" >"$P/cycle-b.ini"
-rm -f "$marker"
-run llw -p "$P/cycle-a.ini" -- /bin/sh -c "touch $marker"
-if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q cycle; then
-	ok "an include cycle is refused and named"
-else
-	not_ok "an include cycle"; diag "$rc: $out"
-fi
+expect_refused "an include cycle is refused and named" cycle \
+	llw -p "$P/cycle-a.ini" -- /bin/sh -c "touch $marker"
 printf '[filesystem]\nro = /etc\n' >"$P/unreadable.ini"
 chmod 000 "$P/unreadable.ini"
-run llw -p "$P/unreadable.ini" -- /bin/sh -c "touch $marker"
-if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q "unreadable.ini"; then
-	ok "an unreadable profile is refused and named"
-else
-	not_ok "an unreadable profile"; diag "$rc: $out"
-fi
+expect_refused "an unreadable profile is refused and named" 'unreadable\.ini' \
+	llw -p "$P/unreadable.ini" -- /bin/sh -c "touch $marker"
 expect_status "an unknown profile name is 125" 125 llw -p no-such-profile -- /bin/true
 expect_output "... and the search path is shown" "no-such-profile"
 
 # .llwrap.ini may only tighten.
 printf '[filesystem]\nrw = %s\n' "$HOME_DIR" >"$PROJ/.llwrap.ini"
 chown "$TEST_UID:$TEST_GID" "$PROJ/.llwrap.ini"
-rm -f "$marker"
-run llw -p default -- /bin/sh -c "touch $marker"
-if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q '.llwrap.ini:2'; then
-	ok ".llwrap.ini that widens (rw ~) is refused with file:line"
-else
-	not_ok ".llwrap.ini that widens"; diag "$rc: $out"
-fi
+expect_refused ".llwrap.ini that widens (rw ~) is refused with file:line" '\.llwrap\.ini:2' \
+	llw -p default -- /bin/sh -c "touch $marker"
 printf '[network]\nmode = host\n' >"$PROJ/.llwrap.ini"
 expect_status ".llwrap.ini that opens the network is refused" 125 llw -p default -- /bin/true
 printf '[filesystem]\nro = %s/src\n' "$PROJ" >"$PROJ/.llwrap.ini"

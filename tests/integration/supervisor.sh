@@ -12,13 +12,8 @@ NETPROBE=$LLW_HELPERS/netprobe
 # closed, and the rest of this suite has nothing to test.
 if bwrap_backend; then
 	marker=$PROJ/ran-bwrap-sup
-	run llw -p default --allow-cidr 127.0.0.1/32 -- /bin/sh -c "touch $marker"
-	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ]; then
-		ok "under bwrap, supervisor rules fail closed (nothing run)"
-	else
-		not_ok "under bwrap, supervisor rules fail closed"
-		diag "status $rc: $out"
-	fi
+	expect_refused "under bwrap, supervisor rules fail closed (nothing run)" "" \
+		llw -p default --allow-cidr 127.0.0.1/32 -- /bin/sh -c "touch $marker"
 	run llw -p default --allow-cidr 127.0.0.1/32 --best-effort -- /bin/true
 	expect_output "... with --best-effort it runs, reporting the loss" "NOT ENFORCED.*supervisor"
 	skip "the bubblewrap backend has no network supervisor: the rest of supervisor.sh needs one"
@@ -336,47 +331,25 @@ fi
 mkdir -p "$T/noread"
 cp "$LLWRAP" "$T/noread/llwrap"
 chmod 0711 "$T/noread" "$T/noread/llwrap"
-marker=$PROJ/ran-undumpable
-rm -f "$marker"
-run as_user "$T/noread/llwrap" --rx "$LLW_HELPERS" -p default --allow-cidr "127.0.0.1/32:$PA" -- \
+marker=$PROJ/ran-sup
+expect_refused "ptrace access refused (not dumpable, as under Yama ptrace_scope 2): exit 125, nothing run, cause named" \
+	"cannot take the seccomp listener.*ptrace access is refused" \
+	as_user "$T/noread/llwrap" --rx "$LLW_HELPERS" -p default --allow-cidr "127.0.0.1/32:$PA" -- \
 	/bin/sh -c "touch $marker"
-if [ "$rc" -eq 125 ] && [ ! -e "$marker" ]; then
-	ok "ptrace access refused (not dumpable, as under Yama ptrace_scope 2): exit 125, nothing run"
-else
-	not_ok "ptrace access refused: the run did not fail closed"
-	diag "status $rc: $out"
-fi
-expect_output "... naming the cause" "cannot take the seccomp listener.*ptrace access is refused"
-run as_user "$T/noread/llwrap" --rx "$LLW_HELPERS" -p default --connect-tcp "$PA" -- \
+expect_ran "... while the same copy runs a policy that needs no supervisor" \
+	as_user "$T/noread/llwrap" --rx "$LLW_HELPERS" -p default --connect-tcp "$PA" -- \
 	/bin/sh -c "touch $marker"
-if [ "$rc" -eq 0 ] && [ -e "$marker" ]; then
-	ok "... while the same copy runs a policy that needs no supervisor"
-else
-	not_ok "the unreadable copy failed without a supervisor"
-	diag "status $rc: $out"
-fi
 
 # ---- A kernel without pidfd_getfd (Linux < 5.6): fail closed ----
 # pidfd_getfd (438 on every architecture) hidden with ENOSYS, as on a
 # kernel that lacks it.
-rm -f "$marker"
-run as_user "$PROBE" without-syscall 438 "$LLWRAP" --rx "$LLW_HELPERS" -p default \
+expect_refused "no pidfd_getfd: a policy that needs the supervisor fails closed (125, nothing run, cause named)" \
+	"no pidfd_getfd \\(Linux 5\\.6\\)" \
+	as_user "$PROBE" without-syscall 438 "$LLWRAP" --rx "$LLW_HELPERS" -p default \
 	--allow-cidr "127.0.0.1/32:$PA" -- /bin/sh -c "touch $marker"
-if [ "$rc" -eq 125 ] && [ ! -e "$marker" ]; then
-	ok "no pidfd_getfd: a policy that needs the supervisor fails closed (125, nothing run)"
-else
-	not_ok "no pidfd_getfd: the run did not fail closed"
-	diag "status $rc: $out"
-fi
-expect_output "... naming the cause and the kernel version" "no pidfd_getfd \\(Linux 5\\.6\\)"
-run as_user "$PROBE" without-syscall 438 "$LLWRAP" --rx "$LLW_HELPERS" -p default \
+expect_ran "... with --best-effort it runs" \
+	as_user "$PROBE" without-syscall 438 "$LLWRAP" --rx "$LLW_HELPERS" -p default \
 	--allow-cidr "127.0.0.1/32:$PA" --best-effort -- /bin/sh -c "touch $marker"
-if [ "$rc" -eq 0 ] && [ -e "$marker" ]; then
-	ok "... with --best-effort it runs"
-else
-	not_ok "no pidfd_getfd, --best-effort: did not run"
-	diag "status $rc: $out"
-fi
 expect_output "... reporting the supervisor's rules as not enforced" \
 	"NOT ENFORCED: the network supervisor's rules.*no pidfd_getfd"
 

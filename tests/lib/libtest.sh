@@ -223,6 +223,39 @@ expect_output() {
 	fi
 }
 
+# expect_refused DESC PATTERN CMD...: CMD (whose command would create
+# $marker) fails closed: status 125, $marker not created, and the output
+# matches the grep -E PATTERN (any output when PATTERN is empty).
+expect_refused() {
+	desc=$1
+	pat=$2
+	shift 2
+	rm -f "$marker"
+	run "$@"
+	if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] &&
+		printf '%s\n' "$out" | grep -Eq -- "$pat"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diag "status $rc, ran: $([ -e "$marker" ] && echo yes || echo no), wanted /$pat/: $out"
+	fi
+}
+
+# expect_ran DESC CMD...: CMD (whose command creates $marker) runs it:
+# status 0 and $marker created.
+expect_ran() {
+	desc=$1
+	shift
+	rm -f "$marker"
+	run "$@"
+	if [ "$rc" -eq 0 ] && [ -e "$marker" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diag "status $rc, ran: $([ -e "$marker" ] && echo yes || echo no): $out"
+	fi
+}
+
 # The running Landlock ABI (0 when unavailable).
 landlock_abi() {
 	python3 -c 'import ctypes; r = ctypes.CDLL(None).syscall(444, None, 0, 1); print(r if r > 0 else 0)'
