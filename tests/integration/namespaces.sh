@@ -252,19 +252,12 @@ llw_refused() {
 		"$LLWRAP" --rx "$LLW_HELPERS" "$@")
 }
 marker=$PROJ/ran-refused
-run llw_refused -p "$L3" -- /bin/sh -c "touch $marker"
-if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] && printf '%s' "$out" | grep -q 'user.max_user_namespaces = 0'; then
-	ok "userns refused: a policy that needs L3 fails closed (125) naming user.max_user_namespaces"
-else
-	not_ok "userns refused: fails closed"; diag "status $rc: $out"
-fi
-run llw_refused -p "$L3" --best-effort -- /bin/sh -c "touch $marker"
-if [ "$rc" -eq 0 ] && [ -e "$marker" ] && printf '%s' "$out" | grep -q 'NOT ENFORCED: hide-processes' &&
-	printf '%s' "$out" | grep -q 'NOT ENFORCED: private-tmp'; then
-	ok "... with --best-effort it runs and reports NOT ENFORCED"
-else
-	not_ok "userns refused, best effort"; diag "status $rc: $out"
-fi
+expect_refused "userns refused: a policy that needs L3 fails closed (125) naming user.max_user_namespaces" \
+	'user\.max_user_namespaces = 0' llw_refused -p "$L3" -- /bin/sh -c "touch $marker"
+expect_ran "... with --best-effort it runs" \
+	llw_refused -p "$L3" --best-effort -- /bin/sh -c "touch $marker"
+expect_output "... reporting hide-processes as NOT ENFORCED" 'NOT ENFORCED: hide-processes'
+expect_output "... and private-tmp" 'NOT ENFORCED: private-tmp'
 rm -f "$marker"
 run llw_refused -p default --deny "$PROJ/.env" -- /bin/true
 if [ "$rc" -eq 125 ] && printf '%s' "$out" | grep -q "$PROJ/.env"; then
