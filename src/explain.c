@@ -22,6 +22,11 @@
 #include "supervise.h"
 #include "xalloc.h"
 
+/* How llwrap is linked (configure.ac); shown by --check. */
+#ifndef LLW_LINKING
+#define LLW_LINKING "dynamic"
+#endif
+
 static const struct {
 	uint64_t bit;
 	const char *name;
@@ -408,6 +413,8 @@ explain_check(FILE *f)
 	fallback = bwrap_fallback_wanted(&k);
 	pidfd_getfd = sys_pidfd_getfd(-1, 0, 0) < 0 && errno == ENOSYS ? 0 : 1;
 
+	fprintf(f, "llwrap:          %s, linked: %s\n", PACKAGE_VERSION,
+		LLW_LINKING);
 	fprintf(f, "Landlock:        %s\n", ll);
 	fprintf(f, "seccomp:         libseccomp %u.%u.%u, API level %u%s\n",
 		SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO, api,

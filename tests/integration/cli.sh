@@ -50,6 +50,7 @@ expect_output "--explain shows a flag with its source" "$OUTSIDE.*command line"
 expect_status "--check exits 0 where Landlock works" 0 "$LLWRAP" --check
 expect_output "--check reports Landlock" "Landlock: +(Landlock )?ABI [0-9]+|Landlock: .*"
 expect_output "--check reports user namespaces" "user namespaces"
+expect_output "--check says how llwrap is linked" "^llwrap: +[0-9.]+, linked: (static PIE|dynamic)"
 expect_output "--check reports bwrap and whether it is setuid" "bwrap: +(not found|/.*setuid)"
 
 # The supervisor's options run the command (tests/integration/supervisor.sh
