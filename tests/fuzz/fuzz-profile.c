@@ -229,6 +229,44 @@ valid_entry(const char *e)
 	       e[2] == '/';
 }
 
+static bool
+strv_equal(char *const *a, char *const *b)
+{
+	size_t i = 0;
+
+	for (; a != NULL && b != NULL && a[i] != NULL && b[i] != NULL; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return (a == NULL || a[i] == NULL) && (b == NULL || b[i] == NULL);
+}
+
+/*
+ * The profile-path scan (PROFILE_KIND_MATCH) must agree with a full
+ * parse: a profile that parses must scan, to the same [match].  full is
+ * the full parse, or NULL when it failed (then the scan may go either
+ * way: it skips the semantics of the other sections).
+ */
+static void
+check_match_scan(const char *text, const struct vars *v,
+		 const struct profile *full)
+{
+	struct profile *m = NULL;
+	char *cause = NULL;
+	int r = profile_parse_string("fuzz.ini", text, PROFILE_KIND_MATCH, v,
+				     &m, &cause);
+
+	if (full != NULL &&
+	    (r != 0 || !strv_equal(m->match_command, full->match_command) ||
+	     !strv_equal(m->match_project, full->match_project))) {
+		fprintf(stderr,
+			"[match] scan disagrees with the full parse: %s\n",
+			cause ? cause : "different [match]");
+		abort();
+	}
+	profile_free(m);
+	free(cause);
+}
+
 static void
 one_policy(const char *project, const char *profile, bool project_file,
 	   const struct fakefs *ffs)
@@ -314,11 +352,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ffs.ents = ents;
 
-	/* Straight parsing, both kinds. */
+	/* Straight parsing, every kind. */
 	v = vars_new(envp, "/home/u/proj", "fuzz");
 	if (profile_parse_string("fuzz.ini", text, PROFILE_KIND_NORMAL, v, &pr,
 				 &cause) == 0)
-		profile_free(pr);
+		check_match_scan(text, v, pr);
+	else
+		check_match_scan(text, v, NULL);
+	profile_free(pr);
 	free(cause);
 	cause = NULL;
 	pr = NULL;
