@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1196,6 +1197,45 @@ test_environ_pure(void **state)
 	}
 }
 
+/* keep globs of every shape decide as fnmatch(3) would. */
+static void
+test_environ_globs(void **state)
+{
+	static const char *const globs[] = {
+		"LC_*", "*",	 "LC_ALL", "L?_ALL", "LC_[AC]*",
+		"X\\*", "*_KEY", "",	   "A*B",    "LC_",
+	};
+	static char *const envp[] = { "LC_ALL=C",  "LC_CTYPE=C", "LC_=1",
+				      "L=1",	   "X*=2",	 "XY=3",
+				      "API_KEY=s", "AB=4",	 "AXB=5",
+				      "=6",	   NULL };
+
+	(void)state;
+	for (size_t g = 0; g < ARRAY_SIZE(globs); g++) {
+		attribute_cleanup(policy_freep) struct policy *p = policy_new();
+		_cleanup_strv_ char **env = NULL;
+		size_t k = 0;
+
+		p->env_keep.v = xcalloc(1, sizeof(struct llw_item));
+		p->env_keep.v[0].value = xstrdup(globs[g]);
+		p->env_keep.v[0].origin = xstrdup("t");
+		p->env_keep.n = 1;
+		env = policy_environ(p, envp);
+		for (char *const *e = envp; *e != NULL; e++) {
+			_cleanup_free_ char *name =
+				xstrndup(*e, strcspn(*e, "="));
+
+			if (fnmatch(globs[g], name, 0) != 0)
+				continue;
+			if (env[k] == NULL || strcmp(env[k], *e) != 0)
+				fail_msg("keep '%s': %s missing", globs[g], *e);
+			k++;
+		}
+		if (env[k] != NULL)
+			fail_msg("keep '%s': %s kept", globs[g], env[k]);
+	}
+}
+
 /* --- shipped profiles ------------------------------------------------- */
 
 static char *
@@ -1324,6 +1364,7 @@ main(void)
 		cmocka_unit_test(test_environ_default),
 		cmocka_unit_test(test_environ_precedence),
 		cmocka_unit_test(test_environ_pure),
+		cmocka_unit_test(test_environ_globs),
 		cmocka_unit_test(test_builtins_are_shipped),
 		cmocka_unit_test(test_shipped_resolve),
 	};
