@@ -20,6 +20,9 @@ render() {
 		}
 		if (s ~ /^ESCAPED/) return "**ESCAPED**"
 		if (s ~ /^skipped \(backend unavailable/) return "n/a"
+		# Paths in the test suite scratch directory, its home as ~.
+		gsub(/\/[^ ]*\/tests\/run\.[A-Za-z0-9]+\/home/, "~", s)
+		gsub(/\/[^ ]*\/tests\/run\.[A-Za-z0-9]+/, "SCRATCH", s)
 		return s
 	}
 	NR == 1 {
