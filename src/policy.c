@@ -650,12 +650,6 @@ env_name(const char *s)
 }
 
 /*
- * [environment].  policy_environ() applies keep, then unset, then set; so
- * that a more specific source still wins, a later "keep NAME" takes NAME
- * off the unset list, and a later "unset GLOB" drops the set entries it
- * matches.  A later "set" overrides an earlier one for the same name.
- */
-/*
  * fnmatch(glob, name, 0), without fnmatch's cost for the usual shapes: a
  * plain name, or a prefix with one trailing '*' (LC_*, XDG_*).  The
  * environment is matched against every keep and unset glob on every run.
@@ -672,6 +666,12 @@ env_glob_match(const char *glob, const char *name)
 	return fnmatch(glob, name, 0) == 0;
 }
 
+/*
+ * [environment].  policy_environ() applies keep, then unset, then set; so
+ * that a more specific source still wins, a later "keep NAME" takes NAME
+ * off the unset list, and a later "unset GLOB" drops the set entries it
+ * matches.  A later "set" overrides an earlier one for the same name.
+ */
 static void
 apply_env(struct policy *p, const struct profile_entry *e, const char *origin)
 {
