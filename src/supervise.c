@@ -910,10 +910,11 @@ supervise_yama_cause(const char *scope)
 	while (*end == '\n' || *end == ' ')
 		end++;
 	if (errno != 0 || end == scope || *end != '\0' || v < 0)
-		return xasprintf("Yama's kernel.yama.ptrace_scope reads '%s', "
-				 "not a scope llwrap knows; the supervisor "
-				 "needs 0 or 1",
-				 scope);
+		return xasprintf(
+			"Yama's kernel.yama.ptrace_scope reads '%.*s', "
+			"not a scope llwrap knows; the supervisor "
+			"needs 0 or 1",
+			(int)strcspn(scope, "\n"), scope);
 	if (v < 2)
 		return NULL;
 	return xasprintf("Yama's kernel.yama.ptrace_scope is %ld, which keeps "

@@ -422,7 +422,7 @@ test_yama(void **state)
 		{ "2\n", "ptrace_scope is 2, which keeps the supervisor" },
 		{ "3\n", "ptrace_scope is 3" },
 		{ "", "reads '', not a scope" },
-		{ "x\n", "not a scope llwrap knows" },
+		{ "x\n", "reads 'x', not a scope llwrap knows" },
 		{ "-1\n", "not a scope" },
 		{ "1x\n", "not a scope" },
 	};
