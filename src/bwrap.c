@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fdutil.h"
+#include "path.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -42,26 +43,14 @@ bwrap_fallback_wanted(const struct ruleset_kernel *k)
 	return k->abi == 0 && (k->err == ENOSYS || k->err == EOPNOTSUPP);
 }
 
-/* True when path is parent or beneath it, component-wise. */
-static bool
-beneath(const char *path, const char *parent)
-{
-	size_t n = strlen(parent);
-
-	if (strcmp(parent, "/") == 0)
-		return path[0] == '/';
-	return strncmp(path, parent, n) == 0 &&
-	       (path[n] == '/' || path[n] == '\0');
-}
-
 /* True when a rule covers part of the tree at root: on root, beneath it,
  * or on one of its ancestors. */
 static bool
 rules_touch(const struct plan *fs, const char *root)
 {
 	for (size_t i = 0; i < fs->n_rules; i++)
-		if (beneath(fs->rules[i].path, root) ||
-		    beneath(root, fs->rules[i].path))
+		if (path_under(fs->rules[i].path, root) ||
+		    path_under(root, fs->rules[i].path))
 			return true;
 	return false;
 }
@@ -72,7 +61,7 @@ dev_is_provided(const char *path)
 	for (size_t i = 0; i < ARRAY_SIZE(dev_provided); i++)
 		if (strcmp(path, dev_provided[i]) == 0)
 			return true;
-	return beneath(path, "/dev/pts") || beneath(path, "/dev/shm");
+	return path_under(path, "/dev/pts") || path_under(path, "/dev/shm");
 }
 
 void
@@ -302,9 +291,9 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 
 		if (!(r->access & LLW_FS_EXECUTE))
 			noexec = true;
-		if (beneath(r->path, "/dev") && !dev_is_provided(r->path))
+		if (path_under(r->path, "/dev") && !dev_is_provided(r->path))
 			strv_push(&devices, r->path);
-		if (beneath(r->path, "/proc"))
+		if (path_under(r->path, "/proc"))
 			strv_push(&procs, r->path);
 	}
 	for (size_t i = 0; i < fs->n_masks; i++)
@@ -330,7 +319,7 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 	}
 	proc_whole = false;
 	for (size_t i = 0; i < fs->n_rules; i++)
-		if (beneath("/proc", fs->rules[i].path))
+		if (path_under("/proc", fs->rules[i].path))
 			proc_whole = true;
 	if (procs != NULL && !proc_whole) {
 		_cleanup_free_ char *list = strv_join(procs, " ");
@@ -399,7 +388,7 @@ rule_writable(const struct plan *fs, size_t i)
 {
 	for (size_t j = 0; j <= i; j++)
 		if ((fs->rules[j].access & WRITE_BITS) &&
-		    beneath(fs->rules[i].path, fs->rules[j].path))
+		    path_under(fs->rules[i].path, fs->rules[j].path))
 			return true;
 	return false;
 }
@@ -419,14 +408,14 @@ bind_rule(char ***v, const struct plan *fs, size_t i)
 static bool
 visible(const struct bwrap_plan *bp, const struct plan *fs, const char *path)
 {
-	if ((bp->dev && beneath(path, "/dev")) ||
-	    (bp->proc && beneath(path, "/proc")))
+	if ((bp->dev && path_under(path, "/dev")) ||
+	    (bp->proc && path_under(path, "/proc")))
 		return true;
 	for (size_t i = 0; i < fs->n_rules; i++)
-		if (beneath(path, fs->rules[i].path))
+		if (path_under(path, fs->rules[i].path))
 			return true;
 	for (size_t i = 0; i < fs->n_masks; i++)
-		if (beneath(path, fs->masks[i].path))
+		if (path_under(path, fs->masks[i].path))
 			return true;
 	return false;
 }
@@ -447,7 +436,7 @@ push_masks(char ***v, const struct plan *fs)
 	for (size_t i = 0; i < fs->n_masks; i++) {
 		const struct plan_mask *m = &fs->masks[i];
 
-		while (n_open > 0 && !beneath(m->path, open[n_open - 1]))
+		while (n_open > 0 && !path_under(m->path, open[n_open - 1]))
 			push2(v, "--remount-ro", open[--n_open]);
 		switch (m->access) {
 		case LLW_ACCESS_DENY:
@@ -489,9 +478,9 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	 * private-tmp so is /tmp, and the rules on it apply to the new
 	 * tmpfs, except for the project when it lies there (as in L3). */
 	for (size_t i = 0; i < fs->n_rules; i++)
-		if (!(bp->dev && beneath(fs->rules[i].path, "/dev")) &&
-		    !(bp->proc && beneath(fs->rules[i].path, "/proc")) &&
-		    !(p->private_tmp && beneath(fs->rules[i].path, "/tmp")))
+		if (!(bp->dev && path_under(fs->rules[i].path, "/dev")) &&
+		    !(bp->proc && path_under(fs->rules[i].path, "/proc")) &&
+		    !(p->private_tmp && path_under(fs->rules[i].path, "/tmp")))
 			bind_rule(&v, fs, i);
 	if (bp->dev)
 		push2(&v, "--dev", "/dev");
@@ -500,14 +489,14 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	if (p->private_tmp) {
 		push2(&v, "--tmpfs", "/tmp");
 		for (size_t i = 0; i < fs->n_rules; i++)
-			if (beneath(fs->rules[i].path, "/tmp") &&
+			if (path_under(fs->rules[i].path, "/tmp") &&
 			    strcmp(fs->rules[i].path, "/tmp") != 0 &&
-			    (beneath(fs->rules[i].path, p->project) ||
-			     beneath(p->project, fs->rules[i].path)))
+			    (path_under(fs->rules[i].path, p->project) ||
+			     path_under(p->project, fs->rules[i].path)))
 				bind_rule(&v, fs, i);
 	}
 	for (size_t i = 0; bp->dev && i < fs->n_rules; i++)
-		if (beneath(fs->rules[i].path, "/dev") &&
+		if (path_under(fs->rules[i].path, "/dev") &&
 		    !dev_is_provided(fs->rules[i].path))
 			bind_rule(&v, fs, i);
 	push_masks(&v, fs);
@@ -620,7 +609,7 @@ bwrap_exec_allowed(const struct plan *fs, const char *path)
 	bool seen = false;
 
 	for (size_t i = 0; i < fs->n_masks; i++)
-		if (beneath(path, fs->masks[i].path))
+		if (path_under(path, fs->masks[i].path))
 			m = &fs->masks[i]; /* sorted: the last is deepest */
 	if (m != NULL) {
 		if (m->access == LLW_ACCESS_DENY)
@@ -630,7 +619,7 @@ bwrap_exec_allowed(const struct plan *fs, const char *path)
 			       : -EACCES;
 	}
 	for (size_t i = 0; i < fs->n_rules; i++)
-		if (beneath(path, fs->rules[i].path)) {
+		if (path_under(path, fs->rules[i].path)) {
 			bits |= fs->rules[i].access;
 			seen = true;
 		}

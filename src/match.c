@@ -4,17 +4,7 @@
 #include <string.h>
 
 #include "match.h"
-
-bool
-match_path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
+#include "path.h"
 
 size_t
 match_path_depth(const char *path)
@@ -60,7 +50,7 @@ match_holds(const struct profile *p, const char *command, const char *project,
 		for (char **d = p->match_project; *d != NULL; d++) {
 			size_t depth = match_path_depth(*d);
 
-			if (match_path_under(project, *d) &&
+			if (path_under(project, *d) &&
 			    (!s.project || depth > s.depth)) {
 				s.project = true;
 				s.depth = depth;

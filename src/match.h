@@ -19,10 +19,6 @@ struct match_score {
 	size_t depth; /* components of the deepest project path that held */
 };
 
-/* True when path is dir or lies under it, component-wise ("/a/b" is under
- * "/a" and "/", "/ab" is not under "/a").  Both are normalised. */
-bool match_path_under(const char *path, const char *dir);
-
 /* Number of components of a normalised absolute path ("/" has 0). */
 size_t match_path_depth(const char *path);
 

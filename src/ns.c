@@ -49,6 +49,7 @@
 #include "cleanup.h"
 #include "fdutil.h"
 #include "ns.h"
+#include "path.h"
 #include "xalloc.h"
 
 /* Read a small /proc/sys file; NULL when it is absent. */
@@ -379,25 +380,6 @@ view_free(struct ns_view *v)
 	free(v->m);
 }
 
-/* Compare paths component by component: "/" sorts before any byte. */
-static int
-path_cmp(const char *a, const char *b)
-{
-	for (; *a != '\0' && *a == *b; a++, b++)
-		;
-	if (*a == *b)
-		return 0;
-	if (*a == '\0')
-		return -1;
-	if (*b == '\0')
-		return 1;
-	if (*a == '/')
-		return -1;
-	if (*b == '/')
-		return 1;
-	return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-}
-
 static int
 mount_cmp(const void *a, const void *b)
 {
@@ -408,22 +390,10 @@ mount_cmp(const void *a, const void *b)
 	return c != 0 ? c : (int)x->kind - (int)y->kind;
 }
 
-/* True when path is dir or beneath it. */
-static bool
-path_within(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
 static bool
 path_below(const char *path, const char *dir)
 {
-	return path_within(path, dir) && strcmp(path, dir) != 0;
+	return path_under(path, dir) && strcmp(path, dir) != 0;
 }
 
 static void
@@ -466,7 +436,7 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 {
 	const struct plan *fs = o->fs;
 	const char *project = o->policy->project;
-	bool tmp_project = o->private_tmp && path_within(project, "/tmp");
+	bool tmp_project = o->private_tmp && path_under(project, "/tmp");
 	bool project_seen = false;
 
 	if (o->pid)
@@ -530,8 +500,8 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 			m->is_dir = S_ISDIR(st.st_mode);
 		}
 		if (m->tmpfs >= 0 && v->m[m->tmpfs].kind == NS_TMP &&
-		    !path_within(m->path, project) &&
-		    !path_within(project, m->path)) {
+		    !path_under(m->path, project) &&
+		    !path_under(project, m->path)) {
 			m->skip = true;
 			continue;
 		}

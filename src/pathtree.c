@@ -35,6 +35,7 @@
 
 #include "cleanup.h"
 #include "compat/landlock.h"
+#include "path.h"
 #include "pathtree.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -93,28 +94,6 @@ pathtree_level_of(uint64_t b)
 		if (pathtree_access_bits(a) == b)
 			return a;
 	return LLW_ACCESS_DENY;
-}
-
-/*
- * Compare paths component by component: "/" sorts before every other
- * byte, so a directory's subtree is contiguous ("/a", "/a/b", "/a-b").
- */
-static int
-pathtree_pathcmp(const char *a, const char *b)
-{
-	const unsigned char *x = (const unsigned char *)a;
-	const unsigned char *y = (const unsigned char *)b;
-	int cx, cy;
-
-	while (*x != '\0' && *x == *y) {
-		x++;
-		y++;
-	}
-	if (*x == *y)
-		return 0;
-	cx = *x == '/' ? 1 : *x == '\0' ? 0 : *x + 1;
-	cy = *y == '/' ? 1 : *y == '\0' ? 0 : *y + 1;
-	return cx < cy ? -1 : 1;
 }
 
 static char *
@@ -368,18 +347,6 @@ node_new(struct node *parent, const char *path)
 		parent->kids[parent->n_kids++] = n;
 	}
 	return n;
-}
-
-/* True when dir is a component-wise prefix of path (or equal). */
-static bool
-pathtree_under(const char *dir, const char *path)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(dir, path, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
 }
 
 static struct node *
@@ -704,7 +671,7 @@ static int
 pathtree_rrule_cmp(const void *a, const void *b)
 {
 	const struct rrule *x = a, *y = b;
-	int c = pathtree_pathcmp(x->path, y->path);
+	int c = path_cmp(x->path, y->path);
 
 	if (c != 0)
 		return c;
@@ -719,7 +686,7 @@ pathtree_idx_cmp(const void *a, const void *b, void *arg)
 {
 	const struct llw_path_rule *paths = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = pathtree_pathcmp(paths[x].path, paths[y].path);
+	int c = path_cmp(paths[x].path, paths[y].path);
 
 	if (c != 0)
 		return c;
@@ -762,7 +729,7 @@ pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
 			(struct rent){ xstrdup("/"), xstrdup("/"), RS_DIR };
 		*depth = 1;
 	}
-	while (*depth > 1 && !pathtree_under((*stack)[*depth - 1].lex, path)) {
+	while (*depth > 1 && !path_under(path, (*stack)[*depth - 1].lex)) {
 		(*depth)--;
 		free((*stack)[*depth].lex);
 		free((*stack)[*depth].res);
@@ -912,7 +879,7 @@ pathtree_insert(struct node ***stack, size_t *depth, const char *path)
 {
 	struct node *top;
 
-	while (*depth > 1 && !pathtree_under((*stack)[*depth - 1]->path, path))
+	while (*depth > 1 && !path_under(path, (*stack)[*depth - 1]->path))
 		(*depth)--;
 	top = (*stack)[*depth - 1];
 	while (strcmp(top->path, path) != 0) {
@@ -972,15 +939,15 @@ pathtree_want(struct compiler *c, struct node *n)
 static int
 pathtree_plan_rule_cmp(const void *a, const void *b)
 {
-	return pathtree_pathcmp(((const struct plan_rule *)a)->path,
-				((const struct plan_rule *)b)->path);
+	return path_cmp(((const struct plan_rule *)a)->path,
+			((const struct plan_rule *)b)->path);
 }
 
 static int
 pathtree_plan_mask_cmp(const void *a, const void *b)
 {
-	return pathtree_pathcmp(((const struct plan_mask *)a)->path,
-				((const struct plan_mask *)b)->path);
+	return path_cmp(((const struct plan_mask *)a)->path,
+			((const struct plan_mask *)b)->path);
 }
 
 /*

@@ -31,6 +31,7 @@
 
 #include "cleanup.h"
 #include "match.h"
+#include "path.h"
 #include "policy.h"
 #include "profile.h"
 #include "strv.h"
@@ -335,38 +336,6 @@ config_file_add(struct resolver *r, const char *file)
 		strv_push(&r->p->config_files, file);
 }
 
-/* Lexical normalisation of an absolute path (see profile.c). */
-static char *
-normalise(const char *path)
-{
-	char *r = xmalloc(strlen(path) + 2);
-	size_t len = 0;
-
-	while (*path != '\0') {
-		size_t n;
-
-		path += strspn(path, "/");
-		n = strcspn(path, "/");
-		if (n == 0)
-			break;
-		if (n == 2 && path[0] == '.' && path[1] == '.') {
-			while (len > 0 && r[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-		} else if (!(n == 1 && path[0] == '.')) {
-			r[len++] = '/';
-			memcpy(r + len, path, n);
-			len += n;
-		}
-		path += n;
-	}
-	if (len == 0)
-		r[len++] = '/';
-	r[len] = '\0';
-	return r;
-}
-
 /*
  * Load the profile an -p argument or an include names.
  *   - With a "/" it is a FILE.  A relative -p FILE is taken from the
@@ -392,7 +361,7 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 
 	if (strchr(arg, '/') != NULL) {
 		if (arg[0] == '/') {
-			file = normalise(arg);
+			file = path_normalise(arg);
 		} else if (from == NULL) {
 			_cleanup_free_ char *cwd = getcwd(NULL, 0);
 
@@ -405,11 +374,11 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 				return ret;
 			}
 			_cleanup_free_ char *abs = xasprintf("%s/%s", cwd, arg);
-			file = normalise(abs);
+			file = path_normalise(abs);
 		} else if (from->file[0] == '/') {
 			_cleanup_free_ char *abs =
 				xasprintf("%s/../%s", from->file, arg);
-			file = normalise(abs);
+			file = path_normalise(abs);
 		} else {
 			*cause = xasprintf("%sinclude '%s' is relative, and "
 					   "%s is not a file to resolve it "
@@ -437,7 +406,7 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 		_cleanup_free_ char *cand = xasprintf("%s/%s.ini", *dir, arg);
 		_cleanup_free_ char *err = NULL;
 
-		file = normalise(cand);
+		file = path_normalise(cand);
 		ret = profile_parse_file(file, PROFILE_KIND_NORMAL, r->vars,
 					 out, &err);
 		if (ret == -ENOENT || ret == -ENOTDIR) {
@@ -477,7 +446,7 @@ policy_access_at(const struct policy *p, const char *path, const char **origin)
 	for (size_t i = 0; i < p->n_paths; i++) {
 		const struct llw_path_rule *pr = &p->paths[i];
 
-		if (!match_path_under(path, pr->path))
+		if (!path_under(path, pr->path))
 			continue;
 		if (best == NULL || strlen(pr->path) > strlen(best->path) ||
 		    (strlen(pr->path) == strlen(best->path) &&
@@ -902,7 +871,7 @@ apply_matched(struct resolver *r, char **cause)
 	for (char *const *dir = r->req->profile_path; dir != NULL && *dir;
 	     dir++) {
 		_cleanup_strv_ char **names = NULL;
-		_cleanup_free_ char *ndir = normalise(*dir);
+		_cleanup_free_ char *ndir = path_normalise(*dir);
 		DIR *d = opendir(ndir);
 		struct dirent *de;
 
@@ -1020,7 +989,7 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	if (ret == 0 && req->read_project_file && req->project != NULL) {
 		_cleanup_free_ char *raw =
 			xasprintf("%s/.llwrap.ini", req->project);
-		_cleanup_free_ char *file = normalise(raw);
+		_cleanup_free_ char *file = path_normalise(raw);
 		struct profile *prof = NULL;
 
 		ret = profile_parse_file(file, PROFILE_KIND_PROJECT, vars,

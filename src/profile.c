@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
+#include "path.h"
 #include "profile.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -224,43 +225,6 @@ int
 vars_expand(const struct vars *v, const char *s, char **out, char **cause)
 {
 	return vars_expand_full(v, s, true, out, cause);
-}
-
-/*
- * Lexically normalise an absolute path: collapse "//", drop ".", let ".."
- * remove the previous component (never above "/"), no trailing "/".
- */
-static char *
-path_normalise(const char *path)
-{
-	char *r = xmalloc(strlen(path) + 2);
-	size_t len = 0;
-
-	while (*path != '\0') {
-		size_t n;
-
-		path += strspn(path, "/");
-		n = strcspn(path, "/");
-		if (n == 0)
-			break;
-		if (n == 1 && path[0] == '.') {
-			/* Nothing: "." is the directory itself. */
-		} else if (n == 2 && path[0] == '.' && path[1] == '.') {
-			while (len > 0 && r[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-		} else {
-			r[len++] = '/';
-			memcpy(r + len, path, n);
-			len += n;
-		}
-		path += n;
-	}
-	if (len == 0)
-		r[len++] = '/';
-	r[len] = '\0';
-	return r;
 }
 
 /* How a key's value is checked and split. */

@@ -29,6 +29,7 @@ $CC -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	"$src/src/profile.c" "$src/src/policy.c" "$src/src/match.c" \
 	"$src/src/pathtree.c" "$src/src/known.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
+	"$src/lib/path.c" \
 	$(pkg-config --libs inih) -o "$out/fuzz-profile"
 
 mkdir "$work/corpus"

@@ -826,11 +826,6 @@ test_match_unit(void **state)
 	struct match_score s;
 
 	(void)state;
-	assert_true(match_path_under("/a/b", "/a"));
-	assert_true(match_path_under("/a", "/a"));
-	assert_true(match_path_under("/a", "/"));
-	assert_false(match_path_under("/ab", "/a"));
-	assert_false(match_path_under("/a", "/a/b"));
 	assert_int_equal(match_path_depth("/"), 0);
 	assert_int_equal(match_path_depth("/a"), 1);
 	assert_int_equal(match_path_depth("/a/b/c"), 3);

@@ -1,0 +1,69 @@
+/*
+ * Absolute paths as strings (see path.h).
+ */
+#include <string.h>
+
+#include "path.h"
+#include "xalloc.h"
+
+char *
+path_normalise(const char *path)
+{
+	char *r = xmalloc(strlen(path) + 2);
+	size_t len = 0;
+
+	while (*path != '\0') {
+		size_t n;
+
+		path += strspn(path, "/");
+		n = strcspn(path, "/");
+		if (n == 0)
+			break;
+		if (n == 1 && path[0] == '.') {
+			/* Nothing: "." is the directory itself. */
+		} else if (n == 2 && path[0] == '.' && path[1] == '.') {
+			while (len > 0 && r[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else {
+			r[len++] = '/';
+			memcpy(r + len, path, n);
+			len += n;
+		}
+		path += n;
+	}
+	if (len == 0)
+		r[len++] = '/';
+	r[len] = '\0';
+	return r;
+}
+
+bool
+path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}
+
+int
+path_cmp(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a;
+	const unsigned char *y = (const unsigned char *)b;
+	int cx, cy;
+
+	while (*x != '\0' && *x == *y) {
+		x++;
+		y++;
+	}
+	if (*x == *y)
+		return 0;
+	cx = *x == '/' ? 1 : *x == '\0' ? 0 : *x + 1;
+	cy = *y == '/' ? 1 : *y == '\0' ? 0 : *y + 1;
+	return cx < cy ? -1 : 1;
+}
