@@ -125,3 +125,20 @@ fd_read_all(int fd, size_t max, char **out, size_t *len)
 		*len = n;
 	return 0;
 }
+
+char *
+file_read_line(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s = NULL;
+	int r;
+
+	if (fd < 0)
+		return NULL;
+	r = fd_read_all(fd, max, &s, NULL);
+	close(fd);
+	if (r < 0)
+		return NULL;
+	s[strcspn(s, "\n")] = '\0';
+	return s;
+}

@@ -16,4 +16,8 @@ int fd_close_inherited(const int *keep, size_t n);
  * -EFBIG).  Returns 0 and *out, or -errno. */
 int fd_read_all(int fd, size_t max, char **out, size_t *len);
 
+/* The first line of a small file (at most max bytes) without its newline,
+ * as a new string; NULL when it cannot be opened or read. */
+char *file_read_line(const char *path, size_t max);
+
 #endif /* LLW_FDUTIL_H */

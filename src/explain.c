@@ -359,19 +359,6 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 		fprintf(f, "WILL NOT RUN: %s\n", sb->fail_cause);
 }
 
-/* Read a small /proc or /sys file into a trimmed string, or NULL. */
-static char *
-read_small(const char *path)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *s;
-
-	if (fd < 0 || fd_read_all(fd, 4096, &s, NULL) < 0)
-		return NULL;
-	s[strcspn(s, "\n")] = '\0';
-	return s;
-}
-
 /* Whether an unprivileged user namespace can be created here: a child
  * tries, so this process stays as it was. */
 static int
@@ -403,11 +390,12 @@ explain_check(FILE *f)
 
 	ruleset_probe(&k);
 	ll = ruleset_describe(&k);
-	maxns = read_small("/proc/sys/user/max_user_namespaces");
-	clone = read_small("/proc/sys/kernel/unprivileged_userns_clone");
-	apparmor = read_small(
-		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
-	yama = read_small("/proc/sys/kernel/yama/ptrace_scope");
+	maxns = file_read_line("/proc/sys/user/max_user_namespaces", 4096);
+	clone = file_read_line("/proc/sys/kernel/unprivileged_userns_clone",
+			       4096);
+	apparmor = file_read_line(
+		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 4096);
+	yama = file_read_line("/proc/sys/kernel/yama/ptrace_scope", 4096);
 	bwrap_find(getenv("PATH"), &bwrap);
 	bwrap_ok = bwrap_usable(&bwrap, &bwrap_why);
 	fallback = bwrap_fallback_wanted(&k);

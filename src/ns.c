@@ -52,23 +52,10 @@
 #include "path.h"
 #include "xalloc.h"
 
-/* Read a small /proc/sys file; NULL when it is absent. */
-static char *
-read_sysctl(const char *path)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *s;
-
-	if (fd < 0 || fd_read_all(fd, 256, &s, NULL) < 0)
-		return NULL;
-	s[strcspn(s, "\n")] = '\0';
-	return s;
-}
-
 static bool
 sysctl_is(const char *path, const char *value)
 {
-	_cleanup_free_ char *s = read_sysctl(path);
+	_cleanup_free_ char *s = file_read_line(path, 256);
 
 	return s != NULL && strcmp(s, value) == 0;
 }

@@ -1322,16 +1322,11 @@ log_suppressed(struct supervisor *sv, unsigned long n)
 static char *
 read_comm(pid_t pid)
 {
-	char path[64];
-	_cleanup_close_ int fd = -1;
-	char *s = NULL;
+	char path[64], *s;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fd_read_all(fd, 64, &s, NULL) < 0)
-		return xstrdup("?");
-	s[strcspn(s, "\n")] = '\0';
-	return s;
+	s = file_read_line(path, 64);
+	return s != NULL ? s : xstrdup("?");
 }
 
 static void
