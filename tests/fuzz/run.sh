@@ -23,9 +23,9 @@ trap 'rm -rf "$work"' EXIT INT TERM
 
 # Only the pure core the harness drives, plus lib/.
 $CC -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-include "$build/config.h" -I"$src/lib" -I"$src/src" -I"$build/src" \
+	-include "$build/config.h" -I"$src/lib" -I"$src/src" -I"$build/src" -I"$src/tests/lib" \
 	$(pkg-config --cflags inih) \
-	"$src/tests/fuzz/fuzz-profile.c" \
+	"$src/tests/fuzz/fuzz-profile.c" "$src/tests/lib/fakefs.c" \
 	"$src/src/profile.c" "$src/src/policy.c" "$src/src/match.c" \
 	"$src/src/pathtree.c" "$src/src/known.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
