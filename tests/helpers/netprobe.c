@@ -29,32 +29,6 @@
 
 #include "report.h"
 
-union addr {
-	struct sockaddr sa;
-	struct sockaddr_in in;
-	struct sockaddr_in6 in6;
-	struct sockaddr_un un;
-};
-
-static int
-parse_inet(const char *host, const char *port, union addr *a, socklen_t *len)
-{
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, host, &a->in.sin_addr) == 1) {
-		a->in.sin_family = AF_INET;
-		a->in.sin_port = htons((uint16_t)atoi(port));
-		*len = sizeof(a->in);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
-		a->in6.sin6_family = AF_INET6;
-		a->in6.sin6_port = htons((uint16_t)atoi(port));
-		*len = sizeof(a->in6);
-		return 0;
-	}
-	return usage_error("not an IP address");
-}
-
 static void
 unix_addr(const char *path, union addr *a, socklen_t *len)
 {

@@ -70,18 +70,6 @@
 #define X86_64_NR_GETPID 39
 
 static int
-parse_long(const char *s, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(s, &end, 0);
-	if (errno || end == s || *end)
-		return usage_error("not a number: %s", s);
-	return 0;
-}
-
-static int
 parse_u64(const char *s, unsigned long long *out)
 {
 	char *end;
@@ -236,38 +224,6 @@ p_exec(char **argv)
 }
 
 /* ---- Network ---- */
-
-union addr {
-	struct sockaddr sa;
-	struct sockaddr_in in;
-	struct sockaddr_in6 in6;
-	struct sockaddr_un un;
-};
-
-static int
-parse_inet(const char *host, const char *port, union addr *a, socklen_t *len)
-{
-	long long p;
-
-	if (parse_long(port, &p))
-		return USAGE;
-	if (p < 0 || p > 65535)
-		return usage_error("bad port: %s", port);
-	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, host, &a->in.sin_addr) == 1) {
-		a->in.sin_family = AF_INET;
-		a->in.sin_port = htons((uint16_t)p);
-		*len = sizeof(a->in);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
-		a->in6.sin6_family = AF_INET6;
-		a->in6.sin6_port = htons((uint16_t)p);
-		*len = sizeof(a->in6);
-		return 0;
-	}
-	return usage_error("not an IPv4 or IPv6 address: %s", host);
-}
 
 static int
 bound_port(int fd)

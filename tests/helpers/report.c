@@ -1,6 +1,9 @@
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -59,4 +62,41 @@ usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return USAGE;
+}
+
+int
+parse_long(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 0);
+	if (errno || end == s || *end)
+		return usage_error("not a number: %s", s);
+	return 0;
+}
+
+int
+parse_inet(const char *host, const char *port, union addr *a, socklen_t *len)
+{
+	long long p;
+
+	if (parse_long(port, &p))
+		return USAGE;
+	if (p < 0 || p > 65535)
+		return usage_error("bad port: %s", port);
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, host, &a->in.sin_addr) == 1) {
+		a->in.sin_family = AF_INET;
+		a->in.sin_port = htons((uint16_t)p);
+		*len = sizeof(a->in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &a->in6.sin6_addr) == 1) {
+		a->in6.sin6_family = AF_INET6;
+		a->in6.sin6_port = htons((uint16_t)p);
+		*len = sizeof(a->in6);
+		return 0;
+	}
+	return usage_error("not an IPv4 or IPv6 address: %s", host);
 }
