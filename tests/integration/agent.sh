@@ -17,14 +17,10 @@
 
 OPENCODE=$(command -v opencode || true)
 if [ -z "$OPENCODE" ]; then
-	skip "opencode is not installed (npm install -g opencode-ai)"
-	done_testing
-	exit
+	skip_rest "opencode is not installed (npm install -g opencode-ai)"
 fi
 if [ "$(landlock_abi)" -lt 4 ]; then
-	skip "the opencode profile needs Landlock ABI 4 (TCP port rules)"
-	done_testing
-	exit
+	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
 fi
 PYTHON=$(command -v python3)
 

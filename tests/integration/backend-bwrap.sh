@@ -6,9 +6,7 @@
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if ! "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
-	skip "bubblewrap cannot run here: $("$LLWRAP" --check | grep '^  F ')"
-	done_testing
-	exit
+	skip_rest "bubblewrap cannot run here: $("$LLWRAP" --check | grep '^  F ')"
 fi
 
 LLW_BACKEND=bwrap

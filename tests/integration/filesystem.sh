@@ -4,9 +4,7 @@
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if [ "$(landlock_abi)" -eq 0 ]; then
-	skip "Landlock is not available on this kernel"
-	done_testing
-	exit
+	skip_rest "Landlock is not available on this kernel"
 fi
 
 # Reading.

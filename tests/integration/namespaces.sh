@@ -10,14 +10,10 @@
 if bwrap_backend; then
 	# The fallback's namespaces are bwrap's; the suites it reruns test
 	# them.  L3 is the Landlock backend's layer.
-	skip "L3 is the Landlock backend's namespace layer"
-	done_testing
-	exit
+	skip_rest "L3 is the Landlock backend's namespace layer"
 fi
 if ! userns_works; then
-	skip "unprivileged user namespaces are refused here: no L3"
-	done_testing
-	exit
+	skip_rest "unprivileged user namespaces are refused here: no L3"
 fi
 
 # A profile that needs L3 without any mask: private /tmp and a pid
@@ -238,9 +234,7 @@ rm -f "$PROJ/.llwrap.ini"
 
 # --- A refused user namespace -----------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
-	skip "refusing user namespaces needs root (a namespace with the limit at 0)"
-	done_testing
-	exit
+	skip_rest "refusing user namespaces needs root (a namespace with the limit at 0)"
 fi
 # llwrap as the test user in a user namespace where
 # user.max_user_namespaces = 0.

@@ -6,9 +6,7 @@
 
 OPENCODE=$(command -v opencode || true)
 if [ -z "$OPENCODE" ]; then
-	skip "opencode is not installed (npm install -g opencode-ai)"
-	done_testing
-	exit
+	skip_rest "opencode is not installed (npm install -g opencode-ai)"
 fi
 # Through the bubblewrap fallback the profile's port rules are lost: it
 # fails closed, and the rest runs with --best-effort.
@@ -19,9 +17,7 @@ if bwrap_backend; then
 	expect_output "... naming TCP port rules and --best-effort" "TCP.*best-effort"
 	BE=--best-effort
 elif [ "$(landlock_abi)" -lt 4 ]; then
-	skip "the opencode profile needs Landlock ABI 4 (TCP port rules)"
-	done_testing
-	exit
+	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
 fi
 
 run llw -p opencode $BE -- opencode --version

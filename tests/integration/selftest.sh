@@ -4,9 +4,7 @@
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if [ "$(landlock_abi)" -lt 4 ]; then
-	skip "the shipped profiles need Landlock ABI 4 (TCP port rules)"
-	done_testing
-	exit
+	skip_rest "the shipped profiles need Landlock ABI 4 (TCP port rules)"
 fi
 git init -q "$PROJ" && chown -R "$TEST_UID:$TEST_GID" "$PROJ"
 

@@ -16,15 +16,11 @@ if bwrap_backend; then
 		llw -p default --allow-cidr 127.0.0.1/32 -- /bin/sh -c "touch $marker"
 	run llw -p default --allow-cidr 127.0.0.1/32 --best-effort -- /bin/true
 	expect_output "... with --best-effort it runs, reporting the loss" "NOT ENFORCED.*supervisor"
-	skip "the bubblewrap backend has no network supervisor: the rest of supervisor.sh needs one"
-	done_testing
-	exit
+	skip_rest "the bubblewrap backend has no network supervisor: the rest of supervisor.sh needs one"
 fi
 
 if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
-	skip "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
-	done_testing
-	exit
+	skip_rest "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
 fi
 
 # srv.py PROTO ADDR PORT COUNTFILE...: serve each (tcp: accept and close;
