@@ -29,16 +29,6 @@
 
 #include "report.h"
 
-static void
-unix_addr(const char *path, union addr *a, socklen_t *len)
-{
-	memset(a, 0, sizeof(*a));
-	a->un.sun_family = AF_UNIX;
-	snprintf(a->un.sun_path, sizeof(a->un.sun_path), "%s", path);
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-			   strlen(a->un.sun_path) + 1);
-}
-
 static uint64_t
 now_ns(void)
 {
@@ -238,7 +228,8 @@ p_unix_dgram_sendto(char **argv)
 
 	if (fd < 0)
 		return deny("socket");
-	unix_addr(argv[0], &a, &len);
+	if (unix_addr(argv[0], false, &a, &len))
+		return USAGE;
 	if (sendto(fd, "x", 1, 0, &a.sa, len) != 1)
 		return deny("sendto");
 	return succeed("%s", argv[0]);
@@ -257,7 +248,8 @@ p_unix_self(char **argv)
 
 	if (fd < 0)
 		return deny("socket");
-	unix_addr(argv[0], &a, &len);
+	if (unix_addr(argv[0], false, &a, &len))
+		return USAGE;
 	unlink(argv[0]);
 	if (bind(fd, &a.sa, len) < 0)
 		return deny("bind");

@@ -361,22 +361,6 @@ p_udp_bind(char **argv)
 	return succeed("port=%d", bound_port(fd));
 }
 
-/* A pathname (abstract false) or abstract unix address for name. */
-static int
-unix_addr(const char *name, bool abstract, union addr *a, socklen_t *len)
-{
-	size_t n = strlen(name), off = abstract ? 1 : 0;
-
-	memset(a, 0, sizeof(*a));
-	if (n + off + 1 > sizeof(a->un.sun_path))
-		return usage_error("unix socket name too long: %s", name);
-	a->un.sun_family = AF_UNIX;
-	memcpy(a->un.sun_path + off, name, n);
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + off + n +
-			   (abstract ? 0 : 1));
-	return 0;
-}
-
 static int
 p_unix_socket(char **argv)
 {

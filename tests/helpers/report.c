@@ -1,6 +1,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,4 +100,19 @@ parse_inet(const char *host, const char *port, union addr *a, socklen_t *len)
 		return 0;
 	}
 	return usage_error("not an IPv4 or IPv6 address: %s", host);
+}
+
+int
+unix_addr(const char *name, bool abstract, union addr *a, socklen_t *len)
+{
+	size_t n = strlen(name), off = abstract ? 1 : 0;
+
+	memset(a, 0, sizeof(*a));
+	if (n + off + 1 > sizeof(a->un.sun_path))
+		return usage_error("unix socket name too long: %s", name);
+	a->un.sun_family = AF_UNIX;
+	memcpy(a->un.sun_path + off, name, n);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + off + n +
+			   (abstract ? 0 : 1));
+	return 0;
 }

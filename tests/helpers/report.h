@@ -10,6 +10,7 @@
 #define LLW_TESTS_REPORT_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -46,5 +47,9 @@ union addr {
  * said on stderr. */
 int parse_inet(const char *host, const char *port, union addr *a,
 	       socklen_t *len);
+
+/* A unix socket NAME in *a and *len, a pathname or (abstract) one in the
+ * abstract namespace: 0, or USAGE said on stderr when it is too long. */
+int unix_addr(const char *name, bool abstract, union addr *a, socklen_t *len);
 
 #endif /* LLW_TESTS_REPORT_H */
