@@ -13,12 +13,7 @@
 # user, through setpriv).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
-build=$(cd "${1:-$top}" && pwd)
-LLWRAP=$build/llwrap
-export LLWRAP_PROFILE_PATH=$top/conf
-[ -x "$LLWRAP" ] || { echo "no $LLWRAP: build first"; exit 1; }
 
 # The work directory holds the 1,000-rule profile, which must not lie in
 # a tree the default profile makes writable (/tmp, /var/tmp: see

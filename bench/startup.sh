@@ -23,13 +23,8 @@
 # source tree (whose conf/ is the profile path) must not be under /tmp.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
-build=$(cd "${1:-$top}" && pwd)
-LLWRAP=$build/llwrap
-export LLWRAP_PROFILE_PATH=$top/conf
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)"; exit 1; }
-[ -x "$LLWRAP" ] || { echo "no $LLWRAP: build first"; exit 1; }
 
 base=${BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench}
 mkdir -p "$base"

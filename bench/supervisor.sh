@@ -15,11 +15,8 @@
 # curl; srt, bwrap, socat and rg for the srt column (else it says why).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-build=${1:-$top}
-LLWRAP=$build/llwrap
+. "$here/lib.sh"
 NP=$build/tests/helpers/netprobe
-export LLWRAP_PROFILE_PATH=$top/conf
 [ -x "$NP" ] || { echo "build the helpers first: make -C $build check TESTS="; exit 1; }
 N=${N:-5000}   # connects per latency run
 MIB=${MIB:-4096}
