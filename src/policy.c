@@ -891,7 +891,7 @@ apply_matched(struct resolver *r, char **cause)
 			continue;
 		qsort(names, strv_length(names), sizeof(char *), name_cmp);
 		for (char **nm = names; *nm != NULL && ret == 0; nm++) {
-			_cleanup_free_ char *file = NULL;
+			_cleanup_free_ char *file = NULL, *text = NULL;
 			struct profile *prof = NULL;
 			struct match_score sc;
 
@@ -902,14 +902,20 @@ apply_matched(struct resolver *r, char **cause)
 					 *nm);
 			if (strv_contains(r->applied, file))
 				continue;
-			ret = profile_parse_file(file, PROFILE_KIND_MATCH,
-						 r->vars, &prof, cause);
+			ret = profile_read_file(file, &text, cause);
 			if (ret == -ENOENT || ret == -EISDIR) {
 				/* Gone since readdir, or not a file. */
 				free(steal_pointer(cause));
 				ret = 0;
 				continue;
 			}
+			if (ret < 0)
+				break;
+			/* One read: the scan and the full parse see the same
+			 * text. */
+			ret = profile_parse_string(file, text,
+						   PROFILE_KIND_MATCH, r->vars,
+						   &prof, cause);
 			if (ret < 0)
 				break;
 			config_file_add(r, file);
@@ -920,8 +926,9 @@ apply_matched(struct resolver *r, char **cause)
 			}
 			profile_free(prof);
 			prof = NULL;
-			ret = profile_parse_file(file, PROFILE_KIND_NORMAL,
-						 r->vars, &prof, cause);
+			ret = profile_parse_string(file, text,
+						   PROFILE_KIND_NORMAL, r->vars,
+						   &prof, cause);
 			if (ret < 0)
 				break;
 			cands = xreallocarray(cands, n + 1, sizeof(*cands));

@@ -1050,8 +1050,7 @@ profile_parse_string(const char *file, const char *text, enum profile_kind kind,
 }
 
 int
-profile_parse_file(const char *file, enum profile_kind kind,
-		   const struct vars *v, struct profile **out, char **cause)
+profile_read_file(const char *file, char **out, char **cause)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *text = NULL;
@@ -1077,6 +1076,19 @@ profile_parse_file(const char *file, enum profile_kind kind,
 				   file);
 		return -EINVAL;
 	}
+	*out = steal_pointer(&text);
+	return 0;
+}
+
+int
+profile_parse_file(const char *file, enum profile_kind kind,
+		   const struct vars *v, struct profile **out, char **cause)
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	if ((r = profile_read_file(file, &text, cause)) < 0)
+		return r;
 	return profile_parse_string(file, text, kind, v, out, cause);
 }
 

@@ -88,6 +88,10 @@ int profile_parse_string(const char *file, const char *text,
 			 enum profile_kind kind, const struct vars *v,
 			 struct profile **out, char **cause);
 
+/* Read a profile file into a new string in *text; an unreadable file (or
+ * one with a NUL byte) is an error naming it. */
+int profile_read_file(const char *file, char **text, char **cause);
+
 /* Read and parse a file; an unreadable file is an error naming it. */
 int profile_parse_file(const char *file, enum profile_kind kind,
 		       const struct vars *v, struct profile **out,
