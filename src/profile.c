@@ -1005,13 +1005,10 @@ parse_handler(void *user, const char *section, const char *name,
 	      const char *value)
 {
 	struct parse_state *st = user;
-	_cleanup_free_ char *copy = NULL;
+	_cleanup_free_ char *copy = xstrdup(value);
 
 	if (st->cause != NULL)
 		return 0;
-	if (st->p->kind == PROFILE_KIND_MATCH && strcmp(section, "match") != 0)
-		return 1;
-	copy = xstrdup(value);
 	/* inih r55 strips inline comments from "key = value" lines but not
 	 * from continuation lines; do it here for both. */
 	for (char *c = copy; *c != '\0'; c++) {
