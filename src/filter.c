@@ -593,6 +593,35 @@ filter_fastopen(struct filter_builder *b)
 }
 
 /*
+ * An IPv6 routing header set on a socket (IPV6_RTHDR: a type 4 segment
+ * routing header needs no privilege) sends every packet to the first
+ * segment instead of the destination that connect(2) or the supervisor
+ * checked: measured, a UDP socket connected to an allowed address sent
+ * its payload to another host.  Nothing ordinary sets one.  (IPv4 source
+ * routing, IP_OPTIONS, already needs CAP_NET_RAW.)
+ */
+static int
+filter_sockopt(struct filter_builder *b)
+{
+	static const uint64_t names[] = { IPV6_RTHDR, 5 /* IPV6_2292RTHDR */ };
+	struct scmp_arg_cmp cmp[2];
+	int nr = fb_nr_required(b, "setsockopt");
+
+	if (nr < 0)
+		return nr;
+	cmp[0] = cmp_masked(1, LO32, IPPROTO_IPV6);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		int r;
+
+		cmp[1] = cmp_masked(2, LO32, names[i]);
+		r = fb_add(b, EPERM, nr, 2, cmp);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
  * seccomp(SECCOMP_SET_MODE_FILTER, ...NEW_LISTENER...): a listener would
  * let the command answer its own children's syscalls, including the
  * supervisor's.  Plain filters stay allowed (they only narrow).
@@ -816,6 +845,8 @@ filter_build(const struct filter_opts *o, scmp_filter_ctx *out, char **cause)
 	if (r == 0)
 		r = filter_fastopen(&b);
 	if (r == 0)
+		r = filter_sockopt(&b);
+	if (r == 0)
 		r = filter_seccomp(&b);
 	if (r == 0)
 		r = filter_groups(&b, o);
@@ -896,6 +927,8 @@ filter_describe(const struct filter_opts *o)
 	strv_push(&v, "clone, unshare with namespace flags: denied (EPERM)");
 	strv_push(&v, "ioctl TIOCSTI, TIOCLINUX: denied (EPERM)");
 	strv_push(&v, "sendto, sendmsg, sendmmsg with MSG_FASTOPEN: denied "
+		      "(EPERM)");
+	strv_push(&v, "setsockopt IPV6_RTHDR (IPv6 source routing): denied "
 		      "(EPERM)");
 	strv_push(&v, "seccomp with SECCOMP_FILTER_FLAG_NEW_LISTENER: denied "
 		      "(EPERM)");

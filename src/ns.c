@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -780,13 +779,8 @@ ns_setup(const struct ns_opts *o, char **cause)
 {
 	int r;
 
-	/* pid 1 dies with the monitor, and the namespace with it. */
-	if (o->pid && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-		r = -errno;
-		*cause = xasprintf("cannot set the parent-death signal: %s",
-				   strerror(-r));
-		return r;
-	}
+	/* pid 1 dies with the monitor, and the namespace with it: the
+	 * monitor's fork tied them (supervise_tie_child). */
 	if (o->pid && unshare(CLONE_NEWNS) < 0) {
 		r = -errno;
 		*cause = xasprintf("cannot create the mount namespace: %s",

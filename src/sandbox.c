@@ -636,22 +636,34 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 static int
 fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
 {
-	int wstatus, r, e;
+	int wstatus, r, e, tie;
 	pid_t pid;
 
+	if ((tie = supervise_tie_prepare()) < 0) {
+		*cause = xasprintf("cannot open a pidfd of llwrap itself: %s",
+				   strerror(-tie));
+		return tie;
+	}
 	supervise_block_signals();
 	pid = fork();
 	if (pid < 0) {
 		e = errno;
+		close(tie);
 		*cause = xasprintf("cannot fork: %s", strerror(e));
 		return -e;
 	}
 	if (pid == 0) {
+		/* The command (or pid 1 above it) never outlives this
+		 * process: it is the supervisor, or the monitor that reports
+		 * the command's status. */
+		if ((r = supervise_tie_child(tie, cause)) < 0)
+			return r;
 		supervise_unblock_signals();
 		if (sv != NULL)
 			supervise_child_forked(sv);
 		return 0;
 	}
+	supervise_tie_parent(tie, pid);
 	if (sv != NULL && (r = supervise_parent_attach(sv, cause)) < 0) {
 		/* The child stops: told to, or it ended first and said why
 		 * itself (-ECHILD).  Its status is the one to report then. */

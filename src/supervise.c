@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,6 +53,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cmsg.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
 #include "profile.h"
@@ -129,6 +131,72 @@ supervise_exit_status(int wstatus)
 	if (WIFSIGNALED(wstatus))
 		return 128 + WTERMSIG(wstatus);
 	return 125;
+}
+
+/* ---- Tied lives ---- */
+
+static volatile sig_atomic_t tied_child;
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				     SIGABRT, SIGSYS, SIGTRAP };
+static struct sigaction fatal_old[ARRAY_SIZE(fatal_signals)];
+
+/* Async-signal-safe: kill and sigaction only. */
+static void
+on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	pid_t child = tied_child;
+
+	(void)uc;
+	if (child > 0)
+		kill(child, SIGKILL);
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &fatal_old[i], NULL);
+	/* A fault of this process's own comes again when the handler
+	 * returns, to whatever handled it before (a sanitizer's report);
+	 * a signal someone sent is sent again. */
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+int
+supervise_tie_prepare(void)
+{
+	int fd = sys_pidfd_open(getpid(), 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int
+supervise_tie_child(int parent_pidfd, char **cause)
+{
+	struct pollfd pfd = { .fd = parent_pidfd, .events = POLLIN };
+	int r = 0, n;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot set the parent-death signal: %s",
+				   strerror(-r));
+	} else if ((n = poll(&pfd, 1, 0)) != 0) {
+		r = n < 0 ? -errno : -ESRCH;
+		*cause = xstrdup("llwrap's monitor ended before the command "
+				 "started");
+	}
+	close(parent_pidfd);
+	return r;
+}
+
+void
+supervise_tie_parent(int parent_pidfd, pid_t child)
+{
+	struct sigaction sa = { .sa_sigaction = on_fatal,
+				.sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	close(parent_pidfd);
+	tied_child = child;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		sigaction(fatal_signals[i], &sa, &fatal_old[i]);
 }
 
 /* ---- The rules ---- */
@@ -1419,27 +1487,95 @@ mem_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
 }
 
 /*
- * The caller's socket.  The notification is checked after everything
- * read from the caller (memory, pidfd): while it is valid, the caller is
- * blocked in this call, so its pid named the caller throughout.
+ * Whether the notification is still pending: while it is, the caller is
+ * blocked in this call, so its pid named the caller throughout.  Checked
+ * after everything read from the caller (memory, /proc, descriptors) and
+ * before acting on it.  Returns 0 or CALL_GONE.
  */
+static int
+call_valid(const struct supervisor *sv, const struct call *c)
+{
+	return seccomp_notify_id_valid(sv->listener, c->req->id) == 0
+		       ? 0
+		       : CALL_GONE;
+}
+
+/* err, unless the caller went away meanwhile (then nobody is owed an
+ * answer).  Every notification still pending gets one. */
+static int
+call_error(const struct supervisor *sv, const struct call *c, int err)
+{
+	return call_valid(sv, c) < 0 ? CALL_GONE : err;
+}
+
+/* The text of the caller's /proc/PID/status. */
+static int
+call_status(const struct call *c, char *buf, size_t size)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The caller's ids (for SCM_CREDENTIALS) and its thread group id. */
+static int
+call_ids(const struct call *c, struct cmsg_sender *s, pid_t *tgid)
+{
+	char buf[4096];
+	int r;
+
+	if ((r = call_status(c, buf, sizeof(buf))) < 0)
+		return r;
+	return cmsg_sender_parse(buf, s, tgid);
+}
+
+/*
+ * A pidfd for the caller's descriptors: the calling thread's own
+ * (PIDFD_THREAD, Linux 6.9), or on older kernels its thread group's,
+ * whose table the thread shares unless it unshared it (CLONE_FILES).
+ */
+static int
+call_pidfd(const struct call *c)
+{
+	struct cmsg_sender s;
+	pid_t tgid;
+	int fd, r;
+
+	fd = sys_pidfd_open(c->pid, PIDFD_THREAD);
+	if (fd >= 0 || errno != EINVAL)
+		return fd < 0 ? -errno : fd;
+	if ((r = call_ids(c, &s, &tgid)) < 0)
+		return r;
+	fd = sys_pidfd_open(tgid, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The caller's socket, and what kind it is. */
 static int
 call_open(struct supervisor *sv, struct call *c)
 {
 	socklen_t len = sizeof(int);
 	int fl;
 
-	c->pidfd = sys_pidfd_open(c->pid, 0);
-	if (c->pidfd < 0 && errno == EINVAL)
-		c->pidfd = sys_pidfd_open(c->pid, PIDFD_THREAD);
+	c->pidfd = call_pidfd(c);
 	if (c->pidfd < 0)
-		return CALL_GONE;
-	if (seccomp_notify_id_valid(sv->listener, c->req->id) != 0)
-		return CALL_GONE;
+		return call_error(sv, c, c->pidfd);
 	c->sock = sys_pidfd_getfd(c->pidfd, (int)(uint32_t)c->req->data.args[0],
 				  0);
 	if (c->sock < 0)
-		return errno == ESRCH ? CALL_GONE : -errno;
+		return call_error(sv, c, -errno);
+	if (call_valid(sv, c) < 0)
+		return CALL_GONE;
 	if (getsockopt(c->sock, SOL_SOCKET, SO_DOMAIN, &c->domain, &len) < 0)
 		return -errno;
 	len = sizeof(int);
@@ -1784,6 +1920,11 @@ do_connect(struct supervisor *sv, struct call *c)
 		return r;
 	if ((r = check_addr(sv, c, SUPERVISE_CONNECT, &a)) < 0)
 		return r;
+	if ((r = call_valid(sv, c)) < 0) {
+		if (a.opath >= 0)
+			close(a.opath);
+		return r;
+	}
 	/* A blocking connect runs in the background: non-blocking on the
 	 * caller's file for the moment it takes to start, then answered
 	 * from poll. */
@@ -1834,6 +1975,8 @@ unix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 	}
 	if (strlen(base) >= sizeof(un.sun_path))
 		return -EINVAL;
+	if ((r = call_valid(sv, c)) < 0)
+		return r;
 	strcpy(un.sun_path, base);
 	/* The supervisor has one thread, so its working directory is its
 	 * own to move: bind the last component in the directory it
@@ -1867,7 +2010,8 @@ do_bind(struct supervisor *sv, struct call *c)
 	if (c->domain == AF_UNIX && a.len > sizeof(sa_family_t) &&
 	    a.u.sa.sa_family == AF_UNIX && a.u.un.sun_path[0] != '\0')
 		return unix_bind(sv, c, &a);
-	if ((r = check_addr(sv, c, SUPERVISE_BIND, &a)) < 0)
+	if ((r = check_addr(sv, c, SUPERVISE_BIND, &a)) < 0 ||
+	    (r = call_valid(sv, c)) < 0)
 		return r;
 	if (bind(c->sock, &a.u.sa, a.len) < 0)
 		return -errno;
@@ -1928,33 +2072,43 @@ msg_buf_free(struct msg_buf *m)
 	free(m->control);
 }
 
-/* SCM_RIGHTS carries the caller's fd numbers: take each one over. */
+/* cmsg_take_fn: one of the caller's descriptors, for SCM_RIGHTS. */
 static int
-translate_rights(struct call *c, struct msg_buf *m)
+take_fd(void *ctx, int fd)
 {
-	struct msghdr h = { .msg_control = m->control,
-			    .msg_controllen = m->controllen };
+	struct call *c = ctx;
+	int own = sys_pidfd_getfd(c->pidfd, fd, 0);
 
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&h); cm != NULL;
-	     cm = CMSG_NXTHDR(&h, cm)) {
-		size_t n;
-		int *fds;
+	if (own < 0)
+		return errno == EBADF ? -EBADF : -errno;
+	c->fds = xreallocarray(c->fds, c->n_fds + 1, sizeof(int));
+	c->fds[c->n_fds++] = own;
+	return own;
+}
 
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		fds = (int *)(void *)CMSG_DATA(cm);
-		for (size_t i = 0; i < n; i++) {
-			int fd = sys_pidfd_getfd(c->pidfd, fds[i], 0);
+/*
+ * Replace the control data copied from the caller with what the
+ * supervisor may send in its name (cmsg_rebuild): SCM_RIGHTS with its
+ * own copies of the caller's descriptors, SCM_CREDENTIALS checked
+ * against the caller and renamed to the supervisor.
+ */
+static int
+rebuild_control(struct call *c, struct msg_buf *m)
+{
+	struct cmsg_sender s = { .family = c->domain, .fwd_pid = getpid() };
+	void *out;
+	size_t len;
+	pid_t tgid;
+	int r;
 
-			if (fd < 0)
-				return -EBADF;
-			c->fds = xreallocarray(c->fds, c->n_fds + 1,
-					       sizeof(int));
-			c->fds[c->n_fds++] = fd;
-			fds[i] = fd;
-		}
-	}
+	if ((r = call_ids(c, &s, &tgid)) < 0)
+		return r;
+	if ((r = cmsg_rebuild(m->control, m->controllen, &s, take_fd, c, &out,
+			      &len)) < 0)
+		return r;
+	free(m->control);
+	m->control = out;
+	m->controllen = len;
 	return 0;
 }
 
@@ -2051,7 +2205,8 @@ do_sendto(struct supervisor *sv, struct call *c)
 
 	memset(&m, 0, sizeof(m));
 	m.name.opath = -1;
-	if ((r = read_addr(c, arg[4], arg[5], &m.name)) < 0 ||
+	if ((r = cmsg_flags(flags)) < 0 ||
+	    (r = read_addr(c, arg[4], arg[5], &m.name)) < 0 ||
 	    (r = call_open(sv, c)) < 0)
 		goto out;
 	m.has_name = true;
@@ -2063,7 +2218,8 @@ do_sendto(struct supervisor *sv, struct call *c)
 		goto out;
 	}
 	m.data = xmalloc(m.len + 1);
-	if ((r = mem_read(c->pid, arg[1], m.data, m.len)) < 0)
+	if ((r = mem_read(c->pid, arg[1], m.data, m.len)) < 0 ||
+	    (r = call_valid(sv, c)) < 0)
 		goto out;
 	n = msg_send(c, &m, flags);
 	if (n == -EAGAIN && wants_block(c, flags))
@@ -2087,7 +2243,9 @@ send_one(struct supervisor *sv, struct call *c, uint64_t ptr, int flags)
 		goto out;
 	if (m.has_name && (r = check_addr(sv, c, SUPERVISE_SEND, &m.name)) < 0)
 		goto out;
-	if (m.control && (r = translate_rights(c, &m)) < 0)
+	if (m.control && (r = rebuild_control(c, &m)) < 0)
+		goto out;
+	if ((r = call_valid(sv, c)) < 0)
 		goto out;
 	n = msg_send(c, &m, flags);
 	msg_buf_free(&m);
@@ -2104,7 +2262,7 @@ do_sendmsg(struct supervisor *sv, struct call *c)
 	ssize_t n;
 	int r;
 
-	if ((r = call_open(sv, c)) < 0)
+	if ((r = cmsg_flags(flags)) < 0 || (r = call_open(sv, c)) < 0)
 		return r;
 	n = send_one(sv, c, c->req->data.args[1], flags);
 	if (n == -EAGAIN && wants_block(c, flags))
@@ -2121,7 +2279,7 @@ do_sendmmsg(struct supervisor *sv, struct call *c)
 	unsigned i;
 	int r;
 
-	if ((r = call_open(sv, c)) < 0)
+	if ((r = cmsg_flags(flags)) < 0 || (r = call_open(sv, c)) < 0)
 		return r;
 	if (vlen > SV_MAX_IOV)
 		vlen = SV_MAX_IOV;

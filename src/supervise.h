@@ -245,6 +245,24 @@ int supervise_run(struct supervisor *sv, pid_t child, bool reap_all,
  */
 void supervise_stop_fds(int watch_fd, int report_fd);
 
+/*
+ * Tie the lives of a waiting process and the child it forked together,
+ * so the command never outlives the process that supervises it.
+ *
+ * supervise_tie_prepare(), before fork(): a pidfd of this process for
+ * the child (-errno on failure).  supervise_tie_child(), in the child at
+ * once: SIGKILL when the parent dies (PR_SET_PDEATHSIG), then a check
+ * that the parent did not die before that (its pidfd is not readable;
+ * getppid() cannot tell across a pid namespace); closes parent_pidfd.
+ * Returns 0, or -errno with *cause.  supervise_tie_parent(), in the
+ * parent: close parent_pidfd, and on a fatal signal (a crash, abort(),
+ * or one sent by someone) SIGKILL the child before dying of it, which
+ * with a pid namespace ends every process in it.
+ */
+int supervise_tie_prepare(void);
+int supervise_tie_child(int parent_pidfd, char **cause);
+void supervise_tie_parent(int parent_pidfd, pid_t child);
+
 /* The exit status for a wait status: the code, or 128+N for signal N. */
 int supervise_exit_status(int wstatus);
 

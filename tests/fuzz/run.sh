@@ -1,13 +1,15 @@
 #!/bin/sh
-# tests/fuzz/run.sh [SECONDS]: build tests/fuzz/fuzz-profile with clang
-# and libFuzzer (address and undefined sanitizers) and fuzz profile
-# parsing, precedence and path compilation for SECONDS (default 60),
-# starting from the seeds in conf/ and tests/data/.
+# tests/fuzz/run.sh [SECONDS]: build the harnesses with clang and
+# libFuzzer (address and undefined sanitizers) and fuzz for SECONDS in
+# all (default 60): two thirds to tests/fuzz/fuzz-profile (profile
+# parsing, precedence and path compilation, from the seeds in conf/ and
+# tests/data/), one third to tests/fuzz/fuzz-cmsg (the control data the
+# supervisor rebuilds, from tests/fuzz/regressions-cmsg/).
 #
 # Run from a configured build tree (it needs config.h and the generated
 # src/*.h); LLW_SRCDIR overrides the source tree (default: this script's
-# ../..).  A crash is copied to tests/fuzz/regressions/crash-<sha1>,
-# where make check replays it, and the script exits 1.
+# ../..).  A crash is copied to the harness's regressions directory as
+# crash-<sha1>, where make check replays it, and the script exits 1.
 set -eu
 secs=${1:-60}
 src=${LLW_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -21,33 +23,47 @@ mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/llwrap-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-# Only the pure core the harness drives, plus lib/.
-$CC -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-include "$build/config.h" -I"$src/lib" -I"$src/src" -I"$build/src" -I"$src/tests/lib" \
-	$(pkg-config --cflags inih) \
+FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-include $build/config.h -I$src/lib -I$src/src -I$build/src -I$src/tests/lib"
+
+# Only the pure core each harness drives, plus lib/.
+# shellcheck disable=SC2086
+$CC $FLAGS $(pkg-config --cflags inih) \
 	"$src/tests/fuzz/fuzz-profile.c" "$src/tests/lib/fakefs.c" \
 	"$src/src/profile.c" "$src/src/policy.c" "$src/src/match.c" \
 	"$src/src/pathtree.c" "$src/src/known.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
 	"$src/lib/path.c" \
 	$(pkg-config --libs inih) -o "$out/fuzz-profile"
+# shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-cmsg.c" "$src/src/cmsg.c" \
+	"$src/lib/xalloc.c" -o "$out/fuzz-cmsg"
 
-mkdir "$work/corpus"
+mkdir "$work/profile" "$work/cmsg"
 cp "$src"/conf/*.ini "$src"/conf/known-limits "$src"/tests/data/profiles/*.ini \
-	"$src"/tests/data/profiles-broken/* "$work/corpus/"
-cp "$src"/tests/fuzz/regressions/* "$work/corpus/" 2>/dev/null || true
+	"$src"/tests/data/profiles-broken/* "$work/profile/"
+cp "$src"/tests/fuzz/regressions/* "$work/profile/" 2>/dev/null || true
+cp "$src"/tests/fuzz/regressions-cmsg/* "$work/cmsg/"
 
 status=0
-"$out/fuzz-profile" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-	-artifact_prefix="$work/" -print_final_stats=1 "$work/corpus" \
-	>"$work/log" 2>&1 || status=$?
-tail -15 "$work/log"
-for a in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
-	[ -f "$a" ] || continue
-	sum=$(sha1sum "$a" | cut -c1-12)
-	cp "$a" "$src/tests/fuzz/regressions/$(basename "$a" | cut -d- -f1)-$sum"
-	echo "run.sh: $(basename "$a") saved as tests/fuzz/regressions/$(basename "$a" | cut -d- -f1)-$sum"
-	status=1
-done
+# fuzz NAME SECONDS REGRESSIONS-DIR
+fuzz() {
+	mkdir -p "$work/$1.art"
+	"$out/fuzz-$1" -max_total_time="$2" -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix="$work/$1.art/" -print_final_stats=1 "$work/$1" \
+		>"$work/$1.log" 2>&1 || status=1
+	echo "fuzz-$1:"
+	tail -15 "$work/$1.log"
+	for a in "$work/$1.art"/*; do
+		[ -f "$a" ] || continue
+		sum=$(sha1sum "$a" | cut -c1-12)
+		kind=$(basename "$a" | cut -d- -f1)
+		cp "$a" "$src/tests/fuzz/$3/$kind-$sum"
+		echo "run.sh: $(basename "$a") saved as tests/fuzz/$3/$kind-$sum"
+		status=1
+	done
+}
+fuzz profile $((secs * 2 / 3)) regressions
+fuzz cmsg $((secs - secs * 2 / 3)) regressions-cmsg
 [ "$status" -eq 0 ] && echo "fuzz: clean after ${secs}s"
 exit "$status"

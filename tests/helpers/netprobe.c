@@ -10,6 +10,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -293,6 +294,322 @@ p_tcp_listen_unbound(char **argv)
 	return succeed(NULL);
 }
 
+/* ---- Control data the supervisor sends for the command ---- */
+
+/*
+ * Malformed control buffer number k into buf (size bytes), every int
+ * after the first header's room set to fd: what a walk past the buffer
+ * would read as descriptors.  Returns msg_controllen.
+ */
+static size_t
+cmsg_malformed(unsigned k, unsigned char *buf, size_t size, int fd)
+{
+	struct cmsghdr *c = (struct cmsghdr *)(void *)buf, *c2;
+	size_t one = CMSG_SPACE(sizeof(int));
+
+	memset(buf, 0, size);
+	for (size_t i = CMSG_LEN(0); i + sizeof(int) <= size; i += sizeof(int))
+		memcpy(buf + i, &fd, sizeof(int));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	switch (k % 7) {
+	case 0: /* longer than the buffer */
+		c->cmsg_len = CMSG_LEN(64 * sizeof(int));
+		return one;
+	case 1: /* shorter than a header: the count underflows */
+		c->cmsg_len = 0;
+		return one;
+	case 2:
+		c->cmsg_len = CMSG_LEN(0) - 1;
+		return one;
+	case 3:
+		c->cmsg_len = (size_t)-1;
+		return one;
+	case 4: /* one byte too long */
+		c->cmsg_len = one + 1;
+		return one;
+	case 5: /* a good header, then a bad one */
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		c2 = (struct cmsghdr *)(void *)(buf + one);
+		c2->cmsg_level = SOL_SOCKET;
+		c2->cmsg_type = SCM_RIGHTS;
+		c2->cmsg_len = CMSG_LEN(64 * sizeof(int));
+		return 2 * one;
+	default: /* a type no unix socket sends */
+		c->cmsg_type = 0x7777;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		return one;
+	}
+}
+
+/* N malformed messages on a socketpair: each must fail with EINVAL. */
+static int
+p_cmsg_malformed(char **argv)
+{
+	long n = atol(argv[0]), einval = 0, other = 0, sent = 0;
+	static unsigned char buf[CMSG_SPACE(70 * sizeof(int))]
+		__attribute__((aligned(8)));
+	int sp[2], fd;
+
+	if (n <= 0)
+		return USAGE;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return deny("socketpair");
+	fd = sp[1]; /* an open descriptor, as the stray ints */
+	for (long i = 0; i < n; i++) {
+		char x = 'x', drain[64];
+		struct iovec iov = { .iov_base = &x, .iov_len = 1 };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+		m.msg_control = buf;
+		m.msg_controllen =
+			cmsg_malformed((unsigned)i, buf, sizeof(buf), fd);
+		if (sendmsg(sp[0], &m, MSG_DONTWAIT) >= 0) {
+			sent++;
+			while (recv(sp[1], drain, sizeof(drain), MSG_DONTWAIT) >
+			       0)
+				;
+		} else if (errno == EINVAL) {
+			einval++;
+		} else {
+			other++;
+		}
+	}
+	return succeed("einval=%ld other=%ld sent=%ld", einval, other, sent);
+}
+
+/* Pass descriptors in one message (two SCM_RIGHTS entries), use one. */
+static int
+p_scm_rights(char **argv)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int)) + 64];
+		struct cmsghdr align;
+	} r;
+	char x = 'x', got[8] = "";
+	struct iovec iov = { .iov_base = &x, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	int sp[2], pp[2], fds[3], n = 0, w = -1;
+
+	(void)argv;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 ||
+	    pipe2(pp, O_CLOEXEC) < 0)
+		return deny("socketpair");
+	memset(&u, 0, sizeof(u));
+	m.msg_control = u.buf;
+	m.msg_controllen = sizeof(u.buf);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &pp[1], sizeof(int));
+	c = CMSG_NXTHDR(&m, c);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+	memcpy(CMSG_DATA(c), sp, 2 * sizeof(int));
+	if (sendmsg(sp[0], &m, 0) != 1)
+		return deny("sendmsg");
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = r.buf;
+	m.msg_controllen = sizeof(r.buf);
+	if (recvmsg(sp[1], &m, MSG_CMSG_CLOEXEC) != 1)
+		return deny("recvmsg");
+	for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c)) {
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < k && n < 3; i++)
+			memcpy(&fds[n++], CMSG_DATA(c) + i * sizeof(int),
+			       sizeof(int));
+	}
+	if (n != 3)
+		return deny_err("descriptors received", EPROTO);
+	w = fds[0];
+	close(pp[1]);
+	if (write(w, "ok", 2) != 2)
+		return deny("write through the received descriptor");
+	close(w);
+	if (read(pp[0], got, sizeof(got) - 1) != 2 || strcmp(got, "ok") != 0)
+		return deny_err("read", EPROTO);
+	return succeed("received=%d", n);
+}
+
+/*
+ * SCM_CREDENTIALS naming WHO (self, parent, or a number) and the
+ * caller's ids: the pid the receiver sees.
+ */
+static int
+p_scm_creds(char **argv)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} u, r;
+	struct ucred cred = { .uid = getuid(), .gid = getgid() }, seen = { 0 };
+	char x = 'x';
+	struct iovec iov = { .iov_base = &x, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	int sp[2], one = 1;
+
+	if (strcmp(argv[0], "self") == 0)
+		cred.pid = getpid();
+	else if (strcmp(argv[0], "parent") == 0)
+		cred.pid = getppid();
+	else
+		cred.pid = (pid_t)atoi(argv[0]);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 ||
+	    setsockopt(sp[1], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+		return deny("socketpair");
+	memset(&u, 0, sizeof(u));
+	m.msg_control = u.buf;
+	m.msg_controllen = sizeof(u.buf);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_CREDENTIALS;
+	c->cmsg_len = CMSG_LEN(sizeof(cred));
+	memcpy(CMSG_DATA(c), &cred, sizeof(cred));
+	if (sendmsg(sp[0], &m, 0) != 1)
+		return deny("sendmsg");
+	m.msg_control = r.buf;
+	m.msg_controllen = sizeof(r.buf);
+	if (recvmsg(sp[1], &m, 0) != 1)
+		return deny("recvmsg");
+	for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_CREDENTIALS)
+			memcpy(&seen, CMSG_DATA(c), sizeof(seen));
+	return succeed("claimed=%d seen=%d uid=%u", (int)cred.pid,
+		       (int)seen.pid, (unsigned)seen.uid);
+}
+
+/* sendmsg on a socketpair with FLAGS (hex). */
+static int
+p_send_flags(char **argv)
+{
+	char x = 'x';
+	struct iovec iov = { .iov_base = &x, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	int sp[2], flags = (int)strtol(argv[0], NULL, 16);
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return deny("socketpair");
+	if (sendmsg(sp[0], &m, flags) != 1)
+		return deny("sendmsg");
+	return succeed("flags=%#x", (unsigned)flags);
+}
+
+/* UDP sendmsg to ADDR PORT with one IPv4 option as control data: ttl, or
+ * retopts (loose source routing through 127.0.0.9 first). */
+static int
+p_udp_cmsg(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	union {
+		char buf[CMSG_SPACE(8)];
+		struct cmsghdr align;
+	} u;
+	char x = 'x';
+	struct iovec iov = { .iov_base = &x, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	int fd, ttl = 9;
+	unsigned char lsrr[8] = {
+		1 /* NOP */, 131 /* LSRR */, 7, 4, 127, 0, 0, 9
+	};
+
+	if (parse_inet(argv[1], argv[2], &a, &len) || a.sa.sa_family != AF_INET)
+		return USAGE;
+	memset(&u, 0, sizeof(u));
+	m.msg_name = &a;
+	m.msg_namelen = len;
+	m.msg_control = u.buf;
+	c = (struct cmsghdr *)(void *)u.buf;
+	c->cmsg_level = IPPROTO_IP;
+	if (strcmp(argv[0], "ttl") == 0) {
+		c->cmsg_type = IP_TTL;
+		c->cmsg_len = CMSG_LEN(sizeof(ttl));
+		memcpy(CMSG_DATA(c), &ttl, sizeof(ttl));
+		m.msg_controllen = CMSG_SPACE(sizeof(ttl));
+	} else if (strcmp(argv[0], "retopts") == 0) {
+		c->cmsg_type = IP_RETOPTS;
+		c->cmsg_len = CMSG_LEN(sizeof(lsrr));
+		memcpy(CMSG_DATA(c), lsrr, sizeof(lsrr));
+		m.msg_controllen = CMSG_SPACE(sizeof(lsrr));
+	} else {
+		return USAGE;
+	}
+	if ((fd = udp_socket(&a)) < 0)
+		return deny("socket");
+	if (sendmsg(fd, &m, 0) != 1)
+		return deny("sendmsg");
+	return succeed("%s %s", argv[0], argv[1]);
+}
+
+/* setsockopt on a UDP6 socket: an IPv6 routing header (a type 4 segment
+ * routing header with two segments, as an unprivileged process may set)
+ * or a traffic class. */
+static int
+p_ipv6_sockopt(char **argv)
+{
+	unsigned char srh[40] = { 0, 4, 4, 1, 1 };
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), tc = 8, r;
+
+	if (fd < 0)
+		return deny("socket");
+	if (strcmp(argv[0], "rthdr") == 0)
+		r = setsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, srh, sizeof(srh));
+	else if (strcmp(argv[0], "tclass") == 0)
+		r = setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tc, sizeof(tc));
+	else
+		return USAGE;
+	if (r < 0)
+		return deny("setsockopt");
+	return succeed("%s", argv[0]);
+}
+
+/* A TCP connect from a thread that is not the main one. */
+static void *
+thread_connect(void *arg)
+{
+	char **argv = arg;
+	union addr a;
+	socklen_t len;
+	intptr_t err = 0;
+	int fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return (void *)(intptr_t)EINVAL;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, &a.sa, len) < 0)
+		err = errno;
+	return (void *)err;
+}
+
+static int
+p_thread_connect(char **argv)
+{
+	pthread_t t;
+	void *err;
+
+	if (pthread_create(&t, NULL, thread_connect, argv) != 0)
+		return usage_error("pthread_create failed");
+	pthread_join(t, &err);
+	if (err != NULL)
+		return deny_err("connect", (int)(intptr_t)err);
+	return succeed("%s %s", argv[0], argv[1]);
+}
+
 /* Bench: N connects, the median and mean latency in ns. */
 static int
 cmp_u64(const void *a, const void *b)
@@ -433,6 +750,13 @@ static const struct probe {
 	{ "unix-dgram-sendto", 1, p_unix_dgram_sendto, "PATH" },
 	{ "unix-self", 1, p_unix_self, "PATH" },
 	{ "tcp-listen-unbound", 0, p_tcp_listen_unbound, "" },
+	{ "cmsg-malformed", 1, p_cmsg_malformed, "N" },
+	{ "scm-rights", 0, p_scm_rights, "" },
+	{ "scm-creds", 1, p_scm_creds, "self|parent|PID" },
+	{ "send-flags", 1, p_send_flags, "HEXFLAGS" },
+	{ "udp-cmsg", 3, p_udp_cmsg, "ttl|retopts ADDR PORT" },
+	{ "thread-connect", 2, p_thread_connect, "ADDR PORT" },
+	{ "ipv6-sockopt", 1, p_ipv6_sockopt, "rthdr|tclass" },
 	{ "connect-lat", 3, p_connect_lat, "ADDR PORT N" },
 	{ "tcp-bulk", 3, p_tcp_bulk, "ADDR PORT MIB" },
 	{ "tcp-sink", 2, p_tcp_sink, "ADDR PORT" },

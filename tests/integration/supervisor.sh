@@ -298,20 +298,110 @@ else
 	not_ok "lines $lines + suppressed $suppressed != 10000"
 fi
 
-# ---- Killing the supervisor makes mediated calls fail ----
+# ---- Control data: the supervisor sends the command's messages ----
+# It rebuilds their control data (src/cmsg.c); a malformed header once
+# made it write past a heap buffer.  The sandboxed side gets what the
+# kernel would answer, and the supervisor keeps enforcing afterwards.
+S="--allow-cidr 127.0.0.1/32:$PA"
+# shellcheck disable=SC2086
+{
+run llw -p default $S -- /bin/sh -c "$NETPROBE cmsg-malformed 7000; $PROBE tcp-connect 127.0.0.1 $PA; $PROBE tcp-connect 127.0.0.2 $PA"
+expect_output "7,000 malformed control messages (cmsg_len past the buffer, below a header, ...) all fail with EINVAL" \
+	"SUCCEEDED cmsg-malformed einval=7000 other=0 sent=0"
+expect_output "... then the same supervisor still connects the allowed destination" "SUCCEEDED tcp-connect"
+expect_output "... and still refuses the denied one" "DENIED tcp-connect errno=EACCES"
+run "$NETPROBE" cmsg-malformed 7000
+expect_output "... as the kernel answers them without a supervisor" "einval=7000 other=0 sent=0"
+expect_succeeded "SCM_RIGHTS: descriptors in two entries arrive and work" \
+	llw -p default $S -- "$NETPROBE" scm-rights
+expect_succeeded "SCM_CREDENTIALS naming the sender itself is sent" \
+	llw -p default $S -- "$NETPROBE" scm-creds self
+expect_output "... and the receiver sees the supervisor's pid (the kernel's rule for who sends)" \
+	"claimed=([0-9]+) seen=([1-9][0-9]*) uid="
+expect_denied "SCM_CREDENTIALS naming the supervisor (the sender's parent) is EPERM" \
+	llw -p default $S -- "$NETPROBE" scm-creds parent
+expect_output "... as the kernel would answer" "errno=EPERM"
+expect_denied "SCM_CREDENTIALS naming pid 1 is EPERM" \
+	llw -p default $S -- "$NETPROBE" scm-creds 1
+expect_succeeded "sendmsg with MSG_DONTWAIT|MSG_NOSIGNAL works" \
+	llw -p default $S -- "$NETPROBE" send-flags 4040
+expect_denied "sendmsg with MSG_ZEROCOPY is refused (EOPNOTSUPP)" \
+	llw -p default $S -- "$NETPROBE" send-flags 4000000
+expect_output "... with EOPNOTSUPP" "errno=EOPNOTSUPP"
+expect_succeeded "UDP sendmsg with an IP_TTL control message works" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-cmsg ttl 127.0.0.1 "$UA"
+expect_denied "UDP sendmsg with source routing (IP_RETOPTS) is refused" \
+	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-cmsg retopts 127.0.0.1 "$UA"
+expect_output "... with EPERM" "errno=EPERM"
+expect_denied "an IPv6 routing header on a socket (its packets would go to the first segment, not the checked destination) is refused" \
+	llw -p default $S -- "$NETPROBE" ipv6-sockopt rthdr
+run "$NETPROBE" ipv6-sockopt rthdr
+expect_output "... which the kernel alone allows an unprivileged process" "SUCCEEDED"
+expect_succeeded "... while a traffic class on the same kind of socket is set" \
+	llw -p default $S -- "$NETPROBE" ipv6-sockopt tclass
+expect_succeeded "a connect from a thread other than the main one is answered" \
+	llw -p default $S -- "$NETPROBE" thread-connect 127.0.0.1 "$PA"
+expect_denied "... and refused from a thread when the destination is" \
+	llw -p default $S -- "$NETPROBE" thread-connect 127.0.0.2 "$PA"
+}
+
+# ---- The command never outlives its supervisor ----
+# gone PATTERN: wait up to 5 s until no process's command line is
+# PATTERN.
+gone() {
+	i=0
+	while pgrep -f "^$1\$" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	! pgrep -f "^$1\$" >/dev/null
+}
+# started PATTERN: wait up to 5 s until it runs.
+started() {
+	i=0
+	while ! pgrep -f "^$1\$" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+n=31000
+for sig in KILL SEGV ABRT; do
+	n=$((n + 1))
+	spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default $S -- /bin/sh -c "exec sleep $n"
+	sup=$spawned
+	started "sleep $n"
+	kill -"$sig" "$sup"
+	wait "$sup" 2>/dev/null
+	status=$?
+	if gone "sleep $n"; then
+		ok "kill -$sig of the supervisor: the command dies with it"
+	else
+		not_ok "kill -$sig of the supervisor: the command outlived it"
+		pkill -9 -f "^sleep $n\$"
+	fi
+	[ "$sig" = KILL ] && continue
+	if [ "$status" -eq $((128 + $(kill -l "$sig"))) ]; then
+		ok "... and llwrap still dies of SIG$sig (status $status)"
+	else
+		not_ok "... llwrap's status after SIG$sig: $status"
+	fi
+done
+
+# A process that left the command's children (here a background job of
+# the shell, which the parent-death signal of the shell does not reach)
+# is cut off: its mediated calls fail closed once the supervisor is gone.
 rm -f "$PROJ/go"
-spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default --allow-cidr "127.0.0.1/32:$PA" -- \
-	/bin/sh -c "$PROBE tcp-connect 127.0.0.1 $PA; while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE tcp-connect 127.0.0.1 $PA" >"$T/kill.out" 2>&1
+spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default $S -- \
+	/bin/sh -c "$PROBE tcp-connect 127.0.0.1 $PA; (while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE tcp-connect 127.0.0.1 $PA) & exec sleep 31100" >"$T/kill.out" 2>&1
 sup=$spawned
-i=0
-while ! grep -q "tcp-connect" "$T/kill.out" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+started "sleep 31100"
 kill -9 "$sup"
 wait "$sup" 2>/dev/null
 touch "$PROJ/go"
 i=0
 while [ "$(grep -c tcp-connect "$T/kill.out")" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+if gone "sleep 31100"; then
+	ok "kill -9 of the supervisor: the command (its child) is gone"
+else
+	not_ok "the command outlived the supervisor"
+	pkill -9 -f "^sleep 31100\$"
+fi
 if grep -q "^SUCCEEDED tcp-connect" "$T/kill.out" && grep -q "^DENIED tcp-connect errno=ENOSYS" "$T/kill.out"; then
-	ok "kill -9 of the supervisor (the llwrap pid): the next connect fails (ENOSYS)"
+	ok "... and a process that left it has its next connect fail (ENOSYS)"
 else
 	not_ok "connect after the supervisor died"
 	diag "$(cat "$T/kill.out")"
@@ -365,6 +455,18 @@ if "$LLWRAP" --check 2>/dev/null | grep -q "L3 namespaces   usable"; then
 	expect_denied "L3 + supervisor: docker.sock does not" \
 		llw -p opencode $U --ro "$T/sock" -- "$PROBE" unix-connect "$T/sock/docker.sock"
 	}
+	spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p opencode --allow-cidr "127.0.0.1/32:$PA" -- \
+		/bin/sh -c "sleep 31201 & exec sleep 31202"
+	sup=$spawned
+	started "sleep 31202"
+	kill -9 "$sup"
+	wait "$sup" 2>/dev/null
+	if gone "sleep 31201" && gone "sleep 31202"; then
+		ok "L3 + supervisor: kill -9 of the supervisor ends every process of the sandbox"
+	else
+		not_ok "L3 + supervisor: a process outlived the supervisor"
+		pkill -9 -f "^sleep 3120[12]\$"
+	fi
 	run llw -p opencode -n l3sup --allow-cidr "127.0.0.1/32:$PA" -- /bin/sh -c "echo pid=\$\$; $PROBE tcp-connect 127.0.0.2 $PA"
 	expect_output "L3 + supervisor: the command is pid 2 of its namespace" "^pid=2$"
 	if grep -Eq "^llwrap-l3sup-blocked: connect tcp 127\.0\.0\.2:$PA pid=[0-9]+ comm=probe rule=" \

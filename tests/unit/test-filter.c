@@ -590,6 +590,24 @@ test_model_other(void **state)
 		assert_int_equal(run_call(&p, nr, TIOCSTI, TIOCSTI + 1, 0),
 				 RET_ALLOW);
 
+		/* setsockopt: IPv6 routing headers only, by the low 32
+		 * bits of the level and the name. */
+		nr = nr_of("setsockopt");
+		assert_int_equal(run_call(&p, nr, 3,
+					  IPPROTO_IPV6 | high_bits[h],
+					  IPV6_RTHDR | high_bits[h]),
+				 RET_ERR(EPERM));
+		assert_int_equal(
+			run_call(&p, nr, 3, IPPROTO_IPV6, 5 | high_bits[h]),
+			RET_ERR(EPERM));
+		assert_int_equal(run_call(&p, nr, 3,
+					  IPPROTO_IPV6 | high_bits[h],
+					  IPV6_TCLASS),
+				 RET_ALLOW);
+		assert_int_equal(run_call(&p, nr, 3, IPPROTO_IP | high_bits[h],
+					  IPV6_RTHDR),
+				 RET_ALLOW);
+
 		/* personality: PER_LINUX and the query only. */
 		nr = nr_of("personality");
 		assert_int_equal(run_call(&p, nr, high_bits[h], 0, 0),
@@ -943,6 +961,31 @@ op_tiocgwinsz(void)
 	return RAW(SYS_ioctl, -1, TIOCGWINSZ, &ws);
 }
 
+/* IPv6 routing header: the filter refuses it; a traffic class on the
+ * same socket reaches the kernel. */
+static long
+op_ipv6_rthdr(void)
+{
+	static const unsigned char srh[40] = { 0, 4, 4, 1, 1 };
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	long r = RAW(SYS_setsockopt, fd, IPPROTO_IPV6, IPV6_RTHDR, srh,
+		     sizeof(srh));
+
+	close(fd);
+	return r;
+}
+
+static long
+op_ipv6_tclass(void)
+{
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), tc = 8;
+	long r = RAW(SYS_setsockopt, fd, IPPROTO_IPV6, IPV6_TCLASS, &tc,
+		     sizeof(tc));
+
+	close(fd);
+	return r;
+}
+
 static long
 op_keyctl(void)
 {
@@ -1080,6 +1123,8 @@ static const struct live_case {
 	{ "TIOCSTI with high bits", 0, op_tiocsti_high_bits, EPERM },
 	{ "TIOCLINUX", 0, op_tioclinux, EPERM },
 	{ "TIOCGWINSZ reaches the kernel", 0, op_tiocgwinsz, EBADF },
+	{ "setsockopt IPV6_RTHDR", 0, op_ipv6_rthdr, EPERM },
+	{ "setsockopt IPV6_TCLASS", 0, op_ipv6_tclass, 0 },
 	{ "keyctl", 0, op_keyctl, EPERM },
 	{ "bpf", 0, op_bpf, EPERM },
 	{ "personality READ_IMPLIES_EXEC", 0, op_personality_rie, EPERM },
