@@ -6,6 +6,7 @@
  * exits.  Nothing below it prints or exits (STYLE.md).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -24,7 +25,10 @@
 #include "sandbox.h"
 #include "selftest.h"
 #include "strv.h"
+#include "supervise.h"
+#include "why.h"
 #include "xalloc.h"
+#include "fdutil.h"
 
 #define EXIT_LLWRAP 125
 
@@ -52,6 +56,7 @@ enum {
 	OPT_EXPLAIN,
 	OPT_CHECK,
 	OPT_SELFTEST,
+	OPT_WHY,
 };
 
 static const struct option options[] = {
@@ -81,6 +86,7 @@ static const struct option options[] = {
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "selftest", no_argument, NULL, OPT_SELFTEST },
+	{ "why", required_argument, NULL, OPT_WHY },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "version", no_argument, NULL, 'V' },
@@ -438,6 +444,134 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	return escaped ? 1 : 0;
 }
 
+/* A path as the user wrote it, absolute: ~ is $HOME. */
+static char *
+why_path_arg(const char *s)
+{
+	const char *home = getenv("HOME");
+
+	if (s[0] == '~' && (s[1] == '/' || s[1] == '\0') && home != NULL &&
+	    home[0] == '/')
+		return xasprintf("%s%s", home, s + 1);
+	return absolute_path(s);
+}
+
+/* The path's resolved form and whether it exists; NULL on error. */
+static char *
+why_resolve(const char *path, bool *exists, bool *is_dir)
+{
+	const struct pathtree_fs *fs = &pathtree_fs_real;
+	char *out = NULL;
+	int r;
+
+	*exists = *is_dir = false;
+	if (fs->resolve(fs->ctx, path, &out) < 0)
+		return xstrdup(path);
+	r = fs->stat(fs->ctx, out, is_dir);
+	*exists = r == 1;
+	return out;
+}
+
+/*
+ * llwrap why WHAT [--read|--write|--exec|--connect|--udp|--bind] (and
+ * --why WHAT ...): the decision of the prepared sandbox for one access,
+ * from the pure core (why.c), without running anything.  Exit status 0
+ * when allowed, 1 when denied, 2 when it depends on what a name resolves
+ * to.
+ */
+static int
+run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
+{
+	_cleanup_free_ char *cause = NULL, *path = NULL, *host = NULL;
+	_cleanup_free_ char *text = NULL, *conf = NULL;
+	_cleanup_strv_ char **resolvers = NULL, **unix_paths = NULL;
+	struct supervise_rules *rules = NULL;
+	struct why_query q = { .access = WHY_READ };
+	struct why_verdict v;
+	struct sandbox *sb = NULL;
+	const char *what = NULL;
+	bool udp = false, bind = false, sock = false;
+	int status;
+
+	for (char *const *a = args; a != NULL && *a != NULL; a++) {
+		if (strcmp(*a, "--read") == 0)
+			q.access = WHY_READ;
+		else if (strcmp(*a, "--write") == 0)
+			q.access = WHY_WRITE;
+		else if (strcmp(*a, "--exec") == 0)
+			q.access = WHY_EXEC;
+		else if (strcmp(*a, "--connect") == 0)
+			sock = true;
+		else if (strcmp(*a, "--udp") == 0)
+			udp = true;
+		else if (strcmp(*a, "--bind") == 0)
+			bind = true;
+		else if ((*a)[0] == '-' || what != NULL)
+			die(EXIT_LLWRAP,
+			    "why: unexpected '%s'; usage: llwrap [OPTIONS] "
+			    "why PATH [--read|--write|--exec|--connect] or "
+			    "why HOST:PORT [--udp] [--bind]",
+			    *a);
+		else
+			what = *a;
+	}
+	if (what == NULL)
+		die(EXIT_LLWRAP, "why: what access? llwrap why PATH, or why "
+				 "HOST:PORT");
+
+	if (what[0] == '/' || what[0] == '~' || what[0] == '.' ||
+	    why_parse_target(what, &q, &host) < 0) {
+		_cleanup_free_ char *abs = why_path_arg(what);
+
+		if (udp || bind)
+			die(EXIT_LLWRAP,
+			    "why %s: --udp and --bind are for "
+			    "HOST:PORT",
+			    what);
+		path = why_resolve(abs, &q.exists, &q.is_dir);
+		q.path = path;
+		if (sock)
+			q.access = WHY_CONNECT_UNIX;
+	} else {
+		if (sock)
+			die(EXIT_LLWRAP,
+			    "why %s: --connect is for unix socket "
+			    "paths; HOST:PORT is a connect "
+			    "already",
+			    what);
+		q.access = udp ? (bind ? WHY_BIND_UDP : WHY_SEND_UDP)
+			       : (bind ? WHY_BIND_TCP : WHY_CONNECT_TCP);
+	}
+
+	if (sandbox_prepare(policy, backend, &sb, &cause) < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+	if (sb->supervise) {
+		_cleanup_close_ int fd =
+			open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0)
+			(void)fd_read_all(fd, 1 << 16, &conf, NULL);
+		resolvers = supervise_resolvers(policy, conf);
+		if (supervise_rules_new(policy, resolvers, &rules, &cause) < 0)
+			die(EXIT_LLWRAP, "%s", cause);
+	}
+	for (size_t i = 0; i < policy->unix_paths.n; i++) {
+		bool e, d;
+		char *r = why_resolve(policy->unix_paths.v[i].value, &e, &d);
+
+		strv_push_take(&unix_paths, r);
+	}
+	why_decide(sb, rules, unix_paths, &q, &v);
+	text = why_format(what, &v);
+	fputs(text, stdout);
+	status = v.depends ? 2 : v.allowed ? 0 : 1;
+	why_verdict_clear(&v);
+	supervise_rules_free(rules);
+	sandbox_free(sb);
+	policy_free(policy);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -448,6 +582,8 @@ main(int argc, char **argv)
 	enum sandbox_backend backend = SANDBOX_BACKEND_AUTO;
 	bool explain = false, check = false, verbose = false;
 	bool selftest = false;
+	char **why_args = NULL;
+	const char *why_what = NULL;
 	size_t n_keep = 0, n_flags = 0;
 	char *default_argv[2] = { NULL, NULL };
 	char **cmd;
@@ -488,6 +624,11 @@ main(int argc, char **argv)
 		case OPT_SELFTEST:
 			selftest = true;
 			break;
+		case OPT_WHY:
+			/* What follows is why's own: --exec, --connect, ... */
+			why_what = optarg;
+			why_args = argv + optind;
+			goto options_done;
 		case 'v':
 			verbose = true;
 			break;
@@ -514,10 +655,27 @@ main(int argc, char **argv)
 		}
 	}
 
+options_done:
 	if (check)
 		return explain_check(stdout) == 0 ? 0 : 1;
 
 	cmd = argv + optind;
+	/* "why" as the first word, not after "--", is the subcommand;
+	 * "llwrap why PATH -- CMD" resolves the policy CMD would get. */
+	if (why_what == NULL && *cmd != NULL && strcmp(*cmd, "why") == 0 &&
+	    strcmp(argv[optind - 1], "--") != 0)
+		why_args = cmd + 1;
+	if (why_args != NULL) {
+		char **a = why_args;
+
+		while (*a != NULL && strcmp(*a, "--") != 0)
+			a++;
+		cmd = a;
+		if (*a != NULL) {
+			*a = NULL;
+			cmd = a + 1;
+		}
+	}
 	if (*cmd == NULL) {
 		const char *shell = getenv("SHELL");
 
@@ -542,6 +700,16 @@ main(int argc, char **argv)
 	}
 
 	policy = resolve(project, name, cmd, profiles, flags, n_flags, NULL, 0);
+
+	if (why_args != NULL) {
+		_cleanup_strv_ char **all = NULL;
+
+		if (why_what != NULL)
+			strv_push(&all, why_what);
+		for (char **a = why_args; *a != NULL; a++)
+			strv_push(&all, *a);
+		return run_why(policy, backend, all);
+	}
 
 	if (selftest) {
 		/* It frees the policy: it resolves its own. */

@@ -1,0 +1,943 @@
+/*
+ * `llwrap why`: one access, decided the way the prepared sandbox decides
+ * it, layer by layer in the order the kernel meets them:
+ *
+ *  - paths: the L3 mount masks (when namespaces run), then the Landlock
+ *    rules as masked to the running ABI (or bubblewrap's mounts, which
+ *    carry the same compiled plan);
+ *  - pathname unix sockets: seccomp's socket(AF_UNIX) rule, then the
+ *    supervisor's allow-list, Landlock's RESOLVE_UNIX (ABI 9) or nothing;
+ *  - IP: net = none's namespace or seccomp, then the supervisor's
+ *    decision (supervise_decide, the same function it runs) or
+ *    Landlock's port rules.
+ *
+ * The rule reported is the configured one (its line in a profile, or the
+ * flag), found the way policy_access_at() finds it; the change suggested
+ * is the narrowest line or flag that flips the decision.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "path.h"
+#include "strv.h"
+#include "why.h"
+#include "xalloc.h"
+
+void
+why_verdict_clear(struct why_verdict *v)
+{
+	free(v->decision);
+	free(v->rule);
+	free(v->origin);
+	free(v->layer);
+	free(v->change);
+	strv_free(v->notes);
+	memset(v, 0, sizeof(*v));
+}
+
+static void
+set(char **field, char *s)
+{
+	free(*field);
+	*field = s;
+}
+
+static void
+note(struct why_verdict *v, char *s)
+{
+	strv_push_take(&v->notes, s);
+}
+
+/* ---- Paths ---- */
+
+/* The configured rule that decides path, as policy_access_at() finds it. */
+static const struct llw_path_rule *
+configured_rule(const struct policy *p, const char *path)
+{
+	const struct llw_path_rule *best = NULL;
+
+	for (size_t i = 0; i < p->n_paths; i++) {
+		const struct llw_path_rule *pr = &p->paths[i];
+
+		if (!path_under(path, pr->path))
+			continue;
+		if (best == NULL || strlen(pr->path) > strlen(best->path) ||
+		    (strlen(pr->path) == strlen(best->path) &&
+		     pr->rank >= best->rank))
+			best = pr;
+	}
+	return best;
+}
+
+/* Whether access level l allows a. */
+static bool
+level_allows(enum llw_access l, enum why_access a)
+{
+	switch (a) {
+	case WHY_WRITE:
+		return l == LLW_ACCESS_RW || l == LLW_ACCESS_RWX;
+	case WHY_EXEC:
+		return l == LLW_ACCESS_RX || l == LLW_ACCESS_RWX;
+	default:
+		return l != LLW_ACCESS_DENY;
+	}
+}
+
+/* The smallest level that holds both have and the access a needs. */
+static enum llw_access
+level_join(enum llw_access have, enum why_access a)
+{
+	bool w = policy_access_writable(have) || a == WHY_WRITE;
+	bool x = have == LLW_ACCESS_RX || have == LLW_ACCESS_RWX ||
+		 a == WHY_EXEC;
+
+	if (w)
+		return x ? LLW_ACCESS_RWX : LLW_ACCESS_RW;
+	return x ? LLW_ACCESS_RX : LLW_ACCESS_RO;
+}
+
+/* The Landlock right the access is checked against. */
+static uint64_t
+right_needed(const struct why_query *q)
+{
+	switch (q->access) {
+	case WHY_WRITE:
+		/* A file is written; a directory (or the parent of a file
+		 * not there yet) gets a new entry. */
+		return q->exists && !q->is_dir ? LLW_FS_WRITE_FILE
+					       : LLW_FS_MAKE_REG;
+	case WHY_EXEC:
+		return LLW_FS_EXECUTE;
+	case WHY_CONNECT_UNIX:
+		return LLW_FS_RESOLVE_UNIX;
+	default:
+		return q->exists && q->is_dir ? LLW_FS_READ_DIR
+					      : LLW_FS_READ_FILE;
+	}
+}
+
+static const char *
+access_verb(enum why_access a)
+{
+	switch (a) {
+	case WHY_READ:
+		return "read";
+	case WHY_WRITE:
+		return "write";
+	case WHY_EXEC:
+		return "execute";
+	case WHY_CONNECT_UNIX:
+	case WHY_CONNECT_TCP:
+		return "connect to";
+	case WHY_SEND_UDP:
+		return "send UDP to";
+	case WHY_BIND_TCP:
+	case WHY_BIND_UDP:
+		return "bind";
+	}
+	return "?";
+}
+
+/* The deepest mask over path, or NULL. */
+static const struct plan_mask *
+mask_over(const struct plan *fs, const char *path)
+{
+	const struct plan_mask *best = NULL;
+
+	for (size_t i = 0; fs != NULL && i < fs->n_masks; i++)
+		if (path_under(path, fs->masks[i].path) &&
+		    (best == NULL ||
+		     strlen(fs->masks[i].path) > strlen(best->path)))
+			best = &fs->masks[i];
+	return best;
+}
+
+/*
+ * Where a grant for q would go: the path itself when it exists, else its
+ * parent (Landlock cannot hold a rule on a missing path; a new file is
+ * created with the rights of its directory).
+ */
+static char *
+grant_path(const struct why_query *q)
+{
+	char *s, *slash;
+
+	if (q->exists || q->access != WHY_WRITE)
+		return xstrdup(q->path);
+	s = xstrdup(q->path);
+	slash = strrchr(s, '/');
+	if (slash == s)
+		slash[1] = '\0';
+	else if (slash != NULL)
+		*slash = '\0';
+	return s;
+}
+
+/* The change for a denied path access: a line or a flag at the path. */
+static void
+suggest_grant(struct why_verdict *v, const struct why_query *q,
+	      const struct llw_path_rule *cur)
+{
+	_cleanup_free_ char *where = grant_path(q);
+	enum llw_access have = cur && path_under(where, cur->path)
+				       ? cur->access
+				       : LLW_ACCESS_DENY;
+	const char *want = policy_access_name(level_join(have, q->access));
+
+	set(&v->change, xasprintf("[filesystem] %s = %s in a profile of "
+				  "yours (or the flag --%s %s)",
+				  want, where, want, where));
+	if (cur != NULL && strcmp(cur->path, where) == 0 &&
+	    cur->rank != LLW_RANK_CONFIG)
+		note(v, xasprintf("a rule at the same path wins by source: a "
+				  "profile given with -p beats the built-in "
+				  "and included ones, a flag beats every "
+				  "profile (%s set this one)",
+				  cur->origin));
+	if (have == LLW_ACCESS_RW && q->access == WHY_EXEC)
+		note(v, xstrdup("rw does not include execute: rwx does"));
+	if (!q->exists && q->access == WHY_WRITE)
+		note(v, xasprintf("%s does not exist: the grant goes on its "
+				  "directory, which a new file inherits",
+				  q->path));
+}
+
+static void
+why_path(const struct sandbox *sb, const struct why_query *q,
+	 struct why_verdict *v)
+{
+	const struct policy *p = sb->policy;
+	const struct llw_path_rule *cur = configured_rule(p, q->path);
+	const struct plan_mask *m = NULL;
+	const struct plan_rule *rules, *best = NULL;
+	uint64_t handled, need = right_needed(q), have = 0;
+	size_t n;
+
+	/* L3: the mount view.  bubblewrap mounts the same masks. */
+	if (sb->use_ns || sb->backend == SANDBOX_BACKEND_BWRAP)
+		m = mask_over(sb->fs, q->path);
+	if (m != NULL && !level_allows(m->access, q->access)) {
+		v->allowed = false;
+		set(&v->layer, xstrdup(sb->backend == SANDBOX_BACKEND_BWRAP
+					       ? "F bubblewrap (mount mask)"
+					       : "L3 mount namespace (mask)"));
+		set(&v->decision,
+		    xasprintf("denied: %s%s%s is mounted %s (%s)", q->path,
+			      strcmp(q->path, m->path) ? " is under " : "",
+			      strcmp(q->path, m->path) ? m->path : "",
+			      m->access == LLW_ACCESS_DENY ? "empty"
+			      : policy_access_writable(m->access)
+				      ? "without execute"
+				      : "read-only",
+			      policy_access_name(m->access)));
+		set(&v->origin, xstrdup(m->origin));
+		if (m->access == LLW_ACCESS_DENY && !m->is_dir &&
+		    sb->backend != SANDBOX_BACKEND_BWRAP)
+			note(v, xstrdup("the mask over a file shows it empty: "
+					"its content is hidden, not its "
+					"name"));
+		if (cur != NULL && cur->rank != LLW_RANK_CONFIG &&
+		    path_under(cur->path, m->path))
+			set(&v->rule, xasprintf("%s = %s",
+						policy_access_name(cur->access),
+						cur->path));
+		else
+			set(&v->rule,
+			    xasprintf("%s = %s", policy_access_name(m->access),
+				      m->path));
+		if (strstr(m->origin, "write-protected") != NULL) {
+			note(v, xstrdup("every configuration file llwrap "
+					"read is read-only inside the sandbox "
+					"(DESIGN.md §4), so the command cannot "
+					"change the policy of its next run; no "
+					"rule changes that"));
+			return;
+		}
+		suggest_grant(v, q, cur);
+		return;
+	}
+
+	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+		rules = sb->fs->rules;
+		n = sb->fs->n_rules;
+		handled = ~0ULL;
+		set(&v->layer, xstrdup("F bubblewrap (mounts)"));
+	} else {
+		rules = sb->landlock->fs_rules;
+		n = sb->landlock->n_fs_rules;
+		handled = sb->landlock->handled_fs;
+		set(&v->layer,
+		    xasprintf("L1 Landlock (ABI %d)", sb->landlock->abi));
+	}
+	if ((need & handled) == 0) {
+		v->allowed = true;
+		set(&v->decision,
+		    xasprintf("allowed: nothing restricts it (%s)",
+			      sb->landlock->abi == 0
+				      ? "Landlock is not available"
+				      : "this Landlock ABI does not handle "
+					"that right"));
+		set(&v->layer, xstrdup("none"));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!path_under(q->path, rules[i].path))
+			continue;
+		have |= rules[i].access;
+		if ((rules[i].access & need) &&
+		    (best == NULL ||
+		     strlen(rules[i].path) > strlen(best->path)))
+			best = &rules[i];
+	}
+	if (have & need) {
+		v->allowed = true;
+		set(&v->decision, xasprintf("allowed: %s %s",
+					    access_verb(q->access), q->path));
+		if (cur != NULL && level_allows(cur->access, q->access)) {
+			set(&v->rule, xasprintf("%s = %s",
+						policy_access_name(cur->access),
+						cur->path));
+			set(&v->origin, xstrdup(cur->origin));
+		} else {
+			const struct llw_path_rule *b =
+				configured_rule(p, best->path);
+
+			if (b != NULL)
+				set(&v->rule,
+				    xasprintf("%s = %s",
+					      policy_access_name(b->access),
+					      b->path));
+			else
+				set(&v->rule,
+				    xasprintf("the rule on %s", best->path));
+			set(&v->origin, xstrdup(best->origin));
+			if (cur != NULL && !q->exists)
+				note(v,
+				     xasprintf("%s = %s (%s) is not "
+					       "enforced: %s did not exist "
+					       "when the sandbox started "
+					       "(--explain lists such "
+					       "rules)",
+					       policy_access_name(cur->access),
+					       cur->path, cur->origin,
+					       cur->path));
+			else if (cur != NULL)
+				note(v,
+				     xasprintf("%s = %s (%s) does not "
+					       "apply to this access",
+					       policy_access_name(cur->access),
+					       cur->path, cur->origin));
+		}
+		if (m != NULL)
+			note(v,
+			     xasprintf("inside the mount mask of %s (%s)",
+				       m->path, policy_access_name(m->access)));
+		return;
+	}
+	v->allowed = false;
+	if (cur != NULL) {
+		set(&v->rule,
+		    xasprintf("%s = %s", policy_access_name(cur->access),
+			      cur->path));
+		set(&v->origin, xstrdup(cur->origin));
+		set(&v->decision,
+		    xasprintf("denied: the rule %s %s", v->rule,
+			      cur->access == LLW_ACCESS_DENY ? "hides it"
+			      : level_allows(cur->access, q->access)
+				      ? "would allow it, but it is not in "
+					"the compiled plan (see --explain)"
+				      : "does not allow it"));
+	} else {
+		set(&v->decision,
+		    xasprintf("denied: no rule grants %s (the filesystem is "
+			      "an allow-list)",
+			      q->path));
+	}
+	if (cur == NULL || !level_allows(cur->access, q->access))
+		suggest_grant(v, q, cur);
+}
+
+/* ---- Pathname unix sockets ---- */
+
+static void
+why_unix(const struct sandbox *sb, char *const *unix_paths,
+	 const struct why_query *q, struct why_verdict *v)
+{
+	const struct policy *p = sb->policy;
+	const struct plan_mask *m = NULL;
+
+	if (!sb->filter.allow_unix) {
+		v->allowed = false;
+		set(&v->layer, xstrdup("L2 seccomp (socket(AF_UNIX) fails "
+				       "with EAFNOSUPPORT)"));
+		set(&v->decision, xstrdup("denied: the sandbox cannot create "
+					  "unix sockets"));
+		set(&v->rule, xstrdup("unix-sockets = deny"));
+		set(&v->origin, xstrdup(p->unix_sockets_origin.origin
+						? p->unix_sockets_origin.origin
+						: "built-in default"));
+		set(&v->change,
+		    xasprintf("[network] unix = %s in a profile of yours (or "
+			      "the flag --unix %s); it starts the network "
+			      "supervisor, which allows that socket and the "
+			      "sandbox's own",
+			      q->path, q->path));
+		return;
+	}
+	if (sb->use_ns)
+		m = mask_over(sb->fs, q->path);
+	if (m != NULL && m->access == LLW_ACCESS_DENY) {
+		v->allowed = false;
+		set(&v->layer, xstrdup("L3 mount namespace (mask)"));
+		set(&v->decision, xasprintf("denied: %s is hidden under %s",
+					    q->path, m->path));
+		set(&v->rule, xasprintf("deny = %s", m->path));
+		set(&v->origin, xstrdup(m->origin));
+		set(&v->change, xasprintf("a rule at %s from a more specific "
+					  "source, e.g. --ro %s",
+					  q->path, q->path));
+		return;
+	}
+	if (p->unix_sockets) {
+		v->allowed = true;
+		set(&v->layer,
+		    xstrdup(sb->supervise ? "S supervisor" : "L2 seccomp"));
+		set(&v->decision, xstrdup("allowed: any pathname unix socket "
+					  "the sandbox can see"));
+		set(&v->rule, xstrdup("unix-sockets = allow"));
+		set(&v->origin, xstrdup(p->unix_sockets_origin.origin
+						? p->unix_sockets_origin.origin
+						: "built-in default"));
+		return;
+	}
+	if (sb->supervise) {
+		set(&v->layer, xstrdup("S supervisor"));
+		for (size_t i = 0; i < p->unix_paths.n; i++) {
+			if (unix_paths == NULL || unix_paths[i] == NULL ||
+			    strcmp(unix_paths[i], q->path) != 0)
+				continue;
+			v->allowed = true;
+			set(&v->decision,
+			    xstrdup("allowed: the socket is on the unix "
+				    "allow-list (compared by inode)"));
+			set(&v->rule,
+			    xasprintf("unix = %s", p->unix_paths.v[i].value));
+			set(&v->origin, xstrdup(p->unix_paths.v[i].origin));
+			return;
+		}
+		v->allowed = false;
+		set(&v->decision,
+		    xstrdup("denied: not on the unix allow-list and not a "
+			    "socket the sandbox bound itself"));
+		set(&v->rule, xstrdup("unix-sockets = deny"));
+		set(&v->origin, xstrdup(p->unix_sockets_origin.origin
+						? p->unix_sockets_origin.origin
+						: "built-in default"));
+		set(&v->change, xasprintf("[network] unix = %s in a profile "
+					  "of yours (or the flag --unix %s)",
+					  q->path, q->path));
+		return;
+	}
+	/* Landlock ABI 9 decides (seccomp allowed AF_UNIX for that). */
+	{
+		const struct ruleset_plan *rp = sb->landlock;
+
+		set(&v->layer, xasprintf("L1 Landlock (ABI %d)", rp->abi));
+		for (size_t i = 0; i < rp->n_fs_rules; i++) {
+			if (!path_under(q->path, rp->fs_rules[i].path) ||
+			    !(rp->fs_rules[i].access & LLW_FS_RESOLVE_UNIX))
+				continue;
+			v->allowed = true;
+			set(&v->decision, xstrdup("allowed: Landlock grants "
+						  "resolve_unix on it"));
+			set(&v->rule,
+			    xasprintf("unix = %s", rp->fs_rules[i].path));
+			set(&v->origin, xstrdup(rp->fs_rules[i].origin));
+			return;
+		}
+		v->allowed = false;
+		set(&v->decision,
+		    xstrdup("denied: no unix rule grants it (sockets the "
+			    "sandbox creates itself stay reachable)"));
+		set(&v->change, xasprintf("[network] unix = %s in a profile "
+					  "of yours (or the flag --unix %s)",
+					  q->path, q->path));
+	}
+}
+
+/* ---- IP ---- */
+
+static bool
+addr_loopback(const struct supervise_addr *a)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	if (a->family == AF_INET)
+		return a->a[0] == 127;
+	return memcmp(a->a, v6lo, 16) == 0;
+}
+
+static const struct llw_port_range *
+port_find(const struct llw_ports *ps, uint16_t port)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].lo <= port && port <= ps->v[i].hi)
+			return &ps->v[i];
+	return NULL;
+}
+
+static const char *
+origin_or_default(const char *o)
+{
+	return o != NULL ? o : "built-in default";
+}
+
+/* The port list and key an IP access is checked against. */
+static const struct llw_ports *
+port_list(const struct policy *p, enum why_access a, const char **key)
+{
+	switch (a) {
+	case WHY_SEND_UDP:
+		*key = "connect-udp";
+		return &p->connect_udp;
+	case WHY_BIND_TCP:
+		*key = "bind-tcp";
+		return &p->bind_tcp;
+	case WHY_BIND_UDP:
+		*key = "bind-udp";
+		return &p->bind_udp;
+	default:
+		*key = "connect-tcp";
+		return &p->connect_tcp;
+	}
+}
+
+static uint64_t
+net_right(enum why_access a)
+{
+	switch (a) {
+	case WHY_SEND_UDP:
+		return LLW_NET_CONNECT_SEND_UDP;
+	case WHY_BIND_TCP:
+		return LLW_NET_BIND_TCP;
+	case WHY_BIND_UDP:
+		return LLW_NET_BIND_UDP;
+	default:
+		return LLW_NET_CONNECT_TCP;
+	}
+}
+
+static bool
+is_bind(enum why_access a)
+{
+	return a == WHY_BIND_TCP || a == WHY_BIND_UDP;
+}
+
+/* The target as the log writes it: "host:port" or the address. */
+static char *
+target_text(const struct why_query *q)
+{
+	if (q->host != NULL)
+		return xasprintf("%s:%u", q->host, q->addr.port);
+	return supervise_addr_format(&q->addr);
+}
+
+/* The address alone, without port or brackets. */
+static char *
+addr_text(const struct supervise_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(a->family, a->a, buf, sizeof(buf)) == NULL)
+		return xstrdup("?");
+	return xstrdup(buf);
+}
+
+/* A port rule's warning: it is not a host rule (DESIGN.md §11). */
+static void
+note_port_reach(struct why_verdict *v, const char *key, uint16_t port)
+{
+	if (strcmp(key, "connect-tcp") == 0 || strcmp(key, "connect-udp") == 0)
+		note(v, xasprintf("a port rule reaches every host on that "
+				  "port: %s %u allows port %u on any "
+				  "address, loopback and LAN included",
+				  key, port, port));
+}
+
+/* Set v's rule to the first allow-cidr entry holding a. */
+static void
+cidr_rule(const struct policy *p, const struct supervise_addr *a,
+	  struct why_verdict *v)
+{
+	for (size_t i = 0; i < p->allow_cidr.n; i++) {
+		struct supervise_cidr c;
+		bool in;
+
+		if (supervise_parse_cidr(p->allow_cidr.v[i].value, &c) < 0)
+			continue;
+		in = supervise_cidr_contains(&c, a);
+		free(c.ports);
+		if (!in)
+			continue;
+		set(&v->rule,
+		    xasprintf("allow-cidr = %s", p->allow_cidr.v[i].value));
+		set(&v->origin, xstrdup(p->allow_cidr.v[i].origin));
+		return;
+	}
+}
+
+static void
+why_supervised(const struct sandbox *sb, const struct supervise_rules *rules,
+	       const struct why_query *q, struct why_verdict *v)
+{
+	const struct policy *p = sb->policy;
+	enum supervise_proto proto =
+		q->access == WHY_CONNECT_TCP || q->access == WHY_BIND_TCP
+			? SUPERVISE_TCP
+			: SUPERVISE_UDP;
+	enum supervise_op op = q->access == WHY_SEND_UDP ? SUPERVISE_SEND
+			       : is_bind(q->access)	 ? SUPERVISE_BIND
+							 : SUPERVISE_CONNECT;
+	const char *key, *rule;
+	const struct llw_ports *list = port_list(p, q->access, &key);
+	const struct llw_port_range *pr = port_find(list, q->addr.port);
+	_cleanup_free_ char *t = target_text(q);
+	uint16_t port = q->addr.port;
+
+	set(&v->layer, xstrdup("S supervisor"));
+	if (q->host != NULL) {
+		/* A name: the supervisor sees only the address it resolves
+		 * to.  Without allow-cidr entries the port decides. */
+		if (port == 53 || p->allow_cidr.n > 0) {
+			v->depends = true;
+			v->allowed = false;
+			set(&v->decision,
+			    xasprintf("depends on the address %s resolves "
+				      "to: only destinations inside an "
+				      "allow-cidr entry are reachable",
+				      q->host));
+			for (size_t i = 0; i < p->allow_cidr.n; i++)
+				note(v, xasprintf("allow-cidr = %s (%s)",
+						  p->allow_cidr.v[i].value,
+						  p->allow_cidr.v[i].origin));
+			set(&v->change,
+			    xasprintf("[network] allow-cidr = ADDR/32:%u for "
+				      "each address of %s (named hosts, "
+				      "allow-host, do not exist yet)",
+				      port, q->host));
+			return;
+		}
+	}
+	if (q->host == NULL) {
+		rule = supervise_decide(rules, op, proto, &q->addr);
+	} else {
+		rule = sb->policy->net == LLW_NET_HOST || pr != NULL
+			       ? NULL
+			       : "filtered/port";
+	}
+	v->allowed = rule == NULL;
+	if (rule == NULL) {
+		set(&v->decision,
+		    xasprintf("allowed: %s %s", access_verb(q->access), t));
+		if (p->net == LLW_NET_HOST) {
+			set(&v->rule, xstrdup("mode = host"));
+			set(&v->origin,
+			    xstrdup(origin_or_default(p->net_origin.origin)));
+		} else if (is_bind(q->access) && p->listen.n > 0) {
+			set(&v->rule, xstrdup("listen"));
+			set(&v->origin, xstrdup(p->listen.v[0].origin));
+		} else if (port == 53 && !is_bind(q->access)) {
+			set(&v->rule, xstrdup("dns (the resolvers)"));
+			set(&v->origin, xstrdup(p->dns.n ? p->dns.v[0].origin
+							 : "/etc/resolv.conf"));
+		} else if (p->allow_cidr.n > 0 && !is_bind(q->access)) {
+			cidr_rule(p, &q->addr, v);
+		} else if (pr != NULL) {
+			set(&v->rule, xasprintf("%s = %u", key, port));
+			set(&v->origin, xstrdup(pr->origin));
+			note_port_reach(v, key, port);
+		}
+		if (q->host != NULL)
+			note(v, xstrdup("a name is decided by the address it "
+					"resolves to; resolving it needs DNS "
+					"(port 53 to a resolver)"));
+		return;
+	}
+	if (strcmp(rule, "filtered/dns") == 0) {
+		set(&v->decision,
+		    xasprintf("denied: port 53 reaches only the resolvers "
+			      "(the dns key, else /etc/resolv.conf)"));
+		set(&v->rule, xstrdup(rule));
+		set(&v->change,
+		    xasprintf("[network] dns = %s (or --dns %s)", t, t));
+	} else if (strcmp(rule, "filtered/no-cidr") == 0) {
+		_cleanup_free_ char *a = addr_text(&q->addr);
+
+		set(&v->decision, xstrdup("denied: the address is inside no "
+					  "allow-cidr entry"));
+		set(&v->rule, xasprintf("allow-cidr (%zu entries, none holds "
+					"%s)",
+					p->allow_cidr.n, a));
+		set(&v->origin, xstrdup(p->allow_cidr.v[0].origin));
+		set(&v->change,
+		    xasprintf("[network] allow-cidr = %s/%d:%u (or "
+			      "--allow-cidr %s/%d:%u)",
+			      a, q->addr.family == AF_INET ? 32 : 128, port, a,
+			      q->addr.family == AF_INET ? 32 : 128, port));
+		return;
+	} else if (is_bind(q->access)) {
+		set(&v->decision,
+		    xasprintf("denied: %s is not an allowed bind address "
+			      "(%s)",
+			      t, rule));
+		set(&v->rule, xstrdup(rule));
+		set(&v->change, p->listen.n > 0
+					? xasprintf("[network] listen = %s (or "
+						    "--listen %s)",
+						    t, t)
+					: xasprintf("[network] %s = %u (or "
+						    "--%s %u)",
+						    key, port, key, port));
+	} else if (p->allow_cidr.n > 0) {
+		_cleanup_free_ char *a = addr_text(&q->addr);
+		int bits = q->addr.family == AF_INET ? 32 : 128;
+
+		set(&v->decision,
+		    xasprintf("denied: port %u is not among the ports of the "
+			      "allow-cidr entries holding the address",
+			      port));
+		cidr_rule(p, &q->addr, v);
+		set(&v->change, xasprintf("[network] allow-cidr = %s/%d:%u (or "
+					  "--allow-cidr %s/%d:%u)",
+					  a, bits, port, a, bits, port));
+		return;
+	} else {
+		set(&v->decision,
+		    xasprintf("denied: port %u is not in %s", port, key));
+		set(&v->rule, xasprintf("%s (port %u not listed)", key, port));
+		set(&v->change, xasprintf("[network] %s = %u (or --%s %u)", key,
+					  port, key, port));
+		note_port_reach(v, key, port);
+	}
+	set(&v->origin, xstrdup(origin_or_default(p->net_origin.origin)));
+}
+
+static void
+why_inet(const struct sandbox *sb, const struct supervise_rules *rules,
+	 const struct why_query *q, struct why_verdict *v)
+{
+	const struct policy *p = sb->policy;
+	const struct ruleset_plan *rp = sb->landlock;
+	const char *key;
+	const struct llw_ports *list = port_list(p, q->access, &key);
+	const struct llw_port_range *pr = port_find(list, q->addr.port);
+	bool udp = q->access == WHY_SEND_UDP || q->access == WHY_BIND_UDP;
+	_cleanup_free_ char *t = target_text(q);
+	uint16_t port = q->addr.port;
+
+	if (p->net == LLW_NET_NONE) {
+		set(&v->rule, xstrdup("mode = none"));
+		set(&v->origin,
+		    xstrdup(origin_or_default(p->net_origin.origin)));
+		if (sb->filter.deny_inet) {
+			v->allowed = false;
+			set(&v->layer, xstrdup("L2 seccomp (no inet "
+					       "sockets)"));
+			set(&v->decision, xstrdup("denied: no network at "
+						  "all"));
+		} else if (is_bind(q->access)) {
+			v->allowed = true;
+			set(&v->layer, xstrdup("L3 network namespace (only "
+					       "lo)"));
+			set(&v->decision,
+			    xstrdup("allowed, in the sandbox's own network "
+				    "namespace: only the sandbox itself can "
+				    "connect to it"));
+			return;
+		} else if (q->host == NULL && addr_loopback(&q->addr)) {
+			v->allowed = false;
+			set(&v->layer, xstrdup("L3 network namespace (only "
+					       "lo)"));
+			set(&v->decision,
+			    xstrdup("denied: loopback in the sandbox is its "
+				    "own network namespace's, so servers on "
+				    "the host's loopback are out of reach "
+				    "(the sandbox's own servers answer "
+				    "there)"));
+		} else {
+			v->allowed = false;
+			set(&v->layer, xstrdup("L3 network namespace (only "
+					       "lo)"));
+			set(&v->decision,
+			    xstrdup("denied: the sandbox's network namespace "
+				    "has only lo"));
+		}
+		set(&v->change, xstrdup("[network] mode = filtered with the "
+					"port rules you need (or --net "
+					"filtered)"));
+		return;
+	}
+	if (udp && sb->filter.deny_udp) {
+		v->allowed = false;
+		set(&v->layer, xstrdup("L2 seccomp (no UDP sockets)"));
+		set(&v->decision, xstrdup("denied: the policy allows no UDP "
+					  "port, so UDP sockets are refused"));
+		set(&v->rule, xasprintf("%s (empty)", key));
+		set(&v->change, xasprintf("[network] %s = %u (or --%s %u)", key,
+					  port, key, port));
+		return;
+	}
+	if (rules != NULL && sb->supervise) {
+		why_supervised(sb, rules, q, v);
+		return;
+	}
+	if (p->net == LLW_NET_HOST) {
+		v->allowed = true;
+		set(&v->layer, xstrdup("none"));
+		set(&v->decision,
+		    xasprintf("allowed: %s %s", access_verb(q->access), t));
+		set(&v->rule, xstrdup("mode = host"));
+		set(&v->origin,
+		    xstrdup(origin_or_default(p->net_origin.origin)));
+		return;
+	}
+	if ((rp->handled_net & net_right(q->access)) == 0) {
+		v->allowed = true;
+		set(&v->layer, xstrdup("none"));
+		set(&v->decision,
+		    xasprintf("allowed: this kernel's Landlock (ABI %d) "
+			      "does not restrict %s ports (NOT ENFORCED)",
+			      rp->abi, udp ? "UDP" : "TCP"));
+		return;
+	}
+	set(&v->layer, xasprintf("L1 Landlock (ABI %d)", rp->abi));
+	for (size_t i = 0; i < rp->n_net_rules; i++) {
+		if (rp->net_rules[i].port != port ||
+		    !(rp->net_rules[i].access & net_right(q->access)))
+			continue;
+		v->allowed = true;
+		set(&v->decision,
+		    xasprintf("allowed: %s %s", access_verb(q->access), t));
+		set(&v->rule, xasprintf("%s = %u", key, port));
+		set(&v->origin,
+		    xstrdup(pr ? pr->origin : rp->net_rules[i].origin));
+		note_port_reach(v, key, port);
+		if (q->host != NULL)
+			note(v, xstrdup("names are not rules (allow-host does "
+					"not exist yet): the port decides, "
+					"whatever address the name resolves "
+					"to"));
+		return;
+	}
+	v->allowed = false;
+	set(&v->decision,
+	    xasprintf("denied: no %s rule for port %u", key, port));
+	set(&v->rule, xasprintf("%s (port %u not listed)", key, port));
+	set(&v->origin, xstrdup(origin_or_default(p->net_origin.origin)));
+	set(&v->change,
+	    xasprintf("[network] %s = %u (or --%s %u)", key, port, key, port));
+	if (!is_bind(q->access)) {
+		note_port_reach(v, key, port);
+		if (q->host == NULL) {
+			_cleanup_free_ char *a = addr_text(&q->addr);
+
+			note(v,
+			     xasprintf("to reach this host alone instead: "
+				       "allow-cidr = %s/%d:%u, which "
+				       "starts the supervisor and then "
+				       "limits every destination to "
+				       "allow-cidr entries",
+				       a, q->addr.family == AF_INET ? 32 : 128,
+				       port));
+		}
+	}
+}
+
+void
+why_decide(const struct sandbox *sb, const struct supervise_rules *rules,
+	   char *const *unix_paths, const struct why_query *q,
+	   struct why_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	switch (q->access) {
+	case WHY_READ:
+	case WHY_WRITE:
+	case WHY_EXEC:
+		why_path(sb, q, v);
+		break;
+	case WHY_CONNECT_UNIX:
+		why_unix(sb, unix_paths, q, v);
+		break;
+	default:
+		why_inet(sb, rules, q, v);
+		break;
+	}
+	if (!v->allowed && sb->must_fail)
+		note(v, xasprintf("this policy does not run at all here: %s",
+				  sb->fail_cause));
+}
+
+int
+why_parse_target(const char *s, struct why_query *q, char **host)
+{
+	const char *colon = strrchr(s, ':');
+	_cleanup_free_ char *h = NULL;
+	uint16_t lo, hi;
+
+	*host = NULL;
+	if (colon == NULL || colon == s ||
+	    profile_port_range(colon + 1, &lo, &hi) < 0 || lo != hi)
+		return -EINVAL;
+	h = xstrndup(s, (size_t)(colon - s));
+	if (h[0] == '[') {
+		size_t n = strlen(h);
+
+		if (n < 3 || h[n - 1] != ']')
+			return -EINVAL;
+	} else if (strchr(h, ':') != NULL) {
+		return -EINVAL; /* a bare IPv6 address needs brackets */
+	}
+	memset(&q->addr, 0, sizeof(q->addr));
+	if (supervise_parse_addr(h, &q->addr) < 0) {
+		if (h[0] == '[' || strspn(h, "abcdefghijklmnopqrstuvwxyz"
+					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					     "0123456789.-_") != strlen(h))
+			return -EINVAL;
+		*host = steal_pointer(&h);
+	}
+	q->addr.port = lo;
+	q->host = *host;
+	return 0;
+}
+
+char *
+why_format(const char *what, const struct why_verdict *v)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		abort();
+	fprintf(f, "%s: %s\n", what, v->decision);
+	if (v->rule != NULL && v->origin != NULL)
+		fprintf(f, "  rule:   %s   (%s)\n", v->rule, v->origin);
+	else if (v->rule != NULL)
+		fprintf(f, "  rule:   %s\n", v->rule);
+	else if (v->origin != NULL)
+		fprintf(f, "  source: %s\n", v->origin);
+	fprintf(f, "  layer:  %s\n", v->layer ? v->layer : "none");
+	if (!v->allowed && v->change != NULL)
+		fprintf(f, "  allow:  %s\n", v->change);
+	for (char **n = v->notes; n != NULL && *n != NULL; n++)
+		fprintf(f, "  note:   %s\n", *n);
+	if (fclose(f) != 0)
+		abort();
+	return out;
+}

@@ -1,0 +1,159 @@
+#!/bin/sh
+# llwrap why: for a table of paths, sockets and ports under the shipped
+# profiles, what `why` answers must be what happens when the access is
+# tried in the sandbox, as the unprivileged test user.  A case fails when
+# why says allow and the sandbox denies, or the reverse, and also when the
+# two agree on something other than the decision the table expects (so
+# the test cannot pass by both failing the same way).
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if [ "$(landlock_abi)" -lt 4 ]; then
+	skip_rest "needs Landlock ABI 4 (TCP port rules); this kernel has $(landlock_abi)"
+fi
+if bwrap_backend; then
+	skip_rest "why is compared with the Landlock backend here"
+fi
+
+# A program of the test user's, outside every rule, and one in the project.
+cp "$PROBE" "$OUTSIDE/prog"
+cp "$PROBE" "$PROJ/prog"
+mkdir -p "$PROJ/.git"
+echo "[core]" >"$PROJ/.git/config"
+echo "SECRET=1" >"$PROJ/.env"
+chown -R "$TEST_UID:$TEST_GID" "$OUTSIDE" "$PROJ"
+
+# A TCP listener and a unix listener outside the sandbox.
+python3 - "$T/port" "$OUTSIDE/sock" <<'PY' &
+import os, socket, sys, time
+t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+t.bind(("127.0.0.1", 0))
+t.listen(64)
+u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+u.bind(sys.argv[2])
+os.chmod(sys.argv[2], 0o777)
+u.listen(64)
+open(sys.argv[1], "w").write(str(t.getsockname()[1]))
+t.settimeout(0.2)
+u.settimeout(0.2)
+end = time.time() + 300
+while time.time() < end:
+    for s in (t, u):
+        try:
+            c, _ = s.accept()
+            c.close()
+        except OSError:
+            pass
+PY
+bg_pids="$bg_pids $!"
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+P=$(cat "$T/port")
+
+# case EXPECT "LLWRAP ARGS" "WHY ARGS" "PROBE ARGS": EXPECT is allow or
+# deny.  why's status is 0 for allow, 1 for deny; the probe's is 0
+# (SUCCEEDED, or the program it executed ran) or 1 (DENIED).
+case_() {
+	want=$1 args=$2 what=$3 probe=$4
+	# shellcheck disable=SC2086
+	run llw $args why $what
+	wrc=$rc wout=$out
+	# shellcheck disable=SC2086
+	run llw $args -- "$PROBE" $probe
+	prc=$rc pout=$out
+	# A file masked with an empty file reads as empty: its content is
+	# hidden, which is the denial (every file read here has content).
+	case "$probe:$pout" in
+	read*:*"SUCCEEDED read bytes=0"*) prc=1 ;;
+	esac
+	case "$want" in allow) w=0 ;; *) w=1 ;; esac
+	if [ "$wrc" -eq "$w" ] && [ "$prc" -eq "$w" ]; then
+		ok "$args: why $what: $want, and the sandbox agrees"
+	else
+		not_ok "$args: why $what: want $want"
+		diag "why (status $wrc): $wout"
+		diag "probe $probe (status $prc): $pout"
+	fi
+}
+
+# Filesystem, under each shipped profile.
+for prof in default offline; do
+	case_ deny "-p $prof" "$HOME_DIR/.ssh/id_ed25519" "read $HOME_DIR/.ssh/id_ed25519"
+	case_ allow "-p $prof" "$PROJ/src/main.c" "read $PROJ/src/main.c"
+	case_ allow "-p $prof" "$PROJ/new --write" "write $PROJ/new"
+	case_ deny "-p $prof" "$HOME_DIR/.bashrc --write" "append $HOME_DIR/.bashrc"
+	case_ deny "-p $prof" "$OUTSIDE/file" "read $OUTSIDE/file"
+	case_ allow "-p $prof --ro $OUTSIDE" "$OUTSIDE/file" "read $OUTSIDE/file"
+	case_ deny "-p $prof --ro $OUTSIDE" "$OUTSIDE/file --write" "append $OUTSIDE/file"
+	case_ allow "-p $prof --rw $OUTSIDE" "$OUTSIDE/file --write" "append $OUTSIDE/file"
+	case_ deny "-p $prof --rw $OUTSIDE" "$OUTSIDE/prog --exec" "exec $OUTSIDE/prog help"
+	case_ allow "-p $prof --rwx $OUTSIDE" "$OUTSIDE/prog --exec" "exec $OUTSIDE/prog help"
+	case_ deny "-p $prof --ro $OUTSIDE --deny $OUTSIDE/file" "$OUTSIDE/file" "read $OUTSIDE/file"
+done
+case_ allow "-p empty" "/bin/true --exec" "exec /bin/true"
+case_ deny "-p empty" "$PROJ/src/main.c" "read $PROJ/src/main.c"
+
+if userns_works; then
+	case_ deny "-p opencode" "$PROJ/.env" "read $PROJ/.env"
+	case_ allow "-p opencode" "$PROJ/.git/config" "read $PROJ/.git/config"
+	case_ deny "-p opencode" "$PROJ/.git/config --write" "append $PROJ/.git/config"
+	case_ allow "-p opencode" "$PROJ/src/main.c --write" "append $PROJ/src/main.c"
+	case_ deny "-p opencode" "$HOME_DIR/.aws/credentials" "read $HOME_DIR/.aws/credentials"
+	case_ deny "-p opencode" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+	case_ allow "-p opencode --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+	case_ deny "-p offline --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+else
+	skip "unprivileged user namespaces unavailable: opencode and offline cases"
+fi
+
+# Network.
+case_ deny "-p default" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+case_ allow "-p default --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+case_ deny "-p default" "127.0.0.1:$P --udp" "udp-send 127.0.0.1 $P"
+case_ deny "-p default --bind-tcp 0" "127.0.0.1:$P --bind" "tcp-bind 127.0.0.1 $P"
+case_ allow "-p default --bind-tcp 0" "127.0.0.1:0 --bind" "tcp-bind 127.0.0.1 0"
+
+# Unix sockets and the supervisor's rules.
+case_ deny "-p default" "$OUTSIDE/sock --connect" "unix-connect $OUTSIDE/sock"
+if [ "$(as_user "$LLWRAP" --check 2>/dev/null | sed -n 's/^  S  supervisor *//p')" = usable ]; then
+	case_ allow "-p default --unix $OUTSIDE/sock" "$OUTSIDE/sock --connect" "unix-connect $OUTSIDE/sock"
+	case_ allow "-p default --allow-cidr 127.0.0.1/32:$P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+	case_ deny "-p default --allow-cidr 127.0.0.2/32:$P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+	case_ deny "-p default --allow-cidr 127.0.0.1/32:1" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+	case_ deny "-p default --unix $OUTSIDE/other" "$OUTSIDE/sock --connect" "unix-connect $OUTSIDE/sock"
+else
+	skip "the network supervisor cannot run here: its cases"
+fi
+
+# What why says, beyond the decision: the rule's source, the layer, the
+# change that would allow it (its lines joined, for one pattern).
+why_says() {
+	run llw "$@"
+	out=$(printf '%s' "$out" | tr '\n' ' ')
+}
+why_says -p default why "$HOME_DIR/.ssh/id_ed25519"
+expect_output "a hidden path names the allow-list and the grant" \
+	"no rule grants.*allow:  \[filesystem\] ro = $HOME_DIR/.ssh/id_ed25519"
+why_says -p default --ro "$OUTSIDE" --deny "$OUTSIDE/file" why "$OUTSIDE/file"
+expect_output "a deny names its rule and source" \
+	"rule:   deny = $OUTSIDE/file   \(command line\)"
+why_says -p default --rw "$OUTSIDE" why "$OUTSIDE/prog" --exec
+expect_output "rw does not include execute, and why says so" \
+	"allow:  \[filesystem\] rwx = $OUTSIDE/prog.*rw does not include execute"
+why_says -p default why 10.0.0.5:5432
+expect_output "a port denial suggests the port rule and warns of its reach" \
+	"connect-tcp = 5432.*every host on that port"
+why_says -p opencode why api.openai.com:443
+expect_output "a name under a port rule: the port decides, with its source" \
+	"allowed.*connect-tcp = 443   \(.*opencode.ini:[0-9]+\)"
+why_says -p default why "$OUTSIDE/sock" --connect
+expect_output "a unix socket: seccomp, and the unix line to add" \
+	"L2 seccomp.*unix = $OUTSIDE/sock"
+why_says -p default --why "$PROJ/src/main.c" --write
+expect_output "--why WHAT takes why's own flags" "allowed: write"
+run llw -p default why
+expect_rc "why without WHAT is an llwrap error" 125
+run llw -p default why "$PROJ" --bogus
+expect_rc "why with an unknown flag is an llwrap error" 125
+
+done_testing

@@ -1,0 +1,383 @@
+/*
+ * Unit tests of src/why.c: decisions for a table of accesses under the
+ * shipped profiles (conf/), compiled against a fake file system for a
+ * given Landlock ABI, with or without namespaces and the supervisor; and
+ * the target parser.  No system call decides anything here.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cleanup.h"
+#include "compat/landlock.h"
+#include "fakefs.h"
+#include "policy.h"
+#include "profile.h"
+#include "strv.h"
+#include "why.h"
+#include "xalloc.h"
+
+static char *const test_env[] = {
+	"HOME=/home/u",
+	"USER=u",
+	"PATH=/usr/bin:/bin",
+	NULL,
+};
+
+static const char *const tree[] = {
+	"f:/usr/bin/cc",
+	"d:/bin",
+	"d:/lib",
+	"f:/etc/passwd",
+	"f:/etc/ld.so.cache",
+	"f:/home/u/.ssh/id_ed25519",
+	"f:/home/u/.gitconfig",
+	"d:/home/u/.config/opencode",
+	"d:/home/u/.local/share/opencode",
+	"d:/home/u/.local/state/opencode",
+	"d:/home/u/.cache/opencode",
+	"f:/home/u/other/notes",
+	"f:/home/u/proj/src/main.c",
+	"f:/home/u/proj/prog",
+	"f:/home/u/proj/.env",
+	"f:/home/u/proj/.git/config",
+	"d:/home/u/proj/.git/hooks",
+	"d:/tmp",
+	"d:/var/tmp",
+	"f:/dev/null",
+	"f:/run/docker.sock",
+	"f:/run/other.sock",
+	NULL,
+};
+
+static struct fakefs fake = { tree };
+static const struct pathtree_fs fakefs = {
+	.resolve = fake_resolve,
+	.stat = fake_stat,
+	.list = fake_list,
+	.ctx = &fake,
+	.resolve_at = fake_resolve_at,
+};
+
+static char *conf_dir;
+
+enum want { DENY, ALLOW, DEPENDS };
+
+struct why_case {
+	const char *profile;
+	const char *flags; /* "section key value; ..." for the command line */
+	int abi;
+	bool ns, supervise;
+	enum why_access access;
+	const char *what;
+	enum want want;
+	const char *says; /* a substring of the formatted verdict; CONF is
+			   * the profile directory */
+};
+
+static const struct why_case cases[] = {
+	{ "default", NULL, 7, false, false, WHY_READ, "/home/u/.ssh/id_ed25519",
+	  DENY,
+	  "no rule grants /home/u/.ssh/id_ed25519 (the filesystem is an "
+	  "allow-list)" },
+	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/.ssh/id_ed25519",
+	  DENY,
+	  "allow:  [filesystem] ro = /home/u/.ssh/id_ed25519 in a profile of "
+	  "yours (or the flag --ro /home/u/.ssh/id_ed25519)" },
+	{ "opencode", NULL, 7, true, false, WHY_EXEC, "/usr/bin/cc", ALLOW,
+	  "rule:   rx = /usr   (CONF/empty.ini:" },
+	{ "opencode", NULL, 7, true, false, WHY_WRITE, "/etc/passwd", DENY,
+	  "rule:   ro = /etc   (CONF/default.ini:" },
+	{ "opencode", NULL, 7, true, false, WHY_WRITE, "/etc/passwd", DENY,
+	  "allow:  [filesystem] rw = /etc/passwd" },
+	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
+	  "layer:  L3 mount namespace (mask)" },
+	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
+	  "rule:   deny = /home/u/proj/.env   (CONF/opencode.ini:" },
+	{ "opencode", NULL, 7, true, false, WHY_WRITE,
+	  "/home/u/proj/.git/config", DENY, "is mounted read-only (ro)" },
+	{ "opencode", NULL, 7, true, false, WHY_READ,
+	  "/home/u/proj/.git/config", ALLOW,
+	  "inside the mount mask of /home/u/proj/.git/config (ro)" },
+	{ "opencode", NULL, 7, true, false, WHY_WRITE, "/home/u/proj/new.c",
+	  ALLOW, " = /home/u/proj   (CONF/default.ini:" },
+	{ "default", NULL, 7, false, false, WHY_WRITE, "/home/u/nothing/new.c",
+	  DENY, "the flag --rw /home/u/nothing" },
+	{ "default", "filesystem rw /home/u/other", 7, false, false, WHY_EXEC,
+	  "/home/u/other/notes", DENY,
+	  "allow:  [filesystem] rwx = /home/u/other/notes" },
+	{ "default", "filesystem rw /home/u/other", 7, false, false, WHY_EXEC,
+	  "/home/u/other/notes", DENY, "rw does not include execute" },
+	{ "default", "filesystem ro /home/u/other", 7, false, false, WHY_READ,
+	  "/home/u/other/notes", ALLOW,
+	  "rule:   ro = /home/u/other   (command line)" },
+	{ "default", "filesystem ro /home/u; filesystem deny /home/u/other", 7,
+	  false, false, WHY_READ, "/home/u/other/notes", DENY,
+	  "denied: the rule deny = /home/u/other hides it" },
+	{ "default", "filesystem ro /home/u; filesystem deny /home/u/other", 7,
+	  false, false, WHY_READ, "/home/u/.gitconfig", ALLOW,
+	  "rule:   ro = /home/u   (command line)" },
+	/* Landlock ABI 1 handles reading: nothing is left unhandled. */
+	{ "default", NULL, 1, false, false, WHY_READ, "/home/u/other/notes",
+	  DENY, "L1 Landlock (ABI 1)" },
+
+	/* TCP under Landlock's port rules. */
+	{ "default", NULL, 7, false, false, WHY_CONNECT_TCP, "10.0.0.5:5432",
+	  DENY,
+	  "allow:  [network] connect-tcp = 5432 (or --connect-tcp "
+	  "5432)" },
+	{ "default", NULL, 7, false, false, WHY_CONNECT_TCP, "10.0.0.5:5432",
+	  DENY, "allow-cidr = 10.0.0.5/32:5432, which starts the supervisor" },
+	{ "opencode", NULL, 7, true, false, WHY_CONNECT_TCP,
+	  "api.openai.com:443", ALLOW,
+	  "rule:   connect-tcp = 443   (CONF/opencode.ini:" },
+	{ "opencode", NULL, 7, true, false, WHY_CONNECT_TCP,
+	  "api.openai.com:443", ALLOW, "a port rule reaches every host" },
+	{ "default", NULL, 3, false, false, WHY_CONNECT_TCP, "10.0.0.5:5432",
+	  ALLOW, "does not restrict TCP ports (NOT ENFORCED)" },
+	{ "default", "network bind-tcp 0", 7, false, false, WHY_BIND_TCP,
+	  "127.0.0.1:0", ALLOW, "rule:   bind-tcp = 0   (command line)" },
+	{ "default", NULL, 7, false, false, WHY_SEND_UDP, "127.0.0.1:53", DENY,
+	  "L2 seccomp (no UDP sockets)" },
+	{ "offline", NULL, 7, true, false, WHY_CONNECT_TCP, "127.0.0.1:8080",
+	  DENY, "layer:  L3 network namespace (only lo)" },
+	{ "offline", NULL, 7, true, false, WHY_BIND_TCP, "127.0.0.1:8080",
+	  ALLOW, "network namespace" },
+	{ "offline", NULL, 7, false, false, WHY_CONNECT_TCP, "127.0.0.1:8080",
+	  DENY, "L2 seccomp (no inet sockets)" },
+
+	/* Unix sockets. */
+	{ "default", NULL, 7, false, false, WHY_CONNECT_UNIX,
+	  "/run/docker.sock", DENY,
+	  "rule:   unix-sockets = deny   "
+	  "(CONF/default.ini:" },
+	{ "default", NULL, 7, false, false, WHY_CONNECT_UNIX,
+	  "/run/docker.sock", DENY,
+	  "allow:  [network] unix = /run/docker.sock in a profile" },
+	{ "default", "network unix /run/docker.sock", 7, false, true,
+	  WHY_CONNECT_UNIX, "/run/docker.sock", ALLOW,
+	  "rule:   unix = /run/docker.sock   (command line)" },
+	{ "default", "network unix /run/docker.sock", 7, false, true,
+	  WHY_CONNECT_UNIX, "/run/other.sock", DENY, "layer:  S supervisor" },
+	{ "default", "network unix /run/docker.sock", 9, false, false,
+	  WHY_CONNECT_UNIX, "/run/docker.sock", ALLOW,
+	  "layer:  L1 Landlock (ABI 9)" },
+	{ "default", "network unix /run/docker.sock", 9, false, false,
+	  WHY_CONNECT_UNIX, "/run/other.sock", DENY, "no unix rule grants" },
+
+	/* The supervisor's address rules. */
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "10.1.2.3:443", ALLOW,
+	  "rule:   allow-cidr = 10.0.0.0/8:443   (command line)" },
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "1.1.1.1:443", DENY,
+	  "allow:  [network] allow-cidr = 1.1.1.1/32:443" },
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "10.1.2.3:22", DENY,
+	  "allow:  [network] allow-cidr = 10.1.2.3/32:22" },
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "example.com:443", DEPENDS,
+	  "depends on the address example.com resolves to" },
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "[::1]:53", DENY,
+	  "port 53 reaches only the "
+	  "resolvers" },
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "127.0.0.53:53", ALLOW, "dns (the resolvers)" },
+};
+
+/* Apply "section key value; ..." to the command-line profile. */
+static struct profile *
+cli_profile(const struct vars *v, const char *flags)
+{
+	struct profile *cli = profile_new("command line", PROFILE_KIND_CLI);
+	_cleanup_free_ char *copy = flags ? xstrdup(flags) : NULL;
+	char *save = NULL;
+
+	for (char *f = copy ? strtok_r(copy, ";", &save) : NULL; f != NULL;
+	     f = strtok_r(NULL, ";", &save)) {
+		_cleanup_strv_ char **w = strv_split_blank(f);
+		_cleanup_free_ char *cause = NULL;
+
+		assert_int_equal(strv_length(w), 3);
+		if (profile_add(cli, v, w[0], w[1], w[2], 0, &cause) < 0)
+			fail_msg("%s", cause);
+	}
+	return cli;
+}
+
+static char *
+replace_conf(const char *s)
+{
+	const char *at = strstr(s, "CONF");
+
+	if (at == NULL)
+		return xstrdup(s);
+	return xasprintf("%.*s%s%s", (int)(at - s), s, conf_dir, at + 4);
+}
+
+static void
+run_case(const struct why_case *c)
+{
+	char *profiles[] = { (char *)c->profile, NULL };
+	char *path[] = { conf_dir, NULL };
+	char *resolvers[] = { "127.0.0.53", NULL };
+	_cleanup_free_ char *cause = NULL, *text = NULL, *says = NULL;
+	_cleanup_free_ char *resolved = NULL, *host = NULL;
+	_cleanup_strv_ char **unix_paths = NULL;
+	struct vars *v = vars_new(test_env, "/home/u/proj", "tool");
+	struct profile *cli = cli_profile(v, c->flags);
+	struct policy_request req = {
+		.envp = test_env,
+		.project = "/home/u/proj",
+		.command = "tool",
+		.name = "tool",
+		.profiles = profiles,
+		.profile_path = path,
+		.cli = cli,
+	};
+	struct supervise_rules *rules = NULL;
+	struct policy *p = NULL;
+	struct sandbox sb = { .backend = SANDBOX_BACKEND_LANDLOCK };
+	struct why_query q = { .access = c->access };
+	struct why_verdict verdict;
+	enum want got;
+
+	if (policy_resolve(&req, &p, &cause) < 0)
+		fail_msg("%s", cause);
+	sb.policy = p;
+	if (pathtree_compile(p, &fakefs, c->ns, &sb.fs, &cause) < 0)
+		fail_msg("%s", cause);
+	sb.landlock = ruleset_plan_new(p, sb.fs, c->abi);
+	sb.use_ns = c->ns;
+	sb.ns.net = c->ns && p->net == LLW_NET_NONE;
+	sb.supervise = c->supervise;
+	filter_opts_init(&sb.filter);
+	sb.filter.allow_unix = p->unix_sockets ||
+			       (sb.landlock->handled_fs & LLW_FS_RESOLVE_UNIX);
+	sb.filter.deny_inet = p->net == LLW_NET_NONE && !sb.ns.net;
+	sb.filter.deny_udp = p->net == LLW_NET_FILTERED &&
+			     p->connect_udp.n == 0 && p->bind_udp.n == 0;
+	if (c->supervise) {
+		sb.filter.allow_unix = true;
+		sb.filter.deny_udp = false;
+		assert_int_equal(
+			supervise_rules_new(p, resolvers, &rules, &cause), 0);
+	}
+	for (size_t i = 0; i < p->unix_paths.n; i++)
+		strv_push(&unix_paths, p->unix_paths.v[i].value);
+
+	if (c->what[0] == '/') {
+		assert_int_equal(fake_resolve(&fake, c->what, &resolved), 0);
+		q.exists = fake_stat(&fake, resolved, &q.is_dir) == 1;
+		q.path = resolved;
+		if (c->access == WHY_CONNECT_UNIX)
+			q.is_dir = false;
+	} else {
+		assert_int_equal(why_parse_target(c->what, &q, &host), 0);
+	}
+	why_decide(&sb, rules, unix_paths, &q, &verdict);
+	text = why_format(c->what, &verdict);
+	got = verdict.depends ? DEPENDS : verdict.allowed ? ALLOW : DENY;
+	says = replace_conf(c->says);
+	if (got != c->want || strstr(text, says) == NULL)
+		fail_msg("%s %s under %s%s%s (ABI %d%s%s): want %s and "
+			 "\"%s\", got:\n%s",
+			 c->what,
+			 c->access == WHY_WRITE	 ? "--write"
+			 : c->access == WHY_EXEC ? "--exec"
+						 : "",
+			 c->profile, c->flags ? " + " : "",
+			 c->flags ? c->flags : "", c->abi, c->ns ? ", ns" : "",
+			 c->supervise ? ", supervisor" : "",
+			 c->want == ALLOW  ? "allow"
+			 : c->want == DENY ? "deny"
+					   : "depends",
+			 says, text);
+	why_verdict_clear(&verdict);
+	supervise_rules_free(rules);
+	ruleset_plan_free(sb.landlock);
+	plan_free(sb.fs);
+	policy_free(p);
+	profile_free(cli);
+	vars_free(v);
+}
+
+static void
+test_decisions(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		run_case(&cases[i]);
+}
+
+static void
+test_parse_target(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		const char *host; /* NULL: an address */
+		int family;
+		uint16_t port;
+	} t[] = {
+		{ "api.openai.com:443", 0, "api.openai.com", 0, 443 },
+		{ "10.0.0.5:5432", 0, NULL, AF_INET, 5432 },
+		{ "[::1]:80", 0, NULL, AF_INET6, 80 },
+		{ "[::ffff:10.0.0.1]:80", 0, NULL, AF_INET, 80 },
+		{ "localhost:0", 0, "localhost", 0, 0 },
+		{ "::1:80", -EINVAL, NULL, 0, 0 },
+		{ "api.openai.com", -EINVAL, NULL, 0, 0 },
+		{ "host:65536", -EINVAL, NULL, 0, 0 },
+		{ "host:80-90", -EINVAL, NULL, 0, 0 },
+		{ "a b:1", -EINVAL, NULL, 0, 0 },
+		{ ":443", -EINVAL, NULL, 0, 0 },
+		{ "[nope]:443", -EINVAL, NULL, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct why_query q = { .access = WHY_CONNECT_TCP };
+		_cleanup_free_ char *host = NULL;
+		int r = why_parse_target(t[i].s, &q, &host);
+
+		if (r != t[i].r)
+			fail_msg("%s: %d, want %d", t[i].s, r, t[i].r);
+		if (r < 0)
+			continue;
+		if (t[i].host != NULL) {
+			assert_non_null(host);
+			assert_string_equal(host, t[i].host);
+			assert_ptr_equal(q.host, host);
+		} else {
+			assert_null(host);
+			assert_int_equal(q.addr.family, t[i].family);
+		}
+		assert_int_equal(q.addr.port, t[i].port);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decisions),
+		cmocka_unit_test(test_parse_target),
+	};
+	const char *src = getenv("LLW_SRCDIR");
+	int r;
+
+	conf_dir = xasprintf("%s/conf", src ? src : ".");
+	r = cmocka_run_group_tests_name("why", tests, NULL, NULL);
+	free(conf_dir);
+	return r;
+}
