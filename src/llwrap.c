@@ -19,6 +19,7 @@
 
 #include "cleanup.h"
 #include "explain.h"
+#include "options.h"
 #include "known.h"
 #include "policy.h"
 #include "profile.h"
@@ -31,68 +32,6 @@
 #include "fdutil.h"
 
 #define EXIT_LLWRAP 125
-
-enum {
-	OPT_RO = 0x100,
-	OPT_RX,
-	OPT_RW,
-	OPT_RWX,
-	OPT_DENY,
-	OPT_NET,
-	OPT_CONNECT_TCP,
-	OPT_BIND_TCP,
-	OPT_CONNECT_UDP,
-	OPT_BIND_UDP,
-	OPT_ALLOW_CIDR,
-	OPT_UNIX,
-	OPT_LISTEN,
-	OPT_DNS,
-	OPT_ENV_KEEP,
-	OPT_ENV_SET,
-	OPT_ENV_UNSET,
-	OPT_KEEP_FD,
-	OPT_BEST_EFFORT,
-	OPT_BACKEND,
-	OPT_EXPLAIN,
-	OPT_CHECK,
-	OPT_SELFTEST,
-	OPT_WHY,
-};
-
-static const struct option options[] = {
-	{ "profile", required_argument, NULL, 'p' },
-	{ "directory", required_argument, NULL, 'C' },
-	{ "name", required_argument, NULL, 'n' },
-	{ "ro", required_argument, NULL, OPT_RO },
-	{ "rx", required_argument, NULL, OPT_RX },
-	{ "rw", required_argument, NULL, OPT_RW },
-	{ "rwx", required_argument, NULL, OPT_RWX },
-	{ "deny", required_argument, NULL, OPT_DENY },
-	{ "net", required_argument, NULL, OPT_NET },
-	{ "connect-tcp", required_argument, NULL, OPT_CONNECT_TCP },
-	{ "bind-tcp", required_argument, NULL, OPT_BIND_TCP },
-	{ "connect-udp", required_argument, NULL, OPT_CONNECT_UDP },
-	{ "bind-udp", required_argument, NULL, OPT_BIND_UDP },
-	{ "allow-cidr", required_argument, NULL, OPT_ALLOW_CIDR },
-	{ "unix", required_argument, NULL, OPT_UNIX },
-	{ "listen", required_argument, NULL, OPT_LISTEN },
-	{ "dns", required_argument, NULL, OPT_DNS },
-	{ "env-keep", required_argument, NULL, OPT_ENV_KEEP },
-	{ "env-set", required_argument, NULL, OPT_ENV_SET },
-	{ "env-unset", required_argument, NULL, OPT_ENV_UNSET },
-	{ "keep-fd", required_argument, NULL, OPT_KEEP_FD },
-	{ "best-effort", no_argument, NULL, OPT_BEST_EFFORT },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "explain", no_argument, NULL, OPT_EXPLAIN },
-	{ "check", no_argument, NULL, OPT_CHECK },
-	{ "selftest", no_argument, NULL, OPT_SELFTEST },
-	{ "why", required_argument, NULL, OPT_WHY },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* How each command-line rule maps onto a profile key: flags are the most
  * specific source and go through the same validation as profile files. */
@@ -140,50 +79,11 @@ die(int status, const char *fmt, ...)
 static void
 usage(FILE *f)
 {
-	fputs("Usage: llwrap [OPTIONS] [--] [COMMAND [ARG...]]\n"
-	      "Run COMMAND (default: $SHELL) in a sandbox it cannot widen.\n"
-	      "\n"
-	      "Policy sources\n"
-	      "  -p, --profile NAME|FILE   add a profile (repeatable); "
-	      "built-in: empty, default\n"
-	      "  -C, --directory DIR       project directory, ${PROJECT} "
-	      "(default: cwd)\n"
-	      "  -n, --name NAME           instance name for logs\n"
-	      "\n"
-	      "Filesystem rules (beat every profile)\n"
-	      "  --ro PATH  --rx PATH  --rw PATH  --rwx PATH  --deny PATH\n"
-	      "\n"
-	      "Network rules\n"
-	      "  --net none|filtered|host\n"
-	      "  --connect-tcp PORTS  --bind-tcp PORTS   e.g. 443,80 or "
-	      "8000-8100; bind 0 = ephemeral\n"
-	      "  --connect-udp PORTS  --bind-udp PORTS\n"
-	      "  --allow-cidr CIDR[:PORTS]  --unix PATH  --listen ADDR:PORT  "
-	      "--dns ADDR\n"
-	      "                            (need the network supervisor, not "
-	      "in this version)\n"
-	      "\n"
-	      "Process\n"
-	      "  --env-keep NAME|GLOB  --env-set NAME=VALUE  --env-unset NAME\n"
-	      "  --keep-fd N               do not close this inherited fd\n"
-	      "  --best-effort             run even if some restriction "
-	      "cannot be enforced\n"
-	      "  --backend auto|landlock|bwrap\n"
-	      "\n"
-	      "Inspection\n"
-	      "  --explain                 print the resolved policy and "
-	      "exit\n"
-	      "  --check                   print the kernel's capabilities "
-	      "and exit\n"
-	      "  --selftest                run the escape probes under this "
-	      "policy and\n"
-	      "                            report which are closed\n"
-	      "  -v, --verbose  -q, --quiet  -V, --version  -h, --help\n"
-	      "\n"
-	      "Exit status: the command's, 125 for an llwrap error, 126 "
-	      "command not\nexecutable, 127 command not found.  See "
-	      "llwrap(1) and llwrap.ini(5).\n",
-	      f);
+	_cleanup_strv_ char **dirs =
+		policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
+	_cleanup_strv_ char **names = policy_profile_names(dirs);
+
+	options_usage(f, dirs, names);
 }
 
 static char *
@@ -583,6 +483,8 @@ main(int argc, char **argv)
 	bool explain = false, check = false, verbose = false;
 	bool selftest = false;
 	char **why_args = NULL;
+	_cleanup_free_ struct option *options = NULL;
+	_cleanup_free_ char *shortopts = NULL;
 	const char *why_what = NULL;
 	size_t n_keep = 0, n_flags = 0;
 	char *default_argv[2] = { NULL, NULL };
@@ -591,8 +493,9 @@ main(int argc, char **argv)
 	struct sandbox *sb = NULL;
 	int c, r, status;
 
-	while ((c = getopt_long(argc, argv, "+p:C:n:vqVh", options, NULL)) !=
-	       -1) {
+	options = options_long();
+	shortopts = options_short();
+	while ((c = getopt_long(argc, argv, shortopts, options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			strv_push_take(&profiles,

@@ -428,12 +428,18 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 	{
 		_cleanup_free_ char *searched =
 			strv_join(r->req->profile_path, ":");
+		_cleanup_strv_ char **names =
+			policy_profile_names(r->req->profile_path);
+		_cleanup_free_ char *found =
+			names ? strv_join(names, " ") : NULL;
 
 		*cause = xasprintf("%sunknown profile '%s': no %s.ini on the "
 				   "profile path (%s) and no built-in profile "
-				   "of that name.",
+				   "of that name; the profiles there are: "
+				   "%s (built in: empty default).",
 				   where, arg, arg,
-				   *searched ? searched : "empty");
+				   *searched ? searched : "empty",
+				   found ? found : "none");
 	}
 	return -ENOENT;
 }
@@ -860,6 +866,35 @@ name_cmp(const void *a, const void *b)
  * than a scan.  Every directory and file read is added to config_files
  * (a new file there could change the next run).
  */
+char **
+policy_profile_names(char *const *dirs)
+{
+	char **names = NULL;
+
+	for (char *const *dir = dirs; dir != NULL && *dir != NULL; dir++) {
+		DIR *d = opendir(*dir);
+		struct dirent *de;
+
+		if (d == NULL)
+			continue;
+		while ((de = readdir(d)) != NULL) {
+			size_t len = strlen(de->d_name);
+			_cleanup_free_ char *name = NULL;
+
+			if (de->d_name[0] == '.' || len < 5 ||
+			    strcmp(de->d_name + len - 4, ".ini") != 0)
+				continue;
+			name = xstrndup(de->d_name, len - 4);
+			if (!strv_contains(names, name))
+				strv_push(&names, name);
+		}
+		closedir(d);
+	}
+	if (names != NULL)
+		qsort(names, strv_length(names), sizeof(char *), name_cmp);
+	return names;
+}
+
 static int
 apply_matched(struct resolver *r, char **cause)
 {

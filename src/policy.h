@@ -172,6 +172,13 @@ char **policy_profile_path(char *const *envp, const char *sysconfdir,
 			   const char *datadir);
 
 /*
+ * The profile names (NAME for NAME.ini) in the directories dirs, sorted,
+ * each once; a new vector (NULL when there is none).  Unreadable
+ * directories are skipped.
+ */
+char **policy_profile_names(char *const *dirs);
+
+/*
  * Resolve the sources of req into a policy, in the precedence order of
  * DESIGN.md §4.  Returns 0 and a new policy, or -errno with *cause naming
  * file:line for every user error (bad profile, include cycle, loosening

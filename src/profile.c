@@ -302,6 +302,35 @@ key_find(const char *section, const char *key)
 	return NULL;
 }
 
+/* The section a key belongs in, when it is in exactly one. */
+static const char *
+key_section(const char *key)
+{
+	const char *found = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++) {
+		if (strcmp(key_specs[i].key, key) != 0)
+			continue;
+		if (found != NULL)
+			return NULL;
+		found = key_specs[i].section;
+	}
+	return found;
+}
+
+size_t
+profile_n_keys(void)
+{
+	return ARRAY_SIZE(key_specs);
+}
+
+void
+profile_key(size_t i, const char **section, const char **key)
+{
+	*section = key_specs[i].section;
+	*key = key_specs[i].key;
+}
+
 /* "file:line", or just "file" for line 0 (the command line). */
 static char *
 location(const char *file, unsigned line)
@@ -790,9 +819,17 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			    "[environment], [process] and [match].",
 			    section);
 	ks = key_find(section, key);
-	if (ks == NULL)
+	if (ks == NULL) {
+		const char *other = key_section(key);
+
+		if (other != NULL)
+			return fail(cause, p->file, line,
+				    "key '%s' belongs in section [%s], not "
+				    "[%s].",
+				    key, other, section);
 		return fail(cause, p->file, line,
 			    "unknown key '%s' in section [%s].", key, section);
+	}
 	if (p->kind == PROFILE_KIND_CLI &&
 	    (ks->type == VT_INCLUDES || strcmp(section, "match") == 0))
 		return fail(cause, p->file, line,

@@ -103,6 +103,11 @@ int profile_parse_file(const char *file, enum profile_kind kind,
  */
 int profile_port_range(const char *s, uint16_t *lo, uint16_t *hi);
 
+/* The keys profiles may use: profile_key(i, ...) for i below
+ * profile_n_keys() (tests/unit/test-doc.c checks the manual has each). */
+size_t profile_n_keys(void);
+void profile_key(size_t i, const char **section, const char **key);
+
 /*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are
  * compiled in so llwrap works before anything is installed.

@@ -25,6 +25,8 @@ bad bad-range 2 '[network]\nconnect-tcp = 90-80\n' "a reversed port range"
 bad bad-mode 2 '[network]\nmode = open\n' "an unknown network mode"
 bad bad-bool 2 '[profile]\nbest-effort = maybe\n' "a bad boolean"
 bad bad-cidr 2 '[network]\nallow-cidr = 10.0.0.0/33\n' "a malformed CIDR"
+bad wrong-section 2 '[filesystem]\nconnect-tcp = 443\n' "a key in the wrong section"
+expect_output "... which names the section it belongs in" "belongs in section \\[network\\], not \\[filesystem\\]"
 long=$(printf '%0250d' 0 | tr 0 a)
 bad long-line 2 "[filesystem]\nro = /$long\n" "an over-long line"
 longsec=$(printf '%060d' 0 | tr 0 s)
@@ -39,6 +41,8 @@ expect_refused "an unreadable profile is refused and named" 'unreadable\.ini' \
 	llw -p "$P/unreadable.ini" -- /bin/sh -c "touch $marker"
 expect_status "an unknown profile name is 125" 125 llw -p no-such-profile -- /bin/true
 expect_output "... and the search path is shown" "no-such-profile"
+expect_output "... and the profiles found on it are listed" \
+	"profiles there are: .*opencode.* \(built in: empty default\)"
 
 # .llwrap.ini may only tighten.
 printf '[filesystem]\nrw = %s\n' "$HOME_DIR" >"$PROJ/.llwrap.ini"

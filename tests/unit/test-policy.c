@@ -585,17 +585,27 @@ test_unknown_profile(void **state)
 	char *inc[] = { "unknown-include", NULL };
 	char *file[] = { "/nonexistent/p.ini", NULL };
 	struct policy_request req = request(profs, path, "x", "/proj");
+	/* The profiles found on the path are listed, sorted. */
+	_cleanup_strv_ char **names = policy_profile_names(path);
+	_cleanup_free_ char *found = strv_join(names, " ");
 	_cleanup_free_ char *want = xasprintf(
 		"unknown profile 'nosuch': no nosuch.ini on the profile path "
-		"(%s:%s) and no built-in profile of that name.",
-		profiles_dir, empty_dir);
+		"(%s:%s) and no built-in profile of that name; the profiles "
+		"there are: %s (built in: empty default).",
+		profiles_dir, empty_dir, found);
 	_cleanup_free_ char *ui = data("unknown-include.ini");
 	_cleanup_free_ char *want_inc = xasprintf(
 		"%s:2: unknown profile 'nosuch': no nosuch.ini on the profile "
-		"path (%s:%s) and no built-in profile of that name.",
-		ui, profiles_dir, empty_dir);
+		"path (%s:%s) and no built-in profile of that name; the "
+		"profiles there are: %s (built in: empty default).",
+		ui, profiles_dir, empty_dir, found);
 
 	(void)state;
+	assert_true(strv_contains(names, "a"));
+	assert_true(strv_contains(names, "unknown-include"));
+	assert_false(strv_contains(names, "a.ini"));
+	for (size_t i = 1; names[i] != NULL; i++)
+		assert_true(strcmp(names[i - 1], names[i]) < 0);
 	resolve_fail(&req, -ENOENT, want);
 	req = request(inc, path, "x", "/proj");
 	resolve_fail(&req, -ENOENT, want_inc);

@@ -207,7 +207,11 @@ static const struct {
 	{ "[filesystem]\nrox = /a\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: unknown key 'rox' in section [filesystem]" },
 	{ "[network]\nro = /a\n", PROFILE_KIND_NORMAL,
-	  FILE_NAME ":2: unknown key 'ro' in section [network]" },
+	  FILE_NAME ":2: key 'ro' belongs in section [filesystem], not "
+		    "[network]." },
+	{ "[filesystem]\nconnect-tcp = 443\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: key 'connect-tcp' belongs in section [network], not "
+		    "[filesystem]." },
 	{ "mode = none\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":1: key 'mode' is outside any section" },
 	{ "[filesystem]\nro = ${NOPE}/x\n", PROFILE_KIND_NORMAL,

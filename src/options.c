@@ -1,0 +1,193 @@
+/*
+ * The option table and --help (see options.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "options.h"
+#include "strv.h"
+#include "xalloc.h"
+
+#define SRC  "Policy sources"
+#define FS   "Filesystem rules (most specific: they beat every profile)"
+#define NET  "Network rules"
+#define SUP  "Network rules the supervisor enforces (each starts it)"
+#define PROC "Process"
+#define INSP "Inspection"
+
+const struct options_spec options_specs[] = {
+	{ "profile", required_argument, 'p', "NAME|FILE", SRC,
+	  "add a profile (repeatable): a FILE, or NAME.ini\n"
+	  "on the profile path below (built-in: empty, default)" },
+	{ "directory", required_argument, 'C', "DIR", SRC,
+	  "project directory, ${PROJECT} (default: cwd); the\n"
+	  "command starts there" },
+	{ "name", required_argument, 'n', "NAME", SRC,
+	  "instance name for logs (default: command basename)" },
+	{ "ro", required_argument, OPT_RO, "PATH", FS,
+	  "read files, list directories" },
+	{ "rx", required_argument, OPT_RX, "PATH", FS, "ro + execute" },
+	{ "rw", required_argument, OPT_RW, "PATH", FS,
+	  "ro + write, create, remove (no execute)" },
+	{ "rwx", required_argument, OPT_RWX, "PATH", FS, "rw + execute" },
+	{ "deny", required_argument, OPT_DENY, "PATH", FS, "nothing" },
+	{ "net", required_argument, OPT_NET, "MODE", NET,
+	  "none | filtered | host" },
+	{ "connect-tcp", required_argument, OPT_CONNECT_TCP, "PORTS", NET,
+	  "e.g. 443,80 or 8000-8100; any host on those ports" },
+	{ "bind-tcp", required_argument, OPT_BIND_TCP, "PORTS", NET,
+	  "0 means any ephemeral port" },
+	{ "connect-udp", required_argument, OPT_CONNECT_UDP, "PORTS", NET,
+	  "UDP destination ports" },
+	{ "bind-udp", required_argument, OPT_BIND_UDP, "PORTS", NET,
+	  "UDP ports to bind" },
+	{ "allow-cidr", required_argument, OPT_ALLOW_CIDR, "CIDR[:PORTS]", SUP,
+	  "only these destinations: 10.0.0.0/8 ::1/128:8080" },
+	{ "unix", required_argument, OPT_UNIX, "PATH", SUP,
+	  "allow connecting to this pathname unix socket" },
+	{ "listen", required_argument, OPT_LISTEN, "ADDR:PORT", SUP,
+	  "allow bind/listen only there" },
+	{ "dns", required_argument, OPT_DNS, "ADDR", SUP,
+	  "the resolver port 53 may reach (else resolv.conf's)" },
+	{ "env-keep", required_argument, OPT_ENV_KEEP, "NAME|GLOB", PROC,
+	  "keep this environment variable" },
+	{ "env-set", required_argument, OPT_ENV_SET, "NAME=VALUE", PROC,
+	  "set it" },
+	{ "env-unset", required_argument, OPT_ENV_UNSET, "NAME|GLOB", PROC,
+	  "remove it" },
+	{ "keep-fd", required_argument, OPT_KEEP_FD, "N", PROC,
+	  "do not close this inherited fd" },
+	{ "best-effort", no_argument, OPT_BEST_EFFORT, NULL, PROC,
+	  "run even if some restriction cannot be enforced here\n"
+	  "(each is reported as NOT ENFORCED)" },
+	{ "backend", required_argument, OPT_BACKEND, "auto|landlock|bwrap",
+	  PROC, "auto: Landlock when available, else bubblewrap" },
+	{ "explain", no_argument, OPT_EXPLAIN, NULL, INSP,
+	  "print the resolved policy with every rule's\n"
+	  "file:line, each layer, what is NOT ENFORCED; exit" },
+	{ "check", no_argument, OPT_CHECK, NULL, INSP,
+	  "print the kernel's features and the usable layers" },
+	{ "selftest", no_argument, OPT_SELFTEST, NULL, INSP,
+	  "run the escape probes under this policy" },
+	{ "why", required_argument, OPT_WHY, "WHAT", INSP,
+	  "as the subcommand why below (it must come last)" },
+	{ "verbose", no_argument, 'v', NULL, INSP,
+	  "say what runs where before running it" },
+	{ "quiet", no_argument, 'q', NULL, INSP,
+	  "do not print the NOT ENFORCED lines" },
+	{ "version", no_argument, 'V', NULL, INSP, "print the version" },
+	{ "help", no_argument, 'h', NULL, INSP, "print this help" },
+};
+
+const size_t options_n_specs = sizeof(options_specs) / sizeof(*options_specs);
+
+const struct options_subcommand options_subcommands[] = {
+	{ "why", "why WHAT [FLAG]",
+	  "the decision for PATH [--read|--write|--exec|\n"
+	  "--connect (a unix socket)] or HOST:PORT [--udp]\n"
+	  "[--bind] under this policy: the rule, its\n"
+	  "file:line, the layer, the change that allows it" },
+};
+
+const size_t options_n_subcommands =
+	sizeof(options_subcommands) / sizeof(*options_subcommands);
+
+struct option *
+options_long(void)
+{
+	struct option *o = xcalloc(options_n_specs + 1, sizeof(*o));
+
+	for (size_t i = 0; i < options_n_specs; i++) {
+		o[i].name = options_specs[i].name;
+		o[i].has_arg = options_specs[i].has_arg;
+		o[i].val = options_specs[i].val;
+	}
+	return o;
+}
+
+char *
+options_short(void)
+{
+	char *s = xcalloc(2 * options_n_specs + 2, 1);
+	size_t n = 0;
+
+	/* Options stop at the command. */
+	s[n++] = '+';
+	for (size_t i = 0; i < options_n_specs; i++) {
+		if (options_specs[i].val >= 0x100)
+			continue;
+		s[n++] = (char)options_specs[i].val;
+		if (options_specs[i].has_arg == required_argument)
+			s[n++] = ':';
+	}
+	return s;
+}
+
+/* "  -p, --profile NAME|FILE" padded to the help column, then the help. */
+static void
+usage_line(FILE *f, const char *left, const char *help)
+{
+	const int col = 28;
+	int n = (int)strlen(left);
+
+	if (n + 2 > col)
+		fprintf(f, "%s\n%*s", left, col, "");
+	else
+		fprintf(f, "%s%*s", left, col - n, "");
+	for (const char *h = help; *h != '\0'; h++) {
+		fputc(*h, f);
+		if (*h == '\n')
+			fprintf(f, "%*s", col, "");
+	}
+	fputc('\n', f);
+}
+
+void
+options_usage(FILE *f, char *const *dirs, char *const *names)
+{
+	const char *group = NULL;
+
+	fputs("Usage: llwrap [OPTIONS] [--] [COMMAND [ARG...]]\n"
+	      "       llwrap [OPTIONS] why WHAT ...\n"
+	      "Run COMMAND (default: $SHELL) in a sandbox it cannot widen.\n",
+	      f);
+	for (size_t i = 0; i < options_n_specs; i++) {
+		const struct options_spec *s = &options_specs[i];
+		char left[80];
+
+		if (group == NULL || strcmp(group, s->group) != 0) {
+			group = s->group;
+			fprintf(f, "\n%s\n", group);
+		}
+		if (s->val < 0x100)
+			snprintf(left, sizeof(left), "  -%c, --%s%s%s", s->val,
+				 s->name, s->arg ? " " : "",
+				 s->arg ? s->arg : "");
+		else
+			snprintf(left, sizeof(left), "  --%s%s%s", s->name,
+				 s->arg ? " " : "", s->arg ? s->arg : "");
+		usage_line(f, left, s->help);
+	}
+	fputs("\nSubcommands (in place of COMMAND; after -- they are "
+	      "commands)\n",
+	      f);
+	for (size_t i = 0; i < options_n_subcommands; i++) {
+		char left[80];
+
+		snprintf(left, sizeof(left), "  %s",
+			 options_subcommands[i].usage);
+		usage_line(f, left, options_subcommands[i].help);
+	}
+	fputs("\nProfile path (first NAME.ini found wins):\n", f);
+	for (char *const *d = dirs; d != NULL && *d != NULL; d++)
+		fprintf(f, "  %s\n", *d);
+	fputs("Profiles:", f);
+	for (char *const *n = names; n != NULL && *n != NULL; n++)
+		fprintf(f, " %s", *n);
+	fputs(" (built in: empty default)\n", f);
+	fputs("\nExit status: the command's, 125 for an llwrap error, 126 "
+	      "command not\nexecutable, 127 command not found.  See "
+	      "llwrap(1) and llwrap.ini(5).\n",
+	      f);
+}

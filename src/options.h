@@ -1,0 +1,75 @@
+/*
+ * The command line's options, one table: the parser's getopt_long()
+ * arrays and the text of --help are both made from it, so --help lists
+ * every option there is and nothing else (DESIGN.md §3), and
+ * tests/unit/test-doc.c checks the manual against it.
+ */
+#ifndef LLW_OPTIONS_H
+#define LLW_OPTIONS_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+enum {
+	OPT_RO = 0x100,
+	OPT_RX,
+	OPT_RW,
+	OPT_RWX,
+	OPT_DENY,
+	OPT_NET,
+	OPT_CONNECT_TCP,
+	OPT_BIND_TCP,
+	OPT_CONNECT_UDP,
+	OPT_BIND_UDP,
+	OPT_ALLOW_CIDR,
+	OPT_UNIX,
+	OPT_LISTEN,
+	OPT_DNS,
+	OPT_ENV_KEEP,
+	OPT_ENV_SET,
+	OPT_ENV_UNSET,
+	OPT_KEEP_FD,
+	OPT_BEST_EFFORT,
+	OPT_BACKEND,
+	OPT_EXPLAIN,
+	OPT_CHECK,
+	OPT_SELFTEST,
+	OPT_WHY,
+};
+
+struct options_spec {
+	const char *name; /* long name, without "--" */
+	int has_arg;	  /* no_argument or required_argument */
+	int val;	  /* the short option character, or OPT_* */
+	const char *arg;  /* the argument's name in --help, or NULL */
+	const char *group;
+	/* One line; a second line (after '\n') is indented under it. */
+	const char *help;
+};
+
+extern const struct options_spec options_specs[];
+extern const size_t options_n_specs;
+
+/* The words llwrap takes in place of a command (why, log). */
+struct options_subcommand {
+	const char *name;
+	const char *usage;
+	const char *help;
+};
+
+extern const struct options_subcommand options_subcommands[];
+extern const size_t options_n_subcommands;
+
+/* The getopt_long() array for the table, NULL-terminated; a new array. */
+struct option *options_long(void);
+
+/* The getopt_long() short option string ("+p:C:..."); a new string. */
+char *options_short(void);
+
+/*
+ * Write --help: the table grouped, the subcommands, then the profile
+ * path (dirs, in search order) and the profiles found on it (names).
+ */
+void options_usage(FILE *f, char *const *dirs, char *const *names);
+
+#endif /* LLW_OPTIONS_H */

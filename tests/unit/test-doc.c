@@ -1,0 +1,194 @@
+/*
+ * The manuals against the code: every option of the parser's table
+ * (src/options.c) and every subcommand is described in doc/llwrap.1,
+ * every profile key (src/profile.c) in doc/llwrap.ini.5; and --help,
+ * made from the same table, names every option and fits 80 columns.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fdutil.h"
+#include "options.h"
+#include "profile.h"
+#include "strv.h"
+#include "xalloc.h"
+
+static char *man1, *man5;
+
+/* The manual's text with roff's \- as - and font escapes removed. */
+static char *
+read_manual(const char *name)
+{
+	const char *src = getenv("LLW_SRCDIR");
+	_cleanup_free_ char *path =
+		xasprintf("%s/doc/%s", src ? src : ".", name);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *text = NULL, *out;
+	size_t n = 0;
+
+	if (fd < 0 || fd_read_all(fd, 1 << 22, &text, NULL) < 0)
+		fail_msg("cannot read %s", path);
+	out = xcalloc(strlen(text) + 1, 1);
+	for (const char *s = text; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] == '-') {
+			out[n++] = '-';
+			s++;
+		} else if (s[0] == '\\' && s[1] == 'f' && s[2] != '\0') {
+			s += 2;
+		} else if (s[0] == '\\' && s[1] == '&') {
+			s++;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	free(text);
+	return out;
+}
+
+static bool
+word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '_';
+}
+
+/* True when word occurs in text with no word character on either side. */
+static bool
+has_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *s = strstr(text, word); s != NULL;
+	     s = strstr(s + 1, word))
+		if ((s == text || !word_char(s[-1])) && !word_char(s[n]))
+			return true;
+	return false;
+}
+
+/* True when a line of text starts with a font macro (.B, .BR, .BI,
+ * .IR, ...) whose first argument is word: how the manuals open the
+ * entry of a key or subcommand. */
+static bool
+has_entry(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *l = text; l != NULL && *l != '\0';
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *s = l;
+
+		if (*s++ != '.')
+			continue;
+		if (*s != 'B' && *s != 'I')
+			continue;
+		while (*s == 'B' || *s == 'I' || *s == 'R')
+			s++;
+		if (*s != ' ')
+			continue;
+		s++;
+		if (*s == '"')
+			s++;
+		if (strncmp(s, word, n) == 0 && !word_char(s[n]))
+			return true;
+	}
+	return false;
+}
+
+static void
+test_options_in_manual(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < options_n_specs; i++) {
+		const struct options_spec *o = &options_specs[i];
+		_cleanup_free_ char *l = xasprintf("--%s", o->name);
+
+		if (!has_word(man1, l))
+			fail_msg("option %s is not in doc/llwrap.1", l);
+		if (o->val < 0x100) {
+			_cleanup_free_ char *s = xasprintf("-%c", o->val);
+
+			if (!has_word(man1, s))
+				fail_msg("option %s is not in doc/llwrap.1", s);
+		}
+	}
+	for (size_t i = 0; i < options_n_subcommands; i++)
+		if (!has_entry(man1, options_subcommands[i].name))
+			fail_msg("subcommand %s has no entry in doc/llwrap.1",
+				 options_subcommands[i].name);
+}
+
+static void
+test_keys_in_manual(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < profile_n_keys(); i++) {
+		const char *section, *key;
+
+		profile_key(i, &section, &key);
+		if (!has_entry(man5, key))
+			fail_msg("key [%s] %s has no entry in "
+				 "doc/llwrap.ini.5",
+				 section, key);
+	}
+}
+
+static void
+test_help(void **state)
+{
+	char *dirs[] = { "/etc/llwrap/profiles", NULL };
+	char *names[] = { "default", "opencode", NULL };
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	options_usage(f, dirs, names);
+	assert_int_equal(fclose(f), 0);
+	for (size_t i = 0; i < options_n_specs; i++) {
+		_cleanup_free_ char *l =
+			xasprintf("--%s", options_specs[i].name);
+
+		if (!has_word(text, l))
+			fail_msg("--help does not name %s", l);
+	}
+	for (const char *l = text; *l != '\0';) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+
+		if (n > 80)
+			fail_msg("--help line over 80 columns: %.*s", (int)n,
+				 l);
+		l += n + (e != NULL);
+	}
+	assert_non_null(strstr(text, "  /etc/llwrap/profiles\n"));
+	assert_non_null(strstr(text, "default opencode"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options_in_manual),
+		cmocka_unit_test(test_keys_in_manual),
+		cmocka_unit_test(test_help),
+	};
+	int r;
+
+	man1 = read_manual("llwrap.1");
+	man5 = read_manual("llwrap.ini.5");
+	r = cmocka_run_group_tests_name("doc", tests, NULL, NULL);
+	free(man1);
+	free(man5);
+	return r;
+}
