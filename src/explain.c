@@ -20,6 +20,7 @@
 #include "known.h"
 #include "strv.h"
 #include "supervise.h"
+#include "why.h"
 #include "xalloc.h"
 
 /* How llwrap is linked (configure.ac); shown by --check. */
@@ -230,6 +231,14 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	fprintf(f, "llwrap policy for '%s' in %s\n", p->name, p->project);
 	for (char **d = p->descriptions; d != NULL && *d != NULL; d++)
 		fprintf(f, "  profile: %s\n", *d);
+	{
+		_cleanup_strv_ char **sum = why_summary(sb, getenv("HOME"));
+
+		fprintf(f, "\nIn short:\n");
+		for (char **l = sum; l != NULL && *l != NULL; l++)
+			fprintf(f, "  %s\n", *l);
+		fprintf(f, "\n");
+	}
 	fprintf(f, "kernel: %s\n", kernel);
 	if (sb->backend == SANDBOX_BACKEND_BWRAP)
 		fprintf(f, "backend: bwrap (F %s + L2 seccomp), %s\n",

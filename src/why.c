@@ -941,3 +941,193 @@ why_format(const char *what, const struct why_verdict *v)
 		abort();
 	return out;
 }
+
+/* ---- The one-screen summary of --explain ---- */
+
+/* Append "path (level)" items to a line, at most max, then "+N more". */
+static char *
+summary_list(char **items, size_t max, const char *sep)
+{
+	size_t n = strv_length(items);
+	_cleanup_strv_ char **shown = NULL;
+	_cleanup_free_ char *joined = NULL;
+
+	for (size_t i = 0; i < n && i < max; i++)
+		strv_push(&shown, items[i]);
+	joined = shown ? strv_join(shown, sep) : xstrdup("");
+	if (n > max)
+		return xasprintf("%s%s+%zu more", joined, sep, n - max);
+	return steal_pointer(&joined);
+}
+
+/* A path for the summary: under home as ~/..., else as is. */
+static char *
+summary_path(const char *path, const char *home)
+{
+	size_t n = home ? strlen(home) : 0;
+
+	if (n > 1 && strncmp(path, home, n) == 0 &&
+	    (path[n] == '/' || path[n] == '\0'))
+		return xasprintf("~%s", path + n);
+	return xstrdup(path);
+}
+
+static char *
+summary_ports(const struct llw_ports *ps)
+{
+	_cleanup_strv_ char **v = NULL;
+
+	for (size_t i = 0; i < ps->n; i++)
+		strv_push_take(&v, ps->v[i].lo == ps->v[i].hi
+					   ? xasprintf("%u", ps->v[i].lo)
+					   : xasprintf("%u-%u", ps->v[i].lo,
+						       ps->v[i].hi));
+	return v ? strv_join(v, " ") : xstrdup("none");
+}
+
+/* The winning configured rule at exactly path, or NULL. */
+static const struct llw_path_rule *
+rule_at(const struct policy *p, const char *path)
+{
+	const struct llw_path_rule *r = configured_rule(p, path);
+
+	return r != NULL && strcmp(r->path, path) == 0 ? r : NULL;
+}
+
+char **
+why_summary(const struct sandbox *sb, const char *home)
+{
+	const struct policy *p = sb->policy;
+	enum llw_access proj = policy_access_at(p, p->project, NULL);
+	_cleanup_strv_ char **in_home = NULL;
+	char **by_level[LLW_ACCESS_RWX + 1] = { NULL };
+	_cleanup_strv_ char **masks = NULL, **net = NULL;
+	_cleanup_free_ char *list = NULL;
+	bool home_ok = home != NULL && home[0] == '/' && home[1] != '\0';
+	char **v = NULL;
+
+	strv_push_take(&v, xasprintf("project %s: %s%s", p->project,
+				     policy_access_name(proj),
+				     proj == LLW_ACCESS_RW
+					     ? " (rw does not include execute)"
+					     : ""));
+	for (size_t i = 0; i < p->n_paths; i++) {
+		const struct llw_path_rule *r = &p->paths[i];
+		_cleanup_free_ char *s = NULL;
+
+		if (rule_at(p, r->path) != r || path_under(r->path, p->project))
+			continue;
+		s = summary_path(r->path, home_ok ? home : NULL);
+		if (home_ok && strcmp(r->path, home) == 0)
+			continue;
+		if (home_ok && path_under(r->path, home))
+			strv_push_take(&in_home,
+				       xasprintf("%s %s",
+						 policy_access_name(r->access),
+						 s));
+		else if (r->access != LLW_ACCESS_DENY)
+			strv_push(&by_level[r->access], s);
+	}
+	if (home_ok) {
+		enum llw_access h = policy_access_at(p, home, NULL);
+
+		list = summary_list(in_home, 6, ", ");
+		if (h == LLW_ACCESS_DENY)
+			strv_push_take(&v, xasprintf("home: hidden%s%s",
+						     in_home ? " except " : "",
+						     list));
+		else
+			strv_push_take(&v,
+				       xasprintf("home: %s%s%s",
+						 policy_access_name(h),
+						 in_home ? "; " : "", list));
+		free(steal_pointer(&list));
+	}
+	for (int a = LLW_ACCESS_RWX; a > LLW_ACCESS_DENY; a--) {
+		if (by_level[a] == NULL)
+			continue;
+		list = summary_list(by_level[a], 6, " ");
+		strv_push_take(&v,
+			       xasprintf("%s elsewhere: %s%s",
+					 policy_access_name(a), list,
+					 a == LLW_ACCESS_RW && p->private_tmp
+						 ? " (/tmp private)"
+						 : ""));
+		free(steal_pointer(&list));
+		strv_free(by_level[a]);
+	}
+	for (size_t i = 0; sb->use_ns && i < sb->fs->n_masks; i++) {
+		const struct plan_mask *m = &sb->fs->masks[i];
+
+		_cleanup_free_ char *s =
+			summary_path(m->path, home_ok ? home : NULL);
+
+		strv_push_take(
+			&masks,
+			xasprintf("%s %s", policy_access_name(m->access), s));
+	}
+	if (masks != NULL) {
+		list = summary_list(masks, 6, ", ");
+		strv_push_take(&v, xasprintf("masked (L3): %s", list));
+		free(steal_pointer(&list));
+	}
+
+	if (p->net == LLW_NET_NONE) {
+		strv_push(&v, "network: none (a namespace with only lo)");
+	} else if (p->net == LLW_NET_HOST) {
+		strv_push(&v, "network: host (unrestricted)");
+	} else {
+		_cleanup_free_ char *ct = summary_ports(&p->connect_tcp);
+		_cleanup_free_ char *bt = summary_ports(&p->bind_tcp);
+		_cleanup_free_ char *cu = summary_ports(&p->connect_udp);
+
+		strv_push_take(&net, xasprintf("tcp ports %s", ct));
+		if (p->bind_tcp.n)
+			strv_push_take(&net, xasprintf("bind %s", bt));
+		strv_push_take(&net, p->connect_udp.n
+					     ? xasprintf("udp ports %s", cu)
+					     : xstrdup("no udp"));
+		for (size_t i = 0; i < p->allow_cidr.n; i++)
+			strv_push_take(
+				&net,
+				xasprintf("cidr %s", p->allow_cidr.v[i].value));
+		list = strv_join(net, "; ");
+		strv_push_take(
+			&v, xasprintf("network: filtered: %s%s", list,
+				      p->allow_cidr.n == 0 && p->connect_tcp.n
+					      ? " (a port rule reaches "
+						"every host on it)"
+					      : ""));
+		free(steal_pointer(&list));
+	}
+	if (p->unix_sockets) {
+		strv_push(&v, "unix: any pathname socket the sandbox can see");
+	} else if (p->unix_paths.n > 0) {
+		_cleanup_strv_ char **u = NULL;
+
+		for (size_t i = 0; i < p->unix_paths.n; i++)
+			strv_push(&u, p->unix_paths.v[i].value);
+		list = summary_list(u, 4, " ");
+		strv_push_take(
+			&v, xasprintf("unix: %s, and the sandbox's own", list));
+		free(steal_pointer(&list));
+	} else {
+		strv_push(&v, sb->filter.allow_unix
+				      ? "unix: only the sandbox's own sockets"
+				      : "unix: none (no unix sockets)");
+	}
+	strv_push_take(&v,
+		       xasprintf("processes: %s%s",
+				 p->hide_processes ? "host processes hidden"
+						   : "host processes visible",
+				 p->ptrace_deny ? "; no ptrace" : ""));
+	if (sb->must_fail)
+		strv_push_take(&v,
+			       xasprintf("WILL NOT RUN: %s", sb->fail_cause));
+	else if (sb->not_enforced != NULL)
+		strv_push_take(&v,
+			       xasprintf("NOT ENFORCED: %zu restriction(s), "
+					 "listed below",
+					 strv_length(sb->not_enforced)));
+	return v;
+}

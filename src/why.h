@@ -69,6 +69,14 @@ void why_decide(const struct sandbox *sb, const struct supervise_rules *rules,
  */
 int why_parse_target(const char *s, struct why_query *q, char **host);
 
+/*
+ * The one-screen summary at the top of --explain: the project's access,
+ * the home (hidden except ...), the rest, the masks, the network and
+ * unix sockets, processes, and whether it runs.  home is $HOME (NULL:
+ * no home line).  A new vector of lines.
+ */
+char **why_summary(const struct sandbox *sb, const char *home);
+
 /* The verdict as text for the terminal, WHAT first. */
 char *why_format(const char *what, const struct why_verdict *v);
 

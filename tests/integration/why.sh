@@ -151,6 +151,9 @@ expect_output "a unix socket: seccomp, and the unix line to add" \
 	"L2 seccomp.*unix = $OUTSIDE/sock"
 why_says -p default --why "$PROJ/src/main.c" --write
 expect_output "--why WHAT takes why's own flags" "allowed: write"
+run llw -p opencode --explain
+expect_output "--explain opens with a one-screen summary" "^In short:"
+expect_output "... which says what the project may do" "^  project $PROJ: "
 run llw -p default why
 expect_rc "why without WHAT is an llwrap error" 125
 run llw -p default why "$PROJ" --bogus

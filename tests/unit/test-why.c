@@ -225,17 +225,23 @@ replace_conf(const char *s)
 	return xasprintf("%.*s%s%s", (int)(at - s), s, conf_dir, at + 4);
 }
 
+/* A sandbox as sandbox_prepare() would make it, without the kernel. */
+struct fixture {
+	struct vars *vars;
+	struct profile *cli;
+	struct policy *p;
+	struct sandbox sb;
+	struct supervise_rules *rules;
+};
+
 static void
-run_case(const struct why_case *c)
+fixture_build(struct fixture *fx, const char *profile, const char *flags,
+	      int abi, bool ns, bool supervise)
 {
-	char *profiles[] = { (char *)c->profile, NULL };
+	char *profiles[] = { (char *)profile, NULL };
 	char *path[] = { conf_dir, NULL };
 	char *resolvers[] = { "127.0.0.53", NULL };
-	_cleanup_free_ char *cause = NULL, *text = NULL, *says = NULL;
-	_cleanup_free_ char *resolved = NULL, *host = NULL;
-	_cleanup_strv_ char **unix_paths = NULL;
-	struct vars *v = vars_new(test_env, "/home/u/proj", "tool");
-	struct profile *cli = cli_profile(v, c->flags);
+	_cleanup_free_ char *cause = NULL;
 	struct policy_request req = {
 		.envp = test_env,
 		.project = "/home/u/proj",
@@ -243,38 +249,66 @@ run_case(const struct why_case *c)
 		.name = "tool",
 		.profiles = profiles,
 		.profile_path = path,
-		.cli = cli,
 	};
-	struct supervise_rules *rules = NULL;
-	struct policy *p = NULL;
-	struct sandbox sb = { .backend = SANDBOX_BACKEND_LANDLOCK };
+	struct sandbox *sb = &fx->sb;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->vars = vars_new(test_env, "/home/u/proj", "tool");
+	fx->cli = cli_profile(fx->vars, flags);
+	req.cli = fx->cli;
+	if (policy_resolve(&req, &fx->p, &cause) < 0)
+		fail_msg("%s", cause);
+	sb->backend = SANDBOX_BACKEND_LANDLOCK;
+	sb->policy = fx->p;
+	if (pathtree_compile(fx->p, &fakefs, ns, &sb->fs, &cause) < 0)
+		fail_msg("%s", cause);
+	sb->landlock = ruleset_plan_new(fx->p, sb->fs, abi);
+	sb->use_ns = ns;
+	sb->ns.net = ns && fx->p->net == LLW_NET_NONE;
+	sb->ns.pid = ns && fx->p->hide_processes;
+	sb->supervise = supervise;
+	filter_opts_init(&sb->filter);
+	sb->filter.allow_unix =
+		fx->p->unix_sockets ||
+		(sb->landlock->handled_fs & LLW_FS_RESOLVE_UNIX);
+	sb->filter.deny_inet = fx->p->net == LLW_NET_NONE && !sb->ns.net;
+	sb->filter.deny_udp = fx->p->net == LLW_NET_FILTERED &&
+			      fx->p->connect_udp.n == 0 &&
+			      fx->p->bind_udp.n == 0;
+	if (supervise) {
+		sb->filter.allow_unix = true;
+		sb->filter.deny_udp = false;
+		assert_int_equal(supervise_rules_new(fx->p, resolvers,
+						     &fx->rules, &cause),
+				 0);
+	}
+}
+
+static void
+fixture_free(struct fixture *fx)
+{
+	supervise_rules_free(fx->rules);
+	ruleset_plan_free(fx->sb.landlock);
+	plan_free(fx->sb.fs);
+	policy_free(fx->p);
+	profile_free(fx->cli);
+	vars_free(fx->vars);
+}
+
+static void
+run_case(const struct why_case *c)
+{
+	_cleanup_free_ char *text = NULL, *says = NULL;
+	_cleanup_free_ char *resolved = NULL, *host = NULL;
+	_cleanup_strv_ char **unix_paths = NULL;
+	struct fixture fx;
 	struct why_query q = { .access = c->access };
 	struct why_verdict verdict;
 	enum want got;
 
-	if (policy_resolve(&req, &p, &cause) < 0)
-		fail_msg("%s", cause);
-	sb.policy = p;
-	if (pathtree_compile(p, &fakefs, c->ns, &sb.fs, &cause) < 0)
-		fail_msg("%s", cause);
-	sb.landlock = ruleset_plan_new(p, sb.fs, c->abi);
-	sb.use_ns = c->ns;
-	sb.ns.net = c->ns && p->net == LLW_NET_NONE;
-	sb.supervise = c->supervise;
-	filter_opts_init(&sb.filter);
-	sb.filter.allow_unix = p->unix_sockets ||
-			       (sb.landlock->handled_fs & LLW_FS_RESOLVE_UNIX);
-	sb.filter.deny_inet = p->net == LLW_NET_NONE && !sb.ns.net;
-	sb.filter.deny_udp = p->net == LLW_NET_FILTERED &&
-			     p->connect_udp.n == 0 && p->bind_udp.n == 0;
-	if (c->supervise) {
-		sb.filter.allow_unix = true;
-		sb.filter.deny_udp = false;
-		assert_int_equal(
-			supervise_rules_new(p, resolvers, &rules, &cause), 0);
-	}
-	for (size_t i = 0; i < p->unix_paths.n; i++)
-		strv_push(&unix_paths, p->unix_paths.v[i].value);
+	fixture_build(&fx, c->profile, c->flags, c->abi, c->ns, c->supervise);
+	for (size_t i = 0; i < fx.p->unix_paths.n; i++)
+		strv_push(&unix_paths, fx.p->unix_paths.v[i].value);
 
 	if (c->what[0] == '/') {
 		assert_int_equal(fake_resolve(&fake, c->what, &resolved), 0);
@@ -285,7 +319,7 @@ run_case(const struct why_case *c)
 	} else {
 		assert_int_equal(why_parse_target(c->what, &q, &host), 0);
 	}
-	why_decide(&sb, rules, unix_paths, &q, &verdict);
+	why_decide(&fx.sb, fx.rules, unix_paths, &q, &verdict);
 	text = why_format(c->what, &verdict);
 	got = verdict.depends ? DEPENDS : verdict.allowed ? ALLOW : DENY;
 	says = replace_conf(c->says);
@@ -304,12 +338,49 @@ run_case(const struct why_case *c)
 					   : "depends",
 			 says, text);
 	why_verdict_clear(&verdict);
-	supervise_rules_free(rules);
-	ruleset_plan_free(sb.landlock);
-	plan_free(sb.fs);
-	policy_free(p);
-	profile_free(cli);
-	vars_free(v);
+	fixture_free(&fx);
+}
+
+/* --explain's summary names the project, home, masks, network, unix. */
+static void
+test_summary(void **state)
+{
+	static const struct {
+		const char *profile, *flags;
+		bool ns;
+		const char *line; /* a line starting so must be there */
+	} t[] = {
+		{ "opencode", NULL, true, "home: hidden except " },
+		{ "opencode", NULL, true, "masked (L3): deny ~/proj/.env" },
+		{ "opencode", NULL, true, "network: filtered: tcp ports " },
+		{ "opencode", NULL, true, "unix: none (no unix sockets)" },
+		{ "opencode", NULL, true, "processes: host processes hidden" },
+		{ "default", "filesystem rw /home/u/proj", false,
+		  "project /home/u/proj: rw (rw does not include execute)" },
+		{ "default", "filesystem ro /home/u", false, "home: ro" },
+		{ "default", "network unix /run/docker.sock", false,
+		  "unix: /run/docker.sock, and the sandbox's own" },
+		{ "offline", NULL, true, "network: none" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct fixture fx;
+		_cleanup_strv_ char **lines = NULL;
+		_cleanup_free_ char *all = NULL;
+		bool found = false;
+
+		fixture_build(&fx, t[i].profile, t[i].flags, 7, t[i].ns, false);
+		lines = why_summary(&fx.sb, "/home/u");
+		for (char **l = lines; l && *l; l++)
+			if (strncmp(*l, t[i].line, strlen(t[i].line)) == 0)
+				found = true;
+		all = strv_join(lines, "\n");
+		if (!found)
+			fail_msg("%s: no line \"%s\" in:\n%s", t[i].profile,
+				 t[i].line, all);
+		fixture_free(&fx);
+	}
 }
 
 static void
@@ -372,6 +443,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decisions),
 		cmocka_unit_test(test_parse_target),
+		cmocka_unit_test(test_summary),
 	};
 	const char *src = getenv("LLW_SRCDIR");
 	int r;
