@@ -5,6 +5,7 @@
  * request, asks the core for the policy and the sandbox, prints, and
  * exits.  Nothing below it prints or exits (STYLE.md).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "blocked.h"
 #include "explain.h"
 #include "options.h"
 #include "known.h"
@@ -472,6 +474,137 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 	return status;
 }
 
+/* The newest *.log in dir, as a NAME; NULL when there is none. */
+static char *
+newest_log(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *best = NULL;
+	struct timespec t = { 0, 0 };
+
+	if (d == NULL)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+		_cleanup_free_ char *p = NULL;
+		struct stat st;
+
+		if (n <= 4 || strcmp(e->d_name + n - 4, ".log") != 0)
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (best == NULL || st.st_mtim.tv_sec > t.tv_sec ||
+		    (st.st_mtim.tv_sec == t.tv_sec &&
+		     st.st_mtim.tv_nsec > t.tv_nsec)) {
+			free(best);
+			best = xstrndup(e->d_name, n - 4);
+			t = st.st_mtim;
+		}
+	}
+	closedir(d);
+	return best;
+}
+
+/*
+ * llwrap log [NAME] [--follow] [--all]: the blocked-attempt log of
+ * instance NAME (default: the log written last), grouped and counted
+ * (blocked.c); --follow then prints each new attempt as it is logged.
+ */
+static int
+run_log(char *const *args)
+{
+	_cleanup_free_ char *path = NULL, *dir = NULL, *name = NULL;
+	_cleanup_free_ char *text = NULL, *report = NULL;
+	_cleanup_close_ int fd = -1;
+	struct blocked_log log = { 0 };
+	bool follow = false, all = false;
+	size_t len = 0;
+	char *slash;
+
+	for (char *const *a = args; *a != NULL; a++) {
+		if (strcmp(*a, "--follow") == 0 || strcmp(*a, "-f") == 0)
+			follow = true;
+		else if (strcmp(*a, "--all") == 0)
+			all = true;
+		else if ((*a)[0] == '-' || name != NULL)
+			die(EXIT_LLWRAP,
+			    "log: unexpected '%s'; usage: llwrap "
+			    "log [NAME] [--follow] [--all]",
+			    *a);
+		else
+			name = xstrdup(*a);
+	}
+	path = supervise_log_path(name ? name : "x", environ);
+	if (path == NULL)
+		die(EXIT_LLWRAP, "log: neither XDG_STATE_HOME nor HOME is set, "
+				 "so there is no log directory");
+	dir = xstrdup(path);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	if (name == NULL) {
+		name = newest_log(dir);
+		if (name == NULL)
+			die(1,
+			    "log: no blocked-attempt log in %s (the "
+			    "supervisor writes NAME.log there when a run "
+			    "with supervisor rules blocks something)",
+			    dir);
+		free(path);
+		path = supervise_log_path(name, environ);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && !(follow && errno == ENOENT))
+		die(1, "log: %s: %s", path, strerror(errno));
+	if (fd >= 0 && fd_read_all(fd, 1 << 28, &text, &len) < 0)
+		die(1, "log: cannot read %s", path);
+	blocked_add_text(&log, text ? text : "");
+	report = blocked_format(&log, name, all ? 0 : 20);
+	printf("%s (%s)\n", path, fd >= 0 ? "read" : "not there yet");
+	fputs(report, stdout);
+	blocked_log_clear(&log);
+	if (!follow)
+		return 0;
+	printf("-- following %s (interrupt to stop) --\n", path);
+	fflush(stdout);
+	for (off_t off = (off_t)len;;) {
+		_cleanup_free_ char *chunk = NULL;
+		struct stat st;
+		size_t n = 0;
+
+		if (fd < 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == off) {
+			usleep(250000);
+			continue;
+		}
+		if (st.st_size < off)
+			off = 0; /* truncated: start again */
+		if (lseek(fd, off, SEEK_SET) < 0 ||
+		    fd_read_all(fd, 1 << 24, &chunk, &n) < 0)
+			die(1, "log: cannot read %s", path);
+		/* Whole lines only; a partial one waits. */
+		while (n > 0 && chunk[n - 1] != '\n')
+			n--;
+		chunk[n] = '\0';
+		off += (off_t)n;
+		for (char *l = chunk, *e; *l != '\0'; l = e + 1) {
+			struct blocked_record r;
+			_cleanup_free_ char *out = NULL;
+
+			e = strchr(l, '\n');
+			*e = '\0';
+			if (blocked_parse_line(l, &r) < 0)
+				continue;
+			out = blocked_format_record(&r);
+			blocked_record_clear(&r);
+			printf("%s\n", out);
+		}
+		fflush(stdout);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -563,6 +696,11 @@ options_done:
 		return explain_check(stdout) == 0 ? 0 : 1;
 
 	cmd = argv + optind;
+	/* "log" as the first word, not after "--": the log reader, which
+	 * needs no policy. */
+	if (why_what == NULL && *cmd != NULL && strcmp(*cmd, "log") == 0 &&
+	    strcmp(argv[optind - 1], "--") != 0)
+		return run_log(cmd + 1);
 	/* "why" as the first word, not after "--", is the subcommand;
 	 * "llwrap why PATH -- CMD" resolves the policy CMD would get. */
 	if (why_what == NULL && *cmd != NULL && strcmp(*cmd, "why") == 0 &&

@@ -88,6 +88,10 @@ const struct options_subcommand options_subcommands[] = {
 	  "--connect (a unix socket)] or HOST:PORT [--udp]\n"
 	  "[--bind] under this policy: the rule, its\n"
 	  "file:line, the layer, the change that allows it" },
+	{ "log", "log [NAME] [--follow] [--all]",
+	  "NAME's blocked attempts (default: the newest log),\n"
+	  "grouped and counted, newest first, with the change\n"
+	  "that would allow each; --follow: then as they come" },
 };
 
 const size_t options_n_subcommands =
@@ -149,7 +153,7 @@ options_usage(FILE *f, char *const *dirs, char *const *names)
 	const char *group = NULL;
 
 	fputs("Usage: llwrap [OPTIONS] [--] [COMMAND [ARG...]]\n"
-	      "       llwrap [OPTIONS] why WHAT ...\n"
+	      "       llwrap [OPTIONS] why WHAT ...   llwrap log [NAME]\n"
 	      "Run COMMAND (default: $SHELL) in a sandbox it cannot widen.\n",
 	      f);
 	for (size_t i = 0; i < options_n_specs; i++) {

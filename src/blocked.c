@@ -1,0 +1,348 @@
+/*
+ * The blocked-attempt log, read back (see blocked.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocked.h"
+#include "cleanup.h"
+#include "strv.h"
+#include "xalloc.h"
+
+void
+blocked_record_clear(struct blocked_record *r)
+{
+	free(r->op);
+	free(r->proto);
+	free(r->target);
+	free(r->rule);
+	free(r->comm);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The value of "key=" in word, or NULL. */
+static const char *
+field(const char *word, const char *key)
+{
+	size_t n = strlen(key);
+
+	return strncmp(word, key, n) == 0 && word[n] == '=' ? word + n + 1
+							    : NULL;
+}
+
+int
+blocked_parse_line(const char *line, struct blocked_record *r)
+{
+	const char *s = strstr(line, ": ");
+	_cleanup_strv_ char **w = NULL;
+	size_t n;
+
+	memset(r, 0, sizeof(*r));
+	if (s == NULL || s == line)
+		return -EINVAL;
+	/* The prefix is one word (log-prefix, %n expanded). */
+	for (const char *c = line; c < s; c++)
+		if (*c == ' ')
+			return -EINVAL;
+	w = strv_split_blank(s + 2);
+	n = strv_length(w);
+	if (n == 2 && strcmp(w[0], "suppressed") == 0) {
+		char *end;
+
+		r->suppressed = strtoul(w[1], &end, 10);
+		return *end == '\0' && end != w[1] ? 0 : -EINVAL;
+	}
+	if (n != 6 || field(w[3], "pid") == NULL ||
+	    field(w[4], "comm") == NULL || field(w[5], "rule") == NULL)
+		return -EINVAL;
+	if (strcmp(w[1], "tcp") != 0 && strcmp(w[1], "udp") != 0 &&
+	    strcmp(w[1], "unix") != 0)
+		return -EINVAL;
+	r->op = xstrdup(w[0]);
+	r->proto = xstrdup(w[1]);
+	r->target = xstrdup(w[2]);
+	r->comm = xstrdup(field(w[4], "comm"));
+	r->rule = xstrdup(field(w[5], "rule"));
+	return 0;
+}
+
+/* Probes that fail harmlessly: their callers fall back by themselves. */
+static const struct {
+	const char *path;
+	bool prefix;
+	const char *what;
+} harmless[] = {
+	{ "/var/run/nscd/socket", false,
+	  "nscd lookups (glibc falls back to /etc files)" },
+	{ "/run/nscd/socket", false,
+	  "nscd lookups (glibc falls back to /etc files)" },
+	{ "/run/systemd/userdb/", true,
+	  "systemd userdb lookups (NSS falls back to /etc files)" },
+	{ "/var/lib/sss/pipes/", true,
+	  "sssd lookups (NSS falls back to the next source)" },
+	{ "/run/systemd/resolve/io.systemd.Resolve", false,
+	  "systemd-resolved's varlink socket (the resolver falls back to "
+	  "DNS)" },
+};
+
+static const char *
+harmless_what(const char *proto, const char *target)
+{
+	if (strcmp(proto, "unix") != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(harmless) / sizeof(*harmless); i++)
+		if (harmless[i].prefix ? strncmp(target, harmless[i].path,
+						 strlen(harmless[i].path)) == 0
+				       : strcmp(target, harmless[i].path) == 0)
+			return harmless[i].what;
+	return NULL;
+}
+
+static void
+add_record(struct blocked_log *log, const struct blocked_record *r)
+{
+	struct blocked_group *g = NULL;
+
+	for (size_t i = 0; i < log->n; i++) {
+		struct blocked_group *c = &log->v[i];
+
+		if (strcmp(c->op, r->op) == 0 &&
+		    strcmp(c->proto, r->proto) == 0 &&
+		    strcmp(c->target, r->target) == 0 &&
+		    strcmp(c->rule, r->rule) == 0) {
+			g = c;
+			break;
+		}
+	}
+	if (g == NULL) {
+		log->v = xreallocarray(log->v, log->n + 1, sizeof(*log->v));
+		g = &log->v[log->n++];
+		memset(g, 0, sizeof(*g));
+		g->op = xstrdup(r->op);
+		g->proto = xstrdup(r->proto);
+		g->target = xstrdup(r->target);
+		g->rule = xstrdup(r->rule);
+		g->harmless = harmless_what(r->proto, r->target);
+	}
+	g->count++;
+	g->last = log->lines;
+	if (!strv_contains(g->comms, r->comm) && strv_length(g->comms) < 8)
+		strv_push(&g->comms, r->comm);
+	log->logged++;
+}
+
+void
+blocked_add_text(struct blocked_log *log, const char *text)
+{
+	const char *s = text;
+
+	while (s != NULL && *s != '\0') {
+		const char *e = strchr(s, '\n');
+		_cleanup_free_ char *line =
+			e ? xstrndup(s, (size_t)(e - s)) : xstrdup(s);
+		struct blocked_record r;
+
+		s = e ? e + 1 : NULL;
+		if (line[0] == '\0')
+			continue;
+		log->lines++;
+		if (blocked_parse_line(line, &r) < 0) {
+			log->unparsed++;
+			continue;
+		}
+		if (r.op == NULL)
+			log->suppressed += r.suppressed;
+		else
+			add_record(log, &r);
+		blocked_record_clear(&r);
+	}
+}
+
+void
+blocked_log_clear(struct blocked_log *log)
+{
+	for (size_t i = 0; i < log->n; i++) {
+		free(log->v[i].op);
+		free(log->v[i].proto);
+		free(log->v[i].target);
+		free(log->v[i].rule);
+		strv_free(log->v[i].comms);
+	}
+	free(log->v);
+	memset(log, 0, sizeof(*log));
+}
+
+/* Split "ADDR:PORT" or "[V6]:PORT" into the address and the port. */
+static bool
+split_target(const char *t, char **addr, char **port)
+{
+	const char *colon = strrchr(t, ':');
+
+	if (colon == NULL || colon == t || colon[1] == '\0')
+		return false;
+	if (t[0] == '[' && colon[-1] == ']')
+		*addr = xstrndup(t + 1, (size_t)(colon - t - 2));
+	else
+		*addr = xstrndup(t, (size_t)(colon - t));
+	*port = xstrdup(colon + 1);
+	return true;
+}
+
+char *
+blocked_suggest(const char *op, const char *proto, const char *target,
+		const char *rule)
+{
+	_cleanup_free_ char *addr = NULL, *port = NULL, *dir = NULL;
+	bool ip = strcmp(proto, "unix") != 0;
+	bool bind = strcmp(op, "bind") == 0 || strcmp(op, "listen") == 0;
+	const char *bits;
+
+	if (ip && !split_target(target, &addr, &port))
+		return NULL;
+	bits = addr && strchr(addr, ':') ? "128" : "32";
+	if (strcmp(rule, "filtered/no-cidr") == 0)
+		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
+				 "--allow-cidr %s/%s:%s)",
+				 addr, bits, port, addr, bits, port);
+	if (strcmp(rule, "filtered/port") == 0)
+		return xasprintf("[network] connect-%s = %s (or --connect-%s "
+				 "%s; it reaches every host on that port), or "
+				 "allow-cidr = %s/%s:%s where allow-cidr "
+				 "entries decide",
+				 proto, port, proto, port, addr, bits, port);
+	if (strcmp(rule, "filtered/dns") == 0)
+		return xasprintf("[network] dns = %s (or --dns %s)", addr,
+				 addr);
+	if (strcmp(rule, "filtered/listen") == 0)
+		return xasprintf("[network] listen = %s (or --listen %s)",
+				 target, target);
+	if (strcmp(rule, "filtered/bind-port") == 0 || (ip && bind))
+		return xasprintf("[network] bind-%s = %s (or --bind-%s %s)",
+				 proto, port, proto, port);
+	if (strcmp(rule, "filtered/unix") == 0)
+		return xasprintf("[network] unix = %s (or --unix %s)", target,
+				 target);
+	if (strcmp(rule, "filtered/unix-bind") == 0 && target[0] == '/') {
+		char *slash;
+
+		dir = xstrdup(target);
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		return xasprintf("[filesystem] rw = %s (or --rw %s): the "
+				 "socket's directory",
+				 dir, dir);
+	}
+	return NULL;
+}
+
+/* Indices of the groups that are (or are not) harmless, newest first. */
+static size_t *
+order(const struct blocked_log *log, bool harmless_ones, size_t *n)
+{
+	size_t *ix = xcalloc(log->n + 1, sizeof(*ix));
+
+	*n = 0;
+	for (size_t i = 0; i < log->n; i++)
+		if ((log->v[i].harmless != NULL) == harmless_ones)
+			ix[(*n)++] = i;
+	for (size_t i = 1; i < *n; i++)
+		for (size_t j = i;
+		     j > 0 && log->v[ix[j - 1]].last < log->v[ix[j]].last;
+		     j--) {
+			size_t t = ix[j];
+
+			ix[j] = ix[j - 1];
+			ix[j - 1] = t;
+		}
+	return ix;
+}
+
+char *
+blocked_format(const struct blocked_log *log, const char *name, size_t max)
+{
+	char *out = NULL;
+	size_t len = 0, n, nh;
+	FILE *f = open_memstream(&out, &len);
+	_cleanup_free_ size_t *ix = order(log, false, &n);
+	_cleanup_free_ size_t *hx = order(log, true, &nh);
+
+	if (f == NULL)
+		abort();
+	fprintf(f, "%s: %lu blocked attempt%s", name,
+		log->logged + log->suppressed,
+		log->logged + log->suppressed == 1 ? "" : "s");
+	if (log->suppressed > 0)
+		fprintf(f,
+			" (%lu logged, %lu more not logged by the rate "
+			"limit)",
+			log->logged, log->suppressed);
+	fprintf(f, ", %zu kind%s%s\n", n, n == 1 ? "" : "s",
+		n ? ", newest first" : "");
+	for (size_t k = 0; k < n && (max == 0 || k < max); k++) {
+		const struct blocked_group *g = &log->v[ix[k]];
+		_cleanup_free_ char *comms = strv_join(g->comms, ",");
+		_cleanup_free_ char *sug =
+			blocked_suggest(g->op, g->proto, g->target, g->rule);
+
+		fprintf(f, "%7lux %s %s %s  (%s; rule %s)\n", g->count, g->op,
+			g->proto, g->target, comms, g->rule);
+		if (sug != NULL)
+			fprintf(f, "         allow: %s\n", sug);
+		else if (strcmp(g->rule, "filtered/abstract") == 0)
+			fprintf(f,
+				"         no rule allows the host's abstract "
+				"sockets (D-Bus, X11): the sandbox's own "
+				"work\n");
+		if (strcmp(g->proto, "unix") != 0 || g->target[0] == '/')
+			fprintf(f,
+				"         why:   llwrap [your -p and flags] "
+				"why %s%s%s\n",
+				g->target,
+				strcmp(g->proto, "unix") == 0  ? " --connect"
+				: strcmp(g->proto, "udp") == 0 ? " --udp"
+							       : "",
+				strcmp(g->op, "bind") == 0 ||
+						strcmp(g->op, "listen") == 0
+					? " --bind"
+					: "");
+	}
+	if (max != 0 && n > max)
+		fprintf(f, "  ... %zu more kinds (llwrap log --all %s)\n",
+			n - max, name);
+	for (size_t k = 0; k < nh; k++) {
+		const struct blocked_group *g = &log->v[hx[k]];
+
+		fprintf(f, "known-harmless: %lux %s: %s\n", g->count,
+			g->harmless, g->target);
+	}
+	if (log->unparsed > 0)
+		fprintf(f, "(%lu line%s not from the supervisor skipped)\n",
+			log->unparsed, log->unparsed == 1 ? "" : "s");
+	if (fclose(f) != 0)
+		abort();
+	return out;
+}
+
+char *
+blocked_format_record(const struct blocked_record *r)
+{
+	_cleanup_free_ char *sug = NULL;
+	const char *h;
+
+	if (r->op == NULL)
+		return xasprintf("%lu more attempts not logged (rate limit)",
+				 r->suppressed);
+	h = harmless_what(r->proto, r->target);
+	if (h != NULL)
+		return xasprintf("%s %s %s (%s; known-harmless: %s)", r->op,
+				 r->proto, r->target, r->comm, h);
+	sug = blocked_suggest(r->op, r->proto, r->target, r->rule);
+	return xasprintf("%s %s %s (%s; rule %s)%s%s", r->op, r->proto,
+			 r->target, r->comm, r->rule, sug ? "\n  allow: " : "",
+			 sug ? sug : "");
+}

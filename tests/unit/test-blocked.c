@@ -1,0 +1,278 @@
+/*
+ * Unit tests of src/blocked.c: parsing the supervisor's log lines,
+ * grouping and counting, the suggestions, the known-harmless summary,
+ * and 10,000 attempts (as the rate limit leaves them) in a few lines.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blocked.h"
+#include "cleanup.h"
+#include "supervise.h"
+#include "xalloc.h"
+
+static void
+test_parse(void **state)
+{
+	static const struct {
+		const char *line;
+		int r;
+		const char *op, *proto, *target, *comm, *rule;
+		unsigned long suppressed;
+	} t[] = {
+		{ "llwrap-x-blocked: connect tcp 203.0.113.7:443 pid=42 "
+		  "comm=curl rule=filtered/no-cidr",
+		  0, "connect", "tcp", "203.0.113.7:443", "curl",
+		  "filtered/no-cidr", 0 },
+		{ "opencode-a-blocked: sendto udp [::1]:53 pid=1 comm=node "
+		  "rule=filtered/dns",
+		  0, "sendto", "udp", "[::1]:53", "node", "filtered/dns", 0 },
+		{ "p: connect unix /run/docker.sock pid=7 comm=sh "
+		  "rule=filtered/unix",
+		  0, "connect", "unix", "/run/docker.sock", "sh",
+		  "filtered/unix", 0 },
+		{ "p: suppressed 9980", 0, NULL, NULL, NULL, NULL, NULL, 9980 },
+		{ "p: suppressed x", -EINVAL, NULL, NULL, NULL, NULL, NULL, 0 },
+		{ "p: connect sctp 1.2.3.4:1 pid=1 comm=a rule=b", -EINVAL,
+		  NULL, NULL, NULL, NULL, NULL, 0 },
+		{ "p: connect tcp 1.2.3.4:1 pid=1 comm=a", -EINVAL, NULL, NULL,
+		  NULL, NULL, NULL, 0 },
+		{ "two words: connect tcp 1.2.3.4:1 pid=1 comm=a rule=b",
+		  -EINVAL, NULL, NULL, NULL, NULL, NULL, 0 },
+		{ "no prefix at all", -EINVAL, NULL, NULL, NULL, NULL, NULL,
+		  0 },
+		{ "", -EINVAL, NULL, NULL, NULL, NULL, NULL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct blocked_record r;
+		int got = blocked_parse_line(t[i].line, &r);
+
+		if (got != t[i].r)
+			fail_msg("'%s': %d, want %d", t[i].line, got, t[i].r);
+		if (got == 0 && t[i].op != NULL) {
+			assert_string_equal(r.op, t[i].op);
+			assert_string_equal(r.proto, t[i].proto);
+			assert_string_equal(r.target, t[i].target);
+			assert_string_equal(r.comm, t[i].comm);
+			assert_string_equal(r.rule, t[i].rule);
+		}
+		if (got == 0)
+			assert_int_equal(r.suppressed, t[i].suppressed);
+		blocked_record_clear(&r);
+	}
+}
+
+static void
+test_suggest(void **state)
+{
+	static const struct {
+		const char *op, *proto, *target, *rule, *want;
+	} t[] = {
+		{ "connect", "tcp", "203.0.113.7:443", "filtered/no-cidr",
+		  "[network] allow-cidr = 203.0.113.7/32:443 (or --allow-cidr "
+		  "203.0.113.7/32:443)" },
+		{ "connect", "tcp", "[2001:db8::1]:22", "filtered/no-cidr",
+		  "[network] allow-cidr = 2001:db8::1/128:22 (or --allow-cidr "
+		  "2001:db8::1/128:22)" },
+		{ "connect", "tcp", "10.0.0.5:5432", "filtered/port",
+		  "[network] connect-tcp = 5432 (or --connect-tcp 5432; it "
+		  "reaches every host on that port), or allow-cidr = "
+		  "10.0.0.5/32:5432 where allow-cidr entries decide" },
+		{ "sendto", "udp", "9.9.9.9:53", "filtered/dns",
+		  "[network] dns = 9.9.9.9 (or --dns 9.9.9.9)" },
+		{ "bind", "tcp", "0.0.0.0:8080", "filtered/listen",
+		  "[network] listen = 0.0.0.0:8080 (or --listen "
+		  "0.0.0.0:8080)" },
+		{ "bind", "udp", "127.0.0.1:5353", "filtered/bind-port",
+		  "[network] bind-udp = 5353 (or --bind-udp 5353)" },
+		{ "connect", "unix", "/run/docker.sock", "filtered/unix",
+		  "[network] unix = /run/docker.sock (or --unix "
+		  "/run/docker.sock)" },
+		{ "bind", "unix", "/srv/app/sock", "filtered/unix-bind",
+		  "[filesystem] rw = /srv/app (or --rw /srv/app): the socket's "
+		  "directory" },
+		{ "connect", "unix", "@/tmp/.X11-unix/X0", "filtered/abstract",
+		  NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		_cleanup_free_ char *s = blocked_suggest(
+			t[i].op, t[i].proto, t[i].target, t[i].rule);
+
+		if (t[i].want == NULL)
+			assert_null(s);
+		else if (s == NULL || strcmp(s, t[i].want) != 0)
+			fail_msg("%s %s: '%s', want '%s'", t[i].target,
+				 t[i].rule, s ? s : "(null)", t[i].want);
+	}
+}
+
+/* A log as the supervisor writes it, from supervise_log_line(). */
+static char *
+line(const char *op, const char *proto, const char *target, const char *comm,
+     const char *rule)
+{
+	enum supervise_op o = strcmp(op, "connect") == 0  ? SUPERVISE_CONNECT
+			      : strcmp(op, "sendto") == 0 ? SUPERVISE_SEND
+							  : SUPERVISE_BIND;
+	enum supervise_proto p = strcmp(proto, "tcp") == 0   ? SUPERVISE_TCP
+				 : strcmp(proto, "udp") == 0 ? SUPERVISE_UDP
+							     : SUPERVISE_UNIX;
+	_cleanup_free_ char *prefix = supervise_log_prefix(NULL, "agent");
+	_cleanup_free_ char *l =
+		supervise_log_line(prefix, o, p, target, 42, comm, rule);
+
+	return xasprintf("%s\n", l);
+}
+
+static void
+test_group(void **state)
+{
+	struct blocked_log log = { 0 };
+	_cleanup_free_ char *text = NULL, *out = NULL;
+	char *l;
+	FILE *f;
+	size_t len = 0;
+	const char *first, *second;
+
+	(void)state;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	for (int i = 0; i < 3; i++) {
+		l = line("connect", "unix", "/var/run/nscd/socket", "git",
+			 "filtered/unix");
+		fputs(l, f);
+		free(l);
+	}
+	for (int i = 0; i < 5; i++) {
+		l = line("connect", "tcp", "203.0.113.7:443",
+			 i % 2 ? "curl" : "node", "filtered/no-cidr");
+		fputs(l, f);
+		free(l);
+	}
+	l = line("connect", "unix", "/run/docker.sock", "docker",
+		 "filtered/unix");
+	fputs(l, f);
+	free(l);
+	fputs("garbage\n", f);
+	assert_int_equal(fclose(f), 0);
+
+	blocked_add_text(&log, text);
+	assert_int_equal(log.n, 3);
+	assert_int_equal(log.logged, 9);
+	assert_int_equal(log.unparsed, 1);
+	out = blocked_format(&log, "agent", 0);
+	/* Newest first: docker.sock, then the 5 connects; nscd once, below. */
+	first = strstr(out, "1x connect unix /run/docker.sock");
+	second = strstr(out, "5x connect tcp 203.0.113.7:443  (node,curl; "
+			     "rule filtered/no-cidr)");
+	if (first == NULL || second == NULL || first > second)
+		fail_msg("order or counts wrong:\n%s", out);
+	assert_non_null(strstr(out, "allow: [network] allow-cidr = "
+				    "203.0.113.7/32:443"));
+	assert_non_null(strstr(out, "why:   llwrap [your -p and flags] why "
+				    "/run/docker.sock --connect"));
+	assert_non_null(strstr(out, "known-harmless: 3x nscd lookups"));
+	assert_null(strstr(out, "connect unix /var/run/nscd/socket"));
+	assert_non_null(strstr(out, "agent: 9 blocked attempts, 2 kinds"));
+	blocked_log_clear(&log);
+}
+
+/*
+ * 10,000 attempts at one destination: the supervisor's rate limit logs a
+ * burst and counts the rest, and the report is a few lines that add up
+ * to 10,000.
+ */
+static void
+test_ten_thousand(void **state)
+{
+	struct supervise_ratelimit rl;
+	struct blocked_log log = { 0 };
+	_cleanup_free_ char *text = NULL, *out = NULL;
+	size_t len = 0, lines = 0;
+	unsigned long rep;
+	uint64_t now = 1000000000ULL;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	supervise_ratelimit_init(&rl, 20, 5, now);
+	for (int i = 0; i < 10000; i++) {
+		now += 100000; /* 10,000 a second */
+		if (!supervise_ratelimit_take(&rl, now, &rep))
+			continue;
+		if (rep > 0)
+			fprintf(f, "llwrap-agent-blocked: suppressed %lu\n",
+				rep);
+		{
+			_cleanup_free_ char *l =
+				line("connect", "tcp", "10.9.9.9:80", "python3",
+				     "filtered/port");
+
+			fputs(l, f);
+		}
+	}
+	if (supervise_ratelimit_flush(&rl, now, true, &rep))
+		fprintf(f, "llwrap-agent-blocked: suppressed %lu\n", rep);
+	assert_int_equal(fclose(f), 0);
+
+	blocked_add_text(&log, text);
+	assert_int_equal(log.logged + log.suppressed, 10000);
+	assert_true(log.logged < 100);
+	out = blocked_format(&log, "agent", 0);
+	assert_non_null(strstr(out, "agent: 10000 blocked attempts ("));
+	for (const char *s = out; *s; s++)
+		lines += *s == '\n';
+	assert_true(lines <= 4);
+	blocked_log_clear(&log);
+}
+
+static void
+test_record(void **state)
+{
+	struct blocked_record r;
+	_cleanup_free_ char *a = NULL, *b = NULL;
+
+	(void)state;
+	assert_int_equal(blocked_parse_line("p: connect tcp 1.2.3.4:22 pid=1 "
+					    "comm=ssh rule=filtered/port",
+					    &r),
+			 0);
+	a = blocked_format_record(&r);
+	blocked_record_clear(&r);
+	assert_string_equal(a, "connect tcp 1.2.3.4:22 (ssh; rule "
+			       "filtered/port)\n  allow: [network] "
+			       "connect-tcp = 22 (or --connect-tcp 22; it "
+			       "reaches every host on that port), or "
+			       "allow-cidr = 1.2.3.4/32:22 where allow-cidr "
+			       "entries decide");
+	assert_int_equal(blocked_parse_line("p: suppressed 5", &r), 0);
+	b = blocked_format_record(&r);
+	blocked_record_clear(&r);
+	assert_string_equal(b, "5 more attempts not logged (rate limit)");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_group),
+		cmocka_unit_test(test_ten_thousand),
+		cmocka_unit_test(test_record),
+	};
+
+	return cmocka_run_group_tests_name("blocked", tests, NULL, NULL);
+}
