@@ -242,6 +242,7 @@ policy_free(struct policy *p)
 	items_clear(&p->env_unset);
 	free(p->ptrace_origin.origin);
 	free(p->hide_processes_origin.origin);
+	free(p->supervise_origin.origin);
 	free(p->private_tmp_origin.origin);
 	free(p->best_effort_origin.origin);
 	strv_free(p->config_files);
@@ -745,6 +746,9 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		} else if (is_key(e, "network", "unix-sockets")) {
 			p->unix_sockets = strcmp(v0, "allow") == 0;
 			scalar_set(&p->unix_sockets_origin, origin);
+		} else if (is_key(e, "network", "supervise")) {
+			p->supervise = strcmp(v0, "yes") == 0;
+			scalar_set(&p->supervise_origin, origin);
 		} else if (is_key(e, "network", "log-blocked")) {
 			p->log_blocked = strcmp(v0, "yes") == 0;
 		} else if (is_key(e, "network", "log-prefix")) {

@@ -107,6 +107,11 @@ struct policy {
 	struct llw_scalar_origin unix_sockets_origin;
 	/* Supervisor rules (DESIGN.md §6), enforced by supervise.c. */
 	struct llw_items allow_cidr, unix_paths, listen, dns;
+	/* supervise = yes: the supervisor runs even without such rules,
+	 * for what only it decides (local destinations, the sandbox's own
+	 * listeners, loopback-only binds, DNS to the resolvers). */
+	bool supervise;
+	struct llw_scalar_origin supervise_origin;
 	bool log_blocked;
 	char *log_prefix;
 

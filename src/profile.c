@@ -272,6 +272,7 @@ static const struct key_spec {
 	{ "network", "unix", VT_PATHS, NULL },
 	{ "network", "listen", VT_LISTEN, NULL },
 	{ "network", "dns", VT_ADDRS, NULL },
+	{ "network", "supervise", VT_BOOL, NULL },
 	{ "network", "log-blocked", VT_BOOL, NULL },
 	{ "network", "log-prefix", VT_TEXT, NULL },
 	{ "environment", "keep", VT_ENVGLOBS, NULL },
@@ -603,6 +604,9 @@ project_check(const struct profile *p, const struct key_spec *ks,
 		if (strcmp(ks->key, "unix-sockets") == 0 &&
 		    strcmp(values[0], "allow") == 0)
 			why = "unix-sockets = allow grants unix sockets";
+		else if (strcmp(ks->key, "supervise") == 0 &&
+			 strcmp(values[0], "yes") != 0)
+			why = "only supervise = yes tightens";
 		else if (strcmp(ks->key, "allow-cidr") == 0 ||
 			 strcmp(ks->key, "unix") == 0 ||
 			 strcmp(ks->key, "listen") == 0 ||

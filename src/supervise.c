@@ -57,6 +57,7 @@
 #include "compat/syscall.h"
 #include "fdutil.h"
 #include "profile.h"
+#include "sockdiag.h"
 #include "strv.h"
 #include "supervise.h"
 #include "xalloc.h"
@@ -119,8 +120,8 @@ supervise_unblock_signals(void)
 bool
 supervise_needed(const struct policy *p)
 {
-	return p->allow_cidr.n > 0 || p->unix_paths.n > 0 || p->listen.n > 0 ||
-	       p->dns.n > 0;
+	return p->supervise || p->allow_cidr.n > 0 || p->unix_paths.n > 0 ||
+	       p->listen.n > 0 || p->dns.n > 0;
 }
 
 int
@@ -466,6 +467,51 @@ addr_loopback(const struct supervise_addr *a)
 	return memcmp(a->a, v6lo, 16) == 0;
 }
 
+/* The unspecified address of a's family (0.0.0.0, ::). */
+static bool
+addr_unspecified(const struct supervise_addr *a)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a->a, zero, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+static void
+addr_set_loopback(struct supervise_addr *a)
+{
+	memset(a->a, 0, sizeof(a->a));
+	if (a->family == AF_INET) {
+		a->a[0] = 127;
+		a->a[3] = 1;
+	} else {
+		a->a[15] = 1;
+	}
+}
+
+void
+supervise_addr_destination(struct supervise_addr *a)
+{
+	if (addr_unspecified(a))
+		addr_set_loopback(a);
+}
+
+bool
+supervise_addr_local(const struct supervise_addr *a)
+{
+	const uint8_t *b = a->a;
+
+	if (a->family == AF_INET)
+		return b[0] == 127 || b[0] == 0 || b[0] == 10 ||
+		       (b[0] == 172 && (b[1] & 0xf0) == 16) ||
+		       (b[0] == 192 && b[1] == 168) ||
+		       (b[0] == 169 && b[1] == 254) ||
+		       (b[0] == 100 && (b[1] & 0xc0) == 64) || b[0] >= 224;
+	return addr_loopback(a) || addr_unspecified(a) ||
+	       (b[0] & 0xfe) == 0xfc ||			  /* ULA fc00::/7 */
+	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
+	       b[0] == 0xff;				  /* multicast */
+}
+
 static bool
 ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
 {
@@ -573,10 +619,17 @@ decide_destination(const struct supervise_rules *r, enum supervise_proto proto,
 				return NULL;
 		return "filtered/dns";
 	}
-	if (r->n_cidrs == 0)
-		return host || ranges_hold(list->v, list->n, a->port)
-			       ? NULL
-			       : "filtered/port";
+	/* A port rule is not a host rule: it reaches the internet, not
+	 * this host nor its networks, which only a CIDR entry (or the
+	 * sandbox's own listener, which the engine checks) reaches. */
+	if (r->n_cidrs == 0) {
+		if (host)
+			return NULL;
+		if (supervise_addr_local(a))
+			return "filtered/local";
+		return ranges_hold(list->v, list->n, a->port) ? NULL
+							      : "filtered/port";
+	}
 	for (size_t i = 0; i < r->n_cidrs; i++) {
 		const struct supervise_cidr *c = &r->cidrs[i];
 
@@ -598,11 +651,17 @@ decide_bind(const struct supervise_rules *r, enum supervise_proto proto,
 	const struct llw_ports *list =
 		proto == SUPERVISE_TCP ? &r->bind_tcp : &r->bind_udp;
 
-	if (r->n_listen == 0)
-		return r->net == LLW_NET_HOST ||
-				       ranges_hold(list->v, list->n, a->port)
+	if (r->net == LLW_NET_HOST && r->n_listen == 0)
+		return NULL;
+	/* Without listen entries: loopback only (a wildcard bind was made
+	 * loopback by supervise_bind_address), on the bind ports. */
+	if (r->n_listen == 0) {
+		if (!addr_loopback(a))
+			return "filtered/listen";
+		return ranges_hold(list->v, list->n, a->port)
 			       ? NULL
 			       : "filtered/bind-port";
+	}
 	for (size_t i = 0; i < r->n_listen; i++)
 		if (addr_equal(&r->listen[i], a) &&
 		    r->listen[i].port == a->port)
@@ -618,6 +677,19 @@ decide_bind(const struct supervise_rules *r, enum supervise_proto proto,
 				return NULL;
 	}
 	return "filtered/listen";
+}
+
+bool
+supervise_bind_address(const struct supervise_rules *r,
+		       struct supervise_addr *a)
+{
+	if (!addr_unspecified(a) || r->net == LLW_NET_HOST)
+		return false;
+	for (size_t i = 0; i < r->n_listen; i++)
+		if (addr_equal(&r->listen[i], a))
+			return false; /* listen = 0.0.0.0:PORT: asked for */
+	addr_set_loopback(a);
+	return true;
 }
 
 const char *
@@ -992,15 +1064,19 @@ supervise_yama_cause(const char *scope)
 			 v);
 }
 
-/* A socket inode the sandbox bound. */
-struct own_sock {
-	dev_t dev;
-	ino_t ino;
-};
-
-/* An abstract name the sandbox bound (without the leading NUL). */
-struct own_name {
-	size_t len;
+/*
+ * A unix socket the sandbox bound: its cookie, which the kernel never
+ * gives again, and how to find it (its sockfs inode); what it was bound
+ * to, to pick the candidates for a destination.  Whether it is still the
+ * socket there is asked of the kernel (sockdiag_unix) each time.
+ */
+struct own_unix {
+	uint64_t cookie;
+	uint32_t ino;
+	bool abstract;
+	dev_t dev; /* pathname: the inode bind made */
+	ino_t vfs_ino;
+	size_t len; /* abstract: the name, without the leading NUL */
 	char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
@@ -1031,10 +1107,10 @@ struct supervisor {
 	struct seccomp_notif_resp *resp;
 	struct pending *pending;
 	size_t n_pending;
-	struct own_sock *own;
-	size_t n_own, next_own;
-	struct own_name *names;
-	size_t n_names, next_name;
+	uint64_t *own_ip; /* cookies of the IP sockets the sandbox bound */
+	size_t n_own_ip, next_own_ip;
+	struct own_unix *own_unix;
+	size_t n_own_unix, next_own_unix;
 	struct pollfd *pfd;
 };
 
@@ -1133,8 +1209,8 @@ supervise_free(struct supervisor *sv)
 		close(sv->pending[i].sock);
 	free(sv->pending);
 	free(sv->prefix);
-	free(sv->own);
-	free(sv->names);
+	free(sv->own_ip);
+	free(sv->own_unix);
 	free(sv->pfd);
 	if (sv->req)
 		seccomp_notify_free(sv->req, sv->resp);
@@ -1171,8 +1247,8 @@ supervise_new(const struct policy *p, char *const *envp,
 		goto fail;
 	}
 	sv->pfd = xcalloc(SV_MAX_PENDING + 3, sizeof(*sv->pfd));
-	sv->own = xcalloc(SV_MAX_OWN, sizeof(*sv->own));
-	sv->names = xcalloc(SV_MAX_OWN, sizeof(*sv->names));
+	sv->own_ip = xcalloc(SV_MAX_OWN, sizeof(*sv->own_ip));
+	sv->own_unix = xcalloc(SV_MAX_OWN, sizeof(*sv->own_unix));
 	sv->pending = xcalloc(SV_MAX_PENDING, sizeof(*sv->pending));
 	sv->log = p->log_blocked;
 	sv->prefix = supervise_log_prefix(p->log_prefix, p->name);
@@ -1605,57 +1681,105 @@ struct addr_buf {
 	int opath; /* an O_PATH fd the rewritten unix address points at */
 };
 
-/* Whether a sandbox-bound socket or abstract name. */
-static bool
-own_sock(const struct supervisor *sv, dev_t dev, ino_t ino)
-{
-	for (size_t i = 0; i < sv->n_own; i++)
-		if (sv->own[i].dev == dev && sv->own[i].ino == ino)
-			return true;
-	return false;
-}
-
+/* Remember an IP socket the sandbox bound (or listen() bound). */
 static void
-own_sock_add(struct supervisor *sv, dev_t dev, ino_t ino)
+own_ip_record(struct supervisor *sv, int sock)
 {
-	if (own_sock(sv, dev, ino))
+	uint64_t cookie;
+
+	if (sockdiag_cookie(sock, &cookie) < 0)
 		return;
-	sv->own[sv->next_own] = (struct own_sock){ dev, ino };
-	sv->next_own = (sv->next_own + 1) % SV_MAX_OWN;
-	if (sv->n_own < SV_MAX_OWN)
-		sv->n_own++;
+	for (size_t i = 0; i < sv->n_own_ip; i++)
+		if (sv->own_ip[i] == cookie)
+			return; /* bound, then listening */
+	sv->own_ip[sv->next_own_ip] = cookie;
+	sv->next_own_ip = (sv->next_own_ip + 1) % SV_MAX_OWN;
+	if (sv->n_own_ip < SV_MAX_OWN)
+		sv->n_own_ip++;
 }
 
+/*
+ * Whether the listener (TCP) or bound socket (UDP) that a connection or
+ * datagram to a reaches is one the sandbox bound: asked of the kernel by
+ * address, compared by cookie.
+ */
 static bool
-own_name(const struct supervisor *sv, const char *name, size_t len)
+own_ip(const struct supervisor *sv, const struct supervise_addr *a, bool udp)
 {
-	for (size_t i = 0; i < sv->n_names; i++)
-		if (sv->names[i].len == len &&
-		    memcmp(sv->names[i].name, name, len) == 0)
+	uint64_t cookie;
+
+	if (sv->n_own_ip == 0 ||
+	    sockdiag_inet(a->family, a->a, a->port, udp, &cookie) < 0)
+		return false;
+	for (size_t i = 0; i < sv->n_own_ip; i++)
+		if (sv->own_ip[i] == cookie)
 			return true;
 	return false;
 }
 
-/* Remember the abstract name sock has (after a bind, autobind, listen). */
+/* Remember a unix socket the sandbox bound: abstract (name from
+ * getsockname), or pathname (path_st, the inode bind made). */
 static void
-own_name_record(struct supervisor *sv, int sock)
+own_unix_record(struct supervisor *sv, int sock, const struct stat *path_st)
 {
+	struct own_unix o = { 0 };
 	struct sockaddr_un un;
 	socklen_t len = sizeof(un);
-	size_t n;
+	struct stat st;
 
-	if (getsockname(sock, (struct sockaddr *)&un, &len) < 0 ||
-	    len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
-	    un.sun_path[0] != '\0')
+	if (fstat(sock, &st) < 0 || sockdiag_cookie(sock, &o.cookie) < 0)
 		return;
-	n = len - offsetof(struct sockaddr_un, sun_path) - 1;
-	if (own_name(sv, un.sun_path + 1, n))
-		return;
-	sv->names[sv->next_name].len = n;
-	memcpy(sv->names[sv->next_name].name, un.sun_path + 1, n);
-	sv->next_name = (sv->next_name + 1) % SV_MAX_OWN;
-	if (sv->n_names < SV_MAX_OWN)
-		sv->n_names++;
+	for (size_t i = 0; i < sv->n_own_unix; i++)
+		if (sv->own_unix[i].cookie == o.cookie)
+			return; /* bound, then listening */
+	o.ino = (uint32_t)st.st_ino;
+	if (path_st != NULL) {
+		o.dev = path_st->st_dev;
+		o.vfs_ino = path_st->st_ino;
+	} else {
+		if (getsockname(sock, (struct sockaddr *)&un, &len) < 0 ||
+		    len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
+		    un.sun_path[0] != '\0')
+			return;
+		o.abstract = true;
+		o.len = len - offsetof(struct sockaddr_un, sun_path) - 1;
+		memcpy(o.name, un.sun_path + 1, o.len);
+	}
+	sv->own_unix[sv->next_own_unix] = o;
+	sv->next_own_unix = (sv->next_own_unix + 1) % SV_MAX_OWN;
+	if (sv->n_own_unix < SV_MAX_OWN)
+		sv->n_own_unix++;
+}
+
+/*
+ * Whether the unix socket at a destination is one the sandbox bound and
+ * still has: the pathname socket whose inode st names, or the abstract
+ * name (st NULL).  A candidate remembered at bind must still exist (its
+ * cookie) and still be bound there; a socket that took over the name or
+ * the inode number after the sandbox's was gone is not the sandbox's.
+ */
+static bool
+own_unix(const struct supervisor *sv, const struct stat *st, const char *name,
+	 size_t len)
+{
+	for (size_t i = 0; i < sv->n_own_unix; i++) {
+		const struct own_unix *o = &sv->own_unix[i];
+		struct sockdiag_unix now;
+
+		if (st != NULL ? o->abstract || o->dev != st->st_dev ||
+					 o->vfs_ino != st->st_ino
+			       : !o->abstract || o->len != len ||
+					 memcmp(o->name, name, len) != 0)
+			continue;
+		if (sockdiag_unix(o->ino, o->cookie, &now) < 0)
+			continue;
+		if (st != NULL ? now.has_vfs && now.vfs_dev == st->st_dev &&
+					 now.vfs_ino == (uint32_t)st->st_ino
+			       : now.abstract && now.name_len == len &&
+					 memcmp(now.name, name, len) == 0)
+			return true;
+	}
+	return false;
 }
 
 /* The path of a pathname unix address, NUL-terminated. */
@@ -1768,7 +1892,7 @@ unix_destination(struct supervisor *sv, const struct call *c,
 		/* Abstract: Landlock's scope would judge the supervisor, not
 		 * the caller, so the supervisor applies it: only names the
 		 * sandbox bound. */
-		if (own_name(sv, a->u.un.sun_path + 1, n - 1))
+		if (own_unix(sv, NULL, a->u.un.sun_path + 1, n - 1))
 			return 0;
 		*rule = "filtered/abstract";
 		return -EACCES;
@@ -1787,7 +1911,7 @@ unix_destination(struct supervisor *sv, const struct call *c,
 		close(fd);
 		return -ECONNREFUSED;
 	}
-	if (!sv->policy->unix_sockets && !own_sock(sv, st.st_dev, st.st_ino) &&
+	if (!sv->policy->unix_sockets && !own_unix(sv, &st, NULL, 0) &&
 	    !unix_allowed(sv, &st)) {
 		close(fd);
 		*rule = "filtered/unix";
@@ -1823,6 +1947,28 @@ addr_target(const struct call *c, const struct addr_buf *a)
 	if (supervise_addr_from_sockaddr(&a->u, a->len, &ip) == 0)
 		return supervise_addr_format(&ip);
 	return xstrdup("?");
+}
+
+/* Put ip's address (not its port) into ss, of ss's own family; an IPv4
+ * address in an AF_INET6 sockaddr is IPv4-mapped. */
+static void
+sockaddr_set_ip(struct sockaddr_storage *ss, const struct supervise_addr *ip)
+{
+	if (ss->ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		if (ip->family == AF_INET) {
+			memset(&s6->sin6_addr, 0, 10);
+			memset(s6->sin6_addr.s6_addr + 10, 0xff, 2);
+			memcpy(s6->sin6_addr.s6_addr + 12, ip->a, 4);
+		} else {
+			memcpy(&s6->sin6_addr, ip->a, 16);
+		}
+	} else {
+		/* AF_INET, or an IPv4 bind with AF_UNSPEC: now AF_INET. */
+		ss->ss_family = AF_INET;
+		memcpy(&((struct sockaddr_in *)ss)->sin_addr, ip->a, 4);
+	}
 }
 
 /*
@@ -1868,7 +2014,17 @@ check_addr(struct supervisor *sv, const struct call *c, enum supervise_op op,
 	}
 	if (r < 0)
 		return r;
+	if (op == SUPERVISE_BIND) {
+		if (supervise_bind_address(sv->rules, &ip))
+			sockaddr_set_ip(&a->u.ss, &ip);
+	} else {
+		supervise_addr_destination(&ip);
+	}
 	rule = supervise_decide(sv->rules, op, call_proto(c), &ip);
+	/* The sandbox's own listener, on any loopback port. */
+	if (rule != NULL && op != SUPERVISE_BIND && addr_loopback(&ip) &&
+	    own_ip(sv, &ip, call_proto(c) == SUPERVISE_UDP))
+		rule = NULL;
 	r = rule ? -EACCES : 0;
 out:
 	if (rule != NULL) {
@@ -1993,7 +2149,7 @@ unix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 		return -e;
 	if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISSOCK(st.st_mode))
-		own_sock_add(sv, st.st_dev, st.st_ino);
+		own_unix_record(sv, c->sock, &st);
 	return 0;
 }
 
@@ -2016,7 +2172,9 @@ do_bind(struct supervisor *sv, struct call *c)
 	if (bind(c->sock, &a.u.sa, a.len) < 0)
 		return -errno;
 	if (c->domain == AF_UNIX)
-		own_name_record(sv, c->sock);
+		own_unix_record(sv, c->sock, NULL);
+	else
+		own_ip_record(sv, c->sock);
 	return 0;
 }
 
@@ -2035,6 +2193,7 @@ do_listen(struct supervisor *sv, struct call *c)
 	if ((c->domain == AF_INET || c->domain == AF_INET6) &&
 	    getsockname(c->sock, (struct sockaddr *)&ss, &len) == 0 &&
 	    supervise_addr_from_sockaddr(&ss, len, &ip) == 0 && ip.port == 0) {
+		bool loopback = supervise_bind_address(sv->rules, &ip);
 		const char *rule = supervise_decide(sv->rules, SUPERVISE_LISTEN,
 						    call_proto(c), &ip);
 
@@ -2045,11 +2204,17 @@ do_listen(struct supervisor *sv, struct call *c)
 				    c->pid, rule);
 			return -EACCES;
 		}
+		/* The kernel would bind the wildcard: bind loopback first. */
+		sockaddr_set_ip(&ss, &ip);
+		if (loopback && bind(c->sock, (struct sockaddr *)&ss, len) < 0)
+			return -errno;
 	}
 	if (listen(c->sock, (int)(uint32_t)c->req->data.args[1]) < 0)
 		return -errno;
 	if (c->domain == AF_UNIX)
-		own_name_record(sv, c->sock);
+		own_unix_record(sv, c->sock, NULL);
+	else
+		own_ip_record(sv, c->sock);
 	return 0;
 }
 

@@ -117,19 +117,44 @@ void supervise_rules_free(struct supervise_rules *r);
 /*
  * The decision for an IP operation: NULL when allowed, else the name of
  * the rule that refused it ("filtered/no-cidr", "filtered/port",
- * "filtered/dns", "filtered/listen", "filtered/bind-port").
+ * "filtered/local", "filtered/dns", "filtered/listen",
+ * "filtered/bind-port").
  *
- * Destinations (connect, send): port 53 only to a resolver; with
- * allow-cidr entries, a destination inside one whose ports (its own, or
- * else the policy's connect-tcp / connect-udp list, any port in net host
- * mode) hold the port; without entries, the port lists alone.  Binds:
- * with listen entries, exactly one of them, or port 0 on loopback or a
- * listen address when bind-tcp / bind-udp holds 0; without, the bind
- * port lists.
+ * Destinations (connect, send; see supervise_addr_destination): port 53
+ * only to a resolver; with allow-cidr entries, a destination inside one
+ * whose ports (its own, or else the policy's connect-tcp / connect-udp
+ * list, any port in net host mode) hold the port; without entries, a
+ * destination that is not local (supervise_addr_local, else
+ * "filtered/local") on the port lists.  Binds (see
+ * supervise_bind_address): with listen entries, exactly one of them, or
+ * port 0 on loopback or a listen address when bind-tcp / bind-udp holds
+ * 0; without, loopback only ("filtered/listen") on the bind port lists.
+ * In net host mode, anything but DNS outside the resolvers.
  */
 const char *supervise_decide(const struct supervise_rules *r,
 			     enum supervise_op op, enum supervise_proto proto,
 			     const struct supervise_addr *a);
+
+/*
+ * As a destination, the unspecified address (0.0.0.0, ::) reaches this
+ * host's loopback: make it 127.0.0.1 or ::1, which every rule then sees.
+ */
+void supervise_addr_destination(struct supervise_addr *a);
+
+/*
+ * Whether a is this host or one of its networks: loopback, unspecified,
+ * RFC 1918, link-local, CGNAT (100.64/10), multicast and broadcast, ULA
+ * (fc00::/7), fe80::/10.  A port rule never reaches these.
+ */
+bool supervise_addr_local(const struct supervise_addr *a);
+
+/*
+ * A bind to the unspecified address becomes loopback (the sandbox's
+ * listeners never serve the network) unless a listen entry names that
+ * address, or the network mode is host.  Returns true when a changed.
+ */
+bool supervise_bind_address(const struct supervise_rules *r,
+			    struct supervise_addr *a);
 
 /*
  * The DNS servers: p->dns, or when it is empty the nameserver lines of

@@ -280,6 +280,27 @@ p_unix_self(char **argv)
 	return succeed("%s", argv[0]);
 }
 
+/* "ADDR PORT" of a bound socket, for the result line. */
+static const char *
+bound(int fd)
+{
+	static char out[INET6_ADDRSTRLEN + 8];
+	union addr a;
+	socklen_t len = sizeof(a);
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (getsockname(fd, &a.sa, &len) < 0)
+		return "?";
+	if (a.sa.sa_family == AF_INET)
+		inet_ntop(AF_INET, &a.in.sin_addr, host, sizeof(host));
+	else
+		inet_ntop(AF_INET6, &a.in6.sin6_addr, host, sizeof(host));
+	snprintf(out, sizeof(out), "%s %u", host,
+		 ntohs(a.sa.sa_family == AF_INET ? a.in.sin_port
+						 : a.in6.sin6_port));
+	return out;
+}
+
 /* listen() on a socket never bound: the kernel binds 0.0.0.0:ephemeral. */
 static int
 p_tcp_listen_unbound(char **argv)
@@ -291,7 +312,78 @@ p_tcp_listen_unbound(char **argv)
 		return deny("socket");
 	if (listen(fd, 4) < 0)
 		return deny("listen");
-	return succeed(NULL);
+	return succeed("bound=%s", bound(fd));
+}
+
+/*
+ * The sandbox's own server: bind ADDR PORT (TYPE tcp: and listen), then
+ * a child connects (or sends) to TO (the address it got when TO is "-",
+ * with the port it got) and a byte goes across.
+ */
+static int
+p_self(char **argv)
+{
+	bool udp = strcmp(argv[0], "udp") == 0;
+	union addr a, to;
+	socklen_t len, tolen;
+	int fd, c, st, type = udp ? SOCK_DGRAM : SOCK_STREAM;
+	char buf[1], port[8];
+	pid_t pid;
+
+	if (parse_inet(argv[1], argv[2], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return deny("socket");
+	if (bind(fd, &a.sa, len) < 0)
+		return deny("bind");
+	if (!udp && listen(fd, 4) < 0)
+		return deny("listen");
+	snprintf(port, sizeof(port), "%s", strchr(bound(fd), ' ') + 1);
+	if (parse_inet(strcmp(argv[3], "-") == 0 ? argv[1] : argv[3], port, &to,
+		       &tolen))
+		return USAGE;
+	pid = fork();
+	if (pid < 0)
+		return usage_error("fork failed");
+	if (pid == 0) {
+		int s = socket(to.sa.sa_family, type | SOCK_CLOEXEC, 0);
+
+		if (s < 0 || connect(s, &to.sa, tolen) < 0) {
+			fprintf(stderr, "netprobe: child connect: %s\n",
+				strerror(errno));
+			_exit(1);
+		}
+		_exit(write(s, "x", 1) == 1 ? 0 : 1);
+	}
+	c = udp ? fd : accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	if (c < 0)
+		return deny("accept");
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return deny_err("child connect", EACCES);
+	if (read(c, buf, 1) != 1)
+		return deny("read");
+	return succeed("bound=%s", bound(fd));
+}
+
+/* Bind and listen on ADDR PORT, then close: a listener that was the
+ * sandbox's and is gone. */
+static int
+p_tcp_bind_close(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	int fd;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return deny("socket");
+	if (bind(fd, &a.sa, len) < 0 || listen(fd, 4) < 0)
+		return deny("bind");
+	close(fd);
+	return succeed("%s %s", argv[0], argv[1]);
 }
 
 /* ---- Control data the supervisor sends for the command ---- */
@@ -750,6 +842,8 @@ static const struct probe {
 	{ "unix-dgram-sendto", 1, p_unix_dgram_sendto, "PATH" },
 	{ "unix-self", 1, p_unix_self, "PATH" },
 	{ "tcp-listen-unbound", 0, p_tcp_listen_unbound, "" },
+	{ "self", 4, p_self, "tcp|udp ADDR PORT TO|-" },
+	{ "tcp-bind-close", 2, p_tcp_bind_close, "ADDR PORT" },
 	{ "cmsg-malformed", 1, p_cmsg_malformed, "N" },
 	{ "scm-rights", 0, p_scm_rights, "" },
 	{ "scm-creds", 1, p_scm_creds, "self|parent|PID" },

@@ -235,16 +235,99 @@ expect_denied "... another port does not" \
 	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.1 "$(free_port)"
 expect_denied "... another address (127.0.0.2) does not" \
 	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.2 "$L"
-expect_denied "... the wildcard address does not" \
-	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 0.0.0.0 "$L"
+expect_succeeded "... the wildcard address binds loopback instead (never serves the network)" \
+	llw -p default --listen "127.0.0.1:$L" -- "$NETPROBE" self tcp 0.0.0.0 "$L" 127.0.0.1
+expect_output "... bound to 127.0.0.1" "bound=127\.0\.0\.1 $L\$"
 expect_denied "... nor port 0 without bind-tcp 0" \
 	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.1 0
 expect_succeeded "... port 0 on loopback with bind-tcp 0" \
 	llw -p default --listen "127.0.0.1:$L" --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 0
-expect_denied "... listen() without bind (0.0.0.0:ephemeral) does not" \
+expect_succeeded "... listen() without bind lands on loopback, not the wildcard" \
 	llw -p default --listen "127.0.0.1:$L" --bind-tcp 0 -- "$NETPROBE" tcp-listen-unbound
+expect_output "... 127.0.0.1:ephemeral" "bound=127\.0\.0\.1 [0-9]+\$"
+expect_denied "... and without bind-tcp 0 it is refused" \
+	llw -p default --listen "127.0.0.1:$L" -- "$NETPROBE" tcp-listen-unbound
 expect_denied "... UDP bind of the same address needs its own rule" \
 	llw -p default --listen "127.0.0.1:$L" -- "$PROBE" udp-bind 127.0.0.2 "$L"
+
+# ---- supervise = yes: local destinations, the sandbox's own listeners ----
+# A port rule is not a host rule: it reaches the internet, not this host
+# or its networks.  The sandbox's own listeners (by socket cookie) are
+# reachable on any loopback port; binds land on loopback only.
+printf '[network]\nsupervise = yes\nconnect-tcp = %s\nbind-tcp = 0 1024-65535\nbind-udp = 0 1024-65535\n' "$PA" >"$T/sv.ini"
+chmod 644 "$T/sv.ini"
+SV="-p $T/sv.ini"
+# shellcheck disable=SC2086
+{
+expect_denied "supervise: connect-tcp PA does not reach a host listener on 127.0.0.1:PA" \
+	llw -p default $SV -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+expect_output "... refused at once (EACCES)" "errno=EACCES"
+expect_denied "... nor through 0.0.0.0:PA (which is loopback)" \
+	llw -p default $SV -- "$PROBE" tcp-connect 0.0.0.0 "$PA"
+expect_denied "... nor [::]:PC" \
+	llw -p default $SV -- "$PROBE" tcp-connect :: "$PC"
+run llw -p default --connect-tcp "$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+expect_output "... where Landlock alone lets the port rule reach it (the reason for the supervisor)" "SUCCEEDED"
+expect_succeeded "... an allow-cidr entry reaches it" \
+	llw -p default $SV --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+L2=$(free_port)
+expect_succeeded "the sandbox's own TCP server on a fixed port: a client in the sandbox connects" \
+	llw -p default $SV -- "$NETPROBE" self tcp 127.0.0.1 "$L2" -
+expect_succeeded "... on an ephemeral port" \
+	llw -p default $SV -- "$NETPROBE" self tcp 127.0.0.1 0 -
+expect_succeeded "... over IPv6" \
+	llw -p default $SV -- "$NETPROBE" self tcp ::1 0 -
+expect_succeeded "... bound to 0.0.0.0: it lands on 127.0.0.1, reached through 0.0.0.0" \
+	llw -p default $SV -- "$NETPROBE" self tcp 0.0.0.0 0 0.0.0.0
+expect_output "... bound to 127.0.0.1" "bound=127\.0\.0\.1 "
+expect_succeeded "... bound to ::, it lands on ::1" \
+	llw -p default $SV -- "$NETPROBE" self tcp :: 0 ::1
+expect_output "... bound to ::1" "bound=::1 "
+expect_succeeded "the sandbox's own UDP server: a datagram reaches it" \
+	llw -p default $SV -- "$NETPROBE" self udp 127.0.0.1 0 -
+expect_denied "a bind of a privileged or unlisted port is still refused" \
+	llw -p default $SV -- "$NETPROBE" self tcp 127.0.0.1 80 -
+}
+
+# A port the sandbox once listened on, taken over by a host server after
+# the sandbox closed its socket: the host's server is not the sandbox's.
+L3P=$(free_port)
+rm -f "$PROJ/go" "$PROJ/closed"
+spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default -p "$T/sv.ini" -- /bin/sh -c \
+	"$NETPROBE tcp-bind-close 127.0.0.1 $L3P && touch $PROJ/closed; while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE tcp-connect 127.0.0.1 $L3P" >"$T/squat.out" 2>&1
+sq=$spawned
+i=0
+while [ ! -e "$PROJ/closed" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+serve tcp 127.0.0.1 "$L3P" "$T/squat"
+wait_file "$T/squat"
+touch "$PROJ/go"
+wait "$sq" 2>/dev/null
+if grep -q "^SUCCEEDED tcp-bind-close" "$T/squat.out" && grep -q "^DENIED tcp-connect errno=EACCES" "$T/squat.out" &&
+	[ "$(count "$T/squat")" -eq 0 ]; then
+	ok "a host server on a port the sandbox used to listen on is refused (identity by socket cookie, not port)"
+else
+	not_ok "a host server that took over the sandbox's port"
+	diag "$(cat "$T/squat.out"), accepts $(count "$T/squat")"
+fi
+
+# The same for an abstract unix name.
+rm -f "$PROJ/go" "$PROJ/closed"
+spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default -p "$T/sv.ini" -- /bin/sh -c \
+	"$PROBE abstract-serve llw-squat-$$ & sleep 0.5; $PROBE abstract-connect llw-squat-$$; kill %1; wait; touch $PROJ/closed; while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE abstract-connect llw-squat-$$" >"$T/asquat.out" 2>&1
+sq=$spawned
+i=0
+while [ ! -e "$PROJ/closed" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+serve unix-stream "@llw-squat-$$" - "$T/asquat"
+wait_file "$T/asquat"
+touch "$PROJ/go"
+wait "$sq" 2>/dev/null
+if [ "$(grep -c "^SUCCEEDED abstract-connect" "$T/asquat.out")" -eq 1 ] &&
+	grep -q "^DENIED abstract-connect" "$T/asquat.out" && [ "$(count "$T/asquat")" -eq 0 ]; then
+	ok "an abstract name the sandbox bound and let go, taken by a host server, is refused"
+else
+	not_ok "a host server that took over the sandbox's abstract name"
+	diag "$(cat "$T/asquat.out"), accepts $(count "$T/asquat")"
+fi
 
 # ---- The blocked-attempt log ----
 LOGDIR=$HOME_DIR/.local/state/llwrap

@@ -275,9 +275,15 @@ test_decide_ports_only(void **state)
 	assert_string_equal(
 		supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a),
 		"filtered/port");
+	/* A bind off loopback: the address refuses before the port. */
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_BIND, SUPERVISE_TCP, &a),
+		"filtered/listen");
+	a = addr("127.0.0.1", 80);
 	assert_string_equal(
 		supervise_decide(r, SUPERVISE_BIND, SUPERVISE_TCP, &a),
 		"filtered/bind-port");
+	a = addr("203.0.113.7", 80);
 	supervise_rules_free(r);
 	p->net = LLW_NET_HOST;
 	assert_int_equal(supervise_rules_new(p, NULL, &r, &cause), 0);
@@ -287,6 +293,133 @@ test_decide_ports_only(void **state)
 	assert_string_equal(
 		supervise_decide(r, SUPERVISE_SEND, SUPERVISE_UDP, &a),
 		"filtered/dns");
+	supervise_rules_free(r);
+	policy_free(p);
+}
+
+static void
+test_local(void **state)
+{
+	static const struct {
+		const char *addr;
+		bool local;
+	} t[] = {
+		{ "127.0.0.1", true },
+		{ "127.255.0.9", true },
+		{ "0.0.0.0", true },
+		{ "10.1.2.3", true },
+		{ "172.16.0.1", true },
+		{ "172.31.255.1", true },
+		{ "172.32.0.1", false },
+		{ "192.168.1.1", true },
+		{ "192.169.1.1", false },
+		{ "169.254.169.254", true },
+		{ "100.64.0.1", true },
+		{ "100.127.255.1", true },
+		{ "100.128.0.1", false },
+		{ "224.0.0.251", true },
+		{ "255.255.255.255", true },
+		{ "203.0.113.7", false },
+		{ "8.8.8.8", false },
+		{ "::1", true },
+		{ "::", true },
+		{ "fe80::1", true },
+		{ "fd00::1", true },
+		{ "fc00::1", true },
+		{ "ff02::fb", true },
+		{ "2001:db8::1", false },
+		{ "::ffff:10.0.0.1", true },
+		{ "::ffff:8.8.8.8", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct supervise_addr a = addr(t[i].addr, 80);
+
+		if (supervise_addr_local(&a) != t[i].local)
+			fail_msg("%s: local should be %d", t[i].addr,
+				 t[i].local);
+	}
+}
+
+/* supervise = yes with port rules only: the internet on those ports,
+ * local destinations never; binds on loopback; the unspecified address
+ * is loopback as a destination and becomes loopback as a bind. */
+static void
+test_decide_local(void **state)
+{
+	struct policy *p = policy_new();
+	struct supervise_rules *r = NULL;
+	char *cause = NULL;
+	char *const dns[] = { "127.0.0.53", NULL };
+	struct supervise_addr a;
+
+	(void)state;
+	p->supervise = true;
+	ports_add(&p->connect_tcp, 443, 443);
+	ports_add(&p->bind_tcp, 0, 0);
+	ports_add(&p->bind_tcp, 1024, 65535);
+	assert_int_equal(supervise_rules_new(p, dns, &r, &cause), 0);
+
+	a = addr("203.0.113.7", 443);
+	assert_null(supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a));
+	a = addr("127.0.0.1", 443);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a),
+		"filtered/local");
+	a = addr("192.168.1.1", 443);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a),
+		"filtered/local");
+	/* The resolver, on loopback, over UDP and TCP. */
+	a = addr("127.0.0.53", 53);
+	assert_null(supervise_decide(r, SUPERVISE_SEND, SUPERVISE_UDP, &a));
+	assert_null(supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a));
+
+	a = addr("0.0.0.0", 443);
+	supervise_addr_destination(&a);
+	assert_int_equal(a.family, AF_INET);
+	assert_int_equal(a.a[0], 127);
+	assert_int_equal(a.a[3], 1);
+	a = addr("::", 8080);
+	supervise_addr_destination(&a);
+	assert_int_equal(a.family, AF_INET6);
+	assert_int_equal(a.a[15], 1);
+	assert_int_equal(a.port, 8080);
+
+	/* Binds: loopback only; the wildcard becomes loopback. */
+	a = addr("0.0.0.0", 5173);
+	assert_true(supervise_bind_address(r, &a));
+	assert_int_equal(a.a[0], 127);
+	assert_null(supervise_decide(r, SUPERVISE_BIND, SUPERVISE_TCP, &a));
+	a = addr("127.0.0.1", 5173);
+	assert_false(supervise_bind_address(r, &a));
+	assert_null(supervise_decide(r, SUPERVISE_BIND, SUPERVISE_TCP, &a));
+	a = addr("192.168.1.5", 5173);
+	assert_false(supervise_bind_address(r, &a));
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_BIND, SUPERVISE_TCP, &a),
+		"filtered/listen");
+	a = addr("127.0.0.1", 80);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_BIND, SUPERVISE_TCP, &a),
+		"filtered/bind-port");
+	supervise_rules_free(r);
+
+	/* A listen entry on the wildcard is asked for: kept. */
+	items_add(&p->listen, "0.0.0.0:4096");
+	assert_int_equal(supervise_rules_new(p, dns, &r, &cause), 0);
+	a = addr("0.0.0.0", 4096);
+	assert_false(supervise_bind_address(r, &a));
+	assert_null(supervise_decide(r, SUPERVISE_BIND, SUPERVISE_TCP, &a));
+	supervise_rules_free(r);
+	/* net = host: nothing changes. */
+	p->net = LLW_NET_HOST;
+	assert_int_equal(supervise_rules_new(p, dns, &r, &cause), 0);
+	a = addr("0.0.0.0", 5173);
+	assert_false(supervise_bind_address(r, &a));
+	a = addr("127.0.0.1", 443);
+	assert_null(supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a));
 	supervise_rules_free(r);
 	policy_free(p);
 }
@@ -453,6 +586,8 @@ main(void)
 		cmocka_unit_test(test_parse_listen),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_ports_only),
+		cmocka_unit_test(test_local),
+		cmocka_unit_test(test_decide_local),
 		cmocka_unit_test(test_rules_bad),
 		cmocka_unit_test(test_resolvers),
 		cmocka_unit_test(test_ratelimit),

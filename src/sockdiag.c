@@ -1,0 +1,176 @@
+/*
+ * sockdiag: which socket is bound where, asked of the kernel.  The
+ * contract is in sockdiag.h.
+ */
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "sockdiag.h"
+
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+
+/* Send one request and read its one answer into buf.  Returns the
+ * answer's payload length, or -errno (the kernel's NLMSG_ERROR). */
+static int
+ask(const void *req, size_t req_len, uint16_t type, void *buf, size_t size,
+    void **payload)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		unsigned char req[128];
+	} msg;
+	_cleanup_close_ int fd = -1;
+	struct nlmsghdr *h = buf;
+	ssize_t n;
+
+	if (req_len > sizeof(msg.req))
+		return -EINVAL;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	memset(&msg, 0, sizeof(msg));
+	msg.h.nlmsg_len = NLMSG_LENGTH(req_len);
+	msg.h.nlmsg_type = type;
+	msg.h.nlmsg_flags = NLM_F_REQUEST;
+	msg.h.nlmsg_seq = 1;
+	memcpy(msg.req, req, req_len);
+	if (sendto(fd, &msg, msg.h.nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	do
+		n = recv(fd, buf, size, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(h, (size_t)n))
+		return -EPROTO;
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(h);
+
+		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+			return -EPROTO;
+		return e->error < 0 ? e->error : -EPROTO;
+	}
+	if (h->nlmsg_type != type)
+		return -EPROTO;
+	*payload = NLMSG_DATA(h);
+	return (int)(h->nlmsg_len - NLMSG_LENGTH(0));
+}
+
+static uint64_t
+cookie_of(const uint32_t c[2])
+{
+	return (uint64_t)c[0] | (uint64_t)c[1] << 32;
+}
+
+int
+sockdiag_inet(int family, const uint8_t *addr, uint16_t port, bool udp,
+	      uint64_t *cookie)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = (uint8_t)family,
+		.sdiag_protocol = udp ? IPPROTO_UDP : IPPROTO_TCP,
+		.idiag_states = ~0u,
+		.id.idiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+	};
+	union {
+		struct nlmsghdr h;
+		unsigned char b[1024];
+	} buf;
+	size_t alen = family == AF_INET ? 4 : 16;
+	void *p;
+	int n;
+
+	/* The kernel's exact lookups read the fields differently: TCP
+	 * finds the listener for a connection to src:sport; UDP finds the
+	 * socket for a datagram to dst:dport. */
+	if (udp) {
+		memcpy(req.id.idiag_dst, addr, alen);
+		req.id.idiag_dport = htons(port);
+	} else {
+		memcpy(req.id.idiag_src, addr, alen);
+		req.id.idiag_sport = htons(port);
+	}
+	n = ask(&req, sizeof(req), SOCK_DIAG_BY_FAMILY, &buf, sizeof(buf), &p);
+	if (n < 0)
+		return n;
+	if ((size_t)n < sizeof(struct inet_diag_msg))
+		return -EPROTO;
+	*cookie = cookie_of(((struct inet_diag_msg *)p)->id.idiag_cookie);
+	return 0;
+}
+
+int
+sockdiag_unix(uint32_t ino, uint64_t cookie, struct sockdiag_unix *out)
+{
+	struct unix_diag_req req = {
+		.sdiag_family = AF_UNIX,
+		.udiag_states = ~0u,
+		.udiag_ino = ino,
+		.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS,
+		.udiag_cookie = { (uint32_t)cookie, (uint32_t)(cookie >> 32) },
+	};
+	union {
+		struct nlmsghdr h;
+		unsigned char b[1024];
+	} buf;
+	struct rtattr *a;
+	void *p;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	n = ask(&req, sizeof(req), SOCK_DIAG_BY_FAMILY, &buf, sizeof(buf), &p);
+	if (n < 0)
+		return n == -ESTALE ? -ENOENT : n; /* another cookie */
+	if ((size_t)n < NLMSG_ALIGN(sizeof(struct unix_diag_msg)))
+		return -EPROTO;
+	n -= (int)NLMSG_ALIGN(sizeof(struct unix_diag_msg));
+	a = (struct rtattr *)((char *)p +
+			      NLMSG_ALIGN(sizeof(struct unix_diag_msg)));
+	for (; RTA_OK(a, n); a = RTA_NEXT(a, n)) {
+		size_t len = RTA_PAYLOAD(a);
+
+		if (a->rta_type == UNIX_DIAG_VFS &&
+		    len >= sizeof(struct unix_diag_vfs)) {
+			const struct unix_diag_vfs *v = RTA_DATA(a);
+
+			out->has_vfs = true;
+			out->vfs_ino = v->udiag_vfs_ino;
+			/* The kernel's own dev_t: major << 20 | minor. */
+			out->vfs_dev = makedev(v->udiag_vfs_dev >> 20,
+					       v->udiag_vfs_dev & 0xfffff);
+		} else if (a->rta_type == UNIX_DIAG_NAME && len > 0 &&
+			   len <= sizeof(out->name)) {
+			const char *s = RTA_DATA(a);
+
+			out->abstract = s[0] == '\0';
+			out->name_len = out->abstract ? len - 1 : len;
+			memcpy(out->name, out->abstract ? s + 1 : s,
+			       out->name_len);
+		}
+	}
+	return 0;
+}
+
+int
+sockdiag_cookie(int fd, uint64_t *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+
+	return getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) < 0 ? -errno
+								       : 0;
+}
