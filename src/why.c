@@ -635,7 +635,13 @@ why_supervised(const struct sandbox *sb, const struct supervise_rules *rules,
 		}
 	}
 	if (q->host == NULL) {
-		rule = supervise_decide(rules, op, proto, &q->addr);
+		struct supervise_addr a = q->addr;
+
+		if (op == SUPERVISE_BIND)
+			(void)supervise_bind_address(rules, &a);
+		else
+			supervise_addr_destination(&a);
+		rule = supervise_decide(rules, op, proto, &a);
 	} else {
 		rule = sb->policy->net == LLW_NET_HOST || pr != NULL
 			       ? NULL
@@ -661,7 +667,12 @@ why_supervised(const struct sandbox *sb, const struct supervise_rules *rules,
 		} else if (pr != NULL) {
 			set(&v->rule, xasprintf("%s = %u", key, port));
 			set(&v->origin, xstrdup(pr->origin));
-			note_port_reach(v, key, port);
+			if (!is_bind(q->access))
+				note(v, xasprintf("under the supervisor, %s "
+						  "%u reaches port %u of "
+						  "internet hosts, not of "
+						  "this host or its networks",
+						  key, port, port));
 		}
 		if (q->host != NULL)
 			note(v, xstrdup("a name is decided by the address it "
@@ -676,6 +687,20 @@ why_supervised(const struct sandbox *sb, const struct supervise_rules *rules,
 		set(&v->rule, xstrdup(rule));
 		set(&v->change,
 		    xasprintf("[network] dns = %s (or --dns %s)", t, t));
+	} else if (strcmp(rule, "filtered/local") == 0) {
+		_cleanup_free_ char *a = addr_text(&q->addr);
+		int bits = q->addr.family == AF_INET ? 32 : 128;
+
+		set(&v->decision,
+		    xasprintf("denied: %s is on this host or its networks "
+			      "(loopback, private, link-local), which a port "
+			      "rule does not reach; the sandbox's own "
+			      "listeners there are reachable",
+			      t));
+		set(&v->rule, xstrdup(rule));
+		set(&v->change, xasprintf("[network] allow-cidr = %s/%d:%u (or "
+					  "--allow-cidr %s/%d:%u)",
+					  a, bits, port, a, bits, port));
 	} else if (strcmp(rule, "filtered/no-cidr") == 0) {
 		_cleanup_free_ char *a = addr_text(&q->addr);
 

@@ -193,6 +193,19 @@ static const struct why_case cases[] = {
 	  "resolvers" },
 	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
 	  WHY_CONNECT_TCP, "127.0.0.53:53", ALLOW, "dns (the resolvers)" },
+	/* supervise = yes: a port rule is not a host rule. */
+	{ "default", "network supervise yes; network connect-tcp 443", 7,
+	  false, true, WHY_CONNECT_TCP, "203.0.113.7:443", ALLOW,
+	  "reaches port 443 of internet hosts" },
+	{ "default", "network supervise yes; network connect-tcp 443", 7,
+	  false, true, WHY_CONNECT_TCP, "127.0.0.1:443", DENY,
+	  "allow:  [network] allow-cidr = 127.0.0.1/32:443" },
+	{ "default", "network supervise yes; network connect-tcp 443", 7,
+	  false, true, WHY_CONNECT_TCP, "0.0.0.0:443", DENY,
+	  "is on this host or its networks" },
+	{ "default", "network supervise yes; network connect-tcp 443", 7,
+	  false, true, WHY_CONNECT_TCP, "192.168.1.10:443", DENY,
+	  "filtered/local" },
 };
 
 /* Apply "section key value; ..." to the command-line profile. */
