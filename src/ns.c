@@ -634,10 +634,14 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
 		fd = clone_tree(m->access == LLW_ACCESS_DENY ? "/dev/null"
 							     : m->path);
 		if (fd >= 0) {
+			/* A denied file is /dev/null on a nodev mount: every
+			 * open of it fails with EACCES, so a write is refused
+			 * instead of vanishing (bwrap.c does the same). */
 			uint64_t a = m->access == LLW_ACCESS_DENY
 					     ? MOUNT_ATTR_RDONLY |
 						       MOUNT_ATTR_NOEXEC |
-						       MOUNT_ATTR_NOSUID
+						       MOUNT_ATTR_NOSUID |
+						       MOUNT_ATTR_NODEV
 					     : mask_attrs(m->access);
 			int r = setattr(fd, a, 0, true);
 
