@@ -186,6 +186,7 @@ resolve(const char *project, const char *name, char **cmd, char **profiles,
 			.profile_path = path,
 			.cli = cli,
 			.read_project_file = true,
+			.as_root = getuid() == 0 || geteuid() == 0,
 		};
 
 		r = policy_resolve(&req, &policy, &cause);
@@ -771,9 +772,20 @@ options_done:
 	}
 	if (sb->must_fail)
 		die(EXIT_LLWRAP, "%s", sb->fail_cause);
-	if (!quiet)
+	if (!quiet) {
+		if (getuid() == 0 || geteuid() == 0)
+			fprintf(stderr,
+				"llwrap: %s runs as root; root's secrets "
+				"(/etc/shadow, sudoers, SSH host keys) are "
+				"denied, the rest of the policy is as "
+				"configured.\n",
+				cmd[0]);
+		/* A mistyped path is the common case: say so once. */
+		for (char **n = sb->fs->missing; n != NULL && *n != NULL; n++)
+			fprintf(stderr, "llwrap: %s.\n", *n);
 		for (char **n = sb->not_enforced; n != NULL && *n != NULL; n++)
 			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", *n);
+	}
 	if (verbose)
 		fprintf(stderr, "llwrap: running %s in %s\n", cmd[0],
 			policy->project);

@@ -381,6 +381,29 @@ rule_is_config(const struct rrule *r)
 	return r->rule->rank == LLW_RANK_CONFIG;
 }
 
+/*
+ * A grant on a path that is not there: a note, and a report for stderr
+ * when it would have widened access (a mistyped path), unless the rule
+ * says the path may be missing ("?PATH").  A rule narrower than its
+ * parent's (ro ${PROJECT}/.envrc) protects a file that may come later.
+ */
+static void
+compiler_missing(struct compiler *c, const struct rrule *r, const char *why)
+{
+	char *s = xasprintf("%s %s (%s): %s; rule dropped",
+			    pathtree_level_name(r->rule->access), r->rule->path,
+			    rule_origin(r), why);
+	_cleanup_free_ char *parent = xstrdup(r->rule->path);
+	char *slash = strrchr(parent, '/');
+
+	*(slash == parent ? slash + 1 : slash) = '\0';
+	if (!r->rule->optional && !rule_is_config(r) &&
+	    policy_access_wider(r->rule->access,
+				policy_access_at(c->p, parent, NULL)))
+		strv_push(&c->plan->missing, s);
+	compiler_note(c, s);
+}
+
 static void
 compiler_add_rule(struct compiler *c, const char *path, uint64_t access,
 		  bool is_dir, const char *origin, bool punched)
@@ -1088,17 +1111,9 @@ pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 						r == 0 ? "does not exist"
 						       : "cannot be reached"));
 			else
-				compiler_note(
-					&c,
-					xasprintf(
-						"%s %s (%s): %s; rule "
-						"dropped",
-						pathtree_level_name(
-							win->rule->access),
-						win->rule->path,
-						rule_origin(win),
-						r == 0 ? "does not exist"
-						       : "cannot be reached"));
+				compiler_missing(&c, win,
+						 r == 0 ? "does not exist"
+							: "cannot be reached");
 			continue;
 		}
 		if (r < 0) {
@@ -1147,5 +1162,6 @@ plan_free(struct plan *plan)
 	free(plan->masks);
 	strv_free(plan->notes);
 	strv_free(plan->lost);
+	strv_free(plan->missing);
 	free(plan);
 }

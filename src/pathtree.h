@@ -11,7 +11,8 @@
  *    not available it fails closed naming the path, unless best effort,
  *    where it punches holes and records the loss in plan->lost.
  *  - Paths that do not exist: a deny is noted, not created; a grant on a
- *    missing path is dropped with a note.
+ *    missing path is dropped with a note, and listed in plan->missing
+ *    unless the rule says the path may be missing ("?PATH").
  *
  * The filesystem is reached only through struct pathtree_fs so the unit
  * tests can drive the compiler with a table-defined tree.
@@ -68,13 +69,13 @@ struct plan_rule {
  * An L3 mount mask: the mount view of path and everything beneath it is
  * set to access, on top of the Landlock rules (the command gets the
  * intersection).  deny: an empty read-only tmpfs for a directory,
- * /dev/null for a file; ro: a read-only noexec bind of the real path; rx:
- * read-only bind; rw: writable noexec bind; rwx: writable bind.  Masks are
- * applied in the plan's order (parents first); a mask beneath another
- * re-exposes the real path with its own access.  A writable mask occurs
- * only there (`deny ~/.ssh` + `rw ~/.ssh/agent-dir` in a writable ~) or
- * when a writable directory is narrowed by execute alone (`rwx P` +
- * `rw P/a`).
+ * /dev/null on a nodev mount (every open fails) for a file; ro: a read-only
+ * noexec bind of the real path; rx: read-only bind; rw: writable noexec bind;
+ * rwx: writable bind.  Masks are applied in the plan's order (parents first); a
+ * mask beneath another re-exposes the real path with its own access.  A
+ * writable mask occurs only there (`deny ~/.ssh` + `rw ~/.ssh/agent-dir` in a
+ * writable ~) or when a writable directory is narrowed by execute alone (`rwx
+ * P` + `rw P/a`).
  */
 struct plan_mask {
 	char *path;
@@ -94,6 +95,9 @@ struct plan {
 	size_t n_masks;
 	char **notes; /* informational, for --explain */
 	char **lost;  /* best-effort losses: NOT ENFORCED lines */
+	/* grants on missing paths not marked "?PATH": also in notes, and
+	 * reported on stderr before the command runs */
+	char **missing;
 };
 
 /*

@@ -23,6 +23,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fdutil.h"
+#include "gitconfig.h"
 #include "match.h"
 #include "path.h"
 #include "policy.h"
@@ -307,6 +310,9 @@ struct resolver {
 	uint32_t rank;	/* rank of the last source applied */
 	char **applied; /* profile->file of every source applied */
 	char **stack;	/* the include chain being applied */
+	/* [filesystem] git-config: the files, their origins and ranks */
+	struct llw_path_rule *git;
+	size_t n_git;
 };
 
 /* "file:line", built by hand: one per entry on every run, and vasprintf
@@ -506,7 +512,8 @@ apply_paths(struct resolver *r, const struct profile *prof,
 
 		if (prof->kind == PROFILE_KIND_PROJECT) {
 			const char *o;
-			enum llw_access now = policy_access_at(p, *v, &o);
+			enum llw_access now =
+				policy_access_at(p, *v + ((*v)[0] == '?'), &o);
 
 			if (policy_access_wider(a, now)) {
 				*cause = xasprintf(
@@ -523,7 +530,8 @@ apply_paths(struct resolver *r, const struct profile *prof,
 		p->paths = xreallocarray(p->paths, p->n_paths + 1,
 					 sizeof(*p->paths));
 		pr = &p->paths[p->n_paths++];
-		pr->path = xstrdup(*v);
+		pr->optional = (*v)[0] == '?';
+		pr->path = xstrdup(*v + pr->optional);
 		pr->access = a;
 		pr->rank = rank;
 		pr->origin = origin_of(prof, e->line);
@@ -686,6 +694,99 @@ is_key(const struct profile_entry *e, const char *section, const char *key)
 	return strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0;
 }
 
+static void
+git_clear(struct resolver *r)
+{
+	for (size_t i = 0; i < r->n_git; i++) {
+		free(r->git[i].path);
+		free(r->git[i].origin);
+	}
+	free(r->git);
+	r->git = NULL;
+	r->n_git = 0;
+}
+
+static void
+git_add(struct resolver *r, const char *path, const char *origin, uint32_t rank)
+{
+	for (size_t i = 0; i < r->n_git; i++)
+		if (strcmp(r->git[i].path, path) == 0)
+			return;
+	r->git = xreallocarray(r->git, r->n_git + 1, sizeof(*r->git));
+	r->git[r->n_git++] = (struct llw_path_rule){
+		.path = xstrdup(path),
+		.access = LLW_ACCESS_RO,
+		.rank = rank,
+		.origin = xstrdup(origin),
+		.optional = true,
+	};
+}
+
+/* A path some explicit deny rule covers. */
+static bool
+denied_explicitly(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_paths; i++)
+		if (p->paths[i].access == LLW_ACCESS_DENY &&
+		    path_under(path, p->paths[i].path))
+			return true;
+	return false;
+}
+
+/*
+ * [filesystem] git-config: each file read-only, and the files it makes git
+ * read (includes, in turn, up to a bound; core.excludesFile and
+ * core.attributesFile), unless a deny rule covers them: git dies on an
+ * include it cannot read, so these must be readable for git to work.
+ * Missing or unreadable files are dropped quietly.
+ */
+static void
+apply_git_config(struct resolver *r)
+{
+	_cleanup_free_ char *home = NULL;
+	_cleanup_free_ char *err = NULL;
+
+	if (vars_expand(r->vars, "${HOME}", &home, &err) < 0)
+		home = NULL;
+	/* r->git grows while it is walked: includes are appended. */
+	for (size_t i = 0; i < r->n_git && i < 64; i++) {
+		struct llw_path_rule g = r->git[i];
+		_cleanup_close_ int fd = -1;
+		_cleanup_free_ char *text = NULL;
+		_cleanup_strv_ char **found = NULL;
+		size_t len;
+
+		if (denied_explicitly(r->p, g.path))
+			continue;
+		r->p->paths = xreallocarray(r->p->paths, r->p->n_paths + 1,
+					    sizeof(*r->p->paths));
+		r->p->paths[r->p->n_paths++] = (struct llw_path_rule){
+			.path = xstrdup(g.path),
+			.access = LLW_ACCESS_RO,
+			.rank = g.rank,
+			.origin = xstrdup(g.origin),
+			.optional = true,
+		};
+		if (g.access == LLW_ACCESS_RX)
+			continue; /* a plain file, not a config */
+		fd = open(g.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0 || fd_read_all(fd, 1024 * 1024, &text, &len) < 0)
+			continue;
+		found = gitconfig_paths(text, g.path, home);
+		for (char **f = found; *f != NULL; f++) {
+			_cleanup_free_ char *o =
+				xasprintf("%s, named in %s", g.origin, g.path);
+			size_t n = r->n_git;
+
+			git_add(r, *f + 1, o, g.rank);
+			/* Plain files are marked so they are not parsed. */
+			if (r->n_git > n && **f == 'f')
+				r->git[n].access = LLW_ACCESS_RX;
+		}
+	}
+	git_clear(r);
+}
+
 /* Apply the entries of prof (not its includes) at the given rank. */
 static int
 apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
@@ -714,6 +815,13 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 			}
 			for (char **v = e->values; *v != NULL; v++)
 				items_add(&p->mkdirs, *v, origin);
+		} else if (is_key(e, "filesystem", "git-config")) {
+			if (strcmp(v0, "none") == 0) {
+				git_clear(r);
+				continue;
+			}
+			for (char **v = e->values; *v != NULL; v++)
+				git_add(r, *v, origin, rank);
 		} else if (is_key(e, "filesystem", "private-tmp")) {
 			p->private_tmp = strcmp(v0, "yes") == 0;
 			scalar_set(&p->private_tmp_origin, origin);
@@ -994,13 +1102,46 @@ apply_matched(struct resolver *r, char **cause)
 	return ret;
 }
 
+/*
+ * Secrets only root can read (DESIGN.md §11), denied in every profile when
+ * the command runs as root.  A missing one is only noted by --explain.
+ */
+static const char *const root_secrets[] = {
+	"/etc/shadow",
+	"/etc/shadow-",
+	"/etc/gshadow",
+	"/etc/gshadow-",
+	"/etc/sudoers",
+	"/etc/sudoers.d",
+	"/etc/security/opasswd",
+	"/etc/ssh/ssh_host_rsa_key",
+	"/etc/ssh/ssh_host_dsa_key",
+	"/etc/ssh/ssh_host_ecdsa_key",
+	"/etc/ssh/ssh_host_ed25519_key",
+	"/etc/ssl/private",
+	"/etc/krb5.keytab",
+	"/etc/NetworkManager/system-connections",
+	"/etc/wireguard",
+};
+
 /* The built-in base, rank 0 (DESIGN.md §7, network filtered). */
 static void
-apply_base(struct policy *p)
+apply_base(struct policy *p, bool as_root)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(base_env_keep); i++)
 		items_add(&p->env_keep, base_env_keep[i], "built-in");
 	p->net = LLW_NET_FILTERED;
+	if (!as_root)
+		return;
+	p->paths =
+		xreallocarray(p->paths, p->n_paths + ARRAY_SIZE(root_secrets),
+			      sizeof(*p->paths));
+	for (size_t i = 0; i < ARRAY_SIZE(root_secrets); i++)
+		p->paths[p->n_paths++] = (struct llw_path_rule){
+			.path = xstrdup(root_secrets[i]),
+			.access = LLW_ACCESS_DENY,
+			.origin = xstrdup("built-in, as root"),
+		};
 }
 
 int
@@ -1019,7 +1160,7 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	p->project = req->project != NULL ? xstrdup(req->project) : NULL;
 	p->config_files = xcalloc(1, sizeof(char *));
 	p->descriptions = xcalloc(1, sizeof(char *));
-	apply_base(p);
+	apply_base(p, req->as_root);
 
 	if (profiles == NULL || profiles[0] == NULL)
 		profiles = default_profiles;
@@ -1052,6 +1193,9 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	}
 	if (ret == 0 && req->cli != NULL)
 		ret = apply_profile(&r, req->cli, ++r.rank, cause);
+	if (ret == 0)
+		apply_git_config(&r);
+	git_clear(&r);
 
 	strv_free(r.applied);
 	strv_free(r.stack);

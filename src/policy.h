@@ -57,6 +57,7 @@ struct llw_path_rule {
 	enum llw_access access;
 	uint32_t rank; /* rank of the source that set it */
 	char *origin;  /* "file:line", "command line", "built-in" */
+	bool optional; /* "?PATH": dropped quietly when it is missing */
 };
 
 /* An inclusive port range; a single port has lo == hi. */
@@ -166,6 +167,7 @@ struct policy_request {
 				    * for profiles with a [match] section */
 	const struct profile *cli; /* command-line flags, most specific */
 	bool read_project_file;	   /* apply ${PROJECT}/.llwrap.ini if present */
+	bool as_root; /* the command runs as root: deny root's secrets */
 };
 
 /*

@@ -261,6 +261,7 @@ static const struct key_spec {
 	{ "filesystem", "rwx", VT_PATHS, NULL },
 	{ "filesystem", "deny", VT_PATHS, NULL },
 	{ "filesystem", "mkdir", VT_PATHS, NULL },
+	{ "filesystem", "git-config", VT_PATHS, NULL },
 	{ "filesystem", "private-tmp", VT_BOOL, NULL },
 	{ "network", "mode", VT_ENUM, choices_mode },
 	{ "network", "connect-tcp", VT_PORTS, NULL },
@@ -594,6 +595,8 @@ project_check(const struct profile *p, const struct key_spec *ks,
 			why = "rw and rwx grant write access";
 		else if (strcmp(ks->key, "mkdir") == 0)
 			why = "mkdir creates directories";
+		else if (strcmp(ks->key, "git-config") == 0)
+			why = "git-config grants read access";
 		else if (strcmp(ks->key, "private-tmp") == 0 &&
 			 strcmp(values[0], "yes") != 0)
 			why = "only private-tmp = yes tightens";
@@ -638,6 +641,15 @@ project_check(const struct profile *p, const struct key_spec *ks,
 		    ks->section, ks->key, why);
 }
 
+/* ro, rx, rw, rwx: the keys that grant access to a path. */
+static bool
+grant_key(const struct key_spec *ks)
+{
+	return strcmp(ks->section, "filesystem") == 0 &&
+	       (strcmp(ks->key, "ro") == 0 || strcmp(ks->key, "rx") == 0 ||
+		strcmp(ks->key, "rw") == 0 || strcmp(ks->key, "rwx") == 0);
+}
+
 /*
  * Check and normalise one element of a list value.  Returns 0 and the
  * element to store in *out, or -EINVAL with *cause.
@@ -649,12 +661,21 @@ value_check(const struct profile *p, const struct vars *v,
 {
 	_cleanup_free_ char *s = NULL;
 	_cleanup_free_ char *err = NULL;
+	_cleanup_free_ char *norm = NULL;
 	const char *eq;
+	bool optional;
 	int family;
 
 	switch (ks->type) {
 	case VT_PATHS:
-		if (vars_expand_full(v, raw, true, &s, &err) < 0)
+		/* "?PATH": a grant that may be missing, dropped quietly. */
+		optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
+		if (optional && !grant_key(ks))
+			return fail(cause, p->file, line,
+				    "[%s] %s: '?' (the path may be missing) "
+				    "is only for ro, rx, rw and rwx.",
+				    ks->section, ks->key);
+		if (vars_expand_full(v, raw + optional, true, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
 		if (s[0] != '/')
 			return fail(cause, p->file, line,
@@ -662,7 +683,8 @@ value_check(const struct profile *p, const struct vars *v,
 				    "it with '/', '~/' or a variable such as "
 				    "${PROJECT}.",
 				    ks->section, ks->key, s);
-		*out = path_normalise(s);
+		norm = path_normalise(s);
+		*out = optional ? xasprintf("?%s", norm) : xstrdup(norm);
 		return 0;
 	case VT_INCLUDES:
 		if (vars_expand_full(v, raw, true, &s, &err) < 0)
@@ -779,13 +801,58 @@ profile_free(struct profile *p)
 
 DEFINE_CLEANUP_FUNC(struct profile, profile_free)
 
-/* Split a value: blanks always, commas too for port lists. */
+/*
+ * Split a list of paths on blanks.  Double quotes keep blanks in a path:
+ * "~/My Files" or ~/"My Files" is one path; inside quotes \" is a quote
+ * and \\ a backslash.  NULL for an unterminated quote.
+ */
 static char **
-value_split(const struct key_spec *ks, const char *value)
+paths_split(const char *value)
+{
+	_cleanup_strv_ char **v = NULL;
+	_cleanup_free_ char *word = xmalloc(strlen(value) + 1);
+	const char *s = value;
+
+	for (;;) {
+		size_t n = 0;
+		bool quoted = false;
+
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == '\0')
+			break;
+		while (*s != '\0' && (quoted || !isspace((unsigned char)*s))) {
+			if (*s == '"') {
+				quoted = !quoted;
+				s++;
+				continue;
+			}
+			if (quoted && *s == '\\' &&
+			    (s[1] == '"' || s[1] == '\\'))
+				s++;
+			word[n++] = *s++;
+		}
+		if (quoted)
+			return NULL;
+		word[n] = '\0';
+		strv_push(&v, word);
+	}
+	if (v == NULL)
+		v = xcalloc(1, sizeof(char *));
+	return steal_pointer(&v);
+}
+
+/* Split a value: blanks always, commas too for port lists.  A value
+ * given on the command line is one path, blanks and quotes included. */
+static char **
+value_split(const struct profile *p, const struct key_spec *ks,
+	    const char *value)
 {
 	_cleanup_free_ char *copy = xstrdup(value);
 
-	if (ks->type == VT_TEXT) {
+	if (ks->type == VT_PATHS && p->kind != PROFILE_KIND_CLI)
+		return paths_split(value);
+	if (ks->type == VT_TEXT || ks->type == VT_PATHS) {
 		char **v = xcalloc(2, sizeof(char *));
 
 		v[0] = steal_pointer(&copy);
@@ -841,7 +908,12 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			    "use -p for profiles.",
 			    section, key);
 
-	raw = value_split(ks, value);
+	raw = value_split(p, ks, value);
+	if (raw == NULL)
+		return fail(cause, p->file, line,
+			    "[%s] %s: a '\"' is not closed; quote a path with "
+			    "blanks as \"/a b\" (\\\" and \\\\ inside quotes).",
+			    section, key);
 	n = strv_length(raw);
 	/* An empty value adds nothing: "rw =" followed by indented lines is
 	 * a list spread over continuation lines. */
@@ -999,11 +1071,21 @@ parse_check_line(struct parse_state *st, const char *line, size_t len)
 		st->header = true;
 		return true;
 	}
-	if (memchr(start, '=', (size_t)(end - start)) == NULL &&
-	    memchr(start, ':', (size_t)(end - start)) == NULL) {
-		fail(&st->cause, file, st->line,
-		     "expected 'key = value', '[section]' or a comment.");
-		return false;
+	{
+		const char *eq = memchr(start, '=', (size_t)(end - start));
+		const char *colon = memchr(start, ':', (size_t)(end - start));
+
+		/* inih also takes "key: value"; llwrap's syntax is "key =
+		 * value", so "rwx: ~/bin" is a mistake, not a grant. */
+		if (eq == NULL || (colon != NULL && colon < eq)) {
+			fail(&st->cause, file, st->line,
+			     "expected 'key = value', '[section]' or a "
+			     "comment%s.",
+			     colon != NULL && (eq == NULL || colon < eq)
+				     ? " (the separator is '=', not ':')"
+				     : "");
+			return false;
+		}
 	}
 	st->in_key = true;
 	return true;
