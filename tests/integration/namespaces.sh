@@ -66,11 +66,13 @@ else
 	not_ok "git init && git commit work under -p opencode"; diag "status $rc: $out"
 fi
 run llw -p opencode -- /bin/cat "$PROJ/.env"
-if [ "$rc" -eq 0 ] && ! printf '%s' "$out" | grep -q llw-dotenv; then
+if [ "$rc" -ne 0 ] && ! printf '%s' "$out" | grep -q llw-dotenv; then
 	ok "deny \${PROJECT}/.env hides its content"
 else
 	not_ok "deny \${PROJECT}/.env hides its content"; diag "status $rc: $out"
 fi
+expect_denied "... a write to the masked .env fails, never into /dev/null" \
+	llw -p opencode -- "$PROBE" append "$PROJ/.env"
 expect_succeeded "... while README beside it is readable" \
 	llw -p opencode -- "$PROBE" read "$PROJ/README"
 expect_denied "rm of the masked .env fails" \
@@ -94,7 +96,7 @@ else
 fi
 [ ! -e "$PROJ/.git/hooks/post-checkout" ] && ok "no hook was created" || not_ok "a hook was created"
 run llw -p opencode --explain -- /bin/true
-expect_output "--explain lists the masks" "mask ro $PROJ/.git/hooks"
+expect_output "--explain lists the masks" "mask rx $PROJ/.git/hooks"
 expect_output "--explain notes a masked path that does not exist" "$PROJ/.vscode"
 expect_output "--explain says L3 runs and why" "L3 namespaces +yes, for .*private-tmp"
 

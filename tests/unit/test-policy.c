@@ -366,16 +366,16 @@ test_builtin_default(void **state)
 
 	(void)state;
 	assert_dump(dump_paths_under(p, "/usr"),
-		    "rx /usr 1 built-in empty:12\n");
+		    "rx /usr 1 built-in empty:13\n");
 	assert_dump(dump_paths_under(p, "/proj"),
-		    "rw /proj 2 built-in default:19\n");
+		    "rwx /proj 2 built-in default:25\n");
 	assert_dump(dump_paths_under(p, "/tmp"),
-		    "rw /tmp 2 built-in default:24\n");
+		    "rwx /tmp 2 built-in default:31\n");
 	assert_int_equal(p->net, LLW_NET_FILTERED);
-	assert_string_equal(p->net_origin.origin, "built-in default:27");
+	assert_string_equal(p->net_origin.origin, "built-in default:40");
 	assert_false(p->unix_sockets);
 	assert_string_equal(p->unix_sockets_origin.origin,
-			    "built-in default:28");
+			    "built-in default:41");
 	assert_int_equal(p->connect_tcp.n, 0);
 	assert_int_equal(p->bind_tcp.n, 0);
 	assert_false(p->best_effort);
@@ -910,7 +910,7 @@ static const struct {
 	  NULL },
 	{ "[network]\nmode = host\n",
 	  "2: .llwrap.ini may only tighten the policy: mode = host is wider "
-	  "than mode = filtered (built-in default:27)." },
+	  "than mode = filtered (built-in default:40)." },
 	{ "[network]\nconnect-tcp = 22\n",
 	  "2: .llwrap.ini may only tighten the policy: connect-tcp = 22 allows "
 	  "ports that less specific profiles do not; it can only keep a "
@@ -920,10 +920,10 @@ static const struct {
 	  "8000-8101 allows ports" },
 	{ "[network]\nconnect-udp = 53\n",
 	  "2: .llwrap.ini may only tighten the policy: connect-udp = 53" },
-	{ "[filesystem]\nrx = ${PROJECT}/bin\n",
-	  "2: .llwrap.ini may only tighten the policy: 'rx = PROJ/bin' would "
-	  "widen access to that path, which is 'rw' without it "
-	  "(built-in default:19)." },
+	{ "[filesystem]\nrx = /etc/llw\n",
+	  "2: .llwrap.ini may only tighten the policy: 'rx = /etc/llw' would "
+	  "widen access to that path, which is 'ro' without it "
+	  "(built-in default:29)." },
 	{ "[filesystem]\nro = /home/u/.ssh\n",
 	  "2: .llwrap.ini may only tighten the policy: 'ro = /home/u/.ssh' "
 	  "would widen access to that path, which is 'deny' without it (no "
@@ -1035,8 +1035,16 @@ test_project_effect(void **state)
 	assert_int_equal(p->net, LLW_NET_NONE);
 	/* unset drops what less specific profiles set. */
 	assert_string_equal(env, "BAR=2");
-	assert_int_equal(p->paths[p->n_paths - 1].access, LLW_ACCESS_DENY);
-	assert_int_equal(p->paths[p->n_paths - 1].rank, 4);
+	{
+		/* The last rule of a source: git-config's come after all. */
+		const struct llw_path_rule *d = NULL;
+
+		for (size_t i = 0; i < p->n_paths; i++)
+			if (p->paths[i].access == LLW_ACCESS_DENY)
+				d = &p->paths[i];
+		assert_non_null(d);
+		assert_int_equal(d->rank, 4);
+	}
 	assert_true(strv_contains(p->config_files, file));
 
 	/* Without read_project_file the file is ignored. */
@@ -1328,9 +1336,18 @@ test_shipped_resolve(void **state)
 		 * ".." in a distcheck build (_build/sub/..). */
 		_cleanup_free_ char *oc = realpath(oc_raw, NULL);
 
-		assert_string_equal(j, "ANTHROPIC_API_KEY=k OPENCODE_X=1 "
-				       "OPENCODE_DISABLE_AUTOUPDATE=1 "
-				       "RES_OPTIONS=use-vc");
+		/* The tool caches are the sandbox's own (opencode.ini). */
+		assert_true(strncmp(j,
+				    "ANTHROPIC_API_KEY=k OPENCODE_X=1 "
+				    "OPENCODE_DISABLE_AUTOUPDATE=1 "
+				    "RES_OPTIONS=use-vc XDG_CACHE_HOME=/home/u/"
+				    ".cache/llwrap/opencode npm_config_cache=",
+				    strlen("ANTHROPIC_API_KEY=k OPENCODE_X=1 "
+					   "OPENCODE_DISABLE_AUTOUPDATE=1 "
+					   "RES_OPTIONS=use-vc XDG_CACHE_HOME="
+					   "/home/u/.cache/llwrap/opencode "
+					   "npm_config_cache=")) == 0);
+		assert_null(strstr(j, "GITHUB_TOKEN"));
 		assert_string_equal(ct, "443 53");
 		assert_string_equal(bt, "0");
 		assert_int_equal(p->connect_udp.n, 0);
