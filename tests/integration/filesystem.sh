@@ -46,7 +46,7 @@ expect_status "rx: /usr/bin programs run" 0 \
 cp /bin/true "$PROJ/tool"
 chown "$TEST_UID:$TEST_GID" "$PROJ/tool"
 # The default project is rwx (DESIGN.md §10): what a build makes runs.
-expect_succeeded "default: a project binary runs (the project is rwx)" \
+expect_status "default: a project binary runs (the project is rwx)" 0 \
 	llw -p default -- "$PROBE" exec "$PROJ/tool"
 expect_status "default: llwrap starts it as the command" 0 \
 	llw -p default -- "$PROJ/tool"
