@@ -77,9 +77,9 @@ expect_denied "'ro = none' in a later profile clears it" \
 # [match]: a profile on the path applies by itself to a matching command.
 mkdir -p "$T/ppath"
 printf '[filesystem]\nro = %s\n[match]\ncommand = probe\n' "$OUTSIDE" >"$T/ppath/auto.ini"
-run as_user env LLWRAP_PROFILE_PATH="$T/ppath:$LLW_SRCDIR/conf" $LLWRAP_B --rx "$LLW_HELPERS" -p default -- "$PROBE" read "$OUTSIDE/file"
+run as_user env LLWRAP_PROFILE_PATH="$T/ppath:$LLWRAP_PROFILE_PATH" $LLWRAP_B --rx "$LLW_HELPERS" -p default -- "$PROBE" read "$OUTSIDE/file"
 expect_rc "a [match] profile applies to its command" 0
-run as_user env LLWRAP_PROFILE_PATH="$T/ppath:$LLW_SRCDIR/conf" $LLWRAP_B --rx "$LLW_HELPERS" -p default -- /bin/cat "$OUTSIDE/file"
+run as_user env LLWRAP_PROFILE_PATH="$T/ppath:$LLWRAP_PROFILE_PATH" $LLWRAP_B --rx "$LLW_HELPERS" -p default -- /bin/cat "$OUTSIDE/file"
 expect_rc "... and not to another command" 1
 
 done_testing

@@ -4,8 +4,8 @@
 # removed on exit, and a fixture: a home with secrets, a project, another
 # project, all owned by the unprivileged user the sandboxed commands run
 # as.  Every security check asserts the denial *and* the legitimate
-# neighbour.  The scratch directory lives in the build tree, not /tmp,
-# because the shipped profiles make /tmp writable.
+# neighbour.  The scratch directory lives in the build tree, never under
+# /tmp, /var/tmp or /dev/shm, which the shipped profiles make writable.
 
 set -u
 
@@ -52,10 +52,47 @@ skip_rest() {
 	exit
 }
 
-# Scratch space, readable by the test user.
-mkdir -p "$LLW_BUILDDIR/tests"
-T=$(mktemp -d "$LLW_BUILDDIR/tests/run.XXXXXX")
+# Scratch space, readable by the test user.  Not in a tree the shipped
+# profiles make writable (/tmp, /var/tmp, /dev/shm): a fake home there
+# would be writable, and inside a private /tmp invisible.  So when the
+# build tree lies in one (a checkout under /tmp), the scratch space moves
+# out, and so do the programs the sandbox runs (the helpers, and llwrap
+# with its escape corpus beside it).
+case "$LLW_BUILDDIR/" in
+/tmp/* | /var/tmp/* | /dev/shm/*)
+	if [ "$(id -u)" -eq 0 ]; then
+		scratch=/run/llwrap-tests
+	elif [ -d "${XDG_RUNTIME_DIR:-/nonexistent}" ]; then
+		scratch=$XDG_RUNTIME_DIR/llwrap-tests
+	else
+		scratch=$HOME/.cache/llwrap-tests
+	fi
+	relocate=yes
+	;;
+*)
+	scratch=$LLW_BUILDDIR/tests
+	relocate=no
+	;;
+esac
+mkdir -p "$scratch"
+T=$(mktemp -d "$scratch/run.XXXXXX")
 chmod 755 "$T"
+if [ "$relocate" = yes ]; then
+	mkdir "$T/bin" "$T/helpers"
+	cp "$LLW_HELPERS/probe" "$LLW_HELPERS/netprobe" "$T/helpers/"
+	cp "$LLWRAP" "$T/bin/llwrap"
+	[ -x "$LLW_BUILDDIR/llwrap-escape" ] &&
+		cp "$LLW_BUILDDIR/llwrap-escape" "$T/bin/"
+	# The profiles too: a policy protects the files it read, and inside
+	# a writable /tmp that takes mount masks (L3).
+	cp -R "$LLWRAP_PROFILE_PATH" "$T/conf"
+	chmod -R a+rX "$T/bin" "$T/helpers" "$T/conf"
+	LLWRAP=$T/bin/llwrap
+	LLW_HELPERS=$T/helpers
+	PROBE=$LLW_HELPERS/probe
+	LLWRAP_PROFILE_PATH=$T/conf
+	export LLWRAP LLW_HELPERS LLWRAP_PROFILE_PATH
+fi
 # stop PID...: SIGTERM, then SIGKILL after 5 s, and reap.
 stop() {
 	for pid in "$@"; do

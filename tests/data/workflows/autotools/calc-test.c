@@ -1,0 +1,5 @@
+int
+main(void)
+{
+	return 6 * 7 == 42 ? 0 : 1;
+}

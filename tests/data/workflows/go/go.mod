@@ -1,0 +1,3 @@
+module example.com/llwfix
+
+go 1.19

@@ -1,0 +1,5 @@
+import llwfix
+
+
+def test_answer():
+    assert llwfix.answer() == 42
