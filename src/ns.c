@@ -59,10 +59,33 @@ sysctl_is(const char *path, const char *value)
 	return s != NULL && strcmp(s, value) == 0;
 }
 
+/* This process runs under a seccomp filter (Seccomp: 2 in its status),
+ * as a command inside llwrap does. */
+static bool
+under_seccomp_filter(void)
+{
+	_cleanup_close_ int fd =
+		open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (fd < 0 || fd_read_all(fd, 64 * 1024, &text, &len) < 0)
+		return false;
+	return strstr(text, "\nSeccomp:\t2\n") != NULL;
+}
+
 /* The reason a user namespace was refused with err, as a sentence. */
 static char *
 refusal_cause(int err)
 {
+	if (err == EPERM && under_seccomp_filter())
+		return xstrdup(
+			"this process already runs under a seccomp filter, "
+			"such as an outer llwrap's, which refuses new user "
+			"namespaces (an llwrap inside llwrap can only add "
+			"Landlock and seccomp, and so only tighten: give the "
+			"inner one a policy without masks, private-tmp, "
+			"hide-processes and net = none, such as -p default)");
 	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0"))
 		return xstrdup(
 			"user namespaces are disabled: "
