@@ -161,6 +161,16 @@ static const struct {
 	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa@2\n" },
 	/* CRLF line ends. */
 	{ "[network]\r\nmode = host\r\n", "network.mode=host@2\n" },
+	/* Quoted paths keep their blanks; \" and \\ inside quotes. */
+	{ "[filesystem]\nro = \"/a b\" ~/\"My Files\"/x /c\n",
+	  "filesystem.ro=/a b|/home/u/My Files/x|/c@2\n" },
+	{ "[filesystem]\nro = \"/q\\\"x\\\\y\"\n",
+	  "filesystem.ro=/q\"x\\y@2\n" },
+	/* "?PATH": a grant that may be missing. */
+	{ "[filesystem]\nrx = ?/nix/store ?~/bin\n",
+	  "filesystem.rx=?/nix/store|?/home/u/bin@2\n" },
+	{ "[filesystem]\ngit-config = ~/.gitconfig\n",
+	  "filesystem.git-config=/home/u/.gitconfig@2\n" },
 };
 
 static void
@@ -200,6 +210,18 @@ static const struct {
 	enum profile_kind kind;
 	const char *cause;
 } bad_cases[] = {
+	/* inih's "key: value" is not llwrap's syntax. */
+	{ "[filesystem]\nrwx: ~/bin\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: expected 'key = value', '[section]' or a comment "
+		    "(the separator is '=', not ':')." },
+	{ "[filesystem]\nro = \"/a b\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [filesystem] ro: a '\"' is not closed" },
+	{ "[filesystem]\ndeny = ?/a\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [filesystem] deny: '?' (the path may be missing) "
+		    "is only for ro, rx, rw and rwx." },
+	{ "[filesystem]\ngit-config = ~/.gitconfig\n", PROFILE_KIND_PROJECT,
+	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: "
+		    "[filesystem] git-config is not allowed here" },
 	{ "[bogus]\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":1: unknown section [bogus]" },
 	{ "\n\n[network]\nmode = host\n[ network ]\n", PROFILE_KIND_NORMAL,
@@ -471,6 +493,26 @@ test_cli(void **state)
 	assert_non_null(strstr(cause3, "bad port or range 'x'"));
 	/* Failed additions leave the profile as it was. */
 	assert_int_equal(p->n_entries, 3);
+	{
+		/* A flag is one path: blanks and quotes are part of it. */
+		attribute_cleanup(profile_freep) struct profile *q =
+			profile_new("command line", PROFILE_KIND_CLI);
+		_cleanup_free_ char *dq = NULL;
+
+		assert_int_equal(profile_add(q, v, "filesystem", "ro", "/x/c d",
+					     0, &cause3),
+				 0);
+		assert_int_equal(profile_add(q, v, "filesystem", "deny",
+					     "/a /b", 0, &cause3),
+				 0);
+		assert_int_equal(profile_add(q, v, "filesystem", "ro",
+					     "/q\"uo\"te", 0, &cause3),
+				 0);
+		dq = dump(q);
+		assert_string_equal(dq, "filesystem.ro=/x/c d@0\n"
+					"filesystem.deny=/a /b@0\n"
+					"filesystem.ro=/q\"uo\"te@0\n");
+	}
 }
 
 /* Variables and their defaults. */
