@@ -109,6 +109,16 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect_status "as root, a write outside is refused" 1 \
 		env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" write /etc/llwrap-test
 	[ ! -e /etc/llwrap-test ] && ok "... and /etc is untouched" || { not_ok "/etc/llwrap-test created"; rm -f /etc/llwrap-test; }
+	# Root's own secrets (DESIGN.md §11), denied in every profile.
+	run env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" read /etc/shadow
+	expect_rc "as root, /etc/shadow is denied" 1
+	expect_output "... and llwrap says the command runs as root, once" "^llwrap: .*probe runs as root"
+	[ -e /etc/sudoers ] && {
+		expect_denied "as root, /etc/sudoers is denied" \
+			env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -q -p default -C "$PROJ" -- "$PROBE" read /etc/sudoers
+	}
+	expect_succeeded "... while /etc/passwd beside them is readable" \
+		env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -q -p default -C "$PROJ" -- "$PROBE" read /etc/passwd
 else
 	skip "not root: the root case is tested when the suite runs as root"
 fi

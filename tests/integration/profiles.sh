@@ -74,6 +74,45 @@ expect_succeeded "ro OUTSIDE from a profile: readable" \
 expect_denied "'ro = none' in a later profile clears it" \
 	llw -p default -p "$P/ro-outside.ini" -p "$LLW_DATA/profiles/clear-ro.ini" -- "$PROBE" read "$OUTSIDE/file"
 
+# Paths with blanks: one flag is one path; a profile quotes them.
+mkdir -p "$OUTSIDE/c d"
+echo blank >"$OUTSIDE/c d/f"
+chown -R "$TEST_UID:$TEST_GID" "$OUTSIDE/c d"
+expect_succeeded "--ro '/x/c d': one flag is one path" \
+	llw -p default --ro "$OUTSIDE/c d" -- "$PROBE" read "$OUTSIDE/c d/f"
+expect_denied "--deny '/a /b' is one rule, not two" \
+	llw -p default --ro "$OUTSIDE" --deny "$OUTSIDE/c d" -- "$PROBE" read "$OUTSIDE/c d/f"
+expect_succeeded "... and $OUTSIDE/file beside it stays readable" \
+	llw -p default --ro "$OUTSIDE" --deny "$OUTSIDE/c d" -- "$PROBE" read "$OUTSIDE/file"
+printf '[filesystem]\nro = "%s/c d"\n' "$OUTSIDE" >"$P/quoted.ini"
+expect_succeeded "a quoted path with a blank in a profile" \
+	llw -p default -p "$P/quoted.ini" -- "$PROBE" read "$OUTSIDE/c d/f"
+
+# A grant on a missing path is reported once; "?PATH" is quiet.
+run llw -p default --rx "$HOME_DIR/bni" -- /bin/true
+expect_rc "a grant on a missing path still runs" 0
+expect_output "... and is reported on stderr, naming the rule" \
+	"^llwrap: rx $HOME_DIR/bni \(command line\): does not exist; rule dropped\.$"
+[ "$(printf '%s\n' "$out" | grep -c 'bni')" -eq 1 ] && ok "... once" ||
+	{ not_ok "reported once"; diag "$out"; }
+printf '[filesystem]\nrx = ?%s/bni\n' "$HOME_DIR" >"$P/optional.ini"
+run llw -p default -p "$P/optional.ini" -- /bin/true
+expect_rc "'?PATH' on a missing path runs" 0
+expect_no_output "... quietly" "bni"
+run llw -p default -p "$P/optional.ini" --explain -- /bin/true
+expect_output "... --explain still notes it" "note: rx $HOME_DIR/bni .*does not exist"
+run llw -p default --explain --rx "$HOME_DIR/bni" -- /bin/true
+expect_output "--explain notes the missing grant" "note: rx $HOME_DIR/bni \(command line\): does not exist"
+run llw -p default -- /bin/true
+expect_no_output "the shipped profiles report nothing missing" "does not exist"
+
+# inih's "key: value" is a mistake, not a grant.
+marker=$PROJ/ran-colon
+printf '[filesystem]\nrwx: ~/bin\n' >"$P/colon.ini"
+expect_refused "'rwx: ~/bin' is a file:line error, exit 125" \
+	"colon\.ini:2: expected 'key = value'" \
+	llw -p "$P/colon.ini" -- /bin/sh -c "touch $marker"
+
 # [match]: a profile on the path applies by itself to a matching command.
 mkdir -p "$T/ppath"
 printf '[filesystem]\nro = %s\n[match]\ncommand = probe\n' "$OUTSIDE" >"$T/ppath/auto.ini"

@@ -151,6 +151,20 @@ expect_rc "an executable in the private /tmp runs" 0
 run as_user "$LLWRAP" -q -p opencode -- "$HOME_DIR/.local/bin/llw-user-tool"
 expect_output "~/.local/bin tools run under -p opencode" "user-tool"
 
+# llwrap inside llwrap: the inner policy can only tighten; one that needs
+# user namespaces fails naming the true cause (the outer seccomp filter).
+mkdir -p "$T/llwbin"
+cp "$LLWRAP" "$T/llwbin/llwrap"
+chmod -R a+rX "$T/llwbin"
+nest="--rx $T/llwbin --env-keep LLWRAP_PROFILE_PATH --ro $LLWRAP_PROFILE_PATH"
+run as_user "$LLWRAP" -q -C "$W/git-sandboxed" -p opencode $nest -- "$T/llwbin/llwrap" -q -p default -- git st
+expect_rc "llwrap -p default inside llwrap -p opencode runs (git status)" 0
+expect_denied "... and only tightens: the inner --deny of a file the outer grants holds" \
+	as_user "$LLWRAP" -q -p opencode $nest --rx "$LLW_HELPERS" -- "$T/llwbin/llwrap" -q -p default --rx "$LLW_HELPERS" --deny "$HOME_DIR/.gitconfig-work" -- "$PROBE" read "$HOME_DIR/.gitconfig-work"
+run as_user "$LLWRAP" -q -p opencode $nest -- "$T/llwbin/llwrap" -p opencode -- /bin/true
+expect_rc "llwrap -p opencode inside llwrap -p opencode fails before running (125)" 125
+expect_output "... naming the outer seccomp filter as the cause" "already runs under a seccomp filter"
+
 # Planted code: from the sandbox, the user's real caches and tool
 # directories refuse every write; the sandbox's own cache takes them.
 for d in .npm/_cacache .cache/pip .cargo/registry .cargo/bin go/pkg/mod \
