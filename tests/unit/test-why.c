@@ -41,6 +41,7 @@ static const char *const tree[] = {
 	"f:/etc/ld.so.cache",
 	"f:/home/u/.ssh/id_ed25519",
 	"f:/home/u/.gitconfig",
+	"f:/home/u/.profile",
 	"d:/home/u/.config/opencode",
 	"d:/home/u/.local/share/opencode",
 	"d:/home/u/.local/state/opencode",
@@ -124,7 +125,7 @@ static const struct why_case cases[] = {
 	  false, false, WHY_READ, "/home/u/other/notes", DENY,
 	  "denied: the rule deny = /home/u/other hides it" },
 	{ "default", "filesystem ro /home/u; filesystem deny /home/u/other", 7,
-	  false, false, WHY_READ, "/home/u/.gitconfig", ALLOW,
+	  false, false, WHY_READ, "/home/u/.profile", ALLOW,
 	  "rule:   ro = /home/u   (command line)" },
 	/* Landlock ABI 1 handles reading: nothing is left unhandled. */
 	{ "default", NULL, 1, false, false, WHY_READ, "/home/u/other/notes",
