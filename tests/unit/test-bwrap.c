@@ -411,8 +411,10 @@ test_find_symlinks(void **state)
 	assert_int_equal(symlink(".", inner), 0);
 	rule = xasprintf("%s/link/in/sub", dir);
 	deny = xasprintf("%s/link", dir);
-	rules[0] = (struct llw_path_rule){ rule, LLW_ACCESS_RO, 0, NULL, false };
-	rules[1] = (struct llw_path_rule){ deny, LLW_ACCESS_DENY, 0, NULL, false };
+	rules[0] =
+		(struct llw_path_rule){ rule, LLW_ACCESS_RO, 0, NULL, false };
+	rules[1] =
+		(struct llw_path_rule){ deny, LLW_ACCESS_DENY, 0, NULL, false };
 	p->paths = rules;
 	p->n_paths = 2;
 	bwrap_find_symlinks(p, &links, &n);
