@@ -346,3 +346,47 @@ blocked_format_record(const struct blocked_record *r)
 			 r->target, r->comm, r->rule, sug ? "\n  allow: " : "",
 			 sug ? sug : "");
 }
+
+char *
+blocked_footer(const struct blocked_log *log, const char *name)
+{
+	_cleanup_free_ size_t *ix = NULL;
+	_cleanup_strv_ char **top = NULL;
+	_cleanup_free_ char *list = NULL;
+	unsigned long total = log->suppressed;
+	size_t n;
+
+	for (size_t i = 0; i < log->n; i++) {
+		if (log->v[i].harmless == NULL)
+			total += log->v[i].count;
+	}
+	if (total == 0)
+		return NULL;
+	ix = order(log, false, &n);
+	/* The most frequent first, at most three. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i;
+		     j > 0 && log->v[ix[j - 1]].count < log->v[ix[j]].count;
+		     j--) {
+			size_t t = ix[j];
+
+			ix[j] = ix[j - 1];
+			ix[j - 1] = t;
+		}
+	for (size_t k = 0; k < n && k < 3; k++) {
+		const struct blocked_group *g = &log->v[ix[k]];
+
+		strv_push_take(&top, g->count > 1
+					     ? xasprintf("%s %s %s (%lux)",
+							 g->op, g->proto,
+							 g->target, g->count)
+					     : xasprintf("%s %s %s", g->op,
+							 g->proto, g->target));
+	}
+	list = top ? strv_join(top, ", ") : xstrdup("");
+	return xasprintf("llwrap: the sandbox blocked %lu attempt%s during "
+			 "this run: %s%s; see 'llwrap log %s', and 'llwrap "
+			 "why' for the rule",
+			 total, total == 1 ? "" : "s", list,
+			 n > 3 ? ", ..." : "", name);
+}

@@ -67,6 +67,13 @@ char *blocked_suggest(const char *op, const char *proto, const char *target,
 char *blocked_format(const struct blocked_log *log, const char *name,
 		     size_t max);
 
+/*
+ * The footer after a failing run (DESIGN.md §12): one line naming how
+ * many attempts were blocked (known-harmless ones not counted), the most
+ * frequent three, and `llwrap log NAME`; NULL when nothing was blocked.
+ */
+char *blocked_footer(const struct blocked_log *log, const char *name);
+
 /* One attempt as `log --follow` prints it when it arrives. */
 char *blocked_format_record(const struct blocked_record *r);
 

@@ -606,6 +606,28 @@ run_log(char *const *args)
 	}
 }
 
+/*
+ * The footer (DESIGN.md §12): once the command is gone, one line on
+ * stderr about what the supervisor blocked during the run, read from what
+ * it appended to the log since offset off.
+ */
+static void
+print_footer(const char *path, off_t off, const char *name)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL, *line = NULL;
+	struct blocked_log log = { 0 };
+
+	if (fd < 0 || lseek(fd, off, SEEK_SET) < 0 ||
+	    fd_read_all(fd, 1 << 24, &text, NULL) < 0)
+		return;
+	blocked_add_text(&log, text);
+	line = blocked_footer(&log, name);
+	blocked_log_clear(&log);
+	if (line != NULL)
+		fprintf(stderr, "%s\n", line);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -617,6 +639,8 @@ main(int argc, char **argv)
 	bool explain = false, check = false, verbose = false;
 	bool selftest = false;
 	char **why_args = NULL;
+	_cleanup_free_ char *footer_log = NULL;
+	off_t footer_off = 0;
 	_cleanup_free_ struct option *options = NULL;
 	_cleanup_free_ char *shortopts = NULL;
 	const char *why_what = NULL;
@@ -790,8 +814,21 @@ options_done:
 		fprintf(stderr, "llwrap: running %s in %s\n", cmd[0],
 			policy->project);
 
+	/* Where the blocked-attempt log stands before the run, for the
+	 * footer after it. */
+	if (sb->supervise && policy->log_blocked && !quiet) {
+		struct stat st;
+
+		footer_log = supervise_log_path(policy->name, environ);
+		if (footer_log != NULL && stat(footer_log, &st) == 0)
+			footer_off = st.st_size;
+	}
 	r = sandbox_exec(sb, cmd, environ, keep, n_keep, &status, &cause);
 	if (r == 0) {
+		/* The outer monitor (never pid 1 of the sandbox's pid
+		 * namespace), after a failing command: what was blocked. */
+		if (footer_log != NULL && status != 0 && getpid() != 1)
+			print_footer(footer_log, footer_off, policy->name);
 		/*
 		 * A monitor or pid 1, after the command ended.  It leaves with
 		 * _exit, as a forked helper does: no exit handler runs in a

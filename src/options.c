@@ -75,7 +75,7 @@ const struct options_spec options_specs[] = {
 	{ "verbose", no_argument, 'v', NULL, INSP,
 	  "say what runs where before running it" },
 	{ "quiet", no_argument, 'q', NULL, INSP,
-	  "do not print the NOT ENFORCED lines" },
+	  "no NOT ENFORCED lines, no footer after a run" },
 	{ "version", no_argument, 'V', NULL, INSP, "print the version" },
 	{ "help", no_argument, 'h', NULL, INSP, "print this help" },
 };

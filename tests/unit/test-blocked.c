@@ -263,6 +263,45 @@ test_record(void **state)
 	assert_string_equal(b, "5 more attempts not logged (rate limit)");
 }
 
+static void
+test_footer(void **state)
+{
+	struct blocked_log log = { 0 };
+	_cleanup_free_ char *none = NULL, *one = NULL, *many = NULL;
+
+	(void)state;
+	/* Only harmless probes: no footer. */
+	blocked_add_text(&log, "p: connect unix /var/run/nscd/socket pid=1 "
+			       "comm=id rule=filtered/unix\n");
+	none = blocked_footer(&log, "agent");
+	assert_null(none);
+	blocked_add_text(&log, "p: connect tcp 1.2.3.4:443 pid=1 comm=curl "
+			       "rule=filtered/no-cidr\n");
+	one = blocked_footer(&log, "agent");
+	assert_string_equal(one, "llwrap: the sandbox blocked 1 attempt "
+				 "during this run: connect tcp 1.2.3.4:443; "
+				 "see 'llwrap log agent', and 'llwrap why' for "
+				 "the rule");
+	/* The most frequent first (then the newest), three at most;
+	 * suppressed ones count. */
+	for (int i = 0; i < 3; i++)
+		blocked_add_text(&log, "p: sendto udp 9.9.9.9:53 pid=1 "
+				       "comm=dig rule=filtered/dns\n");
+	blocked_add_text(&log, "p: bind tcp 0.0.0.0:80 pid=1 comm=srv "
+			       "rule=filtered/listen\n"
+			       "p: connect unix /run/docker.sock pid=1 "
+			       "comm=docker rule=filtered/unix\n"
+			       "p: suppressed 10\n");
+	many = blocked_footer(&log, "agent");
+	assert_string_equal(many,
+			    "llwrap: the sandbox blocked 16 attempts "
+			    "during this run: sendto udp 9.9.9.9:53 "
+			    "(3x), connect unix /run/docker.sock, bind "
+			    "tcp 0.0.0.0:80, ...; see 'llwrap log agent', "
+			    "and 'llwrap why' for the rule");
+	blocked_log_clear(&log);
+}
+
 int
 main(void)
 {
@@ -272,6 +311,7 @@ main(void)
 		cmocka_unit_test(test_group),
 		cmocka_unit_test(test_ten_thousand),
 		cmocka_unit_test(test_record),
+		cmocka_unit_test(test_footer),
 	};
 
 	return cmocka_run_group_tests_name("blocked", tests, NULL, NULL);

@@ -1,0 +1,67 @@
+#!/bin/sh
+# The footer (DESIGN.md §12): after a failing command under which the
+# supervisor blocked something, one line on stderr once the command is
+# gone; none after a successful command, none with -q, and, on a
+# terminal, never while the command runs.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if [ "$("$LLWRAP" --check 2>/dev/null | sed -n 's/^  S  supervisor *//p')" != usable ]; then
+	skip_rest "the network supervisor cannot run here"
+fi
+if bwrap_backend; then
+	skip_rest "the bubblewrap backend has no supervisor"
+fi
+
+# Three refused connects, one to another place, then the status given.
+attempt() {
+	echo "$PROBE tcp-connect 127.0.0.1 1 >/dev/null; $PROBE tcp-connect 127.0.0.1 1 >/dev/null; $PROBE tcp-connect 127.0.0.3 2 >/dev/null; exit $1"
+}
+
+run llw -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 3)"
+expect_rc "the command's status is kept" 3
+expect_output "a failing run with blocked attempts ends with the footer" \
+	"^llwrap: the sandbox blocked 3 attempts during this run: connect tcp 127\\.0\\.0\\.1:1 \\(2x\\), connect tcp 127\\.0\\.0\\.3:2; see 'llwrap log foot'"
+n=$(printf '%s\n' "$out" | grep -c '^llwrap: the sandbox blocked')
+if [ "$n" -eq 1 ]; then ok "... once"; else not_ok "... $n times"; diag "$out"; fi
+
+run llw -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 0)"
+expect_rc "a successful run" 0
+expect_no_output "... has no footer" "sandbox blocked"
+
+run llw -q -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 1)"
+expect_rc "a failing run with -q" 1
+expect_no_output "... has no footer" "sandbox blocked"
+
+run llw -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "exit 2"
+expect_no_output "a failing run that blocked nothing has no footer" "sandbox blocked"
+
+run llw -p opencode -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 4)"
+if userns_works; then
+	n=$(printf '%s\n' "$out" | grep -c '^llwrap: the sandbox blocked 3 attempts')
+	if [ "$n" -eq 1 ]; then
+		ok "under a pid namespace the footer comes once, from the outer llwrap"
+	else
+		not_ok "under a pid namespace: $n footers"
+		diag "$out"
+	fi
+else
+	skip "no user namespaces: the pid namespace case"
+fi
+
+# On a terminal: the command marks its start and end; the footer comes
+# after the end, never in between.
+if command -v script >/dev/null 2>&1; then
+	run as_user script -qec "$LLWRAP_B --rx $LLW_HELPERS -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c 'echo TUI-START; $(attempt 5 | sed 's/; exit 5$//'); echo TUI-END; exit 5'" /dev/null
+	between=$(printf '%s\n' "$out" | sed -n '/TUI-START/,/TUI-END/p' | grep -c 'sandbox blocked')
+	after=$(printf '%s\n' "$out" | sed -n '/TUI-END/,$p' | grep -c 'sandbox blocked 3 attempts')
+	if [ "$between" -eq 0 ] && [ "$after" -eq 1 ]; then
+		ok "on a terminal the footer comes after the command, not during it"
+	else
+		not_ok "on a terminal: $between footer lines during the run, $after after"
+		diag "$out"
+	fi
+else
+	skip "script(1) is not installed: the terminal case"
+fi
+
+done_testing
