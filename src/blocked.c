@@ -390,3 +390,16 @@ blocked_footer(const struct blocked_log *log, const char *name)
 			 total, total == 1 ? "" : "s", list,
 			 n > 3 ? ", ..." : "", name);
 }
+
+char *
+blocked_note(const char *op, const char *proto, const char *target,
+	     const char *rule)
+{
+	_cleanup_free_ char *sug = blocked_suggest(op, proto, target, rule);
+
+	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s "
+			 "(rule %s)%s%s; not a network failure: ask the user "
+			 "to allow it rather than retrying\n",
+			 op, proto, target, rule, sug ? "; to allow: " : "",
+			 sug ? sug : "");
+}

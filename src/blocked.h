@@ -74,6 +74,15 @@ char *blocked_format(const struct blocked_log *log, const char *name,
  */
 char *blocked_footer(const struct blocked_log *log, const char *name);
 
+/*
+ * The agent note (DESIGN.md §12): the line, newline included, that the
+ * supervisor appends to a blocked process's standard error when that is
+ * a pipe, a socket or a file, so that an agent reading it asks instead
+ * of retrying.
+ */
+char *blocked_note(const char *op, const char *proto, const char *target,
+		   const char *rule);
+
 /* One attempt as `log --follow` prints it when it arrives. */
 char *blocked_format_record(const struct blocked_record *r);
 

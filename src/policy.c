@@ -213,6 +213,7 @@ policy_new(void)
 	p->net = LLW_NET_FILTERED;
 	/* DESIGN.md §6: blocked attempts are logged unless turned off. */
 	p->log_blocked = true;
+	p->log_stderr = true;
 	return p;
 }
 
@@ -859,6 +860,8 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 			scalar_set(&p->supervise_origin, origin);
 		} else if (is_key(e, "network", "log-blocked")) {
 			p->log_blocked = strcmp(v0, "yes") == 0;
+		} else if (is_key(e, "network", "log-stderr")) {
+			p->log_stderr = strcmp(v0, "yes") == 0;
 		} else if (is_key(e, "network", "log-prefix")) {
 			free(p->log_prefix);
 			p->log_prefix = xstrdup(v0);

@@ -114,6 +114,9 @@ struct policy {
 	bool supervise;
 	struct llw_scalar_origin supervise_origin;
 	bool log_blocked;
+	/* log-stderr: note each kind of blocked attempt on the blocked
+	 * process's stderr when it is a pipe, socket or file. */
+	bool log_stderr;
 	char *log_prefix;
 
 	/* [environment] */

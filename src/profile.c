@@ -276,6 +276,7 @@ static const struct key_spec {
 	{ "network", "supervise", VT_BOOL, NULL },
 	{ "network", "log-blocked", VT_BOOL, NULL },
 	{ "network", "log-prefix", VT_TEXT, NULL },
+	{ "network", "log-stderr", VT_BOOL, NULL },
 	{ "environment", "keep", VT_ENVGLOBS, NULL },
 	{ "environment", "set", VT_ENVSET, NULL },
 	{ "environment", "unset", VT_ENVGLOBS, NULL },

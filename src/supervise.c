@@ -31,6 +31,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -52,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked.h"
 #include "cleanup.h"
 #include "cmsg.h"
 #include "compat/syscall.h"
@@ -74,6 +76,8 @@
 #define SV_MAX_PENDING 1024
 /* Sockets the sandbox bound, remembered for connect (oldest dropped). */
 #define SV_MAX_OWN 4096
+/* Agent notes per run: each kind of attempt once, at most this many. */
+#define SV_MAX_NOTES 32
 /* The largest payload one mediated send copies (a datagram larger than
  * this gets EMSGSIZE, a stream send is short). */
 #define SV_MAX_PAYLOAD (1u << 20)
@@ -1112,6 +1116,8 @@ struct supervisor {
 	struct own_unix *own_unix;
 	size_t n_own_unix, next_own_unix;
 	struct pollfd *pfd;
+	char **noted; /* the attempts noted on a caller's stderr */
+	size_t n_noted;
 };
 
 static uint64_t
@@ -1196,6 +1202,7 @@ supervise_free(struct supervisor *sv)
 	if (sv == NULL)
 		return;
 	supervise_rules_free(sv->rules);
+	strv_free(sv->noted);
 	if (sv->notify)
 		seccomp_release(sv->notify);
 	for (int i = 0; i < 2; i++)
@@ -1473,14 +1480,70 @@ read_comm(pid_t pid)
 	return s != NULL ? s : xstrdup("?");
 }
 
+/*
+ * The agent note (DESIGN.md §12): each kind of blocked attempt once per
+ * run, on the caller's stderr when that is a pipe, a socket or a regular
+ * file (an agent's tool call, a CI log), never a terminal or another
+ * device.  Not blocking: a pipe is reopened non-blocking through
+ * /proc/self/fd, a socket is sent to with MSG_DONTWAIT; a note that does
+ * not fit is dropped.
+ */
+static void
+note_stderr(struct supervisor *sv, int pidfd, enum supervise_op op,
+	    enum supervise_proto proto, const char *target, const char *rule)
+{
+	_cleanup_free_ char *key = NULL, *note = NULL;
+	_cleanup_close_ int fd = -1, pipe_fd = -1;
+	struct stat st;
+	size_t len;
+
+	if (!sv->policy->log_stderr || pidfd < 0 || sv->n_noted >= SV_MAX_NOTES)
+		return;
+	key = xasprintf("%s %s %s", op_names[op], proto_names[proto], target);
+	if (strv_contains(sv->noted, key))
+		return;
+	strv_push(&sv->noted, key);
+	sv->n_noted++;
+	fd = (int)sys_pidfd_getfd(pidfd, STDERR_FILENO, 0);
+	if (fd < 0 || fstat(fd, &st) < 0 || isatty(fd))
+		return;
+	note = blocked_note(op_names[op], proto_names[proto], target, rule);
+	len = strlen(note);
+	if (S_ISSOCK(st.st_mode)) {
+		(void)send(fd, note, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} else if (S_ISFIFO(st.st_mode)) {
+		char path[64];
+		int queued = 0, size;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		pipe_fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (pipe_fd >= 0) {
+			(void)write(pipe_fd, note, len);
+		} else if (len <= PIPE_BUF &&
+			   ioctl(fd, FIONREAD, &queued) == 0 &&
+			   (size = fcntl(fd, F_GETPIPE_SZ)) > 0 &&
+			   queued < size / 2) {
+			/* A pipe the supervisor may not reopen (another
+			 * user's): written through the caller's own
+			 * description while it is less than half full, so
+			 * the write does not wait unless the command fills
+			 * the rest at the same moment. */
+			(void)write(fd, note, len);
+		}
+	} else if (S_ISREG(st.st_mode)) {
+		(void)write_all(fd, note, len);
+	}
+}
+
 static void
 log_blocked(struct supervisor *sv, enum supervise_op op,
 	    enum supervise_proto proto, const char *target, pid_t pid,
-	    const char *rule)
+	    int pidfd, const char *rule)
 {
 	_cleanup_free_ char *comm = NULL, *line = NULL;
 	unsigned long rep;
 
+	note_stderr(sv, pidfd, op, proto, target, rule);
 	if (!sv->log)
 		return;
 	if (!supervise_ratelimit_take(&sv->rl, now_ns(), &rep))
@@ -2030,7 +2093,7 @@ out:
 	if (rule != NULL) {
 		_cleanup_free_ char *t = addr_target(c, a);
 
-		log_blocked(sv, op, call_proto(c), t, c->pid, rule);
+		log_blocked(sv, op, call_proto(c), t, c->pid, c->pidfd, rule);
 	}
 	return r;
 }
@@ -2126,7 +2189,7 @@ unix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 	real[n] = '\0';
 	if (!policy_access_writable(policy_access_at(sv->policy, real, NULL))) {
 		log_blocked(sv, SUPERVISE_BIND, SUPERVISE_UNIX, path, c->pid,
-			    "filtered/unix-bind");
+			    c->pidfd, "filtered/unix-bind");
 		return -EACCES;
 	}
 	if (strlen(base) >= sizeof(un.sun_path))
@@ -2201,7 +2264,7 @@ do_listen(struct supervisor *sv, struct call *c)
 			_cleanup_free_ char *t = supervise_addr_format(&ip);
 
 			log_blocked(sv, SUPERVISE_LISTEN, call_proto(c), t,
-				    c->pid, rule);
+				    c->pid, c->pidfd, rule);
 			return -EACCES;
 		}
 		/* The kernel would bind the wildcard: bind loopback first. */

@@ -2,7 +2,9 @@
 # The footer (DESIGN.md §12): after a failing command under which the
 # supervisor blocked something, one line on stderr once the command is
 # gone; none after a successful command, none with -q, and, on a
-# terminal, never while the command runs.
+# terminal, never while the command runs.  The agent note: each kind of
+# blocked attempt once on the blocked process's stderr when that is a
+# pipe or a file, never on a terminal, and not with log-stderr = no.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if [ "$("$LLWRAP" --check 2>/dev/null | sed -n 's/^  S  supervisor *//p')" != usable ]; then
@@ -52,7 +54,7 @@ fi
 # after the end, never in between.
 if command -v script >/dev/null 2>&1; then
 	run as_user script -qec "$LLWRAP_B --rx $LLW_HELPERS -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c 'echo TUI-START; $(attempt 5 | sed 's/; exit 5$//'); echo TUI-END; exit 5'" /dev/null
-	between=$(printf '%s\n' "$out" | sed -n '/TUI-START/,/TUI-END/p' | grep -c 'sandbox blocked')
+	between=$(printf '%s\n' "$out" | sed -n '/TUI-START/,/TUI-END/p' | grep -c -e 'sandbox blocked' -e 'blocked by the sandbox')
 	after=$(printf '%s\n' "$out" | sed -n '/TUI-END/,$p' | grep -c 'sandbox blocked 3 attempts')
 	if [ "$between" -eq 0 ] && [ "$after" -eq 1 ]; then
 		ok "on a terminal the footer comes after the command, not during it"
@@ -60,6 +62,39 @@ if command -v script >/dev/null 2>&1; then
 		not_ok "on a terminal: $between footer lines during the run, $after after"
 		diag "$out"
 	fi
+else
+	skip "script(1) is not installed: the terminal case"
+fi
+
+# The agent note.  An agent's pipe is its own (the test user's); a pipe
+# of another user's, which the supervisor may not reopen, is written to
+# while it has room.
+NOTE="llwrap: blocked by the sandbox's policy: connect tcp 127\\.0\\.0\\.1:1 \\(rule filtered/no-cidr\\); to allow: \\[network\\] allow-cidr = 127\\.0\\.0\\.1/32:1"
+run llw -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 0)"
+expect_output "stderr a pipe: the note names the access, the rule and the change" "^$NOTE"
+n=$(printf '%s\n' "$out" | grep -c "^llwrap: blocked by the sandbox's policy: connect tcp 127.0.0.1:1 ")
+if [ "$n" -eq 1 ]; then ok "... once for two attempts"; else not_ok "... $n times"; diag "$out"; fi
+expect_output "... and once for the other destination" "^llwrap: blocked by the sandbox's policy: connect tcp 127\\.0\\.0\\.3:2 "
+run as_user /bin/sh -c "$LLWRAP_B --rx $LLW_HELPERS -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c '$(attempt 0)' 2>&1 | cat"
+expect_output "stderr the user's own pipe: the note" "^$NOTE"
+
+touch "$T/err"
+chown "$TEST_UID:$TEST_GID" "$T/err"
+llw -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 0)" 2>>"$T/err" >/dev/null
+out=$(cat "$T/err")
+expect_output "stderr a file: the note is appended to it" "^$NOTE"
+
+printf '[network]\nlog-stderr = no\n' >"$T/quiet.ini"
+chmod 644 "$T/quiet.ini"
+run llw -p default -p "$T/quiet.ini" -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 0)"
+expect_no_output "log-stderr = no: no note" "blocked by the sandbox"
+run as_user "$LLWRAP" log note
+expect_output "... while the log still has the attempts" "connect tcp 127\\.0\\.0\\.1:1"
+
+if command -v script >/dev/null 2>&1; then
+	run as_user script -qec "$LLWRAP_B --rx $LLW_HELPERS -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c '$(attempt 0 | sed 's/; exit 0$//'); echo NOTE-END'" /dev/null
+	expect_output "on a terminal the command ran" "NOTE-END"
+	expect_no_output "... and no note was written into the terminal" "blocked by the sandbox"
 else
 	skip "script(1) is not installed: the terminal case"
 fi

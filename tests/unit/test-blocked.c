@@ -302,6 +302,29 @@ test_footer(void **state)
 	blocked_log_clear(&log);
 }
 
+static void
+test_note(void **state)
+{
+	_cleanup_free_ char *a = NULL, *b = NULL;
+
+	(void)state;
+	a = blocked_note("connect", "tcp", "1.2.3.4:443", "filtered/no-cidr");
+	assert_string_equal(a, "llwrap: blocked by the sandbox's policy: "
+			       "connect tcp 1.2.3.4:443 (rule "
+			       "filtered/no-cidr); to allow: [network] "
+			       "allow-cidr = 1.2.3.4/32:443 (or --allow-cidr "
+			       "1.2.3.4/32:443); not a network failure: ask "
+			       "the user to allow it rather than retrying\n");
+	b = blocked_note("connect", "unix", "@/tmp/.X11-unix/X0",
+			 "filtered/abstract");
+	assert_string_equal(b, "llwrap: blocked by the sandbox's policy: "
+			       "connect unix @/tmp/.X11-unix/X0 (rule "
+			       "filtered/abstract); not a network failure: "
+			       "ask the user to allow it rather than "
+			       "retrying\n");
+	assert_null(strchr(a, '\n') == a + strlen(a) - 1 ? NULL : a);
+}
+
 int
 main(void)
 {
@@ -312,6 +335,7 @@ main(void)
 		cmocka_unit_test(test_ten_thousand),
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_footer),
+		cmocka_unit_test(test_note),
 	};
 
 	return cmocka_run_group_tests_name("blocked", tests, NULL, NULL);
