@@ -206,6 +206,11 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
 				 "--allow-cidr %s/%s:%s)",
 				 addr, bits, port, addr, bits, port);
+	if (strcmp(rule, "filtered/local") == 0)
+		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
+				 "--allow-cidr %s/%s:%s): port rules do not "
+				 "reach this host or its networks",
+				 addr, bits, port, addr, bits, port);
 	if (strcmp(rule, "filtered/port") == 0)
 		return xasprintf("[network] connect-%s = %s (or --connect-%s "
 				 "%s; it reaches every host on that port), or "

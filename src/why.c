@@ -818,6 +818,36 @@ why_inet(const struct sandbox *sb, const struct supervise_rules *rules,
 					  port, key, port));
 		return;
 	}
+	if (sb->backend == SANDBOX_BACKEND_BWRAP && sb->bwrap != NULL) {
+		/* bubblewrap has no port rules: a network namespace of its
+		 * own, or the host's whole network. */
+		if (sb->bwrap->share_net) {
+			v->allowed = true;
+			set(&v->layer, xstrdup("none (bubblewrap shares the "
+					       "host network)"));
+			set(&v->decision,
+			    xasprintf("allowed: %s %s; under bubblewrap every "
+				      "port is reachable once any is (NOT "
+				      "ENFORCED)",
+				      access_verb(q->access), t));
+			return;
+		}
+		v->allowed = false;
+		set(&v->layer, xstrdup("F bubblewrap (a network namespace "
+				       "with only lo)"));
+		set(&v->decision, xstrdup("denied: the policy allows no port, "
+					  "so the sandbox has no host "
+					  "network"));
+		set(&v->rule, xasprintf("%s (port %u not listed)", key, port));
+		set(&v->origin,
+		    xstrdup(origin_or_default(p->net_origin.origin)));
+		set(&v->change, xasprintf("[network] %s = %u (or --%s %u); "
+					  "bubblewrap then shares the host "
+					  "network, every port (best effort "
+					  "only)",
+					  key, port, key, port));
+		return;
+	}
 	if (rules != NULL && sb->supervise) {
 		why_supervised(sb, rules, q, v);
 		return;
@@ -1072,12 +1102,14 @@ why_summary(const struct sandbox *sb, const char *home)
 		if (by_level[a] == NULL)
 			continue;
 		list = summary_list(by_level[a], 6, " ");
-		strv_push_take(&v,
-			       xasprintf("%s elsewhere: %s%s",
-					 policy_access_name(a), list,
-					 a == LLW_ACCESS_RW && p->private_tmp
-						 ? " (/tmp private)"
-						 : ""));
+		strv_push_take(
+			&v,
+			xasprintf("%s elsewhere: %s%s%s", policy_access_name(a),
+				  list,
+				  a == LLW_ACCESS_RW ? " (rw: no execute)" : "",
+				  a == LLW_ACCESS_RW && p->private_tmp
+					  ? " (/tmp private)"
+					  : ""));
 		free(steal_pointer(&list));
 		strv_free(by_level[a]);
 	}

@@ -84,6 +84,10 @@ test_suggest(void **state)
 		{ "connect", "tcp", "[2001:db8::1]:22", "filtered/no-cidr",
 		  "[network] allow-cidr = 2001:db8::1/128:22 (or --allow-cidr "
 		  "2001:db8::1/128:22)" },
+		{ "connect", "tcp", "192.168.1.2:5432", "filtered/local",
+		  "[network] allow-cidr = 192.168.1.2/32:5432 (or "
+		  "--allow-cidr 192.168.1.2/32:5432): port rules do not reach "
+		  "this host or its networks" },
 		{ "connect", "tcp", "10.0.0.5:5432", "filtered/port",
 		  "[network] connect-tcp = 5432 (or --connect-tcp 5432; it "
 		  "reaches every host on that port), or allow-cidr = "

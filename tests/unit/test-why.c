@@ -195,18 +195,17 @@ static const struct why_case cases[] = {
 	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
 	  WHY_CONNECT_TCP, "127.0.0.53:53", ALLOW, "dns (the resolvers)" },
 	/* supervise = yes: a port rule is not a host rule. */
-	{ "default", "network supervise yes; network connect-tcp 443", 7,
-	  false, true, WHY_CONNECT_TCP, "203.0.113.7:443", ALLOW,
+	{ "default", "network supervise yes; network connect-tcp 443", 7, false,
+	  true, WHY_CONNECT_TCP, "203.0.113.7:443", ALLOW,
 	  "reaches port 443 of internet hosts" },
-	{ "default", "network supervise yes; network connect-tcp 443", 7,
-	  false, true, WHY_CONNECT_TCP, "127.0.0.1:443", DENY,
+	{ "default", "network supervise yes; network connect-tcp 443", 7, false,
+	  true, WHY_CONNECT_TCP, "127.0.0.1:443", DENY,
 	  "allow:  [network] allow-cidr = 127.0.0.1/32:443" },
-	{ "default", "network supervise yes; network connect-tcp 443", 7,
-	  false, true, WHY_CONNECT_TCP, "0.0.0.0:443", DENY,
+	{ "default", "network supervise yes; network connect-tcp 443", 7, false,
+	  true, WHY_CONNECT_TCP, "0.0.0.0:443", DENY,
 	  "is on this host or its networks" },
-	{ "default", "network supervise yes; network connect-tcp 443", 7,
-	  false, true, WHY_CONNECT_TCP, "192.168.1.10:443", DENY,
-	  "filtered/local" },
+	{ "default", "network supervise yes; network connect-tcp 443", 7, false,
+	  true, WHY_CONNECT_TCP, "192.168.1.10:443", DENY, "filtered/local" },
 };
 
 /* Apply "section key value; ..." to the command-line profile. */
@@ -355,6 +354,62 @@ run_case(const struct why_case *c)
 	fixture_free(&fx);
 }
 
+/* The bubblewrap backend: its mounts decide paths; it has no port rules,
+ * so the network is either its own namespace or the host's whole. */
+static void
+test_bwrap(void **state)
+{
+	static const struct {
+		const char *flags;
+		enum why_access access;
+		const char *what;
+		bool allowed;
+		const char *says;
+	} t[] = {
+		{ NULL, WHY_READ, "/home/u/.ssh/id_ed25519", false,
+		  "layer:  F bubblewrap (mounts)" },
+		{ NULL, WHY_EXEC, "/usr/bin/cc", true,
+		  "layer:  F bubblewrap (mounts)" },
+		{ NULL, WHY_CONNECT_TCP, "10.0.0.5:5432", false,
+		  "layer:  F bubblewrap (a network namespace with only lo)" },
+		{ "network connect-tcp 443", WHY_CONNECT_TCP, "10.0.0.5:5432",
+		  true, "every port is reachable once any is (NOT ENFORCED)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct fixture fx;
+		struct why_query q = { .access = t[i].access };
+		struct why_verdict v;
+		_cleanup_free_ char *resolved = NULL, *host = NULL;
+		_cleanup_free_ char *text = NULL;
+
+		fixture_build(&fx, "default", t[i].flags, 7, false, false);
+		ruleset_plan_free(fx.sb.landlock);
+		fx.sb.landlock = xcalloc(1, sizeof(*fx.sb.landlock));
+		fx.sb.backend = SANDBOX_BACKEND_BWRAP;
+		fx.sb.bwrap = bwrap_plan_new(fx.p, fx.sb.fs, NULL, 0);
+		if (t[i].what[0] == '/') {
+			assert_int_equal(
+				fake_resolve(&fake, t[i].what, &resolved), 0);
+			q.exists = fake_stat(&fake, resolved, &q.is_dir) == 1;
+			q.path = resolved;
+		} else {
+			assert_int_equal(why_parse_target(t[i].what, &q, &host),
+					 0);
+		}
+		why_decide(&fx.sb, NULL, NULL, &q, &v);
+		text = why_format(t[i].what, &v);
+		if (v.allowed != t[i].allowed || !strstr(text, t[i].says))
+			fail_msg("bwrap %s: want %s and \"%s\", got:\n%s",
+				 t[i].what, t[i].allowed ? "allow" : "deny",
+				 t[i].says, text);
+		why_verdict_clear(&v);
+		bwrap_plan_free(fx.sb.bwrap);
+		fixture_free(&fx);
+	}
+}
+
 /* --explain's summary names the project, home, masks, network, unix. */
 static void
 test_summary(void **state)
@@ -458,6 +513,7 @@ main(void)
 		cmocka_unit_test(test_decisions),
 		cmocka_unit_test(test_parse_target),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_bwrap),
 	};
 	const char *src = getenv("LLW_SRCDIR");
 	int r;
