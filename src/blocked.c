@@ -2,6 +2,7 @@
  * The blocked-attempt log, read back (see blocked.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,22 +101,63 @@ harmless_what(const char *proto, const char *target)
 	return NULL;
 }
 
+/* FNV-1a over what an attempt is: its group. */
+static uint64_t
+group_hash(const char *op, const char *proto, const char *target,
+	   const char *rule)
+{
+	const char *parts[] = { op, proto, target, rule };
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < 4; i++) {
+		for (const char *c = parts[i]; *c != '\0'; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+	}
+	return h;
+}
+
+static bool
+group_is(const struct blocked_group *g, const struct blocked_record *r)
+{
+	return strcmp(g->target, r->target) == 0 && strcmp(g->op, r->op) == 0 &&
+	       strcmp(g->proto, r->proto) == 0 && strcmp(g->rule, r->rule) == 0;
+}
+
+/* Rebuild the index at twice the size, at least 64 slots. */
+static void
+index_grow(struct blocked_log *log)
+{
+	size_t cap = log->cap ? log->cap * 2 : 64;
+
+	free(log->index);
+	log->index = xcalloc(cap, sizeof(*log->index));
+	log->cap = cap;
+	for (size_t i = 0; i < log->n; i++) {
+		const struct blocked_group *g = &log->v[i];
+		size_t s = group_hash(g->op, g->proto, g->target, g->rule) &
+			   (cap - 1);
+
+		while (log->index[s] != 0)
+			s = (s + 1) & (cap - 1);
+		log->index[s] = i + 1;
+	}
+}
+
 static void
 add_record(struct blocked_log *log, const struct blocked_record *r)
 {
 	struct blocked_group *g = NULL;
+	size_t s;
 
-	for (size_t i = 0; i < log->n; i++) {
-		struct blocked_group *c = &log->v[i];
-
-		if (strcmp(c->op, r->op) == 0 &&
-		    strcmp(c->proto, r->proto) == 0 &&
-		    strcmp(c->target, r->target) == 0 &&
-		    strcmp(c->rule, r->rule) == 0) {
-			g = c;
+	if (2 * (log->n + 1) > log->cap)
+		index_grow(log);
+	s = group_hash(r->op, r->proto, r->target, r->rule) & (log->cap - 1);
+	for (; log->index[s] != 0; s = (s + 1) & (log->cap - 1))
+		if (group_is(&log->v[log->index[s] - 1], r)) {
+			g = &log->v[log->index[s] - 1];
 			break;
 		}
-	}
 	if (g == NULL) {
 		log->v = xreallocarray(log->v, log->n + 1, sizeof(*log->v));
 		g = &log->v[log->n++];
@@ -125,6 +167,7 @@ add_record(struct blocked_log *log, const struct blocked_record *r)
 		g->target = xstrdup(r->target);
 		g->rule = xstrdup(r->rule);
 		g->harmless = harmless_what(r->proto, r->target);
+		log->index[s] = log->n;
 	}
 	g->count++;
 	g->last = log->lines;
@@ -171,6 +214,7 @@ blocked_log_clear(struct blocked_log *log)
 		strv_free(log->v[i].comms);
 	}
 	free(log->v);
+	free(log->index);
 	memset(log, 0, sizeof(*log));
 }
 
@@ -245,9 +289,33 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	return NULL;
 }
 
-/* Indices of the groups that are (or are not) harmless, newest first. */
+/* The log order() sorts the groups of: qsort has no context argument. */
+static const struct blocked_log *order_log;
+
+/* Newest first. */
+static int
+cmp_newest(const void *a, const void *b)
+{
+	size_t la = order_log->v[*(const size_t *)a].last;
+	size_t lb = order_log->v[*(const size_t *)b].last;
+
+	return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* The most frequent first, then the newest. */
+static int
+cmp_count(const void *a, const void *b)
+{
+	unsigned long ca = order_log->v[*(const size_t *)a].count;
+	unsigned long cb = order_log->v[*(const size_t *)b].count;
+
+	return ca < cb ? 1 : ca > cb ? -1 : cmp_newest(a, b);
+}
+
+/* Indices of the groups that are (or are not) harmless, sorted by cmp. */
 static size_t *
-order(const struct blocked_log *log, bool harmless_ones, size_t *n)
+order(const struct blocked_log *log, bool harmless_ones, size_t *n,
+      int (*cmp)(const void *, const void *))
 {
 	size_t *ix = xcalloc(log->n + 1, sizeof(*ix));
 
@@ -255,15 +323,9 @@ order(const struct blocked_log *log, bool harmless_ones, size_t *n)
 	for (size_t i = 0; i < log->n; i++)
 		if ((log->v[i].harmless != NULL) == harmless_ones)
 			ix[(*n)++] = i;
-	for (size_t i = 1; i < *n; i++)
-		for (size_t j = i;
-		     j > 0 && log->v[ix[j - 1]].last < log->v[ix[j]].last;
-		     j--) {
-			size_t t = ix[j];
-
-			ix[j] = ix[j - 1];
-			ix[j - 1] = t;
-		}
+	order_log = log;
+	qsort(ix, *n, sizeof(*ix), cmp);
+	order_log = NULL;
 	return ix;
 }
 
@@ -273,8 +335,8 @@ blocked_format(const struct blocked_log *log, const char *name, size_t max)
 	char *out = NULL;
 	size_t len = 0, n, nh;
 	FILE *f = open_memstream(&out, &len);
-	_cleanup_free_ size_t *ix = order(log, false, &n);
-	_cleanup_free_ size_t *hx = order(log, true, &nh);
+	_cleanup_free_ size_t *ix = order(log, false, &n, cmp_newest);
+	_cleanup_free_ size_t *hx = order(log, true, &nh, cmp_newest);
 
 	if (f == NULL)
 		abort();
@@ -367,17 +429,8 @@ blocked_footer(const struct blocked_log *log, const char *name)
 	}
 	if (total == 0)
 		return NULL;
-	ix = order(log, false, &n);
-	/* The most frequent first, at most three. */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i;
-		     j > 0 && log->v[ix[j - 1]].count < log->v[ix[j]].count;
-		     j--) {
-			size_t t = ix[j];
-
-			ix[j] = ix[j - 1];
-			ix[j - 1] = t;
-		}
+	/* The most frequent first (then the newest), at most three. */
+	ix = order(log, false, &n, cmp_count);
 	for (size_t k = 0; k < n && k < 3; k++) {
 		const struct blocked_group *g = &log->v[ix[k]];
 

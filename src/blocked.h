@@ -45,6 +45,10 @@ struct blocked_log {
 	unsigned long logged;	  /* attempts logged line by line */
 	unsigned long suppressed; /* attempts the rate limit did not log */
 	unsigned long unparsed;	  /* lines that are not the supervisor's */
+	/* Open-addressing index of v by what was attempted: slot holds
+	 * i + 1, 0 when free; cap is a power of two (private). */
+	size_t *index;
+	size_t cap;
 };
 
 /* Add the lines of text (a whole file or what was appended to it). */
