@@ -187,6 +187,7 @@ resolve(const char *project, const char *name, char **cmd, char **profiles,
 			.cli = cli,
 			.read_project_file = true,
 			.as_root = getuid() == 0 || geteuid() == 0,
+			.resolve = pathtree_fs_real.resolve,
 		};
 
 		r = policy_resolve(&req, &policy, &cause);

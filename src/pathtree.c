@@ -937,16 +937,26 @@ pathtree_want(struct compiler *c, struct node *n)
 				       : n->parent ? n->parent->want
 						   : LLW_ACCESS_DENY;
 
-		if (base == LLW_ACCESS_DENY) {
-			n->want = LLW_ACCESS_DENY;
+		/*
+		 * Decided here, on resolved paths, and not where the rule
+		 * was made: a file given through a symlinked path, or
+		 * inside a grant given through one, is writable exactly
+		 * when its resolved path is (DESIGN.md §4.4).  A path the
+		 * rules leave unwritable keeps its access: taking execute
+		 * away there would punch holes in the parent for nothing.
+		 */
+		if (!pathtree_writable(base)) {
+			n->want = base;
 			n->from = n->base     ? n->base
 				  : n->parent ? n->parent->from
 					      : NULL;
-			compiler_note(c,
-				      xasprintf("%s (%s): not reachable in the "
-						"sandbox; nothing to protect",
-						n->rule->rule->path,
-						rule_origin(n->rule)));
+			if (base == LLW_ACCESS_DENY)
+				compiler_note(
+					c, xasprintf("%s (%s): not reachable "
+						     "in the sandbox; nothing "
+						     "to protect",
+						     n->rule->rule->path,
+						     rule_origin(n->rule)));
 		} else {
 			n->want = LLW_ACCESS_RO;
 			n->from = n->rule;

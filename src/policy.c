@@ -472,6 +472,46 @@ policy_access_at(const struct policy *p, const char *path, const char **origin)
 	return best != NULL ? best->access : LLW_ACCESS_DENY;
 }
 
+/*
+ * policy_access_at() on resolved paths: path and every rule path resolved
+ * through req->resolve, so that a path reached through a symlink gets the
+ * access the enforcement (which resolves) gives it.  A path that cannot
+ * be resolved is compared as written.
+ */
+static enum llw_access
+access_at_resolved(const struct resolver *r, const char *path,
+		   const char **origin)
+{
+	const struct policy *p = r->p;
+	const struct llw_path_rule *best = NULL;
+	_cleanup_free_ char *real = NULL;
+	size_t best_len = 0;
+
+	if (r->req->resolve == NULL)
+		return policy_access_at(p, path, origin);
+	if (r->req->resolve(r->req->resolve_ctx, path, &real) < 0)
+		real = xstrdup(path);
+	for (size_t i = 0; i < p->n_paths; i++) {
+		const struct llw_path_rule *pr = &p->paths[i];
+		_cleanup_free_ char *rp = NULL;
+		size_t len;
+
+		if (r->req->resolve(r->req->resolve_ctx, pr->path, &rp) < 0)
+			rp = xstrdup(pr->path);
+		if (!path_under(real, rp))
+			continue;
+		len = strlen(rp);
+		if (best == NULL || len > best_len ||
+		    (len == best_len && pr->rank >= best->rank)) {
+			best = pr;
+			best_len = len;
+		}
+	}
+	if (origin != NULL)
+		*origin = best != NULL ? best->origin : NULL;
+	return best != NULL ? best->access : LLW_ACCESS_DENY;
+}
+
 static enum llw_access
 access_from_key(const char *key)
 {
@@ -513,8 +553,8 @@ apply_paths(struct resolver *r, const struct profile *prof,
 
 		if (prof->kind == PROFILE_KIND_PROJECT) {
 			const char *o;
-			enum llw_access now =
-				policy_access_at(p, *v + ((*v)[0] == '?'), &o);
+			enum llw_access now = access_at_resolved(
+				r, *v + ((*v)[0] == '?'), &o);
 
 			if (policy_access_wider(a, now)) {
 				*cause = xasprintf(

@@ -171,6 +171,12 @@ struct policy_request {
 	const struct profile *cli; /* command-line flags, most specific */
 	bool read_project_file;	   /* apply ${PROJECT}/.llwrap.ini if present */
 	bool as_root; /* the command runs as root: deny root's secrets */
+	/* Resolve symlinks in the longest existing prefix of an absolute
+	 * path (pathtree_fs's resolve): 0 and a new path, or -errno.  When
+	 * set, .llwrap.ini's "only tighten" check compares resolved paths,
+	 * as the rules are enforced; NULL compares them as written. */
+	int (*resolve)(void *ctx, const char *path, char **out);
+	void *resolve_ctx;
 };
 
 /*

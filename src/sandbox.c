@@ -30,10 +30,13 @@
 
 /*
  * DESIGN.md §4.4: every configuration file llwrap read is write-protected
- * inside the sandbox.  A file the policy leaves unwritable needs nothing;
- * one inside a writable tree gets a read-only rule that beats every
- * source, which pathtree then compiles like any narrower-inside-writable
- * rule (a mask, or fail closed).
+ * inside the sandbox.  Each gets a read-only rule that beats every source;
+ * pathtree_compile() decides on resolved paths whether it protects
+ * anything (a file the rules leave unwritable keeps its access) and
+ * compiles it like any narrower-inside-writable rule (a mask, or fail
+ * closed).  Comparing the paths here, as written, missed a profile given
+ * through a symlink and a grant given through one (-p T/a/p.ini --rw T/L
+ * with T/L -> a).
  */
 static void
 protect_config_files(const struct policy *p, struct llw_path_rule **rules,
@@ -44,11 +47,8 @@ protect_config_files(const struct policy *p, struct llw_path_rule **rules,
 	memcpy(*rules, p->paths, p->n_paths * sizeof(**rules));
 	*n = p->n_paths;
 	for (char **f = p->config_files; f != NULL && *f != NULL; f++) {
-		struct llw_path_rule *r;
+		struct llw_path_rule *r = &(*rules)[(*n)++];
 
-		if (!policy_access_writable(policy_access_at(p, *f, NULL)))
-			continue;
-		r = &(*rules)[(*n)++];
 		r->path = *f;
 		r->access = LLW_ACCESS_RO;
 		r->rank = LLW_RANK_CONFIG;

@@ -162,4 +162,23 @@ else
 	expect_rc "without best effort that protection fails closed (needs L3)" 125
 fi
 
+# The same through symlinks (issue 17, class 12): the protection is
+# decided on resolved paths, as the rules are enforced.  T/L -> a.
+S=$HOME_DIR/sym
+mkdir -p "$S/a"
+ln -s a "$S/L"
+printf '[profile]\ninclude = default\n' >"$S/a/p1.ini"
+echo "beside" >"$S/a/other.txt"
+chown -R "$TEST_UID:$TEST_GID" "$S"
+for how in "-p $S/a/p1.ini --rw $S/L" "-p $S/L/p1.ini --rw $S/a"; do
+	# shellcheck disable=SC2086
+	expect_denied "profile write-protected through a symlink ($how)" \
+		llw $how --best-effort -q -- "$PROBE" append "$S/a/p1.ini"
+	# shellcheck disable=SC2086
+	expect_succeeded "... while the file beside it stays writable" \
+		llw $how --best-effort -q -- "$PROBE" append "$S/a/other.txt"
+done
+grep -q '^\[profile\]' "$S/a/p1.ini" && ! grep -q x "$S/a/p1.ini" &&
+	ok "... and the profile is unchanged" || not_ok "the profile changed"
+
 done_testing

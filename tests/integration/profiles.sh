@@ -58,7 +58,17 @@ run llw -p default --best-effort -q -- "$PROBE" write "$PROJ/src/new.c"
 expect_rc ".llwrap.ini that tightens (ro src) applies" 1
 expect_succeeded "... while the rest of the project stays writable" \
 	llw -p default --best-effort -q -- "$PROBE" append "$PROJ/README"
-rm -f "$PROJ/.llwrap.ini"
+# ... compared on resolved paths (issue 17, class 12): a rule on a link
+# in the project that leads to the denied ~/.ssh widens, whatever its
+# spelling.
+ln -s "$HOME_DIR/.ssh" "$PROJ/keys"
+printf '[filesystem]\nro = %s/keys\n' "$PROJ" >"$PROJ/.llwrap.ini"
+expect_refused ".llwrap.ini widening through a symlink in the project is refused" \
+	'\.llwrap\.ini:2' llw -p default -- /bin/sh -c "touch $marker"
+printf '[filesystem]\ndeny = %s/keys\n' "$PROJ" >"$PROJ/.llwrap.ini"
+expect_ran "... while a deny on it (tightening) applies" \
+	llw -p default -- /bin/sh -c "touch $marker"
+rm -f "$PROJ/.llwrap.ini" "$PROJ/keys"
 
 # Precedence: the command line beats profiles; later -p beats earlier.
 printf '[filesystem]\nro = %s\n' "$OUTSIDE" >"$P/ro-outside.ini"

@@ -476,6 +476,34 @@ static const struct tcase cases[] = {
 			  "M /h/p/.llwrap.ini ro file t:2\n",
 	},
 	{
+		/* Issue 17, class 12: -p T/a/p1.ini --rw T/L, T/L -> a. */
+		.name = "config file inside a grant given through a symlink",
+		.fs = V("l:/t/L:/t/a", "f:/t/a/p1.ini", "f:/t/a/x"),
+		.rules = V("rw /t/L", "ro /t/a/p1.ini @cfg"),
+		.masks = true,
+		.expect = "R /t/a rw t:1\n"
+			  "M /t/a/p1.ini ro file t:2\n",
+		.notes = V("/t/L (t:1): resolves to /t/a"),
+	},
+	{
+		/* The profile named through the symlink, the grant not. */
+		.name = "config file given through a symlinked path",
+		.fs = V("l:/t/L:/t/a", "f:/t/a/p1.ini", "f:/t/a/x"),
+		.rules = V("rw /t/a", "ro /t/L/p1.ini @cfg"),
+		.masks = true,
+		.expect = "R /t/a rw t:1\n"
+			  "M /t/a/p1.ini ro file t:2\n",
+		.notes = V("/t/L/p1.ini (t:2): resolves to /t/a/p1.ini"),
+	},
+	{
+		/* Execute is not taken away where nothing is writable: that
+		 * would punch holes in /usr for nothing. */
+		.name = "config file in an rx area: nothing more",
+		.fs = V("f:/usr/share/llwrap/a.ini", "f:/usr/bin/sh"),
+		.rules = V("rx /usr", "ro /usr/share/llwrap/a.ini @cfg"),
+		.expect = "R /usr rx t:1\n",
+	},
+	{
 		.name = "config file in a writable area without masks",
 		.fs = V("f:/h/p/.llwrap.ini", "f:/h/p/x"),
 		.rules = V("rw /h/p", "ro /h/p/.llwrap.ini @cfg"),
