@@ -146,6 +146,15 @@ explain_layers(FILE *f, const struct sandbox *sb)
 	}
 }
 
+/* A mask, or a pin: the path bound onto itself so that it cannot be
+ * renamed or replaced. */
+static void
+explain_mask(FILE *f, const struct plan_mask *m)
+{
+	fprintf(f, "  %s %s %s\t(%s)\n", m->pin ? "pin " : "mask",
+		policy_access_name(m->access), m->path, m->origin);
+}
+
 /* The bubblewrap backend's plan: the mounts in order, where they come
  * from, and the bwrap options. */
 static void
@@ -170,9 +179,7 @@ explain_bwrap(FILE *f, const struct sandbox *sb)
 			sb->fs->rules[i].punched ? ", hole punched" : "");
 	}
 	for (size_t i = 0; i < sb->fs->n_masks; i++)
-		fprintf(f, "  mask %s %s\t(%s)\n",
-			policy_access_name(sb->fs->masks[i].access),
-			sb->fs->masks[i].path, sb->fs->masks[i].origin);
+		explain_mask(f, &sb->fs->masks[i]);
 	fprintf(f, "  bwrap arguments (the seccomp program comes in a "
 		   "memfd, the environment as bwrap's own):\n");
 	for (char *s = text, *e; *s != '\0'; s = e + 1) {
@@ -266,6 +273,9 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	fprintf(f, "  %-12s %s\t(%s)\n", "private-tmp",
 		p->private_tmp ? "yes" : "no",
 		origin_or_builtin(&p->private_tmp_origin));
+	fprintf(f, "  %-12s %s\t(%s)\n", "protect-git",
+		p->protect_git ? "yes" : "no",
+		origin_or_builtin(&p->protect_git_origin));
 
 	fprintf(f, "\nNetwork:\n  %-12s %s\t(%s)\n", "mode",
 		policy_net_mode_name(p->net),
@@ -343,9 +353,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	}
 	for (size_t i = 0;
 	     sb->backend != SANDBOX_BACKEND_BWRAP && i < sb->fs->n_masks; i++)
-		fprintf(f, "  mask %s %s\t(%s)\n",
-			policy_access_name(sb->fs->masks[i].access),
-			sb->fs->masks[i].path, sb->fs->masks[i].origin);
+		explain_mask(f, &sb->fs->masks[i]);
 	for (char **n = sb->fs->notes; n != NULL && *n != NULL; n++)
 		fprintf(f, "  note: %s\n", *n);
 

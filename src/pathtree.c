@@ -290,6 +290,8 @@ struct node {
 	const struct rrule *rule;
 	const struct rrule *base;
 
+	bool pin; /* a pin rule is at this path */
+	const struct rrule *pin_rule;
 	enum llw_access want;	  /* access of the longest prefix rule */
 	const struct rrule *from; /* that rule; NULL for the default deny */
 	uint64_t forbid;	  /* bits some rule beneath does not want */
@@ -381,6 +383,14 @@ rule_is_config(const struct rrule *r)
 	return r->rule->rank == LLW_RANK_CONFIG;
 }
 
+/* Config-file protection or a pin: rules llwrap adds, which take away
+ * (or keep) but never grant. */
+static bool
+rule_is_guard(const struct rrule *r)
+{
+	return r->rule->rank >= LLW_RANK_PIN;
+}
+
 /*
  * A grant on a path that is not there: a note, and a report for stderr
  * when it would have widened access (a mistyped path), unless the rule
@@ -397,7 +407,7 @@ compiler_missing(struct compiler *c, const struct rrule *r, const char *why)
 	char *slash = strrchr(parent, '/');
 
 	*(slash == parent ? slash + 1 : slash) = '\0';
-	if (!r->rule->optional && !rule_is_config(r) &&
+	if (!r->rule->optional && !rule_is_guard(r) &&
 	    policy_access_wider(r->rule->access,
 				policy_access_at(c->p, parent, NULL)))
 		strv_push(&c->plan->missing, s);
@@ -443,6 +453,7 @@ compiler_add_mask(struct compiler *c, const struct node *n)
 	m->path = xstrdup(n->path);
 	m->access = n->want;
 	m->is_dir = n->is_dir;
+	m->pin = false;
 	m->origin = xstrdup(rule_origin(n->from));
 }
 
@@ -680,6 +691,33 @@ pathtree_visit(struct compiler *c, struct node *n, uint64_t g,
 		compiler_add_mask(c, n);
 		view = n->want;
 		has_view = true;
+	} else if (n->pin && pathtree_writable(n->want)) {
+		/* Writable, so it could be renamed or replaced: a mount of
+		 * itself onto itself is a mount point, which cannot. */
+		if (c->have_masks) {
+			compiler_add_mask(c, n);
+			c->plan->masks[c->plan->n_masks - 1].pin = true;
+			free(c->plan->masks[c->plan->n_masks - 1].origin);
+			c->plan->masks[c->plan->n_masks - 1].origin =
+				xstrdup(rule_origin(n->pin_rule));
+			view = n->want;
+			has_view = true;
+		} else if (!c->p->best_effort) {
+			*c->cause = xasprintf(
+				"%s (%s) must be pinned in place (bound onto "
+				"itself, so that it cannot be renamed or "
+				"replaced), which needs mount namespaces (L3, "
+				"unprivileged user namespaces); allow them, or "
+				"run with --best-effort to accept that loss.",
+				n->path, rule_origin(n->pin_rule));
+			return -EPERM;
+		} else {
+			compiler_lost(c, xasprintf("%s (%s): can be renamed "
+						   "or replaced (pinning it "
+						   "needs L3)",
+						   n->path,
+						   rule_origin(n->pin_rule)));
+		}
 	}
 
 	for (size_t i = 0; i < n->n_kids; i++) {
@@ -928,6 +966,14 @@ pathtree_want(struct compiler *c, struct node *n)
 	if (n->rule == NULL) {
 		n->want = n->parent ? n->parent->want : LLW_ACCESS_DENY;
 		n->from = n->parent ? n->parent->from : NULL;
+	} else if (n->rule->rule->rank == LLW_RANK_PIN) {
+		/* A pin keeps the access the other rules give. */
+		n->want = n->base     ? n->base->rule->access
+			  : n->parent ? n->parent->want
+				      : LLW_ACCESS_DENY;
+		n->from = n->base     ? n->base
+			  : n->parent ? n->parent->from
+				      : NULL;
 	} else if (rule_is_config(n->rule)) {
 		/*
 		 * Config-file protection takes write (and execute) away; it
@@ -1075,9 +1121,9 @@ pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 			;
 		win = &rr[j - 1];
 		for (size_t k = i; k < j - 1; k++) {
-			if (!rule_is_config(&rr[k]))
+			if (!rule_is_guard(&rr[k]))
 				base = &rr[k];
-			if (rule_is_config(win) || rule_is_config(&rr[k]))
+			if (rule_is_guard(win) || rule_is_guard(&rr[k]))
 				continue;
 			compiler_note(
 				&c,
@@ -1136,6 +1182,11 @@ pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 		n->rule = win;
 		n->base = base;
 		n->is_dir = is_dir;
+		for (size_t k = i; k < j; k++)
+			if (rr[k].rule->rank == LLW_RANK_PIN) {
+				n->pin = true;
+				n->pin_rule = &rr[k];
+			}
 	}
 
 	pathtree_want(&c, root);

@@ -74,13 +74,16 @@ struct plan_rule {
  * rwx: writable bind.  Masks are applied in the plan's order (parents first); a
  * mask beneath another re-exposes the real path with its own access.  A
  * writable mask occurs only there (`deny ~/.ssh` + `rw ~/.ssh/agent-dir` in a
- * writable ~) or when a writable directory is narrowed by execute alone (`rwx
- * P` + `rw P/a`).
+ * writable ~), when a writable directory is narrowed by execute alone (`rwx
+ * P` + `rw P/a`), or for a pin (a rule of rank LLW_RANK_PIN on a writable
+ * path): the path bound onto itself with its own access, a mount point the
+ * command cannot rename or replace.
  */
 struct plan_mask {
 	char *path;
 	enum llw_access access; /* mostly DENY or RO(X), see above */
 	bool is_dir;
+	bool pin; /* the path's own access, only to pin it in place */
 	char *origin;
 };
 

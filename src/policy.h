@@ -50,6 +50,10 @@ const char *policy_net_mode_name(enum llw_net_mode m);
  * LLW_RANK_CONFIG, above every source.
  */
 #define LLW_RANK_CONFIG UINT32_MAX
+/* A pin (protect-git): the path is bound onto itself so that it cannot be
+ * renamed or replaced; its access does not change.  Below config-file
+ * protection, above every source. */
+#define LLW_RANK_PIN (UINT32_MAX - 1)
 
 /* A filesystem rule. */
 struct llw_path_rule {
@@ -135,6 +139,12 @@ struct policy {
 	 * rules on /tmp then apply to it. */
 	bool private_tmp;
 	struct llw_scalar_origin private_tmp_origin;
+
+	/* [filesystem] protect-git = yes: the project repository's files
+	 * that can run commands read-only, its directories pinned (L3;
+	 * gitguard.h, DESIGN.md §11). */
+	bool protect_git;
+	struct llw_scalar_origin protect_git_origin;
 
 	/* [profile] best-effort = yes, or --best-effort */
 	bool best_effort;

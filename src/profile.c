@@ -263,6 +263,7 @@ static const struct key_spec {
 	{ "filesystem", "mkdir", VT_PATHS, NULL },
 	{ "filesystem", "git-config", VT_PATHS, NULL },
 	{ "filesystem", "private-tmp", VT_BOOL, NULL },
+	{ "filesystem", "protect-git", VT_BOOL, NULL },
 	{ "network", "mode", VT_ENUM, choices_mode },
 	{ "network", "connect-tcp", VT_PORTS, NULL },
 	{ "network", "bind-tcp", VT_PORTS, NULL },
@@ -601,6 +602,9 @@ project_check(const struct profile *p, const struct key_spec *ks,
 		else if (strcmp(ks->key, "private-tmp") == 0 &&
 			 strcmp(values[0], "yes") != 0)
 			why = "only private-tmp = yes tightens";
+		else if (strcmp(ks->key, "protect-git") == 0 &&
+			 strcmp(values[0], "yes") != 0)
+			why = "only protect-git = yes tightens";
 		else if (is_none)
 			why = "'none' would remove rules of less specific "
 			      "profiles";

@@ -22,6 +22,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fdutil.h"
+#include "gitguard.h"
 #include "ns.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -39,10 +40,11 @@
  * with T/L -> a).
  */
 static void
-protect_config_files(const struct policy *p, struct llw_path_rule **rules,
-		     size_t *n)
+protect_config_files(const struct policy *p, const struct gitguard *gg,
+		     struct llw_path_rule **rules, size_t *n)
 {
-	*rules = xcalloc(p->n_paths + strv_length(p->config_files) + 1,
+	*rules = xcalloc(p->n_paths + strv_length(p->config_files) +
+				 (gg != NULL ? gg->n : 0) + 1,
 			 sizeof(**rules));
 	memcpy(*rules, p->paths, p->n_paths * sizeof(**rules));
 	*n = p->n_paths;
@@ -53,6 +55,22 @@ protect_config_files(const struct policy *p, struct llw_path_rule **rules,
 		r->access = LLW_ACCESS_RO;
 		r->rank = LLW_RANK_CONFIG;
 		r->origin = "llwrap configuration file (write-protected)";
+	}
+	/* protect-git (DESIGN.md §11): the same, for the repository's
+	 * files that can run commands, and pins for the directories on
+	 * the way to them. */
+	for (size_t i = 0; gg != NULL && i < gg->n; i++) {
+		struct llw_path_rule *r = &(*rules)[(*n)++];
+
+		r->path = gg->v[i].path;
+		r->access = LLW_ACCESS_RO;
+		if (gg->v[i].kind == GITGUARD_PIN) {
+			r->rank = LLW_RANK_PIN;
+			r->origin = "protect-git: pinned in place";
+		} else {
+			r->rank = LLW_RANK_CONFIG;
+			r->origin = "protect-git: git metadata (read-only)";
+		}
 	}
 }
 
@@ -305,7 +323,13 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	choose_backend(sb, backend);
 
 	/* Compile the filesystem rules, config-file protection included. */
-	protect_config_files(p, &rules, &n);
+	if (p->protect_git && p->project != NULL) {
+		sb->git = gitguard_scan(p->project, &gitguard_fs_real);
+		for (char **s = sb->git->notes; *s != NULL; s++)
+			strv_push_take(&sb->git_limits,
+				       xasprintf("protect-git: %s", *s));
+	}
+	protect_config_files(p, sb->git, &rules, &n);
 	view = *p;
 	view.paths = rules;
 	view.n_paths = n;
@@ -463,6 +487,22 @@ make_dir_path(const char *path)
 int
 sandbox_make_dirs(const struct policy *p, char **cause)
 {
+	/* protect-git: a missing hooks/ is made (empty, as git's own
+	 * template makes it) so that it can be mounted read-only. */
+	if (p->protect_git && p->project != NULL) {
+		_cleanup_free_ char *hooks =
+			gitguard_missing_hooks(p->project, &gitguard_fs_real);
+
+		if (hooks != NULL && mkdir(hooks, 0755) < 0 &&
+		    errno != EEXIST) {
+			int e = errno;
+
+			*cause = xasprintf("%s: cannot create %s: %s",
+					   p->protect_git_origin.origin, hooks,
+					   strerror(e));
+			return -e;
+		}
+	}
 	for (size_t i = 0; i < p->mkdirs.n; i++) {
 		const struct llw_item *it = &p->mkdirs.v[i];
 		struct stat st;
@@ -493,6 +533,8 @@ sandbox_free(struct sandbox *sb)
 	free(sb->fail_cause);
 	free(sb->ns_needed);
 	free(sb->ns_refused);
+	gitguard_free(sb->git);
+	strv_free(sb->git_limits);
 	free(sb);
 }
 

@@ -12,6 +12,7 @@
 
 #include "bwrap.h"
 #include "filter.h"
+#include "gitguard.h"
 #include "ns.h"
 #include "pathtree.h"
 #include "policy.h"
@@ -38,6 +39,8 @@ struct sandbox {
 	char *backend_why;	       /* why this backend, for --explain */
 	struct bwrap_binary bwrap_bin; /* F: the bwrap found */
 	struct bwrap_plan *bwrap;      /* F, when backend is BWRAP */
+	struct gitguard *git;	       /* protect-git's entries, or NULL */
+	char **git_limits;   /* what protect-git cannot protect here */
 	char **not_enforced; /* every restriction dropped or missing */
 	bool must_fail;	     /* a fatal loss without best effort */
 	char *fail_cause;    /* why, when must_fail */

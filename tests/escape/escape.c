@@ -1259,6 +1259,80 @@ t_git_config(struct result *r)
 	twin_read(r, p);
 }
 
+/* Rename .git away (a new one could then point host git anywhere), and
+ * back at once when that worked. */
+static void
+a_git_rename(struct result *r)
+{
+	char to[512];
+
+	if (!need(r, "GIT"))
+		return;
+	snprintf(to, sizeof(to), "%s.llwrap-escape-probe", fx("GIT"));
+	if (rename(fx("GIT"), to) < 0) {
+		blocked(r, "rename .git");
+		return;
+	}
+	if (rename(to, fx("GIT")) < 0)
+		set(r, OUT_ESCAPED,
+		    "renamed %s to %s (and could not rename it "
+		    "back: restore it by hand)",
+		    fx("GIT"), to);
+	else
+		set(r, OUT_ESCAPED, "renamed %s away (renamed back)",
+		    fx("GIT"));
+}
+
+/* The twin: git must still create and rename files in .git (index.lock
+ * becomes index on every git add). */
+static void
+t_git_write(struct result *r)
+{
+	char a[512], b[512];
+
+	if (!need(r, "GIT"))
+		return;
+	snprintf(a, sizeof(a), "%s/llwrap-escape-twin.lock", fx("GIT"));
+	snprintf(b, sizeof(b), "%s/llwrap-escape-twin", fx("GIT"));
+	if (create_file(a, "twin\n") < 0) {
+		failed(r, "create in .git");
+		return;
+	}
+	if (rename(a, b) < 0) {
+		failed(r, "rename in .git");
+		unlink(a);
+		return;
+	}
+	unlink(b);
+	set(r, OUT_OK, "created and renamed a file in %s", fx("GIT"));
+}
+
+/* A commondir file makes git read its configuration and hooks from the
+ * directory it names.  Only created where none exists, removed at once. */
+static void
+a_git_commondir(struct result *r)
+{
+	char p[512];
+	int fd;
+
+	if (!need(r, "GIT"))
+		return;
+	snprintf(p, sizeof(p), "%s/commondir", fx("GIT"));
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		set(r, OUT_SKIPPED, "%s exists (read-only under protect-git)",
+		    p);
+		return;
+	}
+	if (fd < 0) {
+		blocked(r, p);
+		return;
+	}
+	close(fd);
+	unlink(p);
+	set(r, OUT_ESCAPED, "created %s (removed)", p);
+}
+
 static void
 a_git_outside(struct result *r)
 {
@@ -2994,6 +3068,10 @@ static const struct probe {
 	  t_create, 0 },
 	{ "git.config", "open the project's .git/config for writing",
 	  a_git_config, t_git_config, 0 },
+	{ "git.rename", "rename the project's .git away (to replace it)",
+	  a_git_rename, t_git_write, 0 },
+	{ "git.commondir", "create .git/commondir (git reads config there)",
+	  a_git_commondir, t_git_write, 0 },
 	{ "git.hooks-outside", "drop a git hook in a repository outside",
 	  a_git_outside, t_create, 0 },
 	{ "proj.envrc", "create the project's .envrc (direnv runs it)", a_envrc,

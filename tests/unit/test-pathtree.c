@@ -56,9 +56,10 @@ render(const struct plan *plan)
 
 		strv_push_take(
 			&lines,
-			xasprintf("M %s %s %s %s\n", m->path,
+			xasprintf("M %s %s %s%s %s\n", m->path,
 				  level_name(pathtree_access_bits(m->access)),
-				  m->is_dir ? "dir" : "file", m->origin));
+				  m->is_dir ? "dir" : "file",
+				  m->pin ? " pin" : "", m->origin));
 	}
 	return strv_join(lines, "");
 }
@@ -113,8 +114,9 @@ policy_fill(struct policy *p, const char *const *rules)
 		r->rank = 1;
 		if (w[2] != NULL)
 			r->rank =
-				strcmp(w[2], "@cfg") == 0
-					? LLW_RANK_CONFIG
+				strcmp(w[2], "@cfg") == 0 ? LLW_RANK_CONFIG
+				: strcmp(w[2], "@pin") == 0
+					? LLW_RANK_PIN
 					: (uint32_t)strtoul(w[2] + 1, NULL, 10);
 		r->origin = xasprintf("t:%zu", i + 1);
 	}
@@ -502,6 +504,39 @@ static const struct tcase cases[] = {
 		.fs = V("f:/usr/share/llwrap/a.ini", "f:/usr/bin/sh"),
 		.rules = V("rx /usr", "ro /usr/share/llwrap/a.ini @cfg"),
 		.expect = "R /usr rx t:1\n",
+	},
+	{
+		/* protect-git: .git bound onto itself, config read-only. */
+		.name = "a pin in a writable tree keeps its access",
+		.fs = V("f:/p/.git/config", "f:/p/.git/HEAD", "f:/p/a"),
+		.rules =
+			V("rw /p", "ro /p/.git @pin", "ro /p/.git/config @cfg"),
+		.masks = true,
+		.expect = "R /p rw t:1\n"
+			  "M /p/.git rw dir pin t:2\n"
+			  "M /p/.git/config ro file t:3\n",
+	},
+	{
+		.name = "a pin where nothing is writable: nothing",
+		.fs = V("f:/p/.git/config", "f:/p/a"),
+		.rules = V("ro /p", "ro /p/.git @pin"),
+		.masks = true,
+		.expect = "R /p ro t:1\n",
+	},
+	{
+		.name = "a pin without masks fails closed",
+		.fs = V("f:/p/.git/HEAD", "f:/p/a"),
+		.rules = V("rw /p", "ro /p/.git @pin"),
+		.rc = -EPERM,
+		.cause = V("/p/.git (t:2) must be pinned", "--best-effort"),
+	},
+	{
+		.name = "a pin without masks, best effort: reported",
+		.fs = V("f:/p/.git/HEAD", "f:/p/a"),
+		.rules = V("rw /p", "ro /p/.git @pin"),
+		.best_effort = true,
+		.expect = "R /p rw t:1\n",
+		.lost = V("/p/.git (t:2): can be renamed or replaced"),
 	},
 	{
 		.name = "config file in a writable area without masks",

@@ -1,0 +1,397 @@
+/*
+ * Git metadata protection.  The contract is in gitguard.h; this comment
+ * says what is protected and why.
+ *
+ * Git runs commands named by its configuration (core.fsmonitor,
+ * core.hooksPath, core.sshCommand, filters, aliases) and the hooks in
+ * hooks/.  It reads configuration from the repository's config, from
+ * config.worktree (with extensions.worktreeConfig), and from the common
+ * directory a commondir file names; a linked worktree or a submodule
+ * checkout finds its repository through a .git file.  Each of those
+ * files is made read-only where it exists.  A read-only mount on a file
+ * does not stop the directory holding it from being renamed and a new
+ * one put in its place, so every directory on the way from the project
+ * to such a file is pinned: bound onto itself, a mount point, which
+ * rename(2) and rmdir(2) refuse (EBUSY).  The project itself is already
+ * a mount point when it is writable.
+ *
+ * What no mount can protect is a name that does not exist yet: a
+ * commondir or config.worktree created inside the sandbox redirects git
+ * too.  hooks/ is created before the sandbox when missing (git's own
+ * template makes it, empty is harmless); commondir cannot be, since its
+ * presence changes what git reports (--git-common-dir).  That remains a
+ * known limit (conf/known-limits, git.commondir).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fdutil.h"
+#include "gitguard.h"
+#include "path.h"
+#include "strv.h"
+#include "xalloc.h"
+
+/* Submodules inside submodules, modules/ inside modules/. */
+#define GITGUARD_DEPTH 8
+/* The largest .gitmodules or .git file read. */
+#define GITGUARD_MAX_FILE (64 * 1024)
+
+static int
+real_kind(void *ctx, const char *path)
+{
+	struct stat st;
+
+	(void)ctx;
+	if (lstat(path, &st) < 0)
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return 'd';
+	if (S_ISREG(st.st_mode))
+		return 'f';
+	if (S_ISLNK(st.st_mode))
+		return 'l';
+	return 'o';
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **
+real_list(void *ctx, const char *path)
+{
+	char **v = xcalloc(1, sizeof(char *));
+	struct dirent *de;
+	DIR *d;
+
+	(void)ctx;
+	if ((d = opendir(path)) == NULL) {
+		free(v);
+		return NULL;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			strv_push(&v, de->d_name);
+	closedir(d);
+	qsort(v, strv_length(v), sizeof(char *), name_cmp);
+	return v;
+}
+
+static char *
+real_read(void *ctx, const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char *text = NULL;
+	size_t len;
+
+	(void)ctx;
+	if (fd < 0 || fd_read_all(fd, GITGUARD_MAX_FILE, &text, &len) < 0)
+		return NULL;
+	return text;
+}
+
+const struct gitguard_fs gitguard_fs_real = {
+	.kind = real_kind,
+	.list = real_list,
+	.read_file = real_read,
+	.ctx = NULL,
+};
+
+struct scan {
+	const struct gitguard_fs *fs;
+	struct gitguard *g;
+};
+
+static char *
+join(const char *dir, const char *name)
+{
+	_cleanup_free_ char *s = xasprintf("%s/%s", dir, name);
+
+	return path_normalise(s);
+}
+
+static void
+add(struct scan *s, const char *path, enum gitguard_kind kind, const char *why)
+{
+	struct gitguard *g = s->g;
+
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->v[i].path, path) == 0 && g->v[i].kind == kind)
+			return;
+	g->v = xreallocarray(g->v, g->n + 1, sizeof(*g->v));
+	g->v[g->n].path = xstrdup(path);
+	g->v[g->n].kind = kind;
+	g->v[g->n].why = xstrdup(why);
+	g->n++;
+}
+
+static int
+kind(struct scan *s, const char *path)
+{
+	return s->fs->kind(s->fs->ctx, path);
+}
+
+/* The first line of a file, trimmed; NULL when unreadable. */
+static char *
+first_line(struct scan *s, const char *path)
+{
+	char *text = s->fs->read_file(s->fs->ctx, path);
+
+	if (text != NULL)
+		text[strcspn(text, "\r\n")] = '\0';
+	return text;
+}
+
+/* A path a git file names, relative to dir when not absolute. */
+static char *
+named_path(const char *dir, const char *value)
+{
+	if (value[0] == '/')
+		return path_normalise(value);
+	return join(dir, value);
+}
+
+static void scan_gitdir(struct scan *s, const char *gitdir, int depth);
+
+/*
+ * modules/ holds a repository per submodule, at modules/NAME, where NAME
+ * may contain slashes: a directory with HEAD or config is a repository,
+ * any other directory holds more of them.
+ */
+static void
+scan_modules(struct scan *s, const char *dir, int depth)
+{
+	_cleanup_strv_ char **names = NULL;
+
+	if (depth > GITGUARD_DEPTH)
+		return;
+	add(s, dir, GITGUARD_PIN, "submodule repositories");
+	if ((names = s->fs->list(s->fs->ctx, dir)) == NULL)
+		return;
+	for (char **n = names; *n != NULL; n++) {
+		_cleanup_free_ char *p = join(dir, *n);
+		_cleanup_free_ char *head = NULL, *config = NULL;
+
+		if (kind(s, p) != 'd')
+			continue;
+		head = join(p, "HEAD");
+		config = join(p, "config");
+		if (kind(s, head) != 0 || kind(s, config) != 0)
+			scan_gitdir(s, p, depth + 1);
+		else
+			scan_modules(s, p, depth + 1);
+	}
+}
+
+/* The files of a repository (or common) directory that run commands. */
+static void
+protect_files(struct scan *s, const char *gitdir)
+{
+	static const char *const names[] = {
+		"config", "config.worktree", "commondir", "hooks", "worktrees",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *p = join(gitdir, names[i]);
+
+		if (kind(s, p) != 0)
+			add(s, p, GITGUARD_RO,
+			    strcmp(names[i], "worktrees") == 0
+				    ? "linked worktrees' repositories"
+				    : "git metadata that can run commands");
+	}
+}
+
+static void
+scan_gitdir(struct scan *s, const char *gitdir, int depth)
+{
+	_cleanup_free_ char *cd = join(gitdir, "commondir");
+	_cleanup_free_ char *modules = join(gitdir, "modules");
+	_cleanup_free_ char *hooks = join(gitdir, "hooks");
+
+	if (depth > GITGUARD_DEPTH)
+		return;
+	add(s, gitdir, GITGUARD_PIN, "a git repository");
+	protect_files(s, gitdir);
+	if (kind(s, hooks) == 0)
+		strv_push_take(&s->g->notes,
+			       xasprintf("%s does not exist: one created "
+					 "inside the sandbox would run later",
+					 hooks));
+	if (kind(s, cd) == 'f') {
+		_cleanup_free_ char *line = first_line(s, cd);
+
+		if (line != NULL && *line != '\0') {
+			_cleanup_free_ char *common = named_path(gitdir, line);
+
+			if (strcmp(common, gitdir) != 0) {
+				add(s, common, GITGUARD_PIN,
+				    "a git common directory");
+				protect_files(s, common);
+			}
+		}
+	}
+	if (kind(s, modules) == 'd')
+		scan_modules(s, modules, depth);
+}
+
+/* Whether a relative path from .gitmodules stays inside its tree. */
+static bool
+inside(const char *rel)
+{
+	const char *p = rel;
+
+	if (*rel == '\0' || *rel == '/')
+		return false;
+	while (*p != '\0') {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return false;
+		p += n;
+		p += strspn(p, "/");
+	}
+	return true;
+}
+
+/*
+ * The checkouts of the submodules .gitmodules lists under worktree: each
+ * .git file is read-only, and every directory from worktree down to it
+ * is pinned, so that none can be renamed and replaced by one whose .git
+ * names another repository.
+ */
+static void
+scan_submodules(struct scan *s, const char *worktree, int depth)
+{
+	_cleanup_free_ char *gm = join(worktree, ".gitmodules");
+	_cleanup_free_ char *text = NULL;
+	char *save = NULL;
+
+	if (depth > GITGUARD_DEPTH || kind(s, gm) != 'f' ||
+	    (text = s->fs->read_file(s->fs->ctx, gm)) == NULL)
+		return;
+	for (char *l = strtok_r(text, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *checkout = NULL, *gitfile = NULL;
+		char *v = l + strspn(l, " \t");
+		size_t end;
+
+		if (strncmp(v, "path", 4) != 0)
+			continue;
+		v += 4 + strspn(v + 4, " \t");
+		if (*v != '=')
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		end = strlen(v);
+		while (end > 0 && strchr(" \t\r", v[end - 1]) != NULL)
+			end--;
+		v[end] = '\0';
+		if (v[0] == '"' && end >= 2 && v[end - 1] == '"') {
+			v[end - 1] = '\0';
+			v++;
+		}
+		if (!inside(v))
+			continue;
+		checkout = join(worktree, v);
+		gitfile = join(checkout, ".git");
+		if (kind(s, gitfile) != 'f')
+			continue;
+		add(s, gitfile, GITGUARD_RO, "a submodule's .git file");
+		for (char *c = checkout + strlen(worktree) + 1;; c++) {
+			if (*c != '/' && *c != '\0')
+				continue;
+			{
+				_cleanup_free_ char *dir =
+					xstrndup(checkout, c - checkout);
+
+				add(s, dir, GITGUARD_PIN,
+				    "on the way to a submodule's .git file");
+			}
+			if (*c == '\0')
+				break;
+		}
+		scan_submodules(s, checkout, depth + 1);
+	}
+}
+
+struct gitguard *
+gitguard_scan(const char *project, const struct gitguard_fs *fs)
+{
+	struct gitguard *g = xcalloc(1, sizeof(*g));
+	struct scan s = { .fs = fs, .g = g };
+	_cleanup_free_ char *dotgit = join(project, ".git");
+	int k = kind(&s, dotgit);
+
+	g->notes = xcalloc(1, sizeof(char *));
+	switch (k) {
+	case 'd':
+		scan_gitdir(&s, dotgit, 0);
+		break;
+	case 'l':
+		/* The rules land on the target; the link itself is not a
+		 * mount point and could be replaced. */
+		strv_push_take(&g->notes,
+			       xasprintf("%s is a symbolic link: its target is "
+					 "protected, the link itself is not",
+					 dotgit));
+		scan_gitdir(&s, dotgit, 0);
+		break;
+	case 'f': {
+		_cleanup_free_ char *line = first_line(&s, dotgit);
+
+		add(&s, dotgit, GITGUARD_RO,
+		    "the .git file naming the "
+		    "repository");
+		if (line != NULL && strncmp(line, "gitdir:", 7) == 0) {
+			_cleanup_free_ char *gitdir = named_path(
+				project, line + 7 + strspn(line + 7, " \t"));
+
+			scan_gitdir(&s, gitdir, 0);
+		}
+		break;
+	}
+	default:
+		strv_push_take(&g->notes,
+			       xasprintf("%s does not exist: a repository "
+					 "created inside the sandbox is not "
+					 "protected",
+					 dotgit));
+		return g;
+	}
+	scan_submodules(&s, project, 0);
+	return g;
+}
+
+void
+gitguard_free(struct gitguard *g)
+{
+	if (g == NULL)
+		return;
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->v[i].path);
+		free(g->v[i].why);
+	}
+	free(g->v);
+	strv_free(g->notes);
+	free(g);
+}
+
+char *
+gitguard_missing_hooks(const char *project, const struct gitguard_fs *fs)
+{
+	_cleanup_free_ char *dotgit = join(project, ".git");
+	_cleanup_free_ char *hooks = join(dotgit, "hooks");
+
+	if (fs->kind(fs->ctx, dotgit) != 'd' || fs->kind(fs->ctx, hooks) != 0)
+		return NULL;
+	return steal_pointer(&hooks);
+}

@@ -1,0 +1,72 @@
+/*
+ * Git metadata protection (protect-git, DESIGN.md §11): the files of the
+ * project's repository through which git can be made to run a command
+ * later, outside the sandbox, and the directories that must not be
+ * renamed or replaced so that those files stay the ones git reads.
+ *
+ * gitguard_scan() only reads: it finds the repository of a project (a
+ * .git directory, or a .git file naming one), the common directory a
+ * commondir file names, the submodules' repositories under modules/ and
+ * their checkouts (from .gitmodules), and returns one entry per path to
+ * protect.  sandbox.c turns the entries into rules that pathtree
+ * compiles on resolved paths: a read-only entry or a pin protects
+ * something only where the policy lets the command write.
+ */
+#ifndef LLW_GITGUARD_H
+#define LLW_GITGUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum gitguard_kind {
+	GITGUARD_RO,  /* read-only: config, hooks/, commondir, .git files */
+	GITGUARD_PIN, /* bound onto itself: cannot be renamed or replaced */
+};
+
+struct gitguard_entry {
+	char *path; /* absolute, as found (pathtree resolves it) */
+	enum gitguard_kind kind;
+	char *why; /* what it is, for --explain */
+};
+
+struct gitguard {
+	struct gitguard_entry *v;
+	size_t n;
+	char **notes; /* what cannot be protected, for --explain */
+};
+
+/* The file system as gitguard_scan() sees it. */
+struct gitguard_fs {
+	/* 'd' directory, 'f' regular file, 'l' symlink, 'o' other, 0
+	 * missing (lstat: a symlink is not followed). */
+	int (*kind)(void *ctx, const char *path);
+	/* Names in directory path, sorted, without . and ..; NULL on
+	 * error. */
+	char **(*list)(void *ctx, const char *path);
+	/* The text of a small file (at most 64 KiB), NUL-terminated; NULL
+	 * on error. */
+	char *(*read_file)(void *ctx, const char *path);
+	void *ctx;
+};
+
+extern const struct gitguard_fs gitguard_fs_real;
+
+/*
+ * The entries protecting the repository of project (absolute,
+ * resolved).  A project without .git gives none and a note.  Never
+ * fails: what cannot be read is left out, with a note.
+ */
+struct gitguard *gitguard_scan(const char *project,
+			       const struct gitguard_fs *fs);
+
+void gitguard_free(struct gitguard *g);
+
+/*
+ * The hooks directory to create before the sandbox starts, so that it
+ * can be made read-only (a missing one could be created inside and
+ * run later): the path, or NULL when project has a .git directory with
+ * hooks/ already, or no .git directory.
+ */
+char *gitguard_missing_hooks(const char *project, const struct gitguard_fs *fs);
+
+#endif /* LLW_GITGUARD_H */

@@ -1,0 +1,142 @@
+#!/bin/sh
+# protect-git (issue 17, class 1; DESIGN.md §11): a sandboxed command
+# tries every way to make the user's next, unsandboxed git run a command
+# of its choosing (configuration, hooks, renaming .git, submodule and
+# worktree metadata, a submodule's .git file), then the user runs git
+# outside.  Each attack is first shown to work on a repository the
+# policy does not protect, so that the check below can fail; under the
+# opencode profile none may, and git keeps working inside and outside.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+command -v git >/dev/null 2>&1 || skip_rest "git is not installed"
+if ! bwrap_backend && ! userns_works; then
+	# Without L3 the profile fails closed; the corpus covers that.
+	expect_status "without user namespaces protect-git fails closed" 125 \
+		llw -p opencode -- /bin/true
+	done_testing
+	exit
+fi
+
+# bubblewrap has no port rules: the opencode profile fails closed there
+# unless best effort, which drops only those (the mounts stay).
+BE=
+bwrap_backend && BE=--best-effort
+
+MARKS=$OUTSIDE/marks
+mkdir -p "$MARKS"
+chown "$TEST_UID:$TEST_GID" "$MARKS"
+cat >"$HOME_DIR/.gitconfig" <<EOF
+[user]
+	name = llwrap test
+	email = test@llwrap.invalid
+[protocol "file"]
+	allow = always
+[init]
+	defaultBranch = main
+EOF
+chown "$TEST_UID:$TEST_GID" "$HOME_DIR/.gitconfig"
+
+# make_repo DIR: a repository with a commit, a submodule at lib/sub and
+# a linked worktree at DIR-wt, made as the test user.
+make_repo() {
+	as_user /bin/sh -ec '
+		d=$1
+		git init -q "$d.sub"
+		cd "$d.sub" && echo s >s && git add s && git commit -qm s
+		git init -q "$d" && cd "$d"
+		echo a >a && git add a && git commit -qm a
+		git submodule add -q "$d.sub" lib/sub 2>/dev/null
+		git commit -qm sub
+		git worktree add -q "$d-wt" 2>/dev/null' sh "$1"
+}
+
+# The attacks, one per run; the command each plants touches $MARKS/ID.
+ATTACK_SH='
+m=$1
+evil() { printf "[core]\n\tfsmonitor = touch %s/%s\n" "$m" "$1"; }
+case $2 in
+config) evil config >>.git/config ;;
+hook) printf "#!/bin/sh\ntouch %s/hook\n" "$m" >.git/hooks/pre-commit &&
+	chmod +x .git/hooks/pre-commit ;;
+rename) mv .git .git.old && cp -r .git.old .git && evil rename >>.git/config ;;
+module) evil module >>.git/modules/lib/sub/config ;;
+module-rename) mv .git/modules/lib/sub .git/modules/lib/sub.old &&
+	cp -r .git/modules/lib/sub.old .git/modules/lib/sub &&
+	evil module-rename >>.git/modules/lib/sub/config ;;
+gitfile) cp -r .git/modules/lib/sub evil.git && evil gitfile >>evil.git/config &&
+	printf "\tworktree = %s/lib/sub\n" "$PWD" >>evil.git/config &&
+	printf "gitdir: %s/evil.git\n" "$PWD" >lib/sub/.git ;;
+checkout-rename) cp -r .git/modules/lib/sub evil.git &&
+	evil checkout-rename >>evil.git/config &&
+	printf "\tworktree = %s/lib/sub\n" "$PWD" >>evil.git/config &&
+	mv lib lib.old && mkdir -p lib/sub &&
+	printf "gitdir: %s/evil.git\n" "$PWD" >lib/sub/.git ;;
+worktree) cp -r .git evil.git && evil worktree >>evil.git/config &&
+	for f in .git/worktrees/*/commondir; do
+		printf "%s/evil.git\n" "$PWD" >"$f"; done ;;
+esac
+exit 0'
+ATTACKS="config hook rename module module-rename gitfile checkout-rename worktree"
+
+# host_git DIR: the user's next git commands, outside the sandbox.
+host_git() {
+	as_user /bin/sh -c '
+		cd "$1" || exit 1
+		git status >/dev/null 2>&1
+		git -C lib/sub status >/dev/null 2>&1
+		git -C "$1-wt" status >/dev/null 2>&1
+		git commit -q --allow-empty -m host >/dev/null 2>&1
+		exit 0' sh "$1"
+}
+
+# Each attack, on a fresh repository: first without protect-git (the
+# default profile, the project writable), where it must work, so that
+# the check under opencode can fail; then under opencode, where the
+# user's git must not run the planted command.
+printf '[filesystem]\nrwx = %s\n' "$HOME_DIR/work" >"$T/open.ini"
+chmod 644 "$T/open.ini"
+for a in $ATTACKS; do
+	ctrl=$HOME_DIR/work/ctrl-$a
+	make_repo "$ctrl"
+	as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$ctrl" \
+		-q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a" >/dev/null 2>&1
+	host_git "$ctrl"
+	if [ -e "$MARKS/$a" ]; then
+		ok "control: attack '$a' redirects host git without protect-git"
+	else
+		not_ok "control: attack '$a' should work without protect-git"
+	fi
+	rm -f "$MARKS"/*
+
+	prot=$HOME_DIR/work/prot-$a
+	make_repo "$prot"
+	run llw -p opencode $BE -C "$prot" -q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a"
+	expect_rc "opencode: attack '$a' ran in the sandbox" 0
+	host_git "$prot"
+	if [ -e "$MARKS/$a" ]; then
+		not_ok "opencode: attack '$a' ran a command in the user's git"
+	else
+		ok "opencode: attack '$a' did not reach the user's git"
+	fi
+	rm -f "$MARKS"/*
+done
+[ -d "$HOME_DIR/work/prot-rename/.git" ] &&
+	[ ! -e "$HOME_DIR/work/prot-rename/.git.old" ] &&
+	ok "... .git stayed in place (pinned)" || not_ok ".git was moved"
+
+make_repo "$PROJ"
+# The legitimate twin: git works inside, and normally outside after.
+run llw -p opencode $BE -q -- /bin/sh -c \
+	'echo b >>a && git add a && git commit -qm inside && git status --short &&
+	git -C lib/sub status --short && git submodule status'
+expect_rc "git add, commit, status and submodule status work inside" 0
+run as_user /bin/sh -c "cd '$PROJ' && git log --format=%s && git status --short && git fsck --no-progress"
+expect_rc "... and host git works normally afterwards" 0
+expect_output "... and sees the sandbox's commit" "^inside$"
+
+# Explain names the protection, its layer, and what it cannot protect.
+run llw -p opencode $BE --explain -- /bin/true
+expect_output "--explain lists the pin of .git" "pin +rw $PROJ/\\.git"
+expect_output "--explain lists .git/config read-only" "mask ro $PROJ/\\.git/config"
+
+done_testing
