@@ -23,6 +23,7 @@
 #include "explain.h"
 #include "options.h"
 #include "known.h"
+#include "path.h"
 #include "policy.h"
 #include "profile.h"
 #include "sandbox.h"
@@ -157,6 +158,57 @@ struct flag {
 	int opt;
 	char *arg;
 };
+
+/*
+ * DESIGN.md §11: the home directory, an ancestor of it or / is refused
+ * as the project unless --allow-broad-project; a project reached through
+ * a symbolic link is named as it resolves, so that the user sees which
+ * directory becomes writable.  given is the directory as given (-C) or
+ * ".", from_cwd whether it is the working directory.
+ */
+static void
+check_project(const char *given, bool from_cwd, const char *real,
+	      bool allow_broad)
+{
+	const char *home = getenv("HOME");
+	_cleanup_free_ char *home_real = NULL, *why = NULL;
+	const char *spelled = given;
+
+	if (home != NULL && *home == '/')
+		home_real = realpath(home, NULL);
+	why = policy_broad_project(real, home_real);
+	if (why != NULL && !allow_broad)
+		die(EXIT_LLWRAP,
+		    "refusing to run: %s; start llwrap in the project "
+		    "directory (or name it with -C), or pass "
+		    "--allow-broad-project to run there anyway",
+		    why);
+	if (why != NULL && !quiet)
+		fprintf(stderr, "llwrap: warning: %s (allowed by "
+				"--allow-broad-project)\n",
+			why);
+	/* The working directory as the shell spells it. */
+	if (from_cwd) {
+		const char *pwd = getenv("PWD");
+		_cleanup_free_ char *pwd_real = NULL;
+
+		if (pwd == NULL || *pwd != '/' ||
+		    (pwd_real = realpath(pwd, NULL)) == NULL ||
+		    strcmp(pwd_real, real) != 0)
+			return;
+		spelled = pwd;
+	}
+	if (spelled[0] == '/' && strcmp(spelled, real) != 0 && !quiet) {
+		_cleanup_free_ char *norm = path_normalise(spelled);
+
+		if (strcmp(norm, real) != 0)
+			fprintf(stderr,
+				"llwrap: note: the project %s is reached "
+				"through a symbolic link; the sandbox grants "
+				"%s\n",
+				spelled, real);
+	}
+}
 
 /* Resolve the policy of the command line plus extra flags. */
 static struct policy *
@@ -638,7 +690,7 @@ main(int argc, char **argv)
 	_cleanup_free_ struct flag *flags = NULL;
 	enum sandbox_backend backend = SANDBOX_BACKEND_AUTO;
 	bool explain = false, check = false, verbose = false;
-	bool selftest = false;
+	bool selftest = false, allow_broad = false;
 	char **why_args = NULL;
 	_cleanup_free_ char *footer_log = NULL;
 	off_t footer_off = 0;
@@ -685,6 +737,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_SELFTEST:
 			selftest = true;
+			break;
+		case OPT_ALLOW_BROAD_PROJECT:
+			allow_broad = true;
 			break;
 		case OPT_WHY:
 			/* What follows is why's own: --exec, --connect, ... */
@@ -757,6 +812,7 @@ options_done:
 		if (real == NULL)
 			die(EXIT_LLWRAP, "project directory %s: %s", dir,
 			    strerror(errno));
+		check_project(dir, project == NULL, real, allow_broad);
 		free(project);
 		project = real;
 	}

@@ -25,6 +25,10 @@ const struct options_spec options_specs[] = {
 	  "command starts there" },
 	{ "name", required_argument, 'n', "NAME", SRC,
 	  "instance name for logs (default: command basename)" },
+	{ "allow-broad-project", no_argument, OPT_ALLOW_BROAD_PROJECT, NULL,
+	  SRC,
+	  "run even when the project is the home directory, an\n"
+	  "ancestor of it, or / (refused otherwise)" },
 	{ "ro", required_argument, OPT_RO, "PATH", FS,
 	  "read files, list directories" },
 	{ "rx", required_argument, OPT_RX, "PATH", FS, "ro + execute" },

@@ -35,6 +35,7 @@ enum {
 	OPT_CHECK,
 	OPT_SELFTEST,
 	OPT_WHY,
+	OPT_ALLOW_BROAD_PROJECT,
 };
 
 struct options_spec {

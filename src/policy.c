@@ -1252,6 +1252,26 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	return 0;
 }
 
+char *
+policy_broad_project(const char *project, const char *home)
+{
+	if (strcmp(project, "/") == 0)
+		return xstrdup("the project directory is /, so rules on "
+			       "${PROJECT} would cover the whole file system");
+	if (home == NULL || *home == '\0' || !path_under(home, project))
+		return NULL;
+	if (strcmp(home, project) == 0)
+		return xasprintf("the project directory is the home directory "
+				 "%s, so rules on ${PROJECT} would cover "
+				 "every file of the user (keys, other "
+				 "projects, shell start-up files)",
+				 home);
+	return xasprintf("the project directory %s contains the home "
+			 "directory %s, so rules on ${PROJECT} would cover "
+			 "every file of the user",
+			 project, home);
+}
+
 static bool
 items_match(const struct llw_items *it, const char *name)
 {

@@ -214,6 +214,14 @@ int policy_resolve(const struct policy_request *req, struct policy **out,
 		   char **cause);
 
 /*
+ * DESIGN.md §11, home as project: why project (resolved) is too broad to
+ * be the project, as a sentence, or NULL.  It is when it is "/", the
+ * home directory home (resolved; NULL or "" when unknown) or one of its
+ * ancestors: every rule on ${PROJECT} would then cover the whole home.
+ */
+char *policy_broad_project(const char *project, const char *home);
+
+/*
  * The command's environment (DESIGN.md §7): the names of envp matching
  * p->env_keep (names or fnmatch globs), minus p->env_unset, plus
  * p->env_set.  Pure; returns a new vector.

@@ -100,4 +100,28 @@ fi
 expect_status "a bad --backend is 125" 125 llw --backend nonsense -- /bin/true
 expect_status "a bad --keep-fd is 125" 125 llw --keep-fd abc -- /bin/true
 
+# The project is the home, an ancestor of it, or / (issue 17, class 5):
+# refused with the reason and the way out; a symlinked project is named
+# as it resolves.
+marker=$PROJ/ran
+for dir in "$HOME_DIR" "$T" /; do
+	expect_refused "-C $dir as the project is refused, saying why and how" \
+		"allow-broad-project" llw -p default -C "$dir" -- /bin/sh -c "touch $marker"
+done
+run as_user /bin/sh -c "cd '$HOME_DIR' && exec $LLWRAP_B -p default -- /bin/true"
+expect_rc "starting in ~ is refused too" 125
+expect_output "... naming the home" "is the home directory"
+ln -s "$HOME_DIR" "$PROJ/home-link"
+expect_refused "... and reaching ~ through a symlink" "is the home directory" \
+	llw -p default -C "$PROJ/home-link" -- /bin/sh -c "touch $marker"
+rm "$PROJ/home-link"
+expect_ran "--allow-broad-project runs it anyway" \
+	llw -p default -C "$HOME_DIR" --allow-broad-project -- /bin/sh -c "touch $marker"
+expect_output "... with a warning" "warning: the project directory is the home"
+ln -s "$PROJ" "$HOME_DIR/proj-link"
+run llw -p default -C "$HOME_DIR/proj-link" -- /bin/true
+expect_rc "a project reached through a symlink runs" 0
+expect_output "... and is named as it resolves" "reached through a symbolic link; the sandbox grants $PROJ"
+rm "$HOME_DIR/proj-link"
+
 done_testing
