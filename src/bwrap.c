@@ -29,6 +29,20 @@
 	 LLW_FS_MAKE_SOCK | LLW_FS_MAKE_FIFO | LLW_FS_MAKE_BLOCK |             \
 	 LLW_FS_MAKE_SYM | LLW_FS_TRUNCATE)
 
+/* private-tmp's tmpfs mounts; /dev/shm is there only with bwrap's --dev,
+ * which has one of its own (a directory, given a tmpfs with the size
+ * limit). */
+static const char *const private_tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
+
+static const char *
+private_tmp_of(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(private_tmps); i++)
+		if (path_under(path, private_tmps[i]))
+			return private_tmps[i];
+	return NULL;
+}
+
 /* What bwrap's --dev provides: these rules need no mount of their own. */
 static const char *const dev_provided[] = {
 	"/dev",	       "/dev/null",    "/dev/zero",    "/dev/full",
@@ -480,17 +494,28 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	for (size_t i = 0; i < fs->n_rules; i++)
 		if (!(bp->dev && path_under(fs->rules[i].path, "/dev")) &&
 		    !(bp->proc && path_under(fs->rules[i].path, "/proc")) &&
-		    !(p->private_tmp && path_under(fs->rules[i].path, "/tmp")))
+		    !(p->private_tmp && private_tmp_of(fs->rules[i].path)))
 			bind_rule(&v, fs, i);
 	if (bp->dev)
 		push2(&v, "--dev", "/dev");
 	if (bp->proc)
 		push2(&v, "--proc", "/proc");
-	if (p->private_tmp) {
-		push2(&v, "--tmpfs", "/tmp");
+	for (size_t t = 0; p->private_tmp && t < ARRAY_SIZE(private_tmps);
+	     t++) {
+		const char *tmp = private_tmps[t];
+
+		if (path_under(tmp, "/dev") && !bp->dev)
+			continue;
+		if (bp->tmpfs_size > 0) {
+			_cleanup_free_ char *n = xasprintf(
+				"%llu", (unsigned long long)bp->tmpfs_size);
+
+			push2(&v, "--size", n);
+		}
+		push2(&v, "--tmpfs", tmp);
 		for (size_t i = 0; i < fs->n_rules; i++)
-			if (path_under(fs->rules[i].path, "/tmp") &&
-			    strcmp(fs->rules[i].path, "/tmp") != 0 &&
+			if (path_under(fs->rules[i].path, tmp) &&
+			    strcmp(fs->rules[i].path, tmp) != 0 &&
 			    (path_under(fs->rules[i].path, p->project) ||
 			     path_under(p->project, fs->rules[i].path)))
 				bind_rule(&v, fs, i);
@@ -535,9 +560,9 @@ option_arity(const char *opt)
 		"--dev-bind", "--dev-bind-try", "--symlink", "--setenv",
 	};
 	static const char *const one[] = {
-		"--cap-drop",	"--dev",     "--proc",		 "--tmpfs",
-		"--remount-ro", "--dir",     "--add-seccomp-fd", "--chdir",
-		"--unsetenv",	"--seccomp",
+		"--cap-drop", "--dev",	      "--proc",	   "--tmpfs",
+		"--size",     "--remount-ro", "--dir",	   "--add-seccomp-fd",
+		"--chdir",    "--unsetenv",   "--seccomp",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(two); i++)

@@ -46,6 +46,9 @@ struct bwrap_plan {
 	bool share_net; /* --share-net: the command reaches the host network */
 	bool dev;	/* a private /dev (bwrap --dev) */
 	bool proc;	/* a /proc of the sandbox's pid namespace */
+	/* private-tmp: the size of the tmpfs on /tmp and /var/tmp (bwrap
+	 * --size), 0 for bwrap's default. */
+	uint64_t tmpfs_size;
 	struct bwrap_symlink *symlinks;
 	size_t n_symlinks;
 	/* What bwrap cannot enforce, in the form of ruleset.c's losses. */

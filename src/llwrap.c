@@ -184,8 +184,9 @@ check_project(const char *given, bool from_cwd, const char *real,
 		    "--allow-broad-project to run there anyway",
 		    why);
 	if (why != NULL && !quiet)
-		fprintf(stderr, "llwrap: warning: %s (allowed by "
-				"--allow-broad-project)\n",
+		fprintf(stderr,
+			"llwrap: warning: %s (allowed by "
+			"--allow-broad-project)\n",
 			why);
 	/* The working directory as the shell spells it. */
 	if (from_cwd) {

@@ -356,9 +356,34 @@ lo_up(char **cause)
 	return err < 0 ? -EIO : 0;
 }
 
+/*
+ * The shared scratch directories private-tmp replaces with a tmpfs of the
+ * sandbox's own (DESIGN.md §11), where they exist.
+ */
+static const char *const private_tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
+
+static bool
+is_private_tmp(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(private_tmps); i++)
+		if (strcmp(path, private_tmps[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The private scratch directory path lies in, or NULL. */
+static const char *
+private_tmp_of(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(private_tmps); i++)
+		if (path_under(path, private_tmps[i]))
+			return private_tmps[i];
+	return NULL;
+}
+
 enum ns_kind {
 	NS_PROC, /* a fresh proc for the pid namespace */
-	NS_TMP,	 /* the private /tmp */
+	NS_TMP,	 /* a private /tmp, /var/tmp or /dev/shm */
 	NS_ROOT, /* a writable root: the real path as the host has it */
 	NS_MASK, /* a plan mask */
 	NS_BIND, /* the project under a private /tmp, as the policy has it */
@@ -445,13 +470,16 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 {
 	const struct plan *fs = o->fs;
 	const char *project = o->policy->project;
-	bool tmp_project = o->private_tmp && path_under(project, "/tmp");
+	bool tmp_project = o->private_tmp && private_tmp_of(project) != NULL;
 	bool project_seen = false;
+	struct stat st;
 
 	if (o->pid)
 		view_add(v, "/proc", NS_PROC, LLW_ACCESS_RO, true);
-	if (o->private_tmp)
-		view_add(v, "/tmp", NS_TMP, LLW_ACCESS_RW, true);
+	for (size_t i = 0; o->private_tmp && i < ARRAY_SIZE(private_tmps); i++)
+		if (stat(private_tmps[i], &st) == 0 && S_ISDIR(st.st_mode))
+			view_add(v, private_tmps[i], NS_TMP, LLW_ACCESS_RW,
+				 true);
 	for (size_t i = 0; i < fs->n_rules; i++) {
 		const struct plan_rule *r = &fs->rules[i];
 
@@ -475,7 +503,6 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 	for (size_t i = 0; i < v->n; i++) {
 		struct ns_mount *m = &v->m[i];
 		struct ns_mount *up = NULL;
-		struct stat st;
 
 		/* The nearest entry above this one that is mounted. */
 		for (size_t j = i; j-- > 0;)
@@ -491,9 +518,9 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 				break;
 			}
 		if (m->kind == NS_ROOT) {
-			/* The same path as the private /tmp, or already
+			/* The same path as a private tmpfs, or already
 			 * writable through the entry above. */
-			if ((o->private_tmp && strcmp(m->path, "/tmp") == 0) ||
+			if ((o->private_tmp && is_private_tmp(m->path)) ||
 			    (up != NULL && is_writable_entry(up))) {
 				m->skip = true;
 				continue;
@@ -551,6 +578,27 @@ new_fs(const char *fstype, const char *key, const char *value, uint64_t attrs)
 		return -errno;
 	if (key != NULL &&
 	    fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0) < 0)
+		return -errno;
+	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -errno;
+	fd = fsmount(fsfd, FSMOUNT_CLOEXEC, (unsigned)attrs);
+	return fd < 0 ? -errno : fd;
+}
+
+/* A new detached tmpfs with this mode and size (0: the kernel's). */
+static int
+new_tmpfs(const char *mode, uint64_t size, uint64_t attrs)
+{
+	_cleanup_close_ int fsfd = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	char bytes[32];
+	int fd;
+
+	if (fsfd < 0)
+		return -errno;
+	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)size);
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "mode", mode, 0) < 0 ||
+	    (size > 0 &&
+	     fsconfig(fsfd, FSCONFIG_SET_STRING, "size", bytes, 0) < 0))
 		return -errno;
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return -errno;
@@ -628,8 +676,8 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
 		break;
 	case NS_TMP:
 		what = "a tmpfs";
-		fd = new_fs("tmpfs", "mode", "1777",
-			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		fd = new_tmpfs("1777", o->tmpfs_size,
+			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 		break;
 	case NS_ROOT:
 		what = "a clone";
@@ -722,7 +770,7 @@ view_fill_tmpfs(const struct ns_opts *o, struct ns_view *v, char **cause)
 			continue;
 		if (m->kind == NS_TMP &&
 		    policy_access_writable(
-			    policy_access_at(o->policy, "/tmp", NULL)))
+			    policy_access_at(o->policy, m->path, NULL)))
 			continue;
 		if ((r = setattr(m->fd, MOUNT_ATTR_RDONLY, 0, false)) < 0) {
 			*cause = xasprintf("cannot make the tmpfs on %s "

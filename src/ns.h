@@ -10,6 +10,7 @@
 #define LLW_NS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "pathtree.h"
 #include "policy.h"
@@ -17,7 +18,8 @@
 struct ns_opts {
 	bool pid; /* new pid namespace; the caller's next child is pid 1 */
 	bool net; /* new network namespace with only lo up */
-	bool private_tmp;      /* tmpfs on /tmp */
+	bool private_tmp;      /* tmpfs on /tmp, /var/tmp and /dev/shm */
+	uint64_t tmpfs_size;   /* bytes, for each of them; 0: the kernel's */
 	const struct plan *fs; /* writable roots and masks */
 	const struct policy *policy;
 };

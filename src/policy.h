@@ -55,6 +55,10 @@ const char *policy_net_mode_name(enum llw_net_mode m);
  * protection, above every source. */
 #define LLW_RANK_PIN (UINT32_MAX - 1)
 
+/* The default size of a private tmpfs, in percent of memory: the
+ * kernel's own default is half of it, per mount. */
+#define LLW_TMPFS_PERCENT 25
+
 /* A filesystem rule. */
 struct llw_path_rule {
 	char *path; /* absolute, normalised ("/a/b", no trailing /) */
@@ -145,6 +149,13 @@ struct policy {
 	 * gitguard.h, DESIGN.md §11). */
 	bool protect_git;
 	struct llw_scalar_origin protect_git_origin;
+
+	/* [limits] tmpfs-size: the size of each private tmpfs (/tmp,
+	 * /var/tmp, /dev/shm), in bytes or a percentage of memory; both 0
+	 * for the default (LLW_TMPFS_PERCENT). */
+	uint64_t tmpfs_bytes;
+	unsigned tmpfs_percent;
+	struct llw_scalar_origin tmpfs_size_origin;
 
 	/* [profile] best-effort = yes, or --best-effort */
 	bool best_effort;

@@ -233,6 +233,7 @@ enum value_type {
 	VT_PORTS,    /* port ranges, split on blanks and commas */
 	VT_TEXT,     /* free text, one value, not expanded */
 	VT_BOOL,     /* yes | no */
+	VT_SIZE,     /* BYTES[K|M|G] or PERCENT% (of memory), one value */
 	VT_ENUM,     /* one of choices */
 	VT_CIDRS,    /* CIDR[:PORTS] */
 	VT_LISTEN,   /* ADDR:PORT, [V6]:PORT */
@@ -283,6 +284,7 @@ static const struct key_spec {
 	{ "environment", "unset", VT_ENVGLOBS, NULL },
 	{ "process", "ptrace", VT_ENUM, choices_allow },
 	{ "process", "hide-processes", VT_BOOL, NULL },
+	{ "limits", "tmpfs-size", VT_SIZE, NULL },
 	{ "match", "command", VT_COMMANDS, NULL },
 	{ "match", "project", VT_PATHS, NULL },
 };
@@ -379,6 +381,41 @@ parse_port(const char *s, uint16_t *port)
 	}
 	*port = (uint16_t)n;
 	return p;
+}
+
+int
+profile_size(const char *s, uint64_t *bytes, unsigned *percent)
+{
+	uint64_t n = 0, mult = 1;
+	const char *c = s;
+
+	if (*c < '0' || *c > '9')
+		return -EINVAL;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		if (n > UINT64_MAX / 10 - 9)
+			return -EINVAL;
+		n = n * 10 + (uint64_t)(*c - '0');
+	}
+	*bytes = 0;
+	*percent = 0;
+	if (strcmp(c, "%") == 0) {
+		if (n < 1 || n > 100)
+			return -EINVAL;
+		*percent = (unsigned)n;
+		return 0;
+	}
+	if (strcmp(c, "K") == 0 || strcmp(c, "k") == 0)
+		mult = 1024;
+	else if (strcmp(c, "M") == 0 || strcmp(c, "m") == 0)
+		mult = 1024 * 1024;
+	else if (strcmp(c, "G") == 0 || strcmp(c, "g") == 0)
+		mult = 1024ULL * 1024 * 1024;
+	else if (*c != '\0')
+		return -EINVAL;
+	if (n == 0 || n > UINT64_MAX / mult)
+		return -EINVAL;
+	*bytes = n * mult;
+	return 0;
 }
 
 int
@@ -637,6 +674,8 @@ project_check(const struct profile *p, const struct key_spec *ks,
 	} else if (strcmp(ks->section, "match") == 0) {
 		why = "it is applied to its own project already and cannot "
 		      "have a [match] section";
+	} else if (strcmp(ks->section, "limits") == 0) {
+		why = "a limit could be raised; set limits in a profile";
 	}
 	if (why == NULL)
 		return 0;
@@ -716,6 +755,20 @@ value_check(const struct profile *p, const struct vars *v,
 				    choices_text(ks));
 		*out = xstrdup(raw);
 		return 0;
+	case VT_SIZE: {
+		uint64_t bytes;
+		unsigned percent;
+
+		if (profile_size(raw, &bytes, &percent) < 0)
+			return fail(
+				cause, p->file, line,
+				"[%s] %s: bad size '%s'; use bytes with an "
+				"optional K, M or G (512M), or a percentage "
+				"of memory from 1%% to 100%% (10%%).",
+				ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	}
 	case VT_CIDRS:
 		if (!cidr_valid(raw))
 			return fail(
@@ -936,7 +989,9 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			return fail(cause, p->file, line,
 				    "[%s] %s cannot be 'none'.", section, key);
 	}
-	if ((ks->type == VT_BOOL || ks->type == VT_ENUM) && n != 1)
+	if ((ks->type == VT_BOOL || ks->type == VT_ENUM ||
+	     ks->type == VT_SIZE) &&
+	    n != 1)
 		return fail(cause, p->file, line,
 			    "[%s] %s takes one value, not %zu.", section, key,
 			    n);

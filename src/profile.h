@@ -109,6 +109,13 @@ size_t profile_n_keys(void);
 void profile_key(size_t i, const char **section, const char **key);
 
 /*
+ * A size: "512M" (bytes, with an optional K, M or G: powers of 1024) or
+ * "10%" (of memory, 1 to 100).  0 and *bytes or *percent set (the other
+ * 0), or -EINVAL.
+ */
+int profile_size(const char *s, uint64_t *bytes, unsigned *percent);
+
+/*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are
  * compiled in so llwrap works before anything is installed.
  */

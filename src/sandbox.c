@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +73,25 @@ protect_config_files(const struct policy *p, const struct gitguard *gg,
 			r->origin = "protect-git: git metadata (read-only)";
 		}
 	}
+}
+
+/*
+ * [limits] tmpfs-size in bytes: as given, or a percentage of this
+ * machine's memory (LLW_TMPFS_PERCENT by default).  0 when memory cannot
+ * be read: then the kernel's default (half of it) applies.
+ */
+static uint64_t
+tmpfs_size(const struct policy *p)
+{
+	unsigned percent =
+		p->tmpfs_percent ? p->tmpfs_percent : LLW_TMPFS_PERCENT;
+	struct sysinfo si;
+
+	if (p->tmpfs_bytes > 0)
+		return p->tmpfs_bytes;
+	if (sysinfo(&si) < 0)
+		return 0;
+	return (uint64_t)si.totalram * si.mem_unit / 100 * percent;
 }
 
 static const char *
@@ -150,6 +170,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		sb->ns.pid = p->hide_processes;
 		sb->ns.net = p->net == LLW_NET_NONE;
 		sb->ns.private_tmp = p->private_tmp;
+		sb->ns.tmpfs_size = tmpfs_size(p);
 		sb->ns.fs = sb->fs;
 		sb->ns.policy = p;
 		return false;
@@ -173,9 +194,9 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 			  "unprivileged user namespaces; seccomp denies inet "
 			  "sockets instead, loopback included) [not a hole]");
 	if (p->private_tmp)
-		strv_push(&sb->not_enforced, "private-tmp: the host's /tmp "
-					     "is shared (needs unprivileged "
-					     "user namespaces)");
+		strv_push(&sb->not_enforced,
+			  "private-tmp: the host's /tmp, /var/tmp and /dev/shm "
+			  "are shared (needs unprivileged user namespaces)");
 	if (p->hide_processes)
 		strv_push(&sb->not_enforced,
 			  "hide-processes: host processes are visible in "
@@ -246,6 +267,7 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 
 	bwrap_find_symlinks(p, &links, &n_links);
 	sb->bwrap = bwrap_plan_new(p, sb->fs, links, n_links);
+	sb->bwrap->tmpfs_size = tmpfs_size(p);
 	for (size_t i = 0; i < n_links; i++) {
 		free(links[i].path);
 		free(links[i].target);
