@@ -384,6 +384,7 @@ private_tmp_of(const char *path)
 enum ns_kind {
 	NS_PROC, /* a fresh proc for the pid namespace */
 	NS_TMP,	 /* a private /tmp, /var/tmp or /dev/shm */
+	NS_PTS,	 /* a devpts instance of the sandbox's own */
 	NS_ROOT, /* a writable root: the real path as the host has it */
 	NS_MASK, /* a plan mask */
 	NS_BIND, /* the project under a private /tmp, as the policy has it */
@@ -476,6 +477,8 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 
 	if (o->pid)
 		view_add(v, "/proc", NS_PROC, LLW_ACCESS_RO, true);
+	if (o->devpts)
+		view_add(v, "/dev/pts", NS_PTS, LLW_ACCESS_RW, true);
 	for (size_t i = 0; o->private_tmp && i < ARRAY_SIZE(private_tmps); i++)
 		if (stat(private_tmps[i], &st) == 0 && S_ISDIR(st.st_mode))
 			view_add(v, private_tmps[i], NS_TMP, LLW_ACCESS_RW,
@@ -493,6 +496,7 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 			 fs->masks[i].is_dir);
 	for (size_t i = 0; i < v->n; i++)
 		if (v->m[i].kind != NS_PROC && v->m[i].kind != NS_TMP &&
+		    v->m[i].kind != NS_PTS &&
 		    strcmp(v->m[i].path, project) == 0)
 			project_seen = true;
 	if (tmp_project && !project_seen)
@@ -521,6 +525,7 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 			/* The same path as a private tmpfs, or already
 			 * writable through the entry above. */
 			if ((o->private_tmp && is_private_tmp(m->path)) ||
+			    (o->devpts && strcmp(m->path, "/dev/pts") == 0) ||
 			    (up != NULL && is_writable_entry(up))) {
 				m->skip = true;
 				continue;
@@ -606,6 +611,50 @@ new_tmpfs(const char *mode, uint64_t size, uint64_t attrs)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * A new devpts instance (in a user namespace every devpts mount is one):
+ * the terminals the sandbox opens live there, and the user's other
+ * terminals (the host's /dev/pts/N) are not reachable by name.
+ */
+static int
+new_devpts(void)
+{
+	_cleanup_close_ int fsfd = fsopen("devpts", FSOPEN_CLOEXEC);
+	int fd;
+
+	if (fsfd < 0)
+		return -errno;
+	if (fsconfig(fsfd, FSCONFIG_SET_FLAG, "newinstance", NULL, 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_SET_STRING, "mode", "0620", 0) < 0 ||
+	    fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -errno;
+	fd = fsmount(fsfd, FSMOUNT_CLOEXEC,
+		     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* /dev/ptmx opens the sandbox's devpts instance: its own ptmx bound on
+ * it, after /dev/pts is mounted. */
+static int
+bind_ptmx(char **cause)
+{
+	int fd = open_tree(AT_FDCWD, "/dev/pts/ptmx",
+			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0 || move_mount(fd, "", AT_FDCWD, "/dev/ptmx",
+				 MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot bind the sandbox's ptmx on "
+				   "/dev/ptmx: %s",
+				   strerror(-r));
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 /* The attributes of a mask of access a on a real path (pathtree.h). */
 static uint64_t
 mask_attrs(enum llw_access a)
@@ -678,6 +727,10 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
 		what = "a tmpfs";
 		fd = new_tmpfs("1777", o->tmpfs_size,
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+		break;
+	case NS_PTS:
+		what = "a devpts instance";
+		fd = new_devpts();
 		break;
 	case NS_ROOT:
 		what = "a clone";
@@ -845,6 +898,8 @@ view_build(const struct ns_opts *o, char **cause)
 	for (size_t i = 0; i < v.n && r == 0; i++)
 		if (!v.m[i].skip)
 			r = view_attach(o, &v.m[i], cause);
+	if (r == 0 && o->devpts && access("/dev/ptmx", F_OK) == 0)
+		r = bind_ptmx(cause);
 	view_free(&v);
 	return r;
 }

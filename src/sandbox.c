@@ -44,8 +44,9 @@ static void
 protect_config_files(const struct policy *p, const struct gitguard *gg,
 		     struct llw_path_rule **rules, size_t *n)
 {
+	/* Two more for no_host_terminals(). */
 	*rules = xcalloc(p->n_paths + strv_length(p->config_files) +
-				 (gg != NULL ? gg->n : 0) + 1,
+				 (gg != NULL ? gg->n : 0) + 3,
 			 sizeof(**rules));
 	memcpy(*rules, p->paths, p->n_paths * sizeof(**rules));
 	*n = p->n_paths;
@@ -92,6 +93,39 @@ tmpfs_size(const struct policy *p)
 	if (sysinfo(&si) < 0)
 		return 0;
 	return (uint64_t)si.totalram * si.mem_unit / 100 * percent;
+}
+
+/*
+ * DESIGN.md §11, terminals: a policy that wanted L3 runs without it
+ * (best effort), so /dev/pts would be the host's, with the user's other
+ * terminals in it.  Deny it and /dev/ptmx above every source: the
+ * inherited terminal keeps working through its descriptors and /dev/tty,
+ * new pseudo-terminals (script, ssh -t) cannot be made.  Returns whether
+ * rules were added.
+ */
+static bool
+no_host_terminals(struct sandbox *sb, const struct policy *p,
+		  struct llw_path_rule *rules, size_t *n)
+{
+	static const char *const paths[] = { "/dev/pts", "/dev/ptmx" };
+
+	if (sb->use_ns || sb->ns_needed == NULL || !p->best_effort ||
+	    policy_access_at(p, "/dev/pts", NULL) == LLW_ACCESS_DENY)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		struct llw_path_rule *r = &rules[(*n)++];
+
+		r->path = (char *)paths[i];
+		r->access = LLW_ACCESS_DENY;
+		r->rank = LLW_RANK_PIN - 1;
+		r->origin = "terminals: the host's, without L3";
+	}
+	strv_push(&sb->not_enforced,
+		  "a devpts instance of the sandbox's own: /dev/pts and "
+		  "/dev/ptmx are denied instead, so new pseudo-terminals "
+		  "(script, ssh -t) cannot be opened; the inherited terminal "
+		  "works (needs unprivileged user namespaces) [not a hole]");
+	return true;
 }
 
 static const char *
@@ -171,6 +205,10 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		sb->ns.net = p->net == LLW_NET_NONE;
 		sb->ns.private_tmp = p->private_tmp;
 		sb->ns.tmpfs_size = tmpfs_size(p);
+		/* DESIGN.md §11: only the sandbox's own terminals, where the
+		 * policy grants terminals at all. */
+		sb->ns.devpts =
+			policy_access_at(p, "/dev/pts", NULL) != LLW_ACCESS_DENY;
 		sb->ns.fs = sb->fs;
 		sb->ns.policy = p;
 		return false;
@@ -359,14 +397,19 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	 * bubblewrap applies them as mounts itself; for Landlock they need
 	 * L3, and only then is the kernel asked whether L3 can run. */
 	r = pathtree_compile(&view, &pathtree_fs_real, true, &sb->fs, &why);
-	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP && ns_plan(sb, p) &&
-	    sb->fs->n_masks > 0) {
-		/* Without L3 masks fall back to hole punching (best effort)
-		 * or fail closed, naming the path. */
-		plan_free(sb->fs);
-		sb->fs = NULL;
-		r = pathtree_compile(&view, &pathtree_fs_real, false, &sb->fs,
-				     &why);
+	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP) {
+		bool unmasked = ns_plan(sb, p) && sb->fs->n_masks > 0;
+		bool no_pts = no_host_terminals(sb, p, rules, &n);
+
+		view.n_paths = n;
+		if (unmasked || no_pts) {
+			/* Without L3 masks fall back to hole punching (best
+			 * effort) or fail closed, naming the path. */
+			plan_free(sb->fs);
+			sb->fs = NULL;
+			r = pathtree_compile(&view, &pathtree_fs_real,
+					     sb->use_ns, &sb->fs, &why);
+		}
 	}
 	free(rules);
 	if (r == -EPERM) {

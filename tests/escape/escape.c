@@ -2852,6 +2852,33 @@ a_tioclinux(struct result *r)
 	close(m);
 }
 
+/* Open another terminal of the user's by name (read its keystrokes,
+ * write into it).  A terminal of the same number in the sandbox's own
+ * devpts instance is another device: compared by the instance. */
+static void
+a_other_pts(struct result *r)
+{
+	struct stat st;
+	int fd;
+
+	if (!need(r, "PTS") || !need(r, "PTS_DEV"))
+		return;
+	fd = open(fx("PTS"), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		blocked(r, fx("PTS"));
+		return;
+	}
+	if (fstat(fd, &st) == 0 &&
+	    (unsigned long)st.st_dev != strtoul(fx("PTS_DEV"), NULL, 10))
+		set(r, OUT_BLOCKED,
+		    "%s opened, but it is the sandbox's own devpts "
+		    "instance, not the user's terminal",
+		    fx("PTS"));
+	else
+		set(r, OUT_ESCAPED, "opened the user's terminal %s", fx("PTS"));
+	close(fd);
+}
+
 static void
 t_tty(struct result *r)
 {
@@ -3185,6 +3212,8 @@ static const struct probe {
 	  t_proc_self, 0 },
 	{ "tty.tiocsti", "TIOCSTI into a terminal", a_tiocsti, t_tty, 0 },
 	{ "tty.tioclinux", "TIOCLINUX on a terminal", a_tioclinux, t_tty, 0 },
+	{ "tty.other-pts", "open another terminal of the user's (/dev/pts/N)",
+	  a_other_pts, t_tty, 0 },
 	{ "abi.i386", "i386 int 0x80 syscall", a_i386, t_getpid, SIGSYS },
 	{ "abi.x32", "x32 syscall", a_x32, t_getpid, SIGSYS },
 	{ "fd.inherited", "a descriptor leaked from the parent",
@@ -3533,6 +3562,20 @@ host(const char *dir, const char *project)
 		} else {
 			mq[0] = '\0';
 		}
+	}
+	/* A terminal of the user's (a pseudo-terminal kept open here): the
+	 * sandbox must not reach it by name. */
+	{
+		int m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		char name[64];
+		struct stat st;
+
+		if (m >= 0 && unlockpt(m) == 0 &&
+		    ptsname_r(m, name, sizeof(name)) == 0 &&
+		    stat(name, &st) == 0)
+			printf("PTS=%s\nPTS_DEV=%lu\n", name,
+			       (unsigned long)st.st_dev);
+		/* m stays open until this process exits. */
 	}
 	printf("READY\n");
 	fflush(stdout);
