@@ -18,6 +18,7 @@
 #include "explain.h"
 #include "fdutil.h"
 #include "known.h"
+#include "path.h"
 #include "strv.h"
 #include "supervise.h"
 #include "why.h"
@@ -227,6 +228,119 @@ explain_limits(FILE *f, const struct sandbox *sb)
 	known_free(l);
 }
 
+/* Masks and pins of a plan made for one of protect-git's origins. */
+static void
+count_guard(const struct sandbox *sb, const char *prefix, size_t *masks,
+	    size_t *pins)
+{
+	*masks = *pins = 0;
+	for (size_t i = 0; i < sb->fs->n_masks; i++)
+		if (strncmp(sb->fs->masks[i].origin, prefix, strlen(prefix)) ==
+		    0)
+			(*(sb->fs->masks[i].pin ? pins : masks))++;
+}
+
+/* How a mount-based protection is enforced on this run. */
+static const char *
+mount_layer(const struct sandbox *sb)
+{
+	if (sb->backend == SANDBOX_BACKEND_BWRAP)
+		return "bubblewrap mounts (F)";
+	return sb->use_ns ? "L3 mounts" : NULL;
+}
+
+/*
+ * DESIGN.md §11: each protection against what runs later or is shared,
+ * with its mechanism and layer on this run, or NOT ENFORCED.
+ */
+static void
+explain_persistence(FILE *f, const struct sandbox *sb)
+{
+	const struct policy *p = sb->policy;
+	const char *layer = mount_layer(sb);
+	size_t masks, pins, secrets = 0;
+	const char *home = getenv("HOME");
+
+	fprintf(f, "\nPersistence and shared state (DESIGN.md §11):\n");
+	if (!p->protect_git) {
+		fprintf(f, "  git metadata      no (protect-git = no)\n");
+	} else {
+		count_guard(sb, "protect-git", &masks, &pins);
+		if (layer != NULL)
+			fprintf(f,
+				"  git metadata      %zu read-only, %zu pinned "
+				"in place (%s)\n",
+				masks, pins, layer);
+		else
+			fprintf(f, "  git metadata      NOT ENFORCED: needs L3 "
+				   "mounts (hole punching instead, see "
+				   "below)\n");
+	}
+	if (!p->protect_later_run) {
+		fprintf(f, "  later-run files   no (protect-later-run = no)\n");
+	} else {
+		count_guard(sb, "protect-later-run", &masks, &pins);
+		if (layer != NULL)
+			fprintf(f, "  later-run files   %zu read-only (%s)\n",
+				masks, layer);
+		else
+			fprintf(f, "  later-run files   NOT ENFORCED: needs L3 "
+				   "mounts (hole punching instead)\n");
+	}
+	for (char **s = sb->git_limits; s != NULL && *s != NULL; s++)
+		fprintf(f, "    limit: %s\n", *s);
+	if (policy_access_at(p, "/dev/pts", NULL) == LLW_ACCESS_DENY)
+		fprintf(f, "  terminals         the inherited one only (no "
+			   "/dev/pts rule)\n");
+	else if (sb->backend == SANDBOX_BACKEND_BWRAP)
+		fprintf(f, "  terminals         bubblewrap's own devpts "
+			   "instance (F)\n");
+	else if (sb->use_ns)
+		fprintf(f, "  terminals         a devpts instance of the "
+			   "sandbox's own (L3)\n");
+	else if (sb->ns_needed != NULL && p->best_effort)
+		fprintf(f, "  terminals         /dev/pts denied: the inherited "
+			   "one only (no L3)\n");
+	else
+		fprintf(f, "  terminals         NOT ENFORCED: the host's "
+			   "/dev/pts, with the user's other terminals (needs "
+			   "L3)\n");
+	if (!p->private_tmp)
+		fprintf(f, "  shared scratch    no: the host's /tmp, /var/tmp "
+			   "and /dev/shm, as the rules allow (private-tmp = "
+			   "no)\n");
+	else if (layer != NULL)
+		fprintf(f,
+			"  shared scratch    /tmp, /var/tmp, /dev/shm private "
+			"tmpfs, %llu MiB each (%s)\n",
+			(unsigned long long)(sb->backend == SANDBOX_BACKEND_BWRAP
+						     ? sb->bwrap->tmpfs_size
+						     : sb->ns.tmpfs_size) >>
+				20,
+			layer);
+	else
+		fprintf(f, "  shared scratch    NOT ENFORCED: the host's "
+			   "(needs L3)\n");
+	fprintf(f, "  home as project   refused (exit 125) unless "
+		   "--allow-broad-project\n");
+	for (size_t i = 0; home != NULL && *home == '/' && i < p->n_paths; i++)
+		if (p->paths[i].access == LLW_ACCESS_DENY &&
+		    path_under(p->paths[i].path, home) &&
+		    strcmp(p->paths[i].path, home) != 0)
+			secrets++;
+	fprintf(f,
+		"  secrets           %zu paths in the home denied by name "
+		"(Landlock%s)\n",
+		secrets, sb->use_ns ? ", L3 masks in writable trees" : "");
+	fprintf(f, "  watching          NOT ENFORCED: inotify watches on "
+		   "trees the sandbox cannot read (Landlock does not cover "
+		   "inotify; a watch shows when the user's files there are "
+		   "opened or changed)\n");
+	fprintf(f, "  resources         [limits] tmpfs-size only; "
+		   "NOT ENFORCED: memory, processes, files, CPU time "
+		   "(no rlimits or cgroup limits yet)\n");
+}
+
 void
 explain_sandbox(FILE *f, const struct sandbox *sb)
 {
@@ -365,6 +479,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			   "ABI 9 pathname sockets the user can reach "
 			   "(docker, ssh-agent, D-Bus) are reachable\n");
 
+	explain_persistence(f, sb);
 	explain_limits(f, sb);
 
 	fprintf(f, "\n");

@@ -371,6 +371,126 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs)
 	return g;
 }
 
+/* The directories the editors and agents read their configuration from. */
+static const char *const later_dirs[] = { ".vscode", ".idea", ".opencode" };
+/* The files: direnv's, the agents' project configuration. */
+static const char *const later_files[] = { ".envrc", ".mcp.json",
+					   "opencode.json", "opencode.jsonc" };
+
+/* The paths .envrc names after the direnv commands that load files. */
+static void
+scan_envrc(struct scan *s, const char *project, const char *envrc)
+{
+	static const char *const cmds[] = { "source_env_if_exists",
+					    "source_env", "dotenv_if_exists",
+					    "dotenv" };
+	_cleanup_free_ char *text = s->fs->read_file(s->fs->ctx, envrc);
+	char *save = NULL;
+
+	if (text == NULL)
+		return;
+	for (char *l = strtok_r(text, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *v = l + strspn(l, " \t");
+
+		for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+			size_t n = strlen(cmds[i]);
+			_cleanup_free_ char *arg = NULL, *path = NULL;
+
+			if (strncmp(v, cmds[i], n) != 0 ||
+			    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
+				continue;
+			v += n + strspn(v + n, " \t");
+			arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
+			/* dotenv alone loads .env. */
+			if (*arg == '\0' &&
+			    strncmp(cmds[i], "dotenv", 6) == 0) {
+				free(arg);
+				arg = xstrdup(".env");
+			}
+			if (*arg == '\0')
+				break;
+			path = named_path(project, arg);
+			if (path_under(path, project) && kind(s, path) != 0)
+				add(s, path, GITGUARD_RO,
+				    "loaded by .envrc (direnv)");
+			else if (path_under(path, project))
+				strv_push_take(
+					&s->g->notes,
+					xasprintf("%s (loaded by .envrc) does "
+						  "not exist: one created "
+						  "inside the sandbox would "
+						  "run later",
+						  path));
+			break;
+		}
+	}
+}
+
+struct gitguard *
+gitguard_later_run(const char *project, const struct gitguard_fs *fs)
+{
+	struct gitguard *g = xcalloc(1, sizeof(*g));
+	struct scan s = { .fs = fs, .g = g };
+	_cleanup_strv_ char **names = NULL;
+	_cleanup_strv_ char **missing = NULL;
+
+	g->notes = xcalloc(1, sizeof(char *));
+	for (size_t i = 0; i < ARRAY_SIZE(later_dirs); i++) {
+		_cleanup_free_ char *p = join(project, later_dirs[i]);
+
+		if (kind(&s, p) != 0)
+			add(&s, p, GITGUARD_RO, "run later, outside");
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(later_files); i++) {
+		_cleanup_free_ char *p = join(project, later_files[i]);
+
+		if (kind(&s, p) != 0)
+			add(&s, p, GITGUARD_RO, "run later, outside");
+		else
+			strv_push(&missing, later_files[i]);
+	}
+	/* .envrc.local and the like: what .envrc files source beside it. */
+	if ((names = fs->list(fs->ctx, project)) != NULL)
+		for (char **n = names; *n != NULL; n++)
+			if (strncmp(*n, ".envrc.", 7) == 0) {
+				_cleanup_free_ char *p = join(project, *n);
+
+				add(&s, p, GITGUARD_RO, "run later, outside");
+			}
+	{
+		_cleanup_free_ char *envrc = join(project, ".envrc");
+
+		if (kind(&s, envrc) == 'f')
+			scan_envrc(&s, project, envrc);
+	}
+	if (missing != NULL) {
+		_cleanup_free_ char *list = strv_join(missing, ", ");
+
+		strv_push_take(&g->notes,
+			       xasprintf("%s do not exist in %s: a file "
+					 "created there inside the sandbox is "
+					 "not protected (known limit "
+					 "proj.envrc)",
+					 list, project));
+	}
+	return g;
+}
+
+char **
+gitguard_later_run_dirs(const char *project, const struct gitguard_fs *fs)
+{
+	char **v = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(later_dirs); i++) {
+		_cleanup_free_ char *p = join(project, later_dirs[i]);
+
+		if (fs->kind(fs->ctx, p) == 0)
+			strv_push(&v, p);
+	}
+	return v;
+}
+
 void
 gitguard_free(struct gitguard *g)
 {

@@ -69,4 +69,26 @@ void gitguard_free(struct gitguard *g);
  */
 char *gitguard_missing_hooks(const char *project, const struct gitguard_fs *fs);
 
+/*
+ * protect-later-run (DESIGN.md §11): the files in the project that
+ * other programs run later, outside the sandbox: direnv's .envrc, the
+ * .envrc.* beside it and what .envrc loads by convention (source_env,
+ * source_env_if_exists, dotenv, dotenv_if_exists, source_url is not
+ * followed), the editors' and agents' configuration (.vscode/, .idea/,
+ * .mcp.json, opencode.json, opencode.jsonc, .opencode/).  Existing ones
+ * become read-only entries; a missing one is noted, since a read-only
+ * mount needs something to mount on.
+ */
+struct gitguard *gitguard_later_run(const char *project,
+				    const struct gitguard_fs *fs);
+
+/*
+ * The directories of gitguard_later_run() that are missing in project,
+ * to create (empty) before the sandbox starts so that they can be made
+ * read-only: an empty .vscode/, .idea/ or .opencode/ changes nothing for
+ * the programs that read them, and git does not list empty directories.
+ */
+char **gitguard_later_run_dirs(const char *project,
+			       const struct gitguard_fs *fs);
+
 #endif /* LLW_GITGUARD_H */

@@ -249,6 +249,7 @@ policy_free(struct policy *p)
 	free(p->supervise_origin.origin);
 	free(p->private_tmp_origin.origin);
 	free(p->protect_git_origin.origin);
+	free(p->protect_later_run_origin.origin);
 	free(p->tmpfs_size_origin.origin);
 	free(p->best_effort_origin.origin);
 	strv_free(p->config_files);
@@ -871,6 +872,9 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		} else if (is_key(e, "limits", "tmpfs-size")) {
 			profile_size(v0, &p->tmpfs_bytes, &p->tmpfs_percent);
 			scalar_set(&p->tmpfs_size_origin, origin);
+		} else if (is_key(e, "filesystem", "protect-later-run")) {
+			p->protect_later_run = strcmp(v0, "yes") == 0;
+			scalar_set(&p->protect_later_run_origin, origin);
 		} else if (is_key(e, "filesystem", "protect-git")) {
 			p->protect_git = strcmp(v0, "yes") == 0;
 			scalar_set(&p->protect_git_origin, origin);

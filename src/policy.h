@@ -149,6 +149,10 @@ struct policy {
 	 * gitguard.h, DESIGN.md §11). */
 	bool protect_git;
 	struct llw_scalar_origin protect_git_origin;
+	/* [filesystem] protect-later-run = yes: direnv's and the editors'
+	 * and agents' files in the project read-only (gitguard.h). */
+	bool protect_later_run;
+	struct llw_scalar_origin protect_later_run_origin;
 
 	/* [limits] tmpfs-size: the size of each private tmpfs (/tmp,
 	 * /var/tmp, /dev/shm), in bytes or a percentage of memory; both 0

@@ -265,6 +265,7 @@ static const struct key_spec {
 	{ "filesystem", "git-config", VT_PATHS, NULL },
 	{ "filesystem", "private-tmp", VT_BOOL, NULL },
 	{ "filesystem", "protect-git", VT_BOOL, NULL },
+	{ "filesystem", "protect-later-run", VT_BOOL, NULL },
 	{ "network", "mode", VT_ENUM, choices_mode },
 	{ "network", "connect-tcp", VT_PORTS, NULL },
 	{ "network", "bind-tcp", VT_PORTS, NULL },
@@ -639,9 +640,9 @@ project_check(const struct profile *p, const struct key_spec *ks,
 		else if (strcmp(ks->key, "private-tmp") == 0 &&
 			 strcmp(values[0], "yes") != 0)
 			why = "only private-tmp = yes tightens";
-		else if (strcmp(ks->key, "protect-git") == 0 &&
+		else if (strncmp(ks->key, "protect-", 8) == 0 &&
 			 strcmp(values[0], "yes") != 0)
-			why = "only protect-git = yes tightens";
+			why = "only yes tightens";
 		else if (is_none)
 			why = "'none' would remove rules of less specific "
 			      "profiles";

@@ -42,11 +42,13 @@
  */
 static void
 protect_config_files(const struct policy *p, const struct gitguard *gg,
-		     struct llw_path_rule **rules, size_t *n)
+		     const struct gitguard *later, struct llw_path_rule **rules,
+		     size_t *n)
 {
 	/* Two more for no_host_terminals(). */
 	*rules = xcalloc(p->n_paths + strv_length(p->config_files) +
-				 (gg != NULL ? gg->n : 0) + 3,
+				 (gg != NULL ? gg->n : 0) +
+				 (later != NULL ? later->n : 0) + 3,
 			 sizeof(**rules));
 	memcpy(*rules, p->paths, p->n_paths * sizeof(**rules));
 	*n = p->n_paths;
@@ -73,6 +75,15 @@ protect_config_files(const struct policy *p, const struct gitguard *gg,
 			r->rank = LLW_RANK_CONFIG;
 			r->origin = "protect-git: git metadata (read-only)";
 		}
+	}
+	/* protect-later-run: direnv's, the editors' and agents' files. */
+	for (size_t i = 0; later != NULL && i < later->n; i++) {
+		struct llw_path_rule *r = &(*rules)[(*n)++];
+
+		r->path = later->v[i].path;
+		r->access = LLW_ACCESS_RO;
+		r->rank = LLW_RANK_CONFIG;
+		r->origin = "protect-later-run: run later, outside (read-only)";
 	}
 }
 
@@ -207,8 +218,8 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		sb->ns.tmpfs_size = tmpfs_size(p);
 		/* DESIGN.md §11: only the sandbox's own terminals, where the
 		 * policy grants terminals at all. */
-		sb->ns.devpts =
-			policy_access_at(p, "/dev/pts", NULL) != LLW_ACCESS_DENY;
+		sb->ns.devpts = policy_access_at(p, "/dev/pts", NULL) !=
+				LLW_ACCESS_DENY;
 		sb->ns.fs = sb->fs;
 		sb->ns.policy = p;
 		return false;
@@ -389,7 +400,13 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 			strv_push_take(&sb->git_limits,
 				       xasprintf("protect-git: %s", *s));
 	}
-	protect_config_files(p, sb->git, &rules, &n);
+	if (p->protect_later_run && p->project != NULL) {
+		sb->later = gitguard_later_run(p->project, &gitguard_fs_real);
+		for (char **s = sb->later->notes; *s != NULL; s++)
+			strv_push_take(&sb->git_limits,
+				       xasprintf("protect-later-run: %s", *s));
+	}
+	protect_config_files(p, sb->git, sb->later, &rules, &n);
 	view = *p;
 	view.paths = rules;
 	view.n_paths = n;
@@ -568,6 +585,23 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 			return -e;
 		}
 	}
+	/* protect-later-run: .vscode/ and the like, empty, for the same
+	 * reason (gitguard_later_run_dirs() says why that is harmless). */
+	if (p->protect_later_run && p->project != NULL) {
+		_cleanup_strv_ char **dirs =
+			gitguard_later_run_dirs(p->project, &gitguard_fs_real);
+
+		for (char **d = dirs; d != NULL && *d != NULL; d++)
+			if (mkdir(*d, 0755) < 0 && errno != EEXIST) {
+				int e = errno;
+
+				*cause = xasprintf(
+					"%s: cannot create %s: %s",
+					p->protect_later_run_origin.origin, *d,
+					strerror(e));
+				return -e;
+			}
+	}
 	for (size_t i = 0; i < p->mkdirs.n; i++) {
 		const struct llw_item *it = &p->mkdirs.v[i];
 		struct stat st;
@@ -599,6 +633,7 @@ sandbox_free(struct sandbox *sb)
 	free(sb->ns_needed);
 	free(sb->ns_refused);
 	gitguard_free(sb->git);
+	gitguard_free(sb->later);
 	strv_free(sb->git_limits);
 	free(sb);
 }

@@ -40,7 +40,9 @@ struct sandbox {
 	struct bwrap_binary bwrap_bin; /* F: the bwrap found */
 	struct bwrap_plan *bwrap;      /* F, when backend is BWRAP */
 	struct gitguard *git;	       /* protect-git's entries, or NULL */
-	char **git_limits;   /* what protect-git cannot protect here */
+	struct gitguard *later;	       /* protect-later-run's, or NULL */
+	char **git_limits;   /* what protect-git and protect-later-run cannot
+			      * protect here, for --explain */
 	char **not_enforced; /* every restriction dropped or missing */
 	bool must_fail;	     /* a fatal loss without best effort */
 	char *fail_cause;    /* why, when must_fail */

@@ -1356,6 +1356,19 @@ a_envrc(struct result *r)
 	try_create(r, p, OUT_ESCAPED, OUT_BLOCKED, true);
 }
 
+/* A task in the project's .vscode (an editor runs it when the folder
+ * opens): the directory exists (protect-later-run makes it, empty). */
+static void
+a_vscode(struct result *r)
+{
+	char p[512];
+
+	if (!need(r, "DOTFILES"))
+		return;
+	snprintf(p, sizeof(p), "%s/.vscode/tasks.json", fx("DOTFILES"));
+	try_create(r, p, OUT_ESCAPED, OUT_BLOCKED, true);
+}
+
 /* ---- Exec ---- */
 
 /* Copy a file into an fd. */
@@ -3102,6 +3115,8 @@ static const struct probe {
 	{ "git.hooks-outside", "drop a git hook in a repository outside",
 	  a_git_outside, t_create, 0 },
 	{ "proj.envrc", "create the project's .envrc (direnv runs it)", a_envrc,
+	  t_create, 0 },
+	{ "proj.vscode", "drop a task in the project's .vscode/", a_vscode,
 	  t_create, 0 },
 	{ "exec.memfd", "exec a memfd copy to shed the sandbox", a_memfd,
 	  t_exec, 0 },

@@ -35,6 +35,38 @@ expect_succeeded "opencode: ~/.config/git/config is readable" \
 expect_denied "... but not the rest of ~/.config/git" \
 	llw -p opencode $BE -q -- "$PROBE" read "$HOME_DIR/.config/git/credentials"
 
+# Later-run files (class 2): direnv's .envrc, what it loads, the
+# editors' and agents' directories; missing directories are made empty
+# so that nothing can be dropped in them.
+LR=$HOME_DIR/work/later
+mkdir -p "$LR/sub"
+printf 'source_env_if_exists .envrc.private\ndotenv\nsource_env sub/env.sh\n' >"$LR/.envrc"
+for f in .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json; do
+	echo "# $f" >"$LR/$f"
+done
+echo "KEY=1" >"$LR/.env"
+echo "src" >"$LR/main.c"
+chown -R "$TEST_UID:$TEST_GID" "$LR"
+for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json; do
+	expect_denied "opencode: $f (run later by direnv or an agent) is read-only" \
+		llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/$f"
+done
+run llw -p opencode $BE -C "$LR" -q -- "$PROBE" read "$LR/.env"
+case "$rc:$out" in
+1:*DENIED* | 0:*bytes=0*) ok "... and .env's content (direnv's dotenv) is hidden" ;;
+*) not_ok ".env's content is hidden"; diag "status $rc: $out" ;;
+esac
+for d in .vscode .idea .opencode; do
+	expect_denied "opencode: nothing can be created in $d (made empty when missing)" \
+		llw -p opencode $BE -C "$LR" -q -- "$PROBE" write "$LR/$d/settings.json"
+done
+[ -d "$LR/.vscode" ] && [ -z "$(ls -A "$LR/.vscode")" ] &&
+	ok "... .vscode is an empty directory on the host" || not_ok ".vscode is not empty"
+expect_succeeded "... while the project's own files stay writable" \
+	llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/main.c"
+expect_succeeded "... and sub/ beside the protected file too" \
+	llw -p opencode $BE -C "$LR" -q -- "$PROBE" write "$LR/sub/new.c"
+
 # Shared scratch (class 6): /tmp, /var/tmp and /dev/shm are private
 # tmpfs mounts with a size limit; what the host keeps there stays out.
 for d in /tmp /var/tmp /dev/shm; do
