@@ -384,6 +384,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			p->paths[i].path, p->paths[i].origin);
 
 	explain_items(f, "mkdir", &p->mkdirs);
+	explain_items(f, "touch", &p->touches);
 	fprintf(f, "  %-12s %s\t(%s)\n", "private-tmp",
 		p->private_tmp ? "yes" : "no",
 		origin_or_builtin(&p->private_tmp_origin));

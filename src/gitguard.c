@@ -371,8 +371,12 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs)
 	return g;
 }
 
-/* The directories the editors and agents read their configuration from. */
+/* The directories the editors and agents read their configuration from;
+ * the first two are made when missing.  Not .opencode: opencode writes a
+ * .gitignore into every .opencode directory it finds and stops when it
+ * cannot, so an empty read-only one would break it. */
 static const char *const later_dirs[] = { ".vscode", ".idea", ".opencode" };
+#define LATER_DIRS_MADE 2
 /* The files: direnv's, the agents' project configuration. */
 static const char *const later_files[] = { ".envrc", ".mcp.json",
 					   "opencode.json", "opencode.jsonc" };
@@ -482,7 +486,7 @@ gitguard_later_run_dirs(const char *project, const struct gitguard_fs *fs)
 {
 	char **v = NULL;
 
-	for (size_t i = 0; i < ARRAY_SIZE(later_dirs); i++) {
+	for (size_t i = 0; i < LATER_DIRS_MADE; i++) {
 		_cleanup_free_ char *p = join(project, later_dirs[i]);
 
 		if (fs->kind(fs->ctx, p) == 0)

@@ -240,6 +240,7 @@ policy_free(struct policy *p)
 	items_clear(&p->listen);
 	items_clear(&p->dns);
 	items_clear(&p->mkdirs);
+	items_clear(&p->touches);
 	free(p->log_prefix);
 	items_clear(&p->env_keep);
 	items_clear(&p->env_set);
@@ -852,13 +853,18 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		const char *v0 = e->values[0];
 		struct llw_items *it;
 
-		if (is_key(e, "filesystem", "mkdir")) {
+		if (is_key(e, "filesystem", "mkdir") ||
+		    is_key(e, "filesystem", "touch")) {
+			struct llw_items *to = strcmp(e->key, "mkdir") == 0
+						       ? &p->mkdirs
+						       : &p->touches;
+
 			if (strcmp(v0, "none") == 0) {
-				items_clear(&p->mkdirs);
+				items_clear(to);
 				continue;
 			}
 			for (char **v = e->values; *v != NULL; v++)
-				items_add(&p->mkdirs, *v, origin);
+				items_add(to, *v, origin);
 		} else if (is_key(e, "filesystem", "git-config")) {
 			if (strcmp(v0, "none") == 0) {
 				git_clear(r);

@@ -107,6 +107,10 @@ struct policy {
 	 * included) before the sandbox starts when they are missing, so a
 	 * tool's own state directories can be granted on its first run. */
 	struct llw_items mkdirs;
+	/* [filesystem] touch: empty files (mode 0600) created after mkdir
+	 * when missing, for a tool that insists on one existing in a
+	 * directory the policy makes read-only. */
+	struct llw_items touches;
 
 	/* [network] */
 	enum llw_net_mode net;

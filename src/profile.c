@@ -39,6 +39,7 @@
 static const char *const var_names[] = {
 	"HOME",
 	"PROJECT",
+	"PROJECT_ID",
 	"NAME",
 	"USER",
 	"UID",
@@ -85,6 +86,34 @@ vars_xdg(char *const *envp, const char *home, const char *name,
 	return xasprintf("%s/%s", strcmp(home, "/") == 0 ? "" : home, dflt);
 }
 
+/*
+ * ${PROJECT_ID}: a name for the project that differs from every other
+ * project's, for per-project state directories (DESIGN.md §11): the
+ * project directory's last component (letters, digits, '-', '_' and '.'
+ * kept, at most 32) and 16 hex digits of the FNV-1a hash of its path.
+ */
+static char *
+vars_project_id(const char *project)
+{
+	const char *base = strrchr(project, '/');
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char name[33];
+	size_t n = 0;
+
+	for (const char *c = project; *c != '\0'; c++) {
+		h ^= (unsigned char)*c;
+		h *= 0x100000001b3ULL;
+	}
+	for (const char *c = base != NULL ? base + 1 : project;
+	     *c != '\0' && n < sizeof(name) - 1; c++)
+		name[n++] = (isalnum((unsigned char)*c) || strchr("-_.", *c))
+				    ? *c
+				    : '_';
+	name[n] = '\0';
+	return xasprintf("%s%s%016llx", name, n > 0 ? "-" : "",
+			 (unsigned long long)h);
+}
+
 struct vars *
 vars_new(char *const *envp, const char *project, const char *name)
 {
@@ -96,6 +125,8 @@ vars_new(char *const *envp, const char *project, const char *name)
 		home = NULL;
 	vars_set(v, "HOME", home != NULL ? xstrdup(home) : NULL);
 	vars_set(v, "PROJECT", project != NULL ? xstrdup(project) : NULL);
+	vars_set(v, "PROJECT_ID",
+		 project != NULL ? vars_project_id(project) : NULL);
 	vars_set(v, "NAME", name != NULL ? xstrdup(name) : NULL);
 	s = strv_env_get(envp, "USER");
 	if (s == NULL || *s == '\0')
@@ -263,6 +294,7 @@ static const struct key_spec {
 	{ "filesystem", "deny", VT_PATHS, NULL },
 	{ "filesystem", "mkdir", VT_PATHS, NULL },
 	{ "filesystem", "git-config", VT_PATHS, NULL },
+	{ "filesystem", "touch", VT_PATHS, NULL },
 	{ "filesystem", "private-tmp", VT_BOOL, NULL },
 	{ "filesystem", "protect-git", VT_BOOL, NULL },
 	{ "filesystem", "protect-later-run", VT_BOOL, NULL },
@@ -637,6 +669,8 @@ project_check(const struct profile *p, const struct key_spec *ks,
 			why = "mkdir creates directories";
 		else if (strcmp(ks->key, "git-config") == 0)
 			why = "git-config grants read access";
+		else if (strcmp(ks->key, "touch") == 0)
+			why = "touch creates files";
 		else if (strcmp(ks->key, "private-tmp") == 0 &&
 			 strcmp(values[0], "yes") != 0)
 			why = "only private-tmp = yes tightens";

@@ -615,6 +615,22 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 			return r;
 		}
 	}
+	for (size_t i = 0; i < p->touches.n; i++) {
+		const struct llw_item *it = &p->touches.v[i];
+		int fd = open(it->value,
+			      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			      0600);
+
+		if (fd < 0 && errno != EEXIST) {
+			int e = errno;
+
+			*cause = xasprintf("%s: cannot create %s: %s",
+					   it->origin, it->value, strerror(e));
+			return -e;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
 	return 0;
 }
 

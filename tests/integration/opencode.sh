@@ -55,8 +55,27 @@ expect_denied "... ~/.bashrc cannot be written" \
 	llw -p opencode $BE -q -- "$PROBE" append "$HOME_DIR/.bashrc"
 expect_succeeded "... the project can be written" \
 	llw -p opencode $BE -q -- "$PROBE" write "$PROJ/agent-output.txt"
-expect_succeeded "... its state directory can be written" \
-	llw -p opencode $BE -q -- "$PROBE" write "$HOME_DIR/.local/share/opencode/llw-test"
+run llw -p opencode $BE -q -- /bin/sh -c 'echo "$XDG_DATA_HOME"'
+DATA=$out
+case "$DATA" in
+"$HOME_DIR"/.local/share/llwrap/opencode/proj-*/data) ok "its data directory is per project ($DATA)" ;;
+*) not_ok "its data directory is per project"; diag "XDG_DATA_HOME=$DATA" ;;
+esac
+expect_succeeded "... and can be written" \
+	llw -p opencode $BE -q -- "$PROBE" write "$DATA/llw-test"
+
+# Agent state (issue 17, class 4): the configuration is read-only, and
+# two projects' data stay apart.
+mkdir -p "$HOME_DIR/.config/opencode"
+chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR/.config"
+expect_denied "opencode's configuration is read-only (no MCP server or plugin planted for later)" \
+	llw -p opencode $BE -q -- "$PROBE" write "$HOME_DIR/.config/opencode/opencode.json"
+expect_denied "... project B cannot read project A's opencode data" \
+	llw -p opencode $BE -C "$OTHER" -q -- "$PROBE" read "$DATA/llw-test"
+run llw -p opencode $BE -C "$OTHER" -q -- /bin/sh -c 'echo "$XDG_DATA_HOME"'
+[ -n "$out" ] && [ "$out" != "$DATA" ] &&
+	ok "... which has a data directory of its own" ||
+	not_ok "project B has its own data directory (got '$out')"
 expect_denied "... a host unix socket cannot even be created" \
 	llw -p opencode $BE -q -- "$PROBE" unix-socket
 

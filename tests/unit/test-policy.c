@@ -1347,6 +1347,10 @@ test_shipped_resolve(void **state)
 					   "RES_OPTIONS=use-vc XDG_CACHE_HOME="
 					   "/home/u/.cache/llwrap/opencode "
 					   "npm_config_cache=")) == 0);
+		/* opencode's data and state per project (DESIGN.md §11). */
+		assert_non_null(strstr(j, " XDG_DATA_HOME=/home/u/.local/share/"
+					  "llwrap/opencode/proj-"));
+		assert_non_null(strstr(j, "/data XDG_STATE_HOME="));
 		assert_null(strstr(j, "GITHUB_TOKEN"));
 		assert_string_equal(ct, "443 53");
 		assert_string_equal(bt, "0");
