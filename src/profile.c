@@ -37,18 +37,12 @@
 
 /* Variables, in the order vars_expand's error message lists them. */
 static const char *const var_names[] = {
-	"HOME",
-	"PROJECT",
-	"PROJECT_ID",
-	"NAME",
-	"USER",
-	"UID",
-	"TMPDIR",
-	"XDG_CONFIG_HOME",
-	"XDG_DATA_HOME",
-	"XDG_STATE_HOME",
-	"XDG_CACHE_HOME",
-	"XDG_RUNTIME_DIR",
+	"HOME",		  "PROJECT",
+	"PROJECT_ID",	  "NAME",
+	"USER",		  "UID",
+	"TMPDIR",	  "XDG_CONFIG_HOME",
+	"XDG_DATA_HOME",  "XDG_STATE_HOME",
+	"XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
 };
 
 struct vars {
