@@ -204,7 +204,9 @@ protect_files(struct scan *s, const char *gitdir)
 		_cleanup_free_ char *p = join(gitdir, names[i]);
 
 		if (kind(s, p) != 0)
-			add(s, p, GITGUARD_RO,
+			add(s, p,
+			    strcmp(names[i], "hooks") == 0 ? GITGUARD_RX
+							   : GITGUARD_RO,
 			    strcmp(names[i], "worktrees") == 0
 				    ? "linked worktrees' repositories"
 				    : "git metadata that can run commands");

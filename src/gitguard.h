@@ -19,7 +19,8 @@
 #include <stddef.h>
 
 enum gitguard_kind {
-	GITGUARD_RO,  /* read-only: config, hooks/, commondir, .git files */
+	GITGUARD_RO,  /* read-only: config, commondir, .git files */
+	GITGUARD_RX,  /* read-only, executable where the tree is: hooks/ */
 	GITGUARD_PIN, /* bound onto itself: cannot be renamed or replaced */
 };
 

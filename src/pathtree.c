@@ -1004,7 +1004,12 @@ pathtree_want(struct compiler *c, struct node *n)
 						     n->rule->rule->path,
 						     rule_origin(n->rule)));
 		} else {
-			n->want = LLW_ACCESS_RO;
+			/* Read-only; a protected rx rule (git hooks) keeps
+			 * execute where the tree has it. */
+			n->want = n->rule->rule->access == LLW_ACCESS_RX &&
+						  base == LLW_ACCESS_RWX
+					  ? LLW_ACCESS_RX
+					  : LLW_ACCESS_RO;
 			n->from = n->rule;
 		}
 	} else {

@@ -67,7 +67,8 @@ protect_config_files(const struct policy *p, const struct gitguard *gg,
 		struct llw_path_rule *r = &(*rules)[(*n)++];
 
 		r->path = gg->v[i].path;
-		r->access = LLW_ACCESS_RO;
+		r->access = gg->v[i].kind == GITGUARD_RX ? LLW_ACCESS_RX
+							 : LLW_ACCESS_RO;
 		if (gg->v[i].kind == GITGUARD_PIN) {
 			r->rank = LLW_RANK_PIN;
 			r->origin = "protect-git: pinned in place";
@@ -618,7 +619,8 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 	for (size_t i = 0; i < p->touches.n; i++) {
 		const struct llw_item *it = &p->touches.v[i];
 		int fd = open(it->value,
-			      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+				      O_NOFOLLOW,
 			      0600);
 
 		if (fd < 0 && errno != EEXIST) {

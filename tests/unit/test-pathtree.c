@@ -517,6 +517,17 @@ static const struct tcase cases[] = {
 			  "M /p/.git/config ro file t:3\n",
 	},
 	{
+		/* Hooks stay executable where the project is rwx. */
+		.name = "a protected rx rule keeps execute in an rwx tree",
+		.fs = V("f:/p/.git/hooks/pre-commit", "f:/p/a"),
+		.rules =
+			V("rwx /p", "rx /p/.git/hooks @cfg", "ro /p/.git @pin"),
+		.masks = true,
+		.expect = "R /p rwx t:1\n"
+			  "M /p/.git rwx dir pin t:3\n"
+			  "M /p/.git/hooks rx dir t:2\n",
+	},
+	{
 		.name = "a pin where nothing is writable: nothing",
 		.fs = V("f:/p/.git/config", "f:/p/a"),
 		.rules = V("ro /p", "ro /p/.git @pin"),
