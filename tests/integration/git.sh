@@ -136,7 +136,7 @@ expect_output "... and sees the sandbox's commit" "^inside$"
 
 # Explain names the protection, its layer, and what it cannot protect.
 run llw -p opencode $BE --explain -- /bin/true
-expect_output "--explain lists the pin of .git" "pin +rw $PROJ/\\.git"
+expect_output "--explain lists the pin of .git" "pin +rwx? $PROJ/\\.git"
 expect_output "--explain lists .git/config read-only" "mask ro $PROJ/\\.git/config"
 
 done_testing
