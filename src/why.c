@@ -925,6 +925,16 @@ why_decide(const struct sandbox *sb, const struct supervise_rules *rules,
 	case WHY_WRITE:
 	case WHY_EXEC:
 		why_path(sb, q, v);
+		if (sb->policy->private_tmp && path_under(q->path, "/tmp"))
+			note(v,
+			     xstrdup("/tmp is private in the sandbox (an "
+				     "empty tmpfs): this is about the "
+				     "sandbox's /tmp, where the host's files "
+				     "are not"));
+		else if (!q->exists && q->access != WHY_WRITE)
+			note(v, xasprintf("%s does not exist (now): this is "
+					  "the decision once it does",
+					  q->path));
 		break;
 	case WHY_CONNECT_UNIX:
 		why_unix(sb, unix_paths, q, v);
@@ -1107,7 +1117,8 @@ why_summary(const struct sandbox *sb, const char *home)
 			xasprintf("%s elsewhere: %s%s%s", policy_access_name(a),
 				  list,
 				  a == LLW_ACCESS_RW ? " (rw: no execute)" : "",
-				  a == LLW_ACCESS_RW && p->private_tmp
+				  p->private_tmp && strv_contains(by_level[a],
+								  "/tmp")
 					  ? " (/tmp private)"
 					  : ""));
 		free(steal_pointer(&list));

@@ -127,6 +127,10 @@ static const struct why_case cases[] = {
 	{ "default", "filesystem ro /home/u; filesystem deny /home/u/other", 7,
 	  false, false, WHY_READ, "/home/u/.profile", ALLOW,
 	  "rule:   ro = /home/u   (command line)" },
+	{ "opencode", NULL, 7, true, false, WHY_READ, "/tmp/x", ALLOW,
+	  "note:   /tmp is private in the sandbox" },
+	{ "default", NULL, 7, false, false, WHY_READ, "/home/u/proj/missing",
+	  ALLOW, "note:   /home/u/proj/missing does not exist (now)" },
 	/* Landlock ABI 1 handles reading: nothing is left unhandled. */
 	{ "default", NULL, 1, false, false, WHY_READ, "/home/u/other/notes",
 	  DENY, "L1 Landlock (ABI 1)" },
