@@ -43,6 +43,11 @@ blocked_parse_line(const char *line, struct blocked_record *r)
 	memset(r, 0, sizeof(*r));
 	if (s == NULL || s == line)
 		return -EINVAL;
+	/* The supervisor writes no control character (it replaces them):
+	 * a line with one was not written by it, and is not printed. */
+	for (const char *c = line; *c != '\0'; c++)
+		if ((unsigned char)*c < ' ' || (unsigned char)*c == 0x7f)
+			return -EINVAL;
 	/* The prefix is one word (log-prefix, %n expanded). */
 	for (const char *c = line; c < s; c++)
 		if (*c == ' ')
@@ -453,7 +458,16 @@ char *
 blocked_note(const char *op, const char *proto, const char *target,
 	     const char *rule)
 {
-	_cleanup_free_ char *sug = blocked_suggest(op, proto, target, rule);
+	/* The target comes from the command (a unix path): one line, no
+	 * control characters or blanks, as in the log. */
+	_cleanup_free_ char *t = xstrdup(target);
+	_cleanup_free_ char *sug = NULL;
+
+	for (char *c = t; *c != '\0'; c++)
+		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
+			*c = '?';
+	target = t;
+	sug = blocked_suggest(op, proto, target, rule);
 
 	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s "
 			 "(rule %s)%s%s; not a network failure: ask the user "

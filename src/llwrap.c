@@ -668,7 +668,7 @@ run_log(char *const *args)
 static void
 print_footer(const char *path, off_t off, const char *name)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	_cleanup_free_ char *text = NULL, *line = NULL;
 	struct blocked_log log = { 0 };
 

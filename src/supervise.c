@@ -1496,6 +1496,7 @@ note_stderr(struct supervisor *sv, int pidfd, enum supervise_op op,
 	_cleanup_close_ int fd = -1, pipe_fd = -1;
 	struct stat st;
 	size_t len;
+	int flags;
 
 	if (!sv->policy->log_stderr || pidfd < 0 || sv->n_noted >= SV_MAX_NOTES)
 		return;
@@ -1506,6 +1507,11 @@ note_stderr(struct supervisor *sv, int pidfd, enum supervise_op op,
 	sv->n_noted++;
 	fd = (int)sys_pidfd_getfd(pidfd, STDERR_FILENO, 0);
 	if (fd < 0 || fstat(fd, &st) < 0 || isatty(fd))
+		return;
+	/* Only where the caller may write itself: reopening a pipe it
+	 * holds for reading must not give it a way to write there. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
 		return;
 	note = blocked_note(op_names[op], proto_names[proto], target, rule);
 	len = strlen(note);

@@ -78,6 +78,13 @@ expect_output "... and once for the other destination" "^llwrap: blocked by the 
 run as_user /bin/sh -c "$LLWRAP_B --rx $LLW_HELPERS -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c '$(attempt 0)' 2>&1 | cat"
 expect_output "stderr the user's own pipe: the note" "^$NOTE"
 
+# A stderr the command holds only for reading (here the read end of its
+# stdin pipe) gets nothing: the supervisor writes only where the command
+# could.
+run as_user /bin/sh -c "printf 'input\\n' | $LLWRAP_B --rx $LLW_HELPERS -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c '$PROBE tcp-connect 127.0.0.1 1 >/dev/null 2<&0; cat'"
+expect_output "stderr read-only: the command ran and read its input" "^input"
+expect_no_output "... and no note came through the read end" "blocked by the sandbox"
+
 touch "$T/err"
 chown "$TEST_UID:$TEST_GID" "$T/err"
 llw -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 0)" 2>>"$T/err" >/dev/null

@@ -47,6 +47,8 @@ test_parse(void **state)
 		  NULL, NULL, NULL, 0 },
 		{ "two words: connect tcp 1.2.3.4:1 pid=1 comm=a rule=b",
 		  -EINVAL, NULL, NULL, NULL, NULL, NULL, 0 },
+		{ "p: connect unix /a\033[2J pid=1 comm=a rule=filtered/unix",
+		  -EINVAL, NULL, NULL, NULL, NULL, NULL, 0 },
 		{ "no prefix at all", -EINVAL, NULL, NULL, NULL, NULL, NULL,
 		  0 },
 		{ "", -EINVAL, NULL, NULL, NULL, NULL, NULL, 0 },
@@ -327,6 +329,17 @@ test_note(void **state)
 			       "ask the user to allow it rather than "
 			       "retrying\n");
 	assert_null(strchr(a, '\n') == a + strlen(a) - 1 ? NULL : a);
+	{
+		_cleanup_free_ char *c = blocked_note(
+			"connect", "unix", "/x\ny z\033", "filtered/unix");
+
+		assert_string_equal(c, "llwrap: blocked by the sandbox's "
+				       "policy: connect unix /x?y?z? (rule "
+				       "filtered/unix); to allow: [network] "
+				       "unix = /x?y?z? (or --unix /x?y?z?); "
+				       "not a network failure: ask the user "
+				       "to allow it rather than retrying\n");
+	}
 }
 
 int
