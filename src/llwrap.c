@@ -476,8 +476,16 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 		die(EXIT_LLWRAP, "why: what access? llwrap why PATH, or why "
 				 "HOST:PORT");
 
-	if (what[0] == '/' || what[0] == '~' || what[0] == '.' ||
-	    why_parse_target(what, &q, &host) < 0) {
+	if (what[0] == '@') {
+		if (udp || bind || q.access != WHY_READ)
+			die(EXIT_LLWRAP,
+			    "why %s: an abstract socket takes no "
+			    "flag but --connect",
+			    what);
+		q.access = WHY_CONNECT_ABSTRACT;
+		q.path = what + 1;
+	} else if (what[0] == '/' || what[0] == '~' || what[0] == '.' ||
+		   why_parse_target(what, &q, &host) < 0) {
 		_cleanup_free_ char *abs = why_path_arg(what);
 
 		if (udp || bind)

@@ -89,9 +89,10 @@ const size_t options_n_specs = sizeof(options_specs) / sizeof(*options_specs);
 const struct options_subcommand options_subcommands[] = {
 	{ "why", "why WHAT [FLAG]",
 	  "the decision for PATH [--read|--write|--exec|\n"
-	  "--connect (a unix socket)] or HOST:PORT [--udp]\n"
-	  "[--bind] under this policy: the rule, its\n"
-	  "file:line, the layer, the change that allows it" },
+	  "--connect (a unix socket)], @NAME (an abstract\n"
+	  "socket), or HOST:PORT [--udp] [--bind] under this\n"
+	  "policy: the rule, its file:line, the layer, the\n"
+	  "change that allows it" },
 	{ "log", "log [NAME] [--follow] [--all]",
 	  "NAME's blocked attempts (default: the newest log),\n"
 	  "grouped and counted, newest first, with the change\n"

@@ -133,6 +133,7 @@ access_verb(enum why_access a)
 	case WHY_EXEC:
 		return "execute";
 	case WHY_CONNECT_UNIX:
+	case WHY_CONNECT_ABSTRACT:
 	case WHY_CONNECT_TCP:
 		return "connect to";
 	case WHY_SEND_UDP:
@@ -468,6 +469,68 @@ why_unix(const struct sandbox *sb, char *const *unix_paths,
 		set(&v->change, xasprintf("[network] unix = %s in a profile "
 					  "of yours (or the flag --unix %s)",
 					  q->path, q->path));
+	}
+}
+
+/* ---- Abstract unix sockets ---- */
+
+/*
+ * The host's abstract sockets (session D-Bus, X11, ...): no rule opens
+ * them; the sandbox reaches only those it binds itself.
+ */
+static void
+why_abstract(const struct sandbox *sb, const struct why_query *q,
+	     struct why_verdict *v)
+{
+	v->allowed = false;
+	set(&v->change, xstrdup("no rule opens the host's abstract sockets; "
+				"a client that can use a pathname socket "
+				"instead needs [network] unix = PATH"));
+	if (!sb->filter.allow_unix) {
+		set(&v->layer, xstrdup("L2 seccomp (socket(AF_UNIX) fails "
+				       "with EAFNOSUPPORT)"));
+		set(&v->decision, xstrdup("denied: the sandbox cannot create "
+					  "unix sockets"));
+		set(&v->rule, xstrdup("unix-sockets = deny"));
+		set(&v->origin,
+		    xstrdup(sb->policy->unix_sockets_origin.origin
+				    ? sb->policy->unix_sockets_origin.origin
+				    : "built-in default"));
+	} else if (sb->supervise) {
+		set(&v->layer, xstrdup("S supervisor"));
+		set(&v->decision, xstrdup("denied: only abstract names the "
+					  "sandbox bound itself are "
+					  "reachable"));
+		set(&v->rule, xstrdup("filtered/abstract"));
+	} else if (sb->use_ns && sb->ns.net) {
+		set(&v->layer, xstrdup("L3 network namespace"));
+		set(&v->decision, xstrdup("denied: abstract names belong to a "
+					  "network namespace, and the "
+					  "sandbox has its own"));
+	} else if (sb->backend != SANDBOX_BACKEND_BWRAP &&
+		   (sb->landlock->scoped & LLW_SCOPE_ABSTRACT_UNIX_SOCKET)) {
+		set(&v->layer, xasprintf("L1 Landlock (ABI %d, abstract unix "
+					 "scope)",
+					 sb->landlock->abi));
+		set(&v->decision, xstrdup("denied: only abstract sockets "
+					  "created inside the sandbox are "
+					  "reachable"));
+	} else if (sb->backend == SANDBOX_BACKEND_BWRAP && sb->bwrap != NULL &&
+		   !sb->bwrap->share_net) {
+		set(&v->layer, xstrdup("F bubblewrap (a network namespace of "
+				       "its own)"));
+		set(&v->decision, xstrdup("denied: abstract names belong to a "
+					  "network namespace, and the "
+					  "sandbox has its own"));
+	} else {
+		v->allowed = true;
+		free(steal_pointer(&v->change));
+		set(&v->layer, xstrdup("none"));
+		set(&v->decision,
+		    xasprintf("allowed: nothing here confines abstract "
+			      "sockets (NOT ENFORCED: needs Landlock ABI 6 or "
+			      "a network namespace), so @%s is reachable",
+			      q->path));
 	}
 }
 
@@ -938,6 +1001,9 @@ why_decide(const struct sandbox *sb, const struct supervise_rules *rules,
 		break;
 	case WHY_CONNECT_UNIX:
 		why_unix(sb, unix_paths, q, v);
+		break;
+	case WHY_CONNECT_ABSTRACT:
+		why_abstract(sb, q, v);
 		break;
 	default:
 		why_inet(sb, rules, q, v);

@@ -15,10 +15,12 @@
 #include "supervise.h"
 
 enum why_access {
-	WHY_READ,	  /* open for reading, list a directory */
-	WHY_WRITE,	  /* write a file; create entries in a directory */
-	WHY_EXEC,	  /* execute a file */
-	WHY_CONNECT_UNIX, /* connect() to a pathname unix socket */
+	WHY_READ,	      /* open for reading, list a directory */
+	WHY_WRITE,	      /* write a file; create entries in a directory */
+	WHY_EXEC,	      /* execute a file */
+	WHY_CONNECT_UNIX,     /* connect() to a pathname unix socket */
+	WHY_CONNECT_ABSTRACT, /* connect() to an abstract one of the host's
+			       * ("@name"; path holds the name) */
 	WHY_CONNECT_TCP,
 	WHY_SEND_UDP,
 	WHY_BIND_TCP,

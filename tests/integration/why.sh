@@ -125,6 +125,35 @@ else
 	skip "the network supervisor cannot run here: its cases"
 fi
 
+# The host's abstract sockets: no rule opens them, whatever layer.
+python3 - "llw-why-$$" <<'PY' &
+import socket, sys, time
+u = socket.socket(socket.AF_UNIX)
+u.bind("\0" + sys.argv[1])
+u.listen(8)
+u.settimeout(0.2)
+end = time.time() + 300
+while time.time() < end:
+    try:
+        c, _ = u.accept()
+        c.close()
+    except OSError:
+        pass
+PY
+bg_pids="$bg_pids $!"
+sleep 0.3
+printf '[network]\nunix-sockets = allow\n' >"$T/unix-allow.ini"
+chmod 644 "$T/unix-allow.ini"
+case_ deny "-p default" "@llw-why-$$" "abstract-connect llw-why-$$"
+if [ "$(landlock_abi)" -ge 6 ]; then
+	case_ deny "-p default -p $T/unix-allow.ini --best-effort" "@llw-why-$$" "abstract-connect llw-why-$$"
+else
+	skip "Landlock ABI $(landlock_abi) has no abstract unix scope (needs 6)"
+fi
+if [ "$(as_user "$LLWRAP" --check 2>/dev/null | sed -n 's/^  S  supervisor *//p')" = usable ]; then
+	case_ deny "-p default --unix $OUTSIDE/sock" "@llw-why-$$" "abstract-connect llw-why-$$"
+fi
+
 # What why says, beyond the decision: the rule's source, the layer, the
 # change that would allow it (its lines joined, for one pattern).
 why_says() {

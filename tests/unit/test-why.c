@@ -179,6 +179,20 @@ static const struct why_case cases[] = {
 	{ "default", "network unix /run/docker.sock", 9, false, false,
 	  WHY_CONNECT_UNIX, "/run/other.sock", DENY, "no unix rule grants" },
 
+	/* The host's abstract sockets. */
+	{ "default", NULL, 7, false, false, WHY_CONNECT_ABSTRACT,
+	  "@/tmp/.X11-unix/X0", DENY, "layer:  L2 seccomp" },
+	{ "default", "network unix /run/docker.sock", 7, false, true,
+	  WHY_CONNECT_ABSTRACT, "@/tmp/.X11-unix/X0", DENY,
+	  "rule:   filtered/abstract" },
+	{ "default", "network unix /run/docker.sock", 9, false, false,
+	  WHY_CONNECT_ABSTRACT, "@/tmp/.X11-unix/X0", DENY,
+	  "layer:  L1 Landlock (ABI 9, abstract unix scope)" },
+	{ "default", "network unix-sockets allow", 5, false, false,
+	  WHY_CONNECT_ABSTRACT, "@x", ALLOW, "NOT ENFORCED" },
+	{ "default", "network unix-sockets allow", 7, false, false,
+	  WHY_CONNECT_ABSTRACT, "@x", DENY, "abstract unix scope" },
+
 	/* The supervisor's address rules. */
 	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
 	  WHY_CONNECT_TCP, "10.1.2.3:443", ALLOW,
@@ -327,7 +341,9 @@ run_case(const struct why_case *c)
 	for (size_t i = 0; i < fx.p->unix_paths.n; i++)
 		strv_push(&unix_paths, fx.p->unix_paths.v[i].value);
 
-	if (c->what[0] == '/') {
+	if (c->what[0] == '@') {
+		q.path = c->what + 1;
+	} else if (c->what[0] == '/') {
 		assert_int_equal(fake_resolve(&fake, c->what, &resolved), 0);
 		q.exists = fake_stat(&fake, resolved, &q.is_dir) == 1;
 		q.path = resolved;
