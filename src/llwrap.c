@@ -284,7 +284,9 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	struct selftest_host *host = NULL;
 	struct known_limits *limits = known_builtin();
 	struct sandbox *sb = NULL;
-	struct flag extra[2];
+	struct flag extra[3];
+	_cleanup_free_ char *cidr4 = NULL, *cidr6 = NULL, *added = NULL;
+	bool exec_added = false;
 	size_t n_extra = 0;
 	int blocked = 0, escaped = 0, known = 0, skipped = 0, twins = 0, r;
 	struct stat st;
@@ -297,9 +299,20 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	if (selftest_host_start(corpus, home, project, &host, &cause) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 	port = selftest_host_get(host, "TCP_OK");
-	if (port != NULL) {
+	if (port != NULL && supervise_needed(policy)) {
+		/* The supervisor's port rules do not reach loopback: the
+		 * twins' listener is named by address. */
+		cidr4 = xasprintf("127.0.0.1/32:%s", port);
+		cidr6 = xasprintf("::1/128:%s", port);
+		extra[n_extra].opt = OPT_ALLOW_CIDR;
+		extra[n_extra++].arg = cidr4;
+		extra[n_extra].opt = OPT_ALLOW_CIDR;
+		extra[n_extra++].arg = cidr6;
+		added = xasprintf("allow-cidr %s %s", cidr4, cidr6);
+	} else if (port != NULL) {
 		extra[n_extra].opt = OPT_CONNECT_TCP;
 		extra[n_extra++].arg = (char *)port;
+		added = xasprintf("connect-tcp %s", port);
 	}
 	/* The corpus file alone, not its directory: in a build tree that
 	 * directory holds the test suite's fake homes. */
@@ -310,6 +323,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 			extra[n_extra].opt =
 				a == LLW_ACCESS_RW ? OPT_RWX : OPT_RX;
 			extra[n_extra++].arg = corpus;
+			exec_added = true;
 		}
 	}
 	policy_free(policy);
@@ -345,10 +359,10 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	printf("llwrap selftest: the escape corpus (%s) under this policy, "
 	       "backend %s, project %s\n",
 	       corpus, bname, project);
-	printf("added for the test only: connect-tcp %s (the twins' "
-	       "loopback listener)%s%s\n\n",
-	       port ? port : "-", n_extra > 1 ? ", execute " : "",
-	       n_extra > 1 ? corpus : "");
+	printf("added for the test only: %s (the twins' loopback listener)"
+	       "%s%s\n\n",
+	       added ? added : "-", exec_added ? ", execute " : "",
+	       exec_added ? corpus : "");
 	r = selftest_run(sb, corpus, host, extra_kv, environ, &lines, &cause);
 	selftest_host_stop(host);
 	if (r < 0)

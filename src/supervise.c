@@ -623,29 +623,29 @@ decide_destination(const struct supervise_rules *r, enum supervise_proto proto,
 				return NULL;
 		return "filtered/dns";
 	}
-	/* A port rule is not a host rule: it reaches the internet, not
-	 * this host nor its networks, which only a CIDR entry (or the
-	 * sandbox's own listener, which the engine checks) reaches. */
-	if (r->n_cidrs == 0) {
-		if (host)
-			return NULL;
-		if (supervise_addr_local(a))
-			return "filtered/local";
-		return ranges_hold(list->v, list->n, a->port) ? NULL
-							      : "filtered/port";
-	}
+	if (host)
+		return NULL;
+	/* An allow-cidr entry reaches what it names, on its ports. */
 	for (size_t i = 0; i < r->n_cidrs; i++) {
 		const struct supervise_cidr *c = &r->cidrs[i];
 
 		if (!supervise_cidr_contains(c, a))
 			continue;
 		inside = true;
-		if (c->n_ports > 0
-			    ? ranges_hold(c->ports, c->n_ports, a->port)
-			    : host || ranges_hold(list->v, list->n, a->port))
+		if (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
+				   : ranges_hold(list->v, list->n, a->port))
 			return NULL;
 	}
-	return inside ? "filtered/port" : "filtered/no-cidr";
+	if (inside)
+		return "filtered/port";
+	/* A port rule is not a host rule: it reaches the internet, not
+	 * this host nor its networks, which only an entry (or the
+	 * sandbox's own listener, which the engine checks) reaches. */
+	if (supervise_addr_local(a))
+		return "filtered/local";
+	if (ranges_hold(list->v, list->n, a->port))
+		return NULL;
+	return r->n_cidrs > 0 ? "filtered/no-cidr" : "filtered/port";
 }
 
 static const char *
@@ -662,6 +662,9 @@ decide_bind(const struct supervise_rules *r, enum supervise_proto proto,
 	if (r->n_listen == 0) {
 		if (!addr_loopback(a))
 			return "filtered/listen";
+		/* A UDP client's own port: what sending would autobind. */
+		if (proto == SUPERVISE_UDP && a->port == 0)
+			return NULL;
 		return ranges_hold(list->v, list->n, a->port)
 			       ? NULL
 			       : "filtered/bind-port";

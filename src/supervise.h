@@ -121,15 +121,18 @@ void supervise_rules_free(struct supervise_rules *r);
  * "filtered/bind-port").
  *
  * Destinations (connect, send; see supervise_addr_destination): port 53
- * only to a resolver; with allow-cidr entries, a destination inside one
- * whose ports (its own, or else the policy's connect-tcp / connect-udp
- * list, any port in net host mode) hold the port; without entries, a
+ * only to a resolver; a destination inside an allow-cidr entry on its
+ * ports (its own, or else the policy's connect-tcp / connect-udp list;
+ * "filtered/port" when none holds the port); outside every entry, a
  * destination that is not local (supervise_addr_local, else
- * "filtered/local") on the port lists.  Binds (see
+ * "filtered/local") on the port lists ("filtered/no-cidr" when there
+ * are entries, else "filtered/port").  So entries add reach, and a
+ * profile that wants only its entries has no connect ports.  Binds (see
  * supervise_bind_address): with listen entries, exactly one of them, or
  * port 0 on loopback or a listen address when bind-tcp / bind-udp holds
- * 0; without, loopback only ("filtered/listen") on the bind port lists.
- * In net host mode, anything but DNS outside the resolvers.
+ * 0; without, loopback only ("filtered/listen") on the bind port lists,
+ * and UDP port 0 there always (what a send would autobind).  In net host
+ * mode, anything but DNS outside the resolvers.
  */
 const char *supervise_decide(const struct supervise_rules *r,
 			     enum supervise_op op, enum supervise_proto proto,

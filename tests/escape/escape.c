@@ -2429,10 +2429,13 @@ a_udp6(struct result *r)
 	udp(r, "::1");
 }
 
+/* A server on every address serves the network: the escape is landing
+ * on the wildcard, not binding (a refusal, or loopback instead, blocks). */
 static void
-a_bind_fixed(struct result *r)
+a_bind_any(struct result *r)
 {
 	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
 	int fd, port = fx_port("TCP_FREE");
 
 	if (!need(r, "TCP_FREE"))
@@ -2445,12 +2448,15 @@ a_bind_fixed(struct result *r)
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)port);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		set(r, OUT_BLOCKED, "bind 127.0.0.1:%d: %s", port,
-		    ename(errno));
+	a.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 1) < 0)
+		set(r, OUT_BLOCKED, "bind 0.0.0.0:%d: %s", port, ename(errno));
+	else if (getsockname(fd, (struct sockaddr *)&a, &len) == 0 &&
+		 a.sin_addr.s_addr != htonl(INADDR_ANY))
+		set(r, OUT_BLOCKED, "bind 0.0.0.0:%d landed on loopback only",
+		    port);
 	else
-		set(r, OUT_ESCAPED, "bound the fixed port 127.0.0.1:%d", port);
+		set(r, OUT_ESCAPED, "listening on 0.0.0.0:%d", port);
 	close(fd);
 }
 
@@ -3201,8 +3207,8 @@ static const struct probe {
 	{ "net.udp", "UDP to a host/port not allowed", a_udp, twin_tcp_ok, 0 },
 	{ "net.udp6", "UDP over IPv6 to a host/port not allowed", a_udp6,
 	  twin_tcp_ok, 0 },
-	{ "net.bind-fixed", "bind a fixed TCP port not allowed", a_bind_fixed,
-	  t_bind_ephemeral, 0 },
+	{ "net.bind-any", "listen on every address (serve the network)",
+	  a_bind_any, t_bind_ephemeral, 0 },
 	{ "sh.dev-tcp", "bash /dev/tcp to a port not allowed", a_bash_dev_tcp,
 	  t_bash_dev_tcp, 0 },
 	{ "sh.bashrc", "sh redirection appending to ~/.bashrc", a_sh_bashrc,

@@ -93,11 +93,21 @@ TCP_OK=$(sed -n 's/^TCP_OK=//p' "$T/fixture")
 backend_opts() {
 	[ "$1" = bwrap ] && echo --best-effort
 }
+# twin_opts PROFILE BACKEND: the twins' listener.  Under the supervisor
+# (opencode on Landlock) a port rule does not reach loopback: an
+# allow-cidr entry names it.
+twin_opts() {
+	if [ "$1" = opencode ] && [ "$2" = landlock ]; then
+		echo --allow-cidr "127.0.0.1/32:$TCP_OK" --allow-cidr "::1/128:$TCP_OK"
+	else
+		echo --connect-tcp "$TCP_OK"
+	fi
+}
 run_corpus() {
 	# shellcheck disable=SC2046
 	as_user /bin/sh -c 'exec 7<"$0"; exec "$@"' "$HOME_DIR/.ssh/id_ed25519" \
 		"$LLWRAP" --rx "$T/bin" -p "$1" --backend="$2" $(backend_opts "$2") \
-		--connect-tcp "$TCP_OK" --bind-tcp 0 -- "$T/bin/llwrap-escape" run \
+		$(twin_opts "$1" "$2") --bind-tcp 0 -- "$T/bin/llwrap-escape" run \
 		$(cat "$T/fixture") >"$3" 2>"$3.err"
 }
 

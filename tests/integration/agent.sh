@@ -109,7 +109,7 @@ EOF
 chown "$TEST_UID:$TEST_GID" "$PROJ/opencode.json"
 
 run as_user OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 \
-	timeout 180 "$LLWRAP" -p opencode --connect-tcp "$PORT" -- \
+	timeout 180 "$LLWRAP" -p opencode --allow-cidr "127.0.0.1/32:$PORT" -- \
 	opencode run --auto -m mock/mock-model "do it"
 expect_rc "opencode run under -p opencode finishes" 0
 expect_output "... and prints the mock's final answer" "done"

@@ -35,7 +35,7 @@ expect_rc "10,000 refused connects run" 0
 run as_user "$LLWRAP" log flood
 expect_rc "llwrap log flood exits 0" 0
 expect_output "all 10,000 attempts are counted" "^flood: 10000 blocked attempts \\([0-9]+ logged, [0-9]+ more not logged by the rate limit\\), 1 kind"
-expect_output "... in one group with its count" "^ +[0-9]+x connect tcp 127\\.0\\.0\\.1:1  \\(python3; rule filtered/no-cidr\\)"
+expect_output "... in one group with its count" "^ +[0-9]+x connect tcp 127\\.0\\.0\\.1:1  \\(python3; rule filtered/local\\)"
 expect_output "... and the change that would allow it" "allow: \\[network\\] allow-cidr = 127\\.0\\.0\\.1/32:1"
 lines=$(printf '%s\n' "$out" | wc -l)
 if [ "$lines" -le 6 ]; then
@@ -85,7 +85,7 @@ i=0
 while ! grep -q '127.0.0.3:4242' "$T/follow.out" && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 stop "$follower"
 out=$(cat "$T/follow.out")
-expect_output "--follow shows a new attempt" "^connect tcp 127\\.0\\.0\\.3:4242 \\(probe; rule filtered/no-cidr\\)"
+expect_output "--follow shows a new attempt" "^connect tcp 127\\.0\\.0\\.3:4242 \\(probe; rule filtered/local\\)"
 expect_output "... with what would allow it" "^  allow: \\[network\\] allow-cidr = 127\\.0\\.0\\.3/32:4242"
 
 run as_user "$LLWRAP" log mixed --bogus

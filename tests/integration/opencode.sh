@@ -76,8 +76,14 @@ run llw -p opencode $BE -C "$OTHER" -q -- /bin/sh -c 'echo "$XDG_DATA_HOME"'
 [ -n "$out" ] && [ "$out" != "$DATA" ] &&
 	ok "... which has a data directory of its own" ||
 	not_ok "project B has its own data directory (got '$out')"
-expect_denied "... a host unix socket cannot even be created" \
-	llw -p opencode $BE -q -- "$PROBE" unix-socket
+python3 -c 'import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777)
+s.listen(); time.sleep(120)' "$OUTSIDE/host.sock" &
+bg_pids="$bg_pids $!"
+i=0
+while [ ! -S "$OUTSIDE/host.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+expect_denied "... a host unix socket cannot be reached" \
+	llw -p opencode $BE -q -- "$PROBE" unix-connect "$OUTSIDE/host.sock"
 
 stop "$serve_pid"
 done_testing

@@ -340,7 +340,7 @@ if printf '%s' "$out" | grep -q "suplog-blocked"; then
 else
 	ok "the log line is not on the command's stdout/stderr"
 fi
-if grep -Eq "^llwrap-suplog-blocked: connect tcp 127\.0\.0\.2:$PA pid=[0-9]+ comm=probe rule=filtered/no-cidr\$" "$LOGDIR/suplog.log" 2>/dev/null; then
+if grep -Eq "^llwrap-suplog-blocked: connect tcp 127\.0\.0\.2:$PA pid=[0-9]+ comm=probe rule=filtered/local\$" "$LOGDIR/suplog.log" 2>/dev/null; then
 	ok "the log file has the line with the instance prefix"
 else
 	not_ok "the log line"

@@ -100,7 +100,8 @@ if userns_works; then
 	case_ allow "-p opencode" "$PROJ/src/main.c --write" "append $PROJ/src/main.c"
 	case_ deny "-p opencode" "$HOME_DIR/.aws/credentials" "read $HOME_DIR/.aws/credentials"
 	case_ deny "-p opencode" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
-	case_ allow "-p opencode --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+	case_ deny "-p opencode --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
+	case_ allow "-p opencode --allow-cidr 127.0.0.1/32:$P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
 	case_ deny "-p offline --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
 else
 	skip "unprivileged user namespaces unavailable: opencode and offline cases"

@@ -1340,11 +1340,11 @@ test_shipped_resolve(void **state)
 		assert_true(strncmp(j,
 				    "ANTHROPIC_API_KEY=k OPENCODE_X=1 "
 				    "OPENCODE_DISABLE_AUTOUPDATE=1 "
-				    "RES_OPTIONS=use-vc XDG_CACHE_HOME=/home/u/"
+				    "XDG_CACHE_HOME=/home/u/"
 				    ".cache/llwrap/opencode npm_config_cache=",
 				    strlen("ANTHROPIC_API_KEY=k OPENCODE_X=1 "
 					   "OPENCODE_DISABLE_AUTOUPDATE=1 "
-					   "RES_OPTIONS=use-vc XDG_CACHE_HOME="
+					   "XDG_CACHE_HOME="
 					   "/home/u/.cache/llwrap/opencode "
 					   "npm_config_cache=")) == 0);
 		/* opencode's data and state per project (DESIGN.md §11). */
@@ -1352,8 +1352,11 @@ test_shipped_resolve(void **state)
 					  "llwrap/opencode/proj-"));
 		assert_non_null(strstr(j, "/data XDG_STATE_HOME="));
 		assert_null(strstr(j, "GITHUB_TOKEN"));
-		assert_string_equal(ct, "443 53");
-		assert_string_equal(bt, "0");
+		/* DNS is the supervisor's (the resolvers, UDP or TCP). */
+		assert_null(strstr(j, "RES_OPTIONS"));
+		assert_string_equal(ct, "443");
+		assert_string_equal(bt, "0 1024-65535");
+		assert_true(p->supervise);
 		assert_int_equal(p->connect_udp.n, 0);
 		assert_true(strv_contains(p->config_files, oc));
 		assert_int_equal(p->allow_cidr.n + p->unix_paths.n +

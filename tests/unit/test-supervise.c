@@ -199,7 +199,13 @@ test_decide(void **state)
 		{ SUPERVISE_CONNECT, SUPERVISE_TCP, "127.0.0.1", 444,
 		  "filtered/port" },
 		{ SUPERVISE_CONNECT, SUPERVISE_TCP, "127.0.0.2", 443,
+		  "filtered/local" },
+		/* Entries add reach: the internet on connect-tcp's ports */
+		{ SUPERVISE_CONNECT, SUPERVISE_TCP, "203.0.113.7", 443, NULL },
+		{ SUPERVISE_CONNECT, SUPERVISE_TCP, "203.0.113.7", 80,
 		  "filtered/no-cidr" },
+		{ SUPERVISE_CONNECT, SUPERVISE_TCP, "192.168.1.1", 443,
+		  "filtered/local" },
 		{ SUPERVISE_CONNECT, SUPERVISE_TCP, "::ffff:127.0.0.1", 443,
 		  NULL },
 		/* 10.10.0.0/16:8000-8100: its own ports, TCP and UDP */
