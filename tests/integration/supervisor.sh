@@ -87,12 +87,11 @@ chmod 755 "$T/sock"
 serve tcp 127.0.0.1 0 "$T/a" tcp 127.0.0.2 0 "$T/b" tcp ::1 0 "$T/c" \
 	tcp 127.0.0.1 0 "$T/a2" \
 	udp 127.0.0.1 0 "$T/ua" udp 127.0.0.2 0 "$T/ub" \
-	udp 127.0.0.2 53 "$T/dns2" udp 127.0.0.3 53 "$T/dns3" \
 	unix-stream "$T/sock/pg.sock" - "$T/pg" \
 	unix-stream "$T/sock/docker.sock" - "$T/docker" \
 	unix-dgram "$T/sock/dgram.sock" - "$T/dgram" \
 	unix-stream "@llw-host-abstract-$$" - "$T/abs"
-for f in a b c a2 ua ub dns2 dns3; do wait_file "$T/$f.port"; done
+for f in a b c a2 ua ub; do wait_file "$T/$f.port"; done
 wait_file "$T/abs"
 PA=$(cat "$T/a.port") PB=$(cat "$T/b.port") PC=$(cat "$T/c.port")
 PA2=$(cat "$T/a2.port") UA=$(cat "$T/ua.port") UB=$(cat "$T/ub.port")
@@ -176,13 +175,8 @@ expect_succeeded "DNS to the configured resolver 127.0.0.2:53" \
 	llw -p default --dns 127.0.0.2 --allow-cidr 127.0.0.0/8:1-65535 -- "$PROBE" udp-send 127.0.0.2 53
 expect_denied "DNS to another server is refused, even inside allow-cidr" \
 	llw -p default --dns 127.0.0.2 --allow-cidr 127.0.0.0/8:1-65535 -- "$PROBE" udp-send 127.0.0.3 53
-sleep 0.3
-if [ "$(count "$T/dns2")" -ge 1 ] && [ "$(count "$T/dns3")" -eq 0 ]; then
-	ok "DNS: the resolver got the query, the other server nothing"
-else
-	not_ok "DNS query counts"
-	diag "resolver $(count "$T/dns2"), other $(count "$T/dns3")"
-fi
+# (dns.sh runs a resolver on port 53 in a namespace of its own and
+# counts what reaches it; no fixture here needs a privileged port.)
 run llw -p default --allow-cidr 10.0.0.0/8 --explain -- /bin/true
 expect_output "without dns, the resolvers come from /etc/resolv.conf" "DNS .*resolv.conf"
 
