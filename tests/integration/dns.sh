@@ -27,7 +27,8 @@ cp "$LLW_DATA/dns/dns.py" "$D/"
 echo "nameserver 127.0.0.1" >"$D/resolv.conf"
 # inner.sh MODE CMD...: in the new namespaces (as their root), name the
 # fixture in /etc/resolv.conf, start it, and resolve www.llw.test bare
-# and under CMD.
+# and under CMD (its stderr in $d/err: as the namespace's root, llwrap
+# says the command runs as root).
 cat >"$D/inner.sh" <<'SH'
 mode=$1; d=$2; shift 2
 mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
@@ -38,7 +39,7 @@ i=0
 while [ ! -e "$d/ready.$mode" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 echo "bare: $(getent hosts www.llw.test)"
 before=$(cat "$d/ready.$mode")
-echo "sandboxed: $("$@" getent hosts www.llw.test 2>&1)"
+echo "sandboxed: $("$@" getent hosts www.llw.test 2>"$d/err")"
 echo "asked by the sandbox: $(($(cat "$d/ready.$mode") - before))"
 kill $pid
 SH
