@@ -492,10 +492,12 @@ fi
 # refuses it (there is no Yama on every test machine); so does a process
 # that is not dumpable, which an llwrap executed without read permission
 # is (here by env(1), running as the test user like a shell would): the
-# same refusal, at the same point, on any kernel.
+# same refusal, at the same point, on any kernel.  Mode 0111: not even
+# its owner may read it (the suite may run as the test user itself).
 mkdir -p "$T/noread"
 cp "$LLWRAP" "$T/noread/llwrap"
-chmod 0711 "$T/noread" "$T/noread/llwrap"
+chmod 0711 "$T/noread"
+chmod 0111 "$T/noread/llwrap"
 marker=$PROJ/ran-sup
 expect_refused "ptrace access refused (not dumpable, as under Yama ptrace_scope 2): exit 125, nothing run, cause named" \
 	"cannot take the seccomp listener.*ptrace access is refused" \
