@@ -251,8 +251,7 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	if (ip && !split_target(target, &addr, &port))
 		return NULL;
 	bits = addr && strchr(addr, ':') ? "128" : "32";
-	if (strcmp(rule, "filtered/no-cidr") == 0 ||
-	    strcmp(rule, "filtered/local") == 0)
+	if (strcmp(rule, "filtered/no-cidr") == 0)
 		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
 				 "--allow-cidr %s/%s:%s)",
 				 addr, bits, port, addr, bits, port);

@@ -69,7 +69,7 @@ fi
 # The agent note.  An agent's pipe is its own (the test user's); a pipe
 # of another user's, which the supervisor may not reopen, is written to
 # while it has room.
-NOTE="llwrap: blocked by the sandbox's policy: connect tcp 127\\.0\\.0\\.1:1 \\(rule filtered/no-cidr\\); to allow: \\[network\\] allow-cidr = 127\\.0\\.0\\.1/32:1"
+NOTE="llwrap: blocked by the sandbox's policy: connect tcp 127\\.0\\.0\\.1:1 \\(rule filtered/local\\); to allow: \\[network\\] allow-cidr = 127\\.0\\.0\\.1/32:1"
 run llw -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 0)"
 expect_output "stderr a pipe: the note names the access, the rule and the change" "^$NOTE"
 n=$(printf '%s\n' "$out" | grep -c "^llwrap: blocked by the sandbox's policy: connect tcp 127.0.0.1:1 ")

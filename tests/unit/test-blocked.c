@@ -83,9 +83,6 @@ test_suggest(void **state)
 		{ "connect", "tcp", "203.0.113.7:443", "filtered/no-cidr",
 		  "[network] allow-cidr = 203.0.113.7/32:443 (or --allow-cidr "
 		  "203.0.113.7/32:443)" },
-		{ "connect", "tcp", "127.0.0.1:11434", "filtered/local",
-		  "[network] allow-cidr = 127.0.0.1/32:11434 (or --allow-cidr "
-		  "127.0.0.1/32:11434)" },
 		{ "connect", "tcp", "[2001:db8::1]:22", "filtered/no-cidr",
 		  "[network] allow-cidr = 2001:db8::1/128:22 (or --allow-cidr "
 		  "2001:db8::1/128:22)" },
