@@ -52,14 +52,35 @@ skip_rest() {
 	exit
 }
 
+# The sandboxed commands run as an unprivileged user.  As root (CI) that
+# is nobody (65534) with no groups and no capabilities; otherwise the
+# caller is already unprivileged.
+if [ "$(id -u)" -eq 0 ]; then
+	TEST_UID=65534
+	TEST_GID=65534
+else
+	TEST_UID=$(id -u)
+	TEST_GID=$(id -g)
+fi
+
 # Scratch space, readable by the test user.  Not in a tree the shipped
 # profiles make writable (/tmp, /var/tmp, /dev/shm): a fake home there
 # would be writable, and inside a private /tmp invisible.  So when the
 # build tree lies in one (a checkout under /tmp), the scratch space moves
 # out, and so do the programs the sandbox runs (the helpers, and llwrap
-# with its escape corpus beside it).
+# with its escape corpus beside it, the profiles and the test data).
+# They move too when the test user cannot reach the build tree (root's
+# checkout under /root, mode 0700).
+relocate=no
 case "$LLW_BUILDDIR/" in
-/tmp/* | /var/tmp/* | /dev/shm/*)
+/tmp/* | /var/tmp/* | /dev/shm/*) relocate=yes ;;
+esac
+if [ "$(id -u)" -eq 0 ] && ! setpriv --reuid="$TEST_UID" \
+	--regid="$TEST_GID" --clear-groups -- test -x "$LLW_BUILDDIR/."; then
+	relocate=yes
+fi
+case $relocate in
+yes)
 	if [ "$(id -u)" -eq 0 ]; then
 		scratch=/run/llwrap-tests
 	elif [ -d "${XDG_RUNTIME_DIR:-/nonexistent}" ]; then
@@ -67,11 +88,9 @@ case "$LLW_BUILDDIR/" in
 	else
 		scratch=$HOME/.cache/llwrap-tests
 	fi
-	relocate=yes
 	;;
 *)
 	scratch=$LLW_BUILDDIR/tests
-	relocate=no
 	;;
 esac
 mkdir -p "$scratch"
@@ -86,12 +105,14 @@ if [ "$relocate" = yes ]; then
 	# The profiles too: a policy protects the files it read, and inside
 	# a writable /tmp that takes mount masks (L3).
 	cp -R "$LLWRAP_PROFILE_PATH" "$T/conf"
-	chmod -R a+rX "$T/bin" "$T/helpers" "$T/conf"
+	cp -R "$LLW_DATA" "$T/data"
+	chmod -R a+rX "$T/bin" "$T/helpers" "$T/conf" "$T/data"
+	LLW_DATA=$T/data
 	LLWRAP=$T/bin/llwrap
 	LLW_HELPERS=$T/helpers
 	PROBE=$LLW_HELPERS/probe
 	LLWRAP_PROFILE_PATH=$T/conf
-	export LLWRAP LLW_HELPERS LLWRAP_PROFILE_PATH
+	export LLWRAP LLW_HELPERS LLWRAP_PROFILE_PATH LLW_DATA
 fi
 # stop PID...: SIGTERM, then SIGKILL after 5 s, and reap.
 stop() {
@@ -112,17 +133,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-# The sandboxed commands run as an unprivileged user.  As root (CI) that
-# is nobody (65534) with no groups and no capabilities; otherwise the
-# caller is already unprivileged.
-if [ "$(id -u)" -eq 0 ]; then
-	TEST_UID=65534
-	TEST_GID=65534
-else
-	TEST_UID=$(id -u)
-	TEST_GID=$(id -g)
-fi
 
 HOME_DIR=$T/home
 PROJ=$HOME_DIR/work/proj
