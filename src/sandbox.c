@@ -483,11 +483,18 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	}
 
 	/* L1: Landlock, masked to the running ABI.  Under the supervisor
-	 * the UDP port lists are its to enforce (it performs every UDP
-	 * connect and send with a destination), so they are no loss when
-	 * Landlock lacks UDP rules. */
+	 * the port lists are its to enforce: it performs every connect,
+	 * bind and send with a destination itself, so Landlock (which
+	 * judges the task that performs them) never sees one from the
+	 * command.  Landlock then handles TCP with no port allowed (nothing
+	 * reaches the kernel from the command but through the supervisor),
+	 * and costs nothing: a port range such as 1024-65535 would be one
+	 * rule per port.  The UDP lists are no loss where Landlock lacks
+	 * UDP rules. */
 	net_view = *p;
 	if (sb->supervise) {
+		memset(&net_view.connect_tcp, 0, sizeof(net_view.connect_tcp));
+		memset(&net_view.bind_tcp, 0, sizeof(net_view.bind_tcp));
 		memset(&net_view.connect_udp, 0, sizeof(net_view.connect_udp));
 		memset(&net_view.bind_udp, 0, sizeof(net_view.bind_udp));
 	}

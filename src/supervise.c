@@ -903,14 +903,16 @@ supervise_describe(const struct policy *p, char *const *envp)
 	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
 		      "destination: performed by the supervisor after its "
 		      "check");
-	strv_push_take(&v,
-		       xasprintf("IP destinations: %s",
-				 p->allow_cidr.n
-					 ? "inside an allow-cidr entry, on "
-					   "its ports (else connect-tcp / "
-					   "connect-udp)"
-					 : "any address, on the connect-tcp "
-					   "/ connect-udp ports"));
+	strv_push(&v, p->net == LLW_NET_HOST
+			      ? "IP destinations: any (mode = host)"
+			      : "IP destinations: inside an allow-cidr entry, "
+				"on its ports (else connect-tcp / "
+				"connect-udp); outside every entry, internet "
+				"addresses on the connect-tcp / connect-udp "
+				"ports, never this host or its networks "
+				"(loopback, private, link-local)");
+	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
+		      "port (by socket cookie)");
 	strv_push_take(&v,
 		       xasprintf("DNS (port 53, UDP and TCP): only %s%s",
 				 list ? list : "(no resolver: none)",
@@ -920,7 +922,9 @@ supervise_describe(const struct policy *p, char *const *envp)
 			      p->listen.n ? "only the listen addresses (port "
 					    "0 on loopback when bind-tcp / "
 					    "bind-udp has 0)"
-					  : "the bind-tcp / bind-udp ports"));
+					  : "on loopback only (a wildcard "
+					    "bind becomes loopback), on the "
+					    "bind-tcp / bind-udp ports"));
 	strv_push(&v, p->unix_sockets
 			      ? "pathname unix sockets: any (unix-sockets = "
 				"allow)"

@@ -1220,18 +1220,25 @@ why_summary(const struct sandbox *sb, const char *home)
 			strv_push_take(&net, xasprintf("bind %s", bt));
 		strv_push_take(&net, p->connect_udp.n
 					     ? xasprintf("udp ports %s", cu)
-					     : xstrdup("no udp"));
+				     : sb->supervise ? xstrdup("udp: DNS only")
+						     : xstrdup("no udp"));
 		for (size_t i = 0; i < p->allow_cidr.n; i++)
 			strv_push_take(
 				&net,
 				xasprintf("cidr %s", p->allow_cidr.v[i].value));
 		list = strv_join(net, "; ");
 		strv_push_take(
-			&v, xasprintf("network: filtered: %s%s", list,
-				      p->allow_cidr.n == 0 && p->connect_tcp.n
-					      ? " (a port rule reaches "
-						"every host on it)"
-					      : ""));
+			&v,
+			xasprintf("network: filtered: %s%s", list,
+				  sb->supervise
+					  ? " (supervised: port rules reach "
+					    "internet hosts, not this host or "
+					    "its networks; the sandbox's own "
+					    "servers on any loopback port)"
+				  : p->connect_tcp.n
+					  ? " (a port rule reaches every host "
+					    "on it)"
+					  : ""));
 		free(steal_pointer(&list));
 	}
 	if (p->unix_sockets) {
