@@ -475,3 +475,18 @@ blocked_note(const char *op, const char *proto, const char *target,
 			 op, proto, target, rule, sug ? "; to allow: " : "",
 			 sug ? sug : "");
 }
+
+char *
+blocked_rule_line(const char *op, const char *proto, const char *target,
+		  const char *rule)
+{
+	_cleanup_free_ char *sug = blocked_suggest(op, proto, target, rule);
+	const char *s, *e;
+
+	/* The suggestion's first "[section] key = value" up to " (or". */
+	if (sug == NULL || strncmp(sug, "[network] ", 10) != 0)
+		return NULL;
+	s = sug + 10;
+	e = strstr(s, " (or ");
+	return e ? xstrndup(s, (size_t)(e - s)) : xstrdup(s);
+}

@@ -64,6 +64,13 @@ char *blocked_suggest(const char *op, const char *proto, const char *target,
 		      const char *rule);
 
 /*
+ * The [network] line of blocked_suggest() alone, "key = value", for a
+ * profile (--learn); NULL when the change is not a [network] line.
+ */
+char *blocked_rule_line(const char *op, const char *proto, const char *target,
+			const char *rule);
+
+/*
  * The report: a header with the totals, the groups newest first (at most
  * max, 0 for all), each with its count, commands and suggestion, then the
  * known-harmless ones in one line each.  A new string.

@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "blocked.h"
 #include "explain.h"
+#include "learn.h"
 #include "options.h"
 #include "known.h"
 #include "path.h"
@@ -62,6 +64,8 @@ static const struct {
 	{ OPT_ENV_SET, "environment", "set", false, false },
 	{ OPT_ENV_UNSET, "environment", "unset", false, false },
 	{ OPT_BEST_EFFORT, "profile", "best-effort", false, false },
+	/* --learn's own run: the supervisor observes it. */
+	{ OPT_LEARN, "network", "supervise", false, false },
 };
 
 static bool quiet;
@@ -111,7 +115,7 @@ add_flag(struct profile *cli, const struct vars *v, int opt, const char *arg)
 
 		if (flag_keys[i].opt != opt)
 			continue;
-		if (opt == OPT_BEST_EFFORT)
+		if (opt == OPT_BEST_EFFORT || opt == OPT_LEARN)
 			value = xstrdup("yes");
 		else if (flag_keys[i].path)
 			value = absolute_path(arg);
@@ -704,6 +708,211 @@ print_footer(const char *path, off_t off, const char *name)
 		fprintf(stderr, "%s\n", line);
 }
 
+static int
+line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * --learn (DESIGN.md §12): run the command in a learning sandbox, the
+ * policy plus reading and executing everywhere but the secrets of §11,
+ * with the supervisor recording every open, exec and mkdir; then decide
+ * each observed access under the policy itself (why.c) and propose
+ * grants for those it denies (learn.c), with the [network] lines for
+ * what the supervisor blocked.  The fragment goes to stdout.  Returns
+ * the command's exit status.
+ */
+static int
+run_learn(struct policy *target, enum sandbox_backend backend,
+	  const char *project, const char *name, char **cmd, char **profiles,
+	  const struct flag *flags, size_t n_flags)
+{
+	_cleanup_free_ char *cause = NULL, *text = NULL, *log_path = NULL;
+	_cleanup_free_ char *logged = NULL, *frag = NULL, *base = NULL;
+	_cleanup_free_ struct flag *extra = NULL;
+	_cleanup_free_ struct learn_access *acc = NULL;
+	_cleanup_strv_ char **secrets = NULL, **lines = NULL, **net = NULL;
+	_cleanup_strv_ char **denied = NULL;
+	_cleanup_close_ int mfd = -1;
+	const char *home = getenv("HOME");
+	struct sandbox *st = NULL, *sl = NULL;
+	struct policy *lp;
+	struct learn_grant *g;
+	struct blocked_log log = { 0 };
+	size_t n_extra = 0, n_acc = 0, n_g = 0, n_lines;
+	unsigned long dropped = 0, denied_n = 0;
+	off_t log_off = 0;
+	int r, status;
+
+	secrets = learn_secrets(home);
+	extra = xcalloc(strv_length(secrets) + 5, sizeof(*extra));
+	extra[n_extra].opt = OPT_RX;
+	extra[n_extra++].arg = (char *)"/";
+	/* Writes stay as the policy says, but for the devices that
+	 * swallow or give bytes: tools stop at a failed >/dev/null. */
+	extra[n_extra].opt = OPT_RW;
+	extra[n_extra++].arg = (char *)"/dev/null";
+	extra[n_extra].opt = OPT_RW;
+	extra[n_extra++].arg = (char *)"/dev/zero";
+	extra[n_extra].opt = OPT_RW;
+	extra[n_extra++].arg = (char *)"/dev/full";
+	for (char **s = secrets; s != NULL && *s != NULL; s++) {
+		extra[n_extra].opt = OPT_DENY;
+		extra[n_extra++].arg = *s;
+	}
+	extra[n_extra].opt = OPT_LEARN;
+	extra[n_extra++].arg = NULL;
+	lp = resolve(project, name, cmd, profiles, flags, n_flags, extra,
+		     n_extra);
+	if ((r = sandbox_make_dirs(lp, &cause)) < 0 ||
+	    (r = sandbox_prepare(lp, backend, &sl, &cause)) < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+	if (sl->must_fail)
+		die(EXIT_LLWRAP, "--learn: %s", sl->fail_cause);
+	if (!sl->supervise)
+		die(EXIT_LLWRAP, "--learn needs the network supervisor, which "
+				 "observes the command; it cannot run here "
+				 "(see llwrap --check)");
+	mfd = memfd_create("llwrap-learn", MFD_CLOEXEC);
+	if (mfd < 0)
+		die(EXIT_LLWRAP, "--learn: memfd_create: %s", strerror(errno));
+	sl->learn = true;
+	sl->learn_fd = mfd;
+	if (lp->log_blocked) {
+		struct stat sb;
+
+		log_path = supervise_log_path(lp->name, environ);
+		if (log_path != NULL && stat(log_path, &sb) == 0)
+			log_off = sb.st_size;
+	}
+	fprintf(stderr,
+		"llwrap: learning: %s runs with read and execute "
+		"everywhere but the secrets, writes and network as "
+		"the policy says\n",
+		cmd[0]);
+	r = sandbox_exec(sl, cmd, environ, NULL, 0, &status, &cause);
+	if (r != 0)
+		die(status, "%s", cause);
+	if (getpid() == 1) {
+		/* pid 1 of the sandbox's pid namespace: nothing to say. */
+		fflush(NULL);
+		_exit(status);
+	}
+
+	/* What was observed, each access once. */
+	if (lseek(mfd, 0, SEEK_SET) < 0 ||
+	    fd_read_all(mfd, 1 << 28, &text, NULL) < 0)
+		die(EXIT_LLWRAP, "--learn: cannot read the observations");
+	{
+		_cleanup_strv_ char **pairs = NULL;
+		size_t n = 0;
+
+		/* "r PATH" lines, sorted so repeats are neighbours. */
+		for (char *l = text, *e; l != NULL && *l != '\0'; l = e) {
+			e = strchr(l, '\n');
+			if (e != NULL)
+				*e++ = '\0';
+			if (strlen(l) > 2)
+				strv_push(&pairs, l);
+		}
+		n = strv_length(pairs);
+		if (n > 1)
+			qsort(pairs, n, sizeof(char *), line_cmp);
+		lines = steal_pointer(&pairs);
+		n_lines = n;
+	}
+	if ((r = sandbox_prepare(target, backend, &st, &cause)) < 0)
+		die(EXIT_LLWRAP, "%s", cause);
+	for (size_t i = 0; i < target->n_paths; i++)
+		if (target->paths[i].access == LLW_ACCESS_DENY)
+			strv_push(&denied, target->paths[i].path);
+	acc = xcalloc(n_lines + 1, sizeof(*acc));
+	for (size_t i = 0; i < n_lines; i++) {
+		struct why_query q = { .access = WHY_READ };
+		struct why_verdict v;
+		char kind = lines[i][0];
+		_cleanup_free_ char *path = NULL;
+
+		if (i > 0 && strcmp(lines[i], lines[i - 1]) == 0)
+			continue;
+		path = why_resolve(lines[i] + 2, &q.exists, &q.is_dir);
+		/* A read or exec of what does not exist fails anyway. */
+		if (!q.exists && kind != 'w')
+			continue;
+		q.access = kind == 'w'	 ? WHY_WRITE
+			   : kind == 'x' ? WHY_EXEC
+					 : WHY_READ;
+		q.path = path;
+		why_decide(st, NULL, NULL, &q, &v);
+		if (!v.allowed) {
+			acc[n_acc].path = steal_pointer(&path);
+			acc[n_acc].need = kind == 'w'	? LLW_ACCESS_RW
+					  : kind == 'x' ? LLW_ACCESS_RX
+							: LLW_ACCESS_RO;
+			acc[n_acc].is_dir = q.is_dir;
+			acc[n_acc].exists = q.exists;
+			{
+				struct stat sb;
+
+				acc[n_acc].alone =
+					stat(acc[n_acc].path, &sb) == 0 &&
+					!S_ISREG(sb.st_mode) &&
+					!S_ISDIR(sb.st_mode);
+			}
+			n_acc++;
+			denied_n++;
+		}
+		why_verdict_clear(&v);
+	}
+	g = learn_propose(acc, n_acc, denied, secrets, home, &n_g, &dropped);
+	for (size_t i = 0; i < n_acc; i++)
+		free(acc[i].path);
+
+	/* The network: what the supervisor blocked during the run. */
+	if (log_path != NULL) {
+		_cleanup_close_ int lfd =
+			open(log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		if (lfd >= 0 && lseek(lfd, log_off, SEEK_SET) >= 0 &&
+		    fd_read_all(lfd, 1 << 24, &logged, NULL) == 0)
+			blocked_add_text(&log, logged);
+		for (size_t i = 0; i < log.n; i++) {
+			char *l;
+
+			if (log.v[i].harmless != NULL)
+				continue;
+			l = blocked_rule_line(log.v[i].op, log.v[i].proto,
+					      log.v[i].target, log.v[i].rule);
+			if (l != NULL && !strv_contains(net, l))
+				strv_push(&net, l);
+			free(l);
+		}
+		blocked_log_clear(&log);
+	}
+	{
+		_cleanup_free_ char *copy = xstrdup(cmd[0]);
+
+		base = xstrdup(basename(copy));
+	}
+	frag = learn_fragment(g, n_g, net, base, target->project, name);
+	fputs(frag, stdout);
+	fprintf(stderr,
+		"llwrap: learned: %zu accesses observed, %lu denied by the "
+		"policy, %zu grants proposed, %lu not proposed (secrets, "
+		"denied paths, home or /)%s\n",
+		n_lines, denied_n, n_g, dropped,
+		strv_length(net) ? "; network lines from the blocked attempts"
+				 : "");
+	learn_grants_free(g, n_g);
+	sandbox_free(st);
+	sandbox_free(sl);
+	policy_free(lp);
+	policy_free(target);
+	fflush(NULL);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -713,7 +922,7 @@ main(int argc, char **argv)
 	_cleanup_free_ struct flag *flags = NULL;
 	enum sandbox_backend backend = SANDBOX_BACKEND_AUTO;
 	bool explain = false, check = false, verbose = false;
-	bool selftest = false, allow_broad = false;
+	bool selftest = false, allow_broad = false, learn = false;
 	char **why_args = NULL;
 	_cleanup_free_ char *footer_log = NULL;
 	off_t footer_off = 0;
@@ -760,6 +969,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_SELFTEST:
 			selftest = true;
+			break;
+		case OPT_LEARN:
+			learn = true;
 			break;
 		case OPT_ALLOW_BROAD_PROJECT:
 			allow_broad = true;
@@ -857,6 +1069,9 @@ options_done:
 		return run_why(policy, backend, all);
 	}
 
+	if (learn)
+		return run_learn(policy, backend, project, name, cmd, profiles,
+				 flags, n_flags);
 	if (selftest) {
 		/* It frees the policy: it resolves its own. */
 		return run_selftest(policy, backend, project, name, cmd,

@@ -36,6 +36,7 @@ enum {
 	OPT_SELFTEST,
 	OPT_WHY,
 	OPT_ALLOW_BROAD_PROJECT,
+	OPT_LEARN,
 };
 
 struct options_spec {

@@ -952,6 +952,9 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if (sb->supervise &&
 	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)
 		goto out;
+	if (sb->learn && sv != NULL &&
+	    (r = supervise_learn(sv, sb->learn_fd, cause)) < 0)
+		goto out;
 
 	/* bwrap builds the sandbox and stays as its monitor: this process
 	 * becomes bwrap. */

@@ -44,6 +44,8 @@ struct sandbox {
 	char **git_limits;   /* what protect-git and protect-later-run cannot
 			      * protect here, for --explain */
 	char **not_enforced; /* every restriction dropped or missing */
+	bool learn;	     /* --learn: the supervisor observes paths */
+	int learn_fd;	     /* ... and writes them here (sandbox_exec) */
 	bool must_fail;	     /* a fatal loss without best effort */
 	char *fail_cause;    /* why, when must_fail */
 };

@@ -1125,6 +1125,7 @@ struct supervisor {
 	struct pollfd *pfd;
 	char **noted; /* the attempts noted on a caller's stderr */
 	size_t n_noted;
+	int learn_fd; /* --learn: where observed paths go, or -1 */
 };
 
 static uint64_t
@@ -1242,6 +1243,7 @@ supervise_new(const struct policy *p, char *const *envp,
 
 	sv->policy = p;
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
+	sv->learn_fd = -1;
 	if ((r = supervise_rules_new(p, dns, &sv->rules, cause)) < 0)
 		goto fail;
 	if ((r = notify_filter_build(&sv->notify, cause)) < 0)
@@ -1609,6 +1611,9 @@ call_done(struct call *c)
 /* Sentinel results of a handler. */
 #define CALL_PENDING (-100000) /* answered later */
 #define CALL_GONE    (-100001) /* the caller is gone: no answer */
+#define CALL_CONTINUE                                                          \
+	(-100002) /* observed (--learn): let the kernel run it                 \
+		   */
 
 static int
 mem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -2545,6 +2550,135 @@ do_sendmmsg(struct supervisor *sv, struct call *c)
 }
 
 /* Handle one notification: the answer, CALL_PENDING or CALL_GONE. */
+/* ---- --learn: observing the filesystem ---- */
+
+/* The syscalls --learn observes, and where their path and flags are. */
+static const struct {
+	const char *name;
+	int dirfd_arg; /* -1: relative to the cwd */
+	int path_arg;
+	int flags_arg; /* open flags, -1: none */
+	char kind;     /* 'o' open, 'x' exec, 'w' creates an entry */
+} learn_calls[] = {
+	{ "open", -1, 0, 1, 'o' },     { "openat", 0, 1, 2, 'o' },
+	{ "creat", -1, 0, -1, 'w' },   { "execve", -1, 0, -1, 'x' },
+	{ "execveat", 0, 1, -1, 'x' }, { "mkdir", -1, 0, -1, 'w' },
+	{ "mkdirat", 0, 1, -1, 'w' },
+};
+
+int
+supervise_learn(struct supervisor *sv, int fd, char **cause)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(learn_calls); i++) {
+		int nr = seccomp_syscall_resolve_name(learn_calls[i].name);
+		int r;
+
+		/* open, creat and mkdir are missing on some architectures,
+		 * where the *at calls are all there is. */
+		if (nr < 0)
+			continue;
+		r = seccomp_rule_add_exact(sv->notify, SCMP_ACT_NOTIFY, nr, 0);
+		if (r < 0) {
+			*cause = xasprintf("cannot observe %s for --learn: "
+					   "%s.",
+					   learn_calls[i].name, strerror(-r));
+			return r;
+		}
+	}
+	sv->learn_fd = fd;
+	return 0;
+}
+
+/* A NUL-terminated string of the caller's, at most PATH_MAX bytes, read
+ * page by page so the end of a mapping is no error. */
+static char *
+mem_read_string(pid_t pid, uint64_t addr)
+{
+	char *buf = xcalloc(PATH_MAX + 1, 1);
+	size_t got = 0;
+
+	while (got < PATH_MAX) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+
+		if (chunk > PATH_MAX - got)
+			chunk = PATH_MAX - got;
+		if (mem_read(pid, addr + got, buf + got, chunk) < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (memchr(buf + got, '\0', chunk) != NULL)
+			return buf;
+		got += chunk;
+	}
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Record the path of an open, exec or mkdir, as an absolute path, with
+ * what the call wants ("r", "w", "x"), one line to learn_fd; then let
+ * the kernel run the call itself.  Observation only: Landlock decides,
+ * so what the caller changes after this read does not matter.
+ */
+static int
+learn_observe(struct supervisor *sv, struct call *c)
+{
+	const struct seccomp_notif *req = c->req;
+	_cleanup_free_ char *path = NULL, *base = NULL, *line = NULL;
+	const char *want = "r";
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(learn_calls); i++) {
+		int nr = seccomp_syscall_resolve_name(learn_calls[i].name);
+
+		if (nr >= 0 && nr == req->data.nr)
+			break;
+	}
+	if (i == (int)ARRAY_SIZE(learn_calls))
+		return CALL_CONTINUE;
+	path = mem_read_string(c->pid, req->data.args[learn_calls[i].path_arg]);
+	if (path == NULL || path[0] == '\0')
+		return CALL_CONTINUE;
+	if (path[0] != '/') {
+		char link[64], target[PATH_MAX];
+		int dirfd =
+			learn_calls[i].dirfd_arg < 0
+				? AT_FDCWD
+				: (int)req->data.args[learn_calls[i].dirfd_arg];
+		ssize_t n;
+
+		if (dirfd == AT_FDCWD)
+			snprintf(link, sizeof(link), "/proc/%d/cwd",
+				 (int)c->pid);
+		else
+			snprintf(link, sizeof(link), "/proc/%d/fd/%d",
+				 (int)c->pid, dirfd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0 || target[0] != '/')
+			return CALL_CONTINUE;
+		target[n] = '\0';
+		base = xasprintf("%s/%s", target, path);
+		free(path);
+		path = steal_pointer(&base);
+	}
+	if (learn_calls[i].kind == 'x') {
+		want = "x";
+	} else if (learn_calls[i].kind == 'w') {
+		want = "w";
+	} else if (learn_calls[i].flags_arg >= 0) {
+		uint64_t fl = req->data.args[learn_calls[i].flags_arg];
+
+		if ((fl & O_ACCMODE) != O_RDONLY || (fl & (O_CREAT | O_TRUNC)))
+			want = "w";
+	}
+	/* One line each; a path with a newline cannot be one. */
+	if (strchr(path, '\n') == NULL) {
+		line = xasprintf("%s %s\n", want, path);
+		(void)write_all(sv->learn_fd, line, strlen(line));
+	}
+	return CALL_CONTINUE;
+}
+
 static int
 dispatch(struct supervisor *sv, const struct seccomp_notif *req)
 {
@@ -2565,6 +2699,8 @@ dispatch(struct supervisor *sv, const struct seccomp_notif *req)
 		r = do_sendmsg(sv, &c);
 	else if (nr == SYS_sendmmsg)
 		r = do_sendmmsg(sv, &c);
+	else if (sv->learn_fd >= 0)
+		r = learn_observe(sv, &c);
 	else
 		r = -ENOSYS;
 	call_done(&c);
@@ -2580,7 +2716,9 @@ respond(struct supervisor *sv, uint64_t id, int r)
 		return;
 	memset(resp, 0, sizeof(*resp));
 	resp->id = id;
-	if (r < 0)
+	if (r == CALL_CONTINUE)
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	else if (r < 0)
 		resp->error = r;
 	else
 		resp->val = r;

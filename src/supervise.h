@@ -228,6 +228,14 @@ int supervise_new(const struct policy *p, char *const *envp,
 void supervise_free(struct supervisor *sv);
 
 /*
+ * --learn: also observe open, openat, creat, execve, execveat, mkdir and
+ * mkdirat, writing "r PATH", "w PATH" or "x PATH" (absolute) to fd for
+ * each, and let the kernel run them (Landlock decides).  Call after
+ * supervise_new, before fork.  Returns 0, or -errno with *cause.
+ */
+int supervise_learn(struct supervisor *sv, int fd, char **cause);
+
+/*
  * In the process that goes on to exec, right after fork: close what
  * belongs to the supervisor.
  */

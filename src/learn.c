@@ -1,0 +1,262 @@
+/*
+ * --learn's proposals (see learn.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "learn.h"
+#include "path.h"
+#include "strv.h"
+#include "xalloc.h"
+
+static const char *const secret_names[] = {
+	".ssh",
+	".aws",
+	".gnupg",
+	".config/gh",
+	".docker",
+	".kube",
+	".netrc",
+	".git-credentials",
+	".config/git/credentials",
+	".npmrc",
+	".pypirc",
+	".password-store",
+	".local/share/keyrings",
+	".mozilla",
+	".config/google-chrome",
+	".config/chromium",
+};
+
+char **
+learn_secrets(const char *home)
+{
+	char **v = NULL;
+
+	if (home == NULL || home[0] != '/')
+		return NULL;
+	for (size_t i = 0; i < sizeof(secret_names) / sizeof(*secret_names);
+	     i++)
+		strv_push_take(&v, xasprintf("%s/%s",
+					     strcmp(home, "/") == 0 ? "" : home,
+					     secret_names[i]));
+	return v;
+}
+
+/* True when a grant on path would reach a path of list: the path is in
+ * one, or one is beneath it. */
+static bool
+covers_any(const char *path, char *const *list)
+{
+	for (char *const *l = list; l != NULL && *l != NULL; l++)
+		if (path_under(path, *l) || path_under(*l, path))
+			return true;
+	return false;
+}
+
+static bool
+under_any(const char *path, char *const *list)
+{
+	for (char *const *l = list; l != NULL && *l != NULL; l++)
+		if (path_under(path, *l))
+			return true;
+	return false;
+}
+
+static char *
+parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL || slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* The smallest level holding both a and b. */
+static enum llw_access
+join(enum llw_access a, enum llw_access b)
+{
+	bool w = policy_access_writable(a) || policy_access_writable(b);
+	bool x = a == LLW_ACCESS_RX || a == LLW_ACCESS_RWX ||
+		 b == LLW_ACCESS_RX || b == LLW_ACCESS_RWX;
+
+	if (a == LLW_ACCESS_DENY)
+		return b;
+	if (b == LLW_ACCESS_DENY)
+		return a;
+	return w ? (x ? LLW_ACCESS_RWX : LLW_ACCESS_RW)
+		 : (x ? LLW_ACCESS_RX : LLW_ACCESS_RO);
+}
+
+static void
+add(struct learn_grant **g, size_t *n, const char *path, enum llw_access a)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*g)[i].path, path) == 0) {
+			(*g)[i].access = join((*g)[i].access, a);
+			(*g)[i].count++;
+			return;
+		}
+	*g = xreallocarray(*g, *n + 1, sizeof(**g));
+	(*g)[*n].path = xstrdup(path);
+	(*g)[*n].access = a;
+	(*g)[*n].count = 1;
+	(*n)++;
+}
+
+static int
+grant_cmp(const void *a, const void *b)
+{
+	return path_cmp(((const struct learn_grant *)a)->path,
+			((const struct learn_grant *)b)->path);
+}
+
+/* Paths whose names are per run or per boot: no grant proposed. */
+static bool
+volatile_path(const char *path)
+{
+	return path_under(path, "/proc") || path_under(path, "/sys");
+}
+
+/* How many distinct files (not directories) among the accesses have
+ * dir as their directory. */
+static size_t
+siblings(const struct learn_access *v, size_t n, const char *dir)
+{
+	_cleanup_strv_ char **seen = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *p = NULL;
+
+		if (v[i].is_dir)
+			continue;
+		p = parent_of(v[i].path);
+		if (strcmp(p, dir) == 0 && !strv_contains(seen, v[i].path))
+			strv_push(&seen, v[i].path);
+	}
+	return strv_length(seen);
+}
+
+struct learn_grant *
+learn_propose(const struct learn_access *v, size_t n, char *const *denied,
+	      char *const *secrets, const char *home, size_t *n_out,
+	      unsigned long *dropped)
+{
+	struct learn_grant *g = NULL;
+	size_t ng = 0;
+
+	*dropped = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct learn_access *a = &v[i];
+		_cleanup_free_ char *dir = parent_of(a->path);
+		const char *where = a->path;
+
+		if (under_any(a->path, secrets) || under_any(a->path, denied) ||
+		    volatile_path(a->path)) {
+			(*dropped)++;
+			continue;
+		}
+		/*
+		 * The path itself, unless its directory is what is needed
+		 * or covers several: a file created needs its directory
+		 * writable, and files read side by side (a tool's data,
+		 * a library's modules) are granted through their
+		 * directory.  A device, a socket or a fifo goes alone.
+		 * Never a directory that would reach home, "/", a secret
+		 * or a denied path.
+		 */
+		if (!a->alone && !(a->is_dir && a->exists) &&
+		    (!a->exists || siblings(v, n, dir) > 1) &&
+		    strcmp(dir, "/") != 0 &&
+		    (home == NULL || strcmp(dir, home) != 0) &&
+		    !covers_any(dir, secrets) && !covers_any(dir, denied))
+			where = dir;
+		else if (!a->exists)
+			where = NULL; /* nothing to grant a new file on */
+		if (where == NULL || strcmp(where, "/") == 0 ||
+		    (home != NULL && strcmp(where, home) == 0)) {
+			(*dropped)++;
+			continue;
+		}
+		add(&g, &ng, where, a->need);
+	}
+	if (ng > 1)
+		qsort(g, ng, sizeof(*g), grant_cmp);
+	*n_out = ng;
+	return g;
+}
+
+void
+learn_grants_free(struct learn_grant *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i].path);
+	free(g);
+}
+
+/* A path as a profile value: quoted when it has a blank or a quote. */
+static char *
+quote(const char *path)
+{
+	char *out, *o;
+
+	if (strpbrk(path, " \t\"\\;#") == NULL)
+		return xstrdup(path);
+	out = xcalloc(2 * strlen(path) + 3, 1);
+	o = out;
+	*o++ = '"';
+	for (const char *s = path; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			*o++ = '\\';
+		*o++ = *s;
+	}
+	*o++ = '"';
+	return out;
+}
+
+char *
+learn_fragment(const struct learn_grant *g, size_t n, char *const *network,
+	       const char *command, const char *project, const char *name)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		abort();
+	fprintf(f,
+		"# Proposed by llwrap --learn for '%s' in %s.\n"
+		"# Review it, then save it as "
+		"~/.config/llwrap/profiles/%s-learned.ini:\n"
+		"# it applies when the command and the project match "
+		"[match].\n\n"
+		"[profile]\ndescription = learned for %s in this project\n",
+		command, project, name, command);
+	if (n > 0) {
+		fputs("\n[filesystem]\n", f);
+		for (size_t i = 0; i < n; i++) {
+			_cleanup_free_ char *q = quote(g[i].path);
+
+			fprintf(f, "; %lu access%s\n%s = %s\n", g[i].count,
+				g[i].count == 1 ? "" : "es",
+				policy_access_name(g[i].access), q);
+		}
+	}
+	if (network != NULL && *network != NULL) {
+		fputs("\n[network]\n", f);
+		for (char *const *l = network; *l != NULL; l++)
+			fprintf(f, "%s\n", *l);
+	}
+	{
+		_cleanup_free_ char *q = quote(project);
+
+		fprintf(f, "\n[match]\ncommand = %s\nproject = %s\n", command,
+			q);
+	}
+	if (fclose(f) != 0)
+		abort();
+	return out;
+}

@@ -1,0 +1,67 @@
+/*
+ * --learn (DESIGN.md §12): from the filesystem accesses observed while
+ * the command ran in the learning sandbox, and those the target policy
+ * would deny, a proposed profile fragment.  Pure: the caller observes
+ * (the supervisor records opens, execs and mkdirs) and decides each
+ * access against the target policy (why.c).
+ *
+ * A grant is an observed path, or the directory holding observed paths
+ * when several share it or a file is created there; never the home
+ * directory, "/", a secret path or an ancestor of one, nor over a path
+ * the target policy denies explicitly (those accesses get per-path
+ * grants, and secrets none), and nothing under /proc or /sys, whose
+ * names change from run to run.
+ */
+#ifndef LLW_LEARN_H
+#define LLW_LEARN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+
+/* The secrets of DESIGN.md §11 under home, as absolute paths; a new
+ * vector.  The learning run denies them, and no grant covers them. */
+char **learn_secrets(const char *home);
+
+/* An access the target policy denies. */
+struct learn_access {
+	char *path;	      /* absolute, resolved */
+	enum llw_access need; /* RO, RX, RW or RWX */
+	bool is_dir;	      /* the path is a directory */
+	bool exists;	      /* it existed when looked at */
+	bool alone;	      /* granted alone, never its directory (a device,
+			       * a socket, a fifo) */
+};
+
+/* A proposed grant. */
+struct learn_grant {
+	char *path;
+	enum llw_access access;
+	unsigned long count; /* accesses it covers */
+};
+
+/*
+ * Propose grants for the n denied accesses.  denied are the paths the
+ * target denies explicitly (deny rules) and secrets the secret paths;
+ * home is $HOME.  Accesses to secrets are counted in *dropped and get no
+ * grant.  Returns a new array of *n_out grants, sorted by path.
+ */
+struct learn_grant *learn_propose(const struct learn_access *v, size_t n,
+				  char *const *denied, char *const *secrets,
+				  const char *home, size_t *n_out,
+				  unsigned long *dropped);
+
+void learn_grants_free(struct learn_grant *g, size_t n);
+
+/*
+ * The fragment: a profile with the grants under [filesystem], the
+ * network lines under [network] (already "key = value" text, may be
+ * NULL), and a [match] on command and project, with comments saying
+ * where to save it.  A new string.
+ */
+char *learn_fragment(const struct learn_grant *g, size_t n,
+		     char *const *network, const char *command,
+		     const char *project, const char *name);
+
+#endif /* LLW_LEARN_H */
