@@ -747,7 +747,11 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 
 	secrets = learn_secrets(home);
 	extra = xcalloc(strv_length(secrets) + 5, sizeof(*extra));
-	extra[n_extra].opt = OPT_RX;
+	/* Read, not execute: "rx /" beside the policy's rw trees (no x)
+	 * would be punched open, entry by entry (DESIGN.md §5), down to
+	 * /dev's descriptor links.  An exec the policy refuses fails, and
+	 * is recorded. */
+	extra[n_extra].opt = OPT_RO;
 	extra[n_extra++].arg = (char *)"/";
 	/* Writes stay as the policy says, but for the devices that
 	 * swallow or give bytes: tools stop at a failed >/dev/null. */
@@ -799,6 +803,10 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		fflush(NULL);
 		_exit(status);
 	}
+	if (status == EXIT_LLWRAP)
+		fprintf(stderr, "llwrap: the learning run ended with status "
+				"125: if llwrap refused it (see above), "
+				"nothing ran to learn from\n");
 
 	/* What was observed, each access once. */
 	if (lseek(mfd, 0, SEEK_SET) < 0 ||

@@ -75,9 +75,9 @@ const struct options_spec options_specs[] = {
 	{ "selftest", no_argument, OPT_SELFTEST, NULL, INSP,
 	  "run the escape probes under this policy" },
 	{ "learn", no_argument, OPT_LEARN, NULL, INSP,
-	  "run sandboxed (secrets denied, writes as the policy\n"
-	  "says) while recording what the policy denies; print\n"
-	  "a proposed profile fragment" },
+	  "run sandboxed (reading all but the secrets, the rest\n"
+	  "as the policy says) while recording what the policy\n"
+	  "denies; print a proposed profile fragment" },
 	{ "why", required_argument, OPT_WHY, "WHAT", INSP,
 	  "as the subcommand why below (it must come last)" },
 	{ "verbose", no_argument, 'v', NULL, INSP,

@@ -45,7 +45,8 @@ fi
 
 # Learn.
 rm -f "$PROJ/leak"
-as_user "$LLWRAP" --rx "$LLW_HELPERS" --learn -p empty -- /bin/sh "$OUTSIDE/tool.sh" >"$T/frag.ini" 2>"$T/learn.err"
+# stdin a pipe, as under an agent or CI.
+echo | as_user "$LLWRAP" --rx "$LLW_HELPERS" --learn -p empty -- /bin/sh "$OUTSIDE/tool.sh" >"$T/frag.ini" 2>"$T/learn.err"
 rc=$?
 out=$(cat "$T/frag.ini"); diag "$(cat "$T/learn.err")"
 expect_output "--learn prints a fragment with [filesystem]" "^\\[filesystem\\]"
