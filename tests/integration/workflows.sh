@@ -103,6 +103,12 @@ workflow go go \
 	'export GOFLAGS=-buildvcs=false GOPROXY=off GOTOOLCHAIN=local && go build ./... && go test ./... && go run .'
 workflow npm npm \
 	'npm install --offline --no-audit --no-fund >/dev/null && npm test && npx --offline llw-hello && node_modules/.bin/llw-hello'
+# A dev server on a fixed port and a client in the same sandbox.
+if PATH=$USER_PATH command -v curl >/dev/null 2>&1; then
+	workflow devserver node "PORT=$(free_port) ./check.sh"
+else
+	skip "devserver: curl is not installed"
+fi
 if PATH=$USER_PATH python3 -c 'import pytest, venv' 2>/dev/null; then
 	workflow python python3 \
 		'python3 -m venv --system-site-packages .venv && .venv/bin/pip install -q --no-index --no-build-isolation -e . && .venv/bin/python -m pytest -q tests'
