@@ -153,6 +153,9 @@ expect_denied "git: the hook cannot be changed from the sandbox" \
 # An executable made in the private /tmp runs.
 run as_user "$LLWRAP" -q -p opencode -- sh -c 'cp /bin/true /tmp/llw-t && /tmp/llw-t'
 expect_rc "an executable in the private /tmp runs" 0
+# opencode's own helpers (the rg it downloads into its cache) run.
+run as_user "$LLWRAP" -q -p opencode -- sh -c 'mkdir -p "$XDG_CACHE_HOME/opencode/bin" && cp /bin/true "$XDG_CACHE_HOME/opencode/bin/rg" && "$XDG_CACHE_HOME/opencode/bin/rg"'
+expect_rc "a helper opencode downloaded into its cache runs" 0
 # The user's own tools run, read-only.
 run as_user "$LLWRAP" -q -p opencode -- "$HOME_DIR/.local/bin/llw-user-tool"
 expect_output "~/.local/bin tools run under -p opencode" "user-tool"
