@@ -210,7 +210,8 @@ if ! bwrap_backend; then
 	git init -q "$PROJ" 2>/dev/null && chown -R "$TEST_UID:$TEST_GID" "$PROJ/.git"
 	nested() {
 		as_user "$LLWRAP" -q -p default --env-keep LLWRAP_PROFILE_PATH \
-			--rx "$(dirname "$LLWRAP")" --rx "$LLW_HELPERS" -- "$LLWRAP" "$@"
+			--ro "$LLWRAP_PROFILE_PATH" --rx "$(dirname "$LLWRAP")" \
+			--rx "$LLW_HELPERS" -- "$LLWRAP" "$@"
 	}
 	expect_refused "without L3 -p opencode fails closed" "namespace layer \\(L3\\)" \
 		nested -p opencode -- /bin/sh -c "touch $marker"
