@@ -249,6 +249,49 @@ mount_layer(const struct sandbox *sb)
 	return sb->use_ns ? "L3 mounts" : NULL;
 }
 
+/* [limits]: the resource limits set, and what is not enforced. */
+static void
+explain_limits_set(FILE *f, const struct policy *p)
+{
+	_cleanup_strv_ char **set = NULL;
+
+	if (p->limit_memory)
+		strv_push_take(&set,
+			       xasprintf("memory %llu bytes",
+					 (unsigned long long)p->limit_memory));
+	if (p->limit_processes)
+		strv_push_take(
+			&set,
+			xasprintf("processes %llu",
+				  (unsigned long long)p->limit_processes));
+	if (p->limit_files)
+		strv_push_take(&set,
+			       xasprintf("files %llu",
+					 (unsigned long long)p->limit_files));
+	if (p->limit_cpu)
+		strv_push_take(&set,
+			       xasprintf("cpu %llu s",
+					 (unsigned long long)p->limit_cpu));
+	if (p->limit_file_size)
+		strv_push_take(
+			&set,
+			xasprintf("file-size %llu bytes",
+				  (unsigned long long)p->limit_file_size));
+	if (set != NULL) {
+		_cleanup_free_ char *list = strv_join(set, ", ");
+
+		fprintf(f,
+			"  resources         %s (rlimits, soft and hard); "
+			"NOT ENFORCED: a wall-clock timeout and cgroup "
+			"limits\n",
+			list);
+	} else {
+		fprintf(f, "  resources         no [limits] set beyond "
+			   "tmpfs-size; NOT ENFORCED: a wall-clock timeout and "
+			   "cgroup limits\n");
+	}
+}
+
 /*
  * DESIGN.md §11: each protection against what runs later or is shared,
  * with its mechanism and layer on this run, or NOT ENFORCED.
@@ -336,9 +379,7 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		   "trees the sandbox cannot read (Landlock does not cover "
 		   "inotify; a watch shows when the user's files there are "
 		   "opened or changed)\n");
-	fprintf(f, "  resources         [limits] tmpfs-size only; "
-		   "NOT ENFORCED: memory, processes, files, CPU time "
-		   "(no rlimits or cgroup limits yet)\n");
+	explain_limits_set(f, p);
 }
 
 void

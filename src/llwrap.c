@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,27 @@ check_project(const char *given, bool from_cwd, const char *real,
 				"%s\n",
 				spelled, real);
 	}
+}
+
+/*
+ * DESIGN.md §11: a command the kernel stopped for exceeding a [limits]
+ * resource limit is named with that limit, not left as a bare signal.
+ * Only a monitor sees it (a pid namespace or the supervisor); other
+ * limits surface as the command's own errors (ENOMEM, EAGAIN, EMFILE).
+ */
+static void
+limit_message(const struct policy *p, int status)
+{
+	if (status == 128 + SIGXCPU && p->limit_cpu > 0)
+		fprintf(stderr,
+			"llwrap: the command exceeded [limits] cpu = %llu "
+			"(seconds of CPU time) and was killed (SIGXCPU)\n",
+			(unsigned long long)p->limit_cpu);
+	else if (status == 128 + SIGXFSZ && p->limit_file_size > 0)
+		fprintf(stderr,
+			"llwrap: the command exceeded [limits] file-size = "
+			"%llu bytes and was killed (SIGXFSZ)\n",
+			(unsigned long long)p->limit_file_size);
 }
 
 /* Resolve the policy of the command line plus extra flags. */
@@ -1132,6 +1154,8 @@ options_done:
 		 * namespace), after a failing command: what was blocked. */
 		if (footer_log != NULL && status != 0 && getpid() != 1)
 			print_footer(footer_log, footer_off, policy->name);
+		if (getpid() != 1)
+			limit_message(policy, status);
 		/*
 		 * A monitor or pid 1, after the command ended.  It leaves with
 		 * _exit, as a forked helper does: no exit handler runs in a

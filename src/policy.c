@@ -875,6 +875,16 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		} else if (is_key(e, "filesystem", "private-tmp")) {
 			p->private_tmp = strcmp(v0, "yes") == 0;
 			scalar_set(&p->private_tmp_origin, origin);
+		} else if (is_key(e, "limits", "memory")) {
+			profile_size_bytes(v0, &p->limit_memory);
+		} else if (is_key(e, "limits", "file-size")) {
+			profile_size_bytes(v0, &p->limit_file_size);
+		} else if (is_key(e, "limits", "processes")) {
+			profile_count(v0, &p->limit_processes);
+		} else if (is_key(e, "limits", "files")) {
+			profile_count(v0, &p->limit_files);
+		} else if (is_key(e, "limits", "cpu")) {
+			profile_count(v0, &p->limit_cpu);
 		} else if (is_key(e, "limits", "tmpfs-size")) {
 			profile_size(v0, &p->tmpfs_bytes, &p->tmpfs_percent);
 			scalar_set(&p->tmpfs_size_origin, origin);

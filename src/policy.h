@@ -165,6 +165,13 @@ struct policy {
 	unsigned tmpfs_percent;
 	struct llw_scalar_origin tmpfs_size_origin;
 
+	/* [limits] as resource limits (setrlimit, soft and hard, never
+	 * raised): 0 is no limit.  memory is RLIMIT_AS, file-size
+	 * RLIMIT_FSIZE (bytes), processes RLIMIT_NPROC, files
+	 * RLIMIT_NOFILE, cpu RLIMIT_CPU (seconds). */
+	uint64_t limit_memory, limit_file_size, limit_processes, limit_files,
+		limit_cpu;
+
 	/* [profile] best-effort = yes, or --best-effort */
 	bool best_effort;
 	struct llw_scalar_origin best_effort_origin;

@@ -259,6 +259,8 @@ enum value_type {
 	VT_TEXT,     /* free text, one value, not expanded */
 	VT_BOOL,     /* yes | no */
 	VT_SIZE,     /* BYTES[K|M|G] or PERCENT% (of memory), one value */
+	VT_BYTES,    /* BYTES[K|M|G], one value */
+	VT_COUNT,    /* a positive decimal number, one value */
 	VT_ENUM,     /* one of choices */
 	VT_CIDRS,    /* CIDR[:PORTS] */
 	VT_LISTEN,   /* ADDR:PORT, [V6]:PORT */
@@ -312,6 +314,11 @@ static const struct key_spec {
 	{ "process", "ptrace", VT_ENUM, choices_allow },
 	{ "process", "hide-processes", VT_BOOL, NULL },
 	{ "limits", "tmpfs-size", VT_SIZE, NULL },
+	{ "limits", "memory", VT_BYTES, NULL },
+	{ "limits", "file-size", VT_BYTES, NULL },
+	{ "limits", "processes", VT_COUNT, NULL },
+	{ "limits", "files", VT_COUNT, NULL },
+	{ "limits", "cpu", VT_COUNT, NULL },
 	{ "match", "command", VT_COMMANDS, NULL },
 	{ "match", "project", VT_PATHS, NULL },
 };
@@ -443,6 +450,30 @@ profile_size(const char *s, uint64_t *bytes, unsigned *percent)
 		return -EINVAL;
 	*bytes = n * mult;
 	return 0;
+}
+
+int
+profile_size_bytes(const char *s, uint64_t *bytes)
+{
+	unsigned percent;
+
+	if (profile_size(s, bytes, &percent) < 0 || percent != 0)
+		return -EINVAL;
+	return 0;
+}
+
+int
+profile_count(const char *s, uint64_t *n)
+{
+	*n = 0;
+	if (*s < '1' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (*n > UINT64_MAX / 10 - 9)
+			return -EINVAL;
+		*n = *n * 10 + (uint64_t)(*s - '0');
+	}
+	return *s == '\0' ? 0 : -EINVAL;
 }
 
 int
@@ -784,6 +815,23 @@ value_check(const struct profile *p, const struct vars *v,
 				    choices_text(ks));
 		*out = xstrdup(raw);
 		return 0;
+	case VT_BYTES:
+	case VT_COUNT: {
+		uint64_t n;
+
+		if ((ks->type == VT_BYTES ? profile_size_bytes(raw, &n)
+					  : profile_count(raw, &n)) < 0)
+			return fail(
+				cause, p->file, line,
+				ks->type == VT_BYTES
+					? "[%s] %s: bad size '%s'; use bytes "
+					  "with an optional K, M or G (8G)."
+					: "[%s] %s: bad number '%s'; use a "
+					  "positive decimal number.",
+				ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	}
 	case VT_SIZE: {
 		uint64_t bytes;
 		unsigned percent;
@@ -1019,7 +1067,8 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 				    "[%s] %s cannot be 'none'.", section, key);
 	}
 	if ((ks->type == VT_BOOL || ks->type == VT_ENUM ||
-	     ks->type == VT_SIZE) &&
+	     ks->type == VT_SIZE || ks->type == VT_BYTES ||
+	     ks->type == VT_COUNT) &&
 	    n != 1)
 		return fail(cause, p->file, line,
 			    "[%s] %s takes one value, not %zu.", section, key,

@@ -115,6 +115,11 @@ void profile_key(size_t i, const char **section, const char **key);
  */
 int profile_size(const char *s, uint64_t *bytes, unsigned *percent);
 
+/* A size in bytes only ("8G"), or a positive decimal count: 0 and the
+ * value, or -EINVAL. */
+int profile_size_bytes(const char *s, uint64_t *bytes);
+int profile_count(const char *s, uint64_t *n);
+
 /*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are
  * compiled in so llwrap works before anything is installed.

@@ -6,6 +6,7 @@
  */
 #include <cap-ng.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
@@ -346,6 +348,14 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 					 "run without it",
 					 l->what, l->needs));
 	}
+	/* The limits are set before bwrap runs, in the caller's user
+	 * namespace, where RLIMIT_NPROC counts every process of the user:
+	 * left out rather than failing bwrap's own clone. */
+	if (p->limit_processes > 0)
+		strv_push(&sb->not_enforced,
+			  "[limits] processes: under the bubblewrap backend it "
+			  "would count all of the user's processes (set before "
+			  "bwrap makes its namespace) [not a hole]");
 	/* bwrap execs and stays as the monitor itself: no llwrap process
 	 * remains to be the network supervisor. */
 	if (supervise_needed(p)) {
@@ -725,6 +735,63 @@ command_environ(const struct policy *p, char *const *envp)
 }
 
 /*
+ * [limits] (DESIGN.md §11): each set limit becomes the soft and the hard
+ * resource limit, so the command cannot raise it back; a limit is never
+ * raised above what the process has.  nproc false leaves RLIMIT_NPROC
+ * alone (see prepare_bwrap()).
+ */
+static int
+apply_limits(const struct policy *p, bool nproc, char **cause)
+{
+	static const struct {
+		int resource;
+		const char *key;
+		size_t offset;
+	} limits[] = {
+		{ RLIMIT_AS, "memory", offsetof(struct policy, limit_memory) },
+		{ RLIMIT_FSIZE, "file-size",
+		  offsetof(struct policy, limit_file_size) },
+		{ RLIMIT_NPROC, "processes",
+		  offsetof(struct policy, limit_processes) },
+		{ RLIMIT_NOFILE, "files",
+		  offsetof(struct policy, limit_files) },
+		{ RLIMIT_CPU, "cpu", offsetof(struct policy, limit_cpu) },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+		uint64_t want;
+		struct rlimit rl;
+
+		memcpy(&want, (const char *)p + limits[i].offset, sizeof(want));
+		if (want == 0 || (!nproc && limits[i].resource == RLIMIT_NPROC))
+			continue;
+		if (getrlimit(limits[i].resource, &rl) < 0)
+			continue;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+			want = rl.rlim_max;
+		/* At the hard CPU limit the kernel sends SIGKILL, checked
+		 * before the soft one's SIGXCPU: one second more, so that the
+		 * command dies of SIGXCPU and the monitor can say why. */
+		if (limits[i].resource == RLIMIT_CPU &&
+		    (rl.rlim_max == RLIM_INFINITY || want < rl.rlim_max))
+			rl.rlim_max = (rlim_t)want + 1;
+		else
+			rl.rlim_max = (rlim_t)want;
+		rl.rlim_cur = (rlim_t)want;
+		if (setrlimit(limits[i].resource, &rl) < 0) {
+			int e = errno;
+
+			*cause = xasprintf("cannot set [limits] %s = %llu: %s",
+					   limits[i].key,
+					   (unsigned long long)want,
+					   strerror(e));
+			return -e;
+		}
+	}
+	return 0;
+}
+
+/*
  * The process that runs the command, after any fork: restrict itself in
  * DESIGN.md §2's order and exec.  Returns only on failure.
  */
@@ -751,6 +818,8 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	    (r = ruleset_create(sb->landlock, &rfd, cause)) < 0)
 		return r;
 	if ((r = drop_capabilities(cause)) < 0)
+		return r;
+	if ((r = apply_limits(p, true, cause)) < 0)
 		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		e = errno;
@@ -959,6 +1028,9 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	/* bwrap builds the sandbox and stays as its monitor: this process
 	 * becomes bwrap. */
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+		/* The limits pass through bwrap's exec to the command. */
+		if ((r = apply_limits(sb->policy, false, cause)) < 0)
+			goto out;
 		r = bwrap_exec(&sb->bwrap_bin, sb->bwrap, sb->fs, sb->policy,
 			       &prog, argv, env, keep, n_keep, status, cause);
 		goto out;

@@ -98,6 +98,50 @@ marker=$PROJ/ran
 expect_refused "a bad tmpfs-size is refused with file:line" 'bad\.ini:2' \
 	llw -p opencode -p "$T/bad.ini" $BE -- /bin/sh -c "touch $marker"
 
+# Resources (class 11): rlimits the command cannot raise, and the limit
+# named when the kernel kills for it.
+printf '[limits]\ncpu = 1\nfile-size = 1M\nfiles = 64\nprocesses = 20\n' >"$T/lim.ini"
+chmod 644 "$T/lim.ini"
+run llw -p opencode -p "$T/lim.ini" $BE -q -- /bin/sh -c 'while :; do :; done'
+expect_rc "[limits] cpu = 1: a busy loop is stopped (SIGXCPU)" 152
+if bwrap_backend; then
+	skip "the limit's name needs llwrap's own monitor, which bubblewrap replaces"
+else
+	expect_output "... and llwrap names the limit" "exceeded \\[limits\\] cpu = 1"
+fi
+run llw -p opencode -p "$T/lim.ini" $BE -q -- /bin/sh -c \
+	'dd if=/dev/zero of=/tmp/f bs=1M count=2 2>/dev/null'
+expect_rc "[limits] file-size = 1M: a 2 MiB file is stopped (SIGXFSZ)" 153
+run llw -p opencode -p "$T/lim.ini" $BE -q -- /usr/bin/python3 -c '
+import os, resource
+print("hard", resource.getrlimit(resource.RLIMIT_NOFILE)[1])
+try:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
+    print("raised")
+except ValueError as e:
+    print("not raised")
+n = 0
+try:
+    for i in range(200):
+        os.fork() or os._exit(0)
+        n += 1
+except OSError as e:
+    print("fork stopped", e.errno)
+'
+expect_output "[limits] files = 64 is the hard limit" "^hard 64$"
+expect_output "... which the command cannot raise" "^not raised$"
+if bwrap_backend; then
+	skip "[limits] processes: not under bubblewrap (reported NOT ENFORCED)"
+else
+	expect_output "[limits] processes = 20 stops a fork loop (EAGAIN)" "^fork stopped 11$"
+fi
+hard=$(as_user /bin/sh -c 'ulimit -Hn')
+want=65536
+[ "$hard" != unlimited ] && [ "$hard" -lt $want ] && want=$hard
+run llw -p opencode $BE -q -- /bin/sh -c 'ulimit -Hn; ls /usr >/dev/null && echo works'
+expect_output "the opencode profile's files = 65536 applies (never above the hard limit, $hard)" "^$want$"
+expect_output "... and ordinary work goes on" "^works$"
+
 # Terminals (class 3): under L3 the sandbox has a devpts instance of its
 # own; the user's other terminal (a host pseudo-terminal, held here by
 # the test user) is not reachable by name, and receives nothing.
