@@ -618,6 +618,36 @@ t_own_tmp(struct result *r)
 	set(r, OUT_OK, "created a file of its own in /tmp");
 }
 
+/* The other shared scratch directories: /dev/shm and /var/tmp. */
+static void
+a_host_shm(struct result *r)
+{
+	if (need(r, "HOST_SHM"))
+		attack_read(r, fx("HOST_SHM"));
+}
+
+static void
+t_own_shm(struct result *r)
+{
+	char p[] = "/dev/shm/llwrap-escape-twin.XXXXXX";
+	int fd = mkstemp(p);
+
+	if (fd < 0) {
+		failed(r, "mkstemp in /dev/shm");
+		return;
+	}
+	close(fd);
+	unlink(p);
+	set(r, OUT_OK, "created a file of its own in /dev/shm");
+}
+
+static void
+a_host_vartmp(struct result *r)
+{
+	if (need(r, "HOST_VARTMP"))
+		attack_read(r, fx("HOST_VARTMP"));
+}
+
 static void
 a_symlink(struct result *r)
 {
@@ -3072,6 +3102,10 @@ static const struct probe {
 	  a_outside_create, t_create, 0 },
 	{ "fs.host-tmp", "read a file in the host's /tmp", a_host_tmp,
 	  t_own_tmp, 0 },
+	{ "fs.host-shm", "read a file in the host's /dev/shm", a_host_shm,
+	  t_own_shm, 0 },
+	{ "fs.host-vartmp", "read a file in the host's /var/tmp", a_host_vartmp,
+	  t_own_tmp, 0 },
 	{ "fs.symlink", "symlink in the project to a secret", a_symlink,
 	  t_symlink, 0 },
 	{ "fs.hardlink", "hard link a secret into the project", a_hardlink,
@@ -3481,7 +3515,9 @@ static int
 host(const char *dir, const char *project)
 {
 	char p[1024], work[1024] = "",
-		      tmpfile[] = "/tmp/llwrap-escape-host.XXXXXX";
+		      tmpfile[] = "/tmp/llwrap-escape-host.XXXXXX",
+		      shmfile[] = "/dev/shm/llwrap-escape-host.XXXXXX",
+		      vartmpfile[] = "/var/tmp/llwrap-escape-host.XXXXXX";
 	char mq[64], abstract[64];
 	int port, shm = -1, msg = -1, fd;
 	pid_t victim;
@@ -3521,6 +3557,28 @@ host(const char *dir, const char *project)
 		fchmod(fd, 0644);
 		close(fd);
 		printf("HOST_TMP=%s\n", tmpfile);
+	}
+	fd = mkstemp(shmfile);
+	if (fd >= 0) {
+		if (write(fd, "host shm\n", 9) < 0)
+			fprintf(stderr, "llwrap-escape: write: %s\n",
+				strerror(errno));
+		fchmod(fd, 0644);
+		close(fd);
+		printf("HOST_SHM=%s\n", shmfile);
+	} else {
+		shmfile[0] = '\0';
+	}
+	fd = mkstemp(vartmpfile);
+	if (fd >= 0) {
+		if (write(fd, "host var\n", 9) < 0)
+			fprintf(stderr, "llwrap-escape: write: %s\n",
+				strerror(errno));
+		fchmod(fd, 0644);
+		close(fd);
+		printf("HOST_VARTMP=%s\n", vartmpfile);
+	} else {
+		vartmpfile[0] = '\0';
 	}
 	if (project) {
 		snprintf(work, sizeof(work), "%s/.llwrap-escape.XXXXXX",
@@ -3619,6 +3677,10 @@ host(const char *dir, const char *project)
 	if (mq[0] != '\0')
 		mq_unlink(mq);
 	unlink(tmpfile);
+	if (shmfile[0] != '\0')
+		unlink(shmfile);
+	if (vartmpfile[0] != '\0')
+		unlink(vartmpfile);
 	if (work[0] != '\0')
 		rm_rf(work);
 	rm_rf(dir);
