@@ -218,7 +218,8 @@ bwrap_find_symlinks(const struct policy *p, struct bwrap_symlink **out,
 }
 
 static void
-add_loss(struct bwrap_plan *bp, char *what, const char *needs, bool fatal)
+add_loss(struct bwrap_plan *bp, char *what, const char *needs, bool fatal,
+	 enum layers_restriction r)
 {
 	struct ruleset_loss *l;
 
@@ -228,6 +229,7 @@ add_loss(struct bwrap_plan *bp, char *what, const char *needs, bool fatal)
 	l->what = what;
 	l->needs = xstrdup(needs);
 	l->fatal = fatal;
+	l->restriction = r;
 }
 
 static bool
@@ -276,7 +278,7 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 				 "port would be reachable)"),
 			 "Landlock ABI 4 (Linux 6.7); bubblewrap has no port "
 			 "filtering",
-			 true);
+			 true, LAYERS_TCP_PORTS);
 		if (p->connect_udp.n > 0 || p->bind_udp.n > 0)
 			add_loss(bp,
 				 xstrdup("UDP port rules for connect-udp and "
@@ -284,7 +286,7 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 					 "reachable)"),
 				 "Landlock ABI 10 (Linux 7.2); bubblewrap has "
 				 "no port filtering",
-				 true);
+				 true, LAYERS_UDP_PORTS);
 	}
 	if (p->unix_sockets && bp->share_net)
 		add_loss(bp,
@@ -292,13 +294,13 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 				 "outside the sandbox (session D-Bus, X11)"),
 			 "Landlock ABI 6 (Linux 6.12), or a private network "
 			 "namespace (net = none, or filtered without ports)",
-			 true);
+			 true, LAYERS_ABSTRACT_UNIX);
 	if (p->unix_sockets)
 		add_loss(bp,
 			 xstrdup("denial of pathname unix sockets outside the "
 				 "sandbox (docker, ssh-agent, D-Bus system "
 				 "bus)"),
-			 "Landlock ABI 9 (Linux 7.1)", true);
+			 "Landlock ABI 9 (Linux 7.1)", true, LAYERS_PATH_UNIX);
 
 	for (size_t i = 0; i < fs->n_rules; i++) {
 		const struct plan_rule *r = &fs->rules[i];
@@ -319,7 +321,8 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 			 xstrdup("denial of execute on ro and rw paths, "
 				 "except for the command itself (ld.so and "
 				 "interpreters run such files anyway)"),
-			 "Landlock; bubblewrap cannot mount noexec", false);
+			 "Landlock; bubblewrap cannot mount noexec", false,
+			 LAYERS_NONE);
 	if (devices != NULL) {
 		_cleanup_free_ char *list = strv_join(devices, " ");
 
@@ -329,7 +332,8 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 				   "only null, zero, full, random, urandom, "
 				   "tty and its own pts)",
 				   list),
-			 "Landlock; bubblewrap binds are nodev", false);
+			 "Landlock; bubblewrap binds are nodev", false,
+			 LAYERS_NONE);
 	}
 	proc_whole = false;
 	for (size_t i = 0; i < fs->n_rules; i++)
@@ -343,7 +347,7 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 				   "the sandbox's own /proc; other processes "
 				   "stay invisible)",
 				   list),
-			 "Landlock", false);
+			 "Landlock", false, LAYERS_NONE);
 	}
 	return bp;
 }

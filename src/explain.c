@@ -18,9 +18,11 @@
 #include "explain.h"
 #include "fdutil.h"
 #include "known.h"
+#include "layers.h"
 #include "path.h"
 #include "strv.h"
 #include "supervise.h"
+#include "testhook.h"
 #include "why.h"
 #include "xalloc.h"
 
@@ -382,6 +384,31 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 	explain_limits_set(f, p);
 }
 
+/* Layer substitution: who enforces each restriction the policy asks
+ * for on this kernel (DESIGN.md §14). */
+static void
+explain_enforcement(FILE *f, const struct sandbox *sb)
+{
+	fprintf(f, "\nEnforced by (layer per restriction, DESIGN.md §14):\n");
+	for (int r = 0; r < LAYERS_N; r++) {
+		enum layers_id l = sb->enforced_by[r];
+
+		if (!sb->asked[r])
+			continue;
+		if (l != LAYER_NONE)
+			fprintf(f, "  %-4s %s: %s\n", layers_short_name(l),
+				layers_restriction_name(r), layers_how(r, l));
+		else if (r == LAYERS_METADATA)
+			fprintf(f,
+				"  none %s: a known limit without L3 "
+				"(fs.chmod-outside and the like below)\n",
+				layers_restriction_name(r));
+		else
+			fprintf(f, "  none %s: NOT ENFORCED (needs %s)\n",
+				layers_restriction_name(r), layers_order(r));
+	}
+}
+
 void
 explain_sandbox(FILE *f, const struct sandbox *sb)
 {
@@ -448,7 +475,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_items(f, "listen", &p->listen);
 	explain_items(f, "dns", &p->dns);
 
-	if (supervise_needed(p)) {
+	if (supervise_needed(p) || sb->supervise) {
 		fprintf(f, "\nNetwork supervisor (S): %s\n",
 			sb->supervise ? "enforces" : "NOT ENFORCED");
 		if (p->log_prefix)
@@ -522,6 +549,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			   "(docker, ssh-agent, D-Bus) are reachable\n");
 
 	explain_persistence(f, sb);
+	explain_enforcement(f, sb);
 	explain_limits(f, sb);
 
 	fprintf(f, "\n");
@@ -538,9 +566,12 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 static int
 userns_probe(void)
 {
-	pid_t pid = fork();
-	int st;
+	pid_t pid;
+	int st, err;
 
+	if (testhook_userns_refused(&err))
+		return -err;
+	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)

@@ -49,6 +49,7 @@
 #include "fdutil.h"
 #include "ns.h"
 #include "path.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 static bool
@@ -135,8 +136,12 @@ ns_available(char **cause)
 {
 	bool apparmor;
 	pid_t pid;
-	int st, flags;
+	int st, flags, err;
 
+	if (testhook_userns_refused(&err)) {
+		*cause = refusal_cause(err);
+		return false;
+	}
 	/* The sysctls answer without a process when they say no. */
 	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0") ||
 	    sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0")) {

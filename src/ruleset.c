@@ -19,6 +19,7 @@
 #include "compat/landlock.h"
 #include "compat/syscall.h"
 #include "ruleset.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 _Static_assert(LLW_LANDLOCK_ABI_MAX == LLW_ABI_LAST,
@@ -38,7 +39,9 @@ ruleset_probe(struct ruleset_kernel *k)
 		k->err = errno;
 		return;
 	}
-	k->abi = v;
+	k->abi = v = testhook_landlock_abi(v, &k->err);
+	if (v == 0)
+		return;
 
 	/* The errata query exists since ABI 7; older kernels say EINVAL. */
 	if (v >= 7) {
@@ -103,7 +106,8 @@ static const char *const abi_needs[] = {
 };
 
 static void
-add_loss(struct ruleset_plan *rp, char *what, const char *needs, bool fatal)
+add_loss(struct ruleset_plan *rp, char *what, const char *needs, bool fatal,
+	 enum layers_restriction r)
 {
 	struct ruleset_loss *l;
 
@@ -113,6 +117,7 @@ add_loss(struct ruleset_plan *rp, char *what, const char *needs, bool fatal)
 	l->what = what;
 	l->needs = xstrdup(needs);
 	l->fatal = fatal;
+	l->restriction = r;
 }
 
 static void
@@ -301,45 +306,47 @@ plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 			 xstrdup("renaming or linking files across "
 				 "directories (always denied on this kernel, "
 				 "stricter than the policy)"),
-			 abi_needs[2], false);
+			 abi_needs[2], false, LAYERS_NONE);
 	if (abi < 3)
 		add_loss(rp,
 			 xstrdup("truncate(2) of files outside writable "
 				 "roots"),
-			 abi_needs[3], true);
+			 abi_needs[3], true, LAYERS_TRUNCATE);
 	if (abi < 4 && filtered)
 		add_loss(rp,
 			 xstrdup("TCP bind/connect port rules (every TCP "
 				 "port would be reachable)"),
-			 abi_needs[4], true);
+			 abi_needs[4], true, LAYERS_TCP_PORTS);
 	if (abi < 4 && none)
-		add_loss(rp, xstrdup(none_tcp_loss), abi_needs[4], false);
+		add_loss(rp, xstrdup(none_tcp_loss), abi_needs[4], false,
+			 LAYERS_NONE);
 	if (abi < 5)
 		add_loss(rp,
 			 xstrdup("ioctl(2) on device files (TIOCSTI and "
 				 "TIOCLINUX stay denied by seccomp)"),
-			 abi_needs[5], false);
+			 abi_needs[5], false, LAYERS_NONE);
 	if (abi < 6) {
 		if (p->unix_sockets)
 			add_loss(rp,
 				 xstrdup("isolation from abstract unix sockets "
 					 "outside the sandbox (session D-Bus, "
 					 "X11)"),
-				 abi_needs[6], true);
-		add_loss(rp, xstrdup(signal_loss), abi_needs[6], true);
+				 abi_needs[6], true, LAYERS_ABSTRACT_UNIX);
+		add_loss(rp, xstrdup(signal_loss), abi_needs[6], true,
+			 LAYERS_SIGNALS);
 	}
 	if (abi < 9 && p->unix_sockets)
 		add_loss(rp,
 			 xstrdup("denial of pathname unix sockets outside the "
 				 "sandbox (docker, ssh-agent, D-Bus system "
 				 "bus)"),
-			 abi_needs[9], true);
+			 abi_needs[9], true, LAYERS_PATH_UNIX);
 	if (abi < 10 && filtered &&
 	    (has_ports(&p->connect_udp) || has_ports(&p->bind_udp)))
 		add_loss(rp,
 			 xstrdup("UDP port rules for connect-udp and bind-udp "
 				 "(every UDP port would be reachable)"),
-			 abi_needs[10], true);
+			 abi_needs[10], true, LAYERS_UDP_PORTS);
 }
 
 static struct ruleset_plan *
@@ -359,7 +366,7 @@ plan_build(const struct policy *p, const struct plan *fs, int abi, int err)
 		_cleanup_free_ char *why = unavailable_reason(err);
 
 		add_loss(rp, xasprintf("Landlock unavailable: %s", why),
-			 abi_needs[1], true);
+			 abi_needs[1], true, LAYERS_FS_ALLOWLIST);
 		return rp;
 	}
 
@@ -395,6 +402,22 @@ plan_build(const struct policy *p, const struct plan *fs, int abi, int err)
 	return rp;
 }
 
+void
+ruleset_plan_cover(struct ruleset_plan *rp, enum layers_restriction r)
+{
+	for (size_t i = 0; i < rp->n_losses;) {
+		if (rp->losses[i].restriction != r || r == LAYERS_NONE) {
+			i++;
+			continue;
+		}
+		free(rp->losses[i].what);
+		free(rp->losses[i].needs);
+		memmove(&rp->losses[i], &rp->losses[i + 1],
+			(rp->n_losses - i - 1) * sizeof(*rp->losses));
+		rp->n_losses--;
+	}
+}
+
 static void
 drop_loss(struct ruleset_plan *rp, const char *what)
 {
@@ -414,7 +437,7 @@ void
 ruleset_plan_ns_covers(struct ruleset_plan *rp, bool pid, bool net)
 {
 	if (pid)
-		drop_loss(rp, signal_loss);
+		ruleset_plan_cover(rp, LAYERS_SIGNALS);
 	if (net) {
 		/*
 		 * net = none in a private network namespace: the namespace

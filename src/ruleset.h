@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layers.h"
 #include "pathtree.h"
 #include "policy.h"
 
@@ -35,6 +36,9 @@ struct ruleset_loss {
 	char *what;  /* "truncate(2) of files outside writable roots" */
 	char *needs; /* "Landlock ABI 3 (Linux 6.2)" */
 	bool fatal;  /* a real hole: fail closed unless best effort */
+	/* The restriction, for layer substitution (layers.h); LAYERS_NONE
+	 * for a loss no other layer takes over. */
+	enum layers_restriction restriction;
 };
 
 struct ruleset_plan {
@@ -86,6 +90,9 @@ struct ruleset_plan *ruleset_plan_new_probed(const struct policy *p,
  * dropped.
  */
 void ruleset_plan_ns_covers(struct ruleset_plan *rp, bool pid, bool net);
+
+/* Another layer enforces r (layers.h): drop the losses of r. */
+void ruleset_plan_cover(struct ruleset_plan *rp, enum layers_restriction r);
 
 void ruleset_plan_free(struct ruleset_plan *rp);
 

@@ -165,6 +165,59 @@ sandbox_refuse(struct sandbox *sb, char *cause)
 	sb->fail_cause = cause;
 }
 
+/* Whether L3 can run here, probed once (a short-lived child). */
+static bool
+sandbox_userns(struct sandbox *sb)
+{
+	char *why = NULL;
+
+	if (sb->userns_ok == 0) {
+		sb->userns_ok = ns_available(&why) ? 1 : -1;
+		free(sb->ns_refused);
+		sb->ns_refused = why;
+	}
+	return sb->userns_ok > 0;
+}
+
+/* Whether the supervisor (S) can run here, probed once. */
+static bool
+sandbox_supervisor(struct sandbox *sb)
+{
+	char *why = NULL;
+
+	if (sb->supervisor_ok == 0) {
+		sb->supervisor_ok = supervise_available(&why) ? 1 : -1;
+		free(sb->supervisor_refused);
+		sb->supervisor_refused = why;
+	}
+	return sb->supervisor_ok > 0;
+}
+
+/* Turn L3 on (once) for what, with the options the policy asks for. */
+static void
+ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
+{
+	char *needed;
+
+	needed = sb->ns_needed ? xasprintf("%s, %s", sb->ns_needed, what)
+			       : xstrdup(what);
+	free(sb->ns_needed);
+	sb->ns_needed = needed;
+	if (sb->use_ns)
+		return;
+	sb->use_ns = true;
+	sb->ns.pid = p->hide_processes;
+	sb->ns.net = p->net == LLW_NET_NONE;
+	sb->ns.private_tmp = p->private_tmp;
+	sb->ns.tmpfs_size = tmpfs_size(p);
+	/* DESIGN.md §11: only the sandbox's own terminals, where the
+	 * policy grants terminals at all. */
+	sb->ns.devpts = policy_access_at(p, "/dev/pts", NULL) !=
+			LLW_ACCESS_DENY;
+	sb->ns.fs = sb->fs;
+	sb->ns.policy = p;
+}
+
 /*
  * Layer L3: decide whether the policy needs namespaces (masks, net = none,
  * a private /tmp, hidden processes) and, only then, whether the kernel
@@ -178,7 +231,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 {
 	_cleanup_strv_ char **needs = NULL;
 	_cleanup_free_ char *list = NULL;
-	char *why = NULL;
+	const char *why;
 
 	if (sb->fs->n_masks > 0) {
 		/* Name the paths, as the fail-closed message of pathtree
@@ -211,23 +264,13 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	if (needs == NULL)
 		return false;
 	list = strv_join(needs, ", ");
-	sb->ns_needed = xstrdup(list);
 
-	if (ns_available(&why)) {
-		sb->use_ns = true;
-		sb->ns.pid = p->hide_processes;
-		sb->ns.net = p->net == LLW_NET_NONE;
-		sb->ns.private_tmp = p->private_tmp;
-		sb->ns.tmpfs_size = tmpfs_size(p);
-		/* DESIGN.md §11: only the sandbox's own terminals, where the
-		 * policy grants terminals at all. */
-		sb->ns.devpts = policy_access_at(p, "/dev/pts", NULL) !=
-				LLW_ACCESS_DENY;
-		sb->ns.fs = sb->fs;
-		sb->ns.policy = p;
+	if (sandbox_userns(sb)) {
+		ns_enable(sb, p, list);
 		return false;
 	}
-	sb->ns_refused = why;
+	sb->ns_needed = xstrdup(list);
+	why = sb->ns_refused;
 	/* net = none alone does not fail closed: without a namespace,
 	 * seccomp denies inet sockets, which is stricter (DESIGN.md §6). */
 	if (!p->best_effort &&
@@ -259,6 +302,129 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 			  "files outside writable roots (needs unprivileged "
 			  "user namespaces)");
 	return sb->fs->n_masks > 0;
+}
+
+/*
+ * The layer for restriction r on this system (layers.h).  Landlock and
+ * the backend are known; L3 and the supervisor are probed only when
+ * Landlock falls short.
+ */
+static enum layers_id
+choose_layer(struct sandbox *sb, enum layers_restriction r)
+{
+	struct layers_facts f = {
+		.abi = sb->kernel.abi,
+		.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP,
+	};
+	enum layers_id l = layers_choose(r, &f);
+
+	if (l != LAYER_NONE)
+		return l;
+	f.userns = sandbox_userns(sb);
+	f.supervisor = sandbox_supervisor(sb);
+	return layers_choose(r, &f);
+}
+
+/*
+ * Layer substitution (DESIGN.md §14): for each fatal loss of the
+ * Landlock plan, turn on the layer that takes the restriction over: L3
+ * (with a pid namespace for signals) or the supervisor.
+ */
+static void
+substitute(struct sandbox *sb, const struct policy *p)
+{
+	struct ruleset_plan *rp =
+		ruleset_plan_new_probed(p, sb->fs, &sb->kernel);
+
+	for (size_t i = 0; i < rp->n_losses; i++) {
+		enum layers_restriction r = rp->losses[i].restriction;
+
+		if (r == LAYERS_NONE || !rp->losses[i].fatal)
+			continue;
+		switch (choose_layer(sb, r)) {
+		case LAYER_L3:
+			ns_enable(sb, p, layers_restriction_name(r));
+			if (r == LAYERS_SIGNALS)
+				sb->ns.pid = true;
+			break;
+		case LAYER_S:
+			sb->supervise = true;
+			break;
+		default:
+			break;
+		}
+	}
+	ruleset_plan_free(rp);
+}
+
+static bool
+bwrap_loses(const struct bwrap_plan *bp, enum layers_restriction r)
+{
+	for (size_t i = 0; i < bp->n_losses; i++)
+		if (bp->losses[i].restriction == r)
+			return true;
+	return false;
+}
+
+/* Which restrictions p asks for, and the layer now enforcing each. */
+static void
+account(struct sandbox *sb, const struct policy *p)
+{
+	struct layers_facts f = {
+		.abi = sb->kernel.abi,
+		.userns = sb->use_ns,
+		.supervisor = sb->supervise,
+		.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP,
+	};
+	bool filtered = p->net == LLW_NET_FILTERED;
+
+	sb->asked[LAYERS_FS_ALLOWLIST] = true;
+	sb->asked[LAYERS_TRUNCATE] = true;
+	sb->asked[LAYERS_METADATA] = true;
+	sb->asked[LAYERS_MASKS] = sb->fs->n_masks > 0;
+	sb->asked[LAYERS_TCP_PORTS] = filtered;
+	sb->asked[LAYERS_UDP_PORTS] =
+		filtered && (p->connect_udp.n > 0 || p->bind_udp.n > 0);
+	/* AF_UNIX sockets exist only where the policy or the supervisor
+	 * allows them; otherwise seccomp refuses the family (L2). */
+	sb->asked[LAYERS_PATH_UNIX] = p->unix_sockets || sb->supervise;
+	sb->asked[LAYERS_ABSTRACT_UNIX] = p->unix_sockets || sb->supervise;
+	sb->asked[LAYERS_SIGNALS] = true;
+	for (int r = 0; r < LAYERS_N; r++) {
+		sb->enforced_by[r] =
+			sb->asked[r] ? layers_choose(r, &f) : LAYER_NONE;
+		/* bubblewrap enforces what its plan does not list as lost
+		 * (the network rules by a private network namespace). */
+		if (sb->bwrap != NULL && sb->asked[r])
+			sb->enforced_by[r] = bwrap_loses(sb->bwrap, r)
+						     ? LAYER_NONE
+						     : LAYER_F;
+		/* L3 stops signals only with a pid namespace. */
+		if (r == LAYERS_SIGNALS && sb->enforced_by[r] == LAYER_L3 &&
+		    !sb->ns.pid)
+			sb->enforced_by[r] = LAYER_NONE;
+	}
+}
+
+/* ", and no substitute: ..." naming why L3 and S cannot take r over. */
+static char *
+substitutes_missing(struct sandbox *sb, enum layers_restriction r)
+{
+	_cleanup_strv_ char **why = NULL;
+	_cleanup_free_ char *list = NULL;
+
+	if (r == LAYERS_NONE)
+		return xstrdup("");
+	if (sb->userns_ok < 0 && sb->ns_refused != NULL)
+		strv_push_take(&why, xasprintf("L3: %s", sb->ns_refused));
+	if (sb->supervisor_ok < 0 && sb->supervisor_refused != NULL)
+		strv_push_take(&why, xasprintf("supervisor: %s",
+					       sb->supervisor_refused));
+	if (why == NULL)
+		return xasprintf("; it needs %s", layers_order(r));
+	list = strv_join(why, "; ");
+	return xasprintf("; it needs %s, and none is available here (%s)",
+			 layers_order(r), list);
 }
 
 /*
@@ -376,6 +542,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 						 supervisor_rule_names(p)));
 	}
 
+	account(sb, p);
+
 	filter_opts_init(&sb->filter);
 	/* Without Landlock nothing decides which pathname sockets a
 	 * connect() reaches: AF_UNIX only when the policy allows it. */
@@ -472,25 +640,27 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	 * Best effort runs without it, reported: then the Landlock port
 	 * rules alone restrict IP, and no unix socket is allowed. */
 	if (supervise_needed(p)) {
-		if (supervise_available(&why)) {
+		if (sandbox_supervisor(sb)) {
 			sb->supervise = true;
 		} else if (p->best_effort) {
 			strv_push_take(&sb->not_enforced,
 				       xasprintf("the network supervisor's "
 						 "rules (allow-cidr, unix, "
 						 "listen, dns): %s",
-						 why));
+						 sb->supervisor_refused));
 		} else {
-			sandbox_refuse(
-				sb, xasprintf("the policy's '%s' rules need "
-					      "the network supervisor, but "
-					      "%s; run with --best-effort "
-					      "to run without them",
-					      supervisor_rule_names(p), why));
+			sandbox_refuse(sb,
+				       xasprintf("the policy's '%s' rules need "
+						 "the network supervisor, but "
+						 "%s; run with --best-effort "
+						 "to run without them",
+						 supervisor_rule_names(p),
+						 sb->supervisor_refused));
 		}
-		free(why);
-		why = NULL;
 	}
+
+	/* What Landlock cannot enforce on this ABI, other layers may. */
+	substitute(sb, p);
 
 	/* L1: Landlock, masked to the running ABI.  Under the supervisor
 	 * the port lists are its to enforce: it performs every connect,
@@ -509,6 +679,12 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 		memset(&net_view.bind_udp, 0, sizeof(net_view.bind_udp));
 	}
 	sb->landlock = ruleset_plan_new_probed(&net_view, sb->fs, &sb->kernel);
+	if (sb->use_ns)
+		ruleset_plan_ns_covers(sb->landlock, sb->ns.pid, sb->ns.net);
+	account(sb, p);
+	for (int x = 0; x < LAYERS_N; x++)
+		if (sb->enforced_by[x] != LAYER_NONE)
+			ruleset_plan_cover(sb->landlock, x);
 	for (size_t i = 0; i < sb->landlock->n_losses; i++) {
 		const struct ruleset_loss *l = &sb->landlock->losses[i];
 
@@ -516,23 +692,20 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 			       xasprintf("%s (needs %s)%s", l->what, l->needs,
 					 l->fatal ? "" : " [not a hole]"));
 	}
-	if (sb->use_ns)
-		ruleset_plan_ns_covers(sb->landlock, sb->ns.pid, sb->ns.net);
 	if (ruleset_plan_must_fail(sb->landlock, p)) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->kernel);
-		const char *what = "";
+		_cleanup_free_ char *others = NULL;
+		const struct ruleset_loss *l = sb->landlock->losses;
 
-		for (size_t i = 0; i < sb->landlock->n_losses; i++)
-			if (sb->landlock->losses[i].fatal) {
-				what = sb->landlock->losses[i].what;
-				break;
-			}
+		while (!l->fatal)
+			l++;
+		others = substitutes_missing(sb, l->restriction);
 		sandbox_refuse(sb,
 			       xasprintf("this kernel cannot enforce the "
-					 "policy: %s (%s); run with "
+					 "policy: %s (%s)%s; run with "
 					 "--best-effort (or best-effort = yes "
 					 "in a profile) to run without it",
-					 what, k));
+					 l->what, k, others));
 	}
 
 	/* L2: seccomp.  UDP sockets are refused unless the policy allows
@@ -670,6 +843,7 @@ sandbox_free(struct sandbox *sb)
 	gitguard_free(sb->git);
 	gitguard_free(sb->later);
 	strv_free(sb->git_limits);
+	free(sb->supervisor_refused);
 	free(sb);
 }
 

@@ -13,6 +13,7 @@
 #include "bwrap.h"
 #include "filter.h"
 #include "gitguard.h"
+#include "layers.h"
 #include "ns.h"
 #include "pathtree.h"
 #include "policy.h"
@@ -43,11 +44,18 @@ struct sandbox {
 	struct gitguard *later;	       /* protect-later-run's, or NULL */
 	char **git_limits;   /* what protect-git and protect-later-run cannot
 			      * protect here, for --explain */
-	char **not_enforced; /* every restriction dropped or missing */
-	bool learn;	     /* --learn: the supervisor observes paths */
-	int learn_fd;	     /* ... and writes them here (sandbox_exec) */
-	bool must_fail;	     /* a fatal loss without best effort */
-	char *fail_cause;    /* why, when must_fail */
+	/* Layer substitution (layers.h): for each restriction the policy
+	 * asks for (asked), the layer that enforces it, LAYER_NONE for
+	 * none.  The facts are probed only when Landlock falls short. */
+	bool asked[LAYERS_N];
+	enum layers_id enforced_by[LAYERS_N];
+	int userns_ok, supervisor_ok; /* 0 not probed, 1 yes, -1 no */
+	char *supervisor_refused;     /* why S cannot run, or NULL */
+	char **not_enforced;	      /* every restriction dropped or missing */
+	bool learn;		      /* --learn: the supervisor observes paths */
+	int learn_fd;		      /* ... and writes them here (sandbox_exec) */
+	bool must_fail;		      /* a fatal loss without best effort */
+	char *fail_cause;	      /* why, when must_fail */
 };
 
 /*

@@ -86,12 +86,20 @@ expect_succeeded "offline profile: the project still works" \
 # Landlock ABI 10 (or the supervisor), so asking for them fails closed.
 expect_denied "filtered, no UDP port: no UDP" \
 	llw -p default -- "$PROBE" udp-send 127.0.0.1 "$P1"
-if [ "$abi" -lt 10 ]; then
-	expect_status "connect-udp on ABI $abi fails closed" 125 \
+if [ "$abi" -lt 10 ] &&
+	{ bwrap_backend || ! "$LLWRAP" --check | grep -q '^  S  supervisor   usable'; }; then
+	expect_status "connect-udp on ABI $abi without the supervisor fails closed" 125 \
 		llw -p default --connect-udp 53 -- "$PROBE" udp-send 127.0.0.1 53
 	expect_output "... naming --best-effort" "best-effort"
 	expect_succeeded "with --best-effort UDP runs, reported" \
 		llw -p default --connect-udp 53 --best-effort -- "$PROBE" udp-send 127.0.0.1 "$P1"
+elif [ "$abi" -lt 10 ]; then
+	# DESIGN.md §14: the supervisor takes the UDP port rules over.
+	expect_succeeded "connect-udp P1 on ABI $abi: the supervisor lets UDP to P1 out" \
+		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P1"
+	expect_no_output "... and reports no UDP loss" "NOT ENFORCED: UDP"
+	expect_denied "... and refuses UDP to P2" \
+		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P2"
 fi
 expect_succeeded "net host: UDP works" \
 	llw -p default --net host -- "$PROBE" udp-send 127.0.0.1 "$P1"

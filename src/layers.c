@@ -1,0 +1,157 @@
+/*
+ * Layer substitution: the table of DESIGN.md §14, one row a restriction,
+ * its layers in order of preference.
+ */
+#include <stddef.h>
+
+#include "cleanup.h"
+#include "layers.h"
+
+struct candidate {
+	enum layers_id layer;
+	int abi; /* for LAYER_L1: the Landlock ABI the right needs */
+	const char *how;
+};
+
+struct row {
+	const char *name;
+	const char *order;
+	struct candidate c[3];
+};
+
+static const struct row table[LAYERS_N] = {
+	[LAYERS_FS_ALLOWLIST] = {
+		"the filesystem allow-list",
+		"Landlock, then bubblewrap's mounts",
+		{ { LAYER_L1, 1, "Landlock filesystem rules" },
+		  { LAYER_F, 0, "bubblewrap mounts only the allowed paths" } },
+	},
+	[LAYERS_TRUNCATE] = {
+		"truncate(2) of files outside writable roots",
+		"Landlock ABI 3, then the L3 read-only view, then bubblewrap's "
+		"read-only mounts",
+		{ { LAYER_L1, 3, "Landlock ABI 3 truncate right" },
+		  { LAYER_L3, 0, "the read-only view (EROFS)" },
+		  { LAYER_F, 0, "bubblewrap's read-only mounts (EROFS)" } },
+	},
+	[LAYERS_METADATA] = {
+		"chmod, chown, utimes and xattrs of files outside writable "
+		"roots",
+		"the L3 read-only view, then bubblewrap's read-only mounts "
+		"(Landlock has no right for them)",
+		{ { LAYER_L3, 0, "the read-only view (EROFS)" },
+		  { LAYER_F, 0, "bubblewrap's read-only mounts (EROFS)" } },
+	},
+	[LAYERS_MASKS] = {
+		"narrower rules inside writable directories",
+		"L3 mount masks, then bubblewrap's mounts",
+		{ { LAYER_L3, 0, "mount masks" },
+		  { LAYER_F, 0, "bubblewrap mounts over the writable tree" } },
+	},
+	[LAYERS_TCP_PORTS] = {
+		"TCP bind/connect port rules",
+		"Landlock ABI 4, then the supervisor",
+		{ { LAYER_L1, 4, "Landlock ABI 4 port rules" },
+		  { LAYER_S, 0,
+		    "the supervisor checks each connect and bind and performs "
+		    "it" } },
+	},
+	[LAYERS_UDP_PORTS] = {
+		"UDP port rules (connect-udp, bind-udp)",
+		"Landlock ABI 10, then the supervisor",
+		{ { LAYER_L1, 10, "Landlock ABI 10 UDP port rules" },
+		  { LAYER_S, 0,
+		    "the supervisor checks each bind and send with a "
+		    "destination and performs it" } },
+	},
+	[LAYERS_PATH_UNIX] = {
+		"denial of pathname unix sockets outside the sandbox",
+		"Landlock ABI 9, then the supervisor",
+		{ { LAYER_L1, 9, "Landlock ABI 9 RESOLVE_UNIX, per socket" },
+		  { LAYER_S, 0, "the supervisor's unix allow-list" } },
+	},
+	[LAYERS_ABSTRACT_UNIX] = {
+		"isolation from abstract unix sockets outside the sandbox",
+		"Landlock ABI 6, then the supervisor",
+		{ { LAYER_L1, 6, "Landlock ABI 6 abstract-unix scope" },
+		  { LAYER_S, 0,
+		    "the supervisor allows only names the sandbox bound" } },
+	},
+	[LAYERS_SIGNALS] = {
+		"isolation from signalling processes outside the sandbox",
+		"Landlock ABI 6, then an L3 pid namespace, then bubblewrap's "
+		"pid namespace",
+		{ { LAYER_L1, 6, "Landlock ABI 6 signal scope" },
+		  { LAYER_L3, 0, "a pid namespace: host processes have no pid "
+				 "inside" },
+		  { LAYER_F, 0, "bubblewrap's pid namespace" } },
+	},
+};
+
+static bool
+has_layer(const struct candidate *c, const struct layers_facts *f)
+{
+	switch (c->layer) {
+	case LAYER_L1:
+		return !f->bwrap && f->abi >= c->abi;
+	case LAYER_L2:
+		return true;
+	case LAYER_L3:
+		return !f->bwrap && f->userns;
+	case LAYER_S:
+		return !f->bwrap && f->supervisor;
+	case LAYER_F:
+		return f->bwrap;
+	case LAYER_NONE:
+		break;
+	}
+	return false;
+}
+
+enum layers_id
+layers_choose(enum layers_restriction r, const struct layers_facts *f)
+{
+	if ((unsigned)r >= LAYERS_N)
+		return LAYER_NONE;
+	for (size_t i = 0; i < ARRAY_SIZE(table[r].c); i++) {
+		const struct candidate *c = &table[r].c[i];
+
+		if (c->layer != LAYER_NONE && has_layer(c, f))
+			return c->layer;
+	}
+	return LAYER_NONE;
+}
+
+const char *
+layers_restriction_name(enum layers_restriction r)
+{
+	return (unsigned)r < LAYERS_N ? table[r].name : "";
+}
+
+const char *
+layers_order(enum layers_restriction r)
+{
+	return (unsigned)r < LAYERS_N ? table[r].order : "";
+}
+
+const char *
+layers_short_name(enum layers_id l)
+{
+	static const char *const names[] = {
+		[LAYER_NONE] = "none", [LAYER_L1] = "L1", [LAYER_L2] = "L2",
+		[LAYER_L3] = "L3",     [LAYER_S] = "S",	  [LAYER_F] = "F",
+	};
+
+	return (unsigned)l < ARRAY_SIZE(names) ? names[l] : "none";
+}
+
+const char *
+layers_how(enum layers_restriction r, enum layers_id l)
+{
+	if ((unsigned)r >= LAYERS_N)
+		return "";
+	for (size_t i = 0; i < ARRAY_SIZE(table[r].c); i++)
+		if (table[r].c[i].layer == l && l != LAYER_NONE)
+			return table[r].c[i].how;
+	return "no layer on this system";
+}

@@ -1,0 +1,73 @@
+/*
+ * Layer substitution (DESIGN.md §2 "Fail closed", §14): for each
+ * restriction a policy can ask for, the ordered list of layers that can
+ * enforce it, and the choice of the first one this kernel has.  llwrap
+ * refuses a restriction only when no layer of its list is available.
+ *
+ * Pure: the kernel facts come from the caller (sandbox.c probes them,
+ * tests/unit/test-layers.c simulates them).
+ */
+#ifndef LLW_LAYERS_H
+#define LLW_LAYERS_H
+
+#include <stdbool.h>
+
+enum layers_restriction {
+	LAYERS_FS_ALLOWLIST,  /* the filesystem allow-list */
+	LAYERS_TRUNCATE,      /* truncate(2) outside writable roots */
+	LAYERS_METADATA,      /* chmod/chown/utime/xattr outside them */
+	LAYERS_MASKS,	      /* deny/ro inside a writable tree */
+	LAYERS_TCP_PORTS,     /* connect-tcp / bind-tcp port rules */
+	LAYERS_UDP_PORTS,     /* connect-udp / bind-udp port rules */
+	LAYERS_PATH_UNIX,     /* pathname unix sockets outside the sandbox */
+	LAYERS_ABSTRACT_UNIX, /* abstract unix sockets outside the sandbox */
+	LAYERS_SIGNALS,	      /* signals to processes outside the sandbox */
+	LAYERS_N,
+	LAYERS_NONE = LAYERS_N, /* a loss no other layer can take over */
+};
+
+enum layers_id {
+	LAYER_NONE = 0,
+	LAYER_L1, /* Landlock */
+	LAYER_L2, /* seccomp */
+	LAYER_L3, /* unprivileged namespaces */
+	LAYER_S,  /* the network supervisor */
+	LAYER_F,  /* the bubblewrap backend */
+};
+
+/* What the running system offers, as sandbox.c found it. */
+struct layers_facts {
+	int abi;	 /* Landlock ABI; 0: unavailable */
+	bool userns;	 /* unprivileged user namespaces work (L3) */
+	bool supervisor; /* seccomp user notification, pidfd_getfd, Yama */
+	bool bwrap;	 /* the backend is bubblewrap (F) */
+};
+
+/*
+ * The layer that enforces r with facts f: the first of r's list that f
+ * has, or LAYER_NONE.  Landlock counts only from the ABI the right
+ * needs; on the bubblewrap backend Landlock is not used and the
+ * supervisor cannot run (bwrap stays as the monitor itself).
+ */
+enum layers_id layers_choose(enum layers_restriction r,
+			     const struct layers_facts *f);
+
+/* "TCP bind/connect port rules", ... */
+const char *layers_restriction_name(enum layers_restriction r);
+
+/* "L1", "L2", "L3", "S", "F", "none". */
+const char *layers_short_name(enum layers_id l);
+
+/*
+ * How layer l enforces r, for --explain and --check: "Landlock ABI 4
+ * port rules", "the supervisor performs the call", ...  A static string.
+ */
+const char *layers_how(enum layers_restriction r, enum layers_id l);
+
+/*
+ * The whole list for r, for the manual and --check: "Landlock ABI 4,
+ * then the supervisor".  A static string.
+ */
+const char *layers_order(enum layers_restriction r);
+
+#endif /* LLW_LAYERS_H */

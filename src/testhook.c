@@ -1,0 +1,19 @@
+/*
+ * The test hooks of an installed llwrap: none (testhook.h).  Weak, so
+ * that tests/helpers/hooks.c replaces them in the test binary.
+ */
+#include "testhook.h"
+
+__attribute__((weak)) int
+testhook_landlock_abi(int abi, int *err)
+{
+	(void)err;
+	return abi;
+}
+
+__attribute__((weak)) bool
+testhook_userns_refused(int *err)
+{
+	(void)err;
+	return false;
+}

@@ -1,0 +1,25 @@
+/*
+ * Test hooks: how the kernel matrix's cheap half simulates an older or
+ * more restricted kernel on this one.  llwrap links the defaults in
+ * testhook.c, which only pass the real facts on; the test binary
+ * tests/helpers/llwrap-hooked links tests/helpers/hooks.c instead, which
+ * reads LLW_HOOK_* variables.  An installed llwrap has no hook.
+ */
+#ifndef LLW_TESTHOOK_H
+#define LLW_TESTHOOK_H
+
+#include <stdbool.h>
+
+/*
+ * The Landlock ABI to use given the kernel's (abi, 0 when *err says why
+ * it is missing).  A hook may only lower it (or make it missing, setting
+ * *err): every ABI's rights are a subset of the next one's, so the
+ * running kernel enforces exactly what the lower ABI would.
+ */
+int testhook_landlock_abi(int abi, int *err);
+
+/* True when unprivileged user namespaces are to be treated as refused
+ * (then *err is the errno to report). */
+bool testhook_userns_refused(int *err);
+
+#endif /* LLW_TESTHOOK_H */

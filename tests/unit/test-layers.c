@@ -1,0 +1,181 @@
+/*
+ * Unit tests for src/layers.c: layer substitution (DESIGN.md §14), every
+ * restriction on simulated kernels, and the restriction each Landlock
+ * loss carries (src/ruleset.c), so the substitution is decided here for
+ * the kernels this machine does not run.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleanup.h"
+#include "layers.h"
+#include "ruleset.h"
+#include "strv.h"
+#include "xalloc.h"
+
+/* Kernels of the matrix (tests/kernels), as facts. */
+enum {
+	K_NEW,	       /* 6.18: ABI 7, userns, supervisor */
+	K_DEB12,       /* Debian 12 6.1: ABI 2, userns, supervisor */
+	K_ABI1,	       /* 5.13-5.18: ABI 1 */
+	K_ABI3,	       /* 6.2-6.6: ABI 3 */
+	K_ABI10,       /* 7.2: ABI 10 */
+	K_NOLL_BWRAP,  /* no landlock in lsm=: the bubblewrap backend */
+	K_DEB12_NOUSR, /* 6.1 with user namespaces off */
+	K_DEB12_YAMA2, /* 6.1 with Yama ptrace_scope 2 or 3: no supervisor */
+	K_ABI3_NONE,   /* ABI 3, neither userns nor supervisor */
+	K_NOLL,	       /* no Landlock and no bubblewrap: nothing */
+	K_N,
+};
+
+static const struct layers_facts facts[K_N] = {
+	[K_NEW] = { .abi = 7, .userns = true, .supervisor = true },
+	[K_DEB12] = { .abi = 2, .userns = true, .supervisor = true },
+	[K_ABI1] = { .abi = 1, .userns = true, .supervisor = true },
+	[K_ABI3] = { .abi = 3, .userns = true, .supervisor = true },
+	[K_ABI10] = { .abi = 10, .userns = true, .supervisor = true },
+	[K_NOLL_BWRAP] = { .abi = 0,
+			   .userns = true,
+			   .supervisor = true,
+			   .bwrap = true },
+	[K_DEB12_NOUSR] = { .abi = 2, .userns = false, .supervisor = true },
+	[K_DEB12_YAMA2] = { .abi = 2, .userns = true, .supervisor = false },
+	[K_ABI3_NONE] = { .abi = 3 },
+	[K_NOLL] = { .abi = 0, .userns = true, .supervisor = true },
+};
+
+#define N  LAYER_NONE
+#define L1 LAYER_L1
+#define L3 LAYER_L3
+#define S  LAYER_S
+#define F  LAYER_F
+
+/* want[restriction][kernel]: the layer chosen, LAYER_NONE: refused. */
+static const enum layers_id want[LAYERS_N][K_N] = {
+	/*                      NEW DEB12 ABI1 ABI3 ABI10 NOLL+F NOUSR YAMA2
+	   ABI3- NOLL */
+	[LAYERS_FS_ALLOWLIST] = { L1, L1, L1, L1, L1, F, L1, L1, L1, N },
+	[LAYERS_TRUNCATE] = { L1, L3, L3, L1, L1, F, N, L3, L1, L3 },
+	[LAYERS_METADATA] = { L3, L3, L3, L3, L3, F, N, L3, N, L3 },
+	[LAYERS_MASKS] = { L3, L3, L3, L3, L3, F, N, L3, N, L3 },
+	[LAYERS_TCP_PORTS] = { L1, S, S, S, L1, N, S, N, N, S },
+	[LAYERS_UDP_PORTS] = { S, S, S, S, L1, N, S, N, N, S },
+	[LAYERS_PATH_UNIX] = { S, S, S, S, L1, N, S, N, N, S },
+	[LAYERS_ABSTRACT_UNIX] = { L1, S, S, S, L1, N, S, N, N, S },
+	[LAYERS_SIGNALS] = { L1, L3, L3, L3, L1, F, N, L3, N, L3 },
+};
+
+static void
+test_table(void **state)
+{
+	(void)state;
+	for (int r = 0; r < LAYERS_N; r++)
+		for (int k = 0; k < K_N; k++) {
+			enum layers_id got = layers_choose(r, &facts[k]);
+
+			if (got != want[r][k])
+				fail_msg("%s on kernel %d: got %s, want %s",
+					 layers_restriction_name(r), k,
+					 layers_short_name(got),
+					 layers_short_name(want[r][k]));
+		}
+}
+
+/* Every row has a name, an order and a way for each layer it picks. */
+static void
+test_names(void **state)
+{
+	(void)state;
+	for (int r = 0; r < LAYERS_N; r++) {
+		assert_true(strlen(layers_restriction_name(r)) > 10);
+		assert_true(strlen(layers_order(r)) > 10);
+		for (int k = 0; k < K_N; k++) {
+			enum layers_id l = want[r][k];
+
+			if (l != LAYER_NONE)
+				assert_string_not_equal(layers_how(r, l),
+							"no layer on this "
+							"system");
+		}
+	}
+	assert_int_equal(layers_choose(LAYERS_NONE, &facts[K_NEW]), LAYER_NONE);
+	assert_string_equal(layers_short_name(LAYER_S), "S");
+}
+
+static bool
+has_loss(const struct ruleset_plan *rp, enum layers_restriction r)
+{
+	for (size_t i = 0; i < rp->n_losses; i++)
+		if (rp->losses[i].restriction == r)
+			return true;
+	return false;
+}
+
+/*
+ * The Landlock plan tags each loss with its restriction, so sandbox.c
+ * can hand it to another layer; losses no layer takes over carry
+ * LAYERS_NONE and are never fatal except Landlock missing altogether.
+ */
+static void
+test_losses_tagged(void **state)
+{
+	struct policy *p = policy_new();
+	struct llw_port_range udp = { 53, 53, (char *)"t" };
+	struct ruleset_plan *rp;
+
+	(void)state;
+	p->net = LLW_NET_FILTERED;
+	p->unix_sockets = true;
+	p->connect_udp.v = &udp;
+	p->connect_udp.n = 1;
+
+	rp = ruleset_plan_new(p, NULL, 2);
+	assert_true(has_loss(rp, LAYERS_TRUNCATE));
+	assert_true(has_loss(rp, LAYERS_TCP_PORTS));
+	assert_true(has_loss(rp, LAYERS_UDP_PORTS));
+	assert_true(has_loss(rp, LAYERS_PATH_UNIX));
+	assert_true(has_loss(rp, LAYERS_ABSTRACT_UNIX));
+	assert_true(has_loss(rp, LAYERS_SIGNALS));
+	for (size_t i = 0; i < rp->n_losses; i++)
+		if (rp->losses[i].restriction == LAYERS_NONE)
+			assert_false(rp->losses[i].fatal);
+	assert_true(ruleset_plan_must_fail(rp, p));
+	/* Covering every substitutable restriction leaves nothing fatal. */
+	for (int r = 0; r < LAYERS_N; r++)
+		ruleset_plan_cover(rp, r);
+	assert_false(ruleset_plan_must_fail(rp, p));
+	ruleset_plan_free(rp);
+
+	rp = ruleset_plan_new(p, NULL, 6);
+	assert_false(has_loss(rp, LAYERS_TRUNCATE));
+	assert_false(has_loss(rp, LAYERS_SIGNALS));
+	assert_true(has_loss(rp, LAYERS_PATH_UNIX));
+	ruleset_plan_free(rp);
+
+	rp = ruleset_plan_new(p, NULL, 0);
+	assert_true(has_loss(rp, LAYERS_FS_ALLOWLIST));
+	ruleset_plan_free(rp);
+
+	p->connect_udp.v = NULL;
+	p->connect_udp.n = 0;
+	policy_free(p);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_losses_tagged),
+	};
+
+	return cmocka_run_group_tests_name("layers", tests, NULL, NULL);
+}
