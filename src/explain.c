@@ -581,6 +581,29 @@ userns_probe(void)
 	return -WEXITSTATUS(st);
 }
 
+/* --check: the layer each restriction gets on this system when a policy
+ * asks for it (DESIGN.md §14). */
+static void
+check_restrictions(FILE *f, const struct layers_facts *facts)
+{
+	fprintf(f, "\nRestrictions (the layer that enforces each here, when "
+		   "a policy asks for it):\n");
+	for (int r = 0; r < LAYERS_N; r++) {
+		enum layers_id l = layers_choose(r, facts);
+
+		if (l != LAYER_NONE)
+			fprintf(f, "  %-4s %s: %s%s\n", layers_short_name(l),
+				layers_restriction_name(r), layers_how(r, l),
+				r == LAYERS_METADATA && l == LAYER_L3
+					? " (when the policy uses L3; else a "
+					  "known limit)"
+					: "");
+		else
+			fprintf(f, "  none %s: NOT ENFORCED here (needs %s)\n",
+				layers_restriction_name(r), layers_order(r));
+	}
+}
+
 int
 explain_check(FILE *f)
 {
@@ -592,6 +615,7 @@ explain_check(FILE *f)
 	unsigned int api = seccomp_api_get();
 	int userns = userns_probe();
 	int pidfd_getfd;
+	bool supervisor;
 
 	ruleset_probe(&k);
 	ll = ruleset_describe(&k);
@@ -626,6 +650,15 @@ explain_check(FILE *f)
 			"  kernel.apparmor_restrict_unprivileged_userns = "
 			"%s\n",
 			apparmor);
+	{
+		_cleanup_free_ char *fix = layers_apparmor_fix(
+			apparmor, userns == 0,
+			access("/etc/apparmor.d/llwrap", F_OK) == 0,
+			LLW_PKGDATADIR "/apparmor/llwrap", LLW_BINDIR);
+
+		if (fix != NULL)
+			fprintf(f, "  fix: %s\n", fix);
+	}
 	fprintf(f, "pidfd_getfd:     %s\n",
 		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
 	fprintf(f, "Yama:            %s\n",
@@ -646,7 +679,8 @@ explain_check(FILE *f)
 	{
 		_cleanup_free_ char *why = NULL;
 
-		if (supervise_available(&why))
+		supervisor = supervise_available(&why);
+		if (supervisor)
 			fprintf(f, "  S  supervisor   usable\n");
 		else
 			fprintf(f, "  S  supervisor   unavailable: %s\n", why);
@@ -660,6 +694,13 @@ explain_check(FILE *f)
 		: fallback && bwrap_ok ? "bwrap (Landlock is missing)"
 				       : "none: only seccomp (needs "
 					 "--best-effort)");
+	check_restrictions(f,
+			   &(struct layers_facts){
+				   .abi = k.abi,
+				   .userns = userns == 0,
+				   .supervisor = supervisor,
+				   .bwrap = k.abi == 0 && fallback && bwrap_ok,
+			   });
 	bwrap_binary_clear(&bwrap);
 	return k.abi > 0 || (fallback && bwrap_ok) ? 0 : 1;
 }

@@ -3,9 +3,11 @@
  * its layers in order of preference.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "cleanup.h"
 #include "layers.h"
+#include "xalloc.h"
 
 struct candidate {
 	enum layers_id layer;
@@ -154,4 +156,29 @@ layers_how(enum layers_restriction r, enum layers_id l)
 		if (table[r].c[i].layer == l && l != LAYER_NONE)
 			return table[r].c[i].how;
 	return "no layer on this system";
+}
+
+char *
+layers_apparmor_fix(const char *restrict_sysctl, bool userns, bool installed,
+		    const char *shipped, const char *bindir)
+{
+	if (userns || restrict_sysctl == NULL ||
+	    strcmp(restrict_sysctl, "1") != 0)
+		return NULL;
+	if (installed)
+		return xasprintf("AppArmor restricts unprivileged user "
+				 "namespaces (kernel.apparmor_restrict_"
+				 "unprivileged_userns = 1) and llwrap's "
+				 "profile is installed but not in force for "
+				 "this binary: load it with 'sudo "
+				 "apparmor_parser -r /etc/apparmor.d/llwrap' "
+				 "(it applies to %s/llwrap)",
+				 bindir);
+	return xasprintf("AppArmor restricts unprivileged user namespaces "
+			 "(kernel.apparmor_restrict_unprivileged_userns = 1): "
+			 "give llwrap its profile with 'sudo install -m 644 "
+			 "%s /etc/apparmor.d/llwrap && sudo apparmor_parser "
+			 "-r /etc/apparmor.d/llwrap' (it applies to "
+			 "%s/llwrap)",
+			 shipped, bindir);
 }

@@ -70,4 +70,18 @@ const char *layers_how(enum layers_restriction r, enum layers_id l);
  */
 const char *layers_order(enum layers_restriction r);
 
+/*
+ * The remedy for AppArmor's restriction of unprivileged user namespaces
+ * (Ubuntu 24.04's default), for --check and for L3's refusal: the one
+ * command that lets llwrap create them.  restrict_sysctl is the text of
+ * /proc/sys/kernel/apparmor_restrict_unprivileged_userns (NULL: absent),
+ * userns whether creating one works, installed whether the profile is in
+ * /etc/apparmor.d/llwrap, shipped the copy llwrap installs in its data
+ * directory, bindir where llwrap is installed.  A new sentence, or NULL
+ * when AppArmor is not what stops user namespaces.
+ */
+char *layers_apparmor_fix(const char *restrict_sysctl, bool userns,
+			  bool installed, const char *shipped,
+			  const char *bindir);
+
 #endif /* LLW_LAYERS_H */

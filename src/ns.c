@@ -47,6 +47,7 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
+#include "layers.h"
 #include "ns.h"
 #include "path.h"
 #include "testhook.h"
@@ -100,11 +101,9 @@ refusal_cause(int err)
 	if (sysctl_is("/proc/sys/kernel/"
 		      "apparmor_restrict_unprivileged_userns",
 		      "1"))
-		return xstrdup("AppArmor restricts unprivileged user "
-			       "namespaces: "
-			       "kernel.apparmor_restrict_unprivileged_userns "
-			       "= 1 (give llwrap an AppArmor profile that "
-			       "allows 'userns,', or set the sysctl to 0)");
+		return layers_apparmor_fix(
+			"1", false, access("/etc/apparmor.d/llwrap", F_OK) == 0,
+			LLW_PKGDATADIR "/apparmor/llwrap", LLW_BINDIR);
 	if (err == ENOSPC)
 		return xstrdup("the limit on user namespaces is reached "
 			       "(user.max_user_namespaces, or the nesting "

@@ -168,6 +168,35 @@ test_losses_tagged(void **state)
 	policy_free(p);
 }
 
+/* --check's AppArmor remedy, from the sysctl's text and what is there. */
+static void
+test_apparmor_fix(void **state)
+{
+	static const char shipped[] = "/usr/share/llwrap/apparmor/llwrap";
+	char *s;
+
+	(void)state;
+	/* Nothing to fix: no AppArmor restriction, or namespaces work
+	 * (the profile is loaded, or the sysctl is 0). */
+	assert_null(layers_apparmor_fix(NULL, false, false, shipped, "/b"));
+	assert_null(layers_apparmor_fix("0", false, false, shipped, "/b"));
+	assert_null(layers_apparmor_fix("1", true, false, shipped, "/b"));
+	/* Not installed: install and load the shipped copy. */
+	s = layers_apparmor_fix("1", false, false, shipped, "/usr/bin");
+	assert_non_null(strstr(s, "sudo install -m 644 "
+				  "/usr/share/llwrap/apparmor/llwrap "
+				  "/etc/apparmor.d/llwrap && sudo "
+				  "apparmor_parser -r /etc/apparmor.d/llwrap"));
+	assert_non_null(strstr(s, "/usr/bin/llwrap"));
+	free(s);
+	/* Installed but not in force: load it. */
+	s = layers_apparmor_fix("1", false, true, shipped, "/usr/bin");
+	assert_non_null(
+		strstr(s, "'sudo apparmor_parser -r /etc/apparmor.d/llwrap'"));
+	assert_null(strstr(s, "install -m"));
+	free(s);
+}
+
 int
 main(void)
 {
@@ -175,6 +204,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_losses_tagged),
+		cmocka_unit_test(test_apparmor_fix),
 	};
 
 	return cmocka_run_group_tests_name("layers", tests, NULL, NULL);
