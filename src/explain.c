@@ -200,8 +200,7 @@ explain_backend_name(enum sandbox_backend b)
 /*
  * The escapes this backend is known not to stop with the layers in use
  * (conf/known-limits), so that nobody has to read the test suite to
- * learn them.  The supervisor is not part of this version, so entries it
- * closes always apply.
+ * learn them.
  */
 static void
 explain_limits(FILE *f, const struct sandbox *sb)
@@ -213,7 +212,8 @@ explain_limits(FILE *f, const struct sandbox *sb)
 	for (size_t i = 0; l != NULL && i < l->n; i++) {
 		const struct known_limit *e = &l->v[i];
 
-		if (!known_applies(e, backend, sb->use_ns, false))
+		if (!known_applies(e, backend, sandbox_l3_parts(sb),
+				   sb->supervise))
 			continue;
 		if (!any)
 			fprintf(f,

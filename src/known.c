@@ -12,7 +12,9 @@
 
 #include "known-limits.h"
 
-static const char *const layers[] = { "L3", "S", "F", "none" };
+static const char *const layers[] = {
+	"L3", "L3-pid", "L3-tmp", "S", "F", "none"
+};
 
 static bool
 valid_layer(const char *s)
@@ -73,7 +75,8 @@ parse_line(const char *file, unsigned line, const char *text,
 		strv_push(&e->backends, b);
 	}
 	if (!valid_layer(e->closed_by)) {
-		*cause = xasprintf("%s:%u: unknown layer '%s': use L3, S, F "
+		*cause = xasprintf("%s:%u: unknown layer '%s': use L3, "
+				   "L3-pid, L3-tmp, L3-git, L3-later, S, F "
 				   "or none.",
 				   file, line, e->closed_by);
 		return -EINVAL;
@@ -160,14 +163,22 @@ known_find(const struct known_limits *l, const char *id, const char *backend)
 }
 
 bool
-known_applies(const struct known_limit *e, const char *backend, bool use_ns,
+known_applies(const struct known_limit *e, const char *backend, unsigned l3,
 	      bool use_supervisor)
 {
 	if (!strv_contains(e->backends, backend) &&
 	    !strv_contains(e->backends, "*"))
 		return false;
 	if (strcmp(e->closed_by, "L3") == 0)
-		return !use_ns;
+		return !(l3 & KNOWN_L3);
+	if (strcmp(e->closed_by, "L3-pid") == 0)
+		return !(l3 & KNOWN_L3_PID);
+	if (strcmp(e->closed_by, "L3-tmp") == 0)
+		return !(l3 & KNOWN_L3_TMP);
+	if (strcmp(e->closed_by, "L3-git") == 0)
+		return !(l3 & KNOWN_L3_GIT);
+	if (strcmp(e->closed_by, "L3-later") == 0)
+		return !(l3 & KNOWN_L3_LATER);
 	if (strcmp(e->closed_by, "S") == 0)
 		return !use_supervisor;
 	if (strcmp(e->closed_by, "F") == 0)

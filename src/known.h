@@ -14,7 +14,8 @@
 struct known_limit {
 	char *id;	 /* a probe of llwrap-escape */
 	char **backends; /* "landlock", "bwrap" or "*" */
-	char *closed_by; /* "L3", "S", "F" or "none" */
+	char *closed_by; /* "L3", "L3-pid", "L3-tmp", "L3-git", "L3-later",
+			  * "S", "F" or "none" */
 	char *reason;
 	unsigned line;
 };
@@ -42,13 +43,23 @@ void known_free(struct known_limits *l);
 const struct known_limit *known_find(const struct known_limits *l,
 				     const char *id, const char *backend);
 
+/* The parts of L3 a sandbox uses, for known_applies(). */
+enum {
+	KNOWN_L3 = 1 << 0,     /* namespaces: read-only view, ipc */
+	KNOWN_L3_PID = 1 << 1, /* a pid namespace with a fresh /proc */
+	KNOWN_L3_TMP = 1 << 2, /* a private /tmp */
+	KNOWN_L3_GIT = 1 << 3, /* protect-git's mounts */
+	KNOWN_L3_LATER = 1 << 4, /* protect-later-run's mounts */
+};
+
 /*
  * Whether entry e still applies to a sandbox on backend that uses the
  * layers given: an entry closed by L3 stops applying once namespaces are
- * in use, one closed by S once the supervisor runs, one closed by F on
- * the bubblewrap backend.
+ * in use (l3 has KNOWN_L3), one closed by L3-pid, L3-tmp, L3-git or
+ * L3-later only with that part of L3, one closed by S once the supervisor runs, one closed by F
+ * on the bubblewrap backend.
  */
 bool known_applies(const struct known_limit *e, const char *backend,
-		   bool use_ns, bool use_supervisor);
+		   unsigned l3, bool use_supervisor);
 
 #endif /* LLW_KNOWN_H */

@@ -405,7 +405,8 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 			blocked++;
 		} else if (strncmp(*l, "ESCAPED ", 8) == 0) {
 			e = known_find(limits, id, bname);
-			if (e && known_applies(e, bname, sb->use_ns, false)) {
+			if (e && known_applies(e, bname, sandbox_l3_parts(sb),
+					       sb->supervise)) {
 				printf("  KNOWN     %-24s %s [known limit, "
 				       "closed by %s]\n",
 				       id, line_detail(*l), e->closed_by);

@@ -26,6 +26,7 @@
 #include "compat/landlock.h"
 #include "fdutil.h"
 #include "gitguard.h"
+#include "known.h"
 #include "ns.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -824,6 +825,17 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 			close(fd);
 	}
 	return 0;
+}
+
+unsigned
+sandbox_l3_parts(const struct sandbox *sb)
+{
+	if (!sb->use_ns)
+		return 0;
+	return KNOWN_L3 | (sb->ns.pid ? KNOWN_L3_PID : 0) |
+	       (sb->ns.private_tmp ? KNOWN_L3_TMP : 0) |
+	       (sb->policy->protect_git ? KNOWN_L3_GIT : 0) |
+	       (sb->policy->protect_later_run ? KNOWN_L3_LATER : 0);
 }
 
 void

@@ -69,6 +69,10 @@ int sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 
 void sandbox_free(struct sandbox *sb);
 
+/* The parts of L3 sb uses, as known.h's KNOWN_L3* flags (for the known
+ * limits that still apply). */
+unsigned sandbox_l3_parts(const struct sandbox *sb);
+
 /*
  * Create the missing directories of p->mkdirs (mode 0700, parents too).
  * Called before sandbox_prepare() so rules on them compile; --explain

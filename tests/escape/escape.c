@@ -2433,12 +2433,39 @@ a_ping(struct result *r)
 		set(r, OUT_ESCAPED, "sent an ICMP echo through a ping socket");
 }
 
+/*
+ * True (and r set blocked) when the sandbox has a network namespace of
+ * its own (net = none): then 127.0.0.1 and ::1 are its own loopback, and
+ * a send or bind there reaches nothing of the host's.  The host side
+ * wrote its namespace as NETNS.
+ */
+static bool
+own_netns(struct result *r)
+{
+	char ns[64];
+	ssize_t n;
+
+	if (fx("NETNS") == NULL)
+		return false;
+	n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+	if (n <= 0)
+		return false;
+	ns[n] = '\0';
+	if (strcmp(ns, fx("NETNS")) == 0)
+		return false;
+	set(r, OUT_BLOCKED,
+	    "a network namespace of its own (%s, the host's is %s): its "
+	    "loopback is not the host's",
+	    ns, fx("NETNS"));
+	return true;
+}
+
 static void
 udp(struct result *r, const char *addr)
 {
 	int port = fx_port("UDP_PORT");
 
-	if (!need(r, "UDP_PORT"))
+	if (!need(r, "UDP_PORT") || own_netns(r))
 		return;
 	if (inet_connect(SOCK_DGRAM, 0, addr, port, 0) < 0)
 		set(r, OUT_BLOCKED, "UDP sendto %s:%d: %s", addr, port,
@@ -2468,7 +2495,7 @@ a_bind_any(struct result *r)
 	socklen_t len = sizeof(a);
 	int fd, port = fx_port("TCP_FREE");
 
-	if (!need(r, "TCP_FREE"))
+	if (!need(r, "TCP_FREE") || own_netns(r))
 		return;
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -3598,6 +3625,13 @@ host(const char *dir, const char *project)
 	if (listener(AF_INET, SOCK_DGRAM, NULL, NULL, &port) == 0)
 		printf("UDP_PORT=%d\n", port);
 	printf("TCP_FREE=%d\n", free_tcp_port());
+	{
+		char ns[64];
+		ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+
+		if (n > 0)
+			printf("NETNS=%.*s\n", (int)n, ns);
+	}
 	snprintf(p, sizeof(p), "%s/host.sock", dir);
 	if (listener(AF_UNIX, SOCK_STREAM, p, NULL, NULL) == 0)
 		printf("UNIX_PATH=%s\n", p);

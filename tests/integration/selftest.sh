@@ -21,6 +21,17 @@ run as_user "$LLWRAP" -p default --selftest
 expect_rc "-p default --selftest (no L3): everything outside the known limits is blocked" 0
 expect_output "... the limits L3 would close are named with their layer" "^  KNOWN +proc.cmdline .*closed by L3"
 
+if userns_works; then
+	run as_user "$LLWRAP" -p offline --selftest
+	expect_rc "-p offline --selftest: every escape outside the known limits is blocked" 0
+	expect_output "... .git/hooks is read-only (a mask, as in the agent profiles)" "^  blocked +git.hooks .*EROFS"
+	expect_output "... .git/config too" "^  blocked +git.config .*EROFS"
+	expect_output "... UDP to loopback stays in its own network namespace" "^  blocked +net.udp +a network namespace of its own"
+	expect_output "... the host's /tmp is a named known limit (no private-tmp)" "^  KNOWN +fs.host-tmp .*closed by L3-tmp"
+else
+	skip "-p offline needs unprivileged user namespaces (net = none)"
+fi
+
 run as_user "$LLWRAP" -p default --net host --selftest
 expect_rc "--net host --selftest: exit 1, an escape outside the known limits works" 1
 expect_output "... the TCP probe is reported ESCAPED" "^  ESCAPED +net.tcp-deny "
@@ -31,7 +42,7 @@ expect_rc "--backend=bwrap --selftest refuses like any run what bwrap cannot enf
 
 run as_user "$LLWRAP" -p default --explain
 expect_output "--explain lists the known limits of the backend" "^Known limits on this backend \(landlock"
-expect_output "... each with its closing layer" "^  proc.cmdline: .*\(closed by L3\)$"
+expect_output "... each with its closing layer" "^  proc.cmdline: .*\(closed by L3-pid\)$"
 run as_user "$LLWRAP" -p opencode --explain
 if printf '%s\n' "$out" | grep -q "^  proc.cmdline:"; then
 	not_ok "--explain with L3 in use does not list what L3 closes"

@@ -63,7 +63,9 @@ test_applies(void **state)
 	static const char text[] = "l3 landlock L3 x\n"
 				   "s landlock S x\n"
 				   "f * F x\n"
-				   "n landlock none x\n";
+				   "n landlock none x\n"
+				   "p landlock L3-pid x\n"
+				   "t landlock L3-tmp x\n";
 	struct known_limits *l = NULL;
 	char *cause = NULL;
 
@@ -77,6 +79,14 @@ test_applies(void **state)
 	assert_true(known_applies(&l->v[2], "landlock", true, true));
 	assert_false(known_applies(&l->v[2], "bwrap", false, false));
 	assert_true(known_applies(&l->v[3], "landlock", true, true));
+	/* L3-pid and L3-tmp: only that part of L3 closes them. */
+	assert_true(known_applies(&l->v[4], "landlock", KNOWN_L3, false));
+	assert_false(known_applies(&l->v[4], "landlock",
+				   KNOWN_L3 | KNOWN_L3_PID, false));
+	assert_true(known_applies(&l->v[5], "landlock", KNOWN_L3 | KNOWN_L3_PID,
+				  false));
+	assert_false(known_applies(&l->v[5], "landlock",
+				   KNOWN_L3 | KNOWN_L3_TMP, false));
 	known_free(l);
 }
 
@@ -88,8 +98,8 @@ static const struct {
 	  "reason." },
 	{ "\nid docker L3 why\n",
 	  "t:2: unknown backend 'docker': use landlock, bwrap or *." },
-	{ "id landlock L4 why\n",
-	  "t:1: unknown layer 'L4': use L3, S, F or none." },
+	{ "id landlock L4 why\n", "t:1: unknown layer 'L4': use L3, L3-pid, "
+				  "L3-tmp, S, F or none." },
 	{ "id\n", "t:1: expected ID BACKENDS CLOSED-BY REASON; a known limit "
 		  "needs a reason." },
 };
