@@ -11,7 +11,8 @@
 
 struct candidate {
 	enum layers_id layer;
-	int abi; /* for LAYER_L1: the Landlock ABI the right needs */
+	int abi; /* for LAYER_L1: the Landlock ABI the right needs; for
+		  * LAYER_L2: 1 when it needs a port-less policy */
 	const char *how;
 };
 
@@ -52,8 +53,12 @@ static const struct row table[LAYERS_N] = {
 	},
 	[LAYERS_TCP_PORTS] = {
 		"TCP bind/connect port rules",
-		"Landlock ABI 4, then the supervisor",
+		"Landlock ABI 4, then seccomp (no port allowed at all), then "
+		"the supervisor",
 		{ { LAYER_L1, 4, "Landlock ABI 4 port rules" },
+		  { LAYER_L2, 1,
+		    "seccomp refuses inet sockets (the policy allows no "
+		    "port)" },
 		  { LAYER_S, 0,
 		    "the supervisor checks each connect and bind and performs "
 		    "it" } },
@@ -97,7 +102,7 @@ has_layer(const struct candidate *c, const struct layers_facts *f)
 	case LAYER_L1:
 		return !f->bwrap && f->abi >= c->abi;
 	case LAYER_L2:
-		return true;
+		return c->abi == 0 || f->portless;
 	case LAYER_L3:
 		return !f->bwrap && f->userns;
 	case LAYER_S:

@@ -41,6 +41,9 @@ struct layers_facts {
 	bool userns;	 /* unprivileged user namespaces work (L3) */
 	bool supervisor; /* seccomp user notification, pidfd_getfd, Yama */
 	bool bwrap;	 /* the backend is bubblewrap (F) */
+	/* Not a kernel fact: the policy (filtered) allows no TCP or UDP port
+	 * at all, so seccomp can refuse inet sockets outright (L2). */
+	bool portless;
 };
 
 /*

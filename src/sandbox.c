@@ -305,6 +305,15 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	return sb->fs->n_masks > 0;
 }
 
+/* filtered, and not a single TCP or UDP port allowed. */
+static bool
+portless(const struct policy *p)
+{
+	return p->net == LLW_NET_FILTERED && p->connect_tcp.n == 0 &&
+	       p->bind_tcp.n == 0 && p->connect_udp.n == 0 &&
+	       p->bind_udp.n == 0;
+}
+
 /*
  * The layer for restriction r on this system (layers.h).  Landlock and
  * the backend are known; L3 and the supervisor are probed only when
@@ -316,6 +325,7 @@ choose_layer(struct sandbox *sb, enum layers_restriction r)
 	struct layers_facts f = {
 		.abi = sb->kernel.abi,
 		.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP,
+		.portless = portless(sb->policy),
 	};
 	enum layers_id l = layers_choose(r, &f);
 
@@ -351,6 +361,9 @@ substitute(struct sandbox *sb, const struct policy *p)
 		case LAYER_S:
 			sb->supervise = true;
 			break;
+		case LAYER_L2:
+			sb->l2_deny_inet = true;
+			break;
 		default:
 			break;
 		}
@@ -376,6 +389,7 @@ account(struct sandbox *sb, const struct policy *p)
 		.userns = sb->use_ns,
 		.supervisor = sb->supervise,
 		.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP,
+		.portless = sb->l2_deny_inet && !sb->supervise,
 	};
 	bool filtered = p->net == LLW_NET_FILTERED;
 
@@ -720,7 +734,8 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	sb->filter.deny_ptrace = p->ptrace_deny;
 	/* net = none: in its own network namespace only lo exists, so inet
 	 * sockets reach nothing but the sandbox itself. */
-	sb->filter.deny_inet = p->net == LLW_NET_NONE && !sb->ns.net;
+	sb->filter.deny_inet = (p->net == LLW_NET_NONE && !sb->ns.net) ||
+			       (sb->l2_deny_inet && !sb->supervise);
 	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
 			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
 	/* Under the supervisor every connect, bind and send with a

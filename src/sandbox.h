@@ -50,6 +50,7 @@ struct sandbox {
 	bool asked[LAYERS_N];
 	enum layers_id enforced_by[LAYERS_N];
 	int userns_ok, supervisor_ok; /* 0 not probed, 1 yes, -1 no */
+	bool l2_deny_inet; /* seccomp stands in for port rules (none) */
 	char *supervisor_refused;     /* why S cannot run, or NULL */
 	char **not_enforced;	      /* every restriction dropped or missing */
 	bool learn;		      /* --learn: the supervisor observes paths */

@@ -71,7 +71,10 @@ for sim in 1 2 3; do
 	h() { as_user env LLW_HOOK_LANDLOCK_ABI=$sim "$HOOKED" --rx "$LLW_HELPERS" "$@"; }
 	run h -p default --explain -- true
 	expect_output "ABI $sim: the kernel is reported as Landlock ABI $sim" "^kernel: Landlock ABI $sim\$"
-	expect_output "ABI $sim: --explain names the supervisor for the port rules" "^  S +TCP bind/connect port rules"
+	expect_output "ABI $sim: -p default allows no port: seccomp stands in for port rules" "^  L2 +TCP bind/connect port rules"
+	run h -p opencode --explain -- true
+	expect_output "ABI $sim: -p opencode's ports: the supervisor stands in" "^  S +TCP bind/connect port rules"
+	run h -p default --explain -- true
 	expect_output "ABI $sim: ... and a pid namespace for signals" "^  L3 +isolation from signalling"
 	expect_no_output "ABI $sim: nothing but [not a hole] losses is NOT ENFORCED" "NOT ENFORCED: [^[]*\$"
 	expect_ran "ABI $sim: -p default runs without --best-effort" \

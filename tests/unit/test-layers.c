@@ -22,16 +22,17 @@
 
 /* Kernels of the matrix (tests/kernels), as facts. */
 enum {
-	K_NEW,	       /* 6.18: ABI 7, userns, supervisor */
-	K_DEB12,       /* Debian 12 6.1: ABI 2, userns, supervisor */
-	K_ABI1,	       /* 5.13-5.18: ABI 1 */
-	K_ABI3,	       /* 6.2-6.6: ABI 3 */
-	K_ABI10,       /* 7.2: ABI 10 */
-	K_NOLL_BWRAP,  /* no landlock in lsm=: the bubblewrap backend */
-	K_DEB12_NOUSR, /* 6.1 with user namespaces off */
-	K_DEB12_YAMA2, /* 6.1 with Yama ptrace_scope 2 or 3: no supervisor */
-	K_ABI3_NONE,   /* ABI 3, neither userns nor supervisor */
-	K_NOLL,	       /* no Landlock and no bubblewrap: nothing */
+	K_NEW,		/* 6.18: ABI 7, userns, supervisor */
+	K_DEB12,	/* Debian 12 6.1: ABI 2, userns, supervisor */
+	K_ABI1,		/* 5.13-5.18: ABI 1 */
+	K_ABI3,		/* 6.2-6.6: ABI 3 */
+	K_ABI10,	/* 7.2: ABI 10 */
+	K_NOLL_BWRAP,	/* no landlock in lsm=: the bubblewrap backend */
+	K_DEB12_NOUSR,	/* 6.1 with user namespaces off */
+	K_DEB12_YAMA2,	/* 6.1 with Yama ptrace_scope 2 or 3: no supervisor */
+	K_ABI3_NONE,	/* ABI 3, neither userns nor supervisor */
+	K_NOLL,		/* no Landlock and no bubblewrap: nothing */
+	K_YAMA2_NOPORT, /* 6.1, Yama 2, a policy allowing no port at all */
 	K_N,
 };
 
@@ -49,27 +50,29 @@ static const struct layers_facts facts[K_N] = {
 	[K_DEB12_YAMA2] = { .abi = 2, .userns = true, .supervisor = false },
 	[K_ABI3_NONE] = { .abi = 3 },
 	[K_NOLL] = { .abi = 0, .userns = true, .supervisor = true },
+	[K_YAMA2_NOPORT] = { .abi = 2, .userns = true, .portless = true },
 };
 
 #define N  LAYER_NONE
 #define L1 LAYER_L1
+#define L2 LAYER_L2
 #define L3 LAYER_L3
 #define S  LAYER_S
 #define F  LAYER_F
 
 /* want[restriction][kernel]: the layer chosen, LAYER_NONE: refused. */
 static const enum layers_id want[LAYERS_N][K_N] = {
-	/*                      NEW DEB12 ABI1 ABI3 ABI10 NOLL+F NOUSR YAMA2
-	   ABI3- NOLL */
-	[LAYERS_FS_ALLOWLIST] = { L1, L1, L1, L1, L1, F, L1, L1, L1, N },
-	[LAYERS_TRUNCATE] = { L1, L3, L3, L1, L1, F, N, L3, L1, L3 },
-	[LAYERS_METADATA] = { L3, L3, L3, L3, L3, F, N, L3, N, L3 },
-	[LAYERS_MASKS] = { L3, L3, L3, L3, L3, F, N, L3, N, L3 },
-	[LAYERS_TCP_PORTS] = { L1, S, S, S, L1, N, S, N, N, S },
-	[LAYERS_UDP_PORTS] = { S, S, S, S, L1, N, S, N, N, S },
-	[LAYERS_PATH_UNIX] = { S, S, S, S, L1, N, S, N, N, S },
-	[LAYERS_ABSTRACT_UNIX] = { L1, S, S, S, L1, N, S, N, N, S },
-	[LAYERS_SIGNALS] = { L1, L3, L3, L3, L1, F, N, L3, N, L3 },
+	/* NEW DEB12 ABI1 ABI3 ABI10 NOLL+F NOUSR YAMA2 ABI3- NOLL YAMA2-NOPORT
+	 */
+	[LAYERS_FS_ALLOWLIST] = { L1, L1, L1, L1, L1, F, L1, L1, L1, N, L1 },
+	[LAYERS_TRUNCATE] = { L1, L3, L3, L1, L1, F, N, L3, L1, L3, L3 },
+	[LAYERS_METADATA] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3 },
+	[LAYERS_MASKS] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3 },
+	[LAYERS_TCP_PORTS] = { L1, S, S, S, L1, N, S, N, N, S, L2 },
+	[LAYERS_UDP_PORTS] = { S, S, S, S, L1, N, S, N, N, S, N },
+	[LAYERS_PATH_UNIX] = { S, S, S, S, L1, N, S, N, N, S, N },
+	[LAYERS_ABSTRACT_UNIX] = { L1, S, S, S, L1, N, S, N, N, S, N },
+	[LAYERS_SIGNALS] = { L1, L3, L3, L3, L1, F, N, L3, N, L3, L3 },
 };
 
 static void
