@@ -925,11 +925,8 @@ supervise_describe(const struct policy *p, char *const *envp)
 					  : "on loopback only (a wildcard "
 					    "bind becomes loopback), on the "
 					    "bind-tcp / bind-udp ports"));
-	strv_push(&v, p->unix_sockets
-			      ? "pathname unix sockets: any (unix-sockets = "
-				"allow)"
-			      : "pathname unix sockets: those the sandbox "
-				"bound, and the unix allow-list (by inode)");
+	strv_push(&v, "pathname unix sockets: those the sandbox bound, and "
+		      "the unix allow-list (by inode)");
 	strv_push(&v, "abstract unix sockets: those the sandbox bound");
 	if (p->log_blocked) {
 		_cleanup_free_ char *prefix =
@@ -1992,8 +1989,10 @@ unix_destination(struct supervisor *sv, const struct call *c,
 		close(fd);
 		return -ECONNREFUSED;
 	}
-	if (!sv->policy->unix_sockets && !own_unix(sv, &st, NULL, 0) &&
-	    !unix_allowed(sv, &st)) {
+	/* unix-sockets = allow only lets AF_UNIX sockets be created: as
+	 * under Landlock ABI 9, for which the supervisor stands in on older
+	 * kernels (DESIGN.md §14), host sockets need the allow-list. */
+	if (!own_unix(sv, &st, NULL, 0) && !unix_allowed(sv, &st)) {
 		close(fd);
 		*rule = "filtered/unix";
 		return -EACCES;

@@ -76,15 +76,23 @@ for sim in 1 2 3; do
 	expect_output "ABI $sim: -p opencode's ports: the supervisor stands in" "^  S +TCP bind/connect port rules"
 	run h -p default --explain -- true
 	expect_output "ABI $sim: ... and a pid namespace for signals" "^  L3 +isolation from signalling"
-	expect_no_output "ABI $sim: nothing but [not a hole] losses is NOT ENFORCED" "NOT ENFORCED: [^[]*\$"
+	expect_no_output "ABI $sim: nothing but [not a hole] losses is NOT ENFORCED" "^NOT ENFORCED: [^[]*\$"
 	expect_ran "ABI $sim: -p default runs without --best-effort" \
 		h -p default -- /bin/sh -c "touch $marker"
 	expect_ran "ABI $sim: -p opencode runs without --best-effort" \
 		h -p opencode -- /bin/sh -c "touch $marker"
-	expect_succeeded "ABI $sim: connect-tcp P: 127.0.0.1:P connects (supervisor)" \
-		h -p default --connect-tcp "$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P"
-	expect_denied "ABI $sim: ... and 127.0.0.1:P2 is refused" \
+	# The supervisor's port rules reach the internet, not this host
+	# (DESIGN.md §6): a host listener needs an allow-cidr entry.
+	expect_denied "ABI $sim: connect-tcp P: 127.0.0.1:P2 is refused (supervisor)" \
 		h -p default --connect-tcp "$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
+	expect_denied "ABI $sim: ... and so is the host's 127.0.0.1:P (local, as with the supervisor anywhere)" \
+		h -p default --connect-tcp "$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P"
+	expect_succeeded "ABI $sim: ... which allow-cidr 127.0.0.1/32:P reaches" \
+		h -p default --allow-cidr "127.0.0.1/32:$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P"
+	expect_denied "ABI $sim: ... but not P2 on it" \
+		h -p default --allow-cidr "127.0.0.1/32:$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
+	expect_succeeded "ABI $sim: the sandbox's own server on loopback works (bind-tcp 0)" \
+		h -p default --bind-tcp 0 -- "$LLW_HELPERS/netprobe" self tcp 127.0.0.1 0 -
 	expect_denied "ABI $sim: -p opencode: a port it does not list is refused" \
 		h -p opencode -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
 	fixed=$(free_port)

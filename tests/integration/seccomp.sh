@@ -6,11 +6,40 @@ expect_denied "AF_UNIX socket() is refused by default" \
 	llw -p default -- "$PROBE" unix-socket
 expect_denied "... also with high bits set in the family argument" \
 	llw -p default -- "$PROBE" socket 0x100000001 1 0
-if [ "$(landlock_abi)" -lt 9 ]; then
-	expect_status "unix-sockets = allow fails closed before Landlock ABI 9" 125 \
+if [ "$(landlock_abi)" -lt 9 ] &&
+	{ bwrap_backend || ! "$LLWRAP" --check | grep -q '^  S  supervisor   usable'; }; then
+	expect_status "unix-sockets = allow fails closed before Landlock ABI 9 without the supervisor" 125 \
 		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
 	expect_succeeded "... and with --best-effort permits AF_UNIX" \
 		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" --best-effort -q -- "$PROBE" unix-socket
+elif [ "$(landlock_abi)" -lt 9 ]; then
+	# DESIGN.md §14: the supervisor stands in for RESOLVE_UNIX.
+	mkdir -p "$T/usock"
+	chmod 777 "$T/usock"
+	python3 - "$T/usock/host.sock" <<'PY' &
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+s.listen(8)
+s.settimeout(1)
+end = time.time() + 300
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+        c.close()
+    except OSError:
+        pass
+PY
+	bg_pids="$bg_pids $!"
+	i=0
+	while [ ! -S "$T/usock/host.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	expect_succeeded "unix-sockets = allow before Landlock ABI 9: AF_UNIX works (the supervisor stands in)" \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
+	expect_denied "... and a host socket outside the unix allow-list is refused" \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-connect "$T/usock/host.sock"
+	expect_succeeded "... which the allow-list opens" \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" --unix "$T/usock/host.sock" -- "$PROBE" unix-connect "$T/usock/host.sock"
 else
 	expect_succeeded "unix-sockets = allow permits AF_UNIX" \
 		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
