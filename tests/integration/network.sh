@@ -95,11 +95,13 @@ if [ "$abi" -lt 10 ] &&
 		llw -p default --connect-udp 53 --best-effort -- "$PROBE" udp-send 127.0.0.1 "$P1"
 elif [ "$abi" -lt 10 ]; then
 	# DESIGN.md §14: the supervisor takes the UDP port rules over.
+	# A port rule is not a host rule under the supervisor: loopback
+	# needs an allow-cidr entry, whose ports are then connect-udp's.
 	expect_succeeded "connect-udp P1 on ABI $abi: the supervisor lets UDP to P1 out" \
-		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P1"
+		llw -p default --connect-udp "$P1" --allow-cidr 127.0.0.1/32 -- "$PROBE" udp-send 127.0.0.1 "$P1"
 	expect_no_output "... and reports no UDP loss" "NOT ENFORCED: UDP"
 	expect_denied "... and refuses UDP to P2" \
-		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P2"
+		llw -p default --connect-udp "$P1" --allow-cidr 127.0.0.1/32 -- "$PROBE" udp-send 127.0.0.1 "$P2"
 fi
 expect_succeeded "net host: UDP works" \
 	llw -p default --net host -- "$PROBE" udp-send 127.0.0.1 "$P1"
