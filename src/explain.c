@@ -598,6 +598,16 @@ check_restrictions(FILE *f, const struct layers_facts *facts)
 					? " (when the policy uses L3; else a "
 					  "known limit)"
 					: "");
+		else if (r == LAYERS_TCP_PORTS &&
+			 layers_choose(r, &(struct layers_facts){
+						  .abi = facts->abi,
+						  .portless = true,
+					  }) == LAYER_L2)
+			fprintf(f,
+				"  L2   %s: only for a policy with no port "
+				"(seccomp refuses inet sockets); a port rule "
+				"is NOT ENFORCED here (needs %s)\n",
+				layers_restriction_name(r), layers_order(r));
 		else
 			fprintf(f, "  none %s: NOT ENFORCED here (needs %s)\n",
 				layers_restriction_name(r), layers_order(r));

@@ -1,0 +1,244 @@
+#!/bin/sh
+# The kernel matrix (DESIGN.md §14): boot real Debian kernels under qemu
+# with a minimal Debian rootfs, run llwrap --check, the case table
+# (cases.sh) and --selftest of the shipped profiles as an unprivileged
+# user, and compare every result with tests/kernels/expected.  A
+# difference fails (exit 1).
+#
+#	tests/kernels/run.sh [--quick] [--list] [CONFIG...]
+#
+# Run as root from a built tree (./configure && make; the build
+# directory is LLW_BUILDDIR, default the source tree).  Everything
+# downloaded or built is cached in one directory, LLW_KERNELS_CACHE
+# (default tests/kernels/cache, ignored by git): the debootstrap rootfs,
+# the kernel packages (apt-get download, from the configured apt
+# sources), their vmlinuz and initrd, disk images and the serial logs.
+# Needs debootstrap, qemu-system-x86 and e2fsprogs.
+#
+# --quick: only the configuration "newest", without the --selftest cases
+# (one boot).  qemu runs with TCG unless LLW_KERNELS_ACCEL=kvm: the /dev/kvm
+# of the machines this was written on cannot boot stock kernels.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=${LLW_BUILDDIR:-$src}
+cache=${LLW_KERNELS_CACHE:-$here/cache}
+mirror=${LLW_KERNELS_MIRROR:-http://deb.debian.org/debian}
+suite=${LLW_KERNELS_SUITE:-bookworm}
+accel=${LLW_KERNELS_ACCEL:-tcg}
+timeout_s=${LLW_KERNELS_TIMEOUT:-1500}
+
+# The configurations: NAME KERNEL CMDLINE SYSCTLS ("-" for none).
+# KERNEL selects a kernel package of the configured apt sources (the
+# generic amd64 flavour, not rt or cloud): deb12 (the newest 6.1, Debian
+# 12's own), bpo612 (the newest 6.12: bookworm-backports, or bookworm's
+# own linux-image-6.12.*+deb12), newest (the highest version there).
+configs() {
+	cat <<'EOF'
+deb12             deb12   -  -
+bpo612            bpo612  -  -
+newest            newest  -  -
+nolandlock        newest  lsm=lockdown,yama,apparmor  -
+userns-off        newest  -  user.max_user_namespaces=0,kernel.unprivileged_userns_clone=0
+yama2             newest  -  kernel.yama.ptrace_scope=2
+yama3             newest  -  kernel.yama.ptrace_scope=3
+deb12-nolandlock  deb12   lsm=lockdown,yama,apparmor  -
+deb12-userns-off  deb12   -  user.max_user_namespaces=0,kernel.unprivileged_userns_clone=0
+deb12-yama2       deb12   -  kernel.yama.ptrace_scope=2
+deb12-yama3       deb12   -  kernel.yama.ptrace_scope=3
+EOF
+}
+
+quick=0
+list=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--list) list=1 ;;
+	-h | --help)
+		sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "run.sh: unknown option $1" >&2
+		exit 2
+		;;
+	*) break ;;
+	esac
+	shift
+done
+wanted="$*"
+[ $quick -eq 1 ] && [ -z "$wanted" ] && wanted=newest
+[ -z "$wanted" ] && wanted=$(configs | awk '{print $1}')
+if [ $list -eq 1 ]; then
+	configs
+	exit 0
+fi
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 2
+}
+[ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot)"
+for t in debootstrap qemu-system-x86_64 mkfs.ext4 apt-get chroot; do
+	command -v $t >/dev/null 2>&1 || die "$t is missing (apt-get install debootstrap qemu-system-x86 e2fsprogs)"
+done
+for f in llwrap llwrap-escape tests/helpers/probe; do
+	[ -x "$build/$f" ] || die "$build/$f is missing: build first (make && make check TESTS=)"
+done
+mkdir -p "$cache/debs" "$cache/kernels" "$cache/logs"
+
+# ---- The rootfs: minbase with what the cases use, and the user llw.
+rootfs=$cache/rootfs
+if [ ! -e "$rootfs/.llw-ready" ]; then
+	echo "# debootstrap $suite into $rootfs"
+	rm -rf "$rootfs"
+	debootstrap --variant=minbase \
+		--include=bubblewrap,git,iproute2,procps,kmod,initramfs-tools,udev,util-linux \
+		"$suite" "$rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
+		die "debootstrap failed: $cache/debootstrap.log"
+	chroot "$rootfs" useradd -m -u 1000 llw || die "useradd failed"
+	# MODULES=most: virtio_blk and ext4 for root=/dev/vda.
+	touch "$rootfs/.llw-ready"
+fi
+
+# ---- Kernels: resolve a selector to a package of the configured apt
+# sources, download it, install it in the rootfs (its initrd), and keep
+# vmlinuz and initrd.  Prints the kernel release, or nothing when the
+# configured apt sources do not have one.
+resolve() {
+	case $1 in
+	deb12) pat='^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$' ;;
+	bpo612) pat='^linux-image-6\.12\.[0-9]+(\+[a-z0-9.~]+)?(-[0-9]+)?-amd64$' ;;
+	newest) pat='^linux-image-[0-9]+\.[0-9]+\.[0-9]+(\+[a-z0-9.~]+)?(-[0-9]+)?-amd64$' ;;
+	esac
+	apt-cache pkgnames linux-image- 2>/dev/null | grep -E "$pat" | sort -V | tail -1
+}
+
+kernel_for() {
+	pkg=$(resolve "$1")
+	[ -n "$pkg" ] || return 0
+	rel=${pkg#linux-image-}
+	if [ ! -e "$cache/kernels/$rel/initrd" ]; then
+		echo "# kernel $pkg" >&2
+		(cd "$cache/debs" && apt-get download "$pkg" >/dev/null 2>&1) ||
+			{ echo "run.sh: apt-get download $pkg failed" >&2; return 0; }
+		deb=$(ls "$cache/debs/${pkg}_"*.deb | tail -1)
+		cp "$deb" "$rootfs/tmp/k.deb"
+		mount --bind /proc "$rootfs/proc"
+		chroot "$rootfs" dpkg -i /tmp/k.deb >"$cache/logs/dpkg-$rel.log" 2>&1
+		st=$?
+		umount "$rootfs/proc"
+		rm -f "$rootfs/tmp/k.deb"
+		[ $st -eq 0 ] || { echo "run.sh: installing $pkg failed: $cache/logs/dpkg-$rel.log" >&2; return 0; }
+		mkdir -p "$cache/kernels/$rel"
+		cp "$rootfs/boot/vmlinuz-$rel" "$cache/kernels/$rel/vmlinuz"
+		cp "$rootfs/boot/initrd.img-$rel" "$cache/kernels/$rel/initrd"
+	fi
+	echo "$rel"
+}
+
+# ---- The disk: the rootfs plus llwrap, its corpus, the probe, the
+# shipped profiles and the VM scripts, in a fresh ext4 image per boot.
+make_disk() {
+	rm -rf "$rootfs/llw"
+	mkdir -p "$rootfs/llw/bin" "$rootfs/llw/profiles"
+	cp "$build/llwrap" "$build/llwrap-escape" "$build/tests/helpers/probe" "$rootfs/llw/bin/"
+	cp "$src"/conf/*.ini "$rootfs/llw/profiles/"
+	cp "$here/init.sh" "$here/cases.sh" "$rootfs/llw/"
+	chmod 755 "$rootfs/llw" "$rootfs/llw/bin" "$rootfs/llw/profiles" "$rootfs/llw/init.sh"
+	rm -f "$1"
+	mkfs.ext4 -q -F -L llwroot -d "$rootfs" "$1" 2G >/dev/null 2>&1
+}
+
+boot() { # NAME RELEASE CMDLINE SYSCTLS
+	disk=$cache/disk-$1.img
+	make_disk "$disk" || return 1
+	append="console=ttyS0 root=/dev/vda rw init=/llw/init.sh panic=-1"
+	[ "$3" != - ] && append="$append $3"
+	[ "$4" != - ] && append="$append llw.sysctl=$4"
+	[ $quick -eq 1 ] && append="$append llw.quick=1"
+	timeout "$timeout_s" qemu-system-x86_64 -accel "$accel" -m 1024 -smp 1 \
+		-display none -no-reboot -serial "file:$cache/logs/$1.log" \
+		-kernel "$cache/kernels/$2/vmlinuz" -initrd "$cache/kernels/$2/initrd" \
+		-append "$append" \
+		-drive "file=$disk,format=raw,if=virtio" >"$cache/logs/$1.qemu" 2>&1
+	rm -f "$disk"
+}
+
+# ---- Run and compare.
+expected=$here/expected
+table=$cache/results.tsv
+: >"$table"
+fail=0
+for name in $wanted; do
+	line=$(configs | awk -v n="$name" '$1 == n')
+	[ -n "$line" ] || die "unknown configuration $name (--list)"
+	set -- $line
+	rel=$(kernel_for "$2")
+	if [ -z "$rel" ]; then
+		echo "# $name: not run: no $2 kernel in the configured apt sources"
+		printf '%s\t-\t(not run)\tno %s kernel in the configured apt sources\n' "$name" "$2" >>"$table"
+		continue
+	fi
+	echo "# $name: booting $rel ($accel)"
+	start=$(date +%s)
+	boot "$name" "$rel" "$3" "$4"
+	secs=$(($(date +%s) - start))
+	log=$cache/logs/$name.log
+	if ! grep -q '^LLWDONE' "$log" 2>/dev/null; then
+		echo "not ok $name: the VM did not finish ($secs s; $log)"
+		printf '%s\t%s\t(boot)\tdid not finish\n' "$name" "$rel" >>"$table"
+		fail=1
+		continue
+	fi
+	abi=$(tr -d '\r' <"$log" | sed -n 's/^LLWABI //p' | head -1)
+	echo "# $name: $rel, Landlock ABI ${abi:-?}, $secs s"
+	tr -d '\r' <"$log" | sed -n 's/^LLWCASE //p' | while read -r case got; do
+		want=$(awk -v c="$name@$abi" -v k="$case" '$1 == c && $2 == k {print $3}' "$expected")
+		[ -n "$want" ] ||
+			want=$(awk -v c="$name" -v k="$case" '$1 == c && $2 == k {print $3}' "$expected")
+		[ $quick -eq 1 ] && [ -z "$want" ] && continue
+		if [ "$got" = "$want" ]; then
+			echo "ok $name $case: $got"
+			printf '%s\t%s\t%s\t%s\n' "$name" "$rel ABI ${abi:-?}" "$case" "$got" >>"$table"
+		else
+			echo "not ok $name $case: got $got, expected ${want:-nothing written down}"
+			printf '%s\t%s\t%s\t%s (expected %s)\n' "$name" "$rel ABI ${abi:-?}" "$case" "$got" "${want:-?}" >>"$table"
+			echo fail >>"$cache/failed"
+		fi
+	done
+done
+[ -e "$cache/failed" ] && fail=1 && rm -f "$cache/failed"
+echo "# table: $table"
+
+# The configuration x case table, as markdown, for RESULTS.md.
+md=$cache/results.md
+{
+	echo "### $(date -u '+%Y-%m-%d %H:%M UTC')$([ $quick -eq 1 ] && echo ', --quick')"
+	echo
+	cases=$(cut -f3 "$table" | grep -v '^(' | awk '!seen[$0]++')
+	printf '| configuration | kernel |'
+	for c in $cases; do printf ' %s |' "$c"; done
+	echo
+	printf '|---|---|'
+	for c in $cases; do printf '%s' '---|'; done
+	echo
+	for n in $(cut -f1 "$table" | awk '!seen[$0]++'); do
+		k=$(awk -F'\t' -v n="$n" '$1 == n {print $2; exit}' "$table")
+		printf '| %s | %s |' "$n" "$k"
+		if awk -F'\t' -v n="$n" '$1 == n && $3 ~ /^\(/ {f=1} END {exit !f}' "$table"; then
+			awk -F'\t' -v n="$n" '$1 == n {printf " %s %s |", $3, $4; exit}' "$table"
+			echo
+			continue
+		fi
+		for c in $cases; do
+			v=$(awk -F'\t' -v n="$n" -v c="$c" '$1 == n && $3 == c {print $4}' "$table")
+			printf ' %s |' "${v:--}"
+		done
+		echo
+	done
+} >"$md"
+echo "# markdown: $md"
+exit $fail
