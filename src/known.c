@@ -12,9 +12,8 @@
 
 #include "known-limits.h"
 
-static const char *const layers[] = {
-	"L3", "L3-pid", "L3-tmp", "S", "F", "none"
-};
+static const char *const layers[] = { "L3",	  "L3-pid", "L3-tmp", "L3-git",
+				      "L3-later", "S",	    "F",      "none" };
 
 static bool
 valid_layer(const char *s)

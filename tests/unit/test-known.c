@@ -65,7 +65,9 @@ test_applies(void **state)
 				   "f * F x\n"
 				   "n landlock none x\n"
 				   "p landlock L3-pid x\n"
-				   "t landlock L3-tmp x\n";
+				   "t landlock L3-tmp x\n"
+				   "g landlock L3-git x\n"
+				   "l landlock L3-later x\n";
 	struct known_limits *l = NULL;
 	char *cause = NULL;
 
@@ -87,6 +89,13 @@ test_applies(void **state)
 				  false));
 	assert_false(known_applies(&l->v[5], "landlock",
 				   KNOWN_L3 | KNOWN_L3_TMP, false));
+	assert_true(known_applies(&l->v[6], "landlock", KNOWN_L3, false));
+	assert_false(known_applies(&l->v[6], "landlock",
+				   KNOWN_L3 | KNOWN_L3_GIT, false));
+	assert_true(known_applies(&l->v[7], "landlock", KNOWN_L3 | KNOWN_L3_GIT,
+				  false));
+	assert_false(known_applies(&l->v[7], "landlock",
+				   KNOWN_L3 | KNOWN_L3_LATER, false));
 	known_free(l);
 }
 
@@ -99,7 +108,7 @@ static const struct {
 	{ "\nid docker L3 why\n",
 	  "t:2: unknown backend 'docker': use landlock, bwrap or *." },
 	{ "id landlock L4 why\n", "t:1: unknown layer 'L4': use L3, L3-pid, "
-				  "L3-tmp, S, F or none." },
+				  "L3-tmp, L3-git, L3-later, S, F or none." },
 	{ "id\n", "t:1: expected ID BACKENDS CLOSED-BY REASON; a known limit "
 		  "needs a reason." },
 };
