@@ -45,10 +45,10 @@ const struct known_limit *known_find(const struct known_limits *l,
 
 /* The parts of L3 a sandbox uses, for known_applies(). */
 enum {
-	KNOWN_L3 = 1 << 0,     /* namespaces: read-only view, ipc */
-	KNOWN_L3_PID = 1 << 1, /* a pid namespace with a fresh /proc */
-	KNOWN_L3_TMP = 1 << 2, /* a private /tmp */
-	KNOWN_L3_GIT = 1 << 3, /* protect-git's mounts */
+	KNOWN_L3 = 1 << 0,	 /* namespaces: read-only view, ipc */
+	KNOWN_L3_PID = 1 << 1,	 /* a pid namespace with a fresh /proc */
+	KNOWN_L3_TMP = 1 << 2,	 /* a private /tmp */
+	KNOWN_L3_GIT = 1 << 3,	 /* protect-git's mounts */
 	KNOWN_L3_LATER = 1 << 4, /* protect-later-run's mounts */
 };
 
@@ -56,8 +56,8 @@ enum {
  * Whether entry e still applies to a sandbox on backend that uses the
  * layers given: an entry closed by L3 stops applying once namespaces are
  * in use (l3 has KNOWN_L3), one closed by L3-pid, L3-tmp, L3-git or
- * L3-later only with that part of L3, one closed by S once the supervisor runs, one closed by F
- * on the bubblewrap backend.
+ * L3-later only with that part of L3, one closed by S once the supervisor runs,
+ * one closed by F on the bubblewrap backend.
  */
 bool known_applies(const struct known_limit *e, const char *backend,
 		   unsigned l3, bool use_supervisor);

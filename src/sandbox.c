@@ -213,8 +213,8 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	sb->ns.tmpfs_size = tmpfs_size(p);
 	/* DESIGN.md §11: only the sandbox's own terminals, where the
 	 * policy grants terminals at all. */
-	sb->ns.devpts = policy_access_at(p, "/dev/pts", NULL) !=
-			LLW_ACCESS_DENY;
+	sb->ns.devpts =
+		policy_access_at(p, "/dev/pts", NULL) != LLW_ACCESS_DENY;
 	sb->ns.fs = sb->fs;
 	sb->ns.policy = p;
 }

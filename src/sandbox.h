@@ -42,8 +42,8 @@ struct sandbox {
 	struct bwrap_plan *bwrap;      /* F, when backend is BWRAP */
 	struct gitguard *git;	       /* protect-git's entries, or NULL */
 	struct gitguard *later;	       /* protect-later-run's, or NULL */
-	char **git_limits;   /* what protect-git and protect-later-run cannot
-			      * protect here, for --explain */
+	char **git_limits; /* what protect-git and protect-later-run cannot
+			    * protect here, for --explain */
 	/* Layer substitution (layers.h): for each restriction the policy
 	 * asks for (asked), the layer that enforces it, LAYER_NONE for
 	 * none.  The facts are probed only when Landlock falls short. */
