@@ -50,13 +50,13 @@ struct sandbox {
 	bool asked[LAYERS_N];
 	enum layers_id enforced_by[LAYERS_N];
 	int userns_ok, supervisor_ok; /* 0 not probed, 1 yes, -1 no */
-	bool l2_deny_inet; /* seccomp stands in for port rules (none) */
-	char *supervisor_refused;     /* why S cannot run, or NULL */
-	char **not_enforced;	      /* every restriction dropped or missing */
-	bool learn;		      /* --learn: the supervisor observes paths */
-	int learn_fd;		      /* ... and writes them here (sandbox_exec) */
-	bool must_fail;		      /* a fatal loss without best effort */
-	char *fail_cause;	      /* why, when must_fail */
+	bool l2_deny_inet;	  /* seccomp stands in for port rules (none) */
+	char *supervisor_refused; /* why S cannot run, or NULL */
+	char **not_enforced;	  /* every restriction dropped or missing */
+	bool learn;		  /* --learn: the supervisor observes paths */
+	int learn_fd;		  /* ... and writes them here (sandbox_exec) */
+	bool must_fail;		  /* a fatal loss without best effort */
+	char *fail_cause;	  /* why, when must_fail */
 };
 
 /*
