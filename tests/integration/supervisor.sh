@@ -440,7 +440,9 @@ started() {
 n=31000
 for sig in KILL SEGV ABRT; do
 	n=$((n + 1))
-	spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default $S -- /bin/sh -c "exec sleep $n"
+	# (In a sanitizer build, AddressSanitizer would take SIGSEGV and
+	# exit 1 instead of dying of it.)
+	spawn_as_user env ASAN_OPTIONS=handle_segv=0 "$LLWRAP" --rx "$LLW_HELPERS" -p default $S -- /bin/sh -c "exec sleep $n"
 	sup=$spawned
 	started "sleep $n"
 	kill -"$sig" "$sup"

@@ -97,7 +97,7 @@ assert_well_formed(const unsigned char *out, size_t len)
 static void
 test_malformed(void **state)
 {
-	static const int fd = 3;
+	static const int fd = 3, two_fds[2] = { 3, 4 };
 	static const struct {
 		const char *name;
 		struct ent e[2];
@@ -146,7 +146,7 @@ test_malformed(void **state)
 		  0,
 		  0 },
 		{ "the last entry cut short",
-		  { { 0, SOL_SOCKET, SCM_RIGHTS, 2 * sizeof(int), &fd } },
+		  { { 0, SOL_SOCKET, SCM_RIGHTS, sizeof(two_fds), two_fds } },
 		  1,
 		  0,
 		  4 },
