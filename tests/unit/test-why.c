@@ -539,9 +539,14 @@ main(void)
 		cmocka_unit_test(test_bwrap),
 	};
 	const char *src = getenv("LLW_SRCDIR");
+	_cleanup_free_ char *raw = xasprintf("%s/conf", src ? src : ".");
 	int r;
 
-	conf_dir = xasprintf("%s/conf", src ? src : ".");
+	/* The policy records files normalised; LLW_SRCDIR holds ".." in a
+	 * distcheck build (_build/sub/..). */
+	conf_dir = realpath(raw, NULL);
+	if (conf_dir == NULL)
+		conf_dir = steal_pointer(&raw);
 	r = cmocka_run_group_tests_name("why", tests, NULL, NULL);
 	free(conf_dir);
 	return r;
