@@ -407,7 +407,17 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 			    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
 				continue;
 			v += n + strspn(v + n, " \t");
-			arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
+			/* One word, or one quoted without expansions. */
+			if ((*v == '"' || *v == '\'') &&
+			    strchr(v + 1, *v) != NULL) {
+				char q = *v++;
+
+				arg = xstrndup(v, strchr(v, q) - v);
+				if (strpbrk(arg, "$`") != NULL)
+					arg[0] = '\0';
+			} else {
+				arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
+			}
 			/* dotenv alone loads .env. */
 			if (*arg == '\0' &&
 			    strncmp(cmds[i], "dotenv", 6) == 0) {
