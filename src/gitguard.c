@@ -229,6 +229,15 @@ scan_gitdir(struct scan *s, const char *gitdir, int depth)
 			       xasprintf("%s does not exist: one created "
 					 "inside the sandbox would run later",
 					 hooks));
+	/* Nothing to mount on (conf/known-limits git.commondir). */
+	if (kind(s, cd) == 0)
+		strv_push(&s->g->missing, cd);
+	{
+		_cleanup_free_ char *cw = join(gitdir, "config.worktree");
+
+		if (kind(s, cw) == 0)
+			strv_push(&s->g->missing, cw);
+	}
 	if (kind(s, cd) == 'f') {
 		_cleanup_free_ char *line = first_line(s, cd);
 
@@ -383,6 +392,17 @@ static const char *const later_dirs[] = { ".vscode", ".idea", ".opencode" };
 static const char *const later_files[] = { ".envrc", ".mcp.json",
 					   "opencode.json", "opencode.jsonc" };
 
+/* A file .envrc loads that is missing: noted, and checked after the run. */
+static void
+note_missing(struct scan *s, const char *path)
+{
+	strv_push(&s->g->missing, path);
+	strv_push_take(&s->g->notes,
+		       xasprintf("%s (loaded by .envrc) does not exist: one "
+				 "created inside the sandbox would run later",
+				 path));
+}
+
 /* The paths .envrc names after the direnv commands that load files. */
 static void
 scan_envrc(struct scan *s, const char *project, const char *envrc)
@@ -430,14 +450,9 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 			if (path_under(path, project) && kind(s, path) != 0)
 				add(s, path, GITGUARD_RO,
 				    "loaded by .envrc (direnv)");
-			else if (path_under(path, project))
-				strv_push_take(
-					&s->g->notes,
-					xasprintf("%s (loaded by .envrc) does "
-						  "not exist: one created "
-						  "inside the sandbox would "
-						  "run later",
-						  path));
+			else if (path_under(path, project) &&
+				 !strv_contains(s->g->missing, path))
+				note_missing(s, path);
 			break;
 		}
 	}
@@ -461,10 +476,12 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 	for (size_t i = 0; i < ARRAY_SIZE(later_files); i++) {
 		_cleanup_free_ char *p = join(project, later_files[i]);
 
-		if (kind(&s, p) != 0)
+		if (kind(&s, p) != 0) {
 			add(&s, p, GITGUARD_RO, "run later, outside");
-		else
+		} else {
 			strv_push(&missing, later_files[i]);
+			strv_push(&g->missing, p);
+		}
 	}
 	/* .envrc.local and the like: what .envrc files source beside it. */
 	if ((names = fs->list(fs->ctx, project)) != NULL)
@@ -518,6 +535,7 @@ gitguard_free(struct gitguard *g)
 	}
 	free(g->v);
 	strv_free(g->notes);
+	strv_free(g->missing);
 	free(g);
 }
 

@@ -34,6 +34,9 @@ struct gitguard {
 	struct gitguard_entry *v;
 	size_t n;
 	char **notes; /* what cannot be protected, for --explain */
+	/* Paths that do not exist and would be run or read later if the
+	 * command created them: checked again after the run. */
+	char **missing;
 };
 
 /* The file system as gitguard_scan() sees it. */

@@ -1155,8 +1155,10 @@ options_done:
 		 * namespace), after a failing command: what was blocked. */
 		if (footer_log != NULL && status != 0 && getpid() != 1)
 			print_footer(footer_log, footer_off, policy->name);
-		if (getpid() != 1)
+		if (getpid() != 1) {
 			limit_message(policy, status);
+			sandbox_check_created(sb);
+		}
 		/*
 		 * A monitor or pid 1, after the command ended.  It leaves with
 		 * _exit, as a forked helper does: no exit handler runs in a

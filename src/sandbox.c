@@ -853,6 +853,31 @@ sandbox_l3_parts(const struct sandbox *sb)
 	       (sb->policy->protect_later_run ? KNOWN_L3_LATER : 0);
 }
 
+int
+sandbox_check_created(const struct sandbox *sb)
+{
+	const struct gitguard *g[] = { sb->git, sb->later };
+	struct stat st;
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
+		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
+		     m != NULL && *m != NULL; m++) {
+			if (lstat(*m, &st) < 0)
+				continue;
+			fprintf(stderr,
+				"llwrap: warning: the command created %s, "
+				"which %s reads later, outside the sandbox; "
+				"review it before %s does (llwrap cannot "
+				"protect a path that does not exist yet)\n",
+				*m,
+				g[i] == sb->git ? "git" : "direnv or an editor",
+				g[i] == sb->git ? "git" : "it");
+			n++;
+		}
+	return n;
+}
+
 void
 sandbox_free(struct sandbox *sb)
 {

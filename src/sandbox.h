@@ -75,6 +75,15 @@ void sandbox_free(struct sandbox *sb);
 unsigned sandbox_l3_parts(const struct sandbox *sb);
 
 /*
+ * After the command ended (a monitor only): warn on stderr about each
+ * path protect-git or protect-later-run could not protect because it did
+ * not exist, and that exists now (a .git/commondir, an .envrc), so that
+ * the user reviews it before git, direnv or an editor uses it.  Returns
+ * how many were found.
+ */
+int sandbox_check_created(const struct sandbox *sb);
+
+/*
  * Create the missing directories of p->mkdirs (mode 0700, parents too).
  * Called before sandbox_prepare() so rules on them compile; --explain
  * does not call it.  Returns 0, or -errno with *cause naming the rule.

@@ -125,6 +125,20 @@ done
 	ok "... .git stayed in place (pinned)" || not_ok ".git was moved"
 
 make_repo "$PROJ"
+# The known limit (git.commondir): a commondir created inside cannot be
+# refused, but the monitor names it once the command is gone.
+rm -f "$PROJ/.git/commondir"
+run llw -p opencode $BE -- /bin/sh -c 'echo /nowhere >.git/commondir'
+if bwrap_backend; then
+	skip "the warning needs llwrap's own monitor, which bubblewrap replaces"
+else
+	expect_output "a .git/commondir created inside is named after the run" \
+		"warning: the command created $PROJ/\\.git/commondir, which git reads later"
+fi
+rm -f "$PROJ/.git/commondir"
+run llw -p opencode $BE -- /bin/true
+expect_no_output "... and nothing is said when nothing was created" "warning: the command created"
+
 # The legitimate twin: git works inside, and normally outside after.
 run llw -p opencode $BE -q -- /bin/sh -c \
 	'echo b >>a && git add a && git commit -qm inside && git status --short &&
