@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/inotify.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -616,6 +617,45 @@ t_own_tmp(struct result *r)
 	close(fd);
 	unlink(p);
 	set(r, OUT_OK, "created a file of its own in /tmp");
+}
+
+/* Watch a directory the sandbox may not read: the events say when the
+ * user opens or changes the files there (DESIGN.md §11, watching). */
+static void
+a_inotify(struct result *r)
+{
+	int fd;
+
+	if (!need(r, "SECRET_DIR"))
+		return;
+	fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0) {
+		blocked(r, "inotify_init1");
+		return;
+	}
+	if (inotify_add_watch(fd, fx("SECRET_DIR"), IN_OPEN | IN_MODIFY) < 0)
+		blocked(r, "inotify_add_watch");
+	else
+		set(r, OUT_ESCAPED, "watching %s (opens and changes there)",
+		    fx("SECRET_DIR"));
+	close(fd);
+}
+
+/* The twin: a file watcher in the project (npm run dev, cargo watch). */
+static void
+t_inotify(struct result *r)
+{
+	int fd;
+
+	if (!need(r, "WORK"))
+		return;
+	fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0 || inotify_add_watch(fd, fx("WORK"), IN_MODIFY) < 0)
+		failed(r, "inotify_add_watch in the project");
+	else
+		set(r, OUT_OK, "watching the project");
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The other shared scratch directories: /dev/shm and /var/tmp. */
@@ -3129,6 +3169,8 @@ static const struct probe {
 	  a_outside_create, t_create, 0 },
 	{ "fs.host-tmp", "read a file in the host's /tmp", a_host_tmp,
 	  t_own_tmp, 0 },
+	{ "fs.inotify", "inotify watch on a directory it cannot read",
+	  a_inotify, t_inotify, 0 },
 	{ "fs.host-shm", "read a file in the host's /dev/shm", a_host_shm,
 	  t_own_shm, 0 },
 	{ "fs.host-vartmp", "read a file in the host's /var/tmp", a_host_vartmp,
