@@ -7,7 +7,10 @@
  *
  *   ab N CMD [ARG...] [::: CMD [ARG...]]...
  *
- * Output: one line per command, "median_us p10_us diff_us name".
+ * Output: one line per command, "median_us p10_us diff_us p90_us name".
+ * Environment: AB_WARMUP, the rounds run first and not counted (default
+ * 20; long workloads want fewer); AB_TIMEOUT, seconds after which a run
+ * is killed (SIGALRM) and counts as a failure (default none).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -19,7 +22,6 @@
 #include <unistd.h>
 
 #define MAX_CMDS 16
-#define WARMUP	 20
 
 static double
 now_us(void)
@@ -38,6 +40,8 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static unsigned timeout_s;
+
 static double
 run(char **argv, int devnull)
 {
@@ -51,6 +55,7 @@ run(char **argv, int devnull)
 	}
 	if (pid == 0) {
 		dup2(devnull, 1);
+		alarm(timeout_s);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -72,7 +77,7 @@ main(int argc, char **argv)
 {
 	char **cmd[MAX_CMDS];
 	double *t[MAX_CMDS], *d;
-	int n, nc = 0, devnull;
+	int n, nc = 0, devnull, warmup = 20;
 
 	if (argc < 3 || (n = atoi(argv[1])) < 1) {
 		fprintf(stderr, "usage: ab N CMD [ARG...] [::: CMD...]...\n");
@@ -89,6 +94,10 @@ main(int argc, char **argv)
 		argv[i] = NULL;
 		cmd[nc++] = argv + i + 1;
 	}
+	if (getenv("AB_WARMUP") != NULL)
+		warmup = atoi(getenv("AB_WARMUP"));
+	if (getenv("AB_TIMEOUT") != NULL)
+		timeout_s = (unsigned)atoi(getenv("AB_TIMEOUT"));
 	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	for (int c = 0; c < nc; c++)
 		t[c] = calloc(n, sizeof(double));
@@ -98,13 +107,13 @@ main(int argc, char **argv)
 		return 1;
 	}
 	/* Round i runs every command once, starting from a different one. */
-	for (int i = 0; i < n + WARMUP; i++)
+	for (int i = 0; i < n + warmup; i++)
 		for (int j = 0; j < nc; j++) {
 			int c = (i + j) % nc;
 			double us = run(cmd[c], devnull);
 
-			if (i >= WARMUP)
-				t[c][i - WARMUP] = us;
+			if (i >= warmup)
+				t[c][i - warmup] = us;
 		}
 	for (int c = 0; c < nc; c++) {
 		double diff;
@@ -116,7 +125,8 @@ main(int argc, char **argv)
 		/* t[0] is still needed unsorted for the later commands. */
 		memcpy(d, t[c], n * sizeof(double));
 		qsort(d, n, sizeof(double), cmp_double);
-		printf("%.0f %.0f %+.0f", d[n / 2], d[n / 10], diff);
+		printf("%.0f %.0f %+.0f %.0f", d[n / 2], d[n / 10], diff,
+		       d[n - 1 - n / 10]);
 		for (char **a = cmd[c]; *a != NULL; a++)
 			printf(" %s", *a);
 		printf("\n");

@@ -56,5 +56,5 @@ echo "|---|---:|---:|---:|"
 sed -e "s|$work/thousand.ini|<1000 rules>|" -e "s|$work/wrap|exec-only static wrapper|" \
 	-e "s|$work/floor .* -- |kernel floor (17 rules, seccomp) |" \
 	-e "s|${BASE:-@none@}|BASE|" -e "s|$LLWRAP|llwrap|" "$work/out" |
-	awk '{ name = $4; for (i = 5; i <= NF; i++) name = name " " $i
+	awk '{ name = $5; for (i = 6; i <= NF; i++) name = name " " $i
 		printf "| %s | %d | %d | %s |\n", name, $1, $2, $3 }'
