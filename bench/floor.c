@@ -7,16 +7,31 @@
  * exec.  bench/compare.sh times it beside llwrap: what is left between
  * the two is llwrap's own cost.  Not a test.
  *
- *   floor PATH... -- CMD [ARG...]
+ * With --ns, first the namespace and mount work of an L3 profile such as
+ * -p opencode (bench/run): a user namespace mapping the caller, ipc and
+ * pid namespaces; pid 1 makes a private mount namespace, acquires a
+ * detached recursive clone of each --rw root, a read-only clone of each
+ * --mask, a fresh proc and a tmpfs for /tmp, makes the whole tree
+ * read-only, attaches them, and after Landlock and seccomp starts the
+ * command as its child (clone with CLONE_VFORK, as llwrap's pid 1 does)
+ * and waits for it.  Three processes, as under llwrap.
+ *
+ *   floor [--ns [--rw DIR]... [--mask PATH]...] PATH... -- CMD [ARG...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "compat/landlock.h"
@@ -33,11 +48,157 @@ die(const char *what)
 	return 125;
 }
 
+#define MAX_MOUNTS 64
+
+struct mnt {
+	const char *path;
+	int fd;
+};
+
+static int
+write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0 || write(fd, text, strlen(text)) < 0)
+		r = -1;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/* The outer process: the user, ipc and pid namespaces; returns in pid 1
+ * (which goes on), or exits with its status. */
+static void
+ns_enter(void)
+{
+	char map[64];
+	int status;
+	pid_t pid;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWPID) < 0)
+		exit(die("unshare"));
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if (write_file("/proc/self/uid_map", map) < 0)
+		exit(die("uid_map"));
+	if (write_file("/proc/self/setgroups", "deny") < 0)
+		exit(die("setgroups"));
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	if (write_file("/proc/self/gid_map", map) < 0)
+		exit(die("gid_map"));
+	pid = fork();
+	if (pid < 0)
+		exit(die("fork"));
+	if (pid == 0)
+		return;
+	if (waitpid(pid, &status, 0) < 0)
+		exit(die("waitpid"));
+	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+static int
+fs_instance(const char *type)
+{
+	int fs = fsopen(type, FSOPEN_CLOEXEC), fd;
+
+	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return -1;
+	fd = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+	close(fs);
+	return fd;
+}
+
+/* pid 1: the mount view (ns.c's three steps), in path order; m[first_mask]
+ * and after are read-only binds. */
+static void
+ns_view(struct mnt *m, int n, int first_mask)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		exit(die("pdeathsig"));
+	if (unshare(CLONE_NEWNS) < 0)
+		exit(die("unshare(CLONE_NEWNS)"));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		exit(die("MS_PRIVATE"));
+	for (int i = 0; i < n; i++) {
+		if (strcmp(m[i].path, "/proc") == 0)
+			m[i].fd = fs_instance("proc");
+		else if (strcmp(m[i].path, "/tmp") == 0)
+			m[i].fd = fs_instance("tmpfs");
+		else
+			m[i].fd = open_tree(
+				AT_FDCWD, m[i].path,
+				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+					(i < first_mask ? AT_RECURSIVE : 0));
+		if (m[i].fd < 0)
+			exit(die(m[i].path));
+		if (i >= first_mask && mount_setattr(m[i].fd, "", AT_EMPTY_PATH,
+						     &ro, sizeof(ro)) < 0)
+			exit(die("mount_setattr"));
+	}
+	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+		exit(die("mount_setattr(/)"));
+	for (int i = 0; i < n; i++) {
+		if (move_mount(m[i].fd, "", AT_FDCWD, m[i].path,
+			       MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			exit(die(m[i].path));
+		close(m[i].fd);
+	}
+}
+
+/* pid 1 starts the command as its child and waits for it. */
+static int
+spawn_wait(char **argv)
+{
+	int status;
+	pid_t pid = vfork();
+
+	if (pid < 0)
+		return die("vfork");
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return die("waitpid");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct llw_ruleset_attr attr = { 0 };
-	int abi, rfd, i;
+	struct mnt rw[MAX_MOUNTS], mask[MAX_MOUNTS], all[2 * MAX_MOUNTS + 2];
+	int abi, rfd, i, nrw = 0, nmask = 0, n = 0;
+	bool ns = false;
+
+	for (; argc > 1; argc--, argv++) {
+		if (strcmp(argv[1], "--ns") == 0)
+			ns = true;
+		else if (strcmp(argv[1], "--rw") == 0 && argc > 2 &&
+			 nrw < MAX_MOUNTS)
+			rw[nrw++].path = (argc--, ++argv)[1];
+		else if (strcmp(argv[1], "--mask") == 0 && argc > 2 &&
+			 nmask < MAX_MOUNTS)
+			mask[nmask++].path = (argc--, ++argv)[1];
+		else
+			break;
+	}
+	if (ns) {
+		ns_enter();
+		/* The fresh proc and /tmp first, then the writable roots,
+		 * then the masks on top of them. */
+		all[n++] = (struct mnt){ "/proc", -1 };
+		all[n++] = (struct mnt){ "/tmp", -1 };
+		for (i = 0; i < nrw; i++)
+			all[n++] = rw[i];
+		for (i = 0; i < nmask; i++)
+			all[n++] = mask[i];
+		ns_view(all, n, 2 + nrw);
+	}
 
 	abi = sys_landlock_create_ruleset(NULL, 0, LLW_CREATE_RULESET_VERSION);
 	if (abi < 1)
@@ -84,6 +245,9 @@ main(int argc, char **argv)
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
 		    &filter_programs[DEFAULT_PROGRAM]) < 0)
 		return die("seccomp");
-	execv(argv[i + 1], argv + i + 1);
-	return die(argv[i + 1]);
+	if (!ns) {
+		execv(argv[i + 1], argv + i + 1);
+		return die(argv[i + 1]);
+	}
+	return spawn_wait(argv + i + 1);
 }
