@@ -10,18 +10,22 @@ LLWRAP=$build/llwrap
 export LLWRAP_PROFILE_PATH=$top/conf
 [ -x "$LLWRAP" ] || { echo "no $LLWRAP: build first"; exit 1; }
 
-# thousand_rules DIR: write DIR/thousand.ini, a profile of 1,000 ro rules
-# on existing directories DIR/tree/d0 ... d999, on top of default.
-thousand_rules() {
+# rules_profile FILE TREE N: write FILE, a profile of N ro rules on
+# existing directories TREE/d0 ... d(N-1), on top of default.
+rules_profile() {
+	awk -v t="$2" -v n="$3" 'BEGIN { for (i = 0; i < n; i++) print t "/d" i }' >"$1.dirs"
+	xargs mkdir -p <"$1.dirs"
 	{
 		echo "[profile]"
 		echo "include = default"
 		echo "[filesystem]"
-		i=0
-		while [ $i -lt 1000 ]; do
-			mkdir -p "$1/tree/d$i"
-			echo "ro = $1/tree/d$i"
-			i=$((i + 1))
-		done
-	} >"$1/thousand.ini"
+		sed 's/^/ro = /' "$1.dirs"
+	} >"$1"
+	rm -f "$1.dirs"
+}
+
+# thousand_rules DIR: write DIR/thousand.ini, a profile of 1,000 ro rules
+# on existing directories DIR/tree/d0 ... d999, on top of default.
+thousand_rules() {
+	rules_profile "$1/thousand.ini" "$1/tree" 1000
 }

@@ -11,6 +11,9 @@
 # native rate (the supervisor is not in the data path); the supervisor's
 # RSS stays under 2 MiB.
 #
+# Environment: N, MIB (sizes); KV, a file to which the figures are also
+# written as key=value lines (bench/run reads them).
+#
 # Needs: make check's helpers built (tests/helpers/netprobe), python3,
 # curl; srt, bwrap, socat and rg for the srt column (else it says why).
 set -eu
@@ -101,6 +104,25 @@ mb() { awk -v b="$1" 'BEGIN { if (b + 0 > 0) printf "%.0f", b / 1048576; else pr
 ms() { awk -v s="$1" 'BEGIN { if (s + 0 > 0) printf "%.2f", s * 1000; else print s }'; }
 us() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000 }'; }
 
+if [ -n "${KV:-}" ]; then
+	cat >"$KV" <<EOF
+nat_lat=$nat_lat
+ll_lat=$ll_lat
+sup_lat=$sup_lat
+nat_bulk=$nat_bulk
+sup_bulk=$sup_bulk
+nat_ttfb=$nat_ttfb
+sup_ttfb=$sup_ttfb
+srt_ttfb=$srt_ttfb
+nat_speed=$nat_speed
+sup_speed=$sup_speed
+srt_speed=$srt_speed
+sup_hwm=$rss
+sup_anon=$anon
+sup_pss=$pss
+srt_note='$srt_note'
+EOF
+fi
 cat <<EOF
 ## Network supervisor
 
