@@ -78,6 +78,12 @@ dev_is_provided(const char *path)
 	return path_under(path, "/dev/pts") || path_under(path, "/dev/shm");
 }
 
+/* Where bwrap is looked for before PATH: Ubuntu's AppArmor profile lets
+ * only /usr/bin/bwrap create user namespaces; NixOS's security wrapper
+ * (a setuid bwrap where the system has one) is in /run/wrappers/bin. */
+static const char *const fixed_paths[] = { "/usr/bin/bwrap",
+					   "/run/wrappers/bin/bwrap" };
+
 void
 bwrap_find(const char *path_env, struct bwrap_binary *b)
 {
@@ -85,8 +91,9 @@ bwrap_find(const char *path_env, struct bwrap_binary *b)
 
 	b->path = NULL;
 	b->setuid = false;
-	if (access("/usr/bin/bwrap", X_OK) == 0)
-		b->path = xstrdup("/usr/bin/bwrap");
+	for (size_t i = 0; b->path == NULL && i < ARRAY_SIZE(fixed_paths); i++)
+		if (access(fixed_paths[i], X_OK) == 0)
+			b->path = xstrdup(fixed_paths[i]);
 	for (const char *s = path_env; b->path == NULL && s && *s != '\0';) {
 		size_t n = strcspn(s, ":");
 
@@ -121,8 +128,8 @@ bwrap_usable(const struct bwrap_binary *b, char **cause)
 
 	if (b->path == NULL) {
 		*cause = xstrdup("bwrap was not found (looked at "
-				 "/usr/bin/bwrap and on PATH); install "
-				 "bubblewrap");
+				 "/usr/bin/bwrap, /run/wrappers/bin/bwrap "
+				 "and on PATH); install bubblewrap");
 		return false;
 	}
 	if (b->setuid)

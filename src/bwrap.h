@@ -64,9 +64,9 @@ bool bwrap_fallback_wanted(const struct ruleset_kernel *k);
 
 /*
  * Find bwrap: /usr/bin/bwrap first (Ubuntu's AppArmor profile lets only
- * that path create user namespaces), then each directory of path_env (a
- * PATH value, may be NULL).  Fills b; b->path stays NULL when none is
- * executable.
+ * that path create user namespaces), then /run/wrappers/bin/bwrap
+ * (NixOS), then each directory of path_env (a PATH value, may be NULL).
+ * Fills b; b->path stays NULL when none is executable.
  */
 void bwrap_find(const char *path_env, struct bwrap_binary *b);
 
