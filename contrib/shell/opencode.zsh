@@ -1,0 +1,7 @@
+# opencode under llwrap, for zsh: source this file from ~/.zshrc, e.g.
+#   source /usr/share/llwrap/shell/opencode.zsh
+# Then "opencode ..." runs inside llwrap's opencode profile, and
+# "command opencode ..." runs opencode itself, outside the sandbox.
+opencode() {
+	llwrap -p opencode -- opencode "$@"
+}
