@@ -1,0 +1,158 @@
+#!/bin/sh
+# The llwrap profile the module generates (render.nix, the same function
+# module.nix calls), run for real, no NixOS needed: the scenarios of
+# seed 000 (and the supervisor's half of seed 001) hold under it.  Two
+# instances, a (allow-lists, network isolation) and b (defaults), run as
+# the suite's one unprivileged user, so what keeps them apart here is
+# llwrap alone; on NixOS their own uids and 0700 state add to it.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+. "$LLW_SRCDIR/contrib/nixos/tests/lib.sh"
+
+have_nix || skip_rest "nix-instantiate is not installed (Debian: apt install nix-bin)"
+userns_works || skip_rest "unprivileged user namespaces are unavailable: the opencode profile needs them (L3)"
+"$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable" ||
+	skip_rest "the network supervisor is unavailable here, and the generated profiles need it (listen, unix, allow-cidr)"
+
+R=$T/r
+SOCK=$R/run/postgresql/.s.PGSQL.5432
+OTHER_SOCK=$R/run/other/.s.other
+mkdir -p "$R/srv/a" "$R/srv/b" "$R/var/lib/my-cache" "$R/run/postgresql" "$R/run/other"
+for n in a b; do
+	for d in home config config/opencode data state cache; do
+		mkdir -p "$R/state/$n/$d"
+	done
+	echo "state of $n" >"$R/state/$n/home/secret"
+	chmod -R go-rwx "$R/state/$n"
+done
+chown -R "$TEST_UID:$TEST_GID" "$R/srv" "$R/state" "$R/var"
+
+# Servers outside the sandbox: TCP on 127.0.0.2 (inside a's CIDR) and
+# 127.0.0.3 (outside it), and two unix sockets (only one listed).
+cat >"$T/srv.py" <<'PY'
+import os, select, socket, sys
+out, socks = sys.argv[1], []
+for a in ("127.0.0.2", "127.0.0.3"):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((a, 0))
+    s.listen(16)
+    socks.append(s)
+for p in sys.argv[2:]:
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(p)
+    os.chmod(p, 0o777)
+    s.listen(16)
+    socks.append(s)
+open(out + ".tmp", "w").write(" ".join(str(s.getsockname()[1]) for s in socks[:2]) + "\n")
+os.rename(out + ".tmp", out)
+while True:
+    for s in select.select(socks, [], [], 60)[0]:
+        s.accept()[0].close()
+PY
+python3 "$T/srv.py" "$T/ports" "$SOCK" "$OTHER_SOCK" &
+bg_pids="$bg_pids $!"
+i=0
+while [ ! -s "$T/ports" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+read -r P_IN P_OUT <"$T/ports" || skip_rest "the test servers did not start"
+chmod 755 "$R/run" "$R/run/postgresql" "$R/run/other"
+
+PORT_A=$(free_port)
+PORT_B=$(free_port)
+args="portA = $PORT_A; portB = $PORT_B; socket = \"$SOCK\"; cidrs = [ \"127.0.0.2/32\" ];"
+for n in a b; do
+	if ! render profile "$n" "$R" "$args" >"$T/$n.ini"; then
+		skip_rest "render.nix did not render the profile of $n"
+	fi
+done
+diag "instance a's profile:"
+sed 's/^/#   /' "$T/a.ini"
+
+# inst NAME CMD...: CMD as instance NAME runs it: its environment (HOME
+# and XDG inside its state), llwrap with the module's arguments.
+inst() {
+	_n=$1
+	shift
+	as_user env HOME="$R/state/$_n/home" XDG_CONFIG_HOME="$R/state/$_n/config" \
+		XDG_DATA_HOME="$R/state/$_n/data" XDG_STATE_HOME="$R/state/$_n/state" \
+		XDG_CACHE_HOME="$R/state/$_n/cache" \
+		"$LLWRAP" --backend landlock --name "opencode-$_n" --profile "$T/$_n.ini" \
+		--directory "$R/srv/$_n" --rx "$LLW_HELPERS" -- "$@"
+}
+
+# Default-deny filesystem policy.
+expect_succeeded "a writes in its directory" inst a "$PROBE" write "$R/srv/a/file"
+expect_succeeded "a writes in its state (HOME)" inst a "$PROBE" write "$R/state/a/home/file"
+expect_succeeded "a writes its opencode configuration" inst a "$PROBE" write "$R/state/a/config/opencode/opencode.json"
+expect_succeeded "a reads /nix/store or /usr (read-only system paths)" inst a "$PROBE" read /usr/lib/os-release
+expect_denied "... and cannot write there" inst a "$PROBE" write /usr/lib/llwrap-nixos-test
+expect_denied "a cannot write outside the allowed paths" inst a "$PROBE" write "$OUTSIDE/file"
+expect_denied "a cannot write to /etc" inst a "$PROBE" write /etc/llwrap-nixos-test
+expect_denied "a cannot plant a profile in its XDG_CONFIG_HOME/llwrap (read at the next start)" \
+	inst a "$PROBE" mkdir "$R/state/a/config/llwrap"
+expect_denied "a cannot rename its state layout around" \
+	inst a "$PROBE" rename "$R/state/a/config" "$R/state/a/config.old"
+
+# Allow-lists.
+expect_succeeded "a writes sandbox.readWritePaths (/var/lib/my-cache)" inst a "$PROBE" write "$R/var/lib/my-cache/x"
+expect_denied "b, without that allow-list entry, cannot" inst b "$PROBE" write "$R/var/lib/my-cache/y"
+
+# Cross-instance state.
+expect_succeeded "b reads its own state" inst b "$PROBE" read "$R/state/b/home/secret"
+expect_denied "a cannot read b's state" inst a "$PROBE" read "$R/state/b/home/secret"
+expect_denied "a cannot write into b's state" inst a "$PROBE" write "$R/state/b/home/planted"
+expect_denied "a cannot list b's state" inst a "$PROBE" ls "$R/state/b"
+expect_denied "b cannot read a's directory" inst b "$PROBE" read "$R/srv/a/file"
+
+# Unix sockets.
+expect_succeeded "a connects to the listed socket (.s.PGSQL.5432)" inst a "$PROBE" unix-connect "$SOCK"
+expect_denied "a cannot connect to an unlisted socket" inst a "$PROBE" unix-connect "$OTHER_SOCK"
+expect_denied "b (no socket listed) cannot connect to .s.PGSQL.5432" inst b "$PROBE" unix-connect "$SOCK"
+
+# /proc shows only the instance's processes: a process of the same user
+# outside is invisible.
+as_user sleep 300 &
+outside_pid=$!
+bg_pids="$bg_pids $outside_pid"
+sleep 0.2
+host_sleep=$(pgrep -P "$outside_pid" sleep 2>/dev/null || echo "$outside_pid")
+run inst a "$PROBE" ls /proc
+if [ "$rc" -eq 0 ] && ! printf '%s\n' "$out" | grep -qx "$host_sleep"; then
+	ok "a's /proc does not show a process of the same uid outside"
+else
+	not_ok "a's /proc does not show a process of the same uid outside"
+	diag "status $rc, pid $host_sleep: $out"
+fi
+expect_succeeded "... while its own (/proc/self/status) is there" inst a "$PROBE" read /proc/self/status
+expect_denied "a cannot read that process's environ" inst a "$PROBE" read "/proc/$host_sleep/environ"
+
+# Outbound CIDRs and the listen address (llwrap's supervisor).
+expect_succeeded "a connects inside its CIDR (127.0.0.2/32)" inst a "$PROBE" tcp-connect 127.0.0.2 "$P_IN"
+expect_denied "a cannot connect outside it (127.0.0.3)" inst a "$PROBE" tcp-connect 127.0.0.3 "$P_OUT"
+expect_succeeded "a binds its listen address 127.0.0.1:$PORT_A" inst a "$PROBE" tcp-bind 127.0.0.1 "$PORT_A"
+expect_denied "a cannot bind the any-address on that port" inst a "$PROBE" tcp-bind 0.0.0.0 "$PORT_A"
+expect_denied "a cannot bind b's port" inst a "$PROBE" tcp-bind 127.0.0.1 "$PORT_B"
+
+# Under systemd's ProtectProc=invisible and ProcSubset=pid (a /proc with
+# hidepid=invisible,subset=pid), llwrap still starts: its pid namespace
+# mounts a fresh /proc.
+if [ "$(id -u)" -eq 0 ]; then
+	cat >"$T/subset.sh" <<'SH'
+umount -l /proc && mount -t proc -o hidepid=invisible,subset=pid proc /proc || exit 3
+exec "$@"
+SH
+	expect_succeeded "under ProtectProc=invisible and ProcSubset=pid, a starts and works" \
+		unshare -m --propagation private sh "$T/subset.sh" \
+		setpriv --reuid="$TEST_UID" --regid="$TEST_GID" --clear-groups \
+		--inh-caps=-all --bounding-set=-all -- \
+		env -i PATH=/usr/bin:/bin HOME="$R/state/a/home" \
+		XDG_CONFIG_HOME="$R/state/a/config" LLWRAP_PROFILE_PATH="$LLWRAP_PROFILE_PATH" \
+		"$LLWRAP" --backend landlock --name opencode-a --profile "$T/a.ini" \
+		--directory "$R/srv/a" --rx "$LLW_HELPERS" -- "$PROBE" write "$R/srv/a/subset"
+else
+	skip "emulating ProtectProc needs root (a private mount namespace)"
+fi
+
+done_testing
