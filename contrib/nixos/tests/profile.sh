@@ -132,7 +132,28 @@ expect_denied "a cannot read that process's environ" inst a "$PROBE" read "/proc
 expect_succeeded "a connects inside its CIDR (127.0.0.2/32)" inst a "$PROBE" tcp-connect 127.0.0.2 "$P_IN"
 expect_denied "a cannot connect outside it (127.0.0.3)" inst a "$PROBE" tcp-connect 127.0.0.3 "$P_OUT"
 expect_succeeded "a binds its listen address 127.0.0.1:$PORT_A" inst a "$PROBE" tcp-bind 127.0.0.1 "$PORT_A"
-expect_denied "a cannot bind the any-address on that port" inst a "$PROBE" tcp-bind 0.0.0.0 "$PORT_A"
+# A server asking for the any-address lands on 127.0.0.1 only: not
+# reachable at another local address (127.0.0.2), reachable at 127.0.0.1.
+inst a "$PROBE" tcp-serve 0.0.0.0 "$PORT_A" 1 >"$T/serve.out" 2>&1 &
+serve_pid=$!
+bg_pids="$bg_pids $serve_pid"
+i=0
+while ! grep -q SUCCEEDED "$T/serve.out" && kill -0 "$serve_pid" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+conn() {
+	python3 -c 'import socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), 3).close()
+    print("connected")
+except OSError as e:
+    print("refused", e)' "$@"
+}
+run conn 127.0.0.2 "$PORT_A"
+expect_output "a's server asked for 0.0.0.0:$PORT_A is not on the any-address (127.0.0.2 refused)" '^refused'
+run conn 127.0.0.1 "$PORT_A"
+expect_output "... it listens on 127.0.0.1:$PORT_A" '^connected'
 expect_denied "a cannot bind b's port" inst a "$PROBE" tcp-bind 127.0.0.1 "$PORT_B"
 
 # Under systemd's ProtectProc=invisible and ProcSubset=pid (a /proc with
