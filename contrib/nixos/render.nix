@@ -30,9 +30,9 @@ let
   lines = l: concatStringsSep "\n" l + "\n";
 in
 rec {
-  # Instance names: they become a user name, a unit name, an nftables
-  # table name and a log prefix.
-  namePattern = "[a-z][a-z0-9-]{0,30}";
+  # Instance names: they become a user name (opencode-<name>, at most 31
+  # characters), a unit name, an nftables table name and a log prefix.
+  namePattern = "[a-z][a-z0-9-]{0,21}";
   validName = n: match namePattern n != null;
 
   # Paths llwrap profiles can hold: absolute, no blanks (a value is a

@@ -5,6 +5,7 @@
   runCommand,
   bash,
   coreutils,
+  gnused,
   systemd,
   llwrap,
   opencode,
@@ -25,5 +26,5 @@ runCommand "llwrap-agent"
       --replace-fail '@llwrap@' '${llwrap}' \
       --replace-fail '@opencode@' '${opencode}' \
       --replace-fail 'SYSTEMCTL=''${LLWRAP_AGENT_SYSTEMCTL:-systemctl}' 'SYSTEMCTL=''${LLWRAP_AGENT_SYSTEMCTL:-${systemd}/bin/systemctl}'
-    sed -i '2a PATH=${coreutils}/bin:$PATH' $out/bin/llwrap-agent
+    sed -i '2a PATH=${coreutils}/bin:${gnused}/bin:$PATH' $out/bin/llwrap-agent
   ''

@@ -48,7 +48,7 @@ run nix_str "let d = import $NIXOS/default.nix { pkgs.callPackage = f: a: { call
 expect_output "default.nix: llwrap is callPackage ./package.nix" 'contrib/nixos/package\.nix$'
 
 run nix_str "let c = import $NIXOS/agents/default.nix {
-	lib = $stub_lib; bash = \"/bash\"; coreutils = \"/coreutils\";
+	lib = $stub_lib; bash = \"/bash\"; coreutils = \"/coreutils\"; gnused = \"/gnused\";
 	systemd = \"/systemd\"; llwrap = \"/llwrap\"; opencode = \"/opencode\";
 	runCommand = n: a: s: { inherit n s; inherit (a.meta) mainProgram; }; };
 	in c.n + \" \" + c.mainProgram + \"\n\" + c.s"
