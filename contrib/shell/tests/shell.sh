@@ -82,6 +82,23 @@ else
 	run complete_bash llwrap wh
 	expect_no_output "bash: no why offered (this llwrap does not have it yet)" '^why$'
 fi
+# With bash-completion loaded, the command's own completion takes over
+# after it (_command_offset).
+BC=/usr/share/bash-completion/bash_completion
+if [ -r "$BC" ]; then
+	run env PATH="$T/real:/usr/bin:/bin" HOME="$T" bash --norc -c '
+		. "$1"
+		. "$0"
+		COMP_WORDS=(llwrap -p default -- ech)
+		COMP_CWORD=4
+		COMP_LINE="llwrap -p default -- ech"
+		COMP_POINT=${#COMP_LINE}
+		_llwrap
+		printf "%s\n" "${COMPREPLY[@]}"' "$S/bash/llwrap" "$BC"
+	expect_output "bash with bash-completion: the command after -- (_command_offset)" '^echo$'
+else
+	skip "bash-completion is not installed: _command_offset not exercised"
+fi
 if command -v fish >/dev/null 2>&1; then
 	run env PATH="$T/real:/usr/bin:/bin" LLWRAP_PROFILE_PATH="$T/profiles" HOME="$T" \
 		fish -c "source '$S/fish/llwrap.fish'; complete -C 'llwrap -p my'; complete -C 'llwrap --net '"
