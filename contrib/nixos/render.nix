@@ -93,9 +93,10 @@ rec {
         "[filesystem]"
         "rwx = ${i.directory}"
       ]
+      # Not config/opencode: the included opencode profile keeps the
+      # agent's configuration read-only (doc/DESIGN.md section 11).
       ++ keyLines "rw" [
         s.home
-        s.configOpencode
         s.data
         s.state
         s.cache
@@ -113,7 +114,13 @@ rec {
         "log-prefix = opencode-${i.name}-blocked"
       ]
       ++ keyLines "unix" i.sandbox.unixSockets.allow
-      # Every port of an allowed CIDR, as the nftables table allows it.
+      # Isolation: the CIDRs and nothing else (the opencode profile's port
+      # rules would reach every internet host on 443), every port of an
+      # allowed CIDR, as the nftables table allows it.
+      ++ optionals ni.enable [
+        "connect-tcp = none"
+        "connect-udp = none"
+      ]
       ++ optionals ni.enable (keyLines "allow-cidr" (map (c: "${c}:1-65535") ni.outboundAllowCidrs))
       ++ optionals (ni.enable && ni.dnsServers != [ ]) (keyLines "dns" ni.dnsServers)
     );

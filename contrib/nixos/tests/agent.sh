@@ -36,6 +36,7 @@ expect_output "... the directory from --dir beats the card's, read-write" "^rwx 
 expect_output "... HOME and XDG parts of its state, not the state itself" "^rw = $T/state/alpha/home\$"
 expect_no_output "... (no rule on the state directory itself)" "= $T/state/alpha\$"
 expect_output "... the card's CIDR on every port (supervisor)" '^allow-cidr = 10\.10\.0\.0/16:1-65535$'
+expect_output "... and no port rule beside it (no internet on 443)" '^connect-tcp = none$'
 expect_output "... its unix socket, DNS server and listen address" '^unix = /run/postgresql/\.s\.PGSQL\.5432$'
 expect_output "... listen 127.0.0.1:4097 and that bind port" '^listen = 127\.0\.0\.1:4097$'
 expect_output "... the credential directory readable" '^ro = /run/credentials/opencode-agent@alpha\.service$'
@@ -54,6 +55,7 @@ expect_output "... the credential by LoadCredential" '^LoadCredential=api-key:/r
 run $AGENT render beta --dir "$W/beta"
 expect_output "no card: listen defaults to 127.0.0.1:0, no CIDR rule" '^listen = 127\.0\.0\.1:0$'
 expect_no_output "... and no allow-cidr" 'allow-cidr'
+expect_no_output "... nor a connect-tcp = none (the opencode profile's network)" 'connect-tcp'
 
 # ---- Refusals ----
 bad() { # DESC PATTERN CARD-TEXT [ARGS...]

@@ -294,6 +294,9 @@ in
   (check "isolation: llwrap's supervisor gets the same CIDRs and prefix" (
     has "allow-cidr = 10.10.0.0/16:1-65535\n" profIso && has "log-prefix = opencode-a-blocked\n" profIso
   ) profIso)
+  (check "isolation: no port rule reaches past the CIDRs (connect-tcp/udp = none)" (
+    has "connect-tcp = none\n" profIso && has "connect-udp = none\n" profIso && !has "connect-tcp = none" profA
+  ) profIso)
   (check "isolation: no table without networkIsolation" (one.config.networking.nftables.tables == { }) "")
   (check "fail safe: isolation without nftables fails, naming networking.nftables.enable" (
     failedWith "networking.nftables.enable = true" noNft

@@ -85,7 +85,10 @@ inst() {
 # Default-deny filesystem policy.
 expect_succeeded "a writes in its directory" inst a "$PROBE" write "$R/srv/a/file"
 expect_succeeded "a writes in its state (HOME)" inst a "$PROBE" write "$R/state/a/home/file"
-expect_succeeded "a writes its opencode configuration" inst a "$PROBE" write "$R/state/a/config/opencode/opencode.json"
+echo '{}' >"$R/state/a/config/opencode/opencode.json"
+chown "$TEST_UID:$TEST_GID" "$R/state/a/config/opencode/opencode.json"
+expect_succeeded "a reads its opencode configuration" inst a "$PROBE" read "$R/state/a/config/opencode/opencode.json"
+expect_denied "... which is read-only to it (DESIGN.md section 11)" inst a "$PROBE" write "$R/state/a/config/opencode/opencode.json"
 expect_succeeded "a reads /nix/store or /usr (read-only system paths)" inst a "$PROBE" read /usr/lib/os-release
 expect_denied "... and cannot write there" inst a "$PROBE" write /usr/lib/llwrap-nixos-test
 expect_denied "a cannot write outside the allowed paths" inst a "$PROBE" write "$OUTSIDE/file"
@@ -131,6 +134,24 @@ expect_denied "a cannot read that process's environ" inst a "$PROBE" read "/proc
 # Outbound CIDRs and the listen address (llwrap's supervisor).
 expect_succeeded "a connects inside its CIDR (127.0.0.2/32)" inst a "$PROBE" tcp-connect 127.0.0.2 "$P_IN"
 expect_denied "a cannot connect outside it (127.0.0.3)" inst a "$PROBE" tcp-connect 127.0.0.3 "$P_OUT"
+# Isolation means the CIDRs and nothing else: no port rule reaches the
+# internet either.  Asked of llwrap why (no packet is sent).
+if "$LLWRAP" --help 2>/dev/null | grep -Eq '^ +why( |$)'; then
+	why() {
+		_n=$1
+		shift
+		as_user env HOME="$R/state/$_n/home" XDG_CONFIG_HOME="$R/state/$_n/config" \
+			"$LLWRAP" --profile "$T/$_n.ini" --directory "$R/srv/$_n" why "$@"
+	}
+	run why a 203.0.113.7:443
+	expect_output "a (isolated) may not reach an internet host on 443" '^203\.0\.113\.7:443: denied'
+	run why b 203.0.113.7:443
+	expect_output "... where b (not isolated) may, by the opencode profile's port rule" '^203\.0\.113\.7:443: allowed'
+	run why a 127.0.0.2:5432
+	expect_output "a may reach its CIDR on any port" '^127\.0\.0\.2:5432: allowed'
+else
+	skip "llwrap why is not available: the internet reach of the profile not checked"
+fi
 expect_succeeded "a binds its listen address 127.0.0.1:$PORT_A" inst a "$PROBE" tcp-bind 127.0.0.1 "$PORT_A"
 # A server asking for the any-address lands on 127.0.0.1 only: not
 # reachable at another local address (127.0.0.2), reachable at 127.0.0.1.
