@@ -6,7 +6,10 @@
 # "exec" runs the agent under its profile for real.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
-AGENT="bash $LLW_SRCDIR/contrib/nixos/agents/llwrap-agent"
+# A copy the test user can reach (the build tree may be out of its reach).
+cp "$LLW_SRCDIR/contrib/nixos/agents/llwrap-agent" "$T/llwrap-agent"
+chmod 755 "$T/llwrap-agent"
+AGENT="bash $T/llwrap-agent"
 CARD=$LLW_SRCDIR/contrib/nixos/agents/card.example.ini
 export LLWRAP_AGENT_CONFIG_DIR="$T/etc" LLWRAP_AGENT_STATE_DIR="$T/state" \
 	LLWRAP_AGENT_UNIT_DIR="$T/units" LLWRAP_AGENT_SYSTEMCTL="$T/systemctl"
@@ -166,7 +169,7 @@ SH
 		XDG_CACHE_HOME="$T/state/alpha/cache" \
 		LLWRAP_AGENT_CONFIG_DIR="$T/etc" LLWRAP_AGENT_STATE_DIR="$T/state" \
 		LLWRAP_AGENT_LLWRAP="$LLWRAP" LLWRAP_AGENT_OPENCODE="$W/alpha/opencode" \
-		bash "$LLW_SRCDIR/contrib/nixos/agents/llwrap-agent" exec alpha
+		bash "$T/llwrap-agent" exec alpha
 	expect_output "exec: opencode serve on the agent's listen address" "^args: serve --hostname 127\.0\.0\.1 --port $PORT\$"
 	expect_output "... it writes its directory" '^wrote the directory$'
 	expect_output "... and its HOME" '^wrote its HOME$'
