@@ -42,6 +42,8 @@ stdenv.mkDerivation {
     # Nixpkgs' glibc has no libc.a by default.
     "--disable-static-pie"
     "--disable-static-deps"
+    # NixOS has no AppArmor profile directory to install into.
+    "--with-apparmordir=no"
   ];
   installFlags = [ "sysconfdir=${placeholder "out"}/etc" ];
 
