@@ -536,6 +536,13 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 		    !dev_is_provided(fs->rules[i].path))
 			bind_rule(&v, fs, i);
 	push_masks(&v, fs);
+	/* The unix allow-list: the supervisor reaches a listed socket as
+	 * the command sees the path, so the path is there (read-only: a
+	 * connect needs no write on the mount). */
+	for (size_t i = 0; i < p->unix_paths.n; i++)
+		if (!visible(bp, fs, p->unix_paths.v[i].value))
+			push3(&v, "--ro-bind-try", p->unix_paths.v[i].value,
+			      p->unix_paths.v[i].value);
 
 	/* A link inside a mounted tree is there already. */
 	for (size_t i = 0; i < bp->n_symlinks; i++)

@@ -380,6 +380,19 @@ bwrap_loses(const struct bwrap_plan *bp, enum layers_restriction r)
 	return false;
 }
 
+/* Another layer enforces r: no loss of bwrap's plan any more. */
+static void
+bwrap_cover(struct bwrap_plan *bp, enum layers_restriction r)
+{
+	for (size_t i = bp->n_losses; i-- > 0;) {
+		if (bp->losses[i].restriction != r)
+			continue;
+		free(bp->losses[i].what);
+		free(bp->losses[i].needs);
+		bp->losses[i] = bp->losses[--bp->n_losses];
+	}
+}
+
 /* Which restrictions p asks for, and the layer now enforcing each. */
 static void
 account(struct sandbox *sb, const struct policy *p)
@@ -414,6 +427,12 @@ account(struct sandbox *sb, const struct policy *p)
 			sb->enforced_by[r] = bwrap_loses(sb->bwrap, r)
 						     ? LAYER_NONE
 						     : LAYER_F;
+		/* ... but the supervisor performs every connect, bind and
+		 * send with a destination there. */
+		if (sb->bwrap != NULL && sb->asked[r] && sb->supervise &&
+		    (r == LAYERS_TCP_PORTS || r == LAYERS_UDP_PORTS ||
+		     r == LAYERS_PATH_UNIX))
+			sb->enforced_by[r] = LAYER_S;
 		/* L3 stops signals only with a pid namespace. */
 		if (r == LAYERS_SIGNALS && sb->enforced_by[r] == LAYER_L3 &&
 		    !sb->ns.pid)
@@ -509,6 +528,45 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	/* No Landlock runs: an empty plan, for code that reads it. */
 	sb->landlock = xcalloc(1, sizeof(*sb->landlock));
 
+	/* S beside bwrap: llwrap forks and stays outside as the network
+	 * supervisor; its child loads the notification filter and execs
+	 * bwrap, and the filter follows the command into the sandbox.  It
+	 * takes over the port rules bubblewrap has no way to enforce, and
+	 * the rules only it enforces anywhere. */
+	if (supervise_needed(p) || bwrap_loses(sb->bwrap, LAYERS_TCP_PORTS) ||
+	    bwrap_loses(sb->bwrap, LAYERS_UDP_PORTS)) {
+		if (sandbox_supervisor(sb)) {
+			sb->supervise = true;
+			bwrap_cover(sb->bwrap, LAYERS_TCP_PORTS);
+			bwrap_cover(sb->bwrap, LAYERS_UDP_PORTS);
+			/* The host network, filtered by the supervisor: in a
+			 * network namespace of bwrap's the sandbox's sockets
+			 * would be out of the supervisor's sight (its socket
+			 * diagnostics see its own namespace), and its
+			 * connects would reach only that namespace. */
+			if (p->net == LLW_NET_FILTERED)
+				sb->bwrap->share_net = true;
+		} else if (supervise_needed(p)) {
+			if (p->best_effort)
+				strv_push_take(
+					&sb->not_enforced,
+					xasprintf("the network supervisor's "
+						  "rules (%s): %s",
+						  supervisor_rule_names(p),
+						  sb->supervisor_refused));
+			else
+				sandbox_refuse(
+					sb,
+					xasprintf("the policy's '%s' rules "
+						  "need the network "
+						  "supervisor, but %s; run "
+						  "with --best-effort to run "
+						  "without them",
+						  supervisor_rule_names(p),
+						  sb->supervisor_refused));
+		}
+	}
+
 	for (size_t i = 0; i < sb->bwrap->n_losses; i++) {
 		const struct ruleset_loss *l = &sb->bwrap->losses[i];
 
@@ -537,26 +595,6 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 			  "[limits] processes: under the bubblewrap backend it "
 			  "would count all of the user's processes (set before "
 			  "bwrap makes its namespace) [not a hole]");
-	/* bwrap execs and stays as the monitor itself: no llwrap process
-	 * remains to be the network supervisor. */
-	if (supervise_needed(p)) {
-		if (p->best_effort)
-			strv_push_take(&sb->not_enforced,
-				       xasprintf("the network supervisor's "
-						 "rules (%s): the bubblewrap "
-						 "backend has no supervisor",
-						 supervisor_rule_names(p)));
-		else
-			sandbox_refuse(sb,
-				       xasprintf("the policy's '%s' rules need "
-						 "the network supervisor, "
-						 "which the bubblewrap backend "
-						 "does not have; run with "
-						 "--best-effort to run "
-						 "without them",
-						 supervisor_rule_names(p)));
-	}
-
 	account(sb, p);
 
 	filter_opts_init(&sb->filter);
@@ -569,6 +607,12 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	sb->filter.deny_inet = false;
 	sb->filter.deny_udp = p->net == LLW_NET_FILTERED &&
 			      p->connect_udp.n == 0 && p->bind_udp.n == 0;
+	/* Under the supervisor, as with Landlock (sandbox_prepare). */
+	if (sb->supervise) {
+		sb->filter.allow_unix = true;
+		sb->filter.allow_unix_dgram_pair = true;
+		sb->filter.deny_udp = false;
+	}
 }
 
 int
@@ -1254,6 +1298,21 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	/* bwrap builds the sandbox and stays as its monitor: this process
 	 * becomes bwrap. */
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
+		/* With the supervisor, this process stays outside as its
+		 * parent, and the child execs bwrap under the notification
+		 * filter (which needs no_new_privs: a setuid bwrap runs
+		 * unprivileged then, with user namespaces). */
+		if (sv != NULL &&
+		    (r = fork_and_wait(sv, false, status, cause)) != 0)
+			goto out;
+		if (sv != NULL && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+			r = -errno;
+			*cause = xasprintf("cannot set no_new_privs: %s",
+					   strerror(-r));
+			goto out;
+		}
+		if (sv != NULL && (r = supervise_child_attach(sv, cause)) < 0)
+			goto out;
 		/* The limits pass through bwrap's exec to the command. */
 		if ((r = apply_limits(sb->policy, false, cause)) < 0)
 			goto out;

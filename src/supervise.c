@@ -208,6 +208,11 @@ supervise_tie_parent(int parent_pidfd, pid_t child)
 
 struct supervise_rules {
 	enum llw_net_mode net;
+	/* The policy asked for the supervisor (supervise_needed): local
+	 * destinations and binds off loopback are its to refuse.  When it
+	 * only stands in for Landlock's port rules (layer substitution),
+	 * the port rules mean what Landlock's would. */
+	bool local;
 	struct supervise_cidr *cidrs;
 	size_t n_cidrs;
 	struct supervise_addr *dns, *listen;
@@ -561,6 +566,7 @@ supervise_rules_new(const struct policy *p, char *const *resolvers,
 	size_t n;
 
 	r->net = p->net;
+	r->local = supervise_needed(p);
 	ports_copy(&r->connect_tcp, &p->connect_tcp);
 	ports_copy(&r->connect_udp, &p->connect_udp);
 	ports_copy(&r->bind_tcp, &p->bind_tcp);
@@ -641,7 +647,7 @@ decide_destination(const struct supervise_rules *r, enum supervise_proto proto,
 	/* A port rule is not a host rule: it reaches the internet, not
 	 * this host nor its networks, which only an entry (or the
 	 * sandbox's own listener, which the engine checks) reaches. */
-	if (supervise_addr_local(a))
+	if (r->local && supervise_addr_local(a))
 		return "filtered/local";
 	if (ranges_hold(list->v, list->n, a->port))
 		return NULL;
@@ -660,6 +666,10 @@ decide_bind(const struct supervise_rules *r, enum supervise_proto proto,
 	/* Without listen entries: loopback only (a wildcard bind was made
 	 * loopback by supervise_bind_address), on the bind ports. */
 	if (r->n_listen == 0) {
+		if (!r->local)
+			return ranges_hold(list->v, list->n, a->port)
+				       ? NULL
+				       : "filtered/bind-port";
 		if (!addr_loopback(a))
 			return "filtered/listen";
 		/* A UDP client's own port: what sending would autobind. */
@@ -690,7 +700,7 @@ bool
 supervise_bind_address(const struct supervise_rules *r,
 		       struct supervise_addr *a)
 {
-	if (!addr_unspecified(a) || r->net == LLW_NET_HOST)
+	if (!addr_unspecified(a) || r->net == LLW_NET_HOST || !r->local)
 		return false;
 	for (size_t i = 0; i < r->n_listen; i++)
 		if (addr_equal(&r->listen[i], a))

@@ -132,7 +132,10 @@ void supervise_rules_free(struct supervise_rules *r);
  * port 0 on loopback or a listen address when bind-tcp / bind-udp holds
  * 0; without, loopback only ("filtered/listen") on the bind port lists,
  * and UDP port 0 there always (what a send would autobind).  In net host
- * mode, anything but DNS outside the resolvers.
+ * mode, anything but DNS outside the resolvers.  When the supervisor
+ * only stands in for Landlock's port rules (the policy does not need it:
+ * !supervise_needed), local destinations and binds are decided by the
+ * port lists alone, as Landlock would.
  */
 const char *supervise_decide(const struct supervise_rules *r,
 			     enum supervise_op op, enum supervise_proto proto,
@@ -154,7 +157,8 @@ bool supervise_addr_local(const struct supervise_addr *a);
 /*
  * A bind to the unspecified address becomes loopback (the sandbox's
  * listeners never serve the network) unless a listen entry names that
- * address, or the network mode is host.  Returns true when a changed.
+ * address, the network mode is host, or the supervisor only stands in
+ * for Landlock's port rules.  Returns true when a changed.
  */
 bool supervise_bind_address(const struct supervise_rules *r,
 			    struct supervise_addr *a);

@@ -93,11 +93,11 @@ TCP_OK=$(sed -n 's/^TCP_OK=//p' "$T/fixture")
 backend_opts() {
 	[ "$1" = bwrap ] && echo --best-effort
 }
-# twin_opts PROFILE BACKEND: the twins' listener.  Under the supervisor
-# (opencode on Landlock) a port rule does not reach loopback: an
-# allow-cidr entry names it.
+# twin_opts PROFILE BACKEND: the twins' listener.  Under opencode's
+# supervisor a port rule does not reach loopback: an allow-cidr entry
+# names it.
 twin_opts() {
-	if [ "$1" = opencode ] && [ "$2" = landlock ]; then
+	if [ "$1" = opencode ]; then
 		echo --allow-cidr "127.0.0.1/32:$TCP_OK" --allow-cidr "::1/128:$TCP_OK"
 	else
 		echo --connect-tcp "$TCP_OK"

@@ -269,13 +269,14 @@ p_unix_self(char **argv)
 		}
 		_exit(write(s, "x", 1) == 1 ? 0 : 1);
 	}
+	/* The child reports first: a refused connect never reaches us. */
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return deny_err("child connect", ECONNREFUSED);
 	c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 	if (c < 0)
 		return deny("accept");
 	if (read(c, buf, 1) != 1)
 		return deny("read");
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return deny_err("child connect", ECONNREFUSED);
 	unlink(argv[0]);
 	return succeed("%s", argv[0]);
 }
@@ -356,11 +357,11 @@ p_self(char **argv)
 		}
 		_exit(write(s, "x", 1) == 1 ? 0 : 1);
 	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return deny_err("child connect", EACCES);
 	c = udp ? fd : accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 	if (c < 0)
 		return deny("accept");
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return deny_err("child connect", EACCES);
 	if (read(c, buf, 1) != 1)
 		return deny("read");
 	return succeed("bound=%s", bound(fd));

@@ -57,16 +57,10 @@ expect_output "--check reports bwrap and whether it is setuid" "bwrap: +(not fou
 # checks what they enforce).
 for opt in "--allow-cidr 10.0.0.0/8" "--unix /run/x.sock" "--listen 127.0.0.1:8080" "--dns 127.0.0.53"; do
 	marker=$PROJ/ran-$(echo "$opt" | tr -c 'a-z' _)
-	if bwrap_backend; then
-		# bwrap execs and stays as the monitor: no supervisor.
-		# shellcheck disable=SC2086
-		expect_refused "$opt fails closed under bwrap (no supervisor)" supervisor \
-			llw -p default $opt -- /bin/sh -c "touch $marker"
-	else
-		# shellcheck disable=SC2086
-		expect_ran "$opt runs the command under the supervisor" \
-			llw -p default $opt -- /bin/sh -c "touch $marker"
-	fi
+	# (Under bwrap too: llwrap stays outside as the supervisor.)
+	# shellcheck disable=SC2086
+	expect_ran "$opt runs the command under the supervisor" \
+		llw -p default $opt -- /bin/sh -c "touch $marker"
 done
 if [ -x /usr/bin/bwrap ] || command -v bwrap >/dev/null 2>&1; then
 	run llw -p default --backend bwrap --explain -- /bin/true

@@ -8,9 +8,6 @@
 # mounted to name it: no privileged port on the host, no other address.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
-if bwrap_backend; then
-	skip_rest "the bubblewrap backend has no network supervisor (DNS over UDP needs it)"
-fi
 if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
 	skip_rest "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
 fi
@@ -52,7 +49,7 @@ for mode in udp tc; do
 	tc) what="a resolver that truncates UDP answers and answers over TCP" ;;
 	esac
 	run as_user unshare -r -n -m sh "$D/inner.sh" "$mode" "$D" \
-		"$LLWRAP" --rx "$LLW_HELPERS" -p opencode --
+		$LLWRAP_B --rx "$LLW_HELPERS" -p opencode --
 	expect_output "$mode: bare, the fixture answers ($what)" "^bare: 127\\.0\\.0\\.7 +www\\.llw\\.test"
 	expect_output "$mode: -p opencode resolves through $what" "^sandboxed: 127\\.0\\.0\\.7 +www\\.llw\\.test"
 	rm -f "$D/ready.$mode"
@@ -61,7 +58,7 @@ done
 # The same fixture, a resolver the sandbox was not given: port 53 of any
 # other address is refused (supervisor.sh counts the datagrams).
 run as_user unshare -r -n -m sh "$D/inner.sh" udp "$D" \
-	"$LLWRAP" --rx "$LLW_HELPERS" -p opencode --dns 127.0.0.2 --
+	$LLWRAP_B --rx "$LLW_HELPERS" -p opencode --dns 127.0.0.2 --
 expect_output "with --dns naming another resolver, the name does not resolve" "^sandboxed: *\$"
 expect_output "... and the fixture was never asked" "^asked by the sandbox: 0\$"
 

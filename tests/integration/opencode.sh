@@ -8,17 +8,9 @@ OPENCODE=$(command -v opencode || true)
 if [ -z "$OPENCODE" ]; then
 	skip_rest "opencode is not installed (npm install -g opencode-ai)"
 fi
-# Through the bubblewrap fallback the profile's port rules are lost: it
-# fails closed, and the rest runs with --best-effort.
+# Through the bubblewrap fallback, the supervisor enforces the network
+# rules beside bwrap: the profile runs as it is.
 BE=
-if bwrap_backend; then
-	run llw -p opencode -- opencode --version
-	expect_rc "bwrap: -p opencode fails closed (port rules)" 125
-	expect_output "... naming TCP port rules and --best-effort" "TCP.*best-effort"
-	BE=--best-effort
-elif [ "$(landlock_abi)" -lt 4 ]; then
-	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
-fi
 
 run llw -p opencode $BE -- opencode --version
 expect_rc "opencode --version runs under -p opencode" 0

@@ -38,7 +38,8 @@ expect_output "... the TCP probe is reported ESCAPED" "^  ESCAPED +net.tcp-deny 
 expect_output "... and the verdict says so" "^NOT PROTECTED"
 
 run as_user "$LLWRAP" -p default --backend=bwrap --selftest
-expect_rc "--backend=bwrap --selftest refuses like any run what bwrap cannot enforce (port rules)" 125
+expect_rc "--backend=bwrap --selftest: the supervisor enforces the twins' port beside bwrap, every escape outside the known limits blocked" 0
+expect_output "... the TCP probe is blocked by the supervisor" "^  blocked +net.tcp-deny "
 
 run as_user "$LLWRAP" -p default --explain
 expect_output "--explain lists the known limits of the backend" "^Known limits on this backend \(landlock"
