@@ -795,6 +795,20 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	return 0;
 }
 
+/*
+ * mkdir of a placeholder a protection mounts over; a directory the user
+ * cannot write to (EACCES, EROFS, EPERM) the command, as the same user
+ * with less, cannot write to either: nothing to protect, not an error.
+ */
+static int
+make_placeholder(const char *path)
+{
+	if (mkdir(path, 0755) == 0 || errno == EEXIST || errno == EACCES ||
+	    errno == EROFS || errno == EPERM)
+		return 0;
+	return -errno;
+}
+
 /* mkdir -p with mode 0700 for what is missing. */
 static int
 make_dir_path(const char *path)
@@ -826,14 +840,13 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 		_cleanup_free_ char *hooks =
 			gitguard_missing_hooks(p->project, &gitguard_fs_real);
 
-		if (hooks != NULL && mkdir(hooks, 0755) < 0 &&
-		    errno != EEXIST) {
-			int e = errno;
+		int r = hooks != NULL ? make_placeholder(hooks) : 0;
 
+		if (r < 0) {
 			*cause = xasprintf("%s: cannot create %s: %s",
 					   p->protect_git_origin.origin, hooks,
-					   strerror(e));
-			return -e;
+					   strerror(-r));
+			return r;
 		}
 	}
 	/* protect-later-run: .vscode/ and the like, empty, for the same
@@ -842,16 +855,17 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 		_cleanup_strv_ char **dirs =
 			gitguard_later_run_dirs(p->project, &gitguard_fs_real);
 
-		for (char **d = dirs; d != NULL && *d != NULL; d++)
-			if (mkdir(*d, 0755) < 0 && errno != EEXIST) {
-				int e = errno;
+		for (char **d = dirs; d != NULL && *d != NULL; d++) {
+			int r = make_placeholder(*d);
 
+			if (r < 0) {
 				*cause = xasprintf(
 					"%s: cannot create %s: %s",
 					p->protect_later_run_origin.origin, *d,
-					strerror(e));
-				return -e;
+					strerror(-r));
+				return r;
 			}
+		}
 	}
 	for (size_t i = 0; i < p->mkdirs.n; i++) {
 		const struct llw_item *it = &p->mkdirs.v[i];
