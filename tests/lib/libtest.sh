@@ -82,7 +82,7 @@ fi
 case $relocate in
 yes)
 	if [ "$(id -u)" -eq 0 ]; then
-		scratch=/run/llwrap-tests
+		scratch=/var/lib/llwrap-tests
 	elif [ -d "${XDG_RUNTIME_DIR:-/nonexistent}" ]; then
 		scratch=$XDG_RUNTIME_DIR/llwrap-tests
 	else

@@ -6,6 +6,15 @@
 # "exec" runs the agent under its profile for real.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
+# llwrap-agent refuses agent directories where a deployed agent could
+# not see them or must not write (ProtectHome, system trees): a scratch
+# space there (a run from a checkout under /tmp, which libtest moves
+# out) cannot hold a test agent's directory.
+case "$T/" in
+/home/* | /root/* | /run/*)
+	skip_rest "the scratch space $T is where llwrap-agent refuses agent directories; run from a build tree outside /tmp" ;;
+esac
+
 # A copy the test user can reach (the build tree may be out of its reach).
 cp "$LLW_SRCDIR/contrib/nixos/agents/llwrap-agent" "$T/llwrap-agent"
 chmod 755 "$T/llwrap-agent"

@@ -24,12 +24,14 @@ syntax bash "$S/opencode.bash" "$S/bash/llwrap"
 syntax zsh "$S/opencode.zsh" "$S/zsh/_llwrap"
 syntax fish "$S/opencode.fish" "$S/fish/llwrap.fish"
 
-# Stubs: llwrap and opencode that print how they were called.
-mkdir -p "$T/bin"
-printf '#!/bin/sh\necho "llwrap $*"\n' >"$T/bin/llwrap"
-printf '#!/bin/sh\necho "opencode $*"\n' >"$T/bin/opencode"
-chmod 755 "$T/bin/llwrap" "$T/bin/opencode"
-P=$T/bin:/usr/bin:/bin
+# Stubs: llwrap and opencode that print how they were called (in a
+# directory of their own: $T/bin may hold the real llwrap, which libtest
+# moves there when the build tree is under /tmp).
+mkdir -p "$T/stubs"
+printf '#!/bin/sh\necho "llwrap $*"\n' >"$T/stubs/llwrap"
+printf '#!/bin/sh\necho "opencode $*"\n' >"$T/stubs/opencode"
+chmod 755 "$T/stubs/llwrap" "$T/stubs/opencode"
+P=$T/stubs:/usr/bin:/bin
 
 func() { # SHELL SOURCE-COMMAND
 	if ! command -v "$1" >/dev/null 2>&1; then
