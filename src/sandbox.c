@@ -380,6 +380,28 @@ bwrap_loses(const struct bwrap_plan *bp, enum layers_restriction r)
 	return false;
 }
 
+/*
+ * The policy asks for the supervisor and it cannot run here: refused,
+ * or under best effort reported as not enforced.
+ */
+static void
+supervisor_missing(struct sandbox *sb, const struct policy *p)
+{
+	if (p->best_effort)
+		strv_push_take(&sb->not_enforced,
+			       xasprintf("the network supervisor's rules (%s): "
+					 "%s",
+					 supervisor_rule_names(p),
+					 sb->supervisor_refused));
+	else
+		sandbox_refuse(sb, xasprintf("the policy's '%s' rules need the "
+					     "network supervisor, but %s; run "
+					     "with --best-effort to run "
+					     "without them",
+					     supervisor_rule_names(p),
+					     sb->supervisor_refused));
+}
+
 /* Another layer enforces r: no loss of bwrap's plan any more. */
 static void
 bwrap_cover(struct bwrap_plan *bp, enum layers_restriction r)
@@ -547,23 +569,7 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 			if (p->net == LLW_NET_FILTERED)
 				sb->bwrap->share_net = true;
 		} else if (supervise_needed(p)) {
-			if (p->best_effort)
-				strv_push_take(
-					&sb->not_enforced,
-					xasprintf("the network supervisor's "
-						  "rules (%s): %s",
-						  supervisor_rule_names(p),
-						  sb->supervisor_refused));
-			else
-				sandbox_refuse(
-					sb,
-					xasprintf("the policy's '%s' rules "
-						  "need the network "
-						  "supervisor, but %s; run "
-						  "with --best-effort to run "
-						  "without them",
-						  supervisor_rule_names(p),
-						  sb->supervisor_refused));
+			supervisor_missing(sb, p);
 		}
 	}
 
@@ -699,23 +705,10 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 	 * Best effort runs without it, reported: then the Landlock port
 	 * rules alone restrict IP, and no unix socket is allowed. */
 	if (supervise_needed(p)) {
-		if (sandbox_supervisor(sb)) {
+		if (sandbox_supervisor(sb))
 			sb->supervise = true;
-		} else if (p->best_effort) {
-			strv_push_take(&sb->not_enforced,
-				       xasprintf("the network supervisor's "
-						 "rules (allow-cidr, unix, "
-						 "listen, dns): %s",
-						 sb->supervisor_refused));
-		} else {
-			sandbox_refuse(sb,
-				       xasprintf("the policy's '%s' rules need "
-						 "the network supervisor, but "
-						 "%s; run with --best-effort "
-						 "to run without them",
-						 supervisor_rule_names(p),
-						 sb->supervisor_refused));
-		}
+		else
+			supervisor_missing(sb, p);
 	}
 
 	/* What Landlock cannot enforce on this ABI, other layers may. */
