@@ -116,11 +116,14 @@ expect_denied "b (no socket listed) cannot connect to .s.PGSQL.5432" inst b "$PR
 
 # /proc shows only the instance's processes: a process of the same user
 # outside is invisible.
-as_user sleep 300 &
+# Its output goes nowhere: a sleeper holding the test's stdout would keep
+# the harness waiting for it.
+as_user sleep 300 >/dev/null 2>&1 </dev/null &
 outside_pid=$!
 bg_pids="$bg_pids $outside_pid"
 sleep 0.2
 host_sleep=$(pgrep -P "$outside_pid" sleep 2>/dev/null || echo "$outside_pid")
+bg_pids="$bg_pids $host_sleep"
 run inst a "$PROBE" ls /proc
 if [ "$rc" -eq 0 ] && ! printf '%s\n' "$out" | grep -qx "$host_sleep"; then
 	ok "a's /proc does not show a process of the same uid outside"
