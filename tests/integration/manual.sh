@@ -4,7 +4,7 @@
 # and key.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
-for m in "$LLW_SRCDIR/doc/llwrap.1" "$LLW_SRCDIR/doc/llwrap.ini.5"; do
+for m in "$LLW_BUILDDIR/doc/llwrap.1" "$LLW_BUILDDIR/doc/llwrap.ini.5"; do
 	if command -v mandoc >/dev/null 2>&1; then
 		run mandoc -T lint -W warning "$m"
 		what="mandoc -T lint"

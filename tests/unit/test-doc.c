@@ -3,6 +3,8 @@
  * (src/options.c) and every subcommand is described in doc/llwrap.1,
  * every profile key (src/profile.c) in doc/llwrap.ini.5; and --help,
  * made from the same table, names every option and fits 80 columns.
+ * The manuals are made from doc/llwrap.1.in and doc/llwrap.ini.5.in with
+ * the directories of this build.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,9 +32,9 @@ static char *man1, *man5;
 static char *
 read_manual(const char *name)
 {
-	const char *src = getenv("LLW_SRCDIR");
+	const char *dir = getenv("LLW_BUILDDIR");
 	_cleanup_free_ char *path =
-		xasprintf("%s/doc/%s", src ? src : ".", name);
+		xasprintf("%s/doc/%s", dir ? dir : ".", name);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *text = NULL, *out;
 	size_t n = 0;
@@ -175,10 +177,31 @@ test_help(void **state)
 	assert_non_null(strstr(text, "default opencode"));
 }
 
+/* The profile path the binary searches is the one the manuals name. */
+static void
+test_paths_in_manual(void **state)
+{
+	const char *want[] = {
+		LLW_SYSCONFDIR "/llwrap/profiles/",
+		LLW_DATADIR "/llwrap/profiles/",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (strstr(man1, want[i]) == NULL)
+			fail_msg("doc/llwrap.1 does not name %s", want[i]);
+		if (strstr(man5, want[i]) == NULL)
+			fail_msg("doc/llwrap.ini.5 does not name %s", want[i]);
+	}
+	assert_null(strstr(man1, "@sysconfdir@"));
+	assert_null(strstr(man5, "@datadir@"));
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_paths_in_manual),
 		cmocka_unit_test(test_options_in_manual),
 		cmocka_unit_test(test_keys_in_manual),
 		cmocka_unit_test(test_help),
