@@ -349,8 +349,10 @@ plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 			 abi_needs[10], true, LAYERS_UDP_PORTS);
 }
 
+/* The plan, or with rules false its losses alone (no fs or net rules). */
 static struct ruleset_plan *
-plan_build(const struct policy *p, const struct plan *fs, int abi, int err)
+plan_build(const struct policy *p, const struct plan *fs, int abi, int err,
+	   bool rules)
 {
 	struct ruleset_plan *rp = xcalloc(1, sizeof(*rp));
 	uint64_t fs_wanted = 0;
@@ -380,7 +382,7 @@ plan_build(const struct policy *p, const struct plan *fs, int abi, int err)
 		uint64_t a = r->access & rp->handled_fs;
 
 		fs_wanted |= r->access;
-		if (a != 0)
+		if (rules && a != 0)
 			add_fs_rule(rp, r->path, a, r->origin, r->punched);
 	}
 
@@ -388,14 +390,14 @@ plan_build(const struct policy *p, const struct plan *fs, int abi, int err)
 	 * The unix allow-list: with RESOLVE_UNIX handled, a connect() to a
 	 * pathname socket created outside the sandbox needs a rule on it.
 	 */
-	if (rp->handled_fs & LLW_FS_RESOLVE_UNIX)
+	if (rules && (rp->handled_fs & LLW_FS_RESOLVE_UNIX))
 		for (i = 0; i < p->unix_paths.n; i++)
 			add_fs_rule(rp, p->unix_paths.v[i].value,
 				    LLW_FS_RESOLVE_UNIX,
 				    p->unix_paths.v[i].origin, false);
 
 	/* net = none handles every network right and grants none. */
-	if (p->net == LLW_NET_FILTERED && rp->handled_net != 0)
+	if (rules && p->net == LLW_NET_FILTERED && rp->handled_net != 0)
 		plan_net_rules(rp, p);
 
 	plan_losses(rp, p, fs_wanted);
@@ -460,14 +462,21 @@ ruleset_plan_ns_covers(struct ruleset_plan *rp, bool pid, bool net)
 struct ruleset_plan *
 ruleset_plan_new(const struct policy *p, const struct plan *fs, int abi)
 {
-	return plan_build(p, fs, abi, 0);
+	return plan_build(p, fs, abi, 0, true);
 }
 
 struct ruleset_plan *
 ruleset_plan_new_probed(const struct policy *p, const struct plan *fs,
 			const struct ruleset_kernel *k)
 {
-	return plan_build(p, fs, k->abi, k->err);
+	return plan_build(p, fs, k->abi, k->err, true);
+}
+
+struct ruleset_plan *
+ruleset_plan_losses(const struct policy *p, const struct plan *fs,
+		    const struct ruleset_kernel *k)
+{
+	return plan_build(p, fs, k->abi, k->err, false);
 }
 
 void

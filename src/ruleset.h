@@ -83,6 +83,16 @@ struct ruleset_plan *ruleset_plan_new_probed(const struct policy *p,
 					     const struct ruleset_kernel *k);
 
 /*
+ * ruleset_plan_new_probed()'s losses, handled rights and ABI, without
+ * its rules (n_fs_rules and n_net_rules are 0): what layer substitution
+ * reads, at no cost per rule (a port range such as 1024-65535 is one
+ * rule per port).
+ */
+struct ruleset_plan *ruleset_plan_losses(const struct policy *p,
+					 const struct plan *fs,
+					 const struct ruleset_kernel *k);
+
+/*
  * What L3 covers: with a pid namespace (pid) host processes cannot be
  * signalled at all, so the loss of Landlock's signal scope is dropped;
  * with net = none in a network namespace of its own (net) no network

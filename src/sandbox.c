@@ -344,8 +344,7 @@ choose_layer(struct sandbox *sb, enum layers_restriction r)
 static void
 substitute(struct sandbox *sb, const struct policy *p)
 {
-	struct ruleset_plan *rp =
-		ruleset_plan_new_probed(p, sb->fs, &sb->kernel);
+	struct ruleset_plan *rp = ruleset_plan_losses(p, sb->fs, &sb->kernel);
 
 	for (size_t i = 0; i < rp->n_losses; i++) {
 		enum layers_restriction r = rp->losses[i].restriction;

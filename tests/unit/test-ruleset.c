@@ -413,6 +413,49 @@ test_losses(void **state)
 	}
 }
 
+/*
+ * ruleset_plan_losses() is the full plan's losses and handled rights
+ * without its rules, for every loss case, with a port range as wide as
+ * the agent profiles' (one rule per port in the full plan).
+ */
+static void
+test_losses_only(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(loss_cases); i++) {
+		struct policy *p = loss_policy(i);
+		struct ruleset_kernel k = { loss_cases[i].abi, 0, 0 };
+		struct ruleset_plan *full, *lo;
+
+		ports_add(&p->bind_tcp, 1024, 65535);
+		full = ruleset_plan_new_probed(p, &fixed_plan, &k);
+		lo = ruleset_plan_losses(p, &fixed_plan, &k);
+		assert_int_equal(lo->abi, full->abi);
+		assert_int_equal(lo->handled_fs, full->handled_fs);
+		assert_int_equal(lo->handled_net, full->handled_net);
+		assert_int_equal(lo->scoped, full->scoped);
+		assert_int_equal(lo->n_fs_rules, 0);
+		assert_int_equal(lo->n_net_rules, 0);
+		if (loss_cases[i].net == LLW_NET_FILTERED &&
+		    full->handled_net != 0)
+			assert_true(full->n_net_rules >= 64512);
+		assert_int_equal(lo->n_losses, full->n_losses);
+		for (size_t j = 0; j < lo->n_losses; j++) {
+			assert_string_equal(lo->losses[j].what,
+					    full->losses[j].what);
+			assert_string_equal(lo->losses[j].needs,
+					    full->losses[j].needs);
+			assert_int_equal(lo->losses[j].fatal,
+					 full->losses[j].fatal);
+			assert_int_equal(lo->losses[j].restriction,
+					 full->losses[j].restriction);
+		}
+		ruleset_plan_free(full);
+		ruleset_plan_free(lo);
+		tpolicy_free(p);
+	}
+}
+
 /* REFER is reported on ABI 1 only when some rule grants it. */
 static void
 test_refer_only_when_granted(void **state)
@@ -995,6 +1038,7 @@ main(void)
 		cmocka_unit_test(test_handled_masks),
 		cmocka_unit_test(test_rule_masking),
 		cmocka_unit_test(test_losses),
+		cmocka_unit_test(test_losses_only),
 		cmocka_unit_test(test_refer_only_when_granted),
 		cmocka_unit_test(test_abi0),
 		cmocka_unit_test(test_net_rules),
