@@ -1,7 +1,9 @@
 #!/bin/sh
-# Replay the fuzz inputs through both harnesses, built without
+# Replay the fuzz inputs through the harnesses, built without
 # libFuzzer: fuzz-profile over the seeds (conf/, tests/data/) and
-# tests/fuzz/regressions/, fuzz-cmsg over tests/fuzz/regressions-cmsg/.
+# tests/fuzz/regressions/, fuzz-cmsg over tests/fuzz/regressions-cmsg/,
+# fuzz-httpreq over tests/fuzz/regressions-httpreq/, fuzz-tlshello over
+# the captured hellos (tests/data/tls/) and tests/fuzz/regressions-tlshello/.
 # Each replay program prints a TAP line per input; this script numbers
 # them as one stream and adds a failing line when a program died.
 set -u
@@ -26,6 +28,9 @@ replay fuzz-profile "$LLW_SRCDIR"/conf/*.ini "$LLW_SRCDIR"/conf/known-limits \
 	"$LLW_SRCDIR"/tests/data/profiles-broken/* \
 	"$LLW_SRCDIR"/tests/fuzz/regressions/*
 replay fuzz-cmsg "$LLW_SRCDIR"/tests/fuzz/regressions-cmsg/*
+replay fuzz-httpreq "$LLW_SRCDIR"/tests/fuzz/regressions-httpreq/*
+replay fuzz-tlshello "$LLW_SRCDIR"/tests/data/tls/* \
+	"$LLW_SRCDIR"/tests/fuzz/regressions-tlshello/*
 awk '/^1\.\./ { next }
 /^(not )?ok/ {
 	n++

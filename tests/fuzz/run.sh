@@ -1,10 +1,14 @@
 #!/bin/sh
 # tests/fuzz/run.sh [SECONDS]: build the harnesses with clang and
 # libFuzzer (address and undefined sanitizers) and fuzz for SECONDS in
-# all (default 60): two thirds to tests/fuzz/fuzz-profile (profile
-# parsing, precedence and path compilation, from the seeds in conf/ and
-# tests/data/), one third to tests/fuzz/fuzz-cmsg (the control data the
-# supervisor rebuilds, from tests/fuzz/regressions-cmsg/).
+# all (default 60): half to tests/fuzz/fuzz-profile (profile parsing,
+# precedence and path compilation, from the seeds in conf/ and
+# tests/data/), the rest in three equal parts to tests/fuzz/fuzz-cmsg
+# (the control data the supervisor rebuilds, from
+# tests/fuzz/regressions-cmsg/), tests/fuzz/fuzz-httpreq (the requests
+# the proxy reads, from tests/fuzz/regressions-httpreq/) and
+# tests/fuzz/fuzz-tlshello (the ClientHellos it reads the SNI from, from
+# tests/data/tls/ and tests/fuzz/regressions-tlshello/).
 #
 # Run from a configured build tree (it needs config.h and the generated
 # src/*.h); LLW_SRCDIR overrides the source tree (default: this script's
@@ -38,12 +42,21 @@ $CC $FLAGS $(pkg-config --cflags inih) \
 # shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-cmsg.c" "$src/src/cmsg.c" \
 	"$src/lib/xalloc.c" -o "$out/fuzz-cmsg"
+# shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-httpreq.c" "$src/src/httpreq.c" \
+	"$src/lib/xalloc.c" -o "$out/fuzz-httpreq"
+# shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-tlshello.c" "$src/src/tlshello.c" \
+	"$src/src/httpreq.c" "$src/lib/xalloc.c" -o "$out/fuzz-tlshello"
 
-mkdir "$work/profile" "$work/cmsg"
+mkdir "$work/profile" "$work/cmsg" "$work/httpreq" "$work/tlshello"
 cp "$src"/conf/*.ini "$src"/conf/known-limits "$src"/tests/data/profiles/*.ini \
 	"$src"/tests/data/profiles-broken/* "$work/profile/"
 cp "$src"/tests/fuzz/regressions/* "$work/profile/" 2>/dev/null || true
 cp "$src"/tests/fuzz/regressions-cmsg/* "$work/cmsg/"
+cp "$src"/tests/fuzz/regressions-httpreq/* "$work/httpreq/"
+cp "$src"/tests/data/tls/* "$src"/tests/fuzz/regressions-tlshello/* \
+	"$work/tlshello/"
 
 status=0
 # fuzz NAME SECONDS REGRESSIONS-DIR
@@ -63,7 +76,10 @@ fuzz() {
 		status=1
 	done
 }
-fuzz profile $((secs * 2 / 3)) regressions
-fuzz cmsg $((secs - secs * 2 / 3)) regressions-cmsg
+rest=$((secs - secs / 2))
+fuzz profile $((secs / 2)) regressions
+fuzz cmsg $((rest / 3)) regressions-cmsg
+fuzz httpreq $((rest / 3)) regressions-httpreq
+fuzz tlshello $((rest - rest / 3 * 2)) regressions-tlshello
 [ "$status" -eq 0 ] && echo "fuzz: clean after ${secs}s"
 exit "$status"

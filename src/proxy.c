@@ -1,0 +1,153 @@
+/*
+ * proxy: the proxy's decisions and environment.  See proxy.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "proxy.h"
+#include "strv.h"
+#include "xalloc.h"
+
+struct proxy_verdict
+proxy_decide_request(const struct proxy_rules *r, const char *host, bool is_ip,
+		     uint16_t port)
+{
+	struct proxy_verdict v = { NULL, NULL };
+
+	if (is_ip) {
+		struct supervise_addr a;
+
+		if (supervise_parse_addr(host, &a) < 0) {
+			v.rule = "filtered/host";
+			return v;
+		}
+		a.port = port;
+		supervise_addr_destination(&a);
+		v.origin = r->cidr(r->ctx, &a);
+		if (v.origin == NULL)
+			v.rule = "filtered/no-cidr";
+		return v;
+	}
+	switch (r->host(r->ctx, host, port, &v.origin)) {
+	case PROXY_HOST_ALLOWED:
+		break;
+	case PROXY_HOST_PORT:
+		v.rule = "filtered/host-port";
+		break;
+	default:
+		v.rule = "filtered/host";
+		v.origin = NULL;
+		break;
+	}
+	return v;
+}
+
+struct proxy_verdict
+proxy_decide_address(const struct proxy_rules *r,
+		     const struct supervise_addr *a)
+{
+	struct proxy_verdict v = { NULL, NULL };
+
+	if (!supervise_addr_local(a))
+		return v;
+	v.origin = r->cidr(r->ctx, a);
+	if (v.origin == NULL)
+		v.rule = "filtered/rebind";
+	return v;
+}
+
+struct proxy_verdict
+proxy_decide_sni(const char *host, const char *sni)
+{
+	struct proxy_verdict v = { NULL, NULL };
+
+	if (sni != NULL && strcasecmp(host, sni) != 0)
+		v.rule = "filtered/sni";
+	return v;
+}
+
+const char *
+proxy_rule_reason(const char *rule)
+{
+	static const struct {
+		const char *rule, *reason;
+	} reasons[] = {
+		{ "filtered/host", "not in allow-host" },
+		{ "filtered/host-port", "allow-host does not allow this port" },
+		{ "filtered/no-cidr", "an address no allow-cidr entry holds" },
+		{ "filtered/rebind",
+		  "the name resolves to a local address no allow-cidr entry "
+		  "holds (rebinding)" },
+		{ "filtered/sni",
+		  "the TLS server name differs from the CONNECT host "
+		  "(domain fronting)" },
+	};
+
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (strcmp(rule, reasons[i].rule) == 0)
+			return reasons[i].reason;
+	return "refused";
+}
+
+char **
+proxy_environ(uint16_t port)
+{
+	static const char *const names[] = {
+		"HTTPS_PROXY", "https_proxy", "HTTP_PROXY",
+		"http_proxy",  "ALL_PROXY",   "all_proxy",
+	};
+	char **env = NULL;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		strv_push_take(&env, xasprintf("%s=%s", names[i], url));
+	strv_push(&env, "NO_PROXY=localhost,127.0.0.1,::1");
+	strv_push(&env, "no_proxy=localhost,127.0.0.1,::1");
+	strv_push(&env, "NODE_USE_ENV_PROXY=1");
+	return env;
+}
+
+size_t
+proxy_hosts_lookup(const char *text, const char *name,
+		   struct supervise_addr *out, size_t max)
+{
+	size_t n = 0;
+
+	if (text == NULL)
+		return 0;
+	for (const char *line = text; *line && n < max;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		char buf[1024], *save = NULL, *tok, *hash;
+		struct supervise_addr a;
+
+		if (len < sizeof(buf)) {
+			memcpy(buf, line, len);
+			buf[len] = '\0';
+			hash = strchr(buf, '#');
+			if (hash)
+				*hash = '\0';
+			tok = strtok_r(buf, " \t\r", &save);
+			if (tok && strchr(tok, '[') == NULL &&
+			    supervise_parse_addr(tok, &a) == 0) {
+				while ((tok = strtok_r(NULL, " \t\r", &save))) {
+					size_t tl = strlen(tok);
+
+					if (tl && tok[tl - 1] == '.')
+						tok[--tl] = '\0';
+					if (strcasecmp(tok, name) == 0) {
+						a.port = 0;
+						out[n++] = a;
+						break;
+					}
+				}
+			}
+		}
+		line += len + (eol != NULL);
+	}
+	return n;
+}

@@ -1,0 +1,98 @@
+/*
+ * proxy: llwrap's HTTP(S) proxy for named hosts (DESIGN.md §6.1, design
+ * (b), and the optional layer `proxy = yes`).
+ *
+ * The pure part: what the proxy decides for a request (the CONNECT name
+ * and port against allow-host, IP literals against allow-cidr, the
+ * addresses a name resolves to against rebinding, the TLS SNI against
+ * the CONNECT name), the environment that points the command's clients
+ * at it, and the /etc/hosts lookup it resolves with first.  The proxy
+ * process itself (sockets, relaying) is proxy_serve() in proxyserve.c.
+ */
+#ifndef LLW_PROXY_H
+#define LLW_PROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "supervise.h"
+
+enum proxy_host {
+	PROXY_HOST_ALLOWED,  /* an allow-host entry holds name and port */
+	PROXY_HOST_UNLISTED, /* no entry names it */
+	PROXY_HOST_PORT,     /* an entry names it, not on this port */
+};
+
+/*
+ * What the proxy asks of the rules; the supervisor's compiled rules
+ * answer (proxyserve.c wires them), the unit tests answer with tables.
+ */
+struct proxy_rules {
+	/* allow-host: may name (lower case, no trailing dot) be reached
+	 * on port?  *origin: the entry's "file:line", when one named it. */
+	enum proxy_host (*host)(void *ctx, const char *name, uint16_t port,
+				const char **origin);
+	/* allow-cidr: the origin of the entry that lets a (a->port set)
+	 * be reached, or NULL.  Port rules alone never let the proxy reach
+	 * an address. */
+	const char *(*cidr)(void *ctx, const struct supervise_addr *a);
+	void *ctx;
+};
+
+/* A decision: rule NULL is allowed; else the rule that refused, as the
+ * log names it, and the entry that decided when there is one. */
+struct proxy_verdict {
+	const char *rule;
+	const char *origin;
+};
+
+/*
+ * The request for host (a name as httpreq keeps it, or an IP literal
+ * when is_ip) on port.  A name: allowed when allow-host holds it on that
+ * port ("filtered/host" when no entry names it, "filtered/host-port"
+ * when one names it on other ports).  An IP literal: only inside an
+ * allow-cidr entry ("filtered/no-cidr"; "filtered/host" when it is not
+ * an address at all).
+ */
+struct proxy_verdict proxy_decide_request(const struct proxy_rules *r,
+					  const char *host, bool is_ip,
+					  uint16_t port);
+
+/*
+ * An address an allowed name resolved to (a->port set): a local one
+ * (supervise_addr_local: loopback, RFC 1918, link-local, CGNAT, ULA,
+ * multicast) is refused unless an allow-cidr entry holds it
+ * ("filtered/rebind"); any other is allowed.
+ */
+struct proxy_verdict proxy_decide_address(const struct proxy_rules *r,
+					  const struct supervise_addr *a);
+
+/*
+ * The server name of the tunnel's TLS ClientHello (NULL: none) against
+ * the host CONNECT named: a name must be that host ("filtered/sni");
+ * no name is allowed (the tunnel still reaches only the CONNECT host's
+ * addresses, and an SNI-less client names no other server).
+ */
+struct proxy_verdict proxy_decide_sni(const char *host, const char *sni);
+
+/* A sentence for a refusal's rule, for the 403 body and the log:
+ * "not in allow-host", ... */
+const char *proxy_rule_reason(const char *rule);
+
+/*
+ * The variables that point clients at the proxy on 127.0.0.1:port:
+ * HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and their lower-case forms,
+ * NO_PROXY/no_proxy (loopback goes direct, to the supervisor's rules),
+ * NODE_USE_ENV_PROXY=1.  A new vector of NAME=VALUE.
+ */
+char **proxy_environ(uint16_t port);
+
+/*
+ * The addresses /etc/hosts (its text) gives name (lower case), in file
+ * order, at most max into out (ports 0).  Returns how many.
+ */
+size_t proxy_hosts_lookup(const char *text, const char *name,
+			  struct supervise_addr *out, size_t max);
+
+#endif /* LLW_PROXY_H */
