@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
 #include "xalloc.h"
@@ -141,4 +143,23 @@ file_read_line(const char *path, size_t max)
 		return NULL;
 	s[strcspn(s, "\n")] = '\0';
 	return s;
+}
+
+int
+dir_make_path(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+
+	for (char *s = copy + 1;; s++) {
+		char c = *s;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*s = c;
+		if (c == '\0')
+			return 0;
+	}
 }

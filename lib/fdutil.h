@@ -3,6 +3,7 @@
 #define LLW_FDUTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Close every descriptor >= 3 except those listed in keep (n entries),
@@ -19,5 +20,9 @@ int fd_read_all(int fd, size_t max, char **out, size_t *len);
 /* The first line of a small file (at most max bytes) without its newline,
  * as a new string; NULL when it cannot be opened or read. */
 char *file_read_line(const char *path, size_t max);
+
+/* mkdir -p: make path and its missing ancestors with mode (an absolute
+ * path; those that exist are left as they are).  0 or -errno. */
+int dir_make_path(const char *path, mode_t mode);
 
 #endif /* LLW_FDUTIL_H */

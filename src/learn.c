@@ -30,19 +30,49 @@ static const char *const secret_names[] = {
 	".config/chromium",
 };
 
-char **
-learn_secrets(const char *home)
+/* The user's tool caches and program directories (DESIGN.md §10). */
+static const char *const tool_names[] = {
+	".cache",
+	".npm",
+	".cargo",
+	"go",
+	".m2",
+	".gradle",
+	".rustup",
+	".bun",
+	".yarn",
+	".pnpm-store",
+	".local/bin",
+	"bin",
+	".local/share/pnpm",
+};
+
+static char **
+under_home(const char *home, const char *const *names, size_t n)
 {
 	char **v = NULL;
 
 	if (home == NULL || home[0] != '/')
 		return NULL;
-	for (size_t i = 0; i < sizeof(secret_names) / sizeof(*secret_names);
-	     i++)
+	for (size_t i = 0; i < n; i++)
 		strv_push_take(&v, xasprintf("%s/%s",
 					     strcmp(home, "/") == 0 ? "" : home,
-					     secret_names[i]));
+					     names[i]));
 	return v;
+}
+
+char **
+learn_secrets(const char *home)
+{
+	return under_home(home, secret_names,
+			  sizeof(secret_names) / sizeof(*secret_names));
+}
+
+char **
+learn_tool_dirs(const char *home)
+{
+	return under_home(home, tool_names,
+			  sizeof(tool_names) / sizeof(*tool_names));
 }
 
 /* True when a grant on path would reach a path of list: the path is in
@@ -185,6 +215,29 @@ learn_propose(const struct learn_access *v, size_t n, char *const *denied,
 	}
 	if (ng > 1)
 		qsort(g, ng, sizeof(*g), grant_cmp);
+	/* A grant under another that allows as much adds nothing (and
+	 * would take away what the wider one gives, being more specific
+	 * and narrower: rw under rwx loses execute). */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < ng; i++) {
+			size_t w = k;
+
+			for (size_t j = 0; j < k && w == k; j++)
+				if (path_under(g[i].path, g[j].path) &&
+				    join(g[j].access, g[i].access) ==
+					    g[j].access)
+					w = j;
+			if (w < k) {
+				g[w].count += g[i].count;
+				free(g[i].path);
+			} else {
+				g[k++] = g[i];
+			}
+		}
+		ng = k;
+	}
 	*n_out = ng;
 	return g;
 }

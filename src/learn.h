@@ -24,6 +24,13 @@
  * vector.  The learning run denies them, and no grant covers them. */
 char **learn_secrets(const char *home);
 
+/* The user's own tool caches and program directories under home
+ * (~/.cache, ~/.npm, ~/.cargo, ~/go, ~/.local/bin, ...), as absolute
+ * paths; a new vector.  What the sandbox writes there the user's tools
+ * run later, outside it (DESIGN.md §10): a write there is never
+ * proposed; the tool should use a cache of the sandbox's own. */
+char **learn_tool_dirs(const char *home);
+
 /* An access the target policy denies. */
 struct learn_access {
 	char *path;	      /* absolute, resolved */

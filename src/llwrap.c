@@ -738,9 +738,152 @@ line_cmp(const void *a, const void *b)
 }
 
 /*
+ * The directory for --learn fragments, llwrap/learned beside the
+ * blocked-attempt log (under $XDG_STATE_HOME), made and opened before
+ * the run: afterwards this process may be in the sandbox's read-only
+ * view, where the descriptor still reaches the real directory.  An fd
+ * with *dir its path, or -errno with *cause set.
+ */
+static int
+learn_dir_open(const char *name, char **dir, char **cause)
+{
+	_cleanup_free_ char *log = supervise_log_path(name, environ);
+	char *slash;
+	int r, fd;
+
+	if (log == NULL) {
+		*cause = xstrdup("neither XDG_STATE_HOME nor HOME is set");
+		return -ENOENT;
+	}
+	slash = strrchr(log, '/');
+	*slash = '\0';
+	*dir = xasprintf("%s/learned", log);
+	if ((r = dir_make_path(*dir, 0700)) < 0) {
+		*cause = xasprintf("cannot create %s: %s", *dir, strerror(-r));
+		return r;
+	}
+	fd = open(*dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot open %s: %s", *dir, strerror(-r));
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * Save a fragment in dfd (the directory dir) as NAME-learned.ini, never
+ * over an earlier one (NAME-learned-2.ini, ...).  The path, or NULL with
+ * *cause set.
+ */
+static char *
+learn_save(int dfd, const char *dir, const char *frag, const char *name,
+	   char **cause)
+{
+	size_t len = strlen(frag);
+
+	for (int i = 1; i < 1000; i++) {
+		_cleanup_free_ char *file =
+			i == 1 ? xasprintf("%s-learned.ini", name)
+			       : xasprintf("%s-learned-%d.ini", name, i);
+		_cleanup_close_ int fd = openat(dfd, file,
+						O_WRONLY | O_CREAT | O_EXCL |
+							O_CLOEXEC | O_NOFOLLOW,
+						0600);
+
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0 || write(fd, frag, len) != (ssize_t)len) {
+			*cause = xasprintf("cannot write %s/%s: %s", dir, file,
+					   strerror(errno));
+			return NULL;
+		}
+		return xasprintf("%s/%s", dir, file);
+	}
+	*cause = xasprintf("%s holds 999 fragments for %s already", dir, name);
+	return NULL;
+}
+
+/* The entry of list that path is under, or NULL. */
+static const char *
+under_list(const char *path, char *const *list)
+{
+	for (char *const *l = list; l != NULL && *l != NULL; l++)
+		if (path_under(path, *l))
+			return *l;
+	return NULL;
+}
+
+/* Whether the sorted observation lines hold "w PATH". */
+static bool
+written(char **lines, size_t n, const char *path)
+{
+	_cleanup_free_ char *w = xasprintf("w %s", path);
+
+	return bsearch(&w, lines, n, sizeof(*lines), line_cmp) != NULL;
+}
+
+/*
+ * The shallowest directory strictly under the project, on the way to
+ * path (or path itself), that the run made (a "w" line: the learning run
+ * writes only in the project), or NULL.  A grant must go above it: it
+ * is not there when the next run starts.
+ */
+static char *
+made_root(char **lines, size_t n, const char *path, const char *project)
+{
+	size_t plen = project != NULL ? strlen(project) : 0;
+
+	if (project == NULL || !path_under(path, project) ||
+	    strcmp(path, project) == 0)
+		return NULL;
+	for (const char *s = path + plen + 1;; s++) {
+		if (*s == '/' || *s == '\0') {
+			_cleanup_free_ char *p = xstrndup(path, s - path);
+
+			if (written(lines, n, p))
+				return steal_pointer(&p);
+		}
+		if (*s == '\0')
+			return NULL;
+	}
+}
+
+/*
+ * A grant's access with what the target policy already allows at its
+ * path: the grant is a rule on that path, which replaces the policy's
+ * there (a needed execute on a tree the policy lets write is rwx, not
+ * rx, or the next build could not write).
+ */
+static enum llw_access
+learn_keep(struct sandbox *target, const struct learn_grant *g)
+{
+	bool w = policy_access_writable(g->access);
+	bool x = g->access == LLW_ACCESS_RX || g->access == LLW_ACCESS_RWX;
+	struct stat sb;
+	bool exists = stat(g->path, &sb) == 0;
+	struct why_query q = { .path = g->path,
+			       .exists = exists,
+			       .is_dir = exists && S_ISDIR(sb.st_mode) };
+	struct why_verdict v;
+
+	q.access = WHY_WRITE;
+	why_decide(target, NULL, NULL, &q, &v);
+	w = w || v.allowed;
+	why_verdict_clear(&v);
+	q.access = WHY_EXEC;
+	why_decide(target, NULL, NULL, &q, &v);
+	x = x || v.allowed;
+	why_verdict_clear(&v);
+	return w ? (x ? LLW_ACCESS_RWX : LLW_ACCESS_RW)
+		 : (x ? LLW_ACCESS_RX : LLW_ACCESS_RO);
+}
+
+/*
  * --learn (DESIGN.md §12): run the command in a learning sandbox, the
- * policy plus reading and executing everywhere but the secrets of §11,
- * with the supervisor recording every open, exec and mkdir; then decide
+ * policy plus reading everywhere but the secrets of §11 and writing and
+ * executing in the project, with the supervisor recording every open,
+ * exec and mkdir; then decide
  * each observed access under the policy itself (why.c) and propose
  * grants for those it denies (learn.c), with the [network] lines for
  * what the supervisor blocked.  The fragment goes to stdout.  Returns
@@ -753,10 +896,13 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 {
 	_cleanup_free_ char *cause = NULL, *text = NULL, *log_path = NULL;
 	_cleanup_free_ char *logged = NULL, *frag = NULL, *base = NULL;
+	_cleanup_free_ char *own_cache = NULL;
+	_cleanup_free_ char *saved = NULL, *ldir = NULL, *ldir_cause = NULL;
+	_cleanup_close_ int ldir_fd = -1;
 	_cleanup_free_ struct flag *extra = NULL;
 	_cleanup_free_ struct learn_access *acc = NULL;
 	_cleanup_strv_ char **secrets = NULL, **lines = NULL, **net = NULL;
-	_cleanup_strv_ char **denied = NULL;
+	_cleanup_strv_ char **denied = NULL, **tools = NULL, **tool_hit = NULL;
 	_cleanup_close_ int mfd = -1;
 	const char *home = getenv("HOME");
 	struct sandbox *st = NULL, *sl = NULL;
@@ -769,7 +915,11 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	int r, status;
 
 	secrets = learn_secrets(home);
-	extra = xcalloc(strv_length(secrets) + 5, sizeof(*extra));
+	tools = learn_tool_dirs(home);
+	/* The caches llwrap's profiles give the sandbox are not the
+	 * user's. */
+	own_cache = xasprintf("%s/.cache/llwrap", home ? home : "");
+	extra = xcalloc(strv_length(secrets) + 6, sizeof(*extra));
 	/* Read, not execute: "rx /" beside the policy's rw trees (no x)
 	 * would be punched open, entry by entry (DESIGN.md §5), down to
 	 * /dev's descriptor links.  An exec the policy refuses fails, and
@@ -784,6 +934,11 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	extra[n_extra++].arg = (char *)"/dev/zero";
 	extra[n_extra].opt = OPT_RW;
 	extra[n_extra++].arg = (char *)"/dev/full";
+	/* Writes stay inside the project, where the work is: a build that
+	 * could not write its first file would teach nothing past it.
+	 * The project is rwx, as every writable tree (DESIGN.md §10). */
+	extra[n_extra].opt = OPT_RWX;
+	extra[n_extra++].arg = (char *)project;
 	for (char **s = secrets; s != NULL && *s != NULL; s++) {
 		extra[n_extra].opt = OPT_DENY;
 		extra[n_extra++].arg = *s;
@@ -813,10 +968,11 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		if (log_path != NULL && stat(log_path, &sb) == 0)
 			log_off = sb.st_size;
 	}
+	ldir_fd = learn_dir_open(name, &ldir, &ldir_cause);
 	fprintf(stderr,
-		"llwrap: learning: %s runs with read and execute "
-		"everywhere but the secrets, writes and network as "
-		"the policy says\n",
+		"llwrap: learning: %s runs with read everywhere but "
+		"the secrets, write and execute in the project, the "
+		"rest as the policy says\n",
 		cmd[0]);
 	r = sandbox_exec(sl, cmd, environ, NULL, 0, &status, &cause);
 	if (r != 0)
@@ -864,25 +1020,60 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		struct why_verdict v;
 		char kind = lines[i][0];
 		_cleanup_free_ char *path = NULL;
+		const char *tool;
+		char *root;
+		bool made;
 
 		if (i > 0 && strcmp(lines[i], lines[i - 1]) == 0)
 			continue;
 		path = why_resolve(lines[i] + 2, &q.exists, &q.is_dir);
+		/* A program the run wrote and ran (configure's conftest,
+		 * the project's build): its directory must be writable and
+		 * executable, as every writable tree (DESIGN.md §10); a
+		 * grant on the file alone would outlive the next build. */
+		made = kind == 'x' && written(lines, n_lines, lines[i] + 2);
 		/* A read or exec of what does not exist fails anyway. */
-		if (!q.exists && kind != 'w')
+		if (!q.exists && kind != 'w' && !made)
 			continue;
+		/* A mkdir of a directory that is there: made by the run in
+		 * the project (the learning run could write nowhere else),
+		 * which needs its parent writable; elsewhere it was there
+		 * before (mkdir -p), and nothing was needed. */
+		if (kind == 'w' && q.exists && q.is_dir) {
+			char *slash = strrchr(path, '/');
+
+			if (target->project == NULL ||
+			    !path_under(path, target->project) ||
+			    strcmp(path, target->project) == 0 || slash == path)
+				continue;
+			*slash = '\0';
+		}
 		q.access = kind == 'w'	 ? WHY_WRITE
 			   : kind == 'x' ? WHY_EXEC
 					 : WHY_READ;
 		q.path = path;
 		why_decide(st, NULL, NULL, &q, &v);
-		if (!v.allowed) {
+		if (!v.allowed && kind == 'w' &&
+		    (tool = under_list(path, tools)) != NULL &&
+		    !path_under(path, own_cache)) {
+			if (!strv_contains(tool_hit, tool))
+				strv_push(&tool_hit, tool);
+			denied_n++;
+		} else if (!v.allowed) {
 			acc[n_acc].path = steal_pointer(&path);
-			acc[n_acc].need = kind == 'w'	? LLW_ACCESS_RW
+			acc[n_acc].need = made		? LLW_ACCESS_RWX
+					  : kind == 'w' ? LLW_ACCESS_RW
 					  : kind == 'x' ? LLW_ACCESS_RX
 							: LLW_ACCESS_RO;
 			acc[n_acc].is_dir = q.is_dir;
-			acc[n_acc].exists = q.exists;
+			/* learn_propose() grants a new file's directory. */
+			acc[n_acc].exists = q.exists && !made;
+			if ((root = made_root(lines, n_lines, acc[n_acc].path,
+					      target->project)) != NULL) {
+				free(acc[n_acc].path);
+				acc[n_acc].path = root;
+				acc[n_acc].exists = false;
+			}
 			{
 				struct stat sb;
 
@@ -899,6 +1090,8 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	g = learn_propose(acc, n_acc, denied, secrets, home, &n_g, &dropped);
 	for (size_t i = 0; i < n_acc; i++)
 		free(acc[i].path);
+	for (size_t i = 0; i < n_g; i++)
+		g[i].access = learn_keep(st, &g[i]);
 
 	/* The network: what the supervisor blocked during the run. */
 	if (log_path != NULL) {
@@ -927,14 +1120,31 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		base = xstrdup(basename(copy));
 	}
 	frag = learn_fragment(g, n_g, net, base, target->project, name);
-	fputs(frag, stdout);
+	saved = ldir_fd >= 0 ? learn_save(ldir_fd, ldir, frag, name, &cause)
+			     : NULL;
 	fprintf(stderr,
 		"llwrap: learned: %zu accesses observed, %lu denied by the "
 		"policy, %zu grants proposed, %lu not proposed (secrets, "
-		"denied paths, home or /)%s\n",
+		"denied paths, home or /)%s\n\n%s\n",
 		n_lines, denied_n, n_g, dropped,
 		strv_length(net) ? "; network lines from the blocked attempts"
-				 : "");
+				 : "",
+		frag);
+	for (char **t = tool_hit; t != NULL && *t != NULL; t++)
+		fprintf(stderr,
+			"llwrap: writes in %s are not proposed: it is your "
+			"own tool cache or program directory, which runs "
+			"outside the sandbox later; give the tool a cache of "
+			"the sandbox's own ([environment] set = "
+			"XDG_CACHE_HOME=..., CARGO_HOME=..., "
+			"npm_config_cache=..., GOPATH=..., as in the opencode "
+			"profile) and grant that\n",
+			*t);
+	if (saved != NULL)
+		fprintf(stderr, "llwrap: the fragment is saved as %s\n", saved);
+	else
+		fprintf(stderr, "llwrap: the fragment is not saved: %s\n",
+			ldir_fd < 0 ? ldir_cause : cause);
 	learn_grants_free(g, n_g);
 	sandbox_free(st);
 	sandbox_free(sl);

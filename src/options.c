@@ -75,9 +75,11 @@ const struct options_spec options_specs[] = {
 	{ "selftest", no_argument, OPT_SELFTEST, NULL, INSP,
 	  "run the escape probes under this policy" },
 	{ "learn", no_argument, OPT_LEARN, NULL, INSP,
-	  "run sandboxed (reading all but the secrets, the rest\n"
-	  "as the policy says) while recording what the policy\n"
-	  "denies; print a proposed profile fragment" },
+	  "run sandboxed (reading all but the secrets, writing\n"
+	  "in the project, the rest as the policy says) while\n"
+	  "recording what the policy denies; propose a profile\n"
+	  "fragment (stderr, and saved under\n"
+	  "$XDG_STATE_HOME/llwrap/learned/)" },
 	{ "why", required_argument, OPT_WHY, "WHAT", INSP,
 	  "as the subcommand why below (it must come last)" },
 	{ "verbose", no_argument, 'v', NULL, INSP,

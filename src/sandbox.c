@@ -801,28 +801,6 @@ make_placeholder(const char *path)
 	return -errno;
 }
 
-/* mkdir -p with mode 0700 for what is missing. */
-static int
-make_dir_path(const char *path)
-{
-	_cleanup_free_ char *copy = xstrdup(path);
-
-	for (char *s = copy + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		{
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(copy, 0700) < 0 && errno != EEXIST)
-				return -errno;
-			*s = c;
-		}
-		if (*s == '\0')
-			return 0;
-	}
-}
-
 int
 sandbox_make_dirs(const struct policy *p, char **cause)
 {
@@ -866,7 +844,7 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 
 		if (stat(it->value, &st) == 0 && S_ISDIR(st.st_mode))
 			continue;
-		if ((r = make_dir_path(it->value)) < 0) {
+		if ((r = dir_make_path(it->value, 0700)) < 0) {
 			*cause = xasprintf("%s: cannot create %s: %s",
 					   it->origin, it->value, strerror(-r));
 			return r;

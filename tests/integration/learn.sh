@@ -46,9 +46,26 @@ fi
 # Learn.
 rm -f "$PROJ/leak"
 # stdin a pipe, as under an agent or CI.
-echo | as_user "$LLWRAP" --rx "$LLW_HELPERS" --learn -p empty -- /bin/sh "$OUTSIDE/tool.sh" >"$T/frag.ini" 2>"$T/learn.err"
+echo | as_user "$LLWRAP" --rx "$LLW_HELPERS" --learn -p empty -- /bin/sh "$OUTSIDE/tool.sh" >"$T/learn.out" 2>"$T/learn.err"
 rc=$?
-out=$(cat "$T/frag.ini"); diag "$(cat "$T/learn.err")"
+diag "$(cat "$T/learn.err")"
+# saved FILE: the fragment a learning run saved, by its message in FILE.
+saved() {
+	sed -n 's/^llwrap: the fragment is saved as //p' "$1"
+}
+f=$(saved "$T/learn.err")
+case "$f" in
+"$HOME_DIR"/.local/state/llwrap/learned/*-learned*.ini)
+	ok "the fragment is saved in the state directory ($f)" ;;
+*)	not_ok "the fragment is saved in the state directory: '$f'" ;;
+esac
+cp "$f" "$T/frag.ini" 2>/dev/null
+out=$(cat "$T/frag.ini" 2>/dev/null)
+if grep -q "^\[filesystem\]" "$T/learn.err" && ! grep -q "^\[" "$T/learn.out"; then
+	ok "... and shown on stderr, not mixed with the command's output"
+else
+	not_ok "... and shown on stderr, not mixed with the command's output"
+fi
 expect_output "--learn prints a fragment with [filesystem]" "^\\[filesystem\\]"
 expect_output "... keyed by [match] on the command" "^command = sh$"
 expect_output "... and the project" "^project = $PROJ$"
@@ -102,5 +119,85 @@ run llw -p empty -p "$T/frag.ini" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
 expect_output "... and the secret stays unreadable" "DENIED"
 run llw -p empty -p "$T/frag.ini" -- "$PROBE" read "$OUTSIDE/unrelated/u"
 expect_output "... as does what the workflow did not touch" "DENIED"
+
+# The workflows of the legitimate-work bar (tests/data/workflows, as in
+# workflows.sh): learning under -p empty, each run with the fragments of
+# the runs before (a write outside the project is refused in the learning
+# run too, so each place the workflow writes outside costs one more run),
+# until the fragments together let the workflow pass on a fresh copy of
+# the project.  No fragment names a secret, the home, or the user's
+# caches.
+USER_PATH=/usr/local/bin:/usr/bin:/bin
+printf '//registry.invalid/:_authToken=llw-secret-npm\n' >"$HOME_DIR/.npmrc"
+mkdir -p "$HOME_DIR/work"
+chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR"
+learn_workflow() {
+	name=$1 tool=$2 cmd=$3
+	if ! PATH=$USER_PATH command -v "$tool" >/dev/null 2>&1; then
+		skip "learning $name: $tool is not installed"
+		return
+	fi
+	dir=$HOME_DIR/work/learn-$name
+	frags= round=0 passed=
+	while [ "$round" -lt 5 ] && [ -z "$passed" ]; do
+		round=$((round + 1))
+		rm -rf "$dir"
+		cp -R "$LLW_DATA/workflows/$name" "$dir"
+		chown -R "$TEST_UID:$TEST_GID" "$dir"
+		# shellcheck disable=SC2086
+		if as_user env -C "$dir" PATH=$USER_PATH timeout 600 "$LLWRAP" -q \
+			-p empty $frags -- sh -c "$cmd" >/dev/null 2>&1; then
+			passed=$round
+			break
+		fi
+		echo | as_user env -C "$dir" PATH=$USER_PATH timeout 600 \
+			"$LLWRAP" --learn -p empty $frags -- sh -c "$cmd" \
+			>/dev/null 2>"$T/$name-$round.err"
+		cp "$(saved "$T/$name-$round.err")" "$T/$name-$round.ini"
+		chmod 644 "$T/$name-$round.ini"
+		frags="$frags -p $T/$name-$round.ini"
+	done
+	if [ -n "$passed" ] && [ "$passed" -gt 1 ]; then
+		ok "learning $name: -p empty plus $((passed - 1)) learned fragment(s) runs it"
+	else
+		not_ok "learning $name: the workflow does not pass after $((round - 1)) learning runs"
+		diag "$(cat "$T/$name"-*.err 2>/dev/null | tail -8)"
+		diag "$(cat "$T/$name"-*.ini 2>/dev/null | grep -v '^[;#]' | tail -20)"
+	fi
+	bad=$(cat "$T/$name"-*.ini 2>/dev/null | sed -n 's/^r[owx]* = //p' | while read -r p; do
+		case "$p" in
+		"$HOME_DIR" | "$HOME_DIR/.ssh"* | "$HOME_DIR/.npmrc" | "$HOME_DIR/.cache"* | / | "$HOME_DIR/work")
+			echo "$p" ;;
+		esac
+	done)
+	if [ -z "$bad" ]; then
+		ok "learning $name: no grant on the home, a secret or the user's caches"
+	else
+		not_ok "learning $name: fragments grant $bad"
+	fi
+}
+learn_workflow autotools autoreconf \
+	'autoreconf -fi >/dev/null 2>&1 && ./configure -q && make -s && make -s check && ./calc'
+learn_workflow cmake cmake \
+	'cmake -S . -B build >/dev/null && cmake --build build && ctest --test-dir build'
+
+# npm writes its cache in ~/.npm, the user's own, which the user's npm
+# runs later outside the sandbox: learning never proposes it, and says
+# what to do instead.
+if PATH=$USER_PATH command -v npm >/dev/null 2>&1; then
+	dir=$HOME_DIR/work/learn-npm
+	rm -rf "$dir"
+	cp -R "$LLW_DATA/workflows/npm" "$dir"
+	chown -R "$TEST_UID:$TEST_GID" "$dir"
+	echo | as_user env -C "$dir" PATH=$USER_PATH timeout 600 \
+		"$LLWRAP" --learn -p empty -- sh -c 'npm install --offline --no-audit --no-fund' \
+		>/dev/null 2>"$T/npm.err"
+	out=$(cat "$T/npm.err")
+	expect_output "learning npm: writes in ~/.npm are not proposed, saying why" \
+		"writes in $HOME_DIR/.npm are not proposed: it is your own tool cache"
+	expect_no_output "... and no grant names it" "^rw[x]* = $HOME_DIR/.npm"
+else
+	skip "learning npm: npm is not installed"
+fi
 
 done_testing
