@@ -269,6 +269,30 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	if (strcmp(rule, "filtered/dns") == 0)
 		return xasprintf("[network] dns = %s (or --dns %s)", addr,
 				 addr);
+	if (strcmp(rule, "filtered/proxy") == 0 && strcmp(port, "53") == 0)
+		return xstrdup("nothing: names are resolved by llwrap's proxy "
+			       "(allow-host, proxy = yes), and this client "
+			       "resolved a name itself: make it use the proxy "
+			       "that HTTPS_PROXY and HTTP_PROXY name");
+	if (strcmp(rule, "filtered/proxy") == 0)
+		return xasprintf(
+			"this client ignored llwrap's proxy "
+			"(HTTPS_PROXY, HTTP_PROXY): make it use the "
+			"proxy, which reaches the names in allow-host, "
+			"or [network] allow-cidr = %s/%s:%s (or "
+			"--allow-cidr %s/%s:%s) to connect directly",
+			addr, bits, port, addr, bits, port);
+	if (strcmp(rule, "filtered/host") == 0 ||
+	    strcmp(rule, "filtered/host-port") == 0)
+		return xasprintf("[network] allow-host = %s (or --allow-host "
+				 "%s)",
+				 target, target);
+	if (strcmp(rule, "filtered/rebind") == 0)
+		return xasprintf("[network] allow-cidr = the local range %s "
+				 "resolves to, if it is meant to reach it "
+				 "(allow-host never reaches local addresses "
+				 "alone)",
+				 addr);
 	if (strcmp(rule, "filtered/listen") == 0)
 		return xasprintf("[network] listen = %s (or --listen %s)",
 				 target, target);
@@ -426,6 +450,7 @@ blocked_footer(const struct blocked_log *log, const char *name)
 	_cleanup_strv_ char **top = NULL;
 	_cleanup_free_ char *list = NULL;
 	unsigned long total = log->suppressed;
+	bool proxy = false;
 	size_t n;
 
 	for (size_t i = 0; i < log->n; i++) {
@@ -447,11 +472,19 @@ blocked_footer(const struct blocked_log *log, const char *name)
 							 g->proto, g->target));
 	}
 	list = top ? strv_join(top, ", ") : xstrdup("");
+	for (size_t i = 0; i < log->n; i++)
+		if (strcmp(log->v[i].rule, "filtered/proxy") == 0)
+			proxy = true;
 	return xasprintf("llwrap: the sandbox blocked %lu attempt%s during "
-			 "this run: %s%s; see 'llwrap log %s', and 'llwrap "
+			 "this run: %s%s; %ssee 'llwrap log %s', and 'llwrap "
 			 "why' for the rule",
 			 total, total == 1 ? "" : "s", list,
-			 n > 3 ? ", ..." : "", name);
+			 n > 3 ? ", ..." : "",
+			 proxy ? "a client ignored llwrap's proxy "
+				 "(HTTPS_PROXY, HTTP_PROXY), the only way to "
+				 "the names in allow-host; "
+			       : "",
+			 name);
 }
 
 char *

@@ -58,6 +58,8 @@ static const struct {
 	{ OPT_CONNECT_UDP, "network", "connect-udp", false, true },
 	{ OPT_BIND_UDP, "network", "bind-udp", false, true },
 	{ OPT_ALLOW_CIDR, "network", "allow-cidr", false, false },
+	{ OPT_ALLOW_HOST, "network", "allow-host", false, false },
+	{ OPT_PROXY, "network", "proxy", false, false },
 	{ OPT_UNIX, "network", "unix", true, false },
 	{ OPT_LISTEN, "network", "listen", false, false },
 	{ OPT_DNS, "network", "dns", false, false },
@@ -116,7 +118,8 @@ add_flag(struct profile *cli, const struct vars *v, int opt, const char *arg)
 
 		if (flag_keys[i].opt != opt)
 			continue;
-		if (opt == OPT_BEST_EFFORT || opt == OPT_LEARN)
+		if (opt == OPT_BEST_EFFORT || opt == OPT_LEARN ||
+		    opt == OPT_PROXY)
 			value = xstrdup("yes");
 		else if (flag_keys[i].path)
 			value = absolute_path(arg);

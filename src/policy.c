@@ -236,6 +236,7 @@ policy_free(struct policy *p)
 	ports_clear(&p->bind_udp);
 	free(p->unix_sockets_origin.origin);
 	items_clear(&p->allow_cidr);
+	items_clear(&p->allow_host);
 	items_clear(&p->unix_paths);
 	items_clear(&p->listen);
 	items_clear(&p->dns);
@@ -248,6 +249,7 @@ policy_free(struct policy *p)
 	free(p->ptrace_origin.origin);
 	free(p->hide_processes_origin.origin);
 	free(p->supervise_origin.origin);
+	free(p->proxy_origin.origin);
 	free(p->private_tmp_origin.origin);
 	free(p->protect_git_origin.origin);
 	free(p->protect_later_run_origin.origin);
@@ -658,6 +660,8 @@ items_for(struct policy *p, const char *key)
 {
 	if (strcmp(key, "allow-cidr") == 0)
 		return &p->allow_cidr;
+	if (strcmp(key, "allow-host") == 0)
+		return &p->allow_host;
 	if (strcmp(key, "unix") == 0)
 		return &p->unix_paths;
 	if (strcmp(key, "listen") == 0)
@@ -926,6 +930,9 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		} else if (is_key(e, "network", "supervise")) {
 			p->supervise = strcmp(v0, "yes") == 0;
 			scalar_set(&p->supervise_origin, origin);
+		} else if (is_key(e, "network", "proxy")) {
+			p->proxy = strcmp(v0, "yes") == 0;
+			scalar_set(&p->proxy_origin, origin);
 		} else if (is_key(e, "network", "log-blocked")) {
 			p->log_blocked = strcmp(v0, "yes") == 0;
 		} else if (is_key(e, "network", "log-stderr")) {

@@ -120,11 +120,18 @@ struct policy {
 	struct llw_scalar_origin unix_sockets_origin;
 	/* Supervisor rules (DESIGN.md §6), enforced by supervise.c. */
 	struct llw_items allow_cidr, unix_paths, listen, dns;
+	/* allow-host: NAME or *.NAME with optional :PORTS (proxy.h). */
+	struct llw_items allow_host;
 	/* supervise = yes: the supervisor runs even without such rules,
 	 * for what only it decides (local destinations, the sandbox's own
 	 * listeners, loopback-only binds, DNS to the resolvers). */
 	bool supervise;
 	struct llw_scalar_origin supervise_origin;
+	/* proxy = yes: llwrap's HTTP(S) proxy (proxy.h) is the way to the
+	 * network by name; the supervisor refuses DNS and direct connects
+	 * outside allow-cidr (DESIGN.md §6.1). */
+	bool proxy;
+	struct llw_scalar_origin proxy_origin;
 	bool log_blocked;
 	/* log-stderr: note each kind of blocked attempt on the blocked
 	 * process's stderr when it is a pipe, socket or file. */

@@ -27,6 +27,7 @@
 #include "fdutil.h"
 #include "path.h"
 #include "profile.h"
+#include "hostrule.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -265,6 +266,7 @@ enum value_type {
 	VT_CIDRS,    /* CIDR[:PORTS] */
 	VT_LISTEN,   /* ADDR:PORT, [V6]:PORT */
 	VT_ADDRS,    /* IP addresses */
+	VT_HOSTS,    /* NAME or *.NAME, with optional :PORTS */
 	VT_ENVGLOBS, /* names or fnmatch globs */
 	VT_ENVSET,   /* NAME=VALUE */
 	VT_INCLUDES, /* profile NAMEs or FILEs */
@@ -301,10 +303,12 @@ static const struct key_spec {
 	{ "network", "bind-udp", VT_PORTS, NULL },
 	{ "network", "unix-sockets", VT_ENUM, choices_allow },
 	{ "network", "allow-cidr", VT_CIDRS, NULL },
+	{ "network", "allow-host", VT_HOSTS, NULL },
 	{ "network", "unix", VT_PATHS, NULL },
 	{ "network", "listen", VT_LISTEN, NULL },
 	{ "network", "dns", VT_ADDRS, NULL },
 	{ "network", "supervise", VT_BOOL, NULL },
+	{ "network", "proxy", VT_BOOL, NULL },
 	{ "network", "log-blocked", VT_BOOL, NULL },
 	{ "network", "log-prefix", VT_TEXT, NULL },
 	{ "network", "log-stderr", VT_BOOL, NULL },
@@ -712,7 +716,11 @@ project_check(const struct profile *p, const struct key_spec *ks,
 		else if (strcmp(ks->key, "supervise") == 0 &&
 			 strcmp(values[0], "yes") != 0)
 			why = "only supervise = yes tightens";
+		else if (strcmp(ks->key, "proxy") == 0 &&
+			 strcmp(values[0], "yes") != 0)
+			why = "only proxy = yes tightens";
 		else if (strcmp(ks->key, "allow-cidr") == 0 ||
+			 strcmp(ks->key, "allow-host") == 0 ||
 			 strcmp(ks->key, "unix") == 0 ||
 			 strcmp(ks->key, "listen") == 0 ||
 			 strcmp(ks->key, "dns") == 0)
@@ -870,6 +878,20 @@ value_check(const struct profile *p, const struct vars *v,
 				    ks->section, ks->key, raw);
 		*out = xstrdup(raw);
 		return 0;
+	case VT_HOSTS: {
+		struct hostrule hr;
+
+		if (hostrule_parse(raw, &hr) < 0)
+			return fail(cause, p->file, line,
+				    "[%s] %s: bad host '%s'; use a NAME or "
+				    "*.NAME ('*' as the whole first label), "
+				    "with optional :PORTS such as "
+				    "registry.npmjs.org:443.",
+				    ks->section, ks->key, raw);
+		hostrule_clear(&hr);
+		*out = xstrdup(raw);
+		return 0;
+	}
 	case VT_ENVGLOBS:
 		if (!env_glob_valid(raw))
 			return fail(cause, p->file, line,

@@ -16,13 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hostrule.h"
+#include "policy.h"
 #include "supervise.h"
 
-enum proxy_host {
-	PROXY_HOST_ALLOWED,  /* an allow-host entry holds name and port */
-	PROXY_HOST_UNLISTED, /* no entry names it */
-	PROXY_HOST_PORT,     /* an entry names it, not on this port */
-};
+/* True when p sends names through the proxy: proxy = yes, or allow-host
+ * entries (DESIGN.md §6.1, design (b)), in mode filtered. */
+bool proxy_enabled(const struct policy *p);
 
 /*
  * What the proxy asks of the rules; the supervisor's compiled rules
@@ -31,8 +31,8 @@ enum proxy_host {
 struct proxy_rules {
 	/* allow-host: may name (lower case, no trailing dot) be reached
 	 * on port?  *origin: the entry's "file:line", when one named it. */
-	enum proxy_host (*host)(void *ctx, const char *name, uint16_t port,
-				const char **origin);
+	enum hostrule_verdict (*host)(void *ctx, const char *name,
+				      uint16_t port, const char **origin);
 	/* allow-cidr: the origin of the entry that lets a (a->port set)
 	 * be reached, or NULL.  Port rules alone never let the proxy reach
 	 * an address. */
@@ -94,5 +94,24 @@ char **proxy_environ(uint16_t port);
  */
 size_t proxy_hosts_lookup(const char *text, const char *name,
 			  struct supervise_addr *out, size_t max);
+
+/*
+ * A DNS query (RFC 1035, recursion desired) for name's records of type
+ * (1 A, 28 AAAA) with id into buf (size bytes).  Returns its length, or
+ * -EINVAL for a name that is not one, -ENOBUFS when buf is too small.
+ */
+int proxy_dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *buf,
+		    size_t size);
+
+/*
+ * The addresses of type in the answer buf[0..len) to the query with id:
+ * at most max into out (ports 0), their number in *n.  Returns 0 (*n may
+ * be 0: the name has no such records), -ESRCH when buf is not the answer
+ * to that query (another id, not a response: keep waiting), -ENOENT for
+ * NXDOMAIN, -EAGAIN for a truncated answer or a server failure (ask the
+ * next server), -EINVAL when malformed.
+ */
+int proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
+		     struct supervise_addr *out, size_t max, size_t *n);
 
 #endif /* LLW_PROXY_H */

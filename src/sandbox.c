@@ -28,6 +28,8 @@
 #include "gitguard.h"
 #include "known.h"
 #include "ns.h"
+#include "proxy.h"
+#include "proxyserve.h"
 #include "sandbox.h"
 #include "strv.h"
 #include "supervise.h"
@@ -988,6 +990,28 @@ command_environ(const struct policy *p, char *const *envp)
 	return policy_environ(p, with_pwd);
 }
 
+/* The proxy's variables (proxy_environ) replace any of the same name. */
+static void
+environ_override(char ***env, uint16_t port)
+{
+	_cleanup_strv_ char **add = proxy_environ(port);
+	char **kept = NULL;
+
+	for (char **e = *env; e != NULL && *e != NULL; e++) {
+		size_t n = strcspn(*e, "=");
+		bool replaced = false;
+
+		for (char **a = add; *a != NULL && !replaced; a++)
+			replaced = strncmp(*a, *e, n) == 0 && (*a)[n] == '=';
+		if (!replaced)
+			strv_push(&kept, *e);
+	}
+	for (char **a = add; *a != NULL; a++)
+		strv_push(&kept, *a);
+	strv_free(*env);
+	*env = kept;
+}
+
 /*
  * [limits] (DESIGN.md §11): each set limit becomes the soft and the hard
  * resource limit, so the command cannot raise it back; a limit is never
@@ -1254,6 +1278,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 {
 	struct sock_fprog prog;
 	struct supervisor *sv = NULL;
+	struct proxyserve *proxy = NULL;
 	_cleanup_strv_ char **env = NULL;
 	bool forked = false;
 	int r;
@@ -1275,6 +1300,18 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if (sb->supervise &&
 	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)
 		goto out;
+	/* The proxy for names (DESIGN.md §6.1) runs outside, started
+	 * before any namespace: the supervisor lets the command reach it,
+	 * the environment points the command's clients at it. */
+	if (sv != NULL && proxy_enabled(sb->policy)) {
+		struct supervise_addr pa;
+
+		if ((r = proxyserve_start(sb->policy, envp, &proxy, cause)) < 0)
+			goto out;
+		proxyserve_addr(proxy, &pa);
+		supervise_set_proxy(sv, &pa);
+		environ_override(&env, pa.port);
+	}
 	if (sb->learn && sv != NULL &&
 	    (r = supervise_learn(sv, sb->learn_fd, cause)) < 0)
 		goto out;
@@ -1357,6 +1394,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			  cause);
 out:
 	supervise_free(sv);
+	proxyserve_stop(proxy);
 	/* 1: this process was a monitor or an init and its child has
 	 * ended; *status is what to exit with. */
 	return r > 0 ? 0 : r;

@@ -61,6 +61,7 @@
 #include "profile.h"
 #include "sockdiag.h"
 #include "strv.h"
+#include "proxy.h"
 #include "supervise.h"
 #include "xalloc.h"
 
@@ -124,8 +125,8 @@ supervise_unblock_signals(void)
 bool
 supervise_needed(const struct policy *p)
 {
-	return p->supervise || p->allow_cidr.n > 0 || p->unix_paths.n > 0 ||
-	       p->listen.n > 0 || p->dns.n > 0;
+	return p->supervise || proxy_enabled(p) || p->allow_cidr.n > 0 ||
+	       p->unix_paths.n > 0 || p->listen.n > 0 || p->dns.n > 0;
 }
 
 int
@@ -218,6 +219,11 @@ struct supervise_rules {
 	struct supervise_addr *dns, *listen;
 	size_t n_dns, n_listen;
 	struct llw_ports connect_tcp, connect_udp, bind_tcp, bind_udp;
+	/* proxy = yes: names go through llwrap's proxy at proxy_addr
+	 * (set once it listens); no DNS, and port rules no longer reach
+	 * the network directly (DESIGN.md §6.1). */
+	bool proxy;
+	struct supervise_addr proxy_addr;
 };
 
 /* "N" or "LO-HI" separated by commas, as profile.c validated them. */
@@ -567,6 +573,7 @@ supervise_rules_new(const struct policy *p, char *const *resolvers,
 
 	r->net = p->net;
 	r->local = supervise_needed(p);
+	r->proxy = proxy_enabled(p);
 	ports_copy(&r->connect_tcp, &p->connect_tcp);
 	ports_copy(&r->connect_udp, &p->connect_udp);
 	ports_copy(&r->bind_tcp, &p->bind_tcp);
@@ -621,6 +628,13 @@ decide_destination(const struct supervise_rules *r, enum supervise_proto proto,
 	bool host = r->net == LLW_NET_HOST;
 	bool inside = false;
 
+	/* With the proxy, names are its to resolve: its listener is
+	 * reached, DNS is not. */
+	if (r->proxy && proto == SUPERVISE_TCP && r->proxy_addr.port != 0 &&
+	    addr_equal(&r->proxy_addr, a) && a->port == r->proxy_addr.port)
+		return NULL;
+	if (r->proxy && a->port == 53)
+		return "filtered/proxy";
 	/* DNS goes to the configured resolvers and nowhere else, so a
 	 * resolver the policy did not name cannot be used to tunnel. */
 	if (a->port == 53) {
@@ -649,9 +663,36 @@ decide_destination(const struct supervise_rules *r, enum supervise_proto proto,
 	 * sandbox's own listener, which the engine checks) reaches. */
 	if (r->local && supervise_addr_local(a))
 		return "filtered/local";
+	/* With the proxy, a port rule only names the ports of allow-host
+	 * entries: the network is reached by name, through it. */
+	if (r->proxy)
+		return "filtered/proxy";
 	if (ranges_hold(list->v, list->n, a->port))
 		return NULL;
 	return r->n_cidrs > 0 ? "filtered/no-cidr" : "filtered/port";
+}
+
+const char *
+supervise_cidr_allows(const struct supervise_rules *r,
+		      const struct supervise_addr *a)
+{
+	for (size_t i = 0; i < r->n_cidrs; i++) {
+		const struct supervise_cidr *c = &r->cidrs[i];
+
+		if (supervise_cidr_contains(c, a) &&
+		    (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
+				    : ranges_hold(r->connect_tcp.v,
+						  r->connect_tcp.n, a->port)))
+			return c->origin;
+	}
+	return NULL;
+}
+
+void
+supervise_rules_set_proxy(struct supervise_rules *r,
+			  const struct supervise_addr *a)
+{
+	r->proxy_addr = *a;
 }
 
 static const char *
@@ -913,20 +954,45 @@ supervise_describe(const struct policy *p, char *const *envp)
 	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
 		      "destination: performed by the supervisor after its "
 		      "check");
-	strv_push(&v, p->net == LLW_NET_HOST
-			      ? "IP destinations: any (mode = host)"
-			      : "IP destinations: inside an allow-cidr entry, "
-				"on its ports (else connect-tcp / "
-				"connect-udp); outside every entry, internet "
-				"addresses on the connect-tcp / connect-udp "
-				"ports, never this host or its networks "
-				"(loopback, private, link-local)");
+	if (proxy_enabled(p)) {
+		_cleanup_free_ char *hosts = NULL;
+		char **names = NULL;
+
+		for (size_t i = 0; i < p->allow_host.n; i++)
+			strv_push(&names, p->allow_host.v[i].value);
+		hosts = names ? strv_join(names, " ") : xstrdup("(none)");
+		strv_free(names);
+		strv_push_take(
+			&v, xasprintf("names: only through llwrap's proxy on "
+				      "127.0.0.1 (HTTPS_PROXY, HTTP_PROXY): "
+				      "allow-host %s; no DNS; the TLS server "
+				      "name must be the CONNECT name; names "
+				      "that resolve to local addresses only "
+				      "inside an allow-cidr entry",
+				      hosts));
+		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
+			      "its ports (else connect-tcp / connect-udp); "
+			      "nothing else directly (proxy)");
+	} else if (p->net == LLW_NET_HOST) {
+		strv_push(&v, "IP destinations: any (mode = host)");
+	} else {
+		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
+			      "its ports (else connect-tcp / connect-udp); "
+			      "outside every entry, internet addresses on the "
+			      "connect-tcp / connect-udp ports, never this "
+			      "host or its networks (loopback, private, "
+			      "link-local)");
+	}
 	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
 		      "port (by socket cookie)");
-	strv_push_take(&v,
-		       xasprintf("DNS (port 53, UDP and TCP): only %s%s",
-				 list ? list : "(no resolver: none)",
-				 p->dns.n ? "" : " (from /etc/resolv.conf)"));
+	if (proxy_enabled(p))
+		strv_push(&v, "DNS (port 53): none (the proxy resolves)");
+	else
+		strv_push_take(
+			&v,
+			xasprintf("DNS (port 53, UDP and TCP): only %s%s",
+				  list ? list : "(no resolver: none)",
+				  p->dns.n ? "" : " (from /etc/resolv.conf)"));
 	strv_push_take(
 		&v, xasprintf("binds: %s",
 			      p->listen.n ? "only the listen addresses (port "
@@ -1135,8 +1201,8 @@ struct supervisor {
 	int learn_fd; /* --learn: where observed paths go, or -1 */
 };
 
-static uint64_t
-now_ns(void)
+uint64_t
+supervise_now_ns(void)
 {
 	struct timespec ts;
 
@@ -1212,6 +1278,12 @@ make_parent_dirs(const char *path)
 }
 
 void
+supervise_set_proxy(struct supervisor *sv, const struct supervise_addr *a)
+{
+	supervise_rules_set_proxy(sv->rules, a);
+}
+
+void
 supervise_free(struct supervisor *sv)
 {
 	if (sv == NULL)
@@ -1275,7 +1347,8 @@ supervise_new(const struct policy *p, char *const *envp,
 	sv->pending = xcalloc(SV_MAX_PENDING, sizeof(*sv->pending));
 	sv->log = p->log_blocked;
 	sv->prefix = supervise_log_prefix(p->log_prefix, p->name);
-	supervise_ratelimit_init(&sv->rl, SV_LOG_BURST, SV_LOG_RATE, now_ns());
+	supervise_ratelimit_init(&sv->rl, SV_LOG_BURST, SV_LOG_RATE,
+				 supervise_now_ns());
 	if (sv->log) {
 		_cleanup_free_ char *path = supervise_log_path(p->name, envp);
 
@@ -1568,7 +1641,7 @@ log_blocked(struct supervisor *sv, enum supervise_op op,
 	note_stderr(sv, pidfd, op, proto, target, rule);
 	if (!sv->log)
 		return;
-	if (!supervise_ratelimit_take(&sv->rl, now_ns(), &rep))
+	if (!supervise_ratelimit_take(&sv->rl, supervise_now_ns(), &rep))
 		return;
 	if (rep > 0)
 		log_suppressed(sv, rep);
@@ -1583,8 +1656,8 @@ log_flush(struct supervisor *sv, bool at_exit)
 {
 	unsigned long rep;
 
-	if (sv->log &&
-	    supervise_ratelimit_flush(&sv->rl, now_ns(), at_exit, &rep))
+	if (sv->log && supervise_ratelimit_flush(&sv->rl, supervise_now_ns(),
+						 at_exit, &rep))
 		log_suppressed(sv, rep);
 }
 
@@ -2149,7 +2222,7 @@ queue(struct supervisor *sv, struct call *c, enum pending_kind kind)
 	p->kind = kind;
 	p->req = *c->req;
 	p->sock = c->sock;
-	p->deadline_ns = now_ns() + 10 * 1000000u;
+	p->deadline_ns = supervise_now_ns() + 10 * 1000000u;
 	c->sock = -1;
 	return CALL_PENDING;
 }
@@ -2784,7 +2857,7 @@ pending_run(struct supervisor *sv, size_t i)
 static void
 pending_tick(struct supervisor *sv)
 {
-	uint64_t now = now_ns();
+	uint64_t now = supervise_now_ns();
 
 	for (size_t i = sv->n_pending; i-- > 0;) {
 		if (seccomp_notify_id_valid(sv->listener,

@@ -118,7 +118,7 @@ void supervise_rules_free(struct supervise_rules *r);
  * The decision for an IP operation: NULL when allowed, else the name of
  * the rule that refused it ("filtered/no-cidr", "filtered/port",
  * "filtered/local", "filtered/dns", "filtered/listen",
- * "filtered/bind-port").
+ * "filtered/bind-port", "filtered/proxy").
  *
  * Destinations (connect, send; see supervise_addr_destination): port 53
  * only to a resolver; a destination inside an allow-cidr entry on its
@@ -135,11 +135,29 @@ void supervise_rules_free(struct supervise_rules *r);
  * mode, anything but DNS outside the resolvers.  When the supervisor
  * only stands in for Landlock's port rules (the policy does not need it:
  * !supervise_needed), local destinations and binds are decided by the
- * port lists alone, as Landlock would.
+ * port lists alone, as Landlock would.  With proxy = yes (mode
+ * filtered), the proxy's address is reached, DNS is not
+ * ("filtered/proxy"), and a destination neither local nor inside an
+ * entry is "filtered/proxy": the port lists no longer reach it.
  */
 const char *supervise_decide(const struct supervise_rules *r,
 			     enum supervise_op op, enum supervise_proto proto,
 			     const struct supervise_addr *a);
+
+/*
+ * The origin of the allow-cidr entry that lets a TCP connect reach a
+ * (a->port set; an entry without ports: the connect-tcp list), or NULL.
+ * What the proxy asks for IP literals and rebinding (proxy.h).
+ */
+const char *supervise_cidr_allows(const struct supervise_rules *r,
+				  const struct supervise_addr *a);
+
+/*
+ * proxy = yes: the address llwrap's proxy listens on, which TCP
+ * connects may reach (before it is set, none).
+ */
+void supervise_rules_set_proxy(struct supervise_rules *r,
+			       const struct supervise_addr *a);
 
 /*
  * As a destination, the unspecified address (0.0.0.0, ::) reaches this
@@ -170,6 +188,9 @@ bool supervise_bind_address(const struct supervise_rules *r,
 char **supervise_resolvers(const struct policy *p, const char *resolv_conf);
 
 /* ---- The blocked-attempt log (pure parts) ---- */
+
+/* CLOCK_MONOTONIC in nanoseconds, the rate limit's clock. */
+uint64_t supervise_now_ns(void);
 
 /* A token bucket: burst tokens, refilled at rate per second. */
 struct supervise_ratelimit {
@@ -230,6 +251,10 @@ char **supervise_describe(const struct policy *p, char *const *envp);
 int supervise_new(const struct policy *p, char *const *envp,
 		  struct supervisor **out, char **cause);
 void supervise_free(struct supervisor *sv);
+
+/* proxy = yes: the address of llwrap's proxy (proxyserve.h), which the
+ * command's TCP connects may reach.  Call before fork. */
+void supervise_set_proxy(struct supervisor *sv, const struct supervise_addr *a);
 
 /*
  * --learn: also observe open, openat, creat, execve, execveat, mkdir and

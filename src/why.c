@@ -26,6 +26,7 @@
 #include "compat/landlock.h"
 #include "path.h"
 #include "strv.h"
+#include "proxy.h"
 #include "why.h"
 #include "xalloc.h"
 
@@ -1220,8 +1221,13 @@ why_summary(const struct sandbox *sb, const char *home)
 			strv_push_take(&net, xasprintf("bind %s", bt));
 		strv_push_take(&net, p->connect_udp.n
 					     ? xasprintf("udp ports %s", cu)
+				     : proxy_enabled(p) ? xstrdup("no DNS")
 				     : sb->supervise ? xstrdup("udp: DNS only")
 						     : xstrdup("no udp"));
+		for (size_t i = 0; i < p->allow_host.n; i++)
+			strv_push_take(
+				&net,
+				xasprintf("host %s", p->allow_host.v[i].value));
 		for (size_t i = 0; i < p->allow_cidr.n; i++)
 			strv_push_take(
 				&net,
@@ -1230,7 +1236,12 @@ why_summary(const struct sandbox *sb, const char *home)
 		strv_push_take(
 			&v,
 			xasprintf("network: filtered: %s%s", list,
-				  sb->supervise
+				  sb->supervise && proxy_enabled(p)
+					  ? " (supervised: names only through "
+					    "llwrap's proxy, HTTPS_PROXY; port "
+					    "rules name the hosts' ports and "
+					    "reach nothing directly)"
+				  : sb->supervise
 					  ? " (supervised: port rules reach "
 					    "internet hosts, not this host or "
 					    "its networks; the sandbox's own "

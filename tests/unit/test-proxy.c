@@ -20,7 +20,7 @@
 
 /* The fake rules: api.openai.com on 443, *.example.com on 443 and 8443
  * (one label), and the CIDR 10.10.0.0/16 on 443 and 127.0.0.0/8. */
-static enum proxy_host
+static enum hostrule_verdict
 fake_host(void *ctx, const char *name, uint16_t port, const char **origin)
 {
 	const char *dot = strchr(name, '.');
@@ -29,11 +29,11 @@ fake_host(void *ctx, const char *name, uint16_t port, const char **origin)
 
 	(void)ctx;
 	if (!named && !wild)
-		return PROXY_HOST_UNLISTED;
+		return HOSTRULE_UNLISTED;
 	*origin = named ? "test.ini:3" : "test.ini:4";
 	if (port == 443 || (wild && port == 8443))
-		return PROXY_HOST_ALLOWED;
-	return PROXY_HOST_PORT;
+		return HOSTRULE_ALLOWED;
+	return HOSTRULE_PORT;
 }
 
 static const char *
@@ -196,13 +196,279 @@ test_hosts(void **state)
 	assert_int_equal(proxy_hosts_lookup(NULL, "localhost", a, 4), 0);
 }
 
+static void
+test_hostrule(void **state)
+{
+	static const struct {
+		const char *in;
+		int ret;
+		const char *name;
+		bool wildcard;
+		size_t n_ports;
+	} t[] = {
+		{ "api.openai.com", 0, "api.openai.com", false, 0 },
+		{ "API.OpenAI.com.", 0, "api.openai.com", false, 0 },
+		{ "*.githubusercontent.com", 0, "githubusercontent.com", true,
+		  0 },
+		{ "registry.npmjs.org:443", 0, "registry.npmjs.org", false, 1 },
+		{ "github.com:22,443,8000-8100", 0, "github.com", false, 3 },
+		{ "api.*.com", -EINVAL, NULL, false, 0 },
+		{ "*api.com", -EINVAL, NULL, false, 0 },
+		{ "*.", -EINVAL, NULL, false, 0 },
+		{ "*", -EINVAL, NULL, false, 0 },
+		{ "*.*.com", -EINVAL, NULL, false, 0 },
+		{ "a..com", -EINVAL, NULL, false, 0 },
+		{ "10.0.0.1", -EINVAL, NULL, false, 0 },
+		{ "api.com:", -EINVAL, NULL, false, 0 },
+		{ "api.com:0", -EINVAL, NULL, false, 0 },
+		{ "api.com:65536", -EINVAL, NULL, false, 0 },
+		{ "api.com:443:80", -EINVAL, NULL, false, 0 },
+		{ "api.com:80-20", -EINVAL, NULL, false, 0 },
+		{ "[::1]:443", -EINVAL, NULL, false, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct hostrule r;
+		int ret = hostrule_parse(t[i].in, &r);
+
+		if (ret != t[i].ret)
+			fail_msg("'%s': %d, not %d", t[i].in, ret, t[i].ret);
+		if (ret != 0)
+			continue;
+		assert_string_equal(r.name, t[i].name);
+		assert_int_equal(r.wildcard, t[i].wildcard);
+		assert_int_equal(r.n_ports, t[i].n_ports);
+		hostrule_clear(&r);
+	}
+}
+
+static void
+test_hostrule_match(void **state)
+{
+	struct hostrule r[3];
+	struct llw_port_range def = { 443, 443, NULL };
+	struct llw_ports ports = { &def, 1 };
+	const char *origin;
+
+	(void)state;
+	assert_int_equal(hostrule_parse("api.openai.com", &r[0]), 0);
+	assert_int_equal(hostrule_parse("*.example.com:8443", &r[1]), 0);
+	assert_int_equal(hostrule_parse("api.openai.com:22", &r[2]), 0);
+	r[0].origin = "a:1";
+	r[1].origin = "a:2";
+	r[2].origin = "a:3";
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "api.openai.com", 443, &origin),
+		HOSTRULE_ALLOWED);
+	assert_string_equal(origin, "a:1");
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "api.openai.com", 22, &origin),
+		HOSTRULE_ALLOWED);
+	assert_string_equal(origin, "a:3");
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "api.openai.com", 80, &origin),
+		HOSTRULE_PORT);
+	assert_string_equal(origin, "a:1");
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "x.example.com", 8443, &origin),
+		HOSTRULE_ALLOWED);
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "x.example.com", 443, &origin),
+		HOSTRULE_PORT);
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "example.com", 8443, &origin),
+		HOSTRULE_UNLISTED);
+	assert_null(origin);
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "a.b.example.com", 8443, &origin),
+		HOSTRULE_UNLISTED);
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "xexample.com", 8443, &origin),
+		HOSTRULE_UNLISTED);
+	assert_int_equal(
+		hostrule_match(r, 3, &ports, "openai.com", 443, &origin),
+		HOSTRULE_UNLISTED);
+	for (int i = 0; i < 3; i++)
+		hostrule_clear(&r[i]);
+}
+
+/* A query as RFC 1035 lays it out, and answers with A, AAAA, CNAME,
+ * compression, NXDOMAIN, truncation and lengths that lie. */
+static void
+test_dns(void **state)
+{
+	static const uint8_t query[] = {
+		0x12, 0x34, 0x01, 0x00, 0,   1,	  0,   0,   0,	 0,   0,
+		0,    3,    'a',  'p',	'i', 7,	  'e', 'x', 'a', 'm', 'p',
+		'l',  'e',  3,	  'c',	'o', 'm', 0,   0,   1,	 0,   1,
+	};
+	/* Header (response, RD RA), the question, then a CNAME and two A
+	 * records whose names point back at the question. */
+	static const uint8_t answer[] = {
+		0x12,
+		0x34,
+		0x81,
+		0x80,
+		0,
+		1,
+		0,
+		3,
+		0,
+		0,
+		0,
+		0,
+		3,
+		'a',
+		'p',
+		'i',
+		7,
+		'e',
+		'x',
+		'a',
+		'm',
+		'p',
+		'l',
+		'e',
+		3,
+		'c',
+		'o',
+		'm',
+		0,
+		0,
+		1,
+		0,
+		1,
+		/* CNAME api.example.com -> x.example.com */
+		0xc0,
+		12,
+		0,
+		5,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		4,
+		1,
+		'x',
+		0xc0,
+		16,
+		/* A 198.51.100.7 */
+		0xc0,
+		45,
+		0,
+		1,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		4,
+		198,
+		51,
+		100,
+		7,
+		/* A 203.0.113.9 */
+		0xc0,
+		45,
+		0,
+		1,
+		0,
+		1,
+		0,
+		0,
+		0,
+		60,
+		0,
+		4,
+		203,
+		0,
+		113,
+		9,
+	};
+	uint8_t buf[512], copy[sizeof(answer)];
+	struct supervise_addr a[4];
+	size_t n = 99;
+
+	(void)state;
+	assert_int_equal(
+		proxy_dns_query("api.example.com", 1, 0x1234, buf, sizeof(buf)),
+		sizeof(query));
+	assert_memory_equal(buf, query, sizeof(query));
+	assert_int_equal(proxy_dns_query("api.example.com", 1, 1, buf, 20),
+			 -ENOBUFS);
+	assert_int_equal(proxy_dns_query("a..b", 1, 1, buf, sizeof(buf)),
+			 -EINVAL);
+
+	assert_int_equal(
+		proxy_dns_answer(answer, sizeof(answer), 0x1234, 1, a, 4, &n),
+		0);
+	assert_int_equal(n, 2);
+	assert_int_equal(a[0].family, AF_INET);
+	assert_int_equal(a[0].a[0], 198);
+	assert_int_equal(a[1].a[0], 203);
+	/* Only as many as asked for. */
+	assert_int_equal(
+		proxy_dns_answer(answer, sizeof(answer), 0x1234, 1, a, 1, &n),
+		0);
+	assert_int_equal(n, 1);
+	/* No AAAA among them. */
+	assert_int_equal(
+		proxy_dns_answer(answer, sizeof(answer), 0x1234, 28, a, 4, &n),
+		0);
+	assert_int_equal(n, 0);
+	/* Another query's answer, or the query itself: keep waiting. */
+	assert_int_equal(
+		proxy_dns_answer(answer, sizeof(answer), 0x1235, 1, a, 4, &n),
+		-ESRCH);
+	assert_int_equal(
+		proxy_dns_answer(query, sizeof(query), 0x1234, 1, a, 4, &n),
+		-ESRCH);
+	memcpy(copy, answer, sizeof(answer));
+	copy[3] = 0x83; /* NXDOMAIN */
+	assert_int_equal(
+		proxy_dns_answer(copy, sizeof(copy), 0x1234, 1, a, 4, &n),
+		-ENOENT);
+	copy[3] = 0x82; /* SERVFAIL */
+	assert_int_equal(
+		proxy_dns_answer(copy, sizeof(copy), 0x1234, 1, a, 4, &n),
+		-EAGAIN);
+	copy[3] = 0x80;
+	copy[2] |= 0x02; /* TC */
+	assert_int_equal(
+		proxy_dns_answer(copy, sizeof(copy), 0x1234, 1, a, 4, &n),
+		-EAGAIN);
+	/* Every cut: never a read past the end. */
+	for (size_t cut = 12; cut < sizeof(answer); cut++) {
+		int r = proxy_dns_answer(answer, cut, 0x1234, 1, a, 4, &n);
+
+		assert_true(r == -EINVAL || r == 0);
+	}
+	/* A record longer than the message. */
+	memcpy(copy, answer, sizeof(answer));
+	copy[sizeof(copy) - 5] = 200;
+	assert_int_equal(
+		proxy_dns_answer(copy, sizeof(copy), 0x1234, 1, a, 4, &n),
+		-EINVAL);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_request), cmocka_unit_test(test_rebind),
-		cmocka_unit_test(test_sni),	cmocka_unit_test(test_environ),
+		cmocka_unit_test(test_request),
+		cmocka_unit_test(test_rebind),
+		cmocka_unit_test(test_sni),
+		cmocka_unit_test(test_environ),
 		cmocka_unit_test(test_hosts),
+		cmocka_unit_test(test_hostrule),
+		cmocka_unit_test(test_hostrule_match),
+		cmocka_unit_test(test_dns),
 	};
 
 	return cmocka_run_group_tests_name("proxy", tests, NULL, NULL);

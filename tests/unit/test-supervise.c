@@ -348,6 +348,75 @@ test_local(void **state)
 	}
 }
 
+/* proxy = yes (or allow-host): the proxy's address is reached, DNS is
+ * not, port rules no longer reach the network; allow-cidr entries and
+ * the sandbox's own loopback rules still decide as before. */
+static void
+test_decide_proxy(void **state)
+{
+	struct policy *p = policy_new();
+	struct supervise_rules *r = NULL;
+	char *cause = NULL;
+	char *const dns[] = { "127.0.0.53", NULL };
+	struct supervise_addr a, px = addr("127.0.0.1", 40123);
+
+	(void)state;
+	items_add(&p->allow_host, "api.openai.com");
+	ports_add(&p->connect_tcp, 443, 443);
+	items_add(&p->allow_cidr, "10.1.0.0/16:8443");
+	assert_true(supervise_needed(p));
+	assert_int_equal(supervise_rules_new(p, dns, &r, &cause), 0);
+
+	/* Before the proxy listens, its port is nothing special. */
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &px),
+		"filtered/local");
+	supervise_rules_set_proxy(r, &px);
+	assert_null(supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &px));
+	a = addr("127.0.0.1", 40124);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a),
+		"filtered/local");
+	a = addr("127.0.0.1", 40123);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_SEND, SUPERVISE_UDP, &a),
+		"filtered/local");
+	/* DNS, even to the resolver. */
+	a = addr("127.0.0.53", 53);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_SEND, SUPERVISE_UDP, &a),
+		"filtered/proxy");
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a),
+		"filtered/proxy");
+	/* The port rule no longer reaches the internet... */
+	a = addr("203.0.113.7", 443);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a),
+		"filtered/proxy");
+	a = addr("203.0.113.7", 443);
+	assert_string_equal(
+		supervise_decide(r, SUPERVISE_SEND, SUPERVISE_UDP, &a),
+		"filtered/proxy");
+	/* ... allow-cidr does. */
+	a = addr("10.1.2.3", 8443);
+	assert_null(supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a));
+	assert_string_equal(supervise_cidr_allows(r, &a), "test");
+	a = addr("10.1.2.3", 443);
+	assert_null(supervise_cidr_allows(r, &a));
+	a = addr("10.2.2.3", 8443);
+	assert_null(supervise_cidr_allows(r, &a));
+	supervise_rules_free(r);
+
+	/* In mode host the proxy is not used. */
+	p->net = LLW_NET_HOST;
+	assert_int_equal(supervise_rules_new(p, dns, &r, &cause), 0);
+	a = addr("203.0.113.7", 443);
+	assert_null(supervise_decide(r, SUPERVISE_CONNECT, SUPERVISE_TCP, &a));
+	supervise_rules_free(r);
+	policy_free(p);
+}
+
 /* supervise = yes with port rules only: the internet on those ports,
  * local destinations never; binds on loopback; the unspecified address
  * is loopback as a destination and becomes loopback as a bind. */
@@ -594,6 +663,7 @@ main(void)
 		cmocka_unit_test(test_decide_ports_only),
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_decide_local),
+		cmocka_unit_test(test_decide_proxy),
 		cmocka_unit_test(test_rules_bad),
 		cmocka_unit_test(test_resolvers),
 		cmocka_unit_test(test_ratelimit),

@@ -1,0 +1,53 @@
+/*
+ * hostrule: allow-host entries (DESIGN.md §6.1) as typed rules, and the
+ * name matcher.  Pure: no system calls.
+ */
+#ifndef LLW_HOSTRULE_H
+#define LLW_HOSTRULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+enum hostrule_verdict {
+	HOSTRULE_ALLOWED,  /* an allow-host entry holds name and port */
+	HOSTRULE_UNLISTED, /* no entry names it */
+	HOSTRULE_PORT,	   /* an entry names it, not on this port */
+};
+
+/*
+ * An allow-host entry, typed: "api.openai.com", "*.githubusercontent.com"
+ * (any one label in place of the '*'), each with optional ":PORTS" (a
+ * comma list of ports and LOW-HIGH ranges; without, the policy's
+ * connect-tcp list).
+ */
+struct hostrule {
+	char *name; /* lower case, no trailing dot, without the "*." */
+	bool wildcard;
+	struct llw_port_range *ports;
+	size_t n_ports;
+	const char *origin;
+};
+
+/*
+ * Parse an allow-host value into r (free it with hostrule_clear).
+ * Returns 0 or -EINVAL: a name that is not one (httpreq_name_valid), a
+ * '*' anywhere but as the whole first label, a bad port or range.
+ */
+int hostrule_parse(const char *s, struct hostrule *r);
+void hostrule_clear(struct hostrule *r);
+
+/*
+ * Whether rules (n of them) let name (lower case, no trailing dot) be
+ * reached on port, with default_ports for entries without their own;
+ * *origin is the origin of the entry that allowed it, or else of the
+ * first that named it.
+ */
+enum hostrule_verdict hostrule_match(const struct hostrule *rules, size_t n,
+				     const struct llw_ports *default_ports,
+				     const char *name, uint16_t port,
+				     const char **origin);
+
+#endif /* LLW_HOSTRULE_H */

@@ -1,0 +1,642 @@
+/*
+ * proxyserve: the proxy process.  See proxyserve.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fdutil.h"
+#include "hostrule.h"
+#include "httpreq.h"
+#include "proxy.h"
+#include "proxyserve.h"
+#include "strv.h"
+#include "tlshello.h"
+#include "xalloc.h"
+
+/* How long a client may take to send its request, and a tunnel its
+ * ClientHello; how long a connect and a DNS answer may take. */
+#define PS_HEAD_TIMEOUT_MS    30000
+#define PS_CONNECT_TIMEOUT_MS 10000
+#define PS_DNS_TIMEOUT_MS     2000
+#define PS_MAX_ADDRS	      16
+#define PS_RELAY_BUF	      65536
+#define PS_LOG_BURST	      20
+#define PS_LOG_RATE	      5
+
+struct proxyserve {
+	pid_t pid;
+	uint16_t port;
+};
+
+/* The proxy process's state: one per process, read by every thread;
+ * the log under its lock. */
+static struct {
+	const struct policy *p;
+	struct supervise_rules *rules;
+	struct hostrule *hosts;
+	size_t n_hosts;
+	struct supervise_addr *dns;
+	size_t n_dns;
+	char *prefix;
+	int logfd;
+	pthread_mutex_t lock;
+	struct supervise_ratelimit rl;
+} ps = { .logfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int
+send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void
+log_line(const char *line)
+{
+	size_t plen = strlen(ps.prefix);
+
+	if (strncmp(line, ps.prefix, plen) == 0 && line[plen] == ':')
+		syslog(LOG_USER | LOG_WARNING, "%s", line + plen + 2);
+	else
+		syslog(LOG_USER | LOG_WARNING, "%s", line);
+	if (ps.logfd >= 0) {
+		_cleanup_free_ char *l = xasprintf("%s\n", line);
+		size_t len = strlen(l);
+
+		/* O_APPEND: one write, one line, beside the supervisor's. */
+		(void)!write(ps.logfd, l, len);
+	}
+}
+
+/* A refusal, as the supervisor logs one: "connect tcp NAME:PORT". */
+static void
+log_refusal(const char *host, bool is_ip, uint16_t port, const char *rule)
+{
+	_cleanup_free_ char *target = NULL, *line = NULL;
+	unsigned long rep = 0;
+
+	if (!ps.p->log_blocked)
+		return;
+	target = is_ip && strchr(host, ':') ? xasprintf("[%s]:%u", host, port)
+					    : xasprintf("%s:%u", host, port);
+	pthread_mutex_lock(&ps.lock);
+	if (supervise_ratelimit_take(&ps.rl, supervise_now_ns(), &rep)) {
+		if (rep > 0) {
+			_cleanup_free_ char *s =
+				xasprintf("%s: suppressed %lu", ps.prefix, rep);
+
+			log_line(s);
+		}
+		/* The client is a socket on loopback: its process is not
+		 * known here (the supervisor logs what it decides itself,
+		 * by pid). */
+		line = supervise_log_line(ps.prefix, SUPERVISE_CONNECT,
+					  SUPERVISE_TCP, target, 0, "proxy",
+					  rule);
+		log_line(line);
+	}
+	pthread_mutex_unlock(&ps.lock);
+}
+
+static void
+respond(int c, const char *status, const char *body)
+{
+	_cleanup_free_ char *msg =
+		xasprintf("HTTP/1.1 %s\r\nContent-Type: text/plain\r\n"
+			  "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+			  status, strlen(body), body);
+
+	(void)send_all(c, msg, strlen(msg));
+}
+
+static void
+refuse(int c, const char *host, bool is_ip, uint16_t port,
+       const struct proxy_verdict *v)
+{
+	_cleanup_free_ char *body = xasprintf(
+		"llwrap: %s:%u is blocked by the sandbox's policy: %s (rule "
+		"%s%s%s)\n",
+		host, port, proxy_rule_reason(v->rule), v->rule,
+		v->origin ? ", " : "", v->origin ? v->origin : "");
+
+	log_refusal(host, is_ip, port, v->rule);
+	respond(c, "403 Forbidden", body);
+}
+
+/* ---- The rules, as proxy.h asks for them ---- */
+
+static enum hostrule_verdict
+rules_host(void *ctx, const char *name, uint16_t port, const char **origin)
+{
+	(void)ctx;
+	return hostrule_match(ps.hosts, ps.n_hosts, &ps.p->connect_tcp, name,
+			      port, origin);
+}
+
+static const char *
+rules_cidr(void *ctx, const struct supervise_addr *a)
+{
+	(void)ctx;
+	return supervise_cidr_allows(ps.rules, a);
+}
+
+static const struct proxy_rules rules = { rules_host, rules_cidr, NULL };
+
+/* ---- Resolving ---- */
+
+static int
+sockaddr_of(const struct supervise_addr *a, struct sockaddr_storage *ss,
+	    socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(a->port);
+		memcpy(&s4->sin_addr, a->a, 4);
+		*len = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(a->port);
+		memcpy(&s6->sin6_addr, a->a, 16);
+		*len = sizeof(*s6);
+	}
+	return 0;
+}
+
+/* One query to one server over UDP. */
+static int
+dns_ask(const struct supervise_addr *server, const char *name, uint16_t type,
+	struct supervise_addr *out, size_t max, size_t *n)
+{
+	_cleanup_close_ int fd = -1;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	uint8_t q[512], a[4096];
+	uint16_t id;
+	int qlen, r;
+	uint64_t deadline = supervise_now_ns() + PS_DNS_TIMEOUT_MS * 1000000ull;
+
+	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+		return -EIO;
+	if ((qlen = proxy_dns_query(name, type, id, q, sizeof(q))) < 0)
+		return qlen;
+	fd = socket(server->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	sockaddr_of(server, &ss, &sl);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) < 0 ||
+	    send(fd, q, (size_t)qlen, 0) != qlen)
+		return -errno;
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		uint64_t now = supervise_now_ns();
+		ssize_t got;
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)((deadline - now) / 1000000) + 1) <= 0)
+			continue;
+		got = recv(fd, a, sizeof(a), 0);
+		if (got < 0)
+			return -errno;
+		r = proxy_dns_answer(a, (size_t)got, id, type, out, max, n);
+		if (r != -ESRCH)
+			return r;
+	}
+}
+
+/* The addresses of name: /etc/hosts first, then DNS (A, then AAAA). */
+static size_t
+resolve(const char *name, struct supervise_addr *out, size_t max)
+{
+	_cleanup_close_ int fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *hosts = NULL;
+	size_t n = 0;
+
+	if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0)
+		n = proxy_hosts_lookup(hosts, name, out, max);
+	if (n > 0)
+		return n;
+	for (size_t i = 0; i < ps.n_dns; i++) {
+		size_t n4 = 0, n6 = 0;
+		int r4 = dns_ask(&ps.dns[i], name, 1, out, max, &n4);
+		int r6 = r4 == -ENOENT ? r4
+				       : dns_ask(&ps.dns[i], name, 28, out + n4,
+						 max - n4, &n6);
+
+		if (r4 == 0 || r6 == 0 || r4 == -ENOENT)
+			return n4 + n6;
+	}
+	return 0;
+}
+
+/* A connect that gives up after PS_CONNECT_TIMEOUT_MS. */
+static int
+connect_to(const struct supervise_addr *a)
+{
+	_cleanup_close_ int fd = -1;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct pollfd pfd;
+	int err = 0, flags, one = 1;
+	socklen_t el = sizeof(err);
+
+	fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	sockaddr_of(a, &ss, &sl);
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
+		if (errno != EINPROGRESS)
+			return -errno;
+		pfd = (struct pollfd){ fd, POLLOUT, 0 };
+		if (poll(&pfd, 1, PS_CONNECT_TIMEOUT_MS) <= 0)
+			return -ETIMEDOUT;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+			return -errno;
+		if (err != 0)
+			return -err;
+	}
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+		return -errno;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return steal_fd(&fd);
+}
+
+/* ---- Relaying ---- */
+
+struct pump {
+	int from, to;
+};
+
+/* Copy from -> to until end of file, then pass the end on. */
+static void *
+pump_run(void *arg)
+{
+	struct pump *p = arg;
+	char *buf = xmalloc(PS_RELAY_BUF);
+
+	for (;;) {
+		ssize_t n = recv(p->from, buf, PS_RELAY_BUF, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || send_all(p->to, buf, (size_t)n) < 0)
+			break;
+	}
+	shutdown(p->to, SHUT_WR);
+	shutdown(p->from, SHUT_RD);
+	free(buf);
+	return NULL;
+}
+
+/* Relay c <-> u, one thread a direction, until both ends are done. */
+static void
+relay(int c, int u)
+{
+	struct pump up = { c, u }, down = { u, c };
+	pthread_attr_t attr;
+	pthread_t t;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	if (pthread_create(&t, &attr, pump_run, &down) != 0) {
+		pthread_attr_destroy(&attr);
+		return;
+	}
+	pthread_attr_destroy(&attr);
+	pump_run(&up);
+	pthread_join(t, NULL);
+}
+
+/* Read more of the client's bytes into buf (have so far, size in all),
+ * waiting at most until deadline.  Returns bytes read, 0 at end of
+ * file, or -errno. */
+static ssize_t
+read_more(int c, char *buf, size_t have, size_t size, uint64_t deadline)
+{
+	struct pollfd pfd = { c, POLLIN, 0 };
+	uint64_t now = supervise_now_ns();
+	ssize_t n;
+
+	if (have >= size)
+		return -ENOBUFS;
+	if (now >= deadline ||
+	    poll(&pfd, 1, (int)((deadline - now) / 1000000) + 1) <= 0)
+		return -ETIMEDOUT;
+	n = recv(c, buf + have, size - have, 0);
+	return n < 0 ? -errno : n;
+}
+
+/* ---- One client ---- */
+
+#define PS_BUF (LLW_HTTPREQ_MAX_HEAD + LLW_TLSHELLO_MAX + 4096)
+
+static void
+serve(int c)
+{
+	_cleanup_free_ char *buf = xmalloc(PS_BUF);
+	_cleanup_close_ int u = -1;
+	struct httpreq req = { 0 };
+	struct supervise_addr addrs[PS_MAX_ADDRS];
+	struct proxy_verdict v = { NULL, NULL }, refused = { NULL, NULL };
+	uint64_t deadline =
+		supervise_now_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
+	size_t have = 0, n_addrs;
+	int r = -EAGAIN;
+
+	while (r == -EAGAIN) {
+		ssize_t n =
+			read_more(c, buf, have, LLW_HTTPREQ_MAX_HEAD, deadline);
+
+		if (n == -ENOBUFS) {
+			r = -E2BIG;
+			break;
+		}
+		if (n <= 0)
+			return;
+		have += (size_t)n;
+		r = httpreq_parse(buf, have, &req);
+	}
+	if (r < 0) {
+		respond(c, httpreq_status(r),
+			"llwrap's proxy: a CONNECT host:port or a GET "
+			"http://host/ request was expected\n");
+		return;
+	}
+
+	v = proxy_decide_request(&rules, req.host, req.is_ip, req.port);
+	if (v.rule != NULL) {
+		refuse(c, req.host, req.is_ip, req.port, &v);
+		goto out;
+	}
+	if (req.is_ip) {
+		n_addrs = supervise_parse_addr(req.host, &addrs[0]) == 0;
+	} else {
+		n_addrs = resolve(req.host, addrs, PS_MAX_ADDRS);
+		if (n_addrs == 0) {
+			respond(c, "502 Bad Gateway",
+				"llwrap's proxy: the name does not resolve\n");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n_addrs && u < 0; i++) {
+		addrs[i].port = req.port;
+		if (!req.is_ip) {
+			struct proxy_verdict av =
+				proxy_decide_address(&rules, &addrs[i]);
+
+			if (av.rule != NULL) {
+				refused = av;
+				continue;
+			}
+		}
+		u = connect_to(&addrs[i]);
+	}
+	if (u < 0) {
+		if (refused.rule != NULL)
+			refuse(c, req.host, req.is_ip, req.port, &refused);
+		else
+			respond(c, "502 Bad Gateway",
+				"llwrap's proxy: cannot connect\n");
+		goto out;
+	}
+
+	if (req.kind == HTTPREQ_FORWARD) {
+		if (send_all(u, req.out, req.out_len) < 0 ||
+		    send_all(u, buf + req.head_len, have - req.head_len) < 0)
+			goto out;
+	} else {
+		static const char ok[] =
+			"HTTP/1.1 200 Connection established\r\n\r\n";
+		size_t start = req.head_len;
+		char *sni = NULL;
+
+		if (send_all(c, ok, sizeof(ok) - 1) < 0)
+			goto out;
+		/* The tunnel's first bytes: a TLS ClientHello must name
+		 * the host CONNECT named. */
+		deadline = supervise_now_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
+		for (;;) {
+			ssize_t n;
+
+			r = tlshello_sni((uint8_t *)buf + start, have - start,
+					 &sni);
+			if (r != -EAGAIN)
+				break;
+			n = read_more(c, buf, have, PS_BUF, deadline);
+			if (n <= 0) {
+				r = have > start ? -EINVAL : -EPROTO;
+				break;
+			}
+			have += (size_t)n;
+		}
+		if (r == 0)
+			v = proxy_decide_sni(req.host, sni);
+		else if (r == -EINVAL)
+			v.rule = "filtered/sni";
+		free(sni);
+		if (v.rule != NULL) {
+			/* After 200 there is no status to answer with: the
+			 * tunnel closes, the log says why. */
+			log_refusal(req.host, req.is_ip, req.port, v.rule);
+			goto out;
+		}
+		if (send_all(u, buf + start, have - start) < 0)
+			goto out;
+	}
+	free(steal_pointer(&buf));
+	relay(c, u);
+out:
+	httpreq_clear(&req);
+}
+
+static void *
+client_main(void *arg)
+{
+	int c = (int)(intptr_t)arg;
+
+	serve(c);
+	close(c);
+	return NULL;
+}
+
+/* The proxy process: accept until killed. */
+static void __attribute__((noreturn)) proxy_main(int listener)
+{
+	pthread_attr_t attr;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	for (;;) {
+		pthread_t t;
+		int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c < 0) {
+			if (errno == EINTR || errno == ECONNABORTED ||
+			    errno == EMFILE || errno == ENFILE)
+				continue;
+			_exit(1);
+		}
+		if (pthread_create(&t, &attr, client_main,
+				   (void *)(intptr_t)c) != 0)
+			close(c);
+	}
+}
+
+/* ---- The parent's side ---- */
+
+static int
+state_init(const struct policy *p, char *const *envp, char **cause)
+{
+	_cleanup_close_ int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *conf = NULL, *path = NULL;
+	_cleanup_strv_ char **resolvers = NULL;
+	int r;
+
+	if (fd >= 0)
+		(void)fd_read_all(fd, 1 << 16, &conf, NULL);
+	resolvers = supervise_resolvers(p, conf);
+	ps.p = p;
+	if ((r = supervise_rules_new(p, resolvers, &ps.rules, cause)) < 0)
+		return r;
+	ps.hosts = xcalloc(p->allow_host.n + 1, sizeof(*ps.hosts));
+	for (size_t i = 0; i < p->allow_host.n; i++) {
+		if (hostrule_parse(p->allow_host.v[i].value, &ps.hosts[i]) <
+		    0) {
+			*cause = xasprintf("%s: bad allow-host '%s'.",
+					   p->allow_host.v[i].origin,
+					   p->allow_host.v[i].value);
+			return -EINVAL;
+		}
+		ps.hosts[i].origin = p->allow_host.v[i].origin;
+		ps.n_hosts++;
+	}
+	ps.dns = xcalloc(strv_length(resolvers) + 1, sizeof(*ps.dns));
+	for (size_t i = 0; resolvers && resolvers[i]; i++)
+		if (supervise_parse_addr(resolvers[i], &ps.dns[ps.n_dns]) == 0)
+			ps.dns[ps.n_dns++].port = 53;
+	ps.prefix = supervise_log_prefix(p->log_prefix, p->name);
+	supervise_ratelimit_init(&ps.rl, PS_LOG_BURST, PS_LOG_RATE,
+				 supervise_now_ns());
+	path = p->log_blocked ? supervise_log_path(p->name, envp) : NULL;
+	if (path != NULL)
+		ps.logfd = open(path,
+				O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+					O_NOFOLLOW,
+				0600);
+	return 0;
+}
+
+int
+proxyserve_start(const struct policy *p, char *const *envp,
+		 struct proxyserve **out, char **cause)
+{
+	_cleanup_close_ int l = -1;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	pid_t parent = getpid(), pid;
+	int r;
+
+	if ((r = state_init(p, envp, cause)) < 0)
+		return r;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(l, 128) < 0 ||
+	    getsockname(l, (struct sockaddr *)&sin, &sl) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot listen on 127.0.0.1 for the proxy: "
+				   "%s",
+				   strerror(-r));
+		return r;
+	}
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot start the proxy: %s", strerror(-r));
+		return r;
+	}
+	if (pid == 0) {
+		int keep[2] = { l, ps.logfd };
+		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+		sigset_t all;
+
+		/* Outlive nothing: the proxy ends with llwrap. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
+		/* Hold nothing of the command's: not its terminal, not the
+		 * pipes a caller waits on to see it end. */
+		if (devnull < 0 || dup2(devnull, 0) < 0 ||
+		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
+			_exit(1);
+		(void)fd_close_inherited(keep, ps.logfd >= 0 ? 2 : 1);
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		signal(SIGTSTP, SIG_IGN);
+		signal(SIGTTIN, SIG_IGN);
+		signal(SIGTTOU, SIG_IGN);
+		signal(SIGPIPE, SIG_IGN);
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		(void)prctl(PR_SET_NAME, "llwrap-proxy");
+		openlog(ps.prefix, LOG_NDELAY, LOG_USER);
+		proxy_main(l);
+	}
+	*out = xcalloc(1, sizeof(**out));
+	(*out)->pid = pid;
+	(*out)->port = ntohs(sin.sin_port);
+	return 0;
+}
+
+void
+proxyserve_addr(const struct proxyserve *p, struct supervise_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = AF_INET;
+	a->a[0] = 127;
+	a->a[3] = 1;
+	a->port = p->port;
+}
+
+void
+proxyserve_stop(struct proxyserve *p)
+{
+	if (p == NULL)
+		return;
+	kill(p->pid, SIGKILL);
+	while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	free(p);
+}

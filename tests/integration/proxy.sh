@@ -1,0 +1,191 @@
+#!/bin/sh
+# llwrap's HTTP(S) proxy for named hosts (DESIGN.md §6.1, design (b);
+# allow-host, proxy = yes).  Everything runs in a network namespace of
+# the test's own (owned by a user namespace the test creates, where it
+# may add addresses to lo): fixture HTTP and HTTPS servers on
+# 198.51.100.7 (api.llw.test, other.llw.test) and 203.0.113.9
+# (evil.llw.test), names given by a private /etc/hosts bind mount, which
+# the proxy resolves with as any resolver would; rebind.llw.test is
+# 127.0.0.9; /etc/resolv.conf names 192.0.2.53, which nothing answers.  198.51.100.0/24 and 203.0.113.0/24 are documentation
+# ranges: not local, so only the name rules decide for them.
+#
+# Asserted, each with its legitimate neighbour: an allowed name is
+# reached over https (curl, Python) and plain http; a name not in
+# allow-host gets 403 and a log line; a name allowed on 8443 does not
+# reach 8080; an SNI other than the CONNECT name is refused; an IP
+# literal only with allow-cidr; a name resolving to loopback is refused
+# (rebinding) unless allow-cidr holds it; a client that ignores the
+# proxy fails at once, DNS included, and the note names the proxy; the
+# same without user namespaces (llwrap-hooked, LLW_HOOK_NO_USERNS).
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+# Bad input: file:line (or the flag), exit 125, before anything runs.
+printf '[network]\nallow-host = api.openai.com\nallow-host = api.*.com\n' >"$T/bad.ini"
+chmod a+r "$T/bad.ini"
+run as_user "$LLWRAP" -p "$T/bad.ini" -- true
+expect_rc "a wildcard in the wrong place is an error (125)" 125
+expect_output "... naming file:line" "bad\\.ini:3: \\[network\\] allow-host: bad host 'api\\.\\*\\.com'"
+run as_user "$LLWRAP" --allow-host registry.npmjs.org:65536 -- true
+expect_rc "a port out of range is an error (125)" 125
+expect_output "... naming the value" "bad host 'registry\\.npmjs\\.org:65536'"
+run as_user "$LLWRAP" --allow-host 'api..openai.com' -- true
+expect_rc "a malformed name is an error (125)" 125
+run as_user "$LLWRAP" --allow-host '*.githubusercontent.com' \
+	--allow-host registry.npmjs.org:443 --explain -- true
+expect_rc "good names are accepted (--explain)" 0
+expect_output "... and shown with the proxy" "host \\*\\.githubusercontent\\.com; host registry\\.npmjs\\.org:443 \\(supervised: names only through llwrap's proxy"
+
+if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
+	skip_rest "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
+fi
+if ! userns_works; then
+	skip_rest "no unprivileged user namespaces: the fixture servers need a network namespace of their own"
+fi
+for tool in unshare ip python3 openssl curl; do
+	command -v "$tool" >/dev/null || skip_rest "$tool is not installed"
+done
+
+D=$T/proxy
+mkdir -p "$D"
+cp "$LLW_DATA/proxy/servers.py" "$LLW_DATA/proxy/client.py" "$D/"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
+	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test,DNS:evil.llw.test,DNS:rebind.llw.test" \
+	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
+	skip_rest "openssl cannot make a test certificate"
+cat >"$D/hosts" <<'EOF'
+127.0.0.1 localhost
+198.51.100.7 api.llw.test other.llw.test x.wild.llw.test a.b.wild.llw.test
+203.0.113.9 evil.llw.test
+127.0.0.9 rebind.llw.test
+EOF
+echo "nameserver 192.0.2.53" >"$D/resolv.conf"
+cat >"$D/allow.ini" <<'EOF'
+[profile]
+include = default
+[network]
+allow-host = api.llw.test:8443,8080 other.llw.test:8443
+allow-host = *.wild.llw.test:8443
+EOF
+cp "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/llwrap-hooked"
+# inner.sh LLWRAP: in the new namespaces (as their root), the fixture,
+# then each case between "== NAME" lines.
+cat >"$D/inner.sh" <<'SH'
+L=$1; d=$(dirname "$0")
+mount --bind "$d/hosts" /etc/hosts || exit 2
+mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
+ip link set lo up && ip addr add 198.51.100.7/32 dev lo &&
+	ip addr add 203.0.113.9/32 dev lo || exit 2
+python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready" \
+	198.51.100.7 203.0.113.9 127.0.0.9 &
+pid=$!
+i=0
+while [ ! -e "$d/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+export XDG_STATE_HOME=$d/state
+llw() { "$L" --ro "$d" -p "$d/allow.ini" "$@" 2>&1; }
+echo "== env"
+llw -- env | grep -i -e proxy | sort
+echo "== https-allowed"
+llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
+echo "== python-allowed"
+llw -- python3 -c "
+import os, ssl, urllib.request
+ctx = ssl.create_default_context(cafile='$d/cert.pem')
+print(urllib.request.urlopen('https://api.llw.test:8443/', context=ctx, timeout=10).read().decode().strip())"
+echo "== http-allowed"
+llw -- curl -sS -m 10 http://api.llw.test:8080/
+echo "== wildcard"
+llw -- curl -sS -m 10 -k https://x.wild.llw.test:8443/
+llw -- curl -sS -m 10 -k https://a.b.wild.llw.test:8443/
+echo "== denied-name"
+llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://evil.llw.test:8443/
+llw -- curl -sS -m 10 http://evil.llw.test:8080/
+echo "== port"
+llw -- curl -sS -m 10 http://other.llw.test:8080/
+llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://other.llw.test:8443/
+echo "== sni"
+llw -- python3 "$d/client.py" tunnel api.llw.test:8443 evil.llw.test "$d/cert.pem"
+llw -- python3 "$d/client.py" tunnel api.llw.test:8443 api.llw.test "$d/cert.pem"
+echo "== ip-literal"
+llw -- curl -sS -m 10 -k https://198.51.100.7:8443/
+llw --allow-cidr 198.51.100.7/32:8443 -- curl -sS -m 10 -k https://198.51.100.7:8443/
+echo "== rebind"
+llw --allow-host rebind.llw.test:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
+llw --allow-host rebind.llw.test:8080 --allow-cidr 127.0.0.9/32:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
+echo "== direct"
+llw -- python3 "$d/client.py" direct 198.51.100.7 8443
+llw -- getent hosts not-in-hosts.llw.test; echo "getent status $?"
+echo "== no-userns"
+LLW_HOOK_NO_USERNS=1 "$d/llwrap-hooked" --ro "$d" -p "$d/allow.ini" -- sh -c "
+curl -sS -m 10 --cacert $d/cert.pem https://api.llw.test:8443/
+curl -sS -m 10 --cacert $d/cert.pem https://evil.llw.test:8443/
+python3 $d/client.py direct 198.51.100.7 8443" 2>&1
+echo "== log"
+cat "$d"/state/llwrap/*.log
+echo "== end"
+kill $pid
+SH
+chmod -R a+rX "$D"
+chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
+
+run as_user unshare -r -n -m sh "$D/inner.sh" "$LLWRAP"
+all=$out
+# section NAME: the output of one case.
+section() {
+	out=$(printf '%s\n' "$all" | sed -n "/^== $1\$/,/^== /p" | sed '1d;$d')
+}
+
+section env
+expect_output "the command's environment names the proxy (HTTPS_PROXY)" "^HTTPS_PROXY=http://127\\.0\\.0\\.1:[0-9]+$"
+expect_output "... and HTTP_PROXY, lower case too" "^http_proxy=http://127\\.0\\.0\\.1:[0-9]+$"
+expect_output "... NO_PROXY names loopback" "^NO_PROXY=localhost,127\\.0\\.0\\.1,::1$"
+expect_output "... NODE_USE_ENV_PROXY=1 for Node" "^NODE_USE_ENV_PROXY=1$"
+
+section https-allowed
+expect_output "curl reaches an allowed name over https, through the proxy" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+section python-allowed
+expect_output "Python's urllib reaches it too" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+section http-allowed
+expect_output "plain http to an allowed name is forwarded (HTTP_PROXY)" "^hello api\\.llw\\.test(:8080)? from 198\\.51\\.100\\.7 sni=-$"
+
+section wildcard
+expect_output "a one-label wildcard allows x.wild.llw.test" "^hello x\\.wild\\.llw\\.test:8443 from 198\\.51\\.100\\.7"
+expect_output "... not a.b.wild.llw.test (403)" "CONNECT tunnel failed, response 403"
+
+section denied-name
+expect_output "a name not in allow-host gets 403 over https" "CONNECT tunnel failed, response 403"
+expect_output "... and over http, with the reason and the rule" "evil\\.llw\\.test:8080 is blocked by the sandbox's policy: not in allow-host \\(rule filtered/host\\)"
+
+section port
+expect_output "a name allowed on 8443 only does not reach 8080" "other\\.llw\\.test:8080 is blocked .*allow-host does not allow this port \\(rule filtered/host-port, .*allow\\.ini:4\\)"
+expect_output "... and reaches 8443" "^hello other\\.llw\\.test:8443 from 198\\.51\\.100\\.7"
+
+section sni
+expect_output "a ClientHello naming another server than CONNECT's is refused (domain fronting)" "^tls failed:"
+expect_no_output "... the server never answered it" "sni=evil"
+expect_output "... the same tunnel with the CONNECT name works" "^body: hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+
+section ip-literal
+expect_output "an IP literal outside allow-cidr is refused by the proxy" "CONNECT tunnel failed, response 403"
+expect_output "... inside allow-cidr it is reached" "^hello 198\\.51\\.100\\.7:8443 from 198\\.51\\.100\\.7"
+
+section rebind
+expect_output "an allowed name that resolves to loopback is refused (rebinding)" "rebind\\.llw\\.test:8080 is blocked .*rebinding\\) \\(rule filtered/rebind\\)"
+expect_output "... unless allow-cidr holds the address" "^hello rebind\\.llw\\.test(:8080)? from 127\\.0\\.0\\.9"
+
+section direct
+expect_output "a client that ignores the proxy fails at once (EACCES)" "^failed: 13 "
+expect_output "... told that it ignored the proxy" "connect tcp 198\\.51\\.100\\.7:8443 \\(rule filtered/proxy\\); to allow: this client ignored llwrap's proxy"
+expect_output "DNS is refused: names go through the proxy" "connect udp 192\\.0\\.2\\.53:53 \\(rule filtered/proxy\\); to allow: nothing: names are resolved by llwrap's proxy"
+
+section no-userns
+expect_output "without user namespaces: the allowed name is reached through the proxy" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+expect_output "... the denied one is not" "CONNECT tunnel failed, response 403"
+expect_output "... a direct connect fails at once" "^failed: 13 "
+
+section log
+expect_output "the proxy's refusals are logged like the supervisor's" "^llwrap-[a-z0-9]+-blocked: connect tcp evil\\.llw\\.test:8443 pid=0 comm=proxy rule=filtered/host$"
+expect_output "... fronting too" "connect tcp api\\.llw\\.test:8443 .*rule=filtered/sni$"
+expect_output "... rebinding too" "connect tcp rebind\\.llw\\.test:8080 .*rule=filtered/rebind$"
+expect_output "... and the supervisor's refusal of a direct connect" "connect tcp 198\\.51\\.100\\.7:8443 pid=[0-9]+ comm=python3 rule=filtered/proxy$"
+
+done_testing
