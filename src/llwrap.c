@@ -1324,7 +1324,9 @@ options_done:
 
 	if (!explain && (r = sandbox_make_dirs(policy, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
-	if ((r = sandbox_prepare(policy, backend, &sb, &cause)) < 0)
+	r = explain ? sandbox_prepare(policy, backend, &sb, &cause)
+		    : sandbox_prepare_run(policy, backend, &sb, &cause);
+	if (r < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 
 	if (explain) {

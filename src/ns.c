@@ -130,34 +130,48 @@ probe_child(void *arg)
 	return 0;
 }
 
-bool
-ns_available(char **cause)
+enum ns_precheck
+ns_precheck(char **cause)
 {
-	bool apparmor;
-	pid_t pid;
-	int st, flags, err;
+	int err;
 
 	if (testhook_userns_refused(&err)) {
 		*cause = refusal_cause(err);
-		return false;
+		return NS_REFUSED;
 	}
 	/* The sysctls answer without a process when they say no. */
 	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0") ||
 	    sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0")) {
 		*cause = refusal_cause(EPERM);
-		return false;
+		return NS_REFUSED;
 	}
+	/* Where AppArmor restricts user namespaces the namespace is
+	 * created but has no capabilities (unless a profile allows it):
+	 * only a namespace that makes a mount private tells. */
+	if (sysctl_is("/proc/sys/kernel/"
+		      "apparmor_restrict_unprivileged_userns",
+		      "1"))
+		return NS_PROBE;
+	return NS_UNKNOWN;
+}
+
+bool
+ns_available(char **cause)
+{
+	enum ns_precheck pre = ns_precheck(cause);
+	bool apparmor = pre == NS_PROBE;
+	pid_t pid;
+	int st, flags;
+
+	if (pre == NS_REFUSED)
+		return false;
 	/*
 	 * A child is created in a new user namespace, so this process
 	 * stays as it was: clone() itself fails when the kernel refuses
-	 * the namespace.  Where AppArmor restricts user namespaces the
-	 * namespace is created but has no capabilities (unless a profile
-	 * allows it): there the child also makes a mount private, which
-	 * needs them.  CLONE_VM | CLONE_VFORK spare copying this process.
+	 * the namespace.  Under AppArmor's restriction the child also makes
+	 * a mount private, which needs capabilities in it.  CLONE_VM |
+	 * CLONE_VFORK spare copying this process.
 	 */
-	apparmor = sysctl_is("/proc/sys/kernel/"
-			     "apparmor_restrict_unprivileged_userns",
-			     "1");
 	flags = CLONE_NEWUSER | (apparmor ? CLONE_NEWNS : 0) | CLONE_VM |
 		CLONE_VFORK | SIGCHLD;
 	probe_err = 0;
@@ -211,10 +225,12 @@ ns_unshare(const struct ns_opts *o, char **cause)
 		flags |= CLONE_NEWNS;
 	if (o->net)
 		flags |= CLONE_NEWNET;
+	if (testhook_userns_refused(&r)) {
+		*cause = refusal_cause(r);
+		return -EPERM;
+	}
 	if (unshare(flags) < 0) {
-		_cleanup_free_ char *why = refusal_cause(errno);
-
-		*cause = xasprintf("cannot create the namespaces: %s", why);
+		*cause = refusal_cause(errno);
 		return -EPERM;
 	}
 	/* setgroups must be denied before an unprivileged gid_map is

@@ -27,14 +27,28 @@ struct ns_opts {
 
 /*
  * Whether this process may create an unprivileged user namespace; when
- * not, 0 and *cause naming the reason and the sysctl to look at.
+ * not, 0 and *cause naming the reason and the sysctl to look at.  A
+ * short-lived child tries.
  */
 bool ns_available(char **cause);
 
 /*
+ * What is known of ns_available()'s answer without creating a namespace:
+ * NS_REFUSED (and *cause) when a sysctl (or the test hook) refuses user
+ * namespaces; NS_UNKNOWN when only creating one tells, and then
+ * ns_unshare() is as good a probe (it fails with the same causes and
+ * changes nothing); NS_PROBE when a namespace may be created and still
+ * be useless (AppArmor's restriction), so only ns_available() tells.
+ */
+enum ns_precheck { NS_REFUSED, NS_UNKNOWN, NS_PROBE };
+enum ns_precheck ns_precheck(char **cause);
+
+/*
  * In the calling process: unshare user, mount and ipc namespaces (and net;
  * and pid for the children) and map the caller's uid and gid 1:1.
- * Returns 0 or -errno with *cause.
+ * Returns 0 or -errno with *cause; when the kernel refuses the namespaces
+ * (-EPERM, nothing changed), *cause is the reason as ns_available() gives
+ * it.
  */
 int ns_unshare(const struct ns_opts *o, char **cause);
 

@@ -221,6 +221,17 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	sb->ns.policy = p;
 }
 
+/* The run refused for want of L3: needed says what for, why what refuses
+ * it. */
+static char *
+l3_refusal(const char *needed, const char *why)
+{
+	return xasprintf("the policy needs the namespace layer (L3) for %s, "
+			 "but %s; run with --best-effort (or best-effort = "
+			 "yes in a profile) to run without it",
+			 needed, why);
+}
+
 /*
  * Layer L3: decide whether the policy needs namespaces (masks, net = none,
  * a private /tmp, hidden processes) and, only then, whether the kernel
@@ -268,6 +279,28 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		return false;
 	list = strv_join(needs, ", ");
 
+	/* A sandbox about to run that would fail closed without L3 asks the
+	 * kernel with the run's own unshare (sandbox_exec), which refuses
+	 * alike: the probe's child costs a namespace and a process, and on
+	 * a busy machine the wait for its turn on a CPU.  net = none alone
+	 * does not fail closed (below), so it is probed. */
+	if (sb->run && sb->userns_ok == 0 && !p->best_effort &&
+	    (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)) {
+		char *no = NULL;
+
+		switch (ns_precheck(&no)) {
+		case NS_REFUSED:
+			sb->userns_ok = -1;
+			sb->ns_refused = no;
+			break;
+		case NS_UNKNOWN:
+			sb->ns_unshare_probes = true;
+			ns_enable(sb, p, list);
+			return false;
+		case NS_PROBE:
+			break;
+		}
+	}
 	if (sandbox_userns(sb)) {
 		ns_enable(sb, p, list);
 		return false;
@@ -278,12 +311,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	 * seccomp denies inet sockets, which is stricter (DESIGN.md §6). */
 	if (!p->best_effort &&
 	    (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)) {
-		sandbox_refuse(sb, xasprintf("the policy needs the namespace "
-					     "layer (L3) for %s, but %s; run "
-					     "with --best-effort (or "
-					     "best-effort = yes in a profile) "
-					     "to run without it",
-					     list, why));
+		sandbox_refuse(sb, l3_refusal(list, why));
 		return false;
 	}
 	if (p->net == LLW_NET_NONE)
@@ -622,9 +650,9 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	}
 }
 
-int
-sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
-		struct sandbox **out, char **cause)
+static int
+prepare(const struct policy *p, enum sandbox_backend backend, bool run,
+	struct sandbox **out, char **cause)
 {
 	struct sandbox *sb;
 	struct policy view, net_view;
@@ -635,6 +663,7 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 
 	sb = xcalloc(1, sizeof(*sb));
 	sb->policy = p;
+	sb->run = run;
 	ruleset_probe(&sb->kernel);
 	choose_backend(sb, backend);
 
@@ -785,8 +814,30 @@ sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
 		sb->filter.deny_udp = false;
 	}
 
+	/* Refused for another reason while L3 was left to the run: ask now
+	 * (the run is not going to start anyway), so that the refusal names
+	 * L3 first when it is refused too, as it would have. */
+	if (sb->must_fail && sb->ns_unshare_probes && !sandbox_userns(sb)) {
+		free(sb->fail_cause);
+		sb->fail_cause = l3_refusal(sb->ns_needed, sb->ns_refused);
+	}
+
 	*out = sb;
 	return 0;
+}
+
+int
+sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
+		struct sandbox **out, char **cause)
+{
+	return prepare(p, backend, false, out, cause);
+}
+
+int
+sandbox_prepare_run(const struct policy *p, enum sandbox_backend backend,
+		    struct sandbox **out, char **cause)
+{
+	return prepare(p, backend, true, out, cause);
 }
 
 /*
@@ -1343,8 +1394,19 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	}
 
 	if (sb->use_ns) {
-		if ((r = ns_unshare(&sb->ns, cause)) < 0)
+		if ((r = ns_unshare(&sb->ns, cause)) < 0) {
+			/* Refused: the run fails closed as sandbox_prepare()
+			 * would have, had it probed (ns_plan()). */
+			char *why = *cause;
+
+			*cause = sb->ns_unshare_probes && r == -EPERM
+					 ? l3_refusal(sb->ns_needed, why)
+					 : xasprintf("cannot create the "
+						     "namespaces: %s",
+						     why);
+			free(why);
 			goto out;
+		}
 		/* A pid namespace needs a process above it: this one stays
 		 * outside as the monitor, its child is pid 1 (the init that
 		 * reaps orphans), and the command is pid 2.  The monitor

@@ -234,6 +234,28 @@ run llw -p default -- /bin/sh -c 'echo $$'
 expect_output ".llwrap.ini with hide-processes = yes applies (pid 2)" "^2$"
 rm -f "$PROJ/.llwrap.ini"
 
+# --- The run's own unshare as the probe ---------------------------------
+# A run that fails closed without L3 creates no probe namespace: its own
+# unshare answers.  Refused there (llwrap inside llwrap, whose seccomp
+# filter refuses new user namespaces while the sysctls allow them), it
+# fails closed with the cause a probe would have given, before the
+# command; the same nesting with a policy that needs no L3 runs.
+marker=$PROJ/ran-nested
+nested() {
+	as_user "$LLWRAP" -q -p default --env-keep LLWRAP_PROFILE_PATH \
+		--ro "$LLWRAP_PROFILE_PATH" --ro "$L3" --rx "$(dirname "$LLWRAP")" \
+		-- "$LLWRAP" "$@"
+}
+expect_refused "unshare refused at the run: fails closed (125) naming L3 and the outer seccomp filter" \
+	"namespace layer \\(L3\\) for private-tmp, hide-processes.*already runs under a seccomp filter" \
+	nested -p "$L3" -- /bin/sh -c "touch $marker"
+expect_ran "... while the same nesting runs a policy without L3" \
+	nested -p default -- /bin/sh -c "touch $marker"
+run nested -p "$L3" --explain -- /bin/true
+expect_output "... and --explain, which probes, says so before any run" \
+	"^WILL NOT RUN: the policy needs the namespace layer \\(L3\\)"
+rm -f "$marker"
+
 # --- A refused user namespace -----------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
 	skip_rest "refusing user namespaces needs root (a namespace with the limit at 0)"
