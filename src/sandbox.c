@@ -4,7 +4,6 @@
  * --explain reports exactly what sandbox_exec() will do and a policy that
  * cannot be enforced is refused before anything is applied.
  */
-#include <cap-ng.h>
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -13,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -22,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fdutil.h"
@@ -990,37 +989,26 @@ sandbox_free(struct sandbox *sb)
 static int
 drop_capabilities(char **cause)
 {
-	capng_select_t set = CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT;
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	bool any = false;
+	bool setpcap;
+	int r;
 
 	/* An ordinary user holds nothing: no permitted or inheritable
 	 * capability means no effective or ambient one either, and
 	 * no_new_privs keeps the bounding set from ever mattering.  One
-	 * capget(2) says so; libcap-ng's capng_get_caps_process() would
-	 * also read /proc/self/status twice (about 80 us). */
-	if (syscall(SYS_capget, &hdr, data) < 0) {
+	 * capget(2) says so.  In a user namespace of its own (L3) the
+	 * process holds every capability in it, and drops them, with the
+	 * bounding set (CAP_SETPCAP). */
+	if ((r = caps_held(&setpcap)) < 0) {
 		*cause = xasprintf("cannot read the process capabilities: %s",
-				   strerror(errno));
+				   strerror(-r));
 		return -EIO;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(data); i++)
-		any |= (data[i].permitted | data[i].inheritable |
-			data[i].effective) != 0;
-	if (!any)
+	if (r == 0)
 		return 0;
-	/* The same capget(2) tells whether the bounding set may be
-	 * dropped; capng_apply() reads the set itself. */
-	if (data[CAP_TO_INDEX(CAP_SETPCAP)].effective &
-	    CAP_TO_MASK(CAP_SETPCAP))
-		set = CAPNG_SELECT_ALL;
-	capng_clear(set);
-	if (capng_apply(set) < 0) {
-		*cause = xstrdup("cannot drop capabilities");
-		return -EPERM;
+	if ((r = caps_drop(setpcap)) < 0) {
+		*cause =
+			xasprintf("cannot drop capabilities: %s", strerror(-r));
+		return r;
 	}
 	return 0;
 }

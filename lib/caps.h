@@ -1,0 +1,28 @@
+/*
+ * Capabilities through capget(2), capset(2) and prctl(2) alone.
+ * libcap-ng's capng_get_caps_process() and capng_apply() read
+ * /proc/self/status, twice, to learn what capget(2) answers: tens of
+ * microseconds in every process that drops its capabilities.
+ */
+#ifndef LLW_CAPS_H
+#define LLW_CAPS_H
+
+#include <stdbool.h>
+
+/*
+ * Whether the calling thread holds any capability: 1 when its effective,
+ * permitted or inheritable set is not empty (the ambient set is a subset
+ * of the last two), 0 when all three are, -errno when capget(2) fails.
+ * *setpcap, when not NULL, is whether CAP_SETPCAP is effective (what
+ * dropping the bounding set needs).
+ */
+int caps_held(bool *setpcap);
+
+/*
+ * Drop every capability: the bounding set when bounding is true (it needs
+ * CAP_SETPCAP), then the ambient set, then the effective, permitted and
+ * inheritable sets.  Returns 0 or -errno of the first call that fails.
+ */
+int caps_drop(bool bounding);
+
+#endif /* LLW_CAPS_H */
