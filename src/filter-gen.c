@@ -11,6 +11,45 @@
 /* filter.c's filter_program() reads the table this program generates;
  * the generator itself never calls it, so an empty table links it. */
 const struct sock_fprog filter_programs[FILTER_N_PROGRAMS];
+const struct sock_fprog filter_notify_program;
+
+static void
+print_insns(const char *name, const struct sock_filter *insns, size_t n)
+{
+	printf("static struct sock_filter %s[] = {\n", name);
+	for (size_t k = 0; k < n; k++)
+		printf("\t{ 0x%x, %u, %u, 0x%x },\n", insns[k].code,
+		       insns[k].jt, insns[k].jf, insns[k].k);
+	printf("};\n\n");
+}
+
+/* The supervisor's notification program, plain (no prefix). */
+static int
+print_notify(void)
+{
+	scmp_filter_ctx ctx;
+	struct sock_filter *insns;
+	char *cause = NULL;
+	size_t n;
+	int r;
+
+	if ((r = filter_notify_build(&ctx, &cause)) < 0) {
+		fprintf(stderr, "filter-gen: %s\n", cause);
+		return 1;
+	}
+	r = filter_export_plain(ctx, &insns, &n);
+	seccomp_release(ctx);
+	if (r < 0) {
+		fprintf(stderr, "filter-gen: cannot export the notification "
+				"program\n");
+		return 1;
+	}
+	print_insns("notify", insns, n);
+	free(insns);
+	printf("const struct sock_fprog filter_notify_program = "
+	       "{ sizeof(notify) / sizeof(notify[0]), notify };\n");
+	return 0;
+}
 
 int
 main(void)
@@ -21,7 +60,7 @@ main(void)
 		struct filter_opts o;
 		scmp_filter_ctx ctx;
 		struct sock_filter *insns;
-		char *cause = NULL;
+		char *cause = NULL, name[16];
 		size_t n;
 		int r;
 
@@ -37,11 +76,8 @@ main(void)
 				"filter-gen: cannot export program %u\n", i);
 			return 1;
 		}
-		printf("static struct sock_filter prog%u[] = {\n", i);
-		for (size_t k = 0; k < n; k++)
-			printf("\t{ 0x%x, %u, %u, 0x%x },\n", insns[k].code,
-			       insns[k].jt, insns[k].jf, insns[k].k);
-		printf("};\n\n");
+		snprintf(name, sizeof(name), "prog%u", i);
+		print_insns(name, insns, n);
 		free(insns);
 	}
 	printf("const struct sock_fprog filter_programs[FILTER_N_PROGRAMS] = "
@@ -49,6 +85,6 @@ main(void)
 	for (unsigned int i = 0; i < FILTER_N_PROGRAMS; i++)
 		printf("\t{ sizeof(prog%u) / sizeof(prog%u[0]), prog%u },\n", i,
 		       i, i);
-	printf("};\n");
-	return 0;
+	printf("};\n\n");
+	return print_notify();
 }

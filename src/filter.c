@@ -1107,13 +1107,11 @@ filter_prefix(uint32_t arch, struct sock_filter *out, size_t max)
 	return k;
 }
 
-int
-filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
+/* libseccomp's program for ctx, in a new buffer of *len bytes. */
+static int
+export_bpf(scmp_filter_ctx ctx, char **buf, size_t *len)
 {
 	_cleanup_close_ int fd = memfd_create("llwrap-bpf", MFD_CLOEXEC);
-	struct sock_filter prefix[160];
-	size_t len, np;
-	char *buf;
 	int r;
 
 	if (fd < 0)
@@ -1122,12 +1120,25 @@ filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
 		return r;
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
-	if ((r = fd_read_all(fd, 1 << 20, &buf, &len)) < 0)
+	if ((r = fd_read_all(fd, 1 << 20, buf, len)) < 0)
 		return r;
-	if (len % sizeof(struct sock_filter) != 0 || len == 0) {
-		free(buf);
+	if (*len % sizeof(struct sock_filter) != 0 || *len == 0) {
+		free(*buf);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int
+filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
+{
+	struct sock_filter prefix[160];
+	size_t len, np;
+	char *buf;
+	int r;
+
+	if ((r = export_bpf(ctx, &buf, &len)) < 0)
+		return r;
 	np = filter_prefix(seccomp_arch_native(), prefix, ARRAY_SIZE(prefix));
 	if (np == 0) {
 		free(buf);
@@ -1139,4 +1150,78 @@ filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
 	memcpy(*insns + np, buf, len);
 	free(buf);
 	return 0;
+}
+
+int
+filter_export_plain(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
+{
+	size_t len;
+	char *buf;
+	int r;
+
+	if ((r = export_bpf(ctx, &buf, &len)) < 0)
+		return r;
+	*n = len / sizeof(struct sock_filter);
+	*insns = (struct sock_filter *)buf;
+	return 0;
+}
+
+/*
+ * sendto without a destination (the common send on a connected socket)
+ * stays in the kernel; the pointer is in a register, so it cannot change
+ * after the check.  sendmsg keeps its destination in memory, so every
+ * sendmsg is mediated.
+ */
+int
+filter_notify_build(scmp_filter_ctx *out, char **cause)
+{
+	static const char *const calls[] = { "connect", "bind", "listen",
+					     "sendmsg", "sendmmsg" };
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r = 0, nr;
+
+	if (ctx == NULL) {
+		*cause = xstrdup("libseccomp cannot create a filter.");
+		return -ENOMEM;
+	}
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(calls); i++) {
+		nr = seccomp_syscall_resolve_name(calls[i]);
+		r = nr < 0 ? -EOPNOTSUPP
+			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr,
+						    0);
+	}
+	if (r == 0) {
+		nr = seccomp_syscall_resolve_name("sendto");
+		r = nr < 0 ? -EOPNOTSUPP
+			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr, 1,
+						    SCMP_A4(SCMP_CMP_NE, 0));
+	}
+	if (r < 0) {
+		*cause = xasprintf("cannot build the supervisor's seccomp "
+				   "filter: %s.",
+				   strerror(-r));
+		seccomp_release(ctx);
+		return r;
+	}
+	*out = ctx;
+	return 0;
+}
+
+int
+filter_load_notify(char **cause)
+{
+	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			      SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			      &filter_notify_program);
+
+	if (fd < 0) {
+		int e = errno;
+
+		*cause = xasprintf("cannot load the supervisor's seccomp "
+				   "filter: %s",
+				   strerror(e));
+		return -e;
+	}
+	return fd;
 }

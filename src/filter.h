@@ -74,4 +74,28 @@ int filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n);
 /* The embedded programs (generated into src/filter-programs.c). */
 extern const struct sock_fprog filter_programs[FILTER_N_PROGRAMS];
 
+/* libseccomp's program for ctx alone, without filter_export()'s prefix,
+ * in a new array of *n insns. */
+int filter_export_plain(scmp_filter_ctx ctx, struct sock_filter **insns,
+			size_t *n);
+
+/*
+ * The network supervisor's notification filter (DESIGN.md §6): connect,
+ * bind, listen, sendmsg, sendmmsg, and sendto with a destination address
+ * go to the supervisor (SECCOMP_RET_USER_NOTIF); every other call goes on
+ * to the main filter, which decides it.  Pure, as filter_build().
+ */
+int filter_notify_build(scmp_filter_ctx *out, char **cause);
+
+/* filter_notify_build()'s program, exported plain at build time, as the
+ * main programs are (tests/unit/test-filter.c checks it). */
+extern const struct sock_fprog filter_notify_program;
+
+/*
+ * Load filter_notify_program into the calling thread (no_new_privs must
+ * be set) with a new listener.  Returns the listener's fd (close-on-exec)
+ * or -errno with *cause.
+ */
+int filter_load_notify(char **cause);
+
 #endif /* LLW_FILTER_H */

@@ -1271,6 +1271,26 @@ test_embedded_programs(void **state)
 	}
 }
 
+/* The embedded notification program is what filter_notify_build makes
+ * now, exported plain; it notifies and allows, never denies. */
+static void
+test_embedded_notify(void **state)
+{
+	struct sock_filter *insns;
+	scmp_filter_ctx ctx;
+	char *cause = NULL;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(filter_notify_build(&ctx, &cause), 0);
+	assert_int_equal(filter_export_plain(ctx, &insns, &n), 0);
+	seccomp_release(ctx);
+	assert_int_equal(filter_notify_program.len, n);
+	assert_memory_equal(filter_notify_program.filter, insns,
+			    n * sizeof(struct sock_filter));
+	free(insns);
+}
+
 static void
 add_test(struct CMUnitTest *t, size_t *n, char **names, CMUnitTestFunction fn,
 	 const char *what, const struct combo *c)
@@ -1287,7 +1307,7 @@ add_test(struct CMUnitTest *t, size_t *n, char **names, CMUnitTestFunction fn,
 int
 main(void)
 {
-	struct CMUnitTest tests[4 * ARRAY_SIZE(combos) + 5];
+	struct CMUnitTest tests[4 * ARRAY_SIZE(combos) + 6];
 	char *names[ARRAY_SIZE(tests)] = { NULL };
 	size_t n = 0;
 	int r;
@@ -1308,6 +1328,7 @@ main(void)
 	}
 	tests[n++] =
 		(struct CMUnitTest)cmocka_unit_test(test_embedded_programs);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_embedded_notify);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_describe);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_opts_and_arches);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_live);
