@@ -27,7 +27,6 @@
  * abstract unix scope (only names the sandbox bound).
  */
 #include <arpa/inet.h>
-#include <cap-ng.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,10 +53,12 @@
 #include <unistd.h>
 
 #include "blocked.h"
+#include "caps.h"
 #include "cleanup.h"
 #include "cmsg.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
+#include "filter.h"
 #include "profile.h"
 #include "sockdiag.h"
 #include "strv.h"
@@ -1180,8 +1181,8 @@ struct pending {
 struct supervisor {
 	const struct policy *policy;
 	struct supervise_rules *rules;
-	scmp_filter_ctx notify;
-	int sock[2]; /* [0] the supervisor's end, [1] the child's */
+	scmp_filter_ctx notify; /* built under --learn only */
+	int sock[2];		/* [0] the supervisor's end, [1] the child's */
 	int listener;
 	int logfd;
 	char *prefix;
@@ -1208,49 +1209,6 @@ supervise_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * The notification filter: the calls the supervisor performs.  sendto
- * without a destination (the common send on a connected socket) stays
- * in the kernel; the pointer is in a register, so it cannot change after
- * the check.  sendmsg keeps its destination in memory, so every sendmsg
- * is mediated.
- */
-static int
-notify_filter_build(scmp_filter_ctx *out, char **cause)
-{
-	static const char *const calls[] = { "connect", "bind", "listen",
-					     "sendmsg", "sendmmsg" };
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	int r = 0, nr;
-
-	if (ctx == NULL) {
-		*cause = xstrdup("libseccomp cannot create a filter.");
-		return -ENOMEM;
-	}
-	r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(calls); i++) {
-		nr = seccomp_syscall_resolve_name(calls[i]);
-		r = nr < 0 ? -EOPNOTSUPP
-			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr,
-						    0);
-	}
-	if (r == 0) {
-		nr = seccomp_syscall_resolve_name("sendto");
-		r = nr < 0 ? -EOPNOTSUPP
-			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr, 1,
-						    SCMP_A4(SCMP_CMP_NE, 0));
-	}
-	if (r < 0) {
-		*cause = xasprintf("cannot build the supervisor's seccomp "
-				   "filter: %s.",
-				   strerror(-r));
-		seccomp_release(ctx);
-		return r;
-	}
-	*out = ctx;
-	return 0;
 }
 
 /* mkdir -p, mode 0700, of the directory part of path. */
@@ -1324,8 +1282,6 @@ supervise_new(const struct policy *p, char *const *envp,
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
 	sv->learn_fd = -1;
 	if ((r = supervise_rules_new(p, dns, &sv->rules, cause)) < 0)
-		goto fail;
-	if ((r = notify_filter_build(&sv->notify, cause)) < 0)
 		goto fail;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv->sock) < 0 ||
 	    setsockopt(sv->sock[0], SOL_SOCKET, SO_PASSCRED, &one,
@@ -1435,16 +1391,23 @@ supervise_child_attach(struct supervisor *sv, char **cause)
 				   strerror(-r));
 		return r;
 	}
-	if ((r = seccomp_load(sv->notify)) < 0) {
-		*cause = xasprintf("cannot load the supervisor's seccomp "
-				   "filter: %s",
-				   strerror(-r));
-		return r;
-	}
-	lfd = seccomp_notify_fd(sv->notify);
-	if (lfd < 0) {
-		*cause = xstrdup("the kernel gave no seccomp listener");
-		return -EOPNOTSUPP;
+	/* The precompiled program (filter.h), or under --learn the one
+	 * built with the calls it observes. */
+	if (sv->notify == NULL) {
+		if ((lfd = filter_load_notify(cause)) < 0)
+			return lfd;
+	} else {
+		if ((r = seccomp_load(sv->notify)) < 0) {
+			*cause = xasprintf("cannot load the supervisor's "
+					   "seccomp filter: %s",
+					   strerror(-r));
+			return r;
+		}
+		lfd = seccomp_notify_fd(sv->notify);
+		if (lfd < 0) {
+			*cause = xstrdup("the kernel gave no seccomp listener");
+			return -EOPNOTSUPP;
+		}
 	}
 	/* The supervisor takes the listener with pidfd_getfd, which proves
 	 * at once that it can reach this process. */
@@ -1513,11 +1476,10 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	}
 	/* The supervisor needs no capability: whatever it performs for the
 	 * command, it performs with no more privilege than the command.
-	 * (Only root has any to drop.) */
-	if (capng_get_caps_process() == 0) {
-		capng_clear(CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT);
-		(void)capng_apply(CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT);
-	}
+	 * (Root has some to drop, and so has the monitor of L3 in the user
+	 * namespace it made.) */
+	if (caps_held(NULL) > 0)
+		(void)caps_drop(false);
 	openlog(sv->prefix, LOG_NDELAY, LOG_USER);
 	if ((e = write_all(sv->sock[0], "y", 1)) < 0) {
 		*cause =
@@ -2651,9 +2613,14 @@ static const struct {
 int
 supervise_learn(struct supervisor *sv, int fd, char **cause)
 {
+	int r;
+
+	/* The notification filter, built now with the calls below. */
+	if (sv->notify == NULL &&
+	    (r = filter_notify_build(&sv->notify, cause)) < 0)
+		return r;
 	for (size_t i = 0; i < ARRAY_SIZE(learn_calls); i++) {
 		int nr = seccomp_syscall_resolve_name(learn_calls[i].name);
-		int r;
 
 		/* open, creat and mkdir are missing on some architectures,
 		 * where the *at calls are all there is. */

@@ -155,6 +155,28 @@ if ! kill -0 "$init" 2>/dev/null && ! kill -0 "$cmd" 2>/dev/null; then
 else
 	not_ok "processes left behind"; diag "$(ps -o pid,ppid,comm -p "$init,$cmd")"
 fi
+# With the supervisor (allow-cidr), the monitor is the supervisor: it
+# made the user namespace, so it held every capability in it until the
+# command was attached, and holds none while the command runs.
+spawn_as_user "$LLWRAP" -p "$L3" --allow-cidr 127.0.0.1/32:9 -- /bin/sleep 300
+monitor=$spawned
+cmd=
+i=0
+while [ $i -lt 50 ]; do
+	init=$(pgrep -P "$monitor" || true)
+	[ -n "$init" ] && cmd=$(pgrep -P "$init" || true)
+	[ -n "$cmd" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+caps=$(grep -E "^Cap(Eff|Prm|Inh|Amb)" /proc/"$monitor"/status 2>/dev/null)
+if [ -n "$cmd" ] && [ "$(printf '%s\n' "$caps" | grep -c '0000000000000000$')" -eq 4 ]; then
+	ok "the supervisor holds no capability while the command runs"
+else
+	not_ok "the supervisor holds no capability"; diag "cmd '$cmd': $caps"
+fi
+kill -TERM "$cmd" 2>/dev/null
+wait "$monitor"
 spawn_as_user "$LLWRAP" -p "$L3" -- /bin/sh -c 'sleep 300 & sleep 300 & exec sleep 300'
 monitor=$spawned
 sleep 0.5
