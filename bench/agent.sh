@@ -141,6 +141,11 @@ run() {
 		args+=(::: "$BASE" -p opencode -- "$@")
 		names+=(base)
 	fi
+	if [ -n "${floor:-}" ]; then
+		# shellcheck disable=SC2206
+		args+=(::: "$work/floor" $floor -- "$@")
+		names+=(floor)
+	fi
 	# Every command must succeed before it is timed.
 	if ! AB_WARMUP=0 $as "$work/ab" 1 "${args[@]}" >/dev/null 2>"$work/err"; then
 		echo "bench/agent.sh: $wl failed: $(cat "$work/err")" >&2
@@ -155,7 +160,17 @@ run() {
 }
 
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-cd "$work/start" && run "/bin/true (start-up)" "${ROUNDS:-200}" 20 /bin/true
+cd "$work/start" || exit 1
+# The kernel floor of -p opencode's start-up (bench/floor.c): its
+# namespaces, mounts, Landlock rules, seccomp programs and the
+# supervisor's listener, and none of llwrap's own work.
+floor=
+if cc -O2 -static -I"$top/lib" -I"$top/src" -I"$build/src" -o "$work/floor" \
+	"$here/floor.c" "$build/src/filter-programs.c" 2>/dev/null; then
+	floor=$(floor_args opencode ns)
+fi
+run "/bin/true (start-up)" "${ROUNDS:-200}" 20 /bin/true
+floor=
 cd "$work/tree" && run "git status (2,000 files)" "${ROUNDS:-200}" 5 "$(command -v git)" status --porcelain
 cd "$work/cproj" && run "make -j$(nproc) ($cfiles C files, clean build)" "${BUILD_ROUNDS:-6}" 1 \
 	"$(command -v make)" -s -B -j"$(nproc)"
@@ -202,5 +217,7 @@ END {
 		    d[k, "sup"] / 1000, m[k, "sup"] / m[k, "nosup"], cell
 	}
 }' "$res"
+awk -F'\t' '$2 == "floor" { f = $3 } $2 == "sup" && $1 ~ /start-up/ { a = $3 }
+	END { if (f != "" && a != "") printf "\nKernel floor of -p opencode'"'"'s start-up (bench/floor.c --ns --devpts --notify, its mounts and rules): %.2f ms; -p opencode is %+.2f ms over it.\n", f / 1000, (a - f) / 1000 }' "$res"
 echo
 echo "Memory of llwrap's own processes under -p opencode (VmHWM/VmRSS/Pss, KiB; the supervisor first, then pid 1):$mem."

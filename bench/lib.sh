@@ -29,3 +29,22 @@ rules_profile() {
 thousand_rules() {
 	rules_profile "$1/thousand.ini" "$1/tree" 1000
 }
+
+# floor_args PROFILE ns|plain: the arguments of bench/floor.c for a run of
+# PROFILE in the current directory, as $as (the user the sandboxes run
+# as: root's policy has more rules) would run it: the Landlock paths
+# (llwrap --explain lists them) and, with ns, the mounts of L3: a clone of
+# each writable root (rw or rwx), a read-only clone of each mask, and for
+# the agent profiles (private-tmp, their own devpts, the supervisor) a
+# tmpfs on /var/tmp and /dev/shm, a devpts instance and the notification
+# filter, whose fresh instances replace those roots.
+floor_args() {
+	# shellcheck disable=SC2086
+	$as "$LLWRAP" -p "$1" --explain -- /bin/true 2>/dev/null | awk -v ns="$2" '
+	/^Landlock rules/ { on = 1; next }
+	on && /^$/ { exit }
+	on && $1 == "mask" { split($0, a, "\t"); sub(/^ *mask [a-z]+ /, "", a[1]); masks = masks " --mask " a[1]; next }
+	on && $1 != "note:" && $2 ~ /^\// { split($0, a, "\t"); p = a[1]; sub(/^ *[^ ]+ +/, "", p); paths = paths " " p
+		if (($1 == "rw" || $1 == "rwx") && p !~ /^(\/tmp|\/var\/tmp|\/dev\/shm|\/dev\/pts)$/) rws = rws " --rw " p }
+	END { if (ns == "ns") printf "--ns --devpts --notify --tmpfs /var/tmp --tmpfs /dev/shm%s%s", rws, masks; printf "%s", paths }'
+}
