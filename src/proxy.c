@@ -55,7 +55,7 @@ proxy_decide_address(const struct proxy_rules *r,
 {
 	struct proxy_verdict v = { NULL, NULL };
 
-	if (!supervise_addr_local(a))
+	if (!supervise_addr_local(a) && (r->own == NULL || !r->own(r->ctx, a)))
 		return v;
 	v.origin = r->cidr(r->ctx, a);
 	if (v.origin == NULL)
@@ -83,8 +83,8 @@ proxy_rule_reason(const char *rule)
 		{ "filtered/host-port", "allow-host does not allow this port" },
 		{ "filtered/no-cidr", "an address no allow-cidr entry holds" },
 		{ "filtered/rebind",
-		  "the name resolves to a local address no allow-cidr entry "
-		  "holds (rebinding)" },
+		  "the name resolves to a local address or one of this "
+		  "host's, which no allow-cidr entry holds (rebinding)" },
 		{ "filtered/sni",
 		  "the TLS server name differs from the CONNECT host "
 		  "(domain fronting)" },
@@ -281,6 +281,33 @@ proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
 			}
 		}
 		off += rdlen;
+	}
+	return 0;
+}
+
+unsigned long
+proxy_tcp_inode(const char *text, uint16_t from_port, uint16_t to_port)
+{
+	char want_local[32], want_remote[32];
+
+	if (text == NULL)
+		return 0;
+	snprintf(want_local, sizeof(want_local), "0100007F:%04X", from_port);
+	snprintf(want_remote, sizeof(want_remote), "0100007F:%04X", to_port);
+	for (const char *line = text; *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		char sl[16], local[64], remote[64];
+		unsigned long inode;
+
+		/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+		if (len < 512 &&
+		    sscanf(line, "%15s %63s %63s %*s %*s %*s %*s %*s %*s %lu",
+			   sl, local, remote, &inode) == 4 &&
+		    strcmp(local, want_local) == 0 &&
+		    strcmp(remote, want_remote) == 0)
+			return inode;
+		line += len + (eol != NULL);
 	}
 	return 0;
 }

@@ -37,6 +37,10 @@ struct proxy_rules {
 	 * be reached, or NULL.  Port rules alone never let the proxy reach
 	 * an address. */
 	const char *(*cidr)(void *ctx, const struct supervise_addr *a);
+	/* Whether a is an address of one of this host's interfaces (a
+	 * server bound to the any-address answers there as on loopback);
+	 * NULL: none is. */
+	bool (*own)(void *ctx, const struct supervise_addr *a);
 	void *ctx;
 };
 
@@ -62,8 +66,8 @@ struct proxy_verdict proxy_decide_request(const struct proxy_rules *r,
 /*
  * An address an allowed name resolved to (a->port set): a local one
  * (supervise_addr_local: loopback, RFC 1918, link-local, CGNAT, ULA,
- * multicast) is refused unless an allow-cidr entry holds it
- * ("filtered/rebind"); any other is allowed.
+ * multicast) or one of this host's own (r->own) is refused unless an
+ * allow-cidr entry holds it ("filtered/rebind"); any other is allowed.
  */
 struct proxy_verdict proxy_decide_address(const struct proxy_rules *r,
 					  const struct supervise_addr *a);
@@ -113,5 +117,13 @@ int proxy_dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *buf,
  */
 int proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
 		     struct supervise_addr *out, size_t max, size_t *n);
+
+/*
+ * The inode of the IPv4 TCP socket from 127.0.0.1:from_port to
+ * 127.0.0.1:to_port in the text of /proc/net/tcp (how the proxy finds
+ * which process its client is, to log it), or 0 when no line has it.
+ */
+unsigned long proxy_tcp_inode(const char *proc_net_tcp, uint16_t from_port,
+			      uint16_t to_port);
 
 #endif /* LLW_PROXY_H */

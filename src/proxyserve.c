@@ -2,8 +2,10 @@
  * proxyserve: the proxy process.  See proxyserve.h.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -96,15 +98,78 @@ log_line(const char *line)
 	}
 }
 
+/*
+ * The process that holds the other end of client socket c, found as ss
+ * would: its inode in /proc/net/tcp, then the process with a descriptor
+ * on it.  0 and "?" when it cannot be told (another user's, gone).
+ */
+static pid_t
+client_process(int c, char **comm)
+{
+	struct sockaddr_in peer, self;
+	socklen_t pl = sizeof(peer), sl = sizeof(self);
+	_cleanup_close_ int fd = open("/proc/net/tcp", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL;
+	char want[64];
+	unsigned long inode;
+	pid_t found = 0;
+	DIR *d;
+	struct dirent *e;
+
+	*comm = NULL;
+	if (getpeername(c, (struct sockaddr *)&peer, &pl) < 0 ||
+	    getsockname(c, (struct sockaddr *)&self, &sl) < 0 ||
+	    peer.sin_family != AF_INET || fd < 0 ||
+	    fd_read_all(fd, 1 << 24, &text, NULL) < 0)
+		return 0;
+	inode = proxy_tcp_inode(text, ntohs(peer.sin_port),
+				ntohs(self.sin_port));
+	if (inode == 0 || (d = opendir("/proc")) == NULL)
+		return 0;
+	snprintf(want, sizeof(want), "socket:[%lu]", inode);
+	while (found == 0 && (e = readdir(d)) != NULL) {
+		char path[600], link[64];
+		DIR *fds;
+		struct dirent *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
+		if ((fds = opendir(path)) == NULL)
+			continue;
+		while (found == 0 && (f = readdir(fds)) != NULL) {
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
+				 e->d_name, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0 && (link[n] = '\0', strcmp(link, want) == 0))
+				found = (pid_t)atoi(e->d_name);
+		}
+		closedir(fds);
+	}
+	closedir(d);
+	if (found != 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)found);
+		*comm = file_read_line(path, 64);
+	}
+	return found;
+}
+
 /* A refusal, as the supervisor logs one: "connect tcp NAME:PORT". */
 static void
-log_refusal(const char *host, bool is_ip, uint16_t port, const char *rule)
+log_refusal(int c, const char *host, bool is_ip, uint16_t port,
+	    const char *rule)
 {
-	_cleanup_free_ char *target = NULL, *line = NULL;
+	_cleanup_free_ char *target = NULL, *line = NULL, *comm = NULL;
 	unsigned long rep = 0;
+	pid_t pid;
 
 	if (!ps.p->log_blocked)
 		return;
+	pid = client_process(c, &comm);
 	target = is_ip && strchr(host, ':') ? xasprintf("[%s]:%u", host, port)
 					    : xasprintf("%s:%u", host, port);
 	pthread_mutex_lock(&ps.lock);
@@ -115,12 +180,9 @@ log_refusal(const char *host, bool is_ip, uint16_t port, const char *rule)
 
 			log_line(s);
 		}
-		/* The client is a socket on loopback: its process is not
-		 * known here (the supervisor logs what it decides itself,
-		 * by pid). */
 		line = supervise_log_line(ps.prefix, SUPERVISE_CONNECT,
-					  SUPERVISE_TCP, target, 0, "proxy",
-					  rule);
+					  SUPERVISE_TCP, target, pid,
+					  comm ? comm : "?", rule);
 		log_line(line);
 	}
 	pthread_mutex_unlock(&ps.lock);
@@ -147,7 +209,7 @@ refuse(int c, const char *host, bool is_ip, uint16_t port,
 		host, port, proxy_rule_reason(v->rule), v->rule,
 		v->origin ? ", " : "", v->origin ? v->origin : "");
 
-	log_refusal(host, is_ip, port, v->rule);
+	log_refusal(c, host, is_ip, port, v->rule);
 	respond(c, "403 Forbidden", body);
 }
 
@@ -168,7 +230,36 @@ rules_cidr(void *ctx, const struct supervise_addr *a)
 	return supervise_cidr_allows(ps.rules, a);
 }
 
-static const struct proxy_rules rules = { rules_host, rules_cidr, NULL };
+/* Asked for each address a name resolves to: interfaces come and go. */
+static bool
+rules_own(void *ctx, const struct supervise_addr *a)
+{
+	struct ifaddrs *ifa = NULL;
+	bool own = false;
+
+	(void)ctx;
+	if (getifaddrs(&ifa) < 0)
+		return false;
+	for (struct ifaddrs *i = ifa; i != NULL && !own; i = i->ifa_next) {
+		struct supervise_addr b;
+
+		if (i->ifa_addr == NULL ||
+		    supervise_addr_from_sockaddr(
+			    i->ifa_addr,
+			    i->ifa_addr->sa_family == AF_INET6
+				    ? sizeof(struct sockaddr_in6)
+				    : sizeof(struct sockaddr_in),
+			    &b) < 0)
+			continue;
+		own = b.family == a->family &&
+		      memcmp(b.a, a->a, a->family == AF_INET ? 4 : 16) == 0;
+	}
+	freeifaddrs(ifa);
+	return own;
+}
+
+static const struct proxy_rules rules = { rules_host, rules_cidr, rules_own,
+					  NULL };
 
 /* ---- Resolving ---- */
 
@@ -299,13 +390,55 @@ struct pump {
 	int from, to;
 };
 
+/* Move from -> to through a pipe with splice(2), so the bytes are never
+ * copied to this process.  Returns 0 at end of file, -EINVAL when the
+ * sockets do not splice (then nothing was moved), else -errno. */
+static int
+pump_splice(struct pump *p)
+{
+	_cleanup_close_ int pin = -1, pout = -1;
+	int fds[2];
+	bool moved = false;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	pin = fds[0];
+	pout = fds[1];
+	(void)fcntl(pout, F_SETPIPE_SZ, PS_RELAY_BUF * 4);
+	for (;;) {
+		ssize_t n = splice(p->from, NULL, pout, NULL, PS_RELAY_BUF * 4,
+				   SPLICE_F_MOVE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EINVAL && !moved ? -EINVAL : -errno;
+		if (n == 0)
+			return 0;
+		moved = true;
+		while (n > 0) {
+			ssize_t w = splice(pin, NULL, p->to, NULL, (size_t)n,
+					   SPLICE_F_MOVE);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return w < 0 ? -errno : -EIO;
+			n -= w;
+		}
+	}
+}
+
 /* Copy from -> to until end of file, then pass the end on. */
 static void *
 pump_run(void *arg)
 {
 	struct pump *p = arg;
-	char *buf = xmalloc(PS_RELAY_BUF);
+	char *buf;
 
+	if (pump_splice(p) != -EINVAL)
+		goto done;
+	buf = xmalloc(PS_RELAY_BUF);
 	for (;;) {
 		ssize_t n = recv(p->from, buf, PS_RELAY_BUF, 0);
 
@@ -314,9 +447,10 @@ pump_run(void *arg)
 		if (n <= 0 || send_all(p->to, buf, (size_t)n) < 0)
 			break;
 	}
+	free(buf);
+done:
 	shutdown(p->to, SHUT_WR);
 	shutdown(p->from, SHUT_RD);
-	free(buf);
 	return NULL;
 }
 
@@ -469,7 +603,7 @@ serve(int c)
 		if (v.rule != NULL) {
 			/* After 200 there is no status to answer with: the
 			 * tunnel closes, the log says why. */
-			log_refusal(req.host, req.is_ip, req.port, v.rule);
+			log_refusal(c, req.host, req.is_ip, req.port, v.rule);
 			goto out;
 		}
 		if (send_all(u, buf + start, have - start) < 0)
@@ -484,8 +618,11 @@ out:
 static void *
 client_main(void *arg)
 {
-	int c = (int)(intptr_t)arg;
+	int c = (int)(intptr_t)arg, one = 1;
 
+	/* Relayed TLS records are small and interactive: no Nagle delay
+	 * on either side of the proxy. */
+	(void)setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	serve(c);
 	close(c);
 	return NULL;

@@ -1,22 +1,26 @@
 #!/bin/sh
 # llwrap's HTTP(S) proxy for named hosts (DESIGN.md §6.1, design (b);
-# allow-host, proxy = yes).  Everything runs in a network namespace of
-# the test's own (owned by a user namespace the test creates, where it
-# may add addresses to lo): fixture HTTP and HTTPS servers on
-# 198.51.100.7 (api.llw.test, other.llw.test) and 203.0.113.9
-# (evil.llw.test), names given by a private /etc/hosts bind mount, which
-# the proxy resolves with as any resolver would; rebind.llw.test is
-# 127.0.0.9; /etc/resolv.conf names 192.0.2.53, which nothing answers.  198.51.100.0/24 and 203.0.113.0/24 are documentation
-# ranges: not local, so only the name rules decide for them.
+# allow-host, proxy = yes).  Everything runs in network namespaces of
+# the test's own (owned by a user namespace the test creates): fixture
+# HTTP and HTTPS servers on 198.51.100.7 (api.llw.test, other.llw.test)
+# and 203.0.113.9 (evil.llw.test) in a second namespace behind a veth
+# pair, and on this host's own 198.51.100.1 (self.llw.test) and
+# 127.0.0.9 (rebind.llw.test).  The names come from a private
+# /etc/hosts bind mount, which the proxy resolves with as any resolver
+# would; /etc/resolv.conf names 192.0.2.53, which nothing answers.
+# 198.51.100.0/24 and 203.0.113.0/24 are documentation ranges: not
+# local, so only the name rules decide for the servers behind the veth.
 #
-# Asserted, each with its legitimate neighbour: an allowed name is
-# reached over https (curl, Python) and plain http; a name not in
-# allow-host gets 403 and a log line; a name allowed on 8443 does not
+# Asserted, each with its legitimate neighbour: bad allow-host values
+# are file:line errors; an allowed name is reached over https (curl,
+# Python) and plain http, 32 MiB whole; a one-label wildcard; a name not
+# in allow-host gets 403 and a log line; a name allowed on 8443 does not
 # reach 8080; an SNI other than the CONNECT name is refused; an IP
-# literal only with allow-cidr; a name resolving to loopback is refused
-# (rebinding) unless allow-cidr holds it; a client that ignores the
-# proxy fails at once, DNS included, and the note names the proxy; the
-# same without user namespaces (llwrap-hooked, LLW_HOOK_NO_USERNS).
+# literal only with allow-cidr; a name resolving to loopback or to this
+# host's own address is refused (rebinding) unless allow-cidr holds it;
+# a client that ignores the proxy fails at once, DNS included, and the
+# note names the proxy; the same without user namespaces
+# (llwrap-hooked, LLW_HOOK_NO_USERNS); the log names pid and command.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 # Bad input: file:line (or the flag), exit 125, before anything runs.
@@ -57,6 +61,7 @@ cat >"$D/hosts" <<'EOF'
 198.51.100.7 api.llw.test other.llw.test x.wild.llw.test a.b.wild.llw.test
 203.0.113.9 evil.llw.test
 127.0.0.9 rebind.llw.test
+198.51.100.1 self.llw.test
 EOF
 echo "nameserver 192.0.2.53" >"$D/resolv.conf"
 cat >"$D/allow.ini" <<'EOF'
@@ -73,13 +78,29 @@ cat >"$D/inner.sh" <<'SH'
 L=$1; d=$(dirname "$0")
 mount --bind "$d/hosts" /etc/hosts || exit 2
 mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
-ip link set lo up && ip addr add 198.51.100.7/32 dev lo &&
-	ip addr add 203.0.113.9/32 dev lo || exit 2
-python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready" \
-	198.51.100.7 203.0.113.9 127.0.0.9 &
+ip link set lo up || exit 2
+# The servers of the names in a namespace of their own behind a veth
+# pair (v1 there, v0 here); this host's own addresses are 198.51.100.1
+# (self.llw.test) and 127.0.0.9 (rebind.llw.test), served here.
+ip link add v0 type veth peer name v1 || exit 2
+unshare -n sh -c 'ip link set lo up
+	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
+	ip addr add 198.51.100.7/24 dev v1 && ip addr add 203.0.113.9/24 dev v1 &&
+	ip link set v1 up &&
+	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
+		198.51.100.7 203.0.113.9' sh "$d" &
 pid=$!
+sleep 0.2
+ip link set v1 netns $pid && ip addr add 198.51.100.1/24 dev v0 &&
+	ip addr add 203.0.113.1/24 dev v0 && ip link set v0 up || exit 2
+python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready.here" \
+	198.51.100.1 127.0.0.9 &
+pid2=$!
 i=0
-while [ ! -e "$d/ready" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.here" ]; } && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 export XDG_STATE_HOME=$d/state
 llw() { "$L" --ro "$d" -p "$d/allow.ini" "$@" 2>&1; }
 echo "== env"
@@ -93,6 +114,9 @@ ctx = ssl.create_default_context(cafile='$d/cert.pem')
 print(urllib.request.urlopen('https://api.llw.test:8443/', context=ctx, timeout=10).read().decode().strip())"
 echo "== http-allowed"
 llw -- curl -sS -m 10 http://api.llw.test:8080/
+echo "== bulk"
+llw -- sh -c "curl -sS -m 60 http://api.llw.test:8080/bytes/33554433 | wc -c
+curl -sS -m 60 --cacert $d/cert.pem https://api.llw.test:8443/bytes/33554433 | wc -c"
 echo "== wildcard"
 llw -- curl -sS -m 10 -k https://x.wild.llw.test:8443/
 llw -- curl -sS -m 10 -k https://a.b.wild.llw.test:8443/
@@ -111,6 +135,9 @@ llw --allow-cidr 198.51.100.7/32:8443 -- curl -sS -m 10 -k https://198.51.100.7:
 echo "== rebind"
 llw --allow-host rebind.llw.test:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
 llw --allow-host rebind.llw.test:8080 --allow-cidr 127.0.0.9/32:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
+echo "== own"
+llw --allow-host self.llw.test:8080 -- curl -sS -m 10 http://self.llw.test:8080/
+llw --allow-host self.llw.test:8080 --allow-cidr 198.51.100.1/32:8080 -- curl -sS -m 10 http://self.llw.test:8080/
 echo "== direct"
 llw -- python3 "$d/client.py" direct 198.51.100.7 8443
 llw -- getent hosts not-in-hosts.llw.test; echo "getent status $?"
@@ -122,7 +149,7 @@ python3 $d/client.py direct 198.51.100.7 8443" 2>&1
 echo "== log"
 cat "$d"/state/llwrap/*.log
 echo "== end"
-kill $pid
+kill $pid $pid2
 SH
 chmod -R a+rX "$D"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
@@ -146,6 +173,14 @@ section python-allowed
 expect_output "Python's urllib reaches it too" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 section http-allowed
 expect_output "plain http to an allowed name is forwarded (HTTP_PROXY)" "^hello api\\.llw\\.test(:8080)? from 198\\.51\\.100\\.7 sni=-$"
+
+section bulk
+if [ "$(printf '%s\n' "$out" | grep -c '^33554433$')" -eq 2 ]; then
+	ok "32 MiB and a byte arrive whole through the proxy, over http and https"
+else
+	not_ok "32 MiB and a byte arrive whole through the proxy, over http and https"
+	diag "$out"
+fi
 
 section wildcard
 expect_output "a one-label wildcard allows x.wild.llw.test" "^hello x\\.wild\\.llw\\.test:8443 from 198\\.51\\.100\\.7"
@@ -172,6 +207,10 @@ section rebind
 expect_output "an allowed name that resolves to loopback is refused (rebinding)" "rebind\\.llw\\.test:8080 is blocked .*rebinding\\) \\(rule filtered/rebind\\)"
 expect_output "... unless allow-cidr holds the address" "^hello rebind\\.llw\\.test(:8080)? from 127\\.0\\.0\\.9"
 
+section own
+expect_output "an allowed name that resolves to an address of this host's own is refused" "self\\.llw\\.test:8080 is blocked .*one of this host's.* \\(rule filtered/rebind\\)"
+expect_output "... unless allow-cidr holds it" "^hello self\\.llw\\.test(:8080)? from 198\\.51\\.100\\.1"
+
 section direct
 expect_output "a client that ignores the proxy fails at once (EACCES)" "^failed: 13 "
 expect_output "... told that it ignored the proxy" "connect tcp 198\\.51\\.100\\.7:8443 \\(rule filtered/proxy\\); to allow: this client ignored llwrap's proxy"
@@ -183,9 +222,9 @@ expect_output "... the denied one is not" "CONNECT tunnel failed, response 403"
 expect_output "... a direct connect fails at once" "^failed: 13 "
 
 section log
-expect_output "the proxy's refusals are logged like the supervisor's" "^llwrap-[a-z0-9]+-blocked: connect tcp evil\\.llw\\.test:8443 pid=0 comm=proxy rule=filtered/host$"
-expect_output "... fronting too" "connect tcp api\\.llw\\.test:8443 .*rule=filtered/sni$"
-expect_output "... rebinding too" "connect tcp rebind\\.llw\\.test:8080 .*rule=filtered/rebind$"
+expect_output "the proxy's refusals are logged like the supervisor's" "^llwrap-[a-z0-9]+-blocked: connect tcp evil\\.llw\\.test:8443 pid=[0-9]+ comm=curl rule=filtered/host$"
+expect_output "... fronting too" "connect tcp api\\.llw\\.test:8443 pid=[0-9]+ comm=python3 rule=filtered/sni$"
+expect_output "... rebinding too" "connect tcp rebind\\.llw\\.test:8080 pid=[0-9]+ comm=curl rule=filtered/rebind$"
 expect_output "... and the supervisor's refusal of a direct connect" "connect tcp 198\\.51\\.100\\.7:8443 pid=[0-9]+ comm=python3 rule=filtered/proxy$"
 
 done_testing

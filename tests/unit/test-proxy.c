@@ -48,7 +48,17 @@ fake_cidr(void *ctx, const struct supervise_addr *a)
 	return NULL;
 }
 
-static const struct proxy_rules rules = { fake_host, fake_cidr, NULL };
+/* This host's own addresses: 198.51.100.1. */
+static bool
+fake_own(void *ctx, const struct supervise_addr *a)
+{
+	(void)ctx;
+	return a->family == AF_INET && a->a[0] == 198 && a->a[1] == 51 &&
+	       a->a[2] == 100 && a->a[3] == 1;
+}
+
+static const struct proxy_rules rules = { fake_host, fake_cidr, fake_own,
+					  NULL };
 
 static void
 test_request(void **state)
@@ -117,6 +127,8 @@ test_rebind(void **state)
 		{ "fd00::1", 443, "filtered/rebind" },
 		{ "fe80::1", 443, "filtered/rebind" },
 		{ "::ffff:192.168.0.1", 443, "filtered/rebind" },
+		{ "198.51.100.1", 443, "filtered/rebind" },
+		{ "198.51.100.2", 443, NULL },
 	};
 
 	(void)state;
@@ -457,6 +469,31 @@ test_dns(void **state)
 		-EINVAL);
 }
 
+static void
+test_tcp_inode(void **state)
+{
+	static const char text[] =
+		"  sl  local_address rem_address   st tx_queue rx_queue tr "
+		"tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 00000000:07E8 00000000:0000 0A 00000000:00000000 "
+		"00:00000000 00000000     0        0 1577 1 000000000304e97a "
+		"100 0 0 10 0\n"
+		"   1: 0100007F:A909 0100007F:B39E 01 00000000:00000000 "
+		"00:00000000 00000000  1000        0 424242 1 "
+		"000000005f31d18f\n"
+		"   2: 0100007F:B39E 0100007F:A909 01 00000000:00000000 "
+		"00:00000000 00000000  1000        0 434343 1 "
+		"000000005f31d18f\n";
+
+	(void)state;
+	assert_int_equal(proxy_tcp_inode(text, 0xB39E, 0xA909), 434343);
+	assert_int_equal(proxy_tcp_inode(text, 0xA909, 0xB39E), 424242);
+	assert_int_equal(proxy_tcp_inode(text, 0xA909, 0xB39F), 0);
+	assert_int_equal(proxy_tcp_inode(text, 2024, 0), 0);
+	assert_int_equal(proxy_tcp_inode(NULL, 1, 2), 0);
+	assert_int_equal(proxy_tcp_inode("garbage\n\n", 1, 2), 0);
+}
+
 int
 main(void)
 {
@@ -469,6 +506,7 @@ main(void)
 		cmocka_unit_test(test_hostrule),
 		cmocka_unit_test(test_hostrule_match),
 		cmocka_unit_test(test_dns),
+		cmocka_unit_test(test_tcp_inode),
 	};
 
 	return cmocka_run_group_tests_name("proxy", tests, NULL, NULL);

@@ -15,6 +15,7 @@ import threading
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
 
     def do_GET(self):
         if self.path.startswith("/bytes/"):
