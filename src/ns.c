@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -675,6 +676,86 @@ bind_ptmx(char **cause)
 	return r;
 }
 
+/*
+ * The inherited terminal keeps its name in the sandbox's devpts instance.
+ * ttyname(3) (tty, ssh, GPG_TTY=$(tty), screen) reads /proc/self/fd/N,
+ * "/dev/pts/K" of the host's devpts, and stats that path, which the new
+ * instance lacks.  So a clone of the host's node is mounted on the
+ * instance's /dev/pts/K, reserved first: pid 1 opens the instance's ptmx
+ * until it hands out K, and holds that pty for the sandbox's life (never
+ * unlocked, so nothing opens its other end; pid 1 does not exec, and the
+ * descriptor is close-on-exec for the command).  Only the controlling
+ * terminal the command has anyway; the user's other terminals stay out
+ * of reach.  Best effort: where any step fails, ttyname(3) fails as it
+ * would without this, and the terminal works as before.
+ */
+static int term_held = -1;
+
+/* A detached clone of the host's node of the terminal on fd 0, 1 or 2,
+ * with *index its number, or -1. */
+static int
+term_acquire(unsigned *index)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		char link[32], target[64], extra;
+		struct stat st, hs;
+		ssize_t n;
+
+		if (!isatty(fd) || fstat(fd, &st) < 0)
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (sscanf(target, "/dev/pts/%u%c", index, &extra) != 1 ||
+		    *index >= 4096 || stat(target, &hs) < 0 ||
+		    hs.st_rdev != st.st_rdev)
+			continue;
+		n = open_tree(AT_FDCWD, target,
+			      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (n >= 0)
+			return (int)n;
+	}
+	return -1;
+}
+
+/* After the instance is on /dev/pts and its ptmx on /dev/ptmx. */
+static void
+term_keep_name(int clone, unsigned index)
+{
+	_cleanup_free_ int *others = xcalloc(index + 1, sizeof(int));
+	size_t n = 0;
+	char path[32];
+	int held = -1;
+
+	while (n <= index) {
+		int fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		unsigned got;
+
+		if (fd < 0)
+			break;
+		if (ioctl(fd, TIOCGPTN, &got) < 0 || got > index) {
+			close(fd);
+			break;
+		}
+		if (got == index) {
+			held = fd;
+			break;
+		}
+		others[n++] = fd;
+	}
+	while (n > 0)
+		close(others[--n]);
+	snprintf(path, sizeof(path), "/dev/pts/%u", index);
+	if (held >= 0 && move_mount(clone, "", AT_FDCWD, path,
+				    MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		close(held);
+		held = -1;
+	}
+	term_held = held;
+}
+
 /* The attributes of a mask of access a on a real path (pathtree.h). */
 static uint64_t
 mask_attrs(enum llw_access a)
@@ -886,9 +967,13 @@ view_build(const struct ns_opts *o, char **cause)
 {
 	struct ns_view v = { 0 };
 	bool all_writable = false;
+	_cleanup_close_ int term = -1;
+	unsigned term_index = 0;
 	int r = 0;
 
 	view_plan(o, &v);
+	if (o->devpts && o->pid)
+		term = term_acquire(&term_index);
 	for (size_t i = 0; i < v.n && r == 0; i++) {
 		if (v.m[i].skip || v.m[i].lazy)
 			continue;
@@ -920,6 +1005,8 @@ view_build(const struct ns_opts *o, char **cause)
 			r = view_attach(o, &v.m[i], cause);
 	if (r == 0 && o->devpts && access("/dev/ptmx", F_OK) == 0)
 		r = bind_ptmx(cause);
+	if (r == 0 && term >= 0)
+		term_keep_name(term, term_index);
 	view_free(&v);
 	return r;
 }

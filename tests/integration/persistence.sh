@@ -197,6 +197,19 @@ if command -v script >/dev/null 2>&1; then
 	run llw -p opencode $BE -q -- script -qc 'tty; echo in-script' /dev/null
 	expect_output "script (a new pseudo-terminal) works inside" "^in-script"
 	expect_output "... on the sandbox's own /dev/pts" "^/dev/pts/[0-9]+"
+	# The inherited terminal keeps its name (ttyname(3): tty, ssh,
+	# GPG_TTY=$(tty)), here a host pseudo-terminal that script made.
+	run as_user script -qc "tty; $LLWRAP ${LLW_BACKEND:+--backend $LLW_BACKEND} $BE -q -p opencode -- tty" /dev/null
+	outer=$(printf '%s\n' "$out" | sed -n 1p | tr -d '\r')
+	inner=$(printf '%s\n' "$out" | sed -n 2p | tr -d '\r')
+	if bwrap_backend; then
+		skip "bubblewrap's own devpts does not carry the inherited terminal's name"
+	elif [ -n "$outer" ] && [ "$outer" = "$inner" ]; then
+		ok "the inherited terminal keeps its name inside ($outer)"
+	else
+		not_ok "the inherited terminal keeps its name inside"
+		diag "outside '$outer', inside '$inner': $out"
+	fi
 else
 	skip "script is not installed"
 fi
