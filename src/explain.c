@@ -475,7 +475,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_items(f, "listen", &p->listen);
 	explain_items(f, "dns", &p->dns);
 
-	if (supervise_needed(p) || sb->supervise) {
+	if (netpolicy_needs_supervisor(p) || sb->supervise) {
 		fprintf(f, "\nNetwork supervisor (S): %s\n",
 			sb->supervise ? "enforces" : "NOT ENFORCED");
 		if (p->log_prefix)

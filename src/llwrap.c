@@ -328,7 +328,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	if (selftest_host_start(corpus, home, project, &host, &cause) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 	port = selftest_host_get(host, "TCP_OK");
-	if (port != NULL && supervise_needed(policy)) {
+	if (port != NULL && netpolicy_needs_supervisor(policy)) {
 		/* The supervisor's port rules do not reach loopback: the
 		 * twins' listener is named by address. */
 		cidr4 = xasprintf("127.0.0.1/32:%s", port);
@@ -485,8 +485,8 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 {
 	_cleanup_free_ char *cause = NULL, *path = NULL, *host = NULL;
 	_cleanup_free_ char *text = NULL, *conf = NULL;
-	_cleanup_strv_ char **resolvers = NULL, **unix_paths = NULL;
-	struct supervise_rules *rules = NULL;
+	_cleanup_strv_ char **unix_paths = NULL;
+	struct netpolicy_rules *rules = NULL;
 	struct why_query q = { .access = WHY_READ };
 	struct why_verdict v;
 	struct sandbox *sb = NULL;
@@ -560,9 +560,11 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 
 		if (fd >= 0)
 			(void)fd_read_all(fd, 1 << 16, &conf, NULL);
-		resolvers = supervise_resolvers(policy, conf);
-		if (supervise_rules_new(policy, resolvers, &rules, &cause) < 0)
-			die(EXIT_LLWRAP, "%s", cause);
+		size_t n;
+		_cleanup_free_ struct netpolicy_addr *dns =
+			netpolicy_resolvers(policy, conf, &n);
+
+		rules = netpolicy_rules_new(policy, dns, n);
 	}
 	for (size_t i = 0; i < policy->unix_paths.n; i++) {
 		bool e, d;
@@ -575,7 +577,7 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 	fputs(text, stdout);
 	status = v.depends ? 2 : v.allowed ? 0 : 1;
 	why_verdict_clear(&v);
-	supervise_rules_free(rules);
+	netpolicy_rules_free(rules);
 	sandbox_free(sb);
 	policy_free(policy);
 	return status;
@@ -643,7 +645,7 @@ run_log(char *const *args)
 		else
 			name = xstrdup(*a);
 	}
-	path = supervise_log_path(name ? name : "x", environ);
+	path = netpolicy_log_path(name ? name : "x", environ);
 	if (path == NULL)
 		die(EXIT_LLWRAP, "log: neither XDG_STATE_HOME nor HOME is set, "
 				 "so there is no log directory");
@@ -659,7 +661,7 @@ run_log(char *const *args)
 			    "with supervisor rules blocks something)",
 			    dir);
 		free(path);
-		path = supervise_log_path(name, environ);
+		path = netpolicy_log_path(name, environ);
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && !(follow && errno == ENOENT))
@@ -750,7 +752,7 @@ line_cmp(const void *a, const void *b)
 static int
 learn_dir_open(const char *name, char **dir, char **cause)
 {
-	_cleanup_free_ char *log = supervise_log_path(name, environ);
+	_cleanup_free_ char *log = netpolicy_log_path(name, environ);
 	char *slash;
 	int r, fd;
 
@@ -967,7 +969,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	if (lp->log_blocked) {
 		struct stat sb;
 
-		log_path = supervise_log_path(lp->name, environ);
+		log_path = netpolicy_log_path(lp->name, environ);
 		if (log_path != NULL && stat(log_path, &sb) == 0)
 			log_off = sb.st_size;
 	}
@@ -1360,7 +1362,7 @@ options_done:
 	if (sb->supervise && policy->log_blocked && !quiet) {
 		struct stat st;
 
-		footer_log = supervise_log_path(policy->name, environ);
+		footer_log = netpolicy_log_path(policy->name, environ);
 		if (footer_log != NULL && stat(footer_log, &st) == 0)
 			footer_off = st.st_size;
 	}

@@ -1017,7 +1017,7 @@ ns_setup(const struct ns_opts *o, char **cause)
 	int r;
 
 	/* pid 1 dies with the monitor, and the namespace with it: the
-	 * monitor's fork tied them (supervise_tie_child). */
+	 * monitor's fork tied them (monitor_tie_child). */
 	if (o->pid && unshare(CLONE_NEWNS) < 0) {
 		r = -errno;
 		*cause = xasprintf("cannot create the mount namespace: %s",

@@ -33,6 +33,7 @@
 #include "cleanup.h"
 #include "fdutil.h"
 #include "gitconfig.h"
+#include "hostrule.h"
 #include "match.h"
 #include "path.h"
 #include "policy.h"
@@ -217,6 +218,72 @@ policy_new(void)
 	return p;
 }
 
+static void
+network_clear(struct policy *p)
+{
+	for (size_t i = 0; i < p->n_cidrs; i++)
+		netpolicy_cidr_clear(&p->cidrs[i]);
+	free(p->cidrs);
+	free(p->listen_addrs);
+	free(p->dns_addrs);
+	for (size_t i = 0; i < p->n_hosts; i++)
+		hostrule_clear(&p->hosts[i]);
+	free(p->hosts);
+	p->hosts = NULL;
+	p->n_hosts = 0;
+	p->cidrs = NULL;
+	p->listen_addrs = p->dns_addrs = NULL;
+	p->n_cidrs = p->n_listen_addrs = p->n_dns_addrs = 0;
+}
+
+int
+policy_parse_network(struct policy *p, char **cause)
+{
+	const struct llw_item *it;
+	const char *what;
+
+	network_clear(p);
+	what = "allow-cidr";
+	p->cidrs = xcalloc(p->allow_cidr.n + 1, sizeof(*p->cidrs));
+	for (size_t i = 0; i < p->allow_cidr.n; i++) {
+		it = &p->allow_cidr.v[i];
+		if (netpolicy_parse_cidr(it->value, &p->cidrs[i]) < 0)
+			goto bad;
+		p->cidrs[i].origin = xstrdup(it->origin);
+		p->n_cidrs++;
+	}
+	what = "listen address";
+	p->listen_addrs = xcalloc(p->listen.n + 1, sizeof(*p->listen_addrs));
+	for (size_t i = 0; i < p->listen.n; i++) {
+		it = &p->listen.v[i];
+		if (netpolicy_parse_listen(it->value, &p->listen_addrs[i]) < 0)
+			goto bad;
+		p->n_listen_addrs++;
+	}
+	what = "DNS server address";
+	p->dns_addrs = xcalloc(p->dns.n + 1, sizeof(*p->dns_addrs));
+	for (size_t i = 0; i < p->dns.n; i++) {
+		it = &p->dns.v[i];
+		if (netpolicy_parse_ip(it->value, &p->dns_addrs[i]) < 0)
+			goto bad;
+		p->n_dns_addrs++;
+	}
+	what = "allow-host";
+	p->hosts = xcalloc(p->allow_host.n + 1, sizeof(*p->hosts));
+	for (size_t i = 0; i < p->allow_host.n; i++) {
+		it = &p->allow_host.v[i];
+		if (hostrule_parse(it->value, &p->hosts[i]) < 0)
+			goto bad;
+		p->hosts[i].origin = it->origin;
+		p->n_hosts++;
+	}
+	return 0;
+bad:
+	*cause = xasprintf("%s: bad %s '%s'.", it->origin, what, it->value);
+	network_clear(p);
+	return -EINVAL;
+}
+
 void
 policy_free(struct policy *p)
 {
@@ -240,6 +307,7 @@ policy_free(struct policy *p)
 	items_clear(&p->unix_paths);
 	items_clear(&p->listen);
 	items_clear(&p->dns);
+	network_clear(p);
 	items_clear(&p->mkdirs);
 	items_clear(&p->touches);
 	free(p->log_prefix);
@@ -1274,6 +1342,8 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	if (ret == 0)
 		apply_git_config(&r);
 	git_clear(&r);
+	if (ret == 0)
+		ret = policy_parse_network(p, cause);
 
 	strv_free(r.applied);
 	strv_free(r.stack);

@@ -14,7 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "netpolicy.h"
 #include "profile.h"
+
+struct hostrule;
 
 /* Access levels of DESIGN.md §4, ordered from nothing to everything. */
 enum llw_access {
@@ -68,17 +71,6 @@ struct llw_path_rule {
 	bool optional; /* "?PATH": dropped quietly when it is missing */
 };
 
-/* An inclusive port range; a single port has lo == hi. */
-struct llw_port_range {
-	uint16_t lo, hi;
-	char *origin;
-};
-
-struct llw_ports {
-	struct llw_port_range *v;
-	size_t n;
-};
-
 /* A string-valued list element with its origin (env names, CIDRs, ...). */
 struct llw_item {
 	char *value;
@@ -120,8 +112,18 @@ struct policy {
 	struct llw_scalar_origin unix_sockets_origin;
 	/* Supervisor rules (DESIGN.md §6), enforced by supervise.c. */
 	struct llw_items allow_cidr, unix_paths, listen, dns;
+	/* allow-cidr, listen and dns as typed values (netpolicy.h), in
+	 * the same order, parsed once when the policy is resolved
+	 * (policy_parse_network): what is enforced and explained. */
+	struct netpolicy_cidr *cidrs;
+	size_t n_cidrs;
+	struct netpolicy_addr *listen_addrs, *dns_addrs;
+	size_t n_listen_addrs, n_dns_addrs;
 	/* allow-host: NAME or *.NAME with optional :PORTS (proxy.h). */
 	struct llw_items allow_host;
+	/* The same, typed (hostrule.h), parsed with the others. */
+	struct hostrule *hosts;
+	size_t n_hosts;
 	/* supervise = yes: the supervisor runs even without such rules,
 	 * for what only it decides (local destinations, the sandbox's own
 	 * listeners, loopback-only binds, DNS to the resolvers). */
@@ -245,6 +247,16 @@ char **policy_profile_names(char *const *dirs);
  */
 int policy_resolve(const struct policy_request *req, struct policy **out,
 		   char **cause);
+
+/*
+ * Parse p's allow-cidr, listen, dns and allow-host values into its typed
+ * rules
+ * (replacing those it had), with netpolicy.h's grammar, the one profile
+ * loading validated them with.  policy_resolve() calls it last; a
+ * policy built another way calls it before it is enforced.  Returns 0,
+ * or -EINVAL with *cause naming the value and its origin.
+ */
+int policy_parse_network(struct policy *p, char **cause);
 
 /*
  * DESIGN.md §11, home as project: why project (resolved) is too broad to

@@ -28,6 +28,7 @@
 #include "path.h"
 #include "profile.h"
 #include "hostrule.h"
+#include "netpolicy.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -499,136 +500,26 @@ profile_port_range(const char *s, uint16_t *lo, uint16_t *hi)
 	return 0;
 }
 
-/* Every comma-separated range of s is a valid port range. */
+/* The network values are validated with the grammar that parses them
+ * (netpolicy.h), which policy_parse_network() applies once. */
 static bool
 ports_valid(const char *s)
 {
-	_cleanup_free_ char *copy = xstrdup(s);
-	char *save = NULL;
-	bool any = false;
+	_cleanup_free_ struct llw_port_range *v = NULL;
+	size_t n;
 
-	if (s[0] == ',' || s[strlen(s) - 1] == ',' || strstr(s, ",,") != NULL)
-		return false;
-	for (char *t = strtok_r(copy, ",", &save); t != NULL;
-	     t = strtok_r(NULL, ",", &save)) {
-		uint16_t lo, hi;
-
-		if (profile_port_range(t, &lo, &hi) < 0)
-			return false;
-		any = true;
-	}
-	return any;
+	return netpolicy_parse_ports(s, &v, &n) == 0;
 }
 
-/* An IPv4 or IPv6 address; *family is set to AF_INET or AF_INET6. */
-static bool
-addr_valid(const char *s, int *family)
-{
-	unsigned char buf[16];
-
-	if (inet_pton(AF_INET, s, buf) == 1) {
-		*family = AF_INET;
-		return true;
-	}
-	if (inet_pton(AF_INET6, s, buf) == 1) {
-		*family = AF_INET6;
-		return true;
-	}
-	return false;
-}
-
-/*
- * allow-cidr syntax.  The address is IPv4 or IPv6, optionally in brackets
- * ("[::1]"), optionally followed by "/N" (0..32 or 0..128; without it the
- * single host), optionally followed by ":PORTS" (ranges separated by ","),
- * so "10.0.0.0/8:443,8000-8100", "::1/128:8080" and "[::1]:8080" all
- * work.  The rule that keeps IPv6 unambiguous: after "/N" the first ":"
- * starts the ports; without "/N", ports need IPv4 or brackets ("::1:8080"
- * is read as the address ::1:8080).
- */
 static bool
 cidr_valid(const char *s)
 {
-	_cleanup_free_ char *addr = NULL;
-	const char *rest, *slash, *colon;
-	int family;
+	struct netpolicy_cidr c;
 
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (close == NULL)
-			return false;
-		addr = xstrndup(s + 1, (size_t)(close - s - 1));
-		if (!addr_valid(addr, &family) || family != AF_INET6)
-			return false;
-		rest = close + 1;
-	} else {
-		slash = strchr(s, '/');
-		if (slash != NULL) {
-			addr = xstrndup(s, (size_t)(slash - s));
-		} else {
-			colon = strchr(s, ':');
-			/* IPv4 with ports, or a bare address. */
-			if (colon != NULL && strchr(colon + 1, ':') == NULL)
-				addr = xstrndup(s, (size_t)(colon - s));
-			else
-				addr = xstrdup(s);
-		}
-		if (!addr_valid(addr, &family))
-			return false;
-		rest = s + strlen(addr);
-	}
-	if (*rest == '/') {
-		unsigned long n = 0;
-		const char *p = rest + 1;
-
-		if (!isdigit((unsigned char)*p))
-			return false;
-		while (isdigit((unsigned char)*p)) {
-			n = n * 10 + (unsigned long)(*p - '0');
-			if (n > 128)
-				return false;
-			p++;
-		}
-		if (n > (family == AF_INET ? 32u : 128u))
-			return false;
-		rest = p;
-	}
-	if (*rest == '\0')
-		return true;
-	if (*rest != ':')
+	if (netpolicy_parse_cidr(s, &c) < 0)
 		return false;
-	return ports_valid(rest + 1);
-}
-
-/* listen: "ADDR:PORT" with IPv4, or "[V6]:PORT". */
-static bool
-listen_valid(const char *s)
-{
-	_cleanup_free_ char *addr = NULL;
-	const char *colon;
-	uint16_t port;
-	int family;
-
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (close == NULL || close[1] != ':')
-			return false;
-		addr = xstrndup(s + 1, (size_t)(close - s - 1));
-		if (!addr_valid(addr, &family) || family != AF_INET6)
-			return false;
-		colon = close + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (colon == NULL)
-			return false;
-		addr = xstrndup(s, (size_t)(colon - s));
-		if (!addr_valid(addr, &family) || family != AF_INET)
-			return false;
-	}
-	colon = parse_port(colon + 1, &port);
-	return colon != NULL && *colon == '\0';
+	netpolicy_cidr_clear(&c);
+	return true;
 }
 
 static bool
@@ -776,7 +667,7 @@ value_check(const struct profile *p, const struct vars *v,
 	_cleanup_free_ char *norm = NULL;
 	const char *eq;
 	bool optional;
-	int family;
+	struct netpolicy_addr addr;
 
 	switch (ks->type) {
 	case VT_PATHS:
@@ -864,7 +755,7 @@ value_check(const struct profile *p, const struct vars *v,
 		*out = xstrdup(raw);
 		return 0;
 	case VT_LISTEN:
-		if (!listen_valid(raw))
+		if (netpolicy_parse_listen(raw, &addr) < 0)
 			return fail(cause, p->file, line,
 				    "[%s] %s: bad address '%s'; use ADDR:PORT "
 				    "such as 127.0.0.1:8080 or [::1]:8080.",
@@ -872,7 +763,7 @@ value_check(const struct profile *p, const struct vars *v,
 		*out = xstrdup(raw);
 		return 0;
 	case VT_ADDRS:
-		if (!addr_valid(raw, &family))
+		if (netpolicy_parse_ip(raw, &addr) < 0)
 			return fail(cause, p->file, line,
 				    "[%s] %s: bad IP address '%s'.",
 				    ks->section, ks->key, raw);

@@ -22,14 +22,14 @@ proxy_decide_request(const struct proxy_rules *r, const char *host, bool is_ip,
 	struct proxy_verdict v = { NULL, NULL };
 
 	if (is_ip) {
-		struct supervise_addr a;
+		struct netpolicy_addr a;
 
-		if (supervise_parse_addr(host, &a) < 0) {
+		if (netpolicy_parse_addr(host, &a) < 0) {
 			v.rule = "filtered/host";
 			return v;
 		}
 		a.port = port;
-		supervise_addr_destination(&a);
+		netpolicy_addr_destination(&a);
 		v.origin = r->cidr(r->ctx, &a);
 		if (v.origin == NULL)
 			v.rule = "filtered/no-cidr";
@@ -51,11 +51,11 @@ proxy_decide_request(const struct proxy_rules *r, const char *host, bool is_ip,
 
 struct proxy_verdict
 proxy_decide_address(const struct proxy_rules *r,
-		     const struct supervise_addr *a)
+		     const struct netpolicy_addr *a)
 {
 	struct proxy_verdict v = { NULL, NULL };
 
-	if (!supervise_addr_local(a) && (r->own == NULL || !r->own(r->ctx, a)))
+	if (!netpolicy_addr_local(a) && (r->own == NULL || !r->own(r->ctx, a)))
 		return v;
 	v.origin = r->cidr(r->ctx, a);
 	if (v.origin == NULL)
@@ -117,7 +117,7 @@ proxy_environ(uint16_t port)
 
 size_t
 proxy_hosts_lookup(const char *text, const char *name,
-		   struct supervise_addr *out, size_t max)
+		   struct netpolicy_addr *out, size_t max)
 {
 	size_t n = 0;
 
@@ -127,7 +127,7 @@ proxy_hosts_lookup(const char *text, const char *name,
 		const char *eol = strchr(line, '\n');
 		size_t len = eol ? (size_t)(eol - line) : strlen(line);
 		char buf[1024], *save = NULL, *tok, *hash;
-		struct supervise_addr a;
+		struct netpolicy_addr a;
 
 		if (len < sizeof(buf)) {
 			memcpy(buf, line, len);
@@ -137,7 +137,7 @@ proxy_hosts_lookup(const char *text, const char *name,
 				*hash = '\0';
 			tok = strtok_r(buf, " \t\r", &save);
 			if (tok && strchr(tok, '[') == NULL &&
-			    supervise_parse_addr(tok, &a) == 0) {
+			    netpolicy_parse_addr(tok, &a) == 0) {
 				while ((tok = strtok_r(NULL, " \t\r", &save))) {
 					size_t tl = strlen(tok);
 
@@ -224,7 +224,7 @@ dns_skip_name(const uint8_t *buf, size_t len, size_t *off)
 
 int
 proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
-		 struct supervise_addr *out, size_t max, size_t *n)
+		 struct netpolicy_addr *out, size_t max, size_t *n)
 {
 	size_t off = 12;
 	unsigned qd, an;
@@ -264,19 +264,19 @@ proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
 		if (rclass == 1 && rtype == type && *n < max &&
 		    ((type == 1 && rdlen == 4) ||
 		     (type == 28 && rdlen == 16))) {
-			struct supervise_addr *a = &out[(*n)++];
+			struct netpolicy_addr *a = &out[(*n)++];
 
 			memset(a, 0, sizeof(*a));
 			a->family = type == 1 ? AF_INET : AF_INET6;
 			memcpy(a->a, buf + off, rdlen);
 			if (a->family == AF_INET6) {
 				/* A mapped address is the IPv4 one. */
-				struct supervise_addr m;
+				struct netpolicy_addr m;
 				char text[64];
 
 				if (inet_ntop(AF_INET6, a->a, text,
 					      sizeof(text)) != NULL &&
-				    supervise_parse_addr(text, &m) == 0)
+				    netpolicy_parse_addr(text, &m) == 0)
 					*a = m;
 			}
 		}

@@ -36,11 +36,11 @@ struct proxy_rules {
 	/* allow-cidr: the origin of the entry that lets a (a->port set)
 	 * be reached, or NULL.  Port rules alone never let the proxy reach
 	 * an address. */
-	const char *(*cidr)(void *ctx, const struct supervise_addr *a);
+	const char *(*cidr)(void *ctx, const struct netpolicy_addr *a);
 	/* Whether a is an address of one of this host's interfaces (a
 	 * server bound to the any-address answers there as on loopback);
 	 * NULL: none is. */
-	bool (*own)(void *ctx, const struct supervise_addr *a);
+	bool (*own)(void *ctx, const struct netpolicy_addr *a);
 	void *ctx;
 };
 
@@ -65,12 +65,12 @@ struct proxy_verdict proxy_decide_request(const struct proxy_rules *r,
 
 /*
  * An address an allowed name resolved to (a->port set): a local one
- * (supervise_addr_local: loopback, RFC 1918, link-local, CGNAT, ULA,
+ * (netpolicy_addr_local: loopback, RFC 1918, link-local, CGNAT, ULA,
  * multicast) or one of this host's own (r->own) is refused unless an
  * allow-cidr entry holds it ("filtered/rebind"); any other is allowed.
  */
 struct proxy_verdict proxy_decide_address(const struct proxy_rules *r,
-					  const struct supervise_addr *a);
+					  const struct netpolicy_addr *a);
 
 /*
  * The server name of the tunnel's TLS ClientHello (NULL: none) against
@@ -97,7 +97,7 @@ char **proxy_environ(uint16_t port);
  * order, at most max into out (ports 0).  Returns how many.
  */
 size_t proxy_hosts_lookup(const char *text, const char *name,
-			  struct supervise_addr *out, size_t max);
+			  struct netpolicy_addr *out, size_t max);
 
 /*
  * A DNS query (RFC 1035, recursion desired) for name's records of type
@@ -116,7 +116,7 @@ int proxy_dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *buf,
  * next server), -EINVAL when malformed.
  */
 int proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
-		     struct supervise_addr *out, size_t max, size_t *n);
+		     struct netpolicy_addr *out, size_t max, size_t *n);
 
 /*
  * The inode of the IPv4 TCP socket from 127.0.0.1:from_port to

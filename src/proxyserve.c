@@ -51,15 +51,13 @@ struct proxyserve {
  * the log under its lock. */
 static struct {
 	const struct policy *p;
-	struct supervise_rules *rules;
-	struct hostrule *hosts;
-	size_t n_hosts;
-	struct supervise_addr *dns;
+	struct netpolicy_rules *rules;
+	struct netpolicy_addr *dns;
 	size_t n_dns;
 	char *prefix;
 	int logfd;
 	pthread_mutex_t lock;
-	struct supervise_ratelimit rl;
+	struct netpolicy_ratelimit rl;
 } ps = { .logfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int
@@ -173,15 +171,15 @@ log_refusal(int c, const char *host, bool is_ip, uint16_t port,
 	target = is_ip && strchr(host, ':') ? xasprintf("[%s]:%u", host, port)
 					    : xasprintf("%s:%u", host, port);
 	pthread_mutex_lock(&ps.lock);
-	if (supervise_ratelimit_take(&ps.rl, supervise_now_ns(), &rep)) {
+	if (netpolicy_ratelimit_take(&ps.rl, supervise_now_ns(), &rep)) {
 		if (rep > 0) {
 			_cleanup_free_ char *s =
 				xasprintf("%s: suppressed %lu", ps.prefix, rep);
 
 			log_line(s);
 		}
-		line = supervise_log_line(ps.prefix, SUPERVISE_CONNECT,
-					  SUPERVISE_TCP, target, pid,
+		line = netpolicy_log_line(ps.prefix, NETPOLICY_CONNECT,
+					  NETPOLICY_TCP, target, pid,
 					  comm ? comm : "?", rule);
 		log_line(line);
 	}
@@ -219,20 +217,20 @@ static enum hostrule_verdict
 rules_host(void *ctx, const char *name, uint16_t port, const char **origin)
 {
 	(void)ctx;
-	return hostrule_match(ps.hosts, ps.n_hosts, &ps.p->connect_tcp, name,
-			      port, origin);
+	return hostrule_match(ps.p->hosts, ps.p->n_hosts, &ps.p->connect_tcp,
+			      name, port, origin);
 }
 
 static const char *
-rules_cidr(void *ctx, const struct supervise_addr *a)
+rules_cidr(void *ctx, const struct netpolicy_addr *a)
 {
 	(void)ctx;
-	return supervise_cidr_allows(ps.rules, a);
+	return netpolicy_cidr_allows(ps.rules, a);
 }
 
 /* Asked for each address a name resolves to: interfaces come and go. */
 static bool
-rules_own(void *ctx, const struct supervise_addr *a)
+rules_own(void *ctx, const struct netpolicy_addr *a)
 {
 	struct ifaddrs *ifa = NULL;
 	bool own = false;
@@ -241,10 +239,10 @@ rules_own(void *ctx, const struct supervise_addr *a)
 	if (getifaddrs(&ifa) < 0)
 		return false;
 	for (struct ifaddrs *i = ifa; i != NULL && !own; i = i->ifa_next) {
-		struct supervise_addr b;
+		struct netpolicy_addr b;
 
 		if (i->ifa_addr == NULL ||
-		    supervise_addr_from_sockaddr(
+		    netpolicy_addr_from_sockaddr(
 			    i->ifa_addr,
 			    i->ifa_addr->sa_family == AF_INET6
 				    ? sizeof(struct sockaddr_in6)
@@ -264,7 +262,7 @@ static const struct proxy_rules rules = { rules_host, rules_cidr, rules_own,
 /* ---- Resolving ---- */
 
 static int
-sockaddr_of(const struct supervise_addr *a, struct sockaddr_storage *ss,
+sockaddr_of(const struct netpolicy_addr *a, struct sockaddr_storage *ss,
 	    socklen_t *len)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -288,8 +286,8 @@ sockaddr_of(const struct supervise_addr *a, struct sockaddr_storage *ss,
 
 /* One query to one server over UDP. */
 static int
-dns_ask(const struct supervise_addr *server, const char *name, uint16_t type,
-	struct supervise_addr *out, size_t max, size_t *n)
+dns_ask(const struct netpolicy_addr *server, const char *name, uint16_t type,
+	struct netpolicy_addr *out, size_t max, size_t *n)
 {
 	_cleanup_close_ int fd = -1;
 	struct sockaddr_storage ss;
@@ -328,7 +326,7 @@ dns_ask(const struct supervise_addr *server, const char *name, uint16_t type,
 
 /* The addresses of name: /etc/hosts first, then DNS (A, then AAAA). */
 static size_t
-resolve(const char *name, struct supervise_addr *out, size_t max)
+resolve(const char *name, struct netpolicy_addr *out, size_t max)
 {
 	_cleanup_close_ int fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *hosts = NULL;
@@ -353,7 +351,7 @@ resolve(const char *name, struct supervise_addr *out, size_t max)
 
 /* A connect that gives up after PS_CONNECT_TIMEOUT_MS. */
 static int
-connect_to(const struct supervise_addr *a)
+connect_to(const struct netpolicy_addr *a)
 {
 	_cleanup_close_ int fd = -1;
 	struct sockaddr_storage ss;
@@ -502,7 +500,7 @@ serve(int c)
 	_cleanup_free_ char *buf = xmalloc(PS_BUF);
 	_cleanup_close_ int u = -1;
 	struct httpreq req = { 0 };
-	struct supervise_addr addrs[PS_MAX_ADDRS];
+	struct netpolicy_addr addrs[PS_MAX_ADDRS];
 	struct proxy_verdict v = { NULL, NULL }, refused = { NULL, NULL };
 	uint64_t deadline =
 		supervise_now_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
@@ -535,7 +533,7 @@ serve(int c)
 		goto out;
 	}
 	if (req.is_ip) {
-		n_addrs = supervise_parse_addr(req.host, &addrs[0]) == 0;
+		n_addrs = netpolicy_parse_addr(req.host, &addrs[0]) == 0;
 	} else {
 		n_addrs = resolve(req.host, addrs, PS_MAX_ADDRS);
 		if (n_addrs == 0) {
@@ -654,46 +652,28 @@ static void __attribute__((noreturn)) proxy_main(int listener)
 
 /* ---- The parent's side ---- */
 
-static int
-state_init(const struct policy *p, char *const *envp, char **cause)
+static void
+state_init(const struct policy *p, char *const *envp)
 {
 	_cleanup_close_ int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *conf = NULL, *path = NULL;
-	_cleanup_strv_ char **resolvers = NULL;
-	int r;
 
 	if (fd >= 0)
 		(void)fd_read_all(fd, 1 << 16, &conf, NULL);
-	resolvers = supervise_resolvers(p, conf);
+	ps.dns = netpolicy_resolvers(p, conf, &ps.n_dns);
+	for (size_t i = 0; i < ps.n_dns; i++)
+		ps.dns[i].port = 53;
 	ps.p = p;
-	if ((r = supervise_rules_new(p, resolvers, &ps.rules, cause)) < 0)
-		return r;
-	ps.hosts = xcalloc(p->allow_host.n + 1, sizeof(*ps.hosts));
-	for (size_t i = 0; i < p->allow_host.n; i++) {
-		if (hostrule_parse(p->allow_host.v[i].value, &ps.hosts[i]) <
-		    0) {
-			*cause = xasprintf("%s: bad allow-host '%s'.",
-					   p->allow_host.v[i].origin,
-					   p->allow_host.v[i].value);
-			return -EINVAL;
-		}
-		ps.hosts[i].origin = p->allow_host.v[i].origin;
-		ps.n_hosts++;
-	}
-	ps.dns = xcalloc(strv_length(resolvers) + 1, sizeof(*ps.dns));
-	for (size_t i = 0; resolvers && resolvers[i]; i++)
-		if (supervise_parse_addr(resolvers[i], &ps.dns[ps.n_dns]) == 0)
-			ps.dns[ps.n_dns++].port = 53;
-	ps.prefix = supervise_log_prefix(p->log_prefix, p->name);
-	supervise_ratelimit_init(&ps.rl, PS_LOG_BURST, PS_LOG_RATE,
+	ps.rules = netpolicy_rules_new(p, ps.dns, ps.n_dns);
+	ps.prefix = netpolicy_log_prefix(p->log_prefix, p->name);
+	netpolicy_ratelimit_init(&ps.rl, PS_LOG_BURST, PS_LOG_RATE,
 				 supervise_now_ns());
-	path = p->log_blocked ? supervise_log_path(p->name, envp) : NULL;
+	path = p->log_blocked ? netpolicy_log_path(p->name, envp) : NULL;
 	if (path != NULL)
 		ps.logfd = open(path,
 				O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
 					O_NOFOLLOW,
 				0600);
-	return 0;
 }
 
 int
@@ -706,8 +686,7 @@ proxyserve_start(const struct policy *p, char *const *envp,
 	pid_t parent = getpid(), pid;
 	int r;
 
-	if ((r = state_init(p, envp, cause)) < 0)
-		return r;
+	state_init(p, envp);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
@@ -758,7 +737,7 @@ proxyserve_start(const struct policy *p, char *const *envp,
 }
 
 void
-proxyserve_addr(const struct proxyserve *p, struct supervise_addr *a)
+proxyserve_addr(const struct proxyserve *p, struct netpolicy_addr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->family = AF_INET;

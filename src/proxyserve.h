@@ -33,7 +33,7 @@ int proxyserve_start(const struct policy *p, char *const *envp,
 		     struct proxyserve **out, char **cause);
 
 /* The address the proxy listens on (127.0.0.1 and its port). */
-void proxyserve_addr(const struct proxyserve *ps, struct supervise_addr *a);
+void proxyserve_addr(const struct proxyserve *ps, struct netpolicy_addr *a);
 
 /* End the proxy process and wait for it; NULL is allowed. */
 void proxyserve_stop(struct proxyserve *ps);

@@ -31,6 +31,7 @@
 #include "proxyserve.h"
 #include "sandbox.h"
 #include "strv.h"
+#include "monitor.h"
 #include "supervise.h"
 #include "xalloc.h"
 
@@ -583,7 +584,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	 * bwrap, and the filter follows the command into the sandbox.  It
 	 * takes over the port rules bubblewrap has no way to enforce, and
 	 * the rules only it enforces anywhere. */
-	if (supervise_needed(p) || bwrap_loses(sb->bwrap, LAYERS_TCP_PORTS) ||
+	if (netpolicy_needs_supervisor(p) ||
+	    bwrap_loses(sb->bwrap, LAYERS_TCP_PORTS) ||
 	    bwrap_loses(sb->bwrap, LAYERS_UDP_PORTS)) {
 		if (sandbox_supervisor(sb)) {
 			sb->supervise = true;
@@ -596,7 +598,7 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 			 * connects would reach only that namespace. */
 			if (p->net == LLW_NET_FILTERED)
 				sb->bwrap->share_net = true;
-		} else if (supervise_needed(p)) {
+		} else if (netpolicy_needs_supervisor(p)) {
 			supervisor_missing(sb, p);
 		}
 	}
@@ -733,7 +735,7 @@ prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 	/* S: the network supervisor, for the rules only it can enforce.
 	 * Best effort runs without it, reported: then the Landlock port
 	 * rules alone restrict IP, and no unix socket is allowed. */
-	if (supervise_needed(p)) {
+	if (netpolicy_needs_supervisor(p)) {
 		if (sandbox_supervisor(sb))
 			sb->supervise = true;
 		else
@@ -1192,12 +1194,12 @@ fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
 	int wstatus, r, e, tie;
 	pid_t pid;
 
-	if ((tie = supervise_tie_prepare()) < 0) {
+	if ((tie = monitor_tie_prepare()) < 0) {
 		*cause = xasprintf("cannot open a pidfd of llwrap itself: %s",
 				   strerror(-tie));
 		return tie;
 	}
-	supervise_block_signals();
+	monitor_block_signals();
 	pid = fork();
 	if (pid < 0) {
 		e = errno;
@@ -1209,31 +1211,31 @@ fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
 		/* The command (or pid 1 above it) never outlives this
 		 * process: it is the supervisor, or the monitor that reports
 		 * the command's status. */
-		if ((r = supervise_tie_child(tie, cause)) < 0)
+		if ((r = monitor_tie_child(tie, cause)) < 0)
 			return r;
-		supervise_unblock_signals();
+		monitor_unblock_signals();
 		if (sv != NULL)
 			supervise_child_forked(sv);
 		return 0;
 	}
-	supervise_tie_parent(tie, pid);
+	monitor_tie_parent(tie, pid);
 	if (sv != NULL && (r = supervise_parent_attach(sv, cause)) < 0) {
 		/* The child stops: told to, or it ended first and said why
 		 * itself (-ECHILD).  Its status is the one to report then. */
-		if (supervise_run(NULL, pid, reap_all, &wstatus) < 0)
+		if (monitor_run(NULL, pid, reap_all, &wstatus) < 0)
 			kill(pid, SIGKILL);
 		if (r != -ECHILD)
 			return r;
-		*status = supervise_exit_status(wstatus);
+		*status = monitor_exit_status(wstatus);
 		return 1;
 	}
-	if ((r = supervise_run(sv, pid, reap_all, &wstatus)) < 0) {
+	if ((r = monitor_run(sv, pid, reap_all, &wstatus)) < 0) {
 		*cause = xasprintf("waiting for the command failed: %s",
 				   strerror(-r));
 		kill(pid, SIGKILL);
 		return r;
 	}
-	*status = supervise_exit_status(wstatus);
+	*status = monitor_exit_status(wstatus);
 	return 1;
 }
 
@@ -1261,7 +1263,7 @@ spawn_child(void *arg)
 {
 	struct spawn *s = arg;
 
-	supervise_unblock_signals();
+	monitor_unblock_signals();
 	s->r = sandbox_enter(s->sb, s->sv, s->prog, s->env, s->argv, s->keep,
 			     s->n_keep, &s->status, &s->cause);
 	_exit(s->status);
@@ -1283,7 +1285,7 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
 	int wstatus, r, e;
 	pid_t pid;
 
-	supervise_block_signals();
+	monitor_block_signals();
 	s->r = 0;
 	s->status = 125;
 	s->cause = NULL;
@@ -1301,13 +1303,13 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
 		*cause = s->cause;
 		return s->r;
 	}
-	if ((r = supervise_run(NULL, pid, true, &wstatus)) < 0) {
+	if ((r = monitor_run(NULL, pid, true, &wstatus)) < 0) {
 		*cause = xasprintf("waiting for the command failed: %s",
 				   strerror(-r));
 		kill(pid, SIGKILL);
 		return r;
 	}
-	*status = supervise_exit_status(wstatus);
+	*status = monitor_exit_status(wstatus);
 	return 1;
 }
 
@@ -1343,7 +1345,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	 * before any namespace: the supervisor lets the command reach it,
 	 * the environment points the command's clients at it. */
 	if (sv != NULL && proxy_enabled(sb->policy)) {
-		struct supervise_addr pa;
+		struct netpolicy_addr pa;
 
 		if ((r = proxyserve_start(sb->policy, envp, &proxy, cause)) < 0)
 			goto out;
@@ -1409,7 +1411,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 				goto out;
 			}
 			forked = true;
-			supervise_stop_fds(stop[0], -1);
+			monitor_stop_fds(stop[0], -1);
 			r = fork_and_wait(sv, false, status, cause);
 			if (r != 0) {
 				close(stop[0]);
@@ -1417,7 +1419,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 				goto out;
 			}
 			close(stop[0]);
-			supervise_stop_fds(-1, stop[1]);
+			monitor_stop_fds(-1, stop[1]);
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)
 			goto out;

@@ -1,6 +1,7 @@
 /*
- * The waiting loop, and (when the policy needs it) the network supervisor
- * of DESIGN.md §6.
+ * The network supervisor of DESIGN.md §6: the notification engine.  The
+ * loop it runs in is the process monitor's (monitor.c); what it decides
+ * is the pure network policy's (netpolicy.c).
  *
  * The supervisor is the process above the sandboxed command, outside the
  * sandbox.  The command's connect, bind, listen, sendto (with a
@@ -22,12 +23,10 @@
  *
  * Because the supervisor, not the caller, performs the call, Landlock's
  * network rules (checked against the performing task) do not see it: the
- * supervisor enforces the port lists itself (supervise_decide), the
+ * supervisor enforces the port lists itself (netpolicy_decide), the
  * directory rules for pathname socket binds (policy_access_at), and the
  * abstract unix scope (only names the sandbox bound).
  */
-#include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -41,13 +40,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,9 +72,7 @@
 
 /* Calls waiting for their socket (a connect in progress, a full send
  * buffer); more get EAGAIN. */
-#define SV_MAX_PENDING 1024
-/* Sockets the sandbox bound, remembered for connect (oldest dropped). */
-#define SV_MAX_OWN 4096
+#define SV_MAX_PENDING (SUPERVISE_POLL_MAX - 1)
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The largest payload one mediated send copies (a datagram larger than
@@ -85,1016 +80,6 @@
 #define SV_MAX_PAYLOAD (1u << 20)
 #define SV_MAX_CONTROL 65536
 #define SV_MAX_IOV     1024
-/* The blocked-attempt log: burst of 20 lines, then 5 a second. */
-#define SV_LOG_BURST 20
-#define SV_LOG_RATE  5
-
-/* The signals forwarded to the child.  SIGCHLD is what ends the loop. */
-static const int forwarded[] = {
-	SIGHUP,	  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
-	SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM,
-};
-
-static sigset_t
-loop_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		sigaddset(&set, forwarded[i]);
-	sigaddset(&set, SIGCHLD);
-	return set;
-}
-
-void
-supervise_block_signals(void)
-{
-	sigset_t set = loop_signals();
-
-	sigprocmask(SIG_BLOCK, &set, NULL);
-}
-
-void
-supervise_unblock_signals(void)
-{
-	sigset_t set = loop_signals();
-
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
-
-bool
-supervise_needed(const struct policy *p)
-{
-	return p->supervise || proxy_enabled(p) || p->allow_cidr.n > 0 ||
-	       p->unix_paths.n > 0 || p->listen.n > 0 || p->dns.n > 0;
-}
-
-int
-supervise_exit_status(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 125;
-}
-
-/* ---- Tied lives ---- */
-
-static volatile sig_atomic_t tied_child;
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-				     SIGABRT, SIGSYS, SIGTRAP };
-static struct sigaction fatal_old[ARRAY_SIZE(fatal_signals)];
-
-/* Async-signal-safe: kill and sigaction only. */
-static void
-on_fatal(int sig, siginfo_t *si, void *uc)
-{
-	pid_t child = tied_child;
-
-	(void)uc;
-	if (child > 0)
-		kill(child, SIGKILL);
-	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		if (fatal_signals[i] == sig)
-			sigaction(sig, &fatal_old[i], NULL);
-	/* A fault of this process's own comes again when the handler
-	 * returns, to whatever handled it before (a sanitizer's report);
-	 * a signal someone sent is sent again. */
-	if (si->si_code <= 0)
-		raise(sig);
-}
-
-int
-supervise_tie_prepare(void)
-{
-	int fd = sys_pidfd_open(getpid(), 0);
-
-	return fd < 0 ? -errno : fd;
-}
-
-int
-supervise_tie_child(int parent_pidfd, char **cause)
-{
-	struct pollfd pfd = { .fd = parent_pidfd, .events = POLLIN };
-	int r = 0, n;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-		r = -errno;
-		*cause = xasprintf("cannot set the parent-death signal: %s",
-				   strerror(-r));
-	} else if ((n = poll(&pfd, 1, 0)) != 0) {
-		r = n < 0 ? -errno : -ESRCH;
-		*cause = xstrdup("llwrap's monitor ended before the command "
-				 "started");
-	}
-	close(parent_pidfd);
-	return r;
-}
-
-void
-supervise_tie_parent(int parent_pidfd, pid_t child)
-{
-	struct sigaction sa = { .sa_sigaction = on_fatal,
-				.sa_flags = SA_SIGINFO | SA_NODEFER };
-
-	close(parent_pidfd);
-	tied_child = child;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		sigaction(fatal_signals[i], &sa, &fatal_old[i]);
-}
-
-/* ---- The rules ---- */
-
-struct supervise_rules {
-	enum llw_net_mode net;
-	/* The policy asked for the supervisor (supervise_needed): local
-	 * destinations and binds off loopback are its to refuse.  When it
-	 * only stands in for Landlock's port rules (layer substitution),
-	 * the port rules mean what Landlock's would. */
-	bool local;
-	struct supervise_cidr *cidrs;
-	size_t n_cidrs;
-	struct supervise_addr *dns, *listen;
-	size_t n_dns, n_listen;
-	struct llw_ports connect_tcp, connect_udp, bind_tcp, bind_udp;
-	/* proxy = yes: names go through llwrap's proxy at proxy_addr
-	 * (set once it listens); no DNS, and port rules no longer reach
-	 * the network directly (DESIGN.md §6.1). */
-	bool proxy;
-	struct supervise_addr proxy_addr;
-};
-
-/* "N" or "LO-HI" separated by commas, as profile.c validated them. */
-static int
-parse_ports(const char *s, struct llw_port_range **v, size_t *n)
-{
-	_cleanup_free_ char *copy = xstrdup(s);
-	char *save = NULL;
-
-	*v = NULL;
-	*n = 0;
-	for (char *t = strtok_r(copy, ",", &save); t != NULL;
-	     t = strtok_r(NULL, ",", &save)) {
-		uint16_t lo, hi;
-
-		if (profile_port_range(t, &lo, &hi) < 0) {
-			free(*v);
-			*v = NULL;
-			*n = 0;
-			return -EINVAL;
-		}
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = (struct llw_port_range){ .lo = lo, .hi = hi };
-	}
-	return *n > 0 ? 0 : -EINVAL;
-}
-
-/* An IPv4-mapped IPv6 address (::ffff:a.b.c.d) becomes AF_INET. */
-static const uint8_t v4mapped[12] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
-};
-
-static void
-addr_normalise(struct supervise_addr *a)
-{
-	if (a->family == AF_INET6 && memcmp(a->a, v4mapped, 12) == 0) {
-		memmove(a->a, a->a + 12, 4);
-		memset(a->a + 4, 0, 12);
-		a->family = AF_INET;
-	}
-}
-
-static int
-parse_ip(const char *s, size_t len, struct supervise_addr *a)
-{
-	char buf[INET6_ADDRSTRLEN + 1];
-
-	memset(a, 0, sizeof(*a));
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (inet_pton(AF_INET, buf, a->a) == 1)
-		a->family = AF_INET;
-	else if (inet_pton(AF_INET6, buf, a->a) == 1)
-		a->family = AF_INET6;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-int
-supervise_parse_addr(const char *s, struct supervise_addr *a)
-{
-	size_t n = strlen(s);
-	int r;
-
-	if (n > 2 && s[0] == '[' && s[n - 1] == ']') {
-		r = parse_ip(s + 1, n - 2, a);
-		if (r == 0 && a->family != AF_INET6)
-			return -EINVAL;
-	} else {
-		r = parse_ip(s, n, a);
-	}
-	if (r == 0)
-		addr_normalise(a);
-	return r;
-}
-
-int
-supervise_parse_listen(const char *s, struct supervise_addr *a)
-{
-	const char *colon;
-	uint16_t lo, hi;
-	int r;
-
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (close == NULL || close[1] != ':')
-			return -EINVAL;
-		r = parse_ip(s + 1, (size_t)(close - s - 1), a);
-		if (r == 0 && a->family != AF_INET6)
-			return -EINVAL;
-		colon = close + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (colon == NULL)
-			return -EINVAL;
-		r = parse_ip(s, (size_t)(colon - s), a);
-		if (r == 0 && a->family != AF_INET)
-			return -EINVAL;
-	}
-	if (r < 0 || profile_port_range(colon + 1, &lo, &hi) < 0 || lo != hi)
-		return -EINVAL;
-	addr_normalise(a);
-	a->port = lo;
-	return 0;
-}
-
-/*
- * The same grammar as profile.c's cidr_valid: after "/N" the first ':'
- * starts the ports; without "/N", ports need IPv4 or brackets.
- */
-int
-supervise_parse_cidr(const char *s, struct supervise_cidr *c)
-{
-	const char *rest, *slash, *colon;
-	unsigned max;
-	int r;
-
-	memset(c, 0, sizeof(*c));
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (close == NULL)
-			return -EINVAL;
-		r = parse_ip(s + 1, (size_t)(close - s - 1), &c->net);
-		if (r < 0 || c->net.family != AF_INET6)
-			return -EINVAL;
-		rest = close + 1;
-	} else {
-		size_t len;
-
-		slash = strchr(s, '/');
-		colon = strchr(s, ':');
-		if (slash != NULL)
-			len = (size_t)(slash - s);
-		else if (colon != NULL && strchr(colon + 1, ':') == NULL)
-			len = (size_t)(colon - s);
-		else
-			len = strlen(s);
-		if (parse_ip(s, len, &c->net) < 0)
-			return -EINVAL;
-		rest = s + len;
-	}
-	max = c->net.family == AF_INET ? 32 : 128;
-	c->prefix = max;
-	if (*rest == '/') {
-		char *end;
-		unsigned long n;
-
-		if (!isdigit((unsigned char)rest[1]))
-			return -EINVAL;
-		n = strtoul(rest + 1, &end, 10);
-		if (n > max)
-			return -EINVAL;
-		c->prefix = (unsigned)n;
-		rest = end;
-	}
-	if (*rest == ':') {
-		if (parse_ports(rest + 1, &c->ports, &c->n_ports) < 0)
-			return -EINVAL;
-	} else if (*rest != '\0') {
-		return -EINVAL;
-	}
-	/* An IPv6 prefix inside ::ffff:0:0/96 is an IPv4 one. */
-	if (c->net.family == AF_INET6 && c->prefix >= 96 &&
-	    memcmp(c->net.a, v4mapped, 12) == 0) {
-		addr_normalise(&c->net);
-		c->prefix -= 96;
-	}
-	return 0;
-}
-
-int
-supervise_addr_from_sockaddr(const void *sa, size_t len,
-			     struct supervise_addr *a)
-{
-	sa_family_t family;
-
-	memset(a, 0, sizeof(*a));
-	if (len < sizeof(family))
-		return -EINVAL;
-	memcpy(&family, sa, sizeof(family));
-	if (family == AF_INET) {
-		struct sockaddr_in in;
-
-		if (len < sizeof(in))
-			return -EINVAL;
-		memcpy(&in, sa, sizeof(in));
-		a->family = AF_INET;
-		memcpy(a->a, &in.sin_addr, 4);
-		a->port = ntohs(in.sin_port);
-		return 0;
-	}
-	if (family == AF_INET6) {
-		struct sockaddr_in6 in6;
-
-		/* SIN6_LEN_RFC2133: the kernel accepts it without scope. */
-		if (len < 24)
-			return -EINVAL;
-		memset(&in6, 0, sizeof(in6));
-		memcpy(&in6, sa, len < sizeof(in6) ? len : sizeof(in6));
-		a->family = AF_INET6;
-		memcpy(a->a, &in6.sin6_addr, 16);
-		a->port = ntohs(in6.sin6_port);
-		addr_normalise(a);
-		return 0;
-	}
-	return -EAFNOSUPPORT;
-}
-
-bool
-supervise_cidr_contains(const struct supervise_cidr *c,
-			const struct supervise_addr *a)
-{
-	unsigned bits = c->prefix, i;
-
-	if (c->net.family != a->family)
-		return false;
-	for (i = 0; bits >= 8; i++, bits -= 8)
-		if (c->net.a[i] != a->a[i])
-			return false;
-	if (bits == 0)
-		return true;
-	return ((c->net.a[i] ^ a->a[i]) & (0xff << (8 - bits)) & 0xff) == 0;
-}
-
-char *
-supervise_addr_format(const struct supervise_addr *a)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	inet_ntop(a->family, a->a, buf, sizeof(buf));
-	if (a->family == AF_INET6)
-		return xasprintf("[%s]:%u", buf, a->port);
-	return xasprintf("%s:%u", buf, a->port);
-}
-
-static bool
-addr_equal(const struct supervise_addr *x, const struct supervise_addr *y)
-{
-	size_t n = x->family == AF_INET ? 4 : 16;
-
-	return x->family == y->family && memcmp(x->a, y->a, n) == 0;
-}
-
-static bool
-addr_loopback(const struct supervise_addr *a)
-{
-	static const uint8_t v6lo[16] = { [15] = 1 };
-
-	if (a->family == AF_INET)
-		return a->a[0] == 127;
-	return memcmp(a->a, v6lo, 16) == 0;
-}
-
-/* The unspecified address of a's family (0.0.0.0, ::). */
-static bool
-addr_unspecified(const struct supervise_addr *a)
-{
-	static const uint8_t zero[16];
-
-	return memcmp(a->a, zero, a->family == AF_INET ? 4 : 16) == 0;
-}
-
-static void
-addr_set_loopback(struct supervise_addr *a)
-{
-	memset(a->a, 0, sizeof(a->a));
-	if (a->family == AF_INET) {
-		a->a[0] = 127;
-		a->a[3] = 1;
-	} else {
-		a->a[15] = 1;
-	}
-}
-
-void
-supervise_addr_destination(struct supervise_addr *a)
-{
-	if (addr_unspecified(a))
-		addr_set_loopback(a);
-}
-
-bool
-supervise_addr_local(const struct supervise_addr *a)
-{
-	const uint8_t *b = a->a;
-
-	if (a->family == AF_INET)
-		return b[0] == 127 || b[0] == 0 || b[0] == 10 ||
-		       (b[0] == 172 && (b[1] & 0xf0) == 16) ||
-		       (b[0] == 192 && b[1] == 168) ||
-		       (b[0] == 169 && b[1] == 254) ||
-		       (b[0] == 100 && (b[1] & 0xc0) == 64) || b[0] >= 224;
-	return addr_loopback(a) || addr_unspecified(a) ||
-	       (b[0] & 0xfe) == 0xfc ||			  /* ULA fc00::/7 */
-	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
-	       b[0] == 0xff;				  /* multicast */
-}
-
-static bool
-ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].lo <= port && port <= v[i].hi)
-			return true;
-	return false;
-}
-
-static void
-ports_copy(struct llw_ports *to, const struct llw_ports *from)
-{
-	to->n = from->n;
-	to->v = from->n ? xcalloc(from->n, sizeof(*to->v)) : NULL;
-	for (size_t i = 0; i < from->n; i++) {
-		to->v[i].lo = from->v[i].lo;
-		to->v[i].hi = from->v[i].hi;
-	}
-}
-
-void
-supervise_rules_free(struct supervise_rules *r)
-{
-	if (r == NULL)
-		return;
-	for (size_t i = 0; i < r->n_cidrs; i++)
-		free(r->cidrs[i].ports);
-	free(r->cidrs);
-	free(r->dns);
-	free(r->listen);
-	free(r->connect_tcp.v);
-	free(r->connect_udp.v);
-	free(r->bind_tcp.v);
-	free(r->bind_udp.v);
-	free(r);
-}
-
-int
-supervise_rules_new(const struct policy *p, char *const *resolvers,
-		    struct supervise_rules **out, char **cause)
-{
-	struct supervise_rules *r = xcalloc(1, sizeof(*r));
-	size_t n;
-
-	r->net = p->net;
-	r->local = supervise_needed(p);
-	r->proxy = proxy_enabled(p);
-	ports_copy(&r->connect_tcp, &p->connect_tcp);
-	ports_copy(&r->connect_udp, &p->connect_udp);
-	ports_copy(&r->bind_tcp, &p->bind_tcp);
-	ports_copy(&r->bind_udp, &p->bind_udp);
-
-	r->cidrs = xcalloc(p->allow_cidr.n + 1, sizeof(*r->cidrs));
-	for (size_t i = 0; i < p->allow_cidr.n; i++) {
-		const struct llw_item *it = &p->allow_cidr.v[i];
-
-		if (supervise_parse_cidr(it->value, &r->cidrs[i]) < 0) {
-			*cause = xasprintf("%s: bad allow-cidr '%s'.",
-					   it->origin, it->value);
-			supervise_rules_free(r);
-			return -EINVAL;
-		}
-		r->cidrs[i].origin = it->origin;
-		r->n_cidrs++;
-	}
-	n = strv_length(resolvers);
-	r->dns = xcalloc(n + 1, sizeof(*r->dns));
-	for (size_t i = 0; i < n; i++) {
-		if (supervise_parse_addr(resolvers[i], &r->dns[i]) < 0) {
-			*cause = xasprintf("bad DNS server address '%s'.",
-					   resolvers[i]);
-			supervise_rules_free(r);
-			return -EINVAL;
-		}
-		r->n_dns++;
-	}
-	r->listen = xcalloc(p->listen.n + 1, sizeof(*r->listen));
-	for (size_t i = 0; i < p->listen.n; i++) {
-		const struct llw_item *it = &p->listen.v[i];
-
-		if (supervise_parse_listen(it->value, &r->listen[i]) < 0) {
-			*cause = xasprintf("%s: bad listen address '%s'.",
-					   it->origin, it->value);
-			supervise_rules_free(r);
-			return -EINVAL;
-		}
-		r->n_listen++;
-	}
-	*out = r;
-	return 0;
-}
-
-static const char *
-decide_destination(const struct supervise_rules *r, enum supervise_proto proto,
-		   const struct supervise_addr *a)
-{
-	const struct llw_ports *list =
-		proto == SUPERVISE_TCP ? &r->connect_tcp : &r->connect_udp;
-	bool host = r->net == LLW_NET_HOST;
-	bool inside = false;
-
-	/* With the proxy, names are its to resolve: its listener is
-	 * reached, DNS is not. */
-	if (r->proxy && proto == SUPERVISE_TCP && r->proxy_addr.port != 0 &&
-	    addr_equal(&r->proxy_addr, a) && a->port == r->proxy_addr.port)
-		return NULL;
-	if (r->proxy && a->port == 53)
-		return "filtered/proxy";
-	/* DNS goes to the configured resolvers and nowhere else, so a
-	 * resolver the policy did not name cannot be used to tunnel. */
-	if (a->port == 53) {
-		for (size_t i = 0; i < r->n_dns; i++)
-			if (addr_equal(&r->dns[i], a))
-				return NULL;
-		return "filtered/dns";
-	}
-	if (host)
-		return NULL;
-	/* An allow-cidr entry reaches what it names, on its ports. */
-	for (size_t i = 0; i < r->n_cidrs; i++) {
-		const struct supervise_cidr *c = &r->cidrs[i];
-
-		if (!supervise_cidr_contains(c, a))
-			continue;
-		inside = true;
-		if (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
-				   : ranges_hold(list->v, list->n, a->port))
-			return NULL;
-	}
-	if (inside)
-		return "filtered/port";
-	/* A port rule is not a host rule: it reaches the internet, not
-	 * this host nor its networks, which only an entry (or the
-	 * sandbox's own listener, which the engine checks) reaches. */
-	if (r->local && supervise_addr_local(a))
-		return "filtered/local";
-	/* With the proxy, a port rule only names the ports of allow-host
-	 * entries: the network is reached by name, through it. */
-	if (r->proxy)
-		return "filtered/proxy";
-	if (ranges_hold(list->v, list->n, a->port))
-		return NULL;
-	return r->n_cidrs > 0 ? "filtered/no-cidr" : "filtered/port";
-}
-
-const char *
-supervise_cidr_allows(const struct supervise_rules *r,
-		      const struct supervise_addr *a)
-{
-	for (size_t i = 0; i < r->n_cidrs; i++) {
-		const struct supervise_cidr *c = &r->cidrs[i];
-
-		if (supervise_cidr_contains(c, a) &&
-		    (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
-				    : ranges_hold(r->connect_tcp.v,
-						  r->connect_tcp.n, a->port)))
-			return c->origin;
-	}
-	return NULL;
-}
-
-void
-supervise_rules_set_proxy(struct supervise_rules *r,
-			  const struct supervise_addr *a)
-{
-	r->proxy_addr = *a;
-}
-
-static const char *
-decide_bind(const struct supervise_rules *r, enum supervise_proto proto,
-	    const struct supervise_addr *a)
-{
-	const struct llw_ports *list =
-		proto == SUPERVISE_TCP ? &r->bind_tcp : &r->bind_udp;
-
-	if (r->net == LLW_NET_HOST && r->n_listen == 0)
-		return NULL;
-	/* Without listen entries: loopback only (a wildcard bind was made
-	 * loopback by supervise_bind_address), on the bind ports. */
-	if (r->n_listen == 0) {
-		if (!r->local)
-			return ranges_hold(list->v, list->n, a->port)
-				       ? NULL
-				       : "filtered/bind-port";
-		if (!addr_loopback(a))
-			return "filtered/listen";
-		/* A UDP client's own port: what sending would autobind. */
-		if (proto == SUPERVISE_UDP && a->port == 0)
-			return NULL;
-		return ranges_hold(list->v, list->n, a->port)
-			       ? NULL
-			       : "filtered/bind-port";
-	}
-	for (size_t i = 0; i < r->n_listen; i++)
-		if (addr_equal(&r->listen[i], a) &&
-		    r->listen[i].port == a->port)
-			return NULL;
-	/* An ephemeral port where the profile allows them (bind-tcp 0), on
-	 * loopback or a configured listen address: never on a wildcard or
-	 * another interface, which would accept connections from outside. */
-	if (a->port == 0 && ranges_hold(list->v, list->n, 0)) {
-		if (addr_loopback(a))
-			return NULL;
-		for (size_t i = 0; i < r->n_listen; i++)
-			if (addr_equal(&r->listen[i], a))
-				return NULL;
-	}
-	return "filtered/listen";
-}
-
-bool
-supervise_bind_address(const struct supervise_rules *r,
-		       struct supervise_addr *a)
-{
-	if (!addr_unspecified(a) || r->net == LLW_NET_HOST || !r->local)
-		return false;
-	for (size_t i = 0; i < r->n_listen; i++)
-		if (addr_equal(&r->listen[i], a))
-			return false; /* listen = 0.0.0.0:PORT: asked for */
-	addr_set_loopback(a);
-	return true;
-}
-
-const char *
-supervise_decide(const struct supervise_rules *r, enum supervise_op op,
-		 enum supervise_proto proto, const struct supervise_addr *a)
-{
-	if (op == SUPERVISE_CONNECT || op == SUPERVISE_SEND)
-		return decide_destination(r, proto, a);
-	return decide_bind(r, proto, a);
-}
-
-char **
-supervise_resolvers(const struct policy *p, const char *resolv_conf)
-{
-	_cleanup_free_ char *copy = NULL;
-	char **v = NULL, *save = NULL;
-
-	for (size_t i = 0; i < p->dns.n; i++)
-		strv_push(&v, p->dns.v[i].value);
-	if (p->dns.n > 0 || resolv_conf == NULL)
-		return v;
-	copy = xstrdup(resolv_conf);
-	for (char *line = strtok_r(copy, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *w, *s = line + strspn(line, " \t");
-		struct supervise_addr a;
-
-		if (strncmp(s, "nameserver", 10) != 0 ||
-		    (s[10] != ' ' && s[10] != '\t'))
-			continue;
-		s += 10 + strspn(s + 10, " \t");
-		w = s;
-		s += strcspn(s, " \t#;%");
-		*s = '\0';
-		if (supervise_parse_addr(w, &a) == 0 && !strv_contains(v, w))
-			strv_push(&v, w);
-	}
-	return v;
-}
-
-/* ---- The blocked-attempt log ---- */
-
-void
-supervise_ratelimit_init(struct supervise_ratelimit *rl, unsigned burst,
-			 unsigned rate, uint64_t now_ns)
-{
-	rl->tokens = burst;
-	rl->burst = burst;
-	rl->rate = rate;
-	rl->last_ns = now_ns;
-	rl->suppressed = 0;
-}
-
-static void
-ratelimit_refill(struct supervise_ratelimit *rl, uint64_t now_ns)
-{
-	if (now_ns > rl->last_ns) {
-		rl->tokens += (double)(now_ns - rl->last_ns) * rl->rate / 1e9;
-		if (rl->tokens > rl->burst)
-			rl->tokens = rl->burst;
-	}
-	rl->last_ns = now_ns;
-}
-
-bool
-supervise_ratelimit_take(struct supervise_ratelimit *rl, uint64_t now_ns,
-			 unsigned long *report)
-{
-	*report = 0;
-	ratelimit_refill(rl, now_ns);
-	if (rl->tokens < 1) {
-		rl->suppressed++;
-		return false;
-	}
-	rl->tokens -= 1;
-	*report = rl->suppressed;
-	rl->suppressed = 0;
-	return true;
-}
-
-bool
-supervise_ratelimit_flush(struct supervise_ratelimit *rl, uint64_t now_ns,
-			  bool at_exit, unsigned long *report)
-{
-	*report = 0;
-	ratelimit_refill(rl, now_ns);
-	if (rl->suppressed == 0 || (!at_exit && rl->tokens < 1))
-		return false;
-	if (rl->tokens >= 1)
-		rl->tokens -= 1;
-	*report = rl->suppressed;
-	rl->suppressed = 0;
-	return true;
-}
-
-char *
-supervise_log_prefix(const char *fmt, const char *name)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-
-	if (f == NULL)
-		abort();
-	if (fmt == NULL)
-		fmt = "llwrap-%n-blocked";
-	for (const char *s = fmt; *s != '\0'; s++) {
-		if (s[0] == '%' && s[1] == 'n') {
-			fputs(name, f);
-			s++;
-		} else if (s[0] == '%' && s[1] == '%') {
-			fputc('%', f);
-			s++;
-		} else {
-			fputc(*s, f);
-		}
-	}
-	if (fclose(f) != 0)
-		abort();
-	return out;
-}
-
-/* s with control characters, spaces and non-ASCII bytes as '?', so one
- * attempt is one line whatever the command put in a path or its name. */
-static char *
-sanitise(const char *s)
-{
-	char *out = xstrdup(s ? s : "?");
-
-	for (char *c = out; *c != '\0'; c++)
-		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
-			*c = '?';
-	return out;
-}
-
-static const char *const op_names[] = {
-	[SUPERVISE_CONNECT] = "connect",
-	[SUPERVISE_SEND] = "sendto",
-	[SUPERVISE_BIND] = "bind",
-	[SUPERVISE_LISTEN] = "listen",
-};
-
-static const char *const proto_names[] = {
-	[SUPERVISE_TCP] = "tcp",
-	[SUPERVISE_UDP] = "udp",
-	[SUPERVISE_UNIX] = "unix",
-};
-
-char *
-supervise_log_line(const char *prefix, enum supervise_op op,
-		   enum supervise_proto proto, const char *target, pid_t pid,
-		   const char *comm, const char *rule)
-{
-	_cleanup_free_ char *t = sanitise(target);
-	_cleanup_free_ char *c = sanitise(comm);
-
-	return xasprintf("%s: %s %s %s pid=%d comm=%s rule=%s", prefix,
-			 op_names[op], proto_names[proto], t, (int)pid, c,
-			 rule);
-}
-
-char *
-supervise_log_path(const char *name, char *const *envp)
-{
-	const char *state = strv_env_get(envp, "XDG_STATE_HOME");
-	const char *home = strv_env_get(envp, "HOME");
-	_cleanup_free_ char *n = xstrdup(name);
-
-	for (char *c = n; *c != '\0'; c++)
-		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
-			*c = '_';
-	if (n[0] == '.' || n[0] == '\0') {
-		char *m = xasprintf("_%s", n);
-
-		free(n);
-		n = m;
-	}
-	if (state != NULL && state[0] == '/')
-		return xasprintf("%s/llwrap/%s.log", state, n);
-	if (home != NULL && home[0] == '/')
-		return xasprintf("%s/.local/state/llwrap/%s.log", home, n);
-	return NULL;
-}
-
-static char *
-read_resolv_conf(void)
-{
-	_cleanup_close_ int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
-	char *s = NULL;
-
-	if (fd < 0 || fd_read_all(fd, 1 << 16, &s, NULL) < 0)
-		return NULL;
-	return s;
-}
-
-char **
-supervise_describe(const struct policy *p, char *const *envp)
-{
-	_cleanup_free_ char *conf = read_resolv_conf();
-	_cleanup_strv_ char **dns = supervise_resolvers(p, conf);
-	_cleanup_free_ char *list = dns ? strv_join(dns, " ") : NULL;
-	char **v = NULL;
-
-	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
-		      "destination: performed by the supervisor after its "
-		      "check");
-	if (proxy_enabled(p)) {
-		_cleanup_free_ char *hosts = NULL;
-		char **names = NULL;
-
-		for (size_t i = 0; i < p->allow_host.n; i++)
-			strv_push(&names, p->allow_host.v[i].value);
-		hosts = names ? strv_join(names, " ") : xstrdup("(none)");
-		strv_free(names);
-		strv_push_take(
-			&v, xasprintf("names: only through llwrap's proxy on "
-				      "127.0.0.1 (HTTPS_PROXY, HTTP_PROXY): "
-				      "allow-host %s; no DNS; the TLS server "
-				      "name must be the CONNECT name; names "
-				      "that resolve to local addresses only "
-				      "inside an allow-cidr entry",
-				      hosts));
-		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
-			      "its ports (else connect-tcp / connect-udp); "
-			      "nothing else directly (proxy)");
-	} else if (p->net == LLW_NET_HOST) {
-		strv_push(&v, "IP destinations: any (mode = host)");
-	} else {
-		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
-			      "its ports (else connect-tcp / connect-udp); "
-			      "outside every entry, internet addresses on the "
-			      "connect-tcp / connect-udp ports, never this "
-			      "host or its networks (loopback, private, "
-			      "link-local)");
-	}
-	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
-		      "port (by socket cookie)");
-	if (proxy_enabled(p))
-		strv_push(&v, "DNS (port 53): none (the proxy resolves)");
-	else
-		strv_push_take(
-			&v,
-			xasprintf("DNS (port 53, UDP and TCP): only %s%s",
-				  list ? list : "(no resolver: none)",
-				  p->dns.n ? "" : " (from /etc/resolv.conf)"));
-	strv_push_take(
-		&v, xasprintf("binds: %s",
-			      p->listen.n ? "only the listen addresses (port "
-					    "0 on loopback when bind-tcp / "
-					    "bind-udp has 0)"
-					  : "on loopback only (a wildcard "
-					    "bind becomes loopback), on the "
-					    "bind-tcp / bind-udp ports"));
-	strv_push(&v, "pathname unix sockets: those the sandbox bound, and "
-		      "the unix allow-list (by inode)");
-	strv_push(&v, "abstract unix sockets: those the sandbox bound");
-	if (p->log_blocked) {
-		_cleanup_free_ char *prefix =
-			supervise_log_prefix(p->log_prefix, p->name);
-		_cleanup_free_ char *path = supervise_log_path(p->name, envp);
-
-		strv_push_take(&v, xasprintf("blocked attempts: logged as "
-					     "'%s: ...' to syslog and %s, at "
-					     "most %d lines then %d a second",
-					     prefix,
-					     path ? path
-						  : "(no file: "
-						    "HOME unset)",
-					     SV_LOG_BURST, SV_LOG_RATE));
-	} else {
-		strv_push(&v, "blocked attempts: not logged (log-blocked = "
-			      "no)");
-	}
-	return v;
-}
-
-/* Job control across a pid namespace (supervise_stop_fds). */
-static int stop_watch_fd = -1, stop_report_fd = -1;
-
-void
-supervise_stop_fds(int watch_fd, int report_fd)
-{
-	stop_watch_fd = watch_fd;
-	stop_report_fd = report_fd;
-}
-
-/*
- * Stop this process with sig (the one that stopped the child), so the
- * shell waiting for it sees the job stopped.  sig is blocked for the
- * signalfd: make it pending, then let it through once.  SIGSTOP when
- * sig is not a terminal stop signal (which an orphaned process group
- * would ignore anyway).
- */
-static void
-stop_self(int sig)
-{
-	sigset_t one;
-
-	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU) {
-		kill(getpid(), SIGSTOP);
-		return;
-	}
-	sigemptyset(&one);
-	sigaddset(&one, sig);
-	kill(getpid(), sig);
-	sigprocmask(SIG_UNBLOCK, &one, NULL);
-	sigprocmask(SIG_BLOCK, &one, NULL);
-}
-
-/* The child stopped: stop too, or, as pid 1 of a namespace (which
- * cannot stop itself), tell the monitor above to. */
-static void
-child_stopped(int sig, bool reap_all)
-{
-	unsigned char b = (unsigned char)sig;
-
-	if (stop_report_fd >= 0) {
-		if (write(stop_report_fd, &b, 1) < 0) {
-			/* The monitor is gone; nothing to tell. */
-		}
-	} else if (!reap_all) {
-		stop_self(sig);
-	}
-}
-
-/* Reap what has exited; true once child has, with its status. */
-static bool
-reap(pid_t child, bool reap_all, int *wstatus)
-{
-	bool done = false;
-
-	for (;;) {
-		int st;
-		pid_t pid = waitpid(reap_all ? -1 : child, &st,
-				    WNOHANG | WUNTRACED);
-
-		if (pid <= 0)
-			return done;
-		if (pid == child && WIFSTOPPED(st)) {
-			child_stopped(WSTOPSIG(st), reap_all);
-		} else if (pid == child) {
-			*wstatus = st;
-			done = true;
-		}
-	}
-}
 
 /* ---- The supervisor process ---- */
 
@@ -1149,22 +134,6 @@ supervise_yama_cause(const char *scope)
 			 v);
 }
 
-/*
- * A unix socket the sandbox bound: its cookie, which the kernel never
- * gives again, and how to find it (its sockfs inode); what it was bound
- * to, to pick the candidates for a destination.  Whether it is still the
- * socket there is asked of the kernel (sockdiag_unix) each time.
- */
-struct own_unix {
-	uint64_t cookie;
-	uint32_t ino;
-	bool abstract;
-	dev_t dev; /* pathname: the inode bind made */
-	ino_t vfs_ino;
-	size_t len; /* abstract: the name, without the leading NUL */
-	char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
-};
-
 enum pending_kind {
 	PENDING_CONNECT, /* wait for POLLOUT, answer with SO_ERROR */
 	PENDING_RETRY,	 /* handle the notification again on POLLOUT */
@@ -1180,26 +149,23 @@ struct pending {
 
 struct supervisor {
 	const struct policy *policy;
-	struct supervise_rules *rules;
+	struct netpolicy_rules *rules;
 	scmp_filter_ctx notify; /* built under --learn only */
 	int sock[2];		/* [0] the supervisor's end, [1] the child's */
 	int listener;
 	int logfd;
 	char *prefix;
 	bool log;
-	struct supervise_ratelimit rl;
+	struct netpolicy_ratelimit rl;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	struct pending *pending;
 	size_t n_pending;
-	uint64_t *own_ip; /* cookies of the IP sockets the sandbox bound */
-	size_t n_own_ip, next_own_ip;
-	struct own_unix *own_unix;
-	size_t n_own_unix, next_own_unix;
-	struct pollfd *pfd;
-	char **noted; /* the attempts noted on a caller's stderr */
+	struct netpolicy_own *own; /* the sockets the sandbox bound */
+	char **noted;		   /* the attempts noted on a caller's stderr */
 	size_t n_noted;
-	int learn_fd; /* --learn: where observed paths go, or -1 */
+	int learn_fd;	      /* --learn: where observed paths go, or -1 */
+	bool polled_listener; /* supervise_poll_fds gave the listener */
 };
 
 uint64_t
@@ -1236,9 +202,9 @@ make_parent_dirs(const char *path)
 }
 
 void
-supervise_set_proxy(struct supervisor *sv, const struct supervise_addr *a)
+supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a)
 {
-	supervise_rules_set_proxy(sv->rules, a);
+	netpolicy_rules_set_proxy(sv->rules, a);
 }
 
 void
@@ -1246,7 +212,7 @@ supervise_free(struct supervisor *sv)
 {
 	if (sv == NULL)
 		return;
-	supervise_rules_free(sv->rules);
+	netpolicy_rules_free(sv->rules);
 	strv_free(sv->noted);
 	if (sv->notify)
 		seccomp_release(sv->notify);
@@ -1261,12 +227,21 @@ supervise_free(struct supervisor *sv)
 		close(sv->pending[i].sock);
 	free(sv->pending);
 	free(sv->prefix);
-	free(sv->own_ip);
-	free(sv->own_unix);
-	free(sv->pfd);
+	free(sv->own);
 	if (sv->req)
 		seccomp_notify_free(sv->req, sv->resp);
 	free(sv);
+}
+
+static char *
+read_resolv_conf(void)
+{
+	_cleanup_close_ int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
+	char *s = NULL;
+
+	if (fd < 0 || fd_read_all(fd, 1 << 16, &s, NULL) < 0)
+		return NULL;
+	return s;
 }
 
 int
@@ -1275,14 +250,15 @@ supervise_new(const struct policy *p, char *const *envp,
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
 	_cleanup_free_ char *conf = read_resolv_conf();
-	_cleanup_strv_ char **dns = supervise_resolvers(p, conf);
+	size_t n_dns;
+	_cleanup_free_ struct netpolicy_addr *dns =
+		netpolicy_resolvers(p, conf, &n_dns);
 	int r, one = 1;
 
 	sv->policy = p;
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
 	sv->learn_fd = -1;
-	if ((r = supervise_rules_new(p, dns, &sv->rules, cause)) < 0)
-		goto fail;
+	sv->rules = netpolicy_rules_new(p, dns, n_dns);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv->sock) < 0 ||
 	    setsockopt(sv->sock[0], SOL_SOCKET, SO_PASSCRED, &one,
 		       sizeof(one)) < 0) {
@@ -1297,16 +273,14 @@ supervise_new(const struct policy *p, char *const *envp,
 			xstrdup("cannot allocate seccomp notification buffers");
 		goto fail;
 	}
-	sv->pfd = xcalloc(SV_MAX_PENDING + 3, sizeof(*sv->pfd));
-	sv->own_ip = xcalloc(SV_MAX_OWN, sizeof(*sv->own_ip));
-	sv->own_unix = xcalloc(SV_MAX_OWN, sizeof(*sv->own_unix));
+	sv->own = xcalloc(1, sizeof(*sv->own));
 	sv->pending = xcalloc(SV_MAX_PENDING, sizeof(*sv->pending));
 	sv->log = p->log_blocked;
-	sv->prefix = supervise_log_prefix(p->log_prefix, p->name);
-	supervise_ratelimit_init(&sv->rl, SV_LOG_BURST, SV_LOG_RATE,
-				 supervise_now_ns());
+	sv->prefix = netpolicy_log_prefix(p->log_prefix, p->name);
+	netpolicy_ratelimit_init(&sv->rl, NETPOLICY_LOG_BURST,
+				 NETPOLICY_LOG_RATE, supervise_now_ns());
 	if (sv->log) {
-		_cleanup_free_ char *path = supervise_log_path(p->name, envp);
+		_cleanup_free_ char *path = netpolicy_log_path(p->name, envp);
 
 		/* The file is opened now, before the command runs, so a
 		 * failure is reported while the terminal is still ours. */
@@ -1540,8 +514,8 @@ read_comm(pid_t pid)
  * not fit is dropped.
  */
 static void
-note_stderr(struct supervisor *sv, int pidfd, enum supervise_op op,
-	    enum supervise_proto proto, const char *target, const char *rule)
+note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
+	    enum netpolicy_proto proto, const char *target, const char *rule)
 {
 	_cleanup_free_ char *key = NULL, *note = NULL;
 	_cleanup_close_ int fd = -1, pipe_fd = -1;
@@ -1551,7 +525,8 @@ note_stderr(struct supervisor *sv, int pidfd, enum supervise_op op,
 
 	if (!sv->policy->log_stderr || pidfd < 0 || sv->n_noted >= SV_MAX_NOTES)
 		return;
-	key = xasprintf("%s %s %s", op_names[op], proto_names[proto], target);
+	key = xasprintf("%s %s %s", netpolicy_op_name(op),
+			netpolicy_proto_name(proto), target);
 	if (strv_contains(sv->noted, key))
 		return;
 	strv_push(&sv->noted, key);
@@ -1564,7 +539,8 @@ note_stderr(struct supervisor *sv, int pidfd, enum supervise_op op,
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
 		return;
-	note = blocked_note(op_names[op], proto_names[proto], target, rule);
+	note = blocked_note(netpolicy_op_name(op), netpolicy_proto_name(proto),
+			    target, rule);
 	len = strlen(note);
 	if (S_ISSOCK(st.st_mode)) {
 		(void)send(fd, note, len, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -1593,8 +569,8 @@ note_stderr(struct supervisor *sv, int pidfd, enum supervise_op op,
 }
 
 static void
-log_blocked(struct supervisor *sv, enum supervise_op op,
-	    enum supervise_proto proto, const char *target, pid_t pid,
+log_blocked(struct supervisor *sv, enum netpolicy_op op,
+	    enum netpolicy_proto proto, const char *target, pid_t pid,
 	    int pidfd, const char *rule)
 {
 	_cleanup_free_ char *comm = NULL, *line = NULL;
@@ -1603,12 +579,12 @@ log_blocked(struct supervisor *sv, enum supervise_op op,
 	note_stderr(sv, pidfd, op, proto, target, rule);
 	if (!sv->log)
 		return;
-	if (!supervise_ratelimit_take(&sv->rl, supervise_now_ns(), &rep))
+	if (!netpolicy_ratelimit_take(&sv->rl, supervise_now_ns(), &rep))
 		return;
 	if (rep > 0)
 		log_suppressed(sv, rep);
 	comm = read_comm(pid);
-	line = supervise_log_line(sv->prefix, op, proto, target, pid, comm,
+	line = netpolicy_log_line(sv->prefix, op, proto, target, pid, comm,
 				  rule);
 	log_write(sv, line);
 }
@@ -1618,7 +594,7 @@ log_flush(struct supervisor *sv, bool at_exit)
 {
 	unsigned long rep;
 
-	if (sv->log && supervise_ratelimit_flush(&sv->rl, supervise_now_ns(),
+	if (sv->log && netpolicy_ratelimit_flush(&sv->rl, supervise_now_ns(),
 						 at_exit, &rep))
 		log_suppressed(sv, rep);
 }
@@ -1785,12 +761,12 @@ call_open(struct supervisor *sv, struct call *c)
 	return 0;
 }
 
-static enum supervise_proto
+static enum netpolicy_proto
 call_proto(const struct call *c)
 {
 	if (c->domain == AF_UNIX)
-		return SUPERVISE_UNIX;
-	return c->type == SOCK_STREAM ? SUPERVISE_TCP : SUPERVISE_UDP;
+		return NETPOLICY_UNIX;
+	return c->type == SOCK_STREAM ? NETPOLICY_TCP : NETPOLICY_UDP;
 }
 
 /* An address copied from the caller, and the one to perform with. */
@@ -1810,34 +786,27 @@ own_ip_record(struct supervisor *sv, int sock)
 {
 	uint64_t cookie;
 
-	if (sockdiag_cookie(sock, &cookie) < 0)
-		return;
-	for (size_t i = 0; i < sv->n_own_ip; i++)
-		if (sv->own_ip[i] == cookie)
-			return; /* bound, then listening */
-	sv->own_ip[sv->next_own_ip] = cookie;
-	sv->next_own_ip = (sv->next_own_ip + 1) % SV_MAX_OWN;
-	if (sv->n_own_ip < SV_MAX_OWN)
-		sv->n_own_ip++;
+	if (sockdiag_cookie(sock, &cookie) == 0)
+		netpolicy_own_add_ip(sv->own, cookie);
 }
 
 /*
- * Whether the listener (TCP) or bound socket (UDP) that a connection or
- * datagram to a reaches is one the sandbox bound: asked of the kernel by
- * address, compared by cookie.
+ * The decision's lookup (netpolicy_lookup): whether the listener (TCP)
+ * or bound socket (UDP) that a connection or datagram to q->addr reaches
+ * is one the sandbox bound, asked of the kernel by address, compared by
+ * cookie.
  */
 static bool
-own_ip(const struct supervisor *sv, const struct supervise_addr *a, bool udp)
+own_socket(void *ctx, const struct netpolicy_query *q)
 {
+	const struct supervisor *sv = ctx;
+	const struct netpolicy_addr *a = &q->addr;
 	uint64_t cookie;
 
-	if (sv->n_own_ip == 0 ||
-	    sockdiag_inet(a->family, a->a, a->port, udp, &cookie) < 0)
-		return false;
-	for (size_t i = 0; i < sv->n_own_ip; i++)
-		if (sv->own_ip[i] == cookie)
-			return true;
-	return false;
+	return sv->own->n_ip > 0 &&
+	       sockdiag_inet(a->family, a->a, a->port,
+			     q->proto == NETPOLICY_UDP, &cookie) == 0 &&
+	       netpolicy_own_has_ip(sv->own, cookie);
 }
 
 /* Remember a unix socket the sandbox bound: abstract (name from
@@ -1845,16 +814,13 @@ own_ip(const struct supervisor *sv, const struct supervise_addr *a, bool udp)
 static void
 own_unix_record(struct supervisor *sv, int sock, const struct stat *path_st)
 {
-	struct own_unix o = { 0 };
+	struct netpolicy_own_unix o = { 0 };
 	struct sockaddr_un un;
 	socklen_t len = sizeof(un);
 	struct stat st;
 
 	if (fstat(sock, &st) < 0 || sockdiag_cookie(sock, &o.cookie) < 0)
 		return;
-	for (size_t i = 0; i < sv->n_own_unix; i++)
-		if (sv->own_unix[i].cookie == o.cookie)
-			return; /* bound, then listening */
 	o.ino = (uint32_t)st.st_ino;
 	if (path_st != NULL) {
 		o.dev = path_st->st_dev;
@@ -1868,38 +834,24 @@ own_unix_record(struct supervisor *sv, int sock, const struct stat *path_st)
 		o.len = len - offsetof(struct sockaddr_un, sun_path) - 1;
 		memcpy(o.name, un.sun_path + 1, o.len);
 	}
-	sv->own_unix[sv->next_own_unix] = o;
-	sv->next_own_unix = (sv->next_own_unix + 1) % SV_MAX_OWN;
-	if (sv->n_own_unix < SV_MAX_OWN)
-		sv->n_own_unix++;
+	netpolicy_own_add_unix(sv->own, &o);
 }
 
 /*
- * Whether the unix socket at a destination is one the sandbox bound and
- * still has: the pathname socket whose inode st names, or the abstract
- * name (st NULL).  A candidate remembered at bind must still exist (its
- * cookie) and still be bound there; a socket that took over the name or
- * the inode number after the sandbox's was gone is not the sandbox's.
+ * Whether the unix socket at d is one the sandbox bound and still has:
+ * a candidate remembered at bind must still exist (its cookie) and still
+ * be bound there.
  */
 static bool
-own_unix(const struct supervisor *sv, const struct stat *st, const char *name,
-	 size_t len)
+own_unix(const struct supervisor *sv, const struct netpolicy_unix_dest *d)
 {
-	for (size_t i = 0; i < sv->n_own_unix; i++) {
-		const struct own_unix *o = &sv->own_unix[i];
+	for (size_t i = 0; i < sv->own->n_unix; i++) {
+		const struct netpolicy_own_unix *o = &sv->own->unix_[i];
 		struct sockdiag_unix now;
 
-		if (st != NULL ? o->abstract || o->dev != st->st_dev ||
-					 o->vfs_ino != st->st_ino
-			       : !o->abstract || o->len != len ||
-					 memcmp(o->name, name, len) != 0)
-			continue;
-		if (sockdiag_unix(o->ino, o->cookie, &now) < 0)
-			continue;
-		if (st != NULL ? now.has_vfs && now.vfs_dev == st->st_dev &&
-					 now.vfs_ino == (uint32_t)st->st_ino
-			       : now.abstract && now.name_len == len &&
-					 memcmp(now.name, name, len) == 0)
+		if (netpolicy_own_unix_candidate(o, d) &&
+		    sockdiag_unix(o->ino, o->cookie, &now) == 0 &&
+		    netpolicy_own_unix_current(d, &now))
 			return true;
 	}
 	return false;
@@ -2003,6 +955,7 @@ unix_destination(struct supervisor *sv, const struct call *c,
 		 struct addr_buf *a, const char **rule)
 {
 	_cleanup_free_ char *path = NULL;
+	struct netpolicy_unix_dest d;
 	struct stat st;
 	size_t n;
 	int fd;
@@ -2015,7 +968,10 @@ unix_destination(struct supervisor *sv, const struct call *c,
 		/* Abstract: Landlock's scope would judge the supervisor, not
 		 * the caller, so the supervisor applies it: only names the
 		 * sandbox bound. */
-		if (own_unix(sv, NULL, a->u.un.sun_path + 1, n - 1))
+		d = (struct netpolicy_unix_dest){ .abstract = true,
+						  .name = a->u.un.sun_path + 1,
+						  .len = n - 1 };
+		if (own_unix(sv, &d))
 			return 0;
 		*rule = "filtered/abstract";
 		return -EACCES;
@@ -2037,7 +993,8 @@ unix_destination(struct supervisor *sv, const struct call *c,
 	/* unix-sockets = allow only lets AF_UNIX sockets be created: as
 	 * under Landlock ABI 9, for which the supervisor stands in on older
 	 * kernels (DESIGN.md §14), host sockets need the allow-list. */
-	if (!own_unix(sv, &st, NULL, 0) && !unix_allowed(sv, &st)) {
+	d = (struct netpolicy_unix_dest){ .dev = st.st_dev, .ino = st.st_ino };
+	if (!own_unix(sv, &d) && !unix_allowed(sv, &st)) {
 		close(fd);
 		*rule = "filtered/unix";
 		return -EACCES;
@@ -2056,7 +1013,7 @@ unix_destination(struct supervisor *sv, const struct call *c,
 static char *
 addr_target(const struct call *c, const struct addr_buf *a)
 {
-	struct supervise_addr ip;
+	struct netpolicy_addr ip;
 
 	if (c->domain == AF_UNIX) {
 		size_t n;
@@ -2069,15 +1026,15 @@ addr_target(const struct call *c, const struct addr_buf *a)
 					 a->u.un.sun_path + 1);
 		return unix_path(a);
 	}
-	if (supervise_addr_from_sockaddr(&a->u, a->len, &ip) == 0)
-		return supervise_addr_format(&ip);
+	if (netpolicy_addr_from_sockaddr(&a->u, a->len, &ip) == 0)
+		return netpolicy_addr_format(&ip);
 	return xstrdup("?");
 }
 
 /* Put ip's address (not its port) into ss, of ss's own family; an IPv4
  * address in an AF_INET6 sockaddr is IPv4-mapped. */
 static void
-sockaddr_set_ip(struct sockaddr_storage *ss, const struct supervise_addr *ip)
+sockaddr_set_ip(struct sockaddr_storage *ss, const struct netpolicy_addr *ip)
 {
 	if (ss->ss_family == AF_INET6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
@@ -2102,17 +1059,20 @@ sockaddr_set_ip(struct sockaddr_storage *ss, const struct supervise_addr *ip)
  * -errno to answer with.
  */
 static int
-check_addr(struct supervisor *sv, const struct call *c, enum supervise_op op,
+check_addr(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 	   struct addr_buf *a)
 {
 	const char *rule = NULL;
-	struct supervise_addr ip;
+	struct netpolicy_addr ip;
+	struct netpolicy_lookup lookup = { .own_socket = own_socket,
+					   .ctx = sv };
+	struct netpolicy_query q;
 	int r;
 
 	if (c->domain == AF_NETLINK)
 		return 0; /* NETLINK_ROUTE only: the filter saw to that */
 	if (c->domain == AF_UNIX) {
-		r = op == SUPERVISE_BIND ? 0
+		r = op == NETPOLICY_BIND ? 0
 					 : unix_destination(sv, c, a, &rule);
 		goto out;
 	}
@@ -2127,29 +1087,29 @@ check_addr(struct supervisor *sv, const struct call *c, enum supervise_op op,
 	 * address is read as AF_INET, as the kernel reads it.
 	 */
 	if (a->u.sa.sa_family == AF_UNSPEC) {
-		if (op == SUPERVISE_CONNECT)
+		if (op == NETPOLICY_CONNECT)
 			return 0;
 		if (a->len < sizeof(struct sockaddr_in))
 			return -EINVAL;
 		a->u.sa.sa_family = AF_INET;
-		r = supervise_addr_from_sockaddr(&a->u, a->len, &ip);
+		r = netpolicy_addr_from_sockaddr(&a->u, a->len, &ip);
 		a->u.sa.sa_family = AF_UNSPEC;
 	} else {
-		r = supervise_addr_from_sockaddr(&a->u, a->len, &ip);
+		r = netpolicy_addr_from_sockaddr(&a->u, a->len, &ip);
 	}
 	if (r < 0)
 		return r;
-	if (op == SUPERVISE_BIND) {
-		if (supervise_bind_address(sv->rules, &ip))
+	if (op == NETPOLICY_BIND) {
+		if (netpolicy_bind_address(sv->rules, &ip))
 			sockaddr_set_ip(&a->u.ss, &ip);
 	} else {
-		supervise_addr_destination(&ip);
+		netpolicy_addr_destination(&ip);
 	}
-	rule = supervise_decide(sv->rules, op, call_proto(c), &ip);
-	/* The sandbox's own listener, on any loopback port. */
-	if (rule != NULL && op != SUPERVISE_BIND && addr_loopback(&ip) &&
-	    own_ip(sv, &ip, call_proto(c) == SUPERVISE_UDP))
-		rule = NULL;
+	q = (struct netpolicy_query){ .op = op,
+				      .proto = call_proto(c),
+				      .addr = ip,
+				      .now_ns = supervise_now_ns() };
+	rule = netpolicy_decide(sv->rules, &q, &lookup);
 	r = rule ? -EACCES : 0;
 out:
 	if (rule != NULL) {
@@ -2199,7 +1159,7 @@ do_connect(struct supervisor *sv, struct call *c)
 		    0 ||
 	    (r = call_open(sv, c)) < 0)
 		return r;
-	if ((r = check_addr(sv, c, SUPERVISE_CONNECT, &a)) < 0)
+	if ((r = check_addr(sv, c, NETPOLICY_CONNECT, &a)) < 0)
 		return r;
 	if ((r = call_valid(sv, c)) < 0) {
 		if (a.opath >= 0)
@@ -2250,7 +1210,7 @@ unix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 		return -EACCES;
 	real[n] = '\0';
 	if (!policy_access_writable(policy_access_at(sv->policy, real, NULL))) {
-		log_blocked(sv, SUPERVISE_BIND, SUPERVISE_UNIX, path, c->pid,
+		log_blocked(sv, NETPOLICY_BIND, NETPOLICY_UNIX, path, c->pid,
 			    c->pidfd, "filtered/unix-bind");
 		return -EACCES;
 	}
@@ -2291,7 +1251,7 @@ do_bind(struct supervisor *sv, struct call *c)
 	if (c->domain == AF_UNIX && a.len > sizeof(sa_family_t) &&
 	    a.u.sa.sa_family == AF_UNIX && a.u.un.sun_path[0] != '\0')
 		return unix_bind(sv, c, &a);
-	if ((r = check_addr(sv, c, SUPERVISE_BIND, &a)) < 0 ||
+	if ((r = check_addr(sv, c, NETPOLICY_BIND, &a)) < 0 ||
 	    (r = call_valid(sv, c)) < 0)
 		return r;
 	if (bind(c->sock, &a.u.sa, a.len) < 0)
@@ -2310,22 +1270,25 @@ do_listen(struct supervisor *sv, struct call *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	struct supervise_addr ip;
+	struct netpolicy_addr ip;
 	int r;
 
 	if ((r = call_open(sv, c)) < 0)
 		return r;
 	if ((c->domain == AF_INET || c->domain == AF_INET6) &&
 	    getsockname(c->sock, (struct sockaddr *)&ss, &len) == 0 &&
-	    supervise_addr_from_sockaddr(&ss, len, &ip) == 0 && ip.port == 0) {
-		bool loopback = supervise_bind_address(sv->rules, &ip);
-		const char *rule = supervise_decide(sv->rules, SUPERVISE_LISTEN,
-						    call_proto(c), &ip);
+	    netpolicy_addr_from_sockaddr(&ss, len, &ip) == 0 && ip.port == 0) {
+		bool loopback = netpolicy_bind_address(sv->rules, &ip);
+		struct netpolicy_query q = { .op = NETPOLICY_LISTEN,
+					     .proto = call_proto(c),
+					     .addr = ip,
+					     .now_ns = supervise_now_ns() };
+		const char *rule = netpolicy_decide(sv->rules, &q, NULL);
 
 		if (rule != NULL) {
-			_cleanup_free_ char *t = supervise_addr_format(&ip);
+			_cleanup_free_ char *t = netpolicy_addr_format(&ip);
 
-			log_blocked(sv, SUPERVISE_LISTEN, call_proto(c), t,
+			log_blocked(sv, NETPOLICY_LISTEN, call_proto(c), t,
 				    c->pid, c->pidfd, rule);
 			return -EACCES;
 		}
@@ -2500,7 +1463,7 @@ do_sendto(struct supervisor *sv, struct call *c)
 	    (r = call_open(sv, c)) < 0)
 		goto out;
 	m.has_name = true;
-	if ((r = check_addr(sv, c, SUPERVISE_SEND, &m.name)) < 0)
+	if ((r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0)
 		goto out;
 	m.len = arg[2] < SV_MAX_PAYLOAD ? arg[2] : SV_MAX_PAYLOAD;
 	if (arg[2] > SV_MAX_PAYLOAD && c->type != SOCK_STREAM) {
@@ -2531,7 +1494,7 @@ send_one(struct supervisor *sv, struct call *c, uint64_t ptr, int flags)
 
 	if ((r = read_msg(c, ptr, &m)) < 0)
 		goto out;
-	if (m.has_name && (r = check_addr(sv, c, SUPERVISE_SEND, &m.name)) < 0)
+	if (m.has_name && (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0)
 		goto out;
 	if (m.control && (r = rebuild_control(c, &m)) < 0)
 		goto out;
@@ -2837,8 +1800,8 @@ pending_tick(struct supervisor *sv)
 }
 
 /* How long poll may sleep: forever unless something is due. */
-static int
-supervise_timeout(const struct supervisor *sv)
+int
+supervise_poll_timeout(const struct supervisor *sv)
 {
 	for (size_t i = 0; i < sv->n_pending; i++)
 		if (sv->pending[i].kind == PENDING_TIMER)
@@ -2848,99 +1811,58 @@ supervise_timeout(const struct supervisor *sv)
 	return -1;
 }
 
-int
-supervise_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
+size_t
+supervise_poll_fds(struct supervisor *sv, struct pollfd *pfd)
 {
-	sigset_t set = loop_signals();
-	_cleanup_close_ int sfd = -1;
-	struct pollfd local[3], *pfd = sv ? sv->pfd : local;
+	size_t n = 0;
 
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0)
-		return -errno;
-	/* The child may have exited before the signalfd existed. */
-	if (reap(child, reap_all, wstatus))
-		goto done;
+	sv->polled_listener = sv->listener >= 0;
+	if (sv->polled_listener)
+		pfd[n++] =
+			(struct pollfd){ .fd = sv->listener, .events = POLLIN };
+	for (size_t i = 0; i < sv->n_pending; i++)
+		pfd[n++] = (struct pollfd){ .fd = sv->pending[i].kind ==
+								  PENDING_TIMER
+							  ? -1
+							  : sv->pending[i].sock,
+					    .events = POLLOUT };
+	return n;
+}
 
-	for (;;) {
-		struct signalfd_siginfo si;
-		size_t n = 0, first_pending;
-		bool have_listener = sv && sv->listener >= 0;
-		int timeout = sv ? supervise_timeout(sv) : -1;
+void
+supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd, size_t n)
+{
+	size_t first_pending = sv->polled_listener ? 1 : 0;
 
-		size_t stop_at = 0, listener_at = 0;
-
-		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (have_listener) {
-			listener_at = n;
-			pfd[n++] = (struct pollfd){ .fd = sv->listener,
-						    .events = POLLIN };
-		}
-		/* Job control across a pid namespace (stop_watch_fd). */
-		if (stop_watch_fd >= 0) {
-			stop_at = n;
-			pfd[n++] = (struct pollfd){ .fd = stop_watch_fd,
-						    .events = POLLIN };
-		}
-		first_pending = n;
-		for (size_t i = 0; sv && i < sv->n_pending; i++)
-			pfd[n++] = (struct pollfd){
-				.fd = sv->pending[i].kind == PENDING_TIMER
-					      ? -1
-					      : sv->pending[i].sock,
-				.events = POLLOUT
-			};
-		if (poll(pfd, n, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (stop_at > 0 && (pfd[stop_at].revents & POLLIN)) {
-			unsigned char b;
-
-			if (read(stop_watch_fd, &b, 1) == 1)
-				stop_self(b);
-		} else if (stop_at > 0 &&
-			   (pfd[stop_at].revents & (POLLHUP | POLLERR))) {
-			/* pid 1 is gone: nothing more to report. */
-			stop_watch_fd = -1;
-		}
-		if (sv) {
-			/* Pending first: answering one may reorder them. */
-			for (size_t i = n; i-- > first_pending;)
-				if (pfd[i].revents)
-					pending_run(sv, i - first_pending);
-			if (have_listener &&
-			    (pfd[listener_at].revents & POLLIN))
-				supervise_handle(sv);
-			else if (have_listener && (pfd[listener_at].revents &
-						   (POLLHUP | POLLERR))) {
-				/* No process uses the filter any more. */
-				close(sv->listener);
-				sv->listener = -1;
-			}
-			pending_tick(sv);
-			log_flush(sv, false);
-		}
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		if (read(sfd, &si, sizeof(si)) != sizeof(si))
-			continue;
-		if (si.ssi_signo == SIGCHLD) {
-			if (reap(child, reap_all, wstatus))
-				goto done;
-			continue;
-		}
-		/* A signal the terminal sent to the foreground process
-		 * group reached the child too; forward only what was sent
-		 * to this process alone. */
-		if (si.ssi_code == SI_KERNEL)
-			continue;
-		kill(child, (int)si.ssi_signo);
+	/* Pending first: answering one may reorder them. */
+	for (size_t i = n; i-- > first_pending;)
+		if (pfd[i].revents)
+			pending_run(sv, i - first_pending);
+	if (sv->polled_listener && (pfd[0].revents & POLLIN)) {
+		supervise_handle(sv);
+	} else if (sv->polled_listener &&
+		   (pfd[0].revents & (POLLHUP | POLLERR))) {
+		/* No process uses the filter any more. */
+		close(sv->listener);
+		sv->listener = -1;
 	}
-done:
-	if (sv)
-		log_flush(sv, true);
-	return 0;
+	pending_tick(sv);
+	log_flush(sv, false);
+}
+
+void
+supervise_finish(struct supervisor *sv)
+{
+	log_flush(sv, true);
+}
+
+char **
+supervise_describe(const struct policy *p, char *const *envp)
+{
+	_cleanup_free_ char *conf = read_resolv_conf();
+	size_t n;
+	_cleanup_free_ struct netpolicy_addr *dns =
+		netpolicy_resolvers(p, conf, &n);
+
+	return netpolicy_describe(p, dns, n, envp);
 }

@@ -8,7 +8,7 @@
  *  - pathname unix sockets: seccomp's socket(AF_UNIX) rule, then the
  *    supervisor's allow-list, Landlock's RESOLVE_UNIX (ABI 9) or nothing;
  *  - IP: net = none's namespace or seccomp, then the supervisor's
- *    decision (supervise_decide, the same function it runs) or
+ *    decision (netpolicy_decide, the same function it runs) or
  *    Landlock's port rules.
  *
  * The rule reported is the configured one (its line in a profile, or the
@@ -537,16 +537,6 @@ why_abstract(const struct sandbox *sb, const struct why_query *q,
 
 /* ---- IP ---- */
 
-static bool
-addr_loopback(const struct supervise_addr *a)
-{
-	static const uint8_t v6lo[16] = { [15] = 1 };
-
-	if (a->family == AF_INET)
-		return a->a[0] == 127;
-	return memcmp(a->a, v6lo, 16) == 0;
-}
-
 static const struct llw_port_range *
 port_find(const struct llw_ports *ps, uint16_t port)
 {
@@ -609,12 +599,12 @@ target_text(const struct why_query *q)
 {
 	if (q->host != NULL)
 		return xasprintf("%s:%u", q->host, q->addr.port);
-	return supervise_addr_format(&q->addr);
+	return netpolicy_addr_format(&q->addr);
 }
 
 /* The address alone, without port or brackets. */
 static char *
-addr_text(const struct supervise_addr *a)
+addr_text(const struct netpolicy_addr *a)
 {
 	char buf[INET6_ADDRSTRLEN];
 
@@ -636,18 +626,11 @@ note_port_reach(struct why_verdict *v, const char *key, uint16_t port)
 
 /* Set v's rule to the first allow-cidr entry holding a. */
 static void
-cidr_rule(const struct policy *p, const struct supervise_addr *a,
+cidr_rule(const struct policy *p, const struct netpolicy_addr *a,
 	  struct why_verdict *v)
 {
-	for (size_t i = 0; i < p->allow_cidr.n; i++) {
-		struct supervise_cidr c;
-		bool in;
-
-		if (supervise_parse_cidr(p->allow_cidr.v[i].value, &c) < 0)
-			continue;
-		in = supervise_cidr_contains(&c, a);
-		free(c.ports);
-		if (!in)
+	for (size_t i = 0; i < p->n_cidrs; i++) {
+		if (!netpolicy_cidr_contains(&p->cidrs[i], a))
 			continue;
 		set(&v->rule,
 		    xasprintf("allow-cidr = %s", p->allow_cidr.v[i].value));
@@ -657,17 +640,17 @@ cidr_rule(const struct policy *p, const struct supervise_addr *a,
 }
 
 static void
-why_supervised(const struct sandbox *sb, const struct supervise_rules *rules,
+why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	       const struct why_query *q, struct why_verdict *v)
 {
 	const struct policy *p = sb->policy;
-	enum supervise_proto proto =
+	enum netpolicy_proto proto =
 		q->access == WHY_CONNECT_TCP || q->access == WHY_BIND_TCP
-			? SUPERVISE_TCP
-			: SUPERVISE_UDP;
-	enum supervise_op op = q->access == WHY_SEND_UDP ? SUPERVISE_SEND
-			       : is_bind(q->access)	 ? SUPERVISE_BIND
-							 : SUPERVISE_CONNECT;
+			? NETPOLICY_TCP
+			: NETPOLICY_UDP;
+	enum netpolicy_op op = q->access == WHY_SEND_UDP ? NETPOLICY_SEND
+			       : is_bind(q->access)	 ? NETPOLICY_BIND
+							 : NETPOLICY_CONNECT;
 	const char *key, *rule;
 	const struct llw_ports *list = port_list(p, q->access, &key);
 	const struct llw_port_range *pr = port_find(list, q->addr.port);
@@ -699,13 +682,15 @@ why_supervised(const struct sandbox *sb, const struct supervise_rules *rules,
 		}
 	}
 	if (q->host == NULL) {
-		struct supervise_addr a = q->addr;
+		struct netpolicy_query nq = { .op = op,
+					      .proto = proto,
+					      .addr = q->addr };
 
-		if (op == SUPERVISE_BIND)
-			(void)supervise_bind_address(rules, &a);
+		if (op == NETPOLICY_BIND)
+			(void)netpolicy_bind_address(rules, &nq.addr);
 		else
-			supervise_addr_destination(&a);
-		rule = supervise_decide(rules, op, proto, &a);
+			netpolicy_addr_destination(&nq.addr);
+		rule = netpolicy_decide(rules, &nq, NULL);
 	} else {
 		rule = sb->policy->net == LLW_NET_HOST || pr != NULL
 			       ? NULL
@@ -818,7 +803,7 @@ why_supervised(const struct sandbox *sb, const struct supervise_rules *rules,
 }
 
 static void
-why_inet(const struct sandbox *sb, const struct supervise_rules *rules,
+why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	 const struct why_query *q, struct why_verdict *v)
 {
 	const struct policy *p = sb->policy;
@@ -849,7 +834,8 @@ why_inet(const struct sandbox *sb, const struct supervise_rules *rules,
 				    "namespace: only the sandbox itself can "
 				    "connect to it"));
 			return;
-		} else if (q->host == NULL && addr_loopback(&q->addr)) {
+		} else if (q->host == NULL &&
+			   netpolicy_addr_loopback(&q->addr)) {
 			v->allowed = false;
 			set(&v->layer, xstrdup("L3 network namespace (only "
 					       "lo)"));
@@ -979,7 +965,7 @@ why_inet(const struct sandbox *sb, const struct supervise_rules *rules,
 }
 
 void
-why_decide(const struct sandbox *sb, const struct supervise_rules *rules,
+why_decide(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	   char *const *unix_paths, const struct why_query *q,
 	   struct why_verdict *v)
 {
@@ -1036,7 +1022,7 @@ why_parse_target(const char *s, struct why_query *q, char **host)
 		return -EINVAL; /* a bare IPv6 address needs brackets */
 	}
 	memset(&q->addr, 0, sizeof(q->addr));
-	if (supervise_parse_addr(h, &q->addr) < 0) {
+	if (netpolicy_parse_addr(h, &q->addr) < 0) {
 		if (h[0] == '[' || strspn(h, "abcdefghijklmnopqrstuvwxyz"
 					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					     "0123456789.-_") != strlen(h))

@@ -38,7 +38,7 @@ struct why_query {
 	/* Network: a host name (NULL when addr holds a literal address),
 	 * and the port (in addr->port). */
 	const char *host;
-	struct supervise_addr addr;
+	struct netpolicy_addr addr;
 };
 
 struct why_verdict {
@@ -60,7 +60,7 @@ void why_verdict_clear(struct why_verdict *v);
  * are the policy's unix allow-list entries resolved like q->path (in the
  * policy's order; NULL entries for those that do not exist).  Fills v.
  */
-void why_decide(const struct sandbox *sb, const struct supervise_rules *rules,
+void why_decide(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		char *const *unix_paths, const struct why_query *q,
 		struct why_verdict *v);
 

@@ -124,20 +124,20 @@ test_suggest(void **state)
 	}
 }
 
-/* A log as the supervisor writes it, from supervise_log_line(). */
+/* A log as the supervisor writes it, from netpolicy_log_line(). */
 static char *
 line(const char *op, const char *proto, const char *target, const char *comm,
      const char *rule)
 {
-	enum supervise_op o = strcmp(op, "connect") == 0  ? SUPERVISE_CONNECT
-			      : strcmp(op, "sendto") == 0 ? SUPERVISE_SEND
-							  : SUPERVISE_BIND;
-	enum supervise_proto p = strcmp(proto, "tcp") == 0   ? SUPERVISE_TCP
-				 : strcmp(proto, "udp") == 0 ? SUPERVISE_UDP
-							     : SUPERVISE_UNIX;
-	_cleanup_free_ char *prefix = supervise_log_prefix(NULL, "agent");
+	enum netpolicy_op o = strcmp(op, "connect") == 0  ? NETPOLICY_CONNECT
+			      : strcmp(op, "sendto") == 0 ? NETPOLICY_SEND
+							  : NETPOLICY_BIND;
+	enum netpolicy_proto p = strcmp(proto, "tcp") == 0   ? NETPOLICY_TCP
+				 : strcmp(proto, "udp") == 0 ? NETPOLICY_UDP
+							     : NETPOLICY_UNIX;
+	_cleanup_free_ char *prefix = netpolicy_log_prefix(NULL, "agent");
 	_cleanup_free_ char *l =
-		supervise_log_line(prefix, o, p, target, 42, comm, rule);
+		netpolicy_log_line(prefix, o, p, target, 42, comm, rule);
 
 	return xasprintf("%s\n", l);
 }
@@ -203,7 +203,7 @@ test_group(void **state)
 static void
 test_ten_thousand(void **state)
 {
-	struct supervise_ratelimit rl;
+	struct netpolicy_ratelimit rl;
 	struct blocked_log log = { 0 };
 	_cleanup_free_ char *text = NULL, *out = NULL;
 	size_t len = 0, lines = 0;
@@ -213,10 +213,10 @@ test_ten_thousand(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	supervise_ratelimit_init(&rl, 20, 5, now);
+	netpolicy_ratelimit_init(&rl, 20, 5, now);
 	for (int i = 0; i < 10000; i++) {
 		now += 100000; /* 10,000 a second */
-		if (!supervise_ratelimit_take(&rl, now, &rep))
+		if (!netpolicy_ratelimit_take(&rl, now, &rep))
 			continue;
 		if (rep > 0)
 			fprintf(f, "llwrap-agent-blocked: suppressed %lu\n",
@@ -229,7 +229,7 @@ test_ten_thousand(void **state)
 			fputs(l, f);
 		}
 	}
-	if (supervise_ratelimit_flush(&rl, now, true, &rep))
+	if (netpolicy_ratelimit_flush(&rl, now, true, &rep))
 		fprintf(f, "llwrap-agent-blocked: suppressed %lu\n", rep);
 	assert_int_equal(fclose(f), 0);
 

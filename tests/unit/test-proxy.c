@@ -37,7 +37,7 @@ fake_host(void *ctx, const char *name, uint16_t port, const char **origin)
 }
 
 static const char *
-fake_cidr(void *ctx, const struct supervise_addr *a)
+fake_cidr(void *ctx, const struct netpolicy_addr *a)
 {
 	(void)ctx;
 	if (a->family == AF_INET && a->a[0] == 10 && a->a[1] == 10 &&
@@ -50,7 +50,7 @@ fake_cidr(void *ctx, const struct supervise_addr *a)
 
 /* This host's own addresses: 198.51.100.1. */
 static bool
-fake_own(void *ctx, const struct supervise_addr *a)
+fake_own(void *ctx, const struct netpolicy_addr *a)
 {
 	(void)ctx;
 	return a->family == AF_INET && a->a[0] == 198 && a->a[1] == 51 &&
@@ -133,10 +133,10 @@ test_rebind(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct supervise_addr a;
+		struct netpolicy_addr a;
 		struct proxy_verdict v;
 
-		assert_int_equal(supervise_parse_addr(t[i].addr, &a), 0);
+		assert_int_equal(netpolicy_parse_addr(t[i].addr, &a), 0);
 		a.port = t[i].port;
 		v = proxy_decide_address(&rules, &a);
 		if ((v.rule == NULL) != (t[i].rule == NULL))
@@ -193,7 +193,7 @@ test_hosts(void **state)
 				   "[::2] api.example.com\n"
 				   "10.0.0.2 api.example.comx\n"
 				   "10.0.0.3   api.example.com";
-	struct supervise_addr a[4];
+	struct netpolicy_addr a[4];
 
 	(void)state;
 	assert_int_equal(proxy_hosts_lookup(text, "api.example.com", a, 4), 3);
@@ -404,7 +404,7 @@ test_dns(void **state)
 		9,
 	};
 	uint8_t buf[512], copy[sizeof(answer)];
-	struct supervise_addr a[4];
+	struct netpolicy_addr a[4];
 	size_t n = 99;
 
 	(void)state;

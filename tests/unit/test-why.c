@@ -265,7 +265,7 @@ struct fixture {
 	struct profile *cli;
 	struct policy *p;
 	struct sandbox sb;
-	struct supervise_rules *rules;
+	struct netpolicy_rules *rules;
 };
 
 static void
@@ -274,7 +274,7 @@ fixture_build(struct fixture *fx, const char *profile, const char *flags,
 {
 	char *profiles[] = { (char *)profile, NULL };
 	char *path[] = { conf_dir, NULL };
-	char *resolvers[] = { "127.0.0.53", NULL };
+	struct netpolicy_addr resolver;
 	_cleanup_free_ char *cause = NULL;
 	struct policy_request req = {
 		.envp = test_env,
@@ -312,16 +312,16 @@ fixture_build(struct fixture *fx, const char *profile, const char *flags,
 	if (supervise) {
 		sb->filter.allow_unix = true;
 		sb->filter.deny_udp = false;
-		assert_int_equal(supervise_rules_new(fx->p, resolvers,
-						     &fx->rules, &cause),
+		assert_int_equal(netpolicy_parse_addr("127.0.0.53", &resolver),
 				 0);
+		fx->rules = netpolicy_rules_new(fx->p, &resolver, 1);
 	}
 }
 
 static void
 fixture_free(struct fixture *fx)
 {
-	supervise_rules_free(fx->rules);
+	netpolicy_rules_free(fx->rules);
 	ruleset_plan_free(fx->sb.landlock);
 	plan_free(fx->sb.fs);
 	policy_free(fx->p);

@@ -1,0 +1,270 @@
+/*
+ * The process monitor (monitor.h): signals forwarded to the child, its
+ * stops followed, its exit reaped, and the network supervisor's engine
+ * (supervise.c) served in the same poll loop.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "compat/syscall.h"
+#include "monitor.h"
+#include "supervise.h"
+#include "xalloc.h"
+
+/* The signals forwarded to the child.  SIGCHLD is what ends the loop. */
+static const int forwarded[] = {
+	SIGHUP,	  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+	SIGWINCH, SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM,
+};
+
+static sigset_t
+loop_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	return set;
+}
+
+void
+monitor_block_signals(void)
+{
+	sigset_t set = loop_signals();
+
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+void
+monitor_unblock_signals(void)
+{
+	sigset_t set = loop_signals();
+
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int
+monitor_exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 125;
+}
+
+/* ---- Tied lives ---- */
+
+static volatile sig_atomic_t tied_child;
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				     SIGABRT, SIGSYS, SIGTRAP };
+static struct sigaction fatal_old[ARRAY_SIZE(fatal_signals)];
+
+/* Async-signal-safe: kill and sigaction only. */
+static void
+on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	pid_t child = tied_child;
+
+	(void)uc;
+	if (child > 0)
+		kill(child, SIGKILL);
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &fatal_old[i], NULL);
+	/* A fault of this process's own comes again when the handler
+	 * returns, to whatever handled it before (a sanitizer's report);
+	 * a signal someone sent is sent again. */
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+int
+monitor_tie_prepare(void)
+{
+	int fd = sys_pidfd_open(getpid(), 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int
+monitor_tie_child(int parent_pidfd, char **cause)
+{
+	struct pollfd pfd = { .fd = parent_pidfd, .events = POLLIN };
+	int r = 0, n;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot set the parent-death signal: %s",
+				   strerror(-r));
+	} else if ((n = poll(&pfd, 1, 0)) != 0) {
+		r = n < 0 ? -errno : -ESRCH;
+		*cause = xstrdup("llwrap's monitor ended before the command "
+				 "started");
+	}
+	close(parent_pidfd);
+	return r;
+}
+
+void
+monitor_tie_parent(int parent_pidfd, pid_t child)
+{
+	struct sigaction sa = { .sa_sigaction = on_fatal,
+				.sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	close(parent_pidfd);
+	tied_child = child;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		sigaction(fatal_signals[i], &sa, &fatal_old[i]);
+}
+/* Job control across a pid namespace (monitor_stop_fds). */
+static int stop_watch_fd = -1, stop_report_fd = -1;
+
+void
+monitor_stop_fds(int watch_fd, int report_fd)
+{
+	stop_watch_fd = watch_fd;
+	stop_report_fd = report_fd;
+}
+
+/*
+ * Stop this process with sig (the one that stopped the child), so the
+ * shell waiting for it sees the job stopped.  sig is blocked for the
+ * signalfd: make it pending, then let it through once.  SIGSTOP when
+ * sig is not a terminal stop signal (which an orphaned process group
+ * would ignore anyway).
+ */
+static void
+stop_self(int sig)
+{
+	sigset_t one;
+
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU) {
+		kill(getpid(), SIGSTOP);
+		return;
+	}
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	kill(getpid(), sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	sigprocmask(SIG_BLOCK, &one, NULL);
+}
+
+/* The child stopped: stop too, or, as pid 1 of a namespace (which
+ * cannot stop itself), tell the monitor above to. */
+static void
+child_stopped(int sig, bool reap_all)
+{
+	unsigned char b = (unsigned char)sig;
+
+	if (stop_report_fd >= 0) {
+		if (write(stop_report_fd, &b, 1) < 0) {
+			/* The monitor is gone; nothing to tell. */
+		}
+	} else if (!reap_all) {
+		stop_self(sig);
+	}
+}
+
+/* Reap what has exited; true once child has, with its status. */
+static bool
+reap(pid_t child, bool reap_all, int *wstatus)
+{
+	bool done = false;
+
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(reap_all ? -1 : child, &st,
+				    WNOHANG | WUNTRACED);
+
+		if (pid <= 0)
+			return done;
+		if (pid == child && WIFSTOPPED(st)) {
+			child_stopped(WSTOPSIG(st), reap_all);
+		} else if (pid == child) {
+			*wstatus = st;
+			done = true;
+		}
+	}
+}
+
+int
+monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
+{
+	sigset_t set = loop_signals();
+	_cleanup_close_ int sfd = -1;
+	_cleanup_free_ struct pollfd *pfd =
+		xcalloc(2 + (sv ? SUPERVISE_POLL_MAX : 0), sizeof(*pfd));
+
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0)
+		return -errno;
+	/* The child may have exited before the signalfd existed. */
+	if (reap(child, reap_all, wstatus))
+		goto done;
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		size_t n = 0, stop_at = 0, first_sv, n_sv = 0;
+		int timeout = sv ? supervise_poll_timeout(sv) : -1;
+
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		/* Job control across a pid namespace (stop_watch_fd). */
+		if (stop_watch_fd >= 0) {
+			stop_at = n;
+			pfd[n++] = (struct pollfd){ .fd = stop_watch_fd,
+						    .events = POLLIN };
+		}
+		first_sv = n;
+		if (sv)
+			n_sv = supervise_poll_fds(sv, pfd + first_sv);
+		if (poll(pfd, n + n_sv, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (stop_at > 0 && (pfd[stop_at].revents & POLLIN)) {
+			unsigned char b;
+
+			if (read(stop_watch_fd, &b, 1) == 1)
+				stop_self(b);
+		} else if (stop_at > 0 &&
+			   (pfd[stop_at].revents & (POLLHUP | POLLERR))) {
+			/* pid 1 is gone: nothing more to report. */
+			stop_watch_fd = -1;
+		}
+		if (sv)
+			supervise_poll_ready(sv, pfd + first_sv, n_sv);
+		if (!(pfd[0].revents & POLLIN))
+			continue;
+		if (read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGCHLD) {
+			if (reap(child, reap_all, wstatus))
+				goto done;
+			continue;
+		}
+		/* A signal the terminal sent to the foreground process
+		 * group reached the child too; forward only what was sent
+		 * to this process alone. */
+		if (si.ssi_code == SI_KERNEL)
+			continue;
+		kill(child, (int)si.ssi_signo);
+	}
+done:
+	if (sv)
+		supervise_finish(sv);
+	return 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * The process monitor: the loop a process runs while its child is the
+ * sandboxed command (or the pid-namespace init above it), and the ties
+ * between their lives.
+ *
+ * One loop serves every waiting process llwrap has: the outer monitor
+ * (which also runs the network supervisor's engine when the policy
+ * needs one, supervise.h) and pid 1 of a pid namespace (which also
+ * reaps orphans).  It forwards the signals sent to it (not those the
+ * terminal sends to the whole process group, which the command receives
+ * itself), follows job control, and returns the child's wait status.
+ */
+#ifndef LLW_MONITOR_H
+#define LLW_MONITOR_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct supervisor;
+
+/*
+ * Block the signals the loop forwards, so none is lost between fork and
+ * monitor_run.  Call before fork(); the child calls
+ * monitor_unblock_signals() before it goes on.
+ */
+void monitor_block_signals(void);
+void monitor_unblock_signals(void);
+
+/*
+ * Wait for child, forwarding signals to it; when sv is not NULL, also
+ * answer its notifications.  With reap_all (pid 1 of a namespace) every
+ * child is reaped.  Returns 0 and the child's wait status, or -errno.
+ */
+int monitor_run(struct supervisor *sv, pid_t child, bool reap_all,
+		int *wstatus);
+
+/*
+ * Job control: a waiting process stops itself when its child stops, so
+ * the shell sees the job stopped, and the SIGCONT that resumes it is
+ * forwarded.  pid 1 of a pid namespace cannot stop itself: it writes the
+ * stop signal to report_fd instead, and the monitor above it, watching
+ * the other end (watch_fd), stops.  -1 for either means none.
+ */
+void monitor_stop_fds(int watch_fd, int report_fd);
+
+/*
+ * Tie the lives of a waiting process and the child it forked together,
+ * so the command never outlives the process that supervises it.
+ *
+ * monitor_tie_prepare(), before fork(): a pidfd of this process for
+ * the child (-errno on failure).  monitor_tie_child(), in the child at
+ * once: SIGKILL when the parent dies (PR_SET_PDEATHSIG), then a check
+ * that the parent did not die before that (its pidfd is not readable;
+ * getppid() cannot tell across a pid namespace); closes parent_pidfd.
+ * Returns 0, or -errno with *cause.  monitor_tie_parent(), in the
+ * parent: close parent_pidfd, and on a fatal signal (a crash, abort(),
+ * or one sent by someone) SIGKILL the child before dying of it, which
+ * with a pid namespace ends every process in it.
+ */
+int monitor_tie_prepare(void);
+int monitor_tie_child(int parent_pidfd, char **cause);
+void monitor_tie_parent(int parent_pidfd, pid_t child);
+
+/* The exit status for a wait status: the code, or 128+N for signal N. */
+int monitor_exit_status(int wstatus);
+
+#endif /* LLW_MONITOR_H */

@@ -1,0 +1,952 @@
+/*
+ * The network policy's typed values and pure decisions (netpolicy.h).
+ * No system calls: the engine in supervise.c asks, and applies the
+ * answer.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cleanup.h"
+#include "netpolicy.h"
+#include "policy.h"
+#include "profile.h"
+#include "proxy.h"
+#include "strv.h"
+#include "xalloc.h"
+
+bool
+netpolicy_needs_supervisor(const struct policy *p)
+{
+	return p->supervise || proxy_enabled(p) || p->allow_cidr.n > 0 ||
+	       p->unix_paths.n > 0 || p->listen.n > 0 || p->dns.n > 0;
+}
+
+/* ---- The rules ---- */
+
+struct netpolicy_rules {
+	enum llw_net_mode net;
+	/* The policy asked for the supervisor (netpolicy_needs_supervisor):
+	 * local destinations and binds off loopback are its to refuse.  When it
+	 * only stands in for Landlock's port rules (layer substitution),
+	 * the port rules mean what Landlock's would. */
+	bool local;
+	struct netpolicy_cidr *cidrs;
+	size_t n_cidrs;
+	struct netpolicy_addr *dns, *listen;
+	size_t n_dns, n_listen;
+	struct llw_ports connect_tcp, connect_udp, bind_tcp, bind_udp;
+	/* proxy = yes: names go through llwrap's proxy at proxy_addr
+	 * (set once it listens); no DNS, and port rules no longer reach
+	 * the network directly (DESIGN.md §6.1). */
+	bool proxy;
+	struct netpolicy_addr proxy_addr;
+};
+
+int
+netpolicy_parse_ports(const char *s, struct llw_port_range **v, size_t *n)
+{
+	_cleanup_free_ char *copy = xstrdup(s);
+	char *save = NULL;
+
+	*v = NULL;
+	*n = 0;
+	if (s[0] == ',' || s[0] == '\0' || s[strlen(s) - 1] == ',' ||
+	    strstr(s, ",,") != NULL)
+		return -EINVAL;
+	for (char *t = strtok_r(copy, ",", &save); t != NULL;
+	     t = strtok_r(NULL, ",", &save)) {
+		uint16_t lo, hi;
+
+		if (profile_port_range(t, &lo, &hi) < 0) {
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			return -EINVAL;
+		}
+		*v = xreallocarray(*v, *n + 1, sizeof(**v));
+		(*v)[(*n)++] = (struct llw_port_range){ .lo = lo, .hi = hi };
+	}
+	return 0;
+}
+
+/* An IPv4-mapped IPv6 address (::ffff:a.b.c.d) becomes AF_INET. */
+static const uint8_t v4mapped[12] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+};
+
+static void
+addr_normalise(struct netpolicy_addr *a)
+{
+	if (a->family == AF_INET6 && memcmp(a->a, v4mapped, 12) == 0) {
+		memmove(a->a, a->a + 12, 4);
+		memset(a->a + 4, 0, 12);
+		a->family = AF_INET;
+	}
+}
+
+static int
+parse_ip(const char *s, size_t len, struct netpolicy_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN + 1];
+
+	memset(a, 0, sizeof(*a));
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (inet_pton(AF_INET, buf, a->a) == 1)
+		a->family = AF_INET;
+	else if (inet_pton(AF_INET6, buf, a->a) == 1)
+		a->family = AF_INET6;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int
+netpolicy_parse_ip(const char *s, struct netpolicy_addr *a)
+{
+	int r = parse_ip(s, strlen(s), a);
+
+	if (r == 0)
+		addr_normalise(a);
+	return r;
+}
+
+int
+netpolicy_parse_addr(const char *s, struct netpolicy_addr *a)
+{
+	size_t n = strlen(s);
+	int r;
+
+	if (n > 2 && s[0] == '[' && s[n - 1] == ']') {
+		r = parse_ip(s + 1, n - 2, a);
+		if (r == 0 && a->family != AF_INET6)
+			return -EINVAL;
+	} else {
+		r = parse_ip(s, n, a);
+	}
+	if (r == 0)
+		addr_normalise(a);
+	return r;
+}
+
+int
+netpolicy_parse_listen(const char *s, struct netpolicy_addr *a)
+{
+	const char *colon;
+	uint16_t lo, hi;
+	int r;
+
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL || close[1] != ':')
+			return -EINVAL;
+		r = parse_ip(s + 1, (size_t)(close - s - 1), a);
+		if (r == 0 && a->family != AF_INET6)
+			return -EINVAL;
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL)
+			return -EINVAL;
+		r = parse_ip(s, (size_t)(colon - s), a);
+		if (r == 0 && a->family != AF_INET)
+			return -EINVAL;
+	}
+	if (r < 0 || strchr(colon + 1, '-') != NULL ||
+	    profile_port_range(colon + 1, &lo, &hi) < 0)
+		return -EINVAL;
+	addr_normalise(a);
+	a->port = lo;
+	return 0;
+}
+
+int
+netpolicy_parse_cidr(const char *s, struct netpolicy_cidr *c)
+{
+	const char *rest, *slash, *colon;
+	unsigned max;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL)
+			return -EINVAL;
+		r = parse_ip(s + 1, (size_t)(close - s - 1), &c->net);
+		if (r < 0 || c->net.family != AF_INET6)
+			return -EINVAL;
+		rest = close + 1;
+	} else {
+		size_t len;
+
+		slash = strchr(s, '/');
+		colon = strchr(s, ':');
+		if (slash != NULL)
+			len = (size_t)(slash - s);
+		else if (colon != NULL && strchr(colon + 1, ':') == NULL)
+			len = (size_t)(colon - s);
+		else
+			len = strlen(s);
+		if (parse_ip(s, len, &c->net) < 0)
+			return -EINVAL;
+		rest = s + len;
+	}
+	max = c->net.family == AF_INET ? 32 : 128;
+	c->prefix = max;
+	if (*rest == '/') {
+		unsigned long n = 0;
+
+		if (!isdigit((unsigned char)*++rest))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*rest); rest++) {
+			n = n * 10 + (unsigned long)(*rest - '0');
+			if (n > max)
+				return -EINVAL;
+		}
+		c->prefix = (unsigned)n;
+	}
+	if (*rest == ':') {
+		if (netpolicy_parse_ports(rest + 1, &c->ports, &c->n_ports) < 0)
+			return -EINVAL;
+	} else if (*rest != '\0') {
+		return -EINVAL;
+	}
+	/* An IPv6 prefix inside ::ffff:0:0/96 is an IPv4 one. */
+	if (c->net.family == AF_INET6 && c->prefix >= 96 &&
+	    memcmp(c->net.a, v4mapped, 12) == 0) {
+		addr_normalise(&c->net);
+		c->prefix -= 96;
+	}
+	return 0;
+}
+
+int
+netpolicy_addr_from_sockaddr(const void *sa, size_t len,
+			     struct netpolicy_addr *a)
+{
+	sa_family_t family;
+
+	memset(a, 0, sizeof(*a));
+	if (len < sizeof(family))
+		return -EINVAL;
+	memcpy(&family, sa, sizeof(family));
+	if (family == AF_INET) {
+		struct sockaddr_in in;
+
+		if (len < sizeof(in))
+			return -EINVAL;
+		memcpy(&in, sa, sizeof(in));
+		a->family = AF_INET;
+		memcpy(a->a, &in.sin_addr, 4);
+		a->port = ntohs(in.sin_port);
+		return 0;
+	}
+	if (family == AF_INET6) {
+		struct sockaddr_in6 in6;
+
+		/* SIN6_LEN_RFC2133: the kernel accepts it without scope. */
+		if (len < 24)
+			return -EINVAL;
+		memset(&in6, 0, sizeof(in6));
+		memcpy(&in6, sa, len < sizeof(in6) ? len : sizeof(in6));
+		a->family = AF_INET6;
+		memcpy(a->a, &in6.sin6_addr, 16);
+		a->port = ntohs(in6.sin6_port);
+		addr_normalise(a);
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
+bool
+netpolicy_cidr_contains(const struct netpolicy_cidr *c,
+			const struct netpolicy_addr *a)
+{
+	unsigned bits = c->prefix, i;
+
+	if (c->net.family != a->family)
+		return false;
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (c->net.a[i] != a->a[i])
+			return false;
+	if (bits == 0)
+		return true;
+	return ((c->net.a[i] ^ a->a[i]) & (0xff << (8 - bits)) & 0xff) == 0;
+}
+
+char *
+netpolicy_addr_format(const struct netpolicy_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	inet_ntop(a->family, a->a, buf, sizeof(buf));
+	if (a->family == AF_INET6)
+		return xasprintf("[%s]:%u", buf, a->port);
+	return xasprintf("%s:%u", buf, a->port);
+}
+
+char *
+netpolicy_ip_format(const struct netpolicy_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	inet_ntop(a->family, a->a, buf, sizeof(buf));
+	return xstrdup(buf);
+}
+
+static bool
+addr_equal(const struct netpolicy_addr *x, const struct netpolicy_addr *y)
+{
+	size_t n = x->family == AF_INET ? 4 : 16;
+
+	return x->family == y->family && memcmp(x->a, y->a, n) == 0;
+}
+
+bool
+netpolicy_addr_loopback(const struct netpolicy_addr *a)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	if (a->family == AF_INET)
+		return a->a[0] == 127;
+	return memcmp(a->a, v6lo, 16) == 0;
+}
+
+/* The unspecified address of a's family (0.0.0.0, ::). */
+static bool
+addr_unspecified(const struct netpolicy_addr *a)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a->a, zero, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+static void
+addr_set_loopback(struct netpolicy_addr *a)
+{
+	memset(a->a, 0, sizeof(a->a));
+	if (a->family == AF_INET) {
+		a->a[0] = 127;
+		a->a[3] = 1;
+	} else {
+		a->a[15] = 1;
+	}
+}
+
+void
+netpolicy_addr_destination(struct netpolicy_addr *a)
+{
+	if (addr_unspecified(a))
+		addr_set_loopback(a);
+}
+
+bool
+netpolicy_addr_local(const struct netpolicy_addr *a)
+{
+	const uint8_t *b = a->a;
+
+	if (a->family == AF_INET)
+		return b[0] == 127 || b[0] == 0 || b[0] == 10 ||
+		       (b[0] == 172 && (b[1] & 0xf0) == 16) ||
+		       (b[0] == 192 && b[1] == 168) ||
+		       (b[0] == 169 && b[1] == 254) ||
+		       (b[0] == 100 && (b[1] & 0xc0) == 64) || b[0] >= 224;
+	return netpolicy_addr_loopback(a) || addr_unspecified(a) ||
+	       (b[0] & 0xfe) == 0xfc ||			  /* ULA fc00::/7 */
+	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
+	       b[0] == 0xff;				  /* multicast */
+}
+
+static bool
+ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].lo <= port && port <= v[i].hi)
+			return true;
+	return false;
+}
+
+static void
+ports_copy(struct llw_ports *to, const struct llw_ports *from)
+{
+	to->n = from->n;
+	to->v = from->n ? xcalloc(from->n, sizeof(*to->v)) : NULL;
+	for (size_t i = 0; i < from->n; i++) {
+		to->v[i].lo = from->v[i].lo;
+		to->v[i].hi = from->v[i].hi;
+	}
+}
+
+static void
+cidr_copy(struct netpolicy_cidr *to, const struct netpolicy_cidr *from)
+{
+	*to = *from;
+	to->ports = from->n_ports ? xcalloc(from->n_ports, sizeof(*to->ports))
+				  : NULL;
+	for (size_t i = 0; i < from->n_ports; i++) {
+		to->ports[i].lo = from->ports[i].lo;
+		to->ports[i].hi = from->ports[i].hi;
+	}
+	to->origin = from->origin ? xstrdup(from->origin) : NULL;
+}
+
+void
+netpolicy_cidr_clear(struct netpolicy_cidr *c)
+{
+	free(c->ports);
+	free(c->origin);
+	c->ports = NULL;
+	c->origin = NULL;
+	c->n_ports = 0;
+}
+
+void
+netpolicy_rules_free(struct netpolicy_rules *r)
+{
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->n_cidrs; i++)
+		netpolicy_cidr_clear(&r->cidrs[i]);
+	free(r->cidrs);
+	free(r->dns);
+	free(r->listen);
+	free(r->connect_tcp.v);
+	free(r->connect_udp.v);
+	free(r->bind_tcp.v);
+	free(r->bind_udp.v);
+	free(r);
+}
+
+struct netpolicy_rules *
+netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
+		    size_t n_dns)
+{
+	struct netpolicy_rules *r = xcalloc(1, sizeof(*r));
+
+	r->net = p->net;
+	r->local = netpolicy_needs_supervisor(p);
+	r->proxy = proxy_enabled(p);
+	ports_copy(&r->connect_tcp, &p->connect_tcp);
+	ports_copy(&r->connect_udp, &p->connect_udp);
+	ports_copy(&r->bind_tcp, &p->bind_tcp);
+	ports_copy(&r->bind_udp, &p->bind_udp);
+	r->cidrs = xcalloc(p->n_cidrs + 1, sizeof(*r->cidrs));
+	for (size_t i = 0; i < p->n_cidrs; i++)
+		cidr_copy(&r->cidrs[i], &p->cidrs[i]);
+	r->n_cidrs = p->n_cidrs;
+	r->dns = xcalloc(n_dns + 1, sizeof(*r->dns));
+	if (n_dns > 0)
+		memcpy(r->dns, dns, n_dns * sizeof(*dns));
+	r->n_dns = n_dns;
+	r->listen = xcalloc(p->n_listen_addrs + 1, sizeof(*r->listen));
+	if (p->n_listen_addrs > 0)
+		memcpy(r->listen, p->listen_addrs,
+		       p->n_listen_addrs * sizeof(*r->listen));
+	r->n_listen = p->n_listen_addrs;
+	return r;
+}
+
+static const char *
+decide_destination(const struct netpolicy_rules *r, enum netpolicy_proto proto,
+		   const struct netpolicy_addr *a)
+{
+	const struct llw_ports *list =
+		proto == NETPOLICY_TCP ? &r->connect_tcp : &r->connect_udp;
+	bool host = r->net == LLW_NET_HOST;
+	bool inside = false;
+
+	/* With the proxy, names are its to resolve: its listener is
+	 * reached, DNS is not. */
+	if (r->proxy && proto == NETPOLICY_TCP && r->proxy_addr.port != 0 &&
+	    addr_equal(&r->proxy_addr, a) && a->port == r->proxy_addr.port)
+		return NULL;
+	if (r->proxy && a->port == 53)
+		return "filtered/proxy";
+	/* DNS goes to the configured resolvers and nowhere else, so a
+	 * resolver the policy did not name cannot be used to tunnel. */
+	if (a->port == 53) {
+		for (size_t i = 0; i < r->n_dns; i++)
+			if (addr_equal(&r->dns[i], a))
+				return NULL;
+		return "filtered/dns";
+	}
+	if (host)
+		return NULL;
+	/* An allow-cidr entry reaches what it names, on its ports. */
+	for (size_t i = 0; i < r->n_cidrs; i++) {
+		const struct netpolicy_cidr *c = &r->cidrs[i];
+
+		if (!netpolicy_cidr_contains(c, a))
+			continue;
+		inside = true;
+		if (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
+				   : ranges_hold(list->v, list->n, a->port))
+			return NULL;
+	}
+	if (inside)
+		return "filtered/port";
+	/* A port rule is not a host rule: it reaches the internet, not
+	 * this host nor its networks, which only an entry (or the
+	 * sandbox's own listener, which the engine checks) reaches. */
+	if (r->local && netpolicy_addr_local(a))
+		return "filtered/local";
+	/* With the proxy, a port rule only names the ports of allow-host
+	 * entries: the network is reached by name, through it. */
+	if (r->proxy)
+		return "filtered/proxy";
+	if (ranges_hold(list->v, list->n, a->port))
+		return NULL;
+	return r->n_cidrs > 0 ? "filtered/no-cidr" : "filtered/port";
+}
+
+const char *
+netpolicy_cidr_allows(const struct netpolicy_rules *r,
+		      const struct netpolicy_addr *a)
+{
+	for (size_t i = 0; i < r->n_cidrs; i++) {
+		const struct netpolicy_cidr *c = &r->cidrs[i];
+
+		if (netpolicy_cidr_contains(c, a) &&
+		    (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
+				    : ranges_hold(r->connect_tcp.v,
+						  r->connect_tcp.n, a->port)))
+			return c->origin;
+	}
+	return NULL;
+}
+
+void
+netpolicy_rules_set_proxy(struct netpolicy_rules *r,
+			  const struct netpolicy_addr *a)
+{
+	r->proxy_addr = *a;
+}
+
+static const char *
+decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
+	    const struct netpolicy_addr *a)
+{
+	const struct llw_ports *list =
+		proto == NETPOLICY_TCP ? &r->bind_tcp : &r->bind_udp;
+
+	if (r->net == LLW_NET_HOST && r->n_listen == 0)
+		return NULL;
+	/* Without listen entries: loopback only (a wildcard bind was made
+	 * loopback by netpolicy_bind_address), on the bind ports. */
+	if (r->n_listen == 0) {
+		if (!r->local)
+			return ranges_hold(list->v, list->n, a->port)
+				       ? NULL
+				       : "filtered/bind-port";
+		if (!netpolicy_addr_loopback(a))
+			return "filtered/listen";
+		/* A UDP client's own port: what sending would autobind. */
+		if (proto == NETPOLICY_UDP && a->port == 0)
+			return NULL;
+		return ranges_hold(list->v, list->n, a->port)
+			       ? NULL
+			       : "filtered/bind-port";
+	}
+	for (size_t i = 0; i < r->n_listen; i++)
+		if (addr_equal(&r->listen[i], a) &&
+		    r->listen[i].port == a->port)
+			return NULL;
+	/* An ephemeral port where the profile allows them (bind-tcp 0), on
+	 * loopback or a configured listen address: never on a wildcard or
+	 * another interface, which would accept connections from outside. */
+	if (a->port == 0 && ranges_hold(list->v, list->n, 0)) {
+		if (netpolicy_addr_loopback(a))
+			return NULL;
+		for (size_t i = 0; i < r->n_listen; i++)
+			if (addr_equal(&r->listen[i], a))
+				return NULL;
+	}
+	return "filtered/listen";
+}
+
+bool
+netpolicy_bind_address(const struct netpolicy_rules *r,
+		       struct netpolicy_addr *a)
+{
+	if (!addr_unspecified(a) || r->net == LLW_NET_HOST || !r->local)
+		return false;
+	for (size_t i = 0; i < r->n_listen; i++)
+		if (addr_equal(&r->listen[i], a))
+			return false; /* listen = 0.0.0.0:PORT: asked for */
+	addr_set_loopback(a);
+	return true;
+}
+
+const char *
+netpolicy_decide(const struct netpolicy_rules *r,
+		 const struct netpolicy_query *q,
+		 const struct netpolicy_lookup *lk)
+{
+	const char *rule;
+
+	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN)
+		return decide_bind(r, q->proto, &q->addr);
+	rule = decide_destination(r, q->proto, &q->addr);
+	/* The sandbox's own listener, on any loopback port. */
+	if (rule != NULL && netpolicy_addr_loopback(&q->addr) && lk != NULL &&
+	    lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
+		return NULL;
+	return rule;
+}
+
+static bool
+addrs_hold(const struct netpolicy_addr *v, size_t n,
+	   const struct netpolicy_addr *a)
+{
+	for (size_t i = 0; i < n; i++)
+		if (addr_equal(&v[i], a))
+			return true;
+	return false;
+}
+
+struct netpolicy_addr *
+netpolicy_resolvers(const struct policy *p, const char *resolv_conf, size_t *n)
+{
+	_cleanup_free_ char *copy = NULL;
+	struct netpolicy_addr *v = NULL;
+	char *save = NULL;
+
+	*n = 0;
+	if (p->n_dns_addrs > 0) {
+		v = xcalloc(p->n_dns_addrs, sizeof(*v));
+		memcpy(v, p->dns_addrs, p->n_dns_addrs * sizeof(*v));
+		*n = p->n_dns_addrs;
+		return v;
+	}
+	if (resolv_conf == NULL)
+		return NULL;
+	copy = xstrdup(resolv_conf);
+	for (char *line = strtok_r(copy, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *w, *s = line + strspn(line, " \t");
+		struct netpolicy_addr a;
+
+		if (strncmp(s, "nameserver", 10) != 0 ||
+		    (s[10] != ' ' && s[10] != '\t'))
+			continue;
+		s += 10 + strspn(s + 10, " \t");
+		w = s;
+		s += strcspn(s, " \t#;%");
+		*s = '\0';
+		if (netpolicy_parse_addr(w, &a) == 0 &&
+		    !addrs_hold(v, *n, &a)) {
+			v = xreallocarray(v, *n + 1, sizeof(*v));
+			v[(*n)++] = a;
+		}
+	}
+	return v;
+}
+
+/* ---- The sandbox's own sockets ---- */
+
+void
+netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie)
+{
+	if (netpolicy_own_has_ip(o, cookie))
+		return; /* bound, then listening */
+	o->ip[o->next_ip] = cookie;
+	o->next_ip = (o->next_ip + 1) % NETPOLICY_MAX_OWN;
+	if (o->n_ip < NETPOLICY_MAX_OWN)
+		o->n_ip++;
+}
+
+bool
+netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie)
+{
+	for (size_t i = 0; i < o->n_ip; i++)
+		if (o->ip[i] == cookie)
+			return true;
+	return false;
+}
+
+void
+netpolicy_own_add_unix(struct netpolicy_own *o,
+		       const struct netpolicy_own_unix *u)
+{
+	for (size_t i = 0; i < o->n_unix; i++)
+		if (o->unix_[i].cookie == u->cookie)
+			return; /* bound, then listening */
+	o->unix_[o->next_unix] = *u;
+	o->next_unix = (o->next_unix + 1) % NETPOLICY_MAX_OWN;
+	if (o->n_unix < NETPOLICY_MAX_OWN)
+		o->n_unix++;
+}
+
+bool
+netpolicy_own_unix_candidate(const struct netpolicy_own_unix *u,
+			     const struct netpolicy_unix_dest *d)
+{
+	if (d->abstract)
+		return u->abstract && u->len == d->len &&
+		       memcmp(u->name, d->name, d->len) == 0;
+	return !u->abstract && u->dev == d->dev && u->vfs_ino == d->ino;
+}
+
+bool
+netpolicy_own_unix_current(const struct netpolicy_unix_dest *d,
+			   const struct sockdiag_unix *now)
+{
+	if (d->abstract)
+		return now->abstract && now->name_len == d->len &&
+		       memcmp(now->name, d->name, d->len) == 0;
+	return now->has_vfs && now->vfs_dev == d->dev &&
+	       now->vfs_ino == (uint32_t)d->ino;
+}
+
+/* ---- The blocked-attempt log ---- */
+
+void
+netpolicy_ratelimit_init(struct netpolicy_ratelimit *rl, unsigned burst,
+			 unsigned rate, uint64_t now_ns)
+{
+	rl->tokens = burst;
+	rl->burst = burst;
+	rl->rate = rate;
+	rl->last_ns = now_ns;
+	rl->suppressed = 0;
+}
+
+static void
+ratelimit_refill(struct netpolicy_ratelimit *rl, uint64_t now_ns)
+{
+	if (now_ns > rl->last_ns) {
+		rl->tokens += (double)(now_ns - rl->last_ns) * rl->rate / 1e9;
+		if (rl->tokens > rl->burst)
+			rl->tokens = rl->burst;
+	}
+	rl->last_ns = now_ns;
+}
+
+bool
+netpolicy_ratelimit_take(struct netpolicy_ratelimit *rl, uint64_t now_ns,
+			 unsigned long *report)
+{
+	*report = 0;
+	ratelimit_refill(rl, now_ns);
+	if (rl->tokens < 1) {
+		rl->suppressed++;
+		return false;
+	}
+	rl->tokens -= 1;
+	*report = rl->suppressed;
+	rl->suppressed = 0;
+	return true;
+}
+
+bool
+netpolicy_ratelimit_flush(struct netpolicy_ratelimit *rl, uint64_t now_ns,
+			  bool at_exit, unsigned long *report)
+{
+	*report = 0;
+	ratelimit_refill(rl, now_ns);
+	if (rl->suppressed == 0 || (!at_exit && rl->tokens < 1))
+		return false;
+	if (rl->tokens >= 1)
+		rl->tokens -= 1;
+	*report = rl->suppressed;
+	rl->suppressed = 0;
+	return true;
+}
+
+char *
+netpolicy_log_prefix(const char *fmt, const char *name)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		abort();
+	if (fmt == NULL)
+		fmt = "llwrap-%n-blocked";
+	for (const char *s = fmt; *s != '\0'; s++) {
+		if (s[0] == '%' && s[1] == 'n') {
+			fputs(name, f);
+			s++;
+		} else if (s[0] == '%' && s[1] == '%') {
+			fputc('%', f);
+			s++;
+		} else {
+			fputc(*s, f);
+		}
+	}
+	if (fclose(f) != 0)
+		abort();
+	return out;
+}
+
+/* s with control characters, spaces and non-ASCII bytes as '?', so one
+ * attempt is one line whatever the command put in a path or its name. */
+static char *
+sanitise(const char *s)
+{
+	char *out = xstrdup(s ? s : "?");
+
+	for (char *c = out; *c != '\0'; c++)
+		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
+			*c = '?';
+	return out;
+}
+
+static const char *const op_names[] = {
+	[NETPOLICY_CONNECT] = "connect",
+	[NETPOLICY_SEND] = "sendto",
+	[NETPOLICY_BIND] = "bind",
+	[NETPOLICY_LISTEN] = "listen",
+};
+
+static const char *const proto_names[] = {
+	[NETPOLICY_TCP] = "tcp",
+	[NETPOLICY_UDP] = "udp",
+	[NETPOLICY_UNIX] = "unix",
+};
+
+const char *
+netpolicy_op_name(enum netpolicy_op op)
+{
+	return op_names[op];
+}
+
+const char *
+netpolicy_proto_name(enum netpolicy_proto proto)
+{
+	return proto_names[proto];
+}
+
+char *
+netpolicy_log_line(const char *prefix, enum netpolicy_op op,
+		   enum netpolicy_proto proto, const char *target, pid_t pid,
+		   const char *comm, const char *rule)
+{
+	_cleanup_free_ char *t = sanitise(target);
+	_cleanup_free_ char *c = sanitise(comm);
+
+	return xasprintf("%s: %s %s %s pid=%d comm=%s rule=%s", prefix,
+			 op_names[op], proto_names[proto], t, (int)pid, c,
+			 rule);
+}
+
+char *
+netpolicy_log_path(const char *name, char *const *envp)
+{
+	const char *state = strv_env_get(envp, "XDG_STATE_HOME");
+	const char *home = strv_env_get(envp, "HOME");
+	_cleanup_free_ char *n = xstrdup(name);
+
+	for (char *c = n; *c != '\0'; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
+			*c = '_';
+	if (n[0] == '.' || n[0] == '\0') {
+		char *m = xasprintf("_%s", n);
+
+		free(n);
+		n = m;
+	}
+	if (state != NULL && state[0] == '/')
+		return xasprintf("%s/llwrap/%s.log", state, n);
+	if (home != NULL && home[0] == '/')
+		return xasprintf("%s/.local/state/llwrap/%s.log", home, n);
+	return NULL;
+}
+
+char **
+netpolicy_describe(const struct policy *p,
+		   const struct netpolicy_addr *resolvers, size_t n_resolvers,
+		   char *const *envp)
+{
+	_cleanup_strv_ char **dns = NULL;
+	_cleanup_free_ char *list = NULL;
+	char **v = NULL;
+
+	for (size_t i = 0; i < n_resolvers; i++)
+		strv_push_take(&dns, netpolicy_ip_format(&resolvers[i]));
+	list = dns ? strv_join(dns, " ") : NULL;
+
+	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
+		      "destination: performed by the supervisor after its "
+		      "check");
+	if (proxy_enabled(p)) {
+		_cleanup_free_ char *hosts = NULL;
+		char **names = NULL;
+
+		for (size_t i = 0; i < p->allow_host.n; i++)
+			strv_push(&names, p->allow_host.v[i].value);
+		hosts = names ? strv_join(names, " ") : xstrdup("(none)");
+		strv_free(names);
+		strv_push_take(
+			&v, xasprintf("names: only through llwrap's proxy on "
+				      "127.0.0.1 (HTTPS_PROXY, HTTP_PROXY): "
+				      "allow-host %s; no DNS; the TLS server "
+				      "name must be the CONNECT name; names "
+				      "that resolve to local addresses only "
+				      "inside an allow-cidr entry",
+				      hosts));
+		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
+			      "its ports (else connect-tcp / connect-udp); "
+			      "nothing else directly (proxy)");
+	} else if (p->net == LLW_NET_HOST) {
+		strv_push(&v, "IP destinations: any (mode = host)");
+	} else {
+		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
+			      "its ports (else connect-tcp / connect-udp); "
+			      "outside every entry, internet addresses on the "
+			      "connect-tcp / connect-udp ports, never this "
+			      "host or its networks (loopback, private, "
+			      "link-local)");
+	}
+	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
+		      "port (by socket cookie)");
+	if (proxy_enabled(p))
+		strv_push(&v, "DNS (port 53): none (the proxy resolves)");
+	else
+		strv_push_take(
+			&v,
+			xasprintf("DNS (port 53, UDP and TCP): only %s%s",
+				  list ? list : "(no resolver: none)",
+				  p->dns.n ? "" : " (from /etc/resolv.conf)"));
+	strv_push_take(
+		&v, xasprintf("binds: %s",
+			      p->listen.n ? "only the listen addresses (port "
+					    "0 on loopback when bind-tcp / "
+					    "bind-udp has 0)"
+					  : "on loopback only (a wildcard "
+					    "bind becomes loopback), on the "
+					    "bind-tcp / bind-udp ports"));
+	strv_push(&v, "pathname unix sockets: those the sandbox bound, and "
+		      "the unix allow-list (by inode)");
+	strv_push(&v, "abstract unix sockets: those the sandbox bound");
+	if (p->log_blocked) {
+		_cleanup_free_ char *prefix =
+			netpolicy_log_prefix(p->log_prefix, p->name);
+		_cleanup_free_ char *path = netpolicy_log_path(p->name, envp);
+
+		strv_push_take(&v, xasprintf("blocked attempts: logged as "
+					     "'%s: ...' to syslog and %s, at "
+					     "most %d lines then %d a second",
+					     prefix,
+					     path ? path
+						  : "(no file: "
+						    "HOME unset)",
+					     NETPOLICY_LOG_BURST,
+					     NETPOLICY_LOG_RATE));
+	} else {
+		strv_push(&v, "blocked attempts: not logged (log-blocked = "
+			      "no)");
+	}
+	return v;
+}

@@ -1,0 +1,374 @@
+/*
+ * The network policy as typed values, and the decisions made with them
+ * (DESIGN.md §6): the grammar of addresses, CIDRs and listen addresses
+ * (one grammar, used by profile.c to validate and by policy.c to parse
+ * once), the decision on a connect, send, bind or listen with the name
+ * of the rule that refused it, the identity of the sandbox's own
+ * sockets, the blocked-attempt log's rate limit and lines.
+ *
+ * Pure: no system calls.  What only the kernel can tell (which socket an
+ * address reaches, what a socket is bound to now) reaches a decision as
+ * values, or through struct netpolicy_lookup; the time is passed in.
+ * supervise.c asks and applies the answer; why.c asks the same questions
+ * for `llwrap why`; tests/unit/test-netpolicy.c drives it with tables.
+ */
+#ifndef LLW_NETPOLICY_H
+#define LLW_NETPOLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sockdiag.h"
+
+struct policy;
+
+/* An inclusive port range; a single port has lo == hi. */
+struct llw_port_range {
+	uint16_t lo, hi;
+	char *origin;
+};
+
+struct llw_ports {
+	struct llw_port_range *v;
+	size_t n;
+};
+
+/* An IP address; IPv4-mapped IPv6 addresses are kept as AF_INET. */
+struct netpolicy_addr {
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t a[16];
+	uint16_t port;
+};
+
+/* An allow-cidr entry: a prefix and the ports it allows. */
+struct netpolicy_cidr {
+	struct netpolicy_addr net;
+	unsigned prefix;
+	struct llw_port_range *ports; /* none: the policy's port list */
+	size_t n_ports;
+	char *origin; /* "file:line"; NULL from netpolicy_parse_cidr */
+};
+
+/* Free what c holds (not c). */
+void netpolicy_cidr_clear(struct netpolicy_cidr *c);
+
+/*
+ * True when p has rules only the supervisor can enforce: allow-cidr,
+ * unix, listen, dns, proxy = yes or supervise = yes.
+ */
+bool netpolicy_needs_supervisor(const struct policy *p);
+
+/* ---- The grammar ---- */
+
+/*
+ * Parse port ranges "N" or "LO-HI" (profile_port_range) separated by
+ * commas, at least one, none empty, into a new array *v of *n.  Returns 0
+ * or -EINVAL.
+ */
+int netpolicy_parse_ports(const char *s, struct llw_port_range **v, size_t *n);
+
+/*
+ * Parse an allow-cidr value into c.  The address is IPv4 or IPv6,
+ * optionally in brackets ("[::1]"), optionally followed by "/N" (0..32
+ * or 0..128; without it the single host), optionally followed by
+ * ":PORTS" (ranges separated by ","), so "10.0.0.0/8:443,8000-8100",
+ * "::1/128:8080" and "[::1]:8080" all work.  The rule that keeps IPv6
+ * unambiguous: after "/N" the first ":" starts the ports; without "/N",
+ * ports need IPv4 or brackets ("::1:8080" is read as the address
+ * ::1:8080).  An IPv6 prefix inside ::ffff:0:0/96 becomes the IPv4 one.
+ * Returns 0 or -EINVAL; c->ports is allocated (netpolicy_cidr_clear).
+ */
+int netpolicy_parse_cidr(const char *s, struct netpolicy_cidr *c);
+
+/* Parse an IPv4 or IPv6 address as written, no brackets, port 0.
+ * Returns 0 or -EINVAL. */
+int netpolicy_parse_ip(const char *s, struct netpolicy_addr *a);
+
+/* Parse an address, "[V6]" allowed, port 0.  Returns 0 or -EINVAL. */
+int netpolicy_parse_addr(const char *s, struct netpolicy_addr *a);
+
+/* Parse a listen value: "ADDR:PORT" with IPv4, or "[V6]:PORT"; one
+ * port.  Returns 0 or -EINVAL. */
+int netpolicy_parse_listen(const char *s, struct netpolicy_addr *a);
+
+/*
+ * Read a sockaddr of len bytes as an IP destination; an IPv4-mapped
+ * IPv6 address becomes AF_INET.  Returns 0, or -EINVAL (too short) or
+ * -EAFNOSUPPORT (not AF_INET or AF_INET6).
+ */
+int netpolicy_addr_from_sockaddr(const void *sa, size_t len,
+				 struct netpolicy_addr *a);
+
+/* True when a lies inside c's prefix (ports are not looked at). */
+bool netpolicy_cidr_contains(const struct netpolicy_cidr *c,
+			     const struct netpolicy_addr *a);
+
+/* "203.0.113.7:443" or "[::1]:443"; a new string. */
+char *netpolicy_addr_format(const struct netpolicy_addr *a);
+
+/* "203.0.113.7" or "::1", without the port; a new string. */
+char *netpolicy_ip_format(const struct netpolicy_addr *a);
+
+/* Whether a is a loopback address (127/8, ::1). */
+bool netpolicy_addr_loopback(const struct netpolicy_addr *a);
+
+/*
+ * As a destination, the unspecified address (0.0.0.0, ::) reaches this
+ * host's loopback: make it 127.0.0.1 or ::1, which every rule then sees.
+ */
+void netpolicy_addr_destination(struct netpolicy_addr *a);
+
+/*
+ * Whether a is this host or one of its networks: loopback, unspecified,
+ * RFC 1918, link-local, CGNAT (100.64/10), multicast and broadcast, ULA
+ * (fc00::/7), fe80::/10.  A port rule never reaches these.
+ */
+bool netpolicy_addr_local(const struct netpolicy_addr *a);
+
+/*
+ * The DNS servers, a new array of *n (NULL when none): p's typed dns
+ * entries, or when it has none the nameserver lines of resolv_conf (the
+ * text of /etc/resolv.conf; NULL: none), each once.
+ */
+struct netpolicy_addr *netpolicy_resolvers(const struct policy *p,
+					   const char *resolv_conf, size_t *n);
+
+/* ---- The decision ---- */
+
+enum netpolicy_op {
+	NETPOLICY_CONNECT,
+	NETPOLICY_SEND, /* sendto, sendmsg, sendmmsg with a destination */
+	NETPOLICY_BIND,
+	NETPOLICY_LISTEN, /* listen() on an unbound socket binds port 0 */
+};
+
+enum netpolicy_proto {
+	NETPOLICY_TCP,
+	NETPOLICY_UDP,
+	NETPOLICY_UNIX,
+};
+
+/* "connect", "sendto", "bind", "listen"; "tcp", "udp", "unix". */
+const char *netpolicy_op_name(enum netpolicy_op op);
+const char *netpolicy_proto_name(enum netpolicy_proto proto);
+
+/* One IP operation to decide on. */
+struct netpolicy_query {
+	enum netpolicy_op op;
+	enum netpolicy_proto proto; /* NETPOLICY_TCP or NETPOLICY_UDP */
+	/* A destination made by netpolicy_addr_destination, or a bind
+	 * address by netpolicy_bind_address. */
+	struct netpolicy_addr addr;
+	/* CLOCK_MONOTONIC, in nanoseconds, when the call was made: what a
+	 * lookup judges time-limited state by (addresses the proxy
+	 * learned for a name live as long as their DNS answer). */
+	uint64_t now_ns;
+};
+
+/*
+ * What a decision asks of the world outside the rules.  Each member may
+ * be NULL (nothing known: the answer is no).  Rules are what the profile
+ * says; a lookup is what the run learned since (a socket the sandbox
+ * bound, an address a named host resolved to), kept by the caller.
+ */
+struct netpolicy_lookup {
+	/* Whether q->addr (a loopback destination) reaches a socket the
+	 * sandbox bound itself: a TCP listener, or a bound UDP socket. */
+	bool (*own_socket)(void *ctx, const struct netpolicy_query *q);
+	void *ctx;
+};
+
+/* The compiled rules the supervisor decides with. */
+struct netpolicy_rules;
+
+/*
+ * The rules of p (its typed allow-cidr, listen, port lists, network
+ * mode, proxy), with resolvers the n_dns DNS servers port 53 may reach
+ * (netpolicy_resolvers).  Nothing is parsed here: p was, when it was
+ * resolved (policy_parse_network).
+ */
+struct netpolicy_rules *netpolicy_rules_new(const struct policy *p,
+					    const struct netpolicy_addr *dns,
+					    size_t n_dns);
+void netpolicy_rules_free(struct netpolicy_rules *r);
+
+/*
+ * The decision for an IP operation: NULL when allowed, else the name of
+ * the rule that refused it ("filtered/no-cidr", "filtered/port",
+ * "filtered/local", "filtered/dns", "filtered/listen",
+ * "filtered/bind-port", "filtered/proxy").
+ *
+ * Destinations (connect, send): port 53 only to a resolver; a
+ * destination inside an allow-cidr entry on its ports (its own, or else
+ * the policy's connect-tcp / connect-udp list; "filtered/port" when
+ * none holds the port); outside every entry, a destination that is not
+ * local (netpolicy_addr_local, else "filtered/local") on the port lists
+ * ("filtered/no-cidr" when there are entries, else "filtered/port").  So
+ * entries add reach, and a profile that wants only its entries has no
+ * connect ports.  A loopback destination refused by these rules is
+ * allowed when it reaches a socket the sandbox bound (lk->own_socket).
+ * Binds: with listen entries, exactly one of them, or port 0 on loopback
+ * or a listen address when bind-tcp / bind-udp holds 0; without,
+ * loopback only ("filtered/listen") on the bind port lists, and UDP port
+ * 0 there always (what a send would autobind).  In net host mode,
+ * anything but DNS outside the resolvers.  When the supervisor only
+ * stands in for Landlock's port rules (the policy does not need it:
+ * !netpolicy_needs_supervisor), local destinations and binds are decided by the
+ * port lists alone, as Landlock would.  With proxy = yes (mode
+ * filtered), the proxy's address is reached, DNS is not
+ * ("filtered/proxy"), and a destination neither local nor inside an
+ * entry is "filtered/proxy": the port lists no longer reach it.
+ *
+ * lk may be NULL (no lookup).
+ */
+const char *netpolicy_decide(const struct netpolicy_rules *r,
+			     const struct netpolicy_query *q,
+			     const struct netpolicy_lookup *lk);
+
+/*
+ * The origin of the allow-cidr entry that lets a TCP connect reach a
+ * (a->port set; an entry without ports: the connect-tcp list), or NULL.
+ * What the proxy asks for IP literals and rebinding (proxy.h).
+ */
+const char *netpolicy_cidr_allows(const struct netpolicy_rules *r,
+				  const struct netpolicy_addr *a);
+
+/*
+ * proxy = yes: the address llwrap's proxy listens on, which TCP
+ * connects may reach (before it is set, none).
+ */
+void netpolicy_rules_set_proxy(struct netpolicy_rules *r,
+			       const struct netpolicy_addr *a);
+
+/*
+ * A bind to the unspecified address becomes loopback (the sandbox's
+ * listeners never serve the network) unless a listen entry names that
+ * address, the network mode is host, or the supervisor only stands in
+ * for Landlock's port rules.  Returns true when a changed.
+ */
+bool netpolicy_bind_address(const struct netpolicy_rules *r,
+			    struct netpolicy_addr *a);
+
+/* ---- The sandbox's own sockets ---- */
+
+/*
+ * Sockets the sandbox bound, remembered by cookie (SO_COOKIE, which the
+ * kernel never gives again), at most NETPOLICY_MAX_OWN of each kind (the
+ * oldest is forgotten first).  A unix socket is also remembered by what
+ * it was bound to, to pick the candidates for a destination; whether it
+ * is still the socket there is asked of the kernel each time
+ * (sockdiag_unix) and judged by netpolicy_own_unix_current.
+ */
+#define NETPOLICY_MAX_OWN 4096
+
+struct netpolicy_own_unix {
+	uint64_t cookie;
+	uint32_t ino; /* its sockfs inode, to ask the kernel with */
+	bool abstract;
+	dev_t dev; /* pathname: the inode bind made */
+	ino_t vfs_ino;
+	size_t len; /* abstract: the name, without the leading NUL */
+	char name[108];
+};
+
+struct netpolicy_own {
+	uint64_t ip[NETPOLICY_MAX_OWN];
+	size_t n_ip, next_ip;
+	struct netpolicy_own_unix unix_[NETPOLICY_MAX_OWN];
+	size_t n_unix, next_unix;
+};
+
+/* Remember an IP socket by cookie (bound, then listening: once). */
+void netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie);
+bool netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie);
+
+/* Remember a unix socket (its cookie once). */
+void netpolicy_own_add_unix(struct netpolicy_own *o,
+			    const struct netpolicy_own_unix *u);
+
+/* A unix destination: a pathname socket's inode, or an abstract name. */
+struct netpolicy_unix_dest {
+	bool abstract;
+	dev_t dev; /* pathname */
+	ino_t ino;
+	const char *name; /* abstract, without the leading NUL */
+	size_t len;
+};
+
+/* Whether u was bound to d: a candidate for the socket at d. */
+bool netpolicy_own_unix_candidate(const struct netpolicy_own_unix *u,
+				  const struct netpolicy_unix_dest *d);
+
+/*
+ * Whether a candidate is still the socket at d, given what the kernel
+ * says of it now (sockdiag_unix, asked by its cookie): still bound to
+ * d's inode, or to d's abstract name.  A socket that took the name or
+ * the inode number over after the sandbox's was gone has another
+ * cookie, and is never asked about.
+ */
+bool netpolicy_own_unix_current(const struct netpolicy_unix_dest *d,
+				const struct sockdiag_unix *now);
+
+/* ---- The blocked-attempt log ---- */
+
+/* The blocked-attempt log: a burst of 20 lines, then 5 a second. */
+#define NETPOLICY_LOG_BURST 20
+#define NETPOLICY_LOG_RATE  5
+
+/* A token bucket: burst tokens, refilled at rate per second. */
+struct netpolicy_ratelimit {
+	double tokens;
+	uint64_t last_ns;
+	unsigned burst, rate;
+	unsigned long suppressed;
+};
+
+void netpolicy_ratelimit_init(struct netpolicy_ratelimit *rl, unsigned burst,
+			      unsigned rate, uint64_t now_ns);
+
+/*
+ * Take a token at now_ns: true when a line may be written.  When lines
+ * were suppressed before and a token is available again, *report is set
+ * to their number (write "PREFIX: suppressed N" first) and the count
+ * restarts; otherwise *report is 0.
+ */
+bool netpolicy_ratelimit_take(struct netpolicy_ratelimit *rl, uint64_t now_ns,
+			      unsigned long *report);
+
+/*
+ * Whether the suppressed count should be reported now (a token is back,
+ * or at_exit); sets *report and restarts the count like _take.
+ */
+bool netpolicy_ratelimit_flush(struct netpolicy_ratelimit *rl, uint64_t now_ns,
+			       bool at_exit, unsigned long *report);
+
+/* The prefix: fmt ("llwrap-%n-blocked" when NULL) with %n the name. */
+char *netpolicy_log_prefix(const char *fmt, const char *name);
+
+/*
+ * One log line, without newline:
+ * "PREFIX: connect tcp 203.0.113.7:443 pid=4242 comm=curl rule=R".
+ * Control characters and spaces in target and comm become '?'.
+ */
+char *netpolicy_log_line(const char *prefix, enum netpolicy_op op,
+			 enum netpolicy_proto proto, const char *target,
+			 pid_t pid, const char *comm, const char *rule);
+
+/*
+ * The per-instance log file: ${XDG_STATE_HOME}/llwrap/NAME.log, with
+ * XDG_STATE_HOME defaulting to ~/.local/state, from envp; NULL when
+ * neither is set.  Characters of name outside [A-Za-z0-9._-] become '_'.
+ */
+char *netpolicy_log_path(const char *name, char *const *envp);
+
+/*
+ * Lines describing the supervisor's rules and log, for --explain, with
+ * resolvers the DNS servers (netpolicy_resolvers).  A new vector.
+ */
+char **netpolicy_describe(const struct policy *p,
+			  const struct netpolicy_addr *resolvers,
+			  size_t n_resolvers, char *const *envp);
+
+#endif /* LLW_NETPOLICY_H */

@@ -1,0 +1,919 @@
+/*
+ * Unit tests for src/netpolicy.c, the pure network policy: CIDR, address
+ * and port parsing (IPv4-mapped IPv6 included), the typed rules a
+ * resolved policy holds, the rule decision and its lookups, DNS
+ * resolvers, the identity of the sandbox's own sockets, the rate limiter
+ * and the log line.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "cleanup.h"
+#include "hostrule.h"
+#include "netpolicy.h"
+#include "policy.h"
+#include "strv.h"
+#include "xalloc.h"
+
+static struct netpolicy_addr
+addr(const char *s, uint16_t port)
+{
+	struct netpolicy_addr a;
+
+	assert_int_equal(netpolicy_parse_addr(s, &a), 0);
+	a.port = port;
+	return a;
+}
+
+static void
+test_parse_cidr(void **state)
+{
+	static const struct {
+		const char *in;
+		int ok;
+		int family;
+		unsigned prefix;
+		size_t n_ports;
+	} t[] = {
+		{ "10.0.0.0/8", 0, AF_INET, 8, 0 },
+		{ "10.0.0.0/8:443,8000-8100", 0, AF_INET, 8, 2 },
+		{ "192.0.2.1", 0, AF_INET, 32, 0 },
+		{ "192.0.2.1:53", 0, AF_INET, 32, 1 },
+		{ "::1/128:8080", 0, AF_INET6, 128, 1 },
+		{ "[::1]:8080", 0, AF_INET6, 128, 1 },
+		{ "::1", 0, AF_INET6, 128, 0 },
+		{ "2001:db8::/32", 0, AF_INET6, 32, 0 },
+		/* IPv4-mapped prefixes are IPv4 prefixes. */
+		{ "::ffff:10.0.0.0/104", 0, AF_INET, 8, 0 },
+		{ "[::ffff:127.0.0.1]:80", 0, AF_INET, 32, 1 },
+		{ "10.0.0.0/33", -EINVAL, 0, 0, 0 },
+		{ "::/129", -EINVAL, 0, 0, 0 },
+		{ "10.0.0.0/8:", -EINVAL, 0, 0, 0 },
+		{ "10.0.0.0/8:70000", -EINVAL, 0, 0, 0 },
+		{ "10.0.0.0/8:90-80", -EINVAL, 0, 0, 0 },
+		{ "10.0.0.0/x", -EINVAL, 0, 0, 0 },
+		{ "example.com", -EINVAL, 0, 0, 0 },
+		{ "[10.0.0.1]:80", -EINVAL, 0, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct netpolicy_cidr c;
+		int r = netpolicy_parse_cidr(t[i].in, &c);
+
+		if (r != t[i].ok)
+			fail_msg("%s: got %d, want %d", t[i].in, r, t[i].ok);
+		if (r == 0) {
+			assert_int_equal(c.net.family, t[i].family);
+			assert_int_equal(c.prefix, t[i].prefix);
+			assert_int_equal(c.n_ports, t[i].n_ports);
+		}
+		netpolicy_cidr_clear(&c);
+	}
+}
+
+static void
+test_cidr_contains(void **state)
+{
+	static const struct {
+		const char *cidr, *addr;
+		bool in;
+	} t[] = {
+		{ "10.10.0.0/16", "10.10.3.4", true },
+		{ "10.10.0.0/16", "10.11.0.1", false },
+		{ "10.10.0.0/15", "10.11.0.1", true },
+		{ "127.0.0.1/32", "127.0.0.1", true },
+		{ "127.0.0.1/32", "127.0.0.2", false },
+		{ "0.0.0.0/0", "203.0.113.7", true },
+		{ "0.0.0.0/0", "::1", false },
+		{ "::/0", "10.0.0.1", false },
+		{ "::/0", "2001:db8::1", true },
+		{ "10.0.0.0/8", "::ffff:10.1.2.3", true },
+		{ "::ffff:10.0.0.0/104", "10.200.0.1", true },
+		{ "192.168.1.128/25", "192.168.1.127", false },
+		{ "192.168.1.128/25", "192.168.1.200", true },
+		{ "2001:db8::/33", "2001:db8:8000::1", false },
+		{ "2001:db8::/33", "2001:db8:7fff::1", true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct netpolicy_cidr c;
+		struct netpolicy_addr a = addr(t[i].addr, 0);
+
+		assert_int_equal(netpolicy_parse_cidr(t[i].cidr, &c), 0);
+		if (netpolicy_cidr_contains(&c, &a) != t[i].in)
+			fail_msg("%s in %s: want %d", t[i].addr, t[i].cidr,
+				 t[i].in);
+		netpolicy_cidr_clear(&c);
+	}
+}
+
+static void
+test_sockaddr(void **state)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET,
+				  .sin_port = htons(443) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(80) };
+	struct netpolicy_addr a;
+	_cleanup_free_ char *s1 = NULL, *s2 = NULL, *s3 = NULL;
+
+	(void)state;
+	inet_pton(AF_INET, "203.0.113.7", &in.sin_addr);
+	assert_int_equal(netpolicy_addr_from_sockaddr(&in, sizeof(in), &a), 0);
+	s1 = netpolicy_addr_format(&a);
+	assert_string_equal(s1, "203.0.113.7:443");
+	assert_int_equal(netpolicy_addr_from_sockaddr(&in, 8, &a), -EINVAL);
+
+	inet_pton(AF_INET6, "::ffff:127.0.0.2", &in6.sin6_addr);
+	assert_int_equal(netpolicy_addr_from_sockaddr(&in6, sizeof(in6), &a),
+			 0);
+	assert_int_equal(a.family, AF_INET);
+	s2 = netpolicy_addr_format(&a);
+	assert_string_equal(s2, "127.0.0.2:80");
+
+	inet_pton(AF_INET6, "::1", &in6.sin6_addr);
+	/* SIN6_LEN_RFC2133 (24 bytes, no scope id) is accepted. */
+	assert_int_equal(netpolicy_addr_from_sockaddr(&in6, 24, &a), 0);
+	s3 = netpolicy_addr_format(&a);
+	assert_string_equal(s3, "[::1]:80");
+
+	in.sin_family = AF_UNIX;
+	assert_int_equal(netpolicy_addr_from_sockaddr(&in, sizeof(in), &a),
+			 -EAFNOSUPPORT);
+}
+
+static void
+test_parse_listen(void **state)
+{
+	struct netpolicy_addr a;
+
+	(void)state;
+	assert_int_equal(netpolicy_parse_listen("127.0.0.1:8787", &a), 0);
+	assert_int_equal(a.port, 8787);
+	assert_int_equal(netpolicy_parse_listen("[::1]:8080", &a), 0);
+	assert_int_equal(a.family, AF_INET6);
+	assert_int_equal(netpolicy_parse_listen("::1:8080", &a), -EINVAL);
+	assert_int_equal(netpolicy_parse_listen("127.0.0.1", &a), -EINVAL);
+	assert_int_equal(netpolicy_parse_listen("127.0.0.1:1-2", &a), -EINVAL);
+	assert_int_equal(netpolicy_parse_listen("[10.0.0.1]:80", &a), -EINVAL);
+}
+
+static void
+ports_add(struct llw_ports *p, uint16_t lo, uint16_t hi)
+{
+	p->v = xreallocarray(p->v, p->n + 1, sizeof(*p->v));
+	p->v[p->n++] = (struct llw_port_range){ .lo = lo, .hi = hi };
+}
+
+static void
+items_add(struct llw_items *it, const char *v)
+{
+	it->v = xreallocarray(it->v, it->n + 1, sizeof(*it->v));
+	it->v[it->n].value = xstrdup(v);
+	it->v[it->n++].origin = xstrdup("test");
+}
+
+/* p's rules, its network values parsed first as policy_resolve would;
+ * dns as text. */
+static struct netpolicy_rules *
+rules(struct policy *p, char *const *dns)
+{
+	_cleanup_free_ struct netpolicy_addr *v = NULL;
+	size_t n = strv_length(dns);
+	char *cause = NULL;
+
+	if (policy_parse_network(p, &cause) < 0)
+		fail_msg("%s", cause);
+	v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(netpolicy_parse_addr(dns[i], &v[i]), 0);
+	return netpolicy_rules_new(p, v, n);
+}
+
+/* The rules' decision alone (no lookup). */
+static const char *
+decide(const struct netpolicy_rules *r, enum netpolicy_op op,
+       enum netpolicy_proto proto, const struct netpolicy_addr *a)
+{
+	struct netpolicy_query q = { .op = op, .proto = proto, .addr = *a };
+
+	return netpolicy_decide(r, &q, NULL);
+}
+
+static void
+test_decide(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r = NULL;
+	char *dns[] = { "127.0.0.53", NULL };
+	static const struct {
+		enum netpolicy_op op;
+		enum netpolicy_proto proto;
+		const char *addr;
+		uint16_t port;
+		const char *rule; /* NULL: allowed */
+	} t[] = {
+		/* allow-cidr 127.0.0.1/32 (ports from connect-tcp 443) */
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "127.0.0.1", 443, NULL },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "127.0.0.1", 444,
+		  "filtered/port" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "127.0.0.2", 443,
+		  "filtered/local" },
+		/* Entries add reach: the internet on connect-tcp's ports */
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "203.0.113.7", 443, NULL },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "203.0.113.7", 80,
+		  "filtered/no-cidr" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "192.168.1.1", 443,
+		  "filtered/local" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "::ffff:127.0.0.1", 443,
+		  NULL },
+		/* 10.10.0.0/16:8000-8100: its own ports, TCP and UDP */
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "10.10.1.1", 8050, NULL },
+		{ NETPOLICY_SEND, NETPOLICY_UDP, "10.10.1.1", 8100, NULL },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "10.10.1.1", 443,
+		  "filtered/port" },
+		/* ::1/128 without ports: connect-udp has none */
+		{ NETPOLICY_SEND, NETPOLICY_UDP, "::1", 443, "filtered/port" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "::1", 443, NULL },
+		/* DNS only to the resolver, even inside an allowed CIDR */
+		{ NETPOLICY_SEND, NETPOLICY_UDP, "127.0.0.53", 53, NULL },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "127.0.0.53", 53, NULL },
+		{ NETPOLICY_SEND, NETPOLICY_UDP, "10.10.0.1", 53,
+		  "filtered/dns" },
+		{ NETPOLICY_SEND, NETPOLICY_UDP, "8.8.8.8", 53,
+		  "filtered/dns" },
+		/* listen 127.0.0.1:8787; bind-tcp 0 */
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 8787, NULL },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 8788,
+		  "filtered/listen" },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "0.0.0.0", 8787,
+		  "filtered/listen" },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 0, NULL },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "::1", 0, NULL },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "0.0.0.0", 0,
+		  "filtered/listen" },
+		{ NETPOLICY_LISTEN, NETPOLICY_TCP, "0.0.0.0", 0,
+		  "filtered/listen" },
+		/* no bind-udp 0: no ephemeral UDP bind */
+		{ NETPOLICY_BIND, NETPOLICY_UDP, "127.0.0.1", 0,
+		  "filtered/listen" },
+	};
+
+	(void)state;
+	ports_add(&p->connect_tcp, 443, 443);
+	ports_add(&p->bind_tcp, 0, 0);
+	items_add(&p->allow_cidr, "127.0.0.1/32");
+	items_add(&p->allow_cidr, "10.10.0.0/16:8000-8100");
+	items_add(&p->allow_cidr, "::1/128");
+	items_add(&p->listen, "127.0.0.1:8787");
+	r = rules(p, dns);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct netpolicy_addr a = addr(t[i].addr, t[i].port);
+		const char *got = decide(r, t[i].op, t[i].proto, &a);
+
+		if ((got == NULL) != (t[i].rule == NULL) ||
+		    (got && strcmp(got, t[i].rule) != 0))
+			fail_msg("case %zu (%s:%u): got %s, want %s", i,
+				 t[i].addr, t[i].port, got ? got : "allow",
+				 t[i].rule ? t[i].rule : "allow");
+	}
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
+/* Without allow-cidr or listen the port lists alone decide, for any
+ * address; net host allows every port. */
+static void
+test_decide_ports_only(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r = NULL;
+	struct netpolicy_addr a = addr("203.0.113.7", 443);
+
+	(void)state;
+	ports_add(&p->connect_tcp, 443, 443);
+	items_add(&p->unix_paths, "/run/postgresql/.s.PGSQL.5432");
+	r = rules(p, NULL);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	a.port = 80;
+	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
+			    "filtered/port");
+	/* A bind off loopback: the address refuses before the port. */
+	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
+			    "filtered/listen");
+	a = addr("127.0.0.1", 80);
+	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
+			    "filtered/bind-port");
+	a = addr("203.0.113.7", 80);
+	netpolicy_rules_free(r);
+	p->net = LLW_NET_HOST;
+	r = rules(p, NULL);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	/* No resolver: no DNS, whatever the mode. */
+	a.port = 53;
+	assert_string_equal(decide(r, NETPOLICY_SEND, NETPOLICY_UDP, &a),
+			    "filtered/dns");
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
+static void
+test_local(void **state)
+{
+	static const struct {
+		const char *addr;
+		bool local;
+	} t[] = {
+		{ "127.0.0.1", true },
+		{ "127.255.0.9", true },
+		{ "0.0.0.0", true },
+		{ "10.1.2.3", true },
+		{ "172.16.0.1", true },
+		{ "172.31.255.1", true },
+		{ "172.32.0.1", false },
+		{ "192.168.1.1", true },
+		{ "192.169.1.1", false },
+		{ "169.254.169.254", true },
+		{ "100.64.0.1", true },
+		{ "100.127.255.1", true },
+		{ "100.128.0.1", false },
+		{ "224.0.0.251", true },
+		{ "255.255.255.255", true },
+		{ "203.0.113.7", false },
+		{ "8.8.8.8", false },
+		{ "::1", true },
+		{ "::", true },
+		{ "fe80::1", true },
+		{ "fd00::1", true },
+		{ "fc00::1", true },
+		{ "ff02::fb", true },
+		{ "2001:db8::1", false },
+		{ "::ffff:10.0.0.1", true },
+		{ "::ffff:8.8.8.8", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct netpolicy_addr a = addr(t[i].addr, 80);
+
+		if (netpolicy_addr_local(&a) != t[i].local)
+			fail_msg("%s: local should be %d", t[i].addr,
+				 t[i].local);
+	}
+}
+
+/* proxy = yes (or allow-host): the proxy's address is reached, DNS is
+ * not, port rules no longer reach the network; allow-cidr entries and
+ * the sandbox's own loopback rules still decide as before. */
+static void
+test_decide_proxy(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r = NULL;
+	char *const dns[] = { "127.0.0.53", NULL };
+	struct netpolicy_addr a, px = addr("127.0.0.1", 40123);
+
+	(void)state;
+	items_add(&p->allow_host, "api.openai.com");
+	ports_add(&p->connect_tcp, 443, 443);
+	items_add(&p->allow_cidr, "10.1.0.0/16:8443");
+	assert_true(netpolicy_needs_supervisor(p));
+	r = rules(p, dns);
+
+	/* Before the proxy listens, its port is nothing special. */
+	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &px),
+			    "filtered/local");
+	netpolicy_rules_set_proxy(r, &px);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &px));
+	a = addr("127.0.0.1", 40124);
+	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
+			    "filtered/local");
+	a = addr("127.0.0.1", 40123);
+	assert_string_equal(decide(r, NETPOLICY_SEND, NETPOLICY_UDP, &a),
+			    "filtered/local");
+	/* DNS, even to the resolver. */
+	a = addr("127.0.0.53", 53);
+	assert_string_equal(decide(r, NETPOLICY_SEND, NETPOLICY_UDP, &a),
+			    "filtered/proxy");
+	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
+			    "filtered/proxy");
+	/* The port rule no longer reaches the internet... */
+	a = addr("203.0.113.7", 443);
+	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
+			    "filtered/proxy");
+	a = addr("203.0.113.7", 443);
+	assert_string_equal(decide(r, NETPOLICY_SEND, NETPOLICY_UDP, &a),
+			    "filtered/proxy");
+	/* ... allow-cidr does. */
+	a = addr("10.1.2.3", 8443);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	assert_string_equal(netpolicy_cidr_allows(r, &a), "test");
+	a = addr("10.1.2.3", 443);
+	assert_null(netpolicy_cidr_allows(r, &a));
+	a = addr("10.2.2.3", 8443);
+	assert_null(netpolicy_cidr_allows(r, &a));
+	netpolicy_rules_free(r);
+
+	/* In mode host the proxy is not used. */
+	p->net = LLW_NET_HOST;
+	r = rules(p, dns);
+	a = addr("203.0.113.7", 443);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
+/* supervise = yes with port rules only: the internet on those ports,
+ * local destinations never; binds on loopback; the unspecified address
+ * is loopback as a destination and becomes loopback as a bind. */
+static void
+test_decide_local(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r = NULL;
+	char *const dns[] = { "127.0.0.53", NULL };
+	struct netpolicy_addr a;
+
+	(void)state;
+	p->supervise = true;
+	ports_add(&p->connect_tcp, 443, 443);
+	ports_add(&p->bind_tcp, 0, 0);
+	ports_add(&p->bind_tcp, 1024, 65535);
+	r = rules(p, dns);
+
+	a = addr("203.0.113.7", 443);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	a = addr("127.0.0.1", 443);
+	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
+			    "filtered/local");
+	a = addr("192.168.1.1", 443);
+	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
+			    "filtered/local");
+	/* The resolver, on loopback, over UDP and TCP. */
+	a = addr("127.0.0.53", 53);
+	assert_null(decide(r, NETPOLICY_SEND, NETPOLICY_UDP, &a));
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+
+	a = addr("0.0.0.0", 443);
+	netpolicy_addr_destination(&a);
+	assert_int_equal(a.family, AF_INET);
+	assert_int_equal(a.a[0], 127);
+	assert_int_equal(a.a[3], 1);
+	a = addr("::", 8080);
+	netpolicy_addr_destination(&a);
+	assert_int_equal(a.family, AF_INET6);
+	assert_int_equal(a.a[15], 1);
+	assert_int_equal(a.port, 8080);
+
+	/* Binds: loopback only; the wildcard becomes loopback. */
+	a = addr("0.0.0.0", 5173);
+	assert_true(netpolicy_bind_address(r, &a));
+	assert_int_equal(a.a[0], 127);
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a));
+	a = addr("127.0.0.1", 5173);
+	assert_false(netpolicy_bind_address(r, &a));
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a));
+	a = addr("192.168.1.5", 5173);
+	assert_false(netpolicy_bind_address(r, &a));
+	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
+			    "filtered/listen");
+	a = addr("127.0.0.1", 80);
+	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
+			    "filtered/bind-port");
+	netpolicy_rules_free(r);
+
+	/* A listen entry on the wildcard is asked for: kept. */
+	items_add(&p->listen, "0.0.0.0:4096");
+	r = rules(p, dns);
+	a = addr("0.0.0.0", 4096);
+	assert_false(netpolicy_bind_address(r, &a));
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a));
+	netpolicy_rules_free(r);
+	/* net = host: nothing changes. */
+	p->net = LLW_NET_HOST;
+	r = rules(p, dns);
+	a = addr("0.0.0.0", 5173);
+	assert_false(netpolicy_bind_address(r, &a));
+	a = addr("127.0.0.1", 443);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
+/* The typed rules are parsed once, when the policy is resolved; a bad
+ * value (which profile loading would have refused) names its origin. */
+static void
+test_parse_network(void **state)
+{
+	static const struct {
+		const char *key, *value, *want;
+	} t[] = {
+		{ "allow-cidr", "10.0.0.0/40",
+		  "test: bad allow-cidr '10.0.0.0/40'" },
+		{ "listen", "127.0.0.1:80-80",
+		  "test: bad listen address '127.0.0.1:80-80'" },
+		{ "dns", "[::1]", "test: bad DNS server address '[::1]'" },
+		{ "allow-host", "a.*.example",
+		  "test: bad allow-host 'a.*.example'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct policy *p = policy_new();
+		struct llw_items *it =
+			strcmp(t[i].key, "allow-cidr") == 0 ? &p->allow_cidr
+			: strcmp(t[i].key, "listen") == 0   ? &p->listen
+			: strcmp(t[i].key, "dns") == 0	    ? &p->dns
+							    : &p->allow_host;
+		char *cause = NULL;
+
+		items_add(&p->allow_cidr, "10.0.0.0/8:443");
+		items_add(it, t[i].value);
+		assert_int_equal(policy_parse_network(p, &cause), -EINVAL);
+		if (strstr(cause, t[i].want) == NULL)
+			fail_msg("%s: got '%s'", t[i].value, cause);
+		assert_int_equal(p->n_cidrs, 0);
+		assert_int_equal(p->n_hosts, 0);
+		free(cause);
+		policy_free(p);
+	}
+}
+
+/* What policy_parse_network makes: typed values in the items' order,
+ * each with its origin. */
+static void
+test_parse_network_typed(void **state)
+{
+	struct policy *p = policy_new();
+	_cleanup_free_ char *l = NULL, *d = NULL;
+	char *cause = NULL;
+
+	(void)state;
+	items_add(&p->allow_cidr, "10.0.0.0/8:443,8000-8100");
+	items_add(&p->allow_cidr, "[::ffff:127.0.0.1]:80");
+	items_add(&p->listen, "[::1]:8080");
+	items_add(&p->dns, "::ffff:192.0.2.53");
+	items_add(&p->allow_host, "*.Example.COM:443,8443");
+	assert_int_equal(policy_parse_network(p, &cause), 0);
+	assert_int_equal(p->n_hosts, 1);
+	assert_string_equal(p->hosts[0].name, "example.com");
+	assert_true(p->hosts[0].wildcard);
+	assert_int_equal(p->hosts[0].n_ports, 2);
+	assert_string_equal(p->hosts[0].origin, "test");
+	assert_int_equal(p->n_cidrs, 2);
+	assert_int_equal(p->cidrs[0].prefix, 8);
+	assert_int_equal(p->cidrs[0].n_ports, 2);
+	assert_int_equal(p->cidrs[0].ports[1].lo, 8000);
+	assert_int_equal(p->cidrs[0].ports[1].hi, 8100);
+	assert_string_equal(p->cidrs[0].origin, "test");
+	assert_int_equal(p->cidrs[1].net.family, AF_INET);
+	assert_int_equal(p->cidrs[1].prefix, 32);
+	assert_int_equal(p->n_listen_addrs, 1);
+	l = netpolicy_addr_format(&p->listen_addrs[0]);
+	assert_string_equal(l, "[::1]:8080");
+	assert_int_equal(p->n_dns_addrs, 1);
+	d = netpolicy_ip_format(&p->dns_addrs[0]);
+	assert_string_equal(d, "192.0.2.53");
+	/* Parsing again replaces what was there. */
+	assert_int_equal(policy_parse_network(p, &cause), 0);
+	assert_int_equal(p->n_cidrs, 2);
+	policy_free(p);
+}
+
+/* The grammar profile.c validates with is the one that parses. */
+static void
+test_parse_strict(void **state)
+{
+	static const struct {
+		const char *in;
+		int ok;
+	} ports[] = {
+		{ "443", 0 },	      { "443,8000-8100", 0 },
+		{ "0", 0 },	      { "", -EINVAL },
+		{ ",443", -EINVAL },  { "443,", -EINVAL },
+		{ "1,,2", -EINVAL },  { "2-1", -EINVAL },
+		{ "65536", -EINVAL }, { " 1", -EINVAL },
+	};
+	struct netpolicy_addr a;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ports); i++) {
+		_cleanup_free_ struct llw_port_range *v = NULL;
+		size_t n = 0;
+		int r = netpolicy_parse_ports(ports[i].in, &v, &n);
+
+		if (r != ports[i].ok)
+			fail_msg("ports '%s': got %d", ports[i].in, r);
+		if (r == 0)
+			assert_true(n > 0);
+	}
+	assert_int_equal(netpolicy_parse_listen("127.0.0.1:80-80", &a),
+			 -EINVAL);
+	assert_int_equal(netpolicy_parse_listen("127.0.0.1:080", &a), 0);
+	assert_int_equal(a.port, 80);
+	assert_int_equal(netpolicy_parse_ip("192.0.2.1", &a), 0);
+	assert_int_equal(netpolicy_parse_ip("[::1]", &a), -EINVAL);
+	assert_int_equal(netpolicy_parse_addr("[::1]", &a), 0);
+	assert_int_equal(netpolicy_parse_ip("::ffff:10.0.0.1", &a), 0);
+	assert_int_equal(a.family, AF_INET);
+	assert_int_equal(netpolicy_parse_ip("10.0.0.1 ", &a), -EINVAL);
+}
+
+static void
+test_resolvers(void **state)
+{
+	struct policy *p = policy_new();
+	_cleanup_free_ struct netpolicy_addr *v = NULL, *w = NULL, *z = NULL;
+	size_t n;
+	char *cause = NULL;
+	const char *conf = "# comment\nsearch example.com\n"
+			   "nameserver 127.0.0.53\n"
+			   "nameserver\t::1 # trailing\n"
+			   "nameserver fe80::1%eth0\n"
+			   "nameserver not-an-address\n"
+			   "nameserver 127.0.0.53\n";
+	static const char *const want[] = { "127.0.0.53", "::1", "fe80::1" };
+
+	(void)state;
+	v = netpolicy_resolvers(p, conf, &n);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *s = netpolicy_ip_format(&v[i]);
+
+		assert_string_equal(s, want[i]);
+	}
+	z = netpolicy_resolvers(p, NULL, &n);
+	assert_null(z);
+	assert_int_equal(n, 0);
+	items_add(&p->dns, "192.0.2.53");
+	assert_int_equal(policy_parse_network(p, &cause), 0);
+	w = netpolicy_resolvers(p, conf, &n);
+	assert_int_equal(n, 1);
+	{
+		_cleanup_free_ char *s = netpolicy_ip_format(&w[0]);
+
+		assert_string_equal(s, "192.0.2.53");
+	}
+	policy_free(p);
+}
+
+/* The sandbox's own listener: a loopback destination the rules refuse
+ * is reached when the lookup says the sandbox bound what is there, and
+ * only then; binds, and destinations the rules decide, never ask. */
+struct lookup_log {
+	unsigned calls;
+	bool answer;
+	uint64_t now_ns;
+	bool udp;
+};
+
+static bool
+own_socket(void *ctx, const struct netpolicy_query *q)
+{
+	struct lookup_log *l = ctx;
+
+	l->calls++;
+	l->now_ns = q->now_ns;
+	l->udp = q->proto == NETPOLICY_UDP;
+	return l->answer;
+}
+
+static void
+test_decide_lookup(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r;
+	struct lookup_log log = { 0 };
+	struct netpolicy_lookup lk = { .own_socket = own_socket, .ctx = &log };
+	struct netpolicy_query q = { .op = NETPOLICY_CONNECT,
+				     .proto = NETPOLICY_TCP,
+				     .now_ns = 77 };
+
+	(void)state;
+	p->supervise = true;
+	ports_add(&p->connect_tcp, 443, 443);
+	ports_add(&p->bind_tcp, 8000, 8000);
+	r = rules(p, NULL);
+
+	q.addr = addr("127.0.0.1", 8000);
+	assert_string_equal(netpolicy_decide(r, &q, NULL), "filtered/local");
+	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/local");
+	assert_int_equal(log.calls, 1);
+	assert_int_equal(log.now_ns, 77);
+	log.answer = true;
+	assert_null(netpolicy_decide(r, &q, &lk));
+	q.proto = NETPOLICY_UDP;
+	q.op = NETPOLICY_SEND;
+	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_true(log.udp);
+	/* Not loopback: the rules alone. */
+	q.addr = addr("192.168.1.1", 8000);
+	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/local");
+	/* Allowed by the rules: nothing asked. */
+	log.calls = 0;
+	q.op = NETPOLICY_CONNECT;
+	q.proto = NETPOLICY_TCP;
+	q.addr = addr("203.0.113.7", 443);
+	assert_null(netpolicy_decide(r, &q, &lk));
+	/* A bind is the rules' alone. */
+	q.op = NETPOLICY_BIND;
+	q.addr = addr("127.0.0.1", 8001);
+	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/bind-port");
+	assert_int_equal(log.calls, 0);
+	/* A lookup without the question: no. */
+	lk.own_socket = NULL;
+	q.op = NETPOLICY_CONNECT;
+	q.addr = addr("127.0.0.1", 8000);
+	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/local");
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
+static void
+test_own(void **state)
+{
+	struct netpolicy_own *o = xcalloc(1, sizeof(*o));
+	struct netpolicy_own_unix u = {
+		.cookie = 1, .abstract = true, .len = 3, .name = "abc"
+	};
+	struct netpolicy_own_unix pu = { .cookie = 2, .dev = 8, .vfs_ino = 99 };
+	struct netpolicy_unix_dest abs = { .abstract = true,
+					   .name = "abc",
+					   .len = 3 };
+	struct netpolicy_unix_dest abs2 = { .abstract = true,
+					    .name = "abd",
+					    .len = 3 };
+	struct netpolicy_unix_dest path = { .dev = 8, .ino = 99 };
+	struct netpolicy_unix_dest path2 = { .dev = 9, .ino = 99 };
+	struct sockdiag_unix now = { 0 };
+
+	(void)state;
+	/* IP sockets by cookie, each once, the oldest forgotten first. */
+	assert_false(netpolicy_own_has_ip(o, 5));
+	netpolicy_own_add_ip(o, 5);
+	netpolicy_own_add_ip(o, 5);
+	assert_int_equal(o->n_ip, 1);
+	assert_true(netpolicy_own_has_ip(o, 5));
+	for (uint64_t c = 100; c < 100 + NETPOLICY_MAX_OWN; c++)
+		netpolicy_own_add_ip(o, c);
+	assert_int_equal(o->n_ip, NETPOLICY_MAX_OWN);
+	assert_false(netpolicy_own_has_ip(o, 5));
+	assert_true(netpolicy_own_has_ip(o, 100 + NETPOLICY_MAX_OWN - 1));
+
+	/* Unix sockets: candidates by what they were bound to. */
+	netpolicy_own_add_unix(o, &u);
+	netpolicy_own_add_unix(o, &u);
+	netpolicy_own_add_unix(o, &pu);
+	assert_int_equal(o->n_unix, 2);
+	assert_true(netpolicy_own_unix_candidate(&o->unix_[0], &abs));
+	assert_false(netpolicy_own_unix_candidate(&o->unix_[0], &abs2));
+	assert_false(netpolicy_own_unix_candidate(&o->unix_[0], &path));
+	assert_true(netpolicy_own_unix_candidate(&o->unix_[1], &path));
+	assert_false(netpolicy_own_unix_candidate(&o->unix_[1], &path2));
+	assert_false(netpolicy_own_unix_candidate(&o->unix_[1], &abs));
+
+	/* Still there: the kernel's word on the cookie. */
+	now.abstract = true;
+	now.name_len = 3;
+	memcpy(now.name, "abc", 3);
+	assert_true(netpolicy_own_unix_current(&abs, &now));
+	assert_false(netpolicy_own_unix_current(&abs2, &now));
+	assert_false(netpolicy_own_unix_current(&path, &now));
+	now = (struct sockdiag_unix){ .has_vfs = true,
+				      .vfs_dev = 8,
+				      .vfs_ino = 99 };
+	assert_true(netpolicy_own_unix_current(&path, &now));
+	assert_false(netpolicy_own_unix_current(&path2, &now));
+	now.has_vfs = false; /* unbound since: its path was removed */
+	assert_false(netpolicy_own_unix_current(&path, &now));
+	free(o);
+}
+
+static void
+test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(netpolicy_op_name(NETPOLICY_CONNECT), "connect");
+	assert_string_equal(netpolicy_op_name(NETPOLICY_SEND), "sendto");
+	assert_string_equal(netpolicy_op_name(NETPOLICY_BIND), "bind");
+	assert_string_equal(netpolicy_op_name(NETPOLICY_LISTEN), "listen");
+	assert_string_equal(netpolicy_proto_name(NETPOLICY_TCP), "tcp");
+	assert_string_equal(netpolicy_proto_name(NETPOLICY_UDP), "udp");
+	assert_string_equal(netpolicy_proto_name(NETPOLICY_UNIX), "unix");
+}
+
+static void
+test_ratelimit(void **state)
+{
+	struct netpolicy_ratelimit rl;
+	unsigned long rep, shown = 0, reported = 0;
+	uint64_t t = 1000000000ull;
+
+	(void)state;
+	netpolicy_ratelimit_init(&rl, 20, 5, t);
+	/* 10,000 attempts within one second: the burst and at most five
+	 * more get through. */
+	for (int i = 0; i < 10000; i++) {
+		if (netpolicy_ratelimit_take(&rl, t + (uint64_t)i * 100000,
+					     &rep))
+			shown++;
+		reported += rep;
+	}
+	assert_true(shown >= 20 && shown <= 26);
+	assert_false(netpolicy_ratelimit_flush(&rl, t + 1000000000ull, false,
+					       &rep) &&
+		     rep == 0);
+	/* The report comes when a token is back, and counts every line
+	 * not shown. */
+	t += 10ull * 1000000000ull;
+	assert_true(netpolicy_ratelimit_take(&rl, t, &rep));
+	assert_true(rep > 0);
+	reported += rep;
+	assert_int_equal(shown + reported, 10000);
+	assert_true(netpolicy_ratelimit_take(&rl, t, &rep));
+	assert_int_equal(rep, 0);
+	/* At exit, whatever is left is reported without a token. */
+	rl.tokens = 0;
+	rl.suppressed = 7;
+	assert_true(netpolicy_ratelimit_flush(&rl, t, true, &rep));
+	assert_int_equal(rep, 7);
+	assert_false(netpolicy_ratelimit_flush(&rl, t, true, &rep));
+}
+
+static void
+test_log_line(void **state)
+{
+	_cleanup_free_ char *prefix = netpolicy_log_prefix(NULL, "opencode");
+	_cleanup_free_ char *custom = netpolicy_log_prefix("x-%n-%%", "a");
+	_cleanup_free_ char *l1 = NULL, *l2 = NULL;
+
+	(void)state;
+	assert_string_equal(prefix, "llwrap-opencode-blocked");
+	assert_string_equal(custom, "x-a-%");
+	l1 = netpolicy_log_line(prefix, NETPOLICY_CONNECT, NETPOLICY_TCP,
+				"203.0.113.7:443", 4242, "curl",
+				"filtered/no-cidr");
+	assert_string_equal(l1, "llwrap-opencode-blocked: connect tcp "
+				"203.0.113.7:443 pid=4242 comm=curl "
+				"rule=filtered/no-cidr");
+	/* One attempt is one line, whatever the names hold. */
+	l2 = netpolicy_log_line("p", NETPOLICY_SEND, NETPOLICY_UNIX,
+				"/tmp/a b\nfake: line", 1, "evil\ncomm",
+				"filtered/unix");
+	assert_string_equal(l2, "p: sendto unix /tmp/a?b?fake:?line pid=1 "
+				"comm=evil?comm rule=filtered/unix");
+}
+
+static void
+test_log_path(void **state)
+{
+	char *env1[] = { "HOME=/home/u", NULL };
+	char *env2[] = { "HOME=/home/u", "XDG_STATE_HOME=/s", NULL };
+	char *env3[] = { NULL };
+	_cleanup_free_ char *a = netpolicy_log_path("opencode", env1);
+	_cleanup_free_ char *b = netpolicy_log_path("../x/y", env2);
+
+	(void)state;
+	assert_string_equal(a, "/home/u/.local/state/llwrap/opencode.log");
+	assert_string_equal(b, "/s/llwrap/_.._x_y.log");
+	assert_null(netpolicy_log_path("n", env3));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_cidr),
+		cmocka_unit_test(test_cidr_contains),
+		cmocka_unit_test(test_sockaddr),
+		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test(test_parse_strict),
+		cmocka_unit_test(test_parse_network),
+		cmocka_unit_test(test_parse_network_typed),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_decide_ports_only),
+		cmocka_unit_test(test_local),
+		cmocka_unit_test(test_decide_local),
+		cmocka_unit_test(test_decide_proxy),
+		cmocka_unit_test(test_decide_lookup),
+		cmocka_unit_test(test_resolvers),
+		cmocka_unit_test(test_own),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_ratelimit),
+		cmocka_unit_test(test_log_line),
+		cmocka_unit_test(test_log_path),
+	};
+
+	return cmocka_run_group_tests_name("netpolicy", tests, NULL, NULL);
+}
