@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "compat/syscall.h"
+#include "fdutil.h"
 #include "ruleset.h"
 #include "testhook.h"
 #include "xalloc.h"
@@ -634,16 +635,55 @@ ruleset_create(const struct ruleset_plan *rp, int *out, char **cause)
 }
 
 int
-ruleset_restrict(int rfd, char **cause)
+ruleset_restrict_flags(int abi, long threads, uint32_t *flags, char **cause)
 {
-	int err;
+	*flags = 0;
+	if (threads == 1)
+		return 0;
+	if (abi >= 8) {
+		*flags = LLW_RESTRICT_SELF_TSYNC;
+		return 0;
+	}
+	if (threads <= 0)
+		return 0; /* llwrap restricts a single-threaded child */
+	*cause = xasprintf("Landlock: this process has %ld threads, and "
+			   "Landlock ABI %d restricts only the calling one "
+			   "(restricting them all needs ABI 8, Linux 7.0)",
+			   threads, abi);
+	return -EBUSY;
+}
 
-	/*
-	 * Flags 0: audit logging keeps the kernel's defaults, and TSYNC
-	 * (ABI 8) is not needed because the caller is the single thread of
-	 * the child that is about to execve().
-	 */
-	if (sys_landlock_restrict_self(rfd, 0) < 0) {
+long
+ruleset_threads(void)
+{
+	_cleanup_close_ int fd =
+		open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *s = NULL;
+	const char *t;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = fd_read_all(fd, 1 << 16, &s, NULL)) < 0)
+		return r;
+	t = strstr(s, "\nThreads:");
+	if (t == NULL)
+		return -ENOENT;
+	return strtol(t + 9, NULL, 10);
+}
+
+int
+ruleset_restrict(int rfd, int abi, char **cause)
+{
+	uint32_t flags;
+	int err, r;
+
+	/* The child that execs the command is single-threaded: TSYNC only
+	 * where that ever stops being true. */
+	if ((r = ruleset_restrict_flags(abi, ruleset_threads(), &flags,
+					cause)) < 0)
+		return r;
+	if (sys_landlock_restrict_self(rfd, flags) < 0) {
 		err = errno;
 		*cause = xasprintf("Landlock: landlock_restrict_self failed: "
 				   "%s%s",
@@ -663,5 +703,5 @@ ruleset_apply(const struct ruleset_plan *rp, char **cause)
 
 	if ((r = ruleset_create(rp, &rfd, cause)) < 0)
 		return r;
-	return ruleset_restrict(rfd, cause);
+	return ruleset_restrict(rfd, rp->abi, cause);
 }

@@ -2,8 +2,9 @@
  * Landlock (layer L1): ABI and errata probe, best-effort masking per ABI,
  * and applying a compiled plan to the calling thread.
  *
- * Planning is pure (ruleset_plan) so the unit tests can run it for every
- * ABI from 1 to 10; only ruleset_probe and ruleset_apply make syscalls.
+ * Planning is pure (ruleset_plan, ruleset_restrict_flags) so the unit
+ * tests can run it for every ABI from 1 to 10; only ruleset_probe,
+ * ruleset_threads and ruleset_apply (create, restrict) make syscalls.
  */
 #ifndef LLW_RULESET_H
 #define LLW_RULESET_H
@@ -127,6 +128,21 @@ int ruleset_apply(const struct ruleset_plan *rp, char **cause);
  * ruleset_restrict() enforces it (no_new_privs set) and leaves fd open.
  */
 int ruleset_create(const struct ruleset_plan *rp, int *fd, char **cause);
-int ruleset_restrict(int fd, char **cause);
+int ruleset_restrict(int fd, int abi, char **cause);
+
+/*
+ * The landlock_restrict_self() flags for a process of threads threads
+ * (0 or less: not known) under ABI abi, in *flags.  Landlock restricts
+ * the calling thread alone unless RESTRICT_SELF_TSYNC (ABI 8) asks it to
+ * restrict every thread of the process: so TSYNC wherever there may be
+ * another thread and the kernel knows the flag.  Where there is another
+ * thread and it does not, that thread would stay unrestricted: -EBUSY,
+ * and *cause says so.  Audit logging keeps the kernel's defaults.  Pure.
+ */
+int ruleset_restrict_flags(int abi, long threads, uint32_t *flags,
+			   char **cause);
+
+/* The number of threads of this process (/proc/self/status), or -errno. */
+long ruleset_threads(void);
 
 #endif /* LLW_RULESET_H */

@@ -1146,7 +1146,7 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 		return -e;
 	}
 	if (rfd >= 0) {
-		if ((r = ruleset_restrict(rfd, cause)) < 0)
+		if ((r = ruleset_restrict(rfd, sb->landlock->abi, cause)) < 0)
 			return r;
 		close(steal_fd(&rfd));
 	}

@@ -683,6 +683,12 @@ test_access_bits(void **state)
 				     LLW_FS_IOCTL_DEV);
 	assert_int_equal(pathtree_access_bits(LLW_ACCESS_RWX),
 			 rw | LLW_FS_EXECUTE);
+	/* RESOLVE_UNIX (ABI 9) in no level: on a directory it would make
+	 * every socket below connectable; ruleset.c grants it per entry of
+	 * the unix allow-list alone. */
+	for (int a = LLW_ACCESS_DENY; a <= LLW_ACCESS_RWX; a++)
+		assert_int_equal(pathtree_access_bits(a) & LLW_FS_RESOLVE_UNIX,
+				 0);
 }
 
 /* pathtree_fs_real on a temporary directory. */

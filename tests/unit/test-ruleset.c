@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -643,6 +644,39 @@ test_net_rules(void **state)
 }
 
 /*
+ * A DNS client alone (connect-udp 53, no bind-udp, no TCP): from ABI 10
+ * the autobind of its socket is the BIND_UDP of port 0, granted with
+ * the send; before, no UDP rule at all (seccomp decides).
+ */
+static void
+test_net_rules_udp_client(void **state)
+{
+	static const struct want_port dns[] = {
+		{ 0, LLW_NET_BIND_UDP },
+		{ 53, LLW_NET_CONNECT_SEND_UDP },
+	};
+	struct policy *p = tpolicy_new(LLW_NET_FILTERED);
+	struct ruleset_plan *rp;
+
+	(void)state;
+	ports_add(&p->connect_udp, 53, 53);
+	for (int abi = 1; abi <= 11; abi++) {
+		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		if (abi < 10) {
+			assert_int_equal(rp->handled_net & LLW_NET_BIND_UDP, 0);
+			check_net(rp, NULL, 0);
+		} else {
+			assert_true(rp->handled_net & LLW_NET_BIND_UDP);
+			check_net(rp, dns, ARRAY_SIZE(dns));
+			assert_string_equal(rp->net_rules[0].origin,
+					    "test.ini:1");
+		}
+		ruleset_plan_free(rp);
+	}
+	tpolicy_free(p);
+}
+
+/*
  * Random overlapping ranges against a port-by-port model: rights merged,
  * ports in order, the origin of the first range (in list order) naming
  * each port.
@@ -863,6 +897,54 @@ test_probe(void **state)
 	free(s);
 }
 
+/*
+ * landlock_restrict_self()'s flags: TSYNC (ABI 8) wherever the process
+ * may have another thread; refused where it has one and the kernel can
+ * restrict only the caller.
+ */
+static void
+test_restrict_flags(void **state)
+{
+	static const struct {
+		int abi;
+		long threads;
+		int r;
+		uint32_t flags;
+	} t[] = {
+		{ 1, 1, 0, 0 },
+		{ 7, 1, 0, 0 },
+		{ 8, 1, 0, 0 },
+		{ 10, 1, 0, 0 },
+		{ 8, 2, 0, LLW_RESTRICT_SELF_TSYNC },
+		{ 9, 40, 0, LLW_RESTRICT_SELF_TSYNC },
+		{ 10, 3, 0, LLW_RESTRICT_SELF_TSYNC },
+		/* Not known: TSYNC where it exists, costs nothing alone. */
+		{ 8, -ENOENT, 0, LLW_RESTRICT_SELF_TSYNC },
+		{ 7, -ENOENT, 0, 0 },
+		{ 7, 2, -EBUSY, 0 },
+		{ 1, 5, -EBUSY, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		char *cause = NULL;
+		uint32_t flags = 0xdead;
+		int r = ruleset_restrict_flags(t[i].abi, t[i].threads, &flags,
+					       &cause);
+
+		if (r != t[i].r || flags != t[i].flags)
+			fail_msg("ABI %d, %ld threads: got %d flags %#x",
+				 t[i].abi, t[i].threads, r, flags);
+		if (r < 0) {
+			assert_non_null(strstr(cause, "threads"));
+			assert_non_null(strstr(cause, "ABI 8"));
+		} else {
+			assert_null(cause);
+		}
+		free(cause);
+	}
+}
+
 /* A real ruleset, in a child: read-only on a temporary directory. */
 
 enum child_status {
@@ -984,6 +1066,128 @@ test_apply_real(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/*
+ * A process with a second thread: ruleset_apply restricts both (TSYNC,
+ * ABI 8), or refuses where Landlock would restrict the caller alone.
+ */
+struct other_thread {
+	int go[2], done[2];
+	const char *file;
+};
+
+static void *
+other_thread_run(void *arg)
+{
+	struct other_thread *o = arg;
+	char b;
+	int fd, err = 0;
+
+	if (read(o->go[0], &b, 1) != 1)
+		return NULL;
+	fd = open(o->file, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	else
+		err = errno;
+	b = (char)err;
+	(void)write(o->done[1], &b, 1);
+	return NULL;
+}
+
+enum {
+	THREADS_OK = 0,
+	THREADS_SETUP = 20,
+	THREADS_COUNT,
+	THREADS_APPLY,
+	THREADS_NOT_REFUSED,
+	THREADS_OTHER_FREE,
+};
+
+static int
+threads_child(const struct ruleset_plan *rp, const char *file)
+{
+	struct other_thread o = { .file = file };
+	char *cause = NULL;
+	pthread_t t;
+	char b = 'g';
+	int r;
+
+	if (ruleset_threads() != 1)
+		return THREADS_COUNT;
+	if (pipe(o.go) < 0 || pipe(o.done) < 0 ||
+	    pthread_create(&t, NULL, other_thread_run, &o) != 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return THREADS_SETUP;
+	if (ruleset_threads() != 2)
+		return THREADS_COUNT;
+	r = ruleset_apply(rp, &cause);
+	if (rp->abi < 8) {
+		/* Refused before any restriction: the other thread is as
+		 * free as the caller, and the caller says why. */
+		if (r != -EBUSY || strstr(cause, "2 threads") == NULL)
+			return THREADS_NOT_REFUSED;
+		free(cause);
+		return THREADS_OK;
+	}
+	if (r < 0) {
+		fprintf(stderr, "# %s\n", cause);
+		return THREADS_APPLY;
+	}
+	if (write(o.go[1], &b, 1) != 1 || read(o.done[0], &b, 1) != 1)
+		return THREADS_SETUP;
+	return b == EACCES ? THREADS_OK : THREADS_OTHER_FREE;
+}
+
+static void
+test_apply_threads(void **state)
+{
+	struct ruleset_kernel k;
+	char dir[] = "/tmp/llw-test-threads-XXXXXX";
+	_cleanup_free_ char *file = NULL;
+	struct plan_rule rules[1];
+	struct plan fs = { 0 };
+	struct policy *p;
+	struct ruleset_plan *rp;
+	pid_t pid;
+	int fd, status;
+
+	(void)state;
+	ruleset_probe(&k);
+	if (k.abi < 1) {
+		char *why = ruleset_describe(&k);
+
+		print_message("# SKIP threads: %s\n", why);
+		free(why);
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	file = xasprintf("%s/file", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	rules[0] = (struct plan_rule){ dir, RO, "test", false };
+	fs.rules = rules;
+	fs.n_rules = ARRAY_SIZE(rules);
+	p = tpolicy_new(LLW_NET_HOST);
+	rp = ruleset_plan_new_probed(p, &fs, &k);
+	print_message("# ABI %d: %s\n", rp->abi,
+		      rp->abi < 8 ? "refused (no TSYNC)"
+				  : "both threads restricted (TSYNC)");
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(threads_child(rp, file));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), THREADS_OK);
+
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* A rule whose path cannot be opened for a reason other than ENOENT. */
 static void
 test_apply_error_names_path(void **state)
@@ -1043,12 +1247,15 @@ main(void)
 		cmocka_unit_test(test_abi0),
 		cmocka_unit_test(test_net_rules),
 		cmocka_unit_test(test_net_rules_model),
+		cmocka_unit_test(test_net_rules_udp_client),
 		cmocka_unit_test(test_unix_paths),
 		cmocka_unit_test(test_abi_clamp),
 		cmocka_unit_test(test_ns_covers),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_apply_real),
+		cmocka_unit_test(test_restrict_flags),
+		cmocka_unit_test(test_apply_threads),
 		cmocka_unit_test(test_apply_error_names_path),
 	};
 
