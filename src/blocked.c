@@ -500,6 +500,8 @@ blocked_note(const char *op, const char *proto, const char *target,
 		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
 			*c = '?';
 	target = t;
+	if (harmless_what(proto, target) != NULL)
+		return NULL;
 	sug = blocked_suggest(op, proto, target, rule);
 
 	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s "

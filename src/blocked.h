@@ -89,7 +89,8 @@ char *blocked_footer(const struct blocked_log *log, const char *name);
  * The agent note (DESIGN.md §12): the line, newline included, that the
  * supervisor appends to a blocked process's standard error when that is
  * a pipe, a socket or a file, so that an agent reading it asks instead
- * of retrying.
+ * of retrying.  NULL for a known-harmless probe (nscd and the like: its
+ * caller falls back by itself, and nobody should be asked to allow it).
  */
 char *blocked_note(const char *op, const char *proto, const char *target,
 		   const char *rule);

@@ -530,6 +530,10 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 	if (strv_contains(sv->noted, key))
 		return;
 	strv_push(&sv->noted, key);
+	note = blocked_note(netpolicy_op_name(op), netpolicy_proto_name(proto),
+			    target, rule);
+	if (note == NULL)
+		return;
 	sv->n_noted++;
 	fd = (int)sys_pidfd_getfd(pidfd, STDERR_FILENO, 0);
 	if (fd < 0 || fstat(fd, &st) < 0 || isatty(fd))
@@ -539,8 +543,6 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
 		return;
-	note = blocked_note(netpolicy_op_name(op), netpolicy_proto_name(proto),
-			    target, rule);
 	len = strlen(note);
 	if (S_ISSOCK(st.st_mode)) {
 		(void)send(fd, note, len, MSG_DONTWAIT | MSG_NOSIGNAL);

@@ -77,6 +77,11 @@ if [ "$n" -eq 1 ]; then ok "... once for two attempts"; else not_ok "... $n time
 expect_output "... and once for the other destination" "^llwrap: blocked by the sandbox's policy: connect tcp 127\\.0\\.0\\.3:2 "
 run as_user /bin/sh -c "$LLWRAP_B --rx $LLW_HELPERS -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c '$(attempt 0)' 2>&1 | cat"
 expect_output "stderr the user's own pipe: the note" "^$NOTE"
+# A known-harmless probe (nscd: glibc falls back to /etc files) gets no
+# note: nobody should be asked to allow it.  The log still has it.
+run llw -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$PROBE unix-connect /var/run/nscd/socket; $(attempt 0)"
+expect_no_output "nscd's probe: no note" "blocked by the sandbox's policy: connect unix /var/run/nscd/socket"
+expect_output "... while the next attempt's note comes" "^$NOTE"
 
 # A stderr the command holds only for reading (here the read end of its
 # stdin pipe) gets nothing: the supervisor writes only where the command

@@ -340,6 +340,12 @@ test_note(void **state)
 				       "not a network failure: ask the user "
 				       "to allow it rather than retrying\n");
 	}
+	/* Known-harmless probes: no note. */
+	assert_null(blocked_note("connect", "unix", "/var/run/nscd/socket",
+				 "filtered/unix"));
+	assert_null(blocked_note("connect", "unix",
+				 "/run/systemd/userdb/io.systemd.Multiplexer",
+				 "filtered/unix"));
 }
 
 int
