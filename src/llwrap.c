@@ -1380,10 +1380,11 @@ options_done:
 		 * A monitor or pid 1, after the command ended.  It leaves with
 		 * _exit, as a forked helper does: no exit handler runs in a
 		 * process whose pid namespace for children may be gone (a
-		 * leak checker that forks there would fail).
+		 * leak checker that forks there would fail).  Nothing is
+		 * freed first: the exit frees it all, and the caller of
+		 * llwrap waits for pid 1 and the monitor in turn (freeing
+		 * cost each about 50 us).
 		 */
-		sandbox_free(sb);
-		policy_free(policy);
 		fflush(NULL);
 		_exit(status);
 	}

@@ -1445,7 +1445,10 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	r = sandbox_enter(sb, sv, &prog, env, argv, keep, n_keep, status,
 			  cause);
 out:
-	supervise_free(sv);
+	/* A monitor or an init whose command has ended (r > 0) exits next:
+	 * the exit frees the supervisor, and closes its listener. */
+	if (r <= 0)
+		supervise_free(sv);
 	proxyserve_stop(proxy);
 	/* 1: this process was a monitor or an init and its child has
 	 * ended; *status is what to exit with. */

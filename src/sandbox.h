@@ -113,7 +113,8 @@ int sandbox_make_dirs(const struct policy *p, char **cause);
  * Where a layer needs a process above the command (a pid namespace, the
  * network supervisor), this process forks and stays as the monitor: then
  * it returns 0 once the command has ended, with *status the exit status
- * to use.  Otherwise it returns only on failure: -errno with *cause, and
+ * to use, and the caller is to exit (the supervisor is left for the exit
+ * to free).  Otherwise it returns only on failure: -errno with *cause, and
  * *status 125 before exec, 126 or 127 when exec itself failed.
  */
 int sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
