@@ -7,16 +7,23 @@
  *
  *   ab N CMD [ARG...] [::: CMD [ARG...]]...
  *
- * Output: one line per command, "median_us p10_us diff_us p90_us name".
+ * Output: one line per command, "median_us p10_us diff_us p90_us name";
+ * with AB_CPU=1, "median_us p10_us diff_us p90_us cpu_us cpu_diff_us
+ * name", where cpu is the CPU time (user and system) of the command and
+ * every descendant it reaped (wait4's rusage), median and paired
+ * difference: on a machine that other work keeps busy, wall time also
+ * measures the others, CPU time much less.
  * Environment: AB_WARMUP, the rounds run first and not counted (default
  * 20; long workloads want fewer); AB_TIMEOUT, seconds after which a run
  * is killed (SIGALRM) and counts as a failure (default none).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,10 +50,11 @@ cmp_double(const void *a, const void *b)
 static unsigned timeout_s;
 
 static double
-run(char **argv, int devnull)
+run(char **argv, int devnull, double *cpu)
 {
 	double t0 = now_us(), t1;
 	pid_t pid = fork();
+	struct rusage ru;
 	int status;
 
 	if (pid < 0) {
@@ -59,11 +67,13 @@ run(char **argv, int devnull)
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0) {
-		perror("waitpid");
+	if (wait4(pid, &status, 0, &ru) < 0) {
+		perror("wait4");
 		exit(1);
 	}
 	t1 = now_us();
+	*cpu = ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec +
+	       ru.ru_stime.tv_sec * 1e6 + ru.ru_stime.tv_usec;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "ab: %s failed (status %#x)\n", argv[0],
 			status);
@@ -76,8 +86,9 @@ int
 main(int argc, char **argv)
 {
 	char **cmd[MAX_CMDS];
-	double *t[MAX_CMDS], *d;
+	double *t[MAX_CMDS], *u[MAX_CMDS], *d;
 	int n, nc = 0, devnull, warmup = 20;
+	bool cpu;
 
 	if (argc < 3 || (n = atoi(argv[1])) < 1) {
 		fprintf(stderr, "usage: ab N CMD [ARG...] [::: CMD...]...\n");
@@ -98,9 +109,16 @@ main(int argc, char **argv)
 		warmup = atoi(getenv("AB_WARMUP"));
 	if (getenv("AB_TIMEOUT") != NULL)
 		timeout_s = (unsigned)atoi(getenv("AB_TIMEOUT"));
+	cpu = getenv("AB_CPU") != NULL && strcmp(getenv("AB_CPU"), "1") == 0;
 	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	for (int c = 0; c < nc; c++)
+	for (int c = 0; c < nc; c++) {
 		t[c] = calloc(n, sizeof(double));
+		u[c] = calloc(n, sizeof(double));
+		if (t[c] == NULL || u[c] == NULL) {
+			perror("ab");
+			return 1;
+		}
+	}
 	d = calloc(n, sizeof(double));
 	if (devnull < 0 || d == NULL) {
 		perror("ab");
@@ -110,10 +128,12 @@ main(int argc, char **argv)
 	for (int i = 0; i < n + warmup; i++)
 		for (int j = 0; j < nc; j++) {
 			int c = (i + j) % nc;
-			double us = run(cmd[c], devnull);
+			double cu, us = run(cmd[c], devnull, &cu);
 
-			if (i >= warmup)
+			if (i >= warmup) {
 				t[c][i - warmup] = us;
+				u[c][i - warmup] = cu;
+			}
 		}
 	for (int c = 0; c < nc; c++) {
 		double diff;
@@ -127,6 +147,15 @@ main(int argc, char **argv)
 		qsort(d, n, sizeof(double), cmp_double);
 		printf("%.0f %.0f %+.0f %.0f", d[n / 2], d[n / 10], diff,
 		       d[n - 1 - n / 10]);
+		if (cpu) {
+			for (int i = 0; i < n; i++)
+				d[i] = u[c][i] - u[0][i];
+			qsort(d, n, sizeof(double), cmp_double);
+			diff = d[n / 2];
+			memcpy(d, u[c], n * sizeof(double));
+			qsort(d, n, sizeof(double), cmp_double);
+			printf(" %.0f %+.0f", d[n / 2], diff);
+		}
 		for (char **a = cmd[c]; *a != NULL; a++)
 			printf(" %s", *a);
 		printf("\n");

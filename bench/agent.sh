@@ -152,9 +152,9 @@ run() {
 		return
 	fi
 	echo "bench/agent.sh: $wl, $n rounds" >&2
-	AB_WARMUP=$warm $as "$work/ab" "$n" "${args[@]}" >"$work/ab.out" || return
-	while read -r med p10 diff p90 _; do
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "${names[$i]}" "$med" "$p10" "$diff" "$p90" >>"$res"
+	AB_CPU=1 AB_WARMUP=$warm $as "$work/ab" "$n" "${args[@]}" >"$work/ab.out" || return
+	while read -r med p10 diff p90 cpu cdiff _; do
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "${names[$i]}" "$med" "$p10" "$diff" "$p90" "$cpu" "$cdiff" >>"$res"
 		i=$((i + 1))
 	done <"$work/ab.out"
 }
@@ -197,26 +197,43 @@ cat <<EOF
 $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs, kernel $(uname -r); $(date -u '+%Y-%m-%d %H:%M UTC'); load average $load_start at the start, $load_end at the end; sandboxes run as $(if [ -n "$as" ]; then echo nobody; else id -un; fi); llwrap $(git -C "$top" describe --always --dirty 2>/dev/null).
 
 Medians of interleaved rounds (p10 .. p90); "paired" is the median of each
-round's difference from the run without the supervisor.
+round's difference from the run without the supervisor.  Wall time, then
+CPU time (user and system, of llwrap and every process it waited for):
+on a machine other work keeps busy, wall time also measures the others.
 
-| workload | no sandbox | -p opencode, supervise = no | -p opencode (supervisor) | supervisor vs without: paired | ratio |$([ -n "${BASE:-}" ] && echo " BASE -p opencode |")
+| wall time | no sandbox | -p opencode, supervise = no | -p opencode (supervisor) | supervisor vs without: paired | ratio |$([ -n "${BASE:-}" ] && echo " BASE -p opencode |")
 |---|---:|---:|---:|---:|---:|$([ -n "${BASE:-}" ] && echo "---:|")
 EOF
-awk -F'\t' -v base="${BASE:-}" '
-function ms(x) { return x >= 100000 ? sprintf("%.0f", x / 1000) : sprintf("%.2f", x / 1000) }
-{ w[$1] = 1; m[$1, $2] = $3; lo[$1, $2] = $4; d[$1, $2] = $5; hi[$1, $2] = $6; if (!($1 in ord)) ord[$1] = ++n; name[n] = $1 }
-END {
-	for (i = 1; i <= n; i++) {
-		k = name[i]
-		cell = ""
-		if (base != "") cell = sprintf(" %s ms |", ms(m[k, "base"]))
-		printf "| %s | %s ms (%s .. %s) | %s ms (%s .. %s) | %s ms (%s .. %s) | %+.2f ms | %.3f |%s\n", k,
-		    ms(m[k, "bare"]), ms(lo[k, "bare"]), ms(hi[k, "bare"]),
-		    ms(m[k, "nosup"]), ms(lo[k, "nosup"]), ms(hi[k, "nosup"]),
-		    ms(m[k, "sup"]), ms(lo[k, "sup"]), ms(hi[k, "sup"]),
-		    d[k, "sup"] / 1000, m[k, "sup"] / m[k, "nosup"], cell
+table() { # table wall|cpu
+	awk -F'\t' -v base="${BASE:-}" -v what="$1" '
+	function ms(x) { return x >= 100000 ? sprintf("%.0f", x / 1000) : sprintf("%.2f", x / 1000) }
+	{
+		if (what == "cpu") { $3 = $7; $5 = $8 }
+		m[$1, $2] = $3; lo[$1, $2] = $4; d[$1, $2] = $5; hi[$1, $2] = $6
+		if (!($1 in ord)) { ord[$1] = ++n; name[n] = $1 }
 	}
-}' "$res"
+	END {
+		for (i = 1; i <= n; i++) {
+			k = name[i]
+			cell = base != "" ? sprintf(" %s ms |", ms(m[k, "base"])) : ""
+			if (what == "cpu")
+				printf "| %s | %s ms | %s ms | %s ms | %+.2f ms | %.3f |%s\n", k,
+				    ms(m[k, "bare"]), ms(m[k, "nosup"]), ms(m[k, "sup"]),
+				    d[k, "sup"] / 1000, m[k, "sup"] / m[k, "nosup"], cell
+			else
+				printf "| %s | %s ms (%s .. %s) | %s ms (%s .. %s) | %s ms (%s .. %s) | %+.2f ms | %.3f |%s\n", k,
+				    ms(m[k, "bare"]), ms(lo[k, "bare"]), ms(hi[k, "bare"]),
+				    ms(m[k, "nosup"]), ms(lo[k, "nosup"]), ms(hi[k, "nosup"]),
+				    ms(m[k, "sup"]), ms(lo[k, "sup"]), ms(hi[k, "sup"]),
+				    d[k, "sup"] / 1000, m[k, "sup"] / m[k, "nosup"], cell
+		}
+	}' "$res"
+}
+table wall
+echo
+echo "| CPU time | no sandbox | -p opencode, supervise = no | -p opencode (supervisor) | supervisor vs without: paired | ratio |$([ -n "${BASE:-}" ] && echo " BASE -p opencode |")"
+echo "|---|---:|---:|---:|---:|---:|$([ -n "${BASE:-}" ] && echo "---:|")"
+table cpu
 awk -F'\t' '$2 == "floor" { f = $3 } $2 == "sup" && $1 ~ /start-up/ { a = $3 }
 	END { if (f != "" && a != "") printf "\nKernel floor of -p opencode'"'"'s start-up (bench/floor.c --ns --devpts --notify, its mounts and rules): %.2f ms; -p opencode is %+.2f ms over it.\n", f / 1000, (a - f) / 1000 }' "$res"
 echo
