@@ -26,6 +26,7 @@
 #include "compat/landlock.h"
 #include "path.h"
 #include "strv.h"
+#include "hostrule.h"
 #include "proxy.h"
 #include "why.h"
 #include "xalloc.h"
@@ -639,6 +640,71 @@ cidr_rule(const struct policy *p, const struct netpolicy_addr *a,
 	}
 }
 
+/*
+ * A name under allow-host (DESIGN.md §6.1): the entries decide, through
+ * llwrap's proxy; the addresses it resolves to are checked when it is
+ * reached (rebinding), which why cannot know.
+ */
+static void
+why_host(const struct policy *p, const struct why_query *q,
+	 struct why_verdict *v)
+{
+	_cleanup_free_ char *name = xstrdup(q->host);
+	size_t len = strlen(name);
+	const char *origin = NULL;
+	enum hostrule_verdict hv;
+	uint16_t port = q->addr.port;
+
+	if (len > 1 && name[len - 1] == '.')
+		name[len - 1] = '\0';
+	for (char *c = name; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	set(&v->layer, xstrdup("S supervisor and llwrap's proxy (allow-host)"));
+	hv = hostrule_match(p->hosts, p->n_hosts, &p->connect_tcp, name, port,
+			    &origin);
+	for (size_t i = 0; origin != NULL && i < p->n_hosts; i++) {
+		if (p->hosts[i].origin != origin)
+			continue;
+		set(&v->rule,
+		    xasprintf("allow-host = %s", p->allow_host.v[i].value));
+		set(&v->origin, xstrdup(origin));
+		break;
+	}
+	if (hv == HOSTRULE_ALLOWED) {
+		v->allowed = true;
+		set(&v->decision,
+		    xasprintf("allowed: connect %s:%u, by name, through "
+			      "llwrap's proxy (HTTPS_PROXY)",
+			      name, port));
+		note(v, xstrdup("an address the name resolves to on this "
+				"host or its networks (loopback, private, "
+				"link-local, CGNAT, ULA) is refused unless an "
+				"allow-cidr entry holds it (rebinding)"));
+		note(v, xstrdup("a client that ignores the proxy variables "
+				"reaches no name: DNS is refused"));
+		return;
+	}
+	v->allowed = false;
+	if (hv == HOSTRULE_PORT) {
+		set(&v->decision,
+		    xasprintf("denied: %s is in allow-host, not on port %u "
+			      "(filtered/host-port)",
+			      name, port));
+	} else {
+		set(&v->decision, xasprintf("denied: %s is not in allow-host "
+					    "(filtered/host)",
+					    name));
+		set(&v->rule,
+		    xasprintf("allow-host (%zu %s, none names %s)", p->n_hosts,
+			      p->n_hosts == 1 ? "entry" : "entries", name));
+		set(&v->origin, xstrdup(p->allow_host.v[0].origin));
+	}
+	set(&v->change, xasprintf("[network] allow-host = %s:%u (or "
+				  "--allow-host %s:%u)",
+				  name, port, name, port));
+}
+
 static void
 why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	       const struct why_query *q, struct why_verdict *v)
@@ -658,6 +724,11 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	uint16_t port = q->addr.port;
 
 	set(&v->layer, xstrdup("S supervisor"));
+	if (q->host != NULL && proxy_enabled(p) &&
+	    q->access == WHY_CONNECT_TCP) {
+		why_host(p, q, v);
+		return;
+	}
 	if (q->host != NULL) {
 		/* A name: the supervisor sees only the address it resolves
 		 * to.  Without allow-cidr entries the port decides. */
@@ -674,10 +745,10 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 						  p->allow_cidr.v[i].value,
 						  p->allow_cidr.v[i].origin));
 			set(&v->change,
-			    xasprintf("[network] allow-cidr = ADDR/32:%u for "
-				      "each address of %s (named hosts, "
-				      "allow-host, do not exist yet)",
-				      port, q->host));
+			    xasprintf("[network] allow-host = %s:%u (or "
+				      "allow-cidr = ADDR/32:%u for each of "
+				      "its addresses)",
+				      q->host, port, port));
 			return;
 		}
 	}
@@ -934,10 +1005,10 @@ why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		    xstrdup(pr ? pr->origin : rp->net_rules[i].origin));
 		note_port_reach(v, key, port);
 		if (q->host != NULL)
-			note(v, xstrdup("names are not rules (allow-host does "
-					"not exist yet): the port decides, "
-					"whatever address the name resolves "
-					"to"));
+			note(v, xstrdup("the port decides, whatever address "
+					"the name resolves to (to reach this "
+					"name alone: allow-host, which starts "
+					"the supervisor)"));
 		return;
 	}
 	v->allowed = false;

@@ -176,6 +176,21 @@ expect_output "a port denial suggests the port rule and warns of its reach" \
 why_says -p opencode why api.openai.com:443
 expect_output "a name under a port rule: the port decides, with its source" \
 	"allowed.*connect-tcp = 443   \(.*opencode.ini:[0-9]+\)"
+printf '[network]\nconnect-tcp = 443\nallow-host = api.openai.com\nallow-host = *.example.org:22\n' >"$T/hosts.ini"
+chmod 644 "$T/hosts.ini"
+why_says -p default -p "$T/hosts.ini" why API.openai.com.:443
+expect_output "a name under allow-host: the entry decides, with file:line" \
+	"allowed: connect api.openai.com:443.*allow-host = api.openai.com   \(.*hosts.ini:3\)"
+expect_rc "... exit 0" 0
+why_says -p default -p "$T/hosts.ini" why git.example.org:443
+expect_output "a wildcard entry names it, not on this port" \
+	"filtered/host-port.*allow-host = \*.example.org:22   \(.*hosts.ini:4\).*allow-host = git.example.org:443"
+expect_rc "... exit 1" 1
+why_says -p default -p "$T/hosts.ini" why evil.example:443
+expect_output "a name no entry names is denied, with the line to add" \
+	"not in allow-host.*--allow-host evil.example:443"
+why_says -p default -p "$T/hosts.ini" why a.b.example.org:22
+expect_output "a wildcard is one label" "not in allow-host"
 why_says -p default why "$OUTSIDE/sock" --connect
 expect_output "a unix socket: seccomp, and the unix line to add" \
 	"L2 seccomp.*unix = $OUTSIDE/sock"

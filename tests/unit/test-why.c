@@ -227,6 +227,29 @@ static const struct why_case cases[] = {
 	  "is on this host or its networks" },
 	{ "default", "network supervise yes; network connect-tcp 443", 7, false,
 	  true, WHY_CONNECT_TCP, "192.168.1.10:443", DENY, "filtered/local" },
+/* allow-host: names decide, with the entry that did. */
+#define HOSTS                                                                  \
+	"network connect-tcp 443; network allow-host api.openai.com; "         \
+	"network allow-host *.githubusercontent.com:443,22"
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP,
+	  "api.openai.com:443", ALLOW,
+	  "rule:   allow-host = api.openai.com   (command line)" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP,
+	  "API.OpenAI.com.:443", ALLOW, "allowed: connect api.openai.com:443" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP,
+	  "api.openai.com:80", DENY, "not on port 80 (filtered/host-port)" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP,
+	  "api.openai.com:80", DENY,
+	  "allow:  [network] allow-host = api.openai.com:80" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP,
+	  "raw.githubusercontent.com:22", ALLOW,
+	  "rule:   allow-host = *.githubusercontent.com:443,22" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP,
+	  "githubusercontent.com:443", DENY, "is not in allow-host" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP,
+	  "a.b.githubusercontent.com:443", DENY, "is not in allow-host" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP, "evil.example:443",
+	  DENY, "allow:  [network] allow-host = evil.example:443" },
 };
 
 /* Apply "section key value; ..." to the command-line profile. */
