@@ -191,6 +191,23 @@ expect_output "a name no entry names is denied, with the line to add" \
 	"not in allow-host.*--allow-host evil.example:443"
 why_says -p default -p "$T/hosts.ini" why a.b.example.org:22
 expect_output "a wildcard is one label" "not in allow-host"
+# The shipped host groups: each loads, and names its hosts by file:line.
+for g in providers npm pypi crates go github; do
+	run llw -p default -p "hosts-$g" --explain true
+	expect_rc "host group hosts-$g loads" 0
+done
+why_says -p default -p hosts-github why github.com:22
+expect_output "hosts-github: ssh to github.com" \
+	"allowed: connect github.com:22.*\(.*/hosts-github.ini:[0-9]+\)"
+why_says -p default -p hosts-github why api.github.com:22
+expect_output "... and port 22 for github.com alone" "filtered/host-port"
+why_says -p default -p hosts-providers -p hosts-npm why api.anthropic.com:443
+expect_output "hosts-providers: a provider by name" \
+	"allowed: connect api.anthropic.com:443.*hosts-providers.ini:[0-9]+"
+why_says -p default -p hosts-npm why registry.npmjs.org:443
+expect_output "hosts-npm: the registry" "allowed.*hosts-npm.ini:[0-9]+"
+why_says -p default -p hosts-npm why registry.npmjs.org:80
+expect_output "... on 443 alone" "filtered/host-port"
 why_says -p default why "$OUTSIDE/sock" --connect
 expect_output "a unix socket: seccomp, and the unix line to add" \
 	"L2 seccomp.*unix = $OUTSIDE/sock"
