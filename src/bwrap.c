@@ -29,20 +29,6 @@
 	 LLW_FS_MAKE_SOCK | LLW_FS_MAKE_FIFO | LLW_FS_MAKE_BLOCK |             \
 	 LLW_FS_MAKE_SYM | LLW_FS_TRUNCATE)
 
-/* private-tmp's tmpfs mounts; /dev/shm is there only with bwrap's --dev,
- * which has one of its own (a directory, given a tmpfs with the size
- * limit). */
-static const char *const private_tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
-
-static const char *
-private_tmp_of(const char *path)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(private_tmps); i++)
-		if (path_under(path, private_tmps[i]))
-			return private_tmps[i];
-	return NULL;
-}
-
 /* What bwrap's --dev provides: these rules need no mount of their own. */
 static const char *const dev_provided[] = {
 	"/dev",	       "/dev/null",    "/dev/zero",    "/dev/full",
@@ -505,15 +491,19 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	for (size_t i = 0; i < fs->n_rules; i++)
 		if (!(bp->dev && path_under(fs->rules[i].path, "/dev")) &&
 		    !(bp->proc && path_under(fs->rules[i].path, "/proc")) &&
-		    !(p->private_tmp && private_tmp_of(fs->rules[i].path)))
+		    !(p->private_tmp &&
+		      policy_private_tmp_of(fs->rules[i].path)))
 			bind_rule(&v, fs, i);
 	if (bp->dev)
 		push2(&v, "--dev", "/dev");
 	if (bp->proc)
 		push2(&v, "--proc", "/proc");
-	for (size_t t = 0; p->private_tmp && t < ARRAY_SIZE(private_tmps);
-	     t++) {
-		const char *tmp = private_tmps[t];
+	/* private-tmp's tmpfs mounts; /dev/shm is there only with bwrap's
+	 * --dev, which has one of its own (a directory, given a tmpfs with
+	 * the size limit). */
+	for (const char *const *t = policy_private_tmps;
+	     p->private_tmp && *t != NULL; t++) {
+		const char *tmp = *t;
 
 		if (path_under(tmp, "/dev") && !bp->dev)
 			continue;

@@ -377,29 +377,13 @@ lo_up(char **cause)
 	return err < 0 ? -EIO : 0;
 }
 
-/*
- * The shared scratch directories private-tmp replaces with a tmpfs of the
- * sandbox's own (DESIGN.md §11), where they exist.
- */
-static const char *const private_tmps[] = { "/tmp", "/var/tmp", "/dev/shm" };
-
 static bool
 is_private_tmp(const char *path)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(private_tmps); i++)
-		if (strcmp(path, private_tmps[i]) == 0)
+	for (const char *const *t = policy_private_tmps; *t != NULL; t++)
+		if (strcmp(path, *t) == 0)
 			return true;
 	return false;
-}
-
-/* The private scratch directory path lies in, or NULL. */
-static const char *
-private_tmp_of(const char *path)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(private_tmps); i++)
-		if (path_under(path, private_tmps[i]))
-			return private_tmps[i];
-	return NULL;
 }
 
 enum ns_kind {
@@ -492,7 +476,8 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 {
 	const struct plan *fs = o->fs;
 	const char *project = o->policy->project;
-	bool tmp_project = o->private_tmp && private_tmp_of(project) != NULL;
+	bool tmp_project =
+		o->private_tmp && policy_private_tmp_of(project) != NULL;
 	bool project_seen = false;
 	struct stat st;
 
@@ -500,10 +485,10 @@ view_plan(const struct ns_opts *o, struct ns_view *v)
 		view_add(v, "/proc", NS_PROC, LLW_ACCESS_RO, true);
 	if (o->devpts)
 		view_add(v, "/dev/pts", NS_PTS, LLW_ACCESS_RW, true);
-	for (size_t i = 0; o->private_tmp && i < ARRAY_SIZE(private_tmps); i++)
-		if (stat(private_tmps[i], &st) == 0 && S_ISDIR(st.st_mode))
-			view_add(v, private_tmps[i], NS_TMP, LLW_ACCESS_RW,
-				 true);
+	for (const char *const *t = policy_private_tmps;
+	     o->private_tmp && *t != NULL; t++)
+		if (stat(*t, &st) == 0 && S_ISDIR(st.st_mode))
+			view_add(v, *t, NS_TMP, LLW_ACCESS_RW, true);
 	for (size_t i = 0; i < fs->n_rules; i++) {
 		const struct plan_rule *r = &fs->rules[i];
 

@@ -526,8 +526,8 @@ load(struct resolver *r, const char *arg, const struct profile *from,
 	return -ENOENT;
 }
 
-enum llw_access
-policy_access_at(const struct policy *p, const char *path, const char **origin)
+const struct llw_path_rule *
+policy_rule_at(const struct policy *p, const char *path)
 {
 	const struct llw_path_rule *best = NULL;
 
@@ -541,9 +541,29 @@ policy_access_at(const struct policy *p, const char *path, const char **origin)
 		     pr->rank >= best->rank))
 			best = pr;
 	}
+	return best;
+}
+
+enum llw_access
+policy_access_at(const struct policy *p, const char *path, const char **origin)
+{
+	const struct llw_path_rule *best = policy_rule_at(p, path);
+
 	if (origin != NULL)
 		*origin = best != NULL ? best->origin : NULL;
 	return best != NULL ? best->access : LLW_ACCESS_DENY;
+}
+
+const char *const policy_private_tmps[] = { "/tmp", "/var/tmp", "/dev/shm",
+					    NULL };
+
+const char *
+policy_private_tmp_of(const char *path)
+{
+	for (const char *const *t = policy_private_tmps; *t != NULL; t++)
+		if (path_under(path, *t))
+			return *t;
+	return NULL;
 }
 
 /*

@@ -201,6 +201,19 @@ struct policy {
 enum llw_access policy_access_at(const struct policy *p, const char *path,
 				 const char **origin);
 
+/* The configured rule policy_access_at() decides path by, or NULL. */
+const struct llw_path_rule *policy_rule_at(const struct policy *p,
+					   const char *path);
+
+/*
+ * The shared scratch directories private-tmp replaces with a tmpfs of the
+ * sandbox's own (DESIGN.md §11), where they exist; NULL-terminated.
+ */
+extern const char *const policy_private_tmps[];
+
+/* The private scratch directory path lies in, or NULL. */
+const char *policy_private_tmp_of(const char *path);
+
 struct policy *policy_new(void);
 void policy_free(struct policy *p);
 

@@ -58,25 +58,6 @@ note(struct why_verdict *v, char *s)
 
 /* ---- Paths ---- */
 
-/* The configured rule that decides path, as policy_access_at() finds it. */
-static const struct llw_path_rule *
-configured_rule(const struct policy *p, const char *path)
-{
-	const struct llw_path_rule *best = NULL;
-
-	for (size_t i = 0; i < p->n_paths; i++) {
-		const struct llw_path_rule *pr = &p->paths[i];
-
-		if (!path_under(path, pr->path))
-			continue;
-		if (best == NULL || strlen(pr->path) > strlen(best->path) ||
-		    (strlen(pr->path) == strlen(best->path) &&
-		     pr->rank >= best->rank))
-			best = pr;
-	}
-	return best;
-}
-
 /* Whether access level l allows a. */
 static bool
 level_allows(enum llw_access l, enum why_access a)
@@ -216,7 +197,7 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 	 struct why_verdict *v)
 {
 	const struct policy *p = sb->policy;
-	const struct llw_path_rule *cur = configured_rule(p, q->path);
+	const struct llw_path_rule *cur = policy_rule_at(p, q->path);
 	const struct plan_mask *m = NULL;
 	const struct plan_rule *rules, *best = NULL;
 	uint64_t handled, need = right_needed(q), have = 0;
@@ -309,7 +290,7 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 			set(&v->origin, xstrdup(cur->origin));
 		} else {
 			const struct llw_path_rule *b =
-				configured_rule(p, best->path);
+				policy_rule_at(p, best->path);
 
 			if (b != NULL)
 				set(&v->rule,
@@ -1178,7 +1159,7 @@ summary_ports(const struct llw_ports *ps)
 static const struct llw_path_rule *
 rule_at(const struct policy *p, const char *path)
 {
-	const struct llw_path_rule *r = configured_rule(p, path);
+	const struct llw_path_rule *r = policy_rule_at(p, path);
 
 	return r != NULL && strcmp(r->path, path) == 0 ? r : NULL;
 }
