@@ -163,125 +163,18 @@ proxy_enabled(const struct policy *p)
 }
 
 int
-proxy_dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *buf,
-		size_t size)
+proxy_dns_addrs(const struct dns_answer *a, struct netpolicy_addr *out,
+		size_t max, size_t *n)
 {
-	size_t n = strlen(name), off = 12;
-
-	if (!httpreq_name_valid(name, n))
-		return -EINVAL;
-	if (size < 12 + n + 2 + 4)
-		return -ENOBUFS;
-	memset(buf, 0, 12);
-	buf[0] = (uint8_t)(id >> 8);
-	buf[1] = (uint8_t)id;
-	buf[2] = 0x01; /* RD */
-	buf[5] = 1;    /* QDCOUNT */
-	for (const char *l = name; *l;) {
-		size_t ll = strcspn(l, ".");
-
-		buf[off++] = (uint8_t)ll;
-		memcpy(buf + off, l, ll);
-		off += ll;
-		l += ll;
-		if (*l == '.')
-			l++;
-	}
-	buf[off++] = 0;
-	buf[off++] = (uint8_t)(type >> 8);
-	buf[off++] = (uint8_t)type;
-	buf[off++] = 0;
-	buf[off++] = 1; /* IN */
-	return (int)off;
-}
-
-/* Skip a (possibly compressed) name at *off. */
-static int
-dns_skip_name(const uint8_t *buf, size_t len, size_t *off)
-{
-	for (unsigned labels = 0; labels < 128; labels++) {
-		uint8_t l;
-
-		if (*off >= len)
-			return -EINVAL;
-		l = buf[*off];
-		if (l == 0) {
-			(*off)++;
-			return 0;
-		}
-		if ((l & 0xc0) == 0xc0) {
-			if (*off + 2 > len)
-				return -EINVAL;
-			*off += 2;
-			return 0;
-		}
-		if (l & 0xc0)
-			return -EINVAL;
-		*off += 1 + l;
-	}
-	return -EINVAL;
-}
-
-int
-proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
-		 struct netpolicy_addr *out, size_t max, size_t *n)
-{
-	size_t off = 12;
-	unsigned qd, an;
-
 	*n = 0;
-	if (len < 12 || (unsigned)(buf[0] << 8 | buf[1]) != id ||
-	    !(buf[2] & 0x80))
-		return -ESRCH;
-	if (buf[2] & 0x02) /* TC */
+	if (a->truncated)
 		return -EAGAIN;
-	switch (buf[3] & 0x0f) {
-	case 0:
-		break;
-	case 3:
+	if (a->rcode == DNS_RCODE_NXDOMAIN)
 		return -ENOENT;
-	default:
+	if (a->rcode != DNS_RCODE_NOERROR)
 		return -EAGAIN;
-	}
-	qd = (unsigned)buf[4] << 8 | buf[5];
-	an = (unsigned)buf[6] << 8 | buf[7];
-	for (unsigned i = 0; i < qd; i++) {
-		if (dns_skip_name(buf, len, &off) < 0 || off + 4 > len)
-			return -EINVAL;
-		off += 4;
-	}
-	for (unsigned i = 0; i < an; i++) {
-		unsigned rtype, rclass, rdlen;
-
-		if (dns_skip_name(buf, len, &off) < 0 || off + 10 > len)
-			return -EINVAL;
-		rtype = (unsigned)buf[off] << 8 | buf[off + 1];
-		rclass = (unsigned)buf[off + 2] << 8 | buf[off + 3];
-		rdlen = (unsigned)buf[off + 8] << 8 | buf[off + 9];
-		off += 10;
-		if (off + rdlen > len)
-			return -EINVAL;
-		if (rclass == 1 && rtype == type && *n < max &&
-		    ((type == 1 && rdlen == 4) ||
-		     (type == 28 && rdlen == 16))) {
-			struct netpolicy_addr *a = &out[(*n)++];
-
-			memset(a, 0, sizeof(*a));
-			a->family = type == 1 ? AF_INET : AF_INET6;
-			memcpy(a->a, buf + off, rdlen);
-			if (a->family == AF_INET6) {
-				/* A mapped address is the IPv4 one. */
-				struct netpolicy_addr m;
-				char text[64];
-
-				if (inet_ntop(AF_INET6, a->a, text,
-					      sizeof(text)) != NULL &&
-				    netpolicy_parse_addr(text, &m) == 0)
-					*a = m;
-			}
-		}
-		off += rdlen;
-	}
+	for (size_t i = 0; i < a->n && *n < max; i++)
+		out[(*n)++] = a->v[i].addr;
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dns.h"
 #include "hostrule.h"
 #include "policy.h"
 #include "supervise.h"
@@ -100,23 +101,14 @@ size_t proxy_hosts_lookup(const char *text, const char *name,
 			  struct netpolicy_addr *out, size_t max);
 
 /*
- * A DNS query (RFC 1035, recursion desired) for name's records of type
- * (1 A, 28 AAAA) with id into buf (size bytes).  Returns its length, or
- * -EINVAL for a name that is not one, -ENOBUFS when buf is too small.
+ * What the proxy takes from a DNS answer (dns_answer_parse): at most
+ * max of its addresses into out (ports 0), their number in *n.  Returns
+ * 0 (*n may be 0: the name has no such records), -ENOENT for NXDOMAIN,
+ * -EAGAIN for a truncated answer or a server failure (ask the next
+ * server).
  */
-int proxy_dns_query(const char *name, uint16_t type, uint16_t id, uint8_t *buf,
-		    size_t size);
-
-/*
- * The addresses of type in the answer buf[0..len) to the query with id:
- * at most max into out (ports 0), their number in *n.  Returns 0 (*n may
- * be 0: the name has no such records), -ESRCH when buf is not the answer
- * to that query (another id, not a response: keep waiting), -ENOENT for
- * NXDOMAIN, -EAGAIN for a truncated answer or a server failure (ask the
- * next server), -EINVAL when malformed.
- */
-int proxy_dns_answer(const uint8_t *buf, size_t len, uint16_t id, uint16_t type,
-		     struct netpolicy_addr *out, size_t max, size_t *n);
+int proxy_dns_addrs(const struct dns_answer *a, struct netpolicy_addr *out,
+		    size_t max, size_t *n);
 
 /*
  * The inode of the IPv4 TCP socket from 127.0.0.1:from_port to

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "dns.h"
 #include "fdutil.h"
 #include "hostrule.h"
 #include "httpreq.h"
@@ -293,14 +294,18 @@ dns_ask(const struct netpolicy_addr *server, const char *name, uint16_t type,
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	uint8_t q[512], a[4096];
+	struct dns_question question = { .type = type, .qclass = DNS_CLASS_IN };
+	struct dns_answer answer;
 	uint16_t id;
 	int qlen, r;
 	uint64_t deadline = supervise_now_ns() + PS_DNS_TIMEOUT_MS * 1000000ull;
 
 	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
 		return -EIO;
-	if ((qlen = proxy_dns_query(name, type, id, q, sizeof(q))) < 0)
+	if ((qlen = dns_query_build(name, type, id, q, sizeof(q))) < 0)
 		return qlen;
+	question.id = id;
+	snprintf(question.name, sizeof(question.name), "%s", name);
 	fd = socket(server->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	sockaddr_of(server, &ss, &sl);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) < 0 ||
@@ -318,9 +323,12 @@ dns_ask(const struct netpolicy_addr *server, const char *name, uint16_t type,
 		got = recv(fd, a, sizeof(a), 0);
 		if (got < 0)
 			return -errno;
-		r = proxy_dns_answer(a, (size_t)got, id, type, out, max, n);
-		if (r != -ESRCH)
+		r = dns_answer_parse(a, (size_t)got, &question, &answer);
+		if (r == -ESRCH)
+			continue;
+		if (r < 0)
 			return r;
+		return proxy_dns_addrs(&answer, out, max, n);
 	}
 }
 

@@ -3,7 +3,8 @@
 # libFuzzer: fuzz-profile over the seeds (conf/, tests/data/) and
 # tests/fuzz/regressions/, fuzz-cmsg over tests/fuzz/regressions-cmsg/,
 # fuzz-httpreq over tests/fuzz/regressions-httpreq/, fuzz-tlshello over
-# the captured hellos (tests/data/tls/) and tests/fuzz/regressions-tlshello/.
+# the captured hellos (tests/data/tls/) and tests/fuzz/regressions-tlshello/,
+# fuzz-dns over tests/fuzz/regressions-dns/.
 # Each replay program prints a TAP line per input; this script numbers
 # them as one stream and adds a failing line when a program died.
 set -u
@@ -31,6 +32,7 @@ replay fuzz-cmsg "$LLW_SRCDIR"/tests/fuzz/regressions-cmsg/*
 replay fuzz-httpreq "$LLW_SRCDIR"/tests/fuzz/regressions-httpreq/*
 replay fuzz-tlshello "$LLW_SRCDIR"/tests/data/tls/* \
 	"$LLW_SRCDIR"/tests/fuzz/regressions-tlshello/*
+replay fuzz-dns "$LLW_SRCDIR"/tests/fuzz/regressions-dns/*
 awk '/^1\.\./ { next }
 /^(not )?ok/ {
 	n++

@@ -3,12 +3,14 @@
 # libFuzzer (address and undefined sanitizers) and fuzz for SECONDS in
 # all (default 60): half to tests/fuzz/fuzz-profile (profile parsing,
 # precedence and path compilation, from the seeds in conf/ and
-# tests/data/), the rest in three equal parts to tests/fuzz/fuzz-cmsg
+# tests/data/), the rest in four equal parts to tests/fuzz/fuzz-cmsg
 # (the control data the supervisor rebuilds, from
 # tests/fuzz/regressions-cmsg/), tests/fuzz/fuzz-httpreq (the requests
-# the proxy reads, from tests/fuzz/regressions-httpreq/) and
+# the proxy reads, from tests/fuzz/regressions-httpreq/),
 # tests/fuzz/fuzz-tlshello (the ClientHellos it reads the SNI from, from
-# tests/data/tls/ and tests/fuzz/regressions-tlshello/).
+# tests/data/tls/ and tests/fuzz/regressions-tlshello/) and
+# tests/fuzz/fuzz-dns (DNS queries and answers, from
+# tests/fuzz/regressions-dns/).
 #
 # Run from a configured build tree (it needs config.h and the generated
 # src/*.h); LLW_SRCDIR overrides the source tree (default: this script's
@@ -50,8 +52,10 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-httpreq.c" "$src/src/httpreq.c" \
 # shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-tlshello.c" "$src/src/tlshello.c" \
 	"$src/src/httpreq.c" "$src/lib/xalloc.c" -o "$out/fuzz-tlshello"
+# shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-dns.c" "$src/src/dns.c" -o "$out/fuzz-dns"
 
-mkdir "$work/profile" "$work/cmsg" "$work/httpreq" "$work/tlshello"
+mkdir "$work/profile" "$work/cmsg" "$work/httpreq" "$work/tlshello" "$work/dns"
 cp "$src"/conf/*.ini "$src"/conf/known-limits "$src"/tests/data/profiles/*.ini \
 	"$src"/tests/data/profiles-broken/* "$work/profile/"
 cp "$src"/tests/fuzz/regressions/* "$work/profile/" 2>/dev/null || true
@@ -59,6 +63,7 @@ cp "$src"/tests/fuzz/regressions-cmsg/* "$work/cmsg/"
 cp "$src"/tests/fuzz/regressions-httpreq/* "$work/httpreq/"
 cp "$src"/tests/data/tls/* "$src"/tests/fuzz/regressions-tlshello/* \
 	"$work/tlshello/"
+cp "$src"/tests/fuzz/regressions-dns/* "$work/dns/"
 
 status=0
 # fuzz NAME SECONDS REGRESSIONS-DIR
@@ -80,8 +85,9 @@ fuzz() {
 }
 rest=$((secs - secs / 2))
 fuzz profile $((secs / 2)) regressions
-fuzz cmsg $((rest / 3)) regressions-cmsg
-fuzz httpreq $((rest / 3)) regressions-httpreq
-fuzz tlshello $((rest - rest / 3 * 2)) regressions-tlshello
+fuzz cmsg $((rest / 4)) regressions-cmsg
+fuzz httpreq $((rest / 4)) regressions-httpreq
+fuzz tlshello $((rest / 4)) regressions-tlshello
+fuzz dns $((rest - rest / 4 * 3)) regressions-dns
 [ "$status" -eq 0 ] && echo "fuzz: clean after ${secs}s"
 exit "$status"
