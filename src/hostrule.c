@@ -75,6 +75,15 @@ ports_hold(const struct llw_port_range *v, size_t n, uint16_t port)
 	return false;
 }
 
+bool
+hostrule_port(const struct hostrule *r, const struct llw_ports *default_ports,
+	      uint16_t port)
+{
+	return r->n_ports > 0
+		       ? ports_hold(r->ports, r->n_ports, port)
+		       : ports_hold(default_ports->v, default_ports->n, port);
+}
+
 enum hostrule_verdict
 hostrule_match(const struct hostrule *rules, size_t n,
 	       const struct llw_ports *default_ports, const char *name,
@@ -91,9 +100,7 @@ hostrule_match(const struct hostrule *rules, size_t n,
 					  strcmp(dot + 1, r->name) != 0
 				: strcmp(name, r->name) != 0)
 			continue;
-		if (r->n_ports > 0 ? ports_hold(r->ports, r->n_ports, port)
-				   : ports_hold(default_ports->v,
-						default_ports->n, port)) {
+		if (hostrule_port(r, default_ports, port)) {
 			*origin = r->origin;
 			return HOSTRULE_ALLOWED;
 		}

@@ -39,6 +39,10 @@ struct hostrule {
 int hostrule_parse(const char *s, struct hostrule *r);
 void hostrule_clear(struct hostrule *r);
 
+/* Whether r allows port: its own ports, else default_ports. */
+bool hostrule_port(const struct hostrule *r,
+		   const struct llw_ports *default_ports, uint16_t port);
+
 /*
  * Whether rules (n of them) let name (lower case, no trailing dot) be
  * reached on port, with default_ports for entries without their own;
