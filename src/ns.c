@@ -140,15 +140,11 @@ ns_precheck(char **cause)
 		*cause = refusal_cause(err);
 		return NS_REFUSED;
 	}
-	/* The sysctls answer without a process when they say no. */
-	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0") ||
-	    sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0")) {
-		*cause = refusal_cause(EPERM);
-		return NS_REFUSED;
-	}
 	/* Where AppArmor restricts user namespaces the namespace is
 	 * created but has no capabilities (unless a profile allows it):
-	 * only a namespace that makes a mount private tells. */
+	 * only a namespace that makes a mount private tells.  Elsewhere
+	 * the unshare itself answers, and refusal_cause() reads the other
+	 * sysctls then. */
 	if (sysctl_is("/proc/sys/kernel/"
 		      "apparmor_restrict_unprivileged_userns",
 		      "1"))
@@ -166,6 +162,12 @@ ns_available(char **cause)
 
 	if (pre == NS_REFUSED)
 		return false;
+	/* The sysctls answer without a process when they say no. */
+	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0") ||
+	    sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", "0")) {
+		*cause = refusal_cause(EPERM);
+		return false;
+	}
 	/*
 	 * A child is created in a new user namespace, so this process
 	 * stays as it was: clone() itself fails when the kernel refuses

@@ -33,12 +33,13 @@ struct ns_opts {
 bool ns_available(char **cause);
 
 /*
- * What is known of ns_available()'s answer without creating a namespace:
- * NS_REFUSED (and *cause) when a sysctl (or the test hook) refuses user
- * namespaces; NS_UNKNOWN when only creating one tells, and then
- * ns_unshare() is as good a probe (it fails with the same causes and
- * changes nothing); NS_PROBE when a namespace may be created and still
- * be useless (AppArmor's restriction), so only ns_available() tells.
+ * What a run that will create the namespaces anyway must know first,
+ * without creating one: NS_REFUSED (and *cause) when the test hook
+ * refuses user namespaces; NS_PROBE when a namespace may be created and
+ * still be useless (AppArmor's restriction), so only ns_available()
+ * tells; NS_UNKNOWN otherwise, when ns_unshare() is as good a probe (it
+ * fails with the causes ns_available() gives, sysctls included, and
+ * changes nothing).  One sysctl read.
  */
 enum ns_precheck { NS_REFUSED, NS_UNKNOWN, NS_PROBE };
 enum ns_precheck ns_precheck(char **cause);
