@@ -160,9 +160,9 @@ struct supervisor {
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 	struct pending *pending;
-	size_t n_pending;
-	struct netpolicy_own *own; /* the sockets the sandbox bound */
-	char **noted;		   /* the attempts noted on a caller's stderr */
+	size_t n_pending, max_pending; /* pending holds max_pending */
+	struct netpolicy_own *own;     /* the sockets the sandbox bound */
+	char **noted; /* the attempts noted on a caller's stderr */
 	size_t n_noted;
 	int learn_fd;	      /* --learn: where observed paths go, or -1 */
 	bool polled_listener; /* supervise_poll_fds gave the listener */
@@ -274,7 +274,6 @@ supervise_new(const struct policy *p, char *const *envp,
 		goto fail;
 	}
 	sv->own = xcalloc(1, sizeof(*sv->own));
-	sv->pending = xcalloc(SV_MAX_PENDING, sizeof(*sv->pending));
 	sv->log = p->log_blocked;
 	sv->prefix = netpolicy_log_prefix(p->log_prefix, p->name);
 	netpolicy_ratelimit_init(&sv->rl, NETPOLICY_LOG_BURST,
@@ -1142,6 +1141,17 @@ queue(struct supervisor *sv, struct call *c, enum pending_kind kind)
 
 	if (sv->n_pending >= SV_MAX_PENDING)
 		return -EAGAIN;
+	/* Grown when needed: most runs queue nothing, and the whole table
+	 * (about 100 KiB) cleared at every start cost tens of us. */
+	if (sv->n_pending == sv->max_pending) {
+		size_t n = sv->max_pending ? 2 * sv->max_pending : 8;
+
+		if (n > SV_MAX_PENDING)
+			n = SV_MAX_PENDING;
+		sv->pending =
+			xreallocarray(sv->pending, n, sizeof(*sv->pending));
+		sv->max_pending = n;
+	}
 	p = &sv->pending[sv->n_pending++];
 	p->kind = kind;
 	p->req = *c->req;
