@@ -105,8 +105,8 @@ ns_enter(bool notify)
 	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
 	if (write_file("/proc/self/gid_map", map) < 0)
 		exit(die("gid_map"));
-	if (notify && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				 notify_pipe) < 0)
+	if (notify &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, notify_pipe) < 0)
 		exit(die("socketpair"));
 	pid = fork();
 	if (pid < 0)
@@ -195,11 +195,10 @@ ns_view(struct mnt *m, int n)
 	for (int i = 0; i < n; i++) {
 		switch (m[i].kind) {
 		case MNT_PROC:
-			m[i].fd = fs_instance("proc", NULL,
-					      MOUNT_ATTR_RDONLY |
-						      MOUNT_ATTR_NOSUID |
-						      MOUNT_ATTR_NODEV |
-						      MOUNT_ATTR_NOEXEC);
+			m[i].fd = fs_instance(
+				"proc", NULL,
+				MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+					MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 			break;
 		case MNT_TMPFS:
 			m[i].fd = fs_instance("tmpfs", "1777",
@@ -214,9 +213,10 @@ ns_view(struct mnt *m, int n)
 			break;
 		case MNT_CLONE:
 		case MNT_MASK:
-			m[i].fd = open_tree(AT_FDCWD, m[i].path,
-					    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-						    AT_RECURSIVE);
+			m[i].fd =
+				open_tree(AT_FDCWD, m[i].path,
+					  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+						  AT_RECURSIVE);
 			break;
 		}
 		if (m[i].fd < 0)
