@@ -178,29 +178,49 @@ proxy_dns_addrs(const struct dns_answer *a, struct netpolicy_addr *out,
 	return 0;
 }
 
-unsigned long
-proxy_tcp_inode(const char *text, uint16_t from_port, uint16_t to_port)
+static void
+clients_line(struct proxy_clients *c, const char *line)
 {
-	char want_local[32], want_remote[32];
+	struct proxy_client *e = &c->v[c->next % PROXY_CLIENTS];
+	unsigned port;
+	int pid;
+	char comm[17];
 
-	if (text == NULL)
-		return 0;
-	snprintf(want_local, sizeof(want_local), "0100007F:%04X", from_port);
-	snprintf(want_remote, sizeof(want_remote), "0100007F:%04X", to_port);
-	for (const char *line = text; *line;) {
-		const char *eol = strchr(line, '\n');
-		size_t len = eol ? (size_t)(eol - line) : strlen(line);
-		char sl[16], local[64], remote[64];
-		unsigned long inode;
+	if (sscanf(line, "%u %d %16s", &port, &pid, comm) != 3 || port == 0 ||
+	    port > 65535 || pid <= 0)
+		return;
+	e->port = (uint16_t)port;
+	e->pid = pid;
+	memcpy(e->comm, comm, sizeof(e->comm));
+	c->next++;
+}
 
-		/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
-		if (len < 512 &&
-		    sscanf(line, "%15s %63s %63s %*s %*s %*s %*s %*s %*s %lu",
-			   sl, local, remote, &inode) == 4 &&
-		    strcmp(local, want_local) == 0 &&
-		    strcmp(remote, want_remote) == 0)
-			return inode;
-		line += len + (eol != NULL);
+void
+proxy_clients_add(struct proxy_clients *c, const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] != '\n') {
+			if (c->n_partial < sizeof(c->partial) - 1)
+				c->partial[c->n_partial++] = buf[i];
+			continue;
+		}
+		c->partial[c->n_partial] = '\0';
+		clients_line(c, c->partial);
+		c->n_partial = 0;
 	}
-	return 0;
+}
+
+const struct proxy_client *
+proxy_clients_find(const struct proxy_clients *c, uint16_t port)
+{
+	size_t n = c->next < PROXY_CLIENTS ? c->next : PROXY_CLIENTS;
+
+	for (size_t k = 1; k <= n; k++) {
+		const struct proxy_client *e =
+			&c->v[(c->next - k) % PROXY_CLIENTS];
+
+		if (e->port == port)
+			return e;
+	}
+	return NULL;
 }

@@ -111,11 +111,31 @@ int proxy_dns_addrs(const struct dns_answer *a, struct netpolicy_addr *out,
 		    size_t max, size_t *n);
 
 /*
- * The inode of the IPv4 TCP socket from 127.0.0.1:from_port to
- * 127.0.0.1:to_port in the text of /proc/net/tcp (how the proxy finds
- * which process its client is, to log it), or 0 when no line has it.
+ * Who the proxy's clients are: the supervisor tells the proxy, for each
+ * connect to it, the client socket's local port, the pid and the
+ * command, one "PORT PID COMM" line each (supervise_set_proxy).  The
+ * newest PROXY_CLIENTS are kept.
  */
-unsigned long proxy_tcp_inode(const char *proc_net_tcp, uint16_t from_port,
-			      uint16_t to_port);
+#define PROXY_CLIENTS 256
+
+struct proxy_client {
+	uint16_t port;
+	int pid;
+	char comm[17];
+};
+
+struct proxy_clients {
+	struct proxy_client v[PROXY_CLIENTS];
+	size_t next;
+	char partial[64]; /* a line cut between two reads */
+	size_t n_partial;
+};
+
+/* Add the lines of buf[0..len) (a read from the supervisor's pipe). */
+void proxy_clients_add(struct proxy_clients *c, const char *buf, size_t len);
+
+/* The newest client with local port port, or NULL. */
+const struct proxy_client *proxy_clients_find(const struct proxy_clients *c,
+					      uint16_t port);
 
 #endif /* LLW_PROXY_H */

@@ -2,7 +2,6 @@
  * proxyserve: the proxy process.  See proxyserve.h.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -29,6 +28,7 @@
 #include "httpreq.h"
 #include "proxy.h"
 #include "proxyserve.h"
+#include "ruleset.h"
 #include "strv.h"
 #include "tlshello.h"
 #include "xalloc.h"
@@ -46,6 +46,7 @@
 struct proxyserve {
 	pid_t pid;
 	uint16_t port;
+	int note_fd; /* the write end of the supervisor's notes, or -1 */
 };
 
 /* The proxy process's state: one per process, read by every thread;
@@ -57,9 +58,11 @@ static struct {
 	size_t n_dns;
 	char *prefix;
 	int logfd;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* the log and clients */
 	struct netpolicy_ratelimit rl;
-} ps = { .logfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct proxy_clients clients;
+	int notes; /* the supervisor's notes (non-blocking), or -1 */
+} ps = { .logfd = -1, .notes = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int
 send_all(int fd, const void *buf, size_t len)
@@ -97,64 +100,45 @@ log_line(const char *line)
 	}
 }
 
-/*
- * The process that holds the other end of client socket c, found as ss
- * would: its inode in /proc/net/tcp, then the process with a descriptor
- * on it.  0 and "?" when it cannot be told (another user's, gone).
- */
+/* The supervisor's notes so far (the pipe is non-blocking), into
+ * ps.clients; call with ps.lock held. */
+static void
+notes_drain(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(ps.notes, buf, sizeof(buf))) > 0 ||
+	       (n < 0 && errno == EINTR))
+		if (n > 0)
+			proxy_clients_add(&ps.clients, buf, (size_t)n);
+}
+
+/* The client whose socket's local port is that of c's peer, as the
+ * supervisor told it (proxy_clients_add); 0 and NULL when unknown.  The
+ * note was written before the client's connect returned, so before any
+ * request of its was read. */
 static pid_t
 client_process(int c, char **comm)
 {
-	struct sockaddr_in peer, self;
-	socklen_t pl = sizeof(peer), sl = sizeof(self);
-	_cleanup_close_ int fd = open("/proc/net/tcp", O_RDONLY | O_CLOEXEC);
-	_cleanup_free_ char *text = NULL;
-	char want[64];
-	unsigned long inode;
-	pid_t found = 0;
-	DIR *d;
-	struct dirent *e;
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer);
+	const struct proxy_client *e = NULL;
+	pid_t pid = 0;
 
 	*comm = NULL;
 	if (getpeername(c, (struct sockaddr *)&peer, &pl) < 0 ||
-	    getsockname(c, (struct sockaddr *)&self, &sl) < 0 ||
-	    peer.sin_family != AF_INET || fd < 0 ||
-	    fd_read_all(fd, 1 << 24, &text, NULL) < 0)
+	    peer.sin_family != AF_INET)
 		return 0;
-	inode = proxy_tcp_inode(text, ntohs(peer.sin_port),
-				ntohs(self.sin_port));
-	if (inode == 0 || (d = opendir("/proc")) == NULL)
-		return 0;
-	snprintf(want, sizeof(want), "socket:[%lu]", inode);
-	while (found == 0 && (e = readdir(d)) != NULL) {
-		char path[600], link[64];
-		DIR *fds;
-		struct dirent *f;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", e->d_name);
-		if ((fds = opendir(path)) == NULL)
-			continue;
-		while (found == 0 && (f = readdir(fds)) != NULL) {
-			ssize_t n;
-
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s",
-				 e->d_name, f->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n > 0 && (link[n] = '\0', strcmp(link, want) == 0))
-				found = (pid_t)atoi(e->d_name);
-		}
-		closedir(fds);
+	pthread_mutex_lock(&ps.lock);
+	notes_drain();
+	e = proxy_clients_find(&ps.clients, ntohs(peer.sin_port));
+	if (e != NULL) {
+		pid = e->pid;
+		*comm = xstrdup(e->comm);
 	}
-	closedir(d);
-	if (found != 0) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)found);
-		*comm = file_read_line(path, 64);
-	}
-	return found;
+	pthread_mutex_unlock(&ps.lock);
+	return pid;
 }
 
 /* A refusal, as the supervisor logs one: "connect tcp NAME:PORT". */
@@ -652,6 +636,10 @@ static void __attribute__((noreturn)) proxy_main(int listener)
 				continue;
 			_exit(1);
 		}
+		/* Keep the supervisor's pipe from filling up. */
+		pthread_mutex_lock(&ps.lock);
+		notes_drain();
+		pthread_mutex_unlock(&ps.lock);
 		if (pthread_create(&t, &attr, client_main,
 				   (void *)(intptr_t)c) != 0)
 			close(c);
@@ -688,8 +676,9 @@ int
 proxyserve_start(const struct policy *p, char *const *envp,
 		 struct proxyserve **out, char **cause)
 {
-	_cleanup_close_ int l = -1;
+	_cleanup_close_ int l = -1, notes_r = -1, notes_w = -1;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int notes[2];
 	socklen_t sl = sizeof(sin);
 	pid_t parent = getpid(), pid;
 	int r;
@@ -706,6 +695,21 @@ proxyserve_start(const struct policy *p, char *const *envp,
 				   strerror(-r));
 		return r;
 	}
+	if (pipe2(notes, O_CLOEXEC) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot create the proxy's pipe: %s",
+				   strerror(-r));
+		return r;
+	}
+	notes_r = notes[0];
+	notes_w = notes[1];
+	/* The supervisor never waits on the proxy. */
+	if (fcntl(notes_w, F_SETFL, O_NONBLOCK) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot set up the proxy's pipe: %s",
+				   strerror(-r));
+		return r;
+	}
 	pid = fork();
 	if (pid < 0) {
 		r = -errno;
@@ -713,7 +717,15 @@ proxyserve_start(const struct policy *p, char *const *envp,
 		return r;
 	}
 	if (pid == 0) {
-		int keep[2] = { l, ps.logfd };
+		/* /etc/hosts may be replaced (renamed over) or be a link
+		 * into another tree (NixOS): its directories, not its
+		 * inode. */
+		_cleanup_free_ char *real = realpath("/etc/hosts", NULL);
+		char *slash = real ? strrchr(real, '/') : NULL;
+		const char *confined[] = { "/etc", real };
+		int keep[3] = { l, notes_r, ps.logfd };
+		char *why = NULL;
+		bool applied;
 		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 		sigset_t all;
 
@@ -725,7 +737,7 @@ proxyserve_start(const struct policy *p, char *const *envp,
 		if (devnull < 0 || dup2(devnull, 0) < 0 ||
 		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
 			_exit(1);
-		(void)fd_close_inherited(keep, ps.logfd >= 0 ? 2 : 1);
+		(void)fd_close_inherited(keep, ps.logfd >= 0 ? 3 : 2);
 		signal(SIGINT, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
 		signal(SIGTSTP, SIG_IGN);
@@ -736,11 +748,29 @@ proxyserve_start(const struct policy *p, char *const *envp,
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		(void)prctl(PR_SET_NAME, "llwrap-proxy");
 		openlog(ps.prefix, LOG_NDELAY, LOG_USER);
+		/* It parses what the command sends: it keeps only what it
+		 * needs, reading /etc (hosts) and the network, before the
+		 * first byte arrives. */
+		if (slash != NULL && slash != real)
+			*slash = '\0';
+		if (ruleset_confine_reader(
+			    confined, ARRAY_SIZE(confined) - (real == NULL),
+			    &applied, &why) < 0) {
+			syslog(LOG_USER | LOG_ERR,
+			       "the proxy cannot confine "
+			       "itself: %s",
+			       why);
+			_exit(1);
+		}
+		ps.notes = notes_r;
+		if (fcntl(ps.notes, F_SETFL, O_NONBLOCK) < 0)
+			_exit(1);
 		proxy_main(l);
 	}
 	*out = xcalloc(1, sizeof(**out));
 	(*out)->pid = pid;
 	(*out)->port = ntohs(sin.sin_port);
+	(*out)->note_fd = steal_fd(&notes_w);
 	return 0;
 }
 
@@ -754,11 +784,22 @@ proxyserve_addr(const struct proxyserve *p, struct netpolicy_addr *a)
 	a->port = p->port;
 }
 
+int
+proxyserve_take_note_fd(struct proxyserve *p)
+{
+	int fd = p->note_fd;
+
+	p->note_fd = -1;
+	return fd;
+}
+
 void
 proxyserve_stop(struct proxyserve *p)
 {
 	if (p == NULL)
 		return;
+	if (p->note_fd >= 0)
+		close(p->note_fd);
 	kill(p->pid, SIGKILL);
 	while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
 		;

@@ -11,7 +11,9 @@
  * connects, checks the TLS server name of a tunnel against the CONNECT
  * name (tlshello.h), and relays bytes both ways, one thread a direction.
  * Refusals are answered 403 with the reason, and logged as the
- * supervisor logs (DESIGN.md §6) to syslog and the instance's log file.
+ * supervisor logs (DESIGN.md §6) to syslog and the instance's log file,
+ * naming the client's pid and command as the supervisor told them.  The
+ * process confines itself before it serves (ruleset_confine_reader).
  */
 #ifndef LLW_PROXYSERVE_H
 #define LLW_PROXYSERVE_H
@@ -34,6 +36,12 @@ int proxyserve_start(const struct policy *p, char *const *envp,
 
 /* The address the proxy listens on (127.0.0.1 and its port). */
 void proxyserve_addr(const struct proxyserve *ps, struct netpolicy_addr *a);
+
+/*
+ * The write end of the pipe on which the proxy learns who its clients
+ * are (supervise_set_proxy), handed to the caller, who owns it then.
+ */
+int proxyserve_take_note_fd(struct proxyserve *ps);
 
 /* End the proxy process and wait for it; NULL is allowed. */
 void proxyserve_stop(struct proxyserve *ps);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -704,4 +705,43 @@ ruleset_apply(const struct ruleset_plan *rp, char **cause)
 	if ((r = ruleset_create(rp, &rfd, cause)) < 0)
 		return r;
 	return ruleset_restrict(rfd, rp->abi, cause);
+}
+
+int
+ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
+		       char **cause)
+{
+	struct ruleset_kernel k;
+	struct ruleset_plan rp = { 0 };
+	_cleanup_free_ struct plan_rule *rules = NULL;
+	_cleanup_close_ int rfd = -1;
+	int r;
+
+	*applied = false;
+	ruleset_probe(&k);
+	if (k.abi < 1)
+		return 0;
+	rules = xcalloc(n + 1, sizeof(*rules));
+	for (size_t i = 0; i < n; i++) {
+		rules[i].path = (char *)paths[i];
+		rules[i].access = LLW_FS_READ_FILE | LLW_FS_READ_DIR;
+		rules[i].origin = (char *)"llwrap's proxy";
+	}
+	rp.abi = k.abi;
+	/* Connecting to a pathname socket (syslog's /dev/log) stays
+	 * possible: RESOLVE_UNIX is not handled. */
+	rp.handled_fs = llw_fs_rights(k.abi) & ~LLW_FS_RESOLVE_UNIX;
+	rp.scoped = llw_scopes(k.abi);
+	rp.fs_rules = rules;
+	rp.n_fs_rules = n;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot set no_new_privs: %s", strerror(-r));
+		return r;
+	}
+	if ((r = ruleset_create(&rp, &rfd, cause)) < 0 ||
+	    (r = ruleset_restrict(rfd, k.abi, cause)) < 0)
+		return r;
+	*applied = true;
+	return 0;
 }

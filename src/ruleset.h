@@ -122,6 +122,19 @@ bool ruleset_plan_must_fail(const struct ruleset_plan *rp,
 int ruleset_apply(const struct ruleset_plan *rp, char **cause);
 
 /*
+ * Confine the calling process, a trusted helper of llwrap's such as its
+ * proxy (proxyserve.h), before it starts threads: no_new_privs, then a
+ * Landlock domain in which it may only read the files and directories of
+ * paths (n of them; a missing one is skipped), execute nothing, write
+ * nowhere, signal and reach abstract sockets only inside the domain.
+ * Connecting to pathname sockets (syslog) and the network are not
+ * handled.  Without Landlock nothing is done and *applied is false.
+ * Returns 0, or -errno with *cause.
+ */
+int ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
+			   char **cause);
+
+/*
  * ruleset_apply() in its two steps, for callers that must acquire
  * everything before dropping privileges (DESIGN.md §2): ruleset_create()
  * opens every rule path and returns the ruleset in *fd (O_CLOEXEC);

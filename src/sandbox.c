@@ -1350,7 +1350,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		if ((r = proxyserve_start(sb->policy, envp, &proxy, cause)) < 0)
 			goto out;
 		proxyserve_addr(proxy, &pa);
-		supervise_set_proxy(sv, &pa);
+		supervise_set_proxy(sv, &pa, proxyserve_take_note_fd(proxy));
 		environ_override(&env, pa.port);
 	}
 	if (sb->learn && sv != NULL &&

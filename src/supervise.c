@@ -166,6 +166,10 @@ struct supervisor {
 	size_t n_noted;
 	int learn_fd;	      /* --learn: where observed paths go, or -1 */
 	bool polled_listener; /* supervise_poll_fds gave the listener */
+	/* proxy = yes: its address, and where to tell it which process
+	 * each of its clients is ("PORT PID COMM" lines), or -1. */
+	struct netpolicy_addr proxy;
+	int proxy_note_fd;
 };
 
 uint64_t
@@ -202,9 +206,12 @@ make_parent_dirs(const char *path)
 }
 
 void
-supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a)
+supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a,
+		    int note_fd)
 {
 	netpolicy_rules_set_proxy(sv->rules, a);
+	sv->proxy = *a;
+	sv->proxy_note_fd = note_fd;
 }
 
 void
@@ -223,6 +230,8 @@ supervise_free(struct supervisor *sv)
 		close(sv->listener);
 	if (sv->logfd >= 0)
 		close(sv->logfd);
+	if (sv->proxy_note_fd >= 0)
+		close(sv->proxy_note_fd);
 	for (size_t i = 0; i < sv->n_pending; i++)
 		close(sv->pending[i].sock);
 	free(sv->pending);
@@ -258,6 +267,7 @@ supervise_new(const struct policy *p, char *const *envp,
 	sv->policy = p;
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
 	sv->learn_fd = -1;
+	sv->proxy_note_fd = -1;
 	sv->rules = netpolicy_rules_new(p, dns, n_dns);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv->sock) < 0 ||
 	    setsockopt(sv->sock[0], SOL_SOCKET, SO_PASSCRED, &one,
@@ -314,6 +324,9 @@ supervise_child_forked(struct supervisor *sv)
 	if (sv->logfd >= 0)
 		close(sv->logfd);
 	sv->logfd = -1;
+	if (sv->proxy_note_fd >= 0)
+		close(sv->proxy_note_fd);
+	sv->proxy_note_fd = -1;
 }
 
 static int
@@ -1161,6 +1174,36 @@ queue(struct supervisor *sv, struct call *c, enum pending_kind kind)
 	return CALL_PENDING;
 }
 
+/*
+ * A connect to llwrap's proxy: tell it which process the client is, by
+ * the socket's local port, so its log names it as this log would.  The
+ * line is written before the caller learns its connect worked, so it is
+ * there before the proxy reads a request.  Never blocks: a note that
+ * does not fit is dropped.
+ */
+static void
+proxy_note(struct supervisor *sv, const struct call *c,
+	   const struct addr_buf *a)
+{
+	struct netpolicy_addr dst;
+	struct sockaddr_in self;
+	socklen_t sl = sizeof(self);
+	_cleanup_free_ char *comm = NULL, *line = NULL;
+
+	if (sv->proxy_note_fd < 0 || c->domain != AF_INET ||
+	    netpolicy_addr_from_sockaddr(&a->u.sa, a->len, &dst) < 0 ||
+	    dst.family != AF_INET || dst.port != sv->proxy.port ||
+	    memcmp(dst.a, sv->proxy.a, 4) != 0 ||
+	    getsockname(c->sock, (struct sockaddr *)&self, &sl) < 0)
+		return;
+	comm = read_comm(c->pid);
+	for (char *p = comm; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	line = xasprintf("%u %d %s\n", ntohs(self.sin_port), (int)c->pid, comm);
+	(void)!write(sv->proxy_note_fd, line, strlen(line));
+}
+
 static int
 do_connect(struct supervisor *sv, struct call *c)
 {
@@ -1190,6 +1233,8 @@ do_connect(struct supervisor *sv, struct call *c)
 		fcntl(c->sock, F_SETFL, fl);
 	if (a.opath >= 0)
 		close(a.opath);
+	if (r == 0 || e == EINPROGRESS)
+		proxy_note(sv, c, &a);
 	if (r == 0)
 		return 0;
 	if (!c->nonblock && e == EINPROGRESS)

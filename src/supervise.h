@@ -47,9 +47,15 @@ int supervise_new(const struct policy *p, char *const *envp,
 		  struct supervisor **out, char **cause);
 void supervise_free(struct supervisor *sv);
 
-/* proxy = yes: the address of llwrap's proxy (proxyserve.h), which the
- * command's TCP connects may reach.  Call before fork. */
-void supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a);
+/*
+ * proxy = yes: the address of llwrap's proxy (proxyserve.h), which the
+ * command's TCP connects may reach, and the (non-blocking) descriptor on
+ * which each such connect is told to it as "PORT PID COMM", the
+ * client's local port and process; the supervisor owns it.  Call before
+ * fork.
+ */
+void supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a,
+			 int note_fd);
 
 /*
  * --learn: also observe open, openat, creat, execve, execveat, mkdir and

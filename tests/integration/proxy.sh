@@ -146,6 +146,14 @@ echo "== no-userns"
 curl -sS -m 10 --cacert $d/cert.pem https://api.llw.test:8443/
 curl -sS -m 10 --cacert $d/cert.pem https://evil.llw.test:8443/
 python3 $d/client.py direct 198.51.100.7 8443" 2>&1
+echo "== confined"
+llw -- sleep 2 >/dev/null &
+sleeper=$!
+sleep 1
+for p in /proc/[0-9]*; do
+	[ "$(cat "$p/comm" 2>/dev/null)" = llwrap-proxy ] && grep NoNewPrivs "$p/status"
+done
+wait $sleeper
 echo "== log"
 cat "$d"/state/llwrap/*.log
 echo "== end"
@@ -225,6 +233,13 @@ else
 	expect_output "without user namespaces: the allowed name is reached through the proxy" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 	expect_output "... the denied one is not" "CONNECT tunnel failed, response 403"
 	expect_output "... a direct connect fails at once" "^failed: 13 "
+fi
+
+section confined
+if [ "$(landlock_abi)" -gt 0 ]; then
+	expect_output "the proxy confines itself (no_new_privs, then Landlock)" "^NoNewPrivs:[[:space:]]+1$"
+else
+	skip "Landlock is unavailable here: the proxy runs unconfined"
 fi
 
 section log

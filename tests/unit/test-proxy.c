@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -340,28 +341,48 @@ test_dns(void **state)
 }
 
 static void
-test_tcp_inode(void **state)
+test_clients(void **state)
 {
-	static const char text[] =
-		"  sl  local_address rem_address   st tx_queue rx_queue tr "
-		"tm->when retrnsmt   uid  timeout inode\n"
-		"   0: 00000000:07E8 00000000:0000 0A 00000000:00000000 "
-		"00:00000000 00000000     0        0 1577 1 000000000304e97a "
-		"100 0 0 10 0\n"
-		"   1: 0100007F:A909 0100007F:B39E 01 00000000:00000000 "
-		"00:00000000 00000000  1000        0 424242 1 "
-		"000000005f31d18f\n"
-		"   2: 0100007F:B39E 0100007F:A909 01 00000000:00000000 "
-		"00:00000000 00000000  1000        0 434343 1 "
-		"000000005f31d18f\n";
+	static struct proxy_clients c;
+	const struct proxy_client *e;
+	static const char a[] = "40001 4242 curl\n40002 43";
 
 	(void)state;
-	assert_int_equal(proxy_tcp_inode(text, 0xB39E, 0xA909), 434343);
-	assert_int_equal(proxy_tcp_inode(text, 0xA909, 0xB39E), 424242);
-	assert_int_equal(proxy_tcp_inode(text, 0xA909, 0xB39F), 0);
-	assert_int_equal(proxy_tcp_inode(text, 2024, 0), 0);
-	assert_int_equal(proxy_tcp_inode(NULL, 1, 2), 0);
-	assert_int_equal(proxy_tcp_inode("garbage\n\n", 1, 2), 0);
+	assert_null(proxy_clients_find(&c, 40001));
+	proxy_clients_add(&c, a, sizeof(a) - 1);
+	e = proxy_clients_find(&c, 40001);
+	assert_non_null(e);
+	assert_int_equal(e->pid, 4242);
+	assert_string_equal(e->comm, "curl");
+	/* The second line is cut between two reads. */
+	assert_null(proxy_clients_find(&c, 40002));
+	proxy_clients_add(&c, "43 python3\n", 11);
+	e = proxy_clients_find(&c, 40002);
+	assert_non_null(e);
+	assert_int_equal(e->pid, 4343);
+	assert_string_equal(e->comm, "python3");
+	/* Junk is ignored; a port reused is the newest. */
+	proxy_clients_add(&c, "x y z\n0 1 a\n40001 -1 a\n", 23);
+	proxy_clients_add(&c, "40001 5000 git\n", 15);
+	assert_int_equal(proxy_clients_find(&c, 40001)->pid, 5000);
+	/* The oldest are forgotten after PROXY_CLIENTS more. */
+	for (int i = 0; i < PROXY_CLIENTS; i++) {
+		char line[64];
+		int n = snprintf(line, sizeof(line), "%d %d sh\n", 50000 + i,
+				 100 + i);
+
+		proxy_clients_add(&c, line, (size_t)n);
+	}
+	assert_null(proxy_clients_find(&c, 40001));
+	assert_int_equal(proxy_clients_find(&c, 50000)->pid, 100);
+	/* An over-long line is cut, not overflowed. */
+	{
+		char big[200];
+
+		memset(big, '7', sizeof(big));
+		proxy_clients_add(&c, big, sizeof(big));
+		proxy_clients_add(&c, "\n", 1);
+	}
 }
 
 int
@@ -376,7 +397,7 @@ main(void)
 		cmocka_unit_test(test_hostrule),
 		cmocka_unit_test(test_hostrule_match),
 		cmocka_unit_test(test_dns),
-		cmocka_unit_test(test_tcp_inode),
+		cmocka_unit_test(test_clients),
 	};
 
 	return cmocka_run_group_tests_name("proxy", tests, NULL, NULL);
