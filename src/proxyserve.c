@@ -42,6 +42,7 @@
 #define PS_RELAY_BUF	      65536
 #define PS_LOG_BURST	      20
 #define PS_LOG_RATE	      5
+#define PS_MAX_CLIENTS	      256
 
 struct proxyserve {
 	pid_t pid;
@@ -605,6 +606,9 @@ out:
 	httpreq_clear(&req);
 }
 
+/* Clients being served, at most PS_MAX_CLIENTS. */
+static unsigned clients_now;
+
 static void *
 client_main(void *arg)
 {
@@ -615,6 +619,7 @@ client_main(void *arg)
 	(void)setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	serve(c);
 	close(c);
+	__atomic_sub_fetch(&clients_now, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -631,6 +636,9 @@ static void __attribute__((noreturn)) proxy_main(int listener)
 		int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
 
 		if (c < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				/* The connection waits in the backlog. */
+				poll(NULL, 0, 10);
 			if (errno == EINTR || errno == ECONNABORTED ||
 			    errno == EMFILE || errno == ENFILE)
 				continue;
@@ -640,9 +648,15 @@ static void __attribute__((noreturn)) proxy_main(int listener)
 		pthread_mutex_lock(&ps.lock);
 		notes_drain();
 		pthread_mutex_unlock(&ps.lock);
-		if (pthread_create(&t, &attr, client_main,
-				   (void *)(intptr_t)c) != 0)
+		/* Two threads and four descriptors a client: a bound on
+		 * them, so the command cannot exhaust the proxy. */
+		if (__atomic_add_fetch(&clients_now, 1, __ATOMIC_RELAXED) >
+			    PS_MAX_CLIENTS ||
+		    pthread_create(&t, &attr, client_main,
+				   (void *)(intptr_t)c) != 0) {
+			__atomic_sub_fetch(&clients_now, 1, __ATOMIC_RELAXED);
 			close(c);
+		}
 	}
 }
 

@@ -117,6 +117,9 @@ llw -- curl -sS -m 10 http://api.llw.test:8080/
 echo "== bulk"
 llw -- sh -c "curl -sS -m 60 http://api.llw.test:8080/bytes/33554433 | wc -c
 curl -sS -m 60 --cacert $d/cert.pem https://api.llw.test:8443/bytes/33554433 | wc -c"
+echo "== flood"
+llw -- sh -c "python3 $d/client.py flood 300; sleep 0.5
+curl -sS -m 10 http://api.llw.test:8080/"
 echo "== wildcard"
 llw -- curl -sS -m 10 -k https://x.wild.llw.test:8443/
 llw -- curl -sS -m 10 -k https://a.b.wild.llw.test:8443/
@@ -189,6 +192,10 @@ else
 	not_ok "32 MiB and a byte arrive whole through the proxy, over http and https"
 	diag "$out"
 fi
+
+section flood
+expect_output "past 256 clients at once the proxy closes new ones at once" "^closed 44 of 300$"
+expect_output "... and serves again once they are gone" "^hello api\\.llw\\.test(:8080)? from 198\\.51\\.100\\.7"
 
 section wildcard
 expect_output "a one-label wildcard allows x.wild.llw.test" "^hello x\\.wild\\.llw\\.test:8443 from 198\\.51\\.100\\.7"

@@ -6,8 +6,11 @@ client.py tunnel HOST:PORT SNI CAFILE: CONNECT through $HTTPS_PROXY to
   the body or the error.
 client.py direct ADDR PORT: a plain connect, ignoring the proxy; prints
   "connected" or the error.
+client.py flood N: N connections to the proxy that send nothing; prints
+  how many it closed at once ("closed K of N"), then closes them all.
 """
 import os
+import select
 import socket
 import ssl
 import sys
@@ -53,7 +56,28 @@ def direct(addr, port):
         print("failed:", e.errno, e.strerror)
 
 
+def flood(n):
+    proxy = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+    socks = [socket.create_connection((proxy.hostname, proxy.port))
+             for _ in range(int(n))]
+    closed = set()
+    deadline = 2.0
+    while deadline > 0:
+        ready, _, _ = select.select([s for s in socks if s not in closed],
+                                    [], [], 0.5)
+        deadline -= 0.5
+        for s in ready:
+            if s.recv(1) == b"":
+                closed.add(s)
+    closed = len(closed)
+    print("closed %d of %s" % (closed, n))
+    for s in socks:
+        s.close()
+
+
 if sys.argv[1] == "tunnel":
     tunnel(*sys.argv[2:5])
+elif sys.argv[1] == "flood":
+    flood(sys.argv[2])
 else:
     direct(*sys.argv[2:4])
