@@ -686,6 +686,16 @@ why_host(const struct policy *p, const struct why_query *q,
 				  name, port, name, port));
 }
 
+/* Who turned the proxy on: proxy = yes, else the first allow-host. */
+static char *
+proxy_origin(const struct policy *p)
+{
+	return xstrdup(origin_or_default(
+		p->proxy_origin.origin ? p->proxy_origin.origin
+		: p->allow_host.n      ? p->allow_host.v[0].origin
+				       : NULL));
+}
+
 static void
 why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	       const struct why_query *q, struct why_verdict *v)
@@ -781,7 +791,30 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 					"(port 53 to a resolver)"));
 		return;
 	}
-	if (strcmp(rule, "filtered/dns") == 0) {
+	if (strcmp(rule, "filtered/proxy") == 0 && port == 53) {
+		set(&v->decision,
+		    xstrdup("denied: names are resolved by llwrap's proxy "
+			    "(allow-host, proxy = yes), not by the command: "
+			    "no DNS"));
+		set(&v->rule, xstrdup(rule));
+		set(&v->origin, proxy_origin(p));
+		return;
+	} else if (strcmp(rule, "filtered/proxy") == 0) {
+		_cleanup_free_ char *a = addr_text(&q->addr);
+		int bits = q->addr.family == AF_INET ? 32 : 128;
+
+		set(&v->decision,
+		    xstrdup("denied: with llwrap's proxy (allow-host, proxy = "
+			    "yes) only allow-cidr entries are reached "
+			    "directly; port rules name the hosts' ports, and "
+			    "names go through the proxy (HTTPS_PROXY)"));
+		set(&v->rule, xstrdup(rule));
+		set(&v->change, xasprintf("[network] allow-cidr = %s/%d:%u (or "
+					  "--allow-cidr %s/%d:%u)",
+					  a, bits, port, a, bits, port));
+		set(&v->origin, proxy_origin(p));
+		return;
+	} else if (strcmp(rule, "filtered/dns") == 0) {
 		set(&v->decision,
 		    xasprintf("denied: port 53 reaches only the resolvers "
 			      "(the dns key, else /etc/resolv.conf)"));

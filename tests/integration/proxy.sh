@@ -42,6 +42,22 @@ expect_output "... and shown with the proxy" "host \\*\\.githubusercontent\\.com
 if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
 	skip_rest "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
 fi
+# llwrap why, with the proxy: an address outside allow-cidr, and DNS,
+# are refused to the command (filtered/proxy); inside allow-cidr it is
+# reached.  (Names under allow-host: why.sh.)
+why() {
+	run as_user "$LLWRAP" --allow-host api.openai.com:443 \
+		--allow-cidr 10.0.0.0/8:443 why "$@"
+}
+why 203.0.113.7:443
+expect_rc "why: an address outside allow-cidr is denied (exit 1)" 1
+expect_output "... by filtered/proxy" "rule: +filtered/proxy "
+expect_output "... with the entry to add" "allow: +\\[network\\] allow-cidr = 203\\.0\\.113\\.7/32:443"
+why 10.1.2.3:443
+expect_rc "why: ... inside allow-cidr it is allowed" 0
+why --udp 192.0.2.53:53
+expect_output "why: DNS is the proxy's" "names are resolved by llwrap's proxy"
+
 if ! userns_works; then
 	skip_rest "no unprivileged user namespaces: the fixture servers need a network namespace of their own"
 fi
