@@ -76,6 +76,16 @@ ports_hold(const struct llw_port_range *v, size_t n, uint16_t port)
 }
 
 bool
+hostrule_names(const struct hostrule *r, const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	if (!r->wildcard)
+		return strcmp(name, r->name) == 0;
+	return dot != NULL && dot != name && strcmp(dot + 1, r->name) == 0;
+}
+
+bool
 hostrule_port(const struct hostrule *r, const struct llw_ports *default_ports,
 	      uint16_t port)
 {
@@ -94,11 +104,8 @@ hostrule_match(const struct hostrule *rules, size_t n,
 	*origin = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct hostrule *r = &rules[i];
-		const char *dot = strchr(name, '.');
 
-		if (r->wildcard ? dot == NULL || dot == name ||
-					  strcmp(dot + 1, r->name) != 0
-				: strcmp(name, r->name) != 0)
+		if (!hostrule_names(r, name))
 			continue;
 		if (hostrule_port(r, default_ports, port)) {
 			*origin = r->origin;

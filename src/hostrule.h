@@ -39,6 +39,9 @@ struct hostrule {
 int hostrule_parse(const char *s, struct hostrule *r);
 void hostrule_clear(struct hostrule *r);
 
+/* Whether r names name (lower case, no trailing dot), on any port. */
+bool hostrule_names(const struct hostrule *r, const char *name);
+
 /* Whether r allows port: its own ports, else default_ports. */
 bool hostrule_port(const struct hostrule *r,
 		   const struct llw_ports *default_ports, uint16_t port);

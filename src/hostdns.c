@@ -1,0 +1,93 @@
+/*
+ * hostdns: the stub resolver's decisions.  See hostdns.h.
+ */
+#include <string.h>
+
+#include "hostdns.h"
+
+/* A query whose header and question are whole, though not one
+ * dns_query_parse accepts: its question echoed with FORMERR. */
+static size_t
+formerr(const uint8_t *buf, size_t len, uint8_t *reply, size_t size)
+{
+	size_t off = DNS_HEADER_LEN;
+
+	if (len < DNS_HEADER_LEN || (buf[2] & 0x80) || buf[4] != 0 ||
+	    buf[5] != 1)
+		return 0;
+	while (off < len && buf[off] != 0 && buf[off] < 64)
+		off += 1u + buf[off];
+	if (off >= len || buf[off] != 0 || off + 5 > len || off + 5 > size)
+		return 0;
+	memcpy(reply, buf, off + 5);
+	reply[2] = (uint8_t)(0x80 | (buf[2] & 0x79)); /* QR; opcode, RD */
+	reply[3] = 0x80 | DNS_RCODE_FORMERR;
+	memset(reply + 6, 0, 6);
+	return off + 5;
+}
+
+struct hostdns_verdict
+hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
+		     size_t len, struct dns_question *q, uint8_t *reply,
+		     size_t reply_size)
+{
+	struct hostdns_verdict v = { HOSTDNS_DROP, -1, "malformed", 0 };
+	int r;
+
+	if (dns_query_parse(buf, len, q) < 0) {
+		v.reply_len = formerr(buf, len, reply, reply_size);
+		if (v.reply_len > 0)
+			v.action = HOSTDNS_ANSWER;
+		return v;
+	}
+	for (size_t i = 0; i < n && v.rule < 0; i++)
+		if (hostrule_names(&rules[i], q->name))
+			v.rule = (int)i;
+	if (v.rule < 0) {
+		v.reason = "not in allow-host";
+		r = dns_error_build(buf, q, DNS_RCODE_REFUSED, reply,
+				    reply_size);
+	} else {
+		if (q->qclass == DNS_CLASS_IN &&
+		    (q->type == DNS_TYPE_A || q->type == DNS_TYPE_AAAA ||
+		     q->type == DNS_TYPE_CNAME)) {
+			v.action = HOSTDNS_FORWARD;
+			v.reason = NULL;
+			return v;
+		}
+		v.reason = "type not forwarded";
+		r = dns_error_build(buf, q, DNS_RCODE_NOERROR, reply,
+				    reply_size);
+	}
+	if (r > 0) {
+		v.action = HOSTDNS_ANSWER;
+		v.reply_len = (size_t)r;
+	}
+	return v;
+}
+
+size_t
+hostdns_learn(struct learned *t, const struct dns_answer *a, uint16_t rule,
+	      uint64_t now,
+	      bool (*own)(void *ctx, const struct netpolicy_addr *a), void *ctx,
+	      struct netpolicy_addr *refused, size_t max_refused,
+	      size_t *n_refused)
+{
+	size_t learned = 0;
+
+	*n_refused = 0;
+	if (a->rcode != DNS_RCODE_NOERROR)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct netpolicy_addr *x = &a->v[i].addr;
+
+		if (netpolicy_addr_local(x) || (own != NULL && own(ctx, x))) {
+			if (*n_refused < max_refused)
+				refused[(*n_refused)++] = *x;
+			continue;
+		}
+		learned_add(t, x, rule, a->v[i].ttl, now);
+		learned++;
+	}
+	return learned;
+}

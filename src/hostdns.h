@@ -1,0 +1,62 @@
+/*
+ * hostdns: what llwrap's stub resolver decides for named hosts
+ * (DESIGN.md §6.1, design (a)), pure: whether a query from the sandbox
+ * is forwarded to the real resolvers or answered at once without
+ * anything leaving the machine, and what an answer teaches the table of
+ * learned addresses (learned.h).  The stub process, its sockets and the
+ * socket swap are not here.
+ */
+#ifndef LLW_HOSTDNS_H
+#define LLW_HOSTDNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dns.h"
+#include "hostrule.h"
+#include "learned.h"
+
+enum hostdns_action {
+	HOSTDNS_FORWARD, /* ask the resolvers, answer with their answer */
+	HOSTDNS_ANSWER,	 /* answer with reply[0..reply_len), ask no one */
+	HOSTDNS_DROP,	 /* not a query at all: no answer */
+};
+
+struct hostdns_verdict {
+	enum hostdns_action action;
+	int rule;	    /* the allow-host entry naming it; -1: none */
+	const char *reason; /* for the log when not forwarded:
+			     * "not in allow-host", ... */
+	size_t reply_len;
+};
+
+/*
+ * Decide the query buf[0..len) (read into *q) under rules (n of them,
+ * the policy's hosts).  A query for a name an entry names (on any port)
+ * of type A, AAAA or CNAME, class IN, is forwarded.  Any other name is
+ * answered REFUSED ("not in allow-host"); another type for an allowed
+ * name is answered with no records (NOERROR, "type not forwarded"); a
+ * malformed query whose header and question can be echoed is answered
+ * FORMERR, else dropped ("malformed").  reply: at least 512 bytes.
+ */
+struct hostdns_verdict hostdns_decide_query(const struct hostrule *rules,
+					    size_t n, const uint8_t *buf,
+					    size_t len, struct dns_question *q,
+					    uint8_t *reply, size_t reply_size);
+
+/*
+ * Learn the addresses of answer a (to a query forwarded under entry
+ * rule) into t at now.  An address on this host or its networks
+ * (netpolicy_addr_local, or own(ctx, addr) when own is set) is not
+ * learned: a connect there needs an allow-cidr entry (rebinding); those
+ * go to refused (at most max_refused, their number in *n_refused).
+ * Returns the number learned.
+ */
+size_t hostdns_learn(struct learned *t, const struct dns_answer *a,
+		     uint16_t rule, uint64_t now,
+		     bool (*own)(void *ctx, const struct netpolicy_addr *a),
+		     void *ctx, struct netpolicy_addr *refused,
+		     size_t max_refused, size_t *n_refused);
+
+#endif /* LLW_HOSTDNS_H */

@@ -1,0 +1,175 @@
+/*
+ * Unit tests of src/hostdns.c: the stub resolver's decision on a query
+ * (forwarded only for a name allow-host names, answered at once
+ * otherwise) and what an answer teaches the learned table (no local
+ * address: rebinding).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+#include <sys/socket.h>
+
+#include "hostdns.h"
+
+static struct llw_port_range p443 = { 443, 443, NULL };
+static const struct llw_ports def = { &p443, 1 };
+static const struct hostrule rules[] = {
+	{ "api.example.com", false, NULL, 0, "a.ini:1" },
+	{ "cdn.example", true, &p443, 1, "a.ini:2" },
+};
+
+static struct hostdns_verdict
+ask(const char *name, uint16_t type, struct dns_question *q, uint8_t *reply)
+{
+	uint8_t buf[512];
+	int n = dns_query_build(name, type, 0x77, buf, sizeof(buf));
+
+	assert_true(n > 0);
+	return hostdns_decide_query(rules, 2, buf, (size_t)n, q, reply, 512);
+}
+
+static void
+test_query(void **state)
+{
+	uint8_t reply[512];
+	struct dns_question q;
+	struct dns_answer a;
+	struct hostdns_verdict v;
+
+	(void)state;
+	v = ask("api.example.com", DNS_TYPE_A, &q, reply);
+	assert_int_equal(v.action, HOSTDNS_FORWARD);
+	assert_int_equal(v.rule, 0);
+	assert_null(v.reason);
+	v = ask("img.cdn.example", DNS_TYPE_AAAA, &q, reply);
+	assert_int_equal(v.action, HOSTDNS_FORWARD);
+	assert_int_equal(v.rule, 1);
+	/* Not named: REFUSED, nothing forwarded. */
+	v = ask("secret.evil.example", DNS_TYPE_A, &q, reply);
+	assert_int_equal(v.action, HOSTDNS_ANSWER);
+	assert_string_equal(v.reason, "not in allow-host");
+	assert_int_equal(v.rule, -1);
+	assert_int_equal(dns_answer_parse(reply, v.reply_len, &q, &a), 0);
+	assert_int_equal(a.rcode, DNS_RCODE_REFUSED);
+	/* One label below the wildcard only; the wildcard's own name is
+	 * not below it. */
+	assert_int_equal(ask("a.b.cdn.example", 1, &q, reply).action,
+			 HOSTDNS_ANSWER);
+	assert_int_equal(ask("cdn.example", 1, &q, reply).action,
+			 HOSTDNS_ANSWER);
+	assert_int_equal(ask("api.example.com.evil", 1, &q, reply).action,
+			 HOSTDNS_ANSWER);
+	/* A TXT query for an allowed name carries data too: no records. */
+	v = ask("api.example.com", 16, &q, reply);
+	assert_int_equal(v.action, HOSTDNS_ANSWER);
+	assert_string_equal(v.reason, "type not forwarded");
+	assert_int_equal(dns_answer_parse(reply, v.reply_len, &q, &a), 0);
+	assert_int_equal(a.rcode, DNS_RCODE_NOERROR);
+	assert_int_equal(a.n, 0);
+}
+
+static void
+test_malformed(void **state)
+{
+	uint8_t buf[512], reply[512];
+	struct dns_question q;
+	struct hostdns_verdict v;
+	int n = dns_query_build("api.example.com", 1, 0x77, buf, sizeof(buf));
+
+	(void)state;
+	/* A label with a byte a name does not hold: FORMERR, echoed. */
+	buf[14] = '*';
+	v = hostdns_decide_query(rules, 2, buf, (size_t)n, &q, reply, 512);
+	assert_int_equal(v.action, HOSTDNS_ANSWER);
+	assert_int_equal(v.reply_len, (size_t)n);
+	assert_int_equal(reply[0], 0);
+	assert_int_equal(reply[1], 0x77);
+	assert_int_equal(reply[3] & 0x0f, DNS_RCODE_FORMERR);
+	assert_true(reply[2] & 0x80);
+	/* Not even a question to echo, or a response: dropped. */
+	v = hostdns_decide_query(rules, 2, buf, 11, &q, reply, 512);
+	assert_int_equal(v.action, HOSTDNS_DROP);
+	buf[2] |= 0x80;
+	v = hostdns_decide_query(rules, 2, buf, (size_t)n, &q, reply, 512);
+	assert_int_equal(v.action, HOSTDNS_DROP);
+	/* Every cut of a good query: never forwarded, never read past. */
+	buf[2] &= 0x7f;
+	buf[14] = 'p';
+	for (int cut = 0; cut < n; cut++)
+		assert_int_not_equal(hostdns_decide_query(rules, 2, buf,
+							  (size_t)cut, &q,
+							  reply, 512)
+					     .action,
+				     HOSTDNS_FORWARD);
+}
+
+static bool
+own(void *ctx, const struct netpolicy_addr *a)
+{
+	(void)ctx;
+	return a->family == AF_INET && a->a[0] == 198 && a->a[1] == 51;
+}
+
+static void
+add(struct dns_answer *a, const char *s, uint32_t ttl)
+{
+	assert_int_equal(netpolicy_parse_addr(s, &a->v[a->n].addr), 0);
+	a->v[a->n++].ttl = ttl;
+}
+
+static void
+test_learn(void **state)
+{
+	struct learned *t = learned_new();
+	struct dns_answer a;
+	struct netpolicy_addr refused[4], c;
+	size_t nr;
+	int rule;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	add(&a, "203.0.113.9", 60);
+	add(&a, "127.0.0.1", 60);    /* rebinding: loopback */
+	add(&a, "192.168.1.1", 60);  /* private */
+	add(&a, "100.64.0.1", 60);   /* CGNAT */
+	add(&a, "fd00::1", 60);	     /* ULA */
+	add(&a, "198.51.100.7", 60); /* this host's own */
+	add(&a, "2001:db8::9", 60);
+	assert_int_equal(
+		hostdns_learn(t, &a, 0, 1000, own, NULL, refused, 4, &nr), 2);
+	assert_int_equal(nr, 4); /* as many as fit */
+	assert_int_equal(refused[0].a[0], 127);
+	assert_int_equal(netpolicy_parse_addr("203.0.113.9", &c), 0);
+	c.port = 443;
+	assert_int_equal(learned_decide(t, rules, 2, &def, &c, 1000, &rule),
+			 HOSTRULE_ALLOWED);
+	assert_int_equal(netpolicy_parse_addr("127.0.0.1", &c), 0);
+	c.port = 443;
+	assert_int_equal(learned_decide(t, rules, 2, &def, &c, 1000, &rule),
+			 HOSTRULE_UNLISTED);
+	assert_int_equal(netpolicy_parse_addr("198.51.100.7", &c), 0);
+	c.port = 443;
+	assert_int_equal(learned_decide(t, rules, 2, &def, &c, 1000, &rule),
+			 HOSTRULE_UNLISTED);
+	/* An error answer teaches nothing. */
+	a.rcode = DNS_RCODE_SERVFAIL;
+	assert_int_equal(
+		hostdns_learn(t, &a, 1, 1000, NULL, NULL, refused, 4, &nr), 0);
+	learned_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_learn),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
