@@ -1,8 +1,9 @@
 /*
- * Capabilities through capget(2), capset(2) and prctl(2) alone.
- * libcap-ng's capng_get_caps_process() and capng_apply() read
- * /proc/self/status, twice, to learn what capget(2) answers: tens of
- * microseconds in every process that drops its capabilities.
+ * Dropping capabilities: libcap-ng for the effective, permitted,
+ * inheritable and ambient sets; capget(2) to ask whether there is
+ * anything to drop, and prctl(2) for the bounding set, because libcap-ng
+ * learns both by reading /proc/self/status (twice for the bounding set:
+ * tens of microseconds in every start-up that drops them).
  */
 #ifndef LLW_CAPS_H
 #define LLW_CAPS_H

@@ -1,3 +1,4 @@
+#include <cap-ng.h>
 #include <errno.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
@@ -29,10 +30,7 @@ caps_held(bool *setpcap)
 int
 caps_drop(bool bounding)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	const capng_select_t set = CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT;
 
 	/* Capability numbers past the kernel's last one are EINVAL: the
 	 * loop ends there, whatever this build's headers know. */
@@ -42,12 +40,10 @@ caps_drop(bool bounding)
 				break;
 			return -errno;
 		}
-	/* Before Linux 4.3 there is no ambient set (EINVAL): nothing to
-	 * clear. */
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
-	    errno != EINVAL)
-		return -errno;
-	if (syscall(SYS_capset, &hdr, data) < 0)
-		return -errno;
+	/* capset(2) with nothing, and the ambient set cleared (none before
+	 * Linux 4.3: libcap-ng knows). */
+	capng_clear(set);
+	if (capng_apply(set) < 0)
+		return -EPERM;
 	return 0;
 }
