@@ -3588,7 +3588,7 @@ host(const char *dir, const char *project)
 		      shmfile[] = "/dev/shm/llwrap-escape-host.XXXXXX",
 		      vartmpfile[] = "/var/tmp/llwrap-escape-host.XXXXXX";
 	char mq[64], abstract[64];
-	int port, shm = -1, msg = -1, fd;
+	int port, ok_port = 0, shm = -1, msg = -1, fd;
 	pid_t victim;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -3658,12 +3658,21 @@ host(const char *dir, const char *project)
 			work[0] = '\0';
 	}
 
-	if (listener(AF_INET, SOCK_STREAM, NULL, NULL, &port) == 0)
-		printf("TCP_OK=%d\n", port);
+	if (listener(AF_INET, SOCK_STREAM, NULL, NULL, &ok_port) == 0)
+		printf("TCP_OK=%d\n", ok_port);
 	if (listener(AF_INET, SOCK_STREAM, NULL, NULL, &port) == 0)
 		printf("TCP_DENY=%d\n", port);
-	if (listener(AF_INET6, SOCK_STREAM, NULL, NULL, &port) == 0)
-		printf("TCP6_DENY=%d\n", port);
+	/* An IPv6 listener may get the IPv4 one's number, and port rules
+	 * know no family: the twin's allowed port would let the attack
+	 * through.  The first listener stays open, so the next differs. */
+	for (int i = 0; i < 4; i++) {
+		if (listener(AF_INET6, SOCK_STREAM, NULL, NULL, &port) < 0)
+			break;
+		if (port != ok_port) {
+			printf("TCP6_DENY=%d\n", port);
+			break;
+		}
+	}
 	if (listener(AF_INET, SOCK_DGRAM, NULL, NULL, &port) == 0)
 		printf("UDP_PORT=%d\n", port);
 	printf("TCP_FREE=%d\n", free_tcp_port());
