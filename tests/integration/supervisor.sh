@@ -461,20 +461,23 @@ done
 # the shell, which the parent-death signal of the shell does not reach)
 # is cut off: its mediated calls fail closed once the supervisor is gone.
 rm -f "$PROJ/go"
+# A duration of this run's own: the backend-bwrap run of this file may
+# be looking for its sleeper at the same time.
+nap=$((31100000 + $$))
 spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default $S -- \
-	/bin/sh -c "$PROBE tcp-connect 127.0.0.1 $PA; (while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE tcp-connect 127.0.0.1 $PA) & exec sleep 31100" >"$T/kill.out" 2>&1
+	/bin/sh -c "$PROBE tcp-connect 127.0.0.1 $PA; (while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE tcp-connect 127.0.0.1 $PA) & exec sleep $nap" >"$T/kill.out" 2>&1
 sup=$spawned
-started "sleep 31100"
+started "sleep $nap"
 kill -9 "$sup"
 wait "$sup" 2>/dev/null
 touch "$PROJ/go"
 i=0
 while [ "$(grep -c tcp-connect "$T/kill.out")" -lt 2 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-if gone "sleep 31100"; then
+if gone "sleep $nap"; then
 	ok "kill -9 of the supervisor: the command (its child) is gone"
 else
 	not_ok "the command outlived the supervisor"
-	pkill -9 -f "^sleep 31100\$"
+	pkill -9 -f "^sleep $nap\$"
 fi
 if grep -q "^SUCCEEDED tcp-connect" "$T/kill.out" && grep -q "^DENIED tcp-connect errno=ENOSYS" "$T/kill.out"; then
 	ok "... and a process that left it has its next connect fail (ENOSYS)"
@@ -533,17 +536,18 @@ if "$LLWRAP" --check 2>/dev/null | grep -q "L3 namespaces   usable"; then
 	expect_denied "L3 + supervisor: docker.sock does not" \
 		llw -p opencode $U --ro "$T/sock" -- "$PROBE" unix-connect "$T/sock/docker.sock"
 	}
+	nap1=$((31200000 + $$)) nap2=$((31300000 + $$))
 	spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p opencode --allow-cidr "127.0.0.1/32:$PA" -- \
-		/bin/sh -c "sleep 31201 & exec sleep 31202"
+		/bin/sh -c "sleep $nap1 & exec sleep $nap2"
 	sup=$spawned
-	started "sleep 31202"
+	started "sleep $nap2"
 	kill -9 "$sup"
 	wait "$sup" 2>/dev/null
-	if gone "sleep 31201" && gone "sleep 31202"; then
+	if gone "sleep $nap1" && gone "sleep $nap2"; then
 		ok "L3 + supervisor: kill -9 of the supervisor ends every process of the sandbox"
 	else
 		not_ok "L3 + supervisor: a process outlived the supervisor"
-		pkill -9 -f "^sleep 3120[12]\$"
+		pkill -9 -f "^sleep ($nap1|$nap2)\$"
 	fi
 	run llw -p opencode -n l3sup --allow-cidr "127.0.0.1/32:$PA" -- /bin/sh -c "echo pid=\$\$; $PROBE tcp-connect 127.0.0.2 $PA"
 	expect_output "L3 + supervisor: the command is pid 2 of its namespace" "^pid=2$"
