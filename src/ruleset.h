@@ -155,7 +155,8 @@ int ruleset_restrict(int fd, int abi, char **cause);
 int ruleset_restrict_flags(int abi, long threads, uint32_t *flags,
 			   char **cause);
 
-/* The number of threads of this process (/proc/self/status), or -errno. */
+/* The number of threads of this process (the links of /proc/self/task),
+ * or -errno. */
 long ruleset_threads(void);
 
 #endif /* LLW_RULESET_H */
