@@ -51,9 +51,16 @@ flipper(void *arg)
 	volatile uint32_t *p = (volatile uint32_t *)&race_addr.in.sin_addr;
 
 	(void)arg;
+	/* A pause after each store: where the reader's view changes only
+	 * at the end of a block of instructions (one vCPU under qemu's
+	 * TCG), it would otherwise always see the second address. */
 	while (!atomic_load(&race_stop)) {
 		*p = race_a.s_addr;
+		for (volatile int i = 0; i < 64; i++)
+			;
 		*p = race_b.s_addr;
+		for (volatile int i = 0; i < 64; i++)
+			;
 	}
 	return NULL;
 }

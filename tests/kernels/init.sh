@@ -20,6 +20,9 @@ for arg in $(cat /proc/cmdline); do
 	llw.quick=1)
 		export LLW_QUICK=1
 		;;
+	llw.suites=*)
+		export LLW_SUITES="${arg#llw.suites=}"
+		;;
 	llw.sysctl=*)
 		for kv in $(echo "${arg#llw.sysctl=}" | tr , ' '); do
 			key=${kv%%=*}
@@ -35,6 +38,7 @@ for arg in $(cat /proc/cmdline); do
 done
 
 sh /llw/cases.sh
+sh /llw/suite.sh
 echo "LLWDONE"
 sync
 echo o >/proc/sysrq-trigger

@@ -2,10 +2,15 @@
 # The kernel matrix (DESIGN.md §14): boot real Debian kernels under qemu
 # with a minimal Debian rootfs, run llwrap --check, the case table
 # (cases.sh) and --selftest of the shipped profiles as an unprivileged
-# user, and compare every result with tests/kernels/expected.  A
-# difference fails (exit 1).
+# user, then integration suites of make check (suite.sh: their
+# sandboxed commands run as nobody), and compare every result with
+# tests/kernels/expected.  A difference fails (exit 1).
 #
-#	tests/kernels/run.sh [--quick] [--list] [CONFIG...]
+#	tests/kernels/run.sh [--quick] [--suites LIST] [--list] [CONFIG...]
+#
+# --suites LIST: the integration suites to run in each VM, separated by
+# commas (tests/integration/NAME.sh), or "none"; default: those that
+# need nothing the rootfs lacks (LLW_KERNELS_SUITES overrides it too).
 #
 # Run as root from a built tree (./configure && make; the build
 # directory is LLW_BUILDDIR, default the source tree).  Everything
@@ -16,8 +21,9 @@
 # Needs debootstrap, qemu-system-x86 and e2fsprogs.
 #
 # --quick: only the configuration "newest", without the --selftest cases
-# (one boot).  qemu runs with TCG unless LLW_KERNELS_ACCEL=kvm: the /dev/kvm
-# of the machines this was written on cannot boot stock kernels.
+# and with four suites (one boot).  qemu runs with TCG unless
+# LLW_KERNELS_ACCEL=kvm: the /dev/kvm of the machines this was written
+# on cannot boot stock kernels.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +33,7 @@ cache=${LLW_KERNELS_CACHE:-$here/cache}
 mirror=${LLW_KERNELS_MIRROR:-http://deb.debian.org/debian}
 suite=${LLW_KERNELS_SUITE:-bookworm}
 accel=${LLW_KERNELS_ACCEL:-tcg}
-timeout_s=${LLW_KERNELS_TIMEOUT:-1500}
+timeout_s=${LLW_KERNELS_TIMEOUT:-3600}
 
 # The configurations: NAME KERNEL CMDLINE SYSCTLS ("-" for none).
 # KERNEL selects a kernel package of the configured apt sources (the
@@ -50,14 +56,26 @@ deb12-yama3       deb12   -  kernel.yama.ptrace_scope=3
 EOF
 }
 
+# The suites that need nothing the rootfs lacks (no npm, cmake, node,
+# curl, ssh, man or AppArmor): every layer, the supervisor, the
+# bubblewrap fallback, the simulated older kernels.
+suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,dns,seccomp,process,why,log,footer,git,persistence,backend-bwrap,oldkernel,selftest}
+quick_suites=filesystem,network,supervisor,process
+suites_set=0
 quick=0
 list=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--list) list=1 ;;
+	--suites)
+		[ $# -ge 2 ] || { echo "run.sh: --suites needs a list" >&2; exit 2; }
+		suites=$2
+		suites_set=1
+		shift
+		;;
 	-h | --help)
-		sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
@@ -70,6 +88,8 @@ while [ $# -gt 0 ]; do
 done
 wanted="$*"
 [ $quick -eq 1 ] && [ -z "$wanted" ] && wanted=newest
+[ $quick -eq 1 ] && [ $suites_set -eq 0 ] && suites=$quick_suites
+[ "$suites" = none ] && suites=
 [ -z "$wanted" ] && wanted=$(configs | awk '{print $1}')
 if [ $list -eq 1 ]; then
 	configs
@@ -84,7 +104,8 @@ die() {
 for t in debootstrap qemu-system-x86_64 mkfs.ext4 apt-get chroot; do
 	command -v $t >/dev/null 2>&1 || die "$t is missing (apt-get install debootstrap qemu-system-x86 e2fsprogs)"
 done
-for f in llwrap llwrap-escape tests/helpers/probe; do
+for f in llwrap llwrap-escape tests/helpers/probe tests/helpers/netprobe \
+	tests/helpers/llwrap-hooked; do
 	[ -x "$build/$f" ] || die "$build/$f is missing: build first (make && make check TESTS=)"
 done
 mkdir -p "$cache/debs" "$cache/kernels" "$cache/logs"
@@ -95,12 +116,25 @@ if [ ! -e "$rootfs/.llw-ready" ]; then
 	echo "# debootstrap $suite into $rootfs"
 	rm -rf "$rootfs"
 	debootstrap --variant=minbase \
-		--include=bubblewrap,git,iproute2,procps,kmod,initramfs-tools,udev,util-linux \
+		--include=bubblewrap,git,iproute2,procps,kmod,initramfs-tools,udev,util-linux,python3 \
 		"$suite" "$rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
 		die "debootstrap failed: $cache/debootstrap.log"
 	chroot "$rootfs" useradd -m -u 1000 llw || die "useradd failed"
 	# MODULES=most: virtio_blk and ext4 for root=/dev/vda.
 	touch "$rootfs/.llw-ready"
+fi
+# The suites' test servers are python3 (a rootfs made before they ran
+# there lacks it).
+if [ -n "$suites" ] && [ ! -x "$rootfs/usr/bin/python3" ]; then
+	echo "# python3 into $rootfs"
+	cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
+	mount --bind /proc "$rootfs/proc"
+	chroot "$rootfs" sh -c 'apt-get update &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		--no-install-recommends python3' >"$cache/python3.log" 2>&1
+	st=$?
+	umount "$rootfs/proc"
+	[ $st -eq 0 ] || die "installing python3 failed: $cache/python3.log"
 fi
 
 # ---- Kernels: resolve a selector to a package of the configured apt
@@ -146,7 +180,23 @@ make_disk() {
 	mkdir -p "$rootfs/llw/bin" "$rootfs/llw/profiles"
 	cp "$build/llwrap" "$build/llwrap-escape" "$build/tests/helpers/probe" "$rootfs/llw/bin/"
 	cp "$src"/conf/*.ini "$rootfs/llw/profiles/"
-	cp "$here/init.sh" "$here/cases.sh" "$rootfs/llw/"
+	cp "$here/init.sh" "$here/cases.sh" "$here/suite.sh" "$rootfs/llw/"
+	# The suites' tree: what make check gives them (AM_TESTS_ENVIRONMENT).
+	t=$rootfs/llw/tree
+	mkdir -p "$t/tests/lib" "$t/tests/integration" "$t/tests/helpers"
+	cp "$build/llwrap" "$build/llwrap-escape" "$t/"
+	cp "$build/tests/helpers/probe" "$build/tests/helpers/netprobe" \
+		"$build/tests/helpers/llwrap-hooked" "$t/tests/helpers/"
+	cp "$src/tests/lib/libtest.sh" "$t/tests/lib/"
+	cp "$src"/tests/integration/*.sh "$src"/tests/integration/*.py \
+		"$t/tests/integration/" 2>/dev/null
+	cp -R "$src/tests/data" "$t/tests/data"
+	cp -R "$src/conf" "$t/conf"
+	# apparmor.sh reads the generated profile and configure's bindir.
+	mkdir -p "$t/contrib/apparmor"
+	cp "$build/contrib/apparmor/llwrap" "$t/contrib/apparmor/"
+	grep -E '^(prefix|exec_prefix|bindir) = ' "$build/Makefile" >"$t/Makefile"
+	chmod -R a+rX "$rootfs/llw"
 	chmod 755 "$rootfs/llw" "$rootfs/llw/bin" "$rootfs/llw/profiles" "$rootfs/llw/init.sh"
 	rm -f "$1"
 	mkfs.ext4 -q -F -L llwroot -d "$rootfs" "$1" 2G >/dev/null 2>&1
@@ -159,6 +209,7 @@ boot() { # NAME RELEASE CMDLINE SYSCTLS
 	[ "$3" != - ] && append="$append $3"
 	[ "$4" != - ] && append="$append llw.sysctl=$4"
 	[ $quick -eq 1 ] && append="$append llw.quick=1"
+	[ -n "$suites" ] && append="$append llw.suites=$suites"
 	timeout "$timeout_s" qemu-system-x86_64 -accel "$accel" -m 1024 -smp 1 \
 		-display none -no-reboot -serial "file:$cache/logs/$1.log" \
 		-kernel "$cache/kernels/$2/vmlinuz" -initrd "$cache/kernels/$2/initrd" \
@@ -199,6 +250,8 @@ for name in $wanted; do
 		want=$(awk -v c="$name@$abi" -v k="$case" '$1 == c && $2 == k {print $3}' "$expected")
 		[ -n "$want" ] ||
 			want=$(awk -v c="$name" -v k="$case" '$1 == c && $2 == k {print $3}' "$expected")
+		[ -n "$want" ] ||
+			want=$(awk -v k="$case" '$1 == "*" && $2 == k {print $3}' "$expected")
 		[ $quick -eq 1 ] && [ -z "$want" ] && continue
 		if [ "$got" = "$want" ]; then
 			echo "ok $name $case: $got"

@@ -1,0 +1,50 @@
+#!/bin/sh
+# The integration suites of the kernel matrix, run as root inside the VM
+# (tests/kernels/init.sh) from the tree run.sh copied to /llw/tree: each
+# suite is the one make check runs (tests/integration/NAME.sh, through
+# tests/lib/libtest.sh), and runs its sandboxed commands as the
+# unprivileged user nobody, as it does in make check as root.  Each
+# suite prints one line
+#	LLWCASE suite-NAME RESULT
+# RESULT pass (no "not ok"; skips allowed, each saying why, in the log)
+# or failN (N tests failed); the TAP follows, indented, for the log,
+# with a line LLWSUITE NAME ok=N skip=M fail=K.
+#
+# LLW_SUITES (from llw.suites= on the kernel command line) names the
+# suites, separated by commas.
+tree=/llw/tree
+export LLWRAP=$tree/llwrap
+export LLW_HELPERS=$tree/tests/helpers
+export LLW_SRCDIR=$tree
+export LLW_BUILDDIR=$tree
+export LLW_DATA=$tree/tests/data
+export LLWRAP_PROFILE_PATH=$tree/conf
+export HOME=/root
+cd "$tree" || exit 1
+
+for name in $(echo "${LLW_SUITES:-}" | tr , ' '); do
+	f=$tree/tests/integration/$name.sh
+	if [ ! -r "$f" ]; then
+		echo "LLWCASE suite-$name missing"
+		continue
+	fi
+	start=$(date +%s)
+	# As make check runs it: stdin not a terminal (here the console,
+	# which nothing would ever close); the TAP streamed to the log.
+	(timeout 900 sh "$f" </dev/null 2>&1; echo "rc $?" >/tmp/suite.rc) |
+		tee /tmp/suite.out | sed -e "s/^/  suite-$name| /"
+	rc=$(sed -n 's/^rc //p' /tmp/suite.rc)
+	secs=$(($(date +%s) - start))
+	pass=$(grep -c '^ok [0-9]* - ' /tmp/suite.out)
+	skip=$(grep -c '^ok [0-9]* # SKIP' /tmp/suite.out)
+	fail=$(grep -c '^not ok ' /tmp/suite.out)
+	echo "LLWSUITE $name ok=$pass skip=$skip fail=$fail rc=$rc ${secs}s"
+	if [ "$fail" -gt 0 ]; then
+		r=fail$fail
+	elif [ "$rc" -ne 0 ] || [ $((pass + skip)) -eq 0 ]; then
+		r=exit$rc # ended early, or asserted nothing
+	else
+		r=pass
+	fi
+	echo "LLWCASE suite-$name $r"
+done
