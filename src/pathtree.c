@@ -240,9 +240,21 @@ pathtree_real_resolve_at(void *ctx, const char *dir, const char *name,
 		*out = steal_pointer(&path);
 		return 1;
 	}
-	r = pathtree_real_resolve(ctx, path, &res);
-	if (r < 0)
-		return r;
+	/*
+	 * A symlink whose target is no path (the magic links /dev/stdin,
+	 * /dev/stdout, /dev/stderr when the descriptor is a pipe or a socket:
+	 * "pipe:[N]") or does not exist is dangling for the compiler: stat
+	 * would follow the magic link to the pipe, on which Landlock refuses
+	 * a rule, and the fallback of pathtree_real_resolve would return the
+	 * link's own path as if it were resolved.
+	 */
+	res = realpath(path, NULL);
+	if (res == NULL) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		*out = steal_pointer(&path);
+		return 0;
+	}
 	r = pathtree_real_stat(ctx, res, is_dir);
 	if (r < 0)
 		return r;

@@ -181,4 +181,17 @@ done
 grep -q '^\[profile\]' "$S/a/p1.ini" && ! grep -q x "$S/a/p1.ini" &&
 	ok "... and the profile is unchanged" || not_ok "the profile changed"
 
+# Hole punching in /dev with stdin a pipe: /dev/stdin, /dev/stdout and
+# /dev/stderr are magic links to the pipe ("pipe:[N]"), which is no path
+# and on which Landlock refuses a rule.  They need none: they are skipped
+# like any symlink.  (The pipe is read from fd 0: the test's pipe belongs
+# to root, so the test user could not reopen it through /dev/stdin.)
+llw_piped() { echo piped | llw "$@"; }
+run llw_piped -p empty --rx / --rw /dev/pts -- \
+	sh -c 'read x && echo "got:$x"'
+expect_rc "stdin a pipe, a rule inside /dev: the command runs" 0
+expect_output "... and reads the pipe" "^got:piped$"
+expect_denied "... while the rest of /dev stays read-only" \
+	llw -p empty --rx / --rw /dev/pts -- "$PROBE" write /dev/shm/llw-x </dev/null
+
 done_testing
