@@ -16,6 +16,7 @@
 #include "compat/landlock.h"
 #include "compat/syscall.h"
 #include "explain.h"
+#include "resources.h"
 #include "fdutil.h"
 #include "known.h"
 #include "layers.h"
@@ -282,15 +283,32 @@ explain_limits_set(FILE *f, const struct policy *p)
 	if (set != NULL) {
 		_cleanup_free_ char *list = strv_join(set, ", ");
 
-		fprintf(f,
-			"  resources         %s (rlimits, soft and hard); "
-			"NOT ENFORCED: a wall-clock timeout and cgroup "
-			"limits\n",
+		fprintf(f, "  resources         %s (rlimits, soft and hard)\n",
 			list);
 	} else {
-		fprintf(f, "  resources         no [limits] set beyond "
-			   "tmpfs-size; NOT ENFORCED: a wall-clock timeout and "
-			   "cgroup limits\n");
+		fprintf(f, "  resources         no rlimits set\n");
+	}
+	if (p->limit_timeout > 0)
+		fprintf(f,
+			"  timeout           %llu s of wall clock (a monitor "
+			"outside: SIGTERM, SIGKILL %d s later; exit %d)\n",
+			(unsigned long long)p->limit_timeout, LLW_TIMEOUT_GRACE,
+			LLW_EXIT_TIMEOUT);
+	if (p->limit_memory_max > 0 || p->limit_pids_max > 0) {
+		_cleanup_free_ char *why = NULL;
+
+		if (resources_cgroup_probe(p, &why) == 0)
+			fprintf(f,
+				"  cgroup            memory.max %llu, pids.max "
+				"%llu (0: none) on a cgroup of the command's "
+				"own\n",
+				(unsigned long long)p->limit_memory_max,
+				(unsigned long long)p->limit_pids_max);
+		else
+			fprintf(f,
+				"  cgroup            NOT ENFORCED: memory-max "
+				"and pids-max (%s)\n",
+				why);
 	}
 }
 

@@ -29,6 +29,7 @@
 #include "path.h"
 #include "policy.h"
 #include "profile.h"
+#include "resources.h"
 #include "sandbox.h"
 #include "selftest.h"
 #include "strv.h"
@@ -67,6 +68,7 @@ static const struct {
 	{ OPT_ENV_SET, "environment", "set", false, false },
 	{ OPT_ENV_UNSET, "environment", "unset", false, false },
 	{ OPT_BEST_EFFORT, "profile", "best-effort", false, false },
+	{ OPT_TIMEOUT, "limits", "timeout", false, false },
 	/* --learn's own run: the supervisor observes it. */
 	{ OPT_LEARN, "network", "supervise", false, false },
 };
@@ -217,27 +219,6 @@ check_project(const char *given, bool from_cwd, const char *real,
 				"%s\n",
 				spelled, real);
 	}
-}
-
-/*
- * DESIGN.md §11: a command the kernel stopped for exceeding a [limits]
- * resource limit is named with that limit, not left as a bare signal.
- * Only a monitor sees it (a pid namespace or the supervisor); other
- * limits surface as the command's own errors (ENOMEM, EAGAIN, EMFILE).
- */
-static void
-limit_message(const struct policy *p, int status)
-{
-	if (status == 128 + SIGXCPU && p->limit_cpu > 0)
-		fprintf(stderr,
-			"llwrap: the command exceeded [limits] cpu = %llu "
-			"(seconds of CPU time) and was killed (SIGXCPU)\n",
-			(unsigned long long)p->limit_cpu);
-	else if (status == 128 + SIGXFSZ && p->limit_file_size > 0)
-		fprintf(stderr,
-			"llwrap: the command exceeded [limits] file-size = "
-			"%llu bytes and was killed (SIGXFSZ)\n",
-			(unsigned long long)p->limit_file_size);
 }
 
 /* Resolve the policy of the command line plus extra flags. */
@@ -1373,7 +1354,14 @@ options_done:
 		if (footer_log != NULL && status != 0 && getpid() != 1)
 			print_footer(footer_log, footer_off, policy->name);
 		if (getpid() != 1) {
-			limit_message(policy, status);
+			/* DESIGN.md §11: a command stopped by a limit is
+			 * named with that limit, not left as a bare
+			 * signal (only a monitor sees it). */
+			_cleanup_strv_ char **lines =
+				resources_report(policy, &sb->limits, status);
+
+			for (char **l = lines; l != NULL && *l != NULL; l++)
+				fprintf(stderr, "%s\n", *l);
 			sandbox_check_created(sb);
 		}
 		/*

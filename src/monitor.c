@@ -131,6 +131,34 @@ monitor_tie_parent(int parent_pidfd, pid_t child)
 /* Job control across a pid namespace (monitor_stop_fds). */
 static int stop_watch_fd = -1, stop_report_fd = -1;
 
+/* Other descriptors the loop polls (monitor_watch). */
+static struct {
+	int fd;
+	void (*ready)(void *arg);
+	void *arg;
+} watches[MONITOR_MAX_WATCH];
+static size_t n_watches;
+
+void
+monitor_watch(int fd, void (*ready)(void *arg), void *arg)
+{
+	if (n_watches < MONITOR_MAX_WATCH && fd >= 0) {
+		watches[n_watches].fd = fd;
+		watches[n_watches].ready = ready;
+		watches[n_watches++].arg = arg;
+	}
+}
+
+void
+monitor_unwatch(int fd)
+{
+	for (size_t i = 0; i < n_watches; i++)
+		if (watches[i].fd == fd) {
+			watches[i] = watches[--n_watches];
+			return;
+		}
+}
+
 void
 monitor_stop_fds(int watch_fd, int report_fd)
 {
@@ -205,7 +233,8 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 	sigset_t set = loop_signals();
 	_cleanup_close_ int sfd = -1;
 	_cleanup_free_ struct pollfd *pfd =
-		xcalloc(2 + (sv ? SUPERVISE_POLL_MAX : 0), sizeof(*pfd));
+		xcalloc(2 + MONITOR_MAX_WATCH + (sv ? SUPERVISE_POLL_MAX : 0),
+			sizeof(*pfd));
 
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
@@ -217,7 +246,7 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 
 	for (;;) {
 		struct signalfd_siginfo si;
-		size_t n = 0, stop_at = 0, first_sv, n_sv = 0;
+		size_t n = 0, stop_at = 0, first_sv, n_sv = 0, first_watch;
 		int timeout = sv ? supervise_poll_timeout(sv) : -1;
 
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
@@ -227,6 +256,10 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 			pfd[n++] = (struct pollfd){ .fd = stop_watch_fd,
 						    .events = POLLIN };
 		}
+		first_watch = n;
+		for (size_t i = 0; i < n_watches; i++)
+			pfd[n++] = (struct pollfd){ .fd = watches[i].fd,
+						    .events = POLLIN };
 		first_sv = n;
 		if (sv)
 			n_sv = supervise_poll_fds(sv, pfd + first_sv);
@@ -235,6 +268,15 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 				continue;
 			return -errno;
 		}
+		/* A callback may unwatch: each ready one is found by its
+		 * descriptor. */
+		for (size_t i = first_watch; i < first_sv; i++)
+			for (size_t w = 0; pfd[i].revents != 0 && w < n_watches;
+			     w++)
+				if (watches[w].fd == pfd[i].fd) {
+					watches[w].ready(watches[w].arg);
+					break;
+				}
 		if (stop_at > 0 && (pfd[stop_at].revents & POLLIN)) {
 			unsigned char b;
 

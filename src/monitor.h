@@ -44,6 +44,17 @@ int monitor_run(struct supervisor *sv, pid_t child, bool reap_all,
 void monitor_stop_fds(int watch_fd, int report_fd);
 
 /*
+ * More descriptors the loop of this process polls: ready(arg) runs when
+ * fd is readable (or hangs up), in the loop, until monitor_unwatch(fd).
+ * At most MONITOR_MAX_WATCH at once (more are ignored).  Used by the
+ * limits' timer (resources.h) and the watch on files run later
+ * (watchlater.h).
+ */
+#define MONITOR_MAX_WATCH 4
+void monitor_watch(int fd, void (*ready)(void *arg), void *arg);
+void monitor_unwatch(int fd);
+
+/*
  * Tie the lives of a waiting process and the child it forked together,
  * so the command never outlives the process that supervises it.
  *

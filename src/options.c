@@ -69,6 +69,9 @@ const struct options_spec options_specs[] = {
 	{ "best-effort", no_argument, OPT_BEST_EFFORT, NULL, PROC,
 	  "run even if some restriction cannot be enforced here\n"
 	  "(each is reported as NOT ENFORCED)" },
+	{ "timeout", required_argument, OPT_TIMEOUT, "DURATION", PROC,
+	  "stop the command after this long ([limits] timeout:\n"
+	  "seconds, or with s, m, h or d: 90, 30m)" },
 	{ "backend", required_argument, OPT_BACKEND, "auto|landlock|bwrap",
 	  PROC, "auto: Landlock when available, else bubblewrap" },
 	{ "explain", no_argument, OPT_EXPLAIN, NULL, INSP,

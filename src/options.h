@@ -39,6 +39,7 @@ enum {
 	OPT_WHY,
 	OPT_ALLOW_BROAD_PROJECT,
 	OPT_LEARN,
+	OPT_TIMEOUT,
 };
 
 struct options_spec {

@@ -977,6 +977,14 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 			profile_count(v0, &p->limit_files);
 		} else if (is_key(e, "limits", "cpu")) {
 			profile_count(v0, &p->limit_cpu);
+		} else if (is_key(e, "limits", "timeout")) {
+			profile_duration(v0, &p->limit_timeout);
+		} else if (is_key(e, "limits", "memory-max")) {
+			profile_size_bytes(v0, &p->limit_memory_max);
+			scalar_set(&p->limit_cgroup_origin, origin);
+		} else if (is_key(e, "limits", "pids-max")) {
+			profile_count(v0, &p->limit_pids_max);
+			scalar_set(&p->limit_cgroup_origin, origin);
 		} else if (is_key(e, "limits", "tmpfs-size")) {
 			profile_size(v0, &p->tmpfs_bytes, &p->tmpfs_percent);
 			scalar_set(&p->tmpfs_size_origin, origin);

@@ -180,6 +180,12 @@ struct policy {
 	 * RLIMIT_NOFILE, cpu RLIMIT_CPU (seconds). */
 	uint64_t limit_memory, limit_file_size, limit_processes, limit_files,
 		limit_cpu;
+	/* [limits] timeout: wall-clock seconds, 0 for none (a monitor
+	 * stops the command, resources.h).  memory-max and pids-max: cgroup v2
+	 * memory.max (bytes) and pids.max of the command's own cgroup, 0
+	 * for none (a delegated cgroup is needed, resources.h). */
+	uint64_t limit_timeout, limit_memory_max, limit_pids_max;
+	struct llw_scalar_origin limit_cgroup_origin;
 
 	/* [profile] best-effort = yes, or --best-effort */
 	bool best_effort;

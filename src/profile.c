@@ -263,6 +263,7 @@ enum value_type {
 	VT_SIZE,     /* BYTES[K|M|G] or PERCENT% (of memory), one value */
 	VT_BYTES,    /* BYTES[K|M|G], one value */
 	VT_COUNT,    /* a positive decimal number, one value */
+	VT_DURATION, /* SECONDS[s|m|h|d], one value */
 	VT_ENUM,     /* one of choices */
 	VT_CIDRS,    /* CIDR[:PORTS] */
 	VT_LISTEN,   /* ADDR:PORT, [V6]:PORT */
@@ -324,6 +325,9 @@ static const struct key_spec {
 	{ "limits", "processes", VT_COUNT, NULL },
 	{ "limits", "files", VT_COUNT, NULL },
 	{ "limits", "cpu", VT_COUNT, NULL },
+	{ "limits", "timeout", VT_DURATION, NULL },
+	{ "limits", "memory-max", VT_BYTES, NULL },
+	{ "limits", "pids-max", VT_COUNT, NULL },
 	{ "match", "command", VT_COMMANDS, NULL },
 	{ "match", "project", VT_PATHS, NULL },
 };
@@ -479,6 +483,30 @@ profile_count(const char *s, uint64_t *n)
 		*n = *n * 10 + (uint64_t)(*s - '0');
 	}
 	return *s == '\0' ? 0 : -EINVAL;
+}
+
+int
+profile_duration(const char *s, uint64_t *seconds)
+{
+	static const struct {
+		char unit;
+		uint64_t mult;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	_cleanup_free_ char *digits = xstrdup(s);
+	size_t len = strlen(digits);
+	uint64_t n, mult = 1;
+
+	*seconds = 0;
+	for (size_t i = 0; len > 0 && i < ARRAY_SIZE(units); i++)
+		if (digits[len - 1] == units[i].unit) {
+			mult = units[i].mult;
+			digits[len - 1] = '\0';
+			break;
+		}
+	if (profile_count(digits, &n) < 0 || n > UINT64_MAX / mult)
+		return -EINVAL;
+	*seconds = n * mult;
+	return 0;
 }
 
 int
@@ -728,6 +756,17 @@ value_check(const struct profile *p, const struct vars *v,
 					: "[%s] %s: bad number '%s'; use a "
 					  "positive decimal number.",
 				ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
+	}
+	case VT_DURATION: {
+		uint64_t seconds;
+
+		if (profile_duration(raw, &seconds) < 0)
+			return fail(cause, p->file, line,
+				    "[%s] %s: bad duration '%s'; use seconds "
+				    "with an optional s, m, h or d (90, 30m).",
+				    ks->section, ks->key, raw);
 		*out = xstrdup(raw);
 		return 0;
 	}
@@ -981,7 +1020,7 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	}
 	if ((ks->type == VT_BOOL || ks->type == VT_ENUM ||
 	     ks->type == VT_SIZE || ks->type == VT_BYTES ||
-	     ks->type == VT_COUNT) &&
+	     ks->type == VT_COUNT || ks->type == VT_DURATION) &&
 	    n != 1)
 		return fail(cause, p->file, line,
 			    "[%s] %s takes one value, not %zu.", section, key,

@@ -120,6 +120,11 @@ int profile_size(const char *s, uint64_t *bytes, unsigned *percent);
 int profile_size_bytes(const char *s, uint64_t *bytes);
 int profile_count(const char *s, uint64_t *n);
 
+/* A duration: a positive count of seconds, or of minutes, hours or days
+ * with the suffix s, m, h or d ("90", "30m"): 0 and *seconds, or
+ * -EINVAL. */
+int profile_duration(const char *s, uint64_t *seconds);
+
 /*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are
  * compiled in so llwrap works before anything is installed.

@@ -168,6 +168,25 @@ sandbox_refuse(struct sandbox *sb, char *cause)
 	sb->fail_cause = cause;
 }
 
+/* [limits] memory-max and pids-max need a delegated cgroup (resources.h):
+ * without one the run fails closed, or best effort runs without them. */
+static void
+cgroup_account(struct sandbox *sb, const struct policy *p)
+{
+	_cleanup_free_ char *why = NULL;
+
+	if (resources_cgroup_probe(p, &why) == 0)
+		return;
+	if (p->best_effort)
+		strv_push_take(&sb->not_enforced,
+			       xasprintf("[limits] memory-max and pids-max "
+					 "(needs a cgroup of the command's "
+					 "own: %s)",
+					 why));
+	else
+		sandbox_refuse(sb, resources_cgroup_refusal(p, why));
+}
+
 /* Whether L3 can run here, probed once (a short-lived child). */
 static bool
 sandbox_userns(struct sandbox *sb)
@@ -667,6 +686,7 @@ prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 	sb->run = run;
 	ruleset_probe(&sb->kernel);
 	choose_backend(sb, backend);
+	cgroup_account(sb, p);
 
 	/* Compile the filesystem rules, config-file protection included. */
 	if (p->protect_git && p->project != NULL) {
@@ -1189,7 +1209,9 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
  * -errno.
  */
 static int
-fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
+fork_and_wait(struct supervisor *sv, struct resources_run *lr,
+	      struct resources_outcome *lo, bool reap_all, int *status,
+	      char **cause)
 {
 	int wstatus, r, e, tie;
 	pid_t pid;
@@ -1213,29 +1235,42 @@ fork_and_wait(struct supervisor *sv, bool reap_all, int *status, char **cause)
 		 * the command's status. */
 		if ((r = monitor_tie_child(tie, cause)) < 0)
 			return r;
+		if ((r = resources_child(lr, cause)) < 0)
+			return r;
 		monitor_unblock_signals();
 		if (sv != NULL)
 			supervise_child_forked(sv);
 		return 0;
 	}
 	monitor_tie_parent(tie, pid);
+	if ((r = resources_parent(lr, pid)) < 0) {
+		*cause = xasprintf("cannot arm the timeout: %s", strerror(-r));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
 	if (sv != NULL && (r = supervise_parent_attach(sv, cause)) < 0) {
 		/* The child stops: told to, or it ended first and said why
 		 * itself (-ECHILD).  Its status is the one to report then. */
 		if (monitor_run(NULL, pid, reap_all, &wstatus) < 0)
 			kill(pid, SIGKILL);
+		resources_finish(lr, lo);
 		if (r != -ECHILD)
 			return r;
 		*status = monitor_exit_status(wstatus);
 		return 1;
 	}
-	if ((r = monitor_run(sv, pid, reap_all, &wstatus)) < 0) {
+	r = monitor_run(sv, pid, reap_all, &wstatus);
+	if (r < 0)
+		kill(pid, SIGKILL);
+	resources_finish(lr, lo);
+	if (r < 0) {
 		*cause = xasprintf("waiting for the command failed: %s",
 				   strerror(-r));
-		kill(pid, SIGKILL);
 		return r;
 	}
-	*status = monitor_exit_status(wstatus);
+	*status =
+		lo->timed_out ? LLW_EXIT_TIMEOUT : monitor_exit_status(wstatus);
 	return 1;
 }
 
@@ -1320,6 +1355,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct sock_fprog prog;
 	struct supervisor *sv = NULL;
 	struct proxyserve *proxy = NULL;
+	struct resources_run *lr = NULL;
 	_cleanup_strv_ char **env = NULL;
 	bool forked = false;
 	int r;
@@ -1338,6 +1374,10 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		return r;
 	}
 	env = command_environ(sb->policy, envp);
+	/* Before any namespace: the cgroup is made with this user's own
+	 * credentials. */
+	if ((r = resources_start(sb->policy, &lr, cause)) < 0)
+		goto out;
 	if (sb->supervise &&
 	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)
 		goto out;
@@ -1364,8 +1404,9 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * parent, and the child execs bwrap under the notification
 		 * filter (which needs no_new_privs: a setuid bwrap runs
 		 * unprivileged then, with user namespaces). */
-		if (sv != NULL &&
-		    (r = fork_and_wait(sv, false, status, cause)) != 0)
+		if ((sv != NULL || lr != NULL) &&
+		    (r = fork_and_wait(sv, lr, &sb->limits, false, status,
+				       cause)) != 0)
 			goto out;
 		if (sv != NULL && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 			r = -errno;
@@ -1412,7 +1453,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			}
 			forked = true;
 			monitor_stop_fds(stop[0], -1);
-			r = fork_and_wait(sv, false, status, cause);
+			r = fork_and_wait(sv, lr, &sb->limits, false, status,
+					  cause);
 			if (r != 0) {
 				close(stop[0]);
 				close(stop[1]);
@@ -1438,9 +1480,10 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			goto out;
 		}
 	}
-	/* The supervisor stays outside as the command's parent. */
-	if (sv != NULL && !forked &&
-	    (r = fork_and_wait(sv, false, status, cause)) != 0)
+	/* The supervisor, or the monitor of the limits, stays outside as
+	 * the command's parent. */
+	if ((sv != NULL || lr != NULL) && !forked &&
+	    (r = fork_and_wait(sv, lr, &sb->limits, false, status, cause)) != 0)
 		goto out;
 	r = sandbox_enter(sb, sv, &prog, env, argv, keep, n_keep, status,
 			  cause);
@@ -1449,6 +1492,7 @@ out:
 	 * the exit frees the supervisor, and closes its listener. */
 	if (r <= 0)
 		supervise_free(sv);
+	resources_free(lr);
 	proxyserve_stop(proxy);
 	/* 1: this process was a monitor or an init and its child has
 	 * ended; *status is what to exit with. */

@@ -17,6 +17,7 @@
 #include "ns.h"
 #include "pathtree.h"
 #include "policy.h"
+#include "resources.h"
 #include "ruleset.h"
 
 enum sandbox_backend {
@@ -58,8 +59,10 @@ struct sandbox {
 	char **not_enforced;	  /* every restriction dropped or missing */
 	bool learn;		  /* --learn: the supervisor observes paths */
 	int learn_fd;		  /* ... and writes them here (sandbox_exec) */
-	bool must_fail;		  /* a fatal loss without best effort */
-	char *fail_cause;	  /* why, when must_fail */
+	struct resources_outcome
+		limits;	  /* what the monitor saw (resources.h) */
+	bool must_fail;	  /* a fatal loss without best effort */
+	char *fail_cause; /* why, when must_fail */
 };
 
 /*

@@ -1,0 +1,654 @@
+/*
+ * [limits]: the wall-clock timeout and cgroup v2 limits (see resources.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fdutil.h"
+#include "resources.h"
+#include "strv.h"
+#include "monitor.h"
+#include "xalloc.h"
+
+/* ---- Pure ---- */
+
+/* The next blank-separated field of *s, unescaping mountinfo's octal
+ * escapes (\040 for a blank); NULL at the end of the line. */
+static char *
+mountinfo_field(const char **s)
+{
+	const char *c = *s;
+	char *out, *o;
+
+	while (*c == ' ')
+		c++;
+	if (*c == '\0' || *c == '\n')
+		return NULL;
+	out = o = xcalloc(strlen(c) + 1, 1);
+	while (*c != '\0' && *c != ' ' && *c != '\n') {
+		if (c[0] == '\\' && c[1] >= '0' && c[1] <= '3' && c[2] >= '0' &&
+		    c[2] <= '7' && c[3] >= '0' && c[3] <= '7') {
+			*o++ = (char)((c[1] - '0') * 64 + (c[2] - '0') * 8 +
+				      (c[3] - '0'));
+			c += 4;
+		} else {
+			*o++ = *c++;
+		}
+	}
+	*s = c;
+	return out;
+}
+
+/* The cgroup2 mount of mountinfo: its root and mount point. */
+static int
+cgroup2_mount(const char *mountinfo, char **root, char **point)
+{
+	for (const char *line = mountinfo; line != NULL && *line != '\0';) {
+		const char *next = strchr(line, '\n'), *c = line;
+		_cleanup_strv_ char **f = NULL;
+		char *w;
+		bool dash = false;
+
+		while ((w = mountinfo_field(&c)) != NULL) {
+			/* After the optional fields, " - " and the type. */
+			if (dash && strv_length(f) >= 5) {
+				if (strcmp(w, "cgroup2") == 0) {
+					*root = xstrdup(f[3]);
+					*point = xstrdup(f[4]);
+					free(w);
+					return 0;
+				}
+				free(w);
+				break;
+			}
+			if (strcmp(w, "-") == 0 && strv_length(f) >= 6)
+				dash = true;
+			strv_push_take(&f, w);
+		}
+		line = next != NULL ? next + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+int
+resources_cgroup_dir(const char *proc_cgroup, const char *mountinfo, char **dir)
+{
+	_cleanup_free_ char *path = NULL, *root = NULL, *point = NULL;
+	const char *rest;
+	size_t n;
+
+	for (const char *line = proc_cgroup; line != NULL && *line != '\0';) {
+		const char *next = strchr(line, '\n');
+
+		if (strncmp(line, "0::", 3) == 0) {
+			n = next != NULL ? (size_t)(next - line) : strlen(line);
+			path = xstrndup(line + 3, n - 3);
+			break;
+		}
+		line = next != NULL ? next + 1 : NULL;
+	}
+	if (path == NULL || path[0] != '/' ||
+	    cgroup2_mount(mountinfo, &root, &point) < 0)
+		return -ENOENT;
+	/* The mount shows the hierarchy from root down (a cgroup namespace
+	 * or a bind mount of a subtree): the cgroup must be beneath it. */
+	n = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	if (strncmp(path, root, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return -ENOENT;
+	rest = path + n;
+	if (strcmp(rest, "/") == 0 || *rest == '\0')
+		*dir = xstrdup(point);
+	else
+		*dir = xasprintf("%s%s", strcmp(point, "/") == 0 ? "" : point,
+				 rest);
+	return 0;
+}
+
+/* 90 -> "90 s", 1800 -> "30 min", 7200 -> "2 h". */
+static char *
+duration_text(uint64_t s)
+{
+	if (s >= 3600 && s % 3600 == 0)
+		return xasprintf("%llu h", (unsigned long long)(s / 3600));
+	if (s >= 60 && s % 60 == 0)
+		return xasprintf("%llu min", (unsigned long long)(s / 60));
+	return xasprintf("%llu s", (unsigned long long)s);
+}
+
+char **
+resources_report(const struct policy *p, const struct resources_outcome *o,
+		 int status)
+{
+	char **lines = NULL;
+
+	if (o->timed_out) {
+		_cleanup_free_ char *d = duration_text(p->limit_timeout);
+
+		strv_push_take(
+			&lines,
+			o->killed ? xasprintf("llwrap: the command exceeded "
+					      "[limits] timeout = %s (wall "
+					      "clock) and was stopped: "
+					      "SIGTERM, then SIGKILL %d s "
+					      "later",
+					      d, LLW_TIMEOUT_GRACE)
+				  : xasprintf("llwrap: the command exceeded "
+					      "[limits] timeout = %s (wall "
+					      "clock) and was stopped "
+					      "(SIGTERM)",
+					      d));
+	}
+	if (o->oom_kills > 0)
+		strv_push_take(
+			&lines,
+			xasprintf("llwrap: the command exceeded [limits] "
+				  "memory-max = %llu bytes (cgroup "
+				  "memory.max): the kernel killed %llu "
+				  "process%s of it out of memory",
+				  (unsigned long long)p->limit_memory_max,
+				  (unsigned long long)o->oom_kills,
+				  o->oom_kills == 1 ? "" : "es"));
+	if (o->pids_refused > 0)
+		strv_push_take(
+			&lines,
+			xasprintf("llwrap: the command reached [limits] "
+				  "pids-max = %llu (cgroup pids.max): %llu "
+				  "fork%s refused (EAGAIN)",
+				  (unsigned long long)p->limit_pids_max,
+				  (unsigned long long)o->pids_refused,
+				  o->pids_refused == 1 ? " was" : "s were"));
+	if (status == 128 + SIGXCPU && p->limit_cpu > 0)
+		strv_push_take(
+			&lines,
+			xasprintf("llwrap: the command exceeded [limits] cpu "
+				  "= %llu (seconds of CPU time) and was "
+				  "killed (SIGXCPU)",
+				  (unsigned long long)p->limit_cpu));
+	else if (status == 128 + SIGXFSZ && p->limit_file_size > 0)
+		strv_push_take(
+			&lines,
+			xasprintf("llwrap: the command exceeded [limits] "
+				  "file-size = %llu bytes and was killed "
+				  "(SIGXFSZ)",
+				  (unsigned long long)p->limit_file_size));
+	return lines;
+}
+
+/* ---- The kernel ---- */
+
+struct resources_run {
+	uint64_t timeout;
+	pid_t owner; /* the monitor: only it undoes the cgroup */
+	int timer_fd;
+	pid_t child;
+	struct resources_outcome out;
+
+	char *base;    /* the delegated cgroup llwrap was started in */
+	char *cmd_cg;  /* base/llwrap-PID: the command's */
+	char *mon_cg;  /* base/llwrap-PID-monitor, when llwrap moved there */
+	char *enabled; /* controllers llwrap enabled in base */
+	int base_fd;   /* base, opened before any namespace */
+	char cmd_name[32], mon_name[48]; /* their names in base */
+	char file[96];			 /* cmd_file()'s result */
+	int procs_fd; /* cmd_cg/cgroup.procs, for the child */
+	int kill_fd;  /* cmd_cg/cgroup.kill (Linux 5.14) */
+};
+
+static char *
+read_text(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf = NULL;
+	size_t len;
+
+	if (fd < 0 || fd_read_all(fd, 1 << 20, &buf, &len) < 0)
+		return NULL;
+	return buf;
+}
+
+/* Write text to the file rel of the directory dirfd. */
+static int
+write_text(int dirfd, const char *rel, const char *text)
+{
+	_cleanup_close_ int fd = openat(dirfd, rel, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		return -errno;
+	return 0;
+}
+
+/* The value of KEY in a flat-keyed file (memory.events): 0 if absent. */
+static uint64_t
+keyed_value(int dirfd, const char *rel, const char *key)
+{
+	_cleanup_close_ int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL;
+	size_t n = strlen(key), len;
+
+	if (fd < 0 || fd_read_all(fd, 1 << 16, &text, &len) < 0)
+		return 0;
+
+	for (const char *l = text; l != NULL && *l != '\0';) {
+		if (strncmp(l, key, n) == 0 && l[n] == ' ')
+			return strtoull(l + n + 1, NULL, 10);
+		l = strchr(l, '\n');
+		l = l != NULL ? l + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Whether the blank-separated list has word. */
+static bool
+has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *c = list; c != NULL && *c != '\0';) {
+		c += strspn(c, " \n");
+		if (strncmp(c, word, n) == 0 &&
+		    (c[n] == ' ' || c[n] == '\n' || c[n] == '\0'))
+			return true;
+		c += strcspn(c, " \n");
+	}
+	return false;
+}
+
+/*
+ * The delegated cgroup this process is in, and the controllers p's
+ * limits need that its children do not have yet (*enable, "+memory
+ * +pids" style, empty when none).  0, or -errno and *why.
+ */
+static int
+cgroup_find(const struct policy *p, char **dir, char **enable, char **why)
+{
+	_cleanup_free_ char *cg = read_text("/proc/self/cgroup");
+	_cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
+	_cleanup_free_ char *d = NULL, *ctl = NULL, *sub = NULL, *procs = NULL;
+	_cleanup_free_ char *ctl_path = NULL, *sub_path = NULL;
+	_cleanup_free_ char *procs_path = NULL;
+	const char *need[2] = { NULL, NULL };
+	char *add = xstrdup("");
+
+	if (cg == NULL || mi == NULL || resources_cgroup_dir(cg, mi, &d) < 0) {
+		*why = xstrdup("llwrap is in no cgroup v2 hierarchy (no "
+			       "cgroup2 mount, or a cgroup v1 system)");
+		free(add);
+		return -ENOENT;
+	}
+	if (faccessat(AT_FDCWD, d, W_OK, AT_EACCESS) < 0) {
+		*why = xasprintf("its cgroup %s is not delegated to this user "
+				 "(not writable)",
+				 d);
+		free(add);
+		return -EACCES;
+	}
+	if (p->limit_memory_max > 0)
+		need[0] = "memory";
+	if (p->limit_pids_max > 0)
+		need[1] = "pids";
+	ctl_path = xasprintf("%s/cgroup.controllers", d);
+	sub_path = xasprintf("%s/cgroup.subtree_control", d);
+	ctl = read_text(ctl_path);
+	sub = read_text(sub_path);
+	for (size_t i = 0; i < 2; i++) {
+		char *t;
+
+		if (need[i] == NULL || (sub != NULL && has_word(sub, need[i])))
+			continue;
+		if (ctl == NULL || !has_word(ctl, need[i])) {
+			*why = xasprintf("its cgroup %s does not offer the %s "
+					 "controller",
+					 d, need[i]);
+			free(add);
+			return -EOPNOTSUPP;
+		}
+		t = xasprintf("%s%s+%s", add, *add ? " " : "", need[i]);
+		free(add);
+		add = t;
+	}
+	if (*add != '\0') {
+		/* Enabling a controller for the children needs a cgroup
+		 * without processes of its own: llwrap moves itself out, but
+		 * not other processes. */
+		pid_t self = getpid();
+
+		procs_path = xasprintf("%s/cgroup.procs", d);
+		procs = read_text(procs_path);
+		for (const char *l = procs; l != NULL && *l != '\0';) {
+			if (strtol(l, NULL, 10) != self) {
+				*why = xasprintf("its cgroup %s holds other "
+						 "processes than llwrap, and "
+						 "a cgroup with processes "
+						 "cannot give its children "
+						 "controllers",
+						 d);
+				free(add);
+				return -EBUSY;
+			}
+			l = strchr(l, '\n');
+			l = l != NULL ? l + 1 : NULL;
+		}
+		if (faccessat(AT_FDCWD, sub_path, W_OK, AT_EACCESS) < 0) {
+			*why = xasprintf("%s is not writable", sub_path);
+			free(add);
+			return -EACCES;
+		}
+	}
+	*dir = steal_pointer(&d);
+	*enable = add;
+	return 0;
+}
+
+char *
+resources_cgroup_refusal(const struct policy *p, const char *why)
+{
+	return xasprintf("[limits] %s needs a cgroup of the command's own, "
+			 "and %s; run llwrap in a delegated cgroup "
+			 "(systemd-run --user --scope llwrap ...), or with "
+			 "--best-effort to run without the limit",
+			 p->limit_memory_max > 0 ? "memory-max" : "pids-max",
+			 why);
+}
+
+int
+resources_cgroup_probe(const struct policy *p, char **why)
+{
+	_cleanup_free_ char *dir = NULL, *enable = NULL;
+
+	if (p->limit_memory_max == 0 && p->limit_pids_max == 0)
+		return 0;
+	return cgroup_find(p, &dir, &enable, why);
+}
+
+/* Move this process to the cgroup rel of the base (NULL: the base). */
+static int
+cgroup_move_self(const struct resources_run *lr, const char *rel)
+{
+	_cleanup_free_ char *procs =
+		xasprintf("%s%scgroup.procs", rel ? rel : "", rel ? "/" : "");
+	char pid[24];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	return write_text(lr->base_fd, procs, pid);
+}
+
+/* The path of a file of the command's cgroup, relative to the base. */
+static const char *
+cmd_file(struct resources_run *lr, const char *file)
+{
+	snprintf(lr->file, sizeof(lr->file), "%s/%s", lr->cmd_name, file);
+	return lr->file;
+}
+
+/* Undo what cgroup_make did, as far as it went. */
+static void
+cgroup_unmake(struct resources_run *lr)
+{
+	/* By descriptor: the monitor's view of /sys may have changed
+	 * (L3 mounts in the mount namespace it shares with pid 1). */
+	if (lr->owner != getpid() || lr->base_fd < 0)
+		goto out;
+	if (lr->cmd_cg != NULL) {
+		/* Its processes may take a moment to leave once killed. */
+		for (int i = 0;
+		     i < 50 &&
+		     unlinkat(lr->base_fd, lr->cmd_name, AT_REMOVEDIR) < 0 &&
+		     errno == EBUSY;
+		     i++)
+			usleep(2000);
+	}
+	if (lr->enabled != NULL) {
+		_cleanup_free_ char *off = xstrdup(lr->enabled);
+
+		for (char *c = off; *c != '\0'; c++)
+			if (*c == '+')
+				*c = '-';
+		(void)write_text(lr->base_fd, "cgroup.subtree_control", off);
+	}
+	if (lr->mon_cg != NULL && cgroup_move_self(lr, NULL) == 0)
+		(void)unlinkat(lr->base_fd, lr->mon_name, AT_REMOVEDIR);
+out:
+	close(lr->base_fd);
+	lr->base_fd = -1;
+	free(lr->cmd_cg);
+	free(lr->mon_cg);
+	free(lr->enabled);
+	free(lr->base);
+	lr->cmd_cg = lr->mon_cg = lr->enabled = lr->base = NULL;
+}
+
+static int
+cgroup_make(struct resources_run *lr, const struct policy *p, char **why)
+{
+	_cleanup_free_ char *enable = NULL, *procs = NULL, *kill_path = NULL;
+	char num[24];
+	int r;
+
+	if ((r = cgroup_find(p, &lr->base, &enable, why)) < 0)
+		return r;
+	lr->base_fd = open(lr->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lr->base_fd < 0) {
+		r = -errno;
+		*why = xasprintf("cannot open %s: %s", lr->base, strerror(-r));
+		return r;
+	}
+	snprintf(lr->cmd_name, sizeof(lr->cmd_name), "llwrap-%d",
+		 (int)getpid());
+	snprintf(lr->mon_name, sizeof(lr->mon_name), "llwrap-%d-monitor",
+		 (int)getpid());
+	if (*enable != '\0') {
+		lr->mon_cg = xasprintf("%s/%s", lr->base, lr->mon_name);
+		if (mkdirat(lr->base_fd, lr->mon_name, 0755) < 0 ||
+		    (r = cgroup_move_self(lr, lr->mon_name)) < 0) {
+			r = r < 0 ? r : -errno;
+			*why = xasprintf("cannot move llwrap to %s: %s",
+					 lr->mon_cg, strerror(-r));
+			return r;
+		}
+		if ((r = write_text(lr->base_fd, "cgroup.subtree_control",
+				    enable)) < 0) {
+			*why = xasprintf("cannot enable %s in %s: %s", enable,
+					 lr->base, strerror(-r));
+			return r;
+		}
+		lr->enabled = steal_pointer(&enable);
+	}
+	lr->cmd_cg = xasprintf("%s/%s", lr->base, lr->cmd_name);
+	if (mkdirat(lr->base_fd, lr->cmd_name, 0755) < 0) {
+		r = -errno;
+		*why = xasprintf("cannot make %s: %s", lr->cmd_cg,
+				 strerror(-r));
+		free(lr->cmd_cg);
+		lr->cmd_cg = NULL;
+		return r;
+	}
+	if (p->limit_memory_max > 0) {
+		snprintf(num, sizeof(num), "%llu",
+			 (unsigned long long)p->limit_memory_max);
+		if ((r = write_text(lr->base_fd, cmd_file(lr, "memory.max"),
+				    num)) < 0) {
+			*why = xasprintf("cannot set memory.max of %s: %s",
+					 lr->cmd_cg, strerror(-r));
+			return r;
+		}
+		/* The limit is on memory, not on memory plus swap: without
+		 * this the command would swap beyond it. */
+		(void)write_text(lr->base_fd, cmd_file(lr, "memory.swap.max"),
+				 "0");
+	}
+	if (p->limit_pids_max > 0) {
+		snprintf(num, sizeof(num), "%llu",
+			 (unsigned long long)p->limit_pids_max);
+		if ((r = write_text(lr->base_fd, cmd_file(lr, "pids.max"),
+				    num)) < 0) {
+			*why = xasprintf("cannot set pids.max of %s: %s",
+					 lr->cmd_cg, strerror(-r));
+			return r;
+		}
+	}
+	procs = xasprintf("%s/cgroup.procs", lr->cmd_cg);
+	lr->procs_fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (lr->procs_fd < 0) {
+		r = -errno;
+		*why = xasprintf("cannot open %s: %s", procs, strerror(-r));
+		return r;
+	}
+	kill_path = xasprintf("%s/cgroup.kill", lr->cmd_cg);
+	lr->kill_fd = open(kill_path, O_WRONLY | O_CLOEXEC);
+	return 0;
+}
+
+int
+resources_start(const struct policy *p, struct resources_run **out,
+		char **cause)
+{
+	struct resources_run *lr;
+	bool want_cg = p->limit_memory_max > 0 || p->limit_pids_max > 0;
+	_cleanup_free_ char *why = NULL;
+	int r;
+
+	*out = NULL;
+	if (p->limit_timeout == 0 && !want_cg)
+		return 0;
+	lr = xcalloc(1, sizeof(*lr));
+	lr->timeout = p->limit_timeout;
+	lr->owner = getpid();
+	lr->timer_fd = lr->procs_fd = lr->kill_fd = lr->base_fd = -1;
+	r = cgroup_make(lr, p, &why);
+	if (r < 0) {
+		close(lr->procs_fd);
+		close(lr->kill_fd);
+		lr->procs_fd = lr->kill_fd = -1;
+		cgroup_unmake(lr);
+		if (want_cg && !p->best_effort) {
+			*cause = resources_cgroup_refusal(p, why);
+			resources_free(lr);
+			return r;
+		}
+		/* The timeout alone, or best effort (--explain and the
+		 * NOT ENFORCED lines said so): no cgroup. */
+	}
+	*out = lr;
+	return 0;
+}
+
+int
+resources_child(struct resources_run *lr, char **cause)
+{
+	int r = 0;
+
+	if (lr == NULL)
+		return 0;
+	if (lr->procs_fd >= 0 && write(lr->procs_fd, "0", 1) != 1) {
+		r = -errno;
+		*cause = xasprintf("cannot enter the cgroup %s: %s", lr->cmd_cg,
+				   strerror(-r));
+	}
+	close(lr->procs_fd);
+	close(lr->kill_fd);
+	close(lr->timer_fd);
+	close(lr->base_fd);
+	lr->procs_fd = lr->kill_fd = lr->timer_fd = lr->base_fd = -1;
+	return r;
+}
+
+static void
+resources_arm(struct resources_run *lr, uint64_t seconds)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = (time_t)seconds } };
+
+	timerfd_settime(lr->timer_fd, 0, &its, NULL);
+}
+
+/* The monitor loop's callback: the timer expired. */
+static void
+resources_expired(void *arg)
+{
+	struct resources_run *lr = arg;
+	uint64_t ticks;
+
+	if (read(lr->timer_fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+		return;
+	if (!lr->out.timed_out) {
+		/* pid 1 of a pid namespace forwards it to the command. */
+		lr->out.timed_out = true;
+		kill(lr->child, SIGTERM);
+		resources_arm(lr, LLW_TIMEOUT_GRACE);
+		return;
+	}
+	lr->out.killed = true;
+	kill(lr->child, SIGKILL);
+	if (lr->kill_fd >= 0 && write(lr->kill_fd, "1", 1) != 1) {
+		/* The cgroup is empty already, or gone. */
+	}
+}
+
+int
+resources_parent(struct resources_run *lr, pid_t child)
+{
+	if (lr == NULL)
+		return 0;
+	lr->child = child;
+	close(lr->procs_fd);
+	lr->procs_fd = -1;
+	if (lr->timeout == 0)
+		return 0;
+	lr->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (lr->timer_fd < 0)
+		return -errno;
+	resources_arm(lr, lr->timeout);
+	monitor_watch(lr->timer_fd, resources_expired, lr);
+	return 0;
+}
+
+void
+resources_finish(struct resources_run *lr, struct resources_outcome *o)
+{
+	if (lr == NULL)
+		return;
+	if (lr->timer_fd >= 0) {
+		monitor_unwatch(lr->timer_fd);
+		close(lr->timer_fd);
+		lr->timer_fd = -1;
+	}
+	if (lr->cmd_cg != NULL) {
+		lr->out.oom_kills = keyed_value(
+			lr->base_fd, cmd_file(lr, "memory.events"), "oom_kill");
+		lr->out.pids_refused = keyed_value(
+			lr->base_fd, cmd_file(lr, "pids.events"), "max");
+		/* What the command left running ends with it, as in a pid
+		 * namespace: it would escape the limits otherwise. */
+		if (lr->kill_fd >= 0 && write(lr->kill_fd, "1", 1) != 1) {
+			/* Empty already. */
+		}
+	}
+	close(lr->kill_fd);
+	lr->kill_fd = -1;
+	cgroup_unmake(lr);
+	*o = lr->out;
+}
+
+void
+resources_free(struct resources_run *lr)
+{
+	if (lr == NULL)
+		return;
+	close(lr->timer_fd);
+	close(lr->procs_fd);
+	close(lr->kill_fd);
+	cgroup_unmake(lr);
+	free(lr);
+}

@@ -1,0 +1,89 @@
+/*
+ * [limits] beyond rlimits (DESIGN.md §11): a wall-clock timeout and cgroup
+ * v2 limits (memory.max, pids.max) on the command's own cgroup, made in a
+ * delegated cgroup (one this user may write, as systemd-run --user --scope
+ * gives).  Both need a monitor process outside the command: it arms the
+ * timer, puts the command in its cgroup, and afterwards says which limit
+ * the command exceeded.
+ *
+ * The pure part (resources_cgroup_dir, resources_report) is table-tested; the
+ * rest touches the kernel.
+ */
+#ifndef LLW_RESOURCES_H
+#define LLW_RESOURCES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy.h"
+
+/* Seconds between the timeout's SIGTERM and the SIGKILL that follows. */
+#define LLW_TIMEOUT_GRACE 5
+
+/* The exit status of a command stopped by the timeout, as timeout(1). */
+#define LLW_EXIT_TIMEOUT 124
+
+/* What happened to the command, as the monitor saw it. */
+struct resources_outcome {
+	bool timed_out;	       /* the timeout expired: SIGTERM sent */
+	bool killed;	       /* ... and SIGKILL after the grace period */
+	uint64_t oom_kills;    /* memory.events oom_kill of its cgroup */
+	uint64_t pids_refused; /* pids.events max of its cgroup */
+};
+
+/*
+ * The directory of this process's cgroup v2: proc_cgroup is the text of
+ * /proc/self/cgroup, mountinfo that of /proc/self/mountinfo.  0 and a new
+ * path in *dir, or -ENOENT (no cgroup v2 line or mount, or the cgroup is
+ * not under the mount's root).
+ */
+int resources_cgroup_dir(const char *proc_cgroup, const char *mountinfo,
+			 char **dir);
+
+/*
+ * The lines llwrap prints after the command ended with exit status
+ * status (128 + N for signal N): each limit of p the command exceeded,
+ * named with its value and mechanism.  NULL when none.
+ */
+char **resources_report(const struct policy *p,
+			const struct resources_outcome *o, int status);
+
+/* The state of one run's timeout and cgroup. */
+struct resources_run;
+
+/*
+ * Whether the cgroup limits of p (memory-max, pids-max) can be enforced
+ * here: 0, or -errno and *why, a sentence saying what is missing.  Does
+ * not change anything.
+ */
+int resources_cgroup_probe(const struct policy *p, char **why);
+
+/* The refusal when the cgroup limits of p cannot be enforced for why. */
+char *resources_cgroup_refusal(const struct policy *p, const char *why);
+
+/*
+ * Before the monitor forks: NULL in *out when p needs no monitor for its
+ * limits (no timeout, no cgroup limit).  Otherwise the command's cgroup
+ * is made when a delegated one exists (required for memory-max and
+ * pids-max unless best effort; for the timeout alone it is optional and
+ * lets the timeout end every process of the command, not only its first).
+ * 0, or -errno and *cause.
+ */
+int resources_start(const struct policy *p, struct resources_run **out,
+		    char **cause);
+
+/* In the monitor's child, at once: enter the command's cgroup. */
+int resources_child(struct resources_run *lr, char **cause);
+
+/* In the monitor, once the child runs: arm the timeout (the monitor loop
+ * polls its timer, monitor_watch). */
+int resources_parent(struct resources_run *lr, pid_t child);
+
+/* In the monitor, once the child has ended: what happened, then the
+ * cgroup removed (what the command left running in it first killed). */
+void resources_finish(struct resources_run *lr, struct resources_outcome *o);
+
+void resources_free(struct resources_run *lr);
+
+#endif

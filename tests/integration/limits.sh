@@ -1,0 +1,159 @@
+#!/bin/sh
+# [limits] beyond rlimits (issue 17, class 11; DESIGN.md §11): the
+# wall-clock timeout, and cgroup v2 limits in a delegated cgroup.  The
+# rlimits are tested in persistence.sh.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if [ "$(landlock_abi)" -eq 0 ] && ! bwrap_backend; then
+	skip_rest "Landlock is not available on this kernel"
+fi
+BE=
+bwrap_backend && BE=--best-effort
+
+# A unique command line for what the command leaves running, so that
+# the test can look for it on the host afterwards.
+tag=$(( $$ % 1000 + 7000 ))
+left_running() {
+	pgrep -f "^sleep $tag\$" >/dev/null
+}
+
+# The timeout stops the command, names the limit, and exits 124.
+run llw -p default $BE -q --timeout 1 -- sleep 60
+expect_rc "--timeout 1: sleep 60 is stopped" 124
+expect_output "... and llwrap names the limit" \
+	"exceeded \\[limits\\] timeout = 1 s \\(wall clock\\) and was stopped \\(SIGTERM\\)"
+run llw -p default $BE -q --timeout 60 -- /bin/sh -c 'echo done'
+expect_rc "--timeout 60: a short command ends as usual" 0
+expect_output "... with its output" "^done$"
+expect_no_output "... and no limit named" "exceeded"
+
+# A command that ignores SIGTERM gets SIGKILL after the grace period.
+run llw -p default $BE -q --timeout 1 -- /bin/sh -c 'trap "" TERM; sleep 30; echo survived'
+expect_rc "a command ignoring SIGTERM is stopped too" 124
+expect_output "... by SIGKILL, said so" "then SIGKILL 5 s later"
+expect_no_output "... before it could go on" "survived"
+
+# The profile key, from a profile; a bad value is refused with file:line.
+printf '[limits]\ntimeout = 1\n' >"$T/to.ini"
+printf '[limits]\ntimeout = 1x\n' >"$T/bad.ini"
+chmod 644 "$T/to.ini" "$T/bad.ini"
+run llw -p default -p "$T/to.ini" $BE -q -- sleep 60
+expect_rc "[limits] timeout = 1 in a profile" 124
+marker=$PROJ/ran
+expect_refused "a bad timeout is refused with file:line" 'bad\.ini:2.*bad duration' \
+	llw -p default -p "$T/bad.ini" $BE -- /bin/sh -c "touch $marker"
+
+# With a pid namespace, what the command left running ends with it.
+if userns_works && ! bwrap_backend; then
+	run llw -p opencode -q --timeout 1 -- /bin/sh -c "sleep $tag & sleep 60"
+	expect_rc "opencode --timeout 1: stopped" 124
+	if left_running; then
+		not_ok "... with its background process (pid namespace)"
+		pkill -f "^sleep $tag\$"
+	else
+		ok "... with its background process (pid namespace)"
+	fi
+else
+	skip "the pid namespace case needs unprivileged user namespaces"
+fi
+
+# cgroup limits need a delegated cgroup: without one (the test user may
+# not write the cgroup it runs in) the run fails closed, naming the key
+# and the way out, or runs without them under best effort.
+printf '[limits]\npids-max = 16\n' >"$T/pids.ini"
+chmod 644 "$T/pids.ini"
+cg_mount=$(findmnt -n -t cgroup2 -o TARGET 2>/dev/null | head -n 1)
+marker=$PROJ/ran
+expect_refused "pids-max without a delegated cgroup fails closed" \
+	'\[limits\] pids-max needs a cgroup of the command.s own.*systemd-run --user --scope' \
+	llw -p default $BE -p "$T/pids.ini" -- \
+	/bin/sh -c "touch $marker"
+run llw -p default --best-effort -p "$T/pids.ini" -- \
+	/bin/sh -c 'echo works'
+expect_output "... and runs under --best-effort" "^works$"
+expect_output "... reported NOT ENFORCED" "NOT ENFORCED.*pids-max"
+
+# A delegated cgroup, as systemd-run --user --scope gives: made here by
+# root for the test user.
+if [ "$(id -u)" -ne 0 ] || [ -z "$cg_mount" ]; then
+	skip_rest "a delegated cgroup needs root to make it and a cgroup v2 mount"
+fi
+cg_base=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+D=$cg_mount${cg_base%/}/llwtest-$$
+if ! mkdir "$D" 2>/dev/null; then
+	skip_rest "cannot make a cgroup under $cg_mount$cg_base"
+fi
+cleanup_cgroup() {
+	for c in "$D"/*/; do
+		[ -d "$c" ] && rmdir "$c" 2>/dev/null
+	done
+	rmdir "$D" 2>/dev/null
+}
+trap 'cleanup_cgroup; cleanup' EXIT
+chown "$TEST_UID:$TEST_GID" "$D" "$D/cgroup.procs" "$D/cgroup.threads" \
+	"$D/cgroup.subtree_control"
+# in_cgroup llw ARGS...: llw from inside the delegated cgroup, as the
+# only process there (a subshell that moves itself, then execs).
+in_cgroup() {
+	shift
+	(
+		read -r me _ </proc/self/stat
+		echo "$me" >"$D/cgroup.procs" || exit 125
+		as_user_exec "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+			--rx "$LLW_HELPERS" "$@"
+	)
+}
+
+run in_cgroup llw -p default $BE -q --timeout 1 -- /bin/sh -c \
+	"sleep $tag & echo \$(cat /proc/self/cgroup | sed -n 's/^0:://p'); sleep 60"
+expect_rc "in a delegated cgroup, --timeout 1 stops the command" 124
+expect_output "... which ran in a cgroup of its own" "/llwtest-$$/llwrap-[0-9]+$"
+if left_running; then
+	not_ok "... and its background process ends too, without a pid namespace"
+	pkill -f "^sleep $tag\$"
+else
+	ok "... and its background process ends too, without a pid namespace"
+fi
+if ls -d "$D"/llwrap-* >/dev/null 2>&1; then
+	not_ok "... and its cgroup is removed afterwards"
+else
+	ok "... and its cgroup is removed afterwards"
+fi
+run in_cgroup llw -p default $BE -q -- /bin/sh -c 'echo plain'
+expect_output "without limits, nothing changes in a delegated cgroup" "^plain$"
+
+if ! grep -qw pids "$D/cgroup.controllers" ||
+	! grep -qw memory "$D/cgroup.controllers"; then
+	skip_rest "the cgroup v2 hierarchy here offers no pids and memory controllers (cgroup.controllers: $(cat "$D/cgroup.controllers"))"
+fi
+run in_cgroup llw -p default $BE -q -p "$T/pids.ini" -- \
+	/usr/bin/python3 -c '
+import os
+n = 0
+try:
+    for i in range(100):
+        if os.fork() == 0:
+            os.execv("/bin/sleep", ["sleep", "2"])
+        n += 1
+except OSError as e:
+    print("fork stopped", e.errno, n)
+'
+expect_output "[limits] pids-max = 16 stops a fork loop (EAGAIN)" "^fork stopped 11 1[0-9]$"
+expect_output "... and llwrap names the limit" "reached \\[limits\\] pids-max = 16 \\(cgroup pids.max\\)"
+printf '[limits]\nmemory-max = 64M\n' >"$T/mem.ini"
+chmod 644 "$T/mem.ini"
+run in_cgroup llw -p default $BE -q -p "$T/mem.ini" -- /usr/bin/python3 -c '
+b = []
+for i in range(64):
+    b.append(bytearray(8 << 20))
+print("allocated")
+'
+expect_rc "[limits] memory-max = 64M: 512 MiB is refused (OOM kill)" 137
+expect_output "... and llwrap names the limit" "exceeded \\[limits\\] memory-max = 67108864 bytes"
+run in_cgroup llw -p default $BE -q -p "$T/mem.ini" -- /usr/bin/python3 -c '
+b = bytearray(16 << 20)
+print("allocated")
+'
+expect_output "... while 16 MiB works" "^allocated$"
+
+done_testing
