@@ -20,11 +20,14 @@
  * too.  hooks/ is created before the sandbox when missing (git's own
  * template makes it, empty is harmless); commondir cannot be, since its
  * presence changes what git reports (--git-common-dir).  That remains a
- * known limit (conf/known-limits, git.commondir).
+ * known limit (conf/known-limits, git.commondir) that the monitor narrows
+ * to an instant: it moves a new one aside as soon as it is made
+ * (watchlater.h).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -229,7 +232,8 @@ scan_gitdir(struct scan *s, const char *gitdir, int depth)
 			       xasprintf("%s does not exist: one created "
 					 "inside the sandbox would run later",
 					 hooks));
-	/* Nothing to mount on (conf/known-limits git.commondir). */
+	/* Nothing to mount on (conf/known-limits git.commondir): watched
+	 * (watchlater.h). */
 	if (kind(s, cd) == 0)
 		strv_push(&s->g->missing, cd);
 	{
@@ -503,8 +507,10 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 		strv_push_take(&g->notes,
 			       xasprintf("%s do not exist in %s: a file "
 					 "created there inside the sandbox is "
-					 "not protected (known limit "
-					 "proj.envrc)",
+					 "moved aside by the monitor as soon "
+					 "as it is made (a new .envrc is left, "
+					 "named: direnv asks before loading "
+					 "it)",
 					 list, project));
 	}
 	return g;
@@ -548,4 +554,102 @@ gitguard_missing_hooks(const char *project, const struct gitguard_fs *fs)
 	if (fs->kind(fs->ctx, dotgit) != 'd' || fs->kind(fs->ctx, hooks) != 0)
 		return NULL;
 	return steal_pointer(&hooks);
+}
+
+/* Big-endian 32-bit value at p. */
+static uint32_t
+be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+int
+gitguard_index_gitlinks(const void *buf, size_t len, char ***paths)
+{
+	/* Index format (gitformat-index(5)): "DIRC", version, entry count,
+	 * then entries of 62 bytes of stat data, mode, object id and
+	 * flags (20-byte SHA-1 ids; a SHA-256 repository is not read), 2
+	 * more flag bytes when the extended bit is set (version 3 and up),
+	 * the path: NUL-terminated and padded to 8 bytes (versions 2, 3),
+	 * or, in version 4, a varint of bytes to drop from the previous
+	 * path and the rest, NUL-terminated, unpadded. */
+	const unsigned char *b = buf, *end = b + len, *e;
+	_cleanup_free_ char *prev = NULL;
+	uint32_t version, count;
+	char **v = xcalloc(1, sizeof(char *));
+
+	if (len < 12 || memcmp(b, "DIRC", 4) != 0)
+		goto bad;
+	version = be32(b + 4);
+	count = be32(b + 8);
+	if (version < 2 || version > 4)
+		goto bad;
+	e = b + 12;
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *name, *nul;
+		size_t fixed = 62;
+		uint32_t mode;
+		uint16_t flags;
+		char *path;
+
+		if ((size_t)(end - e) < fixed)
+			goto bad;
+		mode = be32(e + 24);
+		flags = (uint16_t)(e[60] << 8 | e[61]);
+		if ((flags & 0x4000) != 0) {
+			if (version < 3)
+				goto bad;
+			fixed += 2;
+		}
+		if ((size_t)(end - e) < fixed)
+			goto bad;
+		name = e + fixed;
+		if (version == 4) {
+			uint64_t strip = 0;
+			size_t plen = prev != NULL ? strlen(prev) : 0;
+			unsigned char c;
+
+			/* git's varint: 7 bits a byte, each continuation
+			 * adding one before the shift. */
+			if (name >= end)
+				goto bad;
+			c = *name++;
+			strip = c & 0x7f;
+			while (c & 0x80) {
+				if (name >= end || strip > (1ULL << 40))
+					goto bad;
+				c = *name++;
+				strip = ((strip + 1) << 7) | (c & 0x7f);
+			}
+			nul = memchr(name, '\0', (size_t)(end - name));
+			if (nul == NULL || strip > plen)
+				goto bad;
+			path = xasprintf("%.*s%s", (int)(plen - strip),
+					 prev != NULL ? prev : "",
+					 (const char *)name);
+			e = nul + 1;
+		} else {
+			size_t n;
+
+			nul = memchr(name, '\0', (size_t)(end - name));
+			if (nul == NULL)
+				goto bad;
+			path = xstrdup((const char *)name);
+			/* 1 to 8 NULs: the entry is a multiple of 8. */
+			n = ((size_t)(nul - e) + 8) & ~(size_t)7;
+			if ((size_t)(end - e) < n)
+				goto bad;
+			e += n;
+		}
+		if ((mode & 0170000) == 0160000)
+			strv_push(&v, path);
+		free(prev);
+		prev = path;
+	}
+	*paths = v;
+	return 0;
+bad:
+	strv_free(v);
+	return -EINVAL;
 }

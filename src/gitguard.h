@@ -95,4 +95,15 @@ struct gitguard *gitguard_later_run(const char *project,
 char **gitguard_later_run_dirs(const char *project,
 			       const struct gitguard_fs *fs);
 
+/*
+ * The gitlinks (mode 160000: submodule entries) of a git index file, the
+ * text of .git/index (versions 2, 3 and 4).  Host git runs a command
+ * inside each populated one (git status, git diff look into it, and its
+ * own configuration may name core.fsmonitor), so a nested repository the
+ * command registers in the writable index would be run later, outside.
+ * 0 and a new vector of their paths (relative to the work tree, maybe
+ * empty) in *paths, or -EINVAL for a file that is not an index.
+ */
+int gitguard_index_gitlinks(const void *buf, size_t len, char ***paths);
+
 #endif /* LLW_GITGUARD_H */

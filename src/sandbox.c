@@ -33,6 +33,7 @@
 #include "strv.h"
 #include "monitor.h"
 #include "supervise.h"
+#include "watchlater.h"
 #include "xalloc.h"
 
 /*
@@ -959,22 +960,36 @@ int
 sandbox_check_created(const struct sandbox *sb)
 {
 	const struct gitguard *g[] = { sb->git, sb->later };
+	_cleanup_strv_ char **moved = watchlater_report(sb->watch);
+	_cleanup_free_ char *envrc =
+		xasprintf("%s/.envrc", sb->policy->project);
 	struct stat st;
 	int n = 0;
 
+	for (char **l = moved; l != NULL && *l != NULL; l++, n++)
+		fprintf(stderr, "%s\n", *l);
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
 		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
 		     m != NULL && *m != NULL; m++) {
-			if (lstat(*m, &st) < 0)
+			if (lstat(*m, &st) < 0 ||
+			    watchlater_moved(sb->watch, *m))
 				continue;
-			fprintf(stderr,
-				"llwrap: warning: the command created %s, "
-				"which %s reads later, outside the sandbox; "
-				"review it before %s does (llwrap cannot "
-				"protect a path that does not exist yet)\n",
-				*m,
-				g[i] == sb->git ? "git" : "direnv or an editor",
-				g[i] == sb->git ? "git" : "it");
+			if (strcmp(*m, envrc) == 0)
+				fprintf(stderr,
+					"llwrap: note: the command created "
+					"%s; direnv refuses to load it until "
+					"you review it and run `direnv "
+					"allow`\n",
+					*m);
+			else
+				fprintf(stderr,
+					"llwrap: warning: the command created "
+					"%s, which %s reads later, outside the "
+					"sandbox; review it before %s does\n",
+					*m,
+					g[i] == sb->git ? "git"
+							: "direnv or an editor",
+					g[i] == sb->git ? "git" : "it");
 			n++;
 		}
 	return n;
@@ -996,6 +1011,7 @@ sandbox_free(struct sandbox *sb)
 	free(sb->ns_refused);
 	gitguard_free(sb->git);
 	gitguard_free(sb->later);
+	watchlater_free(sb->watch);
 	strv_free(sb->git_limits);
 	free(sb->supervisor_refused);
 	free(sb);
@@ -1208,11 +1224,41 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
  * Returns 1 in the parent once the child has ended, 0 in the child, or
  * -errno.
  */
+/*
+ * Files run later that do not exist yet (protect-git, protect-later-run):
+ * a monitor watches for them and moves each aside when the command
+ * makes it (watchlater.h), and watches the index for new gitlinks.
+ */
 static int
-fork_and_wait(struct supervisor *sv, struct resources_run *lr,
-	      struct resources_outcome *lo, bool reap_all, int *status,
-	      char **cause)
+later_watch(struct sandbox *sb)
 {
+	_cleanup_strv_ char **missing = NULL;
+
+	for (char **m = sb->git != NULL ? sb->git->missing : NULL;
+	     m != NULL && *m != NULL; m++)
+		strv_push(&missing, *m);
+	for (char **m = sb->later != NULL ? sb->later->missing : NULL;
+	     m != NULL && *m != NULL; m++)
+		strv_push(&missing, *m);
+	if (missing == NULL && sb->git == NULL)
+		return 0;
+	return watchlater_start(sb->policy->project, missing, sb->git != NULL,
+				&sb->watch);
+}
+
+/* What else the monitor does than supervise (each may be NULL). */
+struct monitor_work {
+	struct resources_run *lr;     /* the timeout, the cgroup */
+	struct resources_outcome *lo; /* ... what happened */
+	struct watchlater *wl;	      /* files run later */
+};
+
+static int
+fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
+	      bool reap_all, int *status, char **cause)
+{
+	struct resources_run *lr = mw->lr;
+	struct resources_outcome *lo = mw->lo;
 	int wstatus, r, e, tie;
 	pid_t pid;
 
@@ -1237,6 +1283,7 @@ fork_and_wait(struct supervisor *sv, struct resources_run *lr,
 			return r;
 		if ((r = resources_child(lr, cause)) < 0)
 			return r;
+		watchlater_child(mw->wl);
 		monitor_unblock_signals();
 		if (sv != NULL)
 			supervise_child_forked(sv);
@@ -1249,12 +1296,14 @@ fork_and_wait(struct supervisor *sv, struct resources_run *lr,
 		waitpid(pid, NULL, 0);
 		return r;
 	}
+	watchlater_parent(mw->wl);
 	if (sv != NULL && (r = supervise_parent_attach(sv, cause)) < 0) {
 		/* The child stops: told to, or it ended first and said why
 		 * itself (-ECHILD).  Its status is the one to report then. */
 		if (monitor_run(NULL, pid, reap_all, &wstatus) < 0)
 			kill(pid, SIGKILL);
 		resources_finish(lr, lo);
+		watchlater_finish(mw->wl);
 		if (r != -ECHILD)
 			return r;
 		*status = monitor_exit_status(wstatus);
@@ -1264,6 +1313,7 @@ fork_and_wait(struct supervisor *sv, struct resources_run *lr,
 	if (r < 0)
 		kill(pid, SIGKILL);
 	resources_finish(lr, lo);
+	watchlater_finish(mw->wl);
 	if (r < 0) {
 		*cause = xasprintf("waiting for the command failed: %s",
 				   strerror(-r));
@@ -1356,6 +1406,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct supervisor *sv = NULL;
 	struct proxyserve *proxy = NULL;
 	struct resources_run *lr = NULL;
+	struct monitor_work mw = { .lo = &sb->limits };
 	_cleanup_strv_ char **env = NULL;
 	bool forked = false;
 	int r;
@@ -1378,6 +1429,13 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	 * credentials. */
 	if ((r = resources_start(sb->policy, &lr, cause)) < 0)
 		goto out;
+	mw.lr = lr;
+	if ((r = later_watch(sb)) < 0) {
+		*cause = xasprintf("cannot watch for files run later: %s",
+				   strerror(-r));
+		goto out;
+	}
+	mw.wl = sb->watch;
 	if (sb->supervise &&
 	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)
 		goto out;
@@ -1404,9 +1462,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * parent, and the child execs bwrap under the notification
 		 * filter (which needs no_new_privs: a setuid bwrap runs
 		 * unprivileged then, with user namespaces). */
-		if ((sv != NULL || lr != NULL) &&
-		    (r = fork_and_wait(sv, lr, &sb->limits, false, status,
-				       cause)) != 0)
+		if ((sv != NULL || lr != NULL || mw.wl != NULL) &&
+		    (r = fork_and_wait(sv, &mw, false, status, cause)) != 0)
 			goto out;
 		if (sv != NULL && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 			r = -errno;
@@ -1453,8 +1510,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			}
 			forked = true;
 			monitor_stop_fds(stop[0], -1);
-			r = fork_and_wait(sv, lr, &sb->limits, false, status,
-					  cause);
+			r = fork_and_wait(sv, &mw, false, status, cause);
 			if (r != 0) {
 				close(stop[0]);
 				close(stop[1]);
@@ -1482,8 +1538,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	}
 	/* The supervisor, or the monitor of the limits, stays outside as
 	 * the command's parent. */
-	if ((sv != NULL || lr != NULL) && !forked &&
-	    (r = fork_and_wait(sv, lr, &sb->limits, false, status, cause)) != 0)
+	if ((sv != NULL || lr != NULL || mw.wl != NULL) && !forked &&
+	    (r = fork_and_wait(sv, &mw, false, status, cause)) != 0)
 		goto out;
 	r = sandbox_enter(sb, sv, &prog, env, argv, keep, n_keep, status,
 			  cause);

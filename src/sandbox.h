@@ -20,6 +20,8 @@
 #include "resources.h"
 #include "ruleset.h"
 
+struct watchlater;
+
 enum sandbox_backend {
 	SANDBOX_BACKEND_AUTO,
 	SANDBOX_BACKEND_LANDLOCK,
@@ -43,6 +45,7 @@ struct sandbox {
 	struct bwrap_plan *bwrap;      /* F, when backend is BWRAP */
 	struct gitguard *git;	       /* protect-git's entries, or NULL */
 	struct gitguard *later;	       /* protect-later-run's, or NULL */
+	struct watchlater *watch;      /* the monitor's watch on them */
 	char **git_limits; /* what protect-git and protect-later-run cannot
 			    * protect here, for --explain */
 	/* Layer substitution (layers.h): for each restriction the policy
@@ -91,11 +94,12 @@ void sandbox_free(struct sandbox *sb);
 unsigned sandbox_l3_parts(const struct sandbox *sb);
 
 /*
- * After the command ended (a monitor only): warn on stderr about each
- * path protect-git or protect-later-run could not protect because it did
- * not exist, and that exists now (a .git/commondir, an .envrc), so that
- * the user reviews it before git, direnv or an editor uses it.  Returns
- * how many were found.
+ * After the command ended (in the monitor): name on stderr each path
+ * protect-git or protect-later-run could not protect because it did not
+ * exist, and that the command made: moved aside (watchlater.h), or left
+ * (a new .envrc, which direnv refuses until `direnv allow`), so that the
+ * user reviews it before git, direnv or an editor uses it.  Returns how
+ * many were found.
  */
 int sandbox_check_created(const struct sandbox *sb);
 

@@ -1377,30 +1377,71 @@ t_git_write(struct result *r)
 	set(r, OUT_OK, "created and renamed a file in %s", fx("GIT"));
 }
 
-/* A commondir file makes git read its configuration and hooks from the
- * directory it names.  Only created where none exists, removed at once. */
+/*
+ * A file run later, created where none exists (a read-only mount has
+ * nothing to mount on): it escapes when it stays under its name.  llwrap's
+ * monitor moves it aside (NAME.llwrap-blocked-TIME) as soon as it is
+ * made; the probe waits up to 2 s for that, then removes what it made.
+ */
 static void
-a_git_commondir(struct result *r)
+attack_create_later(struct result *r, const char *dir, const char *name,
+		    const char *content)
 {
 	char p[512];
-	int fd;
+	struct stat st;
+	size_t n = strlen(name);
+	DIR *d;
+	int fd, waited = 0;
 
-	if (!need(r, "GIT"))
-		return;
-	snprintf(p, sizeof(p), "%s/commondir", fx("GIT"));
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == EEXIST) {
-		set(r, OUT_SKIPPED, "%s exists (read-only under protect-git)",
-		    p);
+		set(r, OUT_SKIPPED, "%s exists (read-only when protected)", p);
 		return;
 	}
 	if (fd < 0) {
 		blocked(r, p);
 		return;
 	}
+	if (write(fd, content, strlen(content)) < 0) {
+		/* The name is what matters. */
+	}
 	close(fd);
-	unlink(p);
-	set(r, OUT_ESCAPED, "created %s (removed)", p);
+	while (lstat(p, &st) == 0 && waited < 2000) {
+		usleep(10000);
+		waited += 10;
+	}
+	if (lstat(p, &st) == 0) {
+		unlink(p);
+		set(r, OUT_ESCAPED,
+		    "created %s, still there after 2 s "
+		    "(removed)",
+		    p);
+		return;
+	}
+	/* Moved aside: remove the probe's own file from beside it. */
+	if ((d = opendir(dir)) != NULL) {
+		struct dirent *de;
+
+		while ((de = readdir(d)) != NULL)
+			if (strncmp(de->d_name, name, n) == 0 &&
+			    strncmp(de->d_name + n, ".llwrap-blocked-", 16) ==
+				    0)
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	set(r, OUT_BLOCKED, "created %s, moved aside within %d ms", p,
+	    waited + 10);
+}
+
+/* A commondir file makes git read its configuration and hooks from the
+ * directory it names. */
+static void
+a_git_commondir(struct result *r)
+{
+	if (!need(r, "GIT"))
+		return;
+	attack_create_later(r, fx("GIT"), "commondir", "/nowhere\n");
 }
 
 static void
@@ -1415,15 +1456,123 @@ a_git_outside(struct result *r)
 	try_create(r, p, OUT_ESCAPED, OUT_BLOCKED, true);
 }
 
-static void
-a_envrc(struct result *r)
+/* Run argv with no input or output: its exit status, or -1 when it
+ * could not run (127: not found). */
+static int
+run_quiet(char *const argv[])
 {
-	char p[512];
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * A nested repository registered as a submodule in the writable index
+ * (a gitlink): the user's next git status looks into it and runs its
+ * core.fsmonitor.  It escapes when its .git stays; llwrap's monitor
+ * moves it aside when the index changes.
+ */
+static void
+a_git_gitlink(struct result *r)
+{
+	char dir[512], dotgit[600];
+	struct stat st;
+	int waited = 0;
 
 	if (!need(r, "DOTFILES"))
 		return;
-	snprintf(p, sizeof(p), "%s/.envrc", fx("DOTFILES"));
-	try_create(r, p, OUT_ESCAPED, OUT_BLOCKED, true);
+	snprintf(dir, sizeof(dir), "%s/llwrap-escape-nest", fx("DOTFILES"));
+	snprintf(dotgit, sizeof(dotgit), "%s/.git", dir);
+	{
+		char *init[] = { "git", "init", "-q", dir, NULL };
+		char *commit[] = { "git",
+				   "-C",
+				   dir,
+				   "-c",
+				   "user.name=p",
+				   "-c",
+				   "user.email=p@p.invalid",
+				   "commit",
+				   "-q",
+				   "--allow-empty",
+				   "-m",
+				   "n",
+				   NULL };
+		char *add[] = { "git",
+				"-C",
+				(char *)fx("DOTFILES"),
+				"-c",
+				"advice.addEmbeddedRepo=false",
+				"add",
+				"llwrap-escape-nest",
+				NULL };
+		int rc = run_quiet(init);
+
+		if (rc == 127) {
+			set(r, OUT_SKIPPED, "git is not installed");
+			return;
+		}
+		if (rc != 0 || run_quiet(commit) != 0) {
+			errno = EACCES;
+			blocked(r,
+				"git init and commit of a nested repository");
+			return;
+		}
+		if (run_quiet(add) != 0) {
+			set(r, OUT_BLOCKED,
+			    "git add of the nested repository "
+			    "failed");
+			goto out;
+		}
+	}
+	while (lstat(dotgit, &st) == 0 && waited < 2000) {
+		usleep(10000);
+		waited += 10;
+	}
+	if (lstat(dotgit, &st) == 0)
+		set(r, OUT_ESCAPED,
+		    "registered %s as a gitlink, its .git "
+		    "still there after 2 s (removed)",
+		    dir);
+	else
+		set(r, OUT_BLOCKED,
+		    "registered %s as a gitlink, its .git "
+		    "moved aside within %d ms",
+		    dir, waited + 10);
+out : {
+	char *unreg[] = { "git", "-C",	     (char *)fx("DOTFILES"), "rm",
+			  "-q",	 "--cached", "llwrap-escape-nest",   NULL };
+	char *rm[] = { "rm", "-rf", dir, NULL };
+
+	run_quiet(unreg);
+	run_quiet(rm);
+}
+}
+
+/* The project's .mcp.json: an agent starts the servers it names (a new
+ * .envrc is no escape by itself: direnv refuses it until `direnv allow`;
+ * what an allowed .envrc sources is, and is watched the same way). */
+static void
+a_later_file(struct result *r)
+{
+	if (!need(r, "DOTFILES"))
+		return;
+	attack_create_later(r, fx("DOTFILES"), ".mcp.json",
+			    "{\"mcpServers\": {}}\n");
 }
 
 /* A task in the project's .vscode (an editor runs it when the folder
@@ -3223,7 +3372,12 @@ static const struct probe {
 	  a_git_commondir, t_git_write, 0 },
 	{ "git.hooks-outside", "drop a git hook in a repository outside",
 	  a_git_outside, t_create, 0 },
-	{ "proj.envrc", "create the project's .envrc (direnv runs it)", a_envrc,
+	{ "git.gitlink",
+	  "register a nested repository in the index (git "
+	  "status runs its fsmonitor)",
+	  a_git_gitlink, t_create, 0 },
+	{ "proj.later-file",
+	  "create the project's .mcp.json (an agent runs it)", a_later_file,
 	  t_create, 0 },
 	{ "proj.vscode", "drop a task in the project's .vscode/", a_vscode,
 	  t_create, 0 },

@@ -74,9 +74,15 @@ checkout-rename) cp -r .git/modules/lib/sub evil.git &&
 worktree) cp -r .git evil.git && evil worktree >>evil.git/config &&
 	for f in .git/worktrees/*/commondir; do
 		printf "%s/evil.git\n" "$PWD" >"$f"; done ;;
+commondir) cp -r .git evil.git && evil commondir >>evil.git/config &&
+	printf "%s/evil.git\n" "$PWD" >.git/commondir ;;
+gitlink) mkdir nested && cd nested && git init -q && echo n >n &&
+	git add n && git commit -qm n && evil gitlink >>.git/config &&
+	cd .. && git add nested 2>/dev/null ;;
 esac
 exit 0'
-ATTACKS="config hook rename module module-rename gitfile checkout-rename worktree"
+ATTACKS="config hook rename module module-rename gitfile checkout-rename worktree
+commondir gitlink"
 
 # host_git DIR: the user's next git commands, outside the sandbox.
 host_git() {
@@ -125,19 +131,33 @@ done
 	ok "... .git stayed in place (pinned)" || not_ok ".git was moved"
 
 make_repo "$PROJ"
-# The known limit (git.commondir): a commondir created inside cannot be
-# refused, but the monitor names it once the command is gone.
+# A commondir created inside has nothing to mount on: the monitor moves
+# it aside as soon as it is made, never deleting it, and names it.
 rm -f "$PROJ/.git/commondir"
 run llw -p opencode $BE -- /bin/sh -c 'echo /nowhere >.git/commondir'
-if bwrap_backend; then
-	skip "the warning needs llwrap's own monitor, which bubblewrap replaces"
-else
-	expect_output "a .git/commondir created inside is named after the run" \
-		"warning: the command created $PROJ/\\.git/commondir, which git reads later"
-fi
-rm -f "$PROJ/.git/commondir"
+expect_output "a .git/commondir created inside is moved aside and named" \
+	"the command created $PROJ/\\.git/commondir, which git reads later, outside the sandbox: moved aside to $PROJ/\\.git/commondir\\.llwrap-blocked-[0-9]+"
+[ ! -e "$PROJ/.git/commondir" ] && grep -qx /nowhere "$PROJ"/.git/commondir.llwrap-blocked-* &&
+	ok "... it is gone from its name, its content kept beside it" ||
+	not_ok "commondir was not moved aside intact"
+rm -f "$PROJ"/.git/commondir*
 run llw -p opencode $BE -- /bin/true
-expect_no_output "... and nothing is said when nothing was created" "warning: the command created"
+expect_no_output "... and nothing is said when nothing was created" "the command created"
+# A nested repository registered in the index (a gitlink): its .git is
+# moved aside; the user's own submodule (lib/sub) is left alone.
+N=$HOME_DIR/work/nested
+make_repo "$N"
+# (An index of version 4, with its compressed paths, as git writes for
+# feature.manyFiles.)
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
+	'git update-index --index-version 4 && mkdir -p nest && cd nest && git init -q && echo n >n && git add n &&
+	git commit -qm n && cd .. && git add nest 2>/dev/null && git commit -qm nest'
+expect_output "a new gitlink's repository is moved aside" \
+	"the command created $N/nest/\\.git, which git \\(a submodule's repository\\) reads later"
+[ ! -e "$N/nest/.git" ] && [ -d "$N"/nest/.git.llwrap-blocked-* ] &&
+	[ -f "$N/lib/sub/.git" ] &&
+	ok "... kept beside it, and lib/sub's .git untouched" ||
+	not_ok "nest/.git or lib/sub/.git in the wrong state"
 
 # The legitimate twin: git works inside, and normally outside after.
 run llw -p opencode $BE -q -- /bin/sh -c \

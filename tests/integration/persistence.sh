@@ -67,15 +67,20 @@ expect_succeeded "... while the project's own files stay writable" \
 expect_succeeded "... and sub/ beside the protected file too" \
 	llw -p opencode $BE -C "$LR" -q -- "$PROBE" write "$LR/sub/new.c"
 
-# A later-run file that did not exist cannot be protected (known limit
-# proj.envrc); the monitor names it after the run.
-if ! bwrap_backend; then
-	rm -f "$PROJ/.envrc"
-	run llw -p opencode $BE -q -- /bin/sh -c 'echo "echo hi" >.envrc'
-	expect_output "an .envrc created inside is named after the run" \
-		"warning: the command created $PROJ/\\.envrc, which direnv or an editor reads later"
-	rm -f "$PROJ/.envrc"
-fi
+# A later-run file that did not exist has nothing to mount on: the
+# monitor moves it aside as soon as it is made (never deleting it) and
+# names it.  A new .envrc stays, named: direnv refuses it until the user
+# runs `direnv allow`.
+rm -f "$PROJ/.envrc" "$PROJ/.mcp.json"
+run llw -p opencode $BE -q -- /bin/sh -c \
+	'echo "echo hi" >.envrc && echo "{\"mcpServers\": {}}" >.mcp.json'
+expect_output "an .mcp.json created inside is moved aside and named" \
+	"the command created $PROJ/\\.mcp\\.json, which direnv or an editor reads later, outside the sandbox: moved aside"
+[ ! -e "$PROJ/.mcp.json" ] && grep -q mcpServers "$PROJ"/.mcp.json.llwrap-blocked-* &&
+	ok "... its content kept beside it" || not_ok ".mcp.json not moved aside intact"
+expect_output "an .envrc created inside is named (direnv asks before loading it)" \
+	"the command created $PROJ/\\.envrc; direnv refuses to load it until you review it and run .direnv allow."
+rm -f "$PROJ/.envrc" "$PROJ"/.mcp.json*
 
 # Shared scratch (class 6): /tmp, /var/tmp and /dev/shm are private
 # tmpfs mounts with a size limit; what the host keeps there stays out.

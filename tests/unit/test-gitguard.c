@@ -217,12 +217,117 @@ test_later_run(void **state)
 	      ".env.local (loaded by .envrc) does not exist");
 }
 
+/* An index entry of version 2 or 3: 62 bytes, path, NULs to 8. */
+static size_t
+put_entry(unsigned char *b, uint32_t mode, const char *path, bool ext)
+{
+	size_t n = strlen(path), fixed = ext ? 64 : 62, len;
+
+	memset(b, 0, 80 + n);
+	b[24] = (unsigned char)(mode >> 24);
+	b[25] = (unsigned char)(mode >> 16);
+	b[26] = (unsigned char)(mode >> 8);
+	b[27] = (unsigned char)mode;
+	b[60] = (unsigned char)((ext ? 0x40 : 0) | (n >> 8 & 0x0f));
+	b[61] = (unsigned char)n;
+	memcpy(b + fixed, path, n);
+	len = (fixed + n + 8) & ~(size_t)7;
+	return len;
+}
+
+static size_t
+put_header(unsigned char *b, uint32_t version, uint32_t count)
+{
+	memcpy(b, "DIRC", 4);
+	b[4] = b[5] = b[6] = 0;
+	b[7] = (unsigned char)version;
+	b[8] = b[9] = b[10] = 0;
+	b[11] = (unsigned char)count;
+	return 12;
+}
+
+static void
+test_index_gitlinks(void **state)
+{
+	unsigned char b[1024];
+	char **links = NULL;
+	size_t n;
+
+	(void)state;
+	/* Version 2: a file, a gitlink, a symlink, a gitlink. */
+	n = put_header(b, 2, 4);
+	n += put_entry(b + n, 0100644, "a", false);
+	n += put_entry(b + n, 0160000, "lib/sub", false);
+	n += put_entry(b + n, 0120000, "link", false);
+	n += put_entry(b + n, 0160000, "nest", false);
+	assert_int_equal(gitguard_index_gitlinks(b, n, &links), 0);
+	assert_int_equal(strv_length(links), 2);
+	assert_string_equal(links[0], "lib/sub");
+	assert_string_equal(links[1], "nest");
+	strv_free(links);
+	/* Extensions after the entries are not read. */
+	memcpy(b + n, "TREE\0\0\0\0", 8);
+	assert_int_equal(gitguard_index_gitlinks(b, n + 8, &links), 0);
+	assert_int_equal(strv_length(links), 2);
+	strv_free(links);
+	/* Truncated, or not an index. */
+	assert_int_equal(gitguard_index_gitlinks(b, n - 3, &links), -EINVAL);
+	assert_int_equal(gitguard_index_gitlinks("DIRX", 4, &links), -EINVAL);
+	/* Version 3 with an extended entry; version 2 may not have one. */
+	n = put_header(b, 3, 2);
+	n += put_entry(b + n, 0160000, "x/y", true);
+	n += put_entry(b + n, 0100755, "z", false);
+	assert_int_equal(gitguard_index_gitlinks(b, n, &links), 0);
+	assert_int_equal(strv_length(links), 1);
+	assert_string_equal(links[0], "x/y");
+	strv_free(links);
+	b[7] = 2;
+	assert_int_equal(gitguard_index_gitlinks(b, n, &links), -EINVAL);
+	/* Version 4: paths compressed against the previous one, unpadded:
+	 * "lib/a", then strip 1 and add "sub" ("lib/sub"), then strip 7
+	 * and add "nest". */
+	{
+		static const struct {
+			uint32_t mode;
+			unsigned char strip;
+			const char *rest;
+		} e[] = { { 0100644, 0, "lib/a" },
+			  { 0160000, 1, "sub" },
+			  { 0160000, 7, "nest" } };
+
+		n = put_header(b, 4, 3);
+		for (size_t i = 0; i < 3; i++) {
+			size_t len = strlen(e[i].rest);
+
+			memset(b + n, 0, 62);
+			b[n + 24] = (unsigned char)(e[i].mode >> 24);
+			b[n + 25] = (unsigned char)(e[i].mode >> 16);
+			b[n + 26] = (unsigned char)(e[i].mode >> 8);
+			b[n + 27] = (unsigned char)e[i].mode;
+			n += 62;
+			b[n++] = e[i].strip;
+			memcpy(b + n, e[i].rest, len + 1);
+			n += len + 1;
+		}
+		assert_int_equal(gitguard_index_gitlinks(b, n, &links), 0);
+		assert_int_equal(strv_length(links), 2);
+		assert_string_equal(links[0], "lib/sub");
+		assert_string_equal(links[1], "nest");
+		strv_free(links);
+		/* Stripping more than the previous path is an error. */
+		b[12 + 62 + 1 + 6 + 62] = 9;
+		assert_int_equal(gitguard_index_gitlinks(b, n, &links),
+				 -EINVAL);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_git),
 		cmocka_unit_test(test_later_run),
+		cmocka_unit_test(test_index_gitlinks),
 	};
 
 	return cmocka_run_group_tests_name("gitguard", tests, NULL, NULL);
