@@ -191,7 +191,11 @@ run llw_piped -p empty --rx / --rw /dev/pts -- \
 	sh -c 'read x && echo "got:$x"'
 expect_rc "stdin a pipe, a rule inside /dev: the command runs" 0
 expect_output "... and reads the pipe" "^got:piped$"
-expect_denied "... while the rest of /dev stays read-only" \
-	llw -p empty --rx / --rw /dev/pts -- "$PROBE" write /dev/shm/llw-x </dev/null
+if bwrap_backend; then
+	skip "bubblewrap's /dev is its own, with a writable /dev/shm"
+else
+	expect_denied "... while the rest of /dev stays read-only" \
+		llw -p empty --rx / --rw /dev/pts -- "$PROBE" write /dev/shm/llw-x </dev/null
+fi
 
 done_testing
