@@ -144,7 +144,10 @@ static const char *const mount_calls[] = {
  * CAP_DAC_READ_SEARCH, denied to be safe, while name_to_handle_at stays
  * allowed because it only names files the caller can already reach),
  * lookup_dcookie (CAP_SYS_ADMIN, gone since Linux 6.10), vhangup
- * (CAP_SYS_TTY_CONFIG) and iopl/ioperm (raw port I/O, CAP_SYS_RAWIO).
+ * (CAP_SYS_TTY_CONFIG), iopl/ioperm (raw port I/O, CAP_SYS_RAWIO) and
+ * fanotify_init: unprivileged since Linux 5.13, its inode marks watch
+ * trees the sandbox may not read, as inotify's do (DESIGN.md §11,
+ * watching), which Landlock does not cover; file watchers use inotify.
  */
 static const char *const kernel_calls[] = { "bpf",
 					    "perf_event_open",
@@ -169,6 +172,7 @@ static const char *const kernel_calls[] = { "bpf",
 					    "vhangup",
 					    "iopl",
 					    "ioperm",
+					    "fanotify_init",
 					    NULL };
 
 /*

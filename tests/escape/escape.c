@@ -658,6 +658,34 @@ t_inotify(struct result *r)
 		close(fd);
 }
 
+/* fanotify, unprivileged since Linux 5.13: an inode mark on a directory
+ * the sandbox may not read reports as inotify does. */
+static void
+a_fanotify(struct result *r)
+{
+	long fd;
+
+	if (!need(r, "SECRET_DIR"))
+		return;
+	fd = syscall(SYS_fanotify_init,
+		     0x00000000 /* FAN_CLASS_NOTIF */ |
+			     0x00000200 /* FAN_REPORT_FID */ |
+			     0x00000001 /* FAN_CLOEXEC */,
+		     O_RDONLY);
+	if (fd < 0) {
+		blocked(r, "fanotify_init");
+		return;
+	}
+	if (syscall(SYS_fanotify_mark, (int)fd, 0x00000001 /* FAN_MARK_ADD */,
+		    (unsigned long long)0x00000020 /* FAN_OPEN */, AT_FDCWD,
+		    fx("SECRET_DIR")) < 0)
+		blocked(r, "fanotify_mark");
+	else
+		set(r, OUT_ESCAPED, "fanotify mark on %s (opens there)",
+		    fx("SECRET_DIR"));
+	close((int)fd);
+}
+
 /* The other shared scratch directories: /dev/shm and /var/tmp. */
 static void
 a_host_shm(struct result *r)
@@ -3320,6 +3348,8 @@ static const struct probe {
 	  t_own_tmp, 0 },
 	{ "fs.inotify", "inotify watch on a directory it cannot read",
 	  a_inotify, t_inotify, 0 },
+	{ "fs.fanotify", "fanotify mark on a directory it cannot read",
+	  a_fanotify, t_inotify, 0 },
 	{ "fs.host-shm", "read a file in the host's /dev/shm", a_host_shm,
 	  t_own_shm, 0 },
 	{ "fs.host-vartmp", "read a file in the host's /var/tmp", a_host_vartmp,

@@ -502,6 +502,7 @@ test_model_other(void **state)
 		"vhangup",
 		"iopl",
 		"ioperm",
+		"fanotify_init",
 	};
 	static const char *const enosys[] = {
 		"io_uring_setup",
