@@ -591,6 +591,9 @@ ptrace_probe(pid_t pid)
 	if (ptrace(PTRACE_DETACH, pid, NULL, NULL) < 0)
 		fprintf(stderr, "probe: PTRACE_DETACH %d: %s\n", (int)pid,
 			strerror(errno));
+	/* The attach's SIGSTOP may still be pending (the tracee between
+	 * fork and exec when it came): never leave it stopped. */
+	(void)kill(pid, SIGCONT);
 	return succeed("pid=%d", (int)pid);
 }
 

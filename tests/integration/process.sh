@@ -31,9 +31,9 @@ expect_denied "ptrace of a process outside is refused" \
 expect_denied "/proc/PID/environ of a process outside is unreadable" \
 	llw -p default -- "$PROBE" proc-read "$victim" environ
 expect_succeeded "ptrace of its own child works (debuggers)" \
-	llw -p default -- /bin/sh -c "sleep 5 & exec $PROBE ptrace-pid \$!"
+	llw -p default -- /bin/sh -c "sleep 5 >/dev/null 2>&1 & exec $PROBE ptrace-pid \$!"
 expect_denied "[process] ptrace = deny refuses that too" \
-	llw -p default -p "$LLW_DATA/profiles/ptrace-deny.ini" -- /bin/sh -c "sleep 5 & exec $PROBE ptrace-pid \$!"
+	llw -p default -p "$LLW_DATA/profiles/ptrace-deny.ini" -- /bin/sh -c "sleep 5 >/dev/null 2>&1 & exec $PROBE ptrace-pid \$!"
 
 # The environment.
 run llw -p default -- /usr/bin/env
