@@ -635,11 +635,11 @@ gitguard_index_gitlinks(const void *buf, size_t len, char ***paths)
 			nul = memchr(name, '\0', (size_t)(end - name));
 			if (nul == NULL)
 				goto bad;
-			path = xstrdup((const char *)name);
 			/* 1 to 8 NULs: the entry is a multiple of 8. */
 			n = ((size_t)(nul - e) + 8) & ~(size_t)7;
 			if ((size_t)(end - e) < n)
 				goto bad;
+			path = xstrdup((const char *)name);
 			e += n;
 		}
 		if ((mode & 0170000) == 0160000)
