@@ -143,6 +143,8 @@ learn_workflow() {
 		round=$((round + 1))
 		rm -rf "$dir"
 		cp -R "$LLW_DATA/workflows/$name" "$dir"
+		# The fixture may be read-only (make distcheck's source tree).
+		chmod -R u+w "$dir"
 		chown -R "$TEST_UID:$TEST_GID" "$dir"
 		# shellcheck disable=SC2086
 		if as_user env -C "$dir" PATH=$USER_PATH timeout 600 "$LLWRAP" -q \
@@ -188,6 +190,7 @@ if PATH=$USER_PATH command -v npm >/dev/null 2>&1; then
 	dir=$HOME_DIR/work/learn-npm
 	rm -rf "$dir"
 	cp -R "$LLW_DATA/workflows/npm" "$dir"
+	chmod -R u+w "$dir"
 	chown -R "$TEST_UID:$TEST_GID" "$dir"
 	echo | as_user env -C "$dir" PATH=$USER_PATH timeout 600 \
 		"$LLWRAP" --learn -p empty -- sh -c 'npm install --offline --no-audit --no-fund' \

@@ -75,6 +75,8 @@ workflow() {
 	for side in bare sandboxed; do
 		rm -rf "$W/$name-$side"
 		cp -R "$FIX/$name" "$W/$name-$side"
+		# The fixture may be read-only (make distcheck's source tree).
+		chmod -R u+w "$W/$name-$side"
 		chown -R "$TEST_UID:$TEST_GID" "$W/$name-$side"
 	done
 	touch "$T/before"
