@@ -595,6 +595,19 @@ addr_text(const struct netpolicy_addr *a)
 	return xstrdup(buf);
 }
 
+/* The smallest change that lets the sandbox reach a:port directly: an
+ * allow-cidr entry of that one address. */
+static char *
+cidr_change(const struct netpolicy_addr *a, unsigned port)
+{
+	_cleanup_free_ char *t = addr_text(a);
+	int bits = a->family == AF_INET ? 32 : 128;
+
+	return xasprintf("[network] allow-cidr = %s/%d:%u (or --allow-cidr "
+			 "%s/%d:%u)",
+			 t, bits, port, t, bits, port);
+}
+
 /* A port rule's warning: it is not a host rule (DESIGN.md §11). */
 static void
 note_port_reach(struct why_verdict *v, const char *key, uint16_t port)
@@ -800,18 +813,13 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		set(&v->origin, proxy_origin(p));
 		return;
 	} else if (strcmp(rule, "filtered/proxy") == 0) {
-		_cleanup_free_ char *a = addr_text(&q->addr);
-		int bits = q->addr.family == AF_INET ? 32 : 128;
-
 		set(&v->decision,
 		    xstrdup("denied: with llwrap's proxy (allow-host, proxy = "
 			    "yes) only allow-cidr entries are reached "
 			    "directly; port rules name the hosts' ports, and "
 			    "names go through the proxy (HTTPS_PROXY)"));
 		set(&v->rule, xstrdup(rule));
-		set(&v->change, xasprintf("[network] allow-cidr = %s/%d:%u (or "
-					  "--allow-cidr %s/%d:%u)",
-					  a, bits, port, a, bits, port));
+		set(&v->change, cidr_change(&q->addr, port));
 		set(&v->origin, proxy_origin(p));
 		return;
 	} else if (strcmp(rule, "filtered/dns") == 0) {
@@ -822,9 +830,6 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		set(&v->change,
 		    xasprintf("[network] dns = %s (or --dns %s)", t, t));
 	} else if (strcmp(rule, "filtered/local") == 0) {
-		_cleanup_free_ char *a = addr_text(&q->addr);
-		int bits = q->addr.family == AF_INET ? 32 : 128;
-
 		set(&v->decision,
 		    xasprintf("denied: %s is on this host or its networks "
 			      "(loopback, private, link-local), which a port "
@@ -832,9 +837,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 			      "listeners there are reachable",
 			      t));
 		set(&v->rule, xstrdup(rule));
-		set(&v->change, xasprintf("[network] allow-cidr = %s/%d:%u (or "
-					  "--allow-cidr %s/%d:%u)",
-					  a, bits, port, a, bits, port));
+		set(&v->change, cidr_change(&q->addr, port));
 	} else if (strcmp(rule, "filtered/no-cidr") == 0) {
 		_cleanup_free_ char *a = addr_text(&q->addr);
 
@@ -844,11 +847,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 					"%s)",
 					p->allow_cidr.n, a));
 		set(&v->origin, xstrdup(p->allow_cidr.v[0].origin));
-		set(&v->change,
-		    xasprintf("[network] allow-cidr = %s/%d:%u (or "
-			      "--allow-cidr %s/%d:%u)",
-			      a, q->addr.family == AF_INET ? 32 : 128, port, a,
-			      q->addr.family == AF_INET ? 32 : 128, port));
+		set(&v->change, cidr_change(&q->addr, port));
 		return;
 	} else if (is_bind(q->access)) {
 		set(&v->decision,
@@ -864,17 +863,12 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 						    "--%s %u)",
 						    key, port, key, port));
 	} else if (p->allow_cidr.n > 0) {
-		_cleanup_free_ char *a = addr_text(&q->addr);
-		int bits = q->addr.family == AF_INET ? 32 : 128;
-
 		set(&v->decision,
 		    xasprintf("denied: port %u is not among the ports of the "
 			      "allow-cidr entries holding the address",
 			      port));
 		cidr_rule(p, &q->addr, v);
-		set(&v->change, xasprintf("[network] allow-cidr = %s/%d:%u (or "
-					  "--allow-cidr %s/%d:%u)",
-					  a, bits, port, a, bits, port));
+		set(&v->change, cidr_change(&q->addr, port));
 		return;
 	} else {
 		set(&v->decision,
