@@ -386,6 +386,45 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs)
 	return g;
 }
 
+char *
+gitguard_objects(const char *worktree, const struct gitguard_fs *fs,
+		 char **gitdir_out)
+{
+	struct scan s = { .fs = fs };
+	_cleanup_free_ char *dotgit = join(worktree, ".git");
+	_cleanup_free_ char *gitdir = NULL, *common = NULL, *line = NULL;
+	char *objects;
+
+	switch (kind(&s, dotgit)) {
+	case 'd':
+	case 'l':
+		gitdir = steal_pointer(&dotgit);
+		break;
+	case 'f':
+		line = first_line(&s, dotgit);
+		if (line == NULL || strncmp(line, "gitdir:", 7) != 0)
+			return NULL;
+		gitdir = named_path(worktree,
+				    line + 7 + strspn(line + 7, " \t"));
+		break;
+	default:
+		return NULL;
+	}
+	/* A linked worktree's objects are in the common directory. */
+	free(line);
+	common = join(gitdir, "commondir");
+	line = kind(&s, common) == 'f' ? first_line(&s, common) : NULL;
+	if (line != NULL && line[0] != '\0') {
+		_cleanup_free_ char *dir = named_path(gitdir, line);
+
+		objects = join(dir, "objects");
+	} else {
+		objects = join(gitdir, "objects");
+	}
+	*gitdir_out = steal_pointer(&gitdir);
+	return objects;
+}
+
 /* The directories the editors and agents read their configuration from;
  * the first two are made when missing.  Not .opencode: opencode writes a
  * .gitignore into every .opencode directory it finds and stops when it
@@ -564,46 +603,51 @@ be32(const unsigned char *p)
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-int
-gitguard_index_gitlinks(const void *buf, size_t len, char ***paths)
+/*
+ * Calls fn(ctx, path, entry) for each entry of a git index (the text of
+ * .git/index, versions 2, 3 and 4), entry pointing at its 62 bytes of
+ * stat data, mode, object id and flags; fn returns nonzero to stop.  0,
+ * or -EINVAL for a file that is not an index.
+ *
+ * Index format (gitformat-index(5)): "DIRC", version, entry count, then
+ * entries of 62 bytes (20-byte SHA-1 ids; a SHA-256 repository is not
+ * read), 2 more flag bytes when the extended bit is set (version 3 and
+ * up), the path: NUL-terminated and padded to 8 bytes (versions 2, 3),
+ * or, in version 4, a varint of bytes to drop from the previous path and
+ * the rest, NUL-terminated, unpadded.
+ */
+static int
+index_walk(const void *buf, size_t len,
+	   int (*fn)(void *ctx, const char *path, const unsigned char *entry),
+	   void *ctx)
 {
-	/* Index format (gitformat-index(5)): "DIRC", version, entry count,
-	 * then entries of 62 bytes of stat data, mode, object id and
-	 * flags (20-byte SHA-1 ids; a SHA-256 repository is not read), 2
-	 * more flag bytes when the extended bit is set (version 3 and up),
-	 * the path: NUL-terminated and padded to 8 bytes (versions 2, 3),
-	 * or, in version 4, a varint of bytes to drop from the previous
-	 * path and the rest, NUL-terminated, unpadded. */
 	const unsigned char *b = buf, *end = b + len, *e;
 	_cleanup_free_ char *prev = NULL;
 	uint32_t version, count;
-	char **v = xcalloc(1, sizeof(char *));
 
 	if (len < 12 || memcmp(b, "DIRC", 4) != 0)
-		goto bad;
+		return -EINVAL;
 	version = be32(b + 4);
 	count = be32(b + 8);
 	if (version < 2 || version > 4)
-		goto bad;
+		return -EINVAL;
 	e = b + 12;
 	for (uint32_t i = 0; i < count; i++) {
-		const unsigned char *name, *nul;
+		const unsigned char *name, *nul, *entry = e;
 		size_t fixed = 62;
-		uint32_t mode;
 		uint16_t flags;
 		char *path;
 
 		if ((size_t)(end - e) < fixed)
-			goto bad;
-		mode = be32(e + 24);
+			return -EINVAL;
 		flags = (uint16_t)(e[60] << 8 | e[61]);
 		if ((flags & 0x4000) != 0) {
 			if (version < 3)
-				goto bad;
+				return -EINVAL;
 			fixed += 2;
 		}
 		if ((size_t)(end - e) < fixed)
-			goto bad;
+			return -EINVAL;
 		name = e + fixed;
 		if (version == 4) {
 			uint64_t strip = 0;
@@ -613,18 +657,18 @@ gitguard_index_gitlinks(const void *buf, size_t len, char ***paths)
 			/* git's varint: 7 bits a byte, each continuation
 			 * adding one before the shift. */
 			if (name >= end)
-				goto bad;
+				return -EINVAL;
 			c = *name++;
 			strip = c & 0x7f;
 			while (c & 0x80) {
 				if (name >= end || strip > (1ULL << 40))
-					goto bad;
+					return -EINVAL;
 				c = *name++;
 				strip = ((strip + 1) << 7) | (c & 0x7f);
 			}
 			nul = memchr(name, '\0', (size_t)(end - name));
 			if (nul == NULL || strip > plen)
-				goto bad;
+				return -EINVAL;
 			path = xasprintf("%.*s%s", (int)(plen - strip),
 					 prev != NULL ? prev : "",
 					 (const char *)name);
@@ -634,22 +678,115 @@ gitguard_index_gitlinks(const void *buf, size_t len, char ***paths)
 
 			nul = memchr(name, '\0', (size_t)(end - name));
 			if (nul == NULL)
-				goto bad;
+				return -EINVAL;
 			/* 1 to 8 NULs: the entry is a multiple of 8. */
 			n = ((size_t)(nul - e) + 8) & ~(size_t)7;
 			if ((size_t)(end - e) < n)
-				goto bad;
+				return -EINVAL;
 			path = xstrdup((const char *)name);
 			e += n;
 		}
-		if ((mode & 0170000) == 0160000)
-			strv_push(&v, path);
 		free(prev);
 		prev = path;
+		if (fn(ctx, path, entry) != 0)
+			break;
+	}
+	return 0;
+}
+
+static int
+collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
+{
+	if ((be32(entry + 24) & 0170000) == 0160000)
+		strv_push(ctx, path);
+	return 0;
+}
+
+int
+gitguard_index_gitlinks(const void *buf, size_t len, char ***paths)
+{
+	char **v = xcalloc(1, sizeof(char *));
+
+	if (index_walk(buf, len, collect_gitlink, &v) < 0) {
+		strv_free(v);
+		return -EINVAL;
 	}
 	*paths = v;
 	return 0;
-bad:
-	strv_free(v);
-	return -EINVAL;
+}
+
+struct find {
+	const char *path;
+	struct gitguard_index_entry *out;
+	bool found;
+};
+
+static int
+find_entry(void *ctx, const char *path, const unsigned char *e)
+{
+	struct find *f = ctx;
+
+	if (strcmp(path, f->path) != 0)
+		return 0;
+	*f->out = (struct gitguard_index_entry){
+		.ctime_sec = be32(e),
+		.ctime_nsec = be32(e + 4),
+		.mtime_sec = be32(e + 8),
+		.mtime_nsec = be32(e + 12),
+		.dev = be32(e + 16),
+		.ino = be32(e + 20),
+		.mode = be32(e + 24),
+		.uid = be32(e + 28),
+		.gid = be32(e + 32),
+		.size = be32(e + 36),
+		.flags = (uint16_t)(e[60] << 8 | e[61]),
+	};
+	/* Version 3 and up: skip-worktree and intent-to-add. */
+	if ((f->out->flags & 0x4000) != 0)
+		f->out->ext_flags = (uint16_t)(e[62] << 8 | e[63]);
+	f->found = true;
+	return 1;
+}
+
+int
+gitguard_index_find(const void *buf, size_t len, const char *path,
+		    struct gitguard_index_entry *out)
+{
+	struct find f = { .path = path, .out = out };
+	int r = index_walk(buf, len, find_entry, &f);
+
+	if (r < 0)
+		return r;
+	return f.found ? 0 : -ENOENT;
+}
+
+bool
+gitguard_unchanged(const struct gitguard_index_entry *e, const struct stat *st,
+		   const struct timespec *index_mtime)
+{
+	/* A conflict (stage bits), assume-valid, skip-worktree or
+	 * intent-to-add: git does not vouch for the file's contents. */
+	if ((e->flags & 0xb000) != 0 || (e->ext_flags & 0x6000) != 0 ||
+	    (e->mode & 0170000) != 0100000 || !S_ISREG(st->st_mode))
+		return false;
+	/* Git's own test (ie_match_stat), every field, 32-bit as the
+	 * index stores them; a zero inode or device (an index written
+	 * without them) proves nothing. */
+	if (e->ino == 0 || e->dev == 0 || e->ino != (uint32_t)st->st_ino ||
+	    e->dev != (uint32_t)st->st_dev ||
+	    e->size != (uint32_t)st->st_size ||
+	    (uint64_t)e->size != (uint64_t)st->st_size ||
+	    e->uid != (uint32_t)st->st_uid || e->gid != (uint32_t)st->st_gid ||
+	    e->mtime_sec != (uint32_t)st->st_mtim.tv_sec ||
+	    e->mtime_nsec != (uint32_t)st->st_mtim.tv_nsec ||
+	    e->ctime_sec != (uint32_t)st->st_ctim.tv_sec ||
+	    e->ctime_nsec != (uint32_t)st->st_ctim.tv_nsec)
+		return false;
+	/* Racily clean: changed in the same tick the index was written,
+	 * the stat data cannot tell (git then compares the contents). */
+	if ((uint32_t)index_mtime->tv_sec < e->mtime_sec ||
+	    ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
+	     (uint32_t)index_mtime->tv_nsec <= e->mtime_nsec))
+		return false;
+	return true;
 }

@@ -17,6 +17,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
 
 enum gitguard_kind {
 	GITGUARD_RO,  /* read-only: config, commondir, .git files */
@@ -105,5 +108,40 @@ char **gitguard_later_run_dirs(const char *project,
  * empty) in *paths, or -EINVAL for a file that is not an index.
  */
 int gitguard_index_gitlinks(const void *buf, size_t len, char ***paths);
+
+/*
+ * The object directory of the repository whose work tree is worktree
+ * (its .git directory, or the one a .git file names, and for a linked
+ * worktree its common directory), with the git directory in *gitdir;
+ * NULL when worktree has no repository.
+ */
+char *gitguard_objects(const char *worktree, const struct gitguard_fs *fs,
+		       char **gitdir);
+
+/* The stat data git keeps for an index entry (32-bit, as stored). */
+struct gitguard_index_entry {
+	uint32_t ctime_sec, ctime_nsec, mtime_sec, mtime_nsec;
+	uint32_t dev, ino, mode, uid, gid, size;
+	uint16_t flags, ext_flags;
+};
+
+/*
+ * The entry for path (relative to the work tree) of a git index: 0, or
+ * -ENOENT when git does not track path, -EINVAL for a file that is not
+ * an index.
+ */
+int gitguard_index_find(const void *buf, size_t len, const char *path,
+			struct gitguard_index_entry *out);
+
+/*
+ * Whether the file st describes is, by git's own stat test, the one
+ * the index entry e recorded: same type, size, inode, device, owner,
+ * mtime and ctime, and not racily clean (changed in the tick the index,
+ * of mtime index_mtime, was written).  Then its contents are the
+ * entry's blob, which the repository holds.
+ */
+bool gitguard_unchanged(const struct gitguard_index_entry *e,
+			const struct stat *st,
+			const struct timespec *index_mtime);
 
 #endif /* LLW_GITGUARD_H */

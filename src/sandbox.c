@@ -26,6 +26,7 @@
 #include "fdutil.h"
 #include "gitguard.h"
 #include "known.h"
+#include "path.h"
 #include "ns.h"
 #include "proxy.h"
 #include "proxyserve.h"
@@ -91,6 +92,84 @@ protect_config_files(const struct policy *p, const struct gitguard *gg,
 		r->access = LLW_ACCESS_RO;
 		r->rank = LLW_RANK_CONFIG;
 		r->origin = "protect-later-run: run later, outside (read-only)";
+	}
+}
+
+/* The largest git index read to unhide a tracked file (as watchlater). */
+#define SANDBOX_MAX_INDEX (256u << 20)
+
+/*
+ * Whether path, a file under a git work tree, is tracked by git and
+ * unchanged (git's own stat test against the index) in a repository
+ * whose objects the policy lets the command read: then its contents are
+ * a blob the command can read anyway (git show :PATH).
+ */
+static bool
+tracked_unchanged(const struct policy *view, const char *path)
+{
+	_cleanup_free_ char *dir = xstrdup(path), *gitdir = NULL;
+	_cleanup_free_ char *objects = NULL, *real = NULL, *index = NULL;
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	struct gitguard_index_entry e;
+	struct stat st, ist;
+	char *slash;
+	size_t len;
+
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	/* The nearest work tree above path. */
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (slash == NULL || slash == dir)
+			return false;
+		*slash = '\0';
+		objects = gitguard_objects(dir, &gitguard_fs_real, &gitdir);
+		if (objects != NULL)
+			break;
+	}
+	real = realpath(objects, NULL);
+	if (real == NULL ||
+	    policy_access_at(view, real, NULL) == LLW_ACCESS_DENY)
+		return false;
+	index = xasprintf("%s/index", gitdir);
+	fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &ist) < 0 ||
+	    fd_read_all(fd, SANDBOX_MAX_INDEX, &buf, &len) < 0 ||
+	    gitguard_index_find(buf, len, path + strlen(dir) + 1, &e) < 0)
+		return false;
+	return gitguard_unchanged(&e, &st, &ist.st_mtim);
+}
+
+/*
+ * A deny rule on a file that git tracks, unchanged, hides nothing: its
+ * contents are in the repository, which the command reads.  Hidden (a
+ * /dev/null mount), it only breaks git: status shows it changed, commit
+ * -a and add -A fail ("unsupported file type").  Such a rule becomes
+ * read-only for this run, and --explain says why.  A changed or
+ * untracked file stays hidden.
+ */
+static void
+unhide_tracked(struct sandbox *sb, const struct policy *view,
+	       struct llw_path_rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct llw_path_rule *r = &rules[i];
+		char *origin;
+
+		if (r->access != LLW_ACCESS_DENY ||
+		    sb->policy->project == NULL ||
+		    !path_under(r->path, sb->policy->project) ||
+		    strcmp(r->path, sb->policy->project) == 0 ||
+		    !tracked_unchanged(view, r->path))
+			continue;
+		origin = xasprintf("%s; read-only, not hidden: git tracks it "
+				   "unchanged, so its contents are in the "
+				   "repository",
+				   r->origin);
+		strv_push_take(&sb->unhidden, origin);
+		r->access = LLW_ACCESS_RO;
+		r->origin = origin;
 	}
 }
 
@@ -706,6 +785,7 @@ prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 	view = *p;
 	view.paths = rules;
 	view.n_paths = n;
+	unhide_tracked(sb, &view, rules, n);
 	/* Masks are compiled first, to learn whether the policy needs them.
 	 * bubblewrap applies them as mounts itself; for Landlock they need
 	 * L3, and only then is the kernel asked whether L3 can run. */
@@ -1013,6 +1093,7 @@ sandbox_free(struct sandbox *sb)
 	gitguard_free(sb->later);
 	watchlater_free(sb->watch);
 	strv_free(sb->git_limits);
+	strv_free(sb->unhidden);
 	free(sb->supervisor_refused);
 	free(sb);
 }

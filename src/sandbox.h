@@ -46,6 +46,8 @@ struct sandbox {
 	struct gitguard *git;	       /* protect-git's entries, or NULL */
 	struct gitguard *later;	       /* protect-later-run's, or NULL */
 	struct watchlater *watch;      /* the monitor's watch on them */
+	char **unhidden;   /* deny rules on files git tracks unchanged,
+			    * read-only for this run: their origins */
 	char **git_limits; /* what protect-git and protect-later-run cannot
 			    * protect here, for --explain */
 	/* Layer substitution (layers.h): for each restriction the policy

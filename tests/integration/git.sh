@@ -168,6 +168,37 @@ run as_user /bin/sh -c "cd '$PROJ' && git log --format=%s && git status --short 
 expect_rc "... and host git works normally afterwards" 0
 expect_output "... and sees the sandbox's commit" "^inside$"
 
+# A denied file that git tracks unchanged (.env with a project's
+# defaults, committed) hides nothing: its contents are in .git, which the
+# command reads.  It is read-only instead of hidden, so that git keeps
+# working; once changed, or untracked, it is hidden again.
+E=$HOME_DIR/work/envrepo
+as_user /bin/sh -ec '
+	git init -q "$1" && cd "$1"
+	echo a >a && echo PUBLIC_DEFAULT=1 >.env && git add a .env &&
+	git commit -qm init
+	# Out of the tick the index is written in (racily clean otherwise).
+	touch -d "@$(($(date +%s) - 60))" .env && git update-index -q --refresh' sh "$E"
+run llw -p opencode $BE -C "$E" -- /bin/sh -c \
+	'cat .env; git status --porcelain; echo b >>a && git commit -qam b && echo COMMITTED'
+expect_rc "a tracked, unchanged .env: git status and commit -a work inside" 0
+expect_output "... its committed contents are readable" "^PUBLIC_DEFAULT=1$"
+expect_no_output "... git does not see it changed" "\\.env"
+expect_output "... and the commit went through" "^COMMITTED$"
+run llw -p opencode $BE -C "$E" -- /bin/sh -c 'echo x >>.env'
+expect_rc "... it stays read-only" 2
+expect_output "... refused as read-only" "Read-only file system|Permission denied"
+run llw -p opencode $BE -C "$E" --explain -- /bin/true
+expect_output "--explain says it is read-only, not hidden, and why" \
+	"mask ro $E/\\.env.*not hidden: git tracks it unchanged"
+as_user /bin/sh -c 'echo SECRET_TOKEN=s3cr3t >>"$1/.env"' sh "$E"
+run llw -p opencode $BE -C "$E" -- /bin/sh -c 'cat .env; git show :.env'
+expect_no_output "a changed tracked .env is hidden again" "s3cr3t"
+expect_output "... only what git holds is readable" "^PUBLIC_DEFAULT=1$"
+as_user /bin/sh -ec 'cd "$1" && git rm -q --cached .env && echo .env >.gitignore' sh "$E"
+run llw -p opencode $BE -C "$E" -- /bin/sh -c 'cat .env'
+expect_no_output "an untracked .env is hidden" "s3cr3t|PUBLIC_DEFAULT"
+
 # Explain names the protection, its layer, and what it cannot protect.
 run llw -p opencode $BE --explain -- /bin/true
 expect_output "--explain lists the pin of .git" "pin +rwx? $PROJ/\\.git"

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -321,6 +322,104 @@ test_index_gitlinks(void **state)
 	}
 }
 
+/* An entry whose stat data are st's, as git writes them. */
+static struct gitguard_index_entry
+entry_of(const struct stat *st)
+{
+	return (struct gitguard_index_entry){
+		.ctime_sec = (uint32_t)st->st_ctim.tv_sec,
+		.ctime_nsec = (uint32_t)st->st_ctim.tv_nsec,
+		.mtime_sec = (uint32_t)st->st_mtim.tv_sec,
+		.mtime_nsec = (uint32_t)st->st_mtim.tv_nsec,
+		.dev = (uint32_t)st->st_dev,
+		.ino = (uint32_t)st->st_ino,
+		.mode = 0100644,
+		.uid = st->st_uid,
+		.gid = st->st_gid,
+		.size = (uint32_t)st->st_size,
+	};
+}
+
+static void
+test_index_find(void **state)
+{
+	unsigned char b[1024];
+	struct gitguard_index_entry e;
+	size_t n;
+
+	(void)state;
+	n = put_header(b, 3, 3);
+	n += put_entry(b + n, 0100644, ".env", false);
+	n += put_entry(b + n, 0100755, "bin/run", true);
+	n += put_entry(b + n, 0100644, "z", false);
+	/* .env's size (offset 36) and bin/run's skip-worktree bit. */
+	b[12 + 39] = 42;
+	assert_int_equal(gitguard_index_find(b, n, ".env", &e), 0);
+	assert_int_equal(e.mode, 0100644);
+	assert_int_equal(e.size, 42);
+	assert_int_equal(e.ext_flags, 0);
+	b[12 + 72 + 62] = 0x40;
+	assert_int_equal(gitguard_index_find(b, n, "bin/run", &e), 0);
+	assert_int_equal(e.mode, 0100755);
+	assert_int_equal(e.ext_flags, 0x4000);
+	assert_int_equal(gitguard_index_find(b, n, "bin", &e), -ENOENT);
+	assert_int_equal(gitguard_index_find(b, n, ".env.local", &e), -ENOENT);
+	assert_int_equal(gitguard_index_find(b, n - 3, "z", &e), -EINVAL);
+}
+
+static void
+test_unchanged(void **state)
+{
+	struct stat st = {
+		.st_mode = S_IFREG | 0644,
+		.st_ino = 1234,
+		.st_dev = 2049,
+		.st_size = 42,
+		.st_uid = 1000,
+		.st_gid = 1000,
+		.st_mtim = { 1700000000, 500 },
+		.st_ctim = { 1700000000, 600 },
+	};
+	struct timespec later = { 1700000001, 0 }, same = { 1700000000, 500 };
+	struct gitguard_index_entry e = entry_of(&st), x;
+
+	(void)state;
+	assert_true(gitguard_unchanged(&e, &st, &later));
+	/* Racily clean: written in the tick the index was. */
+	assert_false(gitguard_unchanged(&e, &st, &same));
+	/* Any field that differs, as git's own test. */
+	x = e, x.size = 41;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.ino = 1;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.dev = 1;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.mtime_nsec = 501;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.ctime_sec = 1;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.uid = 0;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	/* An index without inode or device numbers proves nothing. */
+	x = e, x.ino = 0;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	/* A conflict, assume-valid, skip-worktree, intent-to-add, a
+	 * symlink or gitlink entry. */
+	x = e, x.flags = 0x1000;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.flags = 0x8000;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.ext_flags = 0x4000;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.ext_flags = 0x2000;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	x = e, x.mode = 0120000;
+	assert_false(gitguard_unchanged(&x, &st, &later));
+	/* A file over 4 GiB whose size wraps to the entry's. */
+	st.st_size = 42 + (1LL << 32);
+	assert_false(gitguard_unchanged(&e, &st, &later));
+}
+
 int
 main(void)
 {
@@ -328,6 +427,8 @@ main(void)
 		cmocka_unit_test(test_git),
 		cmocka_unit_test(test_later_run),
 		cmocka_unit_test(test_index_gitlinks),
+		cmocka_unit_test(test_index_find),
+		cmocka_unit_test(test_unchanged),
 	};
 
 	return cmocka_run_group_tests_name("gitguard", tests, NULL, NULL);
