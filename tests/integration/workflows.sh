@@ -190,6 +190,10 @@ expect_succeeded "... the sandbox's own cache is writable" \
 run llw -p opencode -q -- /bin/sh -c 'echo "$npm_config_cache $PIP_CACHE_DIR $CARGO_HOME $GOMODCACHE $MAVEN_OPTS"'
 expect_output "... and the tools are pointed at it" \
 	"^$HOME_DIR/.cache/llwrap/opencode/npm $HOME_DIR/.cache/llwrap/opencode/pip $HOME_DIR/.cache/llwrap/opencode/cargo $HOME_DIR/.cache/llwrap/opencode/go/pkg/mod -Dmaven.repo.local=$HOME_DIR/.cache/llwrap/opencode/m2$"
+if command -v npm >/dev/null 2>&1; then
+	run llw -p opencode -q -- npm --version
+	expect_no_output "... and npm says nothing about the profile's settings" "npm warn|Unknown env config"
+fi
 [ -z "$planted" ] && ok "the sandboxed builds left nothing in the user's caches" ||
 	{ not_ok "a sandboxed build wrote into the user's caches"; diag "$planted"; }
 
