@@ -39,6 +39,10 @@ thousand_rules() {
 # tmpfs on /var/tmp and /dev/shm, a devpts instance and the notification
 # filter, whose fresh instances replace those roots.
 floor_args() {
+	# One run first: it makes what the profile's mkdir and touch name
+	# (--explain makes nothing), which the floor then opens.
+	# shellcheck disable=SC2086
+	$as "$LLWRAP" -p "$1" -q -- /bin/true >/dev/null 2>&1
 	# shellcheck disable=SC2086
 	$as "$LLWRAP" -p "$1" --explain -- /bin/true 2>/dev/null | awk -v ns="$2" '
 	/^Landlock rules/ { on = 1; next }
