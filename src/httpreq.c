@@ -104,24 +104,31 @@ httpreq_authority(const char *s, size_t n, char *host, bool *is_ip,
 			colon = end + 1;
 		}
 	} else {
+		char v4[INET_ADDRSTRLEN];
+
 		colon = memchr(s, ':', n);
 		hn = colon ? (size_t)(colon - s) : n;
-		if (hn == 0 || hn > LLW_HTTPREQ_MAX_HOST + 1)
+		if (hn == 0 || memchr(s, '\0', hn) != NULL)
 			return -EINVAL;
-		memcpy(host, s, hn);
-		host[hn] = '\0';
-		if (memchr(host, '\0', hn) != NULL)
-			return -EINVAL;
-		if (inet_pton(AF_INET, host, a) == 1) {
+		if (hn < sizeof(v4)) {
+			memcpy(v4, s, hn);
+			v4[hn] = '\0';
+		}
+		if (hn < sizeof(v4) && inet_pton(AF_INET, v4, a) == 1) {
+			memcpy(host, v4, hn + 1);
 			*is_ip = true;
 		} else {
-			if (!httpreq_name_valid(host, hn))
+			/* Checked before it is copied: with its trailing
+			 * dot a name is one byte longer than host holds. */
+			if (!httpreq_name_valid(s, hn))
 				return -EINVAL;
-			if (host[hn - 1] == '.')
-				host[--hn] = '\0';
+			if (s[hn - 1] == '.')
+				hn--;
 			for (size_t i = 0; i < hn; i++)
-				if (host[i] >= 'A' && host[i] <= 'Z')
-					host[i] = (char)(host[i] - 'A' + 'a');
+				host[i] = s[i] >= 'A' && s[i] <= 'Z'
+						  ? (char)(s[i] - 'A' + 'a')
+						  : s[i];
+			host[hn] = '\0';
 			*is_ip = false;
 		}
 	}

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,6 +289,51 @@ test_names(void **state)
 	assert_false(httpreq_name_valid(big, 254));
 }
 
+/* The longest name with its trailing dot is one byte longer than host
+ * holds: nothing may be written past it (found by fuzz-httpreq, as a
+ * one-byte stack overflow in the proxy's Host header check). */
+static void
+test_longest_name(void **state)
+{
+	char auth[300], head[700], host[LLW_HTTPREQ_MAX_HOST + 2];
+	struct httpreq req;
+	bool ip;
+	uint16_t port;
+	size_t n;
+
+	(void)state;
+	for (n = 0; n < LLW_HTTPREQ_MAX_HOST; n++)
+		auth[n] = n % 50 == 49 ? '.' : 'A';
+	memcpy(auth + n, ".:443", 6);
+	memset(host, 'x', sizeof(host));
+	assert_int_equal(
+		httpreq_authority(auth, strlen(auth), host, &ip, &port, 0), 0);
+	assert_int_equal(host[LLW_HTTPREQ_MAX_HOST + 1], 'x');
+	assert_int_equal(strlen(host), LLW_HTTPREQ_MAX_HOST);
+	assert_int_equal(host[0], 'a');
+	assert_false(ip);
+	assert_int_equal(port, 443);
+	/* One more character is refused, dot or not. */
+	memcpy(auth + n, "a.:443", 7);
+	assert_int_equal(
+		httpreq_authority(auth, strlen(auth), host, &ip, &port, 0),
+		-EINVAL);
+	assert_int_equal(host[LLW_HTTPREQ_MAX_HOST + 1], 'x');
+
+	/* Through a forwarded request's Host header too. */
+	memcpy(auth + n, ".", 2);
+	snprintf(head, sizeof(head),
+		 "GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", auth, auth);
+	assert_int_equal(httpreq_parse(head, strlen(head), &req), 0);
+	assert_int_equal(strlen(req.host), LLW_HTTPREQ_MAX_HOST);
+	httpreq_clear(&req);
+	/* An IPv4 literal is still one. */
+	assert_int_equal(
+		httpreq_authority("127.0.0.1:80", 12, host, &ip, &port, 0), 0);
+	assert_true(ip);
+	assert_string_equal(host, "127.0.0.1");
+}
+
 int
 main(void)
 {
@@ -297,6 +343,7 @@ main(void)
 		cmocka_unit_test(test_forward),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_longest_name),
 	};
 
 	return cmocka_run_group_tests_name("httpreq", tests, NULL, NULL);
