@@ -395,10 +395,24 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		"  secrets           %zu paths in the home denied by name "
 		"(Landlock%s)\n",
 		secrets, sb->use_ns ? ", L3 masks in writable trees" : "");
-	fprintf(f, "  watching          NOT ENFORCED: inotify watches on "
-		   "trees the sandbox cannot read (Landlock does not cover "
-		   "inotify; a watch shows when the user's files there are "
-		   "opened or changed)\n");
+	if (sb->supervise && sb->backend == SANDBOX_BACKEND_BWRAP)
+		fprintf(f, "  watching          inotify only where the view "
+			   "shows (the supervisor adds each watch in "
+			   "bubblewrap's view, S, F)\n");
+	else if (sb->supervise)
+		fprintf(f, "  watching          inotify only where the sandbox "
+			   "may read (the supervisor adds each watch on what a "
+			   "judge under the sandbox's Landlock ruleset opened, "
+			   "S)\n");
+	else if (sb->backend == SANDBOX_BACKEND_BWRAP)
+		fprintf(f, "  watching          inotify only where the view "
+			   "shows (F)\n");
+	else
+		fprintf(f, "  watching          NOT ENFORCED: inotify watches "
+			   "on trees the sandbox cannot read (Landlock does "
+			   "not cover inotify; a watch shows when the user's "
+			   "files there are opened or changed; needs the "
+			   "supervisor: supervise = yes)\n");
 	explain_limits_set(f, p);
 }
 

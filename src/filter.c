@@ -1179,8 +1179,9 @@ filter_export_plain(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
 int
 filter_notify_build(scmp_filter_ctx *out, char **cause)
 {
-	static const char *const calls[] = { "connect", "bind", "listen",
-					     "sendmsg", "sendmmsg" };
+	static const char *const calls[] = { "connect",	 "bind",
+					     "listen",	 "sendmsg",
+					     "sendmmsg", "inotify_add_watch" };
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r = 0, nr;
 

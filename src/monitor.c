@@ -294,6 +294,8 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 		if (read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGCHLD) {
+			if (sv)
+				supervise_reap(sv);
 			if (reap(child, reap_all, wstatus))
 				goto done;
 			continue;

@@ -1262,15 +1262,16 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 		*cause = xasprintf("cannot set no_new_privs: %s", strerror(e));
 		return -e;
 	}
-	if (rfd >= 0) {
-		if ((r = ruleset_restrict(rfd, sb->landlock->abi, cause)) < 0)
-			return r;
-		close(steal_fd(&rfd));
-	}
-	/* The supervisor's notification filter goes before the main one,
-	 * which refuses new listeners. */
-	if (sv != NULL && (r = supervise_child_attach(sv, cause)) < 0)
+	if (rfd >= 0 &&
+	    (r = ruleset_restrict(rfd, sb->landlock->abi, cause)) < 0)
 		return r;
+	/* The supervisor's notification filter goes before the main one,
+	 * which refuses new listeners; the supervisor takes the ruleset
+	 * too, for its watch judge (watchjudge.h). */
+	if (sv != NULL && (r = supervise_child_attach(sv, rfd, cause)) < 0)
+		return r;
+	if (rfd >= 0)
+		close(steal_fd(&rfd));
 	if ((r = filter_load_program(prog, cause)) < 0)
 		return r;
 	if ((r = fd_close_inherited(keep, n_keep)) < 0) {
@@ -1552,7 +1553,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 					   strerror(-r));
 			goto out;
 		}
-		if (sv != NULL && (r = supervise_child_attach(sv, cause)) < 0)
+		if (sv != NULL &&
+		    (r = supervise_child_attach(sv, -1, cause)) < 0)
 			goto out;
 		/* The limits pass through bwrap's exec to the command. */
 		if ((r = apply_limits(sb->policy, false, cause)) < 0)

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -61,6 +62,7 @@
 #include "strv.h"
 #include "proxy.h"
 #include "supervise.h"
+#include "watchjudge.h"
 #include "xalloc.h"
 
 #ifndef PIDFD_THREAD
@@ -170,6 +172,9 @@ struct supervisor {
 	 * each of its clients is ("PORT PID COMM" lines), or -1. */
 	struct netpolicy_addr proxy;
 	int proxy_note_fd;
+	/* inotify_add_watch's judge, under the sandbox's Landlock ruleset
+	 * (watchjudge.h); its process starts at the first watch. */
+	struct watchjudge *judge;
 };
 
 uint64_t
@@ -220,6 +225,7 @@ supervise_free(struct supervisor *sv)
 	if (sv == NULL)
 		return;
 	netpolicy_rules_free(sv->rules);
+	watchjudge_free(sv->judge);
 	strv_free(sv->noted);
 	if (sv->notify)
 		seccomp_release(sv->notify);
@@ -346,7 +352,7 @@ write_all(int fd, const void *buf, size_t len)
 }
 
 int
-supervise_child_attach(struct supervisor *sv, char **cause)
+supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 {
 	struct ucred cred = { .pid = getpid(),
 			      .uid = getuid(),
@@ -356,6 +362,7 @@ supervise_child_attach(struct supervisor *sv, char **cause)
 		struct cmsghdr align;
 	} u;
 	char go = 0;
+	int fds[2];
 	struct iovec iov = { .iov_base = &go, .iov_len = 1 };
 	struct msghdr msg = { .msg_iov = &iov,
 			      .msg_iovlen = 1,
@@ -396,8 +403,11 @@ supervise_child_attach(struct supervisor *sv, char **cause)
 		}
 	}
 	/* The supervisor takes the listener with pidfd_getfd, which proves
-	 * at once that it can reach this process. */
-	if ((r = write_all(sv->sock[1], &lfd, sizeof(lfd))) < 0 ||
+	 * at once that it can reach this process, and the Landlock ruleset
+	 * for the watch judge (watchjudge.h). */
+	fds[0] = lfd;
+	fds[1] = ruleset;
+	if ((r = write_all(sv->sock[1], fds, sizeof(fds))) < 0 ||
 	    read(sv->sock[1], &go, 1) != 1 || go != 'y') {
 		*cause = xstrdup("the network supervisor could not start; the "
 				 "next message says why");
@@ -425,7 +435,7 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	struct ucred cred = { .pid = 0 };
 	_cleanup_close_ int pidfd = -1;
 	ssize_t n;
-	int lfd, e;
+	int fds[2], e, ruleset = -1;
 
 	close(sv->sock[1]);
 	sv->sock[1] = -1;
@@ -440,13 +450,16 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 		    c->cmsg_type == SCM_CREDENTIALS)
 			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
 	do
-		n = read(sv->sock[0], &lfd, sizeof(lfd));
+		n = read(sv->sock[0], fds, sizeof(fds));
 	while (n < 0 && errno == EINTR);
-	if (n != sizeof(lfd) || cred.pid <= 0)
+	if (n != sizeof(fds) || cred.pid <= 0)
 		return -ECHILD;
 
 	pidfd = sys_pidfd_open(cred.pid, 0);
-	if (pidfd < 0 || (sv->listener = sys_pidfd_getfd(pidfd, lfd, 0)) < 0) {
+	if (pidfd < 0 ||
+	    (sv->listener = sys_pidfd_getfd(pidfd, fds[0], 0)) < 0 ||
+	    (fds[1] >= 0 &&
+	     (ruleset = sys_pidfd_getfd(pidfd, fds[1], 0)) < 0)) {
 		e = errno;
 		*cause =
 			xasprintf("the network supervisor cannot take the "
@@ -460,6 +473,7 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 		(void)write_all(sv->sock[0], "n", 1);
 		return -e;
 	}
+	sv->judge = watchjudge_new(ruleset);
 	/* The supervisor needs no capability: whatever it performs for the
 	 * command, it performs with no more privilege than the command.
 	 * (Root has some to drop, and so has the monitor of L3 in the user
@@ -881,6 +895,43 @@ unix_path(const struct addr_buf *a)
 }
 
 /*
+ * The caller's root (O_PATH) in *root and path made absolute in the
+ * caller's view in *abs: a relative path is taken from its cwd, as the
+ * caller's own root sees it.  0 or -errno.
+ */
+static int
+child_root_path(pid_t pid, const char *path, int *root, char **abs)
+{
+	char proc[64];
+
+	if (path[0] == '\0')
+		return -ENOENT;
+	if (path[0] != '/') {
+		char cwd[4096];
+		ssize_t n;
+
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
+		n = readlink(proc, cwd, sizeof(cwd) - 1);
+		if (n < 0)
+			return -errno;
+		cwd[n] = '\0';
+		*abs = xasprintf("%s/%s", cwd, path);
+	} else {
+		*abs = xstrdup(path);
+	}
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
+	*root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*root < 0) {
+		int e = errno;
+
+		free(*abs);
+		*abs = NULL;
+		return -e;
+	}
+	return 0;
+}
+
+/*
  * Open path with O_PATH as process pid sees it: in its root, relative
  * paths from its working directory, no magic links (/proc/self/fd/N,
  * /proc/PID/root would otherwise name the supervisor's own view).  With
@@ -894,27 +945,13 @@ child_open(pid_t pid, const char *path, bool parent, char **base)
 		.flags = O_PATH | O_CLOEXEC | (parent ? O_DIRECTORY : 0),
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	char proc[64];
 	_cleanup_close_ int root = -1;
 	_cleanup_free_ char *abs = NULL;
 	char *slash;
-	int fd;
+	int fd, r;
 
-	if (path[0] == '\0')
-		return -ENOENT;
-	if (path[0] != '/') {
-		char cwd[4096];
-		ssize_t n;
-
-		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
-		n = readlink(proc, cwd, sizeof(cwd) - 1);
-		if (n < 0)
-			return -errno;
-		cwd[n] = '\0';
-		abs = xasprintf("%s/%s", cwd, path);
-	} else {
-		abs = xstrdup(path);
-	}
+	if ((r = child_root_path(pid, path, &root, &abs)) < 0)
+		return r;
 	if (parent) {
 		slash = strrchr(abs, '/');
 		if (slash[1] == '\0' || strcmp(slash + 1, ".") == 0 ||
@@ -926,10 +963,6 @@ child_open(pid_t pid, const char *path, bool parent, char **base)
 		else
 			*slash = '\0';
 	}
-	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
-	root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -errno;
 	fd = (int)syscall(SYS_openat2, root, abs, &how, sizeof(how));
 	if (fd < 0) {
 		int e = errno;
@@ -1748,6 +1781,57 @@ learn_observe(struct supervisor *sv, struct call *c)
 	return CALL_CONTINUE;
 }
 
+/*
+ * inotify_add_watch(fd, path, mask) (DESIGN.md §11, watching): Landlock
+ * does not check it, so the watch judge opens path as the sandbox would,
+ * under its Landlock ruleset and in its view, and the watch goes on the
+ * object it opened, through this process's /proc/self/fd: the path is
+ * read from the caller once and never walked again.  A path the sandbox
+ * may not read gets the judge's EACCES.
+ */
+static int
+do_inotify_add_watch(struct supervisor *sv, struct call *c)
+{
+	const struct seccomp_notif *req = c->req;
+	uint32_t mask = (uint32_t)req->data.args[2];
+	_cleanup_free_ char *path = NULL, *abs = NULL;
+	_cleanup_close_ int ifd = -1, root = -1, obj = -1;
+	char link[64], kind[32];
+	ssize_t n;
+	int r, wd;
+
+	c->pidfd = call_pidfd(c);
+	if (c->pidfd < 0)
+		return call_error(sv, c, c->pidfd);
+	ifd = sys_pidfd_getfd(c->pidfd, (int)(uint32_t)req->data.args[0], 0);
+	if (ifd < 0)
+		return call_error(sv, c, -errno);
+	/* The watch goes on the caller's own instance: it must be one. */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", ifd);
+	n = readlink(link, kind, sizeof(kind) - 1);
+	if (n < 0)
+		return call_error(sv, c, -EINVAL);
+	kind[n] = '\0';
+	if (strcmp(kind, "anon_inode:inotify") != 0)
+		return call_error(sv, c, -EINVAL);
+	path = mem_read_string(c->pid, req->data.args[1]);
+	if (path == NULL)
+		return call_error(sv, c, -EFAULT);
+	if ((r = child_root_path(c->pid, path, &root, &abs)) < 0)
+		return call_error(sv, c, r);
+	if (call_valid(sv, c) < 0)
+		return CALL_GONE;
+	/* A judge that cannot answer refuses: fail closed. */
+	r = watchjudge_open(sv->judge, root, abs, mask, &obj);
+	if (r < 0)
+		return call_error(sv, c, r == -EIO ? -EACCES : r);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", obj);
+	wd = inotify_add_watch(ifd, link, mask & ~(uint32_t)IN_DONT_FOLLOW);
+	if (wd < 0)
+		return call_error(sv, c, -errno);
+	return wd;
+}
+
 static int
 dispatch(struct supervisor *sv, const struct seccomp_notif *req)
 {
@@ -1768,6 +1852,8 @@ dispatch(struct supervisor *sv, const struct seccomp_notif *req)
 		r = do_sendmsg(sv, &c);
 	else if (nr == SYS_sendmmsg)
 		r = do_sendmmsg(sv, &c);
+	else if (nr == SYS_inotify_add_watch)
+		r = do_inotify_add_watch(sv, &c);
 	else if (sv->learn_fd >= 0)
 		r = learn_observe(sv, &c);
 	else
@@ -1905,6 +1991,12 @@ supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd, size_t n)
 	}
 	pending_tick(sv);
 	log_flush(sv, false);
+}
+
+void
+supervise_reap(struct supervisor *sv)
+{
+	watchjudge_reap(sv->judge);
 }
 
 void

@@ -74,13 +74,15 @@ void supervise_child_forked(struct supervisor *sv);
 /*
  * In the process that goes on to exec, after Landlock and before the
  * main seccomp filter: load the notification filter, hand its listener
- * to the supervisor and wait for the supervisor's go-ahead.  Returns 0,
- * or -errno with *cause.
+ * and the Landlock ruleset the process restricted itself with (-1: none;
+ * the watch judge's, watchjudge.h) to the supervisor and wait for the
+ * supervisor's go-ahead.  Returns 0, or -errno with *cause.
  */
-int supervise_child_attach(struct supervisor *sv, char **cause);
+int supervise_child_attach(struct supervisor *sv, int ruleset, char **cause);
 
 /*
- * In the supervisor, after fork: receive the listener and check that the
+ * In the supervisor, after fork: receive the listener (and the ruleset)
+ * and check that the
  * supervisor can reach the sandboxed process; tell it to go on or to
  * stop.  Returns 0, or -errno with *cause (the child then exits 125).
  */
@@ -104,6 +106,10 @@ size_t supervise_poll_fds(struct supervisor *sv, struct pollfd *pfd);
  * (pfd and n as supervise_poll_fds gave them, with revents). */
 void supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd,
 			  size_t n);
+
+/* A child of this process exited (SIGCHLD): reap the supervisor's own
+ * (the watch judge). */
+void supervise_reap(struct supervisor *sv);
 
 /* The command is gone: write what the log still holds back. */
 void supervise_finish(struct supervisor *sv);

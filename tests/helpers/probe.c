@@ -21,6 +21,7 @@
  */
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -213,6 +215,116 @@ p_ls(char **argv)
 		return deny("readdir");
 	closedir(d);
 	return succeed("entries=%d", n);
+}
+
+/*
+ * An inotify watch on PATH.  FLAGS, comma-separated ("-": none):
+ * dont_follow, onlydir (the mask flags), event (PATH is a directory: make
+ * and remove a file in it and wait up to 5 s for the event, so the watch
+ * is proven to report), badfd (add the watch through standard output, not
+ * an inotify instance).
+ */
+static int
+p_watch(char **argv)
+{
+	uint32_t mask = IN_CREATE | IN_DELETE | IN_MODIFY;
+	bool event = false, badfd = false;
+	char flags[256], *save = NULL, name[64], path[4096];
+	int fd, wd;
+
+	snprintf(flags, sizeof(flags), "%s", argv[1]);
+	for (char *f = strtok_r(flags, ",", &save); f != NULL;
+	     f = strtok_r(NULL, ",", &save)) {
+		if (strcmp(f, "dont_follow") == 0)
+			mask |= IN_DONT_FOLLOW;
+		else if (strcmp(f, "onlydir") == 0)
+			mask |= IN_ONLYDIR;
+		else if (strcmp(f, "event") == 0)
+			event = true;
+		else if (strcmp(f, "badfd") == 0)
+			badfd = true;
+		else if (strcmp(f, "-") != 0)
+			return usage_error("unknown flag: %s", f);
+	}
+	fd = badfd ? 1 : inotify_init1(IN_CLOEXEC);
+	if (fd < 0)
+		return deny("inotify_init1");
+	wd = inotify_add_watch(fd, argv[0], mask);
+	if (wd < 0)
+		return deny("inotify_add_watch");
+	if (event) {
+		char buf[4096] __attribute__((aligned(8)));
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int f;
+
+		snprintf(name, sizeof(name), ".probe-watch.%d", (int)getpid());
+		snprintf(path, sizeof(path), "%s/%s", argv[0], name);
+		f = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (f < 0)
+			return deny("open");
+		close(f);
+		unlink(path);
+		if (poll(&pfd, 1, 5000) != 1)
+			return deny_err("poll", ETIMEDOUT);
+		n = read(fd, buf, sizeof(buf));
+		if (n < (ssize_t)sizeof(struct inotify_event))
+			return deny("read");
+		if (((struct inotify_event *)buf)->wd != wd ||
+		    strcmp(((struct inotify_event *)buf)->name, name) != 0)
+			return deny_err("read", EPROTO);
+	}
+	return succeed("wd=%d", wd);
+}
+
+/* A watch on every directory under DIR (DIR too), as a recursive file
+ * watcher adds them: the number added; the first failure is the result. */
+static int
+p_watch_tree(char **argv)
+{
+	int fd = inotify_init1(IN_CLOEXEC), n = 0;
+	char **stack;
+	size_t depth = 1, cap = 64;
+
+	if (fd < 0)
+		return deny("inotify_init1");
+	stack = calloc(cap, sizeof(*stack));
+	if (stack == NULL)
+		return usage_error("out of memory");
+	stack[0] = strdup(argv[0]);
+	while (depth > 0) {
+		char *dir = stack[--depth];
+		DIR *d;
+		struct dirent *e;
+
+		if (inotify_add_watch(fd, dir,
+				      IN_CREATE | IN_DELETE | IN_MODIFY |
+					      IN_ONLYDIR) < 0)
+			return deny("inotify_add_watch");
+		n++;
+		d = opendir(dir);
+		if (d == NULL)
+			return deny("opendir");
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_type != DT_DIR ||
+			    strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			if (depth == cap) {
+				cap *= 2;
+				stack = realloc(stack, cap * sizeof(*stack));
+				if (stack == NULL)
+					return usage_error("out of memory");
+			}
+			if (asprintf(&stack[depth++], "%s/%s", dir, e->d_name) <
+			    0)
+				return usage_error("out of memory");
+		}
+		closedir(d);
+		free(dir);
+	}
+	free(stack);
+	return succeed("watches=%d", n);
 }
 
 static int
@@ -904,6 +1016,9 @@ static const struct probe {
 	{ "touch", 1, 1, p_touch, "PATH (set times of an existing file)" },
 	{ "truncate", 1, 1, p_truncate, "PATH" },
 	{ "ls", 1, 1, p_ls, "DIR" },
+	{ "watch", 2, 2, p_watch,
+	  "PATH FLAGS (dont_follow,onlydir,event,badfd or -)" },
+	{ "watch-tree", 1, 1, p_watch_tree, "DIR (a watch on each directory)" },
 	{ "exec", 1, -1, p_exec, "PATH [ARG...] (ARG0 is PATH)" },
 	{ "tcp-connect", 2, 2, p_tcp_connect, "ADDR PORT" },
 	{ "tcp-bind", 2, 2, p_tcp_bind, "ADDR PORT (0: ephemeral)" },

@@ -1,0 +1,358 @@
+/*
+ * The watch judge: a process under the sandbox's Landlock ruleset that
+ * opens, for the supervisor, the paths the sandbox asks to watch
+ * (watchjudge.h).
+ *
+ * One request at a time over a SOCK_SEQPACKET pair: the supervisor sends
+ * the mask and the path with the caller's root (SCM_RIGHTS), the judge
+ * answers with an errno and, on success, the open file.  The judge holds
+ * the root only while it answers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "compat/syscall.h"
+#include "fdutil.h"
+#include "watchjudge.h"
+#include "xalloc.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+struct watchjudge {
+	int ruleset; /* -1: no Landlock, the view alone decides */
+	int sock;    /* the supervisor's end, -1 before the first request */
+	pid_t pid;
+};
+
+/* How long the supervisor waits for an answer (an open on a hung network
+ * file system, a judge stopped by a signal) before it refuses the watch
+ * and starts another judge. */
+#define JUDGE_TIMEOUT_S 5
+
+struct request {
+	uint32_t mask;
+	char path[PATH_MAX];
+};
+
+struct reply {
+	int32_t err; /* 0, or a positive errno */
+};
+
+void
+watchjudge_how(uint32_t mask, struct open_how *how)
+{
+	memset(how, 0, sizeof(*how));
+	how->flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	if (mask & IN_ONLYDIR)
+		how->flags |= O_DIRECTORY;
+	if (mask & IN_DONT_FOLLOW)
+		how->flags |= O_NOFOLLOW;
+	how->resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+}
+
+static int
+openat2_in(int dirfd, const char *path, const struct open_how *how)
+{
+	int fd = (int)syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A watch on the symlink itself (IN_DONT_FOLLOW): the sandbox may watch
+ * it where it may list the directory that holds it.  That directory is
+ * opened for reading (Landlock decides), the symlink beneath it as
+ * O_PATH, so nothing is walked twice.
+ */
+static int
+judge_symlink(int root, const char *path)
+{
+	struct open_how how;
+	_cleanup_free_ char *dir = xstrdup(path);
+	_cleanup_close_ int dfd = -1;
+	char *slash = strrchr(dir, '/');
+	const char *base;
+	struct stat st;
+	int fd;
+
+	if (slash == NULL)
+		return -ELOOP;
+	base = path + (slash - dir) + 1;
+	if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -ELOOP;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	watchjudge_how(IN_ONLYDIR, &how);
+	if ((dfd = openat2_in(root, dir, &how)) < 0)
+		return dfd;
+	fd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISLNK(st.st_mode)) {
+		close(fd);
+		return -ELOOP;
+	}
+	return fd;
+}
+
+static int
+judge_open(int root, const struct request *rq)
+{
+	struct open_how how;
+	int fd;
+
+	watchjudge_how(rq->mask, &how);
+	fd = openat2_in(root, rq->path, &how);
+	if (fd == -ELOOP && (rq->mask & IN_DONT_FOLLOW) &&
+	    !(rq->mask & IN_ONLYDIR))
+		fd = judge_symlink(root, rq->path);
+	return fd;
+}
+
+/* Send len bytes of buf as one message and, when fd >= 0, fd with it.
+ * 0 or -EIO. */
+static int
+send_with_fd(int sock, const void *buf, size_t len, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Receive a message of at most len bytes into buf, and the descriptor
+ * sent with it (-1 when none).  The length received, or -errno. */
+static ssize_t
+recv_with_fd(int sock, void *buf, size_t len, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	ssize_t n;
+
+	*fd = -1;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL;
+	     c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return -EMSGSIZE;
+	}
+	return n;
+}
+
+/* The judge's loop, until the supervisor closes its end. */
+static void __attribute__((noreturn)) judge_serve(int sock)
+{
+	for (;;) {
+		struct request rq;
+		struct reply rp = { 0 };
+		_cleanup_close_ int root = -1, fd = -1;
+		ssize_t n = recv_with_fd(sock, &rq, sizeof(rq), &root);
+
+		if (n == 0 || (n < 0 && n != -EMSGSIZE))
+			_exit(0);
+		if (n < (ssize_t)sizeof(rq.mask) + 1 || root < 0 ||
+		    ((char *)&rq)[n - 1] != '\0')
+			rp.err = EINVAL;
+		else if ((fd = judge_open(root, &rq)) < 0)
+			rp.err = -fd;
+		if (send_with_fd(sock, &rp, sizeof(rp), fd) < 0)
+			_exit(0);
+	}
+}
+
+/*
+ * The judge, just forked: it ends with the supervisor (killed, or at the
+ * end of its socket), cannot be ptraced or read through /proc by the
+ * sandbox (not dumpable; its Landlock domain is the sandbox's sibling,
+ * not its descendant, and with ABI 6 out of its signal scope), keeps
+ * only its socket, and restricts itself before its first answer.  It has
+ * no capability: the supervisor dropped them before the command ran.
+ * Under a pid namespace it is in the sandbox's (the supervisor's
+ * children are), visible there; a judge stopped there is given up on
+ * (JUDGE_TIMEOUT_S).
+ */
+static void __attribute__((noreturn)) judge_main(int sock, int ruleset)
+{
+	int keep[2] = { sock, ruleset };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0) < 0 ||
+	    fd_close_inherited(keep, ruleset >= 0 ? 2 : 1) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		_exit(1);
+	for (int i = 0; i < 3; i++)
+		if (i != sock && i != ruleset)
+			close(i);
+	if (ruleset >= 0) {
+		if (sys_landlock_restrict_self(ruleset, 0) < 0)
+			_exit(1);
+		close(ruleset);
+	}
+	judge_serve(sock);
+}
+
+struct watchjudge *
+watchjudge_new(int ruleset)
+{
+	struct watchjudge *j = xcalloc(1, sizeof(*j));
+
+	j->ruleset = ruleset;
+	j->sock = -1;
+	j->pid = -1;
+	return j;
+}
+
+static void
+judge_stop(struct watchjudge *j)
+{
+	if (j->sock >= 0)
+		close(j->sock);
+	j->sock = -1;
+	if (j->pid > 0) {
+		kill(j->pid, SIGKILL);
+		while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	j->pid = -1;
+}
+
+static int
+judge_start(struct watchjudge *j)
+{
+	struct timeval tv = { .tv_sec = JUDGE_TIMEOUT_S };
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	/* The supervisor waits for no process of the sandbox's reach for
+	 * long: one that stops the judge stops nothing else. */
+	if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		judge_main(sv[1], j->ruleset);
+	}
+	close(sv[1]);
+	j->sock = sv[0];
+	j->pid = pid;
+	return 0;
+}
+
+int
+watchjudge_open(struct watchjudge *j, int root, const char *path, uint32_t mask,
+		int *fd)
+{
+	struct request rq;
+	struct reply rp;
+	size_t len = strlen(path);
+	int r;
+
+	*fd = -1;
+	if (len >= sizeof(rq.path))
+		return -ENAMETOOLONG;
+	rq.mask = mask;
+	memcpy(rq.path, path, len + 1);
+	if (j->sock < 0 && (r = judge_start(j)) < 0)
+		return r;
+	if (send_with_fd(j->sock, &rq, sizeof(rq.mask) + len + 1, root) < 0 ||
+	    recv_with_fd(j->sock, &rp, sizeof(rp), fd) != (ssize_t)sizeof(rp)) {
+		/* Gone (killed, or it could not restrict itself): the next
+		 * request starts another. */
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		judge_stop(j);
+		return -EIO;
+	}
+	if (rp.err != 0) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return rp.err > 0 ? -rp.err : -EIO;
+	}
+	return *fd >= 0 ? 0 : -EIO;
+}
+
+void
+watchjudge_reap(struct watchjudge *j)
+{
+	if (j == NULL || j->pid <= 0 || waitpid(j->pid, NULL, WNOHANG) <= 0)
+		return;
+	j->pid = -1;
+	close(j->sock);
+	j->sock = -1;
+}
+
+void
+watchjudge_free(struct watchjudge *j)
+{
+	if (j == NULL)
+		return;
+	judge_stop(j);
+	if (j->ruleset >= 0)
+		close(j->ruleset);
+	free(j);
+}

@@ -1,0 +1,147 @@
+#!/bin/sh
+# inotify watches (issue 17, class 10; DESIGN.md §11, watching): Landlock
+# does not check inotify_add_watch, so under the supervisor each watch is
+# added by the supervisor on what a judge under the sandbox's Landlock
+# ruleset opened.  A watch where the sandbox may not read is refused; a
+# file watcher in the project keeps working and its events arrive.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if ! bwrap_backend && [ "$(landlock_abi)" -lt 4 ]; then
+	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
+fi
+if ! bwrap_backend && ! userns_works; then
+	skip_rest "the opencode profile needs unprivileged user namespaces (L3)"
+fi
+BE=
+bwrap_backend && BE=--best-effort
+
+# llw with a time limit: a run that hangs is a failure, not a stuck
+# suite (a judge left unreaped once kept the pid namespace from ending).
+llwt() {
+	as_user timeout 60 "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+		--rx "$LLW_HELPERS" "$@"
+}
+
+mkdir -p "$PROJ/sub/deep" "$OTHER/tree"
+ln -sfn "$HOME_DIR/.ssh" "$PROJ/keys"
+ln -sfn "sub" "$PROJ/inner"
+chown -R "$TEST_UID:$TEST_GID" "$PROJ" "$OTHER"
+# shellcheck disable=SC2086
+{
+expect_succeeded "opencode: a watch on the project reports its events" \
+	llwt -p opencode $BE -q -- "$PROBE" watch "$PROJ" event
+expect_succeeded "... and on a directory in it, by a relative path" \
+	llwt -p opencode $BE -C "$PROJ" -q -- "$PROBE" watch sub/deep event
+expect_succeeded "... and through a symlink that stays in the project" \
+	llwt -p opencode $BE -C "$PROJ" -q -- "$PROBE" watch inner onlydir,event
+expect_succeeded "... and on a file the sandbox may only read (/etc/passwd)" \
+	llwt -p opencode $BE -q -- "$PROBE" watch /etc/passwd -
+expect_denied "a watch on ~/.ssh is refused" \
+	llwt -p opencode $BE -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+bwrap_backend || expect_output "... with EACCES" "errno=EACCES"
+expect_denied "... and on the key in it" \
+	llwt -p opencode $BE -q -- "$PROBE" watch "$HOME_DIR/.ssh/id_ed25519" -
+expect_denied "... and on another project" \
+	llwt -p opencode $BE -q -- "$PROBE" watch "$OTHER" -
+expect_denied "... also by a relative path out of the project" \
+	llwt -p opencode $BE -C "$PROJ" -q -- "$PROBE" watch ../other -
+expect_denied "... and through a symlink in the project that points to ~/.ssh" \
+	llwt -p opencode $BE -C "$PROJ" -q -- "$PROBE" watch keys -
+expect_succeeded "... while a watch on that symlink itself (IN_DONT_FOLLOW) is allowed" \
+	llwt -p opencode $BE -C "$PROJ" -q -- "$PROBE" watch keys dont_follow
+expect_denied "... and IN_ONLYDIR on a file fails as without the sandbox" \
+	llwt -p opencode $BE -q -- "$PROBE" watch "$PROJ/src/main.c" onlydir
+expect_output "... with ENOTDIR" "errno=ENOTDIR"
+expect_denied "a watch through a descriptor that is not an inotify instance fails" \
+	llwt -p opencode $BE -q -- "$PROBE" watch "$PROJ" badfd
+expect_output "... with EINVAL, as the kernel says" "errno=EINVAL"
+}
+
+# A recursive watcher (chokidar, cargo watch, inotifywait -r) on a tree.
+i=0
+while [ $i -lt 200 ]; do
+	mkdir -p "$PROJ/tree/d$((i % 20))/e$i"
+	i=$((i + 1))
+done
+chown -R "$TEST_UID:$TEST_GID" "$PROJ/tree"
+# shellcheck disable=SC2086
+run llwt -p opencode $BE -q -- "$PROBE" watch-tree "$PROJ/tree"
+expect_output "a recursive watch of 221 directories in the project works" \
+	"SUCCEEDED watch-tree watches=221"
+
+# A watch in a process the sandbox forked, after the first one's judge
+# was started (the judge serves every process of the sandbox).
+# shellcheck disable=SC2086
+run llwt -p opencode $BE -q -- /bin/sh -c \
+	"'$PROBE' watch '$PROJ' event && '$PROBE' watch '$HOME_DIR/.ssh' -; \
+	'$PROBE' watch '$PROJ/sub' event"
+case "$rc:$out" in
+0:*"SUCCEEDED watch"*"DENIED watch"*"SUCCEEDED watch"*) ok "watches from several processes of one run are each judged" ;;
+*) not_ok "watches from several processes of one run"; diag "status $rc: $out" ;;
+esac
+
+if ! bwrap_backend; then
+	# The sandbox cannot reach the judge: it is out of its signal scope
+	# (Landlock ABI 6) and of its ptrace reach (a sibling domain).
+	if [ "$(landlock_abi)" -ge 6 ]; then
+		# shellcheck disable=SC2016
+		run llwt -p opencode -q -- /bin/sh -c '
+			"$0" watch "$1" - >/dev/null || exit 3
+			for d in /proc/[0-9]*; do
+				[ "$(cat "$d/comm" 2>/dev/null)" = llwrap ] || continue
+				"$0" kill "${d#/proc/}" 9
+				"$0" ptrace-pid "${d#/proc/}"
+			done' "$PROBE" "$PROJ"
+		case "$out" in
+		*SUCCEEDED*) not_ok "the sandbox cannot signal or ptrace the watch judge"; diag "$out" ;;
+		*"DENIED kill"*"DENIED ptrace-pid"*) ok "the sandbox cannot signal or ptrace the watch judge" ;;
+		*) not_ok "the sandbox cannot signal or ptrace the watch judge (none found)"; diag "status $rc: $out" ;;
+		esac
+	else
+		skip "the judge's signal scope needs Landlock ABI 6 (this kernel: $(landlock_abi))"
+	fi
+
+	# Without the supervisor nothing checks a watch: --explain says so,
+	# and the default profile with supervise = yes is judged as well.
+	run llw -p default --explain -- /bin/true
+	expect_output "default profile: --explain says watching is NOT ENFORCED without the supervisor" \
+		"watching +NOT ENFORCED:.*supervise = yes"
+	run llw -p opencode --explain -- /bin/true
+	expect_output "opencode: --explain names the supervisor's judge" \
+		"watching +inotify only where the sandbox may read"
+	printf '[network]\nsupervise = yes\n' >"$T/sv.ini"
+	chmod 644 "$T/sv.ini"
+	expect_denied "default with supervise = yes: a watch on ~/.ssh is refused" \
+		llwt -p default -p "$T/sv.ini" -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+	expect_succeeded "... and one in the project works" \
+		llwt -p default -p "$T/sv.ini" -q -- "$PROBE" watch "$PROJ" event
+fi
+
+# A real file watcher: Node's fs.watch in the project, and refused on
+# ~/.ssh.
+if command -v node >/dev/null 2>&1; then
+	NODE=$(command -v node)
+	cat >"$PROJ/watch.js" <<'EOF'
+const fs = require("fs");
+const [dir, secret] = process.argv.slice(2);
+try { fs.watch(secret); console.log("SECRET WATCHED"); process.exit(1); }
+catch (e) { console.log("secret: " + e.code); }
+const w = fs.watch(dir, (ev, name) => {
+	if (name === "node-probe") { console.log("EVENT " + ev); process.exit(0); }
+});
+setTimeout(() => fs.writeFileSync(dir + "/node-probe", "x"), 100);
+setTimeout(() => { console.log("NO EVENT"); process.exit(1); }, 5000);
+EOF
+	chown "$TEST_UID:$TEST_GID" "$PROJ/watch.js"
+	# shellcheck disable=SC2086
+	run llwt -p opencode $BE --rx "$(dirname "$(readlink -f "$NODE")")" -q -- \
+		"$NODE" "$PROJ/watch.js" "$PROJ/sub" "$HOME_DIR/.ssh"
+	case "$rc:$out" in
+	0:*"secret: E"*"EVENT "*) ok "node fs.watch: the project's events arrive, ~/.ssh is refused" ;;
+	*) not_ok "node fs.watch in the project"; diag "status $rc: $out" ;;
+	esac
+else
+	skip "node is not installed"
+fi
+
+done_testing
