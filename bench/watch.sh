@@ -1,0 +1,87 @@
+#!/bin/sh
+# bench/watch.sh [BUILD-DIR]: the cost of inotify mediation (DESIGN.md
+# §11, watching): under the supervisor each inotify_add_watch goes to
+# the supervisor and its judge.  A recursive watch of a tree of DIRS
+# directories (default 5,000) in the project, as a file watcher adds it
+# (tests/helpers/probe watch-tree), timed by hyperfine:
+#   bare        no sandbox
+#   nosup       llwrap -p opencode with supervise = no (no mediation)
+#   opencode    llwrap -p opencode (each watch judged)
+# and the same three with one watch, whose difference is start-up.  The
+# cost per watch is ((opencode - nosup) on the tree - (opencode - nosup)
+# on one watch) / DIRS.  As root the sandboxes run as nobody (setpriv).
+# Environment: DIRS, RUNS (default 20).  Prints a Markdown table;
+# bench/RESULTS.md keeps one run.  Not a test: no timed assertion.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)"; exit 1; }
+PROBE=$build/tests/helpers/probe
+[ -x "$PROBE" ] || { echo "no $PROBE: make check builds it (or make tests/helpers/probe)"; exit 1; }
+DIRS=${DIRS:-5000}
+RUNS=${RUNS:-20}
+
+as=
+if [ "$(id -u)" -eq 0 ]; then
+	as="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
+fi
+# Profiles are configuration llwrap reads: the work directory must not be
+# writable under the profiles (see startup.sh), hence bench/.
+work=$(mktemp -d "$here/run.XXXXXX")
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+export HOME="$work/home"
+unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME
+mkdir -p "$HOME/proj/tree" "$work/bin"
+cp "$PROBE" "$work/bin/probe"
+cat >"$work/nosup.ini" <<'EOF'
+[profile]
+include = opencode
+[network]
+supervise = no
+EOF
+# DIRS directories, 50 to a parent.
+awk -v n="$DIRS" -v t="$HOME/proj/tree" \
+	'BEGIN { for (i = 1; i < n; i++) print t "/p" int(i / 50) "/d" i }' |
+	xargs mkdir -p
+total=$(find "$HOME/proj/tree" -type d | wc -l)
+[ -n "$as" ] && chown -R nobody: "$HOME" "$work/nosup.ini"
+chmod 644 "$work/nosup.ini"
+cd "$HOME/proj"
+
+lw="$as $LLWRAP --rx $work/bin"
+for p in "-p opencode" "-p $work/nosup.ini"; do
+	# shellcheck disable=SC2086
+	out=$($lw $p -q -- "$work/bin/probe" watch-tree "$HOME/proj/tree") || {
+		echo "llwrap $p: $out"
+		exit 1
+	}
+	case $out in
+	*"watches=$total"*) ;;
+	*) echo "llwrap $p: $out (wanted $total watches)"; exit 1 ;;
+	esac
+done
+
+hyperfine -N --warmup 3 --runs "$RUNS" --style none --export-json "$work/h.json" \
+	-n "bare, tree" "$as $work/bin/probe watch-tree $HOME/proj/tree" \
+	-n "nosup, tree" "$lw -p $work/nosup.ini -q -- $work/bin/probe watch-tree $HOME/proj/tree" \
+	-n "opencode, tree" "$lw -p opencode -q -- $work/bin/probe watch-tree $HOME/proj/tree" \
+	-n "bare, one" "$as $work/bin/probe watch $HOME/proj -" \
+	-n "nosup, one" "$lw -p $work/nosup.ini -q -- $work/bin/probe watch $HOME/proj -" \
+	-n "opencode, one" "$lw -p opencode -q -- $work/bin/probe watch $HOME/proj -" \
+	>/dev/null
+
+python3 - "$work/h.json" "$total" <<'PY'
+import json, sys
+r = {x["command"]: x["median"] * 1000 for x in json.load(open(sys.argv[1]))["results"]}
+n = int(sys.argv[2])
+print("| run | %d watches (ms) | one watch (ms) |" % n)
+print("|---|---|---|")
+for k in ("bare", "nosup", "opencode"):
+    print("| %s | %.1f | %.2f |" % (k, r[k + ", tree"], r[k + ", one"]))
+per = ((r["opencode, tree"] - r["nosup, tree"]) - (r["opencode, one"] - r["nosup, one"])) / (n - 1)
+print()
+print("Judged watch: %.1f us each over the unmediated one (%d watches: +%.0f ms)." %
+      (per * 1000, n, r["opencode, tree"] - r["nosup, tree"]))
+PY
