@@ -281,6 +281,8 @@ cgroup_find(const struct policy *p, char **dir, char **enable, char **why)
 	_cleanup_free_ char *procs_path = NULL;
 	const char *need[2] = { NULL, NULL };
 	char *add = xstrdup("");
+	struct stat st;
+	bool writable;
 
 	if (cg == NULL || mi == NULL || resources_cgroup_dir(cg, mi, &d) < 0) {
 		*why = xstrdup("llwrap is in no cgroup v2 hierarchy (no "
@@ -288,10 +290,15 @@ cgroup_find(const struct policy *p, char **dir, char **enable, char **why)
 		free(add);
 		return -ENOENT;
 	}
-	if (faccessat(AT_FDCWD, d, W_OK, AT_EACCESS) < 0) {
-		*why = xasprintf("its cgroup %s is not delegated to this user "
-				 "(not writable)",
-				 d);
+	/* Owned, not only writable: root writes another user's delegated
+	 * cgroup only while it has capabilities, and llwrap drops them
+	 * before the cgroup it makes there is removed. */
+	writable = faccessat(AT_FDCWD, d, W_OK, AT_EACCESS) == 0;
+	if (!writable || stat(d, &st) < 0 || st.st_uid != geteuid()) {
+		*why = xasprintf(
+			"its cgroup %s is not delegated to this user "
+			"(%s)",
+			d, writable ? "owned by another" : "not writable");
 		free(add);
 		return -EACCES;
 	}

@@ -130,6 +130,46 @@ if ls -d "$D"/llwrap-* >/dev/null 2>&1; then
 else
 	ok "... and its cgroup is removed afterwards"
 fi
+# Root, whose run under the opencode profile takes L3 (user, mount and
+# pid namespaces) and drops its capabilities: in a cgroup root owns, its
+# cgroup is made and removed; in the test user's delegated one it makes
+# none (it could not remove it without capabilities: one was left
+# behind), and the timeout works without.
+root_in() {
+	run sh -c 'read -r me _ </proc/self/stat; echo "$me" >"$0/cgroup.procs" &&
+		cd "$1" && exec "$2" $3 -p opencode -q --timeout 5 -- /bin/sh -c \
+		"grep ^0:: /proc/self/cgroup; sleep 30 & exit 0"' \
+		"$1" "$PROJ" "$LLWRAP" "${LLW_BACKEND:+--backend $LLW_BACKEND $BE}"
+}
+R=$cg_mount${cg_base%/}/llwtest-root-$$
+if ! git init -q "$PROJ" 2>/dev/null; then
+	skip "git is needed for the opencode profile's project"
+elif mkdir "$R"; then
+	root_in "$R"
+	if bwrap_backend; then
+		expect_rc "root, opencode, in a cgroup root owns: runs" 0
+	else
+		expect_output "root, opencode (L3), in a cgroup root owns: a cgroup of its own" \
+			"/llwtest-root-$$/llwrap-[0-9]+$"
+	fi
+	if ls -d "$R"/llwrap-* >/dev/null 2>&1; then
+		not_ok "... removed afterwards"
+	else
+		ok "... removed afterwards"
+	fi
+	rmdir "$R"/llwrap-* "$R" 2>/dev/null
+	root_in "$D"
+	bwrap_backend || expect_output "root in another user's delegated cgroup: runs in it, makes none" \
+		"^0::.*/llwtest-$$$"
+	if ls -d "$D"/llwrap-* >/dev/null 2>&1; then
+		not_ok "... and leaves nothing behind"
+		rmdir "$D"/llwrap-* 2>/dev/null
+	else
+		ok "... and leaves nothing behind"
+	fi
+else
+	skip "cannot make a cgroup root owns under $cg_mount$cg_base"
+fi
 run in_cgroup llw -p default $BE -q -- /bin/sh -c 'echo plain'
 expect_output "without limits, nothing changes in a delegated cgroup" "^plain$"
 
