@@ -248,10 +248,11 @@ scan_gitdir(struct scan *s, const char *gitdir, int depth)
 		if (line != NULL && *line != '\0') {
 			_cleanup_free_ char *common = named_path(gitdir, line);
 
+			/* A linked worktree's objects, refs and
+			 * submodule repositories: scanned as a
+			 * repository of its own. */
 			if (strcmp(common, gitdir) != 0) {
-				add(s, common, GITGUARD_PIN,
-				    "a git common directory");
-				protect_files(s, common);
+				scan_gitdir(s, common, depth + 1);
 			}
 		}
 	}
@@ -338,6 +339,67 @@ scan_submodules(struct scan *s, const char *worktree, int depth)
 	}
 }
 
+/*
+ * The project is a linked worktree (git worktree add) whose repository
+ * lies outside it: its own directory <common>/worktrees/<name> and the
+ * common directory are made writable, as a .git inside the project is,
+ * so that git works there (what runs commands stays read-only: the scan
+ * of both that follows).  Only for the layout git itself makes, checked
+ * from outside the sandbox's reach: the .git file names
+ * <common>/worktrees/<name>, whose commondir names <common> back and
+ * whose gitdir file names this .git file, and <common> holds HEAD,
+ * objects/ and refs/.  A .git file a sandboxed command planted, naming
+ * a directory of its choice, cannot pass that without writing there
+ * already.
+ */
+static void
+grant_linked(struct scan *s, const char *project, const char *dotgit,
+	     const char *gitdir)
+{
+	_cleanup_free_ char *parent = xstrdup(gitdir), *common = NULL;
+	_cleanup_free_ char *cd = join(gitdir, "commondir");
+	_cleanup_free_ char *back = join(gitdir, "gitdir");
+	_cleanup_free_ char *line = NULL, *named = NULL, *head = NULL;
+	_cleanup_free_ char *objects = NULL, *refs = NULL, *back_path = NULL;
+	char *slash;
+
+	if (path_under(gitdir, project))
+		return;
+	slash = strrchr(parent, '/');
+	if (slash == NULL || slash == parent)
+		goto no;
+	*slash = '\0';
+	slash = strrchr(parent, '/');
+	if (slash == NULL || strcmp(slash + 1, "worktrees") != 0)
+		goto no;
+	common = xstrndup(parent, (size_t)(slash - parent));
+	line = kind(s, cd) == 'f' ? first_line(s, cd) : NULL;
+	named = line != NULL && *line != '\0' ? named_path(gitdir, line) : NULL;
+	free(line);
+	line = kind(s, back) == 'f' ? first_line(s, back) : NULL;
+	back_path =
+		line != NULL && *line != '\0' ? named_path(gitdir, line) : NULL;
+	head = join(common, "HEAD");
+	objects = join(common, "objects");
+	refs = join(common, "refs");
+	if (*common == '\0' || named == NULL || strcmp(named, common) != 0 ||
+	    back_path == NULL || strcmp(back_path, dotgit) != 0 ||
+	    kind(s, head) != 'f' || kind(s, objects) != 'd' ||
+	    kind(s, refs) != 'd')
+		goto no;
+	add(s, gitdir, GITGUARD_RW, "the repository of this linked worktree");
+	if (!path_under(common, project))
+		add(s, common, GITGUARD_RW,
+		    "the repository this linked worktree shares");
+	return;
+no:
+	strv_push_take(&s->g->notes,
+		       xasprintf("%s names %s, which is not a linked "
+				 "worktree's repository as git makes it: not "
+				 "made writable (git cannot work here)",
+				 dotgit, gitdir));
+}
+
 struct gitguard *
 gitguard_scan(const char *project, const struct gitguard_fs *fs)
 {
@@ -370,6 +432,7 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs)
 			_cleanup_free_ char *gitdir = named_path(
 				project, line + 7 + strspn(line + 7, " \t"));
 
+			grant_linked(&s, project, dotgit, gitdir);
 			scan_gitdir(&s, gitdir, 0);
 		}
 		break;

@@ -25,6 +25,10 @@ enum gitguard_kind {
 	GITGUARD_RO,  /* read-only: config, commondir, .git files */
 	GITGUARD_RX,  /* read-only, executable where the tree is: hooks/ */
 	GITGUARD_PIN, /* bound onto itself: cannot be renamed or replaced */
+	/* Writable as a .git inside the project is: the repository of a
+	 * linked worktree (or submodule checkout) outside the project, so
+	 * that git works there; what runs commands in it stays read-only. */
+	GITGUARD_RW,
 };
 
 struct gitguard_entry {

@@ -57,6 +57,10 @@ const char *policy_net_mode_name(enum llw_net_mode m);
  * renamed or replaced; its access does not change.  Below config-file
  * protection, above every source. */
 #define LLW_RANK_PIN (UINT32_MAX - 1)
+/* A rule llwrap adds for a layer of its own (the terminals without L3,
+ * a linked worktree's repository under protect-git): above every source
+ * at its path, and not a guard, so it grants like any rule. */
+#define LLW_RANK_LLWRAP (UINT32_MAX - 2)
 
 /* The default size of a private tmpfs, in percent of memory: the
  * kernel's own default is half of it, per mount. */

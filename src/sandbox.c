@@ -71,8 +71,26 @@ protect_config_files(const struct policy *p, const struct gitguard *gg,
 	 * files that can run commands, and pins for the directories on
 	 * the way to them. */
 	for (size_t i = 0; gg != NULL && i < gg->n; i++) {
-		struct llw_path_rule *r = &(*rules)[(*n)++];
+		struct llw_path_rule *r = &(*rules)[*n];
 
+		/* A linked worktree's repository is writable as a .git in
+		 * the project is, unless a rule denies it by name. */
+		if (gg->v[i].kind == GITGUARD_RW) {
+			const struct llw_path_rule *by =
+				policy_rule_at(p, gg->v[i].path);
+
+			if (by != NULL && by->access == LLW_ACCESS_DENY &&
+			    strcmp(by->path, gg->v[i].path) == 0)
+				continue;
+			r->path = gg->v[i].path;
+			r->access = LLW_ACCESS_RW;
+			r->rank = LLW_RANK_LLWRAP;
+			r->origin = "protect-git: a linked worktree's "
+				    "repository (writable)";
+			(*n)++;
+			continue;
+		}
+		(*n)++;
 		r->path = gg->v[i].path;
 		r->access = gg->v[i].kind == GITGUARD_RX ? LLW_ACCESS_RX
 							 : LLW_ACCESS_RO;
@@ -214,7 +232,7 @@ no_host_terminals(struct sandbox *sb, const struct policy *p,
 
 		r->path = (char *)paths[i];
 		r->access = LLW_ACCESS_DENY;
-		r->rank = LLW_RANK_PIN - 1;
+		r->rank = LLW_RANK_LLWRAP;
 		r->origin = "terminals: the host's, without L3";
 	}
 	strv_push(&sb->not_enforced,

@@ -408,8 +408,11 @@ watchlater_start(const char *project, char *const *missing, bool gitlinks,
 		if (!strv_contains(d->names, slash + 1))
 			strv_push(&d->names, slash + 1);
 	}
-	gitdir = xasprintf("%s/.git", project);
-	if (gitlinks && lstat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
+	/* The repository: .git, or the one a .git file names (a linked
+	 * worktree's index is in <common>/worktrees/<name>). */
+	free(gitlinks ? gitguard_objects(project, &gitguard_fs_real, &gitdir)
+		      : NULL);
+	if (gitdir != NULL && stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
 		struct wdir *d = wdir_find(w, gitdir);
 		_cleanup_strv_ char **links = NULL;
 

@@ -130,6 +130,92 @@ done
 	[ ! -e "$HOME_DIR/work/prot-rename/.git.old" ] &&
 	ok "... .git stayed in place (pinned)" || not_ok ".git was moved"
 
+# The project is a linked worktree (git worktree add): its repository,
+# <main>/.git/worktrees/<name> and the common <main>/.git, lies outside
+# the project.  git must work there, and the same attacks, aimed at the
+# repository the worktree shares, must not reach the user's git in
+# either checkout.
+LINKED_SH='
+m=$1
+evil() { printf "[core]\n\tfsmonitor = touch %s/%s\n" "$m" "$1"; }
+gd=$(git rev-parse --absolute-git-dir) || exit 0
+cd=$(cd "$(git rev-parse --git-common-dir)" && pwd)
+case $2 in
+l-config) evil l-config >>"$cd/config" ;;
+l-hook) printf "#!/bin/sh\ntouch %s/l-hook\n" "$m" >"$cd/hooks/pre-commit" &&
+	chmod +x "$cd/hooks/pre-commit" ;;
+l-commondir) cp -r "$cd" evil.git && evil l-commondir >>evil.git/config &&
+	printf "%s/evil.git\n" "$PWD" >"$gd/commondir" ;;
+l-gitfile) cp -r "$gd" evil.gd && cp -r "$cd" evil.git &&
+	printf "%s/evil.git\n" "$PWD" >evil.gd/commondir &&
+	evil l-gitfile >>evil.git/config && printf "gitdir: %s/evil.gd\n" "$PWD" >.git ;;
+l-module) evil l-module >>"$cd/modules/lib/sub/config" ;;
+l-gitlink) mkdir nested && cd nested && git init -q && echo n >n &&
+	git add n && git commit -qm n && evil l-gitlink >>.git/config &&
+	cd .. && git add nested 2>/dev/null ;;
+esac
+exit 0'
+host_git_linked() {
+	as_user /bin/sh -c '
+		cd "$1" && git status >/dev/null 2>&1
+		git -C lib/sub status >/dev/null 2>&1
+		cd "$1-wt" && git status >/dev/null 2>&1
+		git commit -q --allow-empty -m host >/dev/null 2>&1
+		exit 0' sh "$1"
+}
+for a in l-config l-hook l-commondir l-gitfile l-module l-gitlink; do
+	ctrl=$HOME_DIR/work/ctrl-$a
+	make_repo "$ctrl"
+	as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$ctrl-wt" \
+		-q -- /bin/sh -c "$LINKED_SH" sh "$MARKS" "$a" >/dev/null 2>&1
+	host_git_linked "$ctrl"
+	if [ -e "$MARKS/$a" ]; then
+		ok "control: attack '$a' from a linked worktree redirects host git without protect-git"
+	else
+		not_ok "control: attack '$a' should work without protect-git"
+	fi
+	rm -f "$MARKS"/*
+	prot=$HOME_DIR/work/prot-$a
+	make_repo "$prot"
+	run llw -p opencode $BE -C "$prot-wt" -q -- /bin/sh -c "$LINKED_SH" sh "$MARKS" "$a"
+	expect_rc "opencode, linked worktree: attack '$a' ran in the sandbox" 0
+	host_git_linked "$prot"
+	if [ -e "$MARKS/$a" ]; then
+		not_ok "opencode, linked worktree: attack '$a' ran a command in the user's git"
+	else
+		ok "opencode, linked worktree: attack '$a' did not reach the user's git"
+	fi
+	rm -f "$MARKS"/*
+done
+L=$HOME_DIR/work/linked
+make_repo "$L"
+run llw -p opencode $BE -C "$L-wt" -q -- /bin/sh -c \
+	'git status --porcelain && echo w >w && git add w && git commit -qm w &&
+	git branch side && git log --oneline | wc -l && cat ../linked/a'
+expect_output "linked worktree: git status, add, commit and branch work inside" "^3$"
+expect_output "... while the main checkout stays out of reach" "Permission denied|No such file"
+as_user git -C "$L" log --oneline side >/dev/null 2>&1 &&
+	ok "... and the branch made inside is the user's" ||
+	not_ok "the branch made inside is missing"
+run llw -p opencode $BE -C "$L-wt" -q -- /bin/sh -c \
+	'echo "[core] fsmonitor = x" >"$(git rev-parse --absolute-git-dir)/config.worktree"'
+expect_output "... a config.worktree created inside its repository is moved aside" \
+	"the command created $L/\\.git/worktrees/linked-wt/config\\.worktree, which git reads later"
+printf '[filesystem]\ndeny = %s\n' "$L/.git" >"$T/deny-main.ini"
+chmod 644 "$T/deny-main.ini"
+run llw -p opencode -p "$T/deny-main.ini" $BE -C "$L-wt" -q -- /bin/sh -c \
+	'git status >/dev/null 2>&1 && echo GIT-WORKS; cat "$0/HEAD"' "$L/.git"
+expect_no_output "... a rule that denies the repository by name keeps it denied" "GIT-WORKS|ref:"
+# A .git file that names another directory (as a command could plant in
+# a project without a repository) is not made writable.
+F=$HOME_DIR/work/fake
+mkdir -p "$F" "$OTHER/worktrees/x"
+printf 'gitdir: %s/worktrees/x\n' "$OTHER" >"$F/.git"
+chown -R "$TEST_UID:$TEST_GID" "$F" "$OTHER"
+run llw -p opencode $BE -C "$F" -q -- "$PROBE" write "$OTHER/worktrees/x/planted"
+expect_denied_out() { case "$rc:$out" in 1:*DENIED*) ok "$1" ;; *) not_ok "$1"; diag "status $rc: $out" ;; esac; }
+expect_denied_out "a .git file naming another directory does not open it"
+
 make_repo "$PROJ"
 # A commondir created inside has nothing to mount on: the monitor moves
 # it aside as soon as it is made, never deleting it, and names it.

@@ -103,7 +103,8 @@ tfs_read(void *ctx, const char *path)
 		__VA_ARGS__, NULL                                              \
 	}
 
-/* "R path", "X path" (hooks), "P path" per entry, in order found. */
+/* "R path", "X path" (hooks), "P path", "W path" (a linked worktree's
+ * repository, writable) per entry, in order found. */
 static char *
 render(const struct gitguard *g)
 {
@@ -114,6 +115,7 @@ render(const struct gitguard *g)
 			       xasprintf("%c %s\n",
 					 g->v[i].kind == GITGUARD_PIN  ? 'P'
 					 : g->v[i].kind == GITGUARD_RX ? 'X'
+					 : g->v[i].kind == GITGUARD_RW ? 'W'
 								       : 'R',
 					 g->v[i].path));
 	return strv_join(lines, "");
@@ -191,7 +193,66 @@ test_git(void **state)
 	      "R /m/.git/config\n"
 	      "X /m/.git/hooks\n"
 	      "R /m/.git/worktrees\n",
+	      "not a linked worktree's repository");
+	/* As git makes it (the gitdir file names this .git back, HEAD,
+	 * objects/ and refs/ in the common directory): both writable, what
+	 * runs commands read-only, the common directory's submodule
+	 * repositories too. */
+#define LINKED                                                                 \
+	"f:/p/.git=gitdir: /m/.git/worktrees/w",                               \
+		"f:/m/.git/worktrees/w/commondir=../..",                       \
+		"f:/m/.git/worktrees/w/HEAD=x", "f:/m/.git/HEAD=x",            \
+		"d:/m/.git/objects", "d:/m/.git/refs", "f:/m/.git/config=x",   \
+		"d:/m/.git/hooks", "f:/m/.git/modules/s/HEAD=x",               \
+		"f:/m/.git/modules/s/config=x"
+	check(V(LINKED, "f:/m/.git/worktrees/w/gitdir=/p/.git"), false,
+	      "R /p/.git\n"
+	      "W /m/.git/worktrees/w\n"
+	      "W /m/.git\n"
+	      "P /m/.git/worktrees/w\n"
+	      "R /m/.git/worktrees/w/commondir\n"
+	      "P /m/.git\n"
+	      "R /m/.git/config\n"
+	      "X /m/.git/hooks\n"
+	      "R /m/.git/worktrees\n"
+	      "P /m/.git/modules\n"
+	      "P /m/.git/modules/s\n"
+	      "R /m/.git/modules/s/config\n",
 	      NULL);
+	/* A gitdir file that names another checkout, a directory not under
+	 * worktrees/, a common directory without objects: nothing granted. */
+	check(V(LINKED, "f:/m/.git/worktrees/w/gitdir=/q/.git"), false,
+	      "R /p/.git\n"
+	      "P /m/.git/worktrees/w\n"
+	      "R /m/.git/worktrees/w/commondir\n"
+	      "P /m/.git\n"
+	      "R /m/.git/config\n"
+	      "X /m/.git/hooks\n"
+	      "R /m/.git/worktrees\n"
+	      "P /m/.git/modules\n"
+	      "P /m/.git/modules/s\n"
+	      "R /m/.git/modules/s/config\n",
+	      "not a linked worktree's repository");
+	check(V("f:/p/.git=gitdir: /home/u/.ssh", "f:/home/u/.ssh/HEAD=x",
+		"d:/home/u/.ssh/objects", "d:/home/u/.ssh/refs",
+		"f:/home/u/.ssh/commondir=.", "f:/home/u/.ssh/gitdir=/p/.git"),
+	      false,
+	      "R /p/.git\n"
+	      "P /home/u/.ssh\n"
+	      "R /home/u/.ssh/commondir\n",
+	      "not a linked worktree's repository");
+	check(V("f:/p/.git=gitdir: /m/.git/worktrees/w",
+		"f:/m/.git/worktrees/w/commondir=../..",
+		"f:/m/.git/worktrees/w/gitdir=/p/.git", "f:/m/.git/HEAD=x",
+		"d:/m/.git/refs"),
+	      false,
+	      "R /p/.git\n"
+	      "P /m/.git/worktrees/w\n"
+	      "R /m/.git/worktrees/w/commondir\n"
+	      "P /m/.git\n"
+	      "R /m/.git/worktrees\n",
+	      "not a linked worktree's repository");
+#undef LINKED
 }
 
 static void
