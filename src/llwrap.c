@@ -282,13 +282,106 @@ line_detail(const char *line)
  * ~/.ssh keys are only opened and closed, never read.  Returns the exit
  * status: 0 when every escape outside the known limits is blocked.
  */
+/* What a selftest found, over its passes. */
+struct tally {
+	int blocked, escaped, known, skipped, twins;
+};
+
+/* The corpus's result lines as the selftest reports them, counted. */
+static void
+selftest_tally(char **lines, const struct known_limits *limits,
+	       const struct sandbox *sb, struct tally *t)
+{
+	const char *bname = explain_backend_name(sb->backend);
+
+	for (char **l = lines; l != NULL && *l != NULL; l++) {
+		char id[128] = "";
+		const struct known_limit *e;
+
+		if (sscanf(*l, "%*s %127s", id) != 1)
+			continue;
+		if (strncmp(*l, "BLOCKED ", 8) == 0) {
+			printf("  blocked   %-24s %s\n", id, line_detail(*l));
+			t->blocked++;
+		} else if (strncmp(*l, "ESCAPED ", 8) == 0) {
+			e = known_find(limits, id, bname);
+			if (e && known_applies(e, bname, sandbox_l3_parts(sb),
+					       sb->supervise)) {
+				printf("  KNOWN     %-24s %s [known limit, "
+				       "closed by %s]\n",
+				       id, line_detail(*l), e->closed_by);
+				t->known++;
+			} else {
+				printf("  ESCAPED   %-24s %s\n", id,
+				       line_detail(*l));
+				t->escaped++;
+			}
+		} else if (strncmp(*l, "SKIPPED ", 8) == 0) {
+			printf("  skipped   %-24s %s\n", id, line_detail(*l));
+			t->skipped++;
+		} else if (strncmp(*l, "TWIN-FAILED ", 12) == 0) {
+			printf("  (twin)    %-24s the legitimate action beside "
+			       "it failed: %s\n",
+			       id, line_detail(*l));
+			t->twins++;
+		}
+	}
+}
+
+/*
+ * The probes of a project's repository (.git metadata, files run later)
+ * in the decoy repository the host side made, under the policy the same
+ * profiles and flags give a project there: the user's own project is
+ * never touched.  Its own .llwrap.ini and [match] sections for its path
+ * do not apply to the decoy; the header says so.
+ */
+static void
+selftest_repo_pass(const char *repo, const char *name, char **cmd,
+		   char **profiles, const struct flag *flags, size_t n_flags,
+		   const struct flag *extra, size_t n_extra,
+		   enum sandbox_backend backend, const char *corpus,
+		   const struct selftest_host *host, char *const *kv,
+		   const struct known_limits *limits, struct tally *t)
+{
+	struct policy *policy = resolve(repo, name, cmd, profiles, flags,
+					n_flags, extra, n_extra);
+	_cleanup_strv_ char **repo_kv = strv_copy(kv), **lines = NULL;
+	_cleanup_free_ char *cause = NULL;
+	struct sandbox *sb = NULL;
+
+	printf("\nIn a decoy git repository, %s (the project's .git "
+	       "metadata and files run later; your project is not touched; "
+	       "its own .llwrap.ini does not apply there):\n\n",
+	       repo);
+	strv_push(&repo_kv, "REPO=only");
+	strv_push_take(&repo_kv, xasprintf("GIT=%s/.git", repo));
+	strv_push_take(&repo_kv, xasprintf("DOTFILES=%s", repo));
+	/* The twins' scratch directory too: the real project is not
+	 * writable under the decoy's policy. */
+	strv_push_take(&repo_kv, xasprintf("WORK=%s", repo));
+	if (sandbox_make_dirs(policy, &cause) < 0 ||
+	    sandbox_prepare(policy, backend, &sb, &cause) < 0 ||
+	    (sb->must_fail && (cause = xstrdup(sb->fail_cause)) != NULL) ||
+	    selftest_run(sb, corpus, host, repo_kv, environ, &lines, &cause) <
+		    0) {
+		printf("  skipped   (all)                     %s\n", cause);
+		t->skipped++;
+	} else {
+		selftest_tally(lines, limits, sb, t);
+	}
+	sandbox_free(sb);
+	policy_free(policy);
+}
+
 static int
 run_selftest(struct policy *policy, enum sandbox_backend backend,
 	     const char *project, const char *name, char **cmd, char **profiles,
 	     const struct flag *flags, size_t n_flags)
 {
 	_cleanup_free_ char *cause = NULL, *corpus = NULL;
-	_cleanup_free_ char *real_ssh = NULL, *git = NULL, *config = NULL;
+	_cleanup_free_ char *real_ssh = NULL;
+	const char *repo;
+	struct tally t = { 0 };
 	_cleanup_strv_ char **lines = NULL, **extra_kv = NULL;
 	const char *home = getenv("HOME"), *port, *bname;
 	struct selftest_host *host = NULL;
@@ -298,8 +391,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	_cleanup_free_ char *cidr4 = NULL, *cidr6 = NULL, *added = NULL;
 	bool exec_added = false;
 	size_t n_extra = 0;
-	int blocked = 0, escaped = 0, known = 0, skipped = 0, twins = 0, r;
-	struct stat st;
+	int r;
 
 	if (home == NULL || *home != '/')
 		die(EXIT_LLWRAP, "--selftest needs HOME (its decoys live "
@@ -352,11 +444,13 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	}
 	bname = explain_backend_name(sb->backend);
 
+	repo = selftest_host_get(host, "DECOY_REPO");
 	real_ssh = xasprintf("REAL_SSH=%s/.ssh", home);
 	strv_push(&extra_kv, real_ssh);
-	git = xasprintf("%s/.git", project);
-	if (stat(git, &st) == 0 && S_ISDIR(st.st_mode))
-		strv_push_take(&extra_kv, xasprintf("GIT=%s", git));
+	/* The probes of a project's repository run in the decoy one, below:
+	 * never in the user's own project. */
+	if (repo != NULL)
+		strv_push(&extra_kv, "REPO=skip");
 	if (policy->config_files && policy->config_files[0])
 		strv_push_take(&extra_kv,
 			       xasprintf("CONFIG=%s", policy->config_files[0]));
@@ -374,56 +468,30 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	       added ? added : "-", exec_added ? ", execute " : "",
 	       exec_added ? corpus : "");
 	r = selftest_run(sb, corpus, host, extra_kv, environ, &lines, &cause);
-	selftest_host_stop(host);
-	if (r < 0)
+	if (r < 0) {
+		selftest_host_stop(host);
 		die(EXIT_LLWRAP, "%s", cause);
-
-	for (char **l = lines; l != NULL && *l != NULL; l++) {
-		char id[128] = "";
-		const struct known_limit *e;
-
-		if (sscanf(*l, "%*s %127s", id) != 1)
-			continue;
-		if (strncmp(*l, "BLOCKED ", 8) == 0) {
-			printf("  blocked   %-24s %s\n", id, line_detail(*l));
-			blocked++;
-		} else if (strncmp(*l, "ESCAPED ", 8) == 0) {
-			e = known_find(limits, id, bname);
-			if (e && known_applies(e, bname, sandbox_l3_parts(sb),
-					       sb->supervise)) {
-				printf("  KNOWN     %-24s %s [known limit, "
-				       "closed by %s]\n",
-				       id, line_detail(*l), e->closed_by);
-				known++;
-			} else {
-				printf("  ESCAPED   %-24s %s\n", id,
-				       line_detail(*l));
-				escaped++;
-			}
-		} else if (strncmp(*l, "SKIPPED ", 8) == 0) {
-			printf("  skipped   %-24s %s\n", id, line_detail(*l));
-			skipped++;
-		} else if (strncmp(*l, "TWIN-FAILED ", 12) == 0) {
-			printf("  (twin)    %-24s the legitimate action beside "
-			       "it failed: %s\n",
-			       id, line_detail(*l));
-			twins++;
-		}
 	}
+	selftest_tally(lines, limits, sb, &t);
+	if (repo != NULL)
+		selftest_repo_pass(repo, name, cmd, profiles, flags, n_flags,
+				   extra, n_extra, backend, corpus, host,
+				   extra_kv, limits, &t);
+	selftest_host_stop(host);
 	printf("\n%d blocked, %d escaped, %d known limits, %d skipped; %d "
 	       "legitimate twins failed%s\n",
-	       blocked, escaped, known, skipped, twins,
-	       twins ? " (your policy may forbid them on purpose)" : "");
-	if (escaped)
+	       t.blocked, t.escaped, t.known, t.skipped, t.twins,
+	       t.twins ? " (your policy may forbid them on purpose)" : "");
+	if (t.escaped)
 		printf("NOT PROTECTED: %d escape(s) outside the known limits "
 		       "work under this policy here.\n",
-		       escaped);
+		       t.escaped);
 	else
 		printf("Every probe outside the known limits is blocked.\n");
 	known_free(limits);
 	sandbox_free(sb);
 	policy_free(policy);
-	return escaped ? 1 : 0;
+	return t.escaped ? 1 : 0;
 }
 
 /* A path as the user wrote it, absolute: ~ is $HOME. */

@@ -3534,6 +3534,24 @@ static const struct probe {
 
 #define N_PROBES (sizeof(probes) / sizeof(probes[0]))
 
+/* The probes of the project's repository and files (GIT, DOTFILES):
+ * --selftest runs them in a decoy repository (run's REPO key), never in
+ * the user's own project. */
+static bool
+repo_probe(const char *id)
+{
+	static const char *const ids[] = {
+		"git.hooks",	 "git.config",	"git.rename",
+		"git.commondir", "git.gitlink", "proj.later-file",
+		"proj.vscode",
+	};
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (strcmp(ids[i], id) == 0)
+			return true;
+	return false;
+}
+
 static const char *
 outcome_word(enum outcome k, bool twin)
 {
@@ -3842,6 +3860,33 @@ host(const char *dir, const char *project)
 			work[0] = '\0';
 	}
 
+	/* A decoy repository, for --selftest's probes of a project's git
+	 * metadata and later-run files (REPO=only), which must not touch
+	 * the user's own project. */
+	{
+		char repo[900];
+		char *init[] = { "git", "init", "-q", repo, NULL };
+		char *commit[] = { "git",
+				   "-C",
+				   repo,
+				   "-c",
+				   "user.name=llwrap",
+				   "-c",
+				   "user.email=llwrap@selftest.invalid",
+				   "commit",
+				   "-q",
+				   "--allow-empty",
+				   "-m",
+				   "decoy",
+				   NULL };
+
+		snprintf(repo, sizeof(repo), "%s/repo", dir);
+		if (run_quiet(init) == 0 && run_quiet(commit) == 0) {
+			snprintf(p, sizeof(p), "%s/.git/hooks", repo);
+			mkdirs(p);
+			printf("DECOY_REPO=%s\n", repo);
+		}
+	}
 	if (listener(AF_INET, SOCK_STREAM, NULL, NULL, &ok_port) == 0)
 		printf("TCP_OK=%d\n", ok_port);
 	if (listener(AF_INET, SOCK_STREAM, NULL, NULL, &port) == 0)
@@ -4017,10 +4062,17 @@ main(int argc, char **argv)
 		return host(argv[2], argc == 4 ? argv[3] : NULL);
 	}
 	if (strcmp(argv[1], "run") == 0) {
+		const char *repo;
+
 		fx_v = argv + 2;
 		fx_n = argc - 2;
+		/* REPO=only: the probes of the project's repository alone;
+		 * REPO=skip: all the others. */
+		repo = fx("REPO");
 		for (size_t i = 0; i < N_PROBES; i++)
-			run_probe(&probes[i]);
+			if (repo == NULL || (strcmp(repo, "only") == 0) ==
+						    repo_probe(probes[i].id))
+				run_probe(&probes[i]);
 		return 0;
 	}
 	if (strcmp(argv[1], "single") == 0 && argc >= 3) {

@@ -16,10 +16,17 @@ expect_output "... the real ~/.ssh key is only opened, and refused" "^  blocked 
 expect_output "... with L3 (pid namespace), host processes' cmdline is blocked" "^  blocked +proc.cmdline "
 expect_output "... a remaining known limit is named with its layer" "^  KNOWN +fs.secret-stat .*closed by F"
 expect_output "... no legitimate twin failed" " 0 legitimate twins failed"
+expect_output "... the project's git metadata and files run later are probed in a decoy repository" \
+	"^In a decoy git repository, $HOME_DIR/\\.llwrap-selftest\\.[A-Za-z0-9]+/d/repo "
+expect_output "... its .git/hooks is read-only" "^  blocked +git.hooks .*EROFS"
+expect_output "... its .git cannot be renamed" "^  blocked +git.rename .*EBUSY"
+expect_output "... a gitlink's .git is moved aside" "^  blocked +git.gitlink .*moved aside"
+expect_output "... a new .mcp.json is moved aside" "^  blocked +proj.later-file .*moved aside"
 
 run as_user "$LLWRAP" -p default --selftest
 expect_rc "-p default --selftest (no L3): everything outside the known limits is blocked" 0
 expect_output "... the limits L3 would close are named with their layer" "^  KNOWN +proc.cmdline .*closed by L3"
+expect_output "... the decoy repository's limits too (no protect-git)" "^  KNOWN +git.hooks .*closed by L3-git"
 
 if userns_works; then
 	run as_user "$LLWRAP" -p offline --selftest
@@ -57,5 +64,15 @@ left=$(ls -a "$HOME_DIR" "$PROJ" | grep -c 'llwrap-selftest\|llwrap-escape')
 ls "$PROJ/.git/hooks" | grep -q llwrap && not_ok "a probe file is left in .git/hooks" ||
 	ok "nothing is left in .git/hooks"
 grep -q '^# bashrc$' "$HOME_DIR/.bashrc" && ok "~/.bashrc is intact" || not_ok "~/.bashrc changed"
+# The probes of a repository never ran in the user's own project.
+# (.vscode and .idea are made empty by any opencode run: protect-later-run.)
+if ls -a "$PROJ" "$PROJ/.vscode" | grep -q 'mcp\|llwrap-escape-nest\|tasks' ||
+	ls -a "$PROJ/.git" | grep -q 'llwrap\|commondir' ||
+	as_user git -C "$PROJ" ls-files --stage | grep -q llwrap; then
+	not_ok "the user's project and its repository are untouched"
+	diag "$(ls -a "$PROJ" "$PROJ/.git")"
+else
+	ok "the user's project and its repository are untouched"
+fi
 
 done_testing
