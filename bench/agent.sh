@@ -26,10 +26,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 command -v cc >/dev/null || { echo "bench/agent.sh: needs a C compiler"; exit 1; }
 
-as=
-if [ "$(id -u)" -eq 0 ]; then
-	as="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
-fi
 # Profiles are configuration llwrap reads: the work directory must not
 # be writable under the profiles (see startup.sh), hence bench/.
 work=$(mktemp -d "$here/run.XXXXXX") || exit 1

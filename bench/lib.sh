@@ -10,6 +10,14 @@ LLWRAP=$build/llwrap
 export LLWRAP_PROFILE_PATH=$top/conf
 [ -x "$LLWRAP" ] || { echo "no $LLWRAP: build first"; exit 1; }
 
+# The prefix the sandboxed commands run under: as nobody when this runs
+# as root (llwrap's users are not root, and root's policy has more
+# rules), as the caller otherwise.
+as=
+if [ "$(id -u)" -eq 0 ]; then
+	as="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
+fi
+
 # rules_profile FILE TREE N: write FILE, a profile of N ro rules on
 # existing directories TREE/d0 ... d(N-1), on top of default.
 rules_profile() {

@@ -13,10 +13,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 N=${N:-300}
 ROUNDS=${ROUNDS:-3}
-as=
-if [ "$(id -u)" -eq 0 ]; then
-	as="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
-fi
 # Profiles are configuration llwrap reads: not in a tree the profiles
 # make writable (see startup.sh), hence bench/.
 work=$(mktemp -d "$here/run.XXXXXX")

@@ -21,10 +21,6 @@ PROBE=$build/tests/helpers/probe
 DIRS=${DIRS:-5000}
 RUNS=${RUNS:-20}
 
-as=
-if [ "$(id -u)" -eq 0 ]; then
-	as="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
-fi
 # Profiles are configuration llwrap reads: the work directory must not be
 # writable under the profiles (see startup.sh), hence bench/.
 work=$(mktemp -d "$here/run.XXXXXX")
@@ -82,6 +78,6 @@ for k in ("bare", "nosup", "opencode"):
     print("| %s | %.1f | %.2f |" % (k, r[k + ", tree"], r[k + ", one"]))
 per = ((r["opencode, tree"] - r["nosup, tree"]) - (r["opencode, one"] - r["nosup, one"])) / (n - 1)
 print()
-print("Judged watch: %.1f us each over the unmediated one (%d watches: +%.0f ms)." %
+print("Judged watch: %.1f us each over the unmediated one (%d watches: %+.0f ms)." %
       (per * 1000, n, r["opencode, tree"] - r["nosup, tree"]))
 PY

@@ -95,36 +95,41 @@ host_git() {
 		exit 0' sh "$1"
 }
 
-# Each attack, on a fresh repository: first without protect-git (the
-# default profile, the project writable), where it must work, so that
-# the check under opencode can fail; then under opencode, where the
-# user's git must not run the planted command.
-printf '[filesystem]\nrwx = %s\n' "$HOME_DIR/work" >"$T/open.ini"
-chmod 644 "$T/open.ini"
-for a in $ATTACKS; do
-	ctrl=$HOME_DIR/work/ctrl-$a
+# attack_twice SCRIPT ATTACK SUFFIX HOST LABEL: ATTACK (of SCRIPT) in a
+# fresh repository from make_repo, run from its checkout DIR$SUFFIX, first
+# without protect-git (the default profile, the project writable), where
+# it must work, so that the check under opencode can fail; then under
+# opencode, where the user's git (HOST DIR) must not run the planted
+# command.
+attack_twice() {
+	ctrl=$HOME_DIR/work/ctrl-$2
 	make_repo "$ctrl"
-	as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$ctrl" \
-		-q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a" >/dev/null 2>&1
-	host_git "$ctrl"
-	if [ -e "$MARKS/$a" ]; then
-		ok "control: attack '$a' redirects host git without protect-git"
+	as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$ctrl$3" \
+		-q -- /bin/sh -c "$1" sh "$MARKS" "$2" >/dev/null 2>&1
+	"$4" "$ctrl"
+	if [ -e "$MARKS/$2" ]; then
+		ok "control: attack '$2'$5 redirects host git without protect-git"
 	else
-		not_ok "control: attack '$a' should work without protect-git"
+		not_ok "control: attack '$2'$5 should work without protect-git"
 	fi
 	rm -f "$MARKS"/*
 
-	prot=$HOME_DIR/work/prot-$a
+	prot=$HOME_DIR/work/prot-$2
 	make_repo "$prot"
-	run llw -p opencode $BE -C "$prot" -q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a"
-	expect_rc "opencode: attack '$a' ran in the sandbox" 0
-	host_git "$prot"
-	if [ -e "$MARKS/$a" ]; then
-		not_ok "opencode: attack '$a' ran a command in the user's git"
+	run llw -p opencode $BE -C "$prot$3" -q -- /bin/sh -c "$1" sh "$MARKS" "$2"
+	expect_rc "opencode: attack '$2'$5 ran in the sandbox" 0
+	"$4" "$prot"
+	if [ -e "$MARKS/$2" ]; then
+		not_ok "opencode: attack '$2'$5 ran a command in the user's git"
 	else
-		ok "opencode: attack '$a' did not reach the user's git"
+		ok "opencode: attack '$2'$5 did not reach the user's git"
 	fi
 	rm -f "$MARKS"/*
+}
+printf '[filesystem]\nrwx = %s\n' "$HOME_DIR/work" >"$T/open.ini"
+chmod 644 "$T/open.ini"
+for a in $ATTACKS; do
+	attack_twice "$ATTACK_SH" "$a" "" host_git ""
 done
 [ -d "$HOME_DIR/work/prot-rename/.git" ] &&
 	[ ! -e "$HOME_DIR/work/prot-rename/.git.old" ] &&
@@ -164,28 +169,7 @@ host_git_linked() {
 		exit 0' sh "$1"
 }
 for a in l-config l-hook l-commondir l-gitfile l-module l-gitlink; do
-	ctrl=$HOME_DIR/work/ctrl-$a
-	make_repo "$ctrl"
-	as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$ctrl-wt" \
-		-q -- /bin/sh -c "$LINKED_SH" sh "$MARKS" "$a" >/dev/null 2>&1
-	host_git_linked "$ctrl"
-	if [ -e "$MARKS/$a" ]; then
-		ok "control: attack '$a' from a linked worktree redirects host git without protect-git"
-	else
-		not_ok "control: attack '$a' should work without protect-git"
-	fi
-	rm -f "$MARKS"/*
-	prot=$HOME_DIR/work/prot-$a
-	make_repo "$prot"
-	run llw -p opencode $BE -C "$prot-wt" -q -- /bin/sh -c "$LINKED_SH" sh "$MARKS" "$a"
-	expect_rc "opencode, linked worktree: attack '$a' ran in the sandbox" 0
-	host_git_linked "$prot"
-	if [ -e "$MARKS/$a" ]; then
-		not_ok "opencode, linked worktree: attack '$a' ran a command in the user's git"
-	else
-		ok "opencode, linked worktree: attack '$a' did not reach the user's git"
-	fi
-	rm -f "$MARKS"/*
+	attack_twice "$LINKED_SH" "$a" -wt host_git_linked " from a linked worktree"
 done
 L=$HOME_DIR/work/linked
 make_repo "$L"

@@ -5,15 +5,7 @@
 # beside the legitimate action next to it.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
-if ! bwrap_backend && [ "$(landlock_abi)" -lt 4 ]; then
-	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
-fi
-if ! bwrap_backend && ! userns_works; then
-	skip_rest "the opencode profile needs unprivileged user namespaces (L3)"
-fi
-# bubblewrap has no port rules: best effort drops only those.
-BE=
-bwrap_backend && BE=--best-effort
+need_opencode_profile
 
 # Secrets (class 5): a wide grant (--ro ~) still leaves them out.
 mkdir -p "$HOME_DIR/.config/git" "$HOME_DIR/.config/gh" "$HOME_DIR/.kube"

@@ -6,14 +6,7 @@
 # file watcher in the project keeps working and its events arrive.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
-if ! bwrap_backend && [ "$(landlock_abi)" -lt 4 ]; then
-	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
-fi
-if ! bwrap_backend && ! userns_works; then
-	skip_rest "the opencode profile needs unprivileged user namespaces (L3)"
-fi
-BE=
-bwrap_backend && BE=--best-effort
+need_opencode_profile
 
 # llw with a time limit: a run that hangs is a failure, not a stuck
 # suite (a judge left unreaped once kept the pid namespace from ending).

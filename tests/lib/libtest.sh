@@ -196,6 +196,22 @@ bwrap_backend() {
 	[ "${LLW_BACKEND:-}" = bwrap ]
 }
 
+# need_opencode_profile: skip the rest of the suite where the opencode
+# profile cannot run (Landlock ABI 4 for its port rules, L3 for its
+# masks; the bubblewrap backend needs neither), and set $BE to what the
+# bubblewrap backend needs: best effort, which drops only the port rules
+# it cannot filter.
+need_opencode_profile() {
+	if ! bwrap_backend && [ "$(landlock_abi)" -lt 4 ]; then
+		skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
+	fi
+	if ! bwrap_backend && ! userns_works; then
+		skip_rest "the opencode profile needs unprivileged user namespaces (L3)"
+	fi
+	BE=
+	bwrap_backend && BE=--best-effort
+}
+
 setup_fixture() {
 	mkdir -p "$HOME_DIR/.ssh" "$HOME_DIR/.aws" "$PROJ/src" "$OTHER" \
 		"$OUTSIDE" "$HOME_DIR/.config"
