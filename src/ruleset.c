@@ -547,7 +547,7 @@ errno_hint(int err)
  * the only ones valid on it.
  */
 static int
-add_path(int rfd, const struct plan_rule *r, char **cause)
+add_path(int rfd, const struct plan_rule *r, int held, char **cause)
 {
 	struct llw_path_beneath_attr pb = { .allowed_access = r->access };
 	bool dir = (r->access & ~LLW_FS_FILE_RIGHTS) != 0;
@@ -558,6 +558,14 @@ add_path(int rfd, const struct plan_rule *r, char **cause)
 	if (fd < 0 && dir && errno == ENOTDIR) {
 		pb.allowed_access &= LLW_FS_FILE_RIGHTS;
 		fd = open(r->path, O_PATH | O_CLOEXEC);
+	}
+	/* Refused here, opened before (ruleset_hold()). */
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && held >= 0) {
+		struct stat st;
+
+		fd = fcntl(held, F_DUPFD_CLOEXEC, 3);
+		if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+			pb.allowed_access &= LLW_FS_FILE_RIGHTS;
 	}
 	if (fd < 0) {
 		err = errno;
@@ -582,8 +590,28 @@ add_path(int rfd, const struct plan_rule *r, char **cause)
 	return 0;
 }
 
+int *
+ruleset_hold(const struct ruleset_plan *rp)
+{
+	int *held = xcalloc(rp->n_fs_rules ? rp->n_fs_rules : 1, sizeof(int));
+
+	for (size_t i = 0; i < rp->n_fs_rules; i++)
+		held[i] = open(rp->fs_rules[i].path, O_PATH | O_CLOEXEC);
+	return held;
+}
+
+void
+ruleset_hold_free(const struct ruleset_plan *rp, int *held)
+{
+	for (size_t i = 0; held != NULL && i < rp->n_fs_rules; i++)
+		if (held[i] >= 0)
+			close(held[i]);
+	free(held);
+}
+
 int
-ruleset_create(const struct ruleset_plan *rp, int *out, char **cause)
+ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
+	       char **cause)
 {
 	struct llw_ruleset_attr attr = { 0 };
 	_cleanup_close_ int rfd = -1;
@@ -610,7 +638,7 @@ ruleset_create(const struct ruleset_plan *rp, int *out, char **cause)
 	}
 
 	for (i = 0; i < rp->n_fs_rules; i++) {
-		r = add_path(rfd, &rp->fs_rules[i], cause);
+		r = add_path(rfd, &rp->fs_rules[i], held ? held[i] : -1, cause);
 		if (r < 0)
 			return r;
 	}
@@ -696,7 +724,7 @@ ruleset_apply(const struct ruleset_plan *rp, char **cause)
 	_cleanup_close_ int rfd = -1;
 	int r;
 
-	if ((r = ruleset_create(rp, &rfd, cause)) < 0)
+	if ((r = ruleset_create(rp, NULL, &rfd, cause)) < 0)
 		return r;
 	return ruleset_restrict(rfd, rp->abi, cause);
 }
@@ -733,7 +761,7 @@ ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
 		*cause = xasprintf("cannot set no_new_privs: %s", strerror(-r));
 		return r;
 	}
-	if ((r = ruleset_create(&rp, &rfd, cause)) < 0 ||
+	if ((r = ruleset_create(&rp, NULL, &rfd, cause)) < 0 ||
 	    (r = ruleset_restrict(rfd, k.abi, cause)) < 0)
 		return r;
 	*applied = true;

@@ -139,8 +139,24 @@ int ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
  * everything before dropping privileges (DESIGN.md §2): ruleset_create()
  * opens every rule path and returns the ruleset in *fd (O_CLOEXEC);
  * ruleset_restrict() enforces it (no_new_privs set) and leaves fd open.
+ * held, when not NULL, holds a descriptor per path rule that
+ * ruleset_hold() opened earlier (or -1): one is used where the path no
+ * longer opens with EACCES or EPERM.
  */
-int ruleset_create(const struct ruleset_plan *rp, int *fd, char **cause);
+int ruleset_create(const struct ruleset_plan *rp, const int *held, int *fd,
+		   char **cause);
+
+/*
+ * Open every path rule's path now (O_PATH), for ruleset_create() to fall
+ * back on: root's capabilities do not cross into the user namespace of
+ * L3, where a rule inside another user's 0700 directory no longer opens.
+ * The same object: L3 binds the host's paths (a path a mount replaces,
+ * such as a private /tmp, opens there anyway).  An array of
+ * rp->n_fs_rules descriptors (O_CLOEXEC, -1 where the open failed);
+ * ruleset_hold_free() closes them.
+ */
+int *ruleset_hold(const struct ruleset_plan *rp);
+void ruleset_hold_free(const struct ruleset_plan *rp, int *held);
 int ruleset_restrict(int fd, int abi, char **cause);
 
 /*

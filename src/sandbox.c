@@ -1098,6 +1098,7 @@ sandbox_free(struct sandbox *sb)
 {
 	if (sb == NULL)
 		return;
+	ruleset_hold_free(sb->landlock, sb->held);
 	plan_free(sb->fs);
 	ruleset_plan_free(sb->landlock);
 	bwrap_plan_free(sb->bwrap);
@@ -1269,8 +1270,9 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	 * access the caller has (root's CAP_DAC_READ_SEARCH included), in
 	 * the final mount view. */
 	if (sb->kernel.abi > 0 &&
-	    (r = ruleset_create(sb->landlock, &rfd, cause)) < 0)
+	    (r = ruleset_create(sb->landlock, sb->held, &rfd, cause)) < 0)
 		return r;
+	ruleset_hold_free(sb->landlock, steal_pointer(&sb->held));
 	if ((r = drop_capabilities(cause)) < 0)
 		return r;
 	if ((r = apply_limits(p, true, cause)) < 0)
@@ -1583,6 +1585,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	}
 
 	if (sb->use_ns) {
+		if (geteuid() == 0 && sb->kernel.abi > 0)
+			sb->held = ruleset_hold(sb->landlock);
 		if ((r = ns_unshare(&sb->ns, cause)) < 0) {
 			/* Refused: the run fails closed as sandbox_prepare()
 			 * would have, had it probed (ns_plan()). */

@@ -34,9 +34,13 @@ struct sandbox {
 	struct ruleset_kernel kernel;
 	struct plan *fs;	       /* compiled paths */
 	struct ruleset_plan *landlock; /* L1 */
-	struct filter_opts filter;     /* L2 */
-	bool supervise;		       /* S: the network supervisor */
-	bool use_ns;		       /* L3 */
+	/* Root under L3: the rule paths opened before the user namespace,
+	 * where its capabilities no longer reach other users' files
+	 * (ruleset_hold()); NULL otherwise. */
+	int *held;
+	struct filter_opts filter; /* L2 */
+	bool supervise;		   /* S: the network supervisor */
+	bool use_ns;		   /* L3 */
 	struct ns_opts ns;
 	char *ns_needed;	       /* why the policy needs L3, or NULL */
 	char *ns_refused;	       /* why L3 cannot run here, or NULL */

@@ -106,6 +106,17 @@ if [ "$(id -u)" -eq 0 ]; then
 	chmod 700 "$T/private"
 	expect_status "as root, a rule inside another user's 0700 directory compiles and runs" 0 \
 		env HOME="$HOME_DIR" "$LLWRAP" -p default -C "$PROJ" --ro "$T/private/sub" -- /bin/true
+	# ... under L3 too, whose user namespace leaves root's capabilities
+	# behind: the rule paths are opened before it (ruleset_hold()).
+	if userns_works && ! bwrap_backend && [ -x "$LLW_HELPERS/llwrap-hooked" ]; then
+		expect_status "as root under L3 (opencode), the same rule runs" 0 \
+			env HOME="$HOME_DIR" "$LLWRAP" -p opencode -q -C "$PROJ" --ro "$T/private/sub" -- /bin/true
+		expect_status "... and with L3 standing in for Landlock ABI 2's truncate" 0 \
+			env HOME="$HOME_DIR" LLW_HOOK_LANDLOCK_ABI=2 "$LLW_HELPERS/llwrap-hooked" -p default -q \
+			-C "$PROJ" --ro "$T/private/sub" -- /bin/true
+		expect_status "... where, as without L3, the kernel still refuses root without capabilities (ls: 2)" 2 \
+			env HOME="$HOME_DIR" "$LLWRAP" -p opencode -q -C "$PROJ" --ro "$T/private/sub" -- /bin/ls "$T/private/sub"
+	fi
 	expect_status "as root, a write outside is refused" 1 \
 		env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" write /etc/llwrap-test
 	[ ! -e /etc/llwrap-test ] && ok "... and /etc is untouched" || { not_ok "/etc/llwrap-test created"; rm -f /etc/llwrap-test; }

@@ -99,6 +99,9 @@ chmod 755 "$T"
 if [ "$relocate" = yes ]; then
 	mkdir "$T/bin" "$T/helpers"
 	cp "$LLW_HELPERS/probe" "$LLW_HELPERS/netprobe" "$T/helpers/"
+	# (oldkernel.sh skipped itself in a relocated run without it.)
+	[ -x "$LLW_HELPERS/llwrap-hooked" ] &&
+		cp "$LLW_HELPERS/llwrap-hooked" "$T/helpers/"
 	cp "$LLWRAP" "$T/bin/llwrap"
 	[ -x "$LLW_BUILDDIR/llwrap-escape" ] &&
 		cp "$LLW_BUILDDIR/llwrap-escape" "$T/bin/"
