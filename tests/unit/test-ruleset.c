@@ -815,6 +815,15 @@ test_unix_paths(void **state)
 				&rp->fs_rules[rp->n_fs_rules - 1];
 
 			assert_int_equal(rp->n_fs_rules, n_plain + 1);
+			assert_int_equal(rp->handled_fs & LLW_FS_RESOLVE_UNIX,
+					 LLW_FS_RESOLVE_UNIX);
+			/* Never in a broad rule (no access level of a path
+			 * rule carries it): only on each allowed socket. */
+			for (enum llw_access a = LLW_ACCESS_DENY;
+			     a <= LLW_ACCESS_RWX; a++)
+				assert_int_equal(pathtree_access_bits(a) &
+							 LLW_FS_RESOLVE_UNIX,
+						 0);
 			assert_string_equal(r->path,
 					    "/run/postgresql/.s.PGSQL.5432");
 			assert_int_equal(r->access, LLW_FS_RESOLVE_UNIX);
