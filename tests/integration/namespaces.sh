@@ -200,7 +200,9 @@ fi
 
 # L3 without a pid namespace adds no process.
 run as_user /bin/sh -c "$LLWRAP -p default --net none -- /bin/sh -c 'echo \$\$' & echo \$!; wait"
-if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | sort -u | wc -l)" -eq 1 ]; then
+if why=$(l3_stands_in); then
+	skip "no extra process without a pid namespace: $why, with a pid namespace"
+elif [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | sort -u | wc -l)" -eq 1 ]; then
 	ok "L3 without a pid namespace (net = none) runs in llwrap's own process"
 else
 	not_ok "no extra process without a pid namespace"; diag "$out"
@@ -268,15 +270,21 @@ nested() {
 		--ro "$LLWRAP_PROFILE_PATH" --ro "$L3" --rx "$(dirname "$LLWRAP")" \
 		-- "$LLWRAP" "$@"
 }
-expect_refused "unshare refused at the run: fails closed (125) naming L3 and the outer seccomp filter" \
-	"namespace layer \\(L3\\) for private-tmp, hide-processes.*already runs under a seccomp filter" \
-	nested -p "$L3" -- /bin/sh -c "touch $marker"
-expect_ran "... while the same nesting runs a policy without L3" \
-	nested -p default -- /bin/sh -c "touch $marker"
-run nested -p "$L3" --explain -- /bin/true
-expect_output "... and --explain, which probes, says so before any run" \
-	"^WILL NOT RUN: the policy needs the namespace layer \\(L3\\)"
-rm -f "$marker"
+if why=$(l3_stands_in); then
+	# The outer run takes L3 too, and llwrap inside it is refused by the
+	# outer seccomp filter before any policy of its own matters.
+	skip "nested llwrap, a policy without L3: $why"
+else
+	expect_refused "unshare refused at the run: fails closed (125) naming L3 and the outer seccomp filter" \
+		"namespace layer \\(L3\\) for private-tmp, hide-processes.*already runs under a seccomp filter" \
+		nested -p "$L3" -- /bin/sh -c "touch $marker"
+	expect_ran "... while the same nesting runs a policy without L3" \
+		nested -p default -- /bin/sh -c "touch $marker"
+	run nested -p "$L3" --explain -- /bin/true
+	expect_output "... and --explain, which probes, says so before any run" \
+		"^WILL NOT RUN: the policy needs the namespace layer \\(L3\\)"
+	rm -f "$marker"
+fi
 
 # --- A refused user namespace -----------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
@@ -308,8 +316,12 @@ fi
 run llw_refused -p default --best-effort --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
 expect_rc "... with --best-effort it is hole punched" 1
 expect_output "... and reported" "NOT ENFORCED: .*hole punching"
-run llw_refused -p default --net none -- "$PROBE" tcp-connect 127.0.0.1 "$port"
-expect_rc "... net = none alone still runs (seccomp denies inet sockets, stricter)" 1
-expect_output "... and says loopback is lost too" "NOT ENFORCED: net = none with a working loopback"
+if why=$(l3_stands_in); then
+	skip "net = none alone without user namespaces: $why, so it is refused like any policy (its --best-effort runs above)"
+else
+	run llw_refused -p default --net none -- "$PROBE" tcp-connect 127.0.0.1 "$port"
+	expect_rc "... net = none alone still runs (seccomp denies inet sockets, stricter)" 1
+	expect_output "... and says loopback is lost too" "NOT ENFORCED: net = none with a working loopback"
+fi
 
 done_testing

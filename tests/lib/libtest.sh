@@ -199,6 +199,21 @@ bwrap_backend() {
 	[ "${LLW_BACKEND:-}" = bwrap ]
 }
 
+# l3_stands_in: prints why, and is true, when llwrap takes L3 (with a
+# pid namespace) for every policy on this kernel, -p default included:
+# a Landlock ABI older than 3 (truncate outside writable roots) or 6
+# (signal scoping), for which L3 stands in (DESIGN.md §14), as on Debian
+# 12's 6.1.  Tests that assume a run without L3 skip then, saying why.
+l3_stands_in() {
+	if [ -z "${_l3_stands_in+set}" ]; then
+		_l3_stands_in=$(cd "$PROJ" && as_user "$LLWRAP" -p default \
+			--explain -- /bin/true 2>/dev/null |
+			sed -n 's/^  L3 namespaces   yes, for //p')
+	fi
+	[ -n "$_l3_stands_in" ] &&
+		echo "this kernel's Landlock ABI makes every policy take L3 (for $_l3_stands_in)"
+}
+
 # need_opencode_profile: skip the rest of the suite where the opencode
 # profile cannot run (Landlock ABI 4 for its port rules, L3 for its
 # masks; the bubblewrap backend needs neither), and set $BE to what the
