@@ -19,9 +19,7 @@ OPENCODE=$(command -v opencode || true)
 if [ -z "$OPENCODE" ]; then
 	skip_rest "opencode is not installed (npm install -g opencode-ai)"
 fi
-if [ "$(landlock_abi)" -lt 4 ]; then
-	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
-fi
+need_opencode_profile
 PYTHON=$(command -v python3)
 
 # Host side, as the test user: a unix socket server and a TCP listener

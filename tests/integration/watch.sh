@@ -76,12 +76,12 @@ esac
 if ! bwrap_backend; then
 	# The sandbox cannot reach the judge: it is out of its signal scope
 	# (Landlock ABI 6) and of its ptrace reach (a sibling domain).
-	if [ "$(landlock_abi)" -ge 6 ]; then
+	if [ "$(llwrap_abi)" -ge 6 ]; then
 		# shellcheck disable=SC2016
 		run llwt -p opencode -q -- /bin/sh -c '
 			"$0" watch "$1" - >/dev/null || exit 3
 			for d in /proc/[0-9]*; do
-				[ "$(cat "$d/comm" 2>/dev/null)" = llwrap ] || continue
+				case $(cat "$d/comm" 2>/dev/null) in llwrap*) ;; *) continue ;; esac
 				"$0" kill "${d#/proc/}" 9
 				"$0" ptrace-pid "${d#/proc/}"
 			done' "$PROBE" "$PROJ"
@@ -91,7 +91,7 @@ if ! bwrap_backend; then
 		*) not_ok "the sandbox cannot signal or ptrace the watch judge (none found)"; diag "status $rc: $out" ;;
 		esac
 	else
-		skip "the judge's signal scope needs Landlock ABI 6 (this kernel: $(landlock_abi))"
+		skip "the judge's signal scope needs Landlock ABI 6 (llwrap uses $(llwrap_abi) here)"
 	fi
 
 	# Without the supervisor nothing checks a watch: --explain says so,

@@ -16,9 +16,7 @@ fi
 if ! userns_works; then
 	skip_rest "-p opencode needs user namespaces (L3) here"
 fi
-if [ "$(landlock_abi)" -lt 4 ]; then
-	skip_rest "the opencode profile needs Landlock ABI 4 (TCP port rules)"
-fi
+need_opencode_profile
 
 FIX=$LLW_DATA/workflows
 # as_user's PATH: the toolchains the test user finds.
