@@ -26,18 +26,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 command -v cc >/dev/null || { echo "bench/agent.sh: needs a C compiler"; exit 1; }
 
-# Profiles are configuration llwrap reads: the work directory must not
-# be writable under the profiles (see startup.sh), hence bench/.
-work=$(mktemp -d "$here/run.XXXXXX") || exit 1
-chmod 755 "$work"
-cleanup() {
-	if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-export HOME=$work/home
-unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME
-mkdir -p "$HOME" "$work/start"
+bench_home
+mkdir -p "$work/start"
 
 cc -O2 -o "$work/ab" "$here/ab.c" || exit 1
 cat >"$work/nosup.ini" <<'EOF'

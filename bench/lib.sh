@@ -18,6 +18,20 @@ if [ "$(id -u)" -eq 0 ]; then
 	as="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
 fi
 
+# bench_home: $work, a directory under bench/ removed at exit (kept with
+# BENCH_KEEP=1), and $HOME, a fake home in it, with the XDG variables
+# unset.  Profiles are configuration llwrap reads: they must not lie in a
+# tree the profiles make writable (see startup.sh), hence bench/.
+bench_home() {
+	work=$(mktemp -d "$here/run.XXXXXX") || exit 1
+	chmod 755 "$work"
+	trap 'if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi' EXIT
+	trap 'exit 130' INT TERM
+	export HOME="$work/home"
+	unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME
+	mkdir -p "$HOME"
+}
+
 # rules_profile FILE TREE N: write FILE, a profile of N ro rules on
 # existing directories TREE/d0 ... d(N-1), on top of default.
 rules_profile() {

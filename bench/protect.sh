@@ -13,15 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 N=${N:-300}
 ROUNDS=${ROUNDS:-3}
-# Profiles are configuration llwrap reads: not in a tree the profiles
-# make writable (see startup.sh), hence bench/.
-work=$(mktemp -d "$here/run.XXXXXX")
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
+bench_home
 cc -O2 -o "$work/ab" "$here/ab.c"
-export HOME="$work/home"
-unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME
 mkdir -p "$HOME/proj"
 git init -q "$HOME/proj"
 git -C "$HOME/proj" -c user.name=b -c user.email=b@b.invalid commit -q --allow-empty -m b

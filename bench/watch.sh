@@ -21,14 +21,7 @@ PROBE=$build/tests/helpers/probe
 DIRS=${DIRS:-5000}
 RUNS=${RUNS:-20}
 
-# Profiles are configuration llwrap reads: the work directory must not be
-# writable under the profiles (see startup.sh), hence bench/.
-work=$(mktemp -d "$here/run.XXXXXX")
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
-trap 'exit 130' INT TERM
-export HOME="$work/home"
-unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME
+bench_home
 mkdir -p "$HOME/proj/tree" "$work/bin"
 cp "$PROBE" "$work/bin/probe"
 cat >"$work/nosup.ini" <<'EOF'
