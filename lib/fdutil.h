@@ -25,4 +25,14 @@ char *file_read_line(const char *path, size_t max);
  * path; those that exist are left as they are).  0 or -errno. */
 int dir_make_path(const char *path, mode_t mode);
 
+/*
+ * In a helper process llwrap just forked (its proxy, its resolver): die
+ * with parent (PR_SET_PDEATHSIG; -1 when parent is gone already), hold
+ * nothing of the command's (standard descriptors on /dev/null, every
+ * other closed but the n in keep), ignore the terminal's signals and
+ * SIGPIPE, unblock the rest, and take name as its command name.
+ * Returns 0 or -1.
+ */
+int fd_detach_helper(pid_t parent, const int *keep, size_t n, const char *name);
+
 #endif /* LLW_FDUTIL_H */

@@ -248,6 +248,16 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	bool bind = strcmp(op, "bind") == 0 || strcmp(op, "listen") == 0;
 	const char *bits;
 
+	/* A query llwrap's resolver answered itself: the target is the
+	 * name. */
+	if (strcmp(op, "dns-query") == 0) {
+		if (strcmp(rule, "filtered/host") == 0)
+			return xasprintf("[network] allow-host = %s (or "
+					 "--allow-host %s)",
+					 target, target);
+		return xstrdup("nothing: only A, AAAA and CNAME queries of "
+			       "names in allow-host are forwarded");
+	}
 	if (ip && !split_target(target, &addr, &port))
 		return NULL;
 	bits = addr && strchr(addr, ':') ? "128" : "32";
@@ -287,6 +297,12 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 		return xasprintf("[network] allow-host = %s (or --allow-host "
 				 "%s)",
 				 target, target);
+	if (strcmp(rule, "filtered/unnamed") == 0)
+		return xasprintf("reach it by a name in allow-host (no allowed "
+				 "name resolves to %s), or [network] "
+				 "allow-cidr = %s/%s:%s (or --allow-cidr "
+				 "%s/%s:%s)",
+				 addr, addr, bits, port, addr, bits, port);
 	if (strcmp(rule, "filtered/rebind") == 0)
 		return xasprintf("[network] allow-cidr = the local range %s "
 				 "resolves to, if it is meant to reach it "

@@ -513,8 +513,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 		if (p->log_prefix)
 			fprintf(f, "  %-12s %s\n", "log-prefix", p->log_prefix);
 		if (sb->supervise) {
-			_cleanup_strv_ char **sup =
-				supervise_describe(p, environ);
+			_cleanup_strv_ char **sup = supervise_describe(
+				p, sandbox_hosts_stub(sb), environ);
 
 			for (char **s = sup; s != NULL && *s != NULL; s++)
 				fprintf(f, "  %s\n", *s);

@@ -1,9 +1,12 @@
 /*
  * hostdns: the stub resolver's decisions.  See hostdns.h.
  */
+#include <ctype.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "hostdns.h"
+#include "xalloc.h"
 
 /* A query whose header and question are whole, though not one
  * dns_query_parse accepts: its question echoed with FORMERR. */
@@ -90,4 +93,50 @@ hostdns_learn(struct learned *t, const struct dns_answer *a, uint16_t rule,
 		learned++;
 	}
 	return learned;
+}
+
+size_t
+hostdns_hosts_file(const struct hostrule *rules, size_t n, const char *text,
+		   struct hostdns_fixed *out, size_t max)
+{
+	size_t k = 0;
+
+	while (text != NULL && *text != '\0') {
+		size_t len = strcspn(text, "\n");
+		_cleanup_free_ char *line = xstrndup(text, len);
+		char *save = NULL, *tok, *hash = strchr(line, '#');
+		struct netpolicy_addr a;
+
+		text += len + (text[len] == '\n');
+		if (hash != NULL)
+			*hash = '\0';
+		tok = strtok_r(line, " \t\r", &save);
+		if (tok == NULL || netpolicy_parse_ip(tok, &a) < 0)
+			continue;
+		while ((tok = strtok_r(NULL, " \t\r", &save)) != NULL) {
+			size_t tl = strlen(tok);
+
+			if (tl > 1 && tok[tl - 1] == '.')
+				tok[tl - 1] = '\0';
+			for (char *c = tok; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			for (size_t i = 0; i < n && i <= UINT16_MAX; i++) {
+				bool seen = false;
+
+				if (!hostrule_names(&rules[i], tok))
+					continue;
+				for (size_t j = 0; j < k; j++)
+					seen |= out[j].rule == i &&
+						out[j].addr.family ==
+							a.family &&
+						memcmp(out[j].addr.a, a.a,
+						       16) == 0;
+				if (!seen && k < max)
+					out[k++] = (struct hostdns_fixed){
+						.addr = a, .rule = (uint16_t)i
+					};
+			}
+		}
+	}
+	return k;
 }

@@ -59,4 +59,18 @@ size_t hostdns_learn(struct learned *t, const struct dns_answer *a,
 		     void *ctx, struct netpolicy_addr *refused,
 		     size_t max_refused, size_t *n_refused);
 
+/* An address /etc/hosts gives to a name an allow-host entry names. */
+struct hostdns_fixed {
+	struct netpolicy_addr addr; /* port 0 */
+	uint16_t rule;
+};
+/*
+ * The addresses the text of /etc/hosts gives names that rules (n of
+ * them) name, each (address, entry) once, in file order, at most max
+ * into out; names are compared in lower case, without a trailing dot.
+ * What is local is the caller's to refuse.  Returns how many.
+ */
+size_t hostdns_hosts_file(const struct hostrule *rules, size_t n,
+			  const char *text, struct hostdns_fixed *out,
+			  size_t max);
 #endif /* LLW_HOSTDNS_H */

@@ -614,6 +614,8 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 			netpolicy_resolvers(policy, conf, &n);
 
 		rules = netpolicy_rules_new(policy, dns, n);
+		if (sandbox_hosts_stub(sb))
+			netpolicy_rules_use_stub(rules);
 	}
 	for (size_t i = 0; i < policy->unix_paths.n; i++) {
 		bool e, d;

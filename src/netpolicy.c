@@ -46,6 +46,8 @@ struct netpolicy_rules {
 	 * the network directly (DESIGN.md §6.1). */
 	bool proxy;
 	struct netpolicy_addr proxy_addr;
+	/* allow-host through llwrap's resolver instead (design (a)). */
+	bool stub;
 };
 
 int
@@ -457,9 +459,13 @@ netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
 }
 
 static const char *
-decide_destination(const struct netpolicy_rules *r, enum netpolicy_proto proto,
-		   const struct netpolicy_addr *a)
+decide_destination(const struct netpolicy_rules *r,
+		   const struct netpolicy_query *q,
+		   const struct netpolicy_lookup *lk)
 {
+	enum netpolicy_proto proto = q->proto;
+	const struct netpolicy_addr *a = &q->addr;
+	enum netpolicy_named named = NETPOLICY_NAMED_NO;
 	const struct llw_ports *list =
 		proto == NETPOLICY_TCP ? &r->connect_tcp : &r->connect_udp;
 	bool host = r->net == LLW_NET_HOST;
@@ -472,6 +478,10 @@ decide_destination(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 		return NULL;
 	if (r->proxy && a->port == 53)
 		return "filtered/proxy";
+	/* With the resolver, DNS to a resolver never gets here: its
+	 * socket was swapped for the resolver's. */
+	if (r->stub && a->port == 53)
+		return "filtered/dns";
 	/* DNS goes to the configured resolvers and nowhere else, so a
 	 * resolver the policy did not name cannot be used to tunnel. */
 	if (a->port == 53) {
@@ -495,11 +505,19 @@ decide_destination(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 	}
 	if (inside)
 		return "filtered/port";
+	if (r->stub && lk != NULL && lk->named != NULL)
+		named = lk->named(lk->ctx, q);
 	/* A port rule is not a host rule: it reaches the internet, not
 	 * this host nor its networks, which only an entry (or the
 	 * sandbox's own listener, which the engine checks) reaches. */
 	if (r->local && netpolicy_addr_local(a))
-		return "filtered/local";
+		return named == NETPOLICY_NAMED_REBIND ? "filtered/rebind"
+						       : "filtered/local";
+	/* With the resolver, the network is reached by name. */
+	if (r->stub)
+		return named == NETPOLICY_NAMED_YES    ? NULL
+		       : named == NETPOLICY_NAMED_PORT ? "filtered/host-port"
+						       : "filtered/unnamed";
 	/* With the proxy, a port rule only names the ports of allow-host
 	 * entries: the network is reached by name, through it. */
 	if (r->proxy)
@@ -523,6 +541,13 @@ netpolicy_cidr_allows(const struct netpolicy_rules *r,
 			return c->origin;
 	}
 	return NULL;
+}
+
+void
+netpolicy_rules_use_stub(struct netpolicy_rules *r)
+{
+	r->proxy = false;
+	r->stub = true;
 }
 
 void
@@ -596,7 +621,7 @@ netpolicy_decide(const struct netpolicy_rules *r,
 
 	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN)
 		return decide_bind(r, q->proto, &q->addr);
-	rule = decide_destination(r, q->proto, &q->addr);
+	rule = decide_destination(r, q, lk);
 	/* The sandbox's own listener, on any loopback port. */
 	if (rule != NULL && netpolicy_addr_loopback(&q->addr) && lk != NULL &&
 	    lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
@@ -804,9 +829,8 @@ sanitise(const char *s)
 }
 
 static const char *const op_names[] = {
-	[NETPOLICY_CONNECT] = "connect",
-	[NETPOLICY_SEND] = "sendto",
-	[NETPOLICY_BIND] = "bind",
+	[NETPOLICY_CONNECT] = "connect", [NETPOLICY_SEND] = "sendto",
+	[NETPOLICY_BIND] = "bind",	 [NETPOLICY_QUERY] = "dns-query",
 	[NETPOLICY_LISTEN] = "listen",
 };
 
@@ -867,10 +891,10 @@ netpolicy_log_path(const char *name, char *const *envp)
 char **
 netpolicy_describe(const struct policy *p,
 		   const struct netpolicy_addr *resolvers, size_t n_resolvers,
-		   char *const *envp)
+		   bool stub, char *const *envp)
 {
-	_cleanup_strv_ char **dns = NULL;
-	_cleanup_free_ char *list = NULL;
+	_cleanup_strv_ char **dns = NULL, **names = NULL;
+	_cleanup_free_ char *list = NULL, *hosts = NULL;
 	char **v = NULL;
 
 	for (size_t i = 0; i < n_resolvers; i++)
@@ -880,14 +904,26 @@ netpolicy_describe(const struct policy *p,
 	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
 		      "destination: performed by the supervisor after its "
 		      "check");
-	if (proxy_enabled(p)) {
-		_cleanup_free_ char *hosts = NULL;
-		char **names = NULL;
-
-		for (size_t i = 0; i < p->allow_host.n; i++)
-			strv_push(&names, p->allow_host.v[i].value);
-		hosts = names ? strv_join(names, " ") : xstrdup("(none)");
-		strv_free(names);
+	for (size_t i = 0; i < p->allow_host.n; i++)
+		strv_push(&names, p->allow_host.v[i].value);
+	hosts = names ? strv_join(names, " ") : xstrdup("(none)");
+	if (proxy_enabled(p) && stub) {
+		strv_push_take(
+			&v,
+			xasprintf("names: allow-host %s, resolved through "
+				  "llwrap's resolver (its own network "
+				  "namespace; the command's DNS sockets are "
+				  "swapped for its): a query for another name "
+				  "is answered REFUSED and never leaves the "
+				  "machine",
+				  hosts));
+		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
+			      "its ports (else connect-tcp / connect-udp); "
+			      "else an address an allowed name resolved to, "
+			      "for the answer's TTL (30 s to 1 h), on that "
+			      "entry's ports; never a local address a name "
+			      "resolved to (rebinding)");
+	} else if (proxy_enabled(p)) {
 		strv_push_take(
 			&v, xasprintf("names: only through llwrap's proxy on "
 				      "127.0.0.1 (HTTPS_PROXY, HTTP_PROXY): "
@@ -911,7 +947,12 @@ netpolicy_describe(const struct policy *p,
 	}
 	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
 		      "port (by socket cookie)");
-	if (proxy_enabled(p))
+	if (proxy_enabled(p) && stub)
+		strv_push_take(&v, xasprintf("DNS (port 53, UDP and TCP): to "
+					     "%s, answered by llwrap's "
+					     "resolver",
+					     list ? list : "(no resolver)"));
+	else if (proxy_enabled(p))
 		strv_push(&v, "DNS (port 53): none (the proxy resolves)");
 	else
 		strv_push_take(

@@ -142,6 +142,8 @@ enum netpolicy_op {
 	NETPOLICY_SEND, /* sendto, sendmsg, sendmmsg with a destination */
 	NETPOLICY_BIND,
 	NETPOLICY_LISTEN, /* listen() on an unbound socket binds port 0 */
+	NETPOLICY_QUERY,  /* a DNS query llwrap's resolver answered itself
+			   * (logged only; its target is the name) */
 };
 
 enum netpolicy_proto {
@@ -150,7 +152,8 @@ enum netpolicy_proto {
 	NETPOLICY_UNIX,
 };
 
-/* "connect", "sendto", "bind", "listen"; "tcp", "udp", "unix". */
+/* "connect", "sendto", "bind", "listen", "dns-query"; "tcp", "udp",
+ * "unix". */
 const char *netpolicy_op_name(enum netpolicy_op op);
 const char *netpolicy_proto_name(enum netpolicy_proto proto);
 
@@ -173,10 +176,23 @@ struct netpolicy_query {
  * says; a lookup is what the run learned since (a socket the sandbox
  * bound, an address a named host resolved to), kept by the caller.
  */
+/* What the addresses learned for allow-host names say of a destination
+ * (DESIGN.md §6.1, design (a)). */
+enum netpolicy_named {
+	NETPOLICY_NAMED_NO,	/* no allowed name resolves here */
+	NETPOLICY_NAMED_PORT,	/* one does, not on this port */
+	NETPOLICY_NAMED_YES,	/* one does, on this port */
+	NETPOLICY_NAMED_REBIND, /* an allowed name's answer gave this local
+				 * address, which was not learned */
+};
 struct netpolicy_lookup {
 	/* Whether q->addr (a loopback destination) reaches a socket the
 	 * sandbox bound itself: a TCP listener, or a bound UDP socket. */
 	bool (*own_socket)(void *ctx, const struct netpolicy_query *q);
+	/* With llwrap's resolver (netpolicy_rules_use_stub): what the
+	 * names learned so far say of q->addr and its port. */
+	enum netpolicy_named (*named)(void *ctx,
+				      const struct netpolicy_query *q);
 	void *ctx;
 };
 
@@ -242,6 +258,17 @@ const char *netpolicy_cidr_allows(const struct netpolicy_rules *r,
 void netpolicy_rules_set_proxy(struct netpolicy_rules *r,
 			       const struct netpolicy_addr *a);
 
+/*
+ * allow-host through llwrap's resolver (design (a), dnsstub.h) instead of
+ * its proxy: port 53 reaches nothing (the supervisor swaps the sockets
+ * of the resolvers' port 53 before any decision), and a destination
+ * neither local nor inside an allow-cidr entry is reached when a name
+ * allowed on that port resolved to it (lk->named): else
+ * "filtered/host-port", or "filtered/unnamed" when no allowed name
+ * resolves there; a local one an allowed name resolved to is
+ * "filtered/rebind".
+ */
+void netpolicy_rules_use_stub(struct netpolicy_rules *r);
 /*
  * A bind to the unspecified address becomes loopback (the sandbox's
  * listeners never serve the network) unless a listen entry names that
@@ -365,10 +392,11 @@ char *netpolicy_log_path(const char *name, char *const *envp);
 
 /*
  * Lines describing the supervisor's rules and log, for --explain, with
- * resolvers the DNS servers (netpolicy_resolvers).  A new vector.
+ * resolvers the DNS servers (netpolicy_resolvers); stub: allow-host
+ * through llwrap's resolver rather than its proxy.  A new vector.
  */
 char **netpolicy_describe(const struct policy *p,
 			  const struct netpolicy_addr *resolvers,
-			  size_t n_resolvers, char *const *envp);
+			  size_t n_resolvers, bool stub, char *const *envp);
 
 #endif /* LLW_NETPOLICY_H */

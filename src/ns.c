@@ -31,6 +31,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_addr.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -43,7 +44,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <netlink/addr.h>
 #include <netlink/netlink.h>
+#include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 
 #include "cleanup.h"
@@ -285,6 +288,15 @@ struct nl_api {
 	int (*link_change)(struct nl_sock *, struct rtnl_link *,
 			   struct rtnl_link *, int);
 	void (*link_put)(struct rtnl_link *);
+	struct rtnl_addr *(*addr_alloc)(void);
+	void (*addr_set_ifindex)(struct rtnl_addr *, int);
+	int (*addr_set_local)(struct rtnl_addr *, struct nl_addr *);
+	void (*addr_set_prefixlen)(struct rtnl_addr *, int);
+	void (*addr_set_flags)(struct rtnl_addr *, unsigned int);
+	int (*addr_add)(struct nl_sock *, struct rtnl_addr *, int);
+	void (*addr_put)(struct rtnl_addr *);
+	struct nl_addr *(*nladdr_build)(int, const void *, size_t);
+	void (*nladdr_put)(struct nl_addr *);
 };
 
 #ifdef LLW_LINK_NL
@@ -302,6 +314,15 @@ nl_api_load(struct nl_api *nl, char **cause)
 		.link_set_flags = rtnl_link_set_flags,
 		.link_change = rtnl_link_change,
 		.link_put = rtnl_link_put,
+		.addr_alloc = rtnl_addr_alloc,
+		.addr_set_ifindex = rtnl_addr_set_ifindex,
+		.addr_set_local = rtnl_addr_set_local,
+		.addr_set_prefixlen = rtnl_addr_set_prefixlen,
+		.addr_set_flags = rtnl_addr_set_flags,
+		.addr_add = rtnl_addr_add,
+		.addr_put = rtnl_addr_put,
+		.nladdr_build = nl_addr_build,
+		.nladdr_put = nl_addr_put,
 	};
 	return 0;
 }
@@ -326,9 +347,21 @@ nl_api_load(struct nl_api *nl, char **cause)
 	nl->link_set_flags = dlsym(h, "rtnl_link_set_flags");
 	nl->link_change = dlsym(h, "rtnl_link_change");
 	nl->link_put = dlsym(h, "rtnl_link_put");
+	nl->addr_alloc = dlsym(h, "rtnl_addr_alloc");
+	nl->addr_set_ifindex = dlsym(h, "rtnl_addr_set_ifindex");
+	nl->addr_set_local = dlsym(h, "rtnl_addr_set_local");
+	nl->addr_set_prefixlen = dlsym(h, "rtnl_addr_set_prefixlen");
+	nl->addr_set_flags = dlsym(h, "rtnl_addr_set_flags");
+	nl->addr_add = dlsym(h, "rtnl_addr_add");
+	nl->addr_put = dlsym(h, "rtnl_addr_put");
+	nl->nladdr_build = dlsym(h, "nl_addr_build");
+	nl->nladdr_put = dlsym(h, "nl_addr_put");
 	if (!nl->socket_alloc || !nl->socket_free || !nl->connect ||
 	    !nl->geterror || !nl->link_get_kernel || !nl->link_alloc ||
-	    !nl->link_set_flags || !nl->link_change || !nl->link_put) {
+	    !nl->link_set_flags || !nl->link_change || !nl->link_put ||
+	    !nl->addr_alloc || !nl->addr_set_ifindex || !nl->addr_set_local ||
+	    !nl->addr_set_prefixlen || !nl->addr_set_flags || !nl->addr_add ||
+	    !nl->addr_put || !nl->nladdr_build || !nl->nladdr_put) {
 		*cause = xasprintf("%s lacks a function llwrap needs",
 				   NL_ROUTE_SONAME);
 		return -ENOENT;
@@ -340,9 +373,38 @@ nl_api_load(struct nl_api *nl, char **cause)
 }
 #endif
 
-/* Bring lo up in the new network namespace (it starts down). */
+/* Give lo address a (a host route: /32 or /128; on IPv6 without
+ * duplicate address detection, so it is usable at once). */
 static int
-lo_up(char **cause)
+lo_add_address(const struct nl_api *nl, struct nl_sock *sk, int ifindex,
+	       const struct netpolicy_addr *a)
+{
+	bool v4 = a->family == AF_INET;
+	struct nl_addr *local = nl->nladdr_build(a->family, a->a, v4 ? 4 : 16);
+	struct rtnl_addr *ra = nl->addr_alloc();
+	int err = -NLE_NOMEM;
+
+	if (local != NULL && ra != NULL) {
+		nl->addr_set_ifindex(ra, ifindex);
+		err = nl->addr_set_local(ra, local);
+		nl->addr_set_prefixlen(ra, v4 ? 32 : 128);
+		if (!v4)
+			nl->addr_set_flags(ra, IFA_F_NODAD);
+		if (err == 0)
+			err = nl->addr_add(sk, ra, 0);
+		/* Already there (a second resolver on one address). */
+		if (err == -NLE_EXIST)
+			err = 0;
+	}
+	if (ra != NULL)
+		nl->addr_put(ra);
+	if (local != NULL)
+		nl->nladdr_put(local);
+	return err;
+}
+
+int
+ns_lo_up(const struct netpolicy_addr *addrs, size_t n, char **cause)
 {
 	struct nl_api nl;
 	struct nl_sock *sk;
@@ -367,6 +429,11 @@ lo_up(char **cause)
 			err = nl.link_change(sk, lo, change, 0);
 		}
 	}
+	/* Loopback addresses are lo's already (127.0.0.0/8, ::1); lo is
+	 * interface 1 in every network namespace (LOOPBACK_IFINDEX). */
+	for (size_t i = 0; i < n && err == 0; i++)
+		if (!netpolicy_addr_loopback(&addrs[i]))
+			err = lo_add_address(&nl, sk, 1, &addrs[i]);
 	if (err < 0)
 		*cause = xasprintf("cannot bring up lo in the network "
 				   "namespace: %s",
@@ -1020,7 +1087,7 @@ ns_setup(const struct ns_opts *o, char **cause)
 	}
 	if ((r = view_build(o, cause)) < 0)
 		return r;
-	if (o->net && (r = lo_up(cause)) < 0)
+	if (o->net && (r = ns_lo_up(NULL, 0, cause)) < 0)
 		return r;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "netpolicy.h"
 #include "pathtree.h"
 #include "policy.h"
 
@@ -59,5 +60,11 @@ int ns_unshare(const struct ns_opts *o, char **cause);
  * Returns 0 or -errno with *cause.
  */
 int ns_setup(const struct ns_opts *o, char **cause);
+/*
+ * In a network namespace of this process's own: bring lo up and give it
+ * the n addresses addrs (host routes; loopback ones it has already).
+ * libnl-route-3.  Returns 0 or -errno with *cause.
+ */
+int ns_lo_up(const struct netpolicy_addr *addrs, size_t n, char **cause);
 
 #endif /* LLW_NS_H */

@@ -49,7 +49,7 @@ const struct options_spec options_specs[] = {
 	{ "allow-cidr", required_argument, OPT_ALLOW_CIDR, "CIDR[:PORTS]", SUP,
 	  "only these destinations: 10.0.0.0/8 ::1/128:8080" },
 	{ "allow-host", required_argument, OPT_ALLOW_HOST, "NAME[:PORTS]", SUP,
-	  "reach this name (*.NAME: one label) by the proxy" },
+	  "reach this name (*.NAME: one label), no other" },
 	{ "proxy", no_argument, OPT_PROXY, NULL, SUP,
 	  "names only through llwrap's HTTP(S) proxy; no DNS" },
 	{ "unix", required_argument, OPT_UNIX, "PATH", SUP,

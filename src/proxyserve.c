@@ -4,7 +4,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -28,6 +27,7 @@
 #include "httpreq.h"
 #include "proxy.h"
 #include "proxyserve.h"
+#include "sockdiag.h"
 #include "ruleset.h"
 #include "strv.h"
 #include "tlshello.h"
@@ -214,32 +214,13 @@ rules_cidr(void *ctx, const struct netpolicy_addr *a)
 	return netpolicy_cidr_allows(ps.rules, a);
 }
 
-/* Asked for each address a name resolves to: interfaces come and go. */
+/* Asked for each address a name resolves to: interfaces come and go.
+ * An IPv4-mapped address was made IPv4 when it was read. */
 static bool
 rules_own(void *ctx, const struct netpolicy_addr *a)
 {
-	struct ifaddrs *ifa = NULL;
-	bool own = false;
-
 	(void)ctx;
-	if (getifaddrs(&ifa) < 0)
-		return false;
-	for (struct ifaddrs *i = ifa; i != NULL && !own; i = i->ifa_next) {
-		struct netpolicy_addr b;
-
-		if (i->ifa_addr == NULL ||
-		    netpolicy_addr_from_sockaddr(
-			    i->ifa_addr,
-			    i->ifa_addr->sa_family == AF_INET6
-				    ? sizeof(struct sockaddr_in6)
-				    : sizeof(struct sockaddr_in),
-			    &b) < 0)
-			continue;
-		own = b.family == a->family &&
-		      memcmp(b.a, a->a, a->family == AF_INET ? 4 : 16) == 0;
-	}
-	freeifaddrs(ifa);
-	return own;
+	return sockdiag_own_address(a->family, a->a);
 }
 
 static const struct proxy_rules rules = { rules_host, rules_cidr, rules_own,
@@ -740,27 +721,13 @@ proxyserve_start(const struct policy *p, char *const *envp,
 		int keep[3] = { l, notes_r, ps.logfd };
 		char *why = NULL;
 		bool applied;
-		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-		sigset_t all;
 
-		/* Outlive nothing: the proxy ends with llwrap. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		/* Outlive nothing: the proxy ends with llwrap; hold nothing
+		 * of the command's: not its terminal, not the pipes a caller
+		 * waits on to see it end. */
+		if (fd_detach_helper(parent, keep, ps.logfd >= 0 ? 3 : 2,
+				     "llwrap-proxy") < 0)
 			_exit(1);
-		/* Hold nothing of the command's: not its terminal, not the
-		 * pipes a caller waits on to see it end. */
-		if (devnull < 0 || dup2(devnull, 0) < 0 ||
-		    dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
-			_exit(1);
-		(void)fd_close_inherited(keep, ps.logfd >= 0 ? 3 : 2);
-		signal(SIGINT, SIG_IGN);
-		signal(SIGQUIT, SIG_IGN);
-		signal(SIGTSTP, SIG_IGN);
-		signal(SIGTTIN, SIG_IGN);
-		signal(SIGTTOU, SIG_IGN);
-		signal(SIGPIPE, SIG_IGN);
-		sigemptyset(&all);
-		sigprocmask(SIG_SETMASK, &all, NULL);
-		(void)prctl(PR_SET_NAME, "llwrap-proxy");
 		openlog(ps.prefix, LOG_NDELAY, LOG_USER);
 		/* It parses what the command sends: it keeps only what it
 		 * needs, reading /etc (hosts) and the network, before the

@@ -29,6 +29,7 @@
 #include "path.h"
 #include "ns.h"
 #include "proxy.h"
+#include "dnsstub.h"
 #include "proxyserve.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -283,6 +284,15 @@ cgroup_account(struct sandbox *sb, const struct policy *p)
 					 why));
 	else
 		sandbox_refuse(sb, resources_cgroup_refusal(p, why));
+}
+
+bool
+sandbox_hosts_stub(const struct sandbox *sb)
+{
+	const struct policy *p = sb->policy;
+
+	return sb->supervise && proxy_enabled(p) && !p->proxy &&
+	       sb->userns_ok >= 0;
 }
 
 /* Whether L3 can run here, probed once (a short-lived child). */
@@ -1507,6 +1517,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct sock_fprog prog;
 	struct supervisor *sv = NULL;
 	struct proxyserve *proxy = NULL;
+	struct dnsstub *stub = NULL;
 	struct resources_run *lr = NULL;
 	struct monitor_work mw = { .lo = &sb->limits };
 	_cleanup_strv_ char **env = NULL;
@@ -1541,10 +1552,30 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if (sb->supervise &&
 	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)
 		goto out;
-	/* The proxy for names (DESIGN.md §6.1) runs outside, started
+	/* allow-host (DESIGN.md §6.1): llwrap's resolver where user
+	 * namespaces let it have a network namespace of its own (design
+	 * (a): nothing in the data path, every client works), unless the
+	 * policy asks for the proxy.  Started before any namespace. */
+	if (sv != NULL && sandbox_hosts_stub(sb)) {
+		size_t n_dns;
+		const struct netpolicy_addr *dns =
+			supervise_resolvers(sv, &n_dns);
+
+		r = dnsstub_start(sb->policy, dns, n_dns, &stub, cause);
+		if (r == 0) {
+			supervise_set_stub(sv, stub);
+		} else if (r == -EPERM) {
+			/* No user namespaces here: the proxy (b). */
+			free(*cause);
+			*cause = NULL;
+		} else {
+			goto out;
+		}
+	}
+	/* Else the proxy for names runs outside, started
 	 * before any namespace: the supervisor lets the command reach it,
 	 * the environment points the command's clients at it. */
-	if (sv != NULL && proxy_enabled(sb->policy)) {
+	if (sv != NULL && proxy_enabled(sb->policy) && stub == NULL) {
 		struct netpolicy_addr pa;
 
 		if ((r = proxyserve_start(sb->policy, envp, &proxy, cause)) < 0)
@@ -1655,6 +1686,7 @@ out:
 		supervise_free(sv);
 	resources_free(lr);
 	proxyserve_stop(proxy);
+	dnsstub_stop(stub);
 	/* 1: this process was a monitor or an init and its child has
 	 * ended; *status is what to exit with. */
 	return r > 0 ? 0 : r;

@@ -133,4 +133,12 @@ int sandbox_make_dirs(const struct policy *p, char **cause);
 int sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 const int *keep, size_t n_keep, int *status, char **cause);
 
+/*
+ * Whether allow-host goes through llwrap's resolver (dnsstub.h), not its
+ * proxy: under the supervisor, without proxy = yes, where user
+ * namespaces are not known to be refused (a run whose resolver cannot
+ * start takes the proxy: sandbox_exec).
+ */
+bool sandbox_hosts_stub(const struct sandbox *sb);
+
 #endif /* LLW_SANDBOX_H */

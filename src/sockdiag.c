@@ -3,6 +3,7 @@
  * contract is in sockdiag.h.
  */
 #include <errno.h>
+#include <ifaddrs.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -173,4 +174,29 @@ sockdiag_cookie(int fd, uint64_t *cookie)
 
 	return getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) < 0 ? -errno
 								       : 0;
+}
+
+bool
+sockdiag_own_address(int family, const uint8_t *addr)
+{
+	struct ifaddrs *ifa = NULL;
+	bool own = false;
+
+	if (getifaddrs(&ifa) < 0)
+		return false;
+	for (struct ifaddrs *i = ifa; i != NULL && !own; i = i->ifa_next) {
+		const struct sockaddr *sa = i->ifa_addr;
+
+		if (sa == NULL || sa->sa_family != family)
+			continue;
+		own = family == AF_INET
+			      ? memcmp(&((const struct sockaddr_in *)sa)
+						->sin_addr,
+				       addr, 4) == 0
+			      : memcmp(&((const struct sockaddr_in6 *)sa)
+						->sin6_addr,
+				       addr, 16) == 0;
+	}
+	freeifaddrs(ifa);
+	return own;
 }

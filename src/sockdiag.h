@@ -47,4 +47,11 @@ int sockdiag_unix(uint32_t ino, uint64_t cookie, struct sockdiag_unix *out);
 /* The cookie of socket fd (SO_COOKIE).  0 or -errno. */
 int sockdiag_cookie(int fd, uint64_t *cookie);
 
+/*
+ * Whether addr (4 or 16 bytes by family) is an address of one of this
+ * network namespace's interfaces now (getifaddrs): a server bound to
+ * the unspecified address answers there as on loopback.
+ */
+bool sockdiag_own_address(int family, const uint8_t *addr);
+
 #endif /* LLW_SOCKDIAG_H */

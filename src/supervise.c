@@ -33,6 +33,7 @@
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <linux/seccomp.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,11 +56,15 @@
 #include "cleanup.h"
 #include "cmsg.h"
 #include "compat/syscall.h"
+#include "dnsstub.h"
 #include "fdutil.h"
 #include "filter.h"
+#include "hostdns.h"
+#include "learned.h"
 #include "profile.h"
 #include "sockdiag.h"
 #include "strv.h"
+#include "testhook.h"
 #include "proxy.h"
 #include "supervise.h"
 #include "watchjudge.h"
@@ -74,7 +79,13 @@
 
 /* Calls waiting for their socket (a connect in progress, a full send
  * buffer); more get EAGAIN. */
-#define SV_MAX_PENDING (SUPERVISE_POLL_MAX - 1)
+#define SV_MAX_PENDING (SUPERVISE_POLL_MAX - 2)
+/* With llwrap's resolver: local addresses allowed names gave, sockets
+ * swapped for the resolver's, and who asked from which port, each the
+ * most recent this many. */
+#define SV_MAX_REBIND  64
+#define SV_MAX_SWAPPED 256
+#define SV_MAX_ASKERS  64
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The largest payload one mediated send copies (a datagram larger than
@@ -175,6 +186,32 @@ struct supervisor {
 	/* inotify_add_watch's judge, under the sandbox's Landlock ruleset
 	 * (watchjudge.h); its process starts at the first watch. */
 	struct watchjudge *judge;
+	/* The resolvers (port 53 reaches them, or with the stub, their
+	 * sockets are swapped). */
+	struct netpolicy_addr *dns;
+	size_t n_dns;
+	/* allow-host through llwrap's resolver (dnsstub.h, borrowed): the
+	 * addresses learned from its answers, those /etc/hosts gives
+	 * allowed names, the local ones allowed names' answers gave (not
+	 * learned: rebinding), the sockets swapped (by cookie: they stay
+	 * the stub's), and who asked from which port of the stub's
+	 * namespace (its pidfd, for the note). */
+	struct dnsstub *stub;
+	struct learned *learned;
+	struct hostdns_fixed *fixed;
+	size_t n_fixed;
+	struct netpolicy_addr rebind[SV_MAX_REBIND];
+	size_t n_rebind, next_rebind;
+	uint64_t swapped[SV_MAX_SWAPPED];
+	size_t n_swapped, next_swapped;
+	struct asker {
+		uint16_t port;
+		uint8_t proto;
+		pid_t pid;
+		int pidfd;
+	} askers[SV_MAX_ASKERS];
+	size_t next_asker;
+	bool polled_stub; /* supervise_poll_fds gave the stub's records */
 };
 
 uint64_t
@@ -219,6 +256,41 @@ supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a,
 	sv->proxy_note_fd = note_fd;
 }
 
+const struct netpolicy_addr *
+supervise_resolvers(const struct supervisor *sv, size_t *n)
+{
+	*n = sv->n_dns;
+	return sv->dns;
+}
+
+void
+supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
+{
+	_cleanup_close_ int fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *hosts = NULL;
+	const struct policy *p = sv->policy;
+	size_t max = 256;
+
+	netpolicy_rules_use_stub(sv->rules);
+	sv->stub = stub;
+	sv->learned = learned_new();
+	/* /etc/hosts answers before DNS: its addresses for allowed names
+	 * are allowed for the whole run, but never a local one. */
+	if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0) {
+		size_t n, k = 0;
+
+		sv->fixed = xcalloc(max, sizeof(*sv->fixed));
+		n = hostdns_hosts_file(p->hosts, p->n_hosts, hosts, sv->fixed,
+				       max);
+		for (size_t i = 0; i < n; i++)
+			if (!netpolicy_addr_local(&sv->fixed[i].addr) &&
+			    !sockdiag_own_address(sv->fixed[i].addr.family,
+						  sv->fixed[i].addr.a))
+				sv->fixed[k++] = sv->fixed[i];
+		sv->n_fixed = k;
+	}
+}
+
 void
 supervise_free(struct supervisor *sv)
 {
@@ -243,6 +315,12 @@ supervise_free(struct supervisor *sv)
 	free(sv->pending);
 	free(sv->prefix);
 	free(sv->own);
+	free(sv->dns);
+	learned_free(sv->learned);
+	free(sv->fixed);
+	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
+		if (sv->askers[i].pidfd >= 0)
+			close(sv->askers[i].pidfd);
 	if (sv->req)
 		seccomp_notify_free(sv->req, sv->resp);
 	free(sv);
@@ -266,8 +344,7 @@ supervise_new(const struct policy *p, char *const *envp,
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
 	_cleanup_free_ char *conf = read_resolv_conf();
 	size_t n_dns;
-	_cleanup_free_ struct netpolicy_addr *dns =
-		netpolicy_resolvers(p, conf, &n_dns);
+	struct netpolicy_addr *dns = netpolicy_resolvers(p, conf, &n_dns);
 	int r, one = 1;
 
 	sv->policy = p;
@@ -275,6 +352,10 @@ supervise_new(const struct policy *p, char *const *envp,
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;
 	sv->rules = netpolicy_rules_new(p, dns, n_dns);
+	sv->dns = dns;
+	sv->n_dns = n_dns;
+	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
+		sv->askers[i].pidfd = -1;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv->sock) < 0 ||
 	    setsockopt(sv->sock[0], SOL_SOCKET, SO_PASSCRED, &one,
 		       sizeof(one)) < 0) {
@@ -333,6 +414,7 @@ supervise_child_forked(struct supervisor *sv)
 	if (sv->proxy_note_fd >= 0)
 		close(sv->proxy_note_fd);
 	sv->proxy_note_fd = -1;
+	dnsstub_child_forked(sv->stub);
 }
 
 static int
@@ -1100,6 +1182,229 @@ sockaddr_set_ip(struct sockaddr_storage *ss, const struct netpolicy_addr *ip)
 	}
 }
 
+/* ---- allow-host through llwrap's resolver (design (a)) ---- */
+
+/* The clock learned addresses expire by, in seconds. */
+static uint64_t
+learned_now(uint64_t now_ns)
+{
+	return now_ns / 1000000000u + testhook_clock_skew();
+}
+
+static bool
+ip_equal(const struct netpolicy_addr *a, const struct netpolicy_addr *b)
+{
+	return a->family == b->family &&
+	       memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+static bool
+own_address(void *ctx, const struct netpolicy_addr *a)
+{
+	(void)ctx;
+	return sockdiag_own_address(a->family, a->a);
+}
+
+static struct asker *
+asker_find(struct supervisor *sv, uint16_t port, uint8_t proto)
+{
+	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
+		if (sv->askers[i].pid > 0 && sv->askers[i].port == port &&
+		    sv->askers[i].proto == proto)
+			return &sv->askers[i];
+	return NULL;
+}
+
+/* One record of the stub's: a refusal is logged, an answer learned. */
+static void
+stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
+{
+	struct asker *who = asker_find(sv, rec->client_port, rec->proto);
+	struct netpolicy_addr refused[DNS_ANSWER_ADDRS];
+	size_t n_refused;
+
+	if (rec->kind == DNSSTUB_REFUSED) {
+		const char *rule = strcmp(rec->reason, "not in allow-host") == 0
+					   ? "filtered/host"
+				   : strcmp(rec->reason, "malformed") == 0
+					   ? "filtered/dns-malformed"
+					   : "filtered/dns-type";
+
+		log_blocked(sv, NETPOLICY_QUERY, rec->proto, rec->name,
+			    who ? who->pid : 0, who ? who->pidfd : -1, rule);
+		return;
+	}
+	if (rec->rule < 0 || (size_t)rec->rule >= sv->policy->n_hosts)
+		return;
+	hostdns_learn(sv->learned, &rec->answer, (uint16_t)rec->rule,
+		      learned_now(supervise_now_ns()), own_address, NULL,
+		      refused, DNS_ANSWER_ADDRS, &n_refused);
+	for (size_t i = 0; i < n_refused; i++) {
+		sv->rebind[sv->next_rebind] = refused[i];
+		sv->next_rebind = (sv->next_rebind + 1) % SV_MAX_REBIND;
+		if (sv->n_rebind < SV_MAX_REBIND)
+			sv->n_rebind++;
+	}
+}
+
+/* Take what the stub reported: before any decision, so an answer the
+ * command has is learned. */
+static void
+stub_drain(struct supervisor *sv)
+{
+	struct dnsstub_record rec;
+
+	while (sv->stub != NULL && dnsstub_read(sv->stub, &rec) > 0)
+		stub_record(sv, &rec);
+}
+
+static enum netpolicy_named
+named_lookup(void *ctx, const struct netpolicy_query *q)
+{
+	struct supervisor *sv = ctx;
+	const struct policy *p = sv->policy;
+	const struct llw_ports *ports =
+		q->proto == NETPOLICY_TCP ? &p->connect_tcp : &p->connect_udp;
+	bool port_only;
+	int rule;
+
+	stub_drain(sv);
+	switch (learned_decide(sv->learned, p->hosts, p->n_hosts, ports,
+			       &q->addr, learned_now(q->now_ns), &rule)) {
+	case HOSTRULE_ALLOWED:
+		return NETPOLICY_NAMED_YES;
+	case HOSTRULE_PORT:
+		port_only = true;
+		break;
+	default:
+		port_only = false;
+		break;
+	}
+	for (size_t i = 0; i < sv->n_fixed; i++) {
+		if (!ip_equal(&sv->fixed[i].addr, &q->addr))
+			continue;
+		if (hostrule_port(&p->hosts[sv->fixed[i].rule], ports,
+				  q->addr.port))
+			return NETPOLICY_NAMED_YES;
+		port_only = true;
+	}
+	if (port_only)
+		return NETPOLICY_NAMED_PORT;
+	for (size_t i = 0; i < sv->n_rebind; i++)
+		if (ip_equal(&sv->rebind[i], &q->addr))
+			return NETPOLICY_NAMED_REBIND;
+	return NETPOLICY_NAMED_NO;
+}
+
+/* Whether the caller's descriptor is close-on-exec (its fdinfo). */
+static bool
+caller_cloexec(const struct call *c)
+{
+	char path[80], *s, *flags;
+	unsigned long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	{
+		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || fd_read_all(fd, 4096, &s, NULL) < 0)
+			return true;
+	}
+	flags = strstr(s, "flags:");
+	if (flags != NULL)
+		v = strtoul(flags + 6, NULL, 8);
+	free(s);
+	return flags == NULL || (v & O_CLOEXEC);
+}
+
+enum {
+	SWAP_NO,      /* not a resolver's port 53: decide as usual */
+	SWAP_DONE,    /* swapped: c->sock is the stub's socket now */
+	SWAP_ALREADY, /* the stub's socket already: it reaches nothing
+		       * else, perform the call as it is */
+};
+
+/*
+ * A connect (connected) or send to a resolver's port 53 under llwrap's
+ * resolver: the caller's socket becomes one the stub made in its own
+ * namespace (connected to that resolver's address there, for a
+ * connect), at the same descriptor number (SECCOMP_IOCTL_NOTIF_ADDFD),
+ * so the replies come from the address the command expects.  Returns a
+ * SWAP_* or -errno.
+ */
+static int
+stub_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
+	  bool connected)
+{
+	struct netpolicy_addr ip;
+	struct seccomp_notif_addfd af = { 0 };
+	struct sockaddr_storage self;
+	socklen_t sl = sizeof(self);
+	struct asker *who;
+	uint64_t cookie = 0;
+	bool resolver = false;
+	int fd, r;
+
+	if (sv->stub == NULL ||
+	    (c->domain != AF_INET && c->domain != AF_INET6) ||
+	    (c->type != SOCK_DGRAM && c->type != SOCK_STREAM) ||
+	    (c->type == SOCK_STREAM && !connected) ||
+	    netpolicy_addr_from_sockaddr(&a->u, a->len, &ip) < 0 ||
+	    ip.port != 53)
+		return SWAP_NO;
+	for (size_t i = 0; i < sv->n_dns && !resolver; i++)
+		resolver = ip_equal(&sv->dns[i], &ip);
+	if (!resolver)
+		return SWAP_NO;
+	if (sockdiag_cookie(c->sock, &cookie) == 0)
+		for (size_t i = 0; i < sv->n_swapped; i++)
+			if (sv->swapped[i] == cookie)
+				return SWAP_ALREADY;
+	if ((r = dnsstub_socket(sv->stub, c->domain, c->type, &ip, connected,
+				&fd)) < 0)
+		return r;
+	if ((c->nonblock && fcntl(fd, F_SETFL, O_NONBLOCK) < 0) ||
+	    (r = call_valid(sv, c)) < 0) {
+		r = r < 0 ? r : -errno;
+		close(fd);
+		return r;
+	}
+	af.id = c->req->id;
+	af.flags = SECCOMP_ADDFD_FLAG_SETFD;
+	af.srcfd = (uint32_t)fd;
+	af.newfd = (uint32_t)c->req->data.args[0];
+	af.newfd_flags = caller_cloexec(c) ? O_CLOEXEC : 0;
+	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (sockdiag_cookie(fd, &cookie) == 0) {
+		sv->swapped[sv->next_swapped] = cookie;
+		sv->next_swapped = (sv->next_swapped + 1) % SV_MAX_SWAPPED;
+		if (sv->n_swapped < SV_MAX_SWAPPED)
+			sv->n_swapped++;
+	}
+	/* Who asks from this port, for the log of what the stub refuses. */
+	if (getsockname(fd, (struct sockaddr *)&self, &sl) == 0) {
+		who = &sv->askers[sv->next_asker];
+		sv->next_asker = (sv->next_asker + 1) % SV_MAX_ASKERS;
+		if (who->pidfd >= 0)
+			close(who->pidfd);
+		who->port = ntohs(
+			self.ss_family == AF_INET6
+				? ((struct sockaddr_in6 *)&self)->sin6_port
+				: ((struct sockaddr_in *)&self)->sin_port);
+		who->proto = (uint8_t)call_proto(c);
+		who->pid = c->pid;
+		who->pidfd = fcntl(c->pidfd, F_DUPFD_CLOEXEC, 3);
+	}
+	close(c->sock);
+	c->sock = fd;
+	return SWAP_DONE;
+}
+
 /*
  * Decide on an address for op on the caller's socket, and rewrite it
  * where the supervisor must (unix).  Returns 0 to perform the call,
@@ -1112,6 +1417,7 @@ check_addr(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 	const char *rule = NULL;
 	struct netpolicy_addr ip;
 	struct netpolicy_lookup lookup = { .own_socket = own_socket,
+					   .named = named_lookup,
 					   .ctx = sv };
 	struct netpolicy_query q;
 	int r;
@@ -1247,7 +1553,9 @@ do_connect(struct supervisor *sv, struct call *c)
 		    0 ||
 	    (r = call_open(sv, c)) < 0)
 		return r;
-	if ((r = check_addr(sv, c, NETPOLICY_CONNECT, &a)) < 0)
+	if ((r = stub_swap(sv, c, &a, true)) < 0 || r == SWAP_DONE)
+		return r < 0 ? r : 0;
+	if (r == SWAP_NO && (r = check_addr(sv, c, NETPOLICY_CONNECT, &a)) < 0)
 		return r;
 	if ((r = call_valid(sv, c)) < 0) {
 		if (a.opath >= 0)
@@ -1553,7 +1861,9 @@ do_sendto(struct supervisor *sv, struct call *c)
 	    (r = call_open(sv, c)) < 0)
 		goto out;
 	m.has_name = true;
-	if ((r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0)
+	if ((r = stub_swap(sv, c, &m.name, false)) < 0 ||
+	    (r == SWAP_NO &&
+	     (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0))
 		goto out;
 	m.len = arg[2] < SV_MAX_PAYLOAD ? arg[2] : SV_MAX_PAYLOAD;
 	if (arg[2] > SV_MAX_PAYLOAD && c->type != SOCK_STREAM) {
@@ -1584,7 +1894,10 @@ send_one(struct supervisor *sv, struct call *c, uint64_t ptr, int flags)
 
 	if ((r = read_msg(c, ptr, &m)) < 0)
 		goto out;
-	if (m.has_name && (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0)
+	if (m.has_name &&
+	    ((r = stub_swap(sv, c, &m.name, false)) < 0 ||
+	     (r == SWAP_NO &&
+	      (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0)))
 		goto out;
 	if (m.control && (r = rebuild_control(c, &m)) < 0)
 		goto out;
@@ -1963,6 +2276,10 @@ supervise_poll_fds(struct supervisor *sv, struct pollfd *pfd)
 	if (sv->polled_listener)
 		pfd[n++] =
 			(struct pollfd){ .fd = sv->listener, .events = POLLIN };
+	sv->polled_stub = sv->stub != NULL;
+	if (sv->polled_stub)
+		pfd[n++] = (struct pollfd){ .fd = dnsstub_fd(sv->stub),
+					    .events = POLLIN };
 	for (size_t i = 0; i < sv->n_pending; i++)
 		pfd[n++] = (struct pollfd){ .fd = sv->pending[i].kind ==
 								  PENDING_TIMER
@@ -1975,7 +2292,12 @@ supervise_poll_fds(struct supervisor *sv, struct pollfd *pfd)
 void
 supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd, size_t n)
 {
-	size_t first_pending = sv->polled_listener ? 1 : 0;
+	size_t first_pending =
+		(sv->polled_listener ? 1 : 0) + (sv->polled_stub ? 1 : 0);
+
+	/* The stub's records first: an answer it gave is learned before
+	 * the command's next connect is decided. */
+	stub_drain(sv);
 
 	/* Pending first: answering one may reorder them. */
 	for (size_t i = n; i-- > first_pending;)
@@ -2006,12 +2328,12 @@ supervise_finish(struct supervisor *sv)
 }
 
 char **
-supervise_describe(const struct policy *p, char *const *envp)
+supervise_describe(const struct policy *p, bool stub, char *const *envp)
 {
 	_cleanup_free_ char *conf = read_resolv_conf();
 	size_t n;
 	_cleanup_free_ struct netpolicy_addr *dns =
 		netpolicy_resolvers(p, conf, &n);
 
-	return netpolicy_describe(p, dns, n, envp);
+	return netpolicy_describe(p, dns, n, stub, envp);
 }

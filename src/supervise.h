@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "netpolicy.h"
 #include "policy.h"
 
 /* The network supervisor's state; NULL where nothing is mediated. */
@@ -57,6 +58,19 @@ void supervise_free(struct supervisor *sv);
 void supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a,
 			 int note_fd);
 
+/* The resolvers the policy lets port 53 reach (netpolicy_resolvers),
+ * *n of them; the supervisor's. */
+const struct netpolicy_addr *supervise_resolvers(const struct supervisor *sv,
+						 size_t *n);
+/*
+ * allow-host through llwrap's resolver (dnsstub.h, design (a)), not its
+ * proxy: the command's sockets to a resolver's port 53 are swapped for
+ * the stub's, the addresses it reports are learned, and the network is
+ * reached only at them (and allow-cidr).  stub stays the caller's.
+ * Call before fork.
+ */
+struct dnsstub;
+void supervise_set_stub(struct supervisor *sv, struct dnsstub *stub);
 /*
  * --learn: also observe open, openat, creat, execve, execveat, mkdir and
  * mkdirat, writing "r PATH", "w PATH" or "x PATH" (absolute) to fd for
@@ -90,9 +104,9 @@ int supervise_parent_attach(struct supervisor *sv, char **cause);
 
 /* ---- The engine's part of the monitor's loop (monitor.h) ---- */
 
-/* The most descriptors supervise_poll_fds gives: the listener and one
- * per pending call. */
-#define SUPERVISE_POLL_MAX 1025
+/* The most descriptors supervise_poll_fds gives: the listener, the
+ * resolver's records and one per pending call. */
+#define SUPERVISE_POLL_MAX 1026
 
 /* How long the loop may sleep (poll's timeout): -1 unless something is
  * due. */
@@ -118,7 +132,8 @@ void supervise_finish(struct supervisor *sv);
 uint64_t supervise_now_ns(void);
 
 /* Lines describing the supervisor's rules and log, for --explain (the
- * resolvers read from /etc/resolv.conf). */
-char **supervise_describe(const struct policy *p, char *const *envp);
+ * resolvers read from /etc/resolv.conf; stub: allow-host through
+ * llwrap's resolver). */
+char **supervise_describe(const struct policy *p, bool stub, char *const *envp);
 
 #endif /* LLW_SUPERVISE_H */

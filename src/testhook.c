@@ -17,3 +17,9 @@ testhook_userns_refused(int *err)
 	(void)err;
 	return false;
 }
+
+__attribute__((weak)) uint64_t
+testhook_clock_skew(void)
+{
+	return 0;
+}

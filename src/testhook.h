@@ -9,6 +9,7 @@
 #define LLW_TESTHOOK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * The Landlock ABI to use given the kernel's (abi, 0 when *err says why
@@ -21,5 +22,9 @@ int testhook_landlock_abi(int abi, int *err);
 /* True when unprivileged user namespaces are to be treated as refused
  * (then *err is the errno to report). */
 bool testhook_userns_refused(int *err);
+
+/* Seconds to add to the clock that addresses learned for allow-host
+ * names expire by (a test jumps past a TTL without waiting for it). */
+uint64_t testhook_clock_skew(void);
 
 #endif /* LLW_TESTHOOK_H */

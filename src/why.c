@@ -804,7 +804,30 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 					"(port 53 to a resolver)"));
 		return;
 	}
-	if (strcmp(rule, "filtered/proxy") == 0 && port == 53) {
+	if (strcmp(rule, "filtered/dns") == 0 && sandbox_hosts_stub(sb)) {
+		set(&v->decision,
+		    xstrdup("depends: a query to a resolver of "
+			    "/etc/resolv.conf (or the dns key) is answered by "
+			    "llwrap's resolver, which resolves only the names "
+			    "in allow-host and answers any other REFUSED "
+			    "without asking anyone; port 53 reaches nothing "
+			    "else"));
+		set(&v->rule, xstrdup(rule));
+		set(&v->origin, proxy_origin(p));
+		v->depends = true;
+		return;
+	} else if (strcmp(rule, "filtered/unnamed") == 0) {
+		set(&v->decision,
+		    xstrdup("depends: outside allow-cidr, an address is "
+			    "reached only after a name in allow-host resolved "
+			    "to it (for the answer's TTL, on that entry's "
+			    "ports); by itself, denied"));
+		set(&v->rule, xstrdup(rule));
+		set(&v->change, cidr_change(&q->addr, port));
+		set(&v->origin, proxy_origin(p));
+		v->depends = true;
+		return;
+	} else if (strcmp(rule, "filtered/proxy") == 0 && port == 53) {
 		set(&v->decision,
 		    xstrdup("denied: names are resolved by llwrap's proxy "
 			    "(allow-host, proxy = yes), not by the command: "
@@ -1286,6 +1309,8 @@ why_summary(const struct sandbox *sb, const char *home)
 			strv_push_take(&net, xasprintf("bind %s", bt));
 		strv_push_take(&net, p->connect_udp.n
 					     ? xasprintf("udp ports %s", cu)
+				     : sandbox_hosts_stub(sb)
+					     ? xstrdup("DNS: allowed names")
 				     : proxy_enabled(p) ? xstrdup("no DNS")
 				     : sb->supervise ? xstrdup("udp: DNS only")
 						     : xstrdup("no udp"));
@@ -1301,7 +1326,14 @@ why_summary(const struct sandbox *sb, const char *home)
 		strv_push_take(
 			&v,
 			xasprintf("network: filtered: %s%s", list,
-				  sb->supervise && proxy_enabled(p)
+				  sb->supervise && sandbox_hosts_stub(sb)
+					  ? " (supervised: names through "
+					    "llwrap's resolver, no other name "
+					    "resolves; port rules name the "
+					    "hosts' ports and reach only the "
+					    "addresses allowed names resolve "
+					    "to)"
+				  : sb->supervise && proxy_enabled(p)
 					  ? " (supervised: names only through "
 					    "llwrap's proxy, HTTPS_PROXY; port "
 					    "rules name the hosts' ports and "

@@ -6,10 +6,14 @@
  *	LLW_HOOK_LANDLOCK_ERR=EOPNOTSUPP
  *				with ABI 0: "disabled at boot" instead
  *	LLW_HOOK_NO_USERNS=1	unprivileged user namespaces refused (EPERM)
+ *	LLW_HOOK_CLOCK_SKEW=FILE	the seconds FILE holds (read each
+ *				time) are added to the clock of learned
+ *				addresses
  *
  * They only take away: a kernel never gains a feature this way.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,4 +48,19 @@ testhook_userns_refused(int *err)
 		return false;
 	*err = EPERM;
 	return true;
+}
+
+uint64_t
+testhook_clock_skew(void)
+{
+	const char *path = getenv("LLW_HOOK_CLOCK_SKEW");
+	unsigned long long v = 0;
+	FILE *f = path ? fopen(path, "re") : NULL;
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # llwrap's HTTP(S) proxy for named hosts (DESIGN.md §6.1, design (b);
-# allow-host, proxy = yes).  Everything runs in network namespaces of
+# allow-host with proxy = yes, and where user namespaces are refused:
+# named.sh shows that fallback).  Everything runs in network namespaces of
 # the test's own (owned by a user namespace the test creates): fixture
 # HTTP and HTTPS servers on 198.51.100.7 (api.llw.test, other.llw.test)
 # and 203.0.113.9 (evil.llw.test) in a second namespace behind a veth
@@ -34,7 +35,7 @@ expect_rc "a port out of range is an error (125)" 125
 expect_output "... naming the value" "bad host 'registry\\.npmjs\\.org:65536'"
 run as_user "$LLWRAP" --allow-host 'api..openai.com' -- true
 expect_rc "a malformed name is an error (125)" 125
-run as_user "$LLWRAP" --allow-host '*.githubusercontent.com' \
+run as_user "$LLWRAP" --proxy --allow-host '*.githubusercontent.com' \
 	--allow-host registry.npmjs.org:443 --explain -- true
 expect_rc "good names are accepted (--explain)" 0
 expect_output "... and shown with the proxy" "host \\*\\.githubusercontent\\.com; host registry\\.npmjs\\.org:443 \\(supervised: names only through llwrap's proxy"
@@ -46,7 +47,7 @@ fi
 # are refused to the command (filtered/proxy); inside allow-cidr it is
 # reached.  (Names under allow-host: why.sh.)
 why() {
-	run as_user "$LLWRAP" --allow-host api.openai.com:443 \
+	run as_user "$LLWRAP" --proxy --allow-host api.openai.com:443 \
 		--allow-cidr 10.0.0.0/8:443 why "$@"
 }
 why 203.0.113.7:443
@@ -84,6 +85,7 @@ cat >"$D/allow.ini" <<'EOF'
 [profile]
 include = default
 [network]
+proxy = yes
 allow-host = api.llw.test:8443,8080 other.llw.test:8443
 allow-host = *.wild.llw.test:8443
 EOF
@@ -222,7 +224,7 @@ expect_output "a name not in allow-host gets 403 over https" "CONNECT tunnel fai
 expect_output "... and over http, with the reason and the rule" "evil\\.llw\\.test:8080 is blocked by the sandbox's policy: not in allow-host \\(rule filtered/host\\)"
 
 section port
-expect_output "a name allowed on 8443 only does not reach 8080" "other\\.llw\\.test:8080 is blocked .*allow-host does not allow this port \\(rule filtered/host-port, .*allow\\.ini:4\\)"
+expect_output "a name allowed on 8443 only does not reach 8080" "other\\.llw\\.test:8080 is blocked .*allow-host does not allow this port \\(rule filtered/host-port, .*allow\\.ini:5\\)"
 expect_output "... and reaches 8443" "^hello other\\.llw\\.test:8443 from 198\\.51\\.100\\.7"
 
 section sni

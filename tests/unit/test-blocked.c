@@ -39,6 +39,10 @@ test_parse(void **state)
 		  "rule=filtered/unix",
 		  0, "connect", "unix", "/run/docker.sock", "sh",
 		  "filtered/unix", 0 },
+		{ "p: dns-query udp evil.example pid=9 comm=curl "
+		  "rule=filtered/host",
+		  0, "dns-query", "udp", "evil.example", "curl",
+		  "filtered/host", 0 },
 		{ "p: suppressed 9980", 0, NULL, NULL, NULL, NULL, NULL, 9980 },
 		{ "p: suppressed x", -EINVAL, NULL, NULL, NULL, NULL, NULL, 0 },
 		{ "p: connect sctp 1.2.3.4:1 pid=1 comm=a rule=b", -EINVAL,
@@ -109,6 +113,16 @@ test_suggest(void **state)
 		  "directory" },
 		{ "connect", "unix", "@/tmp/.X11-unix/X0", "filtered/abstract",
 		  NULL },
+		{ "dns-query", "udp", "evil.example", "filtered/host",
+		  "[network] allow-host = evil.example (or --allow-host "
+		  "evil.example)" },
+		{ "dns-query", "tcp", "api.example.com", "filtered/dns-type",
+		  "nothing: only A, AAAA and CNAME queries of names in "
+		  "allow-host are forwarded" },
+		{ "connect", "tcp", "203.0.113.9:443", "filtered/unnamed",
+		  "reach it by a name in allow-host (no allowed name resolves "
+		  "to 203.0.113.9), or [network] allow-cidr = "
+		  "203.0.113.9/32:443 (or --allow-cidr 203.0.113.9/32:443)" },
 	};
 
 	(void)state;

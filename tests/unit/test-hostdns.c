@@ -162,6 +162,37 @@ test_learn(void **state)
 	learned_free(t);
 }
 
+/* /etc/hosts: the addresses of named names, each (address, entry)
+ * once; comments, case, trailing dots and bad lines handled. */
+static void
+test_hosts_file(void **state)
+{
+	const char *text = "# a comment\n"
+			   "127.0.0.1 localhost\n"
+			   "203.0.113.7 API.example.com. api.example.com # x\n"
+			   "not-an-address api.example.com\n"
+			   "2001:db8::7\timg.cdn.example\n"
+			   "198.51.100.1 a.b.cdn.example other.example\n"
+			   "203.0.113.8 api.example.com img.cdn.example";
+	struct hostdns_fixed out[8];
+	size_t n = hostdns_hosts_file(rules, 2, text, out, 8);
+
+	(void)state;
+	assert_int_equal(n, 4);
+	assert_int_equal(out[0].rule, 0);
+	assert_int_equal(out[0].addr.family, AF_INET);
+	assert_int_equal(out[0].addr.a[3], 7);
+	assert_int_equal(out[1].rule, 1);
+	assert_int_equal(out[1].addr.family, AF_INET6);
+	assert_int_equal(out[2].rule, 0);
+	assert_int_equal(out[2].addr.a[3], 8);
+	assert_int_equal(out[3].rule, 1);
+	assert_int_equal(out[3].addr.a[3], 8);
+	/* At most max. */
+	assert_int_equal(hostdns_hosts_file(rules, 2, text, out, 1), 1);
+	assert_int_equal(hostdns_hosts_file(rules, 2, NULL, out, 8), 0);
+}
+
 int
 main(void)
 {
@@ -169,6 +200,7 @@ main(void)
 		cmocka_unit_test(test_query),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_learn),
+		cmocka_unit_test(test_hosts_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -434,6 +434,85 @@ test_decide_proxy(void **state)
 	policy_free(p);
 }
 
+/* allow-host through llwrap's resolver: what the learned names say
+ * decides outside allow-cidr; port 53 reaches nothing (the engine swaps
+ * the resolvers' sockets first); a local address is refused as such,
+ * as rebinding when an allowed name gave it. */
+struct named_fake {
+	struct netpolicy_addr addr;  /* learned on port addr.port */
+	struct netpolicy_addr local; /* a rebinding answer's address */
+};
+
+static enum netpolicy_named
+named_fake(void *ctx, const struct netpolicy_query *q)
+{
+	const struct named_fake *f = ctx;
+
+	if (memcmp(q->addr.a, f->addr.a, 16) == 0)
+		return q->addr.port == f->addr.port ? NETPOLICY_NAMED_YES
+						    : NETPOLICY_NAMED_PORT;
+	if (memcmp(q->addr.a, f->local.a, 16) == 0)
+		return NETPOLICY_NAMED_REBIND;
+	return NETPOLICY_NAMED_NO;
+}
+
+static void
+test_decide_stub(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r = NULL;
+	char *const dns[] = { "192.0.2.53", NULL };
+	struct named_fake f = { .addr = addr("198.51.100.7", 443),
+				.local = addr("127.0.0.9", 0) };
+	struct netpolicy_lookup lk = { .named = named_fake, .ctx = &f };
+	struct {
+		const char *addr;
+		uint16_t port;
+		enum netpolicy_proto proto;
+		const char *rule; /* NULL: allowed */
+	} t[] = {
+		{ "198.51.100.7", 443, NETPOLICY_TCP, NULL },
+		{ "198.51.100.7", 443, NETPOLICY_UDP, NULL },
+		{ "198.51.100.7", 80, NETPOLICY_TCP, "filtered/host-port" },
+		{ "203.0.113.9", 443, NETPOLICY_TCP, "filtered/unnamed" },
+		{ "192.0.2.53", 53, NETPOLICY_UDP, "filtered/dns" },
+		{ "198.51.100.7", 53, NETPOLICY_UDP, "filtered/dns" },
+		{ "127.0.0.9", 443, NETPOLICY_TCP, "filtered/rebind" },
+		{ "127.0.0.8", 443, NETPOLICY_TCP, "filtered/local" },
+		{ "10.1.2.3", 8443, NETPOLICY_TCP, NULL },
+		{ "10.1.2.3", 443, NETPOLICY_TCP, "filtered/port" },
+	};
+
+	(void)state;
+	items_add(&p->allow_host, "api.openai.com");
+	ports_add(&p->connect_tcp, 443, 443);
+	items_add(&p->allow_cidr, "10.1.0.0/16:8443");
+	r = rules(p, dns);
+	netpolicy_rules_use_stub(r);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct netpolicy_query q = { .op = NETPOLICY_CONNECT,
+					     .proto = t[i].proto,
+					     .addr = addr(t[i].addr,
+							  t[i].port) };
+		const char *got = netpolicy_decide(r, &q, &lk);
+
+		if (t[i].rule == NULL && got != NULL)
+			fail_msg("%s:%u: %s", t[i].addr, t[i].port, got);
+		if (t[i].rule != NULL)
+			assert_string_equal(got ? got : "(allowed)", t[i].rule);
+	}
+	/* Without the lookup nothing outside allow-cidr is reached. */
+	{
+		struct netpolicy_addr a = addr("198.51.100.7", 443);
+
+		assert_string_equal(
+			decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
+			"filtered/unnamed");
+	}
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
 /* supervise = yes with port rules only: the internet on those ports,
  * local destinations never; binds on loopback; the unspecified address
  * is loopback as a destination and becomes loopback as a bind. */
@@ -906,6 +985,7 @@ main(void)
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_decide_local),
 		cmocka_unit_test(test_decide_proxy),
+		cmocka_unit_test(test_decide_stub),
 		cmocka_unit_test(test_decide_lookup),
 		cmocka_unit_test(test_resolvers),
 		cmocka_unit_test(test_own),

@@ -1,0 +1,122 @@
+#!/bin/bash
+# bench/named.sh [BUILD-DIR]: allow-host through llwrap's resolver
+# (DESIGN.md §6.1, design (a)) against DNS the supervisor only lets
+# through, and no sandbox at all.
+#
+# Everything runs in a network namespace of this script's own (a user
+# namespace makes it unprivileged): the fixture resolver
+# (tests/data/named/names.py) on 192.0.2.53, named by a private
+# /etc/resolv.conf, and fixture servers (tests/data/proxy/servers.py)
+# on 198.51.100.7 in a namespace of their own behind a veth pair.  Each
+# row is measured inside one sandboxed run (start-up is not in it):
+#   bare      no sandbox
+#   dns       llwrap, allow-cidr 198.51.100.7/32: DNS to the resolver
+#             and the connect checked by the supervisor, no names
+#   resolver  llwrap, allow-host api.llw.test: DNS through llwrap's
+#             resolver (socket swap, the query decided, the answer
+#             learned), the connect allowed by what was learned
+# lookup: the median and p90 of N (default 500) getaddrinfo() calls of
+# api.llw.test (A only: one query each, a new socket each, as glibc
+# does).  connect: the median and p90 of N TCP connects to 198.51.100.7
+# (closed at once).  Then, for the resolver row, the supervisor's peak
+# memory (VmHWM) after 10,000 addresses were learned (417 lookups of
+# many<N>.llw.test, 24 addresses each).  Prints a Markdown table;
+# bench/RESULTS.md keeps one run.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+inner=
+if [ "${1:-}" = --inner ]; then
+	inner=$2
+	shift 2
+fi
+. "$here/lib.sh"
+N=${BENCH_N:-500}
+
+if [ -z "$inner" ]; then
+	work=$(mktemp -d "$build/bench-named.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+	cp "$top/tests/data/named/names.py" "$top/tests/data/proxy/servers.py" "$work/"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
+		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
+	chmod -R a+rX "$work"
+	unshare -r -n -m "$0" --inner "$work" "$build"
+	exit
+fi
+work=$inner
+mount --bind "$work/resolv.conf" /etc/resolv.conf
+ip link set lo up
+ip addr add 192.0.2.53/32 dev lo
+ip link add v0 type veth peer name v1
+unshare -n sh -c 'ip link set lo up
+	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
+	ip addr add 198.51.100.7/24 dev v1 && ip link set v1 up &&
+	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1' \
+	sh "$work" &
+server=$!
+sleep 0.2
+ip link set v1 netns "$server"
+ip addr add 198.51.100.1/24 dev v0
+ip link set v0 up
+python3 "$work/names.py" 192.0.2.53 /dev/null "$work/ready.dns" >/dev/null 2>&1 &
+resolver=$!
+trap 'kill $server $resolver' EXIT
+while [ ! -e "$work/ready" ] || [ ! -e "$work/ready.dns" ]; do sleep 0.05; done
+
+cat >"$work/loop.py" <<'PY'
+import os, socket, sys, time
+n, learn = int(sys.argv[1]), sys.argv[2] == "learn"
+
+def stats(name, v):
+    v.sort()
+    print("%s_p50 %.1f" % (name, v[len(v) // 2] * 1e6))
+    print("%s_p90 %.1f" % (name, v[int(len(v) * 0.9)] * 1e6))
+
+v = []
+for _ in range(n):
+    t = time.perf_counter()
+    socket.getaddrinfo("api.llw.test", 8080, socket.AF_INET, socket.SOCK_STREAM)
+    v.append(time.perf_counter() - t)
+stats("lookup", v)
+v = []
+for _ in range(n):
+    s = socket.socket()
+    t = time.perf_counter()
+    s.connect(("198.51.100.7", 8080))
+    v.append(time.perf_counter() - t)
+    s.close()
+stats("connect", v)
+if learn:
+    for i in range(417):
+        socket.getaddrinfo("many%d.llw.test" % i, 443, socket.AF_INET, socket.SOCK_STREAM)
+    for line in open("/proc/%d/status" % os.getppid()):
+        if line.startswith("VmHWM"):
+            print("hwm_kib", line.split()[1])
+PY
+chmod a+r "$work/loop.py"
+
+row() {
+	local name=$1 learn=$2
+	shift 2
+	"$@" python3 "$work/loop.py" "$N" "$learn" 2>/dev/null | sed "s/^/$name /"
+}
+{
+	row bare no env
+	row dns no "$LLWRAP" -p default --ro "$work" --allow-cidr 198.51.100.7/32:8080 --
+	row resolver learn "$LLWRAP" -p default --ro "$work" --allow-host api.llw.test:8080 \
+		--allow-host '*.llw.test:443' --
+} >"$work/results"
+
+awk '
+{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+END {
+	print "| | lookup p50 (p90) | connect p50 (p90) | supervisor VmHWM, 10,000 learned |"
+	print "|---|---|---|---|"
+	for (i = 1; i <= n; i++) {
+		r = order[i]
+		printf "| %s | %s µs (%s) | %s µs (%s) | %s |\n", r,
+			v[r, "lookup_p50"], v[r, "lookup_p90"],
+			v[r, "connect_p50"], v[r, "connect_p90"],
+			((r, "hwm_kib") in v ? sprintf("%.2f MiB", v[r, "hwm_kib"] / 1024) : "")
+	}
+}' "$work/results"

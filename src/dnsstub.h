@@ -1,0 +1,77 @@
+/*
+ * The stub resolver of named hosts (DESIGN.md §6.1, design (a)): a
+ * process of llwrap's own, started before any namespace or restriction,
+ * in a user and network namespace of its own where it serves DNS on the
+ * very addresses of the resolvers /etc/resolv.conf names, port 53.  The
+ * supervisor swaps each socket the command connects (or sends) to a
+ * resolver on port 53 for one the stub made in its namespace, connected
+ * to itself: the command's resolver library talks to the address it
+ * expects and gets its replies from it, and nothing else the command
+ * does passes through the stub.  The stub answers a query for a name
+ * allow-host does not name at once (REFUSED: nothing leaves the
+ * machine), forwards the others to the real resolver, and reports each
+ * answer to the supervisor before the command has it, so the addresses
+ * are learned (learned.h) before the command can connect to them.  The
+ * decisions are hostdns.h's; this is the process and its sockets.
+ */
+#ifndef LLW_DNSSTUB_H
+#define LLW_DNSSTUB_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dns.h"
+#include "netpolicy.h"
+#include "policy.h"
+
+struct dnsstub;
+
+/* What the stub reports to the supervisor, one record a message. */
+enum dnsstub_kind {
+	DNSSTUB_ANSWERED, /* a forwarded query's answer: learn it */
+	DNSSTUB_REFUSED,  /* a query answered without asking anyone */
+};
+struct dnsstub_record {
+	uint8_t kind;	      /* enum dnsstub_kind */
+	uint8_t proto;	      /* NETPOLICY_UDP or NETPOLICY_TCP */
+	uint16_t client_port; /* the asking socket's port in the stub's
+			       * namespace: the supervisor knows whose */
+	int32_t rule;	      /* the allow-host entry; -1 none */
+	char reason[32];      /* DNSSTUB_REFUSED: hostdns's reason */
+	char name[DNS_NAME_MAX + 1];
+	struct dns_answer answer; /* DNSSTUB_ANSWERED */
+};
+
+/*
+ * Start the stub for p's allow-host entries, serving the n resolvers
+ * (port 53).  Returns 0, -EPERM when user or network namespaces are
+ * refused here (the caller takes the proxy path, design (b)), or
+ * another -errno; *cause says why.
+ */
+int dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
+		  size_t n, struct dnsstub **out, char **cause);
+
+/*
+ * A socket of type (SOCK_DGRAM or SOCK_STREAM) and family made in the
+ * stub's namespace, connected to resolver dst's port 53 when connected
+ * (a datagram socket may stay unconnected, for sendto), in *fd
+ * (O_CLOEXEC, blocking).  Waits for the stub at most a second, reading
+ * its records meanwhile (the caller gets them with dnsstub_read).
+ * Returns 0 or -errno.
+ */
+int dnsstub_socket(struct dnsstub *s, int family, int type,
+		   const struct netpolicy_addr *dst, bool connected, int *fd);
+
+/* The descriptor that becomes readable when records wait. */
+int dnsstub_fd(const struct dnsstub *s);
+
+/* The next record waiting, without blocking: 1 (in *rec), 0 when none,
+ * -errno when the stub is gone. */
+int dnsstub_read(struct dnsstub *s, struct dnsstub_record *rec);
+
+/* In the process that goes on to exec: close the stub's descriptors. */
+void dnsstub_child_forked(struct dnsstub *s);
+
+/* Stop the stub (SIGKILL, reaped) and free s.  NULL does nothing. */
+void dnsstub_stop(struct dnsstub *s);
+
+#endif /* LLW_DNSSTUB_H */

@@ -1,0 +1,292 @@
+#!/bin/sh
+# allow-host through llwrap's resolver (DESIGN.md §6.1, design (a)): no
+# proxy, every client as it is.  Everything runs in network namespaces
+# of the test's own (owned by a user namespace the test creates): a
+# fixture resolver on 192.0.2.53 (UDP and TCP, logging every query it
+# receives; /etc/resolv.conf bind mounted to name it), and fixture
+# servers on 198.51.100.7 (api, other, ttl, x.wild), 203.0.113.9 (evil)
+# and 2001:db8::7 (v6) in a second namespace behind a veth pair, and
+# 127.0.0.9 (rebind) here.  Documentation ranges: not local, so only the
+# name rules decide.
+#
+# Asserted, each with its legitimate neighbour: an allowed name is
+# reached by curl (http, https), Python's getaddrinfo and connect, over
+# IPv4 and IPv6, TCP and UDP, through a CNAME, with no proxy variable; a
+# name not in allow-host is answered REFUSED and its query never reaches
+# the resolver, with a log line and a note; the address of a denied name
+# is not reached, even right after an allowed lookup; a name allowed on
+# 8443 does not reach 8080; a one-label wildcard; rebinding to loopback
+# is refused unless allow-cidr holds it; a learned address expires with
+# its TTL (the floor of 30 s, jumped with the test clock) and is learned
+# again by the next lookup; an answer too long for UDP comes over TCP;
+# /etc/hosts entries for allowed names; a race flipping the destination
+# between a learned and a denied address never reaches the denied one;
+# the resolver process is confined; without user namespaces the proxy
+# (design (b)) takes over.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
+	skip_rest "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
+fi
+if ! userns_works; then
+	skip_rest "no unprivileged user namespaces: the fixtures and llwrap's resolver need network namespaces of their own"
+fi
+# What --explain and why say of it.
+run as_user "$LLWRAP" --allow-host api.openai.com:443 --explain -- true
+expect_output "--explain: names through llwrap's resolver" "host api\\.openai\\.com:443 \\(supervised: names through llwrap's resolver"
+expect_output "... a query for another name never leaves the machine" "is answered REFUSED and never leaves the machine"
+why() {
+	run as_user "$LLWRAP" --allow-host api.openai.com:443 \
+		--allow-cidr 10.0.0.0/8:443 why "$@"
+}
+why 203.0.113.7:443
+expect_output "why: an address is reached once an allowed name resolved to it" "rule: +filtered/unnamed"
+expect_output "... or with allow-cidr" "allow: +\\[network\\] allow-cidr = 203\\.0\\.113\\.7/32:443"
+why 10.1.2.3:443
+expect_rc "why: ... inside allow-cidr it is allowed" 0
+why --udp 127.0.0.53:53
+expect_output "why: DNS goes to llwrap's resolver" "answered by llwrap's resolver, which resolves only the names in allow-host"
+for tool in unshare ip python3 openssl curl getent; do
+	command -v "$tool" >/dev/null || skip_rest "$tool is not installed"
+done
+
+D=$T/named
+mkdir -p "$D/rw"
+cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" "$D/"
+cp "$LLW_BUILDDIR/tests/helpers/netprobe" "$LLW_BUILDDIR/tests/helpers/probe" "$D/"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
+	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test" \
+	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
+	skip_rest "openssl cannot make a test certificate"
+printf '127.0.0.1 localhost\n198.51.100.9 fromhosts.llw.test\n' >"$D/hosts"
+echo "nameserver 192.0.2.53" >"$D/resolv.conf"
+cat >"$D/allow.ini" <<'EOF'
+[profile]
+include = default
+[network]
+allow-host = api.llw.test:8080,8443,9000,9001 other.llw.test:8443
+allow-host = *.wild.llw.test:8080 ttl.llw.test:8080 big.llw.test:8080
+allow-host = v6.llw.test:9000 alias.llw.test:8080 fromhosts.llw.test:8080
+EOF
+cp "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/llwrap-hooked"
+cat >"$D/conn.py" <<'EOF'
+# conn.py tcp|udp NAME PORT: getaddrinfo and connect (or send), as a
+# proxy-unaware client does.
+import socket, sys
+kind, name, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+try:
+    if kind == "tcp":
+        s = socket.create_connection((name, port), timeout=10)
+        print("connected", s.getpeername()[0])
+    else:
+        fam, t, p, _, sa = socket.getaddrinfo(name, port, type=socket.SOCK_DGRAM)[0]
+        s = socket.socket(fam, t)
+        s.sendto(b"x", sa)
+        print("sent", sa[0])
+except OSError as e:
+    print("failed:", e.errno, e)
+EOF
+# inner.sh LLWRAP [BACKEND]: in the new namespaces (as their root), the
+# fixtures, then each case between "== NAME" lines.
+cat >"$D/inner.sh" <<'SH'
+L=$1; B=${2:-}; d=$(dirname "$0")
+mount --bind "$d/hosts" /etc/hosts || exit 2
+mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
+ip link set lo up && ip addr add 192.0.2.53/32 dev lo || exit 2
+ip link add v0 type veth peer name v1 || exit 2
+unshare -n sh -c 'ip link set lo up
+	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
+	ip addr add 198.51.100.7/24 dev v1 && ip addr add 198.51.100.8/24 dev v1 &&
+	ip addr add 198.51.100.9/24 dev v1 &&
+	ip addr add 203.0.113.9/24 dev v1 &&
+	ip addr add 2001:db8::7/64 dev v1 nodad && ip link set v1 up &&
+	ip -6 route add default dev v1 &&
+	{ python3 "$1/srv.py" tcp 198.51.100.7 9000 "$1/a" tcp 203.0.113.9 9000 "$1/b" \
+		udp 198.51.100.7 9001 "$1/u" tcp 2001:db8::7 9000 "$1/v6" \
+		>/dev/null 2>&1 & } &&
+	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
+		198.51.100.7 198.51.100.8 198.51.100.9 203.0.113.9 >/dev/null 2>&1' sh "$d" &
+pid=$!
+sleep 0.2
+ip link set v1 netns $pid && ip addr add 198.51.100.1/24 dev v0 &&
+	ip addr add 203.0.113.1/24 dev v0 && ip addr add 2001:db8::1/64 dev v0 nodad &&
+	ip link set v0 up || exit 2
+python3 "$d/names.py" 192.0.2.53 "$d/queries" "$d/ready.dns" >/dev/null 2>&1 &
+pid2=$!
+python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready.here" 127.0.0.9 >/dev/null 2>&1 &
+pid3=$!
+i=0
+while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here" ] || [ ! -e "$d/v6" ]; } && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+export XDG_STATE_HOME=$d/state
+llw() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
+echo "== env"
+llw -- env | grep -ci proxy
+echo "== curl"
+llw -- curl -sS -m 10 http://api.llw.test:8080/
+llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
+echo "== python"
+llw -- python3 "$d/conn.py" tcp api.llw.test 8443
+echo "== denied"
+: >"$d/queries"
+llw -- curl -sS -m 10 http://evil.llw.test:8080/
+llw -- getent hosts evil.llw.test; echo "getent status $?"
+echo "queries: $(cat "$d/queries" | tr '\n' ';')"
+echo "== denied-address"
+llw -- sh -c "getent hosts api.llw.test >/dev/null; $d/probe tcp-connect 203.0.113.9 8080"
+llw -- sh -c "getent hosts api.llw.test >/dev/null; $d/probe tcp-connect 198.51.100.7 8080"
+llw -- "$d/probe" tcp-connect 198.51.100.7 8080
+echo "== port"
+llw -- curl -sS -m 10 http://other.llw.test:8080/
+llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://other.llw.test:8443/
+echo "== wildcard"
+: >"$d/queries"
+llw -- curl -sS -m 10 http://x.wild.llw.test:8080/
+llw -- curl -sS -m 10 http://a.b.wild.llw.test:8080/
+echo "queries: $(cat "$d/queries" | tr '\n' ';')"
+echo "== cname"
+llw -- curl -sS -m 10 http://alias.llw.test:8080/
+echo "== rebind"
+llw --allow-host rebind.llw.test:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
+llw --allow-host rebind.llw.test:8080 --allow-cidr 127.0.0.9/32:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
+echo "== ttl"
+echo 0 >"$d/rw/skew"
+LLW_HOOK_CLOCK_SKEW=$d/rw/skew "$d/llwrap-hooked" ${B:+--backend "$B"} --rx "$d" --rw "$d/rw" -p "$d/allow.ini" -- sh -c "
+python3 $d/conn.py tcp ttl.llw.test 8080
+echo 40 >$d/rw/skew
+$d/probe tcp-connect 198.51.100.7 8080
+python3 $d/conn.py tcp ttl.llw.test 8080" 2>&1
+echo "== tcp"
+: >"$d/queries"
+llw -- curl -sS -m 10 http://big.llw.test:8080/
+echo "queries: $(cat "$d/queries" | tr '\n' ';')"
+echo "== hosts"
+llw -- curl -sS -m 10 http://fromhosts.llw.test:8080/
+echo "== v6"
+llw -- python3 "$d/conn.py" tcp v6.llw.test 9000
+echo "== udp"
+llw -- python3 "$d/conn.py" udp api.llw.test 9001
+llw -- python3 "$d/conn.py" udp evil.llw.test 9001
+llw -- sh -c "getent hosts api.llw.test >/dev/null; $d/probe udp-send 203.0.113.9 9001"
+sleep 0.3
+echo "udp count: $(cat "$d/u")"
+echo "== race"
+b0=$(cat "$d/b"); a0=$(cat "$d/a")
+llw -- sh -c "getent hosts api.llw.test >/dev/null; $d/netprobe race 198.51.100.7 203.0.113.9 9000 500" | tail -1
+sleep 0.5
+echo "denied listener: $b0 -> $(cat "$d/b"); allowed listener: $a0 -> $(cat "$d/a")"
+echo "== confined"
+llw -- sleep 2 >/dev/null &
+sleeper=$!
+sleep 1
+for p in /proc/[0-9]*; do
+	[ "$(cat "$p/comm" 2>/dev/null)" = llwrap-dns ] || continue
+	grep -e NoNewPrivs -e CapEff "$p/status"
+	[ "$(readlink "$p/ns/net")" = "$(readlink /proc/self/ns/net)" ] && echo "same netns" || echo "own netns"
+done
+wait $sleeper
+echo "== no-userns"
+[ -z "$B" ] && LLW_HOOK_NO_USERNS=1 "$d/llwrap-hooked" --ro "$d" -p "$d/allow.ini" -- sh -c "
+env | grep '^HTTPS_PROXY='
+curl -sS -m 10 --cacert $d/cert.pem https://api.llw.test:8443/" 2>&1
+echo "== log"
+cat "$d"/state/llwrap/*.log
+echo "== end"
+kill $pid $pid2 $pid3
+pkill -f "$d/srv.py"
+SH
+chmod -R a+rX "$D"
+chmod a+rwx "$D/rw"
+chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
+
+run as_user unshare -r -n -m sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+all=$out
+section() {
+	out=$(printf '%s\n' "$all" | sed -n "/^== $1\$/,/^== /p" | sed '1d;$d')
+}
+
+section env
+expect_output "no proxy variable: clients need no configuration" "^0$"
+section curl
+expect_output "curl reaches an allowed name over http, directly" "^hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
+expect_output "... and over https" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+section python
+expect_output "Python's getaddrinfo and connect reach it (a proxy-unaware client)" "^connected 198\\.51\\.100\\.7$"
+
+section denied
+expect_output "a name not in allow-host does not resolve" "Could not resolve host: evil\\.llw\\.test"
+expect_output "... getent fails too" "^getent status 2$"
+expect_output "... and its query never reached the resolver" "^queries: $"
+expect_output "... the note names the query and the rule" "dns-query udp evil\\.llw\\.test \\(rule filtered/host\\)"
+
+section denied-address
+expect_output "the address of a denied name is not reached, after an allowed lookup" "^DENIED tcp-connect errno=EACCES"
+expect_output "... the allowed name's address is" "^SUCCEEDED tcp-connect"
+out=$(printf '%s\n' "$out" | grep -E '^(SUCCEEDED|DENIED)' | tail -1)
+expect_output "... but not before its name was looked up" "^DENIED tcp-connect errno=EACCES"
+
+section port
+expect_output "a name allowed on 8443 only does not reach 8080" "Failed to connect to other\\.llw\\.test port 8080"
+expect_output "... and reaches 8443" "^hello other\\.llw\\.test:8443 from 198\\.51\\.100\\.8"
+
+section wildcard
+expect_output "a one-label wildcard allows x.wild.llw.test" "^hello x\\.wild\\.llw\\.test:8080 from 198\\.51\\.100\\.7"
+expect_output "... not a.b.wild.llw.test" "Could not resolve host: a\\.b\\.wild\\.llw\\.test"
+out=$(printf '%s\n' "$out" | grep '^queries:')
+expect_no_output "... whose query never reached the resolver" "a\\.b\\.wild"
+
+section cname
+expect_output "a name allowed through a CNAME chain's question is reached" "^hello alias\\.llw\\.test:8080 from 198\\.51\\.100\\.7"
+
+section rebind
+expect_output "an allowed name resolving to loopback is refused (rebinding)" "connect tcp 127\\.0\\.0\\.9:8080 \\(rule filtered/rebind\\)"
+expect_output "... unless allow-cidr holds the address" "^hello rebind\\.llw\\.test:8080 from 127\\.0\\.0\\.9"
+
+section ttl
+expect_output "a learned address is reached within its TTL" "^connected 198\\.51\\.100\\.7$"
+expect_output "... not once the TTL (floored at 30 s) has passed" "^DENIED tcp-connect errno=EACCES"
+out=$(printf '%s\n' "$out" | grep -E '^(connected|failed)' | tail -1)
+expect_output "... and again after the next lookup" "^connected 198\\.51\\.100\\.7$"
+
+section tcp
+expect_output "an answer too long for UDP comes over TCP, and is learned" "^hello big\\.llw\\.test:8080 from 198\\.51\\.100\\.7"
+expect_output "... the resolver was asked over TCP" "big\\.llw\\.test 1 tcp"
+
+section hosts
+expect_output "an /etc/hosts entry for an allowed name works" "^hello fromhosts\\.llw\\.test:8080 from 198\\.51\\.100\\.9"
+
+section v6
+expect_output "IPv6: an AAAA answer is learned and reached" "^connected 2001:db8::7$"
+
+section udp
+expect_output "UDP: an allowed name's port is reached" "^sent 198\\.51\\.100\\.7$"
+expect_output "... a denied name does not resolve" "^failed: -[0-9]+ "
+expect_output "... its address is not reached" "^DENIED udp-send errno=EACCES"
+expect_output "... one datagram arrived" "^udp count: 1$"
+
+section race
+expect_output "race: 500 connects flipping between a learned and a denied address never reach the denied listener" "^denied listener: ([0-9]+) -> \\1;"
+expect_no_output "... while the allowed one got connections" "allowed listener: ([0-9]+) -> \\1$"
+
+section confined
+expect_output "the resolver has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
+expect_output "... no capability" "^CapEff:[[:space:]]+0+$"
+expect_output "... and a network namespace of its own" "^own netns$"
+
+section no-userns
+if bwrap_backend; then
+	for _ in 1 2; do
+		skip "without user namespaces bubblewrap cannot run: the path of the Landlock backend"
+	done
+else
+	expect_output "without user namespaces, llwrap's proxy takes over" "^HTTPS_PROXY=http://127\\.0\\.0\\.1:[0-9]+$"
+	expect_output "... and the allowed name is reached through it" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+fi
+
+section log
+expect_output "the log names the refused query, its process and rule" "dns-query udp evil\\.llw\\.test pid=[0-9]+ comm=curl rule=filtered/host$"
+expect_output "... and the connect to an address no allowed name resolves to" "connect tcp 203\\.0\\.113\\.9:8080 pid=[0-9]+ comm=probe rule=filtered/unnamed$"
+expect_output "... and the port an entry does not allow" "connect tcp 198\\.51\\.100\\.8:8080 pid=[0-9]+ comm=curl rule=filtered/host-port$"
+done_testing
