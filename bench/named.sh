@@ -18,9 +18,10 @@
 # lookup: the median and p90 of N (default 500) getaddrinfo() calls of
 # api.llw.test (A only: one query each, a new socket each, as glibc
 # does).  connect: the median and p90 of N TCP connects to 198.51.100.7
-# (closed at once).  Then, for the resolver row, the supervisor's peak
-# memory (VmHWM) after 10,000 addresses were learned (417 lookups of
-# many<N>.llw.test, 24 addresses each).  Prints a Markdown table;
+# (closed at once; the fixture server's backlog makes the tail).  Then,
+# for the resolver row, the supervisor's peak memory (VmHWM) before and
+# after 10,000 addresses were learned (417 lookups of many<N>.llw.test,
+# 24 addresses each).  Prints a Markdown table;
 # bench/RESULTS.md keeps one run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -86,12 +87,16 @@ for _ in range(n):
     v.append(time.perf_counter() - t)
     s.close()
 stats("connect", v)
-if learn:
-    for i in range(417):
-        socket.getaddrinfo("many%d.llw.test" % i, 443, socket.AF_INET, socket.SOCK_STREAM)
+def hwm(key):
     for line in open("/proc/%d/status" % os.getppid()):
         if line.startswith("VmHWM"):
-            print("hwm_kib", line.split()[1])
+            print(key, line.split()[1])
+
+if learn:
+    hwm("hwm0_kib")
+    for i in range(417):
+        socket.getaddrinfo("many%d.llw.test" % i, 443, socket.AF_INET, socket.SOCK_STREAM)
+    hwm("hwm_kib")
 PY
 chmod a+r "$work/loop.py"
 
@@ -110,13 +115,13 @@ row() {
 awk '
 { v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
 END {
-	print "| | lookup p50 (p90) | connect p50 (p90) | supervisor VmHWM, 10,000 learned |"
+	print "| | lookup p50 (p90) | connect p50 (p90) | supervisor VmHWM before, after 10,000 learned |"
 	print "|---|---|---|---|"
 	for (i = 1; i <= n; i++) {
 		r = order[i]
 		printf "| %s | %s µs (%s) | %s µs (%s) | %s |\n", r,
 			v[r, "lookup_p50"], v[r, "lookup_p90"],
 			v[r, "connect_p50"], v[r, "connect_p90"],
-			((r, "hwm_kib") in v ? sprintf("%.2f MiB", v[r, "hwm_kib"] / 1024) : "")
+			((r, "hwm_kib") in v ? sprintf("%.2f MiB, %.2f MiB", v[r, "hwm0_kib"] / 1024, v[r, "hwm_kib"] / 1024) : "")
 	}
 }' "$work/results"
