@@ -640,7 +640,7 @@ cidr_rule(const struct policy *p, const struct netpolicy_addr *a,
  * reached (rebinding), which why cannot know.
  */
 static void
-why_host(const struct policy *p, const struct why_query *q,
+why_host(const struct policy *p, bool stub, const struct why_query *q,
 	 struct why_verdict *v)
 {
 	_cleanup_free_ char *name = xstrdup(q->host);
@@ -654,7 +654,10 @@ why_host(const struct policy *p, const struct why_query *q,
 	for (char *c = name; *c; c++)
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char)(*c - 'A' + 'a');
-	set(&v->layer, xstrdup("S supervisor and llwrap's proxy (allow-host)"));
+	set(&v->layer, stub ? xstrdup("S supervisor and llwrap's resolver "
+				      "(allow-host)")
+			    : xstrdup("S supervisor and llwrap's proxy "
+				      "(allow-host)"));
 	hv = hostrule_match(p->hosts, p->n_hosts, &p->connect_tcp, name, port,
 			    &origin);
 	for (size_t i = 0; origin != NULL && i < p->n_hosts; i++) {
@@ -668,15 +671,23 @@ why_host(const struct policy *p, const struct why_query *q,
 	if (hv == HOSTRULE_ALLOWED) {
 		v->allowed = true;
 		set(&v->decision,
-		    xasprintf("allowed: connect %s:%u, by name, through "
-			      "llwrap's proxy (HTTPS_PROXY)",
-			      name, port));
+		    stub ? xasprintf("allowed: connect %s:%u, at the "
+				     "addresses llwrap's resolver gives for it",
+				     name, port)
+			 : xasprintf("allowed: connect %s:%u, by name, through "
+				     "llwrap's proxy (HTTPS_PROXY)",
+				     name, port));
 		note(v, xstrdup("an address the name resolves to on this "
 				"host or its networks (loopback, private, "
 				"link-local, CGNAT, ULA) is refused unless an "
 				"allow-cidr entry holds it (rebinding)"));
-		note(v, xstrdup("a client that ignores the proxy variables "
-				"reaches no name: DNS is refused"));
+		note(v, stub ? xstrdup("the resolver decides by address: "
+				       "another name at the same address "
+				       "(a CDN) is reached too; proxy = yes "
+				       "checks the TLS server name")
+			     : xstrdup("a client that ignores the proxy "
+				       "variables reaches no name: DNS is "
+				       "refused"));
 		return;
 	}
 	v->allowed = false;
@@ -686,9 +697,13 @@ why_host(const struct policy *p, const struct why_query *q,
 			      "(filtered/host-port)",
 			      name, port));
 	} else {
-		set(&v->decision, xasprintf("denied: %s is not in allow-host "
-					    "(filtered/host)",
-					    name));
+		set(&v->decision,
+		    xasprintf("denied: %s is not in allow-host "
+			      "(filtered/host)%s",
+			      name,
+			      stub ? "; its DNS query is answered REFUSED "
+				     "and never leaves the machine"
+				   : ""));
 		set(&v->rule,
 		    xasprintf("allow-host (%zu %s, none names %s)", p->n_hosts,
 			      p->n_hosts == 1 ? "entry" : "entries", name));
@@ -730,7 +745,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	set(&v->layer, xstrdup("S supervisor"));
 	if (q->host != NULL && proxy_enabled(p) &&
 	    q->access == WHY_CONNECT_TCP) {
-		why_host(p, q, v);
+		why_host(p, sandbox_hosts_stub(sb), q, v);
 		return;
 	}
 	if (q->host != NULL) {

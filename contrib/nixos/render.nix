@@ -114,10 +114,11 @@ rec {
         "log-prefix = opencode-${i.name}-blocked"
       ]
       ++ keyLines "unix" i.sandbox.unixSockets.allow
-      # Isolation: the CIDRs and nothing else (the opencode profile's port
-      # rules would reach every internet host on 443), every port of an
-      # allowed CIDR, as the nftables table allows it.
+      # Isolation: the CIDRs and nothing else (the opencode profile's
+      # named hosts and port rules would reach internet hosts on 443),
+      # every port of an allowed CIDR, as the nftables table allows it.
       ++ optionals ni.enable [
+        "allow-host = none"
         "connect-tcp = none"
         "connect-udp = none"
       ]
@@ -235,5 +236,5 @@ rec {
     ++ optional (i.networkIsolation.enable && i.networkIsolation.outboundAllowCidrs == [ ])
       "${where}.networkIsolation.outboundAllowCidrs is empty: with networkIsolation.enable the instance could reach nothing but its DNS servers; list the CIDRs it needs (its model provider's, 10.10.0.0/16, ...)."
     ++ optional (i.allowedHosts or [ ] != [ ])
-      "${where}.allowedHosts: named-host allow-lists need llwrap's allow-host key, which this llwrap does not have yet (doc/DESIGN.md section 6.1); use networkIsolation.outboundAllowCidrs for now, or leave allowedHosts empty.";
+      "${where}.allowedHosts: this module does not render allow-host lines yet (llwrap has the key: doc/DESIGN.md section 6.1); a non-isolated instance already reaches the opencode profile's host groups by name, and networkIsolation.outboundAllowCidrs gives addresses; leave allowedHosts empty.";
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Name resolution under -p opencode: the supervisor lets DNS reach the
-# system's resolvers over UDP and over TCP, so a resolver that answers
+# Name resolution under -p opencode (a name allow-host names: the
+# profile's own are not on the test's resolver): llwrap's resolver asks
+# the system's resolvers over UDP and over TCP, so a resolver that answers
 # only UDP works, and so does one that truncates UDP answers (TC) and
 # answers in full only over TCP.  The resolver is a fixture on
 # 127.0.0.1:53 in a network namespace of the test's own (owned by a user
@@ -49,16 +50,16 @@ for mode in udp tc; do
 	tc) what="a resolver that truncates UDP answers and answers over TCP" ;;
 	esac
 	run as_user unshare -r -n -m sh "$D/inner.sh" "$mode" "$D" \
-		$LLWRAP_B --rx "$LLW_HELPERS" -p opencode --
+		$LLWRAP_B --rx "$LLW_HELPERS" -p opencode --allow-host www.llw.test --
 	expect_output "$mode: bare, the fixture answers ($what)" "^bare: 127\\.0\\.0\\.7 +www\\.llw\\.test"
-	expect_output "$mode: -p opencode resolves through $what" "^sandboxed: 127\\.0\\.0\\.7 +www\\.llw\\.test"
+	expect_output "$mode: -p opencode resolves an allowed name through $what" "^sandboxed: 127\\.0\\.0\\.7 +www\\.llw\\.test"
 	rm -f "$D/ready.$mode"
 done
 
 # The same fixture, a resolver the sandbox was not given: port 53 of any
 # other address is refused (supervisor.sh counts the datagrams).
 run as_user unshare -r -n -m sh "$D/inner.sh" udp "$D" \
-	$LLWRAP_B --rx "$LLW_HELPERS" -p opencode --dns 127.0.0.2 --
+	$LLWRAP_B --rx "$LLW_HELPERS" -p opencode --allow-host www.llw.test --dns 127.0.0.2 --
 expect_output "with --dns naming another resolver, the name does not resolve" "^sandboxed: *\$"
 expect_output "... and the fixture was never asked" "^asked by the sandbox: 0\$"
 

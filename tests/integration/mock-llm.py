@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A scripted OpenAI-compatible chat completions endpoint for agent.sh.
 
-mock-llm.py SCRIPT LOG PORTFILE
+mock-llm.py SCRIPT LOG PORTFILE [ADDR]
 
 SCRIPT is a JSON list of shell commands.  Each POST /v1/chat/completions
 that offers tools is answered with one `bash` tool call: the command
@@ -9,7 +9,8 @@ whose index is the number of tool results the conversation holds so far;
 after the last one, with a plain "done".  Requests without tools (title
 generation and the like) get a short text.  Every request body is
 appended to LOG (one JSON object a line), so the test can read the tool
-results the agent sent back.  The chosen port is written to PORTFILE.
+results the agent sent back.  It listens on ADDR (default 127.0.0.1) on a
+port the kernel chooses, written to PORTFILE.
 Streaming (SSE) and plain JSON replies are both supported.
 """
 import json
@@ -101,7 +102,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
 
-srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+srv = ThreadingHTTPServer((sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1", 0),
+                         Handler)
 with open(sys.argv[3], "w") as f:
     f.write(str(srv.server_address[1]))
 srv.serve_forever()

@@ -54,6 +54,11 @@ D=$T/named
 mkdir -p "$D/rw"
 cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" "$D/"
 cp "$LLW_BUILDDIR/tests/helpers/netprobe" "$LLW_BUILDDIR/tests/helpers/probe" "$D/"
+cp "$LLW_SRCDIR/tests/integration/mock-llm.py" "$D/"
+# The real agent by name: one tool call, a lookup the policy refuses.
+printf '%s\n' '["getent hosts evil.llw.test; echo STEP0-rc=$?; echo STEP0-OK"]' >"$D/script.json"
+mkdir -p "$D/proj" "$D/home"
+OPENCODE=$(command -v opencode || true)
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
 	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test" \
 	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
@@ -89,7 +94,7 @@ EOF
 # inner.sh LLWRAP [BACKEND]: in the new namespaces (as their root), the
 # fixtures, then each case between "== NAME" lines.
 cat >"$D/inner.sh" <<'SH'
-L=$1; B=${2:-}; d=$(dirname "$0")
+L=$1; B=${2:-}; O=${3:-}; d=$(dirname "$0")
 mount --bind "$d/hosts" /etc/hosts || exit 2
 mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
 ip link set lo up && ip addr add 192.0.2.53/32 dev lo || exit 2
@@ -104,6 +109,8 @@ unshare -n sh -c 'ip link set lo up
 	{ python3 "$1/srv.py" tcp 198.51.100.7 9000 "$1/a" tcp 203.0.113.9 9000 "$1/b" \
 		udp 198.51.100.7 9001 "$1/u" tcp 2001:db8::7 9000 "$1/v6" \
 		>/dev/null 2>&1 & } &&
+	{ python3 "$1/mock-llm.py" "$1/script.json" "$1/mock.jsonl" "$1/mock-port" \
+		198.51.100.7 >/dev/null 2>&1 & } &&
 	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
 		198.51.100.7 198.51.100.8 198.51.100.9 203.0.113.9 >/dev/null 2>&1' sh "$d" &
 pid=$!
@@ -116,7 +123,7 @@ pid2=$!
 python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready.here" 127.0.0.9 >/dev/null 2>&1 &
 pid3=$!
 i=0
-while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here" ] || [ ! -e "$d/v6" ]; } && [ $i -lt 100 ]; do
+while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here" ] || [ ! -e "$d/v6" ] || [ ! -s "$d/mock-port" ]; } && [ $i -lt 100 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -187,6 +194,31 @@ for p in /proc/[0-9]*; do
 	[ "$(readlink "$p/ns/net")" = "$(readlink /proc/self/ns/net)" ] && echo "same netns" || echo "own netns"
 done
 wait $sleeper
+echo "== agent"
+if [ -n "$O" ]; then
+	port=$(cat "$d/mock-port")
+	cat >"$d/proj/opencode.json" <<EOF
+{
+  "\$schema": "https://opencode.ai/config.json",
+  "provider": {
+    "mock": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "llwrap mock",
+      "options": { "baseURL": "http://llm.llw.test:$port/v1", "apiKey": "mock" },
+      "models": { "mock-model": { "name": "mock", "tool_call": true } }
+    }
+  },
+  "model": "mock/mock-model",
+  "autoupdate": false,
+  "share": "disabled"
+}
+EOF
+	(cd "$d/proj" && HOME=$d/home OPENCODE_DISABLE_MODELS_FETCH=1 \
+		OPENCODE_DISABLE_AUTOUPDATE=1 timeout 180 "$L" ${B:+--backend "$B"} \
+		-p opencode --allow-host "llm.llw.test:$port" -- \
+		"$O" run --auto -m mock/mock-model "do it" 2>&1 | tail -3)
+	grep -o 'STEP0-[A-Za-z]*=*[0-9]*' "$d/mock.jsonl" | sort -u
+fi
 echo "== no-userns"
 [ -z "$B" ] && LLW_HOOK_NO_USERNS=1 "$d/llwrap-hooked" --ro "$d" -p "$d/allow.ini" -- sh -c "
 env | grep '^HTTPS_PROXY='
@@ -201,7 +233,7 @@ chmod -R a+rX "$D"
 chmod a+rwx "$D/rw"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
 
-run as_user unshare -r -n -m sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+run as_user unshare -r -n -m sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}" "$OPENCODE"
 all=$out
 section() {
 	out=$(printf '%s\n' "$all" | sed -n "/^== $1\$/,/^== /p" | sed '1d;$d')
@@ -274,6 +306,17 @@ section confined
 expect_output "the resolver has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
 expect_output "... no capability" "^CapEff:[[:space:]]+0+$"
 expect_output "... and a network namespace of its own" "^own netns$"
+
+section agent
+if [ -z "$OPENCODE" ]; then
+	for _ in 1 2 3; do
+		skip "opencode is not installed (npm install -g opencode-ai)"
+	done
+else
+	expect_output "the real opencode agent reaches its provider by name (-p opencode, allow-host)" "done"
+	expect_output "... its tool call ran" "^STEP0-OK$"
+	expect_output "... and a name outside allow-host did not resolve for it" "^STEP0-rc=2$"
+fi
 
 section no-userns
 if bwrap_backend; then

@@ -174,8 +174,11 @@ why_says -p default why 10.0.0.5:5432
 expect_output "a port denial suggests the port rule and warns of its reach" \
 	"connect-tcp = 5432.*every host on that port"
 why_says -p opencode why api.openai.com:443
+expect_output "a name of the opencode profile's host groups: its entry decides, with its source" \
+	"allowed.*allow-host = api.openai.com:443   \(.*hosts-providers.ini:[0-9]+\)"
+why_says -p default --connect-tcp 443 why api.openai.com:443
 expect_output "a name under a port rule: the port decides, with its source" \
-	"allowed.*connect-tcp = 443   \(.*opencode.ini:[0-9]+\)"
+	"allowed.*connect-tcp = 443   \(command line\)"
 printf '[network]\nconnect-tcp = 443\nallow-host = api.openai.com\nallow-host = *.example.org:22\n' >"$T/hosts.ini"
 chmod 644 "$T/hosts.ini"
 why_says -p default -p "$T/hosts.ini" why API.openai.com.:443

@@ -295,7 +295,7 @@ in
     has "allow-cidr = 10.10.0.0/16:1-65535\n" profIso && has "log-prefix = opencode-a-blocked\n" profIso
   ) profIso)
   (check "isolation: no port rule reaches past the CIDRs (connect-tcp/udp = none)" (
-    has "connect-tcp = none\n" profIso && has "connect-udp = none\n" profIso && !has "connect-tcp = none" profA
+    has "allow-host = none\n" profIso && has "connect-tcp = none\n" profIso && has "connect-udp = none\n" profIso && !has "connect-tcp = none" profA
   ) profIso)
   (check "isolation: no table without networkIsolation" (one.config.networking.nftables.tables == { }) "")
   (check "fail safe: isolation without nftables fails, naming networking.nftables.enable" (
@@ -312,7 +312,7 @@ in
   (check "fail safe: allowNixosFirewall on iptables is refused" (
     failedWith "the iptables backend" optInIptables
   ) (toString optInIptables.failed))
-  (check "allowedHosts: refused with a clear message until allow-host lands" (
+  (check "allowedHosts: refused with a clear message (not rendered yet)" (
     failedWith "allow-host" hosts && !has "allow-host" hosts.config.environment.etc."llwrap/opencode-a.ini".text
   ) (toString hosts.failed))
   (check "two instances with one uid are refused" (failedWith "same uid" sameUid) (toString sameUid.failed))

@@ -148,8 +148,12 @@ if "$LLWRAP" --help 2>/dev/null | grep -Eq '^ +why( |$)'; then
 	}
 	run why a 203.0.113.7:443
 	expect_output "a (isolated) may not reach an internet host on 443" '^203\.0\.113\.7:443: denied'
+	run why a api.openai.com:443
+	expect_output "... nor a name of the opencode profile's host groups" '^api\.openai\.com:443: depends on the address .*: only destinations inside an allow-cidr entry'
+	run why b api.openai.com:443
+	expect_output "... where b (not isolated) may, by the opencode profile's host groups" '^api\.openai\.com:443: allowed'
 	run why b 203.0.113.7:443
-	expect_output "... where b (not isolated) may, by the opencode profile's port rule" '^203\.0\.113\.7:443: allowed'
+	expect_output "... and an address only when an allowed name resolves to it" '^203\.0\.113\.7:443: depends'
 	run why a 127.0.0.2:5432
 	expect_output "a may reach its CIDR on any port" '^127\.0\.0\.2:5432: allowed'
 else

@@ -17,6 +17,7 @@ import time
 addr, log, ready = sys.argv[1:4]
 A = {
     "api.llw.test": ["198.51.100.7"],
+    "llm.llw.test": ["198.51.100.7"],
     "other.llw.test": ["198.51.100.8"],
     "x.wild.llw.test": ["198.51.100.7"],
     "a.b.wild.llw.test": ["198.51.100.7"],
