@@ -110,6 +110,7 @@ static struct {
 struct dnsstub {
 	pid_t pid;
 	int ctl, rec;
+	int status;  /* the stub's word on its start, until read; -1 after */
 	bool fam[2]; /* the families of the resolvers */
 	struct dnsstub_record *queue;
 	size_t n_queue;
@@ -824,8 +825,33 @@ dns_unique(const struct netpolicy_addr *dns, size_t n,
 }
 
 int
+dnsstub_wait(struct dnsstub *s, char **cause)
+{
+	struct {
+		int32_t err;
+		char why[240];
+	} msg = { 0 };
+	ssize_t got;
+
+	if (s->status < 0)
+		return 0;
+	do
+		got = read(s->status, &msg, sizeof(msg));
+	while (got < 0 && errno == EINTR);
+	close(s->status);
+	s->status = -1;
+	if (got == sizeof(msg) && msg.err == 0)
+		return 0;
+	msg.why[sizeof(msg.why) - 1] = '\0';
+	*cause = got == sizeof(msg)
+			 ? xstrdup(msg.why)
+			 : xstrdup("llwrap's resolver ended at start");
+	return got == sizeof(msg) ? -msg.err : -EIO;
+}
+
+int
 dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
-	      size_t n, struct dnsstub **out, char **cause)
+	      size_t n, bool wait, struct dnsstub **out, char **cause)
 {
 	int ctl[2] = { -1, -1 }, rec[2] = { -1, -1 }, status[2] = { -1, -1 };
 	struct {
@@ -834,7 +860,6 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 	} msg = { 0 };
 	pid_t parent = getpid(), pid;
 	struct dnsstub *s;
-	ssize_t got;
 	int r;
 
 	*out = NULL;
@@ -876,27 +901,17 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 	close(ctl[1]);
 	close(rec[1]);
 	ctl[1] = rec[1] = -1;
-	do
-		got = read(status[0], &msg, sizeof(msg));
-	while (got < 0 && errno == EINTR);
-	if (got != sizeof(msg) || msg.err != 0) {
-		r = got != sizeof(msg) ? -EIO : -msg.err;
-		msg.why[sizeof(msg.why) - 1] = '\0';
-		*cause = got == sizeof(msg)
-				 ? xstrdup(msg.why)
-				 : xstrdup("llwrap's resolver ended at start");
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		goto fail;
-	}
-	close(status[0]);
 	s = xcalloc(1, sizeof(*s));
 	s->pid = pid;
 	s->ctl = ctl[0];
 	s->rec = rec[0];
+	s->status = status[0];
 	for (size_t i = 0; i < n; i++)
 		s->fam[fam_index(dns[i].family)] = true;
+	if (wait && (r = dnsstub_wait(s, cause)) < 0) {
+		dnsstub_stop(s);
+		return r;
+	}
 	*out = s;
 	return 0;
 fail:
@@ -1028,7 +1043,9 @@ dnsstub_child_forked(struct dnsstub *s)
 		return;
 	close(s->ctl);
 	close(s->rec);
-	s->ctl = s->rec = -1;
+	if (s->status >= 0)
+		close(s->status);
+	s->ctl = s->rec = s->status = -1;
 }
 
 void
@@ -1040,9 +1057,12 @@ dnsstub_stop(struct dnsstub *s)
 		close(s->ctl);
 	if (s->rec >= 0)
 		close(s->rec);
+	if (s->status >= 0)
+		close(s->status);
+	/* Not waited for: llwrap exits next, and its network namespace's
+	 * teardown is the kernel's to finish, not the command's to wait
+	 * for. */
 	kill(s->pid, SIGKILL);
-	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
-		;
 	free(s->queue);
 	free(s);
 }

@@ -43,12 +43,17 @@ struct dnsstub_record {
 
 /*
  * Start the stub for p's allow-host entries, serving the n resolvers
- * (port 53).  Returns 0, -EPERM when user or network namespaces are
- * refused here (the caller takes the proxy path, design (b)), or
- * another -errno; *cause says why.
+ * (port 53); with wait, wait until it serves (dnsstub_wait), else it
+ * starts while the caller goes on.  Returns 0, -EPERM when user or
+ * network namespaces are refused here (the caller takes the proxy path,
+ * design (b)), or another -errno; *cause says why.
  */
 int dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
-		  size_t n, struct dnsstub **out, char **cause);
+		  size_t n, bool wait, struct dnsstub **out, char **cause);
+
+/* Wait until the stub serves (at once when it did already).  Returns 0,
+ * or as dnsstub_start. */
+int dnsstub_wait(struct dnsstub *s, char **cause);
 
 /*
  * A socket of type (SOCK_DGRAM or SOCK_STREAM) and family made in the

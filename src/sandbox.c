@@ -1561,7 +1561,14 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		const struct netpolicy_addr *dns =
 			supervise_resolvers(sv, &n_dns);
 
-		r = dnsstub_start(sb->policy, dns, n_dns, &stub, cause);
+		/* A sandbox that makes user namespaces itself cannot run
+		 * where the resolver cannot: it starts while the sandbox is
+		 * set up, and the command waits for it (the supervisor's
+		 * go-ahead).  Else its answer decides between it and the
+		 * proxy, now. */
+		bool wait = !sb->use_ns || sb->backend == SANDBOX_BACKEND_BWRAP;
+
+		r = dnsstub_start(sb->policy, dns, n_dns, wait, &stub, cause);
 		if (r == 0) {
 			supervise_set_stub(sv, stub);
 		} else if (r == -EPERM) {

@@ -555,6 +555,14 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 		(void)write_all(sv->sock[0], "n", 1);
 		return -e;
 	}
+	/* llwrap's resolver started beside the sandbox's own set-up
+	 * (dnsstub_start without wait): the command waits for it. */
+	if (sv->stub != NULL && (e = dnsstub_wait(sv->stub, cause)) < 0) {
+		(void)write_all(sv->sock[0], "n", 1);
+		if (ruleset >= 0)
+			close(ruleset);
+		return e;
+	}
 	sv->judge = watchjudge_new(ruleset);
 	/* The supervisor needs no capability: whatever it performs for the
 	 * command, it performs with no more privilege than the command.
