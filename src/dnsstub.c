@@ -79,6 +79,10 @@ struct pending {
 	struct sockaddr_storage peer;
 	socklen_t peer_len;
 	struct dns_question q; /* the client's id */
+	/* The client's question as it wrote it (its letters' case), which
+	 * the answer gets back. */
+	uint8_t question[DNS_NAME_MAX + 2 + 4];
+	size_t question_len;
 	int rule;
 	uint64_t deadline;
 };
@@ -310,7 +314,7 @@ reply_error(const struct client *cl, const uint8_t *query,
 /* Learn from an answer (report it), then pass it on. */
 static void
 answered(const struct client *cl, const struct dns_question *q, int rule,
-	 uint8_t *buf, size_t n)
+	 uint8_t *buf, size_t n, const uint8_t *question, size_t question_len)
 {
 	struct dnsstub_record r = { .kind = DNSSTUB_ANSWERED,
 				    .proto = (uint8_t)cl->proto,
@@ -323,6 +327,10 @@ answered(const struct client *cl, const struct dns_question *q, int rule,
 	}
 	snprintf(r.name, sizeof(r.name), "%s", q->name);
 	report(&r);
+	/* The stub asked in lower case: the client gets its own question
+	 * back (the same length; names in the answer point at it). */
+	if (n >= DNS_HEADER_LEN + question_len)
+		memcpy(buf + DNS_HEADER_LEN, question, question_len);
 	reply(cl, buf, n);
 }
 
@@ -339,8 +347,8 @@ ask_refill(void)
 
 /* A query over TCP: forwarded over TCP, waited for. */
 static void
-forward_tcp(const struct client *cl, const uint8_t *query, size_t n,
-	    const struct dns_question *q, int rule)
+forward_tcp(const struct client *cl, const uint8_t *query, const uint8_t *ask,
+	    size_t n, const struct dns_question *q, int rule)
 {
 	const struct netpolicy_addr *dst = &st.dns[cl->server];
 	int f = fam_index(dst->family);
@@ -363,7 +371,7 @@ forward_tcp(const struct client *cl, const uint8_t *query, size_t n,
 	set_timeouts(fd, ST_TCP_MS);
 	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 ||
 	    send(fd, len, 2, MSG_NOSIGNAL | MSG_MORE) != 2 ||
-	    send(fd, query, n, MSG_NOSIGNAL) != (ssize_t)n ||
+	    send(fd, ask, n, MSG_NOSIGNAL) != (ssize_t)n ||
 	    recv(fd, len, 2, MSG_WAITALL) != 2) {
 		reply_error(cl, query, q, DNS_RCODE_SERVFAIL);
 		return;
@@ -377,7 +385,8 @@ forward_tcp(const struct client *cl, const uint8_t *query, size_t n,
 		reply_error(cl, query, q, DNS_RCODE_SERVFAIL);
 		return;
 	}
-	answered(cl, q, rule, answer, want);
+	answered(cl, q, rule, answer, want, query + DNS_HEADER_LEN,
+		 q->end - DNS_HEADER_LEN);
 }
 
 static struct pending *
@@ -403,7 +412,8 @@ static void
 on_query(const struct client *cl, uint8_t *buf, size_t n)
 {
 	struct dns_question q;
-	uint8_t out[512];
+	uint8_t out[512], ask[512];
+	int qn;
 	struct hostdns_verdict v = hostdns_decide_query(
 		st.p->hosts, st.p->n_hosts, buf, n, &q, out, sizeof(out));
 	const struct netpolicy_addr *dst = &st.dns[cl->server];
@@ -428,11 +438,20 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 		reply(cl, out, v.reply_len);
 		return;
 	}
+	/* What leaves the machine is a query the stub builds: the name and
+	 * type, nothing else the client put in its message (EDNS options,
+	 * additional records). */
 	if (cl->proto == NETPOLICY_TCP) {
-		forward_tcp(cl, buf, n, &q, v.rule);
+		if ((qn = dns_query_build(q.name, q.type, q.id, ask,
+					  sizeof(ask))) < 0) {
+			reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
+			return;
+		}
+		forward_tcp(cl, buf, ask, (size_t)qn, &q, v.rule);
 		return;
 	}
-	if ((pd = pending_new()) == NULL || st.up[fam_index(dst->family)] < 0) {
+	if ((pd = pending_new()) == NULL || st.up[fam_index(dst->family)] < 0 ||
+	    q.end - DNS_HEADER_LEN > sizeof(pd->question)) {
 		reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
 		return;
 	}
@@ -440,6 +459,10 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
 			_exit(1);
 	while (id_used(id));
+	if ((qn = dns_query_build(q.name, q.type, id, ask, sizeof(ask))) < 0) {
+		reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
+		return;
+	}
 	*pd = (struct pending){ .used = true,
 				.id = id,
 				.server = cl->server,
@@ -448,15 +471,13 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 				.rule = v.rule,
 				.deadline = now_ms() + ST_TIMEOUT_MS };
 	memcpy(&pd->peer, cl->peer, cl->peer_len);
-	buf[0] = (uint8_t)(id >> 8);
-	buf[1] = (uint8_t)id;
+	pd->question_len = q.end - DNS_HEADER_LEN;
+	memcpy(pd->question, buf + DNS_HEADER_LEN, pd->question_len);
 	sl = resolver_sockaddr(dst, dst->family, &ss);
-	if (sendto(st.up[fam_index(dst->family)], buf, n,
+	if (sendto(st.up[fam_index(dst->family)], ask, (size_t)qn,
 		   MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&ss,
-		   sl) != (ssize_t)n) {
+		   sl) != (ssize_t)qn) {
 		pd->used = false;
-		buf[0] = (uint8_t)(q.id >> 8);
-		buf[1] = (uint8_t)q.id;
 		reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
 	}
 }
@@ -506,7 +527,8 @@ on_upstream(int fd)
 				      .peer_len = pd->peer_len,
 				      .port = sockaddr_port(&pd->peer) };
 		pd->used = false;
-		answered(&cl, &q, pd->rule, buf, (size_t)n);
+		answered(&cl, &q, pd->rule, buf, (size_t)n, pd->question,
+			 pd->question_len);
 		return;
 	}
 }

@@ -74,6 +74,23 @@ allow-host = *.wild.llw.test:8080 ttl.llw.test:8080 big.llw.test:8080
 allow-host = v6.llw.test:9000 alias.llw.test:8080 fromhosts.llw.test:8080
 EOF
 cp "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/llwrap-hooked"
+cat >"$D/edns.py" <<'EOF'
+# edns.py: a query for Api.Llw.Test with an EDNS record carrying an
+# option of 64 bytes (data a client could try to carry out), sent to the
+# resolver as glibc would: the answer's question keeps the case asked.
+import socket, struct
+name = b"".join(bytes([len(l)]) + l for l in b"Api.Llw.Test".split(b".")) + b"\0"
+opt = b"\0" + struct.pack("!HHIH", 41, 4096, 0, 68) + struct.pack("!HH", 65001, 64) + b"x" * 64
+q = struct.pack("!HHHHHH", 0x4242, 0x0100, 1, 0, 0, 1) + name + struct.pack("!HH", 1, 1) + opt
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+s.connect(("192.0.2.53", 53))
+s.send(q)
+a = s.recv(4096)
+print("answer id %x question %s records %d" % (struct.unpack("!H", a[:2])[0],
+      a[12:12 + len(name)].replace(b"\x03", b".").replace(b"\x04", b".").decode(errors="replace"),
+      struct.unpack("!H", a[6:8])[0]))
+EOF
 cat >"$D/conn.py" <<'EOF'
 # conn.py tcp|udp NAME PORT: getaddrinfo and connect (or send), as a
 # proxy-unaware client does.
@@ -152,6 +169,10 @@ echo "== wildcard"
 : >"$d/queries"
 llw -- curl -sS -m 10 http://x.wild.llw.test:8080/
 llw -- curl -sS -m 10 http://a.b.wild.llw.test:8080/
+echo "queries: $(cat "$d/queries" | tr '\n' ';')"
+echo "== edns"
+: >"$d/queries"
+llw -- python3 "$d/edns.py"
 echo "queries: $(cat "$d/queries" | tr '\n' ';')"
 echo "== cname"
 llw -- curl -sS -m 10 http://alias.llw.test:8080/
@@ -268,6 +289,10 @@ expect_output "a one-label wildcard allows x.wild.llw.test" "^hello x\\.wild\\.l
 expect_output "... not a.b.wild.llw.test" "Could not resolve host: a\\.b\\.wild\\.llw\\.test"
 out=$(printf '%s\n' "$out" | grep '^queries:')
 expect_no_output "... whose query never reached the resolver" "a\\.b\\.wild"
+
+section edns
+expect_output "a query's own additional records do not leave: the stub asks with name and type only" "^queries: api\\.llw\\.test 1 udp 0;\$"
+expect_output "... and the answer keeps the client's id and the case it asked in" "^answer id 4242 question .Api.Llw.Test.? records 1\$"
 
 section cname
 expect_output "a name allowed through a CNAME chain's question is reached" "^hello alias\\.llw\\.test:8080 from 198\\.51\\.100\\.7"

@@ -3,7 +3,8 @@
 
 names.py ADDR LOG READY: a DNS server on ADDR port 53, UDP and TCP, for
 the names below; each query it receives is appended to LOG as
-"NAME TYPE PROTO" (so a test can tell that a query never arrived).  An
+"NAME TYPE PROTO ARCOUNT" (so a test can tell that a query never
+arrived, or arrived without the client's additional records).  An
 answer over 512 bytes is truncated over UDP (TC, no records) and whole
 over TCP; an unknown name is NXDOMAIN.  READY is written once both
 sockets listen.  Exits after 600 s.
@@ -38,6 +39,7 @@ def name_rr(name):
 
 def answer(q, proto):
     qid, flags = struct.unpack("!HH", q[:4])
+    arcount = struct.unpack("!H", q[10:12])[0]
     i, labels = 12, []
     while q[i]:
         labels.append(q[i + 1:i + 1 + q[i]].decode())
@@ -47,7 +49,7 @@ def answer(q, proto):
     name = ".".join(labels).lower()
     with lock:
         with open(log, "a") as f:
-            f.write("%s %d %s\n" % (name, qtype, proto))
+            f.write("%s %d %s %d\n" % (name, qtype, proto, arcount))
     rrs = []
     target = name
     if name in CNAME:
