@@ -92,8 +92,8 @@ def hwm(key):
         if line.startswith("VmHWM"):
             print(key, line.split()[1])
 
+hwm("hwm0_kib")
 if learn:
-    hwm("hwm0_kib")
     for i in range(417):
         socket.getaddrinfo("many%d.llw.test" % i, 443, socket.AF_INET, socket.SOCK_STREAM)
     hwm("hwm_kib")
@@ -122,6 +122,7 @@ END {
 		printf "| %s | %s µs (%s) | %s µs (%s) | %s |\n", r,
 			v[r, "lookup_p50"], v[r, "lookup_p90"],
 			v[r, "connect_p50"], v[r, "connect_p90"],
-			((r, "hwm_kib") in v ? sprintf("%.2f MiB, %.2f MiB", v[r, "hwm0_kib"] / 1024, v[r, "hwm_kib"] / 1024) : "")
+			((r, "hwm_kib") in v ? sprintf("%.2f MiB, %.2f MiB", v[r, "hwm0_kib"] / 1024, v[r, "hwm_kib"] / 1024) : \
+			 (r, "hwm0_kib") in v && r != "bare" ? sprintf("%.2f MiB", v[r, "hwm0_kib"] / 1024) : "")
 	}
 }' "$work/results"
