@@ -865,9 +865,11 @@ dnsstub_wait(struct dnsstub *s, char **cause)
 	if (got == sizeof(msg) && msg.err == 0)
 		return 0;
 	msg.why[sizeof(msg.why) - 1] = '\0';
-	*cause = got == sizeof(msg)
-			 ? xstrdup(msg.why)
-			 : xstrdup("llwrap's resolver ended at start");
+	*cause = xasprintf("%s (allow-host needs it; with proxy = yes, or "
+			   "--proxy, names go through llwrap's proxy instead)",
+			   got == sizeof(msg)
+				   ? msg.why
+				   : "llwrap's resolver ended at start");
 	return got == sizeof(msg) ? -msg.err : -EIO;
 }
 
