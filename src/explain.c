@@ -644,6 +644,18 @@ check_restrictions(FILE *f, const struct layers_facts *facts)
 			fprintf(f, "  none %s: NOT ENFORCED here (needs %s)\n",
 				layers_restriction_name(r), layers_order(r));
 	}
+	/* Named hosts (DESIGN.md §6.1): which of the two designs. */
+	if (!facts->supervisor)
+		fprintf(f, "  none named hosts (allow-host): NOT ENFORCED "
+			   "here (needs the supervisor)\n");
+	else if (facts->userns)
+		fprintf(f, "  S    named hosts (allow-host): llwrap's resolver "
+			   "in a network namespace of its own; no other name "
+			   "resolves, every client works as it is\n");
+	else
+		fprintf(f, "  S    named hosts (allow-host): llwrap's HTTP(S) "
+			   "proxy (user namespaces are refused): clients "
+			   "must honour HTTPS_PROXY, ssh and QUIC cannot\n");
 }
 
 int

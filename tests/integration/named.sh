@@ -31,7 +31,11 @@ fi
 if ! userns_works; then
 	skip_rest "no unprivileged user namespaces: the fixtures and llwrap's resolver need network namespaces of their own"
 fi
-# What --explain and why say of it.
+# What --check, --explain and why say of it.
+run as_user "$LLWRAP" --check
+expect_output "--check: named hosts through llwrap's resolver here" "^  S    named hosts \\(allow-host\\): llwrap's resolver in a network namespace of its own"
+run as_user env LLW_HOOK_NO_USERNS=1 "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" --check
+expect_output "... through the proxy where user namespaces are refused" "^  S    named hosts \\(allow-host\\): llwrap's HTTP\\(S\\) proxy \\(user namespaces are refused\\)"
 run as_user "$LLWRAP" --allow-host api.openai.com:443 --explain -- true
 expect_output "--explain: names through llwrap's resolver" "host api\\.openai\\.com:443 \\(supervised: names through llwrap's resolver"
 expect_output "... a query for another name never leaves the machine" "is answered REFUSED and never leaves the machine"
