@@ -3,18 +3,22 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "learned.h"
 #include "xalloc.h"
 
 #define BUCKETS 16384u /* a power of two, above LEARNED_MAX */
 
+/* 48 bytes an address: the table is the supervisor's largest part
+ * (DESIGN.md §6.1 budgets its memory). */
 struct entry {
-	struct netpolicy_addr addr; /* port 0 */
-	uint64_t expires[LEARNED_ENTRIES];
-	uint16_t rule[LEARNED_ENTRIES];
-	uint8_t n;
+	uint32_t expires[LEARNED_ENTRIES]; /* seconds of the caller's clock */
 	int32_t next; /* in the bucket's chain; -1 ends it */
+	uint16_t rule[LEARNED_ENTRIES];
+	uint8_t a[16];
+	uint8_t v6; /* a is an IPv6 address (else its first 4 bytes) */
+	uint8_t n;
 };
 
 struct learned {
@@ -43,34 +47,36 @@ learned_free(struct learned *t)
 }
 
 static uint32_t
-bucket(const struct netpolicy_addr *a)
+bucket(bool v6, const uint8_t *a)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)a->family;
+	uint32_t h = 2166136261u ^ (uint32_t)v6;
 
-	for (size_t i = 0; i < sizeof(a->a); i++)
-		h = (h ^ a->a[i]) * 16777619u;
+	for (size_t i = 0; i < 16; i++)
+		h = (h ^ a[i]) * 16777619u;
 	return h & (BUCKETS - 1);
 }
 
 static bool
-same(const struct netpolicy_addr *x, const struct netpolicy_addr *y)
+same(const struct entry *e, const struct netpolicy_addr *a)
 {
-	return x->family == y->family && memcmp(x->a, y->a, sizeof(x->a)) == 0;
+	return e->v6 == (a->family == AF_INET6) &&
+	       memcmp(e->a, a->a, sizeof(e->a)) == 0;
 }
 
 static int32_t
 find(const struct learned *t, const struct netpolicy_addr *a)
 {
-	for (int32_t i = t->head[bucket(a)]; i >= 0; i = t->v[i].next)
-		if (same(&t->v[i].addr, a))
+	for (int32_t i = t->head[bucket(a->family == AF_INET6, a->a)]; i >= 0;
+	     i = t->v[i].next)
+		if (same(&t->v[i], a))
 			return i;
 	return -1;
 }
 
-static uint64_t
+static uint32_t
 last_expiry(const struct entry *e)
 {
-	uint64_t m = 0;
+	uint32_t m = 0;
 
 	for (size_t i = 0; i < e->n; i++)
 		if (e->expires[i] > m)
@@ -98,8 +104,8 @@ take(struct learned *t)
 	for (uint32_t i = 1; i < t->n; i++)
 		if (last_expiry(&t->v[i]) < last_expiry(&t->v[victim]))
 			victim = (int32_t)i;
-	for (link = &t->head[bucket(&t->v[victim].addr)]; *link != victim;
-	     link = &t->v[*link].next)
+	for (link = &t->head[bucket(t->v[victim].v6, t->v[victim].a)];
+	     *link != victim; link = &t->v[*link].next)
 		;
 	*link = t->v[victim].next;
 	return victim;
@@ -109,7 +115,7 @@ void
 learned_add(struct learned *t, const struct netpolicy_addr *a, uint16_t rule,
 	    uint32_t ttl, uint64_t now)
 {
-	uint64_t expires;
+	uint32_t expires;
 	struct entry *e;
 	int32_t i = find(t, a);
 	size_t s, soonest = 0;
@@ -118,15 +124,15 @@ learned_add(struct learned *t, const struct netpolicy_addr *a, uint16_t rule,
 		ttl = LEARNED_TTL_FLOOR;
 	if (ttl > LEARNED_TTL_CAP)
 		ttl = LEARNED_TTL_CAP;
-	expires = now + ttl;
+	expires = (uint32_t)(now + ttl);
 	if (i < 0) {
-		uint32_t b = bucket(a);
+		uint32_t b = bucket(a->family == AF_INET6, a->a);
 
 		i = take(t);
 		e = &t->v[i];
 		memset(e, 0, sizeof(*e));
-		e->addr.family = a->family;
-		memcpy(e->addr.a, a->a, sizeof(e->addr.a));
+		e->v6 = a->family == AF_INET6;
+		memcpy(e->a, a->a, sizeof(e->a));
 		e->next = t->head[b];
 		t->head[b] = i;
 	}

@@ -2,8 +2,8 @@
  * learned: the addresses that names allowed by allow-host resolved to
  * (DESIGN.md §6.1), each allowed under the entries that named it for
  * the answer's TTL, floored and capped, in bounded memory.  Pure: no
- * system calls; the time ("now", in seconds of a monotonic clock) is
- * passed in.
+ * system calls; the time ("now", in seconds of a monotonic clock, below
+ * 2^32 - LEARNED_TTL_CAP: seconds since boot) is passed in.
  *
  * What reaches the table is the caller's to check: an answer's address
  * in local space (netpolicy_addr_local) or of this host's own is
