@@ -59,7 +59,7 @@ EOF
 # The suites that need nothing the rootfs lacks (no npm, cmake, node,
 # curl, ssh, man or AppArmor): every layer, the supervisor, the
 # bubblewrap fallback, the simulated older kernels.
-suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,dns,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest}
+suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,dns,named,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest}
 quick_suites=filesystem,network,supervisor,process
 suites_set=0
 quick=0
@@ -116,26 +116,33 @@ if [ ! -e "$rootfs/.llw-ready" ]; then
 	echo "# debootstrap $suite into $rootfs"
 	rm -rf "$rootfs"
 	debootstrap --variant=minbase \
-		--include=bubblewrap,git,iproute2,procps,kmod,initramfs-tools,udev,util-linux,python3 \
+		--include=bubblewrap,git,iproute2,procps,kmod,initramfs-tools,udev,util-linux,python3,curl,openssl \
 		"$suite" "$rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
 		die "debootstrap failed: $cache/debootstrap.log"
 	chroot "$rootfs" useradd -m -u 1000 llw || die "useradd failed"
 	# MODULES=most: virtio_blk and ext4 for root=/dev/vda.
 	touch "$rootfs/.llw-ready"
 fi
-# The suites' test servers are python3 (a rootfs made before they ran
-# there lacks it).
-if [ -n "$suites" ] && [ ! -x "$rootfs/usr/bin/python3" ]; then
-	echo "# python3 into $rootfs"
+# The suites' test servers are python3, and named.sh's fixtures need
+# curl and openssl (a rootfs made before they ran there lacks them).
+need=
+for t in python3 curl openssl; do
+	[ -x "$rootfs/usr/bin/$t" ] || need="$need $t"
+done
+if [ -n "$suites" ] && [ -n "$need" ]; then
+	echo "# installing$need into $rootfs"
 	cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
 	mount --bind /proc "$rootfs/proc"
-	chroot "$rootfs" sh -c 'apt-get update &&
+	chroot "$rootfs" sh -c "apt-get update &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		--no-install-recommends python3' >"$cache/python3.log" 2>&1
+		--no-install-recommends$need" >"$cache/packages.log" 2>&1
 	st=$?
 	umount "$rootfs/proc"
-	[ $st -eq 0 ] || die "installing python3 failed: $cache/python3.log"
+	[ $st -eq 0 ] || die "installing$need failed: $cache/packages.log"
 fi
+
+# Fixtures bind-mount their own /etc/hosts over it: minbase has none.
+[ -e "$rootfs/etc/hosts" ] || printf '127.0.0.1 localhost\n' >"$rootfs/etc/hosts"
 
 # ---- Kernels: resolve a selector to a package of the configured apt
 # sources, download it, install it in the rootfs (its initrd), and keep
