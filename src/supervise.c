@@ -212,6 +212,7 @@ struct supervisor {
 	} askers[SV_MAX_ASKERS];
 	size_t next_asker;
 	bool polled_stub; /* supervise_poll_fds gave the stub's records */
+	bool stub_gone;	  /* it ended: no more records, no more swaps */
 };
 
 uint64_t
@@ -1261,9 +1262,18 @@ static void
 stub_drain(struct supervisor *sv)
 {
 	struct dnsstub_record rec;
+	int r;
 
-	while (sv->stub != NULL && dnsstub_read(sv->stub, &rec) > 0)
+	while (sv->stub != NULL && !sv->stub_gone &&
+	       (r = dnsstub_read(sv->stub, &rec)) != 0) {
+		if (r < 0) {
+			/* Killed: its socket would wake every poll.  DNS
+			 * now fails (closed), nothing else changes. */
+			sv->stub_gone = true;
+			break;
+		}
 		stub_record(sv, &rec);
+	}
 }
 
 static enum netpolicy_named
@@ -1369,6 +1379,8 @@ stub_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 		for (size_t i = 0; i < sv->n_swapped; i++)
 			if (sv->swapped[i] == cookie)
 				return SWAP_ALREADY;
+	if (sv->stub_gone)
+		return -ECONNREFUSED;
 	if ((r = dnsstub_socket(sv->stub, c->domain, c->type, &ip, connected,
 				&fd)) < 0)
 		return r;
@@ -2284,7 +2296,7 @@ supervise_poll_fds(struct supervisor *sv, struct pollfd *pfd)
 	if (sv->polled_listener)
 		pfd[n++] =
 			(struct pollfd){ .fd = sv->listener, .events = POLLIN };
-	sv->polled_stub = sv->stub != NULL;
+	sv->polled_stub = sv->stub != NULL && !sv->stub_gone;
 	if (sv->polled_stub)
 		pfd[n++] = (struct pollfd){ .fd = dnsstub_fd(sv->stub),
 					    .events = POLLIN };

@@ -210,6 +210,22 @@ b0=$(cat "$d/b"); a0=$(cat "$d/a")
 llw -- sh -c "getent hosts api.llw.test >/dev/null; $d/netprobe race 198.51.100.7 203.0.113.9 9000 500" | tail -1
 sleep 0.5
 echo "denied listener: $b0 -> $(cat "$d/b"); allowed listener: $a0 -> $(cat "$d/a")"
+echo "== stub-killed"
+llw -- sh -c 'getent hosts api.llw.test >/dev/null && echo "before: resolved"; sleep 2
+getent hosts api.llw.test; echo "after: status $?"' &
+killed=$!
+sleep 0.7
+# This run's supervisor: the llwrap the background job started (other
+# runs may be going on beside this one).
+sup=$(pgrep -x llwrap -P $killed | head -1)
+[ -n "$sup" ] || sup=$killed
+pkill -KILL -x llwrap-dns
+sleep 0.2
+t0=$(awk '{ print $14 + $15 }' /proc/$sup/stat 2>/dev/null)
+sleep 1
+t1=$(awk '{ print $14 + $15 }' /proc/$sup/stat 2>/dev/null)
+echo "supervisor ($sup) ticks in 1 s: $((t1 - t0))"
+wait $killed
 echo "== confined"
 llw -- sleep 2 >/dev/null &
 sleeper=$!
@@ -254,6 +270,7 @@ cat "$d"/state/llwrap/*.log
 echo "== end"
 kill $pid $pid2 $pid3
 pkill -f "$d/srv.py"
+pkill -f "$d/mock-llm.py"
 SH
 chmod -R a+rX "$D"
 chmod a+rwx "$D/rw"
@@ -335,6 +352,17 @@ expect_output "... one datagram arrived" "^udp count: 1$"
 section race
 expect_output "race: 500 connects flipping between a learned and a denied address never reach the denied listener" "^denied listener: ([0-9]+) -> \\1;"
 expect_no_output "... while the allowed one got connections" "allowed listener: ([0-9]+) -> \\1$"
+
+section stub-killed
+expect_output "a run resolves before its resolver is killed" "^before: resolved$"
+expect_output "... and fails closed after (no name resolves)" "^after: status 2$"
+out=$(printf '%s\n' "$out" | sed -n 's/^supervisor ([0-9][0-9]*) ticks in 1 s: //p')
+if [ -n "$out" ] && [ "$out" -lt 20 ]; then
+	ok "... while the supervisor stays idle ($out ticks in a second)"
+else
+	not_ok "... while the supervisor stays idle"
+	diag "ticks: $out"
+fi
 
 section confined
 expect_output "the resolver has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
