@@ -432,8 +432,8 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 
 		snprintf(r.name, sizeof(r.name), "%s",
 			 q.name[0] ? q.name : ".");
-		snprintf(r.reason, sizeof(r.reason), "%s",
-			 v.reason ? v.reason : "");
+		snprintf(r.log_rule, sizeof(r.log_rule), "%s",
+			 v.log_rule ? v.log_rule : "filtered/host");
 		report(&r);
 		reply(cl, out, v.reply_len);
 		return;
@@ -507,8 +507,7 @@ on_upstream(int fd)
 		if (!pd->used || pd->id != id)
 			continue;
 		dst = &st.dns[pd->server];
-		if (dst->family != src.family ||
-		    memcmp(dst->a, src.a, src.family == AF_INET ? 4 : 16) != 0)
+		if (!netpolicy_addr_same(dst, &src))
 			return; /* not from the resolver asked */
 		q = pd->q;
 		q.id = id;
@@ -836,8 +835,7 @@ dns_unique(const struct netpolicy_addr *dns, size_t n,
 		bool seen = false;
 
 		for (size_t j = 0; j < k; j++)
-			seen |= out[j].family == dns[i].family &&
-				memcmp(out[j].a, dns[i].a, 16) == 0;
+			seen |= netpolicy_addr_same(&out[j], &dns[i]);
 		if (!seen) {
 			out[k] = dns[i];
 			out[k++].port = 53;
@@ -987,7 +985,7 @@ take_record(struct dnsstub *s)
 		return 1;
 	}
 	r.name[sizeof(r.name) - 1] = '\0';
-	r.reason[sizeof(r.reason) - 1] = '\0';
+	r.log_rule[sizeof(r.log_rule) - 1] = '\0';
 	s->queue = xreallocarray(s->queue, s->n_queue + 1, sizeof(r));
 	s->queue[s->n_queue++] = r;
 	return 1;

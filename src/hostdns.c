@@ -34,7 +34,10 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 		     size_t len, struct dns_question *q, uint8_t *reply,
 		     size_t reply_size)
 {
-	struct hostdns_verdict v = { HOSTDNS_DROP, -1, "malformed", 0 };
+	struct hostdns_verdict v = { .action = HOSTDNS_DROP,
+				     .rule = -1,
+				     .reason = "malformed",
+				     .log_rule = "filtered/dns-malformed" };
 	int r;
 
 	if (dns_query_parse(buf, len, q) < 0) {
@@ -48,6 +51,7 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 			v.rule = (int)i;
 	if (v.rule < 0) {
 		v.reason = "not in allow-host";
+		v.log_rule = "filtered/host";
 		r = dns_error_build(buf, q, DNS_RCODE_REFUSED, reply,
 				    reply_size);
 	} else {
@@ -55,10 +59,11 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 		    (q->type == DNS_TYPE_A || q->type == DNS_TYPE_AAAA ||
 		     q->type == DNS_TYPE_CNAME)) {
 			v.action = HOSTDNS_FORWARD;
-			v.reason = NULL;
+			v.reason = v.log_rule = NULL;
 			return v;
 		}
 		v.reason = "type not forwarded";
+		v.log_rule = "filtered/dns-type";
 		r = dns_error_build(buf, q, DNS_RCODE_NOERROR, reply,
 				    reply_size);
 	}
@@ -127,10 +132,8 @@ hostdns_hosts_file(const struct hostrule *rules, size_t n, const char *text,
 					continue;
 				for (size_t j = 0; j < k; j++)
 					seen |= out[j].rule == i &&
-						out[j].addr.family ==
-							a.family &&
-						memcmp(out[j].addr.a, a.a,
-						       16) == 0;
+						netpolicy_addr_same(
+							&out[j].addr, &a);
 				if (!seen && k < max)
 					out[k++] = (struct hostdns_fixed){
 						.addr = a, .rule = (uint16_t)i

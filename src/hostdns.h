@@ -25,9 +25,12 @@ enum hostdns_action {
 
 struct hostdns_verdict {
 	enum hostdns_action action;
-	int rule;	    /* the allow-host entry naming it; -1: none */
-	const char *reason; /* for the log when not forwarded:
-			     * "not in allow-host", ... */
+	int rule;	      /* the allow-host entry naming it; -1: none */
+	const char *reason;   /* for the log when not forwarded:
+			       * "not in allow-host", ... */
+	const char *log_rule; /* and the rule its log line names:
+			       * "filtered/host", "filtered/dns-type",
+			       * "filtered/dns-malformed" */
 	size_t reply_len;
 };
 

@@ -306,8 +306,9 @@ netpolicy_ip_format(const struct netpolicy_addr *a)
 	return xstrdup(buf);
 }
 
-static bool
-addr_equal(const struct netpolicy_addr *x, const struct netpolicy_addr *y)
+bool
+netpolicy_addr_same(const struct netpolicy_addr *x,
+		    const struct netpolicy_addr *y)
 {
 	size_t n = x->family == AF_INET ? 4 : 16;
 
@@ -474,7 +475,8 @@ decide_destination(const struct netpolicy_rules *r,
 	/* With the proxy, names are its to resolve: its listener is
 	 * reached, DNS is not. */
 	if (r->proxy && proto == NETPOLICY_TCP && r->proxy_addr.port != 0 &&
-	    addr_equal(&r->proxy_addr, a) && a->port == r->proxy_addr.port)
+	    netpolicy_addr_same(&r->proxy_addr, a) &&
+	    a->port == r->proxy_addr.port)
 		return NULL;
 	if (r->proxy && a->port == 53)
 		return "filtered/proxy";
@@ -486,7 +488,7 @@ decide_destination(const struct netpolicy_rules *r,
 	 * resolver the policy did not name cannot be used to tunnel. */
 	if (a->port == 53) {
 		for (size_t i = 0; i < r->n_dns; i++)
-			if (addr_equal(&r->dns[i], a))
+			if (netpolicy_addr_same(&r->dns[i], a))
 				return NULL;
 		return "filtered/dns";
 	}
@@ -583,7 +585,7 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 			       : "filtered/bind-port";
 	}
 	for (size_t i = 0; i < r->n_listen; i++)
-		if (addr_equal(&r->listen[i], a) &&
+		if (netpolicy_addr_same(&r->listen[i], a) &&
 		    r->listen[i].port == a->port)
 			return NULL;
 	/* An ephemeral port where the profile allows them (bind-tcp 0), on
@@ -593,7 +595,7 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 		if (netpolicy_addr_loopback(a))
 			return NULL;
 		for (size_t i = 0; i < r->n_listen; i++)
-			if (addr_equal(&r->listen[i], a))
+			if (netpolicy_addr_same(&r->listen[i], a))
 				return NULL;
 	}
 	return "filtered/listen";
@@ -606,7 +608,7 @@ netpolicy_bind_address(const struct netpolicy_rules *r,
 	if (!addr_unspecified(a) || r->net == LLW_NET_HOST || !r->local)
 		return false;
 	for (size_t i = 0; i < r->n_listen; i++)
-		if (addr_equal(&r->listen[i], a))
+		if (netpolicy_addr_same(&r->listen[i], a))
 			return false; /* listen = 0.0.0.0:PORT: asked for */
 	addr_set_loopback(a);
 	return true;
@@ -634,7 +636,7 @@ addrs_hold(const struct netpolicy_addr *v, size_t n,
 	   const struct netpolicy_addr *a)
 {
 	for (size_t i = 0; i < n; i++)
-		if (addr_equal(&v[i], a))
+		if (netpolicy_addr_same(&v[i], a))
 			return true;
 	return false;
 }

@@ -111,6 +111,9 @@ char *netpolicy_addr_format(const struct netpolicy_addr *a);
 /* "203.0.113.7" or "::1", without the port; a new string. */
 char *netpolicy_ip_format(const struct netpolicy_addr *a);
 
+/* Whether x and y are the same address (ports are not looked at). */
+bool netpolicy_addr_same(const struct netpolicy_addr *x,
+			 const struct netpolicy_addr *y);
 /* Whether a is a loopback address (127/8, ::1). */
 bool netpolicy_addr_loopback(const struct netpolicy_addr *a);
 

@@ -1201,13 +1201,6 @@ learned_now(uint64_t now_ns)
 }
 
 static bool
-ip_equal(const struct netpolicy_addr *a, const struct netpolicy_addr *b)
-{
-	return a->family == b->family &&
-	       memcmp(a->a, b->a, a->family == AF_INET ? 4 : 16) == 0;
-}
-
-static bool
 own_address(void *ctx, const struct netpolicy_addr *a)
 {
 	(void)ctx;
@@ -1233,14 +1226,9 @@ stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
 	size_t n_refused;
 
 	if (rec->kind == DNSSTUB_REFUSED) {
-		const char *rule = strcmp(rec->reason, "not in allow-host") == 0
-					   ? "filtered/host"
-				   : strcmp(rec->reason, "malformed") == 0
-					   ? "filtered/dns-malformed"
-					   : "filtered/dns-type";
-
 		log_blocked(sv, NETPOLICY_QUERY, rec->proto, rec->name,
-			    who ? who->pid : 0, who ? who->pidfd : -1, rule);
+			    who ? who->pid : 0, who ? who->pidfd : -1,
+			    rec->log_rule);
 		return;
 	}
 	if (rec->rule < 0 || (size_t)rec->rule >= sv->policy->n_hosts)
@@ -1299,7 +1287,7 @@ named_lookup(void *ctx, const struct netpolicy_query *q)
 		break;
 	}
 	for (size_t i = 0; i < sv->n_fixed; i++) {
-		if (!ip_equal(&sv->fixed[i].addr, &q->addr))
+		if (!netpolicy_addr_same(&sv->fixed[i].addr, &q->addr))
 			continue;
 		if (hostrule_port(&p->hosts[sv->fixed[i].rule], ports,
 				  q->addr.port))
@@ -1309,7 +1297,7 @@ named_lookup(void *ctx, const struct netpolicy_query *q)
 	if (port_only)
 		return NETPOLICY_NAMED_PORT;
 	for (size_t i = 0; i < sv->n_rebind; i++)
-		if (ip_equal(&sv->rebind[i], &q->addr))
+		if (netpolicy_addr_same(&sv->rebind[i], &q->addr))
 			return NETPOLICY_NAMED_REBIND;
 	return NETPOLICY_NAMED_NO;
 }
@@ -1372,7 +1360,7 @@ stub_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 	    ip.port != 53)
 		return SWAP_NO;
 	for (size_t i = 0; i < sv->n_dns && !resolver; i++)
-		resolver = ip_equal(&sv->dns[i], &ip);
+		resolver = netpolicy_addr_same(&sv->dns[i], &ip);
 	if (!resolver)
 		return SWAP_NO;
 	if (sockdiag_cookie(c->sock, &cookie) == 0)
