@@ -3,9 +3,14 @@
  * stops followed, its exit reaped, and the network supervisor's engine
  * (supervise.c) served in the same poll loop.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -128,6 +133,81 @@ monitor_tie_parent(int parent_pidfd, pid_t child)
 	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		sigaction(fatal_signals[i], &sa, &fatal_old[i]);
 }
+
+/* ---- Orphans ---- */
+
+int
+monitor_adopt_orphans(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+/* The parent of the process /proc/NAME describes, or -1. */
+static pid_t
+parent_of(const char *name)
+{
+	_cleanup_close_ int fd = -1;
+	char path[sizeof("/proc//stat") + NAME_MAX], buf[256];
+	const char *s;
+	long ppid;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": COMM ends at the last ')'. */
+	if ((s = strrchr(buf, ')')) == NULL ||
+	    sscanf(s + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return (pid_t)ppid;
+}
+
+void
+monitor_end_orphans(void)
+{
+	_cleanup_free_ pid_t *ended = NULL;
+	size_t n_ended = 0;
+	pid_t self = getpid();
+	bool more = true;
+
+	/* A child that dies hands its own children to this process: look
+	 * again until no child is new. */
+	while (more) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+
+		more = false;
+		if (d == NULL)
+			return;
+		while ((e = readdir(d)) != NULL) {
+			siginfo_t si;
+			pid_t pid;
+			size_t i;
+
+			if (!isdigit((unsigned char)e->d_name[0]) ||
+			    parent_of(e->d_name) != self)
+				continue;
+			pid = (pid_t)atoi(e->d_name);
+			for (i = 0; i < n_ended && ended[i] != pid; i++)
+				;
+			if (i < n_ended)
+				continue;
+			kill(pid, SIGKILL);
+			while (waitid(P_PID, (id_t)pid, &si,
+				      WEXITED | WNOWAIT) < 0 &&
+			       errno == EINTR)
+				;
+			ended = xreallocarray(ended, n_ended + 1,
+					      sizeof(*ended));
+			ended[n_ended++] = pid;
+			more = true;
+		}
+		closedir(d);
+	}
+}
+
 /* Job control across a pid namespace (monitor_stop_fds). */
 static int stop_watch_fd = -1, stop_report_fd = -1;
 

@@ -72,6 +72,20 @@ int monitor_tie_prepare(void);
 int monitor_tie_child(int parent_pidfd, char **cause);
 void monitor_tie_parent(int parent_pidfd, pid_t child);
 
+/*
+ * A command whose descendants can outlive the child this process forked
+ * (bubblewrap's sandbox, until bwrap ties it to itself):
+ * monitor_adopt_orphans(), before fork(), makes this process their
+ * subreaper (PR_SET_CHILD_SUBREAPER), so what its child leaves behind
+ * becomes its own child instead of init's; monitor_end_orphans(), once
+ * the command has ended, SIGKILLs every child this process still has
+ * and waits until each is dead, leaving it unreaped (a helper's pid is
+ * not reused before its owner reaps it).  Returns -errno when this
+ * process cannot become a subreaper.
+ */
+int monitor_adopt_orphans(void);
+void monitor_end_orphans(void);
+
 /* The exit status for a wait status: the code, or 128+N for signal N. */
 int monitor_exit_status(int wstatus);
 

@@ -1602,9 +1602,26 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * parent, and the child execs bwrap under the notification
 		 * filter (which needs no_new_privs: a setuid bwrap runs
 		 * unprivileged then, with user namespaces). */
-		if ((sv != NULL || lr != NULL || mw.wl != NULL) &&
-		    (r = fork_and_wait(sv, &mw, false, status, cause)) != 0)
-			goto out;
+		if (sv != NULL || lr != NULL || mw.wl != NULL) {
+			/* bwrap ties its sandbox to itself
+			 * (--die-with-parent) only once the sandbox is
+			 * built: a signal that ends bwrap before then (the
+			 * timeout's SIGTERM, on a slow machine) would leave
+			 * the sandbox running under init.  As the subreaper,
+			 * this process gets it, and ends it. */
+			if ((r = monitor_adopt_orphans()) < 0) {
+				*cause = xasprintf("cannot become the "
+						   "subreaper of bwrap's "
+						   "sandbox: %s",
+						   strerror(-r));
+				goto out;
+			}
+			r = fork_and_wait(sv, &mw, false, status, cause);
+			if (r > 0)
+				monitor_end_orphans();
+			if (r != 0)
+				goto out;
+		}
 		if (sv != NULL && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 			r = -errno;
 			*cause = xasprintf("cannot set no_new_privs: %s",

@@ -2,6 +2,8 @@
  * The test hooks of an installed llwrap: none (testhook.h).  Weak, so
  * that tests/helpers/hooks.c replaces them in the test binary.
  */
+#include <stddef.h>
+
 #include "testhook.h"
 
 __attribute__((weak)) int
@@ -22,4 +24,10 @@ __attribute__((weak)) uint64_t
 testhook_clock_skew(void)
 {
 	return 0;
+}
+
+__attribute__((weak)) const char *
+testhook_bwrap(void)
+{
+	return NULL;
 }

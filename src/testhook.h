@@ -27,4 +27,8 @@ bool testhook_userns_refused(int *err);
  * names expire by (a test jumps past a TTL without waiting for it). */
 uint64_t testhook_clock_skew(void);
 
+/* The bubblewrap binary to run instead of the one bwrap_find() would
+ * pick (a test's wrapper around the real one), or NULL. */
+const char *testhook_bwrap(void);
+
 #endif /* LLW_TESTHOOK_H */

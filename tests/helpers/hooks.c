@@ -9,8 +9,12 @@
  *	LLW_HOOK_CLOCK_SKEW=FILE	the seconds FILE holds (read each
  *				time) are added to the clock of learned
  *				addresses
+ *	LLW_HOOK_BWRAP=PATH	run PATH as bubblewrap (a wrapper around
+ *				the real one that misbehaves as a slow
+ *				bwrap can)
  *
- * They only take away: a kernel never gains a feature this way.
+ * They only take away: a kernel never gains a feature this way, and
+ * LLW_HOOK_BWRAP's wrapper runs the real bwrap.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,4 +67,12 @@ testhook_clock_skew(void)
 		v = 0;
 	fclose(f);
 	return v;
+}
+
+const char *
+testhook_bwrap(void)
+{
+	const char *s = getenv("LLW_HOOK_BWRAP");
+
+	return s != NULL && *s == '/' ? s : NULL;
 }
