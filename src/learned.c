@@ -8,22 +8,28 @@
 #include "learned.h"
 #include "xalloc.h"
 
-#define BUCKETS 16384u /* a power of two, above LEARNED_MAX */
+#define BUCKETS 8192u /* a power of two; chains of 1.2 pairs when full */
 
-/* 48 bytes an address: the table is the supervisor's largest part
- * (DESIGN.md §6.1 budgets its memory). */
+/*
+ * One pair (address, allow-host entry) in 16 bytes: the table is the
+ * supervisor's largest part (DESIGN.md §6.1 budgets its memory).  An
+ * IPv6 address lives beside it, in v6[] at the same index; key is then
+ * a hash of it.  Both arrays are allocated whole at first use and
+ * never grow: their pages are resident only once written.
+ */
 struct entry {
-	uint32_t expires[LEARNED_ENTRIES]; /* seconds of the caller's clock */
-	int32_t next; /* in the bucket's chain; -1 ends it */
-	uint16_t rule[LEARNED_ENTRIES];
-	uint8_t a[16];
-	uint8_t v6; /* a is an IPv6 address (else its first 4 bytes) */
-	uint8_t n;
+	uint32_t key;	  /* the IPv4 address (its bytes), or a hash */
+	int32_t next;	  /* in the bucket's chain; -1 ends it */
+	uint32_t expires; /* seconds of the caller's clock */
+	uint16_t rule;
+	uint8_t v6;
+	uint8_t unused;
 };
 
 struct learned {
 	struct entry *v;
-	uint32_t n, cap;
+	uint8_t (*v6)[16];
+	uint32_t n;
 	int32_t head[BUCKETS];
 };
 
@@ -43,69 +49,58 @@ learned_free(struct learned *t)
 	if (t == NULL)
 		return;
 	free(t->v);
+	free(t->v6);
 	free(t);
 }
 
 static uint32_t
-bucket(bool v6, const uint8_t *a)
+key_of(const struct netpolicy_addr *a)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)v6;
+	uint32_t h = 2166136261u;
 
+	if (a->family != AF_INET6) {
+		memcpy(&h, a->a, sizeof(h));
+		return h;
+	}
 	for (size_t i = 0; i < 16; i++)
-		h = (h ^ a[i]) * 16777619u;
-	return h & (BUCKETS - 1);
-}
-
-static bool
-same(const struct entry *e, const struct netpolicy_addr *a)
-{
-	return e->v6 == (a->family == AF_INET6) &&
-	       memcmp(e->a, a->a, sizeof(e->a)) == 0;
-}
-
-static int32_t
-find(const struct learned *t, const struct netpolicy_addr *a)
-{
-	for (int32_t i = t->head[bucket(a->family == AF_INET6, a->a)]; i >= 0;
-	     i = t->v[i].next)
-		if (same(&t->v[i], a))
-			return i;
-	return -1;
+		h = (h ^ a->a[i]) * 16777619u;
+	return h;
 }
 
 static uint32_t
-last_expiry(const struct entry *e)
+bucket(uint32_t key)
 {
-	uint32_t m = 0;
-
-	for (size_t i = 0; i < e->n; i++)
-		if (e->expires[i] > m)
-			m = e->expires[i];
-	return m;
+	return (key * 2654435761u) >> 19; /* 13 bits: BUCKETS */
 }
 
-/* The entry for a new address: a fresh one, or when the table is full
- * the one whose last entry expires first, unlinked. */
+static bool
+same(const struct learned *t, int32_t i, const struct netpolicy_addr *a,
+     uint32_t key)
+{
+	const struct entry *e = &t->v[i];
+
+	if (e->key != key || e->v6 != (a->family == AF_INET6))
+		return false;
+	return !e->v6 || memcmp(t->v6[i], a->a, 16) == 0;
+}
+
+/* The entry to fill: a fresh one, or when the table is full the pair
+ * that expires first, unlinked from its chain. */
 static int32_t
 take(struct learned *t)
 {
 	int32_t victim = 0;
 	int32_t *link;
 
-	if (t->n < LEARNED_MAX) {
-		if (t->n == t->cap) {
-			t->cap = t->cap ? t->cap * 2 : 64;
-			if (t->cap > LEARNED_MAX)
-				t->cap = LEARNED_MAX;
-			t->v = xreallocarray(t->v, t->cap, sizeof(*t->v));
-		}
+	if (t->v == NULL)
+		t->v = xcalloc(LEARNED_MAX, sizeof(*t->v));
+	if (t->n < LEARNED_MAX)
 		return (int32_t)t->n++;
-	}
 	for (uint32_t i = 1; i < t->n; i++)
-		if (last_expiry(&t->v[i]) < last_expiry(&t->v[victim]))
+		if (t->v[i].expires < t->v[victim].expires)
 			victim = (int32_t)i;
-	for (link = &t->head[bucket(t->v[victim].v6, t->v[victim].a)];
-	     *link != victim; link = &t->v[*link].next)
+	for (link = &t->head[bucket(t->v[victim].key)]; *link != victim;
+	     link = &t->v[*link].next)
 		;
 	*link = t->v[victim].next;
 	return victim;
@@ -115,43 +110,52 @@ void
 learned_add(struct learned *t, const struct netpolicy_addr *a, uint16_t rule,
 	    uint32_t ttl, uint64_t now)
 {
-	uint32_t expires;
-	struct entry *e;
-	int32_t i = find(t, a);
-	size_t s, soonest = 0;
+	uint32_t key = key_of(a), b = bucket(key), expires;
+	int32_t soonest = -1, *tail;
+	size_t held = 0;
+	int32_t i;
 
 	if (ttl < LEARNED_TTL_FLOOR)
 		ttl = LEARNED_TTL_FLOOR;
 	if (ttl > LEARNED_TTL_CAP)
 		ttl = LEARNED_TTL_CAP;
 	expires = (uint32_t)(now + ttl);
-	if (i < 0) {
-		uint32_t b = bucket(a->family == AF_INET6, a->a);
-
-		i = take(t);
-		e = &t->v[i];
-		memset(e, 0, sizeof(*e));
-		e->v6 = a->family == AF_INET6;
-		memcpy(e->a, a->a, sizeof(e->a));
-		e->next = t->head[b];
-		t->head[b] = i;
-	}
-	e = &t->v[i];
-	for (s = 0; s < e->n; s++) {
-		if (e->rule[s] == rule) {
-			if (expires > e->expires[s])
-				e->expires[s] = expires;
+	for (i = t->head[b]; i >= 0; i = t->v[i].next) {
+		if (!same(t, i, a, key))
+			continue;
+		if (t->v[i].rule == rule) {
+			if (expires > t->v[i].expires)
+				t->v[i].expires = expires;
 			return;
 		}
-		if (e->expires[s] < e->expires[soonest])
-			soonest = s;
+		if (soonest < 0 || t->v[i].expires < t->v[soonest].expires)
+			soonest = i;
+		held++;
 	}
-	if (e->n < LEARNED_ENTRIES)
-		s = e->n++;
-	else
-		s = soonest;
-	e->rule[s] = rule;
-	e->expires[s] = expires;
+	/* LEARNED_ENTRIES pairs for this address: the first to expire
+	 * makes room. */
+	if (held >= LEARNED_ENTRIES) {
+		t->v[soonest].rule = rule;
+		t->v[soonest].expires = expires;
+		return;
+	}
+	/* At the chain's end: the pairs of an address in the order they
+	 * were learned, the first named first. */
+	i = take(t);
+	/* (take() may have unlinked a pair of this chain.) */
+	for (tail = &t->head[b]; *tail >= 0; tail = &t->v[*tail].next)
+		;
+	t->v[i] = (struct entry){ .key = key,
+				  .next = -1,
+				  .expires = expires,
+				  .rule = rule,
+				  .v6 = a->family == AF_INET6 };
+	if (t->v[i].v6) {
+		if (t->v6 == NULL)
+			t->v6 = xcalloc(LEARNED_MAX, sizeof(*t->v6));
+		memcpy(t->v6[i], a->a, 16);
+	}
+	*tail = i;
 }
 
 enum hostrule_verdict
@@ -160,20 +164,20 @@ learned_decide(const struct learned *t, const struct hostrule *rules, size_t n,
 	       const struct netpolicy_addr *a, uint64_t now, int *rule)
 {
 	enum hostrule_verdict ret = HOSTRULE_UNLISTED;
-	int32_t i = find(t, a);
+	uint32_t key = key_of(a);
 
 	*rule = -1;
-	for (size_t s = 0; i >= 0 && s < t->v[i].n; s++) {
+	for (int32_t i = t->head[bucket(key)]; i >= 0; i = t->v[i].next) {
 		const struct entry *e = &t->v[i];
 
-		if (e->expires[s] <= now || e->rule[s] >= n)
+		if (!same(t, i, a, key) || e->expires <= now || e->rule >= n)
 			continue;
-		if (hostrule_port(&rules[e->rule[s]], default_ports, a->port)) {
-			*rule = e->rule[s];
+		if (hostrule_port(&rules[e->rule], default_ports, a->port)) {
+			*rule = e->rule;
 			return HOSTRULE_ALLOWED;
 		}
 		if (ret == HOSTRULE_UNLISTED)
-			*rule = e->rule[s];
+			*rule = e->rule;
 		ret = HOSTRULE_PORT;
 	}
 	return ret;
@@ -184,14 +188,28 @@ learned_count(const struct learned *t, uint64_t now)
 {
 	size_t c = 0;
 
-	for (uint32_t i = 0; i < t->n; i++)
-		if (last_expiry(&t->v[i]) > now)
-			c++;
+	/* Each address once: at its first unexpired pair in its chain. */
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->v[i];
+		int32_t j;
+
+		if (e->expires <= now)
+			continue;
+		for (j = t->head[bucket(e->key)];
+		     j >= 0 &&
+		     !(t->v[j].expires > now && t->v[j].key == e->key &&
+		       t->v[j].v6 == e->v6 &&
+		       (!e->v6 || memcmp(t->v6[j], t->v6[i], 16) == 0));
+		     j = t->v[j].next)
+			;
+		c += j == (int32_t)i;
+	}
 	return c;
 }
 
 size_t
 learned_memory(const struct learned *t)
 {
-	return sizeof(*t) + (size_t)t->cap * sizeof(*t->v);
+	return sizeof(*t) + (t->v ? LEARNED_MAX * sizeof(*t->v) : 0) +
+	       (t->v6 ? LEARNED_MAX * sizeof(*t->v6) : 0);
 }

@@ -26,8 +26,8 @@
 	3600u /* s: an address learned stays at most                           \
 	       * an hour without another lookup */
 #define LEARNED_MAX                                                            \
-	10000u /* addresses; then the one whose last                           \
-		* entry expires first is replaced */
+	10000u /* (address, entry) pairs; then the pair                        \
+		* that expires first is replaced */
 #define LEARNED_ENTRIES                                                        \
 	4u /* allow-host entries one address holds                             \
 	    * (names of several entries on one CDN                             \

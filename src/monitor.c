@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -307,6 +308,34 @@ reap(pid_t child, bool reap_all, int *wstatus)
 	}
 }
 
+/*
+ * A process about to wait keeps resident only the code its loop runs:
+ * the pages of code that start-up touched (profiles, plans, namespaces:
+ * most of llwrap's) leave its page tables, and the loop faults back in
+ * those it runs (with the kernel's fault-around, 64 KiB or a folio at a
+ * time).  Private executable mappings of a file only: nothing writes to
+ * them, so a dropped page reads back the same.  /proc/self/maps, not
+ * smaps: no walk of the page tables.
+ */
+static void
+release_startup_pages(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	_cleanup_free_ char *line = NULL;
+	unsigned long start, end, inode;
+	size_t cap = 0;
+	char perms[5];
+
+	if (f == NULL)
+		return;
+	while (getline(&line, &cap, f) > 0)
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %lu", &start, &end, perms,
+			   &inode) == 4 &&
+		    strcmp(perms, "r-xp") == 0 && inode != 0)
+			madvise((void *)start, end - start, MADV_DONTNEED);
+	fclose(f);
+}
+
 int
 monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 {
@@ -316,6 +345,7 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 		xcalloc(2 + MONITOR_MAX_WATCH + (sv ? SUPERVISE_POLL_MAX : 0),
 			sizeof(*pfd));
 
+	release_startup_pages();
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)

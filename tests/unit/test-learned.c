@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -182,7 +183,8 @@ test_table_bound(void **state)
 			    i < LEARNED_MAX ? 0 : 10);
 	}
 	assert_int_equal(learned_count(t, 20), LEARNED_MAX);
-	assert_true(learned_memory(t) < 2u << 20);
+	/* 16 bytes a pair, and 16 more for an IPv6 address. */
+	assert_true(learned_memory(t) < 400u << 10);
 	for (size_t i = 0; i < LEARNED_MAX + extra; i++) {
 		struct netpolicy_addr a = { .family = AF_INET6, .port = 443 };
 
@@ -199,6 +201,58 @@ test_table_bound(void **state)
 	learned_free(t);
 }
 
+/* IPv4 addresses, 16 bytes each: with several entries on some, and
+ * pairs replaced in their own chain once the table is full. */
+static bool
+twice(size_t i)
+{
+	return i >= 1000 && i % 100 == 50;
+}
+
+/* IPv4 addresses, 16 bytes a pair: some learned for two entries, and
+ * the pairs that expire first replaced once the table is full. */
+static void
+test_table_v4(void **state)
+{
+	struct learned *t = learned_new();
+	const size_t n = LEARNED_MAX + 300;
+	size_t early = n - LEARNED_MAX;
+	int rule;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		early += twice(i);
+	for (size_t i = 0; i < n; i++) {
+		struct netpolicy_addr a = { .family = AF_INET };
+
+		a.a[0] = 10;
+		a.a[1] = (uint8_t)(i >> 16);
+		a.a[2] = (uint8_t)(i >> 8);
+		a.a[3] = (uint8_t)i;
+		learned_add(t, &a, 0, i < early ? 60 : 600, 0);
+		if (twice(i))
+			learned_add(t, &a, 1, 600, 0);
+	}
+	assert_int_equal(learned_count(t, 20), n - early);
+	assert_true(learned_memory(t) < 200u << 10);
+	for (size_t i = 0; i < n; i++) {
+		struct netpolicy_addr a = { .family = AF_INET, .port = 22 };
+
+		a.a[0] = 10;
+		a.a[1] = (uint8_t)(i >> 16);
+		a.a[2] = (uint8_t)(i >> 8);
+		a.a[3] = (uint8_t)i;
+		assert_int_equal(
+			learned_decide(t, rules, 2, &def, &a, 20, &rule),
+			i < early  ? HOSTRULE_UNLISTED
+			: twice(i) ? HOSTRULE_ALLOWED
+				   : HOSTRULE_PORT);
+		if (i >= early)
+			assert_int_equal(rule, twice(i) ? 1 : 0);
+	}
+	learned_free(t);
+}
+
 int
 main(void)
 {
@@ -207,6 +261,7 @@ main(void)
 		cmocka_unit_test(test_ttl),
 		cmocka_unit_test(test_entries_bound),
 		cmocka_unit_test(test_table_bound),
+		cmocka_unit_test(test_table_v4),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
