@@ -61,14 +61,18 @@
 
 enum { REQ_SOCKET = 1, REQ_REFILL = 2, REC_NEED_TCP = 100 };
 
+/* A REQ_SOCKET and its answer carry the same seq: an answer that came
+ * after its request gave up is told from the next one's. */
 struct st_req {
 	uint8_t op;
 	uint8_t connected;
+	uint32_t seq;
 	int32_t family, type;
 	struct netpolicy_addr dst;
 };
 
 struct st_resp {
+	uint32_t seq;
 	int32_t err;
 };
 
@@ -118,6 +122,7 @@ struct dnsstub {
 	bool fam[2]; /* the families of the resolvers */
 	struct dnsstub_record *queue;
 	size_t n_queue;
+	uint32_t seq; /* of the last REQ_SOCKET */
 };
 
 static uint64_t
@@ -649,6 +654,7 @@ on_ctl(void)
 	}
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
+	resp.seq = rq.seq;
 	if (rq.op != REQ_SOCKET || (size_t)got != sizeof(rq) ||
 	    (rq.family != AF_INET && rq.family != AF_INET6) ||
 	    (rq.type != SOCK_DGRAM && rq.type != SOCK_STREAM)) {
@@ -1010,11 +1016,14 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 {
 	struct st_req rq = { .op = REQ_SOCKET,
 			     .connected = connected,
+			     .seq = ++s->seq,
 			     .family = family,
 			     .type = type,
 			     .dst = *dst };
 	struct st_resp resp;
-	uint64_t deadline = now_ms() + 1000;
+	/* The supervisor waits (the command's call with it): as long as a
+	 * resolver's client would for an answer, on a loaded machine. */
+	uint64_t deadline = now_ms() + ST_TIMEOUT_MS;
 	int r;
 
 	*fd = -1;
@@ -1042,6 +1051,13 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 			continue;
 		if (got != sizeof(resp))
 			return -EPIPE;
+		if (resp.seq != rq.seq) {
+			/* The answer to a request that gave up. */
+			if (n == 1)
+				close(*fd);
+			*fd = -1;
+			continue;
+		}
 		if (resp.err != 0 || n != 1) {
 			if (n == 1)
 				close(*fd);

@@ -151,6 +151,24 @@ while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here"
 done
 export XDG_STATE_HOME=$d/state
 llw() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
+# helper_of JOB NAME: the pid of the llwrap helper NAME of the run the
+# background job JOB started (other suites' runs go on beside this
+# one), once it has confined itself (no_new_privs comes last); waits up
+# to 30 s (a slow machine takes more than a second to get there).
+helper_of() {
+	_i=0
+	while [ $_i -lt 300 ]; do
+		_sup=$(pgrep -x llwrap -P "$1" | head -1)
+		_h=${_sup:+$(pgrep -x -P "$_sup" "$2" | head -1)}
+		if [ -n "$_h" ] && grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$_h/status"; then
+			echo "$_h"
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
 echo "== env"
 llw -- env | grep -ci proxy
 echo "== curl"
@@ -219,22 +237,46 @@ sleep 0.7
 # runs may be going on beside this one).
 sup=$(pgrep -x llwrap -P $killed | head -1)
 [ -n "$sup" ] || sup=$killed
-pkill -KILL -x llwrap-dns
+# This run's resolver only: other suites' runs go on beside this one.
+pkill -KILL -x -P "$sup" llwrap-dns
 sleep 0.2
 t0=$(awk '{ print $14 + $15 }' /proc/$sup/stat 2>/dev/null)
 sleep 1
 t1=$(awk '{ print $14 + $15 }' /proc/$sup/stat 2>/dev/null)
 echo "supervisor ($sup) ticks in 1 s: $((t1 - t0))"
 wait $killed
+echo "== stub-slow"
+# A resolver that does not answer the supervisor for 2 s (stopped; a
+# loaded machine): the socket swap waits for it, as a resolver's client
+# would wait for an answer (it gave up after 1 s), and the next lookup
+# gets its own socket, not a late answer to an earlier request.
+llw -- sh -c "while [ ! -e $d/stopped ]; do sleep 0.05; done
+python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.connect((\"192.0.2.53\", 53))
+    print(\"slow: connected\")
+except OSError as e:
+    print(\"slow: failed\", e.errno)
+'
+getent hosts api.llw.test >/dev/null && echo 'next: resolved'" &
+slow=$!
+stub=$(helper_of $slow llwrap-dns)
+kill -STOP "$stub"
+: >"$d/stopped"
+sleep 2
+kill -CONT "$stub"
+wait $slow
 echo "== confined"
-llw -- sleep 2 >/dev/null &
+# The command waits for the look to end.
+llw -- sh -c "while [ ! -e $d/looked ]; do sleep 0.1; done" >/dev/null &
 sleeper=$!
-sleep 1
-for p in /proc/[0-9]*; do
-	[ "$(cat "$p/comm" 2>/dev/null)" = llwrap-dns ] || continue
+if p=/proc/$(helper_of $sleeper llwrap-dns); then
 	grep -e NoNewPrivs -e CapEff "$p/status"
 	[ "$(readlink "$p/ns/net")" = "$(readlink /proc/self/ns/net)" ] && echo "same netns" || echo "own netns"
-done
+fi
+: >"$d/looked"
 wait $sleeper
 echo "== agent"
 if [ -n "$O" ]; then
@@ -363,6 +405,10 @@ else
 	not_ok "... while the supervisor stays idle"
 	diag "ticks: $out"
 fi
+
+section stub-slow
+expect_output "a resolver's socket waits for a resolver slow to answer the supervisor" "^slow: connected$"
+expect_output "... and the next lookup resolves too" "^next: resolved$"
 
 section confined
 expect_output "the resolver has no new privileges" "^NoNewPrivs:[[:space:]]+1$"

@@ -121,6 +121,24 @@ while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.here" ]; } && [ $i -lt 100 ]; do
 done
 export XDG_STATE_HOME=$d/state
 llw() { "$L" ${B:+--backend "$B"} --ro "$d" -p "$d/allow.ini" "$@" 2>&1; }
+# helper_of JOB NAME: the pid of the llwrap helper NAME of the run the
+# background job JOB started (other suites' runs go on beside this
+# one), once it has confined itself (no_new_privs comes last); waits up
+# to 30 s (a slow machine takes more than a second to get there).
+helper_of() {
+	_i=0
+	while [ $_i -lt 300 ]; do
+		_sup=$(pgrep -x llwrap -P "$1" | head -1)
+		_h=${_sup:+$(pgrep -x -P "$_sup" "$2" | head -1)}
+		if [ -n "$_h" ] && grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$_h/status"; then
+			echo "$_h"
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
 echo "== env"
 llw -- env | grep -i -e proxy | sort
 echo "== https-allowed"
@@ -168,12 +186,13 @@ curl -sS -m 10 --cacert $d/cert.pem https://api.llw.test:8443/
 curl -sS -m 10 --cacert $d/cert.pem https://evil.llw.test:8443/
 python3 $d/client.py direct 198.51.100.7 8443" 2>&1
 echo "== confined"
-llw -- sleep 2 >/dev/null &
+# The command waits for the look to end.
+llw -- sh -c "while [ ! -e $d/looked ]; do sleep 0.1; done" >/dev/null &
 sleeper=$!
-sleep 1
-for p in /proc/[0-9]*; do
-	[ "$(cat "$p/comm" 2>/dev/null)" = llwrap-proxy ] && grep NoNewPrivs "$p/status"
-done
+if p=/proc/$(helper_of $sleeper llwrap-proxy); then
+	grep NoNewPrivs "$p/status"
+fi
+: >"$d/looked"
 wait $sleeper
 echo "== log"
 cat "$d"/state/llwrap/*.log
