@@ -129,6 +129,31 @@ layers_choose(enum layers_restriction r, const struct layers_facts *f)
 	return LAYER_NONE;
 }
 
+void
+layers_account(const bool asked[LAYERS_N], const struct layers_facts *f,
+	       const struct layers_run *run,
+	       enum layers_id enforced_by[LAYERS_N])
+{
+	for (int r = 0; r < LAYERS_N; r++) {
+		enum layers_id l = asked[r] ? layers_choose(r, f) : LAYER_NONE;
+
+		/* bubblewrap enforces what its plan does not list as lost
+		 * (the network rules by a private network namespace). */
+		if (run->bwrap && asked[r])
+			l = run->bwrap_loses[r] ? LAYER_NONE : LAYER_F;
+		/* ... but the supervisor performs every connect, bind and
+		 * send with a destination there. */
+		if (run->bwrap && asked[r] && run->supervisor &&
+		    (r == LAYERS_TCP_PORTS || r == LAYERS_UDP_PORTS ||
+		     r == LAYERS_PATH_UNIX))
+			l = LAYER_S;
+		/* L3 stops signals only with a pid namespace. */
+		if (r == LAYERS_SIGNALS && l == LAYER_L3 && !run->pid_ns)
+			l = LAYER_NONE;
+		enforced_by[r] = l;
+	}
+}
+
 const char *
 layers_restriction_name(enum layers_restriction r)
 {

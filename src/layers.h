@@ -1,8 +1,10 @@
 /*
  * Layer substitution (DESIGN.md §2 "Fail closed", §14): for each
  * restriction a policy can ask for, the ordered list of layers that can
- * enforce it, and the choice of the first one this kernel has.  llwrap
- * refuses a restriction only when no layer of its list is available.
+ * enforce it, and the choice of the first one this kernel has; then,
+ * once sandbox.c knows what runs, the layer each asked restriction gets.
+ * llwrap refuses a restriction only when no layer of its list is
+ * available.
  *
  * Pure: the kernel facts come from the caller (sandbox.c probes them,
  * tests/unit/test-layers.c simulates them).
@@ -54,6 +56,26 @@ struct layers_facts {
  */
 enum layers_id layers_choose(enum layers_restriction r,
 			     const struct layers_facts *f);
+
+/* What runs, beyond what the system offers: sandbox.c's choices. */
+struct layers_run {
+	bool bwrap;		    /* bubblewrap's plan runs the command */
+	bool bwrap_loses[LAYERS_N]; /* ... and cannot enforce these */
+	bool supervisor;	    /* the supervisor runs */
+	bool pid_ns;		    /* L3 makes a pid namespace */
+};
+
+/*
+ * Fill enforced_by[r], for every restriction, with the layer that
+ * enforces it: LAYER_NONE where asked[r] is false, else layers_choose()
+ * with f, except that under bubblewrap's plan it is F for what the plan
+ * does not lose and LAYER_NONE for what it loses, and S for the TCP, UDP
+ * and pathname unix rules when the supervisor runs there (it performs
+ * those calls); and that L3 stops signals only with a pid namespace.
+ */
+void layers_account(const bool asked[LAYERS_N], const struct layers_facts *f,
+		    const struct layers_run *run,
+		    enum layers_id enforced_by[LAYERS_N]);
 
 /* "TCP bind/connect port rules", ... */
 const char *layers_restriction_name(enum layers_restriction r);

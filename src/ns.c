@@ -8,7 +8,8 @@
  * (pid 1 of the new pid namespace, which then makes the mount namespace,
  * or the process itself): it builds the mount view and brings lo up.
  *
- * The mount view is built with the new mount API (open_tree, fsopen,
+ * What the mount view holds is decided in viewplan.c, without the
+ * kernel; it is built here with the new mount API (open_tree, fsopen,
  * mount_setattr, move_mount, Linux 5.12), in three steps:
  *
  *  1. Every source is acquired while the tree is still as the host has
@@ -53,8 +54,8 @@
 #include "fdutil.h"
 #include "layers.h"
 #include "ns.h"
-#include "path.h"
 #include "testhook.h"
+#include "viewplan.h"
 #include "xalloc.h"
 
 static bool
@@ -446,184 +447,30 @@ ns_lo_up(const struct netpolicy_addr *addrs, size_t n, char **cause)
 	return err < 0 ? -EIO : 0;
 }
 
-static bool
-is_private_tmp(const char *path)
+/* What path is, for viewplan_build(). */
+static enum viewplan_type
+type_of(void *ctx, const char *path)
 {
-	for (const char *const *t = policy_private_tmps; *t != NULL; t++)
-		if (strcmp(path, *t) == 0)
-			return true;
-	return false;
+	struct stat st;
+
+	(void)ctx;
+	if (stat(path, &st) < 0)
+		return VIEWPLAN_TYPE_MISSING;
+	if (S_ISDIR(st.st_mode))
+		return VIEWPLAN_TYPE_DIR;
+	if (S_ISREG(st.st_mode))
+		return VIEWPLAN_TYPE_FILE;
+	return VIEWPLAN_TYPE_OTHER;
 }
 
-enum ns_kind {
-	NS_PROC, /* a fresh proc for the pid namespace */
-	NS_TMP,	 /* a private /tmp, /var/tmp or /dev/shm */
-	NS_PTS,	 /* a devpts instance of the sandbox's own */
-	NS_ROOT, /* a writable root: the real path as the host has it */
-	NS_MASK, /* a plan mask */
-	NS_BIND, /* the project under a private /tmp, as the policy has it */
-};
-
-struct ns_mount {
-	const char *path;
-	enum ns_kind kind;
-	enum llw_access access; /* NS_MASK */
-	bool is_dir;
-	bool skip; /* nothing to do */
-	bool lazy; /* cloned at attach time, from the view above it */
-	int tmpfs; /* index of the tmpfs entry it lies in, or -1 */
-	int fd;	   /* the detached mount, or -1 */
-};
-
-struct ns_view {
-	struct ns_mount *m;
-	size_t n;
-};
-
+/* The detached mounts still held, then the plan. */
 static void
-view_free(struct ns_view *v)
+view_free(struct viewplan *v)
 {
 	for (size_t i = 0; i < v->n; i++)
 		if (v->m[i].fd >= 0)
 			close(v->m[i].fd);
-	free(v->m);
-}
-
-static int
-mount_cmp(const void *a, const void *b)
-{
-	const struct ns_mount *x = a, *y = b;
-	int c = path_cmp(x->path, y->path);
-
-	/* At one path, fresh mounts first, then the root, then a mask. */
-	return c != 0 ? c : (int)x->kind - (int)y->kind;
-}
-
-static bool
-path_below(const char *path, const char *dir)
-{
-	return path_under(path, dir) && strcmp(path, dir) != 0;
-}
-
-static void
-view_add(struct ns_view *v, const char *path, enum ns_kind kind,
-	 enum llw_access access, bool is_dir)
-{
-	v->m = xreallocarray(v->m, v->n + 1, sizeof(*v->m));
-	v->m[v->n++] = (struct ns_mount){
-		.path = path,
-		.kind = kind,
-		.access = access,
-		.is_dir = is_dir,
-		.tmpfs = -1,
-		.fd = -1,
-	};
-}
-
-static bool
-is_tmpfs_entry(const struct ns_mount *m)
-{
-	return m->kind == NS_TMP || (m->kind == NS_MASK &&
-				     m->access == LLW_ACCESS_DENY && m->is_dir);
-}
-
-static bool
-is_writable_entry(const struct ns_mount *m)
-{
-	return m->kind == NS_ROOT ||
-	       ((m->kind == NS_MASK || m->kind == NS_BIND) &&
-		policy_access_writable(m->access));
-}
-
-/*
- * Collect what the view needs and decide, entry by entry, what to do.
- * Rules under the private /tmp refer to the new tmpfs, which is empty,
- * so they need no mount, except the project itself when it lies there.
- */
-static void
-view_plan(const struct ns_opts *o, struct ns_view *v)
-{
-	const struct plan *fs = o->fs;
-	const char *project = o->policy->project;
-	bool tmp_project =
-		o->private_tmp && policy_private_tmp_of(project) != NULL;
-	bool project_seen = false;
-	struct stat st;
-
-	if (o->pid)
-		view_add(v, "/proc", NS_PROC, LLW_ACCESS_RO, true);
-	if (o->devpts)
-		view_add(v, "/dev/pts", NS_PTS, LLW_ACCESS_RW, true);
-	for (const char *const *t = policy_private_tmps;
-	     o->private_tmp && *t != NULL; t++)
-		if (stat(*t, &st) == 0 && S_ISDIR(st.st_mode))
-			view_add(v, *t, NS_TMP, LLW_ACCESS_RW, true);
-	for (size_t i = 0; i < fs->n_rules; i++) {
-		const struct plan_rule *r = &fs->rules[i];
-
-		if (!(r->access & pathtree_access_bits(LLW_ACCESS_RW) &
-		      ~pathtree_access_bits(LLW_ACCESS_RX)))
-			continue;
-		view_add(v, r->path, NS_ROOT, LLW_ACCESS_RW, true);
-	}
-	for (size_t i = 0; i < fs->n_masks; i++)
-		view_add(v, fs->masks[i].path, NS_MASK, fs->masks[i].access,
-			 fs->masks[i].is_dir);
-	for (size_t i = 0; i < v->n; i++)
-		if (v->m[i].kind != NS_PROC && v->m[i].kind != NS_TMP &&
-		    v->m[i].kind != NS_PTS &&
-		    strcmp(v->m[i].path, project) == 0)
-			project_seen = true;
-	if (tmp_project && !project_seen)
-		view_add(v, project, NS_BIND,
-			 policy_access_at(o->policy, project, NULL), true);
-	qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
-
-	for (size_t i = 0; i < v->n; i++) {
-		struct ns_mount *m = &v->m[i];
-		struct ns_mount *up = NULL;
-
-		/* The nearest entry above this one that is mounted. */
-		for (size_t j = i; j-- > 0;)
-			if (!v->m[j].skip &&
-			    path_below(m->path, v->m[j].path)) {
-				up = &v->m[j];
-				break;
-			}
-		for (size_t j = i; j-- > 0;)
-			if (!v->m[j].skip && is_tmpfs_entry(&v->m[j]) &&
-			    path_below(m->path, v->m[j].path)) {
-				m->tmpfs = (int)j;
-				break;
-			}
-		if (m->kind == NS_ROOT) {
-			/* The same path as a private tmpfs, or already
-			 * writable through the entry above. */
-			if ((o->private_tmp && is_private_tmp(m->path)) ||
-			    (o->devpts && strcmp(m->path, "/dev/pts") == 0) ||
-			    (up != NULL && is_writable_entry(up))) {
-				m->skip = true;
-				continue;
-			}
-			/* Device nodes are written through whatever mount
-			 * they are on; only directories and files need a
-			 * writable one. */
-			if (stat(m->path, &st) < 0 ||
-			    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-				m->skip = true;
-				continue;
-			}
-			m->is_dir = S_ISDIR(st.st_mode);
-		}
-		if (m->tmpfs >= 0 && v->m[m->tmpfs].kind == NS_TMP &&
-		    !path_under(m->path, project) &&
-		    !path_under(project, m->path)) {
-			m->skip = true;
-			continue;
-		}
-		if (o->pid && path_below(m->path, "/proc"))
-			m->lazy = true;
-	}
+	viewplan_free(v);
 }
 
 static int
@@ -860,13 +707,13 @@ make_mount_point(int dirfd, const char *rel, bool is_dir)
 
 /* Step 1 for one entry: acquire its source as a detached mount. */
 static int
-view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
+view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 {
 	const char *what = "";
 	int fd;
 
 	switch (m->kind) {
-	case NS_PROC:
+	case VIEWPLAN_PROC:
 		/* The locked flags of the host's /proc must be kept, or the
 		 * kernel refuses a new instance in a user namespace. */
 		what = "a new proc";
@@ -878,20 +725,20 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
 					     ? 0
 					     : MOUNT_ATTR_RDONLY));
 		break;
-	case NS_TMP:
+	case VIEWPLAN_TMP:
 		what = "a tmpfs";
 		fd = new_tmpfs("1777", o->tmpfs_size,
 			       MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 		break;
-	case NS_PTS:
+	case VIEWPLAN_PTS:
 		what = "a devpts instance";
 		fd = new_devpts();
 		break;
-	case NS_ROOT:
+	case VIEWPLAN_ROOT:
 		what = "a clone";
 		fd = clone_tree(m->path);
 		break;
-	case NS_BIND:
+	case VIEWPLAN_BIND:
 		what = "a clone";
 		if ((fd = clone_tree(m->path)) >= 0 &&
 		    !policy_access_writable(m->access) &&
@@ -900,7 +747,7 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
 			fd = -errno;
 		}
 		break;
-	case NS_MASK:
+	case VIEWPLAN_MASK:
 	default:
 		if (m->access == LLW_ACCESS_DENY && m->is_dir) {
 			what = "an empty tmpfs";
@@ -935,7 +782,7 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
 		*cause = xasprintf(
 			"cannot make %s for %s: %s%s", what, m->path,
 			strerror(-fd),
-			m->kind == NS_PROC && fd == -EPERM
+			m->kind == VIEWPLAN_PROC && fd == -EPERM
 				? " (the kernel refuses a new proc in a user "
 				  "namespace while parts of the host's /proc "
 				  "are hidden by other mounts, as in many "
@@ -951,11 +798,11 @@ view_acquire(const struct ns_opts *o, struct ns_mount *m, char **cause)
  * tmpfs becomes read-only unless it is the private /tmp of a policy
  * that writes there. */
 static int
-view_fill_tmpfs(const struct ns_opts *o, struct ns_view *v, char **cause)
+view_fill_tmpfs(const struct ns_opts *o, struct viewplan *v, char **cause)
 {
 	for (size_t i = 0; i < v->n; i++) {
-		struct ns_mount *m = &v->m[i];
-		struct ns_mount *t;
+		struct viewplan_mount *m = &v->m[i];
+		struct viewplan_mount *t;
 		int r;
 
 		if (m->skip || m->lazy || m->tmpfs < 0)
@@ -971,12 +818,12 @@ view_fill_tmpfs(const struct ns_opts *o, struct ns_view *v, char **cause)
 		}
 	}
 	for (size_t i = 0; i < v->n; i++) {
-		struct ns_mount *m = &v->m[i];
+		struct viewplan_mount *m = &v->m[i];
 		int r;
 
-		if (m->skip || !is_tmpfs_entry(m))
+		if (m->skip || !viewplan_is_tmpfs(m))
 			continue;
-		if (m->kind == NS_TMP &&
+		if (m->kind == VIEWPLAN_TMP &&
 		    policy_access_writable(
 			    policy_access_at(o->policy, m->path, NULL)))
 			continue;
@@ -992,7 +839,7 @@ view_fill_tmpfs(const struct ns_opts *o, struct ns_view *v, char **cause)
 
 /* Step 3 for one entry. */
 static int
-view_attach(const struct ns_opts *o, struct ns_mount *m, char **cause)
+view_attach(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 {
 	int r;
 
@@ -1019,19 +866,20 @@ view_attach(const struct ns_opts *o, struct ns_mount *m, char **cause)
 static int
 view_build(const struct ns_opts *o, char **cause)
 {
-	struct ns_view v = { 0 };
+	struct viewplan v = { 0 };
 	bool all_writable = false;
 	_cleanup_close_ int term = -1;
 	unsigned term_index = 0;
 	int r = 0;
 
-	view_plan(o, &v);
+	viewplan_build(o, type_of, NULL, &v);
 	if (o->devpts && o->pid)
 		term = term_acquire(&term_index);
 	for (size_t i = 0; i < v.n && r == 0; i++) {
 		if (v.m[i].skip || v.m[i].lazy)
 			continue;
-		if (v.m[i].kind == NS_ROOT && strcmp(v.m[i].path, "/") == 0) {
+		if (v.m[i].kind == VIEWPLAN_ROOT &&
+		    strcmp(v.m[i].path, "/") == 0) {
 			/* Everything is writable: no read-only view, and
 			 * no clone on top of the root (the process's root
 			 * would stay beneath it). */

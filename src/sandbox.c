@@ -582,6 +582,11 @@ account(struct sandbox *sb, const struct policy *p)
 		.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP,
 		.portless = sb->l2_deny_inet && !sb->supervise,
 	};
+	struct layers_run run = {
+		.bwrap = sb->bwrap != NULL,
+		.supervisor = sb->supervise,
+		.pid_ns = sb->ns.pid,
+	};
 	bool filtered = p->net == LLW_NET_FILTERED;
 
 	sb->asked[LAYERS_FS_ALLOWLIST] = true;
@@ -596,26 +601,9 @@ account(struct sandbox *sb, const struct policy *p)
 	sb->asked[LAYERS_PATH_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_ABSTRACT_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_SIGNALS] = true;
-	for (int r = 0; r < LAYERS_N; r++) {
-		sb->enforced_by[r] =
-			sb->asked[r] ? layers_choose(r, &f) : LAYER_NONE;
-		/* bubblewrap enforces what its plan does not list as lost
-		 * (the network rules by a private network namespace). */
-		if (sb->bwrap != NULL && sb->asked[r])
-			sb->enforced_by[r] = bwrap_loses(sb->bwrap, r)
-						     ? LAYER_NONE
-						     : LAYER_F;
-		/* ... but the supervisor performs every connect, bind and
-		 * send with a destination there. */
-		if (sb->bwrap != NULL && sb->asked[r] && sb->supervise &&
-		    (r == LAYERS_TCP_PORTS || r == LAYERS_UDP_PORTS ||
-		     r == LAYERS_PATH_UNIX))
-			sb->enforced_by[r] = LAYER_S;
-		/* L3 stops signals only with a pid namespace. */
-		if (r == LAYERS_SIGNALS && sb->enforced_by[r] == LAYER_L3 &&
-		    !sb->ns.pid)
-			sb->enforced_by[r] = LAYER_NONE;
-	}
+	for (int r = 0; r < LAYERS_N && sb->bwrap != NULL; r++)
+		run.bwrap_loses[r] = bwrap_loses(sb->bwrap, r);
+	layers_account(sb->asked, &f, &run, sb->enforced_by);
 }
 
 /* ", and no substitute: ..." naming why L3 and S cannot take r over. */

@@ -112,6 +112,100 @@ test_names(void **state)
 	assert_string_equal(layers_short_name(LAYER_S), "S");
 }
 
+#define ALL	   ((1u << LAYERS_N) - 1)
+#define BIT(r)	   (1u << (r))
+#define NET_RULES  (BIT(LAYERS_TCP_PORTS) | BIT(LAYERS_UDP_PORTS))
+#define UNIX_RULES (BIT(LAYERS_PATH_UNIX) | BIT(LAYERS_ABSTRACT_UNIX))
+
+/*
+ * The layer of every restriction once what runs is known: bubblewrap's
+ * plan and its losses, the supervisor performing the network calls
+ * there, L3's signals needing a pid namespace, and nothing for what is
+ * not asked.
+ */
+static void
+test_account(void **state)
+{
+	/* Automatic: rows copy the facts of the kernels above. */
+	const struct {
+		const char *name;
+		struct layers_facts f;
+		unsigned asked; /* BIT(restriction) */
+		struct layers_run run;
+		enum layers_id want[LAYERS_N];
+	} t[] = {
+		{ "bwrap, nothing lost",
+		  { .userns = true, .bwrap = true },
+		  ALL,
+		  { .bwrap = true },
+		  { F, F, F, F, F, F, F, F, F } },
+		{ "bwrap losing the port rules and masks",
+		  { .userns = true, .bwrap = true },
+		  ALL,
+		  { .bwrap = true,
+		    .bwrap_loses = { [LAYERS_TCP_PORTS] = true,
+				     [LAYERS_UDP_PORTS] = true,
+				     [LAYERS_MASKS] = true } },
+		  { F, F, F, N, N, N, F, F, F } },
+		{ "bwrap with the supervisor",
+		  { .userns = true, .supervisor = true, .bwrap = true },
+		  ALL,
+		  { .bwrap = true,
+		    .bwrap_loses = { [LAYERS_TCP_PORTS] = true,
+				     [LAYERS_UDP_PORTS] = true,
+				     [LAYERS_PATH_UNIX] = true,
+				     [LAYERS_ABSTRACT_UNIX] = true },
+		    .supervisor = true },
+		  { F, F, F, F, S, S, S, N, F } },
+		{ "bwrap with the supervisor, no UDP rule and no mask",
+		  { .userns = true, .supervisor = true, .bwrap = true },
+		  ALL & ~BIT(LAYERS_UDP_PORTS) & ~BIT(LAYERS_MASKS),
+		  { .bwrap = true, .supervisor = true },
+		  { F, F, F, N, S, N, S, F, F } },
+		{ "Debian 12, L3 without a pid namespace",
+		  facts[K_DEB12],
+		  ALL,
+		  { .supervisor = true },
+		  { L1, L3, L3, L3, S, S, S, S, N } },
+		{ "Debian 12, L3 with a pid namespace",
+		  facts[K_DEB12],
+		  ALL,
+		  { .supervisor = true, .pid_ns = true },
+		  { L1, L3, L3, L3, S, S, S, S, L3 } },
+		{ "6.18 without a pid namespace: Landlock's scope",
+		  facts[K_NEW],
+		  ALL,
+		  { .supervisor = true },
+		  { L1, L1, L3, L3, L1, S, S, L1, L1 } },
+		{ "6.18, no network and no unix rule asked",
+		  facts[K_NEW],
+		  ALL & ~NET_RULES & ~UNIX_RULES,
+		  { .supervisor = true },
+		  { L1, L1, L3, L3, N, N, N, N, L1 } },
+		{ "6.18, only the allow-list asked",
+		  facts[K_NEW],
+		  BIT(LAYERS_FS_ALLOWLIST),
+		  { .supervisor = true },
+		  { L1, N, N, N, N, N, N, N, N } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		bool asked[LAYERS_N];
+		enum layers_id got[LAYERS_N];
+
+		for (int r = 0; r < LAYERS_N; r++)
+			asked[r] = (t[i].asked & BIT(r)) != 0;
+		layers_account(asked, &t[i].f, &t[i].run, got);
+		for (int r = 0; r < LAYERS_N; r++)
+			if (got[r] != t[i].want[r])
+				fail_msg("%s: %s: got %s, want %s", t[i].name,
+					 layers_restriction_name(r),
+					 layers_short_name(got[r]),
+					 layers_short_name(t[i].want[r]));
+	}
+}
+
 static bool
 has_loss(const struct ruleset_plan *rp, enum layers_restriction r)
 {
@@ -206,6 +300,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_account),
 		cmocka_unit_test(test_losses_tagged),
 		cmocka_unit_test(test_apparmor_fix),
 	};

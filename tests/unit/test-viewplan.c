@@ -1,0 +1,426 @@
+/*
+ * Unit tests for src/viewplan.c, the plan of L3's mount view: a table of
+ * options, compiled plans and simulated file types, each planned and
+ * compared entry by entry, in order, with the view it must give.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleanup.h"
+#include "ns.h"
+#include "viewplan.h"
+#include "xalloc.h"
+
+/* A rule of the plan and of the policy; a mask of the plan. */
+struct rule {
+	enum llw_access access;
+	const char *path;
+};
+
+struct mask {
+	enum llw_access access;
+	bool is_dir;
+	const char *path;
+};
+
+#define DENY LLW_ACCESS_DENY
+#define RO   LLW_ACCESS_RO
+#define RX   LLW_ACCESS_RX
+#define RW   LLW_ACCESS_RW
+#define D    true
+#define F    false
+
+struct vcase {
+	const char *name;
+	bool pid, devpts, private_tmp;
+	const char *project;
+	const struct rule *rules; /* up to { 0 } */
+	const struct mask *masks;
+	/* "d|f|o PATH": directory, regular file, other; the rest is
+	 * missing. */
+	const char *const *types;
+	/* "KIND PATH ACCESS d|f [skip] [lazy] [tmpfs=N]", in order. */
+	const char *const *want;
+};
+
+#define PROJ "/home/u/proj"
+
+static const struct rule no_pid_rules[] = {
+	{ RX, "/usr" },
+	{ RW, "/dev/pts" },
+	{ RW, "/proc/self/attr" },
+	{ 0 },
+};
+static const char *const no_pid_types[] = { "d /dev/pts", "d /proc/self/attr",
+					    NULL };
+static const char *const no_pid_want[] = {
+	"root /dev/pts rw d",
+	"root /proc/self/attr rw d",
+	NULL,
+};
+
+/* The same rules: /proc and /dev/pts are new, what lies beneath /proc
+ * is lazy, and the devpts instance takes /dev/pts's place. */
+static const struct mask pid_masks[] = {
+	{ RO, D, "/proc/sys" },
+	{ 0 },
+};
+static const char *const pid_want[] = {
+	"pts /dev/pts rw d",	    "root /dev/pts rw d skip",
+	"proc /proc ro d",	    "root /proc/self/attr rw d lazy",
+	"mask /proc/sys ro d lazy", NULL,
+};
+
+/* Only /tmp is a directory; /dev/shm is a file and /var/tmp missing.
+ * The root on /dev/shm is skipped all the same, a private tmp path. */
+static const struct rule tmp_rules[] = {
+	{ RW, "/dev/shm" }, { RW, PROJ }, { RW, "/tmp" },
+	{ RW, "/tmp/x" },   { 0 },
+};
+static const char *const tmp_types[] = { "f /dev/shm", "d " PROJ, "d /tmp",
+					 "d /tmp/x", NULL };
+static const char *const tmp_want[] = {
+	"root /dev/shm rw d skip",
+	"root " PROJ " rw d",
+	"tmp /tmp rw d",
+	"root /tmp rw d skip",
+	"root /tmp/x rw d skip tmpfs=2",
+	NULL,
+};
+
+/* Without a private /tmp the same rules are roots like any other. */
+static const char *const no_tmp_want[] = {
+	"root /dev/shm rw f",
+	"root " PROJ " rw d",
+	"root /tmp rw d",
+	"root /tmp/x rw d skip",
+	NULL,
+};
+
+/* The project under the private /tmp: rules under /tmp that neither
+ * contain it nor lie under it are skipped; nothing names it, so it is
+ * bound with the policy's access. */
+#define TPROJ "/tmp/w/proj"
+static const struct rule tproj_rules[] = {
+	{ RW, "/tmp/other" },
+	{ RO, TPROJ },
+	{ RW, TPROJ "/sub" },
+	{ 0 },
+};
+static const char *const tproj_types[] = { "d /tmp",	      "d /var/tmp",
+					   "d /tmp/other",    "d " TPROJ,
+					   "d " TPROJ "/sub", NULL };
+static const char *const tproj_want[] = {
+	"tmp /tmp rw d",
+	"root /tmp/other rw d skip tmpfs=0",
+	"bind " TPROJ " ro d tmpfs=0",
+	"root " TPROJ "/sub rw d tmpfs=0",
+	"tmp /var/tmp rw d",
+	NULL,
+};
+
+/* A rule names the project: no bind. */
+static const struct rule tproj_named_rules[] = {
+	{ RW, TPROJ },
+	{ 0 },
+};
+static const char *const tproj_named_want[] = {
+	"tmp /tmp rw d",
+	"root " TPROJ " rw d tmpfs=0",
+	"tmp /var/tmp rw d",
+	NULL,
+};
+
+/* A rule containing the project stays; the project is still bound, on
+ * top of it. */
+static const struct rule tproj_parent_rules[] = {
+	{ RW, "/tmp/w" },
+	{ 0 },
+};
+static const char *const tproj_parent_types[] = { "d /tmp", "d /tmp/w", NULL };
+static const char *const tproj_parent_want[] = {
+	"tmp /tmp rw d",
+	"root /tmp/w rw d tmpfs=0",
+	"bind " TPROJ " rw d tmpfs=0",
+	NULL,
+};
+
+/* Writable roots: one below another is skipped, and one below a
+ * writable mask, not one below a read-only mask; a device and a missing
+ * path are skipped, a file is a file.  The deny masks are tmpfs
+ * entries: the masks beneath one lie in it. */
+static const struct rule roots_rules[] = {
+	{ RW, "/dev/kvm" },
+	{ RW, "/etc/motd" },
+	{ RW, "/home/u" },
+	{ RW, "/home/u/.ssh/sock" },
+	{ RW, PROJ },
+	{ RW, "/home/u/src/build" },
+	{ RW, "/home/u/src/out/x" },
+	{ RW, "/srv/gone" },
+	{ 0 },
+};
+static const struct mask roots_masks[] = {
+	{ DENY, D, "/home/u/.ssh" },	       { RW, D, "/home/u/.ssh/agent" },
+	{ DENY, F, "/home/u/.ssh/agent/key" }, { RO, D, "/home/u/src" },
+	{ RW, D, "/home/u/src/out" },	       { 0 },
+};
+static const char *const roots_types[] = {
+	"o /dev/kvm",	       "f /etc/motd", "d /home/u",
+	"o /home/u/.ssh/sock", "d " PROJ,     "d /home/u/src/build",
+	"d /home/u/src/out/x", NULL,
+};
+static const char *const roots_want[] = {
+	"root /dev/kvm rw d skip",
+	"root /etc/motd rw f",
+	"root /home/u rw d",
+	"mask /home/u/.ssh deny d",
+	"mask /home/u/.ssh/agent rw d tmpfs=3",
+	"mask /home/u/.ssh/agent/key deny f tmpfs=3",
+	"root /home/u/.ssh/sock rw d skip tmpfs=3",
+	"root " PROJ " rw d skip",
+	"mask /home/u/src ro d",
+	"root /home/u/src/build rw d",
+	"mask /home/u/src/out rw d",
+	"root /home/u/src/out/x rw d skip",
+	"root /srv/gone rw d skip",
+	NULL,
+};
+
+/* A mask beneath a denied directory lies in its tmpfs: the nearest one
+ * above it, not the nearest entry before it. */
+static const struct rule nested_rules[] = {
+	{ RW, "/home/u" },
+	{ 0 },
+};
+static const struct mask nested_masks[] = {
+	{ DENY, D, "/home/u/a" },
+	{ DENY, D, "/home/u/a/b" },
+	{ RO, F, "/home/u/a/b/c" },
+	{ RO, D, "/home/u/a/d" },
+	{ 0 },
+};
+static const char *const nested_types[] = { "d /home/u", NULL };
+static const char *const nested_want[] = {
+	"root /home/u rw d",
+	"mask /home/u/a deny d",
+	"mask /home/u/a/b deny d tmpfs=1",
+	"mask /home/u/a/b/c ro f tmpfs=2",
+	"mask /home/u/a/d ro d tmpfs=1",
+	NULL,
+};
+
+/* At one path: the fresh mounts first, then the root, then the mask. */
+static const struct rule one_path_rules[] = {
+	{ RW, "/proc" },
+	{ RW, "/tmp" },
+	{ 0 },
+};
+static const struct mask one_path_masks[] = {
+	{ RO, D, "/proc" },
+	{ RO, D, "/tmp" },
+	{ 0 },
+};
+static const char *const one_path_types[] = { "d /proc", "d /tmp", NULL };
+static const char *const one_path_want[] = {
+	"proc /proc ro d",
+	"root /proc rw d",
+	"mask /proc ro d",
+	"tmp /tmp rw d",
+	"root /tmp rw d skip",
+	"mask /tmp ro d",
+	NULL,
+};
+
+static const struct vcase cases[] = {
+	{ "no-pid", false, false, false, PROJ, no_pid_rules, NULL, no_pid_types,
+	  no_pid_want },
+	{ "pid-devpts", true, true, false, PROJ, no_pid_rules, pid_masks,
+	  no_pid_types, pid_want },
+	{ "private-tmp", false, false, true, PROJ, tmp_rules, NULL, tmp_types,
+	  tmp_want },
+	{ "no-private-tmp", false, false, false, PROJ, tmp_rules, NULL,
+	  tmp_types, no_tmp_want },
+	{ "project-in-tmp", false, false, true, TPROJ, tproj_rules, NULL,
+	  tproj_types, tproj_want },
+	{ "project-in-tmp-named", false, false, true, TPROJ, tproj_named_rules,
+	  NULL, tproj_types, tproj_named_want },
+	{ "project-in-tmp-parent", false, false, true, TPROJ,
+	  tproj_parent_rules, NULL, tproj_parent_types, tproj_parent_want },
+	{ "roots", false, false, false, PROJ, roots_rules, roots_masks,
+	  roots_types, roots_want },
+	{ "nested-masks", false, false, false, PROJ, nested_rules, nested_masks,
+	  nested_types, nested_want },
+	{ "one-path", true, false, true, PROJ, one_path_rules, one_path_masks,
+	  one_path_types, one_path_want },
+};
+
+static const char *const access_names[] = { "deny", "ro", "rx", "rw", "rwx" };
+
+/* The type table of a case, as the callback's context. */
+static enum viewplan_type
+type_of(void *ctx, const char *path)
+{
+	const struct vcase *c = ctx;
+
+	for (const char *const *t = c->types; t && *t; t++) {
+		if (strcmp(*t + 2, path) != 0)
+			continue;
+		switch (**t) {
+		case 'd':
+			return VIEWPLAN_TYPE_DIR;
+		case 'f':
+			return VIEWPLAN_TYPE_FILE;
+		default:
+			return VIEWPLAN_TYPE_OTHER;
+		}
+	}
+	return VIEWPLAN_TYPE_MISSING;
+}
+
+static struct plan *
+plan_of(const struct vcase *c, struct policy *p)
+{
+	struct plan *fs = xcalloc(1, sizeof(*fs));
+
+	for (const struct rule *r = c->rules; r && r->path; r++) {
+		fs->rules = xreallocarray(fs->rules, fs->n_rules + 1,
+					  sizeof(*fs->rules));
+		fs->rules[fs->n_rules++] = (struct plan_rule){
+			.path = xstrdup(r->path),
+			.access = pathtree_access_bits(r->access),
+			.origin = xstrdup("test"),
+		};
+		p->paths = xreallocarray(p->paths, p->n_paths + 1,
+					 sizeof(*p->paths));
+		p->paths[p->n_paths++] = (struct llw_path_rule){
+			.path = xstrdup(r->path),
+			.access = r->access,
+			.origin = xstrdup("test"),
+		};
+	}
+	for (const struct mask *m = c->masks; m && m->path; m++) {
+		fs->masks = xreallocarray(fs->masks, fs->n_masks + 1,
+					  sizeof(*fs->masks));
+		fs->masks[fs->n_masks++] = (struct plan_mask){
+			.path = xstrdup(m->path),
+			.access = m->access,
+			.is_dir = m->is_dir,
+			.origin = xstrdup("test"),
+		};
+	}
+	return fs;
+}
+
+/* One entry as the table writes it. */
+static char *
+render(const struct viewplan_mount *m)
+{
+	static const char *const kinds[] = {
+		[VIEWPLAN_PROC] = "proc", [VIEWPLAN_TMP] = "tmp",
+		[VIEWPLAN_PTS] = "pts",	  [VIEWPLAN_ROOT] = "root",
+		[VIEWPLAN_MASK] = "mask", [VIEWPLAN_BIND] = "bind",
+	};
+	char tmpfs[32] = "";
+
+	if (m->tmpfs >= 0)
+		snprintf(tmpfs, sizeof(tmpfs), " tmpfs=%d", m->tmpfs);
+	assert_int_equal(m->fd, -1);
+	return xasprintf("%s %s %s %c%s%s%s", kinds[m->kind], m->path,
+			 access_names[m->access], m->is_dir ? 'd' : 'f',
+			 m->skip ? " skip" : "", m->lazy ? " lazy" : "", tmpfs);
+}
+
+static void
+test_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct vcase *c = &cases[i];
+		struct policy *p = policy_new();
+		struct plan *fs;
+		struct ns_opts o = {
+			.pid = c->pid,
+			.devpts = c->devpts,
+			.private_tmp = c->private_tmp,
+		};
+		struct viewplan v = { 0 };
+		size_t n = 0;
+
+		p->project = xstrdup(c->project);
+		fs = plan_of(c, p);
+		o.fs = fs;
+		o.policy = p;
+		viewplan_build(&o, type_of, (void *)c, &v);
+		for (const char *const *w = c->want; *w != NULL; w++, n++) {
+			_cleanup_free_ char *got = NULL;
+
+			if (n >= v.n)
+				fail_msg("%s: entry %zu missing, want '%s'",
+					 c->name, n, *w);
+			got = render(&v.m[n]);
+			if (strcmp(got, *w) != 0)
+				fail_msg("%s: entry %zu is '%s', want '%s'",
+					 c->name, n, got, *w);
+		}
+		if (n != v.n)
+			fail_msg("%s: %zu entries, want %zu", c->name, v.n, n);
+		viewplan_free(&v);
+		assert_null(v.m);
+		assert_int_equal(v.n, 0);
+		plan_free(fs);
+		policy_free(p);
+	}
+	viewplan_free(NULL);
+}
+
+/* A private tmp directory and a denied directory are new tmpfs; a
+ * denied file, a read-only directory and a root are not. */
+static void
+test_is_tmpfs(void **state)
+{
+	static const struct {
+		enum viewplan_kind kind;
+		enum llw_access access;
+		bool is_dir, want;
+	} t[] = {
+		{ VIEWPLAN_TMP, LLW_ACCESS_RW, true, true },
+		{ VIEWPLAN_MASK, LLW_ACCESS_DENY, true, true },
+		{ VIEWPLAN_MASK, LLW_ACCESS_DENY, false, false },
+		{ VIEWPLAN_MASK, LLW_ACCESS_RO, true, false },
+		{ VIEWPLAN_ROOT, LLW_ACCESS_RW, true, false },
+		{ VIEWPLAN_BIND, LLW_ACCESS_DENY, true, false },
+		{ VIEWPLAN_PROC, LLW_ACCESS_RO, true, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct viewplan_mount m = {
+			.path = "/x",
+			.kind = t[i].kind,
+			.access = t[i].access,
+			.is_dir = t[i].is_dir,
+		};
+
+		if (viewplan_is_tmpfs(&m) != t[i].want)
+			fail_msg("row %zu: got %d", i, !t[i].want);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_is_tmpfs),
+	};
+
+	return cmocka_run_group_tests_name("viewplan", tests, NULL, NULL);
+}
