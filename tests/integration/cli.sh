@@ -65,8 +65,14 @@ done
 if [ -x /usr/bin/bwrap ] || command -v bwrap >/dev/null 2>&1; then
 	run llw -p default --backend bwrap --explain -- /bin/true
 	expect_output "--backend bwrap: --explain names the backend and why" "^backend: bwrap .*--backend=bwrap"
-	expect_status "--backend bwrap runs the command" 7 \
-		llw -p default --backend bwrap -- /bin/sh -c 'exit 7'
+	if "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
+		expect_status "--backend bwrap runs the command" 7 \
+			llw -p default --backend bwrap -- /bin/sh -c 'exit 7'
+	else
+		expect_refused "--backend bwrap where bwrap cannot run: refused, saying why" \
+			'--backend=bwrap was asked for, but .*cannot create a user namespace' \
+			llw -p default --backend bwrap -- /bin/sh -c 'exit 7'
+	fi
 	expect_status "--backend landlock runs the command" 7 \
 		llw -p default --backend landlock -- /bin/sh -c 'exit 7'
 else
