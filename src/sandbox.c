@@ -697,15 +697,19 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	/* S beside bwrap: llwrap forks and stays outside as the network
 	 * supervisor; its child loads the notification filter and execs
 	 * bwrap, and the filter follows the command into the sandbox.  It
-	 * takes over the port rules bubblewrap has no way to enforce, and
-	 * the rules only it enforces anywhere. */
+	 * takes over the port rules bubblewrap has no way to enforce, the
+	 * pathname sockets a bound directory holds (docker, D-Bus: only
+	 * Landlock ABI 9 checks a connect to them), and the rules only it
+	 * enforces anywhere. */
 	if (netpolicy_needs_supervisor(p) ||
 	    bwrap_loses(sb->bwrap, LAYERS_TCP_PORTS) ||
-	    bwrap_loses(sb->bwrap, LAYERS_UDP_PORTS)) {
+	    bwrap_loses(sb->bwrap, LAYERS_UDP_PORTS) ||
+	    bwrap_loses(sb->bwrap, LAYERS_PATH_UNIX)) {
 		if (sandbox_supervisor(sb)) {
 			sb->supervise = true;
 			bwrap_cover(sb->bwrap, LAYERS_TCP_PORTS);
 			bwrap_cover(sb->bwrap, LAYERS_UDP_PORTS);
+			bwrap_cover(sb->bwrap, LAYERS_PATH_UNIX);
 			/* The host network, filtered by the supervisor: in a
 			 * network namespace of bwrap's the sandbox's sockets
 			 * would be out of the supervisor's sight (its socket
