@@ -73,8 +73,15 @@ if [ -x /usr/bin/bwrap ] || command -v bwrap >/dev/null 2>&1; then
 			'--backend=bwrap was asked for, but .*cannot create a user namespace' \
 			llw -p default --backend bwrap -- /bin/sh -c 'exit 7'
 	fi
-	expect_status "--backend landlock runs the command" 7 \
-		llw -p default --backend landlock -- /bin/sh -c 'exit 7'
+	if [ "$(landlock_abi)" -gt 0 ]; then
+		expect_status "--backend landlock runs the command" 7 \
+			llw -p default --backend landlock -- /bin/sh -c 'exit 7'
+	else
+		marker=$PROJ/ran
+		expect_refused "--backend landlock without Landlock: refused, saying why" \
+			'--backend=landlock was asked for, but Landlock' \
+			llw -p default --backend landlock -- /bin/sh -c "touch $marker"
+	fi
 else
 	expect_status "--backend bwrap without bwrap fails closed" 125 llw -p default --backend bwrap -- /bin/true
 fi

@@ -178,6 +178,17 @@ llw() {
 		--rx "$LLW_HELPERS" "$@"
 }
 
+# On a kernel without Landlock llwrap runs every command through the
+# bubblewrap fallback (--backend auto): the suites then run as under
+# backend-bwrap.sh, expecting what the fallback does (the kernel
+# matrix's nolandlock configurations).
+if [ -z "${LLW_BACKEND:-}" ] &&
+	python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(None).syscall(444, None, 0, 1) > 0)' &&
+	"$LLWRAP" --check 2>/dev/null | grep -q '^  F  bubblewrap   usable'; then
+	LLW_BACKEND=bwrap
+	export LLW_BACKEND
+fi
+
 # $LLWRAP with that backend, for the tests that run llwrap other than
 # through llw (inside sh -c or script -c, as root, with another profile
 # path).  Paths in the build tree have no blanks.
