@@ -10,7 +10,8 @@
 # name rules decide.
 #
 # Asserted, each with its legitimate neighbour: an allowed name is
-# reached by curl (http, https), Python's getaddrinfo and connect, over
+# reached by curl (http, https), Python's getaddrinfo and connect, Node's
+# fetch, Go's own resolver, git clone over HTTPS and ssh on port 22, over
 # IPv4 and IPv6, TCP and UDP, through a CNAME, with no proxy variable; a
 # name not in allow-host is answered REFUSED and its query never reaches
 # the resolver, with a log line and a note; the address of a denied name
@@ -73,7 +74,7 @@ cat >"$D/allow.ini" <<'EOF'
 [profile]
 include = default
 [network]
-allow-host = api.llw.test:8080,8443,9000,9001 other.llw.test:8443
+allow-host = api.llw.test:8080,8443,8444,9000,9001,22 other.llw.test:8443
 allow-host = *.wild.llw.test:8080 ttl.llw.test:8080 big.llw.test:8080
 allow-host = v6.llw.test:9000 alias.llw.test:8080 fromhosts.llw.test:8080
 EOF
@@ -95,6 +96,51 @@ print("answer id %x question %s records %d" % (struct.unpack("!H", a[:2])[0],
       a[12:12 + len(name)].replace(b"\x03", b".").replace(b"\x04", b".").decode(errors="replace"),
       struct.unpack("!H", a[6:8])[0]))
 EOF
+# The clients the issue names, each resolving by itself: Node's fetch,
+# Go (its own resolver), git over HTTPS (a dumb-HTTP repository served
+# by gitsrv.py), ssh on port 22 (srv.py counts the connection).
+cat >"$D/gitsrv.py" <<'EOF'
+import functools, http.server, ssl, sys
+cert, key, root, ready = sys.argv[1:5]
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=root)
+srv = http.server.ThreadingHTTPServer(("198.51.100.7", 8444), h)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+open(ready, "w").close()
+srv.serve_forever()
+EOF
+mkdir -p "$T/gitsrc" "$D/repo"
+(cd "$T/gitsrc" && git init -q && echo llwrap-fixture >README && git add README &&
+	git -c user.name=llw -c user.email=llw@llw.test commit -qm fixture &&
+	git clone -q --bare . "$D/repo/proj.git" &&
+	git -C "$D/repo/proj.git" update-server-info) ||
+	skip_rest "git cannot make the fixture repository"
+if command -v go >/dev/null 2>&1; then
+	mkdir -p "$T/goget"
+	cat >"$T/goget/main.go" <<'EOF'
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+)
+
+func main() {
+	r, err := http.Get(os.Args[1])
+	if err != nil {
+		fmt.Println("go failed:", err)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	fmt.Printf("go: %s", b)
+}
+EOF
+	(cd "$T/goget" && HOME=$T GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS=-mod=mod \
+		GO111MODULE=off go build -o "$D/goget" main.go) >/dev/null 2>&1
+fi
 cat >"$D/conn.py" <<'EOF'
 # conn.py tcp|udp NAME PORT: getaddrinfo and connect (or send), as a
 # proxy-unaware client does.
@@ -130,6 +176,9 @@ unshare -n sh -c 'ip link set lo up
 	ip -6 route add default dev v1 &&
 	{ python3 "$1/srv.py" tcp 198.51.100.7 9000 "$1/a" tcp 203.0.113.9 9000 "$1/b" \
 		udp 198.51.100.7 9001 "$1/u" tcp 2001:db8::7 9000 "$1/v6" \
+		tcp 198.51.100.7 22 "$1/ssh" \
+		>/dev/null 2>&1 & } &&
+	{ python3 "$1/gitsrv.py" "$1/cert.pem" "$1/key.pem" "$1/repo" "$1/ready.git" \
 		>/dev/null 2>&1 & } &&
 	{ python3 "$1/mock-llm.py" "$1/script.json" "$1/mock.jsonl" "$1/mock-port" \
 		198.51.100.7 >/dev/null 2>&1 & } &&
@@ -145,7 +194,7 @@ pid2=$!
 python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready.here" 127.0.0.9 >/dev/null 2>&1 &
 pid3=$!
 i=0
-while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here" ] || [ ! -e "$d/v6" ] || [ ! -s "$d/mock-port" ]; } && [ $i -lt 100 ]; do
+while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here" ] || [ ! -e "$d/v6" ] || [ ! -s "$d/mock-port" ] || [ ! -e "$d/ready.git" ]; } && [ $i -lt 100 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -213,6 +262,17 @@ echo "== tcp"
 : >"$d/queries"
 llw -- curl -sS -m 10 http://big.llw.test:8080/
 echo "queries: $(cat "$d/queries" | tr '\n' ';')"
+echo "== clients"
+llw -- node -e "fetch('http://api.llw.test:8080/').then(r => r.text()).then(t => console.log('node: ' + t.trim()), e => console.log('node failed: ' + ((e.cause && e.cause.code) || e)))"
+llw -- node -e "fetch('http://evil.llw.test:8080/').then(r => console.log('node: reached evil'), e => console.log('node evil failed: ' + ((e.cause && e.cause.code) || e)))"
+[ -x "$d/goget" ] && llw -- env GODEBUG=netdns=go "$d/goget" http://api.llw.test:8080/
+[ -x "$d/goget" ] && llw -- env GODEBUG=netdns=go "$d/goget" http://evil.llw.test:8080/
+llw --rw "$d/rw" -- env GIT_SSL_CAINFO="$d/cert.pem" HOME="$d/rw" \
+	git clone -q https://api.llw.test:8444/proj.git "$d/rw/clone" &&
+	echo "git: cloned $(cat "$d/rw/clone/README")"
+llw -- ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+	-o ConnectTimeout=10 -T git@api.llw.test >/dev/null 2>&1
+echo "ssh: $(cat "$d/ssh") connection(s) on port 22"
 echo "== hosts"
 llw -- curl -sS -m 10 http://fromhosts.llw.test:8080/
 echo "== v6"
@@ -378,6 +438,19 @@ expect_output "... and again after the next lookup" "^connected 198\\.51\\.100\\
 section tcp
 expect_output "an answer too long for UDP comes over TCP, and is learned" "^hello big\\.llw\\.test:8080 from 198\\.51\\.100\\.7"
 expect_output "... the resolver was asked over TCP" "big\\.llw\\.test 1 tcp"
+
+section clients
+expect_output "Node's fetch reaches an allowed name" "^node: hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7"
+expect_output "... a name outside allow-host does not resolve for it" "^node evil failed: (ENOTFOUND|EAI_AGAIN)"
+if [ -x "$D/goget" ]; then
+	expect_output "... and Go, with its own resolver (netdns=go)" "^go: hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7"
+	expect_output "... where a name outside allow-host does not resolve either" "^go failed: .*evil\\.llw\\.test.*(server misbehaving|no such host|refused)"
+else
+	skip "Go is not installed (apt-get install golang-go)"
+	skip "Go is not installed (apt-get install golang-go)"
+fi
+expect_output "... and git clone over HTTPS" "^git: cloned llwrap-fixture$"
+expect_output "... and ssh to the name on port 22" "^ssh: [1-9][0-9]* connection\\(s\\) on port 22$"
 
 section hosts
 expect_output "an /etc/hosts entry for an allowed name works" "^hello fromhosts\\.llw\\.test:8080 from 198\\.51\\.100\\.9"
