@@ -57,7 +57,8 @@ done
 
 D=$T/named
 mkdir -p "$D/rw"
-cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" "$D/"
+cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" \
+	"$LLW_DATA/helper-of.sh" "$D/"
 cp "$LLW_BUILDDIR/tests/helpers/netprobe" "$LLW_BUILDDIR/tests/helpers/probe" "$D/"
 cp "$LLW_SRCDIR/tests/integration/mock-llm.py" "$D/"
 # The real agent by name: one tool call, a lookup the policy refuses.
@@ -200,24 +201,7 @@ while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here"
 done
 export XDG_STATE_HOME=$d/state
 llw() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
-# helper_of JOB NAME: the pid of the llwrap helper NAME of the run the
-# background job JOB started (other suites' runs go on beside this
-# one), once it has confined itself (no_new_privs comes last); waits up
-# to 30 s (a slow machine takes more than a second to get there).
-helper_of() {
-	_i=0
-	while [ $_i -lt 300 ]; do
-		_sup=$(pgrep -x llwrap -P "$1" | head -1)
-		_h=${_sup:+$(pgrep -x -P "$_sup" "$2" | head -1)}
-		if [ -n "$_h" ] && grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$_h/status"; then
-			echo "$_h"
-			return 0
-		fi
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+. "$d/helper-of.sh"
 echo "== env"
 llw -- env | grep -ci proxy
 echo "== curl"

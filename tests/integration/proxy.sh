@@ -68,7 +68,7 @@ done
 
 D=$T/proxy
 mkdir -p "$D"
-cp "$LLW_DATA/proxy/servers.py" "$LLW_DATA/proxy/client.py" "$D/"
+cp "$LLW_DATA/proxy/servers.py" "$LLW_DATA/proxy/client.py" "$LLW_DATA/helper-of.sh" "$D/"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
 	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test,DNS:evil.llw.test,DNS:rebind.llw.test" \
 	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
@@ -121,24 +121,7 @@ while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.here" ]; } && [ $i -lt 100 ]; do
 done
 export XDG_STATE_HOME=$d/state
 llw() { "$L" ${B:+--backend "$B"} --ro "$d" -p "$d/allow.ini" "$@" 2>&1; }
-# helper_of JOB NAME: the pid of the llwrap helper NAME of the run the
-# background job JOB started (other suites' runs go on beside this
-# one), once it has confined itself (no_new_privs comes last); waits up
-# to 30 s (a slow machine takes more than a second to get there).
-helper_of() {
-	_i=0
-	while [ $_i -lt 300 ]; do
-		_sup=$(pgrep -x llwrap -P "$1" | head -1)
-		_h=${_sup:+$(pgrep -x -P "$_sup" "$2" | head -1)}
-		if [ -n "$_h" ] && grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$_h/status"; then
-			echo "$_h"
-			return 0
-		fi
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
+. "$d/helper-of.sh"
 echo "== env"
 llw -- env | grep -i -e proxy | sort
 echo "== https-allowed"
