@@ -1051,17 +1051,14 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 			continue;
 		if (got != sizeof(resp))
 			return -EPIPE;
-		if (resp.seq != rq.seq) {
-			/* The answer to a request that gave up. */
+		if (resp.seq != rq.seq || resp.err != 0 || n != 1) {
 			if (n == 1)
 				close(*fd);
 			*fd = -1;
-			continue;
-		}
-		if (resp.err != 0 || n != 1) {
-			if (n == 1)
-				close(*fd);
-			*fd = -1;
+			/* Another seq: the answer to a request that gave
+			 * up. */
+			if (resp.seq != rq.seq)
+				continue;
 			return resp.err ? -resp.err : -EPIPE;
 		}
 		return 0;

@@ -84,6 +84,19 @@ same(const struct learned *t, int32_t i, const struct netpolicy_addr *a,
 	return !e->v6 || memcmp(t->v6[i], a->a, 16) == 0;
 }
 
+/* The address of pair i. */
+static struct netpolicy_addr
+address_of(const struct learned *t, int32_t i)
+{
+	struct netpolicy_addr a = { .family = t->v[i].v6 ? AF_INET6 : AF_INET };
+
+	if (t->v[i].v6)
+		memcpy(a.a, t->v6[i], sizeof(t->v6[i]));
+	else
+		memcpy(a.a, &t->v[i].key, sizeof(t->v[i].key));
+	return a;
+}
+
 /* The entry to fill: a fresh one, or when the table is full the pair
  * that expires first, unlinked from its chain. */
 static int32_t
@@ -191,15 +204,15 @@ learned_count(const struct learned *t, uint64_t now)
 	/* Each address once: at its first unexpired pair in its chain. */
 	for (uint32_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->v[i];
+		struct netpolicy_addr a;
 		int32_t j;
 
 		if (e->expires <= now)
 			continue;
+		a = address_of(t, (int32_t)i);
 		for (j = t->head[bucket(e->key)];
 		     j >= 0 &&
-		     !(t->v[j].expires > now && t->v[j].key == e->key &&
-		       t->v[j].v6 == e->v6 &&
-		       (!e->v6 || memcmp(t->v6[j], t->v6[i], 16) == 0));
+		     !(t->v[j].expires > now && same(t, j, &a, e->key));
 		     j = t->v[j].next)
 			;
 		c += j == (int32_t)i;
