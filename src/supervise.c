@@ -70,6 +70,14 @@
 #include "watchjudge.h"
 #include "xalloc.h"
 
+/* Linux 6.6 (UAPI linux/seccomp.h; Debian 12's headers predate it): a
+ * notification and its answer hand the CPU over, caller to supervisor
+ * and back, instead of waking a task on another CPU. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS	   SECCOMP_IOW(4, __u64)
+#endif
+
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
@@ -556,6 +564,13 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 		(void)write_all(sv->sock[0], "n", 1);
 		return -e;
 	}
+	/* Each call the supervisor decides is a round trip with the
+	 * caller: on one CPU it costs a few microseconds, across two (a
+	 * wake-up of an idle CPU, slow in a virtual machine) up to a
+	 * hundred.  A hint: older kernels refuse it, and nothing else
+	 * changes. */
+	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	/* llwrap's resolver started beside the sandbox's own set-up
 	 * (dnsstub_start without wait): the command waits for it. */
 	if (sv->stub != NULL && (e = dnsstub_wait(sv->stub, cause)) < 0) {
