@@ -58,11 +58,14 @@
 #define ST_TIMEOUT_MS  5000 /* a query's answer, a TCP client's silence */
 #define ST_TCP_MS      2000 /* one exchange with a resolver over TCP */
 #define ST_POOL	       8    /* host TCP sockets kept per family */
+#define ST_SPARES      4    /* datagram sockets made ahead, per family */
 
 enum { REQ_SOCKET = 1, REQ_REFILL = 2, REC_NEED_TCP = 100 };
 
 /* A REQ_SOCKET and its answer carry the same seq: an answer that came
- * after its request gave up is told from the next one's. */
+ * after its request gave up is told from the next one's.  Seq 0 asks
+ * for a spare: an unconnected datagram socket the supervisor keeps for
+ * the next swap (its answer names the family). */
 struct st_req {
 	uint8_t op;
 	uint8_t connected;
@@ -74,6 +77,7 @@ struct st_req {
 struct st_resp {
 	uint32_t seq;
 	int32_t err;
+	int32_t family;
 };
 
 struct pending {
@@ -123,6 +127,10 @@ struct dnsstub {
 	struct dnsstub_record *queue;
 	size_t n_queue;
 	uint32_t seq; /* of the last REQ_SOCKET */
+	/* Datagram sockets made ahead (the stub's round trip is most of a
+	 * swap's time), and how many are asked for. */
+	int spare[2][ST_SPARES];
+	size_t n_spare[2], n_asked[2];
 };
 
 static uint64_t
@@ -187,9 +195,10 @@ set_timeouts(int fd, unsigned ms)
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-/* Send fd (or none, -1) with a message over a unix socket. */
+/* Send fds (n of them) with a message over a unix socket. */
 static int
-send_with_fd(int sock, const void *buf, size_t len, const int *fds, size_t n)
+send_with_fd(int sock, const void *buf, size_t len, const int *fds, size_t n,
+	     int flags)
 {
 	union {
 		char b[CMSG_SPACE(sizeof(int) * ST_POOL * 2)];
@@ -210,7 +219,9 @@ send_with_fd(int sock, const void *buf, size_t len, const int *fds, size_t n)
 		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
 		memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
 	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+	return sendmsg(sock, &msg, MSG_NOSIGNAL | flags) == (ssize_t)len
+		       ? 0
+		       : -errno;
 }
 
 /* Receive a message and the descriptors it carries (at most max). */
@@ -655,6 +666,7 @@ on_ctl(void)
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
 	resp.seq = rq.seq;
+	resp.family = rq.family;
 	if (rq.op != REQ_SOCKET || (size_t)got != sizeof(rq) ||
 	    (rq.family != AF_INET && rq.family != AF_INET6) ||
 	    (rq.type != SOCK_DGRAM && rq.type != SOCK_STREAM)) {
@@ -684,7 +696,7 @@ on_ctl(void)
 				 : sizeof(struct sockaddr_in6)) < 0)
 			resp.err = errno;
 	}
-	if (send_with_fd(st.ctl, &resp, sizeof(resp), &s, resp.err == 0) < 0)
+	if (send_with_fd(st.ctl, &resp, sizeof(resp), &s, resp.err == 0, 0) < 0)
 		_exit(0);
 }
 
@@ -850,6 +862,34 @@ dns_unique(const struct netpolicy_addr *dns, size_t n,
 	return k;
 }
 
+static void
+spares_close(struct dnsstub *s)
+{
+	for (int f = 0; f < 2; f++) {
+		while (s->n_spare[f] > 0)
+			close(s->spare[f][--s->n_spare[f]]);
+		s->n_asked[f] = 0;
+	}
+}
+
+/* Ask for spares up to ST_SPARES per family of the resolvers, without
+ * waiting: the answers come with the next swap's (take_answer). */
+static void
+spares_ask(struct dnsstub *s)
+{
+	for (int f = 0; f < 2; f++)
+		while (s->fam[f] && s->n_spare[f] + s->n_asked[f] < ST_SPARES) {
+			struct st_req rq = { .op = REQ_SOCKET,
+					     .family = f ? AF_INET6 : AF_INET,
+					     .type = SOCK_DGRAM };
+
+			if (send_with_fd(s->ctl, &rq, sizeof(rq), NULL, 0,
+					 MSG_DONTWAIT) < 0)
+				return;
+			s->n_asked[f]++;
+		}
+}
+
 int
 dnsstub_wait(struct dnsstub *s, char **cause)
 {
@@ -940,6 +980,7 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 		dnsstub_stop(s);
 		return r;
 	}
+	spares_ask(s);
 	*out = s;
 	return 0;
 fail:
@@ -970,7 +1011,7 @@ refill(struct dnsstub *s)
 			if (fd >= 0)
 				fds[n++] = fd;
 		}
-	(void)send_with_fd(s->ctl, &rq, sizeof(rq), fds, n);
+	(void)send_with_fd(s->ctl, &rq, sizeof(rq), fds, n, 0);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
 }
@@ -1010,13 +1051,76 @@ dnsstub_read(struct dnsstub *s, struct dnsstub_record *rec)
 	return 1;
 }
 
+/*
+ * One answer of the stub's, without waiting.  The answer to seq: 1,
+ * *resp and its socket in *fd (-1 when none).  A spare's: kept, 0.  A
+ * stale one's (its request gave up): dropped, 0.  None waiting:
+ * -EAGAIN; the stub gone: -EPIPE.
+ */
+static int
+take_answer(struct dnsstub *s, uint32_t seq, struct st_resp *resp, int *fd)
+{
+	size_t n;
+	int got_fd = -1, f;
+	ssize_t got = recv_with_fds(s->ctl, resp, sizeof(*resp), &got_fd, 1, &n,
+				    MSG_DONTWAIT);
+
+	if (got == -EAGAIN || got == -EINTR)
+		return -EAGAIN;
+	if (got != sizeof(*resp)) {
+		if (n == 1)
+			close(got_fd);
+		return -EPIPE;
+	}
+	if (seq != 0 && resp->seq == seq) {
+		*fd = n == 1 ? got_fd : -1;
+		return 1;
+	}
+	if (resp->seq == 0 &&
+	    (resp->family == AF_INET || resp->family == AF_INET6)) {
+		f = fam_index(resp->family);
+		if (s->n_asked[f] > 0)
+			s->n_asked[f]--;
+		if (resp->err == 0 && n == 1 && s->n_spare[f] < ST_SPARES) {
+			s->spare[f][s->n_spare[f]++] = got_fd;
+			return 0;
+		}
+	}
+	if (n == 1)
+		close(got_fd);
+	return 0;
+}
+
+/* A spare of family, connected to dst when connected: 0 and *fd, or -1
+ * when there is none (or it would not connect). */
+static int
+spare_take(struct dnsstub *s, int family, const struct netpolicy_addr *dst,
+	   bool connected, int *fd)
+{
+	int f = fam_index(family), sp;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	if (s->n_spare[f] == 0)
+		return -1;
+	sp = s->spare[f][--s->n_spare[f]];
+	sl = resolver_sockaddr(dst, family, &ss);
+	/* The socket lives in the stub's namespace: connect() there
+	 * reaches the stub's resolver address, whoever calls it. */
+	if (connected && connect(sp, (struct sockaddr *)&ss, sl) < 0) {
+		close(sp);
+		return -1;
+	}
+	*fd = sp;
+	return 0;
+}
+
 int
 dnsstub_socket(struct dnsstub *s, int family, int type,
 	       const struct netpolicy_addr *dst, bool connected, int *fd)
 {
 	struct st_req rq = { .op = REQ_SOCKET,
 			     .connected = connected,
-			     .seq = ++s->seq,
 			     .family = family,
 			     .type = type,
 			     .dst = *dst };
@@ -1027,14 +1131,25 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 	int r;
 
 	*fd = -1;
-	if ((r = send_with_fd(s->ctl, &rq, sizeof(rq), NULL, 0)) < 0)
+	while ((r = take_answer(s, 0, &resp, fd)) == 0)
+		;
+	if (r == -EPIPE)
+		return r;
+	if (type == SOCK_DGRAM &&
+	    spare_take(s, family, dst, connected, fd) == 0) {
+		spares_ask(s);
+		return 0;
+	}
+	/* Seq 0 is a spare's. */
+	if (++s->seq == 0)
+		++s->seq;
+	rq.seq = s->seq;
+	if ((r = send_with_fd(s->ctl, &rq, sizeof(rq), NULL, 0, 0)) < 0)
 		return r;
 	for (;;) {
 		struct pollfd pfd[2] = { { s->ctl, POLLIN, 0 },
 					 { s->rec, POLLIN, 0 } };
 		uint64_t now = now_ms();
-		size_t n;
-		ssize_t got;
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
@@ -1043,24 +1158,21 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 		/* The stub may be waiting for its records to be taken. */
 		while (pfd[1].revents && (r = take_record(s)) > 0)
 			;
-		if (!pfd[0].revents)
+		r = -EAGAIN;
+		while (pfd[0].revents &&
+		       (r = take_answer(s, rq.seq, &resp, fd)) == 0)
+			;
+		if (r == -EPIPE)
+			return r;
+		if (r != 1)
 			continue;
-		got = recv_with_fds(s->ctl, &resp, sizeof(resp), fd, 1, &n,
-				    MSG_DONTWAIT);
-		if (got == -EAGAIN || got == -EINTR)
-			continue;
-		if (got != sizeof(resp))
-			return -EPIPE;
-		if (resp.seq != rq.seq || resp.err != 0 || n != 1) {
-			if (n == 1)
+		if (resp.err != 0 || *fd < 0) {
+			if (*fd >= 0)
 				close(*fd);
 			*fd = -1;
-			/* Another seq: the answer to a request that gave
-			 * up. */
-			if (resp.seq != rq.seq)
-				continue;
 			return resp.err ? -resp.err : -EPIPE;
 		}
+		spares_ask(s);
 		return 0;
 	}
 }
@@ -1081,6 +1193,7 @@ dnsstub_child_forked(struct dnsstub *s)
 	if (s->status >= 0)
 		close(s->status);
 	s->ctl = s->rec = s->status = -1;
+	spares_close(s);
 }
 
 void
@@ -1094,6 +1207,7 @@ dnsstub_stop(struct dnsstub *s)
 		close(s->rec);
 	if (s->status >= 0)
 		close(s->status);
+	spares_close(s);
 	/* Not waited for: llwrap exits next, and its network namespace's
 	 * teardown is the kernel's to finish, not the command's to wait
 	 * for. */

@@ -60,10 +60,11 @@ int dnsstub_wait(struct dnsstub *s, char **cause);
  * A socket of type (SOCK_DGRAM or SOCK_STREAM) and family made in the
  * stub's namespace, connected to resolver dst's port 53 when connected
  * (a datagram socket may stay unconnected, for sendto), in *fd
- * (O_CLOEXEC, blocking).  Waits for the stub at most 5 s (as long as a
- * resolver's client waits for an answer), reading
- * its records meanwhile (the caller gets them with dnsstub_read).
- * Returns 0 or -errno.
+ * (O_CLOEXEC, blocking).  A datagram socket is one the stub made
+ * ahead when one is ready (then no wait); otherwise waits for the stub
+ * at most 5 s (as long as a resolver's client waits for an answer),
+ * reading its records meanwhile (the caller gets them with
+ * dnsstub_read).  Returns 0 or -errno.
  */
 int dnsstub_socket(struct dnsstub *s, int family, int type,
 		   const struct netpolicy_addr *dst, bool connected, int *fd);

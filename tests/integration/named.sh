@@ -84,18 +84,39 @@ cat >"$D/edns.py" <<'EOF'
 # edns.py: a query for Api.Llw.Test with an EDNS record carrying an
 # option of 64 bytes (data a client could try to carry out), sent to the
 # resolver as glibc would: the answer's question keeps the case asked.
-import socket, struct
+# edns.py sendto: the same from an unconnected socket (sendto and
+# recvfrom, as some resolvers do); the answer's source is printed.
+import socket, struct, sys
 name = b"".join(bytes([len(l)]) + l for l in b"Api.Llw.Test".split(b".")) + b"\0"
 opt = b"\0" + struct.pack("!HHIH", 41, 4096, 0, 68) + struct.pack("!HH", 65001, 64) + b"x" * 64
 q = struct.pack("!HHHHHH", 0x4242, 0x0100, 1, 0, 0, 1) + name + struct.pack("!HH", 1, 1) + opt
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.settimeout(5)
-s.connect(("192.0.2.53", 53))
-s.send(q)
-a = s.recv(4096)
-print("answer id %x question %s records %d" % (struct.unpack("!H", a[:2])[0],
+if sys.argv[1:] == ["sendto"]:
+    s.sendto(q, ("192.0.2.53", 53))
+    a, src = s.recvfrom(4096)
+else:
+    s.connect(("192.0.2.53", 53))
+    s.send(q)
+    a, src = s.recv(4096), s.getpeername()
+print("%sanswer id %x question %s records %d from %s:%d" % ("".join(m + ": " for m in sys.argv[1:]),
+      struct.unpack("!H", a[:2])[0],
       a[12:12 + len(name)].replace(b"\x03", b".").replace(b"\x04", b".").decode(errors="replace"),
-      struct.unpack("!H", a[6:8])[0]))
+      struct.unpack("!H", a[6:8])[0], src[0], src[1]))
+EOF
+# burst.py N: N lookups in a row, each a new socket (as glibc makes
+# them), each followed by a connect to the address it gave.
+cat >"$D/burst.py" <<'EOF'
+import socket, sys
+n, ok = int(sys.argv[1]), 0
+for i in range(n):
+    try:
+        a = socket.getaddrinfo("api.llw.test", 8080, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+        socket.create_connection(a, timeout=10).close()
+        ok += 1
+    except OSError as e:
+        print("lookup %d failed: %s" % (i, e))
+print("burst: %d of %d" % (ok, n))
 EOF
 # The clients the issue names, each resolving by itself: Node's fetch,
 # Go (its own resolver), git over HTTPS (a dumb-HTTP repository served
@@ -230,6 +251,12 @@ echo "== edns"
 : >"$d/queries"
 llw -- python3 "$d/edns.py"
 echo "queries: $(cat "$d/queries" | tr '\n' ';')"
+echo "== sendto"
+: >"$d/queries"
+llw -- python3 "$d/edns.py" sendto
+echo "queries: $(cat "$d/queries" | tr '\n' ';')"
+echo "== burst"
+llw -- python3 "$d/burst.py" 60
 echo "== cname"
 llw -- curl -sS -m 10 http://alias.llw.test:8080/
 echo "== rebind"
@@ -291,18 +318,22 @@ echo "supervisor ($sup) ticks in 1 s: $((t1 - t0))"
 wait $killed
 echo "== stub-slow"
 # A resolver that does not answer the supervisor for 2 s (stopped; a
-# loaded machine): the socket swap waits for it, as a resolver's client
-# would wait for an answer (it gave up after 1 s), and the next lookup
-# gets its own socket, not a late answer to an earlier request.
+# loaded machine): a datagram socket's swap takes one the stub made
+# ahead, at once; a TCP socket's swap waits for the stub, as a
+# resolver's client would wait for an answer (it gave up after 1 s),
+# and the next lookup gets its own socket, not a late answer to an
+# earlier request.
 llw -- sh -c "while [ ! -e $d/stopped ]; do sleep 0.05; done
 python3 -c '
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-try:
-    s.connect((\"192.0.2.53\", 53))
-    print(\"slow: connected\")
-except OSError as e:
-    print(\"slow: failed\", e.errno)
+import socket, time
+for kind, t in ((\"made ahead\", socket.SOCK_DGRAM), (\"slow\", socket.SOCK_STREAM)):
+    s = socket.socket(socket.AF_INET, t)
+    start = time.monotonic()
+    try:
+        s.connect((\"192.0.2.53\", 53))
+        print(\"%s: connected%s\" % (kind, \" at once\" if time.monotonic() - start < 1 else \"\"))
+    except OSError as e:
+        print(kind + \": failed\", e.errno)
 '
 getent hosts api.llw.test >/dev/null && echo 'next: resolved'" &
 slow=$!
@@ -404,7 +435,12 @@ expect_no_output "... whose query never reached the resolver" "a\\.b\\.wild"
 
 section edns
 expect_output "a query's own additional records do not leave: the stub asks with name and type only" "^queries: api\\.llw\\.test 1 udp 0;\$"
-expect_output "... and the answer keeps the client's id and the case it asked in" "^answer id 4242 question .Api.Llw.Test.? records 1\$"
+expect_output "... and the answer keeps the client's id and the case it asked in" "^answer id 4242 question .Api.Llw.Test.? records 1 from 192\\.0\\.2\\.53:53\$"
+section sendto
+expect_output "an unconnected socket's sendto to the resolver is answered from the resolver's address" "^sendto: answer id 4242 question .Api.Llw.Test.? records 1 from 192\\.0\\.2\\.53:53\$"
+expect_output "... by llwrap's resolver: the query that left is the stub's own" "^queries: api\\.llw\\.test 1 udp 0;\$"
+section burst
+expect_output "60 lookups in a row, each on a new socket, each connects to what it learned" "^burst: 60 of 60\$"
 
 section cname
 expect_output "a name allowed through a CNAME chain's question is reached" "^hello alias\\.llw\\.test:8080 from 198\\.51\\.100\\.7"
@@ -473,7 +509,8 @@ else
 fi
 
 section stub-slow
-expect_output "a resolver's socket waits for a resolver slow to answer the supervisor" "^slow: connected$"
+expect_output "a datagram socket to the resolver is swapped at once while the resolver is stopped (made ahead)" "^made ahead: connected at once$"
+expect_output "a TCP socket's swap waits for a resolver slow to answer the supervisor" "^slow: connected( at once)?$"
 expect_output "... and the next lookup resolves too" "^next: resolved$"
 
 section confined
