@@ -215,9 +215,14 @@ let
           type = types.listOf types.str;
           default = [ ];
           description = ''
-            Named hosts the instance may reach.  Needs llwrap's allow-host
-            (doc/DESIGN.md section 6.1), which is not built yet: a non-empty
-            list fails evaluation rather than being silently ignored.
+            Named hosts the instance may reach, as llwrap's allow-host
+            entries (doc/DESIGN.md section 6.1): api.example.com,
+            *.example.com, each with optional ports (api.example.com:443,22).
+            Without networkIsolation they add to the opencode profile's host
+            groups.  With it they are the only names (after allow-host =
+            none), each needs its ports, and nftables still admits only
+            networkIsolation.outboundAllowCidrs: the name must resolve inside
+            them.  A malformed entry fails evaluation.
           '';
         };
         environmentFile = mkOption {

@@ -43,6 +43,15 @@ rec {
 
   isIPv6 = a: match ".*:.*" a != null;
   # "10.0.0.0/8" or "2001:db8::/32", prefix optional.
+  # allow-host's grammar (DESIGN.md section 6.1): a name, or *. and a
+  # name (one label), and optional ports (N, N-M, separated by commas).
+  # llwrap checks it again; here a mistake fails evaluation, not the
+  # service's start.
+  hostPorts = "(:[0-9]{1,5}(-[0-9]{1,5})?(,[0-9]{1,5}(-[0-9]{1,5})?)*)";
+  hostName = "(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+";
+  validHost = h: match "${hostName}${hostPorts}?" h != null;
+  hostHasPort = h: match "${hostName}${hostPorts}" h != null;
+
   validCidr =
     c:
     match "[0-9]{1,3}(\\.[0-9]{1,3}){3}(/[0-9]{1,2})?" c != null
@@ -122,6 +131,9 @@ rec {
         "connect-tcp = none"
         "connect-udp = none"
       ]
+      # After isolation's none: the instance's own names, on top of the
+      # profile's host groups or alone.
+      ++ keyLines "allow-host" (i.allowedHosts or [ ])
       ++ optionals ni.enable (keyLines "allow-cidr" (map (c: "${c}:1-65535") ni.outboundAllowCidrs))
       ++ optionals (ni.enable && ni.dnsServers != [ ]) (keyLines "dns" ni.dnsServers)
     );
@@ -235,6 +247,10 @@ rec {
     )
     ++ optional (i.networkIsolation.enable && i.networkIsolation.outboundAllowCidrs == [ ])
       "${where}.networkIsolation.outboundAllowCidrs is empty: with networkIsolation.enable the instance could reach nothing but its DNS servers; list the CIDRs it needs (its model provider's, 10.10.0.0/16, ...)."
-    ++ optional (i.allowedHosts or [ ] != [ ])
-      "${where}.allowedHosts: this module does not render allow-host lines yet (llwrap has the key: doc/DESIGN.md section 6.1); a non-isolated instance already reaches the opencode profile's host groups by name, and networkIsolation.outboundAllowCidrs gives addresses; leave allowedHosts empty.";
+    ++ map (h: "${where}.allowedHosts: '${h}' is not a host name with optional ports (api.example.com, *.example.com, api.example.com:443 or :8000-8100,443).") (
+      filter (h: !validHost h) (i.allowedHosts or [ ])
+    )
+    ++ map (h: "${where}.allowedHosts: '${h}' has no port: with networkIsolation.enable no port is allowed by default; write ${h}:443 (and its addresses must lie in networkIsolation.outboundAllowCidrs, which nftables admits).") (
+      filter (h: i.networkIsolation.enable && validHost h && !hostHasPort h) (i.allowedHosts or [ ])
+    );
 }

@@ -178,7 +178,36 @@ let
   };
   hosts = eval {
     services.opencode.instances.a = minimal "a" 4001 8787 // {
-      allowedHosts = [ "api.anthropic.com" ];
+      allowedHosts = [
+        "llm.example.com"
+        "*.registry.example.com:443,8443"
+      ];
+    };
+  };
+  profHosts = hosts.config.environment.etc."llwrap/opencode-a.ini".text;
+  hostsIso = eval (
+    noFirewall
+    // {
+      services.opencode.instances.a = minimal "a" 4001 8787 // isoInstance // {
+        allowedHosts = [ "llm.internal.example:8443" ];
+      };
+    }
+  );
+  profHostsIso = hostsIso.config.environment.etc."llwrap/opencode-a.ini".text;
+  hostsIsoNoPort = eval (
+    noFirewall
+    // {
+      services.opencode.instances.a = minimal "a" 4001 8787 // isoInstance // {
+        allowedHosts = [ "llm.internal.example" ];
+      };
+    }
+  );
+  hostsBad = eval {
+    services.opencode.instances.a = minimal "a" 4001 8787 // {
+      allowedHosts = [
+        "api.*.com"
+        "api.example.com:http"
+      ];
     };
   };
   sameUid = eval {
@@ -312,9 +341,20 @@ in
   (check "fail safe: allowNixosFirewall on iptables is refused" (
     failedWith "the iptables backend" optInIptables
   ) (toString optInIptables.failed))
-  (check "allowedHosts: refused with a clear message (not rendered yet)" (
-    failedWith "allow-host" hosts && !has "allow-host" hosts.config.environment.etc."llwrap/opencode-a.ini".text
-  ) (toString hosts.failed))
+  (check "allowedHosts: rendered as allow-host lines, on top of the profile's host groups" (
+    hosts.failed == [ ] && has "allow-host = llm.example.com\n" profHosts
+    && has "allow-host = *.registry.example.com:443,8443\n" profHosts
+    && !has "allow-host = none" profHosts
+  ) (toString hosts.failed + profHosts))
+  (check "allowedHosts under isolation: after allow-host = none, with their ports" (
+    hostsIso.failed == [ ] && has "allow-host = none\nconnect-tcp = none\nconnect-udp = none\nallow-host = llm.internal.example:8443\n" profHostsIso
+  ) (toString hostsIso.failed + profHostsIso))
+  (check "allowedHosts under isolation without a port: refused, naming the fix" (
+    failedWith "'llm.internal.example' has no port" hostsIsoNoPort && failedWith "llm.internal.example:443" hostsIsoNoPort
+  ) (toString hostsIsoNoPort.failed))
+  (check "allowedHosts: a wildcard in the wrong place or a port that is not a number is refused" (
+    failedWith "'api.*.com' is not a host name" hostsBad && failedWith "'api.example.com:http' is not a host name" hostsBad
+  ) (toString hostsBad.failed))
   (check "two instances with one uid are refused" (failedWith "same uid" sameUid) (toString sameUid.failed))
   (check "an instance name outside the safe pattern is refused" (failedWith "must match" badName) (toString badName.failed))
   (check "a path llwrap profiles cannot hold is refused" (failedWith "not a plain absolute path" badPath) (toString badPath.failed))

@@ -53,5 +53,7 @@ in
       logBurst = 5;
     };
   };
-  b = base "b" uidB portB;
+  b = base "b" uidB portB // {
+    allowedHosts = [ "git.example.org:22" ];
+  };
 }

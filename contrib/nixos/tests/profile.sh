@@ -154,6 +154,20 @@ if "$LLWRAP" --help 2>/dev/null | grep -Eq '^ +why( |$)'; then
 	expect_output "... where b (not isolated) may, by the opencode profile's host groups" '^api\.openai\.com:443: allowed'
 	run why b 203.0.113.7:443
 	expect_output "... and an address only when an allowed name resolves to it" '^203\.0\.113\.7:443: depends'
+	run why b git.example.org:22
+	expect_output "b reaches a name of its own allowedHosts on its port" '^git\.example\.org:22: allowed'
+	run why b git.example.org:443
+	expect_output "... not on another port" '^git\.example\.org:443: denied'
+	# An isolated instance's allowedHosts come after isolation's
+	# "allow-host = none" (eval-modules.nix checks the order): the
+	# name alone, on its port.
+	{ cat "$T/a.ini"; echo "allow-host = llm.internal.example:8443"; } >"$T/a-hosts.ini"
+	run as_user env HOME="$R/state/a/home" XDG_CONFIG_HOME="$R/state/a/config" \
+		"$LLWRAP" --profile "$T/a-hosts.ini" --directory "$R/srv/a" why llm.internal.example:8443
+	expect_output "a (isolated) with allowedHosts reaches that name, after allow-host = none" '^llm\.internal\.example:8443: allowed'
+	run as_user env HOME="$R/state/a/home" XDG_CONFIG_HOME="$R/state/a/config" \
+		"$LLWRAP" --profile "$T/a-hosts.ini" --directory "$R/srv/a" why api.openai.com:443
+	expect_output "... and still no name of the opencode profile's host groups" '^api\.openai\.com:443: denied'
 	run why a 127.0.0.2:5432
 	expect_output "a may reach its CIDR on any port" '^127\.0\.0\.2:5432: allowed'
 else
