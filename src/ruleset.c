@@ -740,6 +740,13 @@ ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
 	int r;
 
 	*applied = false;
+	/* First, and with or without Landlock: nothing the helper runs or
+	 * maps gains privilege. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot set no_new_privs: %s", strerror(-r));
+		return r;
+	}
 	ruleset_probe(&k);
 	if (k.abi < 1)
 		return 0;
@@ -756,11 +763,6 @@ ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
 	rp.scoped = llw_scopes(k.abi);
 	rp.fs_rules = rules;
 	rp.n_fs_rules = n;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		r = -errno;
-		*cause = xasprintf("cannot set no_new_privs: %s", strerror(-r));
-		return r;
-	}
 	if ((r = ruleset_create(&rp, NULL, &rfd, cause)) < 0 ||
 	    (r = ruleset_restrict(rfd, k.abi, cause)) < 0)
 		return r;

@@ -128,7 +128,8 @@ int ruleset_apply(const struct ruleset_plan *rp, char **cause);
  * paths (n of them; a missing one is skipped), execute nothing, write
  * nowhere, signal and reach abstract sockets only inside the domain.
  * Connecting to pathname sockets (syslog) and the network are not
- * handled.  Without Landlock nothing is done and *applied is false.
+ * handled.  Without Landlock only no_new_privs is set, and *applied is
+ * false.
  * Returns 0, or -errno with *cause.
  */
 int ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,

@@ -987,7 +987,12 @@ why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	}
 	if (sb->backend == SANDBOX_BACKEND_BWRAP && sb->bwrap != NULL) {
 		/* bubblewrap has no port rules: a network namespace of its
-		 * own, or the host's whole network. */
+		 * own, or the host's whole network, where the supervisor
+		 * (when it runs) decides as under Landlock. */
+		if (sb->bwrap->share_net && rules != NULL && sb->supervise) {
+			why_supervised(sb, rules, q, v);
+			return;
+		}
 		if (sb->bwrap->share_net) {
 			v->allowed = true;
 			set(&v->layer, xstrdup("none (bubblewrap shares the "

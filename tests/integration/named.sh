@@ -41,7 +41,7 @@ run as_user "$LLWRAP" --allow-host api.openai.com:443 --explain -- true
 expect_output "--explain: names through llwrap's resolver" "host api\\.openai\\.com:443 \\(supervised: names through llwrap's resolver"
 expect_output "... a query for another name never leaves the machine" "is answered REFUSED and never leaves the machine"
 why() {
-	run as_user "$LLWRAP" --allow-host api.openai.com:443 \
+	run as_user $LLWRAP_B --allow-host api.openai.com:443 \
 		--allow-cidr 10.0.0.0/8:443 why "$@"
 }
 why 203.0.113.7:443

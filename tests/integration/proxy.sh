@@ -47,7 +47,7 @@ fi
 # are refused to the command (filtered/proxy); inside allow-cidr it is
 # reached.  (Names under allow-host: why.sh.)
 why() {
-	run as_user "$LLWRAP" --proxy --allow-host api.openai.com:443 \
+	run as_user $LLWRAP_B --proxy --allow-host api.openai.com:443 \
 		--allow-cidr 10.0.0.0/8:443 why "$@"
 }
 why 203.0.113.7:443
