@@ -373,6 +373,29 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 	policy_free(policy);
 }
 
+/* How many private keys (id_*, not .pub) the user's ~/.ssh holds, seen
+ * from outside the sandbox: the corpus's real.ssh-open tells keys it
+ * cannot even see (bubblewrap, a mask) from none at all. */
+static unsigned
+ssh_keys_on_host(const char *home)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/.ssh", home);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		n += strncmp(e->d_name, "id_", 3) == 0 &&
+		     !(len > 4 && strcmp(e->d_name + len - 4, ".pub") == 0);
+	}
+	closedir(d);
+	return n;
+}
+
 static int
 run_selftest(struct policy *policy, enum sandbox_backend backend,
 	     const char *project, const char *name, char **cmd, char **profiles,
@@ -447,6 +470,8 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	repo = selftest_host_get(host, "DECOY_REPO");
 	real_ssh = xasprintf("REAL_SSH=%s/.ssh", home);
 	strv_push(&extra_kv, real_ssh);
+	strv_push_take(&extra_kv,
+		       xasprintf("REAL_SSH_KEYS=%u", ssh_keys_on_host(home)));
 	/* The probes of a project's repository run in the decoy one, below:
 	 * never in the user's own project. */
 	if (repo != NULL)

@@ -3318,7 +3318,12 @@ a_real_ssh(struct result *r)
 			return;
 		}
 	}
-	if (tried == 0)
+	/* REAL_SSH_KEYS: how many llwrap saw there from outside. */
+	if (tried == 0 && fx("REAL_SSH_KEYS") != NULL &&
+	    atoi(fx("REAL_SSH_KEYS")) > 0)
+		set(r, OUT_BLOCKED, "%s real key(s) in %s: not even visible",
+		    fx("REAL_SSH_KEYS"), fx("REAL_SSH"));
+	else if (tried == 0)
 		set(r, OUT_SKIPPED, "no private key in %s", fx("REAL_SSH"));
 	else
 		set(r, OUT_BLOCKED, "%d real key(s) in %s: open refused", tried,
