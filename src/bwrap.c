@@ -211,6 +211,49 @@ bwrap_find_symlinks(const struct policy *p, struct bwrap_symlink **out,
 			walk_symlinks(p->paths[i].path, out, n);
 }
 
+bool
+bwrap_root_enters(uid_t uid, gid_t gid, mode_t mode)
+{
+	if (uid == 0 && gid == 0)
+		return true;
+	return mode & (uid == 0 ? S_IXUSR : gid == 0 ? S_IXGRP : S_IXOTH);
+}
+
+char *
+bwrap_root_unreachable(const struct plan *fs)
+{
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		_cleanup_free_ char *dir = xstrdup(fs->rules[i].path);
+		char *slash;
+
+		/* Each directory above the rule's path, from the top. */
+		for (slash = strchr(dir + 1, '/'); slash != NULL;
+		     slash = strchr(slash + 1, '/')) {
+			struct stat st;
+
+			*slash = '\0';
+			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+			    !bwrap_root_enters(st.st_uid, st.st_gid,
+					       st.st_mode))
+				return xasprintf(
+					"the rule on %s lies inside %s (owner "
+					"uid %u, mode %04o), which root cannot "
+					"enter in bubblewrap's user namespace "
+					"(root's capabilities there cover only "
+					"root's own files); run llwrap as uid "
+					"%u, or on a kernel with Landlock (its "
+					"backend opens the rules before it "
+					"drops root's capabilities)",
+					fs->rules[i].path, dir,
+					(unsigned)st.st_uid,
+					(unsigned)(st.st_mode & 07777),
+					(unsigned)st.st_uid);
+			*slash = '/';
+		}
+	}
+	return NULL;
+}
+
 static void
 add_loss(struct bwrap_plan *bp, char *what, const char *needs, bool fatal,
 	 enum layers_restriction r)

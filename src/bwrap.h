@@ -63,6 +63,22 @@ struct bwrap_plan {
 bool bwrap_fallback_wanted(const struct ruleset_kernel *k);
 
 /*
+ * Whether root, run as root in bubblewrap's user namespace (which maps
+ * uid 0 and gid 0 alone), may search a directory of owner uid, group
+ * gid and mode: its capabilities there override permissions only on
+ * files whose owner and group both map (root's own); any other
+ * directory is searched by its mode bits, as root's class sees them.
+ */
+bool bwrap_root_enters(uid_t uid, gid_t gid, mode_t mode);
+
+/*
+ * For root: the first directory on the way to a rule's path that
+ * bubblewrap's user namespace cannot enter (bwrap_root_enters), as a
+ * refusal naming it and the way out, or NULL when there is none.
+ */
+char *bwrap_root_unreachable(const struct plan *fs);
+
+/*
  * Find bwrap: /usr/bin/bwrap first (Ubuntu's AppArmor profile lets only
  * that path create user namespaces), then /run/wrappers/bin/bwrap
  * (NixOS), then each directory of path_env (a PATH value, may be NULL).

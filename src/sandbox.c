@@ -683,8 +683,14 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	struct bwrap_symlink *links;
 	size_t n_links;
 
+	char *cause;
+
 	bwrap_find_symlinks(p, &links, &n_links);
 	sb->bwrap = bwrap_plan_new(p, sb->fs, links, n_links);
+	/* bwrap binds each rule by its path, in a user namespace of its
+	 * own where root keeps no override over other users' files. */
+	if (geteuid() == 0 && (cause = bwrap_root_unreachable(sb->fs)) != NULL)
+		sandbox_refuse(sb, cause);
 	sb->bwrap->tmpfs_size = tmpfs_size(p);
 	for (size_t i = 0; i < n_links; i++) {
 		free(links[i].path);

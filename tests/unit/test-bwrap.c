@@ -330,6 +330,33 @@ test_fallback_wanted(void **state)
 	}
 }
 
+/* Root in bwrap's user namespace: which directories it may search. */
+static void
+test_root_enters(void **state)
+{
+	static const struct {
+		unsigned uid, gid, mode;
+		bool want;
+	} t[] = {
+		{ 0, 0, 0700, true },	     /* root's own: capabilities */
+		{ 0, 0, 0000, true },	     /* ... whatever the mode */
+		{ 1000, 1000, 0700, false }, /* another user's private */
+		{ 1000, 1000, 0711, true },  /* ... searchable by others */
+		{ 1000, 1000, 0755, true },
+		{ 1000, 0, 0750, true },  /* root's group may search */
+		{ 1000, 0, 0700, false }, /* ... not when only its owner */
+		{ 0, 1000, 0700, true },  /* owner root, a foreign group */
+		{ 0, 1000, 0070, false }, /* ... owner bits, not group */
+		{ 0, 1000, 0601, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		assert_int_equal(
+			bwrap_root_enters(t[i].uid, t[i].gid, t[i].mode),
+			t[i].want);
+}
+
 static void
 test_exec_allowed(void **state)
 {
@@ -461,6 +488,7 @@ main(void)
 		n++;
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_fallback_wanted);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_root_enters);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_exec_allowed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_format);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_find_symlinks);
