@@ -57,9 +57,9 @@ EOF
 }
 
 # The suites that need nothing the rootfs lacks (no npm, cmake, node,
-# curl, ssh, man or AppArmor): every layer, the supervisor, the
-# bubblewrap fallback, the simulated older kernels.
-suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,dns,named,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest}
+# ssh, man or AppArmor): every layer, the supervisor, named hosts and the
+# proxy, the bubblewrap fallback, the simulated older kernels.
+suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,dns,named,proxy,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest}
 quick_suites=filesystem,network,supervisor,process
 suites_set=0
 quick=0

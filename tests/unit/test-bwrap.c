@@ -472,7 +472,14 @@ test_find_symlinks(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[2 * ARRAY_SIZE(cases) + 4];
+	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_fallback_wanted),
+		cmocka_unit_test(test_root_enters),
+		cmocka_unit_test(test_exec_allowed),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_find_symlinks),
+	};
+	struct CMUnitTest tests[2 * ARRAY_SIZE(cases) + ARRAY_SIZE(fixed)];
 	char *names[ARRAY_SIZE(tests)] = { NULL };
 	size_t n = 0;
 	int r;
@@ -487,12 +494,10 @@ main(void)
 						NULL, (void *)&cases[i] };
 		n++;
 	}
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_fallback_wanted);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_root_enters);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_exec_allowed);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_format);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_find_symlinks);
-	r = _cmocka_run_group_tests("bwrap", tests, n, NULL, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		tests[n + i] = fixed[i];
+	r = _cmocka_run_group_tests("bwrap", tests, n + ARRAY_SIZE(fixed), NULL,
+				    NULL);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	return r;
