@@ -35,14 +35,14 @@ expect_rc "a port out of range is an error (125)" 125
 expect_output "... naming the value" "bad host 'registry\\.npmjs\\.org:65536'"
 run as_user "$LLWRAP" --allow-host 'api..openai.com' -- true
 expect_rc "a malformed name is an error (125)" 125
-run as_user "$LLWRAP" --proxy --allow-host '*.githubusercontent.com' \
-	--allow-host registry.npmjs.org:443 --explain -- true
-expect_rc "good names are accepted (--explain)" 0
-expect_output "... and shown with the proxy" "host \\*\\.githubusercontent\\.com; host registry\\.npmjs\\.org:443 \\(supervised: names only through llwrap's proxy"
 
 if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
 	skip_rest "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
 fi
+run as_user "$LLWRAP" --proxy --allow-host '*.githubusercontent.com' \
+	--allow-host registry.npmjs.org:443 --explain -- true
+expect_rc "good names are accepted (--explain)" 0
+expect_output "... and shown with the proxy" "host \\*\\.githubusercontent\\.com; host registry\\.npmjs\\.org:443 \\(supervised: names only through llwrap's proxy"
 # llwrap why, with the proxy: an address outside allow-cidr, and DNS,
 # are refused to the command (filtered/proxy); inside allow-cidr it is
 # reached.  (Names under allow-host: why.sh.)

@@ -232,6 +232,19 @@ l3_stands_in() {
 # only the port rules it cannot filter.  Asked of llwrap itself, so a
 # kernel where the supervisor stands in for Landlock's port rules (ABI
 # < 4, Debian 12's 6.1) runs the suite.
+# supervisor_refused: prints why, and is true, where llwrap's supervisor
+# cannot run (Yama ptrace_scope >= 2 keeps it from the sandboxed process):
+# llwrap then refuses every policy that needs it (allow-cidr, unix,
+# listen, dns, allow-host: the opencode profile), naming the cause.
+supervisor_refused() {
+	if [ -z "${_sup_refused+set}" ]; then
+		_sup_refused=$("$LLWRAP" --check 2>/dev/null |
+			sed -n 's/^  S  supervisor   unavailable: //p')
+	fi
+	[ -n "$_sup_refused" ] &&
+		echo "the supervisor cannot run here ($_sup_refused), and policies that need it are refused"
+}
+
 need_opencode_profile() {
 	BE=
 	bwrap_backend && BE=--best-effort
