@@ -682,7 +682,6 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 {
 	struct bwrap_symlink *links;
 	size_t n_links;
-
 	char *cause;
 
 	bwrap_find_symlinks(p, &links, &n_links);

@@ -127,18 +127,23 @@ expect_succeeded "... while signalling its own child works" \
 	llw -p "$L3" -- /bin/sh -c "sleep 5 & exec $PROBE kill \$! 15"
 
 # Exactly monitor + init + command, and nothing left after a kill.
+# tree_of MONITOR: its init ($init) and the command beneath it ($cmd),
+# waited for 5 s at most.
+tree_of() {
+	init=
+	cmd=
+	i=0
+	while [ $i -lt 50 ]; do
+		init=$(pgrep -P "$1" || true)
+		[ -n "$init" ] && cmd=$(pgrep -P "$init" || true)
+		[ -n "$cmd" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 spawn_as_user "$LLWRAP" -p "$L3" -- /bin/sleep 300
 monitor=$spawned
-init=
-cmd=
-i=0
-while [ $i -lt 50 ]; do
-	init=$(pgrep -P "$monitor" || true)
-	[ -n "$init" ] && cmd=$(pgrep -P "$init" || true)
-	[ -n "$cmd" ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
+tree_of "$monitor"
 n_init=$(printf '%s\n' "$init" | grep -c .)
 n_cmd=$(printf '%s\n' "$cmd" | grep -c .)
 if [ "$n_init" -eq 1 ] && [ "$n_cmd" -eq 1 ] && [ "$(cat /proc/"$cmd"/comm)" = sleep ] && [ -z "$(pgrep -P "$cmd" || true)" ]; then
@@ -167,15 +172,7 @@ if why=$(supervisor_refused); then
 else
 	spawn_as_user "$LLWRAP" -p "$L3" --allow-cidr 127.0.0.1/32:9 -- /bin/sleep 300
 	monitor=$spawned
-	cmd=
-	i=0
-	while [ $i -lt 50 ]; do
-		init=$(pgrep -P "$monitor" || true)
-		[ -n "$init" ] && cmd=$(pgrep -P "$init" || true)
-		[ -n "$cmd" ] && break
-		sleep 0.1
-		i=$((i + 1))
-	done
+	tree_of "$monitor"
 	caps=$(grep -E "^Cap(Eff|Prm|Inh|Amb)" /proc/"$monitor"/status 2>/dev/null)
 	if [ -n "$cmd" ] && [ "$(printf '%s\n' "$caps" | grep -c '0000000000000000$')" -eq 4 ]; then
 		ok "the supervisor holds no capability while the command runs"

@@ -185,23 +185,18 @@ let
     };
   };
   profHosts = hosts.config.environment.etc."llwrap/opencode-a.ini".text;
-  hostsIso = eval (
-    noFirewall
-    // {
-      services.opencode.instances.a = minimal "a" 4001 8787 // isoInstance // {
-        allowedHosts = [ "llm.internal.example:8443" ];
-      };
-    }
-  );
+  # An isolated instance with these allowedHosts.
+  hostsIsoWith =
+    allowedHosts:
+    eval (
+      noFirewall
+      // {
+        services.opencode.instances.a = minimal "a" 4001 8787 // isoInstance // { inherit allowedHosts; };
+      }
+    );
+  hostsIso = hostsIsoWith [ "llm.internal.example:8443" ];
   profHostsIso = hostsIso.config.environment.etc."llwrap/opencode-a.ini".text;
-  hostsIsoNoPort = eval (
-    noFirewall
-    // {
-      services.opencode.instances.a = minimal "a" 4001 8787 // isoInstance // {
-        allowedHosts = [ "llm.internal.example" ];
-      };
-    }
-  );
+  hostsIsoNoPort = hostsIsoWith [ "llm.internal.example" ];
   hostsBad = eval {
     services.opencode.instances.a = minimal "a" 4001 8787 // {
       allowedHosts = [
