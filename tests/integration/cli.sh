@@ -2,6 +2,7 @@
 # The command line: help, version, exit statuses, inspection, and the
 # options that must fail closed until their layer exists (bwrap).
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 expect_status "--help exits 0" 0 "$LLWRAP" --help
 expect_output "--help lists --explain" "--explain"

@@ -2,6 +2,7 @@
 # Landlock filesystem rules (L1), as an unprivileged user: each denial
 # next to the legitimate access beside it.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 if [ "$(landlock_abi)" -eq 0 ]; then
 	skip_rest "Landlock is not available on this kernel"

@@ -6,6 +6,7 @@
 # blocked attempt once on the blocked process's stderr when that is a
 # pipe or a file, never on a terminal, and not with log-stderr = no.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 if [ "$("$LLWRAP" --check 2>/dev/null | sed -n 's/^  S  supervisor *//p')" != usable ]; then
 	skip_rest "the network supervisor cannot run here"

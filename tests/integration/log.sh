@@ -3,6 +3,7 @@
 # counted, newest first, with the change that would allow each; nscd
 # probes summarised once; 10,000 attempts in a few lines; --follow.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 if [ "$("$LLWRAP" --check 2>/dev/null | sed -n 's/^  S  supervisor *//p')" != usable ]; then
 	skip_rest "the network supervisor cannot run here"

@@ -2,6 +2,7 @@
 # Network rules: Landlock TCP ports (ABI 4), the seccomp family and type
 # allow-list, net modes.  Loopback only.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 abi=$(landlock_abi)
 

@@ -3,6 +3,7 @@
 # the environment is scrubbed, inherited fds are closed, no llwrap
 # process stays behind, and root gets no more than a user.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 abi=$(landlock_abi)
 

@@ -2,6 +2,7 @@
 # Profiles end to end: every bad input is exit 125 with file:line and
 # nothing run; precedence as DESIGN.md §4 describes it.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 P=$T/profiles
 mkdir -p "$P"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The seccomp layer (L2): each escape route next to its legitimate twin.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 expect_denied "AF_UNIX socket() is refused by default" \
 	llw -p default -- "$PROBE" unix-socket

@@ -5,6 +5,7 @@
 # only: servers run outside the sandbox (as the suite's user), the
 # sandboxed commands as the unprivileged test user.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
+need_default_profile
 
 NETPROBE=$LLW_HELPERS/netprobe
 

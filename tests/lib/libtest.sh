@@ -225,13 +225,6 @@ l3_stands_in() {
 		echo "this kernel's Landlock ABI makes every policy take L3 (for $_l3_stands_in)"
 }
 
-# need_opencode_profile: skip the rest of the suite, naming the cause,
-# where llwrap refuses the opencode profile (exit 125: no L3 for its
-# masks, an old kernel without the layers that stand in, ...), and set
-# $BE to what the bubblewrap backend needs: best effort, which drops
-# only the port rules it cannot filter.  Asked of llwrap itself, so a
-# kernel where the supervisor stands in for Landlock's port rules (ABI
-# < 4, Debian 12's 6.1) runs the suite.
 # supervisor_refused: prints why, and is true, where llwrap's supervisor
 # cannot run (Yama ptrace_scope >= 2 keeps it from the sandboxed process):
 # llwrap then refuses every policy that needs it (allow-cidr, unix,
@@ -245,6 +238,37 @@ supervisor_refused() {
 		echo "the supervisor cannot run here ($_sup_refused), and policies that need it are refused"
 }
 
+# need_default_profile: where llwrap refuses even -p default because no
+# layer on this kernel can enforce one of its restrictions (a Landlock
+# ABI older than 3 without user namespaces: Debian 12's 6.1 with them
+# off, DESIGN.md §14), assert that the refusal names that restriction,
+# as --check lists it unenforceable, and the way out, and skip the rest
+# of the suite, whose tests need a run.  Anywhere else a refusal is not
+# excused: the suite's tests fail on it.
+need_default_profile() {
+	_out=$(cd "$PROJ" && as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+		-p default -q -- /bin/true 2>&1)
+	[ $? -eq 125 ] || return 0
+	_none=$("$LLWRAP" --check 2>/dev/null |
+		sed -n 's/^  none \(.*\): NOT ENFORCED here.*/\1/p')
+	_cause=$(printf '%s\n' "$_out" |
+		sed -n 's/^llwrap: this kernel cannot enforce the policy: \(.*\) (Landlock ABI [0-9]*); it needs .*--best-effort.*/\1/p')
+	if [ -n "$_cause" ] && printf '%s\n' "$_none" | grep -Fqx -- "$_cause"; then
+		ok "-p default is refused here, naming what no layer enforces ($_cause) and the way out"
+		skip_rest "llwrap refuses -p default on this kernel, as it must: $(printf '%s\n' "$_out" | grep -m1 .)"
+	fi
+	not_ok "-p default is refused only where --check lists a restriction no layer enforces"
+	diag "refused: $_out"
+	diag "unenforceable per --check: ${_none:-none}"
+}
+
+# need_opencode_profile: skip the rest of the suite, naming the cause,
+# where llwrap refuses the opencode profile (exit 125: no L3 for its
+# masks, an old kernel without the layers that stand in, ...), and set
+# $BE to what the bubblewrap backend needs: best effort, which drops
+# only the port rules it cannot filter.  Asked of llwrap itself, so a
+# kernel where the supervisor stands in for Landlock's port rules (ABI
+# < 4, Debian 12's 6.1) runs the suite.
 need_opencode_profile() {
 	BE=
 	bwrap_backend && BE=--best-effort
