@@ -20,6 +20,7 @@
 #include "fdutil.h"
 #include "known.h"
 #include "layers.h"
+#include "ns.h"
 #include "path.h"
 #include "strv.h"
 #include "supervise.h"
@@ -705,10 +706,8 @@ explain_check(FILE *f)
 			"%s\n",
 			apparmor);
 	{
-		_cleanup_free_ char *fix = layers_apparmor_fix(
-			apparmor, userns == 0,
-			access("/etc/apparmor.d/llwrap", F_OK) == 0,
-			LLW_PKGDATADIR "/apparmor/llwrap", LLW_BINDIR);
+		_cleanup_free_ char *fix =
+			ns_apparmor_fix(apparmor, userns == 0);
 
 		if (fix != NULL)
 			fprintf(f, "  fix: %s\n", fix);

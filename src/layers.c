@@ -190,7 +190,7 @@ layers_how(enum layers_restriction r, enum layers_id l)
 
 char *
 layers_apparmor_fix(const char *restrict_sysctl, bool userns, bool installed,
-		    const char *shipped, const char *bindir)
+		    bool nixos, const char *shipped, const char *bindir)
 {
 	if (userns || restrict_sysctl == NULL ||
 	    strcmp(restrict_sysctl, "1") != 0)
@@ -204,6 +204,16 @@ layers_apparmor_fix(const char *restrict_sysctl, bool userns, bool installed,
 				 "apparmor_parser -r /etc/apparmor.d/llwrap' "
 				 "(it applies to %s/llwrap)",
 				 bindir);
+	if (nixos)
+		return xasprintf("AppArmor restricts unprivileged user "
+				 "namespaces (kernel.apparmor_restrict_"
+				 "unprivileged_userns = 1): give llwrap its "
+				 "profile in the NixOS configuration, "
+				 "'security.apparmor.policies.llwrap.profile "
+				 "= \"include \\\"%s\\\"\";', and rebuild "
+				 "(the services.opencode module does it for "
+				 "the llwrap it runs; it applies to %s/llwrap)",
+				 shipped, bindir);
 	return xasprintf("AppArmor restricts unprivileged user namespaces "
 			 "(kernel.apparmor_restrict_unprivileged_userns = 1): "
 			 "give llwrap its profile with 'sudo install -m 644 "

@@ -101,12 +101,14 @@ const char *layers_order(enum layers_restriction r);
  * command that lets llwrap create them.  restrict_sysctl is the text of
  * /proc/sys/kernel/apparmor_restrict_unprivileged_userns (NULL: absent),
  * userns whether creating one works, installed whether the profile is in
- * /etc/apparmor.d/llwrap, shipped the copy llwrap installs in its data
- * directory, bindir where llwrap is installed.  A new sentence, or NULL
- * when AppArmor is not what stops user namespaces.
+ * /etc/apparmor.d/llwrap, nixos whether this is NixOS (/etc/NIXOS: its
+ * /etc/apparmor.d is generated from the configuration), shipped the copy
+ * llwrap installs in its data directory, bindir where llwrap is
+ * installed.  A new sentence, or NULL when AppArmor is not what stops
+ * user namespaces.
  */
 char *layers_apparmor_fix(const char *restrict_sysctl, bool userns,
-			  bool installed, const char *shipped,
+			  bool installed, bool nixos, const char *shipped,
 			  const char *bindir);
 
 #endif /* LLW_LAYERS_H */

@@ -82,6 +82,16 @@ under_seccomp_filter(void)
 }
 
 /* The reason a user namespace was refused with err, as a sentence. */
+char *
+ns_apparmor_fix(const char *restrict_sysctl, bool userns)
+{
+	return layers_apparmor_fix(restrict_sysctl, userns,
+				   access("/etc/apparmor.d/llwrap", F_OK) == 0,
+				   access("/etc/NIXOS", F_OK) == 0,
+				   LLW_PKGDATADIR "/apparmor/llwrap",
+				   LLW_BINDIR);
+}
+
 static char *
 refusal_cause(int err)
 {
@@ -106,9 +116,7 @@ refusal_cause(int err)
 	if (sysctl_is("/proc/sys/kernel/"
 		      "apparmor_restrict_unprivileged_userns",
 		      "1"))
-		return layers_apparmor_fix(
-			"1", false, access("/etc/apparmor.d/llwrap", F_OK) == 0,
-			LLW_PKGDATADIR "/apparmor/llwrap", LLW_BINDIR);
+		return ns_apparmor_fix("1", false);
 	if (err == ENOSPC)
 		return xstrdup("the limit on user namespaces is reached "
 			       "(user.max_user_namespaces, or the nesting "

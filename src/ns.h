@@ -33,6 +33,11 @@ struct ns_opts {
  */
 bool ns_available(char **cause);
 
+/* layers_apparmor_fix() with this system's facts: whether llwrap's
+ * AppArmor profile is installed, whether this is NixOS, where llwrap's
+ * copy of the profile and llwrap itself are. */
+char *ns_apparmor_fix(const char *restrict_sysctl, bool userns);
+
 /*
  * What a run that will create the namespaces anyway must know first,
  * without creating one: NS_REFUSED (and *cause) when the test hook

@@ -494,6 +494,25 @@ in
       ) (filterAttrs (_: i: i.networkIsolation.enable) instances);
     })
 
+    # Where AppArmor restricts unprivileged user namespaces
+    # (kernel.apparmor_restrict_unprivileged_userns = 1), llwrap creates
+    # them only under its profile (contrib/apparmor, doc/DESIGN.md §14):
+    # the copy the package installs, attached to its bin/llwrap, which
+    # the instances and agents run.  AppArmor before 4.0 has neither the
+    # restriction nor the profile's userns rule.
+    (mkIf
+      (
+        (instances != { } || cfg.agents.enable)
+        && config.security.apparmor.enable
+        && lib.versionAtLeast (lib.getVersion pkgs.apparmor-parser) "4.0"
+      )
+      {
+        security.apparmor.policies.llwrap.profile = ''
+          include "${llwrapPkg}/share/llwrap/apparmor/llwrap"
+        '';
+      }
+    )
+
     (mkIf cfg.agents.enable {
       environment.systemPackages = [ agentCli ];
 

@@ -42,7 +42,8 @@ stdenv.mkDerivation {
     # Nixpkgs' glibc has no libc.a by default.
     "--disable-static-pie"
     "--disable-static-deps"
-    # NixOS has no AppArmor profile directory to install into.
+    # NixOS generates /etc/apparmor.d from its configuration: the profile
+    # stays in share/llwrap/apparmor, which module.nix includes.
     "--with-apparmordir=no"
   ];
   installFlags = [ "sysconfdir=${placeholder "out"}/etc" ];

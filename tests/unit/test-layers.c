@@ -275,11 +275,14 @@ test_apparmor_fix(void **state)
 	(void)state;
 	/* Nothing to fix: no AppArmor restriction, or namespaces work
 	 * (the profile is loaded, or the sysctl is 0). */
-	assert_null(layers_apparmor_fix(NULL, false, false, shipped, "/b"));
-	assert_null(layers_apparmor_fix("0", false, false, shipped, "/b"));
-	assert_null(layers_apparmor_fix("1", true, false, shipped, "/b"));
+	assert_null(
+		layers_apparmor_fix(NULL, false, false, false, shipped, "/b"));
+	assert_null(
+		layers_apparmor_fix("0", false, false, false, shipped, "/b"));
+	assert_null(
+		layers_apparmor_fix("1", true, false, false, shipped, "/b"));
 	/* Not installed: install and load the shipped copy. */
-	s = layers_apparmor_fix("1", false, false, shipped, "/usr/bin");
+	s = layers_apparmor_fix("1", false, false, false, shipped, "/usr/bin");
 	assert_non_null(strstr(s, "sudo install -m 644 "
 				  "/usr/share/llwrap/apparmor/llwrap "
 				  "/etc/apparmor.d/llwrap && sudo "
@@ -287,9 +290,23 @@ test_apparmor_fix(void **state)
 	assert_non_null(strstr(s, "/usr/bin/llwrap"));
 	free(s);
 	/* Installed but not in force: load it. */
-	s = layers_apparmor_fix("1", false, true, shipped, "/usr/bin");
+	s = layers_apparmor_fix("1", false, true, false, shipped, "/usr/bin");
 	assert_non_null(
 		strstr(s, "'sudo apparmor_parser -r /etc/apparmor.d/llwrap'"));
+	assert_null(strstr(s, "install -m"));
+	free(s);
+	/* NixOS generates /etc/apparmor.d from its configuration: the
+	 * policy to add there, including the store's copy, not a copy
+	 * into a read-only /etc. */
+	s = layers_apparmor_fix("1", false, false, true,
+				"/nix/store/x-llwrap/share/llwrap/apparmor/"
+				"llwrap",
+				"/nix/store/x-llwrap/bin");
+	assert_non_null(strstr(
+		s, "'security.apparmor.policies.llwrap.profile = \"include "
+		   "\\\"/nix/store/x-llwrap/share/llwrap/apparmor/"
+		   "llwrap\\\"\";'"));
+	assert_non_null(strstr(s, "/nix/store/x-llwrap/bin/llwrap"));
 	assert_null(strstr(s, "install -m"));
 	free(s);
 }

@@ -18,6 +18,7 @@ let
   };
   pkgs = {
     opencode = fakeDrv "opencode";
+    apparmor-parser = fakeDrv "apparmor-parser-4.0.3";
     callPackage = fn: _: fakeDrv (baseNameOf (toString fn));
   };
 
@@ -64,17 +65,22 @@ let
         default = [ ];
       };
       environment.etc = anyAttrs;
+      security.apparmor.enable = mkOption {
+        type = types.bool;
+        default = false;
+      };
+      security.apparmor.policies = anyAttrs;
     };
   };
 
-  eval =
-    cfg:
+  evalPkgs =
+    p: cfg:
     let
       e = lib.evalModules {
         modules = [
           stubs
           ../module.nix
-          { _module.args.pkgs = pkgs; }
+          { _module.args.pkgs = p; }
           cfg
         ];
       };
@@ -83,6 +89,8 @@ let
       inherit (e) config;
       failed = map (a: a.message) (lib.filter (a: !a.assertion) e.config.assertions);
     };
+
+  eval = evalPkgs pkgs;
 
   # The smallest instance: only the options without a default.
   minimal = name: uid: port: {
@@ -223,6 +231,23 @@ let
     services.opencode.agents.enable = true;
   };
   tmpl = agents.config.systemd.services."opencode-agent@" or { serviceConfig = { }; };
+
+  # ---- AppArmor: llwrap's profile where AppArmor 4 runs ----
+  aa = eval {
+    services.opencode.instances.a = minimal "a" 4001 8787;
+    security.apparmor.enable = true;
+  };
+  aaPolicies = aa.config.security.apparmor.policies;
+  aaOff = eval { services.opencode.instances.a = minimal "a" 4001 8787; };
+  aaOld = evalPkgs (pkgs // { apparmor-parser = fakeDrv "apparmor-parser-3.1.7"; }) {
+    services.opencode.instances.a = minimal "a" 4001 8787;
+    security.apparmor.enable = true;
+  };
+  aaUnused = eval { security.apparmor.enable = true; };
+  aaAgents = eval {
+    services.opencode.agents.enable = true;
+    security.apparmor.enable = true;
+  };
 in
 [
   (check "only required options: evaluates without assertion failures" (one.failed == [ ]) (toString one.failed))
@@ -357,6 +382,19 @@ in
     tmpl.serviceConfig.DynamicUser or false && tmpl.serviceConfig.StateDirectory or "" == "opencode-agents/%i"
     && has "llwrap-agent exec %i" (tmpl.serviceConfig.ExecStart or "")
     && has "+" (tmpl.serviceConfig.ExecStartPre or "")
+  ) "")
+  (check "AppArmor 4 on: the policy includes the package's profile, attached to its bin/llwrap" (
+    aa.failed == [ ]
+    && aaPolicies.llwrap.profile or ""
+      == "include \"${(fakeDrv "package.nix").outPath}/share/llwrap/apparmor/llwrap\"\n"
+  ) (builtins.toJSON aaPolicies))
+  (check "AppArmor 4 on and only agents: the policy too" (
+    aaAgents.config.security.apparmor.policies ? llwrap
+  ) "")
+  (check "no policy without AppArmor, before AppArmor 4.0 (no userns rule), or with nothing run under llwrap" (
+    !(aaOff.config.security.apparmor.policies ? llwrap)
+    && !(aaOld.config.security.apparmor.policies ? llwrap)
+    && !(aaUnused.config.security.apparmor.policies ? llwrap)
   ) "")
   (check "agents: the llwrap-agent CLI is installed" (
     lib.any (p: p.name or "" == "agents") agents.config.environment.systemPackages
