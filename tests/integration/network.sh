@@ -120,6 +120,19 @@ elif [ "$abi" -lt 10 ]; then
 	expect_no_output "... and reports no UDP loss" "NOT ENFORCED: UDP"
 	expect_denied "... and refuses UDP to P2" \
 		llw -p default --connect-udp "$P1" --allow-cidr 127.0.0.1/32 -- "$PROBE" udp-send 127.0.0.1 "$P2"
+elif ! bwrap_backend; then
+	# Landlock ABI 10 holds the UDP port rules itself (DESIGN.md §2).
+	expect_succeeded "connect-udp P1 on ABI $abi: Landlock lets UDP to P1 out (from an unbound socket: port 0 is allowed)" \
+		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P1"
+	expect_no_output "... and reports no UDP loss" "NOT ENFORCED: UDP"
+	expect_denied "... and refuses UDP to P2" \
+		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P2"
+	expect_succeeded "... an explicit bind to port 0 (an ephemeral port) works" \
+		llw -p default --connect-udp "$P1" -- "$PROBE" udp-bind 127.0.0.1 0
+	expect_denied "... a fixed port needs bind-udp" \
+		llw -p default --connect-udp "$P1" -- "$PROBE" udp-bind 127.0.0.1 "$P2"
+	expect_succeeded "... which grants it" \
+		llw -p default --connect-udp "$P1" --bind-udp "$P2" -- "$PROBE" udp-bind 127.0.0.1 "$P2"
 fi
 expect_succeeded "net host: UDP works" \
 	llw -p default --net host -- "$PROBE" udp-send 127.0.0.1 "$P1"

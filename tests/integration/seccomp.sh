@@ -3,22 +3,10 @@
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 need_default_profile
 
-expect_denied "AF_UNIX socket() is refused by default" \
-	llw -p default -- "$PROBE" unix-socket
-expect_denied "... also with high bits set in the family argument" \
-	llw -p default -- "$PROBE" socket 0x100000001 1 0
-if [ "$(landlock_abi)" -lt 9 ] &&
-	! "$LLWRAP" --check | grep -q '^  S  supervisor   usable'; then
-	expect_status "unix-sockets = allow fails closed before Landlock ABI 9 without the supervisor" 125 \
-		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
-	expect_succeeded "... and with --best-effort permits AF_UNIX" \
-		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" --best-effort -q -- "$PROBE" unix-socket
-elif [ "$(landlock_abi)" -lt 9 ]; then
-	# DESIGN.md §14: the supervisor stands in for RESOLVE_UNIX (beside
-	# bubblewrap too).
-	mkdir -p "$T/usock"
-	chmod 777 "$T/usock"
-	python3 - "$T/usock/host.sock" <<'PY' &
+# unix_listener PATH: a host process serving a unix socket at PATH, what
+# a unix rule opens and nothing else reaches.
+unix_listener() {
+	python3 - "$1" <<'PY' &
 import os, socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.bind(sys.argv[1])
@@ -35,7 +23,48 @@ while time.time() < end:
 PY
 	bg_pids="$bg_pids $!"
 	i=0
-	while [ ! -S "$T/usock/host.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	while [ ! -S "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+mkdir -p "$T/usock"
+chmod 777 "$T/usock"
+unix_listener "$T/usock/host.sock"
+
+if [ "$(landlock_abi)" -ge 9 ] && ! bwrap_backend; then
+	# DESIGN.md §2: Landlock ABI 9 checks each connect to a socket path
+	# (RESOLVE_UNIX, granted per allowed socket), so socket() is no
+	# longer where unix sockets are stopped.
+	expect_succeeded "AF_UNIX socket() works where Landlock ABI 9 checks each connect" \
+		llw -p default -- "$PROBE" unix-socket
+	expect_denied "... and a host socket is refused at connect" \
+		llw -p default -- "$PROBE" unix-connect "$T/usock/host.sock"
+	expect_succeeded "... unless a unix rule names it" \
+		llw -p default --unix "$T/usock/host.sock" -- "$PROBE" unix-connect "$T/usock/host.sock"
+	# RESOLVE_UNIX is granted per socket, never with a directory's
+	# rights: a host socket inside the writable project stays out,
+	# while one the sandbox serves there itself is reachable.
+	unix_listener "$PROJ/host.sock"
+	expect_denied "... a host socket inside the writable project too" \
+		llw -p default -- "$PROBE" unix-connect "$PROJ/host.sock"
+	run llw -p default -- /bin/sh -c "\"$PROBE\" unix-serve \"$PROJ/own.sock\" & i=0
+		while [ ! -S \"$PROJ/own.sock\" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+		\"$PROBE\" unix-connect \"$PROJ/own.sock\"; wait"
+	expect_output "... while a socket the sandbox serves there itself is reachable" "SUCCEEDED unix-connect"
+	rm -f "$PROJ/own.sock"
+else
+	expect_denied "AF_UNIX socket() is refused by default" \
+		llw -p default -- "$PROBE" unix-socket
+fi
+expect_denied "socket() with high bits set in the family argument is refused" \
+	llw -p default -- "$PROBE" socket 0x100000001 1 0
+if [ "$(landlock_abi)" -lt 9 ] &&
+	! "$LLWRAP" --check | grep -q '^  S  supervisor   usable'; then
+	expect_status "unix-sockets = allow fails closed before Landlock ABI 9 without the supervisor" 125 \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
+	expect_succeeded "... and with --best-effort permits AF_UNIX" \
+		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" --best-effort -q -- "$PROBE" unix-socket
+elif [ "$(landlock_abi)" -lt 9 ]; then
+	# DESIGN.md §14: the supervisor stands in for RESOLVE_UNIX (beside
+	# bubblewrap too).
 	expect_succeeded "unix-sockets = allow before Landlock ABI 9: AF_UNIX works (the supervisor stands in)" \
 		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
 	expect_denied "... and a host socket outside the unix allow-list is refused" \

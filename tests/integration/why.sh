@@ -230,8 +230,14 @@ else
 	expect_output "... on 443 alone" "filtered/host-port"
 fi
 why_says -p default why "$OUTSIDE/sock" --connect
-expect_output "a unix socket: seccomp, and the unix line to add" \
-	"L2 seccomp.*unix = $OUTSIDE/sock"
+if [ "$(landlock_abi)" -ge 9 ]; then
+	# Landlock ABI 9 checks the connect itself (RESOLVE_UNIX, per socket).
+	expect_output "a unix socket: Landlock (ABI 9 and later), and the unix line to add" \
+		"layer: +L1 Landlock \(ABI [0-9]+\).*unix = $OUTSIDE/sock"
+else
+	expect_output "a unix socket: seccomp, and the unix line to add" \
+		"L2 seccomp.*unix = $OUTSIDE/sock"
+fi
 why_says -p default --why "$PROJ/src/main.c" --write
 expect_output "--why WHAT takes why's own flags" "allowed: write"
 run llw -p opencode --explain

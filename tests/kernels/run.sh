@@ -16,12 +16,14 @@
 # directory is LLW_BUILDDIR, default the source tree).  Everything
 # downloaded or built is cached in one directory, LLW_KERNELS_CACHE
 # (default tests/kernels/cache, ignored by git): the debootstrap rootfs,
-# the kernel packages (apt-get download, from the configured apt
-# sources), their vmlinuz and initrd, disk images and the serial logs.
-# Needs debootstrap, qemu-system-x86 and e2fsprogs.
+# the kernel packages (apt-get download from the configured apt sources;
+# unstable's from the mirror), their vmlinuz and initrd, disk images and
+# the serial logs.
+# Needs debootstrap, qemu-system-x86, e2fsprogs, curl and xz-utils.
 #
-# --quick: only the configuration "newest", without the --selftest cases
-# and with four suites (one boot).  qemu runs with TCG unless
+# --quick: only the configuration "bpo612" (a kernel that changes only
+# with Debian 12's point releases, unlike unstable's), without the
+# --selftest cases and with four suites (one boot).  qemu runs with TCG unless
 # LLW_KERNELS_ACCEL=kvm: the /dev/kvm of the machines this was written
 # on cannot boot stock kernels.
 set -u
@@ -32,23 +34,26 @@ build=${LLW_BUILDDIR:-$src}
 cache=${LLW_KERNELS_CACHE:-$here/cache}
 mirror=${LLW_KERNELS_MIRROR:-http://deb.debian.org/debian}
 suite=${LLW_KERNELS_SUITE:-bookworm}
+unstable=${LLW_KERNELS_UNSTABLE:-sid}
 accel=${LLW_KERNELS_ACCEL:-tcg}
 timeout_s=${LLW_KERNELS_TIMEOUT:-3600}
 
 # The configurations: NAME KERNEL CMDLINE SYSCTLS ("-" for none).
-# KERNEL selects a kernel package of the configured apt sources (the
-# generic amd64 flavour, not rt or cloud): deb12 (the newest 6.1, Debian
-# 12's own), bpo612 (the newest 6.12: bookworm-backports, or bookworm's
-# own linux-image-6.12.*+deb12), newest (the highest version there).
+# KERNEL selects a kernel package (the generic amd64 flavour, not rt or
+# cloud): deb12 (the newest 6.1 of the configured apt sources, Debian
+# 12's own), bpo612 (their newest 6.12: bookworm-backports, or
+# bookworm's own linux-image-6.12.*+deb12), newest (the newest Debian
+# kernel there is: Debian unstable's, LLW_KERNELS_UNSTABLE on the
+# mirror, which no bookworm apt source has).  The variants boot 6.12.
 configs() {
 	cat <<'EOF'
 deb12             deb12   -  -
 bpo612            bpo612  -  -
 newest            newest  -  -
-nolandlock        newest  lsm=lockdown,yama,apparmor  -
-userns-off        newest  -  user.max_user_namespaces=0,kernel.unprivileged_userns_clone=0
-yama2             newest  -  kernel.yama.ptrace_scope=2
-yama3             newest  -  kernel.yama.ptrace_scope=3
+nolandlock        bpo612  lsm=lockdown,yama,apparmor  -
+userns-off        bpo612  -  user.max_user_namespaces=0,kernel.unprivileged_userns_clone=0
+yama2             bpo612  -  kernel.yama.ptrace_scope=2
+yama3             bpo612  -  kernel.yama.ptrace_scope=3
 deb12-nolandlock  deb12   lsm=lockdown,yama,apparmor  -
 deb12-userns-off  deb12   -  user.max_user_namespaces=0,kernel.unprivileged_userns_clone=0
 deb12-yama2       deb12   -  kernel.yama.ptrace_scope=2
@@ -75,7 +80,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
@@ -87,7 +92,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 wanted="$*"
-[ $quick -eq 1 ] && [ -z "$wanted" ] && wanted=newest
+[ $quick -eq 1 ] && [ -z "$wanted" ] && wanted=bpo612
 [ $quick -eq 1 ] && [ $suites_set -eq 0 ] && suites=$quick_suites
 [ "$suites" = none ] && suites=
 [ -z "$wanted" ] && wanted=$(configs | awk '{print $1}')
@@ -101,8 +106,8 @@ die() {
 	exit 2
 }
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap, chroot)"
-for t in debootstrap qemu-system-x86_64 mkfs.ext4 apt-get chroot; do
-	command -v $t >/dev/null 2>&1 || die "$t is missing (apt-get install debootstrap qemu-system-x86 e2fsprogs)"
+for t in debootstrap qemu-system-x86_64 mkfs.ext4 apt-get chroot curl xz dpkg-deb; do
+	command -v $t >/dev/null 2>&1 || die "$t is missing (apt-get install debootstrap qemu-system-x86 e2fsprogs curl xz-utils)"
 done
 for f in llwrap llwrap-escape tests/helpers/probe tests/helpers/netprobe \
 	tests/helpers/llwrap-hooked; do
@@ -144,23 +149,100 @@ fi
 # Fixtures bind-mount their own /etc/hosts over it: minbase has none.
 [ -e "$rootfs/etc/hosts" ] || printf '127.0.0.1 localhost\n' >"$rootfs/etc/hosts"
 
-# ---- Kernels: resolve a selector to a package of the configured apt
-# sources, download it, install it in the rootfs (its initrd), and keep
-# vmlinuz and initrd.  Prints the kernel release, or nothing when the
-# configured apt sources do not have one.
+# ---- Kernels: resolve a selector to a package (of the configured apt
+# sources, or unstable's), download it, install it in the rootfs (its
+# initrd), and keep vmlinuz and initrd.  Prints the kernel release, or
+# nothing when there is none.
+image_pat='^linux-image-[0-9]+\.[0-9]+\.[0-9]+(\+[a-z0-9.~]+)?(-[0-9]+)?-amd64$'
 resolve() {
 	case $1 in
 	deb12) pat='^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$' ;;
 	bpo612) pat='^linux-image-6\.12\.[0-9]+(\+[a-z0-9.~]+)?(-[0-9]+)?-amd64$' ;;
-	newest) pat='^linux-image-[0-9]+\.[0-9]+\.[0-9]+(\+[a-z0-9.~]+)?(-[0-9]+)?-amd64$' ;;
+	newest)
+		unstable_index &&
+			sed -n 's/^Package: //p' "$index" | grep -E "$image_pat" | sort -V | tail -1
+		return 0
+		;;
 	esac
 	apt-cache pkgnames linux-image- 2>/dev/null | grep -E "$pat" | sort -V | tail -1
+}
+
+# Debian unstable's package index, fetched again once a day.
+index=$cache/Packages-$unstable
+unstable_index() {
+	if [ ! -s "$index" ] || [ -n "$(find "$index" -mmin +1440 2>/dev/null)" ]; then
+		if curl -fsS --max-time 300 "$mirror/dists/$unstable/main/binary-amd64/Packages.xz" |
+			xz -dc >"$index.tmp" 2>/dev/null && [ -s "$index.tmp" ]; then
+			mv "$index.tmp" "$index"
+		else
+			rm -f "$index.tmp"
+			echo "run.sh: cannot fetch $mirror/dists/$unstable's package index" >&2
+		fi
+	fi
+	[ -s "$index" ]
+}
+
+# field PKG NAME: a field of PKG in unstable's index.
+field() {
+	awk -v p="$1" -v f="$2:" '$1 == "Package:" { cur = ($2 == p) }
+		cur && $1 == f { sub(/^[^ ]+ /, ""); print; exit }' "$index"
+}
+
+# unstable_kernel PKG REL: download PKG and the packages of its release it
+# depends on (since 7.x the image is split: linux-binary-REL holds
+# vmlinuz, linux-modules-REL the modules), each checked against the
+# index's SHA256, and unpack /boot and the modules into the rootfs; its
+# dependencies are unstable's, so dpkg does not install it there.
+unstable_kernel() {
+	stage=$cache/stage-$2
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	for p in $1 $(field "$1" Depends | tr ',|' '\n\n' | sed 's/(.*//; s/ //g' |
+		grep -E -- "^linux-[a-z]+-$(printf '%s' "$2" | sed 's/[.+]/\\&/g')\$"); do
+		f=$(field "$p" Filename)
+		sum=$(field "$p" SHA256)
+		[ -n "$f" ] && [ -n "$sum" ] || { echo "run.sh: $p is not in $index" >&2; return 1; }
+		deb=$cache/debs/${f##*/}
+		if ! echo "$sum  $deb" | sha256sum -c --status 2>/dev/null; then
+			curl -fsS --max-time 1800 -o "$deb" "$mirror/$f" ||
+				{ echo "run.sh: downloading $mirror/$f failed" >&2; return 1; }
+			echo "$sum  $deb" | sha256sum -c --status ||
+				{ echo "run.sh: $deb does not match the index's SHA256" >&2; return 1; }
+		fi
+		dpkg-deb -x "$deb" "$stage" || return 1
+	done
+	mods=$stage/usr/lib/modules/$2
+	[ -d "$mods" ] || mods=$stage/lib/modules/$2
+	[ -d "$mods" ] || { echo "run.sh: no modules for $2 in $1" >&2; return 1; }
+	# vmlinuz: in the modules' directory since 7.x, in /boot before.
+	vmlinuz=$mods/vmlinuz
+	[ -e "$vmlinuz" ] || vmlinuz=$stage/boot/vmlinuz-$2
+	[ -e "$vmlinuz" ] || { echo "run.sh: no vmlinuz for $2 in $1" >&2; return 1; }
+	cp "$vmlinuz" "$rootfs/boot/vmlinuz-$2"
+	# mkinitramfs reads the kernel's config for its compressors.
+	[ -e "$mods/config" ] && cp "$mods/config" "$rootfs/boot/config-$2"
+	rm -rf "$rootfs/usr/lib/modules/$2"
+	cp -a "$mods" "$rootfs/usr/lib/modules/"
+	rm -rf "$stage"
+	mount --bind /proc "$rootfs/proc"
+	chroot "$rootfs" sh -c "depmod $2 && mkinitramfs -o /boot/initrd.img-$2 $2"
+	st=$?
+	umount "$rootfs/proc"
+	return $st
 }
 
 kernel_for() {
 	pkg=$(resolve "$1")
 	[ -n "$pkg" ] || return 0
 	rel=${pkg#linux-image-}
+	if [ ! -e "$cache/kernels/$rel/initrd" ] && [ "$1" = newest ]; then
+		echo "# kernel $pkg ($unstable)" >&2
+		unstable_kernel "$pkg" "$rel" >"$cache/logs/unpack-$rel.log" 2>&1 ||
+			{ echo "run.sh: unpacking $pkg failed: $cache/logs/unpack-$rel.log" >&2; return 0; }
+		mkdir -p "$cache/kernels/$rel"
+		cp "$rootfs/boot/vmlinuz-$rel" "$cache/kernels/$rel/vmlinuz"
+		cp "$rootfs/boot/initrd.img-$rel" "$cache/kernels/$rel/initrd"
+	fi
 	if [ ! -e "$cache/kernels/$rel/initrd" ]; then
 		echo "# kernel $pkg" >&2
 		(cd "$cache/debs" && apt-get download "$pkg" >/dev/null 2>&1) ||
@@ -236,8 +318,8 @@ for name in $wanted; do
 	set -- $line
 	rel=$(kernel_for "$2")
 	if [ -z "$rel" ]; then
-		echo "# $name: not run: no $2 kernel in the configured apt sources"
-		printf '%s\t-\t(not run)\tno %s kernel in the configured apt sources\n' "$name" "$2" >>"$table"
+		echo "# $name: not run: no $2 kernel (see above)"
+		printf '%s\t-\t(not run)\tno %s kernel\n' "$name" "$2" >>"$table"
 		continue
 	fi
 	echo "# $name: booting $rel ($accel)"
