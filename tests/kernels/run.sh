@@ -218,6 +218,15 @@ unstable_kernel() {
 	vmlinuz=$mods/vmlinuz
 	[ -e "$vmlinuz" ] || vmlinuz=$stage/boot/vmlinuz-$2
 	[ -e "$vmlinuz" ] || { echo "run.sh: no vmlinuz for $2 in $1" >&2; return 1; }
+	# The previous unstable kernel goes: the rootfs must fit its 2 GB
+	# disk as unstable moves on.
+	prev=$(cat "$cache/unstable-release" 2>/dev/null)
+	if [ -n "$prev" ] && [ "$prev" != "$2" ]; then
+		rm -rf "$rootfs/usr/lib/modules/$prev" "$cache/kernels/$prev"
+		rm -f "$cache/debs/"*"-${prev}_"*.deb
+		rm -f "$rootfs/boot/vmlinuz-$prev" "$rootfs/boot/config-$prev" \
+			"$rootfs/boot/initrd.img-$prev"
+	fi
 	cp "$vmlinuz" "$rootfs/boot/vmlinuz-$2"
 	# mkinitramfs reads the kernel's config for its compressors.
 	[ -e "$mods/config" ] && cp "$mods/config" "$rootfs/boot/config-$2"
@@ -228,6 +237,7 @@ unstable_kernel() {
 	chroot "$rootfs" sh -c "depmod $2 && mkinitramfs -o /boot/initrd.img-$2 $2"
 	st=$?
 	umount "$rootfs/proc"
+	[ $st -eq 0 ] && echo "$2" >"$cache/unstable-release"
 	return $st
 }
 
