@@ -321,6 +321,7 @@ boot() { # NAME RELEASE CMDLINE SYSCTLS
 expected=$here/expected
 table=$cache/results.tsv
 : >"$table"
+rm -f "$cache/failed" # an interrupted run's
 fail=0
 for name in $wanted; do
 	line=$(configs | awk -v n="$name" '$1 == n')
