@@ -4,7 +4,8 @@
 # (cases.sh) and --selftest of the shipped profiles as an unprivileged
 # user, then integration suites of make check (suite.sh: their
 # sandboxed commands run as nobody), and compare every result with
-# tests/kernels/expected.  A difference fails (exit 1).
+# tests/kernels/expected.  A difference fails (exit 1); a configuration
+# whose kernel cannot be had is not run (exit 2, as for a setup failure).
 #
 #	tests/kernels/run.sh [--quick] [--suites LIST] [--list] [CONFIG...]
 #
@@ -80,7 +81,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
@@ -323,6 +324,7 @@ table=$cache/results.tsv
 : >"$table"
 rm -f "$cache/failed" # an interrupted run's
 fail=0
+notrun=0
 for name in $wanted; do
 	line=$(configs | awk -v n="$name" '$1 == n')
 	[ -n "$line" ] || die "unknown configuration $name (--list)"
@@ -331,6 +333,7 @@ for name in $wanted; do
 	if [ -z "$rel" ]; then
 		echo "# $name: not run: no $2 kernel (see above)"
 		printf '%s\t-\t(not run)\tno %s kernel\n' "$name" "$2" >>"$table"
+		notrun=1
 		continue
 	fi
 	echo "# $name: booting $rel ($accel)"
@@ -394,4 +397,7 @@ md=$cache/results.md
 	done
 } >"$md"
 echo "# markdown: $md"
+# A configuration that could not boot is a setup failure (exit 2), unless
+# another one failed.
+[ $fail -eq 0 ] && [ $notrun -eq 1 ] && exit 2
 exit $fail
