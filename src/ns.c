@@ -81,7 +81,6 @@ under_seccomp_filter(void)
 	return strstr(text, "\nSeccomp:\t2\n") != NULL;
 }
 
-/* The reason a user namespace was refused with err, as a sentence. */
 char *
 ns_apparmor_fix(const char *restrict_sysctl, bool userns)
 {
@@ -92,6 +91,7 @@ ns_apparmor_fix(const char *restrict_sysctl, bool userns)
 				   LLW_BINDIR);
 }
 
+/* The reason a user namespace was refused with err, as a sentence. */
 static char *
 refusal_cause(int err)
 {
