@@ -129,6 +129,15 @@ if [ ! -e "$rootfs/.llw-ready" ]; then
 	# MODULES=most: virtio_blk and ext4 for root=/dev/vda.
 	touch "$rootfs/.llw-ready"
 fi
+# in_rootfs CMD...: CMD chrooted into the rootfs, with the host's /proc.
+in_rootfs() {
+	mount --bind /proc "$rootfs/proc"
+	chroot "$rootfs" "$@"
+	st=$?
+	umount "$rootfs/proc"
+	return $st
+}
+
 # The suites' test servers are python3, and named.sh's fixtures need
 # curl and openssl (a rootfs made before they ran there lacks them).
 need=
@@ -138,13 +147,9 @@ done
 if [ -n "$suites" ] && [ -n "$need" ]; then
 	echo "# installing$need into $rootfs"
 	cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
-	mount --bind /proc "$rootfs/proc"
-	chroot "$rootfs" sh -c "apt-get update &&
+	in_rootfs sh -c "apt-get update &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		--no-install-recommends$need" >"$cache/packages.log" 2>&1
-	st=$?
-	umount "$rootfs/proc"
-	[ $st -eq 0 ] || die "installing$need failed: $cache/packages.log"
+		--no-install-recommends$need" >"$cache/packages.log" 2>&1 || die "installing$need failed: $cache/packages.log"
 fi
 
 # Fixtures bind-mount their own /etc/hosts over it: minbase has none.
@@ -234,11 +239,18 @@ unstable_kernel() {
 	rm -rf "$rootfs/usr/lib/modules/$2"
 	cp -a "$mods" "$rootfs/usr/lib/modules/"
 	rm -rf "$stage"
-	mount --bind /proc "$rootfs/proc"
-	chroot "$rootfs" sh -c "depmod $2 && mkinitramfs -o /boot/initrd.img-$2 $2"
+	in_rootfs sh -c "depmod $2 && mkinitramfs -o /boot/initrd.img-$2 $2" || return 1
+	echo "$2" >"$cache/unstable-release"
+}
+
+# apt_kernel PKG: download PKG from the configured apt sources and
+# install it in the rootfs (dpkg builds its initrd).
+apt_kernel() {
+	(cd "$cache/debs" && apt-get download "$1") || return 1
+	cp "$(ls "$cache/debs/${1}_"*.deb | tail -1)" "$rootfs/tmp/k.deb"
+	in_rootfs dpkg -i /tmp/k.deb
 	st=$?
-	umount "$rootfs/proc"
-	[ $st -eq 0 ] && echo "$2" >"$cache/unstable-release"
+	rm -f "$rootfs/tmp/k.deb"
 	return $st
 }
 
@@ -246,26 +258,15 @@ kernel_for() {
 	pkg=$(resolve "$1")
 	[ -n "$pkg" ] || return 0
 	rel=${pkg#linux-image-}
-	if [ ! -e "$cache/kernels/$rel/initrd" ] && [ "$1" = newest ]; then
-		echo "# kernel $pkg ($unstable)" >&2
-		unstable_kernel "$pkg" "$rel" >"$cache/logs/unpack-$rel.log" 2>&1 ||
-			{ echo "run.sh: unpacking $pkg failed: $cache/logs/unpack-$rel.log" >&2; return 0; }
-		mkdir -p "$cache/kernels/$rel"
-		cp "$rootfs/boot/vmlinuz-$rel" "$cache/kernels/$rel/vmlinuz"
-		cp "$rootfs/boot/initrd.img-$rel" "$cache/kernels/$rel/initrd"
-	fi
 	if [ ! -e "$cache/kernels/$rel/initrd" ]; then
-		echo "# kernel $pkg" >&2
-		(cd "$cache/debs" && apt-get download "$pkg" >/dev/null 2>&1) ||
-			{ echo "run.sh: apt-get download $pkg failed" >&2; return 0; }
-		deb=$(ls "$cache/debs/${pkg}_"*.deb | tail -1)
-		cp "$deb" "$rootfs/tmp/k.deb"
-		mount --bind /proc "$rootfs/proc"
-		chroot "$rootfs" dpkg -i /tmp/k.deb >"$cache/logs/dpkg-$rel.log" 2>&1
-		st=$?
-		umount "$rootfs/proc"
-		rm -f "$rootfs/tmp/k.deb"
-		[ $st -eq 0 ] || { echo "run.sh: installing $pkg failed: $cache/logs/dpkg-$rel.log" >&2; return 0; }
+		log=$cache/logs/kernel-$rel.log
+		if [ "$1" = newest ]; then
+			echo "# kernel $pkg ($unstable)" >&2
+			unstable_kernel "$pkg" "$rel" >"$log" 2>&1
+		else
+			echo "# kernel $pkg" >&2
+			apt_kernel "$pkg" >"$log" 2>&1
+		fi || { echo "run.sh: installing $pkg failed: $log" >&2; return 0; }
 		mkdir -p "$cache/kernels/$rel"
 		cp "$rootfs/boot/vmlinuz-$rel" "$cache/kernels/$rel/vmlinuz"
 		cp "$rootfs/boot/initrd.img-$rel" "$cache/kernels/$rel/initrd"
