@@ -217,7 +217,7 @@ bwrap_backend() {
 # 12's 6.1.  Tests that assume a run without L3 skip then, saying why.
 l3_stands_in() {
 	if [ -z "${_l3_stands_in+set}" ]; then
-		_l3_stands_in=$(cd "$PROJ" && as_user "$LLWRAP" -p default \
+		_l3_stands_in=$(as_user "$LLWRAP" -p default \
 			--explain -- /bin/true 2>/dev/null |
 			sed -n 's/^  L3 namespaces   yes, for //p')
 	fi
@@ -246,7 +246,7 @@ supervisor_refused() {
 # of the suite, whose tests need a run.  Anywhere else a refusal is not
 # excused: the suite's tests fail on it.
 need_default_profile() {
-	_out=$(cd "$PROJ" && as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	_out=$(as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
 		-p default -q -- /bin/true 2>&1)
 	[ $? -eq 125 ] || return 0
 	_none=$("$LLWRAP" --check 2>/dev/null |
@@ -272,7 +272,7 @@ need_default_profile() {
 need_opencode_profile() {
 	BE=
 	bwrap_backend && BE=--best-effort
-	_out=$(cd "$PROJ" && as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	_out=$(as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
 		-p opencode $BE -q -- /bin/true 2>&1)
 	[ $? -ne 125 ] ||
 		skip_rest "llwrap refuses the opencode profile here: $(printf '%s\n' "$_out" | grep -m1 .)"
