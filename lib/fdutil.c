@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -186,4 +187,49 @@ fd_detach_helper(pid_t parent, const int *keep, size_t n, const char *name)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	(void)prctl(PR_SET_NAME, name);
 	return 0;
+}
+
+pid_t
+proc_parent_at(int dirfd)
+{
+	char buf[256];
+	int fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
+	const char *s;
+	long ppid;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": COMM ends at the last ')'. */
+	if ((s = strrchr(buf, ')')) == NULL ||
+	    sscanf(s + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return (pid_t)ppid;
+}
+
+int
+fd_open_regular(int dirfd, const char *path, int flags)
+{
+	int fd = openat(dirfd, path,
+			O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if (fcntl(fd, F_SETFL, 0) < 0)
+		e = errno;
+	else
+		return fd;
+	close(fd);
+	return -e;
 }

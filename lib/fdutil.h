@@ -35,4 +35,22 @@ int dir_make_path(const char *path, mode_t mode);
  */
 int fd_detach_helper(pid_t parent, const int *keep, size_t n, const char *name);
 
+/*
+ * Open path (relative to dirfd, or AT_FDCWD) for reading when it is a
+ * regular file, adding flags (O_NOFOLLOW, ...): never waiting in the
+ * open (a FIFO or a device someone put where a file was expected opens
+ * O_NONBLOCK and is refused), never becoming the controlling terminal.
+ * The descriptor (O_CLOEXEC; blocking again), or -errno: -EINVAL when it
+ * is not a regular file.
+ */
+int fd_open_regular(int dirfd, const char *path, int flags);
+
+/*
+ * The parent pid of the task whose /proc directory is dirfd (/proc/PID or
+ * /proc/PID/task/TID, opened by the caller), from its stat file; -1 when
+ * it cannot be read (the task is gone: a directory held open keeps
+ * naming the task it was opened for, never one that reused its pid).
+ */
+pid_t proc_parent_at(int dirfd);
+
 #endif /* LLW_FDUTIL_H */

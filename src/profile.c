@@ -1267,11 +1267,14 @@ profile_read_file(const char *file, char **out, char **cause)
 	size_t len;
 	int r;
 
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Where a command could have put a FIFO (a project's .llwrap.ini):
+	 * a regular file, or nothing to wait on. */
+	fd = fd_open_regular(AT_FDCWD, file, 0);
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		*cause = xasprintf("cannot read profile %s: %s.", file,
-				   strerror(-r));
+				   r == -EINVAL ? "not a regular file"
+						: strerror(-r));
 		return r;
 	}
 	r = fd_read_all(fd, PROFILE_FILE_MAX, &text, &len);
