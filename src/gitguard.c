@@ -28,8 +28,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,7 +94,9 @@ real_list(void *ctx, const char *path)
 static char *
 real_read(void *ctx, const char *path)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* The project's files: a FIFO planted by a earlier run is refused,
+	 * not waited on. */
+	_cleanup_close_ int fd = fd_open_regular(AT_FDCWD, path, O_NOFOLLOW);
 	char *text = NULL;
 	size_t len;
 
@@ -509,6 +513,43 @@ note_missing(struct scan *s, const char *path)
 				 path));
 }
 
+/*
+ * Whether arg, a path .envrc names, reaches a file beneath project the
+ * way the host side may act on it (DESIGN.md §15): relative, no ".."
+ * component (a symlinked directory before it would make the lexical
+ * answer wrong), and no symbolic link on the way (a `sub -> ~` planted in
+ * the project would make the watch act on the home).  The first missing
+ * directory ends the walk: what lies below it is created inside.
+ */
+static bool
+envrc_beneath(struct scan *s, const char *project, const char *arg)
+{
+	_cleanup_free_ char *dir = xstrdup(project);
+	const char *p = arg;
+
+	if (*arg == '/' || *arg == '\0')
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+		char *next;
+		int k;
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return false;
+		if (p[n] == '\0')
+			return true;
+		next = xasprintf("%s/%.*s", dir, (int)n, p);
+		free(dir);
+		dir = next;
+		k = kind(s, dir);
+		if (k == 0)
+			return true;
+		if (k != 'd')
+			return false;
+		p += n + 1;
+	}
+}
+
 /* The paths .envrc names after the direnv commands that load files. */
 static void
 scan_envrc(struct scan *s, const char *project, const char *envrc)
@@ -553,12 +594,27 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 			if (*arg == '\0')
 				break;
 			path = named_path(project, arg);
-			if (path_under(path, project) && kind(s, path) != 0)
+			/* An existing file is made read-only wherever it
+			 * resolves (a mount only narrows); a missing one is
+			 * watched for (the host side acts on it) only where
+			 * it lies beneath the project without a link. */
+			if (path_under(path, project) && kind(s, path) != 0) {
 				add(s, path, GITGUARD_RO,
 				    "loaded by .envrc (direnv)");
-			else if (path_under(path, project) &&
-				 !strv_contains(s->g->missing, path))
-				note_missing(s, path);
+			} else if (path_under(path, project) &&
+				   strcmp(path, project) != 0 &&
+				   envrc_beneath(s, project, arg)) {
+				if (!strv_contains(s->g->missing, path))
+					note_missing(s, path);
+			} else if (path_under(path, project)) {
+				strv_push_take(
+					&s->g->notes,
+					xasprintf("%s loads %s, which does "
+						  "not exist and is reached "
+						  "through a symbolic link or "
+						  "'..': not watched",
+						  envrc, arg));
+			}
 			break;
 		}
 	}
@@ -576,8 +632,14 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 	for (size_t i = 0; i < ARRAY_SIZE(later_dirs); i++) {
 		_cleanup_free_ char *p = join(project, later_dirs[i]);
 
-		if (kind(&s, p) != 0)
+		if (kind(&s, p) != 0) {
 			add(&s, p, GITGUARD_RO, "run later, outside");
+		} else if (i >= LATER_DIRS_MADE) {
+			/* Not made (opencode would stop at a read-only
+			 * one): watched, moved aside when made. */
+			strv_push(&missing, later_dirs[i]);
+			strv_push(&g->missing, p);
+		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(later_files); i++) {
 		_cleanup_free_ char *p = join(project, later_files[i]);
@@ -673,16 +735,17 @@ be32(const unsigned char *p)
  * or -EINVAL for a file that is not an index.
  *
  * Index format (gitformat-index(5)): "DIRC", version, entry count, then
- * entries of 62 bytes (20-byte SHA-1 ids; a SHA-256 repository is not
- * read), 2 more flag bytes when the extended bit is set (version 3 and
- * up), the path: NUL-terminated and padded to 8 bytes (versions 2, 3),
- * or, in version 4, a varint of bytes to drop from the previous path and
- * the rest, NUL-terminated, unpadded.
+ * entries of 40 bytes of stat data and mode, the object id (hash_len
+ * bytes: 20 for SHA-1, 32 for SHA-256) and 2 bytes of flags, 2 more flag
+ * bytes when the extended bit is set (version 3 and up), the path:
+ * NUL-terminated and padded to 8 bytes (versions 2, 3), or, in version
+ * 4, a varint of bytes to drop from the previous path and the rest,
+ * NUL-terminated, unpadded.
  */
 static int
-index_walk(const void *buf, size_t len,
+index_walk(const void *buf, size_t len, size_t hash_len,
 	   int (*fn)(void *ctx, const char *path, const unsigned char *entry),
-	   void *ctx)
+	   void *ctx, size_t *ext_at)
 {
 	const unsigned char *b = buf, *end = b + len, *e;
 	_cleanup_free_ char *prev = NULL;
@@ -692,18 +755,19 @@ index_walk(const void *buf, size_t len,
 		return -EINVAL;
 	version = be32(b + 4);
 	count = be32(b + 8);
-	if (version < 2 || version > 4)
+	if (version < 2 || version > 4 ||
+	    (hash_len != GITGUARD_SHA1_LEN && hash_len != GITGUARD_SHA256_LEN))
 		return -EINVAL;
 	e = b + 12;
 	for (uint32_t i = 0; i < count; i++) {
 		const unsigned char *name, *nul, *entry = e;
-		size_t fixed = 62;
+		size_t fixed = 40 + hash_len + 2;
 		uint16_t flags;
 		char *path;
 
 		if ((size_t)(end - e) < fixed)
 			return -EINVAL;
-		flags = (uint16_t)(e[60] << 8 | e[61]);
+		flags = (uint16_t)(e[fixed - 2] << 8 | e[fixed - 1]);
 		if ((flags & 0x4000) != 0) {
 			if (version < 3)
 				return -EINVAL;
@@ -752,7 +816,49 @@ index_walk(const void *buf, size_t len,
 		free(prev);
 		prev = path;
 		if (fn(ctx, path, entry) != 0)
-			break;
+			return 0;
+	}
+	if (ext_at != NULL)
+		*ext_at = (size_t)(e - b);
+	return 0;
+}
+
+/*
+ * The shared index a split index links to (its "link" extension):
+ * "sharedindex.HEX" in *shared, or NULL when it links to none.  The
+ * extensions follow the entries (from at) up to the trailing checksum:
+ * a signature, a 32-bit size, the data.  -EINVAL when they do not fit.
+ */
+static int
+index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
+	   char **shared)
+{
+	*shared = NULL;
+	if (len < hash_len || at > len - hash_len)
+		return -EINVAL;
+	len -= hash_len;
+	while (len - at >= 8) {
+		uint32_t size = be32(b + at + 4);
+		bool zero = true;
+
+		if (size > len - at - 8)
+			return -EINVAL;
+		if (memcmp(b + at, "link", 4) == 0) {
+			if (size < hash_len)
+				return -EINVAL;
+			for (size_t i = 0; i < hash_len; i++)
+				zero = zero && b[at + 8 + i] == 0;
+			if (zero)
+				return 0;
+			*shared =
+				xmalloc(sizeof("sharedindex.") + 2 * hash_len);
+			strcpy(*shared, "sharedindex.");
+			for (size_t i = 0; i < hash_len; i++)
+				snprintf(*shared + 12 + 2 * i, 3, "%02x",
+					 b[at + 8 + i]);
+			return 0;
+		}
+		at += 8 + size;
 	}
 	return 0;
 }
@@ -766,11 +872,17 @@ collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 }
 
 int
-gitguard_index_gitlinks(const void *buf, size_t len, char ***paths)
+gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
+			char ***paths, char **shared)
 {
 	char **v = xcalloc(1, sizeof(char *));
+	size_t at = 0;
 
-	if (index_walk(buf, len, collect_gitlink, &v) < 0) {
+	if (shared != NULL)
+		*shared = NULL;
+	if (index_walk(buf, len, hash_len, collect_gitlink, &v, &at) < 0 ||
+	    (shared != NULL &&
+	     index_link(buf, len, at, hash_len, shared) < 0)) {
 		strv_free(v);
 		return -EINVAL;
 	}
@@ -816,7 +928,7 @@ gitguard_index_find(const void *buf, size_t len, const char *path,
 		    struct gitguard_index_entry *out)
 {
 	struct find f = { .path = path, .out = out };
-	int r = index_walk(buf, len, find_entry, &f);
+	int r = index_walk(buf, len, GITGUARD_SHA1_LEN, find_entry, &f, NULL);
 
 	if (r < 0)
 		return r;
@@ -852,4 +964,61 @@ gitguard_unchanged(const struct gitguard_index_entry *e, const struct stat *st,
 	     (uint32_t)index_mtime->tv_nsec <= e->mtime_nsec))
 		return false;
 	return true;
+}
+
+bool
+gitguard_verify_path(const char *path)
+{
+	const char *p = path;
+
+	if (*p == '\0')
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		/* Empty (a leading, trailing or double slash), "." or "..",
+		 * or .git in any case (git refuses it on every system). */
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.') ||
+		    (n == 4 && strncasecmp(p, ".git", 4) == 0))
+			return false;
+		if (p[n] == '\0')
+			return true;
+		p += n + 1;
+	}
+}
+
+size_t
+gitguard_hash_len(const char *config)
+{
+	bool in_ext = false;
+	const char *l = config;
+
+	while (l != NULL && *l != '\0') {
+		const char *end = strchr(l, '\n');
+		size_t n = end != NULL ? (size_t)(end - l) : strlen(l);
+		_cleanup_free_ char *line = xstrndup(l, n);
+		char *v = line + strspn(line, " \t");
+
+		if (*v == '[') {
+			/* "[extensions]", any case, maybe spaced. */
+			v += 1 + strspn(v + 1, " \t");
+			in_ext = strncasecmp(v, "extensions", 10) == 0 &&
+				 strchr(" \t]", v[10]) != NULL && v[10] != '\0';
+			v = strchr(v, ']');
+			v = v != NULL ? v + 1 + strspn(v + 1, " \t") : NULL;
+		}
+		if (in_ext && v != NULL &&
+		    strncasecmp(v, "objectformat", 12) == 0) {
+			v += 12 + strspn(v + 12, " \t");
+			if (*v == '=') {
+				v += 1 + strspn(v + 1, " \t");
+				if (strncasecmp(v, "sha256", 6) == 0 &&
+				    (v[6] == '\0' || strchr(" \t\r;#", v[6])))
+					return GITGUARD_SHA256_LEN;
+			}
+		}
+		l = end != NULL ? end + 1 : NULL;
+	}
+	return GITGUARD_SHA1_LEN;
 }

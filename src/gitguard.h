@@ -102,16 +102,42 @@ struct gitguard *gitguard_later_run(const char *project,
 char **gitguard_later_run_dirs(const char *project,
 			       const struct gitguard_fs *fs);
 
+/* The length of an object id in the index: SHA-1's, or SHA-256's. */
+#define GITGUARD_SHA1_LEN   20
+#define GITGUARD_SHA256_LEN 32
+
+/*
+ * The object id length of a repository whose configuration (config, the
+ * text) is given: GITGUARD_SHA256_LEN where extensions.objectFormat is
+ * sha256, GITGUARD_SHA1_LEN otherwise (git's default).
+ */
+size_t gitguard_hash_len(const char *config);
+
 /*
  * The gitlinks (mode 160000: submodule entries) of a git index file, the
- * text of .git/index (versions 2, 3 and 4).  Host git runs a command
- * inside each populated one (git status, git diff look into it, and its
- * own configuration may name core.fsmonitor), so a nested repository the
- * command registers in the writable index would be run later, outside.
- * 0 and a new vector of their paths (relative to the work tree, maybe
- * empty) in *paths, or -EINVAL for a file that is not an index.
+ * text of .git/index (versions 2, 3 and 4) of a repository whose object
+ * ids are hash_len bytes.  Host git runs a command inside each populated
+ * one (git status, git diff look into it, and its own configuration may
+ * name core.fsmonitor), so a nested repository the command registers in
+ * the writable index would be run later, outside.  0 and a new vector of
+ * their paths (as the index holds them: not checked, see
+ * gitguard_verify_path) in *paths, or -EINVAL for a file that is not an
+ * index.  A split index (core.splitIndex) holds only some entries: when
+ * shared is not NULL, the name of the shared index it links to
+ * ("sharedindex.HEX", in the same directory; its entries are the
+ * index's too) goes to *shared, NULL when there is none.
  */
-int gitguard_index_gitlinks(const void *buf, size_t len, char ***paths);
+int gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
+			    char ***paths, char **shared);
+
+/*
+ * Whether path is one git itself would put in an index (git's
+ * verify_path()): relative, no empty component (leading, trailing or
+ * double slash), no "." or ".." component, no ".git" component in any
+ * case.  An index entry that fails it was not written by git; the host
+ * side acts on none (a gitlink named "." is the project itself).
+ */
+bool gitguard_verify_path(const char *path);
 
 /*
  * The object directory of the repository whose work tree is worktree

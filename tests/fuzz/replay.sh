@@ -4,7 +4,8 @@
 # tests/fuzz/regressions/, fuzz-cmsg over tests/fuzz/regressions-cmsg/,
 # fuzz-httpreq over tests/fuzz/regressions-httpreq/, fuzz-tlshello over
 # the captured hellos (tests/data/tls/) and tests/fuzz/regressions-tlshello/,
-# fuzz-dns over tests/fuzz/regressions-dns/.
+# fuzz-dns over tests/fuzz/regressions-dns/, fuzz-index over
+# tests/fuzz/regressions-index/.
 # Each replay program prints a TAP line per input; this script numbers
 # them as one stream and adds a failing line when a program died.
 set -u
@@ -33,6 +34,7 @@ replay fuzz-httpreq "$LLW_SRCDIR"/tests/fuzz/regressions-httpreq/*
 replay fuzz-tlshello "$LLW_SRCDIR"/tests/data/tls/* \
 	"$LLW_SRCDIR"/tests/fuzz/regressions-tlshello/*
 replay fuzz-dns "$LLW_SRCDIR"/tests/fuzz/regressions-dns/*
+replay fuzz-index "$LLW_SRCDIR"/tests/fuzz/regressions-index/*
 awk '/^1\.\./ { next }
 /^(not )?ok/ {
 	n++

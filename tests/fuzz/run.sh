@@ -3,14 +3,15 @@
 # libFuzzer (address and undefined sanitizers) and fuzz for SECONDS in
 # all (default 60): half to tests/fuzz/fuzz-profile (profile parsing,
 # precedence and path compilation, from the seeds in conf/ and
-# tests/data/), the rest in four equal parts to tests/fuzz/fuzz-cmsg
+# tests/data/), the rest in five equal parts to tests/fuzz/fuzz-cmsg
 # (the control data the supervisor rebuilds, from
 # tests/fuzz/regressions-cmsg/), tests/fuzz/fuzz-httpreq (the requests
 # the proxy reads, from tests/fuzz/regressions-httpreq/),
 # tests/fuzz/fuzz-tlshello (the ClientHellos it reads the SNI from, from
 # tests/data/tls/ and tests/fuzz/regressions-tlshello/) and
-# tests/fuzz/fuzz-dns (DNS queries and answers, from
-# tests/fuzz/regressions-dns/).
+# tests/fuzz/fuzz-dns (DNS queries and answers, the resolver's replies,
+# from tests/fuzz/regressions-dns/) and tests/fuzz/fuzz-index (the git
+# index the watch reads, from tests/fuzz/regressions-index/).
 #
 # Run from a configured build tree (it needs config.h and the generated
 # src/*.h); LLW_SRCDIR overrides the source tree (default: this script's
@@ -54,8 +55,13 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-tlshello.c" "$src/src/tlshello.c" \
 	"$src/src/httpreq.c" "$src/lib/xalloc.c" -o "$out/fuzz-tlshello"
 # shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-dns.c" "$src/src/dns.c" -o "$out/fuzz-dns"
+# shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard.c" \
+	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
+	"$src/lib/path.c" -o "$out/fuzz-index"
 
-mkdir "$work/profile" "$work/cmsg" "$work/httpreq" "$work/tlshello" "$work/dns"
+mkdir "$work/profile" "$work/cmsg" "$work/httpreq" "$work/tlshello" "$work/dns" \
+	"$work/index"
 cp "$src"/conf/*.ini "$src"/conf/known-limits "$src"/tests/data/profiles/*.ini \
 	"$src"/tests/data/profiles-broken/* "$work/profile/"
 cp "$src"/tests/fuzz/regressions/* "$work/profile/" 2>/dev/null || true
@@ -64,6 +70,7 @@ cp "$src"/tests/fuzz/regressions-httpreq/* "$work/httpreq/"
 cp "$src"/tests/data/tls/* "$src"/tests/fuzz/regressions-tlshello/* \
 	"$work/tlshello/"
 cp "$src"/tests/fuzz/regressions-dns/* "$work/dns/"
+cp "$src"/tests/fuzz/regressions-index/* "$work/index/"
 
 status=0
 # fuzz NAME SECONDS REGRESSIONS-DIR
@@ -85,9 +92,10 @@ fuzz() {
 }
 rest=$((secs - secs / 2))
 fuzz profile $((secs / 2)) regressions
-fuzz cmsg $((rest / 4)) regressions-cmsg
-fuzz httpreq $((rest / 4)) regressions-httpreq
-fuzz tlshello $((rest / 4)) regressions-tlshello
-fuzz dns $((rest - rest / 4 * 3)) regressions-dns
+fuzz cmsg $((rest / 5)) regressions-cmsg
+fuzz httpreq $((rest / 5)) regressions-httpreq
+fuzz tlshello $((rest / 5)) regressions-tlshello
+fuzz dns $((rest / 5)) regressions-dns
+fuzz index $((rest - rest / 5 * 4)) regressions-index
 [ "$status" -eq 0 ] && echo "fuzz: clean after ${secs}s"
 exit "$status"

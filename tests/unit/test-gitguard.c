@@ -277,6 +277,35 @@ test_later_run(void **state)
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
+	/* Missing behind a link planted in the project (sub -> ~), or
+	 * behind "..": never watched (the host side would act there). */
+	{
+		struct tfs t = { .ents = V("f:/p/.envrc=source_env "
+					   "sub/.ssh/authorized_keys\\n"
+					   "dotenv a/../../x\\n",
+					   "l:/p/sub") };
+		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t };
+		struct gitguard *g = gitguard_later_run("/p", &fs);
+
+		for (char **m = g->missing; m != NULL && *m != NULL; m++)
+			assert_true(strstr(*m, "authorized_keys") == NULL &&
+				    strstr(*m, "/x") == NULL);
+		gitguard_free(g);
+	}
+	check(V("f:/p/.envrc=source_env sub/.ssh/authorized_keys\\n",
+		"l:/p/sub"),
+	      true, "R /p/.envrc\n", "reached through a symbolic link");
+	/* Beneath a real directory, it is. */
+	{
+		struct tfs t = { .ents = V("f:/p/.envrc=source_env "
+					   "conf/env.sh\\n",
+					   "d:/p/conf") };
+		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t };
+		struct gitguard *g = gitguard_later_run("/p", &fs);
+
+		assert_true(strv_contains(g->missing, "/p/conf/env.sh"));
+		gitguard_free(g);
+	}
 }
 
 /* An index entry of version 2 or 3: 62 bytes, path, NULs to 8. */
@@ -322,29 +351,41 @@ test_index_gitlinks(void **state)
 	n += put_entry(b + n, 0160000, "lib/sub", false);
 	n += put_entry(b + n, 0120000, "link", false);
 	n += put_entry(b + n, 0160000, "nest", false);
-	assert_int_equal(gitguard_index_gitlinks(b, n, &links), 0);
+	assert_int_equal(
+		gitguard_index_gitlinks(b, n, GITGUARD_SHA1_LEN, &links, NULL),
+		0);
 	assert_int_equal(strv_length(links), 2);
 	assert_string_equal(links[0], "lib/sub");
 	assert_string_equal(links[1], "nest");
 	strv_free(links);
 	/* Extensions after the entries are not read. */
 	memcpy(b + n, "TREE\0\0\0\0", 8);
-	assert_int_equal(gitguard_index_gitlinks(b, n + 8, &links), 0);
+	assert_int_equal(gitguard_index_gitlinks(b, n + 8, GITGUARD_SHA1_LEN,
+						 &links, NULL),
+			 0);
 	assert_int_equal(strv_length(links), 2);
 	strv_free(links);
 	/* Truncated, or not an index. */
-	assert_int_equal(gitguard_index_gitlinks(b, n - 3, &links), -EINVAL);
-	assert_int_equal(gitguard_index_gitlinks("DIRX", 4, &links), -EINVAL);
+	assert_int_equal(gitguard_index_gitlinks(b, n - 3, GITGUARD_SHA1_LEN,
+						 &links, NULL),
+			 -EINVAL);
+	assert_int_equal(gitguard_index_gitlinks("DIRX", 4, GITGUARD_SHA1_LEN,
+						 &links, NULL),
+			 -EINVAL);
 	/* Version 3 with an extended entry; version 2 may not have one. */
 	n = put_header(b, 3, 2);
 	n += put_entry(b + n, 0160000, "x/y", true);
 	n += put_entry(b + n, 0100755, "z", false);
-	assert_int_equal(gitguard_index_gitlinks(b, n, &links), 0);
+	assert_int_equal(
+		gitguard_index_gitlinks(b, n, GITGUARD_SHA1_LEN, &links, NULL),
+		0);
 	assert_int_equal(strv_length(links), 1);
 	assert_string_equal(links[0], "x/y");
 	strv_free(links);
 	b[7] = 2;
-	assert_int_equal(gitguard_index_gitlinks(b, n, &links), -EINVAL);
+	assert_int_equal(
+		gitguard_index_gitlinks(b, n, GITGUARD_SHA1_LEN, &links, NULL),
+		-EINVAL);
 	/* Version 4: paths compressed against the previous one, unpadded:
 	 * "lib/a", then strip 1 and add "sub" ("lib/sub"), then strip 7
 	 * and add "nest". */
@@ -371,16 +412,120 @@ test_index_gitlinks(void **state)
 			memcpy(b + n, e[i].rest, len + 1);
 			n += len + 1;
 		}
-		assert_int_equal(gitguard_index_gitlinks(b, n, &links), 0);
+		assert_int_equal(gitguard_index_gitlinks(
+					 b, n, GITGUARD_SHA1_LEN, &links, NULL),
+				 0);
 		assert_int_equal(strv_length(links), 2);
 		assert_string_equal(links[0], "lib/sub");
 		assert_string_equal(links[1], "nest");
 		strv_free(links);
 		/* Stripping more than the previous path is an error. */
 		b[12 + 62 + 1 + 6 + 62] = 9;
-		assert_int_equal(gitguard_index_gitlinks(b, n, &links),
+		assert_int_equal(gitguard_index_gitlinks(
+					 b, n, GITGUARD_SHA1_LEN, &links, NULL),
 				 -EINVAL);
 	}
+}
+
+/* Paths git itself would not write are told from those it would. */
+static void
+test_verify_path(void **state)
+{
+	static const char *const good[] = { "a",       "lib/sub", "a.b/c",
+					    ".gitx",   "x.git",	  "..a",
+					    "a/.../b", "é/ü" };
+	static const char *const bad[] = { "",	      ".",	 "..",
+					   "./sub",   "sub/",	 "/sub",
+					   "a//b",    "sub/..",	 "a/./b",
+					   ".git",    ".GIT/x",	 "a/.Git",
+					   "a/../..", "a/.git/b" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		assert_true(gitguard_verify_path(good[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_false(gitguard_verify_path(bad[i]));
+}
+
+/* The object id length from a repository's configuration. */
+static void
+test_hash_len(void **state)
+{
+	(void)state;
+	assert_int_equal(gitguard_hash_len(""), GITGUARD_SHA1_LEN);
+	assert_int_equal(gitguard_hash_len("[core]\n\tbare = false\n"),
+			 GITGUARD_SHA1_LEN);
+	assert_int_equal(gitguard_hash_len("[core]\n\trepositoryformatversion"
+					   " = 1\n[extensions]\n\t"
+					   "objectformat = sha256\n"),
+			 GITGUARD_SHA256_LEN);
+	assert_int_equal(gitguard_hash_len("[Extensions]\nobjectFormat=SHA256"),
+			 GITGUARD_SHA256_LEN);
+	/* The key in another section is not it. */
+	assert_int_equal(gitguard_hash_len("[core]\nobjectformat = sha256\n"),
+			 GITGUARD_SHA1_LEN);
+	assert_int_equal(
+		gitguard_hash_len("[extensions]\nobjectformat = sha1\n"),
+		GITGUARD_SHA1_LEN);
+}
+
+/* A SHA-256 index (74-byte entries) and a split index's link. */
+static void
+test_index_sha256_split(void **state)
+{
+	unsigned char b[1024];
+	char **links = NULL, *shared = NULL;
+	size_t n = put_header(b, 2, 2);
+	static const char *const names[] = { "a", "mod" };
+	static const uint32_t modes[] = { 0100644, 0160000 };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		size_t len = strlen(names[i]), e = n;
+
+		memset(b + n, 0, 96);
+		b[n + 24] = (unsigned char)(modes[i] >> 24);
+		b[n + 25] = (unsigned char)(modes[i] >> 16);
+		b[n + 26] = (unsigned char)(modes[i] >> 8);
+		b[n + 27] = (unsigned char)modes[i];
+		b[n + 73] = (unsigned char)len;
+		memcpy(b + n + 74, names[i], len);
+		n = e + ((74 + len + 8) & ~(size_t)7);
+	}
+	assert_int_equal(gitguard_index_gitlinks(b, n, GITGUARD_SHA256_LEN,
+						 &links, NULL),
+			 0);
+	assert_int_equal(strv_length(links), 1);
+	assert_string_equal(links[0], "mod");
+	strv_free(links);
+	/* Read as SHA-1, it is not an index. */
+	assert_true(gitguard_index_gitlinks(b, n, GITGUARD_SHA1_LEN, &links,
+					    NULL) < 0 ||
+		    strv_length(links) != 1 || strcmp(links[0], "mod") != 0);
+	if (links != NULL) {
+		strv_free(links);
+		links = NULL;
+	}
+	/* A link extension, then the checksum. */
+	memcpy(b + n, "link", 4);
+	b[n + 4] = b[n + 5] = b[n + 6] = 0;
+	b[n + 7] = 32;
+	for (size_t i = 0; i < 32; i++)
+		b[n + 8 + i] = (unsigned char)(i == 0 ? 0xab : 0);
+	memset(b + n + 40, 0, 32);
+	assert_int_equal(gitguard_index_gitlinks(b, n + 72, GITGUARD_SHA256_LEN,
+						 &links, &shared),
+			 0);
+	assert_non_null(shared);
+	assert_string_equal(shared, "sharedindex.ab000000000000000000000000"
+				    "00000000000000000000000000000000000000");
+	free(shared);
+	strv_free(links);
+	/* An extension longer than the file is not read past it. */
+	b[n + 7] = 200;
+	assert_int_equal(gitguard_index_gitlinks(b, n + 72, GITGUARD_SHA256_LEN,
+						 &links, &shared),
+			 -EINVAL);
 }
 
 /* An entry whose stat data are st's, as git writes them. */
@@ -488,6 +633,9 @@ main(void)
 		cmocka_unit_test(test_git),
 		cmocka_unit_test(test_later_run),
 		cmocka_unit_test(test_index_gitlinks),
+		cmocka_unit_test(test_verify_path),
+		cmocka_unit_test(test_hash_len),
+		cmocka_unit_test(test_index_sha256_split),
 		cmocka_unit_test(test_index_find),
 		cmocka_unit_test(test_unchanged),
 	};
