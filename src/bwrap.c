@@ -18,6 +18,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fdutil.h"
+#include "monitor.h"
 #include "path.h"
 #include "strv.h"
 #include "testhook.h"
@@ -838,6 +839,7 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	full = xcalloc(strv_length(args) + 2, sizeof(*full));
 	full[0] = b->path;
 	memcpy(full + 1, args, strv_length(args) * sizeof(*args));
+	monitor_command_signals();
 	execve(b->path, full, env);
 	e = errno;
 	free(full);

@@ -1446,9 +1446,9 @@ options_done:
 	if (r == 0) {
 		/* The outer monitor (never pid 1 of the sandbox's pid
 		 * namespace), after a failing command: what was blocked. */
-		if (footer_log != NULL && status != 0 && getpid() != 1)
+		if (footer_log != NULL && status != 0 && sb->reporter)
 			print_footer(footer_log, footer_off, policy->name);
-		if (getpid() != 1) {
+		if (sb->reporter) {
 			/* DESIGN.md §11: a command stopped by a limit is
 			 * named with that limit, not left as a bare
 			 * signal (only a monitor sees it). */
@@ -1457,7 +1457,7 @@ options_done:
 
 			for (char **l = lines; l != NULL && *l != NULL; l++)
 				fprintf(stderr, "%s\n", *l);
-			sandbox_check_created(sb);
+			status = sandbox_after(sb, status);
 		}
 		/*
 		 * A monitor or pid 1, after the command ended.  It leaves with

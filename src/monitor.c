@@ -21,6 +21,7 @@
 
 #include "cleanup.h"
 #include "compat/syscall.h"
+#include "fdutil.h"
 #include "monitor.h"
 #include "supervise.h"
 #include "xalloc.h"
@@ -57,6 +58,29 @@ monitor_unblock_signals(void)
 	sigset_t set = loop_signals();
 
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static const int host_ignored[] = { SIGPIPE, SIGXFSZ };
+static struct sigaction host_old[ARRAY_SIZE(host_ignored)];
+static bool host_saved;
+
+void
+monitor_host_signals(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	sigemptyset(&ign.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(host_ignored); i++)
+		sigaction(host_ignored[i], &ign,
+			  host_saved ? NULL : &host_old[i]);
+	host_saved = true;
+}
+
+void
+monitor_command_signals(void)
+{
+	for (size_t i = 0; host_saved && i < ARRAY_SIZE(host_ignored); i++)
+		sigaction(host_ignored[i], &host_old[i], NULL);
 }
 
 int
@@ -147,22 +171,12 @@ monitor_adopt_orphans(void)
 static pid_t
 parent_of(const char *name)
 {
+	char path[sizeof("/proc/") + NAME_MAX];
 	_cleanup_close_ int fd = -1;
-	char path[sizeof("/proc//stat") + NAME_MAX], buf[256];
-	const char *s;
-	long ppid;
-	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* "PID (COMM) STATE PPID ...": COMM ends at the last ')'. */
-	if ((s = strrchr(buf, ')')) == NULL ||
-	    sscanf(s + 1, " %*c %ld", &ppid) != 1)
-		return -1;
-	return (pid_t)ppid;
+	snprintf(path, sizeof(path), "/proc/%s", name);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -1 : proc_parent_at(fd);
 }
 
 void

@@ -86,6 +86,17 @@ void monitor_tie_parent(int parent_pidfd, pid_t child);
 int monitor_adopt_orphans(void);
 void monitor_end_orphans(void);
 
+/*
+ * The host side is never ended by what the command does to a descriptor
+ * (DESIGN.md §15): monitor_host_signals(), at the start of a run, ignores
+ * SIGPIPE (a pipe whose reader the command closed) and SIGXFSZ (a file
+ * past the size limit), in this process and every helper it starts, and
+ * remembers what they were; monitor_command_signals(), just before the
+ * command (or bwrap) is executed, gives them back as llwrap found them.
+ */
+void monitor_host_signals(void);
+void monitor_command_signals(void);
+
 /* The exit status for a wait status: the code, or 128+N for signal N. */
 int monitor_exit_status(int wstatus);
 

@@ -152,7 +152,7 @@ tracked_unchanged(const struct policy *view, const char *path)
 	    policy_access_at(view, real, NULL) == LLW_ACCESS_DENY)
 		return false;
 	index = xasprintf("%s/index", gitdir);
-	fd = open(index, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = fd_open_regular(AT_FDCWD, index, O_NOFOLLOW);
 	if (fd < 0 || fstat(fd, &ist) < 0 ||
 	    fd_read_all(fd, SANDBOX_MAX_INDEX, &buf, &len) < 0 ||
 	    gitguard_index_find(buf, len, path + strlen(dir) + 1, &e) < 0)
@@ -773,6 +773,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 		sb->filter.allow_unix_dgram_pair = true;
 		sb->filter.deny_udp = false;
 	}
+	/* bwrap's --unshare-all makes a pid namespace. */
+	sb->filter.pid_any = true;
 }
 
 static int
@@ -940,6 +942,9 @@ prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 		sb->filter.allow_unix_dgram_pair = true;
 		sb->filter.deny_udp = false;
 	}
+	/* Another process by pid: confined by a pid namespace, or checked
+	 * by the supervisor (filter_pids). */
+	sb->filter.pid_any = sb->supervise || (sb->use_ns && sb->ns.pid);
 
 	/* Refused for another reason while L3 was left to the run: ask now
 	 * (the run is not going to start anyway), so that the refusal names
@@ -1062,42 +1067,25 @@ sandbox_l3_parts(const struct sandbox *sb)
 }
 
 int
-sandbox_check_created(const struct sandbox *sb)
+sandbox_after(const struct sandbox *sb, int status)
 {
-	const struct gitguard *g[] = { sb->git, sb->later };
-	_cleanup_strv_ char **moved = watchlater_report(sb->watch);
-	_cleanup_free_ char *envrc =
-		xasprintf("%s/.envrc", sb->policy->project);
-	struct stat st;
-	int n = 0;
+	_cleanup_strv_ char **lines = watchlater_report(sb->watch);
+	_cleanup_strv_ char **failed = watchlater_failures(sb->watch);
 
-	for (char **l = moved; l != NULL && *l != NULL; l++, n++)
+	for (char **l = lines; l != NULL && *l != NULL; l++)
 		fprintf(stderr, "%s\n", *l);
-	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
-		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
-		     m != NULL && *m != NULL; m++) {
-			if (lstat(*m, &st) < 0 ||
-			    watchlater_moved(sb->watch, *m))
-				continue;
-			if (strcmp(*m, envrc) == 0)
-				fprintf(stderr,
-					"llwrap: note: the command created "
-					"%s; direnv refuses to load it until "
-					"you review it and run `direnv "
-					"allow`\n",
-					*m);
-			else
-				fprintf(stderr,
-					"llwrap: warning: the command created "
-					"%s, which %s reads later, outside the "
-					"sandbox; review it before %s does\n",
-					*m,
-					g[i] == sb->git ? "git"
-							: "direnv or an editor",
-					g[i] == sb->git ? "git" : "it");
-			n++;
-		}
-	return n;
+	if (failed == NULL)
+		return status;
+	for (char **f = failed; *f != NULL; f++)
+		fprintf(stderr,
+			"llwrap: error: the check of files run later could "
+			"not be completed: %s\n",
+			*f);
+	fprintf(stderr,
+		"llwrap: error: review %s before git, direnv or an editor "
+		"runs anything there (the command exited with status %d)\n",
+		sb->policy->project, status);
+	return 125;
 }
 
 void
@@ -1312,6 +1300,7 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	 * a #! line with /bin/sh, like a shell would. */
 	saved = environ;
 	environ = env;
+	monitor_command_signals();
 	execvp(argv[0], argv);
 	e = errno;
 	environ = saved;
@@ -1339,20 +1328,12 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
  * makes it (watchlater.h), and watches the index for new gitlinks.
  */
 static int
-later_watch(struct sandbox *sb)
+later_watch(struct sandbox *sb, char **cause)
 {
-	_cleanup_strv_ char **missing = NULL;
-
-	for (char **m = sb->git != NULL ? sb->git->missing : NULL;
-	     m != NULL && *m != NULL; m++)
-		strv_push(&missing, *m);
-	for (char **m = sb->later != NULL ? sb->later->missing : NULL;
-	     m != NULL && *m != NULL; m++)
-		strv_push(&missing, *m);
-	if (missing == NULL && sb->git == NULL)
+	if (sb->git == NULL && sb->later == NULL)
 		return 0;
-	return watchlater_start(sb->policy->project, missing, sb->git != NULL,
-				&sb->watch);
+	return watchlater_start(sb->policy->project, sb->git, sb->later,
+				&sb->watch, cause);
 }
 
 /* What else the monitor does than supervise (each may be NULL). */
@@ -1360,15 +1341,22 @@ struct monitor_work {
 	struct resources_run *lr;     /* the timeout, the cgroup */
 	struct resources_outcome *lo; /* ... what happened */
 	struct watchlater *wl;	      /* files run later */
+	/* The timeout and the cgroup's end are a guardian's above: this
+	 * monitor only puts its child in the cgroup. */
+	bool lr_above;
+	bool pidns; /* the command is in a pid namespace of its own */
 };
 
-static int
-fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
-	      bool reap_all, int *status, char **cause)
+/*
+ * Fork a child whose life is tied to this process's (monitor.h): in the
+ * child, 0 once tied, with the monitor's signals unblocked; in the
+ * parent, the child's pid, with them blocked for its loop.  -errno and
+ * *cause on failure.
+ */
+static pid_t
+fork_tied(char **cause)
 {
-	struct resources_run *lr = mw->lr;
-	struct resources_outcome *lo = mw->lo;
-	int wstatus, r, e, tie;
+	int r, e, tie;
 	pid_t pid;
 
 	if ((tie = monitor_tie_prepare()) < 0) {
@@ -1385,20 +1373,39 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		return -e;
 	}
 	if (pid == 0) {
-		/* The command (or pid 1 above it) never outlives this
-		 * process: it is the supervisor, or the monitor that reports
-		 * the command's status. */
 		if ((r = monitor_tie_child(tie, cause)) < 0)
 			return r;
+		monitor_unblock_signals();
+		return 0;
+	}
+	monitor_tie_parent(tie, pid);
+	return pid;
+}
+
+static int
+fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
+	      bool reap_all, int *status, char **cause)
+{
+	struct resources_run *lr = mw->lr;
+	struct resources_outcome *lo = mw->lo;
+	int wstatus, r;
+	pid_t pid;
+
+	/* The command (or pid 1 above it) never outlives this process: it
+	 * is the supervisor, or the monitor that reports the command's
+	 * status. */
+	if ((pid = fork_tied(cause)) < 0)
+		return pid;
+	if (pid == 0) {
 		if ((r = resources_child(lr, cause)) < 0)
 			return r;
 		watchlater_child(mw->wl);
-		monitor_unblock_signals();
 		if (sv != NULL)
 			supervise_child_forked(sv);
 		return 0;
 	}
-	monitor_tie_parent(tie, pid);
+	if (mw->lr_above)
+		lr = NULL;
 	if ((r = resources_parent(lr, pid)) < 0) {
 		*cause = xasprintf("cannot arm the timeout: %s", strerror(-r));
 		kill(pid, SIGKILL);
@@ -1406,6 +1413,8 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		return r;
 	}
 	watchlater_parent(mw->wl);
+	if (sv != NULL)
+		supervise_set_command(sv, pid, mw->pidns);
 	if (sv != NULL && (r = supervise_parent_attach(sv, cause)) < 0) {
 		/* The child stops: told to, or it ended first and said why
 		 * itself (-ECHILD).  Its status is the one to report then. */
@@ -1430,6 +1439,70 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	}
 	*status =
 		lo->timed_out ? LLW_EXIT_TIMEOUT : monitor_exit_status(wstatus);
+	return 1;
+}
+
+/*
+ * The guardian (DESIGN.md §15): where the network supervisor runs, the
+ * command holds descriptors the supervisor acts on and can stall it (a
+ * full pipe), or kill it (a signal the kernel sends it).  What must
+ * happen however that ends (the timeout, the watch on files run later and
+ * the final check) runs in this process, which holds nothing of the
+ * command's, above the one that supervises: forked here, that child goes
+ * on (returns 0) to start the supervisor and the command, and exits with
+ * the command's status.  This process waits for it, forwarding signals
+ * and job control as any monitor, and returns 1 with the status to exit
+ * with once it has ended, or -errno.  A supervisor that ended by a signal
+ * the guardian did not send fails the run loudly (125).
+ */
+static int
+guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
+{
+	struct resources_run *lr = mw->lr;
+	int wstatus, r;
+	pid_t pid;
+
+	/* The supervisor dies with the guardian: nothing is left to run
+	 * unwatched. */
+	if ((pid = fork_tied(cause)) < 0)
+		return pid;
+	if (pid == 0) {
+		watchlater_child(mw->wl);
+		return 0;
+	}
+	if ((r = resources_parent(lr, pid)) < 0) {
+		*cause = xasprintf("cannot arm the timeout: %s", strerror(-r));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
+	watchlater_parent(mw->wl);
+	r = monitor_run(NULL, pid, false, &wstatus);
+	if (r < 0)
+		kill(pid, SIGKILL);
+	resources_finish(lr, mw->lo);
+	/* The final check, before anything is written where the command's
+	 * output goes (a pipe that nobody reads must not keep it from
+	 * running). */
+	watchlater_finish(mw->wl);
+	if (r < 0) {
+		*cause = xasprintf("waiting for the command failed: %s",
+				   strerror(-r));
+		return r;
+	}
+	if (mw->lo->timed_out) {
+		*status = LLW_EXIT_TIMEOUT;
+	} else if (WIFSIGNALED(wstatus)) {
+		fprintf(stderr,
+			"llwrap: error: llwrap's supervisor (pid %d) was "
+			"ended by signal %d (%s) while the command ran; the "
+			"command was ended with it\n",
+			(int)pid, WTERMSIG(wstatus),
+			strsignal(WTERMSIG(wstatus)));
+		*status = 125;
+	} else {
+		*status = monitor_exit_status(wstatus);
+	}
 	return 1;
 }
 
@@ -1518,7 +1591,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct resources_run *lr = NULL;
 	struct monitor_work mw = { .lo = &sb->limits };
 	_cleanup_strv_ char **env = NULL;
-	bool forked = false;
+	bool forked = false, guarded = false, init = false;
 	int r;
 
 	*status = 125;
@@ -1526,6 +1599,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		*cause = xstrdup(sb->fail_cause);
 		return -EPERM;
 	}
+	monitor_host_signals();
 
 	/* Acquire everything first.  The filter was compiled at build
 	 * time (filter.h); a run only picks its program. */
@@ -1540,12 +1614,22 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if ((r = resources_start(sb->policy, &lr, cause)) < 0)
 		goto out;
 	mw.lr = lr;
-	if ((r = later_watch(sb)) < 0) {
-		*cause = xasprintf("cannot watch for files run later: %s",
-				   strerror(-r));
+	if ((r = later_watch(sb, cause)) < 0)
 		goto out;
-	}
 	mw.wl = sb->watch;
+	mw.pidns = sb->backend == SANDBOX_BACKEND_BWRAP ||
+		   (sb->use_ns && sb->ns.pid);
+	/* The guardian above the supervisor (guard_and_wait). */
+	if (sb->supervise && (mw.wl != NULL || lr != NULL)) {
+		r = guard_and_wait(&mw, status, cause);
+		if (r != 0) {
+			sb->reporter = r > 0;
+			goto out;
+		}
+		guarded = true;
+		mw.wl = NULL;
+		mw.lr_above = true;
+	}
 	if (sb->supervise &&
 	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)
 		goto out;
@@ -1675,6 +1759,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			}
 			close(stop[0]);
 			monitor_stop_fds(-1, stop[1]);
+			init = true;
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)
 			goto out;
@@ -1708,6 +1793,16 @@ out:
 	resources_free(lr);
 	proxyserve_stop(proxy);
 	dnsstub_stop(stub);
+	/* The supervisor below a guardian: its status is the guardian's to
+	 * report, and nothing else is its to say. */
+	if (guarded && r > 0 && !init) {
+		fflush(NULL);
+		_exit(*status);
+	}
+	/* The outermost monitor reports; pid 1 of the sandbox's pid
+	 * namespace does not. */
+	if (r > 0 && !init)
+		sb->reporter = true;
 	/* 1: this process was a monitor or an init and its child has
 	 * ended; *status is what to exit with. */
 	return r > 0 ? 0 : r;

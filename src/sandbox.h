@@ -69,7 +69,11 @@ struct sandbox {
 	bool learn;		  /* --learn: the supervisor observes paths */
 	int learn_fd;		  /* ... and writes them here (sandbox_exec) */
 	struct resources_outcome
-		limits;	  /* what the monitor saw (resources.h) */
+		limits; /* what the monitor saw (resources.h) */
+	/* Set by sandbox_exec() in the process that returns once the command
+	 * has ended and is the run's outermost: it reports (the footer, the
+	 * limits, sandbox_after()); pid 1 of a pid namespace does not. */
+	bool reporter;
 	bool must_fail;	  /* a fatal loss without best effort */
 	char *fail_cause; /* why, when must_fail */
 };
@@ -100,14 +104,15 @@ void sandbox_free(struct sandbox *sb);
 unsigned sandbox_l3_parts(const struct sandbox *sb);
 
 /*
- * After the command ended (in the monitor): name on stderr each path
- * protect-git or protect-later-run could not protect because it did not
- * exist, and that the command made: moved aside (watchlater.h), or left
- * (a new .envrc, which direnv refuses until `direnv allow`), so that the
- * user reviews it before git, direnv or an editor uses it.  Returns how
- * many were found.
+ * After the command ended, in the reporter (sb->reporter): name on stderr
+ * each path protect-git or protect-later-run could not protect because it
+ * did not exist, and that the command made: moved aside (watchlater.h),
+ * or left (a new .envrc, which direnv refuses until `direnv allow`), so
+ * that the user reviews it before git, direnv or an editor uses it.  When
+ * that check could not be completed, say why and return 125 (DESIGN.md
+ * §15: a check that could not run fails loudly); else return status.
  */
-int sandbox_check_created(const struct sandbox *sb);
+int sandbox_after(const struct sandbox *sb, int status);
 
 /*
  * Create the missing directories of p->mkdirs (mode 0700, parents too).
@@ -127,7 +132,12 @@ int sandbox_make_dirs(const struct policy *p, char **cause);
  * network supervisor), this process forks and stays as the monitor: then
  * it returns 0 once the command has ended, with *status the exit status
  * to use, and the caller is to exit (the supervisor is left for the exit
- * to free).  Otherwise it returns only on failure: -errno with *cause, and
+ * to free).  Where the network supervisor runs and something must be
+ * checked or timed after it (files run later, a timeout), this process
+ * stays outside as the guardian, above a second process that supervises
+ * (DESIGN.md §15): the command can stall or kill the supervisor, never
+ * the guardian, which makes the final check however the supervisor
+ * ended.  Otherwise it returns only on failure: -errno with *cause, and
  * *status 125 before exec, 126 or 127 when exec itself failed.
  */
 int sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -22,8 +23,10 @@
 #include "cleanup.h"
 #include "fdutil.h"
 #include "gitguard.h"
-#include "strv.h"
 #include "monitor.h"
+#include "path.h"
+#include "strv.h"
+#include "text.h"
 #include "watchlater.h"
 #include "xalloc.h"
 
@@ -34,69 +37,201 @@
 /* The largest index read (a large monorepo's is tens of MiB). */
 #define WATCHLATER_MAX_INDEX (256u << 20)
 
-/* A watched directory and the names in it that are moved aside. */
+/* The trees the watcher opens beneath: the project, and a repository
+ * outside it (a linked worktree's own directory and its common one). */
+#define WATCHLATER_MAX_ROOTS 3
+
+/* A file or directory, by identity: what a rename cannot fake. */
+struct wkey {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* A name watched in a directory, and who reads it later. */
+struct wname {
+	char *name;
+	const char *reader;
+	bool move; /* false: named after the run, left (a new .envrc) */
+};
+
+/* A watched directory. */
 struct wdir {
 	int wd;
-	int fd; /* O_PATH, opened before the command ran */
+	int fd; /* O_PATH, opened beneath a root */
+	struct wkey key;
+	char *path; /* for messages */
+	struct wname *names;
+	size_t n_names;
+	bool gitdir; /* the repository: its index is watched too */
+};
+
+/* A missing path whose directory did not exist at the start: looked at
+ * after the run, beneath its root. */
+struct unwatched {
+	size_t root;
+	char *rel;
 	char *path;
-	char **names;
-	const char *reader; /* who reads them later */
-	bool gitdir;	    /* the repository: its index is watched too */
+	const char *reader;
+	bool move;
+};
+
+struct root {
+	int fd;
+	char *path;
 };
 
 struct watchlater {
-	pid_t owner;
 	int ifd;
 	int release; /* the holder's pipe (holder_start) */
-	int project_fd;
-	char *project;
+	struct root roots[WATCHLATER_MAX_ROOTS];
+	size_t n_roots;
+	size_t hash_len; /* of the repository's object ids */
+	struct wkey *protect;
+	size_t n_protect;
 	struct wdir *dirs;
 	size_t n_dirs;
-	char **start_links; /* gitlinks whose checkout had .git at start */
-	char **moved;	    /* what was moved aside, as it was named */
-	char **lines;
+	struct unwatched *unwatched;
+	size_t n_unwatched;
+	char **done;	 /* what was reported already, as named */
+	char **lines;	 /* the report */
+	char **failures; /* what could not be checked */
 };
 
+static bool
+key_in(const struct wkey *v, size_t n, const struct stat *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static void
+protect_add(struct watchlater *w, const struct stat *st)
+{
+	if (key_in(w->protect, w->n_protect, st))
+		return;
+	w->protect = xreallocarray(w->protect, w->n_protect + 1,
+				   sizeof(*w->protect));
+	w->protect[w->n_protect++] =
+		(struct wkey){ .dev = st->st_dev, .ino = st->st_ino };
+}
+
+/* A failure of the check, said once. */
+static void
+fail(struct watchlater *w, char *why)
+{
+	if (strv_contains(w->failures, why))
+		free(why);
+	else
+		strv_push_take(&w->failures, why);
+}
+
+/* dir beneath the root's descriptor: no symlink, no mount crossed, never
+ * above it ("" or "." is the root itself). */
+static int
+open_beneath(int rootfd, const char *rel, bool dir)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+
+	int fd;
+
+	if (*rel == '\0')
+		rel = ".";
+	fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The root path lies under (the deepest), and its path relative to it;
+ * -1 when none. */
+static ssize_t
+root_of(const struct watchlater *w, const char *path, const char **rel)
+{
+	ssize_t best = -1;
+
+	for (size_t i = 0; i < w->n_roots; i++)
+		if (path_under(path, w->roots[i].path) &&
+		    (best < 0 ||
+		     strlen(w->roots[i].path) > strlen(w->roots[best].path)))
+			best = (ssize_t)i;
+	if (best >= 0) {
+		*rel = path + strlen(w->roots[best].path);
+		*rel += strspn(*rel, "/");
+	}
+	return best;
+}
+
 static struct wdir *
-wdir_find(struct watchlater *w, const char *path)
+wdir_find(struct watchlater *w, const struct stat *st)
 {
 	for (size_t i = 0; i < w->n_dirs; i++)
-		if (strcmp(w->dirs[i].path, path) == 0)
+		if (w->dirs[i].key.dev == st->st_dev &&
+		    w->dirs[i].key.ino == st->st_ino)
 			return &w->dirs[i];
 	return NULL;
 }
 
-/* Watch dir (a descriptor of it, opened safely by the caller). */
+/* Watch the directory fd (taken), opened safely by the caller; NULL and
+ * a failure when it cannot be. */
 static struct wdir *
-wdir_add(struct watchlater *w, int fd, const char *path, const char *reader)
+wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
 {
-	_cleanup_close_ int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int cwd = -1;
 	struct wdir *d;
-	int wd = -1;
+	int wd = -1, e = 0;
 
+	if (w->n_dirs >= WATCHLATER_MAX_DIRS) {
+		close(fd);
+		fail(w, xasprintf("more than %d directories to watch for files "
+				  "run later",
+				  WATCHLATER_MAX_DIRS));
+		return NULL;
+	}
 	/* Through the descriptor, not the path (it may have changed since):
 	 * inotify takes a path only, and /proc/self may be the sandbox's
 	 * /proc now, where this process has no pid.  So "." of a moment. */
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd >= 0 && fchdir(fd) == 0) {
 		wd = inotify_add_watch(w->ifd, ".",
 				       IN_CREATE | IN_MOVED_TO |
 					       IN_CLOSE_WRITE | IN_ONLYDIR);
+		e = errno;
 		if (fchdir(cwd) < 0) {
-			/* The monitor uses no relative path. */
+			/* The watcher uses no relative path. */
 		}
+	} else {
+		e = errno;
 	}
 	if (wd < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
 		close(fd);
+		fail(w, xasprintf("cannot watch %s: %s", shown, strerror(e)));
 		return NULL;
 	}
 	w->dirs = xreallocarray(w->dirs, w->n_dirs + 1, sizeof(*w->dirs));
 	d = &w->dirs[w->n_dirs++];
 	*d = (struct wdir){ .wd = wd,
 			    .fd = fd,
-			    .path = xstrdup(path),
-			    .names = xcalloc(1, sizeof(char *)),
-			    .reader = reader };
+			    .key = { .dev = st->st_dev, .ino = st->st_ino },
+			    .path = xstrdup(path) };
 	return d;
+}
+
+static void
+wdir_name(struct wdir *d, const char *name, const char *reader, bool move)
+{
+	for (size_t i = 0; i < d->n_names; i++)
+		if (strcmp(d->names[i].name, name) == 0)
+			return;
+	d->names = xreallocarray(d->names, d->n_names + 1, sizeof(*d->names));
+	d->names[d->n_names++] = (struct wname){ .name = xstrdup(name),
+						 .reader = reader,
+						 .move = move };
 }
 
 /* 1.2 ms, 340 µs: how long a file existed under its name. */
@@ -118,19 +253,32 @@ age_text(const struct statx *stx)
 	return xasprintf(", %lld ms after it was made", us / 1000);
 }
 
-/* Rename name in d aside, to NAME.llwrap-blocked-TIME[-N], never over
- * anything. */
+/*
+ * name in the directory dirfd (dirpath in messages) was made by the
+ * command: rename it aside, to NAME.llwrap-blocked-TIME[-N], never over
+ * anything, unless it is one of the protected paths.  Said once.
+ */
 static void
 move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 	   const char *name, const char *reader)
 {
 	_cleanup_free_ char *from = xasprintf("%s/%s", dirpath, name);
-	_cleanup_free_ char *age = NULL;
+	_cleanup_free_ char *shown = text_shown(from), *age = NULL;
 	struct statx stx;
+	struct stat st;
 	time_t now = time(NULL);
+	int e;
 
-	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0)
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			fail(w, xasprintf("cannot look at %s: %s", shown,
+					  strerror(errno)));
 		return;
+	}
+	if (key_in(w->protect, w->n_protect, &st))
+		return;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0)
+		stx.stx_mask = 0;
 	age = age_text(&stx);
 	for (int i = 0; i < 100; i++) {
 		_cleanup_free_ char *to =
@@ -141,125 +289,270 @@ move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 
 		if (syscall(SYS_renameat2, dirfd, name, dirfd, to,
 			    RENAME_NOREPLACE) == 0) {
-			strv_push(&w->moved, from);
+			_cleanup_free_ char *dir = text_shown(dirpath);
+			_cleanup_free_ char *as = text_shown(to);
+
+			strv_push(&w->done, from);
 			strv_push_take(
 				&w->lines,
 				xasprintf("llwrap: the command created %s, "
 					  "which %s reads later, outside the "
 					  "sandbox: moved aside to %s/%s%s; "
 					  "review it before putting it back",
-					  from, reader, dirpath, to, age));
+					  shown, reader, dir, as, age));
 			return;
 		}
 		if (errno != EEXIST)
 			break;
 	}
-	strv_push_take(&w->lines,
-		       xasprintf("llwrap: warning: the command created %s, "
-				 "which %s reads later, and llwrap could not "
-				 "move it aside (%s); review it before %s "
-				 "does",
-				 from, reader, strerror(errno), reader));
-	strv_push(&w->moved, from);
+	e = errno;
+	if (e == ENOENT)
+		return; /* gone meanwhile */
+	if (!strv_contains(w->done, from)) {
+		strv_push(&w->done, from);
+		fail(w, xasprintf("the command created %s, which %s reads "
+				  "later, and llwrap could not move it aside "
+				  "(%s)",
+				  shown, reader, strerror(e)));
+	}
 }
 
-/* Whether name exists in dirfd (not following a symlink). */
-static bool
-exists_at(int dirfd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-/* A directory beneath the project, by a path git wrote: no symlink on
- * the way (git never records one as a directory), never outside. */
+/* The text of the index, beneath the repository's directory fd: opened
+ * without blocking (a FIFO planted there waits for no writer) and read
+ * only when it is a regular file.  0, -ENOENT when there is none, or
+ * -errno. */
 static int
-open_beneath(struct watchlater *w, const char *rel)
+index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
+	_cleanup_close_ int fd =
+		(int)syscall(SYS_openat2, gitdir_fd, name, &how, sizeof(how));
+	struct stat st;
 
-	return (int)syscall(SYS_openat2, w->project_fd, rel, &how, sizeof(how));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > WATCHLATER_MAX_INDEX)
+		return -EFBIG;
+	return fd_read_all(fd, WATCHLATER_MAX_INDEX, buf, len);
 }
 
-/* The gitlinks of the index, or NULL. */
+/* The gitlinks of the index, validated; NULL and a failure when it
+ * cannot be read (an index git could read and llwrap cannot is not
+ * passed over), NULL alone when there is none. */
 static char **
-index_links(struct watchlater *w, int gitdir_fd)
+index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 {
-	_cleanup_close_ int fd =
-		openat(gitdir_fd, "index", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	_cleanup_free_ char *buf = NULL;
-	char **links = NULL;
-	size_t len;
+	_cleanup_strv_ char **all = NULL;
+	char **links = xcalloc(1, sizeof(char *));
+	size_t len = 0;
+	_cleanup_free_ char *shared = NULL;
+	const char *file = "index";
+	int r = index_read(gitdir_fd, file, &buf, &len);
 
-	(void)w;
-	if (fd < 0 || fd_read_all(fd, WATCHLATER_MAX_INDEX, &buf, &len) < 0 ||
-	    gitguard_index_gitlinks(buf, len, &links) < 0)
+	if (r == 0)
+		r = gitguard_index_gitlinks(buf, len, w->hash_len, &all,
+					    &shared);
+	/* A split index (core.splitIndex): the entries of the shared
+	 * index it links to are git's too. */
+	if (r == 0 && shared != NULL) {
+		_cleanup_strv_ char **more = NULL;
+
+		free(buf);
+		buf = NULL;
+		file = shared;
+		if ((r = index_read(gitdir_fd, file, &buf, &len)) == 0 &&
+		    (r = gitguard_index_gitlinks(buf, len, w->hash_len, &more,
+						 NULL)) == 0)
+			for (char **m = more; *m != NULL; m++)
+				strv_push(&all, *m);
+	}
+	if (r == -ENOENT && file == shared) {
+		r = -EINVAL;
+	} else if (r == -ENOENT) {
+		return links;
+	}
+	if (r < 0) {
+		_cleanup_free_ char *shown = text_shown(gitdir);
+
+		fail(w, xasprintf("cannot read the git index %s/%s: %s", shown,
+				  file,
+				  r == -EINVAL ? "not an index llwrap can read"
+					       : strerror(-r)));
+		strv_free(links);
 		return NULL;
+	}
+	if (strv_length(all) > WATCHLATER_MAX_LINKS) {
+		fail(w, xasprintf("the git index holds more than %d "
+				  "submodule entries",
+				  WATCHLATER_MAX_LINKS));
+		strv_free(links);
+		return NULL;
+	}
+	for (char **l = all; *l != NULL; l++) {
+		if (gitguard_verify_path(*l)) {
+			strv_push(&links, *l);
+		} else if (!strv_contains(w->done, *l)) {
+			_cleanup_free_ char *shown = text_shown(*l);
+
+			/* Git would not write it: nothing is done to what it
+			 * names (a gitlink "." is the project). */
+			strv_push(&w->done, *l);
+			strv_push_take(
+				&w->lines,
+				xasprintf(
+					"llwrap: warning: the command wrote a "
+					"submodule entry '%s' into the git "
+					"index, a path git itself refuses; "
+					"llwrap left what it names alone; "
+					"run `git status` with care",
+					shown));
+		}
+	}
 	return links;
 }
 
 /*
- * A gitlink not populated at the start: its checkout's .git moved
- * aside, or, while it has none, its directory watched for one.
+ * Every gitlink of the index whose checkout now has a .git that was not
+ * one of the protected paths at the start: moved aside; one that has no
+ * .git yet: watched for one.
  */
 static void
-check_gitlinks(struct watchlater *w, int gitdir_fd)
+check_gitlinks(struct watchlater *w, const struct wdir *gd)
 {
-	_cleanup_strv_ char **links = index_links(w, gitdir_fd);
+	_cleanup_strv_ char **links = index_links(w, gd->fd, gd->path);
+	const struct root *proj = &w->roots[0];
 
 	for (char **l = links; l != NULL && *l != NULL; l++) {
-		_cleanup_free_ char *path = NULL;
-		int fd;
+		_cleanup_free_ char *path = xasprintf("%s/%s", proj->path, *l);
+		struct stat st;
+		struct wdir *d;
+		int fd = open_beneath(proj->fd, *l, true);
 
-		if (strv_contains(w->start_links, *l))
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP) {
+			/* Not there, or not without a symlink (which git
+			 * does not look through for a submodule). */
 			continue;
-		fd = open_beneath(w, *l);
-		if (fd < 0)
+		}
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			_cleanup_free_ char *shown = text_shown(path);
+
+			fail(w,
+			     xasprintf("cannot open the submodule checkout "
+				       "%s: %s",
+				       shown, strerror(fd < 0 ? -fd : errno)));
+			if (fd >= 0)
+				close(fd);
 			continue;
-		path = xasprintf("%s/%s", w->project, *l);
-		if (exists_at(fd, ".git")) {
+		}
+		if (fstatat(fd, ".git", &(struct stat){ 0 },
+			    AT_SYMLINK_NOFOLLOW) == 0) {
 			move_aside(w, fd, path, ".git",
 				   "git (a submodule's repository)");
 			close(fd);
-		} else if (wdir_find(w, path) == NULL) {
-			struct wdir *d = wdir_add(w, fd, path,
-						  "git (a submodule's "
-						  "repository)");
-
-			/* It may have come between the look and the
-			 * watch. */
-			if (d != NULL) {
-				strv_push(&d->names, ".git");
-				if (exists_at(d->fd, ".git"))
-					move_aside(w, d->fd, d->path, ".git",
-						   d->reader);
-			}
-		} else {
-			close(fd);
+			continue;
 		}
+		if ((d = wdir_find(w, &st)) != NULL) {
+			close(fd);
+		} else if ((d = wdir_add(w, fd, &st, path)) == NULL) {
+			continue;
+		}
+		wdir_name(d, ".git", "git (a submodule's repository)", true);
+		/* It may have come between the look and the watch. */
+		move_aside(w, d->fd, d->path, ".git",
+			   "git (a submodule's repository)");
 	}
 }
 
-/* Every watched name once, and the index: after an overflow, and at the
- * end. */
+/* Every watched name once, the unwatched ones, and the index: after an
+ * overflow, and at the end. */
+/* A new .envrc, left where it is: direnv asks before it loads one. */
 static void
-check_all(struct watchlater *w)
+note_left(struct watchlater *w, int dirfd, const char *dirpath,
+	  const char *name)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", dirpath, name);
+	_cleanup_free_ char *shown = text_shown(path);
+
+	if (fstatat(dirfd, name, &(struct stat){ 0 }, AT_SYMLINK_NOFOLLOW) <
+		    0 ||
+	    strv_contains(w->done, path))
+		return;
+	strv_push(&w->done, path);
+	strv_push_take(&w->lines,
+		       xasprintf("llwrap: note: the command created %s; direnv "
+				 "refuses to load it until you review it and "
+				 "run `direnv allow`",
+				 shown));
+}
+
+static void
+check_all(struct watchlater *w, bool at_end)
 {
 	for (size_t i = 0; i < w->n_dirs; i++) {
 		struct wdir *d = &w->dirs[i];
 
-		for (char **n = d->names; *n != NULL; n++)
-			if (exists_at(d->fd, *n))
-				move_aside(w, d->fd, d->path, *n, d->reader);
+		for (size_t k = 0; k < d->n_names; k++)
+			if (d->names[k].move)
+				move_aside(w, d->fd, d->path, d->names[k].name,
+					   d->names[k].reader);
+			else if (at_end)
+				note_left(w, d->fd, d->path, d->names[k].name);
 	}
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
-			check_gitlinks(w, w->dirs[i].fd);
+			check_gitlinks(w, &w->dirs[i]);
+	if (!at_end)
+		return;
+	/* What nobody watched: a directory made during the run holds it. */
+	for (size_t i = 0; i < w->n_unwatched; i++) {
+		const struct unwatched *u = &w->unwatched[i];
+		_cleanup_free_ char *dir = xstrdup(u->rel);
+		_cleanup_free_ char *dirpath = xstrdup(u->path);
+		_cleanup_free_ char *shown = text_shown(u->path);
+		_cleanup_close_ int fd = -1;
+		char *slash = strrchr(dir, '/');
+		const char *name = slash != NULL ? slash + 1 : dir;
+
+		if (slash != NULL)
+			*slash = '\0';
+		*strrchr(dirpath, '/') = '\0';
+		fd = open_beneath(w->roots[u->root].fd,
+				  slash != NULL ? dir : "", true);
+		if (fd == -ENOENT || fd == -ENOTDIR)
+			continue;
+		if (fd == -ELOOP || fd == -EXDEV) {
+			/* The reader would follow the link: name it. */
+			strv_push_take(
+				&w->lines,
+				xasprintf("llwrap: warning: %s, which %s reads "
+					  "later, is now reached through a "
+					  "symbolic link the command may have "
+					  "made; review it before %s runs",
+					  shown, u->reader, u->reader));
+			continue;
+		}
+		if (fd < 0) {
+			fail(w, xasprintf("cannot open the directory of %s: %s",
+					  shown, strerror(-fd)));
+			continue;
+		}
+		if (fstatat(fd, name, &(struct stat){ 0 },
+			    AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (u->move)
+			move_aside(w, fd, dirpath, name, u->reader);
+		else
+			note_left(w, fd, dirpath, name);
+	}
 }
 
 static void
@@ -277,7 +570,7 @@ watchlater_ready(void *arg)
 
 			p += sizeof(*ev) + ev->len;
 			if (ev->mask & IN_Q_OVERFLOW) {
-				check_all(w);
+				check_all(w, false);
 				continue;
 			}
 			for (size_t i = 0; i < w->n_dirs && d == NULL; i++)
@@ -286,28 +579,56 @@ watchlater_ready(void *arg)
 			if (d == NULL || ev->len == 0)
 				continue;
 			if (d->gitdir && strcmp(ev->name, "index") == 0 &&
-			    (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE)))
-				check_gitlinks(w, d->fd);
-			else if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) &&
-				 strv_contains(d->names, ev->name))
-				move_aside(w, d->fd, d->path, ev->name,
-					   d->reader);
+			    (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE))) {
+				/* d may move: check_gitlinks adds dirs. */
+				size_t at = (size_t)(d - w->dirs);
+
+				check_gitlinks(w, &w->dirs[at]);
+				continue;
+			}
+			if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)))
+				continue;
+			for (size_t k = 0; k < d->n_names; k++)
+				if (d->names[k].move &&
+				    strcmp(d->names[k].name, ev->name) == 0)
+					move_aside(w, d->fd, d->path, ev->name,
+						   d->names[k].reader);
 		}
 	}
 }
 
-/* Who reads a missing path later, and whether it is moved aside: a new
+/*
+ * Who reads a missing path later, and whether it is moved aside: a new
  * .envrc is not (direnv refuses to load a new or changed .envrc until
- * `direnv allow`; what it sources is loaded without asking). */
+ * `direnv allow`; what it sources is loaded without asking).
+ */
 static const char *
 missing_reader(const char *project, const char *path, bool *move)
 {
-	_cleanup_free_ char *envrc = xasprintf("%s/.envrc", project);
+	static const struct {
+		const char *name, *reader;
+	} top[] = {
+		{ ".envrc", "direnv" },
+		{ ".mcp.json", "an MCP client (an editor or an agent)" },
+		{ "opencode.json", "opencode" },
+		{ "opencode.jsonc", "opencode" },
+		{ ".opencode", "opencode" },
+		{ ".vscode", "VS Code" },
+		{ ".idea", "a JetBrains IDE" },
+	};
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash != NULL ? (size_t)(slash - path) : 0;
 
-	*move = strcmp(path, envrc) != 0;
-	if (strstr(path, "/.git/") != NULL)
+	*move = true;
+	if (strstr(path, "/.git/") != NULL || !path_under(path, project))
 		return "git";
-	return "direnv or an editor";
+	if (dir_len == strlen(project) && strncmp(path, project, dir_len) == 0)
+		for (size_t i = 0; i < ARRAY_SIZE(top); i++)
+			if (strcmp(slash + 1, top[i].name) == 0) {
+				*move = strcmp(top[i].name, ".envrc") != 0;
+				return top[i].reader;
+			}
+	return "direnv (.envrc loads it)";
 }
 
 /*
@@ -365,76 +686,200 @@ holder_start(struct watchlater *w)
 	w->release = p[1];
 }
 
+/* Open path (absolute, the user's layout at the start) as a root. */
+static void
+root_add(struct watchlater *w, const char *path)
+{
+	const char *rel;
+	int fd;
+
+	if (w->n_roots >= WATCHLATER_MAX_ROOTS || root_of(w, path, &rel) >= 0)
+		return;
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	w->roots[w->n_roots++] =
+		(struct root){ .fd = fd, .path = xstrdup(path) };
+}
+
+/* The directory path (under a root) as a watched directory, or NULL. */
+static struct wdir *
+dir_at(struct watchlater *w, const char *path, size_t *root)
+{
+	const char *rel;
+	ssize_t r = root_of(w, path, &rel);
+	struct stat st;
+	struct wdir *d;
+	int fd;
+
+	if (r < 0)
+		return NULL;
+	*root = (size_t)r;
+	fd = open_beneath(w->roots[r].fd, rel, true);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	if ((d = wdir_find(w, &st)) != NULL) {
+		close(fd);
+		return d;
+	}
+	return wdir_add(w, fd, &st, path);
+}
+
+/* A missing path: its directory watched for it, or, when that directory
+ * is missing too, looked at after the run. */
+static void
+watch_missing(struct watchlater *w, const char *project, const char *path)
+{
+	_cleanup_free_ char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	const char *rel;
+	struct wdir *d;
+	size_t root;
+	bool move;
+	const char *reader = missing_reader(project, path, &move);
+	ssize_t r = root_of(w, path, &rel);
+
+	if (slash == NULL || slash == dir || r < 0 || *rel == '\0')
+		return;
+	*slash = '\0';
+	if ((d = dir_at(w, dir, &root)) != NULL) {
+		wdir_name(d, slash + 1, reader, move);
+		return;
+	}
+	w->unwatched = xreallocarray(w->unwatched, w->n_unwatched + 1,
+				     sizeof(*w->unwatched));
+	w->unwatched[w->n_unwatched++] =
+		(struct unwatched){ .root = (size_t)r,
+				    .rel = xstrdup(rel),
+				    .path = xstrdup(path),
+				    .reader = reader,
+				    .move = move };
+}
+
+/* The object id length of the repository at gitdir (its config, or the
+ * common directory's). */
+static size_t
+repo_hash_len(const char *gitdir, const char *common)
+{
+	const char *dirs[] = { common, gitdir };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_free_ char *path = NULL, *text = NULL;
+		_cleanup_close_ int fd = -1;
+
+		if (dirs[i] == NULL)
+			continue;
+		path = xasprintf("%s/config", dirs[i]);
+		fd = fd_open_regular(AT_FDCWD, path, O_NOFOLLOW);
+		if (fd >= 0 && fd_read_all(fd, 1 << 20, &text, NULL) == 0)
+			return gitguard_hash_len(text);
+	}
+	return GITGUARD_SHA1_LEN;
+}
+
+/* The repository: its directory watched (the index), the checkouts of
+ * its gitlinks recorded as they are at the start. */
+static void
+watch_repository(struct watchlater *w, const char *gitdir)
+{
+	_cleanup_strv_ char **links = NULL;
+	struct stat st;
+	struct wdir *d;
+	size_t root;
+
+	if ((d = dir_at(w, gitdir, &root)) == NULL)
+		return;
+	d->gitdir = true;
+	/* The start: a checkout that has its .git now is the user's. */
+	links = index_links(w, d->fd, d->path);
+	for (char **l = links; l != NULL && *l != NULL; l++) {
+		_cleanup_close_ int fd = open_beneath(w->roots[0].fd, *l, true);
+
+		if (fd >= 0 && fstat(fd, &st) == 0)
+			protect_add(w, &st);
+		if (fd >= 0 &&
+		    fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+			protect_add(w, &st);
+	}
+}
+
 int
-watchlater_start(const char *project, char *const *missing, bool gitlinks,
-		 struct watchlater **out)
+watchlater_start(const char *project, const struct gitguard *git,
+		 const struct gitguard *later, struct watchlater **out,
+		 char **cause)
 {
 	struct watchlater *w = xcalloc(1, sizeof(*w));
-	_cleanup_free_ char *gitdir = NULL;
+	_cleanup_free_ char *gitdir = NULL, *objects = NULL, *common = NULL;
+	const struct gitguard *g[] = { git, later };
 	struct stat st;
 
 	*out = NULL;
-	w->owner = getpid();
 	w->release = -1;
-	w->project = xstrdup(project);
+	w->hash_len = GITGUARD_SHA1_LEN;
 	w->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	w->project_fd =
-		open(project, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (w->ifd < 0 || w->project_fd < 0) {
+	if (w->ifd < 0) {
 		int r = -errno;
 
+		*cause = xasprintf("cannot watch for files run later: "
+				   "inotify: %s",
+				   strerror(-r));
 		watchlater_free(w);
 		return r;
 	}
-	for (char *const *m = missing; m != NULL && *m != NULL; m++) {
-		_cleanup_free_ char *dir = xstrdup(*m);
-		char *slash = strrchr(dir, '/');
-		struct wdir *d;
-		bool move;
-		const char *reader = missing_reader(project, *m, &move);
-
-		if (!move || slash == NULL || slash == dir)
-			continue;
-		*slash = '\0';
-		d = wdir_find(w, dir);
-		if (d == NULL) {
-			int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC |
-						   O_NOFOLLOW);
-
-			if (fd < 0 ||
-			    (d = wdir_add(w, fd, dir, reader)) == NULL)
-				continue;
-		}
-		if (!strv_contains(d->names, slash + 1))
-			strv_push(&d->names, slash + 1);
+	root_add(w, project);
+	if (w->n_roots == 0 || fstat(w->roots[0].fd, &st) < 0) {
+		*cause = xasprintf("cannot open the project %s to watch it",
+				   project);
+		watchlater_free(w);
+		return -ENOENT;
 	}
+	protect_add(w, &st);
 	/* The repository: .git, or the one a .git file names (a linked
-	 * worktree's index is in <common>/worktrees/<name>). */
-	free(gitlinks ? gitguard_objects(project, &gitguard_fs_real, &gitdir)
-		      : NULL);
-	if (gitdir != NULL && stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
-		struct wdir *d = wdir_find(w, gitdir);
-		_cleanup_strv_ char **links = NULL;
+	 * worktree's index is in <common>/worktrees/<name>), and the
+	 * common directory, as roots of their own when outside. */
+	if (git != NULL)
+		objects = gitguard_objects(project, &gitguard_fs_real, &gitdir);
+	if (objects != NULL) {
+		char *slash = strrchr(objects, '/');
 
-		if (d == NULL) {
-			int fd = open(gitdir, O_PATH | O_DIRECTORY | O_CLOEXEC |
-						      O_NOFOLLOW);
-
-			if (fd >= 0)
-				d = wdir_add(w, fd, gitdir, "git");
-		}
-		if (d != NULL) {
-			d->gitdir = true;
-			links = index_links(w, d->fd);
-			for (char **l = links; l != NULL && *l != NULL; l++) {
-				_cleanup_close_ int fd = open_beneath(w, *l);
-
-				if (fd >= 0 && exists_at(fd, ".git"))
-					strv_push(&w->start_links, *l);
-			}
+		common = xstrndup(objects, (size_t)(slash - objects));
+		if (stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
+			root_add(w, gitdir);
+			root_add(w, common);
 		}
 	}
-	if (w->n_dirs == 0) {
+	/* Never moved: the repository, what gitguard pins or protects. */
+	for (size_t i = 0; git != NULL && i < git->n; i++) {
+		if (lstat(git->v[i].path, &st) == 0)
+			protect_add(w, &st);
+		if (stat(git->v[i].path, &st) == 0)
+			protect_add(w, &st);
+	}
+	if (gitdir != NULL && stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		protect_add(w, &st);
+		w->hash_len = repo_hash_len(gitdir, common);
+		watch_repository(w, gitdir);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
+		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
+		     m != NULL && *m != NULL; m++)
+			watch_missing(w, project, *m);
+	if (w->failures != NULL) {
+		/* Before the command runs: a refusal, not a report. */
+		_cleanup_free_ char *why = strv_join(w->failures, "; ");
+
+		*cause = xasprintf("cannot watch for files run later: %s; "
+				   "llwrap refuses to run what it could not "
+				   "check afterwards",
+				   why);
+		watchlater_free(w);
+		return -EIO;
+	}
+	if (w->n_dirs == 0 && w->n_unwatched == 0) {
 		watchlater_free(w);
 		return 0;
 	}
@@ -456,8 +901,17 @@ watchlater_child(struct watchlater *w)
 void
 watchlater_parent(struct watchlater *w)
 {
-	if (w != NULL)
-		monitor_watch(w->ifd, watchlater_ready, w);
+	struct rlimit rl;
+
+	if (w == NULL)
+		return;
+	/* Its own descriptors only, after the fork: the command keeps the
+	 * limit it was given. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	monitor_watch(w->ifd, watchlater_ready, w);
 }
 
 void
@@ -467,7 +921,7 @@ watchlater_finish(struct watchlater *w)
 		return;
 	monitor_unwatch(w->ifd);
 	watchlater_ready(w);
-	check_all(w);
+	check_all(w, true);
 }
 
 char **
@@ -476,10 +930,10 @@ watchlater_report(const struct watchlater *w)
 	return w != NULL ? strv_copy(w->lines) : NULL;
 }
 
-bool
-watchlater_moved(const struct watchlater *w, const char *path)
+char **
+watchlater_failures(const struct watchlater *w)
 {
-	return w != NULL && strv_contains(w->moved, path);
+	return w != NULL ? strv_copy(w->failures) : NULL;
 }
 
 void
@@ -490,18 +944,27 @@ watchlater_free(struct watchlater *w)
 	for (size_t i = 0; i < w->n_dirs; i++) {
 		close(w->dirs[i].fd);
 		free(w->dirs[i].path);
-		strv_free(w->dirs[i].names);
+		for (size_t k = 0; k < w->dirs[i].n_names; k++)
+			free(w->dirs[i].names[k].name);
+		free(w->dirs[i].names);
 	}
 	free(w->dirs);
+	for (size_t i = 0; i < w->n_unwatched; i++) {
+		free(w->unwatched[i].rel);
+		free(w->unwatched[i].path);
+	}
+	free(w->unwatched);
+	for (size_t i = 0; i < w->n_roots; i++) {
+		close(w->roots[i].fd);
+		free(w->roots[i].path);
+	}
 	if (w->ifd >= 0)
 		close(w->ifd);
 	if (w->release >= 0)
 		close(w->release);
-	if (w->project_fd >= 0)
-		close(w->project_fd);
-	free(w->project);
-	strv_free(w->start_links);
-	strv_free(w->moved);
+	free(w->protect);
+	strv_free(w->done);
 	strv_free(w->lines);
+	strv_free(w->failures);
 	free(w);
 }

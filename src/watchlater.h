@@ -1,7 +1,7 @@
 /*
  * Files run later that do not exist when the sandbox starts (DESIGN.md
  * §11; known limits git.commondir, proj.envrc, git.gitlink): a read-only
- * mount needs something to mount on, so the monitor outside the command
+ * mount needs something to mount on, so a process outside the command
  * watches for them instead.  With inotify (IN_CREATE, IN_MOVED_TO) on the
  * directories that would hold them, it moves each one aside as soon as
  * the command makes it (renamed to NAME.llwrap-blocked-TIME beside it,
@@ -9,29 +9,55 @@
  * under its name.
  *
  * The same watch covers the repository's index: a gitlink (a submodule
- * entry) that was not there at the start, or whose checkout had no .git
- * then, gets its checkout's .git moved aside, since host git looks into
- * a populated submodule (git status, git diff) and runs what that
- * repository's configuration names.  What remains is the window between
- * creation and the move (a host git running in that instant), measured
- * in bench/RESULTS.md.
+ * entry) whose checkout gets a .git it did not have at the start has that
+ * .git moved aside, since host git looks into a populated submodule (git
+ * status, git diff) and runs what that repository's configuration names.
+ * What remains is the window between creation and the move (a host git
+ * running in that instant), measured in bench/RESULTS.md.
+ *
+ * The watcher has the user's full rights and acts on a tree the command
+ * writes (DESIGN.md §15), so it acts only through descriptors it opened
+ * itself: the project (and a repository outside it) opened at the start,
+ * everything else opened beneath them with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV), names from the index validated
+ * as git validates them (gitguard_verify_path), and never a rename of
+ * the project, a repository, a pinned path or a checkout that was there
+ * at the start (compared by device and inode, recorded at the start).
+ * The index is opened without blocking and read only when it is a
+ * regular file.  What it could not check (an index it cannot read, a
+ * descriptor it cannot open, more than it may watch) makes the run fail
+ * loudly (watchlater_failures), never pass quietly.
+ *
+ * It runs in the outermost process of the run (sandbox.c's guardian),
+ * which the command cannot stall or stop: it holds no descriptor the
+ * command holds, and it makes the final sweep after the command and its
+ * supervisor have ended, however they ended.
  */
 #ifndef LLW_WATCHLATER_H
 #define LLW_WATCHLATER_H
 
 #include <stdbool.h>
 
+struct gitguard;
 struct watchlater;
 
+/* The most directories watched, and gitlinks looked at in one index:
+ * past either the check fails closed. */
+#define WATCHLATER_MAX_DIRS  1024
+#define WATCHLATER_MAX_LINKS 65536
+
 /*
- * Before the monitor forks: watch the parent directories of missing
- * (absolute paths that do not exist yet, as gitguard lists them) and,
- * when gitlinks is set and project has a .git directory, its index.
- * 0 and NULL in *out when there is nothing to watch; -errno when inotify
- * cannot be used.
+ * Before the monitor forks: watch the parent directories of the missing
+ * paths of git and later (absolute, as gitguard lists them) and, when git
+ * is not NULL and the project has a repository, its index.  The paths
+ * gitguard protects (git's entries) are recorded as never to be moved.
+ * 0 and NULL in *out when there is nothing to watch or check; -errno
+ * and *cause when the watch cannot be set up (an index llwrap cannot
+ * read included: what it could not check later it refuses now).
  */
-int watchlater_start(const char *project, char *const *missing, bool gitlinks,
-		     struct watchlater **out);
+int watchlater_start(const char *project, const struct gitguard *git,
+		     const struct gitguard *later, struct watchlater **out,
+		     char **cause);
 
 /* In the monitor's child: close the watch. */
 void watchlater_child(struct watchlater *w);
@@ -40,15 +66,16 @@ void watchlater_child(struct watchlater *w);
 void watchlater_parent(struct watchlater *w);
 
 /* In the monitor, once the command has ended: handle what is pending,
- * check once more, and stop watching. */
+ * check everything once more, and stop watching. */
 void watchlater_finish(struct watchlater *w);
 
-/* What was moved aside, as the lines llwrap prints after the run; NULL
- * when nothing was. */
+/* What was moved aside, and what was made that is not, as the lines
+ * llwrap prints after the run; NULL when nothing was. */
 char **watchlater_report(const struct watchlater *w);
 
-/* Whether path was moved aside (sandbox_check_created need not warn). */
-bool watchlater_moved(const struct watchlater *w, const char *path);
+/* Why the check could not be completed, one sentence each; NULL when it
+ * was.  The run then fails (sandbox.c). */
+char **watchlater_failures(const struct watchlater *w);
 
 void watchlater_free(struct watchlater *w);
 

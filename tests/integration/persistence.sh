@@ -67,7 +67,7 @@ rm -f "$PROJ/.envrc" "$PROJ/.mcp.json"
 run llw -p opencode $BE -q -- /bin/sh -c \
 	'echo "echo hi" >.envrc && echo "{\"mcpServers\": {}}" >.mcp.json'
 expect_output "an .mcp.json created inside is moved aside and named" \
-	"the command created $PROJ/\\.mcp\\.json, which direnv or an editor reads later, outside the sandbox: moved aside"
+	"the command created $PROJ/\\.mcp\\.json, which an MCP client \\(an editor or an agent\\) reads later, outside the sandbox: moved aside"
 [ ! -e "$PROJ/.mcp.json" ] && grep -q mcpServers "$PROJ"/.mcp.json.llwrap-blocked-* &&
 	ok "... its content kept beside it" || not_ok ".mcp.json not moved aside intact"
 expect_output "an .envrc created inside is named (direnv asks before loading it)" \
