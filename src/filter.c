@@ -48,6 +48,7 @@
 #include <sys/personality.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -626,6 +627,65 @@ filter_sockopt(struct filter_builder *b)
 }
 
 /*
+ * Calls that act on another process by pid and need no ptrace access,
+ * only the same user (DESIGN.md §15): prlimit64 (a lowered RLIMIT_CPU
+ * hard limit makes the kernel SIGKILL the target, RLIMIT_FSIZE kills it
+ * at its next write past the size, and a lowered hard limit cannot be
+ * raised back), setpriority, ioprio_set and the scheduler's setters.
+ * Without a pid namespace a pid names the user's other processes, the
+ * editor, the shell, llwrap's own supervisor: then only the caller itself
+ * (pid 0) is accepted, unless the supervisor checks each (pid_any).  A
+ * process group or a user (setpriority PRIO_PGRP/PRIO_USER, ioprio_set
+ * IOPRIO_WHO_PGRP/IOPRIO_WHO_USER) reaches past any pid namespace (the
+ * group of the terminal's job holds llwrap and the rest of the pipeline):
+ * never.  Reading a limit or a priority stays allowed.
+ */
+static const char *const by_pid[] = { "sched_setaffinity", "sched_setscheduler",
+				      "sched_setparam", "sched_setattr" };
+static const struct {
+	const char *name;
+	uint64_t one; /* the value of which that names one process */
+} by_which[] = { { "setpriority", PRIO_PROCESS },
+		 { "ioprio_set", 1 /* IOPRIO_WHO_PROCESS */ } };
+
+static int
+filter_pids(struct filter_builder *b, const struct filter_opts *o)
+{
+	struct scmp_arg_cmp cmp[2];
+	int nr, r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(by_which); i++) {
+		uint64_t allowed[] = { by_which[i].one };
+
+		if ((nr = fb_nr_required(b, by_which[i].name)) < 0)
+			return nr;
+		r = fb_add_not_in(b, EPERM, nr, NULL, 0, 0, LO32, allowed, 1);
+		if (r == 0 && !o->pid_any) {
+			cmp[0] = cmp_masked(0, LO32, by_which[i].one);
+			cmp[1] = (struct scmp_arg_cmp){ .arg = 1,
+							.op = SCMP_CMP_NE };
+			r = fb_add(b, EPERM, nr, 2, cmp);
+		}
+		if (r < 0)
+			return r;
+	}
+	if (o->pid_any)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(by_pid); i++) {
+		if ((nr = fb_nr_required(b, by_pid[i])) < 0)
+			return nr;
+		cmp[0] = (struct scmp_arg_cmp){ .arg = 0, .op = SCMP_CMP_NE };
+		if ((r = fb_add(b, EPERM, nr, 1, cmp)) < 0)
+			return r;
+	}
+	if ((nr = fb_nr_required(b, "prlimit64")) < 0)
+		return nr;
+	cmp[0] = (struct scmp_arg_cmp){ .arg = 0, .op = SCMP_CMP_NE };
+	cmp[1] = (struct scmp_arg_cmp){ .arg = 2, .op = SCMP_CMP_NE };
+	return fb_add(b, EPERM, nr, 2, cmp);
+}
+
+/*
  * seccomp(SECCOMP_SET_MODE_FILTER, ...NEW_LISTENER...): a listener would
  * let the command answer its own children's syscalls, including the
  * supervisor's.  Plain filters stay allowed (they only narrow).
@@ -853,6 +913,8 @@ filter_build(const struct filter_opts *o, scmp_filter_ctx *out, char **cause)
 	if (r == 0)
 		r = filter_seccomp(&b);
 	if (r == 0)
+		r = filter_pids(&b, o);
+	if (r == 0)
 		r = filter_groups(&b, o);
 	if (r < 0) {
 		seccomp_release(b.ctx);
@@ -936,6 +998,18 @@ filter_describe(const struct filter_opts *o)
 		      "(EPERM)");
 	strv_push(&v, "seccomp with SECCOMP_FILTER_FLAG_NEW_LISTENER: denied "
 		      "(EPERM)");
+	strv_push(&v, "setpriority, ioprio_set of a process group or a user: "
+		      "denied (EPERM)");
+	strv_push(&v,
+		  o->pid_any ? "prlimit64 (setting), setpriority, ioprio_set, "
+			       "sched_setaffinity, sched_setscheduler, "
+			       "sched_setparam, sched_setattr of another pid: "
+			       "allowed (a pid namespace confines the pids, or "
+			       "the supervisor checks each)"
+			     : "prlimit64 (setting), setpriority, ioprio_set, "
+			       "sched_setaffinity, sched_setscheduler, "
+			       "sched_setparam, sched_setattr of a pid other "
+			       "than the caller's (0): denied (EPERM)");
 	strv_push(&v, "personality other than PER_LINUX and the query: "
 		      "denied (EPERM)");
 	for (size_t i = 0; i < ARRAY_SIZE(deny_groups); i++) {
@@ -1013,6 +1087,7 @@ filter_opts_from_index(unsigned int i, struct filter_opts *o)
 	o->deny_inet = i & 4;
 	o->deny_udp = i & 8;
 	o->deny_ptrace = i & 16;
+	o->pid_any = i & 32;
 }
 
 int
@@ -1022,7 +1097,7 @@ filter_index(const struct filter_opts *o)
 		return -EINVAL;
 	return (o->allow_unix ? 1 : 0) | (o->allow_unix_dgram_pair ? 2 : 0) |
 	       (o->deny_inet ? 4 : 0) | (o->deny_udp ? 8 : 0) |
-	       (o->deny_ptrace ? 16 : 0);
+	       (o->deny_ptrace ? 16 : 0) | (o->pid_any ? 32 : 0);
 }
 
 int
@@ -1042,6 +1117,25 @@ filter_load_program(const struct sock_fprog *prog, char **cause)
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) < 0)
 		return filter_load_error(-errno, cause);
 	return 0;
+}
+
+int
+filter_confine_helper(bool unix_ok, bool no_inet, char **cause)
+{
+	struct filter_opts o;
+	struct sock_fprog prog;
+	int r;
+
+	filter_opts_init(&o);
+	o.allow_unix = unix_ok;
+	o.deny_inet = no_inet;
+	o.deny_ptrace = true;
+	if ((r = filter_program(&o, &prog)) < 0) {
+		*cause = xstrdup("no precompiled seccomp program fits a "
+				 "helper");
+		return r;
+	}
+	return filter_load_program(&prog, cause);
 }
 
 /*
@@ -1201,6 +1295,29 @@ filter_notify_build(scmp_filter_ctx *out, char **cause)
 		r = nr < 0 ? -EOPNOTSUPP
 			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr, 1,
 						    SCMP_A4(SCMP_CMP_NE, 0));
+	}
+	/* Another process by pid (filter_pids). */
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(by_pid); i++) {
+		nr = seccomp_syscall_resolve_name(by_pid[i]);
+		r = nr < 0 ? -EOPNOTSUPP
+			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr, 1,
+						    SCMP_A0(SCMP_CMP_NE, 0));
+	}
+	if (r == 0) {
+		nr = seccomp_syscall_resolve_name("prlimit64");
+		r = nr < 0 ? -EOPNOTSUPP
+			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr, 2,
+						    SCMP_A0(SCMP_CMP_NE, 0),
+						    SCMP_A2(SCMP_CMP_NE, 0));
+	}
+	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(by_which); i++) {
+		nr = seccomp_syscall_resolve_name(by_which[i].name);
+		r = nr < 0 ? -EOPNOTSUPP
+			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr, 2,
+						    SCMP_A0(SCMP_CMP_MASKED_EQ,
+							    LO32,
+							    by_which[i].one),
+						    SCMP_A1(SCMP_CMP_NE, 0));
 	}
 	if (r < 0) {
 		*cause = xasprintf("cannot build the supervisor's seccomp "

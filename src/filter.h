@@ -22,6 +22,11 @@ struct filter_opts {
 				     * policy allows no UDP, or no layer can
 				     * restrict its ports */
 	bool deny_ptrace;	    /* [process] ptrace = deny */
+	/* A pid other than the caller's own may be named to prlimit64,
+	 * setpriority, ioprio_set and sched_set*: the pid namespace confines
+	 * what a pid names, or the supervisor checks each (DESIGN.md §15).
+	 * Without it only pid 0 (the caller) is accepted. */
+	bool pid_any;
 	/* The architecture to build for: SCMP_ARCH_NATIVE, or the native
 	 * one by name (golden tests); filter_build refuses any other,
 	 * because libseccomp 2.5 reads rule numbers in the host's table. */
@@ -53,7 +58,7 @@ int filter_load(scmp_filter_ctx ctx, char **cause);
  * tests/unit/test-filter.c checks that each embedded program is what
  * filter_build() makes today.
  */
-#define FILTER_N_PROGRAMS 32
+#define FILTER_N_PROGRAMS 64
 
 /* The options the i-th program was built for (native architecture). */
 void filter_opts_from_index(unsigned int i, struct filter_opts *o);
@@ -67,6 +72,17 @@ int filter_program(const struct filter_opts *o, struct sock_fprog *prog);
 
 /* Load a BPF program into the calling thread (no_new_privs must be set). */
 int filter_load_program(const struct sock_fprog *prog, char **cause);
+
+/*
+ * Give a helper process of llwrap's own (the resolver, the watch judge,
+ * the proxy: DESIGN.md §15) the sandbox's filter, as narrow as it can run
+ * with: no AF_UNIX socket unless unix_ok (the proxy's syslog), no socket of
+ * the network at all when no_inet (the judge), no ptrace or
+ * process_vm_*, no other pid's limits or priority, and the rest of the
+ * table (io_uring, namespaces, bpf, ...).  no_new_privs must be set.
+ * Returns 0, or -errno with *cause.
+ */
+int filter_confine_helper(bool unix_ok, bool no_inet, char **cause);
 
 /* The BPF libseccomp generates for ctx, in a new array of *n insns. */
 int filter_export(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n);
@@ -82,8 +98,13 @@ int filter_export_plain(scmp_filter_ctx ctx, struct sock_filter **insns,
 /*
  * The network supervisor's notification filter (DESIGN.md §6): connect,
  * bind, listen, sendmsg, sendmmsg, and sendto with a destination address
- * go to the supervisor (SECCOMP_RET_USER_NOTIF); every other call goes on
- * to the main filter, which decides it.  Pure, as filter_build().
+ * go to the supervisor (SECCOMP_RET_USER_NOTIF), and so do prlimit64
+ * (setting a limit), setpriority, ioprio_set (of one process) and
+ * sched_setaffinity, sched_setscheduler, sched_setparam, sched_setattr
+ * when they name a pid other than the caller's 0 (DESIGN.md §15: the
+ * supervisor lets them through only for processes of the sandbox); every
+ * other call goes on to the main filter, which decides it.  Pure, as
+ * filter_build().
  */
 int filter_notify_build(scmp_filter_ctx *out, char **cause);
 

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -221,6 +222,10 @@ struct supervisor {
 	size_t next_asker;
 	bool polled_stub; /* supervise_poll_fds gave the stub's records */
 	bool stub_gone;	  /* it ended: no more records, no more swaps */
+	/* The command's first process (or pid 1 above it), and whether a pid
+	 * namespace confines the pids it names (supervise_set_command). */
+	pid_t root;
+	bool pidns;
 };
 
 uint64_t
@@ -410,6 +415,13 @@ supervise_new(const struct policy *p, char *const *envp,
 fail:
 	supervise_free(sv);
 	return r;
+}
+
+void
+supervise_set_command(struct supervisor *sv, pid_t root, bool pidns)
+{
+	sv->root = root;
+	sv->pidns = pidns;
 }
 
 void
@@ -638,19 +650,50 @@ read_comm(pid_t pid)
 }
 
 /*
+ * A note into the caller's pipe, through its own description (which may
+ * be blocking, in packet mode, a page long, full), without ever waiting:
+ * vmsplice(SPLICE_F_NONBLOCK) gives EAGAIN where a write would sleep, and
+ * needs no reopening (a pipe of another user's, or one the command made
+ * mode 0, takes it too).  vmsplice lends the pipe the pages themselves,
+ * read when the reader reads: the note goes from a page of its own that
+ * nothing of the supervisor's ever shares, unmapped at once (the pipe
+ * keeps it alive).  A note that does not fit is dropped.
+ */
+static void
+note_pipe(int fd, const char *note, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct iovec iov;
+	void *p;
+
+	if (page <= 0 || len > (size_t)page)
+		return;
+	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	memcpy(p, note, len);
+	iov = (struct iovec){ .iov_base = p, .iov_len = len };
+	(void)vmsplice(fd, &iov, 1, SPLICE_F_NONBLOCK);
+	munmap(p, (size_t)page);
+}
+
+/*
  * The agent note (DESIGN.md §12): each kind of blocked attempt once per
  * run, on the caller's stderr when that is a pipe, a socket or a regular
  * file (an agent's tool call, a CI log), never a terminal or another
- * device.  Not blocking: a pipe is reopened non-blocking through
- * /proc/self/fd, a socket is sent to with MSG_DONTWAIT; a note that does
- * not fit is dropped.
+ * device.  The caller holds that descriptor and may do anything to it
+ * (DESIGN.md §15): the supervisor never waits on it and never dies of it.
+ * A pipe gets it with note_pipe, a socket with MSG_DONTWAIT; SIGPIPE and
+ * SIGXFSZ are ignored (monitor_host_signals).  A note that does not fit
+ * is dropped.
  */
 static void
 note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 	    enum netpolicy_proto proto, const char *target, const char *rule)
 {
 	_cleanup_free_ char *key = NULL, *note = NULL;
-	_cleanup_close_ int fd = -1, pipe_fd = -1;
+	_cleanup_close_ int fd = -1;
 	struct stat st;
 	size_t len;
 	int flags;
@@ -670,8 +713,8 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 	fd = (int)sys_pidfd_getfd(pidfd, STDERR_FILENO, 0);
 	if (fd < 0 || fstat(fd, &st) < 0 || isatty(fd))
 		return;
-	/* Only where the caller may write itself: reopening a pipe it
-	 * holds for reading must not give it a way to write there. */
+	/* Only where the caller may write itself: a pipe it holds for
+	 * reading is not one to write to. */
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
 		return;
@@ -679,24 +722,7 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 	if (S_ISSOCK(st.st_mode)) {
 		(void)send(fd, note, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	} else if (S_ISFIFO(st.st_mode)) {
-		char path[64];
-		int queued = 0, size;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		pipe_fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-		if (pipe_fd >= 0) {
-			(void)write(pipe_fd, note, len);
-		} else if (len <= PIPE_BUF &&
-			   ioctl(fd, FIONREAD, &queued) == 0 &&
-			   (size = fcntl(fd, F_GETPIPE_SZ)) > 0 &&
-			   queued < size / 2) {
-			/* A pipe the supervisor may not reopen (another
-			 * user's): written through the caller's own
-			 * description while it is less than half full, so
-			 * the write does not wait unless the command fills
-			 * the rest at the same moment. */
-			(void)write(fd, note, len);
-		}
+		note_pipe(fd, note, len);
 	} else if (S_ISREG(st.st_mode)) {
 		(void)write_all(fd, note, len);
 	}
@@ -2168,6 +2194,72 @@ do_inotify_add_watch(struct supervisor *sv, struct call *c)
 	return wd;
 }
 
+/*
+ * Whether target, a pid (or a thread's id) the caller named, is a process
+ * of the sandbox: a thread of the caller's own process, or a descendant
+ * of the command's first process (what the command starts stays below it
+ * while its parents live; an orphan given to init is not recognised and
+ * is refused, which fails closed).  The /proc directory of the target is
+ * held while its ancestry is read and looked at again last, so a target
+ * that died meanwhile is not taken for a process that got its pid.
+ */
+static bool
+pid_inside(const struct supervisor *sv, const struct call *c, pid_t target)
+{
+	char path[64];
+	struct cmsg_sender s;
+	_cleanup_close_ int dir = -1;
+	pid_t tgid, p;
+	int steps = 0;
+
+	if (call_ids(c, &s, &tgid) < 0 || target <= 0 || sv->root <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)tgid,
+		 (int)target);
+	if (access(path, F_OK) == 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d", (int)target);
+	if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;
+	for (p = target; p != sv->root; steps++) {
+		_cleanup_close_ int pd = -1;
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)p);
+		if (steps > 4096 ||
+		    (pd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		    (p = proc_parent_at(pd)) <= 1)
+			return false;
+	}
+	return proc_parent_at(dir) > 0;
+}
+
+/*
+ * prlimit64 (setting a limit), setpriority, ioprio_set and sched_set*
+ * naming a pid other than the caller's 0 (filter_pids, DESIGN.md §15):
+ * under a pid namespace every pid the caller can name is the sandbox's;
+ * without one, only a process of the sandbox (pid_inside) may be named,
+ * and any other process of the user is refused with EPERM, as the kernel
+ * refuses another user's.  The pid is a register, not memory: once
+ * decided the call goes on in the caller (CONTINUE).  What remains is the
+ * reuse of a pid between the decision and the call, which needs the
+ * target to be reaped and the pid space to wrap around to a process
+ * outside in that instant.
+ */
+static int
+do_pid_call(struct supervisor *sv, struct call *c)
+{
+	int nr = c->req->data.nr;
+	/* setpriority(which, who), ioprio_set(which, who): the filter sends
+	 * only which == one process. */
+	pid_t target = (pid_t)(nr == SYS_setpriority || nr == SYS_ioprio_set
+				       ? c->req->data.args[1]
+				       : c->req->data.args[0]);
+
+	if (sv->pidns || target == 0 || pid_inside(sv, c, target))
+		return call_valid(sv, c) < 0 ? CALL_GONE : CALL_CONTINUE;
+	return call_error(sv, c, -EPERM);
+}
+
 static int
 dispatch(struct supervisor *sv, const struct seccomp_notif *req)
 {
@@ -2190,6 +2282,11 @@ dispatch(struct supervisor *sv, const struct seccomp_notif *req)
 		r = do_sendmmsg(sv, &c);
 	else if (nr == SYS_inotify_add_watch)
 		r = do_inotify_add_watch(sv, &c);
+	else if (nr == SYS_prlimit64 || nr == SYS_setpriority ||
+		 nr == SYS_ioprio_set || nr == SYS_sched_setaffinity ||
+		 nr == SYS_sched_setscheduler || nr == SYS_sched_setparam ||
+		 nr == SYS_sched_setattr)
+		r = do_pid_call(sv, &c);
 	else if (sv->learn_fd >= 0)
 		r = learn_observe(sv, &c);
 	else
@@ -2227,6 +2324,8 @@ supervise_handle(struct supervisor *sv)
 	memset(req, 0, sizeof(*req));
 	if (seccomp_notify_receive(sv->listener, req) < 0)
 		return; /* ENOENT: the caller went away first */
+	while (testhook_supervisor_stalls())
+		pause();
 	r = dispatch(sv, req);
 	respond(sv, req->id, r);
 }

@@ -80,6 +80,15 @@ void supervise_set_stub(struct supervisor *sv, struct dnsstub *stub);
 int supervise_learn(struct supervisor *sv, int fd, char **cause);
 
 /*
+ * In the supervisor, right after fork: the command's first process (the
+ * child it forked: the command, bwrap, or pid 1 above the command), and
+ * whether a pid namespace confines the pids the command can name.  The
+ * calls that name another process by pid (filter.h) are let through for
+ * the sandbox's own processes only.
+ */
+void supervise_set_command(struct supervisor *sv, pid_t root, bool pidns);
+
+/*
  * In the process that goes on to exec, right after fork: close what
  * belongs to the supervisor.
  */

@@ -2942,6 +2942,111 @@ t_kill(struct result *r)
 	reap(pid);
 }
 
+/*
+ * Calls on another process by pid that need only the same user, not
+ * ptrace access (issue 23): a lowered RLIMIT_CPU makes the kernel kill
+ * the target, a lowered hard limit cannot be raised back.  Each probe
+ * sets what the target has already (read first), so an escape changes
+ * nothing.
+ */
+static int
+same_limit(pid_t pid)
+{
+	struct rlimit rl;
+
+	if (prlimit(pid, RLIMIT_CORE, NULL, &rl) < 0)
+		return -1;
+	return prlimit(pid, RLIMIT_CORE, &rl, NULL);
+}
+
+static int
+same_priority(pid_t pid)
+{
+	int prio;
+
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, (id_t)pid);
+	if (prio == -1 && errno != 0)
+		return -1;
+	return setpriority(PRIO_PROCESS, (id_t)pid, prio);
+}
+
+static int
+same_affinity(pid_t pid)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(pid, sizeof(set), &set) < 0)
+		return -1;
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+static void
+pid_call(struct result *r, int (*fn)(pid_t), const char *what, bool host)
+{
+	pid_t pid;
+	int status;
+
+	if (host) {
+		if (!host_pid(r, &pid))
+			return;
+		if (fn(pid) < 0)
+			blocked(r, what);
+		else
+			set(r, OUT_ESCAPED, "%s of host pid %d", what,
+			    (int)pid);
+		return;
+	}
+	/* As nice(1), prlimit(1) and taskset(1) start a command: the child
+	 * sets its own (pid 0), then would exec.  Another pid of the
+	 * sandbox's is allowed only where a pid namespace or the supervisor
+	 * decides (tests/integration/hostside.sh). */
+	pid = fork();
+	if (pid == 0)
+		_exit(fn(0) < 0 ? 1 : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		failed(r, what);
+	else
+		set(r, OUT_OK, "%s of itself (pid 0), as nice(1) does", what);
+}
+
+static void
+a_prlimit(struct result *r)
+{
+	pid_call(r, same_limit, "prlimit", true);
+}
+
+static void
+t_prlimit(struct result *r)
+{
+	pid_call(r, same_limit, "prlimit", false);
+}
+
+static void
+a_renice(struct result *r)
+{
+	pid_call(r, same_priority, "setpriority", true);
+}
+
+static void
+t_renice(struct result *r)
+{
+	pid_call(r, same_priority, "setpriority", false);
+}
+
+static void
+a_affinity(struct result *r)
+{
+	pid_call(r, same_affinity, "sched_setaffinity", true);
+}
+
+static void
+t_affinity(struct result *r)
+{
+	pid_call(r, same_affinity, "sched_setaffinity", false);
+}
+
 static void
 a_pidfd_signal(struct result *r)
 {
@@ -3514,6 +3619,12 @@ static const struct probe {
 	{ "proc.kill", "signal a host process", a_kill, t_kill, 0 },
 	{ "proc.pidfd-signal", "pidfd_send_signal to a host process",
 	  a_pidfd_signal, t_pidfd_signal, 0 },
+	{ "proc.prlimit", "set a resource limit of a host process", a_prlimit,
+	  t_prlimit, 0 },
+	{ "proc.renice", "set the priority of a host process", a_renice,
+	  t_renice, 0 },
+	{ "proc.affinity", "set the CPU affinity of a host process", a_affinity,
+	  t_affinity, 0 },
 	{ "proc.pidfd-getfd", "pidfd_getfd from a host process", a_pidfd_getfd,
 	  t_pipe, 0 },
 	{ "proc.cmdline", "read /proc/PID/cmdline of a host process",

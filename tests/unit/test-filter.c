@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -76,6 +77,7 @@ enum {
 	OPT_DENY_UDP = 1 << 2,
 	OPT_DENY_PTRACE = 1 << 3,
 	OPT_UNIX_DGRAM_PAIR = 1 << 4,
+	OPT_PID_ANY = 1 << 5,
 };
 
 static const struct combo {
@@ -88,6 +90,7 @@ static const struct combo {
 	{ "deny-udp", OPT_DENY_UDP },
 	{ "deny-ptrace", OPT_DENY_PTRACE },
 	{ "allow-unix-dgram-pair", OPT_UNIX_DGRAM_PAIR },
+	{ "pid-any", OPT_PID_ANY },
 };
 
 static void
@@ -99,6 +102,7 @@ opts_from(struct filter_opts *o, unsigned int bits)
 	o->deny_udp = bits & OPT_DENY_UDP;
 	o->deny_ptrace = bits & OPT_DENY_PTRACE;
 	o->allow_unix_dgram_pair = bits & OPT_UNIX_DGRAM_PAIR;
+	o->pid_any = bits & OPT_PID_ANY;
 }
 
 /* The golden and model tests describe the x86_64 filter. */
@@ -547,6 +551,8 @@ test_model_other(void **state)
 	want[nr_of("socket")] = model_socket(c->opts, 0, 0, 0);
 	want[nr_of("socketpair")] = model_socketpair(c->opts, 0, 0);
 	want[nr_of("personality")] = RET_ALLOW; /* PER_LINUX */
+	/* ioprio_set's which 0 is no IOPRIO_WHO_PROCESS. */
+	want[nr_of("ioprio_set")] = RET_ERR(EPERM);
 	for (nr = 0; nr < (int)ARRAY_SIZE(want); nr++)
 		if (run_call(&p, nr, 0, 0, 0) != want[nr])
 			fail_msg("syscall %d: %#x, want %#x", nr,
@@ -645,6 +651,49 @@ test_model_other(void **state)
 		assert_int_equal(run_call(&p, nr, SECCOMP_GET_ACTION_AVAIL,
 					  SECCOMP_FILTER_FLAG_NEW_LISTENER, 0),
 				 RET_ALLOW);
+	}
+
+	/* Another process by pid (DESIGN.md §15): the caller itself always,
+	 * another pid only with pid_any, a group or a user never. */
+	{
+		uint32_t other =
+			c->opts & OPT_PID_ANY ? RET_ALLOW : RET_ERR(EPERM);
+		static const char *const by_pid[] = { "sched_setaffinity",
+						      "sched_setscheduler",
+						      "sched_setparam",
+						      "sched_setattr" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(by_pid); i++) {
+			nr = nr_of(by_pid[i]);
+			assert_int_equal(run_call(&p, nr, 0, 8, 0), RET_ALLOW);
+			assert_int_equal(run_call(&p, nr, 1234, 8, 0), other);
+			assert_int_equal(run_call(&p, nr, 1ULL << 32, 8, 0),
+					 other);
+		}
+		nr = nr_of("prlimit64");
+		assert_int_equal(run_call(&p, nr, 0, RLIMIT_CPU, 0x1000),
+				 RET_ALLOW);
+		assert_int_equal(run_call(&p, nr, 1234, RLIMIT_CPU, 0),
+				 RET_ALLOW);
+		assert_int_equal(run_call(&p, nr, 1234, RLIMIT_CPU, 0x1000),
+				 other);
+		nr = nr_of("setpriority");
+		assert_int_equal(run_call(&p, nr, PRIO_PROCESS, 0, 10),
+				 RET_ALLOW);
+		assert_int_equal(run_call(&p, nr, PRIO_PROCESS, 1234, 10),
+				 other);
+		assert_int_equal(run_call(&p, nr, PRIO_PGRP, 0, 10),
+				 RET_ERR(EPERM));
+		assert_int_equal(run_call(&p, nr, PRIO_USER, 0, 10),
+				 RET_ERR(EPERM));
+		assert_int_equal(
+			run_call(&p, nr, PRIO_PGRP | 1ULL << 32, 0, 10),
+			RET_ERR(EPERM));
+		nr = nr_of("ioprio_set");
+		assert_int_equal(run_call(&p, nr, 1, 0, 0), RET_ALLOW);
+		assert_int_equal(run_call(&p, nr, 1, 1234, 0), other);
+		assert_int_equal(run_call(&p, nr, 2, 0, 0), RET_ERR(EPERM));
+		assert_int_equal(run_call(&p, nr, 3, 0, 0), RET_ERR(EPERM));
 	}
 
 	/* Another architecture, and x32's numbers, are killed. */
@@ -1292,6 +1341,43 @@ test_embedded_notify(void **state)
 	free(insns);
 }
 
+/* The notification program sends another pid to the supervisor, never
+ * the caller's own 0, nor a read of a limit. */
+static void
+test_notify_pids(void **state)
+{
+	struct prog p = {
+		.insns = (struct sock_filter *)filter_notify_program.filter,
+		.len = filter_notify_program.len
+	};
+	static const char *const by_pid[] = { "sched_setaffinity",
+					      "sched_setscheduler",
+					      "sched_setparam",
+					      "sched_setattr" };
+	int nr;
+
+	(void)state;
+	require_x86_64();
+	for (size_t i = 0; i < ARRAY_SIZE(by_pid); i++) {
+		nr = nr_of(by_pid[i]);
+		assert_int_equal(run_call(&p, nr, 0, 8, 0), RET_ALLOW);
+		assert_int_equal(run_call(&p, nr, 77, 8, 0),
+				 SECCOMP_RET_USER_NOTIF);
+	}
+	nr = nr_of("prlimit64");
+	assert_int_equal(run_call(&p, nr, 77, RLIMIT_CPU, 0x1000),
+			 SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(run_call(&p, nr, 77, RLIMIT_CPU, 0), RET_ALLOW);
+	assert_int_equal(run_call(&p, nr, 0, RLIMIT_CPU, 0x1000), RET_ALLOW);
+	nr = nr_of("setpriority");
+	assert_int_equal(run_call(&p, nr, PRIO_PROCESS, 77, 5),
+			 SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(run_call(&p, nr, PRIO_PROCESS, 0, 5), RET_ALLOW);
+	nr = nr_of("ioprio_set");
+	assert_int_equal(run_call(&p, nr, 1, 77, 0), SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(run_call(&p, nr, 1, 0, 0), RET_ALLOW);
+}
+
 static void
 add_test(struct CMUnitTest *t, size_t *n, char **names, CMUnitTestFunction fn,
 	 const char *what, const struct combo *c)
@@ -1308,7 +1394,7 @@ add_test(struct CMUnitTest *t, size_t *n, char **names, CMUnitTestFunction fn,
 int
 main(void)
 {
-	struct CMUnitTest tests[4 * ARRAY_SIZE(combos) + 6];
+	struct CMUnitTest tests[4 * ARRAY_SIZE(combos) + 7];
 	char *names[ARRAY_SIZE(tests)] = { NULL };
 	size_t n = 0;
 	int r;
@@ -1330,6 +1416,7 @@ main(void)
 	tests[n++] =
 		(struct CMUnitTest)cmocka_unit_test(test_embedded_programs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_embedded_notify);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_notify_pids);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_describe);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_opts_and_arches);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_live);
