@@ -291,17 +291,35 @@ dns_answer_parse(const uint8_t *buf, size_t len, const struct dns_question *q,
 }
 
 int
-dns_error_build(const uint8_t *query, const struct dns_question *q,
-		uint8_t rcode, uint8_t *out, size_t size)
+dns_error_build(const struct dns_question *q, const uint8_t *question,
+		size_t question_len, uint8_t rcode, uint8_t *out, size_t size)
 {
-	if (size < q->end)
+	if (size < DNS_HEADER_LEN || size - DNS_HEADER_LEN < question_len)
 		return -ENOBUFS;
-	memcpy(out, query, q->end);
+	put16(out, q->id);
+	memcpy(out + DNS_HEADER_LEN, question, question_len);
 	out[2] = (uint8_t)(0x80 | (q->rd ? 0x01 : 0)); /* QR, opcode 0 */
 	out[3] = (uint8_t)(0x80 | (rcode & 0x0f));     /* RA */
 	put16(out + 4, 1);
 	put16(out + 6, 0);
 	put16(out + 8, 0);
 	put16(out + 10, 0);
-	return (int)q->end;
+	return (int)(DNS_HEADER_LEN + question_len);
+}
+
+int
+dns_answer_for_client(uint8_t *buf, size_t n, const struct dns_question *q,
+		      const uint8_t *question, size_t question_len,
+		      struct dns_answer *a)
+{
+	int r = dns_answer_parse(buf, n, q, a);
+
+	if (r < 0)
+		return r;
+	/* The answer echoes q's question, of q->end - header bytes. */
+	if (question_len != q->end - DNS_HEADER_LEN ||
+	    n < DNS_HEADER_LEN + question_len)
+		return -EINVAL;
+	memcpy(buf + DNS_HEADER_LEN, question, question_len);
+	return 0;
 }

@@ -93,11 +93,27 @@ int dns_answer_parse(const uint8_t *buf, size_t len,
 		     const struct dns_question *q, struct dns_answer *a);
 
 /*
- * An answer with rcode and no records to the query buf[0..q->end) that
- * dns_query_parse read into q: its id, RD and question echoed, RA set.
- * Returns its length, or -ENOBUFS when out (size bytes) is too small.
+ * An answer with rcode and no records to the query that dns_query_parse
+ * read into q: its id and RD from q, its question section echoed from
+ * question[0..question_len) (the client's own bytes, as it wrote them:
+ * never another message's, whose length the client's q->end does not
+ * describe), RA set.  Returns its length, or -ENOBUFS when out (size
+ * bytes) is too small.
  */
-int dns_error_build(const uint8_t *query, const struct dns_question *q,
-		    uint8_t rcode, uint8_t *out, size_t size);
+int dns_error_build(const struct dns_question *q, const uint8_t *question,
+		    size_t question_len, uint8_t rcode, uint8_t *out,
+		    size_t size);
+
+/*
+ * The answer buf[0..n) (upstream's, to the stub's own query for q) made
+ * the client's, in place: read as dns_answer_parse does (into *a), and the
+ * client's question, as it wrote it (its letters' case), put back over
+ * the stub's, whose length is the same.  Returns 0, or -errno when buf is
+ * not an answer to q: then the client gets dns_error_build's SERVFAIL,
+ * built from its own question alone.
+ */
+int dns_answer_for_client(uint8_t *buf, size_t n, const struct dns_question *q,
+			  const uint8_t *question, size_t question_len,
+			  struct dns_answer *a);
 
 #endif /* LLW_DNS_H */

@@ -45,6 +45,7 @@
 #include "cleanup.h"
 #include "dnsstub.h"
 #include "fdutil.h"
+#include "filter.h"
 #include "hostdns.h"
 #include "ns.h"
 #include "ruleset.h"
@@ -59,6 +60,10 @@
 #define ST_TCP_MS      2000 /* one exchange with a resolver over TCP */
 #define ST_POOL	       8    /* host TCP sockets kept per family */
 #define ST_SPARES      4    /* datagram sockets made ahead, per family */
+#define ST_MAX_QUEUE   1024 /* records read ahead of the supervisor */
+#define ST_REFILL_MS                                                           \
+	100 /* host TCP sockets handed over at most this                       \
+	     * often */
 
 enum { REQ_SOCKET = 1, REQ_REFILL = 2, REC_NEED_TCP = 100 };
 
@@ -78,6 +83,13 @@ struct st_resp {
 	uint32_t seq;
 	int32_t err;
 	int32_t family;
+};
+
+/* The stub's word on its start, on the status pipe. */
+struct st_status {
+	int32_t err;
+	char why[240];
+	uint64_t netns; /* its network namespace's cookie; 0 unknown */
 };
 
 struct pending {
@@ -122,8 +134,10 @@ static struct {
 struct dnsstub {
 	pid_t pid;
 	int ctl, rec;
-	int status;  /* the stub's word on its start, until read; -1 after */
-	bool fam[2]; /* the families of the resolvers */
+	int status;	/* the stub's word on its start, until read; -1 after */
+	bool fam[2];	/* the families of the resolvers */
+	uint64_t netns; /* the stub's network namespace (its start said) */
+	uint64_t refilled_ms; /* when TCP sockets were last handed over */
 	struct dnsstub_record *queue;
 	size_t n_queue;
 	uint32_t seq; /* of the last REQ_SOCKET */
@@ -316,15 +330,26 @@ reply(const struct client *cl, const uint8_t *buf, size_t n)
 		reply_udp(cl->server, cl->peer, cl->peer_len, buf, n);
 }
 
+/* An error to the client of q, whose question section, as it wrote it,
+ * is question[0..len): built from the client's own bytes alone. */
 static void
-reply_error(const struct client *cl, const uint8_t *query,
-	    const struct dns_question *q, uint8_t rcode)
+reply_error(const struct client *cl, const struct dns_question *q,
+	    const uint8_t *question, size_t len, uint8_t rcode)
 {
 	uint8_t out[512];
-	int n = dns_error_build(query, q, rcode, out, sizeof(out));
+	int n = dns_error_build(q, question, len, rcode, out, sizeof(out));
 
 	if (n > 0)
 		reply(cl, out, (size_t)n);
+}
+
+/* The same, for a query the client sent as query (q read from it). */
+static void
+reply_query_error(const struct client *cl, const uint8_t *query,
+		  const struct dns_question *q, uint8_t rcode)
+{
+	reply_error(cl, q, query + DNS_HEADER_LEN, q->end - DNS_HEADER_LEN,
+		    rcode);
 }
 
 /* Learn from an answer (report it), then pass it on. */
@@ -337,16 +362,15 @@ answered(const struct client *cl, const struct dns_question *q, int rule,
 				    .client_port = cl->port,
 				    .rule = rule };
 
-	if (dns_answer_parse(buf, n, q, &r.answer) < 0) {
-		reply_error(cl, buf, q, DNS_RCODE_SERVFAIL);
+	/* The stub asked in lower case: the client gets its own question
+	 * back (the same length; names in the answer point at it). */
+	if (dns_answer_for_client(buf, n, q, question, question_len,
+				  &r.answer) < 0) {
+		reply_error(cl, q, question, question_len, DNS_RCODE_SERVFAIL);
 		return;
 	}
 	snprintf(r.name, sizeof(r.name), "%s", q->name);
 	report(&r);
-	/* The stub asked in lower case: the client gets its own question
-	 * back (the same length; names in the answer point at it). */
-	if (n >= DNS_HEADER_LEN + question_len)
-		memcpy(buf + DNS_HEADER_LEN, question, question_len);
 	reply(cl, buf, n);
 }
 
@@ -378,7 +402,7 @@ forward_tcp(const struct client *cl, const uint8_t *query, const uint8_t *ask,
 
 	if (st.n_pool[f] == 0) {
 		ask_refill();
-		reply_error(cl, query, q, DNS_RCODE_SERVFAIL);
+		reply_query_error(cl, query, q, DNS_RCODE_SERVFAIL);
 		return;
 	}
 	fd = st.pool[f][--st.n_pool[f]];
@@ -389,7 +413,7 @@ forward_tcp(const struct client *cl, const uint8_t *query, const uint8_t *ask,
 	    send(fd, len, 2, MSG_NOSIGNAL | MSG_MORE) != 2 ||
 	    send(fd, ask, n, MSG_NOSIGNAL) != (ssize_t)n ||
 	    recv(fd, len, 2, MSG_WAITALL) != 2) {
-		reply_error(cl, query, q, DNS_RCODE_SERVFAIL);
+		reply_query_error(cl, query, q, DNS_RCODE_SERVFAIL);
 		return;
 	}
 	want = (size_t)len[0] << 8 | len[1];
@@ -398,7 +422,7 @@ forward_tcp(const struct client *cl, const uint8_t *query, const uint8_t *ask,
 	       (got = recv(fd, answer + have, want - have, 0)) > 0)
 		have += (size_t)got;
 	if (have < want) {
-		reply_error(cl, query, q, DNS_RCODE_SERVFAIL);
+		reply_query_error(cl, query, q, DNS_RCODE_SERVFAIL);
 		return;
 	}
 	answered(cl, q, rule, answer, want, query + DNS_HEADER_LEN,
@@ -460,7 +484,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 	if (cl->proto == NETPOLICY_TCP) {
 		if ((qn = dns_query_build(q.name, q.type, q.id, ask,
 					  sizeof(ask))) < 0) {
-			reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
+			reply_query_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
 			return;
 		}
 		forward_tcp(cl, buf, ask, (size_t)qn, &q, v.rule);
@@ -468,7 +492,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 	}
 	if ((pd = pending_new()) == NULL || st.up[fam_index(dst->family)] < 0 ||
 	    q.end - DNS_HEADER_LEN > sizeof(pd->question)) {
-		reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
+		reply_query_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
 		return;
 	}
 	do
@@ -476,7 +500,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 			_exit(1);
 	while (id_used(id));
 	if ((qn = dns_query_build(q.name, q.type, id, ask, sizeof(ask))) < 0) {
-		reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
+		reply_query_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
 		return;
 	}
 	*pd = (struct pending){ .used = true,
@@ -494,7 +518,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 		   MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&ss,
 		   sl) != (ssize_t)qn) {
 		pd->used = false;
-		reply_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
+		reply_query_error(cl, buf, &q, DNS_RCODE_SERVFAIL);
 	}
 }
 
@@ -760,11 +784,12 @@ static void __attribute__((noreturn)) stub_main(void)
 /* In the stub, before it serves: its namespaces, listeners and
  * confinement.  Returns 0, or -errno with why (a static buffer). */
 static int
-stub_setup(char *why, size_t size)
+stub_setup(char *why, size_t size, uint64_t *netns)
 {
 	char *cause = NULL;
 	bool applied;
 	int r, one = 1;
+	socklen_t len = sizeof(*netns);
 
 	for (int f = 0; f < 2; f++) {
 		bool used = false;
@@ -828,9 +853,17 @@ stub_setup(char *why, size_t size)
 			return r;
 		}
 	}
-	/* It reads what the command sends: nothing more than it needs. */
+	if (st.n_dns == 0 ||
+	    getsockopt(st.udp[0], SOL_SOCKET, SO_NETNS_COOKIE, netns, &len) < 0)
+		*netns = 0; /* Linux before 5.14 */
+	/* It reads what the command sends: nothing more than it needs.
+	 * Its host sockets reach resolvers' port 53 alone (where Landlock
+	 * handles ports), and it makes no unix socket, traces, signals or
+	 * maps nothing of anyone's (ruleset.h, filter.h). */
 	if ((r = caps_drop(true)) < 0 ||
-	    (r = ruleset_confine_reader(NULL, 0, &applied, &cause)) < 0) {
+	    (r = ruleset_confine_helper(NULL, 0, RULESET_HELPER_DNS, &applied,
+					&cause)) < 0 ||
+	    (r = filter_confine_helper(false, false, &cause)) < 0) {
 		snprintf(why, size,
 			 "llwrap's resolver cannot confine itself: %s",
 			 cause ? cause : strerror(-r));
@@ -893,10 +926,7 @@ spares_ask(struct dnsstub *s)
 int
 dnsstub_wait(struct dnsstub *s, char **cause)
 {
-	struct {
-		int32_t err;
-		char why[240];
-	} msg = { 0 };
+	struct st_status msg = { 0 };
 	ssize_t got;
 
 	if (s->status < 0)
@@ -906,8 +936,12 @@ dnsstub_wait(struct dnsstub *s, char **cause)
 	while (got < 0 && errno == EINTR);
 	close(s->status);
 	s->status = -1;
-	if (got == sizeof(msg) && msg.err == 0)
+	if (got == sizeof(msg) && msg.err == 0) {
+		/* Said before the stub read anything of the command's: the
+		 * namespace every socket it hands over must be in. */
+		s->netns = msg.netns;
 		return 0;
+	}
 	msg.why[sizeof(msg.why) - 1] = '\0';
 	*cause = xasprintf("%s (allow-host needs it; with proxy = yes, or "
 			   "--proxy, names go through llwrap's proxy instead)",
@@ -922,10 +956,7 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 	      size_t n, bool wait, struct dnsstub **out, char **cause)
 {
 	int ctl[2] = { -1, -1 }, rec[2] = { -1, -1 }, status[2] = { -1, -1 };
-	struct {
-		int32_t err;
-		char why[240];
-	} msg = { 0 };
+	struct st_status msg = { 0 };
 	pid_t parent = getpid(), pid;
 	struct dnsstub *s;
 	int r;
@@ -957,7 +988,7 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 		st.n_dns = dns_unique(dns, n, st.dns);
 		for (size_t i = 0; i < ST_MAX_TCP; i++)
 			st.cl[i].fd = -1;
-		msg.err = -stub_setup(msg.why, sizeof(msg.why));
+		msg.err = -stub_setup(msg.why, sizeof(msg.why), &msg.netns);
 		if (write(status[1], &msg, sizeof(msg)) != sizeof(msg) ||
 		    msg.err != 0)
 			_exit(1);
@@ -1028,14 +1059,44 @@ take_record(struct dnsstub *s)
 	if (got != sizeof(r))
 		return -EPIPE;
 	if (r.kind == REC_NEED_TCP) {
-		refill(s);
+		/* At most every ST_REFILL_MS: a stub gone wrong gets no
+		 * stream of host sockets. */
+		uint64_t now = now_ms();
+
+		if (now - s->refilled_ms >= ST_REFILL_MS) {
+			s->refilled_ms = now;
+			refill(s);
+		}
 		return 1;
 	}
-	r.name[sizeof(r.name) - 1] = '\0';
-	r.log_rule[sizeof(r.log_rule) - 1] = '\0';
+	/* The stub reads what the command sends: its records are checked
+	 * as anything else the command could shape. */
+	if (!dnsstub_record_valid(&r) || s->n_queue >= ST_MAX_QUEUE)
+		return 1;
 	s->queue = xreallocarray(s->queue, s->n_queue + 1, sizeof(r));
 	s->queue[s->n_queue++] = r;
 	return 1;
+}
+
+bool
+dnsstub_record_valid(struct dnsstub_record *r)
+{
+	if ((r->kind != DNSSTUB_ANSWERED && r->kind != DNSSTUB_REFUSED) ||
+	    (r->proto != NETPOLICY_UDP && r->proto != NETPOLICY_TCP) ||
+	    r->answer.n > DNS_ANSWER_ADDRS ||
+	    r->answer.n_cnames > DNS_CNAME_MAX)
+		return false;
+	r->name[sizeof(r->name) - 1] = '\0';
+	r->log_rule[sizeof(r->log_rule) - 1] = '\0';
+	for (size_t i = 0; i < DNS_CNAME_MAX; i++)
+		r->answer.cnames[i][DNS_NAME_MAX] = '\0';
+	if (r->kind == DNSSTUB_REFUSED && !hostdns_log_rule_known(r->log_rule))
+		return false;
+	for (size_t i = 0; i < r->answer.n; i++)
+		if (r->answer.v[i].addr.family != AF_INET &&
+		    r->answer.v[i].addr.family != AF_INET6)
+			return false;
+	return true;
 }
 
 int
@@ -1049,6 +1110,34 @@ dnsstub_read(struct dnsstub *s, struct dnsstub_record *rec)
 	*rec = s->queue[0];
 	memmove(s->queue, s->queue + 1, --s->n_queue * sizeof(*rec));
 	return 1;
+}
+
+/*
+ * A socket the stub handed over goes into the command's descriptor table:
+ * it must be what was asked for, of the stub's own network namespace
+ * (never one of the host's, which the stub also holds to reach the
+ * resolvers).  0, or -EPROTO.
+ */
+static int
+stub_socket_check(const struct dnsstub *s, int fd, int family, int type)
+{
+	int domain = -1, got_type = -1;
+	uint64_t netns = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
+	    domain != family)
+		return -EPROTO;
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &got_type, &len) < 0 ||
+	    got_type != type)
+		return -EPROTO;
+	len = sizeof(netns);
+	if (s->netns != 0 &&
+	    (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &netns, &len) < 0 ||
+	     netns != s->netns))
+		return -EPROTO;
+	return 0;
 }
 
 /*
@@ -1081,7 +1170,9 @@ take_answer(struct dnsstub *s, uint32_t seq, struct st_resp *resp, int *fd)
 		f = fam_index(resp->family);
 		if (s->n_asked[f] > 0)
 			s->n_asked[f]--;
-		if (resp->err == 0 && n == 1 && s->n_spare[f] < ST_SPARES) {
+		if (resp->err == 0 && n == 1 && s->n_spare[f] < ST_SPARES &&
+		    stub_socket_check(s, got_fd, resp->family, SOCK_DGRAM) ==
+			    0) {
 			s->spare[f][s->n_spare[f]++] = got_fd;
 			return 0;
 		}
@@ -1171,6 +1262,11 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 				close(*fd);
 			*fd = -1;
 			return resp.err ? -resp.err : -EPIPE;
+		}
+		if ((r = stub_socket_check(s, *fd, family, type)) < 0) {
+			close(*fd);
+			*fd = -1;
+			return r;
 		}
 		spares_ask(s);
 		return 0;

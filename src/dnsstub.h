@@ -76,6 +76,15 @@ int dnsstub_fd(const struct dnsstub *s);
  * -errno when the stub is gone. */
 int dnsstub_read(struct dnsstub *s, struct dnsstub_record *rec);
 
+/*
+ * Whether rec, as read from the stub, is one it could have written: a
+ * known kind and protocol, counts within their arrays, addresses of a
+ * family, a refusal's log rule one hostdns names; its strings are
+ * terminated in place.  The stub parses what the command sends, so the
+ * supervisor trusts nothing of it unchecked (DESIGN.md §15).
+ */
+bool dnsstub_record_valid(struct dnsstub_record *rec);
+
 /* In the process that goes on to exec: close the stub's descriptors. */
 void dnsstub_child_forked(struct dnsstub *s);
 

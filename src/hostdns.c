@@ -29,6 +29,19 @@ formerr(const uint8_t *buf, size_t len, uint8_t *reply, size_t size)
 	return off + 5;
 }
 
+/* The rules a refusal's log line may name. */
+static const char *const log_rules[] = { "filtered/host", "filtered/dns-type",
+					 "filtered/dns-malformed" };
+
+bool
+hostdns_log_rule_known(const char *rule)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(log_rules); i++)
+		if (strcmp(rule, log_rules[i]) == 0)
+			return true;
+	return false;
+}
+
 struct hostdns_verdict
 hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 		     size_t len, struct dns_question *q, uint8_t *reply,
@@ -37,7 +50,7 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 	struct hostdns_verdict v = { .action = HOSTDNS_DROP,
 				     .rule = -1,
 				     .reason = "malformed",
-				     .log_rule = "filtered/dns-malformed" };
+				     .log_rule = log_rules[2] };
 	int r;
 
 	if (dns_query_parse(buf, len, q) < 0) {
@@ -51,9 +64,10 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 			v.rule = (int)i;
 	if (v.rule < 0) {
 		v.reason = "not in allow-host";
-		v.log_rule = "filtered/host";
-		r = dns_error_build(buf, q, DNS_RCODE_REFUSED, reply,
-				    reply_size);
+		v.log_rule = log_rules[0];
+		r = dns_error_build(q, buf + DNS_HEADER_LEN,
+				    q->end - DNS_HEADER_LEN, DNS_RCODE_REFUSED,
+				    reply, reply_size);
 	} else {
 		if (q->qclass == DNS_CLASS_IN &&
 		    (q->type == DNS_TYPE_A || q->type == DNS_TYPE_AAAA ||
@@ -63,9 +77,10 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 			return v;
 		}
 		v.reason = "type not forwarded";
-		v.log_rule = "filtered/dns-type";
-		r = dns_error_build(buf, q, DNS_RCODE_NOERROR, reply,
-				    reply_size);
+		v.log_rule = log_rules[1];
+		r = dns_error_build(q, buf + DNS_HEADER_LEN,
+				    q->end - DNS_HEADER_LEN, DNS_RCODE_NOERROR,
+				    reply, reply_size);
 	}
 	if (r > 0) {
 		v.action = HOSTDNS_ANSWER;

@@ -34,6 +34,9 @@ struct hostdns_verdict {
 	size_t reply_len;
 };
 
+/* Whether rule is one a verdict's log_rule can be. */
+bool hostdns_log_rule_known(const char *rule);
+
 /*
  * Decide the query buf[0..len) (read into *q) under rules (n of them,
  * the policy's hosts).  A query for a name an entry names (on any port)

@@ -23,6 +23,7 @@
 #include "cleanup.h"
 #include "dns.h"
 #include "fdutil.h"
+#include "filter.h"
 #include "hostrule.h"
 #include "httpreq.h"
 #include "proxy.h"
@@ -734,9 +735,10 @@ proxyserve_start(const struct policy *p, char *const *envp,
 		 * first byte arrives. */
 		if (slash != NULL && slash != real)
 			*slash = '\0';
-		if (ruleset_confine_reader(
+		if (ruleset_confine_helper(
 			    confined, ARRAY_SIZE(confined) - (real == NULL),
-			    &applied, &why) < 0) {
+			    RULESET_HELPER_NET_ANY, &applied, &why) < 0 ||
+		    filter_confine_helper(true, false, &why) < 0) {
 			syslog(LOG_USER | LOG_ERR,
 			       "the proxy cannot confine "
 			       "itself: %s",

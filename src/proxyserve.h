@@ -13,7 +13,8 @@
  * Refusals are answered 403 with the reason, and logged as the
  * supervisor logs (DESIGN.md §6) to syslog and the instance's log file,
  * naming the client's pid and command as the supervisor told them.  The
- * process confines itself before it serves (ruleset_confine_reader).
+ * process confines itself before it serves (ruleset_confine_helper,
+ * filter_confine_helper).
  */
 #ifndef LLW_PROXYSERVE_H
 #define LLW_PROXYSERVE_H

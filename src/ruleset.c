@@ -730,14 +730,18 @@ ruleset_apply(const struct ruleset_plan *rp, char **cause)
 }
 
 int
-ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
-		       char **cause)
+ruleset_confine_helper(const char *const *paths, size_t n,
+		       enum ruleset_helper_net net, bool *applied, char **cause)
 {
 	struct ruleset_kernel k;
 	struct ruleset_plan rp = { 0 };
 	_cleanup_free_ struct plan_rule *rules = NULL;
 	_cleanup_close_ int rfd = -1;
 	int r;
+	__typeof__(*rp.net_rules) dns = { .port = 53,
+					  .access = LLW_NET_CONNECT_TCP,
+					  .origin =
+						  (char *)"llwrap's resolver" };
 
 	*applied = false;
 	/* First, and with or without Landlock: nothing the helper runs or
@@ -754,15 +758,28 @@ ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
 	for (size_t i = 0; i < n; i++) {
 		rules[i].path = (char *)paths[i];
 		rules[i].access = LLW_FS_READ_FILE | LLW_FS_READ_DIR;
-		rules[i].origin = (char *)"llwrap's proxy";
+		rules[i].origin = (char *)"llwrap's helper";
 	}
 	rp.abi = k.abi;
-	/* Connecting to a pathname socket (syslog's /dev/log) stays
-	 * possible: RESOLVE_UNIX is not handled. */
-	rp.handled_fs = llw_fs_rights(k.abi) & ~LLW_FS_RESOLVE_UNIX;
+	/* The proxy connects to a pathname socket (syslog's /dev/log):
+	 * RESOLVE_UNIX is not handled there. */
+	rp.handled_fs = llw_fs_rights(k.abi);
+	if (net == RULESET_HELPER_NET_ANY)
+		rp.handled_fs &= ~LLW_FS_RESOLVE_UNIX;
 	rp.scoped = llw_scopes(k.abi);
 	rp.fs_rules = rules;
 	rp.n_fs_rules = n;
+	/* The resolver's host sockets: the resolvers' port 53 and nothing
+	 * else (UDP is not handled: it answers its clients, in its own
+	 * namespace, on their ports). */
+	if (net == RULESET_HELPER_DNS) {
+		rp.handled_net = llw_net_rights(k.abi) &
+				 (LLW_NET_BIND_TCP | LLW_NET_CONNECT_TCP);
+		if (rp.handled_net != 0) {
+			rp.net_rules = &dns;
+			rp.n_net_rules = 1;
+		}
+	}
 	if ((r = ruleset_create(&rp, NULL, &rfd, cause)) < 0 ||
 	    (r = ruleset_restrict(rfd, k.abi, cause)) < 0)
 		return r;

@@ -121,18 +121,30 @@ bool ruleset_plan_must_fail(const struct ruleset_plan *rp,
  */
 int ruleset_apply(const struct ruleset_plan *rp, char **cause);
 
+/* What a helper of llwrap's may reach of the network and of pathname
+ * sockets (ruleset_confine_helper). */
+enum ruleset_helper_net {
+	/* Any address (the proxy connects where the supervisor allowed);
+	 * pathname sockets too (syslog). */
+	RULESET_HELPER_NET_ANY,
+	/* llwrap's resolver: TCP connects to port 53 alone, no TCP bind,
+	 * no pathname socket (Landlock ABI 4 and 9 where the kernel has
+	 * them). */
+	RULESET_HELPER_DNS,
+};
+
 /*
  * Confine the calling process, a trusted helper of llwrap's such as its
- * proxy (proxyserve.h), before it starts threads: no_new_privs, then a
- * Landlock domain in which it may only read the files and directories of
- * paths (n of them; a missing one is skipped), execute nothing, write
- * nowhere, signal and reach abstract sockets only inside the domain.
- * Connecting to pathname sockets (syslog) and the network are not
- * handled.  Without Landlock only no_new_privs is set, and *applied is
- * false.
- * Returns 0, or -errno with *cause.
+ * proxy (proxyserve.h) or resolver (dnsstub.h), before it starts threads:
+ * no_new_privs, then a Landlock domain in which it may only read the
+ * files and directories of paths (n of them; a missing one is skipped),
+ * execute nothing, write nowhere, signal and reach abstract sockets only
+ * inside the domain, and reach the network and pathname sockets as net
+ * says.  Without Landlock only no_new_privs is set, and *applied is
+ * false.  Returns 0, or -errno with *cause.
  */
-int ruleset_confine_reader(const char *const *paths, size_t n, bool *applied,
+int ruleset_confine_helper(const char *const *paths, size_t n,
+			   enum ruleset_helper_net net, bool *applied,
 			   char **cause);
 
 /*

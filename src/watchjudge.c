@@ -26,6 +26,7 @@
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
+#include "filter.h"
 #include "watchjudge.h"
 #include "xalloc.h"
 
@@ -237,6 +238,9 @@ static void __attribute__((noreturn)) judge_main(int sock, int ruleset)
 			_exit(1);
 		close(ruleset);
 	}
+	/* No network, no unix socket of its own, no other process. */
+	if (filter_confine_helper(false, true, &(char *){ NULL }) < 0)
+		_exit(1);
 	judge_serve(sock);
 }
 

@@ -58,6 +58,39 @@ answer(const uint8_t *data, size_t len, const struct dns_question *q)
 	return r;
 }
 
+/*
+ * The stub's reply to the client of q (its query in query), for an
+ * upstream answer taken from the input's tail, as long as the input
+ * says (shorter than the question included: the heap over-read of
+ * issue 23 read past such an answer): the reply is that answer with the
+ * client's question, or an error made of the client's bytes alone.
+ * ASan sees any read past either buffer.
+ */
+static void
+reply_for_client(const uint8_t *data, size_t size, const struct dns_question *q,
+		 const uint8_t *query)
+{
+	size_t n = size > 0 ? data[size - 1] % (size + 1) : 0;
+	uint8_t *up = malloc(n ? n : 1), out[512];
+	struct dns_answer a;
+	size_t qlen = q->end - DNS_HEADER_LEN;
+
+	memcpy(up, data + size - n, n);
+	if (dns_answer_for_client(up, n, q, query + DNS_HEADER_LEN, qlen, &a) ==
+	    0) {
+		if (n < q->end || memcmp(up + DNS_HEADER_LEN,
+					 query + DNS_HEADER_LEN, qlen) != 0)
+			abort();
+	} else {
+		int m = dns_error_build(q, query + DNS_HEADER_LEN, qlen,
+					DNS_RCODE_SERVFAIL, out, sizeof(out));
+
+		if (m > 0 && (size_t)m != q->end)
+			abort();
+	}
+	free(up);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -75,12 +108,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_name(q.name);
 		if (q.end > size)
 			abort();
-		n = dns_error_build(buf, &q, DNS_RCODE_REFUSED, out,
-				    sizeof(out));
+		n = dns_error_build(&q, buf + DNS_HEADER_LEN,
+				    q.end - DNS_HEADER_LEN, DNS_RCODE_REFUSED,
+				    out, sizeof(out));
 		if (n == -ENOBUFS ? q.end <= sizeof(out) : n != (int)q.end)
+			abort();
+		/* Only the client's own bytes: its question, a new header. */
+		if (n > 0 && memcmp(out + DNS_HEADER_LEN, buf + DNS_HEADER_LEN,
+				    q.end - DNS_HEADER_LEN) != 0)
 			abort();
 		if (n > 0 && answer(out, (size_t)n, &q) != 0)
 			abort();
+		reply_for_client(data, size, &q, buf);
 	}
 	free(buf);
 

@@ -199,9 +199,9 @@ test_error(void **state)
 	(void)state;
 	assert_true(n > 0);
 	assert_int_equal(dns_query_parse(query, (size_t)n, &q), 0);
-	assert_int_equal(
-		dns_error_build(query, &q, DNS_RCODE_REFUSED, out, sizeof(out)),
-		n);
+	assert_int_equal(dns_error_build(&q, query + 12, (size_t)n - 12,
+					 DNS_RCODE_REFUSED, out, sizeof(out)),
+			 n);
 	assert_int_equal(out[0], 0xbe);
 	assert_int_equal(out[1], 0xef);
 	assert_int_equal(out[2], 0x81); /* QR, RD */
@@ -211,9 +211,49 @@ test_error(void **state)
 	assert_int_equal(dns_answer_parse(out, (size_t)n, &q, &a), 0);
 	assert_int_equal(a.rcode, DNS_RCODE_REFUSED);
 	assert_int_equal(a.n, 0);
-	assert_int_equal(dns_error_build(query, &q, DNS_RCODE_NXDOMAIN, out,
+	assert_int_equal(dns_error_build(&q, query + 12, (size_t)n - 12,
+					 DNS_RCODE_NXDOMAIN, out,
 					 (size_t)n - 1),
 			 -ENOBUFS);
+}
+
+/*
+ * An upstream answer shorter than the client's question (issue 23: the
+ * error built from it read the stub's heap past it): not the client's
+ * answer, and the error the client gets holds only its own question.
+ */
+static void
+test_answer_for_client(void **state)
+{
+	uint8_t query[512], up[512], out[512];
+	struct dns_question q;
+	struct dns_answer a;
+	int n = dns_query_build("a-rather-long-name.example.org", DNS_TYPE_A,
+				0x1234, query, sizeof(query));
+	size_t qlen;
+
+	(void)state;
+	assert_true(n > 0);
+	assert_int_equal(dns_query_parse(query, (size_t)n, &q), 0);
+	qlen = q.end - 12;
+	/* A bare header, then the same with the stub's question. */
+	memset(up, 0xaa, sizeof(up));
+	memcpy(up, query, 12);
+	up[2] = 0x81;
+	up[3] = 0x80;
+	assert_true(dns_answer_for_client(up, 12, &q, query + 12, qlen, &a) <
+		    0);
+	assert_int_equal(dns_error_build(&q, query + 12, qlen,
+					 DNS_RCODE_SERVFAIL, out, sizeof(out)),
+			 (int)q.end);
+	assert_memory_equal(out + 12, query + 12, qlen);
+	/* A real answer gets the client's own letters back. */
+	memcpy(up + 12, query + 12, qlen);
+	up[12 + 1] = 'A';
+	up[7] = 0; /* no records */
+	assert_int_equal(
+		dns_answer_for_client(up, q.end, &q, query + 12, qlen, &a), 0);
+	assert_memory_equal(up + 12, query + 12, qlen);
 }
 
 /* The answer to api.example.com A: a CNAME to edge.cdn.example, its A
@@ -384,6 +424,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_query),
 		cmocka_unit_test(test_error),
+		cmocka_unit_test(test_answer_for_client),
 		cmocka_unit_test(test_answer),
 		cmocka_unit_test(test_answer_hostile),
 	};
