@@ -31,3 +31,9 @@ testhook_bwrap(void)
 {
 	return NULL;
 }
+
+__attribute__((weak)) bool
+testhook_supervisor_stalls(void)
+{
+	return false;
+}

@@ -31,4 +31,9 @@ uint64_t testhook_clock_skew(void);
  * pick (a test's wrapper around the real one), or NULL. */
 const char *testhook_bwrap(void);
 
+/* True when the supervisor is to stop answering at its first
+ * notification, as one the command had wedged would (the guardian's
+ * timeout and final check must not depend on it). */
+bool testhook_supervisor_stalls(void);
+
 #endif /* LLW_TESTHOOK_H */

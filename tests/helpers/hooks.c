@@ -12,6 +12,9 @@
  *	LLW_HOOK_BWRAP=PATH	run PATH as bubblewrap (a wrapper around
  *				the real one that misbehaves as a slow
  *				bwrap can)
+ *	LLW_HOOK_SUPERVISOR_STALL=1
+ *				the supervisor stops answering at its
+ *				first notification (a wedged one)
  *
  * They only take away: a kernel never gains a feature this way, and
  * LLW_HOOK_BWRAP's wrapper runs the real bwrap.
@@ -75,4 +78,12 @@ testhook_bwrap(void)
 	const char *s = getenv("LLW_HOOK_BWRAP");
 
 	return s != NULL && *s == '/' ? s : NULL;
+}
+
+bool
+testhook_supervisor_stalls(void)
+{
+	const char *s = getenv("LLW_HOOK_SUPERVISOR_STALL");
+
+	return s != NULL && strcmp(s, "1") == 0;
 }

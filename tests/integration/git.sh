@@ -23,19 +23,7 @@ fi
 # nothing to test.
 need_opencode_profile
 
-MARKS=$OUTSIDE/marks
-mkdir -p "$MARKS"
-chown "$TEST_UID:$TEST_GID" "$MARKS"
-cat >"$HOME_DIR/.gitconfig" <<EOF
-[user]
-	name = llwrap test
-	email = test@llwrap.invalid
-[protocol "file"]
-	allow = always
-[init]
-	defaultBranch = main
-EOF
-chown "$TEST_UID:$TEST_GID" "$HOME_DIR/.gitconfig"
+git_fixture
 
 # make_repo DIR: a repository with a commit, a submodule at lib/sub and
 # a linked worktree at DIR-wt, made as the test user.

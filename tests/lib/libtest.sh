@@ -292,6 +292,20 @@ setup_fixture() {
 }
 setup_fixture
 
+# git_fixture: the test user's ~/.gitconfig for suites that run git (an
+# identity, local submodules allowed, branch main) and $MARKS, a directory
+# of the test user's where planted commands leave a mark when they run.
+git_fixture() {
+	MARKS=$OUTSIDE/marks
+	mkdir -p "$MARKS"
+	chown "$TEST_UID:$TEST_GID" "$MARKS"
+	printf '%s\n' '[user]' '	name = llwrap test' \
+		'	email = test@llwrap.invalid' '[protocol "file"]' \
+		'	allow = always' '[init]' '	defaultBranch = main' \
+		>"$HOME_DIR/.gitconfig"
+	chown "$TEST_UID:$TEST_GID" "$HOME_DIR/.gitconfig"
+}
+
 # run_capture VAR CMD...: run CMD, store stdout+stderr in $out and the
 # status in $rc.
 out=

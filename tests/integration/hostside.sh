@@ -1,0 +1,321 @@
+#!/bin/sh
+# The host side acts on nothing the sandbox controls (issue 23, DESIGN.md
+# §15): each way a review found for a sandboxed command to make llwrap's
+# own processes outside the sandbox run, rename, kill or leak something
+# for it, tried as an unprivileged user, with the legitimate neighbour
+# beside it.  Under -p opencode (and -p default for the process calls),
+# and again under bubblewrap (backend-bwrap.sh).
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+command -v git >/dev/null 2>&1 || skip_rest "git is not installed"
+command -v python3 >/dev/null 2>&1 || skip_rest "python3 is not installed"
+
+HOOKED=$LLW_HELPERS/llwrap-hooked
+git_fixture
+
+# ---- Calls on another process by pid (item 3) ----
+# A process of the same user outside the sandbox: its limits and its
+# priority are not the sandbox's to change, with or without a pid
+# namespace; the sandbox's own processes' are.
+spawn_as_user sleep 300
+host=$spawned
+limits_before=$(cat "/proc/$host/limits")
+nice_before=$(awk '{print $19}' "/proc/$host/stat")
+
+# pid_calls PROFILE...: the calls on $host, each as its own command.
+pid_calls() {
+	for call in "prlimit --pid $host --cpu=0:0" \
+		"prlimit --pid $host --fsize=0:0" \
+		"renice -n 10 -p $host" "taskset -p 1 $host" \
+		"ionice -c 3 -p $host" "renice -n 10 -g $(ps -o pgid= -p "$host" | tr -d " ")" "renice -n 10 -u $TEST_UID"; do
+		run llw "$@" -q -- /bin/sh -c "$call"
+		if [ "$rc" -ne 0 ] &&
+			printf '%s\n' "$out" | grep -Eq 'Operation not permitted|No such process'; then
+			ok "$*: '$call' is refused (EPERM, or ESRCH where a pid namespace hides it)"
+		else
+			not_ok "$*: '$call' should be refused"
+			diag "status $rc: $out"
+		fi
+	done
+}
+pid_calls -p default
+# A supervisor without a pid namespace checks each pid itself.
+pid_calls -p default --allow-cidr 127.0.0.1/32:9
+if [ "$(cat "/proc/$host/limits")" = "$limits_before" ] &&
+	[ "$(awk '{print $19}' "/proc/$host/stat")" = "$nice_before" ] &&
+	kill -0 "$host" 2>/dev/null; then
+	ok "... the host process is alive, its limits and priority unchanged"
+else
+	not_ok "the host process was changed or killed"
+	diag "$(diff "/proc/$host/limits" - <<EOF
+$limits_before
+EOF
+)"
+fi
+
+# The legitimate neighbours: the caller's own limits and priority, and
+# (where a pid namespace or the supervisor decides) its children's.
+OWN='nice -n 5 sh -c "cut -d\" \" -f19 /proc/\$\$/stat" &&
+prlimit --nofile=64:64 sh -c "ulimit -n" &&
+ionice -c 3 true && echo own-ok'
+CHILD='sleep 30 & c=$!; renice -n 7 -p $c >/dev/null && prlimit --pid $c --nofile=32:32 &&
+cut -d" " -f19 /proc/$c/stat; kill $c'
+run llw -p default -q -- /bin/sh -c "$OWN"
+expect_output "-p default: nice, prlimit and ionice of the command itself work" "^5\$"
+expect_output "... (all of them)" "own-ok"
+run llw -p default --allow-cidr 127.0.0.1/32:9 -q -- /bin/sh -c "$CHILD"
+expect_output "... with the supervisor, renice and prlimit of the command's own child work" "^7\$"
+run llw -p default -q -- /bin/sh -c "$CHILD"
+if bwrap_backend; then
+	# bubblewrap always makes a pid namespace.
+	expect_output "... under bubblewrap's pid namespace, without the supervisor too" "^7\$"
+else
+	expect_output "... without it (no pid namespace, no supervisor), another pid is refused (EPERM)" \
+		"Operation not permitted|Permission denied"
+fi
+
+if ! bwrap_backend && ! userns_works; then
+	# The rest needs the opencode profile, which fails closed here.
+	expect_status "without user namespaces the opencode profile fails closed" 125 \
+		llw -p opencode -- /bin/true
+	done_testing
+	exit
+fi
+need_opencode_profile
+
+pid_calls -p opencode $BE
+run llw -p opencode $BE -q -- /bin/sh -c "$CHILD"
+expect_output "opencode (pid namespace): renice and prlimit of the command's own child work" "^7\$"
+
+# ---- The gitlink that named the project itself (item 1) ----
+# make_repo DIR: a repository with a commit and a submodule at sub, made
+# as the test user.
+make_repo() {
+	as_user /bin/sh -ec '
+		d=$1
+		git init -q "$d.sub"
+		cd "$d.sub" && echo s >s && git add s && git commit -qm s
+		git init -q "$d" && cd "$d"
+		echo a >a && git add a && git commit -qm a
+		git submodule add -q "$d.sub" sub 2>/dev/null
+		git commit -qm sub' sh "$1"
+}
+
+# An index whose only entries are gitlinks at the paths given, with a
+# valid checksum, so that host git reads it (python, inside the sandbox).
+INDEX_PY='
+import hashlib, struct, sys
+paths = sys.argv[1:]
+out = b"DIRC" + struct.pack(">II", 2, len(paths))
+for p in sorted(paths):
+    name = p.encode()
+    e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o160000, 0, 0, 0)
+    e += bytes.fromhex("1234567890abcdef1234567890abcdef12345678")
+    e += struct.pack(">H", min(len(name), 0xfff)) + name
+    e += b"\0" * (8 - (len(e) % 8))
+    out += e
+out += hashlib.sha1(out).digest()
+open(".git/index", "wb").write(out)
+'
+# After the watch had moved .git aside, the command could make its own
+# .git, whose config runs a command in the user's next git status.
+REPLANT='sleep 1
+if [ ! -e .git/HEAD ]; then
+	rm -rf .git 2>/dev/null; git init -q . &&
+	printf "[core]\n\tfsmonitor = touch %s/%s\n" "$1" "$2" >>.git/config
+fi
+if [ ! -e sub/.git ]; then
+	mkdir -p evil.git && git init -q --bare evil.git &&
+	printf "[core]\n\tfsmonitor = touch %s/%s\n\tworktree = %s/sub\n" "$1" "$2" "$PWD" >>evil.git/config &&
+	printf "gitdir: %s/evil.git\n" "$PWD" >sub/.git
+fi
+exit 0'
+for link in . ./sub sub/ sub/.. ".git/../sub"; do
+	tag=$(printf '%s' "$link" | tr -c 'a-z' 'x')
+	R=$HOME_DIR/work/gl-$tag
+	make_repo "$R"
+	head_before=$(cat "$R/.git/HEAD")
+	run llw -p opencode $BE -C "$R" -- /bin/sh -c \
+		"python3 -c '$INDEX_PY' '$link' && $REPLANT" sh "$MARKS" "gl-$tag"
+	expect_rc "gitlink '$link': the command ran" 0
+	expect_output "... llwrap names the index entry it left alone" \
+		"submodule entry '$(printf '%s' "$link" | sed 's/[.]/\\./g')'"
+	as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; git -C sub status >/dev/null 2>&1; exit 0' sh "$R"
+	if [ ! -e "$MARKS/gl-$tag" ] && [ -e "$R/.git/HEAD" ] &&
+		[ "$(cat "$R/.git/HEAD")" = "$head_before" ] && [ -e "$R/sub/.git" ] &&
+		! ls -d "$R"/.git.llwrap-blocked-* "$R"/sub/.git.llwrap-blocked-* >/dev/null 2>&1; then
+		ok "... .git and sub/.git stayed in place, and the user's git ran nothing"
+	else
+		not_ok "gitlink '$link' moved a repository or ran a planted command"
+		diag "$(ls -la "$R" "$R/sub" 2>&1)"
+	fi
+done
+# The control: host git reads such an index (so the check above could
+# fail), and a real new submodule's .git is still moved aside.
+as_user git -C "$HOME_DIR/work/gl-x" ls-files -s 2>/dev/null | grep -q '^160000 .*	\.$' &&
+	ok "control: host git reads the planted index with its '.' gitlink" ||
+	not_ok "control: the planted index is not one host git reads"
+R=$HOME_DIR/work/gl-new
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c \
+	'mkdir nested && cd nested && git init -q && echo n >n && git add n &&
+	git commit -qm n && printf "[core]\n\tfsmonitor = touch %s/new\n" "$1" >>.git/config &&
+	cd .. && git add nested 2>/dev/null; git -C sub status --short; echo sub-ok' sh "$MARKS"
+expect_output "a submodule registered inside has its .git moved aside" \
+	"the command created $R/nested/\\.git, which git \\(a submodule's repository\\) reads later"
+expect_output "... while the existing submodule works inside" "sub-ok"
+as_user git -C "$R" status >/dev/null 2>&1
+[ ! -e "$MARKS/new" ] && ok "... and the user's git ran nothing" || not_ok "the nested repository's config ran"
+
+# ---- The monitor cannot be wedged or killed (item 2) ----
+# connect.py HOST PORT: one connect the supervisor refuses (loopback is
+# not allowed under -p opencode), which it notes on the caller's stderr.
+CONNECT_PY='
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+try:
+    s.connect(("127.0.0.1", 443))
+except OSError:
+    pass
+'
+# An ordinary pipeline: llwrap's output read by a program that has gone.
+R=$HOME_DIR/work/pipe
+make_repo "$R"
+as_user /bin/sh -c '
+	{ $1 --rx "$2" -p opencode $3 -q -C "$4" -- /bin/sh -c "sleep 1; python3 -c \"\$0\"; exit 3" "$5" 2>&1
+	  echo $? >"$4/status"; } | true' sh "$LLWRAP_B" "$LLW_HELPERS" "$BE" "$R" "$CONNECT_PY"
+st=$(cat "$R/status" 2>/dev/null)
+[ "$st" = 3 ] && ok "cmd 2>&1 | true, then a refused connect: llwrap exits with the command's status" ||
+	not_ok "the pipeline's llwrap exited $st, not the command's 3"
+
+# A one-page packet pipe, full, its mode 0 (no reopening): the note would
+# have to block.  Then a later-run file is planted: still moved aside.
+WEDGE_PY='
+import fcntl, os, socket
+r, w = os.pipe2(os.O_DIRECT)
+fcntl.fcntl(w, 1031, 4096)
+fl = fcntl.fcntl(w, fcntl.F_GETFL)
+fcntl.fcntl(w, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+try:
+    while True:
+        os.write(w, b"x" * 512)
+except BlockingIOError:
+    pass
+fcntl.fcntl(w, fcntl.F_SETFL, fl)
+os.fchmod(w, 0)
+os.dup2(w, 2)
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+try:
+    s.connect(("127.0.0.1", 443))
+except OSError:
+    pass
+open(".git/commondir", "w").write(os.getcwd() + "/evil.git\n")
+'
+R=$HOME_DIR/work/wedge
+make_repo "$R"
+# (timeout: before the fix this run never ended)
+run as_user timeout -s KILL 60 $LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE \
+	-C "$R" -- /bin/sh -c 'cp -r .git evil.git &&
+	printf "[core]\n\tfsmonitor = touch %s/wedge\n" "$1" >>evil.git/config &&
+	python3 -c "$0"; exit 4' "$WEDGE_PY" "$MARKS"
+expect_rc "a full, unwritable one-page pipe as stderr does not stall llwrap: the command's status" 4
+expect_output "... and the commondir planted after it is moved aside" \
+	"the command created $R/\\.git/commondir, which git reads later"
+as_user git -C "$R" status >/dev/null 2>&1
+[ ! -e "$MARKS/wedge" ] && ok "... and the user's git ran nothing" || not_ok "host git ran the planted config"
+
+# The supervisor killed from outside (as nothing inside can any more):
+# the guardian still makes the final check and fails the run loudly.
+R=$HOME_DIR/work/killed
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && cp -r .git evil.git &&
+	printf "[core]\n\tfsmonitor = touch %s/killed\n" "$2" >>evil.git/config' sh "$R" "$MARKS"
+rm -f "$OUTSIDE/killed.out"
+spawn_as_user /bin/sh -c 'exec $1 --rx "$2" -p opencode $3 -C "$4" -- /bin/sh -c \
+	"sleep 3; printf \"%s/evil.git\n\" \"\$PWD\" >.git/commondir; sleep 30" >"$5" 2>&1' \
+	sh "$LLWRAP_B" "$LLW_HELPERS" "$BE" "$R" "$OUTSIDE/killed.out"
+guardian=$spawned
+sleep 1
+sup=
+for c in $(pgrep -P "$guardian"); do
+	[ -n "$(pgrep -P "$c")" ] && sup=$c
+done
+if [ -n "$sup" ]; then
+	kill -9 "$sup"
+	wait "$guardian"
+	st=$?
+	out=$(cat "$OUTSIDE/killed.out")
+	[ "$st" -eq 125 ] && ok "the supervisor killed: llwrap exits 125" ||
+		not_ok "the supervisor killed: llwrap exited $st"
+	expect_output "... and says so" "supervisor .* was ended by signal 9"
+	as_user git -C "$R" status >/dev/null 2>&1
+	[ ! -e "$MARKS/killed" ] && [ ! -s "$R/.git/commondir" ] &&
+		ok "... nothing the command planted runs in the user's git" ||
+		not_ok "a commondir planted after the supervisor died ran"
+else
+	not_ok "no supervisor process under llwrap $guardian"
+	diag "$(ps -o pid,ppid,comm --ppid "$guardian" 2>&1)"
+fi
+
+# The timeout does not wait for a supervisor that stopped answering.
+if [ -x "$HOOKED" ]; then
+	start=$(date +%s)
+	run as_user env LLW_HOOK_SUPERVISOR_STALL=1 timeout -s KILL 60 "$HOOKED" \
+		${LLW_BACKEND:+--backend "$LLW_BACKEND"} --rx "$LLW_HELPERS" \
+		-p opencode $BE -q --timeout 2 -- /bin/sh -c 'python3 -c "$0"; sleep 50' "$CONNECT_PY"
+	expect_rc "a wedged supervisor: --timeout 2 still ends the run (124)" 124
+	[ $(($(date +%s) - start)) -lt 30 ] &&
+		ok "... within the timeout and its grace period" ||
+		not_ok "the timeout waited for the supervisor"
+else
+	skip "no $HOOKED (configure --disable-tests?)"
+fi
+
+# ---- A fail-closed watch (item 6) ----
+# An index that is a FIFO: the watch neither blocks on it nor passes it.
+R=$HOME_DIR/work/fifo
+make_repo "$R"
+run as_user timeout -s KILL 60 $LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE \
+	-C "$R" -- /bin/sh -c 'rm .git/index && mkfifo .git/index; exit 0'
+expect_rc "an index replaced by a FIFO: the run fails closed (125)" 125
+expect_output "... naming the index it could not read" "cannot read the git index $R/\\.git/index"
+expect_output "... and what to review" "review $R before git"
+# More gitlinks with checkouts than the watch may hold.
+R=$HOME_DIR/work/many
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	i=0; while [ $i -lt 1100 ]; do mkdir -p m/$i; i=$((i + 1)); done
+	python3 -c "$0" $(i=0; while [ $i -lt 1100 ]; do echo m/$i; i=$((i + 1)); done)' "$INDEX_PY"
+expect_rc "more submodule checkouts than it may watch: the run fails closed (125)" 125
+expect_output "... and says why" "more than 1024 directories to watch"
+
+# ---- .envrc through a symlink to the home (item 5) ----
+R=$HOME_DIR/work/envrc
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && ln -s "$HOME" sub2 &&
+	echo "source_env sub2/.ssh/authorized_keys" >.envrc' sh "$R"
+rm -f "$HOME_DIR/.ssh/authorized_keys"
+run llw -p opencode $BE -C "$R" --explain -- /bin/true
+expect_output "--explain: a path .envrc loads through a symlink is not watched" \
+	"loads sub2/.ssh/authorized_keys, which does not exist and is reached through a symbolic link"
+spawn_as_user /bin/sh -c 'sleep 1; echo ssh-ed25519 AAAA user >"$HOME/.ssh/authorized_keys"'
+run llw -p opencode $BE -C "$R" -q -- /bin/sh -c 'sleep 3'
+if [ -f "$HOME_DIR/.ssh/authorized_keys" ] &&
+	! ls "$HOME_DIR"/.ssh/authorized_keys.llwrap-blocked-* >/dev/null 2>&1; then
+	ok "... the user's ~/.ssh/authorized_keys, made during the run, stays where it is"
+else
+	not_ok "llwrap acted on ~/.ssh through a link in the project"
+	diag "$out"
+fi
+
+# ---- .opencode/ made inside (item 7) ----
+R=$HOME_DIR/work/oc
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .opencode/plugin &&
+	echo "export default async () => ({})" >.opencode/plugin/p.js'
+expect_output "a .opencode/ made inside is moved aside and named" \
+	"the command created $R/\\.opencode, which opencode reads later"
+[ ! -e "$R/.opencode" ] && [ -d "$R"/.opencode.llwrap-blocked-* ] &&
+	ok "... kept beside it, never deleted" || not_ok ".opencode not moved aside"
+
+done_testing
