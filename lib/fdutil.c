@@ -224,6 +224,8 @@ fd_open_regular(int dirfd, const char *path, int flags)
 		return -errno;
 	if (fstat(fd, &st) < 0)
 		e = errno;
+	else if (S_ISDIR(st.st_mode))
+		e = EISDIR;
 	else if (!S_ISREG(st.st_mode))
 		e = EINVAL;
 	else if (fcntl(fd, F_SETFL, 0) < 0)

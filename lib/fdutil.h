@@ -40,8 +40,8 @@ int fd_detach_helper(pid_t parent, const int *keep, size_t n, const char *name);
  * regular file, adding flags (O_NOFOLLOW, ...): never waiting in the
  * open (a FIFO or a device someone put where a file was expected opens
  * O_NONBLOCK and is refused), never becoming the controlling terminal.
- * The descriptor (O_CLOEXEC; blocking again), or -errno: -EINVAL when it
- * is not a regular file.
+ * The descriptor (O_CLOEXEC; blocking again), or -errno: -EISDIR for a
+ * directory, -EINVAL for anything else that is not a regular file.
  */
 int fd_open_regular(int dirfd, const char *path, int flags);
 
