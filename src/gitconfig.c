@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
@@ -164,4 +165,99 @@ gitconfig_paths(const char *text, const char *file, const char *home)
 		}
 	}
 	return out;
+}
+
+/* The section of a header "[name]", "[name "sub"]" or "[name.sub]", in
+ * lower case, and its subsection (case kept) in *sub, NULL when none. */
+static char *
+gc_header_name(const char *s, const char *end, char **sub)
+{
+	const char *p = s + 1, *close;
+	size_t n = 0;
+	char *name;
+
+	*sub = NULL;
+	close = memchr(s, ']', (size_t)(end - s));
+	if (close == NULL)
+		return NULL;
+	name = xmalloc((size_t)(close - p) + 1);
+	while (p < close && (isalnum((unsigned char)*p) || *p == '-'))
+		name[n++] = (char)tolower((unsigned char)*p++);
+	name[n] = '\0';
+	if (p < close && *p == '.') {
+		/* The old form: [section.subsection], a lower-case name. */
+		const char *q = ++p;
+
+		while (q < close && !isspace((unsigned char)*q))
+			q++;
+		*sub = xstrndup(p, (size_t)(q - p));
+		for (char *c = *sub; *c != '\0'; c++)
+			*c = (char)tolower((unsigned char)*c);
+	} else {
+		while (p < close && isspace((unsigned char)*p))
+			p++;
+		if (p < close && *p == '"') {
+			_cleanup_free_ char *v = gc_value(p, close);
+
+			*sub = steal_pointer(&v);
+		}
+	}
+	return name;
+}
+
+int
+gitconfig_each(const char *text,
+	       int (*fn)(void *ctx, const char *section, const char *sub,
+			 const char *key, const char *value),
+	       void *ctx)
+{
+	_cleanup_free_ char *section = NULL, *sub = NULL;
+
+	while (*text != '\0') {
+		const char *end = text + strcspn(text, "\n");
+		const char *s = text, *k, *eq;
+		_cleanup_free_ char *key = NULL, *value = NULL;
+		size_t n = 0;
+		int r;
+
+		text = *end == '\n' ? end + 1 : end;
+		while (s < end && isspace((unsigned char)*s))
+			s++;
+		if (s == end || *s == '#' || *s == ';')
+			continue;
+		if (*s == '[') {
+			free(section);
+			free(sub);
+			sub = NULL;
+			section = gc_header_name(s, end, &sub);
+			/* "[section] key = value" on one line */
+			s = memchr(s, ']', (size_t)(end - s));
+			if (s == NULL)
+				continue;
+			s++;
+			while (s < end && isspace((unsigned char)*s))
+				s++;
+			if (s == end)
+				continue;
+		}
+		if (section == NULL)
+			continue;
+		key = xmalloc((size_t)(end - s) + 1);
+		for (k = s;
+		     k < end && (isalnum((unsigned char)*k) || *k == '-'); k++)
+			key[n++] = (char)tolower((unsigned char)*k);
+		key[n] = '\0';
+		if (n == 0)
+			continue;
+		eq = k;
+		while (eq < end && isspace((unsigned char)*eq))
+			eq++;
+		if (eq < end && *eq == '=')
+			value = gc_value(eq + 1, end);
+		else if (eq < end && *eq != '#' && *eq != ';')
+			continue;
+		if ((r = fn(ctx, section, sub, key, value)) != 0)
+			return r;
+	}
+	return 0;
 }

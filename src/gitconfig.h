@@ -18,4 +18,17 @@
  */
 char **gitconfig_paths(const char *text, const char *file, const char *home);
 
+/*
+ * Call fn for each variable of text (a git configuration file) in order:
+ * its section in lower case, its subsection as written (NULL when none;
+ * the old form [section.sub] in lower case, as git reads it), its key in
+ * lower case, and its value unquoted (NULL for a key alone, which git
+ * reads as true).  fn returns nonzero to stop; that is returned, else 0.
+ * Includes are not followed.
+ */
+int gitconfig_each(const char *text,
+		   int (*fn)(void *ctx, const char *section, const char *sub,
+			     const char *key, const char *value),
+		   void *ctx);
+
 #endif /* LLW_GITCONFIG_H */

@@ -37,6 +37,7 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
+#include "gitconfig.h"
 #include "gitguard.h"
 #include "path.h"
 #include "strv.h"
@@ -404,6 +405,8 @@ no:
 				 dotgit, gitdir));
 }
 
+static void scan_hooks_path(struct scan *s, const char *project);
+
 struct gitguard *
 gitguard_scan(const char *project, const struct gitguard_fs *fs)
 {
@@ -442,15 +445,83 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs)
 		break;
 	}
 	default:
-		strv_push_take(&g->notes,
-			       xasprintf("%s does not exist: a repository "
-					 "created inside the sandbox is not "
-					 "protected",
-					 dotgit));
+		strv_push_take(
+			&g->notes,
+			xasprintf("%s does not exist: a repository the "
+				  "command creates is watched, and moved "
+				  "aside when its configuration or hooks "
+				  "could run a command",
+				  dotgit));
 		return g;
 	}
+	scan_hooks_path(&s, project);
 	scan_submodules(&s, project, 0);
 	return g;
+}
+
+/*
+ * core.hooksPath (husky's .husky, a shared hooks/ directory) naming a
+ * directory inside the project: git runs the hooks there, so it is
+ * read-only and executable, and pinned with every directory on the way
+ * from the project, as the repository's own hooks/ is; a missing one is
+ * watched (the command would make it).  A relative path is taken from the
+ * work tree, as git takes it.  The repository's config and its common
+ * directory's are read.
+ */
+static void
+scan_hooks_path(struct scan *s, const char *project)
+{
+	_cleanup_free_ char *gitdir = NULL, *objects = NULL, *hooks = NULL;
+	_cleanup_free_ char *path = NULL;
+	char *common;
+
+	if ((objects = gitguard_objects(project, s->fs, &gitdir)) == NULL)
+		return;
+	common = strrchr(objects, '/');
+	*common = '\0';
+	common = objects;
+	{
+		const char *dirs[] = { common, gitdir };
+
+		for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+			_cleanup_free_ char *cfg = join(dirs[i], "config");
+			_cleanup_free_ char *text =
+				s->fs->read_file(s->fs->ctx, cfg);
+			char *v =
+				text != NULL ? gitguard_hooks_path(text) : NULL;
+
+			if (v != NULL) {
+				free(hooks);
+				hooks = v;
+			}
+		}
+	}
+	if (hooks == NULL || hooks[0] == '\0' || hooks[0] == '~')
+		return;
+	path = named_path(project, hooks);
+	if (!path_under(path, project) || strcmp(path, project) == 0)
+		return;
+	if (kind(s, path) == 0) {
+		strv_push(&s->g->missing, path);
+		strv_push_take(&s->g->notes,
+			       xasprintf("core.hooksPath names %s, which does "
+					 "not exist: one created inside the "
+					 "sandbox is moved aside",
+					 path));
+		return;
+	}
+	add(s, path, GITGUARD_RX, "core.hooksPath: the hooks git runs");
+	for (char *c = path + strlen(project) + 1; *c != '\0'; c++) {
+		if (*c != '/')
+			continue;
+		{
+			_cleanup_free_ char *dir = xstrndup(path, c - path);
+
+			add(s, dir, GITGUARD_PIN,
+			    "on the way to core.hooksPath");
+		}
+	}
+	add(s, path, GITGUARD_PIN, "core.hooksPath: pinned in place");
 }
 
 char *
@@ -500,7 +571,8 @@ static const char *const later_dirs[] = { ".vscode", ".idea", ".opencode" };
 #define LATER_DIRS_MADE 2
 /* The files: direnv's, the agents' project configuration. */
 static const char *const later_files[] = { ".envrc", ".mcp.json",
-					   "opencode.json", "opencode.jsonc" };
+					   "opencode.json", "opencode.jsonc",
+					   ".llwrap.ini" };
 
 /* A file .envrc loads that is missing: noted, and checked after the run. */
 static void
@@ -550,6 +622,39 @@ envrc_beneath(struct scan *s, const char *project, const char *arg)
 	}
 }
 
+/*
+ * A line of .envrc the scan did not read, that loads or runs something
+ * from the project when direnv loads it: said in --explain, as what the
+ * watch cannot protect (DESIGN.md §11; known limit proj.envrc-lines).
+ * PATH_add puts a directory the command can write before the user's own
+ * programs; layout and use run what the project says; a load behind a
+ * condition or an expansion names a file the scan cannot know.
+ */
+static void
+envrc_unread(struct scan *s, const char *envrc, const char *line)
+{
+	static const char *const words[] = {
+		"source_env",  "dotenv",   "source_up", "source_url",
+		"PATH_add",    "path_add", "layout",	"use ",
+		"load_prefix", "source ",  ". ",
+	};
+	_cleanup_free_ char *shown = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strstr(line, words[i]) != NULL &&
+		    (strcmp(words[i], ". ") != 0 ||
+		     strncmp(line, ". ", 2) == 0)) {
+			shown = xstrndup(line, 80);
+			strv_push_take(&s->g->notes,
+				       xasprintf("%s: '%s' loads or runs what "
+						 "the project holds, which "
+						 "llwrap does not read: NOT "
+						 "ENFORCED for what it names",
+						 envrc, shown));
+			return;
+		}
+}
+
 /* The paths .envrc names after the direnv commands that load files. */
 static void
 scan_envrc(struct scan *s, const char *project, const char *envrc)
@@ -565,6 +670,7 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 	for (char *l = strtok_r(text, "\n", &save); l != NULL;
 	     l = strtok_r(NULL, "\n", &save)) {
 		char *v = l + strspn(l, " \t");
+		bool read = false;
 
 		for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
 			size_t n = strlen(cmds[i]);
@@ -573,6 +679,7 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 			if (strncmp(v, cmds[i], n) != 0 ||
 			    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
 				continue;
+			read = true;
 			v += n + strspn(v + n, " \t");
 			/* One word, or one quoted without expansions. */
 			if ((*v == '"' || *v == '\'') &&
@@ -617,6 +724,8 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 			}
 			break;
 		}
+		if (!read && *v != '#')
+			envrc_unread(s, envrc, v);
 	}
 }
 
@@ -730,17 +839,26 @@ be32(const unsigned char *p)
 
 /*
  * Calls fn(ctx, path, entry) for each entry of a git index (the text of
- * .git/index, versions 2, 3 and 4), entry pointing at its 62 bytes of
- * stat data, mode, object id and flags; fn returns nonzero to stop.  0,
- * or -EINVAL for a file that is not an index.
+ * .git/index, versions 2, 3 and 4), entry pointing at its stat data,
+ * mode, object id and flags, path a NUL-terminated buffer of the walk's
+ * (valid during the call); fn returns nonzero to stop.  0, or -EINVAL for
+ * a file that is not an index as git reads one.
  *
  * Index format (gitformat-index(5)): "DIRC", version, entry count, then
  * entries of 40 bytes of stat data and mode, the object id (hash_len
  * bytes: 20 for SHA-1, 32 for SHA-256) and 2 bytes of flags, 2 more flag
- * bytes when the extended bit is set (version 3 and up), the path:
- * NUL-terminated and padded to 8 bytes (versions 2, 3), or, in version
- * 4, a varint of bytes to drop from the previous path and the rest,
- * NUL-terminated, unpadded.
+ * bytes when the extended bit is set (version 3 and up), the path.
+ *
+ * The entries are cut where git cuts them (read-cache.c,
+ * create_from_disk), never where a NUL happens to be: the name's length
+ * is the low 12 bits of the flags, its bytes counted only when those say
+ * 0xfff; versions 2 and 3 pad the entry with NULs to a multiple of 8,
+ * version 4 has a varint of bytes to keep from the previous name (ignored
+ * for the first) and the rest, NUL-terminated.  A name with a NUL inside
+ * it, no NUL after it, or longer than GITGUARD_MAX_PATH (no such path can
+ * exist) makes the index one llwrap does not read: the caller fails
+ * loudly rather than read it another way than git would.  Linear in the
+ * index's size: version 4 names are rebuilt in one buffer.
  */
 static int
 index_walk(const void *buf, size_t len, size_t hash_len,
@@ -748,7 +866,8 @@ index_walk(const void *buf, size_t len, size_t hash_len,
 	   void *ctx, size_t *ext_at)
 {
 	const unsigned char *b = buf, *end = b + len, *e;
-	_cleanup_free_ char *prev = NULL;
+	char name[GITGUARD_MAX_PATH + 1];
+	size_t name_len = 0;
 	uint32_t version, count;
 
 	if (len < 12 || memcmp(b, "DIRC", 4) != 0)
@@ -760,10 +879,9 @@ index_walk(const void *buf, size_t len, size_t hash_len,
 		return -EINVAL;
 	e = b + 12;
 	for (uint32_t i = 0; i < count; i++) {
-		const unsigned char *name, *nul, *entry = e;
-		size_t fixed = 40 + hash_len + 2;
+		const unsigned char *entry = e, *p;
+		size_t fixed = 40 + hash_len + 2, copy = 0, total, tail;
 		uint16_t flags;
-		char *path;
 
 		if ((size_t)(end - e) < fixed)
 			return -EINVAL;
@@ -775,47 +893,62 @@ index_walk(const void *buf, size_t len, size_t hash_len,
 		}
 		if ((size_t)(end - e) < fixed)
 			return -EINVAL;
-		name = e + fixed;
+		p = e + fixed;
 		if (version == 4) {
-			uint64_t strip = 0;
-			size_t plen = prev != NULL ? strlen(prev) : 0;
+			uint64_t strip;
 			unsigned char c;
 
 			/* git's varint: 7 bits a byte, each continuation
 			 * adding one before the shift. */
-			if (name >= end)
+			if (p >= end)
 				return -EINVAL;
-			c = *name++;
+			c = *p++;
 			strip = c & 0x7f;
 			while (c & 0x80) {
-				if (name >= end || strip > (1ULL << 40))
+				if (p >= end || strip >= (1ULL << 40))
 					return -EINVAL;
-				c = *name++;
+				c = *p++;
 				strip = ((strip + 1) << 7) | (c & 0x7f);
 			}
-			nul = memchr(name, '\0', (size_t)(end - name));
-			if (nul == NULL || strip > plen)
-				return -EINVAL;
-			path = xasprintf("%.*s%s", (int)(plen - strip),
-					 prev != NULL ? prev : "",
-					 (const char *)name);
-			e = nul + 1;
-		} else {
-			size_t n;
+			if (i > 0) {
+				if (strip > name_len)
+					return -EINVAL;
+				copy = name_len - (size_t)strip;
+			}
+		}
+		/* The name: copy bytes of the previous one, then tail bytes
+		 * here, then a NUL. */
+		if ((flags & 0xfff) == 0xfff) {
+			const unsigned char *nul =
+				memchr(p, '\0', (size_t)(end - p));
 
-			nul = memchr(name, '\0', (size_t)(end - name));
 			if (nul == NULL)
 				return -EINVAL;
-			/* 1 to 8 NULs: the entry is a multiple of 8. */
-			n = ((size_t)(nul - e) + 8) & ~(size_t)7;
+			tail = (size_t)(nul - p);
+			total = copy + tail;
+		} else {
+			total = flags & 0xfff;
+			if (total < copy)
+				return -EINVAL;
+			tail = total - copy;
+		}
+		if (total > GITGUARD_MAX_PATH || (size_t)(end - p) <= tail ||
+		    p[tail] != '\0' || memchr(p, '\0', tail) != NULL)
+			return -EINVAL;
+		memcpy(name + copy, p, tail);
+		name[total] = '\0';
+		name_len = total;
+		if (version == 4) {
+			e = p + tail + 1;
+		} else {
+			/* NULs to a multiple of 8 (1 to 8 of them). */
+			size_t n = (fixed + total + 8) & ~(size_t)7;
+
 			if ((size_t)(end - e) < n)
 				return -EINVAL;
-			path = xstrdup((const char *)name);
 			e += n;
 		}
-		free(prev);
-		prev = path;
-		if (fn(ctx, path, entry) != 0)
+		if (fn(ctx, name, entry) != 0)
 			return 0;
 	}
 	if (ext_at != NULL)
@@ -863,11 +996,30 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 	return 0;
 }
 
+/* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them. */
+struct links {
+	char **v;
+	size_t n, cap;
+	bool over;
+};
+
 static int
 collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 {
-	if ((be32(entry + 24) & 0170000) == 0160000)
-		strv_push(ctx, path);
+	struct links *l = ctx;
+
+	if ((be32(entry + 24) & 0170000) != 0160000)
+		return 0;
+	if (l->n >= GITGUARD_MAX_LINKS) {
+		l->over = true;
+		return 1;
+	}
+	if (l->n + 1 >= l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = xreallocarray(l->v, l->cap, sizeof(char *));
+	}
+	l->v[l->n++] = xstrdup(path);
+	l->v[l->n] = NULL;
 	return 0;
 }
 
@@ -875,18 +1027,24 @@ int
 gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 			char ***paths, char **shared)
 {
-	char **v = xcalloc(1, sizeof(char *));
+	struct links l = { .v = xcalloc(1, sizeof(char *)), .cap = 1 };
 	size_t at = 0;
+	int r;
 
+	*paths = NULL;
 	if (shared != NULL)
 		*shared = NULL;
-	if (index_walk(buf, len, hash_len, collect_gitlink, &v, &at) < 0 ||
-	    (shared != NULL &&
-	     index_link(buf, len, at, hash_len, shared) < 0)) {
-		strv_free(v);
-		return -EINVAL;
+	r = index_walk(buf, len, hash_len, collect_gitlink, &l, &at);
+	if (r == 0 && l.over)
+		r = -E2BIG;
+	if (r == 0 && shared != NULL &&
+	    index_link(buf, len, at, hash_len, shared) < 0)
+		r = -EINVAL;
+	if (r < 0) {
+		strv_free(l.v);
+		return r;
 	}
-	*paths = v;
+	*paths = l.v;
 	return 0;
 }
 
@@ -988,37 +1146,128 @@ gitguard_verify_path(const char *path)
 	}
 }
 
+static int
+config_objectformat(void *ctx, const char *section, const char *sub,
+		    const char *key, const char *value)
+{
+	size_t *len = ctx;
+
+	if (sub == NULL && strcmp(section, "extensions") == 0 &&
+	    strcmp(key, "objectformat") == 0 && value != NULL)
+		*len = strcasecmp(value, "sha256") == 0 ? GITGUARD_SHA256_LEN
+							: GITGUARD_SHA1_LEN;
+	return 0;
+}
+
 size_t
 gitguard_hash_len(const char *config)
 {
-	bool in_ext = false;
-	const char *l = config;
+	size_t len = GITGUARD_SHA1_LEN;
 
-	while (l != NULL && *l != '\0') {
-		const char *end = strchr(l, '\n');
-		size_t n = end != NULL ? (size_t)(end - l) : strlen(l);
-		_cleanup_free_ char *line = xstrndup(l, n);
-		char *v = line + strspn(line, " \t");
+	gitconfig_each(config, config_objectformat, &len);
+	return len;
+}
 
-		if (*v == '[') {
-			/* "[extensions]", any case, maybe spaced. */
-			v += 1 + strspn(v + 1, " \t");
-			in_ext = strncasecmp(v, "extensions", 10) == 0 &&
-				 strchr(" \t]", v[10]) != NULL && v[10] != '\0';
-			v = strchr(v, ']');
-			v = v != NULL ? v + 1 + strspn(v + 1, " \t") : NULL;
-		}
-		if (in_ext && v != NULL &&
-		    strncasecmp(v, "objectformat", 12) == 0) {
-			v += 12 + strspn(v + 12, " \t");
-			if (*v == '=') {
-				v += 1 + strspn(v + 1, " \t");
-				if (strncasecmp(v, "sha256", 6) == 0 &&
-				    (v[6] == '\0' || strchr(" \t\r;#", v[6])))
-					return GITGUARD_SHA256_LEN;
-			}
-		}
-		l = end != NULL ? end + 1 : NULL;
+static int
+config_hooks_path(void *ctx, const char *section, const char *sub,
+		  const char *key, const char *value)
+{
+	char **path = ctx;
+
+	if (sub == NULL && strcmp(section, "core") == 0 &&
+	    strcmp(key, "hookspath") == 0) {
+		free(*path);
+		*path = value != NULL ? xstrdup(value) : NULL;
 	}
-	return GITGUARD_SHA1_LEN;
+	return 0;
+}
+
+char *
+gitguard_hooks_path(const char *config)
+{
+	char *path = NULL;
+
+	gitconfig_each(config, config_hooks_path, &path);
+	return path;
+}
+
+/*
+ * What a repository the command made may say in its configuration: what
+ * git init, clone, remote, branch and commit write, and settings that run
+ * nothing.  "*" stands for a subsection.  Everything else (core.fsmonitor,
+ * core.hooksPath, core.sshCommand, core.pager, filters, diff and merge
+ * drivers, aliases, credential helpers, includes, ...) could run a command
+ * in the user's next git, and is refused.
+ */
+static const char *const config_safe[] = {
+	"core.repositoryformatversion",
+	"core.filemode",
+	"core.bare",
+	"core.logallrefupdates",
+	"core.symlinks",
+	"core.ignorecase",
+	"core.precomposeunicode",
+	"core.autocrlf",
+	"core.eol",
+	"core.safecrlf",
+	"core.quotepath",
+	"core.compression",
+	"core.sparsecheckout",
+	"extensions.objectformat",
+	"extensions.worktreeconfig",
+	"remote.*.url",
+	"remote.*.pushurl",
+	"remote.*.fetch",
+	"remote.*.push",
+	"remote.*.tagopt",
+	"remote.*.prune",
+	"remote.*.mirror",
+	"branch.*.remote",
+	"branch.*.merge",
+	"branch.*.rebase",
+	"branch.*.pushremote",
+	"user.name",
+	"user.email",
+	"init.defaultbranch",
+	"pull.rebase",
+	"pull.ff",
+	"push.default",
+	"push.autosetupremote",
+	"fetch.prune",
+	"rebase.autosquash",
+	"rebase.autostash",
+	"status.showuntrackedfiles",
+	"submodule.*.url",
+	"submodule.*.active",
+	"submodule.*.path",
+	"gc.auto",
+	"commit.gpgsign",
+};
+
+static int
+config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
+	      const char *value)
+{
+	char **unsafe = ctx;
+	_cleanup_free_ char *name =
+		xasprintf("%s.%s%s", section, sub != NULL ? "*." : "", key);
+
+	(void)value;
+	for (size_t i = 0; i < ARRAY_SIZE(config_safe); i++)
+		if (strcmp(name, config_safe[i]) == 0)
+			return 0;
+	if (strncmp(section, "color", 5) == 0 || strcmp(section, "advice") == 0)
+		return 0;
+	*unsafe = sub != NULL ? xasprintf("%s.%s.%s", section, sub, key)
+			      : xasprintf("%s.%s", section, key);
+	return 1;
+}
+
+char *
+gitguard_config_unsafe(const char *config)
+{
+	char *unsafe = NULL;
+
+	gitconfig_each(config, config_unsafe, &unsafe);
+	return unsafe;
 }

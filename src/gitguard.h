@@ -102,6 +102,11 @@ struct gitguard *gitguard_later_run(const char *project,
 char **gitguard_later_run_dirs(const char *project,
 			       const struct gitguard_fs *fs);
 
+/* The longest path an index entry may have (PATH_MAX: no longer one can
+ * exist), and the most gitlinks read from one index. */
+#define GITGUARD_MAX_PATH  4096
+#define GITGUARD_MAX_LINKS 4096
+
 /* The length of an object id in the index: SHA-1's, or SHA-256's. */
 #define GITGUARD_SHA1_LEN   20
 #define GITGUARD_SHA256_LEN 32
@@ -113,6 +118,19 @@ char **gitguard_later_run_dirs(const char *project,
  */
 size_t gitguard_hash_len(const char *config);
 
+/* The value of core.hooksPath in a repository's configuration (the
+ * last), as written; NULL when it sets none. */
+char *gitguard_hooks_path(const char *config);
+
+/*
+ * For a repository the command made during the run: NULL when its
+ * configuration holds only what git init, clone, remote and commit write
+ * and settings that run nothing; else the first variable that could run
+ * a command in the user's next git ("core.fsmonitor",
+ * "filter.x.smudge", "include.path", "alias.st", ...).
+ */
+char *gitguard_config_unsafe(const char *config);
+
 /*
  * The gitlinks (mode 160000: submodule entries) of a git index file, the
  * text of .git/index (versions 2, 3 and 4) of a repository whose object
@@ -121,9 +139,11 @@ size_t gitguard_hash_len(const char *config);
  * name core.fsmonitor), so a nested repository the command registers in
  * the writable index would be run later, outside.  0 and a new vector of
  * their paths (as the index holds them: not checked, see
- * gitguard_verify_path) in *paths, or -EINVAL for a file that is not an
- * index.  A split index (core.splitIndex) holds only some entries: when
- * shared is not NULL, the name of the shared index it links to
+ * gitguard_verify_path) in *paths, -EINVAL for a file that is not an
+ * index as git reads one (entries are cut as git cuts them), -E2BIG for
+ * more than GITGUARD_MAX_LINKS gitlinks.  A split index (core.splitIndex) holds
+ * only some entries: when shared is not NULL, the name of the shared index it
+ * links to
  * ("sharedindex.HEX", in the same directory; its entries are the
  * index's too) goes to *shared, NULL when there is none.
  */

@@ -33,6 +33,7 @@
 #include "sandbox.h"
 #include "selftest.h"
 #include "strv.h"
+#include "text.h"
 #include "supervise.h"
 #include "why.h"
 #include "xalloc.h"
@@ -78,12 +79,27 @@ static bool quiet;
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int status, const char *fmt, ...)
 {
+	_cleanup_free_ char *msg = NULL;
 	va_list ap;
 
-	fputs("llwrap: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* Messages quote what files and flags said (a project's
+	 * .llwrap.ini among them): line by line, shown as text, never as
+	 * the terminal's control sequences. */
+	fputs("llwrap: ", stderr);
+	for (char *l = msg, *e; l != NULL; l = e != NULL ? e + 1 : NULL) {
+		_cleanup_free_ char *shown = NULL;
+
+		e = strchr(l, '\n');
+		if (e != NULL)
+			*e = '\0';
+		shown = text_shown(l);
+		fputs(shown, stderr);
+		if (e != NULL)
+			fputc('\n', stderr);
+	}
 	fputc('\n', stderr);
 	exit(status);
 }
@@ -1424,10 +1440,17 @@ options_done:
 				"configured.\n",
 				cmd[0]);
 		/* A mistyped path is the common case: say so once. */
-		for (char **n = sb->fs->missing; n != NULL && *n != NULL; n++)
-			fprintf(stderr, "llwrap: %s.\n", *n);
-		for (char **n = sb->not_enforced; n != NULL && *n != NULL; n++)
-			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", *n);
+		for (char **n = sb->fs->missing; n != NULL && *n != NULL; n++) {
+			_cleanup_free_ char *shown = text_shown(*n);
+
+			fprintf(stderr, "llwrap: %s.\n", shown);
+		}
+		for (char **n = sb->not_enforced; n != NULL && *n != NULL;
+		     n++) {
+			_cleanup_free_ char *shown = text_shown(*n);
+
+			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", shown);
+		}
 	}
 	if (verbose)
 		fprintf(stderr, "llwrap: running %s in %s\n", cmd[0],

@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -284,20 +285,94 @@ stop_self(int sig)
 	sigprocmask(SIG_BLOCK, &one, NULL);
 }
 
-/* The child stopped: stop too, or, as pid 1 of a namespace (which
- * cannot stop itself), tell the monitor above to. */
-static void
-child_stopped(int sig, bool reap_all)
-{
-	unsigned char b = (unsigned char)sig;
+/*
+ * Job control (DESIGN.md §15): a monitor follows a stop of its child only
+ * when the terminal stopped the job, Ctrl-Z or a background job's read or
+ * write, which this process receives from the kernel as every process of
+ * the foreground job does.  A command that stops itself (kill -STOP $$,
+ * kill -TSTP $$) stops alone: the monitors above it, the guardian with
+ * its watch and timer among them, go on.  The two events come in either
+ * order (signalfd hands SIGCHLD out before SIGTSTP); they are matched
+ * when they come within STOP_MATCH_NS of each other.
+ */
+#define STOP_MATCH_NS 1000000000ull
+static struct {
+	int term;	   /* the terminal's stop signal, or 0 */
+	uint64_t term_ns;  /* ... when it came */
+	int child;	   /* the child's (or pid 1's report of its) stop */
+	uint64_t child_ns; /* ... when it came */
+	bool from_pipe;	   /* told by pid 1, not seen in waitpid */
+} stop;
+/* pid 1 stopped every other process of its namespace for a stop of the
+ * terminal's: they are continued with the command. */
+static bool ns_frozen;
 
+static bool
+is_term_stop(int sig)
+{
+	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Both halves of a stop of the terminal's came: stop too, or, as pid 1
+ * of a namespace (which cannot stop itself), stop the namespace and tell
+ * the monitor above. */
+static void
+follow_stop(bool reap_all)
+{
+	unsigned char b;
+	uint64_t apart;
+
+	if (stop.term == 0 || stop.child == 0)
+		return;
+	apart = stop.term_ns > stop.child_ns ? stop.term_ns - stop.child_ns
+					     : stop.child_ns - stop.term_ns;
+	if (apart > STOP_MATCH_NS) {
+		/* The older one is stale. */
+		if (stop.term_ns < stop.child_ns)
+			stop.term = 0;
+		else
+			stop.child = 0;
+		return;
+	}
+	b = (unsigned char)stop.child;
+	stop.term = stop.child = 0;
+	if (stop.from_pipe) {
+		stop_self(b);
+		return;
+	}
+	if (reap_all) {
+		/* Processes of the sandbox outside the terminal's job (a
+		 * process group of their own) stop with it, as in a
+		 * machine that is suspended. */
+		kill(-1, SIGSTOP);
+		ns_frozen = true;
+	}
 	if (stop_report_fd >= 0) {
 		if (write(stop_report_fd, &b, 1) < 0) {
 			/* The monitor is gone; nothing to tell. */
 		}
 	} else if (!reap_all) {
-		stop_self(sig);
+		stop_self(b);
 	}
+}
+
+/* The child stopped (or pid 1 said it did, from_pipe). */
+static void
+child_stopped(int sig, bool from_pipe, bool reap_all)
+{
+	stop.child = sig;
+	stop.child_ns = now_ns();
+	stop.from_pipe = from_pipe;
+	follow_stop(reap_all);
 }
 
 /* Reap what has exited; true once child has, with its status. */
@@ -314,7 +389,7 @@ reap(pid_t child, bool reap_all, int *wstatus)
 		if (pid <= 0)
 			return done;
 		if (pid == child && WIFSTOPPED(st)) {
-			child_stopped(WSTOPSIG(st), reap_all);
+			child_stopped(WSTOPSIG(st), false, reap_all);
 		} else if (pid == child) {
 			*wstatus = st;
 			done = true;
@@ -404,8 +479,10 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 		if (stop_at > 0 && (pfd[stop_at].revents & POLLIN)) {
 			unsigned char b;
 
+			/* pid 1 says so only for a stop of the terminal's,
+			 * which this process got too. */
 			if (read(stop_watch_fd, &b, 1) == 1)
-				stop_self(b);
+				child_stopped(b, true, reap_all);
 		} else if (stop_at > 0 &&
 			   (pfd[stop_at].revents & (POLLHUP | POLLERR))) {
 			/* pid 1 is gone: nothing more to report. */
@@ -426,9 +503,23 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 		}
 		/* A signal the terminal sent to the foreground process
 		 * group reached the child too; forward only what was sent
-		 * to this process alone. */
-		if (si.ssi_code == SI_KERNEL)
+		 * to this process alone.  A stop of the terminal's is
+		 * remembered: the child's stop that follows is followed. */
+		if (si.ssi_code == SI_KERNEL) {
+			if (is_term_stop((int)si.ssi_signo)) {
+				stop.term = (int)si.ssi_signo;
+				stop.term_ns = now_ns();
+				follow_stop(reap_all);
+			}
 			continue;
+		}
+		if (si.ssi_signo == SIGCONT) {
+			stop.term = stop.child = 0;
+			if (ns_frozen) {
+				ns_frozen = false;
+				kill(-1, SIGCONT);
+			}
+		}
 		kill(child, (int)si.ssi_signo);
 	}
 done:

@@ -1259,8 +1259,17 @@ profile_parse_string(const char *file, const char *text, enum profile_kind kind,
 	return 0;
 }
 
+static int read_profile(const char *file, int flags, char **out, char **cause);
+
 int
 profile_read_file(const char *file, char **out, char **cause)
+{
+	return read_profile(file, 0, out, cause);
+}
+
+/* profile_read_file, with flags for the open (O_NOFOLLOW). */
+static int
+read_profile(const char *file, int flags, char **out, char **cause)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *text = NULL;
@@ -1269,12 +1278,15 @@ profile_read_file(const char *file, char **out, char **cause)
 
 	/* Where a command could have put a FIFO (a project's .llwrap.ini):
 	 * a regular file, or nothing to wait on. */
-	fd = fd_open_regular(AT_FDCWD, file, 0);
+	fd = fd_open_regular(AT_FDCWD, file, flags);
 	if (fd < 0) {
 		r = fd;
 		*cause = xasprintf("cannot read profile %s: %s.", file,
-				   r == -EINVAL ? "not a regular file"
-						: strerror(-r));
+				   r == -EINVAL	 ? "not a regular file"
+				   : r == -ELOOP ? "a symbolic link (the "
+						   "project's own profile is "
+						   "read only as a file)"
+						 : strerror(-r));
 		return r;
 	}
 	r = fd_read_all(fd, PROFILE_FILE_MAX, &text, &len);
@@ -1300,7 +1312,12 @@ profile_parse_file(const char *file, enum profile_kind kind,
 	_cleanup_free_ char *text = NULL;
 	int r;
 
-	if ((r = profile_read_file(file, &text, cause)) < 0)
+	/* The project's own .llwrap.ini is the command's to write where it
+	 * does not exist yet: never followed through a link it made (to a
+	 * file whose text the errors would show). */
+	if ((r = read_profile(file,
+			      kind == PROFILE_KIND_PROJECT ? O_NOFOLLOW : 0,
+			      &text, cause)) < 0)
 		return r;
 	return profile_parse_string(file, text, kind, v, out, cause);
 }

@@ -336,7 +336,12 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	if (sb->use_ns)
 		return;
 	sb->use_ns = true;
-	sb->ns.pid = p->hide_processes;
+	/* The watch on files run later (DESIGN.md §15) makes its final
+	 * check once the command has ended: with a pid namespace every
+	 * process of the sandbox has ended with it, none plants a file
+	 * after the check. */
+	sb->ns.pid =
+		p->hide_processes || p->protect_git || p->protect_later_run;
 	sb->ns.net = p->net == LLW_NET_NONE;
 	sb->ns.private_tmp = p->private_tmp;
 	sb->ns.tmpfs_size = tmpfs_size(p);
@@ -1345,7 +1350,27 @@ struct monitor_work {
 	 * monitor only puts its child in the cgroup. */
 	bool lr_above;
 	bool pidns; /* the command is in a pid namespace of its own */
+	/* The watch's final check waits until every process of the
+	 * command's has ended: without a pid namespace this process adopts
+	 * them (a subreaper) and ends them first. */
+	bool end_orphans;
 };
+
+/* Become the subreaper of what the command leaves running, when the
+ * watch's final check must outlive it (mw->end_orphans). */
+static int
+watch_orphans(const struct monitor_work *mw, char **cause)
+{
+	int r;
+
+	if (!mw->end_orphans || mw->wl == NULL)
+		return 0;
+	if ((r = monitor_adopt_orphans()) < 0)
+		*cause = xasprintf("cannot become the subreaper of the "
+				   "command's processes: %s",
+				   strerror(-r));
+	return r;
+}
 
 /*
  * Fork a child whose life is tied to this process's (monitor.h): in the
@@ -1394,6 +1419,8 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	/* The command (or pid 1 above it) never outlives this process: it
 	 * is the supervisor, or the monitor that reports the command's
 	 * status. */
+	if ((r = watch_orphans(mw, cause)) < 0)
+		return r;
 	if ((pid = fork_tied(cause)) < 0)
 		return pid;
 	if (pid == 0) {
@@ -1421,6 +1448,8 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		if (monitor_run(NULL, pid, reap_all, &wstatus) < 0)
 			kill(pid, SIGKILL);
 		resources_finish(lr, lo);
+		if (mw->end_orphans)
+			monitor_end_orphans();
 		watchlater_finish(mw->wl);
 		if (r != -ECHILD)
 			return r;
@@ -1431,6 +1460,8 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	if (r < 0)
 		kill(pid, SIGKILL);
 	resources_finish(lr, lo);
+	if (mw->end_orphans)
+		monitor_end_orphans();
 	watchlater_finish(mw->wl);
 	if (r < 0) {
 		*cause = xasprintf("waiting for the command failed: %s",
@@ -1464,6 +1495,8 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 
 	/* The supervisor dies with the guardian: nothing is left to run
 	 * unwatched. */
+	if ((r = watch_orphans(mw, cause)) < 0)
+		return r;
 	if ((pid = fork_tied(cause)) < 0)
 		return pid;
 	if (pid == 0) {
@@ -1481,9 +1514,11 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 	if (r < 0)
 		kill(pid, SIGKILL);
 	resources_finish(lr, mw->lo);
-	/* The final check, before anything is written where the command's
-	 * output goes (a pipe that nobody reads must not keep it from
-	 * running). */
+	/* The final check, once nothing of the command's is left, before
+	 * anything is written where the command's output goes (a pipe that
+	 * nobody reads must not keep it from running). */
+	if (mw->end_orphans)
+		monitor_end_orphans();
 	watchlater_finish(mw->wl);
 	if (r < 0) {
 		*cause = xasprintf("waiting for the command failed: %s",
@@ -1619,6 +1654,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	mw.wl = sb->watch;
 	mw.pidns = sb->backend == SANDBOX_BACKEND_BWRAP ||
 		   (sb->use_ns && sb->ns.pid);
+	mw.end_orphans = mw.wl != NULL && !mw.pidns;
 	/* The guardian above the supervisor (guard_and_wait). */
 	if (sb->supervise && (mw.wl != NULL || lr != NULL)) {
 		r = guard_and_wait(&mw, status, cause);
@@ -1629,6 +1665,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		guarded = true;
 		mw.wl = NULL;
 		mw.lr_above = true;
+		mw.end_orphans = false;
 	}
 	if (sb->supervise &&
 	    (r = supervise_new(sb->policy, envp, &sv, cause)) < 0)

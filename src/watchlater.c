@@ -3,15 +3,18 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -51,7 +54,14 @@ struct wkey {
 struct wname {
 	char *name;
 	const char *reader;
-	bool move; /* false: named after the run, left (a new .envrc) */
+	bool move;   /* false: named after the run, left (a new .envrc) */
+	bool prefix; /* every new name that starts with name (.envrc.*) */
+	/* Not a file: a watched directory of that name was moved or removed
+	 * from here; one made in its place is watched again (dir_again). */
+	bool rewatch;
+	/* .git in a project that had none: a repository the command makes
+	 * is watched and checked (newrepo_check), not moved aside whole. */
+	bool newrepo;
 };
 
 /* A watched directory. */
@@ -62,7 +72,14 @@ struct wdir {
 	char *path; /* for messages */
 	struct wname *names;
 	size_t n_names;
-	bool gitdir; /* the repository: its index is watched too */
+	bool gitdir;  /* a repository: its index is watched too */
+	bool newrepo; /* ... one the command made: its config and hooks too */
+	bool hooks;   /* the hooks/ of such a one: every new hook moved */
+	bool changed; /* gitdir: its index changed (checked once a batch) */
+	/* gitdir: its work tree (the project, or a submodule's checkout),
+	 * where the gitlinks of its index are. */
+	int wt_fd;
+	char *wt_path;
 };
 
 /* A missing path whose directory did not exist at the start: looked at
@@ -92,10 +109,17 @@ struct watchlater {
 	size_t n_dirs;
 	struct unwatched *unwatched;
 	size_t n_unwatched;
-	char **done;	 /* what was reported already, as named */
-	char **lines;	 /* the report */
-	char **failures; /* what could not be checked */
+	bool watch_newrepo; /* the project had no .git at the start */
+	char **done;	    /* what was reported already, as named */
+	size_t n_moved;	    /* moves made (the report names the first ones) */
+	char **lines;	    /* the report */
+	char **failures;    /* what could not be checked */
 };
+
+static void note_left(struct watchlater *w, int dirfd, const char *dirpath,
+		      const char *name);
+static struct wdir *dir_at(struct watchlater *w, const char *path,
+			   size_t *root);
 
 static bool
 key_in(const struct wkey *v, size_t n, const struct stat *st)
@@ -198,7 +222,8 @@ wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
 	if (cwd >= 0 && fchdir(fd) == 0) {
 		wd = inotify_add_watch(w->ifd, ".",
 				       IN_CREATE | IN_MOVED_TO |
-					       IN_CLOSE_WRITE | IN_ONLYDIR);
+					       IN_CLOSE_WRITE | IN_MOVE_SELF |
+					       IN_DELETE_SELF | IN_ONLYDIR);
 		e = errno;
 		if (fchdir(cwd) < 0) {
 			/* The watcher uses no relative path. */
@@ -217,21 +242,34 @@ wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
 	d = &w->dirs[w->n_dirs++];
 	*d = (struct wdir){ .wd = wd,
 			    .fd = fd,
+			    .wt_fd = -1,
 			    .key = { .dev = st->st_dev, .ino = st->st_ino },
 			    .path = xstrdup(path) };
 	return d;
 }
 
-static void
+static struct wname *
 wdir_name(struct wdir *d, const char *name, const char *reader, bool move)
 {
 	for (size_t i = 0; i < d->n_names; i++)
 		if (strcmp(d->names[i].name, name) == 0)
-			return;
+			return &d->names[i];
 	d->names = xreallocarray(d->names, d->n_names + 1, sizeof(*d->names));
-	d->names[d->n_names++] = (struct wname){ .name = xstrdup(name),
-						 .reader = reader,
-						 .move = move };
+	d->names[d->n_names] = (struct wname){ .name = xstrdup(name),
+					       .reader = reader,
+					       .move = move };
+	return &d->names[d->n_names++];
+}
+
+/* Whether a name in a watched directory is the wname n: its own, or one
+ * starting with it (never one llwrap's own move made). */
+static bool
+wname_is(const struct wname *n, const char *name)
+{
+	if (!n->prefix)
+		return strcmp(n->name, name) == 0;
+	return strncmp(n->name, name, strlen(n->name)) == 0 &&
+	       strstr(name, ".llwrap-blocked-") == NULL;
 }
 
 /* 1.2 ms, 340 µs: how long a file existed under its name. */
@@ -255,8 +293,11 @@ age_text(const struct statx *stx)
 
 /*
  * name in the directory dirfd (dirpath in messages) was made by the
- * command: rename it aside, to NAME.llwrap-blocked-TIME[-N], never over
- * anything, unless it is one of the protected paths.  Said once.
+ * command: rename it aside, to NAME.llwrap-blocked-TIME-RANDOM (a name
+ * the command cannot guess ahead to take), never over anything, unless it
+ * is one of the protected paths.  Each move is reported (at most
+ * WATCHLATER_MAX_LINES lines, then counted); one that cannot be made is
+ * a failure every time, whatever happened to that name before.
  */
 static void
 move_aside(struct watchlater *w, int dirfd, const char *dirpath,
@@ -267,7 +308,7 @@ move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 	struct statx stx;
 	struct stat st;
 	time_t now = time(NULL);
-	int e;
+	int e = EEXIST;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -280,19 +321,23 @@ move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0)
 		stx.stx_mask = 0;
 	age = age_text(&stx);
-	for (int i = 0; i < 100; i++) {
-		_cleanup_free_ char *to =
-			i == 0 ? xasprintf("%s.llwrap-blocked-%lld", name,
-					   (long long)now)
-			       : xasprintf("%s.llwrap-blocked-%lld-%d", name,
-					   (long long)now, i);
+	for (int i = 0; i < 8 && e == EEXIST; i++) {
+		uint32_t rnd = 0;
+		_cleanup_free_ char *to = NULL;
 
+		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+			e = errno;
+			break;
+		}
+		to = xasprintf("%s.llwrap-blocked-%lld-%08x", name,
+			       (long long)now, (unsigned)rnd);
 		if (syscall(SYS_renameat2, dirfd, name, dirfd, to,
 			    RENAME_NOREPLACE) == 0) {
 			_cleanup_free_ char *dir = text_shown(dirpath);
 			_cleanup_free_ char *as = text_shown(to);
 
-			strv_push(&w->done, from);
+			if (++w->n_moved > WATCHLATER_MAX_LINES)
+				return;
 			strv_push_take(
 				&w->lines,
 				xasprintf("llwrap: the command created %s, "
@@ -302,19 +347,13 @@ move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 					  shown, reader, dir, as, age));
 			return;
 		}
-		if (errno != EEXIST)
-			break;
+		e = errno;
 	}
-	e = errno;
 	if (e == ENOENT)
 		return; /* gone meanwhile */
-	if (!strv_contains(w->done, from)) {
-		strv_push(&w->done, from);
-		fail(w, xasprintf("the command created %s, which %s reads "
-				  "later, and llwrap could not move it aside "
-				  "(%s)",
-				  shown, reader, strerror(e)));
-	}
+	fail(w, xasprintf("the command created %s, which %s reads later, and "
+			  "llwrap could not move it aside (%s)",
+			  shown, reader, strerror(e)));
 }
 
 /* The text of the index, beneath the repository's directory fd: opened
@@ -371,9 +410,13 @@ index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 		file = shared;
 		if ((r = index_read(gitdir_fd, file, &buf, &len)) == 0 &&
 		    (r = gitguard_index_gitlinks(buf, len, w->hash_len, &more,
-						 NULL)) == 0)
-			for (char **m = more; *m != NULL; m++)
-				strv_push(&all, *m);
+						 NULL)) == 0) {
+			size_t n = strv_length(all), m = strv_length(more);
+
+			all = xreallocarray(all, n + m + 1, sizeof(char *));
+			memcpy(all + n, more, (m + 1) * sizeof(char *));
+			free(steal_pointer(&more));
+		}
 	}
 	if (r == -ENOENT && file == shared) {
 		r = -EINVAL;
@@ -383,41 +426,37 @@ index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 	if (r < 0) {
 		_cleanup_free_ char *shown = text_shown(gitdir);
 
+		/* Host git may read what llwrap cannot, and go into the
+		 * submodules it names: the index goes aside (git reset
+		 * makes a new one from HEAD), and the run fails. */
+		if (r == -EINVAL || r == -E2BIG)
+			move_aside(w, gitdir_fd, gitdir, file,
+				   "git (an index llwrap cannot read)");
 		fail(w, xasprintf("cannot read the git index %s/%s: %s", shown,
 				  file,
-				  r == -EINVAL ? "not an index llwrap can read"
-					       : strerror(-r)));
-		strv_free(links);
-		return NULL;
-	}
-	if (strv_length(all) > WATCHLATER_MAX_LINKS) {
-		fail(w, xasprintf("the git index holds more than %d "
-				  "submodule entries",
-				  WATCHLATER_MAX_LINKS));
+				  r == -EINVAL	? "not an index llwrap can read"
+				  : r == -E2BIG ? "more submodule entries than "
+						  "llwrap reads"
+						: strerror(-r)));
 		strv_free(links);
 		return NULL;
 	}
 	for (char **l = all; *l != NULL; l++) {
-		if (gitguard_verify_path(*l)) {
-			strv_push(&links, *l);
-		} else if (!strv_contains(w->done, *l)) {
+		/* Git would not write it, and host git may still go into
+		 * what it names (./sub, sub/): a failure, and what it names
+		 * is checked as written, beneath the project, where nothing
+		 * protected is ever moved (a gitlink "." is the project). */
+		if (!gitguard_verify_path(*l)) {
 			_cleanup_free_ char *shown = text_shown(*l);
 
-			/* Git would not write it: nothing is done to what it
-			 * names (a gitlink "." is the project). */
-			strv_push(&w->done, *l);
-			strv_push_take(
-				&w->lines,
-				xasprintf(
-					"llwrap: warning: the command wrote a "
-					"submodule entry '%s' into the git "
-					"index, a path git itself refuses; "
-					"llwrap left what it names alone; "
-					"run `git status` with care",
-					shown));
+			fail(w, xasprintf("the command wrote a submodule entry "
+					  "'%s' into the git index, a path git "
+					  "itself refuses to write",
+					  shown));
 		}
 	}
-	return links;
+	strv_free(links);
+	return steal_pointer(&all);
 }
 
 /*
@@ -429,13 +468,20 @@ static void
 check_gitlinks(struct watchlater *w, const struct wdir *gd)
 {
 	_cleanup_strv_ char **links = index_links(w, gd->fd, gd->path);
-	const struct root *proj = &w->roots[0];
+	/* gd may move (wdir_add): its work tree, as it is now. */
+	_cleanup_free_ char *wt_path = xstrdup(gd->wt_path);
+	_cleanup_close_ int wt_fd = fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3);
 
+	if (wt_fd < 0) {
+		fail(w, xasprintf("cannot look at the checkouts of %s: %s",
+				  wt_path, strerror(errno)));
+		return;
+	}
 	for (char **l = links; l != NULL && *l != NULL; l++) {
-		_cleanup_free_ char *path = xasprintf("%s/%s", proj->path, *l);
+		_cleanup_free_ char *path = xasprintf("%s/%s", wt_path, *l);
 		struct stat st;
 		struct wdir *d;
-		int fd = open_beneath(proj->fd, *l, true);
+		int fd = open_beneath(wt_fd, *l, true);
 
 		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP) {
 			/* Not there, or not without a symlink (which git
@@ -472,6 +518,266 @@ check_gitlinks(struct watchlater *w, const struct wdir *gd)
 	}
 }
 
+/* The names of d (the files to move, the repository's index) looked at
+ * in the directory dirfd. */
+static void
+names_at(struct watchlater *w, int dirfd, const char *path,
+	 const struct wname *names, size_t n, bool at_end)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (names[k].rewatch || names[k].prefix || names[k].newrepo)
+			continue;
+		if (names[k].move)
+			move_aside(w, dirfd, path, names[k].name,
+				   names[k].reader);
+		else if (at_end)
+			note_left(w, dirfd, path, names[k].name);
+	}
+}
+
+/* Every new name of the directory dirfd that a prefix name of its
+ * matches (.envrc.*): moved aside, unless it was there at the start. */
+static void
+prefix_scan(struct watchlater *w, int dirfd, const char *path,
+	    const struct wname *names, size_t n)
+{
+	DIR *dir = NULL;
+	struct dirent *e;
+	int fd;
+
+	for (size_t k = 0; k < n && dir == NULL; k++)
+		if (names[k].prefix &&
+		    (fd = openat(dirfd, ".",
+				 O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0 &&
+		    (dir = fdopendir(fd)) == NULL)
+			close(fd);
+	if (dir == NULL)
+		return;
+	while ((e = readdir(dir)) != NULL)
+		for (size_t k = 0; k < n; k++)
+			if (names[k].prefix && wname_is(&names[k], e->d_name))
+				move_aside(w, dirfd, path, e->d_name,
+					   names[k].reader);
+	closedir(dir);
+}
+
+/*
+ * The directory the i-th watched directory's path names now is another
+ * than it (the command moved or removed it, and may have made another
+ * there, DESIGN.md §15): that one is watched too, for the same names,
+ * which are looked at now.  When nothing is there yet, its parent is
+ * watched for one to be made.
+ */
+static void
+dir_again(struct watchlater *w, size_t i, bool at_end)
+{
+	_cleanup_free_ char *path = xstrdup(w->dirs[i].path);
+	_cleanup_free_ char *shown = NULL;
+	const char *rel;
+	ssize_t r = root_of(w, path, &rel);
+	struct stat st;
+	struct wdir *d;
+	size_t at;
+	int fd;
+
+	if (r < 0 || *rel == '\0')
+		return;
+	fd = open_beneath(w->roots[r].fd, rel, true);
+	if (fd == -ENOENT) {
+		/* Not (yet) there: its parent tells when it is. */
+		char *slash = strrchr(path, '/');
+		size_t root;
+
+		*slash = '\0';
+		if ((d = dir_at(w, path, &root)) != NULL) {
+			struct wname *n = wdir_name(d, slash + 1, NULL, false);
+
+			n->rewatch = true;
+		}
+		return;
+	}
+	if (fd < 0) {
+		shown = text_shown(path);
+		fail(w,
+		     xasprintf("cannot watch %s again (the command moved it): "
+			       "%s",
+			       shown, strerror(-fd)));
+		return;
+	}
+	if (fstat(fd, &st) < 0 || (d = wdir_find(w, &st)) == &w->dirs[i]) {
+		close(fd);
+		return;
+	}
+	if (d == NULL && (d = wdir_add(w, fd, &st, path)) == NULL)
+		return;
+	if (d->fd != fd)
+		close(fd);
+	/* wdir_add may have moved the array. */
+	at = (size_t)(d - w->dirs);
+	for (size_t k = 0; k < w->dirs[i].n_names; k++) {
+		struct wname *from = &w->dirs[i].names[k];
+		struct wname *n = wdir_name(&w->dirs[at], from->name,
+					    from->reader, from->move);
+
+		n->prefix = from->prefix;
+		n->rewatch = from->rewatch;
+	}
+	w->dirs[at].gitdir |= w->dirs[i].gitdir;
+	names_at(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
+		 w->dirs[at].n_names, at_end);
+	prefix_scan(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
+		    w->dirs[at].n_names);
+	if (w->dirs[at].gitdir)
+		w->dirs[at].changed = true;
+}
+
+/* A watched directory's name made again where one was moved from. */
+static void
+rewatch(struct watchlater *w, const struct wdir *parent, const char *name)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", parent->path, name);
+
+	for (size_t i = 0; i < w->n_dirs; i++)
+		if (strcmp(w->dirs[i].path, path) == 0) {
+			dir_again(w, i, false);
+			return;
+		}
+}
+
+/* A hook in the hooks/ of a repository the command made: anything but
+ * git init's samples (which git never runs). */
+static bool
+is_hook(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+	       strstr(name, ".llwrap-blocked-") == NULL &&
+	       (n < 7 || strcmp(name + n - 7, ".sample") != 0);
+}
+
+/* The new repository's config: moved aside when it sets what could run a
+ * command in the user's next git (gitguard_config_unsafe). */
+static void
+newrepo_config(struct watchlater *w, const struct wdir *gd)
+{
+	_cleanup_free_ char *text = NULL, *unsafe = NULL, *shown = NULL;
+	_cleanup_free_ char *path = xasprintf("%s/config", gd->path);
+	_cleanup_free_ char *reader = NULL;
+	size_t len;
+	int r = index_read(gd->fd, "config", &text, &len);
+
+	if (r == -ENOENT)
+		return;
+	if (r < 0 || strlen(text) != len) {
+		shown = text_shown(path);
+		fail(w,
+		     xasprintf("cannot read %s, the configuration of a "
+			       "repository the command made: %s",
+			       shown, r < 0 ? strerror(-r) : "it holds a NUL"));
+		return;
+	}
+	if ((unsafe = gitguard_config_unsafe(text)) == NULL)
+		return;
+	shown = text_shown(unsafe);
+	reader = xasprintf("git (it sets %s)", shown);
+	move_aside(w, gd->fd, gd->path, "config", reader);
+}
+
+/* The hooks of the new repository: each one moved aside. */
+static void
+newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path)
+{
+	int fd = openat(hooks_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (dir == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir)) != NULL)
+		if (is_hook(e->d_name))
+			move_aside(w, hooks_fd, path, e->d_name,
+				   "git (a hook of a repository the command "
+				   "made)");
+	closedir(dir);
+}
+
+/* hooks/ of the new repository gd (at index at), watched from now. */
+static void
+newrepo_watch_hooks(struct watchlater *w, size_t at)
+{
+	_cleanup_free_ char *path = xasprintf("%s/hooks", w->dirs[at].path);
+	struct stat st;
+	struct wdir *h;
+	int fd = open_beneath(w->dirs[at].fd, "hooks", true);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || ((h = wdir_find(w, &st)) == NULL &&
+				   (h = wdir_add(w, fd, &st, path)) == NULL)) {
+		return;
+	}
+	if (h->fd != fd)
+		close(fd);
+	h->hooks = true;
+	newrepo_hooks(w, h->fd, h->path);
+}
+
+/*
+ * The project had no repository and the command made one (git init): it
+ * may, but nothing in it may run a command in the user's next git there.
+ * Its directory is watched as the project's repository is (the index's
+ * gitlinks, a new commondir or config.worktree moved aside), and its
+ * config and hooks are checked as they change and at the end.  A .git
+ * that is not a directory (a file naming another repository, a link) is
+ * moved aside at once.
+ */
+static void
+newrepo_check(struct watchlater *w, bool at_end)
+{
+	const struct root *proj = &w->roots[0];
+	struct stat st;
+	struct wdir *gd;
+	size_t at;
+	int fd;
+
+	if (fstatat(proj->fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		move_aside(w, proj->fd, proj->path, ".git",
+			   "git (a repository the command named)");
+		return;
+	}
+	fd = open_beneath(proj->fd, ".git", true);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if ((gd = wdir_find(w, &st)) == NULL) {
+		_cleanup_free_ char *path = xasprintf("%s/.git", proj->path);
+
+		if ((gd = wdir_add(w, fd, &st, path)) == NULL)
+			return;
+		gd->gitdir = gd->newrepo = true;
+		gd->wt_fd = fcntl(proj->fd, F_DUPFD_CLOEXEC, 3);
+		gd->wt_path = xstrdup(proj->path);
+		wdir_name(gd, "commondir", "git", true);
+		wdir_name(gd, "config.worktree", "git", true);
+	} else {
+		close(fd);
+	}
+	at = (size_t)(gd - w->dirs);
+	newrepo_config(w, &w->dirs[at]);
+	newrepo_watch_hooks(w, at);
+	names_at(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
+		 w->dirs[at].n_names, at_end);
+	w->dirs[at].changed = true;
+}
+
 /* Every watched name once, the unwatched ones, and the index: after an
  * overflow, and at the end. */
 /* A new .envrc, left where it is: direnv asks before it loads one. */
@@ -497,16 +803,16 @@ note_left(struct watchlater *w, int dirfd, const char *dirpath,
 static void
 check_all(struct watchlater *w, bool at_end)
 {
+	/* Each directory as watched, and what its path names now. */
 	for (size_t i = 0; i < w->n_dirs; i++) {
-		struct wdir *d = &w->dirs[i];
-
-		for (size_t k = 0; k < d->n_names; k++)
-			if (d->names[k].move)
-				move_aside(w, d->fd, d->path, d->names[k].name,
-					   d->names[k].reader);
-			else if (at_end)
-				note_left(w, d->fd, d->path, d->names[k].name);
+		names_at(w, w->dirs[i].fd, w->dirs[i].path, w->dirs[i].names,
+			 w->dirs[i].n_names, at_end);
+		prefix_scan(w, w->dirs[i].fd, w->dirs[i].path, w->dirs[i].names,
+			    w->dirs[i].n_names);
+		dir_again(w, i, at_end);
 	}
+	if (w->watch_newrepo)
+		newrepo_check(w, at_end);
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
 			check_gitlinks(w, &w->dirs[i]);
@@ -530,14 +836,12 @@ check_all(struct watchlater *w, bool at_end)
 		if (fd == -ENOENT || fd == -ENOTDIR)
 			continue;
 		if (fd == -ELOOP || fd == -EXDEV) {
-			/* The reader would follow the link: name it. */
-			strv_push_take(
-				&w->lines,
-				xasprintf("llwrap: warning: %s, which %s reads "
-					  "later, is now reached through a "
-					  "symbolic link the command may have "
-					  "made; review it before %s runs",
-					  shown, u->reader, u->reader));
+			/* The reader would follow the link, where the watch
+			 * may not go: a failure. */
+			fail(w, xasprintf("%s, which %s reads later, is now "
+					  "reached through a symbolic link the "
+					  "command made",
+					  shown, u->reader));
 			continue;
 		}
 		if (fd < 0) {
@@ -561,40 +865,87 @@ watchlater_ready(void *arg)
 	struct watchlater *w = arg;
 	char buf[16384]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
+	bool overflow = false;
 	ssize_t len;
 
 	while ((len = read(w->ifd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + len;) {
 			const struct inotify_event *ev = (void *)p;
-			struct wdir *d = NULL;
+			size_t i;
 
 			p += sizeof(*ev) + ev->len;
 			if (ev->mask & IN_Q_OVERFLOW) {
-				check_all(w, false);
+				overflow = true;
 				continue;
 			}
-			for (size_t i = 0; i < w->n_dirs && d == NULL; i++)
-				if (w->dirs[i].wd == ev->wd)
-					d = &w->dirs[i];
-			if (d == NULL || ev->len == 0)
+			for (i = 0; i < w->n_dirs && w->dirs[i].wd != ev->wd;
+			     i++)
+				;
+			if (i == w->n_dirs)
 				continue;
-			if (d->gitdir && strcmp(ev->name, "index") == 0 &&
+			if (ev->mask & (IN_MOVE_SELF | IN_DELETE_SELF)) {
+				dir_again(w, i, false);
+				continue;
+			}
+			if (ev->len == 0)
+				continue;
+			/* The index: read once for the whole batch (a
+			 * command writing it in a loop costs one read a
+			 * wake-up, not one an event). */
+			if (w->dirs[i].gitdir &&
+			    strcmp(ev->name, "index") == 0 &&
 			    (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE))) {
-				/* d may move: check_gitlinks adds dirs. */
-				size_t at = (size_t)(d - w->dirs);
-
-				check_gitlinks(w, &w->dirs[at]);
+				w->dirs[i].changed = true;
+				continue;
+			}
+			if (w->dirs[i].newrepo &&
+			    (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE)) &&
+			    strcmp(ev->name, "config") == 0) {
+				newrepo_config(w, &w->dirs[i]);
 				continue;
 			}
 			if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)))
 				continue;
-			for (size_t k = 0; k < d->n_names; k++)
-				if (d->names[k].move &&
-				    strcmp(d->names[k].name, ev->name) == 0)
-					move_aside(w, d->fd, d->path, ev->name,
-						   d->names[k].reader);
+			if (w->dirs[i].newrepo &&
+			    strcmp(ev->name, "hooks") == 0) {
+				newrepo_watch_hooks(w, i);
+				continue;
+			}
+			if (w->dirs[i].hooks) {
+				if (is_hook(ev->name))
+					move_aside(
+						w, w->dirs[i].fd,
+						w->dirs[i].path, ev->name,
+						"git (a hook of a repository "
+						"the command made)");
+				continue;
+			}
+			for (size_t k = 0; k < w->dirs[i].n_names; k++) {
+				const struct wname *n = &w->dirs[i].names[k];
+
+				if (!wname_is(n, ev->name))
+					continue;
+				if (n->newrepo)
+					newrepo_check(w, false);
+				else if (n->rewatch)
+					rewatch(w, &w->dirs[i], ev->name);
+				else if (n->move)
+					move_aside(w, w->dirs[i].fd,
+						   w->dirs[i].path, ev->name,
+						   n->reader);
+				break;
+			}
 		}
 	}
+	if (overflow) {
+		check_all(w, false);
+		return;
+	}
+	for (size_t i = 0; i < w->n_dirs; i++)
+		if (w->dirs[i].changed) {
+			w->dirs[i].changed = false;
+			check_gitlinks(w, &w->dirs[i]);
+		}
 }
 
 /*
@@ -615,6 +966,7 @@ missing_reader(const char *project, const char *path, bool *move)
 		{ ".opencode", "opencode" },
 		{ ".vscode", "VS Code" },
 		{ ".idea", "a JetBrains IDE" },
+		{ ".llwrap.ini", "llwrap (the project's own profile)" },
 	};
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash != NULL ? (size_t)(slash - path) : 0;
@@ -748,6 +1100,7 @@ watch_missing(struct watchlater *w, const char *project, const char *path)
 	*slash = '\0';
 	if ((d = dir_at(w, dir, &root)) != NULL) {
 		wdir_name(d, slash + 1, reader, move);
+
 		return;
 	}
 	w->unwatched = xreallocarray(w->unwatched, w->n_unwatched + 1,
@@ -784,26 +1137,75 @@ repo_hash_len(const char *gitdir, const char *common)
 /* The repository: its directory watched (the index), the checkouts of
  * its gitlinks recorded as they are at the start. */
 static void
-watch_repository(struct watchlater *w, const char *gitdir)
+watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
+		 const char *wt_path)
 {
 	_cleanup_strv_ char **links = NULL;
 	struct stat st;
 	struct wdir *d;
 	size_t root;
 
-	if ((d = dir_at(w, gitdir, &root)) == NULL)
+	if ((d = dir_at(w, gitdir, &root)) == NULL || d->gitdir)
 		return;
 	d->gitdir = true;
+	d->wt_fd = fcntl(wt_fd, F_DUPFD_CLOEXEC, 3);
+	d->wt_path = xstrdup(wt_path);
 	/* The start: a checkout that has its .git now is the user's. */
 	links = index_links(w, d->fd, d->path);
 	for (char **l = links; l != NULL && *l != NULL; l++) {
-		_cleanup_close_ int fd = open_beneath(w->roots[0].fd, *l, true);
+		_cleanup_close_ int fd = open_beneath(wt_fd, *l, true);
 
 		if (fd >= 0 && fstat(fd, &st) == 0)
 			protect_add(w, &st);
 		if (fd >= 0 &&
 		    fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 			protect_add(w, &st);
+	}
+}
+
+/*
+ * The repositories of the submodules checked out at the start (their
+ * .git files, as gitguard found them from .gitmodules, nested ones
+ * included): each index is watched as the project's is, its gitlinks
+ * beneath its checkout, so that a nested repository registered inside a
+ * submodule (which host git status goes into) is moved aside too.
+ */
+static void
+watch_submodules(struct watchlater *w, const char *project,
+		 const struct gitguard *git)
+{
+	_cleanup_free_ char *own = xasprintf("%s/.git", project);
+
+	for (size_t i = 0; i < git->n; i++) {
+		const char *f = git->v[i].path;
+		size_t n = strlen(f);
+		_cleanup_free_ char *text = NULL, *checkout = NULL;
+		_cleanup_free_ char *gitdir = NULL;
+		_cleanup_close_ int fd = -1;
+		const char *rel, *line;
+
+		if (git->v[i].kind != GITGUARD_RO || n < 5 ||
+		    strcmp(f + n - 5, "/.git") != 0 || strcmp(f, own) == 0 ||
+		    root_of(w, f, &rel) != 0)
+			continue;
+		text = gitguard_fs_real.read_file(NULL, f);
+		if (text == NULL || strncmp(text, "gitdir:", 7) != 0)
+			continue;
+		line = text + 7 + strspn(text + 7, " \t");
+		text[strcspn(text, "\r\n")] = '\0';
+		checkout = xstrndup(f, n - 5);
+		if (line[0] == '/') {
+			gitdir = path_normalise(line);
+		} else {
+			_cleanup_free_ char *joined =
+				xasprintf("%s/%s", checkout, line);
+
+			gitdir = path_normalise(joined);
+		}
+		fd = open_beneath(w->roots[0].fd,
+				  checkout + strlen(project) + 1, true);
+		if (fd >= 0)
+			watch_repository(w, gitdir, fd, checkout);
 	}
 }
 
@@ -852,22 +1254,48 @@ watchlater_start(const char *project, const struct gitguard *git,
 			root_add(w, common);
 		}
 	}
-	/* Never moved: the repository, what gitguard pins or protects. */
-	for (size_t i = 0; git != NULL && i < git->n; i++) {
-		if (lstat(git->v[i].path, &st) == 0)
-			protect_add(w, &st);
-		if (stat(git->v[i].path, &st) == 0)
-			protect_add(w, &st);
-	}
+	/* Never moved: the repository, what gitguard pins or protects, the
+	 * later-run files there were at the start. */
+	for (size_t k = 0; k < ARRAY_SIZE(g); k++)
+		for (size_t i = 0; g[k] != NULL && i < g[k]->n; i++) {
+			if (lstat(g[k]->v[i].path, &st) == 0)
+				protect_add(w, &st);
+			if (stat(g[k]->v[i].path, &st) == 0)
+				protect_add(w, &st);
+		}
 	if (gitdir != NULL && stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode)) {
 		protect_add(w, &st);
 		w->hash_len = repo_hash_len(gitdir, common);
-		watch_repository(w, gitdir);
+		watch_repository(w, gitdir, w->roots[0].fd, project);
+		watch_submodules(w, project, git);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
 		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
 		     m != NULL && *m != NULL; m++)
 			watch_missing(w, project, *m);
+	/* What .envrc files source beside them (.envrc.local and the
+	 * like, DESIGN.md §11): every new .envrc.* in the project. */
+	if (later != NULL) {
+		struct wdir *d;
+		size_t root;
+
+		if ((d = dir_at(w, project, &root)) != NULL)
+			wdir_name(d, ".envrc.", "direnv (an .envrc loads it)",
+				  true)
+				->prefix = true;
+	}
+	/* No repository: one the command makes is checked. */
+	if (git != NULL &&
+	    fstatat(w->roots[0].fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    errno == ENOENT) {
+		struct wdir *d;
+		size_t root;
+
+		if ((d = dir_at(w, project, &root)) != NULL) {
+			wdir_name(d, ".git", "git", false)->newrepo = true;
+			w->watch_newrepo = true;
+		}
+	}
 	if (w->failures != NULL) {
 		/* Before the command runs: a refusal, not a report. */
 		_cleanup_free_ char *why = strv_join(w->failures, "; ");
@@ -927,7 +1355,18 @@ watchlater_finish(struct watchlater *w)
 char **
 watchlater_report(const struct watchlater *w)
 {
-	return w != NULL ? strv_copy(w->lines) : NULL;
+	char **v;
+
+	if (w == NULL)
+		return NULL;
+	v = strv_copy(w->lines);
+	if (w->n_moved > WATCHLATER_MAX_LINES)
+		strv_push_take(&v,
+			       xasprintf("llwrap: ... and %zu more files "
+					 "made to run later were moved "
+					 "aside the same way",
+					 w->n_moved - WATCHLATER_MAX_LINES));
+	return v;
 }
 
 char **
@@ -943,6 +1382,9 @@ watchlater_free(struct watchlater *w)
 		return;
 	for (size_t i = 0; i < w->n_dirs; i++) {
 		close(w->dirs[i].fd);
+		if (w->dirs[i].wt_fd >= 0)
+			close(w->dirs[i].wt_fd);
+		free(w->dirs[i].wt_path);
 		free(w->dirs[i].path);
 		for (size_t k = 0; k < w->dirs[i].n_names; k++)
 			free(w->dirs[i].names[k].name);

@@ -41,10 +41,11 @@
 struct gitguard;
 struct watchlater;
 
-/* The most directories watched, and gitlinks looked at in one index:
- * past either the check fails closed. */
-#define WATCHLATER_MAX_DIRS  1024
-#define WATCHLATER_MAX_LINKS 65536
+/* The most directories watched: past it the check fails closed (and
+ * past GITGUARD_MAX_LINKS gitlinks in one index). */
+#define WATCHLATER_MAX_DIRS 1024
+/* The moves named one by one after the run; more are counted. */
+#define WATCHLATER_MAX_LINES 20
 
 /*
  * Before the monitor forks: watch the parent directories of the missing

@@ -137,9 +137,9 @@ for link in . ./sub sub/ sub/.. ".git/../sub"; do
 	head_before=$(cat "$R/.git/HEAD")
 	run llw -p opencode $BE -C "$R" -- /bin/sh -c \
 		"python3 -c '$INDEX_PY' '$link' && $REPLANT" sh "$MARKS" "gl-$tag"
-	expect_rc "gitlink '$link': the command ran" 0
-	expect_output "... llwrap names the index entry it left alone" \
-		"submodule entry '$(printf '%s' "$link" | sed 's/[.]/\\./g')'"
+	expect_rc "gitlink '$link': a path git refuses to write fails the run (125)" 125
+	expect_output "... naming the index entry" \
+		"submodule entry '$(printf '%s' "$link" | sed 's/[.]/\\./g')' into the git index, a path git itself refuses"
 	as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; git -C sub status >/dev/null 2>&1; exit 0' sh "$R"
 	if [ ! -e "$MARKS/gl-$tag" ] && [ -e "$R/.git/HEAD" ] &&
 		[ "$(cat "$R/.git/HEAD")" = "$head_before" ] && [ -e "$R/sub/.git" ] &&
@@ -317,5 +317,202 @@ expect_output "a .opencode/ made inside is moved aside and named" \
 	"the command created $R/\\.opencode, which opencode reads later"
 [ ! -e "$R/.opencode" ] && [ -d "$R"/.opencode.llwrap-blocked-* ] &&
 	ok "... kept beside it, never deleted" || not_ok ".opencode not moved aside"
+
+
+# ---- The review of the fixes (issue 23) ----
+# plant_evil DIR NAME: a repository beside DIR's, whose config runs a
+# command that leaves $MARKS/NAME; its path in $EVIL.
+plant_evil() {
+	as_user /bin/sh -c 'cd "$1" && cp -r .git evil.git &&
+		printf "[core]\n\tfsmonitor = touch %s/%s\n" "$2" "$3" >>evil.git/config' \
+		sh "$1" "$MARKS" "$2"
+	EVIL=$1/evil.git
+}
+# host_ran NAME DIR DESC: after the user's git status in DIR, the planted
+# command did not run.
+host_ran() {
+	as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; git -C sub status >/dev/null 2>&1; exit 0' sh "$2"
+	[ ! -e "$MARKS/$1" ] && ok "$3" || not_ok "$3 (the planted command ran)"
+}
+
+# A name moved aside once, planted again while every name the old scheme
+# would have moved it to is taken: still moved aside (the new name cannot
+# be guessed), or the run fails.
+R=$HOME_DIR/work/again
+make_repo "$R"
+plant_evil "$R" again
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	printf "%s/evil.git\n" "$PWD" >.git/commondir; sleep 1
+	now=$(date +%s); t=$now
+	while [ $t -lt $((now + 5)) ]; do
+		: >.git/commondir.llwrap-blocked-$t; i=1
+		while [ $i -lt 100 ]; do : >.git/commondir.llwrap-blocked-$t-$i; i=$((i + 1)); done
+		t=$((t + 1))
+	done
+	printf "%s/evil.git\n" "$PWD" >.git/commondir; sleep 1; exit 0'
+[ "$(printf '%s\n' "$out" | grep -c 'created .*commondir, which git reads later.*moved aside')" -ge 2 ] &&
+	ok "a commondir planted twice is moved aside twice, whatever names were taken" ||
+	{ not_ok "the second commondir was not moved aside"; diag "$out"; }
+host_ran again "$R" "... and the user's git ran nothing"
+
+# Index entries git would not write but reads, and an index cut as git
+# cuts it and not at its NULs: the run fails (125) and nothing runs.
+DESYNC_PY='
+import hashlib, struct, sys
+GL = sys.argv[1].encode()
+def hdr(mode, n):
+    return struct.pack(">10I", 0,0,0,0,0,0, mode, 0,0,0) + b"\x12" * 20 + struct.pack(">H", n)
+L = 200
+d0 = bytearray(hdr(0o100644, L))
+name = bytearray(L + 1)
+name[0:2] = b"0\0"
+c = hdr(0o100644, 1) + b"a\0"
+c += b"\0" * (64 - len(c))
+name[2:2 + len(c)] = c
+d0 += name
+d0 += b"\0" * (((62 + L + 8) & ~7) - len(d0))
+gl = hdr(0o160000, len(GL)) + GL
+gl += b"\0" * (((62 + len(GL) + 8) & ~7) - len(gl))
+body = bytearray(b"DIRC" + struct.pack(">II", 2, 2) + bytes(d0) + gl)
+body[140:148] = b"XXXX" + struct.pack(">I", len(body) - 148)
+open(".git/index", "wb").write(bytes(body) + hashlib.sha1(bytes(body)).digest())
+'
+PLANT_GL='git init -q --bare e.git &&
+	printf "[core]\n\tbare = false\n\tworktree = %s/e2\n\tfsmonitor = touch %s/%s\n" "$PWD" "$1" "$2" >>e.git/config &&
+	mkdir -p e2 && printf "gitdir: %s/e.git\n" "$PWD" >e2/.git'
+for how in slash desync; do
+	R=$HOME_DIR/work/gl2-$how
+	make_repo "$R"
+	if [ $how = slash ]; then
+		write="python3 -c '$INDEX_PY' e2/ sub"
+	else
+		write="python3 -c '$DESYNC_PY' e2"
+	fi
+	run llw -p opencode $BE -C "$R" -- /bin/sh -c "$PLANT_GL && $write; exit 0" sh "$MARKS" "gl2-$how"
+	expect_rc "index ($how): a gitlink git reads and llwrap would not: the run fails (125)" 125
+	expect_output "... saying why" "submodule entry 'e2/'|cannot read the git index .*not an index llwrap can read"
+	host_ran "gl2-$how" "$R" "... and the user's git ran nothing"
+done
+
+# An index made to be expensive (100,000 entries, each name one byte
+# longer than the one before): refused at once, the timeout unaffected.
+R=$HOME_DIR/work/bigidx
+make_repo "$R"
+start=$(date +%s)
+run as_user timeout -s KILL 120 $LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE \
+	-C "$R" --timeout 10 -- python3 -c '
+import hashlib, struct
+e = struct.pack(">10I", 0,0,0,0,0,0, 0o160000, 0,0,0) + bytes(20) + struct.pack(">H", 0xfff) + b"\x00" + b"a\x00"
+body = b"DIRC" + struct.pack(">II", 4, 100000) + e * 100000
+open(".git/index", "wb").write(body + hashlib.sha1(body).digest())'
+expect_rc "an index of 100,000 growing names: the run fails (125)" 125
+[ $(($(date +%s) - start)) -lt 60 ] && ok "... at once, not after minutes of parsing" ||
+	not_ok "the index took $(($(date +%s) - start)) s"
+
+# The command stops itself: the guardian's timer and watch go on.
+R=$HOME_DIR/work/stopped
+make_repo "$R"
+plant_evil "$R" stopped
+start=$(date +%s)
+run as_user timeout -s KILL 60 $LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE \
+	-C "$R" --timeout 4 -- /bin/sh -c '
+	(sleep 1; printf "%s/evil.git\n" "$PWD" >.git/commondir; sleep 100) &
+	kill -STOP $$'
+expect_rc "a command that stops itself: the timeout still ends the run (124)" 124
+expect_output "... and the commondir planted meanwhile is moved aside" "created $R/\\.git/commondir"
+[ $(($(date +%s) - start)) -lt 30 ] && ok "... in time" || not_ok "the stopped command stopped llwrap"
+host_ran stopped "$R" "... and the user's git ran nothing"
+
+# core.hooksPath inside the work tree (husky): read-only, like .git/hooks.
+R=$HOME_DIR/work/husky
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p .husky && printf "#!/bin/sh\nexit 0\n" >.husky/pre-commit &&
+	chmod +x .husky/pre-commit && git config core.hooksPath .husky &&
+	git add .husky && git commit -qm husky' sh "$R"
+run llw -p opencode $BE -C "$R" -q -- /bin/sh -c \
+	'printf "#!/bin/sh\ntouch %s/husky\n" "$1" >.husky/pre-commit || echo refused; git commit -q --allow-empty -m inside && echo committed' sh "$MARKS"
+expect_output "core.hooksPath in the project: its hooks are read-only" "^refused$"
+expect_output "... while commits inside still run them" "^committed$"
+as_user /bin/sh -c 'cd "$1" && git commit -q --allow-empty -m host' sh "$R"
+[ ! -e "$MARKS/husky" ] && ok "... and the user's next commit runs nothing planted" || not_ok "a planted husky hook ran"
+
+# A project that is no repository: a repository the command makes may
+# not configure a command for the user's next git.
+R=$HOME_DIR/work/norepo
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . && echo a >a && git add a &&
+	git commit -qm a && printf "[core]\n\tfsmonitor = touch %s/norepo\n" "$1" >>.git/config &&
+	git remote add origin https://example.invalid/r.git; echo made' sh "$MARKS"
+expect_output "git init inside a project without a repository works" "^made$"
+expect_output "... its config, which sets core.fsmonitor, is moved aside" "created $R/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; git log --oneline | wc -l' sh "$R" >"$OUTSIDE/norepo.log" 2>&1
+[ ! -e "$MARKS/norepo" ] && ok "... and the user's git there runs nothing" || not_ok "the new repository's fsmonitor ran"
+R=$HOME_DIR/work/norepo2
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . && echo a >a && git add a &&
+	git commit -qm a && git remote add origin https://example.invalid/r.git &&
+	printf "#!/bin/sh\n" >.git/hooks/post-checkout && chmod +x .git/hooks/post-checkout; exit 0'
+expect_no_output "... a plain git init, commit and remote keep their config" "\\.git/config"
+expect_output "... but a hook made there is moved aside" "created $R/\\.git/hooks/post-checkout"
+
+# A directory holding a watched name, renamed and made again.
+R=$HOME_DIR/work/renamed
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir config && echo keep >config/README &&
+	echo "source_env_if_exists config/.envrc.local" >.envrc' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mv config config.old 2>/dev/null && mkdir config; echo "touch x" >config/.envrc.local; sleep 1; exit 0'
+if [ -e "$R/config/.envrc.local" ]; then
+	not_ok "a file .envrc loads, in a directory renamed and made again, stays"
+	diag "$out"
+else
+	ok "a file .envrc loads, in a directory renamed and made again, is moved aside (or its directory cannot be renamed)"
+fi
+
+# The index of an existing submodule: a repository registered there.
+R=$HOME_DIR/work/subidx
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'cd sub && git init -q --bare ../e.git &&
+	printf "[core]\n\tbare = false\n\tworktree = %s/evil\n\tfsmonitor = touch %s/subidx\n" "$PWD" "$1" >>../e.git/config &&
+	mkdir evil && printf "gitdir: %s/../e.git\n" "$PWD" >evil/.git &&
+	git update-index --add --cacheinfo 160000,1234567890abcdef1234567890abcdef12345678,evil; exit 0' sh "$MARKS"
+expect_output "a repository registered in a submodule's index has its .git moved aside" "created $R/sub/evil/\\.git"
+host_ran subidx "$R" "... and the user's git ran nothing"
+
+# Files an .envrc loads behind a condition or an expansion: every new
+# .envrc.* is moved aside, and --explain names what it cannot read.
+R=$HOME_DIR/work/envrc2
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && printf "%s\n" "[ -f .envrc.local ] && source_env .envrc.local" \
+	"PATH_add bin" >.envrc' sh "$R"
+run llw -p opencode $BE -C "$R" --explain -- /bin/true
+expect_output "--explain names .envrc lines it does not read" "'PATH_add bin' loads or runs what the project holds"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "touch x" >.envrc.local; echo "touch y" >.envrc.whatever'
+expect_output "a new .envrc.* is moved aside, whatever its name" "created $R/\\.envrc\\.whatever, which direnv"
+[ ! -e "$R/.envrc.local" ] && [ ! -e "$R/.envrc.whatever" ] && ok "... both of them" || not_ok ".envrc.* left in place"
+
+# A directory .envrc loads from, missing at the start, made a link: the
+# run fails (direnv would follow it).
+R=$HOME_DIR/work/envlink
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && echo "source_env_if_exists env/local.sh" >.envrc' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p x && echo "touch x" >x/local.sh && ln -s x env'
+expect_rc "a directory .envrc loads from made a link: the run fails (125)" 125
+expect_output "... naming it" "env/local\\.sh, which direnv .* is now reached through a symbolic link"
+
+# The project's .llwrap.ini made inside: llwrap's own next run would read
+# it; moved aside.
+R=$HOME_DIR/work/ini
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'printf "[network]\nfoo\033]0;x\007 = 1\n" >.llwrap.ini'
+expect_output "a .llwrap.ini made inside is moved aside" "created $R/\\.llwrap\\.ini, which llwrap"
+as_user /bin/sh -c 'cd "$1" && mv .llwrap.ini.llwrap-blocked-* .llwrap.ini' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/true
+if printf '%s' "$out" | grep -q "$(printf '\033')"; then
+	not_ok "an error about a .llwrap.ini shows its control characters raw"
+else
+	ok "... and an error about one shows its control characters escaped"
+fi
 
 done_testing

@@ -273,7 +273,7 @@ test_later_run(void **state)
 	      "R /p/.envrc.private\n"
 	      "R /p/.env\n"
 	      "R /p/sub/env.sh\n",
-	      ".mcp.json, opencode.jsonc do not exist");
+	      ".mcp.json, opencode.jsonc, .llwrap.ini do not exist");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
@@ -398,11 +398,17 @@ test_index_gitlinks(void **state)
 			  { 0160000, 1, "sub" },
 			  { 0160000, 7, "nest" } };
 
+		size_t prev = 0;
+
 		n = put_header(b, 4, 3);
 		for (size_t i = 0; i < 3; i++) {
 			size_t len = strlen(e[i].rest);
+			/* The flags hold the whole name's length. */
+			size_t total = prev - (i ? e[i].strip : 0) + len;
 
+			prev = total;
 			memset(b + n, 0, 62);
+			b[n + 61] = (unsigned char)total;
 			b[n + 24] = (unsigned char)(e[i].mode >> 24);
 			b[n + 25] = (unsigned char)(e[i].mode >> 16);
 			b[n + 26] = (unsigned char)(e[i].mode >> 8);
@@ -425,6 +431,67 @@ test_index_gitlinks(void **state)
 					 b, n, GITGUARD_SHA1_LEN, &links, NULL),
 				 -EINVAL);
 	}
+}
+
+/*
+ * Entries are cut where git cuts them (issue 23, a review): a name "0"
+ * whose flags say 200 bytes, with a NUL and a decoy entry hidden in them,
+ * is not read as two entries (git reads one, then the gitlink after it):
+ * such an index is refused; so is a name longer than any path can be, and
+ * more gitlinks than llwrap reads.
+ */
+static void
+test_index_as_git(void **state)
+{
+	static unsigned char b[300000];
+	char **links = NULL;
+	size_t n;
+
+	(void)state;
+	n = put_header(b, 2, 2);
+	n += put_entry(b + n, 0100644, "0", false);
+	/* The first entry's flags claim more than its name. */
+	b[12 + 61] = 200;
+	n += put_entry(b + n, 0160000, "e2", false);
+	assert_int_equal(
+		gitguard_index_gitlinks(b, n, GITGUARD_SHA1_LEN, &links, NULL),
+		-EINVAL);
+	assert_null(links);
+	/* 0xfff: the name's bytes are counted, as git does. */
+	n = put_header(b, 2, 1);
+	{
+		static char longname[5000];
+
+		memset(longname, 'x', sizeof(longname) - 1);
+		n += put_entry(b + n, 0160000, longname, false);
+		b[12 + 60] = 0x0f;
+		b[12 + 61] = 0xff;
+		assert_int_equal(gitguard_index_gitlinks(
+					 b, n, GITGUARD_SHA1_LEN, &links, NULL),
+				 -EINVAL);
+		longname[100] = '\0';
+		n = put_header(b, 2, 1);
+		n += put_entry(b + n, 0160000, longname, false);
+		b[12 + 60] = 0x0f;
+		b[12 + 61] = 0xff;
+		assert_int_equal(gitguard_index_gitlinks(
+					 b, n, GITGUARD_SHA1_LEN, &links, NULL),
+				 0);
+		assert_int_equal(strv_length(links), 1);
+		assert_int_equal(strlen(links[0]), 100);
+		strv_free(links);
+	}
+	/* More gitlinks than llwrap reads: refused, not truncated. */
+	n = put_header(b, 2, GITGUARD_MAX_LINKS + 1);
+	b[8] = (unsigned char)((GITGUARD_MAX_LINKS + 1) >> 24);
+	b[9] = (unsigned char)((GITGUARD_MAX_LINKS + 1) >> 16);
+	b[10] = (unsigned char)((GITGUARD_MAX_LINKS + 1) >> 8);
+	b[11] = (unsigned char)(GITGUARD_MAX_LINKS + 1);
+	for (size_t i = 0; i <= GITGUARD_MAX_LINKS; i++)
+		n += put_entry(b + n, 0160000, "m", false);
+	assert_int_equal(
+		gitguard_index_gitlinks(b, n, GITGUARD_SHA1_LEN, &links, NULL),
+		-E2BIG);
 }
 
 /* Paths git itself would not write are told from those it would. */
@@ -633,6 +700,7 @@ main(void)
 		cmocka_unit_test(test_git),
 		cmocka_unit_test(test_later_run),
 		cmocka_unit_test(test_index_gitlinks),
+		cmocka_unit_test(test_index_as_git),
 		cmocka_unit_test(test_verify_path),
 		cmocka_unit_test(test_hash_len),
 		cmocka_unit_test(test_index_sha256_split),
