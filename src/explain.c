@@ -451,6 +451,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	_cleanup_strv_ char **seccomp = filter_describe(&sb->filter);
 
 	fprintf(f, "llwrap policy for '%s' in %s\n", p->name, p->project);
+	if (p->project_why != NULL)
+		fprintf(f, "  project: %s, %s\n", p->project, p->project_why);
 	for (char **d = p->descriptions; d != NULL && *d != NULL; d++)
 		fprintf(f, "  profile: %s\n", *d);
 	{

@@ -29,6 +29,7 @@
 #include "path.h"
 #include "policy.h"
 #include "profile.h"
+#include "project.h"
 #include "resources.h"
 #include "sandbox.h"
 #include "selftest.h"
@@ -74,6 +75,10 @@ static const struct {
 };
 
 static bool quiet;
+
+/* The project of this run as main() chose it, where its command starts
+ * when elsewhere, and how it was chosen (policy.h). */
+static const char *run_project, *run_workdir, *run_project_why;
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int status, const char *fmt, ...)
@@ -174,11 +179,13 @@ struct flag {
  * as the project unless --allow-broad-project; a project reached through
  * a symbolic link is named as it resolves, so that the user sees which
  * directory becomes writable.  given is the directory as given (-C) or
- * ".", from_cwd whether it is the working directory.
+ * ".", from_cwd whether it is the working directory, and top, when not
+ * NULL, the top level of the git work tree that holds it, which is the
+ * project then.
  */
 static void
 check_project(const char *given, bool from_cwd, const char *real,
-	      bool allow_broad)
+	      const char *top, bool allow_broad)
 {
 	const char *home = getenv("HOME");
 	_cleanup_free_ char *home_real = NULL, *why = NULL;
@@ -186,7 +193,15 @@ check_project(const char *given, bool from_cwd, const char *real,
 
 	if (home != NULL && *home == '/')
 		home_real = realpath(home, NULL);
-	why = policy_broad_project(real, home_real);
+	why = policy_broad_project(top != NULL ? top : real, home_real);
+	if (why != NULL && !allow_broad && top != NULL)
+		die(EXIT_LLWRAP,
+		    "refusing to run: the working directory %s is in the git "
+		    "work tree %s, which would be the project, and %s; name "
+		    "the project with -C (-C . for the working directory "
+		    "alone), or pass --allow-broad-project to run there "
+		    "anyway",
+		    real, top, why);
 	if (why != NULL && !allow_broad)
 		die(EXIT_LLWRAP,
 		    "refusing to run: %s; start llwrap in the project "
@@ -214,11 +229,40 @@ check_project(const char *given, bool from_cwd, const char *real,
 
 		if (strcmp(norm, real) != 0)
 			fprintf(stderr,
-				"llwrap: note: the project %s is reached "
+				"llwrap: note: the %s %s is reached "
 				"through a symbolic link; the sandbox grants "
 				"%s\n",
-				spelled, real);
+				top != NULL ? "working directory" : "project",
+				spelled, top != NULL ? top : real);
 	}
+}
+
+/*
+ * Without -C: the top level of the git work tree that holds the working
+ * directory real, as git finds it (GIT_CEILING_DIRECTORIES included), or
+ * NULL when there is none or it is real itself.
+ */
+static char *
+git_toplevel(const char *real)
+{
+	const char *env = getenv("GIT_CEILING_DIRECTORIES");
+	_cleanup_strv_ char **ceilings = NULL;
+	char *top;
+
+	if (env != NULL && *env != '\0') {
+		_cleanup_free_ char *copy = xstrdup(env);
+		char *save = NULL;
+
+		for (char *c = strtok_r(copy, ":", &save); c != NULL;
+		     c = strtok_r(NULL, ":", &save))
+			strv_push(&ceilings, c);
+	}
+	top = project_toplevel(real, ceilings, &project_fs_real);
+	if (top != NULL && strcmp(top, real) == 0) {
+		free(top);
+		top = NULL;
+	}
+	return top;
 }
 
 /* Resolve the policy of the command line plus extra flags. */
@@ -240,9 +284,13 @@ resolve(const char *project, const char *name, char **cmd, char **profiles,
 		add_flag(cli, vars, extra[i].opt, extra[i].arg);
 	path = policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
 	{
+		bool ours = run_project != NULL &&
+			    strcmp(project, run_project) == 0;
 		struct policy_request req = {
 			.envp = environ,
 			.project = project,
+			.workdir = ours ? run_workdir : NULL,
+			.project_why = ours ? run_project_why : NULL,
 			.command = cmd[0],
 			.name = name,
 			.profiles = profiles,
@@ -1365,13 +1413,28 @@ options_done:
 	{
 		char *dir = project ? project : ".";
 		char *real = realpath(dir, NULL);
+		char *top;
 
 		if (real == NULL)
 			die(EXIT_LLWRAP, "project directory %s: %s", dir,
 			    strerror(errno));
-		check_project(dir, project == NULL, real, allow_broad);
+		/* Started in a subdirectory of a repository, the project is
+		 * its work tree, where git works; -C says otherwise. */
+		top = project == NULL ? git_toplevel(real) : NULL;
+		check_project(dir, project == NULL, real, top, allow_broad);
 		free(project);
-		project = real;
+		if (top != NULL) {
+			run_workdir = real;
+			run_project_why = xasprintf(
+				"the top level of the git work tree that holds "
+				"the working directory %s, where the command "
+				"starts (-C names another project)",
+				real);
+			project = top;
+		} else {
+			project = real;
+		}
+		run_project = project;
 	}
 	if (name == NULL) {
 		_cleanup_free_ char *copy = xstrdup(cmd[0]);
@@ -1430,8 +1493,10 @@ options_done:
 			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", *n);
 	}
 	if (verbose)
-		fprintf(stderr, "llwrap: running %s in %s\n", cmd[0],
-			policy->project);
+		fprintf(stderr, "llwrap: running %s in %s%s%s\n", cmd[0],
+			policy->workdir ? policy->workdir : policy->project,
+			policy->workdir ? ", project " : "",
+			policy->workdir ? policy->project : "");
 
 	/* Where the blocked-attempt log stands before the run, for the
 	 * footer after it. */

@@ -291,6 +291,8 @@ policy_free(struct policy *p)
 		return;
 	free(p->name);
 	free(p->project);
+	free(p->workdir);
+	free(p->project_why);
 	for (size_t i = 0; i < p->n_paths; i++) {
 		free(p->paths[i].path);
 		free(p->paths[i].origin);
@@ -1332,6 +1334,9 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 
 	p->name = req->name != NULL ? xstrdup(req->name) : NULL;
 	p->project = req->project != NULL ? xstrdup(req->project) : NULL;
+	p->workdir = req->workdir != NULL ? xstrdup(req->workdir) : NULL;
+	p->project_why =
+		req->project_why != NULL ? xstrdup(req->project_why) : NULL;
 	p->config_files = xcalloc(1, sizeof(char *));
 	p->descriptions = xcalloc(1, sizeof(char *));
 	apply_base(p, req->as_root);

@@ -94,6 +94,13 @@ struct llw_scalar_origin {
 struct policy {
 	char *name;    /* instance name, ${NAME} (default: command basename) */
 	char *project; /* absolute project directory, ${PROJECT} */
+	/* Where the command starts, when not in the project: the working
+	 * directory beneath a project found as its git work tree's top
+	 * level (project.h); NULL: the project. */
+	char *workdir;
+	/* How the project was chosen, for --explain; NULL: -C or the
+	 * working directory, as given. */
+	char *project_why;
 
 	/* [filesystem]: every rule from every source, in source order.  At
 	 * one path the highest rank wins (pathtree_compile resolves that). */
@@ -245,6 +252,10 @@ struct policy_request {
 	 * as the rules are enforced; NULL compares them as written. */
 	int (*resolve)(void *ctx, const char *path, char **out);
 	void *resolve_ctx;
+	/* Where the command starts when not in the project (NULL: the
+	 * project), and how the project was chosen (NULL: as given). */
+	const char *workdir;
+	const char *project_why;
 };
 
 /*

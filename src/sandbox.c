@@ -1267,10 +1267,12 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	char **saved;
 	int r, e;
 
-	if (chdir(p->project) < 0) {
+	if (chdir(p->workdir != NULL ? p->workdir : p->project) < 0) {
 		e = errno;
-		*cause = xasprintf("cannot enter the project directory %s: %s",
-				   p->project, strerror(e));
+		*cause = xasprintf("cannot enter the %s directory %s: %s",
+				   p->workdir != NULL ? "working" : "project",
+				   p->workdir != NULL ? p->workdir : p->project,
+				   strerror(e));
 		return -e;
 	}
 	/* Acquire before dropping: the rule paths are opened with whatever
