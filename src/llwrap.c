@@ -1248,7 +1248,8 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 
 		base = xstrdup(basename(copy));
 	}
-	frag = learn_fragment(g, n_g, net, base, target->project, name);
+	frag = learn_fragment(g, n_g, net, base, target->project,
+			      target->run_profile, name);
 	saved = ldir_fd >= 0 ? learn_save(ldir_fd, ldir, frag, name, &cause)
 			     : NULL;
 	fprintf(stderr,

@@ -293,6 +293,7 @@ policy_free(struct policy *p)
 	free(p->project);
 	free(p->workdir);
 	free(p->project_why);
+	free(p->run_profile);
 	for (size_t i = 0; i < p->n_paths; i++) {
 		free(p->paths[i].path);
 		free(p->paths[i].origin);
@@ -387,6 +388,7 @@ struct resolver {
 	uint32_t rank;	/* rank of the last source applied */
 	char **applied; /* profile->file of every source applied */
 	char **stack;	/* the include chain being applied */
+	char **names;	/* the run's profiles, for [match] profile */
 	/* [filesystem] git-config: the files, their origins and ranks */
 	struct llw_path_rule *git;
 	size_t n_git;
@@ -1262,6 +1264,28 @@ apply_matched(struct resolver *r, char **cause)
 		if (ret < 0)
 			break;
 	}
+	/* [match] profile holds against the -p profiles and those matched
+	 * without the condition; the run is under the last of those
+	 * matched on its command (opencode.ini), else the last -p. */
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		const struct profile *prof = cands[i].prof;
+
+		if (prof->match_profile != NULL)
+			continue;
+		strv_push_take(&r->names, match_profile_name(prof->file));
+		if (cands[i].score.command) {
+			free(r->p->run_profile);
+			r->p->run_profile = match_profile_name(prof->file);
+		}
+	}
+	for (size_t i = 0; i < n && ret == 0;) {
+		if (match_profile_holds(cands[i].prof, r->names)) {
+			i++;
+			continue;
+		}
+		profile_free(cands[i].prof);
+		cands[i] = cands[--n];
+	}
 	/* qsort(NULL, 0, ...) is undefined (glibc declares the array
 	 * nonnull); found by tests/fuzz with an empty profile path. */
 	if (ret == 0 && n > 0)
@@ -1343,6 +1367,9 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 
 	if (profiles == NULL || profiles[0] == NULL)
 		profiles = default_profiles;
+	for (char *const *a = profiles; *a != NULL; a++)
+		strv_push_take(&r.names, match_profile_name(*a));
+	p->run_profile = xstrdup(r.names[strv_length(r.names) - 1]);
 	for (char *const *a = profiles; *a != NULL && ret == 0; a++) {
 		struct profile *prof = NULL;
 
@@ -1380,6 +1407,7 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 
 	strv_free(r.applied);
 	strv_free(r.stack);
+	strv_free(r.names);
 	if (ret < 0)
 		return ret;
 	*out = steal_pointer(&p);

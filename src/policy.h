@@ -101,6 +101,10 @@ struct policy {
 	/* How the project was chosen, for --explain; NULL: -C or the
 	 * working directory, as given. */
 	char *project_why;
+	/* The profile the run is under, as --learn names it in a
+	 * fragment's [match] profile (match.h): the last profile matched
+	 * on the command, else the last -p, else "default". */
+	char *run_profile;
 
 	/* [filesystem]: every rule from every source, in source order.  At
 	 * one path the highest rank wins (pathtree_compile resolves that). */

@@ -273,6 +273,7 @@ enum value_type {
 	VT_ENVSET,   /* NAME=VALUE */
 	VT_INCLUDES, /* profile NAMEs or FILEs */
 	VT_COMMANDS, /* command basenames */
+	VT_NAMES,    /* profile names */
 };
 
 static const char *const choices_mode[] = { "none", "filtered", "host", NULL };
@@ -329,6 +330,7 @@ static const struct key_spec {
 	{ "limits", "memory-max", VT_BYTES, NULL },
 	{ "limits", "pids-max", VT_COUNT, NULL },
 	{ "match", "command", VT_COMMANDS, NULL },
+	{ "match", "profile", VT_NAMES, NULL },
 	{ "match", "project", VT_PATHS, NULL },
 };
 
@@ -850,6 +852,14 @@ value_check(const struct profile *p, const struct vars *v,
 				    ks->section, ks->key, raw);
 		*out = xstrdup(raw);
 		return 0;
+	case VT_NAMES:
+		if (strchr(raw, '/') != NULL)
+			return fail(cause, p->file, line,
+				    "[%s] %s: '%s' must be a profile name "
+				    "(NAME for NAME.ini), not a path.",
+				    ks->section, ks->key, raw);
+		*out = xstrdup(raw);
+		return 0;
 	case VT_TEXT:
 		break;
 	}
@@ -883,6 +893,7 @@ profile_free(struct profile *p)
 	strv_free(p->includes);
 	strv_free(p->match_command);
 	strv_free(p->match_project);
+	strv_free(p->match_profile);
 	free(p);
 }
 
@@ -1059,7 +1070,9 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	}
 	if (strcmp(section, "match") == 0) {
 		char ***list = strcmp(key, "command") == 0 ? &p->match_command
-							   : &p->match_project;
+			       : strcmp(key, "profile") == 0
+				       ? &p->match_profile
+				       : &p->match_project;
 
 		for (size_t i = 0; i < n; i++)
 			strv_push(list, values[i]);

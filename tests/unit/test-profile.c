@@ -324,6 +324,11 @@ static const struct {
 		    "command name" },
 	{ "[match]\ncommand = none\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: [match] command cannot be 'none'." },
+	{ "[match]\nprofile = ./default.ini\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [match] profile: './default.ini' must be a "
+		    "profile name (NAME for NAME.ini), not a path." },
+	{ "[match]\nprofile = none\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [match] profile cannot be 'none'." },
 	{ "[profile]\ninclude = none\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: [profile] include cannot be 'none'." },
 	/* Only the first error is reported. */
