@@ -389,7 +389,8 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 		   const struct flag *extra, size_t n_extra,
 		   enum sandbox_backend backend, const char *corpus,
 		   const struct selftest_host *host, char *const *kv,
-		   const struct known_limits *limits, struct tally *t)
+		   const struct known_limits *limits, struct tally *t,
+		   char ***made)
 {
 	struct policy *policy = resolve(repo, name, cmd, profiles, flags,
 					n_flags, extra, n_extra);
@@ -407,7 +408,7 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 	/* The twins' scratch directory too: the real project is not
 	 * writable under the decoy's policy. */
 	strv_push_take(&repo_kv, xasprintf("WORK=%s", repo));
-	if (sandbox_make_dirs(policy, &cause) < 0 ||
+	if (sandbox_make_dirs(policy, made, &cause) < 0 ||
 	    sandbox_prepare(policy, backend, &sb, &cause) < 0 ||
 	    (sb->must_fail && (cause = xstrdup(sb->fail_cause)) != NULL) ||
 	    selftest_run(sb, corpus, host, repo_kv, environ, &lines, &cause) <
@@ -419,6 +420,16 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 	}
 	sandbox_free(sb);
 	policy_free(policy);
+}
+
+/* The directories a selftest's policies made (the per-project state of
+ * its project and decoy repository, sandbox_make_dirs), removed again,
+ * deepest first; one the run left something in stays. */
+static void
+remove_made(char **made)
+{
+	for (size_t n = strv_length(made); n > 0; n--)
+		(void)rmdir(made[n - 1]);
 }
 
 /* How many private keys (id_*, not .pub) the user's ~/.ssh holds, seen
@@ -453,7 +464,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	_cleanup_free_ char *real_ssh = NULL;
 	const char *repo;
 	struct tally t = { 0 };
-	_cleanup_strv_ char **lines = NULL, **extra_kv = NULL;
+	_cleanup_strv_ char **lines = NULL, **extra_kv = NULL, **made = NULL;
 	const char *home = getenv("HOME"), *port, *bname;
 	struct selftest_host *host = NULL;
 	struct known_limits *limits = known_builtin();
@@ -504,12 +515,14 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 			 n_extra);
 	/* The corpus ran once per selftest: the exit status is decided by
 	 * the escapes below. */
-	if ((r = sandbox_make_dirs(policy, &cause)) < 0 ||
+	if ((r = sandbox_make_dirs(policy, &made, &cause)) < 0 ||
 	    (r = sandbox_prepare(policy, backend, &sb, &cause)) < 0) {
+		remove_made(made);
 		selftest_host_stop(host);
 		die(EXIT_LLWRAP, "%s", cause);
 	}
 	if (sb->must_fail) {
+		remove_made(made);
 		selftest_host_stop(host);
 		die(EXIT_LLWRAP, "%s", sb->fail_cause);
 	}
@@ -542,6 +555,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	       exec_added ? corpus : "");
 	r = selftest_run(sb, corpus, host, extra_kv, environ, &lines, &cause);
 	if (r < 0) {
+		remove_made(made);
 		selftest_host_stop(host);
 		die(EXIT_LLWRAP, "%s", cause);
 	}
@@ -549,7 +563,8 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	if (repo != NULL)
 		selftest_repo_pass(repo, name, cmd, profiles, flags, n_flags,
 				   extra, n_extra, backend, corpus, host,
-				   extra_kv, limits, &t);
+				   extra_kv, limits, &t, &made);
+	remove_made(made);
 	selftest_host_stop(host);
 	printf("\n%d blocked, %d escaped, %d known limits, %d skipped; %d "
 	       "legitimate twins failed%s\n",
@@ -1076,7 +1091,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	extra[n_extra++].arg = NULL;
 	lp = resolve(project, name, cmd, profiles, flags, n_flags, extra,
 		     n_extra);
-	if ((r = sandbox_make_dirs(lp, &cause)) < 0 ||
+	if ((r = sandbox_make_dirs(lp, NULL, &cause)) < 0 ||
 	    (r = sandbox_prepare(lp, backend, &sl, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 	if (sl->must_fail)
@@ -1464,7 +1479,7 @@ options_done:
 				    profiles, flags, n_flags);
 	}
 
-	if (!explain && (r = sandbox_make_dirs(policy, &cause)) < 0)
+	if (!explain && (r = sandbox_make_dirs(policy, NULL, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 	r = explain ? sandbox_prepare(policy, backend, &sb, &cause)
 		    : sandbox_prepare_run(policy, backend, &sb, &cause);

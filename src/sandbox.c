@@ -981,8 +981,28 @@ make_placeholder(const char *path)
 	return -errno;
 }
 
+/* The ancestors of path (itself included) that do not exist, parents
+ * first, appended to *made. */
+static void
+missing_dirs(const char *path, char ***made)
+{
+	_cleanup_free_ char *a = xstrdup(path);
+	_cleanup_strv_ char **up = NULL;
+	struct stat st;
+	char *slash;
+
+	while (lstat(a, &st) < 0 && errno == ENOENT) {
+		strv_push(&up, a);
+		if ((slash = strrchr(a, '/')) == NULL || slash == a)
+			break;
+		*slash = '\0';
+	}
+	for (size_t n = strv_length(up); n > 0; n--)
+		strv_push(made, up[n - 1]);
+}
+
 int
-sandbox_make_dirs(const struct policy *p, char **cause)
+sandbox_make_dirs(const struct policy *p, char ***made, char **cause)
 {
 	/* protect-git: a missing hooks/ is made (empty, as git's own
 	 * template makes it) so that it can be mounted read-only. */
@@ -999,24 +1019,6 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 			return r;
 		}
 	}
-	/* protect-later-run: .vscode/ and the like, empty, for the same
-	 * reason (gitguard_later_run_dirs() says why that is harmless). */
-	if (p->protect_later_run && p->project != NULL) {
-		_cleanup_strv_ char **dirs =
-			gitguard_later_run_dirs(p->project, &gitguard_fs_real);
-
-		for (char **d = dirs; d != NULL && *d != NULL; d++) {
-			int r = make_placeholder(*d);
-
-			if (r < 0) {
-				*cause = xasprintf(
-					"%s: cannot create %s: %s",
-					p->protect_later_run_origin.origin, *d,
-					strerror(-r));
-				return r;
-			}
-		}
-	}
 	for (size_t i = 0; i < p->mkdirs.n; i++) {
 		const struct llw_item *it = &p->mkdirs.v[i];
 		struct stat st;
@@ -1024,6 +1026,8 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 
 		if (stat(it->value, &st) == 0 && S_ISDIR(st.st_mode))
 			continue;
+		if (made != NULL)
+			missing_dirs(it->value, made);
 		if ((r = dir_make_path(it->value, 0700)) < 0) {
 			*cause = xasprintf("%s: cannot create %s: %s",
 					   it->origin, it->value, strerror(-r));
