@@ -372,10 +372,10 @@ test_builtin_default(void **state)
 	assert_dump(dump_paths_under(p, "/tmp"),
 		    "rwx /tmp 2 built-in default:31\n");
 	assert_int_equal(p->net, LLW_NET_FILTERED);
-	assert_string_equal(p->net_origin.origin, "built-in default:40");
+	assert_string_equal(p->net_origin.origin, "built-in default:50");
 	assert_false(p->unix_sockets);
 	assert_string_equal(p->unix_sockets_origin.origin,
-			    "built-in default:41");
+			    "built-in default:51");
 	assert_int_equal(p->connect_tcp.n, 0);
 	assert_int_equal(p->bind_tcp.n, 0);
 	assert_false(p->best_effort);
@@ -974,7 +974,7 @@ static const struct {
 	  NULL },
 	{ "[network]\nmode = host\n",
 	  "2: .llwrap.ini may only tighten the policy: mode = host is wider "
-	  "than mode = filtered (built-in default:40)." },
+	  "than mode = filtered (built-in default:50)." },
 	{ "[network]\nconnect-tcp = 22\n",
 	  "2: .llwrap.ini may only tighten the policy: connect-tcp = 22 allows "
 	  "ports that less specific profiles do not; it can only keep a "
