@@ -22,6 +22,7 @@
 
 #include "cleanup.h"
 #include "blocked.h"
+#include "copyin.h"
 #include "explain.h"
 #include "learn.h"
 #include "options.h"
@@ -420,6 +421,18 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 	}
 	sandbox_free(sb);
 	policy_free(policy);
+}
+
+/* [filesystem] copy, before a run (copyin.h): what could not be copied,
+ * or replaced a copy changed inside, is said. */
+static void
+copy_in(const struct policy *policy)
+{
+	_cleanup_strv_ char **notes = NULL;
+
+	copyin_run(policy, &notes);
+	for (char **n = notes; n != NULL && *n != NULL && !quiet; n++)
+		fprintf(stderr, "llwrap: %s.\n", *n);
 }
 
 /* The directories a selftest's policies made (the per-project state of
@@ -1094,6 +1107,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	if ((r = sandbox_make_dirs(lp, NULL, &cause)) < 0 ||
 	    (r = sandbox_prepare(lp, backend, &sl, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
+	copy_in(lp);
 	if (sl->must_fail)
 		die(EXIT_LLWRAP, "--learn: %s", sl->fail_cause);
 	if (!sl->supervise)
@@ -1481,6 +1495,8 @@ options_done:
 
 	if (!explain && (r = sandbox_make_dirs(policy, NULL, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
+	if (!explain)
+		copy_in(policy);
 	r = explain ? sandbox_prepare(policy, backend, &sb, &cause)
 		    : sandbox_prepare_run(policy, backend, &sb, &cause);
 	if (r < 0)

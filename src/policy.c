@@ -284,6 +284,19 @@ bad:
 	return -EINVAL;
 }
 
+static void
+copies_clear(struct policy *p)
+{
+	for (size_t i = 0; i < p->n_copies; i++) {
+		free(p->copies[i].src);
+		free(p->copies[i].dst);
+		free(p->copies[i].origin);
+	}
+	free(p->copies);
+	p->copies = NULL;
+	p->n_copies = 0;
+}
+
 void
 policy_free(struct policy *p)
 {
@@ -293,6 +306,7 @@ policy_free(struct policy *p)
 	free(p->project);
 	free(p->workdir);
 	free(p->project_why);
+	copies_clear(p);
 	free(p->run_profile);
 	for (size_t i = 0; i < p->n_paths; i++) {
 		free(p->paths[i].path);
@@ -949,8 +963,21 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		const char *v0 = e->values[0];
 		struct llw_items *it;
 
-		if (is_key(e, "filesystem", "mkdir") ||
-		    is_key(e, "filesystem", "touch")) {
+		if (is_key(e, "filesystem", "copy")) {
+			if (strcmp(v0, "none") == 0) {
+				copies_clear(p);
+				continue;
+			}
+			p->copies = xreallocarray(p->copies, p->n_copies + 1,
+						  sizeof(*p->copies));
+			p->copies[p->n_copies++] = (struct llw_copy){
+				.src = xstrdup(v0 + (v0[0] == '?')),
+				.dst = xstrdup(e->values[1]),
+				.optional = v0[0] == '?',
+				.origin = xstrdup(origin),
+			};
+		} else if (is_key(e, "filesystem", "mkdir") ||
+			   is_key(e, "filesystem", "touch")) {
 			struct llw_items *to = strcmp(e->key, "mkdir") == 0
 						       ? &p->mkdirs
 						       : &p->touches;

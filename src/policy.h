@@ -86,6 +86,13 @@ struct llw_items {
 	size_t n;
 };
 
+/* [filesystem] copy = SRC DST (copyin.h). */
+struct llw_copy {
+	char *src, *dst; /* absolute, as written after expansion */
+	bool optional;	 /* ?SRC: may be missing, quietly */
+	char *origin;
+};
+
 /* A scalar setting: its value is in the policy, here is who set it. */
 struct llw_scalar_origin {
 	char *origin; /* NULL while the built-in default stands */
@@ -118,6 +125,10 @@ struct policy {
 	 * when missing, for a tool that insists on one existing in a
 	 * directory the policy makes read-only. */
 	struct llw_items touches;
+	/* [filesystem] copy: the user's files the sandbox gets a copy of,
+	 * made again before each run where the user's is newer. */
+	struct llw_copy *copies;
+	size_t n_copies;
 
 	/* [network] */
 	enum llw_net_mode net;

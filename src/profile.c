@@ -296,6 +296,7 @@ static const struct key_spec {
 	{ "filesystem", "mkdir", VT_PATHS, NULL },
 	{ "filesystem", "git-config", VT_PATHS, NULL },
 	{ "filesystem", "touch", VT_PATHS, NULL },
+	{ "filesystem", "copy", VT_PATHS, NULL },
 	{ "filesystem", "private-tmp", VT_BOOL, NULL },
 	{ "filesystem", "protect-git", VT_BOOL, NULL },
 	{ "filesystem", "protect-later-run", VT_BOOL, NULL },
@@ -621,6 +622,8 @@ project_check(const struct profile *p, const struct key_spec *ks,
 			why = "git-config grants read access";
 		else if (strcmp(ks->key, "touch") == 0)
 			why = "touch creates files";
+		else if (strcmp(ks->key, "copy") == 0)
+			why = "copy writes files";
 		else if (strcmp(ks->key, "private-tmp") == 0 &&
 			 strcmp(values[0], "yes") != 0)
 			why = "only private-tmp = yes tightens";
@@ -703,10 +706,11 @@ value_check(const struct profile *p, const struct vars *v,
 	case VT_PATHS:
 		/* "?PATH": a grant that may be missing, dropped quietly. */
 		optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
-		if (optional && !grant_key(ks))
+		if (optional && !grant_key(ks) && strcmp(ks->key, "copy") != 0)
 			return fail(cause, p->file, line,
 				    "[%s] %s: '?' (the path may be missing) "
-				    "is only for ro, rx, rw and rwx.",
+				    "is only for ro, rx, rw, rwx and copy's "
+				    "source.",
 				    ks->section, ks->key);
 		if (vars_expand_full(v, raw + optional, true, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
@@ -1049,6 +1053,13 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 		if (r < 0)
 			return r;
 	}
+	if (strcmp(key, "copy") == 0 && strcmp(values[0], "none") != 0 &&
+	    (n != 2 || values[1][0] == '?'))
+		return fail(cause, p->file, line,
+			    "[filesystem] copy takes a source and a "
+			    "destination on one line, copy = SRC DST (the "
+			    "source may be written ?SRC), not %zu path%s.",
+			    n, n == 1 ? "" : "s");
 	if (p->kind == PROFILE_KIND_PROJECT) {
 		int r = project_check(p, ks, values, line, cause);
 

@@ -8,8 +8,9 @@ that offers tools is answered with one `bash` tool call: the command
 whose index is the number of tool results the conversation holds so far;
 after the last one, with a plain "done".  Requests without tools (title
 generation and the like) get a short text.  Every request body is
-appended to LOG (one JSON object a line), so the test can read the tool
-results the agent sent back.  It listens on ADDR (default 127.0.0.1) on a
+appended to LOG (one JSON object a line, with the Authorization header
+the agent sent), so the test can read the tool results the agent sent
+back and the key it used.  It listens on ADDR (default 127.0.0.1) on a
 port the kernel chooses, written to PORTFILE.
 Streaming (SSE) and plain JSON replies are both supported.
 """
@@ -55,7 +56,9 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length", "0"))
         req = json.loads(self.rfile.read(n) or b"{}")
         with open(log_path, "a") as f:
-            f.write(json.dumps({"path": self.path, "body": req}) + "\n")
+            f.write(json.dumps({"path": self.path, "body": req,
+                                "authorization":
+                                    self.headers.get("Authorization")}) + "\n")
         msgs = req.get("messages", [])
         step = sum(1 for m in msgs if m.get("role") == "tool")
         if req.get("tools") and step < len(script):
