@@ -292,6 +292,14 @@ expect_output "... and git add and commit work there" "^COMMITTED\$"
 [ -f "$PROJ/from-sub" ] && as_user git -C "$PROJ" log -1 --format=%s | grep -qx from-sub &&
 	ok "... host: the file and the commit are in the repository" ||
 	not_ok "... host: the file and the commit are in the repository"
+run in_dir "$PROJ/src" -p opencode $BE -q -- /usr/bin/env
+expect_output "... with PWD naming it, as a shell sets it" "^PWD=$PROJ/src\$"
+# Files run later in the directories between it and the top level are
+# protected too (an agent started there reads opencode.json there).
+run in_dir "$PROJ/src" -p opencode $BE -- /bin/sh -c 'echo "{}" >opencode.json'
+expect_output "... an opencode.json created in the working directory is moved aside" \
+	"the command created $PROJ/src/opencode\\.json, .*moved aside"
+rm -f "$PROJ"/src/opencode.json*
 run in_dir "$PROJ/src" -p opencode $BE --explain -- /bin/true
 expect_output "--explain names the project and why it is the top level" \
 	"^  project: $PROJ, the top level of the git work tree that holds the working directory $PROJ/src"
