@@ -46,9 +46,9 @@ copyin_stale(const struct timespec *src, const struct timespec *dst)
 }
 
 bool
-copyin_changed(const struct timespec *mtime, const struct timespec *ctime)
+copyin_changed(const struct timespec *mtime, const struct timespec *btime)
 {
-	return ts_cmp(mtime, ctime) == 0;
+	return btime == NULL || ts_cmp(mtime, btime) > 0;
 }
 
 /* Write len bytes of text to fd.  0 or -errno. */
@@ -165,7 +165,8 @@ copy_one(const struct policy *p, const struct llw_copy *c, char ***notes)
 	const char *dir = dirname(dcopy), *name = basename(bcopy);
 	const struct llw_path_rule *rule;
 	struct stat sst, dst;
-	bool have = false;
+	struct statx stx;
+	bool have = false, changed = false;
 	size_t len = 0, olen = 0;
 	int r;
 
@@ -210,6 +211,16 @@ copy_one(const struct policy *p, const struct llw_copy *c, char ***notes)
 		have = true;
 		if (!copyin_stale(&sst.st_mtim, &dst.st_mtim))
 			return;
+		if (statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) ==
+			    0 &&
+		    (stx.stx_mask & STATX_BTIME)) {
+			const struct timespec b = { stx.stx_btime.tv_sec,
+						    stx.stx_btime.tv_nsec };
+
+			changed = copyin_changed(&dst.st_mtim, &b);
+		} else {
+			changed = copyin_changed(&dst.st_mtim, NULL);
+		}
 	}
 	if ((r = fd_read_all(sfd, COPYIN_MAX, &text, &len)) < 0) {
 		strv_push_take(notes,
@@ -220,7 +231,7 @@ copy_one(const struct policy *p, const struct llw_copy *c, char ***notes)
 	}
 	/* A copy the command changed (a login inside) gives way to a
 	 * newer source: say so, unless it holds the same. */
-	if (have && copyin_changed(&dst.st_mtim, &dst.st_ctim) &&
+	if (have && changed &&
 	    ((old = read_at(dfd, name, &olen)) == NULL || olen != len ||
 	     memcmp(old, text, len) != 0))
 		strv_push_take(notes,

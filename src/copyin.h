@@ -28,11 +28,12 @@
 bool copyin_stale(const struct timespec *src, const struct timespec *dst);
 
 /*
- * Whether a copy was changed since llwrap made it: llwrap gives a copy
- * its source's modification time, older than the change time the copy
- * gets then, while a write sets both to the same instant.
+ * Whether a copy was written since llwrap made it, by its modification
+ * and birth times: llwrap gives a copy its source's modification time,
+ * older than the copy's birth, and a write in place (opencode's) makes
+ * it later.  btime NULL (the file system does not say): true.
  */
-bool copyin_changed(const struct timespec *mtime, const struct timespec *ctime);
+bool copyin_changed(const struct timespec *mtime, const struct timespec *btime);
 
 /*
  * Make p's copies, before the command runs.  A copy that cannot be made

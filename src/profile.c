@@ -706,11 +706,13 @@ value_check(const struct profile *p, const struct vars *v,
 	case VT_PATHS:
 		/* "?PATH": a grant that may be missing, dropped quietly. */
 		optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
-		if (optional && !grant_key(ks) && strcmp(ks->key, "copy") != 0)
+		if (optional && !grant_key(ks) &&
+		    strcmp(ks->key, "copy") != 0 &&
+		    strcmp(ks->key, "touch") != 0)
 			return fail(cause, p->file, line,
 				    "[%s] %s: '?' (the path may be missing) "
-				    "is only for ro, rx, rw, rwx and copy's "
-				    "source.",
+				    "is only for ro, rx, rw, rwx, touch and "
+				    "copy's source.",
 				    ks->section, ks->key);
 		if (vars_expand_full(v, raw + optional, true, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);

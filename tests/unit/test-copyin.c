@@ -31,13 +31,17 @@ test_stale(void **state)
 static void
 test_changed(void **state)
 {
-	const struct timespec m = { 100, 500 }, c = { 200, 7 };
+	const struct timespec src = { 100, 500 }, born = { 200, 7 };
+	const struct timespec later = { 250, 0 };
 
 	(void)state;
-	/* llwrap gives the copy its source's modification time, and the
-	 * copy gets a later change time; a write sets both at once. */
-	assert_false(copyin_changed(&m, &c));
-	assert_true(copyin_changed(&c, &c));
+	/* llwrap gives the copy its source's modification time, older than
+	 * the copy's birth; a write in place makes it later. */
+	assert_false(copyin_changed(&src, &born));
+	assert_false(copyin_changed(&born, &born));
+	assert_true(copyin_changed(&later, &born));
+	/* No birth time known: assume it was. */
+	assert_true(copyin_changed(&src, NULL));
 }
 
 int

@@ -218,7 +218,8 @@ static const struct {
 	  FILE_NAME ":2: [filesystem] ro: a '\"' is not closed" },
 	{ "[filesystem]\ndeny = ?/a\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: [filesystem] deny: '?' (the path may be missing) "
-		    "is only for ro, rx, rw, rwx and copy's source." },
+		    "is only for ro, rx, rw, rwx, touch and copy's "
+		    "source." },
 	{ "[filesystem]\ncopy = /a\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: [filesystem] copy takes a source and a "
 		    "destination on one line, copy = SRC DST (the source may "
