@@ -45,7 +45,8 @@ place() {
 # the suite's backend.
 mkdir -p "$T/llwbin" "$T/shell"
 printf '#!/bin/sh\nexec %s %s "$@"\n' "$LLWRAP_B" "$BE" >"$T/llwbin/llwrap"
-cp "$LLW_SRCDIR/contrib/shell/opencode.bash" "$T/shell/"
+cp "$LLW_SRCDIR/contrib/shell/opencode.bash" "$LLW_SRCDIR/contrib/shell/opencode.zsh" \
+	"$LLW_SRCDIR/contrib/shell/opencode.fish" "$T/shell/"
 chmod 755 "$T/llwbin/llwrap"
 chmod -R a+rX "$T/llwbin" "$T/shell" "$T/pkg"
 
@@ -398,6 +399,30 @@ expect_output "the user's newer auth.json replaces the copy changed inside, name
 expect_no_output "... and the login made inside is gone" "wellknown"
 run ibash "$APP/sub" 'opencode auth list'
 expect_no_output "... said once" "is newer than the copy"
+
+# The zsh and fish functions, with the installer's lines as it writes
+# them for each shell.
+if command -v zsh >/dev/null 2>&1; then
+	printf '# opencode\nexport PATH=%s/.opencode/bin:$PATH\nexport PATH=%s:$PATH\nsource %s/shell/opencode.zsh\n' \
+		"$H" "$T/llwbin" "$T" >"$H/.zshrc"
+	chown "$TEST_UID:$TEST_GID" "$H/.zshrc"
+	run ibash "$APP/sub" 'zsh -i -c "whence -w opencode; opencode auth list"'
+	expect_output "zsh: opencode is the shipped function" "opencode: function"
+	expect_output "... which runs opencode, installed by its installer, with the user's credentials" "mock.*api"
+else
+	skip "zsh is not installed"
+fi
+if command -v fish >/dev/null 2>&1; then
+	mkdir -p "$H/.config/fish"
+	printf '# opencode\nfish_add_path %s/.opencode/bin\nfish_add_path %s\nsource %s/shell/opencode.fish\n' \
+		"$H" "$T/llwbin" "$T" >"$H/.config/fish/config.fish"
+	chown -R "$TEST_UID:$TEST_GID" "$H/.config/fish"
+	run ibash "$APP/sub" 'fish -i -c "type -t opencode; opencode auth list"'
+	expect_output "fish: opencode is the shipped function" "^function$"
+	expect_output "... which runs opencode, installed by its installer, with the user's credentials" "mock.*api"
+else
+	skip "fish is not installed"
+fi
 
 # Shells read their start-up files, read-only (item 9).
 run ibash "$APP" 'llwrap -p opencode -- bash -i -c "llw_alias; echo x >>~/.bashrc && echo BASHRC-WRITTEN; exit 0"'
