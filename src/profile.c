@@ -851,19 +851,15 @@ value_check(const struct profile *p, const struct vars *v,
 		*out = steal_pointer(&s);
 		return 0;
 	case VT_COMMANDS:
-		if (strchr(raw, '/') != NULL)
-			return fail(cause, p->file, line,
-				    "[%s] %s: '%s' must be a command name, "
-				    "not a path.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
 	case VT_NAMES:
 		if (strchr(raw, '/') != NULL)
-			return fail(cause, p->file, line,
-				    "[%s] %s: '%s' must be a profile name "
-				    "(NAME for NAME.ini), not a path.",
-				    ks->section, ks->key, raw);
+			return fail(
+				cause, p->file, line,
+				"[%s] %s: '%s' must be a %s, not a path.",
+				ks->section, ks->key, raw,
+				ks->type == VT_COMMANDS
+					? "command name"
+					: "profile name (NAME for NAME.ini)");
 		*out = xstrdup(raw);
 		return 0;
 	case VT_TEXT:

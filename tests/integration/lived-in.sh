@@ -86,7 +86,7 @@ as_user /bin/sh -ec 'cd "$1" && git init -q && git add . && git commit -qm init'
 
 # The mock provider and a provider that logs in by a well-known URL
 # (opencode auth login URL fetches URL/.well-known/opencode and runs the
-# command it names), both on loopback as the user.
+# command it names), both on loopback.
 cat >"$T/script.json" <<'EOF'
 ["pwd && cd \"$(git rev-parse --show-toplevel)/sub\" && cat ../hello.c && echo '/* agent */' >>../hello.c && git add ../hello.c && git commit -qm from-agent && echo STEP0-OK",
  "cat ~/.local/share/opencode/auth.json; echo STEP1-rc=$?",
@@ -98,14 +98,15 @@ mkdir -p "$T/wk/.well-known"
 echo '{"auth":{"command":["echo","llw-token-inside"],"env":"LLW_WK_TOKEN"}}' \
 	>"$T/wk/.well-known/opencode"
 chmod -R a+rX "$T/script.json" "$T/wk"
-spawn_as_user python3 "$LLW_SRCDIR/tests/integration/mock-llm.py" \
-	"$T/script.json" "$OUTSIDE/mock.jsonl" "$OUTSIDE/mock-port"
+python3 "$LLW_SRCDIR/tests/integration/mock-llm.py" "$T/script.json" \
+	"$T/mock.jsonl" "$T/mock-port" 2>"$T/mock.err" &
+bg_pids="$bg_pids $!"
 WKPORT=$(free_port)
 spawn_as_user python3 -m http.server "$WKPORT" --bind 127.0.0.1 \
 	--directory "$T/wk"
 i=0
-while [ ! -s "$OUTSIDE/mock-port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$OUTSIDE/mock-port")
+while [ ! -s "$T/mock-port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$T/mock-port")
 cat >"$H/.config/opencode/opencode.json" <<EOF
 {
   "\$schema": "https://opencode.ai/config.json",
@@ -245,17 +246,24 @@ try_layout "opencode's installer (~/.opencode/bin)" "$H/.opencode/bin/opencode" 
 # Homebrew on Linux and Nix live outside the home: as root, emulated in
 # a private mount namespace (bind mounts of the scratch directory on
 # /home/linuxbrew and /nix, an overlay on /etc), which nothing outside
-# this test sees; the mount points are made when missing and removed.
+# this test sees.  The mount points are made when missing and removed
+# again, under a lock on this file: backend-bwrap.sh runs this suite
+# beside make check's own run of it.
+made_mp=
+drop_mp() {
+	for d in $made_mp; do rmdir "$d"; done
+	made_mp=
+}
+trap 'drop_mp; cleanup' EXIT
 if [ "$(id -u)" -ne 0 ]; then
 	skip "Homebrew and Nix layouts: emulating /home/linuxbrew, /nix and /etc/profiles needs root"
 else
-	made_mp=
+	exec 8<"$0"
+	flock 8
 	for d in /nix /home/linuxbrew; do
 		[ -e "$d" ] && continue
 		mkdir "$d" && made_mp="$d $made_mp"
 	done
-	# shellcheck disable=SC2064
-	trap "cleanup; for d in $made_mp; do rmdir \"\$d\"; done" EXIT
 	S=$T/sys
 	mkdir -p "$S/nix" "$S/brew" "$S/etc-upper" "$S/etc-work"
 	SYSVIEW="mount --bind $S/nix /nix; mount --bind $S/brew /home/linuxbrew;
@@ -304,6 +312,9 @@ EOF
 	try_layout "NixOS (/etc/profiles/per-user)" /etc/profiles/per-user/llwtest/bin/opencode \
 		'export PATH="/etc/profiles/per-user/$USER/bin:$PATH"'
 	SYSVIEW=
+	drop_mp
+	flock -u 8
+	exec 8<&-
 fi
 
 # The credentials (item 1), through the function, opencode installed by
@@ -316,39 +327,18 @@ run ibash "$APP/sub" 'opencode auth list'
 expect_output "inside, opencode auth list shows the user's credential" "mock.*api"
 expect_output "... as one credential, in the project's copy" \
 	"Credentials .*llwrap/opencode/myapp-[0-9a-f]+/data/opencode/auth\\.json"
-rm -f "$OUTSIDE/mock.jsonl"
+rm -f "$T/mock.jsonl"
 run ibash "$APP/sub" 'opencode run --auto "do it"'
 expect_rc "opencode run through the function from a subdirectory finishes" 0
 expect_output "... with the mock's final answer" "done"
-if grep -q '"authorization": "Bearer llw-key-from-auth-json"' "$OUTSIDE/mock.jsonl" 2>/dev/null &&
-	! grep '"authorization"' "$OUTSIDE/mock.jsonl" | grep -qv 'llw-key-from-auth-json'; then
+if grep -q '"authorization": "Bearer llw-key-from-auth-json"' "$T/mock.jsonl" 2>/dev/null &&
+	! grep '"authorization"' "$T/mock.jsonl" | grep -qv 'llw-key-from-auth-json'; then
 	ok "... every request carries the key from auth.json (none is in the environment)"
 else
 	not_ok "... every request carries the key from auth.json"
-	diag "$(grep -o '"authorization": [^,}]*' "$OUTSIDE/mock.jsonl" 2>/dev/null | sort | uniq -c)"
+	diag "$(grep -o '"authorization": [^,}]*' "$T/mock.jsonl" 2>/dev/null | sort | uniq -c)"
 fi
-python3 - "$OUTSIDE/mock.jsonl" >"$T/results" <<'PY'
-import json, sys
-last = None
-for line in open(sys.argv[1]):
-    body = json.loads(line)["body"]
-    if body.get("tools"):
-        last = body
-for m in (last or {}).get("messages", []):
-    if m.get("role") == "tool":
-        c = m.get("content")
-        if isinstance(c, list):
-            c = " ".join(p.get("text", "") for p in c if isinstance(p, dict))
-        print("RESULT " + " ".join(str(c).split()))
-PY
-sed 's/^/# /' "$T/results"
-result() { sed -n "$(($1 + 1))p" "$T/results"; }
-has() {
-	if result "$1" | grep -q -- "$2"; then ok "$3"; else not_ok "$3"; diag "step $1: $(result "$1")"; fi
-}
-hasnt() {
-	if result "$1" | grep -q -- "$2"; then not_ok "$3"; diag "step $1: $(result "$1")"; else ok "$3"; fi
-}
+mock_results "$T/mock.jsonl"
 has 0 "^RESULT $APP/sub " "opencode runs its tools where it was started, as without the sandbox"
 has 0 STEP0-OK "the agent works in the repository's top level and commits from its subdirectory"
 as_user git -C "$APP" log -1 --format=%s | grep -qx from-agent &&

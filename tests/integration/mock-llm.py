@@ -2,6 +2,7 @@
 """A scripted OpenAI-compatible chat completions endpoint for agent.sh.
 
 mock-llm.py SCRIPT LOG PORTFILE [ADDR]
+mock-llm.py --results LOG
 
 SCRIPT is a JSON list of shell commands.  Each POST /v1/chat/completions
 that offers tools is answered with one `bash` tool call: the command
@@ -13,12 +14,34 @@ the agent sent), so the test can read the tool results the agent sent
 back and the key it used.  It listens on ADDR (default 127.0.0.1) on a
 port the kernel chooses, written to PORTFILE.
 Streaming (SSE) and plain JSON replies are both supported.
+With --results, it prints the tool results of the last request in LOG
+that offered tools, in order, one "RESULT text" line each (blanks
+folded), for the test to check step by step.
 """
 import json
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+
+def results(log):
+    last = None
+    for line in open(log):
+        body = json.loads(line)["body"]
+        if body.get("tools"):
+            last = body
+    for m in (last or {}).get("messages", []):
+        if m.get("role") == "tool":
+            c = m.get("content")
+            if isinstance(c, list):
+                c = " ".join(p.get("text", "") for p in c
+                             if isinstance(p, dict))
+            print("RESULT " + " ".join(str(c).split()))
+
+
+if sys.argv[1] == "--results":
+    results(sys.argv[2])
+    sys.exit(0)
 script = json.load(open(sys.argv[1]))
 log_path = sys.argv[2]
 

@@ -399,6 +399,22 @@ expect_ran() {
 	fi
 }
 
+# mock_results LOG: the tool results an agent sent the mock provider
+# (tests/integration/mock-llm.py, its LOG), in order, into $T/results,
+# shown; then result N prints the Nth (from 0), has N PATTERN DESC and
+# hasnt N PATTERN DESC check it.
+mock_results() {
+	python3 "$LLW_SRCDIR/tests/integration/mock-llm.py" --results "$1" >"$T/results"
+	sed 's/^/# /' "$T/results"
+}
+result() { sed -n "$(($1 + 1))p" "$T/results"; }
+has() {
+	if result "$1" | grep -q -- "$2"; then ok "$3"; else not_ok "$3"; diag "step $1: $(result "$1")"; fi
+}
+hasnt() {
+	if result "$1" | grep -q -- "$2"; then not_ok "$3"; diag "step $1: $(result "$1")"; else ok "$3"; fi
+}
+
 # The running Landlock ABI (0 when unavailable).
 landlock_abi() {
 	python3 -c 'import ctypes; r = ctypes.CDLL(None).syscall(444, None, 0, 1); print(r if r > 0 else 0)'
