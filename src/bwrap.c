@@ -597,7 +597,7 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 
 		push2(&v, "--add-seccomp-fd", n);
 	}
-	push2(&v, "--chdir", p->project);
+	push2(&v, "--chdir", p->workdir != NULL ? p->workdir : p->project);
 	strv_push(&v, "--");
 	for (char *const *a = argv; *a != NULL; a++)
 		strv_push(&v, *a);

@@ -451,6 +451,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	_cleanup_strv_ char **seccomp = filter_describe(&sb->filter);
 
 	fprintf(f, "llwrap policy for '%s' in %s\n", p->name, p->project);
+	if (p->project_why != NULL)
+		fprintf(f, "  project: %s, %s\n", p->project, p->project_why);
 	for (char **d = p->descriptions; d != NULL && *d != NULL; d++)
 		fprintf(f, "  profile: %s\n", *d);
 	{
@@ -486,6 +488,13 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 
 	explain_items(f, "mkdir", &p->mkdirs);
 	explain_items(f, "touch", &p->touches);
+	for (size_t i = 0; i < p->n_copies; i++)
+		fprintf(f,
+			"  %-12s %s%s -> %s, before each run where it is "
+			"newer than the copy\t(%s)\n",
+			"copy", p->copies[i].optional ? "?" : "",
+			p->copies[i].src, p->copies[i].dst,
+			p->copies[i].origin);
 	fprintf(f, "  %-12s %s\t(%s)\n", "private-tmp",
 		p->private_tmp ? "yes" : "no",
 		origin_or_builtin(&p->private_tmp_origin));

@@ -564,11 +564,12 @@ gitguard_objects(const char *worktree, const struct gitguard_fs *fs,
 }
 
 /* The directories the editors and agents read their configuration from;
- * the first two are made when missing.  Not .opencode: opencode writes a
- * .gitignore into every .opencode directory it finds and stops when it
- * cannot, so an empty read-only one would break it. */
+ * the first two, when missing, are watched for as the missing files are
+ * (nothing is made in the user's project to mount on).  Not .opencode:
+ * opencode makes it itself (plans, a .gitignore) and stops when it
+ * cannot. */
 static const char *const later_dirs[] = { ".vscode", ".idea", ".opencode" };
-#define LATER_DIRS_MADE 2
+#define LATER_DIRS_WATCHED 2
 /* The files: direnv's, the agents' project configuration. */
 static const char *const later_files[] = { ".envrc", ".mcp.json",
 					   "opencode.json", "opencode.jsonc",
@@ -743,9 +744,7 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 
 		if (kind(&s, p) != 0) {
 			add(&s, p, GITGUARD_RO, "run later, outside");
-		} else if (i >= LATER_DIRS_MADE) {
-			/* Not made (opencode would stop at a read-only
-			 * one): watched, moved aside when made. */
+		} else if (i < LATER_DIRS_WATCHED) {
 			strv_push(&missing, later_dirs[i]);
 			strv_push(&g->missing, p);
 		}
@@ -778,7 +777,7 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 		_cleanup_free_ char *list = strv_join(missing, ", ");
 
 		strv_push_take(&g->notes,
-			       xasprintf("%s do not exist in %s: a file "
+			       xasprintf("%s do not exist in %s: one "
 					 "created there inside the sandbox is "
 					 "moved aside by the monitor as soon "
 					 "as it is made (a new .envrc is left, "
@@ -787,20 +786,6 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 					 list, project));
 	}
 	return g;
-}
-
-char **
-gitguard_later_run_dirs(const char *project, const struct gitguard_fs *fs)
-{
-	char **v = NULL;
-
-	for (size_t i = 0; i < LATER_DIRS_MADE; i++) {
-		_cleanup_free_ char *p = join(project, later_dirs[i]);
-
-		if (fs->kind(fs->ctx, p) == 0)
-			strv_push(&v, p);
-	}
-	return v;
 }
 
 void

@@ -87,8 +87,10 @@ char *gitguard_missing_hooks(const char *project, const struct gitguard_fs *fs);
  * source_env_if_exists, dotenv, dotenv_if_exists, source_url is not
  * followed), the editors' and agents' configuration (.vscode/, .idea/,
  * .mcp.json, opencode.json, opencode.jsonc, .opencode/).  Existing ones
- * become read-only entries; a missing one is noted, since a read-only
- * mount needs something to mount on.
+ * become read-only entries; a missing one is noted and listed in
+ * missing (but .opencode/, which opencode makes itself), since a
+ * read-only mount needs something to mount on: the monitor moves one
+ * made during the run aside (watchlater.h).  Nothing is created.
  */
 struct gitguard *gitguard_later_run(const char *project,
 				    const struct gitguard_fs *fs);

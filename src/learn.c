@@ -272,7 +272,8 @@ quote(const char *path)
 
 char *
 learn_fragment(const struct learn_grant *g, size_t n, char *const *network,
-	       const char *command, const char *project, const char *name)
+	       const char *command, const char *project, const char *profile,
+	       const char *name)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -281,13 +282,15 @@ learn_fragment(const struct learn_grant *g, size_t n, char *const *network,
 	if (f == NULL)
 		abort();
 	fprintf(f,
-		"# Proposed by llwrap --learn for '%s' in %s.\n"
+		"# Proposed by llwrap --learn for '%s' in %s under "
+		"profile %s.\n"
 		"# Review it, then save it as "
 		"~/.config/llwrap/profiles/%s-learned.ini:\n"
-		"# it applies when the command and the project match "
-		"[match].\n\n"
-		"[profile]\ndescription = learned for %s in this project\n",
-		command, project, name, command);
+		"# it applies when the command, the project and the "
+		"profile match [match].\n\n"
+		"[profile]\ndescription = learned for %s in this project "
+		"under %s\n",
+		command, project, profile, name, command, profile);
 	if (n > 0) {
 		fputs("\n[filesystem]\n", f);
 		for (size_t i = 0; i < n; i++) {
@@ -306,8 +309,9 @@ learn_fragment(const struct learn_grant *g, size_t n, char *const *network,
 	{
 		_cleanup_free_ char *q = quote(project);
 
-		fprintf(f, "\n[match]\ncommand = %s\nproject = %s\n", command,
-			q);
+		fprintf(f,
+			"\n[match]\ncommand = %s\nproject = %s\nprofile = %s\n",
+			command, q, profile);
 	}
 	if (fclose(f) != 0)
 		abort();

@@ -64,11 +64,14 @@ void learn_grants_free(struct learn_grant *g, size_t n);
 /*
  * The fragment: a profile with the grants under [filesystem], the
  * network lines under [network] (already "key = value" text, may be
- * NULL), and a [match] on command and project, with comments saying
- * where to save it.  A new string.
+ * NULL), and a [match] on command, project and the profile the run was
+ * learned under (match.h: the grants are what that profile lacked, and
+ * apply to later runs under it only), with comments saying where to
+ * save it.  A new string.
  */
 char *learn_fragment(const struct learn_grant *g, size_t n,
 		     char *const *network, const char *command,
-		     const char *project, const char *name);
+		     const char *project, const char *profile,
+		     const char *name);
 
 #endif /* LLW_LEARN_H */

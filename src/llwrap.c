@@ -22,6 +22,7 @@
 
 #include "cleanup.h"
 #include "blocked.h"
+#include "copyin.h"
 #include "explain.h"
 #include "learn.h"
 #include "options.h"
@@ -29,6 +30,7 @@
 #include "path.h"
 #include "policy.h"
 #include "profile.h"
+#include "project.h"
 #include "resources.h"
 #include "sandbox.h"
 #include "selftest.h"
@@ -75,6 +77,10 @@ static const struct {
 };
 
 static bool quiet;
+
+/* The project of this run as main() chose it, where its command starts
+ * when elsewhere, and how it was chosen (policy.h). */
+static const char *run_project, *run_workdir, *run_project_why;
 
 static void __attribute__((noreturn, format(printf, 2, 3)))
 die(int status, const char *fmt, ...)
@@ -190,11 +196,13 @@ struct flag {
  * as the project unless --allow-broad-project; a project reached through
  * a symbolic link is named as it resolves, so that the user sees which
  * directory becomes writable.  given is the directory as given (-C) or
- * ".", from_cwd whether it is the working directory.
+ * ".", from_cwd whether it is the working directory, and top, when not
+ * NULL, the top level of the git work tree that holds it, which is the
+ * project then.
  */
 static void
 check_project(const char *given, bool from_cwd, const char *real,
-	      bool allow_broad)
+	      const char *top, bool allow_broad)
 {
 	const char *home = getenv("HOME");
 	_cleanup_free_ char *home_real = NULL, *why = NULL;
@@ -202,7 +210,15 @@ check_project(const char *given, bool from_cwd, const char *real,
 
 	if (home != NULL && *home == '/')
 		home_real = realpath(home, NULL);
-	why = policy_broad_project(real, home_real);
+	why = policy_broad_project(top != NULL ? top : real, home_real);
+	if (why != NULL && !allow_broad && top != NULL)
+		die(EXIT_LLWRAP,
+		    "refusing to run: the working directory %s is in the git "
+		    "work tree %s, which would be the project, and %s; name "
+		    "the project with -C (-C . for the working directory "
+		    "alone), or pass --allow-broad-project to run there "
+		    "anyway",
+		    real, top, why);
 	if (why != NULL && !allow_broad)
 		die(EXIT_LLWRAP,
 		    "refusing to run: %s; start llwrap in the project "
@@ -230,11 +246,40 @@ check_project(const char *given, bool from_cwd, const char *real,
 
 		if (strcmp(norm, real) != 0)
 			fprintf(stderr,
-				"llwrap: note: the project %s is reached "
+				"llwrap: note: the %s %s is reached "
 				"through a symbolic link; the sandbox grants "
 				"%s\n",
-				spelled, real);
+				top != NULL ? "working directory" : "project",
+				spelled, top != NULL ? top : real);
 	}
+}
+
+/*
+ * Without -C: the top level of the git work tree that holds the working
+ * directory real, as git finds it (GIT_CEILING_DIRECTORIES included), or
+ * NULL when there is none or it is real itself.
+ */
+static char *
+git_toplevel(const char *real)
+{
+	const char *env = getenv("GIT_CEILING_DIRECTORIES");
+	_cleanup_strv_ char **ceilings = NULL;
+	char *top;
+
+	if (env != NULL && *env != '\0') {
+		_cleanup_free_ char *copy = xstrdup(env);
+		char *save = NULL;
+
+		for (char *c = strtok_r(copy, ":", &save); c != NULL;
+		     c = strtok_r(NULL, ":", &save))
+			strv_push(&ceilings, c);
+	}
+	top = project_toplevel(real, ceilings, &project_fs_real);
+	if (top != NULL && strcmp(top, real) == 0) {
+		free(top);
+		top = NULL;
+	}
+	return top;
 }
 
 /* Resolve the policy of the command line plus extra flags. */
@@ -256,9 +301,13 @@ resolve(const char *project, const char *name, char **cmd, char **profiles,
 		add_flag(cli, vars, extra[i].opt, extra[i].arg);
 	path = policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
 	{
+		bool ours = run_project != NULL &&
+			    strcmp(project, run_project) == 0;
 		struct policy_request req = {
 			.envp = environ,
 			.project = project,
+			.workdir = ours ? run_workdir : NULL,
+			.project_why = ours ? run_project_why : NULL,
 			.command = cmd[0],
 			.name = name,
 			.profiles = profiles,
@@ -357,7 +406,8 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 		   const struct flag *extra, size_t n_extra,
 		   enum sandbox_backend backend, const char *corpus,
 		   const struct selftest_host *host, char *const *kv,
-		   const struct known_limits *limits, struct tally *t)
+		   const struct known_limits *limits, struct tally *t,
+		   char ***made)
 {
 	struct policy *policy = resolve(repo, name, cmd, profiles, flags,
 					n_flags, extra, n_extra);
@@ -375,7 +425,7 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 	/* The twins' scratch directory too: the real project is not
 	 * writable under the decoy's policy. */
 	strv_push_take(&repo_kv, xasprintf("WORK=%s", repo));
-	if (sandbox_make_dirs(policy, &cause) < 0 ||
+	if (sandbox_make_dirs(policy, made, &cause) < 0 ||
 	    sandbox_prepare(policy, backend, &sb, &cause) < 0 ||
 	    (sb->must_fail && (cause = xstrdup(sb->fail_cause)) != NULL) ||
 	    selftest_run(sb, corpus, host, repo_kv, environ, &lines, &cause) <
@@ -387,6 +437,28 @@ selftest_repo_pass(const char *repo, const char *name, char **cmd,
 	}
 	sandbox_free(sb);
 	policy_free(policy);
+}
+
+/* [filesystem] copy, before a run (copyin.h): what could not be copied,
+ * or replaced a copy changed inside, is said. */
+static void
+copy_in(const struct policy *policy)
+{
+	_cleanup_strv_ char **notes = NULL;
+
+	copyin_run(policy, &notes);
+	for (char **n = notes; n != NULL && *n != NULL && !quiet; n++)
+		fprintf(stderr, "llwrap: %s.\n", *n);
+}
+
+/* The directories a selftest's policies made (the per-project state of
+ * its project and decoy repository, sandbox_make_dirs), removed again,
+ * deepest first; one the run left something in stays. */
+static void
+remove_made(char **made)
+{
+	for (size_t n = strv_length(made); n > 0; n--)
+		(void)rmdir(made[n - 1]);
 }
 
 /* How many private keys (id_*, not .pub) the user's ~/.ssh holds, seen
@@ -421,7 +493,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	_cleanup_free_ char *real_ssh = NULL;
 	const char *repo;
 	struct tally t = { 0 };
-	_cleanup_strv_ char **lines = NULL, **extra_kv = NULL;
+	_cleanup_strv_ char **lines = NULL, **extra_kv = NULL, **made = NULL;
 	const char *home = getenv("HOME"), *port, *bname;
 	struct selftest_host *host = NULL;
 	struct known_limits *limits = known_builtin();
@@ -472,12 +544,14 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 			 n_extra);
 	/* The corpus ran once per selftest: the exit status is decided by
 	 * the escapes below. */
-	if ((r = sandbox_make_dirs(policy, &cause)) < 0 ||
+	if ((r = sandbox_make_dirs(policy, &made, &cause)) < 0 ||
 	    (r = sandbox_prepare(policy, backend, &sb, &cause)) < 0) {
+		remove_made(made);
 		selftest_host_stop(host);
 		die(EXIT_LLWRAP, "%s", cause);
 	}
 	if (sb->must_fail) {
+		remove_made(made);
 		selftest_host_stop(host);
 		die(EXIT_LLWRAP, "%s", sb->fail_cause);
 	}
@@ -510,6 +584,7 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	       exec_added ? corpus : "");
 	r = selftest_run(sb, corpus, host, extra_kv, environ, &lines, &cause);
 	if (r < 0) {
+		remove_made(made);
 		selftest_host_stop(host);
 		die(EXIT_LLWRAP, "%s", cause);
 	}
@@ -517,7 +592,8 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 	if (repo != NULL)
 		selftest_repo_pass(repo, name, cmd, profiles, flags, n_flags,
 				   extra, n_extra, backend, corpus, host,
-				   extra_kv, limits, &t);
+				   extra_kv, limits, &t, &made);
+	remove_made(made);
 	selftest_host_stop(host);
 	printf("\n%d blocked, %d escaped, %d known limits, %d skipped; %d "
 	       "legitimate twins failed%s\n",
@@ -1044,9 +1120,10 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	extra[n_extra++].arg = NULL;
 	lp = resolve(project, name, cmd, profiles, flags, n_flags, extra,
 		     n_extra);
-	if ((r = sandbox_make_dirs(lp, &cause)) < 0 ||
+	if ((r = sandbox_make_dirs(lp, NULL, &cause)) < 0 ||
 	    (r = sandbox_prepare(lp, backend, &sl, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
+	copy_in(lp);
 	if (sl->must_fail)
 		die(EXIT_LLWRAP, "--learn: %s", sl->fail_cause);
 	if (!sl->supervise)
@@ -1216,7 +1293,8 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 
 		base = xstrdup(basename(copy));
 	}
-	frag = learn_fragment(g, n_g, net, base, target->project, name);
+	frag = learn_fragment(g, n_g, net, base, target->project,
+			      target->run_profile, name);
 	saved = ldir_fd >= 0 ? learn_save(ldir_fd, ldir, frag, name, &cause)
 			     : NULL;
 	fprintf(stderr,
@@ -1381,13 +1459,28 @@ options_done:
 	{
 		char *dir = project ? project : ".";
 		char *real = realpath(dir, NULL);
+		char *top;
 
 		if (real == NULL)
 			die(EXIT_LLWRAP, "project directory %s: %s", dir,
 			    strerror(errno));
-		check_project(dir, project == NULL, real, allow_broad);
+		/* Started in a subdirectory of a repository, the project is
+		 * its work tree, where git works; -C says otherwise. */
+		top = project == NULL ? git_toplevel(real) : NULL;
+		check_project(dir, project == NULL, real, top, allow_broad);
 		free(project);
-		project = real;
+		if (top != NULL) {
+			run_workdir = real;
+			run_project_why = xasprintf(
+				"the top level of the git work tree that holds "
+				"the working directory %s, where the command "
+				"starts (-C names another project)",
+				real);
+			project = top;
+		} else {
+			project = real;
+		}
+		run_project = project;
 	}
 	if (name == NULL) {
 		_cleanup_free_ char *copy = xstrdup(cmd[0]);
@@ -1416,8 +1509,10 @@ options_done:
 				    profiles, flags, n_flags);
 	}
 
-	if (!explain && (r = sandbox_make_dirs(policy, &cause)) < 0)
+	if (!explain && (r = sandbox_make_dirs(policy, NULL, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
+	if (!explain)
+		copy_in(policy);
 	r = explain ? sandbox_prepare(policy, backend, &sb, &cause)
 		    : sandbox_prepare_run(policy, backend, &sb, &cause);
 	if (r < 0)
@@ -1453,8 +1548,10 @@ options_done:
 		}
 	}
 	if (verbose)
-		fprintf(stderr, "llwrap: running %s in %s\n", cmd[0],
-			policy->project);
+		fprintf(stderr, "llwrap: running %s in %s%s%s\n", cmd[0],
+			policy->workdir ? policy->workdir : policy->project,
+			policy->workdir ? ", project " : "",
+			policy->workdir ? policy->project : "");
 
 	/* Where the blocked-attempt log stands before the run, for the
 	 * footer after it. */

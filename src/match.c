@@ -5,6 +5,7 @@
 
 #include "match.h"
 #include "path.h"
+#include "xalloc.h"
 
 size_t
 match_path_depth(const char *path)
@@ -61,6 +62,29 @@ match_holds(const struct profile *p, const char *command, const char *project,
 	}
 	*score = s;
 	return true;
+}
+
+bool
+match_profile_holds(const struct profile *p, char *const *names)
+{
+	if (p->match_profile == NULL || *p->match_profile == NULL)
+		return true;
+	for (char **m = p->match_profile; *m != NULL; m++)
+		for (char *const *n = names; n != NULL && *n != NULL; n++)
+			if (strcmp(*m, *n) == 0)
+				return true;
+	return false;
+}
+
+char *
+match_profile_name(const char *arg)
+{
+	const char *base = base_name(arg);
+	size_t n = strlen(base);
+
+	if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
+		n -= 4;
+	return xstrndup(base, n);
 }
 
 static int

@@ -32,6 +32,22 @@ bool match_holds(const struct profile *p, const char *command,
 		 const char *project, struct match_score *score);
 
 /*
+ * The profiles a run is under, for [match] profile (DESIGN.md §4): the
+ * name of each -p argument (NAME, or a FILE's basename without .ini),
+ * or "default" when none is given, and of each profile applied by a
+ * [match] section without a profile condition.  True when p has no
+ * profile condition, or one of its names is among names.  A profile
+ * learned under -p default (--learn writes the condition) so applies to
+ * later runs under default only, not to runs of the same command under
+ * another profile.
+ */
+bool match_profile_holds(const struct profile *p, char *const *names);
+
+/* The name a profile argument or file gives for [match] profile: a
+ * file's basename without .ini, a NAME as it is.  A new string. */
+char *match_profile_name(const char *arg);
+
+/*
  * Order two matched profiles from least to most specific (negative when a
  * is less specific than b).  The order is total:
  *   1. command + project beats a single condition;

@@ -21,8 +21,9 @@ const struct options_spec options_specs[] = {
 	  "add a profile (repeatable): a FILE, or NAME.ini\n"
 	  "on the profile path below (built-in: empty, default)" },
 	{ "directory", required_argument, 'C', "DIR", SRC,
-	  "project directory, ${PROJECT} (default: cwd); the\n"
-	  "command starts there" },
+	  "project directory, ${PROJECT}; the command starts\n"
+	  "there (default: the git work tree holding cwd, else\n"
+	  "cwd; the command starts in cwd)" },
 	{ "name", required_argument, 'n', "NAME", SRC,
 	  "instance name for logs (default: command basename)" },
 	{ "allow-broad-project", no_argument, OPT_ALLOW_BROAD_PROJECT, NULL,

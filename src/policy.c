@@ -284,6 +284,19 @@ bad:
 	return -EINVAL;
 }
 
+static void
+copies_clear(struct policy *p)
+{
+	for (size_t i = 0; i < p->n_copies; i++) {
+		free(p->copies[i].src);
+		free(p->copies[i].dst);
+		free(p->copies[i].origin);
+	}
+	free(p->copies);
+	p->copies = NULL;
+	p->n_copies = 0;
+}
+
 void
 policy_free(struct policy *p)
 {
@@ -291,6 +304,10 @@ policy_free(struct policy *p)
 		return;
 	free(p->name);
 	free(p->project);
+	free(p->workdir);
+	free(p->project_why);
+	copies_clear(p);
+	free(p->run_profile);
 	for (size_t i = 0; i < p->n_paths; i++) {
 		free(p->paths[i].path);
 		free(p->paths[i].origin);
@@ -385,6 +402,7 @@ struct resolver {
 	uint32_t rank;	/* rank of the last source applied */
 	char **applied; /* profile->file of every source applied */
 	char **stack;	/* the include chain being applied */
+	char **names;	/* the run's profiles, for [match] profile */
 	/* [filesystem] git-config: the files, their origins and ranks */
 	struct llw_path_rule *git;
 	size_t n_git;
@@ -945,8 +963,21 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 		const char *v0 = e->values[0];
 		struct llw_items *it;
 
-		if (is_key(e, "filesystem", "mkdir") ||
-		    is_key(e, "filesystem", "touch")) {
+		if (is_key(e, "filesystem", "copy")) {
+			if (strcmp(v0, "none") == 0) {
+				copies_clear(p);
+				continue;
+			}
+			p->copies = xreallocarray(p->copies, p->n_copies + 1,
+						  sizeof(*p->copies));
+			p->copies[p->n_copies++] = (struct llw_copy){
+				.src = xstrdup(v0 + (v0[0] == '?')),
+				.dst = xstrdup(e->values[1]),
+				.optional = v0[0] == '?',
+				.origin = xstrdup(origin),
+			};
+		} else if (is_key(e, "filesystem", "mkdir") ||
+			   is_key(e, "filesystem", "touch")) {
 			struct llw_items *to = strcmp(e->key, "mkdir") == 0
 						       ? &p->mkdirs
 						       : &p->touches;
@@ -1260,6 +1291,28 @@ apply_matched(struct resolver *r, char **cause)
 		if (ret < 0)
 			break;
 	}
+	/* [match] profile holds against the -p profiles and those matched
+	 * without the condition; the run is under the last of those
+	 * matched on its command (opencode.ini), else the last -p. */
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		const struct profile *prof = cands[i].prof;
+
+		if (prof->match_profile != NULL)
+			continue;
+		strv_push_take(&r->names, match_profile_name(prof->file));
+		if (cands[i].score.command) {
+			free(r->p->run_profile);
+			r->p->run_profile = match_profile_name(prof->file);
+		}
+	}
+	for (size_t i = 0; i < n && ret == 0;) {
+		if (match_profile_holds(cands[i].prof, r->names)) {
+			i++;
+			continue;
+		}
+		profile_free(cands[i].prof);
+		cands[i] = cands[--n];
+	}
 	/* qsort(NULL, 0, ...) is undefined (glibc declares the array
 	 * nonnull); found by tests/fuzz with an empty profile path. */
 	if (ret == 0 && n > 0)
@@ -1332,12 +1385,18 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 
 	p->name = req->name != NULL ? xstrdup(req->name) : NULL;
 	p->project = req->project != NULL ? xstrdup(req->project) : NULL;
+	p->workdir = req->workdir != NULL ? xstrdup(req->workdir) : NULL;
+	p->project_why =
+		req->project_why != NULL ? xstrdup(req->project_why) : NULL;
 	p->config_files = xcalloc(1, sizeof(char *));
 	p->descriptions = xcalloc(1, sizeof(char *));
 	apply_base(p, req->as_root);
 
 	if (profiles == NULL || profiles[0] == NULL)
 		profiles = default_profiles;
+	for (char *const *a = profiles; *a != NULL; a++)
+		strv_push_take(&r.names, match_profile_name(*a));
+	p->run_profile = xstrdup(r.names[strv_length(r.names) - 1]);
 	for (char *const *a = profiles; *a != NULL && ret == 0; a++) {
 		struct profile *prof = NULL;
 
@@ -1375,6 +1434,7 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 
 	strv_free(r.applied);
 	strv_free(r.stack);
+	strv_free(r.names);
 	if (ret < 0)
 		return ret;
 	*out = steal_pointer(&p);

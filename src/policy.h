@@ -86,6 +86,13 @@ struct llw_items {
 	size_t n;
 };
 
+/* [filesystem] copy = SRC DST (copyin.h). */
+struct llw_copy {
+	char *src, *dst; /* absolute, as written after expansion */
+	bool optional;	 /* ?SRC: may be missing, quietly */
+	char *origin;
+};
+
 /* A scalar setting: its value is in the policy, here is who set it. */
 struct llw_scalar_origin {
 	char *origin; /* NULL while the built-in default stands */
@@ -94,6 +101,17 @@ struct llw_scalar_origin {
 struct policy {
 	char *name;    /* instance name, ${NAME} (default: command basename) */
 	char *project; /* absolute project directory, ${PROJECT} */
+	/* Where the command starts, when not in the project: the working
+	 * directory beneath a project found as its git work tree's top
+	 * level (project.h); NULL: the project. */
+	char *workdir;
+	/* How the project was chosen, for --explain; NULL: -C or the
+	 * working directory, as given. */
+	char *project_why;
+	/* The profile the run is under, as --learn names it in a
+	 * fragment's [match] profile (match.h): the last profile matched
+	 * on the command, else the last -p, else "default". */
+	char *run_profile;
 
 	/* [filesystem]: every rule from every source, in source order.  At
 	 * one path the highest rank wins (pathtree_compile resolves that). */
@@ -107,6 +125,10 @@ struct policy {
 	 * when missing, for a tool that insists on one existing in a
 	 * directory the policy makes read-only. */
 	struct llw_items touches;
+	/* [filesystem] copy: the user's files the sandbox gets a copy of,
+	 * made again before each run where the user's is newer. */
+	struct llw_copy *copies;
+	size_t n_copies;
 
 	/* [network] */
 	enum llw_net_mode net;
@@ -245,6 +267,10 @@ struct policy_request {
 	 * as the rules are enforced; NULL compares them as written. */
 	int (*resolve)(void *ctx, const char *path, char **out);
 	void *resolve_ctx;
+	/* Where the command starts when not in the project (NULL: the
+	 * project), and how the project was chosen (NULL: as given). */
+	const char *workdir;
+	const char *project_why;
 };
 
 /*

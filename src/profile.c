@@ -273,6 +273,7 @@ enum value_type {
 	VT_ENVSET,   /* NAME=VALUE */
 	VT_INCLUDES, /* profile NAMEs or FILEs */
 	VT_COMMANDS, /* command basenames */
+	VT_NAMES,    /* profile names */
 };
 
 static const char *const choices_mode[] = { "none", "filtered", "host", NULL };
@@ -295,6 +296,7 @@ static const struct key_spec {
 	{ "filesystem", "mkdir", VT_PATHS, NULL },
 	{ "filesystem", "git-config", VT_PATHS, NULL },
 	{ "filesystem", "touch", VT_PATHS, NULL },
+	{ "filesystem", "copy", VT_PATHS, NULL },
 	{ "filesystem", "private-tmp", VT_BOOL, NULL },
 	{ "filesystem", "protect-git", VT_BOOL, NULL },
 	{ "filesystem", "protect-later-run", VT_BOOL, NULL },
@@ -329,6 +331,7 @@ static const struct key_spec {
 	{ "limits", "memory-max", VT_BYTES, NULL },
 	{ "limits", "pids-max", VT_COUNT, NULL },
 	{ "match", "command", VT_COMMANDS, NULL },
+	{ "match", "profile", VT_NAMES, NULL },
 	{ "match", "project", VT_PATHS, NULL },
 };
 
@@ -619,6 +622,8 @@ project_check(const struct profile *p, const struct key_spec *ks,
 			why = "git-config grants read access";
 		else if (strcmp(ks->key, "touch") == 0)
 			why = "touch creates files";
+		else if (strcmp(ks->key, "copy") == 0)
+			why = "copy writes files";
 		else if (strcmp(ks->key, "private-tmp") == 0 &&
 			 strcmp(values[0], "yes") != 0)
 			why = "only private-tmp = yes tightens";
@@ -701,10 +706,13 @@ value_check(const struct profile *p, const struct vars *v,
 	case VT_PATHS:
 		/* "?PATH": a grant that may be missing, dropped quietly. */
 		optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
-		if (optional && !grant_key(ks))
+		if (optional && !grant_key(ks) &&
+		    strcmp(ks->key, "copy") != 0 &&
+		    strcmp(ks->key, "touch") != 0)
 			return fail(cause, p->file, line,
 				    "[%s] %s: '?' (the path may be missing) "
-				    "is only for ro, rx, rw and rwx.",
+				    "is only for ro, rx, rw, rwx, touch and "
+				    "copy's source.",
 				    ks->section, ks->key);
 		if (vars_expand_full(v, raw + optional, true, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
@@ -843,11 +851,15 @@ value_check(const struct profile *p, const struct vars *v,
 		*out = steal_pointer(&s);
 		return 0;
 	case VT_COMMANDS:
+	case VT_NAMES:
 		if (strchr(raw, '/') != NULL)
-			return fail(cause, p->file, line,
-				    "[%s] %s: '%s' must be a command name, "
-				    "not a path.",
-				    ks->section, ks->key, raw);
+			return fail(
+				cause, p->file, line,
+				"[%s] %s: '%s' must be a %s, not a path.",
+				ks->section, ks->key, raw,
+				ks->type == VT_COMMANDS
+					? "command name"
+					: "profile name (NAME for NAME.ini)");
 		*out = xstrdup(raw);
 		return 0;
 	case VT_TEXT:
@@ -883,6 +895,7 @@ profile_free(struct profile *p)
 	strv_free(p->includes);
 	strv_free(p->match_command);
 	strv_free(p->match_project);
+	strv_free(p->match_profile);
 	free(p);
 }
 
@@ -1038,6 +1051,13 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 		if (r < 0)
 			return r;
 	}
+	if (strcmp(key, "copy") == 0 && strcmp(values[0], "none") != 0 &&
+	    (n != 2 || values[1][0] == '?'))
+		return fail(cause, p->file, line,
+			    "[filesystem] copy takes a source and a "
+			    "destination on one line, copy = SRC DST (the "
+			    "source may be written ?SRC), not %zu path%s.",
+			    n, n == 1 ? "" : "s");
 	if (p->kind == PROFILE_KIND_PROJECT) {
 		int r = project_check(p, ks, values, line, cause);
 
@@ -1059,7 +1079,9 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	}
 	if (strcmp(section, "match") == 0) {
 		char ***list = strcmp(key, "command") == 0 ? &p->match_command
-							   : &p->match_project;
+			       : strcmp(key, "profile") == 0
+				       ? &p->match_profile
+				       : &p->match_project;
 
 		for (size_t i = 0; i < n; i++)
 			strv_push(list, values[i]);

@@ -63,6 +63,7 @@ struct profile {
 	char **includes;      /* [profile] include, in order, as written */
 	char **match_command; /* [match] command */
 	char **match_project; /* [match] project, expanded, absolute */
+	char **match_profile; /* [match] profile: names of the run's profiles */
 };
 
 struct profile *profile_new(const char *file, enum profile_kind kind);

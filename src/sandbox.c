@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+
 #include "caps.h"
 #include "cleanup.h"
 #include "compat/landlock.h"
@@ -782,6 +784,52 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	sb->filter.pid_any = true;
 }
 
+/*
+ * The directories whose files run later (protect-later-run): the
+ * project, and, when the command starts in a subdirectory of it, each
+ * directory from there up to the project, where an agent started there
+ * (opencode reads .opencode/ and opencode.json from each) and direnv
+ * look too.  A new vector, the project first.
+ */
+static char **
+later_run_dirs(const struct policy *p)
+{
+	char **v = NULL;
+	_cleanup_free_ char *d =
+		p->workdir != NULL ? xstrdup(p->workdir) : NULL;
+
+	strv_push(&v, p->project);
+	while (d != NULL && strcmp(d, p->project) != 0 &&
+	       path_under(d, p->project)) {
+		char *slash = strrchr(d, '/');
+
+		strv_push(&v, d);
+		if (slash == NULL || slash == d)
+			break;
+		*slash = '\0';
+	}
+	return v;
+}
+
+/* Move what from (gitguard_later_run of another directory) found into
+ * into, and free from. */
+static void
+later_merge(struct gitguard *into, struct gitguard *from)
+{
+	if (from->n > 0) {
+		into->v = xreallocarray(into->v, into->n + from->n,
+					sizeof(*into->v));
+		for (size_t i = 0; i < from->n; i++)
+			into->v[into->n++] = from->v[i];
+		from->n = 0;
+	}
+	for (char **s = from->notes; s != NULL && *s != NULL; s++)
+		strv_push(&into->notes, *s);
+	for (char **s = from->missing; s != NULL && *s != NULL; s++)
+		strv_push(&into->missing, *s);
+	gitguard_free(from);
+}
+
 static int
 prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 	struct sandbox **out, char **cause)
@@ -808,7 +856,12 @@ prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 				       xasprintf("protect-git: %s", *s));
 	}
 	if (p->protect_later_run && p->project != NULL) {
+		_cleanup_strv_ char **dirs = later_run_dirs(p);
+
 		sb->later = gitguard_later_run(p->project, &gitguard_fs_real);
+		for (char **d = dirs + 1; *d != NULL; d++)
+			later_merge(sb->later,
+				    gitguard_later_run(*d, &gitguard_fs_real));
 		for (char **s = sb->later->notes; *s != NULL; s++)
 			strv_push_take(&sb->git_limits,
 				       xasprintf("protect-later-run: %s", *s));
@@ -991,8 +1044,59 @@ make_placeholder(const char *path)
 	return -errno;
 }
 
+/* The ancestors of path (itself included) that do not exist, parents
+ * first, appended to *made. */
+static void
+missing_dirs(const char *path, char ***made)
+{
+	_cleanup_free_ char *a = xstrdup(path);
+	_cleanup_strv_ char **up = NULL;
+	struct stat st;
+	char *slash;
+
+	while (lstat(a, &st) < 0 && errno == ENOENT) {
+		strv_push(&up, a);
+		if ((slash = strrchr(a, '/')) == NULL || slash == a)
+			break;
+		*slash = '\0';
+	}
+	for (size_t n = strv_length(up); n > 0; n--)
+		strv_push(made, up[n - 1]);
+}
+
+/*
+ * protect-later-run makes an existing .opencode/ read-only, and opencode
+ * stops (EROFS is not the EACCES it forgives) unless the .gitignore it
+ * writes into every .opencode directory it reads is there; a cloned
+ * project's has none, since that file ignores itself.  So it is made
+ * first, as opencode writes it on its first run there: the file the
+ * user's own opencode makes, nothing else.  Beneath the project, no
+ * symbolic link followed, never over anything.
+ */
+static void
+opencode_gitignore(const char *project)
+{
+	static const char text[] = "node_modules\npackage.json\n"
+				   "package-lock.json\nbun.lock\n.gitignore";
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS,
+	};
+	_cleanup_close_ int pfd =
+		open(project, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int dfd = -1, fd = -1;
+
+	if (pfd < 0 || (dfd = (int)syscall(SYS_openat2, pfd, ".opencode", &how,
+					   sizeof(how))) < 0)
+		return;
+	fd = openat(dfd, ".gitignore",
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0 && write(fd, text, sizeof(text) - 1) < 0)
+		(void)unlinkat(dfd, ".gitignore", 0);
+}
+
 int
-sandbox_make_dirs(const struct policy *p, char **cause)
+sandbox_make_dirs(const struct policy *p, char ***made, char **cause)
 {
 	/* protect-git: a missing hooks/ is made (empty, as git's own
 	 * template makes it) so that it can be mounted read-only. */
@@ -1009,24 +1113,6 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 			return r;
 		}
 	}
-	/* protect-later-run: .vscode/ and the like, empty, for the same
-	 * reason (gitguard_later_run_dirs() says why that is harmless). */
-	if (p->protect_later_run && p->project != NULL) {
-		_cleanup_strv_ char **dirs =
-			gitguard_later_run_dirs(p->project, &gitguard_fs_real);
-
-		for (char **d = dirs; d != NULL && *d != NULL; d++) {
-			int r = make_placeholder(*d);
-
-			if (r < 0) {
-				*cause = xasprintf(
-					"%s: cannot create %s: %s",
-					p->protect_later_run_origin.origin, *d,
-					strerror(-r));
-				return r;
-			}
-		}
-	}
 	for (size_t i = 0; i < p->mkdirs.n; i++) {
 		const struct llw_item *it = &p->mkdirs.v[i];
 		struct stat st;
@@ -1034,6 +1120,8 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 
 		if (stat(it->value, &st) == 0 && S_ISDIR(st.st_mode))
 			continue;
+		if (made != NULL)
+			missing_dirs(it->value, made);
 		if ((r = dir_make_path(it->value, 0700)) < 0) {
 			*cause = xasprintf("%s: cannot create %s: %s",
 					   it->origin, it->value, strerror(-r));
@@ -1042,20 +1130,30 @@ sandbox_make_dirs(const struct policy *p, char **cause)
 	}
 	for (size_t i = 0; i < p->touches.n; i++) {
 		const struct llw_item *it = &p->touches.v[i];
-		int fd = open(it->value,
+		/* ?PATH: only where its directory exists. */
+		bool optional = it->value[0] == '?';
+		const char *path = it->value + optional;
+		int fd = open(path,
 			      O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 				      O_NOFOLLOW,
 			      0600);
 
-		if (fd < 0 && errno != EEXIST) {
+		if (fd < 0 && errno != EEXIST &&
+		    !(optional && errno == ENOENT)) {
 			int e = errno;
 
 			*cause = xasprintf("%s: cannot create %s: %s",
-					   it->origin, it->value, strerror(e));
+					   it->origin, path, strerror(e));
 			return -e;
 		}
 		if (fd >= 0)
 			close(fd);
+	}
+	if (p->protect_later_run && p->project != NULL) {
+		_cleanup_strv_ char **dirs = later_run_dirs(p);
+
+		for (char **d = dirs; *d != NULL; d++)
+			opencode_gitignore(*d);
 	}
 	return 0;
 }
@@ -1163,7 +1261,9 @@ command_environ(const struct policy *p, char *const *envp)
 	for (char *const *e = envp; *e != NULL; e++)
 		if (strncmp(*e, "PWD=", 4) != 0)
 			strv_push(&with_pwd, *e);
-	strv_push_take(&with_pwd, xasprintf("PWD=%s", p->project));
+	strv_push_take(&with_pwd,
+		       xasprintf("PWD=%s",
+				 p->workdir != NULL ? p->workdir : p->project));
 	return policy_environ(p, with_pwd);
 }
 
@@ -1260,10 +1360,12 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	char **saved;
 	int r, e;
 
-	if (chdir(p->project) < 0) {
+	if (chdir(p->workdir != NULL ? p->workdir : p->project) < 0) {
 		e = errno;
-		*cause = xasprintf("cannot enter the project directory %s: %s",
-				   p->project, strerror(e));
+		*cause = xasprintf("cannot enter the %s directory %s: %s",
+				   p->workdir != NULL ? "working" : "project",
+				   p->workdir != NULL ? p->workdir : p->project,
+				   strerror(e));
 		return -e;
 	}
 	/* Acquire before dropping: the rule paths are opened with whatever

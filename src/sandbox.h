@@ -117,9 +117,11 @@ int sandbox_after(const struct sandbox *sb, int status);
 /*
  * Create the missing directories of p->mkdirs (mode 0700, parents too).
  * Called before sandbox_prepare() so rules on them compile; --explain
- * does not call it.  Returns 0, or -errno with *cause naming the rule.
+ * does not call it.  When made is not NULL, every directory created is
+ * appended to *made, parents first, for a caller that removes what it
+ * made (--selftest).  Returns 0, or -errno with *cause naming the rule.
  */
-int sandbox_make_dirs(const struct policy *p, char **cause);
+int sandbox_make_dirs(const struct policy *p, char ***made, char **cause);
 
 /*
  * Apply every layer and exec argv with the policy's environment, in

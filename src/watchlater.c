@@ -805,10 +805,12 @@ check_all(struct watchlater *w, bool at_end)
 {
 	/* Each directory as watched, and what its path names now. */
 	for (size_t i = 0; i < w->n_dirs; i++) {
-		names_at(w, w->dirs[i].fd, w->dirs[i].path, w->dirs[i].names,
-			 w->dirs[i].n_names, at_end);
-		prefix_scan(w, w->dirs[i].fd, w->dirs[i].path, w->dirs[i].names,
-			    w->dirs[i].n_names);
+		if (w->dirs[i].fd >= 0) {
+			names_at(w, w->dirs[i].fd, w->dirs[i].path,
+				 w->dirs[i].names, w->dirs[i].n_names, at_end);
+			prefix_scan(w, w->dirs[i].fd, w->dirs[i].path,
+				    w->dirs[i].names, w->dirs[i].n_names);
+		}
 		dir_again(w, i, at_end);
 	}
 	if (w->watch_newrepo)
@@ -1209,6 +1211,36 @@ watch_submodules(struct watchlater *w, const char *project,
 	}
 }
 
+/* What opencode loads from a project's .opencode/ and runs or obeys. */
+static const char *const opencode_loads[] = {
+	"plugin",	"plugins",	"tool",		 "tools",
+	"agent",	"agents",	"command",	 "commands",
+	"mode",		"modes",	"opencode.json", "opencode.jsonc",
+	"package.json", "node_modules",
+};
+
+/*
+ * A directory that does not exist yet, whose names (n of them) are moved
+ * aside if the command makes it: a placeholder (no descriptor) that
+ * dir_again resolves, now, when its parent gets that name, and at the
+ * end.
+ */
+static void
+watch_pending(struct watchlater *w, const char *path, const char *const *names,
+	      size_t n, const char *reader)
+{
+	struct wdir *d;
+
+	w->dirs = xreallocarray(w->dirs, w->n_dirs + 1, sizeof(*w->dirs));
+	d = &w->dirs[w->n_dirs++];
+	*d = (struct wdir){
+		.wd = -1, .fd = -1, .wt_fd = -1, .path = xstrdup(path)
+	};
+	for (size_t i = 0; i < n; i++)
+		wdir_name(d, names[i], reader, true);
+	dir_again(w, w->n_dirs - 1, false);
+}
+
 int
 watchlater_start(const char *project, const struct gitguard *git,
 		 const struct gitguard *later, struct watchlater **out,
@@ -1283,6 +1315,20 @@ watchlater_start(const char *project, const struct gitguard *git,
 			wdir_name(d, ".envrc.", "direnv (an .envrc loads it)",
 				  true)
 				->prefix = true;
+	}
+	/* .opencode/ is opencode's to make (its plans, a .gitignore): made
+	 * inside, what opencode loads from it outside (plugins, tools,
+	 * agents, commands, its configuration, the dependencies it
+	 * installs for them) is moved aside. */
+	if (later != NULL) {
+		_cleanup_free_ char *oc = xasprintf("%s/.opencode", project);
+
+		if (fstatat(w->roots[0].fd, ".opencode", &st,
+			    AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT)
+			watch_pending(w, oc, opencode_loads,
+				      ARRAY_SIZE(opencode_loads),
+				      "opencode (it loads it from .opencode)");
 	}
 	/* No repository: one the command makes is checked. */
 	if (git != NULL &&

@@ -1607,7 +1607,9 @@ a_later_file(struct result *r)
 }
 
 /* A task in the project's .vscode (an editor runs it when the folder
- * opens): the directory exists (protect-later-run makes it, empty). */
+ * opens): the decoy repository has one, as projects edited with VS Code
+ * do (protect-later-run makes it read-only; a missing one made inside is
+ * moved aside, as proj.later-file's file is). */
 static void
 a_vscode(struct result *r)
 {
@@ -4002,6 +4004,8 @@ host(const char *dir, const char *project)
 		snprintf(repo, sizeof(repo), "%s/repo", dir);
 		if (run_quiet(init) == 0 && run_quiet(commit) == 0) {
 			snprintf(p, sizeof(p), "%s/.git/hooks", repo);
+			mkdirs(p);
+			snprintf(p, sizeof(p), "%s/.vscode", repo);
 			mkdirs(p);
 			printf("DECOY_REPO=%s\n", repo);
 		}

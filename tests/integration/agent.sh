@@ -113,20 +113,7 @@ expect_rc "opencode run under -p opencode finishes" 0
 expect_output "... and prints the mock's final answer" "done"
 
 # The tool results, in order, as opencode sent them back to the mock.
-"$PYTHON" - "$T/mock.jsonl" >"$T/results" <<'PY'
-import json, sys
-last = None
-for line in open(sys.argv[1]):
-    body = json.loads(line)["body"]
-    if body.get("tools"):
-        last = body
-for m in (last or {}).get("messages", []):
-    if m.get("role") == "tool":
-        c = m.get("content")
-        if isinstance(c, list):
-            c = " ".join(p.get("text", "") for p in c if isinstance(p, dict))
-        print("RESULT " + " ".join(str(c).split()))
-PY
+mock_results "$T/mock.jsonl"
 nres=$(grep -c '^RESULT' "$T/results")
 if [ "$nres" -eq 9 ]; then
 	ok "the mock received all 9 tool results"
@@ -134,14 +121,6 @@ else
 	not_ok "the mock received all 9 tool results (got $nres)"
 	sed 's/^/# /' "$T/mock.err" | tail -5
 fi
-sed 's/^/# /' "$T/results"
-result() { sed -n "$(($1 + 1))p" "$T/results"; }
-has() {
-	if result "$1" | grep -q -- "$2"; then ok "$3"; else not_ok "$3"; diag "step $1: $(result "$1")"; fi
-}
-hasnt() {
-	if result "$1" | grep -q -- "$2"; then not_ok "$3"; diag "step $1: $(result "$1")"; else ok "$3"; fi
-}
 
 # Legitimate work.
 has 0 STEP0-OK "the agent creates a file in the project"

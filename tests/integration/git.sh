@@ -258,6 +258,68 @@ as_user /bin/sh -ec 'cd "$1" && git rm -q --cached .env && echo .env >.gitignore
 run llw -p opencode $BE -C "$E" -- /bin/sh -c 'cat .env'
 expect_no_output "an untracked .env is hidden" "s3cr3t|PUBLIC_DEFAULT"
 
+# Started in a subdirectory (issue 25): the project is the top level of
+# the work tree git finds there, and the command starts where it was
+# started.  Without that, git stops with "not a git repository" and the
+# parent directory is out of reach.
+# in_dir DIR ARGS...: llwrap (with the suite's backend) as the test user,
+# started in DIR.
+in_dir() {
+	_d=$1
+	shift
+	as_user /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$_d" \
+		$LLWRAP_B --rx "$LLW_HELPERS" "$@"
+}
+run in_dir "$PROJ/src" -p opencode $BE -q -- /bin/sh -c \
+	'pwd; cat ../a; echo made >../from-sub && echo c >>../a &&
+	git add ../a ../from-sub && git commit -qm from-sub && echo COMMITTED'
+expect_rc "from a subdirectory: the command runs" 0
+expect_output "... it starts in that subdirectory" "^$PROJ/src\$"
+expect_output "... the repository's top level is readable (../a)" "^a\$"
+expect_output "... and git add and commit work there" "^COMMITTED\$"
+[ -f "$PROJ/from-sub" ] && as_user git -C "$PROJ" log -1 --format=%s | grep -qx from-sub &&
+	ok "... host: the file and the commit are in the repository" ||
+	not_ok "... host: the file and the commit are in the repository"
+run in_dir "$PROJ/src" -p opencode $BE -q -- /usr/bin/env
+expect_output "... with PWD naming it, as a shell sets it" "^PWD=$PROJ/src\$"
+# Files run later in the directories between it and the top level are
+# protected too (an agent started there reads opencode.json there).
+run in_dir "$PROJ/src" -p opencode $BE -- /bin/sh -c 'echo "{}" >opencode.json'
+expect_output "... an opencode.json created in the working directory is moved aside" \
+	"the command created $PROJ/src/opencode\\.json, .*moved aside"
+rm -f "$PROJ"/src/opencode.json*
+run in_dir "$PROJ/src" -p opencode $BE --explain -- /bin/true
+expect_output "--explain names the project and why it is the top level" \
+	"^  project: $PROJ, the top level of the git work tree that holds the working directory $PROJ/src"
+run in_dir "$PROJ/src" -p opencode $BE -C . -q -- "$PROBE" read "$PROJ/a"
+expect_denied_out "-C . makes the subdirectory the project: ../a is out of reach"
+run in_dir "$PROJ/src" -p opencode $BE -C . -q -- "$PROBE" write "$PROJ/src/x"
+case "$rc:$out" in 0:*SUCCEEDED*) ok "... while the subdirectory is writable" ;;
+*) not_ok "... while the subdirectory is writable"; diag "status $rc: $out" ;; esac
+# A linked worktree's subdirectory: the worktree, not the main checkout.
+as_user mkdir -p "$PROJ-wt/deep/er"
+run in_dir "$PROJ-wt/deep/er" -p opencode $BE -q -- /bin/sh -c \
+	'echo w >w && git add w && git commit -qm wt-sub && echo COMMITTED; cat "$0/a"' "$PROJ"
+expect_output "from a linked worktree's subdirectory: git commit works" "^COMMITTED\$"
+expect_output "... the main checkout stays out of reach" "Permission denied|No such file"
+# A home that is a repository (dotfiles kept in ~/.git) is never taken
+# as the project: refused, naming -C.
+as_user git init -q "$HOME_DIR"
+as_user mkdir -p "$HOME_DIR/notes"
+marker=$OUTSIDE/ran-in-home
+rm -f "$marker"
+run in_dir "$HOME_DIR/notes" -p opencode $BE -- /bin/sh -c 'touch "$0"' "$marker"
+if [ "$rc" -eq 125 ] && [ ! -e "$marker" ] &&
+	printf '%s\n' "$out" | grep -q "is in the git work tree $HOME_DIR, which would be the project.*-C \\."; then
+	ok "a repository that is the home is refused as the project, naming -C ."
+else
+	not_ok "a repository that is the home is refused as the project"
+	diag "status $rc: $out"
+fi
+run in_dir "$HOME_DIR/notes" -p opencode $BE -C . -q -- "$PROBE" read "$OTHER/notes.txt"
+expect_denied_out "... with -C . the working directory alone is the project"
+rm -rf "$HOME_DIR/.git" "$HOME_DIR/notes"
+
 # Explain names the protection, its layer, and what it cannot protect.
 run llw -p opencode $BE --explain -- /bin/true
 expect_output "--explain lists the pin of .git" "pin +rwx? $PROJ/\\.git"

@@ -309,15 +309,19 @@ else
 fi
 
 # ---- .opencode/ made inside (item 7) ----
+# opencode makes .opencode/ itself (its plans): that stays; what it loads
+# from there and runs outside (a plugin, a tool) is moved aside.
 R=$HOME_DIR/work/oc
 make_repo "$R"
-run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .opencode/plugin &&
-	echo "export default async () => ({})" >.opencode/plugin/p.js'
-expect_output "a .opencode/ made inside is moved aside and named" \
-	"the command created $R/\\.opencode, which opencode reads later"
-[ ! -e "$R/.opencode" ] && [ -d "$R"/.opencode.llwrap-blocked-* ] &&
-	ok "... kept beside it, never deleted" || not_ok ".opencode not moved aside"
-
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .opencode/plans &&
+	echo plan >.opencode/plans/a.md && sleep 0.5 && mkdir .opencode/plugin &&
+	echo "export default async () => ({})" >.opencode/plugin/p.js; sleep 0.5; exit 0'
+expect_output "a plugin directory in a .opencode/ made inside is moved aside and named" \
+	"the command created $R/\\.opencode/plugin, which opencode"
+[ -f "$R/.opencode/plans/a.md" ] && [ ! -e "$R/.opencode/plugin" ] &&
+	[ -d "$R"/.opencode/plugin.llwrap-blocked-* ] &&
+	ok "... kept beside it, while opencode's own plans stay" ||
+	not_ok ".opencode: plans lost or plugin left"
 
 # ---- The review of the fixes (issue 23) ----
 # plant_evil DIR NAME: a repository beside DIR's, whose config runs a

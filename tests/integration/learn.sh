@@ -120,6 +120,28 @@ expect_output "... and the secret stays unreadable" "DENIED"
 run llw -p empty -p "$T/frag.ini" -- "$PROBE" read "$OUTSIDE/unrelated/u"
 expect_output "... as does what the workflow did not touch" "DENIED"
 
+# Saved where it says, on the profile path, it applies by its [match] to
+# later runs under the profile it was learned under (-p empty), and not
+# to runs of the same command in the same project under another profile
+# (issue 25: a grant learned under one profile is not one the next
+# profile asked for).
+out=$(cat "$T/frag.ini")
+expect_output "the fragment names the profile it was learned under" "^profile = empty$"
+LP=$HOME_DIR/.config/llwrap/profiles
+mkdir -p "$LP"
+cp "$T/frag.ini" "$LP/sh-learned.ini"
+chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR/.config"
+rm -f "$PROJ/out" "$OUTSIDE/w/new"
+run llw -p empty -- /bin/sh "$OUTSIDE/tool.sh"
+expect_output "saved on the profile path, it applies under -p empty" "STEPS all done"
+run llw -p empty --explain -- /bin/sh
+expect_output "... --explain lists its rules" "\\($LP/sh-learned\\.ini:[0-9]+\\)"
+run llw -p default --explain -- /bin/sh
+expect_no_output "... and not under -p default" "sh-learned\\.ini:[0-9]"
+run llw -p default -- /bin/sh "$OUTSIDE/tool.sh"
+expect_output "... where the workflow stays refused" "tool\\.sh: Permission denied"
+rm -f "$LP/sh-learned.ini"
+
 # The workflows of the legitimate-work bar (tests/data/workflows, as in
 # workflows.sh): learning under -p empty, each run with the fragments of
 # the runs before (a write outside the project is refused in the learning

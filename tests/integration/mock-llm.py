@@ -2,22 +2,46 @@
 """A scripted OpenAI-compatible chat completions endpoint for agent.sh.
 
 mock-llm.py SCRIPT LOG PORTFILE [ADDR]
+mock-llm.py --results LOG
 
 SCRIPT is a JSON list of shell commands.  Each POST /v1/chat/completions
 that offers tools is answered with one `bash` tool call: the command
 whose index is the number of tool results the conversation holds so far;
 after the last one, with a plain "done".  Requests without tools (title
 generation and the like) get a short text.  Every request body is
-appended to LOG (one JSON object a line), so the test can read the tool
-results the agent sent back.  It listens on ADDR (default 127.0.0.1) on a
+appended to LOG (one JSON object a line, with the Authorization header
+the agent sent), so the test can read the tool results the agent sent
+back and the key it used.  It listens on ADDR (default 127.0.0.1) on a
 port the kernel chooses, written to PORTFILE.
 Streaming (SSE) and plain JSON replies are both supported.
+With --results, it prints the tool results of the last request in LOG
+that offered tools, in order, one "RESULT text" line each (blanks
+folded), for the test to check step by step.
 """
 import json
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+
+def results(log):
+    last = None
+    for line in open(log):
+        body = json.loads(line)["body"]
+        if body.get("tools"):
+            last = body
+    for m in (last or {}).get("messages", []):
+        if m.get("role") == "tool":
+            c = m.get("content")
+            if isinstance(c, list):
+                c = " ".join(p.get("text", "") for p in c
+                             if isinstance(p, dict))
+            print("RESULT " + " ".join(str(c).split()))
+
+
+if sys.argv[1] == "--results":
+    results(sys.argv[2])
+    sys.exit(0)
 script = json.load(open(sys.argv[1]))
 log_path = sys.argv[2]
 
@@ -55,7 +79,9 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length", "0"))
         req = json.loads(self.rfile.read(n) or b"{}")
         with open(log_path, "a") as f:
-            f.write(json.dumps({"path": self.path, "body": req}) + "\n")
+            f.write(json.dumps({"path": self.path, "body": req,
+                                "authorization":
+                                    self.headers.get("Authorization")}) + "\n")
         msgs = req.get("messages", [])
         step = sum(1 for m in msgs if m.get("role") == "tool")
         if req.get("tools") and step < len(script):

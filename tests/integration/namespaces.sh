@@ -100,7 +100,7 @@ else
 	[ ! -e "$PROJ/.git/hooks/post-checkout" ] && ok "no hook was created" || not_ok "a hook was created"
 	run llw -p opencode --explain -- /bin/true
 	expect_output "--explain lists the masks" "mask rx $PROJ/.git/hooks"
-	expect_output "--explain notes a masked path that does not exist" "$PROJ/.vscode"
+	expect_output "--explain notes a protected path that does not exist" "\\.vscode, .* do not exist in $PROJ"
 	expect_output "--explain says L3 runs and why" "L3 namespaces +yes, for .*private-tmp"
 fi
 

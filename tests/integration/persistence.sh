@@ -28,8 +28,9 @@ expect_denied "... but not the rest of ~/.config/git" \
 	llw -p opencode $BE -q -- "$PROBE" read "$HOME_DIR/.config/git/credentials"
 
 # Later-run files (class 2): direnv's .envrc, what it loads, the
-# editors' and agents' directories; missing directories are made empty
-# so that nothing can be dropped in them.
+# editors' and agents' directories, read-only where they exist; missing
+# ones are not made (issue 25: nothing the user did not make appears in
+# the project), a new one is moved aside below.
 LR=$HOME_DIR/work/later
 mkdir -p "$LR/sub"
 printf 'source_env_if_exists .envrc.private\ndotenv\nsource_env sub/env.sh\n' >"$LR/.envrc"
@@ -48,12 +49,24 @@ case "$rc:$out" in
 1:*DENIED* | 0:*bytes=0*) ok "... and .env's content (direnv's dotenv) is hidden" ;;
 *) not_ok ".env's content is hidden"; diag "status $rc: $out" ;;
 esac
-for d in .vscode .idea .opencode; do
-	expect_denied "opencode: nothing can be created in $d (made empty when missing)" \
+mkdir "$LR/.vscode" "$LR/.opencode"
+chown "$TEST_UID:$TEST_GID" "$LR/.vscode" "$LR/.opencode"
+for d in .vscode .opencode; do
+	expect_denied "opencode: nothing can be created in an existing $d" \
 		llw -p opencode $BE -C "$LR" -q -- "$PROBE" write "$LR/$d/settings.json"
 done
 [ -d "$LR/.vscode" ] && [ -z "$(ls -A "$LR/.vscode")" ] &&
-	ok "... .vscode is an empty directory on the host" || not_ok ".vscode is not empty"
+	ok "... .vscode stays empty on the host" || not_ok ".vscode is not empty"
+[ ! -e "$LR/.idea" ] && ok "... a missing .idea is not made" ||
+	not_ok "a missing .idea was made in the project"
+run llw -p opencode $BE -C "$LR" -q -- /bin/sh -c \
+	'mkdir .idea && echo "<project/>" >.idea/workspace.xml'
+expect_output "... one made inside is moved aside and named" \
+	"the command created $LR/\\.idea, which .* reads later, outside the sandbox: moved aside"
+# (The write into it races the move: whatever it got is kept.)
+[ ! -e "$LR/.idea" ] && [ -d "$LR"/.idea.llwrap-blocked-* ] &&
+	ok "... kept beside it, gone from its name" || not_ok ".idea not moved aside"
+rm -rf "$LR"/.idea.llwrap-blocked-*
 expect_succeeded "... while the project's own files stay writable" \
 	llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/main.c"
 expect_succeeded "... and sub/ beside the protected file too" \

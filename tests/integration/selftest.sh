@@ -10,10 +10,27 @@ if why=$(supervisor_refused); then
 fi
 git init -q "$PROJ" && chown -R "$TEST_UID:$TEST_GID" "$PROJ"
 
+STATE=$HOME_DIR/.local/share/llwrap/opencode
+state_before=$(ls -a "$STATE" 2>/dev/null)
+
 # Through the suite's backend: bubblewrap where backend-bwrap.sh runs
 # this file, or where the kernel has no Landlock.
 run as_user $LLWRAP_B -p opencode --selftest
 expect_rc "-p opencode --selftest: every escape outside the known limits is blocked" 0
+# Litter (issue 25): the per-project state directories the profile makes
+# for the project and the decoy repository are removed again, and
+# nothing is made in the project to mount on.
+state_after=$(ls -a "$STATE" 2>/dev/null)
+if [ "$state_before" = "$state_after" ]; then
+	ok "... it leaves no per-project state directory behind"
+else
+	not_ok "... it leaves no per-project state directory behind"
+	diag "before: $state_before"
+	diag "after: $state_after"
+fi
+[ ! -e "$PROJ/.vscode" ] && [ ! -e "$PROJ/.idea" ] &&
+	ok "... and makes no .vscode or .idea in the project" ||
+	not_ok "... and makes no .vscode or .idea in the project"
 expect_output "... it says so" "^Every probe outside the known limits is blocked"
 expect_output "... it ran the whole corpus (fs.ssh-read)" "^  blocked +fs.ssh-read "
 if bwrap_backend; then
@@ -86,8 +103,7 @@ ls "$PROJ/.git/hooks" | grep -q llwrap && not_ok "a probe file is left in .git/h
 	ok "nothing is left in .git/hooks"
 grep -q '^# bashrc$' "$HOME_DIR/.bashrc" && ok "~/.bashrc is intact" || not_ok "~/.bashrc changed"
 # The probes of a repository never ran in the user's own project.
-# (.vscode and .idea are made empty by any opencode run: protect-later-run.)
-if ls -a "$PROJ" "$PROJ/.vscode" | grep -q 'mcp\|llwrap-escape-nest\|tasks' ||
+if ls -a "$PROJ" | grep -q 'mcp\|llwrap-escape-nest\|tasks\|vscode' ||
 	ls -a "$PROJ/.git" | grep -q 'llwrap\|commondir' ||
 	as_user git -C "$PROJ" ls-files --stage | grep -q llwrap; then
 	not_ok "the user's project and its repository are untouched"

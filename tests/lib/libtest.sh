@@ -139,6 +139,12 @@ trap cleanup EXIT
 
 HOME_DIR=$T/home
 PROJ=$HOME_DIR/work/proj
+# A home is not inside a git work tree; the scratch directory may be (a
+# build tree in a checkout).  Without -C llwrap takes the top level of
+# the work tree holding the working directory as the project, as git
+# finds it, and so does git: neither looks above $T.
+GIT_CEILING_DIRECTORIES=$T
+export GIT_CEILING_DIRECTORIES
 OTHER=$HOME_DIR/work/other
 OUTSIDE=$T/outside
 
@@ -149,6 +155,7 @@ as_user_exec() {
 	set -- env -i HOME="$HOME_DIR" USER=llwtest LOGNAME=llwtest \
 		PATH=/usr/local/bin:/usr/bin:/bin SHELL=/bin/sh TERM=dumb \
 		LANG=C.UTF-8 LLWRAP_PROFILE_PATH="${LLWRAP_PROFILE_PATH:-}" \
+		GIT_CEILING_DIRECTORIES="$T" \
 		SSH_AUTH_SOCK=/run/user/1000/ssh-agent.sock \
 		AWS_SECRET_ACCESS_KEY=llw-secret-aws \
 		GITHUB_TOKEN=llw-secret-gh "$@"
@@ -404,6 +411,22 @@ expect_ran() {
 		not_ok "$desc"
 		diag "status $rc, ran: $([ -e "$marker" ] && echo yes || echo no): $out"
 	fi
+}
+
+# mock_results LOG: the tool results an agent sent the mock provider
+# (tests/integration/mock-llm.py, its LOG), in order, into $T/results,
+# shown; then result N prints the Nth (from 0), has N PATTERN DESC and
+# hasnt N PATTERN DESC check it.
+mock_results() {
+	python3 "$LLW_SRCDIR/tests/integration/mock-llm.py" --results "$1" >"$T/results"
+	sed 's/^/# /' "$T/results"
+}
+result() { sed -n "$(($1 + 1))p" "$T/results"; }
+has() {
+	if result "$1" | grep -q -- "$2"; then ok "$3"; else not_ok "$3"; diag "step $1: $(result "$1")"; fi
+}
+hasnt() {
+	if result "$1" | grep -q -- "$2"; then not_ok "$3"; diag "step $1: $(result "$1")"; else ok "$3"; fi
 }
 
 # The running Landlock ABI (0 when unavailable).

@@ -273,7 +273,12 @@ test_later_run(void **state)
 	      "R /p/.envrc.private\n"
 	      "R /p/.env\n"
 	      "R /p/sub/env.sh\n",
-	      ".mcp.json, opencode.jsonc, .llwrap.ini do not exist");
+	      ".idea, .mcp.json, opencode.jsonc, .llwrap.ini do not exist");
+	/* Nothing exists: every name is noted, .opencode/ excepted
+	 * (opencode makes it itself). */
+	check(V("f:/p/main.c=x"), true, "",
+	      ".vscode, .idea, .envrc, .mcp.json, opencode.json, "
+	      "opencode.jsonc, .llwrap.ini do not exist in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");

@@ -180,8 +180,8 @@ test_fragment(void **state)
 		{ "/var/cache/t", LLW_ACCESS_RW, 1 },
 	};
 	char *net[] = { "connect-tcp = 5432", NULL };
-	_cleanup_free_ char *f =
-		learn_fragment(g, 2, net, "make", "/home/u/proj", "make");
+	_cleanup_free_ char *f = learn_fragment(
+		g, 2, net, "make", "/home/u/proj", "default", "make");
 
 	(void)state;
 	assert_non_null(strstr(f, "[filesystem]\n; 3 accesses\n"
@@ -189,7 +189,8 @@ test_fragment(void **state)
 				  "rw = /var/cache/t\n"));
 	assert_non_null(strstr(f, "[network]\nconnect-tcp = 5432\n"));
 	assert_non_null(strstr(f, "[match]\ncommand = make\n"
-				  "project = /home/u/proj\n"));
+				  "project = /home/u/proj\n"
+				  "profile = default\n"));
 	assert_non_null(strstr(f, "~/.config/llwrap/profiles/"
 				  "make-learned.ini"));
 }

@@ -372,10 +372,10 @@ test_builtin_default(void **state)
 	assert_dump(dump_paths_under(p, "/tmp"),
 		    "rwx /tmp 2 built-in default:31\n");
 	assert_int_equal(p->net, LLW_NET_FILTERED);
-	assert_string_equal(p->net_origin.origin, "built-in default:40");
+	assert_string_equal(p->net_origin.origin, "built-in default:50");
 	assert_false(p->unix_sockets);
 	assert_string_equal(p->unix_sockets_origin.origin,
-			    "built-in default:41");
+			    "built-in default:51");
 	assert_int_equal(p->connect_tcp.n, 0);
 	assert_int_equal(p->bind_tcp.n, 0);
 	assert_false(p->best_effort);
@@ -798,6 +798,70 @@ test_matched_scalars_and_once(void **state)
 	assert_string_equal(q->net_origin.origin, cmd);
 }
 
+/* [match] profile: a profile learned under one profile applies to runs
+ * under it only; the run is under the -p profiles (or default) and
+ * those matched without the condition, named by the last matched on
+ * the command, else the last -p. */
+static const struct {
+	const char *command;
+	char *profiles[3];
+	const char *run_profile;
+	const char *want;
+} matched_profile_cases[] = {
+	{ "lone",
+	  { NULL },
+	  "default",
+	  "ro /l/under-default 3 DATA/lm-under-default.ini:5\n" },
+	{ "lone",
+	  { "default", NULL },
+	  "default",
+	  "ro /l/under-default 3 DATA/lm-under-default.ini:5\n" },
+	{ "lone",
+	  { "a", NULL },
+	  "a",
+	  "ro /l/under-a 5 DATA/lm-under-a.ini:5\n" },
+	{ "ltool",
+	  { NULL },
+	  "lm-cmd",
+	  "ro /l/cmd 3 DATA/lm-cmd.ini:4\n"
+	  "ro /l/under-cmd 4 DATA/lm-under-cmd.ini:5\n"
+	  "ro /l/under-default 5 DATA/lm-under-default.ini:5\n" },
+	{ "ltool",
+	  { "a", NULL },
+	  "lm-cmd",
+	  "ro /l/cmd 5 DATA/lm-cmd.ini:4\n"
+	  "ro /l/under-cmd 6 DATA/lm-under-cmd.ini:5\n" },
+	{ "ltool",
+	  { "a", "lm-cmd", NULL },
+	  "lm-cmd",
+	  "ro /l/cmd 5 DATA/lm-cmd.ini:4\n"
+	  "ro /l/under-cmd 6 DATA/lm-under-cmd.ini:5\n" },
+};
+
+static void
+test_matched_profile(void **state)
+{
+	char *path[] = { profiles_dir, NULL };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(matched_profile_cases); i++) {
+		struct policy_request req =
+			request(matched_profile_cases[i].profiles[0] != NULL
+					? matched_profile_cases[i].profiles
+					: NULL,
+				path, matched_profile_cases[i].command, "/x");
+		attribute_cleanup(policy_freep) struct policy *p =
+			resolve_ok(&req);
+		_cleanup_free_ char *got = dump_paths_under(p, "/l/");
+
+		if (strcmp(got, matched_profile_cases[i].want) != 0)
+			fail_msg("case %zu:\n got:\n%s\nwant:\n%s", i, got,
+				 matched_profile_cases[i].want);
+		assert_string_equal(p->run_profile,
+				    matched_profile_cases[i].run_profile);
+	}
+}
+
 /* A matched profile is preceded by its includes. */
 static void
 test_matched_includes(void **state)
@@ -910,7 +974,7 @@ static const struct {
 	  NULL },
 	{ "[network]\nmode = host\n",
 	  "2: .llwrap.ini may only tighten the policy: mode = host is wider "
-	  "than mode = filtered (built-in default:40)." },
+	  "than mode = filtered (built-in default:50)." },
 	{ "[network]\nconnect-tcp = 22\n",
 	  "2: .llwrap.ini may only tighten the policy: connect-tcp = 22 allows "
 	  "ports that less specific profiles do not; it can only keep a "
@@ -1386,6 +1450,7 @@ main(void)
 		cmocka_unit_test(test_matched),
 		cmocka_unit_test(test_matched_scalars_and_once),
 		cmocka_unit_test(test_matched_includes),
+		cmocka_unit_test(test_matched_profile),
 		cmocka_unit_test(test_match_unit),
 		cmocka_unit_test(test_project_file),
 		cmocka_unit_test(test_project_effect),

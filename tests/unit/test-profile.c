@@ -218,7 +218,19 @@ static const struct {
 	  FILE_NAME ":2: [filesystem] ro: a '\"' is not closed" },
 	{ "[filesystem]\ndeny = ?/a\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: [filesystem] deny: '?' (the path may be missing) "
-		    "is only for ro, rx, rw and rwx." },
+		    "is only for ro, rx, rw, rwx, touch and copy's "
+		    "source." },
+	{ "[filesystem]\ncopy = /a\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [filesystem] copy takes a source and a "
+		    "destination on one line, copy = SRC DST (the source may "
+		    "be written ?SRC), not 1 path." },
+	{ "[filesystem]\ncopy = /a /b /c\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [filesystem] copy takes a source" },
+	{ "[filesystem]\ncopy = /a ?/b\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [filesystem] copy takes a source" },
+	{ "[filesystem]\ncopy = ~/a ~/b\n", PROFILE_KIND_PROJECT,
+	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: "
+		    "[filesystem] copy is not allowed here" },
 	{ "[filesystem]\ngit-config = ~/.gitconfig\n", PROFILE_KIND_PROJECT,
 	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: "
 		    "[filesystem] git-config is not allowed here" },
@@ -324,6 +336,11 @@ static const struct {
 		    "command name" },
 	{ "[match]\ncommand = none\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: [match] command cannot be 'none'." },
+	{ "[match]\nprofile = ./default.ini\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [match] profile: './default.ini' must be a "
+		    "profile name (NAME for NAME.ini), not a path." },
+	{ "[match]\nprofile = none\n", PROFILE_KIND_NORMAL,
+	  FILE_NAME ":2: [match] profile cannot be 'none'." },
 	{ "[profile]\ninclude = none\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: [profile] include cannot be 'none'." },
 	/* Only the first error is reported. */
