@@ -48,7 +48,9 @@ real_stat(void *ctx, const char *path, unsigned long long *dev)
 static char *
 real_read(void *ctx, const char *path)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The project's files, which a command may have made a FIFO:
+	 * regular ones only, never waited on. */
+	_cleanup_close_ int fd = fd_open_regular(AT_FDCWD, path, O_NOFOLLOW);
 	char *text = NULL;
 	size_t len;
 
