@@ -558,7 +558,7 @@ static int
 run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 {
 	_cleanup_free_ char *cause = NULL, *path = NULL, *host = NULL;
-	_cleanup_free_ char *text = NULL, *conf = NULL;
+	_cleanup_free_ char *text = NULL, *conf = NULL, *home = NULL;
 	_cleanup_strv_ char **unix_paths = NULL;
 	struct netpolicy_rules *rules = NULL;
 	struct why_query q = { .access = WHY_READ };
@@ -648,6 +648,9 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 
 		strv_push_take(&unix_paths, r);
 	}
+	if (getenv("HOME") != NULL && getenv("HOME")[0] == '/')
+		home = realpath(getenv("HOME"), NULL);
+	q.home = home ? home : getenv("HOME");
 	why_decide(sb, rules, unix_paths, &q, &v);
 	text = why_format(what, &v);
 	fputs(text, stdout);
@@ -704,6 +707,7 @@ run_log(char *const *args)
 	_cleanup_free_ char *text = NULL, *report = NULL;
 	_cleanup_close_ int fd = -1;
 	struct blocked_log log = { 0 };
+	struct suggest_bounds bounds;
 	bool follow = false, all = false;
 	size_t len = 0;
 	char *slash;
@@ -745,12 +749,21 @@ run_log(char *const *args)
 	if (fd >= 0 && fd_read_all(fd, 1 << 28, &text, &len) < 0)
 		die(1, "log: cannot read %s", path);
 	blocked_add_text(&log, text ? text : "");
-	report = blocked_format(&log, name, all ? 0 : 20);
+	{
+		const char *h = getenv("HOME");
+		_cleanup_free_ char *home =
+			h != NULL && h[0] == '/' ? realpath(h, NULL) : NULL;
+
+		suggest_bounds_init(&bounds, home ? home : h, NULL);
+	}
+	report = blocked_format(&log, name, all ? 0 : 20, &bounds);
 	printf("%s (%s)\n", path, fd >= 0 ? "read" : "not there yet");
 	fputs(report, stdout);
 	blocked_log_clear(&log);
-	if (!follow)
+	if (!follow) {
+		suggest_bounds_clear(&bounds);
 		return 0;
+	}
 	printf("-- following %s (interrupt to stop) --\n", path);
 	fflush(stdout);
 	for (off_t off = (off_t)len;;) {
@@ -782,7 +795,7 @@ run_log(char *const *args)
 			*e = '\0';
 			if (blocked_parse_line(l, &r) < 0)
 				continue;
-			out = blocked_format_record(&r);
+			out = blocked_format_record(&r, &bounds);
 			blocked_record_clear(&r);
 			printf("%s\n", out);
 		}
@@ -983,19 +996,20 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	_cleanup_free_ struct flag *extra = NULL;
 	_cleanup_free_ struct learn_access *acc = NULL;
 	_cleanup_strv_ char **secrets = NULL, **lines = NULL, **net = NULL;
-	_cleanup_strv_ char **denied = NULL, **tools = NULL, **tool_hit = NULL;
+	_cleanup_strv_ char **tools = NULL, **tool_hit = NULL;
 	_cleanup_close_ int mfd = -1;
 	const char *home = getenv("HOME");
 	struct sandbox *st = NULL, *sl = NULL;
 	struct policy *lp;
 	struct learn_grant *g;
 	struct blocked_log log = { 0 };
+	struct suggest_bounds bounds;
 	size_t n_extra = 0, n_acc = 0, n_g = 0, n_lines;
 	unsigned long dropped = 0, denied_n = 0;
 	off_t log_off = 0;
 	int r, status;
 
-	secrets = learn_secrets(home);
+	secrets = suggest_secrets(home);
 	tools = learn_tool_dirs(home);
 	/* The caches llwrap's profiles give the sandbox are not the
 	 * user's. */
@@ -1092,9 +1106,6 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	}
 	if ((r = sandbox_prepare(target, backend, &st, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
-	for (size_t i = 0; i < target->n_paths; i++)
-		if (target->paths[i].access == LLW_ACCESS_DENY)
-			strv_push(&denied, target->paths[i].path);
 	acc = xcalloc(n_lines + 1, sizeof(*acc));
 	for (size_t i = 0; i < n_lines; i++) {
 		struct why_query q = { .access = WHY_READ };
@@ -1168,7 +1179,14 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		}
 		why_verdict_clear(&v);
 	}
-	g = learn_propose(acc, n_acc, denied, secrets, home, &n_g, &dropped);
+	{
+		_cleanup_free_ char *home_real =
+			home != NULL ? realpath(home, NULL) : NULL;
+
+		suggest_bounds_init(&bounds, home_real ? home_real : home,
+				    target);
+	}
+	g = learn_propose(acc, n_acc, &bounds, &n_g, &dropped);
 	for (size_t i = 0; i < n_acc; i++)
 		free(acc[i].path);
 	for (size_t i = 0; i < n_g; i++)
@@ -1188,7 +1206,8 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 			if (log.v[i].harmless != NULL)
 				continue;
 			l = blocked_rule_line(log.v[i].op, log.v[i].proto,
-					      log.v[i].target, log.v[i].rule);
+					      log.v[i].target, log.v[i].rule,
+					      &bounds);
 			if (l != NULL && !strv_contains(net, l))
 				strv_push(&net, l);
 			free(l);
@@ -1227,6 +1246,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		fprintf(stderr, "llwrap: the fragment is not saved: %s\n",
 			ldir_fd < 0 ? ldir_cause : cause);
 	learn_grants_free(g, n_g);
+	suggest_bounds_clear(&bounds);
 	sandbox_free(st);
 	sandbox_free(sl);
 	policy_free(lp);

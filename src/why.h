@@ -39,6 +39,9 @@ struct why_query {
 	 * and the port (in addr->port). */
 	const char *host;
 	struct netpolicy_addr addr;
+	/* $HOME, resolved (NULL: unknown): no suggested change reaches
+	 * it, "/", a secret or a path the policy denies (suggest.h). */
+	const char *home;
 };
 
 struct why_verdict {

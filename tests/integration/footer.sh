@@ -84,6 +84,16 @@ run llw -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$PROBE uni
 expect_no_output "nscd's probe: no note" "blocked by the sandbox's policy: connect unix /var/run/nscd/socket"
 expect_output "... while the next attempt's note comes" "^$NOTE"
 
+# A unix socket bound in the home: the note suggests no grant on the
+# home (DESIGN.md §12), and says where the socket can go instead.
+run llw -p default -n note --unix "$OUTSIDE/none.sock" -- "$PROBE" unix-serve "$HOME_DIR/app.sock"
+expect_output "a socket bound in the home is refused, and noted" \
+	"^llwrap: blocked by the sandbox's policy: bind unix $HOME_DIR/app.sock \\(rule filtered/unix-bind\\); to allow: no safe grant: a rule on the socket's directory $HOME_DIR would reach more, as it is your home directory.*bind the socket in the project or in /tmp"
+expect_no_output "... with no grant on the home" "rw = $HOME_DIR[ )]"
+run llw -p default -n note --unix "$OUTSIDE/none.sock" -- "$PROBE" unix-serve "$OUTSIDE/app.sock"
+expect_output "a socket bound elsewhere: the note names its directory" \
+	"bind unix $OUTSIDE/app.sock \\(rule filtered/unix-bind\\); to allow: \\[filesystem\\] rw = $OUTSIDE \\(or --rw $OUTSIDE\\): the socket's directory"
+
 # A stderr the command holds only for reading (here the read end of its
 # stdin pipe) gets nothing: the supervisor writes only where the command
 # could.

@@ -167,9 +167,59 @@ why_says() {
 	run llw "$@"
 	out=$(printf '%s' "$out" | tr '\n' ' ')
 }
-why_says -p default why "$HOME_DIR/.ssh/id_ed25519"
+why_says -p default why "$OUTSIDE/file"
 expect_output "a hidden path names the allow-list and the grant" \
-	"no rule grants.*allow:  \[filesystem\] ro = $HOME_DIR/.ssh/id_ed25519"
+	"no rule grants.*allow:  \[filesystem\] ro = $OUTSIDE/file"
+
+# The change why suggests is safe to follow: no grant on a secret, the
+# home, an ancestor of it or /.  For each denial, the flag it names
+# allows the access (after the step it names first) and leaves the keys
+# hidden; where no grant is safe it says so and names no flag.
+KEY=$HOME_DIR/.ssh/id_ed25519
+# suggested WHY-ARGS...: $flag is the flag of why's suggestion under -p
+# default ("--rw PATH"), or empty; $out what why said.
+suggested() {
+	run llw -p default why "$@"
+	flag=$(printf '%s\n' "$out" | sed -n 's/^  allow: .*(or the flag \(--[a-z]*\) \([^)]*\)).*/\1 \2/p')
+}
+rm -f "$HOME_DIR/new-notes"
+suggested "$HOME_DIR/new-notes" --write
+if [ "$flag" = "--rw $HOME_DIR/new-notes" ] &&
+	printf '%s\n' "$out" | grep -Fq "create $HOME_DIR/new-notes outside the sandbox first (touch $HOME_DIR/new-notes)"; then
+	ok "a new file in the home: why suggests the file alone, created first, never --rw ~"
+else
+	not_ok "a new file in the home: why suggests the file alone, created first, never --rw ~"
+	diag "flag '$flag': $out"
+fi
+expect_output "... and says why no grant on the home is safe" \
+	"no grant on $HOME_DIR is safe to suggest: it is your home directory"
+as_user touch "$HOME_DIR/new-notes"
+# shellcheck disable=SC2086
+expect_succeeded "... following it, the command writes the file" \
+	llw -p default ${flag:---rw /nonexistent} -- "$PROBE" append "$HOME_DIR/new-notes"
+# shellcheck disable=SC2086
+expect_denied "... and the keys beside it stay hidden" \
+	llw -p default ${flag:---rw /nonexistent} -- "$PROBE" read "$KEY"
+for what in "$HOME_DIR" "$(dirname "$HOME_DIR")" /; do
+	suggested "$what" --read
+	if [ -z "$flag" ] && printf '%s\n' "$out" | grep -q "^  allow:  no safe grant: a rule on $what would reach more"; then
+		ok "why $what: no safe grant, and it says so"
+	else
+		not_ok "why $what: no safe grant, and it says so"
+		diag "flag '$flag': $out"
+	fi
+done
+for prof in default opencode; do
+	[ $prof = opencode ] && ! userns_works && continue
+	run llw -p $prof why "$KEY"
+	if printf '%s\n' "$out" | grep -q "^  allow:  no safe grant: llwrap suggests no rule that exposes a secret, and it is under ~/.ssh" &&
+		! printf '%s\n' "$out" | grep -q -- "--ro"; then
+		ok "-p $prof: why the key is hidden suggests no grant on it"
+	else
+		not_ok "-p $prof: why the key is hidden suggests no grant on it"
+		diag "$out"
+	fi
+done
 why_says -p default --ro "$OUTSIDE" --deny "$OUTSIDE/file" why "$OUTSIDE/file"
 expect_output "a deny names its rule and source" \
 	"rule:   deny = $OUTSIDE/file   \(command line\)"
