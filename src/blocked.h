@@ -84,7 +84,7 @@ char *blocked_format(const struct blocked_log *log, const char *name,
 		     size_t max, const struct suggest_bounds *b);
 
 /*
- * The footer after a failing run (DESIGN.md §12): one line naming how
+ * The footer after a run (DESIGN.md §12): one line naming how
  * many attempts were blocked (known-harmless ones not counted), the most
  * frequent three, and `llwrap log NAME`; NULL when nothing was blocked.
  */

@@ -804,9 +804,12 @@ run_log(char *const *args)
 }
 
 /*
- * The footer (DESIGN.md §12): once the command is gone, one line on
- * stderr about what the supervisor blocked during the run, read from what
- * it appended to the log since offset off.
+ * The footer (DESIGN.md §12): once the command is gone, whatever its
+ * status, one line on stderr about what the supervisor blocked during
+ * the run, read from what it appended to the log since offset off.
+ * Never over a TUI: on a terminal that another process group holds in
+ * the foreground (llwrap ran as a background job, and the user is in an
+ * editor), nothing is printed; the log keeps it.
  */
 static void
 print_footer(const char *path, off_t off, const char *name)
@@ -814,7 +817,11 @@ print_footer(const char *path, off_t off, const char *name)
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	_cleanup_free_ char *text = NULL, *line = NULL;
 	struct blocked_log log = { 0 };
+	pid_t fg;
 
+	if (isatty(STDERR_FILENO) && (fg = tcgetpgrp(STDERR_FILENO)) > 0 &&
+	    fg != getpgrp())
+		return;
 	if (fd < 0 || lseek(fd, off, SEEK_SET) < 0 ||
 	    fd_read_all(fd, 1 << 24, &text, NULL) < 0)
 		return;
@@ -1465,8 +1472,10 @@ options_done:
 	r = sandbox_exec(sb, cmd, environ, keep, n_keep, &status, &cause);
 	if (r == 0) {
 		/* The outer monitor (never pid 1 of the sandbox's pid
-		 * namespace), after a failing command: what was blocked. */
-		if (footer_log != NULL && status != 0 && getpid() != 1)
+		 * namespace), once the command is gone: what was blocked,
+		 * after a success too (an interactive session's last
+		 * command says nothing of the blocks before it). */
+		if (footer_log != NULL && getpid() != 1)
 			print_footer(footer_log, footer_off, policy->name);
 		if (getpid() != 1) {
 			/* DESIGN.md §11: a command stopped by a limit is
