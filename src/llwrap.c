@@ -23,6 +23,8 @@
 #include "cleanup.h"
 #include "blocked.h"
 #include "explain.h"
+#include "hostdns.h"
+#include "hostrule.h"
 #include "learn.h"
 #include "options.h"
 #include "known.h"
@@ -647,6 +649,21 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 		char *r = why_resolve(policy->unix_paths.v[i].value, &e, &d);
 
 		strv_push_take(&unix_paths, r);
+	}
+	if (host != NULL) {
+		/* A name /etc/hosts gives resolves without DNS. */
+		_cleanup_close_ int fd =
+			open("/etc/hosts", O_RDONLY | O_CLOEXEC);
+		_cleanup_free_ char *hosts = NULL;
+		struct hostrule hr;
+		struct hostdns_fixed fixed;
+
+		if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0 &&
+		    hostrule_parse(host, &hr) == 0) {
+			q.host_in_hosts = hostdns_hosts_file(&hr, 1, hosts,
+							     &fixed, 1) > 0;
+			hostrule_clear(&hr);
+		}
 	}
 	if (getenv("HOME") != NULL && getenv("HOME")[0] == '/')
 		home = realpath(getenv("HOME"), NULL);
@@ -1455,6 +1472,14 @@ options_done:
 			fprintf(stderr, "llwrap: %s.\n", *n);
 		for (char **n = sb->not_enforced; n != NULL && *n != NULL; n++)
 			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", *n);
+		/* Without the supervisor nothing can say so when it
+		 * happens: what the network refuses, and the flag that
+		 * opens it, before the command starts. */
+		_cleanup_strv_ char **net =
+			netpolicy_notes(policy, sb->supervise);
+
+		for (char **n = net; n != NULL && *n != NULL; n++)
+			fprintf(stderr, "llwrap: note: %s\n", *n);
 	}
 	if (verbose)
 		fprintf(stderr, "llwrap: running %s in %s\n", cmd[0],

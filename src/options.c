@@ -92,7 +92,8 @@ const struct options_spec options_specs[] = {
 	{ "verbose", no_argument, 'v', NULL, INSP,
 	  "say what runs where before running it" },
 	{ "quiet", no_argument, 'q', NULL, INSP,
-	  "no NOT ENFORCED lines, no footer after a run" },
+	  "no NOT ENFORCED lines, no network note before a run,\n"
+	  "no footer after it" },
 	{ "version", no_argument, 'V', NULL, INSP, "print the version" },
 	{ "help", no_argument, 'h', NULL, INSP, "print this help" },
 };

@@ -1111,6 +1111,32 @@ why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		    xstrdup(origin_or_default(p->net_origin.origin)));
 		return;
 	}
+	if (q->host != NULL && !q->host_in_hosts && !is_bind(q->access) &&
+	    netpolicy_names_closed(p, sb->supervise)) {
+		/* The port is never reached: the name does not resolve. */
+		v->allowed = false;
+		set(&v->layer, sb->filter.deny_udp
+				       ? xstrdup("L2 seccomp (no UDP sockets, "
+						 "so no DNS query)")
+				       : xasprintf("L1 Landlock (ABI %d, UDP "
+						   "port 53 not allowed)",
+						   rp->abi));
+		set(&v->decision,
+		    xasprintf("denied: %s does not resolve here: DNS is "
+			      "closed (only names in /etc/hosts resolve), so "
+			      "no port rule is reached by name",
+			      q->host));
+		set(&v->rule, xstrdup("connect-udp (no port 53)"));
+		set(&v->origin,
+		    xstrdup(origin_or_default(p->net_origin.origin)));
+		set(&v->change, xasprintf("[network] allow-host = %s:%u (or "
+					  "--allow-host %s:%u): llwrap "
+					  "resolves that name alone",
+					  q->host, port, q->host, port));
+		note(v, xstrdup("-p opencode opens the model providers and the "
+				"package registries by name"));
+		return;
+	}
 	if ((rp->handled_net & net_right(q->access)) == 0) {
 		v->allowed = true;
 		set(&v->layer, xstrdup("none"));

@@ -236,9 +236,12 @@ else
 	expect_output "a name of the opencode profile's host groups: its entry decides, with its source" \
 		"allowed.*allow-host = api.openai.com:443   \(.*hosts-providers.ini:[0-9]+\)"
 fi
-why_says -p default --connect-tcp 443 why api.openai.com:443
-expect_output "a name under a port rule: the port decides, with its source" \
+why_says -p default --connect-tcp 443 --connect-udp 53 why api.openai.com:443
+expect_output "a name under a port rule, DNS open: the port decides, with its source" \
 	"allowed.*connect-tcp = 443   \(command line\)"
+why_says -p default --connect-tcp 443 why api.openai.com:443
+expect_output "... DNS closed: the name does not resolve, and allow-host opens it" \
+	"denied: api.openai.com does not resolve here.*--allow-host api.openai.com:443"
 printf '[network]\nconnect-tcp = 443\nallow-host = api.openai.com\nallow-host = *.example.org:22\n' >"$T/hosts.ini"
 chmod 644 "$T/hosts.ini"
 if why=$(supervisor_refused); then

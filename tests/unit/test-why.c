@@ -183,6 +183,18 @@ static const struct why_case cases[] = {
 	  "api.openai.com:443", ALLOW, "a port rule reaches every host" },
 	{ "default", NULL, 3, false, false, WHY_CONNECT_TCP, "10.0.0.5:5432",
 	  ALLOW, "does not restrict TCP ports (NOT ENFORCED)" },
+	/* A name where no name resolves (DNS closed): the port rule is
+	 * never reached; allow-host opens the name. */
+	{ "default", "network connect-tcp 443", 7, false, false,
+	  WHY_CONNECT_TCP, "api.example.com:443", DENY,
+	  "denied: api.example.com does not resolve here: DNS is closed" },
+	{ "default", "network connect-tcp 443", 7, false, false,
+	  WHY_CONNECT_TCP, "api.example.com:443", DENY,
+	  "allow:  [network] allow-host = api.example.com:443 (or "
+	  "--allow-host api.example.com:443)" },
+	{ "default", "network connect-tcp 443; network connect-udp 53", 7,
+	  false, false, WHY_CONNECT_TCP, "api.example.com:443", ALLOW,
+	  "rule:   connect-tcp = 443   (command line)" },
 	{ "default", "network bind-tcp 0", 7, false, false, WHY_BIND_TCP,
 	  "127.0.0.1:0", ALLOW, "rule:   bind-tcp = 0   (command line)" },
 	{ "default", NULL, 7, false, false, WHY_SEND_UDP, "127.0.0.1:53", DENY,
