@@ -1474,9 +1474,11 @@ options_done:
 			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", *n);
 		/* Without the supervisor nothing can say so when it
 		 * happens: what the network refuses, and the flag that
-		 * opens it, before the command starts. */
-		_cleanup_strv_ char **net =
-			netpolicy_notes(policy, sb->supervise);
+		 * opens it, before the command starts; that it is closed
+		 * at all, to a person at a terminal (a script that
+		 * captures stderr gets no line it did not ask for). */
+		_cleanup_strv_ char **net = netpolicy_notes(
+			policy, sb->supervise, isatty(STDERR_FILENO));
 
 		for (char **n = net; n != NULL && *n != NULL; n++)
 			fprintf(stderr, "llwrap: note: %s\n", *n);

@@ -398,7 +398,7 @@ netpolicy_names_closed(const struct policy *p, bool supervised)
 }
 
 char **
-netpolicy_notes(const struct policy *p, bool supervised)
+netpolicy_notes(const struct policy *p, bool supervised, bool closed)
 {
 	char **v = NULL;
 
@@ -412,7 +412,7 @@ netpolicy_notes(const struct policy *p, bool supervised)
 				  "NAME:443 opens a name (llwrap resolves it, "
 				  "for that name alone), -p opencode the model "
 				  "providers and package registries");
-		else
+		else if (closed)
 			strv_push(&v,
 				  p->bind_tcp.n > 0
 					  ? "no name resolves and no port "

@@ -78,12 +78,12 @@ extern const char *const netpolicy_closed_environ[];
 /*
  * The notes printed before the command starts (DESIGN.md §12) about a
  * network the command is likely to trip over, each naming the flag that
- * opens it: no name resolves and no port is open; ports are open but no
- * name resolves; an allow-host entry reaches no port.  None when the
- * user closed the network on purpose (mode = none).  A new vector, NULL
- * for none.
+ * opens it: ports are open but no name resolves; an allow-host entry
+ * reaches no port; and with closed (the caller's choice: on a terminal),
+ * that no name resolves and no port is open.  None when the user closed
+ * the network on purpose (mode = none).  A new vector, NULL for none.
  */
-char **netpolicy_notes(const struct policy *p, bool supervised);
+char **netpolicy_notes(const struct policy *p, bool supervised, bool closed);
 
 /* ---- The grammar ---- */
 

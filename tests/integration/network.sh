@@ -151,16 +151,25 @@ expect_denied "ICMP datagram (ping) is not" llw -p default --net host -- "$PROBE
 expect_succeeded "plain TCP is" llw -p default --net host -- "$PROBE" socket 2 1 6
 
 # Where no name resolves (-p default: DNS closed), the refusal is fast
-# and named (DESIGN.md §12): a note before the command starts names the
-# flags that open the network, and the tools that would retry a failed
-# lookup in vain (npm for 71 s, pip for 9 s) are told not to.
-CLOSED="^llwrap: note: no name resolves and no port connects or binds here; --allow-host NAME:443 opens a name, --connect-tcp PORTS a port on every host, --bind-tcp PORTS a server's port \\(0: any free one\\), -p opencode the model providers and package registries$"
+# and named (DESIGN.md §12): on a terminal, a note before the command
+# starts names the flags that open the network, and the tools that
+# would retry a failed lookup in vain (npm for 71 s, pip for 9 s) are
+# told not to.
+CLOSED="^llwrap: note: no name resolves and no port connects or binds here; --allow-host NAME:443 opens a name, --connect-tcp PORTS a port on every host, --bind-tcp PORTS a server's port \\(0: any free one\\), -p opencode the model providers and package registries"
 run llw -p default -- /usr/bin/env
-expect_output "-p default: a note names what opens the closed network" "$CLOSED"
-expect_output "... npm is told not to retry a lookup that cannot succeed" "^npm_config_fetch_retries=0$"
+expect_output "-p default: npm is told not to retry a lookup that cannot succeed" "^npm_config_fetch_retries=0$"
 expect_output "... nor pip" "^PIP_RETRIES=0$"
-run llw -q -p default -- /usr/bin/env
-expect_no_output "-q: no note" "llwrap: note"
+expect_no_output "... and off a terminal (a script capturing stderr) no note" "llwrap: note"
+if command -v script >/dev/null 2>&1; then
+	run as_user script -qec "$LLWRAP_B -p default -- /bin/true" /dev/null
+	expect_output "on a terminal a note names what opens the closed network" "$CLOSED"
+	run as_user script -qec "$LLWRAP_B -q -p default -- /bin/true" /dev/null
+	expect_no_output "... -q: no note" "llwrap: note"
+	run as_user script -qec "$LLWRAP_B -p default --net none -- /bin/true" /dev/null
+	expect_no_output "... net none, asked for: no note" "llwrap: note"
+else
+	skip "script(1) is not installed: the terminal case"
+fi
 run llw -p default --env-set PIP_RETRIES=2 -- /usr/bin/env
 expect_output "a value of the policy's own stands" "^PIP_RETRIES=2$"
 run llw -p default --connect-tcp 443 -- /bin/true
@@ -169,8 +178,6 @@ expect_output "connect-tcp without names: the note says ports are not names" \
 run llw -p default --net host -- /usr/bin/env
 expect_no_output "net host: no note" "llwrap: note"
 expect_no_output "... and no retry variable" "npm_config_fetch_retries"
-run llw -p default --net none -- /usr/bin/env
-expect_no_output "net none, asked for: no note" "llwrap: note"
 if supervisor_refused >/dev/null; then
 	skip "names under the supervisor: $(supervisor_refused)"
 else

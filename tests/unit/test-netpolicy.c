@@ -954,7 +954,7 @@ test_closed(void **state)
 		if (netpolicy_names_closed(p, t[i].supervised) != t[i].closed)
 			fail_msg("%s: names closed %d, want %d", t[i].what,
 				 !t[i].closed, t[i].closed);
-		notes = netpolicy_notes(p, t[i].supervised);
+		notes = netpolicy_notes(p, t[i].supervised, true);
 		if (t[i].note == NULL && notes != NULL)
 			fail_msg("%s: a note: %s", t[i].what, notes[0]);
 		if (t[i].note != NULL &&
@@ -962,6 +962,13 @@ test_closed(void **state)
 		     strncmp(notes[0], t[i].note, strlen(t[i].note)) != 0))
 			fail_msg("%s: note '%s', want '%s...'", t[i].what,
 				 notes ? notes[0] : "(none)", t[i].note);
+		/* Not on a terminal: only the notes about a mistake. */
+		strv_free(notes);
+		notes = netpolicy_notes(p, t[i].supervised, false);
+		if (notes != NULL &&
+		    strncmp(notes[0], "no name resolves", 16) == 0)
+			fail_msg("%s: the closed network noted off a terminal",
+				 t[i].what);
 		policy_free(p);
 	}
 	for (const char *const *e = netpolicy_closed_environ; *e; e++)
