@@ -1092,8 +1092,9 @@ sandbox_check_created(const struct sandbox *sb)
 					"%s, which %s reads later, outside the "
 					"sandbox; review it before %s does\n",
 					*m,
-					g[i] == sb->git ? "git"
-							: "direnv or an editor",
+					g[i] == sb->git
+						? "git"
+						: gitguard_later_reader(*m),
 					g[i] == sb->git ? "git" : "it");
 			n++;
 		}

@@ -129,6 +129,9 @@ move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 	struct statx stx;
 	time_t now = time(NULL);
 
+	if (reader == NULL)
+		reader = gitguard_later_reader(name);
+
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0)
 		return;
 	age = age_text(&stx);
@@ -307,7 +310,7 @@ missing_reader(const char *project, const char *path, bool *move)
 	*move = strcmp(path, envrc) != 0;
 	if (strstr(path, "/.git/") != NULL)
 		return "git";
-	return "direnv or an editor";
+	return NULL; /* by name: gitguard_later_reader() */
 }
 
 /*
