@@ -272,20 +272,24 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 					       ? "F bubblewrap (mount mask)"
 					       : "L3 mount namespace (mask)"));
 		set(&v->decision,
-		    xasprintf("denied: %s%s%s is mounted %s (%s)", q->path,
+		    xasprintf("denied: %s%s%s is %s (%s)", q->path,
 			      strcmp(q->path, m->path) ? " is under " : "",
 			      strcmp(q->path, m->path) ? m->path : "",
-			      m->access == LLW_ACCESS_DENY ? "empty"
+			      m->access == LLW_ACCESS_DENY && m->is_dir
+				      ? "mounted as an empty directory"
+			      : m->access == LLW_ACCESS_DENY
+				      ? "masked by a character device that "
+					"fails every open (EACCES)"
 			      : policy_access_writable(m->access)
-				      ? "without execute"
-				      : "read-only",
+				      ? "mounted without execute"
+				      : "mounted read-only",
 			      policy_access_name(m->access)));
 		set(&v->origin, xstrdup(m->origin));
-		if (m->access == LLW_ACCESS_DENY && !m->is_dir &&
-		    sb->backend != SANDBOX_BACKEND_BWRAP)
-			note(v, xstrdup("the mask over a file shows it empty: "
-					"its content is hidden, not its "
-					"name"));
+		if (m->access == LLW_ACCESS_DENY && !m->is_dir)
+			note(v, xstrdup("the mask hides the file's content, "
+					"not its name: it lists as a "
+					"character device (/dev/null's, on a "
+					"mount without devices)"));
 		if (cur != NULL && cur->rank != LLW_RANK_CONFIG &&
 		    path_under(cur->path, m->path))
 			set(&v->rule, xasprintf("%s = %s",

@@ -137,6 +137,9 @@ static const struct why_case cases[] = {
 	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
 	  "layer:  L3 mount namespace (mask)" },
 	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
+	  "is masked by a character device that fails every open (EACCES) "
+	  "(deny)" },
+	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
 	  "rule:   deny = /home/u/proj/.env   (CONF/opencode.ini:" },
 	{ "opencode", NULL, 7, true, false, WHY_WRITE,
 	  "/home/u/proj/.git/config", DENY, "is mounted read-only (ro)" },
