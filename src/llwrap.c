@@ -1444,6 +1444,29 @@ options_done:
 				    profiles, flags, n_flags);
 	}
 
+	if (!explain) {
+		bool x = false;
+
+		/* No rule lets anything execute: the command cannot start,
+		 * whatever it is.  The usual cause is a profile that
+		 * includes no base profile. */
+		for (size_t i = 0; i < policy->n_paths && !x; i++)
+			x = policy_access_executable(policy->paths[i].access);
+		if (!x) {
+			_cleanup_free_ char *given =
+				profiles && *profiles
+					? strv_join(profiles, ", ")
+					: xstrdup("default");
+
+			die(EXIT_LLWRAP,
+			    "the policy lets nothing execute (no rx or rwx "
+			    "rule), so %s cannot start: the profiles given "
+			    "(%s) include no base profile; add 'include = "
+			    "default' under [profile] (or 'include = empty' "
+			    "for programs and libraries alone)",
+			    cmd[0], given);
+		}
+	}
 	if (!explain && (r = sandbox_make_dirs(policy, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 	r = explain ? sandbox_prepare(policy, backend, &sb, &cause)

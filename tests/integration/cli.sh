@@ -29,6 +29,17 @@ cp /bin/true "$OUTSIDE/bin/mytrue"
 expect_status "a command the policy does not let run is 126" 126 \
 	llw -p default -- "$OUTSIDE/bin/mytrue"
 expect_output "the message says why" "rx"
+# A profile of one's own that includes no base profile: nothing can
+# execute, and llwrap says so before trying, naming the include.
+printf '[network]\nconnect-tcp = 443\n' >"$T/nobase.ini"
+printf '[profile]\ninclude = default\n[network]\nconnect-tcp = 443\n' >"$T/withbase.ini"
+chmod 644 "$T/nobase.ini" "$T/withbase.ini"
+run as_user $LLWRAP_B -p "$T/nobase.ini" -- /bin/true
+expect_rc "a profile without a base: refused before exec (125)" 125
+expect_output "... naming the include it lacks" \
+	"the policy lets nothing execute .*: the profiles given \\($T/nobase.ini\\) include no base profile; add 'include = default' under \\[profile\\]"
+run as_user $LLWRAP_B -q -p "$T/withbase.ini" -- /bin/true
+expect_rc "... with include = default it runs" 0
 
 run llw -p default -- /bin/sh -c 'echo "$0 runs"'
 expect_output "no command runs the given one" "sh runs"
