@@ -287,6 +287,8 @@ line_detail(const char *line)
 /* What a selftest found, over its passes. */
 struct tally {
 	int blocked, escaped, known, skipped, twins;
+	int known_agent; /* known limits L3 or the supervisor closes: the
+			  * layers the agent profiles use */
 };
 
 /* The corpus's result lines as the selftest reports them, counted. */
@@ -313,6 +315,9 @@ selftest_tally(char **lines, const struct known_limits *limits,
 				       "closed by %s]\n",
 				       id, line_detail(*l), e->closed_by);
 				t->known++;
+				if (strncmp(e->closed_by, "L3", 2) == 0 ||
+				    strcmp(e->closed_by, "S") == 0)
+					t->known_agent++;
 			} else {
 				printf("  ESCAPED   %-24s %s\n", id,
 				       line_detail(*l));
@@ -513,8 +518,19 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 		printf("NOT PROTECTED: %d escape(s) outside the known limits "
 		       "work under this policy here.\n",
 		       t.escaped);
+	else if (t.known == 0)
+		printf("Every probe is blocked.\n");
 	else
-		printf("Every probe outside the known limits is blocked.\n");
+		printf("%d known limit%s work%s under this policy (the KNOWN "
+		       "lines above: what it leaves open); every other probe "
+		       "is blocked.\n",
+		       t.known, t.known == 1 ? "" : "s",
+		       t.known == 1 ? "s" : "");
+	if (!t.escaped && t.known_agent > 0)
+		printf("%d of them close with L3 (user namespaces) or the "
+		       "network supervisor, which -p opencode uses where this "
+		       "kernel allows them.\n",
+		       t.known_agent);
 	known_free(limits);
 	sandbox_free(sb);
 	policy_free(policy);
