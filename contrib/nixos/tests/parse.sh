@@ -55,4 +55,40 @@ run nix_str "let c = import $NIXOS/agents/default.nix {
 expect_output "agents/default.nix: the llwrap-agent command, with llwrap and opencode fixed" '^llwrap-agent llwrap-agent'
 expect_output "... llwrap's store path replaces @llwrap@" "--replace-fail '@llwrap@' '/llwrap'"
 
+# What the module renders is checked at evaluation (render.problems, the
+# function behind its assertions; builtins only, so no nixpkgs is
+# needed): each bad value named with its option, the good ones silent.
+problems() { # NIX-ATTRS-FOR-INSTANCE-A
+	nix_str "let r = import $NIXOS/render.nix;
+		i = (import $NIXOS/tests/instances.nix { root = \"/r\"; }).a;
+		in builtins.concatStringsSep \"\\n\" (r.problems (i // { $1 }))"
+}
+W=services.opencode.instances.a
+run problems 'networkIsolation = i.networkIsolation // { outboundAllowCidrs = [ "10.10.0.0/33" "10.10.0.0/16" ]; };'
+expect_output "outboundAllowCidrs 10.10.0.0/33 fails evaluation, naming the option" \
+	"^$W\\.networkIsolation\\.outboundAllowCidrs: '10\\.10\\.0\\.0/33' is not an IPv4 or IPv6 CIDR"
+expect_no_output "... and 10.10.0.0/16 does not" "'10\\.10\\.0\\.0/16'"
+for c in '"2001:db8::/129"' '"300.1.2.3/8"' '"10.1.1/8"' '"1::2::3/64"' '"fe80::1%eth0/64"'; do
+	run problems "networkIsolation = i.networkIsolation // { outboundAllowCidrs = [ $c ]; };"
+	expect_output "outboundAllowCidrs $c is refused" "outboundAllowCidrs: '.*' is not an IPv4 or IPv6 CIDR"
+done
+run problems 'networkIsolation = i.networkIsolation // { outboundAllowCidrs = [ "2001:db8::/32" "::ffff:10.0.0.0/104" "0.0.0.0/0" "192.0.2.7" ]; dnsServers = [ "10.0.0.53" "::1" ]; };'
+expect_no_output "IPv6, mapped, /0 and plain-address CIDRs and resolvers pass" "."
+run problems 'networkIsolation = i.networkIsolation // { dnsServers = [ "fe80::1%eth0" ]; logRate = "10/min"; }; listen = { address = "localhost"; port = 8787; };'
+expect_output "dnsServers with a zone is refused, naming the option" "^$W\\.networkIsolation\\.dnsServers: 'fe80::1%eth0' is not an IPv4 or IPv6 address"
+expect_output "logRate 10/min is refused" "^$W\\.networkIsolation\\.logRate: '10/min' is not an nftables rate"
+expect_output "listen.address localhost is refused" "^$W\\.listen\\.address: 'localhost' is not an IPv4 or IPv6 address"
+run problems 'allowedHosts = [ "a.example.com:70000" "b.example.com:9000-8000" ];'
+expect_output "allowedHosts with a port over 65535 is refused" "^$W\\.allowedHosts: 'a\\.example\\.com:70000' is not a host name"
+expect_output "... and a range whose low end is above its high end" "^$W\\.allowedHosts: 'b\\.example\\.com:9000-8000' is not a host name"
+run problems 'limits = { memory = "4GB"; cpuQuota = "2"; runtimeMaxSec = "8 x"; tasks = 1; }; environmentFile = "rel.env"; credentials = { "../x" = "/run/s"; good = "rel"; };'
+expect_output "limits.memory 4GB is refused" "^$W\\.limits\\.memory: '4GB'"
+expect_output "limits.cpuQuota 2 is refused" "^$W\\.limits\\.cpuQuota: '2'"
+expect_output "limits.runtimeMaxSec '8 x' is refused" "^$W\\.limits\\.runtimeMaxSec: '8 x'"
+expect_output "environmentFile relative is refused" "^$W\\.environmentFile: 'rel\\.env'"
+expect_output "a credential ID with a slash is refused" "^$W\\.credentials: '\\.\\./x' is not a credential ID"
+expect_output "a credential file that is not absolute is refused" "^$W\\.credentials\\.good: 'rel' is not a plain absolute path"
+run problems 'limits = { memory = "50%"; cpuQuota = "200%"; runtimeMaxSec = "1h 30min"; tasks = 1; }; environmentFile = "-/run/a.env"; credentials = { anthropic = "/run/secrets/k"; };'
+expect_no_output "good limits, environmentFile and credentials pass" "."
+
 done_testing
