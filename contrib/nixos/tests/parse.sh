@@ -55,6 +55,35 @@ run nix_str "let c = import $NIXOS/agents/default.nix {
 expect_output "agents/default.nix: the llwrap-agent command, with llwrap and opencode fixed" '^llwrap-agent llwrap-agent'
 expect_output "... llwrap's store path replaces @llwrap@" "--replace-fail '@llwrap@' '/llwrap'"
 
+# flake.lock pins what flake.nix asks for: one node per input, each
+# input's original its URL, locked to a commit and its NAR hash, so that
+# every user's first build gets the nixpkgs the project was checked
+# with, not that day's nixos-unstable.
+run nix_str "let
+	lock = builtins.fromJSON (builtins.readFile $LLW_SRCDIR/flake.lock);
+	flake = import $LLW_SRCDIR/flake.nix;
+	inputs = builtins.attrNames flake.inputs;
+	node = i: lock.nodes.\${lock.nodes.\${lock.root}.inputs.\${i}};
+	url = i: builtins.match \"github:([^/]+)/([^/]+)/(.+)\" flake.inputs.\${i}.url;
+	pinned = i: let n = node i; u = url i; l = n.locked; in
+		u != null
+		&& n.original == { type = \"github\"; owner = builtins.elemAt u 0;
+			repo = builtins.elemAt u 1; ref = builtins.elemAt u 2; }
+		&& l.type == \"github\" && l.owner == n.original.owner
+		&& l.repo == n.original.repo
+		&& builtins.match \"[0-9a-f]{40}\" l.rev != null
+		&& builtins.match \"sha256-[A-Za-z0-9+/]{43}=\" l.narHash != null
+		&& builtins.isInt l.lastModified;
+	in builtins.toJSON {
+		version = lock.version;
+		same = builtins.attrNames lock.nodes.\${lock.root}.inputs == inputs;
+		pinned = builtins.all pinned inputs;
+		rev = (node \"nixpkgs\").locked.rev;
+	}"
+expect_output "flake.lock: format version 7, the inputs of flake.nix and no other" '"same":true.*"version":7'
+expect_output "... each pinned: its URL as original, a github commit and its NAR hash" '"pinned":true'
+expect_output "... nixpkgs at a commit of nixos-unstable" '"rev":"[0-9a-f]{40}"'
+
 # What the module renders is checked at evaluation (render.problems, the
 # function behind its assertions; builtins only, so no nixpkgs is
 # needed): each bad value named with its option, the good ones silent.
