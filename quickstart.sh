@@ -5,7 +5,8 @@
 #                            a command under llwrap
 #
 # The test suite is then `make check`.  Nothing here needs root except the
-# package installation, which uses sudo when you are not root.
+# package installation, which uses sudo when you are not root (without
+# sudo, it prints the apt-get line to ask root for).
 set -eu
 cd "$(dirname "$0")"
 
@@ -18,9 +19,17 @@ for p in $pkgs; do
 		missing="$missing $p"
 done
 if [ -n "$missing" ]; then
-	echo "quickstart: installing:$missing"
 	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	if [ "$(id -u)" -ne 0 ]; then
+		if ! command -v sudo >/dev/null 2>&1; then
+			echo "quickstart: these packages are missing, and installing them needs root (there is no sudo here); ask root to run:" >&2
+			echo "  apt-get update && apt-get install -y$missing" >&2
+			echo "then run ./quickstart.sh again." >&2
+			exit 1
+		fi
+		sudo=sudo
+	fi
+	echo "quickstart: installing:$missing"
 	$sudo apt-get update -qq
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing

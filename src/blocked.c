@@ -241,7 +241,7 @@ split_target(const char *t, char **addr, char **port)
 
 char *
 blocked_suggest(const char *op, const char *proto, const char *target,
-		const char *rule)
+		const char *rule, const struct suggest_bounds *b)
 {
 	_cleanup_free_ char *addr = NULL, *port = NULL, *dir = NULL;
 	bool ip = strcmp(proto, "unix") != 0;
@@ -315,10 +315,24 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	if (strcmp(rule, "filtered/bind-port") == 0 || (ip && bind))
 		return xasprintf("[network] bind-%s = %s (or --bind-%s %s)",
 				 proto, port, proto, port);
-	if (strcmp(rule, "filtered/unix") == 0)
+	if (strcmp(rule, "filtered/unix") == 0) {
+		_cleanup_free_ char *unsafe = NULL;
+		bool inside = false;
+
+		if (b == NULL)
+			return NULL;
+		/* A socket in a secret (gpg-agent's in ~/.gnupg) or a
+		 * denied path: nothing to suggest. */
+		unsafe = suggest_unsafe(b, target, &inside);
+		if (unsafe != NULL && inside)
+			return xasprintf("no safe grant: llwrap suggests no "
+					 "rule that exposes a secret, and %s",
+					 unsafe);
 		return xasprintf("[network] unix = %s (or --unix %s)", target,
 				 target);
+	}
 	if (strcmp(rule, "filtered/unix-bind") == 0 && target[0] == '/') {
+		_cleanup_free_ char *unsafe = NULL;
 		char *slash;
 
 		dir = xstrdup(target);
@@ -327,6 +341,14 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 			slash[1] = '\0';
 		else
 			*slash = '\0';
+		if (b == NULL)
+			return NULL;
+		if ((unsafe = suggest_unsafe(b, dir, NULL)) != NULL)
+			return xasprintf("no safe grant: a rule on the "
+					 "socket's directory %s would reach "
+					 "more, as %s; bind the socket in "
+					 "the project or in /tmp",
+					 dir, unsafe);
 		return xasprintf("[filesystem] rw = %s (or --rw %s): the "
 				 "socket's directory",
 				 dir, dir);
@@ -375,7 +397,8 @@ order(const struct blocked_log *log, bool harmless_ones, size_t *n,
 }
 
 char *
-blocked_format(const struct blocked_log *log, const char *name, size_t max)
+blocked_format(const struct blocked_log *log, const char *name, size_t max,
+	       const struct suggest_bounds *b)
 {
 	char *out = NULL;
 	size_t len = 0, n, nh;
@@ -399,7 +422,7 @@ blocked_format(const struct blocked_log *log, const char *name, size_t max)
 		const struct blocked_group *g = &log->v[ix[k]];
 		_cleanup_free_ char *comms = strv_join(g->comms, ",");
 		_cleanup_free_ char *sug =
-			blocked_suggest(g->op, g->proto, g->target, g->rule);
+			blocked_suggest(g->op, g->proto, g->target, g->rule, b);
 
 		fprintf(f, "%7lux %s %s %s  (%s; rule %s)\n", g->count, g->op,
 			g->proto, g->target, comms, g->rule);
@@ -441,7 +464,8 @@ blocked_format(const struct blocked_log *log, const char *name, size_t max)
 }
 
 char *
-blocked_format_record(const struct blocked_record *r)
+blocked_format_record(const struct blocked_record *r,
+		      const struct suggest_bounds *b)
 {
 	_cleanup_free_ char *sug = NULL;
 	const char *h;
@@ -453,7 +477,7 @@ blocked_format_record(const struct blocked_record *r)
 	if (h != NULL)
 		return xasprintf("%s %s %s (%s; known-harmless: %s)", r->op,
 				 r->proto, r->target, r->comm, h);
-	sug = blocked_suggest(r->op, r->proto, r->target, r->rule);
+	sug = blocked_suggest(r->op, r->proto, r->target, r->rule, b);
 	return xasprintf("%s %s %s (%s; rule %s)%s%s", r->op, r->proto,
 			 r->target, r->comm, r->rule, sug ? "\n  allow: " : "",
 			 sug ? sug : "");
@@ -505,7 +529,7 @@ blocked_footer(const struct blocked_log *log, const char *name)
 
 char *
 blocked_note(const char *op, const char *proto, const char *target,
-	     const char *rule)
+	     const char *rule, const struct suggest_bounds *b)
 {
 	/* The target comes from the command (a unix path): one line, no
 	 * control characters or blanks, as in the log. */
@@ -518,7 +542,7 @@ blocked_note(const char *op, const char *proto, const char *target,
 	target = t;
 	if (harmless_what(proto, target) != NULL)
 		return NULL;
-	sug = blocked_suggest(op, proto, target, rule);
+	sug = blocked_suggest(op, proto, target, rule, b);
 
 	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s "
 			 "(rule %s)%s%s; not a network failure: ask the user "
@@ -529,9 +553,9 @@ blocked_note(const char *op, const char *proto, const char *target,
 
 char *
 blocked_rule_line(const char *op, const char *proto, const char *target,
-		  const char *rule)
+		  const char *rule, const struct suggest_bounds *b)
 {
-	_cleanup_free_ char *sug = blocked_suggest(op, proto, target, rule);
+	_cleanup_free_ char *sug = blocked_suggest(op, proto, target, rule, b);
 	const char *s, *e;
 
 	/* The suggestion's first "[section] key = value" up to " (or". */

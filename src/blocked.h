@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "suggest.h"
+
 /* One parsed line; the strings are new. */
 struct blocked_record {
 	char *op, *proto, *target, *rule, *comm;
@@ -58,17 +60,20 @@ void blocked_log_clear(struct blocked_log *log);
 
 /*
  * What would allow a group's attempt, as a profile line and a flag; NULL
- * when no rule can (an abstract socket of the host).  A new string.
+ * when no rule can (an abstract socket of the host).  A rule that names
+ * a path (a unix socket, a socket's directory) stays within b
+ * (suggest.h), or the text says there is no safe one; with b NULL none
+ * is suggested.  A new string.
  */
 char *blocked_suggest(const char *op, const char *proto, const char *target,
-		      const char *rule);
+		      const char *rule, const struct suggest_bounds *b);
 
 /*
  * The [network] line of blocked_suggest() alone, "key = value", for a
  * profile (--learn); NULL when the change is not a [network] line.
  */
 char *blocked_rule_line(const char *op, const char *proto, const char *target,
-			const char *rule);
+			const char *rule, const struct suggest_bounds *b);
 
 /*
  * The report: a header with the totals, the groups newest first (at most
@@ -76,10 +81,10 @@ char *blocked_rule_line(const char *op, const char *proto, const char *target,
  * known-harmless ones in one line each.  A new string.
  */
 char *blocked_format(const struct blocked_log *log, const char *name,
-		     size_t max);
+		     size_t max, const struct suggest_bounds *b);
 
 /*
- * The footer after a failing run (DESIGN.md §12): one line naming how
+ * The footer after a run (DESIGN.md §12): one line naming how
  * many attempts were blocked (known-harmless ones not counted), the most
  * frequent three, and `llwrap log NAME`; NULL when nothing was blocked.
  */
@@ -93,9 +98,10 @@ char *blocked_footer(const struct blocked_log *log, const char *name);
  * caller falls back by itself, and nobody should be asked to allow it).
  */
 char *blocked_note(const char *op, const char *proto, const char *target,
-		   const char *rule);
+		   const char *rule, const struct suggest_bounds *b);
 
 /* One attempt as `log --follow` prints it when it arrives. */
-char *blocked_format_record(const struct blocked_record *r);
+char *blocked_format_record(const struct blocked_record *r,
+			    const struct suggest_bounds *b);
 
 #endif /* LLW_BLOCKED_H */

@@ -575,6 +575,30 @@ static const char *const later_files[] = { ".envrc", ".mcp.json",
 					   "opencode.json", "opencode.jsonc",
 					   ".llwrap.ini" };
 
+const char *
+gitguard_later_reader(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+
+	if (strcmp(name, ".envrc") == 0 || strncmp(name, ".envrc.", 7) == 0 ||
+	    strcmp(name, ".env") == 0)
+		return "direnv";
+	if (strcmp(name, "opencode.json") == 0 ||
+	    strcmp(name, "opencode.jsonc") == 0 ||
+	    strcmp(name, ".opencode") == 0)
+		return "opencode";
+	if (strcmp(name, ".vscode") == 0)
+		return "VS Code";
+	if (strcmp(name, ".idea") == 0)
+		return "a JetBrains IDE";
+	if (strcmp(name, ".mcp.json") == 0)
+		return "an agent or editor that starts its MCP servers";
+	if (strcmp(name, ".llwrap.ini") == 0)
+		return "llwrap (the project's own profile)";
+	return "direnv or an editor";
+}
+
 /* A file .envrc loads that is missing: noted, and checked after the run. */
 static void
 note_missing(struct scan *s, const char *path)

@@ -96,6 +96,15 @@ struct gitguard *gitguard_later_run(const char *project,
 				    const struct gitguard_fs *fs);
 
 /*
+ * Who reads the later-run path outside the sandbox, by its name, for
+ * the messages about one the command made: "direnv" (.envrc, .envrc.*,
+ * .env), "opencode" (opencode.json, opencode.jsonc, .opencode), "VS
+ * Code", "JetBrains IDEs", the MCP clients (.mcp.json); what .envrc
+ * loads under other names, "direnv or an editor".
+ */
+const char *gitguard_later_reader(const char *path);
+
+/*
  * The directories of gitguard_later_run() that are missing in project,
  * to create (empty) before the sandbox starts so that they can be made
  * read-only: an empty .vscode/, .idea/ or .opencode/ changes nothing for

@@ -9,26 +9,8 @@
 #include "learn.h"
 #include "path.h"
 #include "strv.h"
+#include "suggest.h"
 #include "xalloc.h"
-
-static const char *const secret_names[] = {
-	".ssh",
-	".aws",
-	".gnupg",
-	".config/gh",
-	".docker",
-	".kube",
-	".netrc",
-	".git-credentials",
-	".config/git/credentials",
-	".npmrc",
-	".pypirc",
-	".password-store",
-	".local/share/keyrings",
-	".mozilla",
-	".config/google-chrome",
-	".config/chromium",
-};
 
 /* The user's tool caches and program directories (DESIGN.md §10). */
 static const char *const tool_names[] = {
@@ -62,37 +44,10 @@ under_home(const char *home, const char *const *names, size_t n)
 }
 
 char **
-learn_secrets(const char *home)
-{
-	return under_home(home, secret_names,
-			  sizeof(secret_names) / sizeof(*secret_names));
-}
-
-char **
 learn_tool_dirs(const char *home)
 {
 	return under_home(home, tool_names,
 			  sizeof(tool_names) / sizeof(*tool_names));
-}
-
-/* True when a grant on path would reach a path of list: the path is in
- * one, or one is beneath it. */
-static bool
-covers_any(const char *path, char *const *list)
-{
-	for (char *const *l = list; l != NULL && *l != NULL; l++)
-		if (path_under(path, *l) || path_under(*l, path))
-			return true;
-	return false;
-}
-
-static bool
-under_any(const char *path, char *const *list)
-{
-	for (char *const *l = list; l != NULL && *l != NULL; l++)
-		if (path_under(path, *l))
-			return true;
-	return false;
 }
 
 static char *
@@ -171,8 +126,8 @@ siblings(const struct learn_access *v, size_t n, const char *dir)
 }
 
 struct learn_grant *
-learn_propose(const struct learn_access *v, size_t n, char *const *denied,
-	      char *const *secrets, const char *home, size_t *n_out,
+learn_propose(const struct learn_access *v, size_t n,
+	      const struct suggest_bounds *b, size_t *n_out,
 	      unsigned long *dropped)
 {
 	struct learn_grant *g = NULL;
@@ -182,10 +137,10 @@ learn_propose(const struct learn_access *v, size_t n, char *const *denied,
 	for (size_t i = 0; i < n; i++) {
 		const struct learn_access *a = &v[i];
 		_cleanup_free_ char *dir = parent_of(a->path);
+		_cleanup_free_ char *unsafe_dir = NULL, *unsafe = NULL;
 		const char *where = a->path;
 
-		if (under_any(a->path, secrets) || under_any(a->path, denied) ||
-		    volatile_path(a->path)) {
+		if (volatile_path(a->path)) {
 			(*dropped)++;
 			continue;
 		}
@@ -195,19 +150,17 @@ learn_propose(const struct learn_access *v, size_t n, char *const *denied,
 		 * writable, and files read side by side (a tool's data,
 		 * a library's modules) are granted through their
 		 * directory.  A device, a socket or a fifo goes alone.
-		 * Never a directory that would reach home, "/", a secret
-		 * or a denied path.
+		 * Never a grant that reaches what suggest_unsafe() names:
+		 * home, "/", a secret or a denied path.
 		 */
 		if (!a->alone && !(a->is_dir && a->exists) &&
 		    (!a->exists || siblings(v, n, dir) > 1) &&
-		    strcmp(dir, "/") != 0 &&
-		    (home == NULL || strcmp(dir, home) != 0) &&
-		    !covers_any(dir, secrets) && !covers_any(dir, denied))
+		    (unsafe_dir = suggest_unsafe(b, dir, NULL)) == NULL)
 			where = dir;
 		else if (!a->exists)
 			where = NULL; /* nothing to grant a new file on */
-		if (where == NULL || strcmp(where, "/") == 0 ||
-		    (home != NULL && strcmp(where, home) == 0)) {
+		if (where == NULL ||
+		    (unsafe = suggest_unsafe(b, where, NULL))) {
 			(*dropped)++;
 			continue;
 		}

@@ -6,11 +6,10 @@
  * access against the target policy (why.c).
  *
  * A grant is an observed path, or the directory holding observed paths
- * when several share it or a file is created there; never the home
- * directory, "/", a secret path or an ancestor of one, nor over a path
- * the target policy denies explicitly (those accesses get per-path
- * grants, and secrets none), and nothing under /proc or /sys, whose
- * names change from run to run.
+ * when several share it or a file is created there; never one that
+ * suggest_unsafe() refuses (home or an ancestor, "/", a secret or a path
+ * the target policy denies by name, under one or holding one), and
+ * nothing under /proc or /sys, whose names change from run to run.
  */
 #ifndef LLW_LEARN_H
 #define LLW_LEARN_H
@@ -19,10 +18,7 @@
 #include <stddef.h>
 
 #include "policy.h"
-
-/* The secrets of DESIGN.md §11 under home, as absolute paths; a new
- * vector.  The learning run denies them, and no grant covers them. */
-char **learn_secrets(const char *home);
+#include "suggest.h"
 
 /* The user's own tool caches and program directories under home
  * (~/.cache, ~/.npm, ~/.cargo, ~/go, ~/.local/bin, ...), as absolute
@@ -49,14 +45,13 @@ struct learn_grant {
 };
 
 /*
- * Propose grants for the n denied accesses.  denied are the paths the
- * target denies explicitly (deny rules) and secrets the secret paths;
- * home is $HOME.  Accesses to secrets are counted in *dropped and get no
- * grant.  Returns a new array of *n_out grants, sorted by path.
+ * Propose grants for the n denied accesses, each within b (the target
+ * policy's bounds, suggest.h): an access whose grant would reach a
+ * secret, a denied path, home or "/" is counted in *dropped and gets
+ * none.  Returns a new array of *n_out grants, sorted by path.
  */
 struct learn_grant *learn_propose(const struct learn_access *v, size_t n,
-				  char *const *denied, char *const *secrets,
-				  const char *home, size_t *n_out,
+				  const struct suggest_bounds *b, size_t *n_out,
 				  unsigned long *dropped);
 
 void learn_grants_free(struct learn_grant *g, size_t n);

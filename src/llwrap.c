@@ -24,6 +24,8 @@
 #include "blocked.h"
 #include "copyin.h"
 #include "explain.h"
+#include "hostdns.h"
+#include "hostrule.h"
 #include "learn.h"
 #include "options.h"
 #include "known.h"
@@ -350,6 +352,8 @@ line_detail(const char *line)
 /* What a selftest found, over its passes. */
 struct tally {
 	int blocked, escaped, known, skipped, twins;
+	int known_agent; /* known limits L3 or the supervisor closes: the
+			  * layers the agent profiles use */
 };
 
 /* The corpus's result lines as the selftest reports them, counted. */
@@ -376,6 +380,9 @@ selftest_tally(char **lines, const struct known_limits *limits,
 				       "closed by %s]\n",
 				       id, line_detail(*l), e->closed_by);
 				t->known++;
+				if (strncmp(e->closed_by, "L3", 2) == 0 ||
+				    strcmp(e->closed_by, "S") == 0)
+					t->known_agent++;
 			} else {
 				printf("  ESCAPED   %-24s %s\n", id,
 				       line_detail(*l));
@@ -603,8 +610,19 @@ run_selftest(struct policy *policy, enum sandbox_backend backend,
 		printf("NOT PROTECTED: %d escape(s) outside the known limits "
 		       "work under this policy here.\n",
 		       t.escaped);
+	else if (t.known == 0)
+		printf("Every probe is blocked.\n");
 	else
-		printf("Every probe outside the known limits is blocked.\n");
+		printf("%d known limit%s work%s under this policy (the KNOWN "
+		       "lines above: what it leaves open); every other probe "
+		       "is blocked.\n",
+		       t.known, t.known == 1 ? "" : "s",
+		       t.known == 1 ? "s" : "");
+	if (!t.escaped && t.known_agent > 0)
+		printf("%d of them close with L3 (user namespaces) or the "
+		       "network supervisor, which -p opencode uses where this "
+		       "kernel allows them.\n",
+		       t.known_agent);
 	known_free(limits);
 	sandbox_free(sb);
 	policy_free(policy);
@@ -650,7 +668,7 @@ static int
 run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 {
 	_cleanup_free_ char *cause = NULL, *path = NULL, *host = NULL;
-	_cleanup_free_ char *text = NULL, *conf = NULL;
+	_cleanup_free_ char *text = NULL, *conf = NULL, *home = NULL;
 	_cleanup_strv_ char **unix_paths = NULL;
 	struct netpolicy_rules *rules = NULL;
 	struct why_query q = { .access = WHY_READ };
@@ -740,6 +758,24 @@ run_why(struct policy *policy, enum sandbox_backend backend, char *const *args)
 
 		strv_push_take(&unix_paths, r);
 	}
+	if (host != NULL) {
+		/* A name /etc/hosts gives resolves without DNS. */
+		_cleanup_close_ int fd =
+			open("/etc/hosts", O_RDONLY | O_CLOEXEC);
+		_cleanup_free_ char *hosts = NULL;
+		struct hostrule hr;
+		struct hostdns_fixed fixed;
+
+		if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0 &&
+		    hostrule_parse(host, &hr) == 0) {
+			q.host_in_hosts = hostdns_hosts_file(&hr, 1, hosts,
+							     &fixed, 1) > 0;
+			hostrule_clear(&hr);
+		}
+	}
+	if (getenv("HOME") != NULL && getenv("HOME")[0] == '/')
+		home = realpath(getenv("HOME"), NULL);
+	q.home = home ? home : getenv("HOME");
 	why_decide(sb, rules, unix_paths, &q, &v);
 	text = why_format(what, &v);
 	fputs(text, stdout);
@@ -796,6 +832,7 @@ run_log(char *const *args)
 	_cleanup_free_ char *text = NULL, *report = NULL;
 	_cleanup_close_ int fd = -1;
 	struct blocked_log log = { 0 };
+	struct suggest_bounds bounds;
 	bool follow = false, all = false;
 	size_t len = 0;
 	char *slash;
@@ -837,12 +874,21 @@ run_log(char *const *args)
 	if (fd >= 0 && fd_read_all(fd, 1 << 28, &text, &len) < 0)
 		die(1, "log: cannot read %s", path);
 	blocked_add_text(&log, text ? text : "");
-	report = blocked_format(&log, name, all ? 0 : 20);
+	{
+		const char *h = getenv("HOME");
+		_cleanup_free_ char *home =
+			h != NULL && h[0] == '/' ? realpath(h, NULL) : NULL;
+
+		suggest_bounds_init(&bounds, home ? home : h, NULL);
+	}
+	report = blocked_format(&log, name, all ? 0 : 20, &bounds);
 	printf("%s (%s)\n", path, fd >= 0 ? "read" : "not there yet");
 	fputs(report, stdout);
 	blocked_log_clear(&log);
-	if (!follow)
+	if (!follow) {
+		suggest_bounds_clear(&bounds);
 		return 0;
+	}
 	printf("-- following %s (interrupt to stop) --\n", path);
 	fflush(stdout);
 	for (off_t off = (off_t)len;;) {
@@ -874,7 +920,7 @@ run_log(char *const *args)
 			*e = '\0';
 			if (blocked_parse_line(l, &r) < 0)
 				continue;
-			out = blocked_format_record(&r);
+			out = blocked_format_record(&r, &bounds);
 			blocked_record_clear(&r);
 			printf("%s\n", out);
 		}
@@ -883,9 +929,12 @@ run_log(char *const *args)
 }
 
 /*
- * The footer (DESIGN.md §12): once the command is gone, one line on
- * stderr about what the supervisor blocked during the run, read from what
- * it appended to the log since offset off.
+ * The footer (DESIGN.md §12): once the command is gone, whatever its
+ * status, one line on stderr about what the supervisor blocked during
+ * the run, read from what it appended to the log since offset off.
+ * Never over a TUI: on a terminal that another process group holds in
+ * the foreground (llwrap ran as a background job, and the user is in an
+ * editor), nothing is printed; the log keeps it.
  */
 static void
 print_footer(const char *path, off_t off, const char *name)
@@ -893,7 +942,11 @@ print_footer(const char *path, off_t off, const char *name)
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	_cleanup_free_ char *text = NULL, *line = NULL;
 	struct blocked_log log = { 0 };
+	pid_t fg;
 
+	if (isatty(STDERR_FILENO) && (fg = tcgetpgrp(STDERR_FILENO)) > 0 &&
+	    fg != getpgrp())
+		return;
 	if (fd < 0 || lseek(fd, off, SEEK_SET) < 0 ||
 	    fd_read_all(fd, 1 << 24, &text, NULL) < 0)
 		return;
@@ -1075,19 +1128,20 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	_cleanup_free_ struct flag *extra = NULL;
 	_cleanup_free_ struct learn_access *acc = NULL;
 	_cleanup_strv_ char **secrets = NULL, **lines = NULL, **net = NULL;
-	_cleanup_strv_ char **denied = NULL, **tools = NULL, **tool_hit = NULL;
+	_cleanup_strv_ char **tools = NULL, **tool_hit = NULL;
 	_cleanup_close_ int mfd = -1;
 	const char *home = getenv("HOME");
 	struct sandbox *st = NULL, *sl = NULL;
 	struct policy *lp;
 	struct learn_grant *g;
 	struct blocked_log log = { 0 };
+	struct suggest_bounds bounds;
 	size_t n_extra = 0, n_acc = 0, n_g = 0, n_lines;
 	unsigned long dropped = 0, denied_n = 0;
 	off_t log_off = 0;
 	int r, status;
 
-	secrets = learn_secrets(home);
+	secrets = suggest_secrets(home);
 	tools = learn_tool_dirs(home);
 	/* The caches llwrap's profiles give the sandbox are not the
 	 * user's. */
@@ -1185,9 +1239,6 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	}
 	if ((r = sandbox_prepare(target, backend, &st, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
-	for (size_t i = 0; i < target->n_paths; i++)
-		if (target->paths[i].access == LLW_ACCESS_DENY)
-			strv_push(&denied, target->paths[i].path);
 	acc = xcalloc(n_lines + 1, sizeof(*acc));
 	for (size_t i = 0; i < n_lines; i++) {
 		struct why_query q = { .access = WHY_READ };
@@ -1261,7 +1312,14 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		}
 		why_verdict_clear(&v);
 	}
-	g = learn_propose(acc, n_acc, denied, secrets, home, &n_g, &dropped);
+	{
+		_cleanup_free_ char *home_real =
+			home != NULL ? realpath(home, NULL) : NULL;
+
+		suggest_bounds_init(&bounds, home_real ? home_real : home,
+				    target);
+	}
+	g = learn_propose(acc, n_acc, &bounds, &n_g, &dropped);
 	for (size_t i = 0; i < n_acc; i++)
 		free(acc[i].path);
 	for (size_t i = 0; i < n_g; i++)
@@ -1281,7 +1339,8 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 			if (log.v[i].harmless != NULL)
 				continue;
 			l = blocked_rule_line(log.v[i].op, log.v[i].proto,
-					      log.v[i].target, log.v[i].rule);
+					      log.v[i].target, log.v[i].rule,
+					      &bounds);
 			if (l != NULL && !strv_contains(net, l))
 				strv_push(&net, l);
 			free(l);
@@ -1321,6 +1380,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		fprintf(stderr, "llwrap: the fragment is not saved: %s\n",
 			ldir_fd < 0 ? ldir_cause : cause);
 	learn_grants_free(g, n_g);
+	suggest_bounds_clear(&bounds);
 	sandbox_free(st);
 	sandbox_free(sl);
 	policy_free(lp);
@@ -1509,6 +1569,29 @@ options_done:
 				    profiles, flags, n_flags);
 	}
 
+	if (!explain) {
+		bool x = false;
+
+		/* No rule lets anything execute: the command cannot start,
+		 * whatever it is.  The usual cause is a profile that
+		 * includes no base profile. */
+		for (size_t i = 0; i < policy->n_paths && !x; i++)
+			x = policy_access_executable(policy->paths[i].access);
+		if (!x) {
+			_cleanup_free_ char *given =
+				profiles && *profiles
+					? strv_join(profiles, ", ")
+					: xstrdup("default");
+
+			die(EXIT_LLWRAP,
+			    "the policy lets nothing execute (no rx or rwx "
+			    "rule), so %s cannot start: the profiles given "
+			    "(%s) include no base profile; add 'include = "
+			    "default' under [profile] (or 'include = empty' "
+			    "for programs and libraries alone)",
+			    cmd[0], given);
+		}
+	}
 	if (!explain && (r = sandbox_make_dirs(policy, NULL, &cause)) < 0)
 		die(EXIT_LLWRAP, "%s", cause);
 	if (!explain)
@@ -1546,6 +1629,16 @@ options_done:
 
 			fprintf(stderr, "llwrap: NOT ENFORCED: %s\n", shown);
 		}
+		/* Without the supervisor nothing can say so when it
+		 * happens: what the network refuses, and the flag that
+		 * opens it, before the command starts; that it is closed
+		 * at all, to a person at a terminal (a script that
+		 * captures stderr gets no line it did not ask for). */
+		_cleanup_strv_ char **net = netpolicy_notes(
+			policy, sb->supervise, isatty(STDERR_FILENO));
+
+		for (char **n = net; n != NULL && *n != NULL; n++)
+			fprintf(stderr, "llwrap: note: %s\n", *n);
 	}
 	if (verbose)
 		fprintf(stderr, "llwrap: running %s in %s%s%s\n", cmd[0],
@@ -1565,8 +1658,10 @@ options_done:
 	r = sandbox_exec(sb, cmd, environ, keep, n_keep, &status, &cause);
 	if (r == 0) {
 		/* The outer monitor (never pid 1 of the sandbox's pid
-		 * namespace), after a failing command: what was blocked. */
-		if (footer_log != NULL && status != 0 && sb->reporter)
+		 * namespace), once the command is gone: what was blocked,
+		 * after a success too (an interactive session's last
+		 * command says nothing of the blocks before it). */
+		if (footer_log != NULL && sb->reporter)
 			print_footer(footer_log, footer_off, policy->name);
 		if (sb->reporter) {
 			/* DESIGN.md §11: a command stopped by a limit is

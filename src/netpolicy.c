@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "cleanup.h"
+#include "hostrule.h"
 #include "netpolicy.h"
 #include "policy.h"
 #include "profile.h"
@@ -377,6 +378,71 @@ ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
 		if (v[i].lo <= port && port <= v[i].hi)
 			return true;
 	return false;
+}
+
+const char *const netpolicy_closed_environ[] = {
+	"npm_config_fetch_retries=0",
+	"PIP_RETRIES=0",
+	NULL,
+};
+
+bool
+netpolicy_names_closed(const struct policy *p, bool supervised)
+{
+	if (p->net == LLW_NET_NONE)
+		return true;
+	/* A policy that asks for the supervisor runs it, or not at all. */
+	return p->net == LLW_NET_FILTERED && !supervised &&
+	       !netpolicy_needs_supervisor(p) &&
+	       !ranges_hold(p->connect_udp.v, p->connect_udp.n, 53);
+}
+
+char **
+netpolicy_notes(const struct policy *p, bool supervised, bool closed)
+{
+	char **v = NULL;
+
+	if (p->net == LLW_NET_FILTERED &&
+	    netpolicy_names_closed(p, supervised)) {
+		if (p->connect_tcp.n > 0)
+			strv_push(&v,
+				  "connect-tcp opens ports, not names: no "
+				  "name resolves here (DNS is closed), so "
+				  "only addresses are reached; --allow-host "
+				  "NAME:443 opens a name (llwrap resolves it, "
+				  "for that name alone), -p opencode the model "
+				  "providers and package registries");
+		else if (closed)
+			strv_push(&v,
+				  p->bind_tcp.n > 0
+					  ? "no name resolves and no port "
+					    "connects here; --allow-host "
+					    "NAME:443 opens a name, "
+					    "--connect-tcp PORTS a port on "
+					    "every host, -p opencode the model "
+					    "providers and package registries"
+					  : "no name resolves and no port "
+					    "connects or binds here; "
+					    "--allow-host NAME:443 opens a "
+					    "name, --connect-tcp PORTS a port "
+					    "on every host, --bind-tcp PORTS "
+					    "a server's port (0: any free "
+					    "one), -p opencode the model "
+					    "providers and package "
+					    "registries");
+	}
+	/* An entry without ports takes connect-tcp's. */
+	for (size_t i = 0; p->connect_tcp.n == 0 && i < p->n_hosts; i++)
+		if (p->hosts[i].n_ports == 0)
+			strv_push_take(
+				&v, xasprintf("allow-host %s (%s) reaches no "
+					      "port: an entry without ports "
+					      "takes connect-tcp's, and "
+					      "there are none; write %s:443",
+					      p->allow_host.v[i].value,
+					      p->allow_host.v[i].origin,
+					      p->allow_host.v[i].value));
+	return v;
 }
 
 static void

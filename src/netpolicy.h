@@ -60,6 +60,31 @@ void netpolicy_cidr_clear(struct netpolicy_cidr *c);
  */
 bool netpolicy_needs_supervisor(const struct policy *p);
 
+/*
+ * True when no name resolves in the sandbox but those /etc/hosts gives:
+ * no network at all, or a filtered one where neither the supervisor
+ * (supervised: it lets DNS reach the resolvers, or answers allow-host's
+ * names) nor a UDP port 53 rule lets a query out.
+ */
+bool netpolicy_names_closed(const struct policy *p, bool supervised);
+
+/*
+ * Set in the command's environment when no name resolves, unless it has
+ * them already: npm retries a failed fetch for 71 s and pip for 9 s,
+ * and no retry can succeed (DESIGN.md §12).  NULL-terminated.
+ */
+extern const char *const netpolicy_closed_environ[];
+
+/*
+ * The notes printed before the command starts (DESIGN.md §12) about a
+ * network the command is likely to trip over, each naming the flag that
+ * opens it: ports are open but no name resolves; an allow-host entry
+ * reaches no port; and with closed (the caller's choice: on a terminal),
+ * that no name resolves and no port is open.  None when the user closed
+ * the network on purpose (mode = none).  A new vector, NULL for none.
+ */
+char **netpolicy_notes(const struct policy *p, bool supervised, bool closed);
+
 /* ---- The grammar ---- */
 
 /*

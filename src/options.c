@@ -37,8 +37,8 @@ const struct options_spec options_specs[] = {
 	  "ro + write, create, remove (no execute)" },
 	{ "rwx", required_argument, OPT_RWX, "PATH", FS, "rw + execute" },
 	{ "deny", required_argument, OPT_DENY, "PATH", FS, "nothing" },
-	{ "net", required_argument, OPT_NET, "MODE", NET,
-	  "none | filtered | host" },
+	{ "net", required_argument, OPT_NET, "none|filtered|host", NET,
+	  "no network, port and host rules, or all of it" },
 	{ "connect-tcp", required_argument, OPT_CONNECT_TCP, "PORTS", NET,
 	  "e.g. 443,80 or 8000-8100; any host on those ports" },
 	{ "bind-tcp", required_argument, OPT_BIND_TCP, "PORTS", NET,
@@ -93,7 +93,8 @@ const struct options_spec options_specs[] = {
 	{ "verbose", no_argument, 'v', NULL, INSP,
 	  "say what runs where before running it" },
 	{ "quiet", no_argument, 'q', NULL, INSP,
-	  "no NOT ENFORCED lines, no footer after a run" },
+	  "no NOT ENFORCED lines, no network note before a run,\n"
+	  "no footer after it" },
 	{ "version", no_argument, 'V', NULL, INSP, "print the version" },
 	{ "help", no_argument, 'h', NULL, INSP, "print this help" },
 };
@@ -106,15 +107,38 @@ const struct options_subcommand options_subcommands[] = {
 	  "--connect (a unix socket)], @NAME (an abstract\n"
 	  "socket), or HOST:PORT [--udp] [--bind] under this\n"
 	  "policy: the rule, its file:line, the layer, the\n"
-	  "change that allows it" },
+	  "change that allows it",
+	  "--read --write --exec --connect --udp --bind" },
 	{ "log", "log [NAME] [--follow] [--all]",
 	  "NAME's blocked attempts (default: the newest log),\n"
 	  "grouped and counted, newest first, with the change\n"
-	  "that would allow each; --follow: then as they come" },
+	  "that would allow each; --follow: then as they come",
+	  "--follow --all" },
 };
 
 const size_t options_n_subcommands =
 	sizeof(options_subcommands) / sizeof(*options_subcommands);
+
+enum options_value
+options_value(const struct options_spec *s)
+{
+	const char *a = s->arg;
+
+	if (s->has_arg == no_argument || a == NULL)
+		return OPTIONS_VALUE_NONE;
+	if (strcmp(a, "PATH") == 0 || strcmp(a, "WHAT") == 0)
+		return OPTIONS_VALUE_PATH;
+	if (strcmp(a, "DIR") == 0)
+		return OPTIONS_VALUE_DIR;
+	if (strcmp(a, "NAME|FILE") == 0)
+		return OPTIONS_VALUE_PROFILE;
+	if (strcmp(a, "NAME|GLOB") == 0)
+		return OPTIONS_VALUE_ENV;
+	if (strchr(a, '|') != NULL &&
+	    strspn(a, "abcdefghijklmnopqrstuvwxyz|") == strlen(a))
+		return OPTIONS_VALUE_WORDS;
+	return OPTIONS_VALUE_TEXT;
+}
 
 struct option *
 options_long(void)

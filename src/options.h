@@ -55,11 +55,29 @@ struct options_spec {
 extern const struct options_spec options_specs[];
 extern const size_t options_n_specs;
 
+/* What an option's value is, for the shells' completions (made from
+ * this table at build time, src/completion-gen.c). */
+enum options_value {
+	OPTIONS_VALUE_NONE,    /* the option takes no value */
+	OPTIONS_VALUE_TEXT,    /* ports, addresses, names: nothing to offer */
+	OPTIONS_VALUE_PATH,    /* a file or directory */
+	OPTIONS_VALUE_DIR,     /* a directory */
+	OPTIONS_VALUE_PROFILE, /* a profile NAME on the profile path, or a FILE
+				*/
+	OPTIONS_VALUE_WORDS,   /* one of the words of arg ("auto|landlock") */
+	OPTIONS_VALUE_ENV,     /* an environment variable's name */
+};
+
+/* What s's value is, read from its argument's name in --help ("PATH",
+ * "DIR", "NAME|FILE", "NAME|GLOB", lower-case words between '|'). */
+enum options_value options_value(const struct options_spec *s);
+
 /* The words llwrap takes in place of a command (why, log). */
 struct options_subcommand {
 	const char *name;
 	const char *usage;
 	const char *help;
+	const char *flags; /* its own flags, blank-separated */
 };
 
 extern const struct options_subcommand options_subcommands[];

@@ -86,6 +86,12 @@ policy_access_writable(enum llw_access a)
 	return (access_bits(a) & 4) != 0;
 }
 
+bool
+policy_access_executable(enum llw_access a)
+{
+	return a == LLW_ACCESS_RX || a == LLW_ACCESS_RWX;
+}
+
 const char *
 policy_net_mode_name(enum llw_net_mode m)
 {

@@ -37,6 +37,9 @@ bool policy_access_wider(enum llw_access a, enum llw_access b);
 /* True when access a lets the command create or modify entries. */
 bool policy_access_writable(enum llw_access a);
 
+/* True when access a lets the command execute files. */
+bool policy_access_executable(enum llw_access a);
+
 enum llw_net_mode {
 	LLW_NET_FILTERED = 0, /* Landlock port rules + seccomp family list */
 	LLW_NET_NONE,	      /* no network at all */

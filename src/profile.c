@@ -344,6 +344,30 @@ section_known(const char *section)
 	return false;
 }
 
+/* "[profile], [filesystem], ... and [match]": every section, in the
+ * order of the key table, for the messages that list them (last_sep
+ * before the last: " and ", " or "). */
+static char *
+section_list(const char *last_sep)
+{
+	_cleanup_strv_ char **v = NULL;
+	_cleanup_free_ char *head = NULL, *last = NULL;
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++) {
+		_cleanup_free_ char *s =
+			xasprintf("[%s]", key_specs[i].section);
+
+		if (!strv_contains(v, s))
+			strv_push(&v, s);
+	}
+	n = strv_length(v);
+	last = v[n - 1];
+	v[n - 1] = NULL;
+	head = strv_join(v, ", ");
+	return xasprintf("%s%s%s", head, last_sep, last);
+}
+
 static const struct key_spec *
 key_find(const char *section, const char *key)
 {
@@ -977,18 +1001,21 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	struct profile_entry *e;
 	size_t n;
 
-	if (section[0] == '\0')
+	if (section[0] == '\0') {
+		_cleanup_free_ char *all = section_list(" or ");
+
 		return fail(cause, p->file, line,
 			    "key '%s' is outside any section; put it under "
-			    "[profile], [filesystem], [network], "
-			    "[environment], [process] or [match].",
-			    key);
-	if (!section_known(section))
+			    "%s.",
+			    key, all);
+	}
+	if (!section_known(section)) {
+		_cleanup_free_ char *all = section_list(" and ");
+
 		return fail(cause, p->file, line,
-			    "unknown section [%s]; the sections are "
-			    "[profile], [filesystem], [network], "
-			    "[environment], [process] and [match].",
-			    section);
+			    "unknown section [%s]; the sections are %s.",
+			    section, all);
+	}
 	ks = key_find(section, key);
 	if (ks == NULL) {
 		const char *other = key_section(key);
@@ -1171,11 +1198,11 @@ parse_check_line(struct parse_state *st, const char *line, size_t len)
 		}
 		name = xstrndup(start + 1, (size_t)(close - start - 1));
 		if (!section_known(name)) {
+			_cleanup_free_ char *all = section_list(" and ");
+
 			fail(&st->cause, file, st->line,
-			     "unknown section [%s]; the sections are "
-			     "[profile], [filesystem], [network], "
-			     "[environment], [process] and [match].",
-			     name);
+			     "unknown section [%s]; the sections are %s.", name,
+			     all);
 			return false;
 		}
 		st->in_key = false;

@@ -1250,11 +1250,15 @@ drop_capabilities(char **cause)
 }
 
 /* The environment, with PWD naming the directory the command starts in,
- * as a shell would set it, unless the policy unsets PWD. */
+ * as a shell would set it, unless the policy unsets PWD; where no name
+ * resolves, the tools that would retry in vain are told not to
+ * (netpolicy_closed_environ), unless the environment says otherwise. */
 static char **
-command_environ(const struct policy *p, char *const *envp)
+command_environ(const struct sandbox *sb, char *const *envp)
 {
+	const struct policy *p = sb->policy;
 	_cleanup_strv_ char **with_pwd = NULL;
+	char **env;
 
 	/* Give policy_environ an environment where PWD is right, so keep and
 	 * unset decide about it like about any other variable. */
@@ -1264,7 +1268,19 @@ command_environ(const struct policy *p, char *const *envp)
 	strv_push_take(&with_pwd,
 		       xasprintf("PWD=%s",
 				 p->workdir != NULL ? p->workdir : p->project));
-	return policy_environ(p, with_pwd);
+	env = policy_environ(p, with_pwd);
+	if (!netpolicy_names_closed(p, sb->supervise))
+		return env;
+	for (const char *const *c = netpolicy_closed_environ; *c; c++) {
+		size_t len = strcspn(*c, "=") + 1;
+		bool set = false;
+
+		for (char **e = env; *e != NULL && !set; e++)
+			set = strncmp(*e, *c, len) == 0;
+		if (!set)
+			strv_push(&env, *c);
+	}
+	return env;
 }
 
 /* The proxy's variables (proxy_environ) replace any of the same name. */
@@ -1745,7 +1761,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 				 "policy");
 		return r;
 	}
-	env = command_environ(sb->policy, envp);
+	env = command_environ(sb, envp);
 	/* Before any namespace: the cgroup is made with this user's own
 	 * credentials. */
 	if ((r = resources_start(sb->policy, &lr, cause)) < 0)

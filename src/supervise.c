@@ -186,6 +186,7 @@ struct supervisor {
 	struct netpolicy_own *own;     /* the sockets the sandbox bound */
 	char **noted; /* the attempts noted on a caller's stderr */
 	size_t n_noted;
+	struct suggest_bounds bounds; /* what a note's suggestion may reach */
 	int learn_fd;	      /* --learn: where observed paths go, or -1 */
 	bool polled_listener; /* supervise_poll_fds gave the listener */
 	/* proxy = yes: its address, and where to tell it which process
@@ -313,6 +314,7 @@ supervise_free(struct supervisor *sv)
 	netpolicy_rules_free(sv->rules);
 	watchjudge_free(sv->judge);
 	strv_free(sv->noted);
+	suggest_bounds_clear(&sv->bounds);
 	if (sv->notify)
 		seccomp_release(sv->notify);
 	for (int i = 0; i < 2; i++)
@@ -370,6 +372,16 @@ supervise_new(const struct policy *p, char *const *envp,
 	sv->n_dns = n_dns;
 	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
 		sv->askers[i].pidfd = -1;
+	for (char *const *e = envp; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, "HOME=/", 6) == 0) {
+			_cleanup_free_ char *home = realpath(*e + 5, NULL);
+
+			suggest_bounds_init(&sv->bounds, home ? home : *e + 5,
+					    p);
+			break;
+		}
+	if (sv->bounds.home == NULL)
+		suggest_bounds_init(&sv->bounds, NULL, p);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv->sock) < 0 ||
 	    setsockopt(sv->sock[0], SOL_SOCKET, SO_PASSCRED, &one,
 		       sizeof(one)) < 0) {
@@ -706,7 +718,7 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 		return;
 	strv_push(&sv->noted, key);
 	note = blocked_note(netpolicy_op_name(op), netpolicy_proto_name(proto),
-			    target, rule);
+			    target, rule, &sv->bounds);
 	if (note == NULL)
 		return;
 	sv->n_noted++;

@@ -956,32 +956,18 @@ watchlater_ready(void *arg)
  * `direnv allow`; what it sources is loaded without asking).
  */
 static const char *
-missing_reader(const char *project, const char *path, bool *move)
+missing_reader(const char *project, const char *path, bool git, bool *move)
 {
-	static const struct {
-		const char *name, *reader;
-	} top[] = {
-		{ ".envrc", "direnv" },
-		{ ".mcp.json", "an MCP client (an editor or an agent)" },
-		{ "opencode.json", "opencode" },
-		{ "opencode.jsonc", "opencode" },
-		{ ".opencode", "opencode" },
-		{ ".vscode", "VS Code" },
-		{ ".idea", "a JetBrains IDE" },
-		{ ".llwrap.ini", "llwrap (the project's own profile)" },
-	};
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash != NULL ? (size_t)(slash - path) : 0;
 
 	*move = true;
-	if (strstr(path, "/.git/") != NULL || !path_under(path, project))
+	if (git)
 		return "git";
-	if (dir_len == strlen(project) && strncmp(path, project, dir_len) == 0)
-		for (size_t i = 0; i < ARRAY_SIZE(top); i++)
-			if (strcmp(slash + 1, top[i].name) == 0) {
-				*move = strcmp(top[i].name, ".envrc") != 0;
-				return top[i].reader;
-			}
+	if (dir_len == strlen(project) && strncmp(path, project, dir_len) == 0) {
+		*move = strcmp(slash + 1, ".envrc") != 0;
+		return gitguard_later_reader(path);
+	}
 	return "direnv (.envrc loads it)";
 }
 
@@ -1086,7 +1072,8 @@ dir_at(struct watchlater *w, const char *path, size_t *root)
 /* A missing path: its directory watched for it, or, when that directory
  * is missing too, looked at after the run. */
 static void
-watch_missing(struct watchlater *w, const char *project, const char *path)
+watch_missing(struct watchlater *w, const char *project, const char *path,
+	      bool git)
 {
 	_cleanup_free_ char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
@@ -1094,7 +1081,7 @@ watch_missing(struct watchlater *w, const char *project, const char *path)
 	struct wdir *d;
 	size_t root;
 	bool move;
-	const char *reader = missing_reader(project, path, &move);
+	const char *reader = missing_reader(project, path, git, &move);
 	ssize_t r = root_of(w, path, &rel);
 
 	if (slash == NULL || slash == dir || r < 0 || *rel == '\0')
@@ -1304,7 +1291,7 @@ watchlater_start(const char *project, const struct gitguard *git,
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
 		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
 		     m != NULL && *m != NULL; m++)
-			watch_missing(w, project, *m);
+			watch_missing(w, project, *m, g[i] == git);
 	/* What .envrc files source beside them (.envrc.local and the
 	 * like, DESIGN.md §11): every new .envrc.* in the project. */
 	if (later != NULL) {

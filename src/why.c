@@ -26,6 +26,7 @@
 #include "compat/landlock.h"
 #include "path.h"
 #include "strv.h"
+#include "suggest.h"
 #include "hostrule.h"
 #include "proxy.h"
 #include "why.h"
@@ -163,17 +164,76 @@ grant_path(const struct why_query *q)
 	return s;
 }
 
+/* Why a grant on path would reach what no suggestion may (suggest.h:
+ * home, "/", a secret or a path the policy denies by name), or NULL. */
+static char *
+unsafe_grant(const struct sandbox *sb, const struct why_query *q,
+	     const char *path, bool *inside)
+{
+	struct suggest_bounds b;
+	char *why;
+
+	suggest_bounds_init(&b, q->home, sb->policy);
+	why = suggest_unsafe(&b, path, inside);
+	suggest_bounds_clear(&b);
+	return why;
+}
+
+/* No change is suggested: say so, and why.  inside: where is in a
+ * secret or a denied path itself. */
+static void
+no_safe_grant(struct why_verdict *v, const char *where, const char *why,
+	      bool inside)
+{
+	if (inside)
+		set(&v->change, xasprintf("no safe grant: llwrap suggests no "
+					  "rule that exposes a secret, and "
+					  "%s",
+					  why));
+	else
+		set(&v->change, xasprintf("no safe grant: a rule on %s would "
+					  "reach more than this access, as %s",
+					  where, why));
+}
+
 /* The change for a denied path access: a line or a flag at the path. */
 static void
-suggest_grant(struct why_verdict *v, const struct why_query *q,
-	      const struct llw_path_rule *cur)
+suggest_grant(struct why_verdict *v, const struct sandbox *sb,
+	      const struct why_query *q, const struct llw_path_rule *cur)
 {
 	_cleanup_free_ char *where = grant_path(q);
+	bool inside = false;
+	_cleanup_free_ char *unsafe = unsafe_grant(sb, q, where, &inside);
+	_cleanup_free_ char *alone = NULL;
 	enum llw_access have = cur && path_under(where, cur->path)
 				       ? cur->access
 				       : LLW_ACCESS_DENY;
 	const char *want = policy_access_name(level_join(have, q->access));
 
+	if (unsafe != NULL && !q->exists && q->access == WHY_WRITE &&
+	    (alone = unsafe_grant(sb, q, q->path, NULL)) == NULL) {
+		/* A new file where its directory may not be granted: the
+		 * file alone, once it exists (Landlock holds no rule on a
+		 * missing path). */
+		set(&v->change,
+		    xasprintf("create %s outside the sandbox first (touch "
+			      "%s), then [filesystem] rw = %s in a profile "
+			      "of yours (or the flag --rw %s): the file "
+			      "alone",
+			      q->path, q->path, q->path, q->path));
+		note(v, xasprintf("no grant on %s is safe to suggest: %s",
+				  where, unsafe));
+		return;
+	}
+	if (unsafe != NULL) {
+		no_safe_grant(v, where, unsafe, inside);
+		if (q->is_dir && q->exists && !inside)
+			note(v, xasprintf("grant only the entries in it the "
+					  "command needs, each by its own "
+					  "path (llwrap why %s/ENTRY)",
+					  q->path));
+		return;
+	}
 	set(&v->change, xasprintf("[filesystem] %s = %s in a profile of "
 				  "yours (or the flag --%s %s)",
 				  want, where, want, where));
@@ -212,20 +272,24 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 					       ? "F bubblewrap (mount mask)"
 					       : "L3 mount namespace (mask)"));
 		set(&v->decision,
-		    xasprintf("denied: %s%s%s is mounted %s (%s)", q->path,
+		    xasprintf("denied: %s%s%s is %s (%s)", q->path,
 			      strcmp(q->path, m->path) ? " is under " : "",
 			      strcmp(q->path, m->path) ? m->path : "",
-			      m->access == LLW_ACCESS_DENY ? "empty"
+			      m->access == LLW_ACCESS_DENY && m->is_dir
+				      ? "mounted as an empty directory"
+			      : m->access == LLW_ACCESS_DENY
+				      ? "masked by a character device that "
+					"fails every open (EACCES)"
 			      : policy_access_writable(m->access)
-				      ? "without execute"
-				      : "read-only",
+				      ? "mounted without execute"
+				      : "mounted read-only",
 			      policy_access_name(m->access)));
 		set(&v->origin, xstrdup(m->origin));
-		if (m->access == LLW_ACCESS_DENY && !m->is_dir &&
-		    sb->backend != SANDBOX_BACKEND_BWRAP)
-			note(v, xstrdup("the mask over a file shows it empty: "
-					"its content is hidden, not its "
-					"name"));
+		if (m->access == LLW_ACCESS_DENY && !m->is_dir)
+			note(v, xstrdup("the mask hides the file's content, "
+					"not its name: it lists as a "
+					"character device (/dev/null's, on a "
+					"mount without devices)"));
 		if (cur != NULL && cur->rank != LLW_RANK_CONFIG &&
 		    path_under(cur->path, m->path))
 			set(&v->rule, xasprintf("%s = %s",
@@ -243,7 +307,7 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 					"rule changes that"));
 			return;
 		}
-		suggest_grant(v, q, cur);
+		suggest_grant(v, sb, q, cur);
 		return;
 	}
 
@@ -344,10 +408,23 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 			      q->path));
 	}
 	if (cur == NULL || !level_allows(cur->access, q->access))
-		suggest_grant(v, q, cur);
+		suggest_grant(v, sb, q, cur);
 }
 
 /* ---- Pathname unix sockets ---- */
+
+/* A socket in a secret or a denied path (gpg-agent's in ~/.gnupg): no
+ * change is suggested for it. */
+static void
+unix_bounds(struct why_verdict *v, const struct sandbox *sb,
+	    const struct why_query *q)
+{
+	bool inside;
+	_cleanup_free_ char *unsafe = unsafe_grant(sb, q, q->path, &inside);
+
+	if (unsafe != NULL && inside)
+		no_safe_grant(v, q->path, unsafe, true);
+}
 
 static void
 why_unix(const struct sandbox *sb, char *const *unix_paths,
@@ -372,6 +449,7 @@ why_unix(const struct sandbox *sb, char *const *unix_paths,
 			      "supervisor, which allows that socket and the "
 			      "sandbox's own",
 			      q->path, q->path));
+		unix_bounds(v, sb, q);
 		return;
 	}
 	if (sb->use_ns)
@@ -386,6 +464,7 @@ why_unix(const struct sandbox *sb, char *const *unix_paths,
 		set(&v->change, xasprintf("a rule at %s from a more specific "
 					  "source, e.g. --ro %s",
 					  q->path, q->path));
+		unix_bounds(v, sb, q);
 		return;
 	}
 	if (p->unix_sockets) {
@@ -426,6 +505,7 @@ why_unix(const struct sandbox *sb, char *const *unix_paths,
 		set(&v->change, xasprintf("[network] unix = %s in a profile "
 					  "of yours (or the flag --unix %s)",
 					  q->path, q->path));
+		unix_bounds(v, sb, q);
 		return;
 	}
 	/* Landlock ABI 9 decides (seccomp allowed AF_UNIX for that). */
@@ -452,6 +532,7 @@ why_unix(const struct sandbox *sb, char *const *unix_paths,
 		set(&v->change, xasprintf("[network] unix = %s in a profile "
 					  "of yours (or the flag --unix %s)",
 					  q->path, q->path));
+		unix_bounds(v, sb, q);
 	}
 }
 
@@ -1032,6 +1113,32 @@ why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		set(&v->rule, xstrdup("mode = host"));
 		set(&v->origin,
 		    xstrdup(origin_or_default(p->net_origin.origin)));
+		return;
+	}
+	if (q->host != NULL && !q->host_in_hosts && !is_bind(q->access) &&
+	    netpolicy_names_closed(p, sb->supervise)) {
+		/* The port is never reached: the name does not resolve. */
+		v->allowed = false;
+		set(&v->layer, sb->filter.deny_udp
+				       ? xstrdup("L2 seccomp (no UDP sockets, "
+						 "so no DNS query)")
+				       : xasprintf("L1 Landlock (ABI %d, UDP "
+						   "port 53 not allowed)",
+						   rp->abi));
+		set(&v->decision,
+		    xasprintf("denied: %s does not resolve here: DNS is "
+			      "closed (only names in /etc/hosts resolve), so "
+			      "no port rule is reached by name",
+			      q->host));
+		set(&v->rule, xstrdup("connect-udp (no port 53)"));
+		set(&v->origin,
+		    xstrdup(origin_or_default(p->net_origin.origin)));
+		set(&v->change, xasprintf("[network] allow-host = %s:%u (or "
+					  "--allow-host %s:%u): llwrap "
+					  "resolves that name alone",
+					  q->host, port, q->host, port));
+		note(v, xstrdup("-p opencode opens the model providers and the "
+				"package registries by name"));
 		return;
 	}
 	if ((rp->handled_net & net_right(q->access)) == 0) {

@@ -38,7 +38,11 @@ struct why_query {
 	/* Network: a host name (NULL when addr holds a literal address),
 	 * and the port (in addr->port). */
 	const char *host;
+	bool host_in_hosts; /* /etc/hosts gives host an address */
 	struct netpolicy_addr addr;
+	/* $HOME, resolved (NULL: unknown): no suggested change reaches
+	 * it, "/", a secret or a path the policy denies (suggest.h). */
+	const char *home;
 };
 
 struct why_verdict {

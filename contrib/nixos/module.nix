@@ -514,6 +514,11 @@ in
     )
 
     (mkIf cfg.agents.enable {
+      assertions = map (m: {
+        assertion = false;
+        message = m;
+      }) (render.limitProblems "services.opencode.agents" cfg.agents.limits);
+
       environment.systemPackages = [ agentCli ];
 
       systemd.tmpfiles.rules = [

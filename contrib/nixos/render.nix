@@ -16,11 +16,15 @@
 #   }
 let
   inherit (builtins)
+    all
     concatStringsSep
     filter
+    fromJSON
+    isString
     length
     map
     match
+    split
     toString
     ;
 
@@ -42,20 +46,90 @@ rec {
   validPath = p: match pathPattern p != null;
 
   isIPv6 = a: match ".*:.*" a != null;
-  # "10.0.0.0/8" or "2001:db8::/32", prefix optional.
-  # allow-host's grammar (DESIGN.md section 6.1): a name, or *. and a
-  # name (one label), and optional ports (N, N-M, separated by commas).
-  # llwrap checks it again; here a mistake fails evaluation, not the
-  # service's start.
-  hostPorts = "(:[0-9]{1,5}(-[0-9]{1,5})?(,[0-9]{1,5}(-[0-9]{1,5})?)*)";
-  hostName = "(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+";
-  validHost = h: match "${hostName}${hostPorts}?" h != null;
-  hostHasPort = h: match "${hostName}${hostPorts}" h != null;
 
+  # A decimal number without leading zeros, at most max.
+  decimalAtMost =
+    max: d: (d == "0" || match "[1-9][0-9]{0,9}" d != null) && fromJSON d <= max;
+
+  # Addresses as llwrap reads them (inet_pton): IPv4 dotted quads, each
+  # 0-255 without leading zeros; IPv6 in full or with one "::", an IPv4
+  # tail allowed, no zone ("%eth0").
+  validIPv4 =
+    a:
+    let
+      m = match "([0-9]+)\\.([0-9]+)\\.([0-9]+)\\.([0-9]+)" a;
+    in
+    m != null && all (decimalAtMost 255) m;
+  validIPv6 =
+    a:
+    let
+      halves = filter isString (split "::" a);
+      groups = h: if h == "" then [ ] else filter isString (split ":" h);
+      gs = builtins.concatLists (map groups halves);
+      n = length gs;
+      tail4 = n > 0 && validIPv4 (builtins.elemAt gs (n - 1));
+      hexes = if tail4 then builtins.genList (builtins.elemAt gs) (n - 1) else gs;
+      width = if tail4 then n + 1 else n;
+    in
+    length halves <= 2
+    && all (g: match "[0-9A-Fa-f]{1,4}" g != null) hexes
+    && (if length halves == 2 then width <= 7 else width == 8);
+  validIP = a: validIPv4 a || validIPv6 a;
+
+  # "10.0.0.0/8" or "2001:db8::/32", prefix optional (0-32, 0-128).
   validCidr =
     c:
-    match "[0-9]{1,3}(\\.[0-9]{1,3}){3}(/[0-9]{1,2})?" c != null
-    || match "[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(/[0-9]{1,3})?" c != null;
+    let
+      m = match "([^/]*)(/([0-9]+))?" c;
+      addr = builtins.elemAt m 0;
+      prefix = builtins.elemAt m 2;
+    in
+    m != null
+    && (
+      if validIPv4 addr then
+        prefix == null || decimalAtMost 32 prefix
+      else
+        validIPv6 addr && (prefix == null || decimalAtMost 128 prefix)
+    );
+
+  # allow-host's grammar (DESIGN.md section 6.1): a name, or *. and a
+  # name (one label), and optional ports (N or N-M, 1-65535, separated
+  # by commas).  llwrap checks it again; here a mistake fails evaluation,
+  # not the service's start.
+  hostPorts = "(:[0-9]{1,5}(-[0-9]{1,5})?(,[0-9]{1,5}(-[0-9]{1,5})?)*)";
+  hostName = "(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+";
+  hostPortsOk =
+    h:
+    let
+      m = match "[^:]*:(.*)" h;
+      ranges = if m == null then [ ] else filter isString (split "," (builtins.head m));
+      rangeOk =
+        r:
+        let
+          lh = filter isString (split "-" r);
+          lo = builtins.head lh;
+          hi = builtins.elemAt lh (length lh - 1);
+        in
+        decimalAtMost 65535 lo && decimalAtMost 65535 hi && lo != "0" && fromJSON lo <= fromJSON hi;
+    in
+    all rangeOk ranges;
+  validHost = h: match "${hostName}${hostPorts}?" h != null && hostPortsOk h;
+  hostHasPort = h: match "${hostName}${hostPorts}" h != null;
+
+  # nftables' limit rate, as the table's log line uses it.
+  validLogRate = r: match "[1-9][0-9]{0,8}/(second|minute|hour|day|week)" r != null;
+
+  # systemd's values: MemoryMax= (bytes with K, M, G, T, P or E; a
+  # percentage; infinity), CPUQuota= (a percentage), RuntimeMaxSec= (a
+  # time span: "8h", "1h 30min", seconds, infinity), credential IDs.
+  validMemory = m: match "[0-9]+[KMGTPE]?|[0-9]+(\\.[0-9]+)?%|infinity" m != null;
+  validCpuQuota = q: match "[0-9]+(\\.[0-9]+)?%" q != null;
+  timeUnit = "(us|usec|ms|msec|s|sec|second|seconds|m|min|minute|minutes|h|hr|hour|hours|d|day|days|w|week|weeks|M|month|months|y|year|years)";
+  validTimeSpan =
+    t: t == "infinity" || match "[0-9]+" t != null || match "([0-9]+ ?${timeUnit} ?)+" t != null;
+  # systemd's "-FILE": the file may be missing.
+  dropDash = f: if builtins.substring 0 1 f == "-" then builtins.substring 1 (builtins.stringLength f) f else f;
+  validCredentialId = id: match "[A-Za-z0-9_-][A-Za-z0-9_.-]{0,254}" id != null;
 
   # The state directory's layout: HOME and the XDG directories.  The
   # sandbox gets each of them, never stateDir itself, so it cannot drop
@@ -242,15 +316,36 @@ rec {
     ++ badPaths "sandbox.readWritePaths" i.sandbox.readWritePaths
     ++ badPaths "sandbox.readOnlyPaths" i.sandbox.readOnlyPaths
     ++ badPaths "sandbox.unixSockets.allow" i.sandbox.unixSockets.allow
-    ++ map (c: "${where}.networkIsolation.outboundAllowCidrs: '${c}' is not an IPv4 or IPv6 CIDR.") (
+    ++ map (c: "${where}.networkIsolation.outboundAllowCidrs: '${c}' is not an IPv4 or IPv6 CIDR (an address, then /0-32 for IPv4 or /0-128 for IPv6: 10.10.0.0/16, 2001:db8::/32).") (
       filter (c: !validCidr c) i.networkIsolation.outboundAllowCidrs
     )
+    ++ map (a: "${where}.networkIsolation.dnsServers: '${a}' is not an IPv4 or IPv6 address (no port, no zone): llwrap's dns key and the nftables table need one.") (
+      filter (a: !validIP a) i.networkIsolation.dnsServers
+    )
+    ++ optional (!validLogRate i.networkIsolation.logRate) "${where}.networkIsolation.logRate: '${i.networkIsolation.logRate}' is not an nftables rate (N/second, N/minute, N/hour, N/day or N/week, e.g. 10/minute)."
+    ++ optional (!validIP i.listen.address) "${where}.listen.address: '${i.listen.address}' is not an IPv4 or IPv6 address: opencode serve binds it, llwrap's listen key and the nftables table name it."
     ++ optional (i.networkIsolation.enable && i.networkIsolation.outboundAllowCidrs == [ ])
       "${where}.networkIsolation.outboundAllowCidrs is empty: with networkIsolation.enable the instance could reach nothing but its DNS servers; list the CIDRs it needs (its model provider's, 10.10.0.0/16, ...)."
-    ++ map (h: "${where}.allowedHosts: '${h}' is not a host name with optional ports (api.example.com, *.example.com, api.example.com:443 or :8000-8100,443).") (
+    ++ map (h: "${where}.allowedHosts: '${h}' is not a host name with optional ports (api.example.com, *.example.com, api.example.com:443 or :8000-8100,443; ports 1-65535, low before high).") (
       filter (h: !validHost h) (i.allowedHosts or [ ])
     )
     ++ map (h: "${where}.allowedHosts: '${h}' has no port: with networkIsolation.enable no port is allowed by default; write ${h}:443 (and its addresses must lie in networkIsolation.outboundAllowCidrs, which nftables admits).") (
       filter (h: i.networkIsolation.enable && validHost h && !hostHasPort h) (i.allowedHosts or [ ])
-    );
+    )
+    ++ limitProblems where (i.limits or { })
+    ++ optional (i.environmentFile or null != null && !validPath (dropDash i.environmentFile))
+      "${where}.environmentFile: '${i.environmentFile}' is not a plain absolute path (a leading - makes it optional)."
+    ++ concatMap (
+      id:
+      optional (!validCredentialId id) "${where}.credentials: '${id}' is not a credential ID (letters, digits and _.- only, not starting with a dot): systemd's LoadCredential takes ID:FILE."
+      ++ optional (!validPath i.credentials.${id}) "${where}.credentials.${id}: '${i.credentials.${id}}' is not a plain absolute path."
+    ) (builtins.attrNames (i.credentials or { }));
+
+  # Problems with a limits option set (the instances' and the agents'),
+  # under where.
+  limitProblems =
+    where: l:
+    optional (l.memory or null != null && !validMemory l.memory) "${where}.limits.memory: '${l.memory}' is not a systemd MemoryMax= value (bytes with K, M, G, T, P or E, a percentage, or infinity: 4G, 50%)."
+    ++ optional (l.cpuQuota or null != null && !validCpuQuota l.cpuQuota) "${where}.limits.cpuQuota: '${l.cpuQuota}' is not a systemd CPUQuota= value (a percentage: 200%)."
+    ++ optional (l.runtimeMaxSec or null != null && !validTimeSpan l.runtimeMaxSec) "${where}.limits.runtimeMaxSec: '${l.runtimeMaxSec}' is not a systemd time span (8h, 1h 30min, 3600, infinity).";
 }

@@ -28,6 +28,13 @@ let
     "known-limits.h"
     "filter-gen"
     "filter-programs.c"
+    # contrib/apparmor/llwrap, contrib/shell/bash/llwrap and the other
+    # completions, contrib/shell/gen/: made from their .in files.
+    "llwrap"
+    "_llwrap"
+    "llwrap.fish"
+    "gen"
+    "completion-gen"
   ];
 in
 lib.cleanSourceWith {

@@ -1,5 +1,5 @@
 # opencode under llwrap, for bash: source this file from ~/.bashrc, e.g.
-#   . /usr/share/llwrap/shell/opencode.bash
+#   . @pkgdatadir@/shell/opencode.bash
 # Then "opencode ..." runs inside llwrap's opencode profile, and
 # "command opencode ..." runs opencode itself, outside the sandbox.
 opencode() {

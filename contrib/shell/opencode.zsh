@@ -1,5 +1,5 @@
 # opencode under llwrap, for zsh: source this file from ~/.zshrc, e.g.
-#   source /usr/share/llwrap/shell/opencode.zsh
+#   source @pkgdatadir@/shell/opencode.zsh
 # Then "opencode ..." runs inside llwrap's opencode profile, and
 # "command opencode ..." runs opencode itself, outside the sandbox.
 opencode() {

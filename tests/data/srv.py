@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # srv.py PROTO ADDR PORT COUNTFILE...: serve each (tcp: accept and close;
 # udp: receive), writing the number of connections or datagrams to
-# COUNTFILE after each; unix-stream and unix-dgram take a PATH as ADDR
+# COUNTFILE after each (before a connection is closed); unix-stream and unix-dgram take a PATH as ADDR
 # and no PORT ("-").  The PORT 0 asks for a free port, written to
 # COUNTFILE.port.
 import os, select, socket, sys, time
@@ -35,14 +35,18 @@ while time.time() < end:
     r, _, _ = select.select(list(socks), [], [], 1)
     for s in r:
         st = socks[s]
+        c = None
         try:
             if st[2] == socket.SOCK_STREAM:
                 c, _ = s.accept()
-                c.close()
             else:
                 s.recv(65536)
         except OSError:
             continue
+        # Counted before the connection is closed: a client that has
+        # seen it closed finds itself counted, whatever the scheduler.
         st[1] += 1
         open(st[0] + ".tmp", "w").write(str(st[1]))
         os.rename(st[0] + ".tmp", st[0])
+        if c is not None:
+            c.close()

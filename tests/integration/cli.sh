@@ -29,6 +29,30 @@ cp /bin/true "$OUTSIDE/bin/mytrue"
 expect_status "a command the policy does not let run is 126" 126 \
 	llw -p default -- "$OUTSIDE/bin/mytrue"
 expect_output "the message says why" "rx"
+# A profile of one's own that includes no base profile: nothing can
+# execute, and llwrap says so before trying, naming the include.
+printf '[network]\nconnect-tcp = 443\n' >"$T/nobase.ini"
+printf '[profile]\ninclude = default\n[network]\nconnect-tcp = 443\n' >"$T/withbase.ini"
+chmod 644 "$T/nobase.ini" "$T/withbase.ini"
+run as_user $LLWRAP_B -p "$T/nobase.ini" -- /bin/true
+expect_rc "a profile without a base: refused before exec (125)" 125
+expect_output "... naming the include it lacks" \
+	"the policy lets nothing execute .*: the profiles given \\($T/nobase.ini\\) include no base profile; add 'include = default' under \\[profile\\]"
+run as_user $LLWRAP_B -q -p "$T/withbase.ini" -- /bin/true
+expect_rc "... with include = default it runs" 0
+
+# quickstart.sh as a user without sudo, a package missing: the apt-get
+# line to ask root for, not "sudo: not found".  Its PATH has no sudo:
+# dirname, grep, id and a dpkg-query that knows only one package.
+mkdir -p "$T/qs/bin"
+cp "$LLW_SRCDIR/quickstart.sh" "$T/qs/"
+for t in dirname grep id; do ln -s "$(command -v $t)" "$T/qs/bin/$t"; done
+printf '#!/bin/sh\n[ "$3" = bubblewrap ] || echo "install ok installed"\n' >"$T/qs/bin/dpkg-query"
+chmod 755 "$T/qs/bin/dpkg-query" "$T/qs/quickstart.sh"
+run as_user env PATH="$T/qs/bin" /bin/sh "$T/qs/quickstart.sh"
+expect_rc "quickstart without sudo, a package missing: it stops" 1
+expect_output "... with the line to ask root for" "^  apt-get update && apt-get install -y bubblewrap$"
+expect_no_output "... not sudo's absence" "sudo: not found"
 
 run llw -p default -- /bin/sh -c 'echo "$0 runs"'
 expect_output "no command runs the given one" "sh runs"

@@ -1,8 +1,8 @@
 #!/bin/sh
-# The footer (DESIGN.md §12): after a failing command under which the
-# supervisor blocked something, one line on stderr once the command is
-# gone; none after a successful command, none with -q, and, on a
-# terminal, never while the command runs.  The agent note: each kind of
+# The footer (DESIGN.md §12): after a command under which the supervisor
+# blocked something, one line on stderr once the command is gone,
+# whatever its status; none with -q, and, on a terminal, never while the
+# command runs nor over another job's screen.  The agent note: each kind of
 # blocked attempt once on the blocked process's stderr when that is a
 # pipe or a file, never on a terminal, and not with log-stderr = no.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
@@ -29,7 +29,11 @@ if [ "$n" -eq 1 ]; then ok "... once"; else not_ok "... $n times"; diag "$out"; 
 
 run llw -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 0)"
 expect_rc "a successful run" 0
-expect_no_output "... has no footer" "sandbox blocked"
+expect_output "... ends with the footer too" \
+	"^llwrap: the sandbox blocked 3 attempts during this run: connect tcp 127\.0\.0\.1:1 \(2x\), connect tcp 127\.0\.0\.3:2; see 'llwrap log foot'"
+
+run llw -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "exit 0"
+expect_no_output "a successful run that blocked nothing has no footer" "sandbox blocked"
 
 run llw -q -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$(attempt 1)"
 expect_rc "a failing run with -q" 1
@@ -63,6 +67,29 @@ if command -v script >/dev/null 2>&1; then
 		not_ok "on a terminal: $between footer lines during the run, $after after"
 		diag "$out"
 	fi
+	# An interactive session whose last command succeeded: the footer
+	# still comes, after the session.
+	run as_user script -qec "$LLWRAP_B --rx $LLW_HELPERS -p default -n foot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c 'echo TUI-START; $(attempt 0 | sed 's/; exit 0$//'); echo TUI-END; exit 0'" /dev/null
+	after=$(printf '%s\n' "$out" | sed -n '/TUI-END/,$p' | grep -c 'sandbox blocked 3 attempts')
+	if [ "$after" -eq 1 ]; then
+		ok "on a terminal, after a successful session, the footer comes once"
+	else
+		not_ok "on a terminal, after a successful session: $after footers"
+		diag "$out"
+	fi
+	# llwrap as a background job (job control: its own process group)
+	# while the shell holds the terminal: no footer over the screen of
+	# whatever runs in the foreground; the log has the attempts.
+	run as_user script -qec "/bin/sh -mc '$LLWRAP_B --rx $LLW_HELPERS -p default -n bgfoot --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c \"$(attempt 0 | sed 's/; exit 0$//'); echo BG-RAN\" & wait; echo FG-END'" /dev/null
+	if printf '%s\n' "$out" | grep -q BG-RAN && printf '%s\n' "$out" | grep -q FG-END &&
+		! printf '%s\n' "$out" | grep -q 'sandbox blocked'; then
+		ok "a background job's footer is not printed over the foreground"
+	else
+		not_ok "a background job's footer is not printed over the foreground"
+		diag "$out"
+	fi
+	run as_user "$LLWRAP" log bgfoot
+	expect_output "... and the log has its attempts" "connect tcp 127\.0\.0\.1:1"
 else
 	skip "script(1) is not installed: the terminal case"
 fi
@@ -83,6 +110,16 @@ expect_output "stderr the user's own pipe: the note" "^$NOTE"
 run llw -p default -n note --allow-cidr 127.0.0.2/32:1 -- /bin/sh -c "$PROBE unix-connect /var/run/nscd/socket; $(attempt 0)"
 expect_no_output "nscd's probe: no note" "blocked by the sandbox's policy: connect unix /var/run/nscd/socket"
 expect_output "... while the next attempt's note comes" "^$NOTE"
+
+# A unix socket bound in the home: the note suggests no grant on the
+# home (DESIGN.md §12), and says where the socket can go instead.
+run llw -p default -n note --unix "$OUTSIDE/none.sock" -- "$PROBE" unix-serve "$HOME_DIR/app.sock"
+expect_output "a socket bound in the home is refused, and noted" \
+	"^llwrap: blocked by the sandbox's policy: bind unix $HOME_DIR/app.sock \\(rule filtered/unix-bind\\); to allow: no safe grant: a rule on the socket's directory $HOME_DIR would reach more, as it is your home directory.*bind the socket in the project or in /tmp"
+expect_no_output "... with no grant on the home" "rw = $HOME_DIR[ )]"
+run llw -p default -n note --unix "$OUTSIDE/none.sock" -- "$PROBE" unix-serve "$OUTSIDE/app.sock"
+expect_output "a socket bound elsewhere: the note names its directory" \
+	"bind unix $OUTSIDE/app.sock \\(rule filtered/unix-bind\\); to allow: \\[filesystem\\] rw = $OUTSIDE \\(or --rw $OUTSIDE\\): the socket's directory"
 
 # A stderr the command holds only for reading (here the read end of its
 # stdin pipe) gets nothing: the supervisor writes only where the command

@@ -292,14 +292,20 @@ echo "== udp"
 llw -- python3 "$d/conn.py" udp api.llw.test 9001
 llw -- python3 "$d/conn.py" udp evil.llw.test 9001
 llw -- sh -c "getent hosts api.llw.test >/dev/null; $d/probe udp-send 203.0.113.9 9001"
-sleep 0.3
+# A datagram has no answer to wait for: wait for its count (at most 20
+# s: a loaded machine is slow, not wrong).
+i=0
+while [ "$(cat "$d/u")" = 0 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 echo "udp count: $(cat "$d/u")"
 echo "== race"
 b0=$(cat "$d/b"); a0=$(cat "$d/a")
 # All of llwrap's output is kept: should a run fail to start, its message
 # is what tells why the allowed listener got nothing.
 llw -- sh -c "getent hosts api.llw.test >/dev/null || echo 'race: getent failed'; $d/netprobe race 198.51.100.7 203.0.113.9 9000 500"
-sleep 0.5
+# A connect completes in the listener's backlog, before srv.py counts
+# it: wait for the allowed listener's count to move (at most 20 s).
+i=0
+while [ "$(cat "$d/a")" = "$a0" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 echo "denied listener: $b0 -> $(cat "$d/b"); allowed listener: $a0 -> $(cat "$d/a")"
 echo "== stub-killed"
 # The resolver is killed once the run's first lookup is done, however
@@ -405,7 +411,9 @@ chmod -R a+rX "$D"
 chmod a+rwx "$D/rw"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
 
-run as_user unshare -r -n -m sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}" "$OPENCODE"
+# A pid namespace of its own: every fixture process (gitsrv.py, srv.py,
+# the resolvers) ends with inner.sh, however it ends.
+run as_user unshare -r -n -m -p --fork --mount-proc sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}" "$OPENCODE"
 all=$out
 case $all in
 *SETUP:*)

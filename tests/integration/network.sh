@@ -150,4 +150,91 @@ expect_denied "raw IP is not" llw -p default --net host -- "$PROBE" socket 2 3 1
 expect_denied "ICMP datagram (ping) is not" llw -p default --net host -- "$PROBE" socket 2 2 1
 expect_succeeded "plain TCP is" llw -p default --net host -- "$PROBE" socket 2 1 6
 
+# Where no name resolves (-p default: DNS closed), the refusal is fast
+# and named (DESIGN.md §12): on a terminal, a note before the command
+# starts names the flags that open the network, and the tools that
+# would retry a failed lookup in vain (npm for 71 s, pip for 9 s) are
+# told not to.
+CLOSED="^llwrap: note: no name resolves and no port connects or binds here; --allow-host NAME:443 opens a name, --connect-tcp PORTS a port on every host, --bind-tcp PORTS a server's port \\(0: any free one\\), -p opencode the model providers and package registries"
+run llw -p default -- /usr/bin/env
+expect_output "-p default: npm is told not to retry a lookup that cannot succeed" "^npm_config_fetch_retries=0$"
+expect_output "... nor pip" "^PIP_RETRIES=0$"
+expect_no_output "... and off a terminal (a script capturing stderr) no note" "llwrap: note"
+if command -v script >/dev/null 2>&1; then
+	run as_user script -qec "$LLWRAP_B -p default -- /bin/true" /dev/null
+	expect_output "on a terminal a note names what opens the closed network" "$CLOSED"
+	run as_user script -qec "$LLWRAP_B -q -p default -- /bin/true" /dev/null
+	expect_no_output "... -q: no note" "llwrap: note"
+	run as_user script -qec "$LLWRAP_B -p default --net none -- /bin/true" /dev/null
+	expect_no_output "... net none, asked for: no note" "llwrap: note"
+else
+	skip "script(1) is not installed: the terminal case"
+fi
+run llw -p default --env-set PIP_RETRIES=2 -- /usr/bin/env
+expect_output "a value of the policy's own stands" "^PIP_RETRIES=2$"
+# Where the supervisor takes the port rules over (bubblewrap, Landlock
+# before ABI 4), it lets DNS reach the resolvers, and names resolve.
+ports_supervised=
+run llw -p default --connect-tcp 443 --explain -- /bin/true
+printf '%s\n' "$out" | grep -Eq "^  S +TCP bind/connect port rules" && ports_supervised=yes
+if [ -n "$ports_supervised" ]; then
+	skip "connect-tcp here is the supervisor's, which lets DNS reach the resolvers: names resolve, no note"
+else
+	run llw -p default --connect-tcp 443 -- /bin/true
+	expect_output "connect-tcp without names: the note says ports are not names" \
+		"^llwrap: note: connect-tcp opens ports, not names: no name resolves here \\(DNS is closed\\), so only addresses are reached; --allow-host NAME:443 opens a name"
+fi
+run llw -p default --net host -- /usr/bin/env
+expect_no_output "net host: no note" "llwrap: note"
+expect_no_output "... and no retry variable" "npm_config_fetch_retries"
+if supervisor_refused >/dev/null; then
+	skip "names under the supervisor: $(supervisor_refused)"
+else
+	run llw -p default --allow-cidr 127.0.0.1/32:"$P1" -- /usr/bin/env
+	expect_no_output "under the supervisor DNS reaches the resolvers: no note" "llwrap: note"
+	expect_no_output "... and no retry variable" "npm_config_fetch_retries"
+	run llw -p default --allow-host llw.invalid -- /bin/true
+	expect_output "an allow-host entry that reaches no port is named, with the fix" \
+		"^llwrap: note: allow-host llw.invalid \\(command line\\) reaches no port: an entry without ports takes connect-tcp's, and there are none; write llw.invalid:443$"
+fi
+if [ -n "$ports_supervised" ]; then
+	skip "why a name under a port rule: the supervisor's port rules resolve names here"
+else
+	run llw -p default --connect-tcp 443 why registry.llw.invalid:443
+	expect_output "why a name under a port rule: it does not resolve" \
+		"denied: registry.llw.invalid does not resolve here: DNS is closed"
+	expect_output "... and allow-host opens it" \
+		"allow:  \\[network\\] allow-host = registry.llw.invalid:443 \\(or --allow-host registry.llw.invalid:443\\)"
+	expect_rc "... exit 1" 1
+	run llw -p default --connect-tcp 443 why localhost:443
+	expect_output "... a name /etc/hosts gives still resolves" "allowed: connect to localhost:443"
+fi
+# npm and pip fail at the first attempt (no timing: their own logs say
+# how many attempts there were).
+if command -v npm >/dev/null 2>&1; then
+	run llw -p default -- npm view is-number --registry http://registry.llw.invalid/ --loglevel=http --cache "$PROJ/.npm-cache"
+	if printf '%s\n' "$out" | grep -q "attempt 1 failed with EAI_AGAIN" &&
+		! printf '%s\n' "$out" | grep -q "attempt 2"; then
+		ok "npm: the lookup fails once, no retry"
+	else
+		not_ok "npm: the lookup fails once, no retry"
+		diag "$out"
+	fi
+	run llw -q -p default --env-set npm_config_fetch_retries=1 \
+		--env-set npm_config_fetch_retry_mintimeout=100 \
+		--env-set npm_config_fetch_retry_maxtimeout=200 -- \
+		npm view is-number --registry http://registry.llw.invalid/ --loglevel=http --cache "$PROJ/.npm-cache"
+	expect_output "... while a retry asked for is made (what the check above would see)" "attempt 2 failed"
+else
+	skip "npm is not installed"
+fi
+if python3 -m pip --version >/dev/null 2>&1; then
+	run llw -p default -- python3 -m pip download --no-deps -d "$PROJ/dl" llw-none --index-url https://pypi.llw.invalid/simple
+	expect_no_output "pip: the lookup fails once, no retry" "Retrying"
+	run llw -q -p default --env-set PIP_RETRIES=1 -- python3 -m pip download --no-deps -d "$PROJ/dl" llw-none --index-url https://pypi.llw.invalid/simple
+	expect_output "... while a retry asked for is made" "Retrying"
+else
+	skip "pip is not installed"
+fi
+
 done_testing

@@ -76,16 +76,19 @@ expect_succeeded "... and sub/ beside the protected file too" \
 # monitor moves it aside as soon as it is made (never deleting it) and
 # names it.  A new .envrc stays, named: direnv refuses it until the user
 # runs `direnv allow`.
-rm -f "$PROJ/.envrc" "$PROJ/.mcp.json"
+rm -f "$PROJ/.envrc" "$PROJ/.mcp.json" "$PROJ/opencode.json"
 run llw -p opencode $BE -q -- /bin/sh -c \
-	'echo "echo hi" >.envrc && echo "{\"mcpServers\": {}}" >.mcp.json'
-expect_output "an .mcp.json created inside is moved aside and named" \
-	"the command created $PROJ/\\.mcp\\.json, which an MCP client \\(an editor or an agent\\) reads later, outside the sandbox: moved aside"
+	'echo "echo hi" >.envrc && echo "{\"mcpServers\": {}}" >.mcp.json && echo "{}" >opencode.json'
+expect_output "an .mcp.json created inside is moved aside and named, with who reads it" \
+	"the command created $PROJ/\\.mcp\\.json, which an agent or editor that starts its MCP servers reads later, outside the sandbox: moved aside"
+expect_output "... an opencode.json: opencode reads it" \
+	"the command created $PROJ/opencode\\.json, which opencode reads later, outside the sandbox: moved aside"
+expect_no_output "... nobody is called 'direnv or an editor' for them" "direnv or an editor"
 [ ! -e "$PROJ/.mcp.json" ] && grep -q mcpServers "$PROJ"/.mcp.json.llwrap-blocked-* &&
 	ok "... its content kept beside it" || not_ok ".mcp.json not moved aside intact"
 expect_output "an .envrc created inside is named (direnv asks before loading it)" \
 	"the command created $PROJ/\\.envrc; direnv refuses to load it until you review it and run .direnv allow."
-rm -f "$PROJ/.envrc" "$PROJ"/.mcp.json*
+rm -f "$PROJ/.envrc" "$PROJ"/.mcp.json* "$PROJ"/opencode.json*
 
 # Shared scratch (class 6): /tmp, /var/tmp and /dev/shm are private
 # tmpfs mounts with a size limit; what the host keeps there stays out.

@@ -31,7 +31,8 @@ fi
 [ ! -e "$PROJ/.vscode" ] && [ ! -e "$PROJ/.idea" ] &&
 	ok "... and makes no .vscode or .idea in the project" ||
 	not_ok "... and makes no .vscode or .idea in the project"
-expect_output "... it says so" "^Every probe outside the known limits is blocked"
+expect_output "... it says so, and how many known limits work" \
+	"^(Every probe is blocked\\.|[0-9]+ known limits? works? under this policy \\(the KNOWN lines above: what it leaves open\\); every other probe is blocked\\.)$"
 expect_output "... it ran the whole corpus (fs.ssh-read)" "^  blocked +fs.ssh-read "
 if bwrap_backend; then
 	expect_output "... the real ~/.ssh key is not even visible (bubblewrap mounts only what is allowed)" "^  blocked +real.ssh-open .*not even visible"
@@ -59,6 +60,17 @@ else
 	expect_output "... the limits L3 would close are named with their layer" "^  KNOWN +proc.cmdline .*closed by L3"
 fi
 expect_output "... the decoy repository's limits too (no protect-git)" "^  KNOWN +git.hooks .*closed by L3-git"
+# The verdict does not hide them: it counts the KNOWN lines, and those
+# the agent profiles' layers close.
+known=$(printf '%s\n' "$out" | grep -c '^  KNOWN ')
+agent=$(printf '%s\n' "$out" | grep -Ec '^  KNOWN .*closed by (L3[a-z-]*|S)\]')
+expect_output "... the verdict names the $known known limits that work" \
+	"^$known known limits? works? under this policy \\(the KNOWN lines above: what it leaves open\\); every other probe is blocked\\.$"
+if [ "$agent" -gt 0 ]; then
+	expect_output "... and the $agent of them L3 or the supervisor close" \
+		"^$agent of them close with L3 \\(user namespaces\\) or the network supervisor, which -p opencode uses"
+fi
+expect_no_output "... not 'every probe outside the known limits is blocked' alone" "^Every probe outside"
 
 if userns_works; then
 	run as_user $LLWRAP_B -p offline --selftest

@@ -74,7 +74,10 @@ expect_denied "a non-blocking connect to a refused address fails" \
 before=$(count "$T/b2")
 beforea=$(count "$T/a")
 run llw -p default --allow-cidr "127.0.0.1/32:$PA" -- "$NETPROBE" race 127.0.0.1 127.0.0.2 "$PA" 3000
-sleep 0.5
+# A connect completes in the listener's backlog, before srv.py counts
+# it: wait for the allowed count to move (at most 20 s), not a while.
+i=0
+while [ "$(count "$T/a")" -eq "$beforea" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 after=$(count "$T/b2")
 aftera=$(count "$T/a")
 if [ "$rc" -eq 0 ] && [ "$after" -eq "$before" ]; then
@@ -108,7 +111,10 @@ expect_succeeded "UDP connect + send, allowed" \
 	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-connect-send 127.0.0.1 "$UA"
 expect_denied "UDP connect to another address is refused" \
 	llw -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-connect-send 127.0.0.2 "$UB"
-sleep 0.3
+# Datagrams have no answer to wait for: wait for their count (at most 20
+# s), not a while.
+i=0
+while [ "$(count "$T/ua")" -lt $((ua0 + 5)) ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 if [ "$(count "$T/ua")" -ge $((ua0 + 5)) ] && [ "$(count "$T/ub")" -eq 0 ]; then
 	ok "UDP: the allowed server got the datagrams, the other none"
 else
@@ -157,7 +163,8 @@ expect_denied "binding a unix socket outside the writable tree is refused" \
 if [ ! -e "$OUTSIDE/own.sock" ]; then ok "... and created nothing there"; else not_ok "a socket appeared in $OUTSIDE"; fi
 expect_denied "a host abstract socket is refused" \
 	llw -p default $U -- "$PROBE" abstract-connect "llw-host-abstract-$$"
-run llw -p default $U -- /bin/sh -c "$PROBE abstract-serve llw-own-$$ & sleep 0.5; $PROBE abstract-connect llw-own-$$; wait"
+# The server says SUCCEEDED once it listens: the client waits for that.
+run llw -p default $U -- /bin/sh -c "$PROBE abstract-serve llw-own-$$ >$PROJ/own.ready & i=0; until grep -q SUCCEEDED $PROJ/own.ready 2>/dev/null || [ \$i -ge 400 ]; do sleep 0.05; i=\$((i + 1)); done; $PROBE abstract-connect llw-own-$$; wait"
 expect_output "the sandbox's own abstract socket connects" "SUCCEEDED abstract-connect"
 }
 if [ "$(count "$T/docker")" -eq 0 ] && [ "$(count "$T/pg")" -ge 2 ]; then
@@ -253,7 +260,7 @@ fi
 # The same for an abstract unix name.
 rm -f "$PROJ/go" "$PROJ/closed"
 spawn_as_user "$LLWRAP" --rx "$LLW_HELPERS" -p default -p "$T/sv.ini" -- /bin/sh -c \
-	"$PROBE abstract-serve llw-squat-$$ & sleep 0.5; $PROBE abstract-connect llw-squat-$$; kill %1; wait; touch $PROJ/closed; while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE abstract-connect llw-squat-$$" >"$T/asquat.out" 2>&1
+	"$PROBE abstract-serve llw-squat-$$ >$PROJ/squat.ready & i=0; until grep -q SUCCEEDED $PROJ/squat.ready 2>/dev/null || [ \$i -ge 400 ]; do sleep 0.05; i=\$((i + 1)); done; $PROBE abstract-connect llw-squat-$$; kill %1; wait; touch $PROJ/closed; while [ ! -e $PROJ/go ]; do sleep 0.05; done; $PROBE abstract-connect llw-squat-$$" >"$T/asquat.out" 2>&1
 sq=$spawned
 i=0
 while [ ! -e "$PROJ/closed" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done

@@ -101,6 +101,14 @@ if userns_works && why=$(supervisor_refused); then
 	case_ deny "-p offline --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
 elif userns_works; then
 	case_ deny "-p opencode" "$PROJ/.env" "read $PROJ/.env"
+	# What why says of the mask is what the command sees: a character
+	# device that fails every open.
+	run llw -p opencode why "$PROJ/.env"
+	expect_output "why .env: a character device that fails every open" \
+		"^$PROJ/.env: denied: $PROJ/.env is masked by a character device that fails every open \\(EACCES\\)"
+	run llw -p opencode -q -- /bin/sh -c "test -c $PROJ/.env && echo CHARDEV; cat $PROJ/.env"
+	expect_output "... as the command sees it: a character device" "^CHARDEV$"
+	expect_output "... whose open fails" "Permission denied"
 	case_ allow "-p opencode" "$PROJ/.git/config" "read $PROJ/.git/config"
 	case_ deny "-p opencode" "$PROJ/.git/config --write" "append $PROJ/.git/config"
 	case_ allow "-p opencode" "$PROJ/src/main.c --write" "append $PROJ/src/main.c"
@@ -167,9 +175,59 @@ why_says() {
 	run llw "$@"
 	out=$(printf '%s' "$out" | tr '\n' ' ')
 }
-why_says -p default why "$HOME_DIR/.ssh/id_ed25519"
+why_says -p default why "$OUTSIDE/file"
 expect_output "a hidden path names the allow-list and the grant" \
-	"no rule grants.*allow:  \[filesystem\] ro = $HOME_DIR/.ssh/id_ed25519"
+	"no rule grants.*allow:  \[filesystem\] ro = $OUTSIDE/file"
+
+# The change why suggests is safe to follow: no grant on a secret, the
+# home, an ancestor of it or /.  For each denial, the flag it names
+# allows the access (after the step it names first) and leaves the keys
+# hidden; where no grant is safe it says so and names no flag.
+KEY=$HOME_DIR/.ssh/id_ed25519
+# suggested WHY-ARGS...: $flag is the flag of why's suggestion under -p
+# default ("--rw PATH"), or empty; $out what why said.
+suggested() {
+	run llw -p default why "$@"
+	flag=$(printf '%s\n' "$out" | sed -n 's/^  allow: .*(or the flag \(--[a-z]*\) \([^)]*\)).*/\1 \2/p')
+}
+rm -f "$HOME_DIR/new-notes"
+suggested "$HOME_DIR/new-notes" --write
+if [ "$flag" = "--rw $HOME_DIR/new-notes" ] &&
+	printf '%s\n' "$out" | grep -Fq "create $HOME_DIR/new-notes outside the sandbox first (touch $HOME_DIR/new-notes)"; then
+	ok "a new file in the home: why suggests the file alone, created first, never --rw ~"
+else
+	not_ok "a new file in the home: why suggests the file alone, created first, never --rw ~"
+	diag "flag '$flag': $out"
+fi
+expect_output "... and says why no grant on the home is safe" \
+	"no grant on $HOME_DIR is safe to suggest: it is your home directory"
+as_user touch "$HOME_DIR/new-notes"
+# shellcheck disable=SC2086
+expect_succeeded "... following it, the command writes the file" \
+	llw -p default ${flag:---rw /nonexistent} -- "$PROBE" append "$HOME_DIR/new-notes"
+# shellcheck disable=SC2086
+expect_denied "... and the keys beside it stay hidden" \
+	llw -p default ${flag:---rw /nonexistent} -- "$PROBE" read "$KEY"
+for what in "$HOME_DIR" "$(dirname "$HOME_DIR")" /; do
+	suggested "$what" --read
+	if [ -z "$flag" ] && printf '%s\n' "$out" | grep -q "^  allow:  no safe grant: a rule on $what would reach more"; then
+		ok "why $what: no safe grant, and it says so"
+	else
+		not_ok "why $what: no safe grant, and it says so"
+		diag "flag '$flag': $out"
+	fi
+done
+for prof in default opencode; do
+	[ $prof = opencode ] && ! userns_works && continue
+	run llw -p $prof why "$KEY"
+	if printf '%s\n' "$out" | grep -q "^  allow:  no safe grant: llwrap suggests no rule that exposes a secret, and it is under ~/.ssh" &&
+		! printf '%s\n' "$out" | grep -q -- "--ro"; then
+		ok "-p $prof: why the key is hidden suggests no grant on it"
+	else
+		not_ok "-p $prof: why the key is hidden suggests no grant on it"
+		diag "$out"
+	fi
+done
 why_says -p default --ro "$OUTSIDE" --deny "$OUTSIDE/file" why "$OUTSIDE/file"
 expect_output "a deny names its rule and source" \
 	"rule:   deny = $OUTSIDE/file   \(command line\)"
@@ -186,9 +244,12 @@ else
 	expect_output "a name of the opencode profile's host groups: its entry decides, with its source" \
 		"allowed.*allow-host = api.openai.com:443   \(.*hosts-providers.ini:[0-9]+\)"
 fi
-why_says -p default --connect-tcp 443 why api.openai.com:443
-expect_output "a name under a port rule: the port decides, with its source" \
+why_says -p default --connect-tcp 443 --connect-udp 53 why api.openai.com:443
+expect_output "a name under a port rule, DNS open: the port decides, with its source" \
 	"allowed.*connect-tcp = 443   \(command line\)"
+why_says -p default --connect-tcp 443 why api.openai.com:443
+expect_output "... DNS closed: the name does not resolve, and allow-host opens it" \
+	"denied: api.openai.com does not resolve here.*--allow-host api.openai.com:443"
 printf '[network]\nconnect-tcp = 443\nallow-host = api.openai.com\nallow-host = *.example.org:22\n' >"$T/hosts.ini"
 chmod 644 "$T/hosts.ini"
 if why=$(supervisor_refused); then

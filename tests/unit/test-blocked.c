@@ -16,8 +16,32 @@
 
 #include "blocked.h"
 #include "cleanup.h"
+#include "strv.h"
 #include "supervise.h"
 #include "xalloc.h"
+
+#define HOME "/home/u"
+
+/* The bounds of the suggestions (suggest.h): home /home/u, and a path
+ * the policy denies by name. */
+static struct suggest_bounds bounds;
+
+static int
+bounds_setup(void **state)
+{
+	(void)state;
+	suggest_bounds_init(&bounds, HOME, NULL);
+	strv_push(&bounds.denied, "/srv/app/secret");
+	return 0;
+}
+
+static int
+bounds_teardown(void **state)
+{
+	(void)state;
+	suggest_bounds_clear(&bounds);
+	return 0;
+}
 
 static void
 test_parse(void **state)
@@ -109,8 +133,33 @@ test_suggest(void **state)
 		  "[network] unix = /run/docker.sock (or --unix "
 		  "/run/docker.sock)" },
 		{ "bind", "unix", "/srv/app/sock", "filtered/unix-bind",
-		  "[filesystem] rw = /srv/app (or --rw /srv/app): the socket's "
+		  "no safe grant: a rule on the socket's directory /srv/app "
+		  "would reach more, as it holds /srv/app/secret, which the "
+		  "policy denies by name; bind the socket in the project or "
+		  "in /tmp" },
+		{ "bind", "unix", "/srv/run/sock", "filtered/unix-bind",
+		  "[filesystem] rw = /srv/run (or --rw /srv/run): the socket's "
 		  "directory" },
+		/* Never the home, an ancestor of it, "/", nor a secret. */
+		{ "bind", "unix", HOME "/app.sock", "filtered/unix-bind",
+		  "no safe grant: a rule on the socket's directory /home/u "
+		  "would reach more, as it is your home directory, with "
+		  "~/.ssh and every other secret in it; bind the socket in "
+		  "the project or in /tmp" },
+		{ "bind", "unix", "/home/app.sock", "filtered/unix-bind",
+		  "no safe grant: a rule on the socket's directory /home "
+		  "would reach more, as it holds your home directory; bind "
+		  "the socket in the project or in /tmp" },
+		{ "bind", "unix", "/app.sock", "filtered/unix-bind",
+		  "no safe grant: a rule on the socket's directory / would "
+		  "reach more, as it is the whole filesystem, your home and "
+		  "its secrets with it; bind the socket in the project or in "
+		  "/tmp" },
+		{ "connect", "unix", HOME "/.gnupg/S.gpg-agent",
+		  "filtered/unix",
+		  "no safe grant: llwrap suggests no rule that exposes a "
+		  "secret, and it is under ~/.gnupg, which holds keys or "
+		  "credentials" },
 		{ "connect", "unix", "@/tmp/.X11-unix/X0", "filtered/abstract",
 		  NULL },
 		{ "dns-query", "udp", "evil.example", "filtered/host",
@@ -128,7 +177,7 @@ test_suggest(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		_cleanup_free_ char *s = blocked_suggest(
-			t[i].op, t[i].proto, t[i].target, t[i].rule);
+			t[i].op, t[i].proto, t[i].target, t[i].rule, &bounds);
 
 		if (t[i].want == NULL)
 			assert_null(s);
@@ -192,7 +241,7 @@ test_group(void **state)
 	assert_int_equal(log.n, 3);
 	assert_int_equal(log.logged, 9);
 	assert_int_equal(log.unparsed, 1);
-	out = blocked_format(&log, "agent", 0);
+	out = blocked_format(&log, "agent", 0, &bounds);
 	/* Newest first: docker.sock, then the 5 connects; nscd once, below. */
 	first = strstr(out, "1x connect unix /run/docker.sock");
 	second = strstr(out, "5x connect tcp 203.0.113.7:443  (node,curl; "
@@ -250,7 +299,7 @@ test_ten_thousand(void **state)
 	blocked_add_text(&log, text);
 	assert_int_equal(log.logged + log.suppressed, 10000);
 	assert_true(log.logged < 100);
-	out = blocked_format(&log, "agent", 0);
+	out = blocked_format(&log, "agent", 0, &bounds);
 	assert_non_null(strstr(out, "agent: 10000 blocked attempts ("));
 	for (const char *s = out; *s; s++)
 		lines += *s == '\n';
@@ -269,7 +318,7 @@ test_record(void **state)
 					    "comm=ssh rule=filtered/port",
 					    &r),
 			 0);
-	a = blocked_format_record(&r);
+	a = blocked_format_record(&r, &bounds);
 	blocked_record_clear(&r);
 	assert_string_equal(a, "connect tcp 1.2.3.4:22 (ssh; rule "
 			       "filtered/port)\n  allow: [network] "
@@ -278,7 +327,7 @@ test_record(void **state)
 			       "allow-cidr = 1.2.3.4/32:22 where allow-cidr "
 			       "entries decide");
 	assert_int_equal(blocked_parse_line("p: suppressed 5", &r), 0);
-	b = blocked_format_record(&r);
+	b = blocked_format_record(&r, &bounds);
 	blocked_record_clear(&r);
 	assert_string_equal(b, "5 more attempts not logged (rate limit)");
 }
@@ -328,7 +377,8 @@ test_note(void **state)
 	_cleanup_free_ char *a = NULL, *b = NULL;
 
 	(void)state;
-	a = blocked_note("connect", "tcp", "1.2.3.4:443", "filtered/no-cidr");
+	a = blocked_note("connect", "tcp", "1.2.3.4:443", "filtered/no-cidr",
+			 &bounds);
 	assert_string_equal(a, "llwrap: blocked by the sandbox's policy: "
 			       "connect tcp 1.2.3.4:443 (rule "
 			       "filtered/no-cidr); to allow: [network] "
@@ -336,7 +386,7 @@ test_note(void **state)
 			       "1.2.3.4/32:443); not a network failure: ask "
 			       "the user to allow it rather than retrying\n");
 	b = blocked_note("connect", "unix", "@/tmp/.X11-unix/X0",
-			 "filtered/abstract");
+			 "filtered/abstract", &bounds);
 	assert_string_equal(b, "llwrap: blocked by the sandbox's policy: "
 			       "connect unix @/tmp/.X11-unix/X0 (rule "
 			       "filtered/abstract); not a network failure: "
@@ -344,8 +394,9 @@ test_note(void **state)
 			       "retrying\n");
 	assert_null(strchr(a, '\n') == a + strlen(a) - 1 ? NULL : a);
 	{
-		_cleanup_free_ char *c = blocked_note(
-			"connect", "unix", "/x\ny z\033", "filtered/unix");
+		_cleanup_free_ char *c =
+			blocked_note("connect", "unix", "/x\ny z\033",
+				     "filtered/unix", &bounds);
 
 		assert_string_equal(c, "llwrap: blocked by the sandbox's "
 				       "policy: connect unix /x?y?z? (rule "
@@ -356,10 +407,19 @@ test_note(void **state)
 	}
 	/* Known-harmless probes: no note. */
 	assert_null(blocked_note("connect", "unix", "/var/run/nscd/socket",
-				 "filtered/unix"));
+				 "filtered/unix", &bounds));
 	assert_null(blocked_note("connect", "unix",
 				 "/run/systemd/userdb/io.systemd.Multiplexer",
-				 "filtered/unix"));
+				 "filtered/unix", &bounds));
+	/* A bind in the home: the note names no grant on it. */
+	{
+		_cleanup_free_ char *d =
+			blocked_note("bind", "unix", HOME "/x.sock",
+				     "filtered/unix-bind", &bounds);
+
+		assert_null(strstr(d, "rw = /home/u "));
+		assert_non_null(strstr(d, "to allow: no safe grant"));
+	}
 }
 
 int
@@ -375,5 +435,6 @@ main(void)
 		cmocka_unit_test(test_note),
 	};
 
-	return cmocka_run_group_tests_name("blocked", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("blocked", tests, bounds_setup,
+					   bounds_teardown);
 }

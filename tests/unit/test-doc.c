@@ -129,6 +129,65 @@ test_options_in_manual(void **state)
 				 options_subcommands[i].name);
 }
 
+/* What each option's value is, for the completions made from the table
+ * (src/completion-gen.c): every option that takes one has a kind, and
+ * these have the kinds their shells offer. */
+static void
+test_option_values(void **state)
+{
+	static const struct {
+		const char *name;
+		enum options_value v;
+	} t[] = {
+		{ "profile", OPTIONS_VALUE_PROFILE },
+		{ "directory", OPTIONS_VALUE_DIR },
+		{ "ro", OPTIONS_VALUE_PATH },
+		{ "rwx", OPTIONS_VALUE_PATH },
+		{ "deny", OPTIONS_VALUE_PATH },
+		{ "unix", OPTIONS_VALUE_PATH },
+		{ "why", OPTIONS_VALUE_PATH },
+		{ "net", OPTIONS_VALUE_WORDS },
+		{ "backend", OPTIONS_VALUE_WORDS },
+		{ "env-keep", OPTIONS_VALUE_ENV },
+		{ "connect-tcp", OPTIONS_VALUE_TEXT },
+		{ "allow-host", OPTIONS_VALUE_TEXT },
+		{ "timeout", OPTIONS_VALUE_TEXT },
+		{ "explain", OPTIONS_VALUE_NONE },
+		{ "learn", OPTIONS_VALUE_NONE },
+	};
+	size_t found = 0;
+
+	(void)state;
+	for (size_t i = 0; i < options_n_specs; i++) {
+		const struct options_spec *o = &options_specs[i];
+		enum options_value v = options_value(o);
+
+		if ((v == OPTIONS_VALUE_NONE) != (o->has_arg == no_argument))
+			fail_msg("--%s: value kind %d, has_arg %d", o->name, v,
+				 o->has_arg);
+		for (size_t k = 0; k < ARRAY_SIZE(t); k++) {
+			if (strcmp(t[k].name, o->name) != 0)
+				continue;
+			found++;
+			if (v != t[k].v)
+				fail_msg("--%s: value kind %d, want %d",
+					 o->name, v, t[k].v);
+		}
+	}
+	assert_int_equal(found, ARRAY_SIZE(t));
+	/* Each subcommand's flags are in the manual. */
+	for (size_t i = 0; i < options_n_subcommands; i++) {
+		_cleanup_strv_ char **f =
+			strv_split_blank(options_subcommands[i].flags);
+
+		assert_non_null(f);
+		for (char **w = f; *w != NULL; w++)
+			if (!has_word(man1, *w))
+				fail_msg("%s %s is not in doc/llwrap.1",
+					 options_subcommands[i].name, *w);
+	}
+}
+
 static void
 test_keys_in_manual(void **state)
 {
@@ -203,6 +262,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paths_in_manual),
 		cmocka_unit_test(test_options_in_manual),
+		cmocka_unit_test(test_option_values),
 		cmocka_unit_test(test_keys_in_manual),
 		cmocka_unit_test(test_help),
 	};

@@ -698,6 +698,32 @@ test_unchanged(void **state)
 	assert_false(gitguard_unchanged(&e, &st, &later));
 }
 
+/* Who reads a later-run file, named in the messages about one made. */
+static void
+test_later_reader(void **state)
+{
+	static const struct {
+		const char *path, *reader;
+	} t[] = {
+		{ "/p/.envrc", "direnv" },
+		{ "/p/.envrc.local", "direnv" },
+		{ "/p/.env", "direnv" },
+		{ "/p/opencode.json", "opencode" },
+		{ "/p/opencode.jsonc", "opencode" },
+		{ "/p/.opencode", "opencode" },
+		{ "/p/.vscode", "VS Code" },
+		{ "/p/.idea", "a JetBrains IDE" },
+		{ "/p/.mcp.json",
+		  "an agent or editor that starts its MCP servers" },
+		{ "/p/env/dev.sh", "direnv or an editor" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		assert_string_equal(gitguard_later_reader(t[i].path),
+				    t[i].reader);
+}
+
 int
 main(void)
 {
@@ -711,6 +737,7 @@ main(void)
 		cmocka_unit_test(test_index_sha256_split),
 		cmocka_unit_test(test_index_find),
 		cmocka_unit_test(test_unchanged),
+		cmocka_unit_test(test_later_reader),
 	};
 
 	return cmocka_run_group_tests_name("gitguard", tests, NULL, NULL);

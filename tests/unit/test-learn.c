@@ -2,7 +2,7 @@
  * Unit tests of src/learn.c: the grants proposed for a table of denied
  * accesses, and, for many random ones, that no grant is wider than an
  * observed path or its directory, and none is the home, "/", or covers
- * a secret or a denied path.
+ * a secret or a denied path (the bounds of suggest.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +21,15 @@
 #include "xalloc.h"
 
 #define HOME "/home/u"
+
+/* The bounds of a target policy that denies denied. */
+static void
+bounds(struct suggest_bounds *b, char *const *denied)
+{
+	suggest_bounds_init(b, HOME, NULL);
+	for (char *const *d = denied; *d != NULL; d++)
+		strv_push(&b->denied, *d);
+}
 
 static char *
 render(const struct learn_grant *g, size_t n)
@@ -68,17 +77,23 @@ test_table(void **state)
 		{ "/proc/1234/status", LLW_ACCESS_RO, false, true, false },
 		/* a file created in the home: nothing to grant on */
 		{ HOME "/new", LLW_ACCESS_RW, false, false, false },
+		/* directories holding the home or a secret, listed:
+		 * nothing */
+		{ "/home", LLW_ACCESS_RO, true, true, false },
+		{ HOME "/.config", LLW_ACCESS_RO, true, true, false },
+		{ "/srv/x", LLW_ACCESS_RO, true, true, false },
 	};
 	char *denied[] = { "/srv/x/.env", NULL };
-	_cleanup_strv_ char **secrets = learn_secrets(HOME);
+	struct suggest_bounds b;
 	unsigned long dropped;
 	size_t n;
 	struct learn_grant *g;
 	_cleanup_free_ char *got = NULL;
 
 	(void)state;
-	g = learn_propose(acc, ARRAY_SIZE(acc), denied, secrets, HOME, &n,
-			  &dropped);
+	bounds(&b, denied);
+	g = learn_propose(acc, ARRAY_SIZE(acc), &b, &n, &dropped);
+	suggest_bounds_clear(&b);
 	got = render(g, n);
 	assert_string_equal(got, "rw /dev/kvm 1\n"
 				 "ro /home/u/.config/a.conf 1\n"
@@ -92,7 +107,7 @@ test_table(void **state)
 				 "ro /srv/x/a 1\n"
 				 "ro /srv/x/b 1\n"
 				 "rw /var/cache/tool 1");
-	assert_int_equal(dropped, 5);
+	assert_int_equal(dropped, 8);
 	learn_grants_free(g, n);
 }
 
@@ -100,6 +115,7 @@ test_table(void **state)
 static const char *const dirs[] = {
 	"/",	  HOME,	      HOME "/.config", HOME "/.ssh", HOME "/src",
 	"/opt/a", "/opt/a/b", "/srv",	       "/srv/deny",  HOME "/.config/gh",
+	"/home",
 };
 static const char *const names[] = { "x", "y", "z", ".env", "lib" };
 
@@ -107,9 +123,11 @@ static void
 test_property(void **state)
 {
 	char *denied[] = { "/srv/deny", "/opt/a/b/x", NULL };
-	_cleanup_strv_ char **secrets = learn_secrets(HOME);
+	_cleanup_strv_ char **secrets = suggest_secrets(HOME);
+	struct suggest_bounds b;
 
 	(void)state;
+	bounds(&b, denied);
 	srand(12345);
 	for (int round = 0; round < 2000; round++) {
 		struct learn_access acc[12];
@@ -129,7 +147,7 @@ test_property(void **state)
 			acc[i].exists = rand() % 3 != 0;
 			acc[i].alone = rand() % 8 == 0;
 		}
-		g = learn_propose(acc, n, denied, secrets, HOME, &ng, &dropped);
+		g = learn_propose(acc, n, &b, &ng, &dropped);
 		for (size_t k = 0; k < ng; k++) {
 			bool ok = false;
 
@@ -149,8 +167,7 @@ test_property(void **state)
 				fail_msg("round %d: %s is wider than what "
 					 "was observed",
 					 round, g[k].path);
-			if (strcmp(g[k].path, "/") == 0 ||
-			    strcmp(g[k].path, HOME) == 0)
+			if (path_under(HOME, g[k].path))
 				fail_msg("round %d: a grant on %s", round,
 					 g[k].path);
 			for (char **s = secrets; *s != NULL; s++)
@@ -170,6 +187,7 @@ test_property(void **state)
 		for (size_t i = 0; i < n; i++)
 			free(acc[i].path);
 	}
+	suggest_bounds_clear(&b);
 }
 
 static void

@@ -892,6 +892,89 @@ test_names(void **state)
 	assert_string_equal(netpolicy_proto_name(NETPOLICY_UNIX), "unix");
 }
 
+/* Where no name resolves, and the notes that name the fix. */
+static void
+test_closed(void **state)
+{
+	static const struct {
+		const char *what;
+		enum llw_net_mode net;
+		bool supervised;
+		uint16_t tcp, udp, bind; /* a port each, 0 for none */
+		const char *host;	 /* an allow-host entry, or NULL */
+		bool closed;
+		const char *note; /* the start of the first note, or NULL */
+	} t[] = {
+		{ "-p default", LLW_NET_FILTERED, false, 0, 0, 0, NULL, true,
+		  "no name resolves and no port connects or binds here; "
+		  "--allow-host NAME:443 opens a name" },
+		{ "bind-tcp alone", LLW_NET_FILTERED, false, 0, 0, 8000, NULL,
+		  true,
+		  "no name resolves and no port connects here; --allow-host" },
+		{ "connect-tcp 443", LLW_NET_FILTERED, false, 443, 0, 0, NULL,
+		  true, "connect-tcp opens ports, not names" },
+		{ "connect-udp 53", LLW_NET_FILTERED, false, 443, 53, 0, NULL,
+		  false, NULL },
+		{ "connect-udp 5353", LLW_NET_FILTERED, false, 0, 5353, 0, NULL,
+		  true, "no name resolves" },
+		{ "supervised", LLW_NET_FILTERED, true, 443, 0, 0, NULL, false,
+		  NULL },
+		{ "mode = none", LLW_NET_NONE, false, 0, 0, 0, NULL, true,
+		  NULL },
+		{ "mode = host", LLW_NET_HOST, false, 0, 0, 0, NULL, false,
+		  NULL },
+		{ "allow-host without ports", LLW_NET_FILTERED, true, 0, 0, 0,
+		  "example.org", false,
+		  "allow-host example.org (test) reaches no port: an entry "
+		  "without ports takes connect-tcp's, and there are none; "
+		  "write example.org:443" },
+		{ "allow-host with ports", LLW_NET_FILTERED, true, 0, 0, 0,
+		  "example.org:443", false, NULL },
+		{ "allow-host under connect-tcp", LLW_NET_FILTERED, true, 443,
+		  0, 0, "example.org", false, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct policy *p = policy_new();
+		_cleanup_strv_ char **notes = NULL;
+		char *cause = NULL;
+
+		p->net = t[i].net;
+		if (t[i].tcp)
+			ports_add(&p->connect_tcp, t[i].tcp, t[i].tcp);
+		if (t[i].udp)
+			ports_add(&p->connect_udp, t[i].udp, t[i].udp);
+		if (t[i].bind)
+			ports_add(&p->bind_tcp, t[i].bind, t[i].bind);
+		if (t[i].host)
+			items_add(&p->allow_host, t[i].host);
+		if (policy_parse_network(p, &cause) < 0)
+			fail_msg("%s: %s", t[i].what, cause);
+		if (netpolicy_names_closed(p, t[i].supervised) != t[i].closed)
+			fail_msg("%s: names closed %d, want %d", t[i].what,
+				 !t[i].closed, t[i].closed);
+		notes = netpolicy_notes(p, t[i].supervised, true);
+		if (t[i].note == NULL && notes != NULL)
+			fail_msg("%s: a note: %s", t[i].what, notes[0]);
+		if (t[i].note != NULL &&
+		    (notes == NULL ||
+		     strncmp(notes[0], t[i].note, strlen(t[i].note)) != 0))
+			fail_msg("%s: note '%s', want '%s...'", t[i].what,
+				 notes ? notes[0] : "(none)", t[i].note);
+		/* Not on a terminal: only the notes about a mistake. */
+		strv_free(notes);
+		notes = netpolicy_notes(p, t[i].supervised, false);
+		if (notes != NULL &&
+		    strncmp(notes[0], "no name resolves", 16) == 0)
+			fail_msg("%s: the closed network noted off a terminal",
+				 t[i].what);
+		policy_free(p);
+	}
+	for (const char *const *e = netpolicy_closed_environ; *e; e++)
+		assert_non_null(strchr(*e, '='));
+}
+
 static void
 test_ratelimit(void **state)
 {
@@ -990,6 +1073,7 @@ main(void)
 		cmocka_unit_test(test_resolvers),
 		cmocka_unit_test(test_own),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_closed),
 		cmocka_unit_test(test_ratelimit),
 		cmocka_unit_test(test_log_line),
 		cmocka_unit_test(test_log_path),

@@ -664,7 +664,8 @@ static const struct {
 	/* Broken whatever its [match]. */
 	{ "[bogus]\n",
 	  "1: unknown section [bogus]; the sections are [profile], "
-	  "[filesystem], [network], [environment], [process] and [match]." },
+	  "[filesystem], [network], [environment], [process], [limits] and "
+	  "[match]." },
 	{ "[filesystem]\nro /x\n",
 	  "2: expected 'key = value', '[section]' or a comment." },
 	{ "[match]\nproject = relative\n", NULL /* checked below */ },

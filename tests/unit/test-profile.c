@@ -235,7 +235,9 @@ static const struct {
 	  FILE_NAME ":2: .llwrap.ini may only tighten the policy: "
 		    "[filesystem] git-config is not allowed here" },
 	{ "[bogus]\n", PROFILE_KIND_NORMAL,
-	  FILE_NAME ":1: unknown section [bogus]" },
+	  FILE_NAME ":1: unknown section [bogus]; the sections are [profile], "
+		    "[filesystem], [network], [environment], [process], "
+		    "[limits] and [match]." },
 	{ "\n\n[network]\nmode = host\n[ network ]\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":5: unknown section [ network ]" },
 	{ "[filesystem]\nrox = /a\n", PROFILE_KIND_NORMAL,
@@ -247,7 +249,9 @@ static const struct {
 	  FILE_NAME ":2: key 'connect-tcp' belongs in section [network], not "
 		    "[filesystem]." },
 	{ "mode = none\n", PROFILE_KIND_NORMAL,
-	  FILE_NAME ":1: key 'mode' is outside any section" },
+	  FILE_NAME ":1: key 'mode' is outside any section; put it under "
+		    "[profile], [filesystem], [network], [environment], "
+		    "[process], [limits] or [match]." },
 	{ "[filesystem]\nro = ${NOPE}/x\n", PROFILE_KIND_NORMAL,
 	  FILE_NAME ":2: unknown variable ${NOPE}" },
 	{ "[filesystem]\nro = ${HOME\n", PROFILE_KIND_NORMAL,

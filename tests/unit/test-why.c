@@ -91,10 +91,44 @@ static const struct why_case cases[] = {
 	  DENY,
 	  "no rule grants /home/u/.ssh/id_ed25519 (the filesystem is an "
 	  "allow-list)" },
+	/* No suggestion reaches a secret, the home or "/" (suggest.h). */
 	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/.ssh/id_ed25519",
 	  DENY,
-	  "allow:  [filesystem] ro = /home/u/.ssh/id_ed25519 in a profile of "
-	  "yours (or the flag --ro /home/u/.ssh/id_ed25519)" },
+	  "allow:  no safe grant: llwrap suggests no rule that exposes a "
+	  "secret, and it is under ~/.ssh, which holds keys or credentials" },
+	{ "default", NULL, 7, false, false, WHY_READ, "/home/u/.ssh/id_ed25519",
+	  DENY, "allow:  no safe grant: llwrap suggests no rule that exposes" },
+	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
+	  "allow:  no safe grant: llwrap suggests no rule that exposes a "
+	  "secret, and it is ~/proj/.env, which the policy denies by name" },
+	{ "default", NULL, 7, false, false, WHY_WRITE, "/home/u/new.txt", DENY,
+	  "allow:  create /home/u/new.txt outside the sandbox first (touch "
+	  "/home/u/new.txt), then [filesystem] rw = /home/u/new.txt in a "
+	  "profile of yours (or the flag --rw /home/u/new.txt): the file "
+	  "alone\n"
+	  "  note:   no grant on /home/u is safe to suggest: it is your home "
+	  "directory, with ~/.ssh and every other secret in it" },
+	{ "default", NULL, 7, false, false, WHY_READ, "/home/u", DENY,
+	  "allow:  no safe grant: a rule on /home/u would reach more than "
+	  "this access, as it is your home directory, with ~/.ssh and every "
+	  "other secret in it\n"
+	  "  note:   grant only the entries in it the command needs, each by "
+	  "its own path (llwrap why /home/u/ENTRY)" },
+	{ "default", NULL, 7, false, false, WHY_READ, "/home", DENY,
+	  "allow:  no safe grant: a rule on /home would reach more than this "
+	  "access, as it holds your home directory" },
+	{ "default", NULL, 7, false, false, WHY_READ, "/home/u/.config", DENY,
+	  "as it holds ~/.config/gh, which holds keys or credentials" },
+	{ "default", NULL, 7, false, false, WHY_WRITE, "/new", DENY,
+	  "note:   no grant on / is safe to suggest: it is the whole "
+	  "filesystem" },
+	{ "default", NULL, 7, false, false, WHY_CONNECT_UNIX,
+	  "/home/u/.gnupg/S.gpg-agent", DENY,
+	  "allow:  no safe grant: llwrap suggests no rule that exposes a "
+	  "secret, and it is under ~/.gnupg" },
+	{ "default", NULL, 7, false, false, WHY_CONNECT_UNIX,
+	  "/run/postgresql/.s.PGSQL.5432", DENY,
+	  "allow:  [network] unix = /run/postgresql/.s.PGSQL.5432" },
 	{ "opencode", NULL, 7, true, false, WHY_EXEC, "/usr/bin/cc", ALLOW,
 	  "rule:   rx = /usr   (CONF/empty.ini:" },
 	{ "opencode", NULL, 7, true, false, WHY_WRITE, "/etc/passwd", DENY,
@@ -103,6 +137,9 @@ static const struct why_case cases[] = {
 	  "allow:  [filesystem] rw = /etc/passwd" },
 	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
 	  "layer:  L3 mount namespace (mask)" },
+	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
+	  "is masked by a character device that fails every open (EACCES) "
+	  "(deny)" },
 	{ "opencode", NULL, 7, true, false, WHY_READ, "/home/u/proj/.env", DENY,
 	  "rule:   deny = /home/u/proj/.env   (CONF/opencode.ini:" },
 	{ "opencode", NULL, 7, true, false, WHY_WRITE,
@@ -153,6 +190,18 @@ static const struct why_case cases[] = {
 	  "api.openai.com:443", ALLOW, "a port rule reaches every host" },
 	{ "default", NULL, 3, false, false, WHY_CONNECT_TCP, "10.0.0.5:5432",
 	  ALLOW, "does not restrict TCP ports (NOT ENFORCED)" },
+	/* A name where no name resolves (DNS closed): the port rule is
+	 * never reached; allow-host opens the name. */
+	{ "default", "network connect-tcp 443", 7, false, false,
+	  WHY_CONNECT_TCP, "api.example.com:443", DENY,
+	  "denied: api.example.com does not resolve here: DNS is closed" },
+	{ "default", "network connect-tcp 443", 7, false, false,
+	  WHY_CONNECT_TCP, "api.example.com:443", DENY,
+	  "allow:  [network] allow-host = api.example.com:443 (or "
+	  "--allow-host api.example.com:443)" },
+	{ "default", "network connect-tcp 443; network connect-udp 53", 7,
+	  false, false, WHY_CONNECT_TCP, "api.example.com:443", ALLOW,
+	  "rule:   connect-tcp = 443   (command line)" },
 	{ "default", "network bind-tcp 0", 7, false, false, WHY_BIND_TCP,
 	  "127.0.0.1:0", ALLOW, "rule:   bind-tcp = 0   (command line)" },
 	{ "default", NULL, 7, false, false, WHY_SEND_UDP, "127.0.0.1:53", DENY,
@@ -363,7 +412,7 @@ run_case(const struct why_case *c)
 	_cleanup_free_ char *resolved = NULL, *host = NULL;
 	_cleanup_strv_ char **unix_paths = NULL;
 	struct fixture fx;
-	struct why_query q = { .access = c->access };
+	struct why_query q = { .access = c->access, .home = "/home/u" };
 	struct why_verdict verdict;
 	enum want got;
 

@@ -227,6 +227,73 @@ let
       sandbox.readOnlyPaths = [ "/srv/with space" ];
     };
   };
+  # Every value the module renders is checked at evaluation, with an
+  # assertion naming the option (not at nft's, systemd's or llwrap's
+  # start): each of these has one bad value.
+  badValues = eval (
+    noFirewall
+    // {
+      services.opencode.instances.a = lib.recursiveUpdate (minimal "a" 4001 8787) {
+        listen.address = "localhost";
+        networkIsolation = {
+          enable = true;
+          outboundAllowCidrs = [
+            "10.10.0.0/33"
+            "2001:db8::/129"
+            "300.1.2.3/8"
+            "10.20.0.0/16"
+          ];
+          dnsServers = [
+            "10.0.0.53"
+            "fe80::1%eth0"
+          ];
+          logRate = "10/min";
+        };
+        allowedHosts = [ "api.example.com:70000" ];
+        limits = {
+          memory = "4GB";
+          cpuQuota = "2";
+          runtimeMaxSec = "8 x";
+        };
+        environmentFile = "secrets.env";
+        credentials."../key" = "/run/secrets/key";
+      };
+    }
+  );
+  agentsBadLimits = eval {
+    services.opencode.agents.enable = true;
+    services.opencode.agents.limits.memory = "lots";
+  };
+  goodValues = eval (
+    noFirewall
+    // {
+      services.opencode.instances.a = lib.recursiveUpdate (minimal "a" 4001 8787) {
+        listen.address = "::1";
+        networkIsolation = {
+          enable = true;
+          outboundAllowCidrs = [
+            "10.10.0.0/16"
+            "2001:db8::/32"
+            "192.0.2.7"
+            "::ffff:10.0.0.0/104"
+          ];
+          dnsServers = [
+            "10.0.0.53"
+            "2001:db8::53"
+          ];
+          logRate = "5/second";
+        };
+        allowedHosts = [ "api.example.com:443,8000-8100" ];
+        limits = {
+          memory = "50%";
+          cpuQuota = "150%";
+          runtimeMaxSec = "1h 30min";
+        };
+        environmentFile = "-/run/secrets/a.env";
+        credentials.anthropic = "/run/secrets/anthropic";
+      };
+    }
+  );
   agents = eval {
     services.opencode.agents.enable = true;
   };
@@ -378,6 +445,26 @@ in
   (check "two instances with one uid are refused" (failedWith "same uid" sameUid) (toString sameUid.failed))
   (check "an instance name outside the safe pattern is refused" (failedWith "must match" badName) (toString badName.failed))
   (check "a path llwrap profiles cannot hold is refused" (failedWith "not a plain absolute path" badPath) (toString badPath.failed))
+  (check "outboundAllowCidrs: 10.10.0.0/33, a /129 and 300.1.2.3 are refused at evaluation, naming the option" (
+    failedWith "services.opencode.instances.a.networkIsolation.outboundAllowCidrs: '10.10.0.0/33' is not an IPv4 or IPv6 CIDR" badValues
+    && failedWith "'2001:db8::/129' is not an IPv4 or IPv6 CIDR" badValues
+    && failedWith "'300.1.2.3/8' is not an IPv4 or IPv6 CIDR" badValues
+    && !failedWith "'10.20.0.0/16'" badValues
+  ) (toString badValues.failed))
+  (check "every other rendered value is checked, naming its option" (
+    failedWith "services.opencode.instances.a.networkIsolation.dnsServers: 'fe80::1%eth0' is not an IPv4 or IPv6 address" badValues
+    && !failedWith "'10.0.0.53'" badValues
+    && failedWith "services.opencode.instances.a.networkIsolation.logRate: '10/min' is not an nftables rate" badValues
+    && failedWith "services.opencode.instances.a.listen.address: 'localhost' is not an IPv4 or IPv6 address" badValues
+    && failedWith "services.opencode.instances.a.allowedHosts: 'api.example.com:70000' is not a host name" badValues
+    && failedWith "services.opencode.instances.a.limits.memory: '4GB'" badValues
+    && failedWith "services.opencode.instances.a.limits.cpuQuota: '2'" badValues
+    && failedWith "services.opencode.instances.a.limits.runtimeMaxSec: '8 x'" badValues
+    && failedWith "services.opencode.instances.a.environmentFile: 'secrets.env'" badValues
+    && failedWith "services.opencode.instances.a.credentials: '../key' is not a credential ID" badValues
+  ) (toString badValues.failed))
+  (check "agents.limits too" (failedWith "services.opencode.agents.limits.memory: 'lots'" agentsBadLimits) (toString agentsBadLimits.failed))
+  (check "good values of each kind evaluate without assertion failures" (goodValues.failed == [ ]) (toString goodValues.failed))
   (check "agents: the opencode-agent@ template, DynamicUser, state under /var/lib/opencode-agents" (
     tmpl.serviceConfig.DynamicUser or false && tmpl.serviceConfig.StateDirectory or "" == "opencode-agents/%i"
     && has "llwrap-agent exec %i" (tmpl.serviceConfig.ExecStart or "")

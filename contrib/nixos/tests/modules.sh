@@ -25,14 +25,18 @@ for line in json.load(sys.stdin):
     print(line.replace("\n", " "))' >"$T/checks"
 tap_checks <"$T/checks"
 
-# The flake's outputs, with nixpkgs stubbed by that lib and the
-# package's callPackage.
+# The flake's outputs, as Nix calls them with its lock (flake.lock's
+# nixpkgs node gives the input's source information), with nixpkgs
+# stubbed by that lib and the package's callPackage: offline.
 run nix_str "let
 	lib = import $NIXPKGS_LIB;
+	lock = builtins.fromJSON (builtins.readFile $LLW_SRCDIR/flake.lock);
+	locked = lock.nodes.\${lock.nodes.\${lock.root}.inputs.nixpkgs}.locked;
 	fake = n: { type = \"derivation\"; name = n; outPath = \"/nix/store/x-\" + n; };
 	pkgs = { callPackage = f: a: fake (baseNameOf (toString f));
 		stdenv.hostPlatform.system = \"x86_64-linux\"; };
-	nixpkgs = { inherit lib; legacyPackages = lib.genAttrs [ \"x86_64-linux\" \"aarch64-linux\" ] (_: pkgs); };
+	nixpkgs = { inherit lib; inherit (locked) rev narHash lastModified;
+		legacyPackages = lib.genAttrs [ \"x86_64-linux\" \"aarch64-linux\" ] (_: pkgs); };
 	flake = import $LLW_SRCDIR/flake.nix;
 	self = flake.outputs { inherit self nixpkgs; };
 	in builtins.toJSON {
