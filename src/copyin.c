@@ -90,10 +90,12 @@ open_dest_dir(const struct policy *p, const struct llw_copy *c, const char *dir,
 	      char ***notes)
 {
 	const struct llw_path_rule *rule = policy_rule_at(p, c->dst);
-	_cleanup_free_ char *rdir = NULL, *root = NULL;
+	_cleanup_free_ char *rdir = NULL;
+	char *save = NULL;
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
 	int r, fd;
 
@@ -105,27 +107,49 @@ open_dest_dir(const struct policy *p, const struct llw_copy *c, const char *dir,
 					 c->origin, c->dst));
 		return -1;
 	}
-	if ((r = dir_make_path(dir, 0700)) < 0) {
-		strv_push_take(notes, xasprintf("%s: cannot create %s: %s; "
-						"not copied",
-						c->origin, dir, strerror(-r)));
+	/* The writable tree's own directory is the user's (the command
+	 * cannot rename what holds it); beneath it, every directory is made
+	 * and opened one step at a time, never through a link the command
+	 * may have put there (mkdirat does not follow one; the open
+	 * refuses it). */
+	if (!path_under(dir, rule->path) ||
+	    (fd = open(rule->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		strv_push_take(notes, xasprintf("%s: cannot open %s: %s; not "
+						"copied",
+						c->origin, rule->path,
+						strerror(errno)));
 		return -1;
 	}
-	rdir = realpath(dir, NULL);
-	root = realpath(rule->path, NULL);
-	if (rdir == NULL || root == NULL || !path_under(rdir, root)) {
-		strv_push_take(notes,
-			       xasprintf("%s: %s leads out of %s (a symbolic "
-					 "link on the way); not copied",
-					 c->origin, dir, rule->path));
-		return -1;
+	rdir = xstrdup(dir + strlen(rule->path));
+	for (char *comp = strtok_r(rdir, "/", &save); comp != NULL;
+	     comp = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (mkdirat(fd, comp, 0700) < 0 && errno != EEXIST) {
+			r = -errno;
+			close(fd);
+			strv_push_take(notes,
+				       xasprintf("%s: cannot create %s: %s; "
+						 "not copied",
+						 c->origin, dir, strerror(-r)));
+			return -1;
+		}
+		next = (int)syscall(SYS_openat2, fd, comp, &how, sizeof(how));
+		r = -errno;
+		close(fd);
+		if (next < 0) {
+			strv_push_take(
+				notes,
+				xasprintf("%s: %s leads out of %s (%s); not "
+					  "copied",
+					  c->origin, dir, rule->path,
+					  r == -ELOOP || r == -EXDEV
+						  ? "a symbolic link on the way"
+						  : strerror(-r)));
+			return -1;
+		}
+		fd = next;
 	}
-	fd = (int)syscall(SYS_openat2, AT_FDCWD, rdir, &how, sizeof(how));
-	if (fd < 0)
-		strv_push_take(notes,
-			       xasprintf("%s: cannot open %s: %s; not "
-					 "copied",
-					 c->origin, rdir, strerror(errno)));
 	return fd;
 }
 

@@ -213,10 +213,14 @@ gitconfig_each(const char *text,
 {
 	_cleanup_free_ char *section = NULL, *sub = NULL;
 
+	/* git skips a UTF-8 byte order mark at the start. */
+	if (strncmp(text, "\xef\xbb\xbf", 3) == 0)
+		text += 3;
 	while (*text != '\0') {
 		const char *end = text + strcspn(text, "\n");
 		const char *s = text, *k, *eq;
 		_cleanup_free_ char *key = NULL, *value = NULL;
+		_cleanup_free_ char *line = NULL;
 		size_t n = 0;
 		int r;
 
@@ -240,22 +244,26 @@ gitconfig_each(const char *text,
 			if (s == end)
 				continue;
 		}
-		if (section == NULL)
-			continue;
 		key = xmalloc((size_t)(end - s) + 1);
 		for (k = s;
 		     k < end && (isalnum((unsigned char)*k) || *k == '-'); k++)
 			key[n++] = (char)tolower((unsigned char)*k);
 		key[n] = '\0';
-		if (n == 0)
-			continue;
 		eq = k;
 		while (eq < end && isspace((unsigned char)*eq))
 			eq++;
+		if (section == NULL || n == 0 ||
+		    (eq < end && *eq != '=' && *eq != '#' && *eq != ';')) {
+			/* Nothing git would read as it is here (a key
+			 * outside a section, a continued line): told as
+			 * such, for a reader that must fail closed. */
+			line = xstrndup(s, (size_t)(end - s));
+			if ((r = fn(ctx, NULL, NULL, NULL, line)) != 0)
+				return r;
+			continue;
+		}
 		if (eq < end && *eq == '=')
 			value = gc_value(eq + 1, end);
-		else if (eq < end && *eq != '#' && *eq != ';')
-			continue;
 		if ((r = fn(ctx, section, sub, key, value)) != 0)
 			return r;
 	}

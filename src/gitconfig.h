@@ -23,7 +23,10 @@ char **gitconfig_paths(const char *text, const char *file, const char *home);
  * its section in lower case, its subsection as written (NULL when none;
  * the old form [section.sub] in lower case, as git reads it), its key in
  * lower case, and its value unquoted (NULL for a key alone, which git
- * reads as true).  fn returns nonzero to stop; that is returned, else 0.
+ * reads as true).  A line it cannot read so (a key outside any section,
+ * a value continued on the next line) is given as section, sub and key
+ * NULL and value the line.  fn returns nonzero to stop; that is returned,
+ * else 0.  A UTF-8 byte order mark at the start is skipped, as git does.
  * Includes are not followed.
  */
 int gitconfig_each(const char *text,

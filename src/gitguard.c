@@ -41,12 +41,22 @@
 #include "gitguard.h"
 #include "path.h"
 #include "strv.h"
+#include "text.h"
 #include "xalloc.h"
 
 /* Submodules inside submodules, modules/ inside modules/. */
 #define GITGUARD_DEPTH 8
 /* The largest .gitmodules or .git file read. */
 #define GITGUARD_MAX_FILE (64 * 1024)
+
+/* A note for --explain, taking text: names it quotes come from the
+ * project (an .envrc line, a path), shown as text on the terminal. */
+static void
+notes_take(char ***notes, char *text)
+{
+	strv_push_take(notes, text_shown(text));
+	free(text);
+}
 
 static int
 real_kind(void *ctx, const char *path)
@@ -117,6 +127,7 @@ const struct gitguard_fs gitguard_fs_real = {
 struct scan {
 	const struct gitguard_fs *fs;
 	struct gitguard *g;
+	char *const *global_configs; /* the user's git configuration */
 };
 
 static char *
@@ -233,10 +244,10 @@ scan_gitdir(struct scan *s, const char *gitdir, int depth)
 	add(s, gitdir, GITGUARD_PIN, "a git repository");
 	protect_files(s, gitdir);
 	if (kind(s, hooks) == 0)
-		strv_push_take(&s->g->notes,
-			       xasprintf("%s does not exist: one created "
-					 "inside the sandbox would run later",
-					 hooks));
+		notes_take(&s->g->notes,
+			   xasprintf("%s does not exist: one created "
+				     "inside the sandbox would run later",
+				     hooks));
 	/* Nothing to mount on (conf/known-limits git.commondir): watched
 	 * (watchlater.h). */
 	if (kind(s, cd) == 0)
@@ -398,20 +409,21 @@ grant_linked(struct scan *s, const char *project, const char *dotgit,
 		    "the repository this linked worktree shares");
 	return;
 no:
-	strv_push_take(&s->g->notes,
-		       xasprintf("%s names %s, which is not a linked "
-				 "worktree's repository as git makes it: not "
-				 "made writable (git cannot work here)",
-				 dotgit, gitdir));
+	notes_take(&s->g->notes,
+		   xasprintf("%s names %s, which is not a linked "
+			     "worktree's repository as git makes it: not "
+			     "made writable (git cannot work here)",
+			     dotgit, gitdir));
 }
 
 static void scan_hooks_path(struct scan *s, const char *project);
 
 struct gitguard *
-gitguard_scan(const char *project, const struct gitguard_fs *fs)
+gitguard_scan(const char *project, const struct gitguard_fs *fs,
+	      char *const *global_configs)
 {
 	struct gitguard *g = xcalloc(1, sizeof(*g));
-	struct scan s = { .fs = fs, .g = g };
+	struct scan s = { .fs = fs, .g = g, .global_configs = global_configs };
 	_cleanup_free_ char *dotgit = join(project, ".git");
 	int k = kind(&s, dotgit);
 
@@ -423,10 +435,10 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs)
 	case 'l':
 		/* The rules land on the target; the link itself is not a
 		 * mount point and could be replaced. */
-		strv_push_take(&g->notes,
-			       xasprintf("%s is a symbolic link: its target is "
-					 "protected, the link itself is not",
-					 dotgit));
+		notes_take(&g->notes,
+			   xasprintf("%s is a symbolic link: its target is "
+				     "protected, the link itself is not",
+				     dotgit));
 		scan_gitdir(&s, dotgit, 0);
 		break;
 	case 'f': {
@@ -445,13 +457,12 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs)
 		break;
 	}
 	default:
-		strv_push_take(
-			&g->notes,
-			xasprintf("%s does not exist: a repository the "
-				  "command creates is watched, and moved "
-				  "aside when its configuration or hooks "
-				  "could run a command",
-				  dotgit));
+		notes_take(&g->notes,
+			   xasprintf("%s does not exist: a repository the "
+				     "command creates is watched, and moved "
+				     "aside when its configuration or hooks "
+				     "could run a command",
+				     dotgit));
 		return g;
 	}
 	scan_hooks_path(&s, project);
@@ -481,12 +492,18 @@ scan_hooks_path(struct scan *s, const char *project)
 	*common = '\0';
 	common = objects;
 	{
-		const char *dirs[] = { common, gitdir };
+		/* In git's order: the user's configuration (system, XDG,
+		 * ~/.gitconfig), then the repository's; the last wins. */
+		_cleanup_strv_ char **files = strv_copy(s->global_configs);
+		_cleanup_free_ char *c1 = join(common, "config");
+		_cleanup_free_ char *c2 = join(gitdir, "config");
 
-		for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-			_cleanup_free_ char *cfg = join(dirs[i], "config");
+		strv_push(&files, c1);
+		if (strcmp(c1, c2) != 0)
+			strv_push(&files, c2);
+		for (char **f = files; f != NULL && *f != NULL; f++) {
 			_cleanup_free_ char *text =
-				s->fs->read_file(s->fs->ctx, cfg);
+				s->fs->read_file(s->fs->ctx, *f);
 			char *v =
 				text != NULL ? gitguard_hooks_path(text) : NULL;
 
@@ -503,11 +520,11 @@ scan_hooks_path(struct scan *s, const char *project)
 		return;
 	if (kind(s, path) == 0) {
 		strv_push(&s->g->missing, path);
-		strv_push_take(&s->g->notes,
-			       xasprintf("core.hooksPath names %s, which does "
-					 "not exist: one created inside the "
-					 "sandbox is moved aside",
-					 path));
+		notes_take(&s->g->notes,
+			   xasprintf("core.hooksPath names %s, which does "
+				     "not exist: one created inside the "
+				     "sandbox is moved aside",
+				     path));
 		return;
 	}
 	add(s, path, GITGUARD_RX, "core.hooksPath: the hooks git runs");
@@ -568,12 +585,25 @@ gitguard_objects(const char *worktree, const struct gitguard_fs *fs,
  * (nothing is made in the user's project to mount on).  Not .opencode:
  * opencode makes it itself (plans, a .gitignore) and stops when it
  * cannot. */
-static const char *const later_dirs[] = { ".vscode", ".idea", ".opencode" };
-#define LATER_DIRS_WATCHED 2
+static const char *const later_dirs[] = {
+	".opencode",
+	".vscode",
+	".idea",
+	/* Other agents' and tools' project settings that run commands:
+	 * Claude Code's hooks, Cursor's and Gemini's MCP servers, a dev
+	 * container's initializeCommand (run on the host). */
+	".claude",
+	".cursor",
+	".gemini",
+	".devcontainer",
+};
+/* Those from this one on are watched for when missing. */
+#define LATER_DIRS_WATCHED 1
 /* The files: direnv's, the agents' project configuration. */
-static const char *const later_files[] = { ".envrc", ".mcp.json",
-					   "opencode.json", "opencode.jsonc",
-					   ".llwrap.ini" };
+static const char *const later_files[] = {
+	".envrc",	  ".mcp.json",	 "opencode.json",
+	"opencode.jsonc", ".llwrap.ini", ".aider.conf.yml",
+};
 
 const char *
 gitguard_later_reader(const char *path)
@@ -596,6 +626,16 @@ gitguard_later_reader(const char *path)
 		return "an agent or editor that starts its MCP servers";
 	if (strcmp(name, ".llwrap.ini") == 0)
 		return "llwrap (the project's own profile)";
+	if (strcmp(name, ".claude") == 0)
+		return "Claude Code (its hooks)";
+	if (strcmp(name, ".cursor") == 0)
+		return "Cursor";
+	if (strcmp(name, ".gemini") == 0)
+		return "Gemini CLI";
+	if (strcmp(name, ".devcontainer") == 0)
+		return "a dev container's host (initializeCommand)";
+	if (strcmp(name, ".aider.conf.yml") == 0)
+		return "aider";
 	return "direnv or an editor";
 }
 
@@ -604,10 +644,10 @@ static void
 note_missing(struct scan *s, const char *path)
 {
 	strv_push(&s->g->missing, path);
-	strv_push_take(&s->g->notes,
-		       xasprintf("%s (loaded by .envrc) does not exist: one "
-				 "created inside the sandbox would run later",
-				 path));
+	notes_take(&s->g->notes,
+		   xasprintf("%s (loaded by .envrc) does not exist: one "
+			     "created inside the sandbox would run later",
+			     path));
 }
 
 /*
@@ -670,12 +710,12 @@ envrc_unread(struct scan *s, const char *envrc, const char *line)
 		    (strcmp(words[i], ". ") != 0 ||
 		     strncmp(line, ". ", 2) == 0)) {
 			shown = xstrndup(line, 80);
-			strv_push_take(&s->g->notes,
-				       xasprintf("%s: '%s' loads or runs what "
-						 "the project holds, which "
-						 "llwrap does not read: NOT "
-						 "ENFORCED for what it names",
-						 envrc, shown));
+			notes_take(&s->g->notes,
+				   xasprintf("%s: '%s' loads or runs what "
+					     "the project holds, which "
+					     "llwrap does not read: NOT "
+					     "ENFORCED for what it names",
+					     envrc, shown));
 			return;
 		}
 }
@@ -739,7 +779,7 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 				if (!strv_contains(s->g->missing, path))
 					note_missing(s, path);
 			} else if (path_under(path, project)) {
-				strv_push_take(
+				notes_take(
 					&s->g->notes,
 					xasprintf("%s loads %s, which does "
 						  "not exist and is reached "
@@ -768,7 +808,7 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 
 		if (kind(&s, p) != 0) {
 			add(&s, p, GITGUARD_RO, "run later, outside");
-		} else if (i < LATER_DIRS_WATCHED) {
+		} else if (i >= LATER_DIRS_WATCHED) {
 			strv_push(&missing, later_dirs[i]);
 			strv_push(&g->missing, p);
 		}
@@ -800,14 +840,14 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 	if (missing != NULL) {
 		_cleanup_free_ char *list = strv_join(missing, ", ");
 
-		strv_push_take(&g->notes,
-			       xasprintf("%s do not exist in %s: one "
-					 "created there inside the sandbox is "
-					 "moved aside by the monitor as soon "
-					 "as it is made (a new .envrc is left, "
-					 "named: direnv asks before loading "
-					 "it)",
-					 list, project));
+		notes_take(&g->notes,
+			   xasprintf("%s do not exist in %s: one "
+				     "created there inside the sandbox is "
+				     "moved aside by the monitor as soon "
+				     "as it is made (a new .envrc is left, "
+				     "named: direnv asks before loading "
+				     "it)",
+				     list, project));
 	}
 	return g;
 }
@@ -1161,6 +1201,8 @@ config_objectformat(void *ctx, const char *section, const char *sub,
 {
 	size_t *len = ctx;
 
+	if (section == NULL)
+		return 0;
 	if (sub == NULL && strcmp(section, "extensions") == 0 &&
 	    strcmp(key, "objectformat") == 0 && value != NULL)
 		*len = strcasecmp(value, "sha256") == 0 ? GITGUARD_SHA256_LEN
@@ -1183,6 +1225,8 @@ config_hooks_path(void *ctx, const char *section, const char *sub,
 {
 	char **path = ctx;
 
+	if (section == NULL)
+		return 0;
 	if (sub == NULL && strcmp(section, "core") == 0 &&
 	    strcmp(key, "hookspath") == 0) {
 		free(*path);
@@ -1222,6 +1266,7 @@ static const char *const config_safe[] = {
 	"core.quotepath",
 	"core.compression",
 	"core.sparsecheckout",
+	"core.worktree",
 	"extensions.objectformat",
 	"extensions.worktreeconfig",
 	"remote.*.url",
@@ -1258,9 +1303,14 @@ config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 	      const char *value)
 {
 	char **unsafe = ctx;
-	_cleanup_free_ char *name =
-		xasprintf("%s.%s%s", section, sub != NULL ? "*." : "", key);
+	_cleanup_free_ char *name = NULL;
 
+	if (section == NULL) {
+		/* A line llwrap cannot read as git does: refused. */
+		*unsafe = xstrdup("a line llwrap cannot read");
+		return 1;
+	}
+	name = xasprintf("%s.%s%s", section, sub != NULL ? "*." : "", key);
 	(void)value;
 	for (size_t i = 0; i < ARRAY_SIZE(config_safe); i++)
 		if (strcmp(name, config_safe[i]) == 0)

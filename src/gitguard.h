@@ -65,10 +65,14 @@ extern const struct gitguard_fs gitguard_fs_real;
 /*
  * The entries protecting the repository of project (absolute,
  * resolved).  A project without .git gives none and a note.  Never
- * fails: what cannot be read is left out, with a note.
+ * fails: what cannot be read is left out, with a note.  global_configs
+ * (NULL-terminated, or NULL) are the user's git configuration files in
+ * the order git reads them, read for core.hooksPath before the
+ * repository's own.
  */
 struct gitguard *gitguard_scan(const char *project,
-			       const struct gitguard_fs *fs);
+			       const struct gitguard_fs *fs,
+			       char *const *global_configs);
 
 void gitguard_free(struct gitguard *g);
 

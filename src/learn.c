@@ -125,6 +125,15 @@ siblings(const struct learn_access *v, size_t n, const char *dir)
 	return strv_length(seen);
 }
 
+static bool
+has_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 struct learn_grant *
 learn_propose(const struct learn_access *v, size_t n,
 	      const struct suggest_bounds *b, size_t *n_out,
@@ -140,7 +149,10 @@ learn_propose(const struct learn_access *v, size_t n,
 		_cleanup_free_ char *unsafe_dir = NULL, *unsafe = NULL;
 		const char *where = a->path;
 
-		if (volatile_path(a->path)) {
+		/* A name with a control character (one the command chose
+		 * to hide the fragment's lines on a terminal) is never
+		 * proposed. */
+		if (volatile_path(a->path) || has_control(a->path)) {
 			(*dropped)++;
 			continue;
 		}

@@ -279,6 +279,12 @@ enum rstate {
 	RS_DIR,
 	RS_FILE,
 	RS_UNREACHABLE, /* permission denied on the way */
+	/* A grant written inside the project that a symbolic link leads out
+	 * of it: the project is the command's to write, links included, so
+	 * such a grant would reach wherever the command pointed it (a
+	 * .git -> ~/.kube made config's read-only rule a read of a secret):
+	 * dropped. */
+	RS_ESCAPED,
 };
 
 /* One configured rule after resolution. */
@@ -878,6 +884,7 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 	_cleanup_free_ size_t *order = NULL;
 	struct rent *stack = NULL;
 	size_t depth = 0;
+	_cleanup_free_ char *proj_res = NULL;
 	struct rrule *v;
 	size_t n = 0;
 	int r = 0;
@@ -898,6 +905,9 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 			return -EINVAL;
 		}
 	}
+	if (p->project != NULL &&
+	    c->fs->resolve(c->fs->ctx, p->project, &proj_res) < 0)
+		proj_res = NULL;
 	order = xcalloc(p->n_paths, sizeof(*order));
 	for (size_t i = 0; i < p->n_paths; i++)
 		order[i] = i;
@@ -922,6 +932,11 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 				strerror(-r));
 			break;
 		}
+		if (proj_res != NULL && v[n].state != RS_UNREACHABLE &&
+		    path_under(rule->path, p->project) &&
+		    strcmp(rule->path, p->project) != 0 &&
+		    !path_under(v[n].path, proj_res))
+			v[n].state = RS_ESCAPED;
 		if (v[n].state != RS_UNREACHABLE &&
 		    strcmp(v[n].path, rule->path) != 0)
 			compiler_note(c, xasprintf("%s (%s): resolves to %s",
@@ -1170,7 +1185,19 @@ pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 		case RS_UNREACHABLE:
 			r = -EACCES;
 			break;
+		case RS_ESCAPED:
+			r = -EXDEV;
+			break;
 		}
+		if (r == -EXDEV && win->rule->access != LLW_ACCESS_DENY) {
+			compiler_missing(&c, win,
+					 "leads out of the project through a "
+					 "symbolic link (the command's to "
+					 "make): not granted");
+			continue;
+		}
+		if (r == -EXDEV)
+			r = fs->stat(fs->ctx, win->path, &is_dir);
 		if (r == 0 || r == -EACCES) {
 			/* Nothing is ever created for a rule. */
 			if (win->rule->access == LLW_ACCESS_DENY)

@@ -830,6 +830,23 @@ later_merge(struct gitguard *into, struct gitguard *from)
 	gitguard_free(from);
 }
 
+/* The user's git configuration files, in the order git reads them. */
+static char **
+git_global_configs(void)
+{
+	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	char **v = NULL;
+
+	strv_push(&v, "/etc/gitconfig");
+	if (xdg != NULL && xdg[0] == '/')
+		strv_push_take(&v, xasprintf("%s/git/config", xdg));
+	else if (home != NULL && home[0] == '/')
+		strv_push_take(&v, xasprintf("%s/.config/git/config", home));
+	if (home != NULL && home[0] == '/')
+		strv_push_take(&v, xasprintf("%s/.gitconfig", home));
+	return v;
+}
+
 static int
 prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 	struct sandbox **out, char **cause)
@@ -850,7 +867,9 @@ prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 
 	/* Compile the filesystem rules, config-file protection included. */
 	if (p->protect_git && p->project != NULL) {
-		sb->git = gitguard_scan(p->project, &gitguard_fs_real);
+		_cleanup_strv_ char **globals = git_global_configs();
+
+		sb->git = gitguard_scan(p->project, &gitguard_fs_real, globals);
 		for (char **s = sb->git->notes; *s != NULL; s++)
 			strv_push_take(&sb->git_limits,
 				       xasprintf("protect-git: %s", *s));

@@ -97,6 +97,8 @@
 #define SV_MAX_ASKERS  64
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
+/* The kinds of attempt remembered for the notes. */
+#define SV_MAX_NOTED 256
 /* The largest payload one mediated send copies (a datagram larger than
  * this gets EMSGSIZE, a stream send is short). */
 #define SV_MAX_PAYLOAD (1u << 20)
@@ -185,7 +187,7 @@ struct supervisor {
 	size_t n_pending, max_pending; /* pending holds max_pending */
 	struct netpolicy_own *own;     /* the sockets the sandbox bound */
 	char **noted; /* the attempts noted on a caller's stderr */
-	size_t n_noted;
+	size_t n_noted, n_noted_keys;
 	struct suggest_bounds bounds; /* what a note's suggestion may reach */
 	int learn_fd;	      /* --learn: where observed paths go, or -1 */
 	bool polled_listener; /* supervise_poll_fds gave the listener */
@@ -714,9 +716,13 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 		return;
 	key = xasprintf("%s %s %s", netpolicy_op_name(op),
 			netpolicy_proto_name(proto), target);
-	if (strv_contains(sv->noted, key))
+	/* The kinds already seen, at most SV_MAX_NOTED of them: a command
+	 * that tries thousands of targets is not looked up in a list that
+	 * long (nor noted again past it). */
+	if (sv->n_noted_keys >= SV_MAX_NOTED || strv_contains(sv->noted, key))
 		return;
 	strv_push(&sv->noted, key);
+	sv->n_noted_keys++;
 	note = blocked_note(netpolicy_op_name(op), netpolicy_proto_name(proto),
 			    target, rule, &sv->bounds);
 	if (note == NULL)

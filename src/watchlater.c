@@ -112,8 +112,10 @@ struct watchlater {
 	bool watch_newrepo; /* the project had no .git at the start */
 	char **done;	    /* what was reported already, as named */
 	size_t n_moved;	    /* moves made (the report names the first ones) */
-	char **lines;	    /* the report */
-	char **failures;    /* what could not be checked */
+	size_t n_failures;  /* failures (the report names the first ones) */
+
+	char **lines;	 /* the report */
+	char **failures; /* what could not be checked */
 };
 
 static void note_left(struct watchlater *w, int dirfd, const char *dirpath,
@@ -141,14 +143,18 @@ protect_add(struct watchlater *w, const struct stat *st)
 		(struct wkey){ .dev = st->st_dev, .ino = st->st_ino };
 }
 
-/* A failure of the check, said once. */
+/* A failure of the check, said once; past WATCHLATER_MAX_LINES of them,
+ * counted. */
 static void
 fail(struct watchlater *w, char *why)
 {
-	if (strv_contains(w->failures, why))
+	if (w->n_failures >= WATCHLATER_MAX_LINES ||
+	    strv_contains(w->failures, why)) {
 		free(why);
-	else
+	} else {
 		strv_push_take(&w->failures, why);
+	}
+	w->n_failures++;
 }
 
 /* dir beneath the root's descriptor: no symlink, no mount crossed, never
@@ -469,12 +475,19 @@ check_gitlinks(struct watchlater *w, const struct wdir *gd)
 {
 	_cleanup_strv_ char **links = index_links(w, gd->fd, gd->path);
 	/* gd may move (wdir_add): its work tree, as it is now. */
-	_cleanup_free_ char *wt_path = xstrdup(gd->wt_path);
-	_cleanup_close_ int wt_fd = fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3);
+	_cleanup_free_ char *wt_path =
+		xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
+	_cleanup_close_ int wt_fd =
+		gd->wt_fd >= 0 ? fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3) : -1;
 
 	if (wt_fd < 0) {
-		fail(w, xasprintf("cannot look at the checkouts of %s: %s",
-				  wt_path, strerror(errno)));
+		_cleanup_free_ char *shown = text_shown(wt_path);
+
+		fail(w, xasprintf("cannot look at the checkouts of the "
+				  "repository %s: %s",
+				  shown,
+				  gd->wt_fd < 0 ? "no work tree known"
+						: strerror(errno)));
 		return;
 	}
 	for (char **l = links; l != NULL && *l != NULL; l++) {
@@ -621,8 +634,17 @@ dir_again(struct watchlater *w, size_t i, bool at_end)
 
 		n->prefix = from->prefix;
 		n->rewatch = from->rewatch;
+		n->newrepo = from->newrepo;
 	}
-	w->dirs[at].gitdir |= w->dirs[i].gitdir;
+	/* What the old one was, the new one is: a repository (with its
+	 * work tree), a new repository, a new repository's hooks. */
+	if (w->dirs[i].gitdir && !w->dirs[at].gitdir) {
+		w->dirs[at].gitdir = true;
+		w->dirs[at].wt_fd = fcntl(w->dirs[i].wt_fd, F_DUPFD_CLOEXEC, 3);
+		w->dirs[at].wt_path = xstrdup(w->dirs[i].wt_path);
+	}
+	w->dirs[at].newrepo |= w->dirs[i].newrepo;
+	w->dirs[at].hooks |= w->dirs[i].hooks;
 	names_at(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
 		 w->dirs[at].n_names, at_end);
 	prefix_scan(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
@@ -659,13 +681,13 @@ is_hook(const char *name)
 /* The new repository's config: moved aside when it sets what could run a
  * command in the user's next git (gitguard_config_unsafe). */
 static void
-newrepo_config(struct watchlater *w, const struct wdir *gd)
+config_check(struct watchlater *w, int dirfd, const char *dir)
 {
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *shown = NULL;
-	_cleanup_free_ char *path = xasprintf("%s/config", gd->path);
+	_cleanup_free_ char *path = xasprintf("%s/config", dir);
 	_cleanup_free_ char *reader = NULL;
 	size_t len;
-	int r = index_read(gd->fd, "config", &text, &len);
+	int r = index_read(dirfd, "config", &text, &len);
 
 	if (r == -ENOENT)
 		return;
@@ -681,7 +703,13 @@ newrepo_config(struct watchlater *w, const struct wdir *gd)
 		return;
 	shown = text_shown(unsafe);
 	reader = xasprintf("git (it sets %s)", shown);
-	move_aside(w, gd->fd, gd->path, "config", reader);
+	move_aside(w, dirfd, dir, "config", reader);
+}
+
+static void
+newrepo_config(struct watchlater *w, const struct wdir *gd)
+{
+	config_check(w, gd->fd, gd->path);
 }
 
 /* The hooks of the new repository: each one moved aside. */
@@ -778,6 +806,92 @@ newrepo_check(struct watchlater *w, bool at_end)
 	w->dirs[at].changed = true;
 }
 
+/*
+ * The repositories under a repository's modules/ (each submodule's, at
+ * modules/NAME, NAME maybe with slashes) that were not there at the
+ * start: git submodule update --init takes one it finds there for the
+ * submodule's, and runs what its configuration and hooks say.  Each is
+ * checked as a repository the command made (its config, its hooks), at
+ * most MODULES_MAX directories, MODULES_DEPTH deep; more fails the run.
+ */
+#define MODULES_MAX   4096
+#define MODULES_DEPTH 8
+
+static void
+modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
+	     size_t *seen)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int sub = -1;
+		struct stat st;
+		bool repo;
+
+		if (strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0 ||
+		    strstr(e->d_name, ".llwrap-blocked-") != NULL)
+			continue;
+		if (++*seen > MODULES_MAX || depth > MODULES_DEPTH) {
+			_cleanup_free_ char *shown = text_shown(dir);
+
+			fail(w, xasprintf("more submodule repositories under "
+					  "%s than llwrap looks at",
+					  shown));
+			break;
+		}
+		sub = open_beneath(dirfd, e->d_name, true);
+		if (sub < 0 || fstat(sub, &st) < 0)
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		repo = fstatat(sub, "HEAD", &(struct stat){ 0 },
+			       AT_SYMLINK_NOFOLLOW) == 0 ||
+		       fstatat(sub, "config", &(struct stat){ 0 },
+			       AT_SYMLINK_NOFOLLOW) == 0;
+		if (!repo) {
+			modules_walk(w, sub, path, depth + 1, seen);
+			continue;
+		}
+		if (!key_in(w->protect, w->n_protect, &st)) {
+			_cleanup_close_ int hooks =
+				open_beneath(sub, "hooks", true);
+			_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+
+			config_check(w, sub, path);
+			if (hooks >= 0)
+				newrepo_hooks(w, hooks, hp);
+		}
+		{
+			_cleanup_close_ int mods =
+				open_beneath(sub, "modules", true);
+			_cleanup_free_ char *mp = xasprintf("%s/modules", path);
+
+			if (mods >= 0)
+				modules_walk(w, mods, mp, depth + 1, seen);
+		}
+	}
+	closedir(d);
+}
+
+static void
+modules_check(struct watchlater *w, const struct wdir *gd)
+{
+	_cleanup_free_ char *path = xasprintf("%s/modules", gd->path);
+	_cleanup_close_ int fd = open_beneath(gd->fd, "modules", true);
+	size_t seen = 0;
+
+	if (fd >= 0)
+		modules_walk(w, fd, path, 0, &seen);
+}
+
 /* Every watched name once, the unwatched ones, and the index: after an
  * overflow, and at the end. */
 /* A new .envrc, left where it is: direnv asks before it loads one. */
@@ -820,6 +934,9 @@ check_all(struct watchlater *w, bool at_end)
 			check_gitlinks(w, &w->dirs[i]);
 	if (!at_end)
 		return;
+	for (size_t i = 0; i < w->n_dirs; i++)
+		if (w->dirs[i].gitdir)
+			modules_check(w, &w->dirs[i]);
 	/* What nobody watched: a directory made during the run holds it. */
 	for (size_t i = 0; i < w->n_unwatched; i++) {
 		const struct unwatched *u = &w->unwatched[i];
@@ -964,7 +1081,8 @@ missing_reader(const char *project, const char *path, bool git, bool *move)
 	*move = true;
 	if (git)
 		return "git";
-	if (dir_len == strlen(project) && strncmp(path, project, dir_len) == 0) {
+	if (dir_len == strlen(project) &&
+	    strncmp(path, project, dir_len) == 0) {
 		*move = strcmp(slash + 1, ".envrc") != 0;
 		return gitguard_later_reader(path);
 	}
@@ -1405,7 +1523,16 @@ watchlater_report(const struct watchlater *w)
 char **
 watchlater_failures(const struct watchlater *w)
 {
-	return w != NULL ? strv_copy(w->failures) : NULL;
+	char **v;
+
+	if (w == NULL || w->failures == NULL)
+		return NULL;
+	v = strv_copy(w->failures);
+	if (w->n_failures > strv_length(w->failures))
+		strv_push_take(&v, xasprintf("... and %zu more",
+					     w->n_failures -
+						     strv_length(w->failures)));
+	return v;
 }
 
 void

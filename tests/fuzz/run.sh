@@ -58,7 +58,8 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-dns.c" "$src/src/dns.c" -o "$out/fuzz-dns"
 # shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
-	"$src/src/gitconfig.c" "$src/lib/path.c" -o "$out/fuzz-index"
+	"$src/src/gitconfig.c" "$src/lib/path.c" "$src/lib/text.c" \
+	-o "$out/fuzz-index"
 
 mkdir "$work/profile" "$work/cmsg" "$work/httpreq" "$work/tlshello" "$work/dns" \
 	"$work/index"

@@ -519,4 +519,82 @@ else
 	ok "... and an error about one shows its control characters escaped"
 fi
 
+
+# ---- The second review (issue 23) ----
+# A new repository's .git swapped for another directory (renameat2
+# RENAME_EXCHANGE): the guardian follows it, and does not crash before
+# its final check.
+R=$HOME_DIR/work/swap
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+as_user /bin/sh -c 'cd "$1" && echo "source_env_if_exists config/dev.envrc" >.envrc' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir config && echo "touch x" >config/dev.envrc &&
+	git init -q . && mkdir .git2 && python3 -c "
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print(\"swap\", libc.syscall(316, -100, b\".git\", -100, b\".git2\", 2))"'
+if [ "$rc" -eq 139 ] || printf '%s\n' "$out" | grep -q 'Segmentation'; then
+	not_ok "a new repository's .git swapped: the guardian crashed"
+	diag "$out"
+else
+	ok "a new repository's .git swapped: the guardian goes on (status $rc)"
+fi
+[ ! -e "$R/config/dev.envrc" ] && ok "... and its final check moved the planted file aside" ||
+	not_ok "config/dev.envrc was left"
+
+# A UTF-8 byte order mark before the config of a repository made inside.
+R=$HOME_DIR/work/bom
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . &&
+	printf "\357\273\277[core]\n\tfsmonitor = touch %s/bom\n" "$1" >.git/config' sh "$MARKS"
+expect_output "a config behind a byte order mark is read as git reads it: moved aside" \
+	"created $R/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; exit 0' sh "$R"
+[ ! -e "$MARKS/bom" ] && ok "... and the user's git runs nothing" || not_ok "the BOM config ran"
+
+# A repository planted under .git/modules for a submodule not checked
+# out: git submodule update --init would take it.
+R=$HOME_DIR/work/modules
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && git submodule deinit -q -f sub 2>/dev/null; rm -rf .git/modules/sub' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q --bare .git/modules/sub &&
+	printf "[core]\n\tbare = false\n\tworktree = ../../../sub\n\tfsmonitor = touch %s/modules\n" "$1" >>.git/modules/sub/config' sh "$MARKS"
+expect_output "a repository planted under .git/modules has its config moved aside" \
+	"created $R/\\.git/modules/sub/config, which git \\(it sets core\\.(fsmonitor|bare)"
+as_user /bin/sh -c 'cd "$1" && git submodule update --init -q >/dev/null 2>&1; git status >/dev/null 2>&1; exit 0' sh "$R"
+[ ! -e "$MARKS/modules" ] && ok "... and the user's git submodule update runs nothing" || not_ok "the planted module ran"
+
+# A .git made a link to a secret's directory, for a later run from that
+# directory: the grants on .git/config and hooks do not follow it.
+R=$HOME_DIR/work/gitlink-secret
+make_repo "$R"
+mkdir -p "$HOME_DIR/.kube"
+echo "token: llw-secret-kube" >"$HOME_DIR/.kube/config"
+chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR/.kube"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p src/objects src/refs && echo "ref: refs/heads/main" >src/HEAD &&
+	ln -s ../../../.kube src/.git'
+run llw -p opencode $BE -C "$R/src" -q -- /bin/sh -c 'cat .git/config; exit 0'
+expect_no_output "a .git pointed at ~/.kube: its config is not readable through the rules on .git" "llw-secret-kube"
+
+# A relative core.hooksPath in the user's global configuration.
+R=$HOME_DIR/work/globalhooks
+make_repo "$R"
+as_user git config --global core.hooksPath .githooks
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .githooks &&
+	printf "#!/bin/sh\ntouch %s/globalhooks\n" "$1" >.githooks/pre-commit && chmod +x .githooks/pre-commit' sh "$MARKS"
+expect_output "a global core.hooksPath inside the project: a hooks directory made there is moved aside" \
+	"created $R/\\.githooks"
+as_user /bin/sh -c 'cd "$1" && git commit -q --allow-empty -m host' sh "$R"
+[ ! -e "$MARKS/globalhooks" ] && ok "... and the user's next commit runs nothing planted" || not_ok "a hook under a global hooksPath ran"
+as_user git config --global --unset core.hooksPath
+
+# Other tools' files that run commands on the host (a dev container's
+# initializeCommand).
+R=$HOME_DIR/work/devcontainer
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .devcontainer &&
+	echo "{\"initializeCommand\": \"touch x\"}" >.devcontainer/devcontainer.json'
+expect_output "a .devcontainer/ made inside is moved aside" "created $R/\\.devcontainer, which a dev container"
+
 done_testing

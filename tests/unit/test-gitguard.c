@@ -127,7 +127,7 @@ check(const char *const *ents, bool later, const char *want, const char *note)
 	struct tfs t = { .ents = ents };
 	struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t };
 	struct gitguard *g = later ? gitguard_later_run("/p", &fs)
-				   : gitguard_scan("/p", &fs);
+				   : gitguard_scan("/p", &fs, NULL);
 	_cleanup_free_ char *got = render(g);
 	bool noted = note == NULL;
 
@@ -273,12 +273,14 @@ test_later_run(void **state)
 	      "R /p/.envrc.private\n"
 	      "R /p/.env\n"
 	      "R /p/sub/env.sh\n",
-	      ".idea, .mcp.json, opencode.jsonc, .llwrap.ini do not exist");
+	      ".idea, .claude, .cursor, .gemini, .devcontainer, .mcp.json, "
+	      "opencode.jsonc, .llwrap.ini, .aider.conf.yml do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
-	      ".vscode, .idea, .envrc, .mcp.json, opencode.json, "
-	      "opencode.jsonc, .llwrap.ini do not exist in /p");
+	      ".vscode, .idea, .claude, .cursor, .gemini, .devcontainer, "
+	      ".envrc, .mcp.json, opencode.json, opencode.jsonc, "
+	      ".llwrap.ini, .aider.conf.yml do not exist in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");

@@ -75,6 +75,7 @@ struct tcase {
 	const char *const *notes; /* substrings, each in some note */
 	const char *const *lost;  /* substrings, one per lost line */
 	const char *const *cause; /* substrings of *cause, when rc < 0 */
+	const char *project;	  /* ${PROJECT}, when the case has one */
 };
 
 #define V(...)                                                                 \
@@ -167,6 +168,7 @@ run_case(const struct tcase *tc, bool with_resolve_at)
 
 	policy_fill(&p, tc->rules);
 	p.best_effort = tc->best_effort;
+	p.project = (char *)tc->project;
 	r = pathtree_compile(&p, &fs, tc->masks, &plan, &cause);
 	if (r != tc->rc)
 		print_message("# %s: rc %d, cause %s\n", tc->name, r,
@@ -373,6 +375,21 @@ static const struct tcase cases[] = {
 			  "rw /h/p/.git (t:1): /h/p/.git itself and entries "
 			  "created in it later get ro only, because ro "
 			  "/h/p/.git/hooks (t:3)"),
+	},
+	{
+		/* Issue 23: a .git the command pointed at ~/.kube between
+		 * runs made the read-only rule on .git/config a read of
+		 * ~/.kube/config, past its deny. */
+		.name = "a grant inside the project that a link leads out of "
+			"is dropped",
+		.fs = V("f:/h/.kube/config", "l:/h/p/.git:/h/.kube",
+			"f:/h/p/a", "l:/h/p/lib:/h/p/a"),
+		.project = "/h/p",
+		.rules = V("rw /h/p", "ro /h/p/.git/config", "deny /h/.kube",
+			   "ro /h/p/lib"),
+		.masks = true,
+		.expect = "R /h/p rw t:1\n"
+			  "M /h/p/a ro file t:4\n",
 	},
 	{
 		.name = "ro home, writable project with a mask inside",
