@@ -382,8 +382,8 @@ static const struct tcase cases[] = {
 		 * ~/.kube/config, past its deny. */
 		.name = "a grant inside the project that a link leads out of "
 			"is dropped",
-		.fs = V("f:/h/.kube/config", "l:/h/p/.git:/h/.kube",
-			"f:/h/p/a", "l:/h/p/lib:/h/p/a"),
+		.fs = V("f:/h/.kube/config", "l:/h/p/.git:/h/.kube", "f:/h/p/a",
+			"l:/h/p/lib:/h/p/a"),
 		.project = "/h/p",
 		.rules = V("rw /h/p", "ro /h/p/.git/config", "deny /h/.kube",
 			   "ro /h/p/lib"),
