@@ -679,6 +679,31 @@ netpolicy_resolvers(const struct policy *p, const char *resolv_conf, size_t *n)
 	return v;
 }
 
+bool
+netpolicy_source_routed(const uint8_t *ipv4, size_t len, size_t rthdr_len)
+{
+	if (rthdr_len > 0)
+		return true;
+	/* RFC 791's options: END and NOP are one byte, the others carry a
+	 * length that counts their type and length bytes. */
+	for (size_t i = 0; i < len;) {
+		uint8_t type = ipv4[i];
+
+		if (type == 0) /* IPOPT_END */
+			return false;
+		if (type == 1) { /* IPOPT_NOP */
+			i++;
+			continue;
+		}
+		if (len - i < 2 || ipv4[i + 1] < 2 || ipv4[i + 1] > len - i)
+			return true;
+		if (type == 131 || type == 137) /* IPOPT_LSRR, IPOPT_SSRR */
+			return true;
+		i += ipv4[i + 1];
+	}
+	return false;
+}
+
 /* ---- The sandbox's own sockets ---- */
 
 void

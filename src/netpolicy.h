@@ -281,6 +281,19 @@ void netpolicy_rules_use_stub(struct netpolicy_rules *r);
 bool netpolicy_bind_address(const struct netpolicy_rules *r,
 			    struct netpolicy_addr *a);
 
+/*
+ * Whether a socket's sticky options route its packets through another
+ * host first, given what the kernel says of them: ipv4, the IP_OPTIONS
+ * it holds (len bytes, as getsockopt returns them), with a loose or
+ * strict source route (LSRR, SSRR); rthdr_len, the length of the IPv6
+ * routing header it holds (getsockopt IPV6_RTHDR; 0: none), of any
+ * type.  Such a socket's packets go to the route's first hop, not the
+ * destination a decision checked: the supervisor performs no connect or
+ * send on it ("filtered/source-route").  Malformed options count as a
+ * route.
+ */
+bool netpolicy_source_routed(const uint8_t *ipv4, size_t len, size_t rthdr_len);
+
 /* ---- The sandbox's own sockets ---- */
 
 /*

@@ -1429,6 +1429,59 @@ stub_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 }
 
 /*
+ * Whether the caller's IP socket carries source routing, set by any
+ * option (an IPv6 routing header of any type, an IPv4 loose or strict
+ * source route): its packets would go to the route's first hop, not the
+ * destination decided.  The filter refuses every option that sets one
+ * (filter.c); this holds should one come another way (a socket passed
+ * in from outside, an option a kernel adds).  A socket whose options
+ * cannot be read counts as routed.
+ */
+static bool
+call_source_routed(const struct call *c)
+{
+	uint8_t opt[40], rthdr[8];
+	socklen_t len = sizeof(opt), rlen = 0;
+
+	if (c->domain != AF_INET && c->domain != AF_INET6)
+		return false;
+	if (getsockopt(c->sock, IPPROTO_IP, IP_OPTIONS, opt, &len) < 0)
+		return true;
+	if (c->domain == AF_INET6) {
+		rlen = sizeof(rthdr);
+		if (getsockopt(c->sock, IPPROTO_IPV6, IPV6_RTHDR, rthdr,
+			       &rlen) < 0)
+			return true;
+	}
+	return netpolicy_source_routed(opt, len, rlen);
+}
+
+/* Refuse op to a on a source-routed socket (call_source_routed): 0 when
+ * it is not, else -EPERM, logged. */
+static int
+check_route(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
+	    const struct addr_buf *a)
+{
+	_cleanup_free_ char *t = NULL;
+
+	if (!call_source_routed(c))
+		return 0;
+	if (a != NULL) {
+		t = addr_target(c, a);
+	} else {
+		struct addr_buf peer = { .len = sizeof(peer.u), .opath = -1 };
+
+		/* A send on a connected socket: its peer. */
+		t = getpeername(c->sock, &peer.u.sa, &peer.len) == 0
+			    ? addr_target(c, &peer)
+			    : xstrdup("?");
+	}
+	log_blocked(sv, op, call_proto(c), t, c->pid, c->pidfd,
+		    "filtered/source-route");
+	return -EPERM;
+}
+
+/*
  * Decide on an address for op on the caller's socket, and rewrite it
  * where the supervisor must (unix).  Returns 0 to perform the call,
  * -errno to answer with.
@@ -1580,7 +1633,8 @@ do_connect(struct supervisor *sv, struct call *c)
 		return r < 0 ? r : 0;
 	if (r == SWAP_NO && (r = check_addr(sv, c, NETPOLICY_CONNECT, &a)) < 0)
 		return r;
-	if ((r = call_valid(sv, c)) < 0) {
+	if ((r = check_route(sv, c, NETPOLICY_CONNECT, &a)) < 0 ||
+	    (r = call_valid(sv, c)) < 0) {
 		if (a.opath >= 0)
 			close(a.opath);
 		return r;
@@ -1886,7 +1940,8 @@ do_sendto(struct supervisor *sv, struct call *c)
 	m.has_name = true;
 	if ((r = stub_swap(sv, c, &m.name, false)) < 0 ||
 	    (r == SWAP_NO &&
-	     (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0))
+	     (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0) ||
+	    (r = check_route(sv, c, NETPOLICY_SEND, &m.name)) < 0)
 		goto out;
 	m.len = arg[2] < SV_MAX_PAYLOAD ? arg[2] : SV_MAX_PAYLOAD;
 	if (arg[2] > SV_MAX_PAYLOAD && c->type != SOCK_STREAM) {
@@ -1921,6 +1976,9 @@ send_one(struct supervisor *sv, struct call *c, uint64_t ptr, int flags)
 	    ((r = stub_swap(sv, c, &m.name, false)) < 0 ||
 	     (r == SWAP_NO &&
 	      (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0)))
+		goto out;
+	if ((r = check_route(sv, c, NETPOLICY_SEND,
+			     m.has_name ? &m.name : NULL)) < 0)
 		goto out;
 	if (m.control && (r = rebuild_control(c, &m)) < 0)
 		goto out;

@@ -363,8 +363,46 @@ expect_denied "UDP sendmsg with source routing (IP_RETOPTS) is refused" \
 expect_output "... with EPERM" "errno=EPERM"
 expect_denied "an IPv6 routing header on a socket (its packets would go to the first segment, not the checked destination) is refused" \
 	llw -p default $S -- "$NETPROBE" ipv6-sockopt rthdr
+expect_output "... with the filter's EPERM" "errno=EPERM"
 run "$NETPROBE" ipv6-sockopt rthdr
 expect_output "... which the kernel alone allows an unprivileged process" "SUCCEEDED"
+# IPV6_2292PKTOPTIONS makes a whole control-message buffer the socket's
+# sticky options: a hop limit alone, which every kernel takes, shows the
+# filter is what refuses it; a type 2 routing header through it needs
+# CONFIG_IPV6_MIP6 (Debian's kernels, not every one).
+expect_denied "IPV6_2292PKTOPTIONS (sticky control messages) is refused" \
+	llw -p default $S -- "$NETPROBE" ipv6-sockopt pktoptions
+expect_output "... with the filter's EPERM" "errno=EPERM"
+run "$NETPROBE" ipv6-sockopt pktoptions
+expect_output "... which the kernel alone takes" "SUCCEEDED"
+expect_denied "... and with a type 2 routing header in it" \
+	llw -p default $S -- "$NETPROBE" ipv6-sockopt mip6
+expect_output "... with the filter's EPERM" "errno=EPERM"
+run "$NETPROBE" ipv6-sockopt mip6
+case $out in
+SUCCEEDED*) ok "... which this kernel alone takes (CONFIG_IPV6_MIP6)" ;;
+*EINVAL*) skip "this kernel refuses a type 2 routing header itself (no CONFIG_IPV6_MIP6): $out" ;;
+*) not_ok "a type 2 routing header without the sandbox"; diag "$out" ;;
+esac
+# A socket that already carries a routing header, made outside (where
+# nothing refuses it) and passed in: the supervisor connects nothing
+# on it, nor sends, and says why; the same socket without one works.
+for kind in udp tcp; do
+	run as_user "$NETPROBE" rthdr-exec srh ::1 "$kind" 5 $LLWRAP_B --rx "$LLW_HELPERS" \
+		-p default -n route --allow-cidr "::1/128:$PC" --keep-fd 5 -- \
+		"$NETPROBE" fd-send 5 ::1 "$PC" llw-payload
+	expect_output "a $kind socket passed in with a routing header: its connect is refused" "^DENIED fd-send errno=EPERM"
+	run as_user "$NETPROBE" rthdr-exec none ::1 "$kind" 5 $LLWRAP_B --rx "$LLW_HELPERS" \
+		-p default -n route --allow-cidr "::1/128:$PC" --keep-fd 5 -- \
+		"$NETPROBE" fd-send 5 ::1 "$PC" llw-payload
+	expect_output "... the same socket without one connects and sends" "^SUCCEEDED fd-send"
+done
+if grep -Eq "^llwrap-route-blocked: connect udp \[::1\]:$PC pid=[0-9]+ comm=netprobe rule=filtered/source-route\$" "$LOGDIR/route.log" 2>/dev/null; then
+	ok "... and the refusal is logged as filtered/source-route"
+else
+	not_ok "the source-route refusal's log line"
+	diag "$(cat "$LOGDIR/route.log" 2>&1)"
+fi
 expect_succeeded "... while a traffic class on the same kind of socket is set" \
 	llw -p default $S -- "$NETPROBE" ipv6-sockopt tclass
 expect_succeeded "a connect from a thread other than the main one is answered" \

@@ -819,6 +819,45 @@ test_decide_lookup(void **state)
 	policy_free(p);
 }
 
+/* Source routing on a socket: IPv4 options and an IPv6 routing header. */
+static void
+test_source_routed(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t opt[12];
+		size_t len, rthdr_len;
+		bool routed;
+	} cases[] = {
+		{ "no options", { 0 }, 0, 0, false },
+		{ "an IPv6 routing header", { 0 }, 0, 24, true },
+		{ "NOP, LSRR", { 1, 131, 7, 4, 192, 0, 2, 9 }, 8, 0, true },
+		{ "SSRR", { 137, 7, 4, 192, 0, 2, 9, 0 }, 8, 0, true },
+		{ "record route (not a route)",
+		  { 7, 7, 4, 0, 0, 0, 0, 0 },
+		  8,
+		  0,
+		  false },
+		{ "timestamp, then LSRR",
+		  { 68, 4, 5, 0, 131, 7, 4, 10, 0, 0, 1, 0 },
+		  12,
+		  0,
+		  true },
+		{ "END stops", { 0, 131, 7, 4, 1, 2, 3, 4 }, 8, 0, false },
+		{ "NOPs", { 1, 1, 1, 1 }, 4, 0, false },
+		{ "a length past the end", { 7, 9, 4, 0 }, 4, 0, true },
+		{ "a length of 1", { 7, 1, 0, 0 }, 4, 0, true },
+		{ "a type without its length", { 1, 1, 1, 7 }, 4, 0, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		if (netpolicy_source_routed(cases[i].opt, cases[i].len,
+					    cases[i].rthdr_len) !=
+		    cases[i].routed)
+			fail_msg("%s: want %d", cases[i].what, cases[i].routed);
+}
+
 static void
 test_own(void **state)
 {
@@ -988,6 +1027,7 @@ main(void)
 		cmocka_unit_test(test_decide_stub),
 		cmocka_unit_test(test_decide_lookup),
 		cmocka_unit_test(test_resolvers),
+		cmocka_unit_test(test_source_routed),
 		cmocka_unit_test(test_own),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_ratelimit),
