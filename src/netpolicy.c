@@ -353,11 +353,29 @@ netpolicy_addr_destination(struct netpolicy_addr *a)
 		addr_set_loopback(a);
 }
 
+/* NAT64's well-known prefix, 64:ff9b::/96 (RFC 6052). */
+static const uint8_t nat64_wkp[12] = { 0, 0x64, 0xff, 0x9b };
+
+bool
+netpolicy_nat64(const struct netpolicy_addr *a, struct netpolicy_addr *v4)
+{
+	if (a->family != AF_INET6 || memcmp(a->a, nat64_wkp, 12) != 0)
+		return false;
+	memset(v4, 0, sizeof(*v4));
+	v4->family = AF_INET;
+	memcpy(v4->a, a->a + 12, 4);
+	v4->port = a->port;
+	return true;
+}
+
 bool
 netpolicy_addr_local(const struct netpolicy_addr *a)
 {
 	const uint8_t *b = a->a;
+	struct netpolicy_addr v4;
 
+	if (netpolicy_nat64(a, &v4))
+		return netpolicy_addr_local(&v4);
 	if (a->family == AF_INET)
 		return b[0] == 127 || b[0] == 0 || b[0] == 10 ||
 		       (b[0] == 172 && (b[1] & 0xf0) == 16) ||
@@ -368,6 +386,24 @@ netpolicy_addr_local(const struct netpolicy_addr *a)
 	       (b[0] & 0xfe) == 0xfc ||			  /* ULA fc00::/7 */
 	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
 	       b[0] == 0xff;				  /* multicast */
+}
+
+bool
+netpolicy_prefixes_hold(const struct netpolicy_prefix *v, size_t n,
+			const struct netpolicy_addr *a)
+{
+	struct netpolicy_addr v4;
+
+	if (netpolicy_nat64(a, &v4))
+		return netpolicy_prefixes_hold(v, n, &v4);
+	for (size_t i = 0; i < n; i++) {
+		struct netpolicy_cidr c = { .net = v[i].net,
+					    .prefix = v[i].len };
+
+		if (netpolicy_cidr_contains(&c, a))
+			return true;
+	}
+	return false;
 }
 
 static bool
@@ -511,8 +547,13 @@ decide_destination(const struct netpolicy_rules *r,
 		named = lk->named(lk->ctx, q);
 	/* A port rule is not a host rule: it reaches the internet, not
 	 * this host nor its networks, which only an entry (or the
-	 * sandbox's own listener, which the engine checks) reaches. */
-	if (r->local && netpolicy_addr_local(a))
+	 * sandbox's own listener, which the engine checks) reaches.  The
+	 * host is every address of its interfaces (a server bound to the
+	 * unspecified address answers there as on loopback), its networks
+	 * every on-link prefix, global ones included. */
+	if (r->local &&
+	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
+					 lk->host_local(lk->ctx, a))))
 		return named == NETPOLICY_NAMED_REBIND ? "filtered/rebind"
 						       : "filtered/local";
 	/* With the resolver, the network is reached by name. */

@@ -124,11 +124,39 @@ bool netpolicy_addr_loopback(const struct netpolicy_addr *a);
 void netpolicy_addr_destination(struct netpolicy_addr *a);
 
 /*
- * Whether a is this host or one of its networks: loopback, unspecified,
- * RFC 1918, link-local, CGNAT (100.64/10), multicast and broadcast, ULA
- * (fc00::/7), fe80::/10.  A port rule never reaches these.
+ * Whether a is this host or one of its networks by its class alone:
+ * loopback, unspecified, RFC 1918, link-local, CGNAT (100.64/10),
+ * multicast and broadcast, ULA (fc00::/7), fe80::/10, and the NAT64 form
+ * of any of these.  A port rule never reaches these; the decision also
+ * asks the lookup (host_local) for this host's other addresses and
+ * on-link prefixes.
  */
 bool netpolicy_addr_local(const struct netpolicy_addr *a);
+
+/*
+ * The IPv4 address that a, an address of NAT64's well-known prefix
+ * 64:ff9b::/96 (RFC 6052), stands for, in *v4 (port kept); false when a
+ * is not one.  netpolicy_addr_local and netpolicy_prefixes_hold see
+ * through it: the NAT64 form of a local address is local.
+ */
+bool netpolicy_nat64(const struct netpolicy_addr *a, struct netpolicy_addr *v4);
+
+/* A prefix of this host's: one of its interface addresses (len 32 or
+ * 128), or the network on the link that address is on. */
+struct netpolicy_prefix {
+	struct netpolicy_addr net;
+	unsigned len;
+};
+
+/*
+ * Whether a is inside one of the n prefixes, or is the NAT64 form of
+ * an address that is.  What the supervisor and the proxy hold as "this
+ * host and its networks" beyond netpolicy_addr_local's fixed classes
+ * (the host's own global addresses, on-link neighbours with global
+ * addresses), read from the kernel by sockdiag_host_local.
+ */
+bool netpolicy_prefixes_hold(const struct netpolicy_prefix *v, size_t n,
+			     const struct netpolicy_addr *a);
 
 /*
  * The DNS servers, a new array of *n (NULL when none): p's typed dns
@@ -196,6 +224,10 @@ struct netpolicy_lookup {
 	 * names learned so far say of q->addr and its port. */
 	enum netpolicy_named (*named)(void *ctx,
 				      const struct netpolicy_query *q);
+	/* Whether q->addr is one of this host's interface addresses or
+	 * inside one of their on-link prefixes (netpolicy_prefixes_hold):
+	 * local, as netpolicy_addr_local's classes are. */
+	bool (*host_local)(void *ctx, const struct netpolicy_addr *a);
 	void *ctx;
 };
 
@@ -223,7 +255,8 @@ void netpolicy_rules_free(struct netpolicy_rules *r);
  * destination inside an allow-cidr entry on its ports (its own, or else
  * the policy's connect-tcp / connect-udp list; "filtered/port" when
  * none holds the port); outside every entry, a destination that is not
- * local (netpolicy_addr_local, else "filtered/local") on the port lists
+ * local (netpolicy_addr_local or lk->host_local, else "filtered/local")
+ * on the port lists
  * ("filtered/no-cidr" when there are entries, else "filtered/port").  So
  * entries add reach, and a profile that wants only its entries has no
  * connect ports.  A loopback destination refused by these rules is

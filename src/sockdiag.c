@@ -14,10 +14,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "netpolicy.h"
 #include "sockdiag.h"
+#include "xalloc.h"
 
 #ifndef SO_COOKIE
 #define SO_COOKIE 57
@@ -176,27 +179,139 @@ sockdiag_cookie(int fd, uint64_t *cookie)
 								       : 0;
 }
 
-bool
-sockdiag_own_address(int family, const uint8_t *addr)
+/* The prefix length of a netmask; its leading ones. */
+static unsigned
+mask_len(const struct sockaddr *m, int family)
+{
+	const uint8_t *b =
+		family == AF_INET
+			? (const uint8_t *)&((const struct sockaddr_in *)m)
+				  ->sin_addr
+			: ((const struct sockaddr_in6 *)m)->sin6_addr.s6_addr;
+	size_t n = family == AF_INET ? 4 : 16;
+	unsigned len = 0;
+
+	for (size_t i = 0; i < n && b[i] == 0xff; i++)
+		len += 8;
+	if (len < n * 8)
+		for (uint8_t x = b[len / 8]; x & 0x80; x = (uint8_t)(x << 1))
+			len++;
+	return len;
+}
+
+/* Read the table: each address, and its network unless the mask is
+ * empty (a /0 would hold the whole internet).  0 or -errno. */
+static int
+host_read(struct netpolicy_prefix **v, size_t *n)
 {
 	struct ifaddrs *ifa = NULL;
-	bool own = false;
 
+	*v = NULL;
+	*n = 0;
 	if (getifaddrs(&ifa) < 0)
-		return false;
-	for (struct ifaddrs *i = ifa; i != NULL && !own; i = i->ifa_next) {
+		return -errno;
+	for (struct ifaddrs *i = ifa; i != NULL; i = i->ifa_next) {
 		const struct sockaddr *sa = i->ifa_addr;
+		struct netpolicy_prefix p = { 0 };
+		size_t alen;
 
-		if (sa == NULL || sa->sa_family != family)
+		if (sa == NULL ||
+		    (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
 			continue;
-		own = family == AF_INET
-			      ? memcmp(&((const struct sockaddr_in *)sa)
-						->sin_addr,
-				       addr, 4) == 0
-			      : memcmp(&((const struct sockaddr_in6 *)sa)
-						->sin6_addr,
-				       addr, 16) == 0;
+		alen = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+						: sizeof(struct sockaddr_in6);
+		if (netpolicy_addr_from_sockaddr(sa, alen, &p.net) < 0)
+			continue;
+		p.net.port = 0;
+		p.len = p.net.family == AF_INET ? 32 : 128;
+		*v = xreallocarray(*v, *n + 2, sizeof(**v));
+		(*v)[(*n)++] = p;
+		if (i->ifa_netmask != NULL &&
+		    i->ifa_netmask->sa_family == sa->sa_family &&
+		    (p.len = mask_len(i->ifa_netmask, sa->sa_family)) > 0 &&
+		    p.len < (p.net.family == AF_INET ? 32u : 128u))
+			(*v)[(*n)++] = p;
 	}
 	freeifaddrs(ifa);
-	return own;
+	return 0;
+}
+
+struct sockdiag_host {
+	struct netpolicy_prefix *v;
+	size_t n;
+	int watch; /* -1: read the table at every question */
+	bool loaded;
+};
+
+struct sockdiag_host *
+sockdiag_host_new(void)
+{
+	struct sockdiag_host *h = xcalloc(1, sizeof(*h));
+	struct sockaddr_nl nl = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+	};
+
+	h->watch = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			  NETLINK_ROUTE);
+	if (h->watch >= 0 &&
+	    bind(h->watch, (struct sockaddr *)&nl, sizeof(nl)) < 0) {
+		close(h->watch);
+		h->watch = -1;
+	}
+	return h;
+}
+
+void
+sockdiag_host_free(struct sockdiag_host *h)
+{
+	if (h == NULL)
+		return;
+	if (h->watch >= 0)
+		close(h->watch);
+	free(h->v);
+	free(h);
+}
+
+/* Whether the kernel reported an address change since the last call
+ * (all of it read now); an overflow or an error is a change. */
+static bool
+host_changed(struct sockdiag_host *h)
+{
+	char buf[8192];
+	bool changed = false;
+	ssize_t r;
+
+	if (h->watch < 0)
+		return true;
+	while ((r = recv(h->watch, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		changed = true;
+		if (r < 0 && errno != ENOBUFS)
+			break;
+	}
+	return changed;
+}
+
+bool
+sockdiag_host_local(struct sockdiag_host *h, const struct netpolicy_addr *a)
+{
+	_cleanup_free_ struct netpolicy_prefix *v = NULL;
+	size_t n;
+
+	if (h == NULL)
+		return host_read(&v, &n) < 0 ||
+		       netpolicy_prefixes_hold(v, n, a);
+	/* The watch was subscribed before the first read, so no change
+	 * falls between a read and the next question. */
+	if (!h->loaded || host_changed(h)) {
+		free(h->v);
+		h->loaded = host_read(&h->v, &h->n) == 0;
+		if (!h->loaded)
+			return true;
+	}
+	return netpolicy_prefixes_hold(h->v, h->n, a);
 }

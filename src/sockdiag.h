@@ -48,10 +48,28 @@ int sockdiag_unix(uint32_t ino, uint64_t cookie, struct sockdiag_unix *out);
 int sockdiag_cookie(int fd, uint64_t *cookie);
 
 /*
- * Whether addr (4 or 16 bytes by family) is an address of one of this
- * network namespace's interfaces now (getifaddrs): a server bound to
- * the unspecified address answers there as on loopback.
+ * This host and its networks as the kernel knows them now: every address
+ * of this network namespace's interfaces (a server bound to the
+ * unspecified address answers there as on loopback) and the on-link
+ * prefix each is on (its netmask: neighbours with global addresses are
+ * this host's networks too).  A table read once and again whenever the
+ * kernel reports an address change (a NETLINK_ROUTE socket subscribed
+ * to them, drained before each answer), so an address added just now
+ * counts.
  */
-bool sockdiag_own_address(int family, const uint8_t *addr);
+struct netpolicy_addr;
+struct sockdiag_host;
+
+struct sockdiag_host *sockdiag_host_new(void);
+void sockdiag_host_free(struct sockdiag_host *h);
+
+/*
+ * Whether a is this host or on one of its links (netpolicy_prefixes_hold
+ * over the table: the NAT64 form of such an address counts).  h NULL:
+ * read now, uncached (for threads).  When the table cannot be read, the
+ * answer is yes: fail closed.
+ */
+bool sockdiag_host_local(struct sockdiag_host *h,
+			 const struct netpolicy_addr *a);
 
 #endif /* LLW_SOCKDIAG_H */

@@ -183,6 +183,9 @@ struct supervisor {
 	struct pending *pending;
 	size_t n_pending, max_pending; /* pending holds max_pending */
 	struct netpolicy_own *own;     /* the sockets the sandbox bound */
+	/* This host's addresses and on-link prefixes (local, as loopback
+	 * and private space are), kept current. */
+	struct sockdiag_host *host;
 	char **noted; /* the attempts noted on a caller's stderr */
 	size_t n_noted;
 	int learn_fd;	      /* --learn: where observed paths go, or -1 */
@@ -293,8 +296,7 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 				       max);
 		for (size_t i = 0; i < n; i++)
 			if (!netpolicy_addr_local(&sv->fixed[i].addr) &&
-			    !sockdiag_own_address(sv->fixed[i].addr.family,
-						  sv->fixed[i].addr.a))
+			    !sockdiag_host_local(sv->host, &sv->fixed[i].addr))
 				sv->fixed[k++] = sv->fixed[i];
 		sv->n_fixed = k;
 	}
@@ -324,6 +326,7 @@ supervise_free(struct supervisor *sv)
 	free(sv->pending);
 	free(sv->prefix);
 	free(sv->own);
+	sockdiag_host_free(sv->host);
 	free(sv->dns);
 	learned_free(sv->learned);
 	free(sv->fixed);
@@ -380,6 +383,7 @@ supervise_new(const struct policy *p, char *const *envp,
 		goto fail;
 	}
 	sv->own = xcalloc(1, sizeof(*sv->own));
+	sv->host = sockdiag_host_new();
 	sv->log = p->log_blocked;
 	sv->prefix = netpolicy_log_prefix(p->log_prefix, p->name);
 	netpolicy_ratelimit_init(&sv->rl, NETPOLICY_LOG_BURST,
@@ -423,6 +427,8 @@ supervise_child_forked(struct supervisor *sv)
 	if (sv->proxy_note_fd >= 0)
 		close(sv->proxy_note_fd);
 	sv->proxy_note_fd = -1;
+	sockdiag_host_free(sv->host);
+	sv->host = NULL;
 	dnsstub_child_forked(sv->stub);
 }
 
@@ -1215,11 +1221,14 @@ learned_now(uint64_t now_ns)
 	return now_ns / 1000000000u + testhook_clock_skew();
 }
 
+/* The decision's lookup (netpolicy_lookup) and the learning's: whether
+ * a is this host or on one of its links (sockdiag_host_local). */
 static bool
-own_address(void *ctx, const struct netpolicy_addr *a)
+host_local(void *ctx, const struct netpolicy_addr *a)
 {
-	(void)ctx;
-	return sockdiag_own_address(a->family, a->a);
+	const struct supervisor *sv = ctx;
+
+	return sockdiag_host_local(sv->host, a);
 }
 
 static struct asker *
@@ -1249,8 +1258,8 @@ stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
 	if (rec->rule < 0 || (size_t)rec->rule >= sv->policy->n_hosts)
 		return;
 	hostdns_learn(sv->learned, &rec->answer, (uint16_t)rec->rule,
-		      learned_now(supervise_now_ns()), own_address, NULL,
-		      refused, DNS_ANSWER_ADDRS, &n_refused);
+		      learned_now(supervise_now_ns()), host_local, sv, refused,
+		      DNS_ANSWER_ADDRS, &n_refused);
 	for (size_t i = 0; i < n_refused; i++) {
 		sv->rebind[sv->next_rebind] = refused[i];
 		sv->next_rebind = (sv->next_rebind + 1) % SV_MAX_REBIND;
@@ -1494,6 +1503,7 @@ check_addr(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 	struct netpolicy_addr ip;
 	struct netpolicy_lookup lookup = { .own_socket = own_socket,
 					   .named = named_lookup,
+					   .host_local = host_local,
 					   .ctx = sv };
 	struct netpolicy_query q;
 	int r;

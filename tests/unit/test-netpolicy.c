@@ -361,6 +361,14 @@ test_local(void **state)
 		{ "2001:db8::1", false },
 		{ "::ffff:10.0.0.1", true },
 		{ "::ffff:8.8.8.8", false },
+		/* NAT64's well-known prefix: the IPv4 address it carries. */
+		{ "64:ff9b::7f00:1", true },
+		{ "64:ff9b::a00:1", true },
+		{ "64:ff9b::c0a8:101", true },
+		{ "64:ff9b::a9fe:a9fe", true },
+		{ "64:ff9b::cb00:7107", false },
+		{ "64:ff9b::808:808", false },
+		{ "64:ff9b:0:0:1::a00:1", false },
 	};
 
 	(void)state;
@@ -819,6 +827,104 @@ test_decide_lookup(void **state)
 	policy_free(p);
 }
 
+/* This host's addresses and on-link prefixes (netpolicy_prefixes_hold),
+ * and the decision that asks for them (lk->host_local). */
+static struct netpolicy_prefix host_table[4];
+
+static bool
+host_local(void *ctx, const struct netpolicy_addr *a)
+{
+	(*(int *)ctx)++;
+	return netpolicy_prefixes_hold(host_table, ARRAY_SIZE(host_table), a);
+}
+
+static void
+test_host_local(void **state)
+{
+	static const struct {
+		const char *addr;
+		bool local;
+	} t[] = {
+		{ "198.51.100.5", true },	/* the host's own */
+		{ "198.51.100.77", true },	/* a neighbour on its link */
+		{ "198.51.101.1", false },	/* past the /24 */
+		{ "64:ff9b::c633:6407", true }, /* NAT64 of 198.51.100.7 */
+		{ "2001:db8:1::5", true },	{ "2001:db8:1::beef", true },
+		{ "2001:db8:1:1::1", false },	{ "2001:db8:2::1", false },
+		{ "203.0.113.7", false },	{ "::ffff:198.51.100.9", true },
+	};
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r;
+	int calls = 0;
+	struct netpolicy_lookup lk = { .host_local = host_local,
+				       .ctx = &calls };
+	struct netpolicy_addr a;
+
+	(void)state;
+	host_table[0] =
+		(struct netpolicy_prefix){ addr("198.51.100.5", 0), 32 };
+	host_table[1] =
+		(struct netpolicy_prefix){ addr("198.51.100.0", 0), 24 };
+	host_table[2] =
+		(struct netpolicy_prefix){ addr("2001:db8:1::5", 0), 128 };
+	host_table[3] =
+		(struct netpolicy_prefix){ addr("2001:db8:1::", 0), 64 };
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		a = addr(t[i].addr, 80);
+		if (netpolicy_prefixes_hold(host_table, ARRAY_SIZE(host_table),
+					    &a) != t[i].local)
+			fail_msg("%s: local should be %d", t[i].addr,
+				 t[i].local);
+	}
+
+	/* Port rules under the supervisor: the host's own address and its
+	 * on-link neighbours are local, as loopback is. */
+	p->supervise = true;
+	ports_add(&p->connect_tcp, 443, 443);
+	r = rules(p, NULL);
+	a = addr("198.51.100.5", 443);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	{
+		struct netpolicy_query q = { .op = NETPOLICY_CONNECT,
+					     .proto = NETPOLICY_TCP,
+					     .addr = a };
+
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		q.addr = addr("2001:db8:1::99", 443);
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		q.addr = addr("64:ff9b::c633:6405", 443);
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		q.addr = addr("203.0.113.7", 443);
+		assert_null(netpolicy_decide(r, &q, &lk));
+		assert_int_equal(calls, 4);
+		/* Statically local: nothing asked. */
+		q.addr = addr("10.0.0.1", 443);
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		assert_int_equal(calls, 4);
+		netpolicy_rules_free(r);
+		/* An allow-cidr entry reaches it, as any local address. */
+		items_add(&p->allow_cidr, "198.51.100.0/24:443");
+		r = rules(p, NULL);
+		q.addr = addr("198.51.100.77", 443);
+		assert_null(netpolicy_decide(r, &q, &lk));
+		netpolicy_rules_free(r);
+		/* Standing in for Landlock's port rules, the supervisor
+		 * reaches what Landlock would. */
+		policy_free(p);
+		p = policy_new();
+		ports_add(&p->connect_tcp, 443, 443);
+		r = rules(p, NULL);
+		q.addr = addr("198.51.100.5", 443);
+		assert_null(netpolicy_decide(r, &q, &lk));
+	}
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
 /* Source routing on a socket: IPv4 options and an IPv6 routing header. */
 static void
 test_source_routed(void **state)
@@ -1027,6 +1133,7 @@ main(void)
 		cmocka_unit_test(test_decide_stub),
 		cmocka_unit_test(test_decide_lookup),
 		cmocka_unit_test(test_resolvers),
+		cmocka_unit_test(test_host_local),
 		cmocka_unit_test(test_source_routed),
 		cmocka_unit_test(test_own),
 		cmocka_unit_test(test_names),
