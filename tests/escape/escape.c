@@ -2654,6 +2654,151 @@ a_ping(struct result *r)
 }
 
 /*
+ * A routing header on a socket sends its packets to the header's first
+ * hop, not the destination that connect(2) and the supervisor checked
+ * (DESIGN.md §2, §16).  Two ways to set one without privilege: a type 4
+ * segment routing header with IPV6_RTHDR, and a type 2 (Mobile IPv6)
+ * header in a control-message buffer made sticky with
+ * IPV6_2292PKTOPTIONS, which the kernel accepts only where
+ * CONFIG_IPV6_MIP6 is built (Debian's kernels).  The first hop here is
+ * ::1, so nothing leaves the machine even where the probe escapes: the
+ * escape is a connect performed on a socket that carries the header.
+ */
+static void
+rthdr(struct result *r, bool mip6)
+{
+	struct sockaddr_in6 a;
+	socklen_t len;
+	unsigned char hdr[40] = { 0 }, got[8];
+	union {
+		char buf[CMSG_SPACE(24)];
+		struct cmsghdr align;
+	} u;
+	const char *how =
+		mip6 ? "IPV6_2292PKTOPTIONS (type 2)" : "IPV6_RTHDR (type 4)";
+	int fd, rc, port = fx_port("TCP_OK");
+
+	if (!need(r, "TCP_OK"))
+		return;
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		blocked(r, "socket(AF_INET6)");
+		return;
+	}
+	if (mip6) {
+		/* next header, length 2, type 2, one segment left, reserved,
+		 * the home address ::1 */
+		static const unsigned char rt2[24] = { 0, 2, 2, 1, [23] = 1 };
+
+		memset(&u, 0, sizeof(u));
+		u.align.cmsg_level = IPPROTO_IPV6;
+		u.align.cmsg_type = 57 /* IPV6_RTHDR */;
+		u.align.cmsg_len = CMSG_LEN(sizeof(rt2));
+		memcpy(CMSG_DATA(&u.align), rt2, sizeof(rt2));
+		rc = setsockopt(fd, IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */,
+				u.buf, sizeof(u.buf));
+	} else {
+		/* two segments, ::1 both: segments left 1, last entry 1 */
+		hdr[1] = 4;
+		hdr[2] = 4;
+		hdr[3] = 1;
+		hdr[4] = 1;
+		hdr[23] = 1;
+		hdr[39] = 1;
+		rc = setsockopt(fd, IPPROTO_IPV6, 57 /* IPV6_RTHDR */, hdr,
+				sizeof(hdr));
+	}
+	if (rc < 0) {
+		int e = errno;
+
+		if (e == EPERM)
+			set(r, OUT_BLOCKED, "setsockopt %s: %s", how, ename(e));
+		else
+			set(r, OUT_SKIPPED,
+			    "the kernel refuses the header itself: setsockopt "
+			    "%s: %s%s",
+			    how, ename(e),
+			    mip6 && e == EINVAL ? " (no CONFIG_IPV6_MIP6)"
+						: "");
+		close(fd);
+		return;
+	}
+	len = sizeof(got);
+	if (getsockopt(fd, IPPROTO_IPV6, 57 /* IPV6_RTHDR */, got, &len) < 0 ||
+	    len == 0) {
+		set(r, OUT_SKIPPED,
+		    "setsockopt %s took, but no header is on "
+		    "the socket",
+		    how);
+		close(fd);
+		return;
+	}
+	/* The allowed destination: [::1]:TCP_OK (the twins' listener is on
+	 * 127.0.0.1, so the kernel refuses the connection itself; what
+	 * matters is that the connect was performed). */
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_addr = in6addr_loopback;
+	a.sin6_port = htons((uint16_t)port);
+	rc = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? errno : 0;
+	if (rc == EPERM || rc == EACCES)
+		set(r, OUT_BLOCKED,
+		    "header set with %s; connect [::1]:%d refused: %s", how,
+		    port, ename(rc));
+	else
+		set(r, OUT_ESCAPED,
+		    "a socket with a routing header (%s) was connected to "
+		    "[::1]:%d (%s): its packets go to the header's first hop",
+		    how, port, rc ? ename(rc) : "at once");
+	close(fd);
+}
+
+static void
+a_rthdr_srh(struct result *r)
+{
+	rthdr(r, false);
+}
+
+static void
+a_rthdr_mip6(struct result *r)
+{
+	rthdr(r, true);
+}
+
+/* The IPv6 options the design reviewed, on a socket that then reaches
+ * the allowed listener (through an IPv4-mapped address). */
+static void
+t_ipv6_options(struct result *r)
+{
+	struct sockaddr_in6 a;
+	int fd, tc = 0x10, hops = 64, port = fx_port("TCP_OK");
+
+	if (port == 0) {
+		set(r, OUT_SKIPPED, "the fixture has no TCP_OK");
+		return;
+	}
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tc, sizeof(tc)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops,
+		       sizeof(hops)) < 0) {
+		failed(r, "setsockopt IPV6_TCLASS, IPV6_UNICAST_HOPS");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons((uint16_t)port);
+	inet_pton(AF_INET6, "::ffff:127.0.0.1", &a.sin6_addr);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		failed(r, "connect [::ffff:127.0.0.1]");
+	else
+		set(r, OUT_OK, "traffic class and hop limit set, connected");
+	close(fd);
+}
+
+/*
  * True (and r set blocked) when the sandbox has a network namespace of
  * its own (net = none): then 127.0.0.1 and ::1 are its own loopback, and
  * a send or bind there reaches nothing of the host's.  The host side
@@ -3499,6 +3644,14 @@ static const struct probe {
 	{ "net.vsock", "AF_VSOCK socket", a_vsock, twin_tcp_ok, 0 },
 	{ "net.bluetooth", "AF_BLUETOOTH socket", a_bluetooth, twin_tcp_ok, 0 },
 	{ "net.icmp-ping", "ICMP ping socket", a_ping, twin_tcp_ok, 0 },
+	{ "net.rthdr-srh",
+	  "IPv6 type 4 routing header (IPV6_RTHDR), then connect an "
+	  "allowed address",
+	  a_rthdr_srh, t_ipv6_options, 0 },
+	{ "net.rthdr-mip6",
+	  "IPv6 type 2 routing header (IPV6_2292PKTOPTIONS), then connect "
+	  "an allowed address",
+	  a_rthdr_mip6, t_ipv6_options, 0 },
 	{ "net.udp", "UDP to a host/port not allowed", a_udp, twin_tcp_ok, 0 },
 	{ "net.udp6", "UDP over IPv6 to a host/port not allowed", a_udp6,
 	  twin_tcp_ok, 0 },

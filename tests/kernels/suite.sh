@@ -11,7 +11,8 @@
 # with a line LLWSUITE NAME ok=N skip=M fail=K.
 #
 # LLW_SUITES (from llw.suites= on the kernel command line) names the
-# suites, separated by commas.
+# suites, separated by commas; "escape" is the escape corpus
+# (tests/escape/run.sh).
 tree=/llw/tree
 export LLWRAP=$tree/llwrap
 export LLW_HELPERS=$tree/tests/helpers
@@ -24,6 +25,11 @@ cd "$tree" || exit 1
 
 for name in $(echo "${LLW_SUITES:-}" | tr , ' '); do
 	f=$tree/tests/integration/$name.sh
+	# The escape corpus (tests/escape/run.sh, its probes against the
+	# shipped profiles on both backends): some escapes exist only on the
+	# kernels users run (a type 2 routing header needs CONFIG_IPV6_MIP6,
+	# which Debian builds and the development machine does not).
+	[ "$name" = escape ] && f=$tree/tests/escape/run.sh
 	if [ ! -r "$f" ]; then
 		echo "LLWCASE suite-$name missing"
 		continue
