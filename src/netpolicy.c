@@ -48,6 +48,9 @@ struct netpolicy_rules {
 	struct netpolicy_addr proxy_addr;
 	/* allow-host through llwrap's resolver instead (design (a)). */
 	bool stub;
+	/* The first port the kernel lets an unprivileged process bind
+	 * (net.ipv4.ip_unprivileged_port_start). */
+	uint16_t unprivileged_start;
 };
 
 int
@@ -492,7 +495,14 @@ netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
 		memcpy(r->listen, p->listen_addrs,
 		       p->n_listen_addrs * sizeof(*r->listen));
 	r->n_listen = p->n_listen_addrs;
+	r->unprivileged_start = 1024;
 	return r;
+}
+
+void
+netpolicy_rules_set_unprivileged_start(struct netpolicy_rules *r, uint16_t port)
+{
+	r->unprivileged_start = port;
 }
 
 static const char *
@@ -567,7 +577,54 @@ decide_destination(const struct netpolicy_rules *r,
 		return "filtered/proxy";
 	if (ranges_hold(list->v, list->n, a->port))
 		return NULL;
-	return r->n_cidrs > 0 ? "filtered/no-cidr" : "filtered/port";
+	/* The rule says which port list refused, and so what it reaches
+	 * (blocked_suggest): under the supervisor the internet; standing in
+	 * for Landlock, every host, as Landlock's rule would. */
+	return r->n_cidrs > 0 ? "filtered/no-cidr"
+	       : r->local     ? "filtered/net-port"
+			      : "filtered/landlock-port";
+}
+
+/*
+ * A UDP connect to port 0 (netpolicy_quiet): allowed where some port of
+ * the address is reachable, since a send on the socket afterwards goes to
+ * port 0 of it, a way out only to an address no rule reaches.
+ */
+static const char *
+decide_probe(const struct netpolicy_rules *r, const struct netpolicy_query *q,
+	     const struct netpolicy_lookup *lk)
+{
+	const struct netpolicy_addr *a = &q->addr;
+	enum netpolicy_named named = NETPOLICY_NAMED_NO;
+
+	if (r->net == LLW_NET_HOST)
+		return NULL;
+	for (size_t i = 0; i < r->n_cidrs; i++)
+		if (netpolicy_cidr_contains(&r->cidrs[i], a))
+			return NULL;
+	if (r->stub && lk != NULL && lk->named != NULL)
+		named = lk->named(lk->ctx, q);
+	if (r->local &&
+	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
+					 lk->host_local(lk->ctx, a))))
+		return "filtered/local";
+	if (r->stub)
+		return named == NETPOLICY_NAMED_YES ||
+				       named == NETPOLICY_NAMED_PORT
+			       ? NULL
+			       : "filtered/unnamed";
+	if (r->proxy)
+		return "filtered/proxy";
+	if (r->connect_tcp.n > 0 || r->connect_udp.n > 0)
+		return NULL;
+	return r->local ? "filtered/net-port" : "filtered/landlock-port";
+}
+
+bool
+netpolicy_quiet(const struct netpolicy_query *q)
+{
+	return q->op == NETPOLICY_CONNECT && q->proto == NETPOLICY_UDP &&
+	       q->addr.port == 0;
 }
 
 const char *
@@ -606,6 +663,12 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 {
 	const struct llw_ports *list =
 		proto == NETPOLICY_TCP ? &r->bind_tcp : &r->bind_udp;
+	/* bind-tcp 0: the sandbox's own servers, on any loopback port,
+	 * reachable from the sandbox only (netpolicy_bind_published). */
+	bool own_server = proto == NETPOLICY_TCP &&
+			  netpolicy_addr_loopback(a) &&
+			  a->port >= r->unprivileged_start &&
+			  ranges_hold(list->v, list->n, 0);
 
 	if (r->net == LLW_NET_HOST && r->n_listen == 0)
 		return NULL;
@@ -621,7 +684,7 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 		/* A UDP client's own port: what sending would autobind. */
 		if (proto == NETPOLICY_UDP && a->port == 0)
 			return NULL;
-		return ranges_hold(list->v, list->n, a->port)
+		return ranges_hold(list->v, list->n, a->port) || own_server
 			       ? NULL
 			       : "filtered/bind-port";
 	}
@@ -639,7 +702,33 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 			if (netpolicy_addr_same(&r->listen[i], a))
 				return NULL;
 	}
-	return "filtered/listen";
+	return own_server ? NULL : "filtered/listen";
+}
+
+bool
+netpolicy_refuses_sharing(const struct netpolicy_rules *r)
+{
+	return r->net != LLW_NET_HOST;
+}
+
+bool
+netpolicy_bind_published(const struct netpolicy_rules *r,
+			 enum netpolicy_proto proto,
+			 const struct netpolicy_addr *a)
+{
+	const struct llw_ports *list =
+		proto == NETPOLICY_TCP ? &r->bind_tcp : &r->bind_udp;
+
+	/* An ephemeral port is the kernel's random pick, which no host
+	 * program expects to find a service on: not hidden. */
+	if (r->net == LLW_NET_HOST || !r->local || proto != NETPOLICY_TCP ||
+	    a->port == 0 || !netpolicy_addr_loopback(a))
+		return true;
+	for (size_t i = 0; i < r->n_listen; i++)
+		if (netpolicy_addr_same(&r->listen[i], a) &&
+		    r->listen[i].port == a->port)
+			return true;
+	return r->n_listen == 0 && ranges_hold(list->v, list->n, a->port);
 }
 
 bool
@@ -662,9 +751,18 @@ netpolicy_decide(const struct netpolicy_rules *r,
 {
 	const char *rule;
 
-	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN)
-		return decide_bind(r, q->proto, &q->addr);
-	rule = decide_destination(r, q, lk);
+	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN) {
+		rule = decide_bind(r, q->proto, &q->addr);
+		/* Never a port a socket the sandbox did not create holds,
+		 * whatever the rules allow (but mode host). */
+		if (rule == NULL && q->addr.port != 0 &&
+		    netpolicy_refuses_sharing(r) && lk != NULL &&
+		    lk->port_shared != NULL && lk->port_shared(lk->ctx, q))
+			rule = "filtered/shared-port";
+		return rule;
+	}
+	rule = netpolicy_quiet(q) ? decide_probe(r, q, lk)
+				  : decide_destination(r, q, lk);
 	/* The sandbox's own listener, on any loopback port. */
 	if (rule != NULL && netpolicy_addr_loopback(&q->addr) && lk != NULL &&
 	    lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
@@ -765,6 +863,79 @@ netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie)
 		if (o->ip[i] == cookie)
 			return true;
 	return false;
+}
+
+bool
+netpolicy_sock_reaches(const struct netpolicy_addr *bound,
+		       const struct netpolicy_addr *dest)
+{
+	if (bound->port != dest->port)
+		return false;
+	if (netpolicy_addr_same(bound, dest))
+		return true;
+	return addr_unspecified(bound) &&
+	       (bound->family == dest->family || bound->family == AF_INET6);
+}
+
+bool
+netpolicy_port_shared(const struct netpolicy_own *o, uint64_t self,
+		      const struct netpolicy_sock *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].cookie != self &&
+		    !netpolicy_own_has_ip(o, v[i].cookie))
+			return true;
+	return false;
+}
+
+bool
+netpolicy_dest_own(const struct netpolicy_own *o,
+		   const struct netpolicy_addr *dest,
+		   const struct netpolicy_sock *v, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!netpolicy_sock_reaches(&v[i].addr, dest))
+			continue;
+		if (!netpolicy_own_has_ip(o, v[i].cookie))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+void
+netpolicy_own_add_private(struct netpolicy_own *o,
+			  const struct netpolicy_addr *asked, uint16_t port,
+			  uint64_t cookie)
+{
+	struct netpolicy_private *p = &o->priv[o->next_priv];
+
+	p->asked = *asked;
+	p->port = port;
+	p->cookie = cookie;
+	o->next_priv = (o->next_priv + 1) % NETPOLICY_MAX_PRIVATE;
+	if (o->n_priv < NETPOLICY_MAX_PRIVATE)
+		o->n_priv++;
+}
+
+const struct netpolicy_private *
+netpolicy_own_private(const struct netpolicy_own *o,
+		      const struct netpolicy_addr *dest)
+{
+	/* The most recent first: a port asked for again after its
+	 * listener went is the newer listener's. */
+	for (size_t k = 0; k < o->n_priv; k++) {
+		size_t i = (o->next_priv + NETPOLICY_MAX_PRIVATE - 1 - k) %
+			   NETPOLICY_MAX_PRIVATE;
+		const struct netpolicy_private *p = &o->priv[i];
+
+		if (p->asked.port == dest->port &&
+		    netpolicy_addr_same(&p->asked, dest))
+			return p;
+	}
+	return NULL;
 }
 
 void

@@ -81,41 +81,103 @@ cookie_of(const uint32_t c[2])
 	return (uint64_t)c[0] | (uint64_t)c[1] << 32;
 }
 
-int
-sockdiag_inet(int family, const uint8_t *addr, uint16_t port, bool udp,
-	      uint64_t *cookie)
+/* One family's part of sockdiag_port, appended to *v. */
+static int
+port_dump(int family, bool udp, uint16_t port, struct netpolicy_sock **v,
+	  size_t *n)
 {
-	struct inet_diag_req_v2 req = {
-		.sdiag_family = (uint8_t)family,
-		.sdiag_protocol = udp ? IPPROTO_UDP : IPPROTO_TCP,
-		.idiag_states = ~0u,
-		.id.idiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} msg = {
+		.h = { .nlmsg_len = sizeof(msg),
+		       .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		       .nlmsg_seq = 1 },
+		.r = { .sdiag_family = (uint8_t)family,
+		       .sdiag_protocol = udp ? IPPROTO_UDP : IPPROTO_TCP,
+		       /* TCP: listeners (what a connection reaches); UDP:
+			* every socket holds its port. */
+		       .idiag_states = udp ? ~0u : 1u << 10 /* TCP_LISTEN */,
+		       .id.idiag_sport = htons(port) },
 	};
+	_cleanup_close_ int fd = -1;
 	union {
 		struct nlmsghdr h;
-		unsigned char b[1024];
+		unsigned char b[16384];
 	} buf;
-	size_t alen = family == AF_INET ? 4 : 16;
-	void *p;
-	int n;
 
-	/* The kernel's exact lookups read the fields differently: TCP
-	 * finds the listener for a connection to src:sport; UDP finds the
-	 * socket for a datagram to dst:dport. */
-	if (udp) {
-		memcpy(req.id.idiag_dst, addr, alen);
-		req.id.idiag_dport = htons(port);
-	} else {
-		memcpy(req.id.idiag_src, addr, alen);
-		req.id.idiag_sport = htons(port);
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t len;
+
+		do
+			len = recv(fd, &buf, sizeof(buf), 0);
+		while (len < 0 && errno == EINTR);
+		if (len < 0)
+			return -errno;
+		for (struct nlmsghdr *h = &buf.h; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			const struct inet_diag_msg *m = NLMSG_DATA(h);
+			struct netpolicy_sock sk = { 0 };
+
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				return h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e))
+					       ? (e->error < 0 ? e->error : 0)
+					       : -EPROTO;
+			}
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+				return -EPROTO;
+			/* The kernel filters by port; an older one might
+			 * not. */
+			if (ntohs(m->id.idiag_sport) != port)
+				continue;
+			sk.addr.family = m->idiag_family;
+			memcpy(sk.addr.a, m->id.idiag_src,
+			       m->idiag_family == AF_INET ? 4 : 16);
+			sk.addr.port = port;
+			if (sk.addr.family == AF_INET6) {
+				struct sockaddr_in6 s6 = { .sin6_family =
+								   AF_INET6 };
+
+				/* IPv4-mapped becomes IPv4, as everywhere. */
+				memcpy(&s6.sin6_addr, sk.addr.a, 16);
+				(void)netpolicy_addr_from_sockaddr(
+					&s6, sizeof(s6), &sk.addr);
+				sk.addr.port = port;
+			}
+			sk.cookie = cookie_of(m->id.idiag_cookie);
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = sk;
+		}
 	}
-	n = ask(&req, sizeof(req), SOCK_DIAG_BY_FAMILY, &buf, sizeof(buf), &p);
-	if (n < 0)
-		return n;
-	if ((size_t)n < sizeof(struct inet_diag_msg))
-		return -EPROTO;
-	*cookie = cookie_of(((struct inet_diag_msg *)p)->id.idiag_cookie);
-	return 0;
+}
+
+int
+sockdiag_port(bool udp, uint16_t port, struct netpolicy_sock **v, size_t *n)
+{
+	int r;
+
+	*v = NULL;
+	*n = 0;
+	if ((r = port_dump(AF_INET, udp, port, v, n)) < 0 ||
+	    (r = port_dump(AF_INET6, udp, port, v, n)) < 0) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	return r;
 }
 
 int

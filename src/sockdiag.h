@@ -6,8 +6,9 @@
  * A socket is named by its cookie (SO_COOKIE): a 64-bit value the kernel
  * gives each socket once and never gives again, unlike a port, a name or
  * an inode number, which another process can take over once the
- * sandbox's socket is gone.  Every query is an exact lookup, answered in
- * the network namespace of the asking process.
+ * sandbox's socket is gone.  Every query (an exact lookup, or a dump of
+ * the sockets at one port) is answered in the network namespace of the
+ * asking process.
  */
 #ifndef LLW_SOCKDIAG_H
 #define LLW_SOCKDIAG_H
@@ -17,15 +18,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct netpolicy_sock;
+
 /*
- * The cookie of the socket that a TCP connection (udp false) or a UDP
- * datagram (udp true) to addr:port would reach: a listener, or a bound
- * UDP socket, the wildcard-bound included.  family is AF_INET or
- * AF_INET6, addr 4 or 16 bytes in network order.  Returns 0, -ENOENT
- * when no socket is there, or -errno.
+ * Every socket bound to port (host order) now, in both families and at
+ * any address: TCP listeners (udp false) or UDP sockets in any state,
+ * each with the address it is bound to and its cookie, in a new array
+ * *v of *n (NULL and 0 when none).  A dump of this network namespace's
+ * tables, filtered by port.  Returns 0 or -errno.
  */
-int sockdiag_inet(int family, const uint8_t *addr, uint16_t port, bool udp,
-		  uint64_t *cookie);
+int sockdiag_port(bool udp, uint16_t port, struct netpolicy_sock **v,
+		  size_t *n);
 
 /* What the kernel says of a unix socket that still exists. */
 struct sockdiag_unix {

@@ -799,7 +799,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	} else {
 		rule = sb->policy->net == LLW_NET_HOST || pr != NULL
 			       ? NULL
-			       : "filtered/port";
+			       : "filtered/net-port";
 	}
 	v->allowed = rule == NULL;
 	if (rule == NULL) {

@@ -2825,6 +2825,202 @@ own_netns(struct result *r)
 	return true;
 }
 
+/* A TCP socket bound to addr:port (reuseport: SO_REUSEPORT set first),
+ * listening; -1 with errno, *step the call that failed. */
+static int
+tcp_listen_at(const char *addr, int port, bool reuseport, const char **step)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, e;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+		len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, addr, &s4->sin_addr);
+		len = sizeof(*s4);
+	}
+	*step = "socket";
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	*step = "setsockopt SO_REUSEPORT";
+	if (reuseport &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		goto fail;
+	*step = "bind";
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0)
+		goto fail;
+	*step = "listen";
+	if (listen(fd, 8) < 0)
+		goto fail;
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/* Join a host service's SO_REUSEPORT group: the kernel then hands the
+ * sandbox a share of the host's clients (DESIGN.md §16). */
+static void
+a_reuseport_join(struct result *r)
+{
+	const char *step;
+	int fd, port = fx_port("REUSE_PORT");
+
+	if (!need(r, "REUSE_PORT") || own_netns(r))
+		return;
+	fd = tcp_listen_at("127.0.0.1", port, true, &step);
+	if (fd < 0) {
+		set(r, OUT_BLOCKED, "%s 127.0.0.1:%d with SO_REUSEPORT: %s",
+		    step, port, ename(errno));
+		return;
+	}
+	set(r, OUT_ESCAPED,
+	    "joined the host's SO_REUSEPORT group on 127.0.0.1:%d: it gets a "
+	    "share of the host's clients",
+	    port);
+	close(fd);
+}
+
+/* A listener on the other loopback family, or the wildcard, beside a
+ * host service on one: the clients that try that address first for
+ * "localhost" reach the sandbox. */
+static void
+squat(struct result *r, const char *addr, const char *key)
+{
+	const char *step;
+	int fd, port = fx_port(key);
+
+	if (!need(r, key) || own_netns(r))
+		return;
+	fd = tcp_listen_at(addr, port, false, &step);
+	if (fd < 0) {
+		set(r, OUT_BLOCKED, "%s %s port %d: %s", step, addr, port,
+		    ename(errno));
+		return;
+	}
+	set(r, OUT_ESCAPED,
+	    "listening on %s port %d beside the host's service there", addr,
+	    port);
+	close(fd);
+}
+
+static void
+a_family_squat(struct result *r)
+{
+	/* The host's TCP_OK listener is on 127.0.0.1 alone. */
+	squat(r, "::1", "TCP_OK");
+}
+
+static void
+a_wildcard_squat(struct result *r)
+{
+	/* The host's TCP6_DENY listener is on [::1] alone. */
+	squat(r, "0.0.0.0", "TCP6_DENY");
+}
+
+/*
+ * A listener on a fixed port no rule publishes, and the host's client
+ * (host_connector) trying it, as a browser or a database client would:
+ * the escape is that the host reaches it (DESIGN.md §16).
+ */
+static void
+a_unpublished(struct result *r)
+{
+	char req[1024], res[1024], buf[128] = "";
+	const char *step;
+	int fd, rfd, port = fx_port("TCP_FREE");
+	ssize_t n;
+
+	if (!need(r, "TCP_FREE") || !need(r, "WORK") || own_netns(r))
+		return;
+	fd = tcp_listen_at("127.0.0.1", port, false, &step);
+	if (fd < 0) {
+		set(r, OUT_BLOCKED, "%s 127.0.0.1:%d: %s", step, port,
+		    ename(errno));
+		return;
+	}
+	snprintf(req, sizeof(req), "%s/.llw-connect", fx("WORK"));
+	snprintf(res, sizeof(res), "%s/.llw-connect-result", fx("WORK"));
+	unlink(res);
+	snprintf(buf, sizeof(buf), "%d\n", port);
+	if (create_file(req, buf) < 0) {
+		set(r, OUT_SKIPPED, "cannot ask the host's client: %s",
+		    ename(errno));
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < 200 && (rfd = open(res, O_RDONLY | O_CLOEXEC)) < 0;
+	     i++)
+		usleep(50000);
+	close(fd);
+	if (rfd < 0) {
+		set(r, OUT_SKIPPED, "the host's client did not answer");
+		return;
+	}
+	n = read(rfd, buf, sizeof(buf) - 1);
+	close(rfd);
+	unlink(res);
+	buf[n > 0 ? n : 0] = '\0';
+	if (strcmp(buf, "connected") == 0)
+		set(r, OUT_ESCAPED,
+		    "a host client reached the sandbox's listener on "
+		    "127.0.0.1:%d, a port no rule publishes",
+		    port);
+	else
+		set(r, OUT_BLOCKED,
+		    "listening on 127.0.0.1:%d; the host's client: %s", port,
+		    buf);
+}
+
+/* The sandbox's own server on an ephemeral port, and its own client:
+ * where a port rule alone decides (no supervisor), the listener. */
+static void
+t_own_server(struct result *r)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	const char *step;
+	int fd = tcp_listen_at("127.0.0.1", 0, false, &step), c;
+
+	if (fd < 0) {
+		failed(r, step);
+		return;
+	}
+	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		failed(r, "getsockname");
+		close(fd);
+		return;
+	}
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c >= 0 && connect(c, (struct sockaddr *)&a, sizeof(a)) == 0)
+		set(r, OUT_OK, "its own client reached its server on port %d",
+		    ntohs(a.sin_port));
+	else if (errno == EACCES)
+		set(r, OUT_OK,
+		    "listening on port %d (its own client is a port rule's "
+		    "to allow here)",
+		    ntohs(a.sin_port));
+	else
+		failed(r, "connect to its own server");
+	if (c >= 0)
+		close(c);
+	close(fd);
+}
+
 static void
 udp(struct result *r, const char *addr)
 {
@@ -3657,6 +3853,18 @@ static const struct probe {
 	  twin_tcp_ok, 0 },
 	{ "net.bind-any", "listen on every address (serve the network)",
 	  a_bind_any, t_bind_ephemeral, 0 },
+	{ "net.reuseport-join",
+	  "join a host service's SO_REUSEPORT group (get its clients)",
+	  a_reuseport_join, t_own_server, 0 },
+	{ "net.family-squat",
+	  "listen on [::1] at the port of a host service on 127.0.0.1",
+	  a_family_squat, t_own_server, 0 },
+	{ "net.wildcard-squat",
+	  "listen on 0.0.0.0 at the port of a host service on [::1]",
+	  a_wildcard_squat, t_own_server, 0 },
+	{ "net.unpublished",
+	  "a listener on a port no rule publishes, reached by a host client",
+	  a_unpublished, t_own_server, 0 },
 	{ "sh.dev-tcp", "bash /dev/tcp to a port not allowed", a_bash_dev_tcp,
 	  t_bash_dev_tcp, 0 },
 	{ "sh.bashrc", "sh redirection appending to ~/.bashrc", a_sh_bashrc,
@@ -3824,8 +4032,8 @@ host_child(pid_t pid)
 
 /* A listener that accepts (or receives) and discards, forever. */
 static int
-listener(int family, int type, const char *path, const char *abstract,
-	 int *port)
+listener_opts(int family, int type, const char *path, const char *abstract,
+	      int *port, bool reuseport)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -3852,6 +4060,8 @@ listener(int family, int type, const char *path, const char *abstract,
 		len = sizeof(*s4);
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (reuseport)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	if (family != AF_UNIX && type == SOCK_STREAM)
 		setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
@@ -3884,6 +4094,82 @@ listener(int family, int type, const char *path, const char *abstract,
 	close(fd);
 	host_child(pid);
 	return pid < 0 ? -1 : 0;
+}
+
+/* A listener that accepts (or receives) and discards, forever. */
+static int
+listener(int family, int type, const char *path, const char *abstract,
+	 int *port)
+{
+	return listener_opts(family, type, path, abstract, port, false);
+}
+
+/*
+ * The host's client, for probes of listeners the sandbox makes: it
+ * watches the work directory for a file ".llw-connect" naming a port,
+ * connects to 127.0.0.1 there as any program of the user's would, and
+ * writes what happened to ".llw-connect-result" ("connected", "no
+ * answer in 3 s", or the error), until the host side ends.
+ */
+static void
+host_connector(const char *work)
+{
+	char req[1024], res[1024], tmp[1040];
+	pid_t pid;
+
+	snprintf(req, sizeof(req), "%s/.llw-connect", work);
+	snprintf(res, sizeof(res), "%s/.llw-connect-result", work);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", res);
+	pid = fork();
+	if (pid != 0) {
+		host_child(pid);
+		return;
+	}
+	for (;;) {
+		char buf[32] = "";
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		struct pollfd p;
+		const char *what;
+		int fd = open(req, O_RDONLY | O_CLOEXEC), e = 0, s;
+		socklen_t el = sizeof(e);
+		ssize_t n;
+
+		if (fd < 0) {
+			usleep(50000);
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		unlink(req);
+		buf[n > 0 ? n : 0] = '\0';
+		a.sin_port = htons((uint16_t)atoi(buf));
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   0);
+		if (connect(s, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			what = "connected";
+		} else if (errno != EINPROGRESS) {
+			what = strerror(errno);
+		} else {
+			p = (struct pollfd){ .fd = s, .events = POLLOUT };
+			if (poll(&p, 1, 3000) == 0)
+				what = "no answer in 3 s";
+			else if (getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &el) ==
+					 0 &&
+				 e == 0)
+				what = "connected";
+			else
+				what = strerror(e ? e : errno);
+		}
+		close(s);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			if (write(fd, what, strlen(what)) < 0)
+				_exit(1);
+			close(fd);
+			rename(tmp, res);
+		}
+	}
 }
 
 static int
@@ -4065,6 +4351,12 @@ host(const char *dir, const char *project)
 	}
 	if (listener(AF_INET, SOCK_DGRAM, NULL, NULL, &port) == 0)
 		printf("UDP_PORT=%d\n", port);
+	/* A host service in a SO_REUSEPORT group, which any socket of the
+	 * same user with that flag may join. */
+	if (listener_opts(AF_INET, SOCK_STREAM, NULL, NULL, &port, true) == 0)
+		printf("REUSE_PORT=%d\n", port);
+	if (work[0] != '\0')
+		host_connector(work);
 	printf("TCP_FREE=%d\n", free_tcp_port());
 	{
 		char ns[64];

@@ -818,6 +818,67 @@ p_fd_send(char **argv)
 	return succeed("%s", argv[3]);
 }
 
+/*
+ * listen-wait ADDR PORT REUSEPORT DIR: a TCP listener at ADDR PORT
+ * (REUSEPORT 1: SO_REUSEPORT set first); the port it is bound to (which
+ * the supervisor may have chosen) is written to DIR/listening, then it
+ * waits (30 s at most) for DIR/go, and connects from itself 10 times to
+ * ADDR PORT (PORT 0: the bound port): "own=K" of them succeeded,
+ * "refused=R" were refused (the last errno said).
+ */
+static int
+p_listen_wait(char **argv)
+{
+	char path[4096], port[16];
+	union addr a;
+	socklen_t len;
+	int fd, one = 1, own = 0, refused = 0, last = 0;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return deny("socket");
+	if (strcmp(argv[2], "1") == 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		return deny("setsockopt SO_REUSEPORT");
+	if (bind(fd, &a.sa, len) < 0)
+		return deny("bind");
+	if (listen(fd, 64) < 0)
+		return deny("listen");
+	snprintf(port, sizeof(port), "%s", strchr(bound(fd), ' ') + 1);
+	snprintf(path, sizeof(path), "%s/listening", argv[3]);
+	{
+		FILE *f = fopen(path, "w");
+
+		if (f == NULL)
+			return usage_error("cannot write DIR/listening");
+		fprintf(f, "%s\n", port);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/go", argv[3]);
+	for (int i = 0; i < 600 && access(path, F_OK) < 0; i++)
+		usleep(50000);
+	if (parse_inet(argv[0], strcmp(argv[1], "0") == 0 ? port : argv[1], &a,
+		       &len))
+		return USAGE;
+	for (int i = 0; i < 10; i++) {
+		int c = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (c >= 0 && connect(c, &a.sa, len) == 0) {
+			own++;
+		} else {
+			refused++;
+			last = errno;
+		}
+		if (c >= 0)
+			close(c);
+	}
+	return succeed("bound=%s own=%d refused=%d%s%s", port, own, refused,
+		       last ? " errno=" : "",
+		       last ? strerrorname_np(last) : "");
+}
+
 /* A TCP connect from a thread that is not the main one. */
 static void *
 thread_connect(void *arg)
@@ -998,6 +1059,7 @@ static const struct probe {
 	{ "send-flags", 1, p_send_flags, "HEXFLAGS" },
 	{ "udp-cmsg", 3, p_udp_cmsg, "ttl|retopts ADDR PORT" },
 	{ "thread-connect", 2, p_thread_connect, "ADDR PORT" },
+	{ "listen-wait", 4, p_listen_wait, "ADDR PORT 0|1 DIR" },
 	{ "ipv6-sockopt", 1, p_ipv6_sockopt, "rthdr|mip6|pktoptions|tclass" },
 	{ "rthdr-send", 5, p_rthdr_send,
 	  "srh|mip6|none SEG ADDR PORT PAYLOAD" },

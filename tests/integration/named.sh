@@ -276,6 +276,12 @@ llw --allow-host link.llw.test:8080 --allow-cidr 192.0.2.2/32:8080 -- curl -sS -
 llw --allow-host self.llw.test:8080 -- curl -sS -m 10 http://self.llw.test:8080/
 llw --allow-host self.llw.test:8080 --allow-cidr 192.0.2.1/32:8080 -- curl -sS -m 10 http://self.llw.test:8080/
 llw --allow-host nat64.llw.test:8080 -- python3 "$d/conn.py" tcp nat64.llw.test 8080
+echo "== sort"
+# getaddrinfo without a service sorts its answers (RFC 6724) by
+# connecting a UDP socket to port 0 of each: nothing sent, nothing to
+# report, and the order it finds is the one it finds outside.
+llw --allow-host two.llw.test:8080 -- python3 -c "import socket; print('order', [a[4][0] for a in socket.getaddrinfo('two.llw.test', None, type=socket.SOCK_STREAM)])"
+python3 -c "import socket; print('order', [a[4][0] for a in socket.getaddrinfo('two.llw.test', None, type=socket.SOCK_STREAM)])"
 echo "== ttl"
 echo 0 >"$d/rw/skew"
 LLW_HOOK_CLOCK_SKEW=$d/rw/skew "$d/llwrap-hooked" ${B:+--backend "$B"} --rx "$d" --rw "$d/rw" -p "$d/allow.ini" -- sh -c "
@@ -482,6 +488,16 @@ expect_output "... to this host's own global address, refused" "connect tcp 192\
 expect_output "... unless allow-cidr holds it" "^hello self\\.llw\\.test:8080 from 192\\.0\\.2\\.1"
 expect_output "... to the NAT64 form of a local address, refused" "connect tcp \\[64:ff9b::c000:202\\]:8080 \\(rule filtered/rebind\\)"
 
+section sort
+n=$(printf '%s\n' "$out" | grep '^order ' | sort -u | wc -l)
+if [ "$n" -eq 1 ] && printf '%s\n' "$out" | grep -q "^order \\['198\\.51\\.100\\."; then
+	ok "getaddrinfo without a service sorts an allowed name's two addresses as it does outside"
+else
+	not_ok "getaddrinfo's sorting in the sandbox"
+	diag "$out"
+fi
+expect_no_output "... with no note of its UDP connects to port 0" ":0 \\(rule"
+
 section ttl
 expect_output "a learned address is reached within its TTL" "^connected 198\\.51\\.100\\.7$"
 expect_output "... not once the TTL (floored at 30 s) has passed" "^DENIED tcp-connect errno=EACCES"
@@ -580,6 +596,7 @@ fi
 
 section log
 expect_output "the log names the refused query, its process and rule" "dns-query udp evil\\.llw\\.test pid=[0-9]+ comm=curl rule=filtered/host$"
+expect_no_output "... and no UDP connect to port 0 (getaddrinfo's sorting)" "connect udp [^ ]*:0 "
 expect_output "... and the connect to an address no allowed name resolves to" "connect tcp 203\\.0\\.113\\.9:8080 pid=[0-9]+ comm=probe rule=filtered/unnamed$"
 expect_output "... and the port an entry does not allow" "connect tcp 198\\.51\\.100\\.8:8080 pid=[0-9]+ comm=curl rule=filtered/host-port$"
 done_testing
