@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <ifaddrs.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/openat2.h>
@@ -2986,6 +2987,31 @@ a_unpublished(struct result *r)
 		    buf);
 }
 
+/*
+ * This host's own address (not loopback), where a service of the host's
+ * listens, on a port the policy's port rules name: this host is local,
+ * reached only through allow-cidr (DESIGN.md §16).
+ */
+static void
+a_own_address(struct result *r)
+{
+	int port = fx_port("OWN_PORT");
+
+	if (fx("OWN_ADDR") == NULL) {
+		set(r, OUT_SKIPPED,
+		    "this host has no address outside loopback");
+		return;
+	}
+	if (own_netns(r))
+		return;
+	if (inet_connect(SOCK_STREAM, 0, fx("OWN_ADDR"), port, 0) < 0)
+		set(r, OUT_BLOCKED, "connect %s:%d: %s", fx("OWN_ADDR"), port,
+		    ename(errno));
+	else
+		set(r, OUT_ESCAPED, "a port rule reached this host's own %s:%d",
+		    fx("OWN_ADDR"), port);
+}
+
 /* The sandbox's own server on an ephemeral port, and its own client:
  * where a port rule alone decides (no supervisor), the listener. */
 static void
@@ -3862,6 +3888,9 @@ static const struct probe {
 	{ "net.wildcard-squat",
 	  "listen on 0.0.0.0 at the port of a host service on [::1]",
 	  a_wildcard_squat, t_own_server, 0 },
+	{ "net.own-address",
+	  "a host service on this host's own address, by a port rule",
+	  a_own_address, twin_tcp_ok, 0 },
 	{ "net.unpublished",
 	  "a listener on a port no rule publishes, reached by a host client",
 	  a_unpublished, t_own_server, 0 },
@@ -4172,6 +4201,37 @@ host_connector(const char *work)
 	}
 }
 
+/* A TCP listener of the host's on addr (IPv4), accepting and closing. */
+static int
+own_listener(const char *addr, int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	pid_t pid;
+
+	if (fd < 0 || inet_pton(AF_INET, addr, &a.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(fd, 8) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	pid = fork();
+	if (pid == 0)
+		for (;;) {
+			int c = accept(fd, NULL, NULL);
+
+			if (c >= 0)
+				close(c);
+		}
+	close(fd);
+	host_child(pid);
+	return pid < 0 ? -1 : 0;
+}
+
 static int
 free_tcp_port(void)
 {
@@ -4358,6 +4418,30 @@ host(const char *dir, const char *project)
 	if (work[0] != '\0')
 		host_connector(work);
 	printf("TCP_FREE=%d\n", free_tcp_port());
+	/* A service of this host on its own address (not loopback), which
+	 * port rules under the supervisor do not reach (DESIGN.md §16). */
+	{
+		struct ifaddrs *ifa = NULL;
+		char own[INET_ADDRSTRLEN] = "";
+
+		if (getifaddrs(&ifa) == 0) {
+			for (struct ifaddrs *i = ifa; i != NULL && !own[0];
+			     i = i->ifa_next) {
+				const struct sockaddr_in *a =
+					(const struct sockaddr_in *)i->ifa_addr;
+
+				if (a != NULL && a->sin_family == AF_INET &&
+				    (ntohl(a->sin_addr.s_addr) >> 24) != 127)
+					inet_ntop(AF_INET, &a->sin_addr, own,
+						  sizeof(own));
+			}
+			freeifaddrs(ifa);
+		}
+		if (own[0] != '\0' && own_listener(own, &port) == 0) {
+			printf("OWN_ADDR=%s\n", own);
+			printf("OWN_PORT=%d\n", port);
+		}
+	}
 	{
 		char ns[64];
 		ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
