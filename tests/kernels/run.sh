@@ -66,10 +66,11 @@ EOF
 }
 
 # The suites that need nothing the rootfs lacks (no npm, cmake, node,
-# ssh, man or AppArmor): every layer, the supervisor, named hosts and the
+# ssh, man or AppArmor): every layer, the supervisor (and the network
+# below and beside it, hostnet), named hosts and the
 # proxy, the bubblewrap fallback, the simulated older kernels.
-suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,dns,named,proxy,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest,escape}
-quick_suites=filesystem,network,supervisor,process,escape
+suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,hostnet,dns,named,proxy,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest,escape}
+quick_suites=filesystem,network,supervisor,hostnet,process,escape
 suites_set=0
 quick=0
 list=0
