@@ -81,6 +81,43 @@ cookie_of(const uint32_t c[2])
 	return (uint64_t)c[0] | (uint64_t)c[1] << 32;
 }
 
+int
+sockdiag_inet(int family, const uint8_t *addr, uint16_t port, bool udp,
+	      uint64_t *cookie)
+{
+	struct inet_diag_req_v2 req = {
+		.sdiag_family = (uint8_t)family,
+		.sdiag_protocol = udp ? IPPROTO_UDP : IPPROTO_TCP,
+		.idiag_states = ~0u,
+		.id.idiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+	};
+	union {
+		struct nlmsghdr h;
+		unsigned char b[1024];
+	} buf;
+	size_t alen = family == AF_INET ? 4 : 16;
+	void *p;
+	int n;
+
+	/* The kernel's exact lookups read the fields differently: TCP
+	 * finds the listener for a connection to src:sport; UDP finds the
+	 * socket for a datagram to dst:dport. */
+	if (udp) {
+		memcpy(req.id.idiag_dst, addr, alen);
+		req.id.idiag_dport = htons(port);
+	} else {
+		memcpy(req.id.idiag_src, addr, alen);
+		req.id.idiag_sport = htons(port);
+	}
+	n = ask(&req, sizeof(req), SOCK_DIAG_BY_FAMILY, &buf, sizeof(buf), &p);
+	if (n < 0)
+		return n;
+	if ((size_t)n < sizeof(struct inet_diag_msg))
+		return -EPROTO;
+	*cookie = cookie_of(((struct inet_diag_msg *)p)->id.idiag_cookie);
+	return 0;
+}
+
 /* One family's part of sockdiag_port, appended to *v. */
 static int
 port_dump(int family, bool udp, uint16_t port, struct netpolicy_sock **v,
@@ -165,14 +202,17 @@ port_dump(int family, bool udp, uint16_t port, struct netpolicy_sock **v,
 }
 
 int
-sockdiag_port(bool udp, uint16_t port, struct netpolicy_sock **v, size_t *n)
+sockdiag_port(int family, bool udp, uint16_t port, struct netpolicy_sock **v,
+	      size_t *n)
 {
-	int r;
+	int r = 0;
 
 	*v = NULL;
 	*n = 0;
-	if ((r = port_dump(AF_INET, udp, port, v, n)) < 0 ||
-	    (r = port_dump(AF_INET6, udp, port, v, n)) < 0) {
+	if ((family != AF_INET6 &&
+	     (r = port_dump(AF_INET, udp, port, v, n)) < 0) ||
+	    (family != AF_INET &&
+	     (r = port_dump(AF_INET6, udp, port, v, n)) < 0)) {
 		free(*v);
 		*v = NULL;
 		*n = 0;

@@ -18,17 +18,28 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * The cookie of the socket that a TCP connection (udp false) or a UDP
+ * datagram (udp true) to addr:port would reach: a listener, or a bound
+ * UDP socket, the wildcard-bound included.  family is AF_INET or
+ * AF_INET6, addr 4 or 16 bytes in network order.  Returns 0, -ENOENT
+ * when no socket is there, or -errno.
+ */
+int sockdiag_inet(int family, const uint8_t *addr, uint16_t port, bool udp,
+		  uint64_t *cookie);
+
 struct netpolicy_sock;
 
 /*
- * Every socket bound to port (host order) now, in both families and at
- * any address: TCP listeners (udp false) or UDP sockets in any state,
- * each with the address it is bound to and its cookie, in a new array
- * *v of *n (NULL and 0 when none).  A dump of this network namespace's
- * tables, filtered by port.  Returns 0 or -errno.
+ * Every socket bound to port (host order) now, of family (AF_INET,
+ * AF_INET6, or AF_UNSPEC for both) and at any address: TCP listeners
+ * (udp false) or UDP sockets in any state, each with the address it is
+ * bound to and its cookie, in a new array *v of *n (NULL and 0 when
+ * none).  A dump of this network namespace's tables, filtered by port
+ * (each family's walks its whole table).  Returns 0 or -errno.
  */
-int sockdiag_port(bool udp, uint16_t port, struct netpolicy_sock **v,
-		  size_t *n);
+int sockdiag_port(int family, bool udp, uint16_t port,
+		  struct netpolicy_sock **v, size_t *n);
 
 /* What the kernel says of a unix socket that still exists. */
 struct sockdiag_unix {

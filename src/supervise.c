@@ -944,22 +944,30 @@ own_ip_record(struct supervisor *sv, int sock)
 /*
  * The decision's lookup (netpolicy_lookup): whether a connection or
  * datagram to q->addr reaches a socket the sandbox bound and nothing
- * else: every listener (TCP) or bound socket (UDP) at that port that
- * would get it is one the sandbox bound, asked of the kernel, compared
- * by cookie (netpolicy_dest_own).  A lookup by address alone would be
- * answered with any member of a SO_REUSEPORT group.
+ * else.  The socket the kernel's lookup finds there (an exact lookup,
+ * cheap) must be one the sandbox bound, compared by cookie; then every
+ * listener (TCP) or bound socket (UDP) at that port that would get it
+ * must be (netpolicy_dest_own, over a dump of the sockets at the port):
+ * the kernel answers a lookup with any member of a SO_REUSEPORT group.
  */
 static bool
 own_socket(void *ctx, const struct netpolicy_query *q)
 {
 	const struct supervisor *sv = ctx;
+	const struct netpolicy_addr *a = &q->addr;
+	bool udp = q->proto == NETPOLICY_UDP;
 	_cleanup_free_ struct netpolicy_sock *v = NULL;
+	uint64_t cookie;
 	size_t n;
 
 	return sv->own->n_ip > 0 &&
-	       sockdiag_port(q->proto == NETPOLICY_UDP, q->addr.port, &v, &n) ==
-		       0 &&
-	       netpolicy_dest_own(sv->own, &q->addr, v, n);
+	       sockdiag_inet(a->family, a->a, a->port, udp, &cookie) == 0 &&
+	       netpolicy_own_has_ip(sv->own, cookie) &&
+	       /* An IPv6 destination: IPv6 sockets alone reach it; an
+		* IPv4 one: IPv4 sockets and IPv6 dual-stack ones. */
+	       sockdiag_port(a->family == AF_INET6 ? AF_INET6 : AF_UNSPEC, udp,
+			     a->port, &v, &n) == 0 &&
+	       netpolicy_dest_own(sv->own, a, v, n);
 }
 
 /*
@@ -977,8 +985,8 @@ port_shared(void *ctx, const struct netpolicy_query *q)
 	size_t n;
 
 	(void)sockdiag_cookie(sv->deciding, &self);
-	return sockdiag_port(q->proto == NETPOLICY_UDP, q->addr.port, &v, &n) <
-		       0 ||
+	return sockdiag_port(AF_UNSPEC, q->proto == NETPOLICY_UDP, q->addr.port,
+			     &v, &n) < 0 ||
 	       netpolicy_port_shared(sv->own, self, v, n);
 }
 
@@ -1758,17 +1766,17 @@ sockaddr_set_port(struct addr_buf *a, uint16_t port)
 }
 
 /*
- * Whether the sandbox's listener at at (an address and port) still
- * listens there, the sandbox's alone (netpolicy_dest_own).
+ * Whether the sandbox's listener cookie still listens at at (an address
+ * and port): the listener the kernel's lookup finds there.  Whether
+ * nothing else does is own_socket's to ask, at the connect.
  */
 static bool
-private_listening(const struct supervisor *sv, const struct netpolicy_addr *at)
+private_listening(const struct netpolicy_addr *at, uint64_t cookie)
 {
-	_cleanup_free_ struct netpolicy_sock *v = NULL;
-	size_t n;
+	uint64_t found;
 
-	return sockdiag_port(false, at->port, &v, &n) == 0 &&
-	       netpolicy_dest_own(sv->own, at, v, n);
+	return sockdiag_inet(at->family, at->a, at->port, false, &found) == 0 &&
+	       found == cookie;
 }
 
 /*
@@ -1792,7 +1800,7 @@ private_destination(struct supervisor *sv, const struct call *c,
 	if ((p = netpolicy_own_private(sv->own, &d)) == NULL)
 		return;
 	d.port = p->port;
-	if (private_listening(sv, &d))
+	if (private_listening(&d, p->cookie))
 		sockaddr_set_port(a, p->port);
 }
 
@@ -1916,7 +1924,8 @@ private_bind(struct supervisor *sv, struct call *c, struct addr_buf *a,
 	uint64_t cookie;
 
 	at.port = p != NULL ? p->port : 0;
-	if (at.port == 0 || !call_reuses(c) || !private_listening(sv, &at))
+	if (at.port == 0 || !call_reuses(c) ||
+	    !private_listening(&at, p->cookie))
 		at.port = 0;
 	sockaddr_set_port(a, at.port);
 	if (bind(c->sock, &a->u.sa, a->len) < 0) {

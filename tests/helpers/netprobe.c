@@ -950,6 +950,38 @@ p_connect_lat(char **argv)
 		       (unsigned long long)(sum / (uint64_t)n));
 }
 
+/* bind-lat ADDR PORT N: N TCP sockets bound to ADDR PORT in turn (each
+ * closed before the next), the median and mean time of bind(2). */
+static int
+p_bind_lat(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	long n = atol(argv[2]);
+	uint64_t *t, sum = 0;
+
+	if (parse_inet(argv[0], argv[1], &a, &len) || n <= 0)
+		return USAGE;
+	t = calloc((size_t)n, sizeof(*t));
+	for (long i = 0; i < n; i++) {
+		int fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		uint64_t t0;
+
+		if (fd < 0)
+			return deny("socket");
+		t0 = now_ns();
+		if (bind(fd, &a.sa, len) < 0)
+			return deny("bind");
+		t[i] = now_ns() - t0;
+		sum += t[i];
+		close(fd);
+	}
+	qsort(t, (size_t)n, sizeof(*t), cmp_u64);
+	return succeed("median_ns=%llu mean_ns=%llu",
+		       (unsigned long long)t[n / 2],
+		       (unsigned long long)(sum / (uint64_t)n));
+}
+
 /* Bench: send MB mebibytes to a sink; MiB/s. */
 static int
 p_tcp_bulk(char **argv)
@@ -1067,6 +1099,7 @@ static const struct probe {
 	  "srh|mip6|none SEG tcp|udp FD CMD [ARGS...]" },
 	{ "fd-send", 4, p_fd_send, "FD ADDR PORT PAYLOAD" },
 	{ "connect-lat", 3, p_connect_lat, "ADDR PORT N" },
+	{ "bind-lat", 3, p_bind_lat, "ADDR PORT N" },
 	{ "tcp-bulk", 3, p_tcp_bulk, "ADDR PORT MIB" },
 	{ "tcp-sink", 2, p_tcp_sink, "ADDR PORT" },
 	{ "tcp-accept", 2, p_tcp_accept, "ADDR PORT" },
