@@ -1182,10 +1182,12 @@ netpolicy_describe(const struct policy *p,
 			      "outside every entry, internet addresses on the "
 			      "connect-tcp / connect-udp ports, never this "
 			      "host or its networks (loopback, private, "
-			      "link-local)");
+			      "link-local, this host's own addresses, the "
+			      "networks on its links, their NAT64 forms)");
 	}
 	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
-		      "port (by socket cookie)");
+		      "port (by socket cookie; every socket a connection "
+		      "there could reach must be the sandbox's)");
 	if (proxy_enabled(p) && stub)
 		strv_push_take(&v, xasprintf("DNS (port 53, UDP and TCP): to "
 					     "%s, answered by llwrap's "
@@ -1200,13 +1202,26 @@ netpolicy_describe(const struct policy *p,
 				  list ? list : "(no resolver: none)",
 				  p->dns.n ? "" : " (from /etc/resolv.conf)"));
 	strv_push_take(
-		&v, xasprintf("binds: %s",
+		&v, xasprintf("binds: %s%s",
 			      p->listen.n ? "only the listen addresses (port "
 					    "0 on loopback when bind-tcp / "
 					    "bind-udp has 0)"
 					  : "on loopback only (a wildcard "
 					    "bind becomes loopback), on the "
-					    "bind-tcp / bind-udp ports"));
+					    "bind-tcp / bind-udp ports, "
+					    "reachable from the host",
+			      p->net == LLW_NET_HOST
+				      ? ""
+				      : "; never on a port a socket the "
+					"sandbox did not create holds "
+					"(EADDRINUSE)"));
+	if (netpolicy_needs_supervisor(p) && p->net != LLW_NET_HOST &&
+	    ranges_hold(p->bind_tcp.v, p->bind_tcp.n, 0))
+		strv_push(&v, "the sandbox's own servers (bind-tcp 0): on any "
+			      "other unprivileged loopback port, for the "
+			      "sandbox alone (moved to a port of the kernel's "
+			      "choosing, where its clients of the asked port "
+			      "are sent; a host client there is refused)");
 	strv_push(&v, "pathname unix sockets: those the sandbox bound, and "
 		      "the unix allow-list (by inode)");
 	strv_push(&v, "abstract unix sockets: those the sandbox bound");
