@@ -25,6 +25,9 @@
 #ifndef SO_COOKIE
 #define SO_COOKIE 57
 #endif
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
 
 /* Send one request and read its one answer into buf.  Returns the
  * answer's payload length, or -errno (the kernel's NLMSG_ERROR). */
@@ -270,6 +273,27 @@ sockdiag_unix(uint32_t ino, uint64_t cookie, struct sockdiag_unix *out)
 		}
 	}
 	return 0;
+}
+
+bool
+sockdiag_same_netns(int fd)
+{
+	static uint64_t mine;
+	uint64_t theirs;
+	socklen_t len = sizeof(theirs);
+
+	if (mine == 0) {
+		_cleanup_close_ int s =
+			socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		socklen_t l = sizeof(mine);
+
+		if (s < 0 ||
+		    getsockopt(s, SOL_SOCKET, SO_NETNS_COOKIE, &mine, &l) < 0)
+			return true;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &len) < 0)
+		return true;
+	return theirs == mine;
 }
 
 int

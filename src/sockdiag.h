@@ -58,6 +58,14 @@ struct sockdiag_unix {
  */
 int sockdiag_unix(uint32_t ino, uint64_t cookie, struct sockdiag_unix *out);
 
+/*
+ * Whether socket fd lives in the calling process's network namespace
+ * (SO_NETNS_COOKIE, Linux 5.14), where the queries above look: a socket
+ * of a namespace of the sandbox's own (net = none) shares no port with
+ * the host's.  Where the kernel cannot tell, true.
+ */
+bool sockdiag_same_netns(int fd);
+
 /* The cookie of socket fd (SO_COOKIE).  0 or -errno. */
 int sockdiag_cookie(int fd, uint64_t *cookie);
 

@@ -984,6 +984,10 @@ port_shared(void *ctx, const struct netpolicy_query *q)
 	uint64_t self = 0;
 	size_t n;
 
+	/* In a network namespace of the sandbox's own (net = none), no
+	 * host socket shares its ports. */
+	if (!sockdiag_same_netns(sv->deciding))
+		return false;
 	(void)sockdiag_cookie(sv->deciding, &self);
 	return sockdiag_port(AF_UNSPEC, q->proto == NETPOLICY_UDP, q->addr.port,
 			     &v, &n) < 0 ||

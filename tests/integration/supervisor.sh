@@ -361,6 +361,12 @@ expect_output "... EADDRINUSE" "errno=EADDRINUSE"
 FP=$(free_port)
 expect_succeeded "... a free port on [::1] binds" \
 	llw -p default $SV -- "$PROBE" tcp-bind ::1 "$FP"
+if userns_works; then
+	expect_succeeded "... and with a network of its own (net = none), the host's ports are not its" \
+		llw -p default $SV --net none -- "$PROBE" tcp-bind 127.0.0.1 "$P4"
+else
+	skip "no user namespaces: net = none's network of its own"
+fi
 }
 
 # A listener on a port no rule names: the sandbox's alone.  The
