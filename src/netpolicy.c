@@ -845,12 +845,27 @@ netpolicy_source_routed(const uint8_t *ipv4, size_t len, size_t rthdr_len)
 
 /* ---- The sandbox's own sockets ---- */
 
-void
-netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie)
+/* The index of cookie's entry, or -1. */
+static ssize_t
+own_ip_find(const struct netpolicy_own *o, uint64_t cookie)
 {
-	if (netpolicy_own_has_ip(o, cookie))
-		return; /* bound, then listening */
+	for (size_t i = 0; i < o->n_ip; i++)
+		if (o->ip[i] == cookie)
+			return (ssize_t)i;
+	return -1;
+}
+
+void
+netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie, bool shares)
+{
+	ssize_t i = own_ip_find(o, cookie);
+
+	if (i >= 0) { /* bound, then listening */
+		o->ip_shares[i] |= shares;
+		return;
+	}
 	o->ip[o->next_ip] = cookie;
+	o->ip_shares[o->next_ip] = shares;
 	o->next_ip = (o->next_ip + 1) % NETPOLICY_MAX_OWN;
 	if (o->n_ip < NETPOLICY_MAX_OWN)
 		o->n_ip++;
@@ -859,10 +874,15 @@ netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie)
 bool
 netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie)
 {
-	for (size_t i = 0; i < o->n_ip; i++)
-		if (o->ip[i] == cookie)
-			return true;
-	return false;
+	return own_ip_find(o, cookie) >= 0;
+}
+
+bool
+netpolicy_own_ip_shares(const struct netpolicy_own *o, uint64_t cookie)
+{
+	ssize_t i = own_ip_find(o, cookie);
+
+	return i < 0 || o->ip_shares[i];
 }
 
 bool

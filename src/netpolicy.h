@@ -422,6 +422,7 @@ struct netpolicy_private {
 
 struct netpolicy_own {
 	uint64_t ip[NETPOLICY_MAX_OWN];
+	bool ip_shares[NETPOLICY_MAX_OWN]; /* netpolicy_own_ip_shares */
 	size_t n_ip, next_ip;
 	struct netpolicy_own_unix unix_[NETPOLICY_MAX_OWN];
 	size_t n_unix, next_unix;
@@ -444,9 +445,24 @@ const struct netpolicy_private *
 netpolicy_own_private(const struct netpolicy_own *o,
 		      const struct netpolicy_addr *dest);
 
-/* Remember an IP socket by cookie (bound, then listening: once). */
-void netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie);
+/*
+ * Remember an IP socket by cookie (bound, then listening: once), and
+ * whether it may share its port (shares: it had SO_REUSEPORT, or for
+ * UDP SO_REUSEADDR, set when bound or when listening).
+ */
+void netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie,
+			  bool shares);
 bool netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie);
+
+/*
+ * Whether the sandbox's socket cookie may be in a group with another
+ * socket at its port: it had a reuse flag set when bound or listening
+ * (or is not one the sandbox bound).  Without one, the kernel lets no
+ * socket share its port (the supervisor refused every bind that would
+ * have joined another's): one lookup finds it alone.  A flag set on it
+ * later, by setsockopt(2), which nothing mediates, is not seen.
+ */
+bool netpolicy_own_ip_shares(const struct netpolicy_own *o, uint64_t cookie);
 
 /* A socket the kernel reports bound to an address (sockdiag_port). */
 struct netpolicy_sock {

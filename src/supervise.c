@@ -931,24 +931,43 @@ struct addr_buf {
 	int opath; /* an O_PATH fd the rewritten unix address points at */
 };
 
-/* Remember an IP socket the sandbox bound (or listen() bound). */
+/* Whether socket sock (of type) has a flag set that lets the kernel
+ * share its port: SO_REUSEPORT, or for UDP SO_REUSEADDR. */
+static bool
+sock_reuses(int sock, int type)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &v, &len) == 0 && v)
+		return true;
+	len = sizeof(v);
+	return type == SOCK_DGRAM &&
+	       getsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &v, &len) == 0 && v;
+}
+
+/* Remember an IP socket the sandbox bound (or listen() bound), and
+ * whether it may share its port. */
 static void
-own_ip_record(struct supervisor *sv, int sock)
+own_ip_record(struct supervisor *sv, const struct call *c)
 {
 	uint64_t cookie;
 
-	if (sockdiag_cookie(sock, &cookie) == 0)
-		netpolicy_own_add_ip(sv->own, cookie);
+	if (sockdiag_cookie(c->sock, &cookie) == 0)
+		netpolicy_own_add_ip(sv->own, cookie,
+				     sock_reuses(c->sock, c->type));
 }
 
 /*
  * The decision's lookup (netpolicy_lookup): whether a connection or
  * datagram to q->addr reaches a socket the sandbox bound and nothing
  * else.  The socket the kernel's lookup finds there (an exact lookup,
- * cheap) must be one the sandbox bound, compared by cookie; then every
+ * cheap) must be one the sandbox bound, compared by cookie; where it may
+ * share its port (a reuse flag: netpolicy_own_ip_shares), every
  * listener (TCP) or bound socket (UDP) at that port that would get it
- * must be (netpolicy_dest_own, over a dump of the sockets at the port):
- * the kernel answers a lookup with any member of a SO_REUSEPORT group.
+ * must be (netpolicy_dest_own, over a dump of the sockets at the port,
+ * some 40 us): the kernel answers a lookup with any member of a
+ * SO_REUSEPORT group.
  */
 static bool
 own_socket(void *ctx, const struct netpolicy_query *q)
@@ -960,12 +979,16 @@ own_socket(void *ctx, const struct netpolicy_query *q)
 	uint64_t cookie;
 	size_t n;
 
-	return sv->own->n_ip > 0 &&
-	       sockdiag_inet(a->family, a->a, a->port, udp, &cookie) == 0 &&
-	       netpolicy_own_has_ip(sv->own, cookie) &&
-	       /* An IPv6 destination: IPv6 sockets alone reach it; an
-		* IPv4 one: IPv4 sockets and IPv6 dual-stack ones. */
-	       sockdiag_port(a->family == AF_INET6 ? AF_INET6 : AF_UNSPEC, udp,
+	if (sv->own->n_ip == 0 ||
+	    sockdiag_inet(a->family, a->a, a->port, udp, &cookie) < 0 ||
+	    !netpolicy_own_has_ip(sv->own, cookie))
+		return false;
+	/* Without a reuse flag nothing shares its port: it is alone. */
+	if (!netpolicy_own_ip_shares(sv->own, cookie))
+		return true;
+	/* An IPv6 destination: IPv6 sockets alone reach it; an IPv4 one:
+	 * IPv4 sockets and IPv6 dual-stack ones. */
+	return sockdiag_port(a->family == AF_INET6 ? AF_INET6 : AF_UNSPEC, udp,
 			     a->port, &v, &n) == 0 &&
 	       netpolicy_dest_own(sv->own, a, v, n);
 }
@@ -1722,11 +1745,9 @@ call_reuses(const struct call *c)
 	int v = 0;
 	socklen_t len = sizeof(v);
 
-	if (getsockopt(c->sock, SOL_SOCKET, SO_REUSEADDR, &v, &len) == 0 && v)
-		return true;
-	len = sizeof(v);
-	return getsockopt(c->sock, SOL_SOCKET, SO_REUSEPORT, &v, &len) == 0 &&
-	       v;
+	return sock_reuses(c->sock, c->type) ||
+	       (getsockopt(c->sock, SOL_SOCKET, SO_REUSEADDR, &v, &len) == 0 &&
+		v);
 }
 
 /*
@@ -1944,7 +1965,7 @@ private_bind(struct supervisor *sv, struct call *c, struct addr_buf *a,
 	    netpolicy_addr_from_sockaddr(&self.u, self.len, &got) < 0 ||
 	    sockdiag_cookie(c->sock, &cookie) < 0)
 		return -EADDRNOTAVAIL;
-	own_ip_record(sv, c->sock);
+	own_ip_record(sv, c);
 	netpolicy_own_add_private(sv->own, asked, got.port, cookie);
 	t = netpolicy_addr_format(asked);
 	log_blocked(sv, NETPOLICY_BIND, NETPOLICY_TCP, t, c->pid, c->pidfd,
@@ -1985,7 +2006,7 @@ do_bind(struct supervisor *sv, struct call *c)
 	    (r = udp_ephemeral_unshared(sv, c, &a)) < 0)
 		return r;
 	if (c->domain == AF_INET || c->domain == AF_INET6)
-		own_ip_record(sv, c->sock);
+		own_ip_record(sv, c);
 	return 0;
 }
 
@@ -2056,7 +2077,7 @@ do_listen(struct supervisor *sv, struct call *c)
 	if (c->domain == AF_UNIX)
 		own_unix_record(sv, c->sock, NULL);
 	else
-		own_ip_record(sv, c->sock);
+		own_ip_record(sv, c);
 	return 0;
 }
 

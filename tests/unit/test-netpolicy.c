@@ -1012,7 +1012,7 @@ test_shared(void **state)
 	/* The own-listener exemption: every socket a destination reaches
 	 * is own, and one does. */
 	d = addr("127.0.0.1", 8080);
-	netpolicy_own_add_ip(o, 1);
+	netpolicy_own_add_ip(o, 1, false);
 	assert_true(netpolicy_dest_own(o, &d, v, 1));
 	/* A host's socket in the same group (SO_REUSEPORT): not own. */
 	assert_false(netpolicy_dest_own(o, &d, v, 2));
@@ -1028,7 +1028,7 @@ test_shared(void **state)
 	assert_false(netpolicy_port_shared(o, 1, v, 1));
 	assert_false(netpolicy_port_shared(o, 9, v, 1));
 	assert_true(netpolicy_port_shared(o, 1, v, 2));
-	netpolicy_own_add_ip(o, 4);
+	netpolicy_own_add_ip(o, 4, false);
 	assert_false(netpolicy_port_shared(o, 1, v, 2));
 	assert_true(netpolicy_port_shared(o, 4, v + 2, 1));
 	assert_false(netpolicy_port_shared(o, 4, NULL, 0));
@@ -1216,12 +1216,20 @@ test_own(void **state)
 	(void)state;
 	/* IP sockets by cookie, each once, the oldest forgotten first. */
 	assert_false(netpolicy_own_has_ip(o, 5));
-	netpolicy_own_add_ip(o, 5);
-	netpolicy_own_add_ip(o, 5);
+	netpolicy_own_add_ip(o, 5, false);
+	netpolicy_own_add_ip(o, 5, false);
 	assert_int_equal(o->n_ip, 1);
 	assert_true(netpolicy_own_has_ip(o, 5));
+	/* Whether it may share its port: a reuse flag at bind or listen. */
+	assert_false(netpolicy_own_ip_shares(o, 5));
+	netpolicy_own_add_ip(o, 5, true);
+	assert_true(netpolicy_own_ip_shares(o, 5));
+	netpolicy_own_add_ip(o, 5, false);
+	assert_true(netpolicy_own_ip_shares(o, 5));
+	assert_true(netpolicy_own_ip_shares(o, 6)); /* not the sandbox's */
+	assert_int_equal(o->n_ip, 1);
 	for (uint64_t c = 100; c < 100 + NETPOLICY_MAX_OWN; c++)
-		netpolicy_own_add_ip(o, c);
+		netpolicy_own_add_ip(o, c, false);
 	assert_int_equal(o->n_ip, NETPOLICY_MAX_OWN);
 	assert_false(netpolicy_own_has_ip(o, 5));
 	assert_true(netpolicy_own_has_ip(o, 100 + NETPOLICY_MAX_OWN - 1));
