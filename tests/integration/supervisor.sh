@@ -290,7 +290,7 @@ if proto == "tcp":
     s.listen(64)
 open(name + ".port.tmp", "w").write(str(s.getsockname()[1]))
 import os; os.rename(name + ".port.tmp", name + ".port")
-time.sleep(600)
+time.sleep(1800)
 PY
 	chmod 644 "$T/hold.py"
 	rm -f "$HOLD/$1.port"
