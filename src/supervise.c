@@ -189,6 +189,12 @@ struct supervisor {
 	/* The socket whose bind or listen is being decided (port_shared);
 	 * one call at a time. */
 	int deciding;
+	/* The listener private_destination found at a destination it
+	 * rewrote, for this call's decision (own_socket): one lookup, not
+	 * two.  Cleared once decided. */
+	bool found_set;
+	struct netpolicy_addr found_at;
+	uint64_t found_cookie;
 	char **noted; /* the attempts noted on a caller's stderr */
 	size_t n_noted;
 	int learn_fd;	      /* --learn: where observed paths go, or -1 */
@@ -979,9 +985,13 @@ own_socket(void *ctx, const struct netpolicy_query *q)
 	uint64_t cookie;
 	size_t n;
 
-	if (sv->own->n_ip == 0 ||
-	    sockdiag_inet(a->family, a->a, a->port, udp, &cookie) < 0 ||
-	    !netpolicy_own_has_ip(sv->own, cookie))
+	if (sv->found_set && !udp && netpolicy_addr_same(&sv->found_at, a) &&
+	    sv->found_at.port == a->port)
+		cookie = sv->found_cookie;
+	else if (sv->own->n_ip == 0 ||
+		 sockdiag_inet(a->family, a->a, a->port, udp, &cookie) < 0)
+		return false;
+	if (!netpolicy_own_has_ip(sv->own, cookie))
 		return false;
 	/* Without a reuse flag nothing shares its port: it is alone. */
 	if (!netpolicy_own_ip_shares(sv->own, cookie))
@@ -1807,7 +1817,8 @@ private_listening(const struct netpolicy_addr *at, uint64_t cookie)
 /*
  * A TCP connect to a port one of the sandbox's own listeners asked for
  * (private_bind): to where that listener is, while it still listens
- * there, the sandbox's alone.
+ * there (whether it is there alone, the decision asks: own_socket, told
+ * what was found).
  */
 static void
 private_destination(struct supervisor *sv, const struct call *c,
@@ -1825,8 +1836,12 @@ private_destination(struct supervisor *sv, const struct call *c,
 	if ((p = netpolicy_own_private(sv->own, &d)) == NULL)
 		return;
 	d.port = p->port;
-	if (private_listening(&d, p->cookie))
-		sockaddr_set_port(a, p->port);
+	if (!private_listening(&d, p->cookie))
+		return;
+	sockaddr_set_port(a, p->port);
+	sv->found_set = true;
+	sv->found_at = d;
+	sv->found_cookie = p->cookie;
 }
 
 static int
@@ -1841,10 +1856,13 @@ do_connect(struct supervisor *sv, struct call *c)
 		return r;
 	if ((r = stub_swap(sv, c, &a, true)) < 0 || r == SWAP_DONE)
 		return r < 0 ? r : 0;
-	if (r == SWAP_NO)
+	if (r == SWAP_NO) {
 		private_destination(sv, c, &a);
-	if (r == SWAP_NO && (r = check_addr(sv, c, NETPOLICY_CONNECT, &a)) < 0)
-		return r;
+		r = check_addr(sv, c, NETPOLICY_CONNECT, &a);
+		sv->found_set = false;
+		if (r < 0)
+			return r;
+	}
 	if ((r = check_route(sv, c, NETPOLICY_CONNECT, &a)) < 0 ||
 	    (r = udp_autobind(sv, c)) < 0 || (r = call_valid(sv, c)) < 0) {
 		if (a.opath >= 0)
