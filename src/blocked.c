@@ -1,6 +1,7 @@
 /*
  * The blocked-attempt log, read back (see blocked.h).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -239,6 +240,16 @@ split_target(const char *t, char **addr, char **port)
 	return true;
 }
 
+/* Whether s is an IP address (not a name). */
+static bool
+ip_literal(const char *s)
+{
+	unsigned char buf[16];
+
+	return inet_pton(AF_INET, s, buf) == 1 ||
+	       inet_pton(AF_INET6, s, buf) == 1;
+}
+
 char *
 blocked_suggest(const char *op, const char *proto, const char *target,
 		const char *rule, const struct suggest_bounds *b)
@@ -261,6 +272,9 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	if (ip && !split_target(target, &addr, &port))
 		return NULL;
 	bits = addr && strchr(addr, ':') ? "128" : "32";
+	/* Port 0 is no service's port: no rule is worth suggesting. */
+	if (ip && !bind && strcmp(port, "0") == 0)
+		return xstrdup("nothing: port 0 is no service's port");
 	if (strcmp(rule, "filtered/no-cidr") == 0)
 		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
 				 "--allow-cidr %s/%s:%s)",
@@ -271,11 +285,39 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 				 "reach this host or its networks",
 				 addr, bits, port, addr, bits, port);
 	if (strcmp(rule, "filtered/port") == 0)
+		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
+				 "--allow-cidr %s/%s:%s): the allow-cidr entry "
+				 "that holds %s does not allow port %s",
+				 addr, bits, port, addr, bits, port, addr,
+				 port);
+	if (strcmp(rule, "filtered/net-port") == 0)
+		return xasprintf("[network] connect-%s = %s (or --connect-%s "
+				 "%s): port %s of internet hosts, never of "
+				 "this host or its networks (allow-cidr "
+				 "reaches those)",
+				 proto, port, proto, port, port);
+	if (strcmp(rule, "filtered/landlock-port") == 0)
 		return xasprintf("[network] connect-%s = %s (or --connect-%s "
 				 "%s; it reaches every host on that port), or "
-				 "allow-cidr = %s/%s:%s where allow-cidr "
-				 "entries decide",
+				 "allow-cidr = %s/%s:%s, with which the "
+				 "supervisor decides by address",
 				 proto, port, proto, port, addr, bits, port);
+	if (strcmp(rule, "filtered/shared-port") == 0)
+		return xasprintf(
+			"nothing: a socket of another program holds "
+			"port %s (at some address, in either family), "
+			"and the sandbox never shares a port with one: "
+			"use another port",
+			port);
+	if (strcmp(rule, "filtered/unpublished") == 0)
+		return xasprintf("[network] bind-%s = %s (or --bind-%s %s): "
+				 "publishes it, reachable from the host (a "
+				 "browser)",
+				 proto, port, proto, port);
+	if (strcmp(rule, "filtered/source-route") == 0)
+		return xstrdup("nothing: the socket carries a routing header "
+			       "or an IPv4 source route, which would send its "
+			       "packets elsewhere than their destination");
 	if (strcmp(rule, "filtered/dns") == 0)
 		return xasprintf("[network] dns = %s (or --dns %s)", addr,
 				 addr);
@@ -292,6 +334,13 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 			"or [network] allow-cidr = %s/%s:%s (or "
 			"--allow-cidr %s/%s:%s) to connect directly",
 			addr, bits, port, addr, bits, port);
+	/* With llwrap's resolver the target is the address an allowed
+	 * name resolved to, which allow-host cannot name. */
+	if (strcmp(rule, "filtered/host-port") == 0 && ip_literal(addr))
+		return xasprintf("[network] allow-host = NAME:%s for the "
+				 "allowed name that resolved to %s (its entry "
+				 "does not allow port %s)",
+				 port, addr, port);
 	if (strcmp(rule, "filtered/host") == 0 ||
 	    strcmp(rule, "filtered/host-port") == 0)
 		return xasprintf("[network] allow-host = %s (or --allow-host "
@@ -487,23 +536,49 @@ char *
 blocked_footer(const struct blocked_log *log, const char *name)
 {
 	_cleanup_free_ size_t *ix = NULL;
-	_cleanup_strv_ char **top = NULL;
-	_cleanup_free_ char *list = NULL;
+	_cleanup_strv_ char **top = NULL, **own = NULL;
+	_cleanup_free_ char *list = NULL, *ownlist = NULL, *ownpart = NULL;
 	unsigned long total = log->suppressed;
 	bool proxy = false;
-	size_t n;
+	size_t n, kinds = 0;
 
 	for (size_t i = 0; i < log->n; i++) {
-		if (log->v[i].harmless == NULL)
-			total += log->v[i].count;
+		const struct blocked_group *g = &log->v[i];
+		const char *port = strrchr(g->target, ':');
+
+		/* A server for the sandbox alone is no blocked attempt: it
+		 * is named apart, with the flag that publishes it. */
+		if (strcmp(g->rule, "filtered/unpublished") == 0) {
+			if (strv_length(own) < 3 && port != NULL)
+				strv_push_take(&own,
+					       xasprintf("%s (--bind-%s %s)",
+							 g->target, g->proto,
+							 port + 1));
+			continue;
+		}
+		if (g->harmless == NULL)
+			total += g->count;
+		if (strcmp(g->rule, "filtered/proxy") == 0)
+			proxy = true;
+	}
+	if (own != NULL) {
+		ownlist = strv_join(own, ", ");
+		ownpart = xasprintf("the sandbox listened for itself alone on "
+				    "%s: to reach a server from the host, "
+				    "publish its port",
+				    ownlist);
 	}
 	if (total == 0)
-		return NULL;
+		return ownpart ? xasprintf("llwrap: %s", ownpart) : NULL;
 	/* The most frequent first (then the newest), at most three. */
 	ix = order(log, false, &n, cmp_count);
-	for (size_t k = 0; k < n && k < 3; k++) {
+	for (size_t k = 0; k < n; k++) {
 		const struct blocked_group *g = &log->v[ix[k]];
 
+		if (strcmp(g->rule, "filtered/unpublished") == 0)
+			continue;
+		if (kinds++ >= 3)
+			continue;
 		strv_push_take(&top, g->count > 1
 					     ? xasprintf("%s %s %s (%lux)",
 							 g->op, g->proto,
@@ -512,19 +587,16 @@ blocked_footer(const struct blocked_log *log, const char *name)
 							 g->proto, g->target));
 	}
 	list = top ? strv_join(top, ", ") : xstrdup("");
-	for (size_t i = 0; i < log->n; i++)
-		if (strcmp(log->v[i].rule, "filtered/proxy") == 0)
-			proxy = true;
 	return xasprintf("llwrap: the sandbox blocked %lu attempt%s during "
 			 "this run: %s%s; %ssee 'llwrap log %s', and 'llwrap "
-			 "why' for the rule",
+			 "why' for the rule%s%s",
 			 total, total == 1 ? "" : "s", list,
-			 n > 3 ? ", ..." : "",
+			 kinds > 3 ? ", ..." : "",
 			 proxy ? "a client ignored llwrap's proxy "
 				 "(HTTPS_PROXY, HTTP_PROXY), the only way to "
 				 "the names in allow-host; "
 			       : "",
-			 name);
+			 name, ownpart ? "; " : "", ownpart ? ownpart : "");
 }
 
 char *
@@ -543,6 +615,12 @@ blocked_note(const char *op, const char *proto, const char *target,
 	if (harmless_what(proto, target) != NULL)
 		return NULL;
 	sug = blocked_suggest(op, proto, target, rule, b);
+	/* Not a refusal: the server runs, for the sandbox alone. */
+	if (strcmp(rule, "filtered/unpublished") == 0)
+		return xasprintf("llwrap: %s listens for the sandbox only: a "
+				 "program outside it (a browser) cannot "
+				 "connect; to open it from the host: %s\n",
+				 target, sug);
 
 	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s "
 			 "(rule %s)%s%s; not a network failure: ask the user "

@@ -666,6 +666,16 @@ check_restrictions(FILE *f, const struct layers_facts *facts)
 		fprintf(f, "  S    named hosts (allow-host): llwrap's HTTP(S) "
 			   "proxy (user namespaces are refused): clients "
 			   "must honour HTTPS_PROXY, ssh and QUIC cannot\n");
+	/* Listeners on ports no rule names (DESIGN.md §16). */
+	if (!facts->supervisor)
+		fprintf(f, "  none listeners on ports no rule names kept from "
+			   "the host: NOT ENFORCED here (needs the "
+			   "supervisor)\n");
+	else
+		fprintf(f, "  S    listeners on ports no rule names: the "
+			   "sandbox's alone (moved to a port of the kernel's "
+			   "choosing, where the sandbox's clients are sent; "
+			   "--bind-tcp PORT publishes one)\n");
 }
 
 int

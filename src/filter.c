@@ -598,28 +598,102 @@ filter_fastopen(struct filter_builder *b)
 }
 
 /*
- * An IPv6 routing header set on a socket (IPV6_RTHDR: a type 4 segment
- * routing header needs no privilege) sends every packet to the first
- * segment instead of the destination that connect(2) or the supervisor
- * checked: measured, a UDP socket connected to an allowed address sent
- * its payload to another host.  Nothing ordinary sets one.  (IPv4 source
- * routing, IP_OPTIONS, already needs CAP_NET_RAW.)
+ * setsockopt(2) at the IP levels: an allow-list of the options the design
+ * has reasoned about (DESIGN.md §2), every other one EPERM.  Options at
+ * these levels decide where and how a socket's packets go after connect(2)
+ * and the supervisor have looked at the destination, and a sticky one
+ * applies to every later send, which nothing mediates:
+ *
+ * - IPV6_RTHDR (a type 4 segment routing header needs no privilege) and
+ *   IPV6_2292PKTOPTIONS (a whole control-message buffer installed as
+ *   sticky options; a type 2 routing header passes wherever
+ *   CONFIG_IPV6_MIP6 is built, as on Debian's kernels) send every packet
+ *   to the header's address instead of the destination that was checked:
+ *   measured, a connected UDP socket's payload and a TCP SYN reached
+ *   another host.  IP_OPTIONS carries IPv4 source routing.
+ * - IPV6_PKTINFO (sticky), IP_UNICAST_IF and IPV6_UNICAST_IF choose the
+ *   outgoing interface, as SO_BINDTODEVICE does with CAP_NET_RAW;
+ *   IP_FREEBIND and IPV6_FREEBIND bind (and, with a packet-info message,
+ *   send from) addresses that are not the host's; IP_LOCAL_PORT_RANGE
+ *   picks the port an autobind lands on.
+ * - Multicast group membership (IP_ADD_MEMBERSHIP, MCAST_JOIN_GROUP and
+ *   the rest of that family): a join sends an IGMP or MLD report to the
+ *   local network at once, naming the group the command chose, which is
+ *   a way out to the LAN no destination rule sees; and receiving from a
+ *   group needs a wildcard bind, which the supervisor keeps on loopback.
+ * - The rest is unreviewed: the 2292 API, IPsec and xfrm policies,
+ *   transparent proxying, raw-socket options, anycast.
+ *
+ * What real clients and servers set stays: glibc's resolver (IP_RECVERR,
+ * IPV6_RECVERR), curl, ssh and Chromium (IP_TOS, IPV6_TCLASS), Go,
+ * libuv, Python and Rust (IPV6_V6ONLY, IP_TTL, IPV6_UNICAST_HOPS, the
+ * multicast options), QUIC stacks (IP_MTU_DISCOVER, IPV6_MTU_DISCOVER,
+ * IPV6_DONTFRAG, IP_PKTINFO, IPV6_RECVPKTINFO, IP_RECVTOS,
+ * IPV6_RECVTCLASS, IP_RECVTTL, IPV6_RECVHOPLIMIT, the original
+ * destination), the JDK (IP_MULTICAST_ALL, IPV6_MULTICAST_ALL), proxies
+ * (IP_BIND_ADDRESS_NO_PORT), and the multicast sender's interface, hop
+ * limit and loop.  None of these changes the destination, the route or
+ * the source address of a unicast packet; a multicast destination is
+ * decided like any other.  Values
+ * are UAPI (glibc 2.36 lacks some names).  The option name is compared
+ * on all 64 bits (fb_add_not_in_small): one with a high bit set is
+ * refused, though the kernel would read its low word.
  */
+static const uint64_t sockopt_ip[] = {
+	1,  /* IP_TOS */
+	2,  /* IP_TTL */
+	8,  /* IP_PKTINFO (what is received) */
+	10, /* IP_MTU_DISCOVER */
+	11, /* IP_RECVERR */
+	12, /* IP_RECVTTL */
+	13, /* IP_RECVTOS */
+	20, /* IP_RECVORIGDSTADDR */
+	24, /* IP_BIND_ADDRESS_NO_PORT */
+	32, /* IP_MULTICAST_IF */
+	33, /* IP_MULTICAST_TTL */
+	34, /* IP_MULTICAST_LOOP */
+	49, /* IP_MULTICAST_ALL */
+};
+static const uint64_t sockopt_ipv6[] = {
+	16, /* IPV6_UNICAST_HOPS */
+	17, /* IPV6_MULTICAST_IF */
+	18, /* IPV6_MULTICAST_HOPS */
+	19, /* IPV6_MULTICAST_LOOP */
+	23, /* IPV6_MTU_DISCOVER */
+	25, /* IPV6_RECVERR */
+	26, /* IPV6_V6ONLY */
+	29, /* IPV6_MULTICAST_ALL */
+	49, /* IPV6_RECVPKTINFO */
+	51, /* IPV6_RECVHOPLIMIT */
+	62, /* IPV6_DONTFRAG */
+	66, /* IPV6_RECVTCLASS */
+	67, /* IPV6_TCLASS */
+	74, /* IPV6_RECVORIGDSTADDR */
+};
+
 static int
 filter_sockopt(struct filter_builder *b)
 {
-	static const uint64_t names[] = { IPV6_RTHDR, 5 /* IPV6_2292RTHDR */ };
-	struct scmp_arg_cmp cmp[2];
+	static const struct {
+		uint64_t level;
+		const uint64_t *allowed;
+		size_t n;
+	} levels[] = {
+		{ IPPROTO_IP, sockopt_ip, ARRAY_SIZE(sockopt_ip) },
+		{ IPPROTO_IPV6, sockopt_ipv6, ARRAY_SIZE(sockopt_ipv6) },
+	};
+	struct scmp_arg_cmp cmp[1];
 	int nr = fb_nr_required(b, "setsockopt");
 
 	if (nr < 0)
 		return nr;
-	cmp[0] = cmp_masked(1, LO32, IPPROTO_IPV6);
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(levels); i++) {
 		int r;
 
-		cmp[1] = cmp_masked(2, LO32, names[i]);
-		r = fb_add(b, EPERM, nr, 2, cmp);
+		/* The level is an int: its low word, as the kernel reads. */
+		cmp[0] = cmp_masked(1, LO32, levels[i].level);
+		r = fb_add_not_in_small(b, EPERM, nr, cmp, 1, 2,
+					levels[i].allowed, levels[i].n);
 		if (r < 0)
 			return r;
 	}
@@ -994,8 +1068,10 @@ filter_describe(const struct filter_opts *o)
 	strv_push(&v, "ioctl TIOCSTI, TIOCLINUX: denied (EPERM)");
 	strv_push(&v, "sendto, sendmsg, sendmmsg with MSG_FASTOPEN: denied "
 		      "(EPERM)");
-	strv_push(&v, "setsockopt IPV6_RTHDR (IPv6 source routing): denied "
-		      "(EPERM)");
+	strv_push(&v, "setsockopt IPPROTO_IP and IPPROTO_IPV6 options "
+		      "outside the reviewed list (IPV6_RTHDR, "
+		      "IPV6_2292PKTOPTIONS, IP_OPTIONS, IPV6_PKTINFO, "
+		      "IP_FREEBIND, IP_UNICAST_IF, ...): denied (EPERM)");
 	strv_push(&v, "seccomp with SECCOMP_FILTER_FLAG_NEW_LISTENER: denied "
 		      "(EPERM)");
 	strv_push(&v, "setpriority, ioprio_set of a process group or a user: "

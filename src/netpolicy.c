@@ -49,6 +49,9 @@ struct netpolicy_rules {
 	struct netpolicy_addr proxy_addr;
 	/* allow-host through llwrap's resolver instead (design (a)). */
 	bool stub;
+	/* The first port the kernel lets an unprivileged process bind
+	 * (net.ipv4.ip_unprivileged_port_start). */
+	uint16_t unprivileged_start;
 };
 
 int
@@ -354,11 +357,29 @@ netpolicy_addr_destination(struct netpolicy_addr *a)
 		addr_set_loopback(a);
 }
 
+/* NAT64's well-known prefix, 64:ff9b::/96 (RFC 6052). */
+static const uint8_t nat64_wkp[12] = { 0, 0x64, 0xff, 0x9b };
+
+bool
+netpolicy_nat64(const struct netpolicy_addr *a, struct netpolicy_addr *v4)
+{
+	if (a->family != AF_INET6 || memcmp(a->a, nat64_wkp, 12) != 0)
+		return false;
+	memset(v4, 0, sizeof(*v4));
+	v4->family = AF_INET;
+	memcpy(v4->a, a->a + 12, 4);
+	v4->port = a->port;
+	return true;
+}
+
 bool
 netpolicy_addr_local(const struct netpolicy_addr *a)
 {
 	const uint8_t *b = a->a;
+	struct netpolicy_addr v4;
 
+	if (netpolicy_nat64(a, &v4))
+		return netpolicy_addr_local(&v4);
 	if (a->family == AF_INET)
 		return b[0] == 127 || b[0] == 0 || b[0] == 10 ||
 		       (b[0] == 172 && (b[1] & 0xf0) == 16) ||
@@ -369,6 +390,24 @@ netpolicy_addr_local(const struct netpolicy_addr *a)
 	       (b[0] & 0xfe) == 0xfc ||			  /* ULA fc00::/7 */
 	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
 	       b[0] == 0xff;				  /* multicast */
+}
+
+bool
+netpolicy_prefixes_hold(const struct netpolicy_prefix *v, size_t n,
+			const struct netpolicy_addr *a)
+{
+	struct netpolicy_addr v4;
+
+	if (netpolicy_nat64(a, &v4))
+		return netpolicy_prefixes_hold(v, n, &v4);
+	for (size_t i = 0; i < n; i++) {
+		struct netpolicy_cidr c = { .net = v[i].net,
+					    .prefix = v[i].len };
+
+		if (netpolicy_cidr_contains(&c, a))
+			return true;
+	}
+	return false;
 }
 
 static bool
@@ -522,7 +561,14 @@ netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
 		memcpy(r->listen, p->listen_addrs,
 		       p->n_listen_addrs * sizeof(*r->listen));
 	r->n_listen = p->n_listen_addrs;
+	r->unprivileged_start = 1024;
 	return r;
+}
+
+void
+netpolicy_rules_set_unprivileged_start(struct netpolicy_rules *r, uint16_t port)
+{
+	r->unprivileged_start = port;
 }
 
 static const char *
@@ -577,8 +623,13 @@ decide_destination(const struct netpolicy_rules *r,
 		named = lk->named(lk->ctx, q);
 	/* A port rule is not a host rule: it reaches the internet, not
 	 * this host nor its networks, which only an entry (or the
-	 * sandbox's own listener, which the engine checks) reaches. */
-	if (r->local && netpolicy_addr_local(a))
+	 * sandbox's own listener, which the engine checks) reaches.  The
+	 * host is every address of its interfaces (a server bound to the
+	 * unspecified address answers there as on loopback), its networks
+	 * every on-link prefix, global ones included. */
+	if (r->local &&
+	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
+					 lk->host_local(lk->ctx, a))))
 		return named == NETPOLICY_NAMED_REBIND ? "filtered/rebind"
 						       : "filtered/local";
 	/* With the resolver, the network is reached by name. */
@@ -592,7 +643,54 @@ decide_destination(const struct netpolicy_rules *r,
 		return "filtered/proxy";
 	if (ranges_hold(list->v, list->n, a->port))
 		return NULL;
-	return r->n_cidrs > 0 ? "filtered/no-cidr" : "filtered/port";
+	/* The rule says which port list refused, and so what it reaches
+	 * (blocked_suggest): under the supervisor the internet; standing in
+	 * for Landlock, every host, as Landlock's rule would. */
+	return r->n_cidrs > 0 ? "filtered/no-cidr"
+	       : r->local     ? "filtered/net-port"
+			      : "filtered/landlock-port";
+}
+
+/*
+ * A UDP connect to port 0 (netpolicy_quiet): allowed where some port of
+ * the address is reachable, since a send on the socket afterwards goes to
+ * port 0 of it, a way out only to an address no rule reaches.
+ */
+static const char *
+decide_probe(const struct netpolicy_rules *r, const struct netpolicy_query *q,
+	     const struct netpolicy_lookup *lk)
+{
+	const struct netpolicy_addr *a = &q->addr;
+	enum netpolicy_named named = NETPOLICY_NAMED_NO;
+
+	if (r->net == LLW_NET_HOST)
+		return NULL;
+	for (size_t i = 0; i < r->n_cidrs; i++)
+		if (netpolicy_cidr_contains(&r->cidrs[i], a))
+			return NULL;
+	if (r->stub && lk != NULL && lk->named != NULL)
+		named = lk->named(lk->ctx, q);
+	if (r->local &&
+	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
+					 lk->host_local(lk->ctx, a))))
+		return "filtered/local";
+	if (r->stub)
+		return named == NETPOLICY_NAMED_YES ||
+				       named == NETPOLICY_NAMED_PORT
+			       ? NULL
+			       : "filtered/unnamed";
+	if (r->proxy)
+		return "filtered/proxy";
+	if (r->connect_tcp.n > 0 || r->connect_udp.n > 0)
+		return NULL;
+	return r->local ? "filtered/net-port" : "filtered/landlock-port";
+}
+
+bool
+netpolicy_quiet(const struct netpolicy_query *q)
+{
+	return q->op == NETPOLICY_CONNECT && q->proto == NETPOLICY_UDP &&
+	       q->addr.port == 0;
 }
 
 const char *
@@ -631,6 +729,12 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 {
 	const struct llw_ports *list =
 		proto == NETPOLICY_TCP ? &r->bind_tcp : &r->bind_udp;
+	/* bind-tcp 0: the sandbox's own servers, on any loopback port,
+	 * reachable from the sandbox only (netpolicy_bind_published). */
+	bool own_server = proto == NETPOLICY_TCP &&
+			  netpolicy_addr_loopback(a) &&
+			  a->port >= r->unprivileged_start &&
+			  ranges_hold(list->v, list->n, 0);
 
 	if (r->net == LLW_NET_HOST && r->n_listen == 0)
 		return NULL;
@@ -646,7 +750,7 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 		/* A UDP client's own port: what sending would autobind. */
 		if (proto == NETPOLICY_UDP && a->port == 0)
 			return NULL;
-		return ranges_hold(list->v, list->n, a->port)
+		return ranges_hold(list->v, list->n, a->port) || own_server
 			       ? NULL
 			       : "filtered/bind-port";
 	}
@@ -664,7 +768,33 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 			if (netpolicy_addr_same(&r->listen[i], a))
 				return NULL;
 	}
-	return "filtered/listen";
+	return own_server ? NULL : "filtered/listen";
+}
+
+bool
+netpolicy_refuses_sharing(const struct netpolicy_rules *r)
+{
+	return r->net != LLW_NET_HOST;
+}
+
+bool
+netpolicy_bind_published(const struct netpolicy_rules *r,
+			 enum netpolicy_proto proto,
+			 const struct netpolicy_addr *a)
+{
+	const struct llw_ports *list =
+		proto == NETPOLICY_TCP ? &r->bind_tcp : &r->bind_udp;
+
+	/* An ephemeral port is the kernel's random pick, which no host
+	 * program expects to find a service on: not hidden. */
+	if (r->net == LLW_NET_HOST || !r->local || proto != NETPOLICY_TCP ||
+	    a->port == 0 || !netpolicy_addr_loopback(a))
+		return true;
+	for (size_t i = 0; i < r->n_listen; i++)
+		if (netpolicy_addr_same(&r->listen[i], a) &&
+		    r->listen[i].port == a->port)
+			return true;
+	return r->n_listen == 0 && ranges_hold(list->v, list->n, a->port);
 }
 
 bool
@@ -687,9 +817,18 @@ netpolicy_decide(const struct netpolicy_rules *r,
 {
 	const char *rule;
 
-	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN)
-		return decide_bind(r, q->proto, &q->addr);
-	rule = decide_destination(r, q, lk);
+	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN) {
+		rule = decide_bind(r, q->proto, &q->addr);
+		/* Never a port a socket the sandbox did not create holds,
+		 * whatever the rules allow (but mode host). */
+		if (rule == NULL && q->addr.port != 0 &&
+		    netpolicy_refuses_sharing(r) && lk != NULL &&
+		    lk->port_shared != NULL && lk->port_shared(lk->ctx, q))
+			rule = "filtered/shared-port";
+		return rule;
+	}
+	rule = netpolicy_quiet(q) ? decide_probe(r, q, lk)
+				  : decide_destination(r, q, lk);
 	/* The sandbox's own listener, on any loopback port. */
 	if (rule != NULL && netpolicy_addr_loopback(&q->addr) && lk != NULL &&
 	    lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
@@ -745,14 +884,54 @@ netpolicy_resolvers(const struct policy *p, const char *resolv_conf, size_t *n)
 	return v;
 }
 
+bool
+netpolicy_source_routed(const uint8_t *ipv4, size_t len, size_t rthdr_len)
+{
+	if (rthdr_len > 0)
+		return true;
+	/* RFC 791's options: END and NOP are one byte, the others carry a
+	 * length that counts their type and length bytes. */
+	for (size_t i = 0; i < len;) {
+		uint8_t type = ipv4[i];
+
+		if (type == 0) /* IPOPT_END */
+			return false;
+		if (type == 1) { /* IPOPT_NOP */
+			i++;
+			continue;
+		}
+		if (len - i < 2 || ipv4[i + 1] < 2 || ipv4[i + 1] > len - i)
+			return true;
+		if (type == 131 || type == 137) /* IPOPT_LSRR, IPOPT_SSRR */
+			return true;
+		i += ipv4[i + 1];
+	}
+	return false;
+}
+
 /* ---- The sandbox's own sockets ---- */
 
-void
-netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie)
+/* The index of cookie's entry, or -1. */
+static ssize_t
+own_ip_find(const struct netpolicy_own *o, uint64_t cookie)
 {
-	if (netpolicy_own_has_ip(o, cookie))
-		return; /* bound, then listening */
+	for (size_t i = 0; i < o->n_ip; i++)
+		if (o->ip[i] == cookie)
+			return (ssize_t)i;
+	return -1;
+}
+
+void
+netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie, bool shares)
+{
+	ssize_t i = own_ip_find(o, cookie);
+
+	if (i >= 0) { /* bound, then listening */
+		o->ip_shares[i] |= shares;
+		return;
+	}
 	o->ip[o->next_ip] = cookie;
+	o->ip_shares[o->next_ip] = shares;
 	o->next_ip = (o->next_ip + 1) % NETPOLICY_MAX_OWN;
 	if (o->n_ip < NETPOLICY_MAX_OWN)
 		o->n_ip++;
@@ -761,10 +940,88 @@ netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie)
 bool
 netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie)
 {
-	for (size_t i = 0; i < o->n_ip; i++)
-		if (o->ip[i] == cookie)
+	return own_ip_find(o, cookie) >= 0;
+}
+
+bool
+netpolicy_own_ip_shares(const struct netpolicy_own *o, uint64_t cookie)
+{
+	ssize_t i = own_ip_find(o, cookie);
+
+	return i < 0 || o->ip_shares[i];
+}
+
+bool
+netpolicy_sock_reaches(const struct netpolicy_addr *bound,
+		       const struct netpolicy_addr *dest)
+{
+	if (bound->port != dest->port)
+		return false;
+	if (netpolicy_addr_same(bound, dest))
+		return true;
+	return addr_unspecified(bound) &&
+	       (bound->family == dest->family || bound->family == AF_INET6);
+}
+
+bool
+netpolicy_port_shared(const struct netpolicy_own *o, uint64_t self,
+		      const struct netpolicy_sock *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].cookie != self &&
+		    !netpolicy_own_has_ip(o, v[i].cookie))
 			return true;
 	return false;
+}
+
+bool
+netpolicy_dest_own(const struct netpolicy_own *o,
+		   const struct netpolicy_addr *dest,
+		   const struct netpolicy_sock *v, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!netpolicy_sock_reaches(&v[i].addr, dest))
+			continue;
+		if (!netpolicy_own_has_ip(o, v[i].cookie))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+void
+netpolicy_own_add_private(struct netpolicy_own *o,
+			  const struct netpolicy_addr *asked, uint16_t port,
+			  uint64_t cookie)
+{
+	struct netpolicy_private *p = &o->priv[o->next_priv];
+
+	p->asked = *asked;
+	p->port = port;
+	p->cookie = cookie;
+	o->next_priv = (o->next_priv + 1) % NETPOLICY_MAX_PRIVATE;
+	if (o->n_priv < NETPOLICY_MAX_PRIVATE)
+		o->n_priv++;
+}
+
+const struct netpolicy_private *
+netpolicy_own_private(const struct netpolicy_own *o,
+		      const struct netpolicy_addr *dest)
+{
+	/* The most recent first: a port asked for again after its
+	 * listener went is the newer listener's. */
+	for (size_t k = 0; k < o->n_priv; k++) {
+		size_t i = (o->next_priv + NETPOLICY_MAX_PRIVATE - 1 - k) %
+			   NETPOLICY_MAX_PRIVATE;
+		const struct netpolicy_private *p = &o->priv[i];
+
+		if (p->asked.port == dest->port &&
+		    netpolicy_addr_same(&p->asked, dest))
+			return p;
+	}
+	return NULL;
 }
 
 void
@@ -1011,10 +1268,12 @@ netpolicy_describe(const struct policy *p,
 			      "outside every entry, internet addresses on the "
 			      "connect-tcp / connect-udp ports, never this "
 			      "host or its networks (loopback, private, "
-			      "link-local)");
+			      "link-local, this host's own addresses, the "
+			      "networks on its links, their NAT64 forms)");
 	}
 	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
-		      "port (by socket cookie)");
+		      "port (by socket cookie; every socket a connection "
+		      "there could reach must be the sandbox's)");
 	if (proxy_enabled(p) && stub)
 		strv_push_take(&v, xasprintf("DNS (port 53, UDP and TCP): to "
 					     "%s, answered by llwrap's "
@@ -1029,13 +1288,26 @@ netpolicy_describe(const struct policy *p,
 				  list ? list : "(no resolver: none)",
 				  p->dns.n ? "" : " (from /etc/resolv.conf)"));
 	strv_push_take(
-		&v, xasprintf("binds: %s",
+		&v, xasprintf("binds: %s%s",
 			      p->listen.n ? "only the listen addresses (port "
 					    "0 on loopback when bind-tcp / "
 					    "bind-udp has 0)"
 					  : "on loopback only (a wildcard "
 					    "bind becomes loopback), on the "
-					    "bind-tcp / bind-udp ports"));
+					    "bind-tcp / bind-udp ports, "
+					    "reachable from the host",
+			      p->net == LLW_NET_HOST
+				      ? ""
+				      : "; never on a port a socket the "
+					"sandbox did not create holds "
+					"(EADDRINUSE)"));
+	if (netpolicy_needs_supervisor(p) && p->net != LLW_NET_HOST &&
+	    ranges_hold(p->bind_tcp.v, p->bind_tcp.n, 0))
+		strv_push(&v, "the sandbox's own servers (bind-tcp 0): on any "
+			      "other unprivileged loopback port, for the "
+			      "sandbox alone (moved to a port of the kernel's "
+			      "choosing, where its clients of the asked port "
+			      "are sent; a host client there is refused)");
 	strv_push(&v, "pathname unix sockets: those the sandbox bound, and "
 		      "the unix allow-list (by inode)");
 	strv_push(&v, "abstract unix sockets: those the sandbox bound");

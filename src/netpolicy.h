@@ -149,11 +149,39 @@ bool netpolicy_addr_loopback(const struct netpolicy_addr *a);
 void netpolicy_addr_destination(struct netpolicy_addr *a);
 
 /*
- * Whether a is this host or one of its networks: loopback, unspecified,
- * RFC 1918, link-local, CGNAT (100.64/10), multicast and broadcast, ULA
- * (fc00::/7), fe80::/10.  A port rule never reaches these.
+ * Whether a is this host or one of its networks by its class alone:
+ * loopback, unspecified, RFC 1918, link-local, CGNAT (100.64/10),
+ * multicast and broadcast, ULA (fc00::/7), fe80::/10, and the NAT64 form
+ * of any of these.  A port rule never reaches these; the decision also
+ * asks the lookup (host_local) for this host's other addresses and
+ * on-link prefixes.
  */
 bool netpolicy_addr_local(const struct netpolicy_addr *a);
+
+/*
+ * The IPv4 address that a, an address of NAT64's well-known prefix
+ * 64:ff9b::/96 (RFC 6052), stands for, in *v4 (port kept); false when a
+ * is not one.  netpolicy_addr_local and netpolicy_prefixes_hold see
+ * through it: the NAT64 form of a local address is local.
+ */
+bool netpolicy_nat64(const struct netpolicy_addr *a, struct netpolicy_addr *v4);
+
+/* A prefix of this host's: one of its interface addresses (len 32 or
+ * 128), or the network on the link that address is on. */
+struct netpolicy_prefix {
+	struct netpolicy_addr net;
+	unsigned len;
+};
+
+/*
+ * Whether a is inside one of the n prefixes, or is the NAT64 form of
+ * an address that is.  What the supervisor and the proxy hold as "this
+ * host and its networks" beyond netpolicy_addr_local's fixed classes
+ * (the host's own global addresses, on-link neighbours with global
+ * addresses), read from the kernel by sockdiag_host_local.
+ */
+bool netpolicy_prefixes_hold(const struct netpolicy_prefix *v, size_t n,
+			     const struct netpolicy_addr *a);
 
 /*
  * The DNS servers, a new array of *n (NULL when none): p's typed dns
@@ -221,6 +249,14 @@ struct netpolicy_lookup {
 	 * names learned so far say of q->addr and its port. */
 	enum netpolicy_named (*named)(void *ctx,
 				      const struct netpolicy_query *q);
+	/* Whether q->addr is one of this host's interface addresses or
+	 * inside one of their on-link prefixes (netpolicy_prefixes_hold):
+	 * local, as netpolicy_addr_local's classes are. */
+	bool (*host_local)(void *ctx, const struct netpolicy_addr *a);
+	/* A bind or listen of q->addr (a port other than 0): whether a
+	 * socket the sandbox did not create holds that port, in either
+	 * family and at any address (netpolicy_port_shared). */
+	bool (*port_shared)(void *ctx, const struct netpolicy_query *q);
 	void *ctx;
 };
 
@@ -241,27 +277,37 @@ void netpolicy_rules_free(struct netpolicy_rules *r);
 /*
  * The decision for an IP operation: NULL when allowed, else the name of
  * the rule that refused it ("filtered/no-cidr", "filtered/port",
- * "filtered/local", "filtered/dns", "filtered/listen",
- * "filtered/bind-port", "filtered/proxy").
+ * "filtered/net-port", "filtered/landlock-port", "filtered/local",
+ * "filtered/dns", "filtered/listen", "filtered/bind-port",
+ * "filtered/shared-port", "filtered/proxy", and with llwrap's resolver
+ * "filtered/host-port", "filtered/unnamed", "filtered/rebind").
  *
  * Destinations (connect, send): port 53 only to a resolver; a
  * destination inside an allow-cidr entry on its ports (its own, or else
  * the policy's connect-tcp / connect-udp list; "filtered/port" when
  * none holds the port); outside every entry, a destination that is not
- * local (netpolicy_addr_local, else "filtered/local") on the port lists
- * ("filtered/no-cidr" when there are entries, else "filtered/port").  So
- * entries add reach, and a profile that wants only its entries has no
- * connect ports.  A loopback destination refused by these rules is
- * allowed when it reaches a socket the sandbox bound (lk->own_socket).
- * Binds: with listen entries, exactly one of them, or port 0 on loopback
- * or a listen address when bind-tcp / bind-udp holds 0; without,
- * loopback only ("filtered/listen") on the bind port lists, and UDP port
- * 0 there always (what a send would autobind).  In net host mode,
- * anything but DNS outside the resolvers.  When the supervisor only
- * stands in for Landlock's port rules (the policy does not need it:
- * !netpolicy_needs_supervisor), local destinations and binds are decided by the
- * port lists alone, as Landlock would.  With proxy = yes (mode
- * filtered), the proxy's address is reached, DNS is not
+ * local (netpolicy_addr_local or lk->host_local, else "filtered/local")
+ * on the port lists ("filtered/no-cidr" when there are entries, else
+ * "filtered/net-port").  So entries add reach, and a profile that wants
+ * only its entries has no connect ports.  A loopback destination refused
+ * by these rules is allowed when it reaches a socket the sandbox bound
+ * and nothing else (lk->own_socket).  A UDP connect to port 0 is
+ * decided by netpolicy_quiet's rule.
+ * Binds: a listen entry exactly, or port 0 on a listen address when
+ * bind-tcp / bind-udp holds 0; otherwise loopback only
+ * ("filtered/listen"): without listen entries on the bind port lists,
+ * UDP port 0 always (what a send would autobind), and TCP on any port
+ * when bind-tcp holds 0 (the sandbox's own servers, reachable from the
+ * sandbox only: netpolicy_bind_published), on a port an unprivileged
+ * process may bind (netpolicy_rules_set_unprivileged_start);
+ * "filtered/bind-port" else.  A bind
+ * allowed so far on a port a socket the sandbox did not create holds
+ * (lk->port_shared) is "filtered/shared-port".  In net host mode, anything but
+ * DNS outside the resolvers.  When the supervisor only stands in for Landlock's
+ * port rules (the policy does not need it: !netpolicy_needs_supervisor), local
+ * destinations and binds are decided by the port lists alone, as Landlock would
+ * ("filtered/landlock-port", "filtered/bind-port").  With proxy = yes
+ * (mode filtered), the proxy's address is reached, DNS is not
  * ("filtered/proxy"), and a destination neither local nor inside an
  * entry is "filtered/proxy": the port lists no longer reach it.
  *
@@ -270,6 +316,18 @@ void netpolicy_rules_free(struct netpolicy_rules *r);
 const char *netpolicy_decide(const struct netpolicy_rules *r,
 			     const struct netpolicy_query *q,
 			     const struct netpolicy_lookup *lk);
+
+/*
+ * Whether a refusal of q is not reported (logged, noted): a UDP connect
+ * to port 0, which sends nothing.  glibc's getaddrinfo makes one to each
+ * address it returns, to learn the source address it would use and sort
+ * them (RFC 6724), on every lookup.  netpolicy_decide performs it where
+ * some port of the address is reachable (an allow-cidr entry holds it,
+ * an allowed name resolved there, or a port rule reaches it), as then a
+ * send to port 0 of it is no way out; elsewhere it is refused, quietly,
+ * and getaddrinfo treats that address as unusable.
+ */
+bool netpolicy_quiet(const struct netpolicy_query *q);
 
 /*
  * The origin of the allow-cidr entry that lets a TCP connect reach a
@@ -298,6 +356,36 @@ void netpolicy_rules_set_proxy(struct netpolicy_rules *r,
  */
 void netpolicy_rules_use_stub(struct netpolicy_rules *r);
 /*
+ * The first port the kernel lets an unprivileged process bind (the
+ * network namespace's net.ipv4.ip_unprivileged_port_start; 1024 unless
+ * set): below it, a port no rule names is refused as the kernel would
+ * refuse it, rather than moved (netpolicy_bind_published).
+ */
+void netpolicy_rules_set_unprivileged_start(struct netpolicy_rules *r,
+					    uint16_t port);
+
+/* Whether a bind or listen may not share a port with a socket the
+ * sandbox did not create (lk->port_shared): always but in mode host. */
+bool netpolicy_refuses_sharing(const struct netpolicy_rules *r);
+
+/*
+ * Whether a bind or listen netpolicy_decide allowed at a is reachable
+ * from the host: a listen entry, or a port the bind lists name; port 0
+ * (an ephemeral port, the kernel's random pick, which no host program
+ * expects a service on); UDP always (a bound UDP socket also receives
+ * its peers' answers); any bind in mode host or where the supervisor
+ * stands in for Landlock's port rules.  Otherwise (a TCP listener on a
+ * loopback port it asked for that no rule names) the listener is the
+ * sandbox's own alone: the supervisor binds it to a port of the kernel's
+ * choosing instead, and sends the sandbox's clients of the asked port
+ * there (netpolicy_own_private), so its clients reach it and the host's,
+ * knocking at the asked port, do not (DESIGN.md §16).
+ */
+bool netpolicy_bind_published(const struct netpolicy_rules *r,
+			      enum netpolicy_proto proto,
+			      const struct netpolicy_addr *a);
+
+/*
  * A bind to the unspecified address becomes loopback (the sandbox's
  * listeners never serve the network) unless a listen entry names that
  * address, the network mode is host, or the supervisor only stands in
@@ -305,6 +393,19 @@ void netpolicy_rules_use_stub(struct netpolicy_rules *r);
  */
 bool netpolicy_bind_address(const struct netpolicy_rules *r,
 			    struct netpolicy_addr *a);
+
+/*
+ * Whether a socket's sticky options route its packets through another
+ * host first, given what the kernel says of them: ipv4, the IP_OPTIONS
+ * it holds (len bytes, as getsockopt returns them), with a loose or
+ * strict source route (LSRR, SSRR); rthdr_len, the length of the IPv6
+ * routing header it holds (getsockopt IPV6_RTHDR; 0: none), of any
+ * type.  Such a socket's packets go to the route's first hop, not the
+ * destination a decision checked: the supervisor performs no connect or
+ * send on it ("filtered/source-route").  Malformed options count as a
+ * route.
+ */
+bool netpolicy_source_routed(const uint8_t *ipv4, size_t len, size_t rthdr_len);
 
 /* ---- The sandbox's own sockets ---- */
 
@@ -328,16 +429,105 @@ struct netpolicy_own_unix {
 	char name[108];
 };
 
+/*
+ * A listener of the sandbox's own alone (netpolicy_bind_published): it
+ * asked for asked (an address and port), and the supervisor bound it to
+ * that address on port, a port of the kernel's choosing; cookie is the
+ * listener's.  At most NETPOLICY_MAX_PRIVATE, the oldest forgotten first
+ * (a forgotten one is still reached at its real port, as any own
+ * listener).
+ */
+#define NETPOLICY_MAX_PRIVATE 256
+
+struct netpolicy_private {
+	struct netpolicy_addr asked;
+	uint16_t port;
+	uint64_t cookie;
+};
+
 struct netpolicy_own {
 	uint64_t ip[NETPOLICY_MAX_OWN];
+	bool ip_shares[NETPOLICY_MAX_OWN]; /* netpolicy_own_ip_shares */
 	size_t n_ip, next_ip;
 	struct netpolicy_own_unix unix_[NETPOLICY_MAX_OWN];
 	size_t n_unix, next_unix;
+	struct netpolicy_private priv[NETPOLICY_MAX_PRIVATE];
+	size_t n_priv, next_priv;
 };
 
-/* Remember an IP socket by cookie (bound, then listening: once). */
-void netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie);
+/* Remember a listener the supervisor moved from asked to port. */
+void netpolicy_own_add_private(struct netpolicy_own *o,
+			       const struct netpolicy_addr *asked,
+			       uint16_t port, uint64_t cookie);
+
+/*
+ * The listener a connection to dest (loopback, made a destination) was
+ * asked for, the most recent one: the sandbox's client is sent to its
+ * port.  NULL when none asked for dest.  Whether it still listens there,
+ * and is the sandbox's alone, is the caller's to ask (netpolicy_dest_own).
+ */
+const struct netpolicy_private *
+netpolicy_own_private(const struct netpolicy_own *o,
+		      const struct netpolicy_addr *dest);
+
+/*
+ * Remember an IP socket by cookie (bound, then listening: once), and
+ * whether it may share its port (shares: it had SO_REUSEPORT, or for
+ * UDP SO_REUSEADDR, set when bound or when listening).
+ */
+void netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie,
+			  bool shares);
 bool netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie);
+
+/*
+ * Whether the sandbox's socket cookie may be in a group with another
+ * socket at its port: it had a reuse flag set when bound or listening
+ * (or is not one the sandbox bound).  Without one, the kernel lets no
+ * socket share its port (the supervisor refused every bind that would
+ * have joined another's): one lookup finds it alone.  A flag set on it
+ * later, by setsockopt(2), which nothing mediates, is not seen.
+ */
+bool netpolicy_own_ip_shares(const struct netpolicy_own *o, uint64_t cookie);
+
+/* A socket the kernel reports bound to an address (sockdiag_port). */
+struct netpolicy_sock {
+	struct netpolicy_addr addr; /* IPv4-mapped made IPv4 */
+	uint64_t cookie;
+};
+
+/*
+ * Whether a socket bound at bound (its address and port) would get a
+ * connection or datagram sent to dest: the same port and the same
+ * address, or the unspecified address of its family, or an IPv6
+ * unspecified address for an IPv4 destination (a dual-stack socket: an
+ * IPV6_V6ONLY one would not, which this errs on the side of).
+ */
+bool netpolicy_sock_reaches(const struct netpolicy_addr *bound,
+			    const struct netpolicy_addr *dest);
+
+/*
+ * The sockets bound to a port (v, n of them, any family and address):
+ * whether any of them is not the sandbox's own, other than the socket
+ * self itself.  A bind (or listen) that would put a sandbox socket on a
+ * port a socket it did not create holds is refused: no SO_REUSEPORT or
+ * SO_REUSEADDR group with a host service, no listener on the other
+ * loopback family or on the wildcard beside a host's ("filtered/shared-
+ * port", EADDRINUSE, as the kernel says for a port in use).
+ */
+bool netpolicy_port_shared(const struct netpolicy_own *o, uint64_t self,
+			   const struct netpolicy_sock *v, size_t n);
+
+/*
+ * Whether a connection or datagram to dest reaches the sandbox's own
+ * socket and nothing else: at least one socket of v reaches dest
+ * (netpolicy_sock_reaches) and every one that does is own.  A host
+ * service in a group with the sandbox's socket (SO_REUSEPORT, UDP's
+ * SO_REUSEADDR), which the kernel may answer a lookup with, keeps the
+ * own-listener exemption from applying.
+ */
+bool netpolicy_dest_own(const struct netpolicy_own *o,
+			const struct netpolicy_addr *dest,
+			const struct netpolicy_sock *v, size_t n);
 
 /* Remember a unix socket (its cookie once). */
 void netpolicy_own_add_unix(struct netpolicy_own *o,

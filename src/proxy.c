@@ -84,7 +84,8 @@ proxy_rule_reason(const char *rule)
 		{ "filtered/no-cidr", "an address no allow-cidr entry holds" },
 		{ "filtered/rebind",
 		  "the name resolves to a local address or one of this "
-		  "host's, which no allow-cidr entry holds (rebinding)" },
+		  "host's or its links', which no allow-cidr entry holds "
+		  "(rebinding)" },
 		{ "filtered/sni",
 		  "the TLS server name differs from the CONNECT host "
 		  "(domain fronting)" },

@@ -39,7 +39,8 @@ struct proxy_rules {
 	 * an address. */
 	const char *(*cidr)(void *ctx, const struct netpolicy_addr *a);
 	/* Whether a is an address of one of this host's interfaces (a
-	 * server bound to the any-address answers there as on loopback);
+	 * server bound to the any-address answers there as on loopback)
+	 * or inside one of their on-link prefixes (sockdiag_host_local);
 	 * NULL: none is. */
 	bool (*own)(void *ctx, const struct netpolicy_addr *a);
 	void *ctx;
@@ -67,8 +68,9 @@ struct proxy_verdict proxy_decide_request(const struct proxy_rules *r,
 /*
  * An address an allowed name resolved to (a->port set): a local one
  * (netpolicy_addr_local: loopback, RFC 1918, link-local, CGNAT, ULA,
- * multicast) or one of this host's own (r->own) is refused unless an
- * allow-cidr entry holds it ("filtered/rebind"); any other is allowed.
+ * multicast, NAT64 forms) or one of this host's or its links' (r->own)
+ * is refused unless an allow-cidr entry holds it ("filtered/rebind");
+ * any other is allowed.
  */
 struct proxy_verdict proxy_decide_address(const struct proxy_rules *r,
 					  const struct netpolicy_addr *a);

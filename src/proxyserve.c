@@ -215,13 +215,15 @@ rules_cidr(void *ctx, const struct netpolicy_addr *a)
 	return netpolicy_cidr_allows(ps.rules, a);
 }
 
-/* Asked for each address a name resolves to: interfaces come and go.
- * An IPv4-mapped address was made IPv4 when it was read. */
+/* Asked for each address a name resolves to, from the clients' threads:
+ * this host's addresses and on-link prefixes, read each time
+ * (interfaces come and go).  An IPv4-mapped address was made IPv4 when
+ * it was read. */
 static bool
 rules_own(void *ctx, const struct netpolicy_addr *a)
 {
 	(void)ctx;
-	return sockdiag_own_address(a->family, a->a);
+	return sockdiag_host_local(NULL, a);
 }
 
 static const struct proxy_rules rules = { rules_host, rules_cidr, rules_own,

@@ -186,6 +186,18 @@ struct supervisor {
 	struct pending *pending;
 	size_t n_pending, max_pending; /* pending holds max_pending */
 	struct netpolicy_own *own;     /* the sockets the sandbox bound */
+	/* This host's addresses and on-link prefixes (local, as loopback
+	 * and private space are), kept current. */
+	struct sockdiag_host *host;
+	/* The socket whose bind or listen is being decided (port_shared);
+	 * one call at a time. */
+	int deciding;
+	/* The listener private_destination found at a destination it
+	 * rewrote, for this call's decision (own_socket): one lookup, not
+	 * two.  Cleared once decided. */
+	bool found_set;
+	struct netpolicy_addr found_at;
+	uint64_t found_cookie;
 	char **noted; /* the attempts noted on a caller's stderr */
 	size_t n_noted, n_noted_keys;
 	struct suggest_bounds bounds; /* what a note's suggestion may reach */
@@ -301,8 +313,7 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 				       max);
 		for (size_t i = 0; i < n; i++)
 			if (!netpolicy_addr_local(&sv->fixed[i].addr) &&
-			    !sockdiag_own_address(sv->fixed[i].addr.family,
-						  sv->fixed[i].addr.a))
+			    !sockdiag_host_local(sv->host, &sv->fixed[i].addr))
 				sv->fixed[k++] = sv->fixed[i];
 		sv->n_fixed = k;
 	}
@@ -333,6 +344,7 @@ supervise_free(struct supervisor *sv)
 	free(sv->pending);
 	free(sv->prefix);
 	free(sv->own);
+	sockdiag_host_free(sv->host);
 	free(sv->dns);
 	learned_free(sv->learned);
 	free(sv->fixed);
@@ -370,6 +382,14 @@ supervise_new(const struct policy *p, char *const *envp,
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;
 	sv->rules = netpolicy_rules_new(p, dns, n_dns);
+	{
+		_cleanup_free_ char *start = file_read_line(
+			"/proc/sys/net/ipv4/ip_unprivileged_port_start", 16);
+
+		if (start != NULL)
+			netpolicy_rules_set_unprivileged_start(
+				sv->rules, (uint16_t)strtoul(start, NULL, 10));
+	}
 	sv->dns = dns;
 	sv->n_dns = n_dns;
 	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
@@ -399,6 +419,7 @@ supervise_new(const struct policy *p, char *const *envp,
 		goto fail;
 	}
 	sv->own = xcalloc(1, sizeof(*sv->own));
+	sv->host = sockdiag_host_new();
 	sv->log = p->log_blocked;
 	sv->prefix = netpolicy_log_prefix(p->log_prefix, p->name);
 	netpolicy_ratelimit_init(&sv->rl, NETPOLICY_LOG_BURST,
@@ -449,6 +470,8 @@ supervise_child_forked(struct supervisor *sv)
 	if (sv->proxy_note_fd >= 0)
 		close(sv->proxy_note_fd);
 	sv->proxy_note_fd = -1;
+	sockdiag_host_free(sv->host);
+	sv->host = NULL;
 	dnsstub_child_forked(sv->stub);
 }
 
@@ -958,33 +981,94 @@ struct addr_buf {
 	int opath; /* an O_PATH fd the rewritten unix address points at */
 };
 
-/* Remember an IP socket the sandbox bound (or listen() bound). */
+/* Whether socket sock (of type) has a flag set that lets the kernel
+ * share its port: SO_REUSEPORT, or for UDP SO_REUSEADDR. */
+static bool
+sock_reuses(int sock, int type)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &v, &len) == 0 && v)
+		return true;
+	len = sizeof(v);
+	return type == SOCK_DGRAM &&
+	       getsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &v, &len) == 0 && v;
+}
+
+/* Remember an IP socket the sandbox bound (or listen() bound), and
+ * whether it may share its port. */
 static void
-own_ip_record(struct supervisor *sv, int sock)
+own_ip_record(struct supervisor *sv, const struct call *c)
 {
 	uint64_t cookie;
 
-	if (sockdiag_cookie(sock, &cookie) == 0)
-		netpolicy_own_add_ip(sv->own, cookie);
+	if (sockdiag_cookie(c->sock, &cookie) == 0)
+		netpolicy_own_add_ip(sv->own, cookie,
+				     sock_reuses(c->sock, c->type));
 }
 
 /*
- * The decision's lookup (netpolicy_lookup): whether the listener (TCP)
- * or bound socket (UDP) that a connection or datagram to q->addr reaches
- * is one the sandbox bound, asked of the kernel by address, compared by
- * cookie.
+ * The decision's lookup (netpolicy_lookup): whether a connection or
+ * datagram to q->addr reaches a socket the sandbox bound and nothing
+ * else.  The socket the kernel's lookup finds there (an exact lookup,
+ * cheap) must be one the sandbox bound, compared by cookie; where it may
+ * share its port (a reuse flag: netpolicy_own_ip_shares), every
+ * listener (TCP) or bound socket (UDP) at that port that would get it
+ * must be (netpolicy_dest_own, over a dump of the sockets at the port,
+ * some 40 us): the kernel answers a lookup with any member of a
+ * SO_REUSEPORT group.
  */
 static bool
 own_socket(void *ctx, const struct netpolicy_query *q)
 {
 	const struct supervisor *sv = ctx;
 	const struct netpolicy_addr *a = &q->addr;
+	bool udp = q->proto == NETPOLICY_UDP;
+	_cleanup_free_ struct netpolicy_sock *v = NULL;
 	uint64_t cookie;
+	size_t n;
 
-	return sv->own->n_ip > 0 &&
-	       sockdiag_inet(a->family, a->a, a->port,
-			     q->proto == NETPOLICY_UDP, &cookie) == 0 &&
-	       netpolicy_own_has_ip(sv->own, cookie);
+	if (sv->found_set && !udp && netpolicy_addr_same(&sv->found_at, a) &&
+	    sv->found_at.port == a->port)
+		cookie = sv->found_cookie;
+	else if (sv->own->n_ip == 0 ||
+		 sockdiag_inet(a->family, a->a, a->port, udp, &cookie) < 0)
+		return false;
+	if (!netpolicy_own_has_ip(sv->own, cookie))
+		return false;
+	/* Without a reuse flag nothing shares its port: it is alone. */
+	if (!netpolicy_own_ip_shares(sv->own, cookie))
+		return true;
+	/* An IPv6 destination: IPv6 sockets alone reach it; an IPv4 one:
+	 * IPv4 sockets and IPv6 dual-stack ones. */
+	return sockdiag_port(a->family == AF_INET6 ? AF_INET6 : AF_UNSPEC, udp,
+			     a->port, &v, &n) == 0 &&
+	       netpolicy_dest_own(sv->own, a, v, n);
+}
+
+/*
+ * The decision's lookup for a bind or listen of the socket being decided
+ * (sv->deciding): whether a socket the sandbox did not create holds
+ * q->addr's port, in either family, at any address.  A socket table that
+ * cannot be read counts as shared: fail closed.
+ */
+static bool
+port_shared(void *ctx, const struct netpolicy_query *q)
+{
+	const struct supervisor *sv = ctx;
+	_cleanup_free_ struct netpolicy_sock *v = NULL;
+	uint64_t self = 0;
+	size_t n;
+
+	/* In a network namespace of the sandbox's own (net = none), no
+	 * host socket shares its ports. */
+	if (!sockdiag_same_netns(sv->deciding))
+		return false;
+	(void)sockdiag_cookie(sv->deciding, &self);
+	return sockdiag_port(AF_UNSPEC, q->proto == NETPOLICY_UDP, q->addr.port,
+			     &v, &n) < 0 ||
+	       netpolicy_port_shared(sv->own, self, v, n);
 }
 
 /* Remember a unix socket the sandbox bound: abstract (name from
@@ -1259,11 +1343,14 @@ learned_now(uint64_t now_ns)
 	return now_ns / 1000000000u + testhook_clock_skew();
 }
 
+/* The decision's lookup (netpolicy_lookup) and the learning's: whether
+ * a is this host or on one of its links (sockdiag_host_local). */
 static bool
-own_address(void *ctx, const struct netpolicy_addr *a)
+host_local(void *ctx, const struct netpolicy_addr *a)
 {
-	(void)ctx;
-	return sockdiag_own_address(a->family, a->a);
+	const struct supervisor *sv = ctx;
+
+	return sockdiag_host_local(sv->host, a);
 }
 
 static struct asker *
@@ -1293,8 +1380,8 @@ stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
 	if (rec->rule < 0 || (size_t)rec->rule >= sv->policy->n_hosts)
 		return;
 	hostdns_learn(sv->learned, &rec->answer, (uint16_t)rec->rule,
-		      learned_now(supervise_now_ns()), own_address, NULL,
-		      refused, DNS_ANSWER_ADDRS, &n_refused);
+		      learned_now(supervise_now_ns()), host_local, sv, refused,
+		      DNS_ANSWER_ADDRS, &n_refused);
 	for (size_t i = 0; i < n_refused; i++) {
 		sv->rebind[sv->next_rebind] = refused[i];
 		sv->next_rebind = (sv->next_rebind + 1) % SV_MAX_REBIND;
@@ -1473,6 +1560,59 @@ stub_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 }
 
 /*
+ * Whether the caller's IP socket carries source routing, set by any
+ * option (an IPv6 routing header of any type, an IPv4 loose or strict
+ * source route): its packets would go to the route's first hop, not the
+ * destination decided.  The filter refuses every option that sets one
+ * (filter.c); this holds should one come another way (a socket passed
+ * in from outside, an option a kernel adds).  A socket whose options
+ * cannot be read counts as routed.
+ */
+static bool
+call_source_routed(const struct call *c)
+{
+	uint8_t opt[40], rthdr[8];
+	socklen_t len = sizeof(opt), rlen = 0;
+
+	if (c->domain != AF_INET && c->domain != AF_INET6)
+		return false;
+	if (getsockopt(c->sock, IPPROTO_IP, IP_OPTIONS, opt, &len) < 0)
+		return true;
+	if (c->domain == AF_INET6) {
+		rlen = sizeof(rthdr);
+		if (getsockopt(c->sock, IPPROTO_IPV6, IPV6_RTHDR, rthdr,
+			       &rlen) < 0)
+			return true;
+	}
+	return netpolicy_source_routed(opt, len, rlen);
+}
+
+/* Refuse op to a on a source-routed socket (call_source_routed): 0 when
+ * it is not, else -EPERM, logged. */
+static int
+check_route(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
+	    const struct addr_buf *a)
+{
+	_cleanup_free_ char *t = NULL;
+
+	if (!call_source_routed(c))
+		return 0;
+	if (a != NULL) {
+		t = addr_target(c, a);
+	} else {
+		struct addr_buf peer = { .len = sizeof(peer.u), .opath = -1 };
+
+		/* A send on a connected socket: its peer. */
+		t = getpeername(c->sock, &peer.u.sa, &peer.len) == 0
+			    ? addr_target(c, &peer)
+			    : xstrdup("?");
+	}
+	log_blocked(sv, op, call_proto(c), t, c->pid, c->pidfd,
+		    "filtered/source-route");
+	return -EPERM;
+}
+
+/*
  * Decide on an address for op on the caller's socket, and rewrite it
  * where the supervisor must (unix).  Returns 0 to perform the call,
  * -errno to answer with.
@@ -1485,8 +1625,10 @@ check_addr(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 	struct netpolicy_addr ip;
 	struct netpolicy_lookup lookup = { .own_socket = own_socket,
 					   .named = named_lookup,
+					   .host_local = host_local,
+					   .port_shared = port_shared,
 					   .ctx = sv };
-	struct netpolicy_query q;
+	struct netpolicy_query q = { .proto = NETPOLICY_UNIX };
 	int r;
 
 	if (c->domain == AF_NETLINK)
@@ -1529,10 +1671,15 @@ check_addr(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 				      .proto = call_proto(c),
 				      .addr = ip,
 				      .now_ns = supervise_now_ns() };
+	sv->deciding = c->sock;
 	rule = netpolicy_decide(sv->rules, &q, &lookup);
-	r = rule ? -EACCES : 0;
+	/* A port in use is in use: programs try another, as they would
+	 * when the kernel says so. */
+	r = rule == NULL				? 0
+	    : strcmp(rule, "filtered/shared-port") == 0 ? -EADDRINUSE
+							: -EACCES;
 out:
-	if (rule != NULL) {
+	if (rule != NULL && !netpolicy_quiet(&q)) {
 		_cleanup_free_ char *t = addr_target(c, a);
 
 		log_blocked(sv, op, call_proto(c), t, c->pid, c->pidfd, rule);
@@ -1610,6 +1757,137 @@ proxy_note(struct supervisor *sv, const struct call *c,
 	(void)!write(sv->proxy_note_fd, line, strlen(line));
 }
 
+/*
+ * A socket bound to a port the kernel chose (bind to port 0): with
+ * SO_REUSEADDR or SO_REUSEPORT set, a UDP socket's choice may land on a
+ * port a host socket with the same flag holds, and share it (its
+ * datagrams).  Such a socket is unbound again (a disconnect drops a
+ * port the kernel chose, not one asked for) and bound again, a few
+ * times; then EADDRINUSE.  TCP needs nothing here: a listener is
+ * checked at listen(), and nothing else receives.
+ */
+static int
+udp_ephemeral_unshared(struct supervisor *sv, const struct call *c,
+		       const struct addr_buf *a)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct netpolicy_query q = { .op = NETPOLICY_BIND,
+				     .proto = NETPOLICY_UDP };
+
+	for (int i = 0; i < 8; i++) {
+		socklen_t len = sizeof(ss);
+
+		if (getsockname(c->sock, (struct sockaddr *)&ss, &len) < 0 ||
+		    netpolicy_addr_from_sockaddr(&ss, len, &q.addr) < 0)
+			return -errno;
+		sv->deciding = c->sock;
+		if (!port_shared(sv, &q))
+			return 0;
+		if (connect(c->sock, &unspec, sizeof(unspec)) < 0 ||
+		    bind(c->sock, &a->u.sa, a->len) < 0)
+			return -errno;
+	}
+	return -EADDRINUSE;
+}
+
+/* Whether the caller's socket has SO_REUSEADDR or SO_REUSEPORT set:
+ * the kernel then lets it share a port. */
+static bool
+call_reuses(const struct call *c)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	return sock_reuses(c->sock, c->type) ||
+	       (getsockopt(c->sock, SOL_SOCKET, SO_REUSEADDR, &v, &len) == 0 &&
+		v);
+}
+
+/*
+ * Before a UDP connect or send with a destination: a socket not bound
+ * yet would be bound by the kernel to a port it chooses (autobind).
+ * Where it reuses ports, the supervisor binds it first, to the
+ * unspecified address as autobind would, and keeps it off a port a host
+ * socket holds (udp_ephemeral_unshared).  0 or -errno.
+ */
+static int
+udp_autobind(struct supervisor *sv, const struct call *c)
+{
+	struct addr_buf any = { .opath = -1 };
+	struct netpolicy_addr ip;
+
+	if (c->type != SOCK_DGRAM ||
+	    (c->domain != AF_INET && c->domain != AF_INET6) || !call_reuses(c))
+		return 0;
+	any.len = sizeof(any.u);
+	if (getsockname(c->sock, &any.u.sa, &any.len) < 0 ||
+	    netpolicy_addr_from_sockaddr(&any.u, any.len, &ip) < 0 ||
+	    ip.port != 0)
+		return 0;
+	memset(&any.u, 0, sizeof(any.u));
+	any.u.sa.sa_family = (sa_family_t)c->domain;
+	any.len = c->domain == AF_INET ? sizeof(struct sockaddr_in)
+				       : sizeof(struct sockaddr_in6);
+	if (bind(c->sock, &any.u.sa, any.len) < 0)
+		return -errno;
+	return udp_ephemeral_unshared(sv, c, &any);
+}
+
+/* The port in an IP socket address (either family). */
+static void
+sockaddr_set_port(struct addr_buf *a, uint16_t port)
+{
+	if (a->u.sa.sa_family == AF_INET6)
+		((struct sockaddr_in6 *)&a->u)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)&a->u)->sin_port = htons(port);
+}
+
+/*
+ * Whether the sandbox's listener cookie still listens at at (an address
+ * and port): the listener the kernel's lookup finds there.  Whether
+ * nothing else does is own_socket's to ask, at the connect.
+ */
+static bool
+private_listening(const struct netpolicy_addr *at, uint64_t cookie)
+{
+	uint64_t found;
+
+	return sockdiag_inet(at->family, at->a, at->port, false, &found) == 0 &&
+	       found == cookie;
+}
+
+/*
+ * A TCP connect to a port one of the sandbox's own listeners asked for
+ * (private_bind): to where that listener is, while it still listens
+ * there (whether it is there alone, the decision asks: own_socket, told
+ * what was found).
+ */
+static void
+private_destination(struct supervisor *sv, const struct call *c,
+		    struct addr_buf *a)
+{
+	const struct netpolicy_private *p;
+	struct netpolicy_addr d;
+
+	if (sv->own->n_priv == 0 || c->type != SOCK_STREAM ||
+	    (c->domain != AF_INET && c->domain != AF_INET6) ||
+	    a->u.sa.sa_family == AF_UNSPEC ||
+	    netpolicy_addr_from_sockaddr(&a->u, a->len, &d) < 0)
+		return;
+	netpolicy_addr_destination(&d);
+	if ((p = netpolicy_own_private(sv->own, &d)) == NULL)
+		return;
+	d.port = p->port;
+	if (!private_listening(&d, p->cookie))
+		return;
+	sockaddr_set_port(a, p->port);
+	sv->found_set = true;
+	sv->found_at = d;
+	sv->found_cookie = p->cookie;
+}
+
 static int
 do_connect(struct supervisor *sv, struct call *c)
 {
@@ -1622,9 +1900,15 @@ do_connect(struct supervisor *sv, struct call *c)
 		return r;
 	if ((r = stub_swap(sv, c, &a, true)) < 0 || r == SWAP_DONE)
 		return r < 0 ? r : 0;
-	if (r == SWAP_NO && (r = check_addr(sv, c, NETPOLICY_CONNECT, &a)) < 0)
-		return r;
-	if ((r = call_valid(sv, c)) < 0) {
+	if (r == SWAP_NO) {
+		private_destination(sv, c, &a);
+		r = check_addr(sv, c, NETPOLICY_CONNECT, &a);
+		sv->found_set = false;
+		if (r < 0)
+			return r;
+	}
+	if ((r = check_route(sv, c, NETPOLICY_CONNECT, &a)) < 0 ||
+	    (r = udp_autobind(sv, c)) < 0 || (r = call_valid(sv, c)) < 0) {
 		if (a.opath >= 0)
 			close(a.opath);
 		return r;
@@ -1703,10 +1987,60 @@ unix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 	return 0;
 }
 
+/*
+ * A TCP bind to a loopback port no rule publishes
+ * (netpolicy_bind_published): the sandbox's own server, reachable from
+ * the sandbox alone (DESIGN.md §16).  The supervisor binds it to a port
+ * of the kernel's choosing instead, and sends the sandbox's clients of
+ * the asked port there (private_destination): a host program knocking at
+ * the asked port finds nothing (its connection is refused at once), and
+ * a host service may still take that port.  A socket of a SO_REUSEPORT
+ * group of the sandbox's own joins its group where it now listens.  The
+ * command is told (filtered/unpublished), with the flag that publishes
+ * the port.
+ */
+static int
+private_bind(struct supervisor *sv, struct call *c, struct addr_buf *a,
+	     const struct netpolicy_addr *asked)
+{
+	const struct netpolicy_private *p =
+		netpolicy_own_private(sv->own, asked);
+	struct netpolicy_addr at = *asked, got;
+	struct addr_buf self = { .len = sizeof(self.u), .opath = -1 };
+	_cleanup_free_ char *t = NULL;
+	uint64_t cookie;
+
+	at.port = p != NULL ? p->port : 0;
+	if (at.port == 0 || !call_reuses(c) ||
+	    !private_listening(&at, p->cookie))
+		at.port = 0;
+	sockaddr_set_port(a, at.port);
+	if (bind(c->sock, &a->u.sa, a->len) < 0) {
+		/* The group's port went to someone else: a port of its own. */
+		if (at.port == 0 || errno != EADDRINUSE)
+			return -errno;
+		sockaddr_set_port(a, 0);
+		if (bind(c->sock, &a->u.sa, a->len) < 0)
+			return -errno;
+	}
+	if (getsockname(c->sock, &self.u.sa, &self.len) < 0 ||
+	    netpolicy_addr_from_sockaddr(&self.u, self.len, &got) < 0 ||
+	    sockdiag_cookie(c->sock, &cookie) < 0)
+		return -EADDRNOTAVAIL;
+	own_ip_record(sv, c);
+	netpolicy_own_add_private(sv->own, asked, got.port, cookie);
+	t = netpolicy_addr_format(asked);
+	log_blocked(sv, NETPOLICY_BIND, NETPOLICY_TCP, t, c->pid, c->pidfd,
+		    "filtered/unpublished");
+	return 0;
+}
+
 static int
 do_bind(struct supervisor *sv, struct call *c)
 {
 	struct addr_buf a;
+	struct netpolicy_addr ip;
+	bool inet;
 	int r;
 
 	if ((r = read_addr(c, c->req->data.args[1], c->req->data.args[2], &a)) <
@@ -1719,30 +2053,47 @@ do_bind(struct supervisor *sv, struct call *c)
 	if ((r = check_addr(sv, c, NETPOLICY_BIND, &a)) < 0 ||
 	    (r = call_valid(sv, c)) < 0)
 		return r;
+	inet = (c->domain == AF_INET || c->domain == AF_INET6) &&
+	       netpolicy_addr_from_sockaddr(&a.u, a.len, &ip) == 0;
+	if (inet && c->type == SOCK_STREAM && ip.port != 0 &&
+	    !netpolicy_bind_published(sv->rules, NETPOLICY_TCP, &ip))
+		return private_bind(sv, c, &a, &ip);
 	if (bind(c->sock, &a.u.sa, a.len) < 0)
 		return -errno;
-	if (c->domain == AF_UNIX)
+	if (c->domain == AF_UNIX) {
 		own_unix_record(sv, c->sock, NULL);
-	else
-		own_ip_record(sv, c->sock);
+		return 0;
+	}
+	if (inet && ip.port == 0 && c->type == SOCK_DGRAM && call_reuses(c) &&
+	    (r = udp_ephemeral_unshared(sv, c, &a)) < 0)
+		return r;
+	if (c->domain == AF_INET || c->domain == AF_INET6)
+		own_ip_record(sv, c);
 	return 0;
 }
 
-/* listen() on an unbound IP socket binds the wildcard address on an
- * ephemeral port first: it is checked as that bind. */
+/*
+ * listen(): on an unbound IP socket the kernel binds the wildcard
+ * address on an ephemeral port first, which is checked as that bind
+ * (and made loopback).  Then a TCP listener must not share its port with
+ * a socket the sandbox did not create (filtered/shared-port: a
+ * SO_REUSEPORT group, the other family's loopback).
+ */
 static int
 do_listen(struct supervisor *sv, struct call *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	struct netpolicy_addr ip;
+	bool inet;
 	int r;
 
 	if ((r = call_open(sv, c)) < 0)
 		return r;
-	if ((c->domain == AF_INET || c->domain == AF_INET6) &&
-	    getsockname(c->sock, (struct sockaddr *)&ss, &len) == 0 &&
-	    netpolicy_addr_from_sockaddr(&ss, len, &ip) == 0 && ip.port == 0) {
+	inet = (c->domain == AF_INET || c->domain == AF_INET6) &&
+	       getsockname(c->sock, (struct sockaddr *)&ss, &len) == 0 &&
+	       netpolicy_addr_from_sockaddr(&ss, len, &ip) == 0;
+	if (inet && ip.port == 0) {
 		bool loopback = netpolicy_bind_address(sv->rules, &ip);
 		struct netpolicy_query q = { .op = NETPOLICY_LISTEN,
 					     .proto = call_proto(c),
@@ -1761,13 +2112,34 @@ do_listen(struct supervisor *sv, struct call *c)
 		sockaddr_set_ip(&ss, &ip);
 		if (loopback && bind(c->sock, (struct sockaddr *)&ss, len) < 0)
 			return -errno;
+		len = sizeof(ss);
+		inet = getsockname(c->sock, (struct sockaddr *)&ss, &len) ==
+			       0 &&
+		       netpolicy_addr_from_sockaddr(&ss, len, &ip) == 0;
 	}
+	if (inet && c->type == SOCK_STREAM && ip.port != 0) {
+		struct netpolicy_query q = { .op = NETPOLICY_LISTEN,
+					     .proto = NETPOLICY_TCP,
+					     .addr = ip };
+
+		sv->deciding = c->sock;
+		if (netpolicy_refuses_sharing(sv->rules) &&
+		    port_shared(sv, &q)) {
+			_cleanup_free_ char *t = netpolicy_addr_format(&ip);
+
+			log_blocked(sv, NETPOLICY_LISTEN, NETPOLICY_TCP, t,
+				    c->pid, c->pidfd, "filtered/shared-port");
+			return -EADDRINUSE;
+		}
+	}
+	if ((r = call_valid(sv, c)) < 0)
+		return r;
 	if (listen(c->sock, (int)(uint32_t)c->req->data.args[1]) < 0)
 		return -errno;
 	if (c->domain == AF_UNIX)
 		own_unix_record(sv, c->sock, NULL);
 	else
-		own_ip_record(sv, c->sock);
+		own_ip_record(sv, c);
 	return 0;
 }
 
@@ -1930,7 +2302,9 @@ do_sendto(struct supervisor *sv, struct call *c)
 	m.has_name = true;
 	if ((r = stub_swap(sv, c, &m.name, false)) < 0 ||
 	    (r == SWAP_NO &&
-	     (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0))
+	     (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0) ||
+	    (r = check_route(sv, c, NETPOLICY_SEND, &m.name)) < 0 ||
+	    (r = udp_autobind(sv, c)) < 0)
 		goto out;
 	m.len = arg[2] < SV_MAX_PAYLOAD ? arg[2] : SV_MAX_PAYLOAD;
 	if (arg[2] > SV_MAX_PAYLOAD && c->type != SOCK_STREAM) {
@@ -1965,6 +2339,10 @@ send_one(struct supervisor *sv, struct call *c, uint64_t ptr, int flags)
 	    ((r = stub_swap(sv, c, &m.name, false)) < 0 ||
 	     (r == SWAP_NO &&
 	      (r = check_addr(sv, c, NETPOLICY_SEND, &m.name)) < 0)))
+		goto out;
+	if ((r = check_route(sv, c, NETPOLICY_SEND,
+			     m.has_name ? &m.name : NULL)) < 0 ||
+	    (m.has_name && (r = udp_autobind(sv, c)) < 0))
 		goto out;
 	if (m.control && (r = rebuild_control(c, &m)) < 0)
 		goto out;

@@ -29,6 +29,7 @@
 #include "suggest.h"
 #include "hostrule.h"
 #include "proxy.h"
+#include "sockdiag.h"
 #include "why.h"
 #include "xalloc.h"
 
@@ -689,6 +690,20 @@ cidr_change(const struct netpolicy_addr *a, unsigned port)
 			 t, bits, port, t, bits, port);
 }
 
+/* What the supervisor asks of this host (netpolicy_lookup): its own
+ * addresses and on-link prefixes, as it reads them now.  The sandbox's
+ * own listeners and the names learned are the run's, which why has not. */
+static bool
+why_host_local(void *ctx, const struct netpolicy_addr *a)
+{
+	(void)ctx;
+	return sockdiag_host_local(NULL, a);
+}
+
+static const struct netpolicy_lookup why_lookup = {
+	.host_local = why_host_local,
+};
+
 /* A port rule's warning: it is not a host rule (DESIGN.md §11). */
 static void
 note_port_reach(struct why_verdict *v, const char *key, uint16_t port)
@@ -861,11 +876,11 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 			(void)netpolicy_bind_address(rules, &nq.addr);
 		else
 			netpolicy_addr_destination(&nq.addr);
-		rule = netpolicy_decide(rules, &nq, NULL);
+		rule = netpolicy_decide(rules, &nq, &why_lookup);
 	} else {
 		rule = sb->policy->net == LLW_NET_HOST || pr != NULL
 			       ? NULL
-			       : "filtered/port";
+			       : "filtered/net-port";
 	}
 	v->allowed = rule == NULL;
 	if (rule == NULL) {

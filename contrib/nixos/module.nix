@@ -148,7 +148,7 @@ let
           address = mkOption {
             type = types.str;
             default = "127.0.0.1";
-            description = "The address opencode serve binds (and the only one llwrap lets it bind).";
+            description = "The address opencode serve binds (the only address where llwrap lets the host reach a server of the instance).";
           };
           port = mkOption {
             type = types.port;

@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <ifaddrs.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/openat2.h>
@@ -2656,6 +2657,151 @@ a_ping(struct result *r)
 }
 
 /*
+ * A routing header on a socket sends its packets to the header's first
+ * hop, not the destination that connect(2) and the supervisor checked
+ * (DESIGN.md §2, §16).  Two ways to set one without privilege: a type 4
+ * segment routing header with IPV6_RTHDR, and a type 2 (Mobile IPv6)
+ * header in a control-message buffer made sticky with
+ * IPV6_2292PKTOPTIONS, which the kernel accepts only where
+ * CONFIG_IPV6_MIP6 is built (Debian's kernels).  The first hop here is
+ * ::1, so nothing leaves the machine even where the probe escapes: the
+ * escape is a connect performed on a socket that carries the header.
+ */
+static void
+rthdr(struct result *r, bool mip6)
+{
+	struct sockaddr_in6 a;
+	socklen_t len;
+	unsigned char hdr[40] = { 0 }, got[8];
+	union {
+		char buf[CMSG_SPACE(24)];
+		struct cmsghdr align;
+	} u;
+	const char *how =
+		mip6 ? "IPV6_2292PKTOPTIONS (type 2)" : "IPV6_RTHDR (type 4)";
+	int fd, rc, port = fx_port("TCP_OK");
+
+	if (!need(r, "TCP_OK"))
+		return;
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		blocked(r, "socket(AF_INET6)");
+		return;
+	}
+	if (mip6) {
+		/* next header, length 2, type 2, one segment left, reserved,
+		 * the home address ::1 */
+		static const unsigned char rt2[24] = { 0, 2, 2, 1, [23] = 1 };
+
+		memset(&u, 0, sizeof(u));
+		u.align.cmsg_level = IPPROTO_IPV6;
+		u.align.cmsg_type = 57 /* IPV6_RTHDR */;
+		u.align.cmsg_len = CMSG_LEN(sizeof(rt2));
+		memcpy(CMSG_DATA(&u.align), rt2, sizeof(rt2));
+		rc = setsockopt(fd, IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */,
+				u.buf, sizeof(u.buf));
+	} else {
+		/* two segments, ::1 both: segments left 1, last entry 1 */
+		hdr[1] = 4;
+		hdr[2] = 4;
+		hdr[3] = 1;
+		hdr[4] = 1;
+		hdr[23] = 1;
+		hdr[39] = 1;
+		rc = setsockopt(fd, IPPROTO_IPV6, 57 /* IPV6_RTHDR */, hdr,
+				sizeof(hdr));
+	}
+	if (rc < 0) {
+		int e = errno;
+
+		if (e == EPERM)
+			set(r, OUT_BLOCKED, "setsockopt %s: %s", how, ename(e));
+		else
+			set(r, OUT_SKIPPED,
+			    "the kernel refuses the header itself: setsockopt "
+			    "%s: %s%s",
+			    how, ename(e),
+			    mip6 && e == EINVAL ? " (no CONFIG_IPV6_MIP6)"
+						: "");
+		close(fd);
+		return;
+	}
+	len = sizeof(got);
+	if (getsockopt(fd, IPPROTO_IPV6, 57 /* IPV6_RTHDR */, got, &len) < 0 ||
+	    len == 0) {
+		set(r, OUT_SKIPPED,
+		    "setsockopt %s took, but no header is on "
+		    "the socket",
+		    how);
+		close(fd);
+		return;
+	}
+	/* The allowed destination: [::1]:TCP_OK (the twins' listener is on
+	 * 127.0.0.1, so the kernel refuses the connection itself; what
+	 * matters is that the connect was performed). */
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_addr = in6addr_loopback;
+	a.sin6_port = htons((uint16_t)port);
+	rc = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? errno : 0;
+	if (rc == EPERM || rc == EACCES)
+		set(r, OUT_BLOCKED,
+		    "header set with %s; connect [::1]:%d refused: %s", how,
+		    port, ename(rc));
+	else
+		set(r, OUT_ESCAPED,
+		    "a socket with a routing header (%s) was connected to "
+		    "[::1]:%d (%s): its packets go to the header's first hop",
+		    how, port, rc ? ename(rc) : "at once");
+	close(fd);
+}
+
+static void
+a_rthdr_srh(struct result *r)
+{
+	rthdr(r, false);
+}
+
+static void
+a_rthdr_mip6(struct result *r)
+{
+	rthdr(r, true);
+}
+
+/* The IPv6 options the design reviewed, on a socket that then reaches
+ * the allowed listener (through an IPv4-mapped address). */
+static void
+t_ipv6_options(struct result *r)
+{
+	struct sockaddr_in6 a;
+	int fd, tc = 0x10, hops = 64, port = fx_port("TCP_OK");
+
+	if (port == 0) {
+		set(r, OUT_SKIPPED, "the fixture has no TCP_OK");
+		return;
+	}
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tc, sizeof(tc)) < 0 ||
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &hops,
+		       sizeof(hops)) < 0) {
+		failed(r, "setsockopt IPV6_TCLASS, IPV6_UNICAST_HOPS");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons((uint16_t)port);
+	inet_pton(AF_INET6, "::ffff:127.0.0.1", &a.sin6_addr);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		failed(r, "connect [::ffff:127.0.0.1]");
+	else
+		set(r, OUT_OK, "traffic class and hop limit set, connected");
+	close(fd);
+}
+
+/*
  * True (and r set blocked) when the sandbox has a network namespace of
  * its own (net = none): then 127.0.0.1 and ::1 are its own loopback, and
  * a send or bind there reaches nothing of the host's.  The host side
@@ -2680,6 +2826,227 @@ own_netns(struct result *r)
 	    "loopback is not the host's",
 	    ns, fx("NETNS"));
 	return true;
+}
+
+/* A TCP socket bound to addr:port (reuseport: SO_REUSEPORT set first),
+ * listening; -1 with errno, *step the call that failed. */
+static int
+tcp_listen_at(const char *addr, int port, bool reuseport, const char **step)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1, e;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+		len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, addr, &s4->sin_addr);
+		len = sizeof(*s4);
+	}
+	*step = "socket";
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	*step = "setsockopt SO_REUSEPORT";
+	if (reuseport &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		goto fail;
+	*step = "bind";
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0)
+		goto fail;
+	*step = "listen";
+	if (listen(fd, 8) < 0)
+		goto fail;
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/* Join a host service's SO_REUSEPORT group: the kernel then hands the
+ * sandbox a share of the host's clients (DESIGN.md §16). */
+static void
+a_reuseport_join(struct result *r)
+{
+	const char *step;
+	int fd, port = fx_port("REUSE_PORT");
+
+	if (!need(r, "REUSE_PORT") || own_netns(r))
+		return;
+	fd = tcp_listen_at("127.0.0.1", port, true, &step);
+	if (fd < 0) {
+		set(r, OUT_BLOCKED, "%s 127.0.0.1:%d with SO_REUSEPORT: %s",
+		    step, port, ename(errno));
+		return;
+	}
+	set(r, OUT_ESCAPED,
+	    "joined the host's SO_REUSEPORT group on 127.0.0.1:%d: it gets a "
+	    "share of the host's clients",
+	    port);
+	close(fd);
+}
+
+/* A listener on the other loopback family, or the wildcard, beside a
+ * host service on one: the clients that try that address first for
+ * "localhost" reach the sandbox. */
+static void
+squat(struct result *r, const char *addr, const char *key)
+{
+	const char *step;
+	int fd, port = fx_port(key);
+
+	if (!need(r, key) || own_netns(r))
+		return;
+	fd = tcp_listen_at(addr, port, false, &step);
+	if (fd < 0) {
+		set(r, OUT_BLOCKED, "%s %s port %d: %s", step, addr, port,
+		    ename(errno));
+		return;
+	}
+	set(r, OUT_ESCAPED,
+	    "listening on %s port %d beside the host's service there", addr,
+	    port);
+	close(fd);
+}
+
+static void
+a_family_squat(struct result *r)
+{
+	/* The host's TCP_OK listener is on 127.0.0.1 alone. */
+	squat(r, "::1", "TCP_OK");
+}
+
+static void
+a_wildcard_squat(struct result *r)
+{
+	/* The host's TCP6_DENY listener is on [::1] alone. */
+	squat(r, "0.0.0.0", "TCP6_DENY");
+}
+
+/*
+ * A listener on a fixed port no rule publishes, and the host's client
+ * (host_connector) trying it, as a browser or a database client would:
+ * the escape is that the host reaches it (DESIGN.md §16).
+ */
+static void
+a_unpublished(struct result *r)
+{
+	char req[1024], res[1024], buf[128] = "";
+	const char *step;
+	int fd, rfd, port = fx_port("TCP_FREE");
+	ssize_t n;
+
+	if (!need(r, "TCP_FREE") || !need(r, "WORK") || own_netns(r))
+		return;
+	fd = tcp_listen_at("127.0.0.1", port, false, &step);
+	if (fd < 0) {
+		set(r, OUT_BLOCKED, "%s 127.0.0.1:%d: %s", step, port,
+		    ename(errno));
+		return;
+	}
+	snprintf(req, sizeof(req), "%s/.llw-connect", fx("WORK"));
+	snprintf(res, sizeof(res), "%s/.llw-connect-result", fx("WORK"));
+	unlink(res);
+	snprintf(buf, sizeof(buf), "%d\n", port);
+	if (create_file(req, buf) < 0) {
+		set(r, OUT_SKIPPED, "cannot ask the host's client: %s",
+		    ename(errno));
+		close(fd);
+		return;
+	}
+	for (int i = 0; i < 200 && (rfd = open(res, O_RDONLY | O_CLOEXEC)) < 0;
+	     i++)
+		usleep(50000);
+	close(fd);
+	if (rfd < 0) {
+		set(r, OUT_SKIPPED, "the host's client did not answer");
+		return;
+	}
+	n = read(rfd, buf, sizeof(buf) - 1);
+	close(rfd);
+	unlink(res);
+	buf[n > 0 ? n : 0] = '\0';
+	if (strcmp(buf, "connected") == 0)
+		set(r, OUT_ESCAPED,
+		    "a host client reached the sandbox's listener on "
+		    "127.0.0.1:%d, a port no rule publishes",
+		    port);
+	else
+		set(r, OUT_BLOCKED,
+		    "listening on 127.0.0.1:%d; the host's client: %s", port,
+		    buf);
+}
+
+/*
+ * This host's own address (not loopback), where a service of the host's
+ * listens, on a port the policy's port rules name: this host is local,
+ * reached only through allow-cidr (DESIGN.md §16).
+ */
+static void
+a_own_address(struct result *r)
+{
+	int port = fx_port("OWN_PORT");
+
+	if (fx("OWN_ADDR") == NULL) {
+		set(r, OUT_SKIPPED,
+		    "this host has no address outside loopback");
+		return;
+	}
+	if (own_netns(r))
+		return;
+	if (inet_connect(SOCK_STREAM, 0, fx("OWN_ADDR"), port, 0) < 0)
+		set(r, OUT_BLOCKED, "connect %s:%d: %s", fx("OWN_ADDR"), port,
+		    ename(errno));
+	else
+		set(r, OUT_ESCAPED, "a port rule reached this host's own %s:%d",
+		    fx("OWN_ADDR"), port);
+}
+
+/* The sandbox's own server on an ephemeral port, and its own client:
+ * where a port rule alone decides (no supervisor), the listener. */
+static void
+t_own_server(struct result *r)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	const char *step;
+	int fd = tcp_listen_at("127.0.0.1", 0, false, &step), c;
+
+	if (fd < 0) {
+		failed(r, step);
+		return;
+	}
+	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		failed(r, "getsockname");
+		close(fd);
+		return;
+	}
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c >= 0 && connect(c, (struct sockaddr *)&a, sizeof(a)) == 0)
+		set(r, OUT_OK, "its own client reached its server on port %d",
+		    ntohs(a.sin_port));
+	else if (errno == EACCES)
+		set(r, OUT_OK,
+		    "listening on port %d (its own client is a port rule's "
+		    "to allow here)",
+		    ntohs(a.sin_port));
+	else
+		failed(r, "connect to its own server");
+	if (c >= 0)
+		close(c);
+	close(fd);
 }
 
 static void
@@ -3606,11 +3973,34 @@ static const struct probe {
 	{ "net.vsock", "AF_VSOCK socket", a_vsock, twin_tcp_ok, 0 },
 	{ "net.bluetooth", "AF_BLUETOOTH socket", a_bluetooth, twin_tcp_ok, 0 },
 	{ "net.icmp-ping", "ICMP ping socket", a_ping, twin_tcp_ok, 0 },
+	{ "net.rthdr-srh",
+	  "IPv6 type 4 routing header (IPV6_RTHDR), then connect an "
+	  "allowed address",
+	  a_rthdr_srh, t_ipv6_options, 0 },
+	{ "net.rthdr-mip6",
+	  "IPv6 type 2 routing header (IPV6_2292PKTOPTIONS), then connect "
+	  "an allowed address",
+	  a_rthdr_mip6, t_ipv6_options, 0 },
 	{ "net.udp", "UDP to a host/port not allowed", a_udp, twin_tcp_ok, 0 },
 	{ "net.udp6", "UDP over IPv6 to a host/port not allowed", a_udp6,
 	  twin_tcp_ok, 0 },
 	{ "net.bind-any", "listen on every address (serve the network)",
 	  a_bind_any, t_bind_ephemeral, 0 },
+	{ "net.reuseport-join",
+	  "join a host service's SO_REUSEPORT group (get its clients)",
+	  a_reuseport_join, t_own_server, 0 },
+	{ "net.family-squat",
+	  "listen on [::1] at the port of a host service on 127.0.0.1",
+	  a_family_squat, t_own_server, 0 },
+	{ "net.wildcard-squat",
+	  "listen on 0.0.0.0 at the port of a host service on [::1]",
+	  a_wildcard_squat, t_own_server, 0 },
+	{ "net.own-address",
+	  "a host service on this host's own address, by a port rule",
+	  a_own_address, twin_tcp_ok, 0 },
+	{ "net.unpublished",
+	  "a listener on a port no rule publishes, reached by a host client",
+	  a_unpublished, t_own_server, 0 },
 	{ "sh.dev-tcp", "bash /dev/tcp to a port not allowed", a_bash_dev_tcp,
 	  t_bash_dev_tcp, 0 },
 	{ "sh.bashrc", "sh redirection appending to ~/.bashrc", a_sh_bashrc,
@@ -3784,8 +4174,8 @@ host_child(pid_t pid)
 
 /* A listener that accepts (or receives) and discards, forever. */
 static int
-listener(int family, int type, const char *path, const char *abstract,
-	 int *port)
+listener_opts(int family, int type, const char *path, const char *abstract,
+	      int *port, bool reuseport)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -3812,6 +4202,8 @@ listener(int family, int type, const char *path, const char *abstract,
 		len = sizeof(*s4);
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (reuseport)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	if (family != AF_UNIX && type == SOCK_STREAM)
 		setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 ||
@@ -3841,6 +4233,113 @@ listener(int family, int type, const char *path, const char *abstract,
 			}
 		}
 	}
+	close(fd);
+	host_child(pid);
+	return pid < 0 ? -1 : 0;
+}
+
+/* A listener that accepts (or receives) and discards, forever. */
+static int
+listener(int family, int type, const char *path, const char *abstract,
+	 int *port)
+{
+	return listener_opts(family, type, path, abstract, port, false);
+}
+
+/*
+ * The host's client, for probes of listeners the sandbox makes: it
+ * watches the work directory for a file ".llw-connect" naming a port,
+ * connects to 127.0.0.1 there as any program of the user's would, and
+ * writes what happened to ".llw-connect-result" ("connected", "no
+ * answer in 3 s", or the error), until the host side ends.
+ */
+static void
+host_connector(const char *work)
+{
+	char req[1024], res[1024], tmp[1040];
+	pid_t pid;
+
+	snprintf(req, sizeof(req), "%s/.llw-connect", work);
+	snprintf(res, sizeof(res), "%s/.llw-connect-result", work);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", res);
+	pid = fork();
+	if (pid != 0) {
+		host_child(pid);
+		return;
+	}
+	for (;;) {
+		char buf[32] = "";
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		struct pollfd p;
+		const char *what;
+		int fd = open(req, O_RDONLY | O_CLOEXEC), e = 0, s;
+		socklen_t el = sizeof(e);
+		ssize_t n;
+
+		if (fd < 0) {
+			usleep(50000);
+			continue;
+		}
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		unlink(req);
+		buf[n > 0 ? n : 0] = '\0';
+		a.sin_port = htons((uint16_t)atoi(buf));
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		s = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			   0);
+		if (connect(s, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			what = "connected";
+		} else if (errno != EINPROGRESS) {
+			what = strerror(errno);
+		} else {
+			p = (struct pollfd){ .fd = s, .events = POLLOUT };
+			if (poll(&p, 1, 3000) == 0)
+				what = "no answer in 3 s";
+			else if (getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &el) ==
+					 0 &&
+				 e == 0)
+				what = "connected";
+			else
+				what = strerror(e ? e : errno);
+		}
+		close(s);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			if (write(fd, what, strlen(what)) < 0)
+				_exit(1);
+			close(fd);
+			rename(tmp, res);
+		}
+	}
+}
+
+/* A TCP listener of the host's on addr (IPv4), accepting and closing. */
+static int
+own_listener(const char *addr, int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	pid_t pid;
+
+	if (fd < 0 || inet_pton(AF_INET, addr, &a.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(fd, 8) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	pid = fork();
+	if (pid == 0)
+		for (;;) {
+			int c = accept(fd, NULL, NULL);
+
+			if (c >= 0)
+				close(c);
+		}
 	close(fd);
 	host_child(pid);
 	return pid < 0 ? -1 : 0;
@@ -4027,7 +4526,37 @@ host(const char *dir, const char *project)
 	}
 	if (listener(AF_INET, SOCK_DGRAM, NULL, NULL, &port) == 0)
 		printf("UDP_PORT=%d\n", port);
+	/* A host service in a SO_REUSEPORT group, which any socket of the
+	 * same user with that flag may join. */
+	if (listener_opts(AF_INET, SOCK_STREAM, NULL, NULL, &port, true) == 0)
+		printf("REUSE_PORT=%d\n", port);
+	if (work[0] != '\0')
+		host_connector(work);
 	printf("TCP_FREE=%d\n", free_tcp_port());
+	/* A service of this host on its own address (not loopback), which
+	 * port rules under the supervisor do not reach (DESIGN.md §16). */
+	{
+		struct ifaddrs *ifa = NULL;
+		char own[INET_ADDRSTRLEN] = "";
+
+		if (getifaddrs(&ifa) == 0) {
+			for (struct ifaddrs *i = ifa; i != NULL && !own[0];
+			     i = i->ifa_next) {
+				const struct sockaddr_in *a =
+					(const struct sockaddr_in *)i->ifa_addr;
+
+				if (a != NULL && a->sin_family == AF_INET &&
+				    (ntohl(a->sin_addr.s_addr) >> 24) != 127)
+					inet_ntop(AF_INET, &a->sin_addr, own,
+						  sizeof(own));
+			}
+			freeifaddrs(ifa);
+		}
+		if (own[0] != '\0' && own_listener(own, &port) == 0) {
+			printf("OWN_ADDR=%s\n", own);
+			printf("OWN_PORT=%d\n", port);
+		}
+	}
 	{
 		char ns[64];
 		ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);

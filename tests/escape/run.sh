@@ -81,6 +81,7 @@ DOTFILES=$PROJ
 REAL_SSH=$HOME_DIR/.ssh
 EOF
 TCP_OK=$(sed -n 's/^TCP_OK=//p' "$T/fixture")
+OWN_PORT=$(sed -n 's/^OWN_PORT=//p' "$T/fixture")
 
 # run_corpus PROFILE BACKEND OUT: the corpus under llwrap, with a secret
 # open on fd 7 that llwrap must not pass on.  The twins get one allowed
@@ -96,12 +97,15 @@ backend_opts() {
 # twin_opts PROFILE BACKEND: the twins' listener.  Under opencode's
 # supervisor a port rule does not reach loopback: an allow-cidr entry
 # names it.
+# A port rule names the port of the host's service on its own address
+# (net.own-address), which only the supervisor keeps local.
 twin_opts() {
 	if [ "$1" = opencode ]; then
 		echo --allow-cidr "127.0.0.1/32:$TCP_OK" --allow-cidr "::1/128:$TCP_OK"
 	else
 		echo --connect-tcp "$TCP_OK"
 	fi
+	[ -n "$OWN_PORT" ] && echo --connect-tcp "$OWN_PORT"
 }
 run_corpus() {
 	# shellcheck disable=SC2046

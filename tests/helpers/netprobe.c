@@ -662,26 +662,221 @@ p_udp_cmsg(char **argv)
 	return succeed("%s %s", argv[0], argv[1]);
 }
 
-/* setsockopt on a UDP6 socket: an IPv6 routing header (a type 4 segment
- * routing header with two segments, as an unprivileged process may set)
- * or a traffic class. */
+/*
+ * Put a routing header whose first hop is seg on the IPv6 socket fd:
+ * srh, a type 4 segment routing header (IPV6_RTHDR; no privilege
+ * needed), or mip6, a type 2 header as a control message made sticky
+ * with IPV6_2292PKTOPTIONS (accepted where CONFIG_IPV6_MIP6 is built).
+ * Either sends every packet of fd to seg, whatever it is connected to.
+ * Returns setsockopt's result.
+ */
+static int
+set_rthdr(int fd, const char *kind, const struct in6_addr *seg)
+{
+	if (strcmp(kind, "srh") == 0) {
+		/* Two segments, listed last first: segments[1] is the first
+		 * hop, segments[0] (here ::1) the last. */
+		unsigned char srh[40] = { 0, 4, 4, 1, 1 };
+
+		srh[8 + 15] = 1;
+		memcpy(srh + 24, seg, 16);
+		return setsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, srh,
+				  sizeof(srh));
+	}
+	if (strcmp(kind, "mip6") == 0) {
+		union {
+			char buf[CMSG_SPACE(24)];
+			struct cmsghdr align;
+		} u;
+		struct cmsghdr *c = &u.align;
+		/* struct rt2_hdr: next header, length 2, type 2, one segment
+		 * left, reserved, the home address. */
+		unsigned char rt2[24] = { 0, 2, 2, 1 };
+
+		memcpy(rt2 + 8, seg, 16);
+		memset(&u, 0, sizeof(u));
+		c->cmsg_level = IPPROTO_IPV6;
+		c->cmsg_type = IPV6_RTHDR;
+		c->cmsg_len = CMSG_LEN(sizeof(rt2));
+		memcpy(CMSG_DATA(c), rt2, sizeof(rt2));
+		return setsockopt(fd, IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */,
+				  u.buf, sizeof(u.buf));
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* setsockopt on a UDP6 socket: a routing header (srh or mip6, as
+ * set_rthdr, to ::1), pktoptions (IPV6_2292PKTOPTIONS with a hop limit
+ * alone, which every kernel accepts), or a traffic class. */
 static int
 p_ipv6_sockopt(char **argv)
 {
-	unsigned char srh[40] = { 0, 4, 4, 1, 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
 	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), tc = 8, r;
 
 	if (fd < 0)
 		return deny("socket");
-	if (strcmp(argv[0], "rthdr") == 0)
-		r = setsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, srh, sizeof(srh));
-	else if (strcmp(argv[0], "tclass") == 0)
+	if (strcmp(argv[0], "rthdr") == 0) {
+		r = set_rthdr(fd, "srh", &in6addr_loopback);
+	} else if (strcmp(argv[0], "mip6") == 0) {
+		r = set_rthdr(fd, "mip6", &in6addr_loopback);
+	} else if (strcmp(argv[0], "pktoptions") == 0) {
+		memset(&u, 0, sizeof(u));
+		u.align.cmsg_level = IPPROTO_IPV6;
+		u.align.cmsg_type = IPV6_HOPLIMIT;
+		u.align.cmsg_len = CMSG_LEN(sizeof(tc));
+		memcpy(CMSG_DATA(&u.align), &tc, sizeof(tc));
+		r = setsockopt(fd, IPPROTO_IPV6, 6 /* IPV6_2292PKTOPTIONS */,
+			       u.buf, sizeof(u.buf));
+	} else if (strcmp(argv[0], "tclass") == 0) {
 		r = setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tc, sizeof(tc));
-	else
+	} else {
 		return USAGE;
+	}
 	if (r < 0)
 		return deny("setsockopt");
 	return succeed("%s", argv[0]);
+}
+
+/*
+ * rthdr-send KIND SEG ADDR PORT PAYLOAD: a UDP6 socket with a routing
+ * header to SEG (set_rthdr), connected to ADDR PORT (checked there),
+ * sends PAYLOAD, which goes to SEG.  KIND none: no header (the
+ * neighbour).
+ */
+static int
+p_rthdr_send(char **argv)
+{
+	struct in6_addr seg;
+	union addr a;
+	socklen_t len;
+	int fd;
+
+	if (inet_pton(AF_INET6, argv[1], &seg) != 1 ||
+	    parse_inet(argv[2], argv[3], &a, &len) ||
+	    a.sa.sa_family != AF_INET6)
+		return USAGE;
+	if ((fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return deny("socket");
+	if (strcmp(argv[0], "none") != 0 && set_rthdr(fd, argv[0], &seg) < 0)
+		return deny("setsockopt");
+	if (connect(fd, &a.sa, len) < 0)
+		return deny("connect");
+	if (send(fd, argv[4], strlen(argv[4]), 0) < 0)
+		return deny("send");
+	return succeed("%s %s", argv[0], argv[4]);
+}
+
+/*
+ * rthdr-exec KIND SEG TYPE FD CMD...: make an IPv6 socket of TYPE (tcp,
+ * udp) with a routing header to SEG (set_rthdr; KIND none: without one)
+ * as descriptor FD, inheritable, and execute CMD with it: a socket that
+ * carries a routing header into a sandbox from outside, where the
+ * filter would refuse to set one.
+ */
+static int
+p_rthdr_exec(char **argv)
+{
+	struct in6_addr seg;
+	int fd, want = atoi(argv[3]);
+	int type = strcmp(argv[2], "tcp") == 0 ? SOCK_STREAM : SOCK_DGRAM;
+
+	if (inet_pton(AF_INET6, argv[1], &seg) != 1 || want < 3 ||
+	    argv[4] == NULL)
+		return USAGE;
+	if ((fd = socket(AF_INET6, type, 0)) < 0)
+		return deny("socket");
+	if (strcmp(argv[0], "none") != 0 && set_rthdr(fd, argv[0], &seg) < 0)
+		return deny("setsockopt");
+	if (fd != want && (dup2(fd, want) < 0 || close(fd) < 0))
+		return deny("dup2");
+	execvp(argv[4], argv + 4);
+	return deny("execvp");
+}
+
+/*
+ * fd-send FD ADDR PORT PAYLOAD: connect the inherited socket FD to ADDR
+ * PORT and send PAYLOAD (a TCP socket sends once connected).
+ */
+static int
+p_fd_send(char **argv)
+{
+	int fd = atoi(argv[0]);
+	union addr a;
+	socklen_t len;
+
+	if (parse_inet(argv[1], argv[2], &a, &len))
+		return USAGE;
+	if (connect(fd, &a.sa, len) < 0)
+		return deny("connect");
+	if (send(fd, argv[3], strlen(argv[3]), MSG_NOSIGNAL) < 0)
+		return deny("send");
+	return succeed("%s", argv[3]);
+}
+
+/*
+ * listen-wait ADDR PORT REUSEPORT DIR: a TCP listener at ADDR PORT
+ * (REUSEPORT 1: SO_REUSEPORT set first); the port it is bound to (which
+ * the supervisor may have chosen) is written to DIR/listening, then it
+ * waits (30 s at most) for DIR/go, and connects from itself 10 times to
+ * ADDR PORT (PORT 0: the bound port): "own=K" of them succeeded,
+ * "refused=R" were refused (the last errno said).
+ */
+static int
+p_listen_wait(char **argv)
+{
+	char path[4096], port[16];
+	union addr a;
+	socklen_t len;
+	int fd, one = 1, own = 0, refused = 0, last = 0;
+
+	if (parse_inet(argv[0], argv[1], &a, &len))
+		return USAGE;
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return deny("socket");
+	if (strcmp(argv[2], "1") == 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		return deny("setsockopt SO_REUSEPORT");
+	if (bind(fd, &a.sa, len) < 0)
+		return deny("bind");
+	if (listen(fd, 64) < 0)
+		return deny("listen");
+	snprintf(port, sizeof(port), "%s", strchr(bound(fd), ' ') + 1);
+	snprintf(path, sizeof(path), "%s/listening", argv[3]);
+	{
+		FILE *f = fopen(path, "w");
+
+		if (f == NULL)
+			return usage_error("cannot write DIR/listening");
+		fprintf(f, "%s\n", port);
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%s/go", argv[3]);
+	for (int i = 0; i < 600 && access(path, F_OK) < 0; i++)
+		usleep(50000);
+	if (parse_inet(argv[0], strcmp(argv[1], "0") == 0 ? port : argv[1], &a,
+		       &len))
+		return USAGE;
+	for (int i = 0; i < 10; i++) {
+		int c = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (c >= 0 && connect(c, &a.sa, len) == 0) {
+			own++;
+		} else {
+			refused++;
+			last = errno;
+		}
+		if (c >= 0)
+			close(c);
+	}
+	return succeed("bound=%s own=%d refused=%d%s%s", port, own, refused,
+		       last ? " errno=" : "",
+		       last ? strerrorname_np(last) : "");
 }
 
 /* A TCP connect from a thread that is not the main one. */
@@ -745,6 +940,38 @@ p_connect_lat(char **argv)
 		t0 = now_ns();
 		if (connect(fd, &a.sa, len) < 0)
 			return deny("connect");
+		t[i] = now_ns() - t0;
+		sum += t[i];
+		close(fd);
+	}
+	qsort(t, (size_t)n, sizeof(*t), cmp_u64);
+	return succeed("median_ns=%llu mean_ns=%llu",
+		       (unsigned long long)t[n / 2],
+		       (unsigned long long)(sum / (uint64_t)n));
+}
+
+/* bind-lat ADDR PORT N: N TCP sockets bound to ADDR PORT in turn (each
+ * closed before the next), the median and mean time of bind(2). */
+static int
+p_bind_lat(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	long n = atol(argv[2]);
+	uint64_t *t, sum = 0;
+
+	if (parse_inet(argv[0], argv[1], &a, &len) || n <= 0)
+		return USAGE;
+	t = calloc((size_t)n, sizeof(*t));
+	for (long i = 0; i < n; i++) {
+		int fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		uint64_t t0;
+
+		if (fd < 0)
+			return deny("socket");
+		t0 = now_ns();
+		if (bind(fd, &a.sa, len) < 0)
+			return deny("bind");
 		t[i] = now_ns() - t0;
 		sum += t[i];
 		close(fd);
@@ -864,8 +1091,15 @@ static const struct probe {
 	{ "send-flags", 1, p_send_flags, "HEXFLAGS" },
 	{ "udp-cmsg", 3, p_udp_cmsg, "ttl|retopts ADDR PORT" },
 	{ "thread-connect", 2, p_thread_connect, "ADDR PORT" },
-	{ "ipv6-sockopt", 1, p_ipv6_sockopt, "rthdr|tclass" },
+	{ "listen-wait", 4, p_listen_wait, "ADDR PORT 0|1 DIR" },
+	{ "ipv6-sockopt", 1, p_ipv6_sockopt, "rthdr|mip6|pktoptions|tclass" },
+	{ "rthdr-send", 5, p_rthdr_send,
+	  "srh|mip6|none SEG ADDR PORT PAYLOAD" },
+	{ "rthdr-exec", -5, p_rthdr_exec,
+	  "srh|mip6|none SEG tcp|udp FD CMD [ARGS...]" },
+	{ "fd-send", 4, p_fd_send, "FD ADDR PORT PAYLOAD" },
 	{ "connect-lat", 3, p_connect_lat, "ADDR PORT N" },
+	{ "bind-lat", 3, p_bind_lat, "ADDR PORT N" },
 	{ "tcp-bulk", 3, p_tcp_bulk, "ADDR PORT MIB" },
 	{ "tcp-sink", 2, p_tcp_sink, "ADDR PORT" },
 	{ "tcp-accept", 2, p_tcp_accept, "ADDR PORT" },
@@ -883,7 +1117,9 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		if (strcmp(probes[i].name, argv[1]) != 0)
 			continue;
-		if (argc - 2 != probes[i].nargs) {
+		/* A negative count: at least that many (a command). */
+		if (probes[i].nargs < 0 ? argc - 2 < -probes[i].nargs
+					: argc - 2 != probes[i].nargs) {
 			fprintf(stderr, "usage: netprobe %s %s\n",
 				probes[i].name, probes[i].usage);
 			return USAGE;

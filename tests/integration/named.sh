@@ -5,9 +5,10 @@
 # fixture resolver on 192.0.2.53 (UDP and TCP, logging every query it
 # receives; /etc/resolv.conf bind mounted to name it), and fixture
 # servers on 198.51.100.7 (api, other, ttl, x.wild), 203.0.113.9 (evil)
-# and 2001:db8::7 (v6) in a second namespace behind a veth pair, and
-# 127.0.0.9 (rebind) here.  Documentation ranges: not local, so only the
-# name rules decide.
+# and 2001:db8::7 (v6) in a second namespace behind a veth pair, routed
+# to through its far end (192.0.2.2, 2001:db8:ffff::2) as an internet
+# host is, and 127.0.0.9 (rebind) here.  Documentation ranges and not
+# on a link of this host: not local, so only the name rules decide.
 #
 # Asserted, each with its legitimate neighbour: an allowed name is
 # reached by curl (http, https), Python's getaddrinfo and connect, Node's
@@ -191,11 +192,13 @@ ip link set lo up && ip addr add 192.0.2.53/32 dev lo || setup_failed "cannot ad
 ip link add v0 type veth peer name v1 2>&1 || setup_failed "cannot create a veth pair (no veth driver?)"
 unshare -n sh -c 'ip link set lo up
 	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
-	ip addr add 198.51.100.7/24 dev v1 && ip addr add 198.51.100.8/24 dev v1 &&
-	ip addr add 198.51.100.9/24 dev v1 &&
-	ip addr add 203.0.113.9/24 dev v1 &&
-	ip addr add 2001:db8::7/64 dev v1 nodad && ip link set v1 up &&
-	ip -6 route add default dev v1 &&
+	ip addr add 192.0.2.2/30 dev v1 && ip addr add 2001:db8:ffff::2/64 dev v1 nodad &&
+	ip addr add 198.51.100.7/32 dev v1 && ip addr add 198.51.100.8/32 dev v1 &&
+	ip addr add 198.51.100.9/32 dev v1 &&
+	ip addr add 203.0.113.9/32 dev v1 &&
+	ip addr add 2001:db8::7/128 dev v1 nodad && ip link set v1 up &&
+	ip route add default via 192.0.2.1 &&
+	ip -6 route add default via 2001:db8:ffff::1 &&
 	{ python3 "$1/srv.py" tcp 198.51.100.7 9000 "$1/a" tcp 203.0.113.9 9000 "$1/b" \
 		udp 198.51.100.7 9001 "$1/u" tcp 2001:db8::7 9000 "$1/v6" \
 		tcp 198.51.100.7 22 "$1/ssh" \
@@ -205,15 +208,20 @@ unshare -n sh -c 'ip link set lo up
 	{ python3 "$1/mock-llm.py" "$1/script.json" "$1/mock.jsonl" "$1/mock-port" \
 		198.51.100.7 >/dev/null 2>&1 & } &&
 	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
-		198.51.100.7 198.51.100.8 198.51.100.9 203.0.113.9 >/dev/null 2>&1' sh "$d" &
+		198.51.100.7 198.51.100.8 198.51.100.9 203.0.113.9 192.0.2.2 >/dev/null 2>&1' sh "$d" &
 pid=$!
 sleep 0.2
-ip link set v1 netns $pid && ip addr add 198.51.100.1/24 dev v0 &&
-	ip addr add 203.0.113.1/24 dev v0 && ip addr add 2001:db8::1/64 dev v0 nodad &&
-	ip link set v0 up || setup_failed "cannot set up the veth pair"
+# A router's link, not the servers': their addresses are routed to, not
+# on-link, which would make them this host's networks (local).
+ip link set v1 netns $pid && ip addr add 192.0.2.1/30 dev v0 &&
+	ip addr add 2001:db8:ffff::1/64 dev v0 nodad && ip link set v0 up &&
+	ip route add 198.51.100.0/24 via 192.0.2.2 &&
+	ip route add 203.0.113.0/24 via 192.0.2.2 &&
+	ip -6 route add 2001:db8::/64 via 2001:db8:ffff::2 ||
+	setup_failed "cannot set up the veth pair"
 python3 "$d/names.py" 192.0.2.53 "$d/queries" "$d/ready.dns" >/dev/null 2>&1 &
 pid2=$!
-python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready.here" 127.0.0.9 >/dev/null 2>&1 &
+python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready.here" 127.0.0.9 192.0.2.1 >/dev/null 2>&1 &
 pid3=$!
 i=0
 while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here" ] || [ ! -e "$d/v6" ] || [ ! -s "$d/mock-port" ] || [ ! -e "$d/ready.git" ]; } && [ $i -lt 100 ]; do
@@ -262,6 +270,18 @@ llw -- curl -sS -m 10 http://alias.llw.test:8080/
 echo "== rebind"
 llw --allow-host rebind.llw.test:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
 llw --allow-host rebind.llw.test:8080 --allow-cidr 127.0.0.9/32:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
+echo "== onlink"
+llw --allow-host link.llw.test:8080 -- curl -sS -m 10 http://link.llw.test:8080/
+llw --allow-host link.llw.test:8080 --allow-cidr 192.0.2.2/32:8080 -- curl -sS -m 10 http://link.llw.test:8080/
+llw --allow-host self.llw.test:8080 -- curl -sS -m 10 http://self.llw.test:8080/
+llw --allow-host self.llw.test:8080 --allow-cidr 192.0.2.1/32:8080 -- curl -sS -m 10 http://self.llw.test:8080/
+llw --allow-host nat64.llw.test:8080 -- python3 "$d/conn.py" tcp nat64.llw.test 8080
+echo "== sort"
+# getaddrinfo without a service sorts its answers (RFC 6724) by
+# connecting a UDP socket to port 0 of each: nothing sent, nothing to
+# report, and the order it finds is the one it finds outside.
+llw --allow-host two.llw.test:8080 -- python3 -c "import socket; print('order', [a[4][0] for a in socket.getaddrinfo('two.llw.test', None, type=socket.SOCK_STREAM)])"
+python3 -c "import socket; print('order', [a[4][0] for a in socket.getaddrinfo('two.llw.test', None, type=socket.SOCK_STREAM)])"
 echo "== ttl"
 echo 0 >"$d/rw/skew"
 LLW_HOOK_CLOCK_SKEW=$d/rw/skew "$d/llwrap-hooked" ${B:+--backend "$B"} --rx "$d" --rw "$d/rw" -p "$d/allow.ini" -- sh -c "
@@ -469,6 +489,23 @@ section rebind
 expect_output "an allowed name resolving to loopback is refused (rebinding)" "connect tcp 127\\.0\\.0\\.9:8080 \\(rule filtered/rebind\\)"
 expect_output "... unless allow-cidr holds the address" "^hello rebind\\.llw\\.test:8080 from 127\\.0\\.0\\.9"
 
+section onlink
+expect_output "an allowed name resolving to an on-link neighbour's global address is refused (rebinding: this host's networks)" "connect tcp 192\\.0\\.2\\.2:8080 \\(rule filtered/rebind\\)"
+expect_output "... unless allow-cidr holds the address" "^hello link\\.llw\\.test:8080 from 192\\.0\\.2\\.2"
+expect_output "... to this host's own global address, refused" "connect tcp 192\\.0\\.2\\.1:8080 \\(rule filtered/rebind\\)"
+expect_output "... unless allow-cidr holds it" "^hello self\\.llw\\.test:8080 from 192\\.0\\.2\\.1"
+expect_output "... to the NAT64 form of a local address, refused" "connect tcp \\[64:ff9b::c000:202\\]:8080 \\(rule filtered/rebind\\)"
+
+section sort
+n=$(printf '%s\n' "$out" | grep '^order ' | sort -u | wc -l)
+if [ "$n" -eq 1 ] && printf '%s\n' "$out" | grep -q "^order \\['198\\.51\\.100\\."; then
+	ok "getaddrinfo without a service sorts an allowed name's two addresses as it does outside"
+else
+	not_ok "getaddrinfo's sorting in the sandbox"
+	diag "$out"
+fi
+expect_no_output "... with no note of its UDP connects to port 0" ":0 \\(rule"
+
 section ttl
 expect_output "a learned address is reached within its TTL" "^connected 198\\.51\\.100\\.7$"
 expect_output "... not once the TTL (floored at 30 s) has passed" "^DENIED tcp-connect errno=EACCES"
@@ -567,6 +604,7 @@ fi
 
 section log
 expect_output "the log names the refused query, its process and rule" "dns-query udp evil\\.llw\\.test pid=[0-9]+ comm=curl rule=filtered/host$"
+expect_no_output "... and no UDP connect to port 0 (getaddrinfo's sorting)" "connect udp [^ ]*:0 "
 expect_output "... and the connect to an address no allowed name resolves to" "connect tcp 203\\.0\\.113\\.9:8080 pid=[0-9]+ comm=probe rule=filtered/unnamed$"
 expect_output "... and the port an entry does not allow" "connect tcp 198\\.51\\.100\\.8:8080 pid=[0-9]+ comm=curl rule=filtered/host-port$"
 done_testing

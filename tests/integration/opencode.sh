@@ -19,10 +19,8 @@ expect_output "... and prints its version" "^[0-9]+\.[0-9]+\.[0-9]+"
 run llw -p opencode --explain -- opencode
 expect_output "the opencode profile applies with file:line provenance" "opencode.ini:[0-9]+"
 
-# A fixed port, as its users start it: the profile's bind-tcp range
-# holds every unprivileged port, so no --bind-tcp is needed.
 port=$(free_port)
-spawn_as_user $LLWRAP_B -p opencode $BE -- \
+spawn_as_user $LLWRAP_B -p opencode $BE --bind-tcp "$port" -- \
 	opencode serve --hostname 127.0.0.1 --port "$port" >"$T/serve.log" 2>&1
 serve_pid=$spawned
 code=
@@ -35,7 +33,7 @@ while [ $i -lt 120 ]; do
 	i=$((i + 1))
 done
 case "$code" in
-2??) ok "opencode serve on a fixed port, no --bind-tcp, answers over HTTP on 127.0.0.1:$port (status $code)" ;;
+2??) ok "opencode serve answers over HTTP on 127.0.0.1:$port (status $code)" ;;
 *) not_ok "opencode serve answers over HTTP"; diag "last status '$code'"; sed 's/^/# /' "$T/serve.log" | tail -20 ;;
 esac
 run curl -s -m 10 "http://127.0.0.1:$port/config"

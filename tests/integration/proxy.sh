@@ -5,12 +5,14 @@
 # the test's own (owned by a user namespace the test creates): fixture
 # HTTP and HTTPS servers on 198.51.100.7 (api.llw.test, other.llw.test)
 # and 203.0.113.9 (evil.llw.test) in a second namespace behind a veth
-# pair, and on this host's own 198.51.100.1 (self.llw.test) and
-# 127.0.0.9 (rebind.llw.test).  The names come from a private
+# pair, routed to through its far end 192.0.2.2 (link.llw.test, an
+# on-link neighbour), and on this host's own 192.0.2.1 (self.llw.test)
+# and 127.0.0.9 (rebind.llw.test).  The names come from a private
 # /etc/hosts bind mount, which the proxy resolves with as any resolver
 # would; /etc/resolv.conf names 192.0.2.53, which nothing answers.
-# 198.51.100.0/24 and 203.0.113.0/24 are documentation ranges: not
-# local, so only the name rules decide for the servers behind the veth.
+# 198.51.100.0/24 and 203.0.113.0/24 are documentation ranges, not on a
+# link of this host: not local, so only the name rules decide for the
+# servers behind the veth.
 #
 # Asserted, each with its legitimate neighbour: bad allow-host values
 # are file:line errors; an allowed name is reached over https (curl,
@@ -78,7 +80,8 @@ cat >"$D/hosts" <<'EOF'
 198.51.100.7 api.llw.test other.llw.test x.wild.llw.test a.b.wild.llw.test
 203.0.113.9 evil.llw.test
 127.0.0.9 rebind.llw.test
-198.51.100.1 self.llw.test
+192.0.2.1 self.llw.test
+192.0.2.2 link.llw.test
 EOF
 echo "nameserver 192.0.2.53" >"$D/resolv.conf"
 cat >"$D/allow.ini" <<'EOF'
@@ -98,21 +101,25 @@ mount --bind "$d/hosts" /etc/hosts || exit 2
 mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
 ip link set lo up || exit 2
 # The servers of the names in a namespace of their own behind a veth
-# pair (v1 there, v0 here); this host's own addresses are 198.51.100.1
-# (self.llw.test) and 127.0.0.9 (rebind.llw.test), served here.
+# pair (v1 there, v0 here), routed to through its far end as an internet
+# host is (on-link, they would be this host's networks: local); this
+# host's own addresses are 192.0.2.1 (self.llw.test) and 127.0.0.9
+# (rebind.llw.test), served here.
 ip link add v0 type veth peer name v1 || exit 2
 unshare -n sh -c 'ip link set lo up
 	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
-	ip addr add 198.51.100.7/24 dev v1 && ip addr add 203.0.113.9/24 dev v1 &&
-	ip link set v1 up &&
+	ip addr add 192.0.2.2/30 dev v1 &&
+	ip addr add 198.51.100.7/32 dev v1 && ip addr add 203.0.113.9/32 dev v1 &&
+	ip link set v1 up && ip route add default via 192.0.2.1 &&
 	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
-		198.51.100.7 203.0.113.9' sh "$d" &
+		198.51.100.7 203.0.113.9 192.0.2.2' sh "$d" &
 pid=$!
 sleep 0.2
-ip link set v1 netns $pid && ip addr add 198.51.100.1/24 dev v0 &&
-	ip addr add 203.0.113.1/24 dev v0 && ip link set v0 up || exit 2
+ip link set v1 netns $pid && ip addr add 192.0.2.1/30 dev v0 &&
+	ip link set v0 up && ip route add 198.51.100.0/24 via 192.0.2.2 &&
+	ip route add 203.0.113.0/24 via 192.0.2.2 || exit 2
 python3 "$d/servers.py" "$d/cert.pem" "$d/key.pem" "$d/ready.here" \
-	198.51.100.1 127.0.0.9 &
+	192.0.2.1 127.0.0.9 &
 pid2=$!
 i=0
 while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.here" ]; } && [ $i -lt 100 ]; do
@@ -159,7 +166,10 @@ llw --allow-host rebind.llw.test:8080 -- curl -sS -m 10 http://rebind.llw.test:8
 llw --allow-host rebind.llw.test:8080 --allow-cidr 127.0.0.9/32:8080 -- curl -sS -m 10 http://rebind.llw.test:8080/
 echo "== own"
 llw --allow-host self.llw.test:8080 -- curl -sS -m 10 http://self.llw.test:8080/
-llw --allow-host self.llw.test:8080 --allow-cidr 198.51.100.1/32:8080 -- curl -sS -m 10 http://self.llw.test:8080/
+llw --allow-host self.llw.test:8080 --allow-cidr 192.0.2.1/32:8080 -- curl -sS -m 10 http://self.llw.test:8080/
+echo "== onlink"
+llw --allow-host link.llw.test:8080 -- curl -sS -m 10 http://link.llw.test:8080/
+llw --allow-host link.llw.test:8080 --allow-cidr 192.0.2.2/32:8080 -- curl -sS -m 10 http://link.llw.test:8080/
 echo "== direct"
 llw -- python3 "$d/client.py" direct 198.51.100.7 8443
 llw -- getent hosts not-in-hosts.llw.test; echo "getent status $?"
@@ -244,7 +254,11 @@ expect_output "... unless allow-cidr holds the address" "^hello rebind\\.llw\\.t
 
 section own
 expect_output "an allowed name that resolves to an address of this host's own is refused" "self\\.llw\\.test:8080 is blocked .*one of this host's.* \\(rule filtered/rebind\\)"
-expect_output "... unless allow-cidr holds it" "^hello self\\.llw\\.test(:8080)? from 198\\.51\\.100\\.1"
+expect_output "... unless allow-cidr holds it" "^hello self\\.llw\\.test(:8080)? from 192\\.0\\.2\\.1"
+
+section onlink
+expect_output "an allowed name that resolves to an on-link neighbour's global address is refused (this host's networks)" "link\\.llw\\.test:8080 is blocked .*one of this host's.* \\(rule filtered/rebind\\)"
+expect_output "... unless allow-cidr holds it" "^hello link\\.llw\\.test(:8080)? from 192\\.0\\.2\\.2"
 
 section direct
 expect_output "a client that ignores the proxy fails at once (EACCES)" "^failed: 13 "

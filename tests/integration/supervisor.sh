@@ -276,8 +276,171 @@ else
 	diag "$(cat "$T/asquat.out"), accepts $(count "$T/asquat")"
 fi
 
-# ---- The blocked-attempt log ----
+# ---- Listeners and shared ports (DESIGN.md §16) ----
 LOGDIR=$HOME_DIR/.local/state/llwrap
+# hold_listener NAME PROTO ADDR PORT [reuseport]: a host service as the
+# test user (a SO_REUSEPORT group can be joined by the same user only),
+# until the test ends; its port in $HOLD/NAME.port.
+HOLD=$PROJ/hold
+mkdir -p "$HOLD"
+chmod 777 "$HOLD"
+hold_listener() {
+	cat >"$T/hold.py" <<'PY'
+import socket, sys, time
+name, proto, addr, port = sys.argv[1:5]
+s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET,
+                  socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM)
+if sys.argv[5:] == ["reuseport"]:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind((addr, int(port)))
+if proto == "tcp":
+    s.listen(64)
+open(name + ".port.tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(name + ".port.tmp", name + ".port")
+time.sleep(1800)
+PY
+	chmod 644 "$T/hold.py"
+	rm -f "$HOLD/$1.port"
+	spawn_as_user python3 "$T/hold.py" "$HOLD/$1" "$2" "$3" "$4" ${5:-}
+	wait_file "$HOLD/$1.port"
+}
+# shellcheck disable=SC2086
+{
+hold_listener group tcp 127.0.0.1 0 reuseport
+RP=$(cat "$HOLD/group.port")
+run as_user python3 -c "
+import socket; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(('127.0.0.1', $RP)); s.listen(); print('joined')"
+expect_output "SO_REUSEPORT: outside the sandbox the same user joins a host service's group (the kernel lets it)" "^joined"
+expect_denied "... in the sandbox the bind that would join it is refused" \
+	llw -p default $SV -n shared -- "$PROBE" tcp-bind 127.0.0.1 "$RP"
+expect_output "... with EADDRINUSE, as for a port in use" "errno=EADDRINUSE"
+OP=$(free_port)
+mkdir -p "$PROJ/rp"
+chmod 777 "$PROJ/rp"
+expect_succeeded "... while the sandbox's own SO_REUSEPORT group works" \
+	llw -p default $SV -- /bin/sh -c "$NETPROBE listen-wait 127.0.0.1 $OP 1 $PROJ/rp & while [ ! -s $PROJ/rp/listening ]; do sleep 0.05; done; $NETPROBE listen-wait 127.0.0.1 $OP 1 $PROJ/rp.2 >/dev/null 2>&1 & sleep 0.3; touch $PROJ/rp/go; wait %1"
+expect_output "... its own clients reach it" "own=10 refused=0"
+if grep -Eq "^llwrap-shared-blocked: bind tcp 127\.0\.0\.1:$RP pid=[0-9]+ comm=probe rule=filtered/shared-port\$" "$LOGDIR/shared.log" 2>/dev/null; then
+	ok "... the refusal is logged as filtered/shared-port"
+else
+	not_ok "the shared-port log line"
+	diag "$(cat "$LOGDIR/shared.log" 2>&1)"
+fi
+
+# A host service that joins the sandbox's group afterwards: the
+# sandbox's connects there reach both, so the own-listener exemption no
+# longer applies.
+OP2=$(free_port)
+rm -rf "$PROJ/rp2"
+mkdir -p "$PROJ/rp2"
+chmod 777 "$PROJ/rp2"
+spawn_as_user $LLWRAP_B --rx "$LLW_HELPERS" -p default $SV -- "$NETPROBE" listen-wait 127.0.0.1 "$OP2" 1 "$PROJ/rp2" >"$T/rp2.out" 2>&1
+rp2=$spawned
+wait_file "$PROJ/rp2/listening"
+hold_listener joiner tcp 127.0.0.1 "$OP2" reuseport
+touch "$PROJ/rp2/go"
+wait "$rp2" 2>/dev/null
+if grep -q "own=0 refused=10 errno=EACCES" "$T/rp2.out"; then
+	ok "a host service in the sandbox's own SO_REUSEPORT group: the sandbox's connects there are refused (not all its own)"
+else
+	not_ok "connects to a group a host service joined"
+	diag "$(cat "$T/rp2.out")"
+fi
+
+# The other loopback family, and the wildcard, beside a host service.
+serve tcp 127.0.0.1 0 "$T/v4only" tcp ::1 0 "$T/v6only" udp 127.0.0.1 0 "$T/u4only"
+wait_file "$T/v4only.port"
+wait_file "$T/v6only.port"
+wait_file "$T/u4only.port"
+P4=$(cat "$T/v4only.port") P6=$(cat "$T/v6only.port") U4=$(cat "$T/u4only.port")
+run "$PROBE" tcp-bind ::1 "$P4"
+expect_output "a listener on [::1] beside a host service on 127.0.0.1 at that port: the kernel allows it" "^SUCCEEDED"
+expect_denied "... the sandbox may not (host clients trying ::1 first for localhost would reach it)" \
+	llw -p default $SV -- "$PROBE" tcp-bind ::1 "$P4"
+expect_output "... EADDRINUSE" "errno=EADDRINUSE"
+expect_denied "... nor 0.0.0.0 (made loopback) beside a host service on [::1]" \
+	llw -p default $SV -- "$PROBE" tcp-bind 0.0.0.0 "$P6"
+expect_output "... EADDRINUSE" "errno=EADDRINUSE"
+expect_denied "... nor a UDP socket on [::1] beside one on 127.0.0.1" \
+	llw -p default $SV -- "$PROBE" udp-bind ::1 "$U4"
+expect_output "... EADDRINUSE" "errno=EADDRINUSE"
+FP=$(free_port)
+expect_succeeded "... a free port on [::1] binds" \
+	llw -p default $SV -- "$PROBE" tcp-bind ::1 "$FP"
+if userns_works; then
+	expect_succeeded "... and with a network of its own (net = none), the host's ports are not its" \
+		llw -p default $SV --net none -- "$PROBE" tcp-bind 127.0.0.1 "$P4"
+else
+	skip "no user namespaces: net = none's network of its own"
+fi
+}
+
+# A listener on a port no rule names: the sandbox's alone.  The
+# supervisor binds it to a port of the kernel's choosing and sends the
+# sandbox's clients of the asked port there; a host client at the asked
+# port finds nothing, and a host service may still take it.
+printf '[network]\nsupervise = yes\nbind-tcp = 0\n' >"$T/private.ini"
+chmod 644 "$T/private.ini"
+PRIV="-p $T/private.ini"
+PUBP=$(free_port)
+PRIVP=$(free_port)
+rm -rf "$PROJ/pv"
+mkdir -p "$PROJ/pv"
+chmod 777 "$PROJ/pv"
+# shellcheck disable=SC2086
+spawn_as_user $LLWRAP_B --rx "$LLW_HELPERS" -p default $PRIV -n private -- "$NETPROBE" listen-wait 127.0.0.1 "$PRIVP" 0 "$PROJ/pv" >"$T/pv.out" 2>&1
+pv=$spawned
+wait_file "$PROJ/pv/listening"
+got=$(cat "$PROJ/pv/listening")
+if [ -n "$got" ] && [ "$got" != "$PRIVP" ]; then
+	ok "a listener on a port no rule names is bound to another port, of the kernel's choosing ($PRIVP -> $got)"
+else
+	not_ok "a listener on a port no rule names: bound to $got"
+fi
+run "$NETPROBE" tcp-connect-nb 127.0.0.1 "$PRIVP"
+expect_output "... a host client at the asked port finds nothing (refused at once)" "^DENIED tcp-connect-nb errno=ECONNREFUSED"
+run "$PROBE" tcp-bind 127.0.0.1 "$PRIVP"
+expect_output "... a host service may still take the port" "^SUCCEEDED"
+serve tcp 127.0.0.1 "$PRIVP" "$T/late"
+wait_file "$T/late"
+touch "$PROJ/pv/go"
+wait "$pv" 2>/dev/null
+if grep -q "own=10 refused=0" "$T/pv.out"; then
+	ok "... the sandbox's own clients of the asked port reach its listener"
+else
+	not_ok "the sandbox's own clients and its listener on a port no rule names"
+	diag "$(cat "$T/pv.out")"
+fi
+if [ "$(count "$T/late")" -eq 0 ]; then
+	ok "... not the host service that took the port meanwhile"
+else
+	not_ok "the sandbox's clients reached the host service: $(count "$T/late")"
+fi
+if grep -q "127\.0\.0\.1:$PRIVP listens for the sandbox only.*--bind-tcp $PRIVP" "$T/pv.out"; then
+	ok "... and the command is told how to publish it (--bind-tcp)"
+else
+	not_ok "the note naming --bind-tcp"
+	diag "$(cat "$T/pv.out")"
+fi
+# shellcheck disable=SC2086
+{
+expect_succeeded "the sandbox's own server on an ephemeral port, its own client reaching it" \
+	llw -p default $PRIV -- "$NETPROBE" self tcp 127.0.0.1 0 -
+rm -rf "$PROJ/pub"
+mkdir -p "$PROJ/pub"
+chmod 777 "$PROJ/pub"
+spawn_as_user $LLWRAP_B --rx "$LLW_HELPERS" -p default $PRIV --bind-tcp "$PUBP" -- "$NETPROBE" listen-wait 127.0.0.1 "$PUBP" 0 "$PROJ/pub" >"$T/pub.out" 2>&1
+pub=$spawned
+wait_file "$PROJ/pub/listening"
+run "$NETPROBE" tcp-connect-nb 127.0.0.1 "$PUBP"
+expect_output "a port --bind-tcp names is published: a host client connects" "^SUCCEEDED tcp-connect-nb"
+touch "$PROJ/pub/go"
+wait "$pub" 2>/dev/null
+}
+
+# ---- The blocked-attempt log ----
+
 run llw -p default -n suplog --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.2 "$PA"
 # The command's stderr here is a pipe: it gets the agent note (footer.sh
 # tests it), never the log line.
@@ -370,8 +533,46 @@ expect_denied "UDP sendmsg with source routing (IP_RETOPTS) is refused" \
 expect_output "... with EPERM" "errno=EPERM"
 expect_denied "an IPv6 routing header on a socket (its packets would go to the first segment, not the checked destination) is refused" \
 	llw -p default $S -- "$NETPROBE" ipv6-sockopt rthdr
+expect_output "... with the filter's EPERM" "errno=EPERM"
 run "$NETPROBE" ipv6-sockopt rthdr
 expect_output "... which the kernel alone allows an unprivileged process" "SUCCEEDED"
+# IPV6_2292PKTOPTIONS makes a whole control-message buffer the socket's
+# sticky options: a hop limit alone, which every kernel takes, shows the
+# filter is what refuses it; a type 2 routing header through it needs
+# CONFIG_IPV6_MIP6 (Debian's kernels, not every one).
+expect_denied "IPV6_2292PKTOPTIONS (sticky control messages) is refused" \
+	llw -p default $S -- "$NETPROBE" ipv6-sockopt pktoptions
+expect_output "... with the filter's EPERM" "errno=EPERM"
+run "$NETPROBE" ipv6-sockopt pktoptions
+expect_output "... which the kernel alone takes" "SUCCEEDED"
+expect_denied "... and with a type 2 routing header in it" \
+	llw -p default $S -- "$NETPROBE" ipv6-sockopt mip6
+expect_output "... with the filter's EPERM" "errno=EPERM"
+run "$NETPROBE" ipv6-sockopt mip6
+case $out in
+SUCCEEDED*) ok "... which this kernel alone takes (CONFIG_IPV6_MIP6)" ;;
+*EINVAL*) skip "this kernel refuses a type 2 routing header itself (no CONFIG_IPV6_MIP6): $out" ;;
+*) not_ok "a type 2 routing header without the sandbox"; diag "$out" ;;
+esac
+# A socket that already carries a routing header, made outside (where
+# nothing refuses it) and passed in: the supervisor connects nothing
+# on it, nor sends, and says why; the same socket without one works.
+for kind in udp tcp; do
+	run as_user "$NETPROBE" rthdr-exec srh ::1 "$kind" 5 $LLWRAP_B --rx "$LLW_HELPERS" \
+		-p default -n route --allow-cidr "::1/128:$PC" --keep-fd 5 -- \
+		"$NETPROBE" fd-send 5 ::1 "$PC" llw-payload
+	expect_output "a $kind socket passed in with a routing header: its connect is refused" "^DENIED fd-send errno=EPERM"
+	run as_user "$NETPROBE" rthdr-exec none ::1 "$kind" 5 $LLWRAP_B --rx "$LLW_HELPERS" \
+		-p default -n route --allow-cidr "::1/128:$PC" --keep-fd 5 -- \
+		"$NETPROBE" fd-send 5 ::1 "$PC" llw-payload
+	expect_output "... the same socket without one connects and sends" "^SUCCEEDED fd-send"
+done
+if grep -Eq "^llwrap-route-blocked: connect udp \[::1\]:$PC pid=[0-9]+ comm=netprobe rule=filtered/source-route\$" "$LOGDIR/route.log" 2>/dev/null; then
+	ok "... and the refusal is logged as filtered/source-route"
+else
+	not_ok "the source-route refusal's log line"
+	diag "$(cat "$LOGDIR/route.log" 2>&1)"
+fi
 expect_succeeded "... while a traffic class on the same kind of socket is set" \
 	llw -p default $S -- "$NETPROBE" ipv6-sockopt tclass
 expect_succeeded "a connect from a thread other than the main one is answered" \

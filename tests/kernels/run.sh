@@ -2,16 +2,19 @@
 # The kernel matrix (DESIGN.md §14): boot real Debian kernels under qemu
 # with a minimal Debian rootfs, run llwrap --check, the case table
 # (cases.sh) and --selftest of the shipped profiles as an unprivileged
-# user, then integration suites of make check (suite.sh: their
-# sandboxed commands run as nobody), and compare every result with
-# tests/kernels/expected.  A difference fails (exit 1); a configuration
-# whose kernel cannot be had is not run (exit 2, as for a setup failure).
+# user, then integration suites of make check and the escape corpus
+# (suite.sh: their sandboxed commands run as nobody), and compare every
+# result with tests/kernels/expected.  A difference fails (exit 1); a
+# configuration
+# whose kernel cannot be had is not run (exit 2, as for a setup
+# failure).
 #
 #	tests/kernels/run.sh [--quick] [--suites LIST] [--list] [CONFIG...]
 #
 # --suites LIST: the integration suites to run in each VM, separated by
-# commas (tests/integration/NAME.sh), or "none"; default: those that
-# need nothing the rootfs lacks (LLW_KERNELS_SUITES overrides it too).
+# commas (tests/integration/NAME.sh; "escape" is tests/escape/run.sh), or
+# "none"; default: those that need nothing the rootfs lacks, and the
+# escape corpus (LLW_KERNELS_SUITES overrides it too).
 #
 # Run as root from a built tree (./configure && make; the build
 # directory is LLW_BUILDDIR, default the source tree).  Everything
@@ -24,9 +27,9 @@
 #
 # --quick: only the configuration "bpo612" (a kernel that changes only
 # with Debian 12's point releases, unlike unstable's), without the
-# --selftest cases and with four suites (one boot).  qemu runs with TCG unless
-# LLW_KERNELS_ACCEL=kvm: the /dev/kvm of the machines this was written
-# on cannot boot stock kernels.
+# --selftest cases and with four suites and the escape corpus (one
+# boot).  qemu runs with TCG unless LLW_KERNELS_ACCEL=kvm: the /dev/kvm
+# of the machines this was written on cannot boot stock kernels.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +40,9 @@ mirror=${LLW_KERNELS_MIRROR:-http://deb.debian.org/debian}
 suite=${LLW_KERNELS_SUITE:-bookworm}
 unstable=${LLW_KERNELS_UNSTABLE:-sid}
 accel=${LLW_KERNELS_ACCEL:-tcg}
-timeout_s=${LLW_KERNELS_TIMEOUT:-3600}
+# A VM's time limit: every suite and the escape corpus in one emulated
+# CPU took over an hour on a loaded 2-core host (2026-11-27).
+timeout_s=${LLW_KERNELS_TIMEOUT:-7200}
 
 # The configurations: NAME KERNEL CMDLINE SYSCTLS ("-" for none).
 # KERNEL selects a kernel package (the generic amd64 flavour, not rt or
@@ -63,10 +68,12 @@ EOF
 }
 
 # The suites that need nothing the rootfs lacks (no npm, cmake, node,
-# ssh, man or AppArmor): every layer, the supervisor, named hosts and the
-# proxy, the bubblewrap fallback, the simulated older kernels.
-suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,dns,named,proxy,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest}
-quick_suites=filesystem,network,supervisor,process
+# ssh, man or AppArmor): every layer, the supervisor (and the network
+# below and beside it, hostnet), named hosts and the proxy, the
+# bubblewrap fallback, the simulated older kernels; and the escape
+# corpus.
+suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,hostnet,dns,named,proxy,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest,escape}
+quick_suites=filesystem,network,supervisor,hostnet,process,escape
 suites_set=0
 quick=0
 list=0
@@ -81,7 +88,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
@@ -284,13 +291,16 @@ make_disk() {
 	cp "$here/init.sh" "$here/cases.sh" "$here/suite.sh" "$rootfs/llw/"
 	# The suites' tree: what make check gives them (AM_TESTS_ENVIRONMENT).
 	t=$rootfs/llw/tree
-	mkdir -p "$t/tests/lib" "$t/tests/integration" "$t/tests/helpers"
+	mkdir -p "$t/tests/lib" "$t/tests/integration" "$t/tests/helpers" \
+		"$t/tests/escape"
 	cp "$build/llwrap" "$build/llwrap-escape" "$t/"
 	cp "$build/tests/helpers/probe" "$build/tests/helpers/netprobe" \
 		"$build/tests/helpers/llwrap-hooked" "$t/tests/helpers/"
 	cp "$src/tests/lib/libtest.sh" "$t/tests/lib/"
 	cp "$src"/tests/integration/*.sh "$src"/tests/integration/*.py \
 		"$t/tests/integration/" 2>/dev/null
+	cp "$src/tests/escape/run.sh" "$src/tests/escape/table-to-md.sh" \
+		"$t/tests/escape/"
 	cp -R "$src/tests/data" "$t/tests/data"
 	cp -R "$src/conf" "$t/conf"
 	# apparmor.sh reads the generated profile and configure's bindir.

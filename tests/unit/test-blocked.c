@@ -118,10 +118,46 @@ test_suggest(void **state)
 		  "[network] allow-cidr = 192.168.1.2/32:5432 (or "
 		  "--allow-cidr 192.168.1.2/32:5432): port rules do not reach "
 		  "this host or its networks" },
+		/* Each port rule's hint says what it reaches where it
+		 * refused (DESIGN.md §16: every hint true for its rule). */
 		{ "connect", "tcp", "10.0.0.5:5432", "filtered/port",
-		  "[network] connect-tcp = 5432 (or --connect-tcp 5432; it "
+		  "[network] allow-cidr = 10.0.0.5/32:5432 (or --allow-cidr "
+		  "10.0.0.5/32:5432): the allow-cidr entry that holds "
+		  "10.0.0.5 does not allow port 5432" },
+		{ "connect", "tcp", "203.0.113.7:8080", "filtered/net-port",
+		  "[network] connect-tcp = 8080 (or --connect-tcp 8080): port "
+		  "8080 of internet hosts, never of this host or its "
+		  "networks (allow-cidr reaches those)" },
+		{ "sendto", "udp", "203.0.113.7:9000", "filtered/landlock-port",
+		  "[network] connect-udp = 9000 (or --connect-udp 9000; it "
 		  "reaches every host on that port), or allow-cidr = "
-		  "10.0.0.5/32:5432 where allow-cidr entries decide" },
+		  "203.0.113.7/32:9000, with which the supervisor decides by "
+		  "address" },
+		/* glibc's sorting connects to port 0: nothing to allow. */
+		{ "connect", "udp", "203.0.113.7:0", "filtered/host-port",
+		  "nothing: port 0 is no service's port" },
+		{ "connect", "tcp", "[2001:db8::7]:0", "filtered/no-cidr",
+		  "nothing: port 0 is no service's port" },
+		/* llwrap's resolver: the target is an address, which
+		 * allow-host cannot name; the proxy's is the name. */
+		{ "connect", "tcp", "198.51.100.8:8080", "filtered/host-port",
+		  "[network] allow-host = NAME:8080 for the allowed name that "
+		  "resolved to 198.51.100.8 (its entry does not allow port "
+		  "8080)" },
+		{ "connect", "tcp", "other.example:8080", "filtered/host-port",
+		  "[network] allow-host = other.example:8080 (or --allow-host "
+		  "other.example:8080)" },
+		{ "bind", "tcp", "127.0.0.1:3000", "filtered/shared-port",
+		  "nothing: a socket of another program holds port 3000 (at "
+		  "some address, in either family), and the sandbox never "
+		  "shares a port with one: use another port" },
+		{ "bind", "tcp", "127.0.0.1:3000", "filtered/unpublished",
+		  "[network] bind-tcp = 3000 (or --bind-tcp 3000): publishes "
+		  "it, reachable from the host (a browser)" },
+		{ "connect", "udp", "[::1]:9000", "filtered/source-route",
+		  "nothing: the socket carries a routing header or an IPv4 "
+		  "source route, which would send its packets elsewhere than "
+		  "their destination" },
 		{ "sendto", "udp", "9.9.9.9:53", "filtered/dns",
 		  "[network] dns = 9.9.9.9 (or --dns 9.9.9.9)" },
 		{ "bind", "tcp", "0.0.0.0:8080", "filtered/listen",
@@ -322,10 +358,9 @@ test_record(void **state)
 	blocked_record_clear(&r);
 	assert_string_equal(a, "connect tcp 1.2.3.4:22 (ssh; rule "
 			       "filtered/port)\n  allow: [network] "
-			       "connect-tcp = 22 (or --connect-tcp 22; it "
-			       "reaches every host on that port), or "
-			       "allow-cidr = 1.2.3.4/32:22 where allow-cidr "
-			       "entries decide");
+			       "allow-cidr = 1.2.3.4/32:22 (or --allow-cidr "
+			       "1.2.3.4/32:22): the allow-cidr entry that "
+			       "holds 1.2.3.4 does not allow port 22");
 	assert_int_equal(blocked_parse_line("p: suppressed 5", &r), 0);
 	b = blocked_format_record(&r, &bounds);
 	blocked_record_clear(&r);
@@ -369,6 +404,34 @@ test_footer(void **state)
 			    "tcp 0.0.0.0:80, ...; see 'llwrap log agent', "
 			    "and 'llwrap why' for the rule");
 	blocked_log_clear(&log);
+
+	/* A server for the sandbox alone is named apart, with its flag,
+	 * and is no blocked attempt. */
+	{
+		_cleanup_free_ char *own = NULL, *both = NULL;
+
+		blocked_add_text(&log, "p: bind tcp 127.0.0.1:3000 pid=1 "
+				       "comm=node rule=filtered/unpublished\n");
+		own = blocked_footer(&log, "agent");
+		assert_string_equal(own,
+				    "llwrap: the sandbox listened for itself "
+				    "alone on 127.0.0.1:3000 (--bind-tcp "
+				    "3000): to reach a server from the host, "
+				    "publish its port");
+		blocked_add_text(&log, "p: connect tcp 1.2.3.4:443 pid=1 "
+				       "comm=curl rule=filtered/no-cidr\n");
+		both = blocked_footer(&log, "agent");
+		assert_string_equal(both,
+				    "llwrap: the sandbox blocked 1 attempt "
+				    "during this run: connect tcp "
+				    "1.2.3.4:443; see 'llwrap log agent', and "
+				    "'llwrap why' for the rule; the sandbox "
+				    "listened for itself alone on "
+				    "127.0.0.1:3000 (--bind-tcp 3000): to "
+				    "reach a server from the host, publish "
+				    "its port");
+		blocked_log_clear(&log);
+	}
 }
 
 static void
@@ -404,6 +467,21 @@ test_note(void **state)
 				       "unix = /x?y?z? (or --unix /x?y?z?); "
 				       "not a network failure: ask the user "
 				       "to allow it rather than retrying\n");
+	}
+	/* A server for the sandbox alone: told how to publish it, not
+	 * that something was blocked. */
+	{
+		_cleanup_free_ char *d =
+			blocked_note("bind", "tcp", "127.0.0.1:3000",
+				     "filtered/unpublished", &bounds);
+
+		assert_string_equal(d, "llwrap: 127.0.0.1:3000 listens for "
+				       "the sandbox only: a program outside "
+				       "it (a browser) cannot connect; to "
+				       "open it from the host: [network] "
+				       "bind-tcp = 3000 (or --bind-tcp "
+				       "3000): publishes it, reachable from "
+				       "the host (a browser)\n");
 	}
 	/* Known-harmless probes: no note. */
 	assert_null(blocked_note("connect", "unix", "/var/run/nscd/socket",

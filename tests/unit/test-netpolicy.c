@@ -253,9 +253,13 @@ test_decide(void **state)
 		  "filtered/dns" },
 		{ NETPOLICY_SEND, NETPOLICY_UDP, "8.8.8.8", 53,
 		  "filtered/dns" },
-		/* listen 127.0.0.1:8787; bind-tcp 0 */
+		/* listen 127.0.0.1:8787; bind-tcp 0 (the sandbox's own
+		 * servers on any loopback port) */
 		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 8787, NULL },
-		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 8788,
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 8788, NULL },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "192.168.1.5", 8788,
+		  "filtered/listen" },
+		{ NETPOLICY_BIND, NETPOLICY_UDP, "127.0.0.1", 8788,
 		  "filtered/listen" },
 		{ NETPOLICY_BIND, NETPOLICY_TCP, "0.0.0.0", 8787,
 		  "filtered/listen" },
@@ -308,7 +312,7 @@ test_decide_ports_only(void **state)
 	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
 	a.port = 80;
 	assert_string_equal(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a),
-			    "filtered/port");
+			    "filtered/net-port");
 	/* A bind off loopback: the address refuses before the port. */
 	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
 			    "filtered/listen");
@@ -361,6 +365,14 @@ test_local(void **state)
 		{ "2001:db8::1", false },
 		{ "::ffff:10.0.0.1", true },
 		{ "::ffff:8.8.8.8", false },
+		/* NAT64's well-known prefix: the IPv4 address it carries. */
+		{ "64:ff9b::7f00:1", true },
+		{ "64:ff9b::a00:1", true },
+		{ "64:ff9b::c0a8:101", true },
+		{ "64:ff9b::a9fe:a9fe", true },
+		{ "64:ff9b::cb00:7107", false },
+		{ "64:ff9b::808:808", false },
+		{ "64:ff9b:0:0:1::a00:1", false },
 	};
 
 	(void)state;
@@ -567,10 +579,49 @@ test_decide_local(void **state)
 	assert_false(netpolicy_bind_address(r, &a));
 	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
 			    "filtered/listen");
+	/* bind-tcp holds 0: the sandbox's own servers on any loopback
+	 * port an unprivileged process may bind, published (reachable from
+	 * the host) on the named ones. */
 	a = addr("127.0.0.1", 80);
 	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
 			    "filtered/bind-port");
+	netpolicy_rules_set_unprivileged_start(r, 80);
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a));
+	assert_false(netpolicy_bind_published(r, NETPOLICY_TCP, &a));
+	netpolicy_rules_set_unprivileged_start(r, 1024);
+	a = addr("127.0.0.1", 3000);
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a));
+	assert_true(netpolicy_bind_published(r, NETPOLICY_TCP, &a));
+	a = addr("127.0.0.1", 5173);
+	assert_true(netpolicy_bind_published(r, NETPOLICY_TCP, &a));
+	a = addr("::1", 5173);
+	assert_true(netpolicy_bind_published(r, NETPOLICY_TCP, &a));
+	/* An ephemeral port: not hidden (nothing on the host expects it). */
+	a = addr("127.0.0.1", 0);
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a));
+	assert_true(netpolicy_bind_published(r, NETPOLICY_TCP, &a));
+	/* UDP: only the named ports (and port 0, a client's), published. */
+	a = addr("127.0.0.1", 5353);
+	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_UDP, &a),
+			    "filtered/bind-port");
+	a = addr("127.0.0.1", 0);
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_UDP, &a));
+	assert_true(netpolicy_bind_published(r, NETPOLICY_UDP, &a));
 	netpolicy_rules_free(r);
+	/* Without bind-tcp 0 the named ports alone, all published. */
+	free(p->bind_tcp.v);
+	p->bind_tcp.v = NULL;
+	p->bind_tcp.n = 0;
+	ports_add(&p->bind_tcp, 3000, 3009);
+	r = rules(p, dns);
+	a = addr("127.0.0.1", 3001);
+	assert_null(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a));
+	assert_true(netpolicy_bind_published(r, NETPOLICY_TCP, &a));
+	a = addr("127.0.0.1", 5432);
+	assert_string_equal(decide(r, NETPOLICY_BIND, NETPOLICY_TCP, &a),
+			    "filtered/bind-port");
+	netpolicy_rules_free(r);
+	ports_add(&p->bind_tcp, 0, 0);
 
 	/* A listen entry on the wildcard is asked for: kept. */
 	items_add(&p->listen, "0.0.0.0:4096");
@@ -819,6 +870,331 @@ test_decide_lookup(void **state)
 	policy_free(p);
 }
 
+/* This host's addresses and on-link prefixes (netpolicy_prefixes_hold),
+ * and the decision that asks for them (lk->host_local). */
+static struct netpolicy_prefix host_table[4];
+
+static bool
+host_local(void *ctx, const struct netpolicy_addr *a)
+{
+	(*(int *)ctx)++;
+	return netpolicy_prefixes_hold(host_table, ARRAY_SIZE(host_table), a);
+}
+
+static void
+test_host_local(void **state)
+{
+	static const struct {
+		const char *addr;
+		bool local;
+	} t[] = {
+		{ "198.51.100.5", true },	/* the host's own */
+		{ "198.51.100.77", true },	/* a neighbour on its link */
+		{ "198.51.101.1", false },	/* past the /24 */
+		{ "64:ff9b::c633:6407", true }, /* NAT64 of 198.51.100.7 */
+		{ "2001:db8:1::5", true },	{ "2001:db8:1::beef", true },
+		{ "2001:db8:1:1::1", false },	{ "2001:db8:2::1", false },
+		{ "203.0.113.7", false },	{ "::ffff:198.51.100.9", true },
+	};
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r;
+	int calls = 0;
+	struct netpolicy_lookup lk = { .host_local = host_local,
+				       .ctx = &calls };
+	struct netpolicy_addr a;
+
+	(void)state;
+	host_table[0] =
+		(struct netpolicy_prefix){ addr("198.51.100.5", 0), 32 };
+	host_table[1] =
+		(struct netpolicy_prefix){ addr("198.51.100.0", 0), 24 };
+	host_table[2] =
+		(struct netpolicy_prefix){ addr("2001:db8:1::5", 0), 128 };
+	host_table[3] =
+		(struct netpolicy_prefix){ addr("2001:db8:1::", 0), 64 };
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		a = addr(t[i].addr, 80);
+		if (netpolicy_prefixes_hold(host_table, ARRAY_SIZE(host_table),
+					    &a) != t[i].local)
+			fail_msg("%s: local should be %d", t[i].addr,
+				 t[i].local);
+	}
+
+	/* Port rules under the supervisor: the host's own address and its
+	 * on-link neighbours are local, as loopback is. */
+	p->supervise = true;
+	ports_add(&p->connect_tcp, 443, 443);
+	r = rules(p, NULL);
+	a = addr("198.51.100.5", 443);
+	assert_null(decide(r, NETPOLICY_CONNECT, NETPOLICY_TCP, &a));
+	{
+		struct netpolicy_query q = { .op = NETPOLICY_CONNECT,
+					     .proto = NETPOLICY_TCP,
+					     .addr = a };
+
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		q.addr = addr("2001:db8:1::99", 443);
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		q.addr = addr("64:ff9b::c633:6405", 443);
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		q.addr = addr("203.0.113.7", 443);
+		assert_null(netpolicy_decide(r, &q, &lk));
+		assert_int_equal(calls, 4);
+		/* Statically local: nothing asked. */
+		q.addr = addr("10.0.0.1", 443);
+		assert_string_equal(netpolicy_decide(r, &q, &lk),
+				    "filtered/local");
+		assert_int_equal(calls, 4);
+		netpolicy_rules_free(r);
+		/* An allow-cidr entry reaches it, as any local address. */
+		items_add(&p->allow_cidr, "198.51.100.0/24:443");
+		r = rules(p, NULL);
+		q.addr = addr("198.51.100.77", 443);
+		assert_null(netpolicy_decide(r, &q, &lk));
+		netpolicy_rules_free(r);
+		/* Standing in for Landlock's port rules, the supervisor
+		 * reaches what Landlock would. */
+		policy_free(p);
+		p = policy_new();
+		ports_add(&p->connect_tcp, 443, 443);
+		r = rules(p, NULL);
+		q.addr = addr("198.51.100.5", 443);
+		assert_null(netpolicy_decide(r, &q, &lk));
+	}
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
+/* Sharing a port: the sockets at a port, which are the sandbox's own. */
+static bool
+shared_yes(void *ctx, const struct netpolicy_query *q)
+{
+	(void)q;
+	(*(int *)ctx)++;
+	return true;
+}
+
+static void
+test_shared(void **state)
+{
+	struct netpolicy_own *o = xcalloc(1, sizeof(*o));
+	struct netpolicy_sock v[4];
+	struct netpolicy_addr d;
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r;
+	int calls = 0;
+	struct netpolicy_lookup lk = { .port_shared = shared_yes,
+				       .ctx = &calls };
+	struct netpolicy_query q = { .op = NETPOLICY_BIND,
+				     .proto = NETPOLICY_TCP };
+
+	(void)state;
+	/* Who a destination reaches. */
+	d = addr("127.0.0.1", 8080);
+	v[0] = (struct netpolicy_sock){ addr("127.0.0.1", 8080), 1 };
+	v[1] = (struct netpolicy_sock){ addr("0.0.0.0", 8080), 2 };
+	v[2] = (struct netpolicy_sock){ addr("::", 8080), 3 };
+	v[3] = (struct netpolicy_sock){ addr("::1", 8080), 4 };
+	assert_true(netpolicy_sock_reaches(&v[0].addr, &d));
+	assert_true(netpolicy_sock_reaches(&v[1].addr, &d));
+	assert_true(netpolicy_sock_reaches(&v[2].addr, &d)); /* dual stack */
+	assert_false(netpolicy_sock_reaches(&v[3].addr, &d));
+	d.port = 8081;
+	assert_false(netpolicy_sock_reaches(&v[0].addr, &d));
+	d = addr("::1", 8080);
+	assert_false(netpolicy_sock_reaches(&v[1].addr, &d));
+	assert_true(netpolicy_sock_reaches(&v[2].addr, &d));
+	assert_true(netpolicy_sock_reaches(&v[3].addr, &d));
+
+	/* The own-listener exemption: every socket a destination reaches
+	 * is own, and one does. */
+	d = addr("127.0.0.1", 8080);
+	netpolicy_own_add_ip(o, 1, false);
+	assert_true(netpolicy_dest_own(o, &d, v, 1));
+	/* A host's socket in the same group (SO_REUSEPORT): not own. */
+	assert_false(netpolicy_dest_own(o, &d, v, 2));
+	/* A host's on the other family's loopback does not get it. */
+	v[1] = v[3];
+	assert_true(netpolicy_dest_own(o, &d, v, 2));
+	/* Nothing there: no exemption. */
+	assert_false(netpolicy_dest_own(o, &d, v + 1, 1));
+	assert_false(netpolicy_dest_own(o, &d, NULL, 0));
+
+	/* A bind that would share a port with a host's socket, in any
+	 * family, at any address; the socket itself does not count. */
+	assert_false(netpolicy_port_shared(o, 1, v, 1));
+	assert_false(netpolicy_port_shared(o, 9, v, 1));
+	assert_true(netpolicy_port_shared(o, 1, v, 2));
+	netpolicy_own_add_ip(o, 4, false);
+	assert_false(netpolicy_port_shared(o, 1, v, 2));
+	assert_true(netpolicy_port_shared(o, 4, v + 2, 1));
+	assert_false(netpolicy_port_shared(o, 4, NULL, 0));
+
+	/* The decision asks for it on a bind or listen the rules allow,
+	 * not on port 0, nor in mode host. */
+	p->supervise = true;
+	ports_add(&p->bind_tcp, 0, 0);
+	ports_add(&p->bind_udp, 5353, 5353);
+	r = rules(p, NULL);
+	q.addr = addr("127.0.0.1", 8080);
+	assert_string_equal(netpolicy_decide(r, &q, &lk),
+			    "filtered/shared-port");
+	q.op = NETPOLICY_LISTEN;
+	assert_string_equal(netpolicy_decide(r, &q, &lk),
+			    "filtered/shared-port");
+	q.proto = NETPOLICY_UDP;
+	q.op = NETPOLICY_BIND;
+	q.addr = addr("127.0.0.1", 5353);
+	assert_string_equal(netpolicy_decide(r, &q, &lk),
+			    "filtered/shared-port");
+	assert_int_equal(calls, 3);
+	q.addr.port = 0;
+	assert_null(netpolicy_decide(r, &q, &lk));
+	q.addr = addr("127.0.0.1", 5354);
+	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/bind-port");
+	assert_int_equal(calls, 3);
+	netpolicy_rules_free(r);
+	p->net = LLW_NET_HOST;
+	r = rules(p, NULL);
+	q.addr = addr("127.0.0.1", 5353);
+	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_int_equal(calls, 3);
+	netpolicy_rules_free(r);
+	policy_free(p);
+
+	/* The listeners moved off the port they asked for: found by the
+	 * address and port asked, the most recent first. */
+	d = addr("127.0.0.1", 5432);
+	assert_null(netpolicy_own_private(o, &d));
+	netpolicy_own_add_private(o, &d, 41000, 7);
+	d = addr("::1", 5432);
+	netpolicy_own_add_private(o, &d, 42000, 8);
+	d = addr("127.0.0.1", 5432);
+	assert_int_equal(netpolicy_own_private(o, &d)->port, 41000);
+	d = addr("::1", 5432);
+	assert_int_equal(netpolicy_own_private(o, &d)->port, 42000);
+	d = addr("127.0.0.2", 5432);
+	assert_null(netpolicy_own_private(o, &d));
+	d = addr("127.0.0.1", 5433);
+	assert_null(netpolicy_own_private(o, &d));
+	d = addr("127.0.0.1", 5432);
+	netpolicy_own_add_private(o, &d, 43000, 9);
+	assert_int_equal(netpolicy_own_private(o, &d)->port, 43000);
+	assert_int_equal(netpolicy_own_private(o, &d)->cookie, 9);
+	for (int i = 0; i < NETPOLICY_MAX_PRIVATE; i++) {
+		struct netpolicy_addr x = addr("127.0.0.3", (uint16_t)(i + 1));
+
+		netpolicy_own_add_private(o, &x, 1, 1);
+	}
+	assert_null(netpolicy_own_private(o, &d));
+	free(o);
+}
+
+/* glibc's address sorting: a UDP connect to port 0, performed where the
+ * address is reachable on some port, refused quietly elsewhere. */
+static enum netpolicy_named probe_named;
+
+static enum netpolicy_named
+named_fixed(void *ctx, const struct netpolicy_query *q)
+{
+	(void)ctx;
+	(void)q;
+	return probe_named;
+}
+
+static void
+test_probe(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r;
+	struct netpolicy_lookup lk = { .named = named_fixed };
+	struct netpolicy_query q = { .op = NETPOLICY_CONNECT,
+				     .proto = NETPOLICY_UDP };
+
+	(void)state;
+	q.addr = addr("203.0.113.7", 0);
+	assert_true(netpolicy_quiet(&q));
+	q.op = NETPOLICY_SEND;
+	assert_false(netpolicy_quiet(&q));
+	q.op = NETPOLICY_CONNECT;
+	q.proto = NETPOLICY_TCP;
+	assert_false(netpolicy_quiet(&q));
+	q.proto = NETPOLICY_UDP;
+	q.addr.port = 53;
+	assert_false(netpolicy_quiet(&q));
+	q.addr.port = 0;
+
+	/* Port rules: an internet address is reachable on a port. */
+	p->supervise = true;
+	ports_add(&p->connect_tcp, 443, 443);
+	r = rules(p, NULL);
+	assert_null(netpolicy_decide(r, &q, NULL));
+	q.addr = addr("192.168.1.7", 0);
+	assert_string_equal(netpolicy_decide(r, &q, NULL), "filtered/local");
+	items_add(&p->allow_cidr, "192.168.1.0/24:5432");
+	netpolicy_rules_free(r);
+	r = rules(p, NULL);
+	assert_null(netpolicy_decide(r, &q, NULL));
+	/* llwrap's resolver: where an allowed name resolved, on any port. */
+	netpolicy_rules_use_stub(r);
+	q.addr = addr("203.0.113.7", 0);
+	probe_named = NETPOLICY_NAMED_PORT;
+	assert_null(netpolicy_decide(r, &q, &lk));
+	probe_named = NETPOLICY_NAMED_NO;
+	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/unnamed");
+	netpolicy_rules_free(r);
+	/* No port at all: nothing. */
+	policy_free(p);
+	p = policy_new();
+	p->supervise = true;
+	r = rules(p, NULL);
+	assert_string_equal(netpolicy_decide(r, &q, NULL), "filtered/net-port");
+	netpolicy_rules_free(r);
+	policy_free(p);
+}
+
+/* Source routing on a socket: IPv4 options and an IPv6 routing header. */
+static void
+test_source_routed(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t opt[12];
+		size_t len, rthdr_len;
+		bool routed;
+	} cases[] = {
+		{ "no options", { 0 }, 0, 0, false },
+		{ "an IPv6 routing header", { 0 }, 0, 24, true },
+		{ "NOP, LSRR", { 1, 131, 7, 4, 192, 0, 2, 9 }, 8, 0, true },
+		{ "SSRR", { 137, 7, 4, 192, 0, 2, 9, 0 }, 8, 0, true },
+		{ "record route (not a route)",
+		  { 7, 7, 4, 0, 0, 0, 0, 0 },
+		  8,
+		  0,
+		  false },
+		{ "timestamp, then LSRR",
+		  { 68, 4, 5, 0, 131, 7, 4, 10, 0, 0, 1, 0 },
+		  12,
+		  0,
+		  true },
+		{ "END stops", { 0, 131, 7, 4, 1, 2, 3, 4 }, 8, 0, false },
+		{ "NOPs", { 1, 1, 1, 1 }, 4, 0, false },
+		{ "a length past the end", { 7, 9, 4, 0 }, 4, 0, true },
+		{ "a length of 1", { 7, 1, 0, 0 }, 4, 0, true },
+		{ "a type without its length", { 1, 1, 1, 7 }, 4, 0, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		if (netpolicy_source_routed(cases[i].opt, cases[i].len,
+					    cases[i].rthdr_len) !=
+		    cases[i].routed)
+			fail_msg("%s: want %d", cases[i].what, cases[i].routed);
+}
+
 static void
 test_own(void **state)
 {
@@ -840,12 +1216,20 @@ test_own(void **state)
 	(void)state;
 	/* IP sockets by cookie, each once, the oldest forgotten first. */
 	assert_false(netpolicy_own_has_ip(o, 5));
-	netpolicy_own_add_ip(o, 5);
-	netpolicy_own_add_ip(o, 5);
+	netpolicy_own_add_ip(o, 5, false);
+	netpolicy_own_add_ip(o, 5, false);
 	assert_int_equal(o->n_ip, 1);
 	assert_true(netpolicy_own_has_ip(o, 5));
+	/* Whether it may share its port: a reuse flag at bind or listen. */
+	assert_false(netpolicy_own_ip_shares(o, 5));
+	netpolicy_own_add_ip(o, 5, true);
+	assert_true(netpolicy_own_ip_shares(o, 5));
+	netpolicy_own_add_ip(o, 5, false);
+	assert_true(netpolicy_own_ip_shares(o, 5));
+	assert_true(netpolicy_own_ip_shares(o, 6)); /* not the sandbox's */
+	assert_int_equal(o->n_ip, 1);
 	for (uint64_t c = 100; c < 100 + NETPOLICY_MAX_OWN; c++)
-		netpolicy_own_add_ip(o, c);
+		netpolicy_own_add_ip(o, c, false);
 	assert_int_equal(o->n_ip, NETPOLICY_MAX_OWN);
 	assert_false(netpolicy_own_has_ip(o, 5));
 	assert_true(netpolicy_own_has_ip(o, 100 + NETPOLICY_MAX_OWN - 1));
@@ -1071,6 +1455,10 @@ main(void)
 		cmocka_unit_test(test_decide_stub),
 		cmocka_unit_test(test_decide_lookup),
 		cmocka_unit_test(test_resolvers),
+		cmocka_unit_test(test_host_local),
+		cmocka_unit_test(test_shared),
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_source_routed),
 		cmocka_unit_test(test_own),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_closed),

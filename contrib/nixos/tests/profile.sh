@@ -196,7 +196,37 @@ run conn 127.0.0.2 "$PORT_A"
 expect_output "a's server asked for 0.0.0.0:$PORT_A is not on the any-address (127.0.0.2 refused)" '^refused'
 run conn 127.0.0.1 "$PORT_A"
 expect_output "... it listens on 127.0.0.1:$PORT_A" '^connected'
-expect_denied "a cannot bind b's port" inst a "$PROBE" tcp-bind 127.0.0.1 "$PORT_B"
+# b's port is not a's to take.  The opencode profile's bind-tcp 0 lets
+# a's server that asks for it listen for a alone, at a port of the
+# kernel's choosing (DESIGN.md section 6): a client outside is refused
+# at b's port, b still binds it, a's own client reaches a's server.
+cat >"$R/srv/a/squat.sh" <<'SH'
+"$1" tcp-serve 127.0.0.1 "$2" 1 >"$3.serve" 2>&1 &
+i=0
+while ! grep -q SUCCEEDED "$3.serve" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+echo ready >"$3.ready"
+i=0
+while [ ! -e "$3.go" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+"$1" tcp-connect 127.0.0.1 "$2" >"$3.connect" 2>&1
+wait
+SH
+inst a sh "$R/srv/a/squat.sh" "$PROBE" "$PORT_B" "$R/srv/a/squat" >/dev/null 2>&1 &
+squat_pid=$!
+bg_pids="$bg_pids $squat_pid"
+i=0
+while [ ! -e "$R/srv/a/squat.ready" ] && kill -0 "$squat_pid" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+run grep -c SUCCEEDED "$R/srv/a/squat.serve"
+expect_output "a's server asks for b's port 127.0.0.1:$PORT_B" '^1'
+run conn 127.0.0.1 "$PORT_B"
+expect_output "... a client outside is refused there" '^refused'
+expect_succeeded "... b binds its listen address 127.0.0.1:$PORT_B meanwhile" inst b "$PROBE" tcp-bind 127.0.0.1 "$PORT_B"
+touch "$R/srv/a/squat.go"
+wait "$squat_pid"
+run cat "$R/srv/a/squat.connect"
+expect_output "... a's own client reaches a's server" '^SUCCEEDED'
 
 # Under systemd's ProtectProc=invisible and ProcSubset=pid (a /proc with
 # hidepid=invisible,subset=pid), llwrap still starts: its pid namespace

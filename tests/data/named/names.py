@@ -20,14 +20,21 @@ A = {
     "api.llw.test": ["198.51.100.7"],
     "llm.llw.test": ["198.51.100.7"],
     "other.llw.test": ["198.51.100.8"],
+    "two.llw.test": ["198.51.100.8", "198.51.100.7"],
     "x.wild.llw.test": ["198.51.100.7"],
     "a.b.wild.llw.test": ["198.51.100.7"],
     "evil.llw.test": ["203.0.113.9"],
     "rebind.llw.test": ["127.0.0.9"],
+    # This host's own address and its on-link neighbour (a router's
+    # end of the link), global documentation addresses both: local.
+    "self.llw.test": ["192.0.2.1"],
+    "link.llw.test": ["192.0.2.2"],
     "ttl.llw.test": ["198.51.100.7"],
     "big.llw.test": ["198.51.100.7"] + ["198.51.100.%d" % i for i in range(100, 140)],
 }
-AAAA = {"v6.llw.test": ["2001:db8::7"]}
+AAAA = {"v6.llw.test": ["2001:db8::7"],
+        # The NAT64 form of the on-link neighbour 192.0.2.2.
+        "nat64.llw.test": ["64:ff9b::c000:202"]}
 CNAME = {"alias.llw.test": "api.llw.test"}
 TTL = {"ttl.llw.test": 1}
 lock = threading.Lock()
