@@ -26,7 +26,7 @@
 #include "explain.h"
 #include "hostdns.h"
 #include "hostrule.h"
-#include "learn.h"
+#include "learnpropose.h"
 #include "options.h"
 #include "known.h"
 #include "path.h"
@@ -1082,7 +1082,7 @@ made_root(char **lines, size_t n, const char *path, const char *project)
  * rx, or the next build could not write).
  */
 static enum llw_access
-learn_keep(struct sandbox *target, const struct learn_grant *g)
+learn_keep(struct sandbox *target, const struct learnpropose_grant *g)
 {
 	bool w = policy_access_writable(g->access);
 	bool x = g->access == LLW_ACCESS_RX || g->access == LLW_ACCESS_RWX;
@@ -1126,14 +1126,14 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	_cleanup_free_ char *saved = NULL, *ldir = NULL, *ldir_cause = NULL;
 	_cleanup_close_ int ldir_fd = -1;
 	_cleanup_free_ struct flag *extra = NULL;
-	_cleanup_free_ struct learn_access *acc = NULL;
+	_cleanup_free_ struct learnpropose_access *acc = NULL;
 	_cleanup_strv_ char **secrets = NULL, **lines = NULL, **net = NULL;
 	_cleanup_strv_ char **tools = NULL, **tool_hit = NULL;
 	_cleanup_close_ int mfd = -1;
 	const char *home = getenv("HOME");
 	struct sandbox *st = NULL, *sl = NULL;
 	struct policy *lp;
-	struct learn_grant *g;
+	struct learnpropose_grant *g;
 	struct blocked_log log = { 0 };
 	struct suggest_bounds bounds;
 	size_t n_extra = 0, n_acc = 0, n_g = 0, n_lines;
@@ -1142,7 +1142,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	int r, status;
 
 	secrets = suggest_secrets(home);
-	tools = learn_tool_dirs(home);
+	tools = learnpropose_tool_dirs(home);
 	/* The caches llwrap's profiles give the sandbox are not the
 	 * user's. */
 	own_cache = xasprintf("%s/.cache/llwrap", home ? home : "");
@@ -1291,7 +1291,8 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 					  : kind == 'x' ? LLW_ACCESS_RX
 							: LLW_ACCESS_RO;
 			acc[n_acc].is_dir = q.is_dir;
-			/* learn_propose() grants a new file's directory. */
+			/* learnpropose_grants() grants a new file's directory.
+			 */
 			acc[n_acc].exists = q.exists && !made;
 			if ((root = made_root(lines, n_lines, acc[n_acc].path,
 					      target->project)) != NULL) {
@@ -1319,7 +1320,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 		suggest_bounds_init(&bounds, home_real ? home_real : home,
 				    target);
 	}
-	g = learn_propose(acc, n_acc, &bounds, &n_g, &dropped);
+	g = learnpropose_grants(acc, n_acc, &bounds, &n_g, &dropped);
 	for (size_t i = 0; i < n_acc; i++)
 		free(acc[i].path);
 	for (size_t i = 0; i < n_g; i++)
@@ -1352,8 +1353,8 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 
 		base = xstrdup(basename(copy));
 	}
-	frag = learn_fragment(g, n_g, net, base, target->project,
-			      target->run_profile, name);
+	frag = learnpropose_fragment(g, n_g, net, base, target->project,
+				     target->run_profile, name);
 	saved = ldir_fd >= 0 ? learn_save(ldir_fd, ldir, frag, name, &cause)
 			     : NULL;
 	fprintf(stderr,
@@ -1379,7 +1380,7 @@ run_learn(struct policy *target, enum sandbox_backend backend,
 	else
 		fprintf(stderr, "llwrap: the fragment is not saved: %s\n",
 			ldir_fd < 0 ? ldir_cause : cause);
-	learn_grants_free(g, n_g);
+	learnpropose_grants_free(g, n_g);
 	suggest_bounds_clear(&bounds);
 	sandbox_free(st);
 	sandbox_free(sl);
