@@ -75,9 +75,8 @@ cmd_log_exec(struct cmd_ctx *ctx, struct policy *policy)
 			all = true;
 		else if ((*a)[0] == '-' || name != NULL)
 			cmd_fatal(EXIT_LLWRAP,
-				  "log: unexpected '%s'; usage: llwrap "
-				  "log [NAME] [--follow] [--all]",
-				  *a);
+				  "log: unexpected '%s'; usage: llwrap %s", *a,
+				  cmd_log_entry.usage);
 		else
 			name = xstrdup(*a);
 	}

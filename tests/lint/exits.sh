@@ -74,20 +74,18 @@ probe='/* exit(1) in a comment, and printf("x") */
 static const char *s = "exit(2) fprintf(stderr)";
 static void f(void) { if (s) exit(3); fputs(s, stderr); }
 int on_exit_hook(void); // exit(4)'
-h=$(printf '%s\n' "$probe" | hits "$EXITS" probe.c | cut -d: -f1-2)
-if [ "$h" = probe.c:3 ]; then
-	ok "the exit check finds a call in code only"
-else
-	not_ok "the exit check finds a call in code only"
-	diag "$h"
-fi
-h=$(printf '%s\n' "$probe" | hits "$PRINTS" probe.c | cut -d: -f1-2)
-if [ "$h" = probe.c:3 ]; then
-	ok "the print check finds stderr in code only"
-else
-	not_ok "the print check finds stderr in code only"
-	diag "$h"
-fi
+# Check $2 finds in the probe only its code on line 3.
+probe_check() {
+	h=$(printf '%s\n' "$probe" | hits "$1" probe.c | cut -d: -f1-2)
+	if [ "$h" = probe.c:3 ]; then
+		ok "$2"
+	else
+		not_ok "$2"
+		diag "$h"
+	fi
+}
+probe_check "$EXITS" "the exit check finds a call in code only"
+probe_check "$PRINTS" "the print check finds stderr in code only"
 
 check "$EXITS" "$cli" "no exit(), err() or die() below the command layer"
 check "$UEXIT" "$cli $children" \
