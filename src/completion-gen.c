@@ -1,9 +1,10 @@
 /*
  * completion-gen SHELL TEMPLATE: print llwrap's completion for SHELL
  * (bash, zsh or fish): TEMPLATE (contrib/shell/SHELL/...in) with its
- * line "@OPTIONS@" replaced by what the option table (options.c) says:
- * every option, what its value is (options_value()), the subcommands
- * and their flags.  Run at build time, so the completions offer what
+ * line "@OPTIONS@" replaced by what the option table (options.c) says,
+ * every option and what its value is (options_value()), and the command
+ * table (cmd.h), the subcommands and their flags.  Run at build time, so the
+ * completions offer what
  * --help lists, nothing more and nothing less (DESIGN.md §3).
  */
 #include <stdbool.h>
@@ -11,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "options.h"
+
+/* The word commands of cmd_table, in its order. */
+static const struct cmd_entry *words[16];
+static size_t n_words;
 
 /* An option's help on one line. */
 static void
@@ -103,8 +109,8 @@ gen_bash(FILE *f)
 		put_names(f, &options_specs[i], " ");
 	}
 	fputs("'\n_llwrap_subcommands='", f);
-	for (size_t i = 0; i < options_n_subcommands; i++)
-		fprintf(f, "%s%s", i ? " " : "", options_subcommands[i].name);
+	for (size_t i = 0; i < n_words; i++)
+		fprintf(f, "%s%s", i ? " " : "", words[i]->name);
 	fputs("'\n\n# _llwrap_value OPTION: what its value is (none: it takes "
 	      "none; words\n# W...: one of the words W).\n"
 	      "_llwrap_value() {\n\tcase $1 in\n",
@@ -128,9 +134,9 @@ gen_bash(FILE *f)
 	      "# _llwrap_flags SUBCOMMAND: its own flags.\n"
 	      "_llwrap_flags() {\n\tcase $1 in\n",
 	      f);
-	for (size_t i = 0; i < options_n_subcommands; i++)
-		fprintf(f, "\t%s) echo '%s' ;;\n", options_subcommands[i].name,
-			options_subcommands[i].flags);
+	for (size_t i = 0; i < n_words; i++)
+		fprintf(f, "\t%s) echo '%s' ;;\n", words[i]->name,
+			words[i]->flags);
 	fputs("\tesac\n}\n", f);
 }
 
@@ -183,19 +189,18 @@ gen_zsh(FILE *f)
 		fputs("'\n", f);
 	}
 	fputs(")\n_llwrap_subcommands=(\n", f);
-	for (size_t i = 0; i < options_n_subcommands; i++) {
+	for (size_t i = 0; i < n_words; i++) {
 		char help[256];
 
-		one_line(options_subcommands[i].help, help, sizeof(help));
-		fprintf(f, "\t'%s:", options_subcommands[i].name);
+		one_line(words[i]->help, help, sizeof(help));
+		fprintf(f, "\t'%s:", words[i]->name);
 		put_zsh(f, help, "");
 		fputs("'\n", f);
 	}
 	fputs(")\n", f);
-	for (size_t i = 0; i < options_n_subcommands; i++)
-		fprintf(f, "_llwrap_flags_%s=(%s)\n",
-			options_subcommands[i].name,
-			options_subcommands[i].flags);
+	for (size_t i = 0; i < n_words; i++)
+		fprintf(f, "_llwrap_flags_%s=(%s)\n", words[i]->name,
+			words[i]->flags);
 }
 
 static void
@@ -211,8 +216,8 @@ gen_fish(FILE *f)
 		put_names(f, s, " ");
 	}
 	fputs("\nset -g __llwrap_subcommands", f);
-	for (size_t i = 0; i < options_n_subcommands; i++)
-		fprintf(f, " %s", options_subcommands[i].name);
+	for (size_t i = 0; i < n_words; i++)
+		fprintf(f, " %s", words[i]->name);
 	fputc('\n', f);
 	for (size_t i = 0; i < options_n_specs; i++) {
 		const struct options_spec *s = &options_specs[i];
@@ -252,8 +257,8 @@ gen_fish(FILE *f)
 		put_fish(f, help);
 		fputs("'\n", f);
 	}
-	for (size_t i = 0; i < options_n_subcommands; i++) {
-		const struct options_subcommand *c = &options_subcommands[i];
+	for (size_t i = 0; i < n_words; i++) {
+		const struct cmd_entry *c = words[i];
 		char help[256];
 
 		one_line(c->help, help, sizeof(help));
@@ -275,6 +280,9 @@ main(int argc, char **argv)
 	FILE *t;
 	bool found = false;
 
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++)
+		if (((*e)->how & CMD_WORD) && n_words < 16)
+			words[n_words++] = *e;
 	if (argc != 3 ||
 	    (strcmp(argv[1], "bash") != 0 && strcmp(argv[1], "zsh") != 0 &&
 	     strcmp(argv[1], "fish") != 0)) {

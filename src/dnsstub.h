@@ -11,7 +11,7 @@
  * allow-host does not name at once (REFUSED: nothing leaves the
  * machine), forwards the others to the real resolver, and reports each
  * answer to the supervisor before the command has it, so the addresses
- * are learned (learned.h) before the command can connect to them.  The
+ * are learned (hostaddrs.h) before the command can connect to them.  The
  * decisions are hostdns.h's; this is the process and its sockets.
  */
 #ifndef LLW_DNSSTUB_H

@@ -90,7 +90,7 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 }
 
 size_t
-hostdns_learn(struct learned *t, const struct dns_answer *a, uint16_t rule,
+hostdns_learn(struct hostaddrs *t, const struct dns_answer *a, uint16_t rule,
 	      uint64_t now,
 	      bool (*own)(void *ctx, const struct netpolicy_addr *a), void *ctx,
 	      struct netpolicy_addr *refused, size_t max_refused,
@@ -109,7 +109,7 @@ hostdns_learn(struct learned *t, const struct dns_answer *a, uint16_t rule,
 				refused[(*n_refused)++] = *x;
 			continue;
 		}
-		learned_add(t, x, rule, a->v[i].ttl, now);
+		hostaddrs_add(t, x, rule, a->v[i].ttl, now);
 		learned++;
 	}
 	return learned;

@@ -3,7 +3,7 @@
  * (DESIGN.md §6.1, design (a)), pure: whether a query from the sandbox
  * is forwarded to the real resolvers or answered at once without
  * anything leaving the machine, and what an answer teaches the table of
- * learned addresses (learned.h).  The stub process, its sockets and the
+ * learned addresses (hostaddrs.h).  The stub process, its sockets and the
  * socket swap are not here.
  */
 #ifndef LLW_HOSTDNS_H
@@ -15,7 +15,7 @@
 
 #include "dns.h"
 #include "hostrule.h"
-#include "learned.h"
+#include "hostaddrs.h"
 
 enum hostdns_action {
 	HOSTDNS_FORWARD, /* ask the resolvers, answer with their answer */
@@ -59,7 +59,7 @@ struct hostdns_verdict hostdns_decide_query(const struct hostrule *rules,
  * go to refused (at most max_refused, their number in *n_refused).
  * Returns the number learned.
  */
-size_t hostdns_learn(struct learned *t, const struct dns_answer *a,
+size_t hostdns_learn(struct hostaddrs *t, const struct dns_answer *a,
 		     uint16_t rule, uint64_t now,
 		     bool (*own)(void *ctx, const struct netpolicy_addr *a),
 		     void *ctx, struct netpolicy_addr *refused,

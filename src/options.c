@@ -101,24 +101,6 @@ const struct options_spec options_specs[] = {
 
 const size_t options_n_specs = sizeof(options_specs) / sizeof(*options_specs);
 
-const struct options_subcommand options_subcommands[] = {
-	{ "why", "why WHAT [FLAG]",
-	  "the decision for PATH [--read|--write|--exec|\n"
-	  "--connect (a unix socket)], @NAME (an abstract\n"
-	  "socket), or HOST:PORT [--udp] [--bind] under this\n"
-	  "policy: the rule, its file:line, the layer, the\n"
-	  "change that allows it",
-	  "--read --write --exec --connect --udp --bind" },
-	{ "log", "log [NAME] [--follow] [--all]",
-	  "NAME's blocked attempts (default: the newest log),\n"
-	  "grouped and counted, newest first, with the change\n"
-	  "that would allow each; --follow: then as they come",
-	  "--follow --all" },
-};
-
-const size_t options_n_subcommands =
-	sizeof(options_subcommands) / sizeof(*options_subcommands);
-
 enum options_value
 options_value(const struct options_spec *s)
 {
@@ -171,9 +153,8 @@ options_short(void)
 	return s;
 }
 
-/* "  -p, --profile NAME|FILE" padded to the help column, then the help. */
-static void
-usage_line(FILE *f, const char *left, const char *help)
+void
+options_usage_line(FILE *f, const char *left, const char *help)
 {
 	const int col = 28;
 	int n = (int)strlen(left);
@@ -191,14 +172,10 @@ usage_line(FILE *f, const char *left, const char *help)
 }
 
 void
-options_usage(FILE *f, char *const *dirs, char *const *names)
+options_usage(FILE *f)
 {
 	const char *group = NULL;
 
-	fputs("Usage: llwrap [OPTIONS] [--] [COMMAND [ARG...]]\n"
-	      "       llwrap [OPTIONS] why WHAT ...   llwrap log [NAME]\n"
-	      "Run COMMAND (default: $SHELL) in a sandbox it cannot widen.\n",
-	      f);
 	for (size_t i = 0; i < options_n_specs; i++) {
 		const struct options_spec *s = &options_specs[i];
 		char left[80];
@@ -214,27 +191,6 @@ options_usage(FILE *f, char *const *dirs, char *const *names)
 		else
 			snprintf(left, sizeof(left), "  --%s%s%s", s->name,
 				 s->arg ? " " : "", s->arg ? s->arg : "");
-		usage_line(f, left, s->help);
+		options_usage_line(f, left, s->help);
 	}
-	fputs("\nSubcommands (in place of COMMAND; after -- they are "
-	      "commands)\n",
-	      f);
-	for (size_t i = 0; i < options_n_subcommands; i++) {
-		char left[80];
-
-		snprintf(left, sizeof(left), "  %s",
-			 options_subcommands[i].usage);
-		usage_line(f, left, options_subcommands[i].help);
-	}
-	fputs("\nProfile path (first NAME.ini found wins):\n", f);
-	for (char *const *d = dirs; d != NULL && *d != NULL; d++)
-		fprintf(f, "  %s\n", *d);
-	fputs("Profiles:", f);
-	for (char *const *n = names; n != NULL && *n != NULL; n++)
-		fprintf(f, " %s", *n);
-	fputs(" (built in: empty default)\n", f);
-	fputs("\nExit status: the command's, 125 for an llwrap error, 126 "
-	      "command not\nexecutable, 127 command not found.  See "
-	      "llwrap(1) and llwrap.ini(5).\n",
-	      f);
 }

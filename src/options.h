@@ -72,27 +72,18 @@ enum options_value {
  * "DIR", "NAME|FILE", "NAME|GLOB", lower-case words between '|'). */
 enum options_value options_value(const struct options_spec *s);
 
-/* The words llwrap takes in place of a command (why, log). */
-struct options_subcommand {
-	const char *name;
-	const char *usage;
-	const char *help;
-	const char *flags; /* its own flags, blank-separated */
-};
-
-extern const struct options_subcommand options_subcommands[];
-extern const size_t options_n_subcommands;
-
 /* The getopt_long() array for the table, NULL-terminated; a new array. */
 struct option *options_long(void);
 
 /* The getopt_long() short option string ("+p:C:..."); a new string. */
 char *options_short(void);
 
-/*
- * Write --help: the table grouped, the subcommands, then the profile
- * path (dirs, in search order) and the profiles found on it (names).
- */
-void options_usage(FILE *f, char *const *dirs, char *const *names);
+/* Write the options part of --help: the table grouped (the rest is the
+ * command layer's, cmd_usage()). */
+void options_usage(FILE *f);
+
+/* "  -p, --profile NAME|FILE" (left) padded to the help column, then the
+ * help, its second line indented under it. */
+void options_usage_line(FILE *f, const char *left, const char *help);
 
 #endif /* LLW_OPTIONS_H */

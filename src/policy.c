@@ -9,7 +9,7 @@
  *   then     each -p profile (none given: "default"), preceded by its
  *            includes, depth-first and in order;
  *   then     each profile on the profile path whose [match] holds, least
- *            specific first (match_compare()), preceded by its includes;
+ *            specific first (profilematch_compare()), preceded by its includes;
  *   then     ${PROJECT}/.llwrap.ini, which may only tighten;
  *   last     the command-line flags.
  * A file (or built-in) already applied is not applied again, so a profile
@@ -34,7 +34,7 @@
 #include "fdutil.h"
 #include "gitconfig.h"
 #include "hostrule.h"
-#include "match.h"
+#include "profilematch.h"
 #include "path.h"
 #include "policy.h"
 #include "profile.h"
@@ -1161,7 +1161,7 @@ apply_source(struct resolver *r, struct profile *prof_in, char **cause)
 /* A matched profile and how well it matched, for sorting. */
 struct candidate {
 	struct profile *prof;
-	struct match_score score;
+	struct profilematch_score score;
 };
 
 static int
@@ -1169,8 +1169,8 @@ candidate_cmp(const void *a, const void *b)
 {
 	const struct candidate *ca = a, *cb = b;
 
-	return match_compare(&ca->score, ca->prof->file, &cb->score,
-			     cb->prof->file);
+	return profilematch_compare(&ca->score, ca->prof->file, &cb->score,
+				    cb->prof->file);
 }
 
 static int
@@ -1251,7 +1251,7 @@ apply_matched(struct resolver *r, char **cause)
 		for (char **nm = names; *nm != NULL && ret == 0; nm++) {
 			_cleanup_free_ char *file = NULL, *text = NULL;
 			struct profile *prof = NULL;
-			struct match_score sc;
+			struct profilematch_score sc;
 
 			if (strv_contains(seen, *nm))
 				continue;
@@ -1277,8 +1277,8 @@ apply_matched(struct resolver *r, char **cause)
 			if (ret < 0)
 				break;
 			config_file_add(r, file);
-			if (!match_holds(prof, r->req->command, r->req->project,
-					 &sc)) {
+			if (!profilematch_holds(prof, r->req->command,
+						r->req->project, &sc)) {
 				profile_free(prof);
 				continue;
 			}
@@ -1305,14 +1305,16 @@ apply_matched(struct resolver *r, char **cause)
 
 		if (prof->match_profile != NULL)
 			continue;
-		strv_push_take(&r->names, match_profile_name(prof->file));
+		strv_push_take(&r->names,
+			       profilematch_profile_name(prof->file));
 		if (cands[i].score.command) {
 			free(r->p->run_profile);
-			r->p->run_profile = match_profile_name(prof->file);
+			r->p->run_profile =
+				profilematch_profile_name(prof->file);
 		}
 	}
 	for (size_t i = 0; i < n && ret == 0;) {
-		if (match_profile_holds(cands[i].prof, r->names)) {
+		if (profilematch_profile_holds(cands[i].prof, r->names)) {
 			i++;
 			continue;
 		}
@@ -1401,7 +1403,7 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	if (profiles == NULL || profiles[0] == NULL)
 		profiles = default_profiles;
 	for (char *const *a = profiles; *a != NULL; a++)
-		strv_push_take(&r.names, match_profile_name(*a));
+		strv_push_take(&r.names, profilematch_profile_name(*a));
 	p->run_profile = xstrdup(r.names[strv_length(r.names) - 1]);
 	for (char *const *a = profiles; *a != NULL && ret == 0; a++) {
 		struct profile *prof = NULL;

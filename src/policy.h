@@ -112,7 +112,7 @@ struct policy {
 	 * working directory, as given. */
 	char *project_why;
 	/* The profile the run is under, as --learn names it in a
-	 * fragment's [match] profile (match.h): the last profile matched
+	 * fragment's [match] profile (profilematch.h): the last profile matched
 	 * on the command, else the last -p, else "default". */
 	char *run_profile;
 

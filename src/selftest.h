@@ -3,7 +3,7 @@
  * under the user's own policy on the running kernel.  This module finds
  * the corpus, starts its host side (decoys, listeners, a victim process,
  * in a scratch directory it removes), and runs the probes inside the
- * sandbox; llwrap.c judges and prints the results.
+ * sandbox; cmd-selftest.c judges and prints the results.
  */
 #ifndef LLW_SELFTEST_H
 #define LLW_SELFTEST_H

@@ -61,7 +61,7 @@
 #include "fdutil.h"
 #include "filter.h"
 #include "hostdns.h"
-#include "learned.h"
+#include "hostaddrs.h"
 #include "profile.h"
 #include "sockdiag.h"
 #include "strv.h"
@@ -221,7 +221,7 @@ struct supervisor {
 	 * the stub's), and who asked from which port of the stub's
 	 * namespace (its pidfd, for the note). */
 	struct dnsstub *stub;
-	struct learned *learned;
+	struct hostaddrs *learned;
 	struct hostdns_fixed *fixed;
 	size_t n_fixed;
 	struct netpolicy_addr rebind[SV_MAX_REBIND];
@@ -302,7 +302,7 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 
 	netpolicy_rules_use_stub(sv->rules);
 	sv->stub = stub;
-	sv->learned = learned_new();
+	sv->learned = hostaddrs_new();
 	/* /etc/hosts answers before DNS: its addresses for allowed names
 	 * are allowed for the whole run, but never a local one. */
 	if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0) {
@@ -346,7 +346,7 @@ supervise_free(struct supervisor *sv)
 	free(sv->own);
 	sockdiag_host_free(sv->host);
 	free(sv->dns);
-	learned_free(sv->learned);
+	hostaddrs_free(sv->learned);
 	free(sv->fixed);
 	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
 		if (sv->askers[i].pidfd >= 0)
@@ -1421,8 +1421,8 @@ named_lookup(void *ctx, const struct netpolicy_query *q)
 	int rule;
 
 	stub_drain(sv);
-	switch (learned_decide(sv->learned, p->hosts, p->n_hosts, ports,
-			       &q->addr, learned_now(q->now_ns), &rule)) {
+	switch (hostaddrs_decide(sv->learned, p->hosts, p->n_hosts, ports,
+				 &q->addr, learned_now(q->now_ns), &rule)) {
 	case HOSTRULE_ALLOWED:
 		return NETPOLICY_NAMED_YES;
 	case HOSTRULE_PORT:

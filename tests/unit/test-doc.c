@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cmd.h"
 #include "fdutil.h"
 #include "options.h"
 #include "profile.h"
@@ -123,10 +124,10 @@ test_options_in_manual(void **state)
 				fail_msg("option %s is not in doc/llwrap.1", s);
 		}
 	}
-	for (size_t i = 0; i < options_n_subcommands; i++)
-		if (!has_entry(man1, options_subcommands[i].name))
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++)
+		if (((*e)->how & CMD_WORD) && !has_entry(man1, (*e)->name))
 			fail_msg("subcommand %s has no entry in doc/llwrap.1",
-				 options_subcommands[i].name);
+				 (*e)->name);
 }
 
 /* What each option's value is, for the completions made from the table
@@ -176,15 +177,17 @@ test_option_values(void **state)
 	}
 	assert_int_equal(found, ARRAY_SIZE(t));
 	/* Each subcommand's flags are in the manual. */
-	for (size_t i = 0; i < options_n_subcommands; i++) {
-		_cleanup_strv_ char **f =
-			strv_split_blank(options_subcommands[i].flags);
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++) {
+		_cleanup_strv_ char **f = NULL;
 
+		if (!((*e)->how & CMD_WORD))
+			continue;
+		f = strv_split_blank((*e)->flags);
 		assert_non_null(f);
 		for (char **w = f; *w != NULL; w++)
 			if (!has_word(man1, *w))
 				fail_msg("%s %s is not in doc/llwrap.1",
-					 options_subcommands[i].name, *w);
+					 (*e)->name, *w);
 	}
 }
 
@@ -214,7 +217,7 @@ test_help(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	options_usage(f, dirs, names);
+	cmd_usage(f, dirs, names);
 	assert_int_equal(fclose(f), 0);
 	for (size_t i = 0; i < options_n_specs; i++) {
 		_cleanup_free_ char *l =
@@ -222,6 +225,20 @@ test_help(void **state)
 
 		if (!has_word(text, l))
 			fail_msg("--help does not name %s", l);
+	}
+	/* Every word of the command table, with its usage: in the synopsis
+	 * and among the subcommands. */
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++) {
+		_cleanup_free_ char *syn = NULL, *sub = NULL;
+
+		if (!((*e)->how & CMD_WORD))
+			continue;
+		syn = xasprintf("llwrap %s%s\n",
+				((*e)->how & CMD_POLICY) ? "[OPTIONS] " : "",
+				(*e)->usage);
+		sub = xasprintf("\n  %s", (*e)->usage);
+		if (strstr(text, syn) == NULL || strstr(text, sub) == NULL)
+			fail_msg("--help does not show %s", (*e)->usage);
 	}
 	for (const char *l = text; *l != '\0';) {
 		const char *e = strchr(l, '\n');

@@ -128,7 +128,7 @@ add(struct dns_answer *a, const char *s, uint32_t ttl)
 static void
 test_learn(void **state)
 {
-	struct learned *t = learned_new();
+	struct hostaddrs *t = hostaddrs_new();
 	struct dns_answer a;
 	struct netpolicy_addr refused[4], c;
 	size_t nr;
@@ -149,21 +149,21 @@ test_learn(void **state)
 	assert_int_equal(refused[0].a[0], 127);
 	assert_int_equal(netpolicy_parse_addr("203.0.113.9", &c), 0);
 	c.port = 443;
-	assert_int_equal(learned_decide(t, rules, 2, &def, &c, 1000, &rule),
+	assert_int_equal(hostaddrs_decide(t, rules, 2, &def, &c, 1000, &rule),
 			 HOSTRULE_ALLOWED);
 	assert_int_equal(netpolicy_parse_addr("127.0.0.1", &c), 0);
 	c.port = 443;
-	assert_int_equal(learned_decide(t, rules, 2, &def, &c, 1000, &rule),
+	assert_int_equal(hostaddrs_decide(t, rules, 2, &def, &c, 1000, &rule),
 			 HOSTRULE_UNLISTED);
 	assert_int_equal(netpolicy_parse_addr("198.51.100.7", &c), 0);
 	c.port = 443;
-	assert_int_equal(learned_decide(t, rules, 2, &def, &c, 1000, &rule),
+	assert_int_equal(hostaddrs_decide(t, rules, 2, &def, &c, 1000, &rule),
 			 HOSTRULE_UNLISTED);
 	/* An error answer teaches nothing. */
 	a.rcode = DNS_RCODE_SERVFAIL;
 	assert_int_equal(
 		hostdns_learn(t, &a, 1, 1000, NULL, NULL, refused, 4, &nr), 0);
-	learned_free(t);
+	hostaddrs_free(t);
 }
 
 /* /etc/hosts: the addresses of named names, each (address, entry)

@@ -1,5 +1,5 @@
 /*
- * Unit tests for src/policy.c and src/match.c: precedence of sources,
+ * Unit tests for src/policy.c and src/profilematch.c: precedence of sources,
  * includes, [match], .llwrap.ini, the command line, and the environment.
  * Profiles live in tests/data/profiles ($LLW_DATA).
  */
@@ -19,7 +19,7 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
-#include "match.h"
+#include "profilematch.h"
 #include "policy.h"
 #include "profile.h"
 #include "strv.h"
@@ -877,9 +877,9 @@ test_matched_includes(void **state)
 }
 
 static const struct {
-	struct match_score a;
+	struct profilematch_score a;
 	const char *fa;
-	struct match_score b;
+	struct profilematch_score b;
 	const char *fb;
 	int sign;
 } compare_cases[] = {
@@ -898,36 +898,37 @@ test_match_unit(void **state)
 {
 	attribute_cleanup(profile_freep) struct profile *p =
 		profile_new("f", PROFILE_KIND_NORMAL);
-	struct match_score s;
+	struct profilematch_score s;
 
 	(void)state;
-	assert_int_equal(match_path_depth("/"), 0);
-	assert_int_equal(match_path_depth("/a"), 1);
-	assert_int_equal(match_path_depth("/a/b/c"), 3);
+	assert_int_equal(profilematch_path_depth("/"), 0);
+	assert_int_equal(profilematch_path_depth("/a"), 1);
+	assert_int_equal(profilematch_path_depth("/a/b/c"), 3);
 
 	/* No [match]: never holds. */
-	assert_false(match_holds(p, "x", "/", &s));
+	assert_false(profilematch_holds(p, "x", "/", &s));
 	strv_push(&p->match_command, "x");
-	assert_true(match_holds(p, "/bin/x", "/", &s));
+	assert_true(profilematch_holds(p, "/bin/x", "/", &s));
 	assert_true(s.command);
 	assert_false(s.project);
-	assert_false(match_holds(p, "y", "/", &s));
-	assert_false(match_holds(p, NULL, "/", &s));
+	assert_false(profilematch_holds(p, "y", "/", &s));
+	assert_false(profilematch_holds(p, NULL, "/", &s));
 	strv_push(&p->match_project, "/a");
 	strv_push(&p->match_project, "/a/b");
-	assert_false(match_holds(p, "x", "/c", &s));
-	assert_false(match_holds(p, "x", NULL, &s));
-	assert_true(match_holds(p, "x", "/a/b/c", &s));
+	assert_false(profilematch_holds(p, "x", "/c", &s));
+	assert_false(profilematch_holds(p, "x", NULL, &s));
+	assert_true(profilematch_holds(p, "x", "/a/b/c", &s));
 	assert_true(s.command && s.project);
 	assert_int_equal(s.depth, 2);
 
 	for (size_t i = 0; i < ARRAY_SIZE(compare_cases); i++) {
-		int r = match_compare(&compare_cases[i].a, compare_cases[i].fa,
-				      &compare_cases[i].b, compare_cases[i].fb);
+		int r = profilematch_compare(
+			&compare_cases[i].a, compare_cases[i].fa,
+			&compare_cases[i].b, compare_cases[i].fb);
 		int sign = (r > 0) - (r < 0);
-		int back =
-			match_compare(&compare_cases[i].b, compare_cases[i].fb,
-				      &compare_cases[i].a, compare_cases[i].fa);
+		int back = profilematch_compare(
+			&compare_cases[i].b, compare_cases[i].fb,
+			&compare_cases[i].a, compare_cases[i].fa);
 
 		if (sign != compare_cases[i].sign ||
 		    ((back > 0) - (back < 0)) != -sign)

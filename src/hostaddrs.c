@@ -1,11 +1,11 @@
 /*
- * learned: the addresses allowed names resolved to.  See learned.h.
+ * hostaddrs: the addresses allowed names resolved to.  See hostaddrs.h.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include "learned.h"
+#include "hostaddrs.h"
 #include "xalloc.h"
 
 #define BUCKETS 8192u /* a power of two; chains of 1.2 pairs when full */
@@ -26,17 +26,17 @@ struct entry {
 	uint8_t unused;
 };
 
-struct learned {
+struct hostaddrs {
 	struct entry *v;
 	uint8_t (*v6)[16];
 	uint32_t n;
 	int32_t head[BUCKETS];
 };
 
-struct learned *
-learned_new(void)
+struct hostaddrs *
+hostaddrs_new(void)
 {
-	struct learned *t = xcalloc(1, sizeof(*t));
+	struct hostaddrs *t = xcalloc(1, sizeof(*t));
 
 	for (size_t i = 0; i < BUCKETS; i++)
 		t->head[i] = -1;
@@ -44,7 +44,7 @@ learned_new(void)
 }
 
 void
-learned_free(struct learned *t)
+hostaddrs_free(struct hostaddrs *t)
 {
 	if (t == NULL)
 		return;
@@ -74,7 +74,7 @@ bucket(uint32_t key)
 }
 
 static bool
-same(const struct learned *t, int32_t i, const struct netpolicy_addr *a,
+same(const struct hostaddrs *t, int32_t i, const struct netpolicy_addr *a,
      uint32_t key)
 {
 	const struct entry *e = &t->v[i];
@@ -86,7 +86,7 @@ same(const struct learned *t, int32_t i, const struct netpolicy_addr *a,
 
 /* The address of pair i. */
 static struct netpolicy_addr
-address_of(const struct learned *t, int32_t i)
+address_of(const struct hostaddrs *t, int32_t i)
 {
 	struct netpolicy_addr a = { .family = t->v[i].v6 ? AF_INET6 : AF_INET };
 
@@ -100,14 +100,14 @@ address_of(const struct learned *t, int32_t i)
 /* The entry to fill: a fresh one, or when the table is full the pair
  * that expires first, unlinked from its chain. */
 static int32_t
-take(struct learned *t)
+take(struct hostaddrs *t)
 {
 	int32_t victim = 0;
 	int32_t *link;
 
 	if (t->v == NULL)
-		t->v = xcalloc(LEARNED_MAX, sizeof(*t->v));
-	if (t->n < LEARNED_MAX)
+		t->v = xcalloc(HOSTADDRS_MAX, sizeof(*t->v));
+	if (t->n < HOSTADDRS_MAX)
 		return (int32_t)t->n++;
 	for (uint32_t i = 1; i < t->n; i++)
 		if (t->v[i].expires < t->v[victim].expires)
@@ -120,18 +120,18 @@ take(struct learned *t)
 }
 
 void
-learned_add(struct learned *t, const struct netpolicy_addr *a, uint16_t rule,
-	    uint32_t ttl, uint64_t now)
+hostaddrs_add(struct hostaddrs *t, const struct netpolicy_addr *a,
+	      uint16_t rule, uint32_t ttl, uint64_t now)
 {
 	uint32_t key = key_of(a), b = bucket(key), expires;
 	int32_t soonest = -1, *tail;
 	size_t held = 0;
 	int32_t i;
 
-	if (ttl < LEARNED_TTL_FLOOR)
-		ttl = LEARNED_TTL_FLOOR;
-	if (ttl > LEARNED_TTL_CAP)
-		ttl = LEARNED_TTL_CAP;
+	if (ttl < HOSTADDRS_TTL_FLOOR)
+		ttl = HOSTADDRS_TTL_FLOOR;
+	if (ttl > HOSTADDRS_TTL_CAP)
+		ttl = HOSTADDRS_TTL_CAP;
 	expires = (uint32_t)(now + ttl);
 	for (i = t->head[b]; i >= 0; i = t->v[i].next) {
 		if (!same(t, i, a, key))
@@ -145,9 +145,9 @@ learned_add(struct learned *t, const struct netpolicy_addr *a, uint16_t rule,
 			soonest = i;
 		held++;
 	}
-	/* LEARNED_ENTRIES pairs for this address: the first to expire
+	/* HOSTADDRS_ENTRIES pairs for this address: the first to expire
 	 * makes room. */
-	if (held >= LEARNED_ENTRIES) {
+	if (held >= HOSTADDRS_ENTRIES) {
 		t->v[soonest].rule = rule;
 		t->v[soonest].expires = expires;
 		return;
@@ -165,16 +165,16 @@ learned_add(struct learned *t, const struct netpolicy_addr *a, uint16_t rule,
 				  .v6 = a->family == AF_INET6 };
 	if (t->v[i].v6) {
 		if (t->v6 == NULL)
-			t->v6 = xcalloc(LEARNED_MAX, sizeof(*t->v6));
+			t->v6 = xcalloc(HOSTADDRS_MAX, sizeof(*t->v6));
 		memcpy(t->v6[i], a->a, 16);
 	}
 	*tail = i;
 }
 
 enum hostrule_verdict
-learned_decide(const struct learned *t, const struct hostrule *rules, size_t n,
-	       const struct llw_ports *default_ports,
-	       const struct netpolicy_addr *a, uint64_t now, int *rule)
+hostaddrs_decide(const struct hostaddrs *t, const struct hostrule *rules,
+		 size_t n, const struct llw_ports *default_ports,
+		 const struct netpolicy_addr *a, uint64_t now, int *rule)
 {
 	enum hostrule_verdict ret = HOSTRULE_UNLISTED;
 	uint32_t key = key_of(a);
@@ -197,7 +197,7 @@ learned_decide(const struct learned *t, const struct hostrule *rules, size_t n,
 }
 
 size_t
-learned_count(const struct learned *t, uint64_t now)
+hostaddrs_count(const struct hostaddrs *t, uint64_t now)
 {
 	size_t c = 0;
 
@@ -221,8 +221,8 @@ learned_count(const struct learned *t, uint64_t now)
 }
 
 size_t
-learned_memory(const struct learned *t)
+hostaddrs_memory(const struct hostaddrs *t)
 {
-	return sizeof(*t) + (t->v ? LEARNED_MAX * sizeof(*t->v) : 0) +
-	       (t->v6 ? LEARNED_MAX * sizeof(*t->v6) : 0);
+	return sizeof(*t) + (t->v ? HOSTADDRS_MAX * sizeof(*t->v) : 0) +
+	       (t->v6 ? HOSTADDRS_MAX * sizeof(*t->v6) : 0);
 }

@@ -11,8 +11,8 @@
  * the target policy denies by name, under one or holding one), and
  * nothing under /proc or /sys, whose names change from run to run.
  */
-#ifndef LLW_LEARN_H
-#define LLW_LEARN_H
+#ifndef LLW_LEARNPROPOSE_H
+#define LLW_LEARNPROPOSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,10 +25,10 @@
  * paths; a new vector.  What the sandbox writes there the user's tools
  * run later, outside it (DESIGN.md §10): a write there is never
  * proposed; the tool should use a cache of the sandbox's own. */
-char **learn_tool_dirs(const char *home);
+char **learnpropose_tool_dirs(const char *home);
 
 /* An access the target policy denies. */
-struct learn_access {
+struct learnpropose_access {
 	char *path;	      /* absolute, resolved */
 	enum llw_access need; /* RO, RX, RW or RWX */
 	bool is_dir;	      /* the path is a directory */
@@ -38,7 +38,7 @@ struct learn_access {
 };
 
 /* A proposed grant. */
-struct learn_grant {
+struct learnpropose_grant {
 	char *path;
 	enum llw_access access;
 	unsigned long count; /* accesses it covers */
@@ -50,23 +50,24 @@ struct learn_grant {
  * secret, a denied path, home or "/" is counted in *dropped and gets
  * none.  Returns a new array of *n_out grants, sorted by path.
  */
-struct learn_grant *learn_propose(const struct learn_access *v, size_t n,
-				  const struct suggest_bounds *b, size_t *n_out,
-				  unsigned long *dropped);
+struct learnpropose_grant *
+learnpropose_grants(const struct learnpropose_access *v, size_t n,
+		    const struct suggest_bounds *b, size_t *n_out,
+		    unsigned long *dropped);
 
-void learn_grants_free(struct learn_grant *g, size_t n);
+void learnpropose_grants_free(struct learnpropose_grant *g, size_t n);
 
 /*
  * The fragment: a profile with the grants under [filesystem], the
  * network lines under [network] (already "key = value" text, may be
  * NULL), and a [match] on command, project and the profile the run was
- * learned under (match.h: the grants are what that profile lacked, and
+ * learned under (profilematch.h: the grants are what that profile lacked, and
  * apply to later runs under it only), with comments saying where to
  * save it.  A new string.
  */
-char *learn_fragment(const struct learn_grant *g, size_t n,
-		     char *const *network, const char *command,
-		     const char *project, const char *profile,
-		     const char *name);
+char *learnpropose_fragment(const struct learnpropose_grant *g, size_t n,
+			    char *const *network, const char *command,
+			    const char *project, const char *profile,
+			    const char *name);
 
-#endif /* LLW_LEARN_H */
+#endif /* LLW_LEARNPROPOSE_H */

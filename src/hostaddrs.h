@@ -1,17 +1,17 @@
 /*
- * learned: the addresses that names allowed by allow-host resolved to
+ * hostaddrs: the addresses that names allowed by allow-host resolved to
  * (DESIGN.md §6.1), each allowed under the entries that named it for
  * the answer's TTL, floored and capped, in bounded memory.  Pure: no
  * system calls; the time ("now", in seconds of a monotonic clock, below
- * 2^32 - LEARNED_TTL_CAP: seconds since boot) is passed in.
+ * 2^32 - HOSTADDRS_TTL_CAP: seconds since boot) is passed in.
  *
  * What reaches the table is the caller's to check: an answer's address
  * in local space (netpolicy_addr_local) or of this host's own is
  * refused as rebinding unless an allow-cidr entry holds it
  * (proxy_decide_address), before it is learned.
  */
-#ifndef LLW_LEARNED_H
-#define LLW_LEARNED_H
+#ifndef LLW_HOSTADDRS_H
+#define LLW_HOSTADDRS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,32 +19,32 @@
 #include "hostrule.h"
 #include "netpolicy.h"
 
-#define LEARNED_TTL_FLOOR                                                      \
+#define HOSTADDRS_TTL_FLOOR                                                    \
 	30u /* s: a TTL of 0 still lets the connect                            \
 	     * that follows the lookup through */
-#define LEARNED_TTL_CAP                                                        \
+#define HOSTADDRS_TTL_CAP                                                      \
 	3600u /* s: an address learned stays at most                           \
 	       * an hour without another lookup */
-#define LEARNED_MAX                                                            \
+#define HOSTADDRS_MAX                                                          \
 	10000u /* (address, entry) pairs; then the pair                        \
 		* that expires first is replaced */
-#define LEARNED_ENTRIES                                                        \
+#define HOSTADDRS_ENTRIES                                                      \
 	4u /* allow-host entries one address holds                             \
 	    * (names of several entries on one CDN                             \
 	    * address); then the first to expire goes */
 
-struct learned;
+struct hostaddrs;
 
-struct learned *learned_new(void);
-void learned_free(struct learned *t);
+struct hostaddrs *hostaddrs_new(void);
+void hostaddrs_free(struct hostaddrs *t);
 
 /*
  * Learn that a name allow-host entry rule (an index into the policy's
  * hosts) allows resolved to a (port ignored) with ttl seconds, at now.
  * Learning it again extends it (never shortens).
  */
-void learned_add(struct learned *t, const struct netpolicy_addr *a,
-		 uint16_t rule, uint32_t ttl, uint64_t now);
+void hostaddrs_add(struct hostaddrs *t, const struct netpolicy_addr *a,
+		   uint16_t rule, uint32_t ttl, uint64_t now);
 
 /*
  * The decision on a connect to a (port set) at now: HOSTRULE_ALLOWED
@@ -54,16 +54,16 @@ void learned_add(struct learned *t, const struct netpolicy_addr *a,
  * the first); HOSTRULE_UNLISTED when no allowed name resolves here
  * (*rule -1).  rules: the policy's hosts, n of them.
  */
-enum hostrule_verdict learned_decide(const struct learned *t,
-				     const struct hostrule *rules, size_t n,
-				     const struct llw_ports *default_ports,
-				     const struct netpolicy_addr *a,
-				     uint64_t now, int *rule);
+enum hostrule_verdict hostaddrs_decide(const struct hostaddrs *t,
+				       const struct hostrule *rules, size_t n,
+				       const struct llw_ports *default_ports,
+				       const struct netpolicy_addr *a,
+				       uint64_t now, int *rule);
 
 /* Addresses held with an unexpired entry at now. */
-size_t learned_count(const struct learned *t, uint64_t now);
+size_t hostaddrs_count(const struct hostaddrs *t, uint64_t now);
 
 /* Bytes the table holds (its arrays), for the memory bound's test. */
-size_t learned_memory(const struct learned *t);
+size_t hostaddrs_memory(const struct hostaddrs *t);
 
-#endif /* LLW_LEARNED_H */
+#endif /* LLW_HOSTADDRS_H */

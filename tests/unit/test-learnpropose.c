@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/learn.c: the grants proposed for a table of denied
+ * Unit tests of src/learnpropose.c: the grants proposed for a table of denied
  * accesses, and, for many random ones, that no grant is wider than an
  * observed path or its directory, and none is the home, "/", or covers
  * a secret or a denied path (the bounds of suggest.h).
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cleanup.h"
-#include "learn.h"
+#include "learnpropose.h"
 #include "path.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -32,7 +32,7 @@ bounds(struct suggest_bounds *b, char *const *denied)
 }
 
 static char *
-render(const struct learn_grant *g, size_t n)
+render(const struct learnpropose_grant *g, size_t n)
 {
 	_cleanup_strv_ char **v = NULL;
 
@@ -46,7 +46,7 @@ render(const struct learn_grant *g, size_t n)
 static void
 test_table(void **state)
 {
-	static const struct learn_access acc[] = {
+	static const struct learnpropose_access acc[] = {
 		/* two files side by side: their directory */
 		{ "/opt/tool/data/a", LLW_ACCESS_RO, false, true, false },
 		{ "/opt/tool/data/b", LLW_ACCESS_RO, false, true, false },
@@ -87,12 +87,12 @@ test_table(void **state)
 	struct suggest_bounds b;
 	unsigned long dropped;
 	size_t n;
-	struct learn_grant *g;
+	struct learnpropose_grant *g;
 	_cleanup_free_ char *got = NULL;
 
 	(void)state;
 	bounds(&b, denied);
-	g = learn_propose(acc, ARRAY_SIZE(acc), &b, &n, &dropped);
+	g = learnpropose_grants(acc, ARRAY_SIZE(acc), &b, &n, &dropped);
 	suggest_bounds_clear(&b);
 	got = render(g, n);
 	assert_string_equal(got, "rw /dev/kvm 1\n"
@@ -108,7 +108,7 @@ test_table(void **state)
 				 "ro /srv/x/b 1\n"
 				 "rw /var/cache/tool 1");
 	assert_int_equal(dropped, 8);
-	learn_grants_free(g, n);
+	learnpropose_grants_free(g, n);
 }
 
 /* A few directories and names, combined at random. */
@@ -130,10 +130,10 @@ test_property(void **state)
 	bounds(&b, denied);
 	srand(12345);
 	for (int round = 0; round < 2000; round++) {
-		struct learn_access acc[12];
+		struct learnpropose_access acc[12];
 		size_t n = 1 + (size_t)rand() % 12, ng;
 		unsigned long dropped;
-		struct learn_grant *g;
+		struct learnpropose_grant *g;
 
 		for (size_t i = 0; i < n; i++) {
 			const char *d = dirs[rand() % ARRAY_SIZE(dirs)];
@@ -147,7 +147,7 @@ test_property(void **state)
 			acc[i].exists = rand() % 3 != 0;
 			acc[i].alone = rand() % 8 == 0;
 		}
-		g = learn_propose(acc, n, &b, &ng, &dropped);
+		g = learnpropose_grants(acc, n, &b, &ng, &dropped);
 		for (size_t k = 0; k < ng; k++) {
 			bool ok = false;
 
@@ -183,7 +183,7 @@ test_property(void **state)
 						 "denied %s",
 						 round, g[k].path, *d);
 		}
-		learn_grants_free(g, ng);
+		learnpropose_grants_free(g, ng);
 		for (size_t i = 0; i < n; i++)
 			free(acc[i].path);
 	}
@@ -193,12 +193,12 @@ test_property(void **state)
 static void
 test_fragment(void **state)
 {
-	struct learn_grant g[] = {
+	struct learnpropose_grant g[] = {
 		{ "/opt/my tool", LLW_ACCESS_RX, 3 },
 		{ "/var/cache/t", LLW_ACCESS_RW, 1 },
 	};
 	char *net[] = { "connect-tcp = 5432", NULL };
-	_cleanup_free_ char *f = learn_fragment(
+	_cleanup_free_ char *f = learnpropose_fragment(
 		g, 2, net, "make", "/home/u/proj", "default", "make");
 
 	(void)state;

@@ -1,14 +1,14 @@
 /*
- * [match] evaluation and specificity order (see match.h).
+ * [match] evaluation and specificity order (see profilematch.h).
  */
 #include <string.h>
 
-#include "match.h"
+#include "profilematch.h"
 #include "path.h"
 #include "xalloc.h"
 
 size_t
-match_path_depth(const char *path)
+profilematch_path_depth(const char *path)
 {
 	size_t n = 0;
 
@@ -27,10 +27,10 @@ base_name(const char *s)
 }
 
 bool
-match_holds(const struct profile *p, const char *command, const char *project,
-	    struct match_score *score)
+profilematch_holds(const struct profile *p, const char *command,
+		   const char *project, struct profilematch_score *score)
 {
-	struct match_score s = { 0 };
+	struct profilematch_score s = { 0 };
 	bool has_command = p->match_command != NULL && *p->match_command;
 	bool has_project = p->match_project != NULL && *p->match_project;
 
@@ -49,7 +49,7 @@ match_holds(const struct profile *p, const char *command, const char *project,
 		if (project == NULL)
 			return false;
 		for (char **d = p->match_project; *d != NULL; d++) {
-			size_t depth = match_path_depth(*d);
+			size_t depth = profilematch_path_depth(*d);
 
 			if (path_under(project, *d) &&
 			    (!s.project || depth > s.depth)) {
@@ -65,7 +65,7 @@ match_holds(const struct profile *p, const char *command, const char *project,
 }
 
 bool
-match_profile_holds(const struct profile *p, char *const *names)
+profilematch_profile_holds(const struct profile *p, char *const *names)
 {
 	if (p->match_profile == NULL || *p->match_profile == NULL)
 		return true;
@@ -77,7 +77,7 @@ match_profile_holds(const struct profile *p, char *const *names)
 }
 
 char *
-match_profile_name(const char *arg)
+profilematch_profile_name(const char *arg)
 {
 	const char *base = base_name(arg);
 	size_t n = strlen(base);
@@ -94,8 +94,8 @@ cmp_bool(bool a, bool b)
 }
 
 int
-match_compare(const struct match_score *a, const char *file_a,
-	      const struct match_score *b, const char *file_b)
+profilematch_compare(const struct profilematch_score *a, const char *file_a,
+		     const struct profilematch_score *b, const char *file_b)
 {
 	int r;
 

@@ -4,8 +4,8 @@
  * compared lexically, component by component, as written after variable
  * expansion and normalisation).
  */
-#ifndef LLW_MATCH_H
-#define LLW_MATCH_H
+#ifndef LLW_PROFILEMATCH_H
+#define LLW_PROFILEMATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,14 +13,14 @@
 #include "profile.h"
 
 /* How a [match] section held. */
-struct match_score {
+struct profilematch_score {
 	bool command; /* a command condition held */
 	bool project; /* a project condition held */
 	size_t depth; /* components of the deepest project path that held */
 };
 
 /* Number of components of a normalised absolute path ("/" has 0). */
-size_t match_path_depth(const char *path);
+size_t profilematch_path_depth(const char *path);
 
 /*
  * True when p has a [match] section and every condition in it holds:
@@ -28,8 +28,8 @@ size_t match_path_depth(const char *path);
  * listed) is project or a parent of it.  A NULL command or project fails
  * the condition that needs it.  On success *score says how.
  */
-bool match_holds(const struct profile *p, const char *command,
-		 const char *project, struct match_score *score);
+bool profilematch_holds(const struct profile *p, const char *command,
+			const char *project, struct profilematch_score *score);
 
 /*
  * The profiles a run is under, for [match] profile (DESIGN.md §4): the
@@ -41,11 +41,11 @@ bool match_holds(const struct profile *p, const char *command,
  * later runs under default only, not to runs of the same command under
  * another profile.
  */
-bool match_profile_holds(const struct profile *p, char *const *names);
+bool profilematch_profile_holds(const struct profile *p, char *const *names);
 
 /* The name a profile argument or file gives for [match] profile: a
  * file's basename without .ini, a NAME as it is.  A new string. */
-char *match_profile_name(const char *arg);
+char *profilematch_profile_name(const char *arg);
 
 /*
  * Order two matched profiles from least to most specific (negative when a
@@ -57,7 +57,8 @@ char *match_profile_name(const char *arg);
  *   4. ties: by the file's basename, then by the whole file name, in
  *      strcmp order (the later one is more specific).
  */
-int match_compare(const struct match_score *a, const char *file_a,
-		  const struct match_score *b, const char *file_b);
+int profilematch_compare(const struct profilematch_score *a, const char *file_a,
+			 const struct profilematch_score *b,
+			 const char *file_b);
 
-#endif /* LLW_MATCH_H */
+#endif /* LLW_PROFILEMATCH_H */

@@ -1,12 +1,12 @@
 /*
- * --learn's proposals (see learn.h).
+ * --learn's proposals (see learnpropose.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
-#include "learn.h"
+#include "learnpropose.h"
 #include "path.h"
 #include "strv.h"
 #include "suggest.h"
@@ -44,7 +44,7 @@ under_home(const char *home, const char *const *names, size_t n)
 }
 
 char **
-learn_tool_dirs(const char *home)
+learnpropose_tool_dirs(const char *home)
 {
 	return under_home(home, tool_names,
 			  sizeof(tool_names) / sizeof(*tool_names));
@@ -77,7 +77,8 @@ join(enum llw_access a, enum llw_access b)
 }
 
 static void
-add(struct learn_grant **g, size_t *n, const char *path, enum llw_access a)
+add(struct learnpropose_grant **g, size_t *n, const char *path,
+    enum llw_access a)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*g)[i].path, path) == 0) {
@@ -95,8 +96,8 @@ add(struct learn_grant **g, size_t *n, const char *path, enum llw_access a)
 static int
 grant_cmp(const void *a, const void *b)
 {
-	return path_cmp(((const struct learn_grant *)a)->path,
-			((const struct learn_grant *)b)->path);
+	return path_cmp(((const struct learnpropose_grant *)a)->path,
+			((const struct learnpropose_grant *)b)->path);
 }
 
 /* Paths whose names are per run or per boot: no grant proposed. */
@@ -109,7 +110,7 @@ volatile_path(const char *path)
 /* How many distinct files (not directories) among the accesses have
  * dir as their directory. */
 static size_t
-siblings(const struct learn_access *v, size_t n, const char *dir)
+siblings(const struct learnpropose_access *v, size_t n, const char *dir)
 {
 	_cleanup_strv_ char **seen = NULL;
 
@@ -134,17 +135,17 @@ has_control(const char *s)
 	return false;
 }
 
-struct learn_grant *
-learn_propose(const struct learn_access *v, size_t n,
-	      const struct suggest_bounds *b, size_t *n_out,
-	      unsigned long *dropped)
+struct learnpropose_grant *
+learnpropose_grants(const struct learnpropose_access *v, size_t n,
+		    const struct suggest_bounds *b, size_t *n_out,
+		    unsigned long *dropped)
 {
-	struct learn_grant *g = NULL;
+	struct learnpropose_grant *g = NULL;
 	size_t ng = 0;
 
 	*dropped = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct learn_access *a = &v[i];
+		const struct learnpropose_access *a = &v[i];
 		_cleanup_free_ char *dir = parent_of(a->path);
 		_cleanup_free_ char *unsafe_dir = NULL, *unsafe = NULL;
 		const char *where = a->path;
@@ -208,7 +209,7 @@ learn_propose(const struct learn_access *v, size_t n,
 }
 
 void
-learn_grants_free(struct learn_grant *g, size_t n)
+learnpropose_grants_free(struct learnpropose_grant *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(g[i].path);
@@ -236,9 +237,10 @@ quote(const char *path)
 }
 
 char *
-learn_fragment(const struct learn_grant *g, size_t n, char *const *network,
-	       const char *command, const char *project, const char *profile,
-	       const char *name)
+learnpropose_fragment(const struct learnpropose_grant *g, size_t n,
+		      char *const *network, const char *command,
+		      const char *project, const char *profile,
+		      const char *name)
 {
 	char *out = NULL;
 	size_t len = 0;
