@@ -228,12 +228,12 @@ static void
 network_clear(struct policy *p)
 {
 	for (size_t i = 0; i < p->n_cidrs; i++)
-		netpolicy_cidr_clear(&p->cidrs[i]);
+		value_cidr_clear(&p->cidrs[i]);
 	free(p->cidrs);
 	free(p->listen_addrs);
 	free(p->dns_addrs);
 	for (size_t i = 0; i < p->n_hosts; i++)
-		hostrule_clear(&p->hosts[i]);
+		value_host_clear(&p->hosts[i]);
 	free(p->hosts);
 	p->hosts = NULL;
 	p->n_hosts = 0;
@@ -253,7 +253,7 @@ policy_parse_network(struct policy *p, char **cause)
 	p->cidrs = xcalloc(p->allow_cidr.n + 1, sizeof(*p->cidrs));
 	for (size_t i = 0; i < p->allow_cidr.n; i++) {
 		it = &p->allow_cidr.v[i];
-		if (netpolicy_parse_cidr(it->value, &p->cidrs[i]) < 0)
+		if (value_cidr(it->value, &p->cidrs[i], NULL) < 0)
 			goto bad;
 		p->cidrs[i].origin = xstrdup(it->origin);
 		p->n_cidrs++;
@@ -262,7 +262,7 @@ policy_parse_network(struct policy *p, char **cause)
 	p->listen_addrs = xcalloc(p->listen.n + 1, sizeof(*p->listen_addrs));
 	for (size_t i = 0; i < p->listen.n; i++) {
 		it = &p->listen.v[i];
-		if (netpolicy_parse_listen(it->value, &p->listen_addrs[i]) < 0)
+		if (value_listen(it->value, &p->listen_addrs[i], NULL) < 0)
 			goto bad;
 		p->n_listen_addrs++;
 	}
@@ -270,7 +270,7 @@ policy_parse_network(struct policy *p, char **cause)
 	p->dns_addrs = xcalloc(p->dns.n + 1, sizeof(*p->dns_addrs));
 	for (size_t i = 0; i < p->dns.n; i++) {
 		it = &p->dns.v[i];
-		if (netpolicy_parse_ip(it->value, &p->dns_addrs[i]) < 0)
+		if (value_ip(it->value, &p->dns_addrs[i], NULL) < 0)
 			goto bad;
 		p->n_dns_addrs++;
 	}
@@ -278,7 +278,7 @@ policy_parse_network(struct policy *p, char **cause)
 	p->hosts = xcalloc(p->allow_host.n + 1, sizeof(*p->hosts));
 	for (size_t i = 0; i < p->allow_host.n; i++) {
 		it = &p->allow_host.v[i];
-		if (hostrule_parse(it->value, &p->hosts[i]) < 0)
+		if (value_host(it->value, &p->hosts[i], NULL) < 0)
 			goto bad;
 		p->hosts[i].origin = it->origin;
 		p->n_hosts++;
@@ -748,7 +748,7 @@ apply_ports(struct resolver *r, const struct profile *prof,
 	for (char **v = e->values; *v != NULL; v++) {
 		uint16_t lo, hi;
 
-		if (profile_port_range(*v, &lo, &hi) < 0) {
+		if (value_port_range(*v, &lo, &hi, NULL) < 0) {
 			*cause = xasprintf("%s: bad port range '%s'.", origin,
 					   *v);
 			return -EINVAL;
@@ -1005,25 +1005,26 @@ apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 			p->private_tmp = strcmp(v0, "yes") == 0;
 			scalar_set(&p->private_tmp_origin, origin);
 		} else if (is_key(e, "limits", "memory")) {
-			profile_size_bytes(v0, &p->limit_memory);
+			value_bytes(v0, &p->limit_memory, NULL);
 		} else if (is_key(e, "limits", "file-size")) {
-			profile_size_bytes(v0, &p->limit_file_size);
+			value_bytes(v0, &p->limit_file_size, NULL);
 		} else if (is_key(e, "limits", "processes")) {
-			profile_count(v0, &p->limit_processes);
+			value_count(v0, &p->limit_processes, NULL);
 		} else if (is_key(e, "limits", "files")) {
-			profile_count(v0, &p->limit_files);
+			value_count(v0, &p->limit_files, NULL);
 		} else if (is_key(e, "limits", "cpu")) {
-			profile_count(v0, &p->limit_cpu);
+			value_count(v0, &p->limit_cpu, NULL);
 		} else if (is_key(e, "limits", "timeout")) {
-			profile_duration(v0, &p->limit_timeout);
+			value_duration(v0, &p->limit_timeout, NULL);
 		} else if (is_key(e, "limits", "memory-max")) {
-			profile_size_bytes(v0, &p->limit_memory_max);
+			value_bytes(v0, &p->limit_memory_max, NULL);
 			scalar_set(&p->limit_cgroup_origin, origin);
 		} else if (is_key(e, "limits", "pids-max")) {
-			profile_count(v0, &p->limit_pids_max);
+			value_count(v0, &p->limit_pids_max, NULL);
 			scalar_set(&p->limit_cgroup_origin, origin);
 		} else if (is_key(e, "limits", "tmpfs-size")) {
-			profile_size(v0, &p->tmpfs_bytes, &p->tmpfs_percent);
+			value_size(v0, &p->tmpfs_bytes, &p->tmpfs_percent,
+				   NULL);
 			scalar_set(&p->tmpfs_size_origin, origin);
 		} else if (is_key(e, "filesystem", "protect-later-run")) {
 			p->protect_later_run = strcmp(v0, "yes") == 0;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netpolicy.h"
+#include "value.h"
 #include "profile.h"
 
 struct hostrule;

@@ -27,9 +27,8 @@
 #include "fdutil.h"
 #include "path.h"
 #include "profile.h"
-#include "hostrule.h"
-#include "netpolicy.h"
 #include "strv.h"
+#include "value.h"
 #include "xalloc.h"
 
 #include "builtin-profiles.h"
@@ -278,7 +277,6 @@ enum value_type {
 
 static const char *const choices_mode[] = { "none", "filtered", "host", NULL };
 static const char *const choices_allow[] = { "allow", "deny", NULL };
-static const char *const choices_bool[] = { "yes", "no", NULL };
 
 static const struct key_spec {
 	const char *section, *key;
@@ -432,194 +430,6 @@ fail(char **cause, const char *file, unsigned line, const char *fmt, ...)
 }
 
 /*
- * Parse a port number: decimal digits only, 0..65535.  Returns the end of
- * the number, or NULL.
- */
-static const char *
-parse_port(const char *s, uint16_t *port)
-{
-	unsigned long n = 0;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return NULL;
-	while (isdigit((unsigned char)*p)) {
-		n = n * 10 + (unsigned long)(*p - '0');
-		if (n > 65535)
-			return NULL;
-		p++;
-	}
-	*port = (uint16_t)n;
-	return p;
-}
-
-int
-profile_size(const char *s, uint64_t *bytes, unsigned *percent)
-{
-	uint64_t n = 0, mult = 1;
-	const char *c = s;
-
-	if (*c < '0' || *c > '9')
-		return -EINVAL;
-	for (; *c >= '0' && *c <= '9'; c++) {
-		if (n > UINT64_MAX / 10 - 9)
-			return -EINVAL;
-		n = n * 10 + (uint64_t)(*c - '0');
-	}
-	*bytes = 0;
-	*percent = 0;
-	if (strcmp(c, "%") == 0) {
-		if (n < 1 || n > 100)
-			return -EINVAL;
-		*percent = (unsigned)n;
-		return 0;
-	}
-	if (strcmp(c, "K") == 0 || strcmp(c, "k") == 0)
-		mult = 1024;
-	else if (strcmp(c, "M") == 0 || strcmp(c, "m") == 0)
-		mult = 1024 * 1024;
-	else if (strcmp(c, "G") == 0 || strcmp(c, "g") == 0)
-		mult = 1024ULL * 1024 * 1024;
-	else if (*c != '\0')
-		return -EINVAL;
-	if (n == 0 || n > UINT64_MAX / mult)
-		return -EINVAL;
-	*bytes = n * mult;
-	return 0;
-}
-
-int
-profile_size_bytes(const char *s, uint64_t *bytes)
-{
-	unsigned percent;
-
-	if (profile_size(s, bytes, &percent) < 0 || percent != 0)
-		return -EINVAL;
-	return 0;
-}
-
-int
-profile_count(const char *s, uint64_t *n)
-{
-	*n = 0;
-	if (*s < '1' || *s > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (*n > UINT64_MAX / 10 - 9)
-			return -EINVAL;
-		*n = *n * 10 + (uint64_t)(*s - '0');
-	}
-	return *s == '\0' ? 0 : -EINVAL;
-}
-
-int
-profile_duration(const char *s, uint64_t *seconds)
-{
-	static const struct {
-		char unit;
-		uint64_t mult;
-	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
-	_cleanup_free_ char *digits = xstrdup(s);
-	size_t len = strlen(digits);
-	uint64_t n, mult = 1;
-
-	*seconds = 0;
-	for (size_t i = 0; len > 0 && i < ARRAY_SIZE(units); i++)
-		if (digits[len - 1] == units[i].unit) {
-			mult = units[i].mult;
-			digits[len - 1] = '\0';
-			break;
-		}
-	if (profile_count(digits, &n) < 0 || n > UINT64_MAX / mult)
-		return -EINVAL;
-	*seconds = n * mult;
-	return 0;
-}
-
-int
-profile_port_range(const char *s, uint16_t *lo, uint16_t *hi)
-{
-	const char *p = parse_port(s, lo);
-
-	if (p == NULL)
-		return -EINVAL;
-	if (*p == '\0') {
-		*hi = *lo;
-		return 0;
-	}
-	if (*p != '-')
-		return -EINVAL;
-	p = parse_port(p + 1, hi);
-	if (p == NULL || *p != '\0' || *hi < *lo)
-		return -EINVAL;
-	return 0;
-}
-
-/* The network values are validated with the grammar that parses them
- * (netpolicy.h), which policy_parse_network() applies once. */
-static bool
-ports_valid(const char *s)
-{
-	_cleanup_free_ struct llw_port_range *v = NULL;
-	size_t n;
-
-	return netpolicy_parse_ports(s, &v, &n) == 0;
-}
-
-static bool
-cidr_valid(const char *s)
-{
-	struct netpolicy_cidr c;
-
-	if (netpolicy_parse_cidr(s, &c) < 0)
-		return false;
-	netpolicy_cidr_clear(&c);
-	return true;
-}
-
-static bool
-env_name_valid(const char *s, size_t n)
-{
-	if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-			return false;
-	return true;
-}
-
-/* An environment name, or an fnmatch glob made of name characters. */
-static bool
-env_glob_valid(const char *s)
-{
-	if (strpbrk(s, "*?[") == NULL)
-		return env_name_valid(s, strlen(s));
-	for (; *s != '\0'; s++)
-		if (!(isalnum((unsigned char)*s) || strchr("_*?[]!^-", *s)))
-			return false;
-	return true;
-}
-
-static bool
-choice_valid(const char *const *choices, const char *s)
-{
-	for (; *choices != NULL; choices++)
-		if (strcmp(*choices, s) == 0)
-			return true;
-	return false;
-}
-
-static const char *
-choices_text(const struct key_spec *ks)
-{
-	if (ks->type == VT_BOOL)
-		return "'yes' or 'no'";
-	if (ks->choices == choices_mode)
-		return "'none', 'filtered' or 'host'";
-	return "'allow' or 'deny'";
-}
-
-/*
  * The keys .llwrap.ini may not use at all, whatever their value, and the
  * values that always widen.  Checks that depend on what less specific
  * sources set (mode, ports, path access) are made by policy_resolve().
@@ -722,9 +532,11 @@ value_check(const struct profile *p, const struct vars *v,
 	_cleanup_free_ char *s = NULL;
 	_cleanup_free_ char *err = NULL;
 	_cleanup_free_ char *norm = NULL;
-	const char *eq;
-	bool optional;
+	bool optional, yes;
 	struct netpolicy_addr addr;
+	uint64_t n64;
+	unsigned percent, choice;
+	int r = 0;
 
 	switch (ks->type) {
 	case VT_PATHS:
@@ -754,121 +566,58 @@ value_check(const struct profile *p, const struct vars *v,
 			return fail(cause, p->file, line, "%s.", err);
 		*out = steal_pointer(&s);
 		return 0;
-	case VT_PORTS:
-		if (!ports_valid(raw))
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad port or range '%s'; use "
-				    "numbers 0-65535 and ranges LOW-HIGH "
-				    "with LOW <= HIGH.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
+	case VT_PORTS: {
+		_cleanup_free_ struct llw_port_range *pv = NULL;
+		size_t n;
+
+		r = value_ports(raw, &pv, &n, &err);
+		break;
+	}
 	case VT_BOOL:
+		r = value_bool(raw, &yes, &err);
+		break;
 	case VT_ENUM:
-		if (!choice_valid(ks->type == VT_BOOL ? choices_bool
-						      : ks->choices,
-				  raw))
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad value '%s'; use %s.",
-				    ks->section, ks->key, raw,
-				    choices_text(ks));
-		*out = xstrdup(raw);
-		return 0;
+		r = value_choice(raw, ks->choices, &choice, &err);
+		break;
 	case VT_BYTES:
-	case VT_COUNT: {
-		uint64_t n;
+		r = value_bytes(raw, &n64, &err);
+		break;
+	case VT_COUNT:
+		r = value_count(raw, &n64, &err);
+		break;
+	case VT_DURATION:
+		r = value_duration(raw, &n64, &err);
+		break;
+	case VT_SIZE:
+		r = value_size(raw, &n64, &percent, &err);
+		break;
+	case VT_CIDRS: {
+		struct netpolicy_cidr c;
 
-		if ((ks->type == VT_BYTES ? profile_size_bytes(raw, &n)
-					  : profile_count(raw, &n)) < 0)
-			return fail(
-				cause, p->file, line,
-				ks->type == VT_BYTES
-					? "[%s] %s: bad size '%s'; use bytes "
-					  "with an optional K, M or G (8G)."
-					: "[%s] %s: bad number '%s'; use a "
-					  "positive decimal number.",
-				ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
+		r = value_cidr(raw, &c, &err);
+		value_cidr_clear(&c);
+		break;
 	}
-	case VT_DURATION: {
-		uint64_t seconds;
-
-		if (profile_duration(raw, &seconds) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad duration '%s'; use seconds "
-				    "with an optional s, m, h or d (90, 30m).",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	}
-	case VT_SIZE: {
-		uint64_t bytes;
-		unsigned percent;
-
-		if (profile_size(raw, &bytes, &percent) < 0)
-			return fail(
-				cause, p->file, line,
-				"[%s] %s: bad size '%s'; use bytes with an "
-				"optional K, M or G (512M), or a percentage "
-				"of memory from 1%% to 100%% (10%%).",
-				ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	}
-	case VT_CIDRS:
-		if (!cidr_valid(raw))
-			return fail(
-				cause, p->file, line,
-				"[%s] %s: bad CIDR '%s'; use ADDR[/N][:PORTS] "
-				"such as 10.0.0.0/8:443 or ::1/128:8080.",
-				ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
 	case VT_LISTEN:
-		if (netpolicy_parse_listen(raw, &addr) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad address '%s'; use ADDR:PORT "
-				    "such as 127.0.0.1:8080 or [::1]:8080.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
+		r = value_listen(raw, &addr, &err);
+		break;
 	case VT_ADDRS:
-		if (netpolicy_parse_ip(raw, &addr) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad IP address '%s'.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
+		r = value_ip(raw, &addr, &err);
+		break;
 	case VT_HOSTS: {
 		struct hostrule hr;
 
-		if (hostrule_parse(raw, &hr) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad host '%s'; use a NAME or "
-				    "*.NAME ('*' as the whole first label), "
-				    "with optional :PORTS such as "
-				    "registry.npmjs.org:443.",
-				    ks->section, ks->key, raw);
-		hostrule_clear(&hr);
-		*out = xstrdup(raw);
-		return 0;
+		r = value_host(raw, &hr, &err);
+		value_host_clear(&hr);
+		break;
 	}
 	case VT_ENVGLOBS:
-		if (!env_glob_valid(raw))
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad environment variable name "
-				    "or glob '%s'.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
+		r = value_env_glob(raw, &err);
+		break;
 	case VT_ENVSET:
-		eq = strchr(raw, '=');
-		if (eq == NULL || !env_name_valid(raw, (size_t)(eq - raw)))
-			return fail(cause, p->file, line,
-				    "[%s] %s: '%s' is not NAME=VALUE with a "
-				    "valid variable name.",
-				    ks->section, ks->key, raw);
+		if (value_env_set(raw, &err) < 0)
+			return fail(cause, p->file, line, "[%s] %s: %s.",
+				    ks->section, ks->key, err);
 		/* Variables in the value are expanded; '~' is not. */
 		if (vars_expand_full(v, raw, false, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
@@ -889,6 +638,9 @@ value_check(const struct profile *p, const struct vars *v,
 	case VT_TEXT:
 		break;
 	}
+	if (r < 0)
+		return fail(cause, p->file, line, "[%s] %s: %s.", ks->section,
+			    ks->key, err);
 	*out = xstrdup(raw);
 	return 0;
 }

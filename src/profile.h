@@ -98,33 +98,10 @@ int profile_parse_file(const char *file, enum profile_kind kind,
 		       const struct vars *v, struct profile **out,
 		       char **cause);
 
-/*
- * Parse one port range as stored in a port-list entry's values: "N" or
- * "LO-HI", decimal, 0..65535, LO <= HI.  Returns 0, or -EINVAL.
- */
-int profile_port_range(const char *s, uint16_t *lo, uint16_t *hi);
-
 /* The keys profiles may use: profile_key(i, ...) for i below
  * profile_n_keys() (tests/unit/test-doc.c checks the manual has each). */
 size_t profile_n_keys(void);
 void profile_key(size_t i, const char **section, const char **key);
-
-/*
- * A size: "512M" (bytes, with an optional K, M or G: powers of 1024) or
- * "10%" (of memory, 1 to 100).  0 and *bytes or *percent set (the other
- * 0), or -EINVAL.
- */
-int profile_size(const char *s, uint64_t *bytes, unsigned *percent);
-
-/* A size in bytes only ("8G"), or a positive decimal count: 0 and the
- * value, or -EINVAL. */
-int profile_size_bytes(const char *s, uint64_t *bytes);
-int profile_count(const char *s, uint64_t *n);
-
-/* A duration: a positive count of seconds, or of minutes, hours or days
- * with the suffix s, m, h or d ("90", "30m"): 0 and *seconds, or
- * -EINVAL. */
-int profile_duration(const char *s, uint64_t *seconds);
 
 /*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are

@@ -1109,7 +1109,7 @@ own_unix(const struct supervisor *sv, const struct netpolicy_unix_dest *d)
 {
 	for (size_t i = 0; i < sv->own->n_unix; i++) {
 		const struct netpolicy_own_unix *o = &sv->own->unix_[i];
-		struct sockdiag_unix now;
+		struct netpolicy_unix now;
 
 		if (netpolicy_own_unix_candidate(o, d) &&
 		    sockdiag_unix(o->ino, o->cookie, &now) == 0 &&

@@ -839,7 +839,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	uint16_t port = q->addr.port;
 
 	set(&v->layer, xstrdup("S supervisor"));
-	if (q->host != NULL && proxy_enabled(p) &&
+	if (q->host != NULL && netpolicy_proxy_enabled(p) &&
 	    q->access == WHY_CONNECT_TCP) {
 		why_host(p, sandbox_hosts_stub(sb), q, v);
 		return;
@@ -1254,7 +1254,7 @@ why_parse_target(const char *s, struct why_query *q, char **host)
 
 	*host = NULL;
 	if (colon == NULL || colon == s ||
-	    profile_port_range(colon + 1, &lo, &hi) < 0 || lo != hi)
+	    value_port_range(colon + 1, &lo, &hi, NULL) < 0 || lo != hi)
 		return -EINVAL;
 	h = xstrndup(s, (size_t)(colon - s));
 	if (h[0] == '[') {
@@ -1266,7 +1266,7 @@ why_parse_target(const char *s, struct why_query *q, char **host)
 		return -EINVAL; /* a bare IPv6 address needs brackets */
 	}
 	memset(&q->addr, 0, sizeof(q->addr));
-	if (netpolicy_parse_addr(h, &q->addr) < 0) {
+	if (value_addr(h, &q->addr, NULL) < 0) {
 		if (h[0] == '[' || strspn(h, "abcdefghijklmnopqrstuvwxyz"
 					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					     "0123456789.-_") != strlen(h))
@@ -1449,13 +1449,13 @@ why_summary(const struct sandbox *sb, const char *home)
 		strv_push_take(&net, xasprintf("tcp ports %s", ct));
 		if (p->bind_tcp.n)
 			strv_push_take(&net, xasprintf("bind %s", bt));
-		strv_push_take(&net, p->connect_udp.n
-					     ? xasprintf("udp ports %s", cu)
-				     : sandbox_hosts_stub(sb)
-					     ? xstrdup("DNS: allowed names")
-				     : proxy_enabled(p) ? xstrdup("no DNS")
-				     : sb->supervise ? xstrdup("udp: DNS only")
-						     : xstrdup("no udp"));
+		strv_push_take(&net,
+			       p->connect_udp.n ? xasprintf("udp ports %s", cu)
+			       : sandbox_hosts_stub(sb)
+				       ? xstrdup("DNS: allowed names")
+			       : netpolicy_proxy_enabled(p) ? xstrdup("no DNS")
+			       : sb->supervise ? xstrdup("udp: DNS only")
+					       : xstrdup("no udp"));
 		for (size_t i = 0; i < p->allow_host.n; i++)
 			strv_push_take(
 				&net,
@@ -1475,7 +1475,7 @@ why_summary(const struct sandbox *sb, const char *home)
 					    "hosts' ports and reach only the "
 					    "addresses allowed names resolve "
 					    "to)"
-				  : sb->supervise && proxy_enabled(p)
+				  : sb->supervise && netpolicy_proxy_enabled(p)
 					  ? " (supervised: names only through "
 					    "llwrap's proxy, HTTPS_PROXY; port "
 					    "rules name the hosts' ports and "

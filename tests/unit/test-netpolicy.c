@@ -29,7 +29,7 @@ addr(const char *s, uint16_t port)
 {
 	struct netpolicy_addr a;
 
-	assert_int_equal(netpolicy_parse_addr(s, &a), 0);
+	assert_int_equal(value_addr(s, &a, NULL), 0);
 	a.port = port;
 	return a;
 }
@@ -68,7 +68,7 @@ test_parse_cidr(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		struct netpolicy_cidr c;
-		int r = netpolicy_parse_cidr(t[i].in, &c);
+		int r = value_cidr(t[i].in, &c, NULL);
 
 		if (r != t[i].ok)
 			fail_msg("%s: got %d, want %d", t[i].in, r, t[i].ok);
@@ -77,7 +77,7 @@ test_parse_cidr(void **state)
 			assert_int_equal(c.prefix, t[i].prefix);
 			assert_int_equal(c.n_ports, t[i].n_ports);
 		}
-		netpolicy_cidr_clear(&c);
+		value_cidr_clear(&c);
 	}
 }
 
@@ -110,11 +110,11 @@ test_cidr_contains(void **state)
 		struct netpolicy_cidr c;
 		struct netpolicy_addr a = addr(t[i].addr, 0);
 
-		assert_int_equal(netpolicy_parse_cidr(t[i].cidr, &c), 0);
+		assert_int_equal(value_cidr(t[i].cidr, &c, NULL), 0);
 		if (netpolicy_cidr_contains(&c, &a) != t[i].in)
 			fail_msg("%s in %s: want %d", t[i].addr, t[i].cidr,
 				 t[i].in);
-		netpolicy_cidr_clear(&c);
+		value_cidr_clear(&c);
 	}
 }
 
@@ -159,14 +159,14 @@ test_parse_listen(void **state)
 	struct netpolicy_addr a;
 
 	(void)state;
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:8787", &a), 0);
+	assert_int_equal(value_listen("127.0.0.1:8787", &a, NULL), 0);
 	assert_int_equal(a.port, 8787);
-	assert_int_equal(netpolicy_parse_listen("[::1]:8080", &a), 0);
+	assert_int_equal(value_listen("[::1]:8080", &a, NULL), 0);
 	assert_int_equal(a.family, AF_INET6);
-	assert_int_equal(netpolicy_parse_listen("::1:8080", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:1-2", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("[10.0.0.1]:80", &a), -EINVAL);
+	assert_int_equal(value_listen("::1:8080", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("127.0.0.1", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("127.0.0.1:1-2", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("[10.0.0.1]:80", &a, NULL), -EINVAL);
 }
 
 static void
@@ -197,7 +197,7 @@ rules(struct policy *p, char *const *dns)
 		fail_msg("%s", cause);
 	v = xcalloc(n + 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(netpolicy_parse_addr(dns[i], &v[i]), 0);
+		assert_int_equal(value_addr(dns[i], &v[i], NULL), 0);
 	return netpolicy_rules_new(p, v, n);
 }
 
@@ -741,23 +741,22 @@ test_parse_strict(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(ports); i++) {
 		_cleanup_free_ struct llw_port_range *v = NULL;
 		size_t n = 0;
-		int r = netpolicy_parse_ports(ports[i].in, &v, &n);
+		int r = value_ports(ports[i].in, &v, &n, NULL);
 
 		if (r != ports[i].ok)
 			fail_msg("ports '%s': got %d", ports[i].in, r);
 		if (r == 0)
 			assert_true(n > 0);
 	}
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:80-80", &a),
-			 -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:080", &a), 0);
+	assert_int_equal(value_listen("127.0.0.1:80-80", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("127.0.0.1:080", &a, NULL), 0);
 	assert_int_equal(a.port, 80);
-	assert_int_equal(netpolicy_parse_ip("192.0.2.1", &a), 0);
-	assert_int_equal(netpolicy_parse_ip("[::1]", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_addr("[::1]", &a), 0);
-	assert_int_equal(netpolicy_parse_ip("::ffff:10.0.0.1", &a), 0);
+	assert_int_equal(value_ip("192.0.2.1", &a, NULL), 0);
+	assert_int_equal(value_ip("[::1]", &a, NULL), -EINVAL);
+	assert_int_equal(value_addr("[::1]", &a, NULL), 0);
+	assert_int_equal(value_ip("::ffff:10.0.0.1", &a, NULL), 0);
 	assert_int_equal(a.family, AF_INET);
-	assert_int_equal(netpolicy_parse_ip("10.0.0.1 ", &a), -EINVAL);
+	assert_int_equal(value_ip("10.0.0.1 ", &a, NULL), -EINVAL);
 }
 
 static void
@@ -1211,7 +1210,7 @@ test_own(void **state)
 					    .len = 3 };
 	struct netpolicy_unix_dest path = { .dev = 8, .ino = 99 };
 	struct netpolicy_unix_dest path2 = { .dev = 9, .ino = 99 };
-	struct sockdiag_unix now = { 0 };
+	struct netpolicy_unix now = { 0 };
 
 	(void)state;
 	/* IP sockets by cookie, each once, the oldest forgotten first. */
@@ -1253,9 +1252,9 @@ test_own(void **state)
 	assert_true(netpolicy_own_unix_current(&abs, &now));
 	assert_false(netpolicy_own_unix_current(&abs2, &now));
 	assert_false(netpolicy_own_unix_current(&path, &now));
-	now = (struct sockdiag_unix){ .has_vfs = true,
-				      .vfs_dev = 8,
-				      .vfs_ino = 99 };
+	now = (struct netpolicy_unix){ .has_vfs = true,
+				       .vfs_dev = 8,
+				       .vfs_ino = 99 };
 	assert_true(netpolicy_own_unix_current(&path, &now));
 	assert_false(netpolicy_own_unix_current(&path2, &now));
 	now.has_vfs = false; /* unbound since: its path was removed */

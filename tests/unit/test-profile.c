@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "profile.h"
+#include "value.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -672,7 +673,7 @@ test_port_range(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(range_cases); i++) {
 		uint16_t lo = 1, hi = 1;
-		int r = profile_port_range(range_cases[i].s, &lo, &hi);
+		int r = value_port_range(range_cases[i].s, &lo, &hi, NULL);
 
 		if (r != range_cases[i].r)
 			fail_msg("case %zu '%s': r=%d", i, range_cases[i].s, r);
