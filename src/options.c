@@ -119,6 +119,15 @@ const struct options_subcommand options_subcommands[] = {
 const size_t options_n_subcommands =
 	sizeof(options_subcommands) / sizeof(*options_subcommands);
 
+const struct options_spec *
+options_find(int val)
+{
+	for (size_t i = 0; i < options_n_specs; i++)
+		if (options_specs[i].val == val)
+			return &options_specs[i];
+	return NULL;
+}
+
 enum options_value
 options_value(const struct options_spec *s)
 {

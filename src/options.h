@@ -55,6 +55,9 @@ struct options_spec {
 extern const struct options_spec options_specs[];
 extern const size_t options_n_specs;
 
+/* The option whose val is val, or NULL. */
+const struct options_spec *options_find(int val);
+
 /* What an option's value is, for the shells' completions (made from
  * this table at build time, src/completion-gen.c). */
 enum options_value {

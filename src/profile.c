@@ -25,6 +25,7 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
+#include "keys.h"
 #include "path.h"
 #include "profile.h"
 #include "strv.h"
@@ -253,95 +254,6 @@ vars_expand(const struct vars *v, const char *s, char **out, char **cause)
 	return vars_expand_full(v, s, true, out, cause);
 }
 
-/* How a key's value is checked and split. */
-enum value_type {
-	VT_PATHS,    /* absolute paths, expanded, normalised */
-	VT_PORTS,    /* port ranges, split on blanks and commas */
-	VT_TEXT,     /* free text, one value, not expanded */
-	VT_BOOL,     /* yes | no */
-	VT_SIZE,     /* BYTES[K|M|G] or PERCENT% (of memory), one value */
-	VT_BYTES,    /* BYTES[K|M|G], one value */
-	VT_COUNT,    /* a positive decimal number, one value */
-	VT_DURATION, /* SECONDS[s|m|h|d], one value */
-	VT_ENUM,     /* one of choices */
-	VT_CIDRS,    /* CIDR[:PORTS] */
-	VT_LISTEN,   /* ADDR:PORT, [V6]:PORT */
-	VT_ADDRS,    /* IP addresses */
-	VT_HOSTS,    /* NAME or *.NAME, with optional :PORTS */
-	VT_ENVGLOBS, /* names or fnmatch globs */
-	VT_ENVSET,   /* NAME=VALUE */
-	VT_INCLUDES, /* profile NAMEs or FILEs */
-	VT_COMMANDS, /* command basenames */
-	VT_NAMES,    /* profile names */
-};
-
-static const char *const choices_mode[] = { "none", "filtered", "host", NULL };
-static const char *const choices_allow[] = { "allow", "deny", NULL };
-
-static const struct key_spec {
-	const char *section, *key;
-	enum value_type type;
-	const char *const *choices;
-} key_specs[] = {
-	{ "profile", "include", VT_INCLUDES, NULL },
-	{ "profile", "description", VT_TEXT, NULL },
-	{ "profile", "best-effort", VT_BOOL, NULL },
-	{ "filesystem", "ro", VT_PATHS, NULL },
-	{ "filesystem", "rx", VT_PATHS, NULL },
-	{ "filesystem", "rw", VT_PATHS, NULL },
-	{ "filesystem", "rwx", VT_PATHS, NULL },
-	{ "filesystem", "deny", VT_PATHS, NULL },
-	{ "filesystem", "mkdir", VT_PATHS, NULL },
-	{ "filesystem", "git-config", VT_PATHS, NULL },
-	{ "filesystem", "touch", VT_PATHS, NULL },
-	{ "filesystem", "copy", VT_PATHS, NULL },
-	{ "filesystem", "private-tmp", VT_BOOL, NULL },
-	{ "filesystem", "protect-git", VT_BOOL, NULL },
-	{ "filesystem", "protect-later-run", VT_BOOL, NULL },
-	{ "network", "mode", VT_ENUM, choices_mode },
-	{ "network", "connect-tcp", VT_PORTS, NULL },
-	{ "network", "bind-tcp", VT_PORTS, NULL },
-	{ "network", "connect-udp", VT_PORTS, NULL },
-	{ "network", "bind-udp", VT_PORTS, NULL },
-	{ "network", "unix-sockets", VT_ENUM, choices_allow },
-	{ "network", "allow-cidr", VT_CIDRS, NULL },
-	{ "network", "allow-host", VT_HOSTS, NULL },
-	{ "network", "unix", VT_PATHS, NULL },
-	{ "network", "listen", VT_LISTEN, NULL },
-	{ "network", "dns", VT_ADDRS, NULL },
-	{ "network", "supervise", VT_BOOL, NULL },
-	{ "network", "proxy", VT_BOOL, NULL },
-	{ "network", "log-blocked", VT_BOOL, NULL },
-	{ "network", "log-prefix", VT_TEXT, NULL },
-	{ "network", "log-stderr", VT_BOOL, NULL },
-	{ "environment", "keep", VT_ENVGLOBS, NULL },
-	{ "environment", "set", VT_ENVSET, NULL },
-	{ "environment", "unset", VT_ENVGLOBS, NULL },
-	{ "process", "ptrace", VT_ENUM, choices_allow },
-	{ "process", "hide-processes", VT_BOOL, NULL },
-	{ "limits", "tmpfs-size", VT_SIZE, NULL },
-	{ "limits", "memory", VT_BYTES, NULL },
-	{ "limits", "file-size", VT_BYTES, NULL },
-	{ "limits", "processes", VT_COUNT, NULL },
-	{ "limits", "files", VT_COUNT, NULL },
-	{ "limits", "cpu", VT_COUNT, NULL },
-	{ "limits", "timeout", VT_DURATION, NULL },
-	{ "limits", "memory-max", VT_BYTES, NULL },
-	{ "limits", "pids-max", VT_COUNT, NULL },
-	{ "match", "command", VT_COMMANDS, NULL },
-	{ "match", "profile", VT_NAMES, NULL },
-	{ "match", "project", VT_PATHS, NULL },
-};
-
-static bool
-section_known(const char *section)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++)
-		if (strcmp(key_specs[i].section, section) == 0)
-			return true;
-	return false;
-}
-
 /* "[profile], [filesystem], ... and [match]": every section, in the
  * order of the key table, for the messages that list them (last_sep
  * before the last: " and ", " or "). */
@@ -352,9 +264,9 @@ section_list(const char *last_sep)
 	_cleanup_free_ char *head = NULL, *last = NULL;
 	size_t n;
 
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++) {
+	for (size_t i = 0; i < KEY_COUNT; i++) {
 		_cleanup_free_ char *s =
-			xasprintf("[%s]", key_specs[i].section);
+			xasprintf("[%s]", keys_table[i].section);
 
 		if (!strv_contains(v, s))
 			strv_push(&v, s);
@@ -364,45 +276,6 @@ section_list(const char *last_sep)
 	v[n - 1] = NULL;
 	head = strv_join(v, ", ");
 	return xasprintf("%s%s%s", head, last_sep, last);
-}
-
-static const struct key_spec *
-key_find(const char *section, const char *key)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++)
-		if (strcmp(key_specs[i].section, section) == 0 &&
-		    strcmp(key_specs[i].key, key) == 0)
-			return &key_specs[i];
-	return NULL;
-}
-
-/* The section a key belongs in, when it is in exactly one. */
-static const char *
-key_section(const char *key)
-{
-	const char *found = NULL;
-
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++) {
-		if (strcmp(key_specs[i].key, key) != 0)
-			continue;
-		if (found != NULL)
-			return NULL;
-		found = key_specs[i].section;
-	}
-	return found;
-}
-
-size_t
-profile_n_keys(void)
-{
-	return ARRAY_SIZE(key_specs);
-}
-
-void
-profile_key(size_t i, const char **section, const char **key)
-{
-	*section = key_specs[i].section;
-	*key = key_specs[i].key;
 }
 
 /* "file:line", or just "file" for line 0 (the command line). */
@@ -430,94 +303,48 @@ fail(char **cause, const char *file, unsigned line, const char *fmt, ...)
 }
 
 /*
- * The keys .llwrap.ini may not use at all, whatever their value, and the
- * values that always widen.  Checks that depend on what less specific
- * sources set (mode, ports, path access) are made by policy_resolve().
+ * What .llwrap.ini may not do with a key whatever less specific sources
+ * set: the key table's tighten rule.  Checks that depend on those sources
+ * (mode, ports, path access) are made by policy_resolve().
  */
 static int
-project_check(const struct profile *p, const struct key_spec *ks,
+project_check(const struct profile *p, const struct key *ks,
 	      char *const *values, unsigned line, char **cause)
 {
+	bool is_none = values[0] != NULL && strcmp(values[0], "none") == 0 &&
+		       ks->type != KEY_T_CHOICE && ks->type != KEY_T_TEXT;
 	const char *why = NULL;
-	bool is_none = values[0] != NULL && strcmp(values[0], "none") == 0;
 
-	if (strcmp(ks->section, "profile") == 0) {
-		if (strcmp(ks->key, "include") == 0)
-			why = "it cannot include profiles";
-		else if (strcmp(ks->key, "best-effort") == 0 &&
-			 strcmp(values[0], "yes") == 0)
-			why = "best-effort = yes drops restrictions";
-	} else if (strcmp(ks->section, "filesystem") == 0) {
-		if (strcmp(ks->key, "rw") == 0 || strcmp(ks->key, "rwx") == 0)
-			why = "rw and rwx grant write access";
-		else if (strcmp(ks->key, "mkdir") == 0)
-			why = "mkdir creates directories";
-		else if (strcmp(ks->key, "git-config") == 0)
-			why = "git-config grants read access";
-		else if (strcmp(ks->key, "touch") == 0)
-			why = "touch creates files";
-		else if (strcmp(ks->key, "copy") == 0)
-			why = "copy writes files";
-		else if (strcmp(ks->key, "private-tmp") == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only private-tmp = yes tightens";
-		else if (strncmp(ks->key, "protect-", 8) == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only yes tightens";
-		else if (is_none)
-			why = "'none' would remove rules of less specific "
-			      "profiles";
-	} else if (strcmp(ks->section, "network") == 0) {
-		if (strcmp(ks->key, "unix-sockets") == 0 &&
-		    strcmp(values[0], "allow") == 0)
-			why = "unix-sockets = allow grants unix sockets";
-		else if (strcmp(ks->key, "supervise") == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only supervise = yes tightens";
-		else if (strcmp(ks->key, "proxy") == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only proxy = yes tightens";
-		else if (strcmp(ks->key, "allow-cidr") == 0 ||
-			 strcmp(ks->key, "allow-host") == 0 ||
-			 strcmp(ks->key, "unix") == 0 ||
-			 strcmp(ks->key, "listen") == 0 ||
-			 strcmp(ks->key, "dns") == 0)
-			why = "this key grants network access";
-		else if (strncmp(ks->key, "log-", 4) == 0)
-			why = "logging settings are not restrictions";
-	} else if (strcmp(ks->section, "environment") == 0) {
-		if (strcmp(ks->key, "unset") != 0)
-			why = "keep and set pass variables to the command";
-		else if (is_none)
-			why = "'none' would bring back variables that less "
-			      "specific profiles unset";
-	} else if (strcmp(ks->section, "process") == 0) {
-		if (strcmp(ks->key, "hide-processes") == 0 &&
-		    strcmp(values[0], "yes") != 0)
-			why = "only hide-processes = yes tightens";
-		else if (strcmp(values[0], "allow") == 0)
-			why = "ptrace = allow widens process access";
-	} else if (strcmp(ks->section, "match") == 0) {
-		why = "it is applied to its own project already and cannot "
-		      "have a [match] section";
-	} else if (strcmp(ks->section, "limits") == 0) {
-		why = "a limit could be raised; set limits in a profile";
+	switch (ks->tighten) {
+	case KEY_TIGHTEN_FREE:
+		break;
+	case KEY_TIGHTEN_NARROW:
+		if (is_none)
+			why = ks->why;
+		break;
+	case KEY_TIGHTEN_ONLY:
+		if (is_none || strcmp(values[0], ks->only) != 0)
+			why = ks->why;
+		break;
+	case KEY_TIGHTEN_NEVER:
+		why = ks->why;
+		break;
 	}
 	if (why == NULL)
 		return 0;
 	return fail(cause, p->file, line,
 		    ".llwrap.ini may only tighten the policy: [%s] %s is not "
 		    "allowed here (%s).",
-		    ks->section, ks->key, why);
+		    ks->section, ks->name, why);
 }
 
-/* ro, rx, rw, rwx: the keys that grant access to a path. */
+/* The keys a path given as "?PATH" may be missing for: the grants,
+ * touch and copy's source. */
 static bool
-grant_key(const struct key_spec *ks)
+optional_key(const struct key *ks)
 {
-	return strcmp(ks->section, "filesystem") == 0 &&
-	       (strcmp(ks->key, "ro") == 0 || strcmp(ks->key, "rx") == 0 ||
-		strcmp(ks->key, "rw") == 0 || strcmp(ks->key, "rwx") == 0);
+	return ks->id == KEY_RO || ks->id == KEY_RX || ks->id == KEY_RW ||
+	       ks->id == KEY_RWX || ks->id == KEY_TOUCH || ks->id == KEY_COPY;
 }
 
 /*
@@ -525,9 +352,8 @@ grant_key(const struct key_spec *ks)
  * element to store in *out, or -EINVAL with *cause.
  */
 static int
-value_check(const struct profile *p, const struct vars *v,
-	    const struct key_spec *ks, const char *raw, unsigned line,
-	    char **out, char **cause)
+value_check(const struct profile *p, const struct vars *v, const struct key *ks,
+	    const char *raw, unsigned line, char **out, char **cause)
 {
 	_cleanup_free_ char *s = NULL;
 	_cleanup_free_ char *err = NULL;
@@ -539,17 +365,15 @@ value_check(const struct profile *p, const struct vars *v,
 	int r = 0;
 
 	switch (ks->type) {
-	case VT_PATHS:
+	case KEY_T_PATHS:
 		/* "?PATH": a grant that may be missing, dropped quietly. */
 		optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
-		if (optional && !grant_key(ks) &&
-		    strcmp(ks->key, "copy") != 0 &&
-		    strcmp(ks->key, "touch") != 0)
+		if (optional && !optional_key(ks))
 			return fail(cause, p->file, line,
 				    "[%s] %s: '?' (the path may be missing) "
 				    "is only for ro, rx, rw, rwx, touch and "
 				    "copy's source.",
-				    ks->section, ks->key);
+				    ks->section, ks->name);
 		if (vars_expand_full(v, raw + optional, true, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
 		if (s[0] != '/')
@@ -557,90 +381,90 @@ value_check(const struct profile *p, const struct vars *v,
 				    "[%s] %s: path '%s' is not absolute; start "
 				    "it with '/', '~/' or a variable such as "
 				    "${PROJECT}.",
-				    ks->section, ks->key, s);
+				    ks->section, ks->name, s);
 		norm = path_normalise(s);
 		*out = optional ? xasprintf("?%s", norm) : xstrdup(norm);
 		return 0;
-	case VT_INCLUDES:
+	case KEY_T_INCLUDES:
 		if (vars_expand_full(v, raw, true, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
 		*out = steal_pointer(&s);
 		return 0;
-	case VT_PORTS: {
+	case KEY_T_PORTS: {
 		_cleanup_free_ struct llw_port_range *pv = NULL;
 		size_t n;
 
 		r = value_ports(raw, &pv, &n, &err);
 		break;
 	}
-	case VT_BOOL:
+	case KEY_T_BOOL:
 		r = value_bool(raw, &yes, &err);
 		break;
-	case VT_ENUM:
+	case KEY_T_CHOICE:
 		r = value_choice(raw, ks->choices, &choice, &err);
 		break;
-	case VT_BYTES:
+	case KEY_T_BYTES:
 		r = value_bytes(raw, &n64, &err);
 		break;
-	case VT_COUNT:
+	case KEY_T_COUNT:
 		r = value_count(raw, &n64, &err);
 		break;
-	case VT_DURATION:
+	case KEY_T_DURATION:
 		r = value_duration(raw, &n64, &err);
 		break;
-	case VT_SIZE:
+	case KEY_T_SIZE:
 		r = value_size(raw, &n64, &percent, &err);
 		break;
-	case VT_CIDRS: {
+	case KEY_T_CIDRS: {
 		struct netpolicy_cidr c;
 
 		r = value_cidr(raw, &c, &err);
 		value_cidr_clear(&c);
 		break;
 	}
-	case VT_LISTEN:
+	case KEY_T_LISTEN:
 		r = value_listen(raw, &addr, &err);
 		break;
-	case VT_ADDRS:
+	case KEY_T_ADDRS:
 		r = value_ip(raw, &addr, &err);
 		break;
-	case VT_HOSTS: {
+	case KEY_T_HOSTS: {
 		struct hostrule hr;
 
 		r = value_host(raw, &hr, &err);
 		value_host_clear(&hr);
 		break;
 	}
-	case VT_ENVGLOBS:
+	case KEY_T_ENVGLOBS:
 		r = value_env_glob(raw, &err);
 		break;
-	case VT_ENVSET:
+	case KEY_T_ENVSET:
 		if (value_env_set(raw, &err) < 0)
 			return fail(cause, p->file, line, "[%s] %s: %s.",
-				    ks->section, ks->key, err);
+				    ks->section, ks->name, err);
 		/* Variables in the value are expanded; '~' is not. */
 		if (vars_expand_full(v, raw, false, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
 		*out = steal_pointer(&s);
 		return 0;
-	case VT_COMMANDS:
-	case VT_NAMES:
+	case KEY_T_COMMANDS:
+	case KEY_T_NAMES:
 		if (strchr(raw, '/') != NULL)
 			return fail(
 				cause, p->file, line,
 				"[%s] %s: '%s' must be a %s, not a path.",
-				ks->section, ks->key, raw,
-				ks->type == VT_COMMANDS
+				ks->section, ks->name, raw,
+				ks->type == KEY_T_COMMANDS
 					? "command name"
 					: "profile name (NAME for NAME.ini)");
 		*out = xstrdup(raw);
 		return 0;
-	case VT_TEXT:
+	case KEY_T_TEXT:
 		break;
 	}
 	if (r < 0)
 		return fail(cause, p->file, line, "[%s] %s: %s.", ks->section,
-			    ks->key, err);
+			    ks->name, err);
 	*out = xstrdup(raw);
 	return 0;
 }
@@ -721,20 +545,19 @@ paths_split(const char *value)
 /* Split a value: blanks always, commas too for port lists.  A value
  * given on the command line is one path, blanks and quotes included. */
 static char **
-value_split(const struct profile *p, const struct key_spec *ks,
-	    const char *value)
+value_split(const struct profile *p, const struct key *ks, const char *value)
 {
 	_cleanup_free_ char *copy = xstrdup(value);
 
-	if (ks->type == VT_PATHS && p->kind != PROFILE_KIND_CLI)
+	if (ks->type == KEY_T_PATHS && p->kind != PROFILE_KIND_CLI)
 		return paths_split(value);
-	if (ks->type == VT_TEXT || ks->type == VT_PATHS) {
+	if (ks->type == KEY_T_TEXT || ks->type == KEY_T_PATHS) {
 		char **v = xcalloc(2, sizeof(char *));
 
 		v[0] = steal_pointer(&copy);
 		return v;
 	}
-	if (ks->type == VT_PORTS) {
+	if (ks->type == KEY_T_PORTS) {
 		/* "443,80" and "443, 80" are both a list of two. */
 		for (char *c = copy; *c != '\0'; c++)
 			if (*c == ',')
@@ -747,7 +570,7 @@ int
 profile_add(struct profile *p, const struct vars *v, const char *section,
 	    const char *key, const char *value, unsigned line, char **cause)
 {
-	const struct key_spec *ks;
+	const struct key *ks;
 	_cleanup_strv_ char **raw = NULL;
 	_cleanup_strv_ char **values = NULL;
 	struct profile_entry *e;
@@ -761,16 +584,16 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			    "%s.",
 			    key, all);
 	}
-	if (!section_known(section)) {
+	if (!keys_section_known(section)) {
 		_cleanup_free_ char *all = section_list(" and ");
 
 		return fail(cause, p->file, line,
 			    "unknown section [%s]; the sections are %s.",
 			    section, all);
 	}
-	ks = key_find(section, key);
+	ks = keys_find(section, key);
 	if (ks == NULL) {
-		const char *other = key_section(key);
+		const char *other = keys_section_of(key);
 
 		if (other != NULL)
 			return fail(cause, p->file, line,
@@ -780,8 +603,7 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 		return fail(cause, p->file, line,
 			    "unknown key '%s' in section [%s].", key, section);
 	}
-	if (p->kind == PROFILE_KIND_CLI &&
-	    (ks->type == VT_INCLUDES || strcmp(section, "match") == 0))
+	if (p->kind == PROFILE_KIND_CLI && ks->merge == KEY_MERGE_SOURCE)
 		return fail(cause, p->file, line,
 			    "[%s] %s cannot be given on the command line; "
 			    "use -p for profiles.",
@@ -798,22 +620,18 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	 * a list spread over continuation lines. */
 	if (n == 0)
 		return 0;
-	if (strv_contains(raw, "none") && ks->type != VT_ENUM &&
-	    ks->type != VT_TEXT) {
+	if (strv_contains(raw, "none") && ks->type != KEY_T_CHOICE &&
+	    ks->type != KEY_T_TEXT) {
 		if (n > 1)
 			return fail(cause, p->file, line,
 				    "[%s] %s: 'none' clears the list and must "
 				    "stand alone on its line.",
 				    section, key);
-		if (ks->type == VT_INCLUDES || ks->type == VT_COMMANDS ||
-		    strcmp(section, "match") == 0)
+		if (ks->merge == KEY_MERGE_SOURCE)
 			return fail(cause, p->file, line,
 				    "[%s] %s cannot be 'none'.", section, key);
 	}
-	if ((ks->type == VT_BOOL || ks->type == VT_ENUM ||
-	     ks->type == VT_SIZE || ks->type == VT_BYTES ||
-	     ks->type == VT_COUNT || ks->type == VT_DURATION) &&
-	    n != 1)
+	if (keys_single(ks) && n != 1)
 		return fail(cause, p->file, line,
 			    "[%s] %s takes one value, not %zu.", section, key,
 			    n);
@@ -822,7 +640,7 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	for (size_t i = 0; i < n; i++) {
 		int r;
 
-		if (strcmp(raw[i], "none") == 0 && ks->type != VT_TEXT) {
+		if (strcmp(raw[i], "none") == 0 && ks->type != KEY_T_TEXT) {
 			values[i] = xstrdup(raw[i]);
 			continue;
 		}
@@ -866,7 +684,7 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			strv_push(list, values[i]);
 		return 0;
 	}
-	if (ks->type == VT_INCLUDES)
+	if (ks->type == KEY_T_INCLUDES)
 		for (size_t i = 0; i < n; i++)
 			strv_push(&p->includes, values[i]);
 
@@ -949,7 +767,7 @@ parse_check_line(struct parse_state *st, const char *line, size_t len)
 			return false;
 		}
 		name = xstrndup(start + 1, (size_t)(close - start - 1));
-		if (!section_known(name)) {
+		if (!keys_section_known(name)) {
 			_cleanup_free_ char *all = section_list(" and ");
 
 			fail(&st->cause, file, st->line,

@@ -98,10 +98,7 @@ int profile_parse_file(const char *file, enum profile_kind kind,
 		       const struct vars *v, struct profile **out,
 		       char **cause);
 
-/* The keys profiles may use: profile_key(i, ...) for i below
- * profile_n_keys() (tests/unit/test-doc.c checks the manual has each). */
-size_t profile_n_keys(void);
-void profile_key(size_t i, const char **section, const char **key);
+/* The keys profiles may use, and their grammars: keys.h. */
 
 /*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are
