@@ -22,15 +22,15 @@
 bool
 netpolicy_needs_supervisor(const struct policy *p)
 {
-	return p->supervise || netpolicy_proxy_enabled(p) ||
-	       p->allow_cidr.n > 0 || p->unix_paths.n > 0 || p->listen.n > 0 ||
-	       p->dns.n > 0;
+	return p->supervise || netpolicy_proxy_enabled(p) || p->n_cidrs > 0 ||
+	       p->unix_paths.n > 0 || p->n_listen_addrs > 0 ||
+	       p->n_dns_addrs > 0;
 }
 
 bool
 netpolicy_proxy_enabled(const struct policy *p)
 {
-	return p->net == LLW_NET_FILTERED && (p->proxy || p->allow_host.n > 0);
+	return p->net == LLW_NET_FILTERED && (p->proxy || p->n_hosts > 0);
 }
 
 /* ---- The rules ---- */
@@ -111,26 +111,6 @@ netpolicy_cidr_contains(const struct netpolicy_cidr *c,
 	if (bits == 0)
 		return true;
 	return ((c->net.a[i] ^ a->a[i]) & (0xff << (8 - bits)) & 0xff) == 0;
-}
-
-char *
-netpolicy_addr_format(const struct netpolicy_addr *a)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	inet_ntop(a->family, a->a, buf, sizeof(buf));
-	if (a->family == AF_INET6)
-		return xasprintf("[%s]:%u", buf, a->port);
-	return xasprintf("%s:%u", buf, a->port);
-}
-
-char *
-netpolicy_ip_format(const struct netpolicy_addr *a)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	inet_ntop(a->family, a->a, buf, sizeof(buf));
-	return xstrdup(buf);
 }
 
 bool
@@ -294,16 +274,18 @@ netpolicy_notes(const struct policy *p, bool supervised, bool closed)
 					    "registries");
 	}
 	/* An entry without ports takes connect-tcp's. */
-	for (size_t i = 0; p->connect_tcp.n == 0 && i < p->n_hosts; i++)
-		if (p->hosts[i].n_ports == 0)
-			strv_push_take(
-				&v, xasprintf("allow-host %s (%s) reaches no "
-					      "port: an entry without ports "
-					      "takes connect-tcp's, and "
-					      "there are none; write %s:443",
-					      p->allow_host.v[i].value,
-					      p->allow_host.v[i].origin,
-					      p->allow_host.v[i].value));
+	for (size_t i = 0; p->connect_tcp.n == 0 && i < p->n_hosts; i++) {
+		_cleanup_free_ char *h = NULL;
+
+		if (p->hosts[i].n_ports != 0)
+			continue;
+		h = value_host_format(&p->hosts[i]);
+		strv_push_take(&v, xasprintf("allow-host %s (%s) reaches no "
+					     "port: an entry without ports "
+					     "takes connect-tcp's, and there "
+					     "are none; write %s:443",
+					     h, p->hosts[i].origin, h));
+	}
 	return v;
 }
 
@@ -370,9 +352,8 @@ netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
 		memcpy(r->dns, dns, n_dns * sizeof(*dns));
 	r->n_dns = n_dns;
 	r->listen = xcalloc(p->n_listen_addrs + 1, sizeof(*r->listen));
-	if (p->n_listen_addrs > 0)
-		memcpy(r->listen, p->listen_addrs,
-		       p->n_listen_addrs * sizeof(*r->listen));
+	for (size_t i = 0; i < p->n_listen_addrs; i++)
+		r->listen[i] = p->listen_addrs[i].addr;
 	r->n_listen = p->n_listen_addrs;
 	r->unprivileged_start = 1024;
 	return r;
@@ -669,7 +650,8 @@ netpolicy_resolvers(const struct policy *p, const char *resolv_conf, size_t *n)
 	*n = 0;
 	if (p->n_dns_addrs > 0) {
 		v = xcalloc(p->n_dns_addrs, sizeof(*v));
-		memcpy(v, p->dns_addrs, p->n_dns_addrs * sizeof(*v));
+		for (size_t i = 0; i < p->n_dns_addrs; i++)
+			v[i] = p->dns_addrs[i].addr;
 		*n = p->n_dns_addrs;
 		return v;
 	}
@@ -1035,14 +1017,14 @@ netpolicy_describe(const struct policy *p,
 	char **v = NULL;
 
 	for (size_t i = 0; i < n_resolvers; i++)
-		strv_push_take(&dns, netpolicy_ip_format(&resolvers[i]));
+		strv_push_take(&dns, value_ip_format(&resolvers[i]));
 	list = dns ? strv_join(dns, " ") : NULL;
 
 	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
 		      "destination: performed by the supervisor after its "
 		      "check");
-	for (size_t i = 0; i < p->allow_host.n; i++)
-		strv_push(&names, p->allow_host.v[i].value);
+	for (size_t i = 0; i < p->n_hosts; i++)
+		strv_push_take(&names, value_host_format(&p->hosts[i]));
 	hosts = names ? strv_join(names, " ") : xstrdup("(none)");
 	if (netpolicy_proxy_enabled(p) && stub) {
 		strv_push_take(
@@ -1098,21 +1080,23 @@ netpolicy_describe(const struct policy *p,
 			&v,
 			xasprintf("DNS (port 53, UDP and TCP): only %s%s",
 				  list ? list : "(no resolver: none)",
-				  p->dns.n ? "" : " (from /etc/resolv.conf)"));
-	strv_push_take(
-		&v, xasprintf("binds: %s%s",
-			      p->listen.n ? "only the listen addresses (port "
-					    "0 on loopback when bind-tcp / "
-					    "bind-udp has 0)"
-					  : "on loopback only (a wildcard "
-					    "bind becomes loopback), on the "
-					    "bind-tcp / bind-udp ports, "
-					    "reachable from the host",
-			      p->net == LLW_NET_HOST
-				      ? ""
-				      : "; never on a port a socket the "
-					"sandbox did not create holds "
-					"(EADDRINUSE)"));
+				  p->n_dns_addrs ? ""
+						 : " (from /etc/resolv.conf)"));
+	strv_push_take(&v,
+		       xasprintf("binds: %s%s",
+				 p->n_listen_addrs
+					 ? "only the listen addresses (port "
+					   "0 on loopback when bind-tcp / "
+					   "bind-udp has 0)"
+					 : "on loopback only (a wildcard "
+					   "bind becomes loopback), on the "
+					   "bind-tcp / bind-udp ports, "
+					   "reachable from the host",
+				 p->net == LLW_NET_HOST
+					 ? ""
+					 : "; never on a port a socket the "
+					   "sandbox did not create holds "
+					   "(EADDRINUSE)"));
 	if (netpolicy_needs_supervisor(p) && p->net != LLW_NET_HOST &&
 	    ranges_hold(p->bind_tcp.v, p->bind_tcp.n, 0))
 		strv_push(&v, "the sandbox's own servers (bind-tcp 0): on any "

@@ -82,12 +82,6 @@ int netpolicy_addr_from_sockaddr(const void *sa, size_t len,
 bool netpolicy_cidr_contains(const struct netpolicy_cidr *c,
 			     const struct netpolicy_addr *a);
 
-/* "203.0.113.7:443" or "[::1]:443"; a new string. */
-char *netpolicy_addr_format(const struct netpolicy_addr *a);
-
-/* "203.0.113.7" or "::1", without the port; a new string. */
-char *netpolicy_ip_format(const struct netpolicy_addr *a);
-
 /* Whether x and y are the same address (ports are not looked at). */
 bool netpolicy_addr_same(const struct netpolicy_addr *x,
 			 const struct netpolicy_addr *y);
@@ -218,8 +212,8 @@ struct netpolicy_rules;
 /*
  * The rules of p (its typed allow-cidr, listen, port lists, network
  * mode, proxy), with resolvers the n_dns DNS servers port 53 may reach
- * (netpolicy_resolvers).  Nothing is parsed here: p was, when it was
- * resolved (policy_parse_network).
+ * (netpolicy_resolvers).  Nothing is parsed here: profile.c parsed
+ * every value once, with value.h's grammars.
  */
 struct netpolicy_rules *netpolicy_rules_new(const struct policy *p,
 					    const struct netpolicy_addr *dns,

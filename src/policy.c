@@ -224,70 +224,112 @@ policy_new(void)
 	return p;
 }
 
+/* The same address (ports aside): values are normalised and zeroed
+ * where unused (value.h), so the bytes say it. */
+static bool
+addr_equal(const struct netpolicy_addr *x, const struct netpolicy_addr *y)
+{
+	return x->family == y->family && memcmp(x->a, y->a, sizeof(x->a)) == 0;
+}
+
 static void
-network_clear(struct policy *p)
+addr_rules_clear(struct llw_addr_rule **v, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free((*v)[i].origin);
+	free(*v);
+	*v = NULL;
+	*n = 0;
+}
+
+static void
+cidrs_clear(struct policy *p)
 {
 	for (size_t i = 0; i < p->n_cidrs; i++)
 		value_cidr_clear(&p->cidrs[i]);
 	free(p->cidrs);
-	free(p->listen_addrs);
-	free(p->dns_addrs);
+	p->cidrs = NULL;
+	p->n_cidrs = 0;
+}
+
+static void
+hosts_clear(struct policy *p)
+{
 	for (size_t i = 0; i < p->n_hosts; i++)
 		value_host_clear(&p->hosts[i]);
 	free(p->hosts);
 	p->hosts = NULL;
 	p->n_hosts = 0;
-	p->cidrs = NULL;
-	p->listen_addrs = p->dns_addrs = NULL;
-	p->n_cidrs = p->n_listen_addrs = p->n_dns_addrs = 0;
 }
 
-int
-policy_parse_network(struct policy *p, char **cause)
+/* Append a CIDR unless the same one is there (the first origin stays);
+ * c's ports are copied. */
+static void
+cidrs_add(struct policy *p, const struct netpolicy_cidr *c, const char *origin)
 {
-	const struct llw_item *it;
-	const char *what;
+	struct netpolicy_cidr *to;
 
-	network_clear(p);
-	what = "allow-cidr";
-	p->cidrs = xcalloc(p->allow_cidr.n + 1, sizeof(*p->cidrs));
-	for (size_t i = 0; i < p->allow_cidr.n; i++) {
-		it = &p->allow_cidr.v[i];
-		if (value_cidr(it->value, &p->cidrs[i], NULL) < 0)
-			goto bad;
-		p->cidrs[i].origin = xstrdup(it->origin);
-		p->n_cidrs++;
+	for (size_t i = 0; i < p->n_cidrs; i++) {
+		const struct netpolicy_cidr *o = &p->cidrs[i];
+
+		if (addr_equal(&o->net, &c->net) && o->prefix == c->prefix &&
+		    o->n_ports == c->n_ports &&
+		    (c->n_ports == 0 ||
+		     memcmp(o->ports, c->ports,
+			    c->n_ports * sizeof(*c->ports)) == 0))
+			return;
 	}
-	what = "listen address";
-	p->listen_addrs = xcalloc(p->listen.n + 1, sizeof(*p->listen_addrs));
-	for (size_t i = 0; i < p->listen.n; i++) {
-		it = &p->listen.v[i];
-		if (value_listen(it->value, &p->listen_addrs[i], NULL) < 0)
-			goto bad;
-		p->n_listen_addrs++;
+	p->cidrs = xreallocarray(p->cidrs, p->n_cidrs + 1, sizeof(*p->cidrs));
+	to = &p->cidrs[p->n_cidrs++];
+	*to = *c;
+	to->ports = xcalloc(c->n_ports + 1, sizeof(*to->ports));
+	for (size_t i = 0; i < c->n_ports; i++)
+		to->ports[i] = (struct llw_port_range){ c->ports[i].lo,
+							c->ports[i].hi, NULL };
+	to->origin = xstrdup(origin);
+}
+
+/* Append an allow-host entry unless the same one is there. */
+static void
+hosts_add(struct policy *p, const struct hostrule *h, const char *origin)
+{
+	struct hostrule *to;
+
+	for (size_t i = 0; i < p->n_hosts; i++) {
+		const struct hostrule *o = &p->hosts[i];
+
+		if (strcmp(o->name, h->name) == 0 &&
+		    o->wildcard == h->wildcard && o->n_ports == h->n_ports &&
+		    (h->n_ports == 0 ||
+		     memcmp(o->ports, h->ports,
+			    h->n_ports * sizeof(*h->ports)) == 0))
+			return;
 	}
-	what = "DNS server address";
-	p->dns_addrs = xcalloc(p->dns.n + 1, sizeof(*p->dns_addrs));
-	for (size_t i = 0; i < p->dns.n; i++) {
-		it = &p->dns.v[i];
-		if (value_ip(it->value, &p->dns_addrs[i], NULL) < 0)
-			goto bad;
-		p->n_dns_addrs++;
-	}
-	what = "allow-host";
-	p->hosts = xcalloc(p->allow_host.n + 1, sizeof(*p->hosts));
-	for (size_t i = 0; i < p->allow_host.n; i++) {
-		it = &p->allow_host.v[i];
-		if (value_host(it->value, &p->hosts[i], NULL) < 0)
-			goto bad;
-		p->hosts[i].origin = it->origin;
-		p->n_hosts++;
-	}
-	return 0;
-bad:
-	*cause = xasprintf("%s: bad %s '%s'.", it->origin, what, it->value);
-	network_clear(p);
-	return -EINVAL;
+	p->hosts = xreallocarray(p->hosts, p->n_hosts + 1, sizeof(*p->hosts));
+	to = &p->hosts[p->n_hosts++];
+	*to = (struct hostrule){
+		.name = xstrdup(h->name),
+		.wildcard = h->wildcard,
+		.ports = xcalloc(h->n_ports + 1, sizeof(*to->ports)),
+		.n_ports = h->n_ports,
+		.origin = xstrdup(origin),
+	};
+	for (size_t i = 0; i < h->n_ports; i++)
+		to->ports[i] = (struct llw_port_range){ h->ports[i].lo,
+							h->ports[i].hi, NULL };
+}
+
+/* Append an address (listen: with its port) unless it is there. */
+static void
+addr_rules_add(struct llw_addr_rule **v, size_t *n,
+	       const struct netpolicy_addr *a, const char *origin)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (addr_equal(&(*v)[i].addr, a) &&
+		    (*v)[i].addr.port == a->port)
+			return;
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct llw_addr_rule){ *a, xstrdup(origin) };
 }
 
 static void
@@ -325,12 +367,11 @@ policy_free(struct policy *p)
 	ports_clear(&p->connect_udp);
 	ports_clear(&p->bind_udp);
 	free(p->unix_sockets_origin.origin);
-	items_clear(&p->allow_cidr);
-	items_clear(&p->allow_host);
 	items_clear(&p->unix_paths);
-	items_clear(&p->listen);
-	items_clear(&p->dns);
-	network_clear(p);
+	cidrs_clear(p);
+	hosts_clear(p);
+	addr_rules_clear(&p->listen_addrs, &p->n_listen_addrs);
+	addr_rules_clear(&p->dns_addrs, &p->n_dns_addrs);
 	items_clear(&p->mkdirs);
 	items_clear(&p->touches);
 	free(p->log_prefix);
@@ -631,17 +672,20 @@ access_at_resolved(const struct resolver *r, const char *path,
 }
 
 static enum llw_access
-access_from_key(const char *key)
+access_from_key(enum key_id id)
 {
-	if (strcmp(key, "ro") == 0)
+	switch (id) {
+	case KEY_RO:
 		return LLW_ACCESS_RO;
-	if (strcmp(key, "rx") == 0)
+	case KEY_RX:
 		return LLW_ACCESS_RX;
-	if (strcmp(key, "rw") == 0)
+	case KEY_RW:
 		return LLW_ACCESS_RW;
-	if (strcmp(key, "rwx") == 0)
+	case KEY_RWX:
 		return LLW_ACCESS_RWX;
-	return LLW_ACCESS_DENY;
+	default:
+		return LLW_ACCESS_DENY;
+	}
 }
 
 static int
@@ -649,9 +693,9 @@ apply_paths(struct resolver *r, const struct profile *prof,
 	    const struct profile_entry *e, uint32_t rank, char **cause)
 {
 	struct policy *p = r->p;
-	enum llw_access a = access_from_key(e->key);
+	enum llw_access a = access_from_key(e->key->id);
 
-	if (strcmp(e->values[0], "none") == 0) {
+	if (e->none) {
 		/* Everything applied so far has a rank <= this one. */
 		size_t j = 0;
 
@@ -666,21 +710,23 @@ apply_paths(struct resolver *r, const struct profile *prof,
 		p->n_paths = j;
 		return 0;
 	}
-	for (char **v = e->values; *v != NULL; v++) {
+	for (size_t i = 0; i < e->n_values; i++) {
+		const struct profile_value *v = &e->values[i];
 		struct llw_path_rule *pr;
 
 		if (prof->kind == PROFILE_KIND_PROJECT) {
 			const char *o;
-			enum llw_access now = access_at_resolved(
-				r, *v + ((*v)[0] == '?'), &o);
+			enum llw_access now =
+				access_at_resolved(r, v->u.text, &o);
 
 			if (policy_access_wider(a, now)) {
 				*cause = xasprintf(
 					"%s:%u: .llwrap.ini may only tighten "
-					"the policy: '%s = %s' would widen "
+					"the policy: '%s = %s%s' would widen "
 					"access to that path, which is '%s' "
 					"without it (%s).",
-					prof->file, e->line, e->key, *v,
+					prof->file, e->line, e->key->name,
+					v->optional ? "?" : "", v->u.text,
 					policy_access_name(now),
 					o != NULL ? o : "no rule allows it");
 				return -EINVAL;
@@ -689,8 +735,8 @@ apply_paths(struct resolver *r, const struct profile *prof,
 		p->paths = xreallocarray(p->paths, p->n_paths + 1,
 					 sizeof(*p->paths));
 		pr = &p->paths[p->n_paths++];
-		pr->optional = (*v)[0] == '?';
-		pr->path = xstrdup(*v + pr->optional);
+		pr->optional = v->optional;
+		pr->path = xstrdup(v->u.text);
 		pr->access = a;
 		pr->rank = rank;
 		pr->origin = origin_of(prof, e->line);
@@ -698,93 +744,69 @@ apply_paths(struct resolver *r, const struct profile *prof,
 	return 0;
 }
 
-/* The four port lists by key name. */
+/* The four port lists by key. */
 static struct llw_ports *
-ports_for(struct policy *p, const char *key)
+ports_for(struct policy *p, enum key_id id)
 {
-	if (strcmp(key, "connect-tcp") == 0)
+	switch (id) {
+	case KEY_CONNECT_TCP:
 		return &p->connect_tcp;
-	if (strcmp(key, "bind-tcp") == 0)
+	case KEY_BIND_TCP:
 		return &p->bind_tcp;
-	if (strcmp(key, "connect-udp") == 0)
+	case KEY_CONNECT_UDP:
 		return &p->connect_udp;
-	if (strcmp(key, "bind-udp") == 0)
+	default:
 		return &p->bind_udp;
-	return NULL;
+	}
 }
 
 /*
  * Port keys in .llwrap.ini narrow: the lines for a key together say which
  * of the ports already allowed stay allowed ("connect-tcp = 443" keeps
  * only 443), and "none" removes them all.  A port not already allowed is
- * an error.  before holds the lists as they were before the file.
+ * an error.  before holds the lists as they were before the file, by
+ * key - KEY_CONNECT_TCP.
  */
 struct narrow {
 	struct llw_ports before[4];
 	bool touched[4];
 };
 
-static const char *const port_keys[] = { "connect-tcp", "bind-tcp",
-					 "connect-udp", "bind-udp" };
-
 static int
 apply_ports(struct resolver *r, const struct profile *prof,
 	    const struct profile_entry *e, struct narrow *nw, char **cause)
 {
-	struct llw_ports *pl = ports_for(r->p, e->key);
+	struct llw_ports *pl = ports_for(r->p, e->key->id);
 	_cleanup_free_ char *origin = origin_of(prof, e->line);
-	size_t k = 0;
+	size_t k = (size_t)(e->key->id - KEY_CONNECT_TCP);
 
-	while (strcmp(port_keys[k], e->key) != 0)
-		k++;
 	if (nw != NULL && !nw->touched[k]) {
 		ports_clear(pl);
 		nw->touched[k] = true;
 	}
-	if (strcmp(e->values[0], "none") == 0) {
+	if (e->none) {
 		ports_clear(pl);
 		return 0;
 	}
-	for (char **v = e->values; *v != NULL; v++) {
-		uint16_t lo, hi;
+	for (size_t i = 0; i < e->n_values; i++) {
+		uint16_t lo = e->values[i].u.ports.lo,
+			 hi = e->values[i].u.ports.hi;
 
-		if (value_port_range(*v, &lo, &hi, NULL) < 0) {
-			*cause = xasprintf("%s: bad port range '%s'.", origin,
-					   *v);
-			return -EINVAL;
-		}
 		if (nw != NULL && !ports_cover(&nw->before[k], lo, hi)) {
+			_cleanup_free_ char *v =
+				profile_value_format(e->key, &e->values[i]);
+
 			*cause = xasprintf(
 				"%s: .llwrap.ini may only tighten the policy: "
 				"%s = %s allows ports that less specific "
 				"profiles do not; it can only keep a subset of "
 				"them.",
-				origin, e->key, *v);
+				origin, e->key->name, v);
 			return -EINVAL;
 		}
 		ports_add(pl, lo, hi, origin);
 	}
 	return 0;
-}
-
-static struct llw_items *
-items_for(struct policy *p, const char *key)
-{
-	if (strcmp(key, "allow-cidr") == 0)
-		return &p->allow_cidr;
-	if (strcmp(key, "allow-host") == 0)
-		return &p->allow_host;
-	if (strcmp(key, "unix") == 0)
-		return &p->unix_paths;
-	if (strcmp(key, "listen") == 0)
-		return &p->listen;
-	if (strcmp(key, "dns") == 0)
-		return &p->dns;
-	if (strcmp(key, "keep") == 0)
-		return &p->env_keep;
-	if (strcmp(key, "unset") == 0)
-		return &p->env_unset;
-	return NULL;
 }
 
 /* The name part of "NAME=VALUE" as a new string. */
@@ -820,23 +842,33 @@ env_glob_match(const char *glob, const char *name)
 static void
 apply_env(struct policy *p, const struct profile_entry *e, const char *origin)
 {
-	for (char **v = e->values; *v != NULL; v++) {
-		if (strcmp(e->key, "keep") == 0) {
+	struct llw_items *it = e->key->id == KEY_ENV_KEEP    ? &p->env_keep
+			       : e->key->id == KEY_ENV_UNSET ? &p->env_unset
+							     : &p->env_set;
+
+	if (e->none) {
+		items_clear(it);
+		return;
+	}
+	for (size_t k = 0; k < e->n_values; k++) {
+		const char *v = e->values[k].u.text;
+
+		if (e->key->id == KEY_ENV_KEEP) {
 			for (size_t i = p->env_unset.n; i-- > 0;)
-				if (strcmp(p->env_unset.v[i].value, *v) == 0)
+				if (strcmp(p->env_unset.v[i].value, v) == 0)
 					items_remove(&p->env_unset, i);
-			items_add(&p->env_keep, *v, origin);
-		} else if (strcmp(e->key, "unset") == 0) {
+			items_add(&p->env_keep, v, origin);
+		} else if (e->key->id == KEY_ENV_UNSET) {
 			for (size_t i = p->env_set.n; i-- > 0;) {
 				_cleanup_free_ char *name =
 					env_name(p->env_set.v[i].value);
 
-				if (env_glob_match(*v, name))
+				if (env_glob_match(v, name))
 					items_remove(&p->env_set, i);
 			}
-			items_add(&p->env_unset, *v, origin);
+			items_add(&p->env_unset, v, origin);
 		} else {
-			_cleanup_free_ char *name = env_name(*v);
+			_cleanup_free_ char *name = env_name(v);
 			size_t len = strlen(name);
 
 			for (size_t i = p->env_set.n; i-- > 0;)
@@ -844,15 +876,9 @@ apply_env(struct policy *p, const struct profile_entry *e, const char *origin)
 					    0 &&
 				    p->env_set.v[i].value[len] == '=')
 					items_remove(&p->env_set, i);
-			items_add(&p->env_set, *v, origin);
+			items_add(&p->env_set, v, origin);
 		}
 	}
-}
-
-static bool
-is_key(const struct profile_entry *e, const char *section, const char *key)
-{
-	return strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0;
 }
 
 static void
@@ -948,162 +974,274 @@ apply_git_config(struct resolver *r)
 	git_clear(r);
 }
 
+/* A [filesystem] list of paths: mkdir, touch, unix. */
+static void
+apply_list(struct llw_items *to, const struct profile_entry *e,
+	   const char *origin)
+{
+	if (e->none)
+		items_clear(to);
+	for (size_t i = 0; i < e->n_values; i++) {
+		/* touch's "?PATH" (may be missing) stays in the item, where
+		 * sandbox.c reads it. */
+		_cleanup_free_ char *v =
+			profile_value_format(e->key, &e->values[i]);
+
+		items_add(to, v, origin);
+	}
+}
+
+/* A yes|no key: its value, or def for none. */
+static bool
+yes(const struct profile_entry *e, bool def)
+{
+	return e->none ? def : e->values[0].u.yes;
+}
+
+/* A size, count or duration: its value, or 0 (no limit) for none. */
+static uint64_t
+number(const struct profile_entry *e)
+{
+	return e->none ? 0 : e->values[0].u.n;
+}
+
+/*
+ * Apply one entry of the network's supervisor rules (allow-cidr,
+ * allow-host, listen, dns): typed already, appended each once.
+ */
+static void
+apply_network(struct policy *p, const struct profile_entry *e,
+	      const char *origin)
+{
+	switch (e->key->id) {
+	case KEY_ALLOW_CIDR:
+		if (e->none)
+			cidrs_clear(p);
+		for (size_t i = 0; i < e->n_values; i++)
+			cidrs_add(p, &e->values[i].u.cidr, origin);
+		break;
+	case KEY_ALLOW_HOST:
+		if (e->none)
+			hosts_clear(p);
+		for (size_t i = 0; i < e->n_values; i++)
+			hosts_add(p, &e->values[i].u.host, origin);
+		break;
+	case KEY_LISTEN:
+		if (e->none)
+			addr_rules_clear(&p->listen_addrs, &p->n_listen_addrs);
+		for (size_t i = 0; i < e->n_values; i++)
+			addr_rules_add(&p->listen_addrs, &p->n_listen_addrs,
+				       &e->values[i].u.addr, origin);
+		break;
+	default: /* KEY_DNS */
+		if (e->none)
+			addr_rules_clear(&p->dns_addrs, &p->n_dns_addrs);
+		for (size_t i = 0; i < e->n_values; i++)
+			addr_rules_add(&p->dns_addrs, &p->n_dns_addrs,
+				       &e->values[i].u.addr, origin);
+		break;
+	}
+}
+
+/*
+ * Apply one entry at the given rank by its key's merge rule (keys.h):
+ * its values are typed already (profile.h).  "none" clears a list and
+ * puts a scalar back to its built-in default.
+ */
+static int
+apply_entry(struct resolver *r, const struct profile *prof,
+	    const struct profile_entry *e, uint32_t rank, struct narrow *nw,
+	    char **cause)
+{
+	struct policy *p = r->p;
+	_cleanup_free_ char *origin = origin_of(prof, e->line);
+	const struct profile_value *v = e->values;
+
+	switch (e->key->id) {
+	case KEY_INCLUDE: /* apply_source() */
+	case KEY_DESCRIPTION:
+	case KEY_MATCH_COMMAND:
+	case KEY_MATCH_PROFILE:
+	case KEY_MATCH_PROJECT:
+	case KEY_COUNT:
+		break;
+	case KEY_RO:
+	case KEY_RX:
+	case KEY_RW:
+	case KEY_RWX:
+	case KEY_DENY:
+		return apply_paths(r, prof, e, rank, cause);
+	case KEY_MKDIR:
+		apply_list(&p->mkdirs, e, origin);
+		break;
+	case KEY_TOUCH:
+		apply_list(&p->touches, e, origin);
+		break;
+	case KEY_UNIX:
+		apply_list(&p->unix_paths, e, origin);
+		break;
+	case KEY_GIT_CONFIG:
+		if (e->none)
+			git_clear(r);
+		for (size_t i = 0; i < e->n_values; i++)
+			git_add(r, v[i].u.text, origin, rank);
+		break;
+	case KEY_COPY:
+		if (e->none) {
+			copies_clear(p);
+			break;
+		}
+		p->copies = xreallocarray(p->copies, p->n_copies + 1,
+					  sizeof(*p->copies));
+		p->copies[p->n_copies++] = (struct llw_copy){
+			.src = xstrdup(v[0].u.text),
+			.dst = xstrdup(v[1].u.text),
+			.optional = v[0].optional,
+			.origin = xstrdup(origin),
+		};
+		break;
+	case KEY_PRIVATE_TMP:
+		p->private_tmp = yes(e, false);
+		scalar_set(&p->private_tmp_origin, origin);
+		break;
+	case KEY_PROTECT_GIT:
+		p->protect_git = yes(e, false);
+		scalar_set(&p->protect_git_origin, origin);
+		break;
+	case KEY_PROTECT_LATER_RUN:
+		p->protect_later_run = yes(e, false);
+		scalar_set(&p->protect_later_run_origin, origin);
+		break;
+	case KEY_MODE: {
+		/* The choices' order: none, filtered, host. */
+		static const enum llw_net_mode modes[] = { LLW_NET_NONE,
+							   LLW_NET_FILTERED,
+							   LLW_NET_HOST };
+		enum llw_net_mode m = modes[v[0].u.choice];
+
+		if (nw != NULL && net_openness(m) > net_openness(p->net)) {
+			*cause = xasprintf(
+				"%s: .llwrap.ini may only tighten the policy: "
+				"mode = %s is wider than mode = %s (%s).",
+				origin, policy_net_mode_name(m),
+				policy_net_mode_name(p->net),
+				p->net_origin.origin != NULL
+					? p->net_origin.origin
+					: "built-in");
+			return -EINVAL;
+		}
+		p->net = m;
+		scalar_set(&p->net_origin, origin);
+		break;
+	}
+	case KEY_CONNECT_TCP:
+	case KEY_BIND_TCP:
+	case KEY_CONNECT_UDP:
+	case KEY_BIND_UDP:
+		return apply_ports(r, prof, e, nw, cause);
+	case KEY_UNIX_SOCKETS:
+		/* The choices' order: allow, deny. */
+		p->unix_sockets = v[0].u.choice == 0;
+		scalar_set(&p->unix_sockets_origin, origin);
+		break;
+	case KEY_ALLOW_CIDR:
+	case KEY_ALLOW_HOST:
+	case KEY_LISTEN:
+	case KEY_DNS:
+		apply_network(p, e, origin);
+		break;
+	case KEY_SUPERVISE:
+		p->supervise = yes(e, false);
+		scalar_set(&p->supervise_origin, origin);
+		break;
+	case KEY_PROXY:
+		p->proxy = yes(e, false);
+		scalar_set(&p->proxy_origin, origin);
+		break;
+	case KEY_LOG_BLOCKED:
+		p->log_blocked = yes(e, true);
+		break;
+	case KEY_LOG_STDERR:
+		p->log_stderr = yes(e, true);
+		break;
+	case KEY_LOG_PREFIX:
+		free(p->log_prefix);
+		p->log_prefix = xstrdup(v[0].u.text);
+		break;
+	case KEY_ENV_KEEP:
+	case KEY_ENV_SET:
+	case KEY_ENV_UNSET:
+		apply_env(p, e, origin);
+		break;
+	case KEY_PTRACE:
+		/* The choices' order: allow, deny. */
+		p->ptrace_deny = v[0].u.choice == 1;
+		scalar_set(&p->ptrace_origin, origin);
+		break;
+	case KEY_HIDE_PROCESSES:
+		p->hide_processes = yes(e, false);
+		scalar_set(&p->hide_processes_origin, origin);
+		break;
+	case KEY_BEST_EFFORT:
+		p->best_effort = yes(e, false);
+		scalar_set(&p->best_effort_origin, origin);
+		break;
+	case KEY_TMPFS_SIZE:
+		p->tmpfs_bytes = e->none ? 0 : v[0].u.size.bytes;
+		p->tmpfs_percent = e->none ? 0 : v[0].u.size.percent;
+		scalar_set(&p->tmpfs_size_origin, origin);
+		break;
+	case KEY_MEMORY:
+		p->limit_memory = number(e);
+		break;
+	case KEY_FILE_SIZE:
+		p->limit_file_size = number(e);
+		break;
+	case KEY_PROCESSES:
+		p->limit_processes = number(e);
+		break;
+	case KEY_FILES:
+		p->limit_files = number(e);
+		break;
+	case KEY_CPU:
+		p->limit_cpu = number(e);
+		break;
+	case KEY_TIMEOUT:
+		p->limit_timeout = number(e);
+		break;
+	case KEY_MEMORY_MAX:
+		p->limit_memory_max = number(e);
+		scalar_set(&p->limit_cgroup_origin, origin);
+		break;
+	case KEY_PIDS_MAX:
+		p->limit_pids_max = number(e);
+		scalar_set(&p->limit_cgroup_origin, origin);
+		break;
+	}
+	return 0;
+}
+
 /* Apply the entries of prof (not its includes) at the given rank. */
 static int
 apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
 	      char **cause)
 {
-	struct policy *p = r->p;
 	struct narrow nw = { 0 };
 	struct narrow *pnw = NULL;
 	int ret = 0;
 
 	if (prof->kind == PROFILE_KIND_PROJECT) {
 		pnw = &nw;
-		for (size_t k = 0; k < ARRAY_SIZE(port_keys); k++)
-			ports_copy(&nw.before[k], ports_for(p, port_keys[k]));
+		for (size_t k = 0; k < 4; k++)
+			ports_copy(&nw.before[k],
+				   ports_for(r->p, KEY_CONNECT_TCP + k));
 	}
-	for (size_t i = 0; i < prof->n_entries && ret == 0; i++) {
-		const struct profile_entry *e = &prof->entries[i];
-		_cleanup_free_ char *origin = origin_of(prof, e->line);
-		const char *v0 = e->values[0];
-		struct llw_items *it;
-
-		if (is_key(e, "filesystem", "copy")) {
-			if (strcmp(v0, "none") == 0) {
-				copies_clear(p);
-				continue;
-			}
-			p->copies = xreallocarray(p->copies, p->n_copies + 1,
-						  sizeof(*p->copies));
-			p->copies[p->n_copies++] = (struct llw_copy){
-				.src = xstrdup(v0 + (v0[0] == '?')),
-				.dst = xstrdup(e->values[1]),
-				.optional = v0[0] == '?',
-				.origin = xstrdup(origin),
-			};
-		} else if (is_key(e, "filesystem", "mkdir") ||
-			   is_key(e, "filesystem", "touch")) {
-			struct llw_items *to = strcmp(e->key, "mkdir") == 0
-						       ? &p->mkdirs
-						       : &p->touches;
-
-			if (strcmp(v0, "none") == 0) {
-				items_clear(to);
-				continue;
-			}
-			for (char **v = e->values; *v != NULL; v++)
-				items_add(to, *v, origin);
-		} else if (is_key(e, "filesystem", "git-config")) {
-			if (strcmp(v0, "none") == 0) {
-				git_clear(r);
-				continue;
-			}
-			for (char **v = e->values; *v != NULL; v++)
-				git_add(r, *v, origin, rank);
-		} else if (is_key(e, "filesystem", "private-tmp")) {
-			p->private_tmp = strcmp(v0, "yes") == 0;
-			scalar_set(&p->private_tmp_origin, origin);
-		} else if (is_key(e, "limits", "memory")) {
-			value_bytes(v0, &p->limit_memory, NULL);
-		} else if (is_key(e, "limits", "file-size")) {
-			value_bytes(v0, &p->limit_file_size, NULL);
-		} else if (is_key(e, "limits", "processes")) {
-			value_count(v0, &p->limit_processes, NULL);
-		} else if (is_key(e, "limits", "files")) {
-			value_count(v0, &p->limit_files, NULL);
-		} else if (is_key(e, "limits", "cpu")) {
-			value_count(v0, &p->limit_cpu, NULL);
-		} else if (is_key(e, "limits", "timeout")) {
-			value_duration(v0, &p->limit_timeout, NULL);
-		} else if (is_key(e, "limits", "memory-max")) {
-			value_bytes(v0, &p->limit_memory_max, NULL);
-			scalar_set(&p->limit_cgroup_origin, origin);
-		} else if (is_key(e, "limits", "pids-max")) {
-			value_count(v0, &p->limit_pids_max, NULL);
-			scalar_set(&p->limit_cgroup_origin, origin);
-		} else if (is_key(e, "limits", "tmpfs-size")) {
-			value_size(v0, &p->tmpfs_bytes, &p->tmpfs_percent,
-				   NULL);
-			scalar_set(&p->tmpfs_size_origin, origin);
-		} else if (is_key(e, "filesystem", "protect-later-run")) {
-			p->protect_later_run = strcmp(v0, "yes") == 0;
-			scalar_set(&p->protect_later_run_origin, origin);
-		} else if (is_key(e, "filesystem", "protect-git")) {
-			p->protect_git = strcmp(v0, "yes") == 0;
-			scalar_set(&p->protect_git_origin, origin);
-		} else if (strcmp(e->section, "filesystem") == 0) {
-			ret = apply_paths(r, prof, e, rank, cause);
-		} else if (ports_for(p, e->key) != NULL) {
-			ret = apply_ports(r, prof, e, pnw, cause);
-		} else if (is_key(e, "network", "mode")) {
-			enum llw_net_mode m =
-				strcmp(v0, "none") == 0	  ? LLW_NET_NONE
-				: strcmp(v0, "host") == 0 ? LLW_NET_HOST
-							  : LLW_NET_FILTERED;
-
-			if (pnw != NULL &&
-			    net_openness(m) > net_openness(p->net)) {
-				*cause = xasprintf(
-					"%s: .llwrap.ini may only tighten the "
-					"policy: mode = %s is wider than mode "
-					"= %s (%s).",
-					origin, v0,
-					policy_net_mode_name(p->net),
-					p->net_origin.origin != NULL
-						? p->net_origin.origin
-						: "built-in");
-				ret = -EINVAL;
-				break;
-			}
-			p->net = m;
-			scalar_set(&p->net_origin, origin);
-		} else if (is_key(e, "network", "unix-sockets")) {
-			p->unix_sockets = strcmp(v0, "allow") == 0;
-			scalar_set(&p->unix_sockets_origin, origin);
-		} else if (is_key(e, "network", "supervise")) {
-			p->supervise = strcmp(v0, "yes") == 0;
-			scalar_set(&p->supervise_origin, origin);
-		} else if (is_key(e, "network", "proxy")) {
-			p->proxy = strcmp(v0, "yes") == 0;
-			scalar_set(&p->proxy_origin, origin);
-		} else if (is_key(e, "network", "log-blocked")) {
-			p->log_blocked = strcmp(v0, "yes") == 0;
-		} else if (is_key(e, "network", "log-stderr")) {
-			p->log_stderr = strcmp(v0, "yes") == 0;
-		} else if (is_key(e, "network", "log-prefix")) {
-			free(p->log_prefix);
-			p->log_prefix = xstrdup(v0);
-		} else if (is_key(e, "process", "ptrace")) {
-			p->ptrace_deny = strcmp(v0, "deny") == 0;
-			scalar_set(&p->ptrace_origin, origin);
-		} else if (is_key(e, "process", "hide-processes")) {
-			p->hide_processes = strcmp(v0, "yes") == 0;
-			scalar_set(&p->hide_processes_origin, origin);
-		} else if (is_key(e, "profile", "best-effort")) {
-			p->best_effort = strcmp(v0, "yes") == 0;
-			scalar_set(&p->best_effort_origin, origin);
-		} else if (strcmp(e->section, "environment") == 0 &&
-			   strcmp(v0, "none") == 0) {
-			items_clear(strcmp(e->key, "set") == 0
-					    ? &p->env_set
-					    : items_for(p, e->key));
-		} else if (strcmp(e->section, "environment") == 0) {
-			apply_env(p, e, origin);
-		} else if ((it = items_for(p, e->key)) != NULL) {
-			if (strcmp(v0, "none") == 0) {
-				items_clear(it);
-				continue;
-			}
-			for (char **v = e->values; *v != NULL; v++)
-				items_add(it, *v, origin);
-		}
-		/* [profile] include is handled by apply_source(). */
-	}
-	for (size_t k = 0; k < ARRAY_SIZE(port_keys); k++)
+	for (size_t i = 0; i < prof->n_entries && ret == 0; i++)
+		ret = apply_entry(r, prof, &prof->entries[i], rank, pnw, cause);
+	for (size_t k = 0; k < 4; k++)
 		ports_clear(&nw.before[k]);
 	if (ret == 0 && prof->description != NULL)
-		strv_push(&p->descriptions, prof->description);
+		strv_push(&r->p->descriptions, prof->description);
 	return ret;
 }
 
@@ -1123,12 +1261,13 @@ apply_source(struct resolver *r, struct profile *prof_in, char **cause)
 	for (size_t i = 0; i < prof->n_entries; i++) {
 		const struct profile_entry *e = &prof->entries[i];
 
-		if (!is_key(e, "profile", "include"))
+		if (e->key->id != KEY_INCLUDE)
 			continue;
-		for (char **v = e->values; *v != NULL; v++) {
+		for (size_t k = 0; k < e->n_values; k++) {
 			struct profile *child = NULL;
 
-			ret = load(r, *v, prof, e->line, &child, cause);
+			ret = load(r, e->values[k].u.text, prof, e->line,
+				   &child, cause);
 			if (ret < 0)
 				return ret;
 			if (strv_contains(r->stack, child->file)) {
@@ -1436,8 +1575,6 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	if (ret == 0)
 		apply_git_config(&r);
 	git_clear(&r);
-	if (ret == 0)
-		ret = policy_parse_network(p, cause);
 
 	strv_free(r.applied);
 	strv_free(r.stack);
@@ -1446,6 +1583,31 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 		return ret;
 	*out = steal_pointer(&p);
 	return 0;
+}
+
+int
+policy_add(struct policy *p, const char *section, const char *key,
+	   const char *value, const char *origin, char **cause)
+{
+	static char *const env[] = { NULL };
+	static const struct policy_request req = { .envp = env };
+	attribute_cleanup(vars_freep) struct vars *vars =
+		vars_new(env, NULL, NULL);
+	attribute_cleanup(profile_freep) struct profile *prof =
+		profile_new(origin, PROFILE_KIND_CLI);
+	const struct key *k = keys_find(section, key);
+	struct resolver r = { .req = &req, .vars = vars, .p = p };
+	int ret;
+
+	if (k == NULL || k->merge == KEY_MERGE_SOURCE ||
+	    k->id == KEY_GIT_CONFIG) {
+		*cause = xasprintf("[%s] %s cannot be added to a policy.",
+				   section, key);
+		return -EINVAL;
+	}
+	if ((ret = profile_add(prof, vars, section, key, value, 0, cause)) < 0)
+		return ret;
+	return apply_profile(&r, prof, LLW_RANK_LLWRAP - 1, cause);
 }
 
 char *

@@ -37,223 +37,6 @@
 /* A profile larger than this is certainly a mistake. */
 #define PROFILE_FILE_MAX (1024 * 1024)
 
-/* Variables, in the order vars_expand's error message lists them. */
-static const char *const var_names[] = {
-	"HOME",		  "PROJECT",
-	"PROJECT_ID",	  "NAME",
-	"USER",		  "UID",
-	"TMPDIR",	  "XDG_CONFIG_HOME",
-	"XDG_DATA_HOME",  "XDG_STATE_HOME",
-	"XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-};
-
-struct vars {
-	char *values[ARRAY_SIZE(var_names)];
-};
-
-static void
-vars_set(struct vars *v, const char *name, char *value)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++) {
-		if (strcmp(var_names[i], name) == 0) {
-			free(v->values[i]);
-			v->values[i] = value;
-			return;
-		}
-	}
-	free(value);
-}
-
-/*
- * An XDG base directory: the environment's value when it is absolute (the
- * XDG specification says relative values are to be ignored), otherwise
- * the default under HOME, or unset when HOME is unknown too.
- */
-static char *
-vars_xdg(char *const *envp, const char *home, const char *name,
-	 const char *dflt)
-{
-	const char *s = strv_env_get(envp, name);
-
-	if (s != NULL && s[0] == '/')
-		return xstrdup(s);
-	if (home == NULL)
-		return NULL;
-	return xasprintf("%s/%s", strcmp(home, "/") == 0 ? "" : home, dflt);
-}
-
-/*
- * ${PROJECT_ID}: a name for the project that differs from every other
- * project's, for per-project state directories (DESIGN.md §11): the
- * project directory's last component (letters, digits, '-', '_' and '.'
- * kept, at most 32) and 16 hex digits of the FNV-1a hash of its path.
- */
-static char *
-vars_project_id(const char *project)
-{
-	const char *base = strrchr(project, '/');
-	uint64_t h = 0xcbf29ce484222325ULL;
-	char name[33];
-	size_t n = 0;
-
-	for (const char *c = project; *c != '\0'; c++) {
-		h ^= (unsigned char)*c;
-		h *= 0x100000001b3ULL;
-	}
-	for (const char *c = base != NULL ? base + 1 : project;
-	     *c != '\0' && n < sizeof(name) - 1; c++)
-		name[n++] = (isalnum((unsigned char)*c) || strchr("-_.", *c))
-				    ? *c
-				    : '_';
-	name[n] = '\0';
-	return xasprintf("%s%s%016llx", name, n > 0 ? "-" : "",
-			 (unsigned long long)h);
-}
-
-struct vars *
-vars_new(char *const *envp, const char *project, const char *name)
-{
-	struct vars *v = xcalloc(1, sizeof(*v));
-	const char *home = strv_env_get(envp, "HOME");
-	const char *s;
-
-	if (home != NULL && home[0] != '/')
-		home = NULL;
-	vars_set(v, "HOME", home != NULL ? xstrdup(home) : NULL);
-	vars_set(v, "PROJECT", project != NULL ? xstrdup(project) : NULL);
-	vars_set(v, "PROJECT_ID",
-		 project != NULL ? vars_project_id(project) : NULL);
-	vars_set(v, "NAME", name != NULL ? xstrdup(name) : NULL);
-	s = strv_env_get(envp, "USER");
-	if (s == NULL || *s == '\0')
-		s = strv_env_get(envp, "LOGNAME");
-	vars_set(v, "USER", s != NULL && *s != '\0' ? xstrdup(s) : NULL);
-	vars_set(v, "UID", xasprintf("%u", (unsigned)getuid()));
-	s = strv_env_get(envp, "TMPDIR");
-	vars_set(v, "TMPDIR", xstrdup(s != NULL && s[0] == '/' ? s : "/tmp"));
-	vars_set(v, "XDG_CONFIG_HOME",
-		 vars_xdg(envp, home, "XDG_CONFIG_HOME", ".config"));
-	vars_set(v, "XDG_DATA_HOME",
-		 vars_xdg(envp, home, "XDG_DATA_HOME", ".local/share"));
-	vars_set(v, "XDG_STATE_HOME",
-		 vars_xdg(envp, home, "XDG_STATE_HOME", ".local/state"));
-	vars_set(v, "XDG_CACHE_HOME",
-		 vars_xdg(envp, home, "XDG_CACHE_HOME", ".cache"));
-	s = strv_env_get(envp, "XDG_RUNTIME_DIR");
-	vars_set(v, "XDG_RUNTIME_DIR",
-		 s != NULL && s[0] == '/'
-			 ? xstrdup(s)
-			 : xasprintf("/run/user/%u", (unsigned)getuid()));
-	return v;
-}
-
-void
-vars_free(struct vars *v)
-{
-	if (v == NULL)
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
-		free(v->values[i]);
-	free(v);
-}
-
-const char *
-vars_get(const struct vars *v, const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
-		if (strcmp(var_names[i], name) == 0)
-			return v->values[i];
-	return NULL;
-}
-
-static bool
-vars_known(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
-		if (strcmp(var_names[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* Append n bytes of s to the growing string *buf of length *len. */
-static void
-buf_add(char **buf, size_t *len, const char *s, size_t n)
-{
-	*buf = xreallocarray(*buf, *len + n + 1, 1);
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-}
-
-/*
- * Expand ${VAR} everywhere in s and, when tilde is set, a leading "~" or
- * "~/".  The cause carries no file:line; profile_add() prefixes it.
- */
-static int
-vars_expand_full(const struct vars *v, const char *s, bool tilde, char **out,
-		 char **cause)
-{
-	_cleanup_free_ char *r = xstrdup("");
-	size_t len = 0;
-
-	if (tilde && s[0] == '~' && (s[1] == '\0' || s[1] == '/')) {
-		const char *home = vars_get(v, "HOME");
-
-		if (home == NULL) {
-			*cause = xstrdup("'~' needs HOME, which is not set "
-					 "to an absolute path");
-			return -EINVAL;
-		}
-		buf_add(&r, &len, home, strlen(home));
-		s++;
-	}
-	while (*s != '\0') {
-		const char *dollar = strstr(s, "${"), *end;
-		_cleanup_free_ char *name = NULL;
-		const char *value;
-
-		if (dollar == NULL) {
-			buf_add(&r, &len, s, strlen(s));
-			break;
-		}
-		buf_add(&r, &len, s, (size_t)(dollar - s));
-		end = strchr(dollar + 2, '}');
-		if (end == NULL) {
-			*cause = xasprintf("unterminated variable in '%s'",
-					   dollar);
-			return -EINVAL;
-		}
-		name = xstrndup(dollar + 2, (size_t)(end - dollar - 2));
-		if (!vars_known(name)) {
-			*cause = xasprintf(
-				"unknown variable ${%s}; the known ones are "
-				"${HOME} ${PROJECT} ${NAME} ${USER} ${UID} "
-				"${TMPDIR} ${XDG_CONFIG_HOME} ${XDG_DATA_HOME} "
-				"${XDG_STATE_HOME} ${XDG_CACHE_HOME} "
-				"${XDG_RUNTIME_DIR}",
-				name);
-			return -EINVAL;
-		}
-		value = vars_get(v, name);
-		if (value == NULL) {
-			*cause = xasprintf("variable ${%s} has no value here "
-					   "(is it set in the environment?)",
-					   name);
-			return -EINVAL;
-		}
-		buf_add(&r, &len, value, strlen(value));
-		s = end + 1;
-	}
-	*out = steal_pointer(&r);
-	return 0;
-}
-
-int
-vars_expand(const struct vars *v, const char *s, char **out, char **cause)
-{
-	return vars_expand_full(v, s, true, out, cause);
-}
-
 /* "[profile], [filesystem], ... and [match]": every section, in the
  * order of the key table, for the messages that list them (last_sep
  * before the last: " and ", " or "). */
@@ -308,22 +91,24 @@ fail(char **cause, const char *file, unsigned line, const char *fmt, ...)
  * (mode, ports, path access) are made by policy_resolve().
  */
 static int
-project_check(const struct profile *p, const struct key *ks,
-	      char *const *values, unsigned line, char **cause)
+project_check(const struct profile *p, const struct profile_entry *e,
+	      char **cause)
 {
-	bool is_none = values[0] != NULL && strcmp(values[0], "none") == 0 &&
-		       ks->type != KEY_T_CHOICE && ks->type != KEY_T_TEXT;
+	const struct key *ks = e->key;
 	const char *why = NULL;
+	_cleanup_free_ char *value = NULL;
 
 	switch (ks->tighten) {
 	case KEY_TIGHTEN_FREE:
 		break;
 	case KEY_TIGHTEN_NARROW:
-		if (is_none)
+		if (e->none)
 			why = ks->why;
 		break;
 	case KEY_TIGHTEN_ONLY:
-		if (is_none || strcmp(values[0], ks->only) != 0)
+		if (!e->none)
+			value = profile_value_format(ks, &e->values[0]);
+		if (value == NULL || strcmp(value, ks->only) != 0)
 			why = ks->why;
 		break;
 	case KEY_TIGHTEN_NEVER:
@@ -332,7 +117,7 @@ project_check(const struct profile *p, const struct key *ks,
 	}
 	if (why == NULL)
 		return 0;
-	return fail(cause, p->file, line,
+	return fail(cause, p->file, e->line,
 		    ".llwrap.ini may only tighten the policy: [%s] %s is not "
 		    "allowed here (%s).",
 		    ks->section, ks->name, why);
@@ -348,33 +133,30 @@ optional_key(const struct key *ks)
 }
 
 /*
- * Check and normalise one element of a list value.  Returns 0 and the
- * element to store in *out, or -EINVAL with *cause.
+ * Parse one element of a value with its key's grammar into *out.
+ * Returns 0, or -EINVAL with *cause ("FILE:LINE: [section] key: ...").
  */
 static int
-value_check(const struct profile *p, const struct vars *v, const struct key *ks,
-	    const char *raw, unsigned line, char **out, char **cause)
+value_parse(const struct profile *p, const struct vars *v, const struct key *ks,
+	    const char *raw, unsigned line, struct profile_value *out,
+	    char **cause)
 {
 	_cleanup_free_ char *s = NULL;
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *norm = NULL;
-	bool optional, yes;
-	struct netpolicy_addr addr;
-	uint64_t n64;
-	unsigned percent, choice;
 	int r = 0;
 
+	memset(out, 0, sizeof(*out));
 	switch (ks->type) {
 	case KEY_T_PATHS:
 		/* "?PATH": a grant that may be missing, dropped quietly. */
-		optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
-		if (optional && !optional_key(ks))
+		out->optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
+		if (out->optional && !optional_key(ks))
 			return fail(cause, p->file, line,
 				    "[%s] %s: '?' (the path may be missing) "
 				    "is only for ro, rx, rw, rwx, touch and "
 				    "copy's source.",
 				    ks->section, ks->name);
-		if (vars_expand_full(v, raw + optional, true, &s, &err) < 0)
+		if (vars_expand(v, raw + out->optional, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
 		if (s[0] != '/')
 			return fail(cause, p->file, line,
@@ -382,71 +164,61 @@ value_check(const struct profile *p, const struct vars *v, const struct key *ks,
 				    "it with '/', '~/' or a variable such as "
 				    "${PROJECT}.",
 				    ks->section, ks->name, s);
-		norm = path_normalise(s);
-		*out = optional ? xasprintf("?%s", norm) : xstrdup(norm);
+		out->u.text = path_normalise(s);
 		return 0;
 	case KEY_T_INCLUDES:
-		if (vars_expand_full(v, raw, true, &s, &err) < 0)
+		if (vars_expand(v, raw, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
-		*out = steal_pointer(&s);
+		out->u.text = steal_pointer(&s);
 		return 0;
-	case KEY_T_PORTS: {
-		_cleanup_free_ struct llw_port_range *pv = NULL;
-		size_t n;
-
-		r = value_ports(raw, &pv, &n, &err);
-		break;
-	}
-	case KEY_T_BOOL:
-		r = value_bool(raw, &yes, &err);
-		break;
-	case KEY_T_CHOICE:
-		r = value_choice(raw, ks->choices, &choice, &err);
-		break;
-	case KEY_T_BYTES:
-		r = value_bytes(raw, &n64, &err);
-		break;
-	case KEY_T_COUNT:
-		r = value_count(raw, &n64, &err);
-		break;
-	case KEY_T_DURATION:
-		r = value_duration(raw, &n64, &err);
-		break;
-	case KEY_T_SIZE:
-		r = value_size(raw, &n64, &percent, &err);
-		break;
-	case KEY_T_CIDRS: {
-		struct netpolicy_cidr c;
-
-		r = value_cidr(raw, &c, &err);
-		value_cidr_clear(&c);
-		break;
-	}
-	case KEY_T_LISTEN:
-		r = value_listen(raw, &addr, &err);
-		break;
-	case KEY_T_ADDRS:
-		r = value_ip(raw, &addr, &err);
-		break;
-	case KEY_T_HOSTS: {
-		struct hostrule hr;
-
-		r = value_host(raw, &hr, &err);
-		value_host_clear(&hr);
-		break;
-	}
-	case KEY_T_ENVGLOBS:
-		r = value_env_glob(raw, &err);
-		break;
 	case KEY_T_ENVSET:
 		if (value_env_set(raw, &err) < 0)
-			return fail(cause, p->file, line, "[%s] %s: %s.",
-				    ks->section, ks->name, err);
+			break;
 		/* Variables in the value are expanded; '~' is not. */
-		if (vars_expand_full(v, raw, false, &s, &err) < 0)
+		if (vars_expand_env(v, raw, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
-		*out = steal_pointer(&s);
+		out->u.text = steal_pointer(&s);
 		return 0;
+	case KEY_T_PORTS:
+		r = value_port_range(raw, &out->u.ports.lo, &out->u.ports.hi,
+				     &err);
+		break;
+	case KEY_T_BOOL:
+		r = value_bool(raw, &out->u.yes, &err);
+		break;
+	case KEY_T_CHOICE:
+		r = value_choice(raw, ks->choices, &out->u.choice, &err);
+		break;
+	case KEY_T_BYTES:
+		r = value_bytes(raw, &out->u.n, &err);
+		break;
+	case KEY_T_COUNT:
+		r = value_count(raw, &out->u.n, &err);
+		break;
+	case KEY_T_DURATION:
+		r = value_duration(raw, &out->u.n, &err);
+		break;
+	case KEY_T_SIZE:
+		r = value_size(raw, &out->u.size.bytes, &out->u.size.percent,
+			       &err);
+		break;
+	case KEY_T_CIDRS:
+		r = value_cidr(raw, &out->u.cidr, &err);
+		break;
+	case KEY_T_LISTEN:
+		r = value_listen(raw, &out->u.addr, &err);
+		break;
+	case KEY_T_ADDRS:
+		r = value_ip(raw, &out->u.addr, &err);
+		break;
+	case KEY_T_HOSTS:
+		r = value_host(raw, &out->u.host, &err);
+		break;
+	case KEY_T_ENVGLOBS:
+		r = value_env_glob(raw, &err);
+		if (r == 0)
+			out->u.text = xstrdup(raw);
+		break;
 	case KEY_T_COMMANDS:
 	case KEY_T_NAMES:
 		if (strchr(raw, '/') != NULL)
@@ -457,16 +229,107 @@ value_check(const struct profile *p, const struct vars *v, const struct key *ks,
 				ks->type == KEY_T_COMMANDS
 					? "command name"
 					: "profile name (NAME for NAME.ini)");
-		*out = xstrdup(raw);
+		out->u.text = xstrdup(raw);
 		return 0;
 	case KEY_T_TEXT:
-		break;
+		out->u.text = xstrdup(raw);
+		return 0;
 	}
-	if (r < 0)
+	if (r < 0 || err != NULL)
 		return fail(cause, p->file, line, "[%s] %s: %s.", ks->section,
 			    ks->name, err);
-	*out = xstrdup(raw);
 	return 0;
+}
+
+/* What value_parse made of *v, freed (not v). */
+static void
+value_clear(const struct key *k, struct profile_value *v)
+{
+	switch (k->type) {
+	case KEY_T_CIDRS:
+		value_cidr_clear(&v->u.cidr);
+		break;
+	case KEY_T_HOSTS:
+		value_host_clear(&v->u.host);
+		break;
+	case KEY_T_PATHS:
+	case KEY_T_TEXT:
+	case KEY_T_ENVGLOBS:
+	case KEY_T_ENVSET:
+	case KEY_T_INCLUDES:
+	case KEY_T_COMMANDS:
+	case KEY_T_NAMES:
+		free(v->u.text);
+		break;
+	default:
+		break;
+	}
+	memset(v, 0, sizeof(*v));
+}
+
+/* n in the largest unit of units (suffix, size) it is a whole number
+ * of: "512M", "30m". */
+static char *
+format_units(uint64_t n, const char *suffixes, const uint64_t *sizes,
+	     size_t n_units)
+{
+	for (size_t i = n_units; i-- > 0;)
+		if (n % sizes[i] == 0 && n >= sizes[i])
+			return xasprintf("%llu%c",
+					 (unsigned long long)(n / sizes[i]),
+					 suffixes[i]);
+	return xasprintf("%llu", (unsigned long long)n);
+}
+
+char *
+profile_value_format(const struct key *k, const struct profile_value *v)
+{
+	static const uint64_t bytes[] = { 1024, 1024 * 1024,
+					  1024ULL * 1024 * 1024 };
+	static const uint64_t seconds[] = { 60, 3600, 86400 };
+
+	switch (k->type) {
+	case KEY_T_PORTS:
+		if (v->u.ports.lo == v->u.ports.hi)
+			return xasprintf("%u", v->u.ports.lo);
+		return xasprintf("%u-%u", v->u.ports.lo, v->u.ports.hi);
+	case KEY_T_BOOL:
+		return xstrdup(v->u.yes ? "yes" : "no");
+	case KEY_T_CHOICE:
+		return xstrdup(k->choices[v->u.choice]);
+	case KEY_T_SIZE:
+		if (v->u.size.percent != 0)
+			return xasprintf("%u%%", v->u.size.percent);
+		return format_units(v->u.size.bytes, "KMG", bytes, 3);
+	case KEY_T_BYTES:
+		return format_units(v->u.n, "KMG", bytes, 3);
+	case KEY_T_COUNT:
+		return xasprintf("%llu", (unsigned long long)v->u.n);
+	case KEY_T_DURATION:
+		return format_units(v->u.n, "mhd", seconds, 3);
+	case KEY_T_CIDRS:
+		return value_cidr_format(&v->u.cidr);
+	case KEY_T_LISTEN:
+		return value_addr_format(&v->u.addr);
+	case KEY_T_ADDRS:
+		return value_ip_format(&v->u.addr);
+	case KEY_T_HOSTS:
+		return value_host_format(&v->u.host);
+	case KEY_T_PATHS:
+		return xasprintf("%s%s", v->optional ? "?" : "", v->u.text);
+	default:
+		return xstrdup(v->u.text);
+	}
+}
+
+static void
+entry_clear(struct profile_entry *e)
+{
+	for (size_t i = 0; i < e->n_values; i++)
+		value_clear(e->key, &e->values[i]);
+	free(e->values);
+	e->values = NULL;
+	e->n_values = 0;
 }
 
 struct profile *
@@ -484,11 +347,8 @@ profile_free(struct profile *p)
 {
 	if (p == NULL)
 		return;
-	for (size_t i = 0; i < p->n_entries; i++) {
-		free(p->entries[i].section);
-		free(p->entries[i].key);
-		strv_free(p->entries[i].values);
-	}
+	for (size_t i = 0; i < p->n_entries; i++)
+		entry_clear(&p->entries[i]);
 	free(p->entries);
 	free(p->file);
 	free(p->description);
@@ -572,9 +432,9 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 {
 	const struct key *ks;
 	_cleanup_strv_ char **raw = NULL;
-	_cleanup_strv_ char **values = NULL;
-	struct profile_entry *e;
+	struct profile_entry ne = { 0 };
 	size_t n;
+	int r = 0;
 
 	if (section[0] == '\0') {
 		_cleanup_free_ char *all = section_list(" or ");
@@ -636,66 +496,70 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			    "[%s] %s takes one value, not %zu.", section, key,
 			    n);
 
-	values = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		int r;
-
-		if (strcmp(raw[i], "none") == 0 && ks->type != KEY_T_TEXT) {
-			values[i] = xstrdup(raw[i]);
-			continue;
+	ne.key = ks;
+	ne.line = line;
+	ne.none = strcmp(raw[0], "none") == 0 && ks->type != KEY_T_CHOICE &&
+		  ks->type != KEY_T_TEXT;
+	if (!ne.none) {
+		ne.values = xcalloc(n, sizeof(*ne.values));
+		for (; ne.n_values < n; ne.n_values++) {
+			r = value_parse(p, v, ks, raw[ne.n_values], line,
+					&ne.values[ne.n_values], cause);
+			if (r < 0)
+				goto out;
 		}
-		r = value_check(p, v, ks, raw[i], line, &values[i], cause);
-		if (r < 0)
-			return r;
 	}
-	if (strcmp(key, "copy") == 0 && strcmp(values[0], "none") != 0 &&
-	    (n != 2 || values[1][0] == '?'))
-		return fail(cause, p->file, line,
-			    "[filesystem] copy takes a source and a "
-			    "destination on one line, copy = SRC DST (the "
-			    "source may be written ?SRC), not %zu path%s.",
-			    n, n == 1 ? "" : "s");
-	if (p->kind == PROFILE_KIND_PROJECT) {
-		int r = project_check(p, ks, values, line, cause);
-
-		if (r < 0)
-			return r;
+	if (ks->id == KEY_COPY && !ne.none &&
+	    (n != 2 || ne.values[1].optional)) {
+		r = fail(cause, p->file, line,
+			 "[filesystem] copy takes a source and a destination "
+			 "on one line, copy = SRC DST (the source may be "
+			 "written ?SRC), not %zu path%s.",
+			 n, n == 1 ? "" : "s");
+		goto out;
 	}
+	if (p->kind == PROFILE_KIND_PROJECT &&
+	    (r = project_check(p, &ne, cause)) < 0)
+		goto out;
 
-	if (strcmp(key, "description") == 0) {
+	switch (ks->id) {
+	case KEY_DESCRIPTION:
 		/* Continuation lines and repeated keys join with a blank. */
 		if (p->description == NULL) {
-			p->description = xstrdup(values[0]);
+			p->description = xstrdup(ne.values[0].u.text);
 		} else {
-			char *d = xasprintf("%s %s", p->description, values[0]);
+			char *d = xasprintf("%s %s", p->description,
+					    ne.values[0].u.text);
 
 			free(p->description);
 			p->description = d;
 		}
-		return 0;
-	}
-	if (strcmp(section, "match") == 0) {
-		char ***list = strcmp(key, "command") == 0 ? &p->match_command
-			       : strcmp(key, "profile") == 0
-				       ? &p->match_profile
-				       : &p->match_project;
-
+		goto out;
+	case KEY_MATCH_COMMAND:
+	case KEY_MATCH_PROFILE:
+	case KEY_MATCH_PROJECT:
 		for (size_t i = 0; i < n; i++)
-			strv_push(list, values[i]);
-		return 0;
-	}
-	if (ks->type == KEY_T_INCLUDES)
+			strv_push(ks->id == KEY_MATCH_COMMAND
+					  ? &p->match_command
+				  : ks->id == KEY_MATCH_PROFILE
+					  ? &p->match_profile
+					  : &p->match_project,
+				  ne.values[i].u.text);
+		goto out;
+	case KEY_INCLUDE:
 		for (size_t i = 0; i < n; i++)
-			strv_push(&p->includes, values[i]);
-
+			strv_push(&p->includes, ne.values[i].u.text);
+		break;
+	default:
+		break;
+	}
 	p->entries = xreallocarray(p->entries, p->n_entries + 1,
 				   sizeof(*p->entries));
-	e = &p->entries[p->n_entries++];
-	e->section = xstrdup(section);
-	e->key = xstrdup(key);
-	e->values = steal_pointer(&values);
-	e->line = line;
+	p->entries[p->n_entries++] = ne;
 	return 0;
+out:
+	entry_clear(&ne);
+	return r;
 }
 
 /* The state the line reader and the handler share during one parse. */

@@ -249,11 +249,11 @@ no_host_terminals(struct sandbox *sb, const struct policy *p,
 static const char *
 supervisor_rule_names(const struct policy *p)
 {
-	if (p->allow_cidr.n > 0)
+	if (p->n_cidrs > 0)
 		return "allow-cidr";
 	if (p->unix_paths.n > 0)
 		return "unix";
-	if (p->listen.n > 0)
+	if (p->n_listen_addrs > 0)
 		return "listen";
 	return "dns";
 }

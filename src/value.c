@@ -352,6 +352,7 @@ value_host_clear(struct hostrule *r)
 	for (size_t i = 0; i < r->n_ports; i++)
 		free(r->ports[i].origin);
 	free(r->ports);
+	free(r->origin);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -371,6 +372,26 @@ ports_append(char *s, const struct llw_port_range *v, size_t n)
 		s = t;
 	}
 	return s;
+}
+
+char *
+value_addr_format(const struct netpolicy_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	inet_ntop(a->family, a->a, buf, sizeof(buf));
+	if (a->family == AF_INET6)
+		return xasprintf("[%s]:%u", buf, a->port);
+	return xasprintf("%s:%u", buf, a->port);
+}
+
+char *
+value_ip_format(const struct netpolicy_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	inet_ntop(a->family, a->a, buf, sizeof(buf));
+	return xstrdup(buf);
 }
 
 char *

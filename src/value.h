@@ -59,7 +59,7 @@ struct hostrule {
 	bool wildcard;
 	struct llw_port_range *ports;
 	size_t n_ports;
-	const char *origin;
+	char *origin; /* "file:line"; NULL from value_host */
 };
 
 /* One port range: "N" or "LO-HI", decimal, 0..65535, LO <= HI. */
@@ -105,6 +105,12 @@ void value_cidr_clear(struct netpolicy_cidr *c);
  */
 int value_host(const char *s, struct hostrule *r, char **cause);
 void value_host_clear(struct hostrule *r);
+
+/* "203.0.113.7:443" or "[::1]:443"; a new string. */
+char *value_addr_format(const struct netpolicy_addr *a);
+
+/* "203.0.113.7" or "::1", without the port; a new string. */
+char *value_ip_format(const struct netpolicy_addr *a);
 
 /* "10.0.0.0/8" or "::1/128", then ":443,8000-8100" when it has ports:
  * what value_cidr reads back to the same value.  A new string. */

@@ -21,7 +21,7 @@ srcdir=${1:-${LLW_SRCDIR:-$(dirname "$0")/..}}
 # Lowest first.  Arrows may run within a layer or down, never up.
 layers='
 value:    value httpreq
-core:     profile keys options policy hostrule netpolicy proxy dns
+core:     vars profile keys options policy hostrule netpolicy proxy dns
           learned hostdns match pathtree gitconfig known project layers
           suggest blocked viewplan tlshello learn testhook
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap

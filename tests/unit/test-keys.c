@@ -19,12 +19,14 @@
 #include "cleanup.h"
 #include "keys.h"
 #include "options.h"
+#include "policy.h"
 #include "profile.h"
 #include "strv.h"
 #include "xalloc.h"
 
 DEFINE_CLEANUP_FUNC(struct profile, profile_free)
 DEFINE_CLEANUP_FUNC(struct vars, vars_free)
+DEFINE_CLEANUP_FUNC(struct policy, policy_free)
 
 static char *const test_env[] = { "HOME=/home/u", "USER=u", NULL };
 
@@ -254,15 +256,106 @@ test_flag_is_key(void **state)
 			fail_msg("--%s: %s", k->flag, cause);
 		assert_int_equal(cli->n_entries, 1);
 		assert_int_equal(file->n_entries, 1);
-		{
-			_cleanup_free_ char *a =
-				strv_join(cli->entries[0].values, "|");
-			_cleanup_free_ char *b =
-				strv_join(file->entries[0].values, "|");
+		assert_ptr_equal(cli->entries[0].key, k);
+		assert_ptr_equal(file->entries[0].key, k);
+		assert_int_equal(cli->entries[0].n_values,
+				 file->entries[0].n_values);
+		for (size_t j = 0; j < cli->entries[0].n_values; j++) {
+			_cleanup_free_ char *a = profile_value_format(
+				k, &cli->entries[0].values[j]);
+			_cleanup_free_ char *b = profile_value_format(
+				k, &file->entries[0].values[j]);
 
 			assert_string_equal(a, b);
 		}
 	}
+}
+
+/* p with section's key = value added, which must succeed. */
+static void
+add(struct policy *p, const char *section, const char *key, const char *v)
+{
+	_cleanup_free_ char *cause = NULL;
+
+	if (policy_add(p, section, key, v, "test", &cause) < 0)
+		fail_msg("[%s] %s = %s: %s", section, key, v, cause);
+}
+
+/* Each merge rule, and none clearing, on the typed values. */
+static void
+test_merge(void **state)
+{
+	attribute_cleanup(policy_freep) struct policy *p = policy_new();
+	_cleanup_free_ char *cause = NULL;
+
+	(void)state;
+	/* Scalar: the last stands; none is the built-in default. */
+	add(p, "limits", "memory", "1G");
+	add(p, "limits", "memory", "2g");
+	assert_int_equal(p->limit_memory, 2ULL << 30);
+	add(p, "limits", "memory", "none");
+	assert_int_equal(p->limit_memory, 0);
+	add(p, "limits", "timeout", "30m");
+	assert_int_equal(p->limit_timeout, 1800);
+	add(p, "limits", "tmpfs-size", "10%");
+	assert_int_equal(p->tmpfs_percent, 10);
+	assert_int_equal(p->tmpfs_bytes, 0);
+	add(p, "network", "log-blocked", "no");
+	assert_false(p->log_blocked);
+	add(p, "network", "log-blocked", "none");
+	assert_true(p->log_blocked);
+	add(p, "network", "mode", "none");
+	assert_int_equal(p->net, LLW_NET_NONE);
+	add(p, "process", "ptrace", "deny");
+	assert_true(p->ptrace_deny);
+	add(p, "network", "unix-sockets", "allow");
+	assert_true(p->unix_sockets);
+	/* A bad value is refused and changes nothing. */
+	assert_int_equal(
+		policy_add(p, "limits", "memory", "10%", "test", &cause),
+		-EINVAL);
+	assert_string_equal(cause, "test: [limits] memory: bad size '10%'; "
+				   "use bytes with an optional K, M or G "
+				   "(8G).");
+	assert_int_equal(p->limit_memory, 0);
+
+	/* List: appended, each value once; none empties it. */
+	add(p, "network", "allow-host", "a.example");
+	add(p, "network", "allow-host", "B.example:443 a.example");
+	assert_int_equal(p->n_hosts, 2);
+	assert_string_equal(p->hosts[1].name, "b.example");
+	add(p, "network", "allow-host", "none");
+	assert_int_equal(p->n_hosts, 0);
+	add(p, "network", "unix", "/run/a.sock");
+	add(p, "network", "unix", "/run/a.sock");
+	assert_int_equal(p->unix_paths.n, 1);
+
+	/* Ports: ranges appended; none empties. */
+	add(p, "network", "connect-tcp", "443,80");
+	add(p, "network", "connect-tcp", "8000-8100");
+	assert_int_equal(p->connect_tcp.n, 3);
+	assert_int_equal(p->connect_tcp.v[2].hi, 8100);
+	add(p, "network", "connect-tcp", "none");
+	assert_int_equal(p->connect_tcp.n, 0);
+
+	/* Paths: rules kept by level; none drops that level's. */
+	add(p, "filesystem", "ro", "/a");
+	add(p, "filesystem", "deny", "/a/b");
+	assert_int_equal(p->n_paths, 2);
+	add(p, "filesystem", "ro", "none");
+	assert_int_equal(p->n_paths, 1);
+	assert_int_equal(p->paths[0].access, LLW_ACCESS_DENY);
+
+	/* Environment: a later unset drops the set it matches. */
+	add(p, "environment", "set", "FOO=1");
+	add(p, "environment", "unset", "FO*");
+	assert_int_equal(p->env_set.n, 0);
+
+	/* Keys that choose sources are no policy's. */
+	free(steal_pointer(&cause));
+	assert_int_equal(
+		policy_add(p, "profile", "include", "default", "test", &cause),
+		-EINVAL);
 }
 
 int
@@ -273,6 +366,7 @@ main(void)
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_tighten),
 		cmocka_unit_test(test_flag_is_key),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests_name("keys", tests, NULL, NULL);

@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "proxy.h"
+#include "xalloc.h"
 #include "strv.h"
 
 /* The fake rules: api.openai.com on 443, *.example.com on 443 and 8443
@@ -268,9 +269,9 @@ test_hostrule_match(void **state)
 	assert_int_equal(value_host("api.openai.com", &r[0], NULL), 0);
 	assert_int_equal(value_host("*.example.com:8443", &r[1], NULL), 0);
 	assert_int_equal(value_host("api.openai.com:22", &r[2], NULL), 0);
-	r[0].origin = "a:1";
-	r[1].origin = "a:2";
-	r[2].origin = "a:3";
+	r[0].origin = xstrdup("a:1");
+	r[1].origin = xstrdup("a:2");
+	r[2].origin = xstrdup("a:3");
 	assert_int_equal(
 		hostrule_match(r, 3, &ports, "api.openai.com", 443, &origin),
 		HOSTRULE_ALLOWED);
