@@ -131,8 +131,9 @@ struct key {
 	/* The long option that sets it on the command line, or NULL: the
 	 * option table (options.h) has the flag, this row its meaning. */
 	const char *flag;
-	/* What the key does, one line (llwrap.ini(5) has the whole
-	 * story). */
+	/* What the key does: the flag's help in --help (a second line
+	 * after '\n'), or for a key without a flag one line
+	 * (llwrap.ini(5) has the whole story). */
 	const char *help;
 };
 

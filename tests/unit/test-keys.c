@@ -89,6 +89,11 @@ test_flags(void **state)
 			fail_msg("[%s] %s: no option --%s", k->section, k->name,
 				 k->flag);
 		assert_ptr_equal(keys_by_flag(k->flag), k);
+		/* The key table has the flag's help. */
+		if (o->help != NULL)
+			fail_msg("--%s: its help is [%s] %s's", k->flag,
+				 k->section, k->name);
+		assert_string_equal(options_help(o), k->help);
 		/* A flag without a value sets yes. */
 		if (o->has_arg == no_argument && k->type != KEY_T_BOOL)
 			fail_msg("--%s takes no value, [%s] %s is no boolean",
@@ -107,6 +112,12 @@ test_flags(void **state)
 			continue;
 		if (keys_by_flag(o->name) == NULL)
 			fail_msg("--%s is a rule but sets no key", o->name);
+	}
+	for (size_t j = 0; j < options_n_specs; j++) {
+		const struct options_spec *o = &options_specs[j];
+
+		if (o->help == NULL && keys_by_flag(o->name) == NULL)
+			fail_msg("--%s has no help", o->name);
 	}
 }
 
