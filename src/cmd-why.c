@@ -142,10 +142,10 @@ cmd_why_exec(struct cmd_ctx *ctx, struct policy *policy)
 		struct hostdns_fixed fixed;
 
 		if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0 &&
-		    hostrule_parse(host, &hr) == 0) {
+		    value_host(host, &hr, NULL) == 0) {
 			q.host_in_hosts = hostdns_hosts_file(&hr, 1, hosts,
 							     &fixed, 1) > 0;
-			hostrule_clear(&hr);
+			value_host_clear(&hr);
 		}
 	}
 	if (getenv("HOME") != NULL && getenv("HOME")[0] == '/')

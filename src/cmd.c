@@ -14,6 +14,7 @@
 #include "cleanup.h"
 #include "cmd.h"
 #include "copyin.h"
+#include "keys.h"
 #include "options.h"
 #include "path.h"
 #include "pathtree.h"
@@ -122,64 +123,33 @@ cmd_absolute_path(const char *path)
 	return xasprintf("%s/%s", cwd, path);
 }
 
-/* How each command-line rule maps onto a profile key: flags are the most
- * specific source and go through the same validation as profile files. */
-static const struct {
-	int opt;
-	const char *section, *key;
-	bool path;   /* relative paths are made absolute against the cwd */
-	bool commas; /* "443,80" is a list */
-} flag_keys[] = {
-	{ OPT_RO, "filesystem", "ro", true, false },
-	{ OPT_RX, "filesystem", "rx", true, false },
-	{ OPT_RW, "filesystem", "rw", true, false },
-	{ OPT_RWX, "filesystem", "rwx", true, false },
-	{ OPT_DENY, "filesystem", "deny", true, false },
-	{ OPT_NET, "network", "mode", false, false },
-	{ OPT_CONNECT_TCP, "network", "connect-tcp", false, true },
-	{ OPT_BIND_TCP, "network", "bind-tcp", false, true },
-	{ OPT_CONNECT_UDP, "network", "connect-udp", false, true },
-	{ OPT_BIND_UDP, "network", "bind-udp", false, true },
-	{ OPT_ALLOW_CIDR, "network", "allow-cidr", false, false },
-	{ OPT_ALLOW_HOST, "network", "allow-host", false, false },
-	{ OPT_PROXY, "network", "proxy", false, false },
-	{ OPT_UNIX, "network", "unix", true, false },
-	{ OPT_LISTEN, "network", "listen", false, false },
-	{ OPT_DNS, "network", "dns", false, false },
-	{ OPT_ENV_KEEP, "environment", "keep", false, false },
-	{ OPT_ENV_SET, "environment", "set", false, false },
-	{ OPT_ENV_UNSET, "environment", "unset", false, false },
-	{ OPT_BEST_EFFORT, "profile", "best-effort", false, false },
-	{ OPT_TIMEOUT, "limits", "timeout", false, false },
-	/* --learn's own run: the supervisor observes it. */
-	{ OPT_LEARN, "network", "supervise", false, false },
-};
-
+/*
+ * A command-line rule: the key the key table gives the flag (keys.h),
+ * given to the command-line profile like a line of a file, so flags and
+ * files go through one validation.  Relative paths are taken from the
+ * working directory; a flag without a value sets its key to yes.
+ */
 static void
 add_flag(struct profile *cli, const struct vars *v, int opt, const char *arg)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(flag_keys); i++) {
-		_cleanup_free_ char *value = NULL;
-		_cleanup_free_ char *cause = NULL;
+	_cleanup_free_ char *value = NULL;
+	_cleanup_free_ char *cause = NULL;
+	const struct options_spec *spec = options_find(opt);
+	const struct key *k;
 
-		if (flag_keys[i].opt != opt)
-			continue;
-		if (opt == OPT_BEST_EFFORT || opt == OPT_LEARN ||
-		    opt == OPT_PROXY)
-			value = xstrdup("yes");
-		else if (flag_keys[i].path)
-			value = cmd_absolute_path(arg);
-		else
-			value = xstrdup(arg);
-		if (flag_keys[i].commas)
-			for (char *c = value; *c != '\0'; c++)
-				if (*c == ',')
-					*c = ' ';
-		if (profile_add(cli, v, flag_keys[i].section, flag_keys[i].key,
-				value, 0, &cause) < 0)
-			cmd_fatal(EXIT_LLWRAP, "%s", cause);
+	/* --learn's own run: the supervisor observes it. */
+	if (opt == OPT_LEARN)
+		k = keys_find("network", "supervise");
+	else if (spec == NULL || (k = keys_by_flag(spec->name)) == NULL)
 		return;
-	}
+	if (opt == OPT_LEARN || spec->has_arg == no_argument)
+		value = xstrdup("yes");
+	else if (k->type == KEY_T_PATHS)
+		value = cmd_absolute_path(arg);
+	else
+		value = xstrdup(arg);
+	if (profile_add(cli, v, k->section, k->name, value, 0, &cause) < 0)
+		cmd_fatal(EXIT_LLWRAP, "%s", cause);
 }
 
 /*

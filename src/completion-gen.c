@@ -149,7 +149,7 @@ gen_zsh(FILE *f)
 		enum options_value v = options_value(s);
 		char help[256];
 
-		one_line(s->help, help, sizeof(help));
+		one_line(options_help(s), help, sizeof(help));
 		if (s->val < 0x100)
 			fprintf(f, "\t'*'{-%c%s,--%s%s}'[", s->val,
 				v == OPTIONS_VALUE_NONE ? "" : "+", s->name,
@@ -224,7 +224,7 @@ gen_fish(FILE *f)
 		enum options_value v = options_value(s);
 		char help[256];
 
-		one_line(s->help, help, sizeof(help));
+		one_line(options_help(s), help, sizeof(help));
 		fputs("complete -c llwrap -n __llwrap_no_command", f);
 		if (s->val < 0x100)
 			fprintf(f, " -s %c", s->val);

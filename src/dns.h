@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netpolicy.h"
+#include "value.h"
 
 enum {
 	DNS_TYPE_A = 1,

@@ -512,10 +512,26 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	fprintf(f, "  %-12s %s\t(%s)\n", "unix-sockets",
 		p->unix_sockets ? "allow" : "deny",
 		origin_or_builtin(&p->unix_sockets_origin));
-	explain_items(f, "allow-cidr", &p->allow_cidr);
+	for (size_t i = 0; i < p->n_cidrs; i++) {
+		_cleanup_free_ char *c = value_cidr_format(&p->cidrs[i]);
+
+		fprintf(f, "  %-12s %s\t(%s)\n", "allow-cidr", c,
+			p->cidrs[i].origin);
+	}
 	explain_items(f, "unix", &p->unix_paths);
-	explain_items(f, "listen", &p->listen);
-	explain_items(f, "dns", &p->dns);
+	for (size_t i = 0; i < p->n_listen_addrs; i++) {
+		_cleanup_free_ char *a =
+			value_addr_format(&p->listen_addrs[i].addr);
+
+		fprintf(f, "  %-12s %s\t(%s)\n", "listen", a,
+			p->listen_addrs[i].origin);
+	}
+	for (size_t i = 0; i < p->n_dns_addrs; i++) {
+		_cleanup_free_ char *a = value_ip_format(&p->dns_addrs[i].addr);
+
+		fprintf(f, "  %-12s %s\t(%s)\n", "dns", a,
+			p->dns_addrs[i].origin);
+	}
 
 	if (netpolicy_needs_supervisor(p) || sb->supervise) {
 		fprintf(f, "\nNetwork supervisor (S): %s\n",

@@ -131,7 +131,7 @@ hostdns_hosts_file(const struct hostrule *rules, size_t n, const char *text,
 		if (hash != NULL)
 			*hash = '\0';
 		tok = strtok_r(line, " \t\r", &save);
-		if (tok == NULL || netpolicy_parse_ip(tok, &a) < 0)
+		if (tok == NULL || value_ip(tok, &a, NULL) < 0)
 			continue;
 		while ((tok = strtok_r(NULL, " \t\r", &save)) != NULL) {
 			size_t tl = strlen(tok);

@@ -7,64 +7,7 @@
 
 #include "cleanup.h"
 #include "hostrule.h"
-#include "httpreq.h"
-#include "profile.h"
 #include "xalloc.h"
-
-void
-hostrule_clear(struct hostrule *r)
-{
-	free(r->name);
-	for (size_t i = 0; i < r->n_ports; i++)
-		free(r->ports[i].origin);
-	free(r->ports);
-	memset(r, 0, sizeof(*r));
-}
-
-int
-hostrule_parse(const char *s, struct hostrule *r)
-{
-	const char *colon = strchr(s, ':'), *name = s;
-	size_t n = colon ? (size_t)(colon - s) : strlen(s);
-
-	memset(r, 0, sizeof(*r));
-	if (n > 2 && s[0] == '*' && s[1] == '.') {
-		r->wildcard = true;
-		name += 2;
-		n -= 2;
-	}
-	if (!httpreq_name_valid(name, n) || memchr(name, '*', n) != NULL)
-		return -EINVAL;
-	if (name[n - 1] == '.')
-		n--;
-	r->name = xstrndup(name, n);
-	for (char *c = r->name; *c; c++)
-		if (*c >= 'A' && *c <= 'Z')
-			*c = (char)(*c - 'A' + 'a');
-	if (colon != NULL) {
-		_cleanup_free_ char *copy = xstrdup(colon + 1);
-		char *save = NULL;
-
-		for (char *t = strtok_r(copy, ",", &save); t != NULL;
-		     t = strtok_r(NULL, ",", &save)) {
-			uint16_t lo, hi;
-
-			if (profile_port_range(t, &lo, &hi) < 0 || lo == 0) {
-				hostrule_clear(r);
-				return -EINVAL;
-			}
-			r->ports = xreallocarray(r->ports, r->n_ports + 1,
-						 sizeof(*r->ports));
-			r->ports[r->n_ports++] =
-				(struct llw_port_range){ lo, hi, NULL };
-		}
-		if (r->n_ports == 0) {
-			hostrule_clear(r);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
 
 static bool
 ports_hold(const struct llw_port_range *v, size_t n, uint16_t port)

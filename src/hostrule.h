@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "value.h"
 
 enum hostrule_verdict {
 	HOSTRULE_ALLOWED,  /* an allow-host entry holds name and port */
@@ -17,27 +17,8 @@ enum hostrule_verdict {
 	HOSTRULE_PORT,	   /* an entry names it, not on this port */
 };
 
-/*
- * An allow-host entry, typed: "api.openai.com", "*.githubusercontent.com"
- * (any one label in place of the '*'), each with optional ":PORTS" (a
- * comma list of ports and LOW-HIGH ranges; without, the policy's
- * connect-tcp list).
- */
-struct hostrule {
-	char *name; /* lower case, no trailing dot, without the "*." */
-	bool wildcard;
-	struct llw_port_range *ports;
-	size_t n_ports;
-	const char *origin;
-};
-
-/*
- * Parse an allow-host value into r (free it with hostrule_clear).
- * Returns 0 or -EINVAL: a name that is not one (httpreq_name_valid), a
- * '*' anywhere but as the whole first label, a bad port or range.
- */
-int hostrule_parse(const char *s, struct hostrule *r);
-void hostrule_clear(struct hostrule *r);
+/* struct hostrule, an allow-host entry, and its grammar (value_host)
+ * are value.h's. */
 
 /* Whether r names name (lower case, no trailing dot), on any port. */
 bool hostrule_names(const struct hostrule *r, const char *name);

@@ -16,16 +16,21 @@
 #include "hostrule.h"
 #include "netpolicy.h"
 #include "policy.h"
-#include "profile.h"
-#include "proxy.h"
 #include "strv.h"
 #include "xalloc.h"
 
 bool
 netpolicy_needs_supervisor(const struct policy *p)
 {
-	return p->supervise || proxy_enabled(p) || p->allow_cidr.n > 0 ||
-	       p->unix_paths.n > 0 || p->listen.n > 0 || p->dns.n > 0;
+	return p->supervise || netpolicy_proxy_enabled(p) || p->n_cidrs > 0 ||
+	       p->unix_paths.n > 0 || p->n_listen_addrs > 0 ||
+	       p->n_dns_addrs > 0;
+}
+
+bool
+netpolicy_proxy_enabled(const struct policy *p)
+{
+	return p->net == LLW_NET_FILTERED && (p->proxy || p->n_hosts > 0);
 }
 
 /* ---- The rules ---- */
@@ -53,188 +58,6 @@ struct netpolicy_rules {
 	 * (net.ipv4.ip_unprivileged_port_start). */
 	uint16_t unprivileged_start;
 };
-
-int
-netpolicy_parse_ports(const char *s, struct llw_port_range **v, size_t *n)
-{
-	_cleanup_free_ char *copy = xstrdup(s);
-	char *save = NULL;
-
-	*v = NULL;
-	*n = 0;
-	if (s[0] == ',' || s[0] == '\0' || s[strlen(s) - 1] == ',' ||
-	    strstr(s, ",,") != NULL)
-		return -EINVAL;
-	for (char *t = strtok_r(copy, ",", &save); t != NULL;
-	     t = strtok_r(NULL, ",", &save)) {
-		uint16_t lo, hi;
-
-		if (profile_port_range(t, &lo, &hi) < 0) {
-			free(*v);
-			*v = NULL;
-			*n = 0;
-			return -EINVAL;
-		}
-		*v = xreallocarray(*v, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = (struct llw_port_range){ .lo = lo, .hi = hi };
-	}
-	return 0;
-}
-
-/* An IPv4-mapped IPv6 address (::ffff:a.b.c.d) becomes AF_INET. */
-static const uint8_t v4mapped[12] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
-};
-
-static void
-addr_normalise(struct netpolicy_addr *a)
-{
-	if (a->family == AF_INET6 && memcmp(a->a, v4mapped, 12) == 0) {
-		memmove(a->a, a->a + 12, 4);
-		memset(a->a + 4, 0, 12);
-		a->family = AF_INET;
-	}
-}
-
-static int
-parse_ip(const char *s, size_t len, struct netpolicy_addr *a)
-{
-	char buf[INET6_ADDRSTRLEN + 1];
-
-	memset(a, 0, sizeof(*a));
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (inet_pton(AF_INET, buf, a->a) == 1)
-		a->family = AF_INET;
-	else if (inet_pton(AF_INET6, buf, a->a) == 1)
-		a->family = AF_INET6;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-int
-netpolicy_parse_ip(const char *s, struct netpolicy_addr *a)
-{
-	int r = parse_ip(s, strlen(s), a);
-
-	if (r == 0)
-		addr_normalise(a);
-	return r;
-}
-
-int
-netpolicy_parse_addr(const char *s, struct netpolicy_addr *a)
-{
-	size_t n = strlen(s);
-	int r;
-
-	if (n > 2 && s[0] == '[' && s[n - 1] == ']') {
-		r = parse_ip(s + 1, n - 2, a);
-		if (r == 0 && a->family != AF_INET6)
-			return -EINVAL;
-	} else {
-		r = parse_ip(s, n, a);
-	}
-	if (r == 0)
-		addr_normalise(a);
-	return r;
-}
-
-int
-netpolicy_parse_listen(const char *s, struct netpolicy_addr *a)
-{
-	const char *colon;
-	uint16_t lo, hi;
-	int r;
-
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (close == NULL || close[1] != ':')
-			return -EINVAL;
-		r = parse_ip(s + 1, (size_t)(close - s - 1), a);
-		if (r == 0 && a->family != AF_INET6)
-			return -EINVAL;
-		colon = close + 1;
-	} else {
-		colon = strrchr(s, ':');
-		if (colon == NULL)
-			return -EINVAL;
-		r = parse_ip(s, (size_t)(colon - s), a);
-		if (r == 0 && a->family != AF_INET)
-			return -EINVAL;
-	}
-	if (r < 0 || strchr(colon + 1, '-') != NULL ||
-	    profile_port_range(colon + 1, &lo, &hi) < 0)
-		return -EINVAL;
-	addr_normalise(a);
-	a->port = lo;
-	return 0;
-}
-
-int
-netpolicy_parse_cidr(const char *s, struct netpolicy_cidr *c)
-{
-	const char *rest, *slash, *colon;
-	unsigned max;
-	int r;
-
-	memset(c, 0, sizeof(*c));
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-
-		if (close == NULL)
-			return -EINVAL;
-		r = parse_ip(s + 1, (size_t)(close - s - 1), &c->net);
-		if (r < 0 || c->net.family != AF_INET6)
-			return -EINVAL;
-		rest = close + 1;
-	} else {
-		size_t len;
-
-		slash = strchr(s, '/');
-		colon = strchr(s, ':');
-		if (slash != NULL)
-			len = (size_t)(slash - s);
-		else if (colon != NULL && strchr(colon + 1, ':') == NULL)
-			len = (size_t)(colon - s);
-		else
-			len = strlen(s);
-		if (parse_ip(s, len, &c->net) < 0)
-			return -EINVAL;
-		rest = s + len;
-	}
-	max = c->net.family == AF_INET ? 32 : 128;
-	c->prefix = max;
-	if (*rest == '/') {
-		unsigned long n = 0;
-
-		if (!isdigit((unsigned char)*++rest))
-			return -EINVAL;
-		for (; isdigit((unsigned char)*rest); rest++) {
-			n = n * 10 + (unsigned long)(*rest - '0');
-			if (n > max)
-				return -EINVAL;
-		}
-		c->prefix = (unsigned)n;
-	}
-	if (*rest == ':') {
-		if (netpolicy_parse_ports(rest + 1, &c->ports, &c->n_ports) < 0)
-			return -EINVAL;
-	} else if (*rest != '\0') {
-		return -EINVAL;
-	}
-	/* An IPv6 prefix inside ::ffff:0:0/96 is an IPv4 one. */
-	if (c->net.family == AF_INET6 && c->prefix >= 96 &&
-	    memcmp(c->net.a, v4mapped, 12) == 0) {
-		addr_normalise(&c->net);
-		c->prefix -= 96;
-	}
-	return 0;
-}
 
 int
 netpolicy_addr_from_sockaddr(const void *sa, size_t len,
@@ -268,7 +91,7 @@ netpolicy_addr_from_sockaddr(const void *sa, size_t len,
 		a->family = AF_INET6;
 		memcpy(a->a, &in6.sin6_addr, 16);
 		a->port = ntohs(in6.sin6_port);
-		addr_normalise(a);
+		value_addr_normalise(a);
 		return 0;
 	}
 	return -EAFNOSUPPORT;
@@ -288,26 +111,6 @@ netpolicy_cidr_contains(const struct netpolicy_cidr *c,
 	if (bits == 0)
 		return true;
 	return ((c->net.a[i] ^ a->a[i]) & (0xff << (8 - bits)) & 0xff) == 0;
-}
-
-char *
-netpolicy_addr_format(const struct netpolicy_addr *a)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	inet_ntop(a->family, a->a, buf, sizeof(buf));
-	if (a->family == AF_INET6)
-		return xasprintf("[%s]:%u", buf, a->port);
-	return xasprintf("%s:%u", buf, a->port);
-}
-
-char *
-netpolicy_ip_format(const struct netpolicy_addr *a)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	inet_ntop(a->family, a->a, buf, sizeof(buf));
-	return xstrdup(buf);
 }
 
 bool
@@ -471,16 +274,18 @@ netpolicy_notes(const struct policy *p, bool supervised, bool closed)
 					    "registries");
 	}
 	/* An entry without ports takes connect-tcp's. */
-	for (size_t i = 0; p->connect_tcp.n == 0 && i < p->n_hosts; i++)
-		if (p->hosts[i].n_ports == 0)
-			strv_push_take(
-				&v, xasprintf("allow-host %s (%s) reaches no "
-					      "port: an entry without ports "
-					      "takes connect-tcp's, and "
-					      "there are none; write %s:443",
-					      p->allow_host.v[i].value,
-					      p->allow_host.v[i].origin,
-					      p->allow_host.v[i].value));
+	for (size_t i = 0; p->connect_tcp.n == 0 && i < p->n_hosts; i++) {
+		_cleanup_free_ char *h = NULL;
+
+		if (p->hosts[i].n_ports != 0)
+			continue;
+		h = value_host_format(&p->hosts[i]);
+		strv_push_take(&v, xasprintf("allow-host %s (%s) reaches no "
+					     "port: an entry without ports "
+					     "takes connect-tcp's, and there "
+					     "are none; write %s:443",
+					     h, p->hosts[i].origin, h));
+	}
 	return v;
 }
 
@@ -509,22 +314,12 @@ cidr_copy(struct netpolicy_cidr *to, const struct netpolicy_cidr *from)
 }
 
 void
-netpolicy_cidr_clear(struct netpolicy_cidr *c)
-{
-	free(c->ports);
-	free(c->origin);
-	c->ports = NULL;
-	c->origin = NULL;
-	c->n_ports = 0;
-}
-
-void
 netpolicy_rules_free(struct netpolicy_rules *r)
 {
 	if (r == NULL)
 		return;
 	for (size_t i = 0; i < r->n_cidrs; i++)
-		netpolicy_cidr_clear(&r->cidrs[i]);
+		value_cidr_clear(&r->cidrs[i]);
 	free(r->cidrs);
 	free(r->dns);
 	free(r->listen);
@@ -543,7 +338,7 @@ netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
 
 	r->net = p->net;
 	r->local = netpolicy_needs_supervisor(p);
-	r->proxy = proxy_enabled(p);
+	r->proxy = netpolicy_proxy_enabled(p);
 	ports_copy(&r->connect_tcp, &p->connect_tcp);
 	ports_copy(&r->connect_udp, &p->connect_udp);
 	ports_copy(&r->bind_tcp, &p->bind_tcp);
@@ -557,9 +352,8 @@ netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
 		memcpy(r->dns, dns, n_dns * sizeof(*dns));
 	r->n_dns = n_dns;
 	r->listen = xcalloc(p->n_listen_addrs + 1, sizeof(*r->listen));
-	if (p->n_listen_addrs > 0)
-		memcpy(r->listen, p->listen_addrs,
-		       p->n_listen_addrs * sizeof(*r->listen));
+	for (size_t i = 0; i < p->n_listen_addrs; i++)
+		r->listen[i] = p->listen_addrs[i].addr;
 	r->n_listen = p->n_listen_addrs;
 	r->unprivileged_start = 1024;
 	return r;
@@ -856,7 +650,8 @@ netpolicy_resolvers(const struct policy *p, const char *resolv_conf, size_t *n)
 	*n = 0;
 	if (p->n_dns_addrs > 0) {
 		v = xcalloc(p->n_dns_addrs, sizeof(*v));
-		memcpy(v, p->dns_addrs, p->n_dns_addrs * sizeof(*v));
+		for (size_t i = 0; i < p->n_dns_addrs; i++)
+			v[i] = p->dns_addrs[i].addr;
 		*n = p->n_dns_addrs;
 		return v;
 	}
@@ -875,8 +670,7 @@ netpolicy_resolvers(const struct policy *p, const char *resolv_conf, size_t *n)
 		w = s;
 		s += strcspn(s, " \t#;%");
 		*s = '\0';
-		if (netpolicy_parse_addr(w, &a) == 0 &&
-		    !addrs_hold(v, *n, &a)) {
+		if (value_addr(w, &a, NULL) == 0 && !addrs_hold(v, *n, &a)) {
 			v = xreallocarray(v, *n + 1, sizeof(*v));
 			v[(*n)++] = a;
 		}
@@ -1049,7 +843,7 @@ netpolicy_own_unix_candidate(const struct netpolicy_own_unix *u,
 
 bool
 netpolicy_own_unix_current(const struct netpolicy_unix_dest *d,
-			   const struct sockdiag_unix *now)
+			   const struct netpolicy_unix *now)
 {
 	if (d->abstract)
 		return now->abstract && now->name_len == d->len &&
@@ -1223,16 +1017,16 @@ netpolicy_describe(const struct policy *p,
 	char **v = NULL;
 
 	for (size_t i = 0; i < n_resolvers; i++)
-		strv_push_take(&dns, netpolicy_ip_format(&resolvers[i]));
+		strv_push_take(&dns, value_ip_format(&resolvers[i]));
 	list = dns ? strv_join(dns, " ") : NULL;
 
 	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
 		      "destination: performed by the supervisor after its "
 		      "check");
-	for (size_t i = 0; i < p->allow_host.n; i++)
-		strv_push(&names, p->allow_host.v[i].value);
+	for (size_t i = 0; i < p->n_hosts; i++)
+		strv_push_take(&names, value_host_format(&p->hosts[i]));
 	hosts = names ? strv_join(names, " ") : xstrdup("(none)");
-	if (proxy_enabled(p) && stub) {
+	if (netpolicy_proxy_enabled(p) && stub) {
 		strv_push_take(
 			&v,
 			xasprintf("names: allow-host %s, resolved through "
@@ -1248,7 +1042,7 @@ netpolicy_describe(const struct policy *p,
 			      "for the answer's TTL (30 s to 1 h), on that "
 			      "entry's ports; never a local address a name "
 			      "resolved to (rebinding)");
-	} else if (proxy_enabled(p)) {
+	} else if (netpolicy_proxy_enabled(p)) {
 		strv_push_take(
 			&v, xasprintf("names: only through llwrap's proxy on "
 				      "127.0.0.1 (HTTPS_PROXY, HTTP_PROXY): "
@@ -1274,33 +1068,35 @@ netpolicy_describe(const struct policy *p,
 	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
 		      "port (by socket cookie; every socket a connection "
 		      "there could reach must be the sandbox's)");
-	if (proxy_enabled(p) && stub)
+	if (netpolicy_proxy_enabled(p) && stub)
 		strv_push_take(&v, xasprintf("DNS (port 53, UDP and TCP): to "
 					     "%s, answered by llwrap's "
 					     "resolver",
 					     list ? list : "(no resolver)"));
-	else if (proxy_enabled(p))
+	else if (netpolicy_proxy_enabled(p))
 		strv_push(&v, "DNS (port 53): none (the proxy resolves)");
 	else
 		strv_push_take(
 			&v,
 			xasprintf("DNS (port 53, UDP and TCP): only %s%s",
 				  list ? list : "(no resolver: none)",
-				  p->dns.n ? "" : " (from /etc/resolv.conf)"));
-	strv_push_take(
-		&v, xasprintf("binds: %s%s",
-			      p->listen.n ? "only the listen addresses (port "
-					    "0 on loopback when bind-tcp / "
-					    "bind-udp has 0)"
-					  : "on loopback only (a wildcard "
-					    "bind becomes loopback), on the "
-					    "bind-tcp / bind-udp ports, "
-					    "reachable from the host",
-			      p->net == LLW_NET_HOST
-				      ? ""
-				      : "; never on a port a socket the "
-					"sandbox did not create holds "
-					"(EADDRINUSE)"));
+				  p->n_dns_addrs ? ""
+						 : " (from /etc/resolv.conf)"));
+	strv_push_take(&v,
+		       xasprintf("binds: %s%s",
+				 p->n_listen_addrs
+					 ? "only the listen addresses (port "
+					   "0 on loopback when bind-tcp / "
+					   "bind-udp has 0)"
+					 : "on loopback only (a wildcard "
+					   "bind becomes loopback), on the "
+					   "bind-tcp / bind-udp ports, "
+					   "reachable from the host",
+				 p->net == LLW_NET_HOST
+					 ? ""
+					 : "; never on a port a socket the "
+					   "sandbox did not create holds "
+					   "(EADDRINUSE)"));
 	if (netpolicy_needs_supervisor(p) && p->net != LLW_NET_HOST &&
 	    ranges_hold(p->bind_tcp.v, p->bind_tcp.n, 0))
 		strv_push(&v, "the sandbox's own servers (bind-tcp 0): on any "

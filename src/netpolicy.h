@@ -1,8 +1,6 @@
 /*
  * The network policy as typed values, and the decisions made with them
- * (DESIGN.md §6): the grammar of addresses, CIDRs and listen addresses
- * (one grammar, used by profile.c to validate and by policy.c to parse
- * once), the decision on a connect, send, bind or listen with the name
+ * (DESIGN.md §6): the decision on a connect, send, bind or listen with the name
  * of the rule that refused it, the identity of the sandbox's own
  * sockets, the blocked-attempt log's rate limit and lines.
  *
@@ -20,45 +18,30 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sockdiag.h"
+#include "value.h"
 
 struct policy;
 
-/* An inclusive port range; a single port has lo == hi. */
-struct llw_port_range {
-	uint16_t lo, hi;
-	char *origin;
+/* What the kernel says of a unix socket that still exists
+ * (sockdiag_unix). */
+struct netpolicy_unix {
+	bool has_vfs; /* bound to a path: the inode it made */
+	uint32_t vfs_ino;
+	dev_t vfs_dev;
+	size_t name_len; /* abstract: the name without its leading NUL */
+	char name[108];
+	bool abstract;
 };
-
-struct llw_ports {
-	struct llw_port_range *v;
-	size_t n;
-};
-
-/* An IP address; IPv4-mapped IPv6 addresses are kept as AF_INET. */
-struct netpolicy_addr {
-	int family; /* AF_INET or AF_INET6 */
-	uint8_t a[16];
-	uint16_t port;
-};
-
-/* An allow-cidr entry: a prefix and the ports it allows. */
-struct netpolicy_cidr {
-	struct netpolicy_addr net;
-	unsigned prefix;
-	struct llw_port_range *ports; /* none: the policy's port list */
-	size_t n_ports;
-	char *origin; /* "file:line"; NULL from netpolicy_parse_cidr */
-};
-
-/* Free what c holds (not c). */
-void netpolicy_cidr_clear(struct netpolicy_cidr *c);
 
 /*
  * True when p has rules only the supervisor can enforce: allow-cidr,
  * unix, listen, dns, proxy = yes or supervise = yes.
  */
 bool netpolicy_needs_supervisor(const struct policy *p);
+
+/* True when p sends names through the proxy: proxy = yes, or allow-host
+ * entries (DESIGN.md §6.1, design (b)), in mode filtered. */
+bool netpolicy_proxy_enabled(const struct policy *p);
 
 /*
  * True when no name resolves in the sandbox but those /etc/hosts gives:
@@ -85,38 +68,7 @@ extern const char *const netpolicy_closed_environ[];
  */
 char **netpolicy_notes(const struct policy *p, bool supervised, bool closed);
 
-/* ---- The grammar ---- */
-
-/*
- * Parse port ranges "N" or "LO-HI" (profile_port_range) separated by
- * commas, at least one, none empty, into a new array *v of *n.  Returns 0
- * or -EINVAL.
- */
-int netpolicy_parse_ports(const char *s, struct llw_port_range **v, size_t *n);
-
-/*
- * Parse an allow-cidr value into c.  The address is IPv4 or IPv6,
- * optionally in brackets ("[::1]"), optionally followed by "/N" (0..32
- * or 0..128; without it the single host), optionally followed by
- * ":PORTS" (ranges separated by ","), so "10.0.0.0/8:443,8000-8100",
- * "::1/128:8080" and "[::1]:8080" all work.  The rule that keeps IPv6
- * unambiguous: after "/N" the first ":" starts the ports; without "/N",
- * ports need IPv4 or brackets ("::1:8080" is read as the address
- * ::1:8080).  An IPv6 prefix inside ::ffff:0:0/96 becomes the IPv4 one.
- * Returns 0 or -EINVAL; c->ports is allocated (netpolicy_cidr_clear).
- */
-int netpolicy_parse_cidr(const char *s, struct netpolicy_cidr *c);
-
-/* Parse an IPv4 or IPv6 address as written, no brackets, port 0.
- * Returns 0 or -EINVAL. */
-int netpolicy_parse_ip(const char *s, struct netpolicy_addr *a);
-
-/* Parse an address, "[V6]" allowed, port 0.  Returns 0 or -EINVAL. */
-int netpolicy_parse_addr(const char *s, struct netpolicy_addr *a);
-
-/* Parse a listen value: "ADDR:PORT" with IPv4, or "[V6]:PORT"; one
- * port.  Returns 0 or -EINVAL. */
-int netpolicy_parse_listen(const char *s, struct netpolicy_addr *a);
+/* ---- Addresses (their grammar is value.h's) ---- */
 
 /*
  * Read a sockaddr of len bytes as an IP destination; an IPv4-mapped
@@ -129,12 +81,6 @@ int netpolicy_addr_from_sockaddr(const void *sa, size_t len,
 /* True when a lies inside c's prefix (ports are not looked at). */
 bool netpolicy_cidr_contains(const struct netpolicy_cidr *c,
 			     const struct netpolicy_addr *a);
-
-/* "203.0.113.7:443" or "[::1]:443"; a new string. */
-char *netpolicy_addr_format(const struct netpolicy_addr *a);
-
-/* "203.0.113.7" or "::1", without the port; a new string. */
-char *netpolicy_ip_format(const struct netpolicy_addr *a);
 
 /* Whether x and y are the same address (ports are not looked at). */
 bool netpolicy_addr_same(const struct netpolicy_addr *x,
@@ -266,8 +212,8 @@ struct netpolicy_rules;
 /*
  * The rules of p (its typed allow-cidr, listen, port lists, network
  * mode, proxy), with resolvers the n_dns DNS servers port 53 may reach
- * (netpolicy_resolvers).  Nothing is parsed here: p was, when it was
- * resolved (policy_parse_network).
+ * (netpolicy_resolvers).  Nothing is parsed here: profile.c parsed
+ * every value once, with value.h's grammars.
  */
 struct netpolicy_rules *netpolicy_rules_new(const struct policy *p,
 					    const struct netpolicy_addr *dns,
@@ -554,7 +500,7 @@ bool netpolicy_own_unix_candidate(const struct netpolicy_own_unix *u,
  * cookie, and is never asked about.
  */
 bool netpolicy_own_unix_current(const struct netpolicy_unix_dest *d,
-				const struct sockdiag_unix *now);
+				const struct netpolicy_unix *now);
 
 /* ---- The blocked-attempt log ---- */
 

@@ -15,16 +15,7 @@
 #include "netpolicy.h"
 #include "pathtree.h"
 #include "policy.h"
-
-struct ns_opts {
-	bool pid; /* new pid namespace; the caller's next child is pid 1 */
-	bool net; /* new network namespace with only lo up */
-	bool private_tmp;    /* tmpfs on /tmp, /var/tmp and /dev/shm */
-	uint64_t tmpfs_size; /* bytes, for each of them; 0: the kernel's */
-	bool devpts; /* a devpts instance of its own on /dev/pts and ptmx */
-	const struct plan *fs; /* writable roots and masks */
-	const struct policy *policy;
-};
+#include "viewplan.h"
 
 /*
  * Whether this process may create an unprivileged user namespace; when

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "keys.h"
 #include "options.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -30,49 +31,35 @@ const struct options_spec options_specs[] = {
 	  SRC,
 	  "run even when the project is the home directory, an\n"
 	  "ancestor of it, or / (refused otherwise)" },
-	{ "ro", required_argument, OPT_RO, "PATH", FS,
-	  "read files, list directories" },
-	{ "rx", required_argument, OPT_RX, "PATH", FS, "ro + execute" },
-	{ "rw", required_argument, OPT_RW, "PATH", FS,
-	  "ro + write, create, remove (no execute)" },
-	{ "rwx", required_argument, OPT_RWX, "PATH", FS, "rw + execute" },
-	{ "deny", required_argument, OPT_DENY, "PATH", FS, "nothing" },
-	{ "net", required_argument, OPT_NET, "none|filtered|host", NET,
-	  "no network, port and host rules, or all of it" },
+	{ "ro", required_argument, OPT_RO, "PATH", FS, NULL },
+	{ "rx", required_argument, OPT_RX, "PATH", FS, NULL },
+	{ "rw", required_argument, OPT_RW, "PATH", FS, NULL },
+	{ "rwx", required_argument, OPT_RWX, "PATH", FS, NULL },
+	{ "deny", required_argument, OPT_DENY, "PATH", FS, NULL },
+	{ "net", required_argument, OPT_NET, "none|filtered|host", NET, NULL },
 	{ "connect-tcp", required_argument, OPT_CONNECT_TCP, "PORTS", NET,
-	  "e.g. 443,80 or 8000-8100; any host on those ports" },
-	{ "bind-tcp", required_argument, OPT_BIND_TCP, "PORTS", NET,
-	  "0 means any ephemeral port" },
+	  NULL },
+	{ "bind-tcp", required_argument, OPT_BIND_TCP, "PORTS", NET, NULL },
 	{ "connect-udp", required_argument, OPT_CONNECT_UDP, "PORTS", NET,
-	  "UDP destination ports" },
-	{ "bind-udp", required_argument, OPT_BIND_UDP, "PORTS", NET,
-	  "UDP ports to bind" },
+	  NULL },
+	{ "bind-udp", required_argument, OPT_BIND_UDP, "PORTS", NET, NULL },
 	{ "allow-cidr", required_argument, OPT_ALLOW_CIDR, "CIDR[:PORTS]", SUP,
-	  "only these destinations: 10.0.0.0/8 ::1/128:8080" },
+	  NULL },
 	{ "allow-host", required_argument, OPT_ALLOW_HOST, "NAME[:PORTS]", SUP,
-	  "reach this name (*.NAME: one label), no other" },
-	{ "proxy", no_argument, OPT_PROXY, NULL, SUP,
-	  "names only through llwrap's HTTP(S) proxy; no DNS" },
-	{ "unix", required_argument, OPT_UNIX, "PATH", SUP,
-	  "allow connecting to this pathname unix socket" },
-	{ "listen", required_argument, OPT_LISTEN, "ADDR:PORT", SUP,
-	  "allow bind/listen only there" },
-	{ "dns", required_argument, OPT_DNS, "ADDR", SUP,
-	  "the resolver port 53 may reach (else resolv.conf's)" },
+	  NULL },
+	{ "proxy", no_argument, OPT_PROXY, NULL, SUP, NULL },
+	{ "unix", required_argument, OPT_UNIX, "PATH", SUP, NULL },
+	{ "listen", required_argument, OPT_LISTEN, "ADDR:PORT", SUP, NULL },
+	{ "dns", required_argument, OPT_DNS, "ADDR", SUP, NULL },
 	{ "env-keep", required_argument, OPT_ENV_KEEP, "NAME|GLOB", PROC,
-	  "keep this environment variable" },
-	{ "env-set", required_argument, OPT_ENV_SET, "NAME=VALUE", PROC,
-	  "set it" },
+	  NULL },
+	{ "env-set", required_argument, OPT_ENV_SET, "NAME=VALUE", PROC, NULL },
 	{ "env-unset", required_argument, OPT_ENV_UNSET, "NAME|GLOB", PROC,
-	  "remove it" },
+	  NULL },
 	{ "keep-fd", required_argument, OPT_KEEP_FD, "N", PROC,
 	  "do not close this inherited fd" },
-	{ "best-effort", no_argument, OPT_BEST_EFFORT, NULL, PROC,
-	  "run even if some restriction cannot be enforced here\n"
-	  "(each is reported as NOT ENFORCED)" },
-	{ "timeout", required_argument, OPT_TIMEOUT, "DURATION", PROC,
-	  "stop the command after this long ([limits] timeout:\n"
-	  "seconds, or with s, m, h or d: 90, 30m)" },
+	{ "best-effort", no_argument, OPT_BEST_EFFORT, NULL, PROC, NULL },
+	{ "timeout", required_argument, OPT_TIMEOUT, "DURATION", PROC, NULL },
 	{ "backend", required_argument, OPT_BACKEND, "auto|landlock|bwrap",
 	  PROC, "auto: Landlock when available, else bubblewrap" },
 	{ "explain", no_argument, OPT_EXPLAIN, NULL, INSP,
@@ -100,6 +87,26 @@ const struct options_spec options_specs[] = {
 };
 
 const size_t options_n_specs = sizeof(options_specs) / sizeof(*options_specs);
+
+const struct options_spec *
+options_find(int val)
+{
+	for (size_t i = 0; i < options_n_specs; i++)
+		if (options_specs[i].val == val)
+			return &options_specs[i];
+	return NULL;
+}
+
+const char *
+options_help(const struct options_spec *s)
+{
+	const struct key *k;
+
+	if (s->help != NULL)
+		return s->help;
+	k = keys_by_flag(s->name);
+	return k != NULL ? k->help : "";
+}
 
 enum options_value
 options_value(const struct options_spec *s)
@@ -191,6 +198,6 @@ options_usage(FILE *f)
 		else
 			snprintf(left, sizeof(left), "  --%s%s%s", s->name,
 				 s->arg ? " " : "", s->arg ? s->arg : "");
-		options_usage_line(f, left, s->help);
+		options_usage_line(f, left, options_help(s));
 	}
 }

@@ -1,6 +1,7 @@
 /*
  * The command line's options, one table: the parser's getopt_long()
- * arrays and the text of --help are both made from it, so --help lists
+ * arrays and the text of --help are both made from it (a flag that sets
+ * a profile key takes its help from the key table, keys.h), so --help lists
  * every option there is and nothing else (DESIGN.md §3), and
  * tests/unit/test-doc.c checks the manual against it.
  */
@@ -48,12 +49,20 @@ struct options_spec {
 	int val;	  /* the short option character, or OPT_* */
 	const char *arg;  /* the argument's name in --help, or NULL */
 	const char *group;
-	/* One line; a second line (after '\n') is indented under it. */
+	/* One line; a second line (after '\n') is indented under it.  NULL
+	 * for a flag that sets a profile key: the key table (keys.h) has
+	 * its help, with what it sets. */
 	const char *help;
 };
 
 extern const struct options_spec options_specs[];
 extern const size_t options_n_specs;
+
+/* s's help: its own, or its key's (keys.h). */
+const char *options_help(const struct options_spec *s);
+
+/* The option whose val is val, or NULL. */
+const struct options_spec *options_find(int val);
 
 /* What an option's value is, for the shells' completions (made from
  * this table at build time, src/completion-gen.c). */

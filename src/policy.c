@@ -16,24 +16,18 @@
  * included twice, or matched after being given with -p, counts once at the
  * place it was first applied.
  *
- * Merging: path rules are all kept with their rank (pathtree picks the
- * winner per path); "none" removes the key's rules applied so far.  Port
- * and item lists are unions ("none" clears them).  Scalars: the last, most
- * specific, source wins.
+ * Each source's entries are merged by policy-merge.c, by the key table's merge
+ * rules.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "fdutil.h"
-#include "gitconfig.h"
-#include "hostrule.h"
+#include "policy-merge.h"
 #include "profilematch.h"
 #include "path.h"
 #include "policy.h"
@@ -107,110 +101,12 @@ policy_net_mode_name(enum llw_net_mode m)
 }
 
 /* How much network a mode allows: none < filtered < host. */
-static int
-net_openness(enum llw_net_mode m)
-{
-	return m == LLW_NET_NONE ? 0 : m == LLW_NET_FILTERED ? 1 : 2;
-}
-
 /* The environment the built-in base keeps (DESIGN.md §7). */
 static const char *const base_env_keep[] = {
 	"PATH", "HOME",	     "USER",	   "LOGNAME",  "SHELL",
 	"TERM", "COLORTERM", "LANG",	   "LANGUAGE", "LC_*",
 	"TZ",	"TMPDIR",    "XDG_*_HOME", "PWD",
 };
-
-static void
-items_clear(struct llw_items *it)
-{
-	for (size_t i = 0; i < it->n; i++) {
-		free(it->v[i].value);
-		free(it->v[i].origin);
-	}
-	free(it->v);
-	it->v = NULL;
-	it->n = 0;
-}
-
-static void
-items_remove(struct llw_items *it, size_t i)
-{
-	free(it->v[i].value);
-	free(it->v[i].origin);
-	memmove(&it->v[i], &it->v[i + 1], (it->n - i - 1) * sizeof(*it->v));
-	it->n--;
-}
-
-/* Append value unless it is already there (the first origin stays). */
-static void
-items_add(struct llw_items *it, const char *value, const char *origin)
-{
-	for (size_t i = 0; i < it->n; i++)
-		if (strcmp(it->v[i].value, value) == 0)
-			return;
-	it->v = xreallocarray(it->v, it->n + 1, sizeof(*it->v));
-	it->v[it->n].value = xstrdup(value);
-	it->v[it->n].origin = xstrdup(origin);
-	it->n++;
-}
-
-static void
-ports_clear(struct llw_ports *pl)
-{
-	for (size_t i = 0; i < pl->n; i++)
-		free(pl->v[i].origin);
-	free(pl->v);
-	pl->v = NULL;
-	pl->n = 0;
-}
-
-static void
-ports_add(struct llw_ports *pl, uint16_t lo, uint16_t hi, const char *origin)
-{
-	for (size_t i = 0; i < pl->n; i++)
-		if (pl->v[i].lo == lo && pl->v[i].hi == hi)
-			return;
-	pl->v = xreallocarray(pl->v, pl->n + 1, sizeof(*pl->v));
-	pl->v[pl->n].lo = lo;
-	pl->v[pl->n].hi = hi;
-	pl->v[pl->n].origin = xstrdup(origin);
-	pl->n++;
-}
-
-/* True when every port of lo..hi is in one of the ranges of pl. */
-static bool
-ports_cover(const struct llw_ports *pl, uint16_t lo, uint16_t hi)
-{
-	uint32_t next = lo;
-
-	/* Walk up from lo, jumping to the end of any range holding next. */
-	for (bool moved = true; moved && next <= hi;) {
-		moved = false;
-		for (size_t i = 0; i < pl->n; i++) {
-			if (pl->v[i].lo <= next && next <= pl->v[i].hi) {
-				next = (uint32_t)pl->v[i].hi + 1;
-				moved = true;
-			}
-		}
-	}
-	return next > hi;
-}
-
-static void
-ports_copy(struct llw_ports *dst, const struct llw_ports *src)
-{
-	dst->v = NULL;
-	dst->n = 0;
-	for (size_t i = 0; i < src->n; i++)
-		ports_add(dst, src->v[i].lo, src->v[i].hi, src->v[i].origin);
-}
-
-static void
-scalar_set(struct llw_scalar_origin *s, const char *origin)
-{
-	free(s->origin);
-	s->origin = xstrdup(origin);
-}
 
 struct policy *
 policy_new(void)
@@ -224,85 +120,6 @@ policy_new(void)
 	return p;
 }
 
-static void
-network_clear(struct policy *p)
-{
-	for (size_t i = 0; i < p->n_cidrs; i++)
-		netpolicy_cidr_clear(&p->cidrs[i]);
-	free(p->cidrs);
-	free(p->listen_addrs);
-	free(p->dns_addrs);
-	for (size_t i = 0; i < p->n_hosts; i++)
-		hostrule_clear(&p->hosts[i]);
-	free(p->hosts);
-	p->hosts = NULL;
-	p->n_hosts = 0;
-	p->cidrs = NULL;
-	p->listen_addrs = p->dns_addrs = NULL;
-	p->n_cidrs = p->n_listen_addrs = p->n_dns_addrs = 0;
-}
-
-int
-policy_parse_network(struct policy *p, char **cause)
-{
-	const struct llw_item *it;
-	const char *what;
-
-	network_clear(p);
-	what = "allow-cidr";
-	p->cidrs = xcalloc(p->allow_cidr.n + 1, sizeof(*p->cidrs));
-	for (size_t i = 0; i < p->allow_cidr.n; i++) {
-		it = &p->allow_cidr.v[i];
-		if (netpolicy_parse_cidr(it->value, &p->cidrs[i]) < 0)
-			goto bad;
-		p->cidrs[i].origin = xstrdup(it->origin);
-		p->n_cidrs++;
-	}
-	what = "listen address";
-	p->listen_addrs = xcalloc(p->listen.n + 1, sizeof(*p->listen_addrs));
-	for (size_t i = 0; i < p->listen.n; i++) {
-		it = &p->listen.v[i];
-		if (netpolicy_parse_listen(it->value, &p->listen_addrs[i]) < 0)
-			goto bad;
-		p->n_listen_addrs++;
-	}
-	what = "DNS server address";
-	p->dns_addrs = xcalloc(p->dns.n + 1, sizeof(*p->dns_addrs));
-	for (size_t i = 0; i < p->dns.n; i++) {
-		it = &p->dns.v[i];
-		if (netpolicy_parse_ip(it->value, &p->dns_addrs[i]) < 0)
-			goto bad;
-		p->n_dns_addrs++;
-	}
-	what = "allow-host";
-	p->hosts = xcalloc(p->allow_host.n + 1, sizeof(*p->hosts));
-	for (size_t i = 0; i < p->allow_host.n; i++) {
-		it = &p->allow_host.v[i];
-		if (hostrule_parse(it->value, &p->hosts[i]) < 0)
-			goto bad;
-		p->hosts[i].origin = it->origin;
-		p->n_hosts++;
-	}
-	return 0;
-bad:
-	*cause = xasprintf("%s: bad %s '%s'.", it->origin, what, it->value);
-	network_clear(p);
-	return -EINVAL;
-}
-
-static void
-copies_clear(struct policy *p)
-{
-	for (size_t i = 0; i < p->n_copies; i++) {
-		free(p->copies[i].src);
-		free(p->copies[i].dst);
-		free(p->copies[i].origin);
-	}
-	free(p->copies);
-	p->copies = NULL;
-	p->n_copies = 0;
-}
-
 void
 policy_free(struct policy *p)
 {
@@ -312,7 +129,6 @@ policy_free(struct policy *p)
 	free(p->project);
 	free(p->workdir);
 	free(p->project_why);
-	copies_clear(p);
 	free(p->run_profile);
 	for (size_t i = 0; i < p->n_paths; i++) {
 		free(p->paths[i].path);
@@ -320,23 +136,9 @@ policy_free(struct policy *p)
 	}
 	free(p->paths);
 	free(p->net_origin.origin);
-	ports_clear(&p->connect_tcp);
-	ports_clear(&p->bind_tcp);
-	ports_clear(&p->connect_udp);
-	ports_clear(&p->bind_udp);
 	free(p->unix_sockets_origin.origin);
-	items_clear(&p->allow_cidr);
-	items_clear(&p->allow_host);
-	items_clear(&p->unix_paths);
-	items_clear(&p->listen);
-	items_clear(&p->dns);
-	network_clear(p);
-	items_clear(&p->mkdirs);
-	items_clear(&p->touches);
+	policy_merge_values_free(p);
 	free(p->log_prefix);
-	items_clear(&p->env_keep);
-	items_clear(&p->env_set);
-	items_clear(&p->env_unset);
 	free(p->ptrace_origin.origin);
 	free(p->hide_processes_origin.origin);
 	free(p->supervise_origin.origin);
@@ -398,41 +200,6 @@ policy_profile_path(char *const *envp, const char *sysconfdir,
 	path_push(&v, sysconfdir, "/llwrap/profiles");
 	path_push(&v, datadir, "/llwrap/profiles");
 	return v;
-}
-
-/* Resolution state. */
-struct resolver {
-	const struct policy_request *req;
-	struct vars *vars;
-	struct policy *p;
-	uint32_t rank;	/* rank of the last source applied */
-	char **applied; /* profile->file of every source applied */
-	char **stack;	/* the include chain being applied */
-	char **names;	/* the run's profiles, for [match] profile */
-	/* [filesystem] git-config: the files, their origins and ranks */
-	struct llw_path_rule *git;
-	size_t n_git;
-};
-
-/* "file:line", built by hand: one per entry on every run, and vasprintf
- * cost ten times as much. */
-static char *
-origin_of(const struct profile *prof, unsigned line)
-{
-	char digits[16], *s;
-	size_t len = strlen(prof->file), n = 0;
-
-	if (line == 0)
-		return xstrdup(prof->file);
-	for (; line > 0; line /= 10)
-		digits[n++] = (char)('0' + line % 10);
-	s = xmalloc(len + 1 + n + 1);
-	memcpy(s, prof->file, len);
-	s[len++] = ':';
-	while (n > 0)
-		s[len++] = digits[--n];
-	s[len] = '\0';
-	return s;
 }
 
 static void
@@ -591,522 +358,6 @@ policy_private_tmp_of(const char *path)
 }
 
 /*
- * policy_access_at() on resolved paths: path and every rule path resolved
- * through req->resolve, so that a path reached through a symlink gets the
- * access the enforcement (which resolves) gives it.  A path that cannot
- * be resolved is compared as written.
- */
-static enum llw_access
-access_at_resolved(const struct resolver *r, const char *path,
-		   const char **origin)
-{
-	const struct policy *p = r->p;
-	const struct llw_path_rule *best = NULL;
-	_cleanup_free_ char *real = NULL;
-	size_t best_len = 0;
-
-	if (r->req->resolve == NULL)
-		return policy_access_at(p, path, origin);
-	if (r->req->resolve(r->req->resolve_ctx, path, &real) < 0)
-		real = xstrdup(path);
-	for (size_t i = 0; i < p->n_paths; i++) {
-		const struct llw_path_rule *pr = &p->paths[i];
-		_cleanup_free_ char *rp = NULL;
-		size_t len;
-
-		if (r->req->resolve(r->req->resolve_ctx, pr->path, &rp) < 0)
-			rp = xstrdup(pr->path);
-		if (!path_under(real, rp))
-			continue;
-		len = strlen(rp);
-		if (best == NULL || len > best_len ||
-		    (len == best_len && pr->rank >= best->rank)) {
-			best = pr;
-			best_len = len;
-		}
-	}
-	if (origin != NULL)
-		*origin = best != NULL ? best->origin : NULL;
-	return best != NULL ? best->access : LLW_ACCESS_DENY;
-}
-
-static enum llw_access
-access_from_key(const char *key)
-{
-	if (strcmp(key, "ro") == 0)
-		return LLW_ACCESS_RO;
-	if (strcmp(key, "rx") == 0)
-		return LLW_ACCESS_RX;
-	if (strcmp(key, "rw") == 0)
-		return LLW_ACCESS_RW;
-	if (strcmp(key, "rwx") == 0)
-		return LLW_ACCESS_RWX;
-	return LLW_ACCESS_DENY;
-}
-
-static int
-apply_paths(struct resolver *r, const struct profile *prof,
-	    const struct profile_entry *e, uint32_t rank, char **cause)
-{
-	struct policy *p = r->p;
-	enum llw_access a = access_from_key(e->key);
-
-	if (strcmp(e->values[0], "none") == 0) {
-		/* Everything applied so far has a rank <= this one. */
-		size_t j = 0;
-
-		for (size_t i = 0; i < p->n_paths; i++) {
-			if (p->paths[i].access == a) {
-				free(p->paths[i].path);
-				free(p->paths[i].origin);
-			} else {
-				p->paths[j++] = p->paths[i];
-			}
-		}
-		p->n_paths = j;
-		return 0;
-	}
-	for (char **v = e->values; *v != NULL; v++) {
-		struct llw_path_rule *pr;
-
-		if (prof->kind == PROFILE_KIND_PROJECT) {
-			const char *o;
-			enum llw_access now = access_at_resolved(
-				r, *v + ((*v)[0] == '?'), &o);
-
-			if (policy_access_wider(a, now)) {
-				*cause = xasprintf(
-					"%s:%u: .llwrap.ini may only tighten "
-					"the policy: '%s = %s' would widen "
-					"access to that path, which is '%s' "
-					"without it (%s).",
-					prof->file, e->line, e->key, *v,
-					policy_access_name(now),
-					o != NULL ? o : "no rule allows it");
-				return -EINVAL;
-			}
-		}
-		p->paths = xreallocarray(p->paths, p->n_paths + 1,
-					 sizeof(*p->paths));
-		pr = &p->paths[p->n_paths++];
-		pr->optional = (*v)[0] == '?';
-		pr->path = xstrdup(*v + pr->optional);
-		pr->access = a;
-		pr->rank = rank;
-		pr->origin = origin_of(prof, e->line);
-	}
-	return 0;
-}
-
-/* The four port lists by key name. */
-static struct llw_ports *
-ports_for(struct policy *p, const char *key)
-{
-	if (strcmp(key, "connect-tcp") == 0)
-		return &p->connect_tcp;
-	if (strcmp(key, "bind-tcp") == 0)
-		return &p->bind_tcp;
-	if (strcmp(key, "connect-udp") == 0)
-		return &p->connect_udp;
-	if (strcmp(key, "bind-udp") == 0)
-		return &p->bind_udp;
-	return NULL;
-}
-
-/*
- * Port keys in .llwrap.ini narrow: the lines for a key together say which
- * of the ports already allowed stay allowed ("connect-tcp = 443" keeps
- * only 443), and "none" removes them all.  A port not already allowed is
- * an error.  before holds the lists as they were before the file.
- */
-struct narrow {
-	struct llw_ports before[4];
-	bool touched[4];
-};
-
-static const char *const port_keys[] = { "connect-tcp", "bind-tcp",
-					 "connect-udp", "bind-udp" };
-
-static int
-apply_ports(struct resolver *r, const struct profile *prof,
-	    const struct profile_entry *e, struct narrow *nw, char **cause)
-{
-	struct llw_ports *pl = ports_for(r->p, e->key);
-	_cleanup_free_ char *origin = origin_of(prof, e->line);
-	size_t k = 0;
-
-	while (strcmp(port_keys[k], e->key) != 0)
-		k++;
-	if (nw != NULL && !nw->touched[k]) {
-		ports_clear(pl);
-		nw->touched[k] = true;
-	}
-	if (strcmp(e->values[0], "none") == 0) {
-		ports_clear(pl);
-		return 0;
-	}
-	for (char **v = e->values; *v != NULL; v++) {
-		uint16_t lo, hi;
-
-		if (profile_port_range(*v, &lo, &hi) < 0) {
-			*cause = xasprintf("%s: bad port range '%s'.", origin,
-					   *v);
-			return -EINVAL;
-		}
-		if (nw != NULL && !ports_cover(&nw->before[k], lo, hi)) {
-			*cause = xasprintf(
-				"%s: .llwrap.ini may only tighten the policy: "
-				"%s = %s allows ports that less specific "
-				"profiles do not; it can only keep a subset of "
-				"them.",
-				origin, e->key, *v);
-			return -EINVAL;
-		}
-		ports_add(pl, lo, hi, origin);
-	}
-	return 0;
-}
-
-static struct llw_items *
-items_for(struct policy *p, const char *key)
-{
-	if (strcmp(key, "allow-cidr") == 0)
-		return &p->allow_cidr;
-	if (strcmp(key, "allow-host") == 0)
-		return &p->allow_host;
-	if (strcmp(key, "unix") == 0)
-		return &p->unix_paths;
-	if (strcmp(key, "listen") == 0)
-		return &p->listen;
-	if (strcmp(key, "dns") == 0)
-		return &p->dns;
-	if (strcmp(key, "keep") == 0)
-		return &p->env_keep;
-	if (strcmp(key, "unset") == 0)
-		return &p->env_unset;
-	return NULL;
-}
-
-/* The name part of "NAME=VALUE" as a new string. */
-static char *
-env_name(const char *s)
-{
-	return xstrndup(s, strcspn(s, "="));
-}
-
-/*
- * fnmatch(glob, name, 0), without fnmatch's cost for the usual shapes: a
- * plain name, or a prefix with one trailing '*' (LC_*, XDG_*).  The
- * environment is matched against every keep and unset glob on every run.
- */
-static bool
-env_glob_match(const char *glob, const char *name)
-{
-	size_t special = strcspn(glob, "*?[\\");
-
-	if (glob[special] == '\0')
-		return strcmp(glob, name) == 0;
-	if (glob[special] == '*' && glob[special + 1] == '\0')
-		return strncmp(glob, name, special) == 0;
-	return fnmatch(glob, name, 0) == 0;
-}
-
-/*
- * [environment].  policy_environ() applies keep, then unset, then set; so
- * that a more specific source still wins, a later "keep NAME" takes NAME
- * off the unset list, and a later "unset GLOB" drops the set entries it
- * matches.  A later "set" overrides an earlier one for the same name.
- */
-static void
-apply_env(struct policy *p, const struct profile_entry *e, const char *origin)
-{
-	for (char **v = e->values; *v != NULL; v++) {
-		if (strcmp(e->key, "keep") == 0) {
-			for (size_t i = p->env_unset.n; i-- > 0;)
-				if (strcmp(p->env_unset.v[i].value, *v) == 0)
-					items_remove(&p->env_unset, i);
-			items_add(&p->env_keep, *v, origin);
-		} else if (strcmp(e->key, "unset") == 0) {
-			for (size_t i = p->env_set.n; i-- > 0;) {
-				_cleanup_free_ char *name =
-					env_name(p->env_set.v[i].value);
-
-				if (env_glob_match(*v, name))
-					items_remove(&p->env_set, i);
-			}
-			items_add(&p->env_unset, *v, origin);
-		} else {
-			_cleanup_free_ char *name = env_name(*v);
-			size_t len = strlen(name);
-
-			for (size_t i = p->env_set.n; i-- > 0;)
-				if (strncmp(p->env_set.v[i].value, name, len) ==
-					    0 &&
-				    p->env_set.v[i].value[len] == '=')
-					items_remove(&p->env_set, i);
-			items_add(&p->env_set, *v, origin);
-		}
-	}
-}
-
-static bool
-is_key(const struct profile_entry *e, const char *section, const char *key)
-{
-	return strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0;
-}
-
-static void
-git_clear(struct resolver *r)
-{
-	for (size_t i = 0; i < r->n_git; i++) {
-		free(r->git[i].path);
-		free(r->git[i].origin);
-	}
-	free(r->git);
-	r->git = NULL;
-	r->n_git = 0;
-}
-
-static void
-git_add(struct resolver *r, const char *path, const char *origin, uint32_t rank)
-{
-	for (size_t i = 0; i < r->n_git; i++)
-		if (strcmp(r->git[i].path, path) == 0)
-			return;
-	r->git = xreallocarray(r->git, r->n_git + 1, sizeof(*r->git));
-	r->git[r->n_git++] = (struct llw_path_rule){
-		.path = xstrdup(path),
-		.access = LLW_ACCESS_RO,
-		.rank = rank,
-		.origin = xstrdup(origin),
-		.optional = true,
-	};
-}
-
-/* A path some explicit deny rule covers. */
-static bool
-denied_explicitly(const struct policy *p, const char *path)
-{
-	for (size_t i = 0; i < p->n_paths; i++)
-		if (p->paths[i].access == LLW_ACCESS_DENY &&
-		    path_under(path, p->paths[i].path))
-			return true;
-	return false;
-}
-
-/*
- * [filesystem] git-config: each file read-only, and the files it makes git
- * read (includes, in turn, up to a bound; core.excludesFile and
- * core.attributesFile), unless a deny rule covers them: git dies on an
- * include it cannot read, so these must be readable for git to work.
- * Missing or unreadable files are dropped quietly.
- */
-static void
-apply_git_config(struct resolver *r)
-{
-	_cleanup_free_ char *home = NULL;
-	_cleanup_free_ char *err = NULL;
-
-	if (vars_expand(r->vars, "${HOME}", &home, &err) < 0)
-		home = NULL;
-	/* r->git grows while it is walked: includes are appended. */
-	for (size_t i = 0; i < r->n_git && i < 64; i++) {
-		struct llw_path_rule g = r->git[i];
-		_cleanup_close_ int fd = -1;
-		_cleanup_free_ char *text = NULL;
-		_cleanup_strv_ char **found = NULL;
-		size_t len;
-
-		if (denied_explicitly(r->p, g.path))
-			continue;
-		r->p->paths = xreallocarray(r->p->paths, r->p->n_paths + 1,
-					    sizeof(*r->p->paths));
-		r->p->paths[r->p->n_paths++] = (struct llw_path_rule){
-			.path = xstrdup(g.path),
-			.access = LLW_ACCESS_RO,
-			.rank = g.rank,
-			.origin = xstrdup(g.origin),
-			.optional = true,
-		};
-		if (g.access == LLW_ACCESS_RX)
-			continue; /* a plain file, not a config */
-		fd = open(g.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd < 0 || fd_read_all(fd, 1024 * 1024, &text, &len) < 0)
-			continue;
-		found = gitconfig_paths(text, g.path, home);
-		for (char **f = found; *f != NULL; f++) {
-			_cleanup_free_ char *o =
-				xasprintf("%s, named in %s", g.origin, g.path);
-			size_t n = r->n_git;
-
-			git_add(r, *f + 1, o, g.rank);
-			/* Plain files are marked so they are not parsed. */
-			if (r->n_git > n && **f == 'f')
-				r->git[n].access = LLW_ACCESS_RX;
-		}
-	}
-	git_clear(r);
-}
-
-/* Apply the entries of prof (not its includes) at the given rank. */
-static int
-apply_profile(struct resolver *r, const struct profile *prof, uint32_t rank,
-	      char **cause)
-{
-	struct policy *p = r->p;
-	struct narrow nw = { 0 };
-	struct narrow *pnw = NULL;
-	int ret = 0;
-
-	if (prof->kind == PROFILE_KIND_PROJECT) {
-		pnw = &nw;
-		for (size_t k = 0; k < ARRAY_SIZE(port_keys); k++)
-			ports_copy(&nw.before[k], ports_for(p, port_keys[k]));
-	}
-	for (size_t i = 0; i < prof->n_entries && ret == 0; i++) {
-		const struct profile_entry *e = &prof->entries[i];
-		_cleanup_free_ char *origin = origin_of(prof, e->line);
-		const char *v0 = e->values[0];
-		struct llw_items *it;
-
-		if (is_key(e, "filesystem", "copy")) {
-			if (strcmp(v0, "none") == 0) {
-				copies_clear(p);
-				continue;
-			}
-			p->copies = xreallocarray(p->copies, p->n_copies + 1,
-						  sizeof(*p->copies));
-			p->copies[p->n_copies++] = (struct llw_copy){
-				.src = xstrdup(v0 + (v0[0] == '?')),
-				.dst = xstrdup(e->values[1]),
-				.optional = v0[0] == '?',
-				.origin = xstrdup(origin),
-			};
-		} else if (is_key(e, "filesystem", "mkdir") ||
-			   is_key(e, "filesystem", "touch")) {
-			struct llw_items *to = strcmp(e->key, "mkdir") == 0
-						       ? &p->mkdirs
-						       : &p->touches;
-
-			if (strcmp(v0, "none") == 0) {
-				items_clear(to);
-				continue;
-			}
-			for (char **v = e->values; *v != NULL; v++)
-				items_add(to, *v, origin);
-		} else if (is_key(e, "filesystem", "git-config")) {
-			if (strcmp(v0, "none") == 0) {
-				git_clear(r);
-				continue;
-			}
-			for (char **v = e->values; *v != NULL; v++)
-				git_add(r, *v, origin, rank);
-		} else if (is_key(e, "filesystem", "private-tmp")) {
-			p->private_tmp = strcmp(v0, "yes") == 0;
-			scalar_set(&p->private_tmp_origin, origin);
-		} else if (is_key(e, "limits", "memory")) {
-			profile_size_bytes(v0, &p->limit_memory);
-		} else if (is_key(e, "limits", "file-size")) {
-			profile_size_bytes(v0, &p->limit_file_size);
-		} else if (is_key(e, "limits", "processes")) {
-			profile_count(v0, &p->limit_processes);
-		} else if (is_key(e, "limits", "files")) {
-			profile_count(v0, &p->limit_files);
-		} else if (is_key(e, "limits", "cpu")) {
-			profile_count(v0, &p->limit_cpu);
-		} else if (is_key(e, "limits", "timeout")) {
-			profile_duration(v0, &p->limit_timeout);
-		} else if (is_key(e, "limits", "memory-max")) {
-			profile_size_bytes(v0, &p->limit_memory_max);
-			scalar_set(&p->limit_cgroup_origin, origin);
-		} else if (is_key(e, "limits", "pids-max")) {
-			profile_count(v0, &p->limit_pids_max);
-			scalar_set(&p->limit_cgroup_origin, origin);
-		} else if (is_key(e, "limits", "tmpfs-size")) {
-			profile_size(v0, &p->tmpfs_bytes, &p->tmpfs_percent);
-			scalar_set(&p->tmpfs_size_origin, origin);
-		} else if (is_key(e, "filesystem", "protect-later-run")) {
-			p->protect_later_run = strcmp(v0, "yes") == 0;
-			scalar_set(&p->protect_later_run_origin, origin);
-		} else if (is_key(e, "filesystem", "protect-git")) {
-			p->protect_git = strcmp(v0, "yes") == 0;
-			scalar_set(&p->protect_git_origin, origin);
-		} else if (strcmp(e->section, "filesystem") == 0) {
-			ret = apply_paths(r, prof, e, rank, cause);
-		} else if (ports_for(p, e->key) != NULL) {
-			ret = apply_ports(r, prof, e, pnw, cause);
-		} else if (is_key(e, "network", "mode")) {
-			enum llw_net_mode m =
-				strcmp(v0, "none") == 0	  ? LLW_NET_NONE
-				: strcmp(v0, "host") == 0 ? LLW_NET_HOST
-							  : LLW_NET_FILTERED;
-
-			if (pnw != NULL &&
-			    net_openness(m) > net_openness(p->net)) {
-				*cause = xasprintf(
-					"%s: .llwrap.ini may only tighten the "
-					"policy: mode = %s is wider than mode "
-					"= %s (%s).",
-					origin, v0,
-					policy_net_mode_name(p->net),
-					p->net_origin.origin != NULL
-						? p->net_origin.origin
-						: "built-in");
-				ret = -EINVAL;
-				break;
-			}
-			p->net = m;
-			scalar_set(&p->net_origin, origin);
-		} else if (is_key(e, "network", "unix-sockets")) {
-			p->unix_sockets = strcmp(v0, "allow") == 0;
-			scalar_set(&p->unix_sockets_origin, origin);
-		} else if (is_key(e, "network", "supervise")) {
-			p->supervise = strcmp(v0, "yes") == 0;
-			scalar_set(&p->supervise_origin, origin);
-		} else if (is_key(e, "network", "proxy")) {
-			p->proxy = strcmp(v0, "yes") == 0;
-			scalar_set(&p->proxy_origin, origin);
-		} else if (is_key(e, "network", "log-blocked")) {
-			p->log_blocked = strcmp(v0, "yes") == 0;
-		} else if (is_key(e, "network", "log-stderr")) {
-			p->log_stderr = strcmp(v0, "yes") == 0;
-		} else if (is_key(e, "network", "log-prefix")) {
-			free(p->log_prefix);
-			p->log_prefix = xstrdup(v0);
-		} else if (is_key(e, "process", "ptrace")) {
-			p->ptrace_deny = strcmp(v0, "deny") == 0;
-			scalar_set(&p->ptrace_origin, origin);
-		} else if (is_key(e, "process", "hide-processes")) {
-			p->hide_processes = strcmp(v0, "yes") == 0;
-			scalar_set(&p->hide_processes_origin, origin);
-		} else if (is_key(e, "profile", "best-effort")) {
-			p->best_effort = strcmp(v0, "yes") == 0;
-			scalar_set(&p->best_effort_origin, origin);
-		} else if (strcmp(e->section, "environment") == 0 &&
-			   strcmp(v0, "none") == 0) {
-			items_clear(strcmp(e->key, "set") == 0
-					    ? &p->env_set
-					    : items_for(p, e->key));
-		} else if (strcmp(e->section, "environment") == 0) {
-			apply_env(p, e, origin);
-		} else if ((it = items_for(p, e->key)) != NULL) {
-			if (strcmp(v0, "none") == 0) {
-				items_clear(it);
-				continue;
-			}
-			for (char **v = e->values; *v != NULL; v++)
-				items_add(it, *v, origin);
-		}
-		/* [profile] include is handled by apply_source(). */
-	}
-	for (size_t k = 0; k < ARRAY_SIZE(port_keys); k++)
-		ports_clear(&nw.before[k]);
-	if (ret == 0 && prof->description != NULL)
-		strv_push(&p->descriptions, prof->description);
-	return ret;
-}
-
-/*
  * Apply prof (owned) after its includes, depth-first.  A source already
  * applied is skipped; one on the current include chain is a cycle.
  */
@@ -1122,12 +373,13 @@ apply_source(struct resolver *r, struct profile *prof_in, char **cause)
 	for (size_t i = 0; i < prof->n_entries; i++) {
 		const struct profile_entry *e = &prof->entries[i];
 
-		if (!is_key(e, "profile", "include"))
+		if (e->key->id != KEY_INCLUDE)
 			continue;
-		for (char **v = e->values; *v != NULL; v++) {
+		for (size_t k = 0; k < e->n_values; k++) {
 			struct profile *child = NULL;
 
-			ret = load(r, *v, prof, e->line, &child, cause);
+			ret = load(r, e->values[k].u.text, prof, e->line,
+				   &child, cause);
 			if (ret < 0)
 				return ret;
 			if (strv_contains(r->stack, child->file)) {
@@ -1151,7 +403,7 @@ apply_source(struct resolver *r, struct profile *prof_in, char **cause)
 	free(r->stack[strv_length(r->stack) - 1]);
 	r->stack[strv_length(r->stack) - 1] = NULL;
 
-	ret = apply_profile(r, prof, ++r->rank, cause);
+	ret = policy_merge_profile(r, prof, ++r->rank, cause);
 	if (ret < 0)
 		return ret;
 	strv_push(&r->applied, prof->file);
@@ -1364,7 +616,8 @@ static void
 apply_base(struct policy *p, bool as_root)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(base_env_keep); i++)
-		items_add(&p->env_keep, base_env_keep[i], "built-in");
+		policy_merge_items_add(&p->env_keep, base_env_keep[i],
+				       "built-in");
 	p->net = LLW_NET_FILTERED;
 	if (!as_root)
 		return;
@@ -1433,12 +686,10 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 		}
 	}
 	if (ret == 0 && req->cli != NULL)
-		ret = apply_profile(&r, req->cli, ++r.rank, cause);
+		ret = policy_merge_profile(&r, req->cli, ++r.rank, cause);
 	if (ret == 0)
-		apply_git_config(&r);
-	git_clear(&r);
-	if (ret == 0)
-		ret = policy_parse_network(p, cause);
+		policy_merge_git_config(&r);
+	policy_merge_git_clear(&r);
 
 	strv_free(r.applied);
 	strv_free(r.stack);
@@ -1447,6 +698,31 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 		return ret;
 	*out = steal_pointer(&p);
 	return 0;
+}
+
+int
+policy_add(struct policy *p, const char *section, const char *key,
+	   const char *value, const char *origin, char **cause)
+{
+	static char *const env[] = { NULL };
+	static const struct policy_request req = { .envp = env };
+	attribute_cleanup(vars_freep) struct vars *vars =
+		vars_new(env, NULL, NULL);
+	attribute_cleanup(profile_freep) struct profile *prof =
+		profile_new(origin, PROFILE_KIND_CLI);
+	const struct key *k = keys_find(section, key);
+	struct resolver r = { .req = &req, .vars = vars, .p = p };
+	int ret;
+
+	if (k == NULL || k->merge == KEY_MERGE_SOURCE ||
+	    k->id == KEY_GIT_CONFIG) {
+		*cause = xasprintf("[%s] %s cannot be added to a policy.",
+				   section, key);
+		return -EINVAL;
+	}
+	if ((ret = profile_add(prof, vars, section, key, value, 0, cause)) < 0)
+		return ret;
+	return policy_merge_profile(&r, prof, LLW_RANK_LLWRAP - 1, cause);
 }
 
 char *
@@ -1473,7 +749,7 @@ static bool
 items_match(const struct llw_items *it, const char *name)
 {
 	for (size_t i = 0; i < it->n; i++)
-		if (env_glob_match(it->v[i].value, name))
+		if (policy_merge_env_glob_match(it->v[i].value, name))
 			return true;
 	return false;
 }
@@ -1489,7 +765,7 @@ policy_environ(const struct policy *p, char *const *envp)
 
 		if (strchr(*envp, '=') == NULL)
 			continue;
-		name = env_name(*envp);
+		name = xstrndup(*envp, strcspn(*envp, "="));
 		/* The first of duplicated names is the one getenv() sees. */
 		if (strv_contains(names, name))
 			continue;

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netpolicy.h"
+#include "value.h"
 #include "profile.h"
 
 struct hostrule;
@@ -89,6 +89,12 @@ struct llw_items {
 	size_t n;
 };
 
+/* A listen or dns address with its origin. */
+struct llw_addr_rule {
+	struct netpolicy_addr addr;
+	char *origin;
+};
+
 /* [filesystem] copy = SRC DST (copyin.h). */
 struct llw_copy {
 	char *src, *dst; /* absolute, as written after expansion */
@@ -139,18 +145,15 @@ struct policy {
 	struct llw_ports connect_tcp, bind_tcp, connect_udp, bind_udp;
 	bool unix_sockets; /* unix-sockets = allow: AF_UNIX socket() allowed */
 	struct llw_scalar_origin unix_sockets_origin;
-	/* Supervisor rules (DESIGN.md §6), enforced by supervise.c. */
-	struct llw_items allow_cidr, unix_paths, listen, dns;
-	/* allow-cidr, listen and dns as typed values (netpolicy.h), in
-	 * the same order, parsed once when the policy is resolved
-	 * (policy_parse_network): what is enforced and explained. */
-	struct netpolicy_cidr *cidrs;
+	/* Supervisor rules (DESIGN.md §6), enforced by supervise.c, typed
+	 * when the profiles were parsed (value.h), in source order, each
+	 * value once, each with its origin. */
+	struct llw_items unix_paths;
+	struct netpolicy_cidr *cidrs; /* allow-cidr */
 	size_t n_cidrs;
-	struct netpolicy_addr *listen_addrs, *dns_addrs;
+	struct llw_addr_rule *listen_addrs, *dns_addrs; /* listen, dns */
 	size_t n_listen_addrs, n_dns_addrs;
 	/* allow-host: NAME or *.NAME with optional :PORTS (proxy.h). */
-	struct llw_items allow_host;
-	/* The same, typed (hostrule.h), parsed with the others. */
 	struct hostrule *hosts;
 	size_t n_hosts;
 	/* supervise = yes: the supervisor runs even without such rules,
@@ -301,14 +304,14 @@ int policy_resolve(const struct policy_request *req, struct policy **out,
 		   char **cause);
 
 /*
- * Parse p's allow-cidr, listen, dns and allow-host values into its typed
- * rules
- * (replacing those it had), with netpolicy.h's grammar, the one profile
- * loading validated them with.  policy_resolve() calls it last; a
- * policy built another way calls it before it is enforced.  Returns 0,
- * or -EINVAL with *cause naming the value and its origin.
+ * Apply section's key = value to p as the most specific source so far,
+ * parsed as a command-line value is (keys.h, value.h) and merged by the
+ * key's merge rule, with origin as its origin: a policy built without
+ * files (the tests).  Keys that choose sources (include, [match]) and
+ * git-config are refused.  Returns 0, or -EINVAL with *cause.
  */
-int policy_parse_network(struct policy *p, char **cause);
+int policy_add(struct policy *p, const char *section, const char *key,
+	       const char *value, const char *origin, char **cause);
 
 /*
  * DESIGN.md §11, home as project: why project (resolved) is too broad to

@@ -25,324 +25,17 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
+#include "keys.h"
 #include "path.h"
 #include "profile.h"
-#include "hostrule.h"
-#include "netpolicy.h"
 #include "strv.h"
+#include "value.h"
 #include "xalloc.h"
 
 #include "builtin-profiles.h"
 
 /* A profile larger than this is certainly a mistake. */
 #define PROFILE_FILE_MAX (1024 * 1024)
-
-/* Variables, in the order vars_expand's error message lists them. */
-static const char *const var_names[] = {
-	"HOME",		  "PROJECT",
-	"PROJECT_ID",	  "NAME",
-	"USER",		  "UID",
-	"TMPDIR",	  "XDG_CONFIG_HOME",
-	"XDG_DATA_HOME",  "XDG_STATE_HOME",
-	"XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
-};
-
-struct vars {
-	char *values[ARRAY_SIZE(var_names)];
-};
-
-static void
-vars_set(struct vars *v, const char *name, char *value)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++) {
-		if (strcmp(var_names[i], name) == 0) {
-			free(v->values[i]);
-			v->values[i] = value;
-			return;
-		}
-	}
-	free(value);
-}
-
-/*
- * An XDG base directory: the environment's value when it is absolute (the
- * XDG specification says relative values are to be ignored), otherwise
- * the default under HOME, or unset when HOME is unknown too.
- */
-static char *
-vars_xdg(char *const *envp, const char *home, const char *name,
-	 const char *dflt)
-{
-	const char *s = strv_env_get(envp, name);
-
-	if (s != NULL && s[0] == '/')
-		return xstrdup(s);
-	if (home == NULL)
-		return NULL;
-	return xasprintf("%s/%s", strcmp(home, "/") == 0 ? "" : home, dflt);
-}
-
-/*
- * ${PROJECT_ID}: a name for the project that differs from every other
- * project's, for per-project state directories (DESIGN.md §11): the
- * project directory's last component (letters, digits, '-', '_' and '.'
- * kept, at most 32) and 16 hex digits of the FNV-1a hash of its path.
- */
-static char *
-vars_project_id(const char *project)
-{
-	const char *base = strrchr(project, '/');
-	uint64_t h = 0xcbf29ce484222325ULL;
-	char name[33];
-	size_t n = 0;
-
-	for (const char *c = project; *c != '\0'; c++) {
-		h ^= (unsigned char)*c;
-		h *= 0x100000001b3ULL;
-	}
-	for (const char *c = base != NULL ? base + 1 : project;
-	     *c != '\0' && n < sizeof(name) - 1; c++)
-		name[n++] = (isalnum((unsigned char)*c) || strchr("-_.", *c))
-				    ? *c
-				    : '_';
-	name[n] = '\0';
-	return xasprintf("%s%s%016llx", name, n > 0 ? "-" : "",
-			 (unsigned long long)h);
-}
-
-struct vars *
-vars_new(char *const *envp, const char *project, const char *name)
-{
-	struct vars *v = xcalloc(1, sizeof(*v));
-	const char *home = strv_env_get(envp, "HOME");
-	const char *s;
-
-	if (home != NULL && home[0] != '/')
-		home = NULL;
-	vars_set(v, "HOME", home != NULL ? xstrdup(home) : NULL);
-	vars_set(v, "PROJECT", project != NULL ? xstrdup(project) : NULL);
-	vars_set(v, "PROJECT_ID",
-		 project != NULL ? vars_project_id(project) : NULL);
-	vars_set(v, "NAME", name != NULL ? xstrdup(name) : NULL);
-	s = strv_env_get(envp, "USER");
-	if (s == NULL || *s == '\0')
-		s = strv_env_get(envp, "LOGNAME");
-	vars_set(v, "USER", s != NULL && *s != '\0' ? xstrdup(s) : NULL);
-	vars_set(v, "UID", xasprintf("%u", (unsigned)getuid()));
-	s = strv_env_get(envp, "TMPDIR");
-	vars_set(v, "TMPDIR", xstrdup(s != NULL && s[0] == '/' ? s : "/tmp"));
-	vars_set(v, "XDG_CONFIG_HOME",
-		 vars_xdg(envp, home, "XDG_CONFIG_HOME", ".config"));
-	vars_set(v, "XDG_DATA_HOME",
-		 vars_xdg(envp, home, "XDG_DATA_HOME", ".local/share"));
-	vars_set(v, "XDG_STATE_HOME",
-		 vars_xdg(envp, home, "XDG_STATE_HOME", ".local/state"));
-	vars_set(v, "XDG_CACHE_HOME",
-		 vars_xdg(envp, home, "XDG_CACHE_HOME", ".cache"));
-	s = strv_env_get(envp, "XDG_RUNTIME_DIR");
-	vars_set(v, "XDG_RUNTIME_DIR",
-		 s != NULL && s[0] == '/'
-			 ? xstrdup(s)
-			 : xasprintf("/run/user/%u", (unsigned)getuid()));
-	return v;
-}
-
-void
-vars_free(struct vars *v)
-{
-	if (v == NULL)
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
-		free(v->values[i]);
-	free(v);
-}
-
-const char *
-vars_get(const struct vars *v, const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
-		if (strcmp(var_names[i], name) == 0)
-			return v->values[i];
-	return NULL;
-}
-
-static bool
-vars_known(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(var_names); i++)
-		if (strcmp(var_names[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* Append n bytes of s to the growing string *buf of length *len. */
-static void
-buf_add(char **buf, size_t *len, const char *s, size_t n)
-{
-	*buf = xreallocarray(*buf, *len + n + 1, 1);
-	memcpy(*buf + *len, s, n);
-	*len += n;
-	(*buf)[*len] = '\0';
-}
-
-/*
- * Expand ${VAR} everywhere in s and, when tilde is set, a leading "~" or
- * "~/".  The cause carries no file:line; profile_add() prefixes it.
- */
-static int
-vars_expand_full(const struct vars *v, const char *s, bool tilde, char **out,
-		 char **cause)
-{
-	_cleanup_free_ char *r = xstrdup("");
-	size_t len = 0;
-
-	if (tilde && s[0] == '~' && (s[1] == '\0' || s[1] == '/')) {
-		const char *home = vars_get(v, "HOME");
-
-		if (home == NULL) {
-			*cause = xstrdup("'~' needs HOME, which is not set "
-					 "to an absolute path");
-			return -EINVAL;
-		}
-		buf_add(&r, &len, home, strlen(home));
-		s++;
-	}
-	while (*s != '\0') {
-		const char *dollar = strstr(s, "${"), *end;
-		_cleanup_free_ char *name = NULL;
-		const char *value;
-
-		if (dollar == NULL) {
-			buf_add(&r, &len, s, strlen(s));
-			break;
-		}
-		buf_add(&r, &len, s, (size_t)(dollar - s));
-		end = strchr(dollar + 2, '}');
-		if (end == NULL) {
-			*cause = xasprintf("unterminated variable in '%s'",
-					   dollar);
-			return -EINVAL;
-		}
-		name = xstrndup(dollar + 2, (size_t)(end - dollar - 2));
-		if (!vars_known(name)) {
-			*cause = xasprintf(
-				"unknown variable ${%s}; the known ones are "
-				"${HOME} ${PROJECT} ${NAME} ${USER} ${UID} "
-				"${TMPDIR} ${XDG_CONFIG_HOME} ${XDG_DATA_HOME} "
-				"${XDG_STATE_HOME} ${XDG_CACHE_HOME} "
-				"${XDG_RUNTIME_DIR}",
-				name);
-			return -EINVAL;
-		}
-		value = vars_get(v, name);
-		if (value == NULL) {
-			*cause = xasprintf("variable ${%s} has no value here "
-					   "(is it set in the environment?)",
-					   name);
-			return -EINVAL;
-		}
-		buf_add(&r, &len, value, strlen(value));
-		s = end + 1;
-	}
-	*out = steal_pointer(&r);
-	return 0;
-}
-
-int
-vars_expand(const struct vars *v, const char *s, char **out, char **cause)
-{
-	return vars_expand_full(v, s, true, out, cause);
-}
-
-/* How a key's value is checked and split. */
-enum value_type {
-	VT_PATHS,    /* absolute paths, expanded, normalised */
-	VT_PORTS,    /* port ranges, split on blanks and commas */
-	VT_TEXT,     /* free text, one value, not expanded */
-	VT_BOOL,     /* yes | no */
-	VT_SIZE,     /* BYTES[K|M|G] or PERCENT% (of memory), one value */
-	VT_BYTES,    /* BYTES[K|M|G], one value */
-	VT_COUNT,    /* a positive decimal number, one value */
-	VT_DURATION, /* SECONDS[s|m|h|d], one value */
-	VT_ENUM,     /* one of choices */
-	VT_CIDRS,    /* CIDR[:PORTS] */
-	VT_LISTEN,   /* ADDR:PORT, [V6]:PORT */
-	VT_ADDRS,    /* IP addresses */
-	VT_HOSTS,    /* NAME or *.NAME, with optional :PORTS */
-	VT_ENVGLOBS, /* names or fnmatch globs */
-	VT_ENVSET,   /* NAME=VALUE */
-	VT_INCLUDES, /* profile NAMEs or FILEs */
-	VT_COMMANDS, /* command basenames */
-	VT_NAMES,    /* profile names */
-};
-
-static const char *const choices_mode[] = { "none", "filtered", "host", NULL };
-static const char *const choices_allow[] = { "allow", "deny", NULL };
-static const char *const choices_bool[] = { "yes", "no", NULL };
-
-static const struct key_spec {
-	const char *section, *key;
-	enum value_type type;
-	const char *const *choices;
-} key_specs[] = {
-	{ "profile", "include", VT_INCLUDES, NULL },
-	{ "profile", "description", VT_TEXT, NULL },
-	{ "profile", "best-effort", VT_BOOL, NULL },
-	{ "filesystem", "ro", VT_PATHS, NULL },
-	{ "filesystem", "rx", VT_PATHS, NULL },
-	{ "filesystem", "rw", VT_PATHS, NULL },
-	{ "filesystem", "rwx", VT_PATHS, NULL },
-	{ "filesystem", "deny", VT_PATHS, NULL },
-	{ "filesystem", "mkdir", VT_PATHS, NULL },
-	{ "filesystem", "git-config", VT_PATHS, NULL },
-	{ "filesystem", "touch", VT_PATHS, NULL },
-	{ "filesystem", "copy", VT_PATHS, NULL },
-	{ "filesystem", "private-tmp", VT_BOOL, NULL },
-	{ "filesystem", "protect-git", VT_BOOL, NULL },
-	{ "filesystem", "protect-later-run", VT_BOOL, NULL },
-	{ "network", "mode", VT_ENUM, choices_mode },
-	{ "network", "connect-tcp", VT_PORTS, NULL },
-	{ "network", "bind-tcp", VT_PORTS, NULL },
-	{ "network", "connect-udp", VT_PORTS, NULL },
-	{ "network", "bind-udp", VT_PORTS, NULL },
-	{ "network", "unix-sockets", VT_ENUM, choices_allow },
-	{ "network", "allow-cidr", VT_CIDRS, NULL },
-	{ "network", "allow-host", VT_HOSTS, NULL },
-	{ "network", "unix", VT_PATHS, NULL },
-	{ "network", "listen", VT_LISTEN, NULL },
-	{ "network", "dns", VT_ADDRS, NULL },
-	{ "network", "supervise", VT_BOOL, NULL },
-	{ "network", "proxy", VT_BOOL, NULL },
-	{ "network", "log-blocked", VT_BOOL, NULL },
-	{ "network", "log-prefix", VT_TEXT, NULL },
-	{ "network", "log-stderr", VT_BOOL, NULL },
-	{ "environment", "keep", VT_ENVGLOBS, NULL },
-	{ "environment", "set", VT_ENVSET, NULL },
-	{ "environment", "unset", VT_ENVGLOBS, NULL },
-	{ "process", "ptrace", VT_ENUM, choices_allow },
-	{ "process", "hide-processes", VT_BOOL, NULL },
-	{ "limits", "tmpfs-size", VT_SIZE, NULL },
-	{ "limits", "memory", VT_BYTES, NULL },
-	{ "limits", "file-size", VT_BYTES, NULL },
-	{ "limits", "processes", VT_COUNT, NULL },
-	{ "limits", "files", VT_COUNT, NULL },
-	{ "limits", "cpu", VT_COUNT, NULL },
-	{ "limits", "timeout", VT_DURATION, NULL },
-	{ "limits", "memory-max", VT_BYTES, NULL },
-	{ "limits", "pids-max", VT_COUNT, NULL },
-	{ "match", "command", VT_COMMANDS, NULL },
-	{ "match", "profile", VT_NAMES, NULL },
-	{ "match", "project", VT_PATHS, NULL },
-};
-
-static bool
-section_known(const char *section)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++)
-		if (strcmp(key_specs[i].section, section) == 0)
-			return true;
-	return false;
-}
 
 /* "[profile], [filesystem], ... and [match]": every section, in the
  * order of the key table, for the messages that list them (last_sep
@@ -354,9 +47,9 @@ section_list(const char *last_sep)
 	_cleanup_free_ char *head = NULL, *last = NULL;
 	size_t n;
 
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++) {
+	for (size_t i = 0; i < KEY_COUNT; i++) {
 		_cleanup_free_ char *s =
-			xasprintf("[%s]", key_specs[i].section);
+			xasprintf("[%s]", keys_table[i].section);
 
 		if (!strv_contains(v, s))
 			strv_push(&v, s);
@@ -366,45 +59,6 @@ section_list(const char *last_sep)
 	v[n - 1] = NULL;
 	head = strv_join(v, ", ");
 	return xasprintf("%s%s%s", head, last_sep, last);
-}
-
-static const struct key_spec *
-key_find(const char *section, const char *key)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++)
-		if (strcmp(key_specs[i].section, section) == 0 &&
-		    strcmp(key_specs[i].key, key) == 0)
-			return &key_specs[i];
-	return NULL;
-}
-
-/* The section a key belongs in, when it is in exactly one. */
-static const char *
-key_section(const char *key)
-{
-	const char *found = NULL;
-
-	for (size_t i = 0; i < ARRAY_SIZE(key_specs); i++) {
-		if (strcmp(key_specs[i].key, key) != 0)
-			continue;
-		if (found != NULL)
-			return NULL;
-		found = key_specs[i].section;
-	}
-	return found;
-}
-
-size_t
-profile_n_keys(void)
-{
-	return ARRAY_SIZE(key_specs);
-}
-
-void
-profile_key(size_t i, const char **section, const char **key)
-{
-	*section = key_specs[i].section;
-	*key = key_specs[i].key;
 }
 
 /* "file:line", or just "file" for line 0 (the command line). */
@@ -432,465 +86,250 @@ fail(char **cause, const char *file, unsigned line, const char *fmt, ...)
 }
 
 /*
- * Parse a port number: decimal digits only, 0..65535.  Returns the end of
- * the number, or NULL.
- */
-static const char *
-parse_port(const char *s, uint16_t *port)
-{
-	unsigned long n = 0;
-	const char *p = s;
-
-	if (!isdigit((unsigned char)*p))
-		return NULL;
-	while (isdigit((unsigned char)*p)) {
-		n = n * 10 + (unsigned long)(*p - '0');
-		if (n > 65535)
-			return NULL;
-		p++;
-	}
-	*port = (uint16_t)n;
-	return p;
-}
-
-int
-profile_size(const char *s, uint64_t *bytes, unsigned *percent)
-{
-	uint64_t n = 0, mult = 1;
-	const char *c = s;
-
-	if (*c < '0' || *c > '9')
-		return -EINVAL;
-	for (; *c >= '0' && *c <= '9'; c++) {
-		if (n > UINT64_MAX / 10 - 9)
-			return -EINVAL;
-		n = n * 10 + (uint64_t)(*c - '0');
-	}
-	*bytes = 0;
-	*percent = 0;
-	if (strcmp(c, "%") == 0) {
-		if (n < 1 || n > 100)
-			return -EINVAL;
-		*percent = (unsigned)n;
-		return 0;
-	}
-	if (strcmp(c, "K") == 0 || strcmp(c, "k") == 0)
-		mult = 1024;
-	else if (strcmp(c, "M") == 0 || strcmp(c, "m") == 0)
-		mult = 1024 * 1024;
-	else if (strcmp(c, "G") == 0 || strcmp(c, "g") == 0)
-		mult = 1024ULL * 1024 * 1024;
-	else if (*c != '\0')
-		return -EINVAL;
-	if (n == 0 || n > UINT64_MAX / mult)
-		return -EINVAL;
-	*bytes = n * mult;
-	return 0;
-}
-
-int
-profile_size_bytes(const char *s, uint64_t *bytes)
-{
-	unsigned percent;
-
-	if (profile_size(s, bytes, &percent) < 0 || percent != 0)
-		return -EINVAL;
-	return 0;
-}
-
-int
-profile_count(const char *s, uint64_t *n)
-{
-	*n = 0;
-	if (*s < '1' || *s > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (*n > UINT64_MAX / 10 - 9)
-			return -EINVAL;
-		*n = *n * 10 + (uint64_t)(*s - '0');
-	}
-	return *s == '\0' ? 0 : -EINVAL;
-}
-
-int
-profile_duration(const char *s, uint64_t *seconds)
-{
-	static const struct {
-		char unit;
-		uint64_t mult;
-	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
-	_cleanup_free_ char *digits = xstrdup(s);
-	size_t len = strlen(digits);
-	uint64_t n, mult = 1;
-
-	*seconds = 0;
-	for (size_t i = 0; len > 0 && i < ARRAY_SIZE(units); i++)
-		if (digits[len - 1] == units[i].unit) {
-			mult = units[i].mult;
-			digits[len - 1] = '\0';
-			break;
-		}
-	if (profile_count(digits, &n) < 0 || n > UINT64_MAX / mult)
-		return -EINVAL;
-	*seconds = n * mult;
-	return 0;
-}
-
-int
-profile_port_range(const char *s, uint16_t *lo, uint16_t *hi)
-{
-	const char *p = parse_port(s, lo);
-
-	if (p == NULL)
-		return -EINVAL;
-	if (*p == '\0') {
-		*hi = *lo;
-		return 0;
-	}
-	if (*p != '-')
-		return -EINVAL;
-	p = parse_port(p + 1, hi);
-	if (p == NULL || *p != '\0' || *hi < *lo)
-		return -EINVAL;
-	return 0;
-}
-
-/* The network values are validated with the grammar that parses them
- * (netpolicy.h), which policy_parse_network() applies once. */
-static bool
-ports_valid(const char *s)
-{
-	_cleanup_free_ struct llw_port_range *v = NULL;
-	size_t n;
-
-	return netpolicy_parse_ports(s, &v, &n) == 0;
-}
-
-static bool
-cidr_valid(const char *s)
-{
-	struct netpolicy_cidr c;
-
-	if (netpolicy_parse_cidr(s, &c) < 0)
-		return false;
-	netpolicy_cidr_clear(&c);
-	return true;
-}
-
-static bool
-env_name_valid(const char *s, size_t n)
-{
-	if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
-			return false;
-	return true;
-}
-
-/* An environment name, or an fnmatch glob made of name characters. */
-static bool
-env_glob_valid(const char *s)
-{
-	if (strpbrk(s, "*?[") == NULL)
-		return env_name_valid(s, strlen(s));
-	for (; *s != '\0'; s++)
-		if (!(isalnum((unsigned char)*s) || strchr("_*?[]!^-", *s)))
-			return false;
-	return true;
-}
-
-static bool
-choice_valid(const char *const *choices, const char *s)
-{
-	for (; *choices != NULL; choices++)
-		if (strcmp(*choices, s) == 0)
-			return true;
-	return false;
-}
-
-static const char *
-choices_text(const struct key_spec *ks)
-{
-	if (ks->type == VT_BOOL)
-		return "'yes' or 'no'";
-	if (ks->choices == choices_mode)
-		return "'none', 'filtered' or 'host'";
-	return "'allow' or 'deny'";
-}
-
-/*
- * The keys .llwrap.ini may not use at all, whatever their value, and the
- * values that always widen.  Checks that depend on what less specific
- * sources set (mode, ports, path access) are made by policy_resolve().
+ * What .llwrap.ini may not do with a key whatever less specific sources
+ * set: the key table's tighten rule.  Checks that depend on those sources
+ * (mode, ports, path access) are made by policy_resolve().
  */
 static int
-project_check(const struct profile *p, const struct key_spec *ks,
-	      char *const *values, unsigned line, char **cause)
+project_check(const struct profile *p, const struct profile_entry *e,
+	      char **cause)
 {
+	const struct key *ks = e->key;
 	const char *why = NULL;
-	bool is_none = values[0] != NULL && strcmp(values[0], "none") == 0;
+	_cleanup_free_ char *value = NULL;
 
-	if (strcmp(ks->section, "profile") == 0) {
-		if (strcmp(ks->key, "include") == 0)
-			why = "it cannot include profiles";
-		else if (strcmp(ks->key, "best-effort") == 0 &&
-			 strcmp(values[0], "yes") == 0)
-			why = "best-effort = yes drops restrictions";
-	} else if (strcmp(ks->section, "filesystem") == 0) {
-		if (strcmp(ks->key, "rw") == 0 || strcmp(ks->key, "rwx") == 0)
-			why = "rw and rwx grant write access";
-		else if (strcmp(ks->key, "mkdir") == 0)
-			why = "mkdir creates directories";
-		else if (strcmp(ks->key, "git-config") == 0)
-			why = "git-config grants read access";
-		else if (strcmp(ks->key, "touch") == 0)
-			why = "touch creates files";
-		else if (strcmp(ks->key, "copy") == 0)
-			why = "copy writes files";
-		else if (strcmp(ks->key, "private-tmp") == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only private-tmp = yes tightens";
-		else if (strncmp(ks->key, "protect-", 8) == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only yes tightens";
-		else if (is_none)
-			why = "'none' would remove rules of less specific "
-			      "profiles";
-	} else if (strcmp(ks->section, "network") == 0) {
-		if (strcmp(ks->key, "unix-sockets") == 0 &&
-		    strcmp(values[0], "allow") == 0)
-			why = "unix-sockets = allow grants unix sockets";
-		else if (strcmp(ks->key, "supervise") == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only supervise = yes tightens";
-		else if (strcmp(ks->key, "proxy") == 0 &&
-			 strcmp(values[0], "yes") != 0)
-			why = "only proxy = yes tightens";
-		else if (strcmp(ks->key, "allow-cidr") == 0 ||
-			 strcmp(ks->key, "allow-host") == 0 ||
-			 strcmp(ks->key, "unix") == 0 ||
-			 strcmp(ks->key, "listen") == 0 ||
-			 strcmp(ks->key, "dns") == 0)
-			why = "this key grants network access";
-		else if (strncmp(ks->key, "log-", 4) == 0)
-			why = "logging settings are not restrictions";
-	} else if (strcmp(ks->section, "environment") == 0) {
-		if (strcmp(ks->key, "unset") != 0)
-			why = "keep and set pass variables to the command";
-		else if (is_none)
-			why = "'none' would bring back variables that less "
-			      "specific profiles unset";
-	} else if (strcmp(ks->section, "process") == 0) {
-		if (strcmp(ks->key, "hide-processes") == 0 &&
-		    strcmp(values[0], "yes") != 0)
-			why = "only hide-processes = yes tightens";
-		else if (strcmp(values[0], "allow") == 0)
-			why = "ptrace = allow widens process access";
-	} else if (strcmp(ks->section, "match") == 0) {
-		why = "it is applied to its own project already and cannot "
-		      "have a [match] section";
-	} else if (strcmp(ks->section, "limits") == 0) {
-		why = "a limit could be raised; set limits in a profile";
+	switch (ks->tighten) {
+	case KEY_TIGHTEN_FREE:
+		break;
+	case KEY_TIGHTEN_NARROW:
+		if (e->none)
+			why = ks->why;
+		break;
+	case KEY_TIGHTEN_ONLY:
+		if (!e->none)
+			value = profile_value_format(ks, &e->values[0]);
+		if (value == NULL || strcmp(value, ks->only) != 0)
+			why = ks->why;
+		break;
+	case KEY_TIGHTEN_NEVER:
+		why = ks->why;
+		break;
 	}
 	if (why == NULL)
 		return 0;
-	return fail(cause, p->file, line,
+	return fail(cause, p->file, e->line,
 		    ".llwrap.ini may only tighten the policy: [%s] %s is not "
 		    "allowed here (%s).",
-		    ks->section, ks->key, why);
+		    ks->section, ks->name, why);
 }
 
-/* ro, rx, rw, rwx: the keys that grant access to a path. */
+/* The keys a path given as "?PATH" may be missing for: the grants,
+ * touch and copy's source. */
 static bool
-grant_key(const struct key_spec *ks)
+optional_key(const struct key *ks)
 {
-	return strcmp(ks->section, "filesystem") == 0 &&
-	       (strcmp(ks->key, "ro") == 0 || strcmp(ks->key, "rx") == 0 ||
-		strcmp(ks->key, "rw") == 0 || strcmp(ks->key, "rwx") == 0);
+	return ks->id == KEY_RO || ks->id == KEY_RX || ks->id == KEY_RW ||
+	       ks->id == KEY_RWX || ks->id == KEY_TOUCH || ks->id == KEY_COPY;
 }
 
 /*
- * Check and normalise one element of a list value.  Returns 0 and the
- * element to store in *out, or -EINVAL with *cause.
+ * Parse one element of a value with its key's grammar into *out.
+ * Returns 0, or -EINVAL with *cause ("FILE:LINE: [section] key: ...").
  */
 static int
-value_check(const struct profile *p, const struct vars *v,
-	    const struct key_spec *ks, const char *raw, unsigned line,
-	    char **out, char **cause)
+value_parse(const struct profile *p, const struct vars *v, const struct key *ks,
+	    const char *raw, unsigned line, struct profile_value *out,
+	    char **cause)
 {
 	_cleanup_free_ char *s = NULL;
 	_cleanup_free_ char *err = NULL;
-	_cleanup_free_ char *norm = NULL;
-	const char *eq;
-	bool optional;
-	struct netpolicy_addr addr;
+	int r = 0;
 
+	memset(out, 0, sizeof(*out));
 	switch (ks->type) {
-	case VT_PATHS:
+	case KEY_T_PATHS:
 		/* "?PATH": a grant that may be missing, dropped quietly. */
-		optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
-		if (optional && !grant_key(ks) &&
-		    strcmp(ks->key, "copy") != 0 &&
-		    strcmp(ks->key, "touch") != 0)
+		out->optional = raw[0] == '?' && p->kind != PROFILE_KIND_CLI;
+		if (out->optional && !optional_key(ks))
 			return fail(cause, p->file, line,
 				    "[%s] %s: '?' (the path may be missing) "
 				    "is only for ro, rx, rw, rwx, touch and "
 				    "copy's source.",
-				    ks->section, ks->key);
-		if (vars_expand_full(v, raw + optional, true, &s, &err) < 0)
+				    ks->section, ks->name);
+		if (vars_expand(v, raw + out->optional, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
 		if (s[0] != '/')
 			return fail(cause, p->file, line,
 				    "[%s] %s: path '%s' is not absolute; start "
 				    "it with '/', '~/' or a variable such as "
 				    "${PROJECT}.",
-				    ks->section, ks->key, s);
-		norm = path_normalise(s);
-		*out = optional ? xasprintf("?%s", norm) : xstrdup(norm);
+				    ks->section, ks->name, s);
+		out->u.text = path_normalise(s);
 		return 0;
-	case VT_INCLUDES:
-		if (vars_expand_full(v, raw, true, &s, &err) < 0)
+	case KEY_T_INCLUDES:
+		if (vars_expand(v, raw, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
-		*out = steal_pointer(&s);
+		out->u.text = steal_pointer(&s);
 		return 0;
-	case VT_PORTS:
-		if (!ports_valid(raw))
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad port or range '%s'; use "
-				    "numbers 0-65535 and ranges LOW-HIGH "
-				    "with LOW <= HIGH.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	case VT_BOOL:
-	case VT_ENUM:
-		if (!choice_valid(ks->type == VT_BOOL ? choices_bool
-						      : ks->choices,
-				  raw))
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad value '%s'; use %s.",
-				    ks->section, ks->key, raw,
-				    choices_text(ks));
-		*out = xstrdup(raw);
-		return 0;
-	case VT_BYTES:
-	case VT_COUNT: {
-		uint64_t n;
-
-		if ((ks->type == VT_BYTES ? profile_size_bytes(raw, &n)
-					  : profile_count(raw, &n)) < 0)
-			return fail(
-				cause, p->file, line,
-				ks->type == VT_BYTES
-					? "[%s] %s: bad size '%s'; use bytes "
-					  "with an optional K, M or G (8G)."
-					: "[%s] %s: bad number '%s'; use a "
-					  "positive decimal number.",
-				ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	}
-	case VT_DURATION: {
-		uint64_t seconds;
-
-		if (profile_duration(raw, &seconds) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad duration '%s'; use seconds "
-				    "with an optional s, m, h or d (90, 30m).",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	}
-	case VT_SIZE: {
-		uint64_t bytes;
-		unsigned percent;
-
-		if (profile_size(raw, &bytes, &percent) < 0)
-			return fail(
-				cause, p->file, line,
-				"[%s] %s: bad size '%s'; use bytes with an "
-				"optional K, M or G (512M), or a percentage "
-				"of memory from 1%% to 100%% (10%%).",
-				ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	}
-	case VT_CIDRS:
-		if (!cidr_valid(raw))
-			return fail(
-				cause, p->file, line,
-				"[%s] %s: bad CIDR '%s'; use ADDR[/N][:PORTS] "
-				"such as 10.0.0.0/8:443 or ::1/128:8080.",
-				ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	case VT_LISTEN:
-		if (netpolicy_parse_listen(raw, &addr) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad address '%s'; use ADDR:PORT "
-				    "such as 127.0.0.1:8080 or [::1]:8080.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	case VT_ADDRS:
-		if (netpolicy_parse_ip(raw, &addr) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad IP address '%s'.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	case VT_HOSTS: {
-		struct hostrule hr;
-
-		if (hostrule_parse(raw, &hr) < 0)
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad host '%s'; use a NAME or "
-				    "*.NAME ('*' as the whole first label), "
-				    "with optional :PORTS such as "
-				    "registry.npmjs.org:443.",
-				    ks->section, ks->key, raw);
-		hostrule_clear(&hr);
-		*out = xstrdup(raw);
-		return 0;
-	}
-	case VT_ENVGLOBS:
-		if (!env_glob_valid(raw))
-			return fail(cause, p->file, line,
-				    "[%s] %s: bad environment variable name "
-				    "or glob '%s'.",
-				    ks->section, ks->key, raw);
-		*out = xstrdup(raw);
-		return 0;
-	case VT_ENVSET:
-		eq = strchr(raw, '=');
-		if (eq == NULL || !env_name_valid(raw, (size_t)(eq - raw)))
-			return fail(cause, p->file, line,
-				    "[%s] %s: '%s' is not NAME=VALUE with a "
-				    "valid variable name.",
-				    ks->section, ks->key, raw);
+	case KEY_T_ENVSET:
+		if (value_env_set(raw, &err) < 0)
+			break;
 		/* Variables in the value are expanded; '~' is not. */
-		if (vars_expand_full(v, raw, false, &s, &err) < 0)
+		if (vars_expand_env(v, raw, &s, &err) < 0)
 			return fail(cause, p->file, line, "%s.", err);
-		*out = steal_pointer(&s);
+		out->u.text = steal_pointer(&s);
 		return 0;
-	case VT_COMMANDS:
-	case VT_NAMES:
+	case KEY_T_PORTS:
+		r = value_port_range(raw, &out->u.ports.lo, &out->u.ports.hi,
+				     &err);
+		break;
+	case KEY_T_BOOL:
+		r = value_bool(raw, &out->u.yes, &err);
+		break;
+	case KEY_T_CHOICE:
+		r = value_choice(raw, ks->choices, &out->u.choice, &err);
+		break;
+	case KEY_T_BYTES:
+		r = value_bytes(raw, &out->u.n, &err);
+		break;
+	case KEY_T_COUNT:
+		r = value_count(raw, &out->u.n, &err);
+		break;
+	case KEY_T_DURATION:
+		r = value_duration(raw, &out->u.n, &err);
+		break;
+	case KEY_T_SIZE:
+		r = value_size(raw, &out->u.size.bytes, &out->u.size.percent,
+			       &err);
+		break;
+	case KEY_T_CIDRS:
+		r = value_cidr(raw, &out->u.cidr, &err);
+		break;
+	case KEY_T_LISTEN:
+		r = value_listen(raw, &out->u.addr, &err);
+		break;
+	case KEY_T_ADDRS:
+		r = value_ip(raw, &out->u.addr, &err);
+		break;
+	case KEY_T_HOSTS:
+		r = value_host(raw, &out->u.host, &err);
+		break;
+	case KEY_T_ENVGLOBS:
+		r = value_env_glob(raw, &err);
+		if (r == 0)
+			out->u.text = xstrdup(raw);
+		break;
+	case KEY_T_COMMANDS:
+	case KEY_T_NAMES:
 		if (strchr(raw, '/') != NULL)
 			return fail(
 				cause, p->file, line,
 				"[%s] %s: '%s' must be a %s, not a path.",
-				ks->section, ks->key, raw,
-				ks->type == VT_COMMANDS
+				ks->section, ks->name, raw,
+				ks->type == KEY_T_COMMANDS
 					? "command name"
 					: "profile name (NAME for NAME.ini)");
-		*out = xstrdup(raw);
+		out->u.text = xstrdup(raw);
 		return 0;
-	case VT_TEXT:
+	case KEY_T_TEXT:
+		out->u.text = xstrdup(raw);
+		return 0;
+	}
+	if (r < 0 || err != NULL)
+		return fail(cause, p->file, line, "[%s] %s: %s.", ks->section,
+			    ks->name, err);
+	return 0;
+}
+
+/* What value_parse made of *v, freed (not v). */
+static void
+value_clear(const struct key *k, struct profile_value *v)
+{
+	switch (k->type) {
+	case KEY_T_CIDRS:
+		value_cidr_clear(&v->u.cidr);
+		break;
+	case KEY_T_HOSTS:
+		value_host_clear(&v->u.host);
+		break;
+	case KEY_T_PATHS:
+	case KEY_T_TEXT:
+	case KEY_T_ENVGLOBS:
+	case KEY_T_ENVSET:
+	case KEY_T_INCLUDES:
+	case KEY_T_COMMANDS:
+	case KEY_T_NAMES:
+		free(v->u.text);
+		break;
+	default:
 		break;
 	}
-	*out = xstrdup(raw);
-	return 0;
+	memset(v, 0, sizeof(*v));
+}
+
+/* n in the largest unit of units (suffix, size) it is a whole number
+ * of: "512M", "30m". */
+static char *
+format_units(uint64_t n, const char *suffixes, const uint64_t *sizes,
+	     size_t n_units)
+{
+	for (size_t i = n_units; i-- > 0;)
+		if (n % sizes[i] == 0 && n >= sizes[i])
+			return xasprintf("%llu%c",
+					 (unsigned long long)(n / sizes[i]),
+					 suffixes[i]);
+	return xasprintf("%llu", (unsigned long long)n);
+}
+
+char *
+profile_value_format(const struct key *k, const struct profile_value *v)
+{
+	static const uint64_t bytes[] = { 1024, 1024 * 1024,
+					  1024ULL * 1024 * 1024 };
+	static const uint64_t seconds[] = { 60, 3600, 86400 };
+
+	switch (k->type) {
+	case KEY_T_PORTS:
+		if (v->u.ports.lo == v->u.ports.hi)
+			return xasprintf("%u", v->u.ports.lo);
+		return xasprintf("%u-%u", v->u.ports.lo, v->u.ports.hi);
+	case KEY_T_BOOL:
+		return xstrdup(v->u.yes ? "yes" : "no");
+	case KEY_T_CHOICE:
+		return xstrdup(k->choices[v->u.choice]);
+	case KEY_T_SIZE:
+		if (v->u.size.percent != 0)
+			return xasprintf("%u%%", v->u.size.percent);
+		return format_units(v->u.size.bytes, "KMG", bytes, 3);
+	case KEY_T_BYTES:
+		return format_units(v->u.n, "KMG", bytes, 3);
+	case KEY_T_COUNT:
+		return xasprintf("%llu", (unsigned long long)v->u.n);
+	case KEY_T_DURATION:
+		return format_units(v->u.n, "mhd", seconds, 3);
+	case KEY_T_CIDRS:
+		return value_cidr_format(&v->u.cidr);
+	case KEY_T_LISTEN:
+		return value_addr_format(&v->u.addr);
+	case KEY_T_ADDRS:
+		return value_ip_format(&v->u.addr);
+	case KEY_T_HOSTS:
+		return value_host_format(&v->u.host);
+	case KEY_T_PATHS:
+		return xasprintf("%s%s", v->optional ? "?" : "", v->u.text);
+	default:
+		return xstrdup(v->u.text);
+	}
+}
+
+static void
+entry_clear(struct profile_entry *e)
+{
+	for (size_t i = 0; i < e->n_values; i++)
+		value_clear(e->key, &e->values[i]);
+	free(e->values);
+	e->values = NULL;
+	e->n_values = 0;
 }
 
 struct profile *
@@ -908,11 +347,8 @@ profile_free(struct profile *p)
 {
 	if (p == NULL)
 		return;
-	for (size_t i = 0; i < p->n_entries; i++) {
-		free(p->entries[i].section);
-		free(p->entries[i].key);
-		strv_free(p->entries[i].values);
-	}
+	for (size_t i = 0; i < p->n_entries; i++)
+		entry_clear(&p->entries[i]);
 	free(p->entries);
 	free(p->file);
 	free(p->description);
@@ -969,20 +405,19 @@ paths_split(const char *value)
 /* Split a value: blanks always, commas too for port lists.  A value
  * given on the command line is one path, blanks and quotes included. */
 static char **
-value_split(const struct profile *p, const struct key_spec *ks,
-	    const char *value)
+value_split(const struct profile *p, const struct key *ks, const char *value)
 {
 	_cleanup_free_ char *copy = xstrdup(value);
 
-	if (ks->type == VT_PATHS && p->kind != PROFILE_KIND_CLI)
+	if (ks->type == KEY_T_PATHS && p->kind != PROFILE_KIND_CLI)
 		return paths_split(value);
-	if (ks->type == VT_TEXT || ks->type == VT_PATHS) {
+	if (ks->type == KEY_T_TEXT || ks->type == KEY_T_PATHS) {
 		char **v = xcalloc(2, sizeof(char *));
 
 		v[0] = steal_pointer(&copy);
 		return v;
 	}
-	if (ks->type == VT_PORTS) {
+	if (ks->type == KEY_T_PORTS) {
 		/* "443,80" and "443, 80" are both a list of two. */
 		for (char *c = copy; *c != '\0'; c++)
 			if (*c == ',')
@@ -995,11 +430,11 @@ int
 profile_add(struct profile *p, const struct vars *v, const char *section,
 	    const char *key, const char *value, unsigned line, char **cause)
 {
-	const struct key_spec *ks;
+	const struct key *ks;
 	_cleanup_strv_ char **raw = NULL;
-	_cleanup_strv_ char **values = NULL;
-	struct profile_entry *e;
+	struct profile_entry ne = { 0 };
 	size_t n;
+	int r = 0;
 
 	if (section[0] == '\0') {
 		_cleanup_free_ char *all = section_list(" or ");
@@ -1009,16 +444,16 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			    "%s.",
 			    key, all);
 	}
-	if (!section_known(section)) {
+	if (!keys_section_known(section)) {
 		_cleanup_free_ char *all = section_list(" and ");
 
 		return fail(cause, p->file, line,
 			    "unknown section [%s]; the sections are %s.",
 			    section, all);
 	}
-	ks = key_find(section, key);
+	ks = keys_find(section, key);
 	if (ks == NULL) {
-		const char *other = key_section(key);
+		const char *other = keys_section_of(key);
 
 		if (other != NULL)
 			return fail(cause, p->file, line,
@@ -1028,8 +463,7 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 		return fail(cause, p->file, line,
 			    "unknown key '%s' in section [%s].", key, section);
 	}
-	if (p->kind == PROFILE_KIND_CLI &&
-	    (ks->type == VT_INCLUDES || strcmp(section, "match") == 0))
+	if (p->kind == PROFILE_KIND_CLI && ks->merge == KEY_MERGE_SOURCE)
 		return fail(cause, p->file, line,
 			    "[%s] %s cannot be given on the command line; "
 			    "use -p for profiles.",
@@ -1046,86 +480,86 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	 * a list spread over continuation lines. */
 	if (n == 0)
 		return 0;
-	if (strv_contains(raw, "none") && ks->type != VT_ENUM &&
-	    ks->type != VT_TEXT) {
+	if (strv_contains(raw, "none") && ks->type != KEY_T_CHOICE &&
+	    ks->type != KEY_T_TEXT) {
 		if (n > 1)
 			return fail(cause, p->file, line,
 				    "[%s] %s: 'none' clears the list and must "
 				    "stand alone on its line.",
 				    section, key);
-		if (ks->type == VT_INCLUDES || ks->type == VT_COMMANDS ||
-		    strcmp(section, "match") == 0)
+		if (ks->merge == KEY_MERGE_SOURCE)
 			return fail(cause, p->file, line,
 				    "[%s] %s cannot be 'none'.", section, key);
 	}
-	if ((ks->type == VT_BOOL || ks->type == VT_ENUM ||
-	     ks->type == VT_SIZE || ks->type == VT_BYTES ||
-	     ks->type == VT_COUNT || ks->type == VT_DURATION) &&
-	    n != 1)
+	if (keys_single(ks) && n != 1)
 		return fail(cause, p->file, line,
 			    "[%s] %s takes one value, not %zu.", section, key,
 			    n);
 
-	values = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		int r;
-
-		if (strcmp(raw[i], "none") == 0 && ks->type != VT_TEXT) {
-			values[i] = xstrdup(raw[i]);
-			continue;
+	ne.key = ks;
+	ne.line = line;
+	ne.none = strcmp(raw[0], "none") == 0 && ks->type != KEY_T_CHOICE &&
+		  ks->type != KEY_T_TEXT;
+	if (!ne.none) {
+		ne.values = xcalloc(n, sizeof(*ne.values));
+		for (; ne.n_values < n; ne.n_values++) {
+			r = value_parse(p, v, ks, raw[ne.n_values], line,
+					&ne.values[ne.n_values], cause);
+			if (r < 0)
+				goto out;
 		}
-		r = value_check(p, v, ks, raw[i], line, &values[i], cause);
-		if (r < 0)
-			return r;
 	}
-	if (strcmp(key, "copy") == 0 && strcmp(values[0], "none") != 0 &&
-	    (n != 2 || values[1][0] == '?'))
-		return fail(cause, p->file, line,
-			    "[filesystem] copy takes a source and a "
-			    "destination on one line, copy = SRC DST (the "
-			    "source may be written ?SRC), not %zu path%s.",
-			    n, n == 1 ? "" : "s");
-	if (p->kind == PROFILE_KIND_PROJECT) {
-		int r = project_check(p, ks, values, line, cause);
-
-		if (r < 0)
-			return r;
+	if (ks->id == KEY_COPY && !ne.none &&
+	    (n != 2 || ne.values[1].optional)) {
+		r = fail(cause, p->file, line,
+			 "[filesystem] copy takes a source and a destination "
+			 "on one line, copy = SRC DST (the source may be "
+			 "written ?SRC), not %zu path%s.",
+			 n, n == 1 ? "" : "s");
+		goto out;
 	}
+	if (p->kind == PROFILE_KIND_PROJECT &&
+	    (r = project_check(p, &ne, cause)) < 0)
+		goto out;
 
-	if (strcmp(key, "description") == 0) {
+	switch (ks->id) {
+	case KEY_DESCRIPTION:
 		/* Continuation lines and repeated keys join with a blank. */
 		if (p->description == NULL) {
-			p->description = xstrdup(values[0]);
+			p->description = xstrdup(ne.values[0].u.text);
 		} else {
-			char *d = xasprintf("%s %s", p->description, values[0]);
+			char *d = xasprintf("%s %s", p->description,
+					    ne.values[0].u.text);
 
 			free(p->description);
 			p->description = d;
 		}
-		return 0;
-	}
-	if (strcmp(section, "match") == 0) {
-		char ***list = strcmp(key, "command") == 0 ? &p->match_command
-			       : strcmp(key, "profile") == 0
-				       ? &p->match_profile
-				       : &p->match_project;
-
+		goto out;
+	case KEY_MATCH_COMMAND:
+	case KEY_MATCH_PROFILE:
+	case KEY_MATCH_PROJECT:
 		for (size_t i = 0; i < n; i++)
-			strv_push(list, values[i]);
-		return 0;
-	}
-	if (ks->type == VT_INCLUDES)
+			strv_push(ks->id == KEY_MATCH_COMMAND
+					  ? &p->match_command
+				  : ks->id == KEY_MATCH_PROFILE
+					  ? &p->match_profile
+					  : &p->match_project,
+				  ne.values[i].u.text);
+		goto out;
+	case KEY_INCLUDE:
 		for (size_t i = 0; i < n; i++)
-			strv_push(&p->includes, values[i]);
-
+			strv_push(&p->includes, ne.values[i].u.text);
+		break;
+	default:
+		break;
+	}
 	p->entries = xreallocarray(p->entries, p->n_entries + 1,
 				   sizeof(*p->entries));
-	e = &p->entries[p->n_entries++];
-	e->section = xstrdup(section);
-	e->key = xstrdup(key);
-	e->values = steal_pointer(&values);
-	e->line = line;
+	p->entries[p->n_entries++] = ne;
 	return 0;
+out:
+	entry_clear(&ne);
+	return r;
 }
 
 /* The state the line reader and the handler share during one parse. */
@@ -1197,7 +631,7 @@ parse_check_line(struct parse_state *st, const char *line, size_t len)
 			return false;
 		}
 		name = xstrndup(start + 1, (size_t)(close - start - 1));
-		if (!section_known(name)) {
+		if (!keys_section_known(name)) {
 			_cleanup_free_ char *all = section_list(" and ");
 
 			fail(&st->cause, file, st->line,

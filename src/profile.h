@@ -1,8 +1,10 @@
 /*
- * Profiles: INI files (parsed with inih) turned into a list of validated,
- * variable-expanded entries, each with its file and line.  The command line
- * is a profile too (file "command line"), built with profile_add(), so flags
- * and files go through one validation and one precedence path.
+ * Profiles: INI files (parsed with inih) turned into a list of entries,
+ * each a key of the key table (keys.h) with its values parsed once into
+ * typed values (value.h, variables expanded), and its file and line.  The
+ * command line is a profile too (file "command line"), built with
+ * profile_add(), so flags and files go through one parse and one
+ * precedence path.
  *
  * Format: DESIGN.md §4 and doc/llwrap.ini.5.
  */
@@ -13,29 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keys.h"
+#include "value.h"
+#include "vars.h"
+
 /* Longest line accepted, in bytes without the newline (inih r55 splits
  * longer lines silently, so profile_parse rejects them first). */
 #define LLW_PROFILE_LINE_MAX 190
 /* Longest section name accepted (inih r55 truncates at 49). */
 #define LLW_PROFILE_SECTION_MAX 40
-
-/*
- * Values for ${VAR} expansion.  Built by vars_new() from an environment and
- * the project/name; every XDG_*_HOME has its XDG default when unset.
- */
-struct vars;
-
-struct vars *vars_new(char *const *envp, const char *project, const char *name);
-void vars_free(struct vars *v);
-
-/* The value of variable name (without ${}), or NULL when unknown. */
-const char *vars_get(const struct vars *v, const char *name);
-
-/*
- * Expand ${VAR} and a leading ~ in s.  Returns 0 and a new string in *out,
- * or -EINVAL with *cause naming the unknown variable.
- */
-int vars_expand(const struct vars *v, const char *s, char **out, char **cause);
 
 enum profile_kind {
 	PROFILE_KIND_NORMAL,  /* built-in, -p, included, matched */
@@ -47,12 +35,42 @@ enum profile_kind {
 	PROFILE_KIND_MATCH,
 };
 
+/*
+ * One value of a key, parsed once with the key's grammar (keys.h,
+ * value.h): what the policy merges, never text to parse again.
+ */
+struct profile_value {
+	union {
+		/* Paths (expanded, normalised), text, environment names,
+		 * globs and NAME=VALUE (expanded), includes, names. */
+		char *text;
+		struct llw_port_range ports; /* one range; origin NULL */
+		bool yes;
+		unsigned choice; /* index in the key's choices */
+		uint64_t n;	 /* bytes, count, seconds */
+		struct {
+			uint64_t bytes;
+			unsigned percent;
+		} size;
+		struct netpolicy_cidr cidr; /* origin NULL */
+		struct netpolicy_addr addr; /* listen, dns */
+		struct hostrule host;	    /* origin NULL */
+	} u;
+	bool optional; /* "?PATH": may be missing, dropped quietly */
+};
+
+/* One "key = value" line: where it was, which key, its values. */
 struct profile_entry {
-	char *section; /* "filesystem", "network", ... */
-	char *key;     /* "rw", "connect-tcp", ... */
-	char **values; /* split on blanks, variables expanded; "none" kept */
+	const struct key *key;
+	bool none; /* "none": clears what less specific sources set */
+	struct profile_value *values; /* split on blanks; none: none */
+	size_t n_values;
 	unsigned line; /* 0 for the command line */
 };
+
+/* v, a value of key k, as a profile would write it (canonical: "?/a",
+ * "8000-8100", "10.0.0.0/8:443", "512M", "30m"); a new string. */
+char *profile_value_format(const struct key *k, const struct profile_value *v);
 
 struct profile {
 	char *file; /* absolute path, "command line" or "built-in NAME" */
@@ -70,9 +88,9 @@ struct profile *profile_new(const char *file, enum profile_kind kind);
 void profile_free(struct profile *p);
 
 /*
- * Add one key = value to p after checking that the section and key exist,
- * that the kind of profile may use the key, and that the value is
- * well-formed (absolute paths, port ranges, access levels, booleans).
+ * Add one key = value to p after checking that the section and key exist
+ * and that the kind of profile may use the key (a project's .llwrap.ini:
+ * the key's tighten rule), parsing each value with the key's grammar.
  * Variables are expanded with v.  line is used in messages.
  * Returns 0, or -EINVAL with *cause set ("FILE:LINE: ...").
  */
@@ -98,33 +116,7 @@ int profile_parse_file(const char *file, enum profile_kind kind,
 		       const struct vars *v, struct profile **out,
 		       char **cause);
 
-/*
- * Parse one port range as stored in a port-list entry's values: "N" or
- * "LO-HI", decimal, 0..65535, LO <= HI.  Returns 0, or -EINVAL.
- */
-int profile_port_range(const char *s, uint16_t *lo, uint16_t *hi);
-
-/* The keys profiles may use: profile_key(i, ...) for i below
- * profile_n_keys() (tests/unit/test-doc.c checks the manual has each). */
-size_t profile_n_keys(void);
-void profile_key(size_t i, const char **section, const char **key);
-
-/*
- * A size: "512M" (bytes, with an optional K, M or G: powers of 1024) or
- * "10%" (of memory, 1 to 100).  0 and *bytes or *percent set (the other
- * 0), or -EINVAL.
- */
-int profile_size(const char *s, uint64_t *bytes, unsigned *percent);
-
-/* A size in bytes only ("8G"), or a positive decimal count: 0 and the
- * value, or -EINVAL. */
-int profile_size_bytes(const char *s, uint64_t *bytes);
-int profile_count(const char *s, uint64_t *n);
-
-/* A duration: a positive count of seconds, or of minutes, hours or days
- * with the suffix s, m, h or d ("90", "30m"): 0 and *seconds, or
- * -EINVAL. */
-int profile_duration(const char *s, uint64_t *seconds);
+/* The keys profiles may use, and their grammars: keys.h. */
 
 /*
  * The text of a built-in profile ("empty", "default"), or NULL.  These are

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "httpreq.h"
-#include "profile.h"
+#include "netpolicy.h"
 #include "proxy.h"
 #include "cleanup.h"
 #include "strv.h"
@@ -24,7 +24,7 @@ proxy_decide_request(const struct proxy_rules *r, const char *host, bool is_ip,
 	if (is_ip) {
 		struct netpolicy_addr a;
 
-		if (netpolicy_parse_addr(host, &a) < 0) {
+		if (value_addr(host, &a, NULL) < 0) {
 			v.rule = "filtered/host";
 			return v;
 		}
@@ -138,7 +138,7 @@ proxy_hosts_lookup(const char *text, const char *name,
 				*hash = '\0';
 			tok = strtok_r(buf, " \t\r", &save);
 			if (tok && strchr(tok, '[') == NULL &&
-			    netpolicy_parse_addr(tok, &a) == 0) {
+			    value_addr(tok, &a, NULL) == 0) {
 				while ((tok = strtok_r(NULL, " \t\r", &save))) {
 					size_t tl = strlen(tok);
 
@@ -155,12 +155,6 @@ proxy_hosts_lookup(const char *text, const char *name,
 		line += len + (eol != NULL);
 	}
 	return n;
-}
-
-bool
-proxy_enabled(const struct policy *p)
-{
-	return p->net == LLW_NET_FILTERED && (p->proxy || p->allow_host.n > 0);
 }
 
 int

@@ -18,12 +18,6 @@
 
 #include "dns.h"
 #include "hostrule.h"
-#include "policy.h"
-#include "supervise.h"
-
-/* True when p sends names through the proxy: proxy = yes, or allow-host
- * entries (DESIGN.md §6.1, design (b)), in mode filtered. */
-bool proxy_enabled(const struct policy *p);
 
 /*
  * What the proxy asks of the rules; the supervisor's compiled rules

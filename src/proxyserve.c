@@ -510,7 +510,7 @@ serve(int c)
 		goto out;
 	}
 	if (req.is_ip) {
-		n_addrs = netpolicy_parse_addr(req.host, &addrs[0]) == 0;
+		n_addrs = value_addr(req.host, &addrs[0], NULL) == 0;
 	} else {
 		n_addrs = resolve(req.host, addrs, PS_MAX_ADDRS);
 		if (n_addrs == 0) {

@@ -249,11 +249,11 @@ no_host_terminals(struct sandbox *sb, const struct policy *p,
 static const char *
 supervisor_rule_names(const struct policy *p)
 {
-	if (p->allow_cidr.n > 0)
+	if (p->n_cidrs > 0)
 		return "allow-cidr";
 	if (p->unix_paths.n > 0)
 		return "unix";
-	if (p->listen.n > 0)
+	if (p->n_listen_addrs > 0)
 		return "listen";
 	return "dns";
 }
@@ -293,7 +293,7 @@ sandbox_hosts_stub(const struct sandbox *sb)
 {
 	const struct policy *p = sb->policy;
 
-	return sb->supervise && proxy_enabled(p) && !p->proxy &&
+	return sb->supervise && netpolicy_proxy_enabled(p) && !p->proxy &&
 	       sb->userns_ok >= 0;
 }
 
@@ -1837,7 +1837,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	/* Else the proxy for names runs outside, started
 	 * before any namespace: the supervisor lets the command reach it,
 	 * the environment points the command's clients at it. */
-	if (sv != NULL && proxy_enabled(sb->policy) && stub == NULL) {
+	if (sv != NULL && netpolicy_proxy_enabled(sb->policy) && stub == NULL) {
 		struct netpolicy_addr pa;
 
 		if ((r = proxyserve_start(sb->policy, envp, &proxy, cause)) < 0)

@@ -224,7 +224,7 @@ sockdiag_port(int family, bool udp, uint16_t port, struct netpolicy_sock **v,
 }
 
 int
-sockdiag_unix(uint32_t ino, uint64_t cookie, struct sockdiag_unix *out)
+sockdiag_unix(uint32_t ino, uint64_t cookie, struct netpolicy_unix *out)
 {
 	struct unix_diag_req req = {
 		.sdiag_family = AF_UNIX,

@@ -41,22 +41,14 @@ struct netpolicy_sock;
 int sockdiag_port(int family, bool udp, uint16_t port,
 		  struct netpolicy_sock **v, size_t *n);
 
-/* What the kernel says of a unix socket that still exists. */
-struct sockdiag_unix {
-	bool has_vfs; /* bound to a path: the inode it made */
-	uint32_t vfs_ino;
-	dev_t vfs_dev;
-	size_t name_len; /* abstract: the name without its leading NUL */
-	char name[108];
-	bool abstract;
-};
+struct netpolicy_unix;
 
 /*
  * Look up the unix socket with sockfs inode ino (fstat of the socket)
  * and cookie: 0 and *out when it still exists, -ENOENT when it does not
  * (closed, or the inode number now names another socket), or -errno.
  */
-int sockdiag_unix(uint32_t ino, uint64_t cookie, struct sockdiag_unix *out);
+int sockdiag_unix(uint32_t ino, uint64_t cookie, struct netpolicy_unix *out);
 
 /*
  * Whether socket fd lives in the calling process's network namespace

@@ -1109,7 +1109,7 @@ own_unix(const struct supervisor *sv, const struct netpolicy_unix_dest *d)
 {
 	for (size_t i = 0; i < sv->own->n_unix; i++) {
 		const struct netpolicy_own_unix *o = &sv->own->unix_[i];
-		struct sockdiag_unix now;
+		struct netpolicy_unix now;
 
 		if (netpolicy_own_unix_candidate(o, d) &&
 		    sockdiag_unix(o->ino, o->cookie, &now) == 0 &&
@@ -1308,7 +1308,7 @@ addr_target(const struct call *c, const struct addr_buf *a)
 		return unix_path(a);
 	}
 	if (netpolicy_addr_from_sockaddr(&a->u, a->len, &ip) == 0)
-		return netpolicy_addr_format(&ip);
+		return value_addr_format(&ip);
 	return xstrdup("?");
 }
 
@@ -2029,7 +2029,7 @@ private_bind(struct supervisor *sv, struct call *c, struct addr_buf *a,
 		return -EADDRNOTAVAIL;
 	own_ip_record(sv, c);
 	netpolicy_own_add_private(sv->own, asked, got.port, cookie);
-	t = netpolicy_addr_format(asked);
+	t = value_addr_format(asked);
 	log_blocked(sv, NETPOLICY_BIND, NETPOLICY_TCP, t, c->pid, c->pidfd,
 		    "filtered/unpublished");
 	return 0;
@@ -2102,7 +2102,7 @@ do_listen(struct supervisor *sv, struct call *c)
 		const char *rule = netpolicy_decide(sv->rules, &q, NULL);
 
 		if (rule != NULL) {
-			_cleanup_free_ char *t = netpolicy_addr_format(&ip);
+			_cleanup_free_ char *t = value_addr_format(&ip);
 
 			log_blocked(sv, NETPOLICY_LISTEN, call_proto(c), t,
 				    c->pid, c->pidfd, rule);
@@ -2125,7 +2125,7 @@ do_listen(struct supervisor *sv, struct call *c)
 		sv->deciding = c->sock;
 		if (netpolicy_refuses_sharing(sv->rules) &&
 		    port_shared(sv, &q)) {
-			_cleanup_free_ char *t = netpolicy_addr_format(&ip);
+			_cleanup_free_ char *t = value_addr_format(&ip);
 
 			log_blocked(sv, NETPOLICY_LISTEN, NETPOLICY_TCP, t,
 				    c->pid, c->pidfd, "filtered/shared-port");

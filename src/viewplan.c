@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ns.h"
 #include "path.h"
+#include "policy.h"
 #include "viewplan.h"
 #include "xalloc.h"
 

@@ -14,10 +14,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pathtree.h"
 
-struct ns_opts;
+/* What L3 is asked for (ns.h makes it; the view is planned from it). */
+struct ns_opts {
+	bool pid; /* new pid namespace; the caller's next child is pid 1 */
+	bool net; /* new network namespace with only lo up */
+	bool private_tmp;    /* tmpfs on /tmp, /var/tmp and /dev/shm */
+	uint64_t tmpfs_size; /* bytes, for each of them; 0: the kernel's */
+	bool devpts; /* a devpts instance of its own on /dev/pts and ptmx */
+	const struct plan *fs; /* writable roots and masks */
+	const struct policy *policy;
+};
 
 /* At one path the entries sort in this order (viewplan_build). */
 enum viewplan_kind {

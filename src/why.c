@@ -663,7 +663,7 @@ target_text(const struct why_query *q)
 {
 	if (q->host != NULL)
 		return xasprintf("%s:%u", q->host, q->addr.port);
-	return netpolicy_addr_format(&q->addr);
+	return value_addr_format(&q->addr);
 }
 
 /* The address alone, without port or brackets. */
@@ -721,11 +721,13 @@ cidr_rule(const struct policy *p, const struct netpolicy_addr *a,
 	  struct why_verdict *v)
 {
 	for (size_t i = 0; i < p->n_cidrs; i++) {
+		_cleanup_free_ char *c = NULL;
+
 		if (!netpolicy_cidr_contains(&p->cidrs[i], a))
 			continue;
-		set(&v->rule,
-		    xasprintf("allow-cidr = %s", p->allow_cidr.v[i].value));
-		set(&v->origin, xstrdup(p->allow_cidr.v[i].origin));
+		c = value_cidr_format(&p->cidrs[i]);
+		set(&v->rule, xasprintf("allow-cidr = %s", c));
+		set(&v->origin, xstrdup(p->cidrs[i].origin));
 		return;
 	}
 }
@@ -757,10 +759,12 @@ why_host(const struct policy *p, bool stub, const struct why_query *q,
 	hv = hostrule_match(p->hosts, p->n_hosts, &p->connect_tcp, name, port,
 			    &origin);
 	for (size_t i = 0; origin != NULL && i < p->n_hosts; i++) {
+		_cleanup_free_ char *h = NULL;
+
 		if (p->hosts[i].origin != origin)
 			continue;
-		set(&v->rule,
-		    xasprintf("allow-host = %s", p->allow_host.v[i].value));
+		h = value_host_format(&p->hosts[i]);
+		set(&v->rule, xasprintf("allow-host = %s", h));
 		set(&v->origin, xstrdup(origin));
 		break;
 	}
@@ -803,7 +807,7 @@ why_host(const struct policy *p, bool stub, const struct why_query *q,
 		set(&v->rule,
 		    xasprintf("allow-host (%zu %s, none names %s)", p->n_hosts,
 			      p->n_hosts == 1 ? "entry" : "entries", name));
-		set(&v->origin, xstrdup(p->allow_host.v[0].origin));
+		set(&v->origin, xstrdup(p->hosts[0].origin));
 	}
 	set(&v->change, xasprintf("[network] allow-host = %s:%u (or "
 				  "--allow-host %s:%u)",
@@ -814,10 +818,10 @@ why_host(const struct policy *p, bool stub, const struct why_query *q,
 static char *
 proxy_origin(const struct policy *p)
 {
-	return xstrdup(origin_or_default(
-		p->proxy_origin.origin ? p->proxy_origin.origin
-		: p->allow_host.n      ? p->allow_host.v[0].origin
-				       : NULL));
+	return xstrdup(origin_or_default(p->proxy_origin.origin
+						 ? p->proxy_origin.origin
+					 : p->n_hosts ? p->hosts[0].origin
+						      : NULL));
 }
 
 static void
@@ -839,7 +843,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	uint16_t port = q->addr.port;
 
 	set(&v->layer, xstrdup("S supervisor"));
-	if (q->host != NULL && proxy_enabled(p) &&
+	if (q->host != NULL && netpolicy_proxy_enabled(p) &&
 	    q->access == WHY_CONNECT_TCP) {
 		why_host(p, sandbox_hosts_stub(sb), q, v);
 		return;
@@ -847,7 +851,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	if (q->host != NULL) {
 		/* A name: the supervisor sees only the address it resolves
 		 * to.  Without allow-cidr entries the port decides. */
-		if (port == 53 || p->allow_cidr.n > 0) {
+		if (port == 53 || p->n_cidrs > 0) {
 			v->depends = true;
 			v->allowed = false;
 			set(&v->decision,
@@ -855,10 +859,13 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 				      "to: only destinations inside an "
 				      "allow-cidr entry are reachable",
 				      q->host));
-			for (size_t i = 0; i < p->allow_cidr.n; i++)
-				note(v, xasprintf("allow-cidr = %s (%s)",
-						  p->allow_cidr.v[i].value,
-						  p->allow_cidr.v[i].origin));
+			for (size_t i = 0; i < p->n_cidrs; i++) {
+				_cleanup_free_ char *c =
+					value_cidr_format(&p->cidrs[i]);
+
+				note(v, xasprintf("allow-cidr = %s (%s)", c,
+						  p->cidrs[i].origin));
+			}
 			set(&v->change,
 			    xasprintf("[network] allow-host = %s:%u (or "
 				      "allow-cidr = ADDR/32:%u for each of "
@@ -890,14 +897,15 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 			set(&v->rule, xstrdup("mode = host"));
 			set(&v->origin,
 			    xstrdup(origin_or_default(p->net_origin.origin)));
-		} else if (is_bind(q->access) && p->listen.n > 0) {
+		} else if (is_bind(q->access) && p->n_listen_addrs > 0) {
 			set(&v->rule, xstrdup("listen"));
-			set(&v->origin, xstrdup(p->listen.v[0].origin));
+			set(&v->origin, xstrdup(p->listen_addrs[0].origin));
 		} else if (port == 53 && !is_bind(q->access)) {
 			set(&v->rule, xstrdup("dns (the resolvers)"));
-			set(&v->origin, xstrdup(p->dns.n ? p->dns.v[0].origin
-							 : "/etc/resolv.conf"));
-		} else if (p->allow_cidr.n > 0 && !is_bind(q->access)) {
+			set(&v->origin,
+			    xstrdup(p->n_dns_addrs ? p->dns_addrs[0].origin
+						   : "/etc/resolv.conf"));
+		} else if (p->n_cidrs > 0 && !is_bind(q->access)) {
 			cidr_rule(p, &q->addr, v);
 		} else if (pr != NULL) {
 			set(&v->rule, xasprintf("%s = %u", key, port));
@@ -979,8 +987,8 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 					  "allow-cidr entry"));
 		set(&v->rule, xasprintf("allow-cidr (%zu entries, none holds "
 					"%s)",
-					p->allow_cidr.n, a));
-		set(&v->origin, xstrdup(p->allow_cidr.v[0].origin));
+					p->n_cidrs, a));
+		set(&v->origin, xstrdup(p->cidrs[0].origin));
 		set(&v->change, cidr_change(&q->addr, port));
 		return;
 	} else if (is_bind(q->access)) {
@@ -989,14 +997,14 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 			      "(%s)",
 			      t, rule));
 		set(&v->rule, xstrdup(rule));
-		set(&v->change, p->listen.n > 0
+		set(&v->change, p->n_listen_addrs > 0
 					? xasprintf("[network] listen = %s (or "
 						    "--listen %s)",
 						    t, t)
 					: xasprintf("[network] %s = %u (or "
 						    "--%s %u)",
 						    key, port, key, port));
-	} else if (p->allow_cidr.n > 0) {
+	} else if (p->n_cidrs > 0) {
 		set(&v->decision,
 		    xasprintf("denied: port %u is not among the ports of the "
 			      "allow-cidr entries holding the address",
@@ -1254,7 +1262,7 @@ why_parse_target(const char *s, struct why_query *q, char **host)
 
 	*host = NULL;
 	if (colon == NULL || colon == s ||
-	    profile_port_range(colon + 1, &lo, &hi) < 0 || lo != hi)
+	    value_port_range(colon + 1, &lo, &hi, NULL) < 0 || lo != hi)
 		return -EINVAL;
 	h = xstrndup(s, (size_t)(colon - s));
 	if (h[0] == '[') {
@@ -1266,7 +1274,7 @@ why_parse_target(const char *s, struct why_query *q, char **host)
 		return -EINVAL; /* a bare IPv6 address needs brackets */
 	}
 	memset(&q->addr, 0, sizeof(q->addr));
-	if (netpolicy_parse_addr(h, &q->addr) < 0) {
+	if (value_addr(h, &q->addr, NULL) < 0) {
 		if (h[0] == '[' || strspn(h, "abcdefghijklmnopqrstuvwxyz"
 					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					     "0123456789.-_") != strlen(h))
@@ -1449,21 +1457,25 @@ why_summary(const struct sandbox *sb, const char *home)
 		strv_push_take(&net, xasprintf("tcp ports %s", ct));
 		if (p->bind_tcp.n)
 			strv_push_take(&net, xasprintf("bind %s", bt));
-		strv_push_take(&net, p->connect_udp.n
-					     ? xasprintf("udp ports %s", cu)
-				     : sandbox_hosts_stub(sb)
-					     ? xstrdup("DNS: allowed names")
-				     : proxy_enabled(p) ? xstrdup("no DNS")
-				     : sb->supervise ? xstrdup("udp: DNS only")
-						     : xstrdup("no udp"));
-		for (size_t i = 0; i < p->allow_host.n; i++)
-			strv_push_take(
-				&net,
-				xasprintf("host %s", p->allow_host.v[i].value));
-		for (size_t i = 0; i < p->allow_cidr.n; i++)
-			strv_push_take(
-				&net,
-				xasprintf("cidr %s", p->allow_cidr.v[i].value));
+		strv_push_take(&net,
+			       p->connect_udp.n ? xasprintf("udp ports %s", cu)
+			       : sandbox_hosts_stub(sb)
+				       ? xstrdup("DNS: allowed names")
+			       : netpolicy_proxy_enabled(p) ? xstrdup("no DNS")
+			       : sb->supervise ? xstrdup("udp: DNS only")
+					       : xstrdup("no udp"));
+		for (size_t i = 0; i < p->n_hosts; i++) {
+			_cleanup_free_ char *h =
+				value_host_format(&p->hosts[i]);
+
+			strv_push_take(&net, xasprintf("host %s", h));
+		}
+		for (size_t i = 0; i < p->n_cidrs; i++) {
+			_cleanup_free_ char *c =
+				value_cidr_format(&p->cidrs[i]);
+
+			strv_push_take(&net, xasprintf("cidr %s", c));
+		}
 		list = strv_join(net, "; ");
 		strv_push_take(
 			&v,
@@ -1475,7 +1487,7 @@ why_summary(const struct sandbox *sb, const char *home)
 					    "hosts' ports and reach only the "
 					    "addresses allowed names resolve "
 					    "to)"
-				  : sb->supervise && proxy_enabled(p)
+				  : sb->supervise && netpolicy_proxy_enabled(p)
 					  ? " (supervised: names only through "
 					    "llwrap's proxy, HTTPS_PROXY; port "
 					    "rules name the hosts' ports and "

@@ -20,7 +20,7 @@ addr(const char *s, uint16_t port)
 {
 	struct netpolicy_addr a;
 
-	assert_int_equal(netpolicy_parse_addr(s, &a), 0);
+	assert_int_equal(value_addr(s, &a, NULL), 0);
 	a.port = port;
 	return a;
 }

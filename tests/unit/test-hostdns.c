@@ -121,7 +121,7 @@ own(void *ctx, const struct netpolicy_addr *a)
 static void
 add(struct dns_answer *a, const char *s, uint32_t ttl)
 {
-	assert_int_equal(netpolicy_parse_addr(s, &a->v[a->n].addr), 0);
+	assert_int_equal(value_addr(s, &a->v[a->n].addr, NULL), 0);
 	a->v[a->n++].ttl = ttl;
 }
 
@@ -147,15 +147,15 @@ test_learn(void **state)
 		hostdns_learn(t, &a, 0, 1000, own, NULL, refused, 4, &nr), 2);
 	assert_int_equal(nr, 4); /* as many as fit */
 	assert_int_equal(refused[0].a[0], 127);
-	assert_int_equal(netpolicy_parse_addr("203.0.113.9", &c), 0);
+	assert_int_equal(value_addr("203.0.113.9", &c, NULL), 0);
 	c.port = 443;
 	assert_int_equal(hostaddrs_decide(t, rules, 2, &def, &c, 1000, &rule),
 			 HOSTRULE_ALLOWED);
-	assert_int_equal(netpolicy_parse_addr("127.0.0.1", &c), 0);
+	assert_int_equal(value_addr("127.0.0.1", &c, NULL), 0);
 	c.port = 443;
 	assert_int_equal(hostaddrs_decide(t, rules, 2, &def, &c, 1000, &rule),
 			 HOSTRULE_UNLISTED);
-	assert_int_equal(netpolicy_parse_addr("198.51.100.7", &c), 0);
+	assert_int_equal(value_addr("198.51.100.7", &c, NULL), 0);
 	c.port = 443;
 	assert_int_equal(hostaddrs_decide(t, rules, 2, &def, &c, 1000, &rule),
 			 HOSTRULE_UNLISTED);

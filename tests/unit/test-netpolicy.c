@@ -29,7 +29,7 @@ addr(const char *s, uint16_t port)
 {
 	struct netpolicy_addr a;
 
-	assert_int_equal(netpolicy_parse_addr(s, &a), 0);
+	assert_int_equal(value_addr(s, &a, NULL), 0);
 	a.port = port;
 	return a;
 }
@@ -68,7 +68,7 @@ test_parse_cidr(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		struct netpolicy_cidr c;
-		int r = netpolicy_parse_cidr(t[i].in, &c);
+		int r = value_cidr(t[i].in, &c, NULL);
 
 		if (r != t[i].ok)
 			fail_msg("%s: got %d, want %d", t[i].in, r, t[i].ok);
@@ -77,7 +77,7 @@ test_parse_cidr(void **state)
 			assert_int_equal(c.prefix, t[i].prefix);
 			assert_int_equal(c.n_ports, t[i].n_ports);
 		}
-		netpolicy_cidr_clear(&c);
+		value_cidr_clear(&c);
 	}
 }
 
@@ -110,11 +110,11 @@ test_cidr_contains(void **state)
 		struct netpolicy_cidr c;
 		struct netpolicy_addr a = addr(t[i].addr, 0);
 
-		assert_int_equal(netpolicy_parse_cidr(t[i].cidr, &c), 0);
+		assert_int_equal(value_cidr(t[i].cidr, &c, NULL), 0);
 		if (netpolicy_cidr_contains(&c, &a) != t[i].in)
 			fail_msg("%s in %s: want %d", t[i].addr, t[i].cidr,
 				 t[i].in);
-		netpolicy_cidr_clear(&c);
+		value_cidr_clear(&c);
 	}
 }
 
@@ -131,7 +131,7 @@ test_sockaddr(void **state)
 	(void)state;
 	inet_pton(AF_INET, "203.0.113.7", &in.sin_addr);
 	assert_int_equal(netpolicy_addr_from_sockaddr(&in, sizeof(in), &a), 0);
-	s1 = netpolicy_addr_format(&a);
+	s1 = value_addr_format(&a);
 	assert_string_equal(s1, "203.0.113.7:443");
 	assert_int_equal(netpolicy_addr_from_sockaddr(&in, 8, &a), -EINVAL);
 
@@ -139,13 +139,13 @@ test_sockaddr(void **state)
 	assert_int_equal(netpolicy_addr_from_sockaddr(&in6, sizeof(in6), &a),
 			 0);
 	assert_int_equal(a.family, AF_INET);
-	s2 = netpolicy_addr_format(&a);
+	s2 = value_addr_format(&a);
 	assert_string_equal(s2, "127.0.0.2:80");
 
 	inet_pton(AF_INET6, "::1", &in6.sin6_addr);
 	/* SIN6_LEN_RFC2133 (24 bytes, no scope id) is accepted. */
 	assert_int_equal(netpolicy_addr_from_sockaddr(&in6, 24, &a), 0);
-	s3 = netpolicy_addr_format(&a);
+	s3 = value_addr_format(&a);
 	assert_string_equal(s3, "[::1]:80");
 
 	in.sin_family = AF_UNIX;
@@ -159,14 +159,14 @@ test_parse_listen(void **state)
 	struct netpolicy_addr a;
 
 	(void)state;
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:8787", &a), 0);
+	assert_int_equal(value_listen("127.0.0.1:8787", &a, NULL), 0);
 	assert_int_equal(a.port, 8787);
-	assert_int_equal(netpolicy_parse_listen("[::1]:8080", &a), 0);
+	assert_int_equal(value_listen("[::1]:8080", &a, NULL), 0);
 	assert_int_equal(a.family, AF_INET6);
-	assert_int_equal(netpolicy_parse_listen("::1:8080", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:1-2", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("[10.0.0.1]:80", &a), -EINVAL);
+	assert_int_equal(value_listen("::1:8080", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("127.0.0.1", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("127.0.0.1:1-2", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("[10.0.0.1]:80", &a, NULL), -EINVAL);
 }
 
 static void
@@ -184,6 +184,16 @@ items_add(struct llw_items *it, const char *v)
 	it->v[it->n++].origin = xstrdup("test");
 }
 
+/* [network] key = v, from "test", into p's typed rules. */
+static void
+add(struct policy *p, const char *key, const char *v)
+{
+	char *cause = NULL;
+
+	if (policy_add(p, "network", key, v, "test", &cause) < 0)
+		fail_msg("%s = %s: %s", key, v, cause);
+}
+
 /* p's rules, its network values parsed first as policy_resolve would;
  * dns as text. */
 static struct netpolicy_rules *
@@ -191,13 +201,10 @@ rules(struct policy *p, char *const *dns)
 {
 	_cleanup_free_ struct netpolicy_addr *v = NULL;
 	size_t n = strv_length(dns);
-	char *cause = NULL;
 
-	if (policy_parse_network(p, &cause) < 0)
-		fail_msg("%s", cause);
 	v = xcalloc(n + 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(netpolicy_parse_addr(dns[i], &v[i]), 0);
+		assert_int_equal(value_addr(dns[i], &v[i], NULL), 0);
 	return netpolicy_rules_new(p, v, n);
 }
 
@@ -277,10 +284,10 @@ test_decide(void **state)
 	(void)state;
 	ports_add(&p->connect_tcp, 443, 443);
 	ports_add(&p->bind_tcp, 0, 0);
-	items_add(&p->allow_cidr, "127.0.0.1/32");
-	items_add(&p->allow_cidr, "10.10.0.0/16:8000-8100");
-	items_add(&p->allow_cidr, "::1/128");
-	items_add(&p->listen, "127.0.0.1:8787");
+	add(p, "allow-cidr", "127.0.0.1/32");
+	add(p, "allow-cidr", "10.10.0.0/16:8000-8100");
+	add(p, "allow-cidr", "::1/128");
+	add(p, "listen", "127.0.0.1:8787");
 	r = rules(p, dns);
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		struct netpolicy_addr a = addr(t[i].addr, t[i].port);
@@ -397,9 +404,9 @@ test_decide_proxy(void **state)
 	struct netpolicy_addr a, px = addr("127.0.0.1", 40123);
 
 	(void)state;
-	items_add(&p->allow_host, "api.openai.com");
+	add(p, "allow-host", "api.openai.com");
 	ports_add(&p->connect_tcp, 443, 443);
-	items_add(&p->allow_cidr, "10.1.0.0/16:8443");
+	add(p, "allow-cidr", "10.1.0.0/16:8443");
 	assert_true(netpolicy_needs_supervisor(p));
 	r = rules(p, dns);
 
@@ -496,9 +503,9 @@ test_decide_stub(void **state)
 	};
 
 	(void)state;
-	items_add(&p->allow_host, "api.openai.com");
+	add(p, "allow-host", "api.openai.com");
 	ports_add(&p->connect_tcp, 443, 443);
-	items_add(&p->allow_cidr, "10.1.0.0/16:8443");
+	add(p, "allow-cidr", "10.1.0.0/16:8443");
 	r = rules(p, dns);
 	netpolicy_rules_use_stub(r);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -624,7 +631,7 @@ test_decide_local(void **state)
 	ports_add(&p->bind_tcp, 0, 0);
 
 	/* A listen entry on the wildcard is asked for: kept. */
-	items_add(&p->listen, "0.0.0.0:4096");
+	add(p, "listen", "0.0.0.0:4096");
 	r = rules(p, dns);
 	a = addr("0.0.0.0", 4096);
 	assert_false(netpolicy_bind_address(r, &a));
@@ -641,8 +648,9 @@ test_decide_local(void **state)
 	policy_free(p);
 }
 
-/* The typed rules are parsed once, when the policy is resolved; a bad
- * value (which profile loading would have refused) names its origin. */
+/* A value is parsed once, when it is added, with value.h's grammar: a
+ * bad one (which profile loading refuses the same way) names its
+ * origin and is not added. */
 static void
 test_parse_network(void **state)
 {
@@ -650,52 +658,48 @@ test_parse_network(void **state)
 		const char *key, *value, *want;
 	} t[] = {
 		{ "allow-cidr", "10.0.0.0/40",
-		  "test: bad allow-cidr '10.0.0.0/40'" },
+		  "test: [network] allow-cidr: bad CIDR '10.0.0.0/40'" },
 		{ "listen", "127.0.0.1:80-80",
-		  "test: bad listen address '127.0.0.1:80-80'" },
-		{ "dns", "[::1]", "test: bad DNS server address '[::1]'" },
+		  "test: [network] listen: bad address '127.0.0.1:80-80'" },
+		{ "dns", "[::1]",
+		  "test: [network] dns: bad IP address '[::1]'" },
 		{ "allow-host", "a.*.example",
-		  "test: bad allow-host 'a.*.example'" },
+		  "test: [network] allow-host: bad host 'a.*.example'" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		struct policy *p = policy_new();
-		struct llw_items *it =
-			strcmp(t[i].key, "allow-cidr") == 0 ? &p->allow_cidr
-			: strcmp(t[i].key, "listen") == 0   ? &p->listen
-			: strcmp(t[i].key, "dns") == 0	    ? &p->dns
-							    : &p->allow_host;
 		char *cause = NULL;
 
-		items_add(&p->allow_cidr, "10.0.0.0/8:443");
-		items_add(it, t[i].value);
-		assert_int_equal(policy_parse_network(p, &cause), -EINVAL);
+		add(p, "allow-cidr", "10.0.0.0/8:443");
+		assert_int_equal(policy_add(p, "network", t[i].key, t[i].value,
+					    "test", &cause),
+				 -EINVAL);
 		if (strstr(cause, t[i].want) == NULL)
 			fail_msg("%s: got '%s'", t[i].value, cause);
-		assert_int_equal(p->n_cidrs, 0);
-		assert_int_equal(p->n_hosts, 0);
+		assert_int_equal(p->n_cidrs, 1);
+		assert_int_equal(
+			p->n_hosts + p->n_listen_addrs + p->n_dns_addrs, 0);
 		free(cause);
 		policy_free(p);
 	}
 }
 
-/* What policy_parse_network makes: typed values in the items' order,
- * each with its origin. */
+/* The typed values, in the order added, each once, each with its
+ * origin. */
 static void
 test_parse_network_typed(void **state)
 {
 	struct policy *p = policy_new();
 	_cleanup_free_ char *l = NULL, *d = NULL;
-	char *cause = NULL;
 
 	(void)state;
-	items_add(&p->allow_cidr, "10.0.0.0/8:443,8000-8100");
-	items_add(&p->allow_cidr, "[::ffff:127.0.0.1]:80");
-	items_add(&p->listen, "[::1]:8080");
-	items_add(&p->dns, "::ffff:192.0.2.53");
-	items_add(&p->allow_host, "*.Example.COM:443,8443");
-	assert_int_equal(policy_parse_network(p, &cause), 0);
+	add(p, "allow-cidr", "10.0.0.0/8:443,8000-8100");
+	add(p, "allow-cidr", "[::ffff:127.0.0.1]:80");
+	add(p, "listen", "[::1]:8080");
+	add(p, "dns", "::ffff:192.0.2.53");
+	add(p, "allow-host", "*.Example.COM:443,8443");
 	assert_int_equal(p->n_hosts, 1);
 	assert_string_equal(p->hosts[0].name, "example.com");
 	assert_true(p->hosts[0].wildcard);
@@ -710,14 +714,22 @@ test_parse_network_typed(void **state)
 	assert_int_equal(p->cidrs[1].net.family, AF_INET);
 	assert_int_equal(p->cidrs[1].prefix, 32);
 	assert_int_equal(p->n_listen_addrs, 1);
-	l = netpolicy_addr_format(&p->listen_addrs[0]);
+	l = value_addr_format(&p->listen_addrs[0].addr);
 	assert_string_equal(l, "[::1]:8080");
+	assert_string_equal(p->listen_addrs[0].origin, "test");
 	assert_int_equal(p->n_dns_addrs, 1);
-	d = netpolicy_ip_format(&p->dns_addrs[0]);
+	d = value_ip_format(&p->dns_addrs[0].addr);
 	assert_string_equal(d, "192.0.2.53");
-	/* Parsing again replaces what was there. */
-	assert_int_equal(policy_parse_network(p, &cause), 0);
+	/* The same value again is there once; "none" clears. */
+	add(p, "allow-cidr", "10.0.0.0/8:443,8000-8100");
+	add(p, "allow-host", "*.example.com:443,8443");
 	assert_int_equal(p->n_cidrs, 2);
+	assert_int_equal(p->n_hosts, 1);
+	add(p, "allow-cidr", "none");
+	add(p, "dns", "none");
+	assert_int_equal(p->n_cidrs, 0);
+	assert_int_equal(p->n_dns_addrs, 0);
+	assert_int_equal(p->n_hosts, 1);
 	policy_free(p);
 }
 
@@ -741,23 +753,22 @@ test_parse_strict(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(ports); i++) {
 		_cleanup_free_ struct llw_port_range *v = NULL;
 		size_t n = 0;
-		int r = netpolicy_parse_ports(ports[i].in, &v, &n);
+		int r = value_ports(ports[i].in, &v, &n, NULL);
 
 		if (r != ports[i].ok)
 			fail_msg("ports '%s': got %d", ports[i].in, r);
 		if (r == 0)
 			assert_true(n > 0);
 	}
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:80-80", &a),
-			 -EINVAL);
-	assert_int_equal(netpolicy_parse_listen("127.0.0.1:080", &a), 0);
+	assert_int_equal(value_listen("127.0.0.1:80-80", &a, NULL), -EINVAL);
+	assert_int_equal(value_listen("127.0.0.1:080", &a, NULL), 0);
 	assert_int_equal(a.port, 80);
-	assert_int_equal(netpolicy_parse_ip("192.0.2.1", &a), 0);
-	assert_int_equal(netpolicy_parse_ip("[::1]", &a), -EINVAL);
-	assert_int_equal(netpolicy_parse_addr("[::1]", &a), 0);
-	assert_int_equal(netpolicy_parse_ip("::ffff:10.0.0.1", &a), 0);
+	assert_int_equal(value_ip("192.0.2.1", &a, NULL), 0);
+	assert_int_equal(value_ip("[::1]", &a, NULL), -EINVAL);
+	assert_int_equal(value_addr("[::1]", &a, NULL), 0);
+	assert_int_equal(value_ip("::ffff:10.0.0.1", &a, NULL), 0);
 	assert_int_equal(a.family, AF_INET);
-	assert_int_equal(netpolicy_parse_ip("10.0.0.1 ", &a), -EINVAL);
+	assert_int_equal(value_ip("10.0.0.1 ", &a, NULL), -EINVAL);
 }
 
 static void
@@ -766,7 +777,6 @@ test_resolvers(void **state)
 	struct policy *p = policy_new();
 	_cleanup_free_ struct netpolicy_addr *v = NULL, *w = NULL, *z = NULL;
 	size_t n;
-	char *cause = NULL;
 	const char *conf = "# comment\nsearch example.com\n"
 			   "nameserver 127.0.0.53\n"
 			   "nameserver\t::1 # trailing\n"
@@ -779,19 +789,18 @@ test_resolvers(void **state)
 	v = netpolicy_resolvers(p, conf, &n);
 	assert_int_equal(n, 3);
 	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *s = netpolicy_ip_format(&v[i]);
+		_cleanup_free_ char *s = value_ip_format(&v[i]);
 
 		assert_string_equal(s, want[i]);
 	}
 	z = netpolicy_resolvers(p, NULL, &n);
 	assert_null(z);
 	assert_int_equal(n, 0);
-	items_add(&p->dns, "192.0.2.53");
-	assert_int_equal(policy_parse_network(p, &cause), 0);
+	add(p, "dns", "192.0.2.53");
 	w = netpolicy_resolvers(p, conf, &n);
 	assert_int_equal(n, 1);
 	{
-		_cleanup_free_ char *s = netpolicy_ip_format(&w[0]);
+		_cleanup_free_ char *s = value_ip_format(&w[0]);
 
 		assert_string_equal(s, "192.0.2.53");
 	}
@@ -950,7 +959,7 @@ test_host_local(void **state)
 		assert_int_equal(calls, 4);
 		netpolicy_rules_free(r);
 		/* An allow-cidr entry reaches it, as any local address. */
-		items_add(&p->allow_cidr, "198.51.100.0/24:443");
+		add(p, "allow-cidr", "198.51.100.0/24:443");
 		r = rules(p, NULL);
 		q.addr = addr("198.51.100.77", 443);
 		assert_null(netpolicy_decide(r, &q, &lk));
@@ -1134,7 +1143,7 @@ test_probe(void **state)
 	assert_null(netpolicy_decide(r, &q, NULL));
 	q.addr = addr("192.168.1.7", 0);
 	assert_string_equal(netpolicy_decide(r, &q, NULL), "filtered/local");
-	items_add(&p->allow_cidr, "192.168.1.0/24:5432");
+	add(p, "allow-cidr", "192.168.1.0/24:5432");
 	netpolicy_rules_free(r);
 	r = rules(p, NULL);
 	assert_null(netpolicy_decide(r, &q, NULL));
@@ -1211,7 +1220,7 @@ test_own(void **state)
 					    .len = 3 };
 	struct netpolicy_unix_dest path = { .dev = 8, .ino = 99 };
 	struct netpolicy_unix_dest path2 = { .dev = 9, .ino = 99 };
-	struct sockdiag_unix now = { 0 };
+	struct netpolicy_unix now = { 0 };
 
 	(void)state;
 	/* IP sockets by cookie, each once, the oldest forgotten first. */
@@ -1253,9 +1262,9 @@ test_own(void **state)
 	assert_true(netpolicy_own_unix_current(&abs, &now));
 	assert_false(netpolicy_own_unix_current(&abs2, &now));
 	assert_false(netpolicy_own_unix_current(&path, &now));
-	now = (struct sockdiag_unix){ .has_vfs = true,
-				      .vfs_dev = 8,
-				      .vfs_ino = 99 };
+	now = (struct netpolicy_unix){ .has_vfs = true,
+				       .vfs_dev = 8,
+				       .vfs_ino = 99 };
 	assert_true(netpolicy_own_unix_current(&path, &now));
 	assert_false(netpolicy_own_unix_current(&path2, &now));
 	now.has_vfs = false; /* unbound since: its path was removed */
@@ -1322,7 +1331,6 @@ test_closed(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		struct policy *p = policy_new();
 		_cleanup_strv_ char **notes = NULL;
-		char *cause = NULL;
 
 		p->net = t[i].net;
 		if (t[i].tcp)
@@ -1332,9 +1340,7 @@ test_closed(void **state)
 		if (t[i].bind)
 			ports_add(&p->bind_tcp, t[i].bind, t[i].bind);
 		if (t[i].host)
-			items_add(&p->allow_host, t[i].host);
-		if (policy_parse_network(p, &cause) < 0)
-			fail_msg("%s: %s", t[i].what, cause);
+			add(p, "allow-host", t[i].host);
 		if (netpolicy_names_closed(p, t[i].supervised) != t[i].closed)
 			fail_msg("%s: names closed %d, want %d", t[i].what,
 				 !t[i].closed, t[i].closed);

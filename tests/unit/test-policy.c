@@ -1428,8 +1428,8 @@ test_shipped_resolve(void **state)
 		assert_true(p->supervise);
 		assert_int_equal(p->connect_udp.n, 0);
 		assert_true(strv_contains(p->config_files, oc));
-		assert_int_equal(p->allow_cidr.n + p->unix_paths.n +
-					 p->listen.n + p->dns.n,
+		assert_int_equal(p->n_cidrs + p->unix_paths.n +
+					 p->n_listen_addrs + p->n_dns_addrs,
 				 0);
 		assert_false(p->unix_sockets);
 	}

@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "profile.h"
+#include "value.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -45,9 +46,19 @@ dump(const struct profile *p)
 
 	for (size_t i = 0; i < p->n_entries; i++) {
 		const struct profile_entry *e = &p->entries[i];
-		_cleanup_free_ char *vals = strv_join(e->values, "|");
-		char *n = xasprintf("%s%s.%s=%s@%u\n", out, e->section, e->key,
-				    vals, e->line);
+		_cleanup_free_ char *vals = xstrdup(e->none ? "none" : "");
+		char *n;
+
+		for (size_t j = 0; j < e->n_values; j++) {
+			_cleanup_free_ char *v =
+				profile_value_format(e->key, &e->values[j]);
+
+			n = xasprintf("%s%s%s", vals, j > 0 ? "|" : "", v);
+			free(vals);
+			vals = n;
+		}
+		n = xasprintf("%s%s.%s=%s@%u\n", out, e->key->section,
+			      e->key->name, vals, e->line);
 
 		free(out);
 		out = n;
@@ -110,7 +121,7 @@ static const struct {
 	{ "[network]\nunix-sockets = allow\n",
 	  "network.unix-sockets=allow@2\n" },
 	{ "[network]\nallow-cidr = 10.0.0.0/8 ::1/128:8080 [::1]:80,443\n",
-	  "network.allow-cidr=10.0.0.0/8|::1/128:8080|[::1]:80,443@2\n" },
+	  "network.allow-cidr=10.0.0.0/8|::1/128:8080|::1/128:80,443@2\n" },
 	{ "[network]\nunix = /run/pg/.s.PGSQL.5432\n",
 	  "network.unix=/run/pg/.s.PGSQL.5432@2\n" },
 	{ "[network]\nlisten = 127.0.0.1:8080 [::1]:0\n",
@@ -672,7 +683,7 @@ test_port_range(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(range_cases); i++) {
 		uint16_t lo = 1, hi = 1;
-		int r = profile_port_range(range_cases[i].s, &lo, &hi);
+		int r = value_port_range(range_cases[i].s, &lo, &hi, NULL);
 
 		if (r != range_cases[i].r)
 			fail_msg("case %zu '%s': r=%d", i, range_cases[i].s, r);
@@ -786,7 +797,12 @@ test_file_ok(void **state)
 	unlink(tmpl);
 	assert_string_equal(p->file, tmpl);
 	assert_int_equal(p->n_entries, 1);
-	assert_string_equal(p->entries[0].values[0], "none");
+	/* mode's "none" is one of its words, not the clearing none. */
+	assert_false(p->entries[0].none);
+	assert_int_equal(p->entries[0].key->id, KEY_MODE);
+	assert_string_equal(
+		p->entries[0].key->choices[p->entries[0].values[0].u.choice],
+		"none");
 }
 
 /* The built-in profiles exist and parse. */

@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "proxy.h"
+#include "xalloc.h"
 #include "strv.h"
 
 /* The fake rules: api.openai.com on 443, *.example.com on 443 and 8443
@@ -137,7 +138,7 @@ test_rebind(void **state)
 		struct netpolicy_addr a;
 		struct proxy_verdict v;
 
-		assert_int_equal(netpolicy_parse_addr(t[i].addr, &a), 0);
+		assert_int_equal(value_addr(t[i].addr, &a, NULL), 0);
 		a.port = t[i].port;
 		v = proxy_decide_address(&rules, &a);
 		if ((v.rule == NULL) != (t[i].rule == NULL))
@@ -243,7 +244,7 @@ test_hostrule(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct hostrule r;
-		int ret = hostrule_parse(t[i].in, &r);
+		int ret = value_host(t[i].in, &r, NULL);
 
 		if (ret != t[i].ret)
 			fail_msg("'%s': %d, not %d", t[i].in, ret, t[i].ret);
@@ -252,7 +253,7 @@ test_hostrule(void **state)
 		assert_string_equal(r.name, t[i].name);
 		assert_int_equal(r.wildcard, t[i].wildcard);
 		assert_int_equal(r.n_ports, t[i].n_ports);
-		hostrule_clear(&r);
+		value_host_clear(&r);
 	}
 }
 
@@ -265,12 +266,12 @@ test_hostrule_match(void **state)
 	const char *origin;
 
 	(void)state;
-	assert_int_equal(hostrule_parse("api.openai.com", &r[0]), 0);
-	assert_int_equal(hostrule_parse("*.example.com:8443", &r[1]), 0);
-	assert_int_equal(hostrule_parse("api.openai.com:22", &r[2]), 0);
-	r[0].origin = "a:1";
-	r[1].origin = "a:2";
-	r[2].origin = "a:3";
+	assert_int_equal(value_host("api.openai.com", &r[0], NULL), 0);
+	assert_int_equal(value_host("*.example.com:8443", &r[1], NULL), 0);
+	assert_int_equal(value_host("api.openai.com:22", &r[2], NULL), 0);
+	r[0].origin = xstrdup("a:1");
+	r[1].origin = xstrdup("a:2");
+	r[2].origin = xstrdup("a:3");
 	assert_int_equal(
 		hostrule_match(r, 3, &ports, "api.openai.com", 443, &origin),
 		HOSTRULE_ALLOWED);
@@ -303,7 +304,7 @@ test_hostrule_match(void **state)
 		hostrule_match(r, 3, &ports, "openai.com", 443, &origin),
 		HOSTRULE_UNLISTED);
 	for (int i = 0; i < 3; i++)
-		hostrule_clear(&r[i]);
+		value_host_clear(&r[i]);
 }
 
 /* A query as RFC 1035 lays it out, and answers with A, AAAA, CNAME,

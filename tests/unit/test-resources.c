@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "profile.h"
+#include "value.h"
 #include "resources.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -107,7 +108,7 @@ test_duration(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(duration_cases); i++) {
 		uint64_t s = 42;
-		int r = profile_duration(duration_cases[i].text, &s);
+		int r = value_duration(duration_cases[i].text, &s, NULL);
 
 		if (r != duration_cases[i].r ||
 		    (r == 0 && s != duration_cases[i].seconds))

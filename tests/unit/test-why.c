@@ -388,8 +388,7 @@ fixture_build(struct fixture *fx, const char *profile, const char *flags,
 	if (supervise) {
 		sb->filter.allow_unix = true;
 		sb->filter.deny_udp = false;
-		assert_int_equal(netpolicy_parse_addr("127.0.0.53", &resolver),
-				 0);
+		assert_int_equal(value_addr("127.0.0.53", &resolver, NULL), 0);
 		fx->rules = netpolicy_rules_new(fx->p, &resolver, 1);
 	}
 }

@@ -1,0 +1,133 @@
+#!/bin/sh
+# The include graph's two rules (DESIGN.md §8), checked on the sources:
+#
+# 1. No cycle.  A module is a pair src/NAME.c + src/NAME.h, with the
+#    files of its private parts, src/NAME-PART.[ch] (policy-merge.c is the
+#    policy's merge, included by policy.c alone); a file of NAME
+#    including "OTHER.h" is an arrow NAME -> OTHER.  A cycle of
+#    modules (profile -> netpolicy -> proxy -> hostrule -> profile, as
+#    there was) means none of them can be understood, tested or moved
+#    alone.
+# 2. No arrow runs upward: every module has a layer below, and a module
+#    includes only modules of its own layer or of a layer beneath it.
+#    The pure core must not include the kernel layer.
+#
+# The layer list is here, in one place: a module missing from it is an
+# error too, so a new file is placed on purpose.
+#
+# Usage: include-check.sh [SRCDIR]; TAP output.
+set -eu
+
+srcdir=${1:-${LLW_SRCDIR:-$(dirname "$0")/..}}
+
+# Lowest first.  Arrows may run within a layer or down, never up.
+layers='
+value:    value httpreq
+core:     vars profile keys options policy hostrule netpolicy proxy dns
+          hostaddrs hostdns profilematch pathtree gitconfig known project
+          layers suggest blocked viewplan tlshello learnpropose testhook
+kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
+          copyin gitguard watchlater
+helpers:  supervise dnsstub proxyserve watchjudge
+cli:      sandbox why explain selftest cmd llwrap completion
+'
+
+# Arrows known to run upward, each with who removes it; the list only
+# shrinks.  monitor's poll loop serves the supervisor's engine: the
+# supervisor's split (issue 26 step 5) gives it a channel instead.
+exceptions='monitor>supervise'
+
+echo "1..2"
+
+printf '%s\n' "$layers" | awk -v srcdir="$srcdir" -v exceptions="$exceptions" '
+function module(path, b) {
+	b = path
+	sub(/.*\//, "", b)
+	sub(/\.[ch]$/, "", b)
+	sub(/-.*/, "", b)
+	return b
+}
+# Depth-first search for a cycle; stack[] holds the current path.
+function visit(m,    k, t, i, s) {
+	state[m] = 1
+	stack[++depth] = m
+	for (k = 1; k <= nout[m]; k++) {
+		t = out[m, k]
+		if (state[t] == 1) {
+			s = t
+			for (i = depth; i >= 1 && stack[i] != t; i--)
+				;
+			for (i = i + 1; i <= depth; i++)
+				s = s " -> " stack[i]
+			cycles = cycles "# cycle: " s " -> " t "\n"
+		} else if (state[t] == 0) {
+			visit(t)
+		}
+	}
+	depth--
+	state[m] = 2
+}
+BEGIN { rank = 0 }
+# The layer table, from stdin.
+NF > 0 {
+	start = 1
+	if ($1 ~ /:$/) {
+		rank++
+		layer_name[rank] = substr($1, 1, length($1) - 1)
+		start = 2
+	}
+	for (i = start; i <= NF; i++)
+		layer[$i] = rank
+}
+END {
+	cmd = "ls " srcdir "/src/*.c " srcdir "/src/*.h"
+	while ((cmd | getline f) > 0) {
+		m = module(f)
+		if (f ~ /\/(builtin-profiles|known-limits|filter-programs)\.[ch]$/)
+			continue
+		mods[m] = 1
+		while ((getline line < f) > 0) {
+			if (line !~ /^#[ \t]*include[ \t]+"/)
+				continue
+			h = line
+			sub(/^#[ \t]*include[ \t]+"/, "", h)
+			sub(/".*/, "", h)
+			if (h ~ /\//)
+				continue	# compat/: lib
+			t = module(h)
+			if (system("test -f " srcdir "/src/" h) != 0)
+				continue	# lib/ or generated
+			if (t == m || seen[m, t]++)
+				continue
+			out[m, ++nout[m]] = t
+		}
+		close(f)
+	}
+	close(cmd)
+	bad = ""
+	for (m in mods)
+		if (!(m in layer))
+			bad = bad "# " m ": in no layer (add it to " \
+			    "tests/include-check.sh)\n"
+	for (m in mods)
+		for (k = 1; k <= nout[m]; k++) {
+			t = out[m, k]
+			if (index(" " exceptions " ", " " m ">" t " "))
+				continue
+			if ((m in layer) && (t in layer) && layer[t] > layer[m])
+				bad = bad "# upward: " m " (" \
+				    layer_name[layer[m]] ") includes " t \
+				    " (" layer_name[layer[t]] ")\n"
+		}
+	for (m in mods)
+		if (state[m] == 0)
+			visit(m)
+	if (cycles == "")
+		print "ok 1 - no include cycle among src/ modules"
+	else
+		printf "not ok 1 - include cycles\n%s", cycles
+	if (bad == "")
+		print "ok 2 - every module in a layer, no arrow upward"
+	else
+		printf "not ok 2 - layers\n%s", bad
+}'
