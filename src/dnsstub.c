@@ -11,10 +11,10 @@
  * capability, no new privileges, a Landlock domain that reads nothing),
  * says it is ready, and serves.
  *
- * Two socket pairs tie it to the supervisor.  On ctl the supervisor asks
- * for a socket made in the stub's namespace (connected to a resolver's
- * port 53, or not) and gets it with SCM_RIGHTS; it also hands over fresh
- * host TCP sockets when the stub says it runs low.  On rec the stub
+ * Two channels (channel.h) tie it to the supervisor.  On ctl the
+ * supervisor asks for a socket made in the stub's namespace (connected
+ * to a resolver's port 53, or not) and gets it beside the answer; it also hands
+ * over fresh host TCP sockets when the stub says it runs low.  On rec the stub
  * reports each query it refused and each answer it forwarded, before
  * the answer goes to the command: the supervisor reads its records
  * before deciding any connect, so an address is learned before the
@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "channel.h"
 #include "cleanup.h"
 #include "dnsstub.h"
 #include "fdutil.h"
@@ -66,6 +67,11 @@
 	     * often */
 
 enum { REQ_SOCKET = 1, REQ_REFILL = 2, REC_NEED_TCP = 100 };
+
+/* The frames of the two channels (channel.h): on ctl a request (struct
+ * st_req, with host sockets for REQ_REFILL) and its answer (struct
+ * st_resp, with the socket made); on rec a struct dnsstub_record. */
+enum { ST_MSG_REQ = 1, ST_MSG_RESP = 2, ST_MSG_RECORD = 3 };
 
 /* A REQ_SOCKET and its answer carry the same seq: an answer that came
  * after its request gave up is told from the next one's.  Seq 0 asks
@@ -209,81 +215,13 @@ set_timeouts(int fd, unsigned ms)
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-/* Send fds (n of them) with a message over a unix socket. */
-static int
-send_with_fd(int sock, const void *buf, size_t len, const int *fds, size_t n,
-	     int flags)
-{
-	union {
-		char b[CMSG_SPACE(sizeof(int) * ST_POOL * 2)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (n > 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		msg.msg_control = u.b;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL | flags) == (ssize_t)len
-		       ? 0
-		       : -errno;
-}
-
-/* Receive a message and the descriptors it carries (at most max). */
-static ssize_t
-recv_with_fds(int sock, void *buf, size_t len, int *fds, size_t max, size_t *n,
-	      int flags)
-{
-	union {
-		char b[CMSG_SPACE(sizeof(int) * ST_POOL * 2)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.b,
-			      .msg_controllen = sizeof(u.b) };
-	ssize_t got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags);
-
-	*n = 0;
-	if (got < 0)
-		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL;
-	     c = CMSG_NXTHDR(&msg, c)) {
-		size_t k;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (*n < max)
-				fds[(*n)++] = fd;
-			else
-				close(fd);
-		}
-	}
-	return got;
-}
-
 /* ---- The stub process ---- */
 
 /* A record for the supervisor; the stub waits until it is taken. */
 static void
 report(const struct dnsstub_record *r)
 {
-	if (send(st.rec, r, sizeof(*r), MSG_NOSIGNAL) != sizeof(*r))
+	if (channel_send(st.rec, ST_MSG_RECORD, r, sizeof(*r), NULL, 0, 0) < 0)
 		_exit(0); /* the supervisor is gone */
 }
 
@@ -658,18 +596,21 @@ on_tcp(struct tcp_client *c)
 static void
 on_ctl(void)
 {
-	struct st_req rq;
-	int fds[ST_POOL * 2];
+	struct channel_msg m;
+	struct st_req rq = { 0 };
+	int *fds = m.fds;
 	size_t n;
-	ssize_t got = recv_with_fds(st.ctl, &rq, sizeof(rq), fds, ST_POOL * 2,
-				    &n, MSG_DONTWAIT);
+	int got = channel_recv(st.ctl, &m, ST_POOL * 2, MSG_DONTWAIT);
 	struct st_resp resp = { 0 };
 	_cleanup_close_ int s = -1;
 
-	if (got == -EAGAIN || got == -EINTR)
+	if (got == -EAGAIN)
 		return;
 	if (got <= 0)
 		_exit(0); /* the supervisor is gone */
+	n = m.n_fds;
+	if (channel_expect(&m, ST_MSG_REQ, sizeof(rq)) != NULL)
+		memcpy(&rq, m.payload, sizeof(rq));
 	if (rq.op == REQ_REFILL) {
 		for (size_t i = 0; i < n; i++) {
 			struct sockaddr_storage ss;
@@ -691,7 +632,7 @@ on_ctl(void)
 		close(fds[i]);
 	resp.seq = rq.seq;
 	resp.family = rq.family;
-	if (rq.op != REQ_SOCKET || (size_t)got != sizeof(rq) ||
+	if (rq.op != REQ_SOCKET ||
 	    (rq.family != AF_INET && rq.family != AF_INET6) ||
 	    (rq.type != SOCK_DGRAM && rq.type != SOCK_STREAM)) {
 		resp.err = EINVAL;
@@ -720,7 +661,8 @@ on_ctl(void)
 				 : sizeof(struct sockaddr_in6)) < 0)
 			resp.err = errno;
 	}
-	if (send_with_fd(st.ctl, &resp, sizeof(resp), &s, resp.err == 0, 0) < 0)
+	if (channel_send(st.ctl, ST_MSG_RESP, &resp, sizeof(resp), &s,
+			 resp.err == 0, 0) < 0)
 		_exit(0);
 }
 
@@ -916,8 +858,8 @@ spares_ask(struct dnsstub *s)
 					     .family = f ? AF_INET6 : AF_INET,
 					     .type = SOCK_DGRAM };
 
-			if (send_with_fd(s->ctl, &rq, sizeof(rq), NULL, 0,
-					 MSG_DONTWAIT) < 0)
+			if (channel_send(s->ctl, ST_MSG_REQ, &rq, sizeof(rq),
+					 NULL, 0, MSG_DONTWAIT) < 0)
 				return;
 			s->n_asked[f]++;
 		}
@@ -962,10 +904,10 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 	int r;
 
 	*out = NULL;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rec) < 0 ||
-	    pipe2(status, O_CLOEXEC) < 0) {
+	if ((r = channel_pair(ctl, false)) == 0 &&
+	    (r = channel_pair(rec, false)) == 0 && pipe2(status, O_CLOEXEC) < 0)
 		r = -errno;
+	if (r < 0) {
 		*cause = xasprintf("cannot create the resolver's sockets: %s",
 				   strerror(-r));
 		goto fail;
@@ -1042,7 +984,7 @@ refill(struct dnsstub *s)
 			if (fd >= 0)
 				fds[n++] = fd;
 		}
-	(void)send_with_fd(s->ctl, &rq, sizeof(rq), fds, n, 0);
+	(void)channel_send(s->ctl, ST_MSG_REQ, &rq, sizeof(rq), fds, n, 0);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
 }
@@ -1051,13 +993,17 @@ refill(struct dnsstub *s)
 static int
 take_record(struct dnsstub *s)
 {
+	struct channel_msg m;
 	struct dnsstub_record r;
-	ssize_t got = recv(s->rec, &r, sizeof(r), MSG_DONTWAIT);
+	int got = channel_recv(s->rec, &m, 0, MSG_DONTWAIT);
 
-	if (got < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-	if (got != sizeof(r))
+	if (got == -EAGAIN)
+		return 0;
+	if (got < 0 && got != -EMSGSIZE && got != -EBADMSG)
+		return got;
+	if (got <= 0 || channel_expect(&m, ST_MSG_RECORD, sizeof(r)) == NULL)
 		return -EPIPE;
+	memcpy(&r, m.payload, sizeof(r));
 	if (r.kind == REC_NEED_TCP) {
 		/* At most every ST_REFILL_MS: a stub gone wrong gets no
 		 * stream of host sockets. */
@@ -1149,18 +1095,21 @@ stub_socket_check(const struct dnsstub *s, int fd, int family, int type)
 static int
 take_answer(struct dnsstub *s, uint32_t seq, struct st_resp *resp, int *fd)
 {
+	struct channel_msg m;
 	size_t n;
-	int got_fd = -1, f;
-	ssize_t got = recv_with_fds(s->ctl, resp, sizeof(*resp), &got_fd, 1, &n,
-				    MSG_DONTWAIT);
+	int got_fd, f;
+	int got = channel_recv(s->ctl, &m, 1, MSG_DONTWAIT);
 
-	if (got == -EAGAIN || got == -EINTR)
+	if (got == -EAGAIN)
 		return -EAGAIN;
-	if (got != sizeof(*resp)) {
-		if (n == 1)
-			close(got_fd);
+	if (got != 1 ||
+	    channel_expect(&m, ST_MSG_RESP, sizeof(*resp)) == NULL) {
+		channel_msg_close(&m);
 		return -EPIPE;
 	}
+	memcpy(resp, m.payload, sizeof(*resp));
+	n = m.n_fds;
+	got_fd = n == 1 ? m.fds[0] : -1;
 	if (seq != 0 && resp->seq == seq) {
 		*fd = n == 1 ? got_fd : -1;
 		return 1;
@@ -1235,7 +1184,8 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 	if (++s->seq == 0)
 		++s->seq;
 	rq.seq = s->seq;
-	if ((r = send_with_fd(s->ctl, &rq, sizeof(rq), NULL, 0, 0)) < 0)
+	if ((r = channel_send(s->ctl, ST_MSG_REQ, &rq, sizeof(rq), NULL, 0,
+			      0)) < 0)
 		return r;
 	for (;;) {
 		struct pollfd pfd[2] = { { s->ctl, POLLIN, 0 },

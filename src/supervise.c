@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "channel.h"
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "dnsstub.h"
@@ -61,6 +62,10 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS	   SECCOMP_IOW(4, __u64)
 #endif
+
+/* The frames of the hand-over channel (channel.h): the listener's and
+ * the ruleset's numbers in the command's process, and the answer. */
+enum { SV_MSG_LISTENER = 1, SV_MSG_GO = 2 };
 
 /* ---- The supervisor process ---- */
 
@@ -220,7 +225,7 @@ supervise_new(const struct policy *p, char *const *envp,
 	_cleanup_free_ char *conf = read_resolv_conf();
 	size_t n_dns;
 	struct netpolicy_addr *dns = netpolicy_resolvers(p, conf, &n_dns);
-	int r, one = 1;
+	int r;
 
 	sv->policy = p;
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
@@ -249,10 +254,7 @@ supervise_new(const struct policy *p, char *const *envp,
 		}
 	if (sv->bounds.home == NULL)
 		suggest_bounds_init(&sv->bounds, NULL, p);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv->sock) < 0 ||
-	    setsockopt(sv->sock[0], SOL_SOCKET, SO_PASSCRED, &one,
-		       sizeof(one)) < 0) {
-		r = -errno;
+	if ((r = channel_pair(sv->sock, true)) < 0) {
 		*cause = xasprintf("cannot create the supervisor's socket: %s",
 				   strerror(-r));
 		goto fail;
@@ -323,36 +325,10 @@ supervise_child_forked(struct supervisor *sv)
 int
 supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 {
-	struct ucred cred = { .pid = getpid(),
-			      .uid = getuid(),
-			      .gid = getgid() };
-	union {
-		char buf[CMSG_SPACE(sizeof(struct ucred))];
-		struct cmsghdr align;
-	} u;
-	char go = 0;
-	int fds[2];
-	struct iovec iov = { .iov_base = &go, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	struct channel_msg m;
+	int32_t fds[2];
 	int lfd, r;
 
-	/* Who we are, before the filter: once it is loaded, this very
-	 * sendmsg would wait for the supervisor that has no listener yet.
-	 * The kernel translates the pid into the supervisor's namespace. */
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_CREDENTIALS;
-	c->cmsg_len = CMSG_LEN(sizeof(cred));
-	memcpy(CMSG_DATA(c), &cred, sizeof(cred));
-	if (sendmsg(sv->sock[1], &msg, MSG_NOSIGNAL) != 1) {
-		r = -errno;
-		*cause = xasprintf("cannot reach the network supervisor: %s",
-				   strerror(-r));
-		return r;
-	}
 	/* The precompiled program (filter.h), or under --learn the one
 	 * built with the calls it observes. */
 	if (sv->notify == NULL) {
@@ -373,11 +349,17 @@ supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 	}
 	/* The supervisor takes the listener with pidfd_getfd, which proves
 	 * at once that it can reach this process, and the Landlock ruleset
-	 * for the watch judge (watchjudge.h). */
+	 * for the watch judge (watchjudge.h): their numbers, not the
+	 * descriptors.  Who sends them the kernel says (the channel's
+	 * credentials, the pid in the supervisor's namespace).  writev:
+	 * the filter just loaded would hold a sendmsg for the supervisor,
+	 * which has no listener yet. */
 	fds[0] = lfd;
 	fds[1] = ruleset;
-	if ((r = svcall_write_all(sv->sock[1], fds, sizeof(fds))) < 0 ||
-	    read(sv->sock[1], &go, 1) != 1 || go != 'y') {
+	if ((r = channel_send(sv->sock[1], SV_MSG_LISTENER, fds, sizeof(fds),
+			      NULL, 0, CHANNEL_WRITEV)) < 0 ||
+	    channel_recv(sv->sock[1], &m, 0, 0) != 1 ||
+	    channel_expect(&m, SV_MSG_GO, 1) == NULL || m.payload[0] != 'y') {
 		*cause = xstrdup("the network supervisor could not start; the "
 				 "next message says why");
 		return -EPERM;
@@ -388,43 +370,32 @@ supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 	return 0;
 }
 
+/* Tell the command's process to go on ('y') or to stop ('n'). */
+static int
+attach_answer(struct supervisor *sv, char go)
+{
+	return channel_send(sv->sock[0], SV_MSG_GO, &go, 1, NULL, 0, 0);
+}
+
 int
 supervise_parent_attach(struct supervisor *sv, char **cause)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(struct ucred))];
-		struct cmsghdr align;
-	} u;
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct ucred cred = { .pid = 0 };
+	struct channel_msg m;
 	_cleanup_close_ int pidfd = -1;
-	ssize_t n;
-	int fds[2], e, ruleset = -1;
+	int32_t fds[2];
+	pid_t pid;
+	int e, ruleset = -1;
 
 	close(sv->sock[1]);
 	sv->sock[1] = -1;
-	do
-		n = recvmsg(sv->sock[0], &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return -ECHILD; /* it ended first, and said why */
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL;
-	     c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET &&
-		    c->cmsg_type == SCM_CREDENTIALS)
-			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-	do
-		n = read(sv->sock[0], fds, sizeof(fds));
-	while (n < 0 && errno == EINTR);
-	if (n != sizeof(fds) || cred.pid <= 0)
+	/* It ended first (and said why), or sent what it never sends. */
+	if (channel_recv(sv->sock[0], &m, 0, 0) != 1 ||
+	    channel_expect(&m, SV_MSG_LISTENER, sizeof(fds)) == NULL ||
+	    m.pid <= 0)
 		return -ECHILD;
-
-	pidfd = sys_pidfd_open(cred.pid, 0);
+	memcpy(fds, m.payload, sizeof(fds));
+	pid = m.pid;
+	pidfd = sys_pidfd_open(pid, 0);
 	if (pidfd < 0 ||
 	    (sv->listener = sys_pidfd_getfd(pidfd, fds[0], 0)) < 0 ||
 	    (fds[1] >= 0 &&
@@ -434,12 +405,12 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 			xasprintf("the network supervisor cannot take the "
 				  "seccomp listener from the sandboxed process "
 				  "(pid %d): %s%s",
-				  (int)cred.pid, strerror(e),
+				  (int)pid, strerror(e),
 				  e == EPERM ? " (ptrace access is refused: "
 					       "Yama ptrace_scope, or the "
 					       "process is not dumpable)"
 					     : "");
-		(void)svcall_write_all(sv->sock[0], "n", 1);
+		(void)attach_answer(sv, 'n');
 		return -e;
 	}
 	/* Each call the supervisor decides is a round trip with the
@@ -452,7 +423,7 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	/* llwrap's resolver started beside the sandbox's own set-up
 	 * (dnsstub_start without wait): the command waits for it. */
 	if (sv->stub != NULL && (e = dnsstub_wait(sv->stub, cause)) < 0) {
-		(void)svcall_write_all(sv->sock[0], "n", 1);
+		(void)attach_answer(sv, 'n');
 		if (ruleset >= 0)
 			close(ruleset);
 		return e;
@@ -465,7 +436,7 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	if (caps_held(NULL) > 0)
 		(void)caps_drop(false);
 	openlog(sv->prefix, LOG_NDELAY, LOG_USER);
-	if ((e = svcall_write_all(sv->sock[0], "y", 1)) < 0) {
+	if ((e = attach_answer(sv, 'y')) < 0) {
 		*cause =
 			xasprintf("cannot tell the sandboxed process to go on: "
 				  "%s",
