@@ -47,6 +47,7 @@
 #include "dnsstub.h"
 #include "fdutil.h"
 #include "filter.h"
+#include "helper.h"
 #include "hostdns.h"
 #include "ns.h"
 #include "ruleset.h"
@@ -729,7 +730,6 @@ static int
 stub_setup(char *why, size_t size, uint64_t *netns)
 {
 	char *cause = NULL;
-	bool applied;
 	int r, one = 1;
 	socklen_t len = sizeof(*netns);
 
@@ -802,10 +802,10 @@ stub_setup(char *why, size_t size, uint64_t *netns)
 	 * Its host sockets reach resolvers' port 53 alone (where Landlock
 	 * handles ports), and it makes no unix socket, traces, signals or
 	 * maps nothing of anyone's (ruleset.h, filter.h). */
-	if ((r = caps_drop(true)) < 0 ||
-	    (r = ruleset_confine_helper(NULL, 0, RULESET_HELPER_DNS, &applied,
-					&cause)) < 0 ||
-	    (r = filter_confine_helper(false, false, &cause)) < 0) {
+	if ((r = helper_confine(
+		     &(struct helper_confinement){ .drop_caps = true,
+						   .net = RULESET_HELPER_DNS },
+		     &cause)) < 0) {
 		snprintf(why, size,
 			 "llwrap's resolver cannot confine itself: %s",
 			 cause ? cause : strerror(-r));
@@ -899,7 +899,7 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 {
 	int ctl[2] = { -1, -1 }, rec[2] = { -1, -1 }, status[2] = { -1, -1 };
 	struct st_status msg = { 0 };
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 	struct dnsstub *s;
 	int r;
 
@@ -912,18 +912,17 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 				   strerror(-r));
 		goto fail;
 	}
-	pid = fork();
+	pid = helper_start(&(struct helper){
+		.name = "llwrap-dns",
+		.keep = (const int[]){ ctl[1], rec[1], status[1] },
+		.n_keep = 3 });
 	if (pid < 0) {
-		r = -errno;
+		r = (int)pid;
 		*cause = xasprintf("cannot start llwrap's resolver: %s",
 				   strerror(-r));
 		goto fail;
 	}
 	if (pid == 0) {
-		int keep[3] = { ctl[1], rec[1], status[1] };
-
-		if (fd_detach_helper(parent, keep, 3, "llwrap-dns") < 0)
-			_exit(1);
 		st.p = p;
 		st.ctl = ctl[1];
 		st.rec = rec[1];

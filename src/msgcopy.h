@@ -33,7 +33,7 @@ struct msgcopy_limits {
 	size_t max_iov;	    /* entries of the iovec array */
 };
 
-/* The supervisor's bounds (supervise.c's mediated sends). */
+/* The supervisor's bounds (svsend.c's mediated sends). */
 #define MSGCOPY_MAX_PAYLOAD (1u << 20)
 #define MSGCOPY_MAX_CONTROL 65536
 #define MSGCOPY_MAX_IOV	    1024

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "cleanup.h"
+#include "proxyserve.h"
 #include "svint.h"
 #include "xalloc.h"
 
@@ -320,7 +322,8 @@ proxy_note(struct supervisor *sv, const struct call *c,
 		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
 			*p = '?';
 	line = xasprintf("%u %d %s\n", ntohs(self.sin_port), (int)c->pid, comm);
-	(void)!write(sv->proxy_note_fd, line, strlen(line));
+	(void)channel_send(sv->proxy_note_fd, PROXYSERVE_NOTE, line,
+			   strlen(line), NULL, 0, MSG_DONTWAIT);
 }
 
 /*

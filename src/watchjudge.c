@@ -27,7 +27,7 @@
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
-#include "filter.h"
+#include "helper.h"
 #include "watchjudge.h"
 #include "xalloc.h"
 
@@ -173,24 +173,14 @@ static void __attribute__((noreturn)) judge_serve(int sock)
  */
 static void __attribute__((noreturn)) judge_main(int sock, int ruleset)
 {
-	int keep[2] = { sock, ruleset };
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
-	    prctl(PR_SET_DUMPABLE, 0) < 0 ||
-	    fd_close_inherited(keep, ruleset >= 0 ? 2 : 1) < 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		_exit(1);
-	for (int i = 0; i < 3; i++)
-		if (i != sock && i != ruleset)
-			close(i);
-	if (ruleset >= 0) {
-		if (sys_landlock_restrict_self(ruleset, 0) < 0)
-			_exit(1);
-		close(ruleset);
-	}
 	/* No network, no unix socket of its own, no other process. */
-	if (filter_confine_helper(false, true, &(char *){ NULL }) < 0)
+	if (helper_confine(&(struct helper_confinement){ .use_ruleset_fd = true,
+							 .ruleset_fd = ruleset,
+							 .no_inet = true },
+			   &(char *){ NULL }) < 0)
 		_exit(1);
+	if (ruleset >= 0)
+		close(ruleset);
 	judge_serve(sock);
 }
 
@@ -237,18 +227,18 @@ judge_start(struct watchjudge *j)
 		close(sv[1]);
 		return -e;
 	}
-	pid = fork();
+	pid = helper_start(
+		&(struct helper){ .name = "llwrap-judge",
+				  .keep = (const int[]){ sv[1], j->ruleset },
+				  .n_keep = 2,
+				  .close_stdio = true });
 	if (pid < 0) {
-		int e = errno;
-
 		close(sv[0]);
 		close(sv[1]);
-		return -e;
+		return (int)pid;
 	}
-	if (pid == 0) {
-		close(sv[0]);
+	if (pid == 0)
 		judge_main(sv[1], j->ruleset);
-	}
 	close(sv[1]);
 	j->sock = sv[0];
 	j->pid = pid;
