@@ -167,28 +167,6 @@ dir_make_path(const char *path, mode_t mode)
 	}
 }
 
-int
-fd_detach_helper(pid_t parent, const int *keep, size_t n, const char *name)
-{
-	static const int ignored[] = { SIGINT,	SIGQUIT, SIGTSTP,
-				       SIGTTIN, SIGTTOU, SIGPIPE };
-	_cleanup_close_ int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	sigset_t none;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		return -1;
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 ||
-	    dup2(devnull, 2) < 0)
-		return -1;
-	(void)fd_close_inherited(keep, n);
-	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-		signal(ignored[i], SIG_IGN);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	(void)prctl(PR_SET_NAME, name);
-	return 0;
-}
-
 pid_t
 proc_parent_at(int dirfd)
 {

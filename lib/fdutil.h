@@ -26,16 +26,6 @@ char *file_read_line(const char *path, size_t max);
 int dir_make_path(const char *path, mode_t mode);
 
 /*
- * In a helper process llwrap just forked (its proxy, its resolver): die
- * with parent (PR_SET_PDEATHSIG; -1 when parent is gone already), hold
- * nothing of the command's (standard descriptors on /dev/null, every
- * other closed but the n in keep), ignore the terminal's signals and
- * SIGPIPE, unblock the rest, and take name as its command name.
- * Returns 0 or -1.
- */
-int fd_detach_helper(pid_t parent, const int *keep, size_t n, const char *name);
-
-/*
  * Open path (relative to dirfd, or AT_FDCWD) for reading when it is a
  * regular file, adding flags (O_NOFOLLOW, ...): never waiting in the
  * open (a FIFO or a device someone put where a file was expected opens

@@ -20,10 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "cleanup.h"
 #include "dns.h"
 #include "fdutil.h"
 #include "filter.h"
+#include "helper.h"
 #include "hostrule.h"
 #include "httpreq.h"
 #include "proxy.h"
@@ -63,7 +65,7 @@ static struct {
 	pthread_mutex_t lock; /* the log and clients */
 	struct netpolicy_ratelimit rl;
 	struct proxy_clients clients;
-	int notes; /* the supervisor's notes (non-blocking), or -1 */
+	int notes; /* the supervisor's notes (a channel), or -1 */
 } ps = { .logfd = -1, .notes = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int
@@ -102,18 +104,19 @@ log_line(const char *line)
 	}
 }
 
-/* The supervisor's notes so far (the pipe is non-blocking), into
- * ps.clients; call with ps.lock held. */
+/* The supervisor's notes so far (a channel, one line a frame), into
+ * ps.clients; call with ps.lock held.  Never waits. */
 static void
 notes_drain(void)
 {
-	char buf[4096];
-	ssize_t n;
+	struct channel_msg m;
+	int r;
 
-	while ((n = read(ps.notes, buf, sizeof(buf))) > 0 ||
-	       (n < 0 && errno == EINTR))
-		if (n > 0)
-			proxy_clients_add(&ps.clients, buf, (size_t)n);
+	while ((r = channel_recv(ps.notes, &m, 0, MSG_DONTWAIT)) != -EAGAIN &&
+	       r != 0)
+		if (r == 1 && m.type == PROXYSERVE_NOTE)
+			proxy_clients_add(&ps.clients, (const char *)m.payload,
+					  m.len);
 }
 
 /* The client whose socket's local port is that of c's peer, as the
@@ -678,7 +681,7 @@ proxyserve_start(const struct policy *p, char *const *envp,
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	int notes[2];
 	socklen_t sl = sizeof(sin);
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 	int r;
 
 	state_init(p, envp);
@@ -693,24 +696,22 @@ proxyserve_start(const struct policy *p, char *const *envp,
 				   strerror(-r));
 		return r;
 	}
-	if (pipe2(notes, O_CLOEXEC) < 0) {
-		r = -errno;
-		*cause = xasprintf("cannot create the proxy's pipe: %s",
+	if ((r = channel_pair(notes, false)) < 0) {
+		*cause = xasprintf("cannot create the proxy's channel: %s",
 				   strerror(-r));
 		return r;
 	}
 	notes_r = notes[0];
 	notes_w = notes[1];
-	/* The supervisor never waits on the proxy. */
-	if (fcntl(notes_w, F_SETFL, O_NONBLOCK) < 0) {
-		r = -errno;
-		*cause = xasprintf("cannot set up the proxy's pipe: %s",
-				   strerror(-r));
-		return r;
-	}
-	pid = fork();
+	/* Outlive nothing: the proxy ends with llwrap; hold nothing of the
+	 * command's: not its terminal, not the pipes a caller waits on to
+	 * see it end. */
+	pid = helper_start(
+		&(struct helper){ .name = "llwrap-proxy",
+				  .keep = (const int[]){ l, notes_r, ps.logfd },
+				  .n_keep = 3 });
 	if (pid < 0) {
-		r = -errno;
+		r = (int)pid;
 		*cause = xasprintf("cannot start the proxy: %s", strerror(-r));
 		return r;
 	}
@@ -721,26 +722,22 @@ proxyserve_start(const struct policy *p, char *const *envp,
 		_cleanup_free_ char *real = realpath("/etc/hosts", NULL);
 		char *slash = real ? strrchr(real, '/') : NULL;
 		const char *confined[] = { "/etc", real };
-		int keep[3] = { l, notes_r, ps.logfd };
 		char *why = NULL;
-		bool applied;
 
-		/* Outlive nothing: the proxy ends with llwrap; hold nothing
-		 * of the command's: not its terminal, not the pipes a caller
-		 * waits on to see it end. */
-		if (fd_detach_helper(parent, keep, ps.logfd >= 0 ? 3 : 2,
-				     "llwrap-proxy") < 0)
-			_exit(1);
 		openlog(ps.prefix, LOG_NDELAY, LOG_USER);
 		/* It parses what the command sends: it keeps only what it
 		 * needs, reading /etc (hosts) and the network, before the
 		 * first byte arrives. */
 		if (slash != NULL && slash != real)
 			*slash = '\0';
-		if (ruleset_confine_helper(
-			    confined, ARRAY_SIZE(confined) - (real == NULL),
-			    RULESET_HELPER_NET_ANY, &applied, &why) < 0 ||
-		    filter_confine_helper(true, false, &why) < 0) {
+		if (helper_confine(
+			    &(struct helper_confinement){
+				    .paths = confined,
+				    .n_paths = ARRAY_SIZE(confined) -
+					       (real == NULL),
+				    .net = RULESET_HELPER_NET_ANY,
+				    .unix_ok = true },
+			    &why) < 0) {
 			syslog(LOG_USER | LOG_ERR,
 			       "the proxy cannot confine "
 			       "itself: %s",
@@ -748,8 +745,6 @@ proxyserve_start(const struct policy *p, char *const *envp,
 			_exit(1);
 		}
 		ps.notes = notes_r;
-		if (fcntl(ps.notes, F_SETFL, O_NONBLOCK) < 0)
-			_exit(1);
 		proxy_main(l);
 	}
 	*out = xcalloc(1, sizeof(**out));

@@ -39,10 +39,13 @@ int proxyserve_start(const struct policy *p, char *const *envp,
 void proxyserve_addr(const struct proxyserve *ps, struct netpolicy_addr *a);
 
 /*
- * The write end of the pipe on which the proxy learns who its clients
- * are (supervise_set_proxy), handed to the caller, who owns it then.
+ * The supervisor's end of the channel (channel.h) on which the proxy
+ * learns who its clients are (supervise_set_proxy), handed to the
+ * caller, who owns it then: one PROXYSERVE_NOTE frame per client, the
+ * line "PORT PID COMM\n" (proxy_clients_add), sent with MSG_DONTWAIT.
  */
 int proxyserve_take_note_fd(struct proxyserve *ps);
+#define PROXYSERVE_NOTE 1
 
 /* End the proxy process and wait for it; NULL is allowed. */
 void proxyserve_stop(struct proxyserve *ps);

@@ -50,10 +50,10 @@ void supervise_free(struct supervisor *sv);
 
 /*
  * proxy = yes: the address of llwrap's proxy (proxyserve.h), which the
- * command's TCP connects may reach, and the (non-blocking) descriptor on
- * which each such connect is told to it as "PORT PID COMM", the
- * client's local port and process; the supervisor owns it.  Call before
- * fork.
+ * command's TCP connects may reach, and the channel on which each such
+ * connect is told to it as "PORT PID COMM", the client's local port and
+ * process (proxyserve_take_note_fd), never waiting; the supervisor owns
+ * it.  Call before fork.
  */
 void supervise_set_proxy(struct supervisor *sv, const struct netpolicy_addr *a,
 			 int note_fd);

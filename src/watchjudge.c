@@ -3,9 +3,9 @@
  * opens, for the supervisor, the paths the sandbox asks to watch
  * (watchjudge.h).
  *
- * One request at a time over a SOCK_SEQPACKET pair: the supervisor sends
- * the mask and the path with the caller's root (SCM_RIGHTS), the judge
- * answers with an errno and, on success, the open file.  The judge holds
+ * One request at a time over a channel (channel.h): the supervisor sends
+ * the mask and the path with the caller's root, the judge answers with
+ * an errno and, on success, the open file.  The judge holds
  * the root only while it answers.
  */
 #include <errno.h>
@@ -23,10 +23,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
-#include "filter.h"
+#include "helper.h"
 #include "watchjudge.h"
 #include "xalloc.h"
 
@@ -53,6 +54,9 @@ struct request {
 struct reply {
 	int32_t err; /* 0, or a positive errno */
 };
+
+/* The frames of the judge's channel (channel.h). */
+enum { JUDGE_OPEN = 1, JUDGE_REPLY = 2 };
 
 void
 watchjudge_how(uint32_t mask, struct open_how *how)
@@ -127,85 +131,31 @@ judge_open(int root, const struct request *rq)
 	return fd;
 }
 
-/* Send len bytes of buf as one message and, when fd >= 0, fd with it.
- * 0 or -EIO. */
-static int
-send_with_fd(int sock, const void *buf, size_t len, int fd)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -EIO;
-}
-
-/* Receive a message of at most len bytes into buf, and the descriptor
- * sent with it (-1 when none).  The length received, or -errno. */
-static ssize_t
-recv_with_fd(int sock, void *buf, size_t len, int *fd)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	ssize_t n;
-
-	*fd = -1;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL;
-	     c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-		return -EMSGSIZE;
-	}
-	return n;
-}
-
 /* The judge's loop, until the supervisor closes its end. */
 static void __attribute__((noreturn)) judge_serve(int sock)
 {
 	for (;;) {
+		struct channel_msg m;
 		struct request rq;
 		struct reply rp = { 0 };
 		_cleanup_close_ int root = -1, fd = -1;
-		ssize_t n = recv_with_fd(sock, &rq, sizeof(rq), &root);
+		int r = channel_recv(sock, &m, 1, 0);
 
-		if (n == 0 || (n < 0 && n != -EMSGSIZE))
+		if (r == 0 || (r < 0 && r != -EMSGSIZE && r != -EBADMSG))
 			_exit(0);
-		if (n < (ssize_t)sizeof(rq.mask) + 1 || root < 0 ||
-		    ((char *)&rq)[n - 1] != '\0')
+		if (r == 1 && m.n_fds == 1)
+			root = m.fds[0];
+		if (r < 0 || m.type != JUDGE_OPEN || root < 0 ||
+		    m.len < sizeof(rq.mask) + 1 || m.len > sizeof(rq) ||
+		    m.payload[m.len - 1] != '\0') {
 			rp.err = EINVAL;
-		else if ((fd = judge_open(root, &rq)) < 0)
-			rp.err = -fd;
-		if (send_with_fd(sock, &rp, sizeof(rp), fd) < 0)
+		} else {
+			memcpy(&rq, m.payload, m.len);
+			if ((fd = judge_open(root, &rq)) < 0)
+				rp.err = -fd;
+		}
+		if (channel_send(sock, JUDGE_REPLY, &rp, sizeof(rp), &fd,
+				 fd >= 0, 0) < 0)
 			_exit(0);
 	}
 }
@@ -223,24 +173,14 @@ static void __attribute__((noreturn)) judge_serve(int sock)
  */
 static void __attribute__((noreturn)) judge_main(int sock, int ruleset)
 {
-	int keep[2] = { sock, ruleset };
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
-	    prctl(PR_SET_DUMPABLE, 0) < 0 ||
-	    fd_close_inherited(keep, ruleset >= 0 ? 2 : 1) < 0 ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		_exit(1);
-	for (int i = 0; i < 3; i++)
-		if (i != sock && i != ruleset)
-			close(i);
-	if (ruleset >= 0) {
-		if (sys_landlock_restrict_self(ruleset, 0) < 0)
-			_exit(1);
-		close(ruleset);
-	}
 	/* No network, no unix socket of its own, no other process. */
-	if (filter_confine_helper(false, true, &(char *){ NULL }) < 0)
+	if (helper_confine(&(struct helper_confinement){ .use_ruleset_fd = true,
+							 .ruleset_fd = ruleset,
+							 .no_inet = true },
+			   &(char *){ NULL }) < 0)
 		_exit(1);
+	if (ruleset >= 0)
+		close(ruleset);
 	judge_serve(sock);
 }
 
@@ -273,11 +213,11 @@ static int
 judge_start(struct watchjudge *j)
 {
 	struct timeval tv = { .tv_sec = JUDGE_TIMEOUT_S };
-	int sv[2];
+	int sv[2], r;
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
+	if ((r = channel_pair(sv, false)) < 0)
+		return r;
 	/* The supervisor waits for no process of the sandbox's reach for
 	 * long: one that stops the judge stops nothing else. */
 	if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
@@ -287,18 +227,18 @@ judge_start(struct watchjudge *j)
 		close(sv[1]);
 		return -e;
 	}
-	pid = fork();
+	pid = helper_start(
+		&(struct helper){ .name = "llwrap-judge",
+				  .keep = (const int[]){ sv[1], j->ruleset },
+				  .n_keep = 2,
+				  .close_stdio = true });
 	if (pid < 0) {
-		int e = errno;
-
 		close(sv[0]);
 		close(sv[1]);
-		return -e;
+		return (int)pid;
 	}
-	if (pid == 0) {
-		close(sv[0]);
+	if (pid == 0)
 		judge_main(sv[1], j->ruleset);
-	}
 	close(sv[1]);
 	j->sock = sv[0];
 	j->pid = pid;
@@ -309,6 +249,7 @@ int
 watchjudge_open(struct watchjudge *j, int root, const char *path, uint32_t mask,
 		int *fd)
 {
+	struct channel_msg m;
 	struct request rq;
 	struct reply rp;
 	size_t len = strlen(path);
@@ -321,23 +262,25 @@ watchjudge_open(struct watchjudge *j, int root, const char *path, uint32_t mask,
 	memcpy(rq.path, path, len + 1);
 	if (j->sock < 0 && (r = judge_start(j)) < 0)
 		return r;
-	if (send_with_fd(j->sock, &rq, sizeof(rq.mask) + len + 1, root) < 0 ||
-	    recv_with_fd(j->sock, &rp, sizeof(rp), fd) != (ssize_t)sizeof(rp)) {
-		/* Gone (killed, or it could not restrict itself): the next
-		 * request starts another. */
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
+	m.n_fds = 0;
+	if (channel_send(j->sock, JUDGE_OPEN, &rq, sizeof(rq.mask) + len + 1,
+			 &root, 1, 0) < 0 ||
+	    channel_recv(j->sock, &m, 1, 0) != 1 ||
+	    channel_expect(&m, JUDGE_REPLY, sizeof(rp)) == NULL) {
+		/* Gone (killed, or it could not restrict itself), silent
+		 * past the timeout, or speaking nonsense: the next request
+		 * starts another. */
+		channel_msg_close(&m);
 		judge_stop(j);
 		return -EIO;
 	}
-	if (rp.err != 0) {
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
+	memcpy(&rp, m.payload, sizeof(rp));
+	if (rp.err != 0 || m.n_fds != 1) {
+		channel_msg_close(&m);
 		return rp.err > 0 ? -rp.err : -EIO;
 	}
-	return *fd >= 0 ? 0 : -EIO;
+	*fd = m.fds[0];
+	return 0;
 }
 
 void

@@ -26,9 +26,11 @@ value:    value httpreq
 core:     vars profile keys options policy hostrule netpolicy proxy dns
           hostaddrs hostdns profilematch pathtree gitconfig known project
           layers suggest blocked viewplan tlshello learnpropose testhook
+          msgcopy
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
-          copyin gitguard watchlater
-helpers:  supervise dnsstub proxyserve watchjudge
+          copyin gitguard watchlater channel helper
+helpers:  supervise svcall svlog svaddr svunix svnames svsend
+          svlearn dnsstub dnsserve proxyserve watchjudge
 cli:      sandbox why explain selftest cmd llwrap completion
 '
 

@@ -2,6 +2,7 @@
 # Replay the fuzz inputs through the harnesses, built without
 # libFuzzer: fuzz-profile over the seeds (conf/, tests/data/) and
 # tests/fuzz/regressions/, fuzz-cmsg over tests/fuzz/regressions-cmsg/,
+# fuzz-msgcopy over tests/fuzz/regressions-msgcopy/,
 # fuzz-httpreq over tests/fuzz/regressions-httpreq/, fuzz-tlshello over
 # the captured hellos (tests/data/tls/) and tests/fuzz/regressions-tlshello/,
 # fuzz-dns over tests/fuzz/regressions-dns/, fuzz-index over
@@ -30,6 +31,7 @@ replay fuzz-profile "$LLW_SRCDIR"/conf/*.ini "$LLW_SRCDIR"/conf/known-limits \
 	"$LLW_SRCDIR"/tests/data/profiles-broken/* \
 	"$LLW_SRCDIR"/tests/fuzz/regressions/*
 replay fuzz-cmsg "$LLW_SRCDIR"/tests/fuzz/regressions-cmsg/*
+replay fuzz-msgcopy "$LLW_SRCDIR"/tests/fuzz/regressions-msgcopy/*
 replay fuzz-httpreq "$LLW_SRCDIR"/tests/fuzz/regressions-httpreq/*
 replay fuzz-tlshello "$LLW_SRCDIR"/tests/data/tls/* \
 	"$LLW_SRCDIR"/tests/fuzz/regressions-tlshello/*

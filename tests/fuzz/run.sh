@@ -3,9 +3,11 @@
 # libFuzzer (address and undefined sanitizers) and fuzz for SECONDS in
 # all (default 60): half to tests/fuzz/fuzz-profile (profile parsing,
 # precedence and path compilation, from the seeds in conf/ and
-# tests/data/), the rest in five equal parts to tests/fuzz/fuzz-cmsg
+# tests/data/), the rest in six equal parts to tests/fuzz/fuzz-cmsg
 # (the control data the supervisor rebuilds, from
-# tests/fuzz/regressions-cmsg/), tests/fuzz/fuzz-httpreq (the requests
+# tests/fuzz/regressions-cmsg/), tests/fuzz/fuzz-msgcopy (the sendmsg
+# message it copies out of the command, from
+# tests/fuzz/regressions-msgcopy/), tests/fuzz/fuzz-httpreq (the requests
 # the proxy reads, from tests/fuzz/regressions-httpreq/),
 # tests/fuzz/fuzz-tlshello (the ClientHellos it reads the SNI from, from
 # tests/data/tls/ and tests/fuzz/regressions-tlshello/) and
@@ -48,6 +50,9 @@ $CC $FLAGS $(pkg-config --cflags inih) \
 $CC $FLAGS "$src/tests/fuzz/fuzz-cmsg.c" "$src/src/cmsg.c" \
 	"$src/lib/xalloc.c" -o "$out/fuzz-cmsg"
 # shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-msgcopy.c" "$src/src/msgcopy.c" \
+	"$src/lib/xalloc.c" -o "$out/fuzz-msgcopy"
+# shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-httpreq.c" "$src/src/httpreq.c" \
 	"$src/lib/xalloc.c" -o "$out/fuzz-httpreq"
 # shellcheck disable=SC2086
@@ -61,12 +66,13 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard.c" \
 	"$src/src/gitconfig.c" "$src/lib/path.c" "$src/lib/text.c" \
 	-o "$out/fuzz-index"
 
-mkdir "$work/profile" "$work/cmsg" "$work/httpreq" "$work/tlshello" "$work/dns" \
+mkdir "$work/profile" "$work/cmsg" "$work/msgcopy" "$work/httpreq" "$work/tlshello" "$work/dns" \
 	"$work/index"
 cp "$src"/conf/*.ini "$src"/conf/known-limits "$src"/tests/data/profiles/*.ini \
 	"$src"/tests/data/profiles-broken/* "$work/profile/"
 cp "$src"/tests/fuzz/regressions/* "$work/profile/" 2>/dev/null || true
 cp "$src"/tests/fuzz/regressions-cmsg/* "$work/cmsg/"
+cp "$src"/tests/fuzz/regressions-msgcopy/* "$work/msgcopy/"
 cp "$src"/tests/fuzz/regressions-httpreq/* "$work/httpreq/"
 cp "$src"/tests/data/tls/* "$src"/tests/fuzz/regressions-tlshello/* \
 	"$work/tlshello/"
@@ -93,10 +99,11 @@ fuzz() {
 }
 rest=$((secs - secs / 2))
 fuzz profile $((secs / 2)) regressions
-fuzz cmsg $((rest / 5)) regressions-cmsg
-fuzz httpreq $((rest / 5)) regressions-httpreq
-fuzz tlshello $((rest / 5)) regressions-tlshello
-fuzz dns $((rest / 5)) regressions-dns
-fuzz index $((rest - rest / 5 * 4)) regressions-index
+fuzz cmsg $((rest / 6)) regressions-cmsg
+fuzz msgcopy $((rest / 6)) regressions-msgcopy
+fuzz httpreq $((rest / 6)) regressions-httpreq
+fuzz tlshello $((rest / 6)) regressions-tlshello
+fuzz dns $((rest / 6)) regressions-dns
+fuzz index $((rest - rest / 6 * 5)) regressions-index
 [ "$status" -eq 0 ] && echo "fuzz: clean after ${secs}s"
 exit "$status"

@@ -1,0 +1,275 @@
+/*
+ * The network supervisor's insides, shared by the files it is split into
+ * (DESIGN.md §8); nothing outside them includes this.  supervise.h is
+ * the supervisor's interface to the rest of llwrap.
+ *
+ *  supervise.c  the engine: state, the hand-over of the listener, the
+ *               dispatch table from syscall to handler, answers, pending
+ *               calls and the monitor loop's part
+ *  svcall.c     call plumbing: the caller's memory, pidfd, socket and
+ *               paths; validity, ADDFD/CONTINUE sentinels, queueing
+ *  svlog.c      the blocked-attempt log and the agent notes
+ *  svaddr.c     addresses: connect, bind and listen decided and performed
+ *  svunix.c     unix sockets: pathname and abstract destinations, binds
+ *  svnames.c    names: llwrap's resolver (its records, the socket swap)
+ *               and the addresses learned from it
+ *  svsend.c     sendto, sendmsg, sendmmsg (the copy itself: msgcopy.h)
+ *  svlearn.c    --learn's observation and the watch judge's side
+ */
+#ifndef LLW_SVINT_H
+#define LLW_SVINT_H
+
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+
+#include "cmsg.h"
+#include "netpolicy.h"
+#include "policy.h"
+#include "suggest.h"
+#include "supervise.h"
+
+/* Calls waiting for their socket (a connect in progress, a full send
+ * buffer); more get EAGAIN. */
+#define SV_MAX_PENDING (SUPERVISE_POLL_MAX - 2)
+/* With llwrap's resolver: local addresses allowed names gave, sockets
+ * swapped for the resolver's, and who asked from which port, each the
+ * most recent this many. */
+#define SV_MAX_REBIND  64
+#define SV_MAX_SWAPPED 256
+#define SV_MAX_ASKERS  64
+/* Agent notes per run: each kind of attempt once, at most this many. */
+#define SV_MAX_NOTES 32
+/* The kinds of attempt remembered for the notes. */
+#define SV_MAX_NOTED 256
+
+enum pending_kind {
+	PENDING_CONNECT, /* wait for POLLOUT, answer with SO_ERROR */
+	PENDING_RETRY,	 /* handle the notification again on POLLOUT */
+	PENDING_TIMER,	 /* handle it again after a short delay */
+};
+
+struct pending {
+	enum pending_kind kind;
+	struct seccomp_notif req;
+	int sock;
+	uint64_t deadline_ns;
+};
+
+struct supervisor {
+	const struct policy *policy;
+	struct netpolicy_rules *rules;
+	scmp_filter_ctx notify; /* built under --learn only */
+	int sock[2];		/* [0] the supervisor's end, [1] the child's */
+	int listener;
+	int logfd;
+	char *prefix;
+	bool log;
+	struct netpolicy_ratelimit rl;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	struct pending *pending;
+	size_t n_pending, max_pending; /* pending holds max_pending */
+	struct netpolicy_own *own;     /* the sockets the sandbox bound */
+	/* This host's addresses and on-link prefixes (local, as loopback
+	 * and private space are), kept current. */
+	struct sockdiag_host *host;
+	/* The socket whose bind or listen is being decided (port_shared);
+	 * one call at a time. */
+	int deciding;
+	/* The listener private_destination found at a destination it
+	 * rewrote, for this call's decision (own_socket): one lookup, not
+	 * two.  Cleared once decided. */
+	bool found_set;
+	struct netpolicy_addr found_at;
+	uint64_t found_cookie;
+	char **noted; /* the attempts noted on a caller's stderr */
+	size_t n_noted, n_noted_keys;
+	struct suggest_bounds bounds; /* what a note's suggestion may reach */
+	int learn_fd;	      /* --learn: where observed paths go, or -1 */
+	bool polled_listener; /* supervise_poll_fds gave the listener */
+	/* proxy = yes: its address, and where to tell it which process
+	 * each of its clients is ("PORT PID COMM" lines), or -1. */
+	struct netpolicy_addr proxy;
+	int proxy_note_fd;
+	/* inotify_add_watch's judge, under the sandbox's Landlock ruleset
+	 * (watchjudge.h); its process starts at the first watch. */
+	struct watchjudge *judge;
+	/* The resolvers (port 53 reaches them, or with the stub, their
+	 * sockets are swapped). */
+	struct netpolicy_addr *dns;
+	size_t n_dns;
+	/* allow-host through llwrap's resolver (dnsstub.h, borrowed): the
+	 * addresses learned from its answers, those /etc/hosts gives
+	 * allowed names, the local ones allowed names' answers gave (not
+	 * learned: rebinding), the sockets swapped (by cookie: they stay
+	 * the stub's), and who asked from which port of the stub's
+	 * namespace (its pidfd, for the note). */
+	struct dnsstub *stub;
+	struct hostaddrs *learned;
+	struct hostdns_fixed *fixed;
+	size_t n_fixed;
+	struct netpolicy_addr rebind[SV_MAX_REBIND];
+	size_t n_rebind, next_rebind;
+	uint64_t swapped[SV_MAX_SWAPPED];
+	size_t n_swapped, next_swapped;
+	struct asker {
+		uint16_t port;
+		uint8_t proto;
+		pid_t pid;
+		int pidfd;
+	} askers[SV_MAX_ASKERS];
+	size_t next_asker;
+	bool polled_stub; /* supervise_poll_fds gave the stub's records */
+	bool stub_gone;	  /* it ended: no more records, no more swaps */
+	/* The command's first process (or pid 1 above it), and whether a pid
+	 * namespace confines the pids it names (supervise_set_command). */
+	pid_t root;
+	bool pidns;
+};
+
+/* ---- One mediated call ---- */
+
+/* What the handler learnt about a call; sock is the caller's socket. */
+struct call {
+	const struct seccomp_notif *req;
+	pid_t pid;
+	int pidfd;
+	int sock;
+	int domain, type;
+	bool nonblock;
+	/* Local fds to close when done (SCM_RIGHTS copies). */
+	int *fds;
+	size_t n_fds;
+};
+
+/* Sentinel results of a handler. */
+#define CALL_PENDING (-100000) /* answered later */
+#define CALL_GONE    (-100001) /* the caller is gone: no answer */
+/* observed (--learn): let the kernel run it */
+#define CALL_CONTINUE (-100002)
+
+/* An address copied from the caller, and the one to perform with. */
+struct addr_buf {
+	union {
+		struct sockaddr sa;
+		struct sockaddr_storage ss;
+		struct sockaddr_un un;
+	} u;
+	socklen_t len;
+	int opath; /* an O_PATH fd the rewritten unix address points at */
+};
+
+enum {
+	SWAP_NO,      /* not a resolver's port 53: decide as usual */
+	SWAP_DONE,    /* swapped: c->sock is the stub's socket now */
+	SWAP_ALREADY, /* the stub's socket already: it reaches nothing
+		       * else, perform the call as it is */
+};
+
+/* ---- svcall.c: call plumbing ---- */
+
+/* Read (write) len bytes at addr of process pid: 0, -EFAULT, or
+ * CALL_GONE when the process is gone (read). */
+int svcall_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+int svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
+/* A NUL-terminated string of the caller's, at most PATH_MAX bytes;
+ * NULL when it cannot be read. */
+char *svcall_read_string(pid_t pid, uint64_t addr);
+/* Whether the notification is still pending: 0 or CALL_GONE.  Checked
+ * after everything read from the caller and before acting on it. */
+int svcall_valid(const struct supervisor *sv, const struct call *c);
+/* err, or CALL_GONE when the caller went away meanwhile. */
+int svcall_error(const struct supervisor *sv, const struct call *c, int err);
+/* The caller's ids (for SCM_CREDENTIALS) and its thread group id. */
+int svcall_ids(const struct call *c, struct cmsg_sender *s, pid_t *tgid);
+/* A pidfd for the caller's descriptors, or -errno. */
+int svcall_pidfd(const struct call *c);
+/* The caller's socket (its first argument) into c, and what kind it
+ * is: 0, -errno or CALL_GONE. */
+int svcall_open(struct supervisor *sv, struct call *c);
+enum netpolicy_proto svcall_proto(const struct call *c);
+/* Close what c holds. */
+void svcall_done(struct call *c);
+/* Answer c later (when its socket is writable, or a moment passed):
+ * CALL_PENDING, or -EAGAIN when too many wait. */
+int svcall_queue(struct supervisor *sv, struct call *c, enum pending_kind kind);
+/* The caller's root (O_PATH) and path made absolute in its view. */
+int svcall_root_path(pid_t pid, const char *path, int *root, char **abs);
+/* path opened O_PATH as process pid sees it (with parent, its directory,
+ * and the last component in *base): the fd or -errno. */
+int svcall_open_path(pid_t pid, const char *path, bool parent, char **base);
+/* Write all of buf to fd: 0 or -errno. */
+int svcall_write_all(int fd, const void *buf, size_t len);
+/* The calls that name another process by pid (filter_pids). */
+int svcall_pid_call(struct supervisor *sv, struct call *c);
+
+/* ---- svlog.c: the log and the agent notes ---- */
+
+/* A blocked attempt: the agent note on the caller's stderr (pidfd) and
+ * the rate-limited log line. */
+void svlog_blocked(struct supervisor *sv, enum netpolicy_op op,
+		   enum netpolicy_proto proto, const char *target, pid_t pid,
+		   int pidfd, const char *rule);
+/* Log how many lines the rate limit suppressed, when due (or at_exit). */
+void svlog_flush(struct supervisor *sv, bool at_exit);
+/* The name of process pid ("?" when unknown). */
+char *svlog_comm(pid_t pid);
+
+/* ---- svaddr.c: connect, bind, listen ---- */
+
+int svaddr_connect(struct supervisor *sv, struct call *c);
+int svaddr_bind(struct supervisor *sv, struct call *c);
+int svaddr_listen(struct supervisor *sv, struct call *c);
+/* Decide on address a for op on the caller's socket (and rewrite it
+ * where the supervisor must): 0 to perform the call, else -errno. */
+int svaddr_check(struct supervisor *sv, const struct call *c,
+		 enum netpolicy_op op, struct addr_buf *a);
+/* -EPERM, logged, when the caller's socket is source-routed; else 0. */
+int svaddr_check_route(struct supervisor *sv, const struct call *c,
+		       enum netpolicy_op op, const struct addr_buf *a);
+/* Copy the caller's address (len bytes at ptr) into a. */
+int svaddr_read(const struct call *c, uint64_t ptr, uint64_t len,
+		struct addr_buf *a);
+/* Bind a UDP socket that reuses ports before the kernel autobinds it. */
+int svaddr_udp_autobind(struct supervisor *sv, const struct call *c);
+
+/* ---- svunix.c: unix sockets ---- */
+
+int svunix_destination(struct supervisor *sv, const struct call *c,
+		       struct addr_buf *a, const char **rule);
+int svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a);
+/* Remember a unix socket the sandbox bound (path_st: the inode a
+ * pathname bind made; NULL: abstract). */
+void svunix_record(struct supervisor *sv, int sock, const struct stat *path_st);
+/* The path of a pathname unix address, NUL-terminated. */
+char *svunix_path(const struct addr_buf *a);
+
+/* ---- svnames.c: llwrap's resolver and learned addresses ---- */
+
+/* A connect or send to a resolver's port 53: a SWAP_* or -errno. */
+int svnames_swap(struct supervisor *sv, struct call *c,
+		 const struct addr_buf *a, bool connected);
+/* Take the resolver's records (before any decision). */
+void svnames_drain(struct supervisor *sv);
+/* netpolicy_lookup's named and host_local. */
+enum netpolicy_named svnames_lookup(void *ctx, const struct netpolicy_query *q);
+bool svnames_host_local(void *ctx, const struct netpolicy_addr *a);
+
+/* ---- svsend.c: sends ---- */
+
+int svsend_sendto(struct supervisor *sv, struct call *c);
+int svsend_sendmsg(struct supervisor *sv, struct call *c);
+int svsend_sendmmsg(struct supervisor *sv, struct call *c);
+
+/* ---- svlearn.c: --learn and inotify ---- */
+
+int svlearn_observe(struct supervisor *sv, struct call *c);
+int svlearn_inotify_add_watch(struct supervisor *sv, struct call *c);
+
+#endif /* LLW_SVINT_H */

@@ -1,0 +1,398 @@
+/*
+ * The network supervisor's call plumbing (supervise-int.h): what every handler
+ * needs of the caller it answers.  Its memory (process_vm_readv), its
+ * pidfd and the descriptor it named (pidfd_getfd), paths as it sees
+ * them (its root and cwd, openat2 RESOLVE_IN_ROOT), whether its
+ * notification is still pending, and the queue of calls answered later.
+ * Also the calls that name a process by pid: decided here and let
+ * continue in the caller (CALL_CONTINUE), the pid being a register.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "compat/syscall.h"
+#include "fdutil.h"
+#include "supervise-int.h"
+#include "xalloc.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+int
+svcall_write_all(int fd, const void *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void
+svcall_done(struct call *c)
+{
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	if (c->sock >= 0)
+		close(c->sock);
+	for (size_t i = 0; i < c->n_fds; i++)
+		close(c->fds[i]);
+	free(c->fds);
+}
+
+int
+svcall_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { .iov_base = buf, .iov_len = len };
+	struct iovec r = { .iov_base = (void *)(uintptr_t)addr,
+			   .iov_len = len };
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+	if (n < 0)
+		return errno == ESRCH ? CALL_GONE : -EFAULT;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+int
+svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec l = { .iov_base = (void *)buf, .iov_len = len };
+	struct iovec r = { .iov_base = (void *)(uintptr_t)addr,
+			   .iov_len = len };
+
+	return process_vm_writev(pid, &l, 1, &r, 1, 0) == (ssize_t)len
+		       ? 0
+		       : -EFAULT;
+}
+
+/*
+ * Whether the notification is still pending: while it is, the caller is
+ * blocked in this call, so its pid named the caller throughout.  Checked
+ * after everything read from the caller (memory, /proc, descriptors) and
+ * before acting on it.  Returns 0 or CALL_GONE.
+ */
+int
+svcall_valid(const struct supervisor *sv, const struct call *c)
+{
+	return seccomp_notify_id_valid(sv->listener, c->req->id) == 0
+		       ? 0
+		       : CALL_GONE;
+}
+
+/* err, unless the caller went away meanwhile (then nobody is owed an
+ * answer).  Every notification still pending gets one. */
+int
+svcall_error(const struct supervisor *sv, const struct call *c, int err)
+{
+	return svcall_valid(sv, c) < 0 ? CALL_GONE : err;
+}
+
+/* The text of the caller's /proc/PID/status. */
+static int
+call_status(const struct call *c, char *buf, size_t size)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The caller's ids (for SCM_CREDENTIALS) and its thread group id. */
+int
+svcall_ids(const struct call *c, struct cmsg_sender *s, pid_t *tgid)
+{
+	char buf[4096];
+	int r;
+
+	if ((r = call_status(c, buf, sizeof(buf))) < 0)
+		return r;
+	return cmsg_sender_parse(buf, s, tgid);
+}
+
+/*
+ * A pidfd for the caller's descriptors: the calling thread's own
+ * (PIDFD_THREAD, Linux 6.9), or on older kernels its thread group's,
+ * whose table the thread shares unless it unshared it (CLONE_FILES).
+ */
+int
+svcall_pidfd(const struct call *c)
+{
+	struct cmsg_sender s;
+	pid_t tgid;
+	int fd, r;
+
+	fd = sys_pidfd_open(c->pid, PIDFD_THREAD);
+	if (fd >= 0 || errno != EINVAL)
+		return fd < 0 ? -errno : fd;
+	if ((r = svcall_ids(c, &s, &tgid)) < 0)
+		return r;
+	fd = sys_pidfd_open(tgid, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The caller's socket, and what kind it is. */
+int
+svcall_open(struct supervisor *sv, struct call *c)
+{
+	socklen_t len = sizeof(int);
+	int fl;
+
+	c->pidfd = svcall_pidfd(c);
+	if (c->pidfd < 0)
+		return svcall_error(sv, c, c->pidfd);
+	c->sock = sys_pidfd_getfd(c->pidfd, (int)(uint32_t)c->req->data.args[0],
+				  0);
+	if (c->sock < 0)
+		return svcall_error(sv, c, -errno);
+	if (svcall_valid(sv, c) < 0)
+		return CALL_GONE;
+	if (getsockopt(c->sock, SOL_SOCKET, SO_DOMAIN, &c->domain, &len) < 0)
+		return -errno;
+	len = sizeof(int);
+	if (getsockopt(c->sock, SOL_SOCKET, SO_TYPE, &c->type, &len) < 0)
+		return -errno;
+	fl = fcntl(c->sock, F_GETFL);
+	c->nonblock = fl >= 0 && (fl & O_NONBLOCK);
+	return 0;
+}
+
+enum netpolicy_proto
+svcall_proto(const struct call *c)
+{
+	if (c->domain == AF_UNIX)
+		return NETPOLICY_UNIX;
+	return c->type == SOCK_STREAM ? NETPOLICY_TCP : NETPOLICY_UDP;
+}
+
+/*
+ * The caller's root (O_PATH) in *root and path made absolute in the
+ * caller's view in *abs: a relative path is taken from its cwd, as the
+ * caller's own root sees it.  0 or -errno.
+ */
+int
+svcall_root_path(pid_t pid, const char *path, int *root, char **abs)
+{
+	char proc[64];
+
+	if (path[0] == '\0')
+		return -ENOENT;
+	if (path[0] != '/') {
+		char cwd[4096];
+		ssize_t n;
+
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)pid);
+		n = readlink(proc, cwd, sizeof(cwd) - 1);
+		if (n < 0)
+			return -errno;
+		cwd[n] = '\0';
+		*abs = xasprintf("%s/%s", cwd, path);
+	} else {
+		*abs = xstrdup(path);
+	}
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)pid);
+	*root = open(proc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*root < 0) {
+		int e = errno;
+
+		free(*abs);
+		*abs = NULL;
+		return -e;
+	}
+	return 0;
+}
+
+/*
+ * Open path with O_PATH as process pid sees it: in its root, relative
+ * paths from its working directory, no magic links (/proc/self/fd/N,
+ * /proc/PID/root would otherwise name the supervisor's own view).  With
+ * parent, open the directory that holds the last component and return
+ * the component in *base.
+ */
+int
+svcall_open_path(pid_t pid, const char *path, bool parent, char **base)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (parent ? O_DIRECTORY : 0),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int root = -1;
+	_cleanup_free_ char *abs = NULL;
+	char *slash;
+	int fd, r;
+
+	if ((r = svcall_root_path(pid, path, &root, &abs)) < 0)
+		return r;
+	if (parent) {
+		slash = strrchr(abs, '/');
+		if (slash[1] == '\0' || strcmp(slash + 1, ".") == 0 ||
+		    strcmp(slash + 1, "..") == 0)
+			return -EINVAL;
+		*base = xstrdup(slash + 1);
+		if (slash == abs)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	fd = (int)syscall(SYS_openat2, root, abs, &how, sizeof(how));
+	if (fd < 0) {
+		int e = errno;
+
+		if (parent) {
+			free(*base);
+			*base = NULL;
+		}
+		return -e;
+	}
+	return fd;
+}
+
+/* The answer to a call that would block and the caller wants to wait:
+ * queue it until its socket is writable (or a moment passed). */
+int
+svcall_queue(struct supervisor *sv, struct call *c, enum pending_kind kind)
+{
+	struct pending *p;
+
+	if (sv->n_pending >= SV_MAX_PENDING)
+		return -EAGAIN;
+	/* Grown when needed: most runs queue nothing, and the whole table
+	 * (about 100 KiB) cleared at every start cost tens of us. */
+	if (sv->n_pending == sv->max_pending) {
+		size_t n = sv->max_pending ? 2 * sv->max_pending : 8;
+
+		if (n > SV_MAX_PENDING)
+			n = SV_MAX_PENDING;
+		sv->pending =
+			xreallocarray(sv->pending, n, sizeof(*sv->pending));
+		sv->max_pending = n;
+	}
+	p = &sv->pending[sv->n_pending++];
+	p->kind = kind;
+	p->req = *c->req;
+	p->sock = c->sock;
+	p->deadline_ns = supervise_now_ns() + 10 * 1000000u;
+	c->sock = -1;
+	return CALL_PENDING;
+}
+
+/* A NUL-terminated string of the caller's, at most PATH_MAX bytes, read
+ * page by page so the end of a mapping is no error. */
+char *
+svcall_read_string(pid_t pid, uint64_t addr)
+{
+	char *buf = xcalloc(PATH_MAX + 1, 1);
+	size_t got = 0;
+
+	while (got < PATH_MAX) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+
+		if (chunk > PATH_MAX - got)
+			chunk = PATH_MAX - got;
+		if (svcall_read(pid, addr + got, buf + got, chunk) < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (memchr(buf + got, '\0', chunk) != NULL)
+			return buf;
+		got += chunk;
+	}
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Whether target, a pid (or a thread's id) the caller named, is a process
+ * of the sandbox: a thread of the caller's own process, or a descendant
+ * of the command's first process (what the command starts stays below it
+ * while its parents live; an orphan given to init is not recognised and
+ * is refused, which fails closed).  The /proc directory of the target is
+ * held while its ancestry is read and looked at again last, so a target
+ * that died meanwhile is not taken for a process that got its pid.
+ */
+static bool
+pid_inside(const struct supervisor *sv, const struct call *c, pid_t target)
+{
+	char path[64];
+	struct cmsg_sender s;
+	_cleanup_close_ int dir = -1;
+	pid_t tgid, p;
+	int steps = 0;
+
+	if (svcall_ids(c, &s, &tgid) < 0 || target <= 0 || sv->root <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)tgid,
+		 (int)target);
+	if (access(path, F_OK) == 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d", (int)target);
+	if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;
+	for (p = target; p != sv->root; steps++) {
+		_cleanup_close_ int pd = -1;
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)p);
+		if (steps > 4096 ||
+		    (pd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		    (p = proc_parent_at(pd)) <= 1)
+			return false;
+	}
+	return proc_parent_at(dir) > 0;
+}
+
+/*
+ * prlimit64 (setting a limit), setpriority, ioprio_set and sched_set*
+ * naming a pid other than the caller's 0 (filter_pids, DESIGN.md §15):
+ * under a pid namespace every pid the caller can name is the sandbox's;
+ * without one, only a process of the sandbox (pid_inside) may be named,
+ * and any other process of the user is refused with EPERM, as the kernel
+ * refuses another user's.  The pid is a register, not memory: once
+ * decided the call goes on in the caller (CONTINUE).  What remains is the
+ * reuse of a pid between the decision and the call, which needs the
+ * target to be reaped and the pid space to wrap around to a process
+ * outside in that instant.
+ */
+int
+svcall_pid_call(struct supervisor *sv, struct call *c)
+{
+	int nr = c->req->data.nr;
+	/* setpriority(which, who), ioprio_set(which, who): the filter sends
+	 * only which == one process. */
+	pid_t target = (pid_t)(nr == SYS_setpriority || nr == SYS_ioprio_set
+				       ? c->req->data.args[1]
+				       : c->req->data.args[0]);
+
+	if (sv->pidns || target == 0 || pid_inside(sv, c, target))
+		return svcall_valid(sv, c) < 0 ? CALL_GONE : CALL_CONTINUE;
+	return svcall_error(sv, c, -EPERM);
+}

@@ -1,0 +1,270 @@
+/*
+ * The network supervisor's names (supervise-int.h), allow-host through llwrap's
+ * resolver (dnsstub.h, DESIGN.md §6.1 design (a)): the resolver's
+ * records (refusals logged, answers learned before any decision), the
+ * named lookup netpolicy_decide asks, /etc/hosts, and the swap of a
+ * socket to a resolver's port 53 for one the resolver made in its own
+ * namespace (SECCOMP_IOCTL_NOTIF_ADDFD).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "dnsstub.h"
+#include "fdutil.h"
+#include "hostdns.h"
+#include "testhook.h"
+#include "sockdiag.h"
+#include "supervise-int.h"
+#include "xalloc.h"
+
+void
+supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
+{
+	_cleanup_close_ int fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *hosts = NULL;
+	const struct policy *p = sv->policy;
+	size_t max = 256;
+
+	netpolicy_rules_use_stub(sv->rules);
+	sv->stub = stub;
+	sv->learned = hostaddrs_new();
+	/* /etc/hosts answers before DNS: its addresses for allowed names
+	 * are allowed for the whole run, but never a local one. */
+	if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0) {
+		size_t n, k = 0;
+
+		sv->fixed = xcalloc(max, sizeof(*sv->fixed));
+		n = hostdns_hosts_file(p->hosts, p->n_hosts, hosts, sv->fixed,
+				       max);
+		for (size_t i = 0; i < n; i++)
+			if (!netpolicy_addr_local(&sv->fixed[i].addr) &&
+			    !sockdiag_host_local(sv->host, &sv->fixed[i].addr))
+				sv->fixed[k++] = sv->fixed[i];
+		sv->n_fixed = k;
+	}
+}
+
+/* ---- allow-host through llwrap's resolver (design (a)) ---- */
+
+/* The clock learned addresses expire by, in seconds. */
+static uint64_t
+learned_now(uint64_t now_ns)
+{
+	return now_ns / 1000000000u + testhook_clock_skew();
+}
+
+/* The decision's lookup (netpolicy_lookup) and the learning's: whether
+ * a is this host or on one of its links (sockdiag_host_local). */
+bool
+svnames_host_local(void *ctx, const struct netpolicy_addr *a)
+{
+	const struct supervisor *sv = ctx;
+
+	return sockdiag_host_local(sv->host, a);
+}
+
+static struct asker *
+asker_find(struct supervisor *sv, uint16_t port, uint8_t proto)
+{
+	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
+		if (sv->askers[i].pid > 0 && sv->askers[i].port == port &&
+		    sv->askers[i].proto == proto)
+			return &sv->askers[i];
+	return NULL;
+}
+
+/* One record of the stub's: a refusal is logged, an answer learned. */
+static void
+stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
+{
+	struct asker *who = asker_find(sv, rec->client_port, rec->proto);
+	struct netpolicy_addr refused[DNS_ANSWER_ADDRS];
+	size_t n_refused;
+
+	if (rec->kind == DNSSTUB_REFUSED) {
+		svlog_blocked(sv, NETPOLICY_QUERY, rec->proto, rec->name,
+			      who ? who->pid : 0, who ? who->pidfd : -1,
+			      rec->log_rule);
+		return;
+	}
+	if (rec->rule < 0 || (size_t)rec->rule >= sv->policy->n_hosts)
+		return;
+	hostdns_learn(sv->learned, &rec->answer, (uint16_t)rec->rule,
+		      learned_now(supervise_now_ns()), svnames_host_local, sv,
+		      refused, DNS_ANSWER_ADDRS, &n_refused);
+	for (size_t i = 0; i < n_refused; i++) {
+		sv->rebind[sv->next_rebind] = refused[i];
+		sv->next_rebind = (sv->next_rebind + 1) % SV_MAX_REBIND;
+		if (sv->n_rebind < SV_MAX_REBIND)
+			sv->n_rebind++;
+	}
+}
+
+/* Take what the stub reported: before any decision, so an answer the
+ * command has is learned. */
+void
+svnames_drain(struct supervisor *sv)
+{
+	struct dnsstub_record rec;
+	int r;
+
+	while (sv->stub != NULL && !sv->stub_gone &&
+	       (r = dnsstub_read(sv->stub, &rec)) != 0) {
+		if (r < 0) {
+			/* Killed: its socket would wake every poll.  DNS
+			 * now fails (closed), nothing else changes. */
+			sv->stub_gone = true;
+			break;
+		}
+		stub_record(sv, &rec);
+	}
+}
+
+enum netpolicy_named
+svnames_lookup(void *ctx, const struct netpolicy_query *q)
+{
+	struct supervisor *sv = ctx;
+	const struct policy *p = sv->policy;
+	const struct llw_ports *ports =
+		q->proto == NETPOLICY_TCP ? &p->connect_tcp : &p->connect_udp;
+	bool port_only;
+	int rule;
+
+	svnames_drain(sv);
+	switch (hostaddrs_decide(sv->learned, p->hosts, p->n_hosts, ports,
+				 &q->addr, learned_now(q->now_ns), &rule)) {
+	case HOSTRULE_ALLOWED:
+		return NETPOLICY_NAMED_YES;
+	case HOSTRULE_PORT:
+		port_only = true;
+		break;
+	default:
+		port_only = false;
+		break;
+	}
+	for (size_t i = 0; i < sv->n_fixed; i++) {
+		if (!netpolicy_addr_same(&sv->fixed[i].addr, &q->addr))
+			continue;
+		if (hostrule_port(&p->hosts[sv->fixed[i].rule], ports,
+				  q->addr.port))
+			return NETPOLICY_NAMED_YES;
+		port_only = true;
+	}
+	if (port_only)
+		return NETPOLICY_NAMED_PORT;
+	for (size_t i = 0; i < sv->n_rebind; i++)
+		if (netpolicy_addr_same(&sv->rebind[i], &q->addr))
+			return NETPOLICY_NAMED_REBIND;
+	return NETPOLICY_NAMED_NO;
+}
+
+/* Whether the caller's descriptor is close-on-exec (its fdinfo). */
+static bool
+caller_cloexec(const struct call *c)
+{
+	char path[80], *s, *flags;
+	unsigned long v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	{
+		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || fd_read_all(fd, 4096, &s, NULL) < 0)
+			return true;
+	}
+	flags = strstr(s, "flags:");
+	if (flags != NULL)
+		v = strtoul(flags + 6, NULL, 8);
+	free(s);
+	return flags == NULL || (v & O_CLOEXEC);
+}
+
+/*
+ * A connect (connected) or send to a resolver's port 53 under llwrap's
+ * resolver: the caller's socket becomes one the stub made in its own
+ * namespace (connected to that resolver's address there, for a
+ * connect), at the same descriptor number (SECCOMP_IOCTL_NOTIF_ADDFD),
+ * so the replies come from the address the command expects.  Returns a
+ * SWAP_* or -errno.
+ */
+int
+svnames_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
+	     bool connected)
+{
+	struct netpolicy_addr ip;
+	struct seccomp_notif_addfd af = { 0 };
+	struct sockaddr_storage self;
+	socklen_t sl = sizeof(self);
+	struct asker *who;
+	uint64_t cookie = 0;
+	bool resolver = false;
+	int fd, r;
+
+	if (sv->stub == NULL ||
+	    (c->domain != AF_INET && c->domain != AF_INET6) ||
+	    (c->type != SOCK_DGRAM && c->type != SOCK_STREAM) ||
+	    (c->type == SOCK_STREAM && !connected) ||
+	    netpolicy_addr_from_sockaddr(&a->u, a->len, &ip) < 0 ||
+	    ip.port != 53)
+		return SWAP_NO;
+	for (size_t i = 0; i < sv->n_dns && !resolver; i++)
+		resolver = netpolicy_addr_same(&sv->dns[i], &ip);
+	if (!resolver)
+		return SWAP_NO;
+	if (sockdiag_cookie(c->sock, &cookie) == 0)
+		for (size_t i = 0; i < sv->n_swapped; i++)
+			if (sv->swapped[i] == cookie)
+				return SWAP_ALREADY;
+	if (sv->stub_gone)
+		return -ECONNREFUSED;
+	if ((r = dnsstub_socket(sv->stub, c->domain, c->type, &ip, connected,
+				&fd)) < 0)
+		return r;
+	if ((c->nonblock && fcntl(fd, F_SETFL, O_NONBLOCK) < 0) ||
+	    (r = svcall_valid(sv, c)) < 0) {
+		r = r < 0 ? r : -errno;
+		close(fd);
+		return r;
+	}
+	af.id = c->req->id;
+	af.flags = SECCOMP_ADDFD_FLAG_SETFD;
+	af.srcfd = (uint32_t)fd;
+	af.newfd = (uint32_t)c->req->data.args[0];
+	af.newfd_flags = caller_cloexec(c) ? O_CLOEXEC : 0;
+	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (sockdiag_cookie(fd, &cookie) == 0) {
+		sv->swapped[sv->next_swapped] = cookie;
+		sv->next_swapped = (sv->next_swapped + 1) % SV_MAX_SWAPPED;
+		if (sv->n_swapped < SV_MAX_SWAPPED)
+			sv->n_swapped++;
+	}
+	/* Who asks from this port, for the log of what the stub refuses. */
+	if (getsockname(fd, (struct sockaddr *)&self, &sl) == 0) {
+		who = &sv->askers[sv->next_asker];
+		sv->next_asker = (sv->next_asker + 1) % SV_MAX_ASKERS;
+		if (who->pidfd >= 0)
+			close(who->pidfd);
+		who->port = ntohs(
+			self.ss_family == AF_INET6
+				? ((struct sockaddr_in6 *)&self)->sin6_port
+				: ((struct sockaddr_in *)&self)->sin_port);
+		who->proto = (uint8_t)svcall_proto(c);
+		who->pid = c->pid;
+		who->pidfd = fcntl(c->pidfd, F_DUPFD_CLOEXEC, 3);
+	}
+	close(c->sock);
+	c->sock = fd;
+	return SWAP_DONE;
+}

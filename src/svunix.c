@@ -1,0 +1,206 @@
+/*
+ * The network supervisor's unix sockets (supervise-int.h): an abstract name is
+ * reachable when the sandbox bound it; a pathname socket when it is one
+ * the sandbox bound or on the allow-list, reached through the inode the
+ * supervisor resolved in the caller's view (never the caller's string a
+ * second time); a pathname bind happens in the directory checked, where
+ * the policy lets the command create entries.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "sockdiag.h"
+#include "supervise-int.h"
+#include "xalloc.h"
+
+/* Remember a unix socket the sandbox bound: abstract (name from
+ * getsockname), or pathname (path_st, the inode bind made). */
+void
+svunix_record(struct supervisor *sv, int sock, const struct stat *path_st)
+{
+	struct netpolicy_own_unix o = { 0 };
+	struct sockaddr_un un;
+	socklen_t len = sizeof(un);
+	struct stat st;
+
+	if (fstat(sock, &st) < 0 || sockdiag_cookie(sock, &o.cookie) < 0)
+		return;
+	o.ino = (uint32_t)st.st_ino;
+	if (path_st != NULL) {
+		o.dev = path_st->st_dev;
+		o.vfs_ino = path_st->st_ino;
+	} else {
+		if (getsockname(sock, (struct sockaddr *)&un, &len) < 0 ||
+		    len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
+		    un.sun_path[0] != '\0')
+			return;
+		o.abstract = true;
+		o.len = len - offsetof(struct sockaddr_un, sun_path) - 1;
+		memcpy(o.name, un.sun_path + 1, o.len);
+	}
+	netpolicy_own_add_unix(sv->own, &o);
+}
+
+/*
+ * Whether the unix socket at d is one the sandbox bound and still has:
+ * a candidate remembered at bind must still exist (its cookie) and still
+ * be bound there.
+ */
+static bool
+own_unix(const struct supervisor *sv, const struct netpolicy_unix_dest *d)
+{
+	for (size_t i = 0; i < sv->own->n_unix; i++) {
+		const struct netpolicy_own_unix *o = &sv->own->unix_[i];
+		struct netpolicy_unix now;
+
+		if (netpolicy_own_unix_candidate(o, d) &&
+		    sockdiag_unix(o->ino, o->cookie, &now) == 0 &&
+		    netpolicy_own_unix_current(d, &now))
+			return true;
+	}
+	return false;
+}
+
+/* The path of a pathname unix address, NUL-terminated. */
+char *
+svunix_path(const struct addr_buf *a)
+{
+	size_t n = a->len - offsetof(struct sockaddr_un, sun_path);
+
+	return xstrndup(a->u.un.sun_path, n);
+}
+
+/* Whether st is the socket of an entry of the unix allow-list. */
+static bool
+unix_allowed(const struct supervisor *sv, const struct stat *st)
+{
+	for (size_t i = 0; i < sv->policy->unix_paths.n; i++) {
+		struct stat a;
+
+		if (stat(sv->policy->unix_paths.v[i].value, &a) == 0 &&
+		    S_ISSOCK(a.st_mode) && a.st_dev == st->st_dev &&
+		    a.st_ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Check a unix destination and rewrite it to what the supervisor
+ * connects to: for a pathname, /proc/self/fd/N of the socket inode it
+ * resolved, so what it checked is what it reaches (no second lookup of
+ * the caller's string).  Returns 0, or -errno; *rule set when refused.
+ */
+int
+svunix_destination(struct supervisor *sv, const struct call *c,
+		   struct addr_buf *a, const char **rule)
+{
+	_cleanup_free_ char *path = NULL;
+	struct netpolicy_unix_dest d;
+	struct stat st;
+	size_t n;
+	int fd;
+
+	if (a->len <= offsetof(struct sockaddr_un, sun_path) ||
+	    a->u.sa.sa_family != AF_UNIX)
+		return 0; /* AF_UNSPEC (disconnect) or invalid: harmless */
+	n = a->len - offsetof(struct sockaddr_un, sun_path);
+	if (a->u.un.sun_path[0] == '\0') {
+		/* Abstract: Landlock's scope would judge the supervisor, not
+		 * the caller, so the supervisor applies it: only names the
+		 * sandbox bound. */
+		d = (struct netpolicy_unix_dest){ .abstract = true,
+						  .name = a->u.un.sun_path + 1,
+						  .len = n - 1 };
+		if (own_unix(sv, &d))
+			return 0;
+		*rule = "filtered/abstract";
+		return -EACCES;
+	}
+	path = svunix_path(a);
+	fd = svcall_open_path(c->pid, path, false, NULL);
+	if (fd < 0) {
+		/* Say ENOENT only where the policy lets the command see. */
+		if ((fd == -ENOENT || fd == -ENOTDIR) && path[0] == '/' &&
+		    policy_access_at(sv->policy, path, NULL) != LLW_ACCESS_DENY)
+			return fd;
+		*rule = "filtered/unix";
+		return -EACCES;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		close(fd);
+		return -ECONNREFUSED;
+	}
+	/* unix-sockets = allow only lets AF_UNIX sockets be created: as
+	 * under Landlock ABI 9, for which the supervisor stands in on older
+	 * kernels (DESIGN.md §14), host sockets need the allow-list. */
+	d = (struct netpolicy_unix_dest){ .dev = st.st_dev, .ino = st.st_ino };
+	if (!own_unix(sv, &d) && !unix_allowed(sv, &st)) {
+		close(fd);
+		*rule = "filtered/unix";
+		return -EACCES;
+	}
+	memset(&a->u.un, 0, sizeof(a->u.un));
+	a->u.un.sun_family = AF_UNIX;
+	snprintf(a->u.un.sun_path, sizeof(a->u.un.sun_path), "/proc/self/fd/%d",
+		 fd);
+	a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			     strlen(a->u.un.sun_path) + 1);
+	a->opath = fd;
+	return 0;
+}
+
+/* bind() of a pathname unix socket: in the directory the caller names,
+ * when the policy lets the command create entries there. */
+int
+svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
+{
+	_cleanup_free_ char *path = svunix_path(a), *base = NULL;
+	_cleanup_close_ int dir = -1;
+	char self[64], real[4096];
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	struct stat st;
+	ssize_t n;
+	int r, e;
+
+	dir = svcall_open_path(c->pid, path, true, &base);
+	if (dir < 0)
+		return dir == -ELOOP ? -EACCES : dir;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
+	n = readlink(self, real, sizeof(real) - 1);
+	if (n < 0)
+		return -EACCES;
+	real[n] = '\0';
+	if (!policy_access_writable(policy_access_at(sv->policy, real, NULL))) {
+		svlog_blocked(sv, NETPOLICY_BIND, NETPOLICY_UNIX, path, c->pid,
+			      c->pidfd, "filtered/unix-bind");
+		return -EACCES;
+	}
+	if (strlen(base) >= sizeof(un.sun_path))
+		return -EINVAL;
+	if ((r = svcall_valid(sv, c)) < 0)
+		return r;
+	strcpy(un.sun_path, base);
+	/* The supervisor has one thread, so its working directory is its
+	 * own to move: bind the last component in the directory it
+	 * checked, not the caller's string again. */
+	if (fchdir(dir) < 0)
+		return -errno;
+	r = bind(c->sock, (struct sockaddr *)&un,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			     strlen(base) + 1));
+	e = errno;
+	if (chdir("/") < 0)
+		abort();
+	if (r < 0)
+		return -e;
+	if (fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISSOCK(st.st_mode))
+		svunix_record(sv, c->sock, &st);
+	return 0;
+}
