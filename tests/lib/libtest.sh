@@ -79,6 +79,8 @@ if [ "$(id -u)" -eq 0 ] && ! setpriv --reuid="$TEST_UID" \
 	--regid="$TEST_GID" --clear-groups -- test -x "$LLW_BUILDDIR/."; then
 	relocate=yes
 fi
+# A directory per build tree, so that runs of two trees side by side
+# (.ci/run's passes) keep apart, and leftovers.sh names only its own.
 case $relocate in
 yes)
 	if [ "$(id -u)" -eq 0 ]; then
@@ -88,6 +90,7 @@ yes)
 	else
 		scratch=$HOME/.cache/llwrap-tests
 	fi
+	scratch=$scratch/$(printf '%s' "$LLW_BUILDDIR" | cksum | cut -d' ' -f1)
 	;;
 *)
 	scratch=$LLW_BUILDDIR/tests
