@@ -4,7 +4,8 @@
 # removed on exit, and a fixture: a home with secrets, a project, another
 # project, all owned by the unprivileged user the sandboxed commands run
 # as.  Every security check asserts the denial *and* the legitimate
-# neighbour.  The scratch directory lives in the build tree, never under
+# neighbour; a denial names its errno class, and so the layer that must
+# deny (expect_denied: the table of errnos and layers is above it).  The scratch directory lives in the build tree, never under
 # /tmp, /var/tmp or /dev/shm, which the shipped profiles make writable.
 
 set -u
