@@ -26,6 +26,12 @@ testhook_clock_skew(void)
 	return 0;
 }
 
+__attribute__((weak)) uint64_t
+testhook_timer_ms_per_s(void)
+{
+	return 1000;
+}
+
 __attribute__((weak)) const char *
 testhook_bwrap(void)
 {

@@ -27,6 +27,10 @@ bool testhook_userns_refused(int *err);
  * names expire by (a test jumps past a TTL without waiting for it). */
 uint64_t testhook_clock_skew(void);
 
+/* The milliseconds a second of the [limits] timeout and its grace
+ * period lasts (a test runs them on a faster clock): 1000. */
+uint64_t testhook_timer_ms_per_s(void);
+
 /* The bubblewrap binary to run instead of the one bwrap_find() would
  * pick (a test's wrapper around the real one), or NULL. */
 const char *testhook_bwrap(void);

@@ -9,6 +9,8 @@
  *	LLW_HOOK_CLOCK_SKEW=FILE	the seconds FILE holds (read each
  *				time) are added to the clock of learned
  *				addresses
+ *	LLW_HOOK_SECOND_MS=N	a second of the [limits] timeout and
+ *				its grace period lasts N ms (1..1000)
  *	LLW_HOOK_BWRAP=PATH	run PATH as bubblewrap (a wrapper around
  *				the real one that misbehaves as a slow
  *				bwrap can)
@@ -70,6 +72,15 @@ testhook_clock_skew(void)
 		v = 0;
 	fclose(f);
 	return v;
+}
+
+uint64_t
+testhook_timer_ms_per_s(void)
+{
+	const char *s = getenv("LLW_HOOK_SECOND_MS");
+	long v = s != NULL ? atol(s) : 0;
+
+	return v >= 1 && v <= 1000 ? (uint64_t)v : 1000;
 }
 
 const char *

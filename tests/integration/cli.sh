@@ -125,7 +125,7 @@ if "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
 	run nolandlock -p default --explain -- /bin/true
 	expect_output "no Landlock: --backend auto falls back to bwrap, saying why" \
 		"^backend: bwrap .*--backend=auto: Landlock is not built into this kernel"
-	expect_denied "no Landlock, auto: ~/.ssh is not there" \
+	expect_denied "no Landlock, auto: ~/.ssh is not there" ENOENT \
 		nolandlock -p default -q -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
 	expect_succeeded "... while the project is readable" \
 		nolandlock -p default -q -- "$PROBE" read "$PROJ/src/main.c"

@@ -27,8 +27,17 @@ expect_rc "--timeout 60: a short command ends as usual" 0
 expect_output "... with its output" "^done$"
 expect_no_output "... and no limit named" "exceeded"
 
-# A command that ignores SIGTERM gets SIGKILL after the grace period.
-run llw -p default $BE -q --timeout 1 -- /bin/sh -c 'trap "" TERM; sleep 30; echo survived'
+# A command that ignores SIGTERM gets SIGKILL after the grace period:
+# on the test clock of llwrap-hooked (a second lasts 200 ms), --timeout 5
+# sends SIGTERM after 1 s and SIGKILL, 5 "seconds" later, after 1 s more.
+HOOKED=$LLW_HELPERS/llwrap-hooked
+if [ -x "$HOOKED" ]; then
+	run as_user env LLW_HOOK_SECOND_MS=200 "$HOOKED" \
+		${LLW_BACKEND:+--backend "$LLW_BACKEND"} --rx "$LLW_HELPERS" \
+		-p default $BE -q --timeout 5 -- /bin/sh -c 'trap "" TERM; sleep 30; echo survived'
+else
+	run llw -p default $BE -q --timeout 1 -- /bin/sh -c 'trap "" TERM; sleep 30; echo survived'
+fi
 expect_rc "a command ignoring SIGTERM is stopped too" 124
 if bwrap_backend; then
 	skip "bwrap itself ends on SIGTERM, and the command with it"
@@ -43,7 +52,6 @@ expect_no_output "... before it could go on" "survived"
 # init, past the limit.  A wrapper makes that window the whole run: the
 # real bwrap it starts is an orphan from the start, and never tied;
 # llwrap, its subreaper, ends it with the command.
-HOOKED=$LLW_HELPERS/llwrap-hooked
 real_bwrap=$(command -v bwrap)
 if ! "$LLWRAP" --check | grep -q '^  F  bubblewrap   usable'; then
 	skip "bubblewrap cannot run here: $("$LLWRAP" --check | grep '^  F ')"

@@ -27,23 +27,23 @@ chmod 644 "$L3"
 # utimensat on it would succeed: Landlock does not govern them.
 ro_file=$OUTSIDE/file
 rw_file=$PROJ/src/main.c
-expect_denied "chmod of a read-only file fails" \
+expect_denied "chmod of a read-only file fails" EROFS \
 	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chmod "$ro_file" 600
 expect_output "... with EROFS" "errno=EROFS"
 expect_succeeded "... while chmod of a project file works" \
 	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chmod "$rw_file" 644
-expect_denied "utimensat (touch) of a read-only file fails" \
+expect_denied "utimensat (touch) of a read-only file fails" EROFS \
 	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" touch "$ro_file"
 expect_output "... with EROFS" "errno=EROFS"
 expect_succeeded "... while touch of a project file works" \
 	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" touch "$rw_file"
-expect_denied "chown of a read-only file (to its own ids) fails" \
+expect_denied "chown of a read-only file (to its own ids) fails" EROFS \
 	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chown "$ro_file" "$TEST_UID" "$TEST_GID"
 expect_output "... with EROFS" "errno=EROFS"
 expect_succeeded "... while chown of a project file works" \
 	llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" chown "$rw_file" "$TEST_UID" "$TEST_GID"
 if as_user "$PROBE" setxattr "$rw_file" >/dev/null 2>&1; then
-	expect_denied "setxattr of a read-only file fails" \
+	expect_denied "setxattr of a read-only file fails" EROFS \
 		llw -p "$L3" --ro "$OUTSIDE" -- "$PROBE" setxattr "$ro_file"
 	expect_output "... with EROFS" "errno=EROFS"
 	expect_succeeded "... while setxattr of a project file works" \
@@ -74,22 +74,22 @@ else
 	else
 		not_ok "deny \${PROJECT}/.env hides its content"; diag "status $rc: $out"
 	fi
-	expect_denied "... a write to the masked .env fails, never into /dev/null" \
+	expect_denied "... a write to the masked .env fails, never into /dev/null" EACCES \
 		llw -p opencode -- "$PROBE" append "$PROJ/.env"
 	expect_succeeded "... while README beside it is readable" \
 		llw -p opencode -- "$PROBE" read "$PROJ/README"
-	expect_denied "rm of the masked .env fails" \
+	expect_denied "rm of the masked .env fails" EBUSY \
 		llw -p opencode -- "$PROBE" unlink "$PROJ/.env"
 	expect_output "... with EBUSY (a mount point)" "errno=EBUSY"
-	expect_denied "mv of the masked .env fails" \
+	expect_denied "mv of the masked .env fails" EBUSY \
 		llw -p opencode -- "$PROBE" rename "$PROJ/.env" "$PROJ/env.txt"
 	[ -f "$PROJ/.env" ] && grep -q llw-dotenv "$PROJ/.env" && ok "... and .env is intact" || not_ok ".env is intact"
-	expect_denied "a new hook in .git/hooks (now masked read-only) fails" \
+	expect_denied "a new hook in .git/hooks (now masked read-only) fails" EROFS \
 		llw -p opencode -- "$PROBE" write "$PROJ/.git/hooks/post-checkout"
 	expect_output "... with EROFS" "errno=EROFS"
-	expect_denied ".git/config cannot be appended to" \
+	expect_denied ".git/config cannot be appended to" EROFS \
 		llw -p opencode -- "$PROBE" append "$PROJ/.git/config"
-	expect_denied ".git/hooks cannot be removed" \
+	expect_denied ".git/hooks cannot be removed" EBUSY \
 		llw -p opencode -- "$PROBE" rename "$PROJ/.git/hooks" "$PROJ/.git/hooks.old"
 	run llw -p opencode -- /bin/sh -c "echo more >>README && git add README && git $git_id commit -qm second && git log --oneline"
 	if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q second; then
@@ -121,7 +121,7 @@ if [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q '^pid 2$' && ! printf '%s' "$
 else
 	not_ok "the command is not pid 1"; diag "$out"
 fi
-expect_denied "a signal to the host process fails (it does not exist here)" \
+expect_denied "a signal to the host process fails (it does not exist here)" ESRCH \
 	llw -p "$L3" -- "$PROBE" kill "$victim" 0
 expect_succeeded "... while signalling its own child works" \
 	llw -p "$L3" -- /bin/sh -c "sleep 5 & exec $PROBE kill \$! 15"
@@ -216,7 +216,7 @@ fi
 # --- Private /tmp ---------------------------------------------------------
 host_tmp=$(mktemp /tmp/llw-host.XXXXXX)
 chmod 644 "$host_tmp"
-expect_denied "a file in the host's /tmp is not there" \
+expect_denied "a file in the host's /tmp is not there" ENOENT \
 	llw -p "$L3" -- "$PROBE" read "$host_tmp"
 expect_succeeded "... while /tmp is writable" \
 	llw -p "$L3" -- "$PROBE" write /tmp/llw-inside
@@ -244,11 +244,11 @@ fi
 port=$(free_port)
 expect_succeeded "net = none: a server on 127.0.0.1 inside is reachable from inside" \
 	llw -p default --net none -- /bin/sh -c "$PROBE tcp-serve 127.0.0.1 $port 1 & sleep 0.3; $PROBE tcp-connect 127.0.0.1 $port"
-expect_denied "... while TCP to a non-loopback address fails" \
+expect_denied "... while TCP to a non-loopback address fails" ENETUNREACH \
 	llw -p default --net none -- "$PROBE" tcp-connect 192.0.2.1 80
 host_addr=$(hostname -I 2>/dev/null | awk '{print $1}')
 if [ -n "$host_addr" ]; then
-	expect_denied "... also to the host's own address $host_addr" \
+	expect_denied "... also to the host's own address $host_addr" ENETUNREACH \
 		llw -p default --net none -- "$PROBE" tcp-connect "$host_addr" 22
 fi
 run llw -p default --net none --explain -- /bin/true

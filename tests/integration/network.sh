@@ -48,12 +48,12 @@ if bwrap_backend; then
 	else
 		expect_succeeded "bwrap: connect-tcp P1: the supervisor lets 127.0.0.1:P1 connect" \
 			llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
-		expect_denied "bwrap: ... and refuses 127.0.0.1:P2" \
+		expect_denied "bwrap: ... and refuses 127.0.0.1:P2" EACCES \
 			llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
 		run llw -p default --connect-tcp "$P1" --explain -- /bin/true
 		expect_output "... the supervisor is named as the layer for TCP ports" "^  S +TCP bind/connect port rules"
 	fi
-	expect_denied "bwrap: no port at all is a private network: nothing connects" \
+	expect_denied "bwrap: no port at all is a private network: nothing connects" ECONNREFUSED \
 		llw -p default -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
 	expect_succeeded "... while binding its own loopback port works" \
 		llw -p default -- "$PROBE" tcp-bind 127.0.0.1 0
@@ -62,16 +62,16 @@ if bwrap_backend; then
 elif [ "$abi" -ge 4 ]; then
 	expect_succeeded "connect-tcp P1: 127.0.0.1:P1 connects" \
 		llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
-	expect_denied "connect-tcp P1: 127.0.0.1:P2 is refused" \
+	expect_denied "connect-tcp P1: 127.0.0.1:P2 is refused" EACCES \
 		llw -p default --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
 	expect_succeeded "a port range covers IPv6 ::1 too" \
 		llw -p default --connect-tcp "$P3-$P3" -- "$PROBE" tcp-connect ::1 "$P3"
-	expect_denied "no connect-tcp: nothing connects" \
+	expect_denied "no connect-tcp: nothing connects" EACCES \
 		llw -p default -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
 	expect_succeeded "bind-tcp 0: an ephemeral localhost port binds" \
 		llw -p default --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 0
 	fixed=$(free_port)
-	expect_denied "bind-tcp 0: a fixed port does not" \
+	expect_denied "bind-tcp 0: a fixed port does not" EACCES \
 		llw -p default --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 "$fixed"
 	expect_succeeded "bind-tcp PORT: that port binds" \
 		llw -p default --bind-tcp "$fixed" -- "$PROBE" tcp-bind 127.0.0.1 "$fixed"
@@ -81,14 +81,14 @@ else
 	skip "Landlock ABI $abi has no TCP port rules (needs 4)"
 fi
 
-expect_denied "net none: no TCP socket at all" \
+expect_denied "net none: no TCP socket at all" ECONNREFUSED \
 	llw -p default --net none --connect-tcp "$P1" -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
 if bwrap_backend; then
 	expect_succeeded "bwrap: net none keeps a working loopback" \
 		llw -p offline -- /bin/sh -c "$PROBE tcp-bind 127.0.0.1 0"
 fi
 if userns_works || bwrap_backend; then
-	expect_denied "offline profile: no TCP" \
+	expect_denied "offline profile: no TCP" ECONNREFUSED \
 		llw -p offline -- "$PROBE" tcp-connect 127.0.0.1 "$P1"
 	expect_succeeded "offline profile: the project still works" \
 		llw -p offline -- "$PROBE" write "$PROJ/offline.txt"
@@ -103,7 +103,7 @@ fi
 
 # UDP: refused unless the policy allows UDP ports; ports themselves need
 # Landlock ABI 10 (or the supervisor), so asking for them fails closed.
-expect_denied "filtered, no UDP port: no UDP" \
+expect_denied "filtered, no UDP port: no UDP" EPERM \
 	llw -p default -- "$PROBE" udp-send 127.0.0.1 "$P1"
 if [ "$abi" -lt 10 ] && ! "$LLWRAP" --check | grep -q '^  S  supervisor   usable'; then
 	expect_status "connect-udp on ABI $abi without the supervisor fails closed" 125 \
@@ -118,18 +118,18 @@ elif [ "$abi" -lt 10 ]; then
 	expect_succeeded "connect-udp P1 on ABI $abi: the supervisor lets UDP to P1 out" \
 		llw -p default --connect-udp "$P1" --allow-cidr 127.0.0.1/32 -- "$PROBE" udp-send 127.0.0.1 "$P1"
 	expect_no_output "... and reports no UDP loss" "NOT ENFORCED: UDP"
-	expect_denied "... and refuses UDP to P2" \
+	expect_denied "... and refuses UDP to P2" EACCES \
 		llw -p default --connect-udp "$P1" --allow-cidr 127.0.0.1/32 -- "$PROBE" udp-send 127.0.0.1 "$P2"
 elif ! bwrap_backend; then
 	# Landlock ABI 10 holds the UDP port rules itself (DESIGN.md §2).
 	expect_succeeded "connect-udp P1 on ABI $abi: Landlock lets UDP to P1 out (from an unbound socket: port 0 is allowed)" \
 		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P1"
 	expect_no_output "... and reports no UDP loss" "NOT ENFORCED: UDP"
-	expect_denied "... and refuses UDP to P2" \
+	expect_denied "... and refuses UDP to P2" EACCES \
 		llw -p default --connect-udp "$P1" -- "$PROBE" udp-send 127.0.0.1 "$P2"
 	expect_succeeded "... an explicit bind to port 0 (an ephemeral port) works" \
 		llw -p default --connect-udp "$P1" -- "$PROBE" udp-bind 127.0.0.1 0
-	expect_denied "... a fixed port needs bind-udp" \
+	expect_denied "... a fixed port needs bind-udp" EACCES \
 		llw -p default --connect-udp "$P1" -- "$PROBE" udp-bind 127.0.0.1 "$P2"
 	expect_succeeded "... which grants it" \
 		llw -p default --connect-udp "$P1" --bind-udp "$P2" -- "$PROBE" udp-bind 127.0.0.1 "$P2"
@@ -140,14 +140,14 @@ expect_succeeded "net host: UDP works" \
 # Families and protocols (seccomp).
 expect_succeeded "AF_NETLINK/NETLINK_ROUTE is allowed (getifaddrs)" \
 	llw -p default -- "$PROBE" socket 16 3 0
-expect_denied "AF_NETLINK/NETLINK_SOCK_DIAG is not" \
+expect_denied "AF_NETLINK/NETLINK_SOCK_DIAG is not" EAFNOSUPPORT \
 	llw -p default -- "$PROBE" socket 16 3 4
-expect_denied "AF_PACKET is not" llw -p default -- "$PROBE" socket 17 3 0
-expect_denied "AF_VSOCK is not" llw -p default -- "$PROBE" socket 40 1 0
-expect_denied "MPTCP is not" llw -p default --net host -- "$PROBE" socket 2 1 262
-expect_denied "SCTP is not" llw -p default --net host -- "$PROBE" socket 2 1 132
-expect_denied "raw IP is not" llw -p default --net host -- "$PROBE" socket 2 3 1
-expect_denied "ICMP datagram (ping) is not" llw -p default --net host -- "$PROBE" socket 2 2 1
+expect_denied "AF_PACKET is not" EAFNOSUPPORT llw -p default -- "$PROBE" socket 17 3 0
+expect_denied "AF_VSOCK is not" EAFNOSUPPORT llw -p default -- "$PROBE" socket 40 1 0
+expect_denied "MPTCP is not" EPERM llw -p default --net host -- "$PROBE" socket 2 1 262
+expect_denied "SCTP is not" EPERM llw -p default --net host -- "$PROBE" socket 2 1 132
+expect_denied "raw IP is not" EPERM llw -p default --net host -- "$PROBE" socket 2 3 1
+expect_denied "ICMP datagram (ping) is not" EPERM llw -p default --net host -- "$PROBE" socket 2 2 1
 expect_succeeded "plain TCP is" llw -p default --net host -- "$PROBE" socket 2 1 6
 
 # Where no name resolves (-p default: DNS closed), the refusal is fast

@@ -84,24 +84,24 @@ for sim in 1 2 3; do
 	# Standing in for Landlock's port rules, the supervisor gives them
 	# Landlock's meaning (every host on the port); a policy that asks
 	# for the supervisor gets its own (internet only, DESIGN.md §6).
-	expect_denied "ABI $sim: connect-tcp P: 127.0.0.1:P2 is refused (supervisor)" \
+	expect_denied "ABI $sim: connect-tcp P: 127.0.0.1:P2 is refused (supervisor)" EACCES \
 		h -p default --connect-tcp "$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
 	expect_succeeded "ABI $sim: ... while the host's 127.0.0.1:P connects, as under Landlock" \
 		h -p default --connect-tcp "$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P"
 	expect_succeeded "ABI $sim: ... which allow-cidr 127.0.0.1/32:P reaches" \
 		h -p default --allow-cidr "127.0.0.1/32:$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P"
-	expect_denied "ABI $sim: ... but not P2 on it" \
+	expect_denied "ABI $sim: ... but not P2 on it" EACCES \
 		h -p default --allow-cidr "127.0.0.1/32:$P" -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
 	expect_succeeded "ABI $sim: the sandbox's own server on loopback works (bind-tcp 0)" \
 		h -p default --bind-tcp 0 -- "$LLW_HELPERS/netprobe" self tcp 127.0.0.1 0 -
-	expect_denied "ABI $sim: -p opencode: a port it does not list is refused" \
+	expect_denied "ABI $sim: -p opencode: a port it does not list is refused" EACCES \
 		h -p opencode -- "$PROBE" tcp-connect 127.0.0.1 "$P2"
 	fixed=$(free_port)
-	expect_denied "ABI $sim: bind-tcp 0: a fixed port is refused" \
+	expect_denied "ABI $sim: bind-tcp 0: a fixed port is refused" EACCES \
 		h -p default --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 "$fixed"
 	expect_succeeded "ABI $sim: ... an ephemeral one binds" \
 		h -p default --bind-tcp 0 -- "$PROBE" tcp-bind 127.0.0.1 0
-	expect_denied "ABI $sim: truncate outside writable roots is refused" \
+	expect_denied "ABI $sim: truncate outside writable roots is refused" EROFS \
 		h -p default --ro "$OUTSIDE" -- "$PROBE" truncate "$OUTSIDE/file"
 	[ "$sim" -lt 3 ] &&
 		expect_output "... by the read-only view (L3)" "EROFS"
@@ -109,7 +109,7 @@ for sim in 1 2 3; do
 	chmod 666 "$PROJ/new.txt"
 	expect_succeeded "ABI $sim: ... truncate inside the project works" \
 		h -p default -- "$PROBE" truncate "$PROJ/new.txt"
-	expect_denied "ABI $sim: a host process cannot be signalled (pid namespace)" \
+	expect_denied "ABI $sim: a host process cannot be signalled (pid namespace)" ESRCH \
 		h -p default -- "$PROBE" kill "$host_pid" 0
 done
 

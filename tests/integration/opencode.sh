@@ -41,9 +41,9 @@ expect_output "its API works (GET /config)" "\{"
 
 # The server runs as the sandboxed user; what can it reach?  Ask the
 # sandbox's own shell the same way the agent's bash tool would run.
-expect_denied "under -p opencode, ~/.ssh is unreadable" \
+expect_denied "under -p opencode, ~/.ssh is unreadable" 'landlock:EACCES|bwrap:ENOENT' \
 	llw -p opencode $BE -q -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
-expect_denied "... ~/.bashrc cannot be written" \
+expect_denied "... ~/.bashrc cannot be written" EROFS \
 	llw -p opencode $BE -q -- "$PROBE" append "$HOME_DIR/.bashrc"
 expect_succeeded "... the project can be written" \
 	llw -p opencode $BE -q -- "$PROBE" write "$PROJ/agent-output.txt"
@@ -60,9 +60,9 @@ expect_succeeded "... and can be written" \
 # two projects' data stay apart.
 mkdir -p "$HOME_DIR/.config/opencode"
 chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR/.config"
-expect_denied "opencode's configuration is read-only (no MCP server or plugin planted for later)" \
+expect_denied "opencode's configuration is read-only (no MCP server or plugin planted for later)" EROFS \
 	llw -p opencode $BE -q -- "$PROBE" write "$HOME_DIR/.config/opencode/opencode.json"
-expect_denied "... project B cannot read project A's opencode data" \
+expect_denied "... project B cannot read project A's opencode data" 'landlock:EACCES|bwrap:ENOENT' \
 	llw -p opencode $BE -C "$OTHER" -q -- "$PROBE" read "$DATA/llw-test"
 run llw -p opencode $BE -C "$OTHER" -q -- /bin/sh -c 'echo "$XDG_DATA_HOME"'
 [ -n "$out" ] && [ "$out" != "$DATA" ] &&
@@ -74,7 +74,7 @@ s.listen(); time.sleep(120)' "$OUTSIDE/host.sock" &
 bg_pids="$bg_pids $!"
 i=0
 while [ ! -S "$OUTSIDE/host.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-expect_denied "... a host unix socket cannot be reached" \
+expect_denied "... a host unix socket cannot be reached" EACCES \
 	llw -p opencode $BE -q -- "$PROBE" unix-connect "$OUTSIDE/host.sock"
 
 stop "$serve_pid"

@@ -17,14 +17,14 @@ echo "machine x password llw-secret" >"$HOME_DIR/.netrc"
 chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR"
 for s in .ssh/id_ed25519 .aws/credentials .config/git/credentials \
 	.config/gh/hosts.yml .kube/config .netrc; do
-	expect_denied "opencode --ro ~: ~/$s stays denied" \
+	expect_denied "opencode --ro ~: ~/$s stays denied" 'landlock:EACCES|bwrap:ENOENT' \
 		llw -p opencode $BE --ro "$HOME_DIR" -q -- "$PROBE" read "$HOME_DIR/$s"
 done
 expect_succeeded "... while ~/.bashrc is readable through that grant" \
 	llw -p opencode $BE --ro "$HOME_DIR" -q -- "$PROBE" read "$HOME_DIR/.bashrc"
 expect_succeeded "opencode: ~/.config/git/config is readable" \
 	llw -p opencode $BE -q -- "$PROBE" read "$HOME_DIR/.config/git/config"
-expect_denied "... but not the rest of ~/.config/git" \
+expect_denied "... but not the rest of ~/.config/git" 'landlock:EACCES|bwrap:ENOENT' \
 	llw -p opencode $BE -q -- "$PROBE" read "$HOME_DIR/.config/git/credentials"
 
 # Later-run files (class 2): direnv's .envrc, what it loads, the
@@ -41,7 +41,7 @@ echo "KEY=1" >"$LR/.env"
 echo "src" >"$LR/main.c"
 chown -R "$TEST_UID:$TEST_GID" "$LR"
 for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json; do
-	expect_denied "opencode: $f (run later by direnv or an agent) is read-only" \
+	expect_denied "opencode: $f (run later by direnv or an agent) is read-only" EROFS \
 		llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/$f"
 done
 run llw -p opencode $BE -C "$LR" -q -- "$PROBE" read "$LR/.env"
@@ -52,7 +52,7 @@ esac
 mkdir "$LR/.vscode" "$LR/.opencode"
 chown "$TEST_UID:$TEST_GID" "$LR/.vscode" "$LR/.opencode"
 for d in .vscode .opencode; do
-	expect_denied "opencode: nothing can be created in an existing $d" \
+	expect_denied "opencode: nothing can be created in an existing $d" EROFS \
 		llw -p opencode $BE -C "$LR" -q -- "$PROBE" write "$LR/$d/settings.json"
 done
 [ -d "$LR/.vscode" ] && [ -z "$(ls -A "$LR/.vscode")" ] &&
@@ -97,7 +97,7 @@ for d in /tmp /var/tmp /dev/shm; do
 	host=$(mktemp "$d/llwrap-host.XXXXXX")
 	echo "host file" >"$host"
 	chmod 644 "$host"
-	expect_denied "opencode: the host's $d is not visible" \
+	expect_denied "opencode: the host's $d is not visible" ENOENT \
 		llw -p opencode $BE -q -- "$PROBE" read "$host"
 	expect_succeeded "... while $d is writable" \
 		llw -p opencode $BE -q -- "$PROBE" write "$d/llwrap-sandbox-file"
@@ -204,7 +204,7 @@ else
 	i=0
 	while [ ! -s "$OUTSIDE/pts-got" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 	rm -f "$OUTSIDE/pts-got"
-	expect_denied "opencode: the user's other terminal $PTS cannot be opened" \
+	expect_denied "opencode: the user's other terminal $PTS cannot be opened" ENOENT \
 		llw -p opencode $BE -q -- "$PROBE" append "$PTS"
 	sleep 0.3
 	[ ! -s "$OUTSIDE/pts-got" ] && ok "... and received nothing" ||

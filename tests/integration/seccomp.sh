@@ -35,7 +35,7 @@ if [ "$(landlock_abi)" -ge 9 ] && ! bwrap_backend; then
 	# longer where unix sockets are stopped.
 	expect_succeeded "AF_UNIX socket() works where Landlock ABI 9 checks each connect" \
 		llw -p default -- "$PROBE" unix-socket
-	expect_denied "... and a host socket is refused at connect" \
+	expect_denied "... and a host socket is refused at connect" EACCES \
 		llw -p default -- "$PROBE" unix-connect "$T/usock/host.sock"
 	expect_succeeded "... unless a unix rule names it" \
 		llw -p default --unix "$T/usock/host.sock" -- "$PROBE" unix-connect "$T/usock/host.sock"
@@ -43,7 +43,7 @@ if [ "$(landlock_abi)" -ge 9 ] && ! bwrap_backend; then
 	# rights: a host socket inside the writable project stays out,
 	# while one the sandbox serves there itself is reachable.
 	unix_listener "$PROJ/host.sock"
-	expect_denied "... a host socket inside the writable project too" \
+	expect_denied "... a host socket inside the writable project too" EACCES \
 		llw -p default -- "$PROBE" unix-connect "$PROJ/host.sock"
 	run llw -p default -- /bin/sh -c "\"$PROBE\" unix-serve \"$PROJ/own.sock\" & i=0
 		while [ ! -S \"$PROJ/own.sock\" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
@@ -51,10 +51,10 @@ if [ "$(landlock_abi)" -ge 9 ] && ! bwrap_backend; then
 	expect_output "... while a socket the sandbox serves there itself is reachable" "SUCCEEDED unix-connect"
 	rm -f "$PROJ/own.sock"
 else
-	expect_denied "AF_UNIX socket() is refused by default" \
+	expect_denied "AF_UNIX socket() is refused by default" EAFNOSUPPORT \
 		llw -p default -- "$PROBE" unix-socket
 fi
-expect_denied "socket() with high bits set in the family argument is refused" \
+expect_denied "socket() with high bits set in the family argument is refused" EAFNOSUPPORT \
 	llw -p default -- "$PROBE" socket 0x100000001 1 0
 if [ "$(landlock_abi)" -lt 9 ] &&
 	! "$LLWRAP" --check | grep -q '^  S  supervisor   usable'; then
@@ -67,7 +67,7 @@ elif [ "$(landlock_abi)" -lt 9 ]; then
 	# bubblewrap too).
 	expect_succeeded "unix-sockets = allow before Landlock ABI 9: AF_UNIX works (the supervisor stands in)" \
 		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-socket
-	expect_denied "... and a host socket outside the unix allow-list is refused" \
+	expect_denied "... and a host socket outside the unix allow-list is refused" EACCES \
 		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" -- "$PROBE" unix-connect "$T/usock/host.sock"
 	expect_succeeded "... which the allow-list opens" \
 		llw -p default -p "$LLW_DATA/profiles/unix-allow.ini" --unix "$T/usock/host.sock" -- "$PROBE" unix-connect "$T/usock/host.sock"
@@ -77,25 +77,25 @@ else
 fi
 expect_succeeded "socketpair(AF_UNIX, SOCK_STREAM) works (IPC of forked workers)" \
 	llw -p default -- "$PROBE" socketpair-stream
-expect_denied "socketpair(AF_UNIX, SOCK_DGRAM) does not" \
+expect_denied "socketpair(AF_UNIX, SOCK_DGRAM) does not" EPERM \
 	llw -p default -- "$PROBE" socketpair-dgram
 
-expect_denied "io_uring_setup is refused" llw -p default -- "$PROBE" io-uring-setup
+expect_denied "io_uring_setup is refused" ENOSYS llw -p default -- "$PROBE" io-uring-setup
 expect_output "... with ENOSYS, so libraries fall back" "ENOSYS"
-expect_denied "clone3 is refused with ENOSYS" llw -p default -- "$PROBE" clone3
+expect_denied "clone3 is refused with ENOSYS" ENOSYS llw -p default -- "$PROBE" clone3
 expect_output "... ENOSYS" "ENOSYS"
 expect_status "fork and exec still work" 0 llw -p default -- /bin/sh -c '/bin/true && /bin/true' 
 
-expect_denied "a new user namespace cannot be made" llw -p default -- "$PROBE" unshare-user
-expect_denied "nor a mount namespace" llw -p default -- "$PROBE" unshare-mount
-expect_denied "mount is refused" llw -p default -- "$PROBE" mount-tmpfs "$PROJ"
-expect_denied "bpf is refused" llw -p default -- "$PROBE" bpf
-expect_denied "perf_event_open is refused" llw -p default -- "$PROBE" perf-event-open
-expect_denied "userfaultfd is refused" llw -p default -- "$PROBE" userfaultfd
-expect_denied "keyctl is refused" llw -p default -- "$PROBE" keyctl
-expect_denied "personality(READ_IMPLIES_EXEC) is refused" llw -p default -- "$PROBE" personality-rie
-expect_denied "a seccomp user-notification listener is refused" llw -p default -- "$PROBE" seccomp-listener
-expect_denied "an unknown syscall number gives ENOSYS" llw -p default -- "$PROBE" syscall 470
+expect_denied "a new user namespace cannot be made" EPERM llw -p default -- "$PROBE" unshare-user
+expect_denied "nor a mount namespace" EPERM llw -p default -- "$PROBE" unshare-mount
+expect_denied "mount is refused" EPERM llw -p default -- "$PROBE" mount-tmpfs "$PROJ"
+expect_denied "bpf is refused" EPERM llw -p default -- "$PROBE" bpf
+expect_denied "perf_event_open is refused" EPERM llw -p default -- "$PROBE" perf-event-open
+expect_denied "userfaultfd is refused" EPERM llw -p default -- "$PROBE" userfaultfd
+expect_denied "keyctl is refused" EPERM llw -p default -- "$PROBE" keyctl
+expect_denied "personality(READ_IMPLIES_EXEC) is refused" EPERM llw -p default -- "$PROBE" personality-rie
+expect_denied "a seccomp user-notification listener is refused" EPERM llw -p default -- "$PROBE" seccomp-listener
+expect_denied "an unknown syscall number gives ENOSYS" ENOSYS llw -p default -- "$PROBE" syscall 470
 expect_output "... ENOSYS" "ENOSYS"
 
 # TIOCSTI needs a terminal: give the probe one with script(1) if present.

@@ -83,14 +83,18 @@ else
 	skip "-p offline needs unprivileged user namespaces (net = none)"
 fi
 
-run as_user "$LLWRAP" -p default --net host --selftest
-expect_rc "--net host --selftest: exit 1, an escape outside the known limits works" 1
-expect_output "... the TCP probe is reported ESCAPED" "^  ESCAPED +net.tcp-deny "
-expect_output "... and the verdict says so" "^NOT PROTECTED"
+# These two name their backend: once, not again in backend-bwrap.sh's
+# rerun (where the second is the -p default run above).
+if ! bwrap_backend; then
+	run as_user "$LLWRAP" -p default --net host --selftest
+	expect_rc "--net host --selftest: exit 1, an escape outside the known limits works" 1
+	expect_output "... the TCP probe is reported ESCAPED" "^  ESCAPED +net.tcp-deny "
+	expect_output "... and the verdict says so" "^NOT PROTECTED"
 
-run as_user "$LLWRAP" -p default --backend=bwrap --selftest
-expect_rc "--backend=bwrap --selftest: the supervisor enforces the twins' port beside bwrap, every escape outside the known limits blocked" 0
-expect_output "... the TCP probe is blocked by the supervisor" "^  blocked +net.tcp-deny "
+	run as_user "$LLWRAP" -p default --backend=bwrap --selftest
+	expect_rc "--backend=bwrap --selftest: the supervisor enforces the twins' port beside bwrap, every escape outside the known limits blocked" 0
+	expect_output "... the TCP probe is blocked by the supervisor" "^  blocked +net.tcp-deny "
+fi
 
 run as_user $LLWRAP_B -p default --explain
 expect_output "--explain lists the known limits of the backend" "^Known limits on this backend \(${LLW_BACKEND:-landlock}"

@@ -206,7 +206,7 @@ as_user touch "$HOME_DIR/new-notes"
 expect_succeeded "... following it, the command writes the file" \
 	llw -p default ${flag:---rw /nonexistent} -- "$PROBE" append "$HOME_DIR/new-notes"
 # shellcheck disable=SC2086
-expect_denied "... and the keys beside it stay hidden" \
+expect_denied "... and the keys beside it stay hidden" EACCES \
 	llw -p default ${flag:---rw /nonexistent} -- "$PROBE" read "$KEY"
 for what in "$HOME_DIR" "$(dirname "$HOME_DIR")" /; do
 	suggested "$what" --read

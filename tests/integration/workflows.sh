@@ -146,7 +146,7 @@ for p in opencode default; do
 		diag "status $rc: $out"
 	fi
 done
-expect_denied "git: the hook cannot be changed from the sandbox" \
+expect_denied "git: the hook cannot be changed from the sandbox" EROFS \
 	as_user "$LLWRAP" -q -C "$W/git-sandboxed" -p opencode --rx "$LLW_HELPERS" -- \
 	"$PROBE" append "$W/git-sandboxed/.git/hooks/pre-commit"
 
@@ -168,7 +168,7 @@ chmod -R a+rX "$T/llwbin"
 nest="--rx $T/llwbin --env-keep LLWRAP_PROFILE_PATH --ro $LLWRAP_PROFILE_PATH"
 run as_user "$LLWRAP" -q -C "$W/git-sandboxed" -p opencode $nest -- "$T/llwbin/llwrap" -q -p default -- git st
 expect_rc "llwrap -p default inside llwrap -p opencode runs (git status)" 0
-expect_denied "... and only tightens: the inner --deny of a file the outer grants holds" \
+expect_denied "... and only tightens: the inner --deny of a file the outer grants holds" EACCES \
 	as_user "$LLWRAP" -q -p opencode $nest --rx "$LLW_HELPERS" -- "$T/llwbin/llwrap" -q -p default --rx "$LLW_HELPERS" --deny "$HOME_DIR/.gitconfig-work" -- "$PROBE" read "$HOME_DIR/.gitconfig-work"
 run as_user "$LLWRAP" -q -p opencode $nest -- "$T/llwbin/llwrap" -p opencode -- /bin/true
 expect_rc "llwrap -p opencode inside llwrap -p opencode fails before running (125)" 125
@@ -178,10 +178,10 @@ expect_output "... naming the outer seccomp filter as the cause" "already runs u
 # directories refuse every write; the sandbox's own cache takes them.
 for d in .npm/_cacache .cache/pip .cargo/registry .cargo/bin go/pkg/mod \
 	.m2/repository .local/bin; do
-	expect_denied "planted code: ~/$d is not writable from the sandbox" \
+	expect_denied "planted code: ~/$d is not writable from the sandbox" EROFS \
 		llw -p opencode -q -- "$PROBE" write "$HOME_DIR/$d/llw-planted"
 done
-expect_denied "planted code: ~/.npmrc (a token) is not readable" \
+expect_denied "planted code: ~/.npmrc (a token) is not readable" EACCES \
 	llw -p opencode -q -- "$PROBE" read "$HOME_DIR/.npmrc"
 expect_succeeded "... the sandbox's own cache is writable" \
 	llw -p opencode -q -- "$PROBE" write "$HOME_DIR/.cache/llwrap/opencode/llw-own"

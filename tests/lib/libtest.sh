@@ -4,7 +4,8 @@
 # removed on exit, and a fixture: a home with secrets, a project, another
 # project, all owned by the unprivileged user the sandboxed commands run
 # as.  Every security check asserts the denial *and* the legitimate
-# neighbour.  The scratch directory lives in the build tree, never under
+# neighbour; a denial names its errno class, and so the layer that must
+# deny (expect_denied: the table of errnos and layers is above it).  The scratch directory lives in the build tree, never under
 # /tmp, /var/tmp or /dev/shm, which the shipped profiles make writable.
 
 set -u
@@ -79,6 +80,8 @@ if [ "$(id -u)" -eq 0 ] && ! setpriv --reuid="$TEST_UID" \
 	--regid="$TEST_GID" --clear-groups -- test -x "$LLW_BUILDDIR/."; then
 	relocate=yes
 fi
+# A directory per build tree, so that runs of two trees side by side
+# (.ci/run's passes) keep apart, and leftovers.sh names only its own.
 case $relocate in
 yes)
 	if [ "$(id -u)" -eq 0 ]; then
@@ -88,6 +91,7 @@ yes)
 	else
 		scratch=$HOME/.cache/llwrap-tests
 	fi
+	scratch=$scratch/$(printf '%s' "$LLW_BUILDDIR" | cksum | cut -d' ' -f1)
 	;;
 *)
 	scratch=$LLW_BUILDDIR/tests
@@ -333,16 +337,132 @@ expect_succeeded() {
 	esac
 }
 
-# expect_denied DESC CMD...: the probe reports the operation failed with
-# an errno (exit 1), not a setup error, not a crash.
+# expect_denied DESC CLASS CMD...: the probe reports the operation failed
+# (exit 1, not a setup error, not a crash) with an errno of CLASS, and so
+# by the layer that gives it.  CLASS is errno names joined by "|"; a name
+# prefixed "landlock:" or "bwrap:" counts only under that backend
+# ($LLW_BACKEND), as in "landlock:EACCES|bwrap:EROFS".  "any:REASON" takes
+# any errno, saying why (an errno the kernel's version decides).  Which
+# layer gives which errno (a denial by a missing fixture, ENOENT, must
+# not pass for a layer's):
+#
+#	EACCES		Landlock (L1): a file, socket or port right not granted;
+#			the supervisor refuses a connect, send or bind so too
+#	EPERM		seccomp (L2) or a Landlock scope: a refused syscall,
+#			argument, signal or ptrace; a namespace or mount the
+#			kernel refuses the sandbox
+#	EAFNOSUPPORT	seccomp: a refused socket family
+#	ENOSYS		seccomp: a refused system call (io_uring, clone3)
+#	EOPNOTSUPP	seccomp: a refused flag (MSG_ZEROCOPY)
+#	EROFS		the mount view (L3, or bubblewrap): a read-only bind
+#	EBUSY		the mount view: a masked file is a mount point
+#	ENOENT		the mount view: not mounted (a private /tmp, devpts,
+#			bubblewrap's view) -- only beside a control that the
+#			path exists outside
+#	ESRCH		the pid namespace: a host process is not there
+#	ENETUNREACH	the network namespace: no route out
+#	ECONNREFUSED	the network namespace (nothing listens in it), or a
+#			firewall rejecting a connect (contrib/nixos's nft)
+#	EADDRINUSE	the supervisor: a bind that would share a host's port
+#	EINVAL, ENOTDIR	the kernel's own answer, kept as without the sandbox
+#
+# Where L3 stands in for every policy (l3_stands_in: a Landlock ABI
+# below 3 or 6, Debian 12's 6.1), its mount view and pid namespace
+# answer before Landlock does: there EACCES's class takes EROFS and
+# ENOENT too, EPERM's ESRCH.  The runs on a current kernel keep them
+# apart.
 expect_denied() {
 	desc=$1
-	shift
+	class=${2-}
+	if ! errno_class_valid "$class"; then
+		not_ok "$desc"
+		diag "no errno class: expect_denied DESC CLASS CMD... (tests/lib/libtest.sh), not '$class'"
+		return
+	fi
+	shift 2
 	run "$@"
+	expect_was_denied "$desc" "$class"
+}
+
+# expect_was_denied DESC CLASS: expect_denied of the last run's.
+expect_was_denied() {
+	desc=$1
+	class=${2-}
+	if ! errno_class_valid "$class"; then
+		not_ok "$desc"
+		diag "no errno class: expect_was_denied DESC CLASS (tests/lib/libtest.sh), not '$class'"
+		return
+	fi
+	got=$(printf '%s\n' "$out" | sed -n 's/^DENIED [^ ]* errno=\([A-Z0-9]*\) .*/\1/p' | head -n 1)
 	case "$rc:$out" in
-	1:*DENIED*) ok "$desc" ;;
-	*) not_ok "$desc"; diag "status $rc: $out" ;;
+	1:*DENIED*) ;;
+	*)
+		not_ok "$desc"
+		diag "status $rc: $out"
+		return
+		;;
 	esac
+	if errno_in_class "$got" "$class" || l3_answers_first "$got" "$class"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diag "denied with $got, not $class (the layer the test names): $out"
+	fi
+}
+
+# errno_class_valid CLASS: CLASS is one (expect_denied).
+errno_class_valid() {
+	case $1 in
+	any:?*) return 0 ;;
+	"" | *"||"* | "|"* | *"|") return 1 ;;
+	esac
+	_rest=$1
+	while [ -n "$_rest" ]; do
+		_alt=${_rest%%|*}
+		case $_rest in
+		*"|"*) _rest=${_rest#*|} ;;
+		*) _rest= ;;
+		esac
+		_alt=${_alt#landlock:}
+		_alt=${_alt#bwrap:}
+		case $_alt in
+		E*[!A-Z0-9]* | [!E]*) return 1 ;;
+		esac
+	done
+}
+
+# errno_in_class ERRNO CLASS: ERRNO is one of CLASS's (expect_denied) for
+# this run's backend.
+errno_in_class() {
+	case $2 in
+	any:*) return 0 ;;
+	esac
+	_backend=${LLW_BACKEND:-landlock}
+	_rest=$2
+	while [ -n "$_rest" ]; do
+		_alt=${_rest%%|*}
+		case $_rest in
+		*"|"*) _rest=${_rest#*|} ;;
+		*) _rest= ;;
+		esac
+		case $_alt in
+		"$1" | "$_backend:$1") return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# l3_answers_first ERRNO CLASS: where L3 stands in for every policy,
+# ERRNO is what its mount view or pid namespace gives in place of CLASS's
+# EACCES or EPERM (Landlock's).
+l3_answers_first() {
+	case $1 in
+	EROFS | ENOENT) _as=EACCES ;;
+	ESRCH) _as=EPERM ;;
+	*) return 1 ;;
+	esac
+	[ "${LLW_BACKEND:-landlock}" = landlock ] &&
+		errno_in_class "$_as" "$2" && l3_stands_in >/dev/null
 }
 
 # expect_status DESC STATUS CMD...

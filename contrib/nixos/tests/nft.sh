@@ -94,16 +94,16 @@ blocked() {
 
 expect_succeeded "a's uid reaches its allowed CIDR (10.10.0.1)" as "$UID_A" "$PROBE" tcp-connect 10.10.0.1 9000
 before=$(blocked)
-expect_denied "a's uid is rejected outside it (10.99.0.1)" as "$UID_A" "$PROBE" tcp-connect 10.99.0.1 9000
+expect_denied "a's uid is rejected outside it (10.99.0.1)" ECONNREFUSED as "$UID_A" "$PROBE" tcp-connect 10.99.0.1 9000
 after=$(blocked)
 if [ "${after:-0}" -gt "${before:-0}" ]; then
 	ok "... and the rejection is counted ($before -> $after)"
 else
 	not_ok "... and the rejection is counted ($before -> $after)"
 fi
-expect_denied "a's uid is rejected on IPv6 (no IPv6 CIDR)" as "$UID_A" "$PROBE" tcp-connect fd00:99::1 9000
+expect_denied "a's uid is rejected on IPv6 (no IPv6 CIDR)" ECONNREFUSED as "$UID_A" "$PROBE" tcp-connect fd00:99::1 9000
 expect_succeeded "a's uid reaches its own listener (127.0.0.1:8787)" as "$UID_A" "$PROBE" tcp-connect 127.0.0.1 8787
-expect_denied "a's uid cannot reach instance b's server (127.0.0.1:8788): no blanket loopback" \
+expect_denied "a's uid cannot reach instance b's server (127.0.0.1:8788): no blanket loopback" ECONNREFUSED \
 	as "$UID_A" "$PROBE" tcp-connect 127.0.0.1 8788
 expect_succeeded "another uid (b's) is not affected by a's table (10.99.0.1)" as "$UID_B" "$PROBE" tcp-connect 10.99.0.1 9000
 expect_succeeded "another uid reaches b's server" as "$UID_B" "$PROBE" tcp-connect 127.0.0.1 8788

@@ -88,31 +88,31 @@ expect_succeeded "a writes in its state (HOME)" inst a "$PROBE" write "$R/state/
 echo '{}' >"$R/state/a/config/opencode/opencode.json"
 chown "$TEST_UID:$TEST_GID" "$R/state/a/config/opencode/opencode.json"
 expect_succeeded "a reads its opencode configuration" inst a "$PROBE" read "$R/state/a/config/opencode/opencode.json"
-expect_denied "... which is read-only to it (DESIGN.md section 11)" inst a "$PROBE" write "$R/state/a/config/opencode/opencode.json"
+expect_denied "... which is read-only to it (DESIGN.md section 11)" EROFS inst a "$PROBE" write "$R/state/a/config/opencode/opencode.json"
 expect_succeeded "a reads /nix/store or /usr (read-only system paths)" inst a "$PROBE" read /usr/lib/os-release
-expect_denied "... and cannot write there" inst a "$PROBE" write /usr/lib/llwrap-nixos-test
-expect_denied "a cannot write outside the allowed paths" inst a "$PROBE" write "$OUTSIDE/file"
-expect_denied "a cannot write to /etc" inst a "$PROBE" write /etc/llwrap-nixos-test
-expect_denied "a cannot plant a profile in its XDG_CONFIG_HOME/llwrap (read at the next start)" \
+expect_denied "... and cannot write there" EROFS inst a "$PROBE" write /usr/lib/llwrap-nixos-test
+expect_denied "a cannot write outside the allowed paths" EROFS inst a "$PROBE" write "$OUTSIDE/file"
+expect_denied "a cannot write to /etc" EROFS inst a "$PROBE" write /etc/llwrap-nixos-test
+expect_denied "a cannot plant a profile in its XDG_CONFIG_HOME/llwrap (read at the next start)" EROFS \
 	inst a "$PROBE" mkdir "$R/state/a/config/llwrap"
-expect_denied "a cannot rename its state layout around" \
+expect_denied "a cannot rename its state layout around" EROFS \
 	inst a "$PROBE" rename "$R/state/a/config" "$R/state/a/config.old"
 
 # Allow-lists.
 expect_succeeded "a writes sandbox.readWritePaths (/var/lib/my-cache)" inst a "$PROBE" write "$R/var/lib/my-cache/x"
-expect_denied "b, without that allow-list entry, cannot" inst b "$PROBE" write "$R/var/lib/my-cache/y"
+expect_denied "b, without that allow-list entry, cannot" EROFS inst b "$PROBE" write "$R/var/lib/my-cache/y"
 
 # Cross-instance state.
 expect_succeeded "b reads its own state" inst b "$PROBE" read "$R/state/b/home/secret"
-expect_denied "a cannot read b's state" inst a "$PROBE" read "$R/state/b/home/secret"
-expect_denied "a cannot write into b's state" inst a "$PROBE" write "$R/state/b/home/planted"
-expect_denied "a cannot list b's state" inst a "$PROBE" ls "$R/state/b"
-expect_denied "b cannot read a's directory" inst b "$PROBE" read "$R/srv/a/file"
+expect_denied "a cannot read b's state" EACCES inst a "$PROBE" read "$R/state/b/home/secret"
+expect_denied "a cannot write into b's state" EROFS inst a "$PROBE" write "$R/state/b/home/planted"
+expect_denied "a cannot list b's state" EACCES inst a "$PROBE" ls "$R/state/b"
+expect_denied "b cannot read a's directory" EACCES inst b "$PROBE" read "$R/srv/a/file"
 
 # Unix sockets.
 expect_succeeded "a connects to the listed socket (.s.PGSQL.5432)" inst a "$PROBE" unix-connect "$SOCK"
-expect_denied "a cannot connect to an unlisted socket" inst a "$PROBE" unix-connect "$OTHER_SOCK"
-expect_denied "b (no socket listed) cannot connect to .s.PGSQL.5432" inst b "$PROBE" unix-connect "$SOCK"
+expect_denied "a cannot connect to an unlisted socket" EACCES inst a "$PROBE" unix-connect "$OTHER_SOCK"
+expect_denied "b (no socket listed) cannot connect to .s.PGSQL.5432" EACCES inst b "$PROBE" unix-connect "$SOCK"
 
 # /proc shows only the instance's processes: a process of the same user
 # outside is invisible.
@@ -132,11 +132,11 @@ else
 	diag "status $rc, pid $host_sleep: $out"
 fi
 expect_succeeded "... while its own (/proc/self/status) is there" inst a "$PROBE" read /proc/self/status
-expect_denied "a cannot read that process's environ" inst a "$PROBE" read "/proc/$host_sleep/environ"
+expect_denied "a cannot read that process's environ" ENOENT inst a "$PROBE" read "/proc/$host_sleep/environ"
 
 # Outbound CIDRs and the listen address (llwrap's supervisor).
 expect_succeeded "a connects inside its CIDR (127.0.0.2/32)" inst a "$PROBE" tcp-connect 127.0.0.2 "$P_IN"
-expect_denied "a cannot connect outside it (127.0.0.3)" inst a "$PROBE" tcp-connect 127.0.0.3 "$P_OUT"
+expect_denied "a cannot connect outside it (127.0.0.3)" EACCES inst a "$PROBE" tcp-connect 127.0.0.3 "$P_OUT"
 # Isolation means the CIDRs and nothing else: no port rule reaches the
 # internet either.  Asked of llwrap why (no packet is sent).
 if "$LLWRAP" --help 2>/dev/null | grep -Eq '^ +why( |$)'; then
