@@ -19,6 +19,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # a tree the default profile makes writable (/tmp, /var/tmp: see
 # startup.sh), and nobody must reach it: by default under bench/ itself.
 work=$(mktemp -d "${BENCH_DIR:-$here}/run.XXXXXX")
+# Not the checkout's work tree as the project (see bench/run).
+GIT_CEILING_DIRECTORIES=$work
+export GIT_CEILING_DIRECTORIES
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 mkdir -p "$work/proj" "$work/tree"

@@ -25,6 +25,9 @@ fi
 bench_home() {
 	work=$(mktemp -d "$here/run.XXXXXX") || exit 1
 	chmod 755 "$work"
+	# Not the checkout's work tree as the project (see bench/run).
+	GIT_CEILING_DIRECTORIES=$work
+	export GIT_CEILING_DIRECTORIES
 	trap 'if [ "${BENCH_KEEP:-0}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi' EXIT
 	trap 'exit 130' INT TERM
 	export HOME="$work/home"

@@ -39,7 +39,9 @@ FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 # shellcheck disable=SC2086
 $CC $FLAGS $(pkg-config --cflags inih) \
 	"$src/tests/fuzz/fuzz-profile.c" "$src/tests/lib/fakefs.c" \
-	"$src/src/profile.c" "$src/src/policy.c" "$src/src/match.c" \
+	"$src/src/profile.c" "$src/src/policy.c" "$src/src/policy-merge.c" \
+	"$src/src/profilematch.c" "$src/src/keys.c" "$src/src/value.c" \
+	"$src/src/vars.c" \
 	"$src/src/pathtree.c" "$src/src/known.c" "$src/src/gitconfig.c" \
 	"$src/src/hostrule.c" "$src/src/httpreq.c" "$src/src/netpolicy.c" \
 	"$src/src/proxy.c" \
