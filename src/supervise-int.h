@@ -215,7 +215,7 @@ int svcall_pid_call(struct supervisor *sv, struct call *c);
  * the rate-limited log line. */
 void svlog_blocked(struct supervisor *sv, enum netpolicy_op op,
 		   enum netpolicy_proto proto, const char *target, pid_t pid,
-		   int pidfd, const char *rule);
+		   int pidfd, enum refusal rule);
 /* Log how many lines the rate limit suppressed, when due (or at_exit). */
 void svlog_flush(struct supervisor *sv, bool at_exit);
 /* The name of process pid ("?" when unknown). */
@@ -242,7 +242,7 @@ int svaddr_udp_autobind(struct supervisor *sv, const struct call *c);
 /* ---- svunix.c: unix sockets ---- */
 
 int svunix_destination(struct supervisor *sv, const struct call *c,
-		       struct addr_buf *a, const char **rule);
+		       struct addr_buf *a, enum refusal *rule);
 int svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a);
 /* Remember a unix socket the sandbox bound (path_st: the inode a
  * pathname bind made; NULL: abstract). */

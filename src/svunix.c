@@ -98,7 +98,7 @@ unix_allowed(const struct supervisor *sv, const struct stat *st)
  */
 int
 svunix_destination(struct supervisor *sv, const struct call *c,
-		   struct addr_buf *a, const char **rule)
+		   struct addr_buf *a, enum refusal *rule)
 {
 	_cleanup_free_ char *path = NULL;
 	struct netpolicy_unix_dest d;
@@ -119,7 +119,7 @@ svunix_destination(struct supervisor *sv, const struct call *c,
 						  .len = n - 1 };
 		if (own_unix(sv, &d))
 			return 0;
-		*rule = "filtered/abstract";
+		*rule = REFUSAL_ABSTRACT;
 		return -EACCES;
 	}
 	path = svunix_path(a);
@@ -129,7 +129,7 @@ svunix_destination(struct supervisor *sv, const struct call *c,
 		if ((fd == -ENOENT || fd == -ENOTDIR) && path[0] == '/' &&
 		    policy_access_at(sv->policy, path, NULL) != LLW_ACCESS_DENY)
 			return fd;
-		*rule = "filtered/unix";
+		*rule = REFUSAL_UNIX;
 		return -EACCES;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
@@ -142,7 +142,7 @@ svunix_destination(struct supervisor *sv, const struct call *c,
 	d = (struct netpolicy_unix_dest){ .dev = st.st_dev, .ino = st.st_ino };
 	if (!own_unix(sv, &d) && !unix_allowed(sv, &st)) {
 		close(fd);
-		*rule = "filtered/unix";
+		*rule = REFUSAL_UNIX;
 		return -EACCES;
 	}
 	memset(&a->u.un, 0, sizeof(a->u.un));
@@ -178,7 +178,7 @@ svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 	real[n] = '\0';
 	if (!policy_access_writable(policy_access_at(sv->policy, real, NULL))) {
 		svlog_blocked(sv, NETPOLICY_BIND, NETPOLICY_UNIX, path, c->pid,
-			      c->pidfd, "filtered/unix-bind");
+			      c->pidfd, REFUSAL_UNIX_BIND);
 		return -EACCES;
 	}
 	if (strlen(base) >= sizeof(un.sun_path))
