@@ -1270,3 +1270,43 @@ plan_free(struct plan *plan)
 	strv_free(plan->missing);
 	free(plan);
 }
+
+struct plan_verdict
+plan_decide(const struct plan *plan, const char *path, uint64_t right)
+{
+	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL };
+	const struct plan_rule *best = NULL, *deepest = NULL;
+	const struct plan_mask *m = NULL;
+	uint64_t bits = 0;
+
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct plan_rule *r = &plan->rules[i];
+
+		if (!path_under(path, r->path))
+			continue;
+		bits |= r->access;
+		/* Sorted parents first: the deepest last. */
+		deepest = r;
+		if ((r->access & right) != 0)
+			best = r;
+	}
+	for (size_t i = 0; i < plan->n_masks; i++)
+		if (path_under(path, plan->masks[i].path))
+			m = &plan->masks[i];
+	if (deepest == NULL)
+		return v;
+	v.layer = PLAN_LANDLOCK;
+	v.allowed = (bits & right) == right;
+	if (best == NULL)
+		best = deepest;
+	v.rule = best->path;
+	v.origin = best->origin;
+	if (v.allowed && m != NULL &&
+	    (pathtree_access_bits(m->access) & right) != right) {
+		v.allowed = false;
+		v.layer = PLAN_MASK;
+		v.rule = m->path;
+		v.origin = m->origin;
+	}
+	return v;
+}

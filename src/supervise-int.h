@@ -63,6 +63,7 @@ struct pending {
 
 struct supervisor {
 	const struct policy *policy;
+	const struct plan *fs; /* the compiled paths (plan_decide) */
 	struct netpolicy_rules *rules;
 	scmp_filter_ctx notify; /* built under --learn only */
 	int sock[2];		/* [0] the supervisor's end, [1] the child's */

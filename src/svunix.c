@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "compat/landlock.h"
 #include "sockdiag.h"
 #include "supervise-int.h"
 #include "xalloc.h"
@@ -176,7 +177,9 @@ svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 	if (n < 0)
 		return -EACCES;
 	real[n] = '\0';
-	if (!policy_access_writable(policy_access_at(sv->policy, real, NULL))) {
+	/* real is the kernel's path: decided on the plan Landlock enforces,
+	 * not on the rules as written (a rule may name a symlink). */
+	if (!plan_decide(sv->fs, real, LLW_FS_MAKE_SOCK).allowed) {
 		svlog_blocked(sv, NETPOLICY_BIND, NETPOLICY_UNIX, path, c->pid,
 			      c->pidfd, REFUSAL_UNIX_BIND);
 		return -EACCES;
