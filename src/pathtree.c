@@ -1274,25 +1274,38 @@ plan_free(struct plan *plan)
 struct plan_verdict
 plan_decide(const struct plan *plan, const char *path, uint64_t right)
 {
+	return plan_decide_rules(plan->rules, plan->n_rules, plan->masks,
+				 plan->n_masks, path, right);
+}
+
+struct plan_verdict
+plan_decide_rules(const struct plan_rule *rules, size_t n_rules,
+		  const struct plan_mask *masks, size_t n_masks,
+		  const char *path, uint64_t right)
+{
 	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL };
 	const struct plan_rule *best = NULL, *deepest = NULL;
 	const struct plan_mask *m = NULL;
 	uint64_t bits = 0;
 
-	for (size_t i = 0; i < plan->n_rules; i++) {
-		const struct plan_rule *r = &plan->rules[i];
+	for (size_t i = 0; i < n_rules; i++) {
+		const struct plan_rule *r = &rules[i];
 
 		if (!path_under(path, r->path))
 			continue;
 		bits |= r->access;
-		/* Sorted parents first: the deepest last. */
-		deepest = r;
-		if ((r->access & right) != 0)
+		/* Those holding path nest: the longest is the deepest
+		 * (a ruleset's rules need not be sorted). */
+		if (deepest == NULL || strlen(r->path) > strlen(deepest->path))
+			deepest = r;
+		if ((r->access & right) != 0 &&
+		    (best == NULL || strlen(r->path) > strlen(best->path)))
 			best = r;
 	}
-	for (size_t i = 0; i < plan->n_masks; i++)
-		if (path_under(path, plan->masks[i].path))
-			m = &plan->masks[i];
+	for (size_t i = 0; i < n_masks; i++)
+		if (path_under(path, masks[i].path) &&
+		    (m == NULL || strlen(masks[i].path) > strlen(m->path)))
+			m = &masks[i];
 	if (deepest == NULL)
 		return v;
 	v.layer = PLAN_LANDLOCK;

@@ -138,4 +138,12 @@ struct plan_verdict {
 struct plan_verdict plan_decide(const struct plan *plan, const char *path,
 				uint64_t right);
 
+/* plan_decide on rules and masks in any order: a ruleset's rules as
+ * Landlock gets them (ruleset.h), which why asks. */
+struct plan_verdict plan_decide_rules(const struct plan_rule *rules,
+				      size_t n_rules,
+				      const struct plan_mask *masks,
+				      size_t n_masks, const char *path,
+				      uint64_t right);
+
 #endif /* LLW_PATHTREE_H */

@@ -261,8 +261,9 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 	const struct policy *p = sb->policy;
 	const struct llw_path_rule *cur = policy_rule_at(p, q->path);
 	const struct plan_mask *m = NULL;
-	const struct plan_rule *rules, *best = NULL;
-	uint64_t handled, need = right_needed(q), have = 0;
+	const struct plan_rule *rules;
+	struct plan_verdict e;
+	uint64_t handled, need = right_needed(q);
 	size_t n;
 
 	/* L3: the mount view.  bubblewrap mounts the same masks. */
@@ -336,16 +337,10 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 		set(&v->layer, xstrdup("none"));
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!path_under(q->path, rules[i].path))
-			continue;
-		have |= rules[i].access;
-		if ((rules[i].access & need) &&
-		    (best == NULL ||
-		     strlen(rules[i].path) > strlen(best->path)))
-			best = &rules[i];
-	}
-	if (have & need) {
+	/* The one matcher, on the rules the kernel gets (the mask was
+	 * decided above). */
+	e = plan_decide_rules(rules, n, NULL, 0, q->path, need & handled);
+	if (e.allowed) {
 		v->allowed = true;
 		set(&v->decision, xasprintf("allowed: %s %s",
 					    access_verb(q->access), q->path));
@@ -356,7 +351,7 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 			set(&v->origin, xstrdup(cur->origin));
 		} else {
 			const struct llw_path_rule *b =
-				policy_rule_at(p, best->path);
+				policy_rule_at(p, e.rule);
 
 			if (b != NULL)
 				set(&v->rule,
@@ -365,8 +360,8 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 					      b->path));
 			else
 				set(&v->rule,
-				    xasprintf("the rule on %s", best->path));
-			set(&v->origin, xstrdup(best->origin));
+				    xasprintf("the rule on %s", e.rule));
+			set(&v->origin, xstrdup(e.origin));
 			if (cur != NULL && !q->exists)
 				note(v,
 				     xasprintf("%s = %s (%s) is not "
