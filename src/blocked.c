@@ -72,6 +72,7 @@ blocked_parse_line(const char *line, struct blocked_record *r)
 	r->target = xstrdup(w[2]);
 	r->comm = xstrdup(field(w[4], "comm"));
 	r->rule = xstrdup(field(w[5], "rule"));
+	r->refusal = refusal_parse(r->rule);
 	return 0;
 }
 
@@ -172,6 +173,7 @@ add_record(struct blocked_log *log, const struct blocked_record *r)
 		g->proto = xstrdup(r->proto);
 		g->target = xstrdup(r->target);
 		g->rule = xstrdup(r->rule);
+		g->refusal = r->refusal;
 		g->harmless = harmless_what(r->proto, r->target);
 		log->index[s] = log->n;
 	}
@@ -250,9 +252,10 @@ ip_literal(const char *s)
 	       inet_pton(AF_INET6, s, buf) == 1;
 }
 
-char *
-blocked_suggest(const char *op, const char *proto, const char *target,
-		const char *rule, const struct suggest_bounds *b)
+/* blocked_suggest, on the refusal r. */
+static char *
+suggest(const char *op, const char *proto, const char *target, enum refusal r,
+	const struct suggest_bounds *b)
 {
 	_cleanup_free_ char *addr = NULL, *port = NULL, *dir = NULL;
 	bool ip = strcmp(proto, "unix") != 0;
@@ -262,7 +265,7 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	/* A query llwrap's resolver answered itself: the target is the
 	 * name. */
 	if (strcmp(op, "dns-query") == 0) {
-		if (strcmp(rule, "filtered/host") == 0)
+		if (r == REFUSAL_HOST)
 			return xasprintf("[network] allow-host = %s (or "
 					 "--allow-host %s)",
 					 target, target);
@@ -275,58 +278,58 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 	/* Port 0 is no service's port: no rule is worth suggesting. */
 	if (ip && !bind && strcmp(port, "0") == 0)
 		return xstrdup("nothing: port 0 is no service's port");
-	if (strcmp(rule, "filtered/no-cidr") == 0)
+	if (r == REFUSAL_NO_CIDR)
 		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
 				 "--allow-cidr %s/%s:%s)",
 				 addr, bits, port, addr, bits, port);
-	if (strcmp(rule, "filtered/local") == 0)
+	if (r == REFUSAL_LOCAL)
 		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
 				 "--allow-cidr %s/%s:%s): port rules do not "
 				 "reach this host or its networks",
 				 addr, bits, port, addr, bits, port);
-	if (strcmp(rule, "filtered/port") == 0)
+	if (r == REFUSAL_PORT)
 		return xasprintf("[network] allow-cidr = %s/%s:%s (or "
 				 "--allow-cidr %s/%s:%s): the allow-cidr entry "
 				 "that holds %s does not allow port %s",
 				 addr, bits, port, addr, bits, port, addr,
 				 port);
-	if (strcmp(rule, "filtered/net-port") == 0)
+	if (r == REFUSAL_NET_PORT)
 		return xasprintf("[network] connect-%s = %s (or --connect-%s "
 				 "%s): port %s of internet hosts, never of "
 				 "this host or its networks (allow-cidr "
 				 "reaches those)",
 				 proto, port, proto, port, port);
-	if (strcmp(rule, "filtered/landlock-port") == 0)
+	if (r == REFUSAL_LANDLOCK_PORT)
 		return xasprintf("[network] connect-%s = %s (or --connect-%s "
 				 "%s; it reaches every host on that port), or "
 				 "allow-cidr = %s/%s:%s, with which the "
 				 "supervisor decides by address",
 				 proto, port, proto, port, addr, bits, port);
-	if (strcmp(rule, "filtered/shared-port") == 0)
+	if (r == REFUSAL_SHARED_PORT)
 		return xasprintf(
 			"nothing: a socket of another program holds "
 			"port %s (at some address, in either family), "
 			"and the sandbox never shares a port with one: "
 			"use another port",
 			port);
-	if (strcmp(rule, "filtered/unpublished") == 0)
+	if (r == REFUSAL_UNPUBLISHED)
 		return xasprintf("[network] bind-%s = %s (or --bind-%s %s): "
 				 "publishes it, reachable from the host (a "
 				 "browser)",
 				 proto, port, proto, port);
-	if (strcmp(rule, "filtered/source-route") == 0)
+	if (r == REFUSAL_SOURCE_ROUTE)
 		return xstrdup("nothing: the socket carries a routing header "
 			       "or an IPv4 source route, which would send its "
 			       "packets elsewhere than their destination");
-	if (strcmp(rule, "filtered/dns") == 0)
+	if (r == REFUSAL_DNS)
 		return xasprintf("[network] dns = %s (or --dns %s)", addr,
 				 addr);
-	if (strcmp(rule, "filtered/proxy") == 0 && strcmp(port, "53") == 0)
+	if (r == REFUSAL_PROXY && strcmp(port, "53") == 0)
 		return xstrdup("nothing: names are resolved by llwrap's proxy "
 			       "(allow-host, proxy = yes), and this client "
 			       "resolved a name itself: make it use the proxy "
 			       "that HTTPS_PROXY and HTTP_PROXY name");
-	if (strcmp(rule, "filtered/proxy") == 0)
+	if (r == REFUSAL_PROXY)
 		return xasprintf(
 			"this client ignored llwrap's proxy "
 			"(HTTPS_PROXY, HTTP_PROXY): make it use the "
@@ -336,35 +339,34 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 			addr, bits, port, addr, bits, port);
 	/* With llwrap's resolver the target is the address an allowed
 	 * name resolved to, which allow-host cannot name. */
-	if (strcmp(rule, "filtered/host-port") == 0 && ip_literal(addr))
+	if (r == REFUSAL_HOST_PORT && ip_literal(addr))
 		return xasprintf("[network] allow-host = NAME:%s for the "
 				 "allowed name that resolved to %s (its entry "
 				 "does not allow port %s)",
 				 port, addr, port);
-	if (strcmp(rule, "filtered/host") == 0 ||
-	    strcmp(rule, "filtered/host-port") == 0)
+	if (r == REFUSAL_HOST || r == REFUSAL_HOST_PORT)
 		return xasprintf("[network] allow-host = %s (or --allow-host "
 				 "%s)",
 				 target, target);
-	if (strcmp(rule, "filtered/unnamed") == 0)
+	if (r == REFUSAL_UNNAMED)
 		return xasprintf("reach it by a name in allow-host (no allowed "
 				 "name resolves to %s), or [network] "
 				 "allow-cidr = %s/%s:%s (or --allow-cidr "
 				 "%s/%s:%s)",
 				 addr, addr, bits, port, addr, bits, port);
-	if (strcmp(rule, "filtered/rebind") == 0)
+	if (r == REFUSAL_REBIND)
 		return xasprintf("[network] allow-cidr = the local range %s "
 				 "resolves to, if it is meant to reach it "
 				 "(allow-host never reaches local addresses "
 				 "alone)",
 				 addr);
-	if (strcmp(rule, "filtered/listen") == 0)
+	if (r == REFUSAL_LISTEN)
 		return xasprintf("[network] listen = %s (or --listen %s)",
 				 target, target);
-	if (strcmp(rule, "filtered/bind-port") == 0 || (ip && bind))
+	if (r == REFUSAL_BIND_PORT || (ip && bind))
 		return xasprintf("[network] bind-%s = %s (or --bind-%s %s)",
 				 proto, port, proto, port);
-	if (strcmp(rule, "filtered/unix") == 0) {
+	if (r == REFUSAL_UNIX) {
 		_cleanup_free_ char *unsafe = NULL;
 		bool inside = false;
 
@@ -380,7 +382,7 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 		return xasprintf("[network] unix = %s (or --unix %s)", target,
 				 target);
 	}
-	if (strcmp(rule, "filtered/unix-bind") == 0 && target[0] == '/') {
+	if (r == REFUSAL_UNIX_BIND && target[0] == '/') {
 		_cleanup_free_ char *unsafe = NULL;
 		char *slash;
 
@@ -403,6 +405,13 @@ blocked_suggest(const char *op, const char *proto, const char *target,
 				 dir, dir);
 	}
 	return NULL;
+}
+
+char *
+blocked_suggest(const char *op, const char *proto, const char *target,
+		const char *rule, const struct suggest_bounds *b)
+{
+	return suggest(op, proto, target, refusal_parse(rule), b);
 }
 
 /* The log order() sorts the groups of: qsort has no context argument. */
@@ -471,13 +480,13 @@ blocked_format(const struct blocked_log *log, const char *name, size_t max,
 		const struct blocked_group *g = &log->v[ix[k]];
 		_cleanup_free_ char *comms = strv_join(g->comms, ",");
 		_cleanup_free_ char *sug =
-			blocked_suggest(g->op, g->proto, g->target, g->rule, b);
+			suggest(g->op, g->proto, g->target, g->refusal, b);
 
 		fprintf(f, "%7lux %s %s %s  (%s; rule %s)\n", g->count, g->op,
 			g->proto, g->target, comms, g->rule);
 		if (sug != NULL)
 			fprintf(f, "         allow: %s\n", sug);
-		else if (strcmp(g->rule, "filtered/abstract") == 0)
+		else if (g->refusal == REFUSAL_ABSTRACT)
 			fprintf(f,
 				"         no rule allows the host's abstract "
 				"sockets (D-Bus, X11): the sandbox's own "
@@ -526,7 +535,7 @@ blocked_format_record(const struct blocked_record *r,
 	if (h != NULL)
 		return xasprintf("%s %s %s (%s; known-harmless: %s)", r->op,
 				 r->proto, r->target, r->comm, h);
-	sug = blocked_suggest(r->op, r->proto, r->target, r->rule, b);
+	sug = suggest(r->op, r->proto, r->target, r->refusal, b);
 	return xasprintf("%s %s %s (%s; rule %s)%s%s", r->op, r->proto,
 			 r->target, r->comm, r->rule, sug ? "\n  allow: " : "",
 			 sug ? sug : "");
@@ -548,7 +557,7 @@ blocked_footer(const struct blocked_log *log, const char *name)
 
 		/* A server for the sandbox alone is no blocked attempt: it
 		 * is named apart, with the flag that publishes it. */
-		if (strcmp(g->rule, "filtered/unpublished") == 0) {
+		if (g->refusal == REFUSAL_UNPUBLISHED) {
 			if (strv_length(own) < 3 && port != NULL)
 				strv_push_take(&own,
 					       xasprintf("%s (--bind-%s %s)",
@@ -558,7 +567,7 @@ blocked_footer(const struct blocked_log *log, const char *name)
 		}
 		if (g->harmless == NULL)
 			total += g->count;
-		if (strcmp(g->rule, "filtered/proxy") == 0)
+		if (g->refusal == REFUSAL_PROXY)
 			proxy = true;
 	}
 	if (own != NULL) {
@@ -575,7 +584,7 @@ blocked_footer(const struct blocked_log *log, const char *name)
 	for (size_t k = 0; k < n; k++) {
 		const struct blocked_group *g = &log->v[ix[k]];
 
-		if (strcmp(g->rule, "filtered/unpublished") == 0)
+		if (g->refusal == REFUSAL_UNPUBLISHED)
 			continue;
 		if (kinds++ >= 3)
 			continue;
@@ -601,7 +610,7 @@ blocked_footer(const struct blocked_log *log, const char *name)
 
 char *
 blocked_note(const char *op, const char *proto, const char *target,
-	     const char *rule, const struct suggest_bounds *b)
+	     enum refusal rule, const struct suggest_bounds *b)
 {
 	/* The target comes from the command (a unix path): one line, no
 	 * control characters or blanks, as in the log. */
@@ -614,9 +623,9 @@ blocked_note(const char *op, const char *proto, const char *target,
 	target = t;
 	if (harmless_what(proto, target) != NULL)
 		return NULL;
-	sug = blocked_suggest(op, proto, target, rule, b);
+	sug = suggest(op, proto, target, rule, b);
 	/* Not a refusal: the server runs, for the sandbox alone. */
-	if (strcmp(rule, "filtered/unpublished") == 0)
+	if (rule == REFUSAL_UNPUBLISHED)
 		return xasprintf("llwrap: %s listens for the sandbox only: a "
 				 "program outside it (a browser) cannot "
 				 "connect; to open it from the host: %s\n",
@@ -625,8 +634,8 @@ blocked_note(const char *op, const char *proto, const char *target,
 	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s "
 			 "(rule %s)%s%s; not a network failure: ask the user "
 			 "to allow it rather than retrying\n",
-			 op, proto, target, rule, sug ? "; to allow: " : "",
-			 sug ? sug : "");
+			 op, proto, target, refusal_name(rule),
+			 sug ? "; to allow: " : "", sug ? sug : "");
 }
 
 char *

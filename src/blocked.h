@@ -16,11 +16,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "refusal.h"
 #include "suggest.h"
 
 /* One parsed line; the strings are new. */
 struct blocked_record {
 	char *op, *proto, *target, *rule, *comm;
+	enum refusal refusal;	  /* rule's, parsed */
 	unsigned long suppressed; /* a "suppressed N" line: N, else 0 */
 };
 
@@ -34,6 +36,7 @@ int blocked_parse_line(const char *line, struct blocked_record *r);
 
 struct blocked_group {
 	char *op, *proto, *target, *rule;
+	enum refusal refusal; /* rule's, parsed */
 	char **comms;	      /* the commands that tried, each once */
 	unsigned long count;  /* lines logged */
 	size_t last;	      /* the index of its last line */
@@ -98,7 +101,7 @@ char *blocked_footer(const struct blocked_log *log, const char *name);
  * caller falls back by itself, and nobody should be asked to allow it).
  */
 char *blocked_note(const char *op, const char *proto, const char *target,
-		   const char *rule, const struct suggest_bounds *b);
+		   enum refusal rule, const struct suggest_bounds *b);
 
 /* One attempt as `log --follow` prints it when it arrives. */
 char *blocked_format_record(const struct blocked_record *r,

@@ -289,8 +289,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 
 		snprintf(r.name, sizeof(r.name), "%s",
 			 q.name[0] ? q.name : ".");
-		snprintf(r.log_rule, sizeof(r.log_rule), "%s",
-			 v.log_rule ? v.log_rule : "filtered/host");
+		r.log_rule = v.log_rule ? v.log_rule : REFUSAL_HOST;
 		report(&r);
 		reply(cl, out, v.reply_len);
 		return;

@@ -232,10 +232,10 @@ dnsstub_record_valid(struct dnsstub_record *r)
 	    r->answer.n_cnames > DNS_CNAME_MAX)
 		return false;
 	r->name[sizeof(r->name) - 1] = '\0';
-	r->log_rule[sizeof(r->log_rule) - 1] = '\0';
 	for (size_t i = 0; i < DNS_CNAME_MAX; i++)
 		r->answer.cnames[i][DNS_NAME_MAX] = '\0';
-	if (r->kind == DNSSTUB_REFUSED && !hostdns_log_rule_known(r->log_rule))
+	if (r->kind == DNSSTUB_REFUSED &&
+	    !hostdns_log_rule_known((enum refusal)r->log_rule))
 		return false;
 	for (size_t i = 0; i < r->answer.n; i++)
 		if (r->answer.v[i].addr.family != AF_INET &&

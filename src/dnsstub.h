@@ -36,8 +36,8 @@ struct dnsstub_record {
 	uint16_t client_port; /* the asking socket's port in the stub's
 			       * namespace: the supervisor knows whose */
 	int32_t rule;	      /* the allow-host entry; -1 none */
-	char log_rule[32];    /* DNSSTUB_REFUSED: the rule its log line
-			       * names (hostdns's log_rule) */
+	int32_t log_rule;     /* DNSSTUB_REFUSED: the refusal its log
+			       * line names (hostdns's log_rule) */
 	char name[DNS_NAME_MAX + 1];
 	struct dns_answer answer; /* DNSSTUB_ANSWERED */
 };

@@ -29,17 +29,11 @@ formerr(const uint8_t *buf, size_t len, uint8_t *reply, size_t size)
 	return off + 5;
 }
 
-/* The rules a refusal's log line may name. */
-static const char *const log_rules[] = { "filtered/host", "filtered/dns-type",
-					 "filtered/dns-malformed" };
-
 bool
-hostdns_log_rule_known(const char *rule)
+hostdns_log_rule_known(enum refusal rule)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(log_rules); i++)
-		if (strcmp(rule, log_rules[i]) == 0)
-			return true;
-	return false;
+	return rule == REFUSAL_HOST || rule == REFUSAL_DNS_TYPE ||
+	       rule == REFUSAL_DNS_MALFORMED;
 }
 
 struct hostdns_verdict
@@ -50,7 +44,7 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 	struct hostdns_verdict v = { .action = HOSTDNS_DROP,
 				     .rule = -1,
 				     .reason = "malformed",
-				     .log_rule = log_rules[2] };
+				     .log_rule = REFUSAL_DNS_MALFORMED };
 	int r;
 
 	if (dns_query_parse(buf, len, q) < 0) {
@@ -64,7 +58,7 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 			v.rule = (int)i;
 	if (v.rule < 0) {
 		v.reason = "not in allow-host";
-		v.log_rule = log_rules[0];
+		v.log_rule = REFUSAL_HOST;
 		r = dns_error_build(q, buf + DNS_HEADER_LEN,
 				    q->end - DNS_HEADER_LEN, DNS_RCODE_REFUSED,
 				    reply, reply_size);
@@ -73,11 +67,12 @@ hostdns_decide_query(const struct hostrule *rules, size_t n, const uint8_t *buf,
 		    (q->type == DNS_TYPE_A || q->type == DNS_TYPE_AAAA ||
 		     q->type == DNS_TYPE_CNAME)) {
 			v.action = HOSTDNS_FORWARD;
-			v.reason = v.log_rule = NULL;
+			v.reason = NULL;
+			v.log_rule = REFUSAL_NONE;
 			return v;
 		}
 		v.reason = "type not forwarded";
-		v.log_rule = log_rules[1];
+		v.log_rule = REFUSAL_DNS_TYPE;
 		r = dns_error_build(q, buf + DNS_HEADER_LEN,
 				    q->end - DNS_HEADER_LEN, DNS_RCODE_NOERROR,
 				    reply, reply_size);

@@ -16,6 +16,7 @@
 #include "dns.h"
 #include "hostrule.h"
 #include "hostaddrs.h"
+#include "refusal.h"
 
 enum hostdns_action {
 	HOSTDNS_FORWARD, /* ask the resolvers, answer with their answer */
@@ -25,17 +26,17 @@ enum hostdns_action {
 
 struct hostdns_verdict {
 	enum hostdns_action action;
-	int rule;	      /* the allow-host entry naming it; -1: none */
-	const char *reason;   /* for the log when not forwarded:
-			       * "not in allow-host", ... */
-	const char *log_rule; /* and the rule its log line names:
-			       * "filtered/host", "filtered/dns-type",
-			       * "filtered/dns-malformed" */
+	int rule;	       /* the allow-host entry naming it; -1: none */
+	const char *reason;    /* for the log when not forwarded:
+				* "not in allow-host", ... */
+	enum refusal log_rule; /* and the refusal its log line names:
+				* REFUSAL_HOST, REFUSAL_DNS_TYPE,
+				* REFUSAL_DNS_MALFORMED */
 	size_t reply_len;
 };
 
 /* Whether rule is one a verdict's log_rule can be. */
-bool hostdns_log_rule_known(const char *rule);
+bool hostdns_log_rule_known(enum refusal rule);
 
 /*
  * Decide the query buf[0..len) (read into *q) under rules (n of them,

@@ -365,7 +365,7 @@ netpolicy_rules_set_unprivileged_start(struct netpolicy_rules *r, uint16_t port)
 	r->unprivileged_start = port;
 }
 
-static const char *
+static enum refusal
 decide_destination(const struct netpolicy_rules *r,
 		   const struct netpolicy_query *q,
 		   const struct netpolicy_lookup *lk)
@@ -383,23 +383,23 @@ decide_destination(const struct netpolicy_rules *r,
 	if (r->proxy && proto == NETPOLICY_TCP && r->proxy_addr.port != 0 &&
 	    netpolicy_addr_same(&r->proxy_addr, a) &&
 	    a->port == r->proxy_addr.port)
-		return NULL;
+		return REFUSAL_NONE;
 	if (r->proxy && a->port == 53)
-		return "filtered/proxy";
+		return REFUSAL_PROXY;
 	/* With the resolver, DNS to a resolver never gets here: its
 	 * socket was swapped for the resolver's. */
 	if (r->stub && a->port == 53)
-		return "filtered/dns";
+		return REFUSAL_DNS;
 	/* DNS goes to the configured resolvers and nowhere else, so a
 	 * resolver the policy did not name cannot be used to tunnel. */
 	if (a->port == 53) {
 		for (size_t i = 0; i < r->n_dns; i++)
 			if (netpolicy_addr_same(&r->dns[i], a))
-				return NULL;
-		return "filtered/dns";
+				return REFUSAL_NONE;
+		return REFUSAL_DNS;
 	}
 	if (host)
-		return NULL;
+		return REFUSAL_NONE;
 	/* An allow-cidr entry reaches what it names, on its ports. */
 	for (size_t i = 0; i < r->n_cidrs; i++) {
 		const struct netpolicy_cidr *c = &r->cidrs[i];
@@ -409,10 +409,10 @@ decide_destination(const struct netpolicy_rules *r,
 		inside = true;
 		if (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
 				   : ranges_hold(list->v, list->n, a->port))
-			return NULL;
+			return REFUSAL_NONE;
 	}
 	if (inside)
-		return "filtered/port";
+		return REFUSAL_PORT;
 	if (r->stub && lk != NULL && lk->named != NULL)
 		named = lk->named(lk->ctx, q);
 	/* A port rule is not a host rule: it reaches the internet, not
@@ -424,25 +424,25 @@ decide_destination(const struct netpolicy_rules *r,
 	if (r->local &&
 	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
 					 lk->host_local(lk->ctx, a))))
-		return named == NETPOLICY_NAMED_REBIND ? "filtered/rebind"
-						       : "filtered/local";
+		return named == NETPOLICY_NAMED_REBIND ? REFUSAL_REBIND
+						       : REFUSAL_LOCAL;
 	/* With the resolver, the network is reached by name. */
 	if (r->stub)
-		return named == NETPOLICY_NAMED_YES    ? NULL
-		       : named == NETPOLICY_NAMED_PORT ? "filtered/host-port"
-						       : "filtered/unnamed";
+		return named == NETPOLICY_NAMED_YES    ? REFUSAL_NONE
+		       : named == NETPOLICY_NAMED_PORT ? REFUSAL_HOST_PORT
+						       : REFUSAL_UNNAMED;
 	/* With the proxy, a port rule only names the ports of allow-host
 	 * entries: the network is reached by name, through it. */
 	if (r->proxy)
-		return "filtered/proxy";
+		return REFUSAL_PROXY;
 	if (ranges_hold(list->v, list->n, a->port))
-		return NULL;
+		return REFUSAL_NONE;
 	/* The rule says which port list refused, and so what it reaches
 	 * (blocked_suggest): under the supervisor the internet; standing in
 	 * for Landlock, every host, as Landlock's rule would. */
-	return r->n_cidrs > 0 ? "filtered/no-cidr"
-	       : r->local     ? "filtered/net-port"
-			      : "filtered/landlock-port";
+	return r->n_cidrs > 0 ? REFUSAL_NO_CIDR
+	       : r->local     ? REFUSAL_NET_PORT
+			      : REFUSAL_LANDLOCK_PORT;
 }
 
 /*
@@ -450,7 +450,7 @@ decide_destination(const struct netpolicy_rules *r,
  * the address is reachable, since a send on the socket afterwards goes to
  * port 0 of it, a way out only to an address no rule reaches.
  */
-static const char *
+static enum refusal
 decide_probe(const struct netpolicy_rules *r, const struct netpolicy_query *q,
 	     const struct netpolicy_lookup *lk)
 {
@@ -458,26 +458,26 @@ decide_probe(const struct netpolicy_rules *r, const struct netpolicy_query *q,
 	enum netpolicy_named named = NETPOLICY_NAMED_NO;
 
 	if (r->net == LLW_NET_HOST)
-		return NULL;
+		return REFUSAL_NONE;
 	for (size_t i = 0; i < r->n_cidrs; i++)
 		if (netpolicy_cidr_contains(&r->cidrs[i], a))
-			return NULL;
+			return REFUSAL_NONE;
 	if (r->stub && lk != NULL && lk->named != NULL)
 		named = lk->named(lk->ctx, q);
 	if (r->local &&
 	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
 					 lk->host_local(lk->ctx, a))))
-		return "filtered/local";
+		return REFUSAL_LOCAL;
 	if (r->stub)
 		return named == NETPOLICY_NAMED_YES ||
 				       named == NETPOLICY_NAMED_PORT
-			       ? NULL
-			       : "filtered/unnamed";
+			       ? REFUSAL_NONE
+			       : REFUSAL_UNNAMED;
 	if (r->proxy)
-		return "filtered/proxy";
+		return REFUSAL_PROXY;
 	if (r->connect_tcp.n > 0 || r->connect_udp.n > 0)
-		return NULL;
-	return r->local ? "filtered/net-port" : "filtered/landlock-port";
+		return REFUSAL_NONE;
+	return r->local ? REFUSAL_NET_PORT : REFUSAL_LANDLOCK_PORT;
 }
 
 bool
@@ -517,7 +517,7 @@ netpolicy_rules_set_proxy(struct netpolicy_rules *r,
 	r->proxy_addr = *a;
 }
 
-static const char *
+static enum refusal
 decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 	    const struct netpolicy_addr *a)
 {
@@ -531,38 +531,38 @@ decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 			  ranges_hold(list->v, list->n, 0);
 
 	if (r->net == LLW_NET_HOST && r->n_listen == 0)
-		return NULL;
+		return REFUSAL_NONE;
 	/* Without listen entries: loopback only (a wildcard bind was made
 	 * loopback by netpolicy_bind_address), on the bind ports. */
 	if (r->n_listen == 0) {
 		if (!r->local)
 			return ranges_hold(list->v, list->n, a->port)
-				       ? NULL
-				       : "filtered/bind-port";
+				       ? REFUSAL_NONE
+				       : REFUSAL_BIND_PORT;
 		if (!netpolicy_addr_loopback(a))
-			return "filtered/listen";
+			return REFUSAL_LISTEN;
 		/* A UDP client's own port: what sending would autobind. */
 		if (proto == NETPOLICY_UDP && a->port == 0)
-			return NULL;
+			return REFUSAL_NONE;
 		return ranges_hold(list->v, list->n, a->port) || own_server
-			       ? NULL
-			       : "filtered/bind-port";
+			       ? REFUSAL_NONE
+			       : REFUSAL_BIND_PORT;
 	}
 	for (size_t i = 0; i < r->n_listen; i++)
 		if (netpolicy_addr_same(&r->listen[i], a) &&
 		    r->listen[i].port == a->port)
-			return NULL;
+			return REFUSAL_NONE;
 	/* An ephemeral port where the profile allows them (bind-tcp 0), on
 	 * loopback or a configured listen address: never on a wildcard or
 	 * another interface, which would accept connections from outside. */
 	if (a->port == 0 && ranges_hold(list->v, list->n, 0)) {
 		if (netpolicy_addr_loopback(a))
-			return NULL;
+			return REFUSAL_NONE;
 		for (size_t i = 0; i < r->n_listen; i++)
 			if (netpolicy_addr_same(&r->listen[i], a))
-				return NULL;
+				return REFUSAL_NONE;
 	}
-	return own_server ? NULL : "filtered/listen";
+	return own_server ? REFUSAL_NONE : REFUSAL_LISTEN;
 }
 
 bool
@@ -604,29 +604,29 @@ netpolicy_bind_address(const struct netpolicy_rules *r,
 	return true;
 }
 
-const char *
+enum refusal
 netpolicy_decide(const struct netpolicy_rules *r,
 		 const struct netpolicy_query *q,
 		 const struct netpolicy_lookup *lk)
 {
-	const char *rule;
+	enum refusal rule;
 
 	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN) {
 		rule = decide_bind(r, q->proto, &q->addr);
 		/* Never a port a socket the sandbox did not create holds,
 		 * whatever the rules allow (but mode host). */
-		if (rule == NULL && q->addr.port != 0 &&
+		if (rule == REFUSAL_NONE && q->addr.port != 0 &&
 		    netpolicy_refuses_sharing(r) && lk != NULL &&
 		    lk->port_shared != NULL && lk->port_shared(lk->ctx, q))
-			rule = "filtered/shared-port";
+			rule = REFUSAL_SHARED_PORT;
 		return rule;
 	}
 	rule = netpolicy_quiet(q) ? decide_probe(r, q, lk)
 				  : decide_destination(r, q, lk);
 	/* The sandbox's own listener, on any loopback port. */
-	if (rule != NULL && netpolicy_addr_loopback(&q->addr) && lk != NULL &&
-	    lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
-		return NULL;
+	if (rule != REFUSAL_NONE && netpolicy_addr_loopback(&q->addr) &&
+	    lk != NULL && lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
+		return REFUSAL_NONE;
 	return rule;
 }
 
@@ -974,14 +974,14 @@ netpolicy_proto_name(enum netpolicy_proto proto)
 char *
 netpolicy_log_line(const char *prefix, enum netpolicy_op op,
 		   enum netpolicy_proto proto, const char *target, pid_t pid,
-		   const char *comm, const char *rule)
+		   const char *comm, enum refusal rule)
 {
 	_cleanup_free_ char *t = sanitise(target);
 	_cleanup_free_ char *c = sanitise(comm);
 
 	return xasprintf("%s: %s %s %s pid=%d comm=%s rule=%s", prefix,
 			 op_names[op], proto_names[proto], t, (int)pid, c,
-			 rule);
+			 refusal_name(rule));
 }
 
 char *

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "refusal.h"
 #include "value.h"
 
 struct policy;
@@ -221,8 +222,8 @@ struct netpolicy_rules *netpolicy_rules_new(const struct policy *p,
 void netpolicy_rules_free(struct netpolicy_rules *r);
 
 /*
- * The decision for an IP operation: NULL when allowed, else the name of
- * the rule that refused it ("filtered/no-cidr", "filtered/port",
+ * The decision for an IP operation: REFUSAL_NONE when allowed, else the
+ * refusal (refusal.h; by log name: "filtered/no-cidr", "filtered/port",
  * "filtered/net-port", "filtered/landlock-port", "filtered/local",
  * "filtered/dns", "filtered/listen", "filtered/bind-port",
  * "filtered/shared-port", "filtered/proxy", and with llwrap's resolver
@@ -259,9 +260,9 @@ void netpolicy_rules_free(struct netpolicy_rules *r);
  *
  * lk may be NULL (no lookup).
  */
-const char *netpolicy_decide(const struct netpolicy_rules *r,
-			     const struct netpolicy_query *q,
-			     const struct netpolicy_lookup *lk);
+enum refusal netpolicy_decide(const struct netpolicy_rules *r,
+			      const struct netpolicy_query *q,
+			      const struct netpolicy_lookup *lk);
 
 /*
  * Whether a refusal of q is not reported (logged, noted): a UDP connect
@@ -545,7 +546,7 @@ char *netpolicy_log_prefix(const char *fmt, const char *name);
  */
 char *netpolicy_log_line(const char *prefix, enum netpolicy_op op,
 			 enum netpolicy_proto proto, const char *target,
-			 pid_t pid, const char *comm, const char *rule);
+			 pid_t pid, const char *comm, enum refusal rule);
 
 /*
  * The per-instance log file: ${XDG_STATE_HOME}/llwrap/NAME.log, with

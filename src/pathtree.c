@@ -1270,3 +1270,56 @@ plan_free(struct plan *plan)
 	strv_free(plan->missing);
 	free(plan);
 }
+
+struct plan_verdict
+plan_decide(const struct plan *plan, const char *path, uint64_t right)
+{
+	return plan_decide_rules(plan->rules, plan->n_rules, plan->masks,
+				 plan->n_masks, path, right);
+}
+
+struct plan_verdict
+plan_decide_rules(const struct plan_rule *rules, size_t n_rules,
+		  const struct plan_mask *masks, size_t n_masks,
+		  const char *path, uint64_t right)
+{
+	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL };
+	const struct plan_rule *best = NULL, *deepest = NULL;
+	const struct plan_mask *m = NULL;
+	uint64_t bits = 0;
+
+	for (size_t i = 0; i < n_rules; i++) {
+		const struct plan_rule *r = &rules[i];
+
+		if (!path_under(path, r->path))
+			continue;
+		bits |= r->access;
+		/* Those holding path nest: the longest is the deepest
+		 * (a ruleset's rules need not be sorted). */
+		if (deepest == NULL || strlen(r->path) > strlen(deepest->path))
+			deepest = r;
+		if ((r->access & right) != 0 &&
+		    (best == NULL || strlen(r->path) > strlen(best->path)))
+			best = r;
+	}
+	for (size_t i = 0; i < n_masks; i++)
+		if (path_under(path, masks[i].path) &&
+		    (m == NULL || strlen(masks[i].path) > strlen(m->path)))
+			m = &masks[i];
+	if (deepest == NULL)
+		return v;
+	v.layer = PLAN_LANDLOCK;
+	v.allowed = (bits & right) == right;
+	if (best == NULL)
+		best = deepest;
+	v.rule = best->path;
+	v.origin = best->origin;
+	if (v.allowed && m != NULL &&
+	    (pathtree_access_bits(m->access) & right) != right) {
+		v.allowed = false;
+		v.layer = PLAN_MASK;
+		v.rule = m->path;
+		v.origin = m->origin;
+	}
+	return v;
+}

@@ -113,4 +113,37 @@ int pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 
 void plan_free(struct plan *plan);
 
+/* Which part of the plan decided. */
+enum plan_layer {
+	PLAN_NO_RULE,  /* no rule holds the path: Landlock denies */
+	PLAN_LANDLOCK, /* a Landlock rule (allowed, or short of right) */
+	PLAN_MASK,     /* an L3 mount mask narrowed it */
+};
+
+struct plan_verdict {
+	bool allowed;
+	enum plan_layer layer;
+	const char *rule;   /* the deciding rule's or mask's path, or NULL */
+	const char *origin; /* the configured rule it came from, or NULL */
+};
+
+/*
+ * The one matcher (DESIGN.md §5): whether the plan lets the command have
+ * every bit of right (LLW_FS_* bits) on path, which must be resolved (no
+ * symlink: the kernel's view, as /proc/PID/fd names it).  Landlock grants
+ * what the rules on path and its ancestors grant together; the deepest
+ * mask holding path then narrows it to the mask's access.  The verdict
+ * points into plan.
+ */
+struct plan_verdict plan_decide(const struct plan *plan, const char *path,
+				uint64_t right);
+
+/* plan_decide on rules and masks in any order: a ruleset's rules as
+ * Landlock gets them (ruleset.h), which why asks. */
+struct plan_verdict plan_decide_rules(const struct plan_rule *rules,
+				      size_t n_rules,
+				      const struct plan_mask *masks,
+				      size_t n_masks, const char *path,
+				      uint64_t right);
+
 #endif /* LLW_PATHTREE_H */

@@ -19,30 +19,30 @@ struct proxy_verdict
 proxy_decide_request(const struct proxy_rules *r, const char *host, bool is_ip,
 		     uint16_t port)
 {
-	struct proxy_verdict v = { NULL, NULL };
+	struct proxy_verdict v = { REFUSAL_NONE, NULL };
 
 	if (is_ip) {
 		struct netpolicy_addr a;
 
 		if (value_addr(host, &a, NULL) < 0) {
-			v.rule = "filtered/host";
+			v.rule = REFUSAL_HOST;
 			return v;
 		}
 		a.port = port;
 		netpolicy_addr_destination(&a);
 		v.origin = r->cidr(r->ctx, &a);
 		if (v.origin == NULL)
-			v.rule = "filtered/no-cidr";
+			v.rule = REFUSAL_NO_CIDR;
 		return v;
 	}
 	switch (r->host(r->ctx, host, port, &v.origin)) {
 	case HOSTRULE_ALLOWED:
 		break;
 	case HOSTRULE_PORT:
-		v.rule = "filtered/host-port";
+		v.rule = REFUSAL_HOST_PORT;
 		break;
 	default:
-		v.rule = "filtered/host";
+		v.rule = REFUSAL_HOST;
 		v.origin = NULL;
 		break;
 	}
@@ -53,48 +53,24 @@ struct proxy_verdict
 proxy_decide_address(const struct proxy_rules *r,
 		     const struct netpolicy_addr *a)
 {
-	struct proxy_verdict v = { NULL, NULL };
+	struct proxy_verdict v = { REFUSAL_NONE, NULL };
 
 	if (!netpolicy_addr_local(a) && (r->own == NULL || !r->own(r->ctx, a)))
 		return v;
 	v.origin = r->cidr(r->ctx, a);
 	if (v.origin == NULL)
-		v.rule = "filtered/rebind";
+		v.rule = REFUSAL_REBIND;
 	return v;
 }
 
 struct proxy_verdict
 proxy_decide_sni(const char *host, const char *sni)
 {
-	struct proxy_verdict v = { NULL, NULL };
+	struct proxy_verdict v = { REFUSAL_NONE, NULL };
 
 	if (sni != NULL && strcasecmp(host, sni) != 0)
-		v.rule = "filtered/sni";
+		v.rule = REFUSAL_SNI;
 	return v;
-}
-
-const char *
-proxy_rule_reason(const char *rule)
-{
-	static const struct {
-		const char *rule, *reason;
-	} reasons[] = {
-		{ "filtered/host", "not in allow-host" },
-		{ "filtered/host-port", "allow-host does not allow this port" },
-		{ "filtered/no-cidr", "an address no allow-cidr entry holds" },
-		{ "filtered/rebind",
-		  "the name resolves to a local address or one of this "
-		  "host's or its links', which no allow-cidr entry holds "
-		  "(rebinding)" },
-		{ "filtered/sni",
-		  "the TLS server name differs from the CONNECT host "
-		  "(domain fronting)" },
-	};
-
-	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-		if (strcmp(rule, reasons[i].rule) == 0)
-			return reasons[i].reason;
-	return "refused";
 }
 
 char **

@@ -18,6 +18,7 @@
 
 #include "dns.h"
 #include "hostrule.h"
+#include "refusal.h"
 
 /*
  * What the proxy asks of the rules; the supervisor's compiled rules
@@ -40,10 +41,10 @@ struct proxy_rules {
 	void *ctx;
 };
 
-/* A decision: rule NULL is allowed; else the rule that refused, as the
- * log names it, and the entry that decided when there is one. */
+/* A decision: rule REFUSAL_NONE is allowed; else the refusal
+ * (refusal.h), and the entry that decided when there is one. */
 struct proxy_verdict {
-	const char *rule;
+	enum refusal rule;
 	const char *origin;
 };
 
@@ -76,10 +77,6 @@ struct proxy_verdict proxy_decide_address(const struct proxy_rules *r,
  * addresses, and an SNI-less client names no other server).
  */
 struct proxy_verdict proxy_decide_sni(const char *host, const char *sni);
-
-/* A sentence for a refusal's rule, for the 403 body and the log:
- * "not in allow-host", ... */
-const char *proxy_rule_reason(const char *rule);
 
 /*
  * The variables that point clients at the proxy on 127.0.0.1:port:

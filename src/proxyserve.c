@@ -149,7 +149,7 @@ client_process(int c, char **comm)
 /* A refusal, as the supervisor logs one: "connect tcp NAME:PORT". */
 static void
 log_refusal(int c, const char *host, bool is_ip, uint16_t port,
-	    const char *rule)
+	    enum refusal rule)
 {
 	_cleanup_free_ char *target = NULL, *line = NULL, *comm = NULL;
 	unsigned long rep = 0;
@@ -194,7 +194,7 @@ refuse(int c, const char *host, bool is_ip, uint16_t port,
 	_cleanup_free_ char *body = xasprintf(
 		"llwrap: %s:%u is blocked by the sandbox's policy: %s (rule "
 		"%s%s%s)\n",
-		host, port, proxy_rule_reason(v->rule), v->rule,
+		host, port, refusal_reason(v->rule), refusal_name(v->rule),
 		v->origin ? ", " : "", v->origin ? v->origin : "");
 
 	log_refusal(c, host, is_ip, port, v->rule);
@@ -481,7 +481,8 @@ serve(int c)
 	_cleanup_close_ int u = -1;
 	struct httpreq req = { 0 };
 	struct netpolicy_addr addrs[PS_MAX_ADDRS];
-	struct proxy_verdict v = { NULL, NULL }, refused = { NULL, NULL };
+	struct proxy_verdict v = { REFUSAL_NONE, NULL },
+			     refused = { REFUSAL_NONE, NULL };
 	uint64_t deadline =
 		supervise_now_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
 	size_t have = 0, n_addrs;
@@ -508,7 +509,7 @@ serve(int c)
 	}
 
 	v = proxy_decide_request(&rules, req.host, req.is_ip, req.port);
-	if (v.rule != NULL) {
+	if (v.rule != REFUSAL_NONE) {
 		refuse(c, req.host, req.is_ip, req.port, &v);
 		goto out;
 	}
@@ -528,7 +529,7 @@ serve(int c)
 			struct proxy_verdict av =
 				proxy_decide_address(&rules, &addrs[i]);
 
-			if (av.rule != NULL) {
+			if (av.rule != REFUSAL_NONE) {
 				refused = av;
 				continue;
 			}
@@ -536,7 +537,7 @@ serve(int c)
 		u = connect_to(&addrs[i]);
 	}
 	if (u < 0) {
-		if (refused.rule != NULL)
+		if (refused.rule != REFUSAL_NONE)
 			refuse(c, req.host, req.is_ip, req.port, &refused);
 		else
 			respond(c, "502 Bad Gateway",
@@ -576,9 +577,9 @@ serve(int c)
 		if (r == 0)
 			v = proxy_decide_sni(req.host, sni);
 		else if (r == -EINVAL)
-			v.rule = "filtered/sni";
+			v.rule = REFUSAL_SNI;
 		free(sni);
-		if (v.rule != NULL) {
+		if (v.rule != REFUSAL_NONE) {
 			/* After 200 there is no status to answer with: the
 			 * tunnel closes, the log says why. */
 			log_refusal(c, req.host, req.is_ip, req.port, v.rule);

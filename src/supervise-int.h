@@ -63,6 +63,7 @@ struct pending {
 
 struct supervisor {
 	const struct policy *policy;
+	const struct plan *fs; /* the compiled paths (plan_decide) */
 	struct netpolicy_rules *rules;
 	scmp_filter_ctx notify; /* built under --learn only */
 	int sock[2];		/* [0] the supervisor's end, [1] the child's */
@@ -215,7 +216,7 @@ int svcall_pid_call(struct supervisor *sv, struct call *c);
  * the rate-limited log line. */
 void svlog_blocked(struct supervisor *sv, enum netpolicy_op op,
 		   enum netpolicy_proto proto, const char *target, pid_t pid,
-		   int pidfd, const char *rule);
+		   int pidfd, enum refusal rule);
 /* Log how many lines the rate limit suppressed, when due (or at_exit). */
 void svlog_flush(struct supervisor *sv, bool at_exit);
 /* The name of process pid ("?" when unknown). */
@@ -242,7 +243,7 @@ int svaddr_udp_autobind(struct supervisor *sv, const struct call *c);
 /* ---- svunix.c: unix sockets ---- */
 
 int svunix_destination(struct supervisor *sv, const struct call *c,
-		       struct addr_buf *a, const char **rule);
+		       struct addr_buf *a, enum refusal *rule);
 int svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a);
 /* Remember a unix socket the sandbox bound (path_st: the inode a
  * pathname bind made; NULL: abstract). */

@@ -219,7 +219,7 @@ read_resolv_conf(void)
 }
 
 int
-supervise_new(const struct policy *p, char *const *envp,
+supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
 	      struct supervisor **out, char **cause)
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
@@ -229,6 +229,7 @@ supervise_new(const struct policy *p, char *const *envp,
 	int r;
 
 	sv->policy = p;
+	sv->fs = fs;
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "netpolicy.h"
+#include "pathtree.h"
 #include "policy.h"
 
 /* The network supervisor's state; NULL where nothing is mediated. */
@@ -44,8 +45,8 @@ char *supervise_yama_cause(const char *scope);
  * filter, the hand-over socket pair and the open log file.  Returns 0 or
  * -errno with *cause.
  */
-int supervise_new(const struct policy *p, char *const *envp,
-		  struct supervisor **out, char **cause);
+int supervise_new(const struct policy *p, const struct plan *fs,
+		  char *const *envp, struct supervisor **out, char **cause);
 void supervise_free(struct supervisor *sv);
 
 /*

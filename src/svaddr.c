@@ -204,8 +204,8 @@ svaddr_check_route(struct supervisor *sv, const struct call *c,
 			    : xstrdup("?");
 	}
 	svlog_blocked(sv, op, svcall_proto(c), t, c->pid, c->pidfd,
-		      "filtered/source-route");
-	return -EPERM;
+		      REFUSAL_SOURCE_ROUTE);
+	return -refusal_errno(REFUSAL_SOURCE_ROUTE);
 }
 
 /*
@@ -217,7 +217,7 @@ int
 svaddr_check(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 	     struct addr_buf *a)
 {
-	const char *rule = NULL;
+	enum refusal rule = REFUSAL_NONE;
 	struct netpolicy_addr ip;
 	struct netpolicy_lookup lookup = { .own_socket = own_socket,
 					   .named = svnames_lookup,
@@ -271,11 +271,9 @@ svaddr_check(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 	rule = netpolicy_decide(sv->rules, &q, &lookup);
 	/* A port in use is in use: programs try another, as they would
 	 * when the kernel says so. */
-	r = rule == NULL				? 0
-	    : strcmp(rule, "filtered/shared-port") == 0 ? -EADDRINUSE
-							: -EACCES;
+	r = -refusal_errno(rule);
 out:
-	if (rule != NULL && !netpolicy_quiet(&q)) {
+	if (rule != REFUSAL_NONE && !netpolicy_quiet(&q)) {
 		_cleanup_free_ char *t = addr_target(c, a);
 
 		svlog_blocked(sv, op, svcall_proto(c), t, c->pid, c->pidfd,
@@ -552,7 +550,7 @@ private_bind(struct supervisor *sv, struct call *c, struct addr_buf *a,
 	netpolicy_own_add_private(sv->own, asked, got.port, cookie);
 	t = value_addr_format(asked);
 	svlog_blocked(sv, NETPOLICY_BIND, NETPOLICY_TCP, t, c->pid, c->pidfd,
-		      "filtered/unpublished");
+		      REFUSAL_UNPUBLISHED);
 	return 0;
 }
 
@@ -620,9 +618,9 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 					     .proto = svcall_proto(c),
 					     .addr = ip,
 					     .now_ns = supervise_now_ns() };
-		const char *rule = netpolicy_decide(sv->rules, &q, NULL);
+		enum refusal rule = netpolicy_decide(sv->rules, &q, NULL);
 
-		if (rule != NULL) {
+		if (rule != REFUSAL_NONE) {
 			_cleanup_free_ char *t = value_addr_format(&ip);
 
 			svlog_blocked(sv, NETPOLICY_LISTEN, svcall_proto(c), t,
@@ -649,7 +647,7 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 			_cleanup_free_ char *t = value_addr_format(&ip);
 
 			svlog_blocked(sv, NETPOLICY_LISTEN, NETPOLICY_TCP, t,
-				      c->pid, c->pidfd, "filtered/shared-port");
+				      c->pid, c->pidfd, REFUSAL_SHARED_PORT);
 			return -EADDRINUSE;
 		}
 	}

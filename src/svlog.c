@@ -99,7 +99,7 @@ note_pipe(int fd, const char *note, size_t len)
  */
 static void
 note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
-	    enum netpolicy_proto proto, const char *target, const char *rule)
+	    enum netpolicy_proto proto, const char *target, enum refusal rule)
 {
 	_cleanup_free_ char *key = NULL, *note = NULL;
 	_cleanup_close_ int fd = -1;
@@ -144,7 +144,7 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 void
 svlog_blocked(struct supervisor *sv, enum netpolicy_op op,
 	      enum netpolicy_proto proto, const char *target, pid_t pid,
-	      int pidfd, const char *rule)
+	      int pidfd, enum refusal rule)
 {
 	_cleanup_free_ char *comm = NULL, *line = NULL;
 	unsigned long rep;

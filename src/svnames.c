@@ -91,7 +91,7 @@ stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
 	if (rec->kind == DNSSTUB_REFUSED) {
 		svlog_blocked(sv, NETPOLICY_QUERY, rec->proto, rec->name,
 			      who ? who->pid : 0, who ? who->pidfd : -1,
-			      rec->log_rule);
+			      (enum refusal)rec->log_rule);
 		return;
 	}
 	if (rec->rule < 0 || (size_t)rec->rule >= sv->policy->n_hosts)

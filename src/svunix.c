@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "compat/landlock.h"
 #include "sockdiag.h"
 #include "supervise-int.h"
 #include "xalloc.h"
@@ -98,7 +99,7 @@ unix_allowed(const struct supervisor *sv, const struct stat *st)
  */
 int
 svunix_destination(struct supervisor *sv, const struct call *c,
-		   struct addr_buf *a, const char **rule)
+		   struct addr_buf *a, enum refusal *rule)
 {
 	_cleanup_free_ char *path = NULL;
 	struct netpolicy_unix_dest d;
@@ -119,7 +120,7 @@ svunix_destination(struct supervisor *sv, const struct call *c,
 						  .len = n - 1 };
 		if (own_unix(sv, &d))
 			return 0;
-		*rule = "filtered/abstract";
+		*rule = REFUSAL_ABSTRACT;
 		return -EACCES;
 	}
 	path = svunix_path(a);
@@ -129,7 +130,7 @@ svunix_destination(struct supervisor *sv, const struct call *c,
 		if ((fd == -ENOENT || fd == -ENOTDIR) && path[0] == '/' &&
 		    policy_access_at(sv->policy, path, NULL) != LLW_ACCESS_DENY)
 			return fd;
-		*rule = "filtered/unix";
+		*rule = REFUSAL_UNIX;
 		return -EACCES;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
@@ -142,7 +143,7 @@ svunix_destination(struct supervisor *sv, const struct call *c,
 	d = (struct netpolicy_unix_dest){ .dev = st.st_dev, .ino = st.st_ino };
 	if (!own_unix(sv, &d) && !unix_allowed(sv, &st)) {
 		close(fd);
-		*rule = "filtered/unix";
+		*rule = REFUSAL_UNIX;
 		return -EACCES;
 	}
 	memset(&a->u.un, 0, sizeof(a->u.un));
@@ -176,9 +177,11 @@ svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 	if (n < 0)
 		return -EACCES;
 	real[n] = '\0';
-	if (!policy_access_writable(policy_access_at(sv->policy, real, NULL))) {
+	/* real is the kernel's path: decided on the plan Landlock enforces,
+	 * not on the rules as written (a rule may name a symlink). */
+	if (!plan_decide(sv->fs, real, LLW_FS_MAKE_SOCK).allowed) {
 		svlog_blocked(sv, NETPOLICY_BIND, NETPOLICY_UNIX, path, c->pid,
-			      c->pidfd, "filtered/unix-bind");
+			      c->pidfd, REFUSAL_UNIX_BIND);
 		return -EACCES;
 	}
 	if (strlen(base) >= sizeof(un.sun_path))

@@ -29,6 +29,7 @@
 #include "suggest.h"
 #include "hostrule.h"
 #include "proxy.h"
+#include "refusal.h"
 #include "sockdiag.h"
 #include "why.h"
 #include "xalloc.h"
@@ -260,8 +261,9 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 	const struct policy *p = sb->policy;
 	const struct llw_path_rule *cur = policy_rule_at(p, q->path);
 	const struct plan_mask *m = NULL;
-	const struct plan_rule *rules, *best = NULL;
-	uint64_t handled, need = right_needed(q), have = 0;
+	const struct plan_rule *rules;
+	struct plan_verdict e;
+	uint64_t handled, need = right_needed(q);
 	size_t n;
 
 	/* L3: the mount view.  bubblewrap mounts the same masks. */
@@ -335,16 +337,10 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 		set(&v->layer, xstrdup("none"));
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!path_under(q->path, rules[i].path))
-			continue;
-		have |= rules[i].access;
-		if ((rules[i].access & need) &&
-		    (best == NULL ||
-		     strlen(rules[i].path) > strlen(best->path)))
-			best = &rules[i];
-	}
-	if (have & need) {
+	/* The one matcher, on the rules the kernel gets (the mask was
+	 * decided above). */
+	e = plan_decide_rules(rules, n, NULL, 0, q->path, need & handled);
+	if (e.allowed) {
 		v->allowed = true;
 		set(&v->decision, xasprintf("allowed: %s %s",
 					    access_verb(q->access), q->path));
@@ -355,7 +351,7 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 			set(&v->origin, xstrdup(cur->origin));
 		} else {
 			const struct llw_path_rule *b =
-				policy_rule_at(p, best->path);
+				policy_rule_at(p, e.rule);
 
 			if (b != NULL)
 				set(&v->rule,
@@ -364,8 +360,8 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 					      b->path));
 			else
 				set(&v->rule,
-				    xasprintf("the rule on %s", best->path));
-			set(&v->origin, xstrdup(best->origin));
+				    xasprintf("the rule on %s", e.rule));
+			set(&v->origin, xstrdup(e.origin));
 			if (cur != NULL && !q->exists)
 				note(v,
 				     xasprintf("%s = %s (%s) is not "
@@ -566,7 +562,7 @@ why_abstract(const struct sandbox *sb, const struct why_query *q,
 		set(&v->decision, xstrdup("denied: only abstract names the "
 					  "sandbox bound itself are "
 					  "reachable"));
-		set(&v->rule, xstrdup("filtered/abstract"));
+		set(&v->rule, xstrdup(refusal_name(REFUSAL_ABSTRACT)));
 	} else if (sb->use_ns && sb->ns.net) {
 		set(&v->layer, xstrdup("L3 network namespace"));
 		set(&v->decision, xstrdup("denied: abstract names belong to a "
@@ -793,14 +789,13 @@ why_host(const struct policy *p, bool stub, const struct why_query *q,
 	v->allowed = false;
 	if (hv == HOSTRULE_PORT) {
 		set(&v->decision,
-		    xasprintf("denied: %s is in allow-host, not on port %u "
-			      "(filtered/host-port)",
-			      name, port));
+		    xasprintf(
+			    "denied: %s is in allow-host, not on port %u (%s)",
+			    name, port, refusal_name(REFUSAL_HOST_PORT)));
 	} else {
 		set(&v->decision,
-		    xasprintf("denied: %s is not in allow-host "
-			      "(filtered/host)%s",
-			      name,
+		    xasprintf("denied: %s is not in allow-host (%s)%s", name,
+			      refusal_name(REFUSAL_HOST),
 			      stub ? "; its DNS query is answered REFUSED "
 				     "and never leaves the machine"
 				   : ""));
@@ -836,7 +831,8 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	enum netpolicy_op op = q->access == WHY_SEND_UDP ? NETPOLICY_SEND
 			       : is_bind(q->access)	 ? NETPOLICY_BIND
 							 : NETPOLICY_CONNECT;
-	const char *key, *rule;
+	const char *key;
+	enum refusal rule;
 	const struct llw_ports *list = port_list(p, q->access, &key);
 	const struct llw_port_range *pr = port_find(list, q->addr.port);
 	_cleanup_free_ char *t = target_text(q);
@@ -886,11 +882,11 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		rule = netpolicy_decide(rules, &nq, &why_lookup);
 	} else {
 		rule = sb->policy->net == LLW_NET_HOST || pr != NULL
-			       ? NULL
-			       : "filtered/net-port";
+			       ? REFUSAL_NONE
+			       : REFUSAL_NET_PORT;
 	}
-	v->allowed = rule == NULL;
-	if (rule == NULL) {
+	v->allowed = rule == REFUSAL_NONE;
+	if (rule == REFUSAL_NONE) {
 		set(&v->decision,
 		    xasprintf("allowed: %s %s", access_verb(q->access), t));
 		if (p->net == LLW_NET_HOST) {
@@ -923,7 +919,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 					"(port 53 to a resolver)"));
 		return;
 	}
-	if (strcmp(rule, "filtered/dns") == 0 && sandbox_hosts_stub(sb)) {
+	if (rule == REFUSAL_DNS && sandbox_hosts_stub(sb)) {
 		set(&v->decision,
 		    xstrdup("depends: a query to a resolver of "
 			    "/etc/resolv.conf (or the dns key) is answered by "
@@ -931,56 +927,56 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 			    "in allow-host and answers any other REFUSED "
 			    "without asking anyone; port 53 reaches nothing "
 			    "else"));
-		set(&v->rule, xstrdup(rule));
+		set(&v->rule, xstrdup(refusal_name(rule)));
 		set(&v->origin, proxy_origin(p));
 		v->depends = true;
 		return;
-	} else if (strcmp(rule, "filtered/unnamed") == 0) {
+	} else if (rule == REFUSAL_UNNAMED) {
 		set(&v->decision,
 		    xstrdup("depends: outside allow-cidr, an address is "
 			    "reached only after a name in allow-host resolved "
 			    "to it (for the answer's TTL, on that entry's "
 			    "ports); by itself, denied"));
-		set(&v->rule, xstrdup(rule));
+		set(&v->rule, xstrdup(refusal_name(rule)));
 		set(&v->change, cidr_change(&q->addr, port));
 		set(&v->origin, proxy_origin(p));
 		v->depends = true;
 		return;
-	} else if (strcmp(rule, "filtered/proxy") == 0 && port == 53) {
+	} else if (rule == REFUSAL_PROXY && port == 53) {
 		set(&v->decision,
 		    xstrdup("denied: names are resolved by llwrap's proxy "
 			    "(allow-host, proxy = yes), not by the command: "
 			    "no DNS"));
-		set(&v->rule, xstrdup(rule));
+		set(&v->rule, xstrdup(refusal_name(rule)));
 		set(&v->origin, proxy_origin(p));
 		return;
-	} else if (strcmp(rule, "filtered/proxy") == 0) {
+	} else if (rule == REFUSAL_PROXY) {
 		set(&v->decision,
 		    xstrdup("denied: with llwrap's proxy (allow-host, proxy = "
 			    "yes) only allow-cidr entries are reached "
 			    "directly; port rules name the hosts' ports, and "
 			    "names go through the proxy (HTTPS_PROXY)"));
-		set(&v->rule, xstrdup(rule));
+		set(&v->rule, xstrdup(refusal_name(rule)));
 		set(&v->change, cidr_change(&q->addr, port));
 		set(&v->origin, proxy_origin(p));
 		return;
-	} else if (strcmp(rule, "filtered/dns") == 0) {
+	} else if (rule == REFUSAL_DNS) {
 		set(&v->decision,
 		    xasprintf("denied: port 53 reaches only the resolvers "
 			      "(the dns key, else /etc/resolv.conf)"));
-		set(&v->rule, xstrdup(rule));
+		set(&v->rule, xstrdup(refusal_name(rule)));
 		set(&v->change,
 		    xasprintf("[network] dns = %s (or --dns %s)", t, t));
-	} else if (strcmp(rule, "filtered/local") == 0) {
+	} else if (rule == REFUSAL_LOCAL) {
 		set(&v->decision,
 		    xasprintf("denied: %s is on this host or its networks "
 			      "(loopback, private, link-local), which a port "
 			      "rule does not reach; the sandbox's own "
 			      "listeners there are reachable",
 			      t));
-		set(&v->rule, xstrdup(rule));
+		set(&v->rule, xstrdup(refusal_name(rule)));
 		set(&v->change, cidr_change(&q->addr, port));
-	} else if (strcmp(rule, "filtered/no-cidr") == 0) {
+	} else if (rule == REFUSAL_NO_CIDR) {
 		_cleanup_free_ char *a = addr_text(&q->addr);
 
 		set(&v->decision, xstrdup("denied: the address is inside no "
@@ -995,8 +991,8 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		set(&v->decision,
 		    xasprintf("denied: %s is not an allowed bind address "
 			      "(%s)",
-			      t, rule));
-		set(&v->rule, xstrdup(rule));
+			      t, refusal_name(rule)));
+		set(&v->rule, xstrdup(refusal_name(rule)));
 		set(&v->change, p->n_listen_addrs > 0
 					? xasprintf("[network] listen = %s (or "
 						    "--listen %s)",

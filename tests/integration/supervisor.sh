@@ -161,6 +161,21 @@ expect_succeeded "the sandbox's own unix server: bind + listen + connect from a 
 expect_denied "binding a unix socket outside the writable tree is refused" 'landlock:EACCES|bwrap:ENOENT' \
 	llw -p default $U -- "$NETPROBE" unix-self "$OUTSIDE/own.sock"
 if [ ! -e "$OUTSIDE/own.sock" ]; then ok "... and created nothing there"; else not_ok "a socket appeared in $OUTSIDE"; fi
+# A writable tree named through a symlink: Landlock resolves the rule,
+# and the supervisor's check decides on the same compiled plan
+# (plan_decide on the kernel's path), so the bind succeeds there by
+# either name, and the neighbour outside the tree is still refused (by
+# the supervisor's check, EACCES, under either backend: bubblewrap's view
+# holds the directory, as the parent of the bound tree).
+mkdir -p "$OUTSIDE/real-rw"
+chown "$TEST_UID:$TEST_GID" "$OUTSIDE/real-rw"
+ln -s "$OUTSIDE/real-rw" "$OUTSIDE/rw-link"
+expect_succeeded "a unix socket binds in an rw tree named through a symlink" \
+	llw -p default $U --rw "$OUTSIDE/rw-link" -- "$NETPROBE" unix-self "$OUTSIDE/real-rw/own.sock"
+expect_succeeded "... and by the symlink's name" \
+	llw -p default $U --rw "$OUTSIDE/rw-link" -- "$NETPROBE" unix-self "$OUTSIDE/rw-link/own2.sock"
+expect_denied "... its neighbour outside the tree is still refused" EACCES \
+	llw -p default $U --rw "$OUTSIDE/rw-link" -- "$NETPROBE" unix-self "$OUTSIDE/own.sock"
 expect_denied "a host abstract socket is refused" EACCES \
 	llw -p default $U -- "$PROBE" abstract-connect "llw-host-abstract-$$"
 # The server says SUCCEEDED once it listens: the client waits for that.

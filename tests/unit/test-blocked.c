@@ -235,8 +235,10 @@ line(const char *op, const char *proto, const char *target, const char *comm,
 				 : strcmp(proto, "udp") == 0 ? NETPOLICY_UDP
 							     : NETPOLICY_UNIX;
 	_cleanup_free_ char *prefix = netpolicy_log_prefix(NULL, "agent");
-	_cleanup_free_ char *l =
-		netpolicy_log_line(prefix, o, p, target, 42, comm, rule);
+	_cleanup_free_ char *l = netpolicy_log_line(prefix, o, p, target, 42,
+						    comm, refusal_parse(rule));
+
+	assert_int_not_equal(refusal_parse(rule), REFUSAL_UNKNOWN);
 
 	return xasprintf("%s\n", l);
 }
@@ -440,7 +442,7 @@ test_note(void **state)
 	_cleanup_free_ char *a = NULL, *b = NULL;
 
 	(void)state;
-	a = blocked_note("connect", "tcp", "1.2.3.4:443", "filtered/no-cidr",
+	a = blocked_note("connect", "tcp", "1.2.3.4:443", REFUSAL_NO_CIDR,
 			 &bounds);
 	assert_string_equal(a, "llwrap: blocked by the sandbox's policy: "
 			       "connect tcp 1.2.3.4:443 (rule "
@@ -449,7 +451,7 @@ test_note(void **state)
 			       "1.2.3.4/32:443); not a network failure: ask "
 			       "the user to allow it rather than retrying\n");
 	b = blocked_note("connect", "unix", "@/tmp/.X11-unix/X0",
-			 "filtered/abstract", &bounds);
+			 REFUSAL_ABSTRACT, &bounds);
 	assert_string_equal(b, "llwrap: blocked by the sandbox's policy: "
 			       "connect unix @/tmp/.X11-unix/X0 (rule "
 			       "filtered/abstract); not a network failure: "
@@ -459,7 +461,7 @@ test_note(void **state)
 	{
 		_cleanup_free_ char *c =
 			blocked_note("connect", "unix", "/x\ny z\033",
-				     "filtered/unix", &bounds);
+				     REFUSAL_UNIX, &bounds);
 
 		assert_string_equal(c, "llwrap: blocked by the sandbox's "
 				       "policy: connect unix /x?y?z? (rule "
@@ -473,7 +475,7 @@ test_note(void **state)
 	{
 		_cleanup_free_ char *d =
 			blocked_note("bind", "tcp", "127.0.0.1:3000",
-				     "filtered/unpublished", &bounds);
+				     REFUSAL_UNPUBLISHED, &bounds);
 
 		assert_string_equal(d, "llwrap: 127.0.0.1:3000 listens for "
 				       "the sandbox only: a program outside "
@@ -485,15 +487,15 @@ test_note(void **state)
 	}
 	/* Known-harmless probes: no note. */
 	assert_null(blocked_note("connect", "unix", "/var/run/nscd/socket",
-				 "filtered/unix", &bounds));
+				 REFUSAL_UNIX, &bounds));
 	assert_null(blocked_note("connect", "unix",
 				 "/run/systemd/userdb/io.systemd.Multiplexer",
-				 "filtered/unix", &bounds));
+				 REFUSAL_UNIX, &bounds));
 	/* A bind in the home: the note names no grant on it. */
 	{
 		_cleanup_free_ char *d =
 			blocked_note("bind", "unix", HOME "/x.sock",
-				     "filtered/unix-bind", &bounds);
+				     REFUSAL_UNIX_BIND, &bounds);
 
 		assert_null(strstr(d, "rw = /home/u "));
 		assert_non_null(strstr(d, "to allow: no safe grant"));

@@ -45,7 +45,7 @@ test_query(void **state)
 	assert_int_equal(v.action, HOSTDNS_FORWARD);
 	assert_int_equal(v.rule, 0);
 	assert_null(v.reason);
-	assert_null(v.log_rule);
+	assert_int_equal(v.log_rule, REFUSAL_NONE);
 	v = ask("img.cdn.example", DNS_TYPE_AAAA, &q, reply);
 	assert_int_equal(v.action, HOSTDNS_FORWARD);
 	assert_int_equal(v.rule, 1);
@@ -53,7 +53,7 @@ test_query(void **state)
 	v = ask("secret.evil.example", DNS_TYPE_A, &q, reply);
 	assert_int_equal(v.action, HOSTDNS_ANSWER);
 	assert_string_equal(v.reason, "not in allow-host");
-	assert_string_equal(v.log_rule, "filtered/host");
+	assert_int_equal(v.log_rule, REFUSAL_HOST);
 	assert_int_equal(v.rule, -1);
 	assert_int_equal(dns_answer_parse(reply, v.reply_len, &q, &a), 0);
 	assert_int_equal(a.rcode, DNS_RCODE_REFUSED);
@@ -69,7 +69,7 @@ test_query(void **state)
 	v = ask("api.example.com", 16, &q, reply);
 	assert_int_equal(v.action, HOSTDNS_ANSWER);
 	assert_string_equal(v.reason, "type not forwarded");
-	assert_string_equal(v.log_rule, "filtered/dns-type");
+	assert_int_equal(v.log_rule, REFUSAL_DNS_TYPE);
 	assert_int_equal(dns_answer_parse(reply, v.reply_len, &q, &a), 0);
 	assert_int_equal(a.rcode, DNS_RCODE_NOERROR);
 	assert_int_equal(a.n, 0);
@@ -93,7 +93,7 @@ test_malformed(void **state)
 	assert_int_equal(reply[1], 0x77);
 	assert_int_equal(reply[3] & 0x0f, DNS_RCODE_FORMERR);
 	assert_true(reply[2] & 0x80);
-	assert_string_equal(v.log_rule, "filtered/dns-malformed");
+	assert_int_equal(v.log_rule, REFUSAL_DNS_MALFORMED);
 	/* Not even a question to echo, or a response: dropped. */
 	v = hostdns_decide_query(rules, 2, buf, 11, &q, reply, 512);
 	assert_int_equal(v.action, HOSTDNS_DROP);

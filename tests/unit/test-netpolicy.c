@@ -215,7 +215,7 @@ decide(const struct netpolicy_rules *r, enum netpolicy_op op,
 {
 	struct netpolicy_query q = { .op = op, .proto = proto, .addr = *a };
 
-	return netpolicy_decide(r, &q, NULL);
+	return refusal_name(netpolicy_decide(r, &q, NULL));
 }
 
 static void
@@ -513,7 +513,7 @@ test_decide_stub(void **state)
 					     .proto = t[i].proto,
 					     .addr = addr(t[i].addr,
 							  t[i].port) };
-		const char *got = netpolicy_decide(r, &q, &lk);
+		const char *got = refusal_name(netpolicy_decide(r, &q, &lk));
 
 		if (t[i].rule == NULL && got != NULL)
 			fail_msg("%s:%u: %s", t[i].addr, t[i].port, got);
@@ -846,35 +846,36 @@ test_decide_lookup(void **state)
 	r = rules(p, NULL);
 
 	q.addr = addr("127.0.0.1", 8000);
-	assert_string_equal(netpolicy_decide(r, &q, NULL), "filtered/local");
-	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/local");
+	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_LOCAL);
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_LOCAL);
 	assert_int_equal(log.calls, 1);
 	assert_int_equal(log.now_ns, 77);
 	log.answer = true;
-	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 	q.proto = NETPOLICY_UDP;
 	q.op = NETPOLICY_SEND;
-	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 	assert_true(log.udp);
 	/* Not loopback: the rules alone. */
 	q.addr = addr("192.168.1.1", 8000);
-	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/local");
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_LOCAL);
 	/* Allowed by the rules: nothing asked. */
 	log.calls = 0;
 	q.op = NETPOLICY_CONNECT;
 	q.proto = NETPOLICY_TCP;
 	q.addr = addr("203.0.113.7", 443);
-	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 	/* A bind is the rules' alone. */
 	q.op = NETPOLICY_BIND;
 	q.addr = addr("127.0.0.1", 8001);
-	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/bind-port");
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+			    "filtered/bind-port");
 	assert_int_equal(log.calls, 0);
 	/* A lookup without the question: no. */
 	lk.own_socket = NULL;
 	q.op = NETPOLICY_CONNECT;
 	q.addr = addr("127.0.0.1", 8000);
-	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/local");
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_LOCAL);
 	netpolicy_rules_free(r);
 	policy_free(p);
 }
@@ -941,20 +942,20 @@ test_host_local(void **state)
 					     .proto = NETPOLICY_TCP,
 					     .addr = a };
 
-		assert_string_equal(netpolicy_decide(r, &q, &lk),
+		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
 				    "filtered/local");
 		q.addr = addr("2001:db8:1::99", 443);
-		assert_string_equal(netpolicy_decide(r, &q, &lk),
+		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
 				    "filtered/local");
 		q.addr = addr("64:ff9b::c633:6405", 443);
-		assert_string_equal(netpolicy_decide(r, &q, &lk),
+		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
 				    "filtered/local");
 		q.addr = addr("203.0.113.7", 443);
-		assert_null(netpolicy_decide(r, &q, &lk));
+		assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 		assert_int_equal(calls, 4);
 		/* Statically local: nothing asked. */
 		q.addr = addr("10.0.0.1", 443);
-		assert_string_equal(netpolicy_decide(r, &q, &lk),
+		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
 				    "filtered/local");
 		assert_int_equal(calls, 4);
 		netpolicy_rules_free(r);
@@ -962,7 +963,7 @@ test_host_local(void **state)
 		add(p, "allow-cidr", "198.51.100.0/24:443");
 		r = rules(p, NULL);
 		q.addr = addr("198.51.100.77", 443);
-		assert_null(netpolicy_decide(r, &q, &lk));
+		assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 		netpolicy_rules_free(r);
 		/* Standing in for Landlock's port rules, the supervisor
 		 * reaches what Landlock would. */
@@ -971,7 +972,7 @@ test_host_local(void **state)
 		ports_add(&p->connect_tcp, 443, 443);
 		r = rules(p, NULL);
 		q.addr = addr("198.51.100.5", 443);
-		assert_null(netpolicy_decide(r, &q, &lk));
+		assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 	}
 	netpolicy_rules_free(r);
 	policy_free(p);
@@ -1049,27 +1050,28 @@ test_shared(void **state)
 	ports_add(&p->bind_udp, 5353, 5353);
 	r = rules(p, NULL);
 	q.addr = addr("127.0.0.1", 8080);
-	assert_string_equal(netpolicy_decide(r, &q, &lk),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
 			    "filtered/shared-port");
 	q.op = NETPOLICY_LISTEN;
-	assert_string_equal(netpolicy_decide(r, &q, &lk),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
 			    "filtered/shared-port");
 	q.proto = NETPOLICY_UDP;
 	q.op = NETPOLICY_BIND;
 	q.addr = addr("127.0.0.1", 5353);
-	assert_string_equal(netpolicy_decide(r, &q, &lk),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
 			    "filtered/shared-port");
 	assert_int_equal(calls, 3);
 	q.addr.port = 0;
-	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 	q.addr = addr("127.0.0.1", 5354);
-	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/bind-port");
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+			    "filtered/bind-port");
 	assert_int_equal(calls, 3);
 	netpolicy_rules_free(r);
 	p->net = LLW_NET_HOST;
 	r = rules(p, NULL);
 	q.addr = addr("127.0.0.1", 5353);
-	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 	assert_int_equal(calls, 3);
 	netpolicy_rules_free(r);
 	policy_free(p);
@@ -1140,27 +1142,29 @@ test_probe(void **state)
 	p->supervise = true;
 	ports_add(&p->connect_tcp, 443, 443);
 	r = rules(p, NULL);
-	assert_null(netpolicy_decide(r, &q, NULL));
+	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_NONE);
 	q.addr = addr("192.168.1.7", 0);
-	assert_string_equal(netpolicy_decide(r, &q, NULL), "filtered/local");
+	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_LOCAL);
 	add(p, "allow-cidr", "192.168.1.0/24:5432");
 	netpolicy_rules_free(r);
 	r = rules(p, NULL);
-	assert_null(netpolicy_decide(r, &q, NULL));
+	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_NONE);
 	/* llwrap's resolver: where an allowed name resolved, on any port. */
 	netpolicy_rules_use_stub(r);
 	q.addr = addr("203.0.113.7", 0);
 	probe_named = NETPOLICY_NAMED_PORT;
-	assert_null(netpolicy_decide(r, &q, &lk));
+	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
 	probe_named = NETPOLICY_NAMED_NO;
-	assert_string_equal(netpolicy_decide(r, &q, &lk), "filtered/unnamed");
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+			    "filtered/unnamed");
 	netpolicy_rules_free(r);
 	/* No port at all: nothing. */
 	policy_free(p);
 	p = policy_new();
 	p->supervise = true;
 	r = rules(p, NULL);
-	assert_string_equal(netpolicy_decide(r, &q, NULL), "filtered/net-port");
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, NULL)),
+			    "filtered/net-port");
 	netpolicy_rules_free(r);
 	policy_free(p);
 }
@@ -1415,14 +1419,14 @@ test_log_line(void **state)
 	assert_string_equal(custom, "x-a-%");
 	l1 = netpolicy_log_line(prefix, NETPOLICY_CONNECT, NETPOLICY_TCP,
 				"203.0.113.7:443", 4242, "curl",
-				"filtered/no-cidr");
+				REFUSAL_NO_CIDR);
 	assert_string_equal(l1, "llwrap-opencode-blocked: connect tcp "
 				"203.0.113.7:443 pid=4242 comm=curl "
 				"rule=filtered/no-cidr");
 	/* One attempt is one line, whatever the names hold. */
 	l2 = netpolicy_log_line("p", NETPOLICY_SEND, NETPOLICY_UNIX,
 				"/tmp/a b\nfake: line", 1, "evil\ncomm",
-				"filtered/unix");
+				REFUSAL_UNIX);
 	assert_string_equal(l2, "p: sendto unix /tmp/a?b?fake:?line pid=1 "
 				"comm=evil?comm rule=filtered/unix");
 }

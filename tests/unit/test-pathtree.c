@@ -679,6 +679,50 @@ test_many_rules(void **state)
 	policy_clear(&p);
 }
 
+/* plan_decide: the rules on a resolved path's ancestors together, the
+ * deepest mask narrowing them; a rule on a symlink is the target's. */
+static void
+test_decide(void **state)
+{
+	const char *ents[] = { "d:/h/real/sub", "f:/h/real/secret",
+			       "l:/h/link:/h/real", "f:/h/ro/file", NULL };
+	const char *rules[] = { "rw /h/link", "deny /h/real/secret", "ro /h/ro",
+				NULL };
+	struct fakefs ffs = { .ents = ents };
+	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list, &ffs,
+				  NULL };
+	struct policy p = { 0 };
+	struct plan *plan = NULL;
+	_cleanup_free_ char *cause = NULL;
+	struct plan_verdict v;
+
+	(void)state;
+	policy_fill(&p, rules);
+	assert_int_equal(pathtree_compile(&p, &fs, true, &plan, &cause), 0);
+	v = plan_decide(plan, "/h/real/sub", LLW_FS_MAKE_SOCK);
+	assert_true(v.allowed);
+	assert_int_equal(v.layer, PLAN_LANDLOCK);
+	assert_string_equal(v.rule, "/h/real");
+	v = plan_decide(plan, "/h/real/secret", LLW_FS_READ_FILE);
+	assert_false(v.allowed);
+	assert_int_equal(v.layer, PLAN_MASK);
+	assert_string_equal(v.rule, "/h/real/secret");
+	v = plan_decide(plan, "/h/ro/file", LLW_FS_READ_FILE);
+	assert_true(v.allowed);
+	v = plan_decide(plan, "/h/ro/file",
+			LLW_FS_READ_FILE | LLW_FS_WRITE_FILE);
+	assert_false(v.allowed);
+	assert_int_equal(v.layer, PLAN_LANDLOCK);
+	v = plan_decide(plan, "/h/realm", LLW_FS_READ_FILE);
+	assert_false(v.allowed);
+	assert_int_equal(v.layer, PLAN_NO_RULE);
+	/* Lexically the rule is on /h/link: nothing under it is decided by
+	 * that name (callers pass resolved paths). */
+	assert_false(plan_decide(plan, "/h/link/sub", LLW_FS_READ_DIR).allowed);
+	plan_free(plan);
+	policy_clear(&p);
+}
+
 static void
 test_access_bits(void **state)
 {
@@ -827,7 +871,7 @@ test_real_fs(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(cases) + 3];
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 4];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -837,6 +881,7 @@ main(void)
 			.initial_state = (void *)&cases[i],
 		};
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_access_bits);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_decide);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs);
 	return _cmocka_run_group_tests("pathtree", tests, n, NULL, NULL);

@@ -94,10 +94,12 @@ test_request(void **state)
 		struct proxy_verdict v = proxy_decide_request(
 			&rules, t[i].host, t[i].is_ip, t[i].port);
 
-		if ((v.rule == NULL) != (t[i].rule == NULL) ||
-		    (v.rule && strcmp(v.rule, t[i].rule) != 0))
+		const char *got = refusal_name(v.rule);
+
+		if ((got == NULL) != (t[i].rule == NULL) ||
+		    (got && strcmp(got, t[i].rule) != 0))
 			fail_msg("%s:%u: %s, not %s", t[i].host, t[i].port,
-				 v.rule ? v.rule : "allowed",
+				 got ? got : "allowed",
 				 t[i].rule ? t[i].rule : "allowed");
 		if (t[i].origin == NULL)
 			assert_null(v.origin);
@@ -141,9 +143,9 @@ test_rebind(void **state)
 		assert_int_equal(value_addr(t[i].addr, &a, NULL), 0);
 		a.port = t[i].port;
 		v = proxy_decide_address(&rules, &a);
-		if ((v.rule == NULL) != (t[i].rule == NULL))
+		if ((v.rule == REFUSAL_NONE) != (t[i].rule == NULL))
 			fail_msg("%s:%u: %s", t[i].addr, t[i].port,
-				 v.rule ? v.rule : "allowed");
+				 v.rule ? refusal_name(v.rule) : "allowed");
 	}
 }
 
@@ -151,20 +153,26 @@ static void
 test_sni(void **state)
 {
 	(void)state;
-	assert_null(proxy_decide_sni("api.openai.com", "api.openai.com").rule);
-	assert_null(proxy_decide_sni("api.openai.com", "API.openai.com").rule);
-	assert_null(proxy_decide_sni("api.openai.com", NULL).rule);
-	assert_string_equal(
+	assert_int_equal(
+		proxy_decide_sni("api.openai.com", "api.openai.com").rule,
+		REFUSAL_NONE);
+	assert_int_equal(
+		proxy_decide_sni("api.openai.com", "API.openai.com").rule,
+		REFUSAL_NONE);
+	assert_int_equal(proxy_decide_sni("api.openai.com", NULL).rule,
+			 REFUSAL_NONE);
+	assert_int_equal(
 		proxy_decide_sni("api.openai.com", "evil.example").rule,
-		"filtered/sni");
-	assert_string_equal(
+		REFUSAL_SNI);
+	assert_int_equal(
 		proxy_decide_sni("api.openai.com", "api.openai.com.evil").rule,
-		"filtered/sni");
-	assert_string_equal(proxy_decide_sni("10.10.0.1", "evil.example").rule,
-			    "filtered/sni");
-	assert_string_equal(proxy_rule_reason("filtered/host"),
+		REFUSAL_SNI);
+	assert_int_equal(proxy_decide_sni("10.10.0.1", "evil.example").rule,
+			 REFUSAL_SNI);
+	assert_string_equal(refusal_reason(refusal_parse("filtered/host")),
 			    "not in allow-host");
-	assert_string_equal(proxy_rule_reason("filtered/nonsense"), "refused");
+	assert_string_equal(refusal_reason(refusal_parse("filtered/nonsense")),
+			    "refused");
 }
 
 static void

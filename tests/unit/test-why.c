@@ -344,9 +344,12 @@ struct fixture {
 	struct netpolicy_rules *rules;
 };
 
-static void
-fixture_build(struct fixture *fx, const char *profile, const char *flags,
-	      int abi, bool ns, bool supervise)
+/* Returns 0, or -1 when the compiler refuses the policy (refuse set:
+ * a policy that cannot be enforced without masks; the sandbox would not
+ * start), else fails. */
+static int
+fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
+	    bool ns, bool supervise, bool refuse)
 {
 	char *profiles[] = { (char *)profile, NULL };
 	char *path[] = { conf_dir, NULL };
@@ -370,8 +373,15 @@ fixture_build(struct fixture *fx, const char *profile, const char *flags,
 		fail_msg("%s", cause);
 	sb->backend = SANDBOX_BACKEND_LANDLOCK;
 	sb->policy = fx->p;
-	if (pathtree_compile(fx->p, &fakefs, ns, &sb->fs, &cause) < 0)
+	if (pathtree_compile(fx->p, &fakefs, ns, &sb->fs, &cause) < 0) {
+		if (refuse) {
+			policy_free(fx->p);
+			profile_free(fx->cli);
+			vars_free(fx->vars);
+			return -1;
+		}
 		fail_msg("%s", cause);
+	}
 	sb->landlock = ruleset_plan_new(fx->p, sb->fs, abi);
 	sb->use_ns = ns;
 	sb->ns.net = ns && fx->p->net == LLW_NET_NONE;
@@ -391,6 +401,14 @@ fixture_build(struct fixture *fx, const char *profile, const char *flags,
 		assert_int_equal(value_addr("127.0.0.53", &resolver, NULL), 0);
 		fx->rules = netpolicy_rules_new(fx->p, &resolver, 1);
 	}
+	return 0;
+}
+
+static void
+fixture_build(struct fixture *fx, const char *profile, const char *flags,
+	      int abi, bool ns, bool supervise)
+{
+	(void)fixture_try(fx, profile, flags, abi, ns, supervise, false);
 }
 
 static void
@@ -604,6 +622,156 @@ test_parse_target(void **state)
 	}
 }
 
+/*
+ * The differential test (issue 26 step 2): why's answer for a path
+ * against enforcement's decision, on random policies.  Enforcement here
+ * is the compiled plan Landlock and the L3 masks are built from, decided
+ * by plan_decide (pathtree.h), the matcher the supervisor uses: not a
+ * Landlock run per case (a child per case as the test user would take
+ * minutes).  N_DIFF cases from a fixed seed, or LLW_SEED's; a policy the
+ * compiler refuses (the sandbox would not start) is skipped, and at
+ * least 300 are compared.
+ */
+enum { N_DIFF = 480 };
+
+/* A small deterministic generator (xorshift64*): the seed is printed so
+ * a failure can be replayed with LLW_SEED. */
+static uint64_t
+next_random(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static void
+test_differential(void **state)
+{
+	static const char *const rule_paths[] = {
+		"/home/u",
+		"/home/u/other",
+		"/home/u/proj",
+		"/home/u/proj/src",
+		"/home/u/proj/.git",
+		"/home/u/.ssh",
+		"/home/u/.config",
+		"/home/u/proj/.env",
+		"/tmp",
+		"/usr",
+		"/usr/bin/cc",
+		"/run",
+		"/home/u/todo.txt",
+		"/home/u/.local/share",
+		"/etc",
+	};
+	static const char *const levels[] = { "deny", "ro", "rx", "rw", "rwx" };
+	static const char *const paths[] = {
+		"/home/u/todo.txt",
+		"/home/u/other/notes",
+		"/home/u/proj/src/main.c",
+		"/home/u/proj/prog",
+		"/home/u/proj/.env",
+		"/home/u/proj/.git/config",
+		"/home/u/proj/.git/hooks",
+		"/home/u/.ssh/id_ed25519",
+		"/home/u/.gitconfig",
+		"/home/u/.config/opencode",
+		"/usr/bin/cc",
+		"/etc/passwd",
+		"/tmp",
+		"/run/docker.sock",
+		"/home/u/proj/new.txt",
+		"/home/u/other/new",
+		"/home/u",
+		"/home/u/proj",
+	};
+	static const enum why_access accesses[] = { WHY_READ, WHY_WRITE,
+						    WHY_EXEC };
+	static const int abis[] = { 1, 3, 5, 7 };
+	const char *env = getenv("LLW_SEED");
+	uint64_t seed = env ? strtoull(env, NULL, 0) : 0x26e26e26eULL;
+	uint64_t s = seed ? seed : 1;
+	size_t allowed = 0, denied = 0, refused = 0;
+
+	(void)state;
+	print_message("# differential: seed %#llx, %d cases\n",
+		      (unsigned long long)seed, N_DIFF);
+	for (int i = 0; i < N_DIFF; i++) {
+		_cleanup_free_ char *flags = xstrdup("");
+		_cleanup_free_ char *resolved = NULL;
+		size_t n_rules = next_random(&s) % 5;
+		int abi = abis[next_random(&s) % ARRAY_SIZE(abis)];
+		bool ns = next_random(&s) % 2;
+		const char *what = paths[next_random(&s) % ARRAY_SIZE(paths)];
+		enum why_access access =
+			accesses[next_random(&s) % ARRAY_SIZE(accesses)];
+		struct why_query q = { .access = access, .home = "/home/u" };
+		struct why_verdict v;
+		struct plan_verdict e;
+		struct fixture fx;
+		uint64_t need;
+
+		for (size_t k = 0; k < n_rules; k++) {
+			char *f = xasprintf(
+				"%s%sfilesystem %s %s", flags, k ? "; " : "",
+				levels[next_random(&s) % ARRAY_SIZE(levels)],
+				rule_paths[next_random(&s) %
+					   ARRAY_SIZE(rule_paths)]);
+
+			free(flags);
+			flags = f;
+		}
+		if (fixture_try(&fx, "default", n_rules ? flags : NULL, abi, ns,
+				false, true) < 0) {
+			refused++;
+			continue;
+		}
+		assert_int_equal(fake_resolve(&fake, what, &resolved), 0);
+		q.exists = fake_stat(&fake, resolved, &q.is_dir) == 1;
+		q.path = resolved;
+		why_decide(&fx.sb, NULL, NULL, &q, &v);
+		/* What the kernel is asked for (every right here is in
+		 * every ABI: no ABI leaves it unhandled). */
+		need = access == WHY_EXEC ? LLW_FS_EXECUTE
+		       : access == WHY_WRITE && q.exists && !q.is_dir
+			       ? LLW_FS_WRITE_FILE
+		       : access == WHY_WRITE  ? LLW_FS_MAKE_REG
+		       : q.exists && q.is_dir ? LLW_FS_READ_DIR
+					      : LLW_FS_READ_FILE;
+		assert_int_equal(fx.sb.landlock->handled_fs & need, need);
+		e = plan_decide(fx.sb.fs, resolved, need);
+		if (v.allowed != e.allowed || v.depends) {
+			_cleanup_free_ char *text = why_format(what, &v);
+
+			fail_msg("case %d (seed %#llx): %s %s under default "
+				 "+ %s (ABI %d%s): why says %s, enforcement "
+				 "%s (%s):\n%s",
+				 i, (unsigned long long)seed,
+				 access == WHY_EXEC    ? "exec"
+				 : access == WHY_WRITE ? "write"
+						       : "read",
+				 what, flags, abi, ns ? ", ns" : "",
+				 v.allowed ? "allowed" : "denied",
+				 e.allowed ? "allows" : "denies",
+				 e.rule ? e.rule : "no rule", text);
+		}
+		if (e.allowed)
+			allowed++;
+		else
+			denied++;
+		why_verdict_clear(&v);
+		fixture_free(&fx);
+	}
+	/* Both answers occur often enough for the comparison to mean
+	 * something. */
+	print_message("# differential: %zu allowed, %zu denied, %zu policies "
+		      "refused (not compared)\n",
+		      allowed, denied, refused);
+	assert_true(allowed + denied >= 300);
+	assert_true(allowed >= N_DIFF / 10 && denied >= N_DIFF / 10);
+}
+
 int
 main(void)
 {
@@ -612,6 +780,7 @@ main(void)
 		cmocka_unit_test(test_parse_target),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_bwrap),
+		cmocka_unit_test(test_differential),
 	};
 	const char *src = getenv("LLW_SRCDIR");
 	_cleanup_free_ char *raw = xasprintf("%s/conf", src ? src : ".");
