@@ -10,6 +10,8 @@
 #
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
+# Target (issue 29): -p opencode at most 0.7× the agent-like bubblewrap
+# below, its user CPU time at most 1.0 ms.
 # Target (issue 3): with L3 (mount and pid namespaces, private /tmp, 20
 # binds) it stays below bubblewrap's own minimal sandbox; the two are also
 # measured in short alternating rounds (ROUNDS, default 15), which a
@@ -54,9 +56,14 @@ thousand_rules "$work"
 } >"$work/l3.ini"
 
 cd "$work/proj"
+# The project is a git repository, as an agent's is (-p opencode masks
+# its .git/config and hooks; the agent-like bubblewrap binds .git
+# read-only).
+git init -q .
 # Every llwrap command must succeed before it is timed: a refusal (125)
 # is fast and would look like a fine result.
-for p in "-p default" "-p $work/thousand.ini" "-p $work/l3.ini" "-p offline"; do
+for p in "-p default" "-p $work/thousand.ini" "-p $work/l3.ini" "-p offline" \
+	"-p opencode" "-p opencode --allow-host none"; do
 	# shellcheck disable=SC2086
 	"$LLWRAP" $p -- /bin/true || {
 		echo "llwrap $p -- /bin/true failed (status $?); see above"
@@ -72,13 +79,20 @@ set -- \
 	-n "llwrap -p default" "$LLWRAP -p default -- /bin/true" \
 	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true" \
 	-n "llwrap L3: mount+pid+ipc ns, private /tmp, 20 binds" "$LLWRAP -p $work/l3.ini -- /bin/true" \
-	-n "llwrap L3: net = none (mount+net+ipc ns, lo up)" "$LLWRAP -p offline -- /bin/true"
+	-n "llwrap L3: net = none (mount+net+ipc ns, lo up)" "$LLWRAP -p offline -- /bin/true" \
+	-n "llwrap -p opencode" "$LLWRAP -p opencode -- /bin/true" \
+	-n "llwrap -p opencode --allow-host none" "$LLWRAP -p opencode --allow-host none -- /bin/true"
 bwrap_min="bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --unshare-all /bin/true"
+# Issue 29's careful bubblewrap, kept identical to bench/run's
+# bwrap-agent: read-only root, tmpfs home, /tmp, /var/tmp and /dev/shm,
+# the project bound writable with its .git read-only, every namespace
+# but the network's, tied to its parent, a new session.
+bwrap_agent="bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs $HOME --tmpfs /tmp --tmpfs /var/tmp --tmpfs /dev/shm --bind $work/proj $work/proj --ro-bind $work/proj/.git $work/proj/.git --unshare-all --share-net --die-with-parent --new-session --chdir $work/proj /bin/true"
 have_bwrap=false
 if command -v bwrap >/dev/null &&
 	bwrap --ro-bind / / --unshare-all /bin/true 2>/dev/null; then
 	have_bwrap=true
-	set -- "$@" -n "bwrap minimal" "$bwrap_min"
+	set -- "$@" -n "bwrap minimal" "$bwrap_min" -n "bwrap agent-like" "$bwrap_agent"
 fi
 hyperfine -N --warmup 20 --runs "$runs" --style basic \
 	--export-json "$work/result.json" "$@" >/dev/null
@@ -101,6 +115,20 @@ END {
 		    val[i, "median"], val[i, "median"] - val[1, "median"],
 		    val[i, "mean"], val[i, "stddev"], val[i, "min"]
 }' "$work/result.json" | tee "$here/startup.md"
+
+# Issue 29's ratio: -p opencode against the agent-like bubblewrap (target
+# at most 0.7), from the medians above, with the user CPU time (hyperfine's
+# mean).
+awk '
+/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
+/"median":/ { v = $2; sub(/,$/, "", v); med[c] = v * 1000 }
+/"user":/ { v = $2; sub(/,$/, "", v); usr[c] = v * 1000 }
+END {
+	b = med["bwrap agent-like"]
+	if (b == "") exit
+	for (c in med) if (c ~ /^llwrap -p opencode/)
+		printf "%s: %.2f× the agent-like bubblewrap (target ≤ 0.7×); user CPU %.2f ms (bubblewrap agent-like %.2f ms; target ≤ 1.0 ms)\n", c, med[c] / b, usr[c], usr["bwrap agent-like"]
+}' "$work/result.json"
 
 echo
 printf "Peak RSS of llwrap -p default (KiB): "
