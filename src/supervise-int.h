@@ -61,6 +61,16 @@ struct pending {
 	uint64_t deadline_ns;
 };
 
+/* An entry of the unix allow-list (svunix.c). */
+struct unix_allowed {
+	char *path; /* as resolved at start: no symlink, or NULL */
+	dev_t dev;  /* the socket there at start, when have */
+	ino_t ino;
+	bool have;
+	bool sandbox_can_swap; /* a directory on path is one the sandbox
+				* can change: only the inode of the start */
+};
+
 struct supervisor {
 	const struct policy *policy;
 	const struct plan *fs; /* the compiled paths (plan_decide) */
@@ -77,6 +87,12 @@ struct supervisor {
 	struct pending *pending;
 	size_t n_pending, max_pending; /* pending holds max_pending */
 	struct netpolicy_own *own;     /* the sockets the sandbox bound */
+	/* The unix allow-list, resolved before the command ran (svunix.c):
+	 * what a connect may reach is decided against these inodes, never
+	 * by looking a listed path up again where the sandbox could have
+	 * swapped it. */
+	struct unix_allowed *unix_allowed;
+	size_t n_unix_allowed;
 	/* This host's addresses and on-link prefixes (local, as loopback
 	 * and private space are), kept current. */
 	struct sockdiag_host *host;
@@ -250,6 +266,8 @@ int svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a);
 void svunix_record(struct supervisor *sv, int sock, const struct stat *path_st);
 /* The path of a pathname unix address, NUL-terminated. */
 char *svunix_path(const struct addr_buf *a);
+void svunix_allow_init(struct supervisor *sv);
+void svunix_allow_free(struct supervisor *sv);
 
 /* ---- svnames.c: llwrap's resolver and learned addresses ---- */
 

@@ -195,6 +195,7 @@ supervise_free(struct supervisor *sv)
 	free(sv->pending);
 	free(sv->prefix);
 	free(sv->own);
+	svunix_allow_free(sv);
 	sockdiag_host_free(sv->host);
 	free(sv->dns);
 	hostaddrs_free(sv->learned);
@@ -268,6 +269,7 @@ supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
 		goto fail;
 	}
 	sv->own = xcalloc(1, sizeof(*sv->own));
+	svunix_allow_init(sv);
 	sv->host = sockdiag_host_new();
 	sv->log = p->log_blocked;
 	sv->prefix = netpolicy_log_prefix(p->log_prefix, p->name);

@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "cleanup.h"
 #include "compat/landlock.h"
@@ -76,16 +79,133 @@ svunix_path(const struct addr_buf *a)
 	return xstrndup(a->u.un.sun_path, n);
 }
 
+/*
+ * Whether the sandbox can replace entry (resolved, not "/"): remove or
+ * rename it, or make it when it is not there.  Not where the user
+ * cannot write its directory and does not own it (the command runs as
+ * the user, and a user namespace gives it no power over what the user
+ * does not own; Landlock does not stop a chmod), nor in
+ * a sticky directory over an entry neither the entry nor the directory
+ * of which is the user's, nor where the plan Landlock enforces does not
+ * let it.
+ */
+static bool
+sandbox_can_replace(const struct plan *fs, const char *entry)
+{
+	static const uint64_t rights[] = {
+		LLW_FS_REMOVE_DIR, LLW_FS_REMOVE_FILE, LLW_FS_MAKE_DIR,
+		LLW_FS_MAKE_REG,   LLW_FS_MAKE_SOCK,   LLW_FS_MAKE_SYM,
+		LLW_FS_MAKE_FIFO,  LLW_FS_MAKE_CHAR,   LLW_FS_MAKE_BLOCK,
+	};
+	_cleanup_free_ char *dir = xstrdup(entry);
+	char *slash = strrchr(dir, '/');
+	struct stat d, e;
+
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	if (stat(dir, &d) < 0)
+		return true;
+	/* Its owner may chmod it first. */
+	if (d.st_uid != geteuid() &&
+	    faccessat(AT_FDCWD, dir, W_OK, AT_EACCESS) < 0 && errno == EACCES)
+		return false;
+	if ((d.st_mode & S_ISVTX) && lstat(entry, &e) == 0 &&
+	    e.st_uid != geteuid() && d.st_uid != geteuid())
+		return false;
+	if (fs == NULL)
+		return true;
+	for (size_t i = 0; i < sizeof(rights) / sizeof(rights[0]); i++)
+		if (plan_decide(fs, dir, rights[i]).allowed)
+			return true;
+	return false;
+}
+
+/*
+ * The unix allow-list, resolved once, before the command runs (F1 of the
+ * 2026-11-27 review: looked up by its path at every connect, a listed
+ * socket in a tree the sandbox could write was swapped for a symlink to
+ * any other socket of the user's, which the supervisor then connected
+ * to).  Each entry keeps its path without symlinks and the socket there
+ * now; an entry any of whose directories the sandbox can change keeps
+ * only that socket.  Others may be looked up again (a service that
+ * restarts makes a new socket), without following a symlink: their
+ * directories are the host's alone.
+ */
+void
+svunix_allow_init(struct supervisor *sv)
+{
+	const struct llw_items *l = &sv->policy->unix_paths;
+
+	sv->unix_allowed = xcalloc(l->n + 1, sizeof(*sv->unix_allowed));
+	sv->n_unix_allowed = l->n;
+	for (size_t i = 0; i < l->n; i++) {
+		struct unix_allowed *u = &sv->unix_allowed[i];
+		char *dir, *slash;
+		struct stat st;
+
+		u->path = realpath(l->v[i].value, NULL);
+		if (u->path == NULL) {
+			/* Not there yet: its directory, resolved. */
+			_cleanup_free_ char *w = xstrdup(l->v[i].value);
+			char *d;
+
+			if ((slash = strrchr(w, '/')) == NULL ||
+			    slash[1] == '\0')
+				continue;
+			*slash = '\0';
+			d = realpath(*w != '\0' ? w : "/", NULL);
+			if (d == NULL)
+				continue;
+			u->path =
+				xasprintf("%s/%s", strcmp(d, "/") == 0 ? "" : d,
+					  slash + 1);
+			free(d);
+		} else if (stat(u->path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+			u->dev = st.st_dev;
+			u->ino = st.st_ino;
+			u->have = true;
+		}
+		/* The socket and every directory above it. */
+		dir = xstrdup(u->path);
+		while (strcmp(dir, "/") != 0 && *dir != '\0') {
+			if (sandbox_can_replace(sv->fs, dir)) {
+				u->sandbox_can_swap = true;
+				break;
+			}
+			slash = strrchr(dir, '/');
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		}
+		free(dir);
+	}
+}
+
+void
+svunix_allow_free(struct supervisor *sv)
+{
+	for (size_t i = 0; i < sv->n_unix_allowed; i++)
+		free(sv->unix_allowed[i].path);
+	free(sv->unix_allowed);
+}
+
 /* Whether st is the socket of an entry of the unix allow-list. */
 static bool
 unix_allowed(const struct supervisor *sv, const struct stat *st)
 {
-	for (size_t i = 0; i < sv->policy->unix_paths.n; i++) {
+	for (size_t i = 0; i < sv->n_unix_allowed; i++) {
+		const struct unix_allowed *u = &sv->unix_allowed[i];
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+					.resolve = RESOLVE_NO_SYMLINKS |
+						   RESOLVE_NO_MAGICLINKS };
+		_cleanup_close_ int fd = -1;
 		struct stat a;
 
-		if (stat(sv->policy->unix_paths.v[i].value, &a) == 0 &&
-		    S_ISSOCK(a.st_mode) && a.st_dev == st->st_dev &&
-		    a.st_ino == st->st_ino)
+		if (u->have && u->dev == st->st_dev && u->ino == st->st_ino)
+			return true;
+		if (u->path == NULL || u->sandbox_can_swap)
+			continue;
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, u->path, &how,
+				  sizeof(how));
+		if (fd >= 0 && fstat(fd, &a) == 0 && S_ISSOCK(a.st_mode) &&
+		    a.st_dev == st->st_dev && a.st_ino == st->st_ino)
 			return true;
 	}
 	return false;

@@ -158,6 +158,50 @@ expect_succeeded "socketpair(AF_UNIX, SOCK_DGRAM) is allowed under the superviso
 	llw -p default $U -- "$PROBE" socketpair-dgram
 expect_succeeded "the sandbox's own unix server: bind + listen + connect from a child" \
 	llw -p default $U -- "$NETPROBE" unix-self "$PROJ/own.sock"
+
+# The allow-list is resolved before the command runs (review of
+# 2026-11-27, F1): a listed socket in a tree the sandbox can write,
+# swapped for a symlink to another socket of the user's, must not lead
+# the supervisor there.
+serve unix-stream "$PROJ/listed.sock" - "$T/listed"
+i=0
+while [ ! -S "$PROJ/listed.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+docker_before=$(count "$T/docker")
+run llw -p default --unix "$PROJ/listed.sock" -- /bin/sh -c "
+	$PROBE unix-connect $PROJ/listed.sock || exit 90
+	mv $PROJ/listed.sock $PROJ/listed.aside &&
+	ln -s $T/sock/docker.sock $PROJ/listed.sock || exit 91
+	$PROBE unix-connect $PROJ/listed.sock; r=\$?
+	rm -f $PROJ/listed.sock; mv $PROJ/listed.aside $PROJ/listed.sock
+	exit \$r"
+expect_was_denied "a listed socket in the project, swapped for a symlink to docker.sock during the run, is refused" \
+	'landlock:EACCES|bwrap:ENOENT'
+if [ "$(count "$T/docker")" = "$docker_before" ] && [ "$(count "$T/listed")" -ge 1 ]; then
+	ok "... docker.sock got nothing; the listed socket got the first connect"
+else
+	not_ok "... docker.sock got nothing; the listed socket got the first connect"
+	diag "docker: $docker_before -> $(count "$T/docker"); listed: $(count "$T/listed"); $out"
+fi
+# An entry whose directories are the host's alone is looked up again:
+# a socket the host makes after the start (a service that starts or
+# restarts) connects.
+rm -f "$T/sock/late.sock"
+if [ "${LLW_BACKEND:-}" = bwrap ]; then
+	skip "a listed socket made after the start: bubblewrap's view binds the listed sockets there at the start (DESIGN.md §6)"
+else
+llw -p default --unix "$T/sock/late.sock" -- /bin/sh -c "
+	i=0; while [ ! -S $T/sock/late.sock ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
+	exec $PROBE unix-connect $T/sock/late.sock" >"$T/late.out" 2>&1 &
+late_pid=$!
+sleep 0.2
+serve unix-stream "$T/sock/late.sock" - "$T/latesock"
+if wait "$late_pid"; then
+	ok "a listed socket outside what the sandbox can write, made by the host after the start, connects"
+else
+	not_ok "a listed socket outside what the sandbox can write, made by the host after the start, connects"
+	diag "$(cat "$T/late.out")"
+fi
+fi
 expect_denied "binding a unix socket outside the writable tree is refused" 'landlock:EACCES|bwrap:ENOENT' \
 	llw -p default $U -- "$NETPROBE" unix-self "$OUTSIDE/own.sock"
 if [ ! -e "$OUTSIDE/own.sock" ]; then ok "... and created nothing there"; else not_ok "a socket appeared in $OUTSIDE"; fi
