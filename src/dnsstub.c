@@ -127,7 +127,8 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 	pid = helper_start(&(struct helper){
 		.name = "llwrap-dns",
 		.keep = (const int[]){ ctl[1], rec[1], status[1] },
-		.n_keep = 3 });
+		.n_keep = 3,
+		.not_dumpable = true });
 	if (pid < 0) {
 		r = (int)pid;
 		*cause = xasprintf("cannot start llwrap's resolver: %s",

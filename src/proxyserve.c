@@ -710,7 +710,8 @@ proxyserve_start(const struct policy *p, char *const *envp,
 	pid = helper_start(
 		&(struct helper){ .name = "llwrap-proxy",
 				  .keep = (const int[]){ l, notes_r, ps.logfd },
-				  .n_keep = 3 });
+				  .n_keep = 3,
+				  .not_dumpable = true });
 	if (pid < 0) {
 		r = (int)pid;
 		*cause = xasprintf("cannot start the proxy: %s", strerror(-r));

@@ -231,7 +231,8 @@ judge_start(struct watchjudge *j)
 		&(struct helper){ .name = "llwrap-judge",
 				  .keep = (const int[]){ sv[1], j->ruleset },
 				  .n_keep = 2,
-				  .close_stdio = true });
+				  .close_stdio = true,
+				  .not_dumpable = true });
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);

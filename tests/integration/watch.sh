@@ -90,6 +90,22 @@ if ! bwrap_backend; then
 		*"DENIED kill"*"DENIED ptrace-pid"*) ok "the sandbox cannot signal or ptrace the watch judge" ;;
 		*) not_ok "the sandbox cannot signal or ptrace the watch judge (none found)"; diag "status $rc: $out" ;;
 		esac
+		# Nor list its descriptors or read its environment: it is not
+		# dumpable (review of 2026-11-27, F4: /proc/PID/fd of the
+		# judge was listed from inside).
+		# shellcheck disable=SC2016
+		run llwt -p opencode -q -- /bin/sh -c '
+			"$0" watch "$1" - >/dev/null || exit 3
+			for d in /proc/[0-9]*; do
+				[ "$(cat "$d/comm" 2>/dev/null)" = llwrap-judge ] || continue
+				"$0" ls "$d/fd"
+				"$0" read "$d/environ"
+			done' "$PROBE" "$PROJ"
+		case "$out" in
+		*SUCCEEDED*) not_ok "the sandbox cannot list the judge's descriptors or read its environment"; diag "$out" ;;
+		*"DENIED ls errno=EACCES"*"DENIED read errno=EACCES"*) ok "the sandbox cannot list the judge's descriptors or read its environment (not dumpable: EACCES)" ;;
+		*) not_ok "the sandbox cannot list the judge's descriptors or read its environment (no judge found, or another errno)"; diag "status $rc: $out" ;;
+		esac
 	else
 		skip "the judge's signal scope needs Landlock ABI 6 (llwrap uses $(llwrap_abi) here)"
 	fi
