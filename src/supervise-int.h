@@ -223,6 +223,8 @@ int svcall_root_path(pid_t pid, const char *path, int *root, char **abs);
 int svcall_open_path(pid_t pid, const char *path, bool parent, char **base);
 /* Write all of buf to fd: 0 or -errno. */
 int svcall_write_all(int fd, const void *buf, size_t len);
+/* connect(2) of a socket the caller holds, bounded in time (EINTR). */
+int svcall_connect(int sock, const struct sockaddr *sa, socklen_t len);
 /* The calls that name another process by pid (filter_pids). */
 int svcall_pid_call(struct supervisor *sv, struct call *c);
 

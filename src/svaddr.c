@@ -484,12 +484,17 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 	}
 	/* A blocking connect runs in the background: non-blocking on the
 	 * caller's file for the moment it takes to start, then answered
-	 * from poll. */
+	 * from poll.  The caller may clear O_NONBLOCK meanwhile: the
+	 * connect is bounded in time all the same (svcall_connect), and
+	 * its EINTR read as the non-blocking answer it stands for (a TCP
+	 * connect goes on; a unix one to a full backlog is tried again). */
 	fl = fcntl(c->sock, F_GETFL);
 	if (!c->nonblock)
 		fcntl(c->sock, F_SETFL, fl | O_NONBLOCK);
-	r = connect(c->sock, &a.u.sa, a.len);
+	r = svcall_connect(c->sock, &a.u.sa, a.len);
 	e = errno;
+	if (r < 0 && e == EINTR)
+		e = c->domain == AF_UNIX ? EAGAIN : EINPROGRESS;
 	if (!c->nonblock)
 		fcntl(c->sock, F_SETFL, fl);
 	if (a.opath >= 0)

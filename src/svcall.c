@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <time.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +43,74 @@ svcall_write_all(int fd, const void *buf, size_t len)
 			continue;
 		if (n < 0)
 			return -errno;
+		if (n == 0) /* never 0 for len > 0, but a loop must end */
+			return -EIO;
 		buf = (const char *)buf + n;
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * The supervisor's connect of the caller's socket.  That socket's file is
+ * the caller's too, so its O_NONBLOCK is the caller's to clear at any
+ * moment (review of 2026-11-27, F2: a thread of the sandbox cleared it
+ * between the supervisor's F_SETFL and its connect, which then waited on
+ * a full unix backlog, and every mediated call of the sandbox with it).
+ * So the connect is bounded in time by a timer whose signal interrupts
+ * it (no SA_RESTART): EINTR is then what a non-blocking connect would
+ * have said (svaddr.c maps it).  A signal of its own, outside those the
+ * monitor's loop takes (monitor.c).
+ */
+#define SV_CONNECT_SIGNAL   (SIGRTMIN + 3)
+#define SV_CONNECT_BOUND_NS (20 * 1000 * 1000)
+
+static void
+on_connect_bound(int sig)
+{
+	(void)sig;
+}
+
+int
+svcall_connect(int sock, const struct sockaddr *sa, socklen_t len)
+{
+	static timer_t timer;
+	static int ready; /* 0: not set up yet, 1: set up, -1: cannot be */
+	struct itimerspec arm = { .it_value.tv_nsec = SV_CONNECT_BOUND_NS },
+			  off = { 0 };
+	int r, e;
+
+	if (ready == 0) {
+		struct sigaction act = { .sa_handler = on_connect_bound };
+		struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL,
+				       .sigev_signo = SV_CONNECT_SIGNAL };
+		sigset_t set;
+
+		sigemptyset(&act.sa_mask);
+		sigemptyset(&set);
+		sigaddset(&set, SV_CONNECT_SIGNAL);
+		ready = sigaction(SV_CONNECT_SIGNAL, &act, NULL) == 0 &&
+					sigprocmask(SIG_UNBLOCK, &set, NULL) ==
+						0 &&
+					timer_create(CLOCK_MONOTONIC, &ev,
+						     &timer) == 0
+				? 1
+				: -1;
+		if (ready < 0)
+			fprintf(stderr,
+				"llwrap: the supervisor cannot bound its "
+				"connects in time (%s): a sandboxed thread "
+				"that clears O_NONBLOCK can make it wait\n",
+				strerror(errno));
+	}
+	if (ready > 0)
+		timer_settime(timer, 0, &arm, NULL);
+	r = connect(sock, sa, len);
+	e = errno;
+	if (ready > 0)
+		timer_settime(timer, 0, &off, NULL);
+	errno = e;
+	return r;
 }
 
 void

@@ -911,6 +911,95 @@ p_thread_connect(char **argv)
 	return succeed("%s %s", argv[0], argv[1]);
 }
 
+/*
+ * wedge-connect ADDR PORT N: a thread connects a blocking unix socket to
+ * the sandbox's own listener with a full backlog while another toggles
+ * that socket's O_NONBLOCK (review of 2026-11-27, F2: the supervisor's
+ * connect of the shared file then waited on the backlog, and every
+ * mediated call with it); meanwhile N connects to ADDR:PORT, 100 ms
+ * apart, must each be answered (whatever the answer).  Prints how many
+ * were and the slowest.
+ */
+static volatile int wedge_target = -1;
+static struct sockaddr_un wedge_addr;
+static socklen_t wedge_len;
+
+static void *
+wedge_toggle(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int t = wedge_target;
+
+		if (t >= 0) {
+			fcntl(t, F_SETFL, O_NONBLOCK);
+			fcntl(t, F_SETFL, 0);
+		}
+	}
+	return NULL;
+}
+
+static void *
+wedge_connect(void *arg)
+{
+	(void)arg;
+	for (;;)
+		if (connect(wedge_target, (struct sockaddr *)&wedge_addr,
+			    wedge_len) == 0 ||
+		    (errno != EAGAIN && errno != EINTR && errno != EALREADY))
+			break;
+	return NULL;
+}
+
+static int
+p_wedge_connect(char **argv)
+{
+	union addr a;
+	socklen_t len;
+	long n = atol(argv[2]), answered = 0;
+	uint64_t slowest = 0;
+	pthread_t t1, t2;
+	int l, c1, c2;
+
+	if (parse_inet(argv[0], argv[1], &a, &len) || n <= 0)
+		return USAGE;
+	wedge_addr.sun_family = AF_UNIX;
+	snprintf(wedge_addr.sun_path + 1, sizeof(wedge_addr.sun_path) - 1,
+		 "llw-wedge-%d", (int)getpid());
+	wedge_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				strlen(wedge_addr.sun_path + 1));
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&wedge_addr, wedge_len) < 0 ||
+	    listen(l, 0) < 0)
+		return deny("listen");
+	/* Fill the backlog. */
+	c1 = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	c2 = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	(void)connect(c1, (struct sockaddr *)&wedge_addr, wedge_len);
+	(void)connect(c2, (struct sockaddr *)&wedge_addr, wedge_len);
+	wedge_target = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (pthread_create(&t1, NULL, wedge_toggle, NULL) != 0 ||
+	    pthread_create(&t2, NULL, wedge_connect, NULL) != 0)
+		return usage_error("pthread_create failed");
+	for (long i = 0; i < n; i++) {
+		int fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		uint64_t t0, d;
+
+		usleep(100 * 1000);
+		t0 = now_ns();
+		(void)connect(fd, &a.sa, len);
+		d = now_ns() - t0;
+		if (d > slowest)
+			slowest = d;
+		answered++;
+		close(fd);
+	}
+	printf("SUCCEEDED wedge-connect answered=%ld slowest_ms=%llu\n",
+	       answered, (unsigned long long)(slowest / 1000000));
+	fflush(stdout);
+	_exit(0);
+}
+
 /* Bench: N connects, the median and mean latency in ns. */
 static int
 cmp_u64(const void *a, const void *b)
@@ -1091,6 +1180,7 @@ static const struct probe {
 	{ "send-flags", 1, p_send_flags, "HEXFLAGS" },
 	{ "udp-cmsg", 3, p_udp_cmsg, "ttl|retopts ADDR PORT" },
 	{ "thread-connect", 2, p_thread_connect, "ADDR PORT" },
+	{ "wedge-connect", 3, p_wedge_connect, "ADDR PORT N" },
 	{ "listen-wait", 4, p_listen_wait, "ADDR PORT 0|1 DIR" },
 	{ "ipv6-sockopt", 1, p_ipv6_sockopt, "rthdr|mip6|pktoptions|tclass" },
 	{ "rthdr-send", 5, p_rthdr_send,

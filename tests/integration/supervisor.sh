@@ -202,6 +202,14 @@ else
 	diag "$(cat "$T/late.out")"
 fi
 fi
+# The supervisor never waits on a descriptor the sandbox holds: a thread
+# clearing O_NONBLOCK on a socket whose connect the supervisor makes, to
+# the sandbox's own listener with a full backlog, must not stop it from
+# answering the sandbox's other calls (review of 2026-11-27, F2: it
+# waited until the run was killed).
+run llw -p default $U --timeout 30 -- "$NETPROBE" wedge-connect 127.0.0.2 9 10
+expect_output "a sandboxed thread clearing O_NONBLOCK during the supervisor's connect does not wedge it: every other call is answered" \
+	"^SUCCEEDED wedge-connect answered=10 "
 expect_denied "binding a unix socket outside the writable tree is refused" 'landlock:EACCES|bwrap:ENOENT' \
 	llw -p default $U -- "$NETPROBE" unix-self "$OUTSIDE/own.sock"
 if [ ! -e "$OUTSIDE/own.sock" ]; then ok "... and created nothing there"; else not_ok "a socket appeared in $OUTSIDE"; fi
