@@ -155,8 +155,11 @@ channel_recv(int sock, struct channel_msg *m, size_t max_fds, int flags)
 		channel_msg_close(m);
 		return -EMSGSIZE;
 	}
-	if (r == 0)
+	if (r == 0) {
+		/* The end (or an empty frame): nothing it carried is kept. */
+		channel_msg_close(m);
 		return 0;
+	}
 	if ((size_t)r < sizeof(h) || h.len != (size_t)r - sizeof(h)) {
 		channel_msg_close(m);
 		return -EBADMSG;

@@ -223,6 +223,25 @@ test_short_frames(void **state)
 	close(sv[1]);
 }
 
+/* An empty frame that carries a descriptor reads as the end, and the
+ * descriptor is not kept (review of 2026-11-27, F5). */
+static void
+test_empty_frame_fds(void **state)
+{
+	struct channel_msg m;
+	int sv[2], before;
+
+	(void)state;
+	assert_int_equal(channel_pair(sv, false), 0);
+	before = open_fds();
+	raw_send(sv[1], "", 0, 1);
+	assert_int_equal(channel_recv(sv[0], &m, 1, 0), 0);
+	assert_int_equal(m.n_fds, 0);
+	assert_int_equal(open_fds(), before);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 /* A peer that is gone: the receiver sees the end, the sender EPIPE (and
  * lives: no SIGPIPE); one that sends nothing: EAGAIN where the receiver
  * must not wait, and where its timeout passed. */
@@ -261,6 +280,7 @@ main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_short_frames),
 		cmocka_unit_test(test_peer_gone),
+		cmocka_unit_test(test_empty_frame_fds),
 	};
 
 	return cmocka_run_group_tests_name("channel", tests, NULL, NULL);
