@@ -28,8 +28,9 @@
  * Because the supervisor, not the caller, performs the call, Landlock's
  * network rules (checked against the performing task) do not see it: the
  * supervisor enforces the port lists itself (netpolicy_decide), the
- * directory rules for pathname socket binds (plan_decide on the compiled plan), and the
- * abstract unix scope (only names the sandbox bound).
+ * directory rules for pathname socket binds (plan_decide, on the
+ * compiled plan), and the abstract unix scope (only names the sandbox
+ * bound).
  */
 
 #include <errno.h>
