@@ -12,8 +12,9 @@
  *    Landlock's port rules.
  *
  * The rule reported is the configured one (its line in a profile, or the
- * flag), found the way policy_access_at() finds it; the change suggested
- * is the narrowest line or flag that flips the decision.
+ * flag) that holds the path at its resolved path (plan_source_at: a rule
+ * on a symlink holds its target); the change suggested is the narrowest
+ * line or flag that flips the decision.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -201,7 +202,7 @@ no_safe_grant(struct why_verdict *v, const char *where, const char *why,
 /* The change for a denied path access: a line or a flag at the path. */
 static void
 suggest_grant(struct why_verdict *v, const struct sandbox *sb,
-	      const struct why_query *q, const struct llw_path_rule *cur)
+	      const struct why_query *q, const struct plan_source *cur)
 {
 	_cleanup_free_ char *where = grant_path(q);
 	bool inside = false;
@@ -258,8 +259,9 @@ static void
 why_path(const struct sandbox *sb, const struct why_query *q,
 	 struct why_verdict *v)
 {
-	const struct policy *p = sb->policy;
-	const struct llw_path_rule *cur = policy_rule_at(p, q->path);
+	/* The configured rule that holds the path, at its resolved path
+	 * (the plan's sources): what the decision is explained by. */
+	const struct plan_source *cur = plan_source_at(sb->fs, q->path);
 	const struct plan_mask *m = NULL;
 	const struct plan_rule *rules;
 	struct plan_verdict e;
@@ -297,7 +299,7 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 		    path_under(cur->path, m->path))
 			set(&v->rule, xasprintf("%s = %s",
 						policy_access_name(cur->access),
-						cur->path));
+						cur->written));
 		else
 			set(&v->rule,
 			    xasprintf("%s = %s", policy_access_name(m->access),
@@ -347,17 +349,17 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 		if (cur != NULL && level_allows(cur->access, q->access)) {
 			set(&v->rule, xasprintf("%s = %s",
 						policy_access_name(cur->access),
-						cur->path));
+						cur->written));
 			set(&v->origin, xstrdup(cur->origin));
 		} else {
-			const struct llw_path_rule *b =
-				policy_rule_at(p, e.rule);
+			const struct plan_source *b =
+				plan_source_at(sb->fs, e.rule);
 
 			if (b != NULL)
 				set(&v->rule,
 				    xasprintf("%s = %s",
 					      policy_access_name(b->access),
-					      b->path));
+					      b->written));
 			else
 				set(&v->rule,
 				    xasprintf("the rule on %s", e.rule));
@@ -370,14 +372,14 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 					       "(--explain lists such "
 					       "rules)",
 					       policy_access_name(cur->access),
-					       cur->path, cur->origin,
-					       cur->path));
+					       cur->written, cur->origin,
+					       cur->written));
 			else if (cur != NULL)
 				note(v,
 				     xasprintf("%s = %s (%s) does not "
 					       "apply to this access",
 					       policy_access_name(cur->access),
-					       cur->path, cur->origin));
+					       cur->written, cur->origin));
 		}
 		if (m != NULL)
 			note(v,
@@ -389,7 +391,7 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 	if (cur != NULL) {
 		set(&v->rule,
 		    xasprintf("%s = %s", policy_access_name(cur->access),
-			      cur->path));
+			      cur->written));
 		set(&v->origin, xstrdup(cur->origin));
 		set(&v->decision,
 		    xasprintf("denied: the rule %s %s", v->rule,
@@ -1351,20 +1353,21 @@ summary_ports(const struct llw_ports *ps)
 	return v ? strv_join(v, " ") : xstrdup("none");
 }
 
-/* The winning configured rule at exactly path, or NULL. */
-static const struct llw_path_rule *
-rule_at(const struct policy *p, const char *path)
+/* The access the configured rules give path (resolved), deny when none
+ * holds it. */
+static enum llw_access
+source_access(const struct plan *fs, const char *path)
 {
-	const struct llw_path_rule *r = policy_rule_at(p, path);
+	const struct plan_source *s = plan_source_at(fs, path);
 
-	return r != NULL && strcmp(r->path, path) == 0 ? r : NULL;
+	return s != NULL ? s->access : LLW_ACCESS_DENY;
 }
 
 char **
 why_summary(const struct sandbox *sb, const char *home)
 {
 	const struct policy *p = sb->policy;
-	enum llw_access proj = policy_access_at(p, p->project, NULL);
+	enum llw_access proj = source_access(sb->fs, p->project);
 	_cleanup_strv_ char **in_home = NULL;
 	char **by_level[LLW_ACCESS_RWX + 1] = { NULL };
 	_cleanup_strv_ char **masks = NULL, **net = NULL;
@@ -1377,16 +1380,24 @@ why_summary(const struct sandbox *sb, const char *home)
 				     proj == LLW_ACCESS_RW
 					     ? " (rw does not include execute)"
 					     : ""));
-	for (size_t i = 0; i < p->n_paths; i++) {
-		const struct llw_path_rule *r = &p->paths[i];
+	for (size_t i = 0; i < sb->fs->n_sources; i++) {
+		const struct plan_source *r = &sb->fs->sources[i];
 		_cleanup_free_ char *s = NULL;
 
-		if (rule_at(p, r->path) != r || path_under(r->path, p->project))
+		/* The rule that wins at its path (sources are sorted: the
+		 * last there), the user's (not one llwrap adds for a
+		 * layer of its own or to protect a file). */
+		if ((i + 1 < sb->fs->n_sources &&
+		     strcmp(sb->fs->sources[i + 1].path, r->path) == 0) ||
+		    r->rank >= LLW_RANK_LLWRAP ||
+		    path_under(r->path, p->project) ||
+		    path_under(r->written, p->project))
 			continue;
-		s = summary_path(r->path, home_ok ? home : NULL);
-		if (home_ok && strcmp(r->path, home) == 0)
+		/* Shown as written, as the user knows the path. */
+		s = summary_path(r->written, home_ok ? home : NULL);
+		if (home_ok && strcmp(r->written, home) == 0)
 			continue;
-		if (home_ok && path_under(r->path, home))
+		if (home_ok && path_under(r->written, home))
 			strv_push_take(&in_home,
 				       xasprintf("%s %s",
 						 policy_access_name(r->access),
@@ -1395,7 +1406,7 @@ why_summary(const struct sandbox *sb, const char *home)
 			strv_push(&by_level[r->access], s);
 	}
 	if (home_ok) {
-		enum llw_access h = policy_access_at(p, home, NULL);
+		enum llw_access h = source_access(sb->fs, home);
 
 		list = summary_list(in_home, 6, ", ");
 		if (h == LLW_ACCESS_DENY)
