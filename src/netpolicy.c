@@ -213,13 +213,19 @@ netpolicy_prefixes_hold(const struct netpolicy_prefix *v, size_t n,
 	return false;
 }
 
-static bool
-ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
+static const struct llw_port_range *
+ranges_find(const struct llw_port_range *v, size_t n, uint16_t port)
 {
 	for (size_t i = 0; i < n; i++)
 		if (v[i].lo <= port && port <= v[i].hi)
-			return true;
-	return false;
+			return &v[i];
+	return NULL;
+}
+
+static bool
+ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
+{
+	return ranges_find(v, n, port) != NULL;
 }
 
 const char *const netpolicy_closed_environ[] = {
@@ -297,7 +303,17 @@ ports_copy(struct llw_ports *to, const struct llw_ports *from)
 	for (size_t i = 0; i < from->n; i++) {
 		to->v[i].lo = from->v[i].lo;
 		to->v[i].hi = from->v[i].hi;
+		to->v[i].origin =
+			from->v[i].origin ? xstrdup(from->v[i].origin) : NULL;
 	}
+}
+
+static void
+ports_free(struct llw_ports *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->v[i].origin);
+	free(ps->v);
 }
 
 static void
@@ -323,10 +339,10 @@ netpolicy_rules_free(struct netpolicy_rules *r)
 	free(r->cidrs);
 	free(r->dns);
 	free(r->listen);
-	free(r->connect_tcp.v);
-	free(r->connect_udp.v);
-	free(r->bind_tcp.v);
-	free(r->bind_udp.v);
+	ports_free(&r->connect_tcp);
+	ports_free(&r->connect_udp);
+	ports_free(&r->bind_tcp);
+	ports_free(&r->bind_udp);
 	free(r);
 }
 
@@ -365,7 +381,45 @@ netpolicy_rules_set_unprivileged_start(struct netpolicy_rules *r, uint16_t port)
 	r->unprivileged_start = port;
 }
 
-static enum refusal
+/* A verdict refused by rule, read by key (index: its entry). */
+static struct netpolicy_verdict
+refused(const struct netpolicy_rules *r, enum refusal rule, const char *key)
+{
+	return (struct netpolicy_verdict){ .refusal = rule,
+					   .stand_in = !r->local,
+					   .key = key };
+}
+
+/* A verdict allowed by a rule of kind by, read by key. */
+static struct netpolicy_verdict
+allowed(const struct netpolicy_rules *r, enum netpolicy_by by, const char *key)
+{
+	return (struct netpolicy_verdict){
+		.allowed = true, .by = by, .stand_in = !r->local, .key = key
+	};
+}
+
+/* Allowed by range of the port list key (NULL: refused by rule). */
+static struct netpolicy_verdict
+by_ports(const struct netpolicy_rules *r, const struct llw_port_range *range,
+	 const char *key, enum refusal rule)
+{
+	struct netpolicy_verdict v =
+		range != NULL ? allowed(r, NETPOLICY_BY_PORTS, key)
+			      : refused(r, rule, key);
+
+	v.range = range;
+	v.origin = range != NULL ? range->origin : NULL;
+	return v;
+}
+
+static const char *
+connect_key(enum netpolicy_proto proto)
+{
+	return proto == NETPOLICY_TCP ? "connect-tcp" : "connect-udp";
+}
+
+static struct netpolicy_verdict
 decide_destination(const struct netpolicy_rules *r,
 		   const struct netpolicy_query *q,
 		   const struct netpolicy_lookup *lk)
@@ -375,7 +429,9 @@ decide_destination(const struct netpolicy_rules *r,
 	enum netpolicy_named named = NETPOLICY_NAMED_NO;
 	const struct llw_ports *list =
 		proto == NETPOLICY_TCP ? &r->connect_tcp : &r->connect_udp;
+	const char *key = connect_key(proto);
 	bool host = r->net == LLW_NET_HOST;
+	struct netpolicy_verdict v, in = { .refusal = REFUSAL_NONE };
 	bool inside = false;
 
 	/* With the proxy, names are its to resolve: its listener is
@@ -383,36 +439,52 @@ decide_destination(const struct netpolicy_rules *r,
 	if (r->proxy && proto == NETPOLICY_TCP && r->proxy_addr.port != 0 &&
 	    netpolicy_addr_same(&r->proxy_addr, a) &&
 	    a->port == r->proxy_addr.port)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_PROXY, "proxy");
 	if (r->proxy && a->port == 53)
-		return REFUSAL_PROXY;
+		return refused(r, REFUSAL_PROXY, "proxy");
 	/* With the resolver, DNS to a resolver never gets here: its
 	 * socket was swapped for the resolver's. */
 	if (r->stub && a->port == 53)
-		return REFUSAL_DNS;
+		return refused(r, REFUSAL_DNS, "dns");
 	/* DNS goes to the configured resolvers and nowhere else, so a
 	 * resolver the policy did not name cannot be used to tunnel. */
 	if (a->port == 53) {
 		for (size_t i = 0; i < r->n_dns; i++)
-			if (netpolicy_addr_same(&r->dns[i], a))
-				return REFUSAL_NONE;
-		return REFUSAL_DNS;
+			if (netpolicy_addr_same(&r->dns[i], a)) {
+				v = allowed(r, NETPOLICY_BY_DNS, "dns");
+				v.index = i;
+				return v;
+			}
+		return refused(r, REFUSAL_DNS, "dns");
 	}
 	if (host)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_MODE, "mode");
 	/* An allow-cidr entry reaches what it names, on its ports. */
-	for (size_t i = 0; i < r->n_cidrs; i++) {
+	for (size_t i = 0; !q->by_name && i < r->n_cidrs; i++) {
 		const struct netpolicy_cidr *c = &r->cidrs[i];
+		const struct llw_port_range *range;
 
 		if (!netpolicy_cidr_contains(c, a))
 			continue;
+		range = c->n_ports > 0
+				? ranges_find(c->ports, c->n_ports, a->port)
+				: ranges_find(list->v, list->n, a->port);
+		if (range != NULL) {
+			v = allowed(r, NETPOLICY_BY_CIDR, "allow-cidr");
+			v.index = i;
+			v.range = range;
+			v.origin = c->origin;
+			return v;
+		}
+		if (!inside) {
+			in = refused(r, REFUSAL_PORT, "allow-cidr");
+			in.index = i;
+			in.origin = c->origin;
+		}
 		inside = true;
-		if (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
-				   : ranges_hold(list->v, list->n, a->port))
-			return REFUSAL_NONE;
 	}
 	if (inside)
-		return REFUSAL_PORT;
+		return in;
 	if (r->stub && lk != NULL && lk->named != NULL)
 		named = lk->named(lk->ctx, q);
 	/* A port rule is not a host rule: it reaches the internet, not
@@ -421,28 +493,36 @@ decide_destination(const struct netpolicy_rules *r,
 	 * host is every address of its interfaces (a server bound to the
 	 * unspecified address answers there as on loopback), its networks
 	 * every on-link prefix, global ones included. */
-	if (r->local &&
+	if (r->local && !q->by_name &&
 	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
 					 lk->host_local(lk->ctx, a))))
-		return named == NETPOLICY_NAMED_REBIND ? REFUSAL_REBIND
-						       : REFUSAL_LOCAL;
+		return refused(r,
+			       named == NETPOLICY_NAMED_REBIND ? REFUSAL_REBIND
+							       : REFUSAL_LOCAL,
+			       "allow-cidr");
 	/* With the resolver, the network is reached by name. */
 	if (r->stub)
-		return named == NETPOLICY_NAMED_YES    ? REFUSAL_NONE
-		       : named == NETPOLICY_NAMED_PORT ? REFUSAL_HOST_PORT
-						       : REFUSAL_UNNAMED;
+		return named == NETPOLICY_NAMED_YES
+			       ? allowed(r, NETPOLICY_BY_NAME, "allow-host")
+			       : refused(r,
+					 named == NETPOLICY_NAMED_PORT
+						 ? REFUSAL_HOST_PORT
+						 : REFUSAL_UNNAMED,
+					 "allow-host");
 	/* With the proxy, a port rule only names the ports of allow-host
 	 * entries: the network is reached by name, through it. */
 	if (r->proxy)
-		return REFUSAL_PROXY;
-	if (ranges_hold(list->v, list->n, a->port))
-		return REFUSAL_NONE;
+		return refused(r, REFUSAL_PROXY, "proxy");
 	/* The rule says which port list refused, and so what it reaches
 	 * (blocked_suggest): under the supervisor the internet; standing in
 	 * for Landlock, every host, as Landlock's rule would. */
-	return r->n_cidrs > 0 ? REFUSAL_NO_CIDR
-	       : r->local     ? REFUSAL_NET_PORT
-			      : REFUSAL_LANDLOCK_PORT;
+	v = by_ports(r, ranges_find(list->v, list->n, a->port), key,
+		     r->n_cidrs > 0 ? REFUSAL_NO_CIDR
+		     : r->local	    ? REFUSAL_NET_PORT
+				    : REFUSAL_LANDLOCK_PORT);
+	if (!v.allowed && r->n_cidrs > 0)
+		v.key = "allow-cidr";
+	return v;
 }
 
 /*
@@ -450,34 +530,40 @@ decide_destination(const struct netpolicy_rules *r,
  * the address is reachable, since a send on the socket afterwards goes to
  * port 0 of it, a way out only to an address no rule reaches.
  */
-static enum refusal
+static struct netpolicy_verdict
 decide_probe(const struct netpolicy_rules *r, const struct netpolicy_query *q,
 	     const struct netpolicy_lookup *lk)
 {
 	const struct netpolicy_addr *a = &q->addr;
 	enum netpolicy_named named = NETPOLICY_NAMED_NO;
+	struct netpolicy_verdict v;
 
 	if (r->net == LLW_NET_HOST)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_MODE, "mode");
 	for (size_t i = 0; i < r->n_cidrs; i++)
-		if (netpolicy_cidr_contains(&r->cidrs[i], a))
-			return REFUSAL_NONE;
+		if (netpolicy_cidr_contains(&r->cidrs[i], a)) {
+			v = allowed(r, NETPOLICY_BY_CIDR, "allow-cidr");
+			v.index = i;
+			v.origin = r->cidrs[i].origin;
+			return v;
+		}
 	if (r->stub && lk != NULL && lk->named != NULL)
 		named = lk->named(lk->ctx, q);
-	if (r->local &&
+	if (r->local && !q->by_name &&
 	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
 					 lk->host_local(lk->ctx, a))))
-		return REFUSAL_LOCAL;
+		return refused(r, REFUSAL_LOCAL, "allow-cidr");
 	if (r->stub)
 		return named == NETPOLICY_NAMED_YES ||
 				       named == NETPOLICY_NAMED_PORT
-			       ? REFUSAL_NONE
-			       : REFUSAL_UNNAMED;
+			       ? allowed(r, NETPOLICY_BY_NAME, "allow-host")
+			       : refused(r, REFUSAL_UNNAMED, "allow-host");
 	if (r->proxy)
-		return REFUSAL_PROXY;
+		return refused(r, REFUSAL_PROXY, "proxy");
 	if (r->connect_tcp.n > 0 || r->connect_udp.n > 0)
-		return REFUSAL_NONE;
-	return r->local ? REFUSAL_NET_PORT : REFUSAL_LANDLOCK_PORT;
+		return allowed(r, NETPOLICY_BY_AUTOBIND, "connect-udp");
+	return refused(r, r->local ? REFUSAL_NET_PORT : REFUSAL_LANDLOCK_PORT,
+		       "connect-udp");
 }
 
 bool
@@ -517,52 +603,61 @@ netpolicy_rules_set_proxy(struct netpolicy_rules *r,
 	r->proxy_addr = *a;
 }
 
-static enum refusal
+static struct netpolicy_verdict
 decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 	    const struct netpolicy_addr *a)
 {
 	const struct llw_ports *list =
 		proto == NETPOLICY_TCP ? &r->bind_tcp : &r->bind_udp;
+	const char *key = proto == NETPOLICY_TCP ? "bind-tcp" : "bind-udp";
+	const struct llw_port_range *zero = ranges_find(list->v, list->n, 0);
 	/* bind-tcp 0: the sandbox's own servers, on any loopback port,
 	 * reachable from the sandbox only (netpolicy_bind_published). */
 	bool own_server = proto == NETPOLICY_TCP &&
 			  netpolicy_addr_loopback(a) &&
-			  a->port >= r->unprivileged_start &&
-			  ranges_hold(list->v, list->n, 0);
+			  a->port >= r->unprivileged_start && zero != NULL;
+	struct netpolicy_verdict v;
 
 	if (r->net == LLW_NET_HOST && r->n_listen == 0)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_MODE, "mode");
 	/* Without listen entries: loopback only (a wildcard bind was made
 	 * loopback by netpolicy_bind_address), on the bind ports. */
 	if (r->n_listen == 0) {
+		const struct llw_port_range *range =
+			ranges_find(list->v, list->n, a->port);
+
 		if (!r->local)
-			return ranges_hold(list->v, list->n, a->port)
-				       ? REFUSAL_NONE
-				       : REFUSAL_BIND_PORT;
+			return by_ports(r, range, key, REFUSAL_BIND_PORT);
 		if (!netpolicy_addr_loopback(a))
-			return REFUSAL_LISTEN;
+			return refused(r, REFUSAL_LISTEN, "listen");
 		/* A UDP client's own port: what sending would autobind. */
 		if (proto == NETPOLICY_UDP && a->port == 0)
-			return REFUSAL_NONE;
-		return ranges_hold(list->v, list->n, a->port) || own_server
-			       ? REFUSAL_NONE
-			       : REFUSAL_BIND_PORT;
+			return allowed(r, NETPOLICY_BY_AUTOBIND, key);
+		return by_ports(r,
+				range != NULL ? range
+				: own_server  ? zero
+					      : NULL,
+				key, REFUSAL_BIND_PORT);
 	}
 	for (size_t i = 0; i < r->n_listen; i++)
 		if (netpolicy_addr_same(&r->listen[i], a) &&
-		    r->listen[i].port == a->port)
-			return REFUSAL_NONE;
+		    r->listen[i].port == a->port) {
+			v = allowed(r, NETPOLICY_BY_LISTEN, "listen");
+			v.index = i;
+			return v;
+		}
 	/* An ephemeral port where the profile allows them (bind-tcp 0), on
 	 * loopback or a configured listen address: never on a wildcard or
 	 * another interface, which would accept connections from outside. */
-	if (a->port == 0 && ranges_hold(list->v, list->n, 0)) {
+	if (a->port == 0 && zero != NULL) {
 		if (netpolicy_addr_loopback(a))
-			return REFUSAL_NONE;
+			return by_ports(r, zero, key, REFUSAL_LISTEN);
 		for (size_t i = 0; i < r->n_listen; i++)
 			if (netpolicy_addr_same(&r->listen[i], a))
-				return REFUSAL_NONE;
+				return by_ports(r, zero, key, REFUSAL_LISTEN);
 	}
-	return own_server ? REFUSAL_NONE : REFUSAL_LISTEN;
+	return own_server ? by_ports(r, zero, key, REFUSAL_LISTEN)
+			  : refused(r, REFUSAL_LISTEN, "listen");
 }
 
 bool
@@ -604,30 +699,30 @@ netpolicy_bind_address(const struct netpolicy_rules *r,
 	return true;
 }
 
-enum refusal
+struct netpolicy_verdict
 netpolicy_decide(const struct netpolicy_rules *r,
 		 const struct netpolicy_query *q,
 		 const struct netpolicy_lookup *lk)
 {
-	enum refusal rule;
+	struct netpolicy_verdict v;
 
 	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN) {
-		rule = decide_bind(r, q->proto, &q->addr);
+		v = decide_bind(r, q->proto, &q->addr);
 		/* Never a port a socket the sandbox did not create holds,
 		 * whatever the rules allow (but mode host). */
-		if (rule == REFUSAL_NONE && q->addr.port != 0 &&
+		if (v.allowed && q->addr.port != 0 &&
 		    netpolicy_refuses_sharing(r) && lk != NULL &&
 		    lk->port_shared != NULL && lk->port_shared(lk->ctx, q))
-			rule = REFUSAL_SHARED_PORT;
-		return rule;
+			v = refused(r, REFUSAL_SHARED_PORT, v.key);
+		return v;
 	}
-	rule = netpolicy_quiet(q) ? decide_probe(r, q, lk)
-				  : decide_destination(r, q, lk);
+	v = netpolicy_quiet(q) ? decide_probe(r, q, lk)
+			       : decide_destination(r, q, lk);
 	/* The sandbox's own listener, on any loopback port. */
-	if (rule != REFUSAL_NONE && netpolicy_addr_loopback(&q->addr) &&
-	    lk != NULL && lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
-		return REFUSAL_NONE;
-	return rule;
+	if (!v.allowed && netpolicy_addr_loopback(&q->addr) && lk != NULL &&
+	    lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
+		return allowed(r, NETPOLICY_BY_OWN, NULL);
+	return v;
 }
 
 static bool

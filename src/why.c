@@ -599,38 +599,25 @@ why_abstract(const struct sandbox *sb, const struct why_query *q,
 
 /* ---- IP ---- */
 
-static const struct llw_port_range *
-port_find(const struct llw_ports *ps, uint16_t port)
-{
-	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i].lo <= port && port <= ps->v[i].hi)
-			return &ps->v[i];
-	return NULL;
-}
-
 static const char *
 origin_or_default(const char *o)
 {
 	return o != NULL ? o : "built-in default";
 }
 
-/* The port list and key an IP access is checked against. */
-static const struct llw_ports *
-port_list(const struct policy *p, enum why_access a, const char **key)
+/* The key of the port list an IP access is checked against. */
+static const char *
+port_key(enum why_access a)
 {
 	switch (a) {
 	case WHY_SEND_UDP:
-		*key = "connect-udp";
-		return &p->connect_udp;
+		return "connect-udp";
 	case WHY_BIND_TCP:
-		*key = "bind-tcp";
-		return &p->bind_tcp;
+		return "bind-tcp";
 	case WHY_BIND_UDP:
-		*key = "bind-udp";
-		return &p->bind_udp;
+		return "bind-udp";
 	default:
-		*key = "connect-tcp";
-		return &p->connect_tcp;
+		return "connect-tcp";
 	}
 }
 
@@ -713,21 +700,19 @@ note_port_reach(struct why_verdict *v, const char *key, uint16_t port)
 				  key, port, port));
 }
 
-/* Set v's rule to the first allow-cidr entry holding a. */
+/* Set v's rule to the allow-cidr entry the supervisor's verdict
+ * names. */
 static void
-cidr_rule(const struct policy *p, const struct netpolicy_addr *a,
+cidr_rule(const struct policy *p, const struct netpolicy_verdict *nv,
 	  struct why_verdict *v)
 {
-	for (size_t i = 0; i < p->n_cidrs; i++) {
-		_cleanup_free_ char *c = NULL;
+	_cleanup_free_ char *c = NULL;
 
-		if (!netpolicy_cidr_contains(&p->cidrs[i], a))
-			continue;
-		c = value_cidr_format(&p->cidrs[i]);
-		set(&v->rule, xasprintf("allow-cidr = %s", c));
-		set(&v->origin, xstrdup(p->cidrs[i].origin));
+	if (nv->index >= p->n_cidrs)
 		return;
-	}
+	c = value_cidr_format(&p->cidrs[nv->index]);
+	set(&v->rule, xasprintf("allow-cidr = %s", c));
+	set(&v->origin, xstrdup(p->cidrs[nv->index].origin));
 }
 
 /*
@@ -833,10 +818,13 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	enum netpolicy_op op = q->access == WHY_SEND_UDP ? NETPOLICY_SEND
 			       : is_bind(q->access)	 ? NETPOLICY_BIND
 							 : NETPOLICY_CONNECT;
-	const char *key;
+	const char *key = port_key(q->access);
+	struct netpolicy_query nq = { .op = op,
+				      .proto = proto,
+				      .addr = q->addr,
+				      .by_name = q->host != NULL };
+	struct netpolicy_verdict nv;
 	enum refusal rule;
-	const struct llw_ports *list = port_list(p, q->access, &key);
-	const struct llw_port_range *pr = port_find(list, q->addr.port);
 	_cleanup_free_ char *t = target_text(q);
 	uint16_t port = q->addr.port;
 
@@ -872,42 +860,41 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 			return;
 		}
 	}
-	if (q->host == NULL) {
-		struct netpolicy_query nq = { .op = op,
-					      .proto = proto,
-					      .addr = q->addr };
-
-		if (op == NETPOLICY_BIND)
-			(void)netpolicy_bind_address(rules, &nq.addr);
-		else
-			netpolicy_addr_destination(&nq.addr);
-		rule = netpolicy_decide(rules, &nq, &why_lookup);
-	} else {
-		rule = sb->policy->net == LLW_NET_HOST || pr != NULL
-			       ? REFUSAL_NONE
-			       : REFUSAL_NET_PORT;
-	}
-	v->allowed = rule == REFUSAL_NONE;
-	if (rule == REFUSAL_NONE) {
+	/* The supervisor's own decision, the same function it runs (a
+	 * name's address unknown: decided as an internet address's). */
+	if (op == NETPOLICY_BIND)
+		(void)netpolicy_bind_address(rules, &nq.addr);
+	else if (q->host == NULL)
+		netpolicy_addr_destination(&nq.addr);
+	nv = netpolicy_decide(rules, &nq, &why_lookup);
+	rule = nv.refusal;
+	v->allowed = nv.allowed;
+	if (nv.allowed) {
 		set(&v->decision,
 		    xasprintf("allowed: %s %s", access_verb(q->access), t));
-		if (p->net == LLW_NET_HOST) {
+		if (nv.by == NETPOLICY_BY_MODE) {
 			set(&v->rule, xstrdup("mode = host"));
 			set(&v->origin,
 			    xstrdup(origin_or_default(p->net_origin.origin)));
-		} else if (is_bind(q->access) && p->n_listen_addrs > 0) {
-			set(&v->rule, xstrdup("listen"));
-			set(&v->origin, xstrdup(p->listen_addrs[0].origin));
-		} else if (port == 53 && !is_bind(q->access)) {
+		} else if (nv.by == NETPOLICY_BY_LISTEN &&
+			   nv.index < p->n_listen_addrs) {
+			_cleanup_free_ char *l = value_addr_format(
+				&p->listen_addrs[nv.index].addr);
+
+			set(&v->rule, xasprintf("listen = %s", l));
+			set(&v->origin,
+			    xstrdup(p->listen_addrs[nv.index].origin));
+		} else if (nv.by == NETPOLICY_BY_DNS) {
 			set(&v->rule, xstrdup("dns (the resolvers)"));
 			set(&v->origin,
-			    xstrdup(p->n_dns_addrs ? p->dns_addrs[0].origin
-						   : "/etc/resolv.conf"));
-		} else if (p->n_cidrs > 0 && !is_bind(q->access)) {
-			cidr_rule(p, &q->addr, v);
-		} else if (pr != NULL) {
-			set(&v->rule, xasprintf("%s = %u", key, port));
-			set(&v->origin, xstrdup(pr->origin));
+			    xstrdup(nv.index < p->n_dns_addrs
+					    ? p->dns_addrs[nv.index].origin
+					    : "/etc/resolv.conf"));
+		} else if (nv.by == NETPOLICY_BY_CIDR) {
+			cidr_rule(p, &nv, v);
+		} else if (nv.by == NETPOLICY_BY_PORTS) {
+			set(&v->rule, xasprintf("%s = %u", nv.key, port));
+			set(&v->origin, xstrdup(origin_or_default(nv.origin)));
 			if (!is_bind(q->access))
 				note(v, xasprintf("under the supervisor, %s "
 						  "%u reaches port %u of "
@@ -1007,7 +994,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		    xasprintf("denied: port %u is not among the ports of the "
 			      "allow-cidr entries holding the address",
 			      port));
-		cidr_rule(p, &q->addr, v);
+		cidr_rule(p, &nv, v);
 		set(&v->change, cidr_change(&q->addr, port));
 		return;
 	} else {
@@ -1027,9 +1014,7 @@ why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 {
 	const struct policy *p = sb->policy;
 	const struct ruleset_plan *rp = sb->landlock;
-	const char *key;
-	const struct llw_ports *list = port_list(p, q->access, &key);
-	const struct llw_port_range *pr = port_find(list, q->addr.port);
+	const char *key = port_key(q->access);
 	bool udp = q->access == WHY_SEND_UDP || q->access == WHY_BIND_UDP;
 	_cleanup_free_ char *t = target_text(q);
 	uint16_t port = q->addr.port;
@@ -1181,7 +1166,7 @@ why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		    xasprintf("allowed: %s %s", access_verb(q->access), t));
 		set(&v->rule, xasprintf("%s = %u", key, port));
 		set(&v->origin,
-		    xstrdup(pr ? pr->origin : rp->net_rules[i].origin));
+		    xstrdup(origin_or_default(rp->net_rules[i].origin)));
 		note_port_reach(v, key, port);
 		if (q->host != NULL)
 			note(v, xstrdup("the port decides, whatever address "
