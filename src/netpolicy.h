@@ -307,6 +307,10 @@ struct netpolicy_verdict netpolicy_decide(const struct netpolicy_rules *r,
 					  const struct netpolicy_query *q,
 					  const struct netpolicy_lookup *lk);
 
+/* Whether ps (a port list) holds port: the one port match of the rules
+ * and of what is said about them. */
+bool netpolicy_ports_hold(const struct llw_ports *ps, uint16_t port);
+
 /*
  * Whether a refusal of q is not reported (logged, noted): a UDP connect
  * to port 0, which sends nothing.  glibc's getaddrinfo makes one to each
