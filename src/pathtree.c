@@ -26,14 +26,13 @@
  * the ancestors above that writable rule.
  *
  * Why one file of this size (issue 26: no file over ~1,000 lines unless
- * one algorithm earns it): it
- * is one algorithm, resolve -> trie -> walk -> emit, whose steps share
- * the compiler's state and the trie's invariants (a node's desired
- * access, the inherited rights, the mount view above), and whose
- * output's readers, plan_decide and plan_source_at, must read it by the
- * same rules the walk wrote it by.  Split, each part would need the
- * others' invariants to be understood; the filesystem it reads is
- * already behind struct pathtree_fs.
+ * one algorithm earns it): it is one algorithm, resolve -> trie -> walk
+ * -> emit, whose steps share the compiler's state and the trie's
+ * invariants (a node's desired access, the inherited rights, the mount
+ * view above), and whose output's readers, plan_decide and
+ * plan_source_at, must read it by the same rules the walk wrote it by.
+ * Split, each part would need the others' invariants to be understood;
+ * the filesystem it reads is already behind struct pathtree_fs.
  */
 #include <dirent.h>
 #include <errno.h>
