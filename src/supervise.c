@@ -252,11 +252,11 @@ supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
 			_cleanup_free_ char *home = realpath(*e + 5, NULL);
 
 			suggest_bounds_init(&sv->bounds, home ? home : *e + 5,
-					    p);
+					    fs);
 			break;
 		}
 	if (sv->bounds.home == NULL)
-		suggest_bounds_init(&sv->bounds, NULL, p);
+		suggest_bounds_init(&sv->bounds, NULL, fs);
 	if ((r = channel_pair(sv->sock, true)) < 0) {
 		*cause = xasprintf("cannot create the supervisor's socket: %s",
 				   strerror(-r));

@@ -113,7 +113,7 @@ unsafe_grant(const struct sandbox *sb, const struct why_query *q,
 	struct suggest_bounds b;
 	char *why;
 
-	suggest_bounds_init(&b, q->home, sb->policy);
+	suggest_bounds_init(&b, q->home, sb->fs);
 	why = suggest_unsafe(&b, path, inside);
 	suggest_bounds_clear(&b);
 	return why;

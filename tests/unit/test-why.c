@@ -95,6 +95,11 @@ static const struct why_case cases[] = {
 	{ "default", "filesystem ro /home/u/notes-link", 7, true, false,
 	  WHY_WRITE, "/home/u/other/notes", DENY,
 	  "denied: the rule ro = /home/u/notes-link does not allow it" },
+	/* ... and a deny rule on one bounds the suggestions at its
+	 * target too. */
+	{ "default", "filesystem deny /home/u/notes-link", 7, false, false,
+	  WHY_READ, "/home/u/other/notes", DENY,
+	  "which the policy denies by name" },
 	{ "default", NULL, 7, false, false, WHY_READ, "/home/u/.ssh/id_ed25519",
 	  DENY,
 	  "no rule grants /home/u/.ssh/id_ed25519 (the filesystem is an "
