@@ -379,15 +379,29 @@ static int
 setup(void **state)
 {
 	const char *src = getenv("LLW_SRCDIR");
+	const char *build = getenv("LLW_BUILDDIR");
 	_cleanup_free_ char *raw = xasprintf("%s/conf", src ? src : ".");
-	char tmpl[] = "/tmp/llw-enforce.XXXXXX";
+	/* In the build tree, not /tmp: a noexec /tmp would refuse every
+	 * exec whatever Landlock says. */
+	_cleanup_free_ char *tmpl =
+		xasprintf("%s/tests/llw-enforce.XXXXXX", build ? build : ".");
+	char *made;
 
 	(void)state;
 	conf_dir = realpath(raw, NULL);
 	if (conf_dir == NULL)
 		conf_dir = steal_pointer(&raw);
-	if (mkdtemp(tmpl) == NULL || chmod(tmpl, 0777) < 0)
+	made = mkdtemp(tmpl);
+	if (made == NULL && errno == EACCES) {
+		/* A build tree this user may not write: /tmp then. */
+		free(tmpl);
+		tmpl = xstrdup("/tmp/llw-enforce.XXXXXX");
+		made = mkdtemp(tmpl);
+	}
+	if (made == NULL || chmod(tmpl, 0777) < 0) {
+		print_message("# cannot make %s: %s\n", tmpl, strerror(errno));
 		return -1;
+	}
 	root = realpath(tmpl, NULL);
 	make_tree();
 	return 0;
