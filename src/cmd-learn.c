@@ -389,7 +389,7 @@ cmd_learn_exec(struct cmd_ctx *ctx, struct policy *target)
 			home != NULL ? realpath(home, NULL) : NULL;
 
 		suggest_bounds_init(&bounds, home_real ? home_real : home,
-				    target);
+				    st->fs);
 	}
 	g = learnpropose_grants(acc, n_acc, &bounds, &n_g, &dropped);
 	for (size_t i = 0; i < n_acc; i++)

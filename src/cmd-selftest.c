@@ -209,7 +209,16 @@ cmd_selftest_exec(struct cmd_ctx *ctx, struct policy *policy)
 	/* The corpus file alone, not its directory: in a build tree that
 	 * directory holds the test suite's fake homes. */
 	{
-		enum llw_access a = policy_access_at(policy, corpus, NULL);
+		/* The configured rule that holds it, at its resolved path
+		 * (the sandbox is not compiled yet). */
+		struct plan *src = pathtree_sources(policy, &pathtree_fs_real);
+		bool exists, is_dir;
+		_cleanup_free_ char *real =
+			cmd_resolve_path(corpus, &exists, &is_dir);
+		const struct plan_source *held = plan_source_at(src, real);
+		enum llw_access a = held ? held->access : LLW_ACCESS_DENY;
+
+		plan_free(src);
 
 		if (a != LLW_ACCESS_RX && a != LLW_ACCESS_RWX) {
 			extra[n_extra].opt =

@@ -26,6 +26,7 @@
 #include "copyin.h"
 #include "fdutil.h"
 #include "path.h"
+#include "pathtree.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -86,11 +87,11 @@ read_at(int dfd, const char *name, size_t *len)
  * opened without following links: a descriptor, or -1 with a note.
  */
 static int
-open_dest_dir(const struct policy *p, const struct llw_copy *c, const char *dir,
+open_dest_dir(const struct plan *src, const struct llw_copy *c, const char *dir,
 	      char ***notes)
 {
-	const struct llw_path_rule *rule = policy_rule_at(p, c->dst);
-	_cleanup_free_ char *rdir = NULL;
+	_cleanup_free_ char *real = NULL, *rdir = NULL;
+	const struct plan_source *rule;
 	char *save = NULL;
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -99,6 +100,11 @@ open_dest_dir(const struct policy *p, const struct llw_copy *c, const char *dir,
 	};
 	int r, fd;
 
+	/* The tree that holds the directory, both resolved (a rule may
+	 * name a symlink; a link on the way is the walk's to refuse). */
+	if (pathtree_fs_real.resolve(pathtree_fs_real.ctx, dir, &real) < 0)
+		real = xstrdup(dir);
+	rule = plan_source_at(src, real);
 	if (rule == NULL ||
 	    (rule->access != LLW_ACCESS_RW && rule->access != LLW_ACCESS_RWX)) {
 		strv_push_take(notes,
@@ -112,7 +118,7 @@ open_dest_dir(const struct policy *p, const struct llw_copy *c, const char *dir,
 	 * and opened one step at a time, never through a link the command
 	 * may have put there (mkdirat does not follow one; the open
 	 * refuses it). */
-	if (!path_under(dir, rule->path) ||
+	if (!path_under(real, rule->path) ||
 	    (fd = open(rule->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		strv_push_take(notes, xasprintf("%s: cannot open %s: %s; not "
 						"copied",
@@ -120,7 +126,7 @@ open_dest_dir(const struct policy *p, const struct llw_copy *c, const char *dir,
 						strerror(errno)));
 		return -1;
 	}
-	rdir = xstrdup(dir + strlen(rule->path));
+	rdir = xstrdup(real + strlen(rule->path));
 	for (char *comp = strtok_r(rdir, "/", &save); comp != NULL;
 	     comp = strtok_r(NULL, "/", &save)) {
 		int next;
@@ -181,20 +187,24 @@ put(int dfd, const char *name, const char *text, size_t len,
 }
 
 static void
-copy_one(const struct policy *p, const struct llw_copy *c, char ***notes)
+copy_one(const struct policy *p, const struct plan *src,
+	 const struct llw_copy *c, char ***notes)
 {
 	_cleanup_free_ char *dcopy = xstrdup(c->dst), *bcopy = xstrdup(c->dst);
 	_cleanup_free_ char *text = NULL, *old = NULL;
 	_cleanup_close_ int sfd = -1, dfd = -1;
 	const char *dir = dirname(dcopy), *name = basename(bcopy);
-	const struct llw_path_rule *rule;
+	_cleanup_free_ char *real = NULL;
+	const struct plan_source *rule;
 	struct stat sst, dst;
 	struct statx stx;
 	bool have = false, changed = false;
 	size_t len = 0, olen = 0;
 	int r;
 
-	if ((rule = policy_rule_at(p, c->src)) != NULL &&
+	if (pathtree_fs_real.resolve(pathtree_fs_real.ctx, c->src, &real) < 0)
+		real = xstrdup(c->src);
+	if ((rule = plan_source_at(src, real)) != NULL &&
 	    rule->access == LLW_ACCESS_DENY) {
 		strv_push_take(notes,
 			       xasprintf("%s: %s is denied (%s); not "
@@ -228,7 +238,7 @@ copy_one(const struct policy *p, const struct llw_copy *c, char ***notes)
 					 c->origin, c->src, COPYIN_MAX));
 		return;
 	}
-	if ((dfd = open_dest_dir(p, c, dir, notes)) < 0)
+	if ((dfd = open_dest_dir(src, c, dir, notes)) < 0)
 		return;
 	if (fstatat(dfd, name, &dst, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(dst.st_mode)) {
@@ -273,6 +283,15 @@ copy_one(const struct policy *p, const struct llw_copy *c, char ***notes)
 void
 copyin_run(const struct policy *p, char ***notes)
 {
+	struct plan *src;
+
+	if (p->n_copies == 0)
+		return;
+	/* The configured rules at their resolved paths: the sandbox is
+	 * compiled after the copies are made (a copy may be a path it
+	 * grants). */
+	src = pathtree_sources(p, &pathtree_fs_real);
 	for (size_t i = 0; i < p->n_copies; i++)
-		copy_one(p, &p->copies[i], notes);
+		copy_one(p, src, &p->copies[i], notes);
+	plan_free(src);
 }

@@ -39,7 +39,9 @@ bool copyin_changed(const struct timespec *mtime, const struct timespec *btime);
  * Make p's copies, before the command runs.  A copy that cannot be made
  * (its source denied by a rule, missing without "?", not a regular
  * file or over COPYIN_MAX; its destination in the project, in no tree
- * the policy makes writable, or reached through a symbolic link that
+ * the policy makes writable (the configured rule that holds its
+ * directory's resolved path: pathtree_sources), or reached through a
+ * symbolic link that
  * leads out of that tree; an I/O error) is skipped and named in *notes
  * (complete sentences); so is a copy the command changed that is
  * replaced because its source is newer.  The destination's directory is

@@ -1,7 +1,8 @@
 /*
  * The network policy's typed values and pure decisions (netpolicy.h).
  * No system calls: the engine in supervise.c asks, and applies the
- * answer.
+ * answer.  The blocked-attempt log and --explain's words are
+ * netpolicy-log.c's.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -213,13 +214,19 @@ netpolicy_prefixes_hold(const struct netpolicy_prefix *v, size_t n,
 	return false;
 }
 
-static bool
-ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
+static const struct llw_port_range *
+ranges_find(const struct llw_port_range *v, size_t n, uint16_t port)
 {
 	for (size_t i = 0; i < n; i++)
 		if (v[i].lo <= port && port <= v[i].hi)
-			return true;
-	return false;
+			return &v[i];
+	return NULL;
+}
+
+static bool
+ranges_hold(const struct llw_port_range *v, size_t n, uint16_t port)
+{
+	return ranges_find(v, n, port) != NULL;
 }
 
 const char *const netpolicy_closed_environ[] = {
@@ -297,7 +304,17 @@ ports_copy(struct llw_ports *to, const struct llw_ports *from)
 	for (size_t i = 0; i < from->n; i++) {
 		to->v[i].lo = from->v[i].lo;
 		to->v[i].hi = from->v[i].hi;
+		to->v[i].origin =
+			from->v[i].origin ? xstrdup(from->v[i].origin) : NULL;
 	}
+}
+
+static void
+ports_free(struct llw_ports *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		free(ps->v[i].origin);
+	free(ps->v);
 }
 
 static void
@@ -323,10 +340,10 @@ netpolicy_rules_free(struct netpolicy_rules *r)
 	free(r->cidrs);
 	free(r->dns);
 	free(r->listen);
-	free(r->connect_tcp.v);
-	free(r->connect_udp.v);
-	free(r->bind_tcp.v);
-	free(r->bind_udp.v);
+	ports_free(&r->connect_tcp);
+	ports_free(&r->connect_udp);
+	ports_free(&r->bind_tcp);
+	ports_free(&r->bind_udp);
 	free(r);
 }
 
@@ -365,7 +382,45 @@ netpolicy_rules_set_unprivileged_start(struct netpolicy_rules *r, uint16_t port)
 	r->unprivileged_start = port;
 }
 
-static enum refusal
+/* A verdict refused by rule, read by key (index: its entry). */
+static struct netpolicy_verdict
+refused(const struct netpolicy_rules *r, enum refusal rule, const char *key)
+{
+	return (struct netpolicy_verdict){ .refusal = rule,
+					   .stand_in = !r->local,
+					   .key = key };
+}
+
+/* A verdict allowed by a rule of kind by, read by key. */
+static struct netpolicy_verdict
+allowed(const struct netpolicy_rules *r, enum netpolicy_by by, const char *key)
+{
+	return (struct netpolicy_verdict){
+		.allowed = true, .by = by, .stand_in = !r->local, .key = key
+	};
+}
+
+/* Allowed by range of the port list key (NULL: refused by rule). */
+static struct netpolicy_verdict
+by_ports(const struct netpolicy_rules *r, const struct llw_port_range *range,
+	 const char *key, enum refusal rule)
+{
+	struct netpolicy_verdict v =
+		range != NULL ? allowed(r, NETPOLICY_BY_PORTS, key)
+			      : refused(r, rule, key);
+
+	v.range = range;
+	v.origin = range != NULL ? range->origin : NULL;
+	return v;
+}
+
+static const char *
+connect_key(enum netpolicy_proto proto)
+{
+	return proto == NETPOLICY_TCP ? "connect-tcp" : "connect-udp";
+}
+
+static struct netpolicy_verdict
 decide_destination(const struct netpolicy_rules *r,
 		   const struct netpolicy_query *q,
 		   const struct netpolicy_lookup *lk)
@@ -375,7 +430,9 @@ decide_destination(const struct netpolicy_rules *r,
 	enum netpolicy_named named = NETPOLICY_NAMED_NO;
 	const struct llw_ports *list =
 		proto == NETPOLICY_TCP ? &r->connect_tcp : &r->connect_udp;
+	const char *key = connect_key(proto);
 	bool host = r->net == LLW_NET_HOST;
+	struct netpolicy_verdict v, in = { .refusal = REFUSAL_NONE };
 	bool inside = false;
 
 	/* With the proxy, names are its to resolve: its listener is
@@ -383,36 +440,52 @@ decide_destination(const struct netpolicy_rules *r,
 	if (r->proxy && proto == NETPOLICY_TCP && r->proxy_addr.port != 0 &&
 	    netpolicy_addr_same(&r->proxy_addr, a) &&
 	    a->port == r->proxy_addr.port)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_PROXY, "proxy");
 	if (r->proxy && a->port == 53)
-		return REFUSAL_PROXY;
+		return refused(r, REFUSAL_PROXY, "proxy");
 	/* With the resolver, DNS to a resolver never gets here: its
 	 * socket was swapped for the resolver's. */
 	if (r->stub && a->port == 53)
-		return REFUSAL_DNS;
+		return refused(r, REFUSAL_DNS, "dns");
 	/* DNS goes to the configured resolvers and nowhere else, so a
 	 * resolver the policy did not name cannot be used to tunnel. */
 	if (a->port == 53) {
 		for (size_t i = 0; i < r->n_dns; i++)
-			if (netpolicy_addr_same(&r->dns[i], a))
-				return REFUSAL_NONE;
-		return REFUSAL_DNS;
+			if (netpolicy_addr_same(&r->dns[i], a)) {
+				v = allowed(r, NETPOLICY_BY_DNS, "dns");
+				v.index = i;
+				return v;
+			}
+		return refused(r, REFUSAL_DNS, "dns");
 	}
 	if (host)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_MODE, "mode");
 	/* An allow-cidr entry reaches what it names, on its ports. */
-	for (size_t i = 0; i < r->n_cidrs; i++) {
+	for (size_t i = 0; !q->by_name && i < r->n_cidrs; i++) {
 		const struct netpolicy_cidr *c = &r->cidrs[i];
+		const struct llw_port_range *range;
 
 		if (!netpolicy_cidr_contains(c, a))
 			continue;
+		range = c->n_ports > 0
+				? ranges_find(c->ports, c->n_ports, a->port)
+				: ranges_find(list->v, list->n, a->port);
+		if (range != NULL) {
+			v = allowed(r, NETPOLICY_BY_CIDR, "allow-cidr");
+			v.index = i;
+			v.range = range;
+			v.origin = c->origin;
+			return v;
+		}
+		if (!inside) {
+			in = refused(r, REFUSAL_PORT, "allow-cidr");
+			in.index = i;
+			in.origin = c->origin;
+		}
 		inside = true;
-		if (c->n_ports > 0 ? ranges_hold(c->ports, c->n_ports, a->port)
-				   : ranges_hold(list->v, list->n, a->port))
-			return REFUSAL_NONE;
 	}
 	if (inside)
-		return REFUSAL_PORT;
+		return in;
 	if (r->stub && lk != NULL && lk->named != NULL)
 		named = lk->named(lk->ctx, q);
 	/* A port rule is not a host rule: it reaches the internet, not
@@ -421,28 +494,36 @@ decide_destination(const struct netpolicy_rules *r,
 	 * host is every address of its interfaces (a server bound to the
 	 * unspecified address answers there as on loopback), its networks
 	 * every on-link prefix, global ones included. */
-	if (r->local &&
+	if (r->local && !q->by_name &&
 	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
 					 lk->host_local(lk->ctx, a))))
-		return named == NETPOLICY_NAMED_REBIND ? REFUSAL_REBIND
-						       : REFUSAL_LOCAL;
+		return refused(r,
+			       named == NETPOLICY_NAMED_REBIND ? REFUSAL_REBIND
+							       : REFUSAL_LOCAL,
+			       "allow-cidr");
 	/* With the resolver, the network is reached by name. */
 	if (r->stub)
-		return named == NETPOLICY_NAMED_YES    ? REFUSAL_NONE
-		       : named == NETPOLICY_NAMED_PORT ? REFUSAL_HOST_PORT
-						       : REFUSAL_UNNAMED;
+		return named == NETPOLICY_NAMED_YES
+			       ? allowed(r, NETPOLICY_BY_NAME, "allow-host")
+			       : refused(r,
+					 named == NETPOLICY_NAMED_PORT
+						 ? REFUSAL_HOST_PORT
+						 : REFUSAL_UNNAMED,
+					 "allow-host");
 	/* With the proxy, a port rule only names the ports of allow-host
 	 * entries: the network is reached by name, through it. */
 	if (r->proxy)
-		return REFUSAL_PROXY;
-	if (ranges_hold(list->v, list->n, a->port))
-		return REFUSAL_NONE;
+		return refused(r, REFUSAL_PROXY, "proxy");
 	/* The rule says which port list refused, and so what it reaches
 	 * (blocked_suggest): under the supervisor the internet; standing in
 	 * for Landlock, every host, as Landlock's rule would. */
-	return r->n_cidrs > 0 ? REFUSAL_NO_CIDR
-	       : r->local     ? REFUSAL_NET_PORT
-			      : REFUSAL_LANDLOCK_PORT;
+	v = by_ports(r, ranges_find(list->v, list->n, a->port), key,
+		     r->n_cidrs > 0 ? REFUSAL_NO_CIDR
+		     : r->local	    ? REFUSAL_NET_PORT
+				    : REFUSAL_LANDLOCK_PORT);
+	if (!v.allowed && r->n_cidrs > 0)
+		v.key = "allow-cidr";
+	return v;
 }
 
 /*
@@ -450,34 +531,40 @@ decide_destination(const struct netpolicy_rules *r,
  * the address is reachable, since a send on the socket afterwards goes to
  * port 0 of it, a way out only to an address no rule reaches.
  */
-static enum refusal
+static struct netpolicy_verdict
 decide_probe(const struct netpolicy_rules *r, const struct netpolicy_query *q,
 	     const struct netpolicy_lookup *lk)
 {
 	const struct netpolicy_addr *a = &q->addr;
 	enum netpolicy_named named = NETPOLICY_NAMED_NO;
+	struct netpolicy_verdict v;
 
 	if (r->net == LLW_NET_HOST)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_MODE, "mode");
 	for (size_t i = 0; i < r->n_cidrs; i++)
-		if (netpolicy_cidr_contains(&r->cidrs[i], a))
-			return REFUSAL_NONE;
+		if (netpolicy_cidr_contains(&r->cidrs[i], a)) {
+			v = allowed(r, NETPOLICY_BY_CIDR, "allow-cidr");
+			v.index = i;
+			v.origin = r->cidrs[i].origin;
+			return v;
+		}
 	if (r->stub && lk != NULL && lk->named != NULL)
 		named = lk->named(lk->ctx, q);
-	if (r->local &&
+	if (r->local && !q->by_name &&
 	    (netpolicy_addr_local(a) || (lk != NULL && lk->host_local != NULL &&
 					 lk->host_local(lk->ctx, a))))
-		return REFUSAL_LOCAL;
+		return refused(r, REFUSAL_LOCAL, "allow-cidr");
 	if (r->stub)
 		return named == NETPOLICY_NAMED_YES ||
 				       named == NETPOLICY_NAMED_PORT
-			       ? REFUSAL_NONE
-			       : REFUSAL_UNNAMED;
+			       ? allowed(r, NETPOLICY_BY_NAME, "allow-host")
+			       : refused(r, REFUSAL_UNNAMED, "allow-host");
 	if (r->proxy)
-		return REFUSAL_PROXY;
+		return refused(r, REFUSAL_PROXY, "proxy");
 	if (r->connect_tcp.n > 0 || r->connect_udp.n > 0)
-		return REFUSAL_NONE;
-	return r->local ? REFUSAL_NET_PORT : REFUSAL_LANDLOCK_PORT;
+		return allowed(r, NETPOLICY_BY_AUTOBIND, "connect-udp");
+	return refused(r, r->local ? REFUSAL_NET_PORT : REFUSAL_LANDLOCK_PORT,
+		       "connect-udp");
 }
 
 bool
@@ -517,52 +604,61 @@ netpolicy_rules_set_proxy(struct netpolicy_rules *r,
 	r->proxy_addr = *a;
 }
 
-static enum refusal
+static struct netpolicy_verdict
 decide_bind(const struct netpolicy_rules *r, enum netpolicy_proto proto,
 	    const struct netpolicy_addr *a)
 {
 	const struct llw_ports *list =
 		proto == NETPOLICY_TCP ? &r->bind_tcp : &r->bind_udp;
+	const char *key = proto == NETPOLICY_TCP ? "bind-tcp" : "bind-udp";
+	const struct llw_port_range *zero = ranges_find(list->v, list->n, 0);
 	/* bind-tcp 0: the sandbox's own servers, on any loopback port,
 	 * reachable from the sandbox only (netpolicy_bind_published). */
 	bool own_server = proto == NETPOLICY_TCP &&
 			  netpolicy_addr_loopback(a) &&
-			  a->port >= r->unprivileged_start &&
-			  ranges_hold(list->v, list->n, 0);
+			  a->port >= r->unprivileged_start && zero != NULL;
+	struct netpolicy_verdict v;
 
 	if (r->net == LLW_NET_HOST && r->n_listen == 0)
-		return REFUSAL_NONE;
+		return allowed(r, NETPOLICY_BY_MODE, "mode");
 	/* Without listen entries: loopback only (a wildcard bind was made
 	 * loopback by netpolicy_bind_address), on the bind ports. */
 	if (r->n_listen == 0) {
+		const struct llw_port_range *range =
+			ranges_find(list->v, list->n, a->port);
+
 		if (!r->local)
-			return ranges_hold(list->v, list->n, a->port)
-				       ? REFUSAL_NONE
-				       : REFUSAL_BIND_PORT;
+			return by_ports(r, range, key, REFUSAL_BIND_PORT);
 		if (!netpolicy_addr_loopback(a))
-			return REFUSAL_LISTEN;
+			return refused(r, REFUSAL_LISTEN, "listen");
 		/* A UDP client's own port: what sending would autobind. */
 		if (proto == NETPOLICY_UDP && a->port == 0)
-			return REFUSAL_NONE;
-		return ranges_hold(list->v, list->n, a->port) || own_server
-			       ? REFUSAL_NONE
-			       : REFUSAL_BIND_PORT;
+			return allowed(r, NETPOLICY_BY_AUTOBIND, key);
+		return by_ports(r,
+				range != NULL ? range
+				: own_server  ? zero
+					      : NULL,
+				key, REFUSAL_BIND_PORT);
 	}
 	for (size_t i = 0; i < r->n_listen; i++)
 		if (netpolicy_addr_same(&r->listen[i], a) &&
-		    r->listen[i].port == a->port)
-			return REFUSAL_NONE;
+		    r->listen[i].port == a->port) {
+			v = allowed(r, NETPOLICY_BY_LISTEN, "listen");
+			v.index = i;
+			return v;
+		}
 	/* An ephemeral port where the profile allows them (bind-tcp 0), on
 	 * loopback or a configured listen address: never on a wildcard or
 	 * another interface, which would accept connections from outside. */
-	if (a->port == 0 && ranges_hold(list->v, list->n, 0)) {
+	if (a->port == 0 && zero != NULL) {
 		if (netpolicy_addr_loopback(a))
-			return REFUSAL_NONE;
+			return by_ports(r, zero, key, REFUSAL_LISTEN);
 		for (size_t i = 0; i < r->n_listen; i++)
 			if (netpolicy_addr_same(&r->listen[i], a))
-				return REFUSAL_NONE;
+				return by_ports(r, zero, key, REFUSAL_LISTEN);
 	}
-	return own_server ? REFUSAL_NONE : REFUSAL_LISTEN;
+	return own_server ? by_ports(r, zero, key, REFUSAL_LISTEN)
+			  : refused(r, REFUSAL_LISTEN, "listen");
 }
 
 bool
@@ -604,30 +700,30 @@ netpolicy_bind_address(const struct netpolicy_rules *r,
 	return true;
 }
 
-enum refusal
+struct netpolicy_verdict
 netpolicy_decide(const struct netpolicy_rules *r,
 		 const struct netpolicy_query *q,
 		 const struct netpolicy_lookup *lk)
 {
-	enum refusal rule;
+	struct netpolicy_verdict v;
 
 	if (q->op == NETPOLICY_BIND || q->op == NETPOLICY_LISTEN) {
-		rule = decide_bind(r, q->proto, &q->addr);
+		v = decide_bind(r, q->proto, &q->addr);
 		/* Never a port a socket the sandbox did not create holds,
 		 * whatever the rules allow (but mode host). */
-		if (rule == REFUSAL_NONE && q->addr.port != 0 &&
+		if (v.allowed && q->addr.port != 0 &&
 		    netpolicy_refuses_sharing(r) && lk != NULL &&
 		    lk->port_shared != NULL && lk->port_shared(lk->ctx, q))
-			rule = REFUSAL_SHARED_PORT;
-		return rule;
+			v = refused(r, REFUSAL_SHARED_PORT, v.key);
+		return v;
 	}
-	rule = netpolicy_quiet(q) ? decide_probe(r, q, lk)
-				  : decide_destination(r, q, lk);
+	v = netpolicy_quiet(q) ? decide_probe(r, q, lk)
+			       : decide_destination(r, q, lk);
 	/* The sandbox's own listener, on any loopback port. */
-	if (rule != REFUSAL_NONE && netpolicy_addr_loopback(&q->addr) &&
-	    lk != NULL && lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
-		return REFUSAL_NONE;
-	return rule;
+	if (!v.allowed && netpolicy_addr_loopback(&q->addr) && lk != NULL &&
+	    lk->own_socket != NULL && lk->own_socket(lk->ctx, q))
+		return allowed(r, NETPOLICY_BY_OWN, NULL);
+	return v;
 }
 
 static bool
@@ -852,278 +948,8 @@ netpolicy_own_unix_current(const struct netpolicy_unix_dest *d,
 	       now->vfs_ino == (uint32_t)d->ino;
 }
 
-/* ---- The blocked-attempt log ---- */
-
-void
-netpolicy_ratelimit_init(struct netpolicy_ratelimit *rl, unsigned burst,
-			 unsigned rate, uint64_t now_ns)
-{
-	rl->tokens = burst;
-	rl->burst = burst;
-	rl->rate = rate;
-	rl->last_ns = now_ns;
-	rl->suppressed = 0;
-}
-
-static void
-ratelimit_refill(struct netpolicy_ratelimit *rl, uint64_t now_ns)
-{
-	if (now_ns > rl->last_ns) {
-		rl->tokens += (double)(now_ns - rl->last_ns) * rl->rate / 1e9;
-		if (rl->tokens > rl->burst)
-			rl->tokens = rl->burst;
-	}
-	rl->last_ns = now_ns;
-}
-
 bool
-netpolicy_ratelimit_take(struct netpolicy_ratelimit *rl, uint64_t now_ns,
-			 unsigned long *report)
+netpolicy_ports_hold(const struct llw_ports *ps, uint16_t port)
 {
-	*report = 0;
-	ratelimit_refill(rl, now_ns);
-	if (rl->tokens < 1) {
-		rl->suppressed++;
-		return false;
-	}
-	rl->tokens -= 1;
-	*report = rl->suppressed;
-	rl->suppressed = 0;
-	return true;
-}
-
-bool
-netpolicy_ratelimit_flush(struct netpolicy_ratelimit *rl, uint64_t now_ns,
-			  bool at_exit, unsigned long *report)
-{
-	*report = 0;
-	ratelimit_refill(rl, now_ns);
-	if (rl->suppressed == 0 || (!at_exit && rl->tokens < 1))
-		return false;
-	if (rl->tokens >= 1)
-		rl->tokens -= 1;
-	*report = rl->suppressed;
-	rl->suppressed = 0;
-	return true;
-}
-
-char *
-netpolicy_log_prefix(const char *fmt, const char *name)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-
-	if (f == NULL)
-		abort();
-	if (fmt == NULL)
-		fmt = "llwrap-%n-blocked";
-	for (const char *s = fmt; *s != '\0'; s++) {
-		if (s[0] == '%' && s[1] == 'n') {
-			fputs(name, f);
-			s++;
-		} else if (s[0] == '%' && s[1] == '%') {
-			fputc('%', f);
-			s++;
-		} else {
-			fputc(*s, f);
-		}
-	}
-	if (fclose(f) != 0)
-		abort();
-	return out;
-}
-
-/* s with control characters, spaces and non-ASCII bytes as '?', so one
- * attempt is one line whatever the command put in a path or its name. */
-static char *
-sanitise(const char *s)
-{
-	char *out = xstrdup(s ? s : "?");
-
-	for (char *c = out; *c != '\0'; c++)
-		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
-			*c = '?';
-	return out;
-}
-
-static const char *const op_names[] = {
-	[NETPOLICY_CONNECT] = "connect", [NETPOLICY_SEND] = "sendto",
-	[NETPOLICY_BIND] = "bind",	 [NETPOLICY_QUERY] = "dns-query",
-	[NETPOLICY_LISTEN] = "listen",
-};
-
-static const char *const proto_names[] = {
-	[NETPOLICY_TCP] = "tcp",
-	[NETPOLICY_UDP] = "udp",
-	[NETPOLICY_UNIX] = "unix",
-};
-
-const char *
-netpolicy_op_name(enum netpolicy_op op)
-{
-	return op_names[op];
-}
-
-const char *
-netpolicy_proto_name(enum netpolicy_proto proto)
-{
-	return proto_names[proto];
-}
-
-char *
-netpolicy_log_line(const char *prefix, enum netpolicy_op op,
-		   enum netpolicy_proto proto, const char *target, pid_t pid,
-		   const char *comm, enum refusal rule)
-{
-	_cleanup_free_ char *t = sanitise(target);
-	_cleanup_free_ char *c = sanitise(comm);
-
-	return xasprintf("%s: %s %s %s pid=%d comm=%s rule=%s", prefix,
-			 op_names[op], proto_names[proto], t, (int)pid, c,
-			 refusal_name(rule));
-}
-
-char *
-netpolicy_log_path(const char *name, char *const *envp)
-{
-	const char *state = strv_env_get(envp, "XDG_STATE_HOME");
-	const char *home = strv_env_get(envp, "HOME");
-	_cleanup_free_ char *n = xstrdup(name);
-
-	for (char *c = n; *c != '\0'; c++)
-		if (!isalnum((unsigned char)*c) && !strchr("._-", *c))
-			*c = '_';
-	if (n[0] == '.' || n[0] == '\0') {
-		char *m = xasprintf("_%s", n);
-
-		free(n);
-		n = m;
-	}
-	if (state != NULL && state[0] == '/')
-		return xasprintf("%s/llwrap/%s.log", state, n);
-	if (home != NULL && home[0] == '/')
-		return xasprintf("%s/.local/state/llwrap/%s.log", home, n);
-	return NULL;
-}
-
-char **
-netpolicy_describe(const struct policy *p,
-		   const struct netpolicy_addr *resolvers, size_t n_resolvers,
-		   bool stub, char *const *envp)
-{
-	_cleanup_strv_ char **dns = NULL, **names = NULL;
-	_cleanup_free_ char *list = NULL, *hosts = NULL;
-	char **v = NULL;
-
-	for (size_t i = 0; i < n_resolvers; i++)
-		strv_push_take(&dns, value_ip_format(&resolvers[i]));
-	list = dns ? strv_join(dns, " ") : NULL;
-
-	strv_push(&v, "connect, bind, listen, sendto/sendmsg/sendmmsg with a "
-		      "destination: performed by the supervisor after its "
-		      "check");
-	for (size_t i = 0; i < p->n_hosts; i++)
-		strv_push_take(&names, value_host_format(&p->hosts[i]));
-	hosts = names ? strv_join(names, " ") : xstrdup("(none)");
-	if (netpolicy_proxy_enabled(p) && stub) {
-		strv_push_take(
-			&v,
-			xasprintf("names: allow-host %s, resolved through "
-				  "llwrap's resolver (its own network "
-				  "namespace; the command's DNS sockets are "
-				  "swapped for its): a query for another name "
-				  "is answered REFUSED and never leaves the "
-				  "machine",
-				  hosts));
-		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
-			      "its ports (else connect-tcp / connect-udp); "
-			      "else an address an allowed name resolved to, "
-			      "for the answer's TTL (30 s to 1 h), on that "
-			      "entry's ports; never a local address a name "
-			      "resolved to (rebinding)");
-	} else if (netpolicy_proxy_enabled(p)) {
-		strv_push_take(
-			&v, xasprintf("names: only through llwrap's proxy on "
-				      "127.0.0.1 (HTTPS_PROXY, HTTP_PROXY): "
-				      "allow-host %s; no DNS; the TLS server "
-				      "name must be the CONNECT name; names "
-				      "that resolve to local addresses only "
-				      "inside an allow-cidr entry",
-				      hosts));
-		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
-			      "its ports (else connect-tcp / connect-udp); "
-			      "nothing else directly (proxy)");
-	} else if (p->net == LLW_NET_HOST) {
-		strv_push(&v, "IP destinations: any (mode = host)");
-	} else {
-		strv_push(&v, "IP destinations: inside an allow-cidr entry, on "
-			      "its ports (else connect-tcp / connect-udp); "
-			      "outside every entry, internet addresses on the "
-			      "connect-tcp / connect-udp ports, never this "
-			      "host or its networks (loopback, private, "
-			      "link-local, this host's own addresses, the "
-			      "networks on its links, their NAT64 forms)");
-	}
-	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
-		      "port (by socket cookie; every socket a connection "
-		      "there could reach must be the sandbox's)");
-	if (netpolicy_proxy_enabled(p) && stub)
-		strv_push_take(&v, xasprintf("DNS (port 53, UDP and TCP): to "
-					     "%s, answered by llwrap's "
-					     "resolver",
-					     list ? list : "(no resolver)"));
-	else if (netpolicy_proxy_enabled(p))
-		strv_push(&v, "DNS (port 53): none (the proxy resolves)");
-	else
-		strv_push_take(
-			&v,
-			xasprintf("DNS (port 53, UDP and TCP): only %s%s",
-				  list ? list : "(no resolver: none)",
-				  p->n_dns_addrs ? ""
-						 : " (from /etc/resolv.conf)"));
-	strv_push_take(&v,
-		       xasprintf("binds: %s%s",
-				 p->n_listen_addrs
-					 ? "only the listen addresses (port "
-					   "0 on loopback when bind-tcp / "
-					   "bind-udp has 0)"
-					 : "on loopback only (a wildcard "
-					   "bind becomes loopback), on the "
-					   "bind-tcp / bind-udp ports, "
-					   "reachable from the host",
-				 p->net == LLW_NET_HOST
-					 ? ""
-					 : "; never on a port a socket the "
-					   "sandbox did not create holds "
-					   "(EADDRINUSE)"));
-	if (netpolicy_needs_supervisor(p) && p->net != LLW_NET_HOST &&
-	    ranges_hold(p->bind_tcp.v, p->bind_tcp.n, 0))
-		strv_push(&v, "the sandbox's own servers (bind-tcp 0): on any "
-			      "other unprivileged loopback port, for the "
-			      "sandbox alone (moved to a port of the kernel's "
-			      "choosing, where its clients of the asked port "
-			      "are sent; a host client there is refused)");
-	strv_push(&v, "pathname unix sockets: those the sandbox bound, and "
-		      "the unix allow-list (by inode)");
-	strv_push(&v, "abstract unix sockets: those the sandbox bound");
-	if (p->log_blocked) {
-		_cleanup_free_ char *prefix =
-			netpolicy_log_prefix(p->log_prefix, p->name);
-		_cleanup_free_ char *path = netpolicy_log_path(p->name, envp);
-
-		strv_push_take(&v, xasprintf("blocked attempts: logged as "
-					     "'%s: ...' to syslog and %s, at "
-					     "most %d lines then %d a second",
-					     prefix,
-					     path ? path
-						  : "(no file: "
-						    "HOME unset)",
-					     NETPOLICY_LOG_BURST,
-					     NETPOLICY_LOG_RATE));
-	} else {
-		strv_push(&v, "blocked attempts: not logged (log-blocked = "
-			      "no)");
-	}
-	return v;
+	return ranges_hold(ps->v, ps->n, port);
 }

@@ -171,6 +171,11 @@ struct netpolicy_query {
 	 * lookup judges time-limited state by (addresses the proxy
 	 * learned for a name live as long as their DNS answer). */
 	uint64_t now_ns;
+	/* The address is not known, only that a name gave it (why's
+	 * question "HOST:PORT" without allow-host): decided as an
+	 * internet address outside every allow-cidr entry; addr holds the
+	 * port alone.  The supervisor always knows the address. */
+	bool by_name;
 };
 
 /*
@@ -221,8 +226,46 @@ struct netpolicy_rules *netpolicy_rules_new(const struct policy *p,
 					    size_t n_dns);
 void netpolicy_rules_free(struct netpolicy_rules *r);
 
+/* The kind of rule that allowed an IP operation. */
+enum netpolicy_by {
+	NETPOLICY_BY_NONE,     /* refused */
+	NETPOLICY_BY_MODE,     /* mode = host */
+	NETPOLICY_BY_DNS,      /* port 53 to a resolver (index: dns) */
+	NETPOLICY_BY_PROXY,    /* llwrap's proxy's listener */
+	NETPOLICY_BY_CIDR,     /* an allow-cidr entry (index), on range */
+	NETPOLICY_BY_PORTS,    /* key's port list, its entry range */
+	NETPOLICY_BY_LISTEN,   /* a listen entry (index) */
+	NETPOLICY_BY_NAME,     /* an allow-host name resolved there */
+	NETPOLICY_BY_OWN,      /* a socket the sandbox bound */
+	NETPOLICY_BY_AUTOBIND, /* a UDP client's own port, or a connect
+				* to port 0 where some port is open */
+};
+
 /*
- * The decision for an IP operation: REFUSAL_NONE when allowed, else the
+ * A decision (netpolicy_decide), read alike by the supervisor, its log
+ * and `llwrap why`: allowed, or the refusal; the rule that decided,
+ * by its key ("allow-cidr", "connect-tcp", "bind-udp", "listen",
+ * "dns", "proxy", "allow-host", "mode") and, for an entry of a list,
+ * its index in the policy's list (p->cidrs, p->listen_addrs,
+ * the resolvers) and the port range that held the port; where the rule
+ * was set.  The layer is the supervisor's (S), in its own right or
+ * standing in for Landlock's port rules (stand_in: the policy does not
+ * need the supervisor, the port lists mean what Landlock's would).
+ * Pointers point into the rules.
+ */
+struct netpolicy_verdict {
+	bool allowed;
+	enum refusal refusal; /* REFUSAL_NONE when allowed */
+	enum netpolicy_by by;
+	bool stand_in;
+	const char *key; /* NULL: the sandbox's own socket */
+	size_t index;
+	const struct llw_port_range *range; /* or NULL */
+	const char *origin;		    /* or NULL */
+};
+
+/*
+ * The decision for an IP operation: allowed, else the
  * refusal (refusal.h; by log name: "filtered/no-cidr", "filtered/port",
  * "filtered/net-port", "filtered/landlock-port", "filtered/local",
  * "filtered/dns", "filtered/listen", "filtered/bind-port",
@@ -260,9 +303,13 @@ void netpolicy_rules_free(struct netpolicy_rules *r);
  *
  * lk may be NULL (no lookup).
  */
-enum refusal netpolicy_decide(const struct netpolicy_rules *r,
-			      const struct netpolicy_query *q,
-			      const struct netpolicy_lookup *lk);
+struct netpolicy_verdict netpolicy_decide(const struct netpolicy_rules *r,
+					  const struct netpolicy_query *q,
+					  const struct netpolicy_lookup *lk);
+
+/* Whether ps (a port list) holds port: the one port match of the rules
+ * and of what is said about them. */
+bool netpolicy_ports_hold(const struct llw_ports *ps, uint16_t port);
 
 /*
  * Whether a refusal of q is not reported (logged, noted): a UDP connect

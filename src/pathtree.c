@@ -24,6 +24,15 @@
  * When masks are available, rules beneath a writable rule are handled by
  * masks whatever their ancestors grant, so they do not constrain (punch)
  * the ancestors above that writable rule.
+ *
+ * Why one file of this size (issue 26: no file over ~1,000 lines unless
+ * one algorithm earns it): it is one algorithm, resolve -> trie -> walk
+ * -> emit, whose steps share the compiler's state and the trie's
+ * invariants (a node's desired access, the inherited rights, the mount
+ * view above), and whose output's readers, plan_decide and
+ * plan_source_at, must read it by the same rules the walk wrote it by.
+ * Split, each part would need the others' invariants to be understood;
+ * the filesystem it reads is already behind struct pathtree_fs.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -421,13 +430,24 @@ compiler_missing(struct compiler *c, const struct rrule *r, const char *why)
 	char *s = xasprintf("%s %s (%s): %s; rule dropped",
 			    pathtree_level_name(r->rule->access), r->rule->path,
 			    rule_origin(r), why);
-	_cleanup_free_ char *parent = xstrdup(r->rule->path);
-	char *slash = strrchr(parent, '/');
+	_cleanup_free_ char *parent =
+		xstrdup(r->state == RS_ESCAPED ? r->rule->path : r->path);
+	char *slash = strrchr(parent, '/'), *real = NULL;
+	const struct plan_source *held;
 
 	*(slash == parent ? slash + 1 : slash) = '\0';
+	/* The parent the rule names, resolved: the resolved path's own,
+	 * unless a link took the path out of the project (then the
+	 * written parent's, resolved). */
+	if (r->state == RS_ESCAPED &&
+	    c->fs->resolve(c->fs->ctx, parent, &real) == 0) {
+		free(parent);
+		parent = real;
+	}
+	held = plan_source_at(c->plan, parent);
 	if (!r->rule->optional && !rule_is_guard(r) &&
 	    policy_access_wider(r->rule->access,
-				policy_access_at(c->p, parent, NULL)))
+				held ? held->access : LLW_ACCESS_DENY))
 		strv_push(&c->plan->missing, s);
 	compiler_note(c, s);
 }
@@ -1109,6 +1129,45 @@ pathtree_finish(struct plan *plan)
 		      pathtree_plan_mask_cmp);
 }
 
+/* The plan's sources: rr, sorted, copied. */
+static void
+pathtree_record_sources(struct plan *plan, const struct rrule *rr, size_t n)
+{
+	plan->sources = xcalloc(n ? n : 1, sizeof(*plan->sources));
+	plan->n_sources = n;
+	for (size_t i = 0; i < n; i++)
+		plan->sources[i] = (struct plan_source){
+			.path = xstrdup(rr[i].path),
+			.written = xstrdup(rr[i].rule->path),
+			.access = rr[i].rule->access,
+			.rank = rr[i].rule->rank,
+			.origin = xstrdup(rule_origin(&rr[i])),
+		};
+}
+
+struct plan *
+pathtree_sources(const struct policy *p, const struct pathtree_fs *fs)
+{
+	_cleanup_free_ char *cause = NULL;
+	struct compiler c = { .p = p, .fs = fs, .cause = &cause };
+	struct rrule *rr = NULL;
+	size_t n_rr = 0;
+
+	c.plan = xcalloc(1, sizeof(*c.plan));
+	if (pathtree_resolve_all(&c, &rr, &n_rr) < 0) {
+		plan_free(c.plan);
+		return NULL;
+	}
+	if (n_rr > 0 &&
+	    !pathtree_sorted(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp))
+		qsort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
+	pathtree_record_sources(c.plan, rr, n_rr);
+	for (size_t i = 0; i < n_rr; i++)
+		free(rr[i].path);
+	free(rr);
+	return c.plan;
+}
+
 int
 pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 		 bool have_masks, struct plan **out, char **cause)
@@ -1137,6 +1196,7 @@ pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 	if (n_rr > 0 &&
 	    !pathtree_sorted(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp))
 		qsort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
+	pathtree_record_sources(c.plan, rr, n_rr);
 
 	root = node_new(NULL, "/");
 	root->name = root->path;
@@ -1265,6 +1325,12 @@ plan_free(struct plan *plan)
 		free(plan->masks[i].origin);
 	}
 	free(plan->masks);
+	for (size_t i = 0; i < plan->n_sources; i++) {
+		free(plan->sources[i].path);
+		free(plan->sources[i].written);
+		free(plan->sources[i].origin);
+	}
+	free(plan->sources);
 	strv_free(plan->notes);
 	strv_free(plan->lost);
 	strv_free(plan->missing);
@@ -1274,8 +1340,25 @@ plan_free(struct plan *plan)
 struct plan_verdict
 plan_decide(const struct plan *plan, const char *path, uint64_t right)
 {
-	return plan_decide_rules(plan->rules, plan->n_rules, plan->masks,
-				 plan->n_masks, path, right);
+	struct plan_verdict v =
+		plan_decide_rules(plan->rules, plan->n_rules, plan->masks,
+				  plan->n_masks, path, right);
+
+	v.source = plan_source_at(plan, path);
+	return v;
+}
+
+const struct plan_source *
+plan_source_at(const struct plan *plan, const char *path)
+{
+	const struct plan_source *best = NULL;
+
+	/* Sorted: a deeper source comes after its ancestors, and at one
+	 * path the winner comes last. */
+	for (size_t i = 0; plan != NULL && i < plan->n_sources; i++)
+		if (path_under(path, plan->sources[i].path))
+			best = &plan->sources[i];
+	return best;
 }
 
 struct plan_verdict
@@ -1283,7 +1366,7 @@ plan_decide_rules(const struct plan_rule *rules, size_t n_rules,
 		  const struct plan_mask *masks, size_t n_masks,
 		  const char *path, uint64_t right)
 {
-	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL };
+	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL, NULL };
 	const struct plan_rule *best = NULL, *deepest = NULL;
 	const struct plan_mask *m = NULL;
 	uint64_t bits = 0;

@@ -88,8 +88,23 @@ struct plan_mask {
 };
 
 /*
+ * A configured rule at its resolved path (a rule on a symlink at its
+ * target's): what the plan was compiled from, so that the rule a path
+ * is held by can be named (plan_source_at) without matching the rules
+ * as written against the kernel's path.
+ */
+struct plan_source {
+	char *path;    /* resolved */
+	char *written; /* as configured */
+	enum llw_access access;
+	uint32_t rank;
+	char *origin;
+};
+
+/*
  * Rules and masks are sorted by path component by component ("/" before
- * any other byte, so "/a/b" comes before "/a-b"), one per path.
+ * any other byte, so "/a/b" comes before "/a-b"), one per path; sources
+ * so too, at one path in the order the last of which wins.
  */
 struct plan {
 	struct plan_rule *rules;
@@ -101,6 +116,8 @@ struct plan {
 	/* grants on missing paths not marked "?PATH": also in notes, and
 	 * reported on stderr before the command runs */
 	char **missing;
+	struct plan_source *sources;
+	size_t n_sources;
 };
 
 /*
@@ -110,6 +127,15 @@ struct plan {
  */
 int pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
 		     bool have_masks, struct plan **out, char **cause);
+
+/*
+ * A plan of p's sources alone (no rules, no masks): what resolving
+ * every rule's path costs, for a question about the configured rules
+ * before the sandbox is compiled (copy-in's, selftest's).  NULL on an
+ * error the compiler would report (a path that cannot be resolved).
+ */
+struct plan *pathtree_sources(const struct policy *p,
+			      const struct pathtree_fs *fs);
 
 void plan_free(struct plan *plan);
 
@@ -125,6 +151,9 @@ struct plan_verdict {
 	enum plan_layer layer;
 	const char *rule;   /* the deciding rule's or mask's path, or NULL */
 	const char *origin; /* the configured rule it came from, or NULL */
+	/* The configured rule that holds path (plan_source_at), allowed
+	 * or not, or NULL; plan_decide_rules leaves it NULL. */
+	const struct plan_source *source;
 };
 
 /*
@@ -137,6 +166,17 @@ struct plan_verdict {
  */
 struct plan_verdict plan_decide(const struct plan *plan, const char *path,
 				uint64_t right);
+
+/*
+ * The configured rule that holds path (resolved): of the sources whose
+ * path is a component-wise prefix of it the deepest, at one path the
+ * one that wins there (highest rank, then the latest), as the compiler
+ * decides; NULL when none does.  What the rule says, not what is
+ * enforced: a grant may be dropped (a missing path), narrowed by a rule
+ * beneath it or lost; plan_decide says what the command gets.
+ */
+const struct plan_source *plan_source_at(const struct plan *plan,
+					 const char *path);
 
 /* plan_decide on rules and masks in any order: a ruleset's rules as
  * Landlock gets them (ruleset.h), which why asks. */

@@ -239,7 +239,9 @@ struct policy {
 enum llw_access policy_access_at(const struct policy *p, const char *path,
 				 const char **origin);
 
-/* The configured rule policy_access_at() decides path by, or NULL. */
+/* The configured rule policy_access_at() decides path by, or NULL.
+ * Both are lexical: a question about a kernel path goes to the compiled
+ * plan (pathtree.h: plan_decide, plan_source_at, pathtree_sources). */
 const struct llw_path_rule *policy_rule_at(const struct policy *p,
 					   const char *path);
 

@@ -46,17 +46,23 @@ suggest_secrets(const char *home)
 
 void
 suggest_bounds_init(struct suggest_bounds *b, const char *home,
-		    const struct policy *p)
+		    const struct plan *fs)
 {
 	memset(b, 0, sizeof(*b));
 	if (home != NULL && home[0] == '/') {
 		b->home = path_normalise(home);
 		b->secrets = suggest_secrets(b->home);
 	}
-	for (size_t i = 0; p != NULL && i < p->n_paths; i++)
-		if (p->paths[i].access == LLW_ACCESS_DENY &&
-		    !strv_contains(b->denied, p->paths[i].path))
-			strv_push(&b->denied, p->paths[i].path);
+	for (size_t i = 0; fs != NULL && i < fs->n_sources; i++) {
+		const struct plan_source *s = &fs->sources[i];
+
+		if (s->access != LLW_ACCESS_DENY)
+			continue;
+		if (!strv_contains(b->denied, s->path))
+			strv_push(&b->denied, s->path);
+		if (!strv_contains(b->denied, s->written))
+			strv_push(&b->denied, s->written);
+	}
 }
 
 void

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "pathtree.h"
 #include "policy.h"
 
 struct suggest_bounds {
@@ -27,11 +28,12 @@ struct suggest_bounds {
 char **suggest_secrets(const char *home);
 
 /*
- * Fill b from home (resolved; NULL when unknown) and the deny rules of p
- * (NULL: none).
+ * Fill b from home (resolved; NULL when unknown) and the deny rules of
+ * the compiled plan fs (NULL: none), at their resolved paths (the kernel
+ * names what was refused so) and as written.
  */
 void suggest_bounds_init(struct suggest_bounds *b, const char *home,
-			 const struct policy *p);
+			 const struct plan *fs);
 
 void suggest_bounds_clear(struct suggest_bounds *b);
 

@@ -28,8 +28,9 @@
  * Because the supervisor, not the caller, performs the call, Landlock's
  * network rules (checked against the performing task) do not see it: the
  * supervisor enforces the port lists itself (netpolicy_decide), the
- * directory rules for pathname socket binds (policy_access_at), and the
- * abstract unix scope (only names the sandbox bound).
+ * directory rules for pathname socket binds (plan_decide, on the
+ * compiled plan), and the abstract unix scope (only names the sandbox
+ * bound).
  */
 
 #include <errno.h>
@@ -252,11 +253,11 @@ supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
 			_cleanup_free_ char *home = realpath(*e + 5, NULL);
 
 			suggest_bounds_init(&sv->bounds, home ? home : *e + 5,
-					    p);
+					    fs);
 			break;
 		}
 	if (sv->bounds.home == NULL)
-		suggest_bounds_init(&sv->bounds, NULL, p);
+		suggest_bounds_init(&sv->bounds, NULL, fs);
 	if ((r = channel_pair(sv->sock, true)) < 0) {
 		*cause = xasprintf("cannot create the supervisor's socket: %s",
 				   strerror(-r));

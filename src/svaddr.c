@@ -268,7 +268,7 @@ svaddr_check(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 				      .addr = ip,
 				      .now_ns = supervise_now_ns() };
 	sv->deciding = c->sock;
-	rule = netpolicy_decide(sv->rules, &q, &lookup);
+	rule = netpolicy_decide(sv->rules, &q, &lookup).refusal;
 	/* A port in use is in use: programs try another, as they would
 	 * when the kernel says so. */
 	r = -refusal_errno(rule);
@@ -623,7 +623,8 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 					     .proto = svcall_proto(c),
 					     .addr = ip,
 					     .now_ns = supervise_now_ns() };
-		enum refusal rule = netpolicy_decide(sv->rules, &q, NULL);
+		enum refusal rule =
+			netpolicy_decide(sv->rules, &q, NULL).refusal;
 
 		if (rule != REFUSAL_NONE) {
 			_cleanup_free_ char *t = value_addr_format(&ip);

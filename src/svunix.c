@@ -211,6 +211,55 @@ unix_allowed(const struct supervisor *sv, const struct stat *st)
 	return false;
 }
 
+/* The kernel's name of fd's file, as /proc/self/fd names it, or NULL. */
+static char *
+fd_path(int fd)
+{
+	char self[64], real[4096];
+	ssize_t n;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	n = readlink(self, real, sizeof(real) - 1);
+	if (n < 0)
+		return NULL;
+	real[n] = '\0';
+	return xstrdup(real);
+}
+
+/*
+ * Whether the command may see path, which does not exist in its view:
+ * decided on the plan at the kernel's name of its deepest existing
+ * ancestor, the missing rest appended (a rule may name a symlink on the
+ * way), as Landlock decides the lookup.
+ */
+static bool
+visible_missing(const struct supervisor *sv, pid_t pid, const char *path)
+{
+	_cleanup_free_ char *prefix = xstrdup(path), *real = NULL;
+	_cleanup_free_ char *full = NULL;
+	char *slash;
+	int fd = -1;
+
+	while ((slash = strrchr(prefix, '/')) != NULL) {
+		if (slash == prefix)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if ((fd = svcall_open_path(pid, prefix, false, NULL)) >= 0 ||
+		    slash == prefix)
+			break;
+	}
+	if (fd < 0)
+		return false;
+	real = fd_path(fd);
+	close(fd);
+	if (real == NULL)
+		return false;
+	full = xasprintf("%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/",
+			 path + strlen(prefix) + (strcmp(prefix, "/") != 0));
+	return plan_decide(sv->fs, full, LLW_FS_READ_FILE).allowed;
+}
+
 /*
  * Check a unix destination and rewrite it to what the supervisor
  * connects to: for a pathname, /proc/self/fd/N of the socket inode it
@@ -248,7 +297,7 @@ svunix_destination(struct supervisor *sv, const struct call *c,
 	if (fd < 0) {
 		/* Say ENOENT only where the policy lets the command see. */
 		if ((fd == -ENOENT || fd == -ENOTDIR) && path[0] == '/' &&
-		    policy_access_at(sv->policy, path, NULL) != LLW_ACCESS_DENY)
+		    visible_missing(sv, c->pid, path))
 			return fd;
 		*rule = REFUSAL_UNIX;
 		return -EACCES;
@@ -282,21 +331,17 @@ int
 svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 {
 	_cleanup_free_ char *path = svunix_path(a), *base = NULL;
+	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int dir = -1;
-	char self[64], real[4096];
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
 	struct stat st;
-	ssize_t n;
 	int r, e;
 
 	dir = svcall_open_path(c->pid, path, true, &base);
 	if (dir < 0)
 		return dir == -ELOOP ? -EACCES : dir;
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", dir);
-	n = readlink(self, real, sizeof(real) - 1);
-	if (n < 0)
+	if ((real = fd_path(dir)) == NULL)
 		return -EACCES;
-	real[n] = '\0';
 	/* real is the kernel's path: decided on the plan Landlock enforces,
 	 * not on the rules as written (a rule may name a symlink). */
 	if (!plan_decide(sv->fs, real, LLW_FS_MAKE_SOCK).allowed) {

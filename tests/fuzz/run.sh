@@ -63,7 +63,7 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-tlshello.c" "$src/src/tlshello.c" \
 # shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-dns.c" "$src/src/dns.c" -o "$out/fuzz-dns"
 # shellcheck disable=SC2086
-$CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard.c" \
+$CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard-read.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
 	"$src/src/gitconfig.c" "$src/lib/path.c" "$src/lib/text.c" \
 	-o "$out/fuzz-index"

@@ -199,4 +199,30 @@ else
 		llw -p empty --rx / --rw /dev/pts -- "$PROBE" write /dev/shm/llw-x </dev/null
 fi
 
+# [filesystem] copy: the tree that holds the destination is the
+# configured rule at the resolved path (an rw tree named through a
+# symlink holds its target); a link in the tree that leads out of every
+# writable one gets nothing; a source a rule denies is not copied.
+C=$T/copyin
+mkdir -p "$C/real/sub" "$C/src" "$C/hidden"
+ln -s "$C/real" "$C/link"
+ln -s "$C/hidden" "$C/real/out"
+printf 'token\n' >"$C/src/auth.json"
+chown -R "$TEST_UID:$TEST_GID" "$C"
+printf '[profile]\ninclude = default\n[filesystem]\nrw = %s\nro = %s\ncopy = %s %s\ncopy = %s %s\n' \
+	"$C/link" "$C/src" "$C/src/auth.json" "$C/real/sub/auth.json" \
+	"$C/src/auth.json" "$C/real/out/auth.json" >"$C/copy.ini"
+run llw -p "$C/copy.ini" -- "$PROBE" read "$C/real/sub/auth.json"
+expect_output "copy: made in an rw tree named through a symlink, by its real name" "SUCCEEDED read"
+expect_output "... not through a link in it that leads out of every writable tree" \
+	"$C/real/out/auth.json is in no tree the policy makes writable; not copied"
+[ ! -e "$C/hidden/auth.json" ] && ok "... and nothing was written there" ||
+	not_ok "a copy was written through the link, to $C/hidden"
+rm -f "$C/real/sub/auth.json"
+printf '[profile]\ninclude = default\n[filesystem]\nrw = %s\ndeny = %s\ncopy = %s %s\n' \
+	"$C/link" "$C/src" "$C/src/auth.json" "$C/real/sub/auth.json" >"$C/deny.ini"
+run llw -p "$C/deny.ini" -- /bin/true
+expect_output "copy: a source a rule denies is not copied" "$C/src/auth.json is denied .*; not copied"
+[ ! -e "$C/real/sub/auth.json" ] && ok "... and no copy is made" || not_ok "the denied source was copied"
+
 done_testing

@@ -228,6 +228,13 @@ expect_succeeded "... and by the symlink's name" \
 	llw -p default $U --rw "$OUTSIDE/rw-link" -- "$NETPROBE" unix-self "$OUTSIDE/rw-link/own2.sock"
 expect_denied "... its neighbour outside the tree is still refused" EACCES \
 	llw -p default $U --rw "$OUTSIDE/rw-link" -- "$NETPROBE" unix-self "$OUTSIDE/own.sock"
+# A connect to a socket that is not there says ENOENT where the command
+# may look (decided on the plan at the kernel's path: the rw tree named
+# through the symlink is the one it sees), EACCES where it may not.
+expect_denied "a missing socket in an rw tree named through a symlink: ENOENT" ENOENT \
+	llw -p default $U --rw "$OUTSIDE/rw-link" -- "$PROBE" unix-connect "$OUTSIDE/real-rw/gone/none.sock"
+expect_denied "... a missing socket outside what the command sees: EACCES" EACCES \
+	llw -p default $U --rw "$OUTSIDE/rw-link" -- "$PROBE" unix-connect "$OUTSIDE/gone.sock"
 expect_denied "a host abstract socket is refused" EACCES \
 	llw -p default $U -- "$PROBE" abstract-connect "llw-host-abstract-$$"
 # The server says SUCCEEDED once it listens: the client waits for that.

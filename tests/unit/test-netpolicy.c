@@ -215,7 +215,86 @@ decide(const struct netpolicy_rules *r, enum netpolicy_op op,
 {
 	struct netpolicy_query q = { .op = op, .proto = proto, .addr = *a };
 
-	return refusal_name(netpolicy_decide(r, &q, NULL));
+	return refusal_name(netpolicy_decide(r, &q, NULL).refusal);
+}
+
+/*
+ * The verdict names the rule that decided, the one the supervisor's log
+ * and why read: the kind, the key, the entry of its list, the port
+ * range that held the port and where it was set.
+ */
+static void
+test_verdict(void **state)
+{
+	struct policy *p = policy_new();
+	struct netpolicy_rules *r;
+	char *dns[] = { "127.0.0.53", NULL };
+	static const struct {
+		enum netpolicy_op op;
+		enum netpolicy_proto proto;
+		const char *addr;
+		uint16_t port;
+		bool by_name;
+		bool allowed;
+		enum netpolicy_by by;
+		const char *key;
+		size_t index;
+		const char *origin;
+	} t[] = {
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "10.10.1.1", 8050, false,
+		  true, NETPOLICY_BY_CIDR, "allow-cidr", 1, "test" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "127.0.0.1", 443, false,
+		  true, NETPOLICY_BY_CIDR, "allow-cidr", 0, "test" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "10.10.1.1", 443, false,
+		  false, NETPOLICY_BY_NONE, "allow-cidr", 1, "test" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "203.0.113.7", 443, false,
+		  true, NETPOLICY_BY_PORTS, "connect-tcp", 0, "ports.ini:3" },
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "203.0.113.7", 80, false,
+		  false, NETPOLICY_BY_NONE, "allow-cidr", 0, NULL },
+		/* A name's unknown address: an internet address's rules,
+		 * whatever the entries hold. */
+		{ NETPOLICY_CONNECT, NETPOLICY_TCP, "0.0.0.0", 443, true, true,
+		  NETPOLICY_BY_PORTS, "connect-tcp", 0, "ports.ini:3" },
+		{ NETPOLICY_SEND, NETPOLICY_UDP, "127.0.0.53", 53, false, true,
+		  NETPOLICY_BY_DNS, "dns", 0, NULL },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 8787, false, true,
+		  NETPOLICY_BY_LISTEN, "listen", 0, NULL },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "127.0.0.1", 0, false, true,
+		  NETPOLICY_BY_PORTS, "bind-tcp", 0, NULL },
+		{ NETPOLICY_BIND, NETPOLICY_TCP, "192.168.1.5", 8788, false,
+		  false, NETPOLICY_BY_NONE, "listen", 0, NULL },
+	};
+
+	(void)state;
+	ports_add(&p->connect_tcp, 443, 443);
+	p->connect_tcp.v[0].origin = xstrdup("ports.ini:3");
+	ports_add(&p->bind_tcp, 0, 0);
+	add(p, "allow-cidr", "127.0.0.1/32");
+	add(p, "allow-cidr", "10.10.0.0/16:8000-8100");
+	add(p, "listen", "127.0.0.1:8787");
+	r = rules(p, dns);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct netpolicy_query q = { .op = t[i].op,
+					     .proto = t[i].proto,
+					     .addr = addr(t[i].addr, t[i].port),
+					     .by_name = t[i].by_name };
+		struct netpolicy_verdict v = netpolicy_decide(r, &q, NULL);
+
+		if (v.allowed != t[i].allowed || v.by != t[i].by ||
+		    (v.refusal == REFUSAL_NONE) != v.allowed || v.key == NULL ||
+		    strcmp(v.key, t[i].key) != 0 || v.index != t[i].index ||
+		    (t[i].origin != NULL &&
+		     (v.origin == NULL || strcmp(v.origin, t[i].origin) != 0)))
+			fail_msg("case %zu (%s:%u): got %s by %d, key %s, "
+				 "index %zu, origin %s",
+				 i, t[i].addr, t[i].port,
+				 v.allowed ? "allowed"
+					   : refusal_name(v.refusal),
+				 (int)v.by, v.key ? v.key : "none", v.index,
+				 v.origin ? v.origin : "none");
+	}
+	netpolicy_rules_free(r);
+	policy_free(p);
 }
 
 static void
@@ -513,7 +592,8 @@ test_decide_stub(void **state)
 					     .proto = t[i].proto,
 					     .addr = addr(t[i].addr,
 							  t[i].port) };
-		const char *got = refusal_name(netpolicy_decide(r, &q, &lk));
+		const char *got =
+			refusal_name(netpolicy_decide(r, &q, &lk).refusal);
 
 		if (t[i].rule == NULL && got != NULL)
 			fail_msg("%s:%u: %s", t[i].addr, t[i].port, got);
@@ -846,36 +926,36 @@ test_decide_lookup(void **state)
 	r = rules(p, NULL);
 
 	q.addr = addr("127.0.0.1", 8000);
-	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_LOCAL);
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_LOCAL);
+	assert_int_equal(netpolicy_decide(r, &q, NULL).refusal, REFUSAL_LOCAL);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_LOCAL);
 	assert_int_equal(log.calls, 1);
 	assert_int_equal(log.now_ns, 77);
 	log.answer = true;
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_NONE);
 	q.proto = NETPOLICY_UDP;
 	q.op = NETPOLICY_SEND;
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_NONE);
 	assert_true(log.udp);
 	/* Not loopback: the rules alone. */
 	q.addr = addr("192.168.1.1", 8000);
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_LOCAL);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_LOCAL);
 	/* Allowed by the rules: nothing asked. */
 	log.calls = 0;
 	q.op = NETPOLICY_CONNECT;
 	q.proto = NETPOLICY_TCP;
 	q.addr = addr("203.0.113.7", 443);
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_NONE);
 	/* A bind is the rules' alone. */
 	q.op = NETPOLICY_BIND;
 	q.addr = addr("127.0.0.1", 8001);
-	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk).refusal),
 			    "filtered/bind-port");
 	assert_int_equal(log.calls, 0);
 	/* A lookup without the question: no. */
 	lk.own_socket = NULL;
 	q.op = NETPOLICY_CONNECT;
 	q.addr = addr("127.0.0.1", 8000);
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_LOCAL);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_LOCAL);
 	netpolicy_rules_free(r);
 	policy_free(p);
 }
@@ -942,28 +1022,34 @@ test_host_local(void **state)
 					     .proto = NETPOLICY_TCP,
 					     .addr = a };
 
-		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
-				    "filtered/local");
+		assert_string_equal(
+			refusal_name(netpolicy_decide(r, &q, &lk).refusal),
+			"filtered/local");
 		q.addr = addr("2001:db8:1::99", 443);
-		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
-				    "filtered/local");
+		assert_string_equal(
+			refusal_name(netpolicy_decide(r, &q, &lk).refusal),
+			"filtered/local");
 		q.addr = addr("64:ff9b::c633:6405", 443);
-		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
-				    "filtered/local");
+		assert_string_equal(
+			refusal_name(netpolicy_decide(r, &q, &lk).refusal),
+			"filtered/local");
 		q.addr = addr("203.0.113.7", 443);
-		assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+		assert_int_equal(netpolicy_decide(r, &q, &lk).refusal,
+				 REFUSAL_NONE);
 		assert_int_equal(calls, 4);
 		/* Statically local: nothing asked. */
 		q.addr = addr("10.0.0.1", 443);
-		assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
-				    "filtered/local");
+		assert_string_equal(
+			refusal_name(netpolicy_decide(r, &q, &lk).refusal),
+			"filtered/local");
 		assert_int_equal(calls, 4);
 		netpolicy_rules_free(r);
 		/* An allow-cidr entry reaches it, as any local address. */
 		add(p, "allow-cidr", "198.51.100.0/24:443");
 		r = rules(p, NULL);
 		q.addr = addr("198.51.100.77", 443);
-		assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+		assert_int_equal(netpolicy_decide(r, &q, &lk).refusal,
+				 REFUSAL_NONE);
 		netpolicy_rules_free(r);
 		/* Standing in for Landlock's port rules, the supervisor
 		 * reaches what Landlock would. */
@@ -972,7 +1058,8 @@ test_host_local(void **state)
 		ports_add(&p->connect_tcp, 443, 443);
 		r = rules(p, NULL);
 		q.addr = addr("198.51.100.5", 443);
-		assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+		assert_int_equal(netpolicy_decide(r, &q, &lk).refusal,
+				 REFUSAL_NONE);
 	}
 	netpolicy_rules_free(r);
 	policy_free(p);
@@ -1050,28 +1137,28 @@ test_shared(void **state)
 	ports_add(&p->bind_udp, 5353, 5353);
 	r = rules(p, NULL);
 	q.addr = addr("127.0.0.1", 8080);
-	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk).refusal),
 			    "filtered/shared-port");
 	q.op = NETPOLICY_LISTEN;
-	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk).refusal),
 			    "filtered/shared-port");
 	q.proto = NETPOLICY_UDP;
 	q.op = NETPOLICY_BIND;
 	q.addr = addr("127.0.0.1", 5353);
-	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk).refusal),
 			    "filtered/shared-port");
 	assert_int_equal(calls, 3);
 	q.addr.port = 0;
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_NONE);
 	q.addr = addr("127.0.0.1", 5354);
-	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk).refusal),
 			    "filtered/bind-port");
 	assert_int_equal(calls, 3);
 	netpolicy_rules_free(r);
 	p->net = LLW_NET_HOST;
 	r = rules(p, NULL);
 	q.addr = addr("127.0.0.1", 5353);
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_NONE);
 	assert_int_equal(calls, 3);
 	netpolicy_rules_free(r);
 	policy_free(p);
@@ -1142,20 +1229,20 @@ test_probe(void **state)
 	p->supervise = true;
 	ports_add(&p->connect_tcp, 443, 443);
 	r = rules(p, NULL);
-	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, NULL).refusal, REFUSAL_NONE);
 	q.addr = addr("192.168.1.7", 0);
-	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_LOCAL);
+	assert_int_equal(netpolicy_decide(r, &q, NULL).refusal, REFUSAL_LOCAL);
 	add(p, "allow-cidr", "192.168.1.0/24:5432");
 	netpolicy_rules_free(r);
 	r = rules(p, NULL);
-	assert_int_equal(netpolicy_decide(r, &q, NULL), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, NULL).refusal, REFUSAL_NONE);
 	/* llwrap's resolver: where an allowed name resolved, on any port. */
 	netpolicy_rules_use_stub(r);
 	q.addr = addr("203.0.113.7", 0);
 	probe_named = NETPOLICY_NAMED_PORT;
-	assert_int_equal(netpolicy_decide(r, &q, &lk), REFUSAL_NONE);
+	assert_int_equal(netpolicy_decide(r, &q, &lk).refusal, REFUSAL_NONE);
 	probe_named = NETPOLICY_NAMED_NO;
-	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk)),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, &lk).refusal),
 			    "filtered/unnamed");
 	netpolicy_rules_free(r);
 	/* No port at all: nothing. */
@@ -1163,7 +1250,7 @@ test_probe(void **state)
 	p = policy_new();
 	p->supervise = true;
 	r = rules(p, NULL);
-	assert_string_equal(refusal_name(netpolicy_decide(r, &q, NULL)),
+	assert_string_equal(refusal_name(netpolicy_decide(r, &q, NULL).refusal),
 			    "filtered/net-port");
 	netpolicy_rules_free(r);
 	policy_free(p);
@@ -1454,6 +1541,7 @@ main(void)
 		cmocka_unit_test(test_cidr_contains),
 		cmocka_unit_test(test_sockaddr),
 		cmocka_unit_test(test_parse_listen),
+		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_parse_strict),
 		cmocka_unit_test(test_parse_network),
 		cmocka_unit_test(test_parse_network_typed),

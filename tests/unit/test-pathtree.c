@@ -719,6 +719,50 @@ test_decide(void **state)
 	/* Lexically the rule is on /h/link: nothing under it is decided by
 	 * that name (callers pass resolved paths). */
 	assert_false(plan_decide(plan, "/h/link/sub", LLW_FS_READ_DIR).allowed);
+	/* The rule holding a path is named at its resolved path too: the
+	 * deepest, as written, allowed or not. */
+	v = plan_decide(plan, "/h/real/sub", LLW_FS_EXECUTE);
+	assert_false(v.allowed);
+	assert_non_null(v.source);
+	assert_string_equal(v.source->written, "/h/link");
+	assert_string_equal(v.source->path, "/h/real");
+	assert_int_equal(v.source->access, LLW_ACCESS_RW);
+	v = plan_decide(plan, "/h/real/secret", LLW_FS_READ_FILE);
+	assert_int_equal(v.source->access, LLW_ACCESS_DENY);
+	assert_null(plan_source_at(plan, "/h/link/sub"));
+	assert_null(plan_source_at(plan, "/h/realm"));
+	plan_free(plan);
+	policy_clear(&p);
+}
+
+/* Sources alone, before a compile: the rules at their resolved paths,
+ * at one path the highest rank. */
+static void
+test_sources(void **state)
+{
+	const char *ents[] = { "d:/h/real/sub", "l:/h/link:/h/real", NULL };
+	const char *rules[] = { "rw /h/link", "ro /h/real", "ro /h", NULL };
+	struct fakefs ffs = { .ents = ents };
+	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list, &ffs,
+				  NULL };
+	struct policy p = { 0 };
+	struct plan *plan;
+	const struct plan_source *s;
+
+	(void)state;
+	policy_fill(&p, rules);
+	/* The later rule at /h/real ranks lower: the link's wins. */
+	p.paths[0].rank = 5;
+	p.paths[1].rank = 1;
+	plan = pathtree_sources(&p, &fs);
+	assert_non_null(plan);
+	assert_int_equal(plan->n_rules, 0);
+	s = plan_source_at(plan, "/h/real/sub/new");
+	assert_string_equal(s->written, "/h/link");
+	assert_int_equal(s->access, LLW_ACCESS_RW);
+	s = plan_source_at(plan, "/h/other");
+	assert_string_equal(s->written, "/h");
+	assert_int_equal(s->access, LLW_ACCESS_RO);
 	plan_free(plan);
 	policy_clear(&p);
 }
@@ -871,7 +915,7 @@ test_real_fs(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(cases) + 4];
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 5];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -882,6 +926,7 @@ main(void)
 		};
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_access_bits);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_decide);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sources);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs);
 	return _cmocka_run_group_tests("pathtree", tests, n, NULL, NULL);

@@ -48,6 +48,7 @@ static const char *const tree[] = {
 	"d:/home/u/.local/state/opencode",
 	"d:/home/u/.cache/opencode",
 	"f:/home/u/other/notes",
+	"l:/home/u/notes-link:/home/u/other",
 	"f:/home/u/proj/src/main.c",
 	"f:/home/u/proj/prog",
 	"f:/home/u/proj/.env",
@@ -87,6 +88,18 @@ struct why_case {
 };
 
 static const struct why_case cases[] = {
+	/* A rule on a symlink holds its target, and is named as written. */
+	{ "default", "filesystem ro /home/u/notes-link", 7, false, false,
+	  WHY_READ, "/home/u/other/notes", ALLOW,
+	  "rule:   ro = /home/u/notes-link   (command line)" },
+	{ "default", "filesystem ro /home/u/notes-link", 7, true, false,
+	  WHY_WRITE, "/home/u/other/notes", DENY,
+	  "denied: the rule ro = /home/u/notes-link does not allow it" },
+	/* ... and a deny rule on one bounds the suggestions at its
+	 * target too. */
+	{ "default", "filesystem deny /home/u/notes-link", 7, false, false,
+	  WHY_READ, "/home/u/other/notes", DENY,
+	  "which the policy denies by name" },
 	{ "default", NULL, 7, false, false, WHY_READ, "/home/u/.ssh/id_ed25519",
 	  DENY,
 	  "no rule grants /home/u/.ssh/id_ed25519 (the filesystem is an "

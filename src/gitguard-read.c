@@ -1,0 +1,475 @@
+/*
+ * What git's own files say, read as git reads them (gitguard.h): the
+ * index (its gitlinks, an entry and whether it still matches the file,
+ * the paths git would refuse to write) and the configuration (the object
+ * format, core.hooksPath, and whether a config sets what could run a
+ * command).  Pure: the caller reads the bytes.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "cleanup.h"
+#include "gitconfig.h"
+#include "gitguard.h"
+#include "path.h"
+#include "strv.h"
+#include "text.h"
+#include "xalloc.h"
+
+/* Big-endian 32-bit value at p. */
+static uint32_t
+be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+/*
+ * Calls fn(ctx, path, entry) for each entry of a git index (the text of
+ * .git/index, versions 2, 3 and 4), entry pointing at its stat data,
+ * mode, object id and flags, path a NUL-terminated buffer of the walk's
+ * (valid during the call); fn returns nonzero to stop.  0, or -EINVAL for
+ * a file that is not an index as git reads one.
+ *
+ * Index format (gitformat-index(5)): "DIRC", version, entry count, then
+ * entries of 40 bytes of stat data and mode, the object id (hash_len
+ * bytes: 20 for SHA-1, 32 for SHA-256) and 2 bytes of flags, 2 more flag
+ * bytes when the extended bit is set (version 3 and up), the path.
+ *
+ * The entries are cut where git cuts them (read-cache.c,
+ * create_from_disk), never where a NUL happens to be: the name's length
+ * is the low 12 bits of the flags, its bytes counted only when those say
+ * 0xfff; versions 2 and 3 pad the entry with NULs to a multiple of 8,
+ * version 4 has a varint of bytes to keep from the previous name (ignored
+ * for the first) and the rest, NUL-terminated.  A name with a NUL inside
+ * it, no NUL after it, or longer than GITGUARD_MAX_PATH (no such path can
+ * exist) makes the index one llwrap does not read: the caller fails
+ * loudly rather than read it another way than git would.  Linear in the
+ * index's size: version 4 names are rebuilt in one buffer.
+ */
+static int
+index_walk(const void *buf, size_t len, size_t hash_len,
+	   int (*fn)(void *ctx, const char *path, const unsigned char *entry),
+	   void *ctx, size_t *ext_at)
+{
+	const unsigned char *b = buf, *end = b + len, *e;
+	char name[GITGUARD_MAX_PATH + 1];
+	size_t name_len = 0;
+	uint32_t version, count;
+
+	if (len < 12 || memcmp(b, "DIRC", 4) != 0)
+		return -EINVAL;
+	version = be32(b + 4);
+	count = be32(b + 8);
+	if (version < 2 || version > 4 ||
+	    (hash_len != GITGUARD_SHA1_LEN && hash_len != GITGUARD_SHA256_LEN))
+		return -EINVAL;
+	e = b + 12;
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *entry = e, *p;
+		size_t fixed = 40 + hash_len + 2, copy = 0, total, tail;
+		uint16_t flags;
+
+		if ((size_t)(end - e) < fixed)
+			return -EINVAL;
+		flags = (uint16_t)(e[fixed - 2] << 8 | e[fixed - 1]);
+		if ((flags & 0x4000) != 0) {
+			if (version < 3)
+				return -EINVAL;
+			fixed += 2;
+		}
+		if ((size_t)(end - e) < fixed)
+			return -EINVAL;
+		p = e + fixed;
+		if (version == 4) {
+			uint64_t strip;
+			unsigned char c;
+
+			/* git's varint: 7 bits a byte, each continuation
+			 * adding one before the shift. */
+			if (p >= end)
+				return -EINVAL;
+			c = *p++;
+			strip = c & 0x7f;
+			while (c & 0x80) {
+				if (p >= end || strip >= (1ULL << 40))
+					return -EINVAL;
+				c = *p++;
+				strip = ((strip + 1) << 7) | (c & 0x7f);
+			}
+			if (i > 0) {
+				if (strip > name_len)
+					return -EINVAL;
+				copy = name_len - (size_t)strip;
+			}
+		}
+		/* The name: copy bytes of the previous one, then tail bytes
+		 * here, then a NUL. */
+		if ((flags & 0xfff) == 0xfff) {
+			const unsigned char *nul =
+				memchr(p, '\0', (size_t)(end - p));
+
+			if (nul == NULL)
+				return -EINVAL;
+			tail = (size_t)(nul - p);
+			total = copy + tail;
+		} else {
+			total = flags & 0xfff;
+			if (total < copy)
+				return -EINVAL;
+			tail = total - copy;
+		}
+		if (total > GITGUARD_MAX_PATH || (size_t)(end - p) <= tail ||
+		    p[tail] != '\0' || memchr(p, '\0', tail) != NULL)
+			return -EINVAL;
+		memcpy(name + copy, p, tail);
+		name[total] = '\0';
+		name_len = total;
+		if (version == 4) {
+			e = p + tail + 1;
+		} else {
+			/* NULs to a multiple of 8 (1 to 8 of them). */
+			size_t n = (fixed + total + 8) & ~(size_t)7;
+
+			if ((size_t)(end - e) < n)
+				return -EINVAL;
+			e += n;
+		}
+		if (fn(ctx, name, entry) != 0)
+			return 0;
+	}
+	if (ext_at != NULL)
+		*ext_at = (size_t)(e - b);
+	return 0;
+}
+
+/*
+ * The shared index a split index links to (its "link" extension):
+ * "sharedindex.HEX" in *shared, or NULL when it links to none.  The
+ * extensions follow the entries (from at) up to the trailing checksum:
+ * a signature, a 32-bit size, the data.  -EINVAL when they do not fit.
+ */
+static int
+index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
+	   char **shared)
+{
+	*shared = NULL;
+	if (len < hash_len || at > len - hash_len)
+		return -EINVAL;
+	len -= hash_len;
+	while (len - at >= 8) {
+		uint32_t size = be32(b + at + 4);
+		bool zero = true;
+
+		if (size > len - at - 8)
+			return -EINVAL;
+		if (memcmp(b + at, "link", 4) == 0) {
+			if (size < hash_len)
+				return -EINVAL;
+			for (size_t i = 0; i < hash_len; i++)
+				zero = zero && b[at + 8 + i] == 0;
+			if (zero)
+				return 0;
+			*shared =
+				xmalloc(sizeof("sharedindex.") + 2 * hash_len);
+			strcpy(*shared, "sharedindex.");
+			for (size_t i = 0; i < hash_len; i++)
+				snprintf(*shared + 12 + 2 * i, 3, "%02x",
+					 b[at + 8 + i]);
+			return 0;
+		}
+		at += 8 + size;
+	}
+	return 0;
+}
+
+/* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them. */
+struct links {
+	char **v;
+	size_t n, cap;
+	bool over;
+};
+
+static int
+collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
+{
+	struct links *l = ctx;
+
+	if ((be32(entry + 24) & 0170000) != 0160000)
+		return 0;
+	if (l->n >= GITGUARD_MAX_LINKS) {
+		l->over = true;
+		return 1;
+	}
+	if (l->n + 1 >= l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = xreallocarray(l->v, l->cap, sizeof(char *));
+	}
+	l->v[l->n++] = xstrdup(path);
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+int
+gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
+			char ***paths, char **shared)
+{
+	struct links l = { .v = xcalloc(1, sizeof(char *)), .cap = 1 };
+	size_t at = 0;
+	int r;
+
+	*paths = NULL;
+	if (shared != NULL)
+		*shared = NULL;
+	r = index_walk(buf, len, hash_len, collect_gitlink, &l, &at);
+	if (r == 0 && l.over)
+		r = -E2BIG;
+	if (r == 0 && shared != NULL &&
+	    index_link(buf, len, at, hash_len, shared) < 0)
+		r = -EINVAL;
+	if (r < 0) {
+		strv_free(l.v);
+		return r;
+	}
+	*paths = l.v;
+	return 0;
+}
+
+struct find {
+	const char *path;
+	struct gitguard_index_entry *out;
+	bool found;
+};
+
+static int
+find_entry(void *ctx, const char *path, const unsigned char *e)
+{
+	struct find *f = ctx;
+
+	if (strcmp(path, f->path) != 0)
+		return 0;
+	*f->out = (struct gitguard_index_entry){
+		.ctime_sec = be32(e),
+		.ctime_nsec = be32(e + 4),
+		.mtime_sec = be32(e + 8),
+		.mtime_nsec = be32(e + 12),
+		.dev = be32(e + 16),
+		.ino = be32(e + 20),
+		.mode = be32(e + 24),
+		.uid = be32(e + 28),
+		.gid = be32(e + 32),
+		.size = be32(e + 36),
+		.flags = (uint16_t)(e[60] << 8 | e[61]),
+	};
+	/* Version 3 and up: skip-worktree and intent-to-add. */
+	if ((f->out->flags & 0x4000) != 0)
+		f->out->ext_flags = (uint16_t)(e[62] << 8 | e[63]);
+	f->found = true;
+	return 1;
+}
+
+int
+gitguard_index_find(const void *buf, size_t len, const char *path,
+		    struct gitguard_index_entry *out)
+{
+	struct find f = { .path = path, .out = out };
+	int r = index_walk(buf, len, GITGUARD_SHA1_LEN, find_entry, &f, NULL);
+
+	if (r < 0)
+		return r;
+	return f.found ? 0 : -ENOENT;
+}
+
+bool
+gitguard_unchanged(const struct gitguard_index_entry *e, const struct stat *st,
+		   const struct timespec *index_mtime)
+{
+	/* A conflict (stage bits), assume-valid, skip-worktree or
+	 * intent-to-add: git does not vouch for the file's contents. */
+	if ((e->flags & 0xb000) != 0 || (e->ext_flags & 0x6000) != 0 ||
+	    (e->mode & 0170000) != 0100000 || !S_ISREG(st->st_mode))
+		return false;
+	/* Git's own test (ie_match_stat), every field, 32-bit as the
+	 * index stores them; a zero inode or device (an index written
+	 * without them) proves nothing. */
+	if (e->ino == 0 || e->dev == 0 || e->ino != (uint32_t)st->st_ino ||
+	    e->dev != (uint32_t)st->st_dev ||
+	    e->size != (uint32_t)st->st_size ||
+	    (uint64_t)e->size != (uint64_t)st->st_size ||
+	    e->uid != (uint32_t)st->st_uid || e->gid != (uint32_t)st->st_gid ||
+	    e->mtime_sec != (uint32_t)st->st_mtim.tv_sec ||
+	    e->mtime_nsec != (uint32_t)st->st_mtim.tv_nsec ||
+	    e->ctime_sec != (uint32_t)st->st_ctim.tv_sec ||
+	    e->ctime_nsec != (uint32_t)st->st_ctim.tv_nsec)
+		return false;
+	/* Racily clean: changed in the same tick the index was written,
+	 * the stat data cannot tell (git then compares the contents). */
+	if ((uint32_t)index_mtime->tv_sec < e->mtime_sec ||
+	    ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
+	     (uint32_t)index_mtime->tv_nsec <= e->mtime_nsec))
+		return false;
+	return true;
+}
+
+bool
+gitguard_verify_path(const char *path)
+{
+	const char *p = path;
+
+	if (*p == '\0')
+		return false;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		/* Empty (a leading, trailing or double slash), "." or "..",
+		 * or .git in any case (git refuses it on every system). */
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.') ||
+		    (n == 4 && strncasecmp(p, ".git", 4) == 0))
+			return false;
+		if (p[n] == '\0')
+			return true;
+		p += n + 1;
+	}
+}
+
+static int
+config_objectformat(void *ctx, const char *section, const char *sub,
+		    const char *key, const char *value)
+{
+	size_t *len = ctx;
+
+	if (section == NULL)
+		return 0;
+	if (sub == NULL && strcmp(section, "extensions") == 0 &&
+	    strcmp(key, "objectformat") == 0 && value != NULL)
+		*len = strcasecmp(value, "sha256") == 0 ? GITGUARD_SHA256_LEN
+							: GITGUARD_SHA1_LEN;
+	return 0;
+}
+
+size_t
+gitguard_hash_len(const char *config)
+{
+	size_t len = GITGUARD_SHA1_LEN;
+
+	gitconfig_each(config, config_objectformat, &len);
+	return len;
+}
+
+static int
+config_hooks_path(void *ctx, const char *section, const char *sub,
+		  const char *key, const char *value)
+{
+	char **path = ctx;
+
+	if (section == NULL)
+		return 0;
+	if (sub == NULL && strcmp(section, "core") == 0 &&
+	    strcmp(key, "hookspath") == 0) {
+		free(*path);
+		*path = value != NULL ? xstrdup(value) : NULL;
+	}
+	return 0;
+}
+
+char *
+gitguard_hooks_path(const char *config)
+{
+	char *path = NULL;
+
+	gitconfig_each(config, config_hooks_path, &path);
+	return path;
+}
+
+/*
+ * What a repository the command made may say in its configuration: what
+ * git init, clone, remote, branch and commit write, and settings that run
+ * nothing.  "*" stands for a subsection.  Everything else (core.fsmonitor,
+ * core.hooksPath, core.sshCommand, core.pager, filters, diff and merge
+ * drivers, aliases, credential helpers, includes, ...) could run a command
+ * in the user's next git, and is refused.
+ */
+static const char *const config_safe[] = {
+	"core.repositoryformatversion",
+	"core.filemode",
+	"core.bare",
+	"core.logallrefupdates",
+	"core.symlinks",
+	"core.ignorecase",
+	"core.precomposeunicode",
+	"core.autocrlf",
+	"core.eol",
+	"core.safecrlf",
+	"core.quotepath",
+	"core.compression",
+	"core.sparsecheckout",
+	"core.worktree",
+	"extensions.objectformat",
+	"extensions.worktreeconfig",
+	"remote.*.url",
+	"remote.*.pushurl",
+	"remote.*.fetch",
+	"remote.*.push",
+	"remote.*.tagopt",
+	"remote.*.prune",
+	"remote.*.mirror",
+	"branch.*.remote",
+	"branch.*.merge",
+	"branch.*.rebase",
+	"branch.*.pushremote",
+	"user.name",
+	"user.email",
+	"init.defaultbranch",
+	"pull.rebase",
+	"pull.ff",
+	"push.default",
+	"push.autosetupremote",
+	"fetch.prune",
+	"rebase.autosquash",
+	"rebase.autostash",
+	"status.showuntrackedfiles",
+	"submodule.*.url",
+	"submodule.*.active",
+	"submodule.*.path",
+	"gc.auto",
+	"commit.gpgsign",
+};
+
+static int
+config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
+	      const char *value)
+{
+	char **unsafe = ctx;
+	_cleanup_free_ char *name = NULL;
+
+	if (section == NULL) {
+		/* A line llwrap cannot read as git does: refused. */
+		*unsafe = xstrdup("a line llwrap cannot read");
+		return 1;
+	}
+	name = xasprintf("%s.%s%s", section, sub != NULL ? "*." : "", key);
+	(void)value;
+	for (size_t i = 0; i < ARRAY_SIZE(config_safe); i++)
+		if (strcmp(name, config_safe[i]) == 0)
+			return 0;
+	if (strncmp(section, "color", 5) == 0 || strcmp(section, "advice") == 0)
+		return 0;
+	*unsafe = sub != NULL ? xasprintf("%s.%s.%s", section, sub, key)
+			      : xasprintf("%s.%s", section, key);
+	return 1;
+}
+
+char *
+gitguard_config_unsafe(const char *config)
+{
+	char *unsafe = NULL;
+
+	gitconfig_each(config, config_unsafe, &unsafe);
+	return unsafe;
+}

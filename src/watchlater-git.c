@@ -1,0 +1,524 @@
+/*
+ * The repository's checks of the watch on files run later
+ * (watchlater-int.h): the index read without blocking and its gitlinks
+ * validated as git validates them, a submodule checkout's new .git moved
+ * aside, a repository the command made (git init) checked as it changes
+ * (its config, its hooks), and the repositories under modules/ that
+ * git submodule update would take.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include "cleanup.h"
+#include "fdutil.h"
+#include "gitguard.h"
+#include "path.h"
+#include "strv.h"
+#include "text.h"
+#include "watchlater-int.h"
+#include "xalloc.h"
+
+/* The text of the index, beneath the repository's directory fd: opened
+ * without blocking (a FIFO planted there waits for no writer) and read
+ * only when it is a regular file.  0, -ENOENT when there is none, or
+ * -errno. */
+static int
+index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	_cleanup_close_ int fd =
+		(int)syscall(SYS_openat2, gitdir_fd, name, &how, sizeof(how));
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > WATCHLATER_MAX_INDEX)
+		return -EFBIG;
+	return fd_read_all(fd, WATCHLATER_MAX_INDEX, buf, len);
+}
+
+/* The gitlinks of the index, validated; NULL and a failure when it
+ * cannot be read (an index git could read and llwrap cannot is not
+ * passed over), NULL alone when there is none. */
+char **
+wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_strv_ char **all = NULL;
+	char **links = xcalloc(1, sizeof(char *));
+	size_t len = 0;
+	_cleanup_free_ char *shared = NULL;
+	const char *file = "index";
+	int r = index_read(gitdir_fd, file, &buf, &len);
+
+	if (r == 0)
+		r = gitguard_index_gitlinks(buf, len, w->hash_len, &all,
+					    &shared);
+	/* A split index (core.splitIndex): the entries of the shared
+	 * index it links to are git's too. */
+	if (r == 0 && shared != NULL) {
+		_cleanup_strv_ char **more = NULL;
+
+		free(buf);
+		buf = NULL;
+		file = shared;
+		if ((r = index_read(gitdir_fd, file, &buf, &len)) == 0 &&
+		    (r = gitguard_index_gitlinks(buf, len, w->hash_len, &more,
+						 NULL)) == 0) {
+			size_t n = strv_length(all), m = strv_length(more);
+
+			all = xreallocarray(all, n + m + 1, sizeof(char *));
+			memcpy(all + n, more, (m + 1) * sizeof(char *));
+			free(steal_pointer(&more));
+		}
+	}
+	if (r == -ENOENT && file == shared) {
+		r = -EINVAL;
+	} else if (r == -ENOENT) {
+		return links;
+	}
+	if (r < 0) {
+		_cleanup_free_ char *shown = text_shown(gitdir);
+
+		/* Host git may read what llwrap cannot, and go into the
+		 * submodules it names: the index goes aside (git reset
+		 * makes a new one from HEAD), and the run fails. */
+		if (r == -EINVAL || r == -E2BIG)
+			wl_move_aside(w, gitdir_fd, gitdir, file,
+				      "git (an index llwrap cannot read)");
+		wl_fail(w,
+			xasprintf("cannot read the git index %s/%s: %s", shown,
+				  file,
+				  r == -EINVAL	? "not an index llwrap can read"
+				  : r == -E2BIG ? "more submodule entries than "
+						  "llwrap reads"
+						: strerror(-r)));
+		strv_free(links);
+		return NULL;
+	}
+	for (char **l = all; *l != NULL; l++) {
+		/* Git would not write it, and host git may still go into
+		 * what it names (./sub, sub/): a failure, and what it names
+		 * is checked as written, beneath the project, where nothing
+		 * protected is ever moved (a gitlink "." is the project). */
+		if (!gitguard_verify_path(*l)) {
+			_cleanup_free_ char *shown = text_shown(*l);
+
+			wl_fail(w,
+				xasprintf("the command wrote a submodule entry "
+					  "'%s' into the git index, a path git "
+					  "itself refuses to write",
+					  shown));
+		}
+	}
+	strv_free(links);
+	return steal_pointer(&all);
+}
+
+/*
+ * Every gitlink of the index whose checkout now has a .git that was not
+ * one of the protected paths at the start: moved aside; one that has no
+ * .git yet: watched for one.
+ */
+void
+wl_check_gitlinks(struct watchlater *w, const struct wdir *gd)
+{
+	_cleanup_strv_ char **links = wl_index_links(w, gd->fd, gd->path);
+	/* gd may move (wdir_add): its work tree, as it is now. */
+	_cleanup_free_ char *wt_path =
+		xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
+	_cleanup_close_ int wt_fd =
+		gd->wt_fd >= 0 ? fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3) : -1;
+
+	if (wt_fd < 0) {
+		_cleanup_free_ char *shown = text_shown(wt_path);
+
+		wl_fail(w, xasprintf("cannot look at the checkouts of the "
+				     "repository %s: %s",
+				     shown,
+				     gd->wt_fd < 0 ? "no work tree known"
+						   : strerror(errno)));
+		return;
+	}
+	for (char **l = links; l != NULL && *l != NULL; l++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", wt_path, *l);
+		struct stat st;
+		struct wdir *d;
+		int fd = wl_open_beneath(wt_fd, *l, true);
+
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP) {
+			/* Not there, or not without a symlink (which git
+			 * does not look through for a submodule). */
+			continue;
+		}
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			_cleanup_free_ char *shown = text_shown(path);
+
+			wl_fail(w,
+				xasprintf("cannot open the submodule checkout "
+					  "%s: %s",
+					  shown,
+					  strerror(fd < 0 ? -fd : errno)));
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		if (fstatat(fd, ".git", &(struct stat){ 0 },
+			    AT_SYMLINK_NOFOLLOW) == 0) {
+			wl_move_aside(w, fd, path, ".git",
+				      "git (a submodule's repository)");
+			close(fd);
+			continue;
+		}
+		if ((d = wdir_find(w, &st)) != NULL) {
+			close(fd);
+		} else if ((d = wdir_add(w, fd, &st, path)) == NULL) {
+			continue;
+		}
+		wdir_name(d, ".git", "git (a submodule's repository)", true);
+		/* It may have come between the look and the watch. */
+		wl_move_aside(w, d->fd, d->path, ".git",
+			      "git (a submodule's repository)");
+	}
+}
+
+/* A hook in the hooks/ of a repository the command made: anything but
+ * git init's samples (which git never runs). */
+bool
+wl_is_hook(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+	       strstr(name, ".llwrap-blocked-") == NULL &&
+	       (n < 7 || strcmp(name + n - 7, ".sample") != 0);
+}
+
+/* The new repository's config: moved aside when it sets what could run a
+ * command in the user's next git (gitguard_config_unsafe). */
+static void
+config_check(struct watchlater *w, int dirfd, const char *dir)
+{
+	_cleanup_free_ char *text = NULL, *unsafe = NULL, *shown = NULL;
+	_cleanup_free_ char *path = xasprintf("%s/config", dir);
+	_cleanup_free_ char *reader = NULL;
+	size_t len;
+	int r = index_read(dirfd, "config", &text, &len);
+
+	if (r == -ENOENT)
+		return;
+	if (r < 0 || strlen(text) != len) {
+		shown = text_shown(path);
+		wl_fail(w, xasprintf("cannot read %s, the configuration of a "
+				     "repository the command made: %s",
+				     shown,
+				     r < 0 ? strerror(-r) : "it holds a NUL"));
+		return;
+	}
+	if ((unsafe = gitguard_config_unsafe(text)) == NULL)
+		return;
+	shown = text_shown(unsafe);
+	reader = xasprintf("git (it sets %s)", shown);
+	wl_move_aside(w, dirfd, dir, "config", reader);
+}
+
+void
+wl_newrepo_config(struct watchlater *w, const struct wdir *gd)
+{
+	config_check(w, gd->fd, gd->path);
+}
+
+/* The hooks of the new repository: each one moved aside. */
+void
+wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path)
+{
+	int fd = openat(hooks_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (dir == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir)) != NULL)
+		if (wl_is_hook(e->d_name))
+			wl_move_aside(w, hooks_fd, path, e->d_name,
+				      "git (a hook of a repository the command "
+				      "made)");
+	closedir(dir);
+}
+
+/* hooks/ of the new repository gd (at index at), watched from now. */
+void
+wl_newrepo_watch_hooks(struct watchlater *w, size_t at)
+{
+	_cleanup_free_ char *path = xasprintf("%s/hooks", w->dirs[at].path);
+	struct stat st;
+	struct wdir *h;
+	int fd = wl_open_beneath(w->dirs[at].fd, "hooks", true);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || ((h = wdir_find(w, &st)) == NULL &&
+				   (h = wdir_add(w, fd, &st, path)) == NULL)) {
+		return;
+	}
+	if (h->fd != fd)
+		close(fd);
+	h->hooks = true;
+	wl_newrepo_hooks(w, h->fd, h->path);
+}
+
+/*
+ * The project had no repository and the command made one (git init): it
+ * may, but nothing in it may run a command in the user's next git there.
+ * Its directory is watched as the project's repository is (the index's
+ * gitlinks, a new commondir or config.worktree moved aside), and its
+ * config and hooks are checked as they change and at the end.  A .git
+ * that is not a directory (a file naming another repository, a link) is
+ * moved aside at once.
+ */
+void
+wl_newrepo_check(struct watchlater *w, bool at_end)
+{
+	const struct root *proj = &w->roots[0];
+	struct stat st;
+	struct wdir *gd;
+	size_t at;
+	int fd;
+
+	if (fstatat(proj->fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		wl_move_aside(w, proj->fd, proj->path, ".git",
+			      "git (a repository the command named)");
+		return;
+	}
+	fd = wl_open_beneath(proj->fd, ".git", true);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if ((gd = wdir_find(w, &st)) == NULL) {
+		_cleanup_free_ char *path = xasprintf("%s/.git", proj->path);
+
+		if ((gd = wdir_add(w, fd, &st, path)) == NULL)
+			return;
+		gd->gitdir = gd->newrepo = true;
+		gd->wt_fd = fcntl(proj->fd, F_DUPFD_CLOEXEC, 3);
+		gd->wt_path = xstrdup(proj->path);
+		wdir_name(gd, "commondir", "git", true);
+		wdir_name(gd, "config.worktree", "git", true);
+	} else {
+		close(fd);
+	}
+	at = (size_t)(gd - w->dirs);
+	wl_newrepo_config(w, &w->dirs[at]);
+	wl_newrepo_watch_hooks(w, at);
+	wl_names_at(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
+		    w->dirs[at].n_names, at_end);
+	w->dirs[at].changed = true;
+}
+
+/*
+ * The repositories under a repository's modules/ (each submodule's, at
+ * modules/NAME, NAME maybe with slashes) that were not there at the
+ * start: git submodule update --init takes one it finds there for the
+ * submodule's, and runs what its configuration and hooks say.  Each is
+ * checked as a repository the command made (its config, its hooks), at
+ * most MODULES_MAX directories, MODULES_DEPTH deep; more fails the run.
+ */
+#define MODULES_MAX   4096
+#define MODULES_DEPTH 8
+
+static void
+modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
+	     size_t *seen)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int sub = -1;
+		struct stat st;
+		bool repo;
+
+		if (strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0 ||
+		    strstr(e->d_name, ".llwrap-blocked-") != NULL)
+			continue;
+		if (++*seen > MODULES_MAX || depth > MODULES_DEPTH) {
+			_cleanup_free_ char *shown = text_shown(dir);
+
+			wl_fail(w,
+				xasprintf("more submodule repositories under "
+					  "%s than llwrap looks at",
+					  shown));
+			break;
+		}
+		sub = wl_open_beneath(dirfd, e->d_name, true);
+		if (sub < 0 || fstat(sub, &st) < 0)
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		repo = fstatat(sub, "HEAD", &(struct stat){ 0 },
+			       AT_SYMLINK_NOFOLLOW) == 0 ||
+		       fstatat(sub, "config", &(struct stat){ 0 },
+			       AT_SYMLINK_NOFOLLOW) == 0;
+		if (!repo) {
+			modules_walk(w, sub, path, depth + 1, seen);
+			continue;
+		}
+		if (!wl_key_in(w->protect, w->n_protect, &st)) {
+			_cleanup_close_ int hooks =
+				wl_open_beneath(sub, "hooks", true);
+			_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+
+			config_check(w, sub, path);
+			if (hooks >= 0)
+				wl_newrepo_hooks(w, hooks, hp);
+		}
+		{
+			_cleanup_close_ int mods =
+				wl_open_beneath(sub, "modules", true);
+			_cleanup_free_ char *mp = xasprintf("%s/modules", path);
+
+			if (mods >= 0)
+				modules_walk(w, mods, mp, depth + 1, seen);
+		}
+	}
+	closedir(d);
+}
+
+void
+wl_modules_check(struct watchlater *w, const struct wdir *gd)
+{
+	_cleanup_free_ char *path = xasprintf("%s/modules", gd->path);
+	_cleanup_close_ int fd = wl_open_beneath(gd->fd, "modules", true);
+	size_t seen = 0;
+
+	if (fd >= 0)
+		modules_walk(w, fd, path, 0, &seen);
+}
+
+/* The object id length of the repository at gitdir (its config, or the
+ * common directory's). */
+size_t
+wl_repo_hash_len(const char *gitdir, const char *common)
+{
+	const char *dirs[] = { common, gitdir };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_free_ char *path = NULL, *text = NULL;
+		_cleanup_close_ int fd = -1;
+
+		if (dirs[i] == NULL)
+			continue;
+		path = xasprintf("%s/config", dirs[i]);
+		fd = fd_open_regular(AT_FDCWD, path, O_NOFOLLOW);
+		if (fd >= 0 && fd_read_all(fd, 1 << 20, &text, NULL) == 0)
+			return gitguard_hash_len(text);
+	}
+	return GITGUARD_SHA1_LEN;
+}
+
+/* The repository: its directory watched (the index), the checkouts of
+ * its gitlinks recorded as they are at the start. */
+void
+wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
+		    const char *wt_path)
+{
+	_cleanup_strv_ char **links = NULL;
+	struct stat st;
+	struct wdir *d;
+	size_t root;
+
+	if ((d = wl_dir_at(w, gitdir, &root)) == NULL || d->gitdir)
+		return;
+	d->gitdir = true;
+	d->wt_fd = fcntl(wt_fd, F_DUPFD_CLOEXEC, 3);
+	d->wt_path = xstrdup(wt_path);
+	/* The start: a checkout that has its .git now is the user's. */
+	links = wl_index_links(w, d->fd, d->path);
+	for (char **l = links; l != NULL && *l != NULL; l++) {
+		_cleanup_close_ int fd = wl_open_beneath(wt_fd, *l, true);
+
+		if (fd >= 0 && fstat(fd, &st) == 0)
+			wl_protect_add(w, &st);
+		if (fd >= 0 &&
+		    fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+			wl_protect_add(w, &st);
+	}
+}
+
+/*
+ * The repositories of the submodules checked out at the start (their
+ * .git files, as gitguard found them from .gitmodules, nested ones
+ * included): each index is watched as the project's is, its gitlinks
+ * beneath its checkout, so that a nested repository registered inside a
+ * submodule (which host git status goes into) is moved aside too.
+ */
+void
+wl_watch_submodules(struct watchlater *w, const char *project,
+		    const struct gitguard *git)
+{
+	_cleanup_free_ char *own = xasprintf("%s/.git", project);
+
+	for (size_t i = 0; i < git->n; i++) {
+		const char *f = git->v[i].path;
+		size_t n = strlen(f);
+		_cleanup_free_ char *text = NULL, *checkout = NULL;
+		_cleanup_free_ char *gitdir = NULL;
+		_cleanup_close_ int fd = -1;
+		const char *rel, *line;
+
+		if (git->v[i].kind != GITGUARD_RO || n < 5 ||
+		    strcmp(f + n - 5, "/.git") != 0 || strcmp(f, own) == 0 ||
+		    wl_root_of(w, f, &rel) != 0)
+			continue;
+		text = gitguard_fs_real.read_file(NULL, f);
+		if (text == NULL || strncmp(text, "gitdir:", 7) != 0)
+			continue;
+		line = text + 7 + strspn(text + 7, " \t");
+		text[strcspn(text, "\r\n")] = '\0';
+		checkout = xstrndup(f, n - 5);
+		if (line[0] == '/') {
+			gitdir = path_normalise(line);
+		} else {
+			_cleanup_free_ char *joined =
+				xasprintf("%s/%s", checkout, line);
+
+			gitdir = path_normalise(joined);
+		}
+		fd = wl_open_beneath(w->roots[0].fd,
+				     checkout + strlen(project) + 1, true);
+		if (fd >= 0)
+			wl_watch_repository(w, gitdir, fd, checkout);
+	}
+}

@@ -1,0 +1,162 @@
+/*
+ * What the watch on files run later shares between its parts
+ * (watchlater.h): watchlater.c the watch itself (the watched directories
+ * and names, the moves aside, the loop, the start and the report) and
+ * watchlater-git.c the repository's checks (the index's gitlinks, a
+ * repository the command made, its config and hooks, the repositories
+ * under modules/).  Every path is reached through a descriptor opened
+ * beneath a root the watcher opened itself.
+ */
+#ifndef LLW_WATCHLATER_INT_H
+#define LLW_WATCHLATER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "gitguard.h"
+#include "watchlater.h"
+
+/* The largest index read (a large monorepo's is tens of MiB). */
+#define WATCHLATER_MAX_INDEX (256u << 20)
+
+/* The trees the watcher opens beneath: the project, and a repository
+ * outside it (a linked worktree's own directory and its common one). */
+#define WATCHLATER_MAX_ROOTS 3
+
+/* A file or directory, by identity: what a rename cannot fake. */
+struct wkey {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* A name watched in a directory, and who reads it later. */
+struct wname {
+	char *name;
+	const char *reader;
+	bool move;   /* false: named after the run, left (a new .envrc) */
+	bool prefix; /* every new name that starts with name (.envrc.*) */
+	/* Not a file: a watched directory of that name was moved or removed
+	 * from here; one made in its place is watched again (dir_again). */
+	bool rewatch;
+	/* .git in a project that had none: a repository the command makes
+	 * is watched and checked (newrepo_check), not moved aside whole. */
+	bool newrepo;
+};
+
+/* A watched directory. */
+struct wdir {
+	int wd;
+	int fd; /* O_PATH, opened beneath a root */
+	struct wkey key;
+	char *path; /* for messages */
+	struct wname *names;
+	size_t n_names;
+	bool gitdir;  /* a repository: its index is watched too */
+	bool newrepo; /* ... one the command made: its config and hooks too */
+	bool hooks;   /* the hooks/ of such a one: every new hook moved */
+	bool changed; /* gitdir: its index changed (checked once a batch) */
+	/* gitdir: its work tree (the project, or a submodule's checkout),
+	 * where the gitlinks of its index are. */
+	int wt_fd;
+	char *wt_path;
+};
+
+/* A missing path whose directory did not exist at the start: looked at
+ * after the run, beneath its root. */
+struct unwatched {
+	size_t root;
+	char *rel;
+	char *path;
+	const char *reader;
+	bool move;
+};
+
+struct root {
+	int fd;
+	char *path;
+};
+
+struct watchlater {
+	int ifd;
+	int release; /* the holder's pipe (holder_start) */
+	struct root roots[WATCHLATER_MAX_ROOTS];
+	size_t n_roots;
+	size_t hash_len; /* of the repository's object ids */
+	struct wkey *protect;
+	size_t n_protect;
+	struct wdir *dirs;
+	size_t n_dirs;
+	struct unwatched *unwatched;
+	size_t n_unwatched;
+	bool watch_newrepo; /* the project had no .git at the start */
+	char **done;	    /* what was reported already, as named */
+	size_t n_moved;	    /* moves made (the report names the first ones) */
+	size_t n_failures;  /* failures (the report names the first ones) */
+
+	char **lines;	 /* the report */
+	char **failures; /* what could not be checked */
+};
+
+/* Whether st is one of the n keys of v. */
+bool wl_key_in(const struct wkey *v, size_t n, const struct stat *st);
+/* A failure of the check, said once (why taken). */
+void wl_fail(struct watchlater *w, char *why);
+/* rel beneath the root's descriptor rootfd: no symlink, no mount
+ * crossed, never above it.  A descriptor (O_PATH), or -errno. */
+int wl_open_beneath(int rootfd, const char *rel, bool dir);
+/* The watched directory st is, or NULL. */
+struct wdir *wdir_find(struct watchlater *w, const struct stat *st);
+/* Watch the directory fd (taken) at path; NULL (and a failure) when it
+ * cannot be. */
+struct wdir *wdir_add(struct watchlater *w, int fd, const struct stat *st,
+		      const char *path);
+/* Name name of d watched, for reader (move: moved aside when made). */
+struct wname *wdir_name(struct wdir *d, const char *name, const char *reader,
+			bool move);
+/* Move name in dirfd (at dirpath) aside, for reader: renamed beside it,
+ * reported, never deleted; never what is protected. */
+void wl_move_aside(struct watchlater *w, int dirfd, const char *dirpath,
+		   const char *name, const char *reader);
+/* Record st as never to be moved (a checkout there at the start). */
+void wl_protect_add(struct watchlater *w, const struct stat *st);
+/* The root path is beneath (its index, *rel the rest), or -1. */
+ssize_t wl_root_of(const struct watchlater *w, const char *path,
+		   const char **rel);
+/* The watched directory at path (watched now when it is not), beneath
+ * its root (*root), or NULL. */
+struct wdir *wl_dir_at(struct watchlater *w, const char *path, size_t *root);
+/* The names of a directory looked at in dirfd: moved or noted. */
+void wl_names_at(struct watchlater *w, int dirfd, const char *path,
+		 const struct wname *names, size_t n, bool at_end);
+
+/* watchlater-git.c */
+
+/* The gitlinks of the index in gitdir_fd, validated (watchlater-git.c);
+ * NULL and a failure when it cannot be read, NULL alone when there is
+ * none. */
+char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir);
+/* Each gitlink's checkout with a new .git: that .git moved aside; one
+ * without: watched for it. */
+void wl_check_gitlinks(struct watchlater *w, const struct wdir *gd);
+/* A hook of a new repository's hooks/ (not git init's samples). */
+bool wl_is_hook(const char *name);
+/* A new repository's config, its hooks, its hooks/ watched. */
+void wl_newrepo_config(struct watchlater *w, const struct wdir *gd);
+void wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path);
+void wl_newrepo_watch_hooks(struct watchlater *w, size_t at);
+/* A repository the command made in a project that had none. */
+void wl_newrepo_check(struct watchlater *w, bool at_end);
+/* The new repositories under a repository's modules/. */
+void wl_modules_check(struct watchlater *w, const struct wdir *gd);
+/* At the start: the object id length of the repository at gitdir; its
+ * index watched with its work tree wt_fd (wt_path); the submodules'
+ * repositories gitguard found watched the same way. */
+size_t wl_repo_hash_len(const char *gitdir, const char *common);
+void wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
+			 const char *wt_path);
+void wl_watch_submodules(struct watchlater *w, const char *project,
+			 const struct gitguard *git);
+
+#endif /* LLW_WATCHLATER_INT_H */
