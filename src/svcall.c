@@ -60,7 +60,9 @@ svcall_write_all(int fd, const void *buf, size_t len)
  * So the connect is bounded in time by a timer whose signal interrupts
  * it (no SA_RESTART): EINTR is then what a non-blocking connect would
  * have said (svaddr.c maps it).  A signal of its own, outside those the
- * monitor's loop takes (monitor.c).
+ * monitor's loop takes (monitor.c).  Where the timer cannot be made (a
+ * process out of timers: RLIMIT_SIGPENDING), the connect is as before,
+ * bounded only by the file's flag.
  */
 #define SV_CONNECT_SIGNAL   (SIGRTMIN + 3)
 #define SV_CONNECT_BOUND_NS (20 * 1000 * 1000)
@@ -96,12 +98,6 @@ svcall_connect(int sock, const struct sockaddr *sa, socklen_t len)
 						     &timer) == 0
 				? 1
 				: -1;
-		if (ready < 0)
-			fprintf(stderr,
-				"llwrap: the supervisor cannot bound its "
-				"connects in time (%s): a sandboxed thread "
-				"that clears O_NONBLOCK can make it wait\n",
-				strerror(errno));
 	}
 	if (ready > 0)
 		timer_settime(timer, 0, &arm, NULL);
