@@ -112,4 +112,8 @@ docker) docker import "$@" "$tar" "$tag" >/dev/null || die "docker import failed
 podman) podman import "$@" "$tar" "$tag" >/dev/null || die "podman import failed" ;;
 none) ;;
 esac
-echo "$tar${import#none}${import:+ }$([ "$import" != none ] && echo "$tag")"
+if [ "$import" = none ]; then
+	echo "$tar"
+else
+	echo "$tar: imported into $import as $tag"
+fi
