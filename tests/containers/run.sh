@@ -127,11 +127,16 @@ ensure_docker() {
 	fi
 	$docker info >/dev/null 2>&1 || return 1
 	[ -n "${docker_imported:-}" ] && return 0
+	old=$($docker images -q "$image")
 	$docker import -c 'USER 1000:1000' -c "ENV HOME=$home" \
 		-c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' -c "WORKDIR $home" \
 		"$tar" "$image" \
 		>"$cache/logs/import-docker.log" 2>&1 || return 1
 	docker_imported=1
+	# The previous run's image, untagged now.
+	[ -z "$old" ] || [ "$old" = "$($docker images -q "$image")" ] ||
+		$docker rmi "$old" >/dev/null 2>&1
+	return 0
 }
 
 ensure_ctr() {
@@ -163,6 +168,10 @@ ensure_podman() {
 		- "$image" <"$tar" \
 		>"$cache/logs/import-podman.log" 2>&1 || return 1
 	pod_imported=1
+	# The previous run's image, untagged now ($pod_user's storage holds
+	# the matrix's images alone).
+	as_pod podman image prune -f >/dev/null 2>&1
+	return 0
 }
 as_pod() {
 	(cd / && runuser -u "$pod_user" -- env -i PATH=/usr/bin:/bin \
@@ -263,12 +272,22 @@ for name in $wanted; do
 			echo fail >>"$cache/failed"
 		fi
 	done
+	# Every case written down for the configuration ran (--quick
+	# leaves out the selftest cases).
+	for case in $(awk -v c="$name" '$1 == c || $1 == "*" {print $2}' "$expected" | sort -u); do
+		[ $quick -eq 1 ] && case $case in selftest-*) continue ;; esac
+		if ! grep -q "^LLWCASE $case " "$log"; then
+			echo "not ok $name $case: did not run"
+			printf '%s\t%s\t(did not run)\t\n' "$name" "$case" >>"$table"
+			echo fail >>"$cache/failed"
+		fi
+	done
 done
 [ -e "$cache/failed" ] && fail=1 && rm -f "$cache/failed"
 echo "# table: $table"
 
-# The configuration x case table, and the refusals' first lines, as
-# markdown for RESULTS.md.
+# The configuration x case table, and the refusals' causes, as markdown
+# for RESULTS.md.
 md=$cache/results.md
 {
 	echo "### $(date -u '+%Y-%m-%d %H:%M UTC')$([ $quick -eq 1 ] && echo ', --quick')"
