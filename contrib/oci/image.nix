@@ -70,7 +70,8 @@ dockerTools.buildLayeredImage {
   '';
   config = {
     User = "1000:1000";
-    WorkingDir = "/home/agent";
+    # llwrap's project: the workspace, never the home directory.
+    WorkingDir = "/workspace";
     Env = [
       "HOME=/home/agent"
       "PATH=/bin"

@@ -2,7 +2,8 @@
 # mkimage.sh: the agent's OCI image without a registry: a Debian 12
 # rootfs made with debootstrap from the Debian archive, Debian's
 # packages, llwrap from this source tree (make install DESTDIR of a
-# built tree), opencode from npm, the user agent (uid 1000); then a tar
+# built tree), opencode from npm, the user agent (uid 1000) working in
+# /workspace (llwrap's project: never the home directory); then a tar
 # for docker import or podman import.  The same image as the
 # Containerfile beside it builds where a registry is reachable.
 #
@@ -68,7 +69,6 @@ mkdir -p "$cache"
 # python3, a terminal's script(1)), bubblewrap (llwrap's fallback) and
 # CA certificates; node and npm for opencode.
 pkgs=bubblewrap,git,python3,util-linux,procps,ca-certificates
-[ $opencode -eq 1 ] && pkgs=$pkgs,npm
 rootfs=$cache/rootfs-$([ $opencode -eq 1 ] && echo opencode || echo base)
 if [ ! -e "$rootfs/.llw-ready" ]; then
 	echo "mkimage.sh: debootstrap bookworm into $rootfs" >&2
@@ -78,10 +78,25 @@ if [ ! -e "$rootfs/.llw-ready" ]; then
 		die "debootstrap failed: $cache/debootstrap.log"
 	chroot "$rootfs" useradd -m -u 1000 -s /bin/sh agent
 	if [ $opencode -eq 1 ]; then
+		# npm after the base system (debootstrap's own ordering of
+		# its many node packages fails), then opencode from npm,
+		# trusting for that download what the host trusts (a proxy's
+		# CA): the host's bundle, removed afterwards.
 		cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
-		chroot "$rootfs" npm install -g --no-fund --no-audit opencode-ai \
-			>"$cache/npm.log" 2>&1 || die "npm install -g opencode-ai failed: $cache/npm.log"
+		cp /etc/ssl/certs/ca-certificates.crt "$rootfs/tmp/host-ca.crt"
+		mount --bind /proc "$rootfs/proc"
+		st=0
+		chroot "$rootfs" sh -c 'apt-get update &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y \
+			--no-install-recommends npm &&
+			npm install -g --no-fund --no-audit \
+			--cafile /tmp/host-ca.crt opencode-ai' \
+			>"$cache/npm.log" 2>&1 || st=$?
+		umount "$rootfs/proc"
+		rm -f "$rootfs/tmp/host-ca.crt"
+		rm -rf "$rootfs/root/.npm"
 		: >"$rootfs/etc/resolv.conf"
+		[ $st -eq 0 ] || die "installing npm and opencode-ai failed: $cache/npm.log"
 	fi
 	rm -rf "$rootfs/var/cache/apt/archives/"*.deb "$rootfs/var/lib/apt/lists/"*
 	touch "$rootfs/.llw-ready"
@@ -93,16 +108,23 @@ stage=$cache/stage
 rm -rf "$stage"
 make -s -C "$build" install DESTDIR="$stage" >"$cache/install.log" 2>&1 ||
 	die "make install DESTDIR=$stage failed: $cache/install.log"
-mkdir -p "$stage/usr/local/sbin" "$stage/usr/local/lib" "$stage/usr/local/include"
 
-# One tar entry a path: /usr/local comes from the stage alone.
+# The rootfs with the stage over it (hard links: no copy of the rootfs,
+# whose files are replaced, never written through), in one tar.
+tree=$cache/tree
 tar=$cache/image.tar
-tar -C "$rootfs" --exclude=./.llw-ready --exclude=./usr/local -cf "$tar" . &&
-	tar -C "$stage" -rf "$tar" ./usr/local || die "cannot write $tar"
+rm -rf "$tree"
+cp -al "$rootfs" "$tree" &&
+	cp -a --remove-destination "$stage/usr/local/." "$tree/usr/local/" &&
+	mkdir -p "$tree/workspace" && chown 1000:1000 "$tree/workspace" &&
+	tar -C "$tree" --exclude=./.llw-ready -cf "$tar" . ||
+	die "cannot write $tar"
+rm -rf "$tree"
 chmod 644 "$tar"
 
 # What the Containerfile says in its last lines.
-set -- -c 'USER 1000:1000' -c 'ENV HOME=/home/agent' -c 'WORKDIR /home/agent'
+set -- -c 'USER 1000:1000' -c 'ENV HOME=/home/agent' -c 'WORKDIR /workspace' \
+	-c 'ENV PATH=/usr/local/bin:/usr/bin:/bin'
 if [ $opencode -eq 1 ]; then
 	set -- "$@" -c 'ENTRYPOINT ["llwrap", "-p", "opencode", "--"]' \
 		-c 'CMD ["opencode", "serve", "--hostname", "127.0.0.1", "--port", "4096"]'
