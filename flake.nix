@@ -1,6 +1,7 @@
 {
   # llwrap: the package, the NixOS module (services.opencode) and checks.
   #   nix build .#llwrap        nix profile install .#llwrap
+  #   nix build .#image         the agent's OCI image (contrib/oci)
   #   nixosModules.default      (imports = [ llwrap.nixosModules.default ];)
   #   nix flake check           (builds the package; the runNixOSTest with KVM)
   # See contrib/nixos/README.md.
@@ -21,6 +22,8 @@
       packages = forAll (pkgs: rec {
         llwrap = pkgs.callPackage ./contrib/nixos/package.nix { };
         default = llwrap;
+        # The agent's OCI image (contrib/oci): nix build .#image.
+        image = pkgs.callPackage ./contrib/oci/image.nix { inherit llwrap; };
       });
 
       nixosModules.default =

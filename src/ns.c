@@ -565,14 +565,20 @@ new_devpts(void)
 }
 
 /* /dev/ptmx opens the sandbox's devpts instance: its own ptmx bound on
- * it, after /dev/pts is mounted. */
+ * it, after /dev/pts is mounted.  Where /dev/ptmx is a symbolic link
+ * (to pts/ptmx in OCI containers), it leads to the instance's ptmx
+ * already, and a mount would cover the link itself: a file no Landlock
+ * rule reaches, which opens with EACCES. */
 static int
 bind_ptmx(char **cause)
 {
-	int fd = open_tree(AT_FDCWD, "/dev/pts/ptmx",
-			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	int r = 0;
+	struct stat st;
+	int fd, r = 0;
 
+	if (lstat("/dev/ptmx", &st) == 0 && S_ISLNK(st.st_mode))
+		return 0;
+	fd = open_tree(AT_FDCWD, "/dev/pts/ptmx",
+		       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (fd < 0 || move_mount(fd, "", AT_FDCWD, "/dev/ptmx",
 				 MOVE_MOUNT_F_EMPTY_PATH) < 0) {
 		r = -errno;

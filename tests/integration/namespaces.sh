@@ -291,6 +291,51 @@ else
 	rm -f "$marker"
 fi
 
+# --- Terminals where /dev/ptmx is a symbolic link ----------------------
+# OCI runtimes give a container a tmpfs /dev with its own devpts instance
+# and /dev/ptmx a symbolic link to pts/ptmx.  Under L3 the link leads to
+# the sandbox's devpts instance; a mount on the link itself (as on a
+# /dev/ptmx device node) is reached by no Landlock rule and opened with
+# EACCES.  Built here in a mount namespace of root's, with a pty of the
+# container's open (its /dev/pts/0) while llwrap runs.
+OCI_DEV='d=$1; shift
+	mount -t tmpfs -o mode=755 tmpfs "$d"
+	for n in null zero full tty random urandom; do
+		touch "$d/$n" && mount --bind "/dev/$n" "$d/$n"
+	done
+	mkdir "$d/pts" "$d/shm"
+	mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$d/pts"
+	ln -s pts/ptmx "$d/ptmx"
+	mount --move "$d" /dev
+	exec 3<>/dev/ptmx
+	test -e /dev/pts/0 || { echo "no pts/0 in the container layout"; exit 99; }'
+llw_oci() {
+	mkdir -p "$T/oci-dev"
+	(cd "$PROJ" && unshare -m --propagation private -- /bin/sh -ec "$OCI_DEV"'
+	u=$1 g=$2 h=$3 pp=$4 l=$5 rx=$6 t=$7
+	shift 7
+	setpriv --reuid="$u" --regid="$g" --clear-groups --inh-caps=-all \
+		--bounding-set=-all -- env -i HOME="$h" PATH=/usr/bin:/bin \
+		LLWRAP_PROFILE_PATH="$pp" GIT_CEILING_DIRECTORIES="$t" \
+		"$l" --rx "$rx" "$@" 3>&-' \
+		sh "$T/oci-dev" "$TEST_UID" "$TEST_GID" "$HOME_DIR" \
+		"$LLWRAP_PROFILE_PATH" "$LLWRAP" "$LLW_HELPERS" "$T" "$@")
+}
+if [ "$(id -u)" -ne 0 ]; then
+	skip "an OCI container's /dev needs root here (a mount namespace)"
+else
+	expect_succeeded "/dev/ptmx a link to pts/ptmx (OCI): -p opencode opens it" \
+		llw_oci -p opencode -- "$PROBE" write /dev/ptmx
+	run llw_oci -p opencode -- python3 -c 'import os, pty
+m, s = pty.openpty()
+os.write(s, b"ping\n")
+print("pty", os.ttyname(s), os.read(m, 16))'
+	expect_rc "... a pty opens (openpty) and carries data" 0
+	expect_output "... on the sandbox's own devpts" "^pty /dev/pts/[0-9]+ b'ping"
+	expect_denied "... the container's own pty is out of reach (its pts/0 exists outside)" ENOENT \
+		llw_oci -p opencode -- "$PROBE" read /dev/pts/0
+fi
+
 # --- A refused user namespace -----------------------------------------
 if [ "$(id -u)" -ne 0 ]; then
 	skip_rest "refusing user namespaces needs root (a namespace with the limit at 0)"

@@ -7,7 +7,8 @@
 
 have_nix || skip_rest "nix-instantiate is not installed (Debian: apt install nix-bin)"
 
-for f in "$LLW_SRCDIR/flake.nix" $(find "$NIXOS" -name '*.nix' | sort); do
+for f in "$LLW_SRCDIR/flake.nix" $(find "$NIXOS" -name '*.nix' | sort) \
+	"$LLW_SRCDIR/contrib/oci/image.nix"; do
 	run nixi --parse "$f"
 	if [ "$rc" -eq 0 ]; then
 		ok "parses: ${f#"$LLW_SRCDIR"/}"
@@ -43,6 +44,24 @@ expect_output "... meta.platforms is Linux" '"platforms":\["x86_64-linux","aarch
 expect_output "... administrator profiles in /etc/llwrap/profiles" '"--sysconfdir=/etc"'
 run nix_str "builtins.toJSON ($pkg)"
 expect_no_output "... bubblewrap is not an input (looked up at run time)" 'bwrap|bubblewrap'
+
+# contrib/oci/image.nix (the flake's packages.image) with stubs:
+# buildLayeredImage returns its arguments.
+run nix_str "let i = import $LLW_SRCDIR/contrib/oci/image.nix {
+	dockerTools.buildLayeredImage = a: a;
+	writeTextDir = p: t: \"\${p}\";
+	llwrap = { version = \"0.1.0\"; outPath = \"/llwrap\"; };
+	opencode = \"opencode\"; bashInteractive = \"bash\"; coreutils = \"coreutils\";
+	gnugrep = \"grep\"; gnused = \"sed\"; findutils = \"findutils\";
+	diffutils = \"diffutils\"; less = \"less\"; git = \"git\";
+	python3 = \"python3\"; util-linux = \"util-linux\"; procps = \"procps\";
+	cacert = \"/cacert\"; }; in builtins.toJSON {
+	inherit (i) name tag; inherit (i.config) User Entrypoint Cmd;
+	contents = map toString i.contents; }"
+expect_rc "contrib/oci/image.nix evaluates with stub inputs" 0
+expect_output "... the agent's user, under llwrap -p opencode, opencode serve" \
+	'"Cmd":\["opencode","serve".*"Entrypoint":\["llwrap","-p","opencode","--"\],"User":"1000:1000"'
+expect_output "... llwrap and opencode in the image" '"contents":\["/llwrap","opencode"'
 
 run nix_str "let d = import $NIXOS/default.nix { pkgs.callPackage = f: a: { called = toString f; }; }; in d.llwrap.called"
 expect_output "default.nix: llwrap is callPackage ./package.nix" 'contrib/nixos/package\.nix$'

@@ -1,0 +1,198 @@
+#!/bin/sh
+# The case table of the container matrix (tests/containers/run.sh), run
+# inside each container as its non-root user agent (uid 1000), HOME
+# /home/agent (a tmpfs where the root filesystem is read-only).  Each case
+# prints one line
+#	LLWCASE NAME RESULT
+# and, when llwrap refused (exit 125), the refusal's cause: its last
+# line (--best-effort's NOT ENFORCED lines and "the next message says
+# why" come before it):
+#	LLWMSG NAME LINE
+# RESULT is ok, ran, refused-CAUSE, pass, escapedN, denied-ERRNO, or
+# exitN / failed-STEP for anything else; the host compares them with
+# tests/containers/expected.  Each command's output follows, indented,
+# for the log.
+L=llwrap
+H=${HOME:-/home/agent}
+export HOME=$H PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TERM=dumb
+cd "$H" || exit 1
+echo "LLWID $(id -u):$(id -g)"
+for f in /proc/self/status; do
+	sed -n 's/^\(Seccomp\|NoNewPrivs\|CapEff\|CapBnd\):[[:space:]]*/LLWFACT \1 /p' "$f"
+done
+for f in /proc/sys/user/max_user_namespaces /proc/sys/kernel/yama/ptrace_scope; do
+	[ -r "$f" ] && echo "LLWFACT $f $(cat "$f")"
+done
+printf '[user]\n\tname = agent\n\temail = agent@example.invalid\n[init]\n\tdefaultBranch = main\n' >"$H/.gitconfig"
+mkdir -p "$H/outside" "$H/proj"
+echo data >"$H/outside/file"
+git -C "$H/proj" init -q
+
+show() {
+	printf '%s\n' "$out" | sed -e "s/^/  $1| /" | head -40
+}
+
+# verdict NAME RC: ran; refused-CAUSE (the refusal's cause, its line
+# recorded), or exitN.  CAUSE: userns (user namespaces refused), proc (a
+# new /proc refused), supervisor (it cannot start), other.
+verdict() {
+	case $2 in
+	0) r=ran ;;
+	125)
+		msg=$(printf '%s\n' "$out" | grep '^llwrap:' |
+			grep -v '^llwrap: NOT ENFORCED:' | tail -1)
+		echo "LLWMSG $1 $msg"
+		case $msg in
+		*"cannot make a new proc"*) r=refused-proc ;;
+		*"refuses new user namespaces"* | *"user namespaces"*) r=refused-userns ;;
+		*"network supervisor"*) r=refused-supervisor ;;
+		*) r=refused-other ;;
+		esac
+		;;
+	*) r=exit$2 ;;
+	esac
+}
+
+c_check() {
+	out=$(cd "$H/proj" && "$L" --check 2>&1)
+	rc=$?
+	show check
+	[ $rc -eq 0 ] && r=ok || r=exit$rc
+	echo "LLWCASE check $r"
+}
+
+# c_run NAME ARGS...: llwrap ARGS -- true in the project.
+c_run() {
+	name=$1
+	shift
+	out=$(cd "$H/proj" && "$L" "$@" -- true 2>&1)
+	rc=$?
+	show "$name"
+	verdict "$name" $rc
+	echo "LLWCASE $name $r"
+}
+
+# c_selftest NAME PROFILE: pass (nothing escaped outside the known
+# limits), escapedN, or refused.
+c_selftest() {
+	out=$(cd "$H/proj" && "$L" -p "$2" --selftest 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^  \(BLOCKED\|KNOWN\|SKIP\)' |
+		sed -e "s/^/  $1| /" | tail -30
+	verdict "$1" $rc
+	case $rc in
+	0) r=pass ;;
+	1) r=escaped$(printf '%s\n' "$out" | sed -n 's/.* \([0-9]*\) escaped,.*/\1/p' | tail -1) ;;
+	esac
+	echo "LLWCASE $1 $r"
+}
+
+# The section 10 workflow in a fresh project: git init and commit, a
+# Python module imported and byte-compiled, files created and removed at
+# the project's top level.
+WORKFLOW='set -e
+git init -q
+printf "def f():\n    return 42\n" >mod.py
+printf "import mod\nprint(mod.f())\n" >main.py
+test "$(python3 main.py)" = 42 || { echo "failed-python"; exit 3; }
+mkdir build
+python3 -c "import py_compile; py_compile.compile(\"mod.py\", cfile=\"build/mod.pyc\", doraise=True)"
+git add mod.py main.py
+git commit -qm first
+test "$(git log --format=%s)" = first || { echo "failed-git"; exit 3; }
+rm -r build main.py
+echo WORKFLOW-OK'
+
+# c_workflow NAME PROFILE
+c_workflow() {
+	d=$H/wf-$2
+	rm -rf "$d"
+	mkdir -p "$d"
+	out=$(cd "$d" && "$L" -p "$2" -C . -- /bin/sh -c "$WORKFLOW" 2>&1)
+	rc=$?
+	show "$1"
+	verdict "$1" $rc
+	if [ $rc -eq 0 ]; then
+		printf '%s\n' "$out" | grep -qx WORKFLOW-OK && r=ok || r=failed
+	elif [ $rc -ne 125 ]; then
+		r=$(printf '%s\n' "$out" | grep -m1 '^failed-' || echo "exit$rc")
+	fi
+	echo "LLWCASE $1 $r"
+}
+
+# The write outside every writable root: a file of the user's, writable
+# without the sandbox (the control), under ~/outside.
+PYWRITE='import errno, sys
+try:
+    open(sys.argv[1], "a").write("x")
+    print("SUCCEEDED")
+except OSError as e:
+    print("DENIED", errno.errorcode[e.errno])'
+
+# c_outside NAME PROFILE: denied-ERRNO, or succeeded.
+c_outside() {
+	out=$(python3 -c "$PYWRITE" "$H/outside/file" 2>&1)
+	case $out in
+	SUCCEEDED) ;;
+	*)
+		echo "LLWCASE $1 failed-control"
+		return
+		;;
+	esac
+	out=$(cd "$H/proj" && "$L" -p "$2" -- python3 -c "$PYWRITE" "$H/outside/file" 2>&1)
+	rc=$?
+	show "$1"
+	verdict "$1" $rc
+	case "$rc:$out" in
+	0:*SUCCEEDED*) r=succeeded ;;
+	0:*DENIED*) r=denied-$(printf '%s\n' "$out" | sed -n 's/.*DENIED //p' | head -1) ;;
+	esac
+	echo "LLWCASE $1 $r"
+}
+
+# A terminal: /dev/ptmx opened (its errno when it fails), openpty, and
+# script(1), which runs its command on a new pty.
+PTY='import errno, os, pty
+try:
+    os.close(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+except OSError as e:
+    print("PTMX", errno.errorcode[e.errno])
+    raise SystemExit(3)
+m, s = pty.openpty()
+print("PTY", os.ttyname(s))'
+
+# c_terminal NAME PROFILE: ok, or ptmx-ERRNO / failed-script.
+c_terminal() {
+	out=$(cd "$H/proj" && "$L" -p "$2" -- /bin/sh -c \
+		'python3 -c "$1" && script -qec tty /dev/null' sh "$PTY" 2>&1 </dev/null)
+	rc=$?
+	show "$1"
+	verdict "$1" $rc
+	if [ $rc -ne 125 ]; then
+		if printf '%s\n' "$out" | grep -q '^PTMX '; then
+			r=ptmx-$(printf '%s\n' "$out" | sed -n 's/^PTMX //p')
+		elif [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^/dev/pts/'; then
+			r=ok
+		else
+			r=failed-script
+		fi
+	fi
+	echo "LLWCASE $1 $r"
+}
+
+c_check
+c_run default-runs -p default
+c_run opencode-runs -p opencode
+c_run opencode-best-effort -p opencode --best-effort
+c_workflow default-workflow default
+c_workflow opencode-workflow opencode
+c_outside default-outside default
+c_outside opencode-outside opencode
+c_terminal default-terminal default
+c_terminal opencode-terminal opencode
+if [ "${LLW_QUICK:-}" != 1 ]; then
+	c_selftest selftest-default default
+	c_selftest selftest-offline offline
+	c_selftest selftest-opencode opencode
+fi
+echo LLWDONE
