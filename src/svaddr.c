@@ -474,6 +474,9 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 		sv->found_set = false;
 		if (r < 0)
 			return r;
+		/* To a learned address: the name is checked (relay.h). */
+		if ((r = svnames_relay(sv, c, &a)) < 0 || r == SWAP_DONE)
+			return r < 0 ? r : 0;
 	}
 	if ((r = svaddr_check_route(sv, c, NETPOLICY_CONNECT, &a)) < 0 ||
 	    (r = svaddr_udp_autobind(sv, c)) < 0 ||
