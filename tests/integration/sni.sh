@@ -14,7 +14,8 @@
 # and the note naming the check; no server name, an encrypted
 # ClientHello, a session resumed under another name, an HTTP Host of
 # another name: refused; a plain TCP connection to an allowed :22 name
-# reaches the address (nothing to check: no relay).
+# reaches the address (nothing to check: no relay); a wildcard's budget
+# of new labels a minute (the label channel); the relay confined.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
@@ -127,6 +128,18 @@ llw -- python3 "$d/conn.py" api.llw.test 22
 i=0
 while [ "$(cat "$d/ssh")" = "$n0" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 echo "port 22: $n0 -> $(cat "$d/ssh")"
+echo "== budget"
+: >"$d/queries"
+llw --allow-host '*.wild.llw.test:8080' -- python3 -c "
+import socket
+for i in list(range(25)) + [0]:
+    try:
+        socket.getaddrinfo('l%d.wild.llw.test' % i, 8080, socket.AF_INET)
+    except OSError:
+        pass
+print('asked 26')"
+echo "forwarded: $(grep '^l[0-9]*\.wild\.llw\.test ' "$d/queries" | cut -d' ' -f1 | sort -u | wc -l) names, l0 $(grep -c '^l0\.wild\.llw\.test ' "$d/queries") times"
+grep -h 'filtered/dns-budget' "$d/state/llwrap/"*.log 2>/dev/null | sed 's/.*: //' | head -1
 echo "== relay"
 llw -- sh -c "sleep 1" >/dev/null &
 sleeper=$!
@@ -186,6 +199,9 @@ expect_no_output "... and never reaches the server" "hello other"
 section ssh
 expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
 expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
+section budget
+expect_output "a wildcard's new labels: the first $((20)) a minute leave the machine" "^forwarded: 20 names, l0 2 times$"
+expect_output "... the rest are refused and logged" "dns-query udp l2[0-4]\\.wild\\.llw\\.test pid=[0-9]+ comm=[^ ]+ rule=filtered/dns-budget"
 section relay
 expect_output "the relay has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
 expect_output "... a seccomp filter" "^Seccomp:[[:space:]]+2$"
