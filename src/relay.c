@@ -30,6 +30,12 @@
 
 /* ---- The decision (pure) ---- */
 
+bool
+relay_port_checked(uint16_t port)
+{
+	return port != 22 && port != 9418;
+}
+
 /* Whether one of entries (indexes into rules) names name. */
 static bool
 named(const struct hostrule *rules, size_t n_rules, const uint16_t *entries,
@@ -489,8 +495,11 @@ conn_take(const struct channel_msg *m)
 		channel_expect(m, RELAY_CONN, sizeof(*req));
 	struct conn *k = NULL;
 
-	if (req == NULL || m->n_fds != 1 || req->n > RELAY_ENTRIES)
+	if (req == NULL || m->n_fds != 1 || req->n > RELAY_ENTRIES) {
+		for (size_t i = 0; i < m->n_fds; i++)
+			close(m->fds[i]);
 		return;
+	}
 	for (size_t i = 0; i < RELAY_MAX_CONNS && k == NULL; i++)
 		if (conns[i].state == CONN_FREE)
 			k = &conns[i];

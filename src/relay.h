@@ -75,6 +75,14 @@ int relay_decide(const uint8_t *buf, size_t len, bool full,
 		 bool *http, char **out, size_t *out_len, size_t *head_len);
 
 /*
+ * Whether a TCP connection to a learned address on port is relayed and
+ * its name checked: every port but ssh's (22) and git://'s (9418),
+ * whose clients carry no server name (and whose servers speak first,
+ * or may); there a connection is decided by address alone.
+ */
+bool relay_port_checked(uint16_t port);
+
+/*
  * Start llwrap-relay: forked here (before any namespace), it holds
  * rules (the policy's allow-host entries, n of them) and the channel.
  * Returns its pid and *chan, the supervisor's end, or -errno.

@@ -322,17 +322,6 @@ svnames_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 
 /* ---- The name check on connections to learned addresses ---- */
 
-/*
- * The ports where no name is checked: ssh and git://, whose clients
- * carry no server name (and whose servers speak first, or may); a
- * connection there is decided by address alone (DESIGN.md §6.1).
- */
-static bool
-relay_port_opaque(uint16_t port)
-{
-	return port == 22 || port == 9418;
-}
-
 /* Socket options a client sets before its connect, carried over to
  * the socket that takes its place. */
 static const struct {
@@ -398,7 +387,8 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 		uint16_t want, got;
 
 		if (a < 0) {
-			if (errno != EAGAIN || poll(&pfd, 1, 100) <= 0)
+			/* On loopback the handshake is done by now. */
+			if (errno != EAGAIN || poll(&pfd, 1, 10) <= 0)
 				return -ECONNREFUSED;
 			continue;
 		}
@@ -430,7 +420,7 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	if (sv->stub == NULL || c->type != SOCK_STREAM ||
 	    (c->domain != AF_INET && c->domain != AF_INET6) ||
 	    netpolicy_addr_from_sockaddr(&a->u, a->len, &ip) < 0 ||
-	    relay_port_opaque(ip.port) ||
+	    !relay_port_checked(ip.port) ||
 	    netpolicy_cidr_allows(sv->rules, &ip) != NULL)
 		return SWAP_NO;
 	/* The entries under which the address was learned (from the

@@ -24,6 +24,13 @@ fi
 if ! userns_works; then
 	skip_rest "no unprivileged user namespaces: the fixtures and llwrap's resolver need network namespaces of their own"
 fi
+# What why and --explain say of it.
+run as_user $LLWRAP_B --allow-host api.llw.test:443,22 why api.llw.test:443
+expect_output "why HOST:PORT names the check on the name" "note: +the name is checked too \\(llwrap-relay\\): a connection to the address must carry api\\.llw\\.test"
+run as_user $LLWRAP_B --allow-host api.llw.test:443,22 why api.llw.test:22
+expect_output "... and that ssh's port is decided by address alone" "note: +decided by address alone: port 22"
+run as_user "$LLWRAP" --allow-host api.llw.test:443 --explain -- true
+expect_output "--explain says which connections are checked by name" "names checked: a TCP connection to an address learned from a name goes through llwrap-relay"
 for tool in unshare ip python3 openssl curl; do
 	command -v "$tool" >/dev/null || skip_rest "$tool is not installed"
 done
