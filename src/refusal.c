@@ -90,6 +90,11 @@ static const struct {
 				 "a wildcard's budget of new names a minute "
 				 "is spent (the label channel)",
 				 EACCES },
+	[REFUSAL_QUIC] = { "filtered/quic",
+			   "QUIC to a named host: its server name is not "
+			   "checked (HTTP/3 clients fall back to TCP, where "
+			   "it is)",
+			   EACCES },
 	[REFUSAL_UNKNOWN] = { "filtered/unknown", "refused", EACCES },
 };
 

@@ -40,6 +40,7 @@ enum refusal {
 	REFUSAL_ECH,
 	REFUSAL_NO_NAME,
 	REFUSAL_DNS_BUDGET,
+	REFUSAL_QUIC,
 	REFUSAL_UNKNOWN, /* a log name this table does not hold */
 };
 

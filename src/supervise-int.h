@@ -280,6 +280,10 @@ void svnames_drain(struct supervisor *sv);
  * a SWAP_* or -errno. */
 int svnames_relay(struct supervisor *sv, struct call *c,
 		  const struct addr_buf *a);
+/* A UDP destination the decision allowed: REFUSAL_QUIC for QUIC to
+ * a learned address (its name is not checked), else REFUSAL_NONE. */
+enum refusal svnames_datagram(struct supervisor *sv,
+			      const struct netpolicy_addr *ip);
 /* Take the relay's reports (refusals: logged and noted). */
 void svnames_relay_drain(struct supervisor *sv);
 /* Close the relay's channel, listener and callers' pidfds. */

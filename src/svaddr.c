@@ -269,6 +269,10 @@ svaddr_check(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 				      .now_ns = supervise_now_ns() };
 	sv->deciding = c->sock;
 	rule = netpolicy_decide(sv->rules, &q, &lookup);
+	/* QUIC to a learned address: no name the relay checks. */
+	if (rule == REFUSAL_NONE && op != NETPOLICY_BIND &&
+	    q.proto == NETPOLICY_UDP)
+		rule = svnames_datagram(sv, &ip);
 	/* A port in use is in use: programs try another, as they would
 	 * when the kernel says so. */
 	r = -refusal_errno(rule);

@@ -490,6 +490,34 @@ fail:
 	return r;
 }
 
+/*
+ * A datagram to a learned address (a UDP connect or send the decision
+ * allowed): QUIC, on port 443, carries its name in an Initial packet
+ * the relay does not read, so it is refused (filtered/quic) where no
+ * allow-cidr entry holds the address; HTTP/3 clients fall back to TCP,
+ * where the name is checked.  Other UDP ports are decided by address.
+ */
+enum refusal
+svnames_datagram(struct supervisor *sv, const struct netpolicy_addr *ip)
+{
+	const struct policy *p = sv->policy;
+	uint16_t e[RELAY_ENTRIES];
+
+	if (sv->stub == NULL || ip->port != 443)
+		return REFUSAL_NONE;
+	for (size_t i = 0; i < p->n_cidrs; i++)
+		if (netpolicy_cidr_contains(&p->cidrs[i], ip))
+			return REFUSAL_NONE;
+	if (hostaddrs_entries(
+		    sv->learned, p->hosts, p->n_hosts, &p->connect_udp, ip,
+		    learned_now(supervise_now_ns()), e, RELAY_ENTRIES) > 0)
+		return REFUSAL_QUIC;
+	for (size_t i = 0; i < sv->n_fixed; i++)
+		if (netpolicy_addr_same(&sv->fixed[i].addr, ip))
+			return REFUSAL_QUIC;
+	return REFUSAL_NONE;
+}
+
 void
 svnames_relay_drain(struct supervisor *sv)
 {

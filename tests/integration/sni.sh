@@ -49,7 +49,7 @@ cat >"$D/allow.ini" <<'EOF'
 [profile]
 include = default
 [network]
-allow-host = api.llw.test:8080,8443,8444,22
+allow-host = api.llw.test:443,8080,8443,8444,22,9001
 EOF
 cat >"$D/conn.py" <<'EOF'
 # conn.py NAME PORT: getaddrinfo and a TCP connect; the peer it got.
@@ -135,6 +135,18 @@ llw -- python3 "$d/conn.py" api.llw.test 22
 i=0
 while [ "$(cat "$d/ssh")" = "$n0" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 echo "port 22: $n0 -> $(cat "$d/ssh")"
+echo "== quic"
+for port in 443 9001; do
+	llw -- python3 -c "
+import socket
+a = socket.getaddrinfo('api.llw.test', $port, socket.AF_INET, socket.SOCK_DGRAM)[0][4]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(b'q' * 1200, a)
+    print('udp $port: sent')
+except OSError as e:
+    print('udp $port: errno', e.errno)"
+done
 echo "== budget"
 : >"$d/queries"
 llw --allow-host '*.wild.llw.test:8080' -- python3 -c "
@@ -206,6 +218,10 @@ expect_no_output "... and never reaches the server" "hello other"
 section ssh
 expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
 expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
+section quic
+expect_output "QUIC (UDP 443) to a learned address is refused: its name is not checked (EACCES)" "^udp 443: errno 13$"
+expect_output "... with the note naming the rule" "connect udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)|send(to|msg) udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)"
+expect_output "... another UDP port of the name is decided by address, as before" "^udp 9001: sent$"
 section budget
 expect_output "a wildcard's new labels: the first $((20)) a minute leave the machine" "^forwarded: 20 names, l0 2 times$"
 expect_output "... the rest are refused and logged" "dns-query udp l2[0-4]\\.wild\\.llw\\.test pid=[0-9]+ comm=[^ ]+ rule=filtered/dns-budget"
