@@ -25,8 +25,10 @@
 #include "xalloc.h"
 
 #define TLS_HANDSHAKE 22
-/* Bytes a direction holds in its pipe (the pipe's default size). */
-#define RELAY_PIPE (64 * 1024)
+/* Bytes a direction holds in its pipe: the pipe's default size, and
+ * what the download direction asks for. */
+#define RELAY_PIPE     (64 * 1024)
+#define RELAY_PIPE_BIG (256 * 1024)
 
 /* ---- The decision (pure) ---- */
 
@@ -225,6 +227,7 @@ enum conn_state {
 struct dir {
 	int pipe[2];
 	size_t held; /* bytes in the pipe */
+	size_t cap;  /* the pipe's size */
 	bool eof, shut;
 };
 
@@ -415,9 +418,9 @@ dir_pump(struct dir *d, int from, int to)
 		ssize_t n;
 		bool moved = false;
 
-		if (!d->eof && d->held < RELAY_PIPE) {
+		if (!d->eof && d->held < d->cap) {
 			n = splice(from, NULL, d->pipe[1], NULL,
-				   RELAY_PIPE - d->held,
+				   d->cap - d->held,
 				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n == 0)
 				d->eof = true;
@@ -483,6 +486,15 @@ conn_connected(struct conn *k)
 		conn_end(k, true);
 		return;
 	}
+	/* Larger pipes, fewer wake-ups for a download; where the user's
+	 * pipe pages are spent the kernel refuses, and 64 KiB stays. */
+	(void)fcntl(k->down.pipe[1], F_SETPIPE_SZ, RELAY_PIPE_BIG);
+	k->down.cap = (size_t)fcntl(k->down.pipe[1], F_GETPIPE_SZ);
+	k->up.cap = (size_t)fcntl(k->up.pipe[1], F_GETPIPE_SZ);
+	if (k->down.cap < RELAY_PIPE || k->down.cap > RELAY_PIPE_BIG)
+		k->down.cap = RELAY_PIPE;
+	if (k->up.cap < RELAY_PIPE || k->up.cap > RELAY_PIPE_BIG)
+		k->up.cap = RELAY_PIPE;
 	k->state = CONN_RUN;
 	conn_run(k);
 }
@@ -536,11 +548,11 @@ conn_events(const struct conn *k, short *ce, short *ue)
 			*ue = POLLOUT;
 			break;
 		}
-		if (!k->up.eof && k->up.held < RELAY_PIPE)
+		if (!k->up.eof && k->up.held < k->up.cap)
 			*ce |= POLLIN;
 		if (k->up.held > 0)
 			*ue |= POLLOUT;
-		if (!k->down.eof && k->down.held < RELAY_PIPE)
+		if (!k->down.eof && k->down.held < k->down.cap)
 			*ue |= POLLIN;
 		if (k->down.held > 0)
 			*ce |= POLLOUT;
