@@ -435,6 +435,20 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 			req.entries[req.n++] = sv->fixed[i].rule;
 	if (req.n == 0)
 		return SWAP_NO; /* allowed by no name: nothing to check */
+	{
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		int listening = 0;
+		socklen_t ll = sizeof(listening);
+
+		/* Connected already, or listening: the kernel's answer
+		 * (EISCONN, EINVAL), not a new connection in its place. */
+		if (getpeername(c->sock, (struct sockaddr *)&peer, &pl) == 0 ||
+		    (getsockopt(c->sock, SOL_SOCKET, SO_ACCEPTCONN, &listening,
+				&ll) == 0 &&
+		     listening))
+			return SWAP_NO;
+	}
 	if (sv->relay < 0)
 		return -ECONNREFUSED; /* fail closed */
 	req.id = ++sv->relay_next_id;
