@@ -15,7 +15,9 @@
 # ClientHello, a session resumed under another name, an HTTP Host of
 # another name: refused; a plain TCP connection to an allowed :22 name
 # reaches the address (nothing to check: no relay); a wildcard's budget
-# of new labels a minute (the label channel); the relay confined.
+# of new labels a minute (the label channel); QUIC to a learned address
+# refused; the relay confined; through llwrap's proxy (design (b)), an
+# encrypted ClientHello closes the tunnel.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
@@ -123,6 +125,10 @@ llw -- python3 "$d/tls.py" nosni -
 echo "== ech"
 llw -- python3 "$d/tls.py" raw api.llw.test
 llw -- python3 "$d/tls.py" ech api.llw.test
+echo "== proxy"
+llw --proxy -- python3 "$d/tls.py" proxy-raw api.llw.test
+llw --proxy -- python3 "$d/tls.py" proxy-ech api.llw.test
+grep -h 'rule=filtered/ech' "$d/state/llwrap/"*.log 2>/dev/null | sed 's/.*: //' | tail -1
 echo "== resume"
 llw -- python3 "$d/tls.py" resume api.llw.test
 llw -- python3 "$d/tls.py" resume other.llw.test
@@ -208,6 +214,10 @@ expect_output "a ClientHello without a server name is refused (ECONNRESET)" "^no
 section ech
 expect_output "a hand-written ClientHello naming the allowed name gets a TLS record back" "^raw: ok record (15|16)$"
 expect_output "... the same with encrypted_client_hello is refused (ECONNRESET)" "^ech: errno 104$"
+section proxy
+expect_output "through llwrap's proxy (design (b)), the hello naming the CONNECT host gets a TLS record" "^proxy-raw: record (15|16)$"
+expect_output "... the same with encrypted_client_hello closes the tunnel" "^proxy-ech: (closed|errno 104)$"
+expect_output "... logged by the proxy" "connect tcp api\\.llw\\.test:8443 pid=[0-9]+ comm=[^ ]+ rule=filtered/ech"
 section resume
 expect_output "a session resumed under the allowed name works" "^resume: ok hello api\\.llw\\.test"
 expect_output "... resumed under another name it is refused" "^resume: errno 104$"

@@ -9,11 +9,17 @@ learned), a TLS client to that address, port 8443, as MODE says; prints
   raw NAME     a ClientHello written by hand naming NAME: the first
                bytes of the answer (a TLS record) or the errno
   ech NAME     the same hello with an encrypted_client_hello extension
+  proxy-raw NAME, proxy-ech NAME
+               raw and ech through llwrap's proxy (HTTPS_PROXY): a
+               CONNECT to api.llw.test:8443, then the hello
 """
 import os, socket, ssl, struct, sys
 
 mode, name = sys.argv[1], sys.argv[2]
-addr = socket.getaddrinfo("api.llw.test", 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+if mode.startswith("proxy-"):
+    addr = None
+else:
+    addr = socket.getaddrinfo("api.llw.test", 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 ctx.check_hostname = False
 ctx.verify_mode = ssl.CERT_NONE
@@ -52,7 +58,20 @@ def hello(host, ech):
 
 
 try:
-    if mode in ("raw", "ech"):
+    if mode in ("proxy-raw", "proxy-ech"):
+        host, port = os.environ["HTTPS_PROXY"].split("//")[1].rstrip("/").split(":")
+        s = socket.create_connection((host, int(port)), timeout=10)
+        s.sendall(b"CONNECT api.llw.test:8443 HTTP/1.1\r\nHost: api.llw.test:8443\r\n\r\n")
+        head = b""
+        while b"\r\n\r\n" not in head:
+            b = s.recv(1)
+            if not b:
+                break
+            head += b
+        s.sendall(hello(name, mode == "proxy-ech"))
+        got = s.recv(5)
+        print("%s: %s" % (mode, "record " + got[:1].hex() if got else "closed"))
+    elif mode in ("raw", "ech"):
         s = socket.create_connection(addr, timeout=10)
         s.sendall(hello(name, mode == "ech"))
         got = s.recv(5)
