@@ -22,20 +22,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "hostrule.h"
-#include "refusal.h"
+#include "relaycheck.h"
 #include "value.h"
 
 /* The most entries one address is checked against (hostaddrs' and
  * /etc/hosts'). */
 #define RELAY_ENTRIES 8
-/* Connections relayed at once; more are refused at the connect
- * (EAGAIN). */
+/* Connections relayed at once; more are reset at once. */
 #define RELAY_MAX_CONNS 128
-/* The first record: read into this many bytes at most, for this long
- * at most (a client that says nothing is closed). */
-#define RELAY_HEAD_MAX (16384 + 5)
-#define RELAY_HEAD_MS  10000
+/* A client that sends no first record in this long is reset. */
+#define RELAY_HEAD_MS 10000
 /* The longest name a report carries. */
 #define RELAY_NAME_MAX 256
 
@@ -56,31 +52,6 @@ struct relay_report {
 	uint32_t rule;		   /* enum refusal */
 	char name[RELAY_NAME_MAX]; /* the name carried, or "" */
 };
-
-/*
- * The decision on a connection's first bytes (buf[0..len)): whether the
- * name it carries is one that allow-host entries (indexes into rules)
- * name.  A TLS ClientHello: its server name; none, or an encrypted
- * ClientHello, is refused.  An HTTP/1 request (origin form): its one
- * Host header, without the port; its head is rewritten into *out
- * (*out_len bytes, to send in place of the head's head_len bytes) with
- * "Connection: close", so the connection carries that one request.
- * Anything else names no server: refused.  Returns -EAGAIN for more
- * bytes, or a refusal (REFUSAL_NONE: allowed), with *name the name seen
- * (or NULL); *http when it is HTTP.  Pure.
- */
-int relay_decide(const uint8_t *buf, size_t len, bool full,
-		 const struct hostrule *rules, size_t n_rules,
-		 const uint16_t *entries, size_t n_entries, char **name,
-		 bool *http, char **out, size_t *out_len, size_t *head_len);
-
-/*
- * Whether a TCP connection to a learned address on port is relayed and
- * its name checked: every port but ssh's (22) and git://'s (9418),
- * whose clients carry no server name (and whose servers speak first,
- * or may); there a connection is decided by address alone.
- */
-bool relay_port_checked(uint16_t port);
 
 /*
  * Start llwrap-relay: forked here (before any namespace), it holds

@@ -31,7 +31,7 @@
 #include "proxy.h"
 #include "refusal.h"
 #include "sockdiag.h"
-#include "relay.h"
+#include "relaycheck.h"
 #include "why.h"
 #include "xalloc.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of src/relay.c's decision (relay_decide): the name a
+ * Unit tests of src/relaycheck.c (relay_decide): the name a
  * connection's first bytes carry against the allow-host entries its
  * address was learned under.  TLS: the ClientHello's server name; none,
  * or an encrypted ClientHello, refused.  HTTP/1: one Host in origin
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "relay.h"
+#include "relaycheck.h"
 
 static const struct hostrule rules[] = {
 	{ "api.example.com", false, NULL, 0, "a.ini:1" },
