@@ -342,6 +342,10 @@ conn_take(const struct channel_msg *m)
 	k->deadline_ms = now_ms() + RELAY_HEAD_MS;
 	k->state = CONN_HEAD;
 	(void)fcntl(k->c, F_SETFL, O_NONBLOCK);
+	/* Records are relayed as they come: no Nagle delay on either
+	 * side (the address's side: conn_decide). */
+	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
+			 sizeof(int));
 }
 
 /* The poll events of k's two descriptors. */
