@@ -608,6 +608,51 @@ blocked_footer(const struct blocked_log *log, const char *name)
 			 name, ownpart ? "; " : "", ownpart ? ownpart : "");
 }
 
+/*
+ * The note of the relay's name check: "connect tcp 198.51.100.7:443:
+ * server name evil.test is not one of the names that resolved to
+ * 198.51.100.7 (rule filtered/server-name)".  target is NAME@ADDRESS:PORT
+ * or ADDRESS:PORT (svnames.c).
+ */
+static char *
+name_check_note(const char *op, const char *proto, const char *target,
+		enum refusal rule)
+{
+	const char *at = strchr(target, '@');
+	const char *where = at ? at + 1 : target;
+	_cleanup_free_ char *name =
+		at ? xstrndup(target, (size_t)(at - target)) : xstrdup("-");
+	_cleanup_free_ char *addr = xstrdup(where), *what = NULL;
+	char *colon = strrchr(addr, ':');
+	size_t n;
+
+	if (colon != NULL)
+		*colon = '\0';
+	n = strlen(addr);
+	if (n >= 2 && addr[0] == '[' && addr[n - 1] == ']') {
+		addr[n - 1] = '\0';
+		memmove(addr, addr + 1, n - 1);
+	}
+	if (rule == REFUSAL_SERVER_NAME)
+		what = xasprintf("server name %s is not one of the names that "
+				 "resolved to %s",
+				 name, addr);
+	else if (rule == REFUSAL_ECH)
+		what = xasprintf("an encrypted ClientHello (outer name %s) "
+				 "hides the name checked against those that "
+				 "resolved to %s",
+				 name, addr);
+	else
+		what = xasprintf("the connection names no server (no TLS "
+				 "server name or HTTP Host) to check against "
+				 "the names that resolved to %s",
+				 addr);
+	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s: "
+			 "%s (rule %s); not a network failure: ask the user "
+			 "to allow it rather than retrying\n",
+			 op, proto, where, what, refusal_name(rule));
+}
+
 char *
 blocked_note(const char *op, const char *proto, const char *target,
 	     enum refusal rule, const struct suggest_bounds *b)
@@ -631,6 +676,10 @@ blocked_note(const char *op, const char *proto, const char *target,
 				 "connect; to open it from the host: %s\n",
 				 target, sug);
 
+	/* The name check (relay.h): NAME@ADDRESS:PORT, or ADDRESS:PORT. */
+	if (rule == REFUSAL_SERVER_NAME || rule == REFUSAL_ECH ||
+	    rule == REFUSAL_NO_NAME)
+		return name_check_note(op, proto, target, rule);
 	return xasprintf("llwrap: blocked by the sandbox's policy: %s %s %s "
 			 "(rule %s)%s%s; not a network failure: ask the user "
 			 "to allow it rather than retrying\n",

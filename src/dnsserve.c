@@ -74,6 +74,7 @@ static struct {
 	int ctl, rec;
 	struct pending pend[ST_MAX_PENDING];
 	struct tcp_client cl[ST_MAX_TCP];
+	struct hostdns_budget *budget; /* the wildcard label channel's */
 } st;
 
 static uint16_t
@@ -281,6 +282,21 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 
 	if (v.action == HOSTDNS_DROP)
 		return;
+	/* A wildcard's new labels, past their budget: nothing leaves. */
+	if (v.action == HOSTDNS_FORWARD &&
+	    !hostdns_budget_take(st.budget, st.p->hosts, st.p->n_hosts, v.rule,
+				 q.name, dnsint_now_ms() / 1000)) {
+		struct dnsstub_record r = { .kind = DNSSTUB_REFUSED,
+					    .proto = (uint8_t)cl->proto,
+					    .client_port = cl->port,
+					    .rule = v.rule,
+					    .log_rule = REFUSAL_DNS_BUDGET };
+
+		snprintf(r.name, sizeof(r.name), "%s", q.name);
+		report(&r);
+		reply_query_error(cl, buf, &q, DNS_RCODE_REFUSED);
+		return;
+	}
 	if (v.action == HOSTDNS_ANSWER) {
 		struct dnsstub_record r = { .kind = DNSSTUB_REFUSED,
 					    .proto = (uint8_t)cl->proto,
@@ -721,6 +737,7 @@ dnsserve_main(const struct policy *p, const struct netpolicy_addr *dns,
 	struct st_status msg = { 0 };
 
 	st.p = p;
+	st.budget = hostdns_budget_new(p->n_hosts);
 	st.ctl = ctl;
 	st.rec = rec;
 	st.n_dns = dns_unique(dns, n, st.dns);

@@ -197,6 +197,26 @@ hostaddrs_decide(const struct hostaddrs *t, const struct hostrule *rules,
 }
 
 size_t
+hostaddrs_entries(const struct hostaddrs *t, const struct hostrule *rules,
+		  size_t n, const struct llw_ports *default_ports,
+		  const struct netpolicy_addr *a, uint64_t now, uint16_t *out,
+		  size_t max)
+{
+	uint32_t key = key_of(a);
+	size_t k = 0;
+
+	for (int32_t i = t->head[bucket(key)]; i >= 0 && k < max;
+	     i = t->v[i].next) {
+		const struct entry *e = &t->v[i];
+
+		if (same(t, i, a, key) && e->expires > now && e->rule < n &&
+		    hostrule_port(&rules[e->rule], default_ports, a->port))
+			out[k++] = e->rule;
+	}
+	return k;
+}
+
+size_t
 hostaddrs_count(const struct hostaddrs *t, uint64_t now)
 {
 	size_t c = 0;

@@ -60,6 +60,18 @@ enum hostrule_verdict hostaddrs_decide(const struct hostaddrs *t,
 				       const struct netpolicy_addr *a,
 				       uint64_t now, int *rule);
 
+/*
+ * The entries (indexes into rules) under which a (port set) was learned,
+ * unexpired at now, that allow a->port: at most max of them into out
+ * (HOSTADDRS_ENTRIES is enough); returns how many.  The names a
+ * connection to a may carry (the relay's check, relay.h).
+ */
+size_t hostaddrs_entries(const struct hostaddrs *t,
+			 const struct hostrule *rules, size_t n,
+			 const struct llw_ports *default_ports,
+			 const struct netpolicy_addr *a, uint64_t now,
+			 uint16_t *out, size_t max);
+
 /* Addresses held with an unexpired entry at now. */
 size_t hostaddrs_count(const struct hostaddrs *t, uint64_t now);
 

@@ -2,6 +2,7 @@
  * hostdns: the stub resolver's decisions.  See hostdns.h.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cleanup.h"
@@ -33,7 +34,72 @@ bool
 hostdns_log_rule_known(enum refusal rule)
 {
 	return rule == REFUSAL_HOST || rule == REFUSAL_DNS_TYPE ||
-	       rule == REFUSAL_DNS_MALFORMED;
+	       rule == REFUSAL_DNS_MALFORMED || rule == REFUSAL_DNS_BUDGET;
+}
+
+/* One wildcard entry's budget: the minute it counts in, the new labels
+ * counted there, and the labels seen (hashed), most recent last. */
+struct label_budget {
+	uint64_t minute;
+	unsigned used;
+	uint64_t seen[HOSTDNS_LABELS_SEEN];
+	size_t n_seen, next;
+};
+
+struct hostdns_budget {
+	size_t n;
+	struct label_budget *v; /* one per entry, allocated when used */
+};
+
+struct hostdns_budget *
+hostdns_budget_new(size_t n_rules)
+{
+	struct hostdns_budget *b = xcalloc(1, sizeof(*b));
+
+	b->n = n_rules;
+	b->v = xcalloc(n_rules ? n_rules : 1, sizeof(*b->v));
+	return b;
+}
+
+void
+hostdns_budget_free(struct hostdns_budget *b)
+{
+	if (b == NULL)
+		return;
+	free(b->v);
+	free(b);
+}
+
+bool
+hostdns_budget_take(struct hostdns_budget *b, const struct hostrule *rules,
+		    size_t n, int rule, const char *name, uint64_t now)
+{
+	struct label_budget *lb;
+	uint64_t h = 14695981039346656037ull;
+
+	if (rule < 0 || (size_t)rule >= n || (size_t)rule >= b->n ||
+	    !rules[rule].wildcard)
+		return true;
+	lb = &b->v[rule];
+	/* The label the wildcard stands for: up to the first dot. */
+	for (const char *c = name; *c != '\0' && *c != '.'; c++)
+		h = (h ^ (uint8_t)tolower((unsigned char)*c)) *
+		    1099511628211ull;
+	for (size_t i = 0; i < lb->n_seen; i++)
+		if (lb->seen[i] == h)
+			return true;
+	if (now / 60 != lb->minute) {
+		lb->minute = now / 60;
+		lb->used = 0;
+	}
+	if (lb->used >= HOSTDNS_LABELS_PER_MIN)
+		return false;
+	lb->used++;
+	lb->seen[lb->next] = h;
+	lb->next = (lb->next + 1) % HOSTDNS_LABELS_SEEN;
+	if (lb->n_seen < HOSTDNS_LABELS_SEEN)
+		lb->n_seen++;
+	return true;
 }
 
 struct hostdns_verdict

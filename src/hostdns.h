@@ -80,4 +80,26 @@ struct hostdns_fixed {
 size_t hostdns_hosts_file(const struct hostrule *rules, size_t n,
 			  const char *text, struct hostdns_fixed *out,
 			  size_t max);
+/*
+ * The wildcard label channel: a query for LABEL.NAME under a one-label
+ * wildcard *.NAME leaves the machine with a label the command chose (63
+ * bytes of its own a query).  Each wildcard entry gets a budget of
+ * distinct new labels a minute; a label seen before (the most recent
+ * HOSTDNS_LABELS_SEEN of the entry's) costs nothing, one past the budget
+ * is answered REFUSED at once and logged (filtered/dns-budget).  Pure:
+ * now in seconds.
+ */
+#define HOSTDNS_LABELS_PER_MIN 20
+#define HOSTDNS_LABELS_SEEN    256
+
+struct hostdns_budget;
+
+struct hostdns_budget *hostdns_budget_new(size_t n_rules);
+void hostdns_budget_free(struct hostdns_budget *b);
+
+/* Whether a forwarded query for name under entry rule may go (and count
+ * it): true for an entry that is not a wildcard. */
+bool hostdns_budget_take(struct hostdns_budget *b, const struct hostrule *rules,
+			 size_t n, int rule, const char *name, uint64_t now);
+
 #endif /* LLW_HOSTDNS_H */

@@ -209,6 +209,12 @@ netpolicy_describe(const struct policy *p,
 			      "for the answer's TTL (30 s to 1 h), on that "
 			      "entry's ports; never a local address a name "
 			      "resolved to (rebinding)");
+		strv_push(&v, "names checked: a TCP connection to an address "
+			      "learned from a name goes through llwrap-relay, "
+			      "its TLS server name or HTTP Host must be a name "
+			      "learned there (no encrypted ClientHello); ssh "
+			      "(22) and git:// (9418) carry no name and are "
+			      "decided by address alone");
 	} else if (netpolicy_proxy_enabled(p)) {
 		strv_push_take(
 			&v, xasprintf("names: only through llwrap's proxy on "

@@ -576,6 +576,8 @@ serve(int c)
 		}
 		if (r == 0)
 			v = proxy_decide_sni(req.host, sni);
+		else if (r == -EPERM)
+			v.rule = REFUSAL_ECH; /* the name is inside */
 		else if (r == -EINVAL)
 			v.rule = REFUSAL_SNI;
 		free(sni);

@@ -74,6 +74,27 @@ static const struct {
 				   "the socket carries a routing header or a "
 				   "source route",
 				   EPERM },
+	[REFUSAL_SERVER_NAME] = { "filtered/server-name",
+				  "the server name is not one of the names "
+				  "that resolved to the address",
+				  ECONNRESET },
+	[REFUSAL_ECH] = { "filtered/ech",
+			  "an encrypted ClientHello hides the server name",
+			  ECONNRESET },
+	[REFUSAL_NO_NAME] = { "filtered/no-name",
+			      "the connection names no server (no TLS server "
+			      "name or HTTP Host) to check against the names "
+			      "that resolved to the address",
+			      ECONNRESET },
+	[REFUSAL_DNS_BUDGET] = { "filtered/dns-budget",
+				 "a wildcard's budget of new names a minute "
+				 "is spent (the label channel)",
+				 EACCES },
+	[REFUSAL_QUIC] = { "filtered/quic",
+			   "QUIC to a named host: its server name is not "
+			   "checked (HTTP/3 clients fall back to TCP, where "
+			   "it is)",
+			   EACCES },
 	[REFUSAL_UNKNOWN] = { "filtered/unknown", "refused", EACCES },
 };
 

@@ -36,6 +36,11 @@ enum refusal {
 	REFUSAL_SHARED_PORT,
 	REFUSAL_UNPUBLISHED,
 	REFUSAL_SOURCE_ROUTE,
+	REFUSAL_SERVER_NAME, /* the relay (relay.h): a name checked */
+	REFUSAL_ECH,
+	REFUSAL_NO_NAME,
+	REFUSAL_DNS_BUDGET,
+	REFUSAL_QUIC,
 	REFUSAL_UNKNOWN, /* a log name this table does not hold */
 };
 

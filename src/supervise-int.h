@@ -36,13 +36,15 @@
 
 /* Calls waiting for their socket (a connect in progress, a full send
  * buffer); more get EAGAIN. */
-#define SV_MAX_PENDING (SUPERVISE_POLL_MAX - 2)
+#define SV_MAX_PENDING (SUPERVISE_POLL_MAX - 3)
 /* With llwrap's resolver: local addresses allowed names gave, sockets
  * swapped for the resolver's, and who asked from which port, each the
  * most recent this many. */
 #define SV_MAX_REBIND  64
 #define SV_MAX_SWAPPED 256
 #define SV_MAX_ASKERS  64
+/* Relayed connections whose caller a refusal names (relay.h). */
+#define SV_MAX_RELAYED 256
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The kinds of attempt remembered for the notes. */
@@ -142,8 +144,23 @@ struct supervisor {
 		int pidfd;
 	} askers[SV_MAX_ASKERS];
 	size_t next_asker;
-	bool polled_stub; /* supervise_poll_fds gave the stub's records */
-	bool stub_gone;	  /* it ended: no more records, no more swaps */
+	/* The name check on connections to learned addresses (relay.h):
+	 * the relay's channel (-1: none; with the stub, a connect that
+	 * needs it is refused), the loopback listener each connection's
+	 * pair is made through, and who made each relayed connection. */
+	int relay;
+	int relay_listener;
+	uint16_t relay_port;
+	uint32_t relay_next_id;
+	struct relayed {
+		uint32_t id;
+		pid_t pid;
+		int pidfd; /* -1 when unused */
+		struct netpolicy_addr dst;
+	} relayed[SV_MAX_RELAYED];
+	bool polled_relay; /* supervise_poll_fds gave the relay's reports */
+	bool polled_stub;  /* supervise_poll_fds gave the stub's records */
+	bool stub_gone;	   /* it ended: no more records, no more swaps */
 	/* The command's first process (or pid 1 above it), and whether a pid
 	 * namespace confines the pids it names (supervise_set_command). */
 	pid_t root;
@@ -278,6 +295,19 @@ int svnames_swap(struct supervisor *sv, struct call *c,
 		 const struct addr_buf *a, bool connected);
 /* Take the resolver's records (before any decision). */
 void svnames_drain(struct supervisor *sv);
+/* A TCP connect to a learned address, allowed: through the relay (its
+ * socket installed at the caller's number) when a name must be checked:
+ * a SWAP_* or -errno. */
+int svnames_relay(struct supervisor *sv, struct call *c,
+		  const struct addr_buf *a);
+/* A UDP destination the decision allowed: REFUSAL_QUIC for QUIC to
+ * a learned address (its name is not checked), else REFUSAL_NONE. */
+enum refusal svnames_datagram(struct supervisor *sv,
+			      const struct netpolicy_addr *ip);
+/* Take the relay's reports (refusals: logged and noted). */
+void svnames_relay_drain(struct supervisor *sv);
+/* Close the relay's channel, listener and callers' pidfds. */
+void svnames_relay_close(struct supervisor *sv);
 /* netpolicy_lookup's named and host_local. */
 enum netpolicy_named svnames_lookup(void *ctx, const struct netpolicy_query *q);
 bool svnames_host_local(void *ctx, const struct netpolicy_addr *a);

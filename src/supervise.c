@@ -200,6 +200,7 @@ supervise_free(struct supervisor *sv)
 	sockdiag_host_free(sv->host);
 	free(sv->dns);
 	hostaddrs_free(sv->learned);
+	svnames_relay_close(sv);
 	free(sv->fixed);
 	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
 		if (sv->askers[i].pidfd >= 0)
@@ -235,6 +236,7 @@ supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;
+	sv->relay = sv->relay_listener = -1;
 	sv->rules = netpolicy_rules_new(p, dns, n_dns);
 	{
 		_cleanup_free_ char *start = file_read_line(
@@ -248,6 +250,8 @@ supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
 	sv->n_dns = n_dns;
 	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
 		sv->askers[i].pidfd = -1;
+	for (size_t i = 0; i < SV_MAX_RELAYED; i++)
+		sv->relayed[i].pidfd = -1;
 	for (char *const *e = envp; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "HOME=/", 6) == 0) {
 			_cleanup_free_ char *home = realpath(*e + 5, NULL);
@@ -324,6 +328,7 @@ supervise_child_forked(struct supervisor *sv)
 	sv->proxy_note_fd = -1;
 	sockdiag_host_free(sv->host);
 	sv->host = NULL;
+	svnames_relay_close(sv);
 	dnsstub_child_forked(sv->stub);
 }
 
@@ -604,6 +609,9 @@ supervise_poll_fds(struct supervisor *sv, struct pollfd *pfd)
 	if (sv->polled_stub)
 		pfd[n++] = (struct pollfd){ .fd = dnsstub_fd(sv->stub),
 					    .events = POLLIN };
+	sv->polled_relay = sv->relay >= 0;
+	if (sv->polled_relay)
+		pfd[n++] = (struct pollfd){ .fd = sv->relay, .events = POLLIN };
 	for (size_t i = 0; i < sv->n_pending; i++)
 		pfd[n++] = (struct pollfd){ .fd = sv->pending[i].kind ==
 								  PENDING_TIMER
@@ -616,12 +624,14 @@ supervise_poll_fds(struct supervisor *sv, struct pollfd *pfd)
 void
 supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd, size_t n)
 {
-	size_t first_pending =
-		(sv->polled_listener ? 1 : 0) + (sv->polled_stub ? 1 : 0);
+	size_t first_pending = (sv->polled_listener ? 1 : 0) +
+			       (sv->polled_stub ? 1 : 0) +
+			       (sv->polled_relay ? 1 : 0);
 
 	/* The stub's records first: an answer it gave is learned before
 	 * the command's next connect is decided. */
 	svnames_drain(sv);
+	svnames_relay_drain(sv);
 
 	/* Pending first: answering one may reorder them. */
 	for (size_t i = n; i-- > first_pending;)

@@ -269,6 +269,10 @@ svaddr_check(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 				      .now_ns = supervise_now_ns() };
 	sv->deciding = c->sock;
 	rule = netpolicy_decide(sv->rules, &q, &lookup).refusal;
+	/* QUIC to a learned address: no name the relay checks. */
+	if (rule == REFUSAL_NONE && op != NETPOLICY_BIND &&
+	    q.proto == NETPOLICY_UDP)
+		rule = svnames_datagram(sv, &ip);
 	/* A port in use is in use: programs try another, as they would
 	 * when the kernel says so. */
 	r = -refusal_errno(rule);
@@ -474,6 +478,9 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 		sv->found_set = false;
 		if (r < 0)
 			return r;
+		/* To a learned address: the name is checked (relay.h). */
+		if ((r = svnames_relay(sv, c, &a)) < 0 || r == SWAP_DONE)
+			return r < 0 ? r : 0;
 	}
 	if ((r = svaddr_check_route(sv, c, NETPOLICY_CONNECT, &a)) < 0 ||
 	    (r = svaddr_udp_autobind(sv, c)) < 0 ||

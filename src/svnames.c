@@ -2,27 +2,77 @@
  * The network supervisor's names (supervise-int.h), allow-host through llwrap's
  * resolver (dnsstub.h, DESIGN.md §6.1 design (a)): the resolver's
  * records (refusals logged, answers learned before any decision), the
- * named lookup netpolicy_decide asks, /etc/hosts, and the swap of a
+ * named lookup netpolicy_decide asks, /etc/hosts, the swap of a
  * socket to a resolver's port 53 for one the resolver made in its own
- * namespace (SECCOMP_IOCTL_NOTIF_ADDFD).
+ * namespace (SECCOMP_IOCTL_NOTIF_ADDFD), and the name check on
+ * connections to learned addresses: a socket to llwrap-relay (relay.h)
+ * installed the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "cleanup.h"
 #include "dnsstub.h"
 #include "fdutil.h"
 #include "hostdns.h"
+#include "httpreq.h"
+#include "relay.h"
 #include "testhook.h"
 #include "sockdiag.h"
 #include "supervise-int.h"
 #include "xalloc.h"
+
+/*
+ * The relay (relay.h) and the loopback listener the supervisor makes
+ * each relayed connection's pair through.  Fails closed: without them a
+ * connect that needs the check is refused.
+ */
+static void
+relay_setup(struct supervisor *sv)
+{
+	struct sockaddr_in at = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(at);
+	int l;
+
+	l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
+	    listen(l, RELAY_MAX_CONNS) < 0 ||
+	    getsockname(l, (struct sockaddr *)&at, &len) < 0 ||
+	    relay_start(sv->policy->hosts, sv->policy->n_hosts, &sv->relay) <
+		    0) {
+		if (l >= 0)
+			close(l);
+		sv->relay = -1;
+		return;
+	}
+	sv->relay_listener = l;
+	sv->relay_port = ntohs(at.sin_port);
+}
+
+void
+svnames_relay_close(struct supervisor *sv)
+{
+	if (sv->relay >= 0)
+		close(sv->relay);
+	if (sv->relay_listener >= 0)
+		close(sv->relay_listener);
+	sv->relay = sv->relay_listener = -1;
+	for (size_t i = 0; i < SV_MAX_RELAYED; i++) {
+		if (sv->relayed[i].pidfd >= 0)
+			close(sv->relayed[i].pidfd);
+		sv->relayed[i].pidfd = -1;
+	}
+}
 
 void
 supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
@@ -35,6 +85,7 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 	netpolicy_rules_use_stub(sv->rules);
 	sv->stub = stub;
 	sv->learned = hostaddrs_new();
+	relay_setup(sv);
 	/* /etc/hosts answers before DNS: its addresses for allowed names
 	 * are allowed for the whole run, but never a local one. */
 	if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0) {
@@ -267,4 +318,257 @@ svnames_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 	close(c->sock);
 	c->sock = fd;
 	return SWAP_DONE;
+}
+
+/* ---- The name check on connections to learned addresses ---- */
+
+/* Socket options a client sets before its connect, carried over to
+ * the socket that takes its place. */
+static const struct {
+	int level, name;
+	socklen_t len;
+} carried[] = {
+	{ IPPROTO_TCP, TCP_NODELAY, sizeof(int) },
+	{ SOL_SOCKET, SO_KEEPALIVE, sizeof(int) },
+	{ IPPROTO_TCP, TCP_KEEPIDLE, sizeof(int) },
+	{ IPPROTO_TCP, TCP_KEEPINTVL, sizeof(int) },
+	{ IPPROTO_TCP, TCP_KEEPCNT, sizeof(int) },
+	{ IPPROTO_TCP, TCP_USER_TIMEOUT, sizeof(int) },
+	{ SOL_SOCKET, SO_RCVTIMEO, sizeof(struct timeval) },
+	{ SOL_SOCKET, SO_SNDTIMEO, sizeof(struct timeval) },
+};
+
+/*
+ * A connected pair of TCP sockets on loopback, made through the relay's
+ * listener: *client of family domain (an IPv6 one reaches it
+ * IPv4-mapped), *server the listener's accepted end.  A connection of
+ * another process's that reached the listener is closed.  0 or -errno.
+ */
+static int
+relay_pair(struct supervisor *sv, int domain, int *client, int *server)
+{
+	struct sockaddr_storage to = { 0 }, self, peer;
+	socklen_t tl, sl = sizeof(self);
+	_cleanup_close_ int s = -1;
+	int zero = 0;
+
+	s = socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (domain == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&to;
+
+		(void)setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				 sizeof(zero));
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(sv->relay_port);
+		s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
+		s6->sin6_addr.s6_addr[12] = 127;
+		s6->sin6_addr.s6_addr[15] = 1;
+		tl = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&to;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(sv->relay_port);
+		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		tl = sizeof(*s4);
+	}
+	if ((connect(s, (struct sockaddr *)&to, tl) < 0 &&
+	     errno != EINPROGRESS) ||
+	    getsockname(s, (struct sockaddr *)&self, &sl) < 0)
+		return -errno;
+	for (int tries = 0; tries < 16; tries++) {
+		socklen_t pl = sizeof(peer);
+		struct pollfd pfd = { .fd = sv->relay_listener,
+				      .events = POLLIN };
+		int a = accept4(sv->relay_listener, (struct sockaddr *)&peer,
+				&pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		uint16_t want, got;
+
+		if (a < 0) {
+			/* On loopback the handshake is done by now. */
+			if (errno != EAGAIN || poll(&pfd, 1, 10) <= 0)
+				return -ECONNREFUSED;
+			continue;
+		}
+		want = self.ss_family == AF_INET6
+			       ? ((struct sockaddr_in6 *)&self)->sin6_port
+			       : ((struct sockaddr_in *)&self)->sin_port;
+		got = ((struct sockaddr_in *)&peer)->sin_port;
+		if (peer.ss_family == AF_INET && got == want) {
+			*server = a;
+			*client = s;
+			s = -1;
+			return 0;
+		}
+		close(a); /* not ours */
+	}
+	return -ECONNREFUSED;
+}
+
+int
+svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
+{
+	const struct policy *p = sv->policy;
+	struct relay_conn req = { 0 };
+	struct seccomp_notif_addfd af = { 0 };
+	struct netpolicy_addr ip;
+	struct relayed *slot;
+	int client = -1, server = -1, r;
+
+	if (sv->stub == NULL || c->type != SOCK_STREAM ||
+	    (c->domain != AF_INET && c->domain != AF_INET6) ||
+	    netpolicy_addr_from_sockaddr(&a->u, a->len, &ip) < 0 ||
+	    !relay_port_checked(ip.port) ||
+	    netpolicy_cidr_allows(sv->rules, &ip) != NULL)
+		return SWAP_NO;
+	/* The entries under which the address was learned (from the
+	 * resolver's answers, and /etc/hosts), on this port. */
+	req.n = (uint32_t)hostaddrs_entries(
+		sv->learned, p->hosts, p->n_hosts, &p->connect_tcp, &ip,
+		learned_now(supervise_now_ns()), req.entries, RELAY_ENTRIES);
+	for (size_t i = 0; i < sv->n_fixed && req.n < RELAY_ENTRIES; i++)
+		if (netpolicy_addr_same(&sv->fixed[i].addr, &ip) &&
+		    hostrule_port(&p->hosts[sv->fixed[i].rule], &p->connect_tcp,
+				  ip.port))
+			req.entries[req.n++] = sv->fixed[i].rule;
+	if (req.n == 0)
+		return SWAP_NO; /* allowed by no name: nothing to check */
+	{
+		struct sockaddr_storage peer;
+		socklen_t pl = sizeof(peer);
+		int listening = 0;
+		socklen_t ll = sizeof(listening);
+
+		/* Connected already, or listening: the kernel's answer
+		 * (EISCONN, EINVAL), not a new connection in its place. */
+		if (getpeername(c->sock, (struct sockaddr *)&peer, &pl) == 0 ||
+		    (getsockopt(c->sock, SOL_SOCKET, SO_ACCEPTCONN, &listening,
+				&ll) == 0 &&
+		     listening))
+			return SWAP_NO;
+	}
+	if (sv->relay < 0)
+		return -ECONNREFUSED; /* fail closed */
+	req.id = ++sv->relay_next_id;
+	req.dst = ip;
+	if ((r = relay_pair(sv, c->domain, &client, &server)) < 0)
+		return r;
+	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++) {
+		char v[sizeof(struct timeval)];
+		socklen_t len = carried[i].len;
+
+		if (getsockopt(c->sock, carried[i].level, carried[i].name, v,
+			       &len) == 0)
+			(void)setsockopt(client, carried[i].level,
+					 carried[i].name, v, len);
+	}
+	if (!c->nonblock)
+		(void)fcntl(client, F_SETFL, 0);
+	if ((r = svcall_valid(sv, c)) < 0)
+		goto fail;
+	r = channel_send(sv->relay, RELAY_CONN, &req, sizeof(req), &server, 1,
+			 MSG_DONTWAIT);
+	if (r < 0) {
+		r = r == -EAGAIN ? -EAGAIN : -ECONNREFUSED;
+		goto fail;
+	}
+	close(server);
+	server = -1;
+	af.id = c->req->id;
+	af.flags = SECCOMP_ADDFD_FLAG_SETFD;
+	af.srcfd = (uint32_t)client;
+	af.newfd = (uint32_t)c->req->data.args[0];
+	af.newfd_flags = caller_cloexec(c) ? O_CLOEXEC : 0;
+	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	slot = &sv->relayed[req.id % SV_MAX_RELAYED];
+	if (slot->pidfd >= 0)
+		close(slot->pidfd);
+	*slot = (struct relayed){
+		.id = req.id,
+		.pid = c->pid,
+		.pidfd = fcntl(c->pidfd, F_DUPFD_CLOEXEC, 3),
+		.dst = ip,
+	};
+	close(c->sock);
+	c->sock = client;
+	return SWAP_DONE;
+fail:
+	close(client);
+	if (server >= 0)
+		close(server);
+	return r;
+}
+
+/*
+ * A datagram to a learned address (a UDP connect or send the decision
+ * allowed): QUIC, on port 443, carries its name in an Initial packet
+ * the relay does not read, so it is refused (filtered/quic) where no
+ * allow-cidr entry holds the address; HTTP/3 clients fall back to TCP,
+ * where the name is checked.  Other UDP ports are decided by address.
+ */
+enum refusal
+svnames_datagram(struct supervisor *sv, const struct netpolicy_addr *ip)
+{
+	const struct policy *p = sv->policy;
+	uint16_t e[RELAY_ENTRIES];
+
+	if (sv->stub == NULL || ip->port != 443)
+		return REFUSAL_NONE;
+	for (size_t i = 0; i < p->n_cidrs; i++)
+		if (netpolicy_cidr_contains(&p->cidrs[i], ip))
+			return REFUSAL_NONE;
+	if (hostaddrs_entries(
+		    sv->learned, p->hosts, p->n_hosts, &p->connect_udp, ip,
+		    learned_now(supervise_now_ns()), e, RELAY_ENTRIES) > 0)
+		return REFUSAL_QUIC;
+	for (size_t i = 0; i < sv->n_fixed; i++)
+		if (netpolicy_addr_same(&sv->fixed[i].addr, ip))
+			return REFUSAL_QUIC;
+	return REFUSAL_NONE;
+}
+
+void
+svnames_relay_drain(struct supervisor *sv)
+{
+	static struct channel_msg m;
+	const struct relay_report *rep;
+
+	while (sv->relay >= 0) {
+		int r = channel_recv(sv->relay, &m, 0, MSG_DONTWAIT);
+		const struct relayed *who;
+		_cleanup_free_ char *addr = NULL, *t = NULL;
+
+		if (r == -EAGAIN || r == -EINTR)
+			return;
+		if (r <= 0 && r != -EMSGSIZE && r != -EBADMSG) {
+			/* The relay ended: relayed connects now fail. */
+			close(sv->relay);
+			sv->relay = -1;
+			return;
+		}
+		if (r <= 0 ||
+		    (rep = channel_expect(&m, RELAY_REPORT, sizeof(*rep))) ==
+			    NULL ||
+		    rep->rule == REFUSAL_NONE || rep->rule >= REFUSAL_UNKNOWN)
+			continue;
+		who = &sv->relayed[rep->id % SV_MAX_RELAYED];
+		if (who->id != rep->id || who->pidfd < 0)
+			continue;
+		addr = value_addr_format(&who->dst);
+		/* NAME@ADDRESS:PORT: the name the connection carried and
+		 * where it went (blocked.c words the note). */
+		if (memchr(rep->name, '\0', sizeof(rep->name)) != NULL &&
+		    rep->name[0] != '\0' &&
+		    httpreq_name_valid(rep->name, strlen(rep->name)))
+			t = xasprintf("%s@%s", rep->name, addr);
+		else
+			t = xstrdup(addr);
+		svlog_blocked(sv, NETPOLICY_CONNECT, NETPOLICY_TCP, t, who->pid,
+			      who->pidfd, (enum refusal)rep->rule);
+	}
 }

@@ -14,6 +14,8 @@
 #define TLS_HANDSHAKE	      22
 #define TLS_CLIENT_HELLO      1
 #define TLS_EXT_SERVER_NAME   0
+#define TLS_EXT_ECH	      0xfe0d /* encrypted_client_hello (RFC 9849) */
+#define TLS_EXT_ESNI	      0xffce /* its draft, encrypted_server_name */
 #define TLS_NAME_HOST	      0
 #define TLS_MAX_RECORD	      (16384 + 2048) /* TLSCiphertext's limit */
 #define TLS_HANDSHAKE_HDR_LEN 4
@@ -97,7 +99,7 @@ client_hello(struct rd h, char **sni)
 {
 	struct rd skip, exts;
 	unsigned n, ext_type, ext_len;
-	bool seen = false;
+	bool seen = false, ech = false;
 
 	if (!rd_u16(&h, &n) || !rd_sub(&h, 32, &skip)) /* version, random */
 		return -EINVAL;
@@ -119,6 +121,8 @@ client_hello(struct rd h, char **sni)
 		if (!rd_u16(&exts, &ext_type) || !rd_u16(&exts, &ext_len) ||
 		    !rd_sub(&exts, ext_len, &ext))
 			return -EINVAL;
+		if (ext_type == TLS_EXT_ECH || ext_type == TLS_EXT_ESNI)
+			ech = true;
 		if (ext_type != TLS_EXT_SERVER_NAME)
 			continue;
 		if (seen)
@@ -128,7 +132,7 @@ client_hello(struct rd h, char **sni)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return ech ? -EPERM : 0;
 }
 
 int
@@ -187,10 +191,10 @@ tlshello_sni(const uint8_t *buf, size_t len, char **sni)
 	r = client_hello((struct rd){ msg + TLS_HANDSHAKE_HDR_LEN,
 				      want - TLS_HANDSHAKE_HDR_LEN },
 			 &name);
-	if (r < 0) {
+	if (r < 0 && r != -EPERM) {
 		free(name);
 		return r;
 	}
 	*sni = name;
-	return 0;
+	return r;
 }

@@ -26,6 +26,10 @@
  * Read the ClientHello at the start of buf[0..len).  Returns:
  *  - 0 and *sni, a new lower-case string, or NULL when the hello names
  *    no server (a client connecting to an address sends none);
+ *  - -EPERM and *sni as above (or NULL): a well-formed hello that
+ *    carries encrypted_client_hello (or its draft, encrypted_server_name):
+ *    the name it shows is only the outer, public one, the server reads
+ *    another from the encrypted inner hello;
  *  - -EAGAIN: the hello is not complete yet (call again with more);
  *  - -EPROTO: the data does not start with a TLS handshake record (the
  *    tunnel carries another protocol);

@@ -17,6 +17,7 @@
 #include "hostrule.h"
 #include "proxy.h"
 #include "refusal.h"
+#include "relay.h"
 #include "sockdiag.h"
 #include "strv.h"
 #include "why-int.h"
@@ -189,13 +190,31 @@ why_host(const struct policy *p, bool stub, const struct why_query *q,
 				"host or its networks (loopback, private, "
 				"link-local, CGNAT, ULA) is refused unless an "
 				"allow-cidr entry holds it (rebinding)"));
-		note(v, stub ? xstrdup("the resolver decides by address: "
-				       "another name at the same address "
-				       "(a CDN) is reached too; proxy = yes "
-				       "checks the TLS server name")
-			     : xstrdup("a client that ignores the proxy "
-				       "variables reaches no name: DNS is "
-				       "refused"));
+		if (stub && relay_port_checked(port))
+			note(v,
+			     xasprintf(
+				     "the name is checked too (llwrap-relay): "
+				     "a connection to the address must "
+				     "carry %s (or another name learned "
+				     "there) as its TLS server name or "
+				     "HTTP Host; another name at the same "
+				     "address (a CDN) is refused (%s), so "
+				     "are none and an encrypted "
+				     "ClientHello (%s, %s)",
+				     name, refusal_name(REFUSAL_SERVER_NAME),
+				     refusal_name(REFUSAL_NO_NAME),
+				     refusal_name(REFUSAL_ECH)));
+		else
+			note(v,
+			     stub ? xasprintf("decided by address alone: port "
+					      "%u (ssh, git://) carries no "
+					      "server name to check; another "
+					      "name at the same address is "
+					      "reached too",
+					      port)
+				  : xstrdup("a client that ignores the proxy "
+					    "variables reaches no name: DNS "
+					    "is refused"));
 		return;
 	}
 	v->allowed = false;

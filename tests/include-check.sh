@@ -26,11 +26,11 @@ value:    value httpreq
 core:     vars profile keys options policy hostrule netpolicy proxy dns
           hostaddrs hostdns profilematch pathtree gitconfig known project
           layers suggest blocked viewplan tlshello learnpropose testhook
-          msgcopy refusal
+          msgcopy refusal relaycheck
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
           copyin gitguard watchlater channel helper
 helpers:  supervise svcall svlog svaddr svunix svnames svsend
-          svlearn dnsstub dnsserve proxyserve watchjudge
+          svlearn dnsstub dnsserve proxyserve watchjudge relay
 cli:      sandbox why explain selftest cmd llwrap completion
 '
 

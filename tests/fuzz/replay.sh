@@ -5,6 +5,7 @@
 # fuzz-msgcopy over tests/fuzz/regressions-msgcopy/,
 # fuzz-httpreq over tests/fuzz/regressions-httpreq/, fuzz-tlshello over
 # the captured hellos (tests/data/tls/) and tests/fuzz/regressions-tlshello/,
+# fuzz-relaycheck over the hellos and tests/fuzz/regressions-relaycheck/,
 # fuzz-dns over tests/fuzz/regressions-dns/, fuzz-index over
 # tests/fuzz/regressions-index/.
 # Each replay program prints a TAP line per input; this script numbers
@@ -35,6 +36,8 @@ replay fuzz-msgcopy "$LLW_SRCDIR"/tests/fuzz/regressions-msgcopy/*
 replay fuzz-httpreq "$LLW_SRCDIR"/tests/fuzz/regressions-httpreq/*
 replay fuzz-tlshello "$LLW_SRCDIR"/tests/data/tls/* \
 	"$LLW_SRCDIR"/tests/fuzz/regressions-tlshello/*
+replay fuzz-relaycheck "$LLW_SRCDIR"/tests/data/tls/* \
+	"$LLW_SRCDIR"/tests/fuzz/regressions-relaycheck/*
 replay fuzz-dns "$LLW_SRCDIR"/tests/fuzz/regressions-dns/*
 replay fuzz-index "$LLW_SRCDIR"/tests/fuzz/regressions-index/*
 awk '/^1\.\./ { next }

@@ -3,14 +3,16 @@
 # libFuzzer (address and undefined sanitizers) and fuzz for SECONDS in
 # all (default 60): half to tests/fuzz/fuzz-profile (profile parsing,
 # precedence and path compilation, from the seeds in conf/ and
-# tests/data/), the rest in six equal parts to tests/fuzz/fuzz-cmsg
+# tests/data/), the rest in seven equal parts to tests/fuzz/fuzz-cmsg
 # (the control data the supervisor rebuilds, from
 # tests/fuzz/regressions-cmsg/), tests/fuzz/fuzz-msgcopy (the sendmsg
 # message it copies out of the command, from
 # tests/fuzz/regressions-msgcopy/), tests/fuzz/fuzz-httpreq (the requests
 # the proxy reads, from tests/fuzz/regressions-httpreq/),
 # tests/fuzz/fuzz-tlshello (the ClientHellos it reads the SNI from, from
-# tests/data/tls/ and tests/fuzz/regressions-tlshello/) and
+# tests/data/tls/ and tests/fuzz/regressions-tlshello/),
+# tests/fuzz/fuzz-relaycheck (the first bytes llwrap-relay checks the
+# name of, from the hellos and tests/fuzz/regressions-relaycheck/) and
 # tests/fuzz/fuzz-dns (DNS queries and answers, the resolver's replies,
 # from tests/fuzz/regressions-dns/) and tests/fuzz/fuzz-index (the git
 # index the watch reads, from tests/fuzz/regressions-index/).
@@ -61,6 +63,11 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-httpreq.c" "$src/src/httpreq.c" \
 $CC $FLAGS "$src/tests/fuzz/fuzz-tlshello.c" "$src/src/tlshello.c" \
 	"$src/src/httpreq.c" "$src/lib/xalloc.c" -o "$out/fuzz-tlshello"
 # shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-relaycheck.c" \
+	"$src/src/relaycheck.c" "$src/src/tlshello.c" "$src/src/hostrule.c" \
+	"$src/src/httpreq.c" "$src/src/value.c" "$src/lib/xalloc.c" \
+	"$src/lib/strv.c" -o "$out/fuzz-relaycheck"
+# shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-dns.c" "$src/src/dns.c" -o "$out/fuzz-dns"
 # shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard-read.c" \
@@ -69,7 +76,7 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard-read.c" \
 	-o "$out/fuzz-index"
 
 mkdir "$work/profile" "$work/cmsg" "$work/msgcopy" "$work/httpreq" "$work/tlshello" "$work/dns" \
-	"$work/index"
+	"$work/index" "$work/relaycheck"
 cp "$src"/conf/*.ini "$src"/conf/known-limits "$src"/tests/data/profiles/*.ini \
 	"$src"/tests/data/profiles-broken/* "$work/profile/"
 cp "$src"/tests/fuzz/regressions/* "$work/profile/" 2>/dev/null || true
@@ -78,6 +85,8 @@ cp "$src"/tests/fuzz/regressions-msgcopy/* "$work/msgcopy/"
 cp "$src"/tests/fuzz/regressions-httpreq/* "$work/httpreq/"
 cp "$src"/tests/data/tls/* "$src"/tests/fuzz/regressions-tlshello/* \
 	"$work/tlshello/"
+cp "$src"/tests/data/tls/* "$src"/tests/fuzz/regressions-relaycheck/* \
+	"$work/relaycheck/"
 cp "$src"/tests/fuzz/regressions-dns/* "$work/dns/"
 cp "$src"/tests/fuzz/regressions-index/* "$work/index/"
 
@@ -101,11 +110,12 @@ fuzz() {
 }
 rest=$((secs - secs / 2))
 fuzz profile $((secs / 2)) regressions
-fuzz cmsg $((rest / 6)) regressions-cmsg
-fuzz msgcopy $((rest / 6)) regressions-msgcopy
-fuzz httpreq $((rest / 6)) regressions-httpreq
-fuzz tlshello $((rest / 6)) regressions-tlshello
-fuzz dns $((rest / 6)) regressions-dns
-fuzz index $((rest - rest / 6 * 5)) regressions-index
+fuzz cmsg $((rest / 7)) regressions-cmsg
+fuzz msgcopy $((rest / 7)) regressions-msgcopy
+fuzz httpreq $((rest / 7)) regressions-httpreq
+fuzz tlshello $((rest / 7)) regressions-tlshello
+fuzz relaycheck $((rest / 7)) regressions-relaycheck
+fuzz dns $((rest / 7)) regressions-dns
+fuzz index $((rest - rest / 7 * 6)) regressions-index
 [ "$status" -eq 0 ] && echo "fuzz: clean after ${secs}s"
 exit "$status"

@@ -485,6 +485,39 @@ test_note(void **state)
 				       "3000): publishes it, reachable from "
 				       "the host (a browser)\n");
 	}
+	/* The relay's name check: the note names the name, the address
+	 * and what was checked (IPv6 addresses without brackets). */
+	{
+		_cleanup_free_ char *e = blocked_note(
+			"connect", "tcp", "evil.test@198.51.100.7:443",
+			REFUSAL_SERVER_NAME, &bounds);
+		_cleanup_free_ char *f =
+			blocked_note("connect", "tcp", "[2001:db8::7]:443",
+				     REFUSAL_NO_NAME, &bounds);
+		_cleanup_free_ char *g = blocked_note(
+			"connect", "tcp", "public.example@198.51.100.7:443",
+			REFUSAL_ECH, &bounds);
+
+		assert_string_equal(e, "llwrap: blocked by the sandbox's "
+				       "policy: connect tcp 198.51.100.7:443: "
+				       "server name evil.test is not one of "
+				       "the names that resolved to "
+				       "198.51.100.7 (rule "
+				       "filtered/server-name); not a network "
+				       "failure: ask the user to allow it "
+				       "rather than retrying\n");
+		assert_non_null(strstr(f,
+				       "connect tcp [2001:db8::7]:443: the "
+				       "connection names no server (no TLS "
+				       "server name or HTTP Host) to check "
+				       "against the names that resolved to "
+				       "2001:db8::7 (rule filtered/no-name)"));
+		assert_non_null(strstr(g,
+				       "an encrypted ClientHello (outer "
+				       "name public.example) hides the name "
+				       "checked against those that resolved "
+				       "to 198.51.100.7 (rule filtered/ech)"));
+	}
 	/* Known-harmless probes: no note. */
 	assert_null(blocked_note("connect", "unix", "/var/run/nscd/socket",
 				 REFUSAL_UNIX, &bounds));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -197,6 +198,38 @@ test_hosts_file(void **state)
 	assert_int_equal(hostdns_hosts_file(rules, 2, NULL, out, 8), 0);
 }
 
+/* The wildcard label channel's budget: new labels a minute per
+ * wildcard entry; a label seen before is free; an exact entry is never
+ * counted; the next minute has a new budget. */
+static void
+test_budget(void **state)
+{
+	struct hostdns_budget *b = hostdns_budget_new(2);
+	char name[64];
+	uint64_t t = 600;
+
+	(void)state;
+	for (unsigned i = 0; i < HOSTDNS_LABELS_PER_MIN; i++) {
+		snprintf(name, sizeof(name), "l%u.cdn.example", i);
+		assert_true(hostdns_budget_take(b, rules, 2, 1, name, t));
+	}
+	assert_false(hostdns_budget_take(b, rules, 2, 1, "new.cdn.example", t));
+	assert_false(
+		hostdns_budget_take(b, rules, 2, 1, "new.cdn.example", t + 59));
+	/* Seen before (in any case): free. */
+	assert_true(hostdns_budget_take(b, rules, 2, 1, "L3.cdn.example", t));
+	/* Not a wildcard: no budget. */
+	for (unsigned i = 0; i < 3 * HOSTDNS_LABELS_PER_MIN; i++)
+		assert_true(hostdns_budget_take(b, rules, 2, 0,
+						"api.example.com", t));
+	/* Out of range: not counted. */
+	assert_true(hostdns_budget_take(b, rules, 2, -1, "x.cdn.example", t));
+	/* The next minute. */
+	assert_true(
+		hostdns_budget_take(b, rules, 2, 1, "new.cdn.example", t + 60));
+	hostdns_budget_free(b);
+}
+
 int
 main(void)
 {
@@ -205,6 +238,7 @@ main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_learn),
 		cmocka_unit_test(test_hosts_file),
+		cmocka_unit_test(test_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

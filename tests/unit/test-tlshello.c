@@ -301,6 +301,58 @@ test_malformed(void **state)
 	}
 }
 
+/* encrypted_client_hello (0xfe0d), or its draft (0xffce), before or
+ * after the server_name: -EPERM, with the outer name; any other
+ * unknown extension is not. */
+static void
+test_ech(void **state)
+{
+	static const unsigned types[] = { 0xfe0d, 0xffce };
+	static const char *const outer[] = { "public.example", NULL };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++)
+		for (int after = 0; after < 2; after++) {
+			struct buf exts = { .n = 0 }, msg = { .n = 0 },
+				   in = { .n = 0 };
+
+			if (after)
+				sni_ext(&exts, outer);
+			put16(&exts, types[i]);
+			put16(&exts, 3);
+			put(&exts, "\x01\x02\x03", 3);
+			if (!after)
+				sni_ext(&exts, outer);
+			hello(&msg, &exts);
+			records(&in, &msg, 16384);
+			expect(&in, -EPERM, "public.example");
+			/* Cut short it still asks for more. */
+			in.n--;
+			expect(&in, -EAGAIN, NULL);
+		}
+	/* Without a server_name: -EPERM, no name. */
+	{
+		struct buf exts = { .n = 0 }, msg = { .n = 0 }, in = { .n = 0 };
+
+		put16(&exts, 0xfe0d);
+		put16(&exts, 0);
+		hello(&msg, &exts);
+		records(&in, &msg, 16384);
+		expect(&in, -EPERM, NULL);
+	}
+	/* A neighbouring type is just an extension. */
+	{
+		struct buf exts = { .n = 0 }, msg = { .n = 0 }, in = { .n = 0 };
+
+		put16(&exts, 0xfe0c);
+		put16(&exts, 0);
+		sni_ext(&exts, outer);
+		hello(&msg, &exts);
+		records(&in, &msg, 16384);
+		expect(&in, 0, "public.example");
+	}
+}
+
 static void
 test_captured(void **state)
 {
@@ -347,6 +399,7 @@ main(void)
 		cmocka_unit_test(test_no_sni),
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_ech),
 		cmocka_unit_test(test_captured),
 	};
 

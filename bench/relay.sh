@@ -1,0 +1,143 @@
+#!/bin/bash
+# bench/relay.sh [BUILD-DIR]: the name check on learned addresses
+# (DESIGN.md §6.1, llwrap-relay) against the same connections decided by
+# address, and no sandbox at all.
+#
+# Everything runs in network namespaces of this script's own (a user
+# namespace makes it unprivileged): the fixture resolver
+# (tests/data/named/names.py: api.llw.test is 198.51.100.7) on
+# 192.0.2.53, named by a private /etc/resolv.conf, and behind a veth
+# pair, routed to as an internet host is, the fixture servers
+# (tests/data/proxy/servers.py: HTTPS on 8443) and a TCP listener on 22
+# (tests/data/srv.py).  Rows, each measured inside one sandboxed run:
+#   bare   no sandbox
+#   cidr   llwrap, allow-cidr 198.51.100.7/32:8443,22: decided by
+#          address, nothing relayed
+#   relay  llwrap, allow-host api.llw.test:8443,22: 8443 through
+#          llwrap-relay (the name checked, then spliced), 22 not relayed
+# Columns: a 1 GiB HTTPS download with curl (MB/s; BENCH_MB to change
+# the size), the median time to the first byte of N (BENCH_N, 200) TLS
+# requests from Python (connect, handshake, GET, first byte), and the
+# median of N TCP connects to port 22 (not relayed: the +100 µs budget).
+# The rows alternate (BENCH_ROUNDS, 3) and each figure is the median of
+# its rounds.  Prints a Markdown table; bench/RESULTS.md keeps one run.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+inner=
+if [ "${1:-}" = --inner ]; then
+	inner=$2
+	shift 2
+fi
+. "$here/lib.sh"
+N=${BENCH_N:-200}
+MB=${BENCH_MB:-1024}
+
+if [ -z "$inner" ]; then
+	work=$(mktemp -d "$build/bench-relay.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+	cp "$top/tests/data/named/names.py" "$top/tests/data/proxy/servers.py" \
+		"$top/tests/data/srv.py" "$work/"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
+		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
+	chmod -R a+rX "$work"
+	# A pid namespace: every fixture process ends with the script.
+	unshare -r -n -m -p --fork --mount-proc "$0" --inner "$work" "$build"
+	exit
+fi
+work=$inner
+mount --bind "$work/resolv.conf" /etc/resolv.conf
+ip link set lo up
+ip addr add 192.0.2.53/32 dev lo
+ip link add v0 type veth peer name v1
+unshare -n sh -c 'ip link set lo up
+	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
+	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
+	ip link set v1 up && ip route add default via 192.0.2.1 &&
+	{ python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 & } &&
+	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1' \
+	sh "$work" &
+server=$!
+sleep 0.2
+ip link set v1 netns "$server"
+ip addr add 192.0.2.1/30 dev v0
+ip link set v0 up
+ip route add 198.51.100.0/24 via 192.0.2.2
+python3 "$work/names.py" 192.0.2.53 /dev/null "$work/ready.dns" >/dev/null 2>&1 &
+resolver=$!
+trap 'kill $server $resolver' EXIT
+while [ ! -e "$work/ready" ] || [ ! -e "$work/ready.dns" ] || [ ! -e "$work/ssh" ]; do sleep 0.05; done
+
+cat >"$work/loop.py" <<'PY'
+import socket, ssl, subprocess, sys, time
+n, mb = int(sys.argv[1]), int(sys.argv[2])
+
+def med(v):
+    v.sort()
+    return v[len(v) // 2] * 1e6
+
+out = subprocess.run(["curl", "-sk", "-o", "/dev/null", "-w", "%{speed_download}",
+                      "https://api.llw.test:8443/bytes/%d" % (mb << 20)],
+                     capture_output=True, text=True).stdout
+print("mbps %.0f" % (float(out or 0) / 1e6))
+addr = socket.getaddrinfo("api.llw.test", 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+v = []
+for _ in range(n):
+    t = time.perf_counter()
+    s = ctx.wrap_socket(socket.create_connection(addr), server_hostname="api.llw.test")
+    s.sendall(b"GET / HTTP/1.1\r\nHost: api.llw.test\r\nConnection: close\r\n\r\n")
+    s.recv(1)
+    v.append(time.perf_counter() - t)
+    s.close()
+print("first %.0f" % med(v))
+v = []
+for _ in range(n):
+    s = socket.socket()
+    t = time.perf_counter()
+    s.connect(("198.51.100.7", 22))
+    v.append(time.perf_counter() - t)
+    s.close()
+print("connect %.0f" % med(v))
+PY
+chmod a+r "$work/loop.py"
+
+row() {
+	local name=$1
+	shift
+	"$@" python3 "$work/loop.py" "$N" "$MB" 2>>"$work/errors" | sed "s/^/$name /"
+}
+# The rows alternate, BENCH_ROUNDS (3) times, and each figure is the
+# median of its rounds: the machine is shared, and a row run while
+# another build runs would be compared with one that ran alone.
+for _ in $(seq "${BENCH_ROUNDS:-3}"); do
+	row bare env
+	row cidr "$LLWRAP" -p default --ro "$work" --allow-cidr 198.51.100.7/32:8443,22 --
+	row relay "$LLWRAP" -p default --ro "$work" --allow-host api.llw.test:8443,22 --
+done >"$work/rounds"
+awk '{ k = $1 " " $2; v[k] = v[k] " " $3; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+END {
+	for (i = 1; i <= n; i++) {
+		m = split(v[order[i]], a, " ")
+		for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++)
+			if (a[y] + 0 < a[x] + 0) { t = a[x]; a[x] = a[y]; a[y] = t }
+		print order[i], a[int((m + 1) / 2)]
+	}
+}' "$work/rounds" >"$work/results"
+[ -s "$work/errors" ] && sed "s/^/# /" "$work/errors" | tail -5
+
+awk '
+{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+END {
+	print "| | HTTPS download | ratio to cidr | first byte p50 | over cidr | TCP connect :22 p50 | over bare |"
+	print "|---|---|---|---|---|---|---|"
+	for (i = 1; i <= n; i++) {
+		r = order[i]
+		printf "| %s | %s MB/s | %.2f | %s µs | %+d µs | %s µs | %+d µs |\n", r,
+			v[r, "mbps"], v["cidr", "mbps"] ? v[r, "mbps"] / v["cidr", "mbps"] : 0,
+			v[r, "first"], v[r, "first"] - v["cidr", "first"],
+			v[r, "connect"], v[r, "connect"] - v["bare", "connect"]
+	}
+}' "$work/results"

@@ -1,0 +1,483 @@
+/*
+ * relay: llwrap-relay, the name check on connections to learned
+ * addresses.  See relay.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "cleanup.h"
+#include "helper.h"
+#include "relay.h"
+#include "xalloc.h"
+
+/* Bytes a direction holds in its pipe: the pipe's default size, and
+ * what the download direction asks for. */
+#define RELAY_PIPE     (64 * 1024)
+#define RELAY_PIPE_BIG (256 * 1024)
+
+/* ---- The process ---- */
+
+enum conn_state {
+	CONN_FREE,
+	CONN_HEAD,	 /* reading the first record */
+	CONN_CONNECTING, /* to the address, decided */
+	CONN_RUN,	 /* splicing */
+};
+
+/* One direction: from -> pipe -> to. */
+struct dir {
+	int pipe[2];
+	size_t held; /* bytes in the pipe */
+	size_t cap;  /* the pipe's size */
+	bool eof, shut;
+};
+
+struct conn {
+	enum conn_state state;
+	struct relay_conn req;
+	int c, u; /* the command's side, the address's */
+	uint8_t *buf;
+	size_t have;
+	/* Bytes for the address before anything spliced (the first
+	 * record, rewritten for HTTP). */
+	char *pend;
+	size_t pend_len, pend_off;
+	uint64_t deadline_ms;
+	struct dir up, down;
+};
+
+static const struct hostrule *relay_rules;
+static size_t relay_n_rules;
+static int relay_chan = -1;
+static struct conn conns[RELAY_MAX_CONNS];
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Close fd with a reset, not an orderly end: the command sees
+ * ECONNRESET. */
+static void
+close_reset(int fd)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+	if (fd < 0)
+		return;
+	(void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	close(fd);
+}
+
+static void
+dir_close(struct dir *d)
+{
+	for (int i = 0; i < 2; i++)
+		if (d->pipe[i] >= 0)
+			close(d->pipe[i]);
+}
+
+static void
+conn_end(struct conn *k, bool reset)
+{
+	if (reset) {
+		close_reset(k->c);
+		close_reset(k->u);
+	} else {
+		if (k->c >= 0)
+			close(k->c);
+		if (k->u >= 0)
+			close(k->u);
+	}
+	dir_close(&k->up);
+	dir_close(&k->down);
+	free(k->buf);
+	free(k->pend);
+	memset(k, 0, sizeof(*k));
+	k->state = CONN_FREE;
+}
+
+static void
+report(const struct conn *k, enum refusal rule, const char *name)
+{
+	struct relay_report rep = { .id = k->req.id, .rule = (uint32_t)rule };
+
+	if (name != NULL)
+		strncpy(rep.name, name, sizeof(rep.name) - 1);
+	(void)channel_send(relay_chan, RELAY_REPORT, &rep, sizeof(rep), NULL, 0,
+			   MSG_DONTWAIT);
+}
+
+static void
+sockaddr_from(const struct netpolicy_addr *a, struct sockaddr_storage *ss,
+	      socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(a->port);
+		memcpy(&s4->sin_addr, a->a, 4);
+		*len = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(a->port);
+		memcpy(&s6->sin6_addr, a->a, 16);
+		*len = sizeof(*s6);
+	}
+}
+
+/* The first record is in: decide, then connect or refuse. */
+static void
+conn_decide(struct conn *k, bool full)
+{
+	_cleanup_free_ char *name = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char *out = NULL;
+	size_t out_len, head_len;
+	bool http;
+	int r, one = 1;
+
+	r = relay_decide(k->buf, k->have, full, relay_rules, relay_n_rules,
+			 k->req.entries, k->req.n, &name, &http, &out, &out_len,
+			 &head_len);
+	if (r == -EAGAIN)
+		return;
+	if (r != REFUSAL_NONE) {
+		static const char forbidden[] =
+			"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+			"Connection: close\r\n\r\nllwrap: the Host is not one "
+			"of the names that resolved to this address "
+			"(allow-host)\n";
+
+		report(k, (enum refusal)r, name);
+		if (http)
+			(void)send(k->c, forbidden, sizeof(forbidden) - 1,
+				   MSG_DONTWAIT | MSG_NOSIGNAL);
+		conn_end(k, !http);
+		return;
+	}
+	if (http) {
+		/* The rewritten head, then what followed it. */
+		k->pend = xreallocarray(out, 1, out_len + k->have - head_len);
+		memcpy(k->pend + out_len, k->buf + head_len,
+		       k->have - head_len);
+		k->pend_len = out_len + k->have - head_len;
+	} else {
+		k->pend = xmalloc(k->have);
+		memcpy(k->pend, k->buf, k->have);
+		k->pend_len = k->have;
+	}
+	free(k->buf);
+	k->buf = NULL;
+	k->u = socket(k->req.dst.family,
+		      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (k->u < 0) {
+		conn_end(k, true);
+		return;
+	}
+	(void)setsockopt(k->u, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sockaddr_from(&k->req.dst, &ss, &sl);
+	if (connect(k->u, (struct sockaddr *)&ss, sl) < 0 &&
+	    errno != EINPROGRESS) {
+		conn_end(k, true);
+		return;
+	}
+	k->state = CONN_CONNECTING;
+}
+
+static void
+conn_head(struct conn *k)
+{
+	ssize_t n;
+
+	n = recv(k->c, k->buf + k->have, RELAY_HEAD_MAX - k->have,
+		 MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n < 0 || (n == 0 && k->have == 0)) {
+		conn_end(k, false); /* gone before a word */
+		return;
+	}
+	k->have += (size_t)n;
+	conn_decide(k, n == 0 || k->have == RELAY_HEAD_MAX);
+}
+
+/* Move what one direction can now; false on an error (end it). */
+static bool
+dir_pump(struct dir *d, int from, int to)
+{
+	for (int i = 0; i < 16; i++) {
+		ssize_t n;
+		bool moved = false;
+
+		if (!d->eof && d->held < d->cap) {
+			n = splice(from, NULL, d->pipe[1], NULL,
+				   d->cap - d->held,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n == 0)
+				d->eof = true;
+			else if (n > 0)
+				d->held += (size_t)n, moved = true;
+			else if (errno != EAGAIN && errno != EINTR)
+				return false;
+		}
+		if (d->held > 0) {
+			n = splice(d->pipe[0], NULL, to, NULL, d->held,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n > 0)
+				d->held -= (size_t)n, moved = true;
+			else if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return false;
+		}
+		if (d->eof && d->held == 0 && !d->shut) {
+			(void)shutdown(to, SHUT_WR);
+			d->shut = true;
+		}
+		if (!moved)
+			break;
+	}
+	return true;
+}
+
+static void
+conn_run(struct conn *k)
+{
+	while (k->pend_off < k->pend_len) {
+		ssize_t n = send(k->u, k->pend + k->pend_off,
+				 k->pend_len - k->pend_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			conn_end(k, true);
+			return;
+		}
+		k->pend_off += (size_t)n;
+	}
+	if (!dir_pump(&k->up, k->c, k->u) || !dir_pump(&k->down, k->u, k->c)) {
+		conn_end(k, true);
+		return;
+	}
+	if (k->up.shut && k->down.shut)
+		conn_end(k, false);
+}
+
+static void
+conn_connected(struct conn *k)
+{
+	int err = 0;
+	socklen_t el = sizeof(err);
+
+	if (getsockopt(k->u, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
+		conn_end(k, true);
+		return;
+	}
+	if (pipe2(k->up.pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(k->down.pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		conn_end(k, true);
+		return;
+	}
+	/* Larger pipes, fewer wake-ups for a download; where the user's
+	 * pipe pages are spent the kernel refuses, and 64 KiB stays. */
+	(void)fcntl(k->down.pipe[1], F_SETPIPE_SZ, RELAY_PIPE_BIG);
+	k->down.cap = (size_t)fcntl(k->down.pipe[1], F_GETPIPE_SZ);
+	k->up.cap = (size_t)fcntl(k->up.pipe[1], F_GETPIPE_SZ);
+	if (k->down.cap < RELAY_PIPE || k->down.cap > RELAY_PIPE_BIG)
+		k->down.cap = RELAY_PIPE;
+	if (k->up.cap < RELAY_PIPE || k->up.cap > RELAY_PIPE_BIG)
+		k->up.cap = RELAY_PIPE;
+	k->state = CONN_RUN;
+	conn_run(k);
+}
+
+/* A connection from the supervisor. */
+static void
+conn_take(const struct channel_msg *m)
+{
+	const struct relay_conn *req =
+		channel_expect(m, RELAY_CONN, sizeof(*req));
+	struct conn *k = NULL;
+
+	if (req == NULL || m->n_fds != 1 || req->n > RELAY_ENTRIES) {
+		for (size_t i = 0; i < m->n_fds; i++)
+			close(m->fds[i]);
+		return;
+	}
+	for (size_t i = 0; i < RELAY_MAX_CONNS && k == NULL; i++)
+		if (conns[i].state == CONN_FREE)
+			k = &conns[i];
+	if (k == NULL) {
+		close_reset(m->fds[0]);
+		return;
+	}
+	memset(k, 0, sizeof(*k));
+	k->req = *req;
+	k->c = m->fds[0];
+	k->u = -1;
+	k->up.pipe[0] = k->up.pipe[1] = -1;
+	k->down.pipe[0] = k->down.pipe[1] = -1;
+	k->buf = xmalloc(RELAY_HEAD_MAX);
+	k->deadline_ms = now_ms() + RELAY_HEAD_MS;
+	k->state = CONN_HEAD;
+	(void)fcntl(k->c, F_SETFL, O_NONBLOCK);
+	/* Records are relayed as they come: no Nagle delay on either
+	 * side (the address's side: conn_decide). */
+	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
+			 sizeof(int));
+}
+
+/* The poll events of k's two descriptors. */
+static void
+conn_events(const struct conn *k, short *ce, short *ue)
+{
+	*ce = *ue = 0;
+	switch (k->state) {
+	case CONN_HEAD:
+		*ce = POLLIN;
+		break;
+	case CONN_CONNECTING:
+		*ue = POLLOUT;
+		break;
+	case CONN_RUN:
+		if (k->pend_off < k->pend_len) {
+			*ue = POLLOUT;
+			break;
+		}
+		if (!k->up.eof && k->up.held < k->up.cap)
+			*ce |= POLLIN;
+		if (k->up.held > 0)
+			*ue |= POLLOUT;
+		if (!k->down.eof && k->down.held < k->down.cap)
+			*ue |= POLLIN;
+		if (k->down.held > 0)
+			*ce |= POLLOUT;
+		break;
+	default:
+		break;
+	}
+}
+
+static void __attribute__((noreturn)) relay_main(void)
+{
+	static struct pollfd pfd[1 + 2 * RELAY_MAX_CONNS];
+	static struct channel_msg m;
+
+	for (;;) {
+		uint64_t now = now_ms(), next = UINT64_MAX;
+		int timeout;
+
+		pfd[0] = (struct pollfd){ .fd = relay_chan, .events = POLLIN };
+		for (size_t i = 0; i < RELAY_MAX_CONNS; i++) {
+			struct conn *k = &conns[i];
+			short ce, ue;
+
+			if (k->state == CONN_HEAD && k->deadline_ms <= now) {
+				report(k, REFUSAL_NO_NAME, NULL);
+				conn_end(k, true);
+			}
+			if (k->state == CONN_HEAD && k->deadline_ms < next)
+				next = k->deadline_ms;
+			conn_events(k, &ce, &ue);
+			pfd[1 + 2 * i] = (struct pollfd){ .fd = ce ? k->c : -1,
+							  .events = ce };
+			pfd[2 + 2 * i] = (struct pollfd){ .fd = ue ? k->u : -1,
+							  .events = ue };
+		}
+		timeout = next == UINT64_MAX ? -1 : (int)(next - now + 1);
+		if (poll(pfd, 1 + 2 * RELAY_MAX_CONNS, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		if (pfd[0].revents) {
+			int r = channel_recv(relay_chan, &m, 1, MSG_DONTWAIT);
+
+			if (r == 0 || (r < 0 && r != -EAGAIN && r != -EINTR &&
+				       r != -EMSGSIZE && r != -EBADMSG))
+				_exit(0); /* the supervisor is gone */
+			if (r > 0) {
+				conn_take(&m);
+				/* Taken, or closed by conn_take. */
+			}
+		}
+		for (size_t i = 0; i < RELAY_MAX_CONNS; i++) {
+			struct conn *k = &conns[i];
+
+			if (!pfd[1 + 2 * i].revents && !pfd[2 + 2 * i].revents)
+				continue;
+			switch (k->state) {
+			case CONN_HEAD:
+				conn_head(k);
+				break;
+			case CONN_CONNECTING:
+				conn_connected(k);
+				break;
+			case CONN_RUN:
+				conn_run(k);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+pid_t
+relay_start(const struct hostrule *rules, size_t n, int *chan)
+{
+	int ch[2];
+	pid_t pid;
+	char *why = NULL;
+	int r;
+
+	if ((r = channel_pair(ch, false)) < 0)
+		return r;
+	pid = helper_start(&(struct helper){
+		.name = "llwrap-relay", .keep = &ch[1], .n_keep = 1 });
+	if (pid < 0) {
+		close(ch[0]);
+		close(ch[1]);
+		return pid;
+	}
+	if (pid == 0) {
+		relay_rules = rules;
+		relay_n_rules = n;
+		relay_chan = ch[1];
+		/* It reads nothing, connects where the supervisor says. */
+		if (helper_confine(
+			    &(struct helper_confinement){
+				    .drop_caps = true,
+				    .net = RULESET_HELPER_NET_ANY },
+			    &why) < 0) {
+			syslog(LOG_USER | LOG_ERR,
+			       "llwrap-relay cannot confine itself: %s", why);
+			_exit(1);
+		}
+		relay_main();
+	}
+	close(ch[1]);
+	*chan = ch[0];
+	return pid;
+}

@@ -1,0 +1,63 @@
+/*
+ * relay: the name check on connections to learned addresses (DESIGN.md
+ * §6.1, allow-host through llwrap's resolver).  An address an allowed
+ * name resolved to may serve other names (a CDN, a cloud front end):
+ * a TCP connect there is given, at the caller's descriptor number, a
+ * socket to llwrap-relay, a helper outside the sandbox that reads the
+ * connection's first record, checks the name it carries (a TLS
+ * ClientHello's server name, an HTTP request's Host) against the
+ * allow-host entries under which the address was learned, and only
+ * then connects to the address and splices both directions.
+ *
+ * The supervisor's side (svnames.c) sends one frame a connection: the
+ * destination, the entries, an id, and the relay's end of the pair; the
+ * relay answers a refusal with a frame naming the id, the rule and the
+ * name, which the supervisor logs and notes as its own refusals.
+ */
+#ifndef LLW_RELAY_H
+#define LLW_RELAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "relaycheck.h"
+#include "value.h"
+
+/* The most entries one address is checked against (hostaddrs' and
+ * /etc/hosts'). */
+#define RELAY_ENTRIES 8
+/* Connections relayed at once; more are reset at once. */
+#define RELAY_MAX_CONNS 128
+/* A client that sends no first record in this long is reset. */
+#define RELAY_HEAD_MS 10000
+/* The longest name a report carries. */
+#define RELAY_NAME_MAX 256
+
+enum relay_frame {
+	RELAY_CONN = 1, /* supervisor -> relay: struct relay_conn + fd */
+	RELAY_REPORT,	/* relay -> supervisor: struct relay_report */
+};
+
+struct relay_conn {
+	uint32_t id;
+	struct netpolicy_addr dst; /* port set */
+	uint32_t n;
+	uint16_t entries[RELAY_ENTRIES];
+};
+
+struct relay_report {
+	uint32_t id;
+	uint32_t rule;		   /* enum refusal */
+	char name[RELAY_NAME_MAX]; /* the name carried, or "" */
+};
+
+/*
+ * Start llwrap-relay: forked here (before any namespace), it holds
+ * rules (the policy's allow-host entries, n of them) and the channel.
+ * Returns its pid and *chan, the supervisor's end, or -errno.
+ */
+pid_t relay_start(const struct hostrule *rules, size_t n, int *chan);
+
+#endif /* LLW_RELAY_H */

@@ -1,0 +1,242 @@
+#!/bin/sh
+# The name check on connections to learned addresses (DESIGN.md §6.1):
+# an address an allowed name resolved to is a shared front end serving
+# other names too; a connection there must carry an allowed name.  The
+# fixtures of named.sh: a resolver on 192.0.2.53 (api.llw.test is
+# 198.51.100.7), and behind a veth pair, in a namespace of the test's
+# own, servers on 198.51.100.7 that serve any name over HTTP (8080) and
+# HTTPS (8443, a certificate for api.llw.test and other.llw.test), and
+# count connections on port 22.
+#
+# Asserted, each with its neighbour: the allowed name works over HTTPS
+# (curl, Python, Node, git) and HTTP; another name on the same address
+# is refused (curl with --resolve, Python: ECONNRESET) with the log line
+# and the note naming the check; no server name, an encrypted
+# ClientHello, a session resumed under another name, an HTTP Host of
+# another name: refused; a plain TCP connection to an allowed :22 name
+# reaches the address (nothing to check: no relay); a wildcard's budget
+# of new labels a minute (the label channel); QUIC to a learned address
+# refused; the relay confined; through llwrap's proxy (design (b)), an
+# encrypted ClientHello closes the tunnel.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
+	skip_rest "the supervisor is unavailable here: $("$LLWRAP" --check | grep supervisor)"
+fi
+if ! userns_works; then
+	skip_rest "no unprivileged user namespaces: the fixtures and llwrap's resolver need network namespaces of their own"
+fi
+# What why and --explain say of it.
+run as_user $LLWRAP_B --allow-host api.llw.test:443,22 why api.llw.test:443
+expect_output "why HOST:PORT names the check on the name" "note: +the name is checked too \\(llwrap-relay\\): a connection to the address must carry api\\.llw\\.test"
+run as_user $LLWRAP_B --allow-host api.llw.test:443,22 why api.llw.test:22
+expect_output "... and that ssh's port is decided by address alone" "note: +decided by address alone: port 22"
+run as_user "$LLWRAP" --allow-host api.llw.test:443 --explain -- true
+expect_output "--explain says which connections are checked by name" "names checked: a TCP connection to an address learned from a name goes through llwrap-relay"
+for tool in unshare ip python3 openssl curl; do
+	command -v "$tool" >/dev/null || skip_rest "$tool is not installed"
+done
+
+D=$T/sni
+mkdir -p "$D/rw"
+cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" \
+	"$LLW_DATA/sni/tls.py" "$D/"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
+	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test" \
+	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
+	skip_rest "openssl cannot make a test certificate"
+printf '127.0.0.1 localhost\n' >"$D/hosts"
+echo "nameserver 192.0.2.53" >"$D/resolv.conf"
+cat >"$D/allow.ini" <<'EOF'
+[profile]
+include = default
+[network]
+allow-host = api.llw.test:443,8080,8443,8444,22,9001
+EOF
+cat >"$D/conn.py" <<'EOF'
+# conn.py NAME PORT: getaddrinfo and a TCP connect; the peer it got.
+import socket, sys
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+    print("peer", s.getpeername()[0])
+except OSError as e:
+    print("failed:", e.errno)
+EOF
+mkdir -p "$T/gitsrc" "$D/repo"
+(cd "$T/gitsrc" && git init -q && echo llwrap-fixture >README && git add README &&
+	git -c user.name=llw -c user.email=llw@llw.test commit -qm fixture &&
+	git clone -q --bare . "$D/repo/proj.git" &&
+	git -C "$D/repo/proj.git" update-server-info) >/dev/null 2>&1 || : >"$D/no-git"
+cat >"$D/gitsrv.py" <<'EOF'
+import functools, http.server, ssl, sys
+cert, key, root, ready = sys.argv[1:5]
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=root)
+srv = http.server.ThreadingHTTPServer(("198.51.100.7", 8444), h)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+open(ready, "w").close()
+srv.serve_forever()
+EOF
+cat >"$D/inner.sh" <<'SH'
+L=$1; B=${2:-}; d=$(dirname "$0")
+setup_failed() { echo "SETUP: $*"; exit 2; }
+mount --bind "$d/hosts" /etc/hosts || setup_failed "cannot bind-mount /etc/hosts"
+mount --bind "$d/resolv.conf" /etc/resolv.conf || setup_failed "cannot bind-mount /etc/resolv.conf"
+ip link set lo up && ip addr add 192.0.2.53/32 dev lo || setup_failed "cannot address lo"
+ip link add v0 type veth peer name v1 2>&1 || setup_failed "cannot create a veth pair (no veth driver?)"
+unshare -n sh -c 'ip link set lo up
+	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
+	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
+	ip link set v1 up && ip route add default via 192.0.2.1 &&
+	{ python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 & } &&
+	{ python3 "$1/gitsrv.py" "$1/cert.pem" "$1/key.pem" "$1/repo" "$1/ready.git" \
+		>/dev/null 2>&1 & } &&
+	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
+		198.51.100.7 >/dev/null 2>&1' sh "$d" &
+pid=$!
+sleep 0.2
+ip link set v1 netns $pid && ip addr add 192.0.2.1/30 dev v0 && ip link set v0 up &&
+	ip route add 198.51.100.0/24 via 192.0.2.2 ||
+	setup_failed "cannot set up the veth pair"
+python3 "$d/names.py" 192.0.2.53 "$d/queries" "$d/ready.dns" >/dev/null 2>&1 &
+i=0
+while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ssh" ]; } && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+[ -e "$d/no-git" ] || while [ ! -e "$d/ready.git" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+export XDG_STATE_HOME=$d/state
+llw() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
+echo "== https"
+llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
+llw -- python3 "$d/tls.py" sni api.llw.test
+command -v node >/dev/null && llw -- env NODE_EXTRA_CA_CERTS="$d/cert.pem" node -e "fetch('https://api.llw.test:8443/').then(r => r.text()).then(t => console.log('node: ' + t.trim()), e => console.log('node failed: ' + ((e.cause && e.cause.code) || e)))"
+[ -e "$d/no-git" ] || { llw --rw "$d/rw" -- env GIT_SSL_CAINFO="$d/cert.pem" HOME="$d/rw" \
+	git clone -q https://api.llw.test:8444/proj.git "$d/rw/clone" &&
+	echo "git: cloned $(cat "$d/rw/clone/README")"; }
+echo "== other"
+llw -- sh -c "getent hosts api.llw.test >/dev/null; curl -sS -m 10 --cacert $d/cert.pem --resolve other.llw.test:8443:198.51.100.7 https://other.llw.test:8443/; echo curl-status \$?"
+llw -- python3 "$d/tls.py" sni other.llw.test
+echo "== log"
+grep -h 'server-name\|no-name\|filtered/ech' "$d/state/llwrap/"*.log 2>/dev/null | sed 's/.*: //'
+echo "== nosni"
+llw -- python3 "$d/tls.py" nosni -
+echo "== ech"
+llw -- python3 "$d/tls.py" raw api.llw.test
+llw -- python3 "$d/tls.py" ech api.llw.test
+echo "== proxy"
+llw --proxy -- python3 "$d/tls.py" proxy-raw api.llw.test
+llw --proxy -- python3 "$d/tls.py" proxy-ech api.llw.test
+grep -h 'rule=filtered/ech' "$d/state/llwrap/"*.log 2>/dev/null | sed 's/.*: //' | tail -1
+echo "== resume"
+llw -- python3 "$d/tls.py" resume api.llw.test
+llw -- python3 "$d/tls.py" resume other.llw.test
+echo "== http"
+llw -- curl -sS -m 10 http://api.llw.test:8080/
+llw -- curl -sS -m 10 -H "Host: other.llw.test" http://api.llw.test:8080/
+echo "== ssh"
+n0=$(cat "$d/ssh")
+llw -- python3 "$d/conn.py" api.llw.test 22
+i=0
+while [ "$(cat "$d/ssh")" = "$n0" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+echo "port 22: $n0 -> $(cat "$d/ssh")"
+echo "== quic"
+for port in 443 9001; do
+	llw -- python3 -c "
+import socket
+a = socket.getaddrinfo('api.llw.test', $port, socket.AF_INET, socket.SOCK_DGRAM)[0][4]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(b'q' * 1200, a)
+    print('udp $port: sent')
+except OSError as e:
+    print('udp $port: errno', e.errno)"
+done
+echo "== budget"
+: >"$d/queries"
+llw --allow-host '*.wild.llw.test:8080' -- python3 -c "
+import socket
+for i in list(range(25)) + [0]:
+    try:
+        socket.getaddrinfo('l%d.wild.llw.test' % i, 8080, socket.AF_INET)
+    except OSError:
+        pass
+print('asked 26')"
+echo "forwarded: $(grep '^l[0-9]*\.wild\.llw\.test ' "$d/queries" | cut -d' ' -f1 | sort -u | wc -l) names, l0 $(grep -c '^l0\.wild\.llw\.test ' "$d/queries") times"
+grep -h 'filtered/dns-budget' "$d/state/llwrap/"*.log 2>/dev/null | sed 's/.*: //' | head -1
+echo "== relay"
+llw -- sh -c "sleep 1" >/dev/null &
+sleeper=$!
+i=0
+while ! pgrep -x llwrap-relay >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+p=/proc/$(pgrep -x llwrap-relay | head -1)
+grep -e NoNewPrivs -e Seccomp: -e CapEff "$p/status"
+wait $sleeper
+echo "== end"
+SH
+chmod -R a+rX "$D"
+chmod a+rwx "$D/rw"
+chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
+
+run as_user unshare -r -n -m -p --fork --mount-proc sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+all=$out
+case $all in
+*SETUP:*)
+	skip_rest "the fixture network cannot be built here: $(printf '%s\n' "$all" | sed -n 's/^SETUP: //p' | head -1)" ;;
+esac
+section() {
+	out=$(printf '%s\n' "$all" | sed -n "/^== $1\$/,/^== /p" | sed '1d;$d')
+}
+
+section https
+expect_output "curl reaches the allowed name over HTTPS, through the check" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+expect_output "... Python's ssl too" "^sni: ok hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+if command -v node >/dev/null; then
+	expect_output "... Node's fetch too" "^node: hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7"
+else
+	skip "Node is not installed"
+fi
+if [ -e "$D/no-git" ]; then
+	skip "git cannot make the fixture repository"
+else
+	expect_output "... git clone over HTTPS too" "^git: cloned llwrap-fixture$"
+fi
+section other
+expect_output "another name on the same address is refused: the connection is reset" "curl: \\(35\\) .*(reset|Connection)"
+expect_no_output "... it never reached the server" "hello other"
+expect_output "... Python sees ECONNRESET" "^sni: errno 104$"
+expect_output "... the note names the check" "server name other\\.llw\\.test is not one of the names that resolved to 198\\.51\\.100\\.7 \\(rule filtered/server-name\\)"
+section log
+expect_output "the log line names the name, the address and the rule" "connect tcp other\\.llw\\.test@198\\.51\\.100\\.7:8443 pid=[0-9]+ comm=[^ ]+ rule=filtered/server-name"
+section nosni
+expect_output "a ClientHello without a server name is refused (ECONNRESET)" "^nosni: errno 104$"
+section ech
+expect_output "a hand-written ClientHello naming the allowed name gets a TLS record back" "^raw: ok record (15|16)$"
+expect_output "... the same with encrypted_client_hello is refused (ECONNRESET)" "^ech: errno 104$"
+section proxy
+expect_output "through llwrap's proxy (design (b)), the hello naming the CONNECT host gets a TLS record" "^proxy-raw: record (15|16)$"
+expect_output "... the same with encrypted_client_hello closes the tunnel" "^proxy-ech: (closed|errno 104)$"
+expect_output "... logged by the proxy" "connect tcp api\\.llw\\.test:8443 pid=[0-9]+ comm=[^ ]+ rule=filtered/ech"
+section resume
+expect_output "a session resumed under the allowed name works" "^resume: ok hello api\\.llw\\.test"
+expect_output "... resumed under another name it is refused" "^resume: errno 104$"
+section http
+expect_output "plain HTTP to the allowed name works" "^hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
+expect_output "... a Host of another name gets 403 from the check" "not one of the names that resolved to this address"
+expect_no_output "... and never reaches the server" "hello other"
+section ssh
+expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
+expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
+section quic
+expect_output "QUIC (UDP 443) to a learned address is refused: its name is not checked (EACCES)" "^udp 443: errno 13$"
+expect_output "... with the note naming the rule" "connect udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)|send(to|msg) udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)"
+expect_output "... another UDP port of the name is decided by address, as before" "^udp 9001: sent$"
+section budget
+expect_output "a wildcard's new labels: the first $((20)) a minute leave the machine" "^forwarded: 20 names, l0 2 times$"
+expect_output "... the rest are refused and logged" "dns-query udp l2[0-4]\\.wild\\.llw\\.test pid=[0-9]+ comm=[^ ]+ rule=filtered/dns-budget"
+section relay
+expect_output "the relay has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
+expect_output "... a seccomp filter" "^Seccomp:[[:space:]]+2$"
+expect_output "... and no capability" "^CapEff:[[:space:]]+0+$"
+done_testing
