@@ -387,7 +387,7 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 	}
 	for (char **s = sb->git_limits; s != NULL && *s != NULL; s++)
 		fprintf(f, "    limit: %s\n", *s);
-	if (policy_access_at(p, "/dev/pts", NULL) == LLW_ACCESS_DENY)
+	if (!sb->pts_granted)
 		fprintf(f, "  terminals         the inherited one only (no "
 			   "/dev/pts rule)\n");
 	else if (sb->backend == SANDBOX_BACKEND_BWRAP)

@@ -195,6 +195,25 @@ tmpfs_size(const struct sandbox *sb, const struct policy *p)
 }
 
 /*
+ * The access the compiled plan gives path (resolved: the kernel's
+ * view), as a level: what plan_decide() allows of reading, writing and
+ * executing there.
+ */
+static enum llw_access
+plan_access(const struct plan *fs, const char *path)
+{
+	bool r = plan_decide(fs, path, LLW_FS_READ_FILE).allowed;
+	bool w = plan_decide(fs, path, LLW_FS_WRITE_FILE).allowed;
+	bool x = plan_decide(fs, path, LLW_FS_EXECUTE).allowed;
+
+	if (!r)
+		return LLW_ACCESS_DENY;
+	if (w)
+		return x ? LLW_ACCESS_RWX : LLW_ACCESS_RW;
+	return x ? LLW_ACCESS_RX : LLW_ACCESS_RO;
+}
+
+/*
  * DESIGN.md §11, terminals: a policy that wanted L3 runs without it
  * (best effort), so /dev/pts would be the host's, with the user's other
  * terminals in it.  Deny it and /dev/ptmx above every source: the
@@ -209,7 +228,7 @@ no_host_terminals(struct sandbox *sb, const struct policy *p,
 	static const char *const paths[] = { "/dev/pts", "/dev/ptmx" };
 
 	if (sb->use_ns || sb->ns_needed == NULL || !p->best_effort ||
-	    policy_access_at(p, "/dev/pts", NULL) == LLW_ACCESS_DENY)
+	    !sb->pts_granted)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
 		struct llw_path_rule *r = &rules[(*n)++];
@@ -319,10 +338,17 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	sb->ns.tmpfs_size = tmpfs_size(sb, p);
 	/* DESIGN.md §11: only the sandbox's own terminals, where the
 	 * policy grants terminals at all. */
-	sb->ns.devpts =
-		policy_access_at(p, "/dev/pts", NULL) != LLW_ACCESS_DENY;
+	sb->ns.devpts = sb->pts_granted;
 	sb->ns.fs = sb->fs;
-	sb->ns.policy = p;
+	/* What the mount view needs of the rules, decided here on the
+	 * compiled plan (ns.c and viewplan.c read no policy). */
+	sb->ns.proc_rw = policy_access_writable(plan_access(sb->fs, "/proc"));
+	for (size_t i = 0; policy_private_tmps[i] != NULL; i++)
+		if (policy_access_writable(
+			    plan_access(sb->fs, policy_private_tmps[i])))
+			sb->ns.tmp_rw |= 1u << i;
+	sb->ns.project = p->project;
+	sb->ns.project_access = plan_access(sb->fs, p->project);
 }
 
 /* The run refused for want of L3: needed says what for, why what refuses
@@ -904,6 +930,12 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	 * bubblewrap applies them as mounts itself; for Landlock they need
 	 * L3, and only then is the kernel asked whether L3 can run. */
 	r = pathtree_compile(&view, fs, true, &sb->fs, &why);
+	/* Whether the rules grant terminals, as compiled: before
+	 * no_host_terminals() denies them for want of L3. */
+	sb->pts_granted =
+		r == 0 ? plan_access(sb->fs, "/dev/pts") != LLW_ACCESS_DENY
+		       : policy_access_at(p, "/dev/pts", NULL) !=
+				 LLW_ACCESS_DENY;
 	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP) {
 		bool unmasked = ns_plan(sb, p) && sb->fs->n_masks > 0;
 		bool no_pts = no_host_terminals(sb, p, rules, &n);

@@ -89,6 +89,7 @@ struct sandbox {
 	bool use_ns;		   /* L3 */
 	struct ns_opts ns;
 	char *ns_needed;	  /* why the policy needs L3, or NULL */
+	bool pts_granted;	  /* the rules grant /dev/pts (terminals) */
 	char *backend_why;	  /* why this backend, for --explain */
 	struct bwrap_plan *bwrap; /* F, when backend is BWRAP */
 	struct gitguard *git;	  /* protect-git's entries, or NULL */
