@@ -25,13 +25,6 @@
 #include "filter-int.h"
 #include "xalloc.h"
 
-#ifndef SECCOMP_SET_MODE_FILTER
-#define SECCOMP_SET_MODE_FILTER 1
-#endif
-#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
-#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
-#endif
-
 /* x86_64 syscalls that the kernel lets through seccomp (see below). */
 #define X86_64_NR_URETPROBE 335
 #define X86_64_NR_UPROBE    336

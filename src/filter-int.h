@@ -8,6 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef SECCOMP_SET_MODE_FILTER
+#define SECCOMP_SET_MODE_FILTER 1
+#endif
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+
 /* Numbers from here on are x32's (libseccomp kills them as a foreign
  * architecture). */
 #define LLW_X32_SYSCALL_BIT 0x40000000U

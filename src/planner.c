@@ -527,6 +527,19 @@ substitute(struct sandbox *sb, const struct policy *p)
 	ruleset_plan_free(rp);
 }
 
+/* A NOT ENFORCED line for each of a plan's losses. */
+static void
+not_enforced_losses(struct sandbox *sb, const struct ruleset_loss *losses,
+		    size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		strv_push_take(
+			&sb->not_enforced,
+			xasprintf("%s (needs %s)%s", losses[i].what,
+				  losses[i].needs,
+				  losses[i].fatal ? "" : " [not a hole]"));
+}
+
 static bool
 bwrap_loses(const struct bwrap_plan *bp, enum layers_restriction r)
 {
@@ -727,13 +740,7 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 		}
 	}
 
-	for (size_t i = 0; i < sb->bwrap->n_losses; i++) {
-		const struct ruleset_loss *l = &sb->bwrap->losses[i];
-
-		strv_push_take(&sb->not_enforced,
-			       xasprintf("%s (needs %s)%s", l->what, l->needs,
-					 l->fatal ? "" : " [not a hole]"));
-	}
+	not_enforced_losses(sb, sb->bwrap->losses, sb->bwrap->n_losses);
 	if (bwrap_plan_must_fail(sb->bwrap, p)) {
 		const struct ruleset_loss *l = sb->bwrap->losses;
 
@@ -1017,13 +1024,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	for (int x = 0; x < LAYERS_N; x++)
 		if (sb->enforced_by[x] != LAYER_NONE)
 			ruleset_plan_cover(sb->landlock, x);
-	for (size_t i = 0; i < sb->landlock->n_losses; i++) {
-		const struct ruleset_loss *l = &sb->landlock->losses[i];
-
-		strv_push_take(&sb->not_enforced,
-			       xasprintf("%s (needs %s)%s", l->what, l->needs,
-					 l->fatal ? "" : " [not a hole]"));
-	}
+	not_enforced_losses(sb, sb->landlock->losses, sb->landlock->n_losses);
 	if (ruleset_plan_must_fail(sb->landlock, p)) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->facts.kernel);
 		_cleanup_free_ char *others = NULL;

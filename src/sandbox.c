@@ -43,30 +43,32 @@
 #include "watchlater.h"
 #include "xalloc.h"
 
-int
-sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
-		struct sandbox **out, char **cause)
+/* The planner on this system's facts and file system. */
+static int
+prepare(const struct policy *p, enum sandbox_backend backend, bool run,
+	struct sandbox **out, char **cause)
 {
 	struct facts f;
 	int r;
 
 	probe_init(&f);
-	r = planner_plan(p, backend, &f, &pathtree_fs_real, false, out, cause);
+	r = planner_plan(p, backend, &f, &pathtree_fs_real, run, out, cause);
 	probe_clear(&f);
 	return r;
+}
+
+int
+sandbox_prepare(const struct policy *p, enum sandbox_backend backend,
+		struct sandbox **out, char **cause)
+{
+	return prepare(p, backend, false, out, cause);
 }
 
 int
 sandbox_prepare_run(const struct policy *p, enum sandbox_backend backend,
 		    struct sandbox **out, char **cause)
 {
-	struct facts f;
-	int r;
-
-	probe_init(&f);
-	r = planner_plan(p, backend, &f, &pathtree_fs_real, true, out, cause);
-	probe_clear(&f);
-	return r;
+	return prepare(p, backend, true, out, cause);
 }
 
 bool
