@@ -108,44 +108,6 @@ bwrap_binary_clear(struct bwrap_binary *b)
 	b->setuid = false;
 }
 
-bool
-bwrap_usable(const struct bwrap_binary *b, char **cause)
-{
-	pid_t pid;
-	int st;
-
-	if (b->path == NULL) {
-		*cause = xstrdup("bwrap was not found (looked at "
-				 "/usr/bin/bwrap, /run/wrappers/bin/bwrap "
-				 "and on PATH); install bubblewrap");
-		return false;
-	}
-	if (b->setuid)
-		return true;
-	/* A child tries, so this process stays as it was. */
-	pid = fork();
-	if (pid < 0) {
-		*cause = xasprintf("cannot fork to probe user namespaces: %s",
-				   strerror(errno));
-		return false;
-	}
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) {
-		*cause = xstrdup("the user namespace probe did not finish");
-		return false;
-	}
-	if (WEXITSTATUS(st) == 0)
-		return true;
-	*cause = xasprintf("%s is not setuid and this user cannot create a "
-			   "user namespace (%s): see the sysctls "
-			   "user.max_user_namespaces, "
-			   "kernel.unprivileged_userns_clone and "
-			   "kernel.apparmor_restrict_unprivileged_userns",
-			   b->path, strerror(WEXITSTATUS(st)));
-	return false;
-}
-
 static void
 add_symlink(struct bwrap_symlink **v, size_t *n, const char *path,
 	    const char *target)

@@ -90,13 +90,6 @@ void bwrap_find(const char *path_env, struct bwrap_binary *b);
 void bwrap_binary_clear(struct bwrap_binary *b);
 
 /*
- * Whether b can build a sandbox for this user: it is setuid root, or an
- * unprivileged user namespace can be created (a child process tries).
- * When not, false and *cause saying why.
- */
-bool bwrap_usable(const struct bwrap_binary *b, char **cause);
-
-/*
  * The symlinks on the way to each granted path of p (a deny needs none:
  * the target is hidden anyway).  Reads the filesystem (lstat, readlink,
  * realpath); a path that cannot be walked contributes nothing.

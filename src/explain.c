@@ -22,6 +22,7 @@
 #include "layers.h"
 #include "ns.h"
 #include "path.h"
+#include "probe.h"
 #include "strv.h"
 #include "supervise.h"
 #include "testhook.h"
@@ -132,7 +133,7 @@ static void
 explain_layers(FILE *f, const struct sandbox *sb)
 {
 	fprintf(f, "layers:\n  L1 Landlock     %s\n",
-		sb->kernel.abi > 0 ? "yes" : "no (unavailable)");
+		sb->facts.kernel.abi > 0 ? "yes" : "no (unavailable)");
 	fprintf(f, "  L2 seccomp      yes\n");
 	if (sb->use_ns) {
 		fprintf(f, "  L3 namespaces   yes, for %s\n", sb->ns_needed);
@@ -142,12 +143,45 @@ explain_layers(FILE *f, const struct sandbox *sb)
 			sb->ns.pid ? ", pid (fresh /proc)" : "",
 			sb->ns.net ? ", net (only lo)" : "",
 			sb->ns.private_tmp ? "; private /tmp" : "");
-	} else if (sb->ns_refused != NULL) {
+	} else if (sb->facts.userns == PROBE_NO) {
 		fprintf(f, "  L3 namespaces   needed for %s, but %s\n",
-			sb->ns_needed, sb->ns_refused);
+			sb->ns_needed, sb->facts.userns_why);
 	} else {
 		fprintf(f, "  L3 namespaces   no: the policy needs none of "
 			   "masks, net = none, private-tmp, hide-processes\n");
+	}
+}
+
+/*
+ * The processes the run makes and where allow-host's names go, as the
+ * planner decided them: sandbox_exec() switches on the same struct.
+ */
+static void
+explain_shape(FILE *f, const struct sandbox *sb)
+{
+	_cleanup_free_ char *shape = planner_shape_describe(sb);
+	static const char *const ns[] = {
+		[PLANNER_NS_NONE] = "",
+		[PLANNER_NS_MOUNT] = " (user and mount namespaces, made by "
+				     "llwrap before exec)",
+		[PLANNER_NS_PID] = " (a pid namespace: pid 1 makes the mount "
+				   "namespace and starts the command)",
+	};
+
+	fprintf(f, "shape: %s%s\n", shape, ns[sb->shape.ns]);
+	switch (planner_hosts(sb)) {
+	case PLANNER_HOSTS_NONE:
+		break;
+	case PLANNER_HOSTS_STUB:
+		fprintf(f, "names: llwrap's resolver (allow-host)%s\n",
+			sb->facts.userns == PROBE_YES
+				? ""
+				: ", or its proxy if user namespaces are "
+				  "refused when the run starts it");
+		break;
+	case PLANNER_HOSTS_PROXY:
+		fprintf(f, "names: llwrap's HTTP(S) proxy (allow-host)\n");
+		break;
 	}
 }
 
@@ -255,8 +289,9 @@ mount_layer(const struct sandbox *sb)
 
 /* [limits]: the resource limits set, and what is not enforced. */
 static void
-explain_limits_set(FILE *f, const struct policy *p)
+explain_limits_set(FILE *f, const struct sandbox *sb)
 {
+	const struct policy *p = sb->policy;
 	_cleanup_strv_ char **set = NULL;
 
 	if (p->limit_memory)
@@ -296,9 +331,8 @@ explain_limits_set(FILE *f, const struct policy *p)
 			(unsigned long long)p->limit_timeout, LLW_TIMEOUT_GRACE,
 			LLW_EXIT_TIMEOUT);
 	if (p->limit_memory_max > 0 || p->limit_pids_max > 0) {
-		_cleanup_free_ char *why = NULL;
-
-		if (resources_cgroup_probe(p, &why) == 0)
+		/* Probed by the planner (cgroup_account). */
+		if (sb->facts.cgroup == PROBE_YES)
 			fprintf(f,
 				"  cgroup            memory.max %llu, pids.max "
 				"%llu (0: none) on a cgroup of the command's "
@@ -309,7 +343,7 @@ explain_limits_set(FILE *f, const struct policy *p)
 			fprintf(f,
 				"  cgroup            NOT ENFORCED: memory-max "
 				"and pids-max (%s)\n",
-				why);
+				sb->facts.cgroup_why);
 	}
 }
 
@@ -353,7 +387,7 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 	}
 	for (char **s = sb->git_limits; s != NULL && *s != NULL; s++)
 		fprintf(f, "    limit: %s\n", *s);
-	if (policy_access_at(p, "/dev/pts", NULL) == LLW_ACCESS_DENY)
+	if (!sb->pts_granted)
 		fprintf(f, "  terminals         the inherited one only (no "
 			   "/dev/pts rule)\n");
 	else if (sb->backend == SANDBOX_BACKEND_BWRAP)
@@ -414,7 +448,7 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 			   "not cover inotify; a watch shows when the user's "
 			   "files there are opened or changed; needs the "
 			   "supervisor: supervise = yes)\n");
-	explain_limits_set(f, p);
+	explain_limits_set(f, sb);
 }
 
 /* Layer substitution: who enforces each restriction the policy asks
@@ -447,7 +481,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 {
 	const struct policy *p = sb->policy;
 	const struct ruleset_plan *rp = sb->landlock;
-	_cleanup_free_ char *kernel = ruleset_describe(&sb->kernel);
+	_cleanup_free_ char *kernel = ruleset_describe(&sb->facts.kernel);
 	_cleanup_strv_ char **seccomp = filter_describe(&sb->filter);
 
 	fprintf(f, "llwrap policy for '%s' in %s\n", p->name, p->project);
@@ -466,8 +500,8 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	fprintf(f, "kernel: %s\n", kernel);
 	if (sb->backend == SANDBOX_BACKEND_BWRAP)
 		fprintf(f, "backend: bwrap (F %s + L2 seccomp), %s\n",
-			sb->bwrap_bin.path ? sb->bwrap_bin.path
-					   : "bubblewrap, not found",
+			sb->facts.bwrap_bin.path ? sb->facts.bwrap_bin.path
+						 : "bubblewrap, not found",
 			sb->backend_why);
 	else
 		fprintf(f,
@@ -475,6 +509,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			sb->use_ns ? " + L3 namespaces" : "", sb->backend_why);
 	if (sb->backend != SANDBOX_BACKEND_BWRAP)
 		explain_layers(f, sb);
+	explain_shape(f, sb);
 
 	fprintf(f, "\nConfiguration files read (write-protected):\n");
 	for (char **c = p->config_files; c != NULL && *c != NULL; c++)
@@ -619,26 +654,6 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 		fprintf(f, "WILL NOT RUN: %s\n", sb->fail_cause);
 }
 
-/* Whether an unprivileged user namespace can be created here: a child
- * tries, so this process stays as it was. */
-static int
-userns_probe(void)
-{
-	pid_t pid;
-	int st, err;
-
-	if (testhook_userns_refused(&err))
-		return -err;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -EIO;
-	return -WEXITSTATUS(st);
-}
-
 /* --check: the layer each restriction gets on this system when a policy
  * asks for it (DESIGN.md §14). */
 static void
@@ -697,27 +712,29 @@ check_restrictions(FILE *f, const struct layers_facts *facts)
 int
 explain_check(FILE *f)
 {
-	struct ruleset_kernel k;
 	_cleanup_free_ char *ll = NULL, *maxns = NULL, *clone = NULL;
-	_cleanup_free_ char *apparmor = NULL, *yama = NULL, *bwrap_why = NULL;
-	struct bwrap_binary bwrap;
-	bool bwrap_ok, fallback;
+	_cleanup_free_ char *apparmor = NULL, *yama = NULL;
+	struct facts facts;
+	const struct ruleset_kernel *k = &facts.kernel;
+	const struct bwrap_binary *bwrap = &facts.bwrap_bin;
+	const char *userns_why, *supervisor_why, *bwrap_why;
+	bool bwrap_ok, fallback, userns, supervisor;
 	unsigned int api = seccomp_api_get();
-	int userns = userns_probe();
-	int pidfd_getfd;
-	bool supervisor;
+	int pidfd_getfd, status;
 
-	ruleset_probe(&k);
-	ll = ruleset_describe(&k);
+	/* The facts the planner decides on (probe.h), every one asked. */
+	probe_init(&facts);
+	userns = probe_userns(&facts, &userns_why);
+	supervisor = probe_supervisor(&facts, &supervisor_why);
+	bwrap_ok = probe_bwrap(&facts, &bwrap_why);
+	ll = ruleset_describe(k);
 	maxns = file_read_line("/proc/sys/user/max_user_namespaces", 4096);
 	clone = file_read_line("/proc/sys/kernel/unprivileged_userns_clone",
 			       4096);
 	apparmor = file_read_line(
 		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 4096);
 	yama = file_read_line("/proc/sys/kernel/yama/ptrace_scope", 4096);
-	bwrap_find(getenv("PATH"), &bwrap);
-	bwrap_ok = bwrap_usable(&bwrap, &bwrap_why);
-	fallback = bwrap_fallback_wanted(&k);
+	fallback = bwrap_fallback_wanted(k);
 	pidfd_getfd = sys_pidfd_getfd(-1, 0, 0) < 0 && errno == ENOSYS ? 0 : 1;
 
 	fprintf(f, "llwrap:          %s, linked: %s\n", PACKAGE_VERSION,
@@ -727,10 +744,10 @@ explain_check(FILE *f)
 		SCMP_VER_MAJOR, SCMP_VER_MINOR, SCMP_VER_MICRO, api,
 		api >= 6 ? " (user notification usable)" : "");
 	fprintf(f, "user namespaces: %s",
-		userns == 0 ? "unprivileged creation works"
-			    : "unprivileged creation refused");
-	if (userns != 0)
-		fprintf(f, " (%s)", strerror(-userns));
+		userns ? "unprivileged creation works"
+		       : "unprivileged creation refused");
+	if (!userns)
+		fprintf(f, " (%s)", userns_why);
 	fprintf(f, "\n  user.max_user_namespaces = %s\n",
 		maxns ? maxns : "(absent)");
 	if (clone)
@@ -741,8 +758,7 @@ explain_check(FILE *f)
 			"%s\n",
 			apparmor);
 	{
-		_cleanup_free_ char *fix =
-			ns_apparmor_fix(apparmor, userns == 0);
+		_cleanup_free_ char *fix = ns_apparmor_fix(apparmor, userns);
 
 		if (fix != NULL)
 			fprintf(f, "  fix: %s\n", fix);
@@ -752,43 +768,39 @@ explain_check(FILE *f)
 	fprintf(f, "Yama:            %s\n",
 		yama ? yama : "not present (ptrace limited by Landlock only)");
 	fprintf(f, "bwrap:           %s%s\n",
-		bwrap.path ? bwrap.path : "not found",
-		bwrap.path == NULL ? ""
-		: bwrap.setuid	   ? " (setuid root)"
-				   : " (not setuid: needs user namespaces)");
+		bwrap->path ? bwrap->path : "not found",
+		bwrap->path == NULL ? ""
+		: bwrap->setuid	    ? " (setuid root)"
+				    : " (not setuid: needs user namespaces)");
 	fprintf(f, "\nLayers:\n");
 	fprintf(f, "  L1 Landlock     %s\n",
-		k.abi > 0 ? "usable" : "unavailable");
+		k->abi > 0 ? "usable" : "unavailable");
 	fprintf(f, "  L2 seccomp      usable\n");
 	fprintf(f, "  L3 namespaces   %s\n",
-		userns == 0 ? "usable (when the policy needs it)"
-			    : "unavailable: policies that need it fail "
-			      "closed");
-	{
-		_cleanup_free_ char *why = NULL;
-
-		supervisor = supervise_available(&why);
-		if (supervisor)
-			fprintf(f, "  S  supervisor   usable\n");
-		else
-			fprintf(f, "  S  supervisor   unavailable: %s\n", why);
-	}
+		userns ? "usable (when the policy needs it)"
+		       : "unavailable: policies that need it fail closed");
+	if (supervisor)
+		fprintf(f, "  S  supervisor   usable\n");
+	else
+		fprintf(f, "  S  supervisor   unavailable: %s\n",
+			supervisor_why);
 	if (bwrap_ok)
 		fprintf(f, "  F  bubblewrap   usable (--backend=bwrap)\n");
 	else
 		fprintf(f, "  F  bubblewrap   unavailable: %s\n", bwrap_why);
 	fprintf(f, "Backend (auto):   %s\n",
-		k.abi > 0	       ? "landlock"
+		k->abi > 0	       ? "landlock"
 		: fallback && bwrap_ok ? "bwrap (Landlock is missing)"
 				       : "none: only seccomp (needs "
 					 "--best-effort)");
 	check_restrictions(f,
 			   &(struct layers_facts){
-				   .abi = k.abi,
-				   .userns = userns == 0,
+				   .abi = k->abi,
+				   .userns = userns,
 				   .supervisor = supervisor,
-				   .bwrap = k.abi == 0 && fallback && bwrap_ok,
+				   .bwrap = k->abi == 0 && fallback && bwrap_ok,
 			   });
-	bwrap_binary_clear(&bwrap);
-	return k.abi > 0 || (fallback && bwrap_ok) ? 0 : 1;
+	status = k->abi > 0 || (fallback && bwrap_ok) ? 0 : 1;
+	probe_clear(&facts);
+	return status;
 }

@@ -734,10 +734,7 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 		fd = new_fs("proc", NULL, NULL,
 			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 				    MOUNT_ATTR_NOEXEC |
-				    (policy_access_writable(policy_access_at(
-					     o->policy, "/proc", NULL))
-					     ? 0
-					     : MOUNT_ATTR_RDONLY));
+				    (o->proc_rw ? 0 : MOUNT_ATTR_RDONLY));
 		break;
 	case VIEWPLAN_TMP:
 		what = "a tmpfs";
@@ -838,8 +835,7 @@ view_fill_tmpfs(const struct ns_opts *o, struct viewplan *v, char **cause)
 		if (m->skip || !viewplan_is_tmpfs(m))
 			continue;
 		if (m->kind == VIEWPLAN_TMP &&
-		    policy_access_writable(
-			    policy_access_at(o->policy, m->path, NULL)))
+		    viewplan_tmp_writable(o, m->path))
 			continue;
 		if ((r = setattr(m->fd, MOUNT_ATTR_RDONLY, 0, false)) < 0) {
 			*cause = xasprintf("cannot make the tmpfs on %s "

@@ -1,8 +1,9 @@
 /*
  * The sandbox as a whole: turn a resolved policy into a prepared plan for
- * every layer (sandbox_prepare, which only reads), report it
- * (explain.c), and apply it to the calling process before exec
- * (sandbox_exec).  DESIGN.md §2 fixes the order of the steps.
+ * every layer (sandbox_prepare: the planner on this system's facts,
+ * planner.h), report it (explain.c), and apply it to the calling process
+ * before exec (sandbox_exec, the runner, which switches on the plan's
+ * shape).  DESIGN.md §2 fixes the order of the steps.
  */
 #ifndef LLW_SANDBOX_H
 #define LLW_SANDBOX_H
@@ -10,73 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bwrap.h"
-#include "filter.h"
-#include "gitguard.h"
-#include "layers.h"
-#include "ns.h"
-#include "pathtree.h"
+#include "planner.h"
 #include "policy.h"
-#include "resources.h"
-#include "ruleset.h"
-
-struct watchlater;
-
-enum sandbox_backend {
-	SANDBOX_BACKEND_AUTO,
-	SANDBOX_BACKEND_LANDLOCK,
-	SANDBOX_BACKEND_BWRAP,
-};
-
-struct sandbox {
-	const struct policy *policy;  /* borrowed */
-	enum sandbox_backend backend; /* the one that will run */
-	struct ruleset_kernel kernel;
-	struct plan *fs;	       /* compiled paths */
-	struct ruleset_plan *landlock; /* L1 */
-	/* Root under L3: the rule paths opened before the user namespace,
-	 * where its capabilities no longer reach other users' files
-	 * (ruleset_hold()); NULL otherwise. */
-	int *held;
-	struct filter_opts filter; /* L2 */
-	bool supervise;		   /* S: the network supervisor */
-	bool use_ns;		   /* L3 */
-	struct ns_opts ns;
-	char *ns_needed;	       /* why the policy needs L3, or NULL */
-	char *ns_refused;	       /* why L3 cannot run here, or NULL */
-	char *backend_why;	       /* why this backend, for --explain */
-	struct bwrap_binary bwrap_bin; /* F: the bwrap found */
-	struct bwrap_plan *bwrap;      /* F, when backend is BWRAP */
-	struct gitguard *git;	       /* protect-git's entries, or NULL */
-	struct gitguard *later;	       /* protect-later-run's, or NULL */
-	struct watchlater *watch;      /* the monitor's watch on them */
-	char **unhidden;   /* deny rules on files git tracks unchanged,
-			    * read-only for this run: their origins */
-	char **git_limits; /* what protect-git and protect-later-run cannot
-			    * protect here, for --explain */
-	/* Layer substitution (layers.h): for each restriction the policy
-	 * asks for (asked), the layer that enforces it, LAYER_NONE for
-	 * none.  The facts are probed only when Landlock falls short. */
-	bool asked[LAYERS_N];
-	enum layers_id enforced_by[LAYERS_N];
-	int userns_ok, supervisor_ok; /* 0 not probed, 1 yes, -1 no */
-	bool run;		      /* sandbox_prepare_run() */
-	bool ns_unshare_probes;	      /* L3 not probed: sandbox_exec's unshare
-				       * answers, and a refusal fails the run */
-	bool l2_deny_inet;	  /* seccomp stands in for port rules (none) */
-	char *supervisor_refused; /* why S cannot run, or NULL */
-	char **not_enforced;	  /* every restriction dropped or missing */
-	bool learn;		  /* --learn: the supervisor observes paths */
-	int learn_fd;		  /* ... and writes them here (sandbox_exec) */
-	struct resources_outcome
-		limits; /* what the monitor saw (resources.h) */
-	/* Set by sandbox_exec() in the process that returns once the command
-	 * has ended and is the run's outermost: it reports (the footer, the
-	 * limits, sandbox_after()); pid 1 of a pid namespace does not. */
-	bool reporter;
-	bool must_fail;	  /* a fatal loss without best effort */
-	char *fail_cause; /* why, when must_fail */
-};
 
 /*
  * Compile p for this kernel.  Returns 0 and a new sandbox; (*out)->must_fail

@@ -87,7 +87,7 @@ viewplan_build(const struct ns_opts *o,
 	       void *ctx, struct viewplan *v)
 {
 	const struct plan *fs = o->fs;
-	const char *project = o->policy->project;
+	const char *project = o->project;
 	bool tmp_project =
 		o->private_tmp && policy_private_tmp_of(project) != NULL;
 	bool project_seen = false;
@@ -118,8 +118,7 @@ viewplan_build(const struct ns_opts *o,
 		    strcmp(v->m[i].path, project) == 0)
 			project_seen = true;
 	if (tmp_project && !project_seen)
-		view_add(v, project, VIEWPLAN_BIND,
-			 policy_access_at(o->policy, project, NULL), true);
+		view_add(v, project, VIEWPLAN_BIND, o->project_access, true);
 	qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
 
 	for (size_t i = 0; i < v->n; i++) {
@@ -169,4 +168,13 @@ viewplan_build(const struct ns_opts *o,
 		if (o->pid && path_below(m->path, "/proc"))
 			m->lazy = true;
 	}
+}
+
+bool
+viewplan_tmp_writable(const struct ns_opts *o, const char *path)
+{
+	for (size_t i = 0; policy_private_tmps[i] != NULL; i++)
+		if (strcmp(policy_private_tmps[i], path) == 0)
+			return (o->tmp_rw & (1u << i)) != 0;
+	return false;
 }

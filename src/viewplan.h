@@ -26,7 +26,12 @@ struct ns_opts {
 	uint64_t tmpfs_size; /* bytes, for each of them; 0: the kernel's */
 	bool devpts; /* a devpts instance of its own on /dev/pts and ptmx */
 	const struct plan *fs; /* writable roots and masks */
-	const struct policy *policy;
+	/* Decided by the planner on the compiled plan (plan_decide), so
+	 * that nothing here reads the policy: */
+	bool proc_rw;	     /* the fresh /proc is writable */
+	unsigned tmp_rw;     /* bit i: policy_private_tmps[i] stays writable */
+	const char *project; /* bound under a private /tmp ... */
+	enum llw_access project_access; /* ... with this access */
 };
 
 /* At one path the entries sort in this order (viewplan_build). */
@@ -87,6 +92,10 @@ void viewplan_build(const struct ns_opts *o,
 /* Frees v's entries, not v itself, and leaves it empty; v may be NULL.
  * The descriptors ns.c put in them are its own to close first. */
 void viewplan_free(struct viewplan *v);
+
+/* Whether o keeps the private scratch directory path (one of
+ * policy_private_tmps) writable. */
+bool viewplan_tmp_writable(const struct ns_opts *o, const char *path);
 
 /* The entry is a new tmpfs: a private tmp, or a denied directory. */
 bool viewplan_is_tmpfs(const struct viewplan_mount *m);

@@ -30,8 +30,8 @@ core:     vars profile keys options policy hostrule netpolicy proxy dns
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
           copyin gitguard watchlater channel helper
 helpers:  supervise svcall svlog svaddr svunix svnames svsend
-          svlearn dnsstub dnsserve proxyserve watchjudge relay
-cli:      sandbox why explain selftest cmd llwrap completion
+          svlearn dnsstub dnsserve proxyserve watchjudge relay probe
+cli:      planner sandbox why explain selftest cmd llwrap completion
 '
 
 # Arrows known to run upward, each with who removes it; the list only

@@ -357,7 +357,10 @@ test_table(void **state)
 		p->project = xstrdup(c->project);
 		fs = plan_of(c, p);
 		o.fs = fs;
-		o.policy = p;
+		/* The planner decides it on the compiled plan; the table's
+		 * rules are the plan's. */
+		o.project = p->project;
+		o.project_access = policy_access_at(p, p->project, NULL);
 		viewplan_build(&o, type_of, (void *)c, &v);
 		for (const char *const *w = c->want; *w != NULL; w++, n++) {
 			_cleanup_free_ char *got = NULL;

@@ -1,0 +1,158 @@
+/*
+ * The planner: a resolved policy and this system's facts (probe.h) in,
+ * the plan of a run out (struct sandbox): the backend, the compiled
+ * rules of every layer, the shape of the processes the run makes, whether
+ * allow-host goes through llwrap's resolver or its proxy, and the layer
+ * accounting (which layer enforces each restriction asked for, what is
+ * not enforced, and whether the run must fail).  The runner
+ * (sandbox_exec) switches on the plan, --explain prints it, and a unit
+ * test drives it with injected facts (tests/unit/test-planner.c).
+ *
+ * It reads the policy and the file system the rules name (through a
+ * pathtree_fs), and asks the kernel nothing the facts do not hold; facts
+ * still unknown are probed once, when a decision needs them.
+ */
+#ifndef LLW_PLANNER_H
+#define LLW_PLANNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bwrap.h"
+#include "filter.h"
+#include "gitguard.h"
+#include "layers.h"
+#include "ns.h"
+#include "pathtree.h"
+#include "policy.h"
+#include "probe.h"
+#include "resources.h"
+#include "ruleset.h"
+
+/* The namespaces of L3 a run makes (ns.h). */
+enum planner_ns {
+	PLANNER_NS_NONE,
+	/* user, mount, ipc (and net) namespaces, made by this process,
+	 * which goes on to exec */
+	PLANNER_NS_MOUNT,
+	/* user, pid, ipc (and net): this process stays outside as the
+	 * monitor, its child is pid 1, makes the mount namespace and
+	 * spawns the command */
+	PLANNER_NS_PID,
+};
+
+/*
+ * The processes a run makes, outermost first: a guardian (the timeout
+ * and the watch on files run later, above a supervisor the command can
+ * stall), a monitor (a process above the command: the network
+ * supervisor, the limits' or the watch's monitor), the namespaces, and
+ * bubblewrap, which this process becomes (bwrap then builds its own
+ * namespaces and stays as their monitor).
+ */
+struct planner_shape {
+	bool guardian;
+	bool monitor;
+	enum planner_ns ns;
+	bool bwrap;
+};
+
+/* allow-host's names (DESIGN.md §6.1). */
+enum planner_hosts {
+	PLANNER_HOSTS_NONE, /* no allow-host, or no supervisor */
+	/* llwrap's resolver in a network namespace of its own; where user
+	 * namespaces were not probed the run may find them refused and
+	 * take the proxy (sandbox_exec) */
+	PLANNER_HOSTS_STUB,
+	PLANNER_HOSTS_PROXY, /* llwrap's HTTP(S) proxy */
+};
+
+struct watchlater;
+
+enum sandbox_backend {
+	SANDBOX_BACKEND_AUTO,
+	SANDBOX_BACKEND_LANDLOCK,
+	SANDBOX_BACKEND_BWRAP,
+};
+
+struct sandbox {
+	const struct policy *policy;   /* borrowed */
+	enum sandbox_backend backend;  /* the one that will run */
+	struct facts facts;	       /* this system's, as planned on */
+	struct plan *fs;	       /* compiled paths */
+	struct ruleset_plan *landlock; /* L1 */
+	/* Root under L3: the rule paths opened before the user namespace,
+	 * where its capabilities no longer reach other users' files
+	 * (ruleset_hold()); NULL otherwise. */
+	int *held;
+	struct filter_opts filter; /* L2 */
+	bool supervise;		   /* S: the network supervisor */
+	bool use_ns;		   /* L3 */
+	struct ns_opts ns;
+	char *ns_needed;	  /* why the policy needs L3, or NULL */
+	bool pts_granted;	  /* the rules grant /dev/pts (terminals) */
+	char *backend_why;	  /* why this backend, for --explain */
+	struct bwrap_plan *bwrap; /* F, when backend is BWRAP */
+	struct gitguard *git;	  /* protect-git's entries, or NULL */
+	struct gitguard *later;	  /* protect-later-run's, or NULL */
+	struct watchlater *watch; /* the monitor's watch on them */
+	char **unhidden;	  /* deny rules on files git tracks unchanged,
+				   * read-only for this run: their origins */
+	char **git_limits; /* what protect-git and protect-later-run cannot
+			    * protect here, for --explain */
+	/* Layer substitution (layers.h): for each restriction the policy
+	 * asks for (asked), the layer that enforces it, LAYER_NONE for
+	 * none.  L3 and S are probed only when Landlock falls short. */
+	bool asked[LAYERS_N];
+	enum layers_id enforced_by[LAYERS_N];
+	bool run;		/* sandbox_prepare_run() */
+	bool ns_unshare_probes; /* L3 not probed: sandbox_exec's unshare
+				 * answers, and a refusal fails the run */
+	bool l2_deny_inet;	/* seccomp stands in for port rules (none) */
+	char **not_enforced;	/* every restriction dropped or missing */
+	bool learn;		/* --learn: the supervisor observes paths */
+	int learn_fd;		/* ... and writes them here (sandbox_exec) */
+	struct resources_outcome
+		limits; /* what the monitor saw (resources.h) */
+	/* Set by sandbox_exec() in the process that returns once the command
+	 * has ended and is the run's outermost: it reports (the footer, the
+	 * limits, sandbox_after()); pid 1 of a pid namespace does not. */
+	bool reporter;
+	struct planner_shape shape; /* the processes the run makes */
+	bool must_fail;		    /* a fatal loss without best effort */
+	char *fail_cause;	    /* why, when must_fail */
+};
+
+/*
+ * Plan p for a system with facts f (copied: the plan completes its own
+ * copy when a decision needs a fact f leaves unknown), compiling the
+ * path rules on fs.  run: the plan is for sandbox_exec(), which finds out
+ * itself what it can (sandbox_prepare_run()).  Returns 0 and a new plan;
+ * (*out)->must_fail tells whether running it would be refused (the plan
+ * still says why, for --explain).  Returns -errno with *cause for an
+ * error that leaves nothing to explain.
+ */
+int planner_plan(const struct policy *p, enum sandbox_backend backend,
+		 const struct facts *f, const struct pathtree_fs *fs, bool run,
+		 struct sandbox **out, char **cause);
+
+/* Whether allow-host's names go through llwrap's resolver or its proxy,
+ * from sb's policy, supervisor and facts. */
+enum planner_hosts planner_hosts(const struct sandbox *sb);
+
+/* The shape as words, outermost process first ("guardian > supervisor >
+ * pid 1 > command"). */
+char *planner_shape_describe(const struct sandbox *sb);
+
+/* Free a plan (and what a run left in it); NULL is fine. */
+void planner_free(struct sandbox *sb);
+
+/* The run refused for want of L3: needed says what for, why what refuses
+ * it. */
+char *planner_l3_refusal(const char *needed, const char *why);
+
+/* The directories whose files run later (protect-later-run): the
+ * project, then each from the working directory up to it.  A new
+ * vector. */
+char **planner_later_run_dirs(const struct policy *p);
+
+#endif /* LLW_PLANNER_H */

@@ -1,0 +1,83 @@
+/*
+ * The kernel's facts, gathered in one place: what the Landlock ABI is,
+ * whether user namespaces work the way a run uses them, whether the
+ * network supervisor, bubblewrap and a cgroup of the command's own can
+ * run here.  The planner (planner.h) decides on these facts alone, and
+ * --check prints them, so the two cannot disagree.
+ *
+ * The cheap facts (one syscall or none) are read by probe_init().  The
+ * others cost a process or a walk of the file system and are asked only
+ * when a decision needs them: probe_userns() and the others answer from
+ * the facts when known and ask the kernel once otherwise.  A test fills
+ * a struct facts itself and leaves live false: then nothing is asked,
+ * and a fact left unknown counts as refused (fail closed).
+ */
+#ifndef LLW_PROBE_H
+#define LLW_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bwrap.h"
+#include "ns.h"
+#include "policy.h"
+#include "ruleset.h"
+
+enum probe_answer { PROBE_UNKNOWN, PROBE_YES, PROBE_NO };
+
+struct facts {
+	bool live;		      /* ask the kernel for what is unknown */
+	struct ruleset_kernel kernel; /* Landlock */
+	bool root;		      /* the effective uid is 0 */
+	uint64_t ram;		      /* bytes of memory, 0 if unknown */
+	/* Unprivileged user, mount, pid and network namespaces, as ns.c
+	 * makes them (AppArmor's restriction included); why not. */
+	enum probe_answer userns;
+	char *userns_why;
+	/* The seccomp user-notification supervisor (supervise.h). */
+	enum probe_answer supervisor;
+	char *supervisor_why;
+	/* bubblewrap: found (bwrap_bin.path), and runnable here (setuid,
+	 * or user namespaces). */
+	enum probe_answer bwrap;
+	char *bwrap_why;
+	struct bwrap_binary bwrap_bin;
+	bool bwrap_looked; /* bwrap_bin was looked for */
+	/* A cgroup of the command's own, for [limits] memory-max and
+	 * pids-max (resources.h); asked for a policy that sets them. */
+	enum probe_answer cgroup;
+	char *cgroup_why;
+};
+
+/* The cheap facts of this system, live; the rest left unknown. */
+void probe_init(struct facts *f);
+
+/* dst: a copy of src, its own strings. */
+void probe_copy(struct facts *dst, const struct facts *src);
+
+/* Free what f holds (not f). */
+void probe_clear(struct facts *f);
+
+/* Whether user namespaces can be used; when not, *why (borrowed) says
+ * why, with the sysctl to look at. */
+bool probe_userns(struct facts *f, const char **why);
+
+/*
+ * Before a run that creates the namespaces anyway: ns_precheck()
+ * (ns.h), without creating one.  Known facts answer: refused, or
+ * NS_PROBE (probe_userns() answers at once).
+ */
+enum ns_precheck probe_userns_precheck(struct facts *f);
+
+/* Whether the network supervisor can run here; *why when not. */
+bool probe_supervisor(struct facts *f, const char **why);
+
+/* Whether bubblewrap can run here (f->bwrap_bin names it); *why when
+ * not. */
+bool probe_bwrap(struct facts *f, const char **why);
+
+/* Whether p's [limits] memory-max and pids-max have a cgroup (true when
+ * p sets neither); *why when not. */
+bool probe_cgroup(struct facts *f, const struct policy *p, const char **why);
+
+#endif /* LLW_PROBE_H */
