@@ -148,6 +148,7 @@ policy_free(struct policy *p)
 	free(p->protect_later_run_origin.origin);
 	free(p->tmpfs_size_origin.origin);
 	free(p->best_effort_origin.origin);
+	free(p->limit_cgroup_origin.origin);
 	strv_free(p->config_files);
 	strv_free(p->descriptions);
 	free(p);
