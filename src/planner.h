@@ -75,7 +75,8 @@ enum sandbox_backend {
 };
 
 struct sandbox {
-	const struct policy *policy;   /* borrowed */
+	const struct policy *policy; /* borrowed */
+	struct net_plan net; /* the network side (netpolicy_plan), for S */
 	enum sandbox_backend backend;  /* the one that will run */
 	struct facts facts;	       /* this system's, as planned on */
 	struct plan *fs;	       /* compiled paths */

@@ -814,7 +814,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		mw.end_orphans = false;
 	}
 	if (sb->supervise &&
-	    (r = supervise_new(sb->policy, sb->fs, envp, &sv, cause)) < 0)
+	    (r = supervise_new(&sb->net, sb->fs, envp, &sv, cause)) < 0)
 		goto out;
 	/* allow-host (DESIGN.md §6.1): llwrap's resolver where user
 	 * namespaces let it have a network namespace of its own (design
