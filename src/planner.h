@@ -75,8 +75,7 @@ enum sandbox_backend {
 };
 
 struct sandbox {
-	const struct policy *policy; /* borrowed */
-	struct net_plan net; /* the network side (netpolicy_plan), for S */
+	const struct policy *policy;   /* borrowed */
 	enum sandbox_backend backend;  /* the one that will run */
 	struct facts facts;	       /* this system's, as planned on */
 	struct plan *fs;	       /* compiled paths */
@@ -121,6 +120,10 @@ struct sandbox {
 	struct planner_shape shape; /* the processes the run makes */
 	bool must_fail;		    /* a fatal loss without best effort */
 	char *fail_cause;	    /* why, when must_fail */
+
+	/* The network side (netpolicy_plan): what the supervisor and its
+	 * helpers read. */
+	struct net_plan net;
 };
 
 /*

@@ -832,7 +832,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * proxy, now. */
 		bool wait = sb->shape.ns == PLANNER_NS_NONE;
 
-		r = dnsstub_start(sb->policy, dns, n_dns, wait, &stub, cause);
+		r = dnsstub_start(sb->net.hosts, sb->net.n_hosts, dns, n_dns,
+				  wait, &stub, cause);
 		if (r == 0) {
 			supervise_set_stub(sv, stub);
 		} else if (r == -EPERM) {
@@ -850,7 +851,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	    stub == NULL) {
 		struct netpolicy_addr pa;
 
-		if ((r = proxyserve_start(sb->policy, envp, &proxy, cause)) < 0)
+		if ((r = proxyserve_start(&sb->net, envp, &proxy, cause)) < 0)
 			goto out;
 		proxyserve_addr(proxy, &pa);
 		supervise_set_proxy(sv, &pa, proxyserve_take_note_fd(proxy));
