@@ -420,7 +420,10 @@ netpolicy_plan(const struct policy *p, struct net_plan *np)
 		strv_push(&np->unix_paths, p->unix_paths.v[i].value);
 	np->log_blocked = p->log_blocked;
 	np->log_stderr = p->log_stderr;
-	np->log_prefix = netpolicy_log_prefix(p->log_prefix, p->name);
+	/* Every run has a name (the command's by default); a plan made
+	 * without one (why, --explain) logs nothing. */
+	np->log_prefix = netpolicy_log_prefix(p->log_prefix,
+					      p->name != NULL ? p->name : "");
 	np->name = p->name != NULL ? xstrdup(p->name) : NULL;
 }
 
