@@ -120,9 +120,10 @@ cmd_why_exec(struct cmd_ctx *ctx, struct policy *policy)
 			(void)fd_read_all(fd, 1 << 16, &conf, NULL);
 		size_t n;
 		_cleanup_free_ struct netpolicy_addr *dns =
-			netpolicy_resolvers(policy, conf, &n);
+			netpolicy_resolvers_of(sb->net.dns, sb->net.n_dns, conf,
+					       &n);
 
-		rules = netpolicy_rules_new(policy, dns, n);
+		rules = netpolicy_rules_copy(sb->net.rules, dns, n);
 		if (sandbox_hosts_stub(sb))
 			netpolicy_rules_use_stub(rules);
 	}

@@ -63,7 +63,8 @@ struct tcp_client {
 
 /* The stub process's state: one, a static. */
 static struct {
-	const struct policy *p;
+	const struct hostrule *hosts; /* allow-host */
+	size_t n_hosts;
 	struct netpolicy_addr dns[ST_MAX_DNS];
 	size_t n_dns;
 	int udp[ST_MAX_DNS], tcp[ST_MAX_DNS];
@@ -273,7 +274,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 	uint8_t out[512], ask[512];
 	int qn;
 	struct hostdns_verdict v = hostdns_decide_query(
-		st.p->hosts, st.p->n_hosts, buf, n, &q, out, sizeof(out));
+		st.hosts, st.n_hosts, buf, n, &q, out, sizeof(out));
 	const struct netpolicy_addr *dst = &st.dns[cl->server];
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -284,7 +285,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 		return;
 	/* A wildcard's new labels, past their budget: nothing leaves. */
 	if (v.action == HOSTDNS_FORWARD &&
-	    !hostdns_budget_take(st.budget, st.p->hosts, st.p->n_hosts, v.rule,
+	    !hostdns_budget_take(st.budget, st.hosts, st.n_hosts, v.rule,
 				 q.name, dnsint_now_ms() / 1000)) {
 		struct dnsstub_record r = { .kind = DNSSTUB_REFUSED,
 					    .proto = (uint8_t)cl->proto,
@@ -731,13 +732,15 @@ dns_unique(const struct netpolicy_addr *dns, size_t n,
 }
 
 void
-dnsserve_main(const struct policy *p, const struct netpolicy_addr *dns,
-	      size_t n, int ctl, int rec, int status)
+dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
+	      const struct netpolicy_addr *dns, size_t n, int ctl, int rec,
+	      int status)
 {
 	struct st_status msg = { 0 };
 
-	st.p = p;
-	st.budget = hostdns_budget_new(p->n_hosts);
+	st.hosts = hosts;
+	st.n_hosts = n_hosts;
+	st.budget = hostdns_budget_new(n_hosts);
 	st.ctl = ctl;
 	st.rec = rec;
 	st.n_dns = dns_unique(dns, n, st.dns);

@@ -15,7 +15,6 @@
 
 #include "dnsstub.h"
 #include "netpolicy.h"
-#include "policy.h"
 
 #define ST_MAX_DNS     8   /* resolvers served */
 #define ST_MAX_PENDING 256 /* UDP queries waiting for an answer */
@@ -108,11 +107,11 @@ dnsint_sockaddr(const struct netpolicy_addr *dst, int family,
 
 /*
  * In the stub, just started (helper_start): serve the n resolvers for
- * p's allow-host entries over the channels ctl and rec, once its word
- * on its start went down the status pipe.  Never returns.
+ * the n_hosts allow-host entries hosts over the channels ctl and rec, once its
+ * word on its start went down the status pipe.  Never returns.
  */
-void dnsserve_main(const struct policy *p, const struct netpolicy_addr *dns,
-		   size_t n, int ctl, int rec, int status)
-	__attribute__((noreturn));
+void dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
+		   const struct netpolicy_addr *dns, size_t n, int ctl, int rec,
+		   int status) __attribute__((noreturn));
 
 #endif /* LLW_DNSINT_H */

@@ -107,8 +107,9 @@ dnsstub_wait(struct dnsstub *s, char **cause)
 }
 
 int
-dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
-	      size_t n, bool wait, struct dnsstub **out, char **cause)
+dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
+	      const struct netpolicy_addr *dns, size_t n, bool wait,
+	      struct dnsstub **out, char **cause)
 {
 	int ctl[2] = { -1, -1 }, rec[2] = { -1, -1 }, status[2] = { -1, -1 };
 	pid_t pid;
@@ -136,7 +137,8 @@ dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
 		goto fail;
 	}
 	if (pid == 0)
-		dnsserve_main(p, dns, n, ctl[1], rec[1], status[1]);
+		dnsserve_main(hosts, n_hosts, dns, n, ctl[1], rec[1],
+			      status[1]);
 	close(status[1]);
 	status[1] = -1;
 	close(ctl[1]);

@@ -21,7 +21,6 @@
 #include <stdint.h>
 #include "dns.h"
 #include "netpolicy.h"
-#include "policy.h"
 
 struct dnsstub;
 
@@ -43,14 +42,16 @@ struct dnsstub_record {
 };
 
 /*
- * Start the stub for p's allow-host entries, serving the n resolvers
+ * Start the stub for the n_hosts allow-host entries hosts (borrowed: the
+ * plan's, net_plan), serving the n resolvers
  * (port 53); with wait, wait until it serves (dnsstub_wait), else it
  * starts while the caller goes on.  Returns 0, -EPERM when user or
  * network namespaces are refused here (the caller takes the proxy path,
  * design (b)), or another -errno; *cause says why.
  */
-int dnsstub_start(const struct policy *p, const struct netpolicy_addr *dns,
-		  size_t n, bool wait, struct dnsstub **out, char **cause);
+int dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
+		  const struct netpolicy_addr *dns, size_t n, bool wait,
+		  struct dnsstub **out, char **cause);
 
 /* Wait until the stub serves (at once when it did already).  Returns 0,
  * or as dnsstub_start. */

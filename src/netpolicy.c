@@ -376,6 +376,68 @@ netpolicy_rules_new(const struct policy *p, const struct netpolicy_addr *dns,
 	return r;
 }
 
+struct netpolicy_rules *
+netpolicy_rules_copy(const struct netpolicy_rules *from,
+		     const struct netpolicy_addr *dns, size_t n_dns)
+{
+	struct netpolicy_rules *r = xcalloc(1, sizeof(*r));
+
+	*r = *from;
+	ports_copy(&r->connect_tcp, &from->connect_tcp);
+	ports_copy(&r->connect_udp, &from->connect_udp);
+	ports_copy(&r->bind_tcp, &from->bind_tcp);
+	ports_copy(&r->bind_udp, &from->bind_udp);
+	r->cidrs = xcalloc(from->n_cidrs + 1, sizeof(*r->cidrs));
+	for (size_t i = 0; i < from->n_cidrs; i++)
+		cidr_copy(&r->cidrs[i], &from->cidrs[i]);
+	r->dns = xcalloc(n_dns + 1, sizeof(*r->dns));
+	if (n_dns > 0)
+		memcpy(r->dns, dns, n_dns * sizeof(*dns));
+	r->n_dns = n_dns;
+	r->listen = xcalloc(from->n_listen + 1, sizeof(*r->listen));
+	if (from->n_listen > 0)
+		memcpy(r->listen, from->listen,
+		       from->n_listen * sizeof(*r->listen));
+	return r;
+}
+
+void
+netpolicy_plan(const struct policy *p, struct net_plan *np)
+{
+	memset(np, 0, sizeof(*np));
+	np->rules = netpolicy_rules_new(p, NULL, 0);
+	np->dns = xcalloc(p->n_dns_addrs + 1, sizeof(*np->dns));
+	for (size_t i = 0; i < p->n_dns_addrs; i++)
+		np->dns[i] = p->dns_addrs[i].addr;
+	np->n_dns = p->n_dns_addrs;
+	np->hosts = p->hosts;
+	np->n_hosts = p->n_hosts;
+	np->cidrs = p->cidrs;
+	np->n_cidrs = p->n_cidrs;
+	np->connect_tcp = &p->connect_tcp;
+	np->connect_udp = &p->connect_udp;
+	for (size_t i = 0; i < p->unix_paths.n; i++)
+		strv_push(&np->unix_paths, p->unix_paths.v[i].value);
+	np->log_blocked = p->log_blocked;
+	np->log_stderr = p->log_stderr;
+	/* Every run has a name (the command's by default); a plan made
+	 * without one (why, --explain) logs nothing. */
+	np->log_prefix = netpolicy_log_prefix(p->log_prefix,
+					      p->name != NULL ? p->name : "");
+	np->name = p->name != NULL ? xstrdup(p->name) : NULL;
+}
+
+void
+net_plan_clear(struct net_plan *np)
+{
+	netpolicy_rules_free(np->rules);
+	free(np->dns);
+	strv_free(np->unix_paths);
+	free(np->log_prefix);
+	free(np->name);
+	memset(np, 0, sizeof(*np));
+}
+
 void
 netpolicy_rules_set_unprivileged_start(struct netpolicy_rules *r, uint16_t port)
 {
@@ -739,16 +801,27 @@ addrs_hold(const struct netpolicy_addr *v, size_t n,
 struct netpolicy_addr *
 netpolicy_resolvers(const struct policy *p, const char *resolv_conf, size_t *n)
 {
+	_cleanup_free_ struct netpolicy_addr *set =
+		xcalloc(p->n_dns_addrs + 1, sizeof(*set));
+
+	for (size_t i = 0; i < p->n_dns_addrs; i++)
+		set[i] = p->dns_addrs[i].addr;
+	return netpolicy_resolvers_of(set, p->n_dns_addrs, resolv_conf, n);
+}
+
+struct netpolicy_addr *
+netpolicy_resolvers_of(const struct netpolicy_addr *set, size_t n_set,
+		       const char *resolv_conf, size_t *n)
+{
 	_cleanup_free_ char *copy = NULL;
 	struct netpolicy_addr *v = NULL;
 	char *save = NULL;
 
 	*n = 0;
-	if (p->n_dns_addrs > 0) {
-		v = xcalloc(p->n_dns_addrs, sizeof(*v));
-		for (size_t i = 0; i < p->n_dns_addrs; i++)
-			v[i] = p->dns_addrs[i].addr;
-		*n = p->n_dns_addrs;
+	if (n_set > 0) {
+		v = xcalloc(n_set, sizeof(*v));
+		memcpy(v, set, n_set * sizeof(*v));
+		*n = n_set;
 		return v;
 	}
 	if (resolv_conf == NULL)

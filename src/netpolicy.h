@@ -138,6 +138,13 @@ bool netpolicy_prefixes_hold(const struct netpolicy_prefix *v, size_t n,
 struct netpolicy_addr *netpolicy_resolvers(const struct policy *p,
 					   const char *resolv_conf, size_t *n);
 
+/* The same from set, the n_set servers a policy names (none: those of
+ * resolv_conf). */
+struct netpolicy_addr *netpolicy_resolvers_of(const struct netpolicy_addr *set,
+					      size_t n_set,
+					      const char *resolv_conf,
+					      size_t *n);
+
 /* ---- The decision ---- */
 
 enum netpolicy_op {
@@ -225,6 +232,45 @@ struct netpolicy_rules *netpolicy_rules_new(const struct policy *p,
 					    const struct netpolicy_addr *dns,
 					    size_t n_dns);
 void netpolicy_rules_free(struct netpolicy_rules *r);
+
+/* A copy of r whose resolvers are the n_dns servers dns instead: the
+ * supervisor's and the proxy's own, which they complete as they run. */
+struct netpolicy_rules *netpolicy_rules_copy(const struct netpolicy_rules *r,
+					     const struct netpolicy_addr *dns,
+					     size_t n_dns);
+
+/*
+ * The network side of a run's plan (planner.h), decided once by the
+ * planner from the policy (netpolicy_plan): what the supervisor and
+ * llwrap's helpers (the resolver, the proxy, the relay) read, instead of
+ * the policy.  hosts, cidrs and the port lists are the policy's typed
+ * values, borrowed (the plan borrows the policy); the rest is the
+ * plan's.
+ */
+struct net_plan {
+	/* The compiled rules, without resolvers: each enforcer takes a
+	 * copy with those of the run (netpolicy_rules_copy). */
+	struct netpolicy_rules *rules;
+	/* dns = ...'s servers; none: /etc/resolv.conf's, read at the run
+	 * (netpolicy_resolvers_of). */
+	struct netpolicy_addr *dns;
+	size_t n_dns;
+	const struct hostrule *hosts; /* allow-host */
+	size_t n_hosts;
+	const struct netpolicy_cidr *cidrs; /* allow-cidr */
+	size_t n_cidrs;
+	/* connect-tcp, connect-udp: a portless allow-host's ports */
+	const struct llw_ports *connect_tcp, *connect_udp;
+	char **unix_paths; /* unix = ...: the allow-list's paths */
+	bool log_blocked;  /* log-blocked: the log and syslog */
+	bool log_stderr;   /* log-stderr: the note on the caller's stderr */
+	char *log_prefix;  /* the log lines' prefix (netpolicy_log_prefix) */
+	char *name;	   /* the profile's name (netpolicy_log_path) */
+};
+
+/* The network side of p's plan, into np (net_plan_clear frees it). */
+void netpolicy_plan(const struct policy *p, struct net_plan *np);
+void net_plan_clear(struct net_plan *np);
 
 /* The kind of rule that allowed an IP operation. */
 enum netpolicy_by {

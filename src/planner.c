@@ -688,6 +688,8 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	sb = xcalloc(1, sizeof(*sb));
 	sb->policy = p;
 	sb->run = run;
+	/* The network compile: what the supervisor and its helpers read. */
+	netpolicy_plan(p, &sb->net);
 	probe_copy(&sb->facts, f);
 	choose_backend(sb, backend);
 	cgroup_account(sb, p);
@@ -865,5 +867,6 @@ planner_free(struct sandbox *sb)
 	watchlater_free(sb->watch);
 	strv_free(sb->git_limits);
 	strv_free(sb->unhidden);
+	net_plan_clear(&sb->net);
 	free(sb);
 }

@@ -120,6 +120,10 @@ struct sandbox {
 	struct planner_shape shape; /* the processes the run makes */
 	bool must_fail;		    /* a fatal loss without best effort */
 	char *fail_cause;	    /* why, when must_fail */
+
+	/* The network side (netpolicy_plan): what the supervisor and its
+	 * helpers read. */
+	struct net_plan net;
 };
 
 /*

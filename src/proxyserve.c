@@ -56,7 +56,7 @@ struct proxyserve {
 /* The proxy process's state: one per process, read by every thread;
  * the log under its lock. */
 static struct {
-	const struct policy *p;
+	const struct net_plan *np; /* the plan's network side */
 	struct netpolicy_rules *rules;
 	struct netpolicy_addr *dns;
 	size_t n_dns;
@@ -155,7 +155,7 @@ log_refusal(int c, const char *host, bool is_ip, uint16_t port,
 	unsigned long rep = 0;
 	pid_t pid;
 
-	if (!ps.p->log_blocked)
+	if (!ps.np->log_blocked)
 		return;
 	pid = client_process(c, &comm);
 	target = is_ip && strchr(host, ':') ? xasprintf("[%s]:%u", host, port)
@@ -207,7 +207,7 @@ static enum hostrule_verdict
 rules_host(void *ctx, const char *name, uint16_t port, const char **origin)
 {
 	(void)ctx;
-	return hostrule_match(ps.p->hosts, ps.p->n_hosts, &ps.p->connect_tcp,
+	return hostrule_match(ps.np->hosts, ps.np->n_hosts, ps.np->connect_tcp,
 			      name, port, origin);
 }
 
@@ -653,22 +653,22 @@ static void __attribute__((noreturn)) proxy_main(int listener)
 /* ---- The parent's side ---- */
 
 static void
-state_init(const struct policy *p, char *const *envp)
+state_init(const struct net_plan *np, char *const *envp)
 {
 	_cleanup_close_ int fd = open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *conf = NULL, *path = NULL;
 
 	if (fd >= 0)
 		(void)fd_read_all(fd, 1 << 16, &conf, NULL);
-	ps.dns = netpolicy_resolvers(p, conf, &ps.n_dns);
+	ps.dns = netpolicy_resolvers_of(np->dns, np->n_dns, conf, &ps.n_dns);
 	for (size_t i = 0; i < ps.n_dns; i++)
 		ps.dns[i].port = 53;
-	ps.p = p;
-	ps.rules = netpolicy_rules_new(p, ps.dns, ps.n_dns);
-	ps.prefix = netpolicy_log_prefix(p->log_prefix, p->name);
+	ps.np = np;
+	ps.rules = netpolicy_rules_copy(np->rules, ps.dns, ps.n_dns);
+	ps.prefix = xstrdup(np->log_prefix);
 	netpolicy_ratelimit_init(&ps.rl, PS_LOG_BURST, PS_LOG_RATE,
 				 supervise_now_ns());
-	path = p->log_blocked ? netpolicy_log_path(p->name, envp) : NULL;
+	path = np->log_blocked ? netpolicy_log_path(np->name, envp) : NULL;
 	if (path != NULL)
 		ps.logfd = open(path,
 				O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
@@ -677,7 +677,7 @@ state_init(const struct policy *p, char *const *envp)
 }
 
 int
-proxyserve_start(const struct policy *p, char *const *envp,
+proxyserve_start(const struct net_plan *np, char *const *envp,
 		 struct proxyserve **out, char **cause)
 {
 	_cleanup_close_ int l = -1, notes_r = -1, notes_w = -1;
@@ -687,7 +687,7 @@ proxyserve_start(const struct policy *p, char *const *envp,
 	pid_t pid;
 	int r;
 
-	state_init(p, envp);
+	state_init(np, envp);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (l < 0 || bind(l, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||

@@ -22,17 +22,18 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "policy.h"
+#include "netpolicy.h"
 #include "supervise.h"
 
 struct proxyserve;
 
 /*
- * Listen and fork the proxy process.  Call before the command's sandbox
- * is built and before any namespace is entered.  Returns 0, or -errno
- * with *cause.
+ * Listen and fork the proxy process, deciding with np, the plan's
+ * network side (borrowed: it outlives the proxy).  Call before the
+ * command's sandbox is built and before any namespace is entered.
+ * Returns 0, or -errno with *cause.
  */
-int proxyserve_start(const struct policy *p, char *const *envp,
+int proxyserve_start(const struct net_plan *np, char *const *envp,
 		     struct proxyserve **out, char **cause);
 
 /* The address the proxy listens on (127.0.0.1 and its port). */

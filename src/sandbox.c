@@ -814,7 +814,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		mw.end_orphans = false;
 	}
 	if (sb->supervise &&
-	    (r = supervise_new(sb->policy, sb->fs, envp, &sv, cause)) < 0)
+	    (r = supervise_new(&sb->net, sb->fs, envp, &sv, cause)) < 0)
 		goto out;
 	/* allow-host (DESIGN.md §6.1): llwrap's resolver where user
 	 * namespaces let it have a network namespace of its own (design
@@ -832,7 +832,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * proxy, now. */
 		bool wait = sb->shape.ns == PLANNER_NS_NONE;
 
-		r = dnsstub_start(sb->policy, dns, n_dns, wait, &stub, cause);
+		r = dnsstub_start(sb->net.hosts, sb->net.n_hosts, dns, n_dns,
+				  wait, &stub, cause);
 		if (r == 0) {
 			supervise_set_stub(sv, stub);
 		} else if (r == -EPERM) {
@@ -850,7 +851,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	    stub == NULL) {
 		struct netpolicy_addr pa;
 
-		if ((r = proxyserve_start(sb->policy, envp, &proxy, cause)) < 0)
+		if ((r = proxyserve_start(&sb->net, envp, &proxy, cause)) < 0)
 			goto out;
 		proxyserve_addr(proxy, &pa);
 		supervise_set_proxy(sv, &pa, proxyserve_take_note_fd(proxy));

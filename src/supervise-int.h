@@ -30,7 +30,6 @@
 
 #include "cmsg.h"
 #include "netpolicy.h"
-#include "policy.h"
 #include "suggest.h"
 #include "supervise.h"
 
@@ -74,8 +73,8 @@ struct unix_allowed {
 };
 
 struct supervisor {
-	const struct policy *policy;
-	const struct plan *fs; /* the compiled paths (plan_decide) */
+	const struct net_plan *net; /* the plan's network side */
+	const struct plan *fs;	    /* the compiled paths (plan_decide) */
 	struct netpolicy_rules *rules;
 	scmp_filter_ctx notify; /* built under --learn only */
 	int sock[2];		/* [0] the supervisor's end, [1] the child's */

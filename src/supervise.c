@@ -222,22 +222,23 @@ read_resolv_conf(void)
 }
 
 int
-supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
-	      struct supervisor **out, char **cause)
+supervise_new(const struct net_plan *np, const struct plan *fs,
+	      char *const *envp, struct supervisor **out, char **cause)
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
 	_cleanup_free_ char *conf = read_resolv_conf();
 	size_t n_dns;
-	struct netpolicy_addr *dns = netpolicy_resolvers(p, conf, &n_dns);
+	struct netpolicy_addr *dns =
+		netpolicy_resolvers_of(np->dns, np->n_dns, conf, &n_dns);
 	int r;
 
-	sv->policy = p;
+	sv->net = np;
 	sv->fs = fs;
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;
 	sv->relay = sv->relay_listener = -1;
-	sv->rules = netpolicy_rules_new(p, dns, n_dns);
+	sv->rules = netpolicy_rules_copy(np->rules, dns, n_dns);
 	{
 		_cleanup_free_ char *start = file_read_line(
 			"/proc/sys/net/ipv4/ip_unprivileged_port_start", 16);
@@ -276,12 +277,12 @@ supervise_new(const struct policy *p, const struct plan *fs, char *const *envp,
 	sv->own = xcalloc(1, sizeof(*sv->own));
 	svunix_allow_init(sv);
 	sv->host = sockdiag_host_new();
-	sv->log = p->log_blocked;
-	sv->prefix = netpolicy_log_prefix(p->log_prefix, p->name);
+	sv->log = np->log_blocked;
+	sv->prefix = xstrdup(np->log_prefix);
 	netpolicy_ratelimit_init(&sv->rl, NETPOLICY_LOG_BURST,
 				 NETPOLICY_LOG_RATE, supervise_now_ns());
 	if (sv->log) {
-		_cleanup_free_ char *path = netpolicy_log_path(p->name, envp);
+		_cleanup_free_ char *path = netpolicy_log_path(np->name, envp);
 
 		/* The file is opened now, before the command runs, so a
 		 * failure is reported while the terminal is still ours. */

@@ -17,7 +17,6 @@
 
 #include "netpolicy.h"
 #include "pathtree.h"
-#include "policy.h"
 
 /* The network supervisor's state; NULL where nothing is mediated. */
 struct supervisor;
@@ -41,11 +40,13 @@ char *supervise_yama_cause(const char *scope);
 /* ---- The supervisor process ---- */
 
 /*
- * Everything acquired before the fork: the rules, the notification
- * filter, the hand-over socket pair and the open log file.  Returns 0 or
- * -errno with *cause.
+ * Everything acquired before the fork: the rules (a copy of np's, with
+ * the resolvers of this run), the notification filter, the hand-over
+ * socket pair and the open log file.  np, the plan's network side
+ * (netpolicy_plan), is borrowed: it outlives the supervisor.  Returns 0
+ * or -errno with *cause.
  */
-int supervise_new(const struct policy *p, const struct plan *fs,
+int supervise_new(const struct net_plan *np, const struct plan *fs,
 		  char *const *envp, struct supervisor **out, char **cause);
 void supervise_free(struct supervisor *sv);
 

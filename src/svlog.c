@@ -107,7 +107,7 @@ note_stderr(struct supervisor *sv, int pidfd, enum netpolicy_op op,
 	size_t len;
 	int flags;
 
-	if (!sv->policy->log_stderr || pidfd < 0 || sv->n_noted >= SV_MAX_NOTES)
+	if (!sv->net->log_stderr || pidfd < 0 || sv->n_noted >= SV_MAX_NOTES)
 		return;
 	key = xasprintf("%s %s %s", netpolicy_op_name(op),
 			netpolicy_proto_name(proto), target);

@@ -48,8 +48,7 @@ relay_setup(struct supervisor *sv)
 	if (l < 0 || bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
 	    listen(l, RELAY_MAX_CONNS) < 0 ||
 	    getsockname(l, (struct sockaddr *)&at, &len) < 0 ||
-	    relay_start(sv->policy->hosts, sv->policy->n_hosts, &sv->relay) <
-		    0) {
+	    relay_start(sv->net->hosts, sv->net->n_hosts, &sv->relay) < 0) {
 		if (l >= 0)
 			close(l);
 		sv->relay = -1;
@@ -79,7 +78,7 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 {
 	_cleanup_close_ int fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC);
 	_cleanup_free_ char *hosts = NULL;
-	const struct policy *p = sv->policy;
+	const struct net_plan *np = sv->net;
 	size_t max = 256;
 
 	netpolicy_rules_use_stub(sv->rules);
@@ -92,7 +91,7 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 		size_t n, k = 0;
 
 		sv->fixed = xcalloc(max, sizeof(*sv->fixed));
-		n = hostdns_hosts_file(p->hosts, p->n_hosts, hosts, sv->fixed,
+		n = hostdns_hosts_file(np->hosts, np->n_hosts, hosts, sv->fixed,
 				       max);
 		for (size_t i = 0; i < n; i++)
 			if (!netpolicy_addr_local(&sv->fixed[i].addr) &&
@@ -145,7 +144,7 @@ stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
 			      (enum refusal)rec->log_rule);
 		return;
 	}
-	if (rec->rule < 0 || (size_t)rec->rule >= sv->policy->n_hosts)
+	if (rec->rule < 0 || (size_t)rec->rule >= sv->net->n_hosts)
 		return;
 	hostdns_learn(sv->learned, &rec->answer, (uint16_t)rec->rule,
 		      learned_now(supervise_now_ns()), svnames_host_local, sv,
@@ -182,14 +181,14 @@ enum netpolicy_named
 svnames_lookup(void *ctx, const struct netpolicy_query *q)
 {
 	struct supervisor *sv = ctx;
-	const struct policy *p = sv->policy;
+	const struct net_plan *np = sv->net;
 	const struct llw_ports *ports =
-		q->proto == NETPOLICY_TCP ? &p->connect_tcp : &p->connect_udp;
+		q->proto == NETPOLICY_TCP ? np->connect_tcp : np->connect_udp;
 	bool port_only;
 	int rule;
 
 	svnames_drain(sv);
-	switch (hostaddrs_decide(sv->learned, p->hosts, p->n_hosts, ports,
+	switch (hostaddrs_decide(sv->learned, np->hosts, np->n_hosts, ports,
 				 &q->addr, learned_now(q->now_ns), &rule)) {
 	case HOSTRULE_ALLOWED:
 		return NETPOLICY_NAMED_YES;
@@ -203,7 +202,7 @@ svnames_lookup(void *ctx, const struct netpolicy_query *q)
 	for (size_t i = 0; i < sv->n_fixed; i++) {
 		if (!netpolicy_addr_same(&sv->fixed[i].addr, &q->addr))
 			continue;
-		if (hostrule_port(&p->hosts[sv->fixed[i].rule], ports,
+		if (hostrule_port(&np->hosts[sv->fixed[i].rule], ports,
 				  q->addr.port))
 			return NETPOLICY_NAMED_YES;
 		port_only = true;
@@ -410,7 +409,7 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 int
 svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 {
-	const struct policy *p = sv->policy;
+	const struct net_plan *np = sv->net;
 	struct relay_conn req = { 0 };
 	struct seccomp_notif_addfd af = { 0 };
 	struct netpolicy_addr ip;
@@ -426,12 +425,12 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	/* The entries under which the address was learned (from the
 	 * resolver's answers, and /etc/hosts), on this port. */
 	req.n = (uint32_t)hostaddrs_entries(
-		sv->learned, p->hosts, p->n_hosts, &p->connect_tcp, &ip,
+		sv->learned, np->hosts, np->n_hosts, np->connect_tcp, &ip,
 		learned_now(supervise_now_ns()), req.entries, RELAY_ENTRIES);
 	for (size_t i = 0; i < sv->n_fixed && req.n < RELAY_ENTRIES; i++)
 		if (netpolicy_addr_same(&sv->fixed[i].addr, &ip) &&
-		    hostrule_port(&p->hosts[sv->fixed[i].rule], &p->connect_tcp,
-				  ip.port))
+		    hostrule_port(&np->hosts[sv->fixed[i].rule],
+				  np->connect_tcp, ip.port))
 			req.entries[req.n++] = sv->fixed[i].rule;
 	if (req.n == 0)
 		return SWAP_NO; /* allowed by no name: nothing to check */
@@ -514,16 +513,16 @@ fail:
 enum refusal
 svnames_datagram(struct supervisor *sv, const struct netpolicy_addr *ip)
 {
-	const struct policy *p = sv->policy;
+	const struct net_plan *np = sv->net;
 	uint16_t e[RELAY_ENTRIES];
 
 	if (sv->stub == NULL || ip->port != 443)
 		return REFUSAL_NONE;
-	for (size_t i = 0; i < p->n_cidrs; i++)
-		if (netpolicy_cidr_contains(&p->cidrs[i], ip))
+	for (size_t i = 0; i < np->n_cidrs; i++)
+		if (netpolicy_cidr_contains(&np->cidrs[i], ip))
 			return REFUSAL_NONE;
 	if (hostaddrs_entries(
-		    sv->learned, p->hosts, p->n_hosts, &p->connect_udp, ip,
+		    sv->learned, np->hosts, np->n_hosts, np->connect_udp, ip,
 		    learned_now(supervise_now_ns()), e, RELAY_ENTRIES) > 0)
 		return REFUSAL_QUIC;
 	for (size_t i = 0; i < sv->n_fixed; i++)

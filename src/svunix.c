@@ -133,19 +133,20 @@ sandbox_can_replace(const struct plan *fs, const char *entry)
 void
 svunix_allow_init(struct supervisor *sv)
 {
-	const struct llw_items *l = &sv->policy->unix_paths;
+	char *const *l = sv->net->unix_paths;
+	size_t n = strv_length(l);
 
-	sv->unix_allowed = xcalloc(l->n + 1, sizeof(*sv->unix_allowed));
-	sv->n_unix_allowed = l->n;
-	for (size_t i = 0; i < l->n; i++) {
+	sv->unix_allowed = xcalloc(n + 1, sizeof(*sv->unix_allowed));
+	sv->n_unix_allowed = n;
+	for (size_t i = 0; i < n; i++) {
 		struct unix_allowed *u = &sv->unix_allowed[i];
 		char *dir, *slash;
 		struct stat st;
 
-		u->path = realpath(l->v[i].value, NULL);
+		u->path = realpath(l[i], NULL);
 		if (u->path == NULL) {
 			/* Not there yet: its directory, resolved. */
-			_cleanup_free_ char *w = xstrdup(l->v[i].value);
+			_cleanup_free_ char *w = xstrdup(l[i]);
 			char *d;
 
 			if ((slash = strrchr(w, '/')) == NULL ||

@@ -887,6 +887,84 @@ test_resolvers(void **state)
 	policy_free(p);
 }
 
+/*
+ * The plan's network side (netpolicy_plan): its rules, copied with the
+ * run's resolvers (netpolicy_rules_copy), decide as the policy's
+ * compiled with them; the plan holds the decided values the supervisor
+ * and its helpers read.
+ */
+static void
+test_plan(void **state)
+{
+	struct policy *p = policy_new();
+	struct net_plan np;
+	struct netpolicy_rules *want, *got;
+	struct netpolicy_addr resolver;
+	char *dns[] = { "127.0.0.53", NULL };
+	static const char *const addrs[] = { "127.0.0.1",   "127.0.0.2",
+					     "127.0.0.53",  "10.10.1.1",
+					     "203.0.113.7", "192.168.1.5",
+					     "::1",	    "0.0.0.0" };
+	static const uint16_t ports[] = { 0, 53, 80, 443, 8050, 8787, 8788 };
+	static const enum netpolicy_op ops[] = { NETPOLICY_CONNECT,
+						 NETPOLICY_SEND, NETPOLICY_BIND,
+						 NETPOLICY_LISTEN };
+	size_t checked = 0;
+
+	(void)state;
+	ports_add(&p->connect_tcp, 443, 443);
+	ports_add(&p->bind_tcp, 0, 0);
+	add(p, "allow-cidr", "127.0.0.1/32");
+	add(p, "allow-cidr", "10.10.0.0/16:8000-8100");
+	add(p, "listen", "127.0.0.1:8787");
+	add(p, "dns", "127.0.0.53");
+	items_add(&p->unix_paths, "/run/postgresql/.s.PGSQL.5432");
+	netpolicy_plan(p, &np);
+	assert_int_equal(np.n_dns, 1);
+	assert_int_equal(np.n_cidrs, 2);
+	assert_ptr_equal(np.connect_tcp, &p->connect_tcp);
+	assert_int_equal(strv_length(np.unix_paths), 1);
+	assert_string_equal(np.unix_paths[0], "/run/postgresql/.s.PGSQL.5432");
+	assert_non_null(np.log_prefix);
+
+	/* Without resolvers the plan's own rules let no DNS out. */
+	resolver = addr("127.0.0.53", 53);
+	assert_string_equal(
+		decide(np.rules, NETPOLICY_SEND, NETPOLICY_UDP, &resolver),
+		"filtered/dns");
+	want = rules(p, dns);
+	got = netpolicy_rules_copy(np.rules, np.dns, np.n_dns);
+	for (size_t o = 0; o < ARRAY_SIZE(ops); o++)
+		for (size_t i = 0; i < ARRAY_SIZE(addrs); i++)
+			for (size_t j = 0; j < ARRAY_SIZE(ports); j++)
+				for (int udp = 0; udp < 2; udp++) {
+					enum netpolicy_proto pr =
+						udp ? NETPOLICY_UDP
+						    : NETPOLICY_TCP;
+					struct netpolicy_addr a =
+						addr(addrs[i], ports[j]);
+					const char *w =
+						decide(want, ops[o], pr, &a);
+					const char *g =
+						decide(got, ops[o], pr, &a);
+
+					if ((w == NULL) != (g == NULL) ||
+					    (w && strcmp(w, g) != 0))
+						fail_msg("%s:%u op %zu udp %d: "
+							 "copy %s, policy %s",
+							 addrs[i], ports[j], o,
+							 udp, g ? g : "allow",
+							 w ? w : "allow");
+					checked++;
+				}
+	assert_int_equal(checked, ARRAY_SIZE(ops) * ARRAY_SIZE(addrs) *
+					  ARRAY_SIZE(ports) * 2);
+	netpolicy_rules_free(want);
+	netpolicy_rules_free(got);
+	net_plan_clear(&np);
+	policy_free(p);
+}
+
 /* The sandbox's own listener: a loopback destination the rules refuse
  * is reached when the lookup says the sandbox bound what is there, and
  * only then; binds, and destinations the rules decide, never ask. */
@@ -1553,6 +1631,7 @@ main(void)
 		cmocka_unit_test(test_decide_stub),
 		cmocka_unit_test(test_decide_lookup),
 		cmocka_unit_test(test_resolvers),
+		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_host_local),
 		cmocka_unit_test(test_shared),
 		cmocka_unit_test(test_probe),
