@@ -116,23 +116,39 @@ sandbox_refuse(struct sandbox *sb, char *cause)
 	sb->fail_cause = cause;
 }
 
+/* [limits], as the kernel glue applies them (resources.h). */
+static void
+limits_plan(struct limits_plan *l, const struct policy *p)
+{
+	l->memory = p->limit_memory;
+	l->file_size = p->limit_file_size;
+	l->processes = p->limit_processes;
+	l->files = p->limit_files;
+	l->cpu = p->limit_cpu;
+	l->timeout = p->limit_timeout;
+	l->memory_max = p->limit_memory_max;
+	l->pids_max = p->limit_pids_max;
+	l->best_effort = p->best_effort;
+}
+
 /* [limits] memory-max and pids-max need a delegated cgroup (resources.h):
  * without one the run fails closed, or best effort runs without them. */
 static void
-cgroup_account(struct sandbox *sb, const struct policy *p)
+cgroup_account(struct sandbox *sb)
 {
+	const struct limits_plan *l = &sb->limits_plan;
 	const char *why;
 
-	if (probe_cgroup(&sb->facts, p, &why))
+	if (probe_cgroup(&sb->facts, l, &why))
 		return;
-	if (p->best_effort)
+	if (l->best_effort)
 		strv_push_take(&sb->not_enforced,
 			       xasprintf("[limits] memory-max and pids-max "
 					 "(needs a cgroup of the command's "
 					 "own: %s)",
 					 why));
 	else
-		sandbox_refuse(sb, resources_cgroup_refusal(p, why));
+		sandbox_refuse(sb, resources_cgroup_refusal(l, why));
 }
 
 enum planner_hosts
@@ -636,11 +652,11 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
  * holds: sandbox_exec() switches on them and --explain prints them.
  */
 static void
-plan_shape(struct sandbox *sb, const struct policy *p)
+plan_shape(struct sandbox *sb)
 {
 	bool watch = sb->git != NULL || sb->later != NULL;
-	bool limits = p->limit_timeout > 0 || p->limit_memory_max > 0 ||
-		      p->limit_pids_max > 0;
+	bool limits = sb->limits_plan.timeout > 0 ||
+		      limits_plan_cgroup(&sb->limits_plan);
 
 	sb->shape.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP;
 	/* The timeout and the watch outlive a supervisor the command can
@@ -690,7 +706,8 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	sb->run = run;
 	probe_copy(&sb->facts, f);
 	choose_backend(sb, backend);
-	cgroup_account(sb, p);
+	limits_plan(&sb->limits_plan, p);
+	cgroup_account(sb);
 
 	/* Compile the filesystem rules, config-file protection included. */
 	planner_rules(sb, p, &rules, &n);
@@ -738,7 +755,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
 		prepare_bwrap(sb, p);
-		plan_shape(sb, p);
+		plan_shape(sb);
 		*out = sb;
 		return 0;
 	}
@@ -841,7 +858,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 			planner_l3_refusal(sb->ns_needed, sb->facts.userns_why);
 	}
 
-	plan_shape(sb, p);
+	plan_shape(sb);
 	*out = sb;
 	return 0;
 }

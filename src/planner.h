@@ -111,6 +111,7 @@ struct sandbox {
 	char **not_enforced;	/* every restriction dropped or missing */
 	bool learn;		/* --learn: the supervisor observes paths */
 	int learn_fd;		/* ... and writes them here (sandbox_exec) */
+	struct limits_plan limits_plan; /* [limits], decided */
 	struct resources_outcome
 		limits; /* what the monitor saw (resources.h) */
 	/* Set by sandbox_exec() in the process that returns once the command

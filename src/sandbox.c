@@ -341,28 +341,24 @@ environ_override(char ***env, uint16_t port)
  * alone (see prepare_bwrap()).
  */
 static int
-apply_limits(const struct policy *p, bool nproc, char **cause)
+apply_limits(const struct limits_plan *l, bool nproc, char **cause)
 {
-	static const struct {
+	const struct {
 		int resource;
 		const char *key;
-		size_t offset;
+		uint64_t want;
 	} limits[] = {
-		{ RLIMIT_AS, "memory", offsetof(struct policy, limit_memory) },
-		{ RLIMIT_FSIZE, "file-size",
-		  offsetof(struct policy, limit_file_size) },
-		{ RLIMIT_NPROC, "processes",
-		  offsetof(struct policy, limit_processes) },
-		{ RLIMIT_NOFILE, "files",
-		  offsetof(struct policy, limit_files) },
-		{ RLIMIT_CPU, "cpu", offsetof(struct policy, limit_cpu) },
+		{ RLIMIT_AS, "memory", l->memory },
+		{ RLIMIT_FSIZE, "file-size", l->file_size },
+		{ RLIMIT_NPROC, "processes", l->processes },
+		{ RLIMIT_NOFILE, "files", l->files },
+		{ RLIMIT_CPU, "cpu", l->cpu },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
-		uint64_t want;
+		uint64_t want = limits[i].want;
 		struct rlimit rl;
 
-		memcpy(&want, (const char *)p + limits[i].offset, sizeof(want));
 		if (want == 0 || (!nproc && limits[i].resource == RLIMIT_NPROC))
 			continue;
 		if (getrlimit(limits[i].resource, &rl) < 0)
@@ -422,7 +418,7 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	ruleset_hold_free(sb->landlock, steal_pointer(&sb->held));
 	if ((r = drop_capabilities(cause)) < 0)
 		return r;
-	if ((r = apply_limits(p, true, cause)) < 0)
+	if ((r = apply_limits(&sb->limits_plan, true, cause)) < 0)
 		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		e = errno;
@@ -793,7 +789,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	env = command_environ(sb, envp);
 	/* Before any namespace: the cgroup is made with this user's own
 	 * credentials. */
-	if ((r = resources_start(sb->policy, &lr, cause)) < 0)
+	if ((r = resources_start(&sb->limits_plan, &lr, cause)) < 0)
 		goto out;
 	mw.lr = lr;
 	if ((r = later_watch(sb, cause)) < 0)
@@ -897,7 +893,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		    (r = supervise_child_attach(sv, -1, cause)) < 0)
 			goto out;
 		/* The limits pass through bwrap's exec to the command. */
-		if ((r = apply_limits(sb->policy, false, cause)) < 0)
+		if ((r = apply_limits(&sb->limits_plan, false, cause)) < 0)
 			goto out;
 		r = bwrap_exec(&sb->facts.bwrap_bin, sb->bwrap, sb->fs,
 			       sb->policy, &prog, argv, env, keep, n_keep,
