@@ -151,6 +151,24 @@ cgroup_account(struct sandbox *sb)
 		sandbox_refuse(sb, resources_cgroup_refusal(l, why));
 }
 
+void
+planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in)
+{
+	if (p->net == LLW_NET_FILTERED)
+		in->net = RULESET_NET_FILTERED;
+	else if (p->net == LLW_NET_NONE)
+		in->net = RULESET_NET_NONE;
+	else
+		in->net = RULESET_NET_HOST;
+	in->connect_tcp = p->connect_tcp;
+	in->bind_tcp = p->bind_tcp;
+	in->connect_udp = p->connect_udp;
+	in->bind_udp = p->bind_udp;
+	in->unix_sockets = p->unix_sockets;
+	in->unix_paths = p->unix_paths;
+	in->best_effort = p->best_effort;
+}
+
 enum planner_hosts
 planner_hosts(const struct sandbox *sb)
 {
@@ -363,8 +381,11 @@ choose_layer(struct sandbox *sb, enum layers_restriction r)
 static void
 substitute(struct sandbox *sb, const struct policy *p)
 {
-	struct ruleset_plan *rp =
-		ruleset_plan_losses(p, sb->fs, &sb->facts.kernel);
+	struct ruleset_inputs in;
+	struct ruleset_plan *rp;
+
+	planner_ruleset_inputs(p, &in);
+	rp = ruleset_plan_losses(&in, sb->fs, &sb->facts.kernel);
 
 	for (size_t i = 0; i < rp->n_losses; i++) {
 		enum layers_restriction r = rp->losses[i].restriction;
@@ -695,7 +716,8 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	     struct sandbox **out, char **cause)
 {
 	struct sandbox *sb;
-	struct policy view, net_view;
+	struct policy view;
+	struct ruleset_inputs net_in;
 	struct llw_path_rule *rules;
 	char *why = NULL;
 	size_t n;
@@ -790,15 +812,15 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	 * and costs nothing: a port range such as 1024-65535 would be one
 	 * rule per port.  The UDP lists are no loss where Landlock lacks
 	 * UDP rules. */
-	net_view = *p;
+	planner_ruleset_inputs(p, &net_in);
 	if (sb->supervise) {
-		memset(&net_view.connect_tcp, 0, sizeof(net_view.connect_tcp));
-		memset(&net_view.bind_tcp, 0, sizeof(net_view.bind_tcp));
-		memset(&net_view.connect_udp, 0, sizeof(net_view.connect_udp));
-		memset(&net_view.bind_udp, 0, sizeof(net_view.bind_udp));
+		memset(&net_in.connect_tcp, 0, sizeof(net_in.connect_tcp));
+		memset(&net_in.bind_tcp, 0, sizeof(net_in.bind_tcp));
+		memset(&net_in.connect_udp, 0, sizeof(net_in.connect_udp));
+		memset(&net_in.bind_udp, 0, sizeof(net_in.bind_udp));
 	}
 	sb->landlock =
-		ruleset_plan_new_probed(&net_view, sb->fs, &sb->facts.kernel);
+		ruleset_plan_new_probed(&net_in, sb->fs, &sb->facts.kernel);
 	if (sb->use_ns)
 		ruleset_plan_ns_covers(sb->landlock, sb->ns.pid, sb->ns.net);
 	account(sb, p);
@@ -806,7 +828,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 		if (sb->enforced_by[x] != LAYER_NONE)
 			ruleset_plan_cover(sb->landlock, x);
 	not_enforced_losses(sb, sb->landlock->losses, sb->landlock->n_losses);
-	if (ruleset_plan_must_fail(sb->landlock, p)) {
+	if (ruleset_plan_must_fail(sb->landlock, &net_in)) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->facts.kernel);
 		_cleanup_free_ char *others = NULL;
 		const struct ruleset_loss *l = sb->landlock->losses;

@@ -136,6 +136,10 @@ int planner_plan(const struct policy *p, enum sandbox_backend backend,
 		 const struct facts *f, const struct pathtree_fs *fs, bool run,
 		 struct sandbox **out, char **cause);
 
+/* L1's inputs besides the path rules, from p (lists borrowed from p):
+ * the port lists, pathname sockets, the network mode, best effort. */
+void planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in);
+
 /* Whether allow-host's names go through llwrap's resolver or its proxy,
  * from sb's policy, supervisor and facts. */
 enum planner_hosts planner_hosts(const struct sandbox *sb);

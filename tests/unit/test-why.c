@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fakefs.h"
+#include "planner.h"
 #include "policy.h"
 #include "profile.h"
 #include "strv.h"
@@ -367,6 +368,7 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 	char *profiles[] = { (char *)profile, NULL };
 	char *path[] = { conf_dir, NULL };
 	struct netpolicy_addr resolver;
+	struct ruleset_inputs in;
 	_cleanup_free_ char *cause = NULL;
 	struct policy_request req = {
 		.envp = test_env,
@@ -395,7 +397,8 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 		}
 		fail_msg("%s", cause);
 	}
-	sb->landlock = ruleset_plan_new(fx->p, sb->fs, abi);
+	planner_ruleset_inputs(fx->p, &in);
+	sb->landlock = ruleset_plan_new(&in, sb->fs, abi);
 	sb->use_ns = ns;
 	sb->ns.net = ns && fx->p->net == LLW_NET_NONE;
 	sb->ns.pid = ns && fx->p->hide_processes;
