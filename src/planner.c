@@ -166,7 +166,33 @@ planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in)
 	in->bind_udp = p->bind_udp;
 	in->unix_sockets = p->unix_sockets;
 	in->unix_paths = p->unix_paths;
-	in->best_effort = p->best_effort;
+}
+
+void
+planner_bwrap_symlinks(const struct policy *p, struct bwrap_symlink **out,
+		       size_t *n)
+{
+	_cleanup_strv_ char **granted = NULL;
+
+	for (size_t i = 0; i < p->n_paths; i++)
+		if (p->paths[i].access != LLW_ACCESS_DENY)
+			strv_push(&granted, p->paths[i].path);
+	bwrap_find_symlinks(granted, out, n);
+}
+
+struct bwrap_plan *
+planner_bwrap_plan(const struct policy *p, const struct plan *fs,
+		   const struct bwrap_symlink *links, size_t n_links)
+{
+	struct ruleset_inputs in;
+	struct bwrap_plan *bp;
+
+	planner_ruleset_inputs(p, &in);
+	bp = bwrap_plan_new(&in, fs, links, n_links);
+	bp->private_tmp = p->private_tmp;
+	bp->project = p->project;
+	bp->workdir = p->workdir != NULL ? p->workdir : p->project;
+	return bp;
 }
 
 enum planner_hosts
@@ -581,8 +607,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	size_t n_links;
 	char *cause;
 
-	bwrap_find_symlinks(p, &links, &n_links);
-	sb->bwrap = bwrap_plan_new(p, sb->fs, links, n_links);
+	planner_bwrap_symlinks(p, &links, &n_links);
+	sb->bwrap = planner_bwrap_plan(p, sb->fs, links, n_links);
 	/* bwrap binds each rule by its path, in a user namespace of its
 	 * own where root keeps no override over other users' files. */
 	if (sb->facts.root && (cause = bwrap_root_unreachable(sb->fs)) != NULL)
@@ -625,7 +651,7 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	}
 
 	not_enforced_losses(sb, sb->bwrap->losses, sb->bwrap->n_losses);
-	if (bwrap_plan_must_fail(sb->bwrap, p)) {
+	if (bwrap_plan_must_fail(sb->bwrap, p->best_effort)) {
 		const struct ruleset_loss *l = sb->bwrap->losses;
 
 		while (!l->fatal)
@@ -828,7 +854,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 		if (sb->enforced_by[x] != LAYER_NONE)
 			ruleset_plan_cover(sb->landlock, x);
 	not_enforced_losses(sb, sb->landlock->losses, sb->landlock->n_losses);
-	if (ruleset_plan_must_fail(sb->landlock, &net_in)) {
+	if (ruleset_plan_must_fail(sb->landlock, p->best_effort)) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->facts.kernel);
 		_cleanup_free_ char *others = NULL;
 		const struct ruleset_loss *l = sb->landlock->losses;

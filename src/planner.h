@@ -137,8 +137,20 @@ int planner_plan(const struct policy *p, enum sandbox_backend backend,
 		 struct sandbox **out, char **cause);
 
 /* L1's inputs besides the path rules, from p (lists borrowed from p):
- * the port lists, pathname sockets, the network mode, best effort. */
+ * the network mode, the port lists, AF_UNIX and pathname sockets. */
 void planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in);
+
+/* The symlinks on the way to each path p grants (bwrap_find_symlinks). */
+void planner_bwrap_symlinks(const struct policy *p, struct bwrap_symlink **out,
+			    size_t *n);
+
+/* The bubblewrap view of p (bwrap_plan_new) with fs and links, and what
+ * it takes of p besides: private-tmp, the project, the working
+ * directory.  Borrows from p. */
+struct bwrap_plan *planner_bwrap_plan(const struct policy *p,
+				      const struct plan *fs,
+				      const struct bwrap_symlink *links,
+				      size_t n_links);
 
 /* Whether allow-host's names go through llwrap's resolver or its proxy,
  * from sb's policy, supervisor and facts. */

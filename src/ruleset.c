@@ -507,12 +507,11 @@ ruleset_plan_free(struct ruleset_plan *rp)
 }
 
 bool
-ruleset_plan_must_fail(const struct ruleset_plan *rp,
-		       const struct ruleset_inputs *in)
+ruleset_plan_must_fail(const struct ruleset_plan *rp, bool best_effort)
 {
 	size_t i;
 
-	if (in->best_effort)
+	if (best_effort)
 		return false;
 	for (i = 0; i < rp->n_losses; i++)
 		if (rp->losses[i].fatal)

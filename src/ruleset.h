@@ -58,7 +58,6 @@ struct ruleset_inputs {
 	struct llw_ports connect_tcp, bind_tcp, connect_udp, bind_udp;
 	bool unix_sockets;	     /* AF_UNIX socket() allowed */
 	struct llw_items unix_paths; /* pathname sockets it may reach */
-	bool best_effort;	     /* a fatal loss does not refuse the run */
 };
 
 struct ruleset_plan {
@@ -126,9 +125,8 @@ void ruleset_plan_cover(struct ruleset_plan *rp, enum layers_restriction r);
 
 void ruleset_plan_free(struct ruleset_plan *rp);
 
-/* True when some loss is fatal and in does not allow best effort. */
-bool ruleset_plan_must_fail(const struct ruleset_plan *rp,
-			    const struct ruleset_inputs *in);
+/* True when some loss is fatal and the run is not best effort. */
+bool ruleset_plan_must_fail(const struct ruleset_plan *rp, bool best_effort);
 
 /*
  * Create the ruleset, open each rule path O_PATH|O_CLOEXEC and add it,

@@ -895,9 +895,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		/* The limits pass through bwrap's exec to the command. */
 		if ((r = apply_limits(&sb->limits_plan, false, cause)) < 0)
 			goto out;
-		r = bwrap_exec(&sb->facts.bwrap_bin, sb->bwrap, sb->fs,
-			       sb->policy, &prog, argv, env, keep, n_keep,
-			       status, cause);
+		r = bwrap_exec(&sb->facts.bwrap_bin, sb->bwrap, sb->fs, &prog,
+			       argv, env, keep, n_keep, status, cause);
 		goto out;
 	}
 

@@ -254,11 +254,11 @@ test_losses_tagged(void **state)
 	for (size_t i = 0; i < rp->n_losses; i++)
 		if (rp->losses[i].restriction == LAYERS_NONE)
 			assert_false(rp->losses[i].fatal);
-	assert_true(ruleset_plan_must_fail(rp, rin(p)));
+	assert_true(ruleset_plan_must_fail(rp, p->best_effort));
 	/* Covering every substitutable restriction leaves nothing fatal. */
 	for (int r = 0; r < LAYERS_N; r++)
 		ruleset_plan_cover(rp, r);
-	assert_false(ruleset_plan_must_fail(rp, rin(p)));
+	assert_false(ruleset_plan_must_fail(rp, p->best_effort));
 	ruleset_plan_free(rp);
 
 	rp = ruleset_plan_new(rin(p), NULL, 6);

@@ -520,7 +520,7 @@ test_bwrap(void **state)
 		ruleset_plan_free(fx.sb.landlock);
 		fx.sb.landlock = xcalloc(1, sizeof(*fx.sb.landlock));
 		fx.sb.backend = SANDBOX_BACKEND_BWRAP;
-		fx.sb.bwrap = bwrap_plan_new(fx.p, fx.sb.fs, NULL, 0);
+		fx.sb.bwrap = planner_bwrap_plan(fx.p, fx.sb.fs, NULL, 0);
 		if (t[i].what[0] == '/') {
 			assert_int_equal(
 				fake_resolve(&fake, t[i].what, &resolved), 0);
