@@ -195,6 +195,40 @@ planner_bwrap_plan(const struct policy *p, const struct plan *fs,
 	return bp;
 }
 
+/* The environment, with PWD naming the directory the command starts in,
+ * as a shell would set it, unless the policy unsets PWD; where no name
+ * resolves, the tools that would retry in vain are told not to
+ * (netpolicy_closed_environ), unless the environment says otherwise. */
+char **
+planner_environ(const struct sandbox *sb, char *const *envp)
+{
+	const struct policy *p = sb->policy;
+	_cleanup_strv_ char **with_pwd = NULL;
+	char **env;
+
+	/* Give policy_environ an environment where PWD is right, so keep and
+	 * unset decide about it like about any other variable. */
+	for (char *const *e = envp; *e != NULL; e++)
+		if (strncmp(*e, "PWD=", 4) != 0)
+			strv_push(&with_pwd, *e);
+	strv_push_take(&with_pwd,
+		       xasprintf("PWD=%s",
+				 p->workdir != NULL ? p->workdir : p->project));
+	env = policy_environ(p, with_pwd);
+	if (!netpolicy_names_closed(p, sb->supervise))
+		return env;
+	for (const char *const *c = netpolicy_closed_environ; *c; c++) {
+		size_t len = strcspn(*c, "=") + 1;
+		bool set = false;
+
+		for (char **e = env; *e != NULL && !set; e++)
+			set = strncmp(*e, *c, len) == 0;
+		if (!set)
+			strv_push(&env, *c);
+	}
+	return env;
+}
+
 enum planner_hosts
 planner_hosts(const struct sandbox *sb)
 {
@@ -751,6 +785,10 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 
 	sb = xcalloc(1, sizeof(*sb));
 	sb->policy = p;
+	sb->project = p->project;
+	sb->workdir = p->workdir != NULL ? p->workdir : p->project;
+	sb->protect_git = p->protect_git;
+	sb->protect_later_run = p->protect_later_run;
 	sb->run = run;
 	probe_copy(&sb->facts, f);
 	choose_backend(sb, backend);

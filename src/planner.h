@@ -75,11 +75,16 @@ enum sandbox_backend {
 };
 
 struct sandbox {
-	const struct policy *policy;   /* borrowed */
-	enum sandbox_backend backend;  /* the one that will run */
-	struct facts facts;	       /* this system's, as planned on */
-	struct plan *fs;	       /* compiled paths */
-	struct ruleset_plan *landlock; /* L1 */
+	const struct policy *policy; /* borrowed */
+	/* What the runner takes of the policy besides the layers' plans
+	 * (borrowed from it): */
+	const char *project;
+	const char *workdir; /* where the command starts: workdir or project */
+	bool protect_git, protect_later_run; /* asked for (L3's parts) */
+	enum sandbox_backend backend;	     /* the one that will run */
+	struct facts facts;		     /* this system's, as planned on */
+	struct plan *fs;		     /* compiled paths */
+	struct ruleset_plan *landlock;	     /* L1 */
 	/* Root under L3: the rule paths opened before the user namespace,
 	 * where its capabilities no longer reach other users' files
 	 * (ruleset_hold()); NULL otherwise. */
@@ -151,6 +156,12 @@ struct bwrap_plan *planner_bwrap_plan(const struct policy *p,
 				      const struct plan *fs,
 				      const struct bwrap_symlink *links,
 				      size_t n_links);
+
+/* The command's environment from envp: PWD naming the directory the
+ * command starts in, the policy's keep and unset applied, and where no
+ * name resolves, the variables that tell tools not to retry
+ * (netpolicy_closed_environ).  A new vector. */
+char **planner_environ(const struct sandbox *sb, char *const *envp);
 
 /* Whether allow-host's names go through llwrap's resolver or its proxy,
  * from sb's policy, supervisor and facts. */

@@ -212,8 +212,8 @@ sandbox_l3_parts(const struct sandbox *sb)
 		return 0;
 	return KNOWN_L3 | (sb->ns.pid ? KNOWN_L3_PID : 0) |
 	       (sb->ns.private_tmp ? KNOWN_L3_TMP : 0) |
-	       (sb->policy->protect_git ? KNOWN_L3_GIT : 0) |
-	       (sb->policy->protect_later_run ? KNOWN_L3_LATER : 0);
+	       (sb->protect_git ? KNOWN_L3_GIT : 0) |
+	       (sb->protect_later_run ? KNOWN_L3_LATER : 0);
 }
 
 int
@@ -234,7 +234,7 @@ sandbox_after(const struct sandbox *sb, int status)
 	fprintf(stderr,
 		"llwrap: error: review %s before git, direnv or an editor "
 		"runs anything there (the command exited with status %d)\n",
-		sb->policy->project, status);
+		sb->project, status);
 	return 125;
 }
 
@@ -276,40 +276,6 @@ drop_capabilities(char **cause)
 		return r;
 	}
 	return 0;
-}
-
-/* The environment, with PWD naming the directory the command starts in,
- * as a shell would set it, unless the policy unsets PWD; where no name
- * resolves, the tools that would retry in vain are told not to
- * (netpolicy_closed_environ), unless the environment says otherwise. */
-static char **
-command_environ(const struct sandbox *sb, char *const *envp)
-{
-	const struct policy *p = sb->policy;
-	_cleanup_strv_ char **with_pwd = NULL;
-	char **env;
-
-	/* Give policy_environ an environment where PWD is right, so keep and
-	 * unset decide about it like about any other variable. */
-	for (char *const *e = envp; *e != NULL; e++)
-		if (strncmp(*e, "PWD=", 4) != 0)
-			strv_push(&with_pwd, *e);
-	strv_push_take(&with_pwd,
-		       xasprintf("PWD=%s",
-				 p->workdir != NULL ? p->workdir : p->project));
-	env = policy_environ(p, with_pwd);
-	if (!netpolicy_names_closed(p, sb->supervise))
-		return env;
-	for (const char *const *c = netpolicy_closed_environ; *c; c++) {
-		size_t len = strcspn(*c, "=") + 1;
-		bool set = false;
-
-		for (char **e = env; *e != NULL && !set; e++)
-			set = strncmp(*e, *c, len) == 0;
-		if (!set)
-			strv_push(&env, *c);
-	}
-	return env;
 }
 
 /* The proxy's variables (proxy_environ) replace any of the same name. */
@@ -396,17 +362,16 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	      const struct sock_fprog *prog, char **env, char *const *argv,
 	      const int *keep, size_t n_keep, int *status, char **cause)
 {
-	const struct policy *p = sb->policy;
 	_cleanup_close_ int rfd = -1;
 	char **saved;
 	int r, e;
 
-	if (chdir(p->workdir != NULL ? p->workdir : p->project) < 0) {
+	if (chdir(sb->workdir) < 0) {
 		e = errno;
 		*cause = xasprintf("cannot enter the %s directory %s: %s",
-				   p->workdir != NULL ? "working" : "project",
-				   p->workdir != NULL ? p->workdir : p->project,
-				   strerror(e));
+				   sb->workdir != sb->project ? "working"
+							      : "project",
+				   sb->workdir, strerror(e));
 		return -e;
 	}
 	/* Acquire before dropping: the rule paths are opened with whatever
@@ -480,8 +445,8 @@ later_watch(struct sandbox *sb, char **cause)
 {
 	if (sb->git == NULL && sb->later == NULL)
 		return 0;
-	return watchlater_start(sb->policy->project, sb->git, sb->later,
-				&sb->watch, cause);
+	return watchlater_start(sb->project, sb->git, sb->later, &sb->watch,
+				cause);
 }
 
 /* What else the monitor does than supervise (each may be NULL). */
@@ -786,7 +751,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 				 "policy");
 		return r;
 	}
-	env = command_environ(sb, envp);
+	env = planner_environ(sb, envp);
 	/* Before any namespace: the cgroup is made with this user's own
 	 * credentials. */
 	if ((r = resources_start(&sb->limits_plan, &lr, cause)) < 0)
