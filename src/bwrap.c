@@ -164,14 +164,12 @@ walk_symlinks(const char *path, struct bwrap_symlink **v, size_t *n)
 }
 
 void
-bwrap_find_symlinks(const struct policy *p, struct bwrap_symlink **out,
-		    size_t *n)
+bwrap_find_symlinks(char *const *paths, struct bwrap_symlink **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	for (size_t i = 0; i < p->n_paths; i++)
-		if (p->paths[i].access != LLW_ACCESS_DENY)
-			walk_symlinks(p->paths[i].path, out, n);
+	for (char *const *path = paths; path != NULL && *path != NULL; path++)
+		walk_symlinks(*path, out, n);
 }
 
 bool
@@ -233,10 +231,10 @@ add_loss(struct bwrap_plan *bp, char *what, const char *needs, bool fatal,
 }
 
 static bool
-has_ports(const struct policy *p)
+has_ports(const struct ruleset_inputs *in)
 {
-	return p->connect_tcp.n > 0 || p->bind_tcp.n > 0 ||
-	       p->connect_udp.n > 0 || p->bind_udp.n > 0;
+	return in->connect_tcp.n > 0 || in->bind_tcp.n > 0 ||
+	       in->connect_udp.n > 0 || in->bind_udp.n > 0;
 }
 
 /*
@@ -257,29 +255,30 @@ has_ports(const struct policy *p)
  * | execute on ro/rw paths       | lost (no noexec bind), not a hole      |
  */
 struct bwrap_plan *
-bwrap_plan_new(const struct policy *p, const struct plan *fs,
+bwrap_plan_new(const struct ruleset_inputs *in, const struct plan *fs,
 	       const struct bwrap_symlink *links, size_t n_links)
 {
 	struct bwrap_plan *bp = xcalloc(1, sizeof(*bp));
 	bool noexec = false, proc_whole;
 	_cleanup_strv_ char **devices = NULL, **procs = NULL;
 
-	bp->share_net = p->net == LLW_NET_HOST ||
-			(p->net == LLW_NET_FILTERED && has_ports(p));
+	bp->share_net = in->net == RULESET_NET_HOST ||
+			(in->net == RULESET_NET_FILTERED && has_ports(in));
+	bp->unix_paths = in->unix_paths;
 	bp->dev = rules_touch(fs, "/dev");
 	bp->proc = rules_touch(fs, "/proc");
 	for (size_t i = 0; i < n_links; i++)
 		add_symlink(&bp->symlinks, &bp->n_symlinks, links[i].path,
 			    links[i].target);
 
-	if (p->net == LLW_NET_FILTERED && bp->share_net) {
+	if (in->net == RULESET_NET_FILTERED && bp->share_net) {
 		add_loss(bp,
 			 xstrdup("TCP bind/connect port rules (every TCP "
 				 "port would be reachable)"),
 			 "Landlock ABI 4 (Linux 6.7); bubblewrap has no port "
 			 "filtering",
 			 true, LAYERS_TCP_PORTS);
-		if (p->connect_udp.n > 0 || p->bind_udp.n > 0)
+		if (in->connect_udp.n > 0 || in->bind_udp.n > 0)
 			add_loss(bp,
 				 xstrdup("UDP port rules for connect-udp and "
 					 "bind-udp (every UDP port would be "
@@ -288,14 +287,14 @@ bwrap_plan_new(const struct policy *p, const struct plan *fs,
 				 "no port filtering",
 				 true, LAYERS_UDP_PORTS);
 	}
-	if (p->unix_sockets && bp->share_net)
+	if (in->unix_sockets && bp->share_net)
 		add_loss(bp,
 			 xstrdup("isolation from abstract unix sockets "
 				 "outside the sandbox (session D-Bus, X11)"),
 			 "Landlock ABI 6 (Linux 6.12), or a private network "
 			 "namespace (net = none, or filtered without ports)",
 			 true, LAYERS_ABSTRACT_UNIX);
-	if (p->unix_sockets)
+	if (in->unix_sockets)
 		add_loss(bp,
 			 xstrdup("denial of pathname unix sockets outside the "
 				 "sandbox (docker, ssh-agent, D-Bus system "
@@ -371,9 +370,9 @@ bwrap_plan_free(struct bwrap_plan *bp)
 }
 
 bool
-bwrap_plan_must_fail(const struct bwrap_plan *bp, const struct policy *p)
+bwrap_plan_must_fail(const struct bwrap_plan *bp, bool best_effort)
 {
-	if (p->best_effort)
+	if (best_effort)
 		return false;
 	for (size_t i = 0; i < bp->n_losses; i++)
 		if (bp->losses[i].fatal)
@@ -480,8 +479,8 @@ push_masks(char ***v, const struct plan *fs)
 }
 
 char **
-bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
-	   const struct policy *p, int seccomp_fd, char *const *argv)
+bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs, int seccomp_fd,
+	   char *const *argv)
 {
 	char **v = NULL;
 
@@ -498,7 +497,7 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	for (size_t i = 0; i < fs->n_rules; i++)
 		if (!(bp->dev && path_under(fs->rules[i].path, "/dev")) &&
 		    !(bp->proc && path_under(fs->rules[i].path, "/proc")) &&
-		    !(p->private_tmp &&
+		    !(bp->private_tmp &&
 		      policy_private_tmp_of(fs->rules[i].path)))
 			bind_rule(&v, fs, i);
 	if (bp->dev)
@@ -509,7 +508,7 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	 * --dev, which has one of its own (a directory, given a tmpfs with
 	 * the size limit). */
 	for (const char *const *t = policy_private_tmps;
-	     p->private_tmp && *t != NULL; t++) {
+	     bp->private_tmp && *t != NULL; t++) {
 		const char *tmp = *t;
 
 		if (path_under(tmp, "/dev") && !bp->dev)
@@ -524,8 +523,8 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 		for (size_t i = 0; i < fs->n_rules; i++)
 			if (path_under(fs->rules[i].path, tmp) &&
 			    strcmp(fs->rules[i].path, tmp) != 0 &&
-			    (path_under(fs->rules[i].path, p->project) ||
-			     path_under(p->project, fs->rules[i].path)))
+			    (path_under(fs->rules[i].path, bp->project) ||
+			     path_under(bp->project, fs->rules[i].path)))
 				bind_rule(&v, fs, i);
 	}
 	for (size_t i = 0; bp->dev && i < fs->n_rules; i++)
@@ -536,10 +535,10 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	/* The unix allow-list: the supervisor reaches a listed socket as
 	 * the command sees the path, so the path is there (read-only: a
 	 * connect needs no write on the mount). */
-	for (size_t i = 0; i < p->unix_paths.n; i++)
-		if (!visible(bp, fs, p->unix_paths.v[i].value))
-			push3(&v, "--ro-bind-try", p->unix_paths.v[i].value,
-			      p->unix_paths.v[i].value);
+	for (size_t i = 0; i < bp->unix_paths.n; i++)
+		if (!visible(bp, fs, bp->unix_paths.v[i].value))
+			push3(&v, "--ro-bind-try", bp->unix_paths.v[i].value,
+			      bp->unix_paths.v[i].value);
 
 	/* A link inside a mounted tree is there already. */
 	for (size_t i = 0; i < bp->n_symlinks; i++)
@@ -549,8 +548,8 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 	/* The command starts in the project even if the policy hides it
 	 * (as with Landlock, where chdir needs no right): then it is an
 	 * empty directory. */
-	if (!visible(bp, fs, p->project))
-		push2(&v, "--dir", p->project);
+	if (!visible(bp, fs, bp->project))
+		push2(&v, "--dir", bp->project);
 	/* What bwrap made to hold the mount points stays read-only. */
 	push2(&v, "--remount-ro", "/");
 
@@ -559,7 +558,7 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
 
 		push2(&v, "--add-seccomp-fd", n);
 	}
-	push2(&v, "--chdir", p->workdir != NULL ? p->workdir : p->project);
+	push2(&v, "--chdir", bp->workdir);
 	strv_push(&v, "--");
 	for (char *const *a = argv; *a != NULL; a++)
 		strv_push(&v, *a);
@@ -734,9 +733,9 @@ find_command(const struct plan *fs, const char *project, const char *argv0,
 
 int
 bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
-	   const struct plan *fs, const struct policy *p,
-	   const struct sock_fprog *prog, char *const *argv, char *const *env,
-	   const int *keep, size_t n_keep, int *status, char **cause)
+	   const struct plan *fs, const struct sock_fprog *prog,
+	   char *const *argv, char *const *env, const int *keep, size_t n_keep,
+	   int *status, char **cause)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ int *keep_all = NULL;
@@ -746,7 +745,7 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	int r, e;
 
 	*status = 125;
-	if ((r = find_command(fs, p->project, argv[0], env)) < 0) {
+	if ((r = find_command(fs, bp->project, argv[0], env)) < 0) {
 		*status = r == -ENOENT ? 127 : 126;
 		if (r == -EACCES)
 			*cause = xasprintf("%s: cannot execute it: %s (does "
@@ -797,7 +796,7 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 		return r;
 	}
 
-	args = bwrap_argv(bp, fs, p, fd, argv);
+	args = bwrap_argv(bp, fs, fd, argv);
 	full = xcalloc(strv_length(args) + 2, sizeof(*full));
 	full[0] = b->path;
 	memcpy(full + 1, args, strv_length(args) * sizeof(*args));

@@ -25,7 +25,6 @@
 #include <seccomp.h>
 
 #include "pathtree.h"
-#include "policy.h"
 #include "ruleset.h"
 
 /* A symlink on the way to a rule's path, recreated inside the sandbox so
@@ -50,6 +49,10 @@ struct bwrap_plan {
 	/* private-tmp: the size of the tmpfs on /tmp and /var/tmp (bwrap
 	 * --size), 0 for bwrap's default. */
 	uint64_t tmpfs_size;
+	bool private_tmp;	     /* tmpfs on policy_private_tmps */
+	const char *project;	     /* borrowed, as the next three */
+	const char *workdir;	     /* where the command starts */
+	struct llw_items unix_paths; /* bound for the supervisor */
 	struct bwrap_symlink *symlinks;
 	size_t n_symlinks;
 	/* What bwrap cannot enforce, in the form of ruleset.c's losses. */
@@ -90,17 +93,20 @@ void bwrap_find(const char *path_env, struct bwrap_binary *b);
 void bwrap_binary_clear(struct bwrap_binary *b);
 
 /*
- * The symlinks on the way to each granted path of p (a deny needs none:
- * the target is hidden anyway).  Reads the filesystem (lstat, readlink,
- * realpath); a path that cannot be walked contributes nothing.
+ * The symlinks on the way to each path of paths (NULL-terminated: the
+ * granted ones; a deny needs none, the target is hidden anyway).  Reads
+ * the filesystem (lstat, readlink, realpath); a path that cannot be
+ * walked contributes nothing.
  */
-void bwrap_find_symlinks(const struct policy *p, struct bwrap_symlink **out,
+void bwrap_find_symlinks(char *const *paths, struct bwrap_symlink **out,
 			 size_t *n);
 
 /*
- * Decide the namespaces and mounts for p with the compiled plan fs
+ * Decide the namespaces and mounts for in with the compiled plan fs
  * (compiled with masks) and the symlinks found, and list what bubblewrap
- * cannot enforce.  Pure; copies links.
+ * cannot enforce.  Pure; copies links, borrows in->unix_paths.  The
+ * caller (the planner) sets private_tmp, tmpfs_size, project and
+ * workdir.
  *
  *  - net = none, or filtered without any port: a private network
  *    namespace with only lo (no host network at all, loopback works).
@@ -115,25 +121,26 @@ void bwrap_find_symlinks(const struct policy *p, struct bwrap_symlink **out,
  *    lost, but not a hole (ld.so and interpreters run code anyway), and
  *    the command itself is still checked before exec.
  */
-struct bwrap_plan *bwrap_plan_new(const struct policy *p, const struct plan *fs,
+struct bwrap_plan *bwrap_plan_new(const struct ruleset_inputs *in,
+				  const struct plan *fs,
 				  const struct bwrap_symlink *links,
 				  size_t n_links);
 
 void bwrap_plan_free(struct bwrap_plan *bp);
 
-/* True when some loss is fatal and p does not allow best effort. */
-bool bwrap_plan_must_fail(const struct bwrap_plan *bp, const struct policy *p);
+/* True when some loss is fatal and the run is not best effort. */
+bool bwrap_plan_must_fail(const struct bwrap_plan *bp, bool best_effort);
 
 /*
  * The bwrap argument vector (without the program name) that runs argv in
- * p->project with the mounts of bp and fs, the seccomp program read
+ * bp->workdir with the mounts of bp and fs, the seccomp program read
  * from seccomp_fd (-1: none), everything unshared, capabilities dropped.
  * Pure.  The environment is not in it: bwrap gets the command's
  * environment as its own (an argument vector is world-readable in /proc,
  * an environment is not).
  */
 char **bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
-		  const struct policy *p, int seccomp_fd, char *const *argv);
+		  int seccomp_fd, char *const *argv);
 
 /*
  * argv as text, one option with its arguments per line, arguments that
@@ -157,9 +164,8 @@ int bwrap_exec_allowed(const struct plan *fs, const char *path);
  * environment.  Returns only on failure: -errno with *cause and *status.
  */
 int bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
-	       const struct plan *fs, const struct policy *p,
-	       const struct sock_fprog *prog, char *const *argv,
-	       char *const *env, const int *keep, size_t n_keep, int *status,
-	       char **cause);
+	       const struct plan *fs, const struct sock_fprog *prog,
+	       char *const *argv, char *const *env, const int *keep,
+	       size_t n_keep, int *status, char **cause);
 
 #endif /* LLW_BWRAP_H */

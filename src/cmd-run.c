@@ -153,8 +153,8 @@ cmd_run_exec(struct cmd_ctx *ctx, struct policy *policy)
 			/* DESIGN.md §11: a command stopped by a limit is
 			 * named with that limit, not left as a bare
 			 * signal (only a monitor sees it). */
-			_cleanup_strv_ char **lines =
-				resources_report(policy, &sb->limits, status);
+			_cleanup_strv_ char **lines = resources_report(
+				&sb->limits_plan, &sb->limits, status);
 
 			for (char **l = lines; l != NULL && *l != NULL; l++)
 				fprintf(stderr, "%s\n", *l);

@@ -319,8 +319,17 @@ void
 cmd_copy_in(const struct cmd_ctx *ctx, const struct policy *policy)
 {
 	_cleanup_strv_ char **notes = NULL;
+	struct plan *src;
 
-	copyin_run(policy, &notes);
+	if (policy->n_copies > 0) {
+		/* The configured rules at their resolved paths: the sandbox
+		 * is compiled after the copies are made (a copy may be a
+		 * path it grants). */
+		src = pathtree_sources(policy, &pathtree_fs_real);
+		copyin_run(policy->copies, policy->n_copies, policy->project,
+			   src, &notes);
+		plan_free(src);
+	}
 	for (char **n = notes; n != NULL && *n != NULL && !ctx->quiet; n++)
 		fprintf(stderr, "llwrap: %s.\n", *n);
 }

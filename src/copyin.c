@@ -187,8 +187,8 @@ put(int dfd, const char *name, const char *text, size_t len,
 }
 
 static void
-copy_one(const struct policy *p, const struct plan *src,
-	 const struct llw_copy *c, char ***notes)
+copy_one(const char *project, const struct plan *src, const struct llw_copy *c,
+	 char ***notes)
 {
 	_cleanup_free_ char *dcopy = xstrdup(c->dst), *bcopy = xstrdup(c->dst);
 	_cleanup_free_ char *text = NULL, *old = NULL;
@@ -213,7 +213,7 @@ copy_one(const struct policy *p, const struct plan *src,
 					 c->origin, c->src, rule->origin));
 		return;
 	}
-	if (p->project != NULL && path_under(c->dst, p->project)) {
+	if (project != NULL && path_under(c->dst, project)) {
 		strv_push_take(notes, xasprintf("%s: %s is in the project; "
 						"not copied (the project is "
 						"no place for your files)",
@@ -281,17 +281,9 @@ copy_one(const struct policy *p, const struct plan *src,
 }
 
 void
-copyin_run(const struct policy *p, char ***notes)
+copyin_run(const struct llw_copy *copies, size_t n, const char *project,
+	   const struct plan *src, char ***notes)
 {
-	struct plan *src;
-
-	if (p->n_copies == 0)
-		return;
-	/* The configured rules at their resolved paths: the sandbox is
-	 * compiled after the copies are made (a copy may be a path it
-	 * grants). */
-	src = pathtree_sources(p, &pathtree_fs_real);
-	for (size_t i = 0; i < p->n_copies; i++)
-		copy_one(p, src, &p->copies[i], notes);
-	plan_free(src);
+	for (size_t i = 0; i < n; i++)
+		copy_one(project, src, &copies[i], notes);
 }

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "policy.h"
+#include "pathtree.h"
 
 /* The largest file copied. */
 #define COPYIN_MAX (1024 * 1024)
@@ -36,11 +36,12 @@ bool copyin_stale(const struct timespec *src, const struct timespec *dst);
 bool copyin_changed(const struct timespec *mtime, const struct timespec *btime);
 
 /*
- * Make p's copies, before the command runs.  A copy that cannot be made
+ * Make the n copies, before the command runs.  A copy that cannot be made
  * (its source denied by a rule, missing without "?", not a regular
- * file or over COPYIN_MAX; its destination in the project, in no tree
- * the policy makes writable (the configured rule that holds its
- * directory's resolved path: pathtree_sources), or reached through a
+ * file or over COPYIN_MAX; its destination in project, in no tree
+ * the policy makes writable (the configured rule of src, the sources'
+ * plan (pathtree_sources), that holds its directory's resolved path), or
+ * reached through a
  * symbolic link that
  * leads out of that tree; an I/O error) is skipped and named in *notes
  * (complete sentences); so is a copy the command changed that is
@@ -49,6 +50,7 @@ bool copyin_changed(const struct timespec *mtime, const struct timespec *btime);
  * into place, through a descriptor of that directory opened without
  * following symbolic links.
  */
-void copyin_run(const struct policy *p, char ***notes);
+void copyin_run(const struct llw_copy *copies, size_t n, const char *project,
+		const struct plan *src, char ***notes);
 
 #endif /* LLW_COPYIN_H */

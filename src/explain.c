@@ -200,8 +200,7 @@ static void
 explain_bwrap(FILE *f, const struct sandbox *sb)
 {
 	char *argv[] = { (char *)"COMMAND", NULL };
-	_cleanup_strv_ char **args =
-		bwrap_argv(sb->bwrap, sb->fs, sb->policy, 3, argv);
+	_cleanup_strv_ char **args = bwrap_argv(sb->bwrap, sb->fs, 3, argv);
 	_cleanup_free_ char *text = bwrap_argv_format(args);
 
 	fprintf(f, "\nbubblewrap (F): %s namespaces; %s\n",

@@ -116,23 +116,117 @@ sandbox_refuse(struct sandbox *sb, char *cause)
 	sb->fail_cause = cause;
 }
 
+/* [limits], as the kernel glue applies them (resources.h). */
+static void
+limits_plan(struct limits_plan *l, const struct policy *p)
+{
+	l->memory = p->limit_memory;
+	l->file_size = p->limit_file_size;
+	l->processes = p->limit_processes;
+	l->files = p->limit_files;
+	l->cpu = p->limit_cpu;
+	l->timeout = p->limit_timeout;
+	l->memory_max = p->limit_memory_max;
+	l->pids_max = p->limit_pids_max;
+	l->best_effort = p->best_effort;
+}
+
 /* [limits] memory-max and pids-max need a delegated cgroup (resources.h):
  * without one the run fails closed, or best effort runs without them. */
 static void
-cgroup_account(struct sandbox *sb, const struct policy *p)
+cgroup_account(struct sandbox *sb)
 {
+	const struct limits_plan *l = &sb->limits_plan;
 	const char *why;
 
-	if (probe_cgroup(&sb->facts, p, &why))
+	if (probe_cgroup(&sb->facts, l, &why))
 		return;
-	if (p->best_effort)
+	if (l->best_effort)
 		strv_push_take(&sb->not_enforced,
 			       xasprintf("[limits] memory-max and pids-max "
 					 "(needs a cgroup of the command's "
 					 "own: %s)",
 					 why));
 	else
-		sandbox_refuse(sb, resources_cgroup_refusal(p, why));
+		sandbox_refuse(sb, resources_cgroup_refusal(l, why));
+}
+
+void
+planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in)
+{
+	if (p->net == LLW_NET_FILTERED)
+		in->net = RULESET_NET_FILTERED;
+	else if (p->net == LLW_NET_NONE)
+		in->net = RULESET_NET_NONE;
+	else
+		in->net = RULESET_NET_HOST;
+	in->connect_tcp = p->connect_tcp;
+	in->bind_tcp = p->bind_tcp;
+	in->connect_udp = p->connect_udp;
+	in->bind_udp = p->bind_udp;
+	in->unix_sockets = p->unix_sockets;
+	in->unix_paths = p->unix_paths;
+}
+
+void
+planner_bwrap_symlinks(const struct policy *p, struct bwrap_symlink **out,
+		       size_t *n)
+{
+	_cleanup_strv_ char **granted = NULL;
+
+	for (size_t i = 0; i < p->n_paths; i++)
+		if (p->paths[i].access != LLW_ACCESS_DENY)
+			strv_push(&granted, p->paths[i].path);
+	bwrap_find_symlinks(granted, out, n);
+}
+
+struct bwrap_plan *
+planner_bwrap_plan(const struct policy *p, const struct plan *fs,
+		   const struct bwrap_symlink *links, size_t n_links)
+{
+	struct ruleset_inputs in;
+	struct bwrap_plan *bp;
+
+	planner_ruleset_inputs(p, &in);
+	bp = bwrap_plan_new(&in, fs, links, n_links);
+	bp->private_tmp = p->private_tmp;
+	bp->project = p->project;
+	bp->workdir = p->workdir != NULL ? p->workdir : p->project;
+	return bp;
+}
+
+/* The environment, with PWD naming the directory the command starts in,
+ * as a shell would set it, unless the policy unsets PWD; where no name
+ * resolves, the tools that would retry in vain are told not to
+ * (netpolicy_closed_environ), unless the environment says otherwise. */
+char **
+planner_environ(const struct sandbox *sb, char *const *envp)
+{
+	const struct policy *p = sb->policy;
+	_cleanup_strv_ char **with_pwd = NULL;
+	char **env;
+
+	/* Give policy_environ an environment where PWD is right, so keep and
+	 * unset decide about it like about any other variable. */
+	for (char *const *e = envp; *e != NULL; e++)
+		if (strncmp(*e, "PWD=", 4) != 0)
+			strv_push(&with_pwd, *e);
+	strv_push_take(&with_pwd,
+		       xasprintf("PWD=%s",
+				 p->workdir != NULL ? p->workdir : p->project));
+	env = policy_environ(p, with_pwd);
+	if (!netpolicy_names_closed(p, sb->supervise))
+		return env;
+	for (const char *const *c = netpolicy_closed_environ; *c; c++) {
+		size_t len = strcspn(*c, "=") + 1;
+		bool set = false;
+
+		for (char **e = env; *e != NULL && !set; e++)
+			set = strncmp(*e, *c, len) == 0;
+		if (!set)
+			strv_push(&env, *c);
+	}
+	return env;
 }
 
 enum planner_hosts
@@ -347,8 +441,11 @@ choose_layer(struct sandbox *sb, enum layers_restriction r)
 static void
 substitute(struct sandbox *sb, const struct policy *p)
 {
-	struct ruleset_plan *rp =
-		ruleset_plan_losses(p, sb->fs, &sb->facts.kernel);
+	struct ruleset_inputs in;
+	struct ruleset_plan *rp;
+
+	planner_ruleset_inputs(p, &in);
+	rp = ruleset_plan_losses(&in, sb->fs, &sb->facts.kernel);
 
 	for (size_t i = 0; i < rp->n_losses; i++) {
 		enum layers_restriction r = rp->losses[i].restriction;
@@ -544,8 +641,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	size_t n_links;
 	char *cause;
 
-	bwrap_find_symlinks(p, &links, &n_links);
-	sb->bwrap = bwrap_plan_new(p, sb->fs, links, n_links);
+	planner_bwrap_symlinks(p, &links, &n_links);
+	sb->bwrap = planner_bwrap_plan(p, sb->fs, links, n_links);
 	/* bwrap binds each rule by its path, in a user namespace of its
 	 * own where root keeps no override over other users' files. */
 	if (sb->facts.root && (cause = bwrap_root_unreachable(sb->fs)) != NULL)
@@ -588,7 +685,7 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	}
 
 	not_enforced_losses(sb, sb->bwrap->losses, sb->bwrap->n_losses);
-	if (bwrap_plan_must_fail(sb->bwrap, p)) {
+	if (bwrap_plan_must_fail(sb->bwrap, p->best_effort)) {
 		const struct ruleset_loss *l = sb->bwrap->losses;
 
 		while (!l->fatal)
@@ -636,11 +733,11 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
  * holds: sandbox_exec() switches on them and --explain prints them.
  */
 static void
-plan_shape(struct sandbox *sb, const struct policy *p)
+plan_shape(struct sandbox *sb)
 {
 	bool watch = sb->git != NULL || sb->later != NULL;
-	bool limits = p->limit_timeout > 0 || p->limit_memory_max > 0 ||
-		      p->limit_pids_max > 0;
+	bool limits = sb->limits_plan.timeout > 0 ||
+		      limits_plan_cgroup(&sb->limits_plan);
 
 	sb->shape.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP;
 	/* The timeout and the watch outlive a supervisor the command can
@@ -679,7 +776,8 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	     struct sandbox **out, char **cause)
 {
 	struct sandbox *sb;
-	struct policy view, net_view;
+	struct policy view;
+	struct ruleset_inputs net_in;
 	struct llw_path_rule *rules;
 	char *why = NULL;
 	size_t n;
@@ -687,12 +785,17 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 
 	sb = xcalloc(1, sizeof(*sb));
 	sb->policy = p;
+	sb->project = p->project;
+	sb->workdir = p->workdir != NULL ? p->workdir : p->project;
+	sb->protect_git = p->protect_git;
+	sb->protect_later_run = p->protect_later_run;
 	sb->run = run;
 	/* The network compile: what the supervisor and its helpers read. */
 	netpolicy_plan(p, &sb->net);
 	probe_copy(&sb->facts, f);
 	choose_backend(sb, backend);
-	cgroup_account(sb, p);
+	limits_plan(&sb->limits_plan, p);
+	cgroup_account(sb);
 
 	/* Compile the filesystem rules, config-file protection included. */
 	planner_rules(sb, p, &rules, &n);
@@ -740,7 +843,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
 		prepare_bwrap(sb, p);
-		plan_shape(sb, p);
+		plan_shape(sb);
 		*out = sb;
 		return 0;
 	}
@@ -775,15 +878,15 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	 * and costs nothing: a port range such as 1024-65535 would be one
 	 * rule per port.  The UDP lists are no loss where Landlock lacks
 	 * UDP rules. */
-	net_view = *p;
+	planner_ruleset_inputs(p, &net_in);
 	if (sb->supervise) {
-		memset(&net_view.connect_tcp, 0, sizeof(net_view.connect_tcp));
-		memset(&net_view.bind_tcp, 0, sizeof(net_view.bind_tcp));
-		memset(&net_view.connect_udp, 0, sizeof(net_view.connect_udp));
-		memset(&net_view.bind_udp, 0, sizeof(net_view.bind_udp));
+		memset(&net_in.connect_tcp, 0, sizeof(net_in.connect_tcp));
+		memset(&net_in.bind_tcp, 0, sizeof(net_in.bind_tcp));
+		memset(&net_in.connect_udp, 0, sizeof(net_in.connect_udp));
+		memset(&net_in.bind_udp, 0, sizeof(net_in.bind_udp));
 	}
 	sb->landlock =
-		ruleset_plan_new_probed(&net_view, sb->fs, &sb->facts.kernel);
+		ruleset_plan_new_probed(&net_in, sb->fs, &sb->facts.kernel);
 	if (sb->use_ns)
 		ruleset_plan_ns_covers(sb->landlock, sb->ns.pid, sb->ns.net);
 	account(sb, p);
@@ -791,7 +894,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 		if (sb->enforced_by[x] != LAYER_NONE)
 			ruleset_plan_cover(sb->landlock, x);
 	not_enforced_losses(sb, sb->landlock->losses, sb->landlock->n_losses);
-	if (ruleset_plan_must_fail(sb->landlock, p)) {
+	if (ruleset_plan_must_fail(sb->landlock, p->best_effort)) {
 		_cleanup_free_ char *k = ruleset_describe(&sb->facts.kernel);
 		_cleanup_free_ char *others = NULL;
 		const struct ruleset_loss *l = sb->landlock->losses;
@@ -843,7 +946,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 			planner_l3_refusal(sb->ns_needed, sb->facts.userns_why);
 	}
 
-	plan_shape(sb, p);
+	plan_shape(sb);
 	*out = sb;
 	return 0;
 }

@@ -75,11 +75,16 @@ enum sandbox_backend {
 };
 
 struct sandbox {
-	const struct policy *policy;   /* borrowed */
-	enum sandbox_backend backend;  /* the one that will run */
-	struct facts facts;	       /* this system's, as planned on */
-	struct plan *fs;	       /* compiled paths */
-	struct ruleset_plan *landlock; /* L1 */
+	const struct policy *policy; /* borrowed */
+	/* What the runner takes of the policy besides the layers' plans
+	 * (borrowed from it): */
+	const char *project;
+	const char *workdir; /* where the command starts: workdir or project */
+	bool protect_git, protect_later_run; /* asked for (L3's parts) */
+	enum sandbox_backend backend;	     /* the one that will run */
+	struct facts facts;		     /* this system's, as planned on */
+	struct plan *fs;		     /* compiled paths */
+	struct ruleset_plan *landlock;	     /* L1 */
 	/* Root under L3: the rule paths opened before the user namespace,
 	 * where its capabilities no longer reach other users' files
 	 * (ruleset_hold()); NULL otherwise. */
@@ -111,6 +116,7 @@ struct sandbox {
 	char **not_enforced;	/* every restriction dropped or missing */
 	bool learn;		/* --learn: the supervisor observes paths */
 	int learn_fd;		/* ... and writes them here (sandbox_exec) */
+	struct limits_plan limits_plan; /* [limits], decided */
 	struct resources_outcome
 		limits; /* what the monitor saw (resources.h) */
 	/* Set by sandbox_exec() in the process that returns once the command
@@ -138,6 +144,28 @@ struct sandbox {
 int planner_plan(const struct policy *p, enum sandbox_backend backend,
 		 const struct facts *f, const struct pathtree_fs *fs, bool run,
 		 struct sandbox **out, char **cause);
+
+/* L1's inputs besides the path rules, from p (lists borrowed from p):
+ * the network mode, the port lists, AF_UNIX and pathname sockets. */
+void planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in);
+
+/* The symlinks on the way to each path p grants (bwrap_find_symlinks). */
+void planner_bwrap_symlinks(const struct policy *p, struct bwrap_symlink **out,
+			    size_t *n);
+
+/* The bubblewrap view of p (bwrap_plan_new) with fs and links, and what
+ * it takes of p besides: private-tmp, the project, the working
+ * directory.  Borrows from p. */
+struct bwrap_plan *planner_bwrap_plan(const struct policy *p,
+				      const struct plan *fs,
+				      const struct bwrap_symlink *links,
+				      size_t n_links);
+
+/* The command's environment from envp: PWD naming the directory the
+ * command starts in, the policy's keep and unset applied, and where no
+ * name resolves, the variables that tell tools not to retry
+ * (netpolicy_closed_environ).  A new vector. */
+char **planner_environ(const struct sandbox *sb, char *const *envp);
 
 /* Whether allow-host's names go through llwrap's resolver or its proxy,
  * from sb's policy, supervisor and facts. */

@@ -78,17 +78,6 @@ struct llw_path_rule {
 	bool optional; /* "?PATH": dropped quietly when it is missing */
 };
 
-/* A string-valued list element with its origin (env names, CIDRs, ...). */
-struct llw_item {
-	char *value;
-	char *origin;
-};
-
-struct llw_items {
-	struct llw_item *v;
-	size_t n;
-};
-
 /* A listen or dns address with its origin. */
 struct llw_addr_rule {
 	struct netpolicy_addr addr;

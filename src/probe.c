@@ -140,16 +140,16 @@ probe_bwrap(struct facts *f, const char **why)
 }
 
 bool
-probe_cgroup(struct facts *f, const struct policy *p, const char **why)
+probe_cgroup(struct facts *f, const struct limits_plan *l, const char **why)
 {
-	if (p->limit_memory_max == 0 && p->limit_pids_max == 0)
+	if (!limits_plan_cgroup(l))
 		return true;
 	if (f->cgroup == PROBE_UNKNOWN) {
 		if (!f->live)
 			not_asked(&f->cgroup, &f->cgroup_why);
 		else
 			f->cgroup =
-				resources_cgroup_probe(p, &f->cgroup_why) == 0
+				resources_cgroup_probe(l, &f->cgroup_why) == 0
 					? PROBE_YES
 					: PROBE_NO;
 	}

@@ -21,6 +21,7 @@
 #include "bwrap.h"
 #include "ns.h"
 #include "policy.h"
+#include "resources.h"
 #include "ruleset.h"
 
 enum probe_answer { PROBE_UNKNOWN, PROBE_YES, PROBE_NO };
@@ -76,8 +77,9 @@ bool probe_supervisor(struct facts *f, const char **why);
  * not. */
 bool probe_bwrap(struct facts *f, const char **why);
 
-/* Whether p's [limits] memory-max and pids-max have a cgroup (true when
- * p sets neither); *why when not. */
-bool probe_cgroup(struct facts *f, const struct policy *p, const char **why);
+/* Whether l's [limits] memory-max and pids-max have a cgroup (true when
+ * l sets neither); *why when not. */
+bool probe_cgroup(struct facts *f, const struct limits_plan *l,
+		  const char **why);
 
 #endif /* LLW_PROBE_H */

@@ -127,13 +127,13 @@ duration_text(uint64_t s)
 }
 
 char **
-resources_report(const struct policy *p, const struct resources_outcome *o,
+resources_report(const struct limits_plan *l, const struct resources_outcome *o,
 		 int status)
 {
 	char **lines = NULL;
 
 	if (o->timed_out) {
-		_cleanup_free_ char *d = duration_text(p->limit_timeout);
+		_cleanup_free_ char *d = duration_text(l->timeout);
 
 		strv_push_take(
 			&lines,
@@ -156,7 +156,7 @@ resources_report(const struct policy *p, const struct resources_outcome *o,
 				  "memory-max = %llu bytes (cgroup "
 				  "memory.max): the kernel killed %llu "
 				  "process%s of it out of memory",
-				  (unsigned long long)p->limit_memory_max,
+				  (unsigned long long)l->memory_max,
 				  (unsigned long long)o->oom_kills,
 				  o->oom_kills == 1 ? "" : "es"));
 	if (o->pids_refused > 0)
@@ -165,23 +165,23 @@ resources_report(const struct policy *p, const struct resources_outcome *o,
 			xasprintf("llwrap: the command reached [limits] "
 				  "pids-max = %llu (cgroup pids.max): %llu "
 				  "fork%s refused (EAGAIN)",
-				  (unsigned long long)p->limit_pids_max,
+				  (unsigned long long)l->pids_max,
 				  (unsigned long long)o->pids_refused,
 				  o->pids_refused == 1 ? " was" : "s were"));
-	if (status == 128 + SIGXCPU && p->limit_cpu > 0)
+	if (status == 128 + SIGXCPU && l->cpu > 0)
 		strv_push_take(
 			&lines,
 			xasprintf("llwrap: the command exceeded [limits] cpu "
 				  "= %llu (seconds of CPU time) and was "
 				  "killed (SIGXCPU)",
-				  (unsigned long long)p->limit_cpu));
-	else if (status == 128 + SIGXFSZ && p->limit_file_size > 0)
+				  (unsigned long long)l->cpu));
+	else if (status == 128 + SIGXFSZ && l->file_size > 0)
 		strv_push_take(
 			&lines,
 			xasprintf("llwrap: the command exceeded [limits] "
 				  "file-size = %llu bytes and was killed "
 				  "(SIGXFSZ)",
-				  (unsigned long long)p->limit_file_size));
+				  (unsigned long long)l->file_size));
 	return lines;
 }
 
@@ -268,12 +268,13 @@ has_word(const char *list, const char *word)
 }
 
 /*
- * The delegated cgroup this process is in, and the controllers p's
+ * The delegated cgroup this process is in, and the controllers lim's
  * limits need that its children do not have yet (*enable, "+memory
  * +pids" style, empty when none).  0, or -errno and *why.
  */
 static int
-cgroup_find(const struct policy *p, char **dir, char **enable, char **why)
+cgroup_find(const struct limits_plan *lim, char **dir, char **enable,
+	    char **why)
 {
 	_cleanup_free_ char *cg = read_text("/proc/self/cgroup");
 	_cleanup_free_ char *mi = read_text("/proc/self/mountinfo");
@@ -303,9 +304,9 @@ cgroup_find(const struct policy *p, char **dir, char **enable, char **why)
 		free(add);
 		return -EACCES;
 	}
-	if (p->limit_memory_max > 0)
+	if (lim->memory_max > 0)
 		need[0] = "memory";
-	if (p->limit_pids_max > 0)
+	if (lim->pids_max > 0)
 		need[1] = "pids";
 	ctl_path = xasprintf("%s/cgroup.controllers", d);
 	sub_path = xasprintf("%s/cgroup.subtree_control", d);
@@ -361,24 +362,23 @@ cgroup_find(const struct policy *p, char **dir, char **enable, char **why)
 }
 
 char *
-resources_cgroup_refusal(const struct policy *p, const char *why)
+resources_cgroup_refusal(const struct limits_plan *l, const char *why)
 {
 	return xasprintf("[limits] %s needs a cgroup of the command's own, "
 			 "and %s; run llwrap in a delegated cgroup "
 			 "(systemd-run --user --scope llwrap ...), or with "
 			 "--best-effort to run without the limit",
-			 p->limit_memory_max > 0 ? "memory-max" : "pids-max",
-			 why);
+			 l->memory_max > 0 ? "memory-max" : "pids-max", why);
 }
 
 int
-resources_cgroup_probe(const struct policy *p, char **why)
+resources_cgroup_probe(const struct limits_plan *l, char **why)
 {
 	_cleanup_free_ char *dir = NULL, *enable = NULL;
 
-	if (p->limit_memory_max == 0 && p->limit_pids_max == 0)
+	if (!limits_plan_cgroup(l))
 		return 0;
-	return cgroup_find(p, &dir, &enable, why);
+	return cgroup_find(l, &dir, &enable, why);
 }
 
 /* Move this process to the cgroup rel of the base (NULL: the base). */
@@ -439,13 +439,13 @@ out:
 }
 
 static int
-cgroup_make(struct resources_run *lr, const struct policy *p, char **why)
+cgroup_make(struct resources_run *lr, const struct limits_plan *l, char **why)
 {
 	_cleanup_free_ char *enable = NULL, *procs = NULL, *kill_path = NULL;
 	char num[24];
 	int r;
 
-	if ((r = cgroup_find(p, &lr->base, &enable, why)) < 0)
+	if ((r = cgroup_find(l, &lr->base, &enable, why)) < 0)
 		return r;
 	lr->base_fd = open(lr->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lr->base_fd < 0) {
@@ -483,9 +483,9 @@ cgroup_make(struct resources_run *lr, const struct policy *p, char **why)
 		lr->cmd_cg = NULL;
 		return r;
 	}
-	if (p->limit_memory_max > 0) {
+	if (l->memory_max > 0) {
 		snprintf(num, sizeof(num), "%llu",
-			 (unsigned long long)p->limit_memory_max);
+			 (unsigned long long)l->memory_max);
 		if ((r = write_text(lr->base_fd, cmd_file(lr, "memory.max"),
 				    num)) < 0) {
 			*why = xasprintf("cannot set memory.max of %s: %s",
@@ -497,9 +497,9 @@ cgroup_make(struct resources_run *lr, const struct policy *p, char **why)
 		(void)write_text(lr->base_fd, cmd_file(lr, "memory.swap.max"),
 				 "0");
 	}
-	if (p->limit_pids_max > 0) {
+	if (l->pids_max > 0) {
 		snprintf(num, sizeof(num), "%llu",
-			 (unsigned long long)p->limit_pids_max);
+			 (unsigned long long)l->pids_max);
 		if ((r = write_text(lr->base_fd, cmd_file(lr, "pids.max"),
 				    num)) < 0) {
 			*why = xasprintf("cannot set pids.max of %s: %s",
@@ -520,29 +520,29 @@ cgroup_make(struct resources_run *lr, const struct policy *p, char **why)
 }
 
 int
-resources_start(const struct policy *p, struct resources_run **out,
+resources_start(const struct limits_plan *l, struct resources_run **out,
 		char **cause)
 {
 	struct resources_run *lr;
-	bool want_cg = p->limit_memory_max > 0 || p->limit_pids_max > 0;
+	bool want_cg = limits_plan_cgroup(l);
 	_cleanup_free_ char *why = NULL;
 	int r;
 
 	*out = NULL;
-	if (p->limit_timeout == 0 && !want_cg)
+	if (l->timeout == 0 && !want_cg)
 		return 0;
 	lr = xcalloc(1, sizeof(*lr));
-	lr->timeout = p->limit_timeout;
+	lr->timeout = l->timeout;
 	lr->owner = getpid();
 	lr->timer_fd = lr->procs_fd = lr->kill_fd = lr->base_fd = -1;
-	r = cgroup_make(lr, p, &why);
+	r = cgroup_make(lr, l, &why);
 	if (r < 0) {
 		close(lr->procs_fd);
 		close(lr->kill_fd);
 		lr->procs_fd = lr->kill_fd = -1;
 		cgroup_unmake(lr);
-		if (want_cg && !p->best_effort) {
-			*cause = resources_cgroup_refusal(p, why);
+		if (want_cg && !l->best_effort) {
+			*cause = resources_cgroup_refusal(l, why);
 			resources_free(lr);
 			return r;
 		}

@@ -16,13 +16,31 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "policy.h"
-
 /* Seconds between the timeout's SIGTERM and the SIGKILL that follows. */
 #define LLW_TIMEOUT_GRACE 5
 
 /* The exit status of a command stopped by the timeout, as timeout(1). */
 #define LLW_EXIT_TIMEOUT 124
+
+/*
+ * [limits] as the planner decided them (planner.c): each value as set,
+ * 0 for none.
+ */
+struct limits_plan {
+	/* rlimits, applied by the command's process (sandbox_enter) */
+	uint64_t memory, file_size, processes, files, cpu;
+	uint64_t timeout;	       /* wall clock, in seconds */
+	uint64_t memory_max, pids_max; /* the command's cgroup */
+	bool best_effort; /* without a cgroup, run without memory-max and
+			   * pids-max (reported by the plan) */
+};
+
+/* Whether l needs the command's own cgroup (memory-max, pids-max). */
+static inline bool
+limits_plan_cgroup(const struct limits_plan *l)
+{
+	return l->memory_max > 0 || l->pids_max > 0;
+}
 
 /* What happened to the command, as the monitor saw it. */
 struct resources_outcome {
@@ -43,34 +61,34 @@ int resources_cgroup_dir(const char *proc_cgroup, const char *mountinfo,
 
 /*
  * The lines llwrap prints after the command ended with exit status
- * status (128 + N for signal N): each limit of p the command exceeded,
+ * status (128 + N for signal N): each limit of l the command exceeded,
  * named with its value and mechanism.  NULL when none.
  */
-char **resources_report(const struct policy *p,
+char **resources_report(const struct limits_plan *l,
 			const struct resources_outcome *o, int status);
 
 /* The state of one run's timeout and cgroup. */
 struct resources_run;
 
 /*
- * Whether the cgroup limits of p (memory-max, pids-max) can be enforced
+ * Whether the cgroup limits of l (memory-max, pids-max) can be enforced
  * here: 0, or -errno and *why, a sentence saying what is missing.  Does
  * not change anything.
  */
-int resources_cgroup_probe(const struct policy *p, char **why);
+int resources_cgroup_probe(const struct limits_plan *l, char **why);
 
-/* The refusal when the cgroup limits of p cannot be enforced for why. */
-char *resources_cgroup_refusal(const struct policy *p, const char *why);
+/* The refusal when the cgroup limits of l cannot be enforced for why. */
+char *resources_cgroup_refusal(const struct limits_plan *l, const char *why);
 
 /*
- * Before the monitor forks: NULL in *out when p needs no monitor for its
+ * Before the monitor forks: NULL in *out when l needs no monitor for its
  * limits (no timeout, no cgroup limit).  Otherwise the command's cgroup
  * is made when a delegated one exists (required for memory-max and
  * pids-max unless best effort; for the timeout alone it is optional and
  * lets the timeout end every process of the command, not only its first).
  * 0, or -errno and *cause.
  */
-int resources_start(const struct policy *p, struct resources_run **out,
+int resources_start(const struct limits_plan *l, struct resources_run **out,
 		    char **cause);
 
 /* In the monitor's child, at once: enter the command's cgroup. */

@@ -181,19 +181,19 @@ cmp_u32(const void *a, const void *b)
  * number of ranges and of ports granted, not the 65,536 possible ports.
  */
 static void
-plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
+plan_net_rules(struct ruleset_plan *rp, const struct ruleset_inputs *in)
 {
 	_cleanup_free_ struct net_span *sp = NULL;
 	_cleanup_free_ uint32_t *cut = NULL;
 	size_t n = 0, n_cut = 0, i, j;
 
-	push_spans(&sp, &n, &p->connect_tcp, LLW_NET_CONNECT_TCP);
+	push_spans(&sp, &n, &in->connect_tcp, LLW_NET_CONNECT_TCP);
 	/* bind-tcp 0 is a bind to an ephemeral port, which Landlock checks
 	 * against the rule for port 0. */
-	push_spans(&sp, &n, &p->bind_tcp, LLW_NET_BIND_TCP);
+	push_spans(&sp, &n, &in->bind_tcp, LLW_NET_BIND_TCP);
 	if (rp->handled_net & LLW_NET_BIND_UDP) {
-		push_spans(&sp, &n, &p->connect_udp, LLW_NET_CONNECT_SEND_UDP);
-		push_spans(&sp, &n, &p->bind_udp, LLW_NET_BIND_UDP);
+		push_spans(&sp, &n, &in->connect_udp, LLW_NET_CONNECT_SEND_UDP);
+		push_spans(&sp, &n, &in->bind_udp, LLW_NET_BIND_UDP);
 		/*
 		 * BIND_UDP also governs the autobind of an ephemeral port that
 		 * the first connect() or sendto() of an unbound UDP socket
@@ -201,9 +201,9 @@ plan_net_rules(struct ruleset_plan *rp, const struct policy *p)
 		 * the port-0 bind.  An ephemeral local port exposes nothing:
 		 * it cannot impersonate a service.
 		 */
-		if (has_ports(&p->connect_udp)) {
+		if (has_ports(&in->connect_udp)) {
 			struct llw_port_range port0 = {
-				.origin = p->connect_udp.v[0].origin,
+				.origin = in->connect_udp.v[0].origin,
 			};
 			struct llw_ports zero = { .v = &port0, .n = 1 };
 
@@ -297,11 +297,12 @@ static const char none_tcp_loss[] =
 	"TCP port rules (net = none: seccomp denies inet sockets instead)";
 
 static void
-plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
+plan_losses(struct ruleset_plan *rp, const struct ruleset_inputs *in,
+	    uint64_t fs_wanted)
 {
 	int abi = rp->abi;
-	bool filtered = p->net == LLW_NET_FILTERED;
-	bool none = p->net == LLW_NET_NONE;
+	bool filtered = in->net == RULESET_NET_FILTERED;
+	bool none = in->net == RULESET_NET_NONE;
 
 	if (abi < 2 && (fs_wanted & LLW_FS_REFER))
 		add_loss(rp,
@@ -328,7 +329,7 @@ plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 				 "TIOCLINUX stay denied by seccomp)"),
 			 abi_needs[5], false, LAYERS_NONE);
 	if (abi < 6) {
-		if (p->unix_sockets)
+		if (in->unix_sockets)
 			add_loss(rp,
 				 xstrdup("isolation from abstract unix sockets "
 					 "outside the sandbox (session D-Bus, "
@@ -337,14 +338,14 @@ plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 		add_loss(rp, xstrdup(signal_loss), abi_needs[6], true,
 			 LAYERS_SIGNALS);
 	}
-	if (abi < 9 && p->unix_sockets)
+	if (abi < 9 && in->unix_sockets)
 		add_loss(rp,
 			 xstrdup("denial of pathname unix sockets outside the "
 				 "sandbox (docker, ssh-agent, D-Bus system "
 				 "bus)"),
 			 abi_needs[9], true, LAYERS_PATH_UNIX);
 	if (abi < 10 && filtered &&
-	    (has_ports(&p->connect_udp) || has_ports(&p->bind_udp)))
+	    (has_ports(&in->connect_udp) || has_ports(&in->bind_udp)))
 		add_loss(rp,
 			 xstrdup("UDP port rules for connect-udp and bind-udp "
 				 "(every UDP port would be reachable)"),
@@ -353,8 +354,8 @@ plan_losses(struct ruleset_plan *rp, const struct policy *p, uint64_t fs_wanted)
 
 /* The plan, or with rules false its losses alone (no fs or net rules). */
 static struct ruleset_plan *
-plan_build(const struct policy *p, const struct plan *fs, int abi, int err,
-	   bool rules)
+plan_build(const struct ruleset_inputs *in, const struct plan *fs, int abi,
+	   int err, bool rules)
 {
 	struct ruleset_plan *rp = xcalloc(1, sizeof(*rp));
 	uint64_t fs_wanted = 0;
@@ -376,7 +377,7 @@ plan_build(const struct policy *p, const struct plan *fs, int abi, int err,
 
 	rp->handled_fs = llw_fs_rights(abi);
 	rp->scoped = llw_scopes(abi);
-	if (p->net == LLW_NET_FILTERED || p->net == LLW_NET_NONE)
+	if (in->net == RULESET_NET_FILTERED || in->net == RULESET_NET_NONE)
 		rp->handled_net = llw_net_rights(abi);
 
 	for (i = 0; fs != NULL && i < fs->n_rules; i++) {
@@ -393,16 +394,16 @@ plan_build(const struct policy *p, const struct plan *fs, int abi, int err,
 	 * pathname socket created outside the sandbox needs a rule on it.
 	 */
 	if (rules && (rp->handled_fs & LLW_FS_RESOLVE_UNIX))
-		for (i = 0; i < p->unix_paths.n; i++)
-			add_fs_rule(rp, p->unix_paths.v[i].value,
+		for (i = 0; i < in->unix_paths.n; i++)
+			add_fs_rule(rp, in->unix_paths.v[i].value,
 				    LLW_FS_RESOLVE_UNIX,
-				    p->unix_paths.v[i].origin, false);
+				    in->unix_paths.v[i].origin, false);
 
 	/* net = none handles every network right and grants none. */
-	if (rules && p->net == LLW_NET_FILTERED && rp->handled_net != 0)
-		plan_net_rules(rp, p);
+	if (rules && in->net == RULESET_NET_FILTERED && rp->handled_net != 0)
+		plan_net_rules(rp, in);
 
-	plan_losses(rp, p, fs_wanted);
+	plan_losses(rp, in, fs_wanted);
 	return rp;
 }
 
@@ -462,23 +463,24 @@ ruleset_plan_ns_covers(struct ruleset_plan *rp, bool pid, bool net)
 }
 
 struct ruleset_plan *
-ruleset_plan_new(const struct policy *p, const struct plan *fs, int abi)
+ruleset_plan_new(const struct ruleset_inputs *in, const struct plan *fs,
+		 int abi)
 {
-	return plan_build(p, fs, abi, 0, true);
+	return plan_build(in, fs, abi, 0, true);
 }
 
 struct ruleset_plan *
-ruleset_plan_new_probed(const struct policy *p, const struct plan *fs,
+ruleset_plan_new_probed(const struct ruleset_inputs *in, const struct plan *fs,
 			const struct ruleset_kernel *k)
 {
-	return plan_build(p, fs, k->abi, k->err, true);
+	return plan_build(in, fs, k->abi, k->err, true);
 }
 
 struct ruleset_plan *
-ruleset_plan_losses(const struct policy *p, const struct plan *fs,
+ruleset_plan_losses(const struct ruleset_inputs *in, const struct plan *fs,
 		    const struct ruleset_kernel *k)
 {
-	return plan_build(p, fs, k->abi, k->err, false);
+	return plan_build(in, fs, k->abi, k->err, false);
 }
 
 void
@@ -505,11 +507,11 @@ ruleset_plan_free(struct ruleset_plan *rp)
 }
 
 bool
-ruleset_plan_must_fail(const struct ruleset_plan *rp, const struct policy *p)
+ruleset_plan_must_fail(const struct ruleset_plan *rp, bool best_effort)
 {
 	size_t i;
 
-	if (p->best_effort)
+	if (best_effort)
 		return false;
 	for (i = 0; i < rp->n_losses; i++)
 		if (rp->losses[i].fatal)

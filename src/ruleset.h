@@ -15,7 +15,7 @@
 
 #include "layers.h"
 #include "pathtree.h"
-#include "policy.h"
+#include "value.h"
 
 /* The highest ABI this build knows (lib/compat/landlock.h). */
 #define LLW_LANDLOCK_ABI_MAX 10
@@ -42,6 +42,24 @@ struct ruleset_loss {
 	enum layers_restriction restriction;
 };
 
+/* The network, as L1 sees it. */
+enum ruleset_net {
+	RULESET_NET_HOST,     /* no network right handled */
+	RULESET_NET_FILTERED, /* the port lists below */
+	RULESET_NET_NONE,     /* every network right handled, none granted */
+};
+
+/*
+ * What L1 enforces besides the compiled path rules, as the planner
+ * decided it (planner_ruleset_inputs): the lists are borrowed.
+ */
+struct ruleset_inputs {
+	enum ruleset_net net;
+	struct llw_ports connect_tcp, bind_tcp, connect_udp, bind_udp;
+	bool unix_sockets;	     /* AF_UNIX socket() allowed */
+	struct llw_items unix_paths; /* pathname sockets it may reach */
+};
+
 struct ruleset_plan {
 	int abi;
 	uint64_t handled_fs, handled_net, scoped; /* after ABI masking */
@@ -65,21 +83,21 @@ struct ruleset_plan {
  *
  *  - handled_fs is every filesystem right of the ABI; fs_rules are fs's
  *    rules masked to it, plus, from ABI 9, one RESOLVE_UNIX rule per
- *    p->unix_paths entry (so handled_fs & LLW_FS_RESOLVE_UNIX tells the
+ *    in->unix_paths entry (so handled_fs & LLW_FS_RESOLVE_UNIX tells the
  *    caller that Landlock mediates pathname unix sockets).
- *  - handled_net is every network right of the ABI when p->net is
+ *  - handled_net is every network right of the ABI when in->net is
  *    filtered or none (0 for host); net_rules, one per port in port
  *    order, only for filtered.  From ABI 10 a connect-udp list also
  *    grants the UDP bind of port 0 (the autobind of a client socket).
  *  - scoped is abstract unix sockets and signals from ABI 6.
  *  - losses: see the table in ruleset.c.
  */
-struct ruleset_plan *ruleset_plan_new(const struct policy *p,
+struct ruleset_plan *ruleset_plan_new(const struct ruleset_inputs *in,
 				      const struct plan *fs, int abi);
 
 /* ruleset_plan_new() for a probed kernel: when k->abi is 0 the loss says
  * why (k->err) Landlock is unavailable. */
-struct ruleset_plan *ruleset_plan_new_probed(const struct policy *p,
+struct ruleset_plan *ruleset_plan_new_probed(const struct ruleset_inputs *in,
 					     const struct plan *fs,
 					     const struct ruleset_kernel *k);
 
@@ -89,7 +107,7 @@ struct ruleset_plan *ruleset_plan_new_probed(const struct policy *p,
  * reads, at no cost per rule (a port range such as 1024-65535 is one
  * rule per port).
  */
-struct ruleset_plan *ruleset_plan_losses(const struct policy *p,
+struct ruleset_plan *ruleset_plan_losses(const struct ruleset_inputs *in,
 					 const struct plan *fs,
 					 const struct ruleset_kernel *k);
 
@@ -107,9 +125,8 @@ void ruleset_plan_cover(struct ruleset_plan *rp, enum layers_restriction r);
 
 void ruleset_plan_free(struct ruleset_plan *rp);
 
-/* True when some loss is fatal and p does not allow best effort. */
-bool ruleset_plan_must_fail(const struct ruleset_plan *rp,
-			    const struct policy *p);
+/* True when some loss is fatal and the run is not best effort. */
+bool ruleset_plan_must_fail(const struct ruleset_plan *rp, bool best_effort);
 
 /*
  * Create the ruleset, open each rule path O_PATH|O_CLOEXEC and add it,

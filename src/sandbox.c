@@ -212,8 +212,8 @@ sandbox_l3_parts(const struct sandbox *sb)
 		return 0;
 	return KNOWN_L3 | (sb->ns.pid ? KNOWN_L3_PID : 0) |
 	       (sb->ns.private_tmp ? KNOWN_L3_TMP : 0) |
-	       (sb->policy->protect_git ? KNOWN_L3_GIT : 0) |
-	       (sb->policy->protect_later_run ? KNOWN_L3_LATER : 0);
+	       (sb->protect_git ? KNOWN_L3_GIT : 0) |
+	       (sb->protect_later_run ? KNOWN_L3_LATER : 0);
 }
 
 int
@@ -234,7 +234,7 @@ sandbox_after(const struct sandbox *sb, int status)
 	fprintf(stderr,
 		"llwrap: error: review %s before git, direnv or an editor "
 		"runs anything there (the command exited with status %d)\n",
-		sb->policy->project, status);
+		sb->project, status);
 	return 125;
 }
 
@@ -278,40 +278,6 @@ drop_capabilities(char **cause)
 	return 0;
 }
 
-/* The environment, with PWD naming the directory the command starts in,
- * as a shell would set it, unless the policy unsets PWD; where no name
- * resolves, the tools that would retry in vain are told not to
- * (netpolicy_closed_environ), unless the environment says otherwise. */
-static char **
-command_environ(const struct sandbox *sb, char *const *envp)
-{
-	const struct policy *p = sb->policy;
-	_cleanup_strv_ char **with_pwd = NULL;
-	char **env;
-
-	/* Give policy_environ an environment where PWD is right, so keep and
-	 * unset decide about it like about any other variable. */
-	for (char *const *e = envp; *e != NULL; e++)
-		if (strncmp(*e, "PWD=", 4) != 0)
-			strv_push(&with_pwd, *e);
-	strv_push_take(&with_pwd,
-		       xasprintf("PWD=%s",
-				 p->workdir != NULL ? p->workdir : p->project));
-	env = policy_environ(p, with_pwd);
-	if (!netpolicy_names_closed(p, sb->supervise))
-		return env;
-	for (const char *const *c = netpolicy_closed_environ; *c; c++) {
-		size_t len = strcspn(*c, "=") + 1;
-		bool set = false;
-
-		for (char **e = env; *e != NULL && !set; e++)
-			set = strncmp(*e, *c, len) == 0;
-		if (!set)
-			strv_push(&env, *c);
-	}
-	return env;
-}
-
 /* The proxy's variables (proxy_environ) replace any of the same name. */
 static void
 environ_override(char ***env, uint16_t port)
@@ -341,28 +307,24 @@ environ_override(char ***env, uint16_t port)
  * alone (see prepare_bwrap()).
  */
 static int
-apply_limits(const struct policy *p, bool nproc, char **cause)
+apply_limits(const struct limits_plan *l, bool nproc, char **cause)
 {
-	static const struct {
+	const struct {
 		int resource;
 		const char *key;
-		size_t offset;
+		uint64_t want;
 	} limits[] = {
-		{ RLIMIT_AS, "memory", offsetof(struct policy, limit_memory) },
-		{ RLIMIT_FSIZE, "file-size",
-		  offsetof(struct policy, limit_file_size) },
-		{ RLIMIT_NPROC, "processes",
-		  offsetof(struct policy, limit_processes) },
-		{ RLIMIT_NOFILE, "files",
-		  offsetof(struct policy, limit_files) },
-		{ RLIMIT_CPU, "cpu", offsetof(struct policy, limit_cpu) },
+		{ RLIMIT_AS, "memory", l->memory },
+		{ RLIMIT_FSIZE, "file-size", l->file_size },
+		{ RLIMIT_NPROC, "processes", l->processes },
+		{ RLIMIT_NOFILE, "files", l->files },
+		{ RLIMIT_CPU, "cpu", l->cpu },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
-		uint64_t want;
+		uint64_t want = limits[i].want;
 		struct rlimit rl;
 
-		memcpy(&want, (const char *)p + limits[i].offset, sizeof(want));
 		if (want == 0 || (!nproc && limits[i].resource == RLIMIT_NPROC))
 			continue;
 		if (getrlimit(limits[i].resource, &rl) < 0)
@@ -400,17 +362,16 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	      const struct sock_fprog *prog, char **env, char *const *argv,
 	      const int *keep, size_t n_keep, int *status, char **cause)
 {
-	const struct policy *p = sb->policy;
 	_cleanup_close_ int rfd = -1;
 	char **saved;
 	int r, e;
 
-	if (chdir(p->workdir != NULL ? p->workdir : p->project) < 0) {
+	if (chdir(sb->workdir) < 0) {
 		e = errno;
 		*cause = xasprintf("cannot enter the %s directory %s: %s",
-				   p->workdir != NULL ? "working" : "project",
-				   p->workdir != NULL ? p->workdir : p->project,
-				   strerror(e));
+				   sb->workdir != sb->project ? "working"
+							      : "project",
+				   sb->workdir, strerror(e));
 		return -e;
 	}
 	/* Acquire before dropping: the rule paths are opened with whatever
@@ -422,7 +383,7 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	ruleset_hold_free(sb->landlock, steal_pointer(&sb->held));
 	if ((r = drop_capabilities(cause)) < 0)
 		return r;
-	if ((r = apply_limits(p, true, cause)) < 0)
+	if ((r = apply_limits(&sb->limits_plan, true, cause)) < 0)
 		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		e = errno;
@@ -484,8 +445,8 @@ later_watch(struct sandbox *sb, char **cause)
 {
 	if (sb->git == NULL && sb->later == NULL)
 		return 0;
-	return watchlater_start(sb->policy->project, sb->git, sb->later,
-				&sb->watch, cause);
+	return watchlater_start(sb->project, sb->git, sb->later, &sb->watch,
+				cause);
 }
 
 /* What else the monitor does than supervise (each may be NULL). */
@@ -790,10 +751,10 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 				 "policy");
 		return r;
 	}
-	env = command_environ(sb, envp);
+	env = planner_environ(sb, envp);
 	/* Before any namespace: the cgroup is made with this user's own
 	 * credentials. */
-	if ((r = resources_start(sb->policy, &lr, cause)) < 0)
+	if ((r = resources_start(&sb->limits_plan, &lr, cause)) < 0)
 		goto out;
 	mw.lr = lr;
 	if ((r = later_watch(sb, cause)) < 0)
@@ -898,11 +859,10 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		    (r = supervise_child_attach(sv, -1, cause)) < 0)
 			goto out;
 		/* The limits pass through bwrap's exec to the command. */
-		if ((r = apply_limits(sb->policy, false, cause)) < 0)
+		if ((r = apply_limits(&sb->limits_plan, false, cause)) < 0)
 			goto out;
-		r = bwrap_exec(&sb->facts.bwrap_bin, sb->bwrap, sb->fs,
-			       sb->policy, &prog, argv, env, keep, n_keep,
-			       status, cause);
+		r = bwrap_exec(&sb->facts.bwrap_bin, sb->bwrap, sb->fs, &prog,
+			       argv, env, keep, n_keep, status, cause);
 		goto out;
 	}
 

@@ -32,6 +32,17 @@ struct llw_ports {
 	size_t n;
 };
 
+/* A string-valued list element with its origin (env names, CIDRs, ...). */
+struct llw_item {
+	char *value;
+	char *origin;
+};
+
+struct llw_items {
+	struct llw_item *v;
+	size_t n;
+};
+
 /* An IP address; IPv4-mapped IPv6 addresses are kept as AF_INET. */
 struct netpolicy_addr {
 	int family; /* AF_INET or AF_INET6 */

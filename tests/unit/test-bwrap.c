@@ -30,6 +30,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "golden.h"
+#include "planner.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -214,7 +215,7 @@ bwrap_plan_of(const struct tcase *c, const struct policy *p,
 		links[n].path = xstrndup(*l, (size_t)(sp - *l));
 		links[n++].target = xstrdup(sp + 1);
 	}
-	bp = bwrap_plan_new(p, fs, links, n);
+	bp = planner_bwrap_plan(p, fs, links, n);
 	for (size_t i = 0; i < n; i++) {
 		free(links[i].path);
 		free(links[i].target);
@@ -230,7 +231,7 @@ render(const struct tcase *c)
 	struct plan *fs = plan_of(c);
 	struct bwrap_plan *bp = bwrap_plan_of(c, p, fs);
 	char *argv[] = { (char *)"cmd", (char *)"--flag", (char *)"a b", NULL };
-	_cleanup_strv_ char **args = bwrap_argv(bp, fs, p, c->seccomp_fd, argv);
+	_cleanup_strv_ char **args = bwrap_argv(bp, fs, c->seccomp_fd, argv);
 	_cleanup_free_ char *text = bwrap_argv_format(args);
 	char *out = xasprintf("# bwrap arguments for the '%s' case of "
 			      "tests/unit/test-bwrap.c\n%s",
@@ -271,7 +272,7 @@ test_invariants(void **state)
 	struct plan *fs = plan_of(c);
 	struct bwrap_plan *bp = bwrap_plan_of(c, p, fs);
 	char *argv[] = { (char *)"cmd", NULL };
-	_cleanup_strv_ char **v = bwrap_argv(bp, fs, p, c->seccomp_fd, argv);
+	_cleanup_strv_ char **v = bwrap_argv(bp, fs, c->seccomp_fd, argv);
 	size_t n = strv_length(v), dashdash = 0;
 	bool share = false, remount_root = false, chdir = false;
 
@@ -300,11 +301,11 @@ test_invariants(void **state)
 					 (c->tcp_port || c->udp_port)));
 	/* Port rules bwrap cannot keep are fatal unless best effort. */
 	assert_int_equal(
-		bwrap_plan_must_fail(bp, p),
+		bwrap_plan_must_fail(bp, p->best_effort),
 		(c->net == LLW_NET_FILTERED && (c->tcp_port || c->udp_port)) ||
 			c->unix_sockets);
 	p->best_effort = true;
-	assert_false(bwrap_plan_must_fail(bp, p));
+	assert_false(bwrap_plan_must_fail(bp, p->best_effort));
 	bwrap_plan_free(bp);
 	plan_free(fs);
 	policy_drop(p);
@@ -444,7 +445,7 @@ test_find_symlinks(void **state)
 		(struct llw_path_rule){ deny, LLW_ACCESS_DENY, 0, NULL, false };
 	p->paths = rules;
 	p->n_paths = 2;
-	bwrap_find_symlinks(p, &links, &n);
+	planner_bwrap_symlinks(p, &links, &n);
 	want1 = xasprintf("%s/link", dir);
 	want2 = xasprintf("%s/real/in", dir);
 	/* mkdtemp's directory may itself sit under a link (/tmp): only the

@@ -31,6 +31,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "pathtree.h"
+#include "planner.h"
 #include "policy.h"
 #include "profile.h"
 #include "ruleset.h"
@@ -298,6 +299,7 @@ test_enforce(void **state)
 		};
 		struct sandbox sb = { .backend = SANDBOX_BACKEND_LANDLOCK };
 		unsigned char got[N_PROBES];
+		struct ruleset_inputs in;
 		struct vars *vars;
 		struct profile *cli;
 		struct policy *p;
@@ -324,7 +326,8 @@ test_enforce(void **state)
 			goto next;
 		}
 		sb.policy = p;
-		sb.landlock = ruleset_plan_new(p, sb.fs, k.abi);
+		planner_ruleset_inputs(p, &in);
+		sb.landlock = ruleset_plan_new(&in, sb.fs, k.abi);
 		filter_opts_init(&sb.filter);
 		run_probes(sb.landlock, set, got);
 		for (size_t i = 0; i < N_PROBES; i++) {

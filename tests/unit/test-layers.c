@@ -16,9 +16,20 @@
 
 #include "cleanup.h"
 #include "layers.h"
+#include "planner.h"
 #include "ruleset.h"
 #include "strv.h"
 #include "xalloc.h"
+
+/* L1's inputs of p, as the planner gives them (one at a time). */
+static const struct ruleset_inputs *
+rin(const struct policy *p)
+{
+	static struct ruleset_inputs in;
+
+	planner_ruleset_inputs(p, &in);
+	return &in;
+}
 
 /* Kernels of the matrix (tests/kernels), as facts. */
 enum {
@@ -233,7 +244,7 @@ test_losses_tagged(void **state)
 	p->connect_udp.v = &udp;
 	p->connect_udp.n = 1;
 
-	rp = ruleset_plan_new(p, NULL, 2);
+	rp = ruleset_plan_new(rin(p), NULL, 2);
 	assert_true(has_loss(rp, LAYERS_TRUNCATE));
 	assert_true(has_loss(rp, LAYERS_TCP_PORTS));
 	assert_true(has_loss(rp, LAYERS_UDP_PORTS));
@@ -243,20 +254,20 @@ test_losses_tagged(void **state)
 	for (size_t i = 0; i < rp->n_losses; i++)
 		if (rp->losses[i].restriction == LAYERS_NONE)
 			assert_false(rp->losses[i].fatal);
-	assert_true(ruleset_plan_must_fail(rp, p));
+	assert_true(ruleset_plan_must_fail(rp, p->best_effort));
 	/* Covering every substitutable restriction leaves nothing fatal. */
 	for (int r = 0; r < LAYERS_N; r++)
 		ruleset_plan_cover(rp, r);
-	assert_false(ruleset_plan_must_fail(rp, p));
+	assert_false(ruleset_plan_must_fail(rp, p->best_effort));
 	ruleset_plan_free(rp);
 
-	rp = ruleset_plan_new(p, NULL, 6);
+	rp = ruleset_plan_new(rin(p), NULL, 6);
 	assert_false(has_loss(rp, LAYERS_TRUNCATE));
 	assert_false(has_loss(rp, LAYERS_SIGNALS));
 	assert_true(has_loss(rp, LAYERS_PATH_UNIX));
 	ruleset_plan_free(rp);
 
-	rp = ruleset_plan_new(p, NULL, 0);
+	rp = ruleset_plan_new(rin(p), NULL, 0);
 	assert_true(has_loss(rp, LAYERS_FS_ALLOWLIST));
 	ruleset_plan_free(rp);
 

@@ -120,10 +120,9 @@ test_duration(void **state)
 static void
 test_report(void **state)
 {
-	struct policy p = { .limit_timeout = 1800,
-			    .limit_memory_max = 1 << 20,
-			    .limit_pids_max = 64,
-			    .limit_cpu = 3 };
+	struct limits_plan p = {
+		.timeout = 1800, .memory_max = 1 << 20, .pids_max = 64, .cpu = 3
+	};
 	struct resources_outcome none = { 0 }, t = { .timed_out = true },
 				 tk = { .timed_out = true, .killed = true },
 				 oom = { .oom_kills = 2 },

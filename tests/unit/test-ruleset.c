@@ -25,8 +25,19 @@
 
 #include "cleanup.h"
 #include "compat/landlock.h"
+#include "planner.h"
 #include "ruleset.h"
 #include "xalloc.h"
+
+/* L1's inputs of p, as the planner gives them (one at a time). */
+static const struct ruleset_inputs *
+rin(const struct policy *p)
+{
+	static struct ruleset_inputs in;
+
+	planner_ruleset_inputs(p, &in);
+	return &in;
+}
 
 /* Rights the tests use for access levels (pathtree decides the real
  * ones; ruleset only masks them). */
@@ -165,8 +176,8 @@ test_handled_masks(void **state)
 
 		for (m = 0; m < ARRAY_SIZE(modes); m++) {
 			struct policy *p = tpolicy_new(modes[m]);
-			struct ruleset_plan *rp =
-				ruleset_plan_new(p, &fixed_plan, masks[i].abi);
+			struct ruleset_plan *rp = ruleset_plan_new(
+				rin(p), &fixed_plan, masks[i].abi);
 
 			assert_int_equal(rp->abi,
 					 masks[i].abi > 10 ? 10 : masks[i].abi);
@@ -211,7 +222,7 @@ test_rule_masking(void **state)
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		struct policy *p = tpolicy_new(LLW_NET_HOST);
 		struct ruleset_plan *rp =
-			ruleset_plan_new(p, &fixed_plan, want[i].abi);
+			ruleset_plan_new(rin(p), &fixed_plan, want[i].abi);
 		bool saw_ioctl = false, saw_unix = false;
 
 		assert_int_equal(rp->n_fs_rules, want[i].n);
@@ -375,8 +386,8 @@ test_losses(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(loss_cases); i++) {
 		struct policy *p = loss_policy(i);
-		struct ruleset_plan *rp =
-			ruleset_plan_new(p, &fixed_plan, loss_cases[i].abi);
+		struct ruleset_plan *rp = ruleset_plan_new(rin(p), &fixed_plan,
+							   loss_cases[i].abi);
 		bool any_fatal = false;
 
 		for (n = 0; n < MAX_LOSSES && loss_cases[i].want[n] != L_END;
@@ -405,9 +416,10 @@ test_losses(void **state)
 			any_fatal |= loss_def[id].fatal;
 		}
 
-		assert_int_equal(ruleset_plan_must_fail(rp, p), any_fatal);
+		assert_int_equal(ruleset_plan_must_fail(rp, p->best_effort),
+				 any_fatal);
 		p->best_effort = true;
-		assert_false(ruleset_plan_must_fail(rp, p));
+		assert_false(ruleset_plan_must_fail(rp, p->best_effort));
 
 		ruleset_plan_free(rp);
 		tpolicy_free(p);
@@ -429,8 +441,8 @@ test_losses_only(void **state)
 		struct ruleset_plan *full, *lo;
 
 		ports_add(&p->bind_tcp, 1024, 65535);
-		full = ruleset_plan_new_probed(p, &fixed_plan, &k);
-		lo = ruleset_plan_losses(p, &fixed_plan, &k);
+		full = ruleset_plan_new_probed(rin(p), &fixed_plan, &k);
+		lo = ruleset_plan_losses(rin(p), &fixed_plan, &k);
 		assert_int_equal(lo->abi, full->abi);
 		assert_int_equal(lo->handled_fs, full->handled_fs);
 		assert_int_equal(lo->handled_net, full->handled_net);
@@ -466,7 +478,7 @@ test_refer_only_when_granted(void **state)
 	};
 	static const struct plan ro_plan = { .rules = ro_rules, .n_rules = 1 };
 	struct policy *p = tpolicy_new(LLW_NET_HOST);
-	struct ruleset_plan *rp = ruleset_plan_new(p, &ro_plan, 1);
+	struct ruleset_plan *rp = ruleset_plan_new(rin(p), &ro_plan, 1);
 	size_t i;
 
 	(void)state;
@@ -475,7 +487,7 @@ test_refer_only_when_granted(void **state)
 	ruleset_plan_free(rp);
 
 	/* A NULL filesystem plan is an empty one. */
-	rp = ruleset_plan_new(p, NULL, 7);
+	rp = ruleset_plan_new(rin(p), NULL, 7);
 	assert_int_equal(rp->n_fs_rules, 0);
 	assert_int_equal(rp->n_losses, 0);
 	ruleset_plan_free(rp);
@@ -508,7 +520,7 @@ test_abi0(void **state)
 
 		ports_add(&p->connect_tcp, 443, 443);
 		p->unix_sockets = true;
-		rp = ruleset_plan_new_probed(p, &fixed_plan, &k);
+		rp = ruleset_plan_new_probed(rin(p), &fixed_plan, &k);
 		assert_int_equal(rp->abi, 0);
 		assert_int_equal(rp->handled_fs, 0);
 		assert_int_equal(rp->handled_net, 0);
@@ -520,9 +532,9 @@ test_abi0(void **state)
 		assert_string_equal(rp->losses[0].needs,
 				    "Landlock ABI 1 (Linux 5.13)");
 		assert_true(rp->losses[0].fatal);
-		assert_true(ruleset_plan_must_fail(rp, p));
+		assert_true(ruleset_plan_must_fail(rp, p->best_effort));
 		p->best_effort = true;
-		assert_false(ruleset_plan_must_fail(rp, p));
+		assert_false(ruleset_plan_must_fail(rp, p->best_effort));
 
 		/* Nothing to apply: an error, never a silent success. */
 		assert_int_equal(ruleset_apply(rp, &cause), -EOPNOTSUPP);
@@ -593,7 +605,7 @@ test_net_rules(void **state)
 	(void)state;
 	p = net_policy(LLW_NET_FILTERED);
 	for (abi = 1; abi <= 10; abi++) {
-		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		rp = ruleset_plan_new(rin(p), &fixed_plan, abi);
 		if (abi < 4)
 			check_net(rp, NULL, 0);
 		else if (abi < 10)
@@ -612,7 +624,7 @@ test_net_rules(void **state)
 	/* none: every right handled, no rule granted. */
 	p = net_policy(LLW_NET_NONE);
 	for (abi = 4; abi <= 10; abi++) {
-		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		rp = ruleset_plan_new(rin(p), &fixed_plan, abi);
 		assert_int_equal(rp->handled_net, llw_net_rights(abi));
 		check_net(rp, NULL, 0);
 		ruleset_plan_free(rp);
@@ -621,7 +633,7 @@ test_net_rules(void **state)
 
 	/* host: nothing handled, no rule. */
 	p = net_policy(LLW_NET_HOST);
-	rp = ruleset_plan_new(p, &fixed_plan, 10);
+	rp = ruleset_plan_new(rin(p), &fixed_plan, 10);
 	assert_int_equal(rp->handled_net, 0);
 	check_net(rp, NULL, 0);
 	ruleset_plan_free(rp);
@@ -632,7 +644,7 @@ test_net_rules(void **state)
 	ports_add(&p->connect_tcp, 1, 65535);
 	ports_add(&p->connect_tcp, 65000, 65535);
 	ports_add(&p->bind_tcp, 65535, 65535);
-	rp = ruleset_plan_new(p, &fixed_plan, 4);
+	rp = ruleset_plan_new(rin(p), &fixed_plan, 4);
 	assert_int_equal(rp->n_net_rules, 65535);
 	assert_int_equal(rp->net_rules[0].port, 1);
 	assert_int_equal(rp->net_rules[65534].port, 65535);
@@ -661,7 +673,7 @@ test_net_rules_udp_client(void **state)
 	(void)state;
 	ports_add(&p->connect_udp, 53, 53);
 	for (int abi = 1; abi <= 11; abi++) {
-		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		rp = ruleset_plan_new(rin(p), &fixed_plan, abi);
 		if (abi < 10) {
 			assert_int_equal(rp->handled_net & LLW_NET_BIND_UDP, 0);
 			check_net(rp, NULL, 0);
@@ -736,7 +748,7 @@ test_net_rules_model(void **state)
 				origin[0] = p->connect_udp.v[0].origin;
 		}
 
-		rp = ruleset_plan_new(p, &fixed_plan, 10);
+		rp = ruleset_plan_new(rin(p), &fixed_plan, 10);
 		for (port = 0; port < 65536; port++) {
 			if (acc[port] == 0)
 				continue;
@@ -764,8 +776,8 @@ test_ns_covers(void **state)
 	struct ruleset_plan *rp;
 
 	(void)state;
-	rp = ruleset_plan_new(p, &fixed_plan, 2);
-	assert_true(ruleset_plan_must_fail(rp, p));
+	rp = ruleset_plan_new(rin(p), &fixed_plan, 2);
+	assert_true(ruleset_plan_must_fail(rp, p->best_effort));
 	ruleset_plan_ns_covers(rp, true, true);
 	assert_int_equal(rp->handled_net, 0);
 	for (size_t i = 0; i < rp->n_losses; i++) {
@@ -773,17 +785,17 @@ test_ns_covers(void **state)
 		assert_null(strstr(rp->losses[i].what, "TCP port rules"));
 	}
 	/* truncate (below ABI 3) is still lost, and still fatal. */
-	assert_true(ruleset_plan_must_fail(rp, p));
+	assert_true(ruleset_plan_must_fail(rp, p->best_effort));
 	ruleset_plan_free(rp);
 
-	rp = ruleset_plan_new(p, &fixed_plan, 5);
-	assert_true(ruleset_plan_must_fail(rp, p));
+	rp = ruleset_plan_new(rin(p), &fixed_plan, 5);
+	assert_true(ruleset_plan_must_fail(rp, p->best_effort));
 	ruleset_plan_ns_covers(rp, true, false);
-	assert_false(ruleset_plan_must_fail(rp, p));
+	assert_false(ruleset_plan_must_fail(rp, p->best_effort));
 	assert_int_equal(rp->handled_net, llw_net_rights(5));
 	ruleset_plan_free(rp);
 
-	rp = ruleset_plan_new(p, &fixed_plan, 7);
+	rp = ruleset_plan_new(rin(p), &fixed_plan, 7);
 	ruleset_plan_ns_covers(rp, false, true);
 	assert_int_equal(rp->handled_net, 0);
 	assert_int_equal(rp->n_net_rules, 0);
@@ -804,7 +816,7 @@ test_unix_paths(void **state)
 	for (abi = 1; abi <= 10; abi++) {
 		size_t n_plain;
 
-		rp = ruleset_plan_new(p, &fixed_plan, abi);
+		rp = ruleset_plan_new(rin(p), &fixed_plan, abi);
 		n_plain = abi < 5 ? 3 : abi < 9 ? 4 : 5;
 		if (abi < 9) {
 			assert_int_equal(rp->n_fs_rules, n_plain);
@@ -839,7 +851,7 @@ static void
 test_abi_clamp(void **state)
 {
 	struct policy *p = tpolicy_new(LLW_NET_FILTERED);
-	struct ruleset_plan *rp = ruleset_plan_new(p, &fixed_plan, 12);
+	struct ruleset_plan *rp = ruleset_plan_new(rin(p), &fixed_plan, 12);
 
 	(void)state;
 	assert_int_equal(rp->abi, LLW_LANDLOCK_ABI_MAX);
@@ -1054,7 +1066,7 @@ test_apply_real(void **state)
 	fs.n_rules = ARRAY_SIZE(rules);
 
 	p = tpolicy_new(LLW_NET_HOST);
-	rp = ruleset_plan_new_probed(p, &fs, &k);
+	rp = ruleset_plan_new_probed(rin(p), &fs, &k);
 
 	pid = fork();
 	assert_true(pid >= 0);
@@ -1178,7 +1190,7 @@ test_apply_threads(void **state)
 	fs.rules = rules;
 	fs.n_rules = ARRAY_SIZE(rules);
 	p = tpolicy_new(LLW_NET_HOST);
-	rp = ruleset_plan_new_probed(p, &fs, &k);
+	rp = ruleset_plan_new_probed(rin(p), &fs, &k);
 	print_message("# ABI %d: %s\n", rp->abi,
 		      rp->abi < 8 ? "refused (no TSYNC)"
 				  : "both threads restricted (TSYNC)");
@@ -1219,7 +1231,7 @@ test_apply_error_names_path(void **state)
 		skip();
 	}
 	p = tpolicy_new(LLW_NET_HOST);
-	rp = ruleset_plan_new(p, &fs, k.abi);
+	rp = ruleset_plan_new(rin(p), &fs, k.abi);
 
 	pid = fork();
 	assert_true(pid >= 0);

@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fakefs.h"
+#include "planner.h"
 #include "policy.h"
 #include "profile.h"
 #include "strv.h"
@@ -367,6 +368,7 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 	char *profiles[] = { (char *)profile, NULL };
 	char *path[] = { conf_dir, NULL };
 	struct netpolicy_addr resolver;
+	struct ruleset_inputs in;
 	_cleanup_free_ char *cause = NULL;
 	struct policy_request req = {
 		.envp = test_env,
@@ -395,7 +397,8 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 		}
 		fail_msg("%s", cause);
 	}
-	sb->landlock = ruleset_plan_new(fx->p, sb->fs, abi);
+	planner_ruleset_inputs(fx->p, &in);
+	sb->landlock = ruleset_plan_new(&in, sb->fs, abi);
 	sb->use_ns = ns;
 	sb->ns.net = ns && fx->p->net == LLW_NET_NONE;
 	sb->ns.pid = ns && fx->p->hide_processes;
@@ -517,7 +520,7 @@ test_bwrap(void **state)
 		ruleset_plan_free(fx.sb.landlock);
 		fx.sb.landlock = xcalloc(1, sizeof(*fx.sb.landlock));
 		fx.sb.backend = SANDBOX_BACKEND_BWRAP;
-		fx.sb.bwrap = bwrap_plan_new(fx.p, fx.sb.fs, NULL, 0);
+		fx.sb.bwrap = planner_bwrap_plan(fx.p, fx.sb.fs, NULL, 0);
 		if (t[i].what[0] == '/') {
 			assert_int_equal(
 				fake_resolve(&fake, t[i].what, &resolved), 0);
