@@ -767,6 +767,21 @@ explain_check(FILE *f)
 		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
 	fprintf(f, "Yama:            %s\n",
 		yama ? yama : "not present (ptrace limited by Landlock only)");
+	{
+		const struct contain *c = probe_container(&facts);
+		const char *rt = contain_runtime_name(c);
+
+		fprintf(f, "container:       %s\n", rt ? rt : "none seen");
+		if (c->seccomp == 2)
+			fprintf(f, "seccomp filter:  %d inherited (%s)%s\n",
+				c->seccomp_filters,
+				c->outer_llwrap ? "an outer llwrap's"
+				: rt != NULL	? "the container's"
+						: "not llwrap's",
+				c->no_new_privs ? ", no_new_privs set" : "");
+		else
+			fprintf(f, "seccomp filter:  none inherited\n");
+	}
 	fprintf(f, "bwrap:           %s%s\n",
 		bwrap->path ? bwrap->path : "not found",
 		bwrap->path == NULL ? ""

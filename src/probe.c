@@ -138,18 +138,17 @@ static void __attribute__((noreturn)) supervisor_child(int out)
 /* err refused what, needed by the supervisor: why, as a clause;
  * ptrace: the call needs ptrace access to the child. */
 static char *
-supervisor_refused(const char *what, const char *syscalls, bool ptrace, int err)
+supervisor_refused(const struct contain *c, const char *what,
+		   const char *syscalls, bool ptrace, int err)
 {
-	struct contain c;
 	char *cause;
 
 	if (err == ENOSYS)
 		return xasprintf("the kernel has no %s (ENOSYS)", syscalls);
-	contain_read(&c);
 	if (err == EPERM && ptrace)
-		return contain_ptrace_cause(&c, what, syscalls);
+		return contain_ptrace_cause(c, what, syscalls);
 	if (err == EPERM &&
-	    (cause = contain_filter_cause(&c, what, syscalls)) != NULL)
+	    (cause = contain_filter_cause(c, what, syscalls)) != NULL)
 		return cause;
 	if (err == EBUSY)
 		return xasprintf("%s: EBUSY (a seccomp filter this process "
@@ -179,7 +178,7 @@ supervisor_note(char *names, size_t size, const char *name, int err, int *first)
  * work, else why not, naming every call refused.
  */
 static char *
-supervisor_try(void)
+supervisor_try(const struct contain *c)
 {
 	struct seccomp_notif_addfd af = { 0 };
 	unsigned long word = 0;
@@ -240,8 +239,17 @@ supervisor_try(void)
 		;
 	if (err == 0)
 		return NULL;
-	return supervisor_refused("what the network supervisor needs", names,
+	return supervisor_refused(c, "what the network supervisor needs", names,
 				  ptrace, err);
+}
+
+const struct contain *
+probe_container(struct facts *f)
+{
+	if (!f->container_read && f->live)
+		contain_read(&f->container);
+	f->container_read = true;
+	return &f->container;
 }
 
 bool
@@ -251,7 +259,8 @@ probe_supervisor(struct facts *f, const char **why)
 		if (!f->live)
 			not_asked(&f->supervisor, &f->supervisor_why);
 		else if (!supervise_available(&f->supervisor_why) ||
-			 (f->supervisor_why = supervisor_try()) != NULL)
+			 (f->supervisor_why =
+				  supervisor_try(probe_container(f))) != NULL)
 			f->supervisor = PROBE_NO;
 		else
 			f->supervisor = PROBE_YES;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "bwrap.h"
+#include "contain.h"
 #include "ns.h"
 #include "policy.h"
 #include "ruleset.h"
@@ -47,6 +48,10 @@ struct facts {
 	 * pids-max (resources.h); asked for a policy that sets them. */
 	enum probe_answer cgroup;
 	char *cgroup_why;
+	/* The container llwrap runs in and the seccomp filter it
+	 * inherited (contain.h); read when container_read. */
+	struct contain container;
+	bool container_read;
 };
 
 /* The cheap facts of this system, live; the rest left unknown. */
@@ -69,7 +74,12 @@ bool probe_userns(struct facts *f, const char **why);
  */
 enum ns_precheck probe_userns_precheck(struct facts *f);
 
-/* Whether the network supervisor can run here; *why when not. */
+/* The container and the inherited filter, read once (live). */
+const struct contain *probe_container(struct facts *f);
+
+/* Whether the network supervisor can run here, probed as a run uses it
+ * (a listener of a child's taken, its memory read, a descriptor
+ * handed); *why when not, naming who refused. */
 bool probe_supervisor(struct facts *f, const char **why);
 
 /* Whether bubblewrap can run here (f->bwrap_bin names it); *why when
