@@ -794,6 +794,13 @@ explain_check(FILE *f)
 	fprintf(f, "  L3 namespaces   %s\n",
 		userns ? "usable (when the policy needs it)"
 		       : "unavailable: policies that need it fail closed");
+	if (userns) {
+		_cleanup_free_ char *proc = probe_newproc(&facts);
+
+		if (proc != NULL)
+			fprintf(f, "     a new /proc (hide-processes): %s\n",
+				proc);
+	}
 	if (supervisor)
 		fprintf(f, "  S  supervisor   usable\n");
 	else

@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -315,4 +317,52 @@ probe_cgroup(struct facts *f, const struct policy *p, const char **why)
 	if (why != NULL)
 		*why = f->cgroup_why;
 	return f->cgroup == PROBE_YES;
+}
+
+/* The new /proc's child shares this process's memory (CLONE_VM) and
+ * runs while it waits (CLONE_VFORK): a static stack and result. */
+static char newproc_stack[16384] __attribute__((aligned(16)));
+static int newproc_err;
+
+static int
+newproc_child(void *arg)
+{
+	(void)arg;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0)
+		newproc_err = errno;
+	return 0;
+}
+
+char *
+probe_newproc(struct facts *f)
+{
+	_cleanup_free_ char *fix = NULL;
+	pid_t pid;
+	int st;
+
+	if (!f->live || !probe_userns(f, NULL))
+		return NULL;
+	newproc_err = 0;
+	pid = clone(newproc_child, newproc_stack + sizeof(newproc_stack),
+		    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_VM |
+			    CLONE_VFORK | SIGCHLD,
+		    NULL);
+	if (pid < 0)
+		return xasprintf("a user and pid namespace: %s",
+				 strerror(errno));
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (newproc_err == 0)
+		return NULL;
+	if (newproc_err != EPERM)
+		return xasprintf("mounting it: %s", strerror(newproc_err));
+	fix = contain_proc_fix(probe_container(f));
+	return xasprintf("refused (EPERM: parts of %s /proc are hidden by "
+			 "other mounts); %s",
+			 contain_runtime_name(probe_container(f)) != NULL
+				 ? "the container's"
+				 : "this system's",
+			 fix);
 }

@@ -90,4 +90,12 @@ bool probe_bwrap(struct facts *f, const char **why);
  * p sets neither); *why when not. */
 bool probe_cgroup(struct facts *f, const struct policy *p, const char **why);
 
+/*
+ * --check: whether a user namespace can mount a new /proc (as L3 does
+ * for hide-processes), tried in a child of its own; NULL when it can or
+ * user namespaces are refused anyway, else why not with the option that
+ * allows it (contain_proc_fix()).
+ */
+char *probe_newproc(struct facts *f);
+
 #endif /* LLW_PROBE_H */

@@ -89,6 +89,18 @@ else
 		masked "$L3"
 	expect_ran "... while a policy without a new /proc runs there" \
 		masked default
+	run unshare -m --propagation private -- /bin/sh -c \
+		'mount --bind /dev/null /proc/keys && cd "$0" && exec setpriv --reuid="$1" --regid="$2" --clear-groups --inh-caps=-all --bounding-set=-all -- "$3" --check' \
+		"$PROJ" "$TEST_UID" "$TEST_GID" "$LLWRAP"
+	expect_output "--check there says a new /proc is refused, and the option" \
+		"^     a new /proc \\(hide-processes\\): refused \\(EPERM: .*(systempaths=unconfined|unmask=ALL|procMount).*hide-processes = no"
+	run as_user "$LLWRAP" --check
+	if printf '%s\n' "$out" | grep -q "a new /proc"; then
+		not_ok "... and not where /proc is whole"
+		diag "$out"
+	else
+		ok "... and not where /proc is whole"
+	fi
 fi
 
 done_testing
