@@ -111,7 +111,7 @@ probe_userns_precheck(struct facts *f)
 	return pre;
 }
 
-/* The probe child's answer and a word read by the parent. */
+/* A word the supervisor's probe reads from its child's memory. */
 static volatile unsigned long probe_word = 0x6c6c7772;
 
 /*
@@ -229,6 +229,7 @@ supervisor_try(const struct contain *c)
 					"process_vm_readv (another word)", EIO,
 					&err);
 		ptrace = err != 0;
+		errno = 0;
 		if (listener >= 0 &&
 		    (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) == 0 ||
 		     errno != ENOENT))
