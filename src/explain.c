@@ -764,7 +764,8 @@ explain_check(FILE *f)
 			fprintf(f, "  fix: %s\n", fix);
 	}
 	fprintf(f, "pidfd_getfd:     %s\n",
-		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
+		pidfd_getfd ? "in the kernel (whether it may be used: S below)"
+			    : "missing (Linux < 5.6)");
 	fprintf(f, "Yama:            %s\n",
 		yama ? yama : "not present (ptrace limited by Landlock only)");
 	{
