@@ -763,9 +763,25 @@ explain_check(FILE *f)
 			fprintf(f, "  fix: %s\n", fix);
 	}
 	fprintf(f, "pidfd_getfd:     %s\n",
-		pidfd_getfd ? "available" : "missing (Linux < 5.6)");
+		pidfd_getfd ? "in the kernel (whether it may be used: S below)"
+			    : "missing (Linux < 5.6)");
 	fprintf(f, "Yama:            %s\n",
 		yama ? yama : "not present (ptrace limited by Landlock only)");
+	{
+		const struct contain *c = probe_container(&facts);
+		const char *rt = contain_runtime_name(c);
+
+		fprintf(f, "container:       %s\n", rt ? rt : "none seen");
+		if (c->seccomp == 2)
+			fprintf(f, "seccomp filter:  %d inherited (%s)%s\n",
+				c->seccomp_filters,
+				c->outer_llwrap ? "an outer llwrap's"
+				: rt != NULL	? "the container's"
+						: "not llwrap's",
+				c->no_new_privs ? ", no_new_privs set" : "");
+		else
+			fprintf(f, "seccomp filter:  none inherited\n");
+	}
 	fprintf(f, "bwrap:           %s%s\n",
 		bwrap->path ? bwrap->path : "not found",
 		bwrap->path == NULL ? ""
@@ -778,6 +794,13 @@ explain_check(FILE *f)
 	fprintf(f, "  L3 namespaces   %s\n",
 		userns ? "usable (when the policy needs it)"
 		       : "unavailable: policies that need it fail closed");
+	if (userns) {
+		_cleanup_free_ char *proc = probe_newproc(&facts);
+
+		if (proc != NULL)
+			fprintf(f, "     a new /proc (hide-processes): %s\n",
+				proc);
+	}
 	if (supervisor)
 		fprintf(f, "  S  supervisor   usable\n");
 	else

@@ -51,6 +51,7 @@
 #include <netlink/route/link.h>
 
 #include "cleanup.h"
+#include "contain.h"
 #include "fdutil.h"
 #include "layers.h"
 #include "ns.h"
@@ -64,21 +65,6 @@ sysctl_is(const char *path, const char *value)
 	_cleanup_free_ char *s = file_read_line(path, 256);
 
 	return s != NULL && strcmp(s, value) == 0;
-}
-
-/* This process runs under a seccomp filter (Seccomp: 2 in its status),
- * as a command inside llwrap does. */
-static bool
-under_seccomp_filter(void)
-{
-	_cleanup_close_ int fd =
-		open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-
-	if (fd < 0 || fd_read_all(fd, 64 * 1024, &text, &len) < 0)
-		return false;
-	return strstr(text, "\nSeccomp:\t2\n") != NULL;
 }
 
 char *
@@ -95,14 +81,17 @@ ns_apparmor_fix(const char *restrict_sysctl, bool userns)
 static char *
 refusal_cause(int err)
 {
-	if (err == EPERM && under_seccomp_filter())
-		return xstrdup(
-			"this process already runs under a seccomp filter, "
-			"such as an outer llwrap's, which refuses new user "
-			"namespaces (an llwrap inside llwrap can only add "
-			"Landlock and seccomp, and so only tighten: give the "
-			"inner one a policy without masks, private-tmp, "
-			"hide-processes and net = none, such as -p default)");
+	if (err == EPERM) {
+		struct contain c;
+		char *cause;
+
+		contain_read(&c);
+		cause = contain_filter_cause(
+			&c, "new user namespaces",
+			"unshare, clone with CLONE_NEWUSER");
+		if (cause != NULL)
+			return cause;
+	}
 	if (sysctl_is("/proc/sys/user/max_user_namespaces", "0"))
 		return xstrdup(
 			"user namespaces are disabled: "
@@ -789,16 +778,25 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 		}
 		break;
 	}
+	if (fd < 0 && m->kind == VIEWPLAN_PROC && fd == -EPERM) {
+		struct contain c;
+		_cleanup_free_ char *fix = NULL;
+
+		contain_read(&c);
+		fix = contain_proc_fix(&c);
+		*cause = xasprintf("cannot make %s for %s: %s (the kernel "
+				   "refuses a new proc in a user namespace "
+				   "while parts of %s /proc are hidden by "
+				   "other mounts; %s)",
+				   what, m->path, strerror(-fd),
+				   c.runtime != CONTAIN_NONE ? "the container's"
+							     : "this system's",
+				   fix);
+		return fd;
+	}
 	if (fd < 0) {
-		*cause = xasprintf(
-			"cannot make %s for %s: %s%s", what, m->path,
-			strerror(-fd),
-			m->kind == VIEWPLAN_PROC && fd == -EPERM
-				? " (the kernel refuses a new proc in a user "
-				  "namespace while parts of the host's /proc "
-				  "are hidden by other mounts, as in many "
-				  "containers; set hide-processes = no)"
-				: "");
+		*cause = xasprintf("cannot make %s for %s: %s", what, m->path,
+				   strerror(-fd));
 		return fd;
 	}
 	m->fd = fd;

@@ -215,6 +215,10 @@ planner_environ(const struct sandbox *sb, char *const *envp)
 		       xasprintf("PWD=%s",
 				 p->workdir != NULL ? p->workdir : p->project));
 	env = policy_environ(p, with_pwd);
+	/* An llwrap inside knows whose seccomp filter refuses it
+	 * (contain.h). */
+	if (strv_env_get(env, "LLWRAP") == NULL)
+		strv_push(&env, "LLWRAP=1");
 	if (!netpolicy_names_closed(p, sb->supervise))
 		return env;
 	for (const char *const *c = netpolicy_closed_environ; *c; c++) {

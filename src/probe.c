@@ -3,11 +3,27 @@
  * decision needs it.  The one user-namespace probe is ns_available()
  * (ns.c), which the run, bubblewrap's fallback and --check all use.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "compat/syscall.h"
+#include "contain.h"
 #include "probe.h"
 #include "resources.h"
 #include "supervise.h"
@@ -95,16 +111,162 @@ probe_userns_precheck(struct facts *f)
 	return pre;
 }
 
+/* A word the supervisor's probe reads from its child's memory. */
+static volatile unsigned long probe_word = 0x6c6c7772;
+
+/*
+ * The child of the supervisor's probe: a seccomp filter that allows
+ * everything, made with a listener as the run makes it; it sends the
+ * listener's number (or -errno) and waits to be killed.
+ */
+static void __attribute__((noreturn)) supervisor_child(int out)
+{
+	struct sock_filter allow[] = {
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 1, .filter = allow };
+	int fd;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    (fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			       SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0)
+		fd = -errno;
+	(void)!write(out, &fd, sizeof(fd));
+	for (;;)
+		pause();
+}
+
+/* err refused what, needed by the supervisor: why, as a clause;
+ * ptrace: the call needs ptrace access to the child. */
+static char *
+supervisor_refused(const struct contain *c, const char *what,
+		   const char *syscalls, bool ptrace, int err)
+{
+	char *cause;
+
+	if (err == ENOSYS)
+		return xasprintf("the kernel has no %s (ENOSYS)", syscalls);
+	if (err == EPERM && ptrace)
+		return contain_ptrace_cause(c, what, syscalls);
+	if (err == EPERM &&
+	    (cause = contain_filter_cause(c, what, syscalls)) != NULL)
+		return cause;
+	if (err == EBUSY)
+		return xasprintf("%s: EBUSY (a seccomp filter this process "
+				 "inherited already has a listener, such as "
+				 "an outer llwrap's supervisor)",
+				 syscalls);
+	return xasprintf("%s: %s", syscalls, strerror(err));
+}
+
+/* A step of the supervisor's probe refused with err: its system call
+ * named in names, the first refusal's errno kept in *first. */
+static void
+supervisor_note(char *names, size_t size, const char *name, int err, int *first)
+{
+	size_t len = strlen(names);
+
+	snprintf(names + len, size - len, "%s%s", len > 0 ? ", " : "", name);
+	if (*first == 0)
+		*first = err;
+}
+
+/*
+ * What the supervisor will do, done to a child: a seccomp listener made
+ * (seccomp user notification), taken with pidfd_getfd, the child's
+ * memory read with process_vm_readv, and SECCOMP_IOCTL_NOTIF_ADDFD
+ * answered by the kernel (ENOENT: no such notification).  NULL when all
+ * work, else why not, naming every call refused.
+ */
+static char *
+supervisor_try(const struct contain *c)
+{
+	struct seccomp_notif_addfd af = { 0 };
+	unsigned long word = 0;
+	struct iovec local = { &word, sizeof(word) };
+	struct iovec remote = { (void *)&probe_word, sizeof(word) };
+	_cleanup_close_ int pidfd = -1, listener = -1;
+	char names[160] = "";
+	int pipefd[2], fd = 0, st, err = 0;
+	bool ptrace = false;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return xasprintf("the supervisor's probe: pipe: %s",
+				 strerror(errno));
+	if ((pid = fork()) < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return xasprintf("the supervisor's probe: fork: %s",
+				 strerror(errno));
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		supervisor_child(pipefd[1]);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &fd, sizeof(fd)) != sizeof(fd))
+		fd = -EIO;
+	close(pipefd[0]);
+	if (fd < 0)
+		supervisor_note(names, sizeof(names),
+				"seccomp user notification "
+				"(SECCOMP_FILTER_FLAG_NEW_LISTENER)",
+				-fd, &err);
+	else if ((pidfd = sys_pidfd_open(pid, 0)) < 0)
+		supervisor_note(names, sizeof(names), "pidfd_open", errno,
+				&err);
+	else {
+		if ((listener = sys_pidfd_getfd(pidfd, fd, 0)) < 0)
+			supervisor_note(names, sizeof(names), "pidfd_getfd",
+					errno, &err);
+		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) < 0)
+			supervisor_note(names, sizeof(names),
+					"process_vm_readv", errno, &err);
+		else if (word != probe_word)
+			supervisor_note(names, sizeof(names),
+					"process_vm_readv (another word)", EIO,
+					&err);
+		ptrace = err != 0;
+		errno = 0;
+		if (listener >= 0 &&
+		    (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) == 0 ||
+		     errno != ENOENT))
+			supervisor_note(names, sizeof(names),
+					"ioctl SECCOMP_IOCTL_NOTIF_ADDFD",
+					errno != 0 ? errno : EINVAL, &err);
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (err == 0)
+		return NULL;
+	return supervisor_refused(c, "what the network supervisor needs", names,
+				  ptrace, err);
+}
+
+const struct contain *
+probe_container(struct facts *f)
+{
+	if (!f->container_read && f->live)
+		contain_read(&f->container);
+	f->container_read = true;
+	return &f->container;
+}
+
 bool
 probe_supervisor(struct facts *f, const char **why)
 {
 	if (f->supervisor == PROBE_UNKNOWN) {
 		if (!f->live)
 			not_asked(&f->supervisor, &f->supervisor_why);
+		else if (!supervise_available(&f->supervisor_why) ||
+			 (f->supervisor_why =
+				  supervisor_try(probe_container(f))) != NULL)
+			f->supervisor = PROBE_NO;
 		else
-			f->supervisor = supervise_available(&f->supervisor_why)
-						? PROBE_YES
-						: PROBE_NO;
+			f->supervisor = PROBE_YES;
 	}
 	if (why != NULL)
 		*why = f->supervisor_why;
@@ -156,4 +318,52 @@ probe_cgroup(struct facts *f, const struct limits_plan *l, const char **why)
 	if (why != NULL)
 		*why = f->cgroup_why;
 	return f->cgroup == PROBE_YES;
+}
+
+/* The new /proc's child shares this process's memory (CLONE_VM) and
+ * runs while it waits (CLONE_VFORK): a static stack and result. */
+static char newproc_stack[16384] __attribute__((aligned(16)));
+static int newproc_err;
+
+static int
+newproc_child(void *arg)
+{
+	(void)arg;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0)
+		newproc_err = errno;
+	return 0;
+}
+
+char *
+probe_newproc(struct facts *f)
+{
+	_cleanup_free_ char *fix = NULL;
+	pid_t pid;
+	int st;
+
+	if (!f->live || !probe_userns(f, NULL))
+		return NULL;
+	newproc_err = 0;
+	pid = clone(newproc_child, newproc_stack + sizeof(newproc_stack),
+		    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_VM |
+			    CLONE_VFORK | SIGCHLD,
+		    NULL);
+	if (pid < 0)
+		return xasprintf("a user and pid namespace: %s",
+				 strerror(errno));
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (newproc_err == 0)
+		return NULL;
+	if (newproc_err != EPERM)
+		return xasprintf("mounting it: %s", strerror(newproc_err));
+	fix = contain_proc_fix(probe_container(f));
+	return xasprintf("refused (EPERM: parts of %s /proc are hidden by "
+			 "other mounts); %s",
+			 contain_runtime_name(probe_container(f)) != NULL
+				 ? "the container's"
+				 : "this system's",
+			 fix);
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "bwrap.h"
+#include "contain.h"
 #include "ns.h"
 #include "policy.h"
 #include "resources.h"
@@ -48,6 +49,10 @@ struct facts {
 	 * pids-max (resources.h); asked for a policy that sets them. */
 	enum probe_answer cgroup;
 	char *cgroup_why;
+	/* The container llwrap runs in and the seccomp filter it
+	 * inherited (contain.h); read when container_read. */
+	struct contain container;
+	bool container_read;
 };
 
 /* The cheap facts of this system, live; the rest left unknown. */
@@ -70,7 +75,12 @@ bool probe_userns(struct facts *f, const char **why);
  */
 enum ns_precheck probe_userns_precheck(struct facts *f);
 
-/* Whether the network supervisor can run here; *why when not. */
+/* The container and the inherited filter, read once (live). */
+const struct contain *probe_container(struct facts *f);
+
+/* Whether the network supervisor can run here, probed as a run uses it
+ * (a listener of a child's taken, its memory read, a descriptor
+ * handed); *why when not, naming who refused. */
 bool probe_supervisor(struct facts *f, const char **why);
 
 /* Whether bubblewrap can run here (f->bwrap_bin names it); *why when
@@ -81,5 +91,13 @@ bool probe_bwrap(struct facts *f, const char **why);
  * l sets neither); *why when not. */
 bool probe_cgroup(struct facts *f, const struct limits_plan *l,
 		  const char **why);
+
+/*
+ * --check: whether a user namespace can mount a new /proc (as L3 does
+ * for hide-processes), tried in a child of its own; NULL when it can or
+ * user namespaces are refused anyway, else why not with the option that
+ * allows it (contain_proc_fix()).
+ */
+char *probe_newproc(struct facts *f);
 
 #endif /* LLW_PROBE_H */

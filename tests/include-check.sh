@@ -28,7 +28,7 @@ core:     vars profile keys options policy hostrule netpolicy proxy dns
           layers suggest blocked viewplan tlshello learnpropose testhook
           msgcopy refusal relaycheck
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
-          copyin gitguard watchlater channel helper
+          copyin gitguard watchlater channel helper contain
 helpers:  supervise svcall svlog svaddr svunix svnames svsend
           svlearn dnsstub dnsserve proxyserve watchjudge relay probe
 cli:      planner sandbox why explain selftest cmd llwrap completion

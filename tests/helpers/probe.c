@@ -996,6 +996,42 @@ p_without_syscall(char **argv)
 	return usage_error("%s: %s", argv[1], strerror(errno));
 }
 
+/*
+ * Not a probe: run CMD under a filter like a container runtime's default
+ * seccomp profile (Docker's, containerd's): EPERM for unshare, clone
+ * with CLONE_NEWUSER, pidfd_getfd and process_vm_readv; ENOSYS for
+ * clone3, whose flags a filter cannot read (libc falls back to clone).
+ * Sets no_new_privs, which the filter needs.
+ */
+static int
+p_container_filter(char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_getfd, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 1, 4),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return usage_error("cannot install the filter: %s",
+				   strerror(errno));
+	execvp(argv[0], argv);
+	return usage_error("%s: %s", argv[0], strerror(errno));
+}
+
 static int p_help(char **argv);
 
 static const struct probe {
@@ -1058,6 +1094,9 @@ static const struct probe {
 	{ "sleep", 1, 1, p_sleep, "SECONDS" },
 	{ "without-syscall", 2, -1, p_without_syscall,
 	  "NR CMD [ARG...] (not a probe: run CMD with syscall NR hidden)" },
+	{ "container-filter", 1, -1, p_container_filter,
+	  "CMD [ARG...] (not a probe: run CMD under a filter like a "
+	  "container runtime's)" },
 	{ "help", 0, 0, p_help, "" },
 	{ "setxattr", 1, 1, p_setxattr, "PATH (user.llwrap-probe = 1)" },
 };

@@ -13,12 +13,12 @@ fi
 LLW_BACKEND=bwrap
 export LLW_BACKEND
 # Not rerun, as a second run would only repeat the first:
-# - agent.sh, manual.sh, apparmor.sh run llwrap with its default backend
-#   or not at all (neither llw nor $LLWRAP_B);
+# - agent.sh, manual.sh, apparmor.sh, container.sh run llwrap with its
+#   default backend or not at all (neither llw nor $LLWRAP_B);
 # - oldkernel.sh simulates older kernels for the Landlock backend, and
 #   skips itself under this one;
 # - leftovers.sh is make check's last test, after this one.
-rerun_not="agent manual apparmor oldkernel leftovers"
+rerun_not="agent manual apparmor container oldkernel leftovers"
 # The suites run side by side, as make check runs them; each has its own
 # scratch directory.
 names=

@@ -281,7 +281,7 @@ if why=$(l3_stands_in); then
 	skip "nested llwrap, a policy without L3: $why"
 else
 	expect_refused "unshare refused at the run: fails closed (125) naming L3 and the outer seccomp filter" \
-		"namespace layer \\(L3\\) for private-tmp, hide-processes.*already runs under a seccomp filter" \
+		"namespace layer \\(L3\\) for private-tmp, hide-processes.*an outer llwrap.s seccomp filter refuses new user namespaces" \
 		nested -p "$L3" -- /bin/sh -c "touch $marker"
 	expect_ran "... while the same nesting runs a policy without L3" \
 		nested -p default -- /bin/sh -c "touch $marker"

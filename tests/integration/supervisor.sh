@@ -756,7 +756,7 @@ if why=$(l3_stands_in); then
 	skip "a non-dumpable llwrap: $why, which such a process cannot set up"
 else
 	expect_refused "ptrace access refused (not dumpable, as under Yama ptrace_scope 2): exit 125, nothing run, cause named" \
-		"cannot take the seccomp listener.*ptrace access is refused" \
+		"(cannot take the seccomp listener|need the network supervisor, but).*ptrace access is refused" \
 		as_user "$T/noread/llwrap" --rx "$LLW_HELPERS" -p default --allow-cidr "127.0.0.1/32:$PA" -- \
 		/bin/sh -c "touch $marker"
 	# (No port rule: under bubblewrap, or Landlock before ABI 4, the

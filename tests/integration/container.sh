@@ -1,0 +1,106 @@
+#!/bin/sh
+# Refusals in a container tell the truth (DESIGN.md §14, Containers).  A
+# container runtime's default seccomp profile (Docker's, podman's,
+# containerd's, a pod's RuntimeDefault) refuses new user namespaces and
+# what the network supervisor needs with EPERM: --check and the
+# refusals name that filter, the calls it refuses and the option that
+# allows them -- not Yama, not an outer llwrap -- and -p default still
+# runs.  Built on the host: the probe helper's container-filter installs
+# such a filter (EPERM for unshare, clone with CLONE_NEWUSER, pidfd_getfd
+# and process_vm_readv) and execs llwrap.  Which runtime is named
+# depends on this machine (/.dockerenv, /run/.containerenv, cgroups), so
+# the patterns take any; test-contain checks each runtime's words.  A new
+# /proc refused over masked /proc paths is built in a mount namespace of
+# root's with /proc/keys covered, as a runtime's masked paths are.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+if ! userns_works; then
+	skip_rest "unprivileged user namespaces are refused here already"
+fi
+if supervisor_refused >/dev/null; then
+	skip_rest "the network supervisor cannot run here already"
+fi
+
+L3=$T/l3.ini
+printf '[profile]\ninclude = default\n[filesystem]\nprivate-tmp = yes\n[process]\nhide-processes = yes\n' >"$L3"
+chmod 644 "$L3"
+marker=$PROJ/ran-container
+in_filter() {
+	as_user "$PROBE" container-filter "$LLWRAP" "$@"
+}
+FILTER="(seccomp profile|seccomp filter)[^;]* refuses"
+USERNS="refuses new user namespaces \\(unshare, clone with CLONE_NEWUSER: EPERM\\)"
+SUP="refuses what the network supervisor needs \\(pidfd_getfd, process_vm_readv: EPERM\\)"
+
+# --- --check ------------------------------------------------------------
+run as_user "$LLWRAP" --check
+expect_output "--check without the filter: user namespaces work" \
+	"^user namespaces: unprivileged creation works"
+expect_output "... and the supervisor is usable" "^  S  supervisor   usable"
+run in_filter --check
+expect_rc "--check under a runtime's filter exits 0 (Landlock runs)" 0
+expect_output "... names the filter and the calls it refuses for user namespaces" \
+	"^user namespaces: unprivileged creation refused \\(.*$FILTER new user namespaces"
+expect_output "... with EPERM and the calls named" "$USERNS"
+expect_output "... says the supervisor is unavailable, naming the filter and its calls" \
+	"^  S  supervisor   unavailable: .*$SUP"
+expect_output "... and the option that allows them" \
+	"seccomp=unconfined|seccompProfile|--seccomp-profile|start it without that filter"
+expect_output "... and what runs without changing the container" \
+	"if the container cannot change, -p default \\(Landlock and seccomp alone\\) runs here"
+if printf '%s\n' "$out" | grep -E "^user namespaces:|^  S  supervisor" |
+	grep -Eq "Yama|outer llwrap"; then
+	not_ok "... and blames neither Yama nor an outer llwrap"
+	diag "$out"
+else
+	ok "... and blames neither Yama nor an outer llwrap"
+fi
+
+# --- The refusals ---------------------------------------------------------
+expect_refused "a policy that needs L3 fails closed (125) naming the filter, not an outer llwrap" \
+	"namespace layer \\(L3\\).*$USERNS.*-p default" \
+	in_filter -p "$L3" -- /bin/sh -c "touch $marker"
+expect_refused "a policy that needs the supervisor fails closed (125) naming the filter's calls" \
+	"need the network supervisor, but .*$SUP" \
+	in_filter -p default --allow-cidr 127.0.0.1/32:9 -- /bin/sh -c "touch $marker"
+expect_ran "... with --best-effort it runs" \
+	in_filter -p default --allow-cidr 127.0.0.1/32:9 --best-effort -- /bin/sh -c "touch $marker"
+expect_output "... reporting the supervisor's rules as not enforced, and why" \
+	"NOT ENFORCED: the network supervisor's rules.*$SUP"
+expect_ran "-p default runs under the filter" \
+	in_filter -p default -- /bin/sh -c "touch $marker"
+
+# --- A new /proc over masked paths -----------------------------------------
+# Root's mount namespace with a file over /proc/keys: the kernel then
+# refuses the test user's namespaces a new proc (hide-processes).
+masked() {
+	unshare -m --propagation private -- /bin/sh -c \
+		'mount --bind /dev/null /proc/keys && cd "$0" && exec setpriv --reuid="$1" --regid="$2" --clear-groups --inh-caps=-all --bounding-set=-all -- env -i HOME="$3" PATH=/usr/bin:/bin GIT_CEILING_DIRECTORIES="$8" LLWRAP_PROFILE_PATH="$4" "$5" -p "$6" -- /bin/sh -c "touch $7"' \
+		"$PROJ" "$TEST_UID" "$TEST_GID" "$HOME_DIR" "${LLWRAP_PROFILE_PATH:-}" \
+		"$LLWRAP" "$@" "$marker" "$T"
+}
+if bwrap_backend; then
+	skip "a new /proc over masked paths: L3 is the Landlock backend's"
+elif ! unshare -m --propagation private -- mount --bind /dev/null /proc/keys 2>/dev/null; then
+	skip "a new /proc over masked paths: /proc/keys cannot be covered here"
+else
+	expect_refused "hide-processes under a masked /proc fails closed (125) naming the unmasking option" \
+		"cannot make a new proc for /proc: Operation not permitted.*(systempaths=unconfined|unmask=ALL|procMount).*hide-processes = no" \
+		masked "$L3"
+	expect_ran "... while a policy without a new /proc runs there" \
+		masked default
+	run unshare -m --propagation private -- /bin/sh -c \
+		'mount --bind /dev/null /proc/keys && cd "$0" && exec setpriv --reuid="$1" --regid="$2" --clear-groups --inh-caps=-all --bounding-set=-all -- "$3" --check' \
+		"$PROJ" "$TEST_UID" "$TEST_GID" "$LLWRAP"
+	expect_output "--check there says a new /proc is refused, and the option" \
+		"^     a new /proc \\(hide-processes\\): refused \\(EPERM: .*(systempaths=unconfined|unmask=ALL|procMount).*hide-processes = no"
+	run as_user "$LLWRAP" --check
+	if printf '%s\n' "$out" | grep -q "a new /proc"; then
+		not_ok "... and not where /proc is whole"
+		diag "$out"
+	else
+		ok "... and not where /proc is whole"
+	fi
+fi
+
+done_testing
