@@ -1,7 +1,8 @@
 /*
  * The process monitor (monitor.h): signals forwarded to the child, its
- * stops followed, its exit reaped, and the network supervisor's engine
- * (supervise.c) served in the same poll loop.
+ * stops followed, its exit reaped, and a guest served in the same poll
+ * loop (the network supervisor's engine, supervise.c, wired in by the
+ * runner).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,7 +25,6 @@
 #include "compat/syscall.h"
 #include "fdutil.h"
 #include "monitor.h"
-#include "supervise.h"
 #include "xalloc.h"
 
 /* The signals forwarded to the child.  SIGCHLD is what ends the loop. */
@@ -426,12 +426,13 @@ release_startup_pages(void)
 }
 
 int
-monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
+monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
+	    int *wstatus)
 {
 	sigset_t set = loop_signals();
 	_cleanup_close_ int sfd = -1;
 	_cleanup_free_ struct pollfd *pfd =
-		xcalloc(2 + MONITOR_MAX_WATCH + (sv ? SUPERVISE_POLL_MAX : 0),
+		xcalloc(2 + MONITOR_MAX_WATCH + (guest ? guest->max_fds : 0),
 			sizeof(*pfd));
 
 	release_startup_pages();
@@ -446,7 +447,7 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 	for (;;) {
 		struct signalfd_siginfo si;
 		size_t n = 0, stop_at = 0, first_sv, n_sv = 0, first_watch;
-		int timeout = sv ? supervise_poll_timeout(sv) : -1;
+		int timeout = guest ? guest->timeout(guest->arg) : -1;
 
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		/* Job control across a pid namespace (stop_watch_fd). */
@@ -460,8 +461,8 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 			pfd[n++] = (struct pollfd){ .fd = watches[i].fd,
 						    .events = POLLIN };
 		first_sv = n;
-		if (sv)
-			n_sv = supervise_poll_fds(sv, pfd + first_sv);
+		if (guest)
+			n_sv = guest->fds(guest->arg, pfd + first_sv);
 		if (poll(pfd, n + n_sv, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -488,15 +489,15 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 			/* pid 1 is gone: nothing more to report. */
 			stop_watch_fd = -1;
 		}
-		if (sv)
-			supervise_poll_ready(sv, pfd + first_sv, n_sv);
+		if (guest)
+			guest->ready(guest->arg, pfd + first_sv, n_sv);
 		if (!(pfd[0].revents & POLLIN))
 			continue;
 		if (read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGCHLD) {
-			if (sv)
-				supervise_reap(sv);
+			if (guest)
+				guest->reap(guest->arg);
 			if (reap(child, reap_all, wstatus))
 				goto done;
 			continue;
@@ -523,7 +524,7 @@ monitor_run(struct supervisor *sv, pid_t child, bool reap_all, int *wstatus)
 		kill(child, (int)si.ssi_signo);
 	}
 done:
-	if (sv)
-		supervise_finish(sv);
+	if (guest)
+		guest->finish(guest->arg);
 	return 0;
 }

@@ -5,10 +5,10 @@
  *
  * One loop serves every waiting process llwrap has: the outer monitor
  * (which also runs the network supervisor's engine when the policy
- * needs one, supervise.h) and pid 1 of a pid namespace (which also
- * reaps orphans).  It forwards the signals sent to it (not those the
- * terminal sends to the whole process group, which the command receives
- * itself), follows job control, and returns the child's wait status.
+ * needs one, supervise.h, as a struct monitor_guest) and pid 1 of a pid
+ * namespace (which also reaps orphans).  It forwards the signals sent to it
+ * (not those the terminal sends to the whole process group, which the command
+ * receives itself), follows job control, and returns the child's wait status.
  */
 #ifndef LLW_MONITOR_H
 #define LLW_MONITOR_H
@@ -16,7 +16,23 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct supervisor;
+struct pollfd;
+
+/*
+ * A loop's guest (the network supervisor's engine, supervise.h): what it
+ * waits for, served in the same poll.  The monitor knows it only by
+ * these calls, so the kernel layer does not include the helpers' (the
+ * runner, sandbox.c, wires the supervisor in).
+ */
+struct monitor_guest {
+	void *arg;
+	size_t max_fds;				      /* the most fds() gives */
+	int (*timeout)(void *arg);		      /* poll's, ms; -1: none */
+	size_t (*fds)(void *arg, struct pollfd *pfd); /* fill, count */
+	void (*ready)(void *arg, const struct pollfd *pfd, size_t n);
+	void (*reap)(void *arg);   /* a child ended (SIGCHLD) */
+	void (*finish)(void *arg); /* the loop is done */
+};
 
 /*
  * Block the signals the loop forwards, so none is lost between fork and
@@ -27,11 +43,12 @@ void monitor_block_signals(void);
 void monitor_unblock_signals(void);
 
 /*
- * Wait for child, forwarding signals to it; when sv is not NULL, also
- * answer its notifications.  With reap_all (pid 1 of a namespace) every
- * child is reaped.  Returns 0 and the child's wait status, or -errno.
+ * Wait for child, forwarding signals to it; when guest is not NULL, also
+ * serve it (the supervisor answers its notifications).  With reap_all
+ * (pid 1 of a namespace) every child is reaped.  Returns 0 and the
+ * child's wait status, or -errno.
  */
-int monitor_run(struct supervisor *sv, pid_t child, bool reap_all,
+int monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		int *wstatus);
 
 /*

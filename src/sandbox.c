@@ -521,6 +521,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 {
 	struct resources_run *lr = mw->lr;
 	struct resources_outcome *lo = mw->lo;
+	struct monitor_guest guest;
 	int wstatus, r;
 	pid_t pid;
 
@@ -564,7 +565,9 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		*status = monitor_exit_status(wstatus);
 		return 1;
 	}
-	r = monitor_run(sv, pid, reap_all, &wstatus);
+	if (sv != NULL)
+		supervise_guest(sv, &guest);
+	r = monitor_run(sv != NULL ? &guest : NULL, pid, reap_all, &wstatus);
 	if (r < 0)
 		kill(pid, SIGKILL);
 	resources_finish(lr, lo);

@@ -51,6 +51,7 @@
 #include "fdutil.h"
 #include "filter.h"
 #include "hostdns.h"
+#include "monitor.h"
 #include "sockdiag.h"
 #include "testhook.h"
 #include "supervise-int.h"
@@ -671,4 +672,46 @@ supervise_describe(const struct policy *p, bool stub, char *const *envp)
 		netpolicy_resolvers(p, conf, &n);
 
 	return netpolicy_describe(p, dns, n, stub, envp);
+}
+
+static int
+guest_timeout(void *arg)
+{
+	return supervise_poll_timeout(arg);
+}
+
+static size_t
+guest_fds(void *arg, struct pollfd *pfd)
+{
+	return supervise_poll_fds(arg, pfd);
+}
+
+static void
+guest_ready(void *arg, const struct pollfd *pfd, size_t n)
+{
+	supervise_poll_ready(arg, pfd, n);
+}
+
+static void
+guest_reap(void *arg)
+{
+	supervise_reap(arg);
+}
+
+static void
+guest_finish(void *arg)
+{
+	supervise_finish(arg);
+}
+
+void
+supervise_guest(struct supervisor *sv, struct monitor_guest *g)
+{
+	*g = (struct monitor_guest){ .arg = sv,
+				     .max_fds = SUPERVISE_POLL_MAX,
+				     .timeout = guest_timeout,
+				     .fds = guest_fds,
+				     .ready = guest_ready,
+				     .reap = guest_reap,
+				     .finish = guest_finish };
 }

@@ -139,6 +139,10 @@ void supervise_reap(struct supervisor *sv);
 /* The command is gone: write what the log still holds back. */
 void supervise_finish(struct supervisor *sv);
 
+/* The supervisor as the monitor loop's guest (monitor.h). */
+struct monitor_guest;
+void supervise_guest(struct supervisor *sv, struct monitor_guest *g);
+
 /* CLOCK_MONOTONIC in nanoseconds: the rate limit's and decisions' clock. */
 uint64_t supervise_now_ns(void);
 

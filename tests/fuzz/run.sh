@@ -46,6 +46,7 @@ $CC $FLAGS $(pkg-config --cflags inih) \
 	"$src/src/vars.c" \
 	"$src/src/pathtree.c" "$src/src/known.c" "$src/src/gitconfig.c" \
 	"$src/src/hostrule.c" "$src/src/httpreq.c" "$src/src/netpolicy.c" \
+	"$src/src/netpolicy-log.c" \
 	"$src/src/proxy.c" "$src/src/refusal.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
 	"$src/lib/path.c" \
