@@ -60,6 +60,28 @@ struct netpolicy_rules {
 	uint16_t unprivileged_start;
 };
 
+void
+netpolicy_addr_to_sockaddr(const struct netpolicy_addr *a,
+			   struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(a->port);
+		memcpy(&s4->sin_addr, a->a, 4);
+		*len = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(a->port);
+		memcpy(&s6->sin6_addr, a->a, 16);
+		*len = sizeof(*s6);
+	}
+}
+
 int
 netpolicy_addr_from_sockaddr(const void *sa, size_t len,
 			     struct netpolicy_addr *a)

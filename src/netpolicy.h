@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "refusal.h"
@@ -78,6 +79,11 @@ char **netpolicy_notes(const struct policy *p, bool supervised, bool closed);
  */
 int netpolicy_addr_from_sockaddr(const void *sa, size_t len,
 				 struct netpolicy_addr *a);
+
+/* The sockaddr_in or sockaddr_in6 of a (its address and port) in ss, and
+ * its length. */
+void netpolicy_addr_to_sockaddr(const struct netpolicy_addr *a,
+				struct sockaddr_storage *ss, socklen_t *len);
 
 /* True when a lies inside c's prefix (ports are not looked at). */
 bool netpolicy_cidr_contains(const struct netpolicy_cidr *c,

@@ -234,29 +234,6 @@ static const struct proxy_rules rules = { rules_host, rules_cidr, rules_own,
 
 /* ---- Resolving ---- */
 
-static int
-sockaddr_of(const struct netpolicy_addr *a, struct sockaddr_storage *ss,
-	    socklen_t *len)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(a->port);
-		memcpy(&s4->sin_addr, a->a, 4);
-		*len = sizeof(*s4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(a->port);
-		memcpy(&s6->sin6_addr, a->a, 16);
-		*len = sizeof(*s6);
-	}
-	return 0;
-}
-
 /* One query to one server over UDP. */
 static int
 dns_ask(const struct netpolicy_addr *server, const char *name, uint16_t type,
@@ -279,7 +256,7 @@ dns_ask(const struct netpolicy_addr *server, const char *name, uint16_t type,
 	question.id = id;
 	snprintf(question.name, sizeof(question.name), "%s", name);
 	fd = socket(server->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	sockaddr_of(server, &ss, &sl);
+	netpolicy_addr_to_sockaddr(server, &ss, &sl);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) < 0 ||
 	    send(fd, q, (size_t)qlen, 0) != qlen)
 		return -errno;
@@ -343,7 +320,7 @@ connect_to(const struct netpolicy_addr *a)
 	fd = socket(a->family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	sockaddr_of(a, &ss, &sl);
+	netpolicy_addr_to_sockaddr(a, &ss, &sl);
 	if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
 		if (errno != EINPROGRESS)
 			return -errno;

@@ -19,6 +19,7 @@
 #include "channel.h"
 #include "cleanup.h"
 #include "helper.h"
+#include "netpolicy.h"
 #include "relay.h"
 #include "xalloc.h"
 
@@ -124,28 +125,6 @@ report(const struct conn *k, enum refusal rule, const char *name)
 			   MSG_DONTWAIT);
 }
 
-static void
-sockaddr_from(const struct netpolicy_addr *a, struct sockaddr_storage *ss,
-	      socklen_t *len)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (a->family == AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(a->port);
-		memcpy(&s4->sin_addr, a->a, 4);
-		*len = sizeof(*s4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(a->port);
-		memcpy(&s6->sin6_addr, a->a, 16);
-		*len = sizeof(*s6);
-	}
-}
-
 /* The first record is in: decide, then connect or refuse. */
 static void
 conn_decide(struct conn *k, bool full)
@@ -197,7 +176,7 @@ conn_decide(struct conn *k, bool full)
 		return;
 	}
 	(void)setsockopt(k->u, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	sockaddr_from(&k->req.dst, &ss, &sl);
+	netpolicy_addr_to_sockaddr(&k->req.dst, &ss, &sl);
 	if (connect(k->u, (struct sockaddr *)&ss, sl) < 0 &&
 	    errno != EINPROGRESS) {
 		conn_end(k, true);
