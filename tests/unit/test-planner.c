@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "cliprofile.h"
 #include "fakefs.h"
 #include "planner.h"
 #include "policy.h"
@@ -431,26 +432,6 @@ static const struct planner_case cases[] = {
 	  "[limits] memory-max and pids-max",
 	  NULL },
 };
-
-/* Apply "section key value; ..." to the command-line profile. */
-static struct profile *
-cli_profile(const struct vars *v, const char *flags)
-{
-	struct profile *cli = profile_new("command line", PROFILE_KIND_CLI);
-	_cleanup_free_ char *copy = flags ? xstrdup(flags) : NULL;
-	char *save = NULL;
-
-	for (char *f = copy ? strtok_r(copy, ";", &save) : NULL; f != NULL;
-	     f = strtok_r(NULL, ";", &save)) {
-		_cleanup_strv_ char **w = strv_split_blank(f);
-		_cleanup_free_ char *cause = NULL;
-
-		assert_int_equal(strv_length(w), 3);
-		if (profile_add(cli, v, w[0], w[1], w[2], 0, &cause) < 0)
-			fail_msg("%s", cause);
-	}
-	return cli;
-}
 
 static void
 facts_make(const struct facts_spec *s, struct facts *f)

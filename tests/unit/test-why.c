@@ -19,6 +19,7 @@
 
 #include "cleanup.h"
 #include "compat/landlock.h"
+#include "cliprofile.h"
 #include "fakefs.h"
 #include "planner.h"
 #include "policy.h"
@@ -318,26 +319,6 @@ static const struct why_case cases[] = {
 	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP, "evil.example:443",
 	  DENY, "allow:  [network] allow-host = evil.example:443" },
 };
-
-/* Apply "section key value; ..." to the command-line profile. */
-static struct profile *
-cli_profile(const struct vars *v, const char *flags)
-{
-	struct profile *cli = profile_new("command line", PROFILE_KIND_CLI);
-	_cleanup_free_ char *copy = flags ? xstrdup(flags) : NULL;
-	char *save = NULL;
-
-	for (char *f = copy ? strtok_r(copy, ";", &save) : NULL; f != NULL;
-	     f = strtok_r(NULL, ";", &save)) {
-		_cleanup_strv_ char **w = strv_split_blank(f);
-		_cleanup_free_ char *cause = NULL;
-
-		assert_int_equal(strv_length(w), 3);
-		if (profile_add(cli, v, w[0], w[1], w[2], 0, &cause) < 0)
-			fail_msg("%s", cause);
-	}
-	return cli;
-}
 
 static char *
 replace_conf(const char *s)

@@ -1,0 +1,32 @@
+/* The unit tests' command-line profile (cliprofile.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleanup.h"
+#include "cliprofile.h"
+#include "strv.h"
+#include "xalloc.h"
+
+struct profile *
+cli_profile(const struct vars *v, const char *flags)
+{
+	struct profile *cli = profile_new("command line", PROFILE_KIND_CLI);
+	_cleanup_free_ char *copy = flags ? xstrdup(flags) : NULL;
+	char *save = NULL;
+
+	for (char *f = copy ? strtok_r(copy, ";", &save) : NULL; f != NULL;
+	     f = strtok_r(NULL, ";", &save)) {
+		_cleanup_strv_ char **w = strv_split_blank(f);
+		_cleanup_free_ char *cause = NULL;
+
+		assert_int_equal(strv_length(w), 3);
+		if (profile_add(cli, v, w[0], w[1], w[2], 0, &cause) < 0)
+			fail_msg("%s", cause);
+	}
+	return cli;
+}
