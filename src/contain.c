@@ -37,6 +37,14 @@ contain_status(struct contain *c, const char *status)
 	c->no_new_privs = status_field(status, "NoNewPrivs") == 1;
 }
 
+bool
+contain_pidns_nested(const char *link)
+{
+	/* PROC_PID_INIT_INO (include/linux/proc_ns.h), the same since 3.8. */
+	return link != NULL && strncmp(link, "pid:[", 5) == 0 &&
+	       strcmp(link, "pid:[4026531836]") != 0;
+}
+
 enum contain_runtime
 contain_runtime_of(bool dockerenv, bool containerenv, const char *cgroup,
 		   const char *mountinfo, const char *container)

@@ -65,6 +65,17 @@ test_runtime(void **state)
 			 CONTAIN_NONE);
 }
 
+/* The initial pid namespace by its fixed inode; any other is nested. */
+static void
+test_pidns(void **state)
+{
+	(void)state;
+	assert_false(contain_pidns_nested("pid:[4026531836]"));
+	assert_true(contain_pidns_nested("pid:[4026532301]"));
+	assert_false(contain_pidns_nested(NULL));
+	assert_false(contain_pidns_nested("net:[4026532301]"));
+}
+
 static void
 test_status(void **state)
 {
@@ -204,6 +215,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtime),
+		cmocka_unit_test(test_pidns),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_filter_cause),
 		cmocka_unit_test(test_ptrace_cause),
