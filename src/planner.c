@@ -374,8 +374,11 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	 * kernel with the run's own unshare (sandbox_exec), which refuses
 	 * alike: the probe's child costs a namespace and a process, and on
 	 * a busy machine the wait for its turn on a CPU.  net = none alone
-	 * does not fail closed (below), so it is probed. */
+	 * does not fail closed (below), so it is probed; so is a pid
+	 * namespace of the container's, which may stand in (C) and whose
+	 * new /proc is probed anyway (ns_enable). */
 	if (sb->run && sb->facts.userns == PROBE_UNKNOWN && !p->best_effort &&
+	    !(p->hide_processes && sb->facts.pidns_nested) &&
 	    (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)) {
 		switch (probe_userns_precheck(&sb->facts)) {
 		case NS_REFUSED:
