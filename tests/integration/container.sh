@@ -111,11 +111,19 @@ fi
 # makes them; the test user's llwrap inside.  hide-processes is then the
 # container's pid namespace's: the run goes on without a pid namespace
 # of its own (whose pids the container's /proc would not show).
-in_pod() {
+in_pid_ns() {
 	unshare -m -p -f --mount-proc --propagation private -- /bin/sh -c \
 		'mount --bind /dev/null /proc/keys && cd "$0" && u=$1 g=$2 h=$3 pp=$4 t=$5 && shift 5 && exec setpriv --reuid="$u" --regid="$g" --clear-groups --inh-caps=-all --bounding-set=-all -- env -i HOME="$h" PATH=/usr/bin:/bin GIT_CEILING_DIRECTORIES="$t" LLWRAP_PROFILE_PATH="$pp" "$@"' \
-		"$PROJ" "$TEST_UID" "$TEST_GID" "$HOME_DIR" "${LLWRAP_PROFILE_PATH:-}" "$T" \
-		"$LLWRAP" --rx "$LLW_HELPERS" "$@"
+		"$PROJ" "$TEST_UID" "$TEST_GID" "$HOME_DIR" "${LLWRAP_PROFILE_PATH:-}" "$T" "$@"
+}
+in_pod() {
+	in_pid_ns "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+}
+# Docker's default profile: no user namespaces there either
+# (llwrap-hooked with LLW_HOOK_NO_USERNS=1, as oldkernel.sh).
+HOOKED=$LLW_HELPERS/llwrap-hooked
+in_docker() {
+	in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" "$@"
 }
 if bwrap_backend; then
 	skip_rest "the container's pid namespace: L3 is the Landlock backend's"
@@ -157,5 +165,37 @@ run in_pod -p "$L3" -- /bin/sh -c "echo private >/tmp/llw-pod-tmp"
 [ "$rc" -eq 0 ] && [ ! -e /tmp/llw-pod-tmp ] &&
 	ok "... and the rest of L3 holds there (a private /tmp)" ||
 	{ not_ok "the rest of L3 holds there (a private /tmp)"; diag "status $rc: $out"; rm -f /tmp/llw-pod-tmp; }
+
+# Without user namespaces in a container's pid namespace (Docker's
+# default profile): hide-processes alone runs, held by C; a policy that
+# needs L3 for more still fails closed, naming only that.
+HIDE=$T/hide.ini
+printf '[profile]\ninclude = default\n[process]\nhide-processes = yes\n' >"$HIDE"
+chmod 644 "$HIDE"
+if [ ! -x "$HOOKED" ]; then
+	skip "no user namespaces in a container's pid namespace: no $HOOKED"
+else
+	run in_docker -p "$HIDE" --explain -- /bin/true
+	expect_output "no user namespaces: --explain names the container's pid namespace for hide-processes" \
+		"^  C    hiding processes outside the sandbox \\(hide-processes\\): the pid namespace llwrap runs in"
+	if printf '%s\n' "$out" | grep -Eq "NOT ENFORCED: hide-processes|WILL NOT RUN"; then
+		not_ok "... and neither reports it lost nor refuses"
+		diag "$out"
+	else
+		ok "... and neither reports it lost nor refuses"
+	fi
+	expect_ran "... hide-processes runs there" \
+		in_docker -p "$HIDE" -- /bin/sh -c "touch $marker"
+	expect_denied "... a signal to the host process fails (ESRCH: no pid in the container)" ESRCH \
+		in_docker -p "$HIDE" -- "$PROBE" kill "$victim" 0
+	expect_refused "... private-tmp still fails closed, naming private-tmp and not hide-processes" \
+		"namespace layer \\(L3\\) for private-tmp, but " \
+		in_docker -p "$L3" -- /bin/sh -c "touch $marker"
+	run in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" --check
+	expect_output "... --check: C hides processes there" \
+		"^  C    hiding processes outside the sandbox"
+	run as_user env LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" -p "$HIDE" -- /bin/true
+	expect_rc "... while in the host's pid namespace hide-processes without user namespaces fails closed" 125
+fi
 
 done_testing
