@@ -368,10 +368,15 @@ newproc_try(struct facts *f)
 		return xasprintf("mounting it: %s", strerror(newproc_err));
 	fix = contain_proc_fix(probe_container(f));
 	return xasprintf("refused (EPERM: parts of %s /proc are hidden by "
-			 "other mounts); %s",
+			 "other mounts); %s%s",
 			 contain_runtime_name(probe_container(f)) != NULL
 				 ? "the container's"
 				 : "this system's",
+			 f->pidns_nested
+				 ? "the pid namespace llwrap runs in hides the "
+				   "host's processes instead (C); for one of "
+				   "the sandbox's own, "
+				 : "",
 			 fix);
 }
 

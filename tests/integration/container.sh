@@ -134,7 +134,9 @@ fi
 run in_pod --check
 expect_output "--check in a container's pid namespace says so" \
 	"^pid namespace: +not the host's"
-expect_output "... and that the container's pid namespace hides processes" \
+expect_output "... that a new /proc is refused, and that the container's pid namespace hides processes instead" \
+	"^     a new /proc \\(hide-processes\\): refused \\(EPERM: .*; the pid namespace llwrap runs in hides the host's processes instead \\(C\\)"
+expect_output "... and the layer per restriction says C" \
 	"^  C    hiding processes outside the sandbox \\(hide-processes\\): the pid namespace llwrap runs in"
 run in_pod -p "$L3" --explain -- /bin/true
 expect_output "--explain: hide-processes enforced by the container's pid namespace" \
