@@ -94,7 +94,7 @@ static const struct row table[LAYERS_N] = {
 				 "inside" },
 		  { LAYER_F, 0, "bubblewrap's pid namespace" } },
 	},
-	[LAYERS_HIDE_PROCESSES] = {
+	[LAYERS_PROCESSES] = {
 		"hiding processes outside the sandbox (hide-processes)",
 		"an L3 pid namespace with a new /proc, then bubblewrap's, then "
 		"the pid namespace llwrap runs in (a container's)",
@@ -170,7 +170,7 @@ layers_account(const bool asked[LAYERS_N], const struct layers_facts *f,
 		if (r == LAYERS_SIGNALS && l == LAYER_L3 && !run->pid_ns)
 			l = LAYER_NONE;
 		/* ... and hides processes only with one. */
-		if (r == LAYERS_HIDE_PROCESSES && l == LAYER_L3 && !run->pid_ns)
+		if (r == LAYERS_PROCESSES && l == LAYER_L3 && !run->pid_ns)
 			l = f->pidns_nested ? LAYER_C : LAYER_NONE;
 		enforced_by[r] = l;
 	}

@@ -15,16 +15,16 @@
 #include <stdbool.h>
 
 enum layers_restriction {
-	LAYERS_FS_ALLOWLIST,   /* the filesystem allow-list */
-	LAYERS_TRUNCATE,       /* truncate(2) outside writable roots */
-	LAYERS_METADATA,       /* chmod/chown/utime/xattr outside them */
-	LAYERS_MASKS,	       /* deny/ro inside a writable tree */
-	LAYERS_TCP_PORTS,      /* connect-tcp / bind-tcp port rules */
-	LAYERS_UDP_PORTS,      /* connect-udp / bind-udp port rules */
-	LAYERS_PATH_UNIX,      /* pathname unix sockets outside the sandbox */
-	LAYERS_ABSTRACT_UNIX,  /* abstract unix sockets outside the sandbox */
-	LAYERS_SIGNALS,	       /* signals to processes outside the sandbox */
-	LAYERS_HIDE_PROCESSES, /* processes outside the sandbox unseen */
+	LAYERS_FS_ALLOWLIST,  /* the filesystem allow-list */
+	LAYERS_TRUNCATE,      /* truncate(2) outside writable roots */
+	LAYERS_METADATA,      /* chmod/chown/utime/xattr outside them */
+	LAYERS_MASKS,	      /* deny/ro inside a writable tree */
+	LAYERS_TCP_PORTS,     /* connect-tcp / bind-tcp port rules */
+	LAYERS_UDP_PORTS,     /* connect-udp / bind-udp port rules */
+	LAYERS_PATH_UNIX,     /* pathname unix sockets outside the sandbox */
+	LAYERS_ABSTRACT_UNIX, /* abstract unix sockets outside the sandbox */
+	LAYERS_SIGNALS,	      /* signals to processes outside the sandbox */
+	LAYERS_PROCESSES,     /* processes outside the sandbox unseen */
 	LAYERS_N,
 	LAYERS_NONE = LAYERS_N, /* a loss no other layer can take over */
 };

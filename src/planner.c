@@ -590,7 +590,7 @@ account(struct sandbox *sb, const struct policy *p)
 	sb->asked[LAYERS_PATH_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_ABSTRACT_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_SIGNALS] = true;
-	sb->asked[LAYERS_HIDE_PROCESSES] = p->hide_processes;
+	sb->asked[LAYERS_PROCESSES] = p->hide_processes;
 	for (int r = 0; r < LAYERS_N && sb->bwrap != NULL; r++)
 		run.bwrap_loses[r] = bwrap_loses(sb->bwrap, r);
 	layers_account(sb->asked, &f, &run, sb->enforced_by);

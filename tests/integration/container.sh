@@ -79,8 +79,15 @@ masked() {
 		"$PROJ" "$TEST_UID" "$TEST_GID" "$HOME_DIR" "${LLWRAP_PROFILE_PATH:-}" \
 		"$LLWRAP" "$@" "$marker" "$T"
 }
+# Another proc mount in sight (a chroot's /proc, as debootstrap's) lets
+# the kernel mount a new /proc over masked paths (mnt_already_visible):
+# the masked cases cannot be built while one is mounted.
+other_proc=$(sed -n 's/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .* - proc .*/\1/p' /proc/self/mountinfo |
+	grep -vx /proc | head -1)
 if bwrap_backend; then
 	skip "a new /proc over masked paths: L3 is the Landlock backend's"
+elif [ -n "$other_proc" ]; then
+	skip "a new /proc over masked paths: another proc is mounted at $other_proc, which lets the kernel mount one"
 elif ! unshare -m --propagation private -- mount --bind /dev/null /proc/keys 2>/dev/null; then
 	skip "a new /proc over masked paths: /proc/keys cannot be covered here"
 else
@@ -127,6 +134,9 @@ in_docker() {
 }
 if bwrap_backend; then
 	skip_rest "the container's pid namespace: L3 is the Landlock backend's"
+fi
+if [ -n "$other_proc" ]; then
+	skip_rest "the container's pid namespace: another proc is mounted at $other_proc, which lets the kernel mount a new one over masked paths"
 fi
 if ! unshare -m -p -f --mount-proc --propagation private -- mount --bind /dev/null /proc/keys 2>/dev/null; then
 	skip_rest "the container's pid namespace: /proc/keys cannot be covered here"

@@ -95,8 +95,7 @@ static const enum layers_id want[LAYERS_N][K_N] = {
 	[LAYERS_PATH_UNIX] = { S, S, S, S, L1, N, S, N, N, S, N, S, N },
 	[LAYERS_ABSTRACT_UNIX] = { L1, S, S, S, L1, N, S, N, N, S, N, L1, L1 },
 	[LAYERS_SIGNALS] = { L1, L3, L3, L3, L1, F, N, L3, N, L3, L3, L1, L1 },
-	[LAYERS_HIDE_PROCESSES] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3, C,
-				    C },
+	[LAYERS_PROCESSES] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3, C, C },
 };
 
 static void
@@ -225,7 +224,7 @@ test_account(void **state)
 		{ "a nested pid namespace where L3 makes none (a policy "
 		  "without a new /proc)",
 		  { .abi = 7, .userns = true, .pidns_nested = true },
-		  BIT(LAYERS_HIDE_PROCESSES),
+		  BIT(LAYERS_PROCESSES),
 		  { 0 },
 		  { N, N, N, N, N, N, N, N, N, C } },
 	};
