@@ -76,7 +76,8 @@ char *contain_ptrace_cause(const struct contain *c, const char *what,
 			   const char *syscalls);
 
 /* The option that unmasks /proc in c's runtime, as a clause (a new proc
- * is refused over masked paths). */
-char *contain_proc_fix(const struct contain *c);
+ * is refused over masked paths), and hide-processes = no unless held:
+ * the pid namespace llwrap runs in hides processes already. */
+char *contain_proc_fix(const struct contain *c, bool held);
 
 #endif /* LLW_CONTAIN_H */

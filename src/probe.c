@@ -366,7 +366,7 @@ newproc_try(struct facts *f)
 		return NULL;
 	if (newproc_err != EPERM)
 		return xasprintf("mounting it: %s", strerror(newproc_err));
-	fix = contain_proc_fix(probe_container(f));
+	fix = contain_proc_fix(probe_container(f), f->pidns_nested);
 	return xasprintf("refused (EPERM: parts of %s /proc are hidden by "
 			 "other mounts); %s%s",
 			 contain_runtime_name(probe_container(f)) != NULL

@@ -190,23 +190,30 @@ test_proc_fix(void **state)
 
 	(void)state;
 	c.runtime = CONTAIN_DOCKER;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "--security-opt systempaths=unconfined");
 	has(s, "hide-processes = no");
 	free(s);
 	c.runtime = CONTAIN_PODMAN;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "--security-opt unmask=ALL");
 	free(s);
 	c.runtime = CONTAIN_KUBERNETES;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "securityContext.procMount to Unmasked");
 	free(s);
 	c.runtime = CONTAIN_NONE;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "systempaths=unconfined");
 	has(s, "unmask=ALL");
 	has(s, "procMount: Unmasked");
+	has(s, "hide-processes = no");
+	free(s);
+	/* Held by the pid namespace llwrap runs in: no hide-processes = no. */
+	c.runtime = CONTAIN_PODMAN;
+	s = contain_proc_fix(&c, true);
+	assert_string_equal(s, "run the container with --security-opt "
+			       "unmask=ALL");
 	free(s);
 }
 
