@@ -37,6 +37,14 @@ contain_status(struct contain *c, const char *status)
 	c->no_new_privs = status_field(status, "NoNewPrivs") == 1;
 }
 
+bool
+contain_pidns_nested(const char *link)
+{
+	/* PROC_PID_INIT_INO (include/linux/proc_ns.h), the same since 3.8. */
+	return link != NULL && strncmp(link, "pid:[", 5) == 0 &&
+	       strcmp(link, "pid:[4026531836]") != 0;
+}
+
 enum contain_runtime
 contain_runtime_of(bool dockerenv, bool containerenv, const char *cgroup,
 		   const char *mountinfo, const char *container)
@@ -235,28 +243,30 @@ contain_ptrace_cause(const struct contain *c, const char *what,
 }
 
 char *
-contain_proc_fix(const struct contain *c)
+contain_proc_fix(const struct contain *c, bool held)
 {
+	const char *how = "run the container without masked /proc paths "
+			  "(Docker: --security-opt systempaths=unconfined, "
+			  "podman: --security-opt unmask=ALL, Kubernetes: "
+			  "securityContext.procMount: Unmasked)";
+
 	switch (c->runtime) {
 	case CONTAIN_DOCKER:
-		return xstrdup("run the container with --security-opt "
-			       "systempaths=unconfined, or set "
-			       "hide-processes = no");
+		how = "run the container with --security-opt "
+		      "systempaths=unconfined";
+		break;
 	case CONTAIN_PODMAN:
-		return xstrdup("run the container with --security-opt "
-			       "unmask=ALL, or set hide-processes = no");
+		how = "run the container with --security-opt unmask=ALL";
+		break;
 	case CONTAIN_KUBERNETES:
-		return xstrdup("set the container's securityContext.procMount "
-			       "to Unmasked (with hostUsers: false), or set "
-			       "hide-processes = no");
+		how = "set the container's securityContext.procMount to "
+		      "Unmasked (with hostUsers: false)";
+		break;
 	case CONTAIN_CONTAINERD:
 	case CONTAIN_OTHER:
 	case CONTAIN_NONE:
 		break;
 	}
-	return xstrdup("run the container without masked /proc paths "
-		       "(Docker: --security-opt systempaths=unconfined, "
-		       "podman: --security-opt unmask=ALL, Kubernetes: "
-		       "securityContext.procMount: Unmasked), or set "
-		       "hide-processes = no");
+	return xasprintf("%s%s", how,
+			 held ? "" : ", or set hide-processes = no");
 }

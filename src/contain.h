@@ -43,6 +43,13 @@ enum contain_runtime contain_runtime_of(bool dockerenv, bool containerenv,
 					const char *mountinfo,
 					const char *container);
 
+/*
+ * Whether the link /proc/self/ns/pid ("pid:[INODE]") names a pid
+ * namespace other than the initial one, whose inode number is fixed
+ * (PROC_PID_INIT_INO, 0xEFFFFFFC); false when link is NULL (unknown).
+ */
+bool contain_pidns_nested(const char *link);
+
 /* c's Seccomp:, Seccomp_filters: and NoNewPrivs: from a status text. */
 void contain_status(struct contain *c, const char *status);
 
@@ -69,7 +76,8 @@ char *contain_ptrace_cause(const struct contain *c, const char *what,
 			   const char *syscalls);
 
 /* The option that unmasks /proc in c's runtime, as a clause (a new proc
- * is refused over masked paths). */
-char *contain_proc_fix(const struct contain *c);
+ * is refused over masked paths), and hide-processes = no unless held:
+ * the pid namespace llwrap runs in hides processes already. */
+char *contain_proc_fix(const struct contain *c, bool held);
 
 #endif /* LLW_CONTAIN_H */

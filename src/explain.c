@@ -716,8 +716,8 @@ explain_check(FILE *f)
 	struct facts facts;
 	const struct ruleset_kernel *k = &facts.kernel;
 	const struct bwrap_binary *bwrap = &facts.bwrap_bin;
-	const char *userns_why, *supervisor_why, *bwrap_why;
-	bool bwrap_ok, fallback, userns, supervisor;
+	const char *userns_why, *supervisor_why, *bwrap_why, *proc_why;
+	bool bwrap_ok, fallback, userns, supervisor, newproc;
 	unsigned int api = seccomp_api_get();
 	int pidfd_getfd, status;
 
@@ -772,6 +772,10 @@ explain_check(FILE *f)
 		const char *rt = contain_runtime_name(c);
 
 		fprintf(f, "container:       %s\n", rt ? rt : "none seen");
+		fprintf(f, "pid namespace:   %s\n",
+			facts.pidns_nested ? "not the host's (only its own "
+					     "processes have a pid here)"
+					   : "the host's");
 		if (c->seccomp == 2)
 			fprintf(f, "seccomp filter:  %d inherited (%s)%s\n",
 				c->seccomp_filters,
@@ -794,13 +798,9 @@ explain_check(FILE *f)
 	fprintf(f, "  L3 namespaces   %s\n",
 		userns ? "usable (when the policy needs it)"
 		       : "unavailable: policies that need it fail closed");
-	if (userns) {
-		_cleanup_free_ char *proc = probe_newproc(&facts);
-
-		if (proc != NULL)
-			fprintf(f, "     a new /proc (hide-processes): %s\n",
-				proc);
-	}
+	newproc = userns && probe_newproc(&facts, &proc_why);
+	if (userns && !newproc)
+		fprintf(f, "     a new /proc (hide-processes): %s\n", proc_why);
 	if (supervisor)
 		fprintf(f, "  S  supervisor   usable\n");
 	else
@@ -821,6 +821,8 @@ explain_check(FILE *f)
 				   .userns = userns,
 				   .supervisor = supervisor,
 				   .bwrap = k->abi == 0 && fallback && bwrap_ok,
+				   .newproc_refused = userns && !newproc,
+				   .pidns_nested = facts.pidns_nested,
 			   });
 	status = k->abi > 0 || (fallback && bwrap_ok) ? 0 : 1;
 	probe_clear(&facts);

@@ -12,7 +12,8 @@
 struct candidate {
 	enum layers_id layer;
 	int abi; /* for LAYER_L1: the Landlock ABI the right needs; for
-		  * LAYER_L2: 1 when it needs a port-less policy */
+		  * LAYER_L2: 1 when it needs a port-less policy; for
+		  * LAYER_L3: 1 when it needs a new /proc */
 	const char *how;
 };
 
@@ -93,6 +94,21 @@ static const struct row table[LAYERS_N] = {
 				 "inside" },
 		  { LAYER_F, 0, "bubblewrap's pid namespace" } },
 	},
+	[LAYERS_PROCESSES] = {
+		"hiding processes outside the sandbox (hide-processes)",
+		"an L3 pid namespace with a new /proc, then bubblewrap's, then "
+		"the pid namespace llwrap runs in (a container's)",
+		{ { LAYER_L3, 1,
+		    "a pid namespace with a new /proc: only the sandbox's "
+		    "processes" },
+		  { LAYER_F, 0, "bubblewrap's pid namespace and /proc" },
+		  { LAYER_C, 0,
+		    "the pid namespace llwrap runs in (the container's): "
+		    "the host's processes have no pid there; the container's "
+		    "other processes stay visible in /proc (Landlock keeps "
+		    "their memory, environment and descriptors out of "
+		    "reach)" } },
+	},
 };
 
 static bool
@@ -104,11 +120,14 @@ has_layer(const struct candidate *c, const struct layers_facts *f)
 	case LAYER_L2:
 		return c->abi == 0 || f->portless;
 	case LAYER_L3:
-		return !f->bwrap && f->userns;
+		return !f->bwrap && f->userns &&
+		       (c->abi == 0 || !f->newproc_refused);
 	case LAYER_S:
 		return !f->bwrap && f->supervisor;
 	case LAYER_F:
 		return f->bwrap;
+	case LAYER_C:
+		return f->pidns_nested;
 	case LAYER_NONE:
 		break;
 	}
@@ -150,6 +169,9 @@ layers_account(const bool asked[LAYERS_N], const struct layers_facts *f,
 		/* L3 stops signals only with a pid namespace. */
 		if (r == LAYERS_SIGNALS && l == LAYER_L3 && !run->pid_ns)
 			l = LAYER_NONE;
+		/* ... and hides processes only with one. */
+		if (r == LAYERS_PROCESSES && l == LAYER_L3 && !run->pid_ns)
+			l = f->pidns_nested ? LAYER_C : LAYER_NONE;
 		enforced_by[r] = l;
 	}
 }
@@ -172,6 +194,7 @@ layers_short_name(enum layers_id l)
 	static const char *const names[] = {
 		[LAYER_NONE] = "none", [LAYER_L1] = "L1", [LAYER_L2] = "L2",
 		[LAYER_L3] = "L3",     [LAYER_S] = "S",	  [LAYER_F] = "F",
+		[LAYER_C] = "C",
 	};
 
 	return (unsigned)l < ARRAY_SIZE(names) ? names[l] : "none";

@@ -24,6 +24,7 @@ enum layers_restriction {
 	LAYERS_PATH_UNIX,     /* pathname unix sockets outside the sandbox */
 	LAYERS_ABSTRACT_UNIX, /* abstract unix sockets outside the sandbox */
 	LAYERS_SIGNALS,	      /* signals to processes outside the sandbox */
+	LAYERS_PROCESSES,     /* processes outside the sandbox unseen */
 	LAYERS_N,
 	LAYERS_NONE = LAYERS_N, /* a loss no other layer can take over */
 };
@@ -35,6 +36,7 @@ enum layers_id {
 	LAYER_L3, /* unprivileged namespaces */
 	LAYER_S,  /* the network supervisor */
 	LAYER_F,  /* the bubblewrap backend */
+	LAYER_C,  /* the container llwrap runs in */
 };
 
 /* What the running system offers, as sandbox.c found it. */
@@ -43,6 +45,12 @@ struct layers_facts {
 	bool userns;	 /* unprivileged user namespaces work (L3) */
 	bool supervisor; /* seccomp user notification, pidfd_getfd, Yama */
 	bool bwrap;	 /* the backend is bubblewrap (F) */
+	/* The kernel refuses L3 a new /proc (a container's masked paths),
+	 * so L3 makes no pid namespace (whose pids only a new /proc
+	 * shows). */
+	bool newproc_refused;
+	/* llwrap's own pid namespace is not the host's (C). */
+	bool pidns_nested;
 	/* Not a kernel fact: the policy (filtered) allows no TCP or UDP port
 	 * at all, so seccomp can refuse inet sockets outright (L2). */
 	bool portless;
@@ -71,7 +79,8 @@ struct layers_run {
  * with f, except that under bubblewrap's plan it is F for what the plan
  * does not lose and LAYER_NONE for what it loses, and S for the TCP, UDP
  * and pathname unix rules when the supervisor runs there (it performs
- * those calls); and that L3 stops signals only with a pid namespace.
+ * those calls); and that L3 stops signals and hides processes only with
+ * a pid namespace (processes then fall to C where f has it).
  */
 void layers_account(const bool asked[LAYERS_N], const struct layers_facts *f,
 		    const struct layers_run *run,
@@ -80,7 +89,7 @@ void layers_account(const bool asked[LAYERS_N], const struct layers_facts *f,
 /* "TCP bind/connect port rules", ... */
 const char *layers_restriction_name(enum layers_restriction r);
 
-/* "L1", "L2", "L3", "S", "F", "none". */
+/* "L1", "L2", "L3", "S", "F", "C", "none". */
 const char *layers_short_name(enum layers_id l);
 
 /*

@@ -783,7 +783,7 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 		_cleanup_free_ char *fix = NULL;
 
 		contain_read(&c);
-		fix = contain_proc_fix(&c);
+		fix = contain_proc_fix(&c, false);
 		*cause = xasprintf("cannot make %s for %s: %s (the kernel "
 				   "refuses a new proc in a user namespace "
 				   "while parts of %s /proc are hidden by "

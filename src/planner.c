@@ -278,6 +278,17 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	 * after the check. */
 	sb->ns.pid =
 		p->hide_processes || p->protect_git || p->protect_later_run;
+	/* A pid namespace needs a new /proc (the old one would show other
+	 * pids than the command's own).  Where the kernel refuses one (a
+	 * container's masked /proc paths: mount_too_revealing, subset=pid
+	 * included on 6.18) and llwrap runs in a pid namespace of its own
+	 * already, that one hides the host's processes (C, DESIGN.md §14),
+	 * the container's /proc stays, and the watch's final check waits
+	 * for the command's orphans as their subreaper.  Asked only
+	 * there: one child. */
+	if (sb->ns.pid && sb->facts.pidns_nested &&
+	    !probe_newproc(&sb->facts, NULL))
+		sb->ns.pid = false;
 	sb->ns.net = p->net == LLW_NET_NONE;
 	sb->ns.private_tmp = p->private_tmp;
 	sb->ns.tmpfs_size = tmpfs_size(sb, p);
@@ -319,7 +330,10 @@ static bool
 ns_plan(struct sandbox *sb, const struct policy *p)
 {
 	_cleanup_strv_ char **needs = NULL;
-	_cleanup_free_ char *list = NULL;
+	_cleanup_free_ char *list = NULL, *others = NULL;
+	/* hide-processes fails closed without L3 unless llwrap runs in a
+	 * pid namespace of its own (C, DESIGN.md §14). */
+	bool hide_l3 = p->hide_processes && !sb->facts.pidns_nested;
 	const char *why;
 
 	if (sb->fs->n_masks > 0) {
@@ -348,6 +362,8 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 				  "lo)");
 	if (p->private_tmp)
 		strv_push(&needs, "private-tmp");
+	if (needs != NULL)
+		others = strv_join(needs, ", ");
 	if (p->hide_processes)
 		strv_push(&needs, "hide-processes (a pid namespace)");
 	if (needs == NULL)
@@ -358,9 +374,12 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	 * kernel with the run's own unshare (sandbox_exec), which refuses
 	 * alike: the probe's child costs a namespace and a process, and on
 	 * a busy machine the wait for its turn on a CPU.  net = none alone
-	 * does not fail closed (below), so it is probed. */
+	 * does not fail closed (below), so it is probed; so is a pid
+	 * namespace of the container's, which may stand in (C) and whose
+	 * new /proc is probed anyway (ns_enable). */
 	if (sb->run && sb->facts.userns == PROBE_UNKNOWN && !p->best_effort &&
-	    (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)) {
+	    !(p->hide_processes && sb->facts.pidns_nested) &&
+	    (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)) {
 		switch (probe_userns_precheck(&sb->facts)) {
 		case NS_REFUSED:
 			break;
@@ -376,12 +395,19 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		ns_enable(sb, p, list);
 		return false;
 	}
+	/* The container's pid namespace hides the host's processes. */
+	if (p->hide_processes && !hide_l3) {
+		if (others == NULL)
+			return false;
+		free(list);
+		list = steal_pointer(&others);
+	}
 	sb->ns_needed = xstrdup(list);
 	why = sb->facts.userns_why;
 	/* net = none alone does not fail closed: without a namespace,
 	 * seccomp denies inet sockets, which is stricter (DESIGN.md §6). */
 	if (!p->best_effort &&
-	    (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)) {
+	    (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)) {
 		sandbox_refuse(sb, planner_l3_refusal(list, why));
 		return false;
 	}
@@ -394,11 +420,11 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		strv_push(&sb->not_enforced,
 			  "private-tmp: the host's /tmp, /var/tmp and /dev/shm "
 			  "are shared (needs unprivileged user namespaces)");
-	if (p->hide_processes)
+	if (hide_l3)
 		strv_push(&sb->not_enforced,
 			  "hide-processes: host processes are visible in "
 			  "/proc (needs unprivileged user namespaces)");
-	if (sb->fs->n_masks > 0 || p->private_tmp || p->hide_processes)
+	if (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)
 		strv_push(&sb->not_enforced,
 			  "read-only view: chmod, chown, utimes and xattrs of "
 			  "files outside writable roots (needs unprivileged "
@@ -542,6 +568,8 @@ account(struct sandbox *sb, const struct policy *p)
 		.supervisor = sb->supervise,
 		.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP,
 		.portless = sb->l2_deny_inet && !sb->supervise,
+		.newproc_refused = sb->facts.newproc == PROBE_NO,
+		.pidns_nested = sb->facts.pidns_nested,
 	};
 	struct layers_run run = {
 		.bwrap = sb->bwrap != NULL,
@@ -562,6 +590,7 @@ account(struct sandbox *sb, const struct policy *p)
 	sb->asked[LAYERS_PATH_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_ABSTRACT_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_SIGNALS] = true;
+	sb->asked[LAYERS_PROCESSES] = p->hide_processes;
 	for (int r = 0; r < LAYERS_N && sb->bwrap != NULL; r++)
 		run.bwrap_loses[r] = bwrap_loses(sb->bwrap, r);
 	layers_account(sb->asked, &f, &run, sb->enforced_by);

@@ -33,6 +33,8 @@ void
 probe_init(struct facts *f)
 {
 	struct sysinfo si;
+	char link[64];
+	ssize_t n;
 
 	memset(f, 0, sizeof(*f));
 	f->live = true;
@@ -40,6 +42,10 @@ probe_init(struct facts *f)
 	f->root = geteuid() == 0;
 	if (sysinfo(&si) == 0)
 		f->ram = (uint64_t)si.totalram * si.mem_unit;
+	if ((n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1)) > 0) {
+		link[n] = '\0';
+		f->pidns_nested = contain_pidns_nested(link);
+	}
 }
 
 static char *
@@ -56,6 +62,7 @@ probe_copy(struct facts *dst, const struct facts *src)
 	dst->supervisor_why = dup_or_null(src->supervisor_why);
 	dst->bwrap_why = dup_or_null(src->bwrap_why);
 	dst->cgroup_why = dup_or_null(src->cgroup_why);
+	dst->newproc_why = dup_or_null(src->newproc_why);
 	dst->bwrap_bin.path = dup_or_null(src->bwrap_bin.path);
 }
 
@@ -66,6 +73,7 @@ probe_clear(struct facts *f)
 	free(f->supervisor_why);
 	free(f->bwrap_why);
 	free(f->cgroup_why);
+	free(f->newproc_why);
 	bwrap_binary_clear(&f->bwrap_bin);
 }
 
@@ -336,15 +344,14 @@ newproc_child(void *arg)
 	return 0;
 }
 
-char *
-probe_newproc(struct facts *f)
+/* Why a new /proc cannot be mounted here, or NULL when it can. */
+static char *
+newproc_try(struct facts *f)
 {
 	_cleanup_free_ char *fix = NULL;
 	pid_t pid;
 	int st;
 
-	if (!f->live || !probe_userns(f, NULL))
-		return NULL;
 	newproc_err = 0;
 	pid = clone(newproc_child, newproc_stack + sizeof(newproc_stack),
 		    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_VM |
@@ -359,11 +366,38 @@ probe_newproc(struct facts *f)
 		return NULL;
 	if (newproc_err != EPERM)
 		return xasprintf("mounting it: %s", strerror(newproc_err));
-	fix = contain_proc_fix(probe_container(f));
+	fix = contain_proc_fix(probe_container(f), f->pidns_nested);
 	return xasprintf("refused (EPERM: parts of %s /proc are hidden by "
-			 "other mounts); %s",
+			 "other mounts); %s%s",
 			 contain_runtime_name(probe_container(f)) != NULL
 				 ? "the container's"
 				 : "this system's",
+			 f->pidns_nested
+				 ? "the pid namespace llwrap runs in hides the "
+				   "host's processes instead (C); for one of "
+				   "the sandbox's own, "
+				 : "",
 			 fix);
+}
+
+bool
+probe_newproc(struct facts *f, const char **why)
+{
+	const char *no;
+
+	if (f->newproc == PROBE_UNKNOWN) {
+		if (!f->live) {
+			not_asked(&f->newproc, &f->newproc_why);
+		} else if (!probe_userns(f, &no)) {
+			f->newproc = PROBE_NO;
+			f->newproc_why = xstrdup(no);
+		} else {
+			f->newproc_why = newproc_try(f);
+			f->newproc =
+				f->newproc_why == NULL ? PROBE_YES : PROBE_NO;
+		}
+	}
+	if (why != NULL)
+		*why = f->newproc_why;
+	return f->newproc == PROBE_YES;
 }

@@ -32,6 +32,11 @@ struct facts {
 	struct ruleset_kernel kernel; /* Landlock */
 	bool root;		      /* the effective uid is 0 */
 	uint64_t ram;		      /* bytes of memory, 0 if unknown */
+	/* llwrap's pid namespace is not the host's initial one (a
+	 * container's, or another sandbox's): only the processes of that
+	 * namespace and those below it have a pid here, none of the
+	 * host's (contain_pidns_nested()). */
+	bool pidns_nested;
 	/* Unprivileged user, mount, pid and network namespaces, as ns.c
 	 * makes them (AppArmor's restriction included); why not. */
 	enum probe_answer userns;
@@ -49,6 +54,11 @@ struct facts {
 	 * pids-max (resources.h); asked for a policy that sets them. */
 	enum probe_answer cgroup;
 	char *cgroup_why;
+	/* A new /proc in a user and pid namespace, as L3 mounts one for a
+	 * pid namespace; asked where a substitute exists (contain.h
+	 * pidns_nested) and by --check. */
+	enum probe_answer newproc;
+	char *newproc_why;
 	/* The container llwrap runs in and the seccomp filter it
 	 * inherited (contain.h); read when container_read. */
 	struct contain container;
@@ -93,11 +103,11 @@ bool probe_cgroup(struct facts *f, const struct limits_plan *l,
 		  const char **why);
 
 /*
- * --check: whether a user namespace can mount a new /proc (as L3 does
- * for hide-processes), tried in a child of its own; NULL when it can or
- * user namespaces are refused anyway, else why not with the option that
+ * Whether a user namespace can mount a new /proc (as L3 does for a pid
+ * namespace), tried once in a child of its own; when not (user
+ * namespaces refused included), *why says why, with the option that
  * allows it (contain_proc_fix()).
  */
-char *probe_newproc(struct facts *f);
+bool probe_newproc(struct facts *f, const char **why);
 
 #endif /* LLW_PROBE_H */

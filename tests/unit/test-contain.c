@@ -65,6 +65,17 @@ test_runtime(void **state)
 			 CONTAIN_NONE);
 }
 
+/* The initial pid namespace by its fixed inode; any other is nested. */
+static void
+test_pidns(void **state)
+{
+	(void)state;
+	assert_false(contain_pidns_nested("pid:[4026531836]"));
+	assert_true(contain_pidns_nested("pid:[4026532301]"));
+	assert_false(contain_pidns_nested(NULL));
+	assert_false(contain_pidns_nested("net:[4026532301]"));
+}
+
 static void
 test_status(void **state)
 {
@@ -179,23 +190,30 @@ test_proc_fix(void **state)
 
 	(void)state;
 	c.runtime = CONTAIN_DOCKER;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "--security-opt systempaths=unconfined");
 	has(s, "hide-processes = no");
 	free(s);
 	c.runtime = CONTAIN_PODMAN;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "--security-opt unmask=ALL");
 	free(s);
 	c.runtime = CONTAIN_KUBERNETES;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "securityContext.procMount to Unmasked");
 	free(s);
 	c.runtime = CONTAIN_NONE;
-	s = contain_proc_fix(&c);
+	s = contain_proc_fix(&c, false);
 	has(s, "systempaths=unconfined");
 	has(s, "unmask=ALL");
 	has(s, "procMount: Unmasked");
+	has(s, "hide-processes = no");
+	free(s);
+	/* Held by the pid namespace llwrap runs in: no hide-processes = no. */
+	c.runtime = CONTAIN_PODMAN;
+	s = contain_proc_fix(&c, true);
+	assert_string_equal(s, "run the container with --security-opt "
+			       "unmask=ALL");
 	free(s);
 }
 
@@ -204,6 +222,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtime),
+		cmocka_unit_test(test_pidns),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_filter_cause),
 		cmocka_unit_test(test_ptrace_cause),

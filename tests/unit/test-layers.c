@@ -44,6 +44,8 @@ enum {
 	K_ABI3_NONE,	/* ABI 3, neither userns nor supervisor */
 	K_NOLL,		/* no Landlock and no bubblewrap: nothing */
 	K_YAMA2_NOPORT, /* 6.1, Yama 2, a policy allowing no port at all */
+	K_PODMAN,	/* 6.18 in rootless podman: a new /proc refused */
+	K_DOCKER,	/* 6.18 in Docker: no userns, no supervisor */
 	K_N,
 };
 
@@ -62,6 +64,12 @@ static const struct layers_facts facts[K_N] = {
 	[K_ABI3_NONE] = { .abi = 3 },
 	[K_NOLL] = { .abi = 0, .userns = true, .supervisor = true },
 	[K_YAMA2_NOPORT] = { .abi = 2, .userns = true, .portless = true },
+	[K_PODMAN] = { .abi = 7,
+		       .userns = true,
+		       .supervisor = true,
+		       .newproc_refused = true,
+		       .pidns_nested = true },
+	[K_DOCKER] = { .abi = 7, .pidns_nested = true },
 };
 
 #define N  LAYER_NONE
@@ -70,20 +78,24 @@ static const struct layers_facts facts[K_N] = {
 #define L3 LAYER_L3
 #define S  LAYER_S
 #define F  LAYER_F
+#define C  LAYER_C
 
 /* want[restriction][kernel]: the layer chosen, LAYER_NONE: refused. */
 static const enum layers_id want[LAYERS_N][K_N] = {
 	/* NEW DEB12 ABI1 ABI3 ABI10 NOLL+F NOUSR YAMA2 ABI3- NOLL YAMA2-NOPORT
-	 */
-	[LAYERS_FS_ALLOWLIST] = { L1, L1, L1, L1, L1, F, L1, L1, L1, N, L1 },
-	[LAYERS_TRUNCATE] = { L1, L3, L3, L1, L1, F, N, L3, L1, L3, L3 },
-	[LAYERS_METADATA] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3 },
-	[LAYERS_MASKS] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3 },
-	[LAYERS_TCP_PORTS] = { L1, S, S, S, L1, N, S, N, N, S, L2 },
-	[LAYERS_UDP_PORTS] = { S, S, S, S, L1, N, S, N, N, S, N },
-	[LAYERS_PATH_UNIX] = { S, S, S, S, L1, N, S, N, N, S, N },
-	[LAYERS_ABSTRACT_UNIX] = { L1, S, S, S, L1, N, S, N, N, S, N },
-	[LAYERS_SIGNALS] = { L1, L3, L3, L3, L1, F, N, L3, N, L3, L3 },
+	 * PODMAN DOCKER */
+	[LAYERS_FS_ALLOWLIST] = { L1, L1, L1, L1, L1, F, L1, L1, L1, N, L1, L1,
+				  L1 },
+	[LAYERS_TRUNCATE] = { L1, L3, L3, L1, L1, F, N, L3, L1, L3, L3, L1,
+			      L1 },
+	[LAYERS_METADATA] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3, L3, N },
+	[LAYERS_MASKS] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3, L3, N },
+	[LAYERS_TCP_PORTS] = { L1, S, S, S, L1, N, S, N, N, S, L2, L1, L1 },
+	[LAYERS_UDP_PORTS] = { S, S, S, S, L1, N, S, N, N, S, N, S, N },
+	[LAYERS_PATH_UNIX] = { S, S, S, S, L1, N, S, N, N, S, N, S, N },
+	[LAYERS_ABSTRACT_UNIX] = { L1, S, S, S, L1, N, S, N, N, S, N, L1, L1 },
+	[LAYERS_SIGNALS] = { L1, L3, L3, L3, L1, F, N, L3, N, L3, L3, L1, L1 },
+	[LAYERS_PROCESSES] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3, C, C },
 };
 
 static void
@@ -149,7 +161,7 @@ test_account(void **state)
 		  { .userns = true, .bwrap = true },
 		  ALL,
 		  { .bwrap = true },
-		  { F, F, F, F, F, F, F, F, F } },
+		  { F, F, F, F, F, F, F, F, F, F } },
 		{ "bwrap losing the port rules and masks",
 		  { .userns = true, .bwrap = true },
 		  ALL,
@@ -157,7 +169,7 @@ test_account(void **state)
 		    .bwrap_loses = { [LAYERS_TCP_PORTS] = true,
 				     [LAYERS_UDP_PORTS] = true,
 				     [LAYERS_MASKS] = true } },
-		  { F, F, F, N, N, N, F, F, F } },
+		  { F, F, F, N, N, N, F, F, F, F } },
 		{ "bwrap with the supervisor",
 		  { .userns = true, .supervisor = true, .bwrap = true },
 		  ALL,
@@ -167,37 +179,54 @@ test_account(void **state)
 				     [LAYERS_PATH_UNIX] = true,
 				     [LAYERS_ABSTRACT_UNIX] = true },
 		    .supervisor = true },
-		  { F, F, F, F, S, S, S, N, F } },
+		  { F, F, F, F, S, S, S, N, F, F } },
 		{ "bwrap with the supervisor, no UDP rule and no mask",
 		  { .userns = true, .supervisor = true, .bwrap = true },
 		  ALL & ~BIT(LAYERS_UDP_PORTS) & ~BIT(LAYERS_MASKS),
 		  { .bwrap = true, .supervisor = true },
-		  { F, F, F, N, S, N, S, F, F } },
+		  { F, F, F, N, S, N, S, F, F, F } },
 		{ "Debian 12, L3 without a pid namespace",
 		  facts[K_DEB12],
 		  ALL,
 		  { .supervisor = true },
-		  { L1, L3, L3, L3, S, S, S, S, N } },
+		  { L1, L3, L3, L3, S, S, S, S, N, N } },
 		{ "Debian 12, L3 with a pid namespace",
 		  facts[K_DEB12],
 		  ALL,
 		  { .supervisor = true, .pid_ns = true },
-		  { L1, L3, L3, L3, S, S, S, S, L3 } },
+		  { L1, L3, L3, L3, S, S, S, S, L3, L3 } },
 		{ "6.18 without a pid namespace: Landlock's scope",
 		  facts[K_NEW],
 		  ALL,
 		  { .supervisor = true },
-		  { L1, L1, L3, L3, L1, S, S, L1, L1 } },
+		  { L1, L1, L3, L3, L1, S, S, L1, L1, N } },
 		{ "6.18, no network and no unix rule asked",
 		  facts[K_NEW],
 		  ALL & ~NET_RULES & ~UNIX_RULES,
 		  { .supervisor = true },
-		  { L1, L1, L3, L3, N, N, N, N, L1 } },
+		  { L1, L1, L3, L3, N, N, N, N, L1, N } },
 		{ "6.18, only the allow-list asked",
 		  facts[K_NEW],
 		  BIT(LAYERS_FS_ALLOWLIST),
 		  { .supervisor = true },
-		  { L1, N, N, N, N, N, N, N, N } },
+		  { L1, N, N, N, N, N, N, N, N, N } },
+		{ "rootless podman: a new /proc refused, the container's pid "
+		  "namespace",
+		  facts[K_PODMAN],
+		  ALL,
+		  { .supervisor = true },
+		  { L1, L1, L3, L3, L1, S, S, L1, L1, C } },
+		{ "Docker: no L3, the container's pid namespace",
+		  facts[K_DOCKER],
+		  ALL & ~UNIX_RULES,
+		  { 0 },
+		  { L1, L1, N, N, L1, N, N, N, L1, C } },
+		{ "a nested pid namespace where L3 makes none (a policy "
+		  "without a new /proc)",
+		  { .abi = 7, .userns = true, .pidns_nested = true },
+		  BIT(LAYERS_PROCESSES),
+		  { 0 },
+		  { N, N, N, N, N, N, N, N, N, C } },
 	};
 
 	(void)state;

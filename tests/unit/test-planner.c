@@ -70,15 +70,29 @@ struct facts_spec {
 	int abi;
 	bool userns, supervisor, bwrap, cgroup;
 	const char *supervisor_why; /* NULL: a generic reason */
+	bool pidns_nested;	    /* llwrap runs in a container's pid ns */
+	bool newproc_refused;	    /* a new /proc is refused (masked) */
 };
 
 #define FULL                                                                   \
 	{                                                                      \
-		7, true, true, true, true, NULL                                \
+		7, true, true, true, true, NULL, false, false                  \
 	}
 #define NO_NS                                                                  \
 	{                                                                      \
-		7, false, true, true, true, NULL                               \
+		7, false, true, true, true, NULL, false, false                 \
+	}
+
+/* Rootless podman on 6.18: user namespaces, a new /proc refused over
+ * the runtime's masked paths, the container's pid namespace. */
+#define PODMAN                                                                 \
+	{                                                                      \
+		7, true, true, true, true, NULL, true, true                    \
+	}
+/* Docker's default profile: no user namespaces, no pidfd_getfd. */
+#define DOCKER                                                                 \
+	{                                                                      \
+		7, false, false, true, true, NULL, true, false                 \
 	}
 
 /* One restriction and the layer expected to enforce it. */
@@ -188,6 +202,44 @@ static const struct planner_case cases[] = {
 	  { L(PATH_UNIX, S) },
 	  NULL,
 	  NULL },
+	/* Issue 28: the container's pid namespace hides the host's
+	 * processes where L3 cannot make one (DESIGN.md §14). */
+	{ "rootless podman, -p opencode: L3 without a pid namespace",
+	  "opencode",
+	  NULL,
+	  SANDBOX_BACKEND_AUTO,
+	  PODMAN,
+	  SANDBOX_BACKEND_LANDLOCK,
+	  "guardian > supervisor > command",
+	  PLANNER_NS_MOUNT,
+	  PLANNER_HOSTS_STUB,
+	  { L(PROCESSES, C), L(MASKS, L3), L(SIGNALS, L1) },
+	  NULL,
+	  NULL },
+	{ "Docker, -p opencode: must fail for the masks and private-tmp alone",
+	  "opencode",
+	  NULL,
+	  SANDBOX_BACKEND_AUTO,
+	  DOCKER,
+	  SANDBOX_BACKEND_LANDLOCK,
+	  "monitor > command",
+	  PLANNER_NS_NONE,
+	  PLANNER_HOSTS_NONE,
+	  { L(PROCESSES, C), L(MASKS, NONE) },
+	  NULL,
+	  "private-tmp, but " },
+	{ "Docker, hide-processes: the container's pid namespace",
+	  "default",
+	  "process hide-processes yes",
+	  SANDBOX_BACKEND_AUTO,
+	  DOCKER,
+	  SANDBOX_BACKEND_LANDLOCK,
+	  "command",
+	  PLANNER_NS_NONE,
+	  PLANNER_HOSTS_NONE,
+	  { L(PROCESSES, C), L(SIGNALS, L1) },
+	  NULL,
+	  NULL },
 	{ "hide-processes: a pid namespace",
 	  "default",
 	  "process hide-processes yes",
@@ -264,7 +316,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  NULL,
 	  SANDBOX_BACKEND_AUTO,
-	  { 0, true, true, true, true, NULL },
+	  { 0, true, true, true, true, NULL, false, false },
 	  SANDBOX_BACKEND_BWRAP,
 	  "bwrap > command",
 	  PLANNER_NS_NONE,
@@ -276,7 +328,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  NULL,
 	  SANDBOX_BACKEND_AUTO,
-	  { 0, false, true, false, true, NULL },
+	  { 0, false, true, false, true, NULL, false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "command",
 	  PLANNER_NS_NONE,
@@ -300,7 +352,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  NULL,
 	  SANDBOX_BACKEND_BWRAP,
-	  { 7, true, true, false, true, NULL },
+	  { 7, true, true, false, true, NULL, false, false },
 	  SANDBOX_BACKEND_BWRAP,
 	  "bwrap > command",
 	  PLANNER_NS_NONE,
@@ -312,7 +364,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  NULL,
 	  SANDBOX_BACKEND_AUTO,
-	  { 3, true, true, true, true, NULL },
+	  { 3, true, true, true, true, NULL, false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "monitor > pid 1 > command",
 	  PLANNER_NS_PID,
@@ -324,7 +376,7 @@ static const struct planner_case cases[] = {
 	  "opencode",
 	  NULL,
 	  SANDBOX_BACKEND_AUTO,
-	  { 3, true, true, true, true, NULL },
+	  { 3, true, true, true, true, NULL, false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "guardian > supervisor > pid 1 > command",
 	  PLANNER_NS_PID,
@@ -336,7 +388,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  NULL,
 	  SANDBOX_BACKEND_AUTO,
-	  { 2, false, true, true, true, NULL },
+	  { 2, false, true, true, true, NULL, false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "command",
 	  PLANNER_NS_NONE,
@@ -348,7 +400,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  "profile best-effort yes",
 	  SANDBOX_BACKEND_AUTO,
-	  { 3, false, true, true, true, NULL },
+	  { 3, false, true, true, true, NULL, false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "command",
 	  PLANNER_NS_NONE,
@@ -361,7 +413,8 @@ static const struct planner_case cases[] = {
 	  NULL,
 	  SANDBOX_BACKEND_AUTO,
 	  { 7, true, false, true, true,
-	    "the kernel (or libseccomp) has no seccomp user notification" },
+	    "the kernel (or libseccomp) has no seccomp user notification",
+	    false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "monitor > pid 1 > command",
 	  PLANNER_NS_PID,
@@ -374,7 +427,8 @@ static const struct planner_case cases[] = {
 	  "opencode",
 	  "profile best-effort yes",
 	  SANDBOX_BACKEND_AUTO,
-	  { 7, true, false, true, true, "the kernel has no pidfd_getfd" },
+	  { 7, true, false, true, true, "the kernel has no pidfd_getfd", false,
+	    false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "monitor > pid 1 > command",
 	  PLANNER_NS_PID,
@@ -411,7 +465,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  "limits memory-max 1G",
 	  SANDBOX_BACKEND_AUTO,
-	  { 7, true, true, true, false, NULL },
+	  { 7, true, true, true, false, NULL, false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "monitor > command",
 	  PLANNER_NS_NONE,
@@ -423,7 +477,7 @@ static const struct planner_case cases[] = {
 	  "default",
 	  "limits memory-max 1G; profile best-effort yes",
 	  SANDBOX_BACKEND_AUTO,
-	  { 7, true, true, true, false, NULL },
+	  { 7, true, true, true, false, NULL, false, false },
 	  SANDBOX_BACKEND_LANDLOCK,
 	  "monitor > command",
 	  PLANNER_NS_NONE,
@@ -454,6 +508,9 @@ facts_make(const struct facts_spec *s, struct facts *f)
 	f->bwrap_looked = true;
 	f->cgroup = s->cgroup ? PROBE_YES : PROBE_NO;
 	f->cgroup_why = s->cgroup ? NULL : (char *)"no delegated cgroup";
+	f->pidns_nested = s->pidns_nested;
+	f->newproc = s->newproc_refused ? PROBE_NO : PROBE_UNKNOWN;
+	f->newproc_why = s->newproc_refused ? (char *)"refused (EPERM)" : NULL;
 }
 
 /* A NOT ENFORCED line that is a hole (not marked [not a hole]). */
