@@ -2,7 +2,9 @@
 # bench/agent.sh: what the network supervisor costs the agent profile.
 # -p opencode as shipped (supervise = yes) against the same profile with
 # the supervisor turned off (a profile that includes opencode and sets
-# supervise = no), and against no sandbox, in interleaved rounds
+# supervise = no, run with --allow-host none: allow-host alone keeps the
+# supervisor, so supervise = no without it measured the supervisor
+# against itself), and against no sandbox, in interleaved rounds
 # (bench/ab.c: one run of each per round, so a busy machine slows all of
 # them alike).  Not a test: it prints a Markdown section.
 #
@@ -122,7 +124,7 @@ res=$work/results.tsv
 run() {
 	local wl=$1 n=$2 warm=$3 names=(nosup sup bare) args i=0
 	shift 3
-	args=("$LLWRAP" -p "$work/nosup.ini" -- "$@" ::: "$LLWRAP" -p opencode -- "$@" ::: "$@")
+	args=("$LLWRAP" -p "$work/nosup.ini" --allow-host none -- "$@" ::: "$LLWRAP" -p opencode -- "$@" ::: "$@")
 	if [ -n "${BASE:-}" ]; then
 		args+=(::: "$BASE" -p opencode -- "$@")
 		names+=(base)
@@ -187,7 +189,7 @@ round's difference from the run without the supervisor.  Wall time, then
 CPU time (user and system, of llwrap and every process it waited for):
 on a machine other work keeps busy, wall time also measures the others.
 
-| wall time | no sandbox | -p opencode, supervise = no | -p opencode (supervisor) | supervisor vs without: paired | ratio |$([ -n "${BASE:-}" ] && echo " BASE -p opencode |")
+| wall time | no sandbox | -p opencode, supervise = no, --allow-host none | -p opencode (supervisor) | supervisor vs without: paired | ratio |$([ -n "${BASE:-}" ] && echo " BASE -p opencode |")
 |---|---:|---:|---:|---:|---:|$([ -n "${BASE:-}" ] && echo "---:|")
 EOF
 table() { # table wall|cpu
@@ -217,7 +219,7 @@ table() { # table wall|cpu
 }
 table wall
 echo
-echo "| CPU time | no sandbox | -p opencode, supervise = no | -p opencode (supervisor) | supervisor vs without: paired | ratio |$([ -n "${BASE:-}" ] && echo " BASE -p opencode |")"
+echo "| CPU time | no sandbox | -p opencode, supervise = no, --allow-host none | -p opencode (supervisor) | supervisor vs without: paired | ratio |$([ -n "${BASE:-}" ] && echo " BASE -p opencode |")"
 echo "|---|---:|---:|---:|---:|---:|$([ -n "${BASE:-}" ] && echo "---:|")"
 table cpu
 awk -F'\t' '$2 == "floor" { f = $3 } $2 == "sup" && $1 ~ /start-up/ { a = $3 }

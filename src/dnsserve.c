@@ -651,6 +651,12 @@ stub_setup(char *why, size_t size, uint64_t *netns)
 		snprintf(why, size, "user namespaces are refused (test hook)");
 		return -EPERM;
 	}
+	if (testhook_resolver_fails()) {
+		snprintf(why, size,
+			 "cannot create a user and network namespace for "
+			 "llwrap's resolver: refused (test hook)");
+		return -ENOSPC;
+	}
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0) {
 		r = -errno;
 		snprintf(why, size,
@@ -734,9 +740,10 @@ dns_unique(const struct netpolicy_addr *dns, size_t n,
 void
 dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
 	      const struct netpolicy_addr *dns, size_t n, int ctl, int rec,
-	      int status)
+	      int status, bool deferred)
 {
 	struct st_status msg = { 0 };
+	struct pollfd p = { ctl, POLLIN, 0 };
 
 	st.hosts = hosts;
 	st.n_hosts = n_hosts;
@@ -746,6 +753,12 @@ dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
 	st.n_dns = dns_unique(dns, n, st.dns);
 	for (size_t i = 0; i < ST_MAX_TCP; i++)
 		st.cl[i].fd = -1;
+	/* Until the first request it holds nothing but its channels: no
+	 * host socket, no namespace.  The supervisor gone, it ends. */
+	while (deferred && poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	if (deferred && (p.revents & (POLLHUP | POLLERR | POLLNVAL)))
+		_exit(0);
 	msg.err = -stub_setup(msg.why, sizeof(msg.why), &msg.netns);
 	if (write(status, &msg, sizeof(msg)) != sizeof(msg) || msg.err != 0)
 		_exit(1);

@@ -108,10 +108,13 @@ dnsint_sockaddr(const struct netpolicy_addr *dst, int family,
 /*
  * In the stub, just started (helper_start): serve the n resolvers for
  * the n_hosts allow-host entries hosts over the channels ctl and rec, once its
- * word on its start went down the status pipe.  Never returns.
+ * word on its start went down the status pipe.  With deferred, the costly
+ * part of that start (its namespaces, listeners and confinement) waits for
+ * the first request on ctl: a run that resolves nothing never pays it.
+ * Never returns.
  */
 void dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
 		   const struct netpolicy_addr *dns, size_t n, int ctl, int rec,
-		   int status) __attribute__((noreturn));
+		   int status, bool deferred) __attribute__((noreturn));
 
 #endif /* LLW_DNSINT_H */

@@ -78,17 +78,32 @@ spares_ask(struct dnsstub *s)
 		}
 }
 
-int
-dnsstub_wait(struct dnsstub *s, char **cause)
+/*
+ * The stub's word on its start, waited for until deadline_ms (0: no
+ * limit).  Returns 0 (it serves), or -errno with *cause.
+ */
+static int
+status_take(struct dnsstub *s, uint64_t deadline_ms, char **cause)
 {
 	struct st_status msg = { 0 };
-	ssize_t got;
+	struct pollfd pfd = { s->status, POLLIN, 0 };
+	ssize_t got = -1;
 
 	if (s->status < 0)
 		return 0;
-	do
-		got = read(s->status, &msg, sizeof(msg));
-	while (got < 0 && errno == EINTR);
+	for (;;) {
+		uint64_t now = dnsint_now_ms();
+		int wait = deadline_ms == 0 ? -1 : (int)(deadline_ms - now) + 1;
+
+		if (deadline_ms != 0 && now >= deadline_ms)
+			break;
+		if (poll(&pfd, 1, wait) > 0) {
+			do
+				got = read(s->status, &msg, sizeof(msg));
+			while (got < 0 && errno == EINTR);
+			break;
+		}
+	}
 	close(s->status);
 	s->status = -1;
 	if (got == sizeof(msg) && msg.err == 0) {
@@ -100,10 +115,11 @@ dnsstub_wait(struct dnsstub *s, char **cause)
 	msg.why[sizeof(msg.why) - 1] = '\0';
 	*cause = xasprintf("%s (allow-host needs it; with proxy = yes, or "
 			   "--proxy, names go through llwrap's proxy instead)",
-			   got == sizeof(msg)
-				   ? msg.why
-				   : "llwrap's resolver ended at start");
-	return got == sizeof(msg) ? -msg.err : -EIO;
+			   got == sizeof(msg) ? msg.why
+			   : got < 0 ? "llwrap's resolver did not start "
+				       "within 5 s"
+				     : "llwrap's resolver ended at start");
+	return got == sizeof(msg) ? -msg.err : got < 0 ? -ETIMEDOUT : -EIO;
 }
 
 int
@@ -137,8 +153,8 @@ dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 		goto fail;
 	}
 	if (pid == 0)
-		dnsserve_main(hosts, n_hosts, dns, n, ctl[1], rec[1],
-			      status[1]);
+		dnsserve_main(hosts, n_hosts, dns, n, ctl[1], rec[1], status[1],
+			      !wait);
 	close(status[1]);
 	status[1] = -1;
 	close(ctl[1]);
@@ -151,11 +167,13 @@ dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 	s->status = status[0];
 	for (size_t i = 0; i < n; i++)
 		s->fam[dnsint_fam(dns[i].family)] = true;
-	if (wait && (r = dnsstub_wait(s, cause)) < 0) {
-		dnsstub_stop(s);
-		return r;
+	if (wait) {
+		if ((r = status_take(s, 0, cause)) < 0) {
+			dnsstub_stop(s);
+			return r;
+		}
+		spares_ask(s);
 	}
-	spares_ask(s);
 	*out = s;
 	return 0;
 fail:
@@ -359,7 +377,8 @@ spare_take(struct dnsstub *s, int family, const struct netpolicy_addr *dst,
 
 int
 dnsstub_socket(struct dnsstub *s, int family, int type,
-	       const struct netpolicy_addr *dst, bool connected, int *fd)
+	       const struct netpolicy_addr *dst, bool connected, int *fd,
+	       char **cause)
 {
 	struct st_req rq = { .op = REQ_SOCKET,
 			     .connected = connected,
@@ -388,6 +407,10 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 	rq.seq = s->seq;
 	if ((r = channel_send(s->ctl, ST_MSG_REQ, &rq, sizeof(rq), NULL, 0,
 			      0)) < 0)
+		return r;
+	/* The first request is what starts it (dnsstub_start without
+	 * wait): its word first, within the query's time. */
+	if ((r = status_take(s, deadline, cause)) < 0)
 		return r;
 	for (;;) {
 		struct pollfd pfd[2] = { { s->ctl, POLLIN, 0 },

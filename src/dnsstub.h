@@ -43,19 +43,17 @@ struct dnsstub_record {
 
 /*
  * Start the stub for the n_hosts allow-host entries hosts (borrowed: the
- * plan's, net_plan), serving the n resolvers
- * (port 53); with wait, wait until it serves (dnsstub_wait), else it
- * starts while the caller goes on.  Returns 0, -EPERM when user or
- * network namespaces are refused here (the caller takes the proxy path,
- * design (b)), or another -errno; *cause says why.
+ * plan's, net_plan), serving the n resolvers (port 53).  With wait, wait
+ * until it serves; else it is forked now and makes its namespace,
+ * listeners and confinement at its first request (dnsstub_socket, the
+ * first query's): a run that resolves nothing never pays for them.
+ * Returns 0, -EPERM when user or network namespaces are refused here
+ * (with wait: the caller takes the proxy path, design (b)), or another
+ * -errno; *cause says why.
  */
 int dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 		  const struct netpolicy_addr *dns, size_t n, bool wait,
 		  struct dnsstub **out, char **cause);
-
-/* Wait until the stub serves (at once when it did already).  Returns 0,
- * or as dnsstub_start. */
-int dnsstub_wait(struct dnsstub *s, char **cause);
 
 /*
  * A socket of type (SOCK_DGRAM or SOCK_STREAM) and family made in the
@@ -65,10 +63,13 @@ int dnsstub_wait(struct dnsstub *s, char **cause);
  * ahead when one is ready (then no wait); otherwise waits for the stub
  * at most 5 s (as long as a resolver's client waits for an answer),
  * reading its records meanwhile (the caller gets them with
- * dnsstub_read).  Returns 0 or -errno.
+ * dnsstub_read).  The first request starts a stub started without wait:
+ * when it cannot serve, -errno and *cause, which says why (the stub is
+ * gone then: dnsstub_read says so).  Returns 0 or -errno.
  */
 int dnsstub_socket(struct dnsstub *s, int family, int type,
-		   const struct netpolicy_addr *dst, bool connected, int *fd);
+		   const struct netpolicy_addr *dst, bool connected, int *fd,
+		   char **cause);
 
 /* The descriptor that becomes readable when records wait. */
 int dnsstub_fd(const struct dnsstub *s);

@@ -397,8 +397,14 @@ reap(pid_t child, bool reap_all, int *wstatus)
 	}
 }
 
+/* How long the child runs before its monitor releases its start-up pages
+ * (release_startup_pages): a short command (a /bin/true, a git status)
+ * ends first, and no monitor pays for the release and the faults back;
+ * a long one (an agent) keeps resident only the loop soon after. */
+#define RELEASE_AFTER_MS 500
+
 /*
- * A process about to wait keeps resident only the code its loop runs:
+ * A process waiting keeps resident only the code its loop runs:
  * the pages of code that start-up touched (profiles, plans, namespaces:
  * most of llwrap's) leave its page tables, and the loop faults back in
  * those it runs (with the kernel's fault-around, 64 KiB or a folio at a
@@ -435,7 +441,9 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		xcalloc(2 + MONITOR_MAX_WATCH + (guest ? guest->max_fds : 0),
 			sizeof(*pfd));
 
-	release_startup_pages();
+	uint64_t release_ns = now_ns() + RELEASE_AFTER_MS * 1000000ull;
+	bool released = false;
+
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -463,10 +471,22 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		first_sv = n;
 		if (guest)
 			n_sv = guest->fds(guest->arg, pfd + first_sv);
+		if (!released) {
+			uint64_t now = now_ns(), left = 0;
+
+			if (now < release_ns)
+				left = (release_ns - now) / 1000000 + 1;
+			if (timeout < 0 || left < (uint64_t)timeout)
+				timeout = (int)left;
+		}
 		if (poll(pfd, n + n_sv, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
+		}
+		if (!released && now_ns() >= release_ns) {
+			release_startup_pages();
+			released = true;
 		}
 		/* A callback may unwatch: each ready one is found by its
 		 * descriptor. */

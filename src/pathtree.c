@@ -36,11 +36,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "compat/landlock.h"
@@ -127,6 +129,34 @@ pathtree_push(char ***v, size_t *n, size_t *cap, char *s)
 
 /* The real filesystem. */
 
+/*
+ * realpath(path, NULL) in three system calls whatever the depth: the
+ * path opened O_PATH (following links as realpath does) and the kernel's
+ * name for it (/proc/self/fd), where glibc's realpath reads each
+ * component as a link (a readlink per component: a rule under the home
+ * directory was ten).  Where that name is not a path (a magic link's
+ * pipe, a file deleted meanwhile, no /proc), realpath itself.
+ */
+static char *
+pathtree_realpath(const char *path)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0 || (size_t)n >= sizeof(buf) || buf[0] != '/')
+		return realpath(path, NULL);
+	buf[n] = '\0';
+	if (n >= 10 && strcmp(buf + n - 10, " (deleted)") == 0)
+		return realpath(path, NULL);
+	return xstrdup(buf);
+}
+
 static int
 pathtree_real_resolve(void *ctx, const char *path, char **out)
 {
@@ -136,7 +166,7 @@ pathtree_real_resolve(void *ctx, const char *path, char **out)
 	(void)ctx;
 	if (path[0] != '/')
 		return -EINVAL;
-	r = realpath(path, NULL);
+	r = pathtree_realpath(path);
 	if (r != NULL) {
 		*out = r;
 		return 0;
@@ -153,7 +183,7 @@ pathtree_real_resolve(void *ctx, const char *path, char **out)
 		} else {
 			*slash = '\0';
 		}
-		r = realpath(prefix, NULL);
+		r = pathtree_realpath(prefix);
 		if (r != NULL)
 			break;
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -257,7 +287,7 @@ pathtree_real_resolve_at(void *ctx, const char *dir, const char *name,
 	 * a rule, and the fallback of pathtree_real_resolve would return the
 	 * link's own path as if it were resolved.
 	 */
-	res = realpath(path, NULL);
+	res = pathtree_realpath(path);
 	if (res == NULL) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			return -errno;

@@ -536,6 +536,45 @@ errno_hint(int err)
 }
 
 /*
+ * The descriptors of the rules, closed RUN_MAX at a time (the descriptor
+ * limit): each open gets the lowest free number, so they are mostly
+ * consecutive, and one close_range closes each stretch of consecutive
+ * ones (open and add remain of a rule's system calls: 1,000 rules make
+ * about 1,000 fewer).  Only descriptors opened here are in a stretch.
+ */
+#define RUN_MAX 64
+
+struct fdrun {
+	int fd[RUN_MAX];
+	size_t n;
+};
+
+static void
+fdrun_close(struct fdrun *run)
+{
+	size_t i = 0, j;
+
+	while (i < run->n) {
+		for (j = i; j + 1 < run->n && run->fd[j + 1] == run->fd[j] + 1;
+		     j++)
+			;
+		if (syscall(SYS_close_range, run->fd[i], run->fd[j], 0) < 0)
+			for (size_t k = i; k <= j; k++)
+				close(run->fd[k]);
+		i = j + 1;
+	}
+	run->n = 0;
+}
+
+static void
+fdrun_add(struct fdrun *run, int fd)
+{
+	if (run->n == RUN_MAX)
+		fdrun_close(run);
+	run->fd[run->n++] = fd;
+}
+
+/*
  * Add the rule for r.  Every Landlock rule is a grant, so a path that has
  * vanished since planning (ENOENT) has nothing to grant and is skipped:
  * the command cannot reach what is not there, and a later creation under
@@ -549,12 +588,12 @@ errno_hint(int err)
  * the only ones valid on it.
  */
 static int
-add_path(int rfd, const struct plan_rule *r, int held, char **cause)
+add_path(int rfd, const struct plan_rule *r, int held, struct fdrun *run,
+	 char **cause)
 {
 	struct llw_path_beneath_attr pb = { .allowed_access = r->access };
 	bool dir = (r->access & ~LLW_FS_FILE_RIGHTS) != 0;
-	_cleanup_close_ int fd = -1;
-	int err;
+	int err, fd;
 
 	fd = open(r->path, O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 	if (fd < 0 && dir && errno == ENOTDIR) {
@@ -577,6 +616,7 @@ add_path(int rfd, const struct plan_rule *r, int held, char **cause)
 				   r->path, strerror(err));
 		return -err;
 	}
+	fdrun_add(run, fd);
 	if (pb.allowed_access == 0)
 		return 0;
 	pb.parent_fd = fd;
@@ -616,6 +656,7 @@ ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
 	       char **cause)
 {
 	struct llw_ruleset_attr attr = { 0 };
+	struct fdrun run = { .n = 0 };
 	_cleanup_close_ int rfd = -1;
 	size_t i;
 	int err, r;
@@ -640,10 +681,14 @@ ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
 	}
 
 	for (i = 0; i < rp->n_fs_rules; i++) {
-		r = add_path(rfd, &rp->fs_rules[i], held ? held[i] : -1, cause);
-		if (r < 0)
+		r = add_path(rfd, &rp->fs_rules[i], held ? held[i] : -1, &run,
+			     cause);
+		if (r < 0) {
+			fdrun_close(&run);
 			return r;
+		}
 	}
+	fdrun_close(&run);
 
 	for (i = 0; i < rp->n_net_rules; i++) {
 		struct llw_net_port_attr np = {

@@ -790,10 +790,10 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			supervise_resolvers(sv, &n_dns);
 
 		/* A sandbox that makes user namespaces itself cannot run
-		 * where the resolver cannot: it starts while the sandbox is
-		 * set up, and the command waits for it (the supervisor's
-		 * go-ahead).  Else its answer decides between it and the
-		 * proxy, now. */
+		 * where the resolver cannot: it is forked now, outside
+		 * every namespace, and makes its own at the first query (a
+		 * run that resolves nothing never pays for them).  Else its
+		 * answer decides between it and the proxy, now. */
 		bool wait = sb->shape.ns == PLANNER_NS_NONE;
 
 		r = dnsstub_start(sb->net.hosts, sb->net.n_hosts, dns, n_dns,

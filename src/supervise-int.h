@@ -253,6 +253,10 @@ void svlog_blocked(struct supervisor *sv, enum netpolicy_op op,
 		   int pidfd, enum refusal rule);
 /* Log how many lines the rate limit suppressed, when due (or at_exit). */
 void svlog_flush(struct supervisor *sv, bool at_exit);
+/* A fault of the supervisor's own that the run goes on without (the
+ * resolver could not start at the first query): to syslog and the log
+ * file, whatever log-blocked says, never rate-limited. */
+void svlog_fault(struct supervisor *sv, const char *what);
 /* The name of process pid ("?" when unknown). */
 char *svlog_comm(pid_t pid);
 

@@ -432,14 +432,6 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	 * changes. */
 	(void)ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
 		    SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
-	/* llwrap's resolver started beside the sandbox's own set-up
-	 * (dnsstub_start without wait): the command waits for it. */
-	if (sv->stub != NULL && (e = dnsstub_wait(sv->stub, cause)) < 0) {
-		(void)attach_answer(sv, 'n');
-		if (ruleset >= 0)
-			close(ruleset);
-		return e;
-	}
 	sv->judge = watchjudge_new(ruleset);
 	/* The supervisor needs no capability: whatever it performs for the
 	 * command, it performs with no more privilege than the command.

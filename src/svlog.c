@@ -48,6 +48,14 @@ log_suppressed(struct supervisor *sv, unsigned long n)
 	log_write(sv, l);
 }
 
+void
+svlog_fault(struct supervisor *sv, const char *what)
+{
+	_cleanup_free_ char *l = xasprintf("%s: %s", sv->prefix, what);
+
+	log_write(sv, l);
+}
+
 char *
 svlog_comm(pid_t pid)
 {

@@ -254,6 +254,7 @@ svnames_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 	struct sockaddr_storage self;
 	socklen_t sl = sizeof(self);
 	struct asker *who;
+	_cleanup_free_ char *cause = NULL;
 	uint64_t cookie = 0;
 	bool resolver = false;
 	int fd, r;
@@ -276,8 +277,16 @@ svnames_swap(struct supervisor *sv, struct call *c, const struct addr_buf *a,
 	if (sv->stub_gone)
 		return -ECONNREFUSED;
 	if ((r = dnsstub_socket(sv->stub, c->domain, c->type, &ip, connected,
-				&fd)) < 0)
+				&fd, &cause)) < 0) {
+		/* It could not start (at the first query): said once, and
+		 * every query fails at once from now on. */
+		if (cause != NULL) {
+			svlog_fault(sv, cause);
+			sv->stub_gone = true;
+			return -ECONNREFUSED;
+		}
 		return r;
+	}
 	if ((c->nonblock && fcntl(fd, F_SETFL, O_NONBLOCK) < 0) ||
 	    (r = svcall_valid(sv, c)) < 0) {
 		r = r < 0 ? r : -errno;

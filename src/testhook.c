@@ -43,3 +43,9 @@ testhook_supervisor_stalls(void)
 {
 	return false;
 }
+
+__attribute__((weak)) bool
+testhook_resolver_fails(void)
+{
+	return false;
+}

@@ -40,4 +40,8 @@ const char *testhook_bwrap(void);
  * timeout and final check must not depend on it). */
 bool testhook_supervisor_stalls(void);
 
+/* True when llwrap's resolver is to fail its start, as one the kernel
+ * refused a network namespace would (at the first query under L3). */
+bool testhook_resolver_fails(void);
+
 #endif /* LLW_TESTHOOK_H */

@@ -17,6 +17,9 @@
  *	LLW_HOOK_SUPERVISOR_STALL=1
  *				the supervisor stops answering at its
  *				first notification (a wedged one)
+ *	LLW_HOOK_RESOLVER_FAILS=1
+ *				llwrap's resolver fails its start (its
+ *				namespace refused)
  *
  * They only take away: a kernel never gains a feature this way, and
  * LLW_HOOK_BWRAP's wrapper runs the real bwrap.
@@ -95,6 +98,14 @@ bool
 testhook_supervisor_stalls(void)
 {
 	const char *s = getenv("LLW_HOOK_SUPERVISOR_STALL");
+
+	return s != NULL && strcmp(s, "1") == 0;
+}
+
+bool
+testhook_resolver_fails(void)
+{
+	const char *s = getenv("LLW_HOOK_RESOLVER_FAILS");
 
 	return s != NULL && strcmp(s, "1") == 0;
 }

@@ -80,6 +80,12 @@ allow-host = api.llw.test:8080,8443,8444,9000,9001,22 other.llw.test:8443
 allow-host = *.wild.llw.test:8080 ttl.llw.test:8080 big.llw.test:8080
 allow-host = v6.llw.test:9000 alias.llw.test:8080 fromhosts.llw.test:8080
 EOF
+# The same under L3 (a pid namespace): the sandbox makes user namespaces
+# itself, and the resolver makes its own at the first query.
+{
+	cat "$D/allow.ini"
+	printf '[process]\nhide-processes = yes\n'
+} >"$D/allow-l3.ini"
 cp "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/llwrap-hooked"
 cat >"$D/edns.py" <<'EOF'
 # edns.py: a query for Api.Llw.Test with an EDNS record carrying an
@@ -394,6 +400,47 @@ if p=/proc/$(helper_of $sleeper llwrap-dns); then
 fi
 : >"$d/looked"
 wait $sleeper
+echo "== deferred"
+# Under L3 the resolver is forked at the start but makes its namespace,
+# listeners and confinement at the first query: before it, it is in the
+# host's network namespace holding nothing but its channels; after it,
+# confined as above, and the query answered.
+if [ -z "$B" ]; then
+	"$L" --rx "$d" -p "$d/allow-l3.ini" -- sh -c "while [ ! -e $d/ask ]; do sleep 0.05; done
+getent hosts api.llw.test >/dev/null && echo 'deferred: resolved'
+while [ ! -e $d/asked ]; do sleep 0.05; done" >"$d/deferred.out" 2>&1 &
+	dp=$!
+	# This run's resolver, a child of the supervisor, which is the
+	# monitor of the pid namespace here (helper_of waits for a confined
+	# one, a level below).
+	i=0 h=
+	while [ -z "$h" ] && [ $i -lt 300 ]; do
+		h=$(pgrep -x -P $dp llwrap-dns | head -1)
+		[ -n "$h" ] || sleep 0.1
+		i=$((i + 1))
+	done
+	p=/proc/$h
+	[ "$(readlink "$p/ns/net")" = "$(readlink /proc/self/ns/net)" ] && echo "before the first query: same netns" || echo "before the first query: own netns"
+	: >"$d/ask"
+	i=0
+	while ! grep -q '^deferred: resolved$' "$d/deferred.out" 2>/dev/null && [ $i -lt 400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	grep -e NoNewPrivs -e CapEff "$p/status" | sed 's/^/after: /'
+	[ "$(readlink "$p/ns/net")" = "$(readlink /proc/self/ns/net)" ] && echo "after the first query: same netns" || echo "after the first query: own netns"
+	: >"$d/asked"
+	wait $dp
+	cat "$d/deferred.out"
+	# A resolver that cannot start at the first query (its namespace
+	# refused): the query fails at once, the command goes on, the log
+	# says why.
+	LLW_HOOK_RESOLVER_FAILS=1 "$d/llwrap-hooked" --rx "$d" -p "$d/allow-l3.ini" -- sh -c '
+s=$(date +%s); getent hosts api.llw.test; r=$?
+echo "failed start: lookup status $r after $(($(date +%s) - s)) s"
+getent hosts api.llw.test; echo "failed start: again, status $?"
+echo "failed start: the command goes on"' 2>&1
+fi
 echo "== agent"
 if [ -n "$O" ]; then
 	port=$(cat "$d/mock-port")
@@ -580,6 +627,22 @@ expect_output "the resolver has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
 expect_output "... no capability" "^CapEff:[[:space:]]+0+$"
 expect_output "... and a network namespace of its own" "^own netns$"
 
+section deferred
+if [ -n "${LLW_BACKEND:-}" ]; then
+	for _ in 1 2 3 4 5 6 7 8; do
+		skip "L3 under llwrap's own backend only (the hooked binary, a pid namespace of llwrap's)"
+	done
+else
+	expect_output "under L3 the resolver has no namespace of its own before the first query" "^before the first query: same netns$"
+	expect_output "... the first query is answered" "^deferred: resolved$"
+	expect_output "... after it the resolver has a network namespace of its own" "^after the first query: own netns$"
+	expect_output "... no new privileges" "^after: NoNewPrivs:[[:space:]]+1$"
+	expect_output "... no capability" "^after: CapEff:[[:space:]]+0+$"
+	expect_output "a resolver that cannot start fails the query at once (no hang)" "^failed start: lookup status 2 after [0-2] s$"
+	expect_output "... and the next one" "^failed start: again, status 2$"
+	expect_output "... while the command goes on" "^failed start: the command goes on$"
+fi
+
 section agent
 if [ -z "$OPENCODE" ]; then
 	for _ in 1 2 3; do
@@ -612,4 +675,9 @@ expect_output "the log names the refused query, its process and rule" "dns-query
 expect_no_output "... and no UDP connect to port 0 (getaddrinfo's sorting)" "connect udp [^ ]*:0 "
 expect_output "... and the connect to an address no allowed name resolves to" "connect tcp 203\\.0\\.113\\.9:8080 pid=[0-9]+ comm=probe rule=filtered/unnamed$"
 expect_output "... and the port an entry does not allow" "connect tcp 198\\.51\\.100\\.8:8080 pid=[0-9]+ comm=curl rule=filtered/host-port$"
+if [ -z "${LLW_BACKEND:-}" ]; then
+	expect_output "... and why a resolver could not start at the first query" "llwrap's resolver: refused \\(test hook\\)"
+else
+	skip "the hooked binary under llwrap's own backend only"
+fi
 done_testing

@@ -1210,6 +1210,80 @@ test_apply_threads(void **state)
 }
 
 /* A rule whose path cannot be opened for a reason other than ENOENT. */
+/* How many descriptors this process has open. */
+static int
+open_fds(void)
+{
+	int n = 0;
+
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/*
+ * ruleset_create closes its rules' descriptors a stretch at a time
+ * (close_range): every one it opened is closed, more than a batch of
+ * them, and no descriptor of the caller's, including one that splits
+ * their numbers (holes they filled below it, the rest above it).
+ */
+static void
+test_create_closes_rule_fds(void **state)
+{
+	enum { N = 150 };
+	struct ruleset_kernel k;
+	struct plan_rule rules[N];
+	struct plan fs = { .rules = rules, .n_rules = N };
+	char dir[] = "/tmp/llw-rules.XXXXXX";
+	char *paths[N];
+	struct policy *p;
+	struct ruleset_plan *rp;
+	char *cause = NULL;
+	int a, hole, b, rfd = -1, before;
+
+	(void)state;
+	ruleset_probe(&k);
+	if (k.abi < 1) {
+		print_message("# SKIP: no Landlock\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < N; i++) {
+		paths[i] = xasprintf("%s/d%03d", dir, i);
+		assert_int_equal(mkdir(paths[i], 0700), 0);
+		rules[i] = (struct plan_rule){ paths[i], RO, (char *)"test:1",
+					       false };
+	}
+	/* a, two holes, b: the ruleset takes the first hole, the rules'
+	 * first descriptor the second, the next ones go above b. */
+	a = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	hole = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(open("/dev/null", O_RDONLY | O_CLOEXEC), a + 2);
+	b = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(a >= 0 && hole == a + 1 && b == a + 3);
+	close(hole);
+	close(a + 2);
+	before = open_fds();
+	p = tpolicy_new(LLW_NET_HOST);
+	rp = ruleset_plan_new(rin(p), &fs, k.abi);
+	assert_int_equal(ruleset_create(rp, NULL, &rfd, &cause), 0);
+	assert_true(rfd >= 0);
+	/* The ruleset alone is new; a and b are still open. */
+	assert_int_equal(open_fds(), before + 1);
+	assert_true(fcntl(a, F_GETFD) >= 0);
+	assert_true(fcntl(b, F_GETFD) >= 0);
+	close(rfd);
+	close(a);
+	close(b);
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+	for (int i = 0; i < N; i++) {
+		rmdir(paths[i]);
+		free(paths[i]);
+	}
+	rmdir(dir);
+}
+
 static void
 test_apply_error_names_path(void **state)
 {
@@ -1278,6 +1352,7 @@ main(void)
 		cmocka_unit_test(test_restrict_flags),
 		cmocka_unit_test(test_apply_threads),
 		cmocka_unit_test(test_apply_error_names_path),
+		cmocka_unit_test(test_create_closes_rule_fds),
 	};
 
 	return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);

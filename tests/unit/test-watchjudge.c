@@ -1,11 +1,14 @@
 /*
  * The watch judge (src/watchjudge.c): the open it makes for a mask, and
  * a real judge process answering, without Landlock (the view alone) and
- * under a Landlock ruleset that grants reading one directory.
+ * under a Landlock ruleset that grants reading one directory; the
+ * directories it opens ahead, used only where the path still leads to
+ * them.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -119,8 +122,10 @@ test_view(void **state)
 	watchjudge_free(j);
 }
 
-static void
-test_landlock(void **state)
+/* A Landlock ruleset that grants reading dir/ok alone, or -1 (no
+ * Landlock here). */
+static int
+ok_ruleset(void)
 {
 	struct llw_ruleset_attr attr = {
 		.handled_access_fs = LLW_FS_READ_FILE | LLW_FS_READ_DIR,
@@ -129,19 +134,30 @@ test_landlock(void **state)
 		.allowed_access = LLW_FS_READ_FILE | LLW_FS_READ_DIR,
 	};
 	char p[128];
-	struct watchjudge *j;
-	mode_t m = 0;
 	int rs;
 
-	(void)state;
 	rs = sys_landlock_create_ruleset(&attr, llw_ruleset_attr_size(1), 0);
 	if (rs < 0)
-		skip();
+		return -1;
 	snprintf(p, sizeof(p), "%s/ok", dir);
 	pb.parent_fd = open(p, O_PATH | O_CLOEXEC);
 	assert_int_equal(
 		sys_landlock_add_rule(rs, LLW_RULE_PATH_BENEATH, &pb, 0), 0);
 	close(pb.parent_fd);
+	return rs;
+}
+
+static void
+test_landlock(void **state)
+{
+	char p[128];
+	struct watchjudge *j;
+	mode_t m = 0;
+	int rs;
+
+	(void)state;
+	if ((rs = ok_ruleset()) < 0)
+		skip();
 	j = watchjudge_new(rs);
 	assert_int_equal(ask(j, "/ok", IN_MODIFY, &m), 0);
 	assert_int_equal(ask(j, "/ok/file", IN_MODIFY, &m), 0);
@@ -158,6 +174,79 @@ test_landlock(void **state)
 	watchjudge_free(j);
 }
 
+/* The judge: this process's only child. */
+static pid_t
+judge_pid(void)
+{
+	char p[64];
+	long pid = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/self/task/%d/children", (int)getpid());
+	f = fopen(p, "re");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld", &pid), 1);
+	fclose(f);
+	return (pid_t)pid;
+}
+
+static void
+mk(const char *rel)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void
+test_ahead(void **state)
+{
+	char p[128], q[128];
+	struct watchjudge *j;
+	mode_t m = 0;
+	pid_t judge;
+	int rs;
+
+	(void)state;
+	if ((rs = ok_ruleset()) < 0)
+		skip();
+	mk("ok/t");
+	mk("ok/t/a");
+	mk("ok/t/b");
+	mk("ok/t/c");
+	mk("ok/t/d");
+	j = watchjudge_new(rs);
+	/* a is judged; its neighbours are opened ahead. */
+	assert_int_equal(ask(j, "/ok/t/a", IN_ONLYDIR, &m), 0);
+	assert_true(S_ISDIR(m));
+	/* b is one of them: a stopped judge answers nothing (a request to
+	 * it would fail after 5 s), and the watch is given at once. */
+	judge = judge_pid();
+	assert_true(judge > 0);
+	assert_int_equal(kill(judge, SIGSTOP), 0);
+	assert_int_equal(ask(j, "/ok/t/b", IN_ONLYDIR, &m), 0);
+	assert_true(S_ISDIR(m));
+	assert_int_equal(kill(judge, SIGCONT), 0);
+	/* c replaced by a link to the secret directory since: the path no
+	 * longer leads to what was opened ahead, the judge decides, and
+	 * refuses. */
+	snprintf(p, sizeof(p), "%s/ok/t/c", dir);
+	snprintf(q, sizeof(q), "%s/ok/t/c.old", dir);
+	assert_int_equal(rename(p, q), 0);
+	assert_int_equal(symlink("../../secret", p), 0);
+	assert_int_equal(ask(j, "/ok/t/c", IN_ONLYDIR, &m), -EACCES);
+	/* d replaced by another directory: judged again, allowed. */
+	snprintf(p, sizeof(p), "%s/ok/t/d", dir);
+	assert_int_equal(rmdir(p), 0);
+	mk("ok/t/d");
+	assert_int_equal(ask(j, "/ok/t/d", IN_ONLYDIR, &m), 0);
+	/* Nothing outside the ruleset is opened ahead: the secret tree
+	 * stays the judge's to refuse. */
+	assert_int_equal(ask(j, "/secret", IN_ONLYDIR, &m), -EACCES);
+	watchjudge_free(j);
+}
+
 int
 main(void)
 {
@@ -165,6 +254,7 @@ main(void)
 		cmocka_unit_test(test_how),
 		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_landlock),
+		cmocka_unit_test(test_ahead),
 	};
 
 	return cmocka_run_group_tests_name("watchjudge", tests, setup,
