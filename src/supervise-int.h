@@ -214,6 +214,15 @@ int svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
 /* A NUL-terminated string of the caller's, at most PATH_MAX bytes;
  * NULL when it cannot be read. */
 char *svcall_read_string(pid_t pid, uint64_t addr);
+/*
+ * At the hand-over: whether the supervisor can read the memory of the
+ * command's process pid (not exec'd yet), and the form every later read
+ * and write takes: process_vm_readv, else /proc/PID/mem.  0, or -errno
+ * with *cause.
+ */
+int svcall_reach(struct supervisor *sv, pid_t pid, char **cause);
+/* The form svcall_reach chose, for --explain's and the tests' eyes. */
+const char *svcall_mem_form(void);
 /* Whether the notification is still pending: 0 or CALL_GONE.  Checked
  * after everything read from the caller and before acting on it. */
 int svcall_valid(const struct supervisor *sv, const struct call *c);
