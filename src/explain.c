@@ -802,7 +802,10 @@ explain_check(FILE *f)
 				proc);
 	}
 	if (supervisor)
-		fprintf(f, "  S  supervisor   usable\n");
+		fprintf(f, "  S  supervisor   usable%s%s%s\n",
+			facts.supervisor_form ? " (" : "",
+			facts.supervisor_form ? facts.supervisor_form : "",
+			facts.supervisor_form ? ")" : "");
 	else
 		fprintf(f, "  S  supervisor   unavailable: %s\n",
 			supervisor_why);

@@ -44,6 +44,9 @@
 #define SV_MAX_ASKERS  64
 /* Relayed connections whose caller a refusal names (relay.h). */
 #define SV_MAX_RELAYED 256
+/* Sockets the supervisor made and holds, without pidfd_getfd
+ * (svcall_open): the most recent this many. */
+#define SV_MAX_HELD 256
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The kinds of attempt remembered for the notes. */
@@ -164,6 +167,16 @@ struct supervisor {
 	 * namespace confines the pids it names (supervise_set_command). */
 	pid_t root;
 	bool pidns;
+	/* Whether pidfd_getfd takes the caller's sockets (svcall_reach);
+	 * else the substitute: sockets the supervisor makes, installs at the
+	 * caller's number (SECCOMP_IOCTL_NOTIF_ADDFD) and, for UDP, holds
+	 * for the sends that follow, by inode. */
+	bool getfd;
+	struct held {
+		uint64_t ino;
+		int sock; /* -1 when unused */
+	} held[SV_MAX_HELD];
+	size_t next_held;
 };
 
 /* ---- One mediated call ---- */
@@ -176,6 +189,10 @@ struct call {
 	int sock;
 	int domain, type;
 	bool nonblock;
+	/* Without pidfd_getfd: sock is a new socket of the caller's kind
+	 * (made), to be installed in the caller's place once decided
+	 * (svcall_install); or one the supervisor holds (held). */
+	bool made, held, cloexec;
 	/* Local fds to close when done (SCM_RIGHTS copies). */
 	int *fds;
 	size_t n_fds;
@@ -186,6 +203,9 @@ struct call {
 #define CALL_GONE    (-100001) /* the caller is gone: no answer */
 /* observed (--learn): let the kernel run it */
 #define CALL_CONTINUE (-100002)
+/* svcall_open without pidfd_getfd: a kind of socket or a call that has
+ * no substitute (svcall_no_getfd). */
+#define SVCALL_NO_SUBSTITUTE (-100003)
 
 /* An address copied from the caller, and the one to perform with. */
 struct addr_buf {
@@ -217,10 +237,11 @@ char *svcall_read_string(pid_t pid, uint64_t addr);
 /*
  * At the hand-over: whether the supervisor can read the memory of the
  * command's process pid (not exec'd yet), and the form every later read
- * and write takes: process_vm_readv, else /proc/PID/mem.  0, or -errno
- * with *cause.
+ * and write takes: process_vm_readv, else /proc/PID/mem; and whether
+ * pidfd_getfd takes its descriptor fd (sv->getfd), else the caller's
+ * sockets are substituted (svcall_open).  0, or -errno with *cause.
  */
-int svcall_reach(struct supervisor *sv, pid_t pid, char **cause);
+int svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause);
 /* The form svcall_reach chose, for --explain's and the tests' eyes. */
 const char *svcall_mem_form(void);
 /* Whether the notification is still pending: 0 or CALL_GONE.  Checked
@@ -236,6 +257,26 @@ int svcall_pidfd(const struct call *c);
  * is: 0, -errno or CALL_GONE. */
 int svcall_open(struct supervisor *sv, struct call *c);
 enum netpolicy_proto svcall_proto(const struct call *c);
+/*
+ * Without pidfd_getfd: put c->sock, a socket the supervisor made
+ * (c->made), at the caller's descriptor number (SECCOMP_IOCTL_NOTIF_ADDFD
+ * with SETFD), once the call is decided and before it is performed; a UDP
+ * socket is held for the sends that follow.  Nothing where c->sock is the
+ * caller's own or one held.  0, -errno or CALL_GONE.
+ */
+int svcall_install(struct supervisor *sv, struct call *c);
+/* Hold c->sock, installed at the caller's number (by svcall_install, or
+ * the resolver's swap), for the calls that follow: the bound socket's
+ * listen or connect, a UDP socket's sends; without pidfd_getfd only.
+ * The most recent SV_MAX_HELD: an older one is let go (its next call is
+ * made on a new socket, as for one never bound). */
+void svcall_hold(struct supervisor *sv, const struct call *c);
+/* No longer hold c->sock (a listener, a TCP socket connected). */
+void svcall_unhold(struct supervisor *sv, const struct call *c);
+/* Without pidfd_getfd, a call with no substitute: logged and refused
+ * (filtered/no-getfd). */
+int svcall_no_getfd(struct supervisor *sv, struct call *c,
+		    enum netpolicy_op op);
 /* Close what c holds. */
 void svcall_done(struct call *c);
 /* Answer c later (when its socket is writable, or a moment passed):

@@ -207,6 +207,9 @@ supervise_free(struct supervisor *sv)
 	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
 		if (sv->askers[i].pidfd >= 0)
 			close(sv->askers[i].pidfd);
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0)
+			close(sv->held[i].sock);
 	if (sv->req)
 		seccomp_notify_free(sv->req, sv->resp);
 	free(sv);
@@ -255,6 +258,9 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 		sv->askers[i].pidfd = -1;
 	for (size_t i = 0; i < SV_MAX_RELAYED; i++)
 		sv->relayed[i].pidfd = -1;
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		sv->held[i].sock = -1;
+	sv->getfd = true;
 	for (char *const *e = envp; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "HOME=/", 6) == 0) {
 			_cleanup_free_ char *home = realpath(*e + 5, NULL);
@@ -455,7 +461,7 @@ int
 supervise_parent_attach(struct supervisor *sv, char **cause)
 {
 	struct channel_msg m;
-	int e, ruleset = -1;
+	int e, ruleset = -1, child_end = sv->sock[1];
 
 	close(sv->sock[1]);
 	sv->sock[1] = -1;
@@ -469,7 +475,9 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	sv->listener = m.fds[0];
 	if (m.n_fds > 1)
 		ruleset = m.fds[1];
-	if ((e = svcall_reach(sv, m.pid, cause)) < 0) {
+	/* The child's end of the channel is open in it until it is told
+	 * to go on: a descriptor to try pidfd_getfd on. */
+	if ((e = svcall_reach(sv, m.pid, child_end, cause)) < 0) {
 		(void)attach_answer(sv, 'n');
 		if (ruleset >= 0)
 			close(ruleset);

@@ -13,16 +13,21 @@
 #include <signal.h>
 #include <time.h>
 #include <linux/openat2.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
+#include "refusal.h"
 #include "supervise-int.h"
 #include "xalloc.h"
 
@@ -193,16 +198,24 @@ svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
 static const uint64_t reach_word = 0x6c6c777261707376ULL;
 
 int
-svcall_reach(struct supervisor *sv, pid_t pid, char **cause)
+svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause)
 {
 	uint64_t word = 0;
 	struct iovec l = { .iov_base = &word, .iov_len = sizeof(word) };
 	struct iovec r = { .iov_base = (void *)&reach_word,
 			   .iov_len = sizeof(word) };
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int mem = -1;
 	int vm = 0, proc = 0;
 
-	(void)sv;
+	/* pidfd_getfd of a descriptor the process has: the caller's own
+	 * sockets, or where a filter refuses it, the substitute. */
+	{
+		_cleanup_close_ int pidfd = sys_pidfd_open(pid, 0);
+		_cleanup_close_ int got =
+			pidfd < 0 ? -1 : sys_pidfd_getfd(pidfd, fd, 0);
+
+		sv->getfd = got >= 0;
+	}
 	mem_form = MEM_VM;
 	if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
 		vm = errno;
@@ -210,10 +223,10 @@ svcall_reach(struct supervisor *sv, pid_t pid, char **cause)
 		return 0;
 	mem_form = MEM_PROC;
 	word = 0;
-	if ((fd = mem_open(pid, O_RDONLY)) < 0)
-		proc = fd == CALL_GONE ? ESRCH : -fd;
-	else if (pread(fd, &word, sizeof(word), (off_t)(uintptr_t)&reach_word) <
-		 0)
+	if ((mem = mem_open(pid, O_RDONLY)) < 0)
+		proc = mem == CALL_GONE ? ESRCH : -mem;
+	else if (pread(mem, &word, sizeof(word),
+		       (off_t)(uintptr_t)&reach_word) < 0)
 		proc = errno;
 	else if (word == reach_word)
 		return 0;
@@ -307,6 +320,89 @@ svcall_pidfd(const struct call *c)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Without pidfd_getfd (a container runtime's filter refuses it): what
+ * kind of socket the caller named, from its /proc entries (the protocol's
+ * name, sockfs' system.sockprotoname, and fdinfo's flags), and a new one
+ * of that kind in c->sock for the handler to decide and perform on, to be
+ * installed in the caller's place (svcall_install) -- or the one the
+ * supervisor made for it before and holds.  The new socket is what the
+ * caller's was if that was never bound or connected: each bind, listen
+ * and unix call is refused here (svcall_no_getfd), each connect and send
+ * done on a socket of the supervisor's.  What the caller set on its
+ * socket before (setsockopt) is not carried: O_NONBLOCK and O_CLOEXEC
+ * are.  Whatever the caller swaps in its descriptor table meanwhile, the
+ * call decided is the one performed, on the supervisor's socket.
+ */
+static int
+substitute_open(struct supervisor *sv, struct call *c)
+{
+	static const struct {
+		const char *name;
+		int domain, type, protocol;
+	} kinds[] = {
+		{ "TCP", AF_INET, SOCK_STREAM, IPPROTO_TCP },
+		{ "TCPv6", AF_INET6, SOCK_STREAM, IPPROTO_TCP },
+		{ "UDP", AF_INET, SOCK_DGRAM, IPPROTO_UDP },
+		{ "UDPv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDP },
+		{ "UNIX-STREAM", AF_UNIX, SOCK_STREAM, 0 },
+		{ "UNIX", AF_UNIX, SOCK_DGRAM, 0 },
+	};
+	char path[64], info[64], link[64], name[32], buf[512], *f;
+	_cleanup_close_ int fd = -1;
+	unsigned long long ino;
+	unsigned long flags;
+	ssize_t n;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	if ((n = readlink(path, link, sizeof(link) - 1)) < 0)
+		return svcall_error(sv, c, errno == ENOENT ? -EBADF : -errno);
+	link[n] = '\0';
+	if (sscanf(link, "socket:[%llu]", &ino) != 1)
+		return svcall_error(sv, c, -ENOTSOCK);
+	if ((n = getxattr(path, "system.sockprotoname", name,
+			  sizeof(name) - 1)) < 0)
+		return svcall_error(sv, c, -errno);
+	name[n] = '\0';
+	if ((fd = open(info, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (n = read(fd, buf, sizeof(buf) - 1)) < 0)
+		return svcall_error(sv, c, -EBADF);
+	buf[n] = '\0';
+	if ((f = strstr(buf, "\nflags:")) == NULL ||
+	    sscanf(f + 7, "%lo", &flags) != 1)
+		return svcall_error(sv, c, -EBADF);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (strcmp(name, kinds[i].name) == 0)
+			break;
+	/* Known by its protocol's name, or refused as unknown. */
+	c->domain = i < ARRAY_SIZE(kinds) ? kinds[i].domain : AF_UNSPEC;
+	c->type = i < ARRAY_SIZE(kinds) ? kinds[i].type : 0;
+	c->nonblock = (flags & O_NONBLOCK) != 0;
+	c->cloexec = (flags & O_CLOEXEC) != 0;
+	if (svcall_valid(sv, c) < 0)
+		return CALL_GONE;
+	for (size_t k = 0; k < SV_MAX_HELD; k++)
+		if (sv->held[k].sock >= 0 && sv->held[k].ino == ino) {
+			c->sock = fcntl(sv->held[k].sock, F_DUPFD_CLOEXEC, 3);
+			c->held = true;
+			return c->sock < 0 ? -errno : 0;
+		}
+	if (i == ARRAY_SIZE(kinds) || c->domain == AF_UNIX)
+		return SVCALL_NO_SUBSTITUTE;
+	c->sock = socket(c->domain,
+			 c->type | SOCK_CLOEXEC |
+				 (c->nonblock ? SOCK_NONBLOCK : 0),
+			 kinds[i].protocol);
+	if (c->sock < 0)
+		return -errno;
+	c->made = true;
+	return 0;
+}
+
 /* The caller's socket, and what kind it is. */
 int
 svcall_open(struct supervisor *sv, struct call *c)
@@ -317,6 +413,8 @@ svcall_open(struct supervisor *sv, struct call *c)
 	c->pidfd = svcall_pidfd(c);
 	if (c->pidfd < 0)
 		return svcall_error(sv, c, c->pidfd);
+	if (!sv->getfd)
+		return substitute_open(sv, c);
 	c->sock = sys_pidfd_getfd(c->pidfd, (int)(uint32_t)c->req->data.args[0],
 				  0);
 	if (c->sock < 0)
@@ -331,6 +429,72 @@ svcall_open(struct supervisor *sv, struct call *c)
 	fl = fcntl(c->sock, F_GETFL);
 	c->nonblock = fl >= 0 && (fl & O_NONBLOCK);
 	return 0;
+}
+
+int
+svcall_install(struct supervisor *sv, struct call *c)
+{
+	struct seccomp_notif_addfd af = {
+		.id = c->req->id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.srcfd = (uint32_t)c->sock,
+		.newfd = (uint32_t)c->req->data.args[0],
+		.newfd_flags = c->cloexec ? O_CLOEXEC : 0,
+	};
+
+	if (!c->made)
+		return 0;
+	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) < 0)
+		return svcall_error(sv, c, -errno);
+	c->made = false;
+	if (c->type == SOCK_DGRAM)
+		svcall_hold(sv, c);
+	return 0;
+}
+
+void
+svcall_hold(struct supervisor *sv, const struct call *c)
+{
+	struct held *h = &sv->held[sv->next_held];
+	struct stat st;
+
+	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
+		return;
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino)
+			return;
+	if (h->sock >= 0)
+		close(h->sock);
+	h->ino = st.st_ino;
+	h->sock = fcntl(c->sock, F_DUPFD_CLOEXEC, 3);
+	sv->next_held = (sv->next_held + 1) % SV_MAX_HELD;
+}
+
+void
+svcall_unhold(struct supervisor *sv, const struct call *c)
+{
+	struct stat st;
+
+	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
+		return;
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino) {
+			close(sv->held[i].sock);
+			sv->held[i].sock = -1;
+		}
+}
+
+int
+svcall_no_getfd(struct supervisor *sv, struct call *c, enum netpolicy_op op)
+{
+	_cleanup_free_ char *t =
+		xasprintf("fd%d", (int)(uint32_t)c->req->data.args[0]);
+
+	if (svcall_valid(sv, c) < 0)
+		return CALL_GONE;
+	svlog_blocked(sv, op, svcall_proto(c), t, c->pid, c->pidfd,
+		      REFUSAL_NO_GETFD);
+	return -refusal_errno(REFUSAL_NO_GETFD);
 }
 
 enum netpolicy_proto
