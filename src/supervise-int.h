@@ -47,6 +47,9 @@
 /* Sockets the supervisor made and holds, without pidfd_getfd
  * (svcall_open): the most recent this many. */
 #define SV_MAX_HELD 256
+/* Of them inotify instances, at most (the user's instances are few:
+ * fs.inotify.max_user_instances, 128 by default). */
+#define SV_MAX_HELD_INOTIFY 16
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The kinds of attempt remembered for the notes. */
@@ -173,8 +176,8 @@ struct supervisor {
 	 * for the sends that follow, by inode. */
 	bool getfd;
 	struct held {
-		uint64_t ino;
-		int sock; /* -1 when unused */
+		uint64_t ino; /* a socket's; 0 for an inotify instance */
+		int sock;     /* -1 when unused */
 	} held[SV_MAX_HELD];
 	size_t next_held;
 };
@@ -193,6 +196,7 @@ struct call {
 	 * (made), to be installed in the caller's place once decided
 	 * (svcall_install); or one the supervisor holds (held). */
 	bool made, held, cloexec;
+	bool keep; /* hold sock once installed (svcall_install) */
 	/* Local fds to close when done (SCM_RIGHTS copies). */
 	int *fds;
 	size_t n_fds;
@@ -265,6 +269,14 @@ enum netpolicy_proto svcall_proto(const struct call *c);
  * caller's own or one held.  0, -errno or CALL_GONE.
  */
 int svcall_install(struct supervisor *sv, struct call *c);
+/*
+ * inotify_add_watch's instance (its first argument) into c->sock: the
+ * caller's (pidfd_getfd), or without it the instance the supervisor made
+ * for it before and holds, or a new one where the caller's has no watch
+ * yet (c->made: install it once the watch is added).  0, -errno or
+ * CALL_GONE.
+ */
+int svcall_inotify(struct supervisor *sv, struct call *c);
 /* Hold c->sock, installed at the caller's number (by svcall_install, or
  * the resolver's swap), for the calls that follow: the bound socket's
  * listen or connect, a UDP socket's sends; without pidfd_getfd only.

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -400,6 +401,7 @@ substitute_open(struct supervisor *sv, struct call *c)
 	if (c->sock < 0)
 		return -errno;
 	c->made = true;
+	c->keep = c->type == SOCK_DGRAM;
 	return 0;
 }
 
@@ -447,7 +449,7 @@ svcall_install(struct supervisor *sv, struct call *c)
 	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) < 0)
 		return svcall_error(sv, c, -errno);
 	c->made = false;
-	if (c->type == SOCK_DGRAM)
+	if (c->keep)
 		svcall_hold(sv, c);
 	return 0;
 }
@@ -457,17 +459,126 @@ svcall_hold(struct supervisor *sv, const struct call *c)
 {
 	struct held *h = &sv->held[sv->next_held];
 	struct stat st;
+	size_t n_inotify = 0, oldest = SV_MAX_HELD;
+	bool inotify = c->domain == AF_UNSPEC;
 
 	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
 		return;
-	for (size_t i = 0; i < SV_MAX_HELD; i++)
-		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino)
+	for (size_t k = 0; k < SV_MAX_HELD; k++) {
+		/* Oldest first, from the next slot round. */
+		size_t i = (sv->next_held + k) % SV_MAX_HELD;
+
+		if (sv->held[i].sock < 0)
+			continue;
+		if (!inotify && sv->held[i].ino == st.st_ino)
 			return;
+		if (sv->held[i].ino == 0 && n_inotify++ == 0)
+			oldest = i;
+	}
+	/* An inotify instance over the bound lets the oldest go. */
+	if (inotify && n_inotify >= SV_MAX_HELD_INOTIFY) {
+		close(sv->held[oldest].sock);
+		sv->held[oldest].sock = -1;
+	}
 	if (h->sock >= 0)
 		close(h->sock);
-	h->ino = st.st_ino;
+	h->ino = inotify ? 0 : st.st_ino;
 	h->sock = fcntl(c->sock, F_DUPFD_CLOEXEC, 3);
 	sv->next_held = (sv->next_held + 1) % SV_MAX_HELD;
+}
+
+/* The first watch line of an inotify instance's fdinfo (the most recent
+ * watch: the same text for every descriptor of the instance), or "" when
+ * it has none; 0, or -errno. */
+static int
+inotify_first_watch(const char *info, char *line, size_t size,
+		    unsigned long *flags)
+{
+	_cleanup_close_ int fd = open(info, O_RDONLY | O_CLOEXEC);
+	char buf[1024], *w, *f, *end;
+	ssize_t n;
+
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (flags != NULL && ((f = strstr(buf, "\nflags:")) == NULL ||
+			      sscanf(f + 7, "%lo", flags) != 1))
+		return -EBADF;
+	line[0] = '\0';
+	if ((w = strstr(buf, "\ninotify wd:")) == NULL)
+		return 0;
+	w++;
+	/* A line cut short by the buffer's end is no fingerprint. */
+	if ((end = strchr(w, '\n')) == NULL)
+		return -EOVERFLOW;
+	snprintf(line, size, "%.*s", (int)(end - w), w);
+	return 0;
+}
+
+int
+svcall_inotify(struct supervisor *sv, struct call *c)
+{
+	char link[64], kind[32], info[64], mine[256], theirs[256];
+	unsigned long flags;
+	ssize_t n;
+	int r;
+
+	c->pidfd = svcall_pidfd(c);
+	if (c->pidfd < 0)
+		return svcall_error(sv, c, c->pidfd);
+	if (sv->getfd) {
+		c->sock = sys_pidfd_getfd(
+			c->pidfd, (int)(uint32_t)c->req->data.args[0], 0);
+		if (c->sock < 0)
+			return svcall_error(sv, c, -errno);
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", c->sock);
+	} else {
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)c->pid,
+			 (int)(uint32_t)c->req->data.args[0]);
+	}
+	/* The watch goes on the caller's own instance: it must be one. */
+	n = readlink(link, kind, sizeof(kind) - 1);
+	if (n < 0)
+		return svcall_error(sv, c, -EINVAL);
+	kind[n] = '\0';
+	if (strcmp(kind, "anon_inode:inotify") != 0)
+		return svcall_error(sv, c, -EINVAL);
+	if (sv->getfd)
+		return 0;
+	/*
+	 * Without pidfd_getfd: an instance has no inode of its own to know
+	 * it by, but its watches are its own: the instance held whose most
+	 * recent watch is the caller's.  One with no watch yet is as good
+	 * as a new one.  One with watches the supervisor does not hold (let
+	 * go, or inherited) is refused: its watches cannot be carried.
+	 */
+	snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	if ((r = inotify_first_watch(info, theirs, sizeof(theirs), &flags)) < 0)
+		return svcall_error(sv, c, r);
+	c->domain = AF_UNSPEC;
+	c->cloexec = (flags & O_CLOEXEC) != 0;
+	if (theirs[0] == '\0') {
+		c->sock = inotify_init1(
+			IN_CLOEXEC | ((flags & O_NONBLOCK) ? IN_NONBLOCK : 0));
+		if (c->sock < 0)
+			return svcall_error(sv, c, -errno);
+		c->made = c->keep = true;
+		return svcall_valid(sv, c);
+	}
+	for (size_t i = 0; i < SV_MAX_HELD; i++) {
+		if (sv->held[i].sock < 0 || sv->held[i].ino != 0)
+			continue;
+		snprintf(info, sizeof(info), "/proc/self/fdinfo/%d",
+			 sv->held[i].sock);
+		if (inotify_first_watch(info, mine, sizeof(mine), NULL) == 0 &&
+		    strcmp(mine, theirs) == 0) {
+			c->sock = fcntl(sv->held[i].sock, F_DUPFD_CLOEXEC, 3);
+			c->held = true;
+			return c->sock < 0 ? -errno : svcall_valid(sv, c);
+		}
+	}
+	return svcall_error(sv, c, -EACCES);
 }
 
 void

@@ -163,6 +163,20 @@ else
 		diag "$(cat "$HOME_DIR/.local/state/llwrap/nogetfd.log" 2>&1)"
 	fi
 
+	# inotify_add_watch on an instance the supervisor made (none of
+	# the caller's can be taken): the judge still decides.
+	mkdir -p "$PROJ/wt/a/b" "$PROJ/wt/c"
+	chown -R "$TEST_UID:$TEST_GID" "$PROJ/wt"
+	expect_succeeded "... a watch on the project reports its events (an inotify instance of the supervisor's)" \
+		in_filter_h -p default -q -- "$PROBE" watch "$PROJ/wt" event
+	expect_succeeded "... a recursive watcher adds a watch on each directory to one instance" \
+		in_filter_h -p default -q -- "$PROBE" watch-tree "$PROJ/wt"
+	expect_output "... all four" "watches=4"
+	expect_denied "... a watch where the sandbox may not read (-p opencode: ~/.ssh) is refused (EACCES)" EACCES \
+		in_filter_h -p opencode --best-effort -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+	expect_denied "... a descriptor that is not an inotify instance: EINVAL, as the kernel says" EINVAL \
+		in_filter_h -p default -q -- "$PROBE" watch "$PROJ/wt" badfd
+
 	run in_filter_h -p opencode --best-effort --connect-tcp "$PA" --allow-cidr 127.0.0.1/32 -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
 	expect_output "-p opencode --best-effort: the port rules still decide (an allowed port connects)" "^SUCCEEDED tcp-connect"
 	if printf '%s\n' "$out" | grep -q "NOT ENFORCED: the network supervisor"; then
