@@ -50,6 +50,9 @@
 /* Of them inotify instances, at most (the user's instances are few:
  * fs.inotify.max_user_instances, 128 by default). */
 #define SV_MAX_HELD_INOTIFY 16
+/* Sockets let go (svcall_unhold, or an older one held): the most recent
+ * this many, whose calls have no substitute any more. */
+#define SV_MAX_GONE 1024
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The kinds of attempt remembered for the notes. */
@@ -180,6 +183,8 @@ struct supervisor {
 		int sock;     /* -1 when unused */
 	} held[SV_MAX_HELD];
 	size_t next_held;
+	uint64_t gone[SV_MAX_GONE];
+	size_t next_gone;
 };
 
 /* ---- One mediated call ---- */
@@ -285,6 +290,15 @@ int svcall_inotify(struct supervisor *sv, struct call *c);
 void svcall_hold(struct supervisor *sv, const struct call *c);
 /* No longer hold c->sock (a listener, a TCP socket connected). */
 void svcall_unhold(struct supervisor *sv, const struct call *c);
+/*
+ * Before a bind to a, on a socket the supervisor made: let go of each
+ * socket it holds that is bound to the same port and neither listens nor
+ * is connected, the port being the caller's to reuse where it closed
+ * that socket (bind, close, bind again; while the caller keeps it, the
+ * bind fails as it would have).
+ */
+void svcall_release_port(struct supervisor *sv, const struct call *c,
+			 const struct sockaddr *a, socklen_t len);
 /* Without pidfd_getfd, a call with no substitute: logged and refused
  * (filtered/no-getfd). */
 int svcall_no_getfd(struct supervisor *sv, struct call *c,

@@ -598,7 +598,10 @@ svaddr_bind(struct supervisor *sv, struct call *c)
 	/* Without pidfd_getfd the socket bound is the supervisor's, held
 	 * for the listen, connect or sends that follow. */
 	if ((r = svaddr_check(sv, c, NETPOLICY_BIND, &a)) < 0 ||
-	    (r = svcall_valid(sv, c)) < 0 || (r = svcall_install(sv, c)) < 0)
+	    (r = svcall_valid(sv, c)) < 0)
+		return r;
+	svcall_release_port(sv, c, &a.u.sa, a.len);
+	if ((r = svcall_install(sv, c)) < 0)
 		return r;
 	svcall_hold(sv, c);
 	inet = (c->domain == AF_INET || c->domain == AF_INET6) &&

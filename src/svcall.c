@@ -386,6 +386,9 @@ substitute_open(struct supervisor *sv, struct call *c)
 	c->cloexec = (flags & O_CLOEXEC) != 0;
 	if (svcall_valid(sv, c) < 0)
 		return CALL_GONE;
+	for (size_t k = 0; k < SV_MAX_GONE; k++)
+		if (sv->gone[k] == ino)
+			return SVCALL_NO_SUBSTITUTE;
 	for (size_t k = 0; k < SV_MAX_HELD; k++)
 		if (sv->held[k].sock >= 0 && sv->held[k].ino == ino) {
 			c->sock = fcntl(sv->held[k].sock, F_DUPFD_CLOEXEC, 3);
@@ -454,6 +457,18 @@ svcall_install(struct supervisor *sv, struct call *c)
 	return 0;
 }
 
+/* Close held socket i; its later calls have no substitute. */
+static void
+let_go(struct supervisor *sv, size_t i)
+{
+	if (sv->held[i].ino != 0) {
+		sv->gone[sv->next_gone] = sv->held[i].ino;
+		sv->next_gone = (sv->next_gone + 1) % SV_MAX_GONE;
+	}
+	close(sv->held[i].sock);
+	sv->held[i].sock = -1;
+}
+
 void
 svcall_hold(struct supervisor *sv, const struct call *c)
 {
@@ -476,12 +491,10 @@ svcall_hold(struct supervisor *sv, const struct call *c)
 			oldest = i;
 	}
 	/* An inotify instance over the bound lets the oldest go. */
-	if (inotify && n_inotify >= SV_MAX_HELD_INOTIFY) {
-		close(sv->held[oldest].sock);
-		sv->held[oldest].sock = -1;
-	}
+	if (inotify && n_inotify >= SV_MAX_HELD_INOTIFY)
+		let_go(sv, oldest);
 	if (h->sock >= 0)
-		close(h->sock);
+		let_go(sv, sv->next_held);
 	h->ino = inotify ? 0 : st.st_ino;
 	h->sock = fcntl(c->sock, F_DUPFD_CLOEXEC, 3);
 	sv->next_held = (sv->next_held + 1) % SV_MAX_HELD;
@@ -589,10 +602,51 @@ svcall_unhold(struct supervisor *sv, const struct call *c)
 	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
 		return;
 	for (size_t i = 0; i < SV_MAX_HELD; i++)
-		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino) {
-			close(sv->held[i].sock);
-			sv->held[i].sock = -1;
-		}
+		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino)
+			let_go(sv, i);
+}
+
+/* The port of an IP socket address, 0 for any other. */
+static uint16_t
+sockaddr_port(const struct sockaddr *a, socklen_t len)
+{
+	if (a->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		return ntohs(((const struct sockaddr_in *)a)->sin_port);
+	if (a->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	return 0;
+}
+
+void
+svcall_release_port(struct supervisor *sv, const struct call *c,
+		    const struct sockaddr *a, socklen_t len)
+{
+	uint16_t port = sockaddr_port(a, len);
+
+	if (sv->getfd || !c->made || port == 0)
+		return;
+	for (size_t i = 0; i < SV_MAX_HELD; i++) {
+		struct sockaddr_storage ss, peer;
+		socklen_t sl = sizeof(ss), pl = sizeof(peer);
+		int type = 0, listening = 0;
+		socklen_t tl = sizeof(type), ll = sizeof(listening);
+
+		if (sv->held[i].sock < 0 || sv->held[i].ino == 0 ||
+		    getsockname(sv->held[i].sock, (struct sockaddr *)&ss, &sl) <
+			    0 ||
+		    ss.ss_family != a->sa_family ||
+		    sockaddr_port((struct sockaddr *)&ss, sl) != port ||
+		    getsockopt(sv->held[i].sock, SOL_SOCKET, SO_TYPE, &type,
+			       &tl) < 0 ||
+		    type != c->type ||
+		    getsockopt(sv->held[i].sock, SOL_SOCKET, SO_ACCEPTCONN,
+			       &listening, &ll) < 0 ||
+		    listening ||
+		    getpeername(sv->held[i].sock, (struct sockaddr *)&peer,
+				&pl) == 0)
+			continue;
+		let_go(sv, i);
+	}
 }
 
 int

@@ -146,6 +146,22 @@ else
 	L=$(free_port)
 	expect_succeeded "... a listener bound through the supervisor accepts a child's connection" \
 		in_filter_h -p default --listen "127.0.0.1:$L" --connect-tcp "$L" --allow-cidr "127.0.0.1/32:$L" -- "$NETPROBE" self tcp 127.0.0.1 "$L" 127.0.0.1
+	# bind, close, bind again: the port the supervisor's socket held is
+	# the caller's again (the "free port" idiom of test suites).
+	cat >"$PROJ/rebind.py" <<'PY'
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+t = socket.socket(); t.bind(("127.0.0.1", p)); t.listen()
+u = socket.socket()
+try:
+    u.bind(("127.0.0.1", p)); print("FAILED a second bind to a port in use worked")
+except OSError as e:
+    print("SUCCEEDED rebind, then EADDRINUSE" if e.errno == 98 else "FAILED errno %d" % e.errno)
+PY
+	chmod 644 "$PROJ/rebind.py"
+	run in_filter_h -p default --bind-tcp 0 --bind-tcp 1-65535 --allow-cidr 127.0.0.1/32 -- python3 "$PROJ/rebind.py"
+	expect_output "... bind, close, bind the same port again works; a second socket on it gets EADDRINUSE" \
+		"^SUCCEEDED rebind, then EADDRINUSE"
 	expect_denied "... a bind the policy refuses is refused (EACCES)" EACCES \
 		in_filter_h -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.2 "$L"
 
