@@ -179,8 +179,9 @@ struct supervisor {
 	 * for the sends that follow, by inode. */
 	bool getfd;
 	struct held {
-		uint64_t ino; /* a socket's; 0 for an inotify instance */
-		int sock;     /* -1 when unused */
+		uint64_t ino;  /* a socket's; 0 for an inotify instance */
+		int sock;      /* -1 when unused */
+		uint16_t port; /* the port it was bound to when held, or 0 */
 	} held[SV_MAX_HELD];
 	size_t next_held;
 	uint64_t gone[SV_MAX_GONE];

@@ -349,7 +349,7 @@ substitute_open(struct supervisor *sv, struct call *c)
 		{ "UNIX-STREAM", AF_UNIX, SOCK_STREAM, 0 },
 		{ "UNIX", AF_UNIX, SOCK_DGRAM, 0 },
 	};
-	char path[64], info[64], link[64], name[32], buf[512], *f;
+	char path[64], info[64], name[32], buf[512], *f;
 	_cleanup_close_ int fd = -1;
 	unsigned long long ino;
 	unsigned long flags;
@@ -360,21 +360,24 @@ substitute_open(struct supervisor *sv, struct call *c)
 		 (int)(uint32_t)c->req->data.args[0]);
 	snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)c->pid,
 		 (int)(uint32_t)c->req->data.args[0]);
-	if ((n = readlink(path, link, sizeof(link) - 1)) < 0)
-		return svcall_error(sv, c, errno == ENOENT ? -EBADF : -errno);
-	link[n] = '\0';
-	if (sscanf(link, "socket:[%llu]", &ino) != 1)
-		return svcall_error(sv, c, -ENOTSOCK);
+	/* A socket's file answers system.sockprotoname (sockfs), no
+	 * other does; its fdinfo has its inode and flags. */
 	if ((n = getxattr(path, "system.sockprotoname", name,
 			  sizeof(name) - 1)) < 0)
-		return svcall_error(sv, c, -errno);
+		return svcall_error(sv, c,
+				    errno == ENOENT	  ? -EBADF
+				    : errno == ENODATA	  ? -ENOTSOCK
+				    : errno == EOPNOTSUPP ? -ENOTSOCK
+							  : -errno);
 	name[n] = '\0';
 	if ((fd = open(info, O_RDONLY | O_CLOEXEC)) < 0 ||
 	    (n = read(fd, buf, sizeof(buf) - 1)) < 0)
 		return svcall_error(sv, c, -EBADF);
 	buf[n] = '\0';
 	if ((f = strstr(buf, "\nflags:")) == NULL ||
-	    sscanf(f + 7, "%lo", &flags) != 1)
+	    sscanf(f + 7, "%lo", &flags) != 1 ||
+	    (f = strstr(buf, "\nino:")) == NULL ||
+	    sscanf(f + 5, "%llu", &ino) != 1)
 		return svcall_error(sv, c, -EBADF);
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (strcmp(name, kinds[i].name) == 0)
@@ -457,6 +460,17 @@ svcall_install(struct supervisor *sv, struct call *c)
 	return 0;
 }
 
+/* The port of an IP socket address, 0 for any other. */
+static uint16_t
+sockaddr_port(const struct sockaddr *a, socklen_t len)
+{
+	if (a->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		return ntohs(((const struct sockaddr_in *)a)->sin_port);
+	if (a->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	return 0;
+}
+
 /* Close held socket i; its later calls have no substitute. */
 static void
 let_go(struct supervisor *sv, size_t i)
@@ -497,6 +511,14 @@ svcall_hold(struct supervisor *sv, const struct call *c)
 		let_go(sv, sv->next_held);
 	h->ino = inotify ? 0 : st.st_ino;
 	h->sock = fcntl(c->sock, F_DUPFD_CLOEXEC, 3);
+	h->port = 0;
+	if (!inotify) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		if (getsockname(c->sock, (struct sockaddr *)&ss, &sl) == 0)
+			h->port = sockaddr_port((struct sockaddr *)&ss, sl);
+	}
 	sv->next_held = (sv->next_held + 1) % SV_MAX_HELD;
 }
 
@@ -606,17 +628,6 @@ svcall_unhold(struct supervisor *sv, const struct call *c)
 			let_go(sv, i);
 }
 
-/* The port of an IP socket address, 0 for any other. */
-static uint16_t
-sockaddr_port(const struct sockaddr *a, socklen_t len)
-{
-	if (a->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
-		return ntohs(((const struct sockaddr_in *)a)->sin_port);
-	if (a->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
-		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
-	return 0;
-}
-
 void
 svcall_release_port(struct supervisor *sv, const struct call *c,
 		    const struct sockaddr *a, socklen_t len)
@@ -631,7 +642,17 @@ svcall_release_port(struct supervisor *sv, const struct call *c,
 		int type = 0, listening = 0;
 		socklen_t tl = sizeof(type), ll = sizeof(listening);
 
-		if (sv->held[i].sock < 0 || sv->held[i].ino == 0 ||
+		/* Held bound there (a port the kernel chose is held
+		 * before the bind that chooses it: 0, looked at). */
+		if (sv->held[i].sock < 0 || sv->held[i].ino == 0)
+			continue;
+		if (sv->held[i].port == 0 &&
+		    getsockname(sv->held[i].sock, (struct sockaddr *)&ss,
+				&sl) == 0)
+			sv->held[i].port =
+				sockaddr_port((struct sockaddr *)&ss, sl);
+		sl = sizeof(ss);
+		if (sv->held[i].port != port ||
 		    getsockname(sv->held[i].sock, (struct sockaddr *)&ss, &sl) <
 			    0 ||
 		    ss.ss_family != a->sa_family ||
