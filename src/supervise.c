@@ -13,7 +13,9 @@
  * notifications.  It copies the arguments out of the caller's memory,
  * checks that the notification is still valid (so the pid it read from
  * was the caller's), decides on its own copy, and performs the call
- * itself on the caller's socket (pidfd_getfd), answering with the result.
+ * itself on the caller's socket (pidfd_getfd), or where a filter refuses
+ * that on a socket of its own installed in the caller's place (svcall.c),
+ * answering with the result.
  * It never lets a checked call continue in the caller
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the caller's memory can change
  * between the check and the kernel's second read, and on this kernel a
@@ -421,9 +423,9 @@ supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 		*cause = xasprintf("cannot hand the seccomp listener to the "
 				   "network supervisor: a thread: %s%s",
 				   strerror(r),
-				   r == EAGAIN ? " (the process limit, "
-						 "limit-nproc, or the "
-						 "user's RLIMIT_NPROC)"
+				   r == EAGAIN ? " (the process limit: "
+						 "[limits] processes, or "
+						 "the user's RLIMIT_NPROC)"
 					       : "");
 		return -r;
 	}

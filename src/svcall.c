@@ -1,7 +1,8 @@
 /*
  * The network supervisor's call plumbing (supervise-int.h): what every handler
- * needs of the caller it answers.  Its memory (process_vm_readv), its
- * pidfd and the descriptor it named (pidfd_getfd), paths as it sees
+ * needs of the caller it answers.  Its memory (process_vm_readv, or
+ * /proc/PID/mem), its pidfd and the descriptor it named (pidfd_getfd,
+ * or a socket of the supervisor's in its place), paths as it sees
  * them (its root and cwd, openat2 RESOLVE_IN_ROOT), whether its
  * notification is still pending, and the queue of calls answered later.
  * Also the calls that name a process by pid: decided here and let
