@@ -329,13 +329,31 @@ svcall_pidfd(const struct call *c)
  * of that kind in c->sock for the handler to decide and perform on, to be
  * installed in the caller's place (svcall_install) -- or the one the
  * supervisor made for it before and holds.  The new socket is what the
- * caller's was if that was never bound or connected: each bind, listen
- * and unix call is refused here (svcall_no_getfd), each connect and send
- * done on a socket of the supervisor's.  What the caller set on its
- * socket before (setsockopt) is not carried: O_NONBLOCK and O_CLOEXEC
- * are.  Whatever the caller swaps in its descriptor table meanwhile, the
- * call decided is the one performed, on the supervisor's socket.
+ * caller's was if that was never bound or connected (binds go through
+ * the supervisor, which holds what it bound); a socket let go, a unix
+ * socket, one of another network namespace have no substitute
+ * (SVCALL_NO_SUBSTITUTE).  What the caller set on its socket before
+ * (setsockopt) is not carried: O_NONBLOCK and O_CLOEXEC are.  Whatever
+ * the caller swaps in its descriptor table meanwhile, the call decided is
+ * the one performed, on the supervisor's socket.
  */
+/* Whether thread pid is in the supervisor's network namespace. */
+static bool
+same_netns(pid_t pid)
+{
+	static struct stat own;
+	static bool have;
+	char path[64];
+	struct stat st;
+
+	if (!have && stat("/proc/self/ns/net", &own) < 0)
+		return false;
+	have = true;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	return stat(path, &st) == 0 && st.st_ino == own.st_ino &&
+	       st.st_dev == own.st_dev;
+}
+
 static int
 substitute_open(struct supervisor *sv, struct call *c)
 {
@@ -399,7 +417,10 @@ substitute_open(struct supervisor *sv, struct call *c)
 			c->held = true;
 			return c->sock < 0 ? -errno : 0;
 		}
-	if (i == ARRAY_SIZE(kinds) || c->domain == AF_UNIX)
+	/* A socket made here lives in the supervisor's network namespace:
+	 * never one for a caller in another (net = none). */
+	if (i == ARRAY_SIZE(kinds) || c->domain == AF_UNIX ||
+	    !same_netns(c->pid))
 		return SVCALL_NO_SUBSTITUTE;
 	c->sock = socket(c->domain,
 			 c->type | SOCK_CLOEXEC |

@@ -205,6 +205,28 @@ PY
 		in_filter_h -p opencode --best-effort --connect-tcp "$PA" --allow-cidr 127.0.0.1/32 -- "$PROBE" tcp-connect 127.0.0.2 "$PA"
 fi
 
+# --- L3 beside the substitutes ---------------------------------------------
+# A filter that refuses only pidfd_getfd and process_vm_readv: user
+# namespaces work, so -p opencode runs whole, its supervisor on its
+# substitutes; its own servers (a bind moved to a port of the kernel's
+# choosing, the sandbox's clients sent there) and its rules as on the host.
+in_getfd() {
+	as_user "$PROBE" getfd-filter "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+}
+if bwrap_backend; then
+	skip "L3 beside the substitutes: the Landlock backend's"
+else
+	run in_getfd --check
+	expect_output "pidfd_getfd refused alone: --check says which substitutes run" \
+		"^  S  supervisor   usable \\($SUBST"
+	expect_succeeded "-p opencode (L3) on the substitutes: an allowed connect works" \
+		in_getfd -p opencode -q --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+	expect_denied "... this host's port 443 is refused by the supervisor (EACCES, not ECONNREFUSED)" EACCES \
+		in_getfd -p opencode -q -- "$PROBE" tcp-connect 127.0.0.1 443
+	expect_succeeded "... the sandbox's own server on a port no rule publishes: a child connects" \
+		in_getfd -p opencode -q -- "$NETPROBE" self tcp 127.0.0.1 "$(free_port)" 127.0.0.1
+fi
+
 # --- A new /proc over masked paths -----------------------------------------
 # Root's mount namespace with a file over /proc/keys: the kernel then
 # refuses the test user's namespaces a new proc (hide-processes).
