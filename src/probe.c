@@ -277,7 +277,8 @@ supervisor_try(const struct contain *c, char **form)
 				getfd != 0 ? "): the supervisor makes the "
 					     "sockets it connects, binds and "
 					     "sends on, in the caller's place; "
-					     "unix sockets and TCP sendmsg "
+					     "unix datagram sockets and "
+					     "sendmsg on stream sockets "
 					     "refused (filtered/no-getfd)"
 					   : "",
 				vm != 0 ? (getfd != 0 ? "; memory read "

@@ -100,7 +100,8 @@ static const struct {
 			       "refuses pidfd_getfd, and the supervisor has "
 			       "no substitute for this call: it connects, "
 			       "binds and sends on sockets it makes itself, "
-			       "not on unix sockets, nor TCP sendmsg",
+			       "not on unix datagram sockets, nor sendmsg on "
+			       "a stream socket",
 			       EACCES },
 	[REFUSAL_UNKNOWN] = { "filtered/unknown", "refused", EACCES },
 };

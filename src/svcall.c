@@ -15,6 +15,7 @@
 #include <time.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -331,7 +333,7 @@ svcall_pidfd(const struct call *c)
  * supervisor made for it before and holds.  The new socket is what the
  * caller's was if that was never bound or connected (binds go through
  * the supervisor, which holds what it bound); a socket let go, a unix
- * socket, one of another network namespace have no substitute
+ * datagram socket, one of another network namespace have no substitute
  * (SVCALL_NO_SUBSTITUTE).  What the caller set on its socket before
  * (setsockopt) is not carried: O_NONBLOCK and O_CLOEXEC are.  Whatever
  * the caller swaps in its descriptor table meanwhile, the call decided is
@@ -366,6 +368,8 @@ substitute_open(struct supervisor *sv, struct call *c)
 		{ "UDP", AF_INET, SOCK_DGRAM, IPPROTO_UDP },
 		{ "UDPv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDP },
 		{ "UNIX-STREAM", AF_UNIX, SOCK_STREAM, 0 },
+		/* A datagram or a seqpacket socket: which, the name does
+		 * not say; no substitute. */
 		{ "UNIX", AF_UNIX, SOCK_DGRAM, 0 },
 	};
 	char path[64], info[64], name[32], buf[512], *f;
@@ -419,7 +423,8 @@ substitute_open(struct supervisor *sv, struct call *c)
 		}
 	/* A socket made here lives in the supervisor's network namespace:
 	 * never one for a caller in another (net = none). */
-	if (i == ARRAY_SIZE(kinds) || c->domain == AF_UNIX ||
+	if (i == ARRAY_SIZE(kinds) ||
+	    (c->domain == AF_UNIX && c->type != SOCK_STREAM) ||
 	    !same_netns(c->pid))
 		return SVCALL_NO_SUBSTITUTE;
 	c->sock = socket(c->domain,
@@ -650,13 +655,29 @@ svcall_unhold(struct supervisor *sv, const struct call *c)
 			let_go(sv, i);
 }
 
+/* Whether a and b are the same abstract unix name. */
+static bool
+same_abstract(const struct sockaddr *a, socklen_t alen,
+	      const struct sockaddr_storage *b, socklen_t blen)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+
+	return a->sa_family == AF_UNIX && b->ss_family == AF_UNIX &&
+	       alen > off + 1 && alen == blen &&
+	       ((const struct sockaddr_un *)a)->sun_path[0] == '\0' &&
+	       memcmp(a, b, alen) == 0;
+}
+
 void
 svcall_release_port(struct supervisor *sv, const struct call *c,
 		    const struct sockaddr *a, socklen_t len)
 {
 	uint16_t port = sockaddr_port(a, len);
+	bool abstract = a->sa_family == AF_UNIX &&
+			len > offsetof(struct sockaddr_un, sun_path) + 1 &&
+			((const struct sockaddr_un *)a)->sun_path[0] == '\0';
 
-	if (sv->getfd || !c->made || port == 0)
+	if (sv->getfd || !c->made || (port == 0 && !abstract))
 		return;
 	for (size_t i = 0; i < SV_MAX_HELD; i++) {
 		struct sockaddr_storage ss, peer;
@@ -674,11 +695,13 @@ svcall_release_port(struct supervisor *sv, const struct call *c,
 			sv->held[i].port =
 				sockaddr_port((struct sockaddr *)&ss, sl);
 		sl = sizeof(ss);
-		if (sv->held[i].port != port ||
+		if ((!abstract && sv->held[i].port != port) ||
 		    getsockname(sv->held[i].sock, (struct sockaddr *)&ss, &sl) <
 			    0 ||
 		    ss.ss_family != a->sa_family ||
-		    sockaddr_port((struct sockaddr *)&ss, sl) != port ||
+		    (abstract ? !same_abstract(a, len, &ss, sl)
+			      : sockaddr_port((struct sockaddr *)&ss, sl) !=
+					port) ||
 		    getsockopt(sv->held[i].sock, SOL_SOCKET, SO_TYPE, &type,
 			       &tl) < 0 ||
 		    type != c->type ||

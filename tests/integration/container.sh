@@ -167,11 +167,22 @@ PY
 
 	mkdir -p "$T/sock"
 	chmod 755 "$T/sock"
-	serve unix-stream "$T/sock/ok.sock" - "$T/ok"
+	serve unix-stream "$T/sock/ok.sock" - "$T/ok" unix-stream "$T/sock/no.sock" - "$T/no" \
+		unix-dgram "$T/sock/dg.sock" - "$T/dg"
 	wait_file "$T/ok"
-	expect_denied "... a unix socket has no substitute: refused (EACCES), fail closed" EACCES \
-		in_filter_h -p default -n nogetfd --unix "$T/sock/ok.sock" $ALLOW -- "$PROBE" unix-connect "$T/sock/ok.sock"
-	if grep -Eq "^llwrap-nogetfd-blocked: connect unix fd[0-9]+ pid=[0-9]+ comm=probe rule=filtered/no-getfd\$" \
+	wait_file "$T/no"
+	wait_file "$T/dg"
+	expect_succeeded "... a unix stream socket on the allow-list connects (the supervisor's socket)" \
+		in_filter_h -p default --unix "$T/sock/ok.sock" -- "$PROBE" unix-connect "$T/sock/ok.sock"
+	expect_denied "... one not on it is refused (EACCES)" EACCES \
+		in_filter_h -p default --unix "$T/sock/ok.sock" -- "$PROBE" unix-connect "$T/sock/no.sock"
+	mkdir -p "$PROJ/usock"
+	chown "$TEST_UID:$TEST_GID" "$PROJ/usock"
+	expect_succeeded "... the sandbox's own unix server: bind + listen + connect from a child" \
+		in_filter_h -p default --unix "$T/sock/ok.sock" -- "$NETPROBE" unix-self "$PROJ/usock/own.sock"
+	expect_denied "... a unix datagram socket has no substitute: refused (EACCES), fail closed" EACCES \
+		in_filter_h -p default -n nogetfd --unix "$T/sock/dg.sock" -- "$NETPROBE" unix-dgram-sendto "$T/sock/dg.sock"
+	if grep -Eq "^llwrap-nogetfd-blocked: sendto unix fd[0-9]+ pid=[0-9]+ comm=netprobe rule=filtered/no-getfd\$" \
 		"$HOME_DIR/.local/state/llwrap/nogetfd.log" 2>/dev/null; then
 		ok "... and the log names why (filtered/no-getfd)"
 	else
