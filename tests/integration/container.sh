@@ -68,6 +68,9 @@ expect_refused "a policy that needs L3 fails closed (125) naming the filter, not
 	in_filter -p "$L3" -- /bin/sh -c "touch $marker"
 expect_ran "a policy that needs the supervisor runs" \
 	in_filter -p default --allow-cidr 127.0.0.1/32:9 -- /bin/sh -c "touch $marker"
+run in_filter -p default --allow-cidr 127.0.0.1/32:9 --explain -- true
+expect_output "... and --explain says the supervisor enforces, on which substitutes" \
+	"^  substitutes  $SUBST"
 expect_ran "-p default runs under the filter" \
 	in_filter -p default -- /bin/sh -c "touch $marker"
 
