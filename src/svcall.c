@@ -372,7 +372,7 @@ substitute_open(struct supervisor *sv, struct call *c)
 		 * not say; no substitute. */
 		{ "UNIX", AF_UNIX, SOCK_DGRAM, 0 },
 	};
-	char path[64], info[64], name[32], buf[512], *f;
+	char path[64], info[64], link[64], name[32], buf[512], *f;
 	_cleanup_close_ int fd = -1;
 	unsigned long long ino;
 	unsigned long flags;
@@ -383,8 +383,17 @@ substitute_open(struct supervisor *sv, struct call *c)
 		 (int)(uint32_t)c->req->data.args[0]);
 	snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)c->pid,
 		 (int)(uint32_t)c->req->data.args[0]);
-	/* A socket's file answers system.sockprotoname (sockfs), no
-	 * other does; its fdinfo has its inode and flags. */
+	/* A socket by its link's text first, which no file system is asked
+	 * for: getxattr of another file would be its file system's to answer
+	 * (one that hangs would hold the supervisor).  Then its protocol
+	 * (sockfs' system.sockprotoname); its fdinfo has its inode and
+	 * flags.  A descriptor swapped meanwhile changes what kind of socket
+	 * the caller gets, never what is decided and performed. */
+	if ((n = readlink(path, link, sizeof(link) - 1)) < 0)
+		return svcall_error(sv, c, errno == ENOENT ? -EBADF : -errno);
+	link[n] = '\0';
+	if (strncmp(link, "socket:[", 8) != 0)
+		return svcall_error(sv, c, -ENOTSOCK);
 	if ((n = getxattr(path, "system.sockprotoname", name,
 			  sizeof(name) - 1)) < 0)
 		return svcall_error(sv, c,
