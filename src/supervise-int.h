@@ -252,8 +252,6 @@ char *svcall_read_string(pid_t pid, uint64_t addr);
  * sockets are substituted (svcall_open).  0, or -errno with *cause.
  */
 int svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause);
-/* The form svcall_reach chose, for --explain's and the tests' eyes. */
-const char *svcall_mem_form(void);
 /* Whether the notification is still pending: 0 or CALL_GONE.  Checked
  * after everything read from the caller and before acting on it. */
 int svcall_valid(const struct supervisor *sv, const struct call *c);

@@ -244,12 +244,6 @@ svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause)
 	return -(proc != 0 ? proc : EIO);
 }
 
-const char *
-svcall_mem_form(void)
-{
-	return mem_form == MEM_VM ? "process_vm_readv" : "/proc/PID/mem";
-}
-
 /*
  * Whether the notification is still pending: while it is, the caller is
  * blocked in this call, so its pid named the caller throughout.  Checked
