@@ -53,6 +53,14 @@
 /* Sockets let go (svcall_unhold, or an older one held): the most recent
  * this many, whose calls have no substitute any more. */
 #define SV_MAX_GONE 1024
+/* A stream socket the supervisor connected is held while it connects, at
+ * most SV_HOLD_CONNECTING_NS, and SV_HOLD_CONNECTED_NS once connected:
+ * a second connect (Ruby's and Perl's idiom after EINPROGRESS) then
+ * gets the kernel's answer (EALREADY, EISCONN) rather than a new
+ * connection.  Then it is let go: the caller's close must reach the
+ * peer. */
+#define SV_HOLD_CONNECTING_NS (30ULL * 1000 * 1000 * 1000)
+#define SV_HOLD_CONNECTED_NS  (50ULL * 1000 * 1000)
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The kinds of attempt remembered for the notes. */
@@ -182,10 +190,15 @@ struct supervisor {
 		uint64_t ino;  /* a socket's; 0 for an inotify instance */
 		int sock;      /* -1 when unused */
 		uint16_t port; /* the port it was bound to when held, or 0 */
+		/* A stream socket connected: let go at this time, or once
+		 * connected and SV_HOLD_CONNECTED_NS later; 0: held until
+		 * let go otherwise. */
+		uint64_t expire_ns;
 	} held[SV_MAX_HELD];
 	size_t next_held;
 	uint64_t gone[SV_MAX_GONE];
 	size_t next_gone;
+	bool expiring; /* a held socket has expire_ns (svcall_expire) */
 };
 
 /* ---- One mediated call ---- */
@@ -287,8 +300,15 @@ int svcall_inotify(struct supervisor *sv, struct call *c);
  * The most recent SV_MAX_HELD: an older one is let go (its next call is
  * made on a new socket, as for one never bound). */
 void svcall_hold(struct supervisor *sv, const struct call *c);
-/* No longer hold c->sock (a listener, a TCP socket connected). */
+/* No longer hold c->sock (a listener). */
 void svcall_unhold(struct supervisor *sv, const struct call *c);
+/* Hold c->sock, a stream socket whose connect the supervisor started
+ * (connected: already connected), for a moment (SV_HOLD_*_NS). */
+void svcall_hold_connect(struct supervisor *sv, const struct call *c,
+			 bool connected);
+/* Let go of the held sockets whose moment passed (now); sv->expiring
+ * says whether some remain. */
+void svcall_expire(struct supervisor *sv, uint64_t now);
 /*
  * Before a bind to a, on a socket the supervisor made: let go of each
  * socket it holds that is bound to the same port and neither listens nor

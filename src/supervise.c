@@ -644,6 +644,8 @@ pending_tick(struct supervisor *sv)
 			 sv->pending[i].deadline_ns <= now)
 			pending_run(sv, i);
 	}
+	if (sv->expiring)
+		svcall_expire(sv, now);
 }
 
 /* How long poll may sleep: forever unless something is due. */
@@ -653,6 +655,9 @@ supervise_poll_timeout(const struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_pending; i++)
 		if (sv->pending[i].kind == PENDING_TIMER)
 			return 10;
+	/* Held sockets to let go soon (svcall_expire). */
+	if (sv->expiring)
+		return 25;
 	if (sv->n_pending > 0 || (sv->log && sv->rl.suppressed > 0))
 		return 250;
 	return -1;

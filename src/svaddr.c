@@ -514,10 +514,11 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 		fcntl(c->sock, F_SETFL, fl);
 	if (a.opath >= 0)
 		close(a.opath);
-	/* A TCP socket bound through the supervisor is the caller's alone
-	 * once connected (its close must reach the peer). */
-	if (c->type == SOCK_STREAM)
-		svcall_unhold(sv, c);
+	/* Without pidfd_getfd, a stream socket connecting is held a moment
+	 * (a second connect gets EALREADY or EISCONN from it), then let go
+	 * (SV_HOLD_CONNECTING_NS). */
+	if (c->type == SOCK_STREAM && (r == 0 || e == EINPROGRESS))
+		svcall_hold_connect(sv, c, r == 0);
 	if (r == 0 || e == EINPROGRESS)
 		proxy_note(sv, c, &a);
 	if (r == 0)

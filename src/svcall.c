@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <time.h>
 #include <linux/openat2.h>
@@ -511,6 +512,7 @@ let_go(struct supervisor *sv, size_t i)
 	}
 	close(sv->held[i].sock);
 	sv->held[i].sock = -1;
+	sv->held[i].expire_ns = 0;
 }
 
 void
@@ -542,6 +544,7 @@ svcall_hold(struct supervisor *sv, const struct call *c)
 	h->ino = inotify ? 0 : st.st_ino;
 	h->sock = fcntl(c->sock, F_DUPFD_CLOEXEC, 3);
 	h->port = 0;
+	h->expire_ns = 0;
 	if (!inotify) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
@@ -656,6 +659,45 @@ svcall_unhold(struct supervisor *sv, const struct call *c)
 	for (size_t i = 0; i < SV_MAX_HELD; i++)
 		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino)
 			let_go(sv, i);
+}
+
+void
+svcall_hold_connect(struct supervisor *sv, const struct call *c, bool connected)
+{
+	uint64_t now = supervise_now_ns();
+	struct stat st;
+
+	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
+		return;
+	svcall_hold(sv, c);
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino) {
+			sv->held[i].expire_ns =
+				now + (connected ? SV_HOLD_CONNECTED_NS
+						 : SV_HOLD_CONNECTING_NS);
+			sv->expiring = true;
+		}
+}
+
+void
+svcall_expire(struct supervisor *sv, uint64_t now)
+{
+	sv->expiring = false;
+	for (size_t i = 0; i < SV_MAX_HELD; i++) {
+		struct held *h = &sv->held[i];
+		struct pollfd p = { .fd = h->sock, .events = POLLOUT };
+
+		if (h->sock < 0 || h->expire_ns == 0)
+			continue;
+		/* Connected (or failed) meanwhile: a moment more. */
+		if (h->expire_ns > now + SV_HOLD_CONNECTED_NS &&
+		    poll(&p, 1, 0) == 1)
+			h->expire_ns = now + SV_HOLD_CONNECTED_NS;
+		if (h->expire_ns <= now)
+			let_go(sv, i);
+		else
+			sv->expiring = true;
+	}
 }
 
 /* Whether a and b are the same abstract unix name. */

@@ -146,6 +146,35 @@ else
 		diag "$ua0 -> $(count "$T/ua")"
 	fi
 
+	# A second connect after EINPROGRESS (Ruby's and Perl's idiom): the
+	# kernel's answer from the socket the supervisor connected, not a
+	# second connection; and a close reaches the peer.
+	cat >"$PROJ/twice.py" <<'PY'
+import errno, select, socket, sys
+port = int(sys.argv[1])
+b = socket.socket(); b.bind(("127.0.0.1", 0)); b.listen(); p = b.getsockname()[1]
+s = socket.socket(); s.setblocking(False)
+first = s.connect_ex(("127.0.0.1", p))
+select.select([], [s], [], 5)
+second = s.connect_ex(("127.0.0.1", p))
+third = s.connect_ex(("127.0.0.1", p))
+a, _ = b.accept()
+b.settimeout(0.5)
+try:
+    b.accept(); extra = "a second connection"
+except socket.timeout:
+    extra = "one connection"
+s.close()
+a.settimeout(5)
+eof = a.recv(1) == b""
+print("%s %s %s %s %s" % ("SUCCEEDED" if second in (0, errno.EISCONN) and third == errno.EISCONN and extra == "one connection" and eof else "FAILED",
+      errno.errorcode.get(first, first), errno.errorcode.get(second, second), errno.errorcode.get(third, third), extra))
+PY
+	chmod 644 "$PROJ/twice.py"
+	run in_filter_h -p default --bind-tcp 0 --bind-tcp 1-65535 --allow-cidr 127.0.0.1/32 -- python3 "$PROJ/twice.py" 0
+	expect_output "... a second and third connect after EINPROGRESS get the kernel's answers (EISCONN), one connection is made, and its close reaches the peer" \
+		"^SUCCEEDED (EINPROGRESS|0) "
+
 	L=$(free_port)
 	expect_succeeded "... a listener bound through the supervisor accepts a child's connection" \
 		in_filter_h -p default --listen "127.0.0.1:$L" --connect-tcp "$L" --allow-cidr "127.0.0.1/32:$L" -- "$NETPROBE" self tcp 127.0.0.1 "$L" 127.0.0.1
