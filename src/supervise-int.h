@@ -199,6 +199,7 @@ struct supervisor {
 	uint64_t gone[SV_MAX_GONE];
 	size_t next_gone;
 	bool expiring; /* a held socket has expire_ns (svcall_expire) */
+	uint64_t expire_check_ns; /* when svcall_expire looks next */
 };
 
 /* ---- One mediated call ---- */

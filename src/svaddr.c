@@ -514,11 +514,12 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 		fcntl(c->sock, F_SETFL, fl);
 	if (a.opath >= 0)
 		close(a.opath);
-	/* Without pidfd_getfd, a stream socket connecting is held a moment
-	 * (a second connect gets EALREADY or EISCONN from it), then let go
-	 * (SV_HOLD_CONNECTING_NS). */
-	if (c->type == SOCK_STREAM && (r == 0 || e == EINPROGRESS))
-		svcall_hold_connect(sv, c, r == 0);
+	/* Without pidfd_getfd, a non-blocking caller's stream socket still
+	 * connecting is held a moment (its second connect gets EALREADY or
+	 * EISCONN from it), then let go (SV_HOLD_CONNECTING_NS).  A
+	 * blocking caller never saw EINPROGRESS. */
+	if (c->type == SOCK_STREAM && c->nonblock && r < 0 && e == EINPROGRESS)
+		svcall_hold_connect(sv, c, false);
 	if (r == 0 || e == EINPROGRESS)
 		proxy_note(sv, c, &a);
 	if (r == 0)

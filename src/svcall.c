@@ -518,9 +518,10 @@ let_go(struct supervisor *sv, size_t i)
 void
 svcall_hold(struct supervisor *sv, const struct call *c)
 {
-	struct held *h = &sv->held[sv->next_held];
+	struct held *h;
 	struct stat st;
-	size_t n_inotify = 0, oldest = SV_MAX_HELD;
+	size_t n_inotify = 0, oldest = SV_MAX_HELD, slot = SV_MAX_HELD;
+	size_t moment = SV_MAX_HELD;
 	bool inotify = c->domain == AF_UNSPEC;
 
 	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
@@ -529,18 +530,31 @@ svcall_hold(struct supervisor *sv, const struct call *c)
 		/* Oldest first, from the next slot round. */
 		size_t i = (sv->next_held + k) % SV_MAX_HELD;
 
-		if (sv->held[i].sock < 0)
+		if (sv->held[i].sock < 0) {
+			if (slot == SV_MAX_HELD)
+				slot = i;
 			continue;
+		}
 		if (!inotify && sv->held[i].ino == st.st_ino)
 			return;
 		if (sv->held[i].ino == 0 && n_inotify++ == 0)
 			oldest = i;
+		if (sv->held[i].expire_ns != 0 && moment == SV_MAX_HELD)
+			moment = i;
 	}
 	/* An inotify instance over the bound lets the oldest go. */
-	if (inotify && n_inotify >= SV_MAX_HELD_INOTIFY)
+	if (inotify && n_inotify >= SV_MAX_HELD_INOTIFY) {
 		let_go(sv, oldest);
+		if (slot == SV_MAX_HELD)
+			slot = oldest;
+	}
+	/* A free slot; else one held for a moment (a connect's); else the
+	 * oldest. */
+	if (slot == SV_MAX_HELD)
+		slot = moment != SV_MAX_HELD ? moment : sv->next_held;
+	h = &sv->held[slot];
 	if (h->sock >= 0)
-		let_go(sv, sv->next_held);
+		let_go(sv, slot);
 	h->ino = inotify ? 0 : st.st_ino;
 	h->sock = fcntl(c->sock, F_DUPFD_CLOEXEC, 3);
 	h->port = 0;
@@ -552,7 +566,7 @@ svcall_hold(struct supervisor *sv, const struct call *c)
 		if (getsockname(c->sock, (struct sockaddr *)&ss, &sl) == 0)
 			h->port = sockaddr_port((struct sockaddr *)&ss, sl);
 	}
-	sv->next_held = (sv->next_held + 1) % SV_MAX_HELD;
+	sv->next_held = (slot + 1) % SV_MAX_HELD;
 }
 
 /* The first watch line of an inotify instance's fdinfo (the most recent
@@ -682,19 +696,31 @@ svcall_hold_connect(struct supervisor *sv, const struct call *c, bool connected)
 void
 svcall_expire(struct supervisor *sv, uint64_t now)
 {
-	sv->expiring = false;
-	for (size_t i = 0; i < SV_MAX_HELD; i++) {
-		struct held *h = &sv->held[i];
-		struct pollfd p = { .fd = h->sock, .events = POLLOUT };
+	struct pollfd p[SV_MAX_HELD];
+	size_t at[SV_MAX_HELD], n = 0;
 
-		if (h->sock < 0 || h->expire_ns == 0)
-			continue;
+	/* Every few milliseconds, not at every notification: one poll for
+	 * all the sockets held for a moment. */
+	if (now < sv->expire_check_ns)
+		return;
+	sv->expire_check_ns = now + SV_HOLD_CONNECTED_NS / 4;
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0 && sv->held[i].expire_ns != 0) {
+			p[n] = (struct pollfd){ .fd = sv->held[i].sock,
+						.events = POLLOUT };
+			at[n++] = i;
+		}
+	if (n > 0 && poll(p, n, 0) < 0)
+		memset(p, 0, n * sizeof(*p));
+	sv->expiring = false;
+	for (size_t k = 0; k < n; k++) {
+		struct held *h = &sv->held[at[k]];
+
 		/* Connected (or failed) meanwhile: a moment more. */
-		if (h->expire_ns > now + SV_HOLD_CONNECTED_NS &&
-		    poll(&p, 1, 0) == 1)
+		if (h->expire_ns > now + SV_HOLD_CONNECTED_NS && p[k].revents)
 			h->expire_ns = now + SV_HOLD_CONNECTED_NS;
 		if (h->expire_ns <= now)
-			let_go(sv, i);
+			let_go(sv, at[k]);
 		else
 			sv->expiring = true;
 	}
