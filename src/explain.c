@@ -572,6 +572,10 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			sb->supervise ? "enforces" : "NOT ENFORCED");
 		if (p->log_prefix)
 			fprintf(f, "  %-12s %s\n", "log-prefix", p->log_prefix);
+		/* Where a filter refuses what it reaches the caller with. */
+		if (sb->supervise && sb->facts.supervisor_form != NULL)
+			fprintf(f, "  %-12s %s\n", "substitutes",
+				sb->facts.supervisor_form);
 		if (sb->supervise) {
 			_cleanup_strv_ char **sup = supervise_describe(
 				p, sandbox_hosts_stub(sb), environ);
@@ -802,7 +806,10 @@ explain_check(FILE *f)
 	if (userns && !newproc)
 		fprintf(f, "     a new /proc (hide-processes): %s\n", proc_why);
 	if (supervisor)
-		fprintf(f, "  S  supervisor   usable\n");
+		fprintf(f, "  S  supervisor   usable%s%s%s\n",
+			facts.supervisor_form ? " (" : "",
+			facts.supervisor_form ? facts.supervisor_form : "",
+			facts.supervisor_form ? ")" : "");
 	else
 		fprintf(f, "  S  supervisor   unavailable: %s\n",
 			supervisor_why);

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "contain.h"
@@ -60,6 +61,7 @@ probe_copy(struct facts *dst, const struct facts *src)
 	*dst = *src;
 	dst->userns_why = dup_or_null(src->userns_why);
 	dst->supervisor_why = dup_or_null(src->supervisor_why);
+	dst->supervisor_form = dup_or_null(src->supervisor_form);
 	dst->bwrap_why = dup_or_null(src->bwrap_why);
 	dst->cgroup_why = dup_or_null(src->cgroup_why);
 	dst->newproc_why = dup_or_null(src->newproc_why);
@@ -71,6 +73,7 @@ probe_clear(struct facts *f)
 {
 	free(f->userns_why);
 	free(f->supervisor_why);
+	free(f->supervisor_form);
 	free(f->bwrap_why);
 	free(f->cgroup_why);
 	free(f->newproc_why);
@@ -140,7 +143,9 @@ static void __attribute__((noreturn)) supervisor_child(int out)
 	    (fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			       SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0)
 		fd = -errno;
-	(void)!write(out, &fd, sizeof(fd));
+	/* Its number, and the listener itself as the hand-over passes it
+	 * (SCM_RIGHTS: supervise.c). */
+	(void)channel_send(out, 1, &fd, sizeof(fd), &fd, fd >= 0 ? 1 : 0, 0);
 	for (;;)
 		pause();
 }
@@ -182,41 +187,54 @@ supervisor_note(char *names, size_t size, const char *name, int err, int *first)
 
 /*
  * What the supervisor will do, done to a child: a seccomp listener made
- * (seccomp user notification), taken with pidfd_getfd, the child's
- * memory read with process_vm_readv, and SECCOMP_IOCTL_NOTIF_ADDFD
- * answered by the kernel (ENOENT: no such notification).  NULL when all
- * work, else why not, naming every call refused.
+ * (seccomp user notification) and passed with SCM_RIGHTS, the child's
+ * memory read (process_vm_readv, or /proc/PID/mem where a filter refuses
+ * that), and SECCOMP_IOCTL_NOTIF_ADDFD answered by the kernel (ENOENT: no
+ * such notification).  pidfd_getfd refused is no refusal: the supervisor
+ * then makes the sockets it performs calls on (supervise-int.h).  NULL
+ * when all work, else why not, naming every call refused; *form says how
+ * the supervisor will reach the caller.
  */
 static char *
-supervisor_try(const struct contain *c)
+supervisor_try(const struct contain *c, char **form)
 {
 	struct seccomp_notif_addfd af = { 0 };
 	unsigned long word = 0;
 	struct iovec local = { &word, sizeof(word) };
 	struct iovec remote = { (void *)&probe_word, sizeof(word) };
-	_cleanup_close_ int pidfd = -1, listener = -1;
-	char names[160] = "";
-	int pipefd[2], fd = 0, st, err = 0;
+	_cleanup_close_ int pidfd = -1, listener = -1, got = -1, mem = -1;
+	struct channel_msg m;
+	char names[160] = "", path[64];
+	int sv[2], fd = 0, st, err = 0, vm = 0, getfd = 0;
 	bool ptrace = false;
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return xasprintf("the supervisor's probe: pipe: %s",
+	if (channel_pair(sv, false) < 0)
+		return xasprintf("the supervisor's probe: socketpair: %s",
 				 strerror(errno));
 	if ((pid = fork()) < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
+		close(sv[0]);
+		close(sv[1]);
 		return xasprintf("the supervisor's probe: fork: %s",
 				 strerror(errno));
 	}
 	if (pid == 0) {
-		close(pipefd[0]);
-		supervisor_child(pipefd[1]);
+		close(sv[0]);
+		supervisor_child(sv[1]);
 	}
-	close(pipefd[1]);
-	if (read(pipefd[0], &fd, sizeof(fd)) != sizeof(fd))
+	close(sv[1]);
+	if (channel_recv(sv[0], &m, 1, 0) != 1 ||
+	    channel_expect(&m, 1, sizeof(fd)) == NULL) {
+		channel_msg_close(&m);
 		fd = -EIO;
-	close(pipefd[0]);
+	} else {
+		memcpy(&fd, m.payload, sizeof(fd));
+		if (fd >= 0 && m.n_fds == 1)
+			listener = m.fds[0];
+		else if (fd >= 0)
+			fd = -EIO;
+	}
+	close(sv[0]);
 	if (fd < 0)
 		supervisor_note(names, sizeof(names),
 				"seccomp user notification "
@@ -226,21 +244,31 @@ supervisor_try(const struct contain *c)
 		supervisor_note(names, sizeof(names), "pidfd_open", errno,
 				&err);
 	else {
-		if ((listener = sys_pidfd_getfd(pidfd, fd, 0)) < 0)
-			supervisor_note(names, sizeof(names), "pidfd_getfd",
-					errno, &err);
+		if ((got = sys_pidfd_getfd(pidfd, fd, 0)) < 0)
+			getfd = errno;
 		if (process_vm_readv(pid, &local, 1, &remote, 1, 0) < 0)
-			supervisor_note(names, sizeof(names),
-					"process_vm_readv", errno, &err);
+			vm = errno;
 		else if (word != probe_word)
-			supervisor_note(names, sizeof(names),
-					"process_vm_readv (another word)", EIO,
-					&err);
+			vm = EIO;
+		if (vm != 0) {
+			snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+			word = 0;
+			if ((mem = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+			    pread(mem, &word, sizeof(word),
+				  (off_t)(uintptr_t)&probe_word) < 0)
+				supervisor_note(names, sizeof(names),
+						"process_vm_readv and "
+						"/proc/PID/mem",
+						vm != EIO ? vm : errno, &err);
+			else if (word != probe_word)
+				supervisor_note(names, sizeof(names),
+						"/proc/PID/mem (another word)",
+						EIO, &err);
+		}
 		ptrace = err != 0;
 		errno = 0;
-		if (listener >= 0 &&
-		    (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) == 0 ||
-		     errno != ENOENT))
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) == 0 ||
+		    errno != ENOENT)
 			supervisor_note(names, sizeof(names),
 					"ioctl SECCOMP_IOCTL_NOTIF_ADDFD",
 					errno != 0 ? errno : EINVAL, &err);
@@ -248,8 +276,28 @@ supervisor_try(const struct contain *c)
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (err == 0)
+	if (err == 0) {
+		if (getfd != 0 || vm != 0)
+			*form = xasprintf(
+				"%s%s%s%s",
+				getfd != 0 ? "pidfd_getfd refused (" : "",
+				getfd != 0 ? strerror(getfd) : "",
+				getfd != 0 ? "): the supervisor makes the "
+					     "sockets it connects, binds and "
+					     "sends on, in the caller's place; "
+					     "unix datagram sockets and "
+					     "sendmsg on stream sockets "
+					     "refused (filtered/no-getfd)"
+					   : "",
+				vm != 0 ? (getfd != 0 ? "; memory read "
+							"through /proc/PID/mem"
+						      : "memory read through "
+							"/proc/PID/mem "
+							"(process_vm_readv "
+							"refused)")
+					: "");
 		return NULL;
+	}
 	return supervisor_refused(c, "what the network supervisor needs", names,
 				  ptrace, err);
 }
@@ -271,7 +319,8 @@ probe_supervisor(struct facts *f, const char **why)
 			not_asked(&f->supervisor, &f->supervisor_why);
 		else if (!supervise_available(&f->supervisor_why) ||
 			 (f->supervisor_why =
-				  supervisor_try(probe_container(f))) != NULL)
+				  supervisor_try(probe_container(f),
+						 &f->supervisor_form)) != NULL)
 			f->supervisor = PROBE_NO;
 		else
 			f->supervisor = PROBE_YES;

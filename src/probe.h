@@ -44,6 +44,9 @@ struct facts {
 	/* The seccomp user-notification supervisor (supervise.h). */
 	enum probe_answer supervisor;
 	char *supervisor_why;
+	/* When usable: how it reaches the caller where a filter refuses
+	 * pidfd_getfd or process_vm_readv (the substitutes), else NULL. */
+	char *supervisor_form;
 	/* bubblewrap: found (bwrap_bin.path), and runnable here (setuid,
 	 * or user namespaces). */
 	enum probe_answer bwrap;

@@ -95,6 +95,14 @@ static const struct {
 			   "checked (HTTP/3 clients fall back to TCP, where "
 			   "it is)",
 			   EACCES },
+	[REFUSAL_NO_GETFD] = { "filtered/no-getfd",
+			       "a seccomp filter (a container runtime's) "
+			       "refuses pidfd_getfd, and the supervisor has "
+			       "no substitute for this call: it connects, "
+			       "binds and sends on sockets it makes itself, "
+			       "not on unix datagram sockets, nor sendmsg on "
+			       "a stream socket",
+			       EACCES },
 	[REFUSAL_UNKNOWN] = { "filtered/unknown", "refused", EACCES },
 };
 

@@ -41,7 +41,8 @@ enum refusal {
 	REFUSAL_NO_NAME,
 	REFUSAL_DNS_BUDGET,
 	REFUSAL_QUIC,
-	REFUSAL_UNKNOWN, /* a log name this table does not hold */
+	REFUSAL_NO_GETFD, /* no pidfd_getfd, and no substitute for the call */
+	REFUSAL_UNKNOWN,  /* a log name this table does not hold */
 };
 
 #define REFUSAL_COUNT (REFUSAL_UNKNOWN + 1)

@@ -44,6 +44,23 @@
 #define SV_MAX_ASKERS  64
 /* Relayed connections whose caller a refusal names (relay.h). */
 #define SV_MAX_RELAYED 256
+/* Sockets the supervisor made and holds, without pidfd_getfd
+ * (svcall_open): the most recent this many. */
+#define SV_MAX_HELD 256
+/* Of them inotify instances, at most (the user's instances are few:
+ * fs.inotify.max_user_instances, 128 by default). */
+#define SV_MAX_HELD_INOTIFY 16
+/* Sockets let go (svcall_unhold, or an older one held): the most recent
+ * this many, whose calls have no substitute any more. */
+#define SV_MAX_GONE 1024
+/* A stream socket the supervisor connected is held while it connects, at
+ * most SV_HOLD_CONNECTING_NS, and SV_HOLD_CONNECTED_NS once connected:
+ * a second connect (Ruby's and Perl's idiom after EINPROGRESS) then
+ * gets the kernel's answer (EALREADY, EISCONN) rather than a new
+ * connection.  Then it is let go: the caller's close must reach the
+ * peer. */
+#define SV_HOLD_CONNECTING_NS (30ULL * 1000 * 1000 * 1000)
+#define SV_HOLD_CONNECTED_NS  (50ULL * 1000 * 1000)
 /* Agent notes per run: each kind of attempt once, at most this many. */
 #define SV_MAX_NOTES 32
 /* The kinds of attempt remembered for the notes. */
@@ -164,6 +181,25 @@ struct supervisor {
 	 * namespace confines the pids it names (supervise_set_command). */
 	pid_t root;
 	bool pidns;
+	/* Whether pidfd_getfd takes the caller's sockets (svcall_reach);
+	 * else the substitute: sockets the supervisor makes, installs at the
+	 * caller's number (SECCOMP_IOCTL_NOTIF_ADDFD) and, for UDP, holds
+	 * for the sends that follow, by inode. */
+	bool getfd;
+	struct held {
+		uint64_t ino;  /* a socket's; 0 for an inotify instance */
+		int sock;      /* -1 when unused */
+		uint16_t port; /* the port it was bound to when held, or 0 */
+		/* A stream socket connected: let go at this time, or once
+		 * connected and SV_HOLD_CONNECTED_NS later; 0: held until
+		 * let go otherwise. */
+		uint64_t expire_ns;
+	} held[SV_MAX_HELD];
+	size_t next_held;
+	uint64_t gone[SV_MAX_GONE];
+	size_t next_gone;
+	bool expiring; /* a held socket has expire_ns (svcall_expire) */
+	uint64_t expire_check_ns; /* when svcall_expire looks next */
 };
 
 /* ---- One mediated call ---- */
@@ -176,6 +212,11 @@ struct call {
 	int sock;
 	int domain, type;
 	bool nonblock;
+	/* Without pidfd_getfd: sock is a new socket of the caller's kind
+	 * (made), to be installed in the caller's place once decided
+	 * (svcall_install); or one the supervisor holds (held). */
+	bool made, held, cloexec;
+	bool keep; /* hold sock once installed (svcall_install) */
 	/* Local fds to close when done (SCM_RIGHTS copies). */
 	int *fds;
 	size_t n_fds;
@@ -186,6 +227,9 @@ struct call {
 #define CALL_GONE    (-100001) /* the caller is gone: no answer */
 /* observed (--learn): let the kernel run it */
 #define CALL_CONTINUE (-100002)
+/* svcall_open without pidfd_getfd: a kind of socket or a call that has
+ * no substitute (svcall_no_getfd). */
+#define SVCALL_NO_SUBSTITUTE (-100003)
 
 /* An address copied from the caller, and the one to perform with. */
 struct addr_buf {
@@ -214,6 +258,14 @@ int svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
 /* A NUL-terminated string of the caller's, at most PATH_MAX bytes;
  * NULL when it cannot be read. */
 char *svcall_read_string(pid_t pid, uint64_t addr);
+/*
+ * At the hand-over: whether the supervisor can read the memory of the
+ * command's process pid (not exec'd yet), and the form every later read
+ * and write takes: process_vm_readv, else /proc/PID/mem; and whether
+ * pidfd_getfd takes its descriptor fd (sv->getfd), else the caller's
+ * sockets are substituted (svcall_open).  0, or -errno with *cause.
+ */
+int svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause);
 /* Whether the notification is still pending: 0 or CALL_GONE.  Checked
  * after everything read from the caller and before acting on it. */
 int svcall_valid(const struct supervisor *sv, const struct call *c);
@@ -227,6 +279,50 @@ int svcall_pidfd(const struct call *c);
  * is: 0, -errno or CALL_GONE. */
 int svcall_open(struct supervisor *sv, struct call *c);
 enum netpolicy_proto svcall_proto(const struct call *c);
+/*
+ * Without pidfd_getfd: put c->sock, a socket the supervisor made
+ * (c->made), at the caller's descriptor number (SECCOMP_IOCTL_NOTIF_ADDFD
+ * with SETFD), once the call is decided and before it is performed; a UDP
+ * socket is held for the sends that follow.  Nothing where c->sock is the
+ * caller's own or one held.  0, -errno or CALL_GONE.
+ */
+int svcall_install(struct supervisor *sv, struct call *c);
+/*
+ * inotify_add_watch's instance (its first argument) into c->sock: the
+ * caller's (pidfd_getfd), or without it the instance the supervisor made
+ * for it before and holds, or a new one where the caller's has no watch
+ * yet (c->made: install it once the watch is added).  0, -errno or
+ * CALL_GONE.
+ */
+int svcall_inotify(struct supervisor *sv, struct call *c);
+/* Hold c->sock, installed at the caller's number (by svcall_install, or
+ * the resolver's swap), for the calls that follow: the bound socket's
+ * listen or connect, a UDP socket's sends; without pidfd_getfd only.
+ * The most recent SV_MAX_HELD: an older one is let go (its next call is
+ * made on a new socket, as for one never bound). */
+void svcall_hold(struct supervisor *sv, const struct call *c);
+/* No longer hold c->sock (a listener). */
+void svcall_unhold(struct supervisor *sv, const struct call *c);
+/* Hold c->sock, a stream socket whose connect the supervisor started
+ * (connected: already connected), for a moment (SV_HOLD_*_NS). */
+void svcall_hold_connect(struct supervisor *sv, const struct call *c,
+			 bool connected);
+/* Let go of the held sockets whose moment passed (now); sv->expiring
+ * says whether some remain. */
+void svcall_expire(struct supervisor *sv, uint64_t now);
+/*
+ * Before a bind to a, on a socket the supervisor made: let go of each
+ * socket it holds that is bound to the same port and neither listens nor
+ * is connected, the port being the caller's to reuse where it closed
+ * that socket (bind, close, bind again; while the caller keeps it, the
+ * bind fails as it would have).
+ */
+void svcall_release_port(struct supervisor *sv, const struct call *c,
+			 const struct sockaddr *a, socklen_t len);
+/* Without pidfd_getfd, a call with no substitute: logged and refused
+ * (filtered/no-getfd). */
+int svcall_no_getfd(struct supervisor *sv, struct call *c,
+		    enum netpolicy_op op);
 /* Close what c holds. */
 void svcall_done(struct call *c);
 /* Answer c later (when its socket is writable, or a moment passed):

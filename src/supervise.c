@@ -13,7 +13,9 @@
  * notifications.  It copies the arguments out of the caller's memory,
  * checks that the notification is still valid (so the pid it read from
  * was the caller's), decides on its own copy, and performs the call
- * itself on the caller's socket (pidfd_getfd), answering with the result.
+ * itself on the caller's socket (pidfd_getfd), or where a filter refuses
+ * that on a socket of its own installed in the caller's place (svcall.c),
+ * answering with the result.
  * It never lets a checked call continue in the caller
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the caller's memory can change
  * between the check and the kernel's second read, and on this kernel a
@@ -35,6 +37,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -206,6 +209,9 @@ supervise_free(struct supervisor *sv)
 	for (size_t i = 0; i < SV_MAX_ASKERS; i++)
 		if (sv->askers[i].pidfd >= 0)
 			close(sv->askers[i].pidfd);
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0)
+			close(sv->held[i].sock);
 	if (sv->req)
 		seccomp_notify_free(sv->req, sv->resp);
 	free(sv);
@@ -254,6 +260,9 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 		sv->askers[i].pidfd = -1;
 	for (size_t i = 0; i < SV_MAX_RELAYED; i++)
 		sv->relayed[i].pidfd = -1;
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		sv->held[i].sock = -1;
+	sv->getfd = true;
 	for (char *const *e = envp; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "HOME=/", 6) == 0) {
 			_cleanup_free_ char *home = realpath(*e + 5, NULL);
@@ -334,49 +343,110 @@ supervise_child_forked(struct supervisor *sv)
 	dnsstub_child_forked(sv->stub);
 }
 
-int
-supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
+/*
+ * The hand-over's sender: a thread of the command's process made before
+ * the notification filter is loaded, so the filter (which holds every
+ * sendmsg: filter.h) is not its own.  It shares the descriptor table, so
+ * the listener the main thread gets is its to send, as SCM_RIGHTS: no
+ * pidfd_getfd, which container runtimes' filters refuse (DESIGN.md §14).
+ * The main thread writes the listener's and the ruleset's numbers to the
+ * pipe (no number: stop), the sender passes them and ends.
+ */
+struct handover {
+	int pipe[2];
+	int sock;
+	int r;
+};
+
+static void *
+handover_send(void *arg)
 {
-	struct channel_msg m;
+	struct handover *h = arg;
 	int32_t fds[2];
+	ssize_t n;
+
+	do
+		n = read(h->pipe[0], fds, sizeof(fds));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(fds)) {
+		h->r = -EPIPE;
+		return NULL;
+	}
+	h->r = channel_send(h->sock, SV_MSG_LISTENER, NULL, 0, fds,
+			    fds[1] >= 0 ? 2 : 1, 0);
+	return NULL;
+}
+
+/* Load the notification filter; its listener, or -errno with *cause. */
+static int
+load_notify(struct supervisor *sv, char **cause)
+{
 	int lfd, r;
 
 	/* The precompiled program (filter.h), or under --learn the one
 	 * built with the calls it observes. */
-	if (sv->notify == NULL) {
-		if ((lfd = filter_load_notify(cause)) < 0)
-			return lfd;
-	} else {
-		if ((r = seccomp_load(sv->notify)) < 0) {
-			*cause = xasprintf("cannot load the supervisor's "
-					   "seccomp filter: %s",
-					   strerror(-r));
-			return r;
-		}
-		lfd = seccomp_notify_fd(sv->notify);
-		if (lfd < 0) {
-			*cause = xstrdup("the kernel gave no seccomp listener");
-			return -EOPNOTSUPP;
-		}
+	if (sv->notify == NULL)
+		return filter_load_notify(cause);
+	if ((r = seccomp_load(sv->notify)) < 0) {
+		*cause = xasprintf("cannot load the supervisor's seccomp "
+				   "filter: %s",
+				   strerror(-r));
+		return r;
 	}
-	/* The supervisor takes the listener with pidfd_getfd, which proves
-	 * at once that it can reach this process, and the Landlock ruleset
-	 * for the watch judge (watchjudge.h): their numbers, not the
-	 * descriptors.  Who sends them the kernel says (the channel's
-	 * credentials, the pid in the supervisor's namespace).  writev:
-	 * the filter just loaded would hold a sendmsg for the supervisor,
-	 * which has no listener yet. */
+	lfd = seccomp_notify_fd(sv->notify);
+	if (lfd < 0) {
+		*cause = xstrdup("the kernel gave no seccomp listener");
+		return -EOPNOTSUPP;
+	}
+	return lfd;
+}
+
+int
+supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
+{
+	struct handover h = { .pipe = { -1, -1 }, .sock = sv->sock[1] };
+	struct channel_msg m;
+	pthread_t sender;
+	int32_t fds[2];
+	int lfd, r;
+
+	if (pipe2(h.pipe, O_CLOEXEC) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot hand the seccomp listener to the "
+				   "network supervisor: pipe: %s",
+				   strerror(-r));
+		return r;
+	}
+	if ((r = pthread_create(&sender, NULL, handover_send, &h)) != 0) {
+		close(h.pipe[0]);
+		close(h.pipe[1]);
+		*cause = xasprintf("cannot hand the seccomp listener to the "
+				   "network supervisor: a thread: %s%s",
+				   strerror(r),
+				   r == EAGAIN ? " (the process limit: "
+						 "[limits] processes, or "
+						 "the user's RLIMIT_NPROC)"
+					       : "");
+		return -r;
+	}
+	lfd = load_notify(sv, cause);
+	/* Its numbers, or a short write that stops the sender. */
 	fds[0] = lfd;
 	fds[1] = ruleset;
-	if ((r = channel_send(sv->sock[1], SV_MSG_LISTENER, fds, sizeof(fds),
-			      NULL, 0, CHANNEL_WRITEV)) < 0 ||
-	    channel_recv(sv->sock[1], &m, 0, 0) != 1 ||
+	if (lfd >= 0)
+		(void)svcall_write_all(h.pipe[1], fds, sizeof(fds));
+	close(h.pipe[1]);
+	pthread_join(sender, NULL);
+	close(h.pipe[0]);
+	if (lfd < 0)
+		return lfd;
+	close(lfd);
+	if (h.r < 0 || channel_recv(sv->sock[1], &m, 0, 0) != 1 ||
 	    channel_expect(&m, SV_MSG_GO, 1) == NULL || m.payload[0] != 'y') {
 		*cause = xstrdup("the network supervisor could not start; the "
 				 "next message says why");
 		return -EPERM;
 	}
-	close(lfd);
 	close(sv->sock[1]);
 	sv->sock[1] = -1;
 	return 0;
@@ -393,37 +463,27 @@ int
 supervise_parent_attach(struct supervisor *sv, char **cause)
 {
 	struct channel_msg m;
-	_cleanup_close_ int pidfd = -1;
-	int32_t fds[2];
-	pid_t pid;
-	int e, ruleset = -1;
+	int e, ruleset = -1, child_end = sv->sock[1];
 
 	close(sv->sock[1]);
 	sv->sock[1] = -1;
-	/* It ended first (and said why), or sent what it never sends. */
-	if (channel_recv(sv->sock[0], &m, 0, 0) != 1 ||
-	    channel_expect(&m, SV_MSG_LISTENER, sizeof(fds)) == NULL ||
-	    m.pid <= 0)
+	/* It ended first (and said why), or sent what it never sends: the
+	 * listener, and the ruleset when there is one. */
+	if (channel_recv(sv->sock[0], &m, 2, 0) != 1 ||
+	    channel_expect(&m, SV_MSG_LISTENER, 0) == NULL || m.n_fds < 1) {
+		channel_msg_close(&m);
 		return -ECHILD;
-	memcpy(fds, m.payload, sizeof(fds));
-	pid = m.pid;
-	pidfd = sys_pidfd_open(pid, 0);
-	if (pidfd < 0 ||
-	    (sv->listener = sys_pidfd_getfd(pidfd, fds[0], 0)) < 0 ||
-	    (fds[1] >= 0 &&
-	     (ruleset = sys_pidfd_getfd(pidfd, fds[1], 0)) < 0)) {
-		e = errno;
-		*cause =
-			xasprintf("the network supervisor cannot take the "
-				  "seccomp listener from the sandboxed process "
-				  "(pid %d): %s%s",
-				  (int)pid, strerror(e),
-				  e == EPERM ? " (ptrace access is refused: "
-					       "Yama ptrace_scope, or the "
-					       "process is not dumpable)"
-					     : "");
+	}
+	sv->listener = m.fds[0];
+	if (m.n_fds > 1)
+		ruleset = m.fds[1];
+	/* The child's end of the channel is open in it until it is told
+	 * to go on: a descriptor to try pidfd_getfd on. */
+	if ((e = svcall_reach(sv, m.pid, child_end, cause)) < 0) {
 		(void)attach_answer(sv, 'n');
-		return -e;
+		if (ruleset >= 0)
+			close(ruleset);
+		return e;
 	}
 	/* Each call the supervisor decides is a round trip with the
 	 * caller: on one CPU it costs a few microseconds, across two (a
@@ -576,6 +636,8 @@ pending_tick(struct supervisor *sv)
 			 sv->pending[i].deadline_ns <= now)
 			pending_run(sv, i);
 	}
+	if (sv->expiring)
+		svcall_expire(sv, now);
 }
 
 /* How long poll may sleep: forever unless something is due. */
@@ -585,6 +647,9 @@ supervise_poll_timeout(const struct supervisor *sv)
 	for (size_t i = 0; i < sv->n_pending; i++)
 		if (sv->pending[i].kind == PENDING_TIMER)
 			return 10;
+	/* Held sockets to let go soon (svcall_expire). */
+	if (sv->expiring)
+		return 25;
 	if (sv->n_pending > 0 || (sv->log && sv->rl.suppressed > 0))
 		return 250;
 	return -1;

@@ -23,9 +23,10 @@ struct supervisor;
 
 /*
  * Whether this kernel and system let the supervisor work: seccomp user
- * notification, pidfd_open and pidfd_getfd, and a Yama ptrace_scope
- * below 2 (pidfd_getfd and process_vm_readv need ptrace access to the
- * sandboxed process).  When not, false and *cause names the reason.
+ * notification, pidfd_open and pidfd_getfd in the kernel, and a Yama
+ * ptrace_scope below 2 (reading the sandboxed process's memory needs
+ * ptrace access; a filter that refuses pidfd_getfd has substitutes:
+ * supervise-int.h).  When not, false and *cause names the reason.
  */
 bool supervise_available(char **cause);
 
@@ -107,9 +108,9 @@ int supervise_child_attach(struct supervisor *sv, int ruleset, char **cause);
 
 /*
  * In the supervisor, after fork: receive the listener (and the ruleset)
- * and check that the
- * supervisor can reach the sandboxed process; tell it to go on or to
- * stop.  Returns 0, or -errno with *cause (the child then exits 125).
+ * and check that the supervisor can read the sandboxed process's memory,
+ * choosing how it reaches the caller (svcall_reach); tell it to go on or
+ * to stop.  Returns 0, or -errno with *cause (the child then exits 125).
  */
 int supervise_parent_attach(struct supervisor *sv, char **cause);
 

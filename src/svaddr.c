@@ -469,9 +469,15 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 	if ((r = svaddr_read(c, c->req->data.args[1], c->req->data.args[2],
 			     &a)) < 0 ||
 	    (r = svcall_open(sv, c)) < 0)
-		return r;
-	if ((r = svnames_swap(sv, c, &a, true)) < 0 || r == SWAP_DONE)
+		return r == SVCALL_NO_SUBSTITUTE
+			       ? svcall_no_getfd(sv, c, NETPOLICY_CONNECT)
+			       : r;
+	/* Swapped or relayed: the socket installed is theirs. */
+	if ((r = svnames_swap(sv, c, &a, true)) < 0 || r == SWAP_DONE) {
+		c->made = false;
+		svcall_hold(sv, c);
 		return r < 0 ? r : 0;
+	}
 	if (r == SWAP_NO) {
 		private_destination(sv, c, &a);
 		r = svaddr_check(sv, c, NETPOLICY_CONNECT, &a);
@@ -479,12 +485,14 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 		if (r < 0)
 			return r;
 		/* To a learned address: the name is checked (relay.h). */
-		if ((r = svnames_relay(sv, c, &a)) < 0 || r == SWAP_DONE)
+		if ((r = svnames_relay(sv, c, &a)) < 0 || r == SWAP_DONE) {
+			c->made = false;
 			return r < 0 ? r : 0;
+		}
 	}
 	if ((r = svaddr_check_route(sv, c, NETPOLICY_CONNECT, &a)) < 0 ||
 	    (r = svaddr_udp_autobind(sv, c)) < 0 ||
-	    (r = svcall_valid(sv, c)) < 0) {
+	    (r = svcall_valid(sv, c)) < 0 || (r = svcall_install(sv, c)) < 0) {
 		if (a.opath >= 0)
 			close(a.opath);
 		return r;
@@ -506,6 +514,12 @@ svaddr_connect(struct supervisor *sv, struct call *c)
 		fcntl(c->sock, F_SETFL, fl);
 	if (a.opath >= 0)
 		close(a.opath);
+	/* Without pidfd_getfd, a non-blocking caller's stream socket still
+	 * connecting is held a moment (its second connect gets EALREADY or
+	 * EISCONN from it), then let go (SV_HOLD_CONNECTING_NS).  A
+	 * blocking caller never saw EINPROGRESS. */
+	if (c->type == SOCK_STREAM && c->nonblock && r < 0 && e == EINPROGRESS)
+		svcall_hold_connect(sv, c, false);
 	if (r == 0 || e == EINPROGRESS)
 		proxy_note(sv, c, &a);
 	if (r == 0)
@@ -577,13 +591,21 @@ svaddr_bind(struct supervisor *sv, struct call *c)
 	if ((r = svaddr_read(c, c->req->data.args[1], c->req->data.args[2],
 			     &a)) < 0 ||
 	    (r = svcall_open(sv, c)) < 0)
-		return r;
+		return r == SVCALL_NO_SUBSTITUTE
+			       ? svcall_no_getfd(sv, c, NETPOLICY_BIND)
+			       : r;
 	if (c->domain == AF_UNIX && a.len > sizeof(sa_family_t) &&
 	    a.u.sa.sa_family == AF_UNIX && a.u.un.sun_path[0] != '\0')
 		return svunix_bind(sv, c, &a);
+	/* Without pidfd_getfd the socket bound is the supervisor's, held
+	 * for the listen, connect or sends that follow. */
 	if ((r = svaddr_check(sv, c, NETPOLICY_BIND, &a)) < 0 ||
 	    (r = svcall_valid(sv, c)) < 0)
 		return r;
+	svcall_release_port(sv, c, &a.u.sa, a.len);
+	if ((r = svcall_install(sv, c)) < 0)
+		return r;
+	svcall_hold(sv, c);
 	inet = (c->domain == AF_INET || c->domain == AF_INET6) &&
 	       netpolicy_addr_from_sockaddr(&a.u, a.len, &ip) == 0;
 	if (inet && c->type == SOCK_STREAM && ip.port != 0 &&
@@ -620,7 +642,9 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 	int r;
 
 	if ((r = svcall_open(sv, c)) < 0)
-		return r;
+		return r == SVCALL_NO_SUBSTITUTE
+			       ? svcall_no_getfd(sv, c, NETPOLICY_LISTEN)
+			       : r;
 	inet = (c->domain == AF_INET || c->domain == AF_INET6) &&
 	       getsockname(c->sock, (struct sockaddr *)&ss, &len) == 0 &&
 	       netpolicy_addr_from_sockaddr(&ss, len, &ip) == 0;
@@ -642,6 +666,9 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 		}
 		/* The kernel would bind the wildcard: bind loopback first. */
 		sockaddr_set_ip(&ss, &ip);
+		if ((r = svcall_valid(sv, c)) < 0 ||
+		    (r = svcall_install(sv, c)) < 0)
+			return r;
 		if (loopback && bind(c->sock, (struct sockaddr *)&ss, len) < 0)
 			return -errno;
 		len = sizeof(ss);
@@ -664,10 +691,13 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 			return -EADDRINUSE;
 		}
 	}
-	if ((r = svcall_valid(sv, c)) < 0)
+	if ((r = svcall_valid(sv, c)) < 0 || (r = svcall_install(sv, c)) < 0)
 		return r;
 	if (listen(c->sock, (int)(uint32_t)c->req->data.args[1]) < 0)
 		return -errno;
+	/* A listener is the caller's alone now: what follows (accept) is
+	 * not mediated. */
+	svcall_unhold(sv, c);
 	if (c->domain == AF_UNIX)
 		svunix_record(sv, c->sock, NULL);
 	else

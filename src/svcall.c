@@ -1,7 +1,8 @@
 /*
  * The network supervisor's call plumbing (supervise-int.h): what every handler
- * needs of the caller it answers.  Its memory (process_vm_readv), its
- * pidfd and the descriptor it named (pidfd_getfd), paths as it sees
+ * needs of the caller it answers.  Its memory (process_vm_readv, or
+ * /proc/PID/mem), its pidfd and the descriptor it named (pidfd_getfd,
+ * or a socket of the supervisor's in its place), paths as it sees
  * them (its root and cwd, openat2 RESOLVE_IN_ROOT), whether its
  * notification is still pending, and the queue of calls answered later.
  * Also the calls that name a process by pid: decided here and let
@@ -10,19 +11,28 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <time.h>
 #include <linux/openat2.h>
+#include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
+#include "refusal.h"
 #include "supervise-int.h"
 #include "xalloc.h"
 
@@ -121,20 +131,54 @@ svcall_done(struct call *c)
 	free(c->fds);
 }
 
+/*
+ * How the supervisor reaches the caller's memory, chosen once at the
+ * hand-over (svcall_reach): process_vm_readv/writev, or where a filter
+ * refuses those (a container runtime's default profile: DESIGN.md §14)
+ * pread/pwrite of /proc/PID/mem, opened for each call.  Both pass the
+ * same ptrace access check; /proc/PID/mem reads and writes as ptrace
+ * does (FOLL_FORCE: a page the caller mapped without PROT_READ, or
+ * PROT_WRITE, is no error there), which only concerns the caller's own
+ * memory.
+ */
+static enum { MEM_VM, MEM_PROC } mem_form = MEM_VM;
+
+static int
+mem_open(pid_t pid, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	if ((fd = open(path, flags | O_CLOEXEC)) < 0)
+		return errno == ENOENT || errno == ESRCH ? CALL_GONE : -errno;
+	return fd;
+}
+
 int
 svcall_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec l = { .iov_base = buf, .iov_len = len };
 	struct iovec r = { .iov_base = (void *)(uintptr_t)addr,
 			   .iov_len = len };
+	_cleanup_close_ int fd = -1;
 	ssize_t n;
 
 	if (len == 0)
 		return 0;
-	n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-	if (n < 0)
-		return errno == ESRCH ? CALL_GONE : -EFAULT;
-	return (size_t)n == len ? 0 : -EFAULT;
+	if (mem_form == MEM_VM) {
+		n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+		if (n < 0)
+			return errno == ESRCH ? CALL_GONE : -EFAULT;
+		return (size_t)n == len ? 0 : -EFAULT;
+	}
+	if ((fd = mem_open(pid, O_RDONLY)) < 0)
+		return fd == CALL_GONE ? CALL_GONE : -EFAULT;
+	/* An address above the off_t range is no mapping. */
+	if (addr > INT64_MAX)
+		return -EFAULT;
+	n = pread(fd, buf, len, (off_t)addr);
+	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
 int
@@ -143,10 +187,62 @@ svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
 	struct iovec l = { .iov_base = (void *)buf, .iov_len = len };
 	struct iovec r = { .iov_base = (void *)(uintptr_t)addr,
 			   .iov_len = len };
+	_cleanup_close_ int fd = -1;
 
-	return process_vm_writev(pid, &l, 1, &r, 1, 0) == (ssize_t)len
-		       ? 0
-		       : -EFAULT;
+	if (mem_form == MEM_VM)
+		return process_vm_writev(pid, &l, 1, &r, 1, 0) == (ssize_t)len
+			       ? 0
+			       : -EFAULT;
+	if (addr > INT64_MAX || (fd = mem_open(pid, O_WRONLY)) < 0)
+		return -EFAULT;
+	return pwrite(fd, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* A word the command's process has at the same address, being a fork of
+ * the supervisor's that has not run exec yet. */
+static const uint64_t reach_word = 0x6c6c777261707376ULL;
+
+int
+svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause)
+{
+	uint64_t word = 0;
+	struct iovec l = { .iov_base = &word, .iov_len = sizeof(word) };
+	struct iovec r = { .iov_base = (void *)&reach_word,
+			   .iov_len = sizeof(word) };
+	_cleanup_close_ int mem = -1;
+	int vm = 0, proc = 0;
+
+	/* pidfd_getfd of a descriptor the process has: the caller's own
+	 * sockets, or where a filter refuses it, the substitute. */
+	{
+		_cleanup_close_ int pidfd = sys_pidfd_open(pid, 0);
+		_cleanup_close_ int got =
+			pidfd < 0 ? -1 : sys_pidfd_getfd(pidfd, fd, 0);
+
+		sv->getfd = got >= 0;
+	}
+	mem_form = MEM_VM;
+	if (process_vm_readv(pid, &l, 1, &r, 1, 0) < 0)
+		vm = errno;
+	else if (word == reach_word)
+		return 0;
+	mem_form = MEM_PROC;
+	word = 0;
+	if ((mem = mem_open(pid, O_RDONLY)) < 0)
+		proc = mem == CALL_GONE ? ESRCH : -mem;
+	else if (pread(mem, &word, sizeof(word),
+		       (off_t)(uintptr_t)&reach_word) < 0)
+		proc = errno;
+	else if (word == reach_word)
+		return 0;
+	*cause = xasprintf(
+		"the network supervisor cannot read the sandboxed process's "
+		"memory (pid %d): process_vm_readv: %s, /proc/%d/mem: %s "
+		"(ptrace access is refused: Yama ptrace_scope, or the process "
+		"is not dumpable)",
+		(int)pid, vm != 0 ? strerror(vm) : "another word", (int)pid,
+		proc != 0 ? strerror(proc) : "another word");
+	return -(proc != 0 ? proc : EIO);
 }
 
 /*
@@ -223,6 +319,129 @@ svcall_pidfd(const struct call *c)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Without pidfd_getfd (a container runtime's filter refuses it): what
+ * kind of socket the caller named, from its /proc entries (the protocol's
+ * name, sockfs' system.sockprotoname, and fdinfo's flags), and a new one
+ * of that kind in c->sock for the handler to decide and perform on, to be
+ * installed in the caller's place (svcall_install) -- or the one the
+ * supervisor made for it before and holds.  The new socket is what the
+ * caller's was if that was never bound or connected (binds go through
+ * the supervisor, which holds what it bound); a socket let go, a unix
+ * datagram socket, one of another network namespace have no substitute
+ * (SVCALL_NO_SUBSTITUTE).  What the caller set on its socket before
+ * (setsockopt) is not carried: O_NONBLOCK and O_CLOEXEC are.  Whatever
+ * the caller swaps in its descriptor table meanwhile, the call decided is
+ * the one performed, on the supervisor's socket.
+ */
+/* Whether thread pid is in the supervisor's network namespace. */
+static bool
+same_netns(pid_t pid)
+{
+	static struct stat own;
+	static bool have;
+	char path[64];
+	struct stat st;
+
+	if (!have && stat("/proc/self/ns/net", &own) < 0)
+		return false;
+	have = true;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	return stat(path, &st) == 0 && st.st_ino == own.st_ino &&
+	       st.st_dev == own.st_dev;
+}
+
+static int
+substitute_open(struct supervisor *sv, struct call *c)
+{
+	static const struct {
+		const char *name;
+		int domain, type, protocol;
+	} kinds[] = {
+		{ "TCP", AF_INET, SOCK_STREAM, IPPROTO_TCP },
+		{ "TCPv6", AF_INET6, SOCK_STREAM, IPPROTO_TCP },
+		{ "UDP", AF_INET, SOCK_DGRAM, IPPROTO_UDP },
+		{ "UDPv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDP },
+		{ "UNIX-STREAM", AF_UNIX, SOCK_STREAM, 0 },
+		/* A datagram or a seqpacket socket: which, the name does
+		 * not say; no substitute. */
+		{ "UNIX", AF_UNIX, SOCK_DGRAM, 0 },
+	};
+	char path[64], info[64], link[64], name[32], buf[512], *f;
+	_cleanup_close_ int fd = -1;
+	unsigned long long ino;
+	unsigned long flags;
+	ssize_t n;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	/* A socket by its link's text first, which no file system is asked
+	 * for: getxattr of another file would be its file system's to answer
+	 * (one that hangs would hold the supervisor).  Then its protocol
+	 * (sockfs' system.sockprotoname); its fdinfo has its inode and
+	 * flags.  A descriptor swapped meanwhile changes what kind of socket
+	 * the caller gets, never what is decided and performed. */
+	if ((n = readlink(path, link, sizeof(link) - 1)) < 0)
+		return svcall_error(sv, c, errno == ENOENT ? -EBADF : -errno);
+	link[n] = '\0';
+	if (strncmp(link, "socket:[", 8) != 0)
+		return svcall_error(sv, c, -ENOTSOCK);
+	if ((n = getxattr(path, "system.sockprotoname", name,
+			  sizeof(name) - 1)) < 0)
+		return svcall_error(sv, c,
+				    errno == ENOENT	  ? -EBADF
+				    : errno == ENODATA	  ? -ENOTSOCK
+				    : errno == EOPNOTSUPP ? -ENOTSOCK
+							  : -errno);
+	name[n] = '\0';
+	if ((fd = open(info, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (n = read(fd, buf, sizeof(buf) - 1)) < 0)
+		return svcall_error(sv, c, -EBADF);
+	buf[n] = '\0';
+	if ((f = strstr(buf, "\nflags:")) == NULL ||
+	    sscanf(f + 7, "%lo", &flags) != 1 ||
+	    (f = strstr(buf, "\nino:")) == NULL ||
+	    sscanf(f + 5, "%llu", &ino) != 1)
+		return svcall_error(sv, c, -EBADF);
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (strcmp(name, kinds[i].name) == 0)
+			break;
+	/* Known by its protocol's name, or refused as unknown. */
+	c->domain = i < ARRAY_SIZE(kinds) ? kinds[i].domain : AF_UNSPEC;
+	c->type = i < ARRAY_SIZE(kinds) ? kinds[i].type : 0;
+	c->nonblock = (flags & O_NONBLOCK) != 0;
+	c->cloexec = (flags & O_CLOEXEC) != 0;
+	if (svcall_valid(sv, c) < 0)
+		return CALL_GONE;
+	for (size_t k = 0; k < SV_MAX_GONE; k++)
+		if (sv->gone[k] == ino)
+			return SVCALL_NO_SUBSTITUTE;
+	for (size_t k = 0; k < SV_MAX_HELD; k++)
+		if (sv->held[k].sock >= 0 && sv->held[k].ino == ino) {
+			c->sock = fcntl(sv->held[k].sock, F_DUPFD_CLOEXEC, 3);
+			c->held = true;
+			return c->sock < 0 ? -errno : 0;
+		}
+	/* A socket made here lives in the supervisor's network namespace:
+	 * never one for a caller in another (net = none). */
+	if (i == ARRAY_SIZE(kinds) ||
+	    (c->domain == AF_UNIX && c->type != SOCK_STREAM) ||
+	    !same_netns(c->pid))
+		return SVCALL_NO_SUBSTITUTE;
+	c->sock = socket(c->domain,
+			 c->type | SOCK_CLOEXEC |
+				 (c->nonblock ? SOCK_NONBLOCK : 0),
+			 kinds[i].protocol);
+	if (c->sock < 0)
+		return -errno;
+	c->made = true;
+	c->keep = c->type == SOCK_DGRAM;
+	return 0;
+}
+
 /* The caller's socket, and what kind it is. */
 int
 svcall_open(struct supervisor *sv, struct call *c)
@@ -233,6 +452,8 @@ svcall_open(struct supervisor *sv, struct call *c)
 	c->pidfd = svcall_pidfd(c);
 	if (c->pidfd < 0)
 		return svcall_error(sv, c, c->pidfd);
+	if (!sv->getfd)
+		return substitute_open(sv, c);
 	c->sock = sys_pidfd_getfd(c->pidfd, (int)(uint32_t)c->req->data.args[0],
 				  0);
 	if (c->sock < 0)
@@ -247,6 +468,335 @@ svcall_open(struct supervisor *sv, struct call *c)
 	fl = fcntl(c->sock, F_GETFL);
 	c->nonblock = fl >= 0 && (fl & O_NONBLOCK);
 	return 0;
+}
+
+int
+svcall_install(struct supervisor *sv, struct call *c)
+{
+	struct seccomp_notif_addfd af = {
+		.id = c->req->id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.srcfd = (uint32_t)c->sock,
+		.newfd = (uint32_t)c->req->data.args[0],
+		.newfd_flags = c->cloexec ? O_CLOEXEC : 0,
+	};
+
+	if (!c->made)
+		return 0;
+	if (ioctl(sv->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) < 0)
+		return svcall_error(sv, c, -errno);
+	c->made = false;
+	if (c->keep)
+		svcall_hold(sv, c);
+	return 0;
+}
+
+/* The port of an IP socket address, 0 for any other. */
+static uint16_t
+sockaddr_port(const struct sockaddr *a, socklen_t len)
+{
+	if (a->sa_family == AF_INET && len >= sizeof(struct sockaddr_in))
+		return ntohs(((const struct sockaddr_in *)a)->sin_port);
+	if (a->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6))
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	return 0;
+}
+
+/* Close held socket i; its later calls have no substitute. */
+static void
+let_go(struct supervisor *sv, size_t i)
+{
+	if (sv->held[i].ino != 0) {
+		sv->gone[sv->next_gone] = sv->held[i].ino;
+		sv->next_gone = (sv->next_gone + 1) % SV_MAX_GONE;
+	}
+	close(sv->held[i].sock);
+	sv->held[i].sock = -1;
+	sv->held[i].expire_ns = 0;
+}
+
+void
+svcall_hold(struct supervisor *sv, const struct call *c)
+{
+	struct held *h;
+	struct stat st;
+	size_t n_inotify = 0, oldest = SV_MAX_HELD, slot = SV_MAX_HELD;
+	size_t moment = SV_MAX_HELD;
+	bool inotify = c->domain == AF_UNSPEC;
+
+	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
+		return;
+	for (size_t k = 0; k < SV_MAX_HELD; k++) {
+		/* Oldest first, from the next slot round. */
+		size_t i = (sv->next_held + k) % SV_MAX_HELD;
+
+		if (sv->held[i].sock < 0) {
+			if (slot == SV_MAX_HELD)
+				slot = i;
+			continue;
+		}
+		if (!inotify && sv->held[i].ino == st.st_ino)
+			return;
+		if (sv->held[i].ino == 0 && n_inotify++ == 0)
+			oldest = i;
+		if (sv->held[i].expire_ns != 0 && moment == SV_MAX_HELD)
+			moment = i;
+	}
+	/* An inotify instance over the bound lets the oldest go. */
+	if (inotify && n_inotify >= SV_MAX_HELD_INOTIFY) {
+		let_go(sv, oldest);
+		if (slot == SV_MAX_HELD)
+			slot = oldest;
+	}
+	/* A free slot; else one held for a moment (a connect's); else the
+	 * oldest. */
+	if (slot == SV_MAX_HELD)
+		slot = moment != SV_MAX_HELD ? moment : sv->next_held;
+	h = &sv->held[slot];
+	if (h->sock >= 0)
+		let_go(sv, slot);
+	h->ino = inotify ? 0 : st.st_ino;
+	h->sock = fcntl(c->sock, F_DUPFD_CLOEXEC, 3);
+	h->port = 0;
+	h->expire_ns = 0;
+	if (!inotify) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		if (getsockname(c->sock, (struct sockaddr *)&ss, &sl) == 0)
+			h->port = sockaddr_port((struct sockaddr *)&ss, sl);
+	}
+	sv->next_held = (slot + 1) % SV_MAX_HELD;
+}
+
+/* The first watch line of an inotify instance's fdinfo (the most recent
+ * watch: the same text for every descriptor of the instance), or "" when
+ * it has none; 0, or -errno. */
+static int
+inotify_first_watch(const char *info, char *line, size_t size,
+		    unsigned long *flags)
+{
+	_cleanup_close_ int fd = open(info, O_RDONLY | O_CLOEXEC);
+	char buf[1024], *w, *f, *end;
+	ssize_t n;
+
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (flags != NULL && ((f = strstr(buf, "\nflags:")) == NULL ||
+			      sscanf(f + 7, "%lo", flags) != 1))
+		return -EBADF;
+	line[0] = '\0';
+	if ((w = strstr(buf, "\ninotify wd:")) == NULL)
+		return 0;
+	w++;
+	/* A line cut short by the buffer's end is no fingerprint. */
+	if ((end = strchr(w, '\n')) == NULL)
+		return -EOVERFLOW;
+	snprintf(line, size, "%.*s", (int)(end - w), w);
+	return 0;
+}
+
+int
+svcall_inotify(struct supervisor *sv, struct call *c)
+{
+	char link[64], kind[32], info[64], mine[256], theirs[256];
+	unsigned long flags;
+	ssize_t n;
+	int r;
+
+	c->pidfd = svcall_pidfd(c);
+	if (c->pidfd < 0)
+		return svcall_error(sv, c, c->pidfd);
+	if (sv->getfd) {
+		c->sock = sys_pidfd_getfd(
+			c->pidfd, (int)(uint32_t)c->req->data.args[0], 0);
+		if (c->sock < 0)
+			return svcall_error(sv, c, -errno);
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", c->sock);
+	} else {
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)c->pid,
+			 (int)(uint32_t)c->req->data.args[0]);
+	}
+	/* The watch goes on the caller's own instance: it must be one. */
+	n = readlink(link, kind, sizeof(kind) - 1);
+	if (n < 0)
+		return svcall_error(sv, c, -EINVAL);
+	kind[n] = '\0';
+	if (strcmp(kind, "anon_inode:inotify") != 0)
+		return svcall_error(sv, c, -EINVAL);
+	if (sv->getfd)
+		return 0;
+	/*
+	 * Without pidfd_getfd: an instance has no inode of its own to know
+	 * it by, but its watches are its own: the instance held whose most
+	 * recent watch is the caller's.  One with no watch yet is as good
+	 * as a new one.  One with watches the supervisor does not hold (let
+	 * go, or inherited) is refused: its watches cannot be carried.
+	 */
+	snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)c->pid,
+		 (int)(uint32_t)c->req->data.args[0]);
+	if ((r = inotify_first_watch(info, theirs, sizeof(theirs), &flags)) < 0)
+		return svcall_error(sv, c, r);
+	c->domain = AF_UNSPEC;
+	c->cloexec = (flags & O_CLOEXEC) != 0;
+	if (theirs[0] == '\0') {
+		c->sock = inotify_init1(
+			IN_CLOEXEC | ((flags & O_NONBLOCK) ? IN_NONBLOCK : 0));
+		if (c->sock < 0)
+			return svcall_error(sv, c, -errno);
+		c->made = c->keep = true;
+		return svcall_valid(sv, c);
+	}
+	for (size_t i = 0; i < SV_MAX_HELD; i++) {
+		if (sv->held[i].sock < 0 || sv->held[i].ino != 0)
+			continue;
+		snprintf(info, sizeof(info), "/proc/self/fdinfo/%d",
+			 sv->held[i].sock);
+		if (inotify_first_watch(info, mine, sizeof(mine), NULL) == 0 &&
+		    strcmp(mine, theirs) == 0) {
+			c->sock = fcntl(sv->held[i].sock, F_DUPFD_CLOEXEC, 3);
+			c->held = true;
+			return c->sock < 0 ? -errno : svcall_valid(sv, c);
+		}
+	}
+	return svcall_error(sv, c, -EACCES);
+}
+
+void
+svcall_unhold(struct supervisor *sv, const struct call *c)
+{
+	struct stat st;
+
+	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
+		return;
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino)
+			let_go(sv, i);
+}
+
+void
+svcall_hold_connect(struct supervisor *sv, const struct call *c, bool connected)
+{
+	uint64_t now = supervise_now_ns();
+	struct stat st;
+
+	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
+		return;
+	svcall_hold(sv, c);
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0 && sv->held[i].ino == st.st_ino) {
+			sv->held[i].expire_ns =
+				now + (connected ? SV_HOLD_CONNECTED_NS
+						 : SV_HOLD_CONNECTING_NS);
+			sv->expiring = true;
+		}
+}
+
+void
+svcall_expire(struct supervisor *sv, uint64_t now)
+{
+	struct pollfd p[SV_MAX_HELD];
+	size_t at[SV_MAX_HELD], n = 0;
+
+	/* Every few milliseconds, not at every notification: one poll for
+	 * all the sockets held for a moment. */
+	if (now < sv->expire_check_ns)
+		return;
+	sv->expire_check_ns = now + SV_HOLD_CONNECTED_NS / 4;
+	for (size_t i = 0; i < SV_MAX_HELD; i++)
+		if (sv->held[i].sock >= 0 && sv->held[i].expire_ns != 0) {
+			p[n] = (struct pollfd){ .fd = sv->held[i].sock,
+						.events = POLLOUT };
+			at[n++] = i;
+		}
+	if (n > 0 && poll(p, n, 0) < 0)
+		memset(p, 0, n * sizeof(*p));
+	sv->expiring = false;
+	for (size_t k = 0; k < n; k++) {
+		struct held *h = &sv->held[at[k]];
+
+		/* Connected (or failed) meanwhile: a moment more. */
+		if (h->expire_ns > now + SV_HOLD_CONNECTED_NS && p[k].revents)
+			h->expire_ns = now + SV_HOLD_CONNECTED_NS;
+		if (h->expire_ns <= now)
+			let_go(sv, at[k]);
+		else
+			sv->expiring = true;
+	}
+}
+
+/* Whether a and b are the same abstract unix name. */
+static bool
+same_abstract(const struct sockaddr *a, socklen_t alen,
+	      const struct sockaddr_storage *b, socklen_t blen)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+
+	return a->sa_family == AF_UNIX && b->ss_family == AF_UNIX &&
+	       alen > off + 1 && alen == blen &&
+	       ((const struct sockaddr_un *)a)->sun_path[0] == '\0' &&
+	       memcmp(a, b, alen) == 0;
+}
+
+void
+svcall_release_port(struct supervisor *sv, const struct call *c,
+		    const struct sockaddr *a, socklen_t len)
+{
+	uint16_t port = sockaddr_port(a, len);
+	bool abstract = a->sa_family == AF_UNIX &&
+			len > offsetof(struct sockaddr_un, sun_path) + 1 &&
+			((const struct sockaddr_un *)a)->sun_path[0] == '\0';
+
+	if (sv->getfd || !c->made || (port == 0 && !abstract))
+		return;
+	for (size_t i = 0; i < SV_MAX_HELD; i++) {
+		struct sockaddr_storage ss, peer;
+		socklen_t sl = sizeof(ss), pl = sizeof(peer);
+		int type = 0, listening = 0;
+		socklen_t tl = sizeof(type), ll = sizeof(listening);
+
+		/* Held bound there (a port the kernel chose is held
+		 * before the bind that chooses it: 0, looked at). */
+		if (sv->held[i].sock < 0 || sv->held[i].ino == 0)
+			continue;
+		if (sv->held[i].port == 0 &&
+		    getsockname(sv->held[i].sock, (struct sockaddr *)&ss,
+				&sl) == 0)
+			sv->held[i].port =
+				sockaddr_port((struct sockaddr *)&ss, sl);
+		sl = sizeof(ss);
+		if ((!abstract && sv->held[i].port != port) ||
+		    getsockname(sv->held[i].sock, (struct sockaddr *)&ss, &sl) <
+			    0 ||
+		    ss.ss_family != a->sa_family ||
+		    (abstract ? !same_abstract(a, len, &ss, sl)
+			      : sockaddr_port((struct sockaddr *)&ss, sl) !=
+					port) ||
+		    getsockopt(sv->held[i].sock, SOL_SOCKET, SO_TYPE, &type,
+			       &tl) < 0 ||
+		    type != c->type ||
+		    getsockopt(sv->held[i].sock, SOL_SOCKET, SO_ACCEPTCONN,
+			       &listening, &ll) < 0 ||
+		    listening ||
+		    getpeername(sv->held[i].sock, (struct sockaddr *)&peer,
+				&pl) == 0)
+			continue;
+		let_go(sv, i);
+	}
+}
+
+int
+svcall_no_getfd(struct supervisor *sv, struct call *c, enum netpolicy_op op)
+{
+	_cleanup_free_ char *t =
+		xasprintf("fd%d", (int)(uint32_t)c->req->data.args[0]);
+
+	if (svcall_valid(sv, c) < 0)
+		return CALL_GONE;
+	svlog_blocked(sv, op, svcall_proto(c), t, c->pid, c->pidfd,
+		      REFUSAL_NO_GETFD);
+	return -refusal_errno(REFUSAL_NO_GETFD);
 }
 
 enum netpolicy_proto

@@ -144,25 +144,14 @@ svlearn_inotify_add_watch(struct supervisor *sv, struct call *c)
 	const struct seccomp_notif *req = c->req;
 	uint32_t mask = (uint32_t)req->data.args[2];
 	_cleanup_free_ char *path = NULL, *abs = NULL;
-	_cleanup_close_ int ifd = -1, root = -1, obj = -1;
-	char link[64], kind[32];
-	ssize_t n;
-	int r, wd;
+	_cleanup_close_ int root = -1, obj = -1;
+	char link[64];
+	int ifd, r, wd;
 
-	c->pidfd = svcall_pidfd(c);
-	if (c->pidfd < 0)
-		return svcall_error(sv, c, c->pidfd);
-	ifd = sys_pidfd_getfd(c->pidfd, (int)(uint32_t)req->data.args[0], 0);
-	if (ifd < 0)
-		return svcall_error(sv, c, -errno);
-	/* The watch goes on the caller's own instance: it must be one. */
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", ifd);
-	n = readlink(link, kind, sizeof(kind) - 1);
-	if (n < 0)
-		return svcall_error(sv, c, -EINVAL);
-	kind[n] = '\0';
-	if (strcmp(kind, "anon_inode:inotify") != 0)
-		return svcall_error(sv, c, -EINVAL);
+	/* The caller's instance, or the supervisor's in its place. */
+	if ((r = svcall_inotify(sv, c)) < 0)
+		return r;
+	ifd = c->sock;
 	path = svcall_read_string(c->pid, req->data.args[1]);
 	if (path == NULL)
 		return svcall_error(sv, c, -EFAULT);
@@ -178,5 +167,7 @@ svlearn_inotify_add_watch(struct supervisor *sv, struct call *c)
 	wd = inotify_add_watch(ifd, link, mask & ~(uint32_t)IN_DONT_FOLLOW);
 	if (wd < 0)
 		return svcall_error(sv, c, -errno);
+	if ((r = svcall_install(sv, c)) < 0)
+		return r;
 	return wd;
 }

@@ -111,7 +111,7 @@ read_msg(struct call *c, uint64_t ptr, struct msg_buf *m)
 
 /* Send m on the caller's socket; a blocking caller's EAGAIN is kept. */
 static ssize_t
-msg_send(struct call *c, struct msg_buf *m, int flags)
+msg_send(struct supervisor *sv, struct call *c, struct msg_buf *m, int flags)
 {
 	struct iovec iov = { .iov_base = m->data, .iov_len = m->len };
 	struct msghdr h = {
@@ -124,9 +124,34 @@ msg_send(struct call *c, struct msg_buf *m, int flags)
 	};
 	ssize_t n;
 
+	int r;
+
 	/* Never SIGPIPE the supervisor; never block it. */
 	n = sendmsg(c->sock, &h, flags | MSG_DONTWAIT | MSG_NOSIGNAL);
-	return n < 0 ? -errno : n;
+	if (n < 0)
+		return -errno;
+	/* Sent on a socket of the supervisor's (no pidfd_getfd): it takes
+	 * the caller's place now. */
+	if ((r = svcall_install(sv, c)) < 0)
+		return r;
+	return n;
+}
+
+/*
+ * The caller's socket (svcall_open).  Without pidfd_getfd a send is
+ * performed on a UDP socket the supervisor made (a new one, or the one it
+ * connected or sent on before and holds); a stream socket it does not
+ * hold has no substitute.
+ */
+static int
+send_open(struct supervisor *sv, struct call *c)
+{
+	int r = svcall_open(sv, c);
+
+	if (r == SVCALL_NO_SUBSTITUTE ||
+	    (r == 0 && c->made && c->type != SOCK_DGRAM))
+		return svcall_no_getfd(sv, c, NETPOLICY_SEND);
+	return r;
 }
 
 static bool
@@ -148,7 +173,7 @@ svsend_sendto(struct supervisor *sv, struct call *c)
 	m.name.opath = -1;
 	if ((r = cmsg_flags(flags)) < 0 ||
 	    (r = svaddr_read(c, arg[4], arg[5], &m.name)) < 0 ||
-	    (r = svcall_open(sv, c)) < 0)
+	    (r = send_open(sv, c)) < 0)
 		goto out;
 	m.has_name = true;
 	if ((r = svnames_swap(sv, c, &m.name, false)) < 0 ||
@@ -166,7 +191,7 @@ svsend_sendto(struct supervisor *sv, struct call *c)
 	if ((r = svcall_read(c->pid, arg[1], m.data, m.len)) < 0 ||
 	    (r = svcall_valid(sv, c)) < 0)
 		goto out;
-	n = msg_send(c, &m, flags);
+	n = msg_send(sv, c, &m, flags);
 	if (n == -EAGAIN && wants_block(c, flags))
 		r = svcall_queue(sv, c, PENDING_RETRY);
 	else
@@ -199,7 +224,7 @@ send_one(struct supervisor *sv, struct call *c, uint64_t ptr, int flags)
 		goto out;
 	if ((r = svcall_valid(sv, c)) < 0)
 		goto out;
-	n = msg_send(c, &m, flags);
+	n = msg_send(sv, c, &m, flags);
 	msg_buf_free(&m);
 	return n;
 out:
@@ -214,7 +239,7 @@ svsend_sendmsg(struct supervisor *sv, struct call *c)
 	ssize_t n;
 	int r;
 
-	if ((r = cmsg_flags(flags)) < 0 || (r = svcall_open(sv, c)) < 0)
+	if ((r = cmsg_flags(flags)) < 0 || (r = send_open(sv, c)) < 0)
 		return r;
 	n = send_one(sv, c, c->req->data.args[1], flags);
 	if (n == -EAGAIN && wants_block(c, flags))
@@ -231,7 +256,7 @@ svsend_sendmmsg(struct supervisor *sv, struct call *c)
 	unsigned i;
 	int r;
 
-	if ((r = cmsg_flags(flags)) < 0 || (r = svcall_open(sv, c)) < 0)
+	if ((r = cmsg_flags(flags)) < 0 || (r = send_open(sv, c)) < 0)
 		return r;
 	if (vlen > MSGCOPY_MAX_IOV)
 		vlen = MSGCOPY_MAX_IOV;

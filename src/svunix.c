@@ -352,8 +352,11 @@ svunix_bind(struct supervisor *sv, struct call *c, struct addr_buf *a)
 	}
 	if (strlen(base) >= sizeof(un.sun_path))
 		return -EINVAL;
-	if ((r = svcall_valid(sv, c)) < 0)
+	/* Without pidfd_getfd the socket bound is the supervisor's, held
+	 * for its listen or connect. */
+	if ((r = svcall_valid(sv, c)) < 0 || (r = svcall_install(sv, c)) < 0)
 		return r;
+	svcall_hold(sv, c);
 	strcpy(un.sun_path, base);
 	/* The supervisor has one thread, so its working directory is its
 	 * own to move: bind the last component in the directory it

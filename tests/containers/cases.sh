@@ -150,6 +150,33 @@ c_outside() {
 	echo "LLWCASE $1 $r"
 }
 
+# c_local NAME ARGS...: the network supervisor decides (issue 28 item 2:
+# it runs without pidfd_getfd and process_vm_readv): a connect to this
+# host's port 443, which Landlock's port rule lets through and the
+# supervisor refuses (EACCES, filtered/local; without the supervisor,
+# nothing listening, ECONNREFUSED).  denied-ERRNO, succeeded, or the
+# refusal.
+PYLOCAL='import errno, socket
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", 443))
+    print("SUCCEEDED")
+except OSError as e:
+    print("DENIED", errno.errorcode[e.errno])'
+c_local() {
+	n=$1
+	shift
+	out=$(cd "$H/proj" && "$L" "$@" -- python3 -c "$PYLOCAL" 2>&1)
+	rc=$?
+	show "$n"
+	verdict "$n" $rc
+	case "$rc:$out" in
+	0:*SUCCEEDED*) r=succeeded ;;
+	0:*DENIED*) r=denied-$(printf '%s\n' "$out" | sed -n 's/.*DENIED //p' | head -1) ;;
+	esac
+	echo "LLWCASE $n $r"
+}
+
 # A terminal: /dev/ptmx opened (its errno when it fails), openpty, and
 # script(1), which runs its command on a new pty.
 PTY='import errno, os, pty
@@ -184,6 +211,7 @@ c_check
 c_run default-runs -p default
 c_run opencode-runs -p opencode
 c_run opencode-best-effort -p opencode --best-effort
+c_local opencode-best-effort-local -p opencode --best-effort
 c_workflow default-workflow default
 c_workflow opencode-workflow opencode
 c_outside default-outside default

@@ -1032,6 +1032,33 @@ p_container_filter(char **argv)
 	return usage_error("%s: %s", argv[0], strerror(errno));
 }
 
+/*
+ * Not a probe: run CMD under a filter that refuses only what the network
+ * supervisor would take from the sandbox (EPERM for pidfd_getfd and
+ * process_vm_readv), so that user namespaces (L3) run beside the
+ * supervisor's substitutes.
+ */
+static int
+p_getfd_filter(char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_getfd, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return usage_error("cannot install the filter: %s",
+				   strerror(errno));
+	execvp(argv[0], argv);
+	return usage_error("%s: %s", argv[0], strerror(errno));
+}
+
 static int p_help(char **argv);
 
 static const struct probe {
@@ -1097,6 +1124,9 @@ static const struct probe {
 	{ "container-filter", 1, -1, p_container_filter,
 	  "CMD [ARG...] (not a probe: run CMD under a filter like a "
 	  "container runtime's)" },
+	{ "getfd-filter", 1, -1, p_getfd_filter,
+	  "CMD [ARG...] (not a probe: run CMD where pidfd_getfd and "
+	  "process_vm_readv are refused)" },
 	{ "help", 0, 0, p_help, "" },
 	{ "setxattr", 1, 1, p_setxattr, "PATH (user.llwrap-probe = 1)" },
 };

@@ -2,12 +2,18 @@
 # Refusals in a container tell the truth (DESIGN.md §14, Containers).  A
 # container runtime's default seccomp profile (Docker's, podman's,
 # containerd's, a pod's RuntimeDefault) refuses new user namespaces and
-# what the network supervisor needs with EPERM: --check and the
+# pidfd_getfd and process_vm_readv with EPERM: --check and the
 # refusals name that filter, the calls it refuses and the option that
 # allows them -- not Yama, not an outer llwrap -- and -p default still
-# runs.  Built on the host: the probe helper's container-filter installs
-# such a filter (EPERM for unshare, clone with CLONE_NEWUSER, pidfd_getfd
-# and process_vm_readv) and execs llwrap.  Which runtime is named
+# runs.  The network supervisor runs there without those calls (its
+# substitutes, DESIGN.md §6): the listener passed with SCM_RIGHTS, the
+# caller's memory read through /proc/PID/mem, the sockets it decides on
+# made by it and installed in the caller's place; the policy still
+# decides, the address raced still does not get through, and what has
+# no substitute is refused with its errno (filtered/no-getfd).  Built on
+# the host: the probe helper's container-filter installs such a filter
+# (EPERM for unshare, clone with CLONE_NEWUSER, pidfd_getfd and
+# process_vm_readv) and execs llwrap.  Which runtime is named
 # depends on this machine (/.dockerenv, /run/.containerenv, cgroups), so
 # the patterns take any; test-contain checks each runtime's words.  A new
 # /proc refused over masked /proc paths is built in a mount namespace of
@@ -30,7 +36,7 @@ in_filter() {
 }
 FILTER="(seccomp profile|seccomp filter)[^;]* refuses"
 USERNS="refuses new user namespaces \\(unshare, clone with CLONE_NEWUSER: EPERM\\)"
-SUP="refuses what the network supervisor needs \\(pidfd_getfd, process_vm_readv: EPERM\\)"
+SUBST="pidfd_getfd refused \\(Operation not permitted\\): the supervisor makes the sockets"
 
 # --- --check ------------------------------------------------------------
 run as_user "$LLWRAP" --check
@@ -42,9 +48,9 @@ expect_rc "--check under a runtime's filter exits 0 (Landlock runs)" 0
 expect_output "... names the filter and the calls it refuses for user namespaces" \
 	"^user namespaces: unprivileged creation refused \\(.*$FILTER new user namespaces"
 expect_output "... with EPERM and the calls named" "$USERNS"
-expect_output "... says the supervisor is unavailable, naming the filter and its calls" \
-	"^  S  supervisor   unavailable: .*$SUP"
-expect_output "... and the option that allows them" \
+expect_output "... says the supervisor is usable by its substitutes, and which" \
+	"^  S  supervisor   usable \\($SUBST.*memory read through /proc/PID/mem\\)"
+expect_output "... and the option that allows user namespaces" \
 	"seccomp=unconfined|seccompProfile|--seccomp-profile|start it without that filter"
 expect_output "... and what runs without changing the container" \
 	"if the container cannot change, -p default \\(Landlock and seccomp alone\\) runs here"
@@ -60,15 +66,209 @@ fi
 expect_refused "a policy that needs L3 fails closed (125) naming the filter, not an outer llwrap" \
 	"namespace layer \\(L3\\).*$USERNS.*-p default" \
 	in_filter -p "$L3" -- /bin/sh -c "touch $marker"
-expect_refused "a policy that needs the supervisor fails closed (125) naming the filter's calls" \
-	"need the network supervisor, but .*$SUP" \
+expect_ran "a policy that needs the supervisor runs" \
 	in_filter -p default --allow-cidr 127.0.0.1/32:9 -- /bin/sh -c "touch $marker"
-expect_ran "... with --best-effort it runs" \
-	in_filter -p default --allow-cidr 127.0.0.1/32:9 --best-effort -- /bin/sh -c "touch $marker"
-expect_output "... reporting the supervisor's rules as not enforced, and why" \
-	"NOT ENFORCED: the network supervisor's rules.*$SUP"
+run in_filter -p default --allow-cidr 127.0.0.1/32:9 --explain -- true
+expect_output "... and --explain says the supervisor enforces, on which substitutes" \
+	"^  substitutes  $SUBST"
 expect_ran "-p default runs under the filter" \
 	in_filter -p default -- /bin/sh -c "touch $marker"
+
+# --- The supervisor without pidfd_getfd and process_vm_readv ----------------
+# The cases supervisor.sh runs on the host, under the filter: the policy
+# decides on the supervisor's copy of the address, and the supervisor
+# performs the call on a socket of its own, installed in the caller's
+# place.  The bubblewrap backend needs user namespaces (or a setuid
+# bwrap), which the filter refuses.
+NETPROBE=$LLW_HELPERS/netprobe
+in_filter_h() {
+	as_user "$PROBE" container-filter "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+}
+cp "$LLW_DATA/srv.py" "$T/srv.py"
+serve() {
+	python3 "$T/srv.py" "$@" &
+	bg_pids="${bg_pids:-} $!"
+}
+wait_file() {
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+count() { cat "$1" 2>/dev/null || echo 0; }
+if bwrap_backend; then
+	skip "the supervisor under the filter: bwrap needs user namespaces, which the filter refuses"
+else
+	serve tcp 127.0.0.1 0 "$T/a" udp 127.0.0.1 0 "$T/ua"
+	wait_file "$T/a.port"
+	wait_file "$T/ua.port"
+	PA=$(cat "$T/a.port") UA=$(cat "$T/ua.port")
+	serve tcp 127.0.0.2 "$PA" "$T/b2"
+	wait_file "$T/b2"
+	ALLOW="--allow-cidr 127.0.0.1/32:$PA"
+
+	expect_succeeded "under the filter: an allowed connect works (the supervisor's socket, installed)" \
+		in_filter_h -p default $ALLOW -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+	expect_denied "... another address is refused by the policy (EACCES)" EACCES \
+		in_filter_h -p default $ALLOW -- "$PROBE" tcp-connect 127.0.0.2 "$PA"
+	expect_succeeded "... a non-blocking connect: EINPROGRESS, then poll" \
+		in_filter_h -p default $ALLOW -- "$NETPROBE" tcp-connect-nb 127.0.0.1 "$PA"
+	expect_output "... answered EINPROGRESS as the kernel would" "einprogress|immediate"
+	expect_denied "... a non-blocking connect to a refused address fails" EACCES \
+		in_filter_h -p default $ALLOW -- "$NETPROBE" tcp-connect-nb 127.0.0.2 "$PA"
+
+	before=$(count "$T/b2")
+	beforea=$(count "$T/a")
+	run in_filter_h -p default $ALLOW -- "$NETPROBE" race 127.0.0.1 127.0.0.2 "$PA" 2000
+	i=0
+	while [ "$(count "$T/a")" -eq "$beforea" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	if [ "$rc" -eq 0 ] && [ "$(count "$T/b2")" -eq "$before" ] &&
+		[ "$(count "$T/a")" -gt "$beforea" ]; then
+		ok "... race: a thread flipping the address never reaches the denied listener, the allowed one is reached"
+	else
+		not_ok "... race: the denied listener was reached, or the allowed one was not"
+		diag "status $rc, denied $before -> $(count "$T/b2"), allowed $beforea -> $(count "$T/a"): $out"
+	fi
+
+	ua0=$(count "$T/ua")
+	expect_succeeded "... UDP sendto an allowed destination (an unconnected socket of the supervisor's)" \
+		in_filter_h -p default --allow-cidr "127.0.0.1/32:$UA" -- "$PROBE" udp-send 127.0.0.1 "$UA"
+	expect_succeeded "... UDP connect, then send (the socket held for the send)" \
+		in_filter_h -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-connect-send 127.0.0.1 "$UA"
+	expect_succeeded "... UDP sendmmsg" \
+		in_filter_h -p default --allow-cidr "127.0.0.1/32:$UA" -- "$NETPROBE" udp-sendmmsg 127.0.0.1 "$UA"
+	expect_denied "... UDP sendto another address is refused" EACCES \
+		in_filter_h -p default --allow-cidr "127.0.0.1/32:$UA" -- "$PROBE" udp-send 127.0.0.2 "$UA"
+	i=0
+	while [ "$(count "$T/ua")" -lt $((ua0 + 3)) ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	if [ "$(count "$T/ua")" -ge $((ua0 + 3)) ]; then
+		ok "... the allowed datagrams arrived"
+	else
+		not_ok "... the allowed datagrams arrived"
+		diag "$ua0 -> $(count "$T/ua")"
+	fi
+
+	# A second connect after EINPROGRESS (Ruby's and Perl's idiom): the
+	# kernel's answer from the socket the supervisor connected, not a
+	# second connection; and a close reaches the peer.
+	cat >"$PROJ/twice.py" <<'PY'
+import errno, select, socket, sys
+port = int(sys.argv[1])
+b = socket.socket(); b.bind(("127.0.0.1", 0)); b.listen(); p = b.getsockname()[1]
+s = socket.socket(); s.setblocking(False)
+first = s.connect_ex(("127.0.0.1", p))
+select.select([], [s], [], 5)
+second = s.connect_ex(("127.0.0.1", p))
+third = s.connect_ex(("127.0.0.1", p))
+a, _ = b.accept()
+b.settimeout(0.5)
+try:
+    b.accept(); extra = "a second connection"
+except socket.timeout:
+    extra = "one connection"
+s.close()
+a.settimeout(5)
+eof = a.recv(1) == b""
+print("%s %s %s %s %s" % ("SUCCEEDED" if second in (0, errno.EISCONN) and third == errno.EISCONN and extra == "one connection" and eof else "FAILED",
+      errno.errorcode.get(first, first), errno.errorcode.get(second, second), errno.errorcode.get(third, third), extra))
+PY
+	chmod 644 "$PROJ/twice.py"
+	run in_filter_h -p default --bind-tcp 0 --bind-tcp 1-65535 --allow-cidr 127.0.0.1/32 -- python3 "$PROJ/twice.py" 0
+	expect_output "... a second and third connect after EINPROGRESS get the kernel's answers (EISCONN), one connection is made, and its close reaches the peer" \
+		"^SUCCEEDED (EINPROGRESS|0) "
+
+	L=$(free_port)
+	expect_succeeded "... a listener bound through the supervisor accepts a child's connection" \
+		in_filter_h -p default --listen "127.0.0.1:$L" --connect-tcp "$L" --allow-cidr "127.0.0.1/32:$L" -- "$NETPROBE" self tcp 127.0.0.1 "$L" 127.0.0.1
+	# bind, close, bind again: the port the supervisor's socket held is
+	# the caller's again (the "free port" idiom of test suites).
+	cat >"$PROJ/rebind.py" <<'PY'
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+t = socket.socket(); t.bind(("127.0.0.1", p)); t.listen()
+u = socket.socket()
+try:
+    u.bind(("127.0.0.1", p)); print("FAILED a second bind to a port in use worked")
+except OSError as e:
+    print("SUCCEEDED rebind, then EADDRINUSE" if e.errno == 98 else "FAILED errno %d" % e.errno)
+PY
+	chmod 644 "$PROJ/rebind.py"
+	run in_filter_h -p default --bind-tcp 0 --bind-tcp 1-65535 --allow-cidr 127.0.0.1/32 -- python3 "$PROJ/rebind.py"
+	expect_output "... bind, close, bind the same port again works; a second socket on it gets EADDRINUSE" \
+		"^SUCCEEDED rebind, then EADDRINUSE"
+	expect_denied "... a bind the policy refuses is refused (EACCES)" EACCES \
+		in_filter_h -p default --listen "127.0.0.1:$L" -- "$PROBE" tcp-bind 127.0.0.2 "$L"
+
+	mkdir -p "$T/sock"
+	chmod 755 "$T/sock"
+	serve unix-stream "$T/sock/ok.sock" - "$T/ok" unix-stream "$T/sock/no.sock" - "$T/no" \
+		unix-dgram "$T/sock/dg.sock" - "$T/dg"
+	wait_file "$T/ok"
+	wait_file "$T/no"
+	wait_file "$T/dg"
+	expect_succeeded "... a unix stream socket on the allow-list connects (the supervisor's socket)" \
+		in_filter_h -p default --unix "$T/sock/ok.sock" -- "$PROBE" unix-connect "$T/sock/ok.sock"
+	expect_denied "... one not on it is refused (EACCES)" EACCES \
+		in_filter_h -p default --unix "$T/sock/ok.sock" -- "$PROBE" unix-connect "$T/sock/no.sock"
+	mkdir -p "$PROJ/usock"
+	chown "$TEST_UID:$TEST_GID" "$PROJ/usock"
+	expect_succeeded "... the sandbox's own unix server: bind + listen + connect from a child" \
+		in_filter_h -p default --unix "$T/sock/ok.sock" -- "$NETPROBE" unix-self "$PROJ/usock/own.sock"
+	expect_denied "... a unix datagram socket has no substitute: refused (EACCES), fail closed" EACCES \
+		in_filter_h -p default -n nogetfd --unix "$T/sock/dg.sock" -- "$NETPROBE" unix-dgram-sendto "$T/sock/dg.sock"
+	if grep -Eq "^llwrap-nogetfd-blocked: sendto unix fd[0-9]+ pid=[0-9]+ comm=netprobe rule=filtered/no-getfd\$" \
+		"$HOME_DIR/.local/state/llwrap/nogetfd.log" 2>/dev/null; then
+		ok "... and the log names why (filtered/no-getfd)"
+	else
+		not_ok "... and the log names why (filtered/no-getfd)"
+		diag "$(cat "$HOME_DIR/.local/state/llwrap/nogetfd.log" 2>&1)"
+	fi
+
+	# inotify_add_watch on an instance the supervisor made (none of
+	# the caller's can be taken): the judge still decides.
+	mkdir -p "$PROJ/wt/a/b" "$PROJ/wt/c"
+	chown -R "$TEST_UID:$TEST_GID" "$PROJ/wt"
+	expect_succeeded "... a watch on the project reports its events (an inotify instance of the supervisor's)" \
+		in_filter_h -p default -q -- "$PROBE" watch "$PROJ/wt" event
+	expect_succeeded "... a recursive watcher adds a watch on each directory to one instance" \
+		in_filter_h -p default -q -- "$PROBE" watch-tree "$PROJ/wt"
+	expect_output "... all four" "watches=4"
+	expect_denied "... a watch where the sandbox may not read (-p opencode: ~/.ssh) is refused (EACCES)" EACCES \
+		in_filter_h -p opencode --best-effort -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+	expect_denied "... a descriptor that is not an inotify instance: EINVAL, as the kernel says" EINVAL \
+		in_filter_h -p default -q -- "$PROBE" watch "$PROJ/wt" badfd
+
+	run in_filter_h -p opencode --best-effort --connect-tcp "$PA" --allow-cidr 127.0.0.1/32 -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+	expect_output "-p opencode --best-effort: the port rules still decide (an allowed port connects)" "^SUCCEEDED tcp-connect"
+	if printf '%s\n' "$out" | grep -q "NOT ENFORCED: the network supervisor"; then
+		not_ok "... and the supervisor's rules are kept"
+		diag "$out"
+	else
+		ok "... and the supervisor's rules are kept"
+	fi
+	expect_denied "... another destination is refused (EACCES)" EACCES \
+		in_filter_h -p opencode --best-effort --connect-tcp "$PA" --allow-cidr 127.0.0.1/32 -- "$PROBE" tcp-connect 127.0.0.2 "$PA"
+fi
+
+# --- L3 beside the substitutes ---------------------------------------------
+# A filter that refuses only pidfd_getfd and process_vm_readv: user
+# namespaces work, so -p opencode runs whole, its supervisor on its
+# substitutes; its own servers (a bind moved to a port of the kernel's
+# choosing, the sandbox's clients sent there) and its rules as on the host.
+in_getfd() {
+	as_user "$PROBE" getfd-filter "$LLWRAP" --rx "$LLW_HELPERS" "$@"
+}
+if bwrap_backend; then
+	skip "L3 beside the substitutes: the Landlock backend's"
+else
+	run in_getfd --check
+	expect_output "pidfd_getfd refused alone: --check says which substitutes run" \
+		"^  S  supervisor   usable \\($SUBST"
+	expect_succeeded "-p opencode (L3) on the substitutes: an allowed connect works" \
+		in_getfd -p opencode -q --allow-cidr "127.0.0.1/32:$PA" -- "$PROBE" tcp-connect 127.0.0.1 "$PA"
+	expect_denied "... this host's port 443 is refused by the supervisor (EACCES, not ECONNREFUSED)" EACCES \
+		in_getfd -p opencode -q -- "$PROBE" tcp-connect 127.0.0.1 443
+	expect_succeeded "... the sandbox's own server on a port no rule publishes: a child connects" \
+		in_getfd -p opencode -q -- "$NETPROBE" self tcp 127.0.0.1 "$(free_port)" 127.0.0.1
+fi
 
 # --- A new /proc over masked paths -----------------------------------------
 # Root's mount namespace with a file over /proc/keys: the kernel then
