@@ -28,7 +28,8 @@ for suite in "$LLW_SRCDIR"/tests/integration/*.sh; do
 	*" $name "*) continue ;;
 	esac
 	names="$names $name"
-	(sh "$suite" >"$T/$name.tap" 2>&1; echo $? >"$T/$name.status") &
+	(t0=$(date +%s); sh "$suite" >"$T/$name.tap" 2>&1
+		echo $? >"$T/$name.status"; echo $(($(date +%s) - t0)) >"$T/$name.secs") &
 done
 wait
 
@@ -65,6 +66,7 @@ for name in $names; do
 			;;
 		esac
 	done <"$T/$name.tap"
+	diag "$name: $seen tests in $(cat "$T/$name.secs") s"
 	if [ -z "$plan" ] || [ "$plan" -ne "$seen" ]; then
 		not_ok "$name: its plan matches the tests it ran ($seen of ${plan:-none})"
 	elif [ "$status" -ne 0 ] && ! grep -q '^not ok ' "$T/$name.tap"; then
