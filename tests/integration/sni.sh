@@ -14,7 +14,9 @@
 # and the note naming the check; no server name, an encrypted
 # ClientHello, a session resumed under another name, an HTTP Host of
 # another name: refused; a plain TCP connection to an allowed :22 name
-# reaches the address (nothing to check: no relay); a wildcard's budget
+# reaches the address (nothing to check: no relay); a server that speaks
+# first (a banner on 2525) refused at its first byte, not after the 10 s
+# a first record is awaited, and reached by allow-cidr; a wildcard's budget
 # of new labels a minute (the label channel); QUIC to a learned address
 # refused; the relay confined; through llwrap's proxy (design (b)), an
 # encrypted ClientHello closes the tunnel.
@@ -51,7 +53,32 @@ cat >"$D/allow.ini" <<'EOF'
 [profile]
 include = default
 [network]
-allow-host = api.llw.test:443,8080,8443,8444,22,9001
+allow-host = api.llw.test:443,8080,8443,8444,22,9001,2525
+EOF
+cat >"$D/banner.py" <<'EOF'
+# banner.py READY: on 198.51.100.7:2525, a server that speaks first (an
+# SMTP-like banner), then waits for its client to end.
+import socket, threading, sys
+s = socket.create_server(("198.51.100.7", 2525))
+open(sys.argv[1], "w").close()
+def serve(c):
+    c.sendall(b"220 banner.llw.test ready\r\n")
+    c.recv(1)
+    c.close()
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+EOF
+cat >"$D/first.py" <<'EOF'
+# first.py NAME PORT: connect, wait for the server's first line; what
+# came, or the errno, and how long it took (whole seconds).
+import socket, sys, time
+t = time.monotonic()
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
+    print("first: got", s.recv(64).split(b" ")[0].decode(), end="")
+except OSError as e:
+    print("first: errno", e.errno, end="")
+print(" after %ds" % int(time.monotonic() - t))
 EOF
 cat >"$D/conn.py" <<'EOF'
 # conn.py NAME PORT: getaddrinfo and a TCP connect; the peer it got.
@@ -90,6 +117,7 @@ unshare -n sh -c 'ip link set lo up
 	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
 	ip link set v1 up && ip route add default via 192.0.2.1 &&
 	{ python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 & } &&
+	{ python3 "$1/banner.py" "$1/ready.banner" >/dev/null 2>&1 & } &&
 	{ python3 "$1/gitsrv.py" "$1/cert.pem" "$1/key.pem" "$1/repo" "$1/ready.git" \
 		>/dev/null 2>&1 & } &&
 	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
@@ -101,7 +129,8 @@ ip link set v1 netns $pid && ip addr add 192.0.2.1/30 dev v0 && ip link set v0 u
 	setup_failed "cannot set up the veth pair"
 python3 "$d/names.py" 192.0.2.53 "$d/queries" "$d/ready.dns" >/dev/null 2>&1 &
 i=0
-while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ssh" ]; } && [ $i -lt 200 ]; do
+while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ssh" ] ||
+	[ ! -e "$d/ready.banner" ]; } && [ $i -lt 200 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -141,6 +170,9 @@ llw -- python3 "$d/conn.py" api.llw.test 22
 i=0
 while [ "$(cat "$d/ssh")" = "$n0" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 echo "port 22: $n0 -> $(cat "$d/ssh")"
+echo "== banner"
+llw -- python3 "$d/first.py" api.llw.test 2525
+llw --allow-cidr 198.51.100.7/32:2525 -- python3 "$d/first.py" api.llw.test 2525
 echo "== quic"
 for port in 443 9001; do
 	llw -- python3 -c "
@@ -228,6 +260,10 @@ expect_no_output "... and never reaches the server" "hello other"
 section ssh
 expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
 expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
+section banner
+expect_output "a server that speaks first, to a learned address: refused at its first byte (ECONNRESET), not after the 10 s a first record is awaited" "^first: errno 104 after [0-4]s$"
+expect_output "... with the note naming the rule" "connect tcp 198\\.51\\.100\\.7:2525: .*\\(rule filtered/no-name\\)"
+expect_output "... the same server through allow-cidr (decided by address) answers" "^first: got 220 after [0-4]s$"
 section quic
 expect_output "QUIC (UDP 443) to a learned address is refused: its name is not checked (EACCES)" "^udp 443: errno 13$"
 expect_output "... with the note naming the rule" "connect udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)|send(to|msg) udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)"
