@@ -23,7 +23,8 @@
 #          connection through llwrap-relay, its server name checked
 # Without opencode (npm install -g opencode-ai) it says so and measures
 # a Node client making the same requests (STEPS + 2 streamed POSTs over
-# one keep-alive agent) instead.  Prints a Markdown table.
+# one keep-alive agent) instead (BENCH_NODE=1: that client even where
+# opencode is installed).  Prints a Markdown table.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 inner=
@@ -100,6 +101,11 @@ export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1
 unset XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME
 cd "$HOME/proj" || exit 1
 OPENCODE=$(command -v opencode || true)
+why="opencode is not installed"
+if [ "${BENCH_NODE:-0}" = 1 ]; then
+	OPENCODE=
+	why=BENCH_NODE=1
+fi
 if [ -n "$OPENCODE" ]; then
 	what="opencode $("$OPENCODE" --version 2>/dev/null) run --auto, $STEPS tool calls"
 	cat >opencode.json <<EOF
@@ -120,7 +126,7 @@ if [ -n "$OPENCODE" ]; then
 EOF
 	client=(opencode run --auto -m mock/mock-model "do it")
 else
-	what="opencode is not installed: a Node client, $((STEPS + 2)) streamed POSTs"
+	what="$why: a Node client, $((STEPS + 2)) streamed POSTs"
 	cat >client.js <<EOF
 const https = require("https");
 const agent = new https.Agent({ keepAlive: true });
