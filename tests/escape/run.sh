@@ -232,6 +232,8 @@ SH
 	fi
 	if grep -q '^SETUP: ' "$SD/setup.out"; then
 		shared_skip "the resolver fixture cannot be built here: $(sed -n 's/^SETUP: //p' "$SD/setup.out" | head -1)"
+	elif [ ! -s "$T/shared.opencode.landlock" ]; then
+		shared_skip "the resolver fixture did not run: $(tail -1 "$SD/setup.out")"
 	fi
 }
 shared_fixture
