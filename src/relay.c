@@ -300,6 +300,8 @@ conn_decide(struct conn *k, bool full)
 			"(allow-host)\n";
 
 		report(k, (enum refusal)r, name);
+		close_reset(k->u); /* connected to, never sent a byte */
+		k->u = -1;
 		if (http)
 			(void)send(k->c, forbidden, sizeof(forbidden) - 1,
 				   MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -312,12 +314,11 @@ conn_decide(struct conn *k, bool full)
 		memcpy(k->pend + out_len, k->buf + head_len,
 		       k->have - head_len);
 		k->pend_len = out_len + k->have - head_len;
+		free(k->buf);
 	} else {
-		k->pend = xmalloc(k->have);
-		memcpy(k->pend, k->buf, k->have);
+		k->pend = (char *)k->buf; /* the record as it came */
 		k->pend_len = k->have;
 	}
-	free(k->buf);
 	k->buf = NULL;
 	if (k->u < 0) {
 		conn_end(k, true); /* the address refused, or failed */
