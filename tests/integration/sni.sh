@@ -6,7 +6,10 @@
 # 198.51.100.7), and behind a veth pair, in a namespace of the test's
 # own, servers on 198.51.100.7 that serve any name over HTTP (8080) and
 # HTTPS (8443, a certificate for api.llw.test and other.llw.test), and
-# count connections on port 22.
+# count connections on port 22.  Run as root, the namespaces are the
+# test's own and llwrap runs as the test user (as users run it: the relay
+# forked by an unprivileged user); otherwise llwrap runs as root in a
+# user namespace of the test's.
 #
 # Asserted, each with its neighbour: the allowed name works over HTTPS
 # (curl, Python, Node, git) and HTTP; another name on the same address
@@ -106,7 +109,7 @@ open(ready, "w").close()
 srv.serve_forever()
 EOF
 cat >"$D/inner.sh" <<'SH'
-L=$1; B=${2:-}; d=$(dirname "$0")
+L=$1; B=${2:-}; DROP=${3:-}; d=$(dirname "$0")
 setup_failed() { echo "SETUP: $*"; exit 2; }
 mount --bind "$d/hosts" /etc/hosts || setup_failed "cannot bind-mount /etc/hosts"
 mount --bind "$d/resolv.conf" /etc/resolv.conf || setup_failed "cannot bind-mount /etc/resolv.conf"
@@ -136,7 +139,8 @@ while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ssh" ] ||
 done
 [ -e "$d/no-git" ] || while [ ! -e "$d/ready.git" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
 export XDG_STATE_HOME=$d/state
-llw() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
+# shellcheck disable=SC2086
+llw() { $DROP "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
 echo "== https"
 llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
 llw -- python3 "$d/tls.py" sni api.llw.test
@@ -211,7 +215,19 @@ chmod -R a+rX "$D"
 chmod a+rwx "$D/rw"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
 
-run as_user unshare -r -n -m -p --fork --mount-proc sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+if [ "$(id -u)" -eq 0 ]; then
+	# As root, the namespaces are the test's and llwrap runs as the test
+	# user, as users run it: its helpers (the relay) forked by an
+	# unprivileged user, outside any user namespace of the test's.
+	drop="setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all --bounding-set=-all --
+		env -i HOME=$HOME_DIR USER=llwtest LOGNAME=llwtest PATH=/usr/local/bin:/usr/bin:/bin
+		SHELL=/bin/sh TERM=dumb LANG=C.UTF-8 LLWRAP_PROFILE_PATH=${LLWRAP_PROFILE_PATH:-}
+		GIT_CEILING_DIRECTORIES=$T XDG_STATE_HOME=$D/state"
+	run sh -c 'cd "$1" && shift && exec unshare -n -m -p --fork --mount-proc sh "$@"' \
+		sh "$PROJ" "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}" "$drop"
+else
+	run as_user unshare -r -n -m -p --fork --mount-proc sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+fi
 all=$out
 case $all in
 *SETUP:*)
