@@ -8,17 +8,22 @@
 # (tests/data/named/names.py: api.llw.test is 198.51.100.7) on
 # 192.0.2.53, named by a private /etc/resolv.conf, and behind a veth
 # pair, routed to as an internet host is, the fixture servers
-# (tests/data/proxy/servers.py: HTTPS on 8443) and a TCP listener on 22
-# (tests/data/srv.py).  Rows, each measured inside one sandboxed run:
+# (tests/data/proxy/servers.py: HTTPS on 8443, HTTP on 8080), openssl
+# s_server on 8445 and a TCP listener on 22 (tests/data/srv.py).  Rows, each measured inside one sandboxed run:
 #   bare   no sandbox
-#   cidr   llwrap, allow-cidr 198.51.100.7/32:8443,22: decided by
-#          address, nothing relayed
-#   relay  llwrap, allow-host api.llw.test:8443,22: 8443 through
-#          llwrap-relay (the name checked, then spliced), 22 not relayed
+#   cidr   llwrap, allow-cidr 198.51.100.7/32:8443,8445,8080,22: decided
+#          by address, nothing relayed
+#   relay  llwrap, allow-host api.llw.test:8443,8445,8080,22: all but 22
+#          through llwrap-relay (the name checked, then spliced)
+#   base   with BENCH_BASE=LLWRAP (another build's llwrap, say main's):
+#          relay's row with that one, for a before/after in one run
 # Columns: a 1 GiB HTTPS download with curl (MB/s; BENCH_MB to change
 # the size), the median time to the first byte of N (BENCH_N, 200) TLS
-# requests from Python (connect, handshake, GET, first byte), and the
-# median of N TCP connects to port 22 (not relayed: the +100 µs budget).
+# requests from Python to openssl s_server -www (connect, handshake, GET,
+# first byte; a P-256 certificate: a C server with a cheap handshake, so
+# that the relay's share is not lost in the server's), the same of N
+# plain HTTP requests to servers.py's 8080 (no handshake), and the median
+# of N TCP connects to port 22 (not relayed: the +100 µs budget).
 # The rows alternate (BENCH_ROUNDS, 3) and each figure is the median of
 # its rounds.  Prints a Markdown table; bench/RESULTS.md keeps one run.
 set -u
@@ -37,7 +42,7 @@ if [ -z "$inner" ]; then
 	trap 'rm -rf "$work"' EXIT
 	cp "$top/tests/data/named/names.py" "$top/tests/data/proxy/servers.py" \
 		"$top/tests/data/srv.py" "$work/"
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=api.llw.test \
 		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
 	chmod -R a+rX "$work"
@@ -55,6 +60,8 @@ unshare -n sh -c 'ip link set lo up
 	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
 	ip link set v1 up && ip route add default via 192.0.2.1 &&
 	{ python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 & } &&
+	{ openssl s_server -quiet -www -accept 198.51.100.7:8445 \
+		-cert "$1/cert.pem" -key "$1/key.pem" >/dev/null 2>&1 & } &&
 	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1' \
 	sh "$work" &
 server=$!
@@ -66,7 +73,10 @@ ip route add 198.51.100.0/24 via 192.0.2.2
 python3 "$work/names.py" 192.0.2.53 /dev/null "$work/ready.dns" >/dev/null 2>&1 &
 resolver=$!
 trap 'kill $server $resolver' EXIT
-while [ ! -e "$work/ready" ] || [ ! -e "$work/ready.dns" ] || [ ! -e "$work/ssh" ]; do sleep 0.05; done
+while [ ! -e "$work/ready" ] || [ ! -e "$work/ready.dns" ] || [ ! -e "$work/ssh" ] ||
+	! (exec 3<>/dev/tcp/198.51.100.7/8445) 2>/dev/null; do
+	sleep 0.05
+done
 
 cat >"$work/loop.py" <<'PY'
 import socket, ssl, subprocess, sys, time
@@ -80,7 +90,7 @@ out = subprocess.run(["curl", "-sk", "-o", "/dev/null", "-w", "%{speed_download}
                       "https://api.llw.test:8443/bytes/%d" % (mb << 20)],
                      capture_output=True, text=True).stdout
 print("mbps %.0f" % (float(out or 0) / 1e6))
-addr = socket.getaddrinfo("api.llw.test", 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+addr = socket.getaddrinfo("api.llw.test", 8445, socket.AF_INET, socket.SOCK_STREAM)[0][4]
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 ctx.check_hostname = False
 ctx.verify_mode = ssl.CERT_NONE
@@ -93,6 +103,15 @@ for _ in range(n):
     v.append(time.perf_counter() - t)
     s.close()
 print("first %.0f" % med(v))
+v = []
+for _ in range(n):
+    t = time.perf_counter()
+    s = socket.create_connection((addr[0], 8080))
+    s.sendall(b"GET / HTTP/1.1\r\nHost: api.llw.test\r\nConnection: close\r\n\r\n")
+    s.recv(1)
+    v.append(time.perf_counter() - t)
+    s.close()
+print("http %.0f" % med(v))
 v = []
 for _ in range(n):
     s = socket.socket()
@@ -114,8 +133,10 @@ row() {
 # another build runs would be compared with one that ran alone.
 for _ in $(seq "${BENCH_ROUNDS:-3}"); do
 	row bare env
-	row cidr "$LLWRAP" -p default --ro "$work" --allow-cidr 198.51.100.7/32:8443,22 --
-	row relay "$LLWRAP" -p default --ro "$work" --allow-host api.llw.test:8443,22 --
+	row cidr "$LLWRAP" -p default --ro "$work" --allow-cidr 198.51.100.7/32:8443,8445,8080,22 --
+	row relay "$LLWRAP" -p default --ro "$work" --allow-host api.llw.test:8443,8445,8080,22 --
+	[ -n "${BENCH_BASE:-}" ] &&
+		row base "$BENCH_BASE" -p default --ro "$work" --allow-host api.llw.test:8443,8445,8080,22 --
 done >"$work/rounds"
 awk '{ k = $1 " " $2; v[k] = v[k] " " $3; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
 END {
@@ -131,13 +152,14 @@ END {
 awk '
 { v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
 END {
-	print "| | HTTPS download | ratio to cidr | first byte p50 | over cidr | TCP connect :22 p50 | over bare |"
-	print "|---|---|---|---|---|---|---|"
+	print "| | HTTPS download | ratio to cidr | first byte p50 | over cidr | HTTP first byte p50 | over cidr | TCP connect :22 p50 | over bare |"
+	print "|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= n; i++) {
 		r = order[i]
-		printf "| %s | %s MB/s | %.2f | %s µs | %+d µs | %s µs | %+d µs |\n", r,
+		printf "| %s | %s MB/s | %.2f | %s µs | %+d µs | %s µs | %+d µs | %s µs | %+d µs |\n", r,
 			v[r, "mbps"], v["cidr", "mbps"] ? v[r, "mbps"] / v["cidr", "mbps"] : 0,
 			v[r, "first"], v[r, "first"] - v["cidr", "first"],
+			v[r, "http"], v[r, "http"] - v["cidr", "http"],
 			v[r, "connect"], v[r, "connect"] - v["bare", "connect"]
 	}
 }' "$work/results"

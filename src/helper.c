@@ -89,10 +89,14 @@ helper_start(const struct helper *h)
 int
 helper_confine(const struct helper_confinement *c, char **cause)
 {
-	bool applied;
+	bool applied, setpcap = false;
 	int r;
 
-	if (c->drop_caps && (r = caps_drop(true)) < 0) {
+	/* The bounding set only where CAP_SETPCAP allows it (root, or a
+	 * user namespace's root): a helper forked by an unprivileged user
+	 * (the relay) holds nothing, and no_new_privs (below) keeps it so. */
+	if (c->drop_caps &&
+	    ((r = caps_held(&setpcap)) < 0 || (r = caps_drop(setpcap)) < 0)) {
 		*cause = xasprintf("cannot drop its capabilities: %s",
 				   strerror(-r));
 		return r;

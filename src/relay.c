@@ -23,26 +23,30 @@
 #include "relay.h"
 #include "xalloc.h"
 
-/* Bytes a direction holds in its pipe: the pipe's default size, and
- * what the download direction asks for. */
-#define RELAY_PIPE     (64 * 1024)
-#define RELAY_PIPE_BIG (256 * 1024)
+/* A direction's pipe starts at the kernel's default size and grows to
+ * RELAY_PIPE_MAX the first time it fills (a bulk transfer: fewer, larger
+ * splices), while the relay's grown pipes hold at most
+ * RELAY_PIPE_BUDGET more: pipe pages count against the user's soft
+ * limit (fs.pipe-user-pages-soft, 64 MiB by default), past which every
+ * new pipe of the user's gets two pages. */
+#define RELAY_PIPE_MAX	  (1024 * 1024)
+#define RELAY_PIPE_BUDGET (16 * 1024 * 1024)
 
 /* ---- The process ---- */
 
 enum conn_state {
 	CONN_FREE,
-	CONN_HEAD,	 /* reading the first record */
-	CONN_CONNECTING, /* to the address, decided */
-	CONN_RUN,	 /* splicing */
+	CONN_HEAD, /* reading the first record; connecting */
+	CONN_RUN,  /* splicing */
 };
 
 /* One direction: from -> pipe -> to. */
 struct dir {
 	int pipe[2];
-	size_t held; /* bytes in the pipe */
-	size_t cap;  /* the pipe's size */
-	bool eof, shut;
+	size_t held;  /* bytes in the pipe */
+	size_t cap;   /* the pipe's size */
+	size_t grown; /* bytes of it beyond its first size */
+	bool eof, shut, grew;
 };
 
 struct conn {
@@ -57,12 +61,14 @@ struct conn {
 	size_t pend_len, pend_off;
 	uint64_t deadline_ms;
 	struct dir up, down;
+	short ce, ue; /* poll's answer for c and u */
 };
 
 static const struct hostrule *relay_rules;
 static size_t relay_n_rules;
 static int relay_chan = -1;
 static struct conn conns[RELAY_MAX_CONNS];
+static size_t relay_pipe_grown; /* the sum of the pipes' grown */
 
 static uint64_t
 now_ms(void)
@@ -92,6 +98,25 @@ dir_close(struct dir *d)
 	for (int i = 0; i < 2; i++)
 		if (d->pipe[i] >= 0)
 			close(d->pipe[i]);
+	relay_pipe_grown -= d->grown;
+}
+
+/* The pipe filled: grow it once, within the budget (or stay). */
+static void
+dir_grow(struct dir *d)
+{
+	int r;
+
+	if (d->grew)
+		return;
+	d->grew = true;
+	if (relay_pipe_grown + RELAY_PIPE_MAX > RELAY_PIPE_BUDGET ||
+	    fcntl(d->pipe[1], F_SETPIPE_SZ, RELAY_PIPE_MAX) < 0 ||
+	    (r = fcntl(d->pipe[1], F_GETPIPE_SZ)) <= (int)d->cap)
+		return;
+	d->grown = (size_t)r - d->cap;
+	d->cap = (size_t)r;
+	relay_pipe_grown += d->grown;
 }
 
 static void
@@ -125,17 +150,142 @@ report(const struct conn *k, enum refusal rule, const char *name)
 			   MSG_DONTWAIT);
 }
 
-/* The first record is in: decide, then connect or refuse. */
+/* Move what one direction can now, from was readable (in) and to
+ * writable (out) as poll said; false on an error (end it).  A splice
+ * that moves less than it asked for has emptied its source or filled
+ * its sink, and poll says when to go on: no splice is made to learn
+ * EAGAIN. */
+static bool
+dir_pump(struct dir *d, int from, int to, bool in, bool out)
+{
+	out = out || d->held == 0; /* not waiting for room */
+	for (int i = 0; i < 16; i++) {
+		ssize_t n;
+
+		if (in && !d->eof && d->held < d->cap) {
+			size_t want = d->cap - d->held;
+
+			n = splice(from, NULL, d->pipe[1], NULL, want,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n == 0)
+				d->eof = true;
+			else if (n > 0) {
+				d->held += (size_t)n;
+				in = (size_t)n == want;
+				if (in)
+					dir_grow(d);
+			} else if (errno == EAGAIN || errno == EINTR)
+				in = false;
+			else
+				return false;
+		}
+		if (out && d->held > 0) {
+			n = splice(d->pipe[0], NULL, to, NULL, d->held,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+			if (n > 0) {
+				d->held -= (size_t)n;
+				out = d->held == 0;
+			} else if (n == 0 || errno == EAGAIN || errno == EINTR)
+				out = false;
+			else
+				return false;
+		}
+		if (d->eof && d->held == 0 && !d->shut) {
+			(void)shutdown(to, SHUT_WR);
+			d->shut = true;
+		}
+		if (!in || d->eof || d->held == d->cap)
+			break;
+	}
+	return true;
+}
+
+/* Poll's events, as a direction's pump reads them. */
+#define CAN_IN(ev)  (((ev) & (POLLIN | POLLHUP | POLLERR)) != 0)
+#define CAN_OUT(ev) (((ev) & (POLLOUT | POLLHUP | POLLERR)) != 0)
+
+/* Splicing; ce and ue what poll said of the command's side and the
+ * address's. */
+static void
+conn_run(struct conn *k, short ce, short ue)
+{
+	while (k->pend_off < k->pend_len) {
+		ssize_t n = send(k->u, k->pend + k->pend_off,
+				 k->pend_len - k->pend_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN)
+			return; /* connecting still, or full */
+		if (n <= 0) {
+			conn_end(k, true); /* the address refused, or failed */
+			return;
+		}
+		k->pend_off += (size_t)n;
+		ue |= POLLOUT;
+	}
+	if (!dir_pump(&k->up, k->c, k->u, CAN_IN(ce), CAN_OUT(ue)) ||
+	    !dir_pump(&k->down, k->u, k->c, CAN_IN(ue), CAN_OUT(ce))) {
+		conn_end(k, true);
+		return;
+	}
+	if (k->up.shut && k->down.shut)
+		conn_end(k, false);
+}
+
+/* The name checked: splice.  The connect to the address, started when
+ * the connection came, may still be under way: the first record waits
+ * for it (conn_run). */
+static void
+conn_go(struct conn *k)
+{
+	int r, s;
+
+	if (pipe2(k->up.pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(k->down.pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		conn_end(k, true);
+		return;
+	}
+	if ((r = fcntl(k->up.pipe[1], F_GETPIPE_SZ)) <= 0 ||
+	    (s = fcntl(k->down.pipe[1], F_GETPIPE_SZ)) <= 0) {
+		conn_end(k, true);
+		return;
+	}
+	k->up.cap = (size_t)r;
+	k->down.cap = (size_t)s;
+	k->state = CONN_RUN;
+	conn_run(k, POLLIN | POLLOUT, POLLIN | POLLOUT);
+}
+
+/* The address's side before the check: it is watched for input only.
+ * A server that speaks first (SMTP, a database) would wait for a first
+ * record the client will not send: refused at once, as naming no
+ * server, rather than after RELAY_HEAD_MS.  A failed connect is kept
+ * for after the check (a refused name is reported as such). */
+static void
+conn_early(struct conn *k)
+{
+	ssize_t n;
+	char b;
+
+	n = recv(k->u, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n == 1) {
+		report(k, REFUSAL_NO_NAME, NULL);
+		conn_end(k, true);
+	} else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+		close_reset(k->u); /* ended, or refused */
+		k->u = -1;
+	}
+}
+
+/* The first record is in: decide, then splice or refuse. */
 static void
 conn_decide(struct conn *k, bool full)
 {
 	_cleanup_free_ char *name = NULL;
-	struct sockaddr_storage ss;
-	socklen_t sl;
 	char *out = NULL;
 	size_t out_len, head_len;
 	bool http;
-	int r, one = 1;
+	int r;
 
 	r = relay_decide(k->buf, k->have, full, relay_rules, relay_n_rules,
 			 k->req.entries, k->req.n, &name, &http, &out, &out_len,
@@ -150,6 +300,8 @@ conn_decide(struct conn *k, bool full)
 			"(allow-host)\n";
 
 		report(k, (enum refusal)r, name);
+		close_reset(k->u); /* connected to, never sent a byte */
+		k->u = -1;
 		if (http)
 			(void)send(k->c, forbidden, sizeof(forbidden) - 1,
 				   MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -162,27 +314,17 @@ conn_decide(struct conn *k, bool full)
 		memcpy(k->pend + out_len, k->buf + head_len,
 		       k->have - head_len);
 		k->pend_len = out_len + k->have - head_len;
+		free(k->buf);
 	} else {
-		k->pend = xmalloc(k->have);
-		memcpy(k->pend, k->buf, k->have);
+		k->pend = (char *)k->buf; /* the record as it came */
 		k->pend_len = k->have;
 	}
-	free(k->buf);
 	k->buf = NULL;
-	k->u = socket(k->req.dst.family,
-		      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (k->u < 0) {
-		conn_end(k, true);
+		conn_end(k, true); /* the address refused, or failed */
 		return;
 	}
-	(void)setsockopt(k->u, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	netpolicy_addr_to_sockaddr(&k->req.dst, &ss, &sl);
-	if (connect(k->u, (struct sockaddr *)&ss, sl) < 0 &&
-	    errno != EINPROGRESS) {
-		conn_end(k, true);
-		return;
-	}
-	k->state = CONN_CONNECTING;
+	conn_go(k);
 }
 
 static void
@@ -202,93 +344,27 @@ conn_head(struct conn *k)
 	conn_decide(k, n == 0 || k->have == RELAY_HEAD_MAX);
 }
 
-/* Move what one direction can now; false on an error (end it). */
-static bool
-dir_pump(struct dir *d, int from, int to)
-{
-	for (int i = 0; i < 16; i++) {
-		ssize_t n;
-		bool moved = false;
-
-		if (!d->eof && d->held < d->cap) {
-			n = splice(from, NULL, d->pipe[1], NULL,
-				   d->cap - d->held,
-				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n == 0)
-				d->eof = true;
-			else if (n > 0)
-				d->held += (size_t)n, moved = true;
-			else if (errno != EAGAIN && errno != EINTR)
-				return false;
-		}
-		if (d->held > 0) {
-			n = splice(d->pipe[0], NULL, to, NULL, d->held,
-				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n > 0)
-				d->held -= (size_t)n, moved = true;
-			else if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return false;
-		}
-		if (d->eof && d->held == 0 && !d->shut) {
-			(void)shutdown(to, SHUT_WR);
-			d->shut = true;
-		}
-		if (!moved)
-			break;
-	}
-	return true;
-}
-
+/* Connect to the address while the first record is awaited: the
+ * handshake overlaps the client's, and no byte is sent before the name
+ * is checked (conn_decide).  A refused name resets the connection. */
 static void
-conn_run(struct conn *k)
+conn_connect(struct conn *k)
 {
-	while (k->pend_off < k->pend_len) {
-		ssize_t n = send(k->u, k->pend + k->pend_off,
-				 k->pend_len - k->pend_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
+	struct sockaddr_storage ss;
+	socklen_t sl;
 
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n <= 0) {
-			conn_end(k, true);
-			return;
-		}
-		k->pend_off += (size_t)n;
-	}
-	if (!dir_pump(&k->up, k->c, k->u) || !dir_pump(&k->down, k->u, k->c)) {
-		conn_end(k, true);
+	k->u = socket(k->req.dst.family,
+		      SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (k->u < 0)
 		return;
+	(void)setsockopt(k->u, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
+			 sizeof(int));
+	netpolicy_addr_to_sockaddr(&k->req.dst, &ss, &sl);
+	if (connect(k->u, (struct sockaddr *)&ss, sl) < 0 &&
+	    errno != EINPROGRESS) {
+		close(k->u);
+		k->u = -1;
 	}
-	if (k->up.shut && k->down.shut)
-		conn_end(k, false);
-}
-
-static void
-conn_connected(struct conn *k)
-{
-	int err = 0;
-	socklen_t el = sizeof(err);
-
-	if (getsockopt(k->u, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err != 0) {
-		conn_end(k, true);
-		return;
-	}
-	if (pipe2(k->up.pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
-	    pipe2(k->down.pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		conn_end(k, true);
-		return;
-	}
-	/* Larger pipes, fewer wake-ups for a download; where the user's
-	 * pipe pages are spent the kernel refuses, and 64 KiB stays. */
-	(void)fcntl(k->down.pipe[1], F_SETPIPE_SZ, RELAY_PIPE_BIG);
-	k->down.cap = (size_t)fcntl(k->down.pipe[1], F_GETPIPE_SZ);
-	k->up.cap = (size_t)fcntl(k->up.pipe[1], F_GETPIPE_SZ);
-	if (k->down.cap < RELAY_PIPE || k->down.cap > RELAY_PIPE_BIG)
-		k->down.cap = RELAY_PIPE;
-	if (k->up.cap < RELAY_PIPE || k->up.cap > RELAY_PIPE_BIG)
-		k->up.cap = RELAY_PIPE;
-	k->state = CONN_RUN;
-	conn_run(k);
 }
 
 /* A connection from the supervisor. */
@@ -322,9 +398,10 @@ conn_take(const struct channel_msg *m)
 	k->state = CONN_HEAD;
 	(void)fcntl(k->c, F_SETFL, O_NONBLOCK);
 	/* Records are relayed as they come: no Nagle delay on either
-	 * side (the address's side: conn_decide). */
+	 * side. */
 	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
 			 sizeof(int));
+	conn_connect(k);
 }
 
 /* The poll events of k's two descriptors. */
@@ -335,9 +412,7 @@ conn_events(const struct conn *k, short *ce, short *ue)
 	switch (k->state) {
 	case CONN_HEAD:
 		*ce = POLLIN;
-		break;
-	case CONN_CONNECTING:
-		*ue = POLLOUT;
+		*ue = k->u >= 0 ? POLLIN : 0;
 		break;
 	case CONN_RUN:
 		if (k->pend_off < k->pend_len) {
@@ -360,11 +435,15 @@ conn_events(const struct conn *k, short *ce, short *ue)
 
 static void __attribute__((noreturn)) relay_main(void)
 {
+	/* Only the descriptors that wait for something are polled; who[]
+	 * is each one's connection, and k->ce, k->ue what poll said. */
 	static struct pollfd pfd[1 + 2 * RELAY_MAX_CONNS];
+	static uint16_t who[1 + 2 * RELAY_MAX_CONNS];
 	static struct channel_msg m;
 
 	for (;;) {
 		uint64_t now = now_ms(), next = UINT64_MAX;
+		nfds_t n = 1;
 		int timeout;
 
 		pfd[0] = (struct pollfd){ .fd = relay_chan, .events = POLLIN };
@@ -372,24 +451,64 @@ static void __attribute__((noreturn)) relay_main(void)
 			struct conn *k = &conns[i];
 			short ce, ue;
 
+			if (k->state == CONN_FREE)
+				continue;
 			if (k->state == CONN_HEAD && k->deadline_ms <= now) {
 				report(k, REFUSAL_NO_NAME, NULL);
 				conn_end(k, true);
+				continue;
 			}
 			if (k->state == CONN_HEAD && k->deadline_ms < next)
 				next = k->deadline_ms;
 			conn_events(k, &ce, &ue);
-			pfd[1 + 2 * i] = (struct pollfd){ .fd = ce ? k->c : -1,
-							  .events = ce };
-			pfd[2 + 2 * i] = (struct pollfd){ .fd = ue ? k->u : -1,
-							  .events = ue };
+			if (ce) {
+				who[n] = (uint16_t)i;
+				pfd[n++] = (struct pollfd){ .fd = k->c,
+							    .events = ce };
+			}
+			if (ue) {
+				who[n] = (uint16_t)i;
+				pfd[n++] = (struct pollfd){ .fd = k->u,
+							    .events = ue };
+			}
 		}
 		timeout = next == UINT64_MAX ? -1 : (int)(next - now + 1);
-		if (poll(pfd, 1 + 2 * RELAY_MAX_CONNS, timeout) < 0) {
+		if (poll(pfd, n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			_exit(1);
 		}
+		for (nfds_t j = 1; j < n; j++) {
+			struct conn *k = &conns[who[j]];
+
+			if (pfd[j].fd == k->c)
+				k->ce = pfd[j].revents;
+			else
+				k->ue = pfd[j].revents;
+		}
+		/* Each connection once, at its first descriptor. */
+		for (nfds_t j = 1; j < n; j++) {
+			struct conn *k = &conns[who[j]];
+			short ce = k->ce, ue = k->ue;
+
+			if (!ce && !ue)
+				continue;
+			k->ce = k->ue = 0;
+			switch (k->state) {
+			case CONN_HEAD:
+				if (ue)
+					conn_early(k);
+				if (ce && k->state == CONN_HEAD)
+					conn_head(k);
+				break;
+			case CONN_RUN:
+				conn_run(k, ce, ue);
+				break;
+			default:
+				break;
+			}
+		}
+		/* New connections last: their slots are not in pfd. */
 		if (pfd[0].revents) {
 			int r = channel_recv(relay_chan, &m, 1, MSG_DONTWAIT);
 
@@ -399,25 +518,6 @@ static void __attribute__((noreturn)) relay_main(void)
 			if (r > 0) {
 				conn_take(&m);
 				/* Taken, or closed by conn_take. */
-			}
-		}
-		for (size_t i = 0; i < RELAY_MAX_CONNS; i++) {
-			struct conn *k = &conns[i];
-
-			if (!pfd[1 + 2 * i].revents && !pfd[2 + 2 * i].revents)
-				continue;
-			switch (k->state) {
-			case CONN_HEAD:
-				conn_head(k);
-				break;
-			case CONN_CONNECTING:
-				conn_connected(k);
-				break;
-			case CONN_RUN:
-				conn_run(k);
-				break;
-			default:
-				break;
 			}
 		}
 	}

@@ -7,7 +7,8 @@
  * connection's first record, checks the name it carries (a TLS
  * ClientHello's server name, an HTTP request's Host) against the
  * allow-host entries under which the address was learned, and only
- * then connects to the address and splices both directions.
+ * then sends it to the address (connected to meanwhile, nothing sent
+ * before the check) and splices both directions.
  *
  * The supervisor's side (svnames.c) sends one frame a connection: the
  * destination, the entries, an id, and the relay's end of the pair; the
@@ -30,7 +31,8 @@
 #define RELAY_ENTRIES 8
 /* Connections relayed at once; more are reset at once. */
 #define RELAY_MAX_CONNS 128
-/* A client that sends no first record in this long is reset. */
+/* A client that sends no first record in this long is reset (a server
+ * that speaks first: at its first byte). */
 #define RELAY_HEAD_MS 10000
 /* The longest name a report carries. */
 #define RELAY_NAME_MAX 256

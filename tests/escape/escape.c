@@ -47,6 +47,7 @@
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <mqueue.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -3014,6 +3015,159 @@ a_own_address(struct result *r)
 		    fx("OWN_ADDR"), port);
 }
 
+/* ---- A shared front end: the name a connection carries (§6.1) ---- */
+
+static size_t
+put16(uint8_t *buf, size_t at, size_t v)
+{
+	buf[at] = (uint8_t)(v >> 8);
+	buf[at + 1] = (uint8_t)v;
+	return at + 2;
+}
+
+/* A TLS 1.2 ClientHello naming name (at most 253 bytes of it) into buf
+ * (320 bytes); its length. */
+static size_t
+tls_hello(const char *name, uint8_t *buf)
+{
+	/* After the random: no session id, two ECDHE-RSA suites, no
+	 * compression. */
+	static const uint8_t suites[] = { 0x00, 0x00, 0x04, 0xc0, 0x2f,
+					  0x00, 0x9c, 0x01, 0x00 };
+	/* After the server name: supported_groups (P-256) and
+	 * signature_algorithms (rsa_pkcs1_sha256). */
+	static const uint8_t tail[] = {
+		0x00, 0x0a, 0x00, 0x04, 0x00, 0x02, 0x00, 0x17,
+		0x00, 0x0d, 0x00, 0x04, 0x00, 0x02, 0x04, 0x01,
+	};
+	size_t n = strnlen(name, 253), len, ext;
+
+	len = put16(buf, 9, 0x0303); /* TLS 1.2 */
+	memset(buf + len, 0x5a, 32); /* the random */
+	len += 32;
+	memcpy(buf + len, suites, sizeof(suites));
+	len += sizeof(suites);
+	ext = len;
+	len = put16(buf, ext + 2, 0); /* server_name */
+	len = put16(buf, len, n + 5);
+	len = put16(buf, len, n + 3);
+	buf[len++] = 0; /* host_name */
+	len = put16(buf, len, n);
+	memcpy(buf + len, name, n);
+	len += n;
+	memcpy(buf + len, tail, sizeof(tail));
+	len += sizeof(tail);
+	put16(buf, ext, len - ext - 2);
+	/* The record's header (handshake), the handshake's (client_hello). */
+	buf[0] = 0x16;
+	put16(buf, 1, 0x0301);
+	put16(buf, 3, len - 5);
+	buf[5] = 0x01;
+	buf[6] = 0;
+	put16(buf, 7, len - 9);
+	return len;
+}
+
+/*
+ * The address SHARED_HOST resolves to (a lookup through the sandbox's
+ * resolver: the address is learned), port SHARED_PORT, and a
+ * ClientHello naming name: whether the server there answers it.  The
+ * fixture (tests/escape/run.sh) serves every name on that address, as a
+ * CDN's front end does.
+ */
+static void
+shared_hello(struct result *r, const char *name, bool attack)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM },
+			*ai;
+	struct timeval tv = { .tv_sec = 10 };
+	char addr[INET_ADDRSTRLEN] = "?";
+	uint8_t hello[320], got[5];
+	int port = fx_port("SHARED_PORT"), fd, rc;
+	const enum outcome no = attack ? OUT_BLOCKED : OUT_FAILED;
+	ssize_t n;
+
+	if ((rc = getaddrinfo(fx("SHARED_HOST"), NULL, &hints, &ai)) != 0) {
+		/* The allowed name must resolve: otherwise nothing is
+		 * shown of the check. */
+		set(r, OUT_FAILED, "lookup %s: %s", fx("SHARED_HOST"),
+		    gai_strerror(rc));
+		return;
+	}
+	((struct sockaddr_in *)ai->ai_addr)->sin_port = htons((uint16_t)port);
+	inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, addr,
+		  sizeof(addr));
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		set(r, no, "connect %s:%d (%s's address): %s", addr, port,
+		    fx("SHARED_HOST"), ename(errno));
+		freeaddrinfo(ai);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	freeaddrinfo(ai);
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (send(fd, hello, tls_hello(name, hello), MSG_NOSIGNAL) < 0)
+		n = -1;
+	else
+		n = recv(fd, got, sizeof(got), 0);
+	if (n > 0 && (got[0] == 0x15 || got[0] == 0x16))
+		set(r, attack ? OUT_ESCAPED : OUT_OK,
+		    "%s:%d (%s's address) answered a ClientHello naming %s "
+		    "(TLS record type %u)",
+		    addr, port, fx("SHARED_HOST"), name, got[0]);
+	else if (n < 0)
+		set(r, no,
+		    "a ClientHello naming %s to %s:%d (%s's address): %s", name,
+		    addr, port, fx("SHARED_HOST"), ename(errno));
+	else
+		set(r, no,
+		    "a ClientHello naming %s to %s:%d (%s's address): %s", name,
+		    addr, port, fx("SHARED_HOST"),
+		    n == 0 ? "closed without an answer" : "not TLS");
+	close(fd);
+}
+
+/* The supervisor notes a refusal the relay reports on the stderr of the
+ * process refused, after the reset it saw: a command that lives on (an
+ * agent) gets it; this one waits for it, up to 5 s, where stderr is a
+ * file whose growth shows it. */
+static void
+await_note(void)
+{
+	struct stat st;
+	off_t size;
+
+	if (fstat(STDERR_FILENO, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	size = st.st_size;
+	for (int i = 0; i < 100; i++) {
+		usleep(50000);
+		if (fstat(STDERR_FILENO, &st) < 0 || st.st_size != size)
+			return;
+	}
+}
+
+static void
+a_shared_address(struct result *r)
+{
+	if (!need(r, "SHARED_HOST") || !need(r, "SHARED_OTHER") ||
+	    !need(r, "SHARED_PORT"))
+		return;
+	shared_hello(r, fx("SHARED_OTHER"), true);
+	if (r->kind == OUT_BLOCKED)
+		await_note();
+}
+
+static void
+t_shared_address(struct result *r)
+{
+	if (need(r, "SHARED_HOST") && need(r, "SHARED_PORT"))
+		shared_hello(r, fx("SHARED_HOST"), false);
+}
+
 /* The sandbox's own server on an ephemeral port, and its own client:
  * where a port rule alone decides (no supervisor), the listener. */
 static void
@@ -3998,6 +4152,10 @@ static const struct probe {
 	{ "net.own-address",
 	  "a host service on this host's own address, by a port rule",
 	  a_own_address, twin_tcp_ok, 0 },
+	{ "net.shared-address",
+	  "another server name on an allowed name's address (a shared "
+	  "front end)",
+	  a_shared_address, t_shared_address, 0 },
 	{ "net.unpublished",
 	  "a listener on a port no rule publishes, reached by a host client",
 	  a_unpublished, t_own_server, 0 },

@@ -146,6 +146,98 @@ limit() {
 		}' "$LIMITS"
 }
 
+# The shared-address probe (net.shared-address) needs a resolver and a
+# front end serving every name on one address, which only network
+# namespaces of the test's own give: the fixture of sni.sh (api.llw.test
+# is 198.51.100.7, reached behind a veth pair, where servers.py answers
+# TLS on 8443 for any server name).  The probe and its twin run there,
+# under each profile and backend with --allow-host api.llw.test:8443,
+# and their lines replace the main run's (which skips the probe: no
+# fixture keys).  As root the namespaces are the test's and llwrap runs
+# as the test user; otherwise llwrap runs as root in a user namespace of
+# the test's, as in sni.sh.  $T/shared.PROFILE.BACKEND: the two lines;
+# .err: llwrap's notes.
+SHARED_KEYS="SHARED_HOST=api.llw.test SHARED_OTHER=other.llw.test SHARED_PORT=8443"
+shared_skip() {
+	for profile in $PROFILES; do
+		for backend in $BACKENDS; do
+			printf 'SKIPPED net.shared-address %s\nTWIN-SKIPPED net.shared-address %s\n' \
+				"$1" "$1" >"$T/shared.$profile.$backend"
+		done
+	done
+}
+shared_fixture() {
+	for tool in unshare ip python3 openssl; do
+		command -v "$tool" >/dev/null ||
+			{ shared_skip "$tool is not installed"; return; }
+	done
+	"$LLWRAP" --check 2>/dev/null | grep -q "unprivileged creation works" ||
+		{ shared_skip "no unprivileged user namespaces (the resolver fixture needs network namespaces)"; return; }
+	SD=$T/shared
+	mkdir -p "$SD"
+	cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$SD/"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
+		-keyout "$SD/key.pem" -out "$SD/cert.pem" 2>/dev/null ||
+		{ shared_skip "openssl cannot make a test certificate"; return; }
+	echo "nameserver 192.0.2.53" >"$SD/resolv.conf"
+	drop=
+	if [ "$(id -u)" -eq 0 ]; then
+		drop="setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all --bounding-set=-all --"
+	fi
+	{
+		cat <<SH
+d=$SD
+setup_failed() { echo "SETUP: \$*"; exit 2; }
+mount --bind "\$d/resolv.conf" /etc/resolv.conf || setup_failed "cannot bind-mount /etc/resolv.conf"
+ip link set lo up && ip addr add 192.0.2.53/32 dev lo || setup_failed "cannot address lo"
+ip link add v0 type veth peer name v1 2>&1 || setup_failed "cannot create a veth pair (no veth driver?)"
+unshare -n sh -c 'ip link set lo up
+	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
+	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
+	ip link set v1 up && ip route add default via 192.0.2.1 &&
+	exec python3 "\$1/servers.py" "\$1/cert.pem" "\$1/key.pem" "\$1/ready" \\
+		198.51.100.7 >/dev/null 2>&1' sh "\$d" &
+pid=\$!
+sleep 0.2
+ip link set v1 netns \$pid && ip addr add 192.0.2.1/30 dev v0 && ip link set v0 up &&
+	ip route add 198.51.100.0/24 via 192.0.2.2 || setup_failed "cannot set up the veth pair"
+python3 "\$d/names.py" 192.0.2.53 /dev/null "\$d/ready.dns" >/dev/null 2>&1 &
+i=0
+while { [ ! -e "\$d/ready" ] || [ ! -e "\$d/ready.dns" ]; } && [ \$i -lt 200 ]; do
+	sleep 0.05
+	i=\$((i + 1))
+done
+[ -e "\$d/ready" ] && [ -e "\$d/ready.dns" ] || setup_failed "the fixture servers did not start"
+cd "$PROJ" || exit 2
+SH
+		for profile in $PROFILES; do
+			for backend in $BACKENDS; do
+				# shellcheck disable=SC2046
+				echo $drop env -i HOME="$HOME_DIR" USER=llwtest LOGNAME=llwtest \
+					PATH=/usr/local/bin:/usr/bin:/bin SHELL=/bin/sh TERM=dumb \
+					LANG=C.UTF-8 LLWRAP_PROFILE_PATH="$LLWRAP_PROFILE_PATH" \
+					GIT_CEILING_DIRECTORIES="$T" \
+					"$LLWRAP" --rx "$T/bin" -p "$profile" --backend="$backend" \
+					$(backend_opts "$backend") --allow-host api.llw.test:8443 -- \
+					"$T/bin/llwrap-escape" single net.shared-address $SHARED_KEYS \
+					">$T/shared.$profile.$backend" "2>$T/shared.$profile.$backend.err"
+			done
+		done
+	} >"$SD/inner.sh"
+	chmod -R a+rX "$SD"
+	if [ -n "$drop" ]; then
+		unshare -n -m -p --fork --mount-proc sh "$SD/inner.sh" >"$SD/setup.out" 2>&1
+	else
+		unshare -r -n -m -p --fork --mount-proc sh "$SD/inner.sh" >"$SD/setup.out" 2>&1
+	fi
+	if grep -q '^SETUP: ' "$SD/setup.out"; then
+		shared_skip "the resolver fixture cannot be built here: $(sed -n 's/^SETUP: //p' "$SD/setup.out" | head -1)"
+	elif [ ! -s "$T/shared.opencode.landlock" ]; then
+		shared_skip "the resolver fixture did not run: $(tail -1 "$SD/setup.out")"
+	fi
+}
+shared_fixture
+
 "$ESCAPE" list >"$T/ids"
 nprobes=$(wc -l <"$T/ids")
 if [ "$nprobes" -ge 60 ]; then
@@ -178,6 +270,29 @@ for profile in $PROFILES; do
 			diag "$(cat "$out.err")"
 			continue
 		fi
+		# The shared-address probe's lines from its fixture.
+		shared=$T/shared.$profile.$backend
+		if [ -s "$shared" ]; then
+			grep -v -E "^[A-Z-]+ net\.shared-address " "$out" >"$out.tmp"
+			cat "$shared" >>"$out.tmp"
+			mv "$out.tmp" "$out"
+		fi
+		case $(grep "^BLOCKED net\.shared-address " "$out") in
+		"") ;;
+		*"): ECONNRESET")
+			ok "$col net.shared-address: refused by the name check (the ClientHello reset)"
+			if grep -q "server name other\.llw\.test is not one of the names that resolved to 198\.51\.100\.7 (rule filtered/server-name)" "$shared.err"; then
+				ok "$col net.shared-address: the note names the check"
+			else
+				not_ok "$col net.shared-address: the note names the check"
+				diag "$(cat "$shared.err")"
+			fi
+			;;
+		*)
+			not_ok "$col net.shared-address: refused by the name check, not another layer"
+			diag "$(grep " net\.shared-address " "$out")"
+			;;
+		esac
 		while IFS="	" read -r id what; do
 			line=$(grep -E "^(BLOCKED|ESCAPED|SKIPPED) $id " "$out" | head -1)
 			twin=$(grep -E "^TWIN-[A-Z]+ $id " "$out" | head -1)

@@ -6,7 +6,10 @@
 # 198.51.100.7), and behind a veth pair, in a namespace of the test's
 # own, servers on 198.51.100.7 that serve any name over HTTP (8080) and
 # HTTPS (8443, a certificate for api.llw.test and other.llw.test), and
-# count connections on port 22.
+# count connections on port 22.  Run as root, the namespaces are the
+# test's own and llwrap runs as the test user (as users run it: the relay
+# forked by an unprivileged user); otherwise llwrap runs as root in a
+# user namespace of the test's.
 #
 # Asserted, each with its neighbour: the allowed name works over HTTPS
 # (curl, Python, Node, git) and HTTP; another name on the same address
@@ -14,7 +17,9 @@
 # and the note naming the check; no server name, an encrypted
 # ClientHello, a session resumed under another name, an HTTP Host of
 # another name: refused; a plain TCP connection to an allowed :22 name
-# reaches the address (nothing to check: no relay); a wildcard's budget
+# reaches the address (nothing to check: no relay); a server that speaks
+# first (a banner on 2525) refused at its first byte, not after the 10 s
+# a first record is awaited, and reached by allow-cidr; a wildcard's budget
 # of new labels a minute (the label channel); QUIC to a learned address
 # refused; the relay confined; through llwrap's proxy (design (b)), an
 # encrypted ClientHello closes the tunnel.
@@ -51,7 +56,32 @@ cat >"$D/allow.ini" <<'EOF'
 [profile]
 include = default
 [network]
-allow-host = api.llw.test:443,8080,8443,8444,22,9001
+allow-host = api.llw.test:443,8080,8443,8444,22,9001,2525
+EOF
+cat >"$D/banner.py" <<'EOF'
+# banner.py READY: on 198.51.100.7:2525, a server that speaks first (an
+# SMTP-like banner), then waits for its client to end.
+import socket, threading, sys
+s = socket.create_server(("198.51.100.7", 2525))
+open(sys.argv[1], "w").close()
+def serve(c):
+    c.sendall(b"220 banner.llw.test ready\r\n")
+    c.recv(1)
+    c.close()
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+EOF
+cat >"$D/first.py" <<'EOF'
+# first.py NAME PORT: connect, wait for the server's first line; what
+# came, or the errno, and how long it took (whole seconds).
+import socket, sys, time
+t = time.monotonic()
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
+    print("first: got", s.recv(64).split(b" ")[0].decode(), end="")
+except OSError as e:
+    print("first: errno", e.errno, end="")
+print(" after %ds" % int(time.monotonic() - t))
 EOF
 cat >"$D/conn.py" <<'EOF'
 # conn.py NAME PORT: getaddrinfo and a TCP connect; the peer it got.
@@ -79,7 +109,7 @@ open(ready, "w").close()
 srv.serve_forever()
 EOF
 cat >"$D/inner.sh" <<'SH'
-L=$1; B=${2:-}; d=$(dirname "$0")
+L=$1; B=${2:-}; DROP=${3:-}; d=$(dirname "$0")
 setup_failed() { echo "SETUP: $*"; exit 2; }
 mount --bind "$d/hosts" /etc/hosts || setup_failed "cannot bind-mount /etc/hosts"
 mount --bind "$d/resolv.conf" /etc/resolv.conf || setup_failed "cannot bind-mount /etc/resolv.conf"
@@ -90,6 +120,7 @@ unshare -n sh -c 'ip link set lo up
 	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
 	ip link set v1 up && ip route add default via 192.0.2.1 &&
 	{ python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 & } &&
+	{ python3 "$1/banner.py" "$1/ready.banner" >/dev/null 2>&1 & } &&
 	{ python3 "$1/gitsrv.py" "$1/cert.pem" "$1/key.pem" "$1/repo" "$1/ready.git" \
 		>/dev/null 2>&1 & } &&
 	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
@@ -101,13 +132,15 @@ ip link set v1 netns $pid && ip addr add 192.0.2.1/30 dev v0 && ip link set v0 u
 	setup_failed "cannot set up the veth pair"
 python3 "$d/names.py" 192.0.2.53 "$d/queries" "$d/ready.dns" >/dev/null 2>&1 &
 i=0
-while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ssh" ]; } && [ $i -lt 200 ]; do
+while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ssh" ] ||
+	[ ! -e "$d/ready.banner" ]; } && [ $i -lt 200 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
 [ -e "$d/no-git" ] || while [ ! -e "$d/ready.git" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
 export XDG_STATE_HOME=$d/state
-llw() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
+# shellcheck disable=SC2086
+llw() { $DROP "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
 echo "== https"
 llw -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
 llw -- python3 "$d/tls.py" sni api.llw.test
@@ -141,6 +174,9 @@ llw -- python3 "$d/conn.py" api.llw.test 22
 i=0
 while [ "$(cat "$d/ssh")" = "$n0" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 echo "port 22: $n0 -> $(cat "$d/ssh")"
+echo "== banner"
+llw -- python3 "$d/first.py" api.llw.test 2525
+llw --allow-cidr 198.51.100.7/32:2525 -- python3 "$d/first.py" api.llw.test 2525
 echo "== quic"
 for port in 443 9001; do
 	llw -- python3 -c "
@@ -179,7 +215,19 @@ chmod -R a+rX "$D"
 chmod a+rwx "$D/rw"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
 
-run as_user unshare -r -n -m -p --fork --mount-proc sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+if [ "$(id -u)" -eq 0 ]; then
+	# As root, the namespaces are the test's and llwrap runs as the test
+	# user, as users run it: its helpers (the relay) forked by an
+	# unprivileged user, outside any user namespace of the test's.
+	drop="setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all --bounding-set=-all --
+		env -i HOME=$HOME_DIR USER=llwtest LOGNAME=llwtest PATH=/usr/local/bin:/usr/bin:/bin
+		SHELL=/bin/sh TERM=dumb LANG=C.UTF-8 LLWRAP_PROFILE_PATH=${LLWRAP_PROFILE_PATH:-}
+		GIT_CEILING_DIRECTORIES=$T XDG_STATE_HOME=$D/state"
+	run sh -c 'cd "$1" && shift && exec unshare -n -m -p --fork --mount-proc sh "$@"' \
+		sh "$PROJ" "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}" "$drop"
+else
+	run as_user unshare -r -n -m -p --fork --mount-proc sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+fi
 all=$out
 case $all in
 *SETUP:*)
@@ -203,7 +251,7 @@ else
 	expect_output "... git clone over HTTPS too" "^git: cloned llwrap-fixture$"
 fi
 section other
-expect_output "another name on the same address is refused: the connection is reset" "curl: \\(35\\) .*(reset|Connection)"
+expect_output "another name on the same address is refused: the connection is reset (curl error 35; the note may land inside curl's message)" "\\(35\\) .*(reset|Connection)"
 expect_no_output "... it never reached the server" "hello other"
 expect_output "... Python sees ECONNRESET" "^sni: errno 104$"
 expect_output "... the note names the check" "server name other\\.llw\\.test is not one of the names that resolved to 198\\.51\\.100\\.7 \\(rule filtered/server-name\\)"
@@ -228,6 +276,10 @@ expect_no_output "... and never reaches the server" "hello other"
 section ssh
 expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
 expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
+section banner
+expect_output "a server that speaks first, to a learned address: refused at its first byte (ECONNRESET), not after the 10 s a first record is awaited" "^first: errno 104 after [0-4]s$"
+expect_output "... with the note naming the rule" "connect tcp 198\\.51\\.100\\.7:2525: .*\\(rule filtered/no-name\\)"
+expect_output "... the same server through allow-cidr (decided by address) answers" "^first: got 220 after [0-4]s$"
 section quic
 expect_output "QUIC (UDP 443) to a learned address is refused: its name is not checked (EACCES)" "^udp 443: errno 13$"
 expect_output "... with the note naming the rule" "connect udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)|send(to|msg) udp 198\\.51\\.100\\.7:443 \\(rule filtered/quic\\)"
