@@ -23,6 +23,7 @@
 #include "ns.h"
 #include "path.h"
 #include "probe.h"
+#include "gitguard.h"
 #include "strv.h"
 #include "supervise.h"
 #include "testhook.h"
@@ -143,6 +144,12 @@ explain_layers(FILE *f, const struct sandbox *sb)
 			sb->ns.pid ? ", pid (fresh /proc)" : "",
 			sb->ns.net ? ", net (only lo)" : "",
 			sb->ns.private_tmp ? "; private /tmp" : "");
+	} else if (sb->facts.userns == PROBE_NO && sb->ns_needed == NULL) {
+		fprintf(f,
+			"  L3 namespaces   no (%s): the policy needs none of "
+			"masks, net = none, private-tmp, hide-processes "
+			"that another layer does not hold\n",
+			sb->facts.userns_why);
 	} else if (sb->facts.userns == PROBE_NO) {
 		fprintf(f, "  L3 namespaces   needed for %s, but %s\n",
 			sb->ns_needed, sb->facts.userns_why);
@@ -277,6 +284,23 @@ count_guard(const struct sandbox *sb, const char *prefix, size_t *masks,
 			(*(sb->fs->masks[i].pin ? pins : masks))++;
 }
 
+/* How many of g's paths the monitor holds in place of mounts (M). */
+static size_t
+count_held(const struct sandbox *sb, const struct gitguard *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; g != NULL && i < g->n; i++)
+		n += strv_contains(sb->monitor_holds, g->v[i].path);
+	return n;
+}
+
+#define HELD_HOW                                                               \
+	"held by the monitor (M: a change moved aside and the start's "        \
+	"content restored, named after the run; nothing renamed or linked "    \
+	"in from another directory: EXDEV; known limit: the instant before "   \
+	"the move)"
+
 /* How a mount-based protection is enforced on this run. */
 static const char *
 mount_layer(const struct sandbox *sb)
@@ -368,6 +392,9 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 				"  git metadata      %zu read-only, %zu pinned "
 				"in place (%s)\n",
 				masks, pins, layer);
+		else if (sb->monitor_holds != NULL)
+			fprintf(f, "  git metadata      %zu %s\n",
+				count_held(sb, sb->git), HELD_HOW);
 		else
 			fprintf(f, "  git metadata      NOT ENFORCED: needs L3 "
 				   "mounts (hole punching instead, see "
@@ -380,6 +407,9 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		if (layer != NULL)
 			fprintf(f, "  later-run files   %zu read-only (%s)\n",
 				masks, layer);
+		else if (sb->monitor_holds != NULL)
+			fprintf(f, "  later-run files   %zu %s\n",
+				count_held(sb, sb->later), HELD_HOW);
 		else
 			fprintf(f, "  later-run files   NOT ENFORCED: needs L3 "
 				   "mounts (hole punching instead)\n");

@@ -432,6 +432,76 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	return sb->fs->n_masks > 0;
 }
 
+/*
+ * Without L3, the write masks of protect-git and protect-later-run beneath
+ * the project are the monitor's to hold (M, DESIGN.md §14): their rules
+ * (n of them in rules, read-only ones and pins) are taken out, so the
+ * project is granted whole, and the read-only paths are listed in
+ * sb->monitor_holds; the pins are dropped (the monitor checks by path,
+ * and REFER is withheld: planner_withhold_refer).  Only where the plan
+ * has masks, the backend is Landlock and L3 is refused; the rules of
+ * llwrap's own configuration files outside the project are left.
+ * Returns whether it took any rule out.
+ */
+static bool
+held_rule(const struct sandbox *sb, const struct policy *p,
+	  const struct llw_path_rule *r)
+{
+	const struct gitguard *g[] = { sb->git, sb->later };
+
+	if (!path_under(r->path, p->project))
+		return false;
+	if (r->rank == LLW_RANK_CONFIG || r->rank == LLW_RANK_PIN)
+		return true;
+	/* The profile's own rule on one of them (opencode.ini names
+	 * .git/config and .git/hooks). */
+	if (r->access != LLW_ACCESS_RO && r->access != LLW_ACCESS_RX)
+		return false;
+	for (size_t k = 0; k < ARRAY_SIZE(g); k++)
+		for (size_t i = 0; g[k] != NULL && i < g[k]->n; i++)
+			if (g[k]->v[i].kind != GITGUARD_RW &&
+			    g[k]->v[i].kind != GITGUARD_PIN &&
+			    strcmp(g[k]->v[i].path, r->path) == 0)
+				return true;
+	return false;
+}
+
+static bool
+monitor_hold(struct sandbox *sb, const struct policy *p,
+	     struct llw_path_rule *rules, size_t *n)
+{
+	size_t kept = 0;
+	bool any = false;
+
+	if (sb->fs->n_masks == 0 || p->project == NULL ||
+	    (sb->git == NULL && sb->later == NULL))
+		return false;
+	for (size_t i = 0; i < *n && !any; i++)
+		any = held_rule(sb, p, &rules[i]);
+	if (!any || sandbox_userns(sb))
+		return false;
+	for (size_t i = 0; i < *n; i++) {
+		bool held = held_rule(sb, p, &rules[i]);
+
+		if (held && rules[i].rank != LLW_RANK_PIN &&
+		    !strv_contains(sb->monitor_holds, rules[i].path))
+			strv_push(&sb->monitor_holds, rules[i].path);
+		if (!held)
+			rules[kept++] = rules[i];
+	}
+	*n = kept;
+	return true;
+}
+
+void
+planner_withhold_refer(struct plan *fs, const char *project)
+{
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (path_under(fs->rules[i].path, project) ||
+		    path_under(project, fs->rules[i].path))
+			fs->rules[i].access &= ~(uint64_t)LLW_FS_REFER;
+}
+
 /* filtered, and not a single TCP or UDP port allowed. */
 static bool
 portless(const struct policy *p)
@@ -591,6 +661,10 @@ account(struct sandbox *sb, const struct policy *p)
 	sb->asked[LAYERS_ABSTRACT_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_SIGNALS] = true;
 	sb->asked[LAYERS_PROCESSES] = p->hide_processes;
+	sb->asked[LAYERS_HELD] = sb->monitor_holds != NULL ||
+				 ((sb->use_ns || sb->bwrap != NULL) &&
+				  ((sb->git != NULL && sb->git->n > 0) ||
+				   (sb->later != NULL && sb->later->n > 0)));
 	for (int r = 0; r < LAYERS_N && sb->bwrap != NULL; r++)
 		run.bwrap_loses[r] = bwrap_loses(sb->bwrap, r);
 	layers_account(sb->asked, &f, &run, sb->enforced_by);
@@ -845,6 +919,16 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 		r == 0 ? plan_access(sb->fs, "/dev/pts") != LLW_ACCESS_DENY
 		       : policy_access_at(p, "/dev/pts", NULL) !=
 				 LLW_ACCESS_DENY;
+	/* Without L3, the monitor holds git's and the later-run files
+	 * (DESIGN.md §14): compiled again without their rules, to learn
+	 * which masks are left. */
+	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP &&
+	    monitor_hold(sb, p, rules, &n)) {
+		view.n_paths = n;
+		plan_free(sb->fs);
+		sb->fs = NULL;
+		r = pathtree_compile(&view, fs, true, &sb->fs, &why);
+	}
 	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP) {
 		bool unmasked = ns_plan(sb, p) && sb->fs->n_masks > 0;
 		bool no_pts = no_host_terminals(sb, p, rules, &n);
@@ -873,6 +957,9 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	}
 	for (char **l = sb->fs->lost; l != NULL && *l != NULL; l++)
 		strv_push(&sb->not_enforced, *l);
+	/* Nothing renamed or linked into .git from another directory. */
+	if (sb->monitor_holds != NULL)
+		planner_withhold_refer(sb->fs, p->project);
 
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
 		prepare_bwrap(sb, p);
@@ -998,6 +1085,7 @@ planner_free(struct sandbox *sb)
 	strv_free(sb->not_enforced);
 	free(sb->fail_cause);
 	free(sb->ns_needed);
+	strv_free(sb->monitor_holds);
 	gitguard_free(sb->git);
 	gitguard_free(sb->later);
 	watchlater_free(sb->watch);

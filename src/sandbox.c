@@ -445,8 +445,8 @@ later_watch(struct sandbox *sb, char **cause)
 {
 	if (sb->git == NULL && sb->later == NULL)
 		return 0;
-	return watchlater_start(sb->project, sb->git, sb->later, &sb->watch,
-				cause);
+	return watchlater_start(sb->project, sb->git, sb->later,
+				sb->monitor_holds, &sb->watch, cause);
 }
 
 /* What else the monitor does than supervise (each may be NULL). */
