@@ -210,4 +210,136 @@ else
 	expect_rc "... while in the host's pid namespace hide-processes without user namespaces fails closed" 125
 fi
 
+# --- Masks without user namespaces: the monitor holds them (M) -------------
+# Docker's default profile again (llwrap-hooked, LLW_HOOK_NO_USERNS=1, in
+# a pid namespace of the container's): -p opencode's masks on git's and
+# the later-run files are the monitor's (DESIGN.md §14): the project is
+# granted whole, REFER withheld beneath it, a change moved aside and the
+# start's content restored.  private-tmp (L3 alone) is off here: this
+# section is about the masks.  processes: the test user's other
+# processes on this machine count against opencode's 4096 without a
+# user namespace.
+HP=$HOME_DIR/work/held
+OC=$T/oc-held.ini
+printf '[profile]\ninclude = opencode\n[filesystem]\nprivate-tmp = no\n[limits]\nprocesses = 1000000\n' >"$OC"
+chmod 644 "$OC"
+held() {
+	(PROJ=$HP && in_docker -p "$OC" "$@")
+}
+if [ ! -x "$HOOKED" ]; then
+	skip_rest "masks without user namespaces: no $HOOKED"
+fi
+rm -rf "$HP"
+mkdir -p "$HP"
+git init -q "$HP"
+git -C "$HP" -c user.email=t@t -c user.name=t commit -q --allow-empty -m start
+printf '#!/bin/sh\necho user hook\n' >"$HP/.git/hooks/pre-push"
+chmod 755 "$HP/.git/hooks/pre-push"
+chown -R "$TEST_UID:$TEST_GID" "$HP"
+cfg0=$(cat "$HP/.git/config")
+hook0=$(cat "$HP/.git/hooks/pre-push")
+
+run held --explain -- /bin/true
+expect_output "--explain: git's and the later-run files are the monitor's (M), with its known limit" \
+	"^  M    write masks of git's and the later-run files .*the monitor outside the command.*known limit: the instant before the move"
+expect_output "... git metadata held by the monitor" \
+	"^  git metadata +[0-9]+ held by the monitor \(M: "
+if printf '%s\n' "$out" | grep -Eq "WILL NOT RUN|NOT ENFORCED: .*held"; then
+	not_ok "... and it neither refuses nor reports them lost"
+	diag "$out"
+else
+	ok "... and it neither refuses nor reports them lost"
+fi
+run in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" --check
+expect_output "--check lists the monitor's row" \
+	"^  M    write masks of git's and the later-run files"
+
+# The §10 workflow at the top level and in git.
+run held -- /bin/sh -c 'echo top >top.txt && cat "$PWD/top.txt" && mkdir d && rmdir d &&
+	echo x >f && git add f && git -c user.email=t@t -c user.name=t commit -qm inside &&
+	rm top.txt && python3 -c "print(\"py ran\")" && git config user.name inside'
+expect_rc "no user namespaces: -p opencode runs (create, read back, mkdir, rm at the top level; git add, commit; python)" 0
+expect_output "... the file made at the top is read back by path" "^top$"
+expect_output "... python runs" "^py ran$"
+[ "$(git -c safe.directory="*" -C "$HP" log -1 --format=%s)" = inside ] &&
+	ok "... the commit is in the user's repository" ||
+	not_ok "the commit is in the user's repository"
+[ "$(git -c safe.directory="*" -C "$HP" config user.name)" = inside ] &&
+	ok "... a config change that runs nothing is kept (git writes branches and remotes)" ||
+	not_ok "a config change that runs nothing is kept"
+git -c safe.directory="*" -C "$HP" config --unset user.name
+cfg0=$(cat "$HP/.git/config")
+
+# An unsafe config: moved aside, the start's restored.
+run held -- /bin/sh -c 'git config core.fsmonitor "touch /tmp/llw-held-x"; sleep 0.2'
+expect_output "core.fsmonitor set inside: moved aside, named with what it sets" \
+	"the command changed $HP/\\.git/config, which git \\(it sets core\\.fsmonitor\\) reads later.*moved aside to $HP/\\.git/config\\.llwrap-blocked-"
+expect_output "... and the start's restored" "$HP/\\.git/config restored as it was at the start"
+[ "$(cat "$HP/.git/config")" = "$cfg0" ] &&
+	ok "... the config is the start's" ||
+	{ not_ok "the config is the start's"; diag "$(cat "$HP/.git/config")"; }
+grep -q fsmonitor "$HP"/.git/config.llwrap-blocked-* &&
+	ok "... the changed one is kept beside it" ||
+	not_ok "the changed one is kept beside it"
+
+# Hooks: a new one moved aside, a changed one moved aside and restored.
+run held -- /bin/sh -c 'printf "#!/bin/sh\ntouch /tmp/llw-held-y\n" >.git/hooks/pre-commit;
+	chmod +x .git/hooks/pre-commit; echo evil >>.git/hooks/pre-push; sleep 0.2'
+expect_output "a new hook: moved aside" \
+	"the command created $HP/\\.git/hooks/pre-commit, which git reads later.*moved aside"
+[ ! -e "$HP/.git/hooks/pre-commit" ] && ls "$HP"/.git/hooks/pre-commit.llwrap-blocked-* >/dev/null 2>&1 &&
+	ok "... gone from its name, kept beside it" || not_ok "the new hook gone from its name, kept beside it"
+expect_output "a changed hook: moved aside" \
+	"the command changed $HP/\\.git/hooks/pre-push, which git reads later"
+[ "$(cat "$HP/.git/hooks/pre-push")" = "$hook0" ] && [ -x "$HP/.git/hooks/pre-push" ] &&
+	ok "... and the start's restored, executable" ||
+	{ not_ok "the changed hook is the start's again"; diag "$(ls -l "$HP/.git/hooks/pre-push"; cat "$HP/.git/hooks/pre-push")"; }
+
+# Nothing renamed or linked into .git from another directory: REFER is
+# withheld (EXDEV from Landlock, before the monitor); in the same
+# directory a rename works.
+cat >"$T/refer.py" <<'EOS'
+import errno, os, sys
+os.makedirs("src", exist_ok=True)
+open("src/x", "w").write("#!/bin/sh\n")
+for name, f in (("rename", lambda: os.rename("src/x", ".git/hooks/post-checkout")),
+                ("link", lambda: os.link("src/x", ".git/hooks/post-checkout")),
+                ("config", lambda: os.rename("src/x", ".git/config")),
+                ("same-dir", lambda: os.rename("src/x", "src/y"))):
+    try:
+        f()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode[e.errno])
+EOS
+chmod 644 "$T/refer.py"
+run held --ro "$T/refer.py" -- python3 "$T/refer.py"
+expect_output "mv src/x .git/hooks/post-checkout: EXDEV (Landlock, REFER withheld)" "^rename EXDEV$"
+expect_output "ln src/x .git/hooks/post-checkout: EXDEV" "^link EXDEV$"
+expect_output "a rename over .git/config from another directory: EXDEV" "^config EXDEV$"
+expect_output "... while a rename in the same directory works" "^same-dir ok$"
+
+# A link or FIFO renamed over what the monitor restores: the link is
+# moved aside, not followed; the FIFO does not block it.
+echo host >"$T/target"
+chown "$TEST_UID:$TEST_GID" "$T/target"
+run held -- /bin/sh -c "ln -s $T/target .git/l && mv -T .git/l .git/config; sleep 0.3"
+[ "$(cat "$T/target")" = host ] && [ ! -L "$HP/.git/config" ] &&
+	[ "$(cat "$HP/.git/config")" = "$cfg0" ] &&
+	ok "a link renamed over .git/config: moved aside, not followed, the config restored" ||
+	{ not_ok "a link renamed over .git/config: moved aside, not followed"; diag "$out"; }
+run held -- /bin/sh -c "mkfifo .git/p && mv -T .git/p .git/config; sleep 0.3"
+expect_rc "a FIFO renamed over .git/config: the run ends" 0
+[ -f "$HP/.git/config" ] && [ "$(cat "$HP/.git/config")" = "$cfg0" ] &&
+	ok "... the config restored (the FIFO did not block the monitor)" ||
+	{ not_ok "the config restored after a FIFO"; diag "$out"; }
+
+# A read denial that exists at the start cannot be held: fail closed.
+echo SECRET=1 >"$HP/.env"
+chown "$TEST_UID:$TEST_GID" "$HP/.env"
+expect_refused "an existing .env (deny inside the project) fails closed, naming it" \
+	"namespace layer \\(L3\\) for narrower rules inside writable directories \\(mount masks: deny $HP/\\.env\\)" \
+	held -- /bin/cat .env
+rm -f "$HP/.env"
+
 done_testing
