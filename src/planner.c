@@ -352,10 +352,24 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		if (sb->fs->n_masks > 3)
 			strv_push(&paths, "...");
 		joined = strv_join(paths, ", ");
-		strv_push_take(&needs,
-			       xasprintf("narrower rules inside writable "
-					 "directories (mount masks: %s)",
-					 joined));
+		/* The monitor holds git's and the later-run files already:
+		 * what is left it cannot hold (a file denied for reading
+		 * is read before it could act). */
+		if (sb->monitor_holds != NULL)
+			strv_push_take(
+				&needs,
+				xasprintf("narrower rules inside writable "
+					  "directories that the monitor cannot "
+					  "hold (mount masks: %s; move such a "
+					  "file out of the project, or drop "
+					  "its rule)",
+					  joined));
+		else
+			strv_push_take(&needs,
+				       xasprintf("narrower rules inside "
+						 "writable directories (mount "
+						 "masks: %s)",
+						 joined));
 	}
 	if (p->net == LLW_NET_NONE)
 		strv_push(&needs, "net = none (a network namespace with only "

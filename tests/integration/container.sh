@@ -334,11 +334,31 @@ expect_rc "a FIFO renamed over .git/config: the run ends" 0
 	ok "... the config restored (the FIFO did not block the monitor)" ||
 	{ not_ok "the config restored after a FIFO"; diag "$out"; }
 
+# The later-run files: an existing .envrc changed is restored; a new
+# file in an existing .vscode/ is moved aside, a changed one restored.
+printf 'export A=1\n' >"$HP/.envrc"
+mkdir -p "$HP/.vscode"
+printf '{}\n' >"$HP/.vscode/settings.json"
+chown -R "$TEST_UID:$TEST_GID" "$HP/.envrc" "$HP/.vscode"
+run held -- /bin/sh -c 'echo "touch /tmp/llw-held-z" >>.envrc;
+	echo "{\"tasks\": []}" >.vscode/tasks.json; echo changed >.vscode/settings.json; sleep 0.2'
+[ "$(cat "$HP/.envrc")" = "export A=1" ] &&
+	ok "a changed .envrc (run later by direnv) is restored" ||
+	{ not_ok "a changed .envrc is restored"; diag "$out"; }
+expect_output "... named, with its reader" "the command changed $HP/\\.envrc, which direnv"
+[ ! -e "$HP/.vscode/tasks.json" ] && ls "$HP"/.vscode/tasks.json.llwrap-blocked-* >/dev/null 2>&1 &&
+	ok "a new .vscode/tasks.json is moved aside" ||
+	{ not_ok "a new .vscode/tasks.json is moved aside"; diag "$out"; }
+[ "$(cat "$HP/.vscode/settings.json")" = "{}" ] &&
+	ok "... a changed .vscode/settings.json restored" ||
+	{ not_ok "a changed .vscode/settings.json restored"; diag "$out"; }
+rm -rf "$HP/.envrc" "$HP"/.envrc.llwrap-blocked-* "$HP/.vscode"
+
 # A read denial that exists at the start cannot be held: fail closed.
 echo SECRET=1 >"$HP/.env"
 chown "$TEST_UID:$TEST_GID" "$HP/.env"
 expect_refused "an existing .env (deny inside the project) fails closed, naming it" \
-	"namespace layer \\(L3\\) for narrower rules inside writable directories \\(mount masks: deny $HP/\\.env\\)" \
+	"namespace layer \\(L3\\) for narrower rules inside writable directories that the monitor cannot hold \\(mount masks: deny $HP/\\.env; move such a file out of the project, or drop its rule\\)" \
 	held -- /bin/cat .env
 rm -f "$HP/.env"
 
