@@ -180,6 +180,56 @@ c_terminal() {
 	echo "LLWCASE $1 $r"
 }
 
+# git's files held by whichever layer runs (issue 28 item 1): a project
+# with a commit and a hook, -p opencode with private-tmp off (L3 alone
+# makes a private /tmp) and no network (the supervisor, refused under
+# the runtimes' default profiles, is item 2): this case is about the
+# masks.  The workflow at
+# the top level and in git, then core.fsmonitor set, a new hook, the
+# old one changed, a file renamed into .git/hooks from another
+# directory.  held: the workflow ran and, after the run, the config sets
+# no fsmonitor, no new hook is at its name and the old one is as it
+# was; else failed-STEP, or refused-CAUSE.
+HELD='echo top >top.txt && cat "$PWD/top.txt" >/dev/null && mkdir d && rmdir d && rm top.txt
+echo x >f && git add f && git commit -qm inside || { echo failed-git; exit 3; }
+git config core.fsmonitor "touch $HOME/fsmonitor-ran" 2>/dev/null
+printf "#!/bin/sh\ntouch $HOME/hook-ran\n" >.git/hooks/pre-commit 2>/dev/null
+echo evil >>.git/hooks/pre-push 2>/dev/null
+mkdir -p src && echo "#!/bin/sh" >src/x && python3 -c "import os; os.rename(\"src/x\", \".git/hooks/post-checkout\")" 2>/dev/null
+sleep 0.3
+echo HELD-RAN'
+c_held() {
+	d=$H/held
+	rm -rf "$d"
+	mkdir -p "$d" "$H/.config/llwrap/profiles"
+	printf '[profile]\ninclude = opencode\n[filesystem]\nprivate-tmp = no\n[network]\nmode = none\nsupervise = no\n' \
+		>"$H/.config/llwrap/profiles/oc-held.ini"
+	git -C "$d" init -q && git -C "$d" commit -q --allow-empty -m start &&
+		printf '#!/bin/sh\necho user hook\n' >"$d/.git/hooks/pre-push" &&
+		chmod 755 "$d/.git/hooks/pre-push" || {
+		echo "LLWCASE $1 failed-setup"
+		return
+	}
+	out=$(cd "$d" && "$L" -p oc-held -C . -- /bin/sh -c "$HELD" 2>&1)
+	rc=$?
+	show "$1"
+	verdict "$1" $rc
+	if [ $rc -ne 125 ]; then
+		if ! printf '%s\n' "$out" | grep -qx HELD-RAN; then
+			r=$(printf '%s\n' "$out" | grep -m1 '^failed-' || echo "exit$rc")
+		elif git -C "$d" config core.fsmonitor >/dev/null; then
+			r=failed-config
+		elif [ -e "$d/.git/hooks/pre-commit" ] || [ -e "$d/.git/hooks/post-checkout" ]; then
+			r=failed-hook
+		elif [ "$(cat "$d/.git/hooks/pre-push")" != "$(printf '#!/bin/sh\necho user hook')" ]; then
+			r=failed-changed-hook
+		else
+			r=held
+		fi
+	fi
+	echo "LLWCASE $1 $r"
+}
+
 c_check
 c_run default-runs -p default
 c_run opencode-runs -p opencode
@@ -190,6 +240,7 @@ c_outside default-outside default
 c_outside opencode-outside opencode
 c_terminal default-terminal default
 c_terminal opencode-terminal opencode
+c_held opencode-held
 if [ "${LLW_QUICK:-}" != 1 ]; then
 	c_selftest selftest-default default
 	c_selftest selftest-offline offline
