@@ -20,7 +20,9 @@
 
 #include "cleanup.h"
 #include "cliprofile.h"
+#include "compat/landlock.h"
 #include "fakefs.h"
+#include "pathtree.h"
 #include "planner.h"
 #include "policy.h"
 #include "profile.h"
@@ -647,12 +649,42 @@ test_unknown_is_refused(void **state)
 	probe_clear(&f);
 }
 
+/*
+ * Without L3 the monitor holds .git's files (DESIGN.md §14): REFER comes
+ * off every rule at, beneath or above the project, so nothing is renamed
+ * or linked into .git from another directory; a tree beside the project
+ * keeps it.
+ */
+static void
+test_withhold_refer(void **state)
+{
+	const uint64_t rw = pathtree_access_bits(LLW_ACCESS_RW);
+	struct plan_rule rules[] = {
+		{ .path = (char *)"/", .access = rw },
+		{ .path = (char *)"/home/u/proj", .access = rw },
+		{ .path = (char *)"/home/u/proj/src", .access = rw },
+		{ .path = (char *)"/home/u/project2", .access = rw },
+		{ .path = (char *)"/tmp", .access = rw },
+	};
+	struct plan fs = { .rules = rules, .n_rules = ARRAY_SIZE(rules) };
+
+	(void)state;
+	assert_true(rw & LLW_FS_REFER);
+	planner_withhold_refer(&fs, "/home/u/proj");
+	assert_int_equal(rules[0].access, rw & ~(uint64_t)LLW_FS_REFER);
+	assert_int_equal(rules[1].access, rw & ~(uint64_t)LLW_FS_REFER);
+	assert_int_equal(rules[2].access, rw & ~(uint64_t)LLW_FS_REFER);
+	assert_int_equal(rules[3].access, rw);
+	assert_int_equal(rules[4].access, rw);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_unknown_is_refused),
+		cmocka_unit_test(test_withhold_refer),
 	};
 	const char *src = getenv("LLW_SRCDIR");
 	_cleanup_free_ char *raw = xasprintf("%s/conf", src ? src : ".");
