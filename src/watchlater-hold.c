@@ -304,7 +304,11 @@ hold_restore(struct watchlater *w, struct held *h, int dirfd,
 		}
 		if (syscall(SYS_renameat2, dirfd, tmp, dirfd, name,
 			    RENAME_NOREPLACE) == 0) {
+			/* The start's again: never moved as made by the
+			 * command (a submodule's .git the index check
+			 * would take for new). */
 			remember_stat(h, &st);
+			wl_protect_add(w, &st);
 			return 0;
 		}
 		e = errno;
@@ -371,8 +375,17 @@ hold_check_file(struct watchlater *w, struct held *h)
 				     strerror(errno)));
 		return;
 	}
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return; /* not moved: wl_move_aside_as said why */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		/* Not moved (wl_move_aside_as said why when it failed), or
+		 * made again meanwhile: looked at again next time, and at
+		 * the end it must be the start's. */
+		if (!same_stat(h, &st))
+			wl_fail(w, xasprintf("%s, which %s reads later, was "
+					     "changed and is not as it was at "
+					     "the start",
+					     shown, h->reader));
+		return;
+	}
 	if ((r = hold_restore(w, h, dirfd, dirpath, name)) < 0) {
 		wl_fail(w, xasprintf("cannot restore %s, which %s reads "
 				     "later, as it was at the start: %s",

@@ -259,7 +259,11 @@ wl_move_aside_as(struct watchlater *w, int dirfd, const char *dirpath,
 					     strerror(errno)));
 		return;
 	}
-	if (wl_key_in(w->protect, w->n_protect, &st))
+	/* What was there at the start is never moved as made by the
+	 * command; a held file that changed is (watchlater-hold.c), in
+	 * place or not: the start's content comes back. */
+	if (strcmp(did, "created") == 0 &&
+	    wl_key_in(w->protect, w->n_protect, &st))
 		return;
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_MTIME,
 		  &stx) < 0)
