@@ -301,6 +301,16 @@ count_held(const struct sandbox *sb, const struct gitguard *g)
 	"in from another directory: EXDEV; known limit: the instant before "   \
 	"the move)"
 
+/* The paths of g the monitor holds, one line each. */
+static void
+explain_held(FILE *f, const struct sandbox *sb, const struct gitguard *g)
+{
+	for (size_t i = 0; g != NULL && i < g->n; i++)
+		if (strv_contains(sb->monitor_holds, g->v[i].path))
+			fprintf(f, "    M %s: %s\n", g->v[i].path,
+				g->v[i].why != NULL ? g->v[i].why : "held");
+}
+
 /* How a mount-based protection is enforced on this run. */
 static const char *
 mount_layer(const struct sandbox *sb)
@@ -392,10 +402,11 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 				"  git metadata      %zu read-only, %zu pinned "
 				"in place (%s)\n",
 				masks, pins, layer);
-		else if (sb->monitor_holds != NULL)
+		else if (sb->monitor_holds != NULL) {
 			fprintf(f, "  git metadata      %zu %s\n",
 				count_held(sb, sb->git), HELD_HOW);
-		else
+			explain_held(f, sb, sb->git);
+		} else
 			fprintf(f, "  git metadata      NOT ENFORCED: needs L3 "
 				   "mounts (hole punching instead, see "
 				   "below)\n");
@@ -407,10 +418,11 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		if (layer != NULL)
 			fprintf(f, "  later-run files   %zu read-only (%s)\n",
 				masks, layer);
-		else if (sb->monitor_holds != NULL)
+		else if (sb->monitor_holds != NULL) {
 			fprintf(f, "  later-run files   %zu %s\n",
 				count_held(sb, sb->later), HELD_HOW);
-		else
+			explain_held(f, sb, sb->later);
+		} else
 			fprintf(f, "  later-run files   NOT ENFORCED: needs L3 "
 				   "mounts (hole punching instead)\n");
 	}

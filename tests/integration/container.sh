@@ -244,6 +244,8 @@ expect_output "--explain: git's and the later-run files are the monitor's (M), w
 	"^  M    write masks of git's and the later-run files .*the monitor outside the command.*known limit: the instant before the move"
 expect_output "... git metadata held by the monitor" \
 	"^  git metadata +[0-9]+ held by the monitor \(M: "
+expect_output "... each held file named: .git/config" "^    M $HP/\\.git/config: "
+expect_output "... .git/hooks" "^    M $HP/\\.git/hooks: "
 if printf '%s\n' "$out" | grep -Eq "WILL NOT RUN|NOT ENFORCED: .*held"; then
 	not_ok "... and it neither refuses nor reports them lost"
 	diag "$out"
