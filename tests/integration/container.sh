@@ -356,6 +356,16 @@ expect_output "... named, with its reader" "the command changed $HP/\\.envrc, wh
 	{ not_ok "a changed .vscode/settings.json restored"; diag "$out"; }
 rm -rf "$HP/.envrc" "$HP"/.envrc.llwrap-blocked-* "$HP/.vscode"
 
+# .git replaced by a link to a copy the command changes: the monitor does
+# not follow it; the run fails loudly, naming the link.
+run held -- /bin/sh -c 'cp -r .git .git-copy && echo "[core] fsmonitor = touch /tmp/llw-held-w" >>.git-copy/config &&
+	mv .git .git-real && ln -s .git-copy .git; sleep 0.2'
+expect_rc ".git replaced by a symbolic link: the run fails" 125
+expect_output "... naming the link the command made" "cannot open the directory of $HP/\\.git/config.*symbolic link"
+rm -f "$HP/.git"
+mv "$HP/.git-real" "$HP/.git"
+rm -rf "$HP/.git-copy"
+
 # A read denial that exists at the start cannot be held: fail closed.
 echo SECRET=1 >"$HP/.env"
 chown "$TEST_UID:$TEST_GID" "$HP/.env"
