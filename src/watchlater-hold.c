@@ -195,11 +195,13 @@ hold_record(struct watchlater *w, const char *rel, const char *path,
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
-		/* A link the user made: what it names is not beneath the
-		 * project's descriptor, so nothing could restore it. */
+		/* A link the user made: what it names may be another file
+		 * of the project's, which the command could change (L3's
+		 * read-only mount is on the link's target). */
 		wl_fail(w, xasprintf("%s is a symbolic link: without user "
-				     "namespaces llwrap cannot hold it in "
-				     "place",
+				     "namespaces llwrap cannot hold what it "
+				     "names in place (put the file itself "
+				     "there, or allow user namespaces)",
 				     shown));
 		return;
 	}

@@ -366,6 +366,16 @@ rm -f "$HP/.git"
 mv "$HP/.git-real" "$HP/.git"
 rm -rf "$HP/.git-copy"
 
+# A later-run file that is a link: what it names cannot be held (it may
+# be another file of the project's): refused before the run, naming it.
+echo '{}' >"$HP/mcp-real.json"
+ln -s mcp-real.json "$HP/.mcp.json"
+chown -h "$TEST_UID:$TEST_GID" "$HP/mcp-real.json" "$HP/.mcp.json"
+expect_refused "a later-run file that is a symbolic link is refused, naming it and the way out" \
+	"$HP/\\.mcp\\.json is a symbolic link: without user namespaces llwrap cannot hold what it names in place \\(put the file itself there" \
+	held -- /bin/true
+rm -f "$HP/.mcp.json" "$HP/mcp-real.json"
+
 # A read denial that exists at the start cannot be held: fail closed.
 echo SECRET=1 >"$HP/.env"
 chown "$TEST_UID:$TEST_GID" "$HP/.env"
