@@ -45,6 +45,14 @@ contain_pidns_nested(const char *link)
 	       strcmp(link, "pid:[4026531836]") != 0;
 }
 
+bool
+contain_ipcns_nested(const char *link)
+{
+	/* PROC_IPC_INIT_INO (include/linux/proc_ns.h), the same since 3.8. */
+	return link != NULL && strncmp(link, "ipc:[", 5) == 0 &&
+	       strcmp(link, "ipc:[4026531839]") != 0;
+}
+
 enum contain_runtime
 contain_runtime_of(bool dockerenv, bool containerenv, const char *cgroup,
 		   const char *mountinfo, const char *container)

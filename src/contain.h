@@ -50,6 +50,13 @@ enum contain_runtime contain_runtime_of(bool dockerenv, bool containerenv,
  */
 bool contain_pidns_nested(const char *link);
 
+/*
+ * The same for /proc/self/ns/ipc ("ipc:[INODE]", PROC_IPC_INIT_INO
+ * 0xEFFFFFFF): an IPC namespace of a container's own, whose /dev/shm is
+ * the container's.
+ */
+bool contain_ipcns_nested(const char *link);
+
 /* c's Seccomp:, Seccomp_filters: and NoNewPrivs: from a status text. */
 void contain_status(struct contain *c, const char *status);
 

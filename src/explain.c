@@ -457,6 +457,16 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 						     : sb->ns.tmpfs_size) >>
 				20,
 			layer);
+	else if (sb->run_tmp)
+		fprintf(f,
+			"  shared scratch    private /tmp: "
+			"/tmp/llwrap-run.XXXXXXXX (in $TMPDIR if set) as "
+			"TMPDIR, removed after the run; /tmp and /var/tmp "
+			"themselves refused (EACCES); /dev/shm %s (M)\n",
+			sb->run_tmp_shm ? "granted: the container's own (its "
+					  "IPC namespace, C)"
+					: "refused (EACCES: sem_open and "
+					  "shm_open fail; not the host's)");
 	else
 		fprintf(f, "  shared scratch    NOT ENFORCED: the host's "
 			   "(needs L3)\n");

@@ -125,6 +125,19 @@ static const struct row table[LAYERS_N] = {
 		    "move, when a process outside reading then sees the "
 		    "change" } },
 	},
+	[LAYERS_PRIVATE_TMP] = {
+		"a private /tmp (private-tmp)",
+		"L3 tmpfs mounts, then bubblewrap's, then a directory of the "
+		"run's own",
+		{ { LAYER_L3, 0, "empty tmpfs mounts on /tmp, /var/tmp and "
+				 "/dev/shm" },
+		  { LAYER_F, 0, "bubblewrap's tmpfs mounts" },
+		  { LAYER_M, 0,
+		    "a directory of the run's own as TMPDIR, made before the "
+		    "command and removed after it by the monitor; /tmp and "
+		    "/var/tmp themselves refused (EACCES); /dev/shm only in "
+		    "an IPC namespace of the container's own" } },
+	},
 };
 
 static bool

@@ -26,6 +26,7 @@ enum layers_restriction {
 	LAYERS_SIGNALS,	      /* signals to processes outside the sandbox */
 	LAYERS_PROCESSES,     /* processes outside the sandbox unseen */
 	LAYERS_HELD,	      /* git's and the later-run files' write masks */
+	LAYERS_PRIVATE_TMP,   /* private-tmp: no shared /tmp */
 	LAYERS_N,
 	LAYERS_NONE = LAYERS_N, /* a loss no other layer can take over */
 };

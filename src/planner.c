@@ -21,6 +21,7 @@
 #include "path.h"
 #include "planner.h"
 #include "planner-int.h"
+#include "runtmp.h"
 #include "strv.h"
 #include "watchlater.h"
 #include "xalloc.h"
@@ -334,6 +335,8 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	/* hide-processes fails closed without L3 unless llwrap runs in a
 	 * pid namespace of its own (C, DESIGN.md §14). */
 	bool hide_l3 = p->hide_processes && !sb->facts.pidns_nested;
+	/* private-tmp has the run's own directory without L3 (run_tmp). */
+	bool tmp_l3 = p->private_tmp && !sb->run_tmp;
 	const char *why;
 
 	if (sb->fs->n_masks > 0) {
@@ -374,7 +377,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	if (p->net == LLW_NET_NONE)
 		strv_push(&needs, "net = none (a network namespace with only "
 				  "lo)");
-	if (p->private_tmp)
+	if (tmp_l3)
 		strv_push(&needs, "private-tmp");
 	if (needs != NULL)
 		others = strv_join(needs, ", ");
@@ -393,7 +396,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	 * new /proc is probed anyway (ns_enable). */
 	if (sb->run && sb->facts.userns == PROBE_UNKNOWN && !p->best_effort &&
 	    !(p->hide_processes && sb->facts.pidns_nested) &&
-	    (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)) {
+	    (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)) {
 		switch (probe_userns_precheck(&sb->facts)) {
 		case NS_REFUSED:
 			break;
@@ -420,8 +423,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	why = sb->facts.userns_why;
 	/* net = none alone does not fail closed: without a namespace,
 	 * seccomp denies inet sockets, which is stricter (DESIGN.md §6). */
-	if (!p->best_effort &&
-	    (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)) {
+	if (!p->best_effort && (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)) {
 		sandbox_refuse(sb, planner_l3_refusal(list, why));
 		return false;
 	}
@@ -430,7 +432,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 			  "net = none with a working loopback (needs "
 			  "unprivileged user namespaces; seccomp denies inet "
 			  "sockets instead, loopback included) [not a hole]");
-	if (p->private_tmp)
+	if (tmp_l3)
 		strv_push(&sb->not_enforced,
 			  "private-tmp: the host's /tmp, /var/tmp and /dev/shm "
 			  "are shared (needs unprivileged user namespaces)");
@@ -438,7 +440,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		strv_push(&sb->not_enforced,
 			  "hide-processes: host processes are visible in "
 			  "/proc (needs unprivileged user namespaces)");
-	if (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)
+	if (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)
 		strv_push(&sb->not_enforced,
 			  "read-only view: chmod, chown, utimes and xattrs of "
 			  "files outside writable roots (needs unprivileged "
@@ -505,6 +507,42 @@ monitor_hold(struct sandbox *sb, const struct policy *p,
 	}
 	*n = kept;
 	return true;
+}
+
+/*
+ * private-tmp without L3 (M, DESIGN.md §14): the rules on /tmp and
+ * /var/tmp themselves are taken out (n of them in rules), and on /dev/shm
+ * unless llwrap's IPC namespace is the container's own; the run's own
+ * directory gets /tmp's access instead (sandbox_exec makes it).  Rules
+ * beneath them (a project in /tmp) stay.  Only where the policy asks for
+ * private-tmp, the backend is Landlock and L3 is refused.  Returns
+ * whether it took any rule out.
+ */
+static bool
+run_tmp_plan(struct sandbox *sb, const struct policy *p,
+	     struct llw_path_rule *rules, size_t *n)
+{
+	size_t kept = 0;
+	bool any = false;
+
+	if (!p->private_tmp || sandbox_userns(sb))
+		return false;
+	sb->run_tmp = true;
+	sb->run_tmp_shm = sb->facts.ipcns_nested;
+	sb->run_tmp_access = plan_access(sb->fs, "/tmp");
+	for (size_t i = 0; i < *n; i++) {
+		const char *t = policy_private_tmp_of(rules[i].path);
+		bool out = t != NULL && strcmp(t, rules[i].path) == 0 &&
+			   !(sb->run_tmp_shm &&
+			     strcmp(rules[i].path, "/dev/shm") == 0);
+
+		if (out)
+			any = true;
+		else
+			rules[kept++] = rules[i];
+	}
+	*n = kept;
+	return any;
 }
 
 void
@@ -675,6 +713,7 @@ account(struct sandbox *sb, const struct policy *p)
 	sb->asked[LAYERS_ABSTRACT_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_SIGNALS] = true;
 	sb->asked[LAYERS_PROCESSES] = p->hide_processes;
+	sb->asked[LAYERS_PRIVATE_TMP] = p->private_tmp;
 	sb->asked[LAYERS_HELD] = sb->monitor_holds != NULL ||
 				 ((sb->use_ns || sb->bwrap != NULL) &&
 				  ((sb->git != NULL && sb->git->n > 0) ||
@@ -863,8 +902,9 @@ plan_shape(struct sandbox *sb)
 	sb->shape.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP;
 	/* The timeout and the watch outlive a supervisor the command can
 	 * stall: a guardian above it (DESIGN.md §15). */
-	sb->shape.guardian = sb->supervise && (watch || limits);
-	sb->shape.monitor = sb->supervise || watch || limits;
+	/* So does the removal of the run's own /tmp. */
+	sb->shape.guardian = sb->supervise && (watch || limits || sb->run_tmp);
+	sb->shape.monitor = sb->supervise || watch || limits || sb->run_tmp;
 	if (!sb->use_ns || sb->shape.bwrap)
 		sb->shape.ns = PLANNER_NS_NONE;
 	else if (sb->ns.pid)
@@ -938,6 +978,14 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	 * which masks are left. */
 	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP &&
 	    monitor_hold(sb, p, rules, &n)) {
+		view.n_paths = n;
+		plan_free(sb->fs);
+		sb->fs = NULL;
+		r = pathtree_compile(&view, fs, true, &sb->fs, &why);
+	}
+	/* ... and a private /tmp is a directory of the run's own. */
+	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP &&
+	    run_tmp_plan(sb, p, rules, &n)) {
 		view.n_paths = n;
 		plan_free(sb->fs);
 		sb->fs = NULL;
@@ -1100,6 +1148,7 @@ planner_free(struct sandbox *sb)
 	free(sb->fail_cause);
 	free(sb->ns_needed);
 	strv_free(sb->monitor_holds);
+	runtmp_free(sb->run_tmp_dir);
 	gitguard_free(sb->git);
 	gitguard_free(sb->later);
 	watchlater_free(sb->watch);

@@ -105,6 +105,17 @@ struct sandbox {
 	 * holds in place of read-only mounts (M), absolute; NULL when L3,
 	 * bubblewrap or nothing holds them. */
 	char **monitor_holds;
+	/* private-tmp without L3 (DESIGN.md §14, M): the run's own
+	 * directory as TMPDIR, granted tmp_access; /tmp and /var/tmp not
+	 * granted, /dev/shm only where the IPC namespace is the
+	 * container's (run_tmp_shm).  sandbox_exec() makes the directory
+	 * (run_tmp_dir) and the process that made it (run_tmp_pid)
+	 * removes it once the command has ended. */
+	bool run_tmp;
+	bool run_tmp_shm;
+	enum llw_access run_tmp_access;
+	struct runtmp *run_tmp_dir;
+	int run_tmp_pid;
 	char **unhidden;   /* deny rules on files git tracks unchanged,
 			    * read-only for this run: their origins */
 	char **git_limits; /* what protect-git and protect-later-run cannot

@@ -74,6 +74,10 @@ test_pidns(void **state)
 	assert_true(contain_pidns_nested("pid:[4026532301]"));
 	assert_false(contain_pidns_nested(NULL));
 	assert_false(contain_pidns_nested("net:[4026532301]"));
+	assert_false(contain_ipcns_nested("ipc:[4026531839]"));
+	assert_true(contain_ipcns_nested("ipc:[4026532302]"));
+	assert_false(contain_ipcns_nested(NULL));
+	assert_false(contain_ipcns_nested("pid:[4026532302]"));
 }
 
 static void
