@@ -122,7 +122,7 @@ fi
 # container's pid namespace's: the run goes on without a pid namespace
 # of its own (whose pids the container's /proc would not show).
 in_pid_ns() {
-	unshare -m -p -f --mount-proc --propagation private -- /bin/sh -c \
+	unshare -m -p -f ${IPC_NS:-} --mount-proc --propagation private -- /bin/sh -c \
 		'sh "$UNPROC" && mount --bind /dev/null /proc/keys && cd "$0" && u=$1 g=$2 h=$3 pp=$4 t=$5 && shift 5 && exec setpriv --reuid="$u" --regid="$g" --clear-groups --inh-caps=-all --bounding-set=-all -- env -i HOME="$h" PATH=/usr/bin:/bin GIT_CEILING_DIRECTORIES="$t" LLWRAP_PROFILE_PATH="$pp" "$@"' \
 		"$PROJ" "$TEST_UID" "$TEST_GID" "$HOME_DIR" "${LLWRAP_PROFILE_PATH:-}" "$T" "$@"
 }
@@ -178,6 +178,112 @@ run in_pod -p "$L3" -- /bin/sh -c "echo private >/tmp/llw-pod-tmp"
 	ok "... and the rest of L3 holds there (a private /tmp)" ||
 	{ not_ok "the rest of L3 holds there (a private /tmp)"; diag "status $rc: $out"; rm -f /tmp/llw-pod-tmp; }
 
+# private-tmp without user namespaces (DESIGN.md §14, M): a directory of
+# the run's own as TMPDIR, /tmp and /var/tmp themselves refused, removed
+# after the run through descriptors only; /dev/shm only in an IPC
+# namespace of the container's own.
+private_tmp_tests() {
+	run in_docker -p "$L3" --explain -- /bin/true
+	expect_output "private-tmp without user namespaces: --explain names the run's own directory (M)" \
+		"^  M    a private /tmp \\(private-tmp\\): a directory of the run's own as TMPDIR"
+	expect_output "... and the shared scratch line says /tmp itself is refused" \
+		"^  shared scratch    private /tmp: /tmp/llwrap-run\\.XXXXXXXX .*/tmp and /var/tmp themselves refused \\(EACCES\\); /dev/shm refused"
+	if printf '%s\n' "$out" | grep -Eq "WILL NOT RUN|NOT ENFORCED: private-tmp"; then
+		not_ok "... and neither refuses nor reports it lost"
+		diag "$out"
+	else
+		ok "... and neither refuses nor reports it lost"
+	fi
+	run in_docker -p "$L3" -- /bin/sh -c 'echo "dir=$TMPDIR"; f=$(mktemp) && echo made >"$f" && echo "mktemp=$f" && cat "$f" && python3 -c "import tempfile; f = tempfile.NamedTemporaryFile(delete=False); f.write(b\"x\"); f.close(); print(\"python=\" + f.name)"'
+	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+	case $dir in
+	/tmp/llwrap-run.????????) ok "TMPDIR is the run's own directory ($dir)" ;;
+	*) not_ok "TMPDIR is the run's own directory"; diag "status $rc: $out" ;;
+	esac
+	if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^mktemp=$dir/tmp\\." &&
+		printf '%s\n' "$out" | grep -qx made; then
+		ok "... mktemp makes its file there and it works"
+	else
+		not_ok "mktemp makes its file in the run's directory"; diag "status $rc: $out"
+	fi
+	if ! command -v python3 >/dev/null; then
+		skip "... python's tempfile: no python3 here"
+	elif printf '%s\n' "$out" | grep -q "^python=$dir/"; then
+		ok "... so does python's tempfile"
+	else
+		not_ok "python's tempfile lands in the run's directory"; diag "status $rc: $out"
+	fi
+	[ -n "$dir" ] && [ ! -e "$dir" ] && ok "... and after the run the directory is gone" ||
+		{ not_ok "the run's directory is removed after the run"; diag "$(ls -la "$dir" 2>&1)"; }
+	rm -f /tmp/llw-ptmp-x
+	expect_denied "writing /tmp/NAME by its literal path is refused (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" write /tmp/llw-ptmp-x
+	[ ! -e /tmp/llw-ptmp-x ] && ok "... and nothing was written there" ||
+		{ not_ok "a file was written in the host's /tmp"; rm -f /tmp/llw-ptmp-x; }
+	expect_denied "... so is /var/tmp (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" write /var/tmp/llw-ptmp-x
+	printf 'host\n' >/tmp/llw-ptmp-host
+	chown "$TEST_UID:$TEST_GID" /tmp/llw-ptmp-host
+	expect_denied "a file of the host's in /tmp (the user's own) is out of reach (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" read /tmp/llw-ptmp-host
+	other=/tmp/llwrap-run.llwother
+	rm -rf "$other"
+	mkdir -m 700 "$other"
+	printf 'other run\n' >"$other/f"
+	chown -R "$TEST_UID:$TEST_GID" "$other"
+	expect_denied "another run's directory is out of reach (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" read "$other/f"
+	expect_denied "... and cannot be listed (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" ls "$other"
+	# What the sandbox plants in its directory cannot steer the removal:
+	# links to the user's files and to another run's directory, a FIFO
+	# (which an open would block on), a deep tree.
+	target=$T/ptmp-target
+	rm -rf "$target"
+	mkdir -p "$target/sub"
+	printf 'keep\n' >"$target/file"
+	printf 'keep\n' >"$target/sub/file"
+	chown -R "$TEST_UID:$TEST_GID" "$target"
+	run in_docker -p "$L3" -- /bin/sh -c "
+		ln -s '$target' \"\$TMPDIR/dirlink\" &&
+		ln -s '$target/file' \"\$TMPDIR/filelink\" &&
+		ln -s '$other' \"\$TMPDIR/otherlink\" &&
+		mkdir \"\$TMPDIR/d\" && ln -s '$target' \"\$TMPDIR/d/inner\" &&
+		mkfifo \"\$TMPDIR/fifo\" \"\$TMPDIR/d/fifo\" &&
+		p=\"\$TMPDIR\" && i=0 && while [ \$i -lt 40 ]; do p=\$p/deep; mkdir \$p; : >\$p/f; i=\$((i + 1)); done &&
+		echo \"dir=\$TMPDIR\""
+	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+	if [ "$rc" -eq 0 ] && [ -n "$dir" ] && [ ! -e "$dir" ]; then
+		ok "links, FIFOs and a tree 40 deep planted in it: removed, without blocking"
+	else
+		not_ok "the planted directory is removed without blocking"; diag "status $rc: $out"
+	fi
+	if [ -f "$target/file" ] && [ -f "$target/sub/file" ] && [ -f "$other/f" ]; then
+		ok "... and nothing a link named was touched"
+	else
+		not_ok "the removal followed a link"; diag "$(ls -laR "$target" "$other" 2>&1)"
+	fi
+	# /dev/shm: the host's IPC namespace here, so not granted; in one of
+	# the container's own (unshare --ipc around the run, as a runtime
+	# makes it) it is.
+	if [ ! -d /dev/shm ] || [ ! -w /dev/shm ]; then
+		skip "/dev/shm without user namespaces: no writable /dev/shm here"
+	else
+		rm -f /dev/shm/llw-ptmp-shm
+		expect_denied "/dev/shm in the host's IPC namespace is refused (EACCES)" EACCES \
+			in_docker -p "$L3" -- "$PROBE" write /dev/shm/llw-ptmp-shm
+		IPC_NS=--ipc
+		run in_docker -p "$L3" --explain -- /bin/true
+		expect_output "... in an IPC namespace of the container's own --explain grants it" \
+			"^  shared scratch    private /tmp: .*/dev/shm granted: the container's own"
+		expect_succeeded "... and writing there works" \
+			in_docker -p "$L3" -- "$PROBE" write /dev/shm/llw-ptmp-shm
+		IPC_NS=
+		rm -f /dev/shm/llw-ptmp-shm
+	fi
+	rm -rf "$other" "$target" /tmp/llw-ptmp-host
+}
+
 # Without user namespaces in a container's pid namespace (Docker's
 # default profile): hide-processes alone runs, held by C; a policy that
 # needs L3 for more still fails closed, naming only that.
@@ -200,9 +306,7 @@ else
 		in_docker -p "$HIDE" -- /bin/sh -c "touch $marker"
 	expect_denied "... a signal to the host process fails (ESRCH: no pid in the container)" ESRCH \
 		in_docker -p "$HIDE" -- "$PROBE" kill "$victim" 0
-	expect_refused "... private-tmp still fails closed, naming private-tmp and not hide-processes" \
-		"namespace layer \\(L3\\) for private-tmp, but " \
-		in_docker -p "$L3" -- /bin/sh -c "touch $marker"
+	private_tmp_tests
 	run in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" --check
 	expect_output "... --check: C hides processes there" \
 		"^  C    hiding processes outside the sandbox"
@@ -271,6 +375,21 @@ expect_output "... python runs" "^py ran$"
 	not_ok "a config change that runs nothing is kept"
 git -c safe.directory="*" -C "$HP" config --unset user.name
 cfg0=$(cat "$HP/.git/config")
+
+# -p opencode itself, private /tmp included: the run's own directory.
+OCT=$T/oc-tmp.ini
+printf '[profile]\ninclude = opencode\n[limits]\nprocesses = 1000000\n' >"$OCT"
+chmod 644 "$OCT"
+proj0=$PROJ
+PROJ=$HP
+run in_docker -p "$OCT" -- /bin/sh -c 'f=$(mktemp) && echo tmp-ok >"$f" && cat "$f" && echo top >top2.txt && cat top2.txt && rm top2.txt && git status --short >/dev/null && echo "dir=$TMPDIR"'
+expect_rc "no user namespaces: -p opencode with its private /tmp runs (mktemp, the top level, git)" 0
+expect_output "... mktemp works in the run's own directory" "^tmp-ok$"
+dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+[ -n "$dir" ] && [ ! -e "$dir" ] && ok "... and the directory is gone after the run" ||
+	not_ok "the run's directory is gone after -p opencode"
+expect_denied "... /tmp itself refused (EACCES)" EACCES in_docker -p "$OCT" -- "$PROBE" write /tmp/llw-oc-x
+PROJ=$proj0
 
 # An unsafe config: moved aside, the start's restored.
 run held -- /bin/sh -c 'git config core.fsmonitor "touch /tmp/llw-held-x"; sleep 0.2'
