@@ -194,6 +194,9 @@ private_tmp_tests() {
 	else
 		ok "... and neither refuses nor reports it lost"
 	fi
+	run in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" --check
+	expect_output "... --check lists the row: M, the run's own directory" \
+		"^  M    a private /tmp \\(private-tmp\\): a directory of the run's own"
 	run in_docker -p "$L3" -- /bin/sh -c 'echo "dir=$TMPDIR"; f=$(mktemp) && echo made >"$f" && echo "mktemp=$f" && cat "$f" && python3 -c "import tempfile; f = tempfile.NamedTemporaryFile(delete=False); f.write(b\"x\"); f.close(); print(\"python=\" + f.name)"'
 	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
 	case $dir in
