@@ -230,6 +230,48 @@ c_held() {
 	echo "LLWCASE $1 $r"
 }
 
+# c_tmp NAME: -p opencode's private /tmp (the supervisor off: the case
+# is about /tmp).  own-dir: without user namespaces, a directory of the
+# run's own as TMPDIR (mktemp and python's tempfile there, /tmp itself
+# EACCES), removed after the run without following a link or opening a
+# FIFO planted in it; tmpfs: L3's empty /tmp; else failed-STEP.
+TMPCASE='case $TMPDIR in
+/tmp/llwrap-run.*)
+	f=$(mktemp) && case $f in "$TMPDIR"/*) ;; *) echo failed-mktemp; exit 0 ;; esac
+	python3 -c "import tempfile, os, sys; sys.exit(0 if tempfile.mkdtemp().startswith(os.environ[\"TMPDIR\"]) else 1)" || { echo failed-python; exit 0; }
+	if echo x 2>/dev/null >/tmp/llw-tmp-x; then echo failed-tmp-writable; exit 0; fi
+	ln -s "$HOME/outside" "$TMPDIR/link" && mkfifo "$TMPDIR/fifo" && mkdir "$TMPDIR/d" && ln -s "$HOME/outside/file" "$TMPDIR/d/f" || { echo failed-plant; exit 0; }
+	echo "TMP-DIR $TMPDIR" ;;
+*)
+	echo x >/tmp/llw-tmp-x && [ "$(ls /tmp)" = llw-tmp-x ] && echo TMP-TMPFS || echo failed-tmpfs ;;
+esac'
+c_tmp() {
+	mkdir -p "$H/.config/llwrap/profiles"
+	printf '[profile]\ninclude = opencode\n[network]\nmode = none\nsupervise = no\n' \
+		>"$H/.config/llwrap/profiles/oc-tmp.ini"
+	out=$(cd "$H/proj" && "$L" -p oc-tmp -- /bin/sh -c "$TMPCASE" 2>&1)
+	rc=$?
+	show "$1"
+	verdict "$1" $rc
+	if [ $rc -ne 125 ]; then
+		dir=$(printf '%s\n' "$out" | sed -n 's/^TMP-DIR //p')
+		if printf '%s\n' "$out" | grep -q '^failed-'; then
+			r=$(printf '%s\n' "$out" | grep -m1 '^failed-')
+		elif printf '%s\n' "$out" | grep -qx TMP-TMPFS; then
+			r=tmpfs
+		elif [ -z "$dir" ]; then
+			r=exit$rc
+		elif [ -e "$dir" ]; then
+			r=failed-left
+		elif [ ! -f "$H/outside/file" ]; then
+			r=failed-followed
+		else
+			r=own-dir
+		fi
+	fi
+	echo "LLWCASE $1 $r"
+}
+
 c_check
 c_run default-runs -p default
 c_run opencode-runs -p opencode
@@ -241,6 +283,7 @@ c_outside opencode-outside opencode
 c_terminal default-terminal default
 c_terminal opencode-terminal opencode
 c_held opencode-held
+c_tmp opencode-tmp
 if [ "${LLW_QUICK:-}" != 1 ]; then
 	c_selftest selftest-default default
 	c_selftest selftest-offline offline
