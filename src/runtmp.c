@@ -21,6 +21,8 @@
 #define RUNTMP_DEPTH   64
 #define RUNTMP_ENTRIES 100000
 #define RUNTMP_NAMED   5
+#define STR_(x)	       #x
+#define STR(x)	       STR_(x)
 
 struct runtmp {
 	char *path;
@@ -126,12 +128,20 @@ runtmp_make(const char *base, struct runtmp **out, char **cause)
 	return 0;
 }
 
+/* name in path was not removed: why, or strerror(e). */
 static void
-failed(struct removal *rm, const char *path, const char *name, int e)
+failed_why(struct removal *rm, const char *path, const char *name,
+	   const char *why)
 {
 	if (rm->failed++ < RUNTMP_NAMED)
 		strv_push_take(&rm->named,
-			       xasprintf("%s/%s: %s", path, name, strerror(e)));
+			       xasprintf("%s/%s: %s", path, name, why));
+}
+
+static void
+failed(struct removal *rm, const char *path, const char *name, int e)
+{
+	failed_why(rm, path, name, strerror(e));
 }
 
 /* Remove what the directory fd (owned) holds; path names it. */
@@ -153,7 +163,10 @@ remove_in(int fd, const char *path, int depth, struct removal *rm)
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 			continue;
 		if (++rm->entries > RUNTMP_ENTRIES) {
-			failed(rm, path, name, E2BIG);
+			failed_why(rm, path, name,
+				   "more than " STR(
+					   RUNTMP_ENTRIES) " entries (the rest "
+							   "left)");
 			break;
 		}
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) {
@@ -177,7 +190,9 @@ remove_in(int fd, const char *path, int depth, struct removal *rm)
 		}
 		if (depth >= RUNTMP_DEPTH) {
 			close(sub);
-			failed(rm, path, name, ELOOP);
+			failed_why(rm, path, name,
+				   "deeper than " STR(
+					   RUNTMP_DEPTH) " levels (left)");
 			continue;
 		} else {
 			_cleanup_free_ char *p = xasprintf("%s/%s", path, name);

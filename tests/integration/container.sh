@@ -266,6 +266,20 @@ private_tmp_tests() {
 	else
 		not_ok "the removal followed a link"; diag "$(ls -laR "$target" "$other" 2>&1)"
 	fi
+	# Past the removal's bounds (64 levels) what is left is named, never
+	# silently left.
+	run in_docker -p "$L3" -- /bin/sh -c '
+		p=$TMPDIR && i=0 && while [ $i -lt 70 ]; do p=$p/d; mkdir $p || exit 1; i=$((i + 1)); done &&
+		echo "dir=$TMPDIR"'
+	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+	if [ "$rc" -eq 0 ] && [ -n "$dir" ] && [ -d "$dir" ] &&
+		printf '%s\n' "$out" | grep -q "^llwrap: error: the run's temporary directory was not removed whole: $dir/.*: deeper than 64 levels (left)" &&
+		printf '%s\n' "$out" | grep -q "^llwrap: error: remove $dir yourself"; then
+		ok "a tree deeper than the removal's bound: what is left is named, with the way out"
+	else
+		not_ok "a tree past the removal's bound is named"; diag "status $rc: $out"
+	fi
+	[ -n "$dir" ] && case $dir in /tmp/llwrap-run.*) rm -rf "$dir" ;; esac
 	# /dev/shm: the host's IPC namespace here, so not granted; in one of
 	# the container's own (unshare --ipc around the run, as a runtime
 	# makes it) it is.
