@@ -266,6 +266,22 @@ private_tmp_tests() {
 	else
 		not_ok "the removal followed a link"; diag "$(ls -laR "$target" "$other" 2>&1)"
 	fi
+	# Root without user namespaces: the same, its directory root's.
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "private-tmp without user namespaces as root: not root"
+	else
+		run sh -c 'cd "$1" && shift && exec unshare -m -p -f --mount-proc --propagation private -- env LLW_HOOK_NO_USERNS=1 "$@"' sh "$PROJ" \
+			"$HOOKED" --rx "$LLW_HELPERS" -p "$L3" -- /bin/sh -c 'f=$(mktemp) && echo root-made >"$f" && cat "$f" && echo "dir=$TMPDIR" && "$0" write /tmp/llw-ptmp-root' "$PROBE"
+		dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+		if printf '%s\n' "$out" | grep -qx root-made &&
+			printf '%s\n' "$out" | grep -q "^DENIED .*errno=EACCES" &&
+			[ ! -e /tmp/llw-ptmp-root ] && [ -n "$dir" ] && [ ! -e "$dir" ]; then
+			ok "as root: mktemp in the run's directory, /tmp itself EACCES, the directory gone after"
+		else
+			not_ok "private-tmp without user namespaces as root"; diag "status $rc: $out"
+			rm -f /tmp/llw-ptmp-root
+		fi
+	fi
 	# Past the removal's bounds (64 levels) what is left is named, never
 	# silently left.
 	run in_docker -p "$L3" -- /bin/sh -c '
