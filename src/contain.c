@@ -45,6 +45,14 @@ contain_pidns_nested(const char *link)
 	       strcmp(link, "pid:[4026531836]") != 0;
 }
 
+bool
+contain_ipcns_nested(const char *link)
+{
+	/* PROC_IPC_INIT_INO (include/linux/proc_ns.h), the same since 3.8. */
+	return link != NULL && strncmp(link, "ipc:[", 5) == 0 &&
+	       strcmp(link, "ipc:[4026531839]") != 0;
+}
+
 enum contain_runtime
 contain_runtime_of(bool dockerenv, bool containerenv, const char *cgroup,
 		   const char *mountinfo, const char *container)
@@ -91,31 +99,67 @@ file_read(const char *path, size_t max, size_t *len)
 	return text;
 }
 
-/* Whether an ancestor of this process is an llwrap (its comm): one
- * that supervises stays the command's parent; else LLWRAP in the
- * environment (sandbox.c) tells. */
+/* The pid this llwrap started as: its own processes (the guardian's,
+ * the monitor's children) are forks of it, never outer ones. */
+static pid_t started_as;
+
+__attribute__((constructor)) static void
+contain_started(void)
+{
+	started_as = getpid();
+}
+
+bool
+contain_outer_in(const pid_t *pids, char *const *comms, size_t n, pid_t self,
+		 pid_t started)
+{
+	/* Below the process llwrap started as, every ancestor up to it is
+	 * this run's own. */
+	bool own = self != started;
+
+	for (size_t i = 0; i < n; i++) {
+		if (own) {
+			own = pids[i] != started;
+			continue;
+		}
+		if (comms[i] != NULL && strcmp(comms[i], "llwrap") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether an ancestor of this process above this run's own is an llwrap
+ * (its comm): one that supervises stays the command's parent; else
+ * LLWRAP in the environment (sandbox.c) tells. */
 static bool
 llwrap_ancestor(void)
 {
 	char path[64];
-	pid_t pid = getppid();
+	pid_t pid = getppid(), pids[64];
+	char *comms[64];
+	size_t n = 0;
+	bool outer;
 
-	for (int depth = 0; pid > 1 && depth < 64; depth++) {
-		_cleanup_free_ char *comm = NULL, *stat = NULL;
+	for (; pid > 1 && n < ARRAY_SIZE(pids); n++) {
+		_cleanup_free_ char *stat = NULL;
 		const char *p;
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		comm = file_read_line(path, 64);
-		if (comm != NULL && strcmp(comm, "llwrap") == 0)
-			return true;
+		pids[n] = pid;
+		comms[n] = file_read_line(path, 64);
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 		/* pid (comm) state ppid: comm may hold ") ". */
 		if ((stat = file_read(path, 4096, NULL)) == NULL ||
 		    (p = strrchr(stat, ')')) == NULL ||
-		    sscanf(p + 1, " %*c %d", &pid) != 1)
+		    sscanf(p + 1, " %*c %d", &pid) != 1) {
+			n++;
 			break;
+		}
 	}
-	return false;
+	outer = contain_outer_in(pids, comms, n, getpid(), started_as);
+	for (size_t i = 0; i < n; i++)
+		free(comms[i]);
+	return outer;
 }
 
 void

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 enum contain_runtime {
 	CONTAIN_NONE,	    /* no container seen */
@@ -49,6 +50,23 @@ enum contain_runtime contain_runtime_of(bool dockerenv, bool containerenv,
  * (PROC_PID_INIT_INO, 0xEFFFFFFC); false when link is NULL (unknown).
  */
 bool contain_pidns_nested(const char *link);
+
+/*
+ * Whether an llwrap is outside this one: of the ancestors pids[] (the
+ * parent first, n of them) with their comms[] (NULL: unknown), one
+ * named "llwrap" above the process this llwrap started as (started;
+ * self is this process): the guardian and monitor a run forks are its
+ * own, never an outer llwrap.
+ */
+bool contain_outer_in(const pid_t *pids, char *const *comms, size_t n,
+		      pid_t self, pid_t started);
+
+/*
+ * The same for /proc/self/ns/ipc ("ipc:[INODE]", PROC_IPC_INIT_INO
+ * 0xEFFFFFFF): an IPC namespace of a container's own, whose /dev/shm is
+ * the container's.
+ */
+bool contain_ipcns_nested(const char *link);
 
 /* c's Seccomp:, Seccomp_filters: and NoNewPrivs: from a status text. */
 void contain_status(struct contain *c, const char *status);

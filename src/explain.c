@@ -23,6 +23,7 @@
 #include "ns.h"
 #include "path.h"
 #include "probe.h"
+#include "gitguard.h"
 #include "strv.h"
 #include "supervise.h"
 #include "testhook.h"
@@ -143,6 +144,12 @@ explain_layers(FILE *f, const struct sandbox *sb)
 			sb->ns.pid ? ", pid (fresh /proc)" : "",
 			sb->ns.net ? ", net (only lo)" : "",
 			sb->ns.private_tmp ? "; private /tmp" : "");
+	} else if (sb->facts.userns == PROBE_NO && sb->ns_needed == NULL) {
+		fprintf(f,
+			"  L3 namespaces   no (%s): the policy needs none of "
+			"masks, net = none, private-tmp, hide-processes "
+			"that another layer does not hold\n",
+			sb->facts.userns_why);
 	} else if (sb->facts.userns == PROBE_NO) {
 		fprintf(f, "  L3 namespaces   needed for %s, but %s\n",
 			sb->ns_needed, sb->facts.userns_why);
@@ -277,6 +284,33 @@ count_guard(const struct sandbox *sb, const char *prefix, size_t *masks,
 			(*(sb->fs->masks[i].pin ? pins : masks))++;
 }
 
+/* How many of g's paths the monitor holds in place of mounts (M). */
+static size_t
+count_held(const struct sandbox *sb, const struct gitguard *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; g != NULL && i < g->n; i++)
+		n += strv_contains(sb->monitor_holds, g->v[i].path);
+	return n;
+}
+
+#define HELD_HOW                                                               \
+	"held by the monitor (M: a change moved aside and the start's "        \
+	"content restored, named after the run; nothing renamed or linked "    \
+	"in from another directory: EXDEV; known limit: the instant before "   \
+	"the move)"
+
+/* The paths of g the monitor holds, one line each. */
+static void
+explain_held(FILE *f, const struct sandbox *sb, const struct gitguard *g)
+{
+	for (size_t i = 0; g != NULL && i < g->n; i++)
+		if (strv_contains(sb->monitor_holds, g->v[i].path))
+			fprintf(f, "    M %s: %s\n", g->v[i].path,
+				g->v[i].why != NULL ? g->v[i].why : "held");
+}
+
 /* How a mount-based protection is enforced on this run. */
 static const char *
 mount_layer(const struct sandbox *sb)
@@ -368,7 +402,11 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 				"  git metadata      %zu read-only, %zu pinned "
 				"in place (%s)\n",
 				masks, pins, layer);
-		else
+		else if (sb->monitor_holds != NULL) {
+			fprintf(f, "  git metadata      %zu %s\n",
+				count_held(sb, sb->git), HELD_HOW);
+			explain_held(f, sb, sb->git);
+		} else
 			fprintf(f, "  git metadata      NOT ENFORCED: needs L3 "
 				   "mounts (hole punching instead, see "
 				   "below)\n");
@@ -380,7 +418,11 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		if (layer != NULL)
 			fprintf(f, "  later-run files   %zu read-only (%s)\n",
 				masks, layer);
-		else
+		else if (sb->monitor_holds != NULL) {
+			fprintf(f, "  later-run files   %zu %s\n",
+				count_held(sb, sb->later), HELD_HOW);
+			explain_held(f, sb, sb->later);
+		} else
 			fprintf(f, "  later-run files   NOT ENFORCED: needs L3 "
 				   "mounts (hole punching instead)\n");
 	}
@@ -415,6 +457,16 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 						     : sb->ns.tmpfs_size) >>
 				20,
 			layer);
+	else if (sb->run_tmp)
+		fprintf(f,
+			"  shared scratch    private /tmp: "
+			"/tmp/llwrap-run.XXXXXXXX (in $TMPDIR if set) as "
+			"TMPDIR, removed after the run; /tmp and /var/tmp "
+			"themselves refused (EACCES); /dev/shm %s (M)\n",
+			sb->run_tmp_shm ? "granted: the container's own (its "
+					  "IPC namespace, C)"
+					: "refused (EACCES: sem_open and "
+					  "shm_open fail; not the host's)");
 	else
 		fprintf(f, "  shared scratch    NOT ENFORCED: the host's "
 			   "(needs L3)\n");

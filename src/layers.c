@@ -109,6 +109,35 @@ static const struct row table[LAYERS_N] = {
 		    "their memory, environment and descriptors out of "
 		    "reach)" } },
 	},
+	[LAYERS_HELD] = {
+		"write masks of git's and the later-run files (protect-git, "
+		"protect-later-run)",
+		"L3 mount masks, then bubblewrap's mounts, then the monitor",
+		{ { LAYER_L3, 0, "read-only mounts, pins" },
+		  { LAYER_F, 0, "bubblewrap's read-only binds" },
+		  { LAYER_M, 0,
+		    "the monitor outside the command: a change moved aside "
+		    "(an unsafe git config, a new or changed hook, a changed "
+		    "later-run file) and the start's content restored, each "
+		    "named after the run; nothing renamed or linked in from "
+		    "another directory (Landlock withholds REFER beneath the "
+		    "project: EXDEV); known limit: the instant before the "
+		    "move, when a process outside reading then sees the "
+		    "change" } },
+	},
+	[LAYERS_PRIVATE_TMP] = {
+		"a private /tmp (private-tmp)",
+		"L3 tmpfs mounts, then bubblewrap's, then a directory of the "
+		"run's own",
+		{ { LAYER_L3, 0, "empty tmpfs mounts on /tmp, /var/tmp and "
+				 "/dev/shm" },
+		  { LAYER_F, 0, "bubblewrap's tmpfs mounts" },
+		  { LAYER_M, 0,
+		    "a directory of the run's own as TMPDIR, made before the "
+		    "command and removed after it by the monitor; /tmp and "
+		    "/var/tmp themselves refused (EACCES); /dev/shm only in "
+		    "an IPC namespace of the container's own" } },
+	},
 };
 
 static bool
@@ -128,6 +157,8 @@ has_layer(const struct candidate *c, const struct layers_facts *f)
 		return f->bwrap;
 	case LAYER_C:
 		return f->pidns_nested;
+	case LAYER_M:
+		return !f->bwrap;
 	case LAYER_NONE:
 		break;
 	}
@@ -194,7 +225,7 @@ layers_short_name(enum layers_id l)
 	static const char *const names[] = {
 		[LAYER_NONE] = "none", [LAYER_L1] = "L1", [LAYER_L2] = "L2",
 		[LAYER_L3] = "L3",     [LAYER_S] = "S",	  [LAYER_F] = "F",
-		[LAYER_C] = "C",
+		[LAYER_C] = "C",       [LAYER_M] = "M",
 	};
 
 	return (unsigned)l < ARRAY_SIZE(names) ? names[l] : "none";

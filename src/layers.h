@@ -25,6 +25,8 @@ enum layers_restriction {
 	LAYERS_ABSTRACT_UNIX, /* abstract unix sockets outside the sandbox */
 	LAYERS_SIGNALS,	      /* signals to processes outside the sandbox */
 	LAYERS_PROCESSES,     /* processes outside the sandbox unseen */
+	LAYERS_HELD,	      /* git's and the later-run files' write masks */
+	LAYERS_PRIVATE_TMP,   /* private-tmp: no shared /tmp */
 	LAYERS_N,
 	LAYERS_NONE = LAYERS_N, /* a loss no other layer can take over */
 };
@@ -37,6 +39,7 @@ enum layers_id {
 	LAYER_S,  /* the network supervisor */
 	LAYER_F,  /* the bubblewrap backend */
 	LAYER_C,  /* the container llwrap runs in */
+	LAYER_M,  /* the monitor outside the command (watchlater.h) */
 };
 
 /* What the running system offers, as sandbox.c found it. */
@@ -89,7 +92,7 @@ void layers_account(const bool asked[LAYERS_N], const struct layers_facts *f,
 /* "TCP bind/connect port rules", ... */
 const char *layers_restriction_name(enum layers_restriction r);
 
-/* "L1", "L2", "L3", "S", "F", "C", "none". */
+/* "L1", "L2", "L3", "S", "F", "C", "M", "none". */
 const char *layers_short_name(enum layers_id l);
 
 /*

@@ -21,6 +21,7 @@
 #include "path.h"
 #include "planner.h"
 #include "planner-int.h"
+#include "runtmp.h"
 #include "strv.h"
 #include "watchlater.h"
 #include "xalloc.h"
@@ -334,6 +335,8 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	/* hide-processes fails closed without L3 unless llwrap runs in a
 	 * pid namespace of its own (C, DESIGN.md §14). */
 	bool hide_l3 = p->hide_processes && !sb->facts.pidns_nested;
+	/* private-tmp has the run's own directory without L3 (run_tmp). */
+	bool tmp_l3 = p->private_tmp && !sb->run_tmp;
 	const char *why;
 
 	if (sb->fs->n_masks > 0) {
@@ -352,15 +355,29 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		if (sb->fs->n_masks > 3)
 			strv_push(&paths, "...");
 		joined = strv_join(paths, ", ");
-		strv_push_take(&needs,
-			       xasprintf("narrower rules inside writable "
-					 "directories (mount masks: %s)",
-					 joined));
+		/* The monitor holds git's and the later-run files already:
+		 * what is left it cannot hold (a file denied for reading
+		 * is read before it could act). */
+		if (sb->monitor_holds != NULL)
+			strv_push_take(
+				&needs,
+				xasprintf("narrower rules inside writable "
+					  "directories that the monitor cannot "
+					  "hold (mount masks: %s; move such a "
+					  "file out of the project, or drop "
+					  "its rule)",
+					  joined));
+		else
+			strv_push_take(&needs,
+				       xasprintf("narrower rules inside "
+						 "writable directories (mount "
+						 "masks: %s)",
+						 joined));
 	}
 	if (p->net == LLW_NET_NONE)
 		strv_push(&needs, "net = none (a network namespace with only "
 				  "lo)");
-	if (p->private_tmp)
+	if (tmp_l3)
 		strv_push(&needs, "private-tmp");
 	if (needs != NULL)
 		others = strv_join(needs, ", ");
@@ -379,7 +396,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	 * new /proc is probed anyway (ns_enable). */
 	if (sb->run && sb->facts.userns == PROBE_UNKNOWN && !p->best_effort &&
 	    !(p->hide_processes && sb->facts.pidns_nested) &&
-	    (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)) {
+	    (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)) {
 		switch (probe_userns_precheck(&sb->facts)) {
 		case NS_REFUSED:
 			break;
@@ -406,8 +423,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 	why = sb->facts.userns_why;
 	/* net = none alone does not fail closed: without a namespace,
 	 * seccomp denies inet sockets, which is stricter (DESIGN.md §6). */
-	if (!p->best_effort &&
-	    (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)) {
+	if (!p->best_effort && (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)) {
 		sandbox_refuse(sb, planner_l3_refusal(list, why));
 		return false;
 	}
@@ -416,7 +432,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 			  "net = none with a working loopback (needs "
 			  "unprivileged user namespaces; seccomp denies inet "
 			  "sockets instead, loopback included) [not a hole]");
-	if (p->private_tmp)
+	if (tmp_l3)
 		strv_push(&sb->not_enforced,
 			  "private-tmp: the host's /tmp, /var/tmp and /dev/shm "
 			  "are shared (needs unprivileged user namespaces)");
@@ -424,12 +440,118 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		strv_push(&sb->not_enforced,
 			  "hide-processes: host processes are visible in "
 			  "/proc (needs unprivileged user namespaces)");
-	if (sb->fs->n_masks > 0 || p->private_tmp || hide_l3)
+	if (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)
 		strv_push(&sb->not_enforced,
 			  "read-only view: chmod, chown, utimes and xattrs of "
 			  "files outside writable roots (needs unprivileged "
 			  "user namespaces)");
 	return sb->fs->n_masks > 0;
+}
+
+/*
+ * Without L3, the write masks of protect-git and protect-later-run beneath
+ * the project are the monitor's to hold (M, DESIGN.md §14): their rules
+ * (n of them in rules, read-only ones and pins) are taken out, so the
+ * project is granted whole, and the read-only paths are listed in
+ * sb->monitor_holds; the pins are dropped (the monitor checks by path,
+ * and REFER is withheld: planner_withhold_refer).  Only where the plan
+ * has masks, the backend is Landlock and L3 is refused; the rules of
+ * llwrap's own configuration files outside the project are left.
+ * Returns whether it took any rule out.
+ */
+static bool
+held_rule(const struct sandbox *sb, const struct policy *p,
+	  const struct llw_path_rule *r)
+{
+	const struct gitguard *g[] = { sb->git, sb->later };
+
+	if (!path_under(r->path, p->project))
+		return false;
+	if (r->rank == LLW_RANK_CONFIG || r->rank == LLW_RANK_PIN)
+		return true;
+	/* The profile's own rule on one of them (opencode.ini names
+	 * .git/config and .git/hooks). */
+	if (r->access != LLW_ACCESS_RO && r->access != LLW_ACCESS_RX)
+		return false;
+	for (size_t k = 0; k < ARRAY_SIZE(g); k++)
+		for (size_t i = 0; g[k] != NULL && i < g[k]->n; i++)
+			if (g[k]->v[i].kind != GITGUARD_RW &&
+			    g[k]->v[i].kind != GITGUARD_PIN &&
+			    strcmp(g[k]->v[i].path, r->path) == 0)
+				return true;
+	return false;
+}
+
+static bool
+monitor_hold(struct sandbox *sb, const struct policy *p,
+	     struct llw_path_rule *rules, size_t *n)
+{
+	size_t kept = 0;
+	bool any = false;
+
+	if (sb->fs->n_masks == 0 || p->project == NULL ||
+	    (sb->git == NULL && sb->later == NULL))
+		return false;
+	for (size_t i = 0; i < *n && !any; i++)
+		any = held_rule(sb, p, &rules[i]);
+	if (!any || sandbox_userns(sb))
+		return false;
+	for (size_t i = 0; i < *n; i++) {
+		bool held = held_rule(sb, p, &rules[i]);
+
+		if (held && rules[i].rank != LLW_RANK_PIN &&
+		    !strv_contains(sb->monitor_holds, rules[i].path))
+			strv_push(&sb->monitor_holds, rules[i].path);
+		if (!held)
+			rules[kept++] = rules[i];
+	}
+	*n = kept;
+	return true;
+}
+
+/*
+ * private-tmp without L3 (M, DESIGN.md §14): the rules on /tmp and
+ * /var/tmp themselves are taken out (n of them in rules), and on /dev/shm
+ * unless llwrap's IPC namespace is the container's own; the run's own
+ * directory gets /tmp's access instead (sandbox_exec makes it).  Rules
+ * beneath them (a project in /tmp) stay.  Only where the policy asks for
+ * private-tmp, the backend is Landlock and L3 is refused.  Returns
+ * whether it took any rule out.
+ */
+static bool
+run_tmp_plan(struct sandbox *sb, const struct policy *p,
+	     struct llw_path_rule *rules, size_t *n)
+{
+	size_t kept = 0;
+	bool any = false;
+
+	if (!p->private_tmp || sandbox_userns(sb))
+		return false;
+	sb->run_tmp = true;
+	sb->run_tmp_shm = sb->facts.ipcns_nested;
+	sb->run_tmp_access = plan_access(sb->fs, "/tmp");
+	for (size_t i = 0; i < *n; i++) {
+		const char *t = policy_private_tmp_of(rules[i].path);
+		bool out = t != NULL && strcmp(t, rules[i].path) == 0 &&
+			   !(sb->run_tmp_shm &&
+			     strcmp(rules[i].path, "/dev/shm") == 0);
+
+		if (out)
+			any = true;
+		else
+			rules[kept++] = rules[i];
+	}
+	*n = kept;
+	return any;
+}
+
+void
+planner_withhold_refer(struct plan *fs, const char *project)
+{
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (path_under(fs->rules[i].path, project) ||
+		    path_under(project, fs->rules[i].path))
+			fs->rules[i].access &= ~(uint64_t)LLW_FS_REFER;
 }
 
 /* filtered, and not a single TCP or UDP port allowed. */
@@ -591,6 +713,11 @@ account(struct sandbox *sb, const struct policy *p)
 	sb->asked[LAYERS_ABSTRACT_UNIX] = p->unix_sockets || sb->supervise;
 	sb->asked[LAYERS_SIGNALS] = true;
 	sb->asked[LAYERS_PROCESSES] = p->hide_processes;
+	sb->asked[LAYERS_PRIVATE_TMP] = p->private_tmp;
+	sb->asked[LAYERS_HELD] = sb->monitor_holds != NULL ||
+				 ((sb->use_ns || sb->bwrap != NULL) &&
+				  ((sb->git != NULL && sb->git->n > 0) ||
+				   (sb->later != NULL && sb->later->n > 0)));
 	for (int r = 0; r < LAYERS_N && sb->bwrap != NULL; r++)
 		run.bwrap_loses[r] = bwrap_loses(sb->bwrap, r);
 	layers_account(sb->asked, &f, &run, sb->enforced_by);
@@ -775,8 +902,9 @@ plan_shape(struct sandbox *sb)
 	sb->shape.bwrap = sb->backend == SANDBOX_BACKEND_BWRAP;
 	/* The timeout and the watch outlive a supervisor the command can
 	 * stall: a guardian above it (DESIGN.md §15). */
-	sb->shape.guardian = sb->supervise && (watch || limits);
-	sb->shape.monitor = sb->supervise || watch || limits;
+	/* So does the removal of the run's own /tmp. */
+	sb->shape.guardian = sb->supervise && (watch || limits || sb->run_tmp);
+	sb->shape.monitor = sb->supervise || watch || limits || sb->run_tmp;
 	if (!sb->use_ns || sb->shape.bwrap)
 		sb->shape.ns = PLANNER_NS_NONE;
 	else if (sb->ns.pid)
@@ -845,6 +973,24 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 		r == 0 ? plan_access(sb->fs, "/dev/pts") != LLW_ACCESS_DENY
 		       : policy_access_at(p, "/dev/pts", NULL) !=
 				 LLW_ACCESS_DENY;
+	/* Without L3, the monitor holds git's and the later-run files
+	 * (DESIGN.md §14): compiled again without their rules, to learn
+	 * which masks are left. */
+	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP &&
+	    monitor_hold(sb, p, rules, &n)) {
+		view.n_paths = n;
+		plan_free(sb->fs);
+		sb->fs = NULL;
+		r = pathtree_compile(&view, fs, true, &sb->fs, &why);
+	}
+	/* ... and a private /tmp is a directory of the run's own. */
+	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP &&
+	    run_tmp_plan(sb, p, rules, &n)) {
+		view.n_paths = n;
+		plan_free(sb->fs);
+		sb->fs = NULL;
+		r = pathtree_compile(&view, fs, true, &sb->fs, &why);
+	}
 	if (r == 0 && sb->backend != SANDBOX_BACKEND_BWRAP) {
 		bool unmasked = ns_plan(sb, p) && sb->fs->n_masks > 0;
 		bool no_pts = no_host_terminals(sb, p, rules, &n);
@@ -873,6 +1019,9 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	}
 	for (char **l = sb->fs->lost; l != NULL && *l != NULL; l++)
 		strv_push(&sb->not_enforced, *l);
+	/* Nothing renamed or linked into .git from another directory. */
+	if (sb->monitor_holds != NULL)
+		planner_withhold_refer(sb->fs, p->project);
 
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
 		prepare_bwrap(sb, p);
@@ -998,6 +1147,8 @@ planner_free(struct sandbox *sb)
 	strv_free(sb->not_enforced);
 	free(sb->fail_cause);
 	free(sb->ns_needed);
+	strv_free(sb->monitor_holds);
+	runtmp_free(sb->run_tmp_dir);
 	gitguard_free(sb->git);
 	gitguard_free(sb->later);
 	watchlater_free(sb->watch);

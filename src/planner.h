@@ -100,8 +100,24 @@ struct sandbox {
 	struct gitguard *git;	  /* protect-git's entries, or NULL */
 	struct gitguard *later;	  /* protect-later-run's, or NULL */
 	struct watchlater *watch; /* the monitor's watch on them */
-	char **unhidden;	  /* deny rules on files git tracks unchanged,
-				   * read-only for this run: their origins */
+	/* Without L3 (DESIGN.md §14, "Masks without user namespaces"): the
+	 * files and directories of git and the later-run files the monitor
+	 * holds in place of read-only mounts (M), absolute; NULL when L3,
+	 * bubblewrap or nothing holds them. */
+	char **monitor_holds;
+	/* private-tmp without L3 (DESIGN.md §14, M): the run's own
+	 * directory as TMPDIR, granted tmp_access; /tmp and /var/tmp not
+	 * granted, /dev/shm only where the IPC namespace is the
+	 * container's (run_tmp_shm).  sandbox_exec() makes the directory
+	 * (run_tmp_dir) and the process that made it (run_tmp_pid)
+	 * removes it once the command has ended. */
+	bool run_tmp;
+	bool run_tmp_shm;
+	enum llw_access run_tmp_access;
+	struct runtmp *run_tmp_dir;
+	int run_tmp_pid;
+	char **unhidden;   /* deny rules on files git tracks unchanged,
+			    * read-only for this run: their origins */
 	char **git_limits; /* what protect-git and protect-later-run cannot
 			    * protect here, for --explain */
 	/* Layer substitution (layers.h): for each restriction the policy
@@ -181,6 +197,12 @@ void planner_free(struct sandbox *sb);
 /* The run refused for want of L3: needed says what for, why what refuses
  * it. */
 char *planner_l3_refusal(const char *needed, const char *why);
+
+/* Take REFER out of every rule of fs at, beneath or above project: no
+ * file is renamed or linked from one directory of it into another
+ * (EXDEV), so nothing is moved into .git from elsewhere while the
+ * monitor holds its files (DESIGN.md §14). */
+void planner_withhold_refer(struct plan *fs, const char *project);
 
 /* The directories whose files run later (protect-later-run): the
  * project, then each from the working directory up to it.  A new

@@ -47,6 +47,10 @@ probe_init(struct facts *f)
 		link[n] = '\0';
 		f->pidns_nested = contain_pidns_nested(link);
 	}
+	if ((n = readlink("/proc/self/ns/ipc", link, sizeof(link) - 1)) > 0) {
+		link[n] = '\0';
+		f->ipcns_nested = contain_ipcns_nested(link);
+	}
 }
 
 static char *

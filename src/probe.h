@@ -37,6 +37,9 @@ struct facts {
 	 * namespace and those below it have a pid here, none of the
 	 * host's (contain_pidns_nested()). */
 	bool pidns_nested;
+	/* llwrap's IPC namespace is not the initial one: the container's
+	 * /dev/shm is its own (contain_ipcns_nested()). */
+	bool ipcns_nested;
 	/* Unprivileged user, mount, pid and network namespaces, as ns.c
 	 * makes them (AppArmor's restriction included); why not. */
 	enum probe_answer userns;

@@ -137,6 +137,14 @@ add_fs_rule(struct ruleset_plan *rp, const char *path, uint64_t access,
 	r->punched = punched;
 }
 
+void
+ruleset_plan_grant(struct ruleset_plan *rp, const char *path, uint64_t access,
+		   const char *origin)
+{
+	if ((access & rp->handled_fs) != 0)
+		add_fs_rule(rp, path, access & rp->handled_fs, origin, false);
+}
+
 static bool
 has_ports(const struct llw_ports *ports)
 {

@@ -123,6 +123,11 @@ void ruleset_plan_ns_covers(struct ruleset_plan *rp, bool pid, bool net);
 /* Another layer enforces r (layers.h): drop the losses of r. */
 void ruleset_plan_cover(struct ruleset_plan *rp, enum layers_restriction r);
 
+/* One more path rule, made at run time (the run's own /tmp: runtmp.h):
+ * access (LLW_FS_* bits) masked to the handled rights. */
+void ruleset_plan_grant(struct ruleset_plan *rp, const char *path,
+			uint64_t access, const char *origin);
+
 void ruleset_plan_free(struct ruleset_plan *rp);
 
 /* True when some loss is fatal and the run is not best effort. */

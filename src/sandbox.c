@@ -36,6 +36,7 @@
 #include "proxy.h"
 #include "dnsstub.h"
 #include "proxyserve.h"
+#include "runtmp.h"
 #include "sandbox.h"
 #include "strv.h"
 #include "monitor.h"
@@ -300,6 +301,80 @@ environ_override(char ***env, uint16_t port)
 	*env = kept;
 }
 
+/* name=value replaces name's entry in *env; add: or is added. */
+static void
+environ_put(char ***env, const char *name, const char *value, bool add)
+{
+	size_t n = strlen(name);
+
+	for (char **e = *env; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') {
+			free(*e);
+			*e = xasprintf("%s=%s", name, value);
+			return;
+		}
+	if (add)
+		strv_push_take(env, xasprintf("%s=%s", name, value));
+}
+
+/*
+ * private-tmp without L3 (DESIGN.md §14, M): the run's own directory in
+ * $TMPDIR or /tmp, granted as the rules grant /tmp, and TMPDIR (TMP and
+ * TEMP where the environment passes them) pointing at it.  This process
+ * removes it once the command has ended (run_tmp_remove).
+ */
+static int
+run_tmp_make(struct sandbox *sb, char *const *envp, char ***env, char **cause)
+{
+	const char *base = strv_env_get(envp, "TMPDIR");
+	const char *path;
+	int r;
+
+	if (!sb->run_tmp || sb->run_tmp_access == LLW_ACCESS_DENY)
+		return 0;
+	if (base == NULL || base[0] != '/')
+		base = "/tmp";
+	if ((r = runtmp_make(base, &sb->run_tmp_dir, cause)) < 0)
+		return r;
+	sb->run_tmp_pid = getpid();
+	path = runtmp_path(sb->run_tmp_dir);
+	ruleset_plan_grant(sb->landlock, path,
+			   pathtree_access_bits(sb->run_tmp_access),
+			   "private-tmp: the run's own directory");
+	environ_put(env, "TMPDIR", path, true);
+	environ_put(env, "TMP", path, false);
+	environ_put(env, "TEMP", path, false);
+	return 0;
+}
+
+/* The process that made the run's directory removes it, naming what it
+ * could not; any other (a child) only lets go of it. */
+static void
+run_tmp_remove(struct sandbox *sb)
+{
+	_cleanup_strv_ char **left = NULL;
+	_cleanup_free_ char *path = NULL;
+
+	if (sb->run_tmp_dir == NULL)
+		return;
+	if (getpid() != sb->run_tmp_pid) {
+		runtmp_free(steal_pointer(&sb->run_tmp_dir));
+		return;
+	}
+	path = xstrdup(runtmp_path(sb->run_tmp_dir));
+	left = runtmp_remove(steal_pointer(&sb->run_tmp_dir));
+	for (char **l = left; l != NULL && *l != NULL; l++)
+		fprintf(stderr,
+			"llwrap: error: the run's temporary directory was "
+			"not removed whole: %s\n",
+			*l);
+	if (left != NULL)
+		fprintf(stderr,
+			"llwrap: error: remove %s yourself (nothing in it "
+			"was followed)\n",
+			path);
+}
+
 /*
  * [limits] (DESIGN.md §11): each set limit becomes the soft and the hard
  * resource limit, so the command cannot raise it back; a limit is never
@@ -445,8 +520,8 @@ later_watch(struct sandbox *sb, char **cause)
 {
 	if (sb->git == NULL && sb->later == NULL)
 		return 0;
-	return watchlater_start(sb->project, sb->git, sb->later, &sb->watch,
-				cause);
+	return watchlater_start(sb->project, sb->git, sb->later,
+				sb->monitor_holds, &sb->watch, cause);
 }
 
 /* What else the monitor does than supervise (each may be NULL). */
@@ -471,7 +546,7 @@ watch_orphans(const struct monitor_work *mw, char **cause)
 {
 	int r;
 
-	if (!mw->end_orphans || mw->wl == NULL)
+	if (!mw->end_orphans)
 		return 0;
 	if ((r = monitor_adopt_orphans()) < 0)
 		*cause = xasprintf("cannot become the subreaper of the "
@@ -755,6 +830,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		return r;
 	}
 	env = planner_environ(sb, envp);
+	if ((r = run_tmp_make(sb, envp, &env, cause)) < 0)
+		goto out;
 	/* Before any namespace: the cgroup is made with this user's own
 	 * credentials. */
 	if ((r = resources_start(&sb->limits_plan, &lr, cause)) < 0)
@@ -764,7 +841,9 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		goto out;
 	mw.wl = sb->watch;
 	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
-	mw.end_orphans = mw.wl != NULL && !mw.pidns;
+	/* ... and so does the removal of the run's own /tmp. */
+	mw.end_orphans =
+		(mw.wl != NULL || sb->run_tmp_dir != NULL) && !mw.pidns;
 	/* The guardian above the supervisor (guard_and_wait). */
 	if (sb->shape.guardian) {
 		r = guard_and_wait(&mw, status, cause);
@@ -943,6 +1022,8 @@ out:
 	resources_free(lr);
 	proxyserve_stop(proxy);
 	dnsstub_stop(stub);
+	/* Once the command has ended, or the run failed before it. */
+	run_tmp_remove(sb);
 	/* The supervisor below a guardian: its status is the guardian's to
 	 * report, and nothing else is its to say. */
 	if (guarded && r > 0 && !init) {

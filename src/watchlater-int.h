@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "gitguard.h"
 #include "watchlater.h"
@@ -78,6 +79,29 @@ struct root {
 	char *path;
 };
 
+/* The most files and directories held without L3, and the largest file
+ * (watchlater-hold.c): past them the start fails. */
+#define WATCHLATER_HOLD_MAX	 256
+#define WATCHLATER_HOLD_MAX_SIZE (1u << 20)
+
+/* A file or directory beneath the project the monitor holds in place of
+ * a read-only mount (no L3): as it was at the start. */
+struct held {
+	char *rel;  /* beneath the project */
+	char *path; /* for messages */
+	const char *reader;
+	bool dir;    /* a directory: names are its entries at the start */
+	bool hooks;  /* ... git's hooks/: a new sample is left */
+	bool config; /* a repository's config: left unless unsafe */
+	char **names;
+	/* A file's content, and its identity when last seen as it was. */
+	char *text;
+	size_t len;
+	mode_t mode;
+	struct wkey key;
+	struct timespec mtime, ctime;
+};
+
 struct watchlater {
 	int ifd;
 	int release; /* the holder's pipe (holder_start) */
@@ -94,6 +118,9 @@ struct watchlater {
 	char **done;	    /* what was reported already, as named */
 	size_t n_moved;	    /* moves made (the report names the first ones) */
 	size_t n_failures;  /* failures (the report names the first ones) */
+
+	struct held *held; /* without L3: what the monitor holds */
+	size_t n_held;
 
 	char **lines;	 /* the report */
 	char **failures; /* what could not be checked */
@@ -119,6 +146,10 @@ struct wname *wdir_name(struct wdir *d, const char *name, const char *reader,
  * reported, never deleted; never what is protected. */
 void wl_move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 		   const char *name, const char *reader);
+/* The same, for a file that was there and has changed: did is
+ * "changed" or "replaced" (wl_move_aside's is "created"). */
+void wl_move_aside_as(struct watchlater *w, int dirfd, const char *dirpath,
+		      const char *name, const char *reader, const char *did);
 /* Record st as never to be moved (a checkout there at the start). */
 void wl_protect_add(struct watchlater *w, const struct stat *st);
 /* The root path is beneath (its index, *rel the rest), or -1. */
@@ -158,5 +189,16 @@ void wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
 			 const char *wt_path);
 void wl_watch_submodules(struct watchlater *w, const char *project,
 			 const struct gitguard *git);
+
+/* watchlater-hold.c */
+
+/* At the start: record what holds (absolute, beneath the project) are,
+ * their directories watched; git's entries tell its config and hooks. */
+void wl_hold_start(struct watchlater *w, char *const *holds,
+		   const struct gitguard *git);
+/* Each held file and directory as it was at the start (a change moved
+ * aside, the start's restored). */
+void wl_hold_check(struct watchlater *w);
+void wl_hold_free(struct watchlater *w);
 
 #endif /* LLW_WATCHLATER_INT_H */

@@ -149,10 +149,11 @@ wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
 	 * /proc now, where this process has no pid.  So "." of a moment. */
 	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd >= 0 && fchdir(fd) == 0) {
-		wd = inotify_add_watch(w->ifd, ".",
-				       IN_CREATE | IN_MOVED_TO |
-					       IN_CLOSE_WRITE | IN_MOVE_SELF |
-					       IN_DELETE_SELF | IN_ONLYDIR);
+		wd = inotify_add_watch(
+			w->ifd, ".",
+			IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB |
+				IN_DELETE | IN_MOVED_FROM | IN_MOVE_SELF |
+				IN_DELETE_SELF | IN_ONLYDIR);
 		e = errno;
 		if (fchdir(cwd) < 0) {
 			/* The watcher uses no relative path. */
@@ -202,23 +203,28 @@ wname_is(const struct wname *n, const char *name)
 	       strstr(name, ".llwrap-blocked-") == NULL;
 }
 
-/* 1.2 ms, 340 µs: how long a file existed under its name. */
+/* 1.2 ms, 340 µs: how long a file existed under its name (made: since
+ * its birth), or as it is (else: since its last change). */
 static char *
-age_text(const struct statx *stx)
+age_text(const struct statx *stx, bool made)
 {
+	const struct statx_timestamp *t =
+		made ? &stx->stx_btime : &stx->stx_mtime;
 	struct timespec now;
 	long long us;
 
-	if (!(stx->stx_mask & STATX_BTIME) ||
+	if (!(stx->stx_mask & (made ? STATX_BTIME : STATX_MTIME)) ||
 	    clock_gettime(CLOCK_REALTIME, &now) < 0)
 		return xstrdup("");
-	us = ((long long)now.tv_sec - stx->stx_btime.tv_sec) * 1000000 +
-	     ((long long)now.tv_nsec - stx->stx_btime.tv_nsec) / 1000;
+	us = ((long long)now.tv_sec - t->tv_sec) * 1000000 +
+	     ((long long)now.tv_nsec - t->tv_nsec) / 1000;
 	if (us < 0)
 		us = 0;
 	if (us < 10000)
-		return xasprintf(", %lld µs after it was made", us);
-	return xasprintf(", %lld ms after it was made", us / 1000);
+		return xasprintf(", %lld µs after it was %s", us,
+				 made ? "made" : "changed");
+	return xasprintf(", %lld ms after it was %s", us / 1000,
+			 made ? "made" : "changed");
 }
 
 /*
@@ -233,6 +239,13 @@ void
 wl_move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 	      const char *name, const char *reader)
 {
+	wl_move_aside_as(w, dirfd, dirpath, name, reader, "created");
+}
+
+void
+wl_move_aside_as(struct watchlater *w, int dirfd, const char *dirpath,
+		 const char *name, const char *reader, const char *did)
+{
 	_cleanup_free_ char *from = xasprintf("%s/%s", dirpath, name);
 	_cleanup_free_ char *shown = text_shown(from), *age = NULL;
 	struct statx stx;
@@ -246,11 +259,16 @@ wl_move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 					     strerror(errno)));
 		return;
 	}
-	if (wl_key_in(w->protect, w->n_protect, &st))
+	/* What was there at the start is never moved as made by the
+	 * command; a held file that changed is (watchlater-hold.c), in
+	 * place or not: the start's content comes back. */
+	if (strcmp(did, "created") == 0 &&
+	    wl_key_in(w->protect, w->n_protect, &st))
 		return;
-	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0)
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME | STATX_MTIME,
+		  &stx) < 0)
 		stx.stx_mask = 0;
-	age = age_text(&stx);
+	age = age_text(&stx, strcmp(did, "created") == 0);
 	for (int i = 0; i < 8 && e == EEXIST; i++) {
 		uint32_t rnd = 0;
 		_cleanup_free_ char *to = NULL;
@@ -270,21 +288,20 @@ wl_move_aside(struct watchlater *w, int dirfd, const char *dirpath,
 				return;
 			strv_push_take(
 				&w->lines,
-				xasprintf("llwrap: the command created %s, "
+				xasprintf("llwrap: the command %s %s, "
 					  "which %s reads later, outside the "
 					  "sandbox: moved aside to %s/%s%s; "
 					  "review it before putting it back",
-					  shown, reader, dir, as, age));
+					  did, shown, reader, dir, as, age));
 			return;
 		}
 		e = errno;
 	}
 	if (e == ENOENT)
 		return; /* gone meanwhile */
-	wl_fail(w,
-		xasprintf("the command created %s, which %s reads later, and "
-			  "llwrap could not move it aside (%s)",
-			  shown, reader, strerror(e)));
+	wl_fail(w, xasprintf("the command %s %s, which %s reads later, and "
+			     "llwrap could not move it aside (%s)",
+			     did, shown, reader, strerror(e)));
 }
 
 /* The names of d (the files to move, the repository's index) looked at
@@ -464,6 +481,7 @@ check_all(struct watchlater *w, bool at_end)
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
 			wl_check_gitlinks(w, &w->dirs[i]);
+	wl_hold_check(w);
 	if (!at_end)
 		return;
 	for (size_t i = 0; i < w->n_dirs; i++)
@@ -518,10 +536,11 @@ watchlater_ready(void *arg)
 	struct watchlater *w = arg;
 	char buf[16384]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
-	bool overflow = false;
+	bool overflow = false, any = false;
 	ssize_t len;
 
 	while ((len = read(w->ifd, buf, sizeof(buf))) > 0) {
+		any = true;
 		for (char *p = buf; p < buf + len;) {
 			const struct inotify_event *ev = (void *)p;
 			size_t i;
@@ -599,6 +618,9 @@ watchlater_ready(void *arg)
 			w->dirs[i].changed = false;
 			wl_check_gitlinks(w, &w->dirs[i]);
 		}
+	/* What is held: a few files, looked at once a batch. */
+	if (any && w->n_held > 0)
+		wl_hold_check(w);
 }
 
 /*
@@ -787,8 +809,8 @@ watch_pending(struct watchlater *w, const char *path, const char *const *names,
 
 int
 watchlater_start(const char *project, const struct gitguard *git,
-		 const struct gitguard *later, struct watchlater **out,
-		 char **cause)
+		 const struct gitguard *later, char *const *holds,
+		 struct watchlater **out, char **cause)
 {
 	struct watchlater *w = xcalloc(1, sizeof(*w));
 	_cleanup_free_ char *gitdir = NULL, *objects = NULL, *common = NULL;
@@ -834,6 +856,12 @@ watchlater_start(const char *project, const struct gitguard *git,
 	 * later-run files there were at the start. */
 	for (size_t k = 0; k < ARRAY_SIZE(g); k++)
 		for (size_t i = 0; g[k] != NULL && i < g[k]->n; i++) {
+			/* ... but what the monitor holds is moved aside
+			 * when changed. */
+			if (strv_contains(holds, g[k]->v[i].path) &&
+			    lstat(g[k]->v[i].path, &st) == 0 &&
+			    !S_ISDIR(st.st_mode))
+				continue;
 			if (lstat(g[k]->v[i].path, &st) == 0)
 				wl_protect_add(w, &st);
 			if (stat(g[k]->v[i].path, &st) == 0)
@@ -886,6 +914,7 @@ watchlater_start(const char *project, const struct gitguard *git,
 			w->watch_newrepo = true;
 		}
 	}
+	wl_hold_start(w, holds, git);
 	if (w->failures != NULL) {
 		/* Before the command runs: a refusal, not a report. */
 		_cleanup_free_ char *why = strv_join(w->failures, "; ");
@@ -1003,6 +1032,7 @@ watchlater_free(struct watchlater *w)
 		close(w->ifd);
 	if (w->release >= 0)
 		close(w->release);
+	wl_hold_free(w);
 	free(w->protect);
 	strv_free(w->done);
 	strv_free(w->lines);

@@ -55,10 +55,17 @@ struct watchlater;
  * 0 and NULL in *out when there is nothing to watch or check; -errno
  * and *cause when the watch cannot be set up (an index llwrap cannot
  * read included: what it could not check later it refuses now).
+ * holds (NULL, or absolute paths beneath project): without L3, the files
+ * and directories of git and later the monitor holds as they are now in
+ * place of read-only mounts (DESIGN.md §14): a changed one is moved
+ * aside and the start's content restored, a new name in a held
+ * directory moved aside; a git config only when it sets what could run
+ * a command (gitguard_config_unsafe).  More than WATCHLATER_HOLD_MAX of
+ * them, a file over 1 MiB or a symbolic link among them is refused.
  */
 int watchlater_start(const char *project, const struct gitguard *git,
-		     const struct gitguard *later, struct watchlater **out,
-		     char **cause);
+		     const struct gitguard *later, char *const *holds,
+		     struct watchlater **out, char **cause);
 
 /* In the monitor's child: close the watch. */
 void watchlater_child(struct watchlater *w);

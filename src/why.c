@@ -77,7 +77,14 @@ why_decide(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	case WHY_WRITE:
 	case WHY_EXEC:
 		why_path(sb, q, v);
-		if (sb->policy->private_tmp && path_under(q->path, "/tmp"))
+		if (sb->run_tmp && path_under(q->path, "/tmp"))
+			note(v,
+			     xstrdup("without user namespaces private-tmp is "
+				     "a directory of the run's own "
+				     "(/tmp/llwrap-run.XXXXXXXX, named by "
+				     "TMPDIR, removed after the run): /tmp and "
+				     "/var/tmp themselves are not granted"));
+		else if (sb->policy->private_tmp && path_under(q->path, "/tmp"))
 			note(v,
 			     xstrdup("/tmp is private in the sandbox (an "
 				     "empty tmpfs): this is about the "

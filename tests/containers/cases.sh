@@ -207,6 +207,98 @@ c_terminal() {
 	echo "LLWCASE $1 $r"
 }
 
+# git's files held by whichever layer runs (issue 28 item 1): a project
+# with a commit and a hook, -p opencode with private-tmp off (L3 alone
+# makes a private /tmp) and no network (the supervisor, refused under
+# the runtimes' default profiles, is item 2): this case is about the
+# masks.  The workflow at
+# the top level and in git, then core.fsmonitor set, a new hook, the
+# old one changed, a file renamed into .git/hooks from another
+# directory.  held: the workflow ran and, after the run, the config sets
+# no fsmonitor, no new hook is at its name and the old one is as it
+# was; else failed-STEP, or refused-CAUSE.
+HELD='echo top >top.txt && cat "$PWD/top.txt" >/dev/null && mkdir d && rmdir d && rm top.txt
+echo x >f && git add f && git commit -qm inside || { echo failed-git; exit 3; }
+git config core.fsmonitor "touch $HOME/fsmonitor-ran" 2>/dev/null
+printf "#!/bin/sh\ntouch $HOME/hook-ran\n" >.git/hooks/pre-commit 2>/dev/null
+echo evil >>.git/hooks/pre-push 2>/dev/null
+mkdir -p src && echo "#!/bin/sh" >src/x && python3 -c "import os; os.rename(\"src/x\", \".git/hooks/post-checkout\")" 2>/dev/null
+sleep 0.3
+echo HELD-RAN'
+c_held() {
+	d=$H/held
+	rm -rf "$d"
+	mkdir -p "$d" "$H/.config/llwrap/profiles"
+	printf '[profile]\ninclude = opencode\n[filesystem]\nprivate-tmp = no\n[network]\nmode = none\nsupervise = no\n' \
+		>"$H/.config/llwrap/profiles/oc-held.ini"
+	git -C "$d" init -q && git -C "$d" commit -q --allow-empty -m start &&
+		printf '#!/bin/sh\necho user hook\n' >"$d/.git/hooks/pre-push" &&
+		chmod 755 "$d/.git/hooks/pre-push" || {
+		echo "LLWCASE $1 failed-setup"
+		return
+	}
+	out=$(cd "$d" && "$L" -p oc-held -C . -- /bin/sh -c "$HELD" 2>&1)
+	rc=$?
+	show "$1"
+	verdict "$1" $rc
+	if [ $rc -ne 125 ]; then
+		if ! printf '%s\n' "$out" | grep -qx HELD-RAN; then
+			r=$(printf '%s\n' "$out" | grep -m1 '^failed-' || echo "exit$rc")
+		elif git -C "$d" config core.fsmonitor >/dev/null; then
+			r=failed-config
+		elif [ -e "$d/.git/hooks/pre-commit" ] || [ -e "$d/.git/hooks/post-checkout" ]; then
+			r=failed-hook
+		elif [ "$(cat "$d/.git/hooks/pre-push")" != "$(printf '#!/bin/sh\necho user hook')" ]; then
+			r=failed-changed-hook
+		else
+			r=held
+		fi
+	fi
+	echo "LLWCASE $1 $r"
+}
+
+# c_tmp NAME: -p opencode's private /tmp (the supervisor off: the case
+# is about /tmp).  own-dir: without user namespaces, a directory of the
+# run's own as TMPDIR (mktemp and python's tempfile there, /tmp itself
+# EACCES), removed after the run without following a link or opening a
+# FIFO planted in it; tmpfs: L3's empty /tmp; else failed-STEP.
+TMPCASE='case $TMPDIR in
+/tmp/llwrap-run.*)
+	f=$(mktemp) && case $f in "$TMPDIR"/*) ;; *) echo failed-mktemp; exit 0 ;; esac
+	python3 -c "import tempfile, os, sys; sys.exit(0 if tempfile.mkdtemp().startswith(os.environ[\"TMPDIR\"]) else 1)" || { echo failed-python; exit 0; }
+	if echo x 2>/dev/null >/tmp/llw-tmp-x; then echo failed-tmp-writable; exit 0; fi
+	ln -s "$HOME/outside" "$TMPDIR/link" && mkfifo "$TMPDIR/fifo" && mkdir "$TMPDIR/d" && ln -s "$HOME/outside/file" "$TMPDIR/d/f" || { echo failed-plant; exit 0; }
+	echo "TMP-DIR $TMPDIR" ;;
+*)
+	echo x >/tmp/llw-tmp-x && [ "$(ls /tmp)" = llw-tmp-x ] && echo TMP-TMPFS || echo failed-tmpfs ;;
+esac'
+c_tmp() {
+	mkdir -p "$H/.config/llwrap/profiles"
+	printf '[profile]\ninclude = opencode\n[network]\nmode = none\nsupervise = no\n' \
+		>"$H/.config/llwrap/profiles/oc-tmp.ini"
+	out=$(cd "$H/proj" && "$L" -p oc-tmp -- /bin/sh -c "$TMPCASE" 2>&1)
+	rc=$?
+	show "$1"
+	verdict "$1" $rc
+	if [ $rc -ne 125 ]; then
+		dir=$(printf '%s\n' "$out" | sed -n 's/^TMP-DIR //p')
+		if printf '%s\n' "$out" | grep -q '^failed-'; then
+			r=$(printf '%s\n' "$out" | grep -m1 '^failed-')
+		elif printf '%s\n' "$out" | grep -qx TMP-TMPFS; then
+			r=tmpfs
+		elif [ -z "$dir" ]; then
+			r=exit$rc
+		elif [ -e "$dir" ]; then
+			r=failed-left
+		elif [ ! -f "$H/outside/file" ]; then
+			r=failed-followed
+		else
+			r=own-dir
+		fi
+	fi
+	echo "LLWCASE $1 $r"
+}
+
 c_check
 c_run default-runs -p default
 c_run opencode-runs -p opencode
@@ -218,6 +310,8 @@ c_outside default-outside default
 c_outside opencode-outside opencode
 c_terminal default-terminal default
 c_terminal opencode-terminal opencode
+c_held opencode-held
+c_tmp opencode-tmp
 if [ "${LLW_QUICK:-}" != 1 ]; then
 	c_selftest selftest-default default
 	c_selftest selftest-offline offline

@@ -41,6 +41,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <ifaddrs.h>
+#include <limits.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/openat2.h>
@@ -609,19 +610,27 @@ a_host_tmp(struct result *r)
 		attack_read(r, fx("HOST_TMP"));
 }
 
+/* The legitimate neighbour: a temporary file where programs make them,
+ * $TMPDIR or /tmp (without user namespaces private-tmp is a directory of
+ * the run's own, named by TMPDIR, and /tmp itself is refused). */
 static void
 t_own_tmp(struct result *r)
 {
-	char p[] = "/tmp/llwrap-escape-twin.XXXXXX";
-	int fd = mkstemp(p);
+	const char *dir = getenv("TMPDIR");
+	char p[PATH_MAX];
+	int fd;
 
-	if (fd < 0) {
-		failed(r, "mkstemp in /tmp");
+	if (dir == NULL || dir[0] != '/')
+		dir = "/tmp";
+	snprintf(p, sizeof(p), "%s/llwrap-escape-twin.XXXXXX", dir);
+	if ((fd = mkstemp(p)) < 0) {
+		failed(r, strcmp(dir, "/tmp") == 0 ? "mkstemp in /tmp"
+						   : "mkstemp in $TMPDIR");
 		return;
 	}
 	close(fd);
 	unlink(p);
-	set(r, OUT_OK, "created a file of its own in /tmp");
+	set(r, OUT_OK, "created a file of its own in %s", dir);
 }
 
 /* Watch a directory the sandbox may not read: the events say when the

@@ -322,7 +322,7 @@ fi
 # container's pid namespace's: the run goes on without a pid namespace
 # of its own (whose pids the container's /proc would not show).
 in_pid_ns() {
-	unshare -m -p -f --mount-proc --propagation private -- /bin/sh -c \
+	unshare -m -p -f ${IPC_NS:-} --mount-proc --propagation private -- /bin/sh -c \
 		'sh "$UNPROC" && mount --bind /dev/null /proc/keys && cd "$0" && u=$1 g=$2 h=$3 pp=$4 t=$5 && shift 5 && exec setpriv --reuid="$u" --regid="$g" --clear-groups --inh-caps=-all --bounding-set=-all -- env -i HOME="$h" PATH=/usr/bin:/bin GIT_CEILING_DIRECTORIES="$t" LLWRAP_PROFILE_PATH="$pp" "$@"' \
 		"$PROJ" "$TEST_UID" "$TEST_GID" "$HOME_DIR" "${LLWRAP_PROFILE_PATH:-}" "$T" "$@"
 }
@@ -378,6 +378,145 @@ run in_pod -p "$L3" -- /bin/sh -c "echo private >/tmp/llw-pod-tmp"
 	ok "... and the rest of L3 holds there (a private /tmp)" ||
 	{ not_ok "the rest of L3 holds there (a private /tmp)"; diag "status $rc: $out"; rm -f /tmp/llw-pod-tmp; }
 
+# private-tmp without user namespaces (DESIGN.md §14, M): a directory of
+# the run's own as TMPDIR, /tmp and /var/tmp themselves refused, removed
+# after the run through descriptors only; /dev/shm only in an IPC
+# namespace of the container's own.
+private_tmp_tests() {
+	run in_docker -p "$L3" --explain -- /bin/true
+	expect_output "private-tmp without user namespaces: --explain names the run's own directory (M)" \
+		"^  M    a private /tmp \\(private-tmp\\): a directory of the run's own as TMPDIR"
+	expect_output "... and the shared scratch line says /tmp itself is refused" \
+		"^  shared scratch    private /tmp: /tmp/llwrap-run\\.XXXXXXXX .*/tmp and /var/tmp themselves refused \\(EACCES\\); /dev/shm refused"
+	if printf '%s\n' "$out" | grep -Eq "WILL NOT RUN|NOT ENFORCED: private-tmp"; then
+		not_ok "... and neither refuses nor reports it lost"
+		diag "$out"
+	else
+		ok "... and neither refuses nor reports it lost"
+	fi
+	run in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" --check
+	expect_output "... --check lists the row: M, the run's own directory" \
+		"^  M    a private /tmp \\(private-tmp\\): a directory of the run's own"
+	run in_docker -p "$L3" -- /bin/sh -c 'echo "dir=$TMPDIR"; f=$(mktemp) && echo made >"$f" && echo "mktemp=$f" && cat "$f" && python3 -c "import tempfile; f = tempfile.NamedTemporaryFile(delete=False); f.write(b\"x\"); f.close(); print(\"python=\" + f.name)"'
+	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+	case $dir in
+	/tmp/llwrap-run.????????) ok "TMPDIR is the run's own directory ($dir)" ;;
+	*) not_ok "TMPDIR is the run's own directory"; diag "status $rc: $out" ;;
+	esac
+	if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "^mktemp=$dir/tmp\\." &&
+		printf '%s\n' "$out" | grep -qx made; then
+		ok "... mktemp makes its file there and it works"
+	else
+		not_ok "mktemp makes its file in the run's directory"; diag "status $rc: $out"
+	fi
+	if ! command -v python3 >/dev/null; then
+		skip "... python's tempfile: no python3 here"
+	elif printf '%s\n' "$out" | grep -q "^python=$dir/"; then
+		ok "... so does python's tempfile"
+	else
+		not_ok "python's tempfile lands in the run's directory"; diag "status $rc: $out"
+	fi
+	[ -n "$dir" ] && [ ! -e "$dir" ] && ok "... and after the run the directory is gone" ||
+		{ not_ok "the run's directory is removed after the run"; diag "$(ls -la "$dir" 2>&1)"; }
+	rm -f /tmp/llw-ptmp-x
+	expect_denied "writing /tmp/NAME by its literal path is refused (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" write /tmp/llw-ptmp-x
+	[ ! -e /tmp/llw-ptmp-x ] && ok "... and nothing was written there" ||
+		{ not_ok "a file was written in the host's /tmp"; rm -f /tmp/llw-ptmp-x; }
+	expect_denied "... so is /var/tmp (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" write /var/tmp/llw-ptmp-x
+	printf 'host\n' >/tmp/llw-ptmp-host
+	chown "$TEST_UID:$TEST_GID" /tmp/llw-ptmp-host
+	expect_denied "a file of the host's in /tmp (the user's own) is out of reach (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" read /tmp/llw-ptmp-host
+	other=/tmp/llwrap-run.llwother
+	rm -rf "$other"
+	mkdir -m 700 "$other"
+	printf 'other run\n' >"$other/f"
+	chown -R "$TEST_UID:$TEST_GID" "$other"
+	expect_denied "another run's directory is out of reach (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" read "$other/f"
+	expect_denied "... and cannot be listed (EACCES)" EACCES \
+		in_docker -p "$L3" -- "$PROBE" ls "$other"
+	# What the sandbox plants in its directory cannot steer the removal:
+	# links to the user's files and to another run's directory, a FIFO
+	# (which an open would block on), a deep tree.
+	target=$T/ptmp-target
+	rm -rf "$target"
+	mkdir -p "$target/sub"
+	printf 'keep\n' >"$target/file"
+	printf 'keep\n' >"$target/sub/file"
+	chown -R "$TEST_UID:$TEST_GID" "$target"
+	run in_docker -p "$L3" -- /bin/sh -c "
+		ln -s '$target' \"\$TMPDIR/dirlink\" &&
+		ln -s '$target/file' \"\$TMPDIR/filelink\" &&
+		ln -s '$other' \"\$TMPDIR/otherlink\" &&
+		mkdir \"\$TMPDIR/d\" && ln -s '$target' \"\$TMPDIR/d/inner\" &&
+		mkfifo \"\$TMPDIR/fifo\" \"\$TMPDIR/d/fifo\" &&
+		p=\"\$TMPDIR\" && i=0 && while [ \$i -lt 40 ]; do p=\$p/deep; mkdir \$p; : >\$p/f; i=\$((i + 1)); done &&
+		echo \"dir=\$TMPDIR\""
+	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+	if [ "$rc" -eq 0 ] && [ -n "$dir" ] && [ ! -e "$dir" ]; then
+		ok "links, FIFOs and a tree 40 deep planted in it: removed, without blocking"
+	else
+		not_ok "the planted directory is removed without blocking"; diag "status $rc: $out"
+	fi
+	if [ -f "$target/file" ] && [ -f "$target/sub/file" ] && [ -f "$other/f" ]; then
+		ok "... and nothing a link named was touched"
+	else
+		not_ok "the removal followed a link"; diag "$(ls -laR "$target" "$other" 2>&1)"
+	fi
+	# Root without user namespaces: the same, its directory root's.
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "private-tmp without user namespaces as root: not root"
+	else
+		run sh -c 'cd "$1" && shift && exec unshare -m -p -f --mount-proc --propagation private -- env LLW_HOOK_NO_USERNS=1 "$@"' sh "$PROJ" \
+			"$HOOKED" --rx "$LLW_HELPERS" -p "$L3" -- /bin/sh -c 'f=$(mktemp) && echo root-made >"$f" && cat "$f" && echo "dir=$TMPDIR" && "$0" write /tmp/llw-ptmp-root' "$PROBE"
+		dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+		if printf '%s\n' "$out" | grep -qx root-made &&
+			printf '%s\n' "$out" | grep -q "^DENIED .*errno=EACCES" &&
+			[ ! -e /tmp/llw-ptmp-root ] && [ -n "$dir" ] && [ ! -e "$dir" ]; then
+			ok "as root: mktemp in the run's directory, /tmp itself EACCES, the directory gone after"
+		else
+			not_ok "private-tmp without user namespaces as root"; diag "status $rc: $out"
+			rm -f /tmp/llw-ptmp-root
+		fi
+	fi
+	# Past the removal's bounds (64 levels) what is left is named, never
+	# silently left.
+	run in_docker -p "$L3" -- /bin/sh -c '
+		p=$TMPDIR && i=0 && while [ $i -lt 70 ]; do p=$p/d; mkdir $p || exit 1; i=$((i + 1)); done &&
+		echo "dir=$TMPDIR"'
+	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+	if [ "$rc" -eq 0 ] && [ -n "$dir" ] && [ -d "$dir" ] &&
+		printf '%s\n' "$out" | grep -q "^llwrap: error: the run's temporary directory was not removed whole: $dir/.*: deeper than 64 levels (left)" &&
+		printf '%s\n' "$out" | grep -q "^llwrap: error: remove $dir yourself"; then
+		ok "a tree deeper than the removal's bound: what is left is named, with the way out"
+	else
+		not_ok "a tree past the removal's bound is named"; diag "status $rc: $out"
+	fi
+	[ -n "$dir" ] && case $dir in /tmp/llwrap-run.*) rm -rf "$dir" ;; esac
+	# /dev/shm: the host's IPC namespace here, so not granted; in one of
+	# the container's own (unshare --ipc around the run, as a runtime
+	# makes it) it is.
+	if [ ! -d /dev/shm ] || [ ! -w /dev/shm ]; then
+		skip "/dev/shm without user namespaces: no writable /dev/shm here"
+	else
+		rm -f /dev/shm/llw-ptmp-shm
+		expect_denied "/dev/shm in the host's IPC namespace is refused (EACCES)" EACCES \
+			in_docker -p "$L3" -- "$PROBE" write /dev/shm/llw-ptmp-shm
+		IPC_NS=--ipc
+		run in_docker -p "$L3" --explain -- /bin/true
+		expect_output "... in an IPC namespace of the container's own --explain grants it" \
+			"^  shared scratch    private /tmp: .*/dev/shm granted: the container's own"
+		expect_succeeded "... and writing there works" \
+			in_docker -p "$L3" -- "$PROBE" write /dev/shm/llw-ptmp-shm
+		IPC_NS=
+		rm -f /dev/shm/llw-ptmp-shm
+	fi
+	rm -rf "$other" "$target" /tmp/llw-ptmp-host
+}
+
 # Without user namespaces in a container's pid namespace (Docker's
 # default profile): hide-processes alone runs, held by C; a policy that
 # needs L3 for more still fails closed, naming only that.
@@ -400,14 +539,201 @@ else
 		in_docker -p "$HIDE" -- /bin/sh -c "touch $marker"
 	expect_denied "... a signal to the host process fails (ESRCH: no pid in the container)" ESRCH \
 		in_docker -p "$HIDE" -- "$PROBE" kill "$victim" 0
-	expect_refused "... private-tmp still fails closed, naming private-tmp and not hide-processes" \
-		"namespace layer \\(L3\\) for private-tmp, but " \
-		in_docker -p "$L3" -- /bin/sh -c "touch $marker"
+	private_tmp_tests
 	run in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" --check
 	expect_output "... --check: C hides processes there" \
 		"^  C    hiding processes outside the sandbox"
 	run as_user env LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" -p "$HIDE" -- /bin/true
 	expect_rc "... while in the host's pid namespace hide-processes without user namespaces fails closed" 125
 fi
+
+# --- Masks without user namespaces: the monitor holds them (M) -------------
+# Docker's default profile again (llwrap-hooked, LLW_HOOK_NO_USERNS=1, in
+# a pid namespace of the container's): -p opencode's masks on git's and
+# the later-run files are the monitor's (DESIGN.md §14): the project is
+# granted whole, REFER withheld beneath it, a change moved aside and the
+# start's content restored.  private-tmp (L3 alone) is off here: this
+# section is about the masks.  processes: the test user's other
+# processes on this machine count against opencode's 4096 without a
+# user namespace.
+HP=$HOME_DIR/work/held
+OC=$T/oc-held.ini
+printf '[profile]\ninclude = opencode\n[filesystem]\nprivate-tmp = no\n[limits]\nprocesses = 1000000\n' >"$OC"
+chmod 644 "$OC"
+held() {
+	(PROJ=$HP && in_docker -p "$OC" "$@")
+}
+if [ ! -x "$HOOKED" ]; then
+	skip_rest "masks without user namespaces: no $HOOKED"
+fi
+rm -rf "$HP"
+mkdir -p "$HP"
+git init -q "$HP"
+git -C "$HP" -c user.email=t@t -c user.name=t commit -q --allow-empty -m start
+printf '#!/bin/sh\necho user hook\n' >"$HP/.git/hooks/pre-push"
+chmod 755 "$HP/.git/hooks/pre-push"
+chown -R "$TEST_UID:$TEST_GID" "$HP"
+cfg0=$(cat "$HP/.git/config")
+hook0=$(cat "$HP/.git/hooks/pre-push")
+
+run held --explain -- /bin/true
+expect_output "--explain: git's and the later-run files are the monitor's (M), with its known limit" \
+	"^  M    write masks of git's and the later-run files .*the monitor outside the command.*known limit: the instant before the move"
+expect_output "... git metadata held by the monitor" \
+	"^  git metadata +[0-9]+ held by the monitor \(M: "
+expect_output "... each held file named: .git/config" "^    M $HP/\\.git/config: "
+expect_output "... .git/hooks" "^    M $HP/\\.git/hooks: "
+if printf '%s\n' "$out" | grep -Eq "WILL NOT RUN|NOT ENFORCED: .*held"; then
+	not_ok "... and it neither refuses nor reports them lost"
+	diag "$out"
+else
+	ok "... and it neither refuses nor reports them lost"
+fi
+run in_pid_ns LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" --check
+expect_output "--check lists the monitor's row" \
+	"^  M    write masks of git's and the later-run files"
+
+# The §10 workflow at the top level and in git.
+run held -- /bin/sh -c 'echo top >top.txt && cat "$PWD/top.txt" && mkdir d && rmdir d &&
+	echo x >f && git add f && git -c user.email=t@t -c user.name=t commit -qm inside &&
+	rm top.txt && python3 -c "print(\"py ran\")" && git config user.name inside'
+expect_rc "no user namespaces: -p opencode runs (create, read back, mkdir, rm at the top level; git add, commit; python)" 0
+expect_output "... the file made at the top is read back by path" "^top$"
+expect_output "... python runs" "^py ran$"
+[ "$(git -c safe.directory="*" -C "$HP" log -1 --format=%s)" = inside ] &&
+	ok "... the commit is in the user's repository" ||
+	not_ok "the commit is in the user's repository"
+[ "$(git -c safe.directory="*" -C "$HP" config user.name)" = inside ] &&
+	ok "... a config change that runs nothing is kept (git writes branches and remotes)" ||
+	not_ok "a config change that runs nothing is kept"
+git -c safe.directory="*" -C "$HP" config --unset user.name
+cfg0=$(cat "$HP/.git/config")
+
+# -p opencode itself, private /tmp included: the run's own directory.
+OCT=$T/oc-tmp.ini
+printf '[profile]\ninclude = opencode\n[limits]\nprocesses = 1000000\n' >"$OCT"
+chmod 644 "$OCT"
+proj0=$PROJ
+PROJ=$HP
+run in_docker -p "$OCT" -- /bin/sh -c 'f=$(mktemp) && echo tmp-ok >"$f" && cat "$f" && echo top >top2.txt && cat top2.txt && rm top2.txt && git status --short >/dev/null && echo "dir=$TMPDIR"'
+expect_rc "no user namespaces: -p opencode with its private /tmp runs (mktemp, the top level, git)" 0
+expect_output "... mktemp works in the run's own directory" "^tmp-ok$"
+dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+[ -n "$dir" ] && [ ! -e "$dir" ] && ok "... and the directory is gone after the run" ||
+	not_ok "the run's directory is gone after -p opencode"
+expect_denied "... /tmp itself refused (EACCES)" EACCES in_docker -p "$OCT" -- "$PROBE" write /tmp/llw-oc-x
+PROJ=$proj0
+
+# An unsafe config: moved aside, the start's restored.
+run held -- /bin/sh -c 'git config core.fsmonitor "touch /tmp/llw-held-x"; sleep 0.2'
+expect_output "core.fsmonitor set inside: moved aside, named with what it sets" \
+	"the command changed $HP/\\.git/config, which git \\(it sets core\\.fsmonitor\\) reads later.*moved aside to $HP/\\.git/config\\.llwrap-blocked-"
+expect_output "... and the start's restored" "$HP/\\.git/config restored as it was at the start"
+[ "$(cat "$HP/.git/config")" = "$cfg0" ] &&
+	ok "... the config is the start's" ||
+	{ not_ok "the config is the start's"; diag "$(cat "$HP/.git/config")"; }
+grep -q fsmonitor "$HP"/.git/config.llwrap-blocked-* &&
+	ok "... the changed one is kept beside it" ||
+	not_ok "the changed one is kept beside it"
+
+# Hooks: a new one moved aside, a changed one moved aside and restored.
+run held -- /bin/sh -c 'printf "#!/bin/sh\ntouch /tmp/llw-held-y\n" >.git/hooks/pre-commit;
+	chmod +x .git/hooks/pre-commit; echo evil >>.git/hooks/pre-push; sleep 0.2'
+expect_output "a new hook: moved aside" \
+	"the command created $HP/\\.git/hooks/pre-commit, which git reads later.*moved aside"
+[ ! -e "$HP/.git/hooks/pre-commit" ] && ls "$HP"/.git/hooks/pre-commit.llwrap-blocked-* >/dev/null 2>&1 &&
+	ok "... gone from its name, kept beside it" || not_ok "the new hook gone from its name, kept beside it"
+expect_output "a changed hook: moved aside" \
+	"the command changed $HP/\\.git/hooks/pre-push, which git reads later"
+[ "$(cat "$HP/.git/hooks/pre-push")" = "$hook0" ] && [ -x "$HP/.git/hooks/pre-push" ] &&
+	ok "... and the start's restored, executable" ||
+	{ not_ok "the changed hook is the start's again"; diag "$(ls -l "$HP/.git/hooks/pre-push"; cat "$HP/.git/hooks/pre-push")"; }
+
+# Nothing renamed or linked into .git from another directory: REFER is
+# withheld (EXDEV from Landlock, before the monitor); in the same
+# directory a rename works.
+cat >"$T/refer.py" <<'EOS'
+import errno, os, sys
+os.makedirs("src", exist_ok=True)
+open("src/x", "w").write("#!/bin/sh\n")
+for name, f in (("rename", lambda: os.rename("src/x", ".git/hooks/post-checkout")),
+                ("link", lambda: os.link("src/x", ".git/hooks/post-checkout")),
+                ("config", lambda: os.rename("src/x", ".git/config")),
+                ("same-dir", lambda: os.rename("src/x", "src/y"))):
+    try:
+        f()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode[e.errno])
+EOS
+chmod 644 "$T/refer.py"
+run held --ro "$T/refer.py" -- python3 "$T/refer.py"
+expect_output "mv src/x .git/hooks/post-checkout: EXDEV (Landlock, REFER withheld)" "^rename EXDEV$"
+expect_output "ln src/x .git/hooks/post-checkout: EXDEV" "^link EXDEV$"
+expect_output "a rename over .git/config from another directory: EXDEV" "^config EXDEV$"
+expect_output "... while a rename in the same directory works" "^same-dir ok$"
+
+# A link or FIFO renamed over what the monitor restores: the link is
+# moved aside, not followed; the FIFO does not block it.
+echo host >"$T/target"
+chown "$TEST_UID:$TEST_GID" "$T/target"
+run held -- /bin/sh -c "ln -s $T/target .git/l && mv -T .git/l .git/config; sleep 0.3"
+[ "$(cat "$T/target")" = host ] && [ ! -L "$HP/.git/config" ] &&
+	[ "$(cat "$HP/.git/config")" = "$cfg0" ] &&
+	ok "a link renamed over .git/config: moved aside, not followed, the config restored" ||
+	{ not_ok "a link renamed over .git/config: moved aside, not followed"; diag "$out"; }
+run held -- /bin/sh -c "mkfifo .git/p && mv -T .git/p .git/config; sleep 0.3"
+expect_rc "a FIFO renamed over .git/config: the run ends" 0
+[ -f "$HP/.git/config" ] && [ "$(cat "$HP/.git/config")" = "$cfg0" ] &&
+	ok "... the config restored (the FIFO did not block the monitor)" ||
+	{ not_ok "the config restored after a FIFO"; diag "$out"; }
+
+# The later-run files: an existing .envrc changed is restored; a new
+# file in an existing .vscode/ is moved aside, a changed one restored.
+printf 'export A=1\n' >"$HP/.envrc"
+mkdir -p "$HP/.vscode"
+printf '{}\n' >"$HP/.vscode/settings.json"
+chown -R "$TEST_UID:$TEST_GID" "$HP/.envrc" "$HP/.vscode"
+run held -- /bin/sh -c 'echo "touch /tmp/llw-held-z" >>.envrc;
+	echo "{\"tasks\": []}" >.vscode/tasks.json; echo changed >.vscode/settings.json; sleep 0.2'
+[ "$(cat "$HP/.envrc")" = "export A=1" ] &&
+	ok "a changed .envrc (run later by direnv) is restored" ||
+	{ not_ok "a changed .envrc is restored"; diag "$out"; }
+expect_output "... named, with its reader" "the command changed $HP/\\.envrc, which direnv"
+[ ! -e "$HP/.vscode/tasks.json" ] && ls "$HP"/.vscode/tasks.json.llwrap-blocked-* >/dev/null 2>&1 &&
+	ok "a new .vscode/tasks.json is moved aside" ||
+	{ not_ok "a new .vscode/tasks.json is moved aside"; diag "$out"; }
+[ "$(cat "$HP/.vscode/settings.json")" = "{}" ] &&
+	ok "... a changed .vscode/settings.json restored" ||
+	{ not_ok "a changed .vscode/settings.json restored"; diag "$out"; }
+rm -rf "$HP/.envrc" "$HP"/.envrc.llwrap-blocked-* "$HP/.vscode"
+
+# .git replaced by a link to a copy the command changes: the monitor does
+# not follow it; the run fails loudly, naming the link.
+run held -- /bin/sh -c 'cp -r .git .git-copy && echo "[core] fsmonitor = touch /tmp/llw-held-w" >>.git-copy/config &&
+	mv .git .git-real && ln -s .git-copy .git; sleep 0.2'
+expect_rc ".git replaced by a symbolic link: the run fails" 125
+expect_output "... naming the link the command made" "cannot open the directory of $HP/\\.git/config.*symbolic link"
+rm -f "$HP/.git"
+mv "$HP/.git-real" "$HP/.git"
+rm -rf "$HP/.git-copy"
+
+# A later-run file that is a link: what it names cannot be held (it may
+# be another file of the project's): refused before the run, naming it.
+echo '{}' >"$HP/mcp-real.json"
+ln -s mcp-real.json "$HP/.mcp.json"
+chown -h "$TEST_UID:$TEST_GID" "$HP/mcp-real.json" "$HP/.mcp.json"
+expect_refused "a later-run file that is a symbolic link is refused, naming it and the way out" \
+	"$HP/\\.mcp\\.json is a symbolic link: without user namespaces llwrap cannot hold what it names in place \\(put the file itself there" \
+	held -- /bin/true
+rm -f "$HP/.mcp.json" "$HP/mcp-real.json"
+
+# A read denial that exists at the start cannot be held: fail closed.
+echo SECRET=1 >"$HP/.env"
+chown "$TEST_UID:$TEST_GID" "$HP/.env"
+expect_refused "an existing .env (deny inside the project) fails closed, naming it" \
+	"namespace layer \\(L3\\) for narrower rules inside writable directories that the monitor cannot hold \\(mount masks: deny $HP/\\.env; move such a file out of the project, or drop its rule\\)" \
+	held -- /bin/cat .env
+rm -f "$HP/.env"
 
 done_testing

@@ -124,6 +124,39 @@ done
 	[ ! -e "$HOME_DIR/work/prot-rename/.git.old" ] &&
 	ok "... .git stayed in place (pinned)" || not_ok ".git was moved"
 
+# The same attacks without user namespaces (Docker's default profile,
+# simulated with llwrap-hooked): the monitor holds git's files there (M,
+# DESIGN.md §14), undoing each change after the fact; none may reach the
+# user's git.  private /tmp and a pid namespace of its own are L3's
+# alone: off, as a container's policy would have them.
+HOOKED=$LLW_HELPERS/llwrap-hooked
+if bwrap_backend; then
+	skip "git's files without user namespaces: the monitor holds them on the Landlock backend"
+elif [ ! -x "$HOOKED" ]; then
+	skip "git's files without user namespaces: no $HOOKED"
+else
+	printf '[profile]\ninclude = opencode\n[filesystem]\nprivate-tmp = no\n[process]\nhide-processes = no\n[limits]\nprocesses = 1000000\n' >"$T/held.ini"
+	chmod 644 "$T/held.ini"
+	held() {
+		as_user env LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" \
+			-p "$T/held.ini" "$@"
+	}
+	for a in $ATTACKS; do
+		prot=$HOME_DIR/work/held-$a
+		make_repo "$prot"
+		run held -C "$prot" -q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a"
+		expect_rc "no user namespaces: attack '$a' ran in the sandbox" 0
+		host_git "$prot"
+		if [ -e "$MARKS/$a" ]; then
+			not_ok "no user namespaces: attack '$a' ran a command in the user's git"
+			diag "$out"
+		else
+			ok "no user namespaces: attack '$a' did not reach the user's git"
+		fi
+		rm -f "$MARKS"/*
+	done
+fi
+
 # The project is a linked worktree (git worktree add): its repository,
 # <main>/.git/worktrees/<name> and the common <main>/.git, lies outside
 # the project.  git must work there, and the same attacks, aimed at the

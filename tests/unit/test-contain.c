@@ -65,6 +65,34 @@ test_runtime(void **state)
 			 CONTAIN_NONE);
 }
 
+/*
+ * An outer llwrap is one above the process this llwrap started as: the
+ * guardian and the monitor a run forks (whose child makes the
+ * namespaces, in Docker where its unshare is refused) are its own.
+ */
+static void
+test_outer(void **state)
+{
+	char *const own[] = { (char *)"llwrap", (char *)"bash" };
+	const pid_t own_pids[] = { 100, 50 };
+	char *const chain[] = { (char *)"llwrap", (char *)"llwrap",
+				(char *)"sh", (char *)"llwrap" };
+	const pid_t chain_pids[] = { 101, 100, 60, 40 };
+
+	(void)state;
+	/* The guardian's child (pid 200): its parent is the run's own. */
+	assert_false(contain_outer_in(own_pids, own, 2, 200, 100));
+	/* The run's own process, under bash. */
+	assert_false(contain_outer_in(&own_pids[1], &own[1], 1, 100, 100));
+	/* Two of the run's own, then an outer llwrap above a shell. */
+	assert_true(contain_outer_in(chain_pids, chain, 4, 300, 100));
+	/* llwrap run by the outer one's command: its parent is outer. */
+	assert_true(contain_outer_in(chain_pids, chain, 4, 102, 102));
+	/* The process it started as not on the chain (reparented): none
+	 * blamed. */
+	assert_false(contain_outer_in(&chain_pids[2], &chain[2], 2, 300, 100));
+}
+
 /* The initial pid namespace by its fixed inode; any other is nested. */
 static void
 test_pidns(void **state)
@@ -74,6 +102,10 @@ test_pidns(void **state)
 	assert_true(contain_pidns_nested("pid:[4026532301]"));
 	assert_false(contain_pidns_nested(NULL));
 	assert_false(contain_pidns_nested("net:[4026532301]"));
+	assert_false(contain_ipcns_nested("ipc:[4026531839]"));
+	assert_true(contain_ipcns_nested("ipc:[4026532302]"));
+	assert_false(contain_ipcns_nested(NULL));
+	assert_false(contain_ipcns_nested("pid:[4026532302]"));
 }
 
 static void
@@ -223,6 +255,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtime),
 		cmocka_unit_test(test_pidns),
+		cmocka_unit_test(test_outer),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_filter_cause),
 		cmocka_unit_test(test_ptrace_cause),

@@ -79,6 +79,7 @@ static const struct layers_facts facts[K_N] = {
 #define S  LAYER_S
 #define F  LAYER_F
 #define C  LAYER_C
+#define M  LAYER_M
 
 /* want[restriction][kernel]: the layer chosen, LAYER_NONE: refused. */
 static const enum layers_id want[LAYERS_N][K_N] = {
@@ -96,6 +97,9 @@ static const enum layers_id want[LAYERS_N][K_N] = {
 	[LAYERS_ABSTRACT_UNIX] = { L1, S, S, S, L1, N, S, N, N, S, N, L1, L1 },
 	[LAYERS_SIGNALS] = { L1, L3, L3, L3, L1, F, N, L3, N, L3, L3, L1, L1 },
 	[LAYERS_PROCESSES] = { L3, L3, L3, L3, L3, F, N, L3, N, L3, L3, C, C },
+	[LAYERS_HELD] = { L3, L3, L3, L3, L3, F, M, L3, M, L3, L3, L3, M },
+	[LAYERS_PRIVATE_TMP] = { L3, L3, L3, L3, L3, F, M, L3, M, L3, L3, L3,
+				 M },
 };
 
 static void
@@ -161,7 +165,7 @@ test_account(void **state)
 		  { .userns = true, .bwrap = true },
 		  ALL,
 		  { .bwrap = true },
-		  { F, F, F, F, F, F, F, F, F, F } },
+		  { F, F, F, F, F, F, F, F, F, F, F, F } },
 		{ "bwrap losing the port rules and masks",
 		  { .userns = true, .bwrap = true },
 		  ALL,
@@ -169,7 +173,7 @@ test_account(void **state)
 		    .bwrap_loses = { [LAYERS_TCP_PORTS] = true,
 				     [LAYERS_UDP_PORTS] = true,
 				     [LAYERS_MASKS] = true } },
-		  { F, F, F, N, N, N, F, F, F, F } },
+		  { F, F, F, N, N, N, F, F, F, F, F, F } },
 		{ "bwrap with the supervisor",
 		  { .userns = true, .supervisor = true, .bwrap = true },
 		  ALL,
@@ -179,54 +183,54 @@ test_account(void **state)
 				     [LAYERS_PATH_UNIX] = true,
 				     [LAYERS_ABSTRACT_UNIX] = true },
 		    .supervisor = true },
-		  { F, F, F, F, S, S, S, N, F, F } },
+		  { F, F, F, F, S, S, S, N, F, F, F, F } },
 		{ "bwrap with the supervisor, no UDP rule and no mask",
 		  { .userns = true, .supervisor = true, .bwrap = true },
 		  ALL & ~BIT(LAYERS_UDP_PORTS) & ~BIT(LAYERS_MASKS),
 		  { .bwrap = true, .supervisor = true },
-		  { F, F, F, N, S, N, S, F, F, F } },
+		  { F, F, F, N, S, N, S, F, F, F, F, F } },
 		{ "Debian 12, L3 without a pid namespace",
 		  facts[K_DEB12],
 		  ALL,
 		  { .supervisor = true },
-		  { L1, L3, L3, L3, S, S, S, S, N, N } },
+		  { L1, L3, L3, L3, S, S, S, S, N, N, L3, L3 } },
 		{ "Debian 12, L3 with a pid namespace",
 		  facts[K_DEB12],
 		  ALL,
 		  { .supervisor = true, .pid_ns = true },
-		  { L1, L3, L3, L3, S, S, S, S, L3, L3 } },
+		  { L1, L3, L3, L3, S, S, S, S, L3, L3, L3, L3 } },
 		{ "6.18 without a pid namespace: Landlock's scope",
 		  facts[K_NEW],
 		  ALL,
 		  { .supervisor = true },
-		  { L1, L1, L3, L3, L1, S, S, L1, L1, N } },
+		  { L1, L1, L3, L3, L1, S, S, L1, L1, N, L3, L3 } },
 		{ "6.18, no network and no unix rule asked",
 		  facts[K_NEW],
 		  ALL & ~NET_RULES & ~UNIX_RULES,
 		  { .supervisor = true },
-		  { L1, L1, L3, L3, N, N, N, N, L1, N } },
+		  { L1, L1, L3, L3, N, N, N, N, L1, N, L3, L3 } },
 		{ "6.18, only the allow-list asked",
 		  facts[K_NEW],
 		  BIT(LAYERS_FS_ALLOWLIST),
 		  { .supervisor = true },
-		  { L1, N, N, N, N, N, N, N, N, N } },
+		  { L1, N, N, N, N, N, N, N, N, N, N, N } },
 		{ "rootless podman: a new /proc refused, the container's pid "
 		  "namespace",
 		  facts[K_PODMAN],
 		  ALL,
 		  { .supervisor = true },
-		  { L1, L1, L3, L3, L1, S, S, L1, L1, C } },
+		  { L1, L1, L3, L3, L1, S, S, L1, L1, C, L3, L3 } },
 		{ "Docker: no L3, the container's pid namespace",
 		  facts[K_DOCKER],
 		  ALL & ~UNIX_RULES,
 		  { 0 },
-		  { L1, L1, N, N, L1, N, N, N, L1, C } },
+		  { L1, L1, N, N, L1, N, N, N, L1, C, M, M } },
 		{ "a nested pid namespace where L3 makes none (a policy "
 		  "without a new /proc)",
 		  { .abi = 7, .userns = true, .pidns_nested = true },
 		  BIT(LAYERS_PROCESSES),
 		  { 0 },
-		  { N, N, N, N, N, N, N, N, N, C } },
+		  { N, N, N, N, N, N, N, N, N, C, N, N } },
 	};
 
 	(void)state;

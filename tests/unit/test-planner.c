@@ -20,7 +20,9 @@
 
 #include "cleanup.h"
 #include "cliprofile.h"
+#include "compat/landlock.h"
 #include "fakefs.h"
+#include "pathtree.h"
 #include "planner.h"
 #include "policy.h"
 #include "profile.h"
@@ -216,7 +218,8 @@ static const struct planner_case cases[] = {
 	  { L(PROCESSES, C), L(MASKS, L3), L(SIGNALS, L1) },
 	  NULL,
 	  NULL },
-	{ "Docker, -p opencode: must fail for the masks and private-tmp alone",
+	{ "Docker, -p opencode: must fail for an existing .env alone (private "
+	  "/tmp is the run's own directory)",
 	  "opencode",
 	  NULL,
 	  SANDBOX_BACKEND_AUTO,
@@ -225,9 +228,23 @@ static const struct planner_case cases[] = {
 	  "monitor > command",
 	  PLANNER_NS_NONE,
 	  PLANNER_HOSTS_NONE,
-	  { L(PROCESSES, C), L(MASKS, NONE) },
+	  { L(PROCESSES, C), L(MASKS, NONE), L(PRIVATE_TMP, M) },
 	  NULL,
-	  "private-tmp, but " },
+	  "(L3) for narrower rules inside writable directories (mount masks: "
+	  "deny /home/u/proj/.env), but " },
+	{ "Docker, private-tmp: a directory of the run's own (M), which the "
+	  "monitor removes",
+	  "default",
+	  "filesystem private-tmp yes",
+	  SANDBOX_BACKEND_AUTO,
+	  DOCKER,
+	  SANDBOX_BACKEND_LANDLOCK,
+	  "monitor > command",
+	  PLANNER_NS_NONE,
+	  PLANNER_HOSTS_NONE,
+	  { L(PRIVATE_TMP, M), L(SIGNALS, L1) },
+	  NULL,
+	  NULL },
 	{ "Docker, hide-processes: the container's pid namespace",
 	  "default",
 	  "process hide-processes yes",
@@ -264,29 +281,30 @@ static const struct planner_case cases[] = {
 	  { L(METADATA, L3) },
 	  NULL,
 	  NULL },
-	{ "no user namespaces, private-tmp: must fail",
+	{ "no user namespaces, private-tmp: a directory of the run's own (M)",
 	  "default",
 	  "filesystem private-tmp yes",
 	  SANDBOX_BACKEND_AUTO,
 	  NO_NS,
 	  SANDBOX_BACKEND_LANDLOCK,
-	  "command",
+	  "monitor > command",
 	  PLANNER_NS_NONE,
 	  PLANNER_HOSTS_NONE,
-	  { { 0 } },
+	  { L(PRIVATE_TMP, M) },
 	  NULL,
-	  "needs the namespace layer (L3) for private-tmp" },
-	{ "no user namespaces, private-tmp, --best-effort",
+	  NULL },
+	{ "no user namespaces, private-tmp, --best-effort: the same, nothing "
+	  "lost",
 	  "default",
 	  "filesystem private-tmp yes; profile best-effort yes",
 	  SANDBOX_BACKEND_AUTO,
 	  NO_NS,
 	  SANDBOX_BACKEND_LANDLOCK,
-	  "command",
+	  "monitor > command",
 	  PLANNER_NS_NONE,
 	  PLANNER_HOSTS_NONE,
-	  { L(METADATA, NONE) },
-	  "private-tmp: the host's /tmp",
+	  { L(PRIVATE_TMP, M) },
+	  NULL,
 	  NULL },
 	{ "no user namespaces, net = none: seccomp, stricter",
 	  "default",
@@ -647,12 +665,110 @@ test_unknown_is_refused(void **state)
 	probe_clear(&f);
 }
 
+/*
+ * private-tmp without L3 (M, DESIGN.md §14): /tmp and /var/tmp are no
+ * longer granted (the run's own directory gets /tmp's access at run
+ * time), a project beneath /tmp keeps its rule, and /dev/shm stays only
+ * where the IPC namespace is the container's own.
+ */
+static void
+plan_run_tmp(bool ipcns_nested, const char *project, struct sandbox **sb,
+	     struct policy **p)
+{
+	const struct facts_spec docker = DOCKER;
+	char *profiles[] = { (char *)"default", NULL };
+	char *path[] = { conf_dir, NULL };
+	char *cause = NULL;
+	struct policy_request req = {
+		.envp = test_env,
+		.project = project,
+		.command = "tool",
+		.name = "tool",
+		.profiles = profiles,
+		.profile_path = path,
+	};
+	struct vars *vars = vars_new(test_env, project, "tool");
+	struct profile *cli = cli_profile(vars, "filesystem private-tmp yes");
+	struct facts f;
+
+	req.cli = cli;
+	if (policy_resolve(&req, p, &cause) < 0)
+		fail_msg("%s", cause);
+	facts_make(&docker, &f);
+	f.ipcns_nested = ipcns_nested;
+	if (planner_plan(*p, SANDBOX_BACKEND_AUTO, &f, &fakefs, false, sb,
+			 &cause) < 0)
+		fail_msg("%s", cause);
+	profile_free(cli);
+	vars_free(vars);
+}
+
+static void
+test_run_tmp(void **state)
+{
+	struct sandbox *sb;
+	struct policy *p;
+
+	(void)state;
+	plan_run_tmp(false, "/home/u/proj", &sb, &p);
+	assert_true(sb->run_tmp);
+	assert_false(sb->must_fail);
+	assert_false(sb->use_ns);
+	assert_false(sb->run_tmp_shm);
+	assert_int_equal(sb->run_tmp_access, LLW_ACCESS_RWX);
+	assert_false(plan_decide(sb->fs, "/tmp", LLW_FS_READ_FILE).allowed);
+	assert_false(plan_decide(sb->fs, "/tmp/x", LLW_FS_READ_FILE).allowed);
+	assert_false(plan_decide(sb->fs, "/var/tmp", LLW_FS_READ_FILE).allowed);
+	assert_true(
+		plan_decide(sb->fs, "/home/u/proj", LLW_FS_READ_FILE).allowed);
+	assert_true(sb->shape.monitor);
+	planner_free(sb);
+	policy_free(p);
+
+	plan_run_tmp(true, "/home/u/proj", &sb, &p);
+	assert_true(sb->run_tmp_shm);
+	assert_false(plan_decide(sb->fs, "/tmp", LLW_FS_READ_FILE).allowed);
+	planner_free(sb);
+	policy_free(p);
+}
+
+/*
+ * Without L3 the monitor holds .git's files (DESIGN.md §14): REFER comes
+ * off every rule at, beneath or above the project, so nothing is renamed
+ * or linked into .git from another directory; a tree beside the project
+ * keeps it.
+ */
+static void
+test_withhold_refer(void **state)
+{
+	const uint64_t rw = pathtree_access_bits(LLW_ACCESS_RW);
+	struct plan_rule rules[] = {
+		{ .path = (char *)"/", .access = rw },
+		{ .path = (char *)"/home/u/proj", .access = rw },
+		{ .path = (char *)"/home/u/proj/src", .access = rw },
+		{ .path = (char *)"/home/u/project2", .access = rw },
+		{ .path = (char *)"/tmp", .access = rw },
+	};
+	struct plan fs = { .rules = rules, .n_rules = ARRAY_SIZE(rules) };
+
+	(void)state;
+	assert_true(rw & LLW_FS_REFER);
+	planner_withhold_refer(&fs, "/home/u/proj");
+	assert_int_equal(rules[0].access, rw & ~(uint64_t)LLW_FS_REFER);
+	assert_int_equal(rules[1].access, rw & ~(uint64_t)LLW_FS_REFER);
+	assert_int_equal(rules[2].access, rw & ~(uint64_t)LLW_FS_REFER);
+	assert_int_equal(rules[3].access, rw);
+	assert_int_equal(rules[4].access, rw);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_unknown_is_refused),
+		cmocka_unit_test(test_run_tmp),
+		cmocka_unit_test(test_withhold_refer),
 	};
 	const char *src = getenv("LLW_SRCDIR");
 	_cleanup_free_ char *raw = xasprintf("%s/conf", src ? src : ".");
