@@ -211,7 +211,7 @@ cmd_selftest_exec(struct cmd_ctx *ctx, struct policy *policy)
 	{
 		/* The configured rule that holds it, at its resolved path
 		 * (the sandbox is not compiled yet). */
-		struct plan *src = pathtree_sources(policy, &pathtree_fs_real);
+		struct plan *src = planner_sources(policy);
 		bool exists, is_dir;
 		_cleanup_free_ char *real =
 			cmd_resolve_path(corpus, &exists, &is_dir);

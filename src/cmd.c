@@ -18,6 +18,7 @@
 #include "options.h"
 #include "path.h"
 #include "pathtree.h"
+#include "planner.h"
 #include "policy.h"
 #include "profile.h"
 #include "project.h"
@@ -325,7 +326,7 @@ cmd_copy_in(const struct cmd_ctx *ctx, const struct policy *policy)
 		/* The configured rules at their resolved paths: the sandbox
 		 * is compiled after the copies are made (a copy may be a
 		 * path it grants). */
-		src = pathtree_sources(policy, &pathtree_fs_real);
+		src = planner_sources(policy);
 		copyin_run(policy->copies, policy->n_copies, policy->project,
 			   src, &notes);
 		plan_free(src);

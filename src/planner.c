@@ -774,13 +774,33 @@ planner_shape_describe(const struct sandbox *sb)
 	return strv_join(v, " > ");
 }
 
+void
+planner_pathtree_input(const struct policy *p, struct pathtree_input *in)
+{
+	*in = (struct pathtree_input){
+		.paths = p->paths,
+		.n_paths = p->n_paths,
+		.project = p->project,
+		.best_effort = p->best_effort,
+	};
+}
+
+struct plan *
+planner_sources(const struct policy *p)
+{
+	struct pathtree_input in;
+
+	planner_pathtree_input(p, &in);
+	return pathtree_sources(&in, &pathtree_fs_real);
+}
+
 int
 planner_plan(const struct policy *p, enum sandbox_backend backend,
 	     const struct facts *f, const struct pathtree_fs *fs, bool run,
 	     struct sandbox **out, char **cause)
 {
 	struct sandbox *sb;
-	struct policy view;
+	struct pathtree_input view;
 	struct ruleset_inputs net_in;
 	struct llw_path_rule *rules;
 	char *why = NULL;
@@ -803,7 +823,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 
 	/* Compile the filesystem rules, config-file protection included. */
 	planner_rules(sb, p, &rules, &n);
-	view = *p;
+	planner_pathtree_input(p, &view);
 	view.paths = rules;
 	view.n_paths = n;
 	/* Masks are compiled first, to learn whether the policy needs them.

@@ -145,6 +145,16 @@ int planner_plan(const struct policy *p, enum sandbox_backend backend,
 		 const struct facts *f, const struct pathtree_fs *fs, bool run,
 		 struct sandbox **out, char **cause);
 
+/* The compiler's inputs from p (pathtree.h), borrowed: its configured
+ * rules as they are, without the rules the planner adds. */
+void planner_pathtree_input(const struct policy *p, struct pathtree_input *in);
+
+/* A plan of p's configured rules alone, on the real file system
+ * (pathtree_sources): the question which rule holds a path, asked
+ * before the sandbox is compiled (copy-in, selftest).  NULL on an error
+ * the compiler would report. */
+struct plan *planner_sources(const struct policy *p);
+
 /* L1's inputs besides the path rules, from p (lists borrowed from p):
  * the network mode, the port lists, AF_UNIX and pathname sockets. */
 void planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in);

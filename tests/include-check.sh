@@ -23,7 +23,7 @@ srcdir=${1:-${LLW_SRCDIR:-$(dirname "$0")/..}}
 # Lowest first.  Arrows may run within a layer or down, never up.
 layers='
 value:    value httpreq
-core:     vars profile keys options policy hostrule netpolicy proxy dns
+core:     vars profile keys options access policy hostrule netpolicy proxy dns
           hostaddrs hostdns profilematch pathtree gitconfig known project
           layers suggest blocked viewplan tlshello learnpropose testhook
           msgcopy refusal relaycheck

@@ -300,6 +300,7 @@ test_enforce(void **state)
 		struct sandbox sb = { .backend = SANDBOX_BACKEND_LANDLOCK };
 		unsigned char got[N_PROBES];
 		struct ruleset_inputs in;
+		struct pathtree_input paths;
 		struct vars *vars;
 		struct profile *cli;
 		struct policy *p;
@@ -320,7 +321,8 @@ test_enforce(void **state)
 		req.cli = cli;
 		if (policy_resolve(&req, &p, &cause) < 0)
 			fail_msg("%s", cause);
-		if (pathtree_compile(p, &pathtree_fs_real, false, &sb.fs,
+		planner_pathtree_input(p, &paths);
+		if (pathtree_compile(&paths, &pathtree_fs_real, false, &sb.fs,
 				     &cause) < 0) {
 			refused++;
 			goto next;
