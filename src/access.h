@@ -1,9 +1,9 @@
 /*
  * The values a policy and its compiled plan share: access levels, the
- * network mode, source ranks, a filesystem rule with its origin, a copy,
- * who set a scalar.  Plain data and the words for it, so that the
- * compiler (pathtree.h), the kernel glue and the command's questions
- * use them without seeing struct policy, which only the planner reads
+ * network mode, source ranks, a filesystem rule with its origin, an
+ * address with its origin, a copy, who set a scalar.  Plain data and the words
+ * for it, so that the compiler (pathtree.h), the kernel glue and the command's
+ * questions use them without seeing struct policy, which only the planner reads
  * (policy.h, DESIGN.md §8).  The functions keep their policy_ names:
  * they are the policy's vocabulary.
  */
@@ -12,6 +12,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "value.h"
 
 /* Access levels of DESIGN.md §4, ordered from nothing to everything. */
 enum llw_access {
@@ -70,6 +72,12 @@ struct llw_path_rule {
 	uint32_t rank; /* rank of the source that set it */
 	char *origin;  /* "file:line", "command line", "built-in" */
 	bool optional; /* "?PATH": dropped quietly when it is missing */
+};
+
+/* A listen or dns address with its origin. */
+struct llw_addr_rule {
+	struct netpolicy_addr addr;
+	char *origin;
 };
 
 /* [filesystem] copy = SRC DST (copyin.h). */

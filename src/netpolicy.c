@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "hostrule.h"
 #include "netpolicy.h"
+#include "planconf.h"
 #include "policy.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -269,12 +270,11 @@ netpolicy_names_closed(const struct policy *p, bool supervised)
 }
 
 char **
-netpolicy_notes(const struct policy *p, bool supervised, bool closed)
+netpolicy_notes(const struct plan_conf *p, bool closed)
 {
 	char **v = NULL;
 
-	if (p->net == LLW_NET_FILTERED &&
-	    netpolicy_names_closed(p, supervised)) {
+	if (p->net == LLW_NET_FILTERED && p->names_closed) {
 		if (p->connect_tcp.n > 0)
 			strv_push(&v,
 				  "connect-tcp opens ports, not names: no "

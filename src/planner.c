@@ -794,10 +794,10 @@ planner_sources(const struct policy *p)
 	return pathtree_sources(&in, &pathtree_fs_real);
 }
 
-int
-planner_plan(const struct policy *p, enum sandbox_backend backend,
-	     const struct facts *f, const struct pathtree_fs *fs, bool run,
-	     struct sandbox **out, char **cause)
+static int
+plan(const struct policy *p, enum sandbox_backend backend,
+     const struct facts *f, const struct pathtree_fs *fs, bool run,
+     struct sandbox **out, char **cause)
 {
 	struct sandbox *sb;
 	struct pathtree_input view;
@@ -973,6 +973,27 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	plan_shape(sb);
 	*out = sb;
 	return 0;
+}
+
+void
+planner_conf(const struct policy *p, bool supervised, struct plan_conf *c)
+{
+	policy_conf(p, c);
+	c->proxy_enabled = netpolicy_proxy_enabled(p);
+	c->needs_supervisor = netpolicy_needs_supervisor(p);
+	c->names_closed = netpolicy_names_closed(p, supervised);
+}
+
+int
+planner_plan(const struct policy *p, enum sandbox_backend backend,
+	     const struct facts *f, const struct pathtree_fs *fs, bool run,
+	     struct sandbox **out, char **cause)
+{
+	int r = plan(p, backend, f, fs, run, out, cause);
+
+	if (r == 0)
+		planner_conf(p, (*out)->supervise, &(*out)->conf);
+	return r;
 }
 
 void

@@ -328,6 +328,7 @@ test_enforce(void **state)
 			goto next;
 		}
 		sb.policy = p;
+		planner_conf(p, false, &sb.conf);
 		planner_ruleset_inputs(p, &in);
 		sb.landlock = ruleset_plan_new(&in, sb.fs, k.abi);
 		filter_opts_init(&sb.filter);

@@ -386,6 +386,7 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 	sb->ns.net = ns && fx->p->net == LLW_NET_NONE;
 	sb->ns.pid = ns && fx->p->hide_processes;
 	sb->supervise = supervise;
+	planner_conf(fx->p, supervise, &sb->conf);
 	filter_opts_init(&sb->filter);
 	sb->filter.allow_unix =
 		fx->p->unix_sockets ||
