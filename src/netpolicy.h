@@ -97,6 +97,8 @@ bool netpolicy_addr_same(const struct netpolicy_addr *x,
 			 const struct netpolicy_addr *y);
 /* Whether a is a loopback address (127/8, ::1). */
 bool netpolicy_addr_loopback(const struct netpolicy_addr *a);
+/* Whether a is the unspecified address of its family (0.0.0.0, ::). */
+bool netpolicy_addr_unspecified(const struct netpolicy_addr *a);
 
 /*
  * As a destination, the unspecified address (0.0.0.0, ::) reaches this

@@ -2,8 +2,8 @@
  * The configuration a plan was made from, as --explain prints it and
  * `llwrap why` and the supervisor's description name it: each setting
  * with its origin, and what the planner decided of the network from
- * them.  The planner fills it (policy_conf, then names_closed once the
- * supervisor is decided) into the plan, struct sandbox's conf; the
+ * them.  The planner fills it (planner_conf, once the supervisor is
+ * decided) into the plan, struct sandbox's conf; the
  * command layer, explain, why and the log's description read it there,
  * never struct policy (DESIGN.md §8).  Borrowed from the policy, which
  * outlives the plan.

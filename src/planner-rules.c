@@ -182,31 +182,6 @@ unhide_tracked(struct sandbox *sb, const struct policy *view,
  * (opencode reads .opencode/ and opencode.json from each) and direnv
  * look too.  A new vector, the project first.
  */
-bool
-planner_executes(const struct policy *p)
-{
-	for (size_t i = 0; i < p->n_paths; i++)
-		if (policy_access_executable(p->paths[i].access))
-			return true;
-	return false;
-}
-
-void
-planner_dirs(const struct policy *p, struct planner_dirs *d)
-{
-	*d = (struct planner_dirs){
-		.mkdirs = &p->mkdirs,
-		.touches = &p->touches,
-		.project = p->project,
-	};
-	if (p->project == NULL)
-		return;
-	d->hooks = p->protect_git;
-	d->hooks_origin = p->protect_git_origin.origin;
-	if (p->protect_later_run)
-		d->later_run = planner_later_run_dirs(p);
-}
-
 char **
 planner_later_run_dirs(const struct policy *p)
 {

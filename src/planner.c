@@ -774,26 +774,6 @@ planner_shape_describe(const struct sandbox *sb)
 	return strv_join(v, " > ");
 }
 
-void
-planner_pathtree_input(const struct policy *p, struct pathtree_input *in)
-{
-	*in = (struct pathtree_input){
-		.paths = p->paths,
-		.n_paths = p->n_paths,
-		.project = p->project,
-		.best_effort = p->best_effort,
-	};
-}
-
-struct plan *
-planner_sources(const struct policy *p)
-{
-	struct pathtree_input in;
-
-	planner_pathtree_input(p, &in);
-	return pathtree_sources(&in, &pathtree_fs_real);
-}
-
 static int
 plan(const struct policy *p, enum sandbox_backend backend,
      const struct facts *f, const struct pathtree_fs *fs, bool run,
@@ -973,15 +953,6 @@ plan(const struct policy *p, enum sandbox_backend backend,
 	plan_shape(sb);
 	*out = sb;
 	return 0;
-}
-
-void
-planner_conf(const struct policy *p, bool supervised, struct plan_conf *c)
-{
-	policy_conf(p, c);
-	c->proxy_enabled = netpolicy_proxy_enabled(p);
-	c->needs_supervisor = netpolicy_needs_supervisor(p);
-	c->names_closed = netpolicy_names_closed(p, supervised);
 }
 
 int

@@ -162,9 +162,9 @@ void planner_pathtree_input(const struct policy *p, struct pathtree_input *in);
  * the compiler would report. */
 struct plan *planner_sources(const struct policy *p);
 
-/* p's configuration as a plan carries it (struct sandbox's conf):
- * policy_conf, and what the network's settings decide, names_closed
- * for a run with the supervisor or without. */
+/* p's configuration as a plan carries it (struct sandbox's conf,
+ * planconf.h), borrowed from p, with what the network's settings
+ * decide: names_closed for a run with the supervisor or without. */
 void planner_conf(const struct policy *p, bool supervised, struct plan_conf *c);
 
 /* L1's inputs besides the path rules, from p (lists borrowed from p):

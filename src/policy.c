@@ -43,60 +43,6 @@ static const char *const base_env_keep[] = {
 	"TZ",	"TMPDIR",    "XDG_*_HOME", "PWD",
 };
 
-void
-policy_conf(const struct policy *p, struct plan_conf *c)
-{
-	*c = (struct plan_conf){
-		.name = p->name,
-		.project = p->project,
-		.workdir = p->workdir,
-		.project_why = p->project_why,
-		.run_profile = p->run_profile,
-		.descriptions = p->descriptions,
-		.config_files = p->config_files,
-		.paths = p->paths,
-		.n_paths = p->n_paths,
-		.mkdirs = p->mkdirs,
-		.touches = p->touches,
-		.copies = p->copies,
-		.n_copies = p->n_copies,
-		.private_tmp = p->private_tmp,
-		.private_tmp_origin = p->private_tmp_origin,
-		.protect_git = p->protect_git,
-		.protect_git_origin = p->protect_git_origin,
-		.protect_later_run = p->protect_later_run,
-		.net = p->net,
-		.net_origin = p->net_origin,
-		.connect_tcp = p->connect_tcp,
-		.bind_tcp = p->bind_tcp,
-		.connect_udp = p->connect_udp,
-		.bind_udp = p->bind_udp,
-		.unix_sockets = p->unix_sockets,
-		.unix_sockets_origin = p->unix_sockets_origin,
-		.unix_paths = p->unix_paths,
-		.cidrs = p->cidrs,
-		.n_cidrs = p->n_cidrs,
-		.listen_addrs = p->listen_addrs,
-		.n_listen_addrs = p->n_listen_addrs,
-		.dns_addrs = p->dns_addrs,
-		.n_dns_addrs = p->n_dns_addrs,
-		.hosts = p->hosts,
-		.n_hosts = p->n_hosts,
-		.proxy_origin = p->proxy_origin,
-		.log_blocked = p->log_blocked,
-		.log_prefix = p->log_prefix,
-		.env_keep = p->env_keep,
-		.env_set = p->env_set,
-		.env_unset = p->env_unset,
-		.ptrace_deny = p->ptrace_deny,
-		.ptrace_origin = p->ptrace_origin,
-		.hide_processes = p->hide_processes,
-		.hide_processes_origin = p->hide_processes_origin,
-		.best_effort = p->best_effort,
-		.best_effort_origin = p->best_effort_origin,
-	};
-}
-
 struct policy *
 policy_new(void)
 {

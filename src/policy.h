@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #include "access.h"
-#include "planconf.h"
 #include "profile.h"
 #include "value.h"
 
@@ -158,11 +157,6 @@ enum llw_access policy_access_at(const struct policy *p, const char *path,
  * plan (pathtree.h: plan_decide, plan_source_at, pathtree_sources). */
 const struct llw_path_rule *policy_rule_at(const struct policy *p,
 					   const char *path);
-
-/* p's settings as its plan carries them (planconf.h), borrowed from p;
- * what is decided of them (proxy_enabled, needs_supervisor,
- * names_closed) is left false: the planner decides it (planner_conf). */
-void policy_conf(const struct policy *p, struct plan_conf *c);
 
 struct policy *policy_new(void);
 void policy_free(struct policy *p);

@@ -55,7 +55,7 @@ exceptions=''
 # names closed, the rules), and cmd.c, which turns the command line into
 # the policy (struct policy_request) and hands it to the planner.
 planner='policy.c policy-merge.c policy-merge.h planner.c planner-rules.c
-	planner-int.h netpolicy.c cmd.c'
+	planner-conf.c planner-int.h netpolicy.c cmd.c'
 
 # The files of src/ directory $1 that include policy.h outside
 # $planner, one a line.
