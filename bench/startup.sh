@@ -140,6 +140,26 @@ echo
 printf "Peak RSS of llwrap -p default (KiB): "
 /usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true 2>&1
 
+# round_medians FILE...: of hyperfine's JSON files, one a round, each
+# command's median of its per-round medians, and their range, in ms:
+# "command<TAB>median<TAB>min<TAB>max" lines.
+round_medians() {
+	awk '
+	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
+	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
+	END {
+		for (c in k) {
+			n = k[c]
+			for (i = 1; i <= n; i++) a[i] = m[c, i]
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			printf "%s\t%.4f\t%.4f\t%.4f\n", c, med, a[1], a[n]
+		}
+	}' "$@"
+}
+
 # L3 against bubblewrap in alternating rounds: the median of each one's
 # per-round medians.
 if $have_bwrap; then
@@ -154,20 +174,8 @@ if $have_bwrap; then
 	done
 	echo
 	echo "Alternating, $rounds rounds of 40 runs (median of round medians, range):"
-	awk '
-	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
-	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
-	END {
-		for (c in k) {
-			n = k[c]
-			for (i = 1; i <= n; i++) a[i] = m[c, i]
-			for (i = 1; i <= n; i++)
-				for (j = i + 1; j <= n; j++)
-					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-			printf "| %s | %.2f | %.2f .. %.2f |\n", c, med, a[1], a[n]
-		}
-	}' "$work"/round*.json
+	round_medians "$work"/round*.json |
+		awk -F '\t' '{ printf "| %s | %.2f | %.2f .. %.2f |\n", $1, $2, $3, $4 }'
 fi
 
 # This build against BASE, in alternating rounds of each pair: the median
@@ -191,21 +199,12 @@ if [ -n "${BASE:-}" ]; then
 	echo "This build against BASE ($BASE), $rounds alternating rounds of 40 runs:"
 	echo "| command | this build (ms) | BASE (ms) | ratio |"
 	echo "|---|---:|---:|---:|"
-	awk '
-	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
-	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
+	round_medians "$work"/base*.json | awk -F '\t' '
+	{ med[$1] = $2 }
 	END {
-		for (c in k) {
-			n = k[c]
-			for (i = 1; i <= n; i++) a[i] = m[c, i]
-			for (i = 1; i <= n; i++)
-				for (j = i + 1; j <= n; j++)
-					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med[c] = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
 		for (c in med) if (c ~ /^llwrap /) {
 			b = c; sub(/^llwrap /, "BASE ", b)
 			printf "| %s | %.2f | %.2f | %.3f |\n", c, med[c], med[b], med[c] / med[b]
 		}
-	}' "$work"/base*.json | sort
+	}' | sort
 fi
