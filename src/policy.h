@@ -2,8 +2,11 @@
  * The resolved policy: what the command may do, with the source (file:line)
  * of every rule.  It is produced by policy_resolve() from an ordered list of
  * sources (built-in default, profiles, matched profiles, the project's
- * .llwrap.ini, command-line flags) and consumed by pathtree (filesystem),
- * filter (seccomp), ruleset (Landlock) and sandbox (environment, exec).
+ * .llwrap.ini, command-line flags) and read by the planner alone
+ * (DESIGN.md §8: policy*.c, planner*.c, netpolicy.c's network compile,
+ * and cmd.c, which makes the request; tests/include-check.sh holds the
+ * list), which turns it into the plan the others read (planner.h,
+ * planconf.h).  The values it shares with the plan are access.h's.
  *
  * Everything here is plain data: no file descriptors, no kernel state.
  */
