@@ -6,7 +6,11 @@
 #   bench/startup.sh [BUILDDIR]      (default: the source tree)
 #
 # Environment: RUNS (default 300), BENCH_DIR (default
-# ${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench).
+# ${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench); BASE, another llwrap
+# binary (a build of an older commit, not installed): its -p default,
+# --explain, 1,000 rules, offline and opencode runs are timed in the same
+# run, in alternating rounds as L3 and bubblewrap are below, and each
+# ratio (this build's median of round medians over BASE's) is printed.
 #
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
@@ -64,11 +68,13 @@ git init -q .
 # is fast and would look like a fine result.
 for p in "-p default" "-p $work/thousand.ini" "-p $work/l3.ini" "-p offline" \
 	"-p opencode" "-p opencode --allow-host none"; do
-	# shellcheck disable=SC2086
-	"$LLWRAP" $p -- /bin/true || {
-		echo "llwrap $p -- /bin/true failed (status $?); see above"
-		exit 1
-	}
+	for l in "$LLWRAP" ${BASE:-}; do
+		# shellcheck disable=SC2086
+		"$l" $p -- /bin/true || {
+			echo "$l $p -- /bin/true failed (status $?); see above"
+			exit 1
+		}
+	done
 done
 
 runs=${RUNS:-300}
@@ -134,6 +140,26 @@ echo
 printf "Peak RSS of llwrap -p default (KiB): "
 /usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true 2>&1
 
+# round_medians FILE...: of hyperfine's JSON files, one a round, each
+# command's median of its per-round medians, and their range, in ms:
+# "command<TAB>median<TAB>min<TAB>max" lines.
+round_medians() {
+	awk '
+	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
+	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
+	END {
+		for (c in k) {
+			n = k[c]
+			for (i = 1; i <= n; i++) a[i] = m[c, i]
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			printf "%s\t%.4f\t%.4f\t%.4f\n", c, med, a[1], a[n]
+		}
+	}' "$@"
+}
+
 # L3 against bubblewrap in alternating rounds: the median of each one's
 # per-round medians.
 if $have_bwrap; then
@@ -148,18 +174,37 @@ if $have_bwrap; then
 	done
 	echo
 	echo "Alternating, $rounds rounds of 40 runs (median of round medians, range):"
-	awk '
-	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
-	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
+	round_medians "$work"/round*.json |
+		awk -F '\t' '{ printf "| %s | %.2f | %.2f .. %.2f |\n", $1, $2, $3, $4 }'
+fi
+
+# This build against BASE, in alternating rounds of each pair: the median
+# of each one's per-round medians, and their ratio.
+if [ -n "${BASE:-}" ]; then
+	rounds=${ROUNDS:-15}
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		set --
+		for p in "-p default --explain" "-p default" \
+			"-p $work/thousand.ini" "-p offline" "-p opencode"; do
+			n=$(echo "$p" | sed "s|$work/thousand.ini|<1000 rules>|")
+			set -- "$@" -n "llwrap $n" "$LLWRAP $p -- /bin/true" \
+				-n "BASE $n" "$BASE $p -- /bin/true"
+		done
+		hyperfine -N --warmup 5 --runs 40 --style none \
+			--export-json "$work/base$r.json" "$@" >/dev/null
+		r=$((r + 1))
+	done
+	echo
+	echo "This build against BASE ($BASE), $rounds alternating rounds of 40 runs:"
+	echo "| command | this build (ms) | BASE (ms) | ratio |"
+	echo "|---|---:|---:|---:|"
+	round_medians "$work"/base*.json | awk -F '\t' '
+	{ med[$1] = $2 }
 	END {
-		for (c in k) {
-			n = k[c]
-			for (i = 1; i <= n; i++) a[i] = m[c, i]
-			for (i = 1; i <= n; i++)
-				for (j = i + 1; j <= n; j++)
-					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-			printf "| %s | %.2f | %.2f .. %.2f |\n", c, med, a[1], a[n]
+		for (c in med) if (c ~ /^llwrap /) {
+			b = c; sub(/^llwrap /, "BASE ", b)
+			printf "| %s | %.2f | %.2f | %.3f |\n", c, med[c], med[b], med[c] / med[b]
 		}
-	}' "$work"/round*.json
+	}' | sort
 fi

@@ -8,7 +8,6 @@
 #include "cleanup.h"
 #include "cmd.h"
 #include "explain.h"
-#include "policy.h"
 #include "sandbox.h"
 
 static int
@@ -21,7 +20,7 @@ cmd_explain_exec(struct cmd_ctx *ctx, struct policy *policy)
 		cmd_fatal(EXIT_LLWRAP, "%s", cause);
 	explain_sandbox(stdout, sb);
 	sandbox_free(sb);
-	policy_free(policy);
+	cmd_policy_free(policy);
 	return 0;
 }
 

@@ -21,7 +21,6 @@
 #include "netpolicy.h"
 #include "options.h"
 #include "path.h"
-#include "policy.h"
 #include "sandbox.h"
 #include "strv.h"
 #include "suggest.h"
@@ -260,10 +259,10 @@ cmd_learn_exec(struct cmd_ctx *ctx, struct policy *target)
 			  strerror(errno));
 	sl->learn = true;
 	sl->learn_fd = mfd;
-	if (lp->log_blocked) {
+	if (sl->conf.log_blocked) {
 		struct stat sb;
 
-		log_path = netpolicy_log_path(lp->name, environ);
+		log_path = netpolicy_log_path(sl->conf.name, environ);
 		if (log_path != NULL && stat(log_path, &sb) == 0)
 			log_off = sb.st_size;
 	}
@@ -338,9 +337,9 @@ cmd_learn_exec(struct cmd_ctx *ctx, struct policy *target)
 		if (kind == 'w' && q.exists && q.is_dir) {
 			char *slash = strrchr(path, '/');
 
-			if (target->project == NULL ||
-			    !path_under(path, target->project) ||
-			    strcmp(path, target->project) == 0 || slash == path)
+			if (st->project == NULL ||
+			    !path_under(path, st->project) ||
+			    strcmp(path, st->project) == 0 || slash == path)
 				continue;
 			*slash = '\0';
 		}
@@ -366,7 +365,7 @@ cmd_learn_exec(struct cmd_ctx *ctx, struct policy *target)
 			 */
 			acc[n_acc].exists = q.exists && !made;
 			if ((root = made_root(lines, n_lines, acc[n_acc].path,
-					      target->project)) != NULL) {
+					      st->project)) != NULL) {
 				free(acc[n_acc].path);
 				acc[n_acc].path = root;
 				acc[n_acc].exists = false;
@@ -424,8 +423,8 @@ cmd_learn_exec(struct cmd_ctx *ctx, struct policy *target)
 
 		base = xstrdup(basename(copy));
 	}
-	frag = learnpropose_fragment(g, n_g, net, base, target->project,
-				     target->run_profile, name);
+	frag = learnpropose_fragment(g, n_g, net, base, st->project,
+				     st->conf.run_profile, name);
 	saved = ldir_fd >= 0 ? learn_save(ldir_fd, ldir, frag, name, &cause)
 			     : NULL;
 	fprintf(stderr,
@@ -455,8 +454,8 @@ cmd_learn_exec(struct cmd_ctx *ctx, struct policy *target)
 	suggest_bounds_clear(&bounds);
 	sandbox_free(st);
 	sandbox_free(sl);
-	policy_free(lp);
-	policy_free(target);
+	cmd_policy_free(lp);
+	cmd_policy_free(target);
 	fflush(NULL);
 	return status;
 }

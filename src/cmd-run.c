@@ -17,7 +17,6 @@
 #include "cmd.h"
 #include "fdutil.h"
 #include "netpolicy.h"
-#include "policy.h"
 #include "resources.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -62,30 +61,23 @@ cmd_run_exec(struct cmd_ctx *ctx, struct policy *policy)
 	off_t footer_off = 0;
 	int r, status;
 
-	{
-		bool x = false;
+	/* No rule lets anything execute: the command cannot start,
+	 * whatever it is.  The usual cause is a profile that
+	 * includes no base profile. */
+	if (!planner_executes(policy)) {
+		_cleanup_free_ char *given =
+			ctx->profiles && *ctx->profiles
+				? strv_join(ctx->profiles, ", ")
+				: xstrdup("default");
 
-		/* No rule lets anything execute: the command cannot start,
-		 * whatever it is.  The usual cause is a profile that
-		 * includes no base profile. */
-		for (size_t i = 0; i < policy->n_paths && !x; i++)
-			x = policy_access_executable(policy->paths[i].access);
-		if (!x) {
-			_cleanup_free_ char *given =
-				ctx->profiles && *ctx->profiles
-					? strv_join(ctx->profiles, ", ")
-					: xstrdup("default");
-
-			cmd_fatal(
-				EXIT_LLWRAP,
-				"the policy lets nothing execute (no rx or rwx "
-				"rule), so %s cannot start: the profiles given "
-				"(%s) include no base profile; add 'include = "
-				"default' under [profile] (or 'include = "
-				"empty' "
-				"for programs and libraries alone)",
-				cmd[0], given);
-		}
+		cmd_fatal(EXIT_LLWRAP,
+			  "the policy lets nothing execute (no rx or rwx "
+			  "rule), so %s cannot start: the profiles given "
+			  "(%s) include no base profile; add 'include = "
+			  "default' under [profile] (or 'include = "
+			  "empty' "
+			  "for programs and libraries alone)",
+			  cmd[0], given);
 	}
 	if ((r = sandbox_make_dirs(policy, NULL, &cause)) < 0)
 		cmd_fatal(EXIT_LLWRAP, "%s", cause);
@@ -119,24 +111,23 @@ cmd_run_exec(struct cmd_ctx *ctx, struct policy *policy)
 		 * opens it, before the command starts; that it is closed
 		 * at all, to a person at a terminal (a script that
 		 * captures stderr gets no line it did not ask for). */
-		_cleanup_strv_ char **net = netpolicy_notes(
-			policy, sb->supervise, isatty(STDERR_FILENO));
+		_cleanup_strv_ char **net =
+			netpolicy_notes(&sb->conf, isatty(STDERR_FILENO));
 
 		for (char **n = net; n != NULL && *n != NULL; n++)
 			fprintf(stderr, "llwrap: note: %s\n", *n);
 	}
 	if (ctx->verbose)
 		fprintf(stderr, "llwrap: running %s in %s%s%s\n", cmd[0],
-			policy->workdir ? policy->workdir : policy->project,
-			policy->workdir ? ", project " : "",
-			policy->workdir ? policy->project : "");
+			sb->workdir, sb->conf.workdir ? ", project " : "",
+			sb->conf.workdir ? sb->project : "");
 
 	/* Where the blocked-attempt log stands before the run, for the
 	 * footer after it. */
-	if (sb->supervise && policy->log_blocked && !ctx->quiet) {
+	if (sb->supervise && sb->conf.log_blocked && !ctx->quiet) {
 		struct stat st;
 
-		footer_log = netpolicy_log_path(policy->name, environ);
+		footer_log = netpolicy_log_path(sb->conf.name, environ);
 		if (footer_log != NULL && stat(footer_log, &st) == 0)
 			footer_off = st.st_size;
 	}
@@ -148,7 +139,7 @@ cmd_run_exec(struct cmd_ctx *ctx, struct policy *policy)
 		 * after a success too (an interactive session's last
 		 * command says nothing of the blocks before it). */
 		if (footer_log != NULL && sb->reporter)
-			print_footer(footer_log, footer_off, policy->name);
+			print_footer(footer_log, footer_off, sb->conf.name);
 		if (sb->reporter) {
 			/* DESIGN.md §11: a command stopped by a limit is
 			 * named with that limit, not left as a bare

@@ -21,7 +21,6 @@
 #include "known.h"
 #include "netpolicy.h"
 #include "options.h"
-#include "policy.h"
 #include "sandbox.h"
 #include "selftest.h"
 #include "strv.h"
@@ -128,7 +127,7 @@ selftest_repo_pass(const struct cmd_ctx *ctx, const char *repo,
 		selftest_tally(lines, limits, sb, t);
 	}
 	sandbox_free(sb);
-	policy_free(policy);
+	cmd_policy_free(policy);
 }
 
 /* The directories a selftest's policies made (the per-project state of
@@ -211,7 +210,7 @@ cmd_selftest_exec(struct cmd_ctx *ctx, struct policy *policy)
 	{
 		/* The configured rule that holds it, at its resolved path
 		 * (the sandbox is not compiled yet). */
-		struct plan *src = pathtree_sources(policy, &pathtree_fs_real);
+		struct plan *src = planner_sources(policy);
 		bool exists, is_dir;
 		_cleanup_free_ char *real =
 			cmd_resolve_path(corpus, &exists, &is_dir);
@@ -227,7 +226,7 @@ cmd_selftest_exec(struct cmd_ctx *ctx, struct policy *policy)
 			exec_added = true;
 		}
 	}
-	policy_free(policy);
+	cmd_policy_free(policy);
 	policy = cmd_resolve(ctx, project, extra, n_extra);
 	/* The corpus ran once per selftest: the exit status is decided by
 	 * the escapes below. */
@@ -253,9 +252,9 @@ cmd_selftest_exec(struct cmd_ctx *ctx, struct policy *policy)
 	 * never in the user's own project. */
 	if (repo != NULL)
 		strv_push(&extra_kv, "REPO=skip");
-	if (policy->config_files && policy->config_files[0])
-		strv_push_take(&extra_kv,
-			       xasprintf("CONFIG=%s", policy->config_files[0]));
+	if (sb->conf.config_files && sb->conf.config_files[0])
+		strv_push_take(&extra_kv, xasprintf("CONFIG=%s",
+						    sb->conf.config_files[0]));
 	/* Decoy secrets in the environment, unless the user has real ones
 	 * (the corpus reports names, never values). */
 	setenv("AWS_SECRET_ACCESS_KEY", "llwrap-selftest-decoy", 0);
@@ -304,7 +303,7 @@ cmd_selftest_exec(struct cmd_ctx *ctx, struct policy *policy)
 		       t.known_agent);
 	known_free(limits);
 	sandbox_free(sb);
-	policy_free(policy);
+	cmd_policy_free(policy);
 	return t.escaped ? 1 : 0;
 }
 

@@ -16,7 +16,6 @@
 #include "hostdns.h"
 #include "hostrule.h"
 #include "netpolicy.h"
-#include "policy.h"
 #include "sandbox.h"
 #include "strv.h"
 #include "why.h"
@@ -127,10 +126,10 @@ cmd_why_exec(struct cmd_ctx *ctx, struct policy *policy)
 		if (sandbox_hosts_stub(sb))
 			netpolicy_rules_use_stub(rules);
 	}
-	for (size_t i = 0; i < policy->unix_paths.n; i++) {
+	for (size_t i = 0; i < sb->conf.unix_paths.n; i++) {
 		bool e, d;
-		char *r =
-			cmd_resolve_path(policy->unix_paths.v[i].value, &e, &d);
+		char *r = cmd_resolve_path(sb->conf.unix_paths.v[i].value, &e,
+					   &d);
 
 		strv_push_take(&unix_paths, r);
 	}
@@ -159,7 +158,7 @@ cmd_why_exec(struct cmd_ctx *ctx, struct policy *policy)
 	why_verdict_clear(&v);
 	netpolicy_rules_free(rules);
 	sandbox_free(sb);
-	policy_free(policy);
+	cmd_policy_free(policy);
 	return status;
 }
 

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "path.h"
 #include "pathtree.h"
+#include "planner.h"
 #include "policy.h"
 #include "profile.h"
 #include "project.h"
@@ -39,6 +40,16 @@ cmd_find_word(const char *s)
 		if (((*e)->how & CMD_WORD) && strcmp((*e)->name, s) == 0)
 			return *e;
 	return NULL;
+}
+
+void
+cmd_help(FILE *f)
+{
+	_cleanup_strv_ char **dirs =
+		policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
+	_cleanup_strv_ char **names = policy_profile_names(dirs);
+
+	cmd_usage(f, dirs, names);
 }
 
 void
@@ -319,19 +330,28 @@ void
 cmd_copy_in(const struct cmd_ctx *ctx, const struct policy *policy)
 {
 	_cleanup_strv_ char **notes = NULL;
+	struct plan_conf conf;
 	struct plan *src;
 
-	if (policy->n_copies > 0) {
+	/* Before the plan: its configuration as the planner gives it. */
+	planner_conf(policy, false, &conf);
+	if (conf.n_copies > 0) {
 		/* The configured rules at their resolved paths: the sandbox
 		 * is compiled after the copies are made (a copy may be a
 		 * path it grants). */
-		src = pathtree_sources(policy, &pathtree_fs_real);
-		copyin_run(policy->copies, policy->n_copies, policy->project,
-			   src, &notes);
+		src = planner_sources(policy);
+		copyin_run(conf.copies, conf.n_copies, conf.project, src,
+			   &notes);
 		plan_free(src);
 	}
 	for (char **n = notes; n != NULL && *n != NULL && !ctx->quiet; n++)
 		fprintf(stderr, "llwrap: %s.\n", *n);
+}
+
+void
+cmd_policy_free(struct policy *policy)
+{
+	policy_free(policy);
 }
 
 char *

@@ -17,8 +17,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "policy.h"
 #include "sandbox.h"
+
+struct policy;
 
 /* llwrap's own failure, as opposed to the command's status. */
 #define EXIT_LLWRAP 125
@@ -84,6 +85,9 @@ const struct cmd_entry *cmd_find_word(const char *s);
  * the option table, then the profile path and what is on it. */
 void cmd_usage(FILE *f, char *const *dirs, char *const *names);
 
+/* cmd_usage() with this environment's profile path and its profiles. */
+void cmd_help(FILE *f);
+
 /* Say "llwrap: " and the message on stderr, each line made safe to show
  * (text_shown()), and exit with status. */
 void __attribute__((noreturn, format(printf, 2, 3)))
@@ -107,6 +111,9 @@ struct policy *cmd_resolve(const struct cmd_ctx *ctx, const char *project,
 /* [filesystem] copy before a run (copyin.h), what it could not do said
  * unless -q. */
 void cmd_copy_in(const struct cmd_ctx *ctx, const struct policy *policy);
+
+/* Free a policy cmd_resolve() made; NULL is fine. */
+void cmd_policy_free(struct policy *policy);
 
 /* path resolved as the kernel would (symbolic links followed), whether
  * it exists and is a directory; path itself when it cannot be. */

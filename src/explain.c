@@ -324,31 +324,26 @@ mount_layer(const struct sandbox *sb)
 static void
 explain_limits_set(FILE *f, const struct sandbox *sb)
 {
-	const struct policy *p = sb->policy;
+	const struct limits_plan *l = &sb->limits_plan;
 	_cleanup_strv_ char **set = NULL;
 
-	if (p->limit_memory)
+	if (l->memory)
+		strv_push_take(&set, xasprintf("memory %llu bytes",
+					       (unsigned long long)l->memory));
+	if (l->processes)
 		strv_push_take(&set,
-			       xasprintf("memory %llu bytes",
-					 (unsigned long long)p->limit_memory));
-	if (p->limit_processes)
-		strv_push_take(
-			&set,
-			xasprintf("processes %llu",
-				  (unsigned long long)p->limit_processes));
-	if (p->limit_files)
+			       xasprintf("processes %llu",
+					 (unsigned long long)l->processes));
+	if (l->files)
+		strv_push_take(&set, xasprintf("files %llu",
+					       (unsigned long long)l->files));
+	if (l->cpu)
+		strv_push_take(&set, xasprintf("cpu %llu s",
+					       (unsigned long long)l->cpu));
+	if (l->file_size)
 		strv_push_take(&set,
-			       xasprintf("files %llu",
-					 (unsigned long long)p->limit_files));
-	if (p->limit_cpu)
-		strv_push_take(&set,
-			       xasprintf("cpu %llu s",
-					 (unsigned long long)p->limit_cpu));
-	if (p->limit_file_size)
-		strv_push_take(
-			&set,
-			xasprintf("file-size %llu bytes",
-				  (unsigned long long)p->limit_file_size));
+			       xasprintf("file-size %llu bytes",
+					 (unsigned long long)l->file_size));
 	if (set != NULL) {
 		_cleanup_free_ char *list = strv_join(set, ", ");
 
@@ -357,21 +352,21 @@ explain_limits_set(FILE *f, const struct sandbox *sb)
 	} else {
 		fprintf(f, "  resources         no rlimits set\n");
 	}
-	if (p->limit_timeout > 0)
+	if (l->timeout > 0)
 		fprintf(f,
 			"  timeout           %llu s of wall clock (a monitor "
 			"outside: SIGTERM, SIGKILL %d s later; exit %d)\n",
-			(unsigned long long)p->limit_timeout, LLW_TIMEOUT_GRACE,
+			(unsigned long long)l->timeout, LLW_TIMEOUT_GRACE,
 			LLW_EXIT_TIMEOUT);
-	if (p->limit_memory_max > 0 || p->limit_pids_max > 0) {
+	if (l->memory_max > 0 || l->pids_max > 0) {
 		/* Probed by the planner (cgroup_account). */
 		if (sb->facts.cgroup == PROBE_YES)
 			fprintf(f,
 				"  cgroup            memory.max %llu, pids.max "
 				"%llu (0: none) on a cgroup of the command's "
 				"own\n",
-				(unsigned long long)p->limit_memory_max,
-				(unsigned long long)p->limit_pids_max);
+				(unsigned long long)l->memory_max,
+				(unsigned long long)l->pids_max);
 		else
 			fprintf(f,
 				"  cgroup            NOT ENFORCED: memory-max "
@@ -387,7 +382,7 @@ explain_limits_set(FILE *f, const struct sandbox *sb)
 static void
 explain_persistence(FILE *f, const struct sandbox *sb)
 {
-	const struct policy *p = sb->policy;
+	const struct plan_conf *p = &sb->conf;
 	const char *layer = mount_layer(sb);
 	size_t masks, pins, secrets = 0;
 	const char *home = getenv("HOME");
@@ -530,7 +525,7 @@ explain_enforcement(FILE *f, const struct sandbox *sb)
 void
 explain_sandbox(FILE *f, const struct sandbox *sb)
 {
-	const struct policy *p = sb->policy;
+	const struct plan_conf *p = &sb->conf;
 	const struct ruleset_plan *rp = sb->landlock;
 	_cleanup_free_ char *kernel = ruleset_describe(&sb->facts.kernel);
 	_cleanup_strv_ char **seccomp = filter_describe(&sb->filter);
@@ -538,7 +533,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	fprintf(f, "llwrap policy for '%s' in %s\n", p->name, p->project);
 	if (p->project_why != NULL)
 		fprintf(f, "  project: %s, %s\n", p->project, p->project_why);
-	for (char **d = p->descriptions; d != NULL && *d != NULL; d++)
+	for (char *const *d = p->descriptions; d != NULL && *d != NULL; d++)
 		fprintf(f, "  profile: %s\n", *d);
 	{
 		_cleanup_strv_ char **sum = why_summary(sb, getenv("HOME"));
@@ -563,7 +558,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 	explain_shape(f, sb);
 
 	fprintf(f, "\nConfiguration files read (write-protected):\n");
-	for (char **c = p->config_files; c != NULL && *c != NULL; c++)
+	for (char *const *c = p->config_files; c != NULL && *c != NULL; c++)
 		fprintf(f, "  %s\n", *c);
 
 	fprintf(f, "\nFilesystem rules (as configured):\n");
@@ -619,7 +614,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 			p->dns_addrs[i].origin);
 	}
 
-	if (netpolicy_needs_supervisor(p) || sb->supervise) {
+	if (p->needs_supervisor || sb->supervise) {
 		fprintf(f, "\nNetwork supervisor (S): %s\n",
 			sb->supervise ? "enforces" : "NOT ENFORCED");
 		if (p->log_prefix)
@@ -630,7 +625,7 @@ explain_sandbox(FILE *f, const struct sandbox *sb)
 				sb->facts.supervisor_form);
 		if (sb->supervise) {
 			_cleanup_strv_ char **sup = supervise_describe(
-				p, sandbox_hosts_stub(sb), environ);
+				p, &sb->net, sandbox_hosts_stub(sb), environ);
 
 			for (char **s = sup; s != NULL && *s != NULL; s++)
 				fprintf(f, "  %s\n", *s);

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy.h"
+#include "access.h"
 #include "suggest.h"
 
 /* The user's own tool caches and program directories under home

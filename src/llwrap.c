@@ -20,7 +20,6 @@
 #include "cleanup.h"
 #include "cmd.h"
 #include "options.h"
-#include "policy.h"
 #include "sandbox.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -28,11 +27,7 @@
 static void
 usage(FILE *f)
 {
-	_cleanup_strv_ char **dirs =
-		policy_profile_path(environ, LLW_SYSCONFDIR, LLW_DATADIR);
-	_cleanup_strv_ char **names = policy_profile_names(dirs);
-
-	cmd_usage(f, dirs, names);
+	cmd_help(f);
 }
 
 static int

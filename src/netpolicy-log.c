@@ -15,7 +15,7 @@
 #include "cleanup.h"
 #include "hostrule.h"
 #include "netpolicy.h"
-#include "policy.h"
+#include "planconf.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -175,7 +175,7 @@ netpolicy_log_path(const char *name, char *const *envp)
 }
 
 char **
-netpolicy_describe(const struct policy *p,
+netpolicy_describe(const struct plan_conf *p,
 		   const struct netpolicy_addr *resolvers, size_t n_resolvers,
 		   bool stub, char *const *envp)
 {
@@ -193,7 +193,7 @@ netpolicy_describe(const struct policy *p,
 	for (size_t i = 0; i < p->n_hosts; i++)
 		strv_push_take(&names, value_host_format(&p->hosts[i]));
 	hosts = names ? strv_join(names, " ") : xstrdup("(none)");
-	if (netpolicy_proxy_enabled(p) && stub) {
+	if (p->proxy_enabled && stub) {
 		strv_push_take(
 			&v,
 			xasprintf("names: allow-host %s, resolved through "
@@ -215,7 +215,7 @@ netpolicy_describe(const struct policy *p,
 			      "learned there (no encrypted ClientHello); ssh "
 			      "(22) and git:// (9418) carry no name and are "
 			      "decided by address alone");
-	} else if (netpolicy_proxy_enabled(p)) {
+	} else if (p->proxy_enabled) {
 		strv_push_take(
 			&v, xasprintf("names: only through llwrap's proxy on "
 				      "127.0.0.1 (HTTPS_PROXY, HTTP_PROXY): "
@@ -241,12 +241,12 @@ netpolicy_describe(const struct policy *p,
 	strv_push(&v, "the sandbox's own listeners: reachable on any loopback "
 		      "port (by socket cookie; every socket a connection "
 		      "there could reach must be the sandbox's)");
-	if (netpolicy_proxy_enabled(p) && stub)
+	if (p->proxy_enabled && stub)
 		strv_push_take(&v, xasprintf("DNS (port 53, UDP and TCP): to "
 					     "%s, answered by llwrap's "
 					     "resolver",
 					     list ? list : "(no resolver)"));
-	else if (netpolicy_proxy_enabled(p))
+	else if (p->proxy_enabled)
 		strv_push(&v, "DNS (port 53): none (the proxy resolves)");
 	else
 		strv_push_take(
@@ -270,7 +270,7 @@ netpolicy_describe(const struct policy *p,
 					 : "; never on a port a socket the "
 					   "sandbox did not create holds "
 					   "(EADDRINUSE)"));
-	if (netpolicy_needs_supervisor(p) && p->net != LLW_NET_HOST &&
+	if (p->needs_supervisor && p->net != LLW_NET_HOST &&
 	    netpolicy_ports_hold(&p->bind_tcp, 0))
 		strv_push(&v, "the sandbox's own servers (bind-tcp 0): on any "
 			      "other unprivileged loopback port, for the "

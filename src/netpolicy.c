@@ -2,7 +2,8 @@
  * The network policy's typed values and pure decisions (netpolicy.h).
  * No system calls: the engine in supervise.c asks, and applies the
  * answer.  The blocked-attempt log and --explain's words are
- * netpolicy-log.c's.
+ * netpolicy-log.c's, the identity of the sandbox's own sockets
+ * netpolicy-own.c's.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -16,6 +17,7 @@
 #include "cleanup.h"
 #include "hostrule.h"
 #include "netpolicy.h"
+#include "planconf.h"
 #include "policy.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -155,9 +157,8 @@ netpolicy_addr_loopback(const struct netpolicy_addr *a)
 	return memcmp(a->a, v6lo, 16) == 0;
 }
 
-/* The unspecified address of a's family (0.0.0.0, ::). */
-static bool
-addr_unspecified(const struct netpolicy_addr *a)
+bool
+netpolicy_addr_unspecified(const struct netpolicy_addr *a)
 {
 	static const uint8_t zero[16];
 
@@ -179,7 +180,7 @@ addr_set_loopback(struct netpolicy_addr *a)
 void
 netpolicy_addr_destination(struct netpolicy_addr *a)
 {
-	if (addr_unspecified(a))
+	if (netpolicy_addr_unspecified(a))
 		addr_set_loopback(a);
 }
 
@@ -212,7 +213,7 @@ netpolicy_addr_local(const struct netpolicy_addr *a)
 		       (b[0] == 192 && b[1] == 168) ||
 		       (b[0] == 169 && b[1] == 254) ||
 		       (b[0] == 100 && (b[1] & 0xc0) == 64) || b[0] >= 224;
-	return netpolicy_addr_loopback(a) || addr_unspecified(a) ||
+	return netpolicy_addr_loopback(a) || netpolicy_addr_unspecified(a) ||
 	       (b[0] & 0xfe) == 0xfc ||			  /* ULA fc00::/7 */
 	       (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || /* fe80::/10 */
 	       b[0] == 0xff;				  /* multicast */
@@ -269,12 +270,11 @@ netpolicy_names_closed(const struct policy *p, bool supervised)
 }
 
 char **
-netpolicy_notes(const struct policy *p, bool supervised, bool closed)
+netpolicy_notes(const struct plan_conf *p, bool closed)
 {
 	char **v = NULL;
 
-	if (p->net == LLW_NET_FILTERED &&
-	    netpolicy_names_closed(p, supervised)) {
+	if (p->net == LLW_NET_FILTERED && p->names_closed) {
 		if (p->connect_tcp.n > 0)
 			strv_push(&v,
 				  "connect-tcp opens ports, not names: no "
@@ -775,7 +775,8 @@ bool
 netpolicy_bind_address(const struct netpolicy_rules *r,
 		       struct netpolicy_addr *a)
 {
-	if (!addr_unspecified(a) || r->net == LLW_NET_HOST || !r->local)
+	if (!netpolicy_addr_unspecified(a) || r->net == LLW_NET_HOST ||
+	    !r->local)
 		return false;
 	for (size_t i = 0; i < r->n_listen; i++)
 		if (netpolicy_addr_same(&r->listen[i], a))
@@ -892,155 +893,6 @@ netpolicy_source_routed(const uint8_t *ipv4, size_t len, size_t rthdr_len)
 		i += ipv4[i + 1];
 	}
 	return false;
-}
-
-/* ---- The sandbox's own sockets ---- */
-
-/* The index of cookie's entry, or -1. */
-static ssize_t
-own_ip_find(const struct netpolicy_own *o, uint64_t cookie)
-{
-	for (size_t i = 0; i < o->n_ip; i++)
-		if (o->ip[i] == cookie)
-			return (ssize_t)i;
-	return -1;
-}
-
-void
-netpolicy_own_add_ip(struct netpolicy_own *o, uint64_t cookie, bool shares)
-{
-	ssize_t i = own_ip_find(o, cookie);
-
-	if (i >= 0) { /* bound, then listening */
-		o->ip_shares[i] |= shares;
-		return;
-	}
-	o->ip[o->next_ip] = cookie;
-	o->ip_shares[o->next_ip] = shares;
-	o->next_ip = (o->next_ip + 1) % NETPOLICY_MAX_OWN;
-	if (o->n_ip < NETPOLICY_MAX_OWN)
-		o->n_ip++;
-}
-
-bool
-netpolicy_own_has_ip(const struct netpolicy_own *o, uint64_t cookie)
-{
-	return own_ip_find(o, cookie) >= 0;
-}
-
-bool
-netpolicy_own_ip_shares(const struct netpolicy_own *o, uint64_t cookie)
-{
-	ssize_t i = own_ip_find(o, cookie);
-
-	return i < 0 || o->ip_shares[i];
-}
-
-bool
-netpolicy_sock_reaches(const struct netpolicy_addr *bound,
-		       const struct netpolicy_addr *dest)
-{
-	if (bound->port != dest->port)
-		return false;
-	if (netpolicy_addr_same(bound, dest))
-		return true;
-	return addr_unspecified(bound) &&
-	       (bound->family == dest->family || bound->family == AF_INET6);
-}
-
-bool
-netpolicy_port_shared(const struct netpolicy_own *o, uint64_t self,
-		      const struct netpolicy_sock *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].cookie != self &&
-		    !netpolicy_own_has_ip(o, v[i].cookie))
-			return true;
-	return false;
-}
-
-bool
-netpolicy_dest_own(const struct netpolicy_own *o,
-		   const struct netpolicy_addr *dest,
-		   const struct netpolicy_sock *v, size_t n)
-{
-	bool any = false;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!netpolicy_sock_reaches(&v[i].addr, dest))
-			continue;
-		if (!netpolicy_own_has_ip(o, v[i].cookie))
-			return false;
-		any = true;
-	}
-	return any;
-}
-
-void
-netpolicy_own_add_private(struct netpolicy_own *o,
-			  const struct netpolicy_addr *asked, uint16_t port,
-			  uint64_t cookie)
-{
-	struct netpolicy_private *p = &o->priv[o->next_priv];
-
-	p->asked = *asked;
-	p->port = port;
-	p->cookie = cookie;
-	o->next_priv = (o->next_priv + 1) % NETPOLICY_MAX_PRIVATE;
-	if (o->n_priv < NETPOLICY_MAX_PRIVATE)
-		o->n_priv++;
-}
-
-const struct netpolicy_private *
-netpolicy_own_private(const struct netpolicy_own *o,
-		      const struct netpolicy_addr *dest)
-{
-	/* The most recent first: a port asked for again after its
-	 * listener went is the newer listener's. */
-	for (size_t k = 0; k < o->n_priv; k++) {
-		size_t i = (o->next_priv + NETPOLICY_MAX_PRIVATE - 1 - k) %
-			   NETPOLICY_MAX_PRIVATE;
-		const struct netpolicy_private *p = &o->priv[i];
-
-		if (p->asked.port == dest->port &&
-		    netpolicy_addr_same(&p->asked, dest))
-			return p;
-	}
-	return NULL;
-}
-
-void
-netpolicy_own_add_unix(struct netpolicy_own *o,
-		       const struct netpolicy_own_unix *u)
-{
-	for (size_t i = 0; i < o->n_unix; i++)
-		if (o->unix_[i].cookie == u->cookie)
-			return; /* bound, then listening */
-	o->unix_[o->next_unix] = *u;
-	o->next_unix = (o->next_unix + 1) % NETPOLICY_MAX_OWN;
-	if (o->n_unix < NETPOLICY_MAX_OWN)
-		o->n_unix++;
-}
-
-bool
-netpolicy_own_unix_candidate(const struct netpolicy_own_unix *u,
-			     const struct netpolicy_unix_dest *d)
-{
-	if (d->abstract)
-		return u->abstract && u->len == d->len &&
-		       memcmp(u->name, d->name, d->len) == 0;
-	return !u->abstract && u->dev == d->dev && u->vfs_ino == d->ino;
-}
-
-bool
-netpolicy_own_unix_current(const struct netpolicy_unix_dest *d,
-			   const struct netpolicy_unix *now)
-{
-	if (d->abstract)
-		return now->abstract && now->name_len == d->len &&
-		       memcmp(now->name, d->name, d->len) == 0;
-	return now->has_vfs && now->vfs_dev == d->dev &&
-	       now->vfs_ino == (uint32_t)d->ino;
 }
 
 bool

@@ -22,6 +22,7 @@
 #include "refusal.h"
 #include "value.h"
 
+struct plan_conf;
 struct policy;
 
 /* What the kernel says of a unix socket that still exists
@@ -62,13 +63,15 @@ extern const char *const netpolicy_closed_environ[];
 
 /*
  * The notes printed before the command starts (DESIGN.md §12) about a
- * network the command is likely to trip over, each naming the flag that
+ * network the command is likely to trip over, from the plan's
+ * configuration c (planconf.h: names_closed as the planner decided it
+ * for the run's supervisor), each naming the flag that
  * opens it: ports are open but no name resolves; an allow-host entry
  * reaches no port; and with closed (the caller's choice: on a terminal),
  * that no name resolves and no port is open.  None when the user closed
  * the network on purpose (mode = none).  A new vector, NULL for none.
  */
-char **netpolicy_notes(const struct policy *p, bool supervised, bool closed);
+char **netpolicy_notes(const struct plan_conf *c, bool closed);
 
 /* ---- Addresses (their grammar is value.h's) ---- */
 
@@ -94,6 +97,8 @@ bool netpolicy_addr_same(const struct netpolicy_addr *x,
 			 const struct netpolicy_addr *y);
 /* Whether a is a loopback address (127/8, ::1). */
 bool netpolicy_addr_loopback(const struct netpolicy_addr *a);
+/* Whether a is the unspecified address of its family (0.0.0.0, ::). */
+bool netpolicy_addr_unspecified(const struct netpolicy_addr *a);
 
 /*
  * As a destination, the unspecified address (0.0.0.0, ::) reaches this
@@ -659,7 +664,7 @@ char *netpolicy_log_path(const char *name, char *const *envp);
  * resolvers the DNS servers (netpolicy_resolvers); stub: allow-host
  * through llwrap's resolver rather than its proxy.  A new vector.
  */
-char **netpolicy_describe(const struct policy *p,
+char **netpolicy_describe(const struct plan_conf *p,
 			  const struct netpolicy_addr *resolvers,
 			  size_t n_resolvers, bool stub, char *const *envp);
 

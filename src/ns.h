@@ -14,7 +14,7 @@
 
 #include "netpolicy.h"
 #include "pathtree.h"
-#include "policy.h"
+#include "access.h"
 #include "viewplan.h"
 
 /*

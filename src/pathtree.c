@@ -356,7 +356,7 @@ struct node {
 };
 
 struct compiler {
-	const struct policy *p;
+	const struct pathtree_input *p;
 	const struct pathtree_fs *fs;
 	bool have_masks;
 	struct plan *plan;
@@ -930,7 +930,7 @@ pathtree_normal(const char *path)
 static int
 pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 {
-	const struct policy *p = c->p;
+	const struct pathtree_input *p = c->p;
 	_cleanup_free_ size_t *order = NULL;
 	struct rent *stack = NULL;
 	size_t depth = 0;
@@ -961,7 +961,8 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 	order = xcalloc(p->n_paths, sizeof(*order));
 	for (size_t i = 0; i < p->n_paths; i++)
 		order[i] = i;
-	qsort_r(order, p->n_paths, sizeof(*order), pathtree_idx_cmp, p->paths);
+	qsort_r(order, p->n_paths, sizeof(*order), pathtree_idx_cmp,
+		(void *)p->paths);
 	v = xcalloc(p->n_paths, sizeof(*v));
 	for (size_t k = 0; k < p->n_paths; k++, n++) {
 		const struct llw_path_rule *rule = &p->paths[order[k]];
@@ -1176,7 +1177,7 @@ pathtree_record_sources(struct plan *plan, const struct rrule *rr, size_t n)
 }
 
 struct plan *
-pathtree_sources(const struct policy *p, const struct pathtree_fs *fs)
+pathtree_sources(const struct pathtree_input *p, const struct pathtree_fs *fs)
 {
 	_cleanup_free_ char *cause = NULL;
 	struct compiler c = { .p = p, .fs = fs, .cause = &cause };
@@ -1199,7 +1200,7 @@ pathtree_sources(const struct policy *p, const struct pathtree_fs *fs)
 }
 
 int
-pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
+pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 		 bool have_masks, struct plan **out, char **cause)
 {
 	struct compiler c = {

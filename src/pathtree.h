@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "access.h"
 
 struct pathtree_fs {
 	/* Resolve symlinks in the longest existing prefix of path; the rest
@@ -121,12 +121,24 @@ struct plan {
 };
 
 /*
+ * What the compiler takes of the policy, filled by the planner
+ * (planner_pathtree_input); borrowed.
+ */
+struct pathtree_input {
+	const struct llw_path_rule *paths; /* in source order */
+	size_t n_paths;
+	const char *project; /* ${PROJECT}, or NULL */
+	bool best_effort;    /* punch holes where a mask is missing */
+};
+
+/*
  * Compile p's filesystem rules.  have_masks says whether L3 mount masks can
  * be used.  Returns 0 and a new plan, or -EPERM with *cause naming the path
  * when a rule cannot be enforced and best effort is off, or -errno.
  */
-int pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
-		     bool have_masks, struct plan **out, char **cause);
+int pathtree_compile(const struct pathtree_input *p,
+		     const struct pathtree_fs *fs, bool have_masks,
+		     struct plan **out, char **cause);
 
 /*
  * A plan of p's sources alone (no rules, no masks): what resolving
@@ -134,7 +146,7 @@ int pathtree_compile(const struct policy *p, const struct pathtree_fs *fs,
  * before the sandbox is compiled (copy-in's, selftest's).  NULL on an
  * error the compiler would report (a path that cannot be resolved).
  */
-struct plan *pathtree_sources(const struct policy *p,
+struct plan *pathtree_sources(const struct pathtree_input *p,
 			      const struct pathtree_fs *fs);
 
 void plan_free(struct plan *plan);

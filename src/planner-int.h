@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "planner.h"
+#include "policy.h"
 
 /*
  * The policy's path rules with llwrap's own added (a new array in *rules,

@@ -931,13 +931,13 @@ planner_shape_describe(const struct sandbox *sb)
 	return strv_join(v, " > ");
 }
 
-int
-planner_plan(const struct policy *p, enum sandbox_backend backend,
-	     const struct facts *f, const struct pathtree_fs *fs, bool run,
-	     struct sandbox **out, char **cause)
+static int
+plan(const struct policy *p, enum sandbox_backend backend,
+     const struct facts *f, const struct pathtree_fs *fs, bool run,
+     struct sandbox **out, char **cause)
 {
 	struct sandbox *sb;
-	struct policy view;
+	struct pathtree_input view;
 	struct ruleset_inputs net_in;
 	struct llw_path_rule *rules;
 	char *why = NULL;
@@ -960,7 +960,7 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 
 	/* Compile the filesystem rules, config-file protection included. */
 	planner_rules(sb, p, &rules, &n);
-	view = *p;
+	planner_pathtree_input(p, &view);
 	view.paths = rules;
 	view.n_paths = n;
 	/* Masks are compiled first, to learn whether the policy needs them.
@@ -1131,6 +1131,18 @@ planner_plan(const struct policy *p, enum sandbox_backend backend,
 	plan_shape(sb);
 	*out = sb;
 	return 0;
+}
+
+int
+planner_plan(const struct policy *p, enum sandbox_backend backend,
+	     const struct facts *f, const struct pathtree_fs *fs, bool run,
+	     struct sandbox **out, char **cause)
+{
+	int r = plan(p, backend, f, fs, run, out, cause);
+
+	if (r == 0)
+		planner_conf(p, (*out)->supervise, &(*out)->conf);
+	return r;
 }
 
 void

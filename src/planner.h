@@ -24,7 +24,7 @@
 #include "layers.h"
 #include "ns.h"
 #include "pathtree.h"
-#include "policy.h"
+#include "planconf.h"
 #include "probe.h"
 #include "resources.h"
 #include "ruleset.h"
@@ -66,6 +66,7 @@ enum planner_hosts {
 	PLANNER_HOSTS_PROXY, /* llwrap's HTTP(S) proxy */
 };
 
+struct policy;
 struct watchlater;
 
 enum sandbox_backend {
@@ -75,7 +76,13 @@ enum sandbox_backend {
 };
 
 struct sandbox {
-	const struct policy *policy; /* borrowed */
+	/* borrowed; read by the planner alone (planner.c, planner-rules.c:
+	 * planner_environ, planner_hosts), the others read conf */
+	const struct policy *policy;
+	/* The configuration the plan was made from, with what the planner
+	 * decided of it (planconf.h): what --explain, why and the command
+	 * layer read. */
+	struct plan_conf conf;
 	/* What the runner takes of the policy besides the layers' plans
 	 * (borrowed from it): */
 	const char *project;
@@ -161,6 +168,21 @@ int planner_plan(const struct policy *p, enum sandbox_backend backend,
 		 const struct facts *f, const struct pathtree_fs *fs, bool run,
 		 struct sandbox **out, char **cause);
 
+/* The compiler's inputs from p (pathtree.h), borrowed: its configured
+ * rules as they are, without the rules the planner adds. */
+void planner_pathtree_input(const struct policy *p, struct pathtree_input *in);
+
+/* A plan of p's configured rules alone, on the real file system
+ * (pathtree_sources): the question which rule holds a path, asked
+ * before the sandbox is compiled (copy-in, selftest).  NULL on an error
+ * the compiler would report. */
+struct plan *planner_sources(const struct policy *p);
+
+/* p's configuration as a plan carries it (struct sandbox's conf,
+ * planconf.h), borrowed from p, with what the network's settings
+ * decide: names_closed for a run with the supervisor or without. */
+void planner_conf(const struct policy *p, bool supervised, struct plan_conf *c);
+
 /* L1's inputs besides the path rules, from p (lists borrowed from p):
  * the network mode, the port lists, AF_UNIX and pathname sockets. */
 void planner_ruleset_inputs(const struct policy *p, struct ruleset_inputs *in);
@@ -203,6 +225,27 @@ char *planner_l3_refusal(const char *needed, const char *why);
  * (EXDEV), so nothing is moved into .git from elsewhere while the
  * monitor holds its files (DESIGN.md §14). */
 void planner_withhold_refer(struct plan *fs, const char *project);
+
+/* Whether some rule of p lets something execute (rx or rwx): without
+ * one no command can start, whatever it is. */
+bool planner_executes(const struct policy *p);
+
+/* What is made before a run is planned (sandbox_make_dirs), from p,
+ * borrowed but for later_run. */
+struct planner_dirs {
+	const struct llw_items *mkdirs;	 /* [filesystem] mkdir */
+	const struct llw_items *touches; /* [filesystem] touch */
+	const char *project;
+	/* protect-git in a project: a missing hooks/ is made, to be
+	 * mounted read-only; the key's origin. */
+	bool hooks;
+	const char *hooks_origin;
+	/* protect-later-run's directories (planner_later_run_dirs), owned;
+	 * NULL when it is not asked for. */
+	char **later_run;
+};
+
+void planner_dirs(const struct policy *p, struct planner_dirs *d);
 
 /* The directories whose files run later (protect-later-run): the
  * project, then each from the working directory up to it.  A new

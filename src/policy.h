@@ -2,8 +2,11 @@
  * The resolved policy: what the command may do, with the source (file:line)
  * of every rule.  It is produced by policy_resolve() from an ordered list of
  * sources (built-in default, profiles, matched profiles, the project's
- * .llwrap.ini, command-line flags) and consumed by pathtree (filesystem),
- * filter (seccomp), ruleset (Landlock) and sandbox (environment, exec).
+ * .llwrap.ini, command-line flags) and read by the planner alone
+ * (DESIGN.md §8: policy*.c, planner*.c, netpolicy.c's network compile,
+ * and cmd.c, which makes the request; tests/include-check.sh holds the
+ * list), which turns it into the plan the others read (planner.h,
+ * planconf.h).  The values it shares with the plan are access.h's.
  *
  * Everything here is plain data: no file descriptors, no kernel state.
  */
@@ -14,87 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "value.h"
+#include "access.h"
 #include "profile.h"
+#include "value.h"
 
 struct hostrule;
-
-/* Access levels of DESIGN.md §4, ordered from nothing to everything. */
-enum llw_access {
-	LLW_ACCESS_DENY = 0,
-	LLW_ACCESS_RO,	/* read files, list directories */
-	LLW_ACCESS_RX,	/* ro + execute */
-	LLW_ACCESS_RW,	/* ro + write, create, remove, rename, truncate */
-	LLW_ACCESS_RWX, /* rw + execute */
-};
-
-/* "deny", "ro", ... ; NULL for an out-of-range value. */
-const char *policy_access_name(enum llw_access a);
-
-/* True when access a grants something b does not (a is not within b). */
-bool policy_access_wider(enum llw_access a, enum llw_access b);
-
-/* True when access a lets the command create or modify entries. */
-bool policy_access_writable(enum llw_access a);
-
-/* True when access a lets the command execute files. */
-bool policy_access_executable(enum llw_access a);
-
-enum llw_net_mode {
-	LLW_NET_FILTERED = 0, /* Landlock port rules + seccomp family list */
-	LLW_NET_NONE,	      /* no network at all */
-	LLW_NET_HOST,	      /* no network restriction */
-};
-
-const char *policy_net_mode_name(enum llw_net_mode m);
-
-/*
- * Source ranks, least to most specific (DESIGN.md §4).  A rank is a
- * position in the list of sources; policy_resolve() gives each source its
- * own rank so two profiles given with -p are ordered too.  The builtin
- * default is rank 0; config-file write protection (§4.4) uses
- * LLW_RANK_CONFIG, above every source.
- */
-#define LLW_RANK_CONFIG UINT32_MAX
-/* A pin (protect-git): the path is bound onto itself so that it cannot be
- * renamed or replaced; its access does not change.  Below config-file
- * protection, above every source. */
-#define LLW_RANK_PIN (UINT32_MAX - 1)
-/* A rule llwrap adds for a layer of its own (the terminals without L3,
- * a linked worktree's repository under protect-git): above every source
- * at its path, and not a guard, so it grants like any rule. */
-#define LLW_RANK_LLWRAP (UINT32_MAX - 2)
-
-/* The default size of a private tmpfs, in percent of memory: the
- * kernel's own default is half of it, per mount. */
-#define LLW_TMPFS_PERCENT 25
-
-/* A filesystem rule. */
-struct llw_path_rule {
-	char *path; /* absolute, normalised ("/a/b", no trailing /) */
-	enum llw_access access;
-	uint32_t rank; /* rank of the source that set it */
-	char *origin;  /* "file:line", "command line", "built-in" */
-	bool optional; /* "?PATH": dropped quietly when it is missing */
-};
-
-/* A listen or dns address with its origin. */
-struct llw_addr_rule {
-	struct netpolicy_addr addr;
-	char *origin;
-};
-
-/* [filesystem] copy = SRC DST (copyin.h). */
-struct llw_copy {
-	char *src, *dst; /* absolute, as written after expansion */
-	bool optional;	 /* ?SRC: may be missing, quietly */
-	char *origin;
-};
-
-/* A scalar setting: its value is in the policy, here is who set it. */
-struct llw_scalar_origin {
-	char *origin; /* NULL while the built-in default stands */
-};
 
 struct policy {
 	char *name;    /* instance name, ${NAME} (default: command basename) */
@@ -233,15 +160,6 @@ enum llw_access policy_access_at(const struct policy *p, const char *path,
  * plan (pathtree.h: plan_decide, plan_source_at, pathtree_sources). */
 const struct llw_path_rule *policy_rule_at(const struct policy *p,
 					   const char *path);
-
-/*
- * The shared scratch directories private-tmp replaces with a tmpfs of the
- * sandbox's own (DESIGN.md §11), where they exist; NULL-terminated.
- */
-extern const char *const policy_private_tmps[];
-
-/* The private scratch directory path lies in, or NULL. */
-const char *policy_private_tmp_of(const char *path);
 
 struct policy *policy_new(void);
 void policy_free(struct policy *p);

@@ -21,7 +21,7 @@
 #include "bwrap.h"
 #include "contain.h"
 #include "ns.h"
-#include "policy.h"
+#include "access.h"
 #include "resources.h"
 #include "ruleset.h"
 

@@ -143,26 +143,26 @@ opencode_gitignore(const char *project)
 		(void)unlinkat(dfd, ".gitignore", 0);
 }
 
-int
-sandbox_make_dirs(const struct policy *p, char ***made, char **cause)
+static int
+make_dirs(const struct planner_dirs *d, char ***made, char **cause)
 {
 	/* protect-git: a missing hooks/ is made (empty, as git's own
 	 * template makes it) so that it can be mounted read-only. */
-	if (p->protect_git && p->project != NULL) {
+	if (d->hooks) {
 		_cleanup_free_ char *hooks =
-			gitguard_missing_hooks(p->project, &gitguard_fs_real);
+			gitguard_missing_hooks(d->project, &gitguard_fs_real);
 
 		int r = hooks != NULL ? make_placeholder(hooks) : 0;
 
 		if (r < 0) {
-			*cause = xasprintf("%s: cannot create %s: %s",
-					   p->protect_git_origin.origin, hooks,
-					   strerror(-r));
+			*cause =
+				xasprintf("%s: cannot create %s: %s",
+					  d->hooks_origin, hooks, strerror(-r));
 			return r;
 		}
 	}
-	for (size_t i = 0; i < p->mkdirs.n; i++) {
-		const struct llw_item *it = &p->mkdirs.v[i];
+	for (size_t i = 0; i < d->mkdirs->n; i++) {
+		const struct llw_item *it = &d->mkdirs->v[i];
 		struct stat st;
 		int r;
 
@@ -176,8 +176,8 @@ sandbox_make_dirs(const struct policy *p, char ***made, char **cause)
 			return r;
 		}
 	}
-	for (size_t i = 0; i < p->touches.n; i++) {
-		const struct llw_item *it = &p->touches.v[i];
+	for (size_t i = 0; i < d->touches->n; i++) {
+		const struct llw_item *it = &d->touches->v[i];
 		/* ?PATH: only where its directory exists. */
 		bool optional = it->value[0] == '?';
 		const char *path = it->value + optional;
@@ -197,13 +197,21 @@ sandbox_make_dirs(const struct policy *p, char ***made, char **cause)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (p->protect_later_run && p->project != NULL) {
-		_cleanup_strv_ char **dirs = planner_later_run_dirs(p);
-
-		for (char **d = dirs; *d != NULL; d++)
-			opencode_gitignore(*d);
-	}
+	for (char **l = d->later_run; l != NULL && *l != NULL; l++)
+		opencode_gitignore(*l);
 	return 0;
+}
+
+int
+sandbox_make_dirs(const struct policy *p, char ***made, char **cause)
+{
+	struct planner_dirs d;
+	int r;
+
+	planner_dirs(p, &d);
+	r = make_dirs(&d, made, cause);
+	strv_free(d.later_run);
+	return r;
 }
 
 unsigned

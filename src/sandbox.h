@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 #include "planner.h"
-#include "policy.h"
 
 /*
  * Compile p for this kernel.  Returns 0 and a new sandbox; (*out)->must_fail

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 
 #include "pathtree.h"
-#include "policy.h"
+#include "access.h"
 
 struct suggest_bounds {
 	char *home;	/* resolved $HOME; NULL when unknown */

@@ -721,14 +721,15 @@ supervise_finish(struct supervisor *sv)
 }
 
 char **
-supervise_describe(const struct policy *p, bool stub, char *const *envp)
+supervise_describe(const struct plan_conf *c, const struct net_plan *np,
+		   bool stub, char *const *envp)
 {
 	_cleanup_free_ char *conf = read_resolv_conf();
 	size_t n;
 	_cleanup_free_ struct netpolicy_addr *dns =
-		netpolicy_resolvers(p, conf, &n);
+		netpolicy_resolvers_of(np->dns, np->n_dns, conf, &n);
 
-	return netpolicy_describe(p, dns, n, stub, envp);
+	return netpolicy_describe(c, dns, n, stub, envp);
 }
 
 static int

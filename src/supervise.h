@@ -147,9 +147,11 @@ void supervise_guest(struct supervisor *sv, struct monitor_guest *g);
 /* CLOCK_MONOTONIC in nanoseconds: the rate limit's and decisions' clock. */
 uint64_t supervise_now_ns(void);
 
-/* Lines describing the supervisor's rules and log, for --explain (the
- * resolvers read from /etc/resolv.conf; stub: allow-host through
+/* Lines describing the supervisor's rules and log, for --explain, from
+ * the plan's configuration c and network side np (the resolvers read
+ * from /etc/resolv.conf when np names none; stub: allow-host through
  * llwrap's resolver). */
-char **supervise_describe(const struct policy *p, bool stub, char *const *envp);
+char **supervise_describe(const struct plan_conf *c, const struct net_plan *np,
+			  bool stub, char *const *envp);
 
 #endif /* LLW_SUPERVISE_H */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "path.h"
-#include "policy.h"
+#include "access.h"
 #include "viewplan.h"
 #include "xalloc.h"
 

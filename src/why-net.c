@@ -129,7 +129,7 @@ note_port_reach(struct why_verdict *v, const char *key, uint16_t port)
 /* Set v's rule to the allow-cidr entry the supervisor's verdict
  * names. */
 static void
-cidr_rule(const struct policy *p, const struct netpolicy_verdict *nv,
+cidr_rule(const struct plan_conf *p, const struct netpolicy_verdict *nv,
 	  struct why_verdict *v)
 {
 	_cleanup_free_ char *c = NULL;
@@ -147,7 +147,7 @@ cidr_rule(const struct policy *p, const struct netpolicy_verdict *nv,
  * reached (rebinding), which why cannot know.
  */
 static void
-why_host(const struct policy *p, bool stub, const struct why_query *q,
+why_host(const struct plan_conf *p, bool stub, const struct why_query *q,
 	 struct why_verdict *v)
 {
 	_cleanup_free_ char *name = xstrdup(q->host);
@@ -242,7 +242,7 @@ why_host(const struct policy *p, bool stub, const struct why_query *q,
 
 /* Who turned the proxy on: proxy = yes, else the first allow-host. */
 static char *
-proxy_origin(const struct policy *p)
+proxy_origin(const struct plan_conf *p)
 {
 	return xstrdup(origin_or_default(p->proxy_origin.origin
 						 ? p->proxy_origin.origin
@@ -254,7 +254,7 @@ static void
 why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	       const struct why_query *q, struct why_verdict *v)
 {
-	const struct policy *p = sb->policy;
+	const struct plan_conf *p = &sb->conf;
 	enum netpolicy_proto proto =
 		q->access == WHY_CONNECT_TCP || q->access == WHY_BIND_TCP
 			? NETPOLICY_TCP
@@ -273,7 +273,7 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	uint16_t port = q->addr.port;
 
 	set(&v->layer, xstrdup("S supervisor"));
-	if (q->host != NULL && netpolicy_proxy_enabled(p) &&
+	if (q->host != NULL && p->proxy_enabled &&
 	    q->access == WHY_CONNECT_TCP) {
 		why_host(p, sandbox_hosts_stub(sb), q, v);
 		return;
@@ -456,7 +456,7 @@ void
 why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	 const struct why_query *q, struct why_verdict *v)
 {
-	const struct policy *p = sb->policy;
+	const struct plan_conf *p = &sb->conf;
 	const struct ruleset_plan *rp = sb->landlock;
 	const char *key = port_key(q->access);
 	bool udp = q->access == WHY_SEND_UDP || q->access == WHY_BIND_UDP;
@@ -566,7 +566,7 @@ why_inet(const struct sandbox *sb, const struct netpolicy_rules *rules,
 		return;
 	}
 	if (q->host != NULL && !q->host_in_hosts && !is_bind(q->access) &&
-	    netpolicy_names_closed(p, sb->supervise)) {
+	    p->names_closed) {
 		/* The port is never reached: the name does not resolve. */
 		v->allowed = false;
 		set(&v->layer, sb->filter.deny_udp

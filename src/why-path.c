@@ -367,7 +367,7 @@ void
 why_unix(const struct sandbox *sb, char *const *unix_paths,
 	 const struct why_query *q, struct why_verdict *v)
 {
-	const struct policy *p = sb->policy;
+	const struct plan_conf *p = &sb->conf;
 	const struct plan_mask *m = NULL;
 
 	if (!sb->filter.allow_unix) {
@@ -494,8 +494,8 @@ why_abstract(const struct sandbox *sb, const struct why_query *q,
 					  "unix sockets"));
 		set(&v->rule, xstrdup("unix-sockets = deny"));
 		set(&v->origin,
-		    xstrdup(sb->policy->unix_sockets_origin.origin
-				    ? sb->policy->unix_sockets_origin.origin
+		    xstrdup(sb->conf.unix_sockets_origin.origin
+				    ? sb->conf.unix_sockets_origin.origin
 				    : "built-in default"));
 	} else if (sb->supervise) {
 		set(&v->layer, xstrdup("S supervisor"));

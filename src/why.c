@@ -84,7 +84,7 @@ why_decide(const struct sandbox *sb, const struct netpolicy_rules *rules,
 				     "(/tmp/llwrap-run.XXXXXXXX, named by "
 				     "TMPDIR, removed after the run): /tmp and "
 				     "/var/tmp themselves are not granted"));
-		else if (sb->policy->private_tmp && path_under(q->path, "/tmp"))
+		else if (sb->conf.private_tmp && path_under(q->path, "/tmp"))
 			note(v,
 			     xstrdup("/tmp is private in the sandbox (an "
 				     "empty tmpfs): this is about the "
@@ -225,7 +225,7 @@ source_access(const struct plan *fs, const char *path)
 char **
 why_summary(const struct sandbox *sb, const char *home)
 {
-	const struct policy *p = sb->policy;
+	const struct plan_conf *p = &sb->conf;
 	enum llw_access proj = source_access(sb->fs, p->project);
 	_cleanup_strv_ char **in_home = NULL;
 	char **by_level[LLW_ACCESS_RWX + 1] = { NULL };
@@ -323,13 +323,13 @@ why_summary(const struct sandbox *sb, const char *home)
 		strv_push_take(&net, xasprintf("tcp ports %s", ct));
 		if (p->bind_tcp.n)
 			strv_push_take(&net, xasprintf("bind %s", bt));
-		strv_push_take(&net,
-			       p->connect_udp.n ? xasprintf("udp ports %s", cu)
-			       : sandbox_hosts_stub(sb)
-				       ? xstrdup("DNS: allowed names")
-			       : netpolicy_proxy_enabled(p) ? xstrdup("no DNS")
-			       : sb->supervise ? xstrdup("udp: DNS only")
-					       : xstrdup("no udp"));
+		strv_push_take(&net, p->connect_udp.n
+					     ? xasprintf("udp ports %s", cu)
+				     : sandbox_hosts_stub(sb)
+					     ? xstrdup("DNS: allowed names")
+				     : p->proxy_enabled ? xstrdup("no DNS")
+				     : sb->supervise ? xstrdup("udp: DNS only")
+						     : xstrdup("no udp"));
 		for (size_t i = 0; i < p->n_hosts; i++) {
 			_cleanup_free_ char *h =
 				value_host_format(&p->hosts[i]);
@@ -353,7 +353,7 @@ why_summary(const struct sandbox *sb, const char *home)
 					    "hosts' ports and reach only the "
 					    "addresses allowed names resolve "
 					    "to)"
-				  : sb->supervise && netpolicy_proxy_enabled(p)
+				  : sb->supervise && p->proxy_enabled
 					  ? " (supervised: names only through "
 					    "llwrap's proxy, HTTPS_PROXY; port "
 					    "rules name the hosts' ports and "

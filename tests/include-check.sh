@@ -11,6 +11,14 @@
 # 2. No arrow runs upward: every module has a layer below, and a module
 #    includes only modules of its own layer or of a layer beneath it.
 #    The pure core must not include the kernel layer.
+# 3. struct policy is read by the planner alone: only the files listed
+#    in $planner below include policy.h; the others read the plan
+#    (planner.h's struct sandbox, its conf: planconf.h) and pass a
+#    policy on as an opaque pointer.  A header that included policy.h
+#    would hand it to every file including that header, so only the
+#    policy's and the planner's private headers may.
+# 4. The check of rule 3 fails on a violation: it is run on a copy of
+#    src/ where a file outside the planner includes policy.h.
 #
 # The layer list is here, in one place: a module missing from it is an
 # error too, so a new file is placed on purpose.
@@ -23,12 +31,12 @@ srcdir=${1:-${LLW_SRCDIR:-$(dirname "$0")/..}}
 # Lowest first.  Arrows may run within a layer or down, never up.
 layers='
 value:    value httpreq
-core:     vars profile keys options policy hostrule netpolicy proxy dns
-          hostaddrs hostdns profilematch pathtree gitconfig known project
-          layers suggest blocked viewplan tlshello learnpropose testhook
-          msgcopy refusal relaycheck
+core:     vars profile keys options access planconf policy hostrule
+          netpolicy proxy dns hostaddrs hostdns profilematch pathtree
+          gitconfig known project layers suggest blocked viewplan
+          tlshello learnpropose testhook msgcopy refusal relaycheck
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
-          copyin gitguard watchlater channel helper contain
+          copyin gitguard watchlater channel helper contain runtmp
 helpers:  supervise svcall svlog svaddr svunix svnames svsend
           svlearn dnsstub dnsserve proxyserve watchjudge relay probe
 cli:      planner sandbox why explain selftest cmd llwrap completion
@@ -40,7 +48,32 @@ cli:      planner sandbox why explain selftest cmd llwrap completion
 # wires in.
 exceptions=''
 
-echo "1..2"
+# The planner (DESIGN.md §8): the files that may include policy.h.  The
+# policy's own (its resolution and merge), the planner's (policy x facts
+# -> the plan), the network compile (netpolicy.c: netpolicy_plan and the
+# policy-level answers the planner asks, needs-supervisor, proxy,
+# names closed, the rules), and cmd.c, which turns the command line into
+# the policy (struct policy_request) and hands it to the planner.
+planner='policy.c policy-merge.c policy-merge.h planner.c planner-rules.c
+	planner-conf.c planner-int.h netpolicy.c cmd.c'
+
+# The files of src/ directory $1 that include policy.h outside
+# $planner, one a line.
+policy_readers() {
+	for f in "$1"/*.c "$1"/*.h; do
+		b=${f##*/}
+		allowed=false
+		for p in policy.h $planner; do
+			[ "$b" = "$p" ] && allowed=true
+		done
+		$allowed && continue
+		if grep -q '^#[[:space:]]*include[[:space:]]*"policy\.h"' "$f"; then
+			echo "$b"
+		fi
+	done
+}
+
+echo "1..4"
 
 printf '%s\n' "$layers" | awk -v srcdir="$srcdir" -v exceptions="$exceptions" '
 function module(path, b) {
@@ -134,3 +167,21 @@ END {
 	else
 		printf "not ok 2 - layers\n%s", bad
 }'
+
+bad=$(policy_readers "$srcdir/src")
+if [ -z "$bad" ]; then
+	echo "ok 3 - struct policy: only the planner includes policy.h"
+else
+	echo "not ok 3 - struct policy: included outside the planner"
+	printf '%s\n' "$bad" | sed 's/^/# /; s/$/ includes policy.h (read the plan: planner.h, planconf.h)/'
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$srcdir"/src/*.c "$srcdir"/src/*.h "$tmp"/
+printf '#include "policy.h"\n' >>"$tmp/explain.c"
+if policy_readers "$tmp" | grep -qx explain.c; then
+	echo "ok 4 - the check of rule 3 fails on explain.c including policy.h"
+else
+	echo "not ok 4 - the check of rule 3 missed explain.c including policy.h"
+fi

@@ -167,8 +167,14 @@ one_policy(const char *project, const char *profile, bool project_file,
 		for (int masks = 0; masks < 2; masks++) {
 			struct plan *plan = NULL;
 			char *why = NULL;
+			struct pathtree_input in = {
+				.paths = p->paths,
+				.n_paths = p->n_paths,
+				.project = p->project,
+				.best_effort = p->best_effort,
+			};
 
-			if (pathtree_compile(p, &fs, masks, &plan, &why) == 0)
+			if (pathtree_compile(&in, &fs, masks, &plan, &why) == 0)
 				plan_free(plan);
 			free(why);
 		}

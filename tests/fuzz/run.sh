@@ -42,6 +42,7 @@ FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 $CC $FLAGS $(pkg-config --cflags inih) \
 	"$src/tests/fuzz/fuzz-profile.c" "$src/tests/lib/fakefs.c" \
 	"$src/src/profile.c" "$src/src/policy.c" "$src/src/policy-merge.c" \
+	"$src/src/access.c" \
 	"$src/src/profilematch.c" "$src/src/keys.c" "$src/src/value.c" \
 	"$src/src/vars.c" \
 	"$src/src/pathtree.c" "$src/src/known.c" "$src/src/gitconfig.c" \

@@ -31,6 +31,7 @@
 #include "compat/landlock.h"
 #include "golden.h"
 #include "planner.h"
+#include "policy.h"
 #include "strv.h"
 #include "xalloc.h"
 

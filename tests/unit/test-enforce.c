@@ -300,6 +300,7 @@ test_enforce(void **state)
 		struct sandbox sb = { .backend = SANDBOX_BACKEND_LANDLOCK };
 		unsigned char got[N_PROBES];
 		struct ruleset_inputs in;
+		struct pathtree_input paths;
 		struct vars *vars;
 		struct profile *cli;
 		struct policy *p;
@@ -320,12 +321,14 @@ test_enforce(void **state)
 		req.cli = cli;
 		if (policy_resolve(&req, &p, &cause) < 0)
 			fail_msg("%s", cause);
-		if (pathtree_compile(p, &pathtree_fs_real, false, &sb.fs,
+		planner_pathtree_input(p, &paths);
+		if (pathtree_compile(&paths, &pathtree_fs_real, false, &sb.fs,
 				     &cause) < 0) {
 			refused++;
 			goto next;
 		}
 		sb.policy = p;
+		planner_conf(p, false, &sb.conf);
 		planner_ruleset_inputs(p, &in);
 		sb.landlock = ruleset_plan_new(&in, sb.fs, k.abi);
 		filter_opts_init(&sb.filter);

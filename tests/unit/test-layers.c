@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "layers.h"
 #include "planner.h"
+#include "policy.h"
 #include "ruleset.h"
 #include "strv.h"
 #include "xalloc.h"

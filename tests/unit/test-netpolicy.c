@@ -20,6 +20,7 @@
 #include "cleanup.h"
 #include "hostrule.h"
 #include "netpolicy.h"
+#include "planner.h"
 #include "policy.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -1500,6 +1501,7 @@ test_closed(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		struct policy *p = policy_new();
 		_cleanup_strv_ char **notes = NULL;
+		struct plan_conf conf;
 
 		p->net = t[i].net;
 		if (t[i].tcp)
@@ -1513,7 +1515,8 @@ test_closed(void **state)
 		if (netpolicy_names_closed(p, t[i].supervised) != t[i].closed)
 			fail_msg("%s: names closed %d, want %d", t[i].what,
 				 !t[i].closed, t[i].closed);
-		notes = netpolicy_notes(p, t[i].supervised, true);
+		planner_conf(p, t[i].supervised, &conf);
+		notes = netpolicy_notes(&conf, true);
 		if (t[i].note == NULL && notes != NULL)
 			fail_msg("%s: a note: %s", t[i].what, notes[0]);
 		if (t[i].note != NULL &&
@@ -1523,7 +1526,7 @@ test_closed(void **state)
 				 notes ? notes[0] : "(none)", t[i].note);
 		/* Not on a terminal: only the notes about a mistake. */
 		strv_free(notes);
-		notes = netpolicy_notes(p, t[i].supervised, false);
+		notes = netpolicy_notes(&conf, false);
 		if (notes != NULL &&
 		    strncmp(notes[0], "no name resolves", 16) == 0)
 			fail_msg("%s: the closed network noted off a terminal",

@@ -20,6 +20,7 @@
 #include "compat/landlock.h"
 #include "fakefs.h"
 #include "pathtree.h"
+#include "policy.h"
 #include "strv.h"
 #include "xalloc.h"
 
@@ -96,6 +97,36 @@ parse_level(const char *s)
 	return LLW_ACCESS_DENY;
 }
 
+/* pathtree_compile and pathtree_sources on a test's policy, given as
+ * the planner gives it (planner_pathtree_input, not linked here). */
+static struct pathtree_input
+input_of(const struct policy *p)
+{
+	return (struct pathtree_input){
+		.paths = p->paths,
+		.n_paths = p->n_paths,
+		.project = p->project,
+		.best_effort = p->best_effort,
+	};
+}
+
+static int
+compile(const struct policy *p, const struct pathtree_fs *fs, bool masks,
+	struct plan **out, char **cause)
+{
+	struct pathtree_input in = input_of(p);
+
+	return pathtree_compile(&in, fs, masks, out, cause);
+}
+
+static struct plan *
+sources(const struct policy *p, const struct pathtree_fs *fs)
+{
+	struct pathtree_input in = input_of(p);
+
+	return pathtree_sources(&in, fs);
+}
+
 static void
 policy_fill(struct policy *p, const char *const *rules)
 {
@@ -169,7 +200,7 @@ run_case(const struct tcase *tc, bool with_resolve_at)
 	policy_fill(&p, tc->rules);
 	p.best_effort = tc->best_effort;
 	p.project = (char *)tc->project;
-	r = pathtree_compile(&p, &fs, tc->masks, &plan, &cause);
+	r = compile(&p, &fs, tc->masks, &plan, &cause);
 	if (r != tc->rc)
 		print_message("# %s: rc %d, cause %s\n", tc->name, r,
 			      cause ? cause : "(none)");
@@ -672,7 +703,7 @@ test_many_rules(void **state)
 	policy_fill(&p, (const char *const *)rules);
 	/* None exist: every rule is dropped with a note. */
 	n_resolve = 0;
-	assert_int_equal(pathtree_compile(&p, &fs, true, &plan, &cause), 0);
+	assert_int_equal(compile(&p, &fs, true, &plan, &cause), 0);
 	assert_int_equal(n_resolve, 500);
 	assert_int_equal(plan->n_rules, 0);
 	plan_free(plan);
@@ -698,7 +729,7 @@ test_decide(void **state)
 
 	(void)state;
 	policy_fill(&p, rules);
-	assert_int_equal(pathtree_compile(&p, &fs, true, &plan, &cause), 0);
+	assert_int_equal(compile(&p, &fs, true, &plan, &cause), 0);
 	v = plan_decide(plan, "/h/real/sub", LLW_FS_MAKE_SOCK);
 	assert_true(v.allowed);
 	assert_int_equal(v.layer, PLAN_LANDLOCK);
@@ -754,7 +785,7 @@ test_sources(void **state)
 	/* The later rule at /h/real ranks lower: the link's wins. */
 	p.paths[0].rank = 5;
 	p.paths[1].rank = 1;
-	plan = pathtree_sources(&p, &fs);
+	plan = sources(&p, &fs);
 	assert_non_null(plan);
 	assert_int_equal(plan->n_rules, 0);
 	s = plan_source_at(plan, "/h/real/sub/new");
@@ -901,8 +932,7 @@ test_real_fs(void **state)
 		const char *rules[] = { r1, r2, NULL };
 
 		policy_fill(&p, rules);
-		assert_int_equal(pathtree_compile(&p, fs, false, &plan, &cause),
-				 0);
+		assert_int_equal(compile(&p, fs, false, &plan, &cause), 0);
 		got = render(plan);
 		exp = xasprintf("R %s/f ro p t:1\n", real);
 		assert_string_equal(got, exp);

@@ -26,6 +26,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "planner.h"
+#include "policy.h"
 #include "ruleset.h"
 #include "xalloc.h"
 

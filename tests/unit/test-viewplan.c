@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "ns.h"
+#include "policy.h"
 #include "viewplan.h"
 #include "xalloc.h"
 

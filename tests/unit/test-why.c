@@ -360,6 +360,7 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 		.profile_path = path,
 	};
 	struct sandbox *sb = &fx->sb;
+	struct pathtree_input paths;
 
 	memset(fx, 0, sizeof(*fx));
 	fx->vars = vars_new(test_env, "/home/u/proj", "tool");
@@ -369,7 +370,8 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 		fail_msg("%s", cause);
 	sb->backend = SANDBOX_BACKEND_LANDLOCK;
 	sb->policy = fx->p;
-	if (pathtree_compile(fx->p, &fakefs, ns, &sb->fs, &cause) < 0) {
+	planner_pathtree_input(fx->p, &paths);
+	if (pathtree_compile(&paths, &fakefs, ns, &sb->fs, &cause) < 0) {
 		if (refuse) {
 			policy_free(fx->p);
 			profile_free(fx->cli);
@@ -384,6 +386,7 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 	sb->ns.net = ns && fx->p->net == LLW_NET_NONE;
 	sb->ns.pid = ns && fx->p->hide_processes;
 	sb->supervise = supervise;
+	planner_conf(fx->p, supervise, &sb->conf);
 	filter_opts_init(&sb->filter);
 	sb->filter.allow_unix =
 		fx->p->unix_sockets ||
