@@ -223,8 +223,9 @@ contain_filter_cause(const struct contain *c, const char *what,
 			"an outer llwrap's seccomp filter refuses %s (an "
 			"llwrap inside llwrap can only add Landlock and "
 			"seccomp, and so only tighten: give the inner one a "
-			"policy without masks, private-tmp, hide-processes "
-			"and net = none, such as -p default)",
+			"policy without masks, private-tmp, hide-processes, "
+			"net = none or the network supervisor's rules "
+			"(allow-host, port rules), such as -p default)",
 			what);
 	switch (c->runtime) {
 	case CONTAIN_DOCKER:

@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <seccomp.h>
+
 #include "channel.h"
 #include "cleanup.h"
 #include "compat/syscall.h"
@@ -321,10 +323,24 @@ probe_supervisor(struct facts *f, const char **why)
 	if (f->supervisor == PROBE_UNKNOWN) {
 		if (!f->live)
 			not_asked(&f->supervisor, &f->supervisor_why);
-		else if (!supervise_available(&f->supervisor_why) ||
-			 (f->supervisor_why =
-				  supervisor_try(probe_container(f),
-						 &f->supervisor_form)) != NULL)
+		else if (!supervise_available(&f->supervisor_why)) {
+			/* An inherited filter (an outer llwrap's, a
+			 * runtime's) can hide seccomp user notification from
+			 * libseccomp's probe of the kernel: name the filter,
+			 * not the kernel. */
+			char *cause = contain_filter_cause(
+				probe_container(f), "the network supervisor",
+				"seccomp user notification");
+
+			if (cause != NULL && seccomp_api_get() < 5) {
+				free(f->supervisor_why);
+				f->supervisor_why = cause;
+			} else
+				free(cause);
+			f->supervisor = PROBE_NO;
+		} else if ((f->supervisor_why = supervisor_try(
+				    probe_container(f), &f->supervisor_form)) !=
+			   NULL)
 			f->supervisor = PROBE_NO;
 		else
 			f->supervisor = PROBE_YES;

@@ -172,7 +172,7 @@ expect_denied "... and only tightens: the inner --deny of a file the outer grant
 	as_user "$LLWRAP" -q -p opencode $nest --rx "$LLW_HELPERS" -- "$T/llwbin/llwrap" -q -p default --rx "$LLW_HELPERS" --deny "$HOME_DIR/.gitconfig-work" -- "$PROBE" read "$HOME_DIR/.gitconfig-work"
 run as_user "$LLWRAP" -q -p opencode $nest -- "$T/llwbin/llwrap" -p opencode -- /bin/true
 expect_rc "llwrap -p opencode inside llwrap -p opencode fails before running (125)" 125
-expect_output "... naming the outer seccomp filter as the cause" "an outer llwrap.s seccomp filter refuses new user namespaces"
+expect_output "... naming the outer seccomp filter as the cause" "an outer llwrap.s seccomp filter refuses (new user namespaces|the network supervisor)"
 
 # Planted code: from the sandbox, the user's real caches and tool
 # directories refuse every write; the sandbox's own cache takes them.
