@@ -200,6 +200,11 @@ esac
 section box-srh
 expect_output "in the sandbox IPV6_RTHDR is refused" "^DENIED rthdr-send errno=EPERM"
 expect_no_output "... and nothing reaches the header's address" "2001:db8::66"
+if [ "$(id -u)" -eq 0 ]; then
+	expect_no_output "llwrap ran as the test user (no note that the command runs as root)" "runs as root"
+else
+	skip "not root: llwrap runs as root in a user namespace of the test's"
+fi
 section box-mip6
 expect_output "in the sandbox IPV6_2292PKTOPTIONS with a type 2 header is refused" "^DENIED rthdr-send errno=EPERM"
 expect_no_output "... and nothing reaches the header's address" "2001:db8::66"
@@ -234,6 +239,7 @@ expect_output "... which got that one connection only; the neighbour the allowed
 	"^here: 1; neighbour: 1; neighbour v6: 0; nat64 local: 0"
 
 section root
+expect_output "llwrap run as root says the command runs as root" "^llwrap: [^ ]*netprobe runs as root"
 expect_output "as root, IPV6_RTHDR is refused in the sandbox" "^DENIED rthdr-send errno=EPERM"
 expect_no_output "... and nothing reaches the header's address" "2001:db8::66"
 expect_output "... an on-link neighbour is refused as local" "^DENIED tcp-connect errno=EACCES"

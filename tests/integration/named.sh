@@ -522,6 +522,11 @@ expect_output "no proxy variable: clients need no configuration" "^0$"
 section curl
 expect_output "curl reaches an allowed name over http, directly" "^hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
 expect_output "... and over https" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+if [ "$(id -u)" -eq 0 ]; then
+	expect_no_output "... llwrap ran as the test user (no note that the command runs as root)" "runs as root"
+else
+	skip "not root: llwrap runs as root in a user namespace of the test's"
+fi
 section python
 # Through the name check's relay (DESIGN.md §6.1) the socket's peer is
 # the relay's loopback end, not the address.
@@ -695,6 +700,7 @@ else
 fi
 
 section root
+expect_output "llwrap run as root says the command runs as root" "^llwrap: curl runs as root"
 expect_output "as root, the allowed name is reached over https (the resolver, the relay)" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 expect_output "... a name not in allow-host does not resolve" "^root getent status 2$"
 for h in llwrap-dns llwrap-relay; do

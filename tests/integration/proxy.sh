@@ -228,6 +228,11 @@ expect_output "... NODE_USE_ENV_PROXY=1 for Node" "^NODE_USE_ENV_PROXY=1$"
 
 section https-allowed
 expect_output "curl reaches an allowed name over https, through the proxy" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+if [ "$(id -u)" -eq 0 ]; then
+	expect_no_output "... llwrap ran as the test user (no note that the command runs as root)" "runs as root"
+else
+	skip "not root: llwrap runs as root in a user namespace of the test's"
+fi
 section python-allowed
 expect_output "Python's urllib reaches it too" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 section http-allowed
@@ -310,6 +315,7 @@ else
 fi
 
 section root
+expect_output "llwrap run as root says the command runs as root" "^llwrap: curl runs as root"
 expect_output "as root, the allowed name is reached through the proxy" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 expect_output "... the denied one is not" "CONNECT tunnel failed, response 403"
 if [ "$(landlock_abi)" -gt 0 ]; then
