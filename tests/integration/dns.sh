@@ -33,8 +33,10 @@ echo "nameserver 127.0.0.1" >"$D/resolv.conf"
 cat >"$D/inner.sh" <<'SH'
 mode=$1; d=$2; shift 2
 U=$LLW_AS_USER; unset LLW_AS_USER
+# As root, a home of root's own: the test user's is not root's to
+# enter under bubblewrap (process.sh).
 case $mode in
-*-root) mode=${mode%-root} U= ;;
+*-root) mode=${mode%-root} U= HOME=$d/root ;;
 esac
 mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
 ip link set lo up || exit 2
@@ -52,6 +54,7 @@ kill $pid
 SH
 chmod -R a+rX "$D"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
+mkdir "$D/root"
 
 # tc-root: llwrap run as root (the real root's when the suite runs as
 # root), its resolver dropping what root holds.
