@@ -237,6 +237,15 @@ SH
 	fi
 }
 shared_fixture
+# As root, what the fixture ran is llwrap as users run it.
+if [ "$(id -u)" -eq 0 ] && [ -s "$T/shared.opencode.landlock" ]; then
+	if grep -q "runs as root" "$T"/shared.*.err; then
+		not_ok "the shared-address fixture runs llwrap as the test user"
+		diag "$(grep -l "runs as root" "$T"/shared.*.err)"
+	else
+		ok "the shared-address fixture runs llwrap as the test user (no note that the command runs as root)"
+	fi
+fi
 
 "$ESCAPE" list >"$T/ids"
 nprobes=$(wc -l <"$T/ids")
