@@ -708,11 +708,12 @@ proxyserve_start(const struct net_plan *np, char *const *envp,
 		openlog(ps.prefix, LOG_NDELAY, LOG_USER);
 		/* It parses what the command sends: it keeps only what it
 		 * needs, reading /etc (hosts) and the network, before the
-		 * first byte arrives. */
+		 * first byte arrives, and none of root's capabilities. */
 		if (slash != NULL && slash != real)
 			*slash = '\0';
 		if (helper_confine(
 			    &(struct helper_confinement){
+				    .drop_caps = true,
 				    .paths = confined,
 				    .n_paths = ARRAY_SIZE(confined) -
 					       (real == NULL),

@@ -153,10 +153,10 @@ limit() {
 # TLS on 8443 for any server name).  The probe and its twin run there,
 # under each profile and backend with --allow-host api.llw.test:8443,
 # and their lines replace the main run's (which skips the probe: no
-# fixture keys).  As root the namespaces are the test's and llwrap runs
-# as the test user; otherwise llwrap runs as root in a user namespace of
-# the test's, as in sni.sh.  $T/shared.PROFILE.BACKEND: the two lines;
-# .err: llwrap's notes.
+# fixture keys).  As root the namespaces are the real root's and llwrap
+# runs as the test user; otherwise llwrap runs as root in a user
+# namespace of the test's (netns_fixture).  $T/shared.PROFILE.BACKEND:
+# the two lines; .err: llwrap's notes.
 SHARED_KEYS="SHARED_HOST=api.llw.test SHARED_OTHER=other.llw.test SHARED_PORT=8443"
 shared_skip() {
 	for profile in $PROFILES; do
@@ -180,13 +180,10 @@ shared_fixture() {
 		-keyout "$SD/key.pem" -out "$SD/cert.pem" 2>/dev/null ||
 		{ shared_skip "openssl cannot make a test certificate"; return; }
 	echo "nameserver 192.0.2.53" >"$SD/resolv.conf"
-	drop=
-	if [ "$(id -u)" -eq 0 ]; then
-		drop="setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all --bounding-set=-all --"
-	fi
 	{
 		cat <<SH
 d=$SD
+U=\$LLW_AS_USER; unset LLW_AS_USER
 setup_failed() { echo "SETUP: \$*"; exit 2; }
 mount --bind "\$d/resolv.conf" /etc/resolv.conf || setup_failed "cannot bind-mount /etc/resolv.conf"
 ip link set lo up && ip addr add 192.0.2.53/32 dev lo || setup_failed "cannot address lo"
@@ -212,12 +209,8 @@ cd "$PROJ" || exit 2
 SH
 		for profile in $PROFILES; do
 			for backend in $BACKENDS; do
-				# shellcheck disable=SC2046
-				echo $drop env -i HOME="$HOME_DIR" USER=llwtest LOGNAME=llwtest \
-					PATH=/usr/local/bin:/usr/bin:/bin SHELL=/bin/sh TERM=dumb \
-					LANG=C.UTF-8 LLWRAP_PROFILE_PATH="$LLWRAP_PROFILE_PATH" \
-					GIT_CEILING_DIRECTORIES="$T" \
-					"$LLWRAP" --rx "$T/bin" -p "$profile" --backend="$backend" \
+				# shellcheck disable=SC2016,SC2046
+				echo '$U' "$LLWRAP" --rx "$T/bin" -p "$profile" --backend="$backend" \
 					$(backend_opts "$backend") --allow-host api.llw.test:8443 -- \
 					"$T/bin/llwrap-escape" single net.shared-address $SHARED_KEYS \
 					">$T/shared.$profile.$backend" "2>$T/shared.$profile.$backend.err"
@@ -225,11 +218,7 @@ SH
 		done
 	} >"$SD/inner.sh"
 	chmod -R a+rX "$SD"
-	if [ -n "$drop" ]; then
-		unshare -n -m -p --fork --mount-proc sh "$SD/inner.sh" >"$SD/setup.out" 2>&1
-	else
-		unshare -r -n -m -p --fork --mount-proc sh "$SD/inner.sh" >"$SD/setup.out" 2>&1
-	fi
+	netns_fixture sh "$SD/inner.sh" >"$SD/setup.out" 2>&1
 	if grep -q '^SETUP: ' "$SD/setup.out"; then
 		shared_skip "the resolver fixture cannot be built here: $(sed -n 's/^SETUP: //p' "$SD/setup.out" | head -1)"
 	elif [ ! -s "$T/shared.opencode.landlock" ]; then
@@ -237,6 +226,15 @@ SH
 	fi
 }
 shared_fixture
+# As root, what the fixture ran is llwrap as users run it.
+if [ "$(id -u)" -eq 0 ] && [ -s "$T/shared.opencode.landlock" ]; then
+	if grep -q "runs as root" "$T"/shared.*.err; then
+		not_ok "the shared-address fixture runs llwrap as the test user"
+		diag "$(grep -l "runs as root" "$T"/shared.*.err)"
+	else
+		ok "the shared-address fixture runs llwrap as the test user (no note that the command runs as root)"
+	fi
+fi
 
 "$ESCAPE" list >"$T/ids"
 nprobes=$(wc -l <"$T/ids")

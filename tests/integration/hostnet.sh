@@ -1,7 +1,9 @@
 #!/bin/sh
 # The network below and beside the supervisor's decision (DESIGN.md §16),
-# in network namespaces of the test's own (owned by a user namespace the
-# test creates): this host (llwrap runs here) on 192.0.2.1/30 and
+# in network namespaces of the test's own (netns_fixture: as root, the
+# real root's, and llwrap runs as the test user, as users run it, but for
+# a few cases run as root; otherwise owned by a user namespace whose root
+# llwrap runs as): this host (llwrap runs here) on 192.0.2.1/30 and
 # 2001:db8:ffff::1/64, and a "world" namespace behind a veth pair, its
 # far end 192.0.2.2 and 2001:db8:ffff::2, through which this host routes
 # 198.51.100.0/24, 2001:db8::/64 and NAT64's 64:ff9b::/96 as it would
@@ -24,7 +26,9 @@
 #   the NAT64 form of a local address are refused as local, logged
 #   filtered/local; an address routed through the link, and the NAT64
 #   form of one, are reached by the same port rule; allow-cidr reaches
-#   the neighbour.
+#   the neighbour;
+# - llwrap run as root: IPV6_RTHDR refused, a neighbour refused as
+#   local, the routed address reached.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 need_default_profile
 
@@ -78,9 +82,12 @@ connect-tcp = 9000 9001
 connect-udp = 9000
 EOF
 # inner.sh LLWRAP [BACKEND]: in the new namespaces (as their root), the
-# fixture, then each case between "== NAME" lines.
+# fixture, then each case between "== NAME" lines, llwrap run as the test
+# user ($U: as users run it, when the suite runs as root), and a few as
+# root ("== root").
 cat >"$D/inner.sh" <<'SH'
 L=$1; B=${2:-}; d=$(dirname "$0")
+U=$LLW_AS_USER; unset LLW_AS_USER
 setup_failed() { echo "SETUP: $*"; exit 2; }
 ip link set lo up || setup_failed "cannot bring lo up"
 ip link add v0 type veth peer name v1 2>&1 || setup_failed "cannot create a veth pair (no veth driver?)"
@@ -116,7 +123,8 @@ while { [ ! -e "$d/ready.capture" ] || [ ! -e "$d/u7" ] || [ ! -e "$d/here" ]; }
 done
 [ -e "$d/ready.capture" ] || setup_failed "the capture cannot start (AF_PACKET)"
 export XDG_STATE_HOME=$d/state
-llw() { "$L" ${B:+--backend "$B"} --rx "$d" -n hostnet "$@" 2>&1; }
+# shellcheck disable=SC2086
+llw() { $U "$L" ${B:+--backend "$B"} --rx "$d" -n hostnet "$@" 2>&1; }
 np="$d/netprobe"
 # settle: let the capture write what arrived, then show it and start over.
 settle() { sleep 0.3; echo "captured: $(tr '\n' ';' <"$d/captured" 2>/dev/null)"; : >"$d/captured"; }
@@ -132,7 +140,7 @@ echo "== box-none"
 llw -p "$d/ports.ini" -- "$np" rthdr-send none 2001:db8::66 2001:db8::7 9000 llw-box-none; settle
 echo "== passed-in"
 for kind in udp tcp; do
-	"$np" rthdr-exec srh 2001:db8::66 $kind 5 "$L" ${B:+--backend "$B"} --rx "$d" \
+	$U "$np" rthdr-exec srh 2001:db8::66 $kind 5 "$L" ${B:+--backend "$B"} --rx "$d" \
 		-n hostnet -p "$d/ports.ini" --keep-fd 5 -- "$np" fd-send 5 2001:db8::7 9000 llw-passed-$kind 2>&1
 	settle
 done
@@ -149,6 +157,13 @@ llw -p "$d/ports.ini" --allow-cidr 192.0.2.2/32:9000 -- "$d/probe" tcp-connect 1
 "$d/probe" tcp-connect 192.0.2.1 9001
 sleep 0.3
 echo "here: $(cat "$d/here"); neighbour: $(cat "$d/w2"); neighbour v6: $(cat "$d/w2v6"); nat64 local: $(cat "$d/wnatlocal")"
+echo "== root"
+# llwrap run as root: the real root's when the suite runs as root, else a
+# user namespace's (as every case above then).
+llw_root() { "$L" ${B:+--backend "$B"} --rx "$d" -n hostnet "$@" 2>&1; }
+llw_root -p "$d/ports.ini" -- "$np" rthdr-send srh 2001:db8::66 2001:db8::7 9000 llw-root-srh; settle
+llw_root -p "$d/ports.ini" -- "$d/probe" tcp-connect 192.0.2.2 9000
+llw_root -p "$d/ports.ini" -- "$d/probe" tcp-connect 198.51.100.7 9000
 echo "== log"
 cat "$d"/state/llwrap/*.log
 echo "== end"
@@ -157,7 +172,7 @@ SH
 chmod -R a+rX "$D"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
 
-run as_user unshare -r -n -m sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+run netns_fixture sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
 all=$out
 case $all in
 *SETUP:*)
@@ -185,6 +200,11 @@ esac
 section box-srh
 expect_output "in the sandbox IPV6_RTHDR is refused" "^DENIED rthdr-send errno=EPERM"
 expect_no_output "... and nothing reaches the header's address" "2001:db8::66"
+if [ "$(id -u)" -eq 0 ]; then
+	expect_no_output "llwrap ran as the test user (no note that the command runs as root)" "runs as root"
+else
+	skip "not root: llwrap runs as root in a user namespace of the test's"
+fi
 section box-mip6
 expect_output "in the sandbox IPV6_2292PKTOPTIONS with a type 2 header is refused" "^DENIED rthdr-send errno=EPERM"
 expect_no_output "... and nothing reaches the header's address" "2001:db8::66"
@@ -217,6 +237,13 @@ expect_output "... allow-cidr reaches the neighbour" "^SUCCEEDED tcp-connect 192
 expect_output "... and the host's server answers on its global address outside the sandbox" "^SUCCEEDED tcp-connect 192\\.0\\.2\\.1"
 expect_output "... which got that one connection only; the neighbour the allowed one; the NAT64 neighbour none" \
 	"^here: 1; neighbour: 1; neighbour v6: 0; nat64 local: 0"
+
+section root
+expect_output "llwrap run as root says the command runs as root" "^llwrap: [^ ]*netprobe runs as root"
+expect_output "as root, IPV6_RTHDR is refused in the sandbox" "^DENIED rthdr-send errno=EPERM"
+expect_no_output "... and nothing reaches the header's address" "2001:db8::66"
+expect_output "... an on-link neighbour is refused as local" "^DENIED tcp-connect errno=EACCES"
+expect_output "... an address routed through the link is reached" "^SUCCEEDED tcp-connect 198\\.51\\.100\\.7"
 
 section log
 for t in 192.0.2.1:9001 192.0.2.2:9000 "\\[2001:db8:ffff::2\\]:9000" "\\[64:ff9b::c000:202\\]:9000"; do

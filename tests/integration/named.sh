@@ -1,7 +1,9 @@
 #!/bin/sh
 # allow-host through llwrap's resolver (DESIGN.md §6.1, design (a)): no
 # proxy, every client as it is.  Everything runs in network namespaces
-# of the test's own (owned by a user namespace the test creates): a
+# of the test's own (netns_fixture: as root, the real root's, and llwrap
+# runs as the test user, as users run it, but for a few cases run as
+# root; otherwise owned by a user namespace whose root llwrap runs as): a
 # fixture resolver on 192.0.2.53 (UDP and TCP, logging every query it
 # receives; /etc/resolv.conf bind mounted to name it), and fixture
 # servers on 198.51.100.7 (api, other, ttl, x.wild), 203.0.113.9 (evil)
@@ -24,7 +26,8 @@
 # /etc/hosts entries for allowed names; a race flipping the destination
 # between a learned and a denied address never reaches the denied one;
 # the resolver process is confined; without user namespaces the proxy
-# (design (b)) takes over.
+# (design (b)) takes over; llwrap run as root reaches the allowed name,
+# and its resolver and relay keep no capability and no bounding set.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if ! "$LLWRAP" --check 2>/dev/null | grep -q "S  supervisor   usable"; then
@@ -188,9 +191,12 @@ except OSError as e:
     print("failed:", e.errno, e)
 EOF
 # inner.sh LLWRAP [BACKEND]: in the new namespaces (as their root), the
-# fixtures, then each case between "== NAME" lines.
+# fixtures, then each case between "== NAME" lines, llwrap run as the
+# test user ($U: as users run it, when the suite runs as root), and a
+# few as root ("== root").
 cat >"$D/inner.sh" <<'SH'
 L=$1; B=${2:-}; O=${3:-}; d=$(dirname "$0")
+U=$LLW_AS_USER; unset LLW_AS_USER
 setup_failed() { echo "SETUP: $*"; exit 2; }
 mount --bind "$d/hosts" /etc/hosts || setup_failed "cannot bind-mount /etc/hosts"
 mount --bind "$d/resolv.conf" /etc/resolv.conf || setup_failed "cannot bind-mount /etc/resolv.conf"
@@ -235,7 +241,8 @@ while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ready.here"
 	i=$((i + 1))
 done
 export XDG_STATE_HOME=$d/state
-llw() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
+# shellcheck disable=SC2086
+llw() { $U "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
 . "$d/helper-of.sh"
 echo "== env"
 llw -- env | grep -ci proxy
@@ -289,8 +296,7 @@ echo "== sort"
 llw --allow-host two.llw.test:8080 -- python3 -c "import socket; print('order', [a[4][0] for a in socket.getaddrinfo('two.llw.test', None, type=socket.SOCK_STREAM)])"
 python3 -c "import socket; print('order', [a[4][0] for a in socket.getaddrinfo('two.llw.test', None, type=socket.SOCK_STREAM)])"
 echo "== ttl"
-echo 0 >"$d/rw/skew"
-LLW_HOOK_CLOCK_SKEW=$d/rw/skew "$d/llwrap-hooked" ${B:+--backend "$B"} --rx "$d" --rw "$d/rw" -p "$d/allow.ini" -- sh -c "
+LLW_HOOK_CLOCK_SKEW=$d/rw/skew $U "$d/llwrap-hooked" ${B:+--backend "$B"} --rx "$d" --rw "$d/rw" -p "$d/allow.ini" -- sh -c "
 python3 $d/conn.py tcp ttl.llw.test 8080
 echo 40 >$d/rw/skew
 $d/probe tcp-connect 198.51.100.7 8080
@@ -406,7 +412,7 @@ echo "== deferred"
 # host's network namespace holding nothing but its channels; after it,
 # confined as above, and the query answered.
 if [ -z "$B" ]; then
-	"$L" --rx "$d" -p "$d/allow-l3.ini" -- sh -c "while [ ! -e $d/ask ]; do sleep 0.05; done
+	$U "$L" --rx "$d" -p "$d/allow-l3.ini" -- sh -c "while [ ! -e $d/ask ]; do sleep 0.05; done
 getent hosts api.llw.test >/dev/null && echo 'deferred: resolved'
 while [ ! -e $d/asked ]; do sleep 0.05; done" >"$d/deferred.out" 2>&1 &
 	dp=$!
@@ -435,7 +441,7 @@ while [ ! -e $d/asked ]; do sleep 0.05; done" >"$d/deferred.out" 2>&1 &
 	# A resolver that cannot start at the first query (its namespace
 	# refused): the query fails at once, the command goes on, the log
 	# says why.
-	LLW_HOOK_RESOLVER_FAILS=1 "$d/llwrap-hooked" --rx "$d" -p "$d/allow-l3.ini" -- sh -c '
+	LLW_HOOK_RESOLVER_FAILS=1 $U "$d/llwrap-hooked" --rx "$d" -p "$d/allow-l3.ini" -- sh -c '
 s=$(date +%s); getent hosts api.llw.test; r=$?
 echo "failed start: lookup status $r after $(($(date +%s) - s)) s"
 getent hosts api.llw.test; echo "failed start: again, status $?"
@@ -461,15 +467,31 @@ if [ -n "$O" ]; then
 }
 EOF
 	(cd "$d/proj" && HOME=$d/home OPENCODE_DISABLE_MODELS_FETCH=1 \
-		OPENCODE_DISABLE_AUTOUPDATE=1 timeout 180 "$L" ${B:+--backend "$B"} \
+		OPENCODE_DISABLE_AUTOUPDATE=1 timeout 180 $U "$L" ${B:+--backend "$B"} \
 		-p opencode --allow-host "llm.llw.test:$port" -- \
 		"$O" run --auto -m mock/mock-model "do it" 2>&1 | tail -3)
 	grep -o 'STEP0-[A-Za-z]*=*[0-9]*' "$d/mock.jsonl" | sort -u
 fi
 echo "== no-userns"
-[ -z "$B" ] && LLW_HOOK_NO_USERNS=1 "$d/llwrap-hooked" --ro "$d" -p "$d/allow.ini" -- sh -c "
+[ -z "$B" ] && LLW_HOOK_NO_USERNS=1 $U "$d/llwrap-hooked" --ro "$d" -p "$d/allow.ini" -- sh -c "
 env | grep '^HTTPS_PROXY='
 curl -sS -m 10 --cacert $d/cert.pem https://api.llw.test:8443/" 2>&1
+echo "== root"
+# llwrap run as root: the real root's when the suite runs as root, else a
+# user namespace's (as every case above then).  Its helpers drop what
+# root holds.
+llw_root() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
+llw_root -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
+llw_root -- getent hosts evil.llw.test; echo "root getent status $?"
+llw_root -- sh -c "while [ ! -e $d/looked.root ]; do sleep 0.1; done" >/dev/null &
+sleeper=$!
+for h in llwrap-dns llwrap-relay; do
+	if p=/proc/$(helper_of $sleeper $h); then
+		grep -e NoNewPrivs -e CapEff -e CapBnd "$p/status" | sed "s/^/$h: /"
+	fi
+done
+: >"$d/looked.root"
+wait $sleeper
 echo "== log"
 cat "$d"/state/llwrap/*.log
 echo "== end"
@@ -479,11 +501,13 @@ pkill -f "$d/mock-llm.py"
 SH
 chmod -R a+rX "$D"
 chmod a+rwx "$D/rw"
+# The test clock's skew, which the sandboxed command (the test user) moves.
+echo 0 >"$D/rw/skew"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
 
 # A pid namespace of its own: every fixture process (gitsrv.py, srv.py,
 # the resolvers) ends with inner.sh, however it ends.
-run as_user unshare -r -n -m -p --fork --mount-proc sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}" "$OPENCODE"
+run netns_fixture sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}" "$OPENCODE"
 all=$out
 case $all in
 *SETUP:*)
@@ -498,6 +522,11 @@ expect_output "no proxy variable: clients need no configuration" "^0$"
 section curl
 expect_output "curl reaches an allowed name over http, directly" "^hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
 expect_output "... and over https" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+if [ "$(id -u)" -eq 0 ]; then
+	expect_no_output "... llwrap ran as the test user (no note that the command runs as root)" "runs as root"
+else
+	skip "not root: llwrap runs as root in a user namespace of the test's"
+fi
 section python
 # Through the name check's relay (DESIGN.md §6.1) the socket's peer is
 # the relay's loopback end, not the address.
@@ -669,6 +698,16 @@ else
 	expect_output "without user namespaces, llwrap's proxy takes over" "^HTTPS_PROXY=http://127\\.0\\.0\\.1:[0-9]+$"
 	expect_output "... and the allowed name is reached through it" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 fi
+
+section root
+expect_output "llwrap run as root says the command runs as root" "^llwrap: curl runs as root"
+expect_output "as root, the allowed name is reached over https (the resolver, the relay)" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+expect_output "... a name not in allow-host does not resolve" "^root getent status 2$"
+for h in llwrap-dns llwrap-relay; do
+	expect_output "... $h has no new privileges" "^$h: NoNewPrivs:[[:space:]]+1$"
+	expect_output "... no capability" "^$h: CapEff:[[:space:]]+0+$"
+	expect_output "... and an empty bounding set" "^$h: CapBnd:[[:space:]]+0+$"
+done
 
 section log
 expect_output "the log names the refused query, its process and rule" "dns-query udp evil\\.llw\\.test pid=[0-9]+ comm=curl rule=filtered/host$"

@@ -94,9 +94,12 @@ allow-host = *.wild.llw.test:8443
 EOF
 cp "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/llwrap-hooked"
 # inner.sh LLWRAP [BACKEND]: in the new namespaces (as their root), the fixture,
-# then each case between "== NAME" lines.
+# then each case between "== NAME" lines, llwrap run as the test user
+# ($U: as users run it, when the suite runs as root), and a few as root
+# ("== root").
 cat >"$D/inner.sh" <<'SH'
 L=$1; B=${2:-}; d=$(dirname "$0")
+U=$LLW_AS_USER; unset LLW_AS_USER
 mount --bind "$d/hosts" /etc/hosts || exit 2
 mount --bind "$d/resolv.conf" /etc/resolv.conf || exit 2
 ip link set lo up || exit 2
@@ -127,7 +130,8 @@ while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.here" ]; } && [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 export XDG_STATE_HOME=$d/state
-llw() { "$L" ${B:+--backend "$B"} --ro "$d" -p "$d/allow.ini" "$@" 2>&1; }
+# shellcheck disable=SC2086
+llw() { $U "$L" ${B:+--backend "$B"} --ro "$d" -p "$d/allow.ini" "$@" 2>&1; }
 . "$d/helper-of.sh"
 echo "== env"
 llw -- env | grep -i -e proxy | sort
@@ -174,7 +178,7 @@ echo "== direct"
 llw -- python3 "$d/client.py" direct 198.51.100.7 8443
 llw -- getent hosts not-in-hosts.llw.test; echo "getent status $?"
 echo "== no-userns"
-[ -z "$B" ] && LLW_HOOK_NO_USERNS=1 "$d/llwrap-hooked" --ro "$d" -p "$d/allow.ini" -- sh -c "
+[ -z "$B" ] && LLW_HOOK_NO_USERNS=1 $U "$d/llwrap-hooked" --ro "$d" -p "$d/allow.ini" -- sh -c "
 curl -sS -m 10 --cacert $d/cert.pem https://api.llw.test:8443/
 curl -sS -m 10 --cacert $d/cert.pem https://evil.llw.test:8443/
 python3 $d/client.py direct 198.51.100.7 8443" 2>&1
@@ -187,6 +191,20 @@ if p=/proc/$(helper_of $sleeper llwrap-proxy); then
 fi
 : >"$d/looked"
 wait $sleeper
+echo "== root"
+# llwrap run as root: the real root's when the suite runs as root, else a
+# user namespace's (as every case above then).  The proxy drops what
+# root holds.
+llw_root() { "$L" ${B:+--backend "$B"} --ro "$d" -p "$d/allow.ini" "$@" 2>&1; }
+llw_root -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
+llw_root -- curl -sS -m 10 --cacert "$d/cert.pem" https://evil.llw.test:8443/
+llw_root -- sh -c "while [ ! -e $d/looked.root ]; do sleep 0.1; done" >/dev/null &
+sleeper=$!
+if p=/proc/$(helper_of $sleeper llwrap-proxy); then
+	grep -e NoNewPrivs -e CapEff -e CapBnd "$p/status"
+fi
+: >"$d/looked.root"
+wait $sleeper
 echo "== log"
 cat "$d"/state/llwrap/*.log
 echo "== end"
@@ -195,7 +213,7 @@ SH
 chmod -R a+rX "$D"
 chown -R "$TEST_UID:$TEST_GID" "$D" 2>/dev/null
 
-run as_user unshare -r -n -m sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
+run netns_fixture sh "$D/inner.sh" "$LLWRAP" "${LLW_BACKEND:-}"
 all=$out
 # section NAME: the output of one case.
 section() {
@@ -210,6 +228,11 @@ expect_output "... NODE_USE_ENV_PROXY=1 for Node" "^NODE_USE_ENV_PROXY=1$"
 
 section https-allowed
 expect_output "curl reaches an allowed name over https, through the proxy" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+if [ "$(id -u)" -eq 0 ]; then
+	expect_no_output "... llwrap ran as the test user (no note that the command runs as root)" "runs as root"
+else
+	skip "not root: llwrap runs as root in a user namespace of the test's"
+fi
 section python-allowed
 expect_output "Python's urllib reaches it too" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 section http-allowed
@@ -290,6 +313,18 @@ if [ "$(landlock_abi)" -gt 0 ]; then
 else
 	skip "Landlock is unavailable here: the proxy runs unconfined"
 fi
+
+section root
+expect_output "llwrap run as root says the command runs as root" "^llwrap: curl runs as root"
+expect_output "as root, the allowed name is reached through the proxy" "^hello api\\.llw\\.test:8443 from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+expect_output "... the denied one is not" "CONNECT tunnel failed, response 403"
+if [ "$(landlock_abi)" -gt 0 ]; then
+	expect_output "... the proxy has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
+else
+	skip "Landlock is unavailable here: the proxy runs unconfined"
+fi
+expect_output "... no capability" "^CapEff:[[:space:]]+0+$"
+expect_output "... and an empty bounding set" "^CapBnd:[[:space:]]+0+$"
 
 section log
 expect_output "the proxy's refusals are logged like the supervisor's" "^llwrap-[a-z0-9]+-blocked: connect tcp evil\\.llw\\.test:8443 pid=[0-9]+ comm=curl rule=filtered/host$"

@@ -163,7 +163,7 @@ as_user_exec() {
 		SSH_AUTH_SOCK=/run/user/1000/ssh-agent.sock \
 		AWS_SECRET_ACCESS_KEY=llw-secret-aws \
 		GITHUB_TOKEN=llw-secret-gh "$@"
-	if [ "$(id -u)" -eq 0 ]; then
+	if [ "$(id -u)" -eq 0 ] && [ -z "${_as_root:-}" ]; then
 		exec setpriv --reuid="$TEST_UID" --regid="$TEST_GID" \
 			--clear-groups --inh-caps=-all --bounding-set=-all -- "$@"
 	fi
@@ -171,6 +171,27 @@ as_user_exec() {
 }
 as_user() {
 	(as_user_exec "$@")
+}
+
+# netns_fixture CMD...: run CMD (a fixture's inner.sh) in network, mount
+# and pid namespaces of the test's own, as their root, in the project
+# with as_user's environment; every process it leaves ends with it.
+# $LLW_AS_USER, in its environment, is the prefix that runs a command
+# as the test user.  As root the namespaces are the real root's and
+# llwrap run under that prefix runs as users run it: its helpers (the
+# resolver, the relay, the proxy, the judge) forked by an unprivileged
+# user, outside any user namespace of the test's (run as root in one,
+# they hold capabilities a user's never do: a user's relay could not
+# start and no test saw it).  Otherwise they are owned by a user
+# namespace of the test's, whose root llwrap runs as, and the prefix is
+# empty.
+netns_fixture() {
+	if [ "$(id -u)" -eq 0 ]; then
+		(_as_root=1 as_user_exec env LLW_AS_USER="setpriv --reuid=$TEST_UID --regid=$TEST_GID --clear-groups --inh-caps=-all --bounding-set=-all --" \
+			unshare -n -m -p --fork --mount-proc "$@")
+	else
+		as_user env LLW_AS_USER= unshare -r -n -m -p --fork --mount-proc "$@"
+	fi
 }
 
 # spawn_as_user CMD...: as_user in the background; $spawned is the
