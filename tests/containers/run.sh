@@ -117,7 +117,7 @@ if ! command -v opencode >/dev/null 2>&1 && [ -z "${LLW_OPENCODE:-}" ]; then
 	withoc=--without-opencode
 fi
 echo "# making the image (contrib/oci/mkimage.sh${withoc:+ $withoc})"
-LLW_BUILDDIR=$build "$src/contrib/oci/mkimage.sh" $withoc \
+LLW_MIRROR=$mirror LLW_BUILDDIR=$build "$src/contrib/oci/mkimage.sh" $withoc \
 	--cache "$cache/oci" --import none >"$cache/logs/mkimage.log" 2>&1 ||
 	die "contrib/oci/mkimage.sh failed: $cache/logs/mkimage.log"
 tar=$cache/oci/image.tar
