@@ -3,10 +3,9 @@
 # image offline (debootstrap from the Debian mirror, then docker import:
 # no registry is needed), install this build of llwrap and the host's
 # opencode in it (npm install -g opencode-ai; without it the agent case
-# is skipped), run the
-# case table (cases.sh) in each container configuration as the
-# container's non-root user, and compare every result with
-# tests/containers/expected.  A difference fails (exit 1); a
+# is skipped), run the case table (cases.sh) in each container
+# configuration as the container's non-root user, and compare every
+# result with tests/containers/expected.  A difference fails (exit 1); a
 # configuration whose runtime cannot be had is not run (exit 2, as for a
 # setup failure).
 #
@@ -71,7 +70,7 @@ while [ $# -gt 0 ]; do
 	--bench) bench=1 ;;
 	--list) list=1 ;;
 	-h | --help)
-		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	-*)
