@@ -2,10 +2,12 @@
 # mkimage.sh: the agent's OCI image without a registry: a Debian 12
 # rootfs made with debootstrap from the Debian archive, Debian's
 # packages, llwrap from this source tree (make install DESTDIR of a
-# built tree), opencode from npm, the user agent (uid 1000) working in
-# /workspace (llwrap's project: never the home directory); then a tar
-# for docker import or podman import.  The same image as the
-# Containerfile beside it builds where a registry is reachable.
+# built tree), opencode from this host's npm install (npm install -g
+# opencode-ai: its self-contained binary, no node), the user agent (uid
+# 1000) working in /workspace (llwrap's project: never the home
+# directory); then a tar for docker import or podman import.  The same
+# image as the Containerfile beside it builds where a registry is
+# reachable.
 #
 #	contrib/oci/mkimage.sh [--without-opencode] [--cache DIR]
 #	    [--import docker|podman|none] [--tag TAG]
@@ -14,10 +16,12 @@
 # make; LLW_BUILDDIR names another build directory).  The rootfs is made
 # once and kept in the cache directory (default contrib/oci/cache,
 # ignored by git), with the image's tar, image.tar, made anew each run
-# from it and the build.  --without-opencode: no npm and no opencode
-# (the container matrix, tests/containers, uses it so).  --import
-# (default docker): load the tar as TAG (default llwrap-opencode:latest)
-# into that runtime, as the user running this script.
+# from it, the build and opencode.  opencode is the binary the host's
+# `opencode` runs (LLW_OPENCODE names another), installed as
+# /usr/local/bin/opencode; nothing is downloaded for it.
+# --without-opencode: no opencode.  --import (default docker): load the
+# tar as TAG (default llwrap-opencode:latest) into that runtime, as the
+# user running this script.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +45,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -65,11 +69,24 @@ command -v debootstrap >/dev/null 2>&1 || die "debootstrap is missing (apt-get i
 [ -x "$build/llwrap" ] || die "$build/llwrap is missing: build first (./configure && make)"
 mkdir -p "$cache"
 
+# opencode: npm's opencode-ai installs a self-contained executable
+# (bin/opencode.exe, which its postinstall links from the platform's
+# package); the host's, never a download.
+ocbin=
+if [ $opencode -eq 1 ]; then
+	ocbin=${LLW_OPENCODE:-$(command -v opencode || true)}
+	[ -n "$ocbin" ] && ocbin=$(readlink -f "$ocbin")
+	[ -n "$ocbin" ] && [ -f "$ocbin" ] ||
+		die "opencode is not installed on this host: npm install -g opencode-ai (or LLW_OPENCODE=/path/to/its binary, or --without-opencode)"
+	head -c 4 "$ocbin" | grep -q ELF ||
+		die "$ocbin is not opencode's executable (a launcher script?): name the binary with LLW_OPENCODE"
+fi
+
 # The runtime's packages: what the agent and its shell work use (git,
 # python3, a terminal's script(1)), bubblewrap (llwrap's fallback) and
-# CA certificates; node and npm for opencode.
+# CA certificates.
 pkgs=bubblewrap,git,python3,util-linux,procps,ca-certificates
-rootfs=$cache/rootfs-$([ $opencode -eq 1 ] && echo opencode || echo base)
+rootfs=$cache/rootfs-base
 if [ ! -e "$rootfs/.llw-ready" ]; then
 	echo "mkimage.sh: debootstrap bookworm into $rootfs" >&2
 	rm -rf "$rootfs"
@@ -77,27 +94,6 @@ if [ ! -e "$rootfs/.llw-ready" ]; then
 		"$mirror" >"$cache/debootstrap.log" 2>&1 ||
 		die "debootstrap failed: $cache/debootstrap.log"
 	chroot "$rootfs" useradd -m -u 1000 -s /bin/sh agent
-	if [ $opencode -eq 1 ]; then
-		# npm after the base system (debootstrap's own ordering of
-		# its many node packages fails), then opencode from npm,
-		# trusting for that download what the host trusts (a proxy's
-		# CA): the host's bundle, removed afterwards.
-		cp /etc/resolv.conf "$rootfs/etc/resolv.conf"
-		cp /etc/ssl/certs/ca-certificates.crt "$rootfs/tmp/host-ca.crt"
-		mount --bind /proc "$rootfs/proc"
-		st=0
-		chroot "$rootfs" sh -c 'apt-get update &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y \
-			--no-install-recommends npm &&
-			npm install -g --no-fund --no-audit \
-			--cafile /tmp/host-ca.crt opencode-ai' \
-			>"$cache/npm.log" 2>&1 || st=$?
-		umount "$rootfs/proc"
-		rm -f "$rootfs/tmp/host-ca.crt"
-		rm -rf "$rootfs/root/.npm"
-		: >"$rootfs/etc/resolv.conf"
-		[ $st -eq 0 ] || die "installing npm and opencode-ai failed: $cache/npm.log"
-	fi
 	rm -rf "$rootfs/var/cache/apt/archives/"*.deb "$rootfs/var/lib/apt/lists/"*
 	touch "$rootfs/.llw-ready"
 fi
@@ -116,6 +112,7 @@ tar=$cache/image.tar
 rm -rf "$tree"
 cp -al "$rootfs" "$tree" &&
 	cp -a --remove-destination "$stage/usr/local/." "$tree/usr/local/" &&
+	{ [ -z "$ocbin" ] || install -m 755 "$ocbin" "$tree/usr/local/bin/opencode"; } &&
 	mkdir -p "$tree/workspace" && chown 1000:1000 "$tree/workspace" &&
 	tar -C "$tree" --exclude=./.llw-ready -cf "$tar" . ||
 	die "cannot write $tar"

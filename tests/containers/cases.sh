@@ -299,6 +299,94 @@ c_tmp() {
 	echo "LLWCASE $1 $r"
 }
 
+# The agent itself (issue 28, "How it is checked"): opencode run under
+# -p opencode against the scripted mock provider
+# (tests/integration/mock-llm.py, mounted at /llw/mock-llm.py) on the
+# container's loopback, its port named by a profile of the user's own
+# (allow-cidr), as tests/integration/agent.sh does on the host.  The
+# mock answers with two bash tool calls: a file written in the project,
+# then a write to the user's file outside every writable root.
+# wrote-denied-ERRNO: opencode finished, the mock received both tool
+# results, the file is in the project, the write outside failed with
+# ERRNO and the file outside is unchanged; else refused-CAUSE,
+# failed-STEP, or escaped (the write outside succeeded).  skipped: the
+# image has no opencode (run.sh says why).
+MOCK=/llw/mock-llm.py
+c_agent() {
+	if ! command -v opencode >/dev/null 2>&1 || [ ! -r $MOCK ]; then
+		echo "LLWCASE $1 skipped"
+		return
+	fi
+	d=$H/agent
+	a=$H/agent-run
+	rm -rf "$d" "$a"
+	mkdir -p "$d" "$a" "$H/.config/llwrap/profiles"
+	before=$(cat "$H/outside/file")
+	python3 - "$H/outside/file" >"$a/script.json" <<'PY'
+import json, sys
+write = """import errno, sys
+try:
+    open(sys.argv[1], "a").write("x")
+    print("OUT-SUCCEEDED")
+except OSError as e:
+    print("OUT-DENIED", errno.errorcode[e.errno])"""
+print(json.dumps([
+    "echo agent-wrote > made-by-agent.txt && echo STEP0-OK",
+    "python3 -c '%s' %s" % (write, sys.argv[1]),
+]))
+PY
+	python3 $MOCK "$a/script.json" "$a/mock.jsonl" "$a/port" 2>"$a/mock.err" &
+	mock=$!
+	i=0
+	while [ ! -s "$a/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	port=$(cat "$a/port" 2>/dev/null)
+	printf '[profile]\ninclude = opencode\n[network]\nallow-cidr = 127.0.0.1/32:%s\n' \
+		"$port" >"$H/.config/llwrap/profiles/oc-agent.ini"
+	cat >"$d/opencode.json" <<JSON
+{
+  "\$schema": "https://opencode.ai/config.json",
+  "provider": {
+    "mock": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "llwrap mock",
+      "options": { "baseURL": "http://127.0.0.1:$port/v1", "apiKey": "mock" },
+      "models": { "mock-model": { "name": "mock", "tool_call": true } }
+    }
+  },
+  "model": "mock/mock-model",
+  "autoupdate": false,
+  "share": "disabled"
+}
+JSON
+	out=$(cd "$d" && OPENCODE_DISABLE_MODELS_FETCH=1 timeout 180 "$L" -p oc-agent -- \
+		opencode run --auto -m mock/mock-model "do it" 2>&1 </dev/null)
+	rc=$?
+	kill $mock 2>/dev/null
+	wait $mock 2>/dev/null
+	show "$1"
+	res=$(python3 $MOCK --results "$a/mock.jsonl" 2>&1)
+	printf '%s\n' "$res" | sed -e "s/^/  $1 mock| /" | head -10
+	verdict "$1" $rc
+	if [ $rc -eq 125 ]; then
+		:
+	elif [ $rc -ne 0 ]; then
+		r=failed-run$rc
+	elif [ "$(printf '%s\n' "$res" | grep -c '^RESULT')" -ne 2 ]; then
+		r=failed-results
+	elif ! printf '%s\n' "$res" | sed -n 1p | grep -q STEP0-OK ||
+		[ "$(cat "$d/made-by-agent.txt" 2>/dev/null)" != agent-wrote ]; then
+		r=failed-project
+	elif printf '%s\n' "$res" | sed -n 2p | grep -q OUT-SUCCEEDED; then
+		r=escaped
+	elif [ "$(cat "$H/outside/file")" != "$before" ]; then
+		r=escaped-file
+	else
+		e=$(printf '%s\n' "$res" | sed -n '2s/.*OUT-DENIED \([A-Z]*\).*/\1/p')
+		r=wrote-denied-${e:-unknown}
+	fi
+	echo "LLWCASE $1 $r"
+}
+
 c_check
 c_run default-runs -p default
 c_run opencode-runs -p opencode
@@ -312,6 +400,7 @@ c_terminal default-terminal default
 c_terminal opencode-terminal opencode
 c_held opencode-held
 c_tmp opencode-tmp
+c_agent opencode-agent
 if [ "${LLW_QUICK:-}" != 1 ]; then
 	c_selftest selftest-default default
 	c_selftest selftest-offline offline

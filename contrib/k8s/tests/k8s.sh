@@ -3,8 +3,12 @@
 # example card (the committed copy is in sync); every object parses and
 # the pod meets the "restricted" Pod Security Standard field by field;
 # llwrap accepts the rendered profile; bad cards are refused with the
-# file:line or the value.  kubectl's client dry run needs an API server
-# (it discovers kinds there), so no kubectl here.
+# file:line or the value; the objects match contrib/k8s/tests/schema.json
+# (python3-jsonschema), and broken ones do not.  kubectl's client dry
+# run needs an API server (kubectl 1.32's apply --dry-run=client fetches
+# the OpenAPI document and the API groups from it, and fails without
+# one; --validate=false still needs the groups), so no kubectl here:
+# the schema, written from the API reference, stands in for it.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 K=$LLW_SRCDIR/contrib/k8s
@@ -98,6 +102,105 @@ PY
 		diag "status $rc: $out"
 	fi
 	chmod 644 "$T/profile.ini"
+fi
+
+# The objects against contrib/k8s/tests/schema.json: every field known
+# to the API (the kinds and fields used here, from the API reference),
+# of its type, in its place; what kubectl apply --dry-run=client would
+# check if it could run without an API server.  Then the validator is
+# shown to fail: each mutation below must be refused at its path.
+if ! python3 -c 'import jsonschema, yaml' 2>/dev/null; then
+	skip "python3 has no jsonschema or yaml module (apt-get install python3-jsonschema python3-yaml): the schema check does not run"
+else
+	run python3 - "$K/tests/schema.json" "$T/alpha.yaml" "$K/namespace.yaml" <<'PY'
+import copy, json, sys, yaml
+from jsonschema import Draft7Validator
+from jsonschema.exceptions import best_match
+
+schema = json.load(open(sys.argv[1]))
+Draft7Validator.check_schema(schema)
+
+def errors(d):
+    # The branch for the object's kind, so that an error names its
+    # field rather than "not valid under any of the given schemas".
+    for b in schema["oneOf"]:
+        p = b["properties"]
+        if (p["kind"]["const"], p["apiVersion"]["const"]) == \
+                (d.get("kind"), d.get("apiVersion")):
+            sub = dict(b, definitions=schema["definitions"])
+            e = best_match(Draft7Validator(sub).iter_errors(d))
+            return [] if e is None else [
+                "/".join(map(str, e.absolute_path)) + ": " + e.message[:160]]
+    return [": no schema for %s %s" % (d.get("apiVersion"), d.get("kind"))]
+
+docs = [(f, d) for f in sys.argv[2:] for d in yaml.safe_load_all(open(f)) if d]
+bad = 0
+for f, d in docs:
+    for e in errors(d):
+        print("BAD %s %s %s" % (f.rsplit("/", 1)[-1], d.get("kind"), e))
+        bad += 1
+print("SCHEMA-OK" if not bad else "SCHEMA-BAD")
+
+# Mutations of the rendered objects: KIND, a change, the path the
+# refusal must name.
+def kind(k):
+    return next(copy.deepcopy(d) for f, d in docs if d["kind"] == k)
+def pod(d):
+    return d["spec"]["template"]["spec"]
+def ctr(d):
+    return pod(d)["containers"][0]
+muts = []
+d = kind("Deployment")
+sc = ctr(d)["securityContext"]
+sc["readOnlyRootFilesytem"] = sc.pop("readOnlyRootFilesystem")
+muts.append(("a misspelt field", d, "spec/template/spec/containers/0/securityContext"))
+d = kind("Deployment")
+ctr(d)["ports"][0]["containerPort"] = "4096"
+muts.append(("a port as a string", d, "spec/template/spec/containers/0/ports/0/containerPort"))
+d = kind("Deployment")
+pod(d)["volumes"][1]["hostPath"] = {"path": "/"}
+muts.append(("a hostPath volume", d, "spec/template/spec/volumes/1"))
+d = kind("Deployment")
+pod(d)["securityContext"]["seccompProfile"]["type"] = "runtimeDefault"
+muts.append(("a seccomp type in the wrong case", d, "spec/template/spec/securityContext/seccompProfile/type"))
+d = kind("Deployment")
+ctr(d)["securityContext"]["capabilities"] = {"drop": ["ALL"], "ad": ["NET_ADMIN"]}
+muts.append(("a misspelt key under capabilities", d, "spec/template/spec/containers/0/securityContext/capabilities"))
+d = kind("NetworkPolicy")
+d["spec"]["egress"][1]["to"][0]["ipBlock"]["cidr"] = "10.100.1.0"
+muts.append(("a CIDR without its prefix", d, "spec/egress/1/to/0/ipBlock/cidr"))
+d = kind("NetworkPolicy")
+d["spec"]["policyTypes"].append("Egres")
+muts.append(("a policy type that does not exist", d, "spec/policyTypes/2"))
+d = kind("PersistentVolumeClaim")
+d["spec"]["accessModes"] = ["ReadWriteOnly"]
+muts.append(("an access mode that does not exist", d, "spec/accessModes/0"))
+d = kind("ConfigMap")
+d["metadata"]["name"] = "Agent_Alpha"
+muts.append(("a name that is no DNS subdomain", d, "metadata/name"))
+for what, d, path in muts:
+    e = errors(d)
+    if e and e[0].split(": ", 1)[0] == path:
+        print("REFUSED %s (%s)" % (what, e[0]))
+    else:
+        print("NOT-REFUSED %s: %s" % (what, e or "no error"))
+PY
+	printf '%s\n' "$out" | sed 's/^/# /'
+	if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -qx SCHEMA-OK; then
+		ok "the objects match contrib/k8s/tests/schema.json (every field known, typed and in place)"
+	else
+		not_ok "the objects match contrib/k8s/tests/schema.json (every field known, typed and in place)"
+		diag "status $rc"
+	fi
+	n=$(printf '%s\n' "$out" | grep -c '^REFUSED ')
+	if [ "$n" -eq 9 ] && ! printf '%s\n' "$out" | grep -q '^NOT-REFUSED'; then
+		ok "the schema check refuses each of 9 broken objects at the field (a misspelt field, a string port, a hostPath, ...)"
+	else
+		not_ok "the schema check refuses each of 9 broken objects at the field ($n refused)"
+	fi
+fi
+
+if [ -s "$T/profile.ini" ]; then
 	mkdir -p "$PROJ/ws"
 	chown "$TEST_UID:$TEST_GID" "$PROJ/ws"
 	run as_user "$LLWRAP" --explain -p "$T/profile.ini" -C "$PROJ/ws" -- true
