@@ -47,6 +47,9 @@ case $2 in
 config) evil config >>.git/config ;;
 hook) printf "#!/bin/sh\ntouch %s/hook\n" "$m" >.git/hooks/pre-commit &&
 	chmod +x .git/hooks/pre-commit ;;
+hook-unlisted) chmod 300 .git/hooks &&
+	printf "#!/bin/sh\ntouch %s/hook-unlisted\n" "$m" >.git/hooks/pre-commit &&
+	chmod +x .git/hooks/pre-commit ;;
 rename) mv .git .git.old && cp -r .git.old .git && evil rename >>.git/config ;;
 module) evil module >>.git/modules/lib/sub/config ;;
 module-rename) mv .git/modules/lib/sub .git/modules/lib/sub.old &&
@@ -70,7 +73,7 @@ gitlink) mkdir nested && cd nested && git init -q && echo n >n &&
 	cd .. && git add nested 2>/dev/null ;;
 esac
 exit 0'
-ATTACKS="config hook rename module module-rename gitfile checkout-rename worktree
+ATTACKS="config hook hook-unlisted rename module module-rename gitfile checkout-rename worktree
 commondir gitlink"
 
 # host_git DIR: the user's next git commands, outside the sandbox.
