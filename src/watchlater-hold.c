@@ -324,9 +324,13 @@ hold_restore(struct watchlater *w, struct held *h, int dirfd,
 	return -e;
 }
 
-/* One held file: changed, it is moved aside and the start's restored. */
+/* One held file: changed, it is moved aside and the start's restored.
+ * Its identity and times tell it unchanged during the run; at the end
+ * its content is compared whatever they say: where the kernel's times are
+ * coarse (before 6.13, or a file system without fine-grained ones), a
+ * change in place of the same length right after a restore keeps them. */
 static void
-hold_check_file(struct watchlater *w, struct held *h)
+hold_check_file(struct watchlater *w, struct held *h, bool at_end)
 {
 	_cleanup_free_ char *shown = text_shown(h->path), *text = NULL;
 	_cleanup_free_ char *unsafe = NULL, *reader = NULL;
@@ -352,7 +356,7 @@ hold_check_file(struct watchlater *w, struct held *h)
 		return;
 	}
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (same_stat(h, &st))
+		if (!at_end && same_stat(h, &st))
 			return;
 		r = hold_read(dirfd, name, &text, &len, &st);
 		if (r == 0 && len == h->len &&
@@ -488,7 +492,7 @@ hold_check_dir(struct watchlater *w, struct held *h)
 }
 
 void
-wl_hold_check(struct watchlater *w)
+wl_hold_check(struct watchlater *w, bool at_end)
 {
 	/* Directories first: one made again holds its files. */
 	for (size_t i = 0; i < w->n_held; i++)
@@ -496,7 +500,7 @@ wl_hold_check(struct watchlater *w)
 			hold_check_dir(w, &w->held[i]);
 	for (size_t i = 0; i < w->n_held; i++)
 		if (!w->held[i].dir)
-			hold_check_file(w, &w->held[i]);
+			hold_check_file(w, &w->held[i], at_end);
 }
 
 void

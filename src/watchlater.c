@@ -484,7 +484,7 @@ check_all(struct watchlater *w, bool at_end)
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
 			wl_check_gitlinks(w, &w->dirs[i]);
-	wl_hold_check(w);
+	wl_hold_check(w, at_end);
 	if (!at_end)
 		return;
 	for (size_t i = 0; i < w->n_dirs; i++)
@@ -623,7 +623,7 @@ watchlater_ready(void *arg)
 		}
 	/* What is held: a few files, looked at once a batch. */
 	if (any && w->n_held > 0)
-		wl_hold_check(w);
+		wl_hold_check(w, false);
 }
 
 /*
