@@ -726,12 +726,14 @@ expect_output "... named, with its reader" "the command changed $HP/\\.envrc, wh
 rm -rf "$HP/.envrc" "$HP"/.envrc.llwrap-blocked-* "$HP/.vscode"
 
 # .git replaced by a link to a copy the command changes: the monitor does
-# not follow it; the run fails loudly, naming the link.
+# not follow it, moves it aside, and the run fails loudly, naming it.
 run held -- /bin/sh -c 'cp -r .git .git-copy && echo "[core] fsmonitor = touch /tmp/llw-held-w" >>.git-copy/config &&
 	mv .git .git-real && ln -s .git-copy .git; sleep 0.2'
 expect_rc ".git replaced by a symbolic link: the run fails" 125
-expect_output "... naming the link the command made" "cannot open the directory of $HP/\\.git/config.*symbolic link"
-rm -f "$HP/.git"
+expect_output "... naming the link the command made, moved aside" "the command replaced $HP/\\.git, which git reads later, outside the sandbox: moved aside to $HP/\\.git\\.llwrap-blocked-"
+[ ! -L "$HP/.git" ] && ok "... and .git is no longer the link" ||
+	{ not_ok ".git is no longer the link"; diag "$(ls -la "$HP" 2>&1)"; }
+rm -f "$HP/.git" "$HP"/.git.llwrap-blocked-*
 mv "$HP/.git-real" "$HP/.git"
 rm -rf "$HP/.git-copy"
 

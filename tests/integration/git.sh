@@ -214,6 +214,27 @@ for attempt in range(50):
 		rm -f "$MARKS"/*
 		umount "$coarse"
 	fi
+	# .git renamed in place (no REFER needed within the project's own
+	# directory) and a .git file naming a repository with an unsafe
+	# config put there: the file is moved aside, never followed, and
+	# the run fails loudly (the repository itself went elsewhere).
+	prot=$HOME_DIR/work/held-gitfile-root
+	make_repo "$prot"
+	run held -C "$prot" -q -- /bin/sh -c '
+		mv .git .git.old && cp -r .git.old evil.git &&
+		printf "[core]\n\tfsmonitor = touch %s/gitfile-root\n" "$1" >>evil.git/config &&
+		printf "gitdir: %s/evil.git\n" "$PWD" >.git' sh "$MARKS"
+	host_git "$prot"
+	if [ -e "$MARKS/gitfile-root" ]; then
+		not_ok "no user namespaces: a .git file in place of .git ran a command in the user's git"
+		diag "$out"
+	elif [ "$rc" -eq 125 ] && [ ! -f "$prot/.git" ] &&
+		printf '%s\n' "$out" | grep -q "^llwrap: the command replaced $prot/\.git, .*moved aside to $prot/\.git\.llwrap-blocked-"; then
+		ok "no user namespaces: a .git file in place of .git is moved aside (125), not followed by the user's git"
+	else
+		not_ok "a .git file in place of .git is moved aside and the run fails"; diag "status $rc: $out"
+	fi
+	rm -f "$MARKS"/*
 fi
 
 # The project is a linked worktree (git worktree add): its repository,
