@@ -144,18 +144,54 @@ failed(struct removal *rm, const char *path, const char *name, int e)
 	failed_why(rm, path, name, strerror(e));
 }
 
-/* Remove what the directory fd (owned) holds; path names it. */
+/* The directory name in at, opened without following it.  One of this
+ * user's the command made unreadable (chmod 0) is given its owner's rwx
+ * back through a descriptor, where it is t's directory when t is set. */
+static int
+open_dir(int at, const char *name, const struct runtmp *t)
+{
+	char link[sizeof("/proc/self/fd/") + 12];
+	struct stat st;
+	int fd, p, e;
+
+	fd = openat(at, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC);
+	if (fd >= 0 || errno != EACCES)
+		return fd;
+	p = openat(at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p < 0)
+		return -1;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", p);
+	if (fstat(p, &st) == 0 && st.st_uid == geteuid() &&
+	    (t == NULL || (st.st_dev == t->dev && st.st_ino == t->ino)) &&
+	    chmod(link, (st.st_mode & 07777) | S_IRWXU) == 0)
+		fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else
+		errno = EACCES;
+	e = errno;
+	close(p);
+	errno = e;
+	return fd;
+}
+
+/* Remove what the directory fd (owned) holds; path names it.  One the
+ * command left without its owner's write permission gets it back. */
 static void
 remove_in(int fd, const char *path, int depth, struct removal *rm)
 {
 	DIR *d = fdopendir(fd);
 	struct dirent *de;
+	struct stat st;
 
 	if (d == NULL) {
 		failed(rm, path, ".", errno);
 		close(fd);
 		return;
 	}
+	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+	    (st.st_mode & S_IRWXU) != S_IRWXU)
+		(void)fchmod(fd, (st.st_mode & 07777) | S_IRWXU);
 	while ((de = readdir(d)) != NULL) {
 		const char *name = de->d_name;
 		int sub;
@@ -176,9 +212,7 @@ remove_in(int fd, const char *path, int depth, struct removal *rm)
 				failed(rm, path, name, errno);
 			continue;
 		}
-		sub = openat(dirfd(d), name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
-				     O_CLOEXEC);
+		sub = open_dir(dirfd(d), name, NULL);
 		if (sub < 0 && (errno == ENOTDIR || errno == ELOOP)) {
 			if (unlinkat(dirfd(d), name, 0) < 0)
 				failed(rm, path, name, errno);
@@ -213,9 +247,7 @@ runtmp_remove(struct runtmp *t)
 	struct stat st;
 	int fd;
 
-	fd = openat(t->basefd, t->name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
-			    O_CLOEXEC);
+	fd = open_dir(t->basefd, t->name, t);
 	if (fd < 0) {
 		if (errno != ENOENT)
 			failed(&rm, t->path, ".", errno);

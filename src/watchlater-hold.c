@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -323,9 +324,13 @@ hold_restore(struct watchlater *w, struct held *h, int dirfd,
 	return -e;
 }
 
-/* One held file: changed, it is moved aside and the start's restored. */
+/* One held file: changed, it is moved aside and the start's restored.
+ * Its identity and times tell it unchanged during the run; at the end
+ * its content is compared whatever they say: where the kernel's times are
+ * coarse (before 6.13, or a file system without fine-grained ones), a
+ * change in place of the same length right after a restore keeps them. */
 static void
-hold_check_file(struct watchlater *w, struct held *h)
+hold_check_file(struct watchlater *w, struct held *h, bool at_end)
 {
 	_cleanup_free_ char *shown = text_shown(h->path), *text = NULL;
 	_cleanup_free_ char *unsafe = NULL, *reader = NULL;
@@ -351,7 +356,7 @@ hold_check_file(struct watchlater *w, struct held *h)
 		return;
 	}
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (same_stat(h, &st))
+		if (!at_end && same_stat(h, &st))
 			return;
 		r = hold_read(dirfd, name, &text, &len, &st);
 		if (r == 0 && len == h->len &&
@@ -401,6 +406,35 @@ hold_check_file(struct watchlater *w, struct held *h)
 					 shown));
 }
 
+/* The directory fd (O_PATH) listed, or NULL and errno.  One of this
+ * user's the command made unreadable (chmod 300: git still runs a hook
+ * there) is given its owner's rwx back, through the descriptor. */
+static DIR *
+hold_list(int fd)
+{
+	char link[sizeof("/proc/self/fd/") + 12];
+	struct stat st;
+	DIR *d;
+	int rfd, e;
+
+	for (int again = 0;; again++) {
+		rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (rfd >= 0 && (d = fdopendir(rfd)) != NULL)
+			return d;
+		e = errno;
+		if (rfd >= 0)
+			close(rfd);
+		if (again > 0 || e != EACCES || fstat(fd, &st) < 0 ||
+		    st.st_uid != geteuid())
+			break;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		if (chmod(link, (st.st_mode & 07777) | S_IRWXU) < 0)
+			break;
+	}
+	errno = e;
+	return NULL;
+}
+
 /* One held directory: a new name in it moved aside (in hooks/, not
  * git's samples); one that is not a directory any more, moved aside and
  * made again (its files are restored next). */
@@ -436,15 +470,14 @@ hold_check_dir(struct watchlater *w, struct held *h)
 			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
 		return;
 	}
-	{
-		int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		d = rfd >= 0 ? fdopendir(rfd) : NULL;
-		if (d == NULL && rfd >= 0)
-			close(rfd);
-	}
-	if (d == NULL)
+	if ((d = hold_list(fd)) == NULL) {
+		/* Not listed, nothing new in it would be seen, and git
+		 * needs only search permission to run a hook there. */
+		wl_fail(w, xasprintf("cannot list %s, which %s reads later: "
+				     "%s",
+				     shown, h->reader, strerror(errno)));
 		return;
+	}
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 ||
 		    strcmp(e->d_name, "..") == 0 ||
@@ -459,7 +492,7 @@ hold_check_dir(struct watchlater *w, struct held *h)
 }
 
 void
-wl_hold_check(struct watchlater *w)
+wl_hold_check(struct watchlater *w, bool at_end)
 {
 	/* Directories first: one made again holds its files. */
 	for (size_t i = 0; i < w->n_held; i++)
@@ -467,7 +500,7 @@ wl_hold_check(struct watchlater *w)
 			hold_check_dir(w, &w->held[i]);
 	for (size_t i = 0; i < w->n_held; i++)
 		if (!w->held[i].dir)
-			hold_check_file(w, &w->held[i]);
+			hold_check_file(w, &w->held[i], at_end);
 }
 
 void

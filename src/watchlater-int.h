@@ -197,8 +197,9 @@ void wl_watch_submodules(struct watchlater *w, const char *project,
 void wl_hold_start(struct watchlater *w, char *const *holds,
 		   const struct gitguard *git);
 /* Each held file and directory as it was at the start (a change moved
- * aside, the start's restored). */
-void wl_hold_check(struct watchlater *w);
+ * aside, the start's restored); at_end, each file's content compared
+ * even where its identity and times are the same. */
+void wl_hold_check(struct watchlater *w, bool at_end);
 void wl_hold_free(struct watchlater *w);
 
 #endif /* LLW_WATCHLATER_INT_H */

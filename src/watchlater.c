@@ -385,6 +385,29 @@ dir_again(struct watchlater *w, size_t i, bool at_end)
 		}
 		return;
 	}
+	if (fd == -ENOTDIR || fd == -ELOOP) {
+		/* A file or link made in its place (a .git file naming
+		 * another repository): moved aside, never followed.  The
+		 * directory itself went elsewhere: the run still fails. */
+		char *slash = strrchr(path, '/');
+		const char *last = strrchr(rel, '/');
+		_cleanup_free_ char *up =
+			xstrndup(rel, last != NULL ? (size_t)(last - rel) : 0);
+		int upfd = wl_open_beneath(w->roots[r].fd, up, true);
+
+		*slash = '\0';
+		if (upfd >= 0 &&
+		    fstatat(upfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISDIR(st.st_mode))
+			wl_move_aside_as(w, upfd, path, slash + 1,
+					 w->dirs[i].gitdir
+						 ? "git"
+						 : "git, direnv or an editor",
+					 "replaced");
+		if (upfd >= 0)
+			close(upfd);
+		*slash = '/';
+	}
 	if (fd < 0) {
 		shown = text_shown(path);
 		wl_fail(w,
@@ -484,7 +507,7 @@ check_all(struct watchlater *w, bool at_end)
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
 			wl_check_gitlinks(w, &w->dirs[i]);
-	wl_hold_check(w);
+	wl_hold_check(w, at_end);
 	if (!at_end)
 		return;
 	for (size_t i = 0; i < w->n_dirs; i++)
@@ -623,7 +646,7 @@ watchlater_ready(void *arg)
 		}
 	/* What is held: a few files, looked at once a batch. */
 	if (any && w->n_held > 0)
-		wl_hold_check(w);
+		wl_hold_check(w, false);
 }
 
 /*

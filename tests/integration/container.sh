@@ -466,6 +466,23 @@ private_tmp_tests() {
 	else
 		not_ok "the removal followed a link"; diag "$(ls -laR "$target" "$other" 2>&1)"
 	fi
+	# Directories the command left without its owner's permissions (a
+	# read-only tree, chmod 0, the run's directory itself): removed whole
+	# all the same, their owner's rwx given back through descriptors.
+	run in_docker -p "$L3" -- /bin/sh -c '
+		mkdir -p "$TMPDIR/ro/sub" "$TMPDIR/none/sub" &&
+		: >"$TMPDIR/ro/sub/f" && : >"$TMPDIR/none/sub/f" &&
+		chmod 500 "$TMPDIR/ro/sub" "$TMPDIR/ro" &&
+		chmod 000 "$TMPDIR/none/sub" "$TMPDIR/none" &&
+		echo "dir=$TMPDIR" && chmod 000 "$TMPDIR"'
+	dir=$(printf '%s\n' "$out" | sed -n 's/^dir=//p')
+	if [ "$rc" -eq 0 ] && [ -n "$dir" ] && [ ! -e "$dir" ] &&
+		! printf '%s\n' "$out" | grep -q "not removed whole"; then
+		ok "read-only and unreadable directories planted in it (and itself chmod 0): removed whole"
+	else
+		not_ok "directories without their owner's permissions are removed"; diag "status $rc: $out"
+	fi
+	[ -n "$dir" ] && case $dir in /tmp/llwrap-run.*) rm -rf "$dir" ;; esac
 	# Root without user namespaces: the same, its directory root's.
 	if [ "$(id -u)" -ne 0 ]; then
 		skip "private-tmp without user namespaces as root: not root"
@@ -709,12 +726,14 @@ expect_output "... named, with its reader" "the command changed $HP/\\.envrc, wh
 rm -rf "$HP/.envrc" "$HP"/.envrc.llwrap-blocked-* "$HP/.vscode"
 
 # .git replaced by a link to a copy the command changes: the monitor does
-# not follow it; the run fails loudly, naming the link.
+# not follow it, moves it aside, and the run fails loudly, naming it.
 run held -- /bin/sh -c 'cp -r .git .git-copy && echo "[core] fsmonitor = touch /tmp/llw-held-w" >>.git-copy/config &&
 	mv .git .git-real && ln -s .git-copy .git; sleep 0.2'
 expect_rc ".git replaced by a symbolic link: the run fails" 125
-expect_output "... naming the link the command made" "cannot open the directory of $HP/\\.git/config.*symbolic link"
-rm -f "$HP/.git"
+expect_output "... naming the link the command made, moved aside" "the command replaced $HP/\\.git, which git reads later, outside the sandbox: moved aside to $HP/\\.git\\.llwrap-blocked-"
+[ ! -L "$HP/.git" ] && ok "... and .git is no longer the link" ||
+	{ not_ok ".git is no longer the link"; diag "$(ls -la "$HP" 2>&1)"; }
+rm -f "$HP/.git" "$HP"/.git.llwrap-blocked-*
 mv "$HP/.git-real" "$HP/.git"
 rm -rf "$HP/.git-copy"
 

@@ -47,6 +47,9 @@ case $2 in
 config) evil config >>.git/config ;;
 hook) printf "#!/bin/sh\ntouch %s/hook\n" "$m" >.git/hooks/pre-commit &&
 	chmod +x .git/hooks/pre-commit ;;
+hook-unlisted) chmod 300 .git/hooks &&
+	printf "#!/bin/sh\ntouch %s/hook-unlisted\n" "$m" >.git/hooks/pre-commit &&
+	chmod +x .git/hooks/pre-commit ;;
 rename) mv .git .git.old && cp -r .git.old .git && evil rename >>.git/config ;;
 module) evil module >>.git/modules/lib/sub/config ;;
 module-rename) mv .git/modules/lib/sub .git/modules/lib/sub.old &&
@@ -70,7 +73,7 @@ gitlink) mkdir nested && cd nested && git init -q && echo n >n &&
 	cd .. && git add nested 2>/dev/null ;;
 esac
 exit 0'
-ATTACKS="config hook rename module module-rename gitfile checkout-rename worktree
+ATTACKS="config hook hook-unlisted rename module module-rename gitfile checkout-rename worktree
 commondir gitlink"
 
 # host_git DIR: the user's next git commands, outside the sandbox.
@@ -155,6 +158,83 @@ else
 		fi
 		rm -f "$MARKS"/*
 	done
+	# Where the kernel's times are coarse (before 6.13, or a file system
+	# without fine-grained ones: ext2 here), a change in place of the same
+	# length right after the monitor restores the config keeps its size
+	# and times: the end's check compares the content all the same.  The
+	# command tries until its write kept the times it saw.
+	COARSE_PY='
+import os, sys, time
+cfg = ".git/config"
+orig = open(cfg, "rb").read()
+evil = ("[core]\n\tfsmonitor = touch %s/coarse\n" % sys.argv[1]).encode()
+evil += b"#" * (len(orig) - len(evil) - 1) + b"\n"
+for attempt in range(50):
+    ino = os.stat(cfg).st_ino
+    with open(cfg, "ab") as f:
+        f.write(b"[core]\n\tfsmonitor = true\n")
+    t = time.time()
+    st = None
+    while time.time() - t < 2:
+        try:
+            st = os.stat(cfg)
+        except FileNotFoundError:
+            continue
+        if st.st_ino != ino and st.st_size == len(orig):
+            break
+    fd = os.open(cfg, os.O_WRONLY)
+    os.pwrite(fd, evil, 0)
+    os.close(fd)
+    now = os.stat(cfg)
+    if st is not None and now.st_ctime_ns == st.st_ctime_ns and \
+            now.st_mtime_ns == st.st_mtime_ns:
+        print("kept the times")
+        break
+'
+	coarse=$HOME_DIR/work/coarse
+	if [ "$(id -u)" -ne 0 ] || ! command -v mkfs.ext2 >/dev/null ||
+		! command -v python3 >/dev/null; then
+		skip "a change in place with coarse times: needs root, mkfs.ext2 and python3"
+	elif ! { mkdir -p "$coarse" && dd if=/dev/zero of="$T/coarse.img" bs=1M count=16 status=none &&
+		mkfs.ext2 -q "$T/coarse.img" && mount -o loop "$T/coarse.img" "$coarse"; } 2>/dev/null; then
+		skip "a change in place with coarse times: no ext2 loop mount here"
+	else
+		chown "$TEST_UID:$TEST_GID" "$coarse"
+		make_repo "$coarse/r"
+		run held -C "$coarse/r" -q -- python3 -c "$COARSE_PY" "$MARKS"
+		host_git "$coarse/r"
+		if ! printf '%s\n' "$out" | grep -q "^kept the times"; then
+			skip "a change in place with coarse times: the command's write never kept them (status $rc)"
+		elif [ -e "$MARKS/coarse" ]; then
+			not_ok "no user namespaces: a same-length change right after a restore ran a command in the user's git"
+			diag "$out"
+		else
+			ok "no user namespaces: a same-length change right after a restore (coarse times) did not reach the user's git"
+		fi
+		rm -f "$MARKS"/*
+		umount "$coarse"
+	fi
+	# .git renamed in place (no REFER needed within the project's own
+	# directory) and a .git file naming a repository with an unsafe
+	# config put there: the file is moved aside, never followed, and
+	# the run fails loudly (the repository itself went elsewhere).
+	prot=$HOME_DIR/work/held-gitfile-root
+	make_repo "$prot"
+	run held -C "$prot" -q -- /bin/sh -c '
+		mv .git .git.old && cp -r .git.old evil.git &&
+		printf "[core]\n\tfsmonitor = touch %s/gitfile-root\n" "$1" >>evil.git/config &&
+		printf "gitdir: %s/evil.git\n" "$PWD" >.git' sh "$MARKS"
+	host_git "$prot"
+	if [ -e "$MARKS/gitfile-root" ]; then
+		not_ok "no user namespaces: a .git file in place of .git ran a command in the user's git"
+		diag "$out"
+	elif [ "$rc" -eq 125 ] && [ ! -f "$prot/.git" ] &&
+		printf '%s\n' "$out" | grep -q "^llwrap: the command replaced $prot/\.git, .*moved aside to $prot/\.git\.llwrap-blocked-"; then
+		ok "no user namespaces: a .git file in place of .git is moved aside (125), not followed by the user's git"
+	else
+		not_ok "a .git file in place of .git is moved aside and the run fails"; diag "status $rc: $out"
+	fi
+	rm -f "$MARKS"/*
 fi
 
 # The project is a linked worktree (git worktree add): its repository,
