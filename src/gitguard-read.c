@@ -473,3 +473,107 @@ gitguard_config_unsafe(const char *config)
 	gitconfig_each(config, config_unsafe, &unsafe);
 	return unsafe;
 }
+
+/* The variables that say where the user's next git reads or sends (the
+ * work tree, a remote's addresses, the remote a branch pushes to), as
+ * "name=value" in order; name with its subsection as written. */
+static int
+config_route(void *ctx, const char *section, const char *sub, const char *key,
+	     const char *value)
+{
+	char ***v = ctx;
+
+	if (section == NULL)
+		return 0;
+	if (!(sub == NULL && strcmp(section, "core") == 0 &&
+	      strcmp(key, "worktree") == 0) &&
+	    !(sub != NULL && strcmp(section, "remote") == 0 &&
+	      (strcmp(key, "url") == 0 || strcmp(key, "pushurl") == 0)) &&
+	    !(sub != NULL && strcmp(section, "branch") == 0 &&
+	      (strcmp(key, "remote") == 0 || strcmp(key, "pushremote") == 0)))
+		return 0;
+	strv_push_take(v, sub != NULL ? xasprintf("%s.%s.%s=%s", section, sub,
+						  key, value ? value : "")
+				      : xasprintf("%s.%s=%s", section, key,
+						  value ? value : ""));
+	return 0;
+}
+
+/* The values of name in v ("name=value" entries), joined in order. */
+static char *
+route_values(char **v, const char *name)
+{
+	size_t len = strlen(name);
+	char **mine = NULL;
+	char *joined;
+
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		if (strncmp(v[i], name, len) == 0 && v[i][len] == '=')
+			strv_push(&mine, v[i] + len + 1);
+	joined = strv_join(mine, "\n");
+	strv_free(mine);
+	return joined;
+}
+
+/* Whether v has a remote named name (a remote.NAME.url entry). */
+static bool
+route_has_remote(char **v, const char *name)
+{
+	_cleanup_free_ char *url = xasprintf("remote.%s.url=", name);
+
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		if (strncmp(v[i], url, strlen(url)) == 0)
+			return true;
+	return false;
+}
+
+char *
+gitguard_config_rerouted(const char *before, const char *after)
+{
+	char **b = NULL, **a = NULL;
+	char *found = NULL;
+
+	gitconfig_each(before, config_route, &b);
+	gitconfig_each(after, config_route, &a);
+	/* The work tree, whether or not the start named one, and the
+	 * addresses of each remote the start had keep their values. */
+	for (size_t k = 0; found == NULL && k < 2; k++) {
+		char **v = k == 0 ? b : a;
+
+		for (size_t i = 0; found == NULL && v != NULL && v[i] != NULL;
+		     i++) {
+			_cleanup_free_ char *name =
+				xstrndup(v[i], strcspn(v[i], "="));
+			_cleanup_free_ char *was = NULL, *now = NULL;
+
+			if (strncmp(name, "branch.", 7) == 0) {
+				/* Where a branch pushes now: a remote the
+				 * start had, or "." (this repository). */
+				const char *to = v[i] + strlen(name) + 1;
+
+				if (k == 1 && strcmp(to, ".") != 0 &&
+				    !route_has_remote(b, to))
+					found = xstrdup(name);
+				continue;
+			}
+			if (k == 1 && strcmp(name, "core.worktree") != 0) {
+				/* A remote's: checked above when the start
+				 * had this variable, else only when it had
+				 * the remote (a pushurl added). */
+				_cleanup_free_ char *remote =
+					xstrndup(name + 7,
+						 strrchr(name, '.') - name - 7);
+
+				if (!route_has_remote(b, remote))
+					continue;
+			}
+			was = route_values(b, name);
+			now = route_values(a, name);
+			if (strcmp(was, now) != 0)
+				found = xstrdup(name);
+		}
+	}
+	strv_free(b);
+	strv_free(a);
+	return found;
+}

@@ -147,6 +147,16 @@ char *gitguard_hooks_path(const char *config);
 char *gitguard_config_unsafe(const char *config);
 
 /*
+ * Of a repository's configuration before and after the command: the
+ * first variable that sends the user's next git elsewhere, or NULL: a
+ * changed core.worktree, another address (url, pushurl) for a remote
+ * before had, a branch's remote or pushremote naming a remote before had
+ * not (nor "."), as "remote.origin.url".  A new remote's own addresses,
+ * and branches pointed at the remotes before had, are not.
+ */
+char *gitguard_config_rerouted(const char *before, const char *after);
+
+/*
  * The gitlinks (mode 160000: submodule entries) of a git index file, the
  * text of .git/index (versions 2, 3 and 4) of a repository whose object
  * ids are hash_len bytes.  Host git runs a command inside each populated

@@ -365,9 +365,13 @@ hold_check_file(struct watchlater *w, struct held *h, bool at_end)
 			return;
 		}
 		/* git rewrites its config for branches and remotes: only
-		 * what could run a command is undone. */
+		 * what could run a command, or send the user's next git
+		 * elsewhere (another work tree, another address for a
+		 * remote the start had, a branch pushing to a remote it had
+		 * not), is undone. */
 		if (r == 0 && h->config && strlen(text) == len &&
-		    (unsafe = gitguard_config_unsafe(text)) == NULL)
+		    (unsafe = gitguard_config_unsafe(text)) == NULL &&
+		    (unsafe = gitguard_config_rerouted(h->text, text)) == NULL)
 			return;
 		if (unsafe != NULL) {
 			_cleanup_free_ char *u = text_shown(unsafe);

@@ -235,6 +235,29 @@ for attempt in range(50):
 		not_ok "a .git file in place of .git is moved aside and the run fails"; diag "status $rc: $out"
 	fi
 	rm -f "$MARKS"/*
+	# Where the user's next git reads or sends, changed in a config that
+	# runs nothing: the remote's address (the next push would send the
+	# code elsewhere) and the work tree (the next add would take another
+	# tree) are undone; a branch pointed at the start's remote, as git
+	# push -u does, is kept.
+	prot=$HOME_DIR/work/held-reroute
+	make_repo "$prot"
+	url=$(as_user git -C "$prot" config remote.origin.url 2>/dev/null || true)
+	[ -n "$url" ] || as_user git -C "$prot" remote add origin "$prot.sub"
+	url=$(as_user git -C "$prot" config remote.origin.url)
+	run held -C "$prot" -q -- /bin/sh -c '
+		git remote set-url origin https://evil.example/x.git &&
+		git config core.worktree "$HOME" &&
+		git config branch.main.remote origin'
+	now_url=$(as_user git -C "$prot" config remote.origin.url)
+	now_wt=$(as_user git -C "$prot" config core.worktree || true)
+	if [ "$now_url" = "$url" ] && [ -z "$now_wt" ] &&
+		printf '%s\n' "$out" | grep -q "remote.origin.url\|core.worktree"; then
+		ok "no user namespaces: a remote's new address and core.worktree are undone, and named"
+	else
+		not_ok "no user namespaces: a remote's new address and core.worktree are undone"
+		diag "status $rc, url '$now_url' (was '$url'), worktree '$now_wt': $out"
+	fi
 fi
 
 # The project is a linked worktree (git worktree add): its repository,

@@ -726,6 +726,74 @@ test_later_reader(void **state)
 				    t[i].reader);
 }
 
+/* What sends the user's next git elsewhere, before vs after. */
+static void
+test_config_rerouted(void **state)
+{
+	static const char before[] =
+		"[core]\n\trepositoryformatversion = 0\n"
+		"[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		"\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+		"[branch \"main\"]\n\tremote = origin\n"
+		"\tmerge = refs/heads/main\n";
+	static const struct {
+		const char *after, *found;
+	} cases[] = {
+		/* What git push -u, git remote add and a branch write. */
+		{ before, NULL },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[branch \"main\"]\n\tremote = origin\n"
+		  "[branch \"dev\"]\n\tremote = origin\n",
+		  NULL },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[remote \"fork\"]\n\turl = https://example.org/x\n",
+		  NULL },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[branch \"dev\"]\n\tremote = .\n",
+		  NULL },
+		/* Elsewhere. */
+		{ "[remote \"origin\"]\n\turl = https://evil.example/p\n",
+		  "remote.origin.url" },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "\tpushurl = https://evil.example/p\n",
+		  "remote.origin.pushurl" },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "\turl = https://evil.example/p\n",
+		  "remote.origin.url" },
+		{ "[core]\n\tworktree = /home/u\n"
+		  "[remote \"origin\"]\n\turl = https://github.com/u/p\n",
+		  "core.worktree" },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[remote \"evil\"]\n\turl = https://evil.example/p\n"
+		  "[branch \"main\"]\n\tpushremote = evil\n",
+		  "branch.main.pushremote" },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[branch \"main\"]\n\tremote = evil\n",
+		  "branch.main.remote" },
+		/* The remote's section dropped: its address with it. */
+		{ "[core]\n\tbare = false\n", "remote.origin.url" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *found = gitguard_config_rerouted(before, cases[i].after);
+
+		if (cases[i].found == NULL)
+			assert_null(found);
+		else {
+			if (found == NULL)
+				fail_msg("case %zu: nothing found", i);
+			assert_string_equal(found, cases[i].found);
+		}
+		free(found);
+	}
+	/* A start without core.worktree: one set now is found. */
+	char *f = gitguard_config_rerouted("", "[core]\n\tworktree = ..\n");
+	assert_non_null(f);
+	assert_string_equal(f, "core.worktree");
+	free(f);
+}
+
 int
 main(void)
 {
@@ -740,6 +808,7 @@ main(void)
 		cmocka_unit_test(test_index_find),
 		cmocka_unit_test(test_unchanged),
 		cmocka_unit_test(test_later_reader),
+		cmocka_unit_test(test_config_rerouted),
 	};
 
 	return cmocka_run_group_tests_name("gitguard", tests, NULL, NULL);
