@@ -186,6 +186,8 @@ struct supervisor {
 	 * caller's number (SECCOMP_IOCTL_NOTIF_ADDFD) and, for UDP, holds
 	 * for the sends that follow, by inode. */
 	bool getfd;
+	/* What the hand-over found refused (supervise_refusal). */
+	struct supervise_refused refused;
 	struct held {
 		uint64_t ino;  /* a socket's; 0 for an inotify instance */
 		int sock;      /* -1 when unused */
@@ -259,13 +261,15 @@ int svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
  * NULL when it cannot be read. */
 char *svcall_read_string(pid_t pid, uint64_t addr);
 /*
- * At the hand-over: whether the supervisor can read the memory of the
- * command's process pid (not exec'd yet), and the form every later read
- * and write takes: process_vm_readv, else /proc/PID/mem; and whether
- * pidfd_getfd takes its descriptor fd (sv->getfd), else the caller's
- * sockets are substituted (svcall_open).  0, or -errno with *cause.
+ * At the hand-over: whether the supervisor can reach the command's
+ * process pid (not exec'd yet: pidfd_open) and read its memory, and the
+ * form every later read and write takes: process_vm_readv, else
+ * /proc/PID/mem; and whether pidfd_getfd takes its descriptor fd
+ * (sv->getfd), else the caller's sockets are substituted (svcall_open).
+ * 0, or -errno with the steps refused noted in *r.
  */
-int svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause);
+int svcall_reach(struct supervisor *sv, pid_t pid, int fd,
+		 struct supervise_refused *r);
 /* Whether the notification is still pending: 0 or CALL_GONE.  Checked
  * after everything read from the caller and before acting on it. */
 int svcall_valid(const struct supervisor *sv, const struct call *c);
