@@ -162,9 +162,12 @@ struct supervisor {
 	size_t next_asker;
 	/* The name check on connections to learned addresses (relay.h):
 	 * the relay's channel (-1: none; with the stub, a connect that
-	 * needs it is refused), the loopback listener each connection's
-	 * pair is made through, and who made each relayed connection. */
+	 * needs it is refused: filtered/relay), whether it was told to
+	 * set up (at the first connect it relays: relay_start), the
+	 * loopback listener each connection's pair is made through, and
+	 * who made each relayed connection. */
 	int relay;
+	bool relay_up;
 	int relay_listener;
 	uint16_t relay_port;
 	uint32_t relay_next_id;
