@@ -10,7 +10,8 @@
 # binary (a build of an older commit, not installed): its -p default,
 # --explain, 1,000 rules, offline and opencode runs are timed in the same
 # run, in alternating rounds as L3 and bubblewrap are below, and each
-# ratio (this build's median of round medians over BASE's) is printed.
+# ratio (this build's median of round medians over BASE's) is printed;
+# with BASE_ONLY=1 those rounds alone (no table, no L3 rounds).
 #
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
@@ -100,6 +101,27 @@ if command -v bwrap >/dev/null &&
 	have_bwrap=true
 	set -- "$@" -n "bwrap minimal" "$bwrap_min" -n "bwrap agent-like" "$bwrap_agent"
 fi
+# round_medians FILE...: of hyperfine's JSON files, one a round, each
+# command's median of its per-round medians, and their range, in ms:
+# "command<TAB>median<TAB>min<TAB>max" lines.
+round_medians() {
+	awk '
+	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
+	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
+	END {
+		for (c in k) {
+			n = k[c]
+			for (i = 1; i <= n; i++) a[i] = m[c, i]
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			printf "%s\t%.4f\t%.4f\t%.4f\n", c, med, a[1], a[n]
+		}
+	}' "$@"
+}
+
+if [ -z "${BASE_ONLY:-}" ]; then
 hyperfine -N --warmup 20 --runs "$runs" --style basic \
 	--export-json "$work/result.json" "$@" >/dev/null
 
@@ -140,26 +162,6 @@ echo
 printf "Peak RSS of llwrap -p default (KiB): "
 /usr/bin/time -f "%M" "$LLWRAP" -p default -- /bin/true 2>&1
 
-# round_medians FILE...: of hyperfine's JSON files, one a round, each
-# command's median of its per-round medians, and their range, in ms:
-# "command<TAB>median<TAB>min<TAB>max" lines.
-round_medians() {
-	awk '
-	/"command":/ { sub(/^[^:]*: *"/, ""); sub(/",? *$/, ""); c = $0 }
-	/"median":/ { v = $2; sub(/,$/, "", v); m[c, ++k[c]] = v * 1000 }
-	END {
-		for (c in k) {
-			n = k[c]
-			for (i = 1; i <= n; i++) a[i] = m[c, i]
-			for (i = 1; i <= n; i++)
-				for (j = i + 1; j <= n; j++)
-					if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-			printf "%s\t%.4f\t%.4f\t%.4f\n", c, med, a[1], a[n]
-		}
-	}' "$@"
-}
-
 # L3 against bubblewrap in alternating rounds: the median of each one's
 # per-round medians.
 if $have_bwrap; then
@@ -176,6 +178,7 @@ if $have_bwrap; then
 	echo "Alternating, $rounds rounds of 40 runs (median of round medians, range):"
 	round_medians "$work"/round*.json |
 		awk -F '\t' '{ printf "| %s | %.2f | %.2f .. %.2f |\n", $1, $2, $3, $4 }'
+fi
 fi
 
 # This build against BASE, in alternating rounds of each pair: the median

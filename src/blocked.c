@@ -676,6 +676,13 @@ blocked_note(const char *op, const char *proto, const char *target,
 				 "connect; to open it from the host: %s\n",
 				 target, sug);
 
+	/* No relay to check the name: llwrap's fault, not the policy's. */
+	if (rule == REFUSAL_RELAY)
+		return xasprintf("llwrap: %s %s %s refused: %s (rule %s); not "
+				 "a network failure, nor the policy's: the "
+				 "connection cannot be checked\n",
+				 op, proto, target, refusal_reason(rule),
+				 refusal_name(rule));
 	/* The name check (relay.h): NAME@ADDRESS:PORT, or ADDRESS:PORT. */
 	if (rule == REFUSAL_SERVER_NAME || rule == REFUSAL_ECH ||
 	    rule == REFUSAL_NO_NAME)

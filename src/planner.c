@@ -253,11 +253,30 @@ sandbox_userns(struct sandbox *sb)
 	return probe_userns(&sb->facts, NULL);
 }
 
-/* Whether the supervisor (S) can run here, probed once. */
+/* Whether the supervisor (S) can run here, probed once; or left to
+ * the run's own hand-over (supervisor_deferred). */
 static bool
 sandbox_supervisor(struct sandbox *sb)
 {
-	return probe_supervisor(&sb->facts, NULL);
+	return sb->sv_handover_probes || probe_supervisor(&sb->facts, NULL);
+}
+
+/*
+ * A sandbox about to run whose policy needs the supervisor, and that
+ * fails closed without it, asks the kernel with the run's own hand-over
+ * of the listener (supervise_parent_attach: the same steps, on the
+ * command's process before it runs), which refuses alike and is named
+ * in the probe's words (planner_supervisor_refusal): the probe's child
+ * costs a process, a filter and a wait for its turn on a CPU.  Not where
+ * another refusal is decided already (it would have come second).
+ */
+static bool
+supervisor_deferred(struct sandbox *sb, const struct policy *p)
+{
+	if (sb->run && !p->best_effort && !sb->must_fail &&
+	    probe_supervisor_precheck(&sb->facts))
+		sb->sv_handover_probes = true;
+	return sb->sv_handover_probes;
 }
 
 /* Turn L3 on (once) for what, with the options the policy asks for. */
@@ -659,12 +678,17 @@ supervisor_missing(struct sandbox *sb, const struct policy *p)
 					 supervisor_rule_names(p),
 					 sb->facts.supervisor_why));
 	else
-		sandbox_refuse(sb, xasprintf("the policy's '%s' rules need the "
-					     "network supervisor, but %s; run "
-					     "with --best-effort to run "
-					     "without them",
-					     supervisor_rule_names(p),
-					     sb->facts.supervisor_why));
+		sandbox_refuse(sb, planner_supervisor_refusal(
+					   sb, sb->facts.supervisor_why));
+}
+
+char *
+planner_supervisor_refusal(const struct sandbox *sb, const char *why)
+{
+	return xasprintf("the policy's '%s' rules need the network "
+			 "supervisor, but %s; run with --best-effort to run "
+			 "without them",
+			 supervisor_rule_names(sb->policy), why);
 }
 
 /* Another layer enforces r: no loss of bwrap's plan any more. */
@@ -1042,7 +1066,7 @@ plan(const struct policy *p, enum sandbox_backend backend,
 	 * Best effort runs without it, reported: then the Landlock port
 	 * rules alone restrict IP, and no unix socket is allowed. */
 	if (netpolicy_needs_supervisor(p)) {
-		if (sandbox_supervisor(sb))
+		if (supervisor_deferred(sb, p) || sandbox_supervisor(sb))
 			sb->supervise = true;
 		else
 			supervisor_missing(sb, p);
@@ -1119,6 +1143,17 @@ plan(const struct policy *p, enum sandbox_backend backend,
 	 * by the supervisor (filter_pids). */
 	sb->filter.pid_any = sb->supervise || (sb->use_ns && sb->ns.pid);
 
+	/* Refused for another reason, decided after the supervisor was
+	 * left to the run: ask now, so that the refusal names the
+	 * supervisor when it is refused too, as it would have. */
+	if (sb->must_fail && sb->sv_handover_probes) {
+		sb->sv_handover_probes = false;
+		if (!sandbox_supervisor(sb)) {
+			free(sb->fail_cause);
+			sb->fail_cause = planner_supervisor_refusal(
+				sb, sb->facts.supervisor_why);
+		}
+	}
 	/* Refused for another reason while L3 was left to the run: ask now
 	 * (the run is not going to start anyway), so that the refusal names
 	 * L3 first when it is refused too, as it would have. */

@@ -135,10 +135,14 @@ struct sandbox {
 	bool run;		/* sandbox_prepare_run() */
 	bool ns_unshare_probes; /* L3 not probed: sandbox_exec's unshare
 				 * answers, and a refusal fails the run */
-	bool l2_deny_inet;	/* seccomp stands in for port rules (none) */
-	char **not_enforced;	/* every restriction dropped or missing */
-	bool learn;		/* --learn: the supervisor observes paths */
-	int learn_fd;		/* ... and writes them here (sandbox_exec) */
+	/* The supervisor not probed: the run's hand-over of the listener
+	 * answers (supervise_parent_attach), and a refusal fails the run
+	 * before the command starts. */
+	bool sv_handover_probes;
+	bool l2_deny_inet;   /* seccomp stands in for port rules (none) */
+	char **not_enforced; /* every restriction dropped or missing */
+	bool learn;	     /* --learn: the supervisor observes paths */
+	int learn_fd;	     /* ... and writes them here (sandbox_exec) */
 	struct limits_plan limits_plan; /* [limits], decided */
 	struct resources_outcome
 		limits; /* what the monitor saw (resources.h) */
@@ -219,6 +223,10 @@ void planner_free(struct sandbox *sb);
 /* The run refused for want of L3: needed says what for, why what refuses
  * it. */
 char *planner_l3_refusal(const char *needed, const char *why);
+
+/* The run refused for want of the supervisor, which the policy of sb
+ * needs: why says who refuses it (probe_supervisor's words). */
+char *planner_supervisor_refusal(const struct sandbox *sb, const char *why);
 
 /* Take REFER out of every rule of fs at, beneath or above project: no
  * file is renamed or linked from one directory of it into another

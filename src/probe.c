@@ -179,18 +179,6 @@ supervisor_refused(const struct contain *c, const char *what,
 	return xasprintf("%s: %s", syscalls, strerror(err));
 }
 
-/* A step of the supervisor's probe refused with err: its system call
- * named in names, the first refusal's errno kept in *first. */
-static void
-supervisor_note(char *names, size_t size, const char *name, int err, int *first)
-{
-	size_t len = strlen(names);
-
-	snprintf(names + len, size - len, "%s%s", len > 0 ? ", " : "", name);
-	if (*first == 0)
-		*first = err;
-}
-
 /*
  * What the supervisor will do, done to a child: a seccomp listener made
  * (seccomp user notification) and passed with SCM_RIGHTS, the child's
@@ -202,17 +190,16 @@ supervisor_note(char *names, size_t size, const char *name, int err, int *first)
  * the supervisor will reach the caller.
  */
 static char *
-supervisor_try(const struct contain *c, char **form)
+supervisor_try(struct facts *f, char **form)
 {
-	struct seccomp_notif_addfd af = { 0 };
+	struct supervise_refused refused = { 0 };
 	unsigned long word = 0;
 	struct iovec local = { &word, sizeof(word) };
 	struct iovec remote = { (void *)&probe_word, sizeof(word) };
 	_cleanup_close_ int pidfd = -1, listener = -1, got = -1, mem = -1;
 	struct channel_msg m;
-	char names[160] = "", path[64];
-	int sv[2], fd = 0, st, err = 0, vm = 0, getfd = 0;
-	bool ptrace = false;
+	char path[64];
+	int sv[2], fd = 0, st, vm = 0, getfd = 0, e;
 	pid_t pid;
 
 	if (channel_pair(sv, false) < 0)
@@ -242,13 +229,9 @@ supervisor_try(const struct contain *c, char **form)
 	}
 	close(sv[0]);
 	if (fd < 0)
-		supervisor_note(names, sizeof(names),
-				"seccomp user notification "
-				"(SECCOMP_FILTER_FLAG_NEW_LISTENER)",
-				-fd, &err);
+		supervise_refused_note(&refused, SUPERVISE_STEP_LISTENER, -fd);
 	else if ((pidfd = sys_pidfd_open(pid, 0)) < 0)
-		supervisor_note(names, sizeof(names), "pidfd_open", errno,
-				&err);
+		supervise_refused_note(&refused, SUPERVISE_STEP_PIDFD, errno);
 	else {
 		if ((got = sys_pidfd_getfd(pidfd, fd, 0)) < 0)
 			getfd = errno;
@@ -262,27 +245,21 @@ supervisor_try(const struct contain *c, char **form)
 			if ((mem = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
 			    pread(mem, &word, sizeof(word),
 				  (off_t)(uintptr_t)&probe_word) < 0)
-				supervisor_note(names, sizeof(names),
-						"process_vm_readv and "
-						"/proc/PID/mem",
-						vm != EIO ? vm : errno, &err);
+				supervise_refused_note(&refused,
+						       SUPERVISE_STEP_MEMORY,
+						       vm != EIO ? vm : errno);
 			else if (word != probe_word)
-				supervisor_note(names, sizeof(names),
-						"/proc/PID/mem (another word)",
-						EIO, &err);
+				supervise_refused_note(
+					&refused, SUPERVISE_STEP_WORD, EIO);
 		}
-		ptrace = err != 0;
-		errno = 0;
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) == 0 ||
-		    errno != ENOENT)
-			supervisor_note(names, sizeof(names),
-					"ioctl SECCOMP_IOCTL_NOTIF_ADDFD",
-					errno != 0 ? errno : EINVAL, &err);
+		if ((e = supervise_addfd_answered(listener)) != 0)
+			supervise_refused_note(&refused, SUPERVISE_STEP_ADDFD,
+					       e);
 	}
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (err == 0) {
+	if (refused.err == 0) {
 		if (getfd != 0 || vm != 0)
 			*form = xasprintf(
 				"%s%s%s%s",
@@ -304,8 +281,15 @@ supervisor_try(const struct contain *c, char **form)
 					: "");
 		return NULL;
 	}
-	return supervisor_refused(c, "what the network supervisor needs", names,
-				  ptrace, err);
+	return probe_supervisor_refused(f, &refused);
+}
+
+char *
+probe_supervisor_refused(struct facts *f, const struct supervise_refused *r)
+{
+	return supervisor_refused(probe_container(f),
+				  "what the network supervisor needs", r->calls,
+				  r->ptrace, r->err);
 }
 
 const struct contain *
@@ -317,30 +301,37 @@ probe_container(struct facts *f)
 	return &f->container;
 }
 
+/* supervise_available, its cause in f: an inherited filter (an outer
+ * llwrap's, a runtime's) can hide seccomp user notification from
+ * libseccomp's probe of the kernel, and is then named, not the kernel. */
+static bool
+supervisor_available(struct facts *f)
+{
+	char *cause;
+
+	if (supervise_available(&f->supervisor_why))
+		return true;
+	cause = contain_filter_cause(probe_container(f),
+				     "the network supervisor",
+				     "seccomp user notification");
+	if (cause != NULL && seccomp_api_get() < 5) {
+		free(f->supervisor_why);
+		f->supervisor_why = cause;
+	} else
+		free(cause);
+	return false;
+}
+
 bool
 probe_supervisor(struct facts *f, const char **why)
 {
 	if (f->supervisor == PROBE_UNKNOWN) {
 		if (!f->live)
 			not_asked(&f->supervisor, &f->supervisor_why);
-		else if (!supervise_available(&f->supervisor_why)) {
-			/* An inherited filter (an outer llwrap's, a
-			 * runtime's) can hide seccomp user notification from
-			 * libseccomp's probe of the kernel: name the filter,
-			 * not the kernel. */
-			char *cause = contain_filter_cause(
-				probe_container(f), "the network supervisor",
-				"seccomp user notification");
-
-			if (cause != NULL && seccomp_api_get() < 5) {
-				free(f->supervisor_why);
-				f->supervisor_why = cause;
-			} else
-				free(cause);
+		else if (!supervisor_available(f))
 			f->supervisor = PROBE_NO;
-		} else if ((f->supervisor_why = supervisor_try(
-				    probe_container(f), &f->supervisor_form)) !=
-			   NULL)
+		else if ((f->supervisor_why = supervisor_try(
+				  f, &f->supervisor_form)) != NULL)
 			f->supervisor = PROBE_NO;
 		else
 			f->supervisor = PROBE_YES;
@@ -348,6 +339,18 @@ probe_supervisor(struct facts *f, const char **why)
 	if (why != NULL)
 		*why = f->supervisor_why;
 	return f->supervisor == PROBE_YES;
+}
+
+bool
+probe_supervisor_precheck(struct facts *f)
+{
+	if (f->supervisor != PROBE_UNKNOWN || !f->live)
+		return false;
+	if (!supervisor_available(f)) {
+		f->supervisor = PROBE_NO;
+		return false;
+	}
+	return true;
 }
 
 bool

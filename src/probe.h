@@ -24,6 +24,7 @@
 #include "access.h"
 #include "resources.h"
 #include "ruleset.h"
+#include "supervise.h"
 
 enum probe_answer { PROBE_UNKNOWN, PROBE_YES, PROBE_NO };
 
@@ -98,6 +99,20 @@ const struct contain *probe_container(struct facts *f);
  * (a listener of a child's taken, its memory read, a descriptor
  * handed); *why when not, naming who refused. */
 bool probe_supervisor(struct facts *f, const char **why);
+
+/*
+ * Whether the supervisor can run here, without the probe's child: the
+ * cheap checks alone (the kernel's calls, Yama).  False when refused
+ * (probe_supervisor() then answers so); true when a run may take its own
+ * hand-over as the probe (supervise_parent_attach()), the fact left
+ * unknown.  False when not live.
+ */
+bool probe_supervisor_precheck(struct facts *f);
+
+/* Why the supervisor cannot run, from the steps a hand-over or the
+ * probe found refused: the words probe_supervisor() gives. */
+char *probe_supervisor_refused(struct facts *f,
+			       const struct supervise_refused *r);
 
 /* Whether bubblewrap can run here (f->bwrap_bin names it); *why when
  * not. */

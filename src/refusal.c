@@ -103,6 +103,11 @@ static const struct {
 			       "not on unix datagram sockets, nor sendmsg on "
 			       "a stream socket",
 			       EACCES },
+	[REFUSAL_RELAY] = { "filtered/relay",
+			    "llwrap-relay, which checks the server name of "
+			    "connections to addresses learned from names, "
+			    "could not start or has ended (the log says why)",
+			    EACCES },
 	[REFUSAL_UNKNOWN] = { "filtered/unknown", "refused", EACCES },
 };
 

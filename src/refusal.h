@@ -42,6 +42,7 @@ enum refusal {
 	REFUSAL_DNS_BUDGET,
 	REFUSAL_QUIC,
 	REFUSAL_NO_GETFD, /* no pidfd_getfd, and no substitute for the call */
+	REFUSAL_RELAY,	  /* llwrap-relay could not start, or ended */
 	REFUSAL_UNKNOWN,  /* a log name this table does not hold */
 };
 

@@ -8,11 +8,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +21,7 @@
 #include "helper.h"
 #include "netpolicy.h"
 #include "relay.h"
+#include "testhook.h"
 #include "xalloc.h"
 
 /* A direction's pipe starts at the kernel's default size and grows to
@@ -523,12 +524,52 @@ static void __attribute__((noreturn)) relay_main(void)
 	}
 }
 
+/*
+ * Until the supervisor's first relayed connect it holds nothing but its
+ * channel: no confinement yet.  The supervisor gone, it ends.  Then its
+ * confinement, and its word on it.
+ */
+static void
+relay_setup(void)
+{
+	struct relay_status st = { 0 };
+	struct channel_msg m;
+	char *why = NULL;
+	int r;
+
+	do
+		r = channel_recv(relay_chan, &m, 0, 0);
+	while (r == -EINTR);
+	if (r <= 0 || channel_expect(&m, RELAY_START, 0) == NULL)
+		_exit(0);
+	/* It reads nothing, connects where the supervisor says. */
+	if (testhook_relay_fails()) {
+		why = xstrdup("its confinement refused (test hook)");
+		r = -EPERM;
+	} else {
+		r = helper_confine(
+			&(struct helper_confinement){
+				.drop_caps = true,
+				.net = RULESET_HELPER_NET_ANY },
+			&why);
+	}
+	if (r < 0) {
+		st.err = -r;
+		snprintf(st.why, sizeof(st.why),
+			 "llwrap-relay cannot confine itself: %s", why);
+	}
+	if (channel_send(relay_chan, RELAY_STATUS, &st, sizeof(st), NULL, 0,
+			 0) < 0 ||
+	    r < 0)
+		_exit(1);
+	free(why);
+}
+
 pid_t
 relay_start(const struct hostrule *rules, size_t n, int *chan)
 {
 	int ch[2];
 	pid_t pid;
-	char *why = NULL;
 	int r;
 
 	if ((r = channel_pair(ch, false)) < 0)
@@ -544,16 +585,7 @@ relay_start(const struct hostrule *rules, size_t n, int *chan)
 		relay_rules = rules;
 		relay_n_rules = n;
 		relay_chan = ch[1];
-		/* It reads nothing, connects where the supervisor says. */
-		if (helper_confine(
-			    &(struct helper_confinement){
-				    .drop_caps = true,
-				    .net = RULESET_HELPER_NET_ANY },
-			    &why) < 0) {
-			syslog(LOG_USER | LOG_ERR,
-			       "llwrap-relay cannot confine itself: %s", why);
-			_exit(1);
-		}
+		relay_setup();
 		relay_main();
 	}
 	close(ch[1]);

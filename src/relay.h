@@ -40,7 +40,18 @@
 enum relay_frame {
 	RELAY_CONN = 1, /* supervisor -> relay: struct relay_conn + fd */
 	RELAY_REPORT,	/* relay -> supervisor: struct relay_report */
+	RELAY_START,	/* supervisor -> relay: set up now (no payload) */
+	RELAY_STATUS,	/* relay -> supervisor: struct relay_status */
 };
+
+/* The relay's word on its set-up, the answer to RELAY_START. */
+struct relay_status {
+	int32_t err;   /* 0: it relays; else the errno that stopped it */
+	char why[256]; /* then why, a clause */
+};
+
+/* How long the supervisor waits for that word. */
+#define RELAY_START_MS 5000
 
 struct relay_conn {
 	uint32_t id;
@@ -56,9 +67,14 @@ struct relay_report {
 };
 
 /*
- * Start llwrap-relay: forked here (before any namespace), it holds
- * rules (the policy's allow-host entries, n of them) and the channel.
- * Returns its pid and *chan, the supervisor's end, or -errno.
+ * Start llwrap-relay: forked here (before any namespace: from the
+ * supervisor under a pid namespace it would be the sandbox's), it holds
+ * rules (the policy's allow-host entries, n of them) and the channel,
+ * and nothing else until the supervisor's RELAY_START, sent at the first
+ * connect to relay: then it confines itself (the costly part of its
+ * start, paid only by a run that relays) and answers RELAY_STATUS,
+ * ending when it could not.  Returns its pid and *chan, the supervisor's
+ * end, or -errno.
  */
 pid_t relay_start(const struct hostrule *rules, size_t n, int *chan);
 

@@ -1023,6 +1023,15 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	r = sandbox_enter(sb, sv, &prog, env, argv, keep, n_keep, status,
 			  cause);
 out:
+	/* The hand-over refused what the supervisor needs: named as the
+	 * supervisor's probe names it, before the command has started. */
+	if (r < 0 && sv != NULL && supervise_refusal(sv) != NULL) {
+		_cleanup_free_ char *why = probe_supervisor_refused(
+			&sb->facts, supervise_refusal(sv));
+
+		free(*cause);
+		*cause = planner_supervisor_refusal(sb, why);
+	}
 	/* A monitor or an init whose command has ended (r > 0) exits next:
 	 * the exit frees the supervisor, and closes its listener. */
 	if (r <= 0)

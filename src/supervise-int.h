@@ -162,9 +162,12 @@ struct supervisor {
 	size_t next_asker;
 	/* The name check on connections to learned addresses (relay.h):
 	 * the relay's channel (-1: none; with the stub, a connect that
-	 * needs it is refused), the loopback listener each connection's
-	 * pair is made through, and who made each relayed connection. */
+	 * needs it is refused: filtered/relay), whether it was told to
+	 * set up (at the first connect it relays: relay_start), the
+	 * loopback listener each connection's pair is made through, and
+	 * who made each relayed connection. */
 	int relay;
+	bool relay_up;
 	int relay_listener;
 	uint16_t relay_port;
 	uint32_t relay_next_id;
@@ -186,6 +189,8 @@ struct supervisor {
 	 * caller's number (SECCOMP_IOCTL_NOTIF_ADDFD) and, for UDP, holds
 	 * for the sends that follow, by inode. */
 	bool getfd;
+	/* What the hand-over found refused (supervise_refusal). */
+	struct supervise_refused refused;
 	struct held {
 		uint64_t ino;  /* a socket's; 0 for an inotify instance */
 		int sock;      /* -1 when unused */
@@ -259,13 +264,15 @@ int svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len);
  * NULL when it cannot be read. */
 char *svcall_read_string(pid_t pid, uint64_t addr);
 /*
- * At the hand-over: whether the supervisor can read the memory of the
- * command's process pid (not exec'd yet), and the form every later read
- * and write takes: process_vm_readv, else /proc/PID/mem; and whether
- * pidfd_getfd takes its descriptor fd (sv->getfd), else the caller's
- * sockets are substituted (svcall_open).  0, or -errno with *cause.
+ * At the hand-over: whether the supervisor can reach the command's
+ * process pid (not exec'd yet: pidfd_open) and read its memory, and the
+ * form every later read and write takes: process_vm_readv, else
+ * /proc/PID/mem; and whether pidfd_getfd takes its descriptor fd
+ * (sv->getfd), else the caller's sockets are substituted (svcall_open).
+ * 0, or -errno with the steps refused noted in *r.
  */
-int svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause);
+int svcall_reach(struct supervisor *sv, pid_t pid, int fd,
+		 struct supervise_refused *r);
 /* Whether the notification is still pending: 0 or CALL_GONE.  Checked
  * after everything read from the caller and before acting on it. */
 int svcall_valid(const struct supervisor *sv, const struct call *c);

@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -362,7 +363,7 @@ static void *
 handover_send(void *arg)
 {
 	struct handover *h = arg;
-	int32_t fds[2];
+	int32_t fds[2], err;
 	ssize_t n;
 
 	do
@@ -372,8 +373,14 @@ handover_send(void *arg)
 		h->r = -EPIPE;
 		return NULL;
 	}
-	h->r = channel_send(h->sock, SV_MSG_LISTENER, NULL, 0, fds,
-			    fds[1] >= 0 ? 2 : 1, 0);
+	/* No listener: the errno that refused it, for the supervisor to
+	 * name (supervise_refusal). */
+	err = fds[0] < 0 ? -fds[0] : 0;
+	h->r = channel_send(h->sock, SV_MSG_LISTENER, &err, sizeof(err), fds,
+			    fds[0] < 0	  ? 0
+			    : fds[1] >= 0 ? 2
+					  : 1,
+			    0);
 	return NULL;
 }
 
@@ -405,6 +412,7 @@ int
 supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 {
 	struct handover h = { .pipe = { -1, -1 }, .sock = sv->sock[1] };
+	_cleanup_free_ char *why = NULL;
 	struct channel_msg m;
 	pthread_t sender;
 	int32_t fds[2];
@@ -429,19 +437,26 @@ supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 					       : "");
 		return -r;
 	}
-	lfd = load_notify(sv, cause);
-	/* Its numbers, or a short write that stops the sender. */
+	/* Refused, the supervisor names why, as its probe would have
+	 * (supervise_parent_attach): this is the probe of a run that needs
+	 * it (probe.h). */
+	lfd = load_notify(sv, &why);
 	fds[0] = lfd;
 	fds[1] = ruleset;
-	if (lfd >= 0)
-		(void)svcall_write_all(h.pipe[1], fds, sizeof(fds));
+	(void)svcall_write_all(h.pipe[1], fds, sizeof(fds));
 	close(h.pipe[1]);
 	pthread_join(sender, NULL);
 	close(h.pipe[0]);
-	if (lfd < 0)
-		return lfd;
-	close(lfd);
-	if (h.r < 0 || channel_recv(sv->sock[1], &m, 0, 0) != 1 ||
+	if (lfd >= 0)
+		close(lfd);
+	if (h.r < 0) {
+		*cause = lfd < 0 ? steal_pointer(&why)
+				 : xasprintf("cannot hand the seccomp listener "
+					     "to the network supervisor: %s",
+					     strerror(-h.r));
+		return lfd < 0 ? lfd : h.r;
+	}
+	if (channel_recv(sv->sock[1], &m, 0, 0) != 1 ||
 	    channel_expect(&m, SV_MSG_GO, 1) == NULL || m.payload[0] != 'y') {
 		*cause = xstrdup("the network supervisor could not start; the "
 				 "next message says why");
@@ -459,31 +474,94 @@ attach_answer(struct supervisor *sv, char go)
 	return channel_send(sv->sock[0], SV_MSG_GO, &go, 1, NULL, 0, 0);
 }
 
+static const char *const step_names[] = {
+	[SUPERVISE_STEP_LISTENER] = "seccomp user notification "
+				    "(SECCOMP_FILTER_FLAG_NEW_LISTENER)",
+	[SUPERVISE_STEP_PIDFD] = "pidfd_open",
+	[SUPERVISE_STEP_MEMORY] = "process_vm_readv and /proc/PID/mem",
+	[SUPERVISE_STEP_WORD] = "/proc/PID/mem (another word)",
+	[SUPERVISE_STEP_ADDFD] = "ioctl SECCOMP_IOCTL_NOTIF_ADDFD",
+};
+
+void
+supervise_refused_note(struct supervise_refused *r, enum supervise_step step,
+		       int err)
+{
+	size_t len = strlen(r->calls);
+
+	snprintf(r->calls + len, sizeof(r->calls) - len, "%s%s",
+		 len > 0 ? ", " : "", step_names[step]);
+	if (r->err == 0)
+		r->err = err != 0 ? err : EIO;
+	if (step == SUPERVISE_STEP_MEMORY || step == SUPERVISE_STEP_WORD)
+		r->ptrace = true;
+}
+
+const struct supervise_refused *
+supervise_refusal(const struct supervisor *sv)
+{
+	return sv->refused.err != 0 ? &sv->refused : NULL;
+}
+
+int
+supervise_addfd_answered(int listener)
+{
+	/* No notification has id 0 (ENOENT); the descriptor to add is the
+	 * listener itself, one that is surely open. */
+	struct seccomp_notif_addfd af = { .srcfd = (uint32_t)listener };
+
+	errno = 0;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &af) == 0)
+		return EINVAL;
+	return errno == ENOENT ? 0 : errno;
+}
+
+/* A step refused: noted, and the child told to stop. */
+static int
+attach_refused(struct supervisor *sv, enum supervise_step step, int err)
+{
+	supervise_refused_note(&sv->refused, step, err);
+	(void)attach_answer(sv, 'n');
+	return -sv->refused.err;
+}
+
 int
 supervise_parent_attach(struct supervisor *sv, char **cause)
 {
 	struct channel_msg m;
+	const void *pl;
+	int32_t err;
 	int e, ruleset = -1, child_end = sv->sock[1];
 
 	close(sv->sock[1]);
 	sv->sock[1] = -1;
 	/* It ended first (and said why), or sent what it never sends: the
-	 * listener, and the ruleset when there is one. */
+	 * listener, and the ruleset when there is one; or why it has
+	 * none. */
 	if (channel_recv(sv->sock[0], &m, 2, 0) != 1 ||
-	    channel_expect(&m, SV_MSG_LISTENER, 0) == NULL || m.n_fds < 1) {
+	    (pl = channel_expect(&m, SV_MSG_LISTENER, sizeof(err))) == NULL) {
 		channel_msg_close(&m);
 		return -ECHILD;
+	}
+	memcpy(&err, pl, sizeof(err));
+	if (err != 0 || m.n_fds < 1) {
+		channel_msg_close(&m);
+		return attach_refused(sv, SUPERVISE_STEP_LISTENER, err);
 	}
 	sv->listener = m.fds[0];
 	if (m.n_fds > 1)
 		ruleset = m.fds[1];
 	/* The child's end of the channel is open in it until it is told
 	 * to go on: a descriptor to try pidfd_getfd on. */
-	if ((e = svcall_reach(sv, m.pid, child_end, cause)) < 0) {
-		(void)attach_answer(sv, 'n');
+	e = svcall_reach(sv, m.pid, child_end, &sv->refused);
+	if (e < 0 || (e = supervise_addfd_answered(sv->listener)) != 0) {
 		if (ruleset >= 0)
 			close(ruleset);
-		return e;
+		if (e < 0) {
+			(void)attach_answer(sv, 'n');
+			return e;
+		}
+		return attach_refused(sv, SUPERVISE_STEP_ADDFD, e);
 	}
 	/* Each call the supervisor decides is a round trip with the
 	 * caller: on one CPU it costs a few microseconds, across two (a

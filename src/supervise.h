@@ -108,11 +108,49 @@ int supervise_child_attach(struct supervisor *sv, int ruleset, char **cause);
 
 /*
  * In the supervisor, after fork: receive the listener (and the ruleset)
- * and check that the supervisor can read the sandboxed process's memory,
- * choosing how it reaches the caller (svcall_reach); tell it to go on or
- * to stop.  Returns 0, or -errno with *cause (the child then exits 125).
+ * and check what the supervisor needs, on this listener and this child,
+ * as the supervisor's probe checks it on a child of its own (probe.h):
+ * the listener made and passed (SCM_RIGHTS), the child reached
+ * (pidfd_open) and its memory read, choosing how it reaches the caller
+ * (svcall_reach), and SECCOMP_IOCTL_NOTIF_ADDFD answered.  Then tell the
+ * child to go on or to stop.  Returns 0, or -errno with *cause (the child
+ * then exits 125); when a step was refused, supervise_refusal() names it
+ * and *cause is NULL.
  */
 int supervise_parent_attach(struct supervisor *sv, char **cause);
+
+/* The steps of the supervisor's hand-over and of its probe. */
+enum supervise_step {
+	SUPERVISE_STEP_LISTENER, /* a listener made and passed */
+	SUPERVISE_STEP_PIDFD,	 /* pidfd_open of the child */
+	SUPERVISE_STEP_MEMORY,	 /* its memory read, either way */
+	SUPERVISE_STEP_WORD,	 /* ... read, but another word */
+	SUPERVISE_STEP_ADDFD,	 /* SECCOMP_IOCTL_NOTIF_ADDFD */
+};
+
+/*
+ * What the supervisor needs and a hand-over or the supervisor's probe
+ * found refused: the calls refused, as one list, the first one's errno,
+ * and whether a memory read was (it needs ptrace access).  Both name it
+ * with probe_supervisor_refused() (probe.h), in the same words.
+ */
+struct supervise_refused {
+	char calls[200];
+	int err;
+	bool ptrace;
+};
+
+/* Note step refused with err in r. */
+void supervise_refused_note(struct supervise_refused *r,
+			    enum supervise_step step, int err);
+
+/* Whether SECCOMP_IOCTL_NOTIF_ADDFD is answered on listener (ENOENT for
+ * no such notification, as the kernel answers when it has the call): 0,
+ * else the errno it got. */
+int supervise_addfd_answered(int listener);
+
+/* What supervise_parent_attach() found refused, or NULL. */
+const struct supervise_refused *supervise_refusal(const struct supervisor *sv);
 
 /* ---- The engine's part of the monitor's loop (monitor.h) ---- */
 

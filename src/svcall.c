@@ -203,21 +203,24 @@ svcall_write(pid_t pid, uint64_t addr, const void *buf, size_t len)
 static const uint64_t reach_word = 0x6c6c777261707376ULL;
 
 int
-svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause)
+svcall_reach(struct supervisor *sv, pid_t pid, int fd,
+	     struct supervise_refused *refused)
 {
 	uint64_t word = 0;
 	struct iovec l = { .iov_base = &word, .iov_len = sizeof(word) };
 	struct iovec r = { .iov_base = (void *)&reach_word,
 			   .iov_len = sizeof(word) };
-	_cleanup_close_ int mem = -1;
+	_cleanup_close_ int pidfd = -1, mem = -1;
 	int vm = 0, proc = 0;
 
 	/* pidfd_getfd of a descriptor the process has: the caller's own
 	 * sockets, or where a filter refuses it, the substitute. */
+	if ((pidfd = sys_pidfd_open(pid, 0)) < 0) {
+		supervise_refused_note(refused, SUPERVISE_STEP_PIDFD, errno);
+		return -refused->err;
+	}
 	{
-		_cleanup_close_ int pidfd = sys_pidfd_open(pid, 0);
-		_cleanup_close_ int got =
-			pidfd < 0 ? -1 : sys_pidfd_getfd(pidfd, fd, 0);
+		_cleanup_close_ int got = sys_pidfd_getfd(pidfd, fd, 0);
 
 		sv->getfd = got >= 0;
 	}
@@ -235,14 +238,12 @@ svcall_reach(struct supervisor *sv, pid_t pid, int fd, char **cause)
 		proc = errno;
 	else if (word == reach_word)
 		return 0;
-	*cause = xasprintf(
-		"the network supervisor cannot read the sandboxed process's "
-		"memory (pid %d): process_vm_readv: %s, /proc/%d/mem: %s "
-		"(ptrace access is refused: Yama ptrace_scope, or the process "
-		"is not dumpable)",
-		(int)pid, vm != 0 ? strerror(vm) : "another word", (int)pid,
-		proc != 0 ? strerror(proc) : "another word");
-	return -(proc != 0 ? proc : EIO);
+	if (proc != 0)
+		supervise_refused_note(refused, SUPERVISE_STEP_MEMORY,
+				       vm != 0 ? vm : proc);
+	else
+		supervise_refused_note(refused, SUPERVISE_STEP_WORD, EIO);
+	return -refused->err;
 }
 
 /*

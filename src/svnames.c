@@ -32,30 +32,103 @@
 #include "xalloc.h"
 
 /*
- * The relay (relay.h) and the loopback listener the supervisor makes
- * each relayed connection's pair through.  Fails closed: without them a
+ * The relay (relay.h), forked now, outside every namespace; it sets up
+ * at the first connect it relays (relay_go).  Fails closed: without it a
  * connect that needs the check is refused.
  */
 static void
 relay_setup(struct supervisor *sv)
 {
+	if (relay_start(sv->net->hosts, sv->net->n_hosts, &sv->relay) < 0)
+		sv->relay = -1;
+}
+
+/* The relay gone, or never up: said once, in the log. */
+static void
+relay_down(struct supervisor *sv, const char *why)
+{
+	_cleanup_free_ char *l = xasprintf(
+		"%s; every connect whose server name it would check is "
+		"refused (filtered/relay)",
+		why);
+
+	svlog_fault(sv, l);
+	svnames_relay_close(sv);
+}
+
+/*
+ * At the first connect to relay: the loopback listener each relayed
+ * connection's pair is made through, and the relay's set-up, waited for
+ * (RELAY_START_MS).  0, or -1 when there is no relay (said in the log).
+ */
+static int
+relay_go(struct supervisor *sv)
+{
 	struct sockaddr_in at = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(at);
-	int l;
+	struct pollfd pfd = { .fd = sv->relay, .events = POLLIN };
+	uint64_t deadline = supervise_now_ns() + RELAY_START_MS * 1000000ull;
+	const struct relay_status *st;
+	struct channel_msg m;
+	int l, r;
 
+	if (sv->relay_up || sv->relay < 0)
+		return sv->relay < 0 ? -1 : 0;
 	l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (l < 0 || bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
 	    listen(l, RELAY_MAX_CONNS) < 0 ||
-	    getsockname(l, (struct sockaddr *)&at, &len) < 0 ||
-	    relay_start(sv->net->hosts, sv->net->n_hosts, &sv->relay) < 0) {
+	    getsockname(l, (struct sockaddr *)&at, &len) < 0) {
+		_cleanup_free_ char *why = xasprintf(
+			"the supervisor cannot listen on loopback for "
+			"llwrap-relay: %s",
+			strerror(errno));
+
 		if (l >= 0)
 			close(l);
-		sv->relay = -1;
-		return;
+		relay_down(sv, why);
+		return -1;
 	}
 	sv->relay_listener = l;
 	sv->relay_port = ntohs(at.sin_port);
+	if ((r = channel_send(sv->relay, RELAY_START, NULL, 0, NULL, 0, 0)) <
+	    0) {
+		relay_down(sv, "llwrap-relay ended before its first "
+			       "connection");
+		return -1;
+	}
+	for (;;) {
+		uint64_t now = supervise_now_ns();
+
+		if (now >= deadline) {
+			relay_down(sv, "llwrap-relay did not set up within "
+				       "5 s");
+			return -1;
+		}
+		r = poll(&pfd, 1, (int)((deadline - now) / 1000000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0)
+			break;
+	}
+	do
+		r = channel_recv(sv->relay, &m, 0, 0);
+	while (r == -EINTR);
+	if (r <= 0 ||
+	    (st = channel_expect(&m, RELAY_STATUS, sizeof(*st))) == NULL) {
+		relay_down(sv, "llwrap-relay ended at its set-up");
+		return -1;
+	}
+	if (st->err != 0) {
+		_cleanup_free_ char *why = xasprintf(
+			"%.*s", (int)strnlen(st->why, sizeof(st->why)),
+			st->why);
+
+		relay_down(sv, why);
+		return -1;
+	}
+	sv->relay_up = true;
+	return 0;
 }
 
 void
@@ -457,8 +530,16 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 		     listening))
 			return SWAP_NO;
 	}
-	if (sv->relay < 0)
-		return -ECONNREFUSED; /* fail closed */
+	/* Fail closed, the refusal named: no relay, no connection. */
+	if (relay_go(sv) < 0) {
+		_cleanup_free_ char *t = value_addr_format(&ip);
+
+		if ((r = svcall_valid(sv, c)) < 0)
+			return r;
+		svlog_blocked(sv, NETPOLICY_CONNECT, NETPOLICY_TCP, t, c->pid,
+			      c->pidfd, REFUSAL_RELAY);
+		return -refusal_errno(REFUSAL_RELAY);
+	}
 	req.id = ++sv->relay_next_id;
 	req.dst = ip;
 	if ((r = relay_pair(sv, c->domain, &client, &server)) < 0)
@@ -555,8 +636,7 @@ svnames_relay_drain(struct supervisor *sv)
 			return;
 		if (r <= 0 && r != -EMSGSIZE && r != -EBADMSG) {
 			/* The relay ended: relayed connects now fail. */
-			close(sv->relay);
-			sv->relay = -1;
+			relay_down(sv, "llwrap-relay ended");
 			return;
 		}
 		if (r <= 0 ||

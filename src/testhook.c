@@ -49,3 +49,9 @@ testhook_resolver_fails(void)
 {
 	return false;
 }
+
+__attribute__((weak)) bool
+testhook_relay_fails(void)
+{
+	return false;
+}

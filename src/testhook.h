@@ -44,4 +44,8 @@ bool testhook_supervisor_stalls(void);
  * refused a network namespace would (at the first query under L3). */
 bool testhook_resolver_fails(void);
 
+/* True when llwrap-relay is to fail its set-up, as one whose confinement
+ * the kernel refused would (at the first relayed connect). */
+bool testhook_relay_fails(void);
+
 #endif /* LLW_TESTHOOK_H */

@@ -20,6 +20,8 @@
  *	LLW_HOOK_RESOLVER_FAILS=1
  *				llwrap's resolver fails its start (its
  *				namespace refused)
+ *	LLW_HOOK_RELAY_FAILS=1	llwrap-relay fails its set-up (its
+ *				confinement refused)
  *
  * They only take away: a kernel never gains a feature this way, and
  * LLW_HOOK_BWRAP's wrapper runs the real bwrap.
@@ -106,6 +108,14 @@ bool
 testhook_resolver_fails(void)
 {
 	const char *s = getenv("LLW_HOOK_RESOLVER_FAILS");
+
+	return s != NULL && strcmp(s, "1") == 0;
+}
+
+bool
+testhook_relay_fails(void)
+{
+	const char *s = getenv("LLW_HOOK_RELAY_FAILS");
 
 	return s != NULL && strcmp(s, "1") == 0;
 }

@@ -1059,6 +1059,74 @@ p_getfd_filter(char **argv)
 	return usage_error("%s: %s", argv[0], strerror(errno));
 }
 
+/*
+ * Not a probe: run CMD under a filter that refuses (EPERM) one step of
+ * what the network supervisor needs, as the supervisor's probe and a
+ * run's hand-over take them: "listener" (seccomp with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER and a program: libseccomp's check of
+ * the flag, without one, still passes), "pidfd" (pidfd_open) or "addfd"
+ * (ioctl SECCOMP_IOCTL_NOTIF_ADDFD).
+ */
+static int
+p_supervisor_filter(char **argv)
+{
+	struct sock_filter listener[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 0, 7),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+			 SECCOMP_FILTER_FLAG_NEW_LISTENER, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[2]) + 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_filter pidfd[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_filter addfd[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			 (uint32_t)SECCOMP_IOCTL_NOTIF_ADDFD, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog;
+
+	if (strcmp(argv[0], "listener") == 0)
+		prog = (struct sock_fprog){
+			sizeof(listener) / sizeof(listener[0]), listener
+		};
+	else if (strcmp(argv[0], "pidfd") == 0)
+		prog = (struct sock_fprog){ sizeof(pidfd) / sizeof(pidfd[0]),
+					    pidfd };
+	else if (strcmp(argv[0], "addfd") == 0)
+		prog = (struct sock_fprog){ sizeof(addfd) / sizeof(addfd[0]),
+					    addfd };
+	else
+		return usage_error("not a step: %s", argv[0]);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return usage_error("cannot install the filter: %s",
+				   strerror(errno));
+	execvp(argv[1], argv + 1);
+	return usage_error("%s: %s", argv[1], strerror(errno));
+}
+
 static int p_help(char **argv);
 
 static const struct probe {
@@ -1127,6 +1195,9 @@ static const struct probe {
 	{ "getfd-filter", 1, -1, p_getfd_filter,
 	  "CMD [ARG...] (not a probe: run CMD where pidfd_getfd and "
 	  "process_vm_readv are refused)" },
+	{ "supervisor-filter", 2, -1, p_supervisor_filter,
+	  "listener|pidfd|addfd CMD [ARG...] (not a probe: run CMD where "
+	  "that step of the supervisor's is refused)" },
 	{ "help", 0, 0, p_help, "" },
 	{ "setxattr", 1, 1, p_setxattr, "PATH (user.llwrap-probe = 1)" },
 };

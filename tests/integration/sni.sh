@@ -45,7 +45,7 @@ done
 D=$T/sni
 mkdir -p "$D/rw"
 cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" \
-	"$LLW_DATA/sni/tls.py" "$D/"
+	"$LLW_DATA/sni/tls.py" "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
 	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test" \
 	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
@@ -202,13 +202,32 @@ print('asked 26')"
 echo "forwarded: $(grep '^l[0-9]*\.wild\.llw\.test ' "$d/queries" | cut -d' ' -f1 | sort -u | wc -l) names, l0 $(grep -c '^l0\.wild\.llw\.test ' "$d/queries") times"
 grep -h 'filtered/dns-budget' "$d/state/llwrap/"*.log 2>/dev/null | sed 's/.*: //' | head -1
 echo "== relay"
-llw -- sh -c "sleep 1" >/dev/null &
+# Idle until the command's first connect to a learned address, then
+# confined: each step waits for the other's file in $d/rw.
+rm -f "$d/rw/go" "$d/rw/went" "$d/rw/end"
+llw --rw "$d/rw" -- sh -c "while [ ! -e $d/rw/go ]; do sleep 0.05; done
+curl -sS -m 10 --cacert $d/cert.pem https://api.llw.test:8443/ >/dev/null; : >$d/rw/went
+while [ ! -e $d/rw/end ]; do sleep 0.05; done" >/dev/null &
 sleeper=$!
 i=0
 while ! pgrep -x llwrap-relay >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 p=/proc/$(pgrep -x llwrap-relay | head -1)
+echo "idle: $(grep Seccomp: "$p/status" | tr -s '\t ' '  ')"
+: >"$d/rw/go"
+i=0
+while [ ! -e "$d/rw/went" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
 grep -e NoNewPrivs -e Seccomp: -e CapEff "$p/status"
+: >"$d/rw/end"
 wait $sleeper
+echo "== relay-fails"
+# A relay that cannot set up (its confinement refused): the relayed
+# connect is refused, named; one decided by address alone goes on.
+# shellcheck disable=SC2086
+$DROP env LLW_HOOK_RELAY_FAILS=1 "$d/llwrap-hooked" ${B:+--backend "$B"} --rx "$d" \
+	-p "$d/allow.ini" -- sh -c "python3 $d/conn.py api.llw.test 8443
+python3 $d/conn.py api.llw.test 8443
+python3 $d/conn.py api.llw.test 22" 2>&1
+grep -h 'filtered/relay' "$d/state/llwrap/"*.log 2>/dev/null
 echo "== end"
 SH
 chmod -R a+rX "$D"
@@ -288,7 +307,20 @@ section budget
 expect_output "a wildcard's new labels: the first $((20)) a minute leave the machine" "^forwarded: 20 names, l0 2 times$"
 expect_output "... the rest are refused and logged" "dns-query udp l2[0-4]\\.wild\\.llw\\.test pid=[0-9]+ comm=[^ ]+ rule=filtered/dns-budget"
 section relay
-expect_output "the relay has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
+expect_output "before the first connect it relays, the relay holds only its channel: not confined yet (its set-up deferred)" "^idle: Seccomp: 0$"
+expect_output "after it, the relay has no new privileges" "^NoNewPrivs:[[:space:]]+1$"
 expect_output "... a seccomp filter" "^Seccomp:[[:space:]]+2$"
 expect_output "... and no capability" "^CapEff:[[:space:]]+0+$"
+section relay-fails
+expect_output "a relay that cannot set up: the connect it would relay is refused (EACCES, not a reset or ECONNREFUSED)" "^failed: 13$"
+if [ "$(printf '%s\n' "$out" | grep -c '^failed: 13$')" -eq 2 ]; then
+	ok "... and the next one too"
+else
+	not_ok "... and the next one too"
+	diag "$out"
+fi
+expect_output "... a connect decided by address alone still goes on" "^peer 198\\.51\\.100\\.7$"
+expect_output "... the note on the command's stderr names the refusal" "198\\.51\\.100\\.7:8443.*\\(rule filtered/relay\\)"
+expect_output "... the log line too" "connect tcp 198\\.51\\.100\\.7:8443 pid=[0-9]+ comm=[^ ]+ rule=filtered/relay$"
+expect_output "... and the log says why the relay could not start" "llwrap-relay cannot confine itself: its confinement refused \\(test hook\\); every connect whose server name it would check is refused \\(filtered/relay\\)"
 done_testing

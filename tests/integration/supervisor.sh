@@ -779,6 +779,48 @@ expect_ran "... with --best-effort it runs" \
 expect_output "... reporting the supervisor's rules as not enforced" \
 	"NOT ENFORCED: the network supervisor's rules.*no pidfd_getfd"
 
+# ---- A step of the supervisor's refused: the run's hand-over is the probe ----
+# A run that needs the supervisor makes no probe's child: the hand-over
+# of its own listener takes the probe's steps on the command's process,
+# before the command runs.  Each step refused by a filter (EPERM) fails
+# the run closed, in the words --explain's probe gives; --best-effort
+# still probes first, and runs without the supervisor's rules.
+for step in listener addfd; do
+	case $step in
+	listener) call="seccomp user notification \\(SECCOMP_FILTER_FLAG_NEW_LISTENER\\): EPERM" ;;
+	addfd) call="ioctl SECCOMP_IOCTL_NOTIF_ADDFD: EPERM" ;;
+	esac
+	run as_user "$PROBE" supervisor-filter $step "$LLWRAP" --rx "$LLW_HELPERS" \
+		${LLW_BACKEND:+--backend "$LLW_BACKEND"} -p default \
+		--allow-cidr "127.0.0.1/32:$PA" --explain -- /bin/true
+	probed=$(printf '%s\n' "$out" | sed -n 's/^ *WILL NOT RUN: //p' | head -n 1)
+	expect_output "$step refused: --explain's probe names the step" "need the network supervisor, but .*$call"
+	expect_refused "... a run fails closed (125, nothing run), naming the step" \
+		"need the network supervisor, but .*$call" \
+		as_user "$PROBE" supervisor-filter $step "$LLWRAP" --rx "$LLW_HELPERS" \
+		${LLW_BACKEND:+--backend "$LLW_BACKEND"} -p default \
+		--allow-cidr "127.0.0.1/32:$PA" -- /bin/sh -c "touch $marker"
+	if [ -n "$probed" ] && printf '%s\n' "$out" | grep -qxF "llwrap: $probed"; then
+		ok "... in the probe's words"
+	else
+		not_ok "... in the probe's words"
+		diag "probe: $probed"
+		diag "run: $out"
+	fi
+	expect_ran "... with --best-effort it runs" \
+		as_user "$PROBE" supervisor-filter $step "$LLWRAP" --rx "$LLW_HELPERS" \
+		${LLW_BACKEND:+--backend "$LLW_BACKEND"} -p default \
+		--allow-cidr "127.0.0.1/32:$PA" --best-effort -- /bin/sh -c "touch $marker"
+	expect_output "... reporting the supervisor's rules as not enforced, naming the step" \
+		"NOT ENFORCED: the network supervisor's rules.*$call"
+done
+if "$LLWRAP" --check 2>/dev/null | grep -q "L3 namespaces   usable"; then
+	expect_refused "listener refused: -p opencode (L3, a pid namespace) fails closed before its command runs" \
+		"need the network supervisor, but .*SECCOMP_FILTER_FLAG_NEW_LISTENER" \
+		as_user "$PROBE" supervisor-filter listener "$LLWRAP" --rx "$LLW_HELPERS" \
+		${LLW_BACKEND:+--backend "$LLW_BACKEND"} -p opencode -- /bin/sh -c "touch $marker"
+fi
+
 # ---- With L3: a pid namespace and masks (the opencode profile) ----
 # The outer process is then the monitor and the supervisor at once; it
 # must still see the command's pids in its /proc (comm in the log) and
