@@ -87,20 +87,35 @@ helper_start(const struct helper *h)
 }
 
 int
-helper_confine(const struct helper_confinement *c, char **cause)
+helper_unprivilege(char **cause)
 {
-	bool applied, setpcap = false;
+	bool setpcap = false;
 	int r;
 
 	/* The bounding set only where CAP_SETPCAP allows it (root, or a
 	 * user namespace's root): a helper forked by an unprivileged user
-	 * (the relay) holds nothing, and no_new_privs (below) keeps it so. */
-	if (c->drop_caps &&
-	    ((r = caps_held(&setpcap)) < 0 || (r = caps_drop(setpcap)) < 0)) {
+	 * (the relay) holds nothing, and no_new_privs keeps it so. */
+	if ((r = caps_held(&setpcap)) < 0 || (r = caps_drop(setpcap)) < 0) {
 		*cause = xasprintf("cannot drop its capabilities: %s",
 				   strerror(-r));
 		return r;
 	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot set no_new_privs: %s", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+int
+helper_confine(const struct helper_confinement *c, char **cause)
+{
+	bool applied;
+	int r;
+
+	if (c->drop_caps && (r = helper_unprivilege(cause)) < 0)
+		return r;
 	if (c->use_ruleset_fd) {
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 		    (c->ruleset_fd >= 0 &&

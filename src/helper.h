@@ -62,6 +62,11 @@ struct helper_confinement {
 	bool unix_ok, no_inet;
 };
 
+/* What a helper run by root holds, dropped: every capability (the
+ * bounding set where CAP_SETPCAP allows), and no_new_privs set.  0, or
+ * -errno with *cause. */
+int helper_unprivilege(char **cause);
+
 /*
  * Confine the calling helper as c says, in this order: capabilities,
  * no_new_privs and Landlock, the seccomp filter.  Returns 0,

@@ -526,7 +526,8 @@ static void __attribute__((noreturn)) relay_main(void)
 
 /*
  * Until the supervisor's first relayed connect it holds nothing but its
- * channel: no confinement yet.  The supervisor gone, it ends.  Then its
+ * channel, without capabilities or new privileges: its Landlock domain
+ * and filter come then.  The supervisor gone, it ends.  Then its
  * confinement, and its word on it.
  */
 static void
@@ -535,15 +536,20 @@ relay_setup(void)
 	struct relay_status st = { 0 };
 	struct channel_msg m;
 	char *why = NULL;
-	int r;
+	int r, early;
 
+	/* What root holds goes at once, while it waits (cheap); its
+	 * Landlock domain and filter at the first relayed connect. */
+	early = helper_unprivilege(&why);
 	do
 		r = channel_recv(relay_chan, &m, 0, 0);
 	while (r == -EINTR);
 	if (r <= 0 || channel_expect(&m, RELAY_START, 0) == NULL)
 		_exit(0);
 	/* It reads nothing, connects where the supervisor says. */
-	if (testhook_relay_fails()) {
+	if (early < 0) {
+		r = early;
+	} else if (testhook_relay_fails()) {
 		why = xstrdup("its confinement refused (test hook)");
 		r = -EPERM;
 	} else {

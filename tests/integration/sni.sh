@@ -81,7 +81,11 @@ try:
     print("first: got", s.recv(64).split(b" ")[0].decode(), end="")
 except OSError as e:
     print("first: errno", e.errno, end="")
-print(" after %ds" % int(time.monotonic() - t))
+print(" after %ds" % int(time.monotonic() - t), flush=True)
+# The relay's refusal comes after the connect, and its note reaches the
+# command's stderr only while the command lives (DESIGN.md 6.1): stay a
+# moment, as a client that goes on does.
+time.sleep(1)
 EOF
 cat >"$D/conn.py" <<'EOF'
 # conn.py NAME PORT: getaddrinfo and a TCP connect; the peer it got.
