@@ -185,14 +185,25 @@ try_layout() {
 		diag "$out"
 		return
 	fi
+	# Under bubblewrap opencode itself starts in the first layout only:
+	# what differs between layouts is the path bound, which the PATH
+	# check inside shows, and each start costs seconds of CPU.
+	_start='&& opencode auth list'
+	if bwrap_backend && [ -n "${started_once:-}" ]; then
+		_start=
+	fi
+	started_once=1
 	run ibash "$APP/sub" \
-		'llwrap -p opencode -- sh -c '\''echo "inside: $(command -v opencode)"'\'' &&
-		opencode auth list'
+		'llwrap -p opencode -- sh -c '\''echo "inside: $(command -v opencode)"'\'' '"$_start"
 	if printf '%s\n' "$out" | grep -qxF "inside: $_path"; then
 		ok "$_name: inside, the PATH finds $_path"
 	else
 		not_ok "$_name: inside, the PATH finds $_path"
 		diag "status $rc: $out"
+	fi
+	if [ -z "$_start" ]; then
+		skip "$_name: opencode's own start under bubblewrap (the first layout's shows it; the PATH check above shows this layout's bind)"
+		return
 	fi
 	if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q '1 credentials'; then
 		ok "$_name: 'opencode auth list' through the function runs it and lists the user's credential"
