@@ -364,6 +364,12 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		_cleanup_strv_ char **paths = NULL;
 		_cleanup_free_ char *joined = NULL;
 
+		bool outside = false;
+
+		for (size_t i = 0; i < sb->fs->n_masks; i++)
+			if (p->project != NULL &&
+			    !path_under(sb->fs->masks[i].path, p->project))
+				outside = true;
 		for (size_t i = 0; i < sb->fs->n_masks && i < 3; i++)
 			strv_push_take(
 				&paths,
@@ -380,12 +386,20 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		if (sb->monitor_holds != NULL)
 			strv_push_take(
 				&needs,
-				xasprintf("narrower rules inside writable "
-					  "directories that the monitor cannot "
-					  "hold (mount masks: %s; move such a "
-					  "file out of the project, or drop "
-					  "its rule)",
-					  joined));
+				xasprintf(
+					"narrower rules inside writable "
+					"directories that the monitor cannot "
+					"hold (mount masks: %s; %s)",
+					joined,
+					outside ? "the monitor holds only "
+						  "files beneath the project, "
+						  "and a linked worktree's "
+						  "repository lies outside "
+						  "it: run from the main "
+						  "checkout"
+						: "move such a file out of "
+						  "the project, or drop its "
+						  "rule"));
 		else
 			strv_push_take(&needs,
 				       xasprintf("narrower rules inside "

@@ -580,6 +580,10 @@ chmod 644 "$OC"
 held() {
 	(PROJ=$HP && in_docker -p "$OC" "$@")
 }
+# held_in DIR ARGS...: held, with DIR as the project.
+held_in() {
+	(PROJ=$1 && shift && in_docker -p "$OC" "$@")
+}
 if [ ! -x "$HOOKED" ]; then
 	skip_rest "masks without user namespaces: no $HOOKED"
 fi
@@ -754,5 +758,18 @@ expect_refused "an existing .env (deny inside the project) fails closed, naming 
 	"namespace layer \\(L3\\) for narrower rules inside writable directories that the monitor cannot hold \\(mount masks: deny $HP/\\.env; move such a file out of the project, or drop its rule\\)" \
 	held -- /bin/cat .env
 rm -f "$HP/.env"
+
+# A linked worktree as the project: its repository lies outside it, where
+# the monitor holds nothing: fail closed, naming the main checkout.
+as_user git -C "$HP" worktree add -q "$HP-wt" 2>/dev/null
+if [ -f "$HP-wt/.git" ]; then
+	expect_refused "a linked worktree (its repository outside the project) fails closed, naming the main checkout" \
+		"that the monitor cannot hold \\(mount masks: .*a linked worktree's repository lies outside it: run from the main checkout\\)" \
+		held_in "$HP-wt" -- /bin/true
+else
+	skip "a linked worktree without user namespaces: git worktree add failed"
+fi
+as_user git -C "$HP" worktree remove --force "$HP-wt" 2>/dev/null
+rm -rf "$HP-wt"
 
 done_testing
