@@ -996,6 +996,21 @@ p_without_syscall(char **argv)
 	return usage_error("%s: %s", argv[1], strerror(errno));
 }
 
+/* Run cmd (argv-style) under the n instructions of f, with no_new_privs,
+ * which the filter needs: the "not a probe" filters below. */
+static int
+exec_filtered(struct sock_filter *f, size_t n, char **cmd)
+{
+	struct sock_fprog prog = { (unsigned short)n, f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return usage_error("cannot install the filter: %s",
+				   strerror(errno));
+	execvp(cmd[0], cmd);
+	return usage_error("%s: %s", cmd[0], strerror(errno));
+}
+
 /*
  * Not a probe: run CMD under a filter like a container runtime's default
  * seccomp profile (Docker's, containerd's): EPERM for unshare, clone
@@ -1022,14 +1037,8 @@ p_container_filter(char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return usage_error("cannot install the filter: %s",
-				   strerror(errno));
-	execvp(argv[0], argv);
-	return usage_error("%s: %s", argv[0], strerror(errno));
+	return exec_filtered(f, sizeof(f) / sizeof(f[0]), argv);
 }
 
 /*
@@ -1049,14 +1058,8 @@ p_getfd_filter(char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return usage_error("cannot install the filter: %s",
-				   strerror(errno));
-	execvp(argv[0], argv);
-	return usage_error("%s: %s", argv[0], strerror(errno));
+	return exec_filtered(f, sizeof(f) / sizeof(f[0]), argv);
 }
 
 /*
@@ -1105,26 +1108,18 @@ p_supervisor_filter(char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog;
 
 	if (strcmp(argv[0], "listener") == 0)
-		prog = (struct sock_fprog){
-			sizeof(listener) / sizeof(listener[0]), listener
-		};
-	else if (strcmp(argv[0], "pidfd") == 0)
-		prog = (struct sock_fprog){ sizeof(pidfd) / sizeof(pidfd[0]),
-					    pidfd };
-	else if (strcmp(argv[0], "addfd") == 0)
-		prog = (struct sock_fprog){ sizeof(addfd) / sizeof(addfd[0]),
-					    addfd };
-	else
-		return usage_error("not a step: %s", argv[0]);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
-		return usage_error("cannot install the filter: %s",
-				   strerror(errno));
-	execvp(argv[1], argv + 1);
-	return usage_error("%s: %s", argv[1], strerror(errno));
+		return exec_filtered(listener,
+				     sizeof(listener) / sizeof(listener[0]),
+				     argv + 1);
+	if (strcmp(argv[0], "pidfd") == 0)
+		return exec_filtered(pidfd, sizeof(pidfd) / sizeof(pidfd[0]),
+				     argv + 1);
+	if (strcmp(argv[0], "addfd") == 0)
+		return exec_filtered(addfd, sizeof(addfd) / sizeof(addfd[0]),
+				     argv + 1);
+	return usage_error("not a step: %s", argv[0]);
 }
 
 static int p_help(char **argv);
