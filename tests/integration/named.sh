@@ -62,7 +62,7 @@ done
 D=$T/named
 mkdir -p "$D/rw"
 cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" \
-	"$LLW_DATA/helper-of.sh" "$D/"
+	"$LLW_DATA/helper-of.sh" "$LLW_DATA/named/gitsrv.py" "$D/"
 cp "$LLW_BUILDDIR/tests/helpers/netprobe" "$LLW_BUILDDIR/tests/helpers/probe" "$D/"
 cp "$LLW_SRCDIR/tests/integration/mock-llm.py" "$D/"
 # The real agent by name: one tool call, a lookup the policy refuses.
@@ -131,17 +131,6 @@ EOF
 # The clients the issue names, each resolving by itself: Node's fetch,
 # Go (its own resolver), git over HTTPS (a dumb-HTTP repository served
 # by gitsrv.py), ssh on port 22 (srv.py counts the connection).
-cat >"$D/gitsrv.py" <<'EOF'
-import functools, http.server, ssl, sys
-cert, key, root, ready = sys.argv[1:5]
-h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=root)
-srv = http.server.ThreadingHTTPServer(("198.51.100.7", 8444), h)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(cert, key)
-srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-open(ready, "w").close()
-srv.serve_forever()
-EOF
 mkdir -p "$T/gitsrc" "$D/repo"
 (cd "$T/gitsrc" && git init -q && echo llwrap-fixture >README && git add README &&
 	git -c user.name=llw -c user.email=llw@llw.test commit -qm fixture &&

@@ -45,7 +45,8 @@ done
 D=$T/sni
 mkdir -p "$D/rw"
 cp "$LLW_DATA/named/names.py" "$LLW_DATA/proxy/servers.py" "$LLW_DATA/srv.py" \
-	"$LLW_DATA/sni/tls.py" "$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/"
+	"$LLW_DATA/sni/tls.py" "$LLW_DATA/named/gitsrv.py" \
+	"$LLW_BUILDDIR/tests/helpers/llwrap-hooked" "$D/"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
 	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test" \
 	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
@@ -101,17 +102,6 @@ mkdir -p "$T/gitsrc" "$D/repo"
 	git -c user.name=llw -c user.email=llw@llw.test commit -qm fixture &&
 	git clone -q --bare . "$D/repo/proj.git" &&
 	git -C "$D/repo/proj.git" update-server-info) >/dev/null 2>&1 || : >"$D/no-git"
-cat >"$D/gitsrv.py" <<'EOF'
-import functools, http.server, ssl, sys
-cert, key, root, ready = sys.argv[1:5]
-h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=root)
-srv = http.server.ThreadingHTTPServer(("198.51.100.7", 8444), h)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(cert, key)
-srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-open(ready, "w").close()
-srv.serve_forever()
-EOF
 cat >"$D/inner.sh" <<'SH'
 L=$1; B=${2:-}; DROP=${3:-}; d=$(dirname "$0")
 setup_failed() { echo "SETUP: $*"; exit 2; }
