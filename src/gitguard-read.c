@@ -527,6 +527,36 @@ route_has_remote(char **v, const char *name)
 	return false;
 }
 
+/* Whether one route variable, "name=value" entry e of the start (b) or the
+ * end (a), sends the user's next git elsewhere:
+ * - a branch (as the end has it) pushes to "." (this repository) or to a
+ *   remote the start had;
+ * - the work tree keeps its values, whether or not the start named one;
+ * - each address the start had keeps its values, and a remote the start had
+ *   gains none; a new remote's addresses are harmless until a branch pushes
+ *   to it. */
+static bool
+route_moved(char **b, char **a, const char *e)
+{
+	_cleanup_free_ char *name = xstrndup(e, strcspn(e, "="));
+	_cleanup_free_ char *was = NULL, *now = NULL, *remote = NULL;
+
+	if (strncmp(name, "branch.", 7) == 0) {
+		const char *to = e + strlen(name) + 1;
+
+		return strv_contains(a, e) && strcmp(to, ".") != 0 &&
+		       !route_has_remote(b, to);
+	}
+	was = route_values(b, name);
+	now = route_values(a, name);
+	if (strncmp(name, "remote.", 7) == 0 && *was == '\0') {
+		remote = xstrndup(name + 7, strrchr(name, '.') - name - 7);
+		if (!route_has_remote(b, remote))
+			return false;
+	}
+	return strcmp(was, now) != 0;
+}
+
 char *
 gitguard_config_rerouted(const char *before, const char *after)
 {
@@ -535,44 +565,12 @@ gitguard_config_rerouted(const char *before, const char *after)
 
 	gitconfig_each(before, config_route, &b);
 	gitconfig_each(after, config_route, &a);
-	/* The work tree, whether or not the start named one, and the
-	 * addresses of each remote the start had keep their values. */
-	for (size_t k = 0; found == NULL && k < 2; k++) {
-		char **v = k == 0 ? b : a;
-
-		for (size_t i = 0; found == NULL && v != NULL && v[i] != NULL;
-		     i++) {
-			_cleanup_free_ char *name =
-				xstrndup(v[i], strcspn(v[i], "="));
-			_cleanup_free_ char *was = NULL, *now = NULL;
-
-			if (strncmp(name, "branch.", 7) == 0) {
-				/* Where a branch pushes now: a remote the
-				 * start had, or "." (this repository). */
-				const char *to = v[i] + strlen(name) + 1;
-
-				if (k == 1 && strcmp(to, ".") != 0 &&
-				    !route_has_remote(b, to))
-					found = xstrdup(name);
-				continue;
-			}
-			if (k == 1 && strcmp(name, "core.worktree") != 0) {
-				/* A remote's: checked above when the start
-				 * had this variable, else only when it had
-				 * the remote (a pushurl added). */
-				_cleanup_free_ char *remote =
-					xstrndup(name + 7,
-						 strrchr(name, '.') - name - 7);
-
-				if (!route_has_remote(b, remote))
-					continue;
-			}
-			was = route_values(b, name);
-			now = route_values(a, name);
-			if (strcmp(was, now) != 0)
-				found = xstrdup(name);
-		}
-	}
+	for (char **v = b; found == NULL && v != NULL && *v != NULL; v++)
+		if (route_moved(b, a, *v))
+			found = xstrndup(*v, strcspn(*v, "="));
+	for (char **v = a; found == NULL && v != NULL && *v != NULL; v++)
+		if (route_moved(b, a, *v))
+			found = xstrndup(*v, strcspn(*v, "="));
 	strv_free(b);
 	strv_free(a);
 	return found;

@@ -751,6 +751,9 @@ test_config_rerouted(void **state)
 		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
 		  "[branch \"dev\"]\n\tremote = .\n",
 		  NULL },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[remote \"fork\"]\n\tpushurl = https://example.org/x\n",
+		  NULL },
 		/* Elsewhere. */
 		{ "[remote \"origin\"]\n\turl = https://evil.example/p\n",
 		  "remote.origin.url" },
@@ -789,6 +792,11 @@ test_config_rerouted(void **state)
 	}
 	/* A start without core.worktree: one set now is found. */
 	char *f = gitguard_config_rerouted("", "[core]\n\tworktree = ..\n");
+	assert_non_null(f);
+	assert_string_equal(f, "core.worktree");
+	free(f);
+	/* Nor can the end drop the one the start had. */
+	f = gitguard_config_rerouted("[core]\n\tworktree = ..\n", "");
 	assert_non_null(f);
 	assert_string_equal(f, "core.worktree");
 	free(f);
