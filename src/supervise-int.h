@@ -133,8 +133,11 @@ struct supervisor {
 	struct netpolicy_addr proxy;
 	int proxy_note_fd;
 	/* inotify_add_watch's judge, under the sandbox's Landlock ruleset
-	 * (watchjudge.h); its process starts at the first watch. */
+	 * (watchjudge.h); its process starts at the first watch.  Not
+	 * asked where the view decides (watches false:
+	 * supervise_view_watches). */
 	struct watchjudge *judge;
+	bool watches;
 	/* The resolvers (port 53 reaches them, or with the stub, their
 	 * sockets are swapped). */
 	struct netpolicy_addr *dns;

@@ -43,7 +43,7 @@ supervise_learn(struct supervisor *sv, int fd, char **cause)
 
 	/* The notification filter, built now with the calls below. */
 	if (sv->notify == NULL &&
-	    (r = filter_notify_build(&sv->notify, cause)) < 0)
+	    (r = filter_notify_build(&sv->notify, sv->watches, cause)) < 0)
 		return r;
 	for (size_t i = 0; i < ARRAY_SIZE(learn_calls); i++) {
 		int nr = seccomp_syscall_resolve_name(learn_calls[i].name);
