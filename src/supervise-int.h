@@ -138,6 +138,9 @@ struct supervisor {
 	 * supervise_view_watches). */
 	struct watchjudge *judge;
 	bool watches;
+	/* With pidfd_getfd: the inotify instance of the last watch, taken
+	 * from the caller, or -1 (svlearn_inotify_add_watch). */
+	int watch_ifd;
 	/* The resolvers (port 53 reaches them, or with the stub, their
 	 * sockets are swapped). */
 	struct netpolicy_addr *dns;

@@ -183,6 +183,8 @@ supervise_free(struct supervisor *sv)
 		return;
 	netpolicy_rules_free(sv->rules);
 	watchjudge_free(sv->judge);
+	if (sv->watch_ifd >= 0)
+		close(sv->watch_ifd);
 	strv_free(sv->noted);
 	suggest_bounds_clear(&sv->bounds);
 	if (sv->notify)
@@ -265,6 +267,7 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 		sv->held[i].sock = -1;
 	sv->getfd = true;
 	sv->watches = true;
+	sv->watch_ifd = -1;
 	for (char *const *e = envp; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "HOME=/", 6) == 0) {
 			_cleanup_free_ char *home = realpath(*e + 5, NULL);
