@@ -490,11 +490,12 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 			"  watching          inotify only where the sandbox "
 			"may read (the supervisor adds each watch on what a "
 			"judge under the sandbox's Landlock ruleset opened, "
-			"S; a round trip a watch, since the view shows %s "
-			"that only Landlock, which does not check watches, "
-			"keeps the sandbox from reading)\n",
-			sb->use_ns ? "the host's tree outside the rules"
-				   : "the host's tree");
+			"S; a round trip a watch: %s, which only Landlock "
+			"keeps from reads, and Landlock does not check "
+			"watches)\n",
+			sb->use_ns ? "outside the rules the view shows the "
+				     "host's tree"
+				   : "no view hides the host's tree");
 		break;
 	case SANDBOX_WATCHES_UNCHECKED:
 		fprintf(f, "  watching          NOT ENFORCED: inotify watches "
