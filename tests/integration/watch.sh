@@ -76,8 +76,10 @@ case "$out" in
 *"SUCCEEDED watch"*"DENIED watch errno=$want"*) ok "a watch on a path renamed away and replaced by a symlink to ~/.ssh is refused ($want)" ;;
 *) not_ok "a watch on a path renamed away and replaced by a symlink to ~/.ssh"; diag "status $rc: $out" ;;
 esac
-rm -f "$PROJ/tree/d1"
-mv "$PROJ/tree/d1.moved" "$PROJ/tree/d1"
+if [ -d "$PROJ/tree/d1.moved" ]; then
+	rm -f "$PROJ/tree/d1"
+	mv "$PROJ/tree/d1.moved" "$PROJ/tree/d1"
+fi
 
 # A watch in a process the sandbox forked, after the first one's judge
 # was started (the judge serves every process of the sandbox).
@@ -170,6 +172,39 @@ else
 fi
 
 rm -f "$PROJ/.env"
+
+# Without user namespaces (no L3: no view hides anything) the judge
+# decides as well: llwrap as the test user in a user namespace where
+# user.max_user_namespaces = 0 (namespaces.sh).
+if ! bwrap_backend && [ "$(id -u)" -eq 0 ]; then
+	llw_refused() {
+		(cd "$PROJ" && userns_refused setpriv --reuid="$TEST_UID" \
+			--regid="$TEST_GID" --clear-groups --inh-caps=-all \
+			--bounding-set=-all -- env -i HOME="$HOME_DIR" \
+			PATH=/usr/bin:/bin LLWRAP_PROFILE_PATH="$LLWRAP_PROFILE_PATH" \
+			timeout 60 "$LLWRAP" -C "$PROJ" --rx "$LLW_HELPERS" "$@")
+	}
+	run llw_refused -p opencode --best-effort --explain -- /bin/true
+	expect_output "userns refused: --explain names the judge (no view hides the host's tree)" \
+		"watching +inotify only where the sandbox may read.*no view hides"
+	expect_succeeded "userns refused: a watch on the project reports its events" \
+		llw_refused -p opencode --best-effort -q -- "$PROBE" watch "$PROJ" event
+	expect_denied "... a watch on ~/.ssh is refused" EACCES \
+		llw_refused -p opencode --best-effort -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+	expect_denied "... and through a symlink in the project that points to it" EACCES \
+		llw_refused -p opencode --best-effort -q -- "$PROBE" watch "$PROJ/keys" -
+	run llw_refused -p opencode --best-effort -q -- /bin/sh -c \
+		"'$PROBE' watch tree/d0 - && mv tree/d1 tree/d1.moved &&
+		ln -s '$HOME_DIR/.ssh' tree/d1 && '$PROBE' watch tree/d1 -"
+	case "$out" in
+	*"SUCCEEDED watch"*"DENIED watch errno=EACCES"*) ok "... and on a path opened ahead, renamed away and replaced by a symlink to ~/.ssh (EACCES)" ;;
+	*) not_ok "... and on a path opened ahead, renamed away and replaced by a symlink to ~/.ssh"; diag "status $rc: $out" ;;
+	esac
+	if [ -d "$PROJ/tree/d1.moved" ]; then
+		rm -f "$PROJ/tree/d1"
+		mv "$PROJ/tree/d1.moved" "$PROJ/tree/d1"
+	fi
+fi
 
 # A real file watcher: Node's fs.watch in the project, and refused on
 # ~/.ssh.
