@@ -476,24 +476,35 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		"  secrets           %zu paths in the home denied by name "
 		"(Landlock%s)\n",
 		secrets, sb->use_ns ? ", L3 masks in writable trees" : "");
-	if (sb->supervise && sb->backend == SANDBOX_BACKEND_BWRAP)
-		fprintf(f, "  watching          inotify only where the view "
-			   "shows (the supervisor adds each watch in "
-			   "bubblewrap's view, S, F)\n");
-	else if (sb->supervise)
-		fprintf(f, "  watching          inotify only where the sandbox "
-			   "may read (the supervisor adds each watch on what a "
-			   "judge under the sandbox's Landlock ruleset opened, "
-			   "S)\n");
-	else if (sb->backend == SANDBOX_BACKEND_BWRAP)
-		fprintf(f, "  watching          inotify only where the view "
-			   "shows (F)\n");
-	else
+	switch (sb->watches) {
+	case SANDBOX_WATCHES_VIEW:
+		fprintf(f,
+			"  watching          inotify only where the view "
+			"shows (F: bubblewrap's view shows nothing the "
+			"sandbox may not read, so the kernel adds each "
+			"watch%s)\n",
+			sb->supervise ? "; the supervisor is not asked" : "");
+		break;
+	case SANDBOX_WATCHES_JUDGED:
+		fprintf(f,
+			"  watching          inotify only where the sandbox "
+			"may read (the supervisor adds each watch on what a "
+			"judge under the sandbox's Landlock ruleset opened, "
+			"S; a round trip a watch: %s, which only Landlock "
+			"keeps from reads, and Landlock does not check "
+			"watches)\n",
+			sb->use_ns ? "outside the rules the view shows the "
+				     "host's tree"
+				   : "no view hides the host's tree");
+		break;
+	case SANDBOX_WATCHES_UNCHECKED:
 		fprintf(f, "  watching          NOT ENFORCED: inotify watches "
 			   "on trees the sandbox cannot read (Landlock does "
 			   "not cover inotify; a watch shows when the user's "
 			   "files there are opened or changed; needs the "
 			   "supervisor: supervise = yes)\n");
+		break;
+	}
 	explain_limits_set(f, sb);
 }
 

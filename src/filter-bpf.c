@@ -326,11 +326,12 @@ filter_export_plain(scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n)
 }
 
 int
-filter_load_notify(char **cause)
+filter_load_notify(bool watches, char **cause)
 {
 	int fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			      SECCOMP_FILTER_FLAG_NEW_LISTENER,
-			      &filter_notify_program);
+			      watches ? &filter_notify_program
+				      : &filter_notify_view_program);
 
 	if (fd < 0) {
 		int e = errno;

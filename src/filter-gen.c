@@ -12,6 +12,7 @@
  * the generator itself never calls it, so an empty table links it. */
 const struct sock_fprog filter_programs[FILTER_N_PROGRAMS];
 const struct sock_fprog filter_notify_program;
+const struct sock_fprog filter_notify_view_program;
 
 static void
 print_insns(const char *name, const struct sock_filter *insns, size_t n)
@@ -23,17 +24,19 @@ print_insns(const char *name, const struct sock_filter *insns, size_t n)
 	printf("};\n\n");
 }
 
-/* The supervisor's notification program, plain (no prefix). */
+/* The supervisor's notification program, plain (no prefix), with
+ * watches (name "notify") or without ("notify_view"). */
 static int
-print_notify(void)
+print_notify(bool watches)
 {
+	const char *name = watches ? "notify" : "notify_view";
 	scmp_filter_ctx ctx;
 	struct sock_filter *insns;
 	char *cause = NULL;
 	size_t n;
 	int r;
 
-	if ((r = filter_notify_build(&ctx, &cause)) < 0) {
+	if ((r = filter_notify_build(&ctx, watches, &cause)) < 0) {
 		fprintf(stderr, "filter-gen: %s\n", cause);
 		return 1;
 	}
@@ -44,10 +47,11 @@ print_notify(void)
 				"program\n");
 		return 1;
 	}
-	print_insns("notify", insns, n);
+	print_insns(name, insns, n);
 	free(insns);
-	printf("const struct sock_fprog filter_notify_program = "
-	       "{ sizeof(notify) / sizeof(notify[0]), notify };\n");
+	printf("const struct sock_fprog filter_%s_program = "
+	       "{ sizeof(%s) / sizeof(%s[0]), %s };\n",
+	       name, name, name, name);
 	return 0;
 }
 
@@ -86,5 +90,5 @@ main(void)
 		printf("\t{ sizeof(prog%u) / sizeof(prog%u[0]), prog%u },\n", i,
 		       i, i);
 	printf("};\n\n");
-	return print_notify();
+	return print_notify(true) || print_notify(false);
 }

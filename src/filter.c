@@ -1043,12 +1043,14 @@ filter_describe(const struct filter_opts *o)
  * sendmsg is mediated.
  */
 int
-filter_notify_build(scmp_filter_ctx *out, char **cause)
+filter_notify_build(scmp_filter_ctx *out, bool watches, char **cause)
 {
+	/* inotify_add_watch last: without watches it is left out. */
 	static const char *const calls[] = { "connect",	 "bind",
 					     "listen",	 "sendmsg",
 					     "sendmmsg", "inotify_add_watch" };
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	size_t n_calls = ARRAY_SIZE(calls) - (watches ? 0 : 1);
 	int r = 0, nr;
 
 	if (ctx == NULL) {
@@ -1056,7 +1058,7 @@ filter_notify_build(scmp_filter_ctx *out, char **cause)
 		return -ENOMEM;
 	}
 	r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
-	for (size_t i = 0; r == 0 && i < ARRAY_SIZE(calls); i++) {
+	for (size_t i = 0; r == 0 && i < n_calls; i++) {
 		nr = seccomp_syscall_resolve_name(calls[i]);
 		r = nr < 0 ? -EOPNOTSUPP
 			   : seccomp_rule_add_exact(ctx, SCMP_ACT_NOTIFY, nr,

@@ -102,21 +102,25 @@ int filter_export_plain(scmp_filter_ctx ctx, struct sock_filter **insns,
  * (setting a limit), setpriority, ioprio_set (of one process) and
  * sched_setaffinity, sched_setscheduler, sched_setparam, sched_setattr
  * when they name a pid other than the caller's 0 (DESIGN.md §15: the
- * supervisor lets them through only for processes of the sandbox); every
- * other call goes on to the main filter, which decides it.  Pure, as
- * filter_build().
+ * supervisor lets them through only for processes of the sandbox); with
+ * watches, inotify_add_watch too (the watch judge decides it: DESIGN.md
+ * §11, watching), without, the kernel adds a watch where the view shows
+ * the path (the plan's SANDBOX_WATCHES_VIEW).  Every other call goes on
+ * to the main filter, which decides it.  Pure, as filter_build().
  */
-int filter_notify_build(scmp_filter_ctx *out, char **cause);
+int filter_notify_build(scmp_filter_ctx *out, bool watches, char **cause);
 
-/* filter_notify_build()'s program, exported plain at build time, as the
- * main programs are (tests/unit/test-filter.c checks it). */
+/* filter_notify_build()'s programs, with watches and without, exported
+ * plain at build time, as the main programs are
+ * (tests/unit/test-filter.c checks them). */
 extern const struct sock_fprog filter_notify_program;
+extern const struct sock_fprog filter_notify_view_program;
 
 /*
- * Load filter_notify_program into the calling thread (no_new_privs must
- * be set) with a new listener.  Returns the listener's fd (close-on-exec)
- * or -errno with *cause.
+ * Load filter_notify_program (watches) or filter_notify_view_program into
+ * the calling thread (no_new_privs must be set) with a new listener.
+ * Returns the listener's fd (close-on-exec) or -errno with *cause.
  */
-int filter_load_notify(char **cause);
+int filter_load_notify(bool watches, char **cause);
 
 #endif /* LLW_FILTER_H */

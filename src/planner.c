@@ -927,6 +927,29 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 }
 
 /*
+ * Who checks a watch.  Where the view shows nothing the sandbox may not
+ * read (bubblewrap's: the rules' binds, their denials masked) a watch on
+ * a path reveals no more than a read of it could, and the kernel's own
+ * check (read permission on what the path names in the view) is the
+ * policy's: the supervisor is not asked (a notification a watch, most of
+ * a recursive watcher's start-up; bench/watch.sh).  L3's view is the
+ * host's tree, read-only outside the writable roots: Landlock alone keeps
+ * the sandbox from reading what the rules do not grant, and Landlock
+ * does not check inotify_add_watch (it has no path_notify hook), so the
+ * supervisor's judge does where it runs.
+ */
+static void
+plan_watches(struct sandbox *sb)
+{
+	if (sb->backend == SANDBOX_BACKEND_BWRAP)
+		sb->watches = SANDBOX_WATCHES_VIEW;
+	else if (sb->supervise)
+		sb->watches = SANDBOX_WATCHES_JUDGED;
+	else
+		sb->watches = SANDBOX_WATCHES_UNCHECKED;
+}
+
+/*
  * The processes the run makes (struct planner_shape), from what the plan
  * holds: sandbox_exec() switches on them and --explain prints them.
  */
@@ -1063,6 +1086,7 @@ plan(const struct policy *p, enum sandbox_backend backend,
 
 	if (sb->backend == SANDBOX_BACKEND_BWRAP) {
 		prepare_bwrap(sb, p);
+		plan_watches(sb);
 		plan_shape(sb);
 		*out = sb;
 		return 0;
@@ -1177,6 +1201,7 @@ plan(const struct policy *p, enum sandbox_backend backend,
 			planner_l3_refusal(sb->ns_needed, sb->facts.userns_why);
 	}
 
+	plan_watches(sb);
 	plan_shape(sb);
 	*out = sb;
 	return 0;

@@ -69,6 +69,22 @@ enum planner_hosts {
 struct policy;
 struct watchlater;
 
+/* How a watch (inotify_add_watch) is checked (DESIGN.md §11, watching),
+ * decided once (planner.c: plan_watches): the supervisor's filter and
+ * --explain read it. */
+enum sandbox_watches {
+	/* Nothing: known limit fs.inotify (no supervisor, and a view that
+	 * shows more than the sandbox may read) */
+	SANDBOX_WATCHES_UNCHECKED,
+	/* The view shows nothing the sandbox may not read (bubblewrap's
+	 * binds, its denials masked): the kernel adds a watch where the
+	 * view shows the path, and the supervisor is not asked */
+	SANDBOX_WATCHES_VIEW,
+	/* The supervisor's watch judge, under the sandbox's Landlock
+	 * ruleset, decides each watch */
+	SANDBOX_WATCHES_JUDGED,
+};
+
 enum sandbox_backend {
 	SANDBOX_BACKEND_AUTO,
 	SANDBOX_BACKEND_LANDLOCK,
@@ -157,6 +173,9 @@ struct sandbox {
 	/* The network side (netpolicy_plan): what the supervisor and its
 	 * helpers read. */
 	struct net_plan net;
+
+	/* Who checks an inotify watch (plan_watches). */
+	enum sandbox_watches watches;
 };
 
 /*

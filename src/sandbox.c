@@ -867,6 +867,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if (sb->supervise &&
 	    (r = supervise_new(&sb->net, sb->fs, envp, &sv, cause)) < 0)
 		goto out;
+	if (sv != NULL && sb->watches == SANDBOX_WATCHES_VIEW)
+		supervise_view_watches(sv);
 	/* allow-host (DESIGN.md §6.1): llwrap's resolver where user
 	 * namespaces let it have a network namespace of its own (design
 	 * (a): nothing in the data path, every client works), unless the

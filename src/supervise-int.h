@@ -133,8 +133,14 @@ struct supervisor {
 	struct netpolicy_addr proxy;
 	int proxy_note_fd;
 	/* inotify_add_watch's judge, under the sandbox's Landlock ruleset
-	 * (watchjudge.h); its process starts at the first watch. */
+	 * (watchjudge.h); its process starts at the first watch.  Not
+	 * asked where the view decides (watches false:
+	 * supervise_view_watches). */
 	struct watchjudge *judge;
+	bool watches;
+	/* With pidfd_getfd: the inotify instance of the last watch, taken
+	 * from the caller, or -1 (svlearn_inotify_add_watch). */
+	int watch_ifd;
 	/* The resolvers (port 53 reaches them, or with the stub, their
 	 * sockets are swapped). */
 	struct netpolicy_addr *dns;

@@ -183,6 +183,8 @@ supervise_free(struct supervisor *sv)
 		return;
 	netpolicy_rules_free(sv->rules);
 	watchjudge_free(sv->judge);
+	if (sv->watch_ifd >= 0)
+		close(sv->watch_ifd);
 	strv_free(sv->noted);
 	suggest_bounds_clear(&sv->bounds);
 	if (sv->notify)
@@ -264,6 +266,8 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 	for (size_t i = 0; i < SV_MAX_HELD; i++)
 		sv->held[i].sock = -1;
 	sv->getfd = true;
+	sv->watches = true;
+	sv->watch_ifd = -1;
 	for (char *const *e = envp; e != NULL && *e != NULL; e++)
 		if (strncmp(*e, "HOME=/", 6) == 0) {
 			_cleanup_free_ char *home = realpath(*e + 5, NULL);
@@ -384,6 +388,12 @@ handover_send(void *arg)
 	return NULL;
 }
 
+void
+supervise_view_watches(struct supervisor *sv)
+{
+	sv->watches = false;
+}
+
 /* Load the notification filter; its listener, or -errno with *cause. */
 static int
 load_notify(struct supervisor *sv, char **cause)
@@ -393,7 +403,7 @@ load_notify(struct supervisor *sv, char **cause)
 	/* The precompiled program (filter.h), or under --learn the one
 	 * built with the calls it observes. */
 	if (sv->notify == NULL)
-		return filter_load_notify(cause);
+		return filter_load_notify(sv->watches, cause);
 	if ((r = seccomp_load(sv->notify)) < 0) {
 		*cause = xasprintf("cannot load the supervisor's seccomp "
 				   "filter: %s",

@@ -75,6 +75,13 @@ const struct netpolicy_addr *supervise_resolvers(const struct supervisor *sv,
 struct dnsstub;
 void supervise_set_stub(struct supervisor *sv, struct dnsstub *stub);
 /*
+ * The view shows nothing the sandbox may not read (the plan's
+ * SANDBOX_WATCHES_VIEW): inotify_add_watch is left to the kernel, not
+ * sent to the supervisor's judge.  Call after supervise_new, before
+ * supervise_learn and fork.
+ */
+void supervise_view_watches(struct supervisor *sv);
+/*
  * --learn: also observe open, openat, creat, execve, execveat, mkdir and
  * mkdirat, writing "r PATH", "w PATH" or "x PATH" (absolute) to fd for
  * each, and let the kernel run them (Landlock decides).  Call after

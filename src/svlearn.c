@@ -43,7 +43,7 @@ supervise_learn(struct supervisor *sv, int fd, char **cause)
 
 	/* The notification filter, built now with the calls below. */
 	if (sv->notify == NULL &&
-	    (r = filter_notify_build(&sv->notify, cause)) < 0)
+	    (r = filter_notify_build(&sv->notify, sv->watches, cause)) < 0)
 		return r;
 	for (size_t i = 0; i < ARRAY_SIZE(learn_calls); i++) {
 		int nr = seccomp_syscall_resolve_name(learn_calls[i].name);
@@ -131,6 +131,39 @@ svlearn_observe(struct supervisor *sv, struct call *c)
 }
 
 /*
+ * The caller's inotify instance (svcall_inotify) in *ifd.  With
+ * pidfd_getfd the one of the last watch is kept: a recursive watcher
+ * adds all its watches to one instance, and a call whose descriptor is
+ * that very open file (kcmp) takes it without a pidfd, a copy and a
+ * look at its kind.  Where kcmp is missing or refused, each call takes
+ * the caller's anew.
+ */
+static int
+watch_instance(struct supervisor *sv, struct call *c, int *ifd)
+{
+	static pid_t self;
+	int theirs = (int)(uint32_t)c->req->data.args[0], r;
+
+	if (self == 0)
+		self = getpid();
+	if (sv->getfd && sv->watch_ifd >= 0 &&
+	    sys_kcmp_file(self, c->pid, sv->watch_ifd, theirs) == 0) {
+		*ifd = sv->watch_ifd;
+		return 0;
+	}
+	if ((r = svcall_inotify(sv, c)) < 0)
+		return r;
+	*ifd = c->sock;
+	if (sv->getfd) {
+		if (sv->watch_ifd >= 0)
+			close(sv->watch_ifd);
+		sv->watch_ifd = c->sock;
+		c->sock = -1;
+	}
+	return 0;
+}
+
+/*
  * inotify_add_watch(fd, path, mask) (DESIGN.md §11, watching): Landlock
  * does not check it, so the watch judge opens path as the sandbox would,
  * under its Landlock ruleset and in its view, and the watch goes on the
@@ -149,9 +182,8 @@ svlearn_inotify_add_watch(struct supervisor *sv, struct call *c)
 	int ifd, r, wd;
 
 	/* The caller's instance, or the supervisor's in its place. */
-	if ((r = svcall_inotify(sv, c)) < 0)
+	if ((r = watch_instance(sv, c, &ifd)) < 0)
 		return r;
-	ifd = c->sock;
 	path = svcall_read_string(c->pid, req->data.args[1]);
 	if (path == NULL)
 		return svcall_error(sv, c, -EFAULT);

@@ -255,8 +255,17 @@ ahead_collect(int root, const char *path, size_t max, struct batch *b)
 		return;
 	ahead_list(bfd, "", max, b);
 	close(bfd);
-	for (size_t head = 0; head < b->n && b->n < max; head++)
+	/* A directory with two links has no subdirectory (its own "." and
+	 * its entry in its parent; where a file system counts otherwise,
+	 * btrfs' 1, it is listed): a tree's leaves, most of its
+	 * directories, are not read. */
+	for (size_t head = 0; head < b->n && b->n < max; head++) {
+		struct stat st;
+
+		if (fstat(b->fd[head], &st) == 0 && st.st_nlink == 2)
+			continue;
 		ahead_list(b->fd[head], b->rel[head], max, b);
+	}
 }
 
 /* The frames of b: how many descriptors and payload bytes each takes,

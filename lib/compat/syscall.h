@@ -69,4 +69,13 @@ sys_pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
 	return (int)syscall(__NR_pidfd_getfd, pidfd, targetfd, flags);
 }
 
+/* kcmp(2) KCMP_FILE: 0 when fd1 of pid1 and fd2 of pid2 are one open
+ * file. */
+static inline int
+sys_kcmp_file(pid_t pid1, pid_t pid2, int fd1, int fd2)
+{
+	return (int)syscall(__NR_kcmp, pid1, pid2, 0 /* KCMP_FILE */,
+			    (unsigned long)fd1, (unsigned long)fd2);
+}
+
 #endif /* LLW_COMPAT_SYSCALL_H */

@@ -62,6 +62,25 @@ run llwt -p opencode $BE -q -- "$PROBE" watch-tree "$PROJ/tree"
 expect_output "a recursive watch of 221 directories in the project works" \
 	"SUCCEEDED watch-tree watches=221"
 
+# A path the supervisor has a directory opened ahead for (the watch on
+# tree/d0 opens its siblings), replaced meanwhile by a symlink to ~/.ssh:
+# the watch goes where the path leads now, and is refused.  Under
+# bubblewrap no directory is opened ahead (the kernel adds the watch),
+# and ~/.ssh is not in the view.
+# shellcheck disable=SC2086
+run llwt -p opencode $BE -C "$PROJ" -q -- /bin/sh -c \
+	"'$PROBE' watch tree/d0 - && mv tree/d1 tree/d1.moved &&
+	ln -s '$HOME_DIR/.ssh' tree/d1 && '$PROBE' watch tree/d1 -"
+if bwrap_backend; then want=ENOENT; else want=EACCES; fi
+case "$out" in
+*"SUCCEEDED watch"*"DENIED watch errno=$want"*) ok "a watch on a path renamed away and replaced by a symlink to ~/.ssh is refused ($want)" ;;
+*) not_ok "a watch on a path renamed away and replaced by a symlink to ~/.ssh"; diag "status $rc: $out" ;;
+esac
+if [ -d "$PROJ/tree/d1.moved" ]; then
+	rm -f "$PROJ/tree/d1"
+	mv "$PROJ/tree/d1.moved" "$PROJ/tree/d1"
+fi
+
 # A watch in a process the sandbox forked, after the first one's judge
 # was started (the judge serves every process of the sandbox).
 # shellcheck disable=SC2086
@@ -73,7 +92,33 @@ case "$rc:$out" in
 *) not_ok "watches from several processes of one run"; diag "status $rc: $out" ;;
 esac
 
-if ! bwrap_backend; then
+# The project's .env, which the profile denies.
+echo 'TOKEN=secret' >"$PROJ/.env"
+chown "$TEST_UID:$TEST_GID" "$PROJ/.env"
+if bwrap_backend; then
+	# bubblewrap's view shows nothing the sandbox may not read: the
+	# kernel adds each watch, and the supervisor beside it is not
+	# asked.
+	run llw -p opencode $BE --explain -- /bin/true
+	expect_output "bwrap: --explain says the view decides, not the supervisor" \
+		"watching +inotify only where the view shows .*the supervisor is not asked"
+	# The proof that it is not asked: on .env the judge would refuse
+	# (its open of the mask, /dev/null bound nodev, fails with EACCES);
+	# the kernel adds the watch on what the view shows there, the mask:
+	# /dev/null, which the sandbox's own /dev/null is too, nothing of
+	# the file.
+	# shellcheck disable=SC2086
+	run llwt -p opencode $BE -q -- /bin/sh -c \
+		"cat '$PROJ/.env'; '$PROBE' watch '$PROJ/.env' - &&
+		'$PROBE' watch /dev/null -"
+	case "$out" in
+	*secret*) not_ok "bwrap: the masked .env reads as nothing"; diag "$out" ;;
+	*"SUCCEEDED watch"*"SUCCEEDED watch"*) ok "bwrap: a watch on the masked .env is the kernel's, on the mask (/dev/null), not the supervisor's" ;;
+	*) not_ok "bwrap: a watch on the masked .env is the kernel's"; diag "status $rc: $out" ;;
+	esac
+else
+	expect_denied "a watch on the denied .env in the project is refused" EACCES \
+		llwt -p opencode -q -- "$PROBE" watch "$PROJ/.env" -
 	# The sandbox cannot reach the judge: it is out of its signal scope
 	# (Landlock ABI 6) and of its ptrace reach (a sibling domain).
 	if [ "$(llwrap_abi)" -ge 6 ]; then
@@ -124,6 +169,41 @@ if ! bwrap_backend; then
 		llwt -p default -p "$T/sv.ini" -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
 	expect_succeeded "... and one in the project works" \
 		llwt -p default -p "$T/sv.ini" -q -- "$PROBE" watch "$PROJ" event
+fi
+
+rm -f "$PROJ/.env"
+
+# Without user namespaces (no L3: no view hides anything) the judge
+# decides as well: llwrap as the test user in a user namespace where
+# user.max_user_namespaces = 0 (namespaces.sh).
+if ! bwrap_backend && [ "$(id -u)" -eq 0 ]; then
+	llw_refused() {
+		(cd "$PROJ" && userns_refused setpriv --reuid="$TEST_UID" \
+			--regid="$TEST_GID" --clear-groups --inh-caps=-all \
+			--bounding-set=-all -- env -i HOME="$HOME_DIR" \
+			PATH=/usr/bin:/bin LLWRAP_PROFILE_PATH="$LLWRAP_PROFILE_PATH" \
+			timeout 60 "$LLWRAP" -C "$PROJ" --rx "$LLW_HELPERS" "$@")
+	}
+	run llw_refused -p opencode --best-effort --explain -- /bin/true
+	expect_output "userns refused: --explain names the judge (no view hides the host's tree)" \
+		"watching +inotify only where the sandbox may read.*no view hides"
+	expect_succeeded "userns refused: a watch on the project reports its events" \
+		llw_refused -p opencode --best-effort -q -- "$PROBE" watch "$PROJ" event
+	expect_denied "... a watch on ~/.ssh is refused" EACCES \
+		llw_refused -p opencode --best-effort -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+	expect_denied "... and through a symlink in the project that points to it" EACCES \
+		llw_refused -p opencode --best-effort -q -- "$PROBE" watch "$PROJ/keys" -
+	run llw_refused -p opencode --best-effort -q -- /bin/sh -c \
+		"'$PROBE' watch tree/d0 - && mv tree/d1 tree/d1.moved &&
+		ln -s '$HOME_DIR/.ssh' tree/d1 && '$PROBE' watch tree/d1 -"
+	case "$out" in
+	*"SUCCEEDED watch"*"DENIED watch errno=EACCES"*) ok "... and on a path opened ahead, renamed away and replaced by a symlink to ~/.ssh (EACCES)" ;;
+	*) not_ok "... and on a path opened ahead, renamed away and replaced by a symlink to ~/.ssh"; diag "status $rc: $out" ;;
+	esac
+	if [ -d "$PROJ/tree/d1.moved" ]; then
+		rm -f "$PROJ/tree/d1"
+		mv "$PROJ/tree/d1.moved" "$PROJ/tree/d1"
+	fi
 fi
 
 # A real file watcher: Node's fs.watch in the project, and refused on

@@ -1447,24 +1447,57 @@ test_embedded_programs(void **state)
 	}
 }
 
-/* The embedded notification program is what filter_notify_build makes
- * now, exported plain; it notifies and allows, never denies. */
+/* The embedded notification programs are what filter_notify_build makes
+ * now, exported plain, with watches and without; they notify and allow,
+ * never deny. */
 static void
 test_embedded_notify(void **state)
 {
+	const struct sock_fprog *progs[] = { &filter_notify_view_program,
+					     &filter_notify_program };
 	struct sock_filter *insns;
 	scmp_filter_ctx ctx;
 	char *cause = NULL;
 	size_t n;
 
 	(void)state;
-	assert_int_equal(filter_notify_build(&ctx, &cause), 0);
-	assert_int_equal(filter_export_plain(ctx, &insns, &n), 0);
-	seccomp_release(ctx);
-	assert_int_equal(filter_notify_program.len, n);
-	assert_memory_equal(filter_notify_program.filter, insns,
-			    n * sizeof(struct sock_filter));
-	free(insns);
+	for (int watches = 0; watches < 2; watches++) {
+		assert_int_equal(filter_notify_build(&ctx, watches, &cause), 0);
+		assert_int_equal(filter_export_plain(ctx, &insns, &n), 0);
+		seccomp_release(ctx);
+		assert_int_equal(progs[watches]->len, n);
+		assert_memory_equal(progs[watches]->filter, insns,
+				    n * sizeof(struct sock_filter));
+		free(insns);
+	}
+}
+
+/* inotify_add_watch goes to the supervisor with watches (its judge
+ * decides), to the kernel without (the view does); the network calls
+ * go to it either way. */
+static void
+test_notify_watches(void **state)
+{
+	struct prog judged = {
+		.insns = (struct sock_filter *)filter_notify_program.filter,
+		.len = filter_notify_program.len
+	};
+	struct prog view = { .insns = (struct sock_filter *)
+					      filter_notify_view_program.filter,
+			     .len = filter_notify_view_program.len };
+	int watch, conn;
+
+	(void)state;
+	require_x86_64();
+	watch = nr_of("inotify_add_watch");
+	conn = nr_of("connect");
+	assert_int_equal(run_call(&judged, watch, 3, 0x1000, 0x100),
+			 SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(run_call(&view, watch, 3, 0x1000, 0x100), RET_ALLOW);
+	assert_int_equal(run_call(&judged, conn, 3, 0x1000, 16),
+			 SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(run_call(&view, conn, 3, 0x1000, 16),
+			 SECCOMP_RET_USER_NOTIF);
 }
 
 /* The notification program sends another pid to the supervisor, never
@@ -1520,7 +1553,7 @@ add_test(struct CMUnitTest *t, size_t *n, char **names, CMUnitTestFunction fn,
 int
 main(void)
 {
-	struct CMUnitTest tests[4 * ARRAY_SIZE(combos) + 7];
+	struct CMUnitTest tests[4 * ARRAY_SIZE(combos) + 8];
 	char *names[ARRAY_SIZE(tests)] = { NULL };
 	size_t n = 0;
 	int r;
@@ -1543,6 +1576,7 @@ main(void)
 		(struct CMUnitTest)cmocka_unit_test(test_embedded_programs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_embedded_notify);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_notify_pids);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_notify_watches);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_describe);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_opts_and_arches);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_live);

@@ -761,6 +761,61 @@ test_withhold_refer(void **state)
 	assert_int_equal(rules[4].access, rw);
 }
 
+/*
+ * Who checks a watch (plan_watches): the supervisor's judge where the
+ * view shows the host's tree (L3, or none), the view alone under
+ * bubblewrap, with or without the supervisor beside it, nobody without
+ * a supervisor or bubblewrap (known limit fs.inotify).
+ */
+static enum sandbox_watches
+watches_of(const char *profile, enum sandbox_backend backend,
+	   const struct facts_spec *spec)
+{
+	char *profiles[] = { (char *)profile, NULL };
+	char *path[] = { conf_dir, NULL };
+	_cleanup_free_ char *cause = NULL;
+	struct policy_request req = {
+		.envp = test_env,
+		.project = "/home/u/proj",
+		.command = "tool",
+		.name = "tool",
+		.profiles = profiles,
+		.profile_path = path,
+	};
+	struct policy *p = NULL;
+	struct sandbox *sb = NULL;
+	enum sandbox_watches w;
+	struct facts f;
+
+	if (policy_resolve(&req, &p, &cause) < 0)
+		fail_msg("%s: %s", profile, cause);
+	facts_make(spec, &f);
+	if (planner_plan(p, backend, &f, &fakefs, false, &sb, &cause) < 0)
+		fail_msg("%s: %s", profile, cause);
+	w = sb->watches;
+	planner_free(sb);
+	policy_free(p);
+	return w;
+}
+
+static void
+test_watches(void **state)
+{
+	const struct facts_spec full = FULL, no_ns = NO_NS;
+
+	(void)state;
+	assert_int_equal(watches_of("opencode", SANDBOX_BACKEND_AUTO, &full),
+			 SANDBOX_WATCHES_JUDGED);
+	assert_int_equal(watches_of("opencode", SANDBOX_BACKEND_AUTO, &no_ns),
+			 SANDBOX_WATCHES_JUDGED);
+	assert_int_equal(watches_of("opencode", SANDBOX_BACKEND_BWRAP, &full),
+			 SANDBOX_WATCHES_VIEW);
+	assert_int_equal(watches_of("default", SANDBOX_BACKEND_BWRAP, &full),
+			 SANDBOX_WATCHES_VIEW);
+	assert_int_equal(watches_of("default", SANDBOX_BACKEND_AUTO, &full),
+			 SANDBOX_WATCHES_UNCHECKED);
+}
+
 int
 main(void)
 {
@@ -769,6 +824,7 @@ main(void)
 		cmocka_unit_test(test_unknown_is_refused),
 		cmocka_unit_test(test_run_tmp),
 		cmocka_unit_test(test_withhold_refer),
+		cmocka_unit_test(test_watches),
 	};
 	const char *src = getenv("LLW_SRCDIR");
 	_cleanup_free_ char *raw = xasprintf("%s/conf", src ? src : ".");

@@ -216,6 +216,7 @@ test_ahead(void **state)
 	mk("ok/t/b");
 	mk("ok/t/c");
 	mk("ok/t/d");
+	mk("ok/t/a/x");
 	j = watchjudge_new(rs);
 	/* a is judged; its neighbours are opened ahead. */
 	assert_int_equal(ask(j, "/ok/t/a", IN_ONLYDIR, &m), 0);
@@ -226,6 +227,10 @@ test_ahead(void **state)
 	assert_true(judge > 0);
 	assert_int_equal(kill(judge, SIGSTOP), 0);
 	assert_int_equal(ask(j, "/ok/t/b", IN_ONLYDIR, &m), 0);
+	assert_true(S_ISDIR(m));
+	/* So is a's subdirectory (a has three links; b, c and d, two, are
+	 * not read). */
+	assert_int_equal(ask(j, "/ok/t/a/x", IN_ONLYDIR, &m), 0);
 	assert_true(S_ISDIR(m));
 	assert_int_equal(kill(judge, SIGCONT), 0);
 	/* c replaced by a link to the secret directory since: the path no
