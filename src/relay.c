@@ -151,6 +151,24 @@ report(const struct conn *k, enum refusal rule, const char *name)
 			   MSG_DONTWAIT);
 }
 
+/*
+ * Acknowledge at once what was read from fd, rather than with the
+ * relay's next bytes to that side or the delayed-ACK timer: a sender
+ * that Nagles (Python's sockets, most servers) holds its next small
+ * write until its last is acknowledged, and an acknowledgement that
+ * waits for the other end's answer makes each such write wait for a
+ * round trip through the relay.  A TLS client's Finished and its first
+ * request, written apart, would cross the relay one answer apart.  The
+ * kernel leaves quick-ACK mode as it likes: set after each turn that
+ * read.
+ */
+static void
+quickack(int fd)
+{
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &(int){ 1 },
+			 sizeof(int));
+}
+
 /* Move what one direction can now, from was readable (in) and to
  * writable (out) as poll said; false on an error (end it).  A splice
  * that moves less than it asked for has emptied its source or filled
@@ -159,6 +177,8 @@ report(const struct conn *k, enum refusal rule, const char *name)
 static bool
 dir_pump(struct dir *d, int from, int to, bool in, bool out)
 {
+	bool acked = false;
+
 	out = out || d->held == 0; /* not waiting for room */
 	for (int i = 0; i < 16; i++) {
 		ssize_t n;
@@ -171,6 +191,9 @@ dir_pump(struct dir *d, int from, int to, bool in, bool out)
 			if (n == 0)
 				d->eof = true;
 			else if (n > 0) {
+				if (!acked)
+					quickack(from);
+				acked = true;
 				d->held += (size_t)n;
 				in = (size_t)n == want;
 				if (in)
@@ -235,26 +258,12 @@ conn_run(struct conn *k, short ce, short ue)
 
 /* The name checked: splice.  The connect to the address, started when
  * the connection came, may still be under way: the first record waits
- * for it (conn_run). */
+ * for it (conn_run).  What else came is spliced when poll says so. */
 static void
 conn_go(struct conn *k)
 {
-	int r, s;
-
-	if (pipe2(k->up.pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
-	    pipe2(k->down.pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		conn_end(k, true);
-		return;
-	}
-	if ((r = fcntl(k->up.pipe[1], F_GETPIPE_SZ)) <= 0 ||
-	    (s = fcntl(k->down.pipe[1], F_GETPIPE_SZ)) <= 0) {
-		conn_end(k, true);
-		return;
-	}
-	k->up.cap = (size_t)r;
-	k->down.cap = (size_t)s;
 	k->state = CONN_RUN;
-	conn_run(k, POLLIN | POLLOUT, POLLIN | POLLOUT);
+	conn_run(k, 0, 0);
 }
 
 /* The address's side before the check: it is watched for input only.
@@ -341,6 +350,8 @@ conn_head(struct conn *k)
 		conn_end(k, false); /* gone before a word */
 		return;
 	}
+	if (n > 0)
+		quickack(k->c);
 	k->have += (size_t)n;
 	conn_decide(k, n == 0 || k->have == RELAY_HEAD_MAX);
 }
@@ -366,6 +377,20 @@ conn_connect(struct conn *k)
 		close(k->u);
 		k->u = -1;
 	}
+}
+
+/* A direction's pipe, made with the connection: off the way of its
+ * first record.  0 or -1. */
+static int
+dir_open(struct dir *d)
+{
+	int r;
+
+	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    (r = fcntl(d->pipe[1], F_GETPIPE_SZ)) <= 0)
+		return -1;
+	d->cap = (size_t)r;
+	return 0;
 }
 
 /* A connection from the supervisor. */
@@ -403,6 +428,8 @@ conn_take(const struct channel_msg *m)
 	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
 			 sizeof(int));
 	conn_connect(k);
+	if (dir_open(&k->up) < 0 || dir_open(&k->down) < 0)
+		conn_end(k, true);
 }
 
 /* The poll events of k's two descriptors. */
