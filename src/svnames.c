@@ -418,6 +418,44 @@ static const struct {
 	{ SOL_SOCKET, SO_RCVTIMEO, sizeof(struct timeval) },
 	{ SOL_SOCKET, SO_SNDTIMEO, sizeof(struct timeval) },
 };
+#define N_CARRIED (sizeof(carried) / sizeof(carried[0]))
+
+/* A new socket's values of the options carried, read at the first
+ * relayed connect: a caller's value that equals its own is not set
+ * again (most callers set none). */
+static struct {
+	bool known;
+	socklen_t len[N_CARRIED];
+	char v[N_CARRIED][sizeof(struct timeval)];
+} carried_default;
+
+/* Give client the options the caller set on sock. */
+static void
+carry_options(int sock, int client)
+{
+	if (!carried_default.known) {
+		for (size_t i = 0; i < N_CARRIED; i++) {
+			carried_default.len[i] = carried[i].len;
+			if (getsockopt(client, carried[i].level,
+				       carried[i].name, carried_default.v[i],
+				       &carried_default.len[i]) < 0)
+				carried_default.len[i] = 0; /* set always */
+		}
+		carried_default.known = true;
+	}
+	for (size_t i = 0; i < N_CARRIED; i++) {
+		char v[sizeof(struct timeval)];
+		socklen_t len = carried[i].len;
+
+		if (getsockopt(sock, carried[i].level, carried[i].name, v,
+			       &len) < 0 ||
+		    (len == carried_default.len[i] &&
+		     memcmp(v, carried_default.v[i], len) == 0))
+			continue;
+		(void)setsockopt(client, carried[i].level, carried[i].name, v,
+				 len);
+	}
+}
 
 /*
  * A connected pair of TCP sockets on loopback, made through the relay's
@@ -544,15 +582,7 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	req.dst = ip;
 	if ((r = relay_pair(sv, c->domain, &client, &server)) < 0)
 		return r;
-	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++) {
-		char v[sizeof(struct timeval)];
-		socklen_t len = carried[i].len;
-
-		if (getsockopt(c->sock, carried[i].level, carried[i].name, v,
-			       &len) == 0)
-			(void)setsockopt(client, carried[i].level,
-					 carried[i].name, v, len);
-	}
+	carry_options(c->sock, client);
 	if (!c->nonblock)
 		(void)fcntl(client, F_SETFL, 0);
 	if ((r = svcall_valid(sv, c)) < 0)

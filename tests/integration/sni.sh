@@ -16,11 +16,13 @@
 # is refused (curl with --resolve, Python: ECONNRESET) with the log line
 # and the note naming the check; no server name, an encrypted
 # ClientHello, a session resumed under another name, an HTTP Host of
-# another name: refused; a plain TCP connection to an allowed :22 name
-# reaches the address (nothing to check: no relay); a server that speaks
-# first (a banner on 2525) refused at its first byte, not after the 10 s
-# a first record is awaited, and reached by allow-cidr; a wildcard's budget
-# of new labels a minute (the label channel); QUIC to a learned address
+# another name: refused; the socket options a client set before its
+# connect carried over to the relayed socket; a plain TCP connection to
+# an allowed :22 name reaches the address (nothing to check: no relay);
+# a server that speaks first (a banner on 2525) refused at its first
+# byte, not after the 10 s a first record is awaited, and reached by
+# allow-cidr; a wildcard's budget of new labels a minute (the label
+# channel); QUIC to a learned address
 # refused; the relay confined; through llwrap's proxy (design (b)), an
 # encrypted ClientHello closes the tunnel.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
@@ -142,6 +144,21 @@ command -v node >/dev/null && llw -- env NODE_EXTRA_CA_CERTS="$d/cert.pem" node 
 [ -e "$d/no-git" ] || { llw --rw "$d/rw" -- env GIT_SSL_CAINFO="$d/cert.pem" HOME="$d/rw" \
 	git clone -q https://api.llw.test:8444/proj.git "$d/rw/clone" &&
 	echo "git: cloned $(cat "$d/rw/clone/README")"; }
+echo "== opts"
+llw -- python3 -c "
+import socket
+a = socket.getaddrinfo('api.llw.test', 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+o = [(socket.IPPROTO_TCP, socket.TCP_NODELAY), (socket.SOL_SOCKET, socket.SO_KEEPALIVE),
+     (socket.IPPROTO_TCP, socket.TCP_KEEPIDLE), (socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT)]
+get = lambda s: [s.getsockopt(l, n) for l, n in o]
+s = socket.socket()
+for (l, n), v in zip(o, [1, 1, 33, 4000]):
+    s.setsockopt(l, n, v)
+s.connect(a)
+print('set:', *get(s), 'peer', s.getpeername()[0])
+t, fresh = socket.socket(), get(socket.socket())
+t.connect(a)
+print('unset:', 'as a new socket' if get(t) == fresh else get(t), 'peer', t.getpeername()[0])"
 echo "== other"
 llw -- sh -c "getent hosts api.llw.test >/dev/null; curl -sS -m 10 --cacert $d/cert.pem --resolve other.llw.test:8443:198.51.100.7 https://other.llw.test:8443/; echo curl-status \$?"
 llw -- python3 "$d/tls.py" sni other.llw.test
@@ -263,6 +280,9 @@ if [ -e "$D/no-git" ]; then
 else
 	expect_output "... git clone over HTTPS too" "^git: cloned llwrap-fixture$"
 fi
+section opts
+expect_output "the options a client set before its connect are carried to the relayed socket" "^set: 1 1 33 4000 peer 127\\.0\\.0\\.1$"
+expect_output "... and one that set none has a new socket's" "^unset: as a new socket peer 127\\.0\\.0\\.1$"
 section other
 # The note may land inside curl's own message, across its lines: the
 # status says it, Python's errno below the reset.
