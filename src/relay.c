@@ -599,29 +599,17 @@ relay_setup(void)
 }
 
 pid_t
-relay_start(const struct hostrule *rules, size_t n, int *chan)
+relay_spawn(const struct hostrule *rules, size_t n, int chan)
 {
-	int ch[2];
-	pid_t pid;
-	int r;
+	pid_t pid = helper_start(&(struct helper){
+		.name = "llwrap-relay", .keep = &chan, .n_keep = 1 });
 
-	if ((r = channel_pair(ch, false)) < 0)
-		return r;
-	pid = helper_start(&(struct helper){
-		.name = "llwrap-relay", .keep = &ch[1], .n_keep = 1 });
-	if (pid < 0) {
-		close(ch[0]);
-		close(ch[1]);
-		return pid;
-	}
 	if (pid == 0) {
 		relay_rules = rules;
 		relay_n_rules = n;
-		relay_chan = ch[1];
+		relay_chan = chan;
 		relay_setup();
 		relay_main();
 	}
-	close(ch[1]);
-	*chan = ch[0];
 	return pid;
 }

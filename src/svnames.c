@@ -31,18 +31,6 @@
 #include "supervise-int.h"
 #include "xalloc.h"
 
-/*
- * The relay (relay.h), forked now, outside every namespace; it sets up
- * at the first connect it relays (relay_go).  Fails closed: without it a
- * connect that needs the check is refused.
- */
-static void
-relay_setup(struct supervisor *sv)
-{
-	if (relay_start(sv->net->hosts, sv->net->n_hosts, &sv->relay) < 0)
-		sv->relay = -1;
-}
-
 /* The relay gone, or never up: said once, in the log. */
 static void
 relay_down(struct supervisor *sv, const char *why)
@@ -71,10 +59,18 @@ relay_go(struct supervisor *sv)
 	uint64_t deadline = supervise_now_ns() + RELAY_START_MS * 1000000ull;
 	const struct relay_status *st;
 	struct channel_msg m;
+	char *cause = NULL;
 	int l, r;
 
 	if (sv->relay_up || sv->relay < 0)
 		return sv->relay < 0 ? -1 : 0;
+	/* The resolver forks the relay at its own start: a connect to an
+	 * /etc/hosts address may come before any query. */
+	if (dnsstub_wake(sv->stub, deadline / 1000000, &cause) < 0) {
+		relay_down(sv, cause);
+		free(cause);
+		return -1;
+	}
 	l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (l < 0 || bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
 	    listen(l, RELAY_MAX_CONNS) < 0 ||
@@ -157,7 +153,11 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 	netpolicy_rules_use_stub(sv->rules);
 	sv->stub = stub;
 	sv->learned = hostaddrs_new();
-	relay_setup(sv);
+	/* The relay (relay.h), forked by the resolver outside every
+	 * namespace; it sets up at the first connect it relays (relay_go).
+	 * Fails closed: without it a connect that needs the check is
+	 * refused. */
+	sv->relay = dnsstub_relay(stub);
 	/* /etc/hosts answers before DNS: its addresses for allowed names
 	 * are allowed for the whole run, but never a local one. */
 	if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0) {

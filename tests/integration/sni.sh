@@ -53,7 +53,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
 	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test" \
 	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
 	skip_rest "openssl cannot make a test certificate"
-printf '127.0.0.1 localhost\n' >"$D/hosts"
+printf '127.0.0.1 localhost\n198.51.100.7 etc.llw.test\n' >"$D/hosts"
 echo "nameserver 192.0.2.53" >"$D/resolv.conf"
 cat >"$D/allow.ini" <<'EOF'
 [profile]
@@ -179,6 +179,13 @@ llw -- python3 "$d/tls.py" resume other.llw.test
 echo "== http"
 llw -- curl -sS -m 10 http://api.llw.test:8080/
 llw -- curl -sS -m 10 -H "Host: other.llw.test" http://api.llw.test:8080/
+echo "== hosts"
+# A name /etc/hosts answers: no query, so the resolver (which forks the
+# relay at its first request) is woken by the connect itself.
+: >"$d/queries"
+llw --allow-host etc.llw.test:8080 -- sh -c "curl -sS -m 10 http://etc.llw.test:8080/
+curl -sS -m 10 -H 'Host: other.llw.test' http://etc.llw.test:8080/"
+echo "queries: $(wc -l <"$d/queries")"
 echo "== ssh"
 n0=$(cat "$d/ssh")
 llw -- python3 "$d/conn.py" api.llw.test 22
@@ -308,6 +315,10 @@ section http
 expect_output "plain HTTP to the allowed name works" "^hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
 expect_output "... a Host of another name gets 403 from the check" "not one of the names that resolved to this address"
 expect_no_output "... and never reaches the server" "hello other"
+section hosts
+expect_output "a name /etc/hosts answers, before any query: through the check too" "^hello etc\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
+expect_output "... another Host to its address gets 403" "not one of the names that resolved to this address"
+expect_output "... and no query was made" "^queries: 0$"
 section ssh
 expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
 expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
