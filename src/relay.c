@@ -32,6 +32,8 @@
  * new pipe of the user's gets two pages. */
 #define RELAY_PIPE_MAX	  (1024 * 1024)
 #define RELAY_PIPE_BUDGET (16 * 1024 * 1024)
+/* A turn that reads less than this acknowledges it at once (quickack). */
+#define RELAY_QUICKACK_MAX (16 * 1024)
 
 /* ---- The process ---- */
 
@@ -160,7 +162,8 @@ report(const struct conn *k, enum refusal rule, const char *name)
  * round trip through the relay.  A TLS client's Finished and its first
  * request, written apart, would cross the relay one answer apart.  The
  * kernel leaves quick-ACK mode as it likes: set after each turn that
- * read.
+ * read a little (under RELAY_QUICKACK_MAX: an exchange, not a bulk
+ * transfer, which the kernel acknowledges every other segment anyway).
  */
 static void
 quickack(int fd)
@@ -191,7 +194,7 @@ dir_pump(struct dir *d, int from, int to, bool in, bool out)
 			if (n == 0)
 				d->eof = true;
 			else if (n > 0) {
-				if (!acked)
+				if (!acked && (size_t)n < RELAY_QUICKACK_MAX)
 					quickack(from);
 				acked = true;
 				d->held += (size_t)n;
