@@ -5,10 +5,10 @@
 # measurable difference in wall time.
 #
 # As bench/relay.sh, everything runs in network namespaces of this
-# script's own: the fixture resolver (tests/data/named/names.py:
-# llm.llw.test is 198.51.100.7) on 192.0.2.53, and behind a veth pair
-# the scripted OpenAI-compatible mock (tests/integration/mock-llm.py)
-# served over TLS on 198.51.100.7 (a certificate for llm.llw.test that
+# script's own (lib.sh's net_fixture): the fixture resolver
+# (llm.llw.test is 198.51.100.7), and behind a veth pair the scripted
+# OpenAI-compatible mock (tests/integration/mock-llm.py) served over
+# TLS on 198.51.100.7 (a certificate for llm.llw.test that
 # opencode trusts through NODE_EXTRA_CA_CERTS).  opencode's project
 # names the mock as https://llm.llw.test:PORT/v1; each run is one
 # `opencode run --auto` of STEPS tool calls (bash: echo), STEPS + 1
@@ -69,27 +69,12 @@ PY
 	exit
 fi
 work=$inner
-mount --bind "$work/resolv.conf" /etc/resolv.conf
-ip link set lo up
-ip addr add 192.0.2.53/32 dev lo
-ip link add v0 type veth peer name v1
-unshare -n sh -c 'ip link set lo up
-	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
-	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
-	ip link set v1 up && ip route add default via 192.0.2.1 &&
-	exec python3 "$1/tls-mock.py" "$1" "$1/cert.pem" "$1/key.pem" \
-		"$1/script.json" /dev/null "$1/port" 198.51.100.7 >/dev/null 2>"$1/mock.err"' \
-	sh "$work" &
-server=$!
-sleep 0.2
-ip link set v1 netns "$server"
-ip addr add 192.0.2.1/30 dev v0
-ip link set v0 up
-ip route add 198.51.100.0/24 via 192.0.2.2
-python3 "$work/names.py" 192.0.2.53 /dev/null "$work/ready.dns" >/dev/null 2>&1 &
-resolver=$!
-trap 'kill $server $resolver' EXIT
-while [ ! -s "$work/port" ] || [ ! -e "$work/ready.dns" ]; do sleep 0.05; done
+cat >"$work/servers.sh" <<'SH'
+exec python3 "$1/tls-mock.py" "$1" "$1/cert.pem" "$1/key.pem" \
+	"$1/script.json" /dev/null "$1/port" 198.51.100.7 >/dev/null 2>"$1/mock.err"
+SH
+net_fixture "$work" "$work/servers.sh"
+while [ ! -s "$work/port" ]; do sleep 0.05; done
 port=$(cat "$work/port")
 
 # The certificate in the project, which the sandbox reads.

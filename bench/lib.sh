@@ -77,3 +77,48 @@ floor_args() {
 		if (($1 == "rw" || $1 == "rwx") && p !~ /^(\/tmp|\/var\/tmp|\/dev\/shm|\/dev\/pts)$/) rws = rws " --rw " p }
 	END { if (ns == "ns") printf "--ns --devpts --notify --tmpfs /var/tmp --tmpfs /dev/shm%s%s", rws, masks; printf "%s", paths }'
 }
+
+# net_fixture WORK SERVERS READY...: the network fixture of the benches
+# that reach hosts by name (relay.sh, agent-tls.sh, named.sh, proxy.sh),
+# run where the bench made its own namespaces (unshare -r -n -m, -p to end
+# every fixture process with it): lo up, a veth pair, and behind it a
+# network namespace of the servers' own, where 198.51.100.7 is routed to
+# as an internet host is (192.0.2.0/30 the link; an address of one of
+# this host's own links would be a local one to llwrap and srt).  There
+# SERVERS, a shell script, runs with WORK as $1 and makes the files
+# READY (under WORK) when it serves.  With WORK/resolv.conf, also the
+# fixture resolver (WORK/names.py, tests/data/named/names.py: api.llw.test
+# and llm.llw.test are 198.51.100.7) on 192.0.2.53, which that file names
+# for /etc/resolv.conf; with WORK/hosts, that file is /etc/hosts.
+# Returns once all is ready; an EXIT trap ends the servers and the
+# resolver ($net_fixture_pids: a bench that sets its own trap ends them).
+net_fixture() {
+	local work=$1 servers=$2 f
+	shift 2
+	[ -e "$work/hosts" ] && mount --bind "$work/hosts" /etc/hosts
+	ip link set lo up
+	ip link add v0 type veth peer name v1
+	unshare -n sh -c 'ip link set lo up
+		while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
+		ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
+		ip link set v1 up && ip route add default via 192.0.2.1 &&
+		exec sh "$1" "$2"' sh "$servers" "$work" &
+	net_fixture_pids=$!
+	sleep 0.2
+	ip link set v1 netns "$net_fixture_pids"
+	ip addr add 192.0.2.1/30 dev v0
+	ip link set v0 up
+	ip route add 198.51.100.0/24 via 192.0.2.2
+	if [ -e "$work/resolv.conf" ]; then
+		mount --bind "$work/resolv.conf" /etc/resolv.conf
+		ip addr add 192.0.2.53/32 dev lo
+		python3 "$work/names.py" 192.0.2.53 /dev/null "$work/ready.dns" >/dev/null 2>&1 &
+		net_fixture_pids="$net_fixture_pids $!"
+		set -- "$@" ready.dns
+	fi
+	# shellcheck disable=SC2064
+	trap "kill $net_fixture_pids 2>/dev/null" EXIT
+	for f in "$@"; do
+		while [ ! -e "$work/$f" ]; do sleep 0.05; done
+	done
+}

@@ -4,10 +4,9 @@
 # through, and no sandbox at all.
 #
 # Everything runs in a network namespace of this script's own (a user
-# namespace makes it unprivileged): the fixture resolver
-# (tests/data/named/names.py) on 192.0.2.53, named by a private
-# /etc/resolv.conf, and fixture servers (tests/data/proxy/servers.py)
-# on 198.51.100.7 in a namespace of their own behind a veth pair.  Each
+# namespace makes it unprivileged; lib.sh's net_fixture): the fixture
+# resolver, and fixture servers (tests/data/proxy/servers.py) on
+# 198.51.100.7 in a namespace of their own behind a veth pair.  Each
 # row is measured inside one sandboxed run (start-up is not in it):
 #   bare      no sandbox
 #   dns       llwrap, allow-cidr 198.51.100.7/32: DNS to the resolver
@@ -45,24 +44,10 @@ if [ -z "$inner" ]; then
 	exit
 fi
 work=$inner
-mount --bind "$work/resolv.conf" /etc/resolv.conf
-ip link set lo up
-ip addr add 192.0.2.53/32 dev lo
-ip link add v0 type veth peer name v1
-unshare -n sh -c 'ip link set lo up
-	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
-	ip addr add 198.51.100.7/24 dev v1 && ip link set v1 up &&
-	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1' \
-	sh "$work" &
-server=$!
-sleep 0.2
-ip link set v1 netns "$server"
-ip addr add 198.51.100.1/24 dev v0
-ip link set v0 up
-python3 "$work/names.py" 192.0.2.53 /dev/null "$work/ready.dns" >/dev/null 2>&1 &
-resolver=$!
-trap 'kill $server $resolver' EXIT
-while [ ! -e "$work/ready" ] || [ ! -e "$work/ready.dns" ]; do sleep 0.05; done
+cat >"$work/servers.sh" <<'SH'
+exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1
+SH
+net_fixture "$work" "$work/servers.sh" ready
 
 cat >"$work/loop.py" <<'PY'
 import os, socket, sys, time

@@ -4,11 +4,11 @@
 # installed (bench/run installs it into bench/.cache/npm).
 #
 # Everything runs in a network namespace of this script's own (a user
-# namespace makes it unprivileged): fixture HTTP and HTTPS servers
-# (tests/data/proxy/servers.py) on 198.51.100.7 in a network namespace
-# of their own behind a veth pair, named api.llw.test by a private
-# /etc/hosts.  Each row is measured inside one sandboxed run, so
-# sandbox start-up is not in it:
+# namespace makes it unprivileged; lib.sh's net_fixture): fixture HTTP
+# and HTTPS servers (tests/data/proxy/servers.py) on 198.51.100.7 in a
+# network namespace of their own behind a veth pair, named api.llw.test
+# by a private /etc/hosts.  Each row is measured inside one sandboxed
+# run, so sandbox start-up is not in it:
 #   bare      curl, no sandbox
 #   direct    llwrap, allow-cidr 198.51.100.7/32 (the supervisor checks
 #             the connect, nothing in the data path)
@@ -44,24 +44,14 @@ if [ -z "$inner" ]; then
 	exit
 fi
 work=$inner
-mount --bind "$work/hosts" /etc/hosts
-ip link set lo up
 # The servers in a namespace of their own behind a veth pair: srt's proxy
 # (rightly) refuses a name that resolves to an address of this host's
 # own interfaces.
-ip link add v0 type veth peer name v1
-unshare -n sh -c 'ip link set lo up
-	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
-	ip addr add 198.51.100.7/24 dev v1 && ip link set v1 up &&
-	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7' \
-	sh "$work" &
-server=$!
-sleep 0.2
-ip link set v1 netns "$server"
-ip addr add 198.51.100.1/24 dev v0
-ip link set v0 up
-trap 'kill $server; cat "$work/srt.err" >&2 2>/dev/null' EXIT
-while [ ! -e "$work/ready" ]; do sleep 0.05; done
+cat >"$work/servers.sh" <<'SH'
+exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7
+SH
+net_fixture "$work" "$work/servers.sh" ready
+trap 'kill $net_fixture_pids; cat "$work/srt.err" >&2 2>/dev/null' EXIT
 
 # The loop each row runs: latency, then throughput; one "key value" a line.
 cat >"$work/loop.sh" <<'SH'

@@ -4,12 +4,12 @@
 # address, and no sandbox at all.
 #
 # Everything runs in network namespaces of this script's own (a user
-# namespace makes it unprivileged): the fixture resolver
-# (tests/data/named/names.py: api.llw.test is 198.51.100.7) on
-# 192.0.2.53, named by a private /etc/resolv.conf, and behind a veth
-# pair, routed to as an internet host is, the fixture servers
+# namespace makes it unprivileged; lib.sh's net_fixture): the fixture
+# resolver (api.llw.test is 198.51.100.7) and behind a veth pair, routed
+# to as an internet host is, the fixture servers
 # (tests/data/proxy/servers.py: HTTPS on 8443, HTTP on 8080), openssl
-# s_server on 8445 and a TCP listener on 22 (tests/data/srv.py).  Rows, each measured inside one sandboxed run:
+# s_server on 8445 and a TCP listener on 22 (tests/data/srv.py).  Rows,
+# each measured inside one sandboxed run:
 #   bare   no sandbox
 #   cidr   llwrap, allow-cidr 198.51.100.7/32:8443,8445,8080,22: decided
 #          by address, nothing relayed
@@ -51,30 +51,14 @@ if [ -z "$inner" ]; then
 	exit
 fi
 work=$inner
-mount --bind "$work/resolv.conf" /etc/resolv.conf
-ip link set lo up
-ip addr add 192.0.2.53/32 dev lo
-ip link add v0 type veth peer name v1
-unshare -n sh -c 'ip link set lo up
-	while ! ip link show v1 >/dev/null 2>&1; do sleep 0.05; done
-	ip addr add 192.0.2.2/30 dev v1 && ip addr add 198.51.100.7/32 dev v1 &&
-	ip link set v1 up && ip route add default via 192.0.2.1 &&
-	{ python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 & } &&
-	{ openssl s_server -quiet -www -accept 198.51.100.7:8445 \
-		-cert "$1/cert.pem" -key "$1/key.pem" >/dev/null 2>&1 & } &&
-	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1' \
-	sh "$work" &
-server=$!
-sleep 0.2
-ip link set v1 netns "$server"
-ip addr add 192.0.2.1/30 dev v0
-ip link set v0 up
-ip route add 198.51.100.0/24 via 192.0.2.2
-python3 "$work/names.py" 192.0.2.53 /dev/null "$work/ready.dns" >/dev/null 2>&1 &
-resolver=$!
-trap 'kill $server $resolver' EXIT
-while [ ! -e "$work/ready" ] || [ ! -e "$work/ready.dns" ] || [ ! -e "$work/ssh" ] ||
-	! (exec 3<>/dev/tcp/198.51.100.7/8445) 2>/dev/null; do
+cat >"$work/servers.sh" <<'SH'
+python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 &
+openssl s_server -quiet -www -accept 198.51.100.7:8445 \
+	-cert "$1/cert.pem" -key "$1/key.pem" >/dev/null 2>&1 &
+exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1
+SH
+net_fixture "$work" "$work/servers.sh" ready ssh
+while ! (exec 3<>/dev/tcp/198.51.100.7/8445) 2>/dev/null; do
 	sleep 0.05
 done
 

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include "helper.h"
 #include "hostdns.h"
 #include "ns.h"
+#include "relay.h"
 #include "testhook.h"
 #include "xalloc.h"
 
@@ -740,7 +742,7 @@ dns_unique(const struct netpolicy_addr *dns, size_t n,
 void
 dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
 	      const struct netpolicy_addr *dns, size_t n, int ctl, int rec,
-	      int status, bool deferred)
+	      int status, int relay, bool deferred)
 {
 	struct st_status msg = { 0 };
 	struct pollfd p = { ctl, POLLIN, 0 };
@@ -759,6 +761,13 @@ dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
 		;
 	if (deferred && (p.revents & (POLLHUP | POLLERR | POLLNVAL)))
 		_exit(0);
+	/* The relay, while this process is still outside every namespace
+	 * (relay.h): it waits for the supervisor's word.  Reaped by the
+	 * kernel; without it, the supervisor's RELAY_START finds its
+	 * channel closed and refuses what it would relay. */
+	signal(SIGCHLD, SIG_IGN);
+	(void)relay_spawn(hosts, n_hosts, relay);
+	close(relay);
 	msg.err = -stub_setup(msg.why, sizeof(msg.why), &msg.netns);
 	if (write(status, &msg, sizeof(msg)) != sizeof(msg) || msg.err != 0)
 		_exit(1);

@@ -111,10 +111,13 @@ dnsint_sockaddr(const struct netpolicy_addr *dst, int family,
  * word on its start went down the status pipe.  With deferred, the costly
  * part of that start (its namespaces, listeners and confinement) waits for
  * the first request on ctl: a run that resolves nothing never pays it.
- * Never returns.
+ * First of that start, still outside every namespace, it forks
+ * llwrap-relay with relay, its end of the supervisor's channel
+ * (relay_spawn).  Never returns.
  */
 void dnsserve_main(const struct hostrule *hosts, size_t n_hosts,
 		   const struct netpolicy_addr *dns, size_t n, int ctl, int rec,
-		   int status, bool deferred) __attribute__((noreturn));
+		   int status, int relay, bool deferred)
+	__attribute__((noreturn));
 
 #endif /* LLW_DNSINT_H */

@@ -36,6 +36,8 @@ struct dnsstub {
 	pid_t pid;
 	int ctl, rec;
 	int status;	/* the stub's word on its start, until read; -1 after */
+	int relay;	/* the supervisor's end of llwrap-relay's channel,
+			 * until dnsstub_relay takes it */
 	bool fam[2];	/* the families of the resolvers */
 	uint64_t netns; /* the stub's network namespace (its start said) */
 	uint64_t refilled_ms; /* when TCP sockets were last handed over */
@@ -128,13 +130,16 @@ dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 	      struct dnsstub **out, char **cause)
 {
 	int ctl[2] = { -1, -1 }, rec[2] = { -1, -1 }, status[2] = { -1, -1 };
+	int relay[2] = { -1, -1 };
 	pid_t pid;
 	struct dnsstub *s;
 	int r;
 
 	*out = NULL;
 	if ((r = channel_pair(ctl, false)) == 0 &&
-	    (r = channel_pair(rec, false)) == 0 && pipe2(status, O_CLOEXEC) < 0)
+	    (r = channel_pair(rec, false)) == 0 &&
+	    (r = channel_pair(relay, false)) == 0 &&
+	    pipe2(status, O_CLOEXEC) < 0)
 		r = -errno;
 	if (r < 0) {
 		*cause = xasprintf("cannot create the resolver's sockets: %s",
@@ -143,8 +148,8 @@ dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 	}
 	pid = helper_start(&(struct helper){
 		.name = "llwrap-dns",
-		.keep = (const int[]){ ctl[1], rec[1], status[1] },
-		.n_keep = 3,
+		.keep = (const int[]){ ctl[1], rec[1], status[1], relay[1] },
+		.n_keep = 4,
 		.not_dumpable = true });
 	if (pid < 0) {
 		r = (int)pid;
@@ -154,17 +159,19 @@ dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 	}
 	if (pid == 0)
 		dnsserve_main(hosts, n_hosts, dns, n, ctl[1], rec[1], status[1],
-			      !wait);
+			      relay[1], !wait);
 	close(status[1]);
 	status[1] = -1;
 	close(ctl[1]);
 	close(rec[1]);
-	ctl[1] = rec[1] = -1;
+	close(relay[1]);
+	ctl[1] = rec[1] = relay[1] = -1;
 	s = xcalloc(1, sizeof(*s));
 	s->pid = pid;
 	s->ctl = ctl[0];
 	s->rec = rec[0];
 	s->status = status[0];
+	s->relay = relay[0];
 	for (size_t i = 0; i < n; i++)
 		s->fam[dnsint_fam(dns[i].family)] = true;
 	if (wait) {
@@ -184,6 +191,8 @@ fail:
 			close(rec[i]);
 		if (status[i] >= 0)
 			close(status[i]);
+		if (relay[i] >= 0)
+			close(relay[i]);
 	}
 	return r;
 }
@@ -454,6 +463,34 @@ dnsstub_fd(const struct dnsstub *s)
 	return s->rec;
 }
 
+int
+dnsstub_relay(struct dnsstub *s)
+{
+	int fd = s->relay;
+
+	s->relay = -1;
+	return fd;
+}
+
+int
+dnsstub_wake(struct dnsstub *s, uint64_t deadline_ms, char **cause)
+{
+	struct st_req rq = { .op = REQ_REFILL };
+	int r;
+
+	if (s->status < 0)
+		return 0; /* started */
+	/* A refill of no socket: a request that asks for nothing. */
+	if ((r = channel_send(s->ctl, ST_MSG_REQ, &rq, sizeof(rq), NULL, 0,
+			      0)) < 0) {
+		*cause = xasprintf("llwrap's resolver ended: %s", strerror(-r));
+		return r;
+	}
+	if ((r = status_take(s, deadline_ms, cause)) == 0)
+		spares_ask(s);
+	return r;
+}
+
 void
 dnsstub_child_forked(struct dnsstub *s)
 {
@@ -463,7 +500,9 @@ dnsstub_child_forked(struct dnsstub *s)
 	close(s->rec);
 	if (s->status >= 0)
 		close(s->status);
-	s->ctl = s->rec = s->status = -1;
+	if (s->relay >= 0)
+		close(s->relay);
+	s->ctl = s->rec = s->status = s->relay = -1;
 	spares_close(s);
 }
 
@@ -478,6 +517,8 @@ dnsstub_stop(struct dnsstub *s)
 		close(s->rec);
 	if (s->status >= 0)
 		close(s->status);
+	if (s->relay >= 0)
+		close(s->relay);
 	spares_close(s);
 	/* Not waited for: llwrap exits next, and its network namespace's
 	 * teardown is the kernel's to finish, not the command's to wait

@@ -74,6 +74,22 @@ int dnsstub_socket(struct dnsstub *s, int family, int type,
 /* The descriptor that becomes readable when records wait. */
 int dnsstub_fd(const struct dnsstub *s);
 
+/*
+ * The supervisor's end of llwrap-relay's channel (relay.h), the caller's
+ * from now on.  The stub forks the relay at the start of its own start
+ * (dnsstub_start): with a deferred start, a run that resolves nothing
+ * never has one, and a connect to relay without a query first (an
+ * /etc/hosts address) calls dnsstub_wake before it talks to the relay.
+ */
+int dnsstub_relay(struct dnsstub *s);
+
+/*
+ * Start a stub whose start was deferred, as its first request would,
+ * and wait for its word until deadline_ms (0: no limit).  0 (it serves,
+ * or had started), or -errno with *cause.
+ */
+int dnsstub_wake(struct dnsstub *s, uint64_t deadline_ms, char **cause);
+
 /* The next record waiting, without blocking: 1 (in *rec), 0 when none,
  * -errno when the stub is gone. */
 int dnsstub_read(struct dnsstub *s, struct dnsstub_record *rec);

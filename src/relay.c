@@ -32,6 +32,8 @@
  * new pipe of the user's gets two pages. */
 #define RELAY_PIPE_MAX	  (1024 * 1024)
 #define RELAY_PIPE_BUDGET (16 * 1024 * 1024)
+/* A turn that reads less than this acknowledges it at once (quickack). */
+#define RELAY_QUICKACK_MAX (16 * 1024)
 
 /* ---- The process ---- */
 
@@ -151,6 +153,25 @@ report(const struct conn *k, enum refusal rule, const char *name)
 			   MSG_DONTWAIT);
 }
 
+/*
+ * Acknowledge at once what was read from fd, rather than with the
+ * relay's next bytes to that side or the delayed-ACK timer: a sender
+ * that Nagles (Python's sockets, most servers) holds its next small
+ * write until its last is acknowledged, and an acknowledgement that
+ * waits for the other end's answer makes each such write wait for a
+ * round trip through the relay.  A TLS client's Finished and its first
+ * request, written apart, would cross the relay one answer apart.  The
+ * kernel leaves quick-ACK mode as it likes: set after each turn that
+ * read a little (under RELAY_QUICKACK_MAX: an exchange, not a bulk
+ * transfer, which the kernel acknowledges every other segment anyway).
+ */
+static void
+quickack(int fd)
+{
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &(int){ 1 },
+			 sizeof(int));
+}
+
 /* Move what one direction can now, from was readable (in) and to
  * writable (out) as poll said; false on an error (end it).  A splice
  * that moves less than it asked for has emptied its source or filled
@@ -159,6 +180,8 @@ report(const struct conn *k, enum refusal rule, const char *name)
 static bool
 dir_pump(struct dir *d, int from, int to, bool in, bool out)
 {
+	bool acked = false;
+
 	out = out || d->held == 0; /* not waiting for room */
 	for (int i = 0; i < 16; i++) {
 		ssize_t n;
@@ -171,6 +194,9 @@ dir_pump(struct dir *d, int from, int to, bool in, bool out)
 			if (n == 0)
 				d->eof = true;
 			else if (n > 0) {
+				if (!acked && (size_t)n < RELAY_QUICKACK_MAX)
+					quickack(from);
+				acked = true;
 				d->held += (size_t)n;
 				in = (size_t)n == want;
 				if (in)
@@ -235,26 +261,12 @@ conn_run(struct conn *k, short ce, short ue)
 
 /* The name checked: splice.  The connect to the address, started when
  * the connection came, may still be under way: the first record waits
- * for it (conn_run). */
+ * for it (conn_run).  What else came is spliced when poll says so. */
 static void
 conn_go(struct conn *k)
 {
-	int r, s;
-
-	if (pipe2(k->up.pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
-	    pipe2(k->down.pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		conn_end(k, true);
-		return;
-	}
-	if ((r = fcntl(k->up.pipe[1], F_GETPIPE_SZ)) <= 0 ||
-	    (s = fcntl(k->down.pipe[1], F_GETPIPE_SZ)) <= 0) {
-		conn_end(k, true);
-		return;
-	}
-	k->up.cap = (size_t)r;
-	k->down.cap = (size_t)s;
 	k->state = CONN_RUN;
-	conn_run(k, POLLIN | POLLOUT, POLLIN | POLLOUT);
+	conn_run(k, 0, 0);
 }
 
 /* The address's side before the check: it is watched for input only.
@@ -341,6 +353,8 @@ conn_head(struct conn *k)
 		conn_end(k, false); /* gone before a word */
 		return;
 	}
+	if (n > 0)
+		quickack(k->c);
 	k->have += (size_t)n;
 	conn_decide(k, n == 0 || k->have == RELAY_HEAD_MAX);
 }
@@ -366,6 +380,20 @@ conn_connect(struct conn *k)
 		close(k->u);
 		k->u = -1;
 	}
+}
+
+/* A direction's pipe, made with the connection: off the way of its
+ * first record.  0 or -1. */
+static int
+dir_open(struct dir *d)
+{
+	int r;
+
+	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    (r = fcntl(d->pipe[1], F_GETPIPE_SZ)) <= 0)
+		return -1;
+	d->cap = (size_t)r;
+	return 0;
 }
 
 /* A connection from the supervisor. */
@@ -403,6 +431,8 @@ conn_take(const struct channel_msg *m)
 	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
 			 sizeof(int));
 	conn_connect(k);
+	if (dir_open(&k->up) < 0 || dir_open(&k->down) < 0)
+		conn_end(k, true);
 }
 
 /* The poll events of k's two descriptors. */
@@ -572,29 +602,17 @@ relay_setup(void)
 }
 
 pid_t
-relay_start(const struct hostrule *rules, size_t n, int *chan)
+relay_spawn(const struct hostrule *rules, size_t n, int chan)
 {
-	int ch[2];
-	pid_t pid;
-	int r;
+	pid_t pid = helper_start(&(struct helper){
+		.name = "llwrap-relay", .keep = &chan, .n_keep = 1 });
 
-	if ((r = channel_pair(ch, false)) < 0)
-		return r;
-	pid = helper_start(&(struct helper){
-		.name = "llwrap-relay", .keep = &ch[1], .n_keep = 1 });
-	if (pid < 0) {
-		close(ch[0]);
-		close(ch[1]);
-		return pid;
-	}
 	if (pid == 0) {
 		relay_rules = rules;
 		relay_n_rules = n;
-		relay_chan = ch[1];
+		relay_chan = chan;
 		relay_setup();
 		relay_main();
 	}
-	close(ch[1]);
-	*chan = ch[0];
 	return pid;
 }

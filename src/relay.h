@@ -67,15 +67,17 @@ struct relay_report {
 };
 
 /*
- * Start llwrap-relay: forked here (before any namespace: from the
- * supervisor under a pid namespace it would be the sandbox's), it holds
- * rules (the policy's allow-host entries, n of them) and the channel,
- * and nothing else until the supervisor's RELAY_START, sent at the first
- * connect to relay: then it confines itself (the costly part of its
- * start, paid only by a run that relays) and answers RELAY_STATUS,
- * ending when it could not.  Returns its pid and *chan, the supervisor's
- * end, or -errno.
+ * Start llwrap-relay, forked here, holding rules (the policy's allow-host
+ * entries, n of them) and chan (its end of the supervisor's channel; the
+ * caller closes its own copy), and nothing else until the supervisor's
+ * RELAY_START, sent at the first connect to relay: then it confines
+ * itself (the costly part of its start, paid only by a run that relays)
+ * and answers RELAY_STATUS, ending when it could not.  It must start
+ * outside every namespace of the sandbox's: llwrap's resolver forks it
+ * at its own first request, before it makes its namespaces (dnsstub.h;
+ * from the supervisor under a pid namespace it would be the sandbox's).
+ * Returns its pid, or -errno.
  */
-pid_t relay_start(const struct hostrule *rules, size_t n, int *chan);
+pid_t relay_spawn(const struct hostrule *rules, size_t n, int chan);
 
 #endif /* LLW_RELAY_H */

@@ -168,10 +168,11 @@ struct supervisor {
 	size_t next_asker;
 	/* The name check on connections to learned addresses (relay.h):
 	 * the relay's channel (-1: none; with the stub, a connect that
-	 * needs it is refused: filtered/relay), whether it was told to
-	 * set up (at the first connect it relays: relay_start), the
-	 * loopback listener each connection's pair is made through, and
-	 * who made each relayed connection. */
+	 * needs it is refused: filtered/relay; the resolver forks the
+	 * relay, relay_spawn), whether it was told to set up (at the
+	 * first connect it relays: relay_go), the loopback listener each
+	 * connection's pair is made through, and who made each relayed
+	 * connection. */
 	int relay;
 	bool relay_up;
 	int relay_listener;

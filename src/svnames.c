@@ -31,18 +31,6 @@
 #include "supervise-int.h"
 #include "xalloc.h"
 
-/*
- * The relay (relay.h), forked now, outside every namespace; it sets up
- * at the first connect it relays (relay_go).  Fails closed: without it a
- * connect that needs the check is refused.
- */
-static void
-relay_setup(struct supervisor *sv)
-{
-	if (relay_start(sv->net->hosts, sv->net->n_hosts, &sv->relay) < 0)
-		sv->relay = -1;
-}
-
 /* The relay gone, or never up: said once, in the log. */
 static void
 relay_down(struct supervisor *sv, const char *why)
@@ -71,10 +59,18 @@ relay_go(struct supervisor *sv)
 	uint64_t deadline = supervise_now_ns() + RELAY_START_MS * 1000000ull;
 	const struct relay_status *st;
 	struct channel_msg m;
+	char *cause = NULL;
 	int l, r;
 
 	if (sv->relay_up || sv->relay < 0)
 		return sv->relay < 0 ? -1 : 0;
+	/* The resolver forks the relay at its own start: a connect to an
+	 * /etc/hosts address may come before any query. */
+	if (dnsstub_wake(sv->stub, deadline / 1000000, &cause) < 0) {
+		relay_down(sv, cause);
+		free(cause);
+		return -1;
+	}
 	l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (l < 0 || bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
 	    listen(l, RELAY_MAX_CONNS) < 0 ||
@@ -157,7 +153,11 @@ supervise_set_stub(struct supervisor *sv, struct dnsstub *stub)
 	netpolicy_rules_use_stub(sv->rules);
 	sv->stub = stub;
 	sv->learned = hostaddrs_new();
-	relay_setup(sv);
+	/* The relay (relay.h), forked by the resolver outside every
+	 * namespace; it sets up at the first connect it relays (relay_go).
+	 * Fails closed: without it a connect that needs the check is
+	 * refused. */
+	sv->relay = dnsstub_relay(stub);
 	/* /etc/hosts answers before DNS: its addresses for allowed names
 	 * are allowed for the whole run, but never a local one. */
 	if (fd >= 0 && fd_read_all(fd, 1 << 20, &hosts, NULL) == 0) {
@@ -418,6 +418,44 @@ static const struct {
 	{ SOL_SOCKET, SO_RCVTIMEO, sizeof(struct timeval) },
 	{ SOL_SOCKET, SO_SNDTIMEO, sizeof(struct timeval) },
 };
+#define N_CARRIED (sizeof(carried) / sizeof(carried[0]))
+
+/* A new socket's values of the options carried, read at the first
+ * relayed connect: a caller's value that equals its own is not set
+ * again (most callers set none). */
+static struct {
+	bool known;
+	socklen_t len[N_CARRIED];
+	char v[N_CARRIED][sizeof(struct timeval)];
+} carried_default;
+
+/* Give client the options the caller set on sock. */
+static void
+carry_options(int sock, int client)
+{
+	if (!carried_default.known) {
+		for (size_t i = 0; i < N_CARRIED; i++) {
+			carried_default.len[i] = carried[i].len;
+			if (getsockopt(client, carried[i].level,
+				       carried[i].name, carried_default.v[i],
+				       &carried_default.len[i]) < 0)
+				carried_default.len[i] = 0; /* set always */
+		}
+		carried_default.known = true;
+	}
+	for (size_t i = 0; i < N_CARRIED; i++) {
+		char v[sizeof(struct timeval)];
+		socklen_t len = carried[i].len;
+
+		if (getsockopt(sock, carried[i].level, carried[i].name, v,
+			       &len) < 0 ||
+		    (len == carried_default.len[i] &&
+		     memcmp(v, carried_default.v[i], len) == 0))
+			continue;
+		(void)setsockopt(client, carried[i].level, carried[i].name, v,
+				 len);
+	}
+}
 
 /*
  * A connected pair of TCP sockets on loopback, made through the relay's
@@ -544,15 +582,7 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	req.dst = ip;
 	if ((r = relay_pair(sv, c->domain, &client, &server)) < 0)
 		return r;
-	for (size_t i = 0; i < sizeof(carried) / sizeof(carried[0]); i++) {
-		char v[sizeof(struct timeval)];
-		socklen_t len = carried[i].len;
-
-		if (getsockopt(c->sock, carried[i].level, carried[i].name, v,
-			       &len) == 0)
-			(void)setsockopt(client, carried[i].level,
-					 carried[i].name, v, len);
-	}
+	carry_options(c->sock, client);
 	if (!c->nonblock)
 		(void)fcntl(client, F_SETFL, 0);
 	if ((r = svcall_valid(sv, c)) < 0)

@@ -416,6 +416,7 @@ while [ ! -e $d/asked ]; do sleep 0.05; done" >"$d/deferred.out" 2>&1 &
 	done
 	p=/proc/$h
 	[ "$(readlink "$p/ns/net")" = "$(readlink /proc/self/ns/net)" ] && echo "before the first query: same netns" || echo "before the first query: own netns"
+	pgrep -x -P "$h" llwrap-relay >/dev/null && echo "before the first query: a relay" || echo "before the first query: no relay"
 	: >"$d/ask"
 	i=0
 	while ! grep -q '^deferred: resolved$' "$d/deferred.out" 2>/dev/null && [ $i -lt 400 ]; do
@@ -424,9 +425,24 @@ while [ ! -e $d/asked ]; do sleep 0.05; done" >"$d/deferred.out" 2>&1 &
 	done
 	grep -e NoNewPrivs -e CapEff "$p/status" | sed 's/^/after: /'
 	[ "$(readlink "$p/ns/net")" = "$(readlink /proc/self/ns/net)" ] && echo "after the first query: same netns" || echo "after the first query: own netns"
+	r=$(pgrep -x -P "$h" llwrap-relay | head -1)
+	if [ -n "$r" ]; then
+		[ "$(readlink "/proc/$r/ns/net")" = "$(readlink /proc/self/ns/net)" ] &&
+			[ "$(readlink "/proc/$r/ns/pid")" = "$(readlink /proc/self/ns/pid)" ] &&
+			echo "after the first query: a relay, in the host's namespaces" ||
+			echo "after the first query: a relay, in another namespace"
+	else
+		echo "after the first query: no relay"
+	fi
 	: >"$d/asked"
 	wait $dp
 	cat "$d/deferred.out"
+	# A name /etc/hosts answers, no query before it: the connect wakes
+	# the resolver, which forks the relay.
+	q0=$(grep -c . "$d/queries")
+	$U "$L" --rx "$d" -p "$d/allow-l3.ini" -- curl -sS -m 10 http://fromhosts.llw.test:8080/ 2>&1 |
+		sed 's/^/deferred hosts: /'
+	echo "deferred hosts: $(($(grep -c . "$d/queries") - q0)) queries"
 	# A resolver that cannot start at the first query (its namespace
 	# refused): the query fails at once, the command goes on, the log
 	# says why.
@@ -472,7 +488,9 @@ echo "== root"
 llw_root() { "$L" ${B:+--backend "$B"} --rx "$d" -p "$d/allow.ini" "$@" 2>&1; }
 llw_root -- curl -sS -m 10 --cacert "$d/cert.pem" https://api.llw.test:8443/
 llw_root -- getent hosts evil.llw.test; echo "root getent status $?"
-llw_root -- sh -c "while [ ! -e $d/looked.root ]; do sleep 0.1; done" >/dev/null &
+# A query first: the resolver forks the relay at its first request.
+llw_root -- sh -c "getent hosts api.llw.test >/dev/null
+while [ ! -e $d/looked.root ]; do sleep 0.1; done" >/dev/null &
 sleeper=$!
 for h in llwrap-dns llwrap-relay; do
 	if p=/proc/$(helper_of $sleeper $h); then
@@ -647,7 +665,7 @@ expect_output "... and a network namespace of its own" "^own netns$"
 
 section deferred
 if [ -n "${LLW_BACKEND:-}" ]; then
-	for _ in 1 2 3 4 5 6 7 8; do
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do
 		skip "L3 under llwrap's own backend only (the hooked binary, a pid namespace of llwrap's)"
 	done
 else
@@ -656,6 +674,10 @@ else
 	expect_output "... after it the resolver has a network namespace of its own" "^after the first query: own netns$"
 	expect_output "... no new privileges" "^after: NoNewPrivs:[[:space:]]+1$"
 	expect_output "... no capability" "^after: CapEff:[[:space:]]+0+$"
+	expect_output "no relay before the first query (the resolver forks it at its first request)" "^before the first query: no relay$"
+	expect_output "... after it a relay, in the host's namespaces, not the resolver's" "^after the first query: a relay, in the host's namespaces$"
+	expect_output "a name /etc/hosts answers, before any query: the connect wakes the resolver, and the relay checks it" "^deferred hosts: hello fromhosts\\.llw\\.test:8080 from 198\\.51\\.100\\.9"
+	expect_output "... no query made" "^deferred hosts: 0 queries$"
 	expect_output "a resolver that cannot start fails the query at once (no hang)" "^failed start: lookup status 2 after [0-2] s$"
 	expect_output "... and the next one" "^failed start: again, status 2$"
 	expect_output "... while the command goes on" "^failed start: the command goes on$"

@@ -16,11 +16,13 @@
 # is refused (curl with --resolve, Python: ECONNRESET) with the log line
 # and the note naming the check; no server name, an encrypted
 # ClientHello, a session resumed under another name, an HTTP Host of
-# another name: refused; a plain TCP connection to an allowed :22 name
-# reaches the address (nothing to check: no relay); a server that speaks
-# first (a banner on 2525) refused at its first byte, not after the 10 s
-# a first record is awaited, and reached by allow-cidr; a wildcard's budget
-# of new labels a minute (the label channel); QUIC to a learned address
+# another name: refused; the socket options a client set before its
+# connect carried over to the relayed socket; a plain TCP connection to
+# an allowed :22 name reaches the address (nothing to check: no relay);
+# a server that speaks first (a banner on 2525) refused at its first
+# byte, not after the 10 s a first record is awaited, and reached by
+# allow-cidr; a wildcard's budget of new labels a minute (the label
+# channel); QUIC to a learned address
 # refused; the relay confined; through llwrap's proxy (design (b)), an
 # encrypted ClientHello closes the tunnel.
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
@@ -51,7 +53,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
 	-addext "subjectAltName=DNS:api.llw.test,DNS:other.llw.test" \
 	-keyout "$D/key.pem" -out "$D/cert.pem" 2>/dev/null ||
 	skip_rest "openssl cannot make a test certificate"
-printf '127.0.0.1 localhost\n' >"$D/hosts"
+printf '127.0.0.1 localhost\n198.51.100.7 etc.llw.test\n' >"$D/hosts"
 echo "nameserver 192.0.2.53" >"$D/resolv.conf"
 cat >"$D/allow.ini" <<'EOF'
 [profile]
@@ -142,6 +144,21 @@ command -v node >/dev/null && llw -- env NODE_EXTRA_CA_CERTS="$d/cert.pem" node 
 [ -e "$d/no-git" ] || { llw --rw "$d/rw" -- env GIT_SSL_CAINFO="$d/cert.pem" HOME="$d/rw" \
 	git clone -q https://api.llw.test:8444/proj.git "$d/rw/clone" &&
 	echo "git: cloned $(cat "$d/rw/clone/README")"; }
+echo "== opts"
+llw -- python3 -c "
+import socket
+a = socket.getaddrinfo('api.llw.test', 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+o = [(socket.IPPROTO_TCP, socket.TCP_NODELAY), (socket.SOL_SOCKET, socket.SO_KEEPALIVE),
+     (socket.IPPROTO_TCP, socket.TCP_KEEPIDLE), (socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT)]
+get = lambda s: [s.getsockopt(l, n) for l, n in o]
+s = socket.socket()
+for (l, n), v in zip(o, [1, 1, 33, 4000]):
+    s.setsockopt(l, n, v)
+s.connect(a)
+print('set:', *get(s), 'peer', s.getpeername()[0])
+t, fresh = socket.socket(), get(socket.socket())
+t.connect(a)
+print('unset:', 'as a new socket' if get(t) == fresh else get(t), 'peer', t.getpeername()[0])"
 echo "== other"
 llw -- sh -c "getent hosts api.llw.test >/dev/null; curl -sS -m 10 --cacert $d/cert.pem --resolve other.llw.test:8443:198.51.100.7 https://other.llw.test:8443/; echo curl-status \$?"
 llw -- python3 "$d/tls.py" sni other.llw.test
@@ -162,6 +179,13 @@ llw -- python3 "$d/tls.py" resume other.llw.test
 echo "== http"
 llw -- curl -sS -m 10 http://api.llw.test:8080/
 llw -- curl -sS -m 10 -H "Host: other.llw.test" http://api.llw.test:8080/
+echo "== hosts"
+# A name /etc/hosts answers: no query, so the resolver (which forks the
+# relay at its first request) is woken by the connect itself.
+: >"$d/queries"
+llw --allow-host etc.llw.test:8080 -- sh -c "curl -sS -m 10 http://etc.llw.test:8080/
+curl -sS -m 10 -H 'Host: other.llw.test' http://etc.llw.test:8080/"
+echo "queries: $(wc -l <"$d/queries")"
 echo "== ssh"
 n0=$(cat "$d/ssh")
 llw -- python3 "$d/conn.py" api.llw.test 22
@@ -263,6 +287,9 @@ if [ -e "$D/no-git" ]; then
 else
 	expect_output "... git clone over HTTPS too" "^git: cloned llwrap-fixture$"
 fi
+section opts
+expect_output "the options a client set before its connect are carried to the relayed socket" "^set: 1 1 33 4000 peer 127\\.0\\.0\\.1$"
+expect_output "... and one that set none has a new socket's" "^unset: as a new socket peer 127\\.0\\.0\\.1$"
 section other
 # The note may land inside curl's own message, across its lines: the
 # status says it, Python's errno below the reset.
@@ -288,6 +315,10 @@ section http
 expect_output "plain HTTP to the allowed name works" "^hello api\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
 expect_output "... a Host of another name gets 403 from the check" "not one of the names that resolved to this address"
 expect_no_output "... and never reaches the server" "hello other"
+section hosts
+expect_output "a name /etc/hosts answers, before any query: through the check too" "^hello etc\\.llw\\.test:8080 from 198\\.51\\.100\\.7 sni=-$"
+expect_output "... another Host to its address gets 403" "not one of the names that resolved to this address"
+expect_output "... and no query was made" "^queries: 0$"
 section ssh
 expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
 expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
