@@ -41,7 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -315,6 +317,175 @@ const struct pathtree_fs pathtree_fs_real = {
 	.list = pathtree_real_list,
 	.ctx = NULL,
 };
+
+/* The descriptors of a run's plan, by path: open addressing on an FNV-1a
+ * hash, at most half full. */
+struct pathtree_hold {
+	struct {
+		char *path; /* NULL: a free slot */
+		int fd;	    /* -1 once taken */
+	} * v;
+	size_t n, cap;
+	int limit; /* keep descriptors below this number */
+};
+
+static size_t
+hold_slot(const struct pathtree_hold *h, const char *path)
+{
+	uint64_t x = 14695981039346656037ULL;
+	size_t i;
+
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		x = (x ^ *c) * 1099511628211ULL;
+	for (i = x & (h->cap - 1); h->v[i].path != NULL;
+	     i = (i + 1) & (h->cap - 1))
+		if (strcmp(h->v[i].path, path) == 0)
+			break;
+	return i;
+}
+
+struct pathtree_hold *
+pathtree_hold_new(void)
+{
+	struct pathtree_hold *h = xcalloc(1, sizeof(*h));
+	struct rlimit rl;
+
+	h->cap = 64;
+	h->v = xcalloc(h->cap, sizeof(*h->v));
+	h->limit = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 512)
+		h->limit = rl.rlim_cur > INT_MAX ? INT_MAX - 256
+						 : (int)rl.rlim_cur - 256;
+	return h;
+}
+
+/* Keep fd for path, or close it: a second one for a path (compiled
+ * again), or one past the limit. */
+static void
+hold_put(struct pathtree_hold *h, const char *path, int fd)
+{
+	size_t i;
+
+	if (fd >= h->limit) {
+		close(fd);
+		return;
+	}
+	if (2 * (h->n + 1) > h->cap) {
+		struct pathtree_hold old = *h;
+
+		h->cap *= 2;
+		h->v = xcalloc(h->cap, sizeof(*h->v));
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.v[k].path != NULL)
+				h->v[hold_slot(h, old.v[k].path)] = old.v[k];
+		free(old.v);
+	}
+	i = hold_slot(h, path);
+	if (h->v[i].path != NULL) {
+		close(fd);
+		return;
+	}
+	h->v[i].path = xstrdup(path);
+	h->v[i].fd = fd;
+	h->n++;
+}
+
+int
+pathtree_hold_take(struct pathtree_hold *h, const char *path)
+{
+	size_t i;
+	int fd;
+
+	if (h == NULL)
+		return -1;
+	i = hold_slot(h, path);
+	if (h->v[i].path == NULL)
+		return -1;
+	fd = h->v[i].fd;
+	h->v[i].fd = -1;
+	return fd;
+}
+
+static int
+hold_fd_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void
+pathtree_hold_free(struct pathtree_hold *h)
+{
+	_cleanup_free_ int *fds = NULL;
+	size_t n = 0, i, j;
+
+	if (h == NULL)
+		return;
+	fds = xcalloc(h->n + 1, sizeof(*fds));
+	for (i = 0; i < h->cap; i++) {
+		if (h->v[i].path != NULL && h->v[i].fd >= 0)
+			fds[n++] = h->v[i].fd;
+		free(h->v[i].path);
+	}
+	qsort(fds, n, sizeof(*fds), hold_fd_cmp);
+	for (i = 0; i < n; i = j + 1) {
+		for (j = i; j + 1 < n && fds[j + 1] == fds[j] + 1; j++)
+			;
+		if (syscall(SYS_close_range, fds[i], fds[j], 0) < 0)
+			for (size_t k = i; k <= j; k++)
+				close(fds[k]);
+	}
+	free(h->v);
+	free(h);
+}
+
+/*
+ * pathtree_real_resolve_at() for a run: the entry opened O_PATH without
+ * following it, and fstat, where pathtree_real_resolve_at() takes an
+ * lstat: the same answers (an O_PATH open needs no access to the entry
+ * itself, as lstat does not), and the descriptor is kept.  A symbolic
+ * link is resolved as there, and its target opened again when its rule
+ * is added.
+ */
+static int
+pathtree_hold_resolve_at(void *ctx, const char *dir, const char *name,
+			 char **out, bool *is_dir)
+{
+	struct pathtree_hold *h = ctx;
+	_cleanup_free_ char *path = pathtree_join(dir, name);
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT && errno != ENOTDIR && errno != EMFILE &&
+	    errno != ENFILE)
+		return -errno;
+	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		*out = steal_pointer(&path);
+		return 0;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		/* Out of descriptors, or a link: as without holding. */
+		if (fd >= 0)
+			close(fd);
+		return pathtree_real_resolve_at(NULL, dir, name, out, is_dir);
+	}
+	*is_dir = S_ISDIR(st.st_mode);
+	hold_put(h, path, fd);
+	*out = steal_pointer(&path);
+	return 1;
+}
+
+struct pathtree_fs
+pathtree_fs_holding(struct pathtree_hold *h)
+{
+	struct pathtree_fs fs = pathtree_fs_real;
+
+	fs.resolve_at = pathtree_hold_resolve_at;
+	fs.ctx = h;
+	return fs;
+}
 
 /* The compiler. */
 
