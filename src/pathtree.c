@@ -441,9 +441,10 @@ pathtree_hold_free(struct pathtree_hold *h)
 }
 
 /*
- * pathtree_real_resolve_at() for a run: the entry opened O_PATH without
- * following it, and fstat, where pathtree_real_resolve_at() takes an
- * lstat: the same answers (an O_PATH open needs no access to the entry
+ * pathtree_real_resolve_at() for a run, where that takes an lstat: the
+ * entry opened O_PATH without following it, with O_DIRECTORY first (a
+ * directory, the usual rule, in one call), else again without it and
+ * fstat: the same answers (an O_PATH open needs no access to the entry
  * itself, as lstat does not), and the descriptor is kept.  A symbolic
  * link is resolved as there, and its target opened again when its rule
  * is added.
@@ -457,7 +458,16 @@ pathtree_hold_resolve_at(void *ctx, const char *dir, const char *name,
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		*is_dir = true;
+		hold_put(h, path, fd);
+		*out = steal_pointer(&path);
+		return 1;
+	}
+	/* Not a directory (a file, a link), or out of descriptors: */
+	if (errno == ENOTDIR)
+		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno != ENOENT && errno != ENOTDIR && errno != EMFILE &&
 	    errno != ENFILE)
 		return -errno;
