@@ -338,6 +338,9 @@ struct pathtree_hold {
 	} * v;
 	size_t n, cap;
 	int limit; /* keep descriptors below this number */
+	/* The limit of open files before it was raised, to put back. */
+	struct rlimit saved;
+	bool raised;
 };
 
 static size_t
@@ -364,7 +367,21 @@ pathtree_hold_new(void)
 	h->cap = 64;
 	h->v = xcalloc(h->cap, sizeof(*h->v));
 	h->limit = 0;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 512)
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return h;
+	/* The usual soft limit, 1,024, would keep 768 rules' descriptors:
+	 * up to the hard limit while planning (pathtree_hold_free() puts
+	 * it back, before the command can inherit it). */
+	h->saved = rl;
+	if (rl.rlim_cur < rl.rlim_max) {
+		struct rlimit up = { rl.rlim_max, rl.rlim_max };
+
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+			h->raised = true;
+			rl = up;
+		}
+	}
+	if (rl.rlim_cur > 512)
 		h->limit = rl.rlim_cur > INT_MAX ? INT_MAX - 256
 						 : (int)rl.rlim_cur - 256;
 	return h;
@@ -447,6 +464,8 @@ pathtree_hold_free(struct pathtree_hold *h)
 			for (size_t k = i; k <= j; k++)
 				close(fds[k]);
 	}
+	if (h->raised)
+		setrlimit(RLIMIT_NOFILE, &h->saved);
 	free(h->v);
 	free(h);
 }

@@ -57,8 +57,9 @@ extern const struct pathtree_fs pathtree_fs_real;
  * and file is kept in h by its path, so that the ruleset is built on the
  * very objects the plan was compiled on without a second look-up
  * (pathtree_hold_take).  Descriptors are kept while their numbers stay
- * 256 below the soft limit of open files; the rest are closed, and
- * their paths opened again when the ruleset is built.
+ * 256 below the limit of open files, whose soft limit is raised to the
+ * hard one meanwhile; the rest are closed, and their paths opened again
+ * when the ruleset is built.
  */
 struct pathtree_hold;
 struct pathtree_hold *pathtree_hold_new(void);
@@ -66,7 +67,8 @@ struct pathtree_fs pathtree_fs_holding(struct pathtree_hold *h);
 /* The descriptor kept for path (resolved), taken out of h (the caller
  * closes it), or -1. */
 int pathtree_hold_take(struct pathtree_hold *h, const char *path);
-/* Close what is left, a stretch of consecutive numbers at a time. */
+/* Close what is left, a stretch of consecutive numbers at a time, and
+ * put the soft limit of open files back. */
 void pathtree_hold_free(struct pathtree_hold *h);
 
 /* Landlock filesystem rights for an access level (LLW_FS_* bits of

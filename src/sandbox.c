@@ -932,7 +932,10 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		goto out;
 
 	/* bwrap builds the sandbox and stays as its monitor: this process
-	 * becomes bwrap. */
+	 * becomes bwrap (with the limit of open files it was started with,
+	 * which holding raised). */
+	if (sb->backend == SANDBOX_BACKEND_BWRAP)
+		pathtree_hold_free(steal_pointer(&sb->hold));
 	if (sb->shape.bwrap) {
 		/* With the supervisor, this process stays outside as its
 		 * parent, and the child execs bwrap under the notification

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1072,10 +1073,23 @@ test_real_fs_holding(void **state)
 	_cleanup_free_ char *cause = NULL, *ga = NULL, *gb = NULL;
 	_cleanup_free_ char *na = NULL, *nb = NULL;
 	struct policy p = { 0 };
+	struct rlimit orig, lowered, now;
 	int first, fd;
 
 	(void)state;
 	assert_non_null(real);
+	pathtree_hold_free(h);
+	/* While it holds, the soft limit of open files is the hard one;
+	 * then it is put back. */
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &orig), 0);
+	if (orig.rlim_max > 64) {
+		lowered = (struct rlimit){ 64, orig.rlim_max };
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+	}
+	h = pathtree_hold_new();
+	fs = pathtree_fs_holding(h);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
+	assert_true(now.rlim_cur == orig.rlim_max);
 	first = dup(0);
 	assert_true(first >= 0);
 	close(first);
@@ -1124,6 +1138,11 @@ test_real_fs_holding(void **state)
 	fd = dup(0);
 	assert_int_equal(fd, first);
 	close(fd);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
+	if (orig.rlim_max > 64) {
+		assert_true(now.rlim_cur == 64);
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &orig), 0);
+	}
 	pathtree_hold_free(NULL);
 	assert_int_equal(pathtree_hold_take(NULL, real), -1);
 	plan_free(a);
