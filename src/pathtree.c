@@ -329,34 +329,28 @@ const struct pathtree_fs pathtree_fs_real = {
 	.ctx = NULL,
 };
 
-/* The descriptors of a run's plan, by path: open addressing on an FNV-1a
- * hash, at most half full. */
+/*
+ * The descriptors of a run's plan, by path, in the order they were looked
+ * up: the compile looks paths up in order (pathtree_resolve_one()) and
+ * the ruleset takes its rules in order, so a take is mostly the next
+ * entry or a few further (the components on the way); else a binary
+ * search on an index sorted when first needed.  A path looked up again
+ * (hole punching, the planner's later compiles) is kept twice; either
+ * serves.
+ */
 struct pathtree_hold {
 	struct {
-		char *path; /* NULL: a free slot */
-		int fd;	    /* -1 once taken */
+		char *path;
+		int fd; /* -1 once taken */
 	} * v;
 	size_t n, cap;
-	int limit; /* keep descriptors below this number */
+	size_t next;   /* where the next take looks first */
+	size_t *index; /* of v by path, or NULL */
+	int limit;     /* keep descriptors below this number */
 	/* The limit of open files before it was raised, to put back. */
 	struct rlimit saved;
 	bool raised;
 };
-
-static size_t
-hold_slot(const struct pathtree_hold *h, const char *path)
-{
-	uint64_t x = 14695981039346656037ULL;
-	size_t i;
-
-	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
-		x = (x ^ *c) * 1099511628211ULL;
-	for (i = x & (h->cap - 1); h->v[i].path != NULL;
-	     i = (i + 1) & (h->cap - 1))
-		if (strcmp(h->v[i].path, path) == 0)
-			break;
-	return i;
-}
 
 struct pathtree_hold *
 pathtree_hold_new(void)
@@ -364,8 +358,6 @@ pathtree_hold_new(void)
 	struct pathtree_hold *h = xcalloc(1, sizeof(*h));
 	struct rlimit rl;
 
-	h->cap = 64;
-	h->v = xcalloc(h->cap, sizeof(*h->v));
 	h->limit = 0;
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return h;
@@ -387,50 +379,71 @@ pathtree_hold_new(void)
 	return h;
 }
 
-/* Keep fd for path, or close it: a second one for a path (compiled
- * again), or one past the limit. */
+/* Keep fd for path, or close it: one past the limit. */
 static void
 hold_put(struct pathtree_hold *h, const char *path, int fd)
 {
-	size_t i;
-
 	if (fd >= h->limit) {
 		close(fd);
 		return;
 	}
-	if (2 * (h->n + 1) > h->cap) {
-		struct pathtree_hold old = *h;
-
-		h->cap *= 2;
-		h->v = xcalloc(h->cap, sizeof(*h->v));
-		for (size_t k = 0; k < old.cap; k++)
-			if (old.v[k].path != NULL)
-				h->v[hold_slot(h, old.v[k].path)] = old.v[k];
-		free(old.v);
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 64;
+		h->v = xreallocarray(h->v, h->cap, sizeof(*h->v));
 	}
-	i = hold_slot(h, path);
-	if (h->v[i].path != NULL) {
-		close(fd);
-		return;
-	}
-	h->v[i].path = xstrdup(path);
-	h->v[i].fd = fd;
+	h->v[h->n].path = xstrdup(path);
+	h->v[h->n].fd = fd;
 	h->n++;
+	free(h->index);
+	h->index = NULL;
+}
+
+static int
+hold_index_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pathtree_hold *h = arg;
+
+	return strcmp(h->v[*(const size_t *)a].path,
+		      h->v[*(const size_t *)b].path);
 }
 
 int
 pathtree_hold_take(struct pathtree_hold *h, const char *path)
 {
-	size_t i;
+	size_t i, lo, hi;
 	int fd;
 
 	if (h == NULL)
 		return -1;
-	i = hold_slot(h, path);
-	if (h->v[i].path == NULL)
-		return -1;
+	for (i = h->next; i < h->n && i < h->next + 8; i++)
+		if (h->v[i].fd >= 0 && strcmp(h->v[i].path, path) == 0)
+			goto found;
+	if (h->index == NULL) {
+		h->index = xcalloc(h->n + 1, sizeof(*h->index));
+		for (i = 0; i < h->n; i++)
+			h->index[i] = i;
+		qsort_r(h->index, h->n, sizeof(*h->index), hold_index_cmp, h);
+	}
+	lo = 0;
+	hi = h->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(h->v[h->index[mid]].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < h->n && strcmp(h->v[h->index[lo]].path, path) == 0; lo++)
+		if (h->v[h->index[lo]].fd >= 0) {
+			i = h->index[lo];
+			goto found;
+		}
+	return -1;
+found:
 	fd = h->v[i].fd;
 	h->v[i].fd = -1;
+	h->next = i + 1;
 	return fd;
 }
 
@@ -451,8 +464,8 @@ pathtree_hold_free(struct pathtree_hold *h)
 	if (h == NULL)
 		return;
 	fds = xcalloc(h->n + 1, sizeof(*fds));
-	for (i = 0; i < h->cap; i++) {
-		if (h->v[i].path != NULL && h->v[i].fd >= 0)
+	for (i = 0; i < h->n; i++) {
+		if (h->v[i].fd >= 0)
 			fds[n++] = h->v[i].fd;
 		free(h->v[i].path);
 	}
@@ -466,6 +479,7 @@ pathtree_hold_free(struct pathtree_hold *h)
 	}
 	if (h->raised)
 		setrlimit(RLIMIT_NOFILE, &h->saved);
+	free(h->index);
 	free(h->v);
 	free(h);
 }

@@ -64,7 +64,7 @@ extern const struct pathtree_fs pathtree_fs_real;
 struct pathtree_hold;
 struct pathtree_hold *pathtree_hold_new(void);
 struct pathtree_fs pathtree_fs_holding(struct pathtree_hold *h);
-/* The descriptor kept for path (resolved), taken out of h (the caller
+/* A descriptor kept for path (resolved), taken out of h (the caller
  * closes it), or -1. */
 int pathtree_hold_take(struct pathtree_hold *h, const char *path);
 /* Close what is left, a stretch of consecutive numbers at a time, and

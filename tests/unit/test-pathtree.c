@@ -1051,8 +1051,8 @@ same_object(int fd, const char *path)
  * The real filesystem for a run keeps the descriptor of each path it
  * looked up: the plan is the one pathtree_fs_real gives, notes included,
  * and each of its rules has the descriptor of the object it was compiled
- * on, taken once; a path through a link, a missing one and one beneath a
- * file have none; the descriptors left are closed.
+ * on; a path through a link, a missing one and one beneath a file have
+ * none; the descriptors left are closed.
  */
 static void
 test_real_fs_holding(void **state)
@@ -1105,10 +1105,17 @@ test_real_fs_holding(void **state)
 	/* real/a/b (rw, through the link) and real/f (ro, punched). */
 	assert_int_equal(b->n_rules, 2);
 	for (size_t i = 0; i < b->n_rules; i++) {
+		int again;
+
 		fd = pathtree_hold_take(h, b->rules[i].path);
 		assert_true(fd >= 0);
 		assert_true(same_object(fd, b->rules[i].path));
-		assert_int_equal(pathtree_hold_take(h, b->rules[i].path), -1);
+		/* real/f was looked up twice, for the way to f/x and when
+		 * punching: either descriptor serves, then none is left. */
+		while ((again = pathtree_hold_take(h, b->rules[i].path)) >= 0) {
+			assert_true(same_object(again, b->rules[i].path));
+			close(again);
+		}
 		if (strcmp(b->rules[i].path + strlen(real), "/a/b") != 0) {
 			close(fd);
 			continue;
