@@ -41,9 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -268,44 +266,14 @@ pathtree_real_list(void *ctx, const char *path, char ***names)
 	return 0;
 }
 
-/*
- * pathtree_real_resolve_at() of path (taken), a symbolic link.  One whose
- * target is no path (the magic links /dev/stdin, /dev/stdout, /dev/stderr
- * when the descriptor is a pipe or a socket: "pipe:[N]") or does not
- * exist is dangling for the compiler: stat would follow the magic link to
- * the pipe, on which Landlock refuses a rule, and the fallback of
- * pathtree_real_resolve would return the link's own path as if it were
- * resolved.
- */
-static int
-pathtree_real_link(char *link, char **out, bool *is_dir)
-{
-	_cleanup_free_ char *path = link;
-	_cleanup_free_ char *res = NULL;
-	int r;
-
-	res = pathtree_realpath(path);
-	if (res == NULL) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			return -errno;
-		*out = steal_pointer(&path);
-		return 0;
-	}
-	r = pathtree_real_stat(NULL, res, is_dir);
-	if (r < 0)
-		return r;
-	*out = steal_pointer(&res);
-	return r;
-}
-
 static int
 pathtree_real_resolve_at(void *ctx, const char *dir, const char *name,
 			 char **out, bool *is_dir)
 {
 	_cleanup_free_ char *path = pathtree_join(dir, name);
+	_cleanup_free_ char *res = NULL;
 	struct stat st;
-
-	(void)ctx;
+	int r;
 
 	if (lstat(path, &st) < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -318,7 +286,26 @@ pathtree_real_resolve_at(void *ctx, const char *dir, const char *name,
 		*out = steal_pointer(&path);
 		return 1;
 	}
-	return pathtree_real_link(steal_pointer(&path), out, is_dir);
+	/*
+	 * A symlink whose target is no path (the magic links /dev/stdin,
+	 * /dev/stdout, /dev/stderr when the descriptor is a pipe or a socket:
+	 * "pipe:[N]") or does not exist is dangling for the compiler: stat
+	 * would follow the magic link to the pipe, on which Landlock refuses
+	 * a rule, and the fallback of pathtree_real_resolve would return the
+	 * link's own path as if it were resolved.
+	 */
+	res = pathtree_realpath(path);
+	if (res == NULL) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		*out = steal_pointer(&path);
+		return 0;
+	}
+	r = pathtree_real_stat(ctx, res, is_dir);
+	if (r < 0)
+		return r;
+	*out = steal_pointer(&res);
+	return r;
 }
 
 const struct pathtree_fs pathtree_fs_real = {
@@ -328,212 +315,6 @@ const struct pathtree_fs pathtree_fs_real = {
 	.list = pathtree_real_list,
 	.ctx = NULL,
 };
-
-/*
- * The descriptors of a run's plan, by path, in the order they were looked
- * up: the compile looks paths up in order (pathtree_resolve_one()) and
- * the ruleset takes its rules in order, so a take is mostly the next
- * entry or a few further (the components on the way); else a binary
- * search on an index sorted when first needed.  A path looked up again
- * (hole punching, the planner's later compiles) is kept twice; either
- * serves.
- */
-struct pathtree_hold {
-	struct {
-		char *path;
-		int fd; /* -1 once taken */
-	} * v;
-	size_t n, cap;
-	size_t next;   /* where the next take looks first */
-	size_t *index; /* of v by path, or NULL */
-	int limit;     /* keep descriptors below this number */
-	/* The limit of open files before it was raised, to put back. */
-	struct rlimit saved;
-	bool raised;
-};
-
-struct pathtree_hold *
-pathtree_hold_new(void)
-{
-	struct pathtree_hold *h = xcalloc(1, sizeof(*h));
-	struct rlimit rl;
-
-	h->limit = 0;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return h;
-	/* The usual soft limit, 1,024, would keep 768 rules' descriptors:
-	 * up to the hard limit while planning (pathtree_hold_free() puts
-	 * it back, before the command can inherit it). */
-	h->saved = rl;
-	if (rl.rlim_cur < rl.rlim_max) {
-		struct rlimit up = { rl.rlim_max, rl.rlim_max };
-
-		if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
-			h->raised = true;
-			rl = up;
-		}
-	}
-	if (rl.rlim_cur > 512)
-		h->limit = rl.rlim_cur > INT_MAX ? INT_MAX - 256
-						 : (int)rl.rlim_cur - 256;
-	return h;
-}
-
-/* Keep fd for path, or close it: one past the limit. */
-static void
-hold_put(struct pathtree_hold *h, const char *path, int fd)
-{
-	if (fd >= h->limit) {
-		close(fd);
-		return;
-	}
-	if (h->n == h->cap) {
-		h->cap = h->cap ? 2 * h->cap : 64;
-		h->v = xreallocarray(h->v, h->cap, sizeof(*h->v));
-	}
-	h->v[h->n].path = xstrdup(path);
-	h->v[h->n].fd = fd;
-	h->n++;
-	free(h->index);
-	h->index = NULL;
-}
-
-static int
-hold_index_cmp(const void *a, const void *b, void *arg)
-{
-	const struct pathtree_hold *h = arg;
-
-	return strcmp(h->v[*(const size_t *)a].path,
-		      h->v[*(const size_t *)b].path);
-}
-
-int
-pathtree_hold_take(struct pathtree_hold *h, const char *path)
-{
-	size_t i, lo, hi;
-	int fd;
-
-	if (h == NULL)
-		return -1;
-	for (i = h->next; i < h->n && i < h->next + 8; i++)
-		if (h->v[i].fd >= 0 && strcmp(h->v[i].path, path) == 0)
-			goto found;
-	if (h->index == NULL) {
-		h->index = xcalloc(h->n + 1, sizeof(*h->index));
-		for (i = 0; i < h->n; i++)
-			h->index[i] = i;
-		qsort_r(h->index, h->n, sizeof(*h->index), hold_index_cmp, h);
-	}
-	lo = 0;
-	hi = h->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(h->v[h->index[mid]].path, path) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < h->n && strcmp(h->v[h->index[lo]].path, path) == 0; lo++)
-		if (h->v[h->index[lo]].fd >= 0) {
-			i = h->index[lo];
-			goto found;
-		}
-	return -1;
-found:
-	fd = h->v[i].fd;
-	h->v[i].fd = -1;
-	h->next = i + 1;
-	return fd;
-}
-
-static int
-hold_fd_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-void
-pathtree_hold_free(struct pathtree_hold *h)
-{
-	_cleanup_free_ int *fds = NULL;
-	size_t n = 0, i, j;
-
-	if (h == NULL)
-		return;
-	fds = xcalloc(h->n + 1, sizeof(*fds));
-	for (i = 0; i < h->n; i++) {
-		if (h->v[i].fd >= 0)
-			fds[n++] = h->v[i].fd;
-		free(h->v[i].path);
-	}
-	qsort(fds, n, sizeof(*fds), hold_fd_cmp);
-	for (i = 0; i < n; i = j + 1) {
-		for (j = i; j + 1 < n && fds[j + 1] == fds[j] + 1; j++)
-			;
-		if (syscall(SYS_close_range, fds[i], fds[j], 0) < 0)
-			for (size_t k = i; k <= j; k++)
-				close(fds[k]);
-	}
-	if (h->raised)
-		setrlimit(RLIMIT_NOFILE, &h->saved);
-	free(h->index);
-	free(h->v);
-	free(h);
-}
-
-/*
- * pathtree_real_resolve_at() for a run: the entry opened O_PATH without
- * following it and fstat, where that takes an lstat: the same answers (an
- * O_PATH open needs no access to the entry itself, as lstat does not),
- * and the descriptor is kept.  A symbolic link is resolved as there, and
- * its target opened again when its rule is added.  (O_DIRECTORY first
- * would spare a directory its fstat, but cost every other entry, a third
- * of the shipped profiles' rules, a look-up that fails.)
- */
-static int
-pathtree_hold_resolve_at(void *ctx, const char *dir, const char *name,
-			 char **out, bool *is_dir)
-{
-	struct pathtree_hold *h = ctx;
-	_cleanup_free_ char *path = pathtree_join(dir, name);
-	struct stat st;
-	int fd;
-
-	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-		*out = steal_pointer(&path);
-		return 0;
-	}
-	if (fd < 0 && errno != EMFILE && errno != ENFILE)
-		return -errno;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		/* Out of descriptors: as without holding. */
-		if (fd >= 0)
-			close(fd);
-		return pathtree_real_resolve_at(NULL, dir, name, out, is_dir);
-	}
-	if (S_ISLNK(st.st_mode)) {
-		close(fd);
-		return pathtree_real_link(steal_pointer(&path), out, is_dir);
-	}
-	*is_dir = S_ISDIR(st.st_mode);
-	hold_put(h, path, fd);
-	*out = steal_pointer(&path);
-	return 1;
-}
-
-struct pathtree_fs
-pathtree_fs_holding(struct pathtree_hold *h)
-{
-	struct pathtree_fs fs = pathtree_fs_real;
-
-	fs.resolve_at = pathtree_hold_resolve_at;
-	fs.ctx = h;
-	return fs;
-}
 
 /* The compiler. */
 

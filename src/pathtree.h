@@ -50,27 +50,6 @@ struct pathtree_fs {
 /* The real filesystem. */
 extern const struct pathtree_fs pathtree_fs_real;
 
-/*
- * The real filesystem for a run (DESIGN.md §5): each path component
- * looked up is opened (O_PATH, no symlink followed) where
- * pathtree_fs_real takes an lstat, and the descriptor of each directory
- * and file is kept in h by its path, so that the ruleset is built on the
- * very objects the plan was compiled on without a second look-up
- * (pathtree_hold_take).  Descriptors are kept while their numbers stay
- * 256 below the limit of open files, whose soft limit is raised to the
- * hard one meanwhile; the rest are closed, and their paths opened again
- * when the ruleset is built.
- */
-struct pathtree_hold;
-struct pathtree_hold *pathtree_hold_new(void);
-struct pathtree_fs pathtree_fs_holding(struct pathtree_hold *h);
-/* A descriptor kept for path (resolved), taken out of h (the caller
- * closes it), or -1. */
-int pathtree_hold_take(struct pathtree_hold *h, const char *path);
-/* Close what is left, a stretch of consecutive numbers at a time, and
- * put the soft limit of open files back. */
-void pathtree_hold_free(struct pathtree_hold *h);
-
 /* Landlock filesystem rights for an access level (LLW_FS_* bits of
  * lib/compat/landlock.h, every ABI; ruleset masks them per ABI). */
 uint64_t pathtree_access_bits(enum llw_access a);

@@ -983,7 +983,6 @@ plan(const struct policy *p, enum sandbox_backend backend,
 	int r;
 
 	sb = xcalloc(1, sizeof(*sb));
-	sb->landlock_fd = -1;
 	sb->policy = p;
 	sb->project = p->project;
 	sb->workdir = p->workdir != NULL ? p->workdir : p->project;
@@ -1201,9 +1200,6 @@ planner_free(struct sandbox *sb)
 	if (sb == NULL)
 		return;
 	ruleset_hold_free(sb->landlock, sb->held);
-	pathtree_hold_free(sb->hold);
-	if (sb->landlock_fd >= 0)
-		close(sb->landlock_fd);
 	plan_free(sb->fs);
 	ruleset_plan_free(sb->landlock);
 	bwrap_plan_free(sb->bwrap);

@@ -96,12 +96,6 @@ struct sandbox {
 	 * where its capabilities no longer reach other users' files
 	 * (ruleset_hold()); NULL otherwise. */
 	int *held;
-	/* A run: the descriptors the plan was compiled on
-	 * (pathtree_fs_holding()), for the ruleset where the view is this
-	 * one; NULL otherwise.  landlock_fd: the ruleset built from them
-	 * before a fork, or -1. */
-	struct pathtree_hold *hold;
-	int landlock_fd;
 	struct filter_opts filter; /* L2 */
 	bool supervise;		   /* S: the network supervisor */
 	bool use_ns;		   /* L3 */

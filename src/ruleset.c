@@ -596,19 +596,14 @@ fdrun_add(struct fdrun *run, int fd)
  * the only ones valid on it.
  */
 static int
-add_path(int rfd, const struct plan_rule *r, int held,
-	 struct pathtree_hold *planned, struct fdrun *run, char **cause)
+add_path(int rfd, const struct plan_rule *r, int held, struct fdrun *run,
+	 char **cause)
 {
 	struct llw_path_beneath_attr pb = { .allowed_access = r->access };
 	bool dir = (r->access & ~LLW_FS_FILE_RIGHTS) != 0;
 	int err, fd;
 
-	/* The object the plan was compiled on, opened then: its rights
-	 * were masked to its type there. */
-	fd = pathtree_hold_take(planned, r->path);
-	if (fd < 0)
-		fd = open(r->path,
-			  O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+	fd = open(r->path, O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 	if (fd < 0 && dir && errno == ENOTDIR) {
 		pb.allowed_access &= LLW_FS_FILE_RIGHTS;
 		fd = open(r->path, O_PATH | O_CLOEXEC);
@@ -665,8 +660,8 @@ ruleset_hold_free(const struct ruleset_plan *rp, int *held)
 }
 
 int
-ruleset_create(const struct ruleset_plan *rp, const int *held,
-	       struct pathtree_hold *planned, int *out, char **cause)
+ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
+	       char **cause)
 {
 	struct llw_ruleset_attr attr = { 0 };
 	struct fdrun run = { .n = 0 };
@@ -694,8 +689,8 @@ ruleset_create(const struct ruleset_plan *rp, const int *held,
 	}
 
 	for (i = 0; i < rp->n_fs_rules; i++) {
-		r = add_path(rfd, &rp->fs_rules[i], held ? held[i] : -1,
-			     planned, &run, cause);
+		r = add_path(rfd, &rp->fs_rules[i], held ? held[i] : -1, &run,
+			     cause);
 		if (r < 0) {
 			fdrun_close(&run);
 			return r;
@@ -784,7 +779,7 @@ ruleset_apply(const struct ruleset_plan *rp, char **cause)
 	_cleanup_close_ int rfd = -1;
 	int r;
 
-	if ((r = ruleset_create(rp, NULL, NULL, &rfd, cause)) < 0)
+	if ((r = ruleset_create(rp, NULL, &rfd, cause)) < 0)
 		return r;
 	return ruleset_restrict(rfd, rp->abi, cause);
 }
@@ -840,7 +835,7 @@ ruleset_confine_helper(const char *const *paths, size_t n,
 			rp.n_net_rules = 1;
 		}
 	}
-	if ((r = ruleset_create(&rp, NULL, NULL, &rfd, cause)) < 0 ||
+	if ((r = ruleset_create(&rp, NULL, &rfd, cause)) < 0 ||
 	    (r = ruleset_restrict(rfd, k.abi, cause)) < 0)
 		return r;
 	*applied = true;

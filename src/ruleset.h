@@ -176,14 +176,10 @@ int ruleset_confine_helper(const char *const *paths, size_t n,
  * ruleset_restrict() enforces it (no_new_privs set) and leaves fd open.
  * held, when not NULL, holds a descriptor per path rule that
  * ruleset_hold() opened earlier (or -1): one is used where the path no
- * longer opens with EACCES or EPERM.  planned, when not NULL, holds the
- * descriptors the plan was compiled on (pathtree_fs_holding()): a rule's
- * is used as it is, with no look-up, and taken (closed with the others
- * of the rules); a rule without one is opened.  Only where the mount view
- * is the one planned in (no L3).
+ * longer opens with EACCES or EPERM.
  */
-int ruleset_create(const struct ruleset_plan *rp, const int *held,
-		   struct pathtree_hold *planned, int *fd, char **cause);
+int ruleset_create(const struct ruleset_plan *rp, const int *held, int *fd,
+		   char **cause);
 
 /*
  * Open every path rule's path now (O_PATH), for ruleset_create() to fall

@@ -32,7 +32,6 @@
 #include "known.h"
 #include "path.h"
 #include "ns.h"
-#include "policy.h"
 #include "probe.h"
 #include "proxy.h"
 #include "dnsstub.h"
@@ -45,32 +44,17 @@
 #include "watchlater.h"
 #include "xalloc.h"
 
-/*
- * The planner on this system's facts and file system.  A run that will
- * likely need no L3 keeps the descriptors its plan is compiled on, for
- * the ruleset (DESIGN.md §5): one look-up a rule, not two.
- */
+/* The planner on this system's facts and file system. */
 static int
 prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 	struct sandbox **out, char **cause)
 {
-	struct pathtree_hold *hold = NULL;
-	struct pathtree_fs fs = pathtree_fs_real;
 	struct facts f;
 	int r;
 
-	if (run && backend != SANDBOX_BACKEND_BWRAP && !p->private_tmp &&
-	    !p->hide_processes && p->net != LLW_NET_NONE) {
-		hold = pathtree_hold_new();
-		fs = pathtree_fs_holding(hold);
-	}
 	probe_init(&f);
-	r = planner_plan(p, backend, &f, &fs, run, out, cause);
+	r = planner_plan(p, backend, &f, &pathtree_fs_real, run, out, cause);
 	probe_clear(&f);
-	if (r == 0)
-		(*out)->hold = hold;
-	else
-		pathtree_hold_free(hold);
 	return r;
 }
 
@@ -475,12 +459,9 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	}
 	/* Acquire before dropping: the rule paths are opened with whatever
 	 * access the caller has (root's CAP_DAC_READ_SEARCH included), in
-	 * the final mount view; without L3, before any fork. */
-	if (sb->landlock_fd >= 0)
-		rfd = steal_fd(&sb->landlock_fd);
-	else if (sb->facts.kernel.abi > 0 &&
-		 (r = ruleset_create(sb->landlock, sb->held, NULL, &rfd,
-				     cause)) < 0)
+	 * the final mount view. */
+	if (sb->facts.kernel.abi > 0 &&
+	    (r = ruleset_create(sb->landlock, sb->held, &rfd, cause)) < 0)
 		return r;
 	ruleset_hold_free(sb->landlock, steal_pointer(&sb->held));
 	if ((r = drop_capabilities(cause)) < 0)
@@ -932,10 +913,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		goto out;
 
 	/* bwrap builds the sandbox and stays as its monitor: this process
-	 * becomes bwrap (with the limit of open files it was started with,
-	 * which holding raised). */
-	if (sb->backend == SANDBOX_BACKEND_BWRAP)
-		pathtree_hold_free(steal_pointer(&sb->hold));
+	 * becomes bwrap. */
 	if (sb->shape.bwrap) {
 		/* With the supervisor, this process stays outside as its
 		 * parent, and the child execs bwrap under the notification
@@ -978,15 +956,6 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		goto out;
 	}
 
-	/* The view is this one: the ruleset on the objects the plan was
-	 * compiled on, built before a monitor forks, which would otherwise
-	 * hold their descriptors as long as the command runs.  Under L3 they
-	 * are other objects than the mounts' (a private /tmp, a mask). */
-	if (sb->shape.ns == PLANNER_NS_NONE && sb->facts.kernel.abi > 0 &&
-	    (r = ruleset_create(sb->landlock, NULL, sb->hold, &sb->landlock_fd,
-				cause)) < 0)
-		goto out;
-	pathtree_hold_free(steal_pointer(&sb->hold));
 	if (sb->shape.ns != PLANNER_NS_NONE) {
 		if (sb->facts.root && sb->facts.kernel.abi > 0)
 			sb->held = ruleset_hold(sb->landlock);

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1037,131 +1036,10 @@ test_real_fs(void **state)
 	tmp_teardown(dir);
 }
 
-/* The same inode. */
-static bool
-same_object(int fd, const char *path)
-{
-	struct stat a, b;
-
-	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/*
- * The real filesystem for a run keeps the descriptor of each path it
- * looked up: the plan is the one pathtree_fs_real gives, notes included,
- * and each of its rules has the descriptor of the object it was compiled
- * on; a path through a link, a missing one and one beneath a file have
- * none; the descriptors left are closed.
- */
-static void
-test_real_fs_holding(void **state)
-{
-	_cleanup_free_ char *dir = tmp_setup();
-	_cleanup_free_ char *real = realpath(dir, NULL);
-	_cleanup_free_ char *r1 = xasprintf("ro %s", dir);
-	_cleanup_free_ char *r2 = xasprintf("deny %s/a", dir);
-	_cleanup_free_ char *r3 = xasprintf("rw %s/l/b", dir);
-	_cleanup_free_ char *r4 = xasprintf("ro %s/missing", dir);
-	_cleanup_free_ char *r5 = xasprintf("ro %s/f/x", dir);
-	_cleanup_free_ char *r6 = xasprintf("ro %s/dangling", dir);
-	_cleanup_free_ char *moved = NULL, *ab = NULL;
-	const char *rules[] = { r1, r2, r3, r4, r5, r6, NULL };
-	struct pathtree_hold *h = pathtree_hold_new();
-	struct pathtree_fs fs = pathtree_fs_holding(h);
-	struct plan *a = NULL, *b = NULL;
-	_cleanup_free_ char *cause = NULL, *ga = NULL, *gb = NULL;
-	_cleanup_free_ char *na = NULL, *nb = NULL;
-	struct policy p = { 0 };
-	struct rlimit orig, lowered, now;
-	int first, fd;
-
-	(void)state;
-	assert_non_null(real);
-	pathtree_hold_free(h);
-	/* While it holds, the soft limit of open files is the hard one;
-	 * then it is put back. */
-	assert_int_equal(getrlimit(RLIMIT_NOFILE, &orig), 0);
-	if (orig.rlim_max > 64) {
-		lowered = (struct rlimit){ 64, orig.rlim_max };
-		assert_int_equal(setrlimit(RLIMIT_NOFILE, &lowered), 0);
-	}
-	h = pathtree_hold_new();
-	fs = pathtree_fs_holding(h);
-	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
-	assert_true(now.rlim_cur == orig.rlim_max);
-	first = dup(0);
-	assert_true(first >= 0);
-	close(first);
-	policy_fill(&p, rules);
-	assert_int_equal(compile(&p, &pathtree_fs_real, false, &a, &cause), 0);
-	assert_int_equal(compile(&p, &fs, false, &b, &cause), 0);
-	ga = render(a);
-	gb = render(b);
-	assert_string_equal(gb, ga);
-	na = strv_join(a->notes, "\n");
-	nb = strv_join(b->notes, "\n");
-	assert_string_equal(nb, na);
-	/* real/a/b (rw, through the link) and real/f (ro, punched). */
-	assert_int_equal(b->n_rules, 2);
-	for (size_t i = 0; i < b->n_rules; i++) {
-		int again;
-
-		fd = pathtree_hold_take(h, b->rules[i].path);
-		assert_true(fd >= 0);
-		assert_true(same_object(fd, b->rules[i].path));
-		/* real/f was looked up twice, for the way to f/x and when
-		 * punching: either descriptor serves, then none is left. */
-		while ((again = pathtree_hold_take(h, b->rules[i].path)) >= 0) {
-			assert_true(same_object(again, b->rules[i].path));
-			close(again);
-		}
-		if (strcmp(b->rules[i].path + strlen(real), "/a/b") != 0) {
-			close(fd);
-			continue;
-		}
-		/* Replaced since: the descriptor is the object planned. */
-		ab = xstrdup(b->rules[i].path);
-		moved = xasprintf("%s/a/moved", real);
-		assert_int_equal(rename(ab, moved), 0);
-		assert_int_equal(mkdir(ab, 0700), 0);
-		assert_false(same_object(fd, ab));
-		assert_true(same_object(fd, moved));
-		assert_int_equal(rmdir(ab), 0);
-		assert_int_equal(rename(moved, ab), 0);
-		close(fd);
-	}
-	{
-		_cleanup_free_ char *l = xasprintf("%s/l", dir);
-		_cleanup_free_ char *m = xasprintf("%s/missing", real);
-		_cleanup_free_ char *x = xasprintf("%s/f/x", real);
-
-		assert_int_equal(pathtree_hold_take(h, l), -1);
-		assert_int_equal(pathtree_hold_take(h, m), -1);
-		assert_int_equal(pathtree_hold_take(h, x), -1);
-	}
-	/* The directory itself and real/a, looked up on the way: closed. */
-	pathtree_hold_free(h);
-	fd = dup(0);
-	assert_int_equal(fd, first);
-	close(fd);
-	assert_int_equal(getrlimit(RLIMIT_NOFILE, &now), 0);
-	if (orig.rlim_max > 64) {
-		assert_true(now.rlim_cur == 64);
-		assert_int_equal(setrlimit(RLIMIT_NOFILE, &orig), 0);
-	}
-	pathtree_hold_free(NULL);
-	assert_int_equal(pathtree_hold_take(NULL, real), -1);
-	plan_free(a);
-	plan_free(b);
-	policy_clear(&p);
-	tmp_teardown(dir);
-}
-
 int
 main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(cases) + 7];
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 6];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -1176,6 +1054,5 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sources);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs_holding);
 	return _cmocka_run_group_tests("pathtree", tests, n, NULL, NULL);
 }

@@ -25,7 +25,6 @@
 
 #include "cleanup.h"
 #include "compat/landlock.h"
-#include "pathtree.h"
 #include "planner.h"
 #include "policy.h"
 #include "ruleset.h"
@@ -1268,7 +1267,7 @@ test_create_closes_rule_fds(void **state)
 	before = open_fds();
 	p = tpolicy_new(LLW_NET_HOST);
 	rp = ruleset_plan_new(rin(p), &fs, k.abi);
-	assert_int_equal(ruleset_create(rp, NULL, NULL, &rfd, &cause), 0);
+	assert_int_equal(ruleset_create(rp, NULL, &rfd, &cause), 0);
 	assert_true(rfd >= 0);
 	/* The ruleset alone is new; a and b are still open. */
 	assert_int_equal(open_fds(), before + 1);
@@ -1283,87 +1282,6 @@ test_create_closes_rule_fds(void **state)
 		rmdir(paths[i]);
 		free(paths[i]);
 	}
-	rmdir(dir);
-}
-
-/*
- * A rule's descriptor from planning (pathtree_fs_holding) is used as it
- * is: a directory replaced by a file at its path since keeps its grant,
- * where it moved (an open of the path would have put a file's rule on
- * the new file), and the descriptor is taken and closed with the others.
- * The rule without one is opened, as before.
- */
-static void
-test_create_planned(void **state)
-{
-	struct ruleset_kernel k;
-	struct pathtree_hold *h = pathtree_hold_new();
-	struct pathtree_fs hfs = pathtree_fs_holding(h);
-	char dir[] = "/tmp/llw-planned.XXXXXX";
-	_cleanup_free_ char *d0 = NULL, *d1 = NULL, *moved = NULL;
-	_cleanup_free_ char *out = NULL;
-	struct plan_rule rules[2];
-	struct plan fs = { .rules = rules, .n_rules = 2 };
-	struct policy *p;
-	struct ruleset_plan *rp;
-	char *cause = NULL;
-	bool is_dir = false;
-	int rfd = -1, before, status, fd;
-	pid_t pid;
-
-	(void)state;
-	ruleset_probe(&k);
-	if (k.abi < 1) {
-		print_message("# SKIP: no Landlock\n");
-		pathtree_hold_free(h);
-		skip();
-	}
-	assert_non_null(mkdtemp(dir));
-	d0 = xasprintf("%s/d0", dir);
-	d1 = xasprintf("%s/d1", dir);
-	moved = xasprintf("%s/moved", dir);
-	assert_int_equal(mkdir(d0, 0700), 0);
-	assert_int_equal(mkdir(d1, 0700), 0);
-	assert_int_equal(hfs.resolve_at(hfs.ctx, dir, "d0", &out, &is_dir), 1);
-	assert_true(is_dir);
-	assert_string_equal(out, d0);
-	/* Replaced: the directory moves, a file takes its path. */
-	assert_int_equal(rename(d0, moved), 0);
-	fd = open(d0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	close(fd);
-	rules[0] = (struct plan_rule){ d0, RO, (char *)"test:1", false };
-	rules[1] = (struct plan_rule){ d1, RO, (char *)"test:2", false };
-	p = tpolicy_new(LLW_NET_HOST);
-	rp = ruleset_plan_new(rin(p), &fs, k.abi);
-	before = open_fds();
-	assert_int_equal(ruleset_create(rp, NULL, h, &rfd, &cause), 0);
-	/* The ruleset is new, the planned descriptor gone. */
-	assert_int_equal(open_fds(), before);
-	assert_int_equal(pathtree_hold_take(h, d0), -1);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int ok;
-
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-		    ruleset_restrict(rfd, k.abi, &cause) < 0)
-			_exit(2);
-		ok = open(moved, O_RDONLY | O_DIRECTORY) >= 0 &&
-		     open(d1, O_RDONLY | O_DIRECTORY) >= 0 &&
-		     open(d0, O_RDONLY) < 0 && errno == EACCES;
-		_exit(ok ? 0 : 1);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	close(rfd);
-	pathtree_hold_free(h);
-	ruleset_plan_free(rp);
-	tpolicy_free(p);
-	unlink(d0);
-	rmdir(d1);
-	rmdir(moved);
 	rmdir(dir);
 }
 
@@ -1436,7 +1354,6 @@ main(void)
 		cmocka_unit_test(test_apply_threads),
 		cmocka_unit_test(test_apply_error_names_path),
 		cmocka_unit_test(test_create_closes_rule_fds),
-		cmocka_unit_test(test_create_planned),
 	};
 
 	return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
