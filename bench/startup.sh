@@ -8,13 +8,14 @@
 # Environment: RUNS (default 300), BENCH_DIR (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/llwrap-bench); BASE, another llwrap
 # binary (a build of an older commit, not installed): its -p default,
-# --explain, 1,000 rules, offline and opencode runs are timed in the same
-# run, in alternating rounds as L3 and bubblewrap are below, and each
-# ratio (this build's median of round medians over BASE's) is printed;
-# with BASE_ONLY=1 those rounds alone (no table, no L3 rounds).
+# --explain, 1,000 and 10,000 rules, offline and opencode runs are timed
+# in the same run, in alternating rounds as L3 and bubblewrap are below,
+# and each ratio (this build's median of round medians over BASE's) is
+# printed; with BASE_ONLY=1 those rounds alone (no table, no L3 rounds).
 #
 # Target (issue 2): llwrap -p default -- /bin/true adds at most 0.5 ms
 # median over bare /bin/true; with 1,000 path rules it stays under 5 ms.
+# Target (issue 29): 10,000 path rules at most +50 ms, growth linear.
 # Target (issue 29): -p opencode at most 0.7× the agent-like bubblewrap
 # below, its user CPU time at most 1.0 ms.
 # Target (issue 3): with L3 (mount and pid namespaces, private /tmp, 20
@@ -39,8 +40,10 @@ work=$(mktemp -d "$base/run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/proj" "$work/tree"
 
-# 1,000 path rules on existing directories, as a profile.
+# 1,000 path rules on existing directories, as a profile; and 10,000
+# (issue 29: at most +50 ms, growing linearly from the 1,000).
 thousand_rules "$work"
+rules_profile "$work/tenk.ini" "$work/tree10k" 10000
 
 # L3: private /tmp, a pid namespace with a fresh /proc, and 20 binds: 10
 # writable roots and 10 read-only masks inside the writable project.
@@ -67,7 +70,8 @@ cd "$work/proj"
 git init -q .
 # Every llwrap command must succeed before it is timed: a refusal (125)
 # is fast and would look like a fine result.
-for p in "-p default" "-p $work/thousand.ini" "-p $work/l3.ini" "-p offline" \
+for p in "-p default" "-p $work/thousand.ini" "-p $work/tenk.ini" \
+	"-p $work/l3.ini" "-p offline" \
 	"-p opencode" "-p opencode --allow-host none"; do
 	for l in "$LLWRAP" ${BASE:-}; do
 		# shellcheck disable=SC2086
@@ -85,6 +89,7 @@ set -- \
 	-n "llwrap -p default --explain" "$LLWRAP -p default --explain -- /bin/true" \
 	-n "llwrap -p default" "$LLWRAP -p default -- /bin/true" \
 	-n "llwrap, 1000 path rules" "$LLWRAP -p $work/thousand.ini -- /bin/true" \
+	-n "llwrap, 10000 path rules" "$LLWRAP -p $work/tenk.ini -- /bin/true" \
 	-n "llwrap L3: mount+pid+ipc ns, private /tmp, 20 binds" "$LLWRAP -p $work/l3.ini -- /bin/true" \
 	-n "llwrap L3: net = none (mount+net+ipc ns, lo up)" "$LLWRAP -p offline -- /bin/true" \
 	-n "llwrap -p opencode" "$LLWRAP -p opencode -- /bin/true" \
@@ -189,8 +194,10 @@ if [ -n "${BASE:-}" ]; then
 	while [ $r -lt "$rounds" ]; do
 		set --
 		for p in "-p default --explain" "-p default" \
-			"-p $work/thousand.ini" "-p offline" "-p opencode"; do
-			n=$(echo "$p" | sed "s|$work/thousand.ini|<1000 rules>|")
+			"-p $work/thousand.ini" "-p $work/tenk.ini" "-p offline" \
+			"-p opencode"; do
+			n=$(echo "$p" | sed -e "s|$work/thousand.ini|<1000 rules>|" \
+				-e "s|$work/tenk.ini|<10000 rules>|")
 			set -- "$@" -n "llwrap $n" "$LLWRAP $p -- /bin/true" \
 				-n "BASE $n" "$BASE $p -- /bin/true"
 		done

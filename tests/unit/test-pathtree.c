@@ -19,6 +19,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "fakefs.h"
+#include "path.h"
 #include "pathtree.h"
 #include "policy.h"
 #include "strv.h"
@@ -766,6 +767,99 @@ test_decide(void **state)
 	policy_clear(&p);
 }
 
+/* plan_source_at as a scan of every source, the definition: the last of
+ * the sorted sources that holds path. */
+static const struct plan_source *
+source_scan(const struct plan *plan, const char *path)
+{
+	const struct plan_source *best = NULL;
+
+	for (size_t i = 0; i < plan->n_sources; i++)
+		if (path_under(path, plan->sources[i].path))
+			best = &plan->sources[i];
+	return best;
+}
+
+/*
+ * plan_decide and plan_source_at look up a path's ancestors by binary
+ * search on the sorted plan: on random policies over a small tree (links,
+ * files, masks, several rules at one path) they must meet
+ * plan_decide_rules(), which compares path with every rule and mask, and
+ * the scan of every source, at every path of the tree and beneath it.
+ */
+static void
+test_decide_sorted(void **state)
+{
+	static const char *const ents[] = {
+		"d:/h/a/a",   "d:/h/a/b", "f:/h/a/f",	 "d:/h/a-b/a",
+		"d:/h/b/a/a", "f:/h/b/f", "l:/h/l:/h/a", "l:/h/b/l:/h/a-b",
+		"f:/h/f",     "d:/o/a",	  NULL,
+	};
+	static const char *const paths[] = {
+		"/",	    "/h",     "/h/a",	  "/h/a/a",	"/h/a/b",
+		"/h/a/f",   "/h/a-b", "/h/a-b/a", "/h/b",	"/h/b/a",
+		"/h/b/a/a", "/h/b/f", "/h/l",	  "/h/b/l",	"/h/f",
+		"/o",	    "/o/a",   "/h/a/x",	  "/h/a/a/y/z", "/h/ab",
+	};
+	static const char *const levels[] = { "deny", "ro", "rx", "rw", "rwx" };
+	static const char *const ranks[] = {
+		"", "", "", " @2", " @cfg", " @pin"
+	};
+	static const uint64_t rights[] = {
+		LLW_FS_READ_FILE, LLW_FS_WRITE_FILE,
+		LLW_FS_EXECUTE,	  LLW_FS_READ_DIR,
+		LLW_FS_MAKE_SOCK, LLW_FS_READ_FILE | LLW_FS_WRITE_FILE,
+	};
+	struct fakefs ffs = { .ents = ents };
+	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list, &ffs,
+				  fake_resolve_at };
+	unsigned seed = 0x32c;
+	size_t compared = 0;
+
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		_cleanup_strv_ char **rules = xcalloc(1, sizeof(char *));
+		_cleanup_free_ char *cause = NULL;
+		struct policy p = { 0 };
+		struct plan *plan = NULL;
+		int n = 1 + rand_r(&seed) % 8;
+
+		for (int i = 0; i < n; i++)
+			strv_push_take(&rules,
+				       xasprintf("%s %s%s",
+						 levels[rand_r(&seed) % 5],
+						 paths[rand_r(&seed) %
+						       ARRAY_SIZE(paths)],
+						 ranks[rand_r(&seed) %
+						       ARRAY_SIZE(ranks)]));
+		policy_fill(&p, (const char *const *)rules);
+		if (compile(&p, &fs, round % 3 != 0, &plan, &cause) < 0) {
+			policy_clear(&p);
+			continue;
+		}
+		for (size_t q = 0; q < ARRAY_SIZE(paths); q++) {
+			for (size_t k = 0; k < ARRAY_SIZE(rights); k++) {
+				struct plan_verdict a =
+					plan_decide(plan, paths[q], rights[k]);
+				struct plan_verdict b = plan_decide_rules(
+					plan->rules, plan->n_rules, plan->masks,
+					plan->n_masks, paths[q], rights[k]);
+
+				assert_int_equal(a.allowed, b.allowed);
+				assert_int_equal(a.layer, b.layer);
+				assert_ptr_equal(a.rule, b.rule);
+				assert_ptr_equal(a.origin, b.origin);
+				compared++;
+			}
+			assert_ptr_equal(plan_source_at(plan, paths[q]),
+					 source_scan(plan, paths[q]));
+		}
+		plan_free(plan);
+		policy_clear(&p);
+	}
+	assert_true(compared > 10000);
+}
+
 /* Sources alone, before a compile: the rules at their resolved paths,
  * at one path the highest rank. */
 static void
@@ -945,7 +1039,7 @@ test_real_fs(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(cases) + 5];
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 6];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -956,6 +1050,7 @@ main(void)
 		};
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_access_bits);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_decide);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_decide_sorted);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sources);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs);

@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "ns.h"
+#include "path.h"
 #include "policy.h"
 #include "viewplan.h"
 #include "xalloc.h"
@@ -385,6 +386,117 @@ test_table(void **state)
 	viewplan_free(NULL);
 }
 
+static enum viewplan_type
+all_dirs(void *ctx, const char *path)
+{
+	(void)ctx;
+	(void)path;
+	return VIEWPLAN_TYPE_DIR;
+}
+
+static bool
+below(const char *path, const char *dir)
+{
+	return path_under(path, dir) && strcmp(path, dir) != 0;
+}
+
+/*
+ * viewplan_build finds the mounted entries above each entry by binary
+ * search on its sorted entries: on random views (writable roots and masks
+ * nested in each other, at one path, on "/", in a private /tmp) each
+ * entry's tmpfs and, for a writable root, whether a writable entry above
+ * it makes it needless must be what a scan of every earlier entry gives.
+ */
+static void
+test_random(void **state)
+{
+	static const char *const pool[] = {
+		"/",	    "/a",	  "/a/b",     "/a/b/c", "/a-b",
+		"/a/b-c",   "/tmp",	  "/tmp/x",   "/h",	"/h/p",
+		"/h/p/q",   "/h/p/q/r",	  "/dev/shm", "/b/a",	"/b",
+		"/tmp/x/y", "/dev/shm/z",
+	};
+	static const enum llw_access mask_access[] = { DENY, RO, RW };
+	unsigned seed = 0x32c;
+	size_t checked = 0;
+
+	(void)state;
+	for (int round = 0; round < 2000; round++) {
+		struct plan *fs = xcalloc(1, sizeof(*fs));
+		struct viewplan v = { 0 };
+		struct ns_opts o = {
+			.pid = rand_r(&seed) % 2,
+			.private_tmp = rand_r(&seed) % 2,
+			.project = "/h/p",
+			.project_access = LLW_ACCESS_RWX,
+		};
+		int nr = rand_r(&seed) % 7, nm = rand_r(&seed) % 5;
+
+		fs->rules = xcalloc(nr + 1, sizeof(*fs->rules));
+		for (int i = 0; i < nr; i++)
+			fs->rules[fs->n_rules++] = (struct plan_rule){
+				.path = xstrdup(
+					pool[rand_r(&seed) % ARRAY_SIZE(pool)]),
+				.access = pathtree_access_bits(
+					rand_r(&seed) % 2 ? RW : RX),
+				.origin = xstrdup("test"),
+			};
+		fs->masks = xcalloc(nm + 1, sizeof(*fs->masks));
+		for (int i = 0; i < nm; i++)
+			fs->masks[fs->n_masks++] = (struct plan_mask){
+				.path = xstrdup(
+					pool[rand_r(&seed) % ARRAY_SIZE(pool)]),
+				.access = mask_access[rand_r(&seed) % 3],
+				.is_dir = rand_r(&seed) % 4 != 0,
+				.origin = xstrdup("test"),
+			};
+		o.fs = fs;
+		viewplan_build(&o, all_dirs, NULL, &v);
+		for (size_t i = 0; i < v.n; i++) {
+			const struct viewplan_mount *m = &v.m[i];
+			const struct viewplan_mount *up = NULL;
+			int tmpfs = -1;
+			bool want;
+
+			for (size_t j = i; j-- > 0;)
+				if (!v.m[j].skip &&
+				    below(m->path, v.m[j].path)) {
+					up = &v.m[j];
+					break;
+				}
+			for (size_t j = i; j-- > 0;)
+				if (!v.m[j].skip &&
+				    viewplan_is_tmpfs(&v.m[j]) &&
+				    below(m->path, v.m[j].path)) {
+					tmpfs = (int)j;
+					break;
+				}
+			assert_int_equal(m->tmpfs, tmpfs);
+			/* A root at a private tmp or beneath a writable
+			 * entry, and whatever lies in a private tmp but
+			 * neither holds nor lies in the project: skipped. */
+			want = tmpfs >= 0 && v.m[tmpfs].kind == VIEWPLAN_TMP &&
+			       !path_under(m->path, o.project) &&
+			       !path_under(o.project, m->path);
+			if (m->kind == VIEWPLAN_ROOT) {
+				for (const char *const *t = policy_private_tmps;
+				     o.private_tmp && *t != NULL; t++)
+					want |= strcmp(m->path, *t) == 0;
+				want |= up != NULL &&
+					(up->kind == VIEWPLAN_ROOT ||
+					 ((up->kind == VIEWPLAN_MASK ||
+					   up->kind == VIEWPLAN_BIND) &&
+					  policy_access_writable(up->access)));
+			}
+			assert_int_equal(m->skip, want);
+			checked++;
+		}
+		viewplan_free(&v);
+		plan_free(fs);
+	}
+	assert_true(checked > 5000);
+}
+
 /* A private tmp directory and a denied directory are new tmpfs; a
  * denied file, a read-only directory and a root are not. */
 static void
@@ -424,6 +536,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_is_tmpfs),
+		cmocka_unit_test(test_random),
 	};
 
 	return cmocka_run_group_tests_name("viewplan", tests, NULL, NULL);
