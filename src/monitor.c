@@ -230,8 +230,10 @@ monitor_end_orphans(void)
 
 /* Job control across a pid namespace (monitor_stop_fds). */
 static int stop_watch_fd = -1, stop_report_fd = -1;
-/* The command's end told ahead (monitor_exit_watch, _report). */
+/* The command's end told ahead (monitor_exit_watch, _report), and the
+ * child whose exit the loop did not wait for then (monitor_reap_last). */
 static int exit_watch_fd = -1, exit_report_fd = -1;
+static pid_t exit_unreaped;
 
 /* Other descriptors the loop polls (monitor_watch). */
 static struct {
@@ -296,6 +298,16 @@ monitor_report_exit(int status)
 	}
 	close(exit_report_fd);
 	exit_report_fd = -1;
+}
+
+void
+monitor_reap_last(void)
+{
+	if (exit_unreaped <= 0)
+		return;
+	while (waitpid(exit_unreaped, NULL, 0) < 0 && errno == EINTR)
+		;
+	exit_unreaped = 0;
 }
 
 int
@@ -575,6 +587,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 			monitor_exit_watch(-1);
 			if (got == 1) {
 				*wstatus = W_EXITCODE(b, 0);
+				exit_unreaped = child;
 				goto done;
 			}
 		}

@@ -80,6 +80,15 @@ void monitor_exit_report(int report_fd);
 void monitor_report_exit(int status);
 
 /*
+ * The child whose report ended the loop is reaped here, last, once
+ * this process has done all else (its own report above, the final
+ * check, what it prints), so that its exit overlaps that work and no
+ * process of llwrap's is left when the caller's wait returns: none
+ * becomes init's to reap.  Nothing when there is none.
+ */
+void monitor_reap_last(void);
+
+/*
  * pid 1 of a pid namespace, once the command has ended: reap what has
  * exited, and say whether any other process of the namespace is left
  * (every one is pid 1's child or a child's descendant: orphans come to

@@ -1082,6 +1082,7 @@ out:
 	if (guarded && r > 0 && !init) {
 		fflush(NULL);
 		monitor_report_exit(*status);
+		monitor_reap_last();
 		_exit(*status);
 	}
 	/* The outermost monitor reports; pid 1 of the sandbox's pid
