@@ -478,12 +478,16 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 		return r;
 	/* The supervisor's notification filter goes before the main one,
 	 * which refuses new listeners; the supervisor takes the ruleset
-	 * too, for its watch judge (watchjudge.h). */
+	 * too, for its watch judge (watchjudge.h).  Its go-ahead is waited
+	 * for after the main filter, which loads while it checks this
+	 * process. */
 	if (sv != NULL && (r = supervise_child_attach(sv, rfd, cause)) < 0)
 		return r;
 	if (rfd >= 0)
 		close(steal_fd(&rfd));
 	if ((r = filter_load_program(prog, cause)) < 0)
+		return r;
+	if (sv != NULL && (r = supervise_child_go(sv, cause)) < 0)
 		return r;
 	if ((r = fd_close_inherited(keep, n_keep)) < 0) {
 		*cause = xasprintf("cannot close inherited file descriptors: "
@@ -968,7 +972,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			goto out;
 		}
 		if (sv != NULL &&
-		    (r = supervise_child_attach(sv, -1, cause)) < 0)
+		    ((r = supervise_child_attach(sv, -1, cause)) < 0 ||
+		     (r = supervise_child_go(sv, cause)) < 0))
 			goto out;
 		/* The limits pass through bwrap's exec to the command. */
 		if ((r = apply_limits(&sb->limits_plan, false, cause)) < 0)
