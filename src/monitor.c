@@ -303,10 +303,16 @@ monitor_report_exit(int status)
 void
 monitor_reap_last(void)
 {
+	pid_t pid;
+
 	if (exit_unreaped <= 0)
 		return;
-	while (waitpid(exit_unreaped, NULL, 0) < 0 && errno == EINTR)
-		;
+	/* Any child, not that one alone: pid 1's exit waits until every
+	 * process of its namespace is reaped, and the supervisor's watch
+	 * judge, forked into it, is the supervisor's to reap. */
+	while ((pid = waitpid(-1, NULL, 0)) != exit_unreaped)
+		if (pid < 0 && errno != EINTR)
+			break;
 	exit_unreaped = 0;
 }
 

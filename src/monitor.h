@@ -62,8 +62,8 @@ void monitor_stop_fds(int watch_fd, int report_fd);
 
 /*
  * The command's end, told before the process that saw it has finished
- * exiting: pid 1 of a pid namespace, once no other process of the
- * namespace is left (monitor_namespace_empty), and the
+ * exiting: pid 1 of a pid namespace, once no process of the command's
+ * is left (monitor_namespace_empty), and the
  * supervisor below a guardian write the status to report it with to
  * report_fd (monitor_exit_report, monitor_report_exit), and the loop of the
  * monitor above, watching the other end (monitor_exit_watch), returns it at
@@ -84,18 +84,22 @@ void monitor_report_exit(int status);
  * this process has done all else (its own report above, the final
  * check, what it prints), so that its exit overlaps that work and no
  * process of llwrap's is left when the caller's wait returns: none
- * becomes init's to reap.  Nothing when there is none.
+ * becomes init's to reap.  Every other child that ends meanwhile is
+ * reaped too (pid 1's exit waits for the supervisor's watch judge,
+ * forked into its namespace, to be reaped).  Nothing when there is none.
  */
 void monitor_reap_last(void);
 
 /*
  * pid 1 of a pid namespace, once the command has ended: reap what has
- * exited, and say whether any other process of the namespace is left
- * (every one is pid 1's child or a child's descendant: orphans come to
- * it).  0 when none is, and the report above holds for the whole
- * sandbox; -EBUSY when one is, which pid 1's own exit ends (the kernel
- * SIGKILLs the namespace and waits for it: kill(-1) here would walk
- * every process of the host's); -EPERM in a process that is not pid 1.
+ * exited, and say whether any process of the command's is left (every
+ * one is pid 1's child or a child's descendant: orphans come to it; the
+ * supervisor's watch judge, forked into the namespace, is not the
+ * command's, and the supervisor ends it).  0 when none is, and the
+ * report above holds for the whole command; -EBUSY when one is, which
+ * pid 1's own exit ends (the kernel SIGKILLs the namespace and waits for
+ * it: kill(-1) here would walk every process of the host's); -EPERM in
+ * a process that is not pid 1.
  */
 int monitor_namespace_empty(void);
 

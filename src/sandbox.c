@@ -827,7 +827,7 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
 		return r;
 	}
 	*status = monitor_exit_status(wstatus);
-	/* Nothing of the sandbox's left but this process: the monitor
+	/* Nothing of the command's left: the monitor
 	 * above learns the status now, not once this process's exit has
 	 * torn the namespaces down. */
 	if (monitor_namespace_empty() == 0)
