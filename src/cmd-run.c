@@ -16,6 +16,7 @@
 #include "cleanup.h"
 #include "cmd.h"
 #include "fdutil.h"
+#include "monitor.h"
 #include "netpolicy.h"
 #include "resources.h"
 #include "sandbox.h"
@@ -156,11 +157,13 @@ cmd_run_exec(struct cmd_ctx *ctx, struct policy *policy)
 		 * _exit, as a forked helper does: no exit handler runs in a
 		 * process whose pid namespace for children may be gone (a
 		 * leak checker that forks there would fail).  Nothing is
-		 * freed first: the exit frees it all, and the caller of
-		 * llwrap waits for pid 1 and the monitor in turn (freeing
-		 * cost each about 50 us).
+		 * freed first: the exit frees it all (freeing cost each
+		 * about 50 us).  The child that reported the command's end
+		 * ahead of its exit is reaped last, after the work above
+		 * (monitor_reap_last).
 		 */
 		fflush(NULL);
+		monitor_reap_last();
 		_exit(status);
 	}
 	cmd_fatal(status, "%s", cause);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -326,6 +327,24 @@ cmd_resolve(const struct cmd_ctx *ctx, const char *project,
 	return policy;
 }
 
+/*
+ * Whether some copy has a source to copy, or says something: a copy of
+ * a missing ?SOURCE is skipped quietly, and when every copy is one, the
+ * configured rules are not resolved for them (the agent profiles' copies
+ * of login files a user may not have; issue 29).
+ */
+static bool
+copy_in_needed(const struct llw_copy *copies, size_t n)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < n; i++)
+		if (!copies[i].optional || stat(copies[i].src, &st) == 0 ||
+		    errno != ENOENT)
+			return true;
+	return false;
+}
+
 void
 cmd_copy_in(const struct cmd_ctx *ctx, const struct policy *policy)
 {
@@ -335,7 +354,7 @@ cmd_copy_in(const struct cmd_ctx *ctx, const struct policy *policy)
 
 	/* Before the plan: its configuration as the planner gives it. */
 	planner_conf(policy, false, &conf);
-	if (conf.n_copies > 0) {
+	if (copy_in_needed(conf.copies, conf.n_copies)) {
 		/* The configured rules at their resolved paths: the sandbox
 		 * is compiled after the copies are made (a copy may be a
 		 * path it grants). */

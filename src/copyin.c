@@ -202,6 +202,11 @@ copy_one(const char *project, const struct plan *src, const struct llw_copy *c,
 	size_t len = 0, olen = 0;
 	int r;
 
+	/* A missing ?SRC is skipped quietly, whatever else a note would
+	 * say of it (cmd.c resolves no rule for copies that are all
+	 * such). */
+	if (c->optional && stat(c->src, &sst) < 0 && errno == ENOENT)
+		return;
 	if (pathtree_fs_real.resolve(pathtree_fs_real.ctx, c->src, &real) < 0)
 		real = xstrdup(c->src);
 	if ((rule = plan_source_at(src, real)) != NULL &&

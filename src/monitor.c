@@ -144,6 +144,10 @@ monitor_tie_child(int parent_pidfd, char **cause)
 				 "started");
 	}
 	close(parent_pidfd);
+	/* The parent's report of the command's end is its own to write,
+	 * and to read. */
+	monitor_exit_watch(-1);
+	monitor_exit_report(-1);
 	return r;
 }
 
@@ -226,6 +230,10 @@ monitor_end_orphans(void)
 
 /* Job control across a pid namespace (monitor_stop_fds). */
 static int stop_watch_fd = -1, stop_report_fd = -1;
+/* The command's end told ahead (monitor_exit_watch, _report), and the
+ * child whose exit the loop did not wait for then (monitor_reap_last). */
+static int exit_watch_fd = -1, exit_report_fd = -1;
+static pid_t exit_unreaped;
 
 /* Other descriptors the loop polls (monitor_watch). */
 static struct {
@@ -260,6 +268,66 @@ monitor_stop_fds(int watch_fd, int report_fd)
 {
 	stop_watch_fd = watch_fd;
 	stop_report_fd = report_fd;
+}
+
+void
+monitor_exit_watch(int watch_fd)
+{
+	if (exit_watch_fd >= 0 && exit_watch_fd != watch_fd)
+		close(exit_watch_fd);
+	exit_watch_fd = watch_fd;
+}
+
+void
+monitor_exit_report(int report_fd)
+{
+	if (exit_report_fd >= 0 && exit_report_fd != report_fd)
+		close(exit_report_fd);
+	exit_report_fd = report_fd;
+}
+
+void
+monitor_report_exit(int status)
+{
+	unsigned char b = (unsigned char)status;
+
+	if (exit_report_fd < 0)
+		return;
+	if (write(exit_report_fd, &b, 1) < 0) {
+		/* The monitor above is gone: it waits for nothing. */
+	}
+	close(exit_report_fd);
+	exit_report_fd = -1;
+}
+
+void
+monitor_reap_last(void)
+{
+	pid_t pid;
+
+	if (exit_unreaped <= 0)
+		return;
+	/* Any child, not that one alone: pid 1's exit waits until every
+	 * process of its namespace is reaped, and the supervisor's watch
+	 * judge, forked into it, is the supervisor's to reap. */
+	while ((pid = waitpid(-1, NULL, 0)) != exit_unreaped)
+		if (pid < 0 && errno != EINTR)
+			break;
+	exit_unreaped = 0;
+}
+
+int
+monitor_namespace_empty(void)
+{
+	pid_t pid;
+
+	if (getpid() != 1)
+		return -EPERM;
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		;
+	if (pid == 0)
+		return -EBUSY;
+	return errno == ECHILD ? 0 : -errno;
 }
 
 /*
@@ -438,7 +506,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 	sigset_t set = loop_signals();
 	_cleanup_close_ int sfd = -1;
 	_cleanup_free_ struct pollfd *pfd =
-		xcalloc(2 + MONITOR_MAX_WATCH + (guest ? guest->max_fds : 0),
+		xcalloc(3 + MONITOR_MAX_WATCH + (guest ? guest->max_fds : 0),
 			sizeof(*pfd));
 
 	uint64_t release_ns = now_ns() + RELEASE_AFTER_MS * 1000000ull;
@@ -454,7 +522,8 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 
 	for (;;) {
 		struct signalfd_siginfo si;
-		size_t n = 0, stop_at = 0, first_sv, n_sv = 0, first_watch;
+		size_t n = 0, stop_at = 0, exit_at = 0, first_sv, n_sv = 0,
+		       first_watch;
 		int timeout = guest ? guest->timeout(guest->arg) : -1;
 
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
@@ -462,6 +531,12 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		if (stop_watch_fd >= 0) {
 			stop_at = n;
 			pfd[n++] = (struct pollfd){ .fd = stop_watch_fd,
+						    .events = POLLIN };
+		}
+		/* The child's report of the command's end. */
+		if (exit_watch_fd >= 0) {
+			exit_at = n;
+			pfd[n++] = (struct pollfd){ .fd = exit_watch_fd,
 						    .events = POLLIN };
 		}
 		first_watch = n;
@@ -508,6 +583,19 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 			   (pfd[stop_at].revents & (POLLHUP | POLLERR))) {
 			/* pid 1 is gone: nothing more to report. */
 			stop_watch_fd = -1;
+		}
+		if (exit_at > 0 && pfd[exit_at].revents != 0) {
+			unsigned char b;
+			ssize_t got = read(exit_watch_fd, &b, 1);
+
+			/* No report (the child died without one): its
+			 * exit is reaped as any other's. */
+			monitor_exit_watch(-1);
+			if (got == 1) {
+				*wstatus = W_EXITCODE(b, 0);
+				exit_unreaped = child;
+				goto done;
+			}
 		}
 		if (guest)
 			guest->ready(guest->arg, pfd + first_sv, n_sv);

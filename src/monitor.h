@@ -61,6 +61,49 @@ int monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 void monitor_stop_fds(int watch_fd, int report_fd);
 
 /*
+ * The command's end, told before the process that saw it has finished
+ * exiting: pid 1 of a pid namespace, once no process of the command's
+ * is left (monitor_namespace_empty), and the
+ * supervisor below a guardian write the status to report it with to
+ * report_fd (monitor_exit_report, monitor_report_exit), and the loop of the
+ * monitor above, watching the other end (monitor_exit_watch), returns it at
+ * once as its child's exit status (W_EXITCODE), without waiting for that
+ * child's exit to tear down its memory and namespaces (a mount namespace's
+ * teardown waits for RCU; issue 29).  A child that ends without a report (a
+ * signal, or pid 1 with orphans left to end) is reaped as before.  Each
+ * setter closes the descriptor it
+ * replaces; -1 means none.  A forked child inherits neither
+ * (monitor_tie_child closes them).
+ */
+void monitor_exit_watch(int watch_fd);
+void monitor_exit_report(int report_fd);
+void monitor_report_exit(int status);
+
+/*
+ * The child whose report ended the loop is reaped here, last, once
+ * this process has done all else (its own report above, the final
+ * check, what it prints), so that its exit overlaps that work and no
+ * process of llwrap's is left when the caller's wait returns: none
+ * becomes init's to reap.  Every other child that ends meanwhile is
+ * reaped too (pid 1's exit waits for the supervisor's watch judge,
+ * forked into its namespace, to be reaped).  Nothing when there is none.
+ */
+void monitor_reap_last(void);
+
+/*
+ * pid 1 of a pid namespace, once the command has ended: reap what has
+ * exited, and say whether any process of the command's is left (every
+ * one is pid 1's child or a child's descendant: orphans come to it; the
+ * supervisor's watch judge, forked into the namespace, is not the
+ * command's, and the supervisor ends it).  0 when none is, and the
+ * report above holds for the whole command; -EBUSY when one is, which
+ * pid 1's own exit ends (the kernel SIGKILLs the namespace and waits for
+ * it: kill(-1) here would walk every process of the host's); -EPERM in
+ * a process that is not pid 1.
+ */
+int monitor_namespace_empty(void);
+
+/*
  * More descriptors the loop of this process polls: ready(arg) runs when
  * fd is readable (or hangs up), in the loop, until monitor_unwatch(fd).
  * At most MONITOR_MAX_WATCH at once (more are ignored).  Used by the

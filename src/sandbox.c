@@ -478,12 +478,16 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 		return r;
 	/* The supervisor's notification filter goes before the main one,
 	 * which refuses new listeners; the supervisor takes the ruleset
-	 * too, for its watch judge (watchjudge.h). */
+	 * too, for its watch judge (watchjudge.h).  Its go-ahead is waited
+	 * for after the main filter, which loads while it checks this
+	 * process. */
 	if (sv != NULL && (r = supervise_child_attach(sv, rfd, cause)) < 0)
 		return r;
 	if (rfd >= 0)
 		close(steal_fd(&rfd));
 	if ((r = filter_load_program(prog, cause)) < 0)
+		return r;
+	if (sv != NULL && (r = supervise_child_go(sv, cause)) < 0)
 		return r;
 	if ((r = fd_close_inherited(keep, n_keep)) < 0) {
 		*cause = xasprintf("cannot close inherited file descriptors: "
@@ -684,27 +688,44 @@ static int
 guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 {
 	struct resources_run *lr = mw->lr;
-	int wstatus, r;
+	int wstatus, r, ended[2];
 	pid_t pid;
 
 	/* The supervisor dies with the guardian: nothing is left to run
 	 * unwatched. */
 	if ((r = watch_orphans(mw, cause)) < 0)
 		return r;
-	if ((pid = fork_tied(cause)) < 0)
+	/* The supervisor reports the command's status through ended
+	 * before its exit, which the guardian does not wait for
+	 * (monitor_exit_watch). */
+	if (pipe2(ended, O_CLOEXEC) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot create a pipe: %s", strerror(-r));
+		return r;
+	}
+	if ((pid = fork_tied(cause)) < 0) {
+		close(ended[0]);
+		close(ended[1]);
 		return pid;
+	}
 	if (pid == 0) {
+		close(ended[0]);
+		monitor_exit_report(ended[1]);
 		watchlater_child(mw->wl);
 		return 0;
 	}
+	close(ended[1]);
+	monitor_exit_watch(ended[0]);
 	if ((r = resources_parent(lr, pid)) < 0) {
 		*cause = xasprintf("cannot arm the timeout: %s", strerror(-r));
+		monitor_exit_watch(-1);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return r;
 	}
 	watchlater_parent(mw->wl);
 	r = monitor_run(NULL, pid, false, &wstatus);
+	monitor_exit_watch(-1);
 	if (r < 0)
 		kill(pid, SIGKILL);
 	resources_finish(lr, mw->lo);
@@ -806,6 +827,11 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
 		return r;
 	}
 	*status = monitor_exit_status(wstatus);
+	/* Nothing of the command's left: the monitor
+	 * above learns the status now, not once this process's exit has
+	 * torn the namespaces down. */
+	if (monitor_namespace_empty() == 0)
+		monitor_report_exit(*status);
 	return 1;
 }
 
@@ -948,7 +974,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			goto out;
 		}
 		if (sv != NULL &&
-		    (r = supervise_child_attach(sv, -1, cause)) < 0)
+		    ((r = supervise_child_attach(sv, -1, cause)) < 0 ||
+		     (r = supervise_child_go(sv, cause)) < 0))
 			goto out;
 		/* The limits pass through bwrap's exec to the command. */
 		if ((r = apply_limits(&sb->limits_plan, false, cause)) < 0)
@@ -980,7 +1007,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * reaps orphans), and the command is pid 2.  The monitor
 		 * is the network supervisor too: one process, not two. */
 		if (sb->shape.ns == PLANNER_NS_PID) {
-			int stop[2];
+			int stop[2], ended[2];
 
 			if (pipe2(stop, O_CLOEXEC) < 0) {
 				r = -errno;
@@ -988,16 +1015,30 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 						   strerror(-r));
 				goto out;
 			}
-			forked = true;
-			monitor_stop_fds(stop[0], -1);
-			r = fork_and_wait(sv, &mw, false, status, cause);
-			if (r != 0) {
+			/* pid 1 reports the command's status before its
+			 * exit (monitor_exit_watch). */
+			if (pipe2(ended, O_CLOEXEC) < 0) {
+				r = -errno;
 				close(stop[0]);
 				close(stop[1]);
+				*cause = xasprintf("cannot create a pipe: %s",
+						   strerror(-r));
+				goto out;
+			}
+			forked = true;
+			monitor_stop_fds(stop[0], -1);
+			monitor_exit_watch(ended[0]);
+			r = fork_and_wait(sv, &mw, false, status, cause);
+			if (r != 0) {
+				monitor_exit_watch(-1);
+				close(stop[0]);
+				close(stop[1]);
+				close(ended[1]);
 				goto out;
 			}
 			close(stop[0]);
 			monitor_stop_fds(-1, stop[1]);
+			monitor_exit_report(ended[1]);
 			init = true;
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)
@@ -1047,6 +1088,8 @@ out:
 	 * report, and nothing else is its to say. */
 	if (guarded && r > 0 && !init) {
 		fflush(NULL);
+		monitor_report_exit(*status);
+		monitor_reap_last();
 		_exit(*status);
 	}
 	/* The outermost monitor reports; pid 1 of the sandbox's pid

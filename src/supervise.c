@@ -423,7 +423,6 @@ supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 {
 	struct handover h = { .pipe = { -1, -1 }, .sock = sv->sock[1] };
 	_cleanup_free_ char *why = NULL;
-	struct channel_msg m;
 	pthread_t sender;
 	int32_t fds[2];
 	int lfd, r;
@@ -466,6 +465,14 @@ supervise_child_attach(struct supervisor *sv, int ruleset, char **cause)
 					     strerror(-h.r));
 		return lfd < 0 ? lfd : h.r;
 	}
+	return 0;
+}
+
+int
+supervise_child_go(struct supervisor *sv, char **cause)
+{
+	struct channel_msg m;
+
 	if (channel_recv(sv->sock[1], &m, 0, 0) != 1 ||
 	    channel_expect(&m, SV_MSG_GO, 1) == NULL || m.payload[0] != 'y') {
 		*cause = xstrdup("the network supervisor could not start; the "
@@ -587,7 +594,6 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	 * namespace it made.) */
 	if (caps_held(NULL) > 0)
 		(void)caps_drop(false);
-	openlog(sv->prefix, LOG_NDELAY, LOG_USER);
 	if ((e = attach_answer(sv, 'y')) < 0) {
 		*cause =
 			xasprintf("cannot tell the sandboxed process to go on: "
@@ -595,6 +601,8 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 				  strerror(-e));
 		return e;
 	}
+	/* While the command execs. */
+	openlog(sv->prefix, LOG_NDELAY, LOG_USER);
 	close(sv->sock[0]);
 	sv->sock[0] = -1;
 	return 0;

@@ -106,12 +106,15 @@ void supervise_child_forked(struct supervisor *sv);
 
 /*
  * In the process that goes on to exec, after Landlock and before the
- * main seccomp filter: load the notification filter, hand its listener
- * and the Landlock ruleset the process restricted itself with (-1: none;
- * the watch judge's, watchjudge.h) to the supervisor and wait for the
- * supervisor's go-ahead.  Returns 0, or -errno with *cause.
+ * main seccomp filter: load the notification filter and hand its
+ * listener and the Landlock ruleset the process restricted itself with
+ * (-1: none; the watch judge's, watchjudge.h) to the supervisor.  Then,
+ * before the exec (the main filter may come between: it loads while the
+ * supervisor checks this process), supervise_child_go() waits for the
+ * supervisor's go-ahead.  Each returns 0, or -errno with *cause.
  */
 int supervise_child_attach(struct supervisor *sv, int ruleset, char **cause);
+int supervise_child_go(struct supervisor *sv, char **cause);
 
 /*
  * In the supervisor, after fork: receive the listener (and the ruleset)

@@ -224,5 +224,12 @@ printf '[profile]\ninclude = default\n[filesystem]\nrw = %s\ndeny = %s\ncopy = %
 run llw -p "$C/deny.ini" -- /bin/true
 expect_output "copy: a source a rule denies is not copied" "$C/src/auth.json is denied .*; not copied"
 [ ! -e "$C/real/sub/auth.json" ] && ok "... and no copy is made" || not_ok "the denied source was copied"
+# A missing ?SRC is skipped quietly, before anything else is said of it
+# (and when every copy is one, no rule is resolved for copy-in at all).
+printf '[profile]\ninclude = default\n[filesystem]\nrw = %s\ndeny = %s\ncopy = ?%s %s\n' \
+	"$C/link" "$C/src" "$C/src/gone.json" "$C/real/sub/gone.json" >"$C/gone.ini"
+run llw -p "$C/gone.ini" -- /bin/true
+expect_rc "copy: a missing ?SOURCE runs" 0
+expect_no_output "... and is skipped quietly, even under a deny rule" "gone.json"
 
 done_testing
