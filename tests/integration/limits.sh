@@ -71,7 +71,7 @@ EOF
 	chmod 755 "$T/orphaning-bwrap"
 	run as_user env LLW_HOOK_BWRAP="$T/orphaning-bwrap" "$HOOKED" \
 		--backend bwrap --rx "$LLW_HELPERS" -p default --best-effort -q \
-		--timeout 1 -- /bin/sh -c 'sleep 3; echo survived'
+		--timeout 1 -- /bin/sh -c 'sleep 10; echo survived'
 	expect_rc "bwrap ended before it tied its sandbox: stopped" 124
 	expect_no_output "... and the sandbox it left ends with llwrap" "survived"
 fi
@@ -176,7 +176,7 @@ fi
 # behind), and the timeout works without.
 root_in() {
 	run sh -c 'read -r me _ </proc/self/stat; echo "$me" >"$0/cgroup.procs" &&
-		cd "$1" && exec "$2" $3 -p opencode -q --timeout 5 -- /bin/sh -c \
+		cd "$1" && exec "$2" $3 -p opencode -q --timeout 60 -- /bin/sh -c \
 		"grep ^0:: /proc/self/cgroup; sleep 30 & exit 0"' \
 		"$1" "$PROJ" "$LLWRAP" "${LLW_BACKEND:+--backend $LLW_BACKEND $BE}"
 }
