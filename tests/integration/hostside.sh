@@ -11,6 +11,14 @@ command -v git >/dev/null 2>&1 || skip_rest "git is not installed"
 command -v python3 >/dev/null 2>&1 || skip_rest "python3 is not installed"
 
 HOOKED=$LLW_HELPERS/llwrap-hooked
+# $LLWRAP_B on the test clock of llwrap-hooked, where a second of
+# --timeout and of its grace period lasts 200 ms (limits.sh), so that
+# the runs that wait for the timeout do not wait real seconds.
+if [ -x "$HOOKED" ]; then
+	LLWRAP_FAST="env LLW_HOOK_SECOND_MS=200 $HOOKED${LLW_BACKEND:+ --backend $LLW_BACKEND}"
+else
+	LLWRAP_FAST=$LLWRAP_B
+fi
 git_fixture
 
 # ---- Calls on another process by pid (item 3) ----
@@ -140,7 +148,12 @@ for link in . ./sub sub/ sub/.. ".git/../sub"; do
 	expect_rc "gitlink '$link': a path git refuses to write fails the run (125)" 125
 	expect_output "... naming the index entry" \
 		"submodule entry '$(printf '%s' "$link" | sed 's/[.]/\\./g')' into the git index, a path git itself refuses"
-	as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; git -C sub status >/dev/null 2>&1; exit 0' sh "$R"
+	# (--ignore-submodules: a gitlink at '.' or 'sub/..' names the
+	# repository itself, into which a plain git status recurses until
+	# it fails, a minute or more of CPU, reading no configuration but
+	# .git's and sub/.git's, which these two runs read.)
+	as_user /bin/sh -c 'cd "$1" && git status --ignore-submodules=all >/dev/null 2>&1
+		git -C sub status --ignore-submodules=all >/dev/null 2>&1; exit 0' sh "$R"
 	if [ ! -e "$MARKS/gl-$tag" ] && [ -e "$R/.git/HEAD" ] &&
 		[ "$(cat "$R/.git/HEAD")" = "$head_before" ] && [ -e "$R/sub/.git" ] &&
 		! ls -d "$R"/.git.llwrap-blocked-* "$R"/sub/.git.llwrap-blocked-* >/dev/null 2>&1; then
@@ -257,13 +270,15 @@ else
 	diag "$(ps -o pid,ppid,comm --ppid "$guardian" 2>&1)"
 fi
 
-# The timeout does not wait for a supervisor that stopped answering.
+# The timeout does not wait for a supervisor that stopped answering
+# (on the test clock: --timeout 5 is 1 s, its grace period 1 s).
 if [ -x "$HOOKED" ]; then
 	start=$(date +%s)
-	run as_user env LLW_HOOK_SUPERVISOR_STALL=1 timeout -s KILL 60 "$HOOKED" \
+	run as_user env LLW_HOOK_SUPERVISOR_STALL=1 LLW_HOOK_SECOND_MS=200 \
+		timeout -s KILL 60 "$HOOKED" \
 		${LLW_BACKEND:+--backend "$LLW_BACKEND"} --rx "$LLW_HELPERS" \
-		-p opencode $BE -q --timeout 2 -- /bin/sh -c 'python3 -c "$0"; sleep 50' "$CONNECT_PY"
-	expect_rc "a wedged supervisor: --timeout 2 still ends the run (124)" 124
+		-p opencode $BE -q --timeout 5 -- /bin/sh -c 'python3 -c "$0"; sleep 50' "$CONNECT_PY"
+	expect_rc "a wedged supervisor: --timeout 5 still ends the run (124)" 124
 	[ $(($(date +%s) - start)) -lt 30 ] &&
 		ok "... within the timeout and its grace period" ||
 		not_ok "the timeout waited for the supervisor"
@@ -413,14 +428,15 @@ expect_rc "an index of 100,000 growing names: the run fails (125)" 125
 [ $(($(date +%s) - start)) -lt 60 ] && ok "... at once, not after minutes of parsing" ||
 	not_ok "the index took $(($(date +%s) - start)) s"
 
-# The command stops itself: the guardian's timer and watch go on.
+# The command stops itself: the guardian's timer and watch go on (on
+# the test clock: --timeout 10 is 2 s, its grace period 1 s).
 R=$HOME_DIR/work/stopped
 make_repo "$R"
 plant_evil "$R" stopped
 start=$(date +%s)
-run as_user timeout -s KILL 60 $LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE \
-	-C "$R" --timeout 4 -- /bin/sh -c '
-	(sleep 1; printf "%s/evil.git\n" "$PWD" >.git/commondir; sleep 100) &
+run as_user timeout -s KILL 60 $LLWRAP_FAST --rx "$LLW_HELPERS" -p opencode $BE \
+	-C "$R" --timeout 10 -- /bin/sh -c '
+	(sleep 0.5; printf "%s/evil.git\n" "$PWD" >.git/commondir; sleep 100) &
 	kill -STOP $$'
 expect_rc "a command that stops itself: the timeout still ends the run (124)" 124
 expect_output "... and the commondir planted meanwhile is moved aside" "created $R/\\.git/commondir"

@@ -30,13 +30,17 @@ expect_no_output "... and no limit named" "exceeded"
 # A command that ignores SIGTERM gets SIGKILL after the grace period:
 # on the test clock of llwrap-hooked (a second lasts 200 ms), --timeout 5
 # sends SIGTERM after 1 s and SIGKILL, 5 "seconds" later, after 1 s more.
+# (It sleeps 30 s in short steps: without a pid namespace a single sleep
+# 30, which ignores SIGTERM too, outlives the shell killed and holds the
+# output open for the rest of its 30 s.)
 HOOKED=$LLW_HELPERS/llwrap-hooked
+IGNORES_TERM='trap "" TERM; i=0; while [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done; echo survived'
 if [ -x "$HOOKED" ]; then
 	run as_user env LLW_HOOK_SECOND_MS=200 "$HOOKED" \
 		${LLW_BACKEND:+--backend "$LLW_BACKEND"} --rx "$LLW_HELPERS" \
-		-p default $BE -q --timeout 5 -- /bin/sh -c 'trap "" TERM; sleep 30; echo survived'
+		-p default $BE -q --timeout 5 -- /bin/sh -c "$IGNORES_TERM"
 else
-	run llw -p default $BE -q --timeout 1 -- /bin/sh -c 'trap "" TERM; sleep 30; echo survived'
+	run llw -p default $BE -q --timeout 1 -- /bin/sh -c "$IGNORES_TERM"
 fi
 expect_rc "a command ignoring SIGTERM is stopped too" 124
 if bwrap_backend; then
@@ -67,7 +71,7 @@ EOF
 	chmod 755 "$T/orphaning-bwrap"
 	run as_user env LLW_HOOK_BWRAP="$T/orphaning-bwrap" "$HOOKED" \
 		--backend bwrap --rx "$LLW_HELPERS" -p default --best-effort -q \
-		--timeout 1 -- /bin/sh -c 'sleep 3; echo survived'
+		--timeout 1 -- /bin/sh -c 'sleep 10; echo survived'
 	expect_rc "bwrap ended before it tied its sandbox: stopped" 124
 	expect_no_output "... and the sandbox it left ends with llwrap" "survived"
 fi
@@ -172,7 +176,7 @@ fi
 # behind), and the timeout works without.
 root_in() {
 	run sh -c 'read -r me _ </proc/self/stat; echo "$me" >"$0/cgroup.procs" &&
-		cd "$1" && exec "$2" $3 -p opencode -q --timeout 5 -- /bin/sh -c \
+		cd "$1" && exec "$2" $3 -p opencode -q --timeout 60 -- /bin/sh -c \
 		"grep ^0:: /proc/self/cgroup; sleep 30 & exit 0"' \
 		"$1" "$PROJ" "$LLWRAP" "${LLW_BACKEND:+--backend $LLW_BACKEND $BE}"
 }
