@@ -480,9 +480,9 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 	case SANDBOX_WATCHES_VIEW:
 		fprintf(f,
 			"  watching          inotify only where the view "
-			"shows (F: bubblewrap's view shows nothing the "
-			"sandbox may not read, so the kernel adds each "
-			"watch%s)\n",
+			"shows (F: bubblewrap's view is the rules' binds, "
+			"denials masked, and --dev's standard nodes, so the "
+			"kernel adds each watch%s)\n",
 			sb->supervise ? "; the supervisor is not asked" : "");
 		break;
 	case SANDBOX_WATCHES_JUDGED:

@@ -261,7 +261,8 @@ pathtree_real_list(void *ctx, const char *path, char ***names)
 	closedir(d);
 	if (r < 0)
 		return r;
-	qsort(v, n, sizeof(char *), pathtree_strcmpp);
+	if (n > 0)
+		qsort(v, n, sizeof(char *), pathtree_strcmpp);
 	*names = steal_pointer(&v);
 	return 0;
 }

@@ -75,10 +75,9 @@ const struct netpolicy_addr *supervise_resolvers(const struct supervisor *sv,
 struct dnsstub;
 void supervise_set_stub(struct supervisor *sv, struct dnsstub *stub);
 /*
- * The view shows nothing the sandbox may not read (the plan's
- * SANDBOX_WATCHES_VIEW): inotify_add_watch is left to the kernel, not
- * sent to the supervisor's judge.  Call after supervise_new, before
- * supervise_learn and fork.
+ * bubblewrap's view decides a watch (the plan's SANDBOX_WATCHES_VIEW):
+ * inotify_add_watch is left to the kernel, not sent to the supervisor's judge.
+ * Call after supervise_new, before supervise_learn and fork.
  */
 void supervise_view_watches(struct supervisor *sv);
 /*

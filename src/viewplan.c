@@ -159,7 +159,8 @@ viewplan_build(const struct ns_opts *o,
 			project_seen = true;
 	if (tmp_project && !project_seen)
 		view_add(v, project, VIEWPLAN_BIND, o->project_access, true);
-	qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
+	if (v->n > 0) /* an empty view has no array: qsort wants one */
+		qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
 
 	for (size_t i = 0; i < v->n; i++) {
 		struct viewplan_mount *m = &v->m[i];

@@ -96,7 +96,8 @@ esac
 echo 'TOKEN=secret' >"$PROJ/.env"
 chown "$TEST_UID:$TEST_GID" "$PROJ/.env"
 if bwrap_backend; then
-	# bubblewrap's view shows nothing the sandbox may not read: the
+	# bubblewrap's view shows nothing the sandbox may not read (but
+	# --dev's standard nodes, which the profile grants anyway): the
 	# kernel adds each watch, and the supervisor beside it is not
 	# asked.
 	run llw -p opencode $BE --explain -- /bin/true
