@@ -1424,6 +1424,35 @@ plan_source_exact(const struct plan *plan, const char *path)
 }
 
 /*
+ * The verdict from what holds a path: the rules' bits together, the
+ * deepest rule, the deepest granting right (else the deepest), and the
+ * deepest mask, which narrows what the rules allow.
+ */
+static struct plan_verdict
+plan_verdict_of(const struct plan_rule *deepest, const struct plan_rule *best,
+		uint64_t bits, const struct plan_mask *m, uint64_t right)
+{
+	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL, NULL };
+
+	if (deepest == NULL)
+		return v;
+	v.layer = PLAN_LANDLOCK;
+	v.allowed = (bits & right) == right;
+	if (best == NULL)
+		best = deepest;
+	v.rule = best->path;
+	v.origin = best->origin;
+	if (v.allowed && m != NULL &&
+	    (pathtree_access_bits(m->access) & right) != right) {
+		v.allowed = false;
+		v.layer = PLAN_MASK;
+		v.rule = m->path;
+		v.origin = m->origin;
+	}
+	return v;
+}
+
+/*
  * plan_decide_rules() on the plan's own rules and masks, which are sorted
  * (pathtree_finish()): those that hold path are at path and its
  * ancestors, so each is found by a binary search, deepest first, where
@@ -1434,7 +1463,6 @@ plan_source_exact(const struct plan *plan, const char *path)
 static struct plan_verdict
 plan_decide_sorted(const struct plan *plan, const char *path, uint64_t right)
 {
-	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL, NULL };
 	const struct plan_rule *best = NULL, *deepest = NULL;
 	const struct plan_mask *m = NULL;
 	_cleanup_free_ char *p = xstrdup(path);
@@ -1470,22 +1498,7 @@ plan_decide_sorted(const struct plan *plan, const char *path, uint64_t right)
 		else
 			*slash = '\0';
 	}
-	if (deepest == NULL)
-		return v;
-	v.layer = PLAN_LANDLOCK;
-	v.allowed = (bits & right) == right;
-	if (best == NULL)
-		best = deepest;
-	v.rule = best->path;
-	v.origin = best->origin;
-	if (v.allowed && m != NULL &&
-	    (pathtree_access_bits(m->access) & right) != right) {
-		v.allowed = false;
-		v.layer = PLAN_MASK;
-		v.rule = m->path;
-		v.origin = m->origin;
-	}
-	return v;
+	return plan_verdict_of(deepest, best, bits, m, right);
 }
 
 struct plan_verdict
@@ -1533,7 +1546,6 @@ plan_decide_rules(const struct plan_rule *rules, size_t n_rules,
 		  const struct plan_mask *masks, size_t n_masks,
 		  const char *path, uint64_t right)
 {
-	struct plan_verdict v = { false, PLAN_NO_RULE, NULL, NULL, NULL };
 	const struct plan_rule *best = NULL, *deepest = NULL;
 	const struct plan_mask *m = NULL;
 	uint64_t bits = 0;
@@ -1556,20 +1568,5 @@ plan_decide_rules(const struct plan_rule *rules, size_t n_rules,
 		if (path_under(path, masks[i].path) &&
 		    (m == NULL || strlen(masks[i].path) > strlen(m->path)))
 			m = &masks[i];
-	if (deepest == NULL)
-		return v;
-	v.layer = PLAN_LANDLOCK;
-	v.allowed = (bits & right) == right;
-	if (best == NULL)
-		best = deepest;
-	v.rule = best->path;
-	v.origin = best->origin;
-	if (v.allowed && m != NULL &&
-	    (pathtree_access_bits(m->access) & right) != right) {
-		v.allowed = false;
-		v.layer = PLAN_MASK;
-		v.rule = m->path;
-		v.origin = m->origin;
-	}
-	return v;
+	return plan_verdict_of(deepest, best, bits, m, right);
 }
