@@ -66,6 +66,66 @@ dev_is_provided(const char *path)
 	return path_under(path, "/dev/pts") || path_under(path, "/dev/shm");
 }
 
+/*
+ * The nodes --dev makes whatever the rules say: the host's null, zero,
+ * full, random, urandom and tty bound in (and its terminal as console
+ * when stdout is one), a devpts of its own, a directory for shm.  Each
+ * one no rule grants is covered (bwrap_argv), so that the view shows
+ * only what the policy grants and a watch on the host's /dev/random is
+ * refused as an open of it is.  console is the command's own terminal
+ * (ttyname(3) finds it there), which a rule on /dev/pts grants as well,
+ * where the host names it.  The links --dev makes (fd, stdin, stdout,
+ * stderr, core, ptmx) lead into /proc or pts.
+ */
+static const struct {
+	const char *path;
+	bool dir;
+	const char *also; /* a rule on this grants it too */
+} dev_standard[] = {
+	{ "/dev/null", false, NULL },
+	{ "/dev/zero", false, NULL },
+	{ "/dev/full", false, NULL },
+	{ "/dev/random", false, NULL },
+	{ "/dev/urandom", false, NULL },
+	{ "/dev/tty", false, NULL },
+	{ "/dev/console", false, "/dev/pts" },
+	{ "/dev/pts", true, NULL },
+	{ "/dev/shm", true, NULL },
+};
+
+/* Whether a rule grants the standard node path: a rule on it or above
+ * it, or for a directory one beneath it (the directory is then there,
+ * as Landlock lets the command reach what the rule grants). */
+static bool
+dev_granted(const struct plan *fs, const char *path, bool dir)
+{
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (path_under(path, fs->rules[i].path) ||
+		    (dir && path_under(fs->rules[i].path, path)))
+			return true;
+	return false;
+}
+
+static bool
+dev_standard_dir(const char *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(dev_standard); i++)
+		if (strcmp(path, dev_standard[i].path) == 0)
+			return dev_standard[i].dir;
+	return false;
+}
+
+size_t
+bwrap_empty_files(const struct bwrap_plan *bp)
+{
+	size_t n = 0;
+
+	for (char **s = bp->dev_hidden; s != NULL && *s != NULL; s++)
+		if (!dev_standard_dir(*s))
+			n++;
+	return n;
+}
+
 /* Where bwrap is looked for before PATH: Ubuntu's AppArmor profile lets
  * only /usr/bin/bwrap create user namespaces; NixOS's security wrapper
  * (a setuid bwrap where the system has one) is in /run/wrappers/bin. */
@@ -266,6 +326,12 @@ bwrap_plan_new(const struct ruleset_inputs *in, const struct plan *fs,
 			(in->net == RULESET_NET_FILTERED && has_ports(in));
 	bp->unix_paths = in->unix_paths;
 	bp->dev = rules_touch(fs, "/dev");
+	for (size_t i = 0; bp->dev && i < ARRAY_SIZE(dev_standard); i++)
+		if (!dev_granted(fs, dev_standard[i].path,
+				 dev_standard[i].dir) &&
+		    (dev_standard[i].also == NULL ||
+		     !dev_granted(fs, dev_standard[i].also, true)))
+			strv_push(&bp->dev_hidden, dev_standard[i].path);
 	bp->proc = rules_touch(fs, "/proc");
 	for (size_t i = 0; i < n_links; i++)
 		add_symlink(&bp->symlinks, &bp->n_symlinks, links[i].path,
@@ -329,7 +395,8 @@ bwrap_plan_new(const struct ruleset_inputs *in, const struct plan *fs,
 			 xasprintf("use of the devices %s (stricter: they are "
 				   "mounted nodev; bwrap's private /dev has "
 				   "only null, zero, full, random, urandom, "
-				   "tty and its own pts)",
+				   "tty and its own pts, each where a rule "
+				   "grants it)",
 				   list),
 			 "Landlock; bubblewrap binds are nodev", false,
 			 LAYERS_NONE);
@@ -361,6 +428,7 @@ bwrap_plan_free(struct bwrap_plan *bp)
 		free(bp->symlinks[i].target);
 	}
 	free(bp->symlinks);
+	strv_free(bp->dev_hidden);
 	for (size_t i = 0; i < bp->n_losses; i++) {
 		free(bp->losses[i].what);
 		free(bp->losses[i].needs);
@@ -478,9 +546,34 @@ push_masks(char ***v, const struct plan *fs)
 		push2(v, "--remount-ro", open[--n_open]);
 }
 
+/*
+ * Cover the standard nodes no rule grants: a file by an empty read-only
+ * file of mode 0000 (read from one of empty_fds), a directory by a
+ * read-only tmpfs of mode 0000.  Neither opens nor takes a watch
+ * (EACCES), nor can the command, which owns them, chmod them back.
+ */
+static void
+push_dev_hidden(char ***v, const struct bwrap_plan *bp, const int *empty_fds)
+{
+	size_t k = 0;
+
+	for (char **s = bp->dev_hidden; s != NULL && *s != NULL; s++) {
+		push2(v, "--perms", "0000");
+		if (dev_standard_dir(*s)) {
+			push2(v, "--tmpfs", *s);
+			push2(v, "--remount-ro", *s);
+		} else {
+			_cleanup_free_ char *n =
+				xasprintf("%d", empty_fds[k++]);
+
+			push3(v, "--ro-bind-data", n, *s);
+		}
+	}
+}
+
 char **
 bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs, int seccomp_fd,
-	   char *const *argv)
+	   const int *empty_fds, char *const *argv)
 {
 	char **v = NULL;
 
@@ -531,6 +624,7 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs, int seccomp_fd,
 		if (path_under(fs->rules[i].path, "/dev") &&
 		    !dev_is_provided(fs->rules[i].path))
 			bind_rule(&v, fs, i);
+	push_dev_hidden(&v, bp, empty_fds);
 	push_masks(&v, fs);
 	/* The unix allow-list: the supervisor reaches a listed socket as
 	 * the command sees the path, so the path is there (read-only: a
@@ -570,13 +664,14 @@ static int
 option_arity(const char *opt)
 {
 	static const char *const two[] = {
-		"--bind",     "--bind-try",	"--ro-bind", "--ro-bind-try",
-		"--dev-bind", "--dev-bind-try", "--symlink", "--setenv",
+		"--bind",	 "--bind-try", "--ro-bind",
+		"--ro-bind-try", "--dev-bind", "--dev-bind-try",
+		"--symlink",	 "--setenv",   "--ro-bind-data",
 	};
 	static const char *const one[] = {
 		"--cap-drop", "--dev",	      "--proc",	   "--tmpfs",
 		"--size",     "--remount-ro", "--dir",	   "--add-seccomp-fd",
-		"--chdir",    "--unsetenv",   "--seccomp",
+		"--chdir",    "--unsetenv",   "--seccomp", "--perms",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(two); i++)
@@ -738,8 +833,9 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	   int *status, char **cause)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ int *keep_all = NULL;
+	_cleanup_free_ int *keep_all = NULL, *empty = NULL;
 	_cleanup_strv_ char **args = NULL;
+	size_t n_empty = bwrap_empty_files(bp);
 	char **full;
 	size_t len;
 	int r, e;
@@ -782,21 +878,42 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 		return -e;
 	}
 
+	/* The covers of the standard nodes no rule grants: bwrap reads
+	 * each from a descriptor of its own, and closes it, so each is a
+	 * descriptor of one empty memfd. */
+	empty = xcalloc(n_empty + 1, sizeof(*empty));
+	for (size_t i = 0; i < n_empty; i++) {
+		empty[i] = i == 0 ? memfd_create("llwrap-empty", MFD_CLOEXEC)
+				  : fcntl(empty[0], F_DUPFD_CLOEXEC, 3);
+		if (empty[i] < 0) {
+			e = errno;
+			*cause = xasprintf("cannot open an empty file for "
+					   "bubblewrap's covers in /dev: %s",
+					   strerror(e));
+			while (i > 0)
+				close(empty[--i]);
+			return -e;
+		}
+	}
+
 	/* bwrap passes every fd without FD_CLOEXEC to the command: close
-	 * all but the kept ones and the filter's, whose FD_CLOEXEC
-	 * fd_close_inherited() clears. */
-	keep_all = xcalloc(n_keep + 1, sizeof(*keep_all));
+	 * all but the kept ones, the filter's and the empty ones, whose
+	 * FD_CLOEXEC fd_close_inherited() clears (bwrap closes the last
+	 * two after reading them). */
+	keep_all = xcalloc(n_keep + 1 + n_empty, sizeof(*keep_all));
 	if (n_keep > 0)
 		memcpy(keep_all, keep, n_keep * sizeof(*keep));
 	keep_all[n_keep] = fd;
-	if ((r = fd_close_inherited(keep_all, n_keep + 1)) < 0) {
+	if (n_empty > 0)
+		memcpy(keep_all + n_keep + 1, empty, n_empty * sizeof(*empty));
+	if ((r = fd_close_inherited(keep_all, n_keep + 1 + n_empty)) < 0) {
 		*cause = xasprintf("cannot close inherited file descriptors: "
 				   "%s (is every --keep-fd open?)",
 				   strerror(-r));
 		return r;
 	}
 
-	args = bwrap_argv(bp, fs, fd, argv);
+	args = bwrap_argv(bp, fs, fd, empty, argv);
 	full = xcalloc(strv_length(args) + 2, sizeof(*full));
 	full[0] = b->path;
 	memcpy(full + 1, args, strv_length(args) * sizeof(*args));

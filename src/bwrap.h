@@ -55,6 +55,10 @@ struct bwrap_plan {
 	struct llw_items unix_paths; /* bound for the supervisor */
 	struct bwrap_symlink *symlinks;
 	size_t n_symlinks;
+	/* The nodes bwrap's --dev makes that no rule grants (/dev/random,
+	 * /dev/pts, ...), covered so that they neither open nor take a
+	 * watch */
+	char **dev_hidden;
 	/* What bwrap cannot enforce, in the form of ruleset.c's losses. */
 	struct ruleset_loss *losses;
 	size_t n_losses;
@@ -131,16 +135,21 @@ void bwrap_plan_free(struct bwrap_plan *bp);
 /* True when some loss is fatal and the run is not best effort. */
 bool bwrap_plan_must_fail(const struct bwrap_plan *bp, bool best_effort);
 
+/* How many empty files bwrap_argv reads (one descriptor each). */
+size_t bwrap_empty_files(const struct bwrap_plan *bp);
+
 /*
  * The bwrap argument vector (without the program name) that runs argv in
  * bp->workdir with the mounts of bp and fs, the seccomp program read
- * from seccomp_fd (-1: none), everything unshared, capabilities dropped.
+ * from seccomp_fd (-1: none), the covers of bp->dev_hidden from
+ * empty_fds (bwrap_empty_files of them, each at its end, which bwrap
+ * reads and closes), everything unshared, capabilities dropped.
  * Pure.  The environment is not in it: bwrap gets the command's
  * environment as its own (an argument vector is world-readable in /proc,
  * an environment is not).
  */
 char **bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs,
-		  int seccomp_fd, char *const *argv);
+		  int seccomp_fd, const int *empty_fds, char *const *argv);
 
 /*
  * argv as text, one option with its arguments per line, arguments that

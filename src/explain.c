@@ -207,8 +207,15 @@ static void
 explain_bwrap(FILE *f, const struct sandbox *sb)
 {
 	char *argv[] = { (char *)"COMMAND", NULL };
-	_cleanup_strv_ char **args = bwrap_argv(sb->bwrap, sb->fs, 3, argv);
-	_cleanup_free_ char *text = bwrap_argv_format(args);
+	size_t n_empty = bwrap_empty_files(sb->bwrap);
+	_cleanup_free_ int *empty = xcalloc(n_empty + 1, sizeof(*empty));
+	_cleanup_strv_ char **args = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	for (size_t i = 0; i < n_empty; i++)
+		empty[i] = 4 + (int)i;
+	args = bwrap_argv(sb->bwrap, sb->fs, 3, empty, argv);
+	text = bwrap_argv_format(args);
 
 	fprintf(f, "\nbubblewrap (F): %s namespaces; %s\n",
 		sb->bwrap->share_net ? "user, pid, ipc, uts, cgroup"
@@ -226,7 +233,8 @@ explain_bwrap(FILE *f, const struct sandbox *sb)
 	for (size_t i = 0; i < sb->fs->n_masks; i++)
 		explain_mask(f, &sb->fs->masks[i]);
 	fprintf(f, "  bwrap arguments (the seccomp program comes in a "
-		   "memfd, the environment as bwrap's own):\n");
+		   "memfd, each cover in /dev from an empty one, the "
+		   "environment as bwrap's own):\n");
 	for (char *s = text, *e; *s != '\0'; s = e + 1) {
 		e = strchr(s, '\n');
 		fprintf(f, "    %.*s\n", (int)(e - s), s);
@@ -481,8 +489,8 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		fprintf(f,
 			"  watching          inotify only where the view "
 			"shows (F: bubblewrap's view is the rules' binds, "
-			"denials masked, and --dev's standard nodes, so the "
-			"kernel adds each watch%s)\n",
+			"denials masked, --dev's nodes no rule grants "
+			"covered, so the kernel adds each watch%s)\n",
 			sb->supervise ? "; the supervisor is not asked" : "");
 		break;
 	case SANDBOX_WATCHES_JUDGED:

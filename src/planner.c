@@ -928,9 +928,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 
 /*
  * Who checks a watch.  Where the view shows nothing the sandbox may not
- * read (bubblewrap's: the rules' binds, their denials masked; but --dev's
- * standard nodes are there whenever a rule names something under /dev,
- * granted or not: conf/known-limits fs.inotify) a watch on
+ * read (bubblewrap's: the rules' binds, their denials masked, --dev's
+ * standard nodes no rule grants covered) a watch on
  * a path reveals no more than a read of it could, and the kernel's own
  * check (read permission on what the path names in the view) is the
  * policy's: the supervisor is not asked (a notification a watch, most of

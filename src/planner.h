@@ -76,11 +76,9 @@ enum sandbox_watches {
 	/* Nothing: known limit fs.inotify (no supervisor, and a view that
 	 * shows more than the sandbox may read) */
 	SANDBOX_WATCHES_UNCHECKED,
-	/* bubblewrap's view: its binds, its denials masked, and the nodes
-	 * its --dev adds when a rule names something under /dev (tty,
-	 * random, pts, ...: conf/known-limits fs.inotify); the kernel adds
-	 * a watch where the view shows the path, the supervisor is not
-	 * asked */
+	/* bubblewrap's view: its binds, its denials masked, the nodes its
+	 * --dev makes that no rule grants covered; the kernel adds a watch
+	 * where the view shows the path, the supervisor is not asked */
 	SANDBOX_WATCHES_VIEW,
 	/* The supervisor's watch judge, under the sandbox's Landlock
 	 * ruleset, decides each watch */

@@ -96,10 +96,9 @@ esac
 echo 'TOKEN=secret' >"$PROJ/.env"
 chown "$TEST_UID:$TEST_GID" "$PROJ/.env"
 if bwrap_backend; then
-	# bubblewrap's view shows nothing the sandbox may not read (but
-	# --dev's standard nodes, which the profile grants anyway): the
-	# kernel adds each watch, and the supervisor beside it is not
-	# asked.
+	# bubblewrap's view shows nothing the sandbox may not read (of
+	# --dev's standard nodes only those granted: below): the kernel
+	# adds each watch, and the supervisor beside it is not asked.
 	run llw -p opencode $BE --explain -- /bin/true
 	expect_output "bwrap: --explain says the view decides, not the supervisor" \
 		"watching +inotify only where the view shows .*the supervisor is not asked"
@@ -173,6 +172,42 @@ else
 fi
 
 rm -f "$PROJ/.env"
+
+# bubblewrap's --dev makes null, zero, full, random, urandom, tty, pts
+# and shm whatever the rules say (a rule under /dev, here /dev/null
+# alone, is what makes its /dev): the view shows only those a rule
+# grants, the others covered with mode 0000, so that a watch on the
+# host's /dev/random is refused as an open of it is (EACCES), as under
+# Landlock with the supervisor's judge.
+printf '[profile]\ninclude = empty\n[filesystem]\nrw = /dev/null\n[network]\nsupervise = yes\n' >"$T/devnull.ini"
+chmod 644 "$T/devnull.ini"
+expect_succeeded "only /dev/null granted: it reads" \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" read /dev/null
+expect_succeeded "... and takes a watch" \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" watch /dev/null -
+expect_denied "... while /dev/random takes none" EACCES \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" watch /dev/random -
+expect_denied "... nor opens" EACCES \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" read /dev/random
+expect_denied "... nor does /dev/urandom" EACCES \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" read /dev/urandom
+expect_denied "... nor /dev/tty take a watch" EACCES \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" watch /dev/tty -
+expect_denied "... nor /dev/pts" EACCES \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" watch /dev/pts -
+expect_denied "... nor /dev/shm list" EACCES \
+	llwt -p "$T/devnull.ini" -q -- "$PROBE" ls /dev/shm
+if bwrap_backend; then
+	# The command owns the covers (bwrap made them as its uid): they
+	# are read-only mounts, so it cannot chmod them open.
+	expect_denied "bwrap: the cover of /dev/random cannot be made readable" EROFS \
+		llwt -p "$T/devnull.ini" -q -- "$PROBE" chmod /dev/random 0444
+	expect_denied "bwrap: ... nor that of /dev/shm" EROFS \
+		llwt -p "$T/devnull.ini" -q -- "$PROBE" chmod /dev/shm 0755
+else
+	skip "the covers of bubblewrap's /dev nodes are bubblewrap's (backend-bwrap.sh)"
+	skip "the covers of bubblewrap's /dev nodes are bubblewrap's (backend-bwrap.sh)"
+fi
 
 # Without user namespaces (no L3: no view hides anything) the judge
 # decides as well: llwrap as the test user in a user namespace where

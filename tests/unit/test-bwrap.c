@@ -30,6 +30,7 @@
 #include "cleanup.h"
 #include "compat/landlock.h"
 #include "golden.h"
+#include "path.h"
 #include "planner.h"
 #include "policy.h"
 #include "strv.h"
@@ -120,6 +121,17 @@ static const struct tcase cases[] = {
 	{ "root", LLW_NET_HOST, false, false, false, PROJ, root_rules, NULL,
 	  usr_links, 3 },
 };
+
+/* The descriptors bwrap_argv is given for its empty files, as --explain
+ * numbers them. */
+/* What bwrap's --dev makes, files bound from the host and its own
+ * directories. */
+static const char *const dev_nodes[] = {
+	"/dev/null", "/dev/zero",    "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty",  "/dev/console", "/dev/pts",  "/dev/shm",
+};
+
+static const int empty_fds[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 
 static enum llw_access
 access_of(const char *name)
@@ -232,7 +244,8 @@ render(const struct tcase *c)
 	struct plan *fs = plan_of(c);
 	struct bwrap_plan *bp = bwrap_plan_of(c, p, fs);
 	char *argv[] = { (char *)"cmd", (char *)"--flag", (char *)"a b", NULL };
-	_cleanup_strv_ char **args = bwrap_argv(bp, fs, c->seccomp_fd, argv);
+	_cleanup_strv_ char **args =
+		bwrap_argv(bp, fs, c->seccomp_fd, empty_fds, argv);
 	_cleanup_free_ char *text = bwrap_argv_format(args);
 	char *out = xasprintf("# bwrap arguments for the '%s' case of "
 			      "tests/unit/test-bwrap.c\n%s",
@@ -273,7 +286,8 @@ test_invariants(void **state)
 	struct plan *fs = plan_of(c);
 	struct bwrap_plan *bp = bwrap_plan_of(c, p, fs);
 	char *argv[] = { (char *)"cmd", NULL };
-	_cleanup_strv_ char **v = bwrap_argv(bp, fs, c->seccomp_fd, argv);
+	_cleanup_strv_ char **v =
+		bwrap_argv(bp, fs, c->seccomp_fd, empty_fds, argv);
 	size_t n = strv_length(v), dashdash = 0;
 	bool share = false, remount_root = false, chdir = false;
 
@@ -294,6 +308,37 @@ test_invariants(void **state)
 	}
 	assert_true(dashdash > 0);
 	assert_string_equal(v[dashdash + 1], "cmd");
+	assert_true(bwrap_empty_files(bp) <= ARRAY_SIZE(empty_fds));
+	/* Of the nodes bwrap's --dev makes, the view shows only those a
+	 * rule grants (on the node or above it, or beneath a directory):
+	 * each other one is covered with mode 0000. */
+	for (size_t k = 0; bp->dev && k < ARRAY_SIZE(dev_nodes); k++) {
+		const char *node = dev_nodes[k];
+		bool dir = strcmp(node, "/dev/pts") == 0 ||
+			   strcmp(node, "/dev/shm") == 0;
+		bool granted = false, covered = false;
+
+		/* console is the command's terminal, which a rule on
+		 * /dev/pts grants where the host names it */
+		for (size_t i = 0; i < fs->n_rules; i++)
+			if (path_under(node, fs->rules[i].path) ||
+			    (dir && path_under(fs->rules[i].path, node)) ||
+			    (strcmp(node, "/dev/console") == 0 &&
+			     (path_under("/dev/pts", fs->rules[i].path) ||
+			      path_under(fs->rules[i].path, "/dev/pts"))))
+				granted = true;
+		for (size_t i = 2; i < dashdash; i++)
+			if (strcmp(v[i], node) == 0 &&
+			    (strcmp(v[i - 1], "--tmpfs") == 0 ||
+			     strcmp(v[i - 2], "--ro-bind-data") == 0)) {
+				assert_string_equal(v[i - (dir ? 2 : 3)],
+						    "0000");
+				covered = true;
+			}
+		if (granted == covered)
+			fail_msg("%s: granted %d, covered %d", node, granted,
+				 covered);
+	}
 	assert_true(remount_root);
 	assert_true(chdir);
 	/* The host network only where the command may reach it. */
