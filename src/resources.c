@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -401,23 +403,82 @@ cmd_file(struct resources_run *lr, const char *file)
 	return lr->file;
 }
 
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Remove the cgroup name of the base once its processes have left: they
+ * may still be on their way out when the command's end was reported
+ * ahead of pid 1's exit (its namespaces torn down, the processes killed
+ * through cgroup.kill ending).  The kernel marks the end in
+ * cgroup.events ("populated 0") and wakes a poll for POLLPRI; until
+ * deadline.  A cgroup left behind is named, never silently.
+ */
+static void
+cgroup_remove(struct resources_run *lr, const char *name, const char *path,
+	      uint64_t deadline)
+{
+	_cleanup_free_ char *events = xasprintf("%s/cgroup.events", name);
+	_cleanup_close_ int fd = -1;
+	int e, left;
+
+	for (;;) {
+		uint64_t now = now_ms();
+		char buf[256];
+		ssize_t n;
+		struct pollfd pfd;
+
+		if (unlinkat(lr->base_fd, name, AT_REMOVEDIR) == 0)
+			return;
+		e = errno;
+		if (e != EBUSY || now >= deadline)
+			break;
+		left = (int)(deadline - now);
+		if (fd < 0)
+			fd = openat(lr->base_fd, events, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+		if (n >= 0)
+			buf[n] = '\0';
+		/* Empty, but not yet removable (its last tasks dying), or
+		 * no cgroup.events to wait on: a moment. */
+		pfd.fd = fd;
+		pfd.events = POLLPRI;
+		if (n < 0 || strstr(buf, "populated 0") != NULL)
+			(void)poll(NULL, 0, left < 2 ? left : 2);
+		else
+			(void)poll(&pfd, 1, left);
+	}
+	if (e == ENOENT)
+		return;
+	if (e == EBUSY)
+		fprintf(stderr,
+			"llwrap: cannot remove the cgroup %s: still in use "
+			"after %d s (a process that does not end, or a cgroup "
+			"beneath it); remove it with rmdir once it is empty\n",
+			path, LLW_CGROUP_REMOVE_S);
+	else
+		fprintf(stderr, "llwrap: cannot remove the cgroup %s: %s\n",
+			path, strerror(e));
+}
+
 /* Undo what cgroup_make did, as far as it went. */
 static void
 cgroup_unmake(struct resources_run *lr)
 {
+	uint64_t deadline = now_ms() + LLW_CGROUP_REMOVE_S * 1000;
+
 	/* By descriptor: the monitor's view of /sys may have changed
 	 * (L3 mounts in the mount namespace it shares with pid 1). */
 	if (lr->owner != getpid() || lr->base_fd < 0)
 		goto out;
-	if (lr->cmd_cg != NULL) {
-		/* Its processes may take a moment to leave once killed. */
-		for (int i = 0;
-		     i < 50 &&
-		     unlinkat(lr->base_fd, lr->cmd_name, AT_REMOVEDIR) < 0 &&
-		     errno == EBUSY;
-		     i++)
-			usleep(2000);
-	}
+	if (lr->cmd_cg != NULL)
+		cgroup_remove(lr, lr->cmd_name, lr->cmd_cg, deadline);
 	if (lr->enabled != NULL) {
 		_cleanup_free_ char *off = xstrdup(lr->enabled);
 
@@ -426,8 +487,13 @@ cgroup_unmake(struct resources_run *lr)
 				*c = '-';
 		(void)write_text(lr->base_fd, "cgroup.subtree_control", off);
 	}
-	if (lr->mon_cg != NULL && cgroup_move_self(lr, NULL) == 0)
-		(void)unlinkat(lr->base_fd, lr->mon_name, AT_REMOVEDIR);
+	if (lr->mon_cg != NULL && cgroup_move_self(lr, NULL) < 0)
+		fprintf(stderr,
+			"llwrap: cannot leave the cgroup %s, nor remove it; "
+			"remove it with rmdir once it is empty\n",
+			lr->mon_cg);
+	else if (lr->mon_cg != NULL)
+		cgroup_remove(lr, lr->mon_name, lr->mon_cg, deadline);
 out:
 	close(lr->base_fd);
 	lr->base_fd = -1;

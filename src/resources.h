@@ -18,6 +18,9 @@
 
 /* Seconds between the timeout's SIGTERM and the SIGKILL that follows. */
 #define LLW_TIMEOUT_GRACE 5
+/* Seconds the monitor waits for the command's cgroup to empty before it
+ * names it as left behind. */
+#define LLW_CGROUP_REMOVE_S 5
 
 /* The exit status of a command stopped by the timeout, as timeout(1). */
 #define LLW_EXIT_TIMEOUT 124
