@@ -34,6 +34,7 @@
 
 struct dnsstub {
 	pid_t pid;
+	pid_t owner; /* who started it: only that process stops it */
 	int ctl, rec;
 	int status;	/* the stub's word on its start, until read; -1 after */
 	int relay;	/* the supervisor's end of llwrap-relay's channel,
@@ -168,6 +169,7 @@ dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 	ctl[1] = rec[1] = relay[1] = -1;
 	s = xcalloc(1, sizeof(*s));
 	s->pid = pid;
+	s->owner = getpid();
 	s->ctl = ctl[0];
 	s->rec = rec[0];
 	s->status = status[0];
@@ -523,7 +525,7 @@ dnsstub_stop(struct dnsstub *s)
 	/* Not waited for: llwrap exits next, and its network namespace's
 	 * teardown is the kernel's to finish, not the command's to wait
 	 * for. */
-	kill(s->pid, SIGKILL);
+	helper_stop(s->pid, s->owner, false);
 	free(s->queue);
 	free(s);
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -84,6 +85,16 @@ helper_start(const struct helper *h)
 	if (pid == 0 && helper_setup(h, parent) < 0)
 		_exit(1);
 	return pid;
+}
+
+void
+helper_stop(pid_t pid, pid_t owner, bool reap)
+{
+	if (pid <= 0 || owner != getpid())
+		return;
+	kill(pid, SIGKILL);
+	while (reap && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 int

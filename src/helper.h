@@ -45,6 +45,15 @@ struct helper {
  */
 pid_t helper_start(const struct helper *h);
 
+/*
+ * Stop the helper pid that the process owner started (helper_start):
+ * SIGKILL, then reaped when reap is set.  Only its starter stops it: a
+ * process that inherited the handle by a fork (pid 1 of the sandbox's
+ * pid namespace, leaving through the same code) does nothing, since
+ * there pid names another process, or none.
+ */
+void helper_stop(pid_t pid, pid_t owner, bool reap);
+
 /* How a helper confines itself. */
 struct helper_confinement {
 	bool drop_caps; /* drop every capability (caps_drop) first */

@@ -49,6 +49,7 @@
 
 struct proxyserve {
 	pid_t pid;
+	pid_t owner; /* who started it: only that process stops it */
 	uint16_t port;
 	int note_fd; /* the write end of the supervisor's notes, or -1 */
 };
@@ -731,6 +732,7 @@ proxyserve_start(const struct net_plan *np, char *const *envp,
 	}
 	*out = xcalloc(1, sizeof(**out));
 	(*out)->pid = pid;
+	(*out)->owner = getpid();
 	(*out)->port = ntohs(sin.sin_port);
 	(*out)->note_fd = steal_fd(&notes_w);
 	return 0;
@@ -762,8 +764,6 @@ proxyserve_stop(struct proxyserve *p)
 		return;
 	if (p->note_fd >= 0)
 		close(p->note_fd);
-	kill(p->pid, SIGKILL);
-	while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	helper_stop(p->pid, p->owner, true);
 	free(p);
 }

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "helper.h"
 #include "monitor.h"
 
 /*
@@ -100,6 +101,39 @@ test_namespace_empty_not_pid1(void **state)
 	assert_int_equal(monitor_namespace_empty(), -EPERM);
 }
 
+/*
+ * Only the process that started a helper stops it: a fork that
+ * inherited the handle (pid 1 of the sandbox, leaving through the same
+ * code) leaves it running; its starter kills and reaps it.
+ */
+static void
+test_helper_stop_owner(void **state)
+{
+	pid_t helper, other, owner = getpid();
+	int ws = 0;
+
+	(void)state;
+	helper = fork();
+	assert_true(helper >= 0);
+	if (helper == 0) {
+		pause();
+		_exit(0);
+	}
+	other = fork();
+	assert_true(other >= 0);
+	if (other == 0) {
+		helper_stop(helper, owner, false);
+		_exit(kill(helper, 0) == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(other, &ws, 0), other);
+	assert_true(WIFEXITED(ws));
+	assert_int_equal(WEXITSTATUS(ws), 0); /* still running */
+	assert_int_equal(waitpid(helper, &ws, WNOHANG), 0);
+	helper_stop(helper, owner, true); /* killed and reaped */
+	assert_int_equal(kill(helper, 0), -1);
+	assert_int_equal(errno, ESRCH);
+}
+
 int
 main(void)
 {
@@ -107,6 +141,7 @@ main(void)
 		cmocka_unit_test(test_report_ahead),
 		cmocka_unit_test(test_no_report),
 		cmocka_unit_test(test_namespace_empty_not_pid1),
+		cmocka_unit_test(test_helper_stop_owner),
 	};
 
 	return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);
