@@ -30,3 +30,28 @@ cli_profile(const struct vars *v, const char *flags)
 	}
 	return cli;
 }
+
+int
+cli_policy(char *const *envp, const char *conf_dir, const char *project,
+	   const char *profile, const char *flags, struct policy **p,
+	   char **cause)
+{
+	char *profiles[] = { (char *)profile, NULL };
+	char *path[] = { (char *)conf_dir, NULL };
+	struct vars *vars = vars_new(envp, project, "tool");
+	struct profile *cli = cli_profile(vars, flags);
+	struct policy_request req = {
+		.envp = envp,
+		.project = project,
+		.command = "tool",
+		.name = "tool",
+		.profiles = profiles,
+		.profile_path = path,
+		.cli = cli,
+	};
+	int r = policy_resolve(&req, p, cause);
+
+	profile_free(cli);
+	vars_free(vars);
+	return r < 0 ? -1 : 0;
+}

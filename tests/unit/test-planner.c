@@ -570,26 +570,14 @@ show(const struct planner_case *c, const struct sandbox *sb)
 static void
 run_case(const struct planner_case *c)
 {
-	char *profiles[] = { (char *)c->profile, NULL };
-	char *path[] = { conf_dir, NULL };
 	_cleanup_free_ char *cause = NULL, *shape = NULL;
-	struct policy_request req = {
-		.envp = test_env,
-		.project = "/home/u/proj",
-		.command = "tool",
-		.name = "tool",
-		.profiles = profiles,
-		.profile_path = path,
-	};
-	struct vars *vars = vars_new(test_env, "/home/u/proj", "tool");
-	struct profile *cli = cli_profile(vars, c->flags);
 	struct policy *p = NULL;
 	struct sandbox *sb = NULL;
 	struct facts f;
 	const char *hole;
 
-	req.cli = cli;
-	if (policy_resolve(&req, &p, &cause) < 0)
+	if (cli_policy(test_env, conf_dir, "/home/u/proj", c->profile, c->flags,
+		       &p, &cause) < 0)
 		fail_msg("%s: %s", c->name, cause);
 	facts_make(&c->facts, &f);
 	if (planner_plan(p, c->backend, &f, &fakefs, false, &sb, &cause) < 0)
@@ -637,8 +625,6 @@ run_case(const struct planner_case *c)
 out:
 	planner_free(sb);
 	policy_free(p);
-	profile_free(cli);
-	vars_free(vars);
 }
 
 static void
@@ -676,31 +662,17 @@ plan_run_tmp(bool ipcns_nested, const char *project, struct sandbox **sb,
 	     struct policy **p)
 {
 	const struct facts_spec docker = DOCKER;
-	char *profiles[] = { (char *)"default", NULL };
-	char *path[] = { conf_dir, NULL };
 	char *cause = NULL;
-	struct policy_request req = {
-		.envp = test_env,
-		.project = project,
-		.command = "tool",
-		.name = "tool",
-		.profiles = profiles,
-		.profile_path = path,
-	};
-	struct vars *vars = vars_new(test_env, project, "tool");
-	struct profile *cli = cli_profile(vars, "filesystem private-tmp yes");
 	struct facts f;
 
-	req.cli = cli;
-	if (policy_resolve(&req, p, &cause) < 0)
+	if (cli_policy(test_env, conf_dir, project, "default",
+		       "filesystem private-tmp yes", p, &cause) < 0)
 		fail_msg("%s", cause);
 	facts_make(&docker, &f);
 	f.ipcns_nested = ipcns_nested;
 	if (planner_plan(*p, SANDBOX_BACKEND_AUTO, &f, &fakefs, false, sb,
 			 &cause) < 0)
 		fail_msg("%s", cause);
-	profile_free(cli);
-	vars_free(vars);
 }
 
 static void
@@ -771,23 +743,14 @@ static enum sandbox_watches
 watches_of(const char *profile, enum sandbox_backend backend,
 	   const struct facts_spec *spec)
 {
-	char *profiles[] = { (char *)profile, NULL };
-	char *path[] = { conf_dir, NULL };
 	_cleanup_free_ char *cause = NULL;
-	struct policy_request req = {
-		.envp = test_env,
-		.project = "/home/u/proj",
-		.command = "tool",
-		.name = "tool",
-		.profiles = profiles,
-		.profile_path = path,
-	};
 	struct policy *p = NULL;
 	struct sandbox *sb = NULL;
 	enum sandbox_watches w;
 	struct facts f;
 
-	if (policy_resolve(&req, &p, &cause) < 0)
+	if (cli_policy(test_env, conf_dir, "/home/u/proj", profile, NULL, &p,
+		       &cause) < 0)
 		fail_msg("%s: %s", profile, cause);
 	facts_make(spec, &f);
 	if (planner_plan(p, backend, &f, &fakefs, false, &sb, &cause) < 0)

@@ -332,8 +332,6 @@ replace_conf(const char *s)
 
 /* A sandbox as sandbox_prepare() would make it, without the kernel. */
 struct fixture {
-	struct vars *vars;
-	struct profile *cli;
 	struct policy *p;
 	struct sandbox sb;
 	struct netpolicy_rules *rules;
@@ -346,27 +344,15 @@ static int
 fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 	    bool ns, bool supervise, bool refuse)
 {
-	char *profiles[] = { (char *)profile, NULL };
-	char *path[] = { conf_dir, NULL };
 	struct netpolicy_addr resolver;
 	struct ruleset_inputs in;
 	_cleanup_free_ char *cause = NULL;
-	struct policy_request req = {
-		.envp = test_env,
-		.project = "/home/u/proj",
-		.command = "tool",
-		.name = "tool",
-		.profiles = profiles,
-		.profile_path = path,
-	};
 	struct sandbox *sb = &fx->sb;
 	struct pathtree_input paths;
 
 	memset(fx, 0, sizeof(*fx));
-	fx->vars = vars_new(test_env, "/home/u/proj", "tool");
-	fx->cli = cli_profile(fx->vars, flags);
-	req.cli = fx->cli;
-	if (policy_resolve(&req, &fx->p, &cause) < 0)
+	if (cli_policy(test_env, conf_dir, "/home/u/proj", profile, flags,
+		       &fx->p, &cause) < 0)
 		fail_msg("%s", cause);
 	sb->backend = SANDBOX_BACKEND_LANDLOCK;
 	sb->policy = fx->p;
@@ -374,8 +360,6 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 	if (pathtree_compile(&paths, &fakefs, ns, &sb->fs, &cause) < 0) {
 		if (refuse) {
 			policy_free(fx->p);
-			profile_free(fx->cli);
-			vars_free(fx->vars);
 			return -1;
 		}
 		fail_msg("%s", cause);
@@ -418,8 +402,6 @@ fixture_free(struct fixture *fx)
 	ruleset_plan_free(fx->sb.landlock);
 	plan_free(fx->sb.fs);
 	policy_free(fx->p);
-	profile_free(fx->cli);
-	vars_free(fx->vars);
 }
 
 static void
