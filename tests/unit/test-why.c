@@ -318,6 +318,60 @@ static const struct why_case cases[] = {
 	  "a.b.githubusercontent.com:443", DENY, "is not in allow-host" },
 	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP, "evil.example:443",
 	  DENY, "allow:  [network] allow-host = evil.example:443" },
+	/* The refusals with texts of their own (why-net.c's table), each
+	 * whole. */
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP, "198.51.100.9:53",
+	  DEPENDS,
+	  "198.51.100.9:53: depends: a query to a resolver of /etc/resolv.conf "
+	  "(or the dns key) is answered by llwrap's resolver, which resolves "
+	  "only the names in allow-host and answers any other REFUSED without "
+	  "asking anyone; port 53 reaches nothing else\n"
+	  "  rule:   filtered/dns   (command line)\n"
+	  "  layer:  S supervisor\n" },
+	{ "default", HOSTS, 7, false, true, WHY_CONNECT_TCP, "203.0.113.7:443",
+	  DEPENDS,
+	  "203.0.113.7:443: depends: outside allow-cidr, an address is reached "
+	  "only after a name in allow-host resolved to it (for the answer's "
+	  "TTL, on that entry's ports); by itself, denied\n"
+	  "  rule:   filtered/unnamed   (command line)\n"
+	  "  layer:  S supervisor\n"
+	  "  allow:  [network] allow-cidr = 203.0.113.7/32:443 (or "
+	  "--allow-cidr 203.0.113.7/32:443)" },
+	{ "default", HOSTS "; network proxy yes", 7, false, true,
+	  WHY_CONNECT_TCP, "203.0.113.7:53", DENY,
+	  "203.0.113.7:53: denied: names are resolved by llwrap's proxy "
+	  "(allow-host, proxy = yes), not by the command: no DNS\n"
+	  "  rule:   filtered/proxy   (command line)\n"
+	  "  layer:  S supervisor\n" },
+	{ "default", HOSTS "; network proxy yes", 7, false, true,
+	  WHY_CONNECT_TCP, "203.0.113.7:443", DENY,
+	  "203.0.113.7:443: denied: with llwrap's proxy (allow-host, proxy = "
+	  "yes) only allow-cidr entries are reached directly; port rules name "
+	  "the hosts' ports, and names go through the proxy (HTTPS_PROXY)\n"
+	  "  rule:   filtered/proxy   (command line)\n"
+	  "  layer:  S supervisor\n"
+	  "  allow:  [network] allow-cidr = 203.0.113.7/32:443 (or "
+	  "--allow-cidr 203.0.113.7/32:443)" },
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "[::1]:53", DENY,
+	  "[::1]:53: denied: port 53 reaches only the resolvers (the dns key, "
+	  "else /etc/resolv.conf)\n"
+	  "  rule:   filtered/dns   (CONF/default.ini:" },
+	{ "default", "network allow-cidr 10.0.0.0/8:443", 7, false, true,
+	  WHY_CONNECT_TCP, "[::1]:53", DENY,
+	  "  layer:  S supervisor\n"
+	  "  allow:  [network] dns = [::1]:53 (or --dns [::1]:53)" },
+	{ "default", "network supervise yes; network connect-tcp 443", 7, false,
+	  true, WHY_CONNECT_TCP, "0.0.0.0:443", DENY,
+	  "0.0.0.0:443: denied: 0.0.0.0:443 is on this host or its networks "
+	  "(loopback, private, link-local), which a port rule does not reach; "
+	  "the sandbox's own listeners there are reachable\n"
+	  "  rule:   filtered/local   (CONF/default.ini:" },
+	{ "default", "network supervise yes; network connect-tcp 443", 7, false,
+	  true, WHY_CONNECT_TCP, "0.0.0.0:443", DENY,
+	  "  layer:  S supervisor\n"
+	  "  allow:  [network] allow-cidr = 0.0.0.0/32:443 (or --allow-cidr "
+	  "0.0.0.0/32:443)" },
 };
 
 static char *
@@ -384,6 +438,10 @@ fixture_try(struct fixture *fx, const char *profile, const char *flags, int abi,
 		sb->filter.deny_udp = false;
 		assert_int_equal(value_addr("127.0.0.53", &resolver, NULL), 0);
 		fx->rules = netpolicy_rules_new(fx->p, &resolver, 1);
+		/* allow-host through llwrap's resolver, as llwrap why
+		 * decides it where user namespaces are not known refused */
+		if (sandbox_hosts_stub(sb))
+			netpolicy_rules_use_stub(fx->rules);
 	}
 	return 0;
 }
