@@ -250,6 +250,58 @@ proxy_origin(const struct plan_conf *p)
 						      : NULL));
 }
 
+/* What would allow a refused destination. */
+enum why_net_change {
+	WHY_NET_CHANGE_NONE,
+	WHY_NET_CHANGE_CIDR, /* an allow-cidr entry for the address */
+	WHY_NET_CHANGE_DNS,  /* the address as a resolver */
+};
+
+/* The refusals the supervisor words itself, the first match: a rule,
+ * on a port (0: any), only with llwrap's resolver (stub); what it says
+ * (the target between decision and after_target, where that is set),
+ * what would allow it, whose rule it is. */
+static const struct why_net_refusal {
+	enum refusal rule;
+	bool stub;
+	uint16_t port;
+	const char *decision;
+	const char *after_target;
+	enum why_net_change change;
+	bool proxy_origin; /* allow-host's and proxy's, else [network]'s */
+	bool depends;
+} why_net_refusals[] = {
+	{ REFUSAL_DNS, true, 0,
+	  "depends: a query to a resolver of /etc/resolv.conf (or the dns "
+	  "key) is answered by llwrap's resolver, which resolves only the "
+	  "names in allow-host and answers any other REFUSED without asking "
+	  "anyone; port 53 reaches nothing else",
+	  NULL, WHY_NET_CHANGE_NONE, true, true },
+	{ REFUSAL_UNNAMED, false, 0,
+	  "depends: outside allow-cidr, an address is reached only after a "
+	  "name in allow-host resolved to it (for the answer's TTL, on that "
+	  "entry's ports); by itself, denied",
+	  NULL, WHY_NET_CHANGE_CIDR, true, true },
+	{ REFUSAL_PROXY, false, 53,
+	  "denied: names are resolved by llwrap's proxy (allow-host, proxy = "
+	  "yes), not by the command: no DNS",
+	  NULL, WHY_NET_CHANGE_NONE, true, false },
+	{ REFUSAL_PROXY, false, 0,
+	  "denied: with llwrap's proxy (allow-host, proxy = yes) only "
+	  "allow-cidr entries are reached directly; port rules name the "
+	  "hosts' ports, and names go through the proxy (HTTPS_PROXY)",
+	  NULL, WHY_NET_CHANGE_CIDR, true, false },
+	{ REFUSAL_DNS, false, 0,
+	  "denied: port 53 reaches only the resolvers (the dns key, else "
+	  "/etc/resolv.conf)",
+	  NULL, WHY_NET_CHANGE_DNS, false, false },
+	{ REFUSAL_LOCAL, false, 0, "denied: ",
+	  " is on this host or its networks (loopback, private, link-local), "
+	  "which a port rule does not reach; the sandbox's own listeners "
+	  "there are reachable",
+	  WHY_NET_CHANGE_CIDR, false, false },
+};
+
 static void
 why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 	       const struct why_query *q, struct why_verdict *v)
@@ -352,64 +404,31 @@ why_supervised(const struct sandbox *sb, const struct netpolicy_rules *rules,
 					"(port 53 to a resolver)"));
 		return;
 	}
-	if (rule == REFUSAL_DNS && sandbox_hosts_stub(sb)) {
-		set(&v->decision,
-		    xstrdup("depends: a query to a resolver of "
-			    "/etc/resolv.conf (or the dns key) is answered by "
-			    "llwrap's resolver, which resolves only the names "
-			    "in allow-host and answers any other REFUSED "
-			    "without asking anyone; port 53 reaches nothing "
-			    "else"));
+	for (size_t i = 0; i < ARRAY_SIZE(why_net_refusals); i++) {
+		const struct why_net_refusal *w = &why_net_refusals[i];
+
+		if (w->rule != rule || (w->stub && !sandbox_hosts_stub(sb)) ||
+		    (w->port != 0 && w->port != port))
+			continue;
+		set(&v->decision, w->after_target != NULL
+					  ? xasprintf("%s%s%s", w->decision, t,
+						      w->after_target)
+					  : xstrdup(w->decision));
 		set(&v->rule, xstrdup(refusal_name(rule)));
-		set(&v->origin, proxy_origin(p));
-		v->depends = true;
+		if (w->change == WHY_NET_CHANGE_CIDR)
+			set(&v->change, cidr_change(&q->addr, port));
+		else if (w->change == WHY_NET_CHANGE_DNS)
+			set(&v->change,
+			    xasprintf("[network] dns = %s (or --dns %s)", t,
+				      t));
+		set(&v->origin,
+		    w->proxy_origin
+			    ? proxy_origin(p)
+			    : xstrdup(origin_or_default(p->net_origin.origin)));
+		v->depends = w->depends;
 		return;
-	} else if (rule == REFUSAL_UNNAMED) {
-		set(&v->decision,
-		    xstrdup("depends: outside allow-cidr, an address is "
-			    "reached only after a name in allow-host resolved "
-			    "to it (for the answer's TTL, on that entry's "
-			    "ports); by itself, denied"));
-		set(&v->rule, xstrdup(refusal_name(rule)));
-		set(&v->change, cidr_change(&q->addr, port));
-		set(&v->origin, proxy_origin(p));
-		v->depends = true;
-		return;
-	} else if (rule == REFUSAL_PROXY && port == 53) {
-		set(&v->decision,
-		    xstrdup("denied: names are resolved by llwrap's proxy "
-			    "(allow-host, proxy = yes), not by the command: "
-			    "no DNS"));
-		set(&v->rule, xstrdup(refusal_name(rule)));
-		set(&v->origin, proxy_origin(p));
-		return;
-	} else if (rule == REFUSAL_PROXY) {
-		set(&v->decision,
-		    xstrdup("denied: with llwrap's proxy (allow-host, proxy = "
-			    "yes) only allow-cidr entries are reached "
-			    "directly; port rules name the hosts' ports, and "
-			    "names go through the proxy (HTTPS_PROXY)"));
-		set(&v->rule, xstrdup(refusal_name(rule)));
-		set(&v->change, cidr_change(&q->addr, port));
-		set(&v->origin, proxy_origin(p));
-		return;
-	} else if (rule == REFUSAL_DNS) {
-		set(&v->decision,
-		    xasprintf("denied: port 53 reaches only the resolvers "
-			      "(the dns key, else /etc/resolv.conf)"));
-		set(&v->rule, xstrdup(refusal_name(rule)));
-		set(&v->change,
-		    xasprintf("[network] dns = %s (or --dns %s)", t, t));
-	} else if (rule == REFUSAL_LOCAL) {
-		set(&v->decision,
-		    xasprintf("denied: %s is on this host or its networks "
-			      "(loopback, private, link-local), which a port "
-			      "rule does not reach; the sandbox's own "
-			      "listeners there are reachable",
-			      t));
-		set(&v->rule, xstrdup(refusal_name(rule)));
-		set(&v->change, cidr_change(&q->addr, port));
-	} else if (rule == REFUSAL_NO_CIDR) {
+	}
+	if (rule == REFUSAL_NO_CIDR) {
 		_cleanup_free_ char *a = addr_text(&q->addr);
 
 		set(&v->decision, xstrdup("denied: the address is inside no "
