@@ -7,9 +7,11 @@
  * The policy maps onto mounts: a path with no rule is not mounted at all
  * (it does not exist inside), ro and rx rules are read-only binds, rw
  * and rwx rules writable binds, and the masks of the plan are applied on
- * top, parents first.  Every namespace is unshared; the network is
- * shared only when the policy lets the command reach the outside.  The
- * seccomp filter of L2 is handed to bwrap as a BPF program in a memfd.
+ * top, parents first.  Of the nodes bwrap's --dev makes, those no rule
+ * grants are covered (mode 0000: neither an open nor a watch).  Every namespace
+ * is unshared; the network is shared only when the policy lets the command
+ * reach the outside.  The seccomp filter of L2 is handed to bwrap as a BPF
+ * program in a memfd.
  *
  * bwrap_plan_new() and bwrap_argv() are pure (golden-tested); the rest
  * look at the system or exec.
