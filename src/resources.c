@@ -492,8 +492,16 @@ cgroup_unmake(struct resources_run *lr)
 			"llwrap: cannot leave the cgroup %s, nor remove it; "
 			"remove it with rmdir once it is empty\n",
 			lr->mon_cg);
-	else if (lr->mon_cg != NULL)
+	else if (lr->mon_cg != NULL) {
+		/* What is left there is llwrap's own, past its use: the
+		 * helpers (resolver, proxy, watch judge) and, under a
+		 * guardian, the supervisor after its report. */
+		_cleanup_free_ char *kill_path =
+			xasprintf("%s/cgroup.kill", lr->mon_name);
+
+		(void)write_text(lr->base_fd, kill_path, "1");
 		cgroup_remove(lr, lr->mon_name, lr->mon_cg, deadline);
+	}
 out:
 	close(lr->base_fd);
 	lr->base_fd = -1;
@@ -718,7 +726,14 @@ resources_finish(struct resources_run *lr, struct resources_outcome *o)
 	}
 	close(lr->kill_fd);
 	lr->kill_fd = -1;
-	cgroup_unmake(lr);
+	/* The command's cgroup now; the monitor's, which holds llwrap's
+	 * helpers, in resources_free, once they are stopped. */
+	if (lr->owner == getpid() && lr->base_fd >= 0 && lr->cmd_cg != NULL) {
+		cgroup_remove(lr, lr->cmd_name, lr->cmd_cg,
+			      now_ms() + LLW_CGROUP_REMOVE_S * 1000);
+		free(lr->cmd_cg);
+		lr->cmd_cg = NULL;
+	}
 	*o = lr->out;
 }
 

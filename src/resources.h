@@ -102,9 +102,13 @@ int resources_child(struct resources_run *lr, char **cause);
 int resources_parent(struct resources_run *lr, pid_t child);
 
 /* In the monitor, once the child has ended: what happened, then the
- * cgroup removed (what the command left running in it first killed). */
+ * command's cgroup removed once empty (what the command left running in
+ * it first killed; at most LLW_CGROUP_REMOVE_S, else named on stderr). */
 void resources_finish(struct resources_run *lr, struct resources_outcome *o);
 
+/* The rest undone: the monitor's cgroup, where llwrap's helpers ran, so
+ * after they are stopped (what is left there killed, then removed as
+ * the command's). */
 void resources_free(struct resources_run *lr);
 
 #endif

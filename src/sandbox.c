@@ -1079,9 +1079,10 @@ out:
 	 * the exit frees the supervisor, and closes its listener. */
 	if (r <= 0)
 		supervise_free(sv);
-	resources_free(lr);
 	proxyserve_stop(proxy);
 	dnsstub_stop(stub);
+	/* After the helpers: the monitor's cgroup holds them. */
+	resources_free(lr);
 	/* Once the command has ended, or the run failed before it. */
 	run_tmp_remove(sb);
 	/* The supervisor below a guardian: its status is the guardian's to
