@@ -204,7 +204,16 @@ if bwrap_backend; then
 		llwt -p "$T/devnull.ini" -q -- "$PROBE" chmod /dev/random 0444
 	expect_denied "bwrap: ... nor that of /dev/shm" EROFS \
 		llwt -p "$T/devnull.ini" -q -- "$PROBE" chmod /dev/shm 0755
+	# Root's, whose capabilities bwrap drops: mode 0000 holds.
+	if [ "$(id -u)" -eq 0 ]; then
+		expect_denied "bwrap, as root: /dev/random takes no watch either" EACCES \
+			timeout 60 $LLWRAP_B -p "$T/devnull.ini" --rx "$LLW_HELPERS" -q -- \
+			"$PROBE" watch /dev/random -
+	else
+		skip "the root case needs root"
+	fi
 else
+	skip "the covers of bubblewrap's /dev nodes are bubblewrap's (backend-bwrap.sh)"
 	skip "the covers of bubblewrap's /dev nodes are bubblewrap's (backend-bwrap.sh)"
 	skip "the covers of bubblewrap's /dev nodes are bubblewrap's (backend-bwrap.sh)"
 fi
