@@ -116,12 +116,16 @@ dev_standard_dir(const char *path)
 }
 
 size_t
-bwrap_empty_files(const struct bwrap_plan *bp)
+bwrap_empty_files(const struct bwrap_plan *bp, const struct plan *fs)
 {
 	size_t n = 0;
 
 	for (char **s = bp->dev_hidden; s != NULL && *s != NULL; s++)
 		if (!dev_standard_dir(*s))
+			n++;
+	for (size_t i = 0; i < fs->n_masks; i++)
+		if (fs->masks[i].access == LLW_ACCESS_DENY &&
+		    !fs->masks[i].is_dir)
 			n++;
 	return n;
 }
@@ -506,13 +510,29 @@ visible(const struct bwrap_plan *bp, const struct plan *fs, const char *path)
 }
 
 /*
- * The masks, parents first.  A denied directory is an empty tmpfs, made
- * read-only only after the masks beneath it have their mount points in
- * it (bwrap's --remount-ro does not reach the mounts beneath).  A denied
- * file is /dev/null, which a nodev bind makes unopenable (EACCES).
+ * An empty read-only file of mode 0000 at path, read from the next of
+ * empty_fds: neither an open nor a watch (EACCES), nor a chmod by the
+ * command, which owns it (EROFS).
  */
 static void
-push_masks(char ***v, const struct plan *fs)
+push_empty_file(char ***v, const char *path, const int *empty_fds, size_t *k)
+{
+	_cleanup_free_ char *n = xasprintf("%d", empty_fds[(*k)++]);
+
+	push2(v, "--perms", "0000");
+	push3(v, "--ro-bind-data", n, path);
+}
+
+/*
+ * The masks, parents first.  A denied directory is an empty tmpfs of
+ * mode 0111, which neither lists nor takes a watch (EACCES) but leads to
+ * the masks beneath it, whose mount points bwrap makes in it; it is made
+ * read-only only after them (bwrap's --remount-ro does not reach the
+ * mounts beneath).  A denied file is an empty file of mode 0000
+ * (push_empty_file), as the covers in /dev are.
+ */
+static void
+push_masks(char ***v, const struct plan *fs, const int *empty_fds, size_t *k)
 {
 	_cleanup_free_ const char **open = NULL;
 	size_t n_open = 0;
@@ -526,10 +546,11 @@ push_masks(char ***v, const struct plan *fs)
 		switch (m->access) {
 		case LLW_ACCESS_DENY:
 			if (m->is_dir) {
+				push2(v, "--perms", "0111");
 				push2(v, "--tmpfs", m->path);
 				open[n_open++] = m->path;
 			} else {
-				push3(v, "--ro-bind", "/dev/null", m->path);
+				push_empty_file(v, m->path, empty_fds, k);
 			}
 			break;
 		case LLW_ACCESS_RO:
@@ -547,26 +568,22 @@ push_masks(char ***v, const struct plan *fs)
 }
 
 /*
- * Cover the standard nodes no rule grants: a file by an empty read-only
- * file of mode 0000 (read from one of empty_fds), a directory by a
- * read-only tmpfs of mode 0000.  Neither opens nor takes a watch
- * (EACCES), nor can the command, which owns them, chmod them back.
+ * Cover the standard nodes no rule grants: a file by an empty file
+ * (push_empty_file), a directory by a read-only tmpfs of mode 0000.
+ * Neither opens nor takes a watch (EACCES), nor can the command, which
+ * owns them, chmod them back.
  */
 static void
-push_dev_hidden(char ***v, const struct bwrap_plan *bp, const int *empty_fds)
+push_dev_hidden(char ***v, const struct bwrap_plan *bp, const int *empty_fds,
+		size_t *k)
 {
-	size_t k = 0;
-
 	for (char **s = bp->dev_hidden; s != NULL && *s != NULL; s++) {
-		push2(v, "--perms", "0000");
 		if (dev_standard_dir(*s)) {
+			push2(v, "--perms", "0000");
 			push2(v, "--tmpfs", *s);
 			push2(v, "--remount-ro", *s);
 		} else {
-			_cleanup_free_ char *n =
-				xasprintf("%d", empty_fds[k++]);
-
-			push3(v, "--ro-bind-data", n, *s);
+			push_empty_file(v, *s, empty_fds, k);
 		}
 	}
 }
@@ -576,6 +593,7 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs, int seccomp_fd,
 	   const int *empty_fds, char *const *argv)
 {
 	char **v = NULL;
+	size_t k = 0;
 
 	strv_push(&v, "--unshare-all");
 	if (bp->share_net)
@@ -624,8 +642,8 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs, int seccomp_fd,
 		if (path_under(fs->rules[i].path, "/dev") &&
 		    !dev_is_provided(fs->rules[i].path))
 			bind_rule(&v, fs, i);
-	push_dev_hidden(&v, bp, empty_fds);
-	push_masks(&v, fs);
+	push_dev_hidden(&v, bp, empty_fds, &k);
+	push_masks(&v, fs, empty_fds, &k);
 	/* The unix allow-list: the supervisor reaches a listed socket as
 	 * the command sees the path, so the path is there (read-only: a
 	 * connect needs no write on the mount). */
@@ -835,7 +853,7 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ int *keep_all = NULL, *empty = NULL;
 	_cleanup_strv_ char **args = NULL;
-	size_t n_empty = bwrap_empty_files(bp);
+	size_t n_empty = bwrap_empty_files(bp, fs);
 	char **full;
 	size_t len;
 	int r, e;
@@ -878,9 +896,9 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 		return -e;
 	}
 
-	/* The covers of the standard nodes no rule grants: bwrap reads
-	 * each from a descriptor of its own, and closes it, so each is a
-	 * descriptor of one empty memfd. */
+	/* The empty files of the denied files and of the standard nodes no
+	 * rule grants: bwrap reads each from a descriptor of its own, and
+	 * closes it, so each is a descriptor of one empty memfd. */
 	empty = xcalloc(n_empty + 1, sizeof(*empty));
 	for (size_t i = 0; i < n_empty; i++) {
 		empty[i] = i == 0 ? memfd_create("llwrap-empty", MFD_CLOEXEC)
@@ -888,7 +906,7 @@ bwrap_exec(const struct bwrap_binary *b, const struct bwrap_plan *bp,
 		if (empty[i] < 0) {
 			e = errno;
 			*cause = xasprintf("cannot open an empty file for "
-					   "bubblewrap's covers in /dev: %s",
+					   "bubblewrap's masks: %s",
 					   strerror(e));
 			while (i > 0)
 				close(empty[--i]);

@@ -7,11 +7,13 @@
  * The policy maps onto mounts: a path with no rule is not mounted at all
  * (it does not exist inside), ro and rx rules are read-only binds, rw
  * and rwx rules writable binds, and the masks of the plan are applied on
- * top, parents first.  Of the nodes bwrap's --dev makes, those no rule
- * grants are covered (mode 0000: neither an open nor a watch).  Every namespace
- * is unshared; the network is shared only when the policy lets the command
- * reach the outside.  The seccomp filter of L2 is handed to bwrap as a BPF
- * program in a memfd.
+ * top, parents first: a denied file an empty read-only file of mode 0000,
+ * a denied directory an empty read-only tmpfs of mode 0111 (neither an
+ * open nor a watch; EACCES).  Of the nodes bwrap's --dev makes, those no
+ * rule grants are covered (mode 0000: neither an open nor a watch).
+ * Every namespace is unshared; the network is shared only when the policy lets
+ * the command reach the outside.  The seccomp filter of L2 is handed to bwrap
+ * as a BPF program in a memfd.
  *
  * bwrap_plan_new() and bwrap_argv() are pure (golden-tested); the rest
  * look at the system or exec.
@@ -137,16 +139,17 @@ void bwrap_plan_free(struct bwrap_plan *bp);
 /* True when some loss is fatal and the run is not best effort. */
 bool bwrap_plan_must_fail(const struct bwrap_plan *bp, bool best_effort);
 
-/* How many empty files bwrap_argv reads (one descriptor each). */
-size_t bwrap_empty_files(const struct bwrap_plan *bp);
+/* How many empty files bwrap_argv reads (one descriptor each): the
+ * covers in /dev and the denied files' masks. */
+size_t bwrap_empty_files(const struct bwrap_plan *bp, const struct plan *fs);
 
 /*
  * The bwrap argument vector (without the program name) that runs argv in
  * bp->workdir with the mounts of bp and fs, the seccomp program read
- * from seccomp_fd (-1: none), the covers of bp->dev_hidden from
- * empty_fds (bwrap_empty_files of them, each at its end, which bwrap
- * reads and closes), everything unshared, capabilities dropped.
- * Pure.  The environment is not in it: bwrap gets the command's
+ * from seccomp_fd (-1: none), the covers of bp->dev_hidden and the
+ * denied files' masks from empty_fds (bwrap_empty_files of them, each at
+ * its end, which bwrap reads and closes), everything unshared, capabilities
+ * dropped. Pure.  The environment is not in it: bwrap gets the command's
  * environment as its own (an argument vector is world-readable in /proc,
  * an environment is not).
  */

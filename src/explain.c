@@ -207,7 +207,7 @@ static void
 explain_bwrap(FILE *f, const struct sandbox *sb)
 {
 	char *argv[] = { (char *)"COMMAND", NULL };
-	size_t n_empty = bwrap_empty_files(sb->bwrap);
+	size_t n_empty = bwrap_empty_files(sb->bwrap, sb->fs);
 	_cleanup_free_ int *empty = xcalloc(n_empty + 1, sizeof(*empty));
 	_cleanup_strv_ char **args = NULL;
 	_cleanup_free_ char *text = NULL;
@@ -233,8 +233,8 @@ explain_bwrap(FILE *f, const struct sandbox *sb)
 	for (size_t i = 0; i < sb->fs->n_masks; i++)
 		explain_mask(f, &sb->fs->masks[i]);
 	fprintf(f, "  bwrap arguments (the seccomp program comes in a "
-		   "memfd, each cover in /dev from an empty one, the "
-		   "environment as bwrap's own):\n");
+		   "memfd, each empty file (a cover in /dev, a denied file) "
+		   "from an empty one, the environment as bwrap's own):\n");
 	for (char *s = text, *e; *s != '\0'; s = e + 1) {
 		e = strchr(s, '\n');
 		fprintf(f, "    %.*s\n", (int)(e - s), s);
