@@ -95,6 +95,7 @@ esac
 # The project's .env, which the profile denies.
 echo 'TOKEN=secret' >"$PROJ/.env"
 chown "$TEST_UID:$TEST_GID" "$PROJ/.env"
+# shellcheck disable=SC2086
 if bwrap_backend; then
 	# bubblewrap's view shows nothing the sandbox may not read (of
 	# --dev's standard nodes only those granted: below): the kernel
@@ -102,20 +103,24 @@ if bwrap_backend; then
 	run llw -p opencode $BE --explain -- /bin/true
 	expect_output "bwrap: --explain says the view decides, not the supervisor" \
 		"watching +inotify only where the view shows .*the supervisor is not asked"
-	# The proof that it is not asked: on .env the judge would refuse
-	# (its open of the mask, /dev/null bound nodev, fails with EACCES);
-	# the kernel adds the watch on what the view shows there, the mask:
-	# /dev/null, which the sandbox's own /dev/null is too, nothing of
-	# the file.
-	# shellcheck disable=SC2086
-	run llwt -p opencode $BE -q -- /bin/sh -c \
-		"cat '$PROJ/.env'; '$PROBE' watch '$PROJ/.env' - &&
-		'$PROBE' watch /dev/null -"
-	case "$out" in
-	*secret*) not_ok "bwrap: the masked .env reads as nothing"; diag "$out" ;;
-	*"SUCCEEDED watch"*"SUCCEEDED watch"*) ok "bwrap: a watch on the masked .env is the kernel's, on the mask (/dev/null), not the supervisor's" ;;
-	*) not_ok "bwrap: a watch on the masked .env is the kernel's"; diag "status $rc: $out" ;;
-	esac
+	# The kernel decides on what the view shows there, the mask: an
+	# empty read-only file of mode 0000, which neither opens nor takes
+	# a watch (EACCES), as the judge would refuse; a readable file
+	# beside it takes one.
+	expect_denied "bwrap: the masked .env does not open" EACCES \
+		llwt -p opencode $BE -q -- "$PROBE" read "$PROJ/.env"
+	expect_no_output "... its content stays out" secret
+	expect_denied "bwrap: a watch on the masked .env is refused (the mask's mode 0000)" EACCES \
+		llwt -p opencode $BE -q -- "$PROBE" watch "$PROJ/.env" -
+	expect_succeeded "... while one on a readable file beside it works" \
+		llwt -p opencode $BE -q -- "$PROBE" watch "$PROJ/src/main.c" -
+	expect_denied "... and the command, the mask's owner, cannot chmod it open" EROFS \
+		llwt -p opencode $BE -q -- "$PROBE" chmod "$PROJ/.env" 0644
+	if grep -q secret "$PROJ/.env"; then
+		ok "... and the file is unchanged"
+	else
+		not_ok "the masked .env changed"
+	fi
 else
 	expect_denied "a watch on the denied .env in the project is refused" EACCES \
 		llwt -p opencode -q -- "$PROBE" watch "$PROJ/.env" -
@@ -172,6 +177,52 @@ else
 fi
 
 rm -f "$PROJ/.env"
+
+# A denied directory in the project, with a readable one beneath it:
+# under bubblewrap its mask is an empty tmpfs of mode 0111, which
+# neither lists nor takes a watch (EACCES), and leads to the mask
+# beneath it; a denied file's is an empty file of mode 0000.  The same
+# as root, whose capabilities bwrap drops.
+mkdir -p "$PROJ/secrets/pub"
+echo key >"$PROJ/secrets/key"
+echo pub >"$PROJ/secrets/pub/readme"
+echo secret >"$PROJ/.env"
+chown -R "$TEST_UID:$TEST_GID" "$PROJ/secrets" "$PROJ/.env"
+printf '[profile]\ninclude = empty\n[filesystem]\nrw = %s\ndeny = %s/secrets %s/.env\nro = %s/secrets/pub\n' \
+	"$PROJ" "$PROJ" "$PROJ" "$PROJ" >"$T/denied.ini"
+chmod 644 "$T/denied.ini"
+if bwrap_backend; then
+	expect_denied "bwrap: a denied directory takes no watch" EACCES \
+		llwt -p "$T/denied.ini" -q -- "$PROBE" watch "$PROJ/secrets" -
+	expect_denied "... nor lists" EACCES \
+		llwt -p "$T/denied.ini" -q -- "$PROBE" ls "$PROJ/secrets"
+	expect_denied "... nor shows what is in it" ENOENT \
+		llwt -p "$T/denied.ini" -q -- "$PROBE" read "$PROJ/secrets/key"
+	expect_denied "... nor can the command chmod it open" EROFS \
+		llwt -p "$T/denied.ini" -q -- "$PROBE" chmod "$PROJ/secrets" 0755
+	expect_succeeded "... while the readable directory beneath it takes a watch" \
+		llwt -p "$T/denied.ini" -q -- "$PROBE" watch "$PROJ/secrets/pub" -
+	expect_succeeded "... and reads" \
+		llwt -p "$T/denied.ini" -q -- "$PROBE" read "$PROJ/secrets/pub/readme"
+	expect_succeeded "... as the project beside it takes a watch" \
+		llwt -p "$T/denied.ini" -q -- "$PROBE" watch "$PROJ/src" -
+	if [ "$(id -u)" -eq 0 ]; then
+		run /bin/sh -c "cd '$PROJ' && timeout 60 $LLWRAP_B -p '$T/denied.ini' \
+			--rx '$LLW_HELPERS' -q -- /bin/sh -c \"'$PROBE' watch secrets -;
+			'$PROBE' ls secrets; '$PROBE' watch .env -; '$PROBE' read .env;
+			'$PROBE' watch secrets/pub -; '$PROBE' watch src -\""
+		case "$out" in
+		*"DENIED watch errno=EACCES"*"DENIED ls errno=EACCES"*"DENIED watch errno=EACCES"*"DENIED read errno=EACCES"*"SUCCEEDED watch"*"SUCCEEDED watch"*)
+			ok "bwrap, as root: the denied directory and file take no watch and do not open (EACCES), their readable neighbours take one" ;;
+		*) not_ok "bwrap, as root: the denied directory and file"; diag "status $rc: $out" ;;
+		esac
+	else
+		skip "the root case needs root"
+	fi
+else
+	skip "a denied directory's mask of mode 0111 is bubblewrap's (backend-bwrap.sh)"
+fi
+rm -rf "$PROJ/secrets" "$PROJ/.env"
 
 # bubblewrap's --dev makes null, zero, full, random, urandom, tty, pts
 # and shm whatever the rules say (a rule under /dev, here /dev/null
