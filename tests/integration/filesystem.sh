@@ -97,13 +97,20 @@ marker=$PROJ/ran-mask
 if bwrap_backend; then
 	expect_denied "bwrap: deny inside a writable directory is masked" EACCES \
 		llw -p default --deny "$PROJ/.env" -- "$PROBE" read "$PROJ/.env"
+	# Never into /dev/null: the mask is an empty read-only file.
+	expect_denied "... a write to it fails (not swallowed)" EACCES \
+		llw -p default --deny "$PROJ/.env" -- "$PROBE" append "$PROJ/.env"
 	expect_succeeded "... while the project beside it stays writable" \
 		llw -p default --deny "$PROJ/.env" -- "$PROBE" write "$PROJ/beside-env"
 	mkdir -p "$PROJ/secrets"
 	echo "s" >"$PROJ/secrets/key"
 	chown -R "$TEST_UID:$TEST_GID" "$PROJ/secrets"
-	expect_denied "bwrap: a denied directory inside a writable one is empty" ENOENT \
+	expect_denied "bwrap: a denied directory inside a writable one shows nothing" ENOENT \
 		llw -p default --deny "$PROJ/secrets" -- "$PROBE" read "$PROJ/secrets/key"
+	expect_denied "... and does not list (mode 0111)" EACCES \
+		llw -p default --deny "$PROJ/secrets" -- "$PROBE" ls "$PROJ/secrets"
+	expect_succeeded "... while the project beside it lists" \
+		llw -p default --deny "$PROJ/secrets" -- "$PROBE" ls "$PROJ"
 	expect_denied "... and cannot be written" EROFS \
 		llw -p default --deny "$PROJ/secrets" -- "$PROBE" write "$PROJ/secrets/new"
 	[ ! -e "$PROJ/secrets/new" ] && [ -e "$PROJ/secrets/key" ] &&
