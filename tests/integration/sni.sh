@@ -19,7 +19,9 @@
 # another name: refused, and the server (a tally of the bytes each
 # connection brought, on 8447) saw the relay's connection but not a byte
 # of it, while the allowed name's reached it; the socket options a client set before its
-# connect carried over to the relayed socket; a plain TCP connection to
+# connect carried over to the relayed socket; IPv4 and IPv6 sockets in
+# turn in one run, each relayed (the second of each family on the pair
+# the supervisor made ahead for it); a plain TCP connection to
 # an allowed :22 name reaches the address (nothing to check: no relay);
 # a server that speaks first (a banner on 2525) refused at its first
 # byte, not after the 10 s a first record is awaited, and reached by
@@ -225,6 +227,28 @@ print('set:', *get(s), 'peer', s.getpeername()[0])
 t, fresh = socket.socket(), get(socket.socket())
 t.connect(a)
 print('unset:', 'as a new socket' if get(t) == fresh else get(t), 'peer', t.getpeername()[0])"
+echo "== families"
+# One run, IPv4 and IPv6 sockets (an IPv4-mapped destination) in turn:
+# the second connect of each family takes the pair made ahead for it.
+llw -- python3 -c "
+import socket, ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.load_verify_locations('$d/cert.pem')
+a = socket.getaddrinfo('api.llw.test', 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+for fam in [socket.AF_INET, socket.AF_INET6] * 2:
+    s = socket.socket(fam)
+    s.connect(a if fam == socket.AF_INET else ('::ffff:' + a[0], a[1]))
+    f, p = s.family, s.getpeername()[0]
+    t = ctx.wrap_socket(s, server_hostname='api.llw.test')
+    t.sendall(b'GET / HTTP/1.1\\r\\nHost: api.llw.test\\r\\nConnection: close\\r\\n\\r\\n')
+    body = b''
+    while not body.endswith(b'\\n') or b'hello' not in body:
+        b = t.recv(4096)
+        if not b:
+            break
+        body += b
+    print(f.name, 'peer', p, body.split(b'\\r\\n\\r\\n')[-1].decode().strip())
+    t.close()"
 echo "== other"
 llw -- sh -c "getent hosts api.llw.test >/dev/null; curl -sS -m 10 --cacert $d/cert.pem --resolve other.llw.test:8443:198.51.100.7 https://other.llw.test:8443/; echo curl-status \$?"
 llw -- python3 "$d/tls.py" sni other.llw.test
@@ -366,6 +390,16 @@ fi
 section opts
 expect_output "the options a client set before its connect are carried to the relayed socket" "^set: 1 1 33 4000 peer 127\\.0\\.0\\.1$"
 expect_output "... and one that set none has a new socket's" "^unset: as a new socket peer 127\\.0\\.0\\.1$"
+section families
+expect_output "IPv4 and IPv6 sockets in turn in one run, each relayed: the first IPv4" "^AF_INET peer 127\\.0\\.0\\.1 hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+expect_output "... the first IPv6 (its pair of its family: the relay's end IPv4-mapped)" "^AF_INET6 peer ::ffff:127\\.0\\.0\\.1 hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+if [ "$(printf '%s\n' "$out" | grep -c "^AF_INET peer 127\\.0\\.0\\.1 hello api")" -eq 2 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c "^AF_INET6 peer ::ffff:127\\.0\\.0\\.1 hello api")" -eq 2 ]; then
+	ok "... and the second of each family, on the pair made ahead for it"
+else
+	not_ok "... and the second of each family, on the pair made ahead for it"
+	diag "$out"
+fi
 section other
 # The note may land inside curl's own message, across its lines: the
 # status says it, Python's errno below the reset.
