@@ -431,12 +431,14 @@ conn_take(const struct channel_msg *m)
 	k->buf = xmalloc(RELAY_HEAD_MAX);
 	k->deadline_ms = now_ms() + RELAY_HEAD_MS;
 	k->state = CONN_HEAD;
+	/* The address's handshake first: it has the client's whole first
+	 * record to finish in. */
+	conn_connect(k);
 	(void)fcntl(k->c, F_SETFL, O_NONBLOCK);
 	/* Records are relayed as they come: no Nagle delay on either
 	 * side. */
 	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
 			 sizeof(int));
-	conn_connect(k);
 	if (dir_open(&k->up) < 0 || dir_open(&k->down) < 0)
 		conn_end(k, true);
 }
