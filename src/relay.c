@@ -180,7 +180,7 @@ quickack(int fd)
 static bool
 dir_pump(struct dir *d, int from, int to, bool in, bool out)
 {
-	bool acked = false;
+	bool acked = false, ack = false;
 
 	out = out || d->held == 0; /* not waiting for room */
 	for (int i = 0; i < 16; i++) {
@@ -194,8 +194,7 @@ dir_pump(struct dir *d, int from, int to, bool in, bool out)
 			if (n == 0)
 				d->eof = true;
 			else if (n > 0) {
-				if (!acked && (size_t)n < RELAY_QUICKACK_MAX)
-					quickack(from);
+				ack = !acked && (size_t)n < RELAY_QUICKACK_MAX;
 				acked = true;
 				d->held += (size_t)n;
 				in = (size_t)n == want;
@@ -216,6 +215,11 @@ dir_pump(struct dir *d, int from, int to, bool in, bool out)
 				out = false;
 			else
 				return false;
+		}
+		/* Acknowledged once what was read went on its way. */
+		if (ack) {
+			quickack(from);
+			ack = false;
 		}
 		if (d->eof && d->held == 0 && !d->shut) {
 			(void)shutdown(to, SHUT_WR);
@@ -353,10 +357,12 @@ conn_head(struct conn *k)
 		conn_end(k, false); /* gone before a word */
 		return;
 	}
-	if (n > 0)
-		quickack(k->c);
 	k->have += (size_t)n;
 	conn_decide(k, n == 0 || k->have == RELAY_HEAD_MAX);
+	/* Acknowledged once the record went on to the address (a request
+	 * whose body the client holds until then, Nagling). */
+	if (n > 0 && k->state != CONN_FREE)
+		quickack(k->c);
 }
 
 /* Connect to the address while the first record is awaited: the
@@ -425,12 +431,14 @@ conn_take(const struct channel_msg *m)
 	k->buf = xmalloc(RELAY_HEAD_MAX);
 	k->deadline_ms = now_ms() + RELAY_HEAD_MS;
 	k->state = CONN_HEAD;
+	/* The address's handshake first: it has the client's whole first
+	 * record to finish in. */
+	conn_connect(k);
 	(void)fcntl(k->c, F_SETFL, O_NONBLOCK);
 	/* Records are relayed as they come: no Nagle delay on either
 	 * side. */
 	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
 			 sizeof(int));
-	conn_connect(k);
 	if (dir_open(&k->up) < 0 || dir_open(&k->down) < 0)
 		conn_end(k, true);
 }

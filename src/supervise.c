@@ -248,6 +248,7 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;
 	sv->relay = sv->relay_listener = -1;
+	memset(sv->relay_spare, -1, sizeof(sv->relay_spare));
 	sv->rules = netpolicy_rules_copy(np->rules, dns, n_dns);
 	{
 		_cleanup_free_ char *start = file_read_line(
@@ -782,11 +783,18 @@ supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd, size_t n)
 	size_t first_pending = (sv->polled_listener ? 1 : 0) +
 			       (sv->polled_stub ? 1 : 0) +
 			       (sv->polled_relay ? 1 : 0);
+	size_t at = sv->polled_listener ? 1 : 0;
 
 	/* The stub's records first: an answer it gave is learned before
-	 * the command's next connect is decided. */
-	svnames_drain(sv);
-	svnames_relay_drain(sv);
+	 * the command's next connect is decided.  Only a channel poll
+	 * found ready is read: the stub writes its record before the
+	 * command has the answer, so a connect's notification never
+	 * comes ready without it (and each decision reads the records
+	 * again, svnames_lookup). */
+	if (sv->polled_stub && pfd[at++].revents)
+		svnames_drain(sv);
+	if (sv->polled_relay && pfd[at].revents)
+		svnames_relay_drain(sv);
 
 	/* Pending first: answering one may reorder them. */
 	for (size_t i = n; i-- > first_pending;)
@@ -801,6 +809,7 @@ supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd, size_t n)
 		sv->listener = -1;
 	}
 	pending_tick(sv);
+	svnames_relay_spare(sv);
 	svlog_flush(sv, false);
 }
 

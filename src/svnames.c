@@ -135,6 +135,13 @@ svnames_relay_close(struct supervisor *sv)
 	if (sv->relay_listener >= 0)
 		close(sv->relay_listener);
 	sv->relay = sv->relay_listener = -1;
+	for (size_t f = 0; f < 2; f++) {
+		for (size_t i = 0; i < 2; i++)
+			if (sv->relay_spare[f][i] >= 0)
+				close(sv->relay_spare[f][i]);
+		sv->relay_spare[f][0] = sv->relay_spare[f][1] = -1;
+		sv->relay_refill[f] = false;
+	}
 	for (size_t i = 0; i < SV_MAX_RELAYED; i++) {
 		if (sv->relayed[i].pidfd >= 0)
 			close(sv->relayed[i].pidfd);
@@ -526,6 +533,43 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 	return -ECONNREFUSED;
 }
 
+/*
+ * A pair for a relayed connect of family domain: the one made ahead
+ * (svnames_relay_spare), else a new one.  Either way the next one is
+ * made once the notification is answered.  0 or -errno.
+ */
+static int
+relay_pair_take(struct supervisor *sv, int domain, int *client, int *server)
+{
+	int *spare = sv->relay_spare[domain == AF_INET6];
+
+	sv->relay_refill[domain == AF_INET6] = true;
+	if (spare[0] < 0)
+		return relay_pair(sv, domain, client, server);
+	*client = spare[0];
+	*server = spare[1];
+	spare[0] = spare[1] = -1;
+	return 0;
+}
+
+void
+svnames_relay_spare(struct supervisor *sv)
+{
+	for (size_t f = 0; f < 2; f++) {
+		int *spare = sv->relay_spare[f];
+
+		if (!sv->relay_refill[f])
+			continue;
+		/* Once: a pair that cannot be made now is made on the
+		 * caller's way, as without one. */
+		sv->relay_refill[f] = false;
+		if (sv->relay_up && sv->relay_listener >= 0 && spare[0] < 0 &&
+		    relay_pair(sv, f ? AF_INET6 : AF_INET, &spare[0],
+			       &spare[1]) < 0)
+			spare[0] = spare[1] = -1;
+	}
+}
+
 int
 svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 {
@@ -580,7 +624,7 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	}
 	req.id = ++sv->relay_next_id;
 	req.dst = ip;
-	if ((r = relay_pair(sv, c->domain, &client, &server)) < 0)
+	if ((r = relay_pair_take(sv, c->domain, &client, &server)) < 0)
 		return r;
 	carry_options(c->sock, client);
 	if (!c->nonblock)

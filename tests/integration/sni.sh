@@ -16,8 +16,12 @@
 # is refused (curl with --resolve, Python: ECONNRESET) with the log line
 # and the note naming the check; no server name, an encrypted
 # ClientHello, a session resumed under another name, an HTTP Host of
-# another name: refused; the socket options a client set before its
-# connect carried over to the relayed socket; a plain TCP connection to
+# another name: refused, and the server (a tally of the bytes each
+# connection brought, on 8447) saw the relay's connection but not a byte
+# of it, while the allowed name's reached it; the socket options a client set before its
+# connect carried over to the relayed socket; IPv4 and IPv6 sockets in
+# turn in one run, each relayed (the second of each family on the pair
+# the supervisor made ahead for it); a plain TCP connection to
 # an allowed :22 name reaches the address (nothing to check: no relay);
 # a server that speaks first (a banner on 2525) refused at its first
 # byte, not after the 10 s a first record is awaited, and reached by
@@ -59,7 +63,7 @@ cat >"$D/allow.ini" <<'EOF'
 [profile]
 include = default
 [network]
-allow-host = api.llw.test:443,8080,8443,8444,22,9001,2525
+allow-host = api.llw.test:443,8080,8443,8444,22,9001,2525,8447
 EOF
 cat >"$D/banner.py" <<'EOF'
 # banner.py READY: on 198.51.100.7:2525, a server that speaks first (an
@@ -73,6 +77,69 @@ def serve(c):
     c.close()
 while True:
     threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+EOF
+cat >"$D/tally.py" <<'EOF'
+# tally.py READY TALLY: on 198.51.100.7:8447, read each connection to its
+# end (or reset) and append "bytes N" to TALLY: what reached the server.
+import socket, threading, sys
+s = socket.create_server(("198.51.100.7", 8447))
+open(sys.argv[1], "w").close()
+lock = threading.Lock()
+def serve(c):
+    n = 0
+    try:
+        while True:
+            b = c.recv(65536)
+            if not b:
+                break
+            n += len(b)
+    except OSError:
+        pass
+    with lock, open(sys.argv[2], "a") as f:
+        f.write("bytes %d\n" % n)
+    c.close()
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+EOF
+cat >"$D/hello.py" <<'EOF'
+# hello.py tls|http NAME: to api.llw.test:8447 (its address learned),
+# a TLS ClientHello naming NAME or an HTTP request with Host NAME, sent a
+# moment after the connect (the relay's own connect to the address is
+# done by then), then the end of the writing side; what came back, or
+# the errno.
+import socket, ssl, sys, time
+mode, name = sys.argv[1], sys.argv[2]
+a = socket.getaddrinfo("api.llw.test", 8447, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+if mode == "tls":
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    i, o = ssl.MemoryBIO(), ssl.MemoryBIO()
+    t = ctx.wrap_bio(i, o, server_hostname=name)
+    try:
+        t.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    msg = o.read()
+else:
+    msg = b"GET / HTTP/1.1\r\nHost: %s\r\n\r\n" % name.encode()
+s = socket.create_connection(a, timeout=10)
+time.sleep(0.3)
+try:
+    s.sendall(msg)
+    try:
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass  # reset already: recv says so
+    got = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            break
+        got += b
+    print("%s %s: sent %d, got %d" % (mode, name, len(msg), len(got)))
+except OSError as e:
+    print("%s %s: errno %d" % (mode, name, e.errno))
 EOF
 cat >"$D/first.py" <<'EOF'
 # first.py NAME PORT: connect, wait for the server's first line; what
@@ -117,6 +184,7 @@ unshare -n sh -c 'ip link set lo up
 	ip link set v1 up && ip route add default via 192.0.2.1 &&
 	{ python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 & } &&
 	{ python3 "$1/banner.py" "$1/ready.banner" >/dev/null 2>&1 & } &&
+	{ python3 "$1/tally.py" "$1/ready.tally" "$1/tally" >/dev/null 2>&1 & } &&
 	{ python3 "$1/gitsrv.py" "$1/cert.pem" "$1/key.pem" "$1/repo" "$1/ready.git" \
 		>/dev/null 2>&1 & } &&
 	exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" \
@@ -129,7 +197,7 @@ ip link set v1 netns $pid && ip addr add 192.0.2.1/30 dev v0 && ip link set v0 u
 python3 "$d/names.py" 192.0.2.53 "$d/queries" "$d/ready.dns" >/dev/null 2>&1 &
 i=0
 while { [ ! -e "$d/ready" ] || [ ! -e "$d/ready.dns" ] || [ ! -e "$d/ssh" ] ||
-	[ ! -e "$d/ready.banner" ]; } && [ $i -lt 200 ]; do
+	[ ! -e "$d/ready.banner" ] || [ ! -e "$d/ready.tally" ]; } && [ $i -lt 200 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
@@ -159,6 +227,28 @@ print('set:', *get(s), 'peer', s.getpeername()[0])
 t, fresh = socket.socket(), get(socket.socket())
 t.connect(a)
 print('unset:', 'as a new socket' if get(t) == fresh else get(t), 'peer', t.getpeername()[0])"
+echo "== families"
+# One run, IPv4 and IPv6 sockets (an IPv4-mapped destination) in turn:
+# the second connect of each family takes the pair made ahead for it.
+llw -- python3 -c "
+import socket, ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.load_verify_locations('$d/cert.pem')
+a = socket.getaddrinfo('api.llw.test', 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+for fam in [socket.AF_INET, socket.AF_INET6] * 2:
+    s = socket.socket(fam)
+    s.connect(a if fam == socket.AF_INET else ('::ffff:' + a[0], a[1]))
+    f, p = s.family, s.getpeername()[0]
+    t = ctx.wrap_socket(s, server_hostname='api.llw.test')
+    t.sendall(b'GET / HTTP/1.1\\r\\nHost: api.llw.test\\r\\nConnection: close\\r\\n\\r\\n')
+    body = b''
+    while not body.endswith(b'\\n') or b'hello' not in body:
+        b = t.recv(4096)
+        if not b:
+            break
+        body += b
+    print(f.name, 'peer', p, body.split(b'\\r\\n\\r\\n')[-1].decode().strip())
+    t.close()"
 echo "== other"
 llw -- sh -c "getent hosts api.llw.test >/dev/null; curl -sS -m 10 --cacert $d/cert.pem --resolve other.llw.test:8443:198.51.100.7 https://other.llw.test:8443/; echo curl-status \$?"
 llw -- python3 "$d/tls.py" sni other.llw.test
@@ -192,6 +282,16 @@ llw -- python3 "$d/conn.py" api.llw.test 22
 i=0
 while [ "$(cat "$d/ssh")" = "$n0" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 echo "port 22: $n0 -> $(cat "$d/ssh")"
+echo "== upstream"
+# What reached the server, one connection at a time: the relay connects
+# to the address at once, and sends nothing there before the check.
+for h in "tls other.llw.test" "tls api.llw.test" "http other.llw.test" "http api.llw.test"; do
+	n=$(cat "$d/tally" 2>/dev/null | wc -l)
+	llw -- python3 "$d/hello.py" $h
+	i=0
+	while [ "$(cat "$d/tally" 2>/dev/null | wc -l)" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	echo "server: $h: $(sed -n "$((n + 1))p" "$d/tally" 2>/dev/null)"
+done
 echo "== banner"
 llw -- python3 "$d/first.py" api.llw.test 2525
 llw --allow-cidr 198.51.100.7/32:2525 -- python3 "$d/first.py" api.llw.test 2525
@@ -290,6 +390,16 @@ fi
 section opts
 expect_output "the options a client set before its connect are carried to the relayed socket" "^set: 1 1 33 4000 peer 127\\.0\\.0\\.1$"
 expect_output "... and one that set none has a new socket's" "^unset: as a new socket peer 127\\.0\\.0\\.1$"
+section families
+expect_output "IPv4 and IPv6 sockets in turn in one run, each relayed: the first IPv4" "^AF_INET peer 127\\.0\\.0\\.1 hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+expect_output "... the first IPv6 (its pair of its family: the relay's end IPv4-mapped)" "^AF_INET6 peer ::ffff:127\\.0\\.0\\.1 hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+if [ "$(printf '%s\n' "$out" | grep -c "^AF_INET peer 127\\.0\\.0\\.1 hello api")" -eq 2 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c "^AF_INET6 peer ::ffff:127\\.0\\.0\\.1 hello api")" -eq 2 ]; then
+	ok "... and the second of each family, on the pair made ahead for it"
+else
+	not_ok "... and the second of each family, on the pair made ahead for it"
+	diag "$out"
+fi
 section other
 # The note may land inside curl's own message, across its lines: the
 # status says it, Python's errno below the reset.
@@ -322,6 +432,13 @@ expect_output "... and no query was made" "^queries: 0$"
 section ssh
 expect_output "a plain TCP connection to an allowed name's port 22 reaches the address itself" "^peer 198\\.51\\.100\\.7$"
 expect_output "... and the server" "^port 22: ([0-9]+) -> [1-9]"
+section upstream
+expect_output "a ClientHello naming another name is refused (ECONNRESET)" "^tls other\\.llw\\.test: errno 104$"
+expect_output "... the server saw the relay's connection and not a byte of it" "^server: tls other\\.llw\\.test: bytes 0$"
+expect_output "... the same hello naming the allowed name reaches the server whole" "^server: tls api\\.llw\\.test: bytes [1-9][0-9]*$"
+expect_output "an HTTP request with another Host gets 403 from the check" "^http other\\.llw\\.test: sent [0-9]+, got [1-9]"
+expect_output "... the server saw not a byte of it" "^server: http other\\.llw\\.test: bytes 0$"
+expect_output "... the request with the allowed Host reaches the server" "^server: http api\\.llw\\.test: bytes [1-9][0-9]*$"
 section banner
 expect_output "a server that speaks first, to a learned address: refused at its first byte (ECONNRESET), not after the 10 s a first record is awaited" "^first: errno 104 after [0-4]s$"
 expect_output "... with the note naming the rule" "connect tcp 198\\.51\\.100\\.7:2525: .*\\(rule filtered/no-name\\)"
