@@ -510,7 +510,11 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 				      .events = POLLIN };
 		int a = accept4(sv->relay_listener, (struct sockaddr *)&peer,
 				&pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		uint16_t want, got;
+		const struct sockaddr_in *p4 = (struct sockaddr_in *)&peer;
+		const struct sockaddr_in6 *m6 = (struct sockaddr_in6 *)&self;
+		const struct sockaddr_in *m4 = (struct sockaddr_in *)&self;
+		uint16_t want_port;
+		uint32_t want_addr;
 
 		if (a < 0) {
 			/* On loopback the handshake is done by now. */
@@ -518,11 +522,19 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 				return -ECONNREFUSED;
 			continue;
 		}
-		want = self.ss_family == AF_INET6
-			       ? ((struct sockaddr_in6 *)&self)->sin6_port
-			       : ((struct sockaddr_in *)&self)->sin_port;
-		got = ((struct sockaddr_in *)&peer)->sin_port;
-		if (peer.ss_family == AF_INET && got == want) {
+		/* Ours is the one from our socket's own address and port,
+		 * which no other socket can bind while ours holds it (the
+		 * port alone, from 127.0.0.2, could be another process's). */
+		if (self.ss_family == AF_INET6) {
+			want_port = m6->sin6_port;
+			memcpy(&want_addr, &m6->sin6_addr.s6_addr[12],
+			       sizeof(want_addr));
+		} else {
+			want_port = m4->sin_port;
+			want_addr = m4->sin_addr.s_addr;
+		}
+		if (peer.ss_family == AF_INET && p4->sin_port == want_port &&
+		    p4->sin_addr.s_addr == want_addr) {
 			*server = a;
 			*client = s;
 			s = -1;
