@@ -586,11 +586,15 @@ fdrun_add(struct fdrun *run, int fd)
 /*
  * The directory of the rules being added, open O_PATH, and its path (a
  * prefix of len bytes of a rule's path).  The plan's rules come sorted
- * (pathtree), so siblings are neighbours: a rule whose next neighbour has
- * the same parent directory opens that directory once, and both open
- * their last component relative to it, where each open would otherwise
- * walk the whole path again.
+ * (pathtree), so siblings are neighbours: a rule followed by DIR_MIN - 1
+ * siblings opens their directory once, and each opens its last
+ * component relative to it, where an open would otherwise walk the whole
+ * path again.  Fewer siblings, or a directory just under "/" (/dev,
+ * /etc: one component to walk again), would not pay for the directory's
+ * open and close.
  */
+#define DIR_MIN 8
+
 struct ruleset_dir {
 	int fd;
 	const char *path;
@@ -606,15 +610,17 @@ in_dir(const char *path, const char *dir, size_t len)
 }
 
 /*
- * open(path, flags), relative to d where path lies in it; d follows the
- * rules (next is the rule after path's, or NULL).  A relative open that
- * fails is retried whole, so a failure reports what open(path) says.
+ * open(rules[i].path, flags), relative to d where it lies in it; d
+ * follows the rules (n of them).  A relative open that fails is retried
+ * whole, so a failure reports what open(path) says.
  */
 static int
-rule_open(struct ruleset_dir *d, const char *path, const char *next, int flags)
+rule_open(struct ruleset_dir *d, const struct plan_rule *rules, size_t i,
+	  size_t n, int flags)
 {
+	const char *path = rules[i].path;
 	const char *slash = strrchr(path, '/');
-	size_t len = slash != NULL ? (size_t)(slash - path) : 0;
+	size_t len = slash != NULL ? (size_t)(slash - path) : 0, k;
 	char dir[PATH_MAX];
 	int fd;
 
@@ -622,13 +628,18 @@ rule_open(struct ruleset_dir *d, const char *path, const char *next, int flags)
 		close(d->fd);
 		d->fd = -1;
 	}
-	if (d->fd < 0 && len > 0 && len < sizeof(dir) && next != NULL &&
-	    in_dir(path, path, len) && in_dir(next, path, len)) {
-		memcpy(dir, path, len);
-		dir[len] = '\0';
-		d->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		d->path = path;
-		d->len = len;
+	if (d->fd < 0 && len > 0 && len < sizeof(dir) && i + DIR_MIN <= n &&
+	    memchr(path + 1, '/', len - 1) != NULL && in_dir(path, path, len)) {
+		for (k = 1; k < DIR_MIN && in_dir(rules[i + k].path, path, len);
+		     k++)
+			;
+		if (k == DIR_MIN) {
+			memcpy(dir, path, len);
+			dir[len] = '\0';
+			d->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			d->path = path;
+			d->len = len;
+		}
 	}
 	if (d->fd >= 0 && (fd = openat(d->fd, slash + 1, flags)) >= 0)
 		return fd;
@@ -649,14 +660,15 @@ rule_open(struct ruleset_dir *d, const char *path, const char *next, int flags)
  * the only ones valid on it.
  */
 static int
-add_path(int rfd, const struct plan_rule *r, const char *next, int held,
+add_path(int rfd, const struct ruleset_plan *rp, size_t i, int held,
 	 struct ruleset_dir *d, struct fdrun *run, char **cause)
 {
+	const struct plan_rule *r = &rp->fs_rules[i];
 	struct llw_path_beneath_attr pb = { .allowed_access = r->access };
 	bool dir = (r->access & ~LLW_FS_FILE_RIGHTS) != 0;
 	int err, fd;
 
-	fd = rule_open(d, r->path, next,
+	fd = rule_open(d, rp->fs_rules, i, rp->n_fs_rules,
 		       O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 	if (fd < 0 && dir && errno == ENOTDIR) {
 		pb.allowed_access &= LLW_FS_FILE_RIGHTS;
@@ -744,10 +756,7 @@ ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
 	}
 
 	for (i = 0; i < rp->n_fs_rules; i++) {
-		r = add_path(rfd, &rp->fs_rules[i],
-			     i + 1 < rp->n_fs_rules ? rp->fs_rules[i + 1].path
-						    : NULL,
-			     held ? held[i] : -1, &d, &run, cause);
+		r = add_path(rfd, rp, i, held ? held[i] : -1, &d, &run, cause);
 		if (r < 0)
 			break;
 	}
