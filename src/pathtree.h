@@ -45,6 +45,12 @@ struct pathtree_fs {
 	 * distinct path component instead of one per component per rule. */
 	int (*resolve_at)(void *ctx, const char *dir, const char *name,
 			  char **out, bool *is_dir);
+	/* Optional (NULL: resolve_at, name by name).  resolve_at for the n
+	 * names in directory dir, its results in r[i], out[i] and
+	 * is_dir[i]: the compiler hands it each run of sibling rules, which
+	 * one read of the directory can settle. */
+	void (*resolve_in)(void *ctx, const char *dir, const char *const *names,
+			   size_t n, int *r, char **out, bool *is_dir);
 };
 
 /* The real filesystem. */
