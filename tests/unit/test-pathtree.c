@@ -1158,15 +1158,15 @@ test_real_resolve_in(void **state)
 	assert_int_equal(sib_compare(dir, names, 5), 0);
 	assert_int_equal(sib_compare(dir, names + 1, 1), 0);
 
-	/* A directory of 2,000 entries, 60 of them asked for: the read
-	 * stops at 8 entries a name and 1,024 more, and the names it did
-	 * not reach are looked up, not taken for missing. */
+	/* A directory of 1,000 entries, 60 of them asked for: too large
+	 * for its names to pay a read (its size says so), looked up one by
+	 * one. */
 	{
 		char big[] = "/tmp/llw-resolve-in-big.XXXXXX";
 		char *bn[60];
 
 		assert_non_null(mkdtemp(big));
-		for (int i = 0; i < 2000; i++) {
+		for (int i = 0; i < 1000; i++) {
 			_cleanup_free_ char *f = xasprintf("%s/e%04d", big, i);
 
 			assert_int_equal(close(open(f,
@@ -1176,17 +1176,33 @@ test_real_resolve_in(void **state)
 					 0);
 		}
 		for (int i = 0; i < 60; i++)
-			bn[i] = xasprintf("e%04d", i * 33);
+			bn[i] = xasprintf("e%04d", i * 17);
 		assert_int_equal(sib_compare(big, (const char *const *)bn, 60),
 				 0);
 		for (int i = 0; i < 60; i++)
 			free(bn[i]);
-		for (int i = 0; i < 2000; i++) {
+		for (int i = 0; i < 1000; i++) {
 			_cleanup_free_ char *f = xasprintf("%s/e%04d", big, i);
 
 			assert_int_equal(unlink(f), 0);
 		}
 		assert_int_equal(rmdir(big), 0);
+	}
+
+	/* /proc says size 0: read, but only 8 entries a name, where its
+	 * processes come last; those the read did not reach (this one, its
+	 * parent) are looked up, not taken for missing. */
+	{
+		_cleanup_free_ char *self = xasprintf("%d", (int)getpid());
+		_cleanup_free_ char *parent = xasprintf("%d", (int)getppid());
+		const char *pn[] = { "1",	"cmdline",     "cpuinfo",
+				     "devices", "filesystems", "loadavg",
+				     "meminfo", "mounts",      "nope0",
+				     "nope1",	"self",	       "stat",
+				     "swaps",	"sys",	       "uptime",
+				     "version", self,	       parent };
+
+		assert_int_equal(sib_compare("/proc", pn, ARRAY_SIZE(pn)), 0);
 	}
 
 	/* A directory that can be read but not searched: every name is
