@@ -60,6 +60,11 @@ extern const struct pathtree_fs pathtree_fs_real;
  * lib/compat/landlock.h, every ABI; ruleset masks them per ABI). */
 uint64_t pathtree_access_bits(enum llw_access a);
 
+/* qsort(v, n, size, cmp), stable, and linear on input that is in order
+ * but for a few places (rule lists are). */
+void pathtree_sort(void *v, size_t n, size_t size,
+		   int (*cmp)(const void *, const void *));
+
 /*
  * A Landlock rule.  Paths are resolved (no symlink in them).  A rule on a
  * non-directory carries LLW_FS_FILE_RIGHTS bits only.

@@ -1278,10 +1278,62 @@ test_real_resolve_in(void **state)
 	sib_teardown(dir);
 }
 
+/* pathtree_sort: a stable sort, whatever the number of runs. */
+struct sortel {
+	int key, seq;
+};
+
+static int
+sortel_cmp(const void *a, const void *b)
+{
+	const struct sortel *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static void
+test_sort(void **state)
+{
+	enum { N = 300 };
+	struct sortel v[N], want[N];
+	unsigned seed = 0x29;
+
+	(void)state;
+	/* 0 elements, 1, then from 1 run to many, keys with ties. */
+	pathtree_sort(NULL, 0, sizeof(*v), sortel_cmp);
+	for (int runs = 1; runs <= 64; runs = runs * 2 + 1) {
+		for (int round = 0; round < 20; round++) {
+			size_t n = 1 + rand_r(&seed) % N;
+
+			for (size_t i = 0; i < n; i++) {
+				/* Ascending within a run, a drop between. */
+				v[i].key = (int)(i % ((n + runs - 1) / runs)) +
+					   (int)(rand_r(&seed) % 3);
+				v[i].seq = (int)i;
+			}
+			/* The reference: insertion sort, stable. */
+			memcpy(want, v, n * sizeof(*v));
+			for (size_t i = 1; i < n; i++) {
+				struct sortel e = want[i];
+				size_t j = i;
+
+				for (; j > 0 && want[j - 1].key > e.key; j--)
+					want[j] = want[j - 1];
+				want[j] = e;
+			}
+			pathtree_sort(v, n, sizeof(*v), sortel_cmp);
+			for (size_t i = 0; i < n; i++) {
+				assert_int_equal(v[i].key, want[i].key);
+				assert_int_equal(v[i].seq, want[i].seq);
+			}
+		}
+	}
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(cases) + 7];
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 8];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -1296,6 +1348,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sources);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sort);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_resolve_in);
 	return _cmocka_run_group_tests("pathtree", tests, n, NULL, NULL);
 }
