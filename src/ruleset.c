@@ -611,12 +611,13 @@ in_dir(const char *path, const char *dir, size_t len)
 
 /*
  * open(rules[i].path, flags), relative to d where it lies in it; d
- * follows the rules (n of them).  A relative open that fails is retried
- * whole, so a failure reports what open(path) says.
+ * follows the rules (n of them), run holds their descriptors.  A
+ * relative open that fails is retried whole, so a failure reports what
+ * open(path) says.
  */
 static int
-rule_open(struct ruleset_dir *d, const struct plan_rule *rules, size_t i,
-	  size_t n, int flags)
+rule_open(struct ruleset_dir *d, struct fdrun *run,
+	  const struct plan_rule *rules, size_t i, size_t n, int flags)
 {
 	const char *path = rules[i].path;
 	const char *slash = strrchr(path, '/');
@@ -636,6 +637,9 @@ rule_open(struct ruleset_dir *d, const struct plan_rule *rules, size_t i,
 		if (k == DIR_MIN) {
 			memcpy(dir, path, len);
 			dir[len] = '\0';
+			/* Below the rules' descriptors, not among them: one
+			 * amid a stretch would split each close_range. */
+			fdrun_close(run);
 			d->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 			d->path = path;
 			d->len = len;
@@ -668,7 +672,7 @@ add_path(int rfd, const struct ruleset_plan *rp, size_t i, int held,
 	bool dir = (r->access & ~LLW_FS_FILE_RIGHTS) != 0;
 	int err, fd;
 
-	fd = rule_open(d, rp->fs_rules, i, rp->n_fs_rules,
+	fd = rule_open(d, run, rp->fs_rules, i, rp->n_fs_rules,
 		       O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 	if (fd < 0 && dir && errno == ENOTDIR) {
 		pb.allowed_access &= LLW_FS_FILE_RIGHTS;
