@@ -324,7 +324,6 @@ struct dirtab {
 	struct dirtab_slot *slot;
 	size_t mask; /* slots - 1, a power of two minus one */
 	size_t n;
-	bool complete; /* every entry was read */
 };
 
 static uint32_t
@@ -424,27 +423,22 @@ dirtab_read(struct dirtab *t, const char *dir, size_t n)
 		close(fd);
 		return false;
 	}
-	for (;;) {
-		errno = 0;
-		if ((de = readdir(d)) == NULL) {
-			t->complete = errno == 0;
-			break;
-		}
-		if (t->n == max || t->len > UINT32_MAX / 2)
-			break;
+	while (t->n < max && t->len < UINT32_MAX / 2 &&
+	       (de = readdir(d)) != NULL)
 		dirtab_put(t, de->d_name, de->d_type);
-	}
 	closedir(d);
 	return true;
 }
 
 /*
  * resolve_at for n names in dir.  One read of the directory (readdir
- * reads hundreds of entries a system call) settles those it lists as a
- * directory or as a non-link file, and with the whole directory read,
- * those it does not list (missing); a symbolic link, a type the
- * filesystem does not report or a name a read cut short did not reach is
- * looked up by itself.  The first name is always looked up by itself: a
+ * reads hundreds of entries a system call) settles those it lists, under
+ * the very name, as a directory or as a non-link file.  Any other name
+ * is looked up by itself: a symbolic link, a type the filesystem does
+ * not report, a name the read did not reach or that it does not list (a
+ * case-insensitive directory finds "Secret" as "secret", which a deny
+ * rule must still hide: absence from a listing is never taken for
+ * "missing").  The first name is always looked up by itself: a
  * directory that can be read but not searched makes it fail with EACCES
  * (unreachable), as every other name then does, listed or not.
  */
@@ -470,9 +464,6 @@ pathtree_real_resolve_in(void *ctx, const char *dir, const char *const *names,
 			out[i] = pathtree_join(dir, names[i]);
 			is_dir[i] = type == DT_DIR;
 			r[i] = 1;
-		} else if (read && type == -1 && t.complete) {
-			out[i] = pathtree_join(dir, names[i]);
-			r[i] = 0;
 		} else {
 			r[i] = pathtree_real_resolve_at(ctx, dir, names[i],
 							&out[i], &is_dir[i]);
