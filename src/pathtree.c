@@ -1191,7 +1191,7 @@ pathtree_resolve_run(struct compiler *c, struct rent **stack, size_t *depth,
 {
 	const struct llw_path_rule *paths = c->p->paths;
 	const char *first = paths[order[k]].path;
-	size_t len = pathtree_parent_len(first), e = k + 1, m, i;
+	size_t len = pathtree_parent_len(first), e = k + 1, m, n = 0, i, j;
 	_cleanup_free_ char *parent = NULL;
 	_cleanup_free_ char *res = NULL;
 	_cleanup_free_ const char **names = NULL;
@@ -1219,16 +1219,26 @@ pathtree_resolve_run(struct compiler *c, struct rent **stack, size_t *depth,
 		    0 ||
 	    state != RS_DIR)
 		return;
+	/* Each name once: a path named twice is resolved once (its copies
+	 * take the first one's result, pathtree_resolve_all()). */
 	names = xcalloc(m, sizeof(*names));
-	r = xcalloc(m, sizeof(*r));
-	out = xcalloc(m, sizeof(*out));
-	is_dir = xcalloc(m, sizeof(*is_dir));
 	for (i = 0; i < m; i++)
-		names[i] = paths[order[k + i]].path + len + 1;
-	c->fs->resolve_in(c->fs->ctx, res, names, m, r, out, is_dir);
+		if (i == 0 || strcmp(paths[order[k + i]].path,
+				     paths[order[k + i - 1]].path) != 0)
+			names[n++] = paths[order[k + i]].path + len + 1;
+	if (n < 2)
+		return;
+	r = xcalloc(n, sizeof(*r));
+	out = xcalloc(n, sizeof(*out));
+	is_dir = xcalloc(n, sizeof(*is_dir));
+	c->fs->resolve_in(c->fs->ctx, res, names, n, r, out, is_dir);
 	*leaf = xcalloc(m, sizeof(**leaf));
-	for (i = 0; i < m; i++)
-		(*leaf)[i] = (struct rleaf){ r[i], out[i], is_dir[i] };
+	for (i = 0, j = 0; i < m; i++)
+		if (i == 0 || strcmp(paths[order[k + i]].path,
+				     paths[order[k + i - 1]].path) != 0) {
+			(*leaf)[i] = (struct rleaf){ r[j], out[j], is_dir[j] };
+			j++;
+		}
 }
 
 /* Resolve every rule path, once per distinct path. */

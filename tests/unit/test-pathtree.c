@@ -680,6 +680,18 @@ static const struct tcase cases[] = {
 		.expect = "R /h ro t:1\n"
 			  "R /h/a rw t:2\n",
 	},
+	{
+		/* Siblings resolved together, some named twice. */
+		.name = "siblings named twice resolve once each",
+		.fs = V("d:/h/a", "f:/h/b", "d:/h/d", "l:/h/e:/h/a"),
+		.rules = V("ro /h/a", "rw /h/a", "ro /h/b", "ro /h/c",
+			   "ro /h/d", "rx /h/d", "ro /h/e", "rw /h/b"),
+		.expect = "R /h/a ro t:7\n"
+			  "R /h/b rw t:8\n"
+			  "R /h/d rx t:6\n",
+		.notes = V("ro /h/c (t:4): does not exist",
+			   "/h/e (t:7): resolves to /h/a"),
+	},
 };
 
 /* Each case runs with and without the optional resolve_at, and with
