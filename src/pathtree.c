@@ -309,9 +309,174 @@ pathtree_real_resolve_at(void *ctx, const char *dir, const char *name,
 	return r;
 }
 
+/*
+ * The entries of a directory read for pathtree_real_resolve_in(): their
+ * names (offsets into one buffer) and types in an open-addressing table.
+ */
+struct dirtab_slot {
+	uint32_t off; /* of the name in names, plus one: 0 is empty */
+	unsigned char type;
+};
+
+struct dirtab {
+	char *names;
+	size_t len, cap;
+	struct dirtab_slot *slot;
+	size_t mask; /* slots - 1, a power of two minus one */
+	size_t n;
+};
+
+static uint32_t
+dirtab_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static void
+dirtab_put(struct dirtab *t, const char *name, unsigned char type)
+{
+	size_t nl = strlen(name) + 1, i;
+
+	if (2 * (t->n + 1) > t->mask + 1) {
+		struct dirtab_slot *old = t->slot;
+		size_t old_n = old != NULL ? t->mask + 1 : 0;
+
+		t->mask = old_n != 0 ? 2 * old_n - 1 : 255;
+		t->slot = xcalloc(t->mask + 1, sizeof(*t->slot));
+		for (size_t k = 0; k < old_n; k++) {
+			if (old[k].off == 0)
+				continue;
+			i = dirtab_hash(t->names + old[k].off - 1) & t->mask;
+			while (t->slot[i].off != 0)
+				i = (i + 1) & t->mask;
+			t->slot[i] = old[k];
+		}
+		free(old);
+	}
+	if (t->len + nl > t->cap) {
+		t->cap = 2 * (t->len + nl) + 4096;
+		t->names = xreallocarray(t->names, t->cap, 1);
+	}
+	memcpy(t->names + t->len, name, nl);
+	i = dirtab_hash(name) & t->mask;
+	while (t->slot[i].off != 0)
+		i = (i + 1) & t->mask;
+	t->slot[i].off = (uint32_t)t->len + 1;
+	t->slot[i].type = type;
+	t->len += nl;
+	t->n++;
+}
+
+/* The type of name (DT_*), or -1 when it is not in the table. */
+static int
+dirtab_get(const struct dirtab *t, const char *name)
+{
+	size_t i;
+
+	if (t->slot == NULL)
+		return -1;
+	for (i = dirtab_hash(name) & t->mask; t->slot[i].off != 0;
+	     i = (i + 1) & t->mask)
+		if (strcmp(t->names + t->slot[i].off - 1, name) == 0)
+			return t->slot[i].type;
+	return -1;
+}
+
+/*
+ * Below RESOLVE_IN_MIN names, pathtree_real_resolve_in() looks them up
+ * one by one; from it, it reads the directory when its size suggests at
+ * most RESOLVE_IN_READ entries a name (an entry read costs about a sixth
+ * of an lstat on ext4: 0.45 against 3 µs on the VM of issue 29), and
+ * stops at twice that, so that a large directory with a few rules in it
+ * costs at most a little more than their look-ups.  The size is the
+ * directory's st_size over RESOLVE_IN_ENTRY bytes an entry (ext4 and
+ * xfs count bytes of entries, about 24 for a short name; tmpfs 20 an
+ * entry; procfs and sysfs 0, and the cap bounds those).
+ */
+#define RESOLVE_IN_MIN	 16
+#define RESOLVE_IN_READ	 4
+#define RESOLVE_IN_ENTRY 24
+
+/*
+ * Read dir into t for n names (see above); false when it cannot be
+ * read or looks too large to pay.
+ */
+static bool
+dirtab_read(struct dirtab *t, const char *dir, size_t n)
+{
+	size_t max = 2 * RESOLVE_IN_READ * n;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) < 0 ||
+	    (uint64_t)st.st_size / RESOLVE_IN_ENTRY > RESOLVE_IN_READ * n ||
+	    (d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
+	}
+	while (t->n < max && t->len < UINT32_MAX / 2 &&
+	       (de = readdir(d)) != NULL)
+		dirtab_put(t, de->d_name, de->d_type);
+	closedir(d);
+	return true;
+}
+
+/*
+ * resolve_at for n names in dir.  One read of the directory (readdir
+ * reads hundreds of entries a system call) settles those it lists, under
+ * the very name, as a directory or as a non-link file.  Any other name
+ * is looked up by itself: a symbolic link, a type the filesystem does
+ * not report, a name the read did not reach or that it does not list (a
+ * case-insensitive directory finds "Secret" as "secret", which a deny
+ * rule must still hide: absence from a listing is never taken for
+ * "missing").  The first name is always looked up by itself: a
+ * directory that can be read but not searched makes it fail with EACCES
+ * (unreachable), as every other name then does, listed or not.
+ */
+static void
+pathtree_real_resolve_in(void *ctx, const char *dir, const char *const *names,
+			 size_t n, int *r, char **out, bool *is_dir)
+{
+	struct dirtab t = { 0 };
+	bool read = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int type = -1;
+
+		out[i] = NULL;
+		is_dir[i] = false;
+		if (i == 1 && n >= RESOLVE_IN_MIN && r[0] >= 0)
+			read = dirtab_read(&t, dir, n);
+		if (read)
+			type = dirtab_get(&t, names[i]);
+		if (type == DT_DIR || type == DT_REG || type == DT_CHR ||
+		    type == DT_BLK || type == DT_FIFO || type == DT_SOCK) {
+			out[i] = pathtree_join(dir, names[i]);
+			is_dir[i] = type == DT_DIR;
+			r[i] = 1;
+		} else {
+			r[i] = pathtree_real_resolve_at(ctx, dir, names[i],
+							&out[i], &is_dir[i]);
+		}
+	}
+	free(t.names);
+	free(t.slot);
+}
+
 const struct pathtree_fs pathtree_fs_real = {
 	.resolve = pathtree_real_resolve,
 	.resolve_at = pathtree_real_resolve_at,
+	.resolve_in = pathtree_real_resolve_in,
 	.stat = pathtree_real_stat,
 	.list = pathtree_real_list,
 	.ctx = NULL,
@@ -594,6 +759,23 @@ node_rule_path(const struct node *n)
 	return n->from != NULL ? n->from->rule->path : "/";
 }
 
+/* A last component resolved ahead by fs->resolve_in: resolve_at's r,
+ * out (taken when used) and is_dir. */
+struct rleaf {
+	int r;
+	char *out;
+	bool is_dir;
+};
+
+static void
+pathtree_rleaf_free(struct rleaf **leaf, size_t n)
+{
+	for (size_t i = 0; *leaf != NULL && i < n; i++)
+		free((*leaf)[i].out);
+	free(*leaf);
+	*leaf = NULL;
+}
+
 /*
  * Hole punching at directory n, for the narrower rule w beneath: n keeps
  * what the caller granted it (g), and every entry of n that is not on the
@@ -604,7 +786,12 @@ pathtree_punch(struct compiler *c, struct node *n, uint64_t g,
 	       const struct node *w)
 {
 	_cleanup_strv_ char **names = NULL;
+	_cleanup_free_ int *lr = NULL;
+	_cleanup_free_ char **lout = NULL;
+	_cleanup_free_ bool *ldir = NULL;
+	struct rleaf *leaf = NULL;
 	uint64_t want = pathtree_access_bits(n->want);
+	size_t n_left = 0;
 	int r;
 
 	r = c->fs->list(c->fs->ctx, n->path, &names);
@@ -619,12 +806,32 @@ pathtree_punch(struct compiler *c, struct node *n, uint64_t g,
 			rule_origin(n->from));
 		return r;
 	}
-	for (char **e = names; e != NULL && *e != NULL; e++) {
+	/* The entries without a node of their own, resolved together where
+	 * the filesystem can (one read of the directory). */
+	for (char **e = names; e != NULL && *e != NULL; e++)
+		if (node_child(n, *e) == NULL)
+			names[n_left++] = *e;
+		else
+			free(*e);
+	if (names != NULL)
+		names[n_left] = NULL;
+	if (c->fs->resolve_in != NULL && c->fs->resolve_at != NULL &&
+	    n_left > 0) {
+		leaf = xcalloc(n_left, sizeof(*leaf));
+		lr = xcalloc(n_left, sizeof(*lr));
+		lout = xcalloc(n_left, sizeof(*lout));
+		ldir = xcalloc(n_left, sizeof(*ldir));
+		c->fs->resolve_in(c->fs->ctx, n->path,
+				  (const char *const *)names, n_left, lr, lout,
+				  ldir);
+		for (size_t i = 0; i < n_left; i++)
+			leaf[i] = (struct rleaf){ lr[i], lout[i], ldir[i] };
+	}
+	for (size_t i = 0; i < n_left; i++) {
 		_cleanup_free_ char *path = NULL, *res = NULL;
+		char **e = &names[i];
 		bool is_dir = false;
 
-		if (node_child(n, *e) != NULL)
-			continue;
 		path = pathtree_join(n->path, *e);
 		/*
 		 * A symlink needs no rule: access through it is decided at its
@@ -632,7 +839,15 @@ pathtree_punch(struct compiler *c, struct node *n, uint64_t g,
 		 * are opened following symlinks), which may be the very path
 		 * being hidden.  Dangling entries are skipped too.
 		 */
-		if (c->fs->resolve_at != NULL) {
+		if (leaf != NULL) {
+			r = leaf[i].r;
+			res = steal_pointer(&leaf[i].out);
+			is_dir = leaf[i].is_dir;
+			if (r == 0 || r == -EACCES)
+				continue;
+			if (r < 0)
+				goto fail;
+		} else if (c->fs->resolve_at != NULL) {
 			r = c->fs->resolve_at(c->fs->ctx, n->path, *e, &res,
 					      &is_dir);
 			if (r == 0 || r == -EACCES)
@@ -661,8 +876,10 @@ pathtree_punch(struct compiler *c, struct node *n, uint64_t g,
 	fail:
 		*c->cause =
 			xasprintf("Cannot inspect %s: %s.", path, strerror(-r));
+		pathtree_rleaf_free(&leaf, n_left);
 		return r;
 	}
+	pathtree_rleaf_free(&leaf, n_left);
 	return 0;
 }
 
@@ -848,10 +1065,13 @@ struct rent {
  * Resolve path.  With fs->resolve_at, walk it component by component from
  * the deepest prefix of the previous path on *stack (paths come sorted), so
  * each distinct component costs one look-up; the state is then known too.
+ * leaf, when not NULL, is the result for path's last component in its
+ * parent, which is then on the stack (pathtree_resolve_run()).
  */
 static int
 pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
-		     const char *path, char **res, enum rstate *state)
+		     const char *path, struct rleaf *leaf, char **res,
+		     enum rstate *state)
 {
 	const struct pathtree_fs *fs = c->fs;
 	struct rent *top;
@@ -892,8 +1112,14 @@ pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
 		name = xstrndup(rest, end - rest);
 		e.lex = xstrndup(path, end - path);
 		if (top->state == RS_DIR) {
-			r = fs->resolve_at(fs->ctx, top->res, name, &e.res,
-					   &is_dir);
+			if (leaf != NULL && *end == '\0') {
+				r = leaf->r;
+				e.res = steal_pointer(&leaf->out);
+				is_dir = leaf->is_dir;
+			} else {
+				r = fs->resolve_at(fs->ctx, top->res, name,
+						   &e.res, &is_dir);
+			}
 			if (r == -EACCES) {
 				e.state = RS_UNREACHABLE;
 			} else if (r < 0) {
@@ -941,6 +1167,80 @@ pathtree_normal(const char *path)
 	return true;
 }
 
+/* The length of path's parent directory in it ("/a/b": 2), 0 under "/". */
+static size_t
+pathtree_parent_len(const char *path)
+{
+	return (size_t)(strrchr(path, '/') - path);
+}
+
+/*
+ * Ahead of order[k]'s path, with fs->resolve_in: the run of paths from k
+ * on that share its parent directory, when there are two or more, ends
+ * at *end, and their last components, resolved together in the parent,
+ * are in leaf (which the caller frees, as pathtree_resolve_one() takes
+ * each out it uses).  The parent is resolved first, so the stack ends
+ * at it.  No run (*end stays k) under "/"; no leaf where the parent
+ * cannot be resolved or is no directory: each path then resolves as it
+ * would.
+ */
+static void
+pathtree_resolve_run(struct compiler *c, struct rent **stack, size_t *depth,
+		     const size_t *order, size_t k, size_t *end,
+		     struct rleaf **leaf)
+{
+	const struct llw_path_rule *paths = c->p->paths;
+	const char *first = paths[order[k]].path;
+	size_t len = pathtree_parent_len(first), e = k + 1, m, n = 0, i, j;
+	_cleanup_free_ char *parent = NULL;
+	_cleanup_free_ char *res = NULL;
+	_cleanup_free_ const char **names = NULL;
+	_cleanup_free_ int *r = NULL;
+	_cleanup_free_ char **out = NULL;
+	_cleanup_free_ bool *is_dir = NULL;
+	enum rstate state;
+
+	*end = k;
+	if (c->fs->resolve_in == NULL || c->fs->resolve_at == NULL || len == 0)
+		return;
+	while (e < c->p->n_paths) {
+		const char *q = paths[order[e]].path;
+
+		if (pathtree_parent_len(q) != len ||
+		    strncmp(q, first, len) != 0)
+			break;
+		e++;
+	}
+	if ((m = e - k) < 2)
+		return;
+	*end = e;
+	parent = xstrndup(first, len);
+	if (pathtree_resolve_one(c, stack, depth, parent, NULL, &res, &state) <
+		    0 ||
+	    state != RS_DIR)
+		return;
+	/* Each name once: a path named twice is resolved once (its copies
+	 * take the first one's result, pathtree_resolve_all()). */
+	names = xcalloc(m, sizeof(*names));
+	for (i = 0; i < m; i++)
+		if (i == 0 || strcmp(paths[order[k + i]].path,
+				     paths[order[k + i - 1]].path) != 0)
+			names[n++] = paths[order[k + i]].path + len + 1;
+	if (n < 2)
+		return;
+	r = xcalloc(n, sizeof(*r));
+	out = xcalloc(n, sizeof(*out));
+	is_dir = xcalloc(n, sizeof(*is_dir));
+	c->fs->resolve_in(c->fs->ctx, res, names, n, r, out, is_dir);
+	*leaf = xcalloc(m, sizeof(**leaf));
+	for (i = 0, j = 0; i < m; i++)
+		if (i == 0 || strcmp(paths[order[k + i]].path,
+				     paths[order[k + i - 1]].path) != 0) {
+			(*leaf)[i] = (struct rleaf){ r[j], out[j], is_dir[j] };
+			j++;
+		}
+}
+
 /* Resolve every rule path, once per distinct path. */
 static int
 pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
@@ -950,6 +1250,8 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 	struct rent *stack = NULL;
 	size_t depth = 0;
 	_cleanup_free_ char *proj_res = NULL;
+	struct rleaf *leaf = NULL;
+	size_t run = 0, run_end = 0;
 	struct rrule *v;
 	size_t n = 0;
 	int r = 0;
@@ -984,12 +1286,19 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 
 		v[n].rule = rule;
 		v[n].idx = order[k];
+		if (k >= run_end) {
+			pathtree_rleaf_free(&leaf, run_end - run);
+			run = k;
+			pathtree_resolve_run(c, &stack, &depth, order, k,
+					     &run_end, &leaf);
+		}
 		if (n > 0 && strcmp(v[n - 1].rule->path, rule->path) == 0) {
 			v[n].path = xstrdup(v[n - 1].path);
 			v[n].state = v[n - 1].state;
 			continue;
 		}
 		r = pathtree_resolve_one(c, &stack, &depth, rule->path,
+					 leaf != NULL ? &leaf[k - run] : NULL,
 					 &v[n].path, &v[n].state);
 		if (r < 0) {
 			*c->cause = xasprintf(
@@ -1011,6 +1320,7 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 								: "built-in",
 						   v[n].path));
 	}
+	pathtree_rleaf_free(&leaf, run_end - run);
 	for (size_t i = 0; i < depth; i++) {
 		free(stack[i].lex);
 		free(stack[i].res);
@@ -1127,23 +1437,75 @@ pathtree_plan_mask_cmp(const void *a, const void *b)
 			((const struct plan_mask *)b)->path);
 }
 
-/*
- * Whether v (n elements of size bytes) is already in cmp's order.  Rule
- * lists usually are (profiles list paths in order, the trie walk emits
- * them in order), and then qsort would still make n log n comparisons of
- * long shared prefixes; glibc's qsort is a stable merge sort, so skipping
- * it on sorted input gives the same array.
- */
-static bool
-pathtree_sorted(const void *v, size_t n, size_t size,
-		int (*cmp)(const void *, const void *))
+/* Merge the sorted src[lo, mid) and src[mid, hi) into dst[lo, hi),
+ * the left one first on a tie (stable). */
+static void
+pathtree_merge(const char *src, size_t lo, size_t mid, size_t hi, char *dst,
+	       size_t size, int (*cmp)(const void *, const void *))
 {
-	const char *p = v;
+	size_t i = lo, j = mid, k = lo;
 
-	for (size_t i = 1; i < n; i++)
-		if (cmp(p + (i - 1) * size, p + i * size) > 0)
-			return false;
-	return true;
+	while (i < mid && j < hi) {
+		if (cmp(src + j * size, src + i * size) < 0)
+			memcpy(dst + k++ * size, src + j++ * size, size);
+		else
+			memcpy(dst + k++ * size, src + i++ * size, size);
+	}
+	memcpy(dst + k * size, src + i * size, (mid - i) * size);
+	k += mid - i;
+	memcpy(dst + k * size, src + j * size, (hi - j) * size);
+}
+
+/*
+ * Sort v (n elements of size bytes) by cmp, stably.  Rule lists come
+ * mostly in order (profiles list paths in order, the trie walk emits
+ * them in order, resolution moves a few: 10,000 rules are 4 ascending
+ * runs), where qsort would still make n log n comparisons of long shared
+ * prefixes (3.8 ms at 10,000 rules): up to PATHTREE_SORT_RUNS runs are
+ * merged (n comparisons a pass, a pass a doubling), more go to qsort,
+ * glibc's stable merge sort, which gives the same array.
+ */
+#define PATHTREE_SORT_RUNS 32
+
+void
+pathtree_sort(void *v, size_t n, size_t size,
+	      int (*cmp)(const void *, const void *))
+{
+	size_t run[PATHTREE_SORT_RUNS + 1], n_run = 1, i, k;
+	char *a = v, *src = v, *dst, *tmp;
+
+	run[0] = 0;
+	for (i = 1; i < n; i++) {
+		if (cmp(a + (i - 1) * size, a + i * size) <= 0)
+			continue;
+		if (n_run == PATHTREE_SORT_RUNS) {
+			qsort(v, n, size, cmp);
+			return;
+		}
+		run[n_run++] = i;
+	}
+	if (n_run == 1)
+		return;
+	run[n_run] = n;
+	dst = tmp = xreallocarray(NULL, n, size);
+	while (n_run > 1) {
+		for (i = 0, k = 0; i < n_run; i += 2, k++) {
+			if (i + 1 < n_run)
+				pathtree_merge(src, run[i], run[i + 1],
+					       run[i + 2], dst, size, cmp);
+			else
+				memcpy(dst + run[i] * size, src + run[i] * size,
+				       (run[i + 1] - run[i]) * size);
+			run[k] = run[i];
+		}
+		run[k] = n;
+		n_run = k;
+		dst = src;
+		src = src == a ? tmp : a;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+	free(tmp);
 }
 
 /* Sort the rules by path and merge those on one path. */
@@ -1152,10 +1514,7 @@ pathtree_finish(struct plan *plan)
 {
 	size_t m = 0;
 
-	if (plan->n_rules > 0 &&
-	    !pathtree_sorted(plan->rules, plan->n_rules, sizeof(*plan->rules),
-			     pathtree_plan_rule_cmp))
-		qsort(plan->rules, plan->n_rules, sizeof(*plan->rules),
+	pathtree_sort(plan->rules, plan->n_rules, sizeof(*plan->rules),
 		      pathtree_plan_rule_cmp);
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		struct plan_rule *r = &plan->rules[i];
@@ -1170,8 +1529,7 @@ pathtree_finish(struct plan *plan)
 		plan->rules[m++] = *r;
 	}
 	plan->n_rules = m;
-	if (plan->n_masks > 0)
-		qsort(plan->masks, plan->n_masks, sizeof(*plan->masks),
+	pathtree_sort(plan->masks, plan->n_masks, sizeof(*plan->masks),
 		      pathtree_plan_mask_cmp);
 }
 
@@ -1204,9 +1562,7 @@ pathtree_sources(const struct pathtree_input *p, const struct pathtree_fs *fs)
 		plan_free(c.plan);
 		return NULL;
 	}
-	if (n_rr > 0 &&
-	    !pathtree_sorted(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp))
-		qsort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
+	pathtree_sort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
 	pathtree_record_sources(c.plan, rr, n_rr);
 	for (size_t i = 0; i < n_rr; i++)
 		free(rr[i].path);
@@ -1239,9 +1595,7 @@ pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 	r = pathtree_resolve_all(&c, &rr, &n_rr);
 	if (r < 0)
 		goto out;
-	if (n_rr > 0 &&
-	    !pathtree_sorted(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp))
-		qsort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
+	pathtree_sort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
 	pathtree_record_sources(c.plan, rr, n_rr);
 
 	root = node_new(NULL, "/");

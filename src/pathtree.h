@@ -45,6 +45,12 @@ struct pathtree_fs {
 	 * distinct path component instead of one per component per rule. */
 	int (*resolve_at)(void *ctx, const char *dir, const char *name,
 			  char **out, bool *is_dir);
+	/* Optional (NULL: resolve_at, name by name).  resolve_at for the n
+	 * names in directory dir, its results in r[i], out[i] and
+	 * is_dir[i]: the compiler hands it each run of sibling rules, which
+	 * one read of the directory can settle. */
+	void (*resolve_in)(void *ctx, const char *dir, const char *const *names,
+			   size_t n, int *r, char **out, bool *is_dir);
 };
 
 /* The real filesystem. */
@@ -53,6 +59,11 @@ extern const struct pathtree_fs pathtree_fs_real;
 /* Landlock filesystem rights for an access level (LLW_FS_* bits of
  * lib/compat/landlock.h, every ABI; ruleset masks them per ABI). */
 uint64_t pathtree_access_bits(enum llw_access a);
+
+/* qsort(v, n, size, cmp), stable, and linear on input that is in order
+ * but for a few places (rule lists are). */
+void pathtree_sort(void *v, size_t n, size_t size,
+		   int (*cmp)(const void *, const void *));
 
 /*
  * A Landlock rule.  Paths are resolved (no symlink in them).  A rule on a

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,6 +584,73 @@ fdrun_add(struct fdrun *run, int fd)
 }
 
 /*
+ * The directory of the rules being added, open O_PATH, and its path (a
+ * prefix of len bytes of a rule's path).  The plan's rules come sorted
+ * (pathtree), so siblings are neighbours: a rule followed by DIR_MIN - 1
+ * siblings opens their directory once, and each opens its last
+ * component relative to it, where an open would otherwise walk the whole
+ * path again.  Fewer siblings, or a directory just under "/" (/dev,
+ * /etc: one component to walk again), would not pay for the directory's
+ * open and close.
+ */
+#define DIR_MIN 8
+
+struct ruleset_dir {
+	int fd;
+	const char *path;
+	size_t len;
+};
+
+/* Whether path's parent directory is the len bytes of dir. */
+static bool
+in_dir(const char *path, const char *dir, size_t len)
+{
+	return strncmp(path, dir, len) == 0 && path[len] == '/' &&
+	       path[len + 1] != '\0' && strchr(path + len + 1, '/') == NULL;
+}
+
+/*
+ * open(rules[i].path, flags), relative to d where it lies in it; d
+ * follows the rules (n of them), run holds their descriptors.  A
+ * relative open that fails is retried whole, so a failure reports what
+ * open(path) says.
+ */
+static int
+rule_open(struct ruleset_dir *d, struct fdrun *run,
+	  const struct plan_rule *rules, size_t i, size_t n, int flags)
+{
+	const char *path = rules[i].path;
+	const char *slash = strrchr(path, '/');
+	size_t len = slash != NULL ? (size_t)(slash - path) : 0, k;
+	char dir[PATH_MAX];
+	int fd;
+
+	if (d->fd >= 0 && !in_dir(path, d->path, d->len)) {
+		close(d->fd);
+		d->fd = -1;
+	}
+	if (d->fd < 0 && len > 0 && len < sizeof(dir) && i + DIR_MIN <= n &&
+	    memchr(path + 1, '/', len - 1) != NULL && in_dir(path, path, len)) {
+		for (k = 1; k < DIR_MIN && in_dir(rules[i + k].path, path, len);
+		     k++)
+			;
+		if (k == DIR_MIN) {
+			memcpy(dir, path, len);
+			dir[len] = '\0';
+			/* Below the rules' descriptors, not among them: one
+			 * amid a stretch would split each close_range. */
+			fdrun_close(run);
+			d->fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			d->path = path;
+			d->len = len;
+		}
+	}
+	if (d->fd >= 0 && (fd = openat(d->fd, slash + 1, flags)) >= 0)
+		return fd;
+	return open(path, flags);
+}
+
+/*
  * Add the rule for r.  Every Landlock rule is a grant, so a path that has
  * vanished since planning (ENOENT) has nothing to grant and is skipped:
  * the command cannot reach what is not there, and a later creation under
@@ -596,14 +664,16 @@ fdrun_add(struct fdrun *run, int fd)
  * the only ones valid on it.
  */
 static int
-add_path(int rfd, const struct plan_rule *r, int held, struct fdrun *run,
-	 char **cause)
+add_path(int rfd, const struct ruleset_plan *rp, size_t i, int held,
+	 struct ruleset_dir *d, struct fdrun *run, char **cause)
 {
+	const struct plan_rule *r = &rp->fs_rules[i];
 	struct llw_path_beneath_attr pb = { .allowed_access = r->access };
 	bool dir = (r->access & ~LLW_FS_FILE_RIGHTS) != 0;
 	int err, fd;
 
-	fd = open(r->path, O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+	fd = rule_open(d, run, rp->fs_rules, i, rp->n_fs_rules,
+		       O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
 	if (fd < 0 && dir && errno == ENOTDIR) {
 		pb.allowed_access &= LLW_FS_FILE_RIGHTS;
 		fd = open(r->path, O_PATH | O_CLOEXEC);
@@ -665,9 +735,10 @@ ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
 {
 	struct llw_ruleset_attr attr = { 0 };
 	struct fdrun run = { .n = 0 };
+	struct ruleset_dir d = { .fd = -1 };
 	_cleanup_close_ int rfd = -1;
 	size_t i;
-	int err, r;
+	int err, r = 0;
 
 	if (rp->abi < 1) {
 		*cause = xstrdup("Landlock: this kernel does not provide it, "
@@ -689,14 +760,15 @@ ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
 	}
 
 	for (i = 0; i < rp->n_fs_rules; i++) {
-		r = add_path(rfd, &rp->fs_rules[i], held ? held[i] : -1, &run,
-			     cause);
-		if (r < 0) {
-			fdrun_close(&run);
-			return r;
-		}
+		r = add_path(rfd, rp, i, held ? held[i] : -1, &d, &run, cause);
+		if (r < 0)
+			break;
 	}
 	fdrun_close(&run);
+	if (d.fd >= 0)
+		close(d.fd);
+	if (r < 0)
+		return r;
 
 	for (i = 0; i < rp->n_net_rules; i++) {
 		struct llw_net_port_attr np = {

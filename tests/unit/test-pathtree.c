@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -181,8 +184,20 @@ dump(const char *what, char *const *v)
 		print_message("# %s: %s\n", what, *v);
 }
 
+/* resolve_in as the compiler may use it: resolve_at name by name. */
 static void
-run_case(const struct tcase *tc, bool with_resolve_at)
+fake_resolve_in(void *ctx, const char *dir, const char *const *names, size_t n,
+		int *r, char **out, bool *is_dir)
+{
+	for (size_t i = 0; i < n; i++) {
+		out[i] = NULL;
+		is_dir[i] = false;
+		r[i] = fake_resolve_at(ctx, dir, names[i], &out[i], &is_dir[i]);
+	}
+}
+
+static void
+run_case(const struct tcase *tc, bool with_resolve_at, bool with_resolve_in)
 {
 	struct fakefs ffs = { .ents = tc->fs };
 	struct pathtree_fs fs = {
@@ -191,6 +206,7 @@ run_case(const struct tcase *tc, bool with_resolve_at)
 		.list = fake_list,
 		.ctx = &ffs,
 		.resolve_at = with_resolve_at ? fake_resolve_at : NULL,
+		.resolve_in = with_resolve_in ? fake_resolve_in : NULL,
 	};
 	struct policy p = { 0 };
 	struct plan *plan = NULL;
@@ -664,14 +680,28 @@ static const struct tcase cases[] = {
 		.expect = "R /h ro t:1\n"
 			  "R /h/a rw t:2\n",
 	},
+	{
+		/* Siblings resolved together, some named twice. */
+		.name = "siblings named twice resolve once each",
+		.fs = V("d:/h/a", "f:/h/b", "d:/h/d", "l:/h/e:/h/a"),
+		.rules = V("ro /h/a", "rw /h/a", "ro /h/b", "ro /h/c",
+			   "ro /h/d", "rx /h/d", "ro /h/e", "rw /h/b"),
+		.expect = "R /h/a ro t:7\n"
+			  "R /h/b rw t:8\n"
+			  "R /h/d rx t:6\n",
+		.notes = V("ro /h/c (t:4): does not exist",
+			   "/h/e (t:7): resolves to /h/a"),
+	},
 };
 
-/* Each case runs with and without the optional resolve_at. */
+/* Each case runs with and without the optional resolve_at, and with
+ * resolve_in too. */
 static void
 test_case(void **state)
 {
-	run_case(*state, false);
-	run_case(*state, true);
+	run_case(*state, false, false);
+	run_case(*state, true, false);
+	run_case(*state, true, true);
 }
 
 /* Many rules: correct results, every resolve once per distinct path. */
@@ -689,8 +719,8 @@ test_many_rules(void **state)
 {
 	const char *ents[] = { "d:/h/x", NULL };
 	struct fakefs ffs = { .ents = ents };
-	struct pathtree_fs fs = { count_resolve, fake_stat, fake_list, &ffs,
-				  NULL };
+	struct pathtree_fs fs = { count_resolve, fake_stat, fake_list,
+				  &ffs,		 NULL,	    NULL };
 	struct policy p = { 0 };
 	struct plan *plan = NULL;
 	_cleanup_free_ char *cause = NULL;
@@ -721,8 +751,8 @@ test_decide(void **state)
 	const char *rules[] = { "rw /h/link", "deny /h/real/secret", "ro /h/ro",
 				NULL };
 	struct fakefs ffs = { .ents = ents };
-	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list, &ffs,
-				  NULL };
+	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list,
+				  &ffs,		NULL,	   NULL };
 	struct policy p = { 0 };
 	struct plan *plan = NULL;
 	_cleanup_free_ char *cause = NULL;
@@ -811,8 +841,8 @@ test_decide_sorted(void **state)
 		LLW_FS_MAKE_SOCK, LLW_FS_READ_FILE | LLW_FS_WRITE_FILE,
 	};
 	struct fakefs ffs = { .ents = ents };
-	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list, &ffs,
-				  fake_resolve_at };
+	struct pathtree_fs fs = { fake_resolve, fake_stat,	 fake_list,
+				  &ffs,		fake_resolve_at, NULL };
 	unsigned seed = 0x32c;
 	size_t compared = 0;
 
@@ -868,8 +898,8 @@ test_sources(void **state)
 	const char *ents[] = { "d:/h/real/sub", "l:/h/link:/h/real", NULL };
 	const char *rules[] = { "rw /h/link", "ro /h/real", "ro /h", NULL };
 	struct fakefs ffs = { .ents = ents };
-	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list, &ffs,
-				  NULL };
+	struct pathtree_fs fs = { fake_resolve, fake_stat, fake_list,
+				  &ffs,		NULL,	   NULL };
 	struct policy p = { 0 };
 	struct plan *plan;
 	const struct plan_source *s;
@@ -1036,10 +1066,286 @@ test_real_fs(void **state)
 	tmp_teardown(dir);
 }
 
+/*
+ * pathtree_fs_real's resolve_in on a directory of directories, files, a
+ * fifo, links (to a directory, dangling) and names that are not there:
+ * for each name what resolve_at says, whether it reads the directory
+ * (from 16 names) or not; and the compiler's plan with it the plan
+ * without it, for a run of siblings and for hole punching.
+ */
+static const char *const sib_made[] = {
+	"d00", "d01", "d02", "d03", "d04", "d05", "d06", "d07",
+	"d08", "d09", "d10", "d11", "d12", "d13", "d14", "d15",
+	"f0",  "f1",  "f2",  "ff",  "ln",  "dl",
+};
+
+static void
+sib_setup(const char *dir)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sib_made); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, sib_made[i]);
+		const char *n = sib_made[i];
+
+		if (n[0] == 'd' && n[1] != 'l')
+			assert_int_equal(mkdir(p, 0755), 0);
+		else if (strcmp(n, "ff") == 0)
+			assert_int_equal(mkfifo(p, 0644), 0);
+		else if (strcmp(n, "ln") == 0)
+			assert_int_equal(symlink("d03", p), 0);
+		else if (strcmp(n, "dl") == 0)
+			assert_int_equal(symlink("nowhere", p), 0);
+		else
+			assert_int_equal(close(open(p,
+						    O_WRONLY | O_CREAT |
+							    O_EXCL | O_CLOEXEC,
+						    0644)),
+					 0);
+	}
+}
+
+static void
+sib_teardown(const char *dir)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sib_made); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", dir, sib_made[i]);
+
+		assert_int_equal(remove(p), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* resolve_in's results for names[0..n) in dir equal resolve_at's; the
+ * number of names that differ. */
+static int
+sib_compare(const char *dir, const char *const *names, size_t n)
+{
+	const struct pathtree_fs *fs = &pathtree_fs_real;
+	int r[64];
+	char *out[64];
+	bool is_dir[64];
+	int bad = 0;
+
+	assert_true(n <= 64);
+	fs->resolve_in(fs->ctx, dir, names, n, r, out, is_dir);
+	for (size_t i = 0; i < n; i++) {
+		char *o = NULL;
+		bool d = false;
+		int q = fs->resolve_at(fs->ctx, dir, names[i], &o, &d);
+
+		if (q != r[i] || (o == NULL) != (out[i] == NULL) ||
+		    (o != NULL && strcmp(o, out[i]) != 0) ||
+		    (q == 1 && d != is_dir[i])) {
+			print_message("# %s: resolve_at %d %s %d, resolve_in "
+				      "%d %s %d\n",
+				      names[i], q, o ? o : "-", d, r[i],
+				      out[i] ? out[i] : "-", is_dir[i]);
+			bad++;
+		}
+		free(o);
+		free(out[i]);
+	}
+	return bad;
+}
+
+static void
+test_real_resolve_in(void **state)
+{
+	char dir[] = "/tmp/llw-resolve-in.XXXXXX";
+	const char *names[ARRAY_SIZE(sib_made) + 3];
+	size_t n = 0;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sib_setup(dir);
+	/* Unsorted, with missing names first and last. */
+	names[n++] = "missing0";
+	for (size_t i = ARRAY_SIZE(sib_made); i-- > 0;)
+		names[n++] = sib_made[i];
+	names[n++] = "missing1";
+	names[n++] = "d05";
+	assert_int_equal(sib_compare(dir, names, n), 0);
+	/* Below 16 names, looked up one by one. */
+	assert_int_equal(sib_compare(dir, names, 5), 0);
+	assert_int_equal(sib_compare(dir, names + 1, 1), 0);
+
+	/* A directory of 1,000 entries, 60 of them asked for: too large
+	 * for its names to pay a read (its size says so), looked up one by
+	 * one. */
+	{
+		char big[] = "/tmp/llw-resolve-in-big.XXXXXX";
+		char *bn[60];
+
+		assert_non_null(mkdtemp(big));
+		for (int i = 0; i < 1000; i++) {
+			_cleanup_free_ char *f = xasprintf("%s/e%04d", big, i);
+
+			assert_int_equal(close(open(f,
+						    O_WRONLY | O_CREAT |
+							    O_EXCL | O_CLOEXEC,
+						    0644)),
+					 0);
+		}
+		for (int i = 0; i < 60; i++)
+			bn[i] = xasprintf("e%04d", i * 17);
+		assert_int_equal(sib_compare(big, (const char *const *)bn, 60),
+				 0);
+		for (int i = 0; i < 60; i++)
+			free(bn[i]);
+		for (int i = 0; i < 1000; i++) {
+			_cleanup_free_ char *f = xasprintf("%s/e%04d", big, i);
+
+			assert_int_equal(unlink(f), 0);
+		}
+		assert_int_equal(rmdir(big), 0);
+	}
+
+	/* /proc says size 0: read, but only 8 entries a name, where its
+	 * processes come last; those the read did not reach (this one, its
+	 * parent) are looked up, not taken for missing. */
+	{
+		_cleanup_free_ char *self = xasprintf("%d", (int)getpid());
+		_cleanup_free_ char *parent = xasprintf("%d", (int)getppid());
+		const char *pn[] = { "1",	"cmdline",     "cpuinfo",
+				     "devices", "filesystems", "loadavg",
+				     "meminfo", "mounts",      "nope0",
+				     "nope1",	"self",	       "stat",
+				     "swaps",	"sys",	       "uptime",
+				     "version", self,	       parent };
+
+		assert_int_equal(sib_compare("/proc", pn, ARRAY_SIZE(pn)), 0);
+	}
+
+	/* A directory that can be read but not searched: every name is
+	 * EACCES, as resolve_at says, listed or not (as nobody: root
+	 * searches anything). */
+	assert_int_equal(chmod(dir, 0744), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgroups(0, NULL) < 0 ||
+				       setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(2);
+		_exit(sib_compare(dir, names, n) == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+
+	/* The compiler, with and without resolve_in. */
+	{
+		struct pathtree_fs plain = pathtree_fs_real;
+		const char *lv[] = { "ro", "rw", "deny" };
+		char *rules[ARRAY_SIZE(sib_made) + 4] = { 0 };
+		struct policy p = { 0 };
+		struct plan *a = NULL, *b = NULL;
+		_cleanup_free_ char *cause = NULL;
+		_cleanup_free_ char *ga = NULL, *gb = NULL;
+		size_t k = 0;
+
+		plain.resolve_in = NULL;
+		/* The directory read-only with one entry hidden (punched),
+		 * and every entry and a missing one with a rule of its own
+		 * beneath a writable one. */
+		rules[k++] = xasprintf("ro %s", dir);
+		rules[k++] = xasprintf("deny %s/d07", dir);
+		rules[k++] = xasprintf("rw %s/d02/x", dir);
+		for (size_t i = 0; i < ARRAY_SIZE(sib_made); i++)
+			if (i != 7 && i % 3 != 0)
+				rules[k++] = xasprintf("%s %s/%s", lv[i % 2],
+						       dir, sib_made[i]);
+		rules[k++] = xasprintf("ro %s/missing", dir);
+		policy_fill(&p, (const char *const *)rules);
+		assert_int_equal(
+			compile(&p, &pathtree_fs_real, false, &a, &cause), 0);
+		assert_int_equal(compile(&p, &plain, false, &b, &cause), 0);
+		ga = render(a);
+		gb = render(b);
+		assert_string_equal(ga, gb);
+		{
+			_cleanup_free_ char *na = strv_join(a->notes, "\n");
+			_cleanup_free_ char *nb = strv_join(b->notes, "\n");
+			_cleanup_free_ char *la = strv_join(a->lost, "\n");
+			_cleanup_free_ char *lb = strv_join(b->lost, "\n");
+
+			assert_string_equal(na, nb);
+			assert_string_equal(la, lb);
+		}
+		/* Not vacuous: the punched entries and the link's target. */
+		assert_non_null(strstr(ga, "/d06 ro p t:1\n"));
+		assert_non_null(strstr(ga, "/f2 ro p t:1\n"));
+		assert_non_null(strstr(ga, "/d03 ro t:16\n"));
+		assert_null(strstr(ga, "/d07"));
+		assert_null(strstr(ga, "/ln"));
+		assert_true(strv_has_substr(a->lost, "/missing") ||
+			    strv_has_substr(a->notes, "/missing"));
+		plan_free(a);
+		plan_free(b);
+		policy_clear(&p);
+		for (size_t i = 0; i < k; i++)
+			free(rules[i]);
+	}
+	sib_teardown(dir);
+}
+
+/* pathtree_sort: a stable sort, whatever the number of runs. */
+struct sortel {
+	int key, seq;
+};
+
+static int
+sortel_cmp(const void *a, const void *b)
+{
+	const struct sortel *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static void
+test_sort(void **state)
+{
+	enum { N = 300 };
+	struct sortel v[N], want[N];
+	unsigned seed = 0x29;
+
+	(void)state;
+	/* 0 elements, 1, then from 1 run to many, keys with ties. */
+	pathtree_sort(NULL, 0, sizeof(*v), sortel_cmp);
+	for (int runs = 1; runs <= 64; runs = runs * 2 + 1) {
+		for (int round = 0; round < 20; round++) {
+			size_t n = 1 + rand_r(&seed) % N;
+
+			for (size_t i = 0; i < n; i++) {
+				/* Ascending within a run, a drop between. */
+				v[i].key = (int)(i % ((n + runs - 1) / runs)) +
+					   (int)(rand_r(&seed) % 3);
+				v[i].seq = (int)i;
+			}
+			/* The reference: insertion sort, stable. */
+			memcpy(want, v, n * sizeof(*v));
+			for (size_t i = 1; i < n; i++) {
+				struct sortel e = want[i];
+				size_t j = i;
+
+				for (; j > 0 && want[j - 1].key > e.key; j--)
+					want[j] = want[j - 1];
+				want[j] = e;
+			}
+			pathtree_sort(v, n, sizeof(*v), sortel_cmp);
+			for (size_t i = 0; i < n; i++) {
+				assert_int_equal(v[i].key, want[i].key);
+				assert_int_equal(v[i].seq, want[i].seq);
+			}
+		}
+	}
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[ARRAY_SIZE(cases) + 6];
+	struct CMUnitTest tests[ARRAY_SIZE(cases) + 8];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -1054,5 +1360,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sources);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_fs);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_sort);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_real_resolve_in);
 	return _cmocka_run_group_tests("pathtree", tests, n, NULL, NULL);
 }

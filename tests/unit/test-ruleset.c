@@ -1330,6 +1330,129 @@ test_apply_error_names_path(void **state)
 	tpolicy_free(p);
 }
 
+/*
+ * Rules in one directory are opened relative to it (ruleset_create): each
+ * grants its own path, in either of two directories and after a vanished
+ * sibling, and nothing beside them; a sibling that cannot be opened still
+ * fails the run with its path and errno.
+ */
+static void
+test_apply_siblings(void **state)
+{
+	static const char *const made[] = { "a",   "a/f", "a/x", "a/y", "b",
+					    "b/x", "b/y", "c",	 "c/x" };
+	struct ruleset_kernel k;
+	char dir[] = "/tmp/llw-siblings.XXXXXX";
+	char *path[ARRAY_SIZE(made)];
+	_cleanup_free_ char *gone = NULL;
+	_cleanup_free_ char *bad1 = NULL;
+	_cleanup_free_ char *bad2 = NULL;
+	struct plan_rule rules[6];
+	struct plan fs = { .rules = rules, .n_rules = ARRAY_SIZE(rules) };
+	struct policy *p;
+	struct ruleset_plan *rp;
+	pid_t pid;
+	int fd, status;
+
+	(void)state;
+	ruleset_probe(&k);
+	if (k.abi < 1) {
+		print_message("# SKIP: no Landlock\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
+		path[i] = xasprintf("%s/%s", dir, made[i]);
+		if (strcmp(made[i], "a/f") == 0) {
+			fd = open(path[i],
+				  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+				  0600);
+			assert_true(fd >= 0);
+			close(fd);
+		} else {
+			assert_int_equal(mkdir(path[i], 0700), 0);
+		}
+	}
+	gone = xasprintf("%s/a/gone", dir);
+	/* In plan order: a/f, a/gone, a/x, a/y, b/x, b/y. */
+	rules[0] = (struct plan_rule){ path[1], RO, (char *)"t:1", false };
+	rules[1] = (struct plan_rule){ gone, RO, (char *)"t:2", false };
+	rules[2] = (struct plan_rule){ path[2], RO, (char *)"t:3", false };
+	rules[3] = (struct plan_rule){ path[3], RO, (char *)"t:4", false };
+	rules[4] = (struct plan_rule){ path[5], RO, (char *)"t:5", false };
+	rules[5] = (struct plan_rule){ path[6], RO, (char *)"t:6", false };
+	p = tpolicy_new(LLW_NET_HOST);
+	rp = ruleset_plan_new(rin(p), &fs, k.abi);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *cause = NULL;
+		int code = 0;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    ruleset_apply(rp, &cause) < 0)
+			_exit(10);
+		/* Granted: a/f (a file), a/x, a/y, b/x, b/y. */
+		for (size_t i = 1; i < ARRAY_SIZE(made); i++) {
+			bool granted = i != 4 && i != 7 && i != 8;
+
+			fd = open(path[i], O_RDONLY | O_CLOEXEC);
+			if (granted && fd < 0)
+				code = 20 + (int)i;
+			if (!granted && (fd >= 0 || errno != EACCES))
+				code = 40 + (int)i;
+			if (fd >= 0)
+				close(fd);
+		}
+		/* Their parents are not. */
+		fd = open(path[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0 || errno != EACCES)
+			code = 60;
+		_exit(code);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ruleset_plan_free(rp);
+
+	/* Two rules under a file: the directory they share cannot be opened,
+	 * and the first one's error is the run's. */
+	bad1 = xasprintf("%s/x", path[1]);
+	bad2 = xasprintf("%s/y", path[1]);
+	rules[0] = (struct plan_rule){ path[2], RO, (char *)"t:1", false };
+	rules[1] = (struct plan_rule){ bad1, RO, (char *)"t:2", false };
+	rules[2] = (struct plan_rule){ bad2, RO, (char *)"t:3", false };
+	fs.n_rules = 3;
+	rp = ruleset_plan_new(rin(p), &fs, k.abi);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *cause = NULL;
+		int r;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(2);
+		r = ruleset_apply(rp, &cause);
+		if (r != -ENOTDIR || cause == NULL ||
+		    strstr(cause, bad1) == NULL)
+			_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ruleset_plan_free(rp);
+	tpolicy_free(p);
+	assert_int_equal(unlink(path[1]), 0);
+	for (size_t i = ARRAY_SIZE(made); i-- > 0;) {
+		if (i != 1)
+			assert_int_equal(rmdir(path[i]), 0);
+		free(path[i]);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -1354,6 +1477,7 @@ main(void)
 		cmocka_unit_test(test_apply_threads),
 		cmocka_unit_test(test_apply_error_names_path),
 		cmocka_unit_test(test_create_closes_rule_fds),
+		cmocka_unit_test(test_apply_siblings),
 	};
 
 	return cmocka_run_group_tests_name("ruleset", tests, NULL, NULL);
