@@ -354,6 +354,7 @@ test_table(void **state)
 			.private_tmp = c->private_tmp,
 		};
 		struct viewplan v = { 0 };
+		struct viewplan_fs vfs = { .type_of = type_of };
 		size_t n = 0;
 
 		p->project = xstrdup(c->project);
@@ -363,7 +364,8 @@ test_table(void **state)
 		 * rules are the plan's. */
 		o.project = p->project;
 		o.project_access = policy_access_at(p, p->project, NULL);
-		viewplan_build(&o, type_of, (void *)c, &v);
+		vfs.ctx = (void *)c;
+		viewplan_build(&o, &vfs, &v);
 		for (const char *const *w = c->want; *w != NULL; w++, n++) {
 			_cleanup_free_ char *got = NULL;
 
@@ -451,7 +453,8 @@ test_random(void **state)
 				.origin = xstrdup("test"),
 			};
 		o.fs = fs;
-		viewplan_build(&o, all_dirs, NULL, &v);
+		viewplan_build(&o, &(struct viewplan_fs){ .type_of = all_dirs },
+			       &v);
 		for (size_t i = 0; i < v.n; i++) {
 			const struct viewplan_mount *m = &v.m[i];
 			const struct viewplan_mount *up = NULL;
