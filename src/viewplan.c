@@ -269,6 +269,27 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 		ents = NULL;
 		n_ents = 0;
 	}
+	/* A rule's path the listing lacks (it failed) is there all the
+	 * same. */
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		const char *r = fs->rules[i].path;
+		_cleanup_free_ char *rup = NULL;
+		enum viewplan_type t;
+		bool listed = false;
+
+		if (strcmp(r, "/") == 0 || strcmp(rup = parent_of(r), dir) != 0)
+			continue;
+		for (size_t j = 0; j < n_ents && !listed; j++)
+			listed = strcmp(ents[j].name, strrchr(r, '/') + 1) == 0;
+		if (listed ||
+		    (t = vfs->type_of(vfs->ctx, r)) == VIEWPLAN_TYPE_MISSING)
+			continue;
+		ents = xreallocarray(ents, n_ents + 1, sizeof(*ents));
+		ents[n_ents++] = (struct viewplan_dirent){
+			.name = xstrdup(strrchr(r, '/') + 1),
+			.type = t,
+		};
+	}
 	for (size_t i = 0; i < n_ents; i++) {
 		char *path = join(dir, ents[i].name);
 		enum viewplan_type t = ents[i].type;
