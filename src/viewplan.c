@@ -199,6 +199,20 @@ seal_add(struct viewplan *v, char *path, enum viewplan_kind kind, bool is_dir,
 	v->m[v->n - 1].made = made;
 }
 
+/* Whether a fresh mount of the view (a private tmp, proc, devpts or a
+ * denied directory's tmpfs) holds path: what is there is not the host's,
+ * nothing to seal. */
+static bool
+fresh_at(const struct viewplan *v, const char *path)
+{
+	const struct viewplan_mount *m = entry_at(v, v->n, path);
+
+	return view_above(v, path, true) >= 0 ||
+	       (m != NULL &&
+		(viewplan_is_tmpfs(m) || m->kind == VIEWPLAN_PROC ||
+		 m->kind == VIEWPLAN_PTS));
+}
+
 /* Every directory not readable above something the view must show. */
 static void
 seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
@@ -226,7 +240,7 @@ seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
 
 			free(p);
 			p = up;
-			if (!readable(fs, p, true))
+			if (!readable(fs, p, true) && !fresh_at(v, p))
 				strv_push(dirs, p);
 		}
 	}

@@ -345,8 +345,8 @@ static const char *const unsealed_want[] = {
 };
 
 /* With a private /tmp holding the project: /tmp is readable (the
- * rule), what lies in it is not sealed but for the project's denied
- * file, a placeholder bound over it in the project's bind. */
+ * rule), nothing in it is sealed; the project's denied file is its
+ * mask's. */
 #define SPROJ "/tmp/w/proj"
 static const struct rule seal_tmp_rules[] = {
 	{ RW, "/tmp" },
@@ -376,6 +376,20 @@ static const char *const seal_tmp_want[] = {
 	"root /tmp rw d skip",
 	"root " SPROJ " rw d tmpfs=0",
 	"mask " SPROJ "/.env deny f tmpfs=0",
+	"hide /var deny d",
+	NULL,
+};
+
+/* A private /tmp the rules do not grant: not the host's, not sealed
+ * (nor /tmp/w in it), the project bound there as the rules have it. */
+static const struct rule seal_tmp_hidden_rules[] = {
+	{ RW, SPROJ },
+	{ RO, "/usr" },
+	{ 0 },
+};
+static const char *const seal_tmp_hidden_want[] = {
+	"tmp /tmp rw d",
+	"root " SPROJ " rw d tmpfs=0",
 	"hide /var deny d",
 	NULL,
 };
@@ -411,6 +425,9 @@ static const struct vcase cases[] = {
 	{ "seal-private-tmp", false, false, true, SPROJ, seal_tmp_rules,
 	  seal_tmp_masks, seal_tmp_types, seal_tmp_want, true, seal_tmp_sources,
 	  seal_tmp_dirs, NULL },
+	{ "seal-private-tmp-hidden", false, false, true, SPROJ,
+	  seal_tmp_hidden_rules, NULL, seal_tmp_types, seal_tmp_hidden_want,
+	  true, NULL, seal_tmp_dirs, NULL },
 };
 
 static const char *const access_names[] = { "deny", "ro", "rx", "rw", "rwx" };
