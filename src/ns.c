@@ -756,14 +756,9 @@ make_mount_point(int dirfd, const char *rel, bool is_dir)
 	if (is_dir) {
 		if (mkdirat(dirfd, copy, 0755) < 0 && errno != EEXIST)
 			return -errno;
-	} else {
-		int fd = openat(dirfd, copy,
-				O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
-				0444);
-
-		if (fd < 0)
-			return -errno;
-		close(fd);
+	} else if (mknodat(dirfd, copy, S_IFREG | 0444, 0) < 0 &&
+		   errno != EEXIST) {
+		return -errno;
 	}
 	return 0;
 }
@@ -828,15 +823,10 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 				    MOUNT_ATTR_NOEXEC);
 		break;
 	case VIEWPLAN_KEEP:
+		/* Taken once the tree is read-only (view_build), so the
+		 * clone is too. */
 		what = "a read-only clone";
-		if ((fd = clone_tree(m->path)) >= 0) {
-			int r = setattr(fd, MOUNT_ATTR_RDONLY, 0, true);
-
-			if (r < 0) {
-				close(fd);
-				fd = r;
-			}
-		}
+		fd = clone_tree(m->path);
 		break;
 	case VIEWPLAN_HIDE:
 		what = "a placeholder";
@@ -947,8 +937,6 @@ static int
 make_sealed(int dirfd, const char *rel, const struct viewplan_mount *m,
 	    const char *target)
 {
-	int fd;
-
 	switch (m->kind) {
 	case VIEWPLAN_LINK:
 		return symlinkat(target, dirfd, rel) < 0 ? -errno : 0;
@@ -957,14 +945,7 @@ make_sealed(int dirfd, const char *rel, const struct viewplan_mount *m,
 	default:
 		if (m->is_dir)
 			return mkdirat(dirfd, rel, 0) < 0 ? -errno : 0;
-		fd = openat(dirfd, rel,
-			    O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC |
-				    O_NOFOLLOW,
-			    0);
-		if (fd < 0)
-			return -errno;
-		close(fd);
-		return 0;
+		return mknodat(dirfd, rel, S_IFREG, 0) < 0 ? -errno : 0;
 	}
 }
 
@@ -1056,7 +1037,7 @@ view_build(const struct ns_opts *o, char **cause)
 	if (o->devpts && o->pid)
 		term = term_acquire(&term_index);
 	for (size_t i = 0; i < v.n && r == 0; i++) {
-		if (v.m[i].skip || v.m[i].lazy)
+		if (v.m[i].skip || v.m[i].lazy || v.m[i].kind == VIEWPLAN_KEEP)
 			continue;
 		if (v.m[i].kind == VIEWPLAN_LINK) {
 			/* Read while the host's tree is still there. */
@@ -1094,6 +1075,13 @@ view_build(const struct ns_opts *o, char **cause)
 					   strerror(-r));
 		}
 	}
+	/* The seal's clones: the tree is read-only now, and nothing is
+	 * covered yet.  (A seal has something the plan does not let be
+	 * read, so the view is never all writable then.) */
+	for (size_t i = 0; i < v.n && r == 0; i++)
+		if (!v.m[i].skip && !v.m[i].lazy &&
+		    v.m[i].kind == VIEWPLAN_KEEP)
+			r = view_acquire(o, &v.m[i], cause);
 	for (size_t i = 0; i < v.n && r == 0; i++)
 		if (!v.m[i].skip && !v.m[i].made)
 			r = view_attach(o, &v.m[i], cause);
