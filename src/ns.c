@@ -24,6 +24,12 @@
  *     lands on top of the writable root it narrows, and a mask beneath
  *     another re-exposes the real path with its own access.
  *
+ * Sealed (o->seal, viewplan.h), step 1 also makes each sealed
+ * directory's tmpfs and the placeholders' one, reads the symbolic links
+ * to make again and fills each tmpfs with its entries (after step 1, so
+ * each has its fd); the clones of what may be read are taken after step
+ * 2, read-only with the tree, before step 3 covers anything.
+ *
  * A mount point cannot be removed or renamed (EBUSY), so the command
  * cannot unlink a masked file to replace it with its own.
  */
