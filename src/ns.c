@@ -1046,8 +1046,12 @@ view_build(const struct ns_opts *o, char **cause)
 		if (v.m[i].skip || v.m[i].lazy || v.m[i].kind == VIEWPLAN_KEEP)
 			continue;
 		if (v.m[i].kind == VIEWPLAN_LINK) {
-			/* Read while the host's tree is still there. */
-			if ((links[i] = link_target(v.m[i].path)) == NULL) {
+			/* Read while the host's tree is still there; one
+			 * gone since it was listed is not made. */
+			if ((links[i] = link_target(v.m[i].path)) == NULL &&
+			    errno == ENOENT) {
+				v.m[i].skip = true;
+			} else if (links[i] == NULL) {
 				r = -errno;
 				*cause = xasprintf("cannot read the symbolic "
 						   "link %s: %s",
@@ -1081,13 +1085,29 @@ view_build(const struct ns_opts *o, char **cause)
 					   strerror(-r));
 		}
 	}
-	/* The seal's clones: the tree is read-only now, and nothing is
-	 * covered yet.  (A seal has something the plan does not let be
-	 * read, so the view is never all writable then.) */
-	for (size_t i = 0; i < v.n && r == 0; i++)
-		if (!v.m[i].skip && !v.m[i].lazy &&
-		    v.m[i].kind == VIEWPLAN_KEEP)
-			r = view_acquire(o, &v.m[i], cause);
+	/* The seal's clones, of what may be read: the tree is read-only
+	 * now, so they are too, and nothing is covered yet.  (A seal has
+	 * something the plan does not let be read, so the view is never
+	 * all writable then.) */
+	for (size_t i = 0; i < v.n && r == 0; i++) {
+		if (v.m[i].skip || v.m[i].lazy || v.m[i].kind != VIEWPLAN_KEEP)
+			continue;
+		/* An entry gone since it was listed is left out (its
+		 * mount point stays, empty). */
+		if ((r = clone_tree(v.m[i].path)) == -ENOENT) {
+			v.m[i].skip = true;
+			r = 0;
+			continue;
+		}
+		if (r < 0) {
+			*cause = xasprintf("cannot make a read-only clone "
+					   "for %s: %s",
+					   v.m[i].path, strerror(-r));
+			break;
+		}
+		v.m[i].fd = r;
+		r = 0;
+	}
 	for (size_t i = 0; i < v.n && r == 0; i++)
 		if (!v.m[i].skip && !v.m[i].made)
 			r = view_attach(o, &v.m[i], cause);
