@@ -500,18 +500,22 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 			"kernel adds each watch%s)\n",
 			sb->supervise ? "; the supervisor is not asked" : "");
 		break;
-	case SANDBOX_WATCHES_JUDGED:
+	case SANDBOX_WATCHES_JUDGED: {
+		const char *why =
+			sb->use_ns ? viewplan_unsealable(sb->fs) : NULL;
+
 		fprintf(f,
 			"  watching          inotify only where the sandbox "
 			"may read (the supervisor adds each watch on what a "
 			"judge under the sandbox's Landlock ruleset opened, "
-			"S; a round trip a watch: %s, which only Landlock "
-			"keeps from reads, and Landlock does not check "
-			"watches)\n",
-			sb->use_ns ? "the view cannot be sealed: /proc may "
-				     "not be read whole"
-				   : "no view hides the host's tree");
+			"S; a round trip a watch: %s%s, where only Landlock "
+			"keeps the sandbox from reads, and Landlock does not "
+			"check watches)\n",
+			why != NULL ? "L3's view is not sealed: "
+				    : "no view hides the host's tree",
+			why != NULL ? why : "");
 		break;
+	}
 	case SANDBOX_WATCHES_UNCHECKED:
 		fprintf(f, "  watching          NOT ENFORCED: inotify watches "
 			   "on trees the sandbox cannot read (Landlock does "

@@ -130,10 +130,28 @@ readable(const struct plan *fs, const char *path, bool is_dir)
 		.allowed;
 }
 
-bool
-viewplan_sealable(const struct plan *fs)
+static char *parent_of(const char *path);
+
+const char *
+viewplan_unsealable(const struct plan *fs)
 {
-	return readable(fs, "/proc", true);
+	size_t clones = 0;
+
+	if (!readable(fs, "/proc", true))
+		return "/proc may not be read whole";
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		_cleanup_free_ char *up = NULL;
+
+		if (!fs->rules[i].punched)
+			continue;
+		up = parent_of(fs->rules[i].path);
+		if (!readable(fs, up, true) &&
+		    ++clones > VIEWPLAN_SEAL_CLONES_MAX)
+			return "more than 64 entries of directories that may "
+			       "not be listed would each be a mount (hole "
+			       "punching: /etc as root)";
+	}
+	return NULL;
 }
 
 static int

@@ -32,7 +32,7 @@ struct ns_opts {
 	unsigned tmp_rw;     /* bit i: policy_private_tmps[i] stays writable */
 	const char *project; /* bound under a private /tmp ... */
 	enum llw_access project_access; /* ... with this access */
-	/* The view is sealed (viewplan_sealable): nothing in it the plan
+	/* The view is sealed (viewplan_unsealable): nothing in it the plan
 	 * does not let the sandbox read but absent or a placeholder the
 	 * kernel refuses to read (mode 000), so that the kernel decides
 	 * every inotify watch (DESIGN.md, watching). */
@@ -138,9 +138,17 @@ struct viewplan_fs {
 void viewplan_build(const struct ns_opts *o, const struct viewplan_fs *fs,
 		    struct viewplan *v);
 
-/* Whether o's plan can be sealed: /proc, which the seal leaves as the
- * view has it, may be read whole (the shipped profiles grant it). */
-bool viewplan_sealable(const struct plan *fs);
+/* A sealed directory's entries that may be read are a mount each: past
+ * this many punched rules (pathtree.h) in directories that may not be
+ * listed (/etc as root, where /etc/sudoers.d is denied) the view is not
+ * sealed. */
+#define VIEWPLAN_SEAL_CLONES_MAX 64
+
+/* Why fs's plan cannot be sealed, or NULL when it can: /proc, which the
+ * seal leaves as the view has it, must be readable whole (the shipped
+ * profiles grant it), and at most VIEWPLAN_SEAL_CLONES_MAX punched
+ * rules may lie in directories that may not be listed. */
+const char *viewplan_unsealable(const struct plan *fs);
 
 /* Frees v's entries, not v itself, and leaves it empty; v may be NULL.
  * The descriptors ns.c put in them are its own to close first. */

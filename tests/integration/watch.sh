@@ -171,18 +171,39 @@ else
 		llwt -p opencode -q -- "$PROBE" watch "$HOME_DIR/.config/opencode" -
 	expect_succeeded "... and on a file in it" \
 		llwt -p opencode -q -- "$PROBE" watch "$HOME_DIR/.config/opencode/opencode.json" -
-	# As root (no capability left in the sandbox: a placeholder of mode
-	# 000 refuses its owner too).
+	# As root: -p opencode denies root's secrets, /etc/sudoers.d among
+	# them, so /etc is hole punched and may not be listed; sealing it
+	# would be a mount for each of its entries, so the view is not
+	# sealed and the judge decides (viewplan_unsealable).  A policy that
+	# does not grant /etc is sealed as root too, and a placeholder of
+	# mode 000 refuses root as well: the command holds no capability.
 	if [ "$(id -u)" -eq 0 ]; then
 		llw_root() { _as_root=1 as_user timeout 60 "$LLWRAP" \
 			--rx "$LLW_HELPERS" "$@"; }
+		run llw_root -p opencode --explain -- /bin/true
+		expect_output "as root, -p opencode: not sealed (/etc punched), the judge decides" \
+			"watching +inotify only where the sandbox may read .*L3's view is not sealed: more than 64 entries"
 		run llw_root -p opencode -q -- /bin/sh -c \
 			"'$PROBE' watch '$HOME_DIR/.ssh' -; '$PROBE' watch /root -;
 			'$PROBE' watch '$PROJ' -"
 		case "$out" in
 		*"DENIED watch errno=EACCES"*"DENIED watch errno=EACCES"*"SUCCEEDED watch"*)
-			ok "sealed, as root: watches on ~/.ssh and /root refused (EACCES), the project's works" ;;
-		*) not_ok "sealed, as root: watches on ~/.ssh and /root refused"; diag "status $rc: $out" ;;
+			ok "... watches on ~/.ssh and /root refused (EACCES), the project's works" ;;
+		*) not_ok "... watches on ~/.ssh and /root refused"; diag "status $rc: $out" ;;
+		esac
+		# shellcheck disable=SC2016
+		printf '[profile]\ninclude = empty\n[filesystem]\nrwx = ${PROJECT}\nro = /proc\nrw = /dev/null\nprivate-tmp = yes\n' >"$T/rootseal.ini"
+		chmod 644 "$T/rootseal.ini"
+		run llw_root -p "$T/rootseal.ini" --explain -- /bin/true
+		expect_output "as root, a policy without /etc: the view is sealed" \
+			"watching +inotify only where the sandbox may read \\(L3: the view is sealed"
+		run llw_root -p "$T/rootseal.ini" -q -- /bin/sh -c \
+			"'$PROBE' watch '$HOME_DIR/.ssh' -; '$PROBE' read '$HOME_DIR/.ssh/id_ed25519';
+			'$PROBE' watch /root -; '$PROBE' read /etc/hostname; '$PROBE' watch '$PROJ' -"
+		case "$out" in
+		*"DENIED watch errno=EACCES"*"DENIED read errno=EACCES"*"DENIED watch errno=EACCES"*"DENIED read errno=EACCES"*"SUCCEEDED watch"*)
+			ok "... a placeholder refuses root: watches on ~/.ssh and /root, reads of the key and /etc/hostname (EACCES), the project's watch works" ;;
+		*) not_ok "... a placeholder refuses root"; diag "status $rc: $out" ;;
 		esac
 	fi
 

@@ -747,6 +747,56 @@ test_is_tmpfs(void **state)
 	}
 }
 
+/* The seal is refused where /proc may not be read whole, and past
+ * VIEWPLAN_SEAL_CLONES_MAX punched rules in directories that may not be
+ * listed; punched rules in a listed directory do not count. */
+static void
+test_unsealable(void **state)
+{
+	enum { N = VIEWPLAN_SEAL_CLONES_MAX + 1 };
+	struct plan_rule r[N + 2];
+	char *paths[N];
+	struct plan fs = { .rules = r };
+	const struct plan_rule proc = {
+		.path = "/proc",
+		.access = pathtree_access_bits(RO),
+	};
+
+	(void)state;
+	/* No rule on /proc. */
+	assert_non_null(viewplan_unsealable(&fs));
+	/* Sorted as the plan is: /etc with READ_FILE alone (punching
+	 * keeps READ_DIR off it), N punched entries, /proc. */
+	r[0] = (struct plan_rule){ .path = "/etc", .access = LLW_FS_READ_FILE };
+	for (size_t i = 0; i < N; i++) {
+		paths[i] = xasprintf("/etc/e%03zu", i);
+		r[1 + i] = (struct plan_rule){
+			.path = paths[i],
+			.access = pathtree_access_bits(RO),
+			.punched = true,
+		};
+	}
+	r[N + 1] = proc;
+	fs.n_rules = N + 2;
+	assert_non_null(viewplan_unsealable(&fs));
+	/* At the limit: sealed. */
+	r[N] = proc;
+	fs.n_rules = N + 1;
+	assert_null(viewplan_unsealable(&fs));
+	/* /etc may be listed: its punched entries are not sealed. */
+	r[0].access = pathtree_access_bits(RO);
+	r[N] = (struct plan_rule){
+		.path = paths[N - 1],
+		.access = pathtree_access_bits(RO),
+		.punched = true,
+	};
+	r[N + 1] = proc;
+	fs.n_rules = N + 2;
+	assert_null(viewplan_unsealable(&fs));
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+}
+
 int
 main(void)
 {
@@ -754,6 +804,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_is_tmpfs),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_unsealable),
 	};
 
 	return cmocka_run_group_tests_name("viewplan", tests, NULL, NULL);
