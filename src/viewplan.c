@@ -139,17 +139,22 @@ viewplan_unsealable(const struct plan *fs)
 
 	if (!readable(fs, "/proc", true))
 		return "/proc may not be read whole";
+	/* An entry of a sealed directory may be read only by a rule of
+	 * its own: the clones are the rules whose directory may not be
+	 * listed (but the writable ones, a mount each anyway). */
 	for (size_t i = 0; i < fs->n_rules; i++) {
 		_cleanup_free_ char *up = NULL;
 
-		if (!fs->rules[i].punched)
+		if (fs->rules[i].access & pathtree_access_bits(LLW_ACCESS_RW) &
+		    ~pathtree_access_bits(LLW_ACCESS_RX))
 			continue;
 		up = parent_of(fs->rules[i].path);
-		if (!readable(fs, up, true) &&
+		/* / is sealed in place: what may be read there stays. */
+		if (strcmp(up, "/") != 0 && !readable(fs, up, true) &&
 		    ++clones > VIEWPLAN_SEAL_CLONES_MAX)
-			return "more than 64 entries of directories that may "
-			       "not be listed would each be a mount (hole "
-			       "punching: /etc as root)";
+			return "more than 64 rules in directories that may "
+			       "not be listed would each be a mount (as root "
+			       "/etc, where /etc/sudoers.d is denied)";
 	}
 	return NULL;
 }
@@ -231,39 +236,74 @@ fresh_at(const struct viewplan *v, const char *path)
 		 m->kind == VIEWPLAN_PTS));
 }
 
-/* Every directory not readable above something the view must show. */
+/* A growing vector of paths. */
+struct paths {
+	char **p;
+	size_t n, cap;
+};
+
+/*
+ * Add the ancestors of anchor that may not be listed and hold no fresh
+ * mount to dirs, deepest first, up to those of prev (the anchor before,
+ * whose ancestors are in already: the sources are sorted, so most of
+ * the walk is spared).
+ */
+static void
+seal_ancestors(const struct ns_opts *o, const struct viewplan *v,
+	       const char *anchor, const char *prev, struct paths *dirs)
+{
+	_cleanup_free_ char *p = xstrdup(anchor);
+
+	while (strcmp(p, "/") != 0) {
+		char *up = parent_of(p);
+
+		free(p);
+		p = up;
+		if (prev != NULL && path_under(prev, p))
+			return;
+		if (readable(o->fs, p, true) || fresh_at(v, p))
+			continue;
+		if (dirs->n + 1 >= dirs->cap) {
+			dirs->cap = dirs->cap ? 2 * dirs->cap : 16;
+			dirs->p = xreallocarray(dirs->p, dirs->cap,
+						sizeof(*dirs->p));
+		}
+		dirs->p[dirs->n++] = xstrdup(p);
+		dirs->p[dirs->n] = NULL;
+	}
+}
+
+/* Every directory not readable above something the view must show:
+ * a rule, a mask that is not a denial, an entry of the view. */
 static void
 seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
 	  size_t *n)
 {
 	const struct plan *fs = o->fs;
-	char **anchors = NULL;
+	struct paths d = { 0 };
+	const char *prev = NULL;
 	size_t k = 0;
 
-	for (size_t i = 0; i < fs->n_rules; i++)
-		strv_push(&anchors, fs->rules[i].path);
-	for (size_t i = 0; i < fs->n_masks; i++)
-		if (fs->masks[i].access != LLW_ACCESS_DENY)
-			strv_push(&anchors, fs->masks[i].path);
-	for (size_t i = 0; i < v->n; i++)
-		if (!v->m[i].skip)
-			strv_push(&anchors, v->m[i].path);
-	*dirs = NULL;
-	for (char **a = anchors; a != NULL && *a != NULL; a++) {
-		_cleanup_free_ char *p = xstrdup(*a);
-
-		/* Each ancestor, deepest first. */
-		while (strcmp(p, "/") != 0) {
-			char *up = parent_of(p);
-
-			free(p);
-			p = up;
-			if (!readable(fs, p, true) && !fresh_at(v, p))
-				strv_push(dirs, p);
-		}
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		seal_ancestors(o, v, fs->rules[i].path, prev, &d);
+		prev = fs->rules[i].path;
 	}
-	strv_free(anchors);
-	*n = strv_length(*dirs);
+	prev = NULL;
+	for (size_t i = 0; i < fs->n_masks; i++) {
+		if (fs->masks[i].access == LLW_ACCESS_DENY)
+			continue;
+		seal_ancestors(o, v, fs->masks[i].path, prev, &d);
+		prev = fs->masks[i].path;
+	}
+	prev = NULL;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->m[i].skip)
+			continue;
+		seal_ancestors(o, v, v->m[i].path, prev, &d);
+		prev = v->m[i].path;
+	}
+	*dirs = d.p;
+	*n = d.n;
 	if (*n == 0)
 		return;
 	qsort(*dirs, *n, sizeof(**dirs), str_cmp);
@@ -291,29 +331,27 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 	bool root = strcmp(dir, "/") == 0;
 	_cleanup_free_ char *up = root ? NULL : parent_of(dir);
 	struct viewplan_dirent *ents = NULL;
-	size_t n_ents = 0;
+	size_t n_ents = 0, n_rules = fs->n_rules;
 
 	/* A directory of the seal above it, or a tmpfs of its own. */
 	if (!root)
 		seal_add(v, xstrdup(dir), VIEWPLAN_SEAL, true,
 			 strcmp(up, "/") != 0 && sorted_has(dirs, n, up));
+	/* Where the listing fails, the rules' paths in dir are there all
+	 * the same. */
 	if (vfs->list(vfs->ctx, dir, &ents, &n_ents) < 0) {
 		ents = NULL;
 		n_ents = 0;
+	} else {
+		n_rules = 0;
 	}
-	/* A rule's path the listing lacks (it failed) is there all the
-	 * same. */
-	for (size_t i = 0; i < fs->n_rules; i++) {
+	for (size_t i = 0; i < n_rules; i++) {
 		const char *r = fs->rules[i].path;
 		_cleanup_free_ char *rup = NULL;
 		enum viewplan_type t;
-		bool listed = false;
 
-		if (strcmp(r, "/") == 0 || strcmp(rup = parent_of(r), dir) != 0)
-			continue;
-		for (size_t j = 0; j < n_ents && !listed; j++)
-			listed = strcmp(ents[j].name, strrchr(r, '/') + 1) == 0;
-		if (listed ||
+		if (strcmp(r, "/") == 0 ||
+		    strcmp(rup = parent_of(r), dir) != 0 ||
 		    (t = vfs->type_of(vfs->ctx, r)) == VIEWPLAN_TYPE_MISSING)
 			continue;
 		ents = xreallocarray(ents, n_ents + 1, sizeof(*ents));
@@ -366,7 +404,10 @@ seal_holes(const struct ns_opts *o, const struct viewplan_fs *vfs,
 		_cleanup_free_ char *up = NULL;
 		enum viewplan_type t;
 
-		if (strcmp(path, "/") == 0 ||
+		/* A path is not readable where a denial is the rule that
+		 * holds it (the sources at one path, the last wins). */
+		if (fs->sources[i].access != LLW_ACCESS_DENY ||
+		    strcmp(path, "/") == 0 ||
 		    (last != NULL && strcmp(last, path) == 0))
 			continue;
 		last = path;

@@ -139,14 +139,14 @@ void viewplan_build(const struct ns_opts *o, const struct viewplan_fs *fs,
 		    struct viewplan *v);
 
 /* A sealed directory's entries that may be read are a mount each: past
- * this many punched rules (pathtree.h) in directories that may not be
- * listed (/etc as root, where /etc/sudoers.d is denied) the view is not
- * sealed. */
+ * this many read-only rules in directories that may not be listed (/etc
+ * as root, hole punched where /etc/sudoers.d is denied; a profile of
+ * many files in a directory it does not grant) the view is not sealed. */
 #define VIEWPLAN_SEAL_CLONES_MAX 64
 
 /* Why fs's plan cannot be sealed, or NULL when it can: /proc, which the
  * seal leaves as the view has it, must be readable whole (the shipped
- * profiles grant it), and at most VIEWPLAN_SEAL_CLONES_MAX punched
+ * profiles grant it), and at most VIEWPLAN_SEAL_CLONES_MAX read-only
  * rules may lie in directories that may not be listed. */
 const char *viewplan_unsealable(const struct plan *fs);
 

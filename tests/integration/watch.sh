@@ -182,7 +182,7 @@ else
 			--rx "$LLW_HELPERS" "$@"; }
 		run llw_root -p opencode --explain -- /bin/true
 		expect_output "as root, -p opencode: not sealed (/etc punched), the judge decides" \
-			"watching +inotify only where the sandbox may read .*L3's view is not sealed: more than 64 entries"
+			"watching +inotify only where the sandbox may read .*L3.s view is not sealed: more than 64 rules"
 		run llw_root -p opencode -q -- /bin/sh -c \
 			"'$PROBE' watch '$HOME_DIR/.ssh' -; '$PROBE' watch /root -;
 			'$PROBE' watch '$PROJ' -"

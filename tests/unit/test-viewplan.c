@@ -263,7 +263,8 @@ static const char *const one_path_want[] = {
  * the tmpfs; the entries of the view (the project, its mask) get mount
  * points there.  /etc may be listed but /etc/shadow not read (punched):
  * a placeholder over it; the denied ~/.ssh is one of ~'s placeholders.
- * ~'s listing lacks .bashrc: a rule's path is there all the same.
+ * ~/.config cannot be listed: the rule's path in it is there all the
+ * same, nothing else is.
  */
 static const struct rule seal_rules[] = {
 	{ RW, "/dev/null" },
@@ -304,8 +305,7 @@ static const char *const seal_dirs_list[] = {
 	"/ l:bin d:dev d:etc d:home d:proc d:root d:srv d:usr d:tmp",
 	"/dev o:null o:sda d:pts l:fd",
 	"/home d:u d:v",
-	"/home/u d:.config d:.ssh l:keys d:proj f:notes",
-	"/home/u/.config d:opencode d:gh",
+	"/home/u f:.bashrc d:.config d:.ssh l:keys d:proj f:notes",
 	NULL,
 };
 static const char *const seal_want[] = {
@@ -320,7 +320,6 @@ static const char *const seal_want[] = {
 	"seal /home/u deny d made tmpfs=7",
 	"keep /home/u/.bashrc deny f tmpfs=7",
 	"seal /home/u/.config deny d made tmpfs=7",
-	"hide /home/u/.config/gh deny d made tmpfs=7",
 	"keep /home/u/.config/opencode deny d tmpfs=7",
 	"hide /home/u/.ssh deny d made tmpfs=7",
 	"link /home/u/keys deny f made tmpfs=7",
@@ -748,8 +747,8 @@ test_is_tmpfs(void **state)
 }
 
 /* The seal is refused where /proc may not be read whole, and past
- * VIEWPLAN_SEAL_CLONES_MAX punched rules in directories that may not be
- * listed; punched rules in a listed directory do not count. */
+ * VIEWPLAN_SEAL_CLONES_MAX read-only rules in directories that may not
+ * be listed (a clone each); rules in a listed directory do not count. */
 static void
 test_unsealable(void **state)
 {
@@ -766,7 +765,7 @@ test_unsealable(void **state)
 	/* No rule on /proc. */
 	assert_non_null(viewplan_unsealable(&fs));
 	/* Sorted as the plan is: /etc with READ_FILE alone (punching
-	 * keeps READ_DIR off it), N punched entries, /proc. */
+	 * keeps READ_DIR off it), N read-only rules in it, /proc. */
 	r[0] = (struct plan_rule){ .path = "/etc", .access = LLW_FS_READ_FILE };
 	for (size_t i = 0; i < N; i++) {
 		paths[i] = xasprintf("/etc/e%03zu", i);
@@ -783,7 +782,7 @@ test_unsealable(void **state)
 	r[N] = proc;
 	fs.n_rules = N + 1;
 	assert_null(viewplan_unsealable(&fs));
-	/* /etc may be listed: its punched entries are not sealed. */
+	/* /etc may be listed: the rules in it are no clones. */
 	r[0].access = pathtree_access_bits(RO);
 	r[N] = (struct plan_rule){
 		.path = paths[N - 1],
