@@ -9,7 +9,10 @@
 #   nosup       llwrap -p opencode --allow-host none with supervise = no:
 #               the same view and rules, no supervisor (no mediation);
 #               supervise = no alone keeps it (allow-host needs it)
-#   opencode    llwrap -p opencode (each watch judged)
+#   opencode    llwrap -p opencode: under L3 the sealed view decides each
+#               watch (the kernel, no notification); without user
+#               namespaces (or as root, whose /etc is not sealed) the
+#               supervisor's judge does
 #   bwrap       llwrap -p opencode --backend bwrap: the supervisor beside
 #               bubblewrap, whose view alone decides a watch (the kernel
 #               adds it, no notification); left out where bubblewrap
@@ -97,7 +100,7 @@ for k in ("bare", "nosup", "opencode", "bwrap"):
 per = ((r["opencode, tree"] - r["nosup, tree"]) - (r["opencode, one"] - r["nosup, one"])) / (n - 1)
 print()
 print("-p opencode, %d watches: %.2f× bare (target ≤ 1.5×; without the supervisor %.2f×); "
-      "a judged watch costs %.1f us over an unmediated one." %
+      "a watch costs %.1f us over one without the supervisor." %
       (n, r["opencode, tree"] / r["bare, tree"], r["nosup, tree"] / r["bare, tree"], per * 1000))
 if "bwrap, tree" in r:
     print("-p opencode --backend bwrap (the view decides, no notification): %.2f× bare." %

@@ -140,10 +140,13 @@ explain_layers(FILE *f, const struct sandbox *sb)
 		fprintf(f, "  L3 namespaces   yes, for %s\n", sb->ns_needed);
 		fprintf(f,
 			"                  user, mount, ipc%s%s; read-only "
-			"view outside writable roots%s\n",
+			"view outside writable roots%s%s\n",
 			sb->ns.pid ? ", pid (fresh /proc)" : "",
 			sb->ns.net ? ", net (only lo)" : "",
-			sb->ns.private_tmp ? "; private /tmp" : "");
+			sb->ns.private_tmp ? "; private /tmp" : "",
+			sb->ns.seal ? "; sealed (what may not be read is "
+				      "absent or a placeholder)"
+				    : "");
 	} else if (sb->facts.userns == PROBE_NO && sb->ns_needed == NULL) {
 		fprintf(f,
 			"  L3 namespaces   no (%s): the policy needs none of "
@@ -486,6 +489,18 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		secrets, sb->use_ns ? ", L3 masks in writable trees" : "");
 	switch (sb->watches) {
 	case SANDBOX_WATCHES_VIEW:
+		if (sb->backend != SANDBOX_BACKEND_BWRAP) {
+			fprintf(f,
+				"  watching          inotify only where the "
+				"sandbox may read (L3: the view is sealed, "
+				"what "
+				"may not be read is absent or a placeholder of "
+				"mode 000, so the kernel refuses each watch "
+				"there%s)\n",
+				sb->supervise ? "; the supervisor is not asked"
+					      : "");
+			break;
+		}
 		fprintf(f,
 			"  watching          inotify only where the view "
 			"shows (F: bubblewrap's view is the rules' binds, "
@@ -493,18 +508,22 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 			"covered, so the kernel adds each watch%s)\n",
 			sb->supervise ? "; the supervisor is not asked" : "");
 		break;
-	case SANDBOX_WATCHES_JUDGED:
+	case SANDBOX_WATCHES_JUDGED: {
+		const char *why =
+			sb->use_ns ? viewplan_unsealable(sb->fs) : NULL;
+
 		fprintf(f,
 			"  watching          inotify only where the sandbox "
 			"may read (the supervisor adds each watch on what a "
 			"judge under the sandbox's Landlock ruleset opened, "
-			"S; a round trip a watch: %s, which only Landlock "
-			"keeps from reads, and Landlock does not check "
-			"watches)\n",
-			sb->use_ns ? "outside the rules the view shows the "
-				     "host's tree"
-				   : "no view hides the host's tree");
+			"S; a round trip a watch: %s%s, where only Landlock "
+			"keeps the sandbox from reads, and Landlock does not "
+			"check watches)\n",
+			why != NULL ? "L3's view is not sealed: "
+				    : "no view hides the host's tree",
+			why != NULL ? why : "");
 		break;
+	}
 	case SANDBOX_WATCHES_UNCHECKED:
 		fprintf(f, "  watching          NOT ENFORCED: inotify watches "
 			   "on trees the sandbox cannot read (Landlock does "

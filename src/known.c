@@ -12,8 +12,9 @@
 
 #include "known-limits.h"
 
-static const char *const layers[] = { "L3",	  "L3-pid", "L3-tmp", "L3-git",
-				      "L3-later", "S",	    "F",      "none" };
+static const char *const layers[] = { "L3",	"L3-pid",   "L3-tmp",
+				      "L3-git", "L3-later", "L3-seal",
+				      "S",	"F",	    "none" };
 
 static bool
 valid_layer(const char *s)
@@ -75,8 +76,8 @@ parse_line(const char *file, unsigned line, const char *text,
 	}
 	if (!valid_layer(e->closed_by)) {
 		*cause = xasprintf("%s:%u: unknown layer '%s': use L3, "
-				   "L3-pid, L3-tmp, L3-git, L3-later, S, F "
-				   "or none.",
+				   "L3-pid, L3-tmp, L3-git, L3-later, "
+				   "L3-seal, S, F or none.",
 				   file, line, e->closed_by);
 		return -EINVAL;
 	}
@@ -178,6 +179,8 @@ known_applies(const struct known_limit *e, const char *backend, unsigned l3,
 		return !(l3 & KNOWN_L3_GIT);
 	if (strcmp(e->closed_by, "L3-later") == 0)
 		return !(l3 & KNOWN_L3_LATER);
+	if (strcmp(e->closed_by, "L3-seal") == 0)
+		return !(l3 & KNOWN_L3_SEAL);
 	if (strcmp(e->closed_by, "S") == 0)
 		return !use_supervisor;
 	if (strcmp(e->closed_by, "F") == 0)

@@ -15,7 +15,7 @@ struct known_limit {
 	char *id;	 /* a probe of llwrap-escape */
 	char **backends; /* "landlock", "bwrap" or "*" */
 	char *closed_by; /* "L3", "L3-pid", "L3-tmp", "L3-git", "L3-later",
-			  * "S", "F" or "none" */
+			  * "L3-seal", "S", "F" or "none" */
 	char *reason;
 	unsigned line;
 };
@@ -50,14 +50,15 @@ enum {
 	KNOWN_L3_TMP = 1 << 2,	 /* a private /tmp */
 	KNOWN_L3_GIT = 1 << 3,	 /* protect-git's mounts */
 	KNOWN_L3_LATER = 1 << 4, /* protect-later-run's mounts */
+	KNOWN_L3_SEAL = 1 << 5,	 /* the sealed view (viewplan.h) */
 };
 
 /*
  * Whether entry e still applies to a sandbox on backend that uses the
  * layers given: an entry closed by L3 stops applying once namespaces are
- * in use (l3 has KNOWN_L3), one closed by L3-pid, L3-tmp, L3-git or
- * L3-later only with that part of L3, one closed by S once the supervisor runs,
- * one closed by F on the bubblewrap backend.
+ * in use (l3 has KNOWN_L3), one closed by L3-pid, L3-tmp, L3-git,
+ * L3-later or L3-seal only with that part of L3, one closed by S once the
+ * supervisor runs, one closed by F on the bubblewrap backend.
  */
 bool known_applies(const struct known_limit *e, const char *backend,
 		   unsigned l3, bool use_supervisor);

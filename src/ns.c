@@ -24,14 +24,22 @@
  *     lands on top of the writable root it narrows, and a mask beneath
  *     another re-exposes the real path with its own access.
  *
+ * Sealed (o->seal, viewplan.h), step 1 also makes each sealed
+ * directory's tmpfs and the placeholders' one, reads the symbolic links
+ * to make again and fills each tmpfs with its entries (after step 1, so
+ * each has its fd); the clones of what may be read are taken after step
+ * 2, read-only with the tree, before step 3 covers anything.
+ *
  * A mount point cannot be removed or renamed (EBUSY), so the command
  * cannot unlink a masked file to replace it with its own.
  */
 #ifndef LLW_LINK_NL
 #include <dlfcn.h>
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/if_addr.h>
 #include <net/if.h>
 #include <sched.h>
@@ -460,6 +468,64 @@ type_of(void *ctx, const char *path)
 	return VIEWPLAN_TYPE_OTHER;
 }
 
+/* The entries of path, for the seal (viewplan_build). */
+static int
+list_dir(void *ctx, const char *path, struct viewplan_dirent **ents, size_t *n)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	size_t cap = 0;
+
+	(void)ctx;
+	*ents = NULL;
+	*n = 0;
+	if (d == NULL)
+		return -errno;
+	while ((e = readdir(d)) != NULL) {
+		enum viewplan_type t = VIEWPLAN_TYPE_OTHER;
+		unsigned char dt = e->d_type;
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (dt == DT_UNKNOWN &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			dt = S_ISDIR(st.st_mode)   ? DT_DIR
+			     : S_ISREG(st.st_mode) ? DT_REG
+			     : S_ISLNK(st.st_mode) ? DT_LNK
+						   : DT_UNKNOWN;
+		if (dt == DT_DIR)
+			t = VIEWPLAN_TYPE_DIR;
+		else if (dt == DT_REG)
+			t = VIEWPLAN_TYPE_FILE;
+		else if (dt == DT_LNK)
+			t = VIEWPLAN_TYPE_LINK;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*ents = xreallocarray(*ents, cap, sizeof(**ents));
+		}
+		(*ents)[(*n)++] = (struct viewplan_dirent){
+			.name = xstrdup(e->d_name),
+			.type = t,
+		};
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Where the symbolic link path leads, or NULL with errno. */
+static char *
+link_target(const char *path)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
 /* The detached mounts still held, then the plan. */
 static void
 view_free(struct viewplan *v)
@@ -696,16 +762,56 @@ make_mount_point(int dirfd, const char *rel, bool is_dir)
 	if (is_dir) {
 		if (mkdirat(dirfd, copy, 0755) < 0 && errno != EEXIST)
 			return -errno;
-	} else {
-		int fd = openat(dirfd, copy,
-				O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
-				0444);
-
-		if (fd < 0)
-			return -errno;
-		close(fd);
+	} else if (mknodat(dirfd, copy, S_IFREG | 0444, 0) < 0 &&
+		   errno != EEXIST) {
+		return -errno;
 	}
 	return 0;
+}
+
+/*
+ * The seal's placeholders (viewplan.h, VIEWPLAN_HIDE): a detached
+ * read-only tmpfs holding an empty directory "d" and an empty file "f",
+ * both of mode 000, made at the first one needed; each placeholder bound
+ * over a path is a clone of one of them.  Without CAP_DAC_OVERRIDE and
+ * CAP_DAC_READ_SEARCH (the command has none: drop_capabilities, and the
+ * filter refuses new user namespaces) the kernel refuses to read either,
+ * to open, list or watch it (EACCES), to the owner as well.
+ */
+static int placeholders = -1;
+
+static int
+placeholder(bool is_dir)
+{
+	int fd;
+
+	if (placeholders < 0) {
+		int f;
+
+		fd = new_fs("tmpfs", "mode", "0111",
+			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				    MOUNT_ATTR_NOEXEC);
+		if (fd < 0)
+			return fd;
+		if (mkdirat(fd, "d", 0) < 0 ||
+		    (f = openat(fd, "f",
+				O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0)) <
+			    0) {
+			int r = -errno;
+
+			close(fd);
+			return r;
+		}
+		close(f);
+		if ((f = setattr(fd, MOUNT_ATTR_RDONLY, 0, false)) < 0) {
+			close(fd);
+			return f;
+		}
+		placeholders = fd;
+	}
+	fd = open_tree(placeholders, is_dir ? "d" : "f",
+		       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 /* Step 1 for one entry: acquire its source as a detached mount. */
@@ -716,6 +822,22 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 	int fd;
 
 	switch (m->kind) {
+	case VIEWPLAN_SEAL:
+		what = "a sealed tmpfs";
+		fd = new_fs("tmpfs", "mode", "0111",
+			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				    MOUNT_ATTR_NOEXEC);
+		break;
+	case VIEWPLAN_KEEP:
+		/* Taken once the tree is read-only (view_build), so the
+		 * clone is too. */
+		what = "a read-only clone";
+		fd = clone_tree(m->path);
+		break;
+	case VIEWPLAN_HIDE:
+		what = "a placeholder";
+		fd = placeholder(m->is_dir);
+		break;
 	case VIEWPLAN_PROC:
 		/* The locked flags of the host's /proc must be kept, or the
 		 * kernel refuses a new instance in a user namespace. */
@@ -749,11 +871,20 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 		break;
 	case VIEWPLAN_MASK:
 	default:
+		/* Sealed (o->seal), a denial is a placeholder the kernel
+		 * refuses to read, a watch as well: a directory of mode
+		 * 0111 (the masks beneath it are reached through it), a
+		 * file of mode 000. */
 		if (m->access == LLW_ACCESS_DENY && m->is_dir) {
 			what = "an empty tmpfs";
-			fd = new_fs("tmpfs", "mode", "0755",
+			fd = new_fs("tmpfs", "mode", o->seal ? "0111" : "0755",
 				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					    MOUNT_ATTR_NOEXEC);
+			break;
+		}
+		if (m->access == LLW_ACCESS_DENY && o->seal) {
+			what = "a placeholder";
+			fd = placeholder(false);
 			break;
 		}
 		what = "a clone";
@@ -806,19 +937,42 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 /* Mount points inside each tmpfs for the entries beneath it, then the
  * tmpfs becomes read-only unless it is the private /tmp of a policy
  * that writes there. */
+/* An entry of the seal made in its tmpfs at dirfd: a sealed directory
+ * (0111), a placeholder (000) or the symbolic link to target. */
 static int
-view_fill_tmpfs(const struct ns_opts *o, struct viewplan *v, char **cause)
+make_sealed(int dirfd, const char *rel, const struct viewplan_mount *m,
+	    const char *target)
+{
+	switch (m->kind) {
+	case VIEWPLAN_LINK:
+		return symlinkat(target, dirfd, rel) < 0 ? -errno : 0;
+	case VIEWPLAN_SEAL:
+		return mkdirat(dirfd, rel, 0111) < 0 ? -errno : 0;
+	default:
+		if (m->is_dir)
+			return mkdirat(dirfd, rel, 0) < 0 ? -errno : 0;
+		return mknodat(dirfd, rel, S_IFREG, 0) < 0 ? -errno : 0;
+	}
+}
+
+static int
+view_fill_tmpfs(const struct ns_opts *o, struct viewplan *v, char *const *links,
+		char **cause)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		struct viewplan_mount *m = &v->m[i];
 		struct viewplan_mount *t;
+		const char *rel;
 		int r;
 
 		if (m->skip || m->lazy || m->tmpfs < 0)
 			continue;
 		t = &v->m[m->tmpfs];
-		r = make_mount_point(t->fd, m->path + strlen(t->path) + 1,
-				     m->is_dir);
+		rel = m->path + strlen(t->path) + 1;
+		if (m->made)
+			r = make_sealed(t->fd, rel, m, links[i]);
+		else
+			r = make_mount_point(t->fd, rel, m->is_dir);
 		if (r < 0) {
 			*cause = xasprintf("cannot create the mount point "
 					   "%s: %s",
@@ -875,16 +1029,37 @@ static int
 view_build(const struct ns_opts *o, char **cause)
 {
 	struct viewplan v = { 0 };
+	_cleanup_free_ char **links = NULL;
 	bool all_writable = false;
 	_cleanup_close_ int term = -1;
 	unsigned term_index = 0;
 	int r = 0;
 
-	viewplan_build(o, type_of, NULL, &v);
+	viewplan_build(
+		o,
+		&(struct viewplan_fs){ .type_of = type_of, .list = list_dir },
+		&v);
+	links = xcalloc(v.n + 1, sizeof(*links));
 	if (o->devpts && o->pid)
 		term = term_acquire(&term_index);
 	for (size_t i = 0; i < v.n && r == 0; i++) {
-		if (v.m[i].skip || v.m[i].lazy)
+		if (v.m[i].skip || v.m[i].lazy || v.m[i].kind == VIEWPLAN_KEEP)
+			continue;
+		if (v.m[i].kind == VIEWPLAN_LINK) {
+			/* Read while the host's tree is still there; one
+			 * gone since it was listed is not made. */
+			if ((links[i] = link_target(v.m[i].path)) == NULL &&
+			    errno == ENOENT) {
+				v.m[i].skip = true;
+			} else if (links[i] == NULL) {
+				r = -errno;
+				*cause = xasprintf("cannot read the symbolic "
+						   "link %s: %s",
+						   v.m[i].path, strerror(-r));
+			}
+			continue;
+		}
+		if (v.m[i].made)
 			continue;
 		if (v.m[i].kind == VIEWPLAN_ROOT &&
 		    strcmp(v.m[i].path, "/") == 0) {
@@ -898,7 +1073,7 @@ view_build(const struct ns_opts *o, char **cause)
 		r = view_acquire(o, &v.m[i], cause);
 	}
 	if (r == 0)
-		r = view_fill_tmpfs(o, &v, cause);
+		r = view_fill_tmpfs(o, &v, links, cause);
 	if (r == 0 && !all_writable) {
 		struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
 
@@ -910,13 +1085,42 @@ view_build(const struct ns_opts *o, char **cause)
 					   strerror(-r));
 		}
 	}
+	/* The seal's clones, of what may be read: the tree is read-only
+	 * now, so they are too, and nothing is covered yet.  (A seal has
+	 * something the plan does not let be read, so the view is never
+	 * all writable then.) */
+	for (size_t i = 0; i < v.n && r == 0; i++) {
+		if (v.m[i].skip || v.m[i].lazy || v.m[i].kind != VIEWPLAN_KEEP)
+			continue;
+		/* An entry gone since it was listed is left out (its
+		 * mount point stays, empty). */
+		if ((r = clone_tree(v.m[i].path)) == -ENOENT) {
+			v.m[i].skip = true;
+			r = 0;
+			continue;
+		}
+		if (r < 0) {
+			*cause = xasprintf("cannot make a read-only clone "
+					   "for %s: %s",
+					   v.m[i].path, strerror(-r));
+			break;
+		}
+		v.m[i].fd = r;
+		r = 0;
+	}
 	for (size_t i = 0; i < v.n && r == 0; i++)
-		if (!v.m[i].skip)
+		if (!v.m[i].skip && !v.m[i].made)
 			r = view_attach(o, &v.m[i], cause);
 	if (r == 0 && o->devpts && access("/dev/ptmx", F_OK) == 0)
 		r = bind_ptmx(cause);
 	if (r == 0 && term >= 0)
 		term_keep_name(term, term_index);
+	if (placeholders >= 0) {
+		close(placeholders);
+		placeholders = -1;
+	}
+	for (size_t i = 0; i < v.n; i++)
+		free(links[i]);
 	view_free(&v);
 	return r;
 }

@@ -325,6 +325,9 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 			sb->ns.tmp_rw |= 1u << i;
 	sb->ns.project = p->project;
 	sb->ns.project_access = plan_access(sb->fs, p->project);
+	/* The view shows nothing the sandbox may not read but absent or
+	 * a placeholder: the kernel decides each watch (plan_watches). */
+	sb->ns.seal = viewplan_unsealable(sb->fs) == NULL;
 }
 
 /* The run refused for want of L3: needed says what for, why what refuses
@@ -933,16 +936,19 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
  * a path reveals no more than a read of it could, and the kernel's own
  * check (read permission on what the path names in the view) is the
  * policy's: the supervisor is not asked (a notification a watch, most of
- * a recursive watcher's start-up; bench/watch.sh).  L3's view is the
- * host's tree, read-only outside the writable roots: Landlock alone keeps
- * the sandbox from reading what the rules do not grant, and Landlock
- * does not check inotify_add_watch (it has no path_notify hook), so the
- * supervisor's judge does where it runs.
+ * a recursive watcher's start-up; bench/watch.sh).  L3's view is sealed
+ * so too (viewplan.h: what may not be read is absent or a placeholder of
+ * mode 000 the kernel refuses to read, and the command holds no
+ * capability to override it) unless /proc cannot be read whole or the
+ * seal would be too many mounts (viewplan_unsealable).  Without L3 the view is
+ * the host's tree: Landlock alone keeps the sandbox from reading what the rules
+ * do not grant, and Landlock does not check inotify_add_watch (it has no
+ * path_notify hook), so the supervisor's judge does where it runs.
  */
 static void
 plan_watches(struct sandbox *sb)
 {
-	if (sb->backend == SANDBOX_BACKEND_BWRAP)
+	if (sb->backend == SANDBOX_BACKEND_BWRAP || (sb->use_ns && sb->ns.seal))
 		sb->watches = SANDBOX_WATCHES_VIEW;
 	else if (sb->supervise)
 		sb->watches = SANDBOX_WATCHES_JUDGED;

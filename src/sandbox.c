@@ -222,7 +222,8 @@ sandbox_l3_parts(const struct sandbox *sb)
 	return KNOWN_L3 | (sb->ns.pid ? KNOWN_L3_PID : 0) |
 	       (sb->ns.private_tmp ? KNOWN_L3_TMP : 0) |
 	       (sb->protect_git ? KNOWN_L3_GIT : 0) |
-	       (sb->protect_later_run ? KNOWN_L3_LATER : 0);
+	       (sb->protect_later_run ? KNOWN_L3_LATER : 0) |
+	       (sb->ns.seal ? KNOWN_L3_SEAL : 0);
 }
 
 int

@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "compat/landlock.h"
 #include "path.h"
 #include "access.h"
+#include "strv.h"
 #include "viewplan.h"
 #include "xalloc.h"
 
@@ -25,6 +27,8 @@ viewplan_free(struct viewplan *v)
 {
 	if (v == NULL)
 		return;
+	for (size_t i = 0; i < v->n; i++)
+		free(v->m[i].own);
 	free(v->m);
 	v->m = NULL;
 	v->n = 0;
@@ -104,6 +108,7 @@ bool
 viewplan_is_tmpfs(const struct viewplan_mount *m)
 {
 	return m->kind == VIEWPLAN_TMP ||
+	       (m->kind == VIEWPLAN_SEAL && !m->made) ||
 	       (m->kind == VIEWPLAN_MASK && m->access == LLW_ACCESS_DENY &&
 		m->is_dir);
 }
@@ -116,15 +121,347 @@ is_writable_entry(const struct viewplan_mount *m)
 		policy_access_writable(m->access));
 }
 
+/* Whether the plan lets the sandbox read path, a directory or not. */
+static bool
+readable(const struct plan *fs, const char *path, bool is_dir)
+{
+	return plan_decide(fs, path,
+			   is_dir ? LLW_FS_READ_DIR : LLW_FS_READ_FILE)
+		.allowed;
+}
+
+static char *parent_of(const char *path);
+
+const char *
+viewplan_unsealable(const struct plan *fs)
+{
+	size_t clones = 0;
+
+	if (!readable(fs, "/proc", true))
+		return "/proc may not be read whole";
+	/* An entry of a sealed directory may be read only by a rule of
+	 * its own: the clones are the rules whose directory may not be
+	 * listed (but the writable ones, a mount each anyway). */
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		_cleanup_free_ char *up = NULL;
+
+		if (fs->rules[i].access & pathtree_access_bits(LLW_ACCESS_RW) &
+		    ~pathtree_access_bits(LLW_ACCESS_RX))
+			continue;
+		up = parent_of(fs->rules[i].path);
+		/* / is sealed in place: what may be read there stays. */
+		if (strcmp(up, "/") != 0 && !readable(fs, up, true) &&
+		    ++clones > VIEWPLAN_SEAL_CLONES_MAX)
+			return "more than 64 rules in directories that may "
+			       "not be listed would each be a mount (as root "
+			       "/etc, where /etc/sudoers.d is denied)";
+	}
+	return NULL;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return path_cmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool
+sorted_has(char *const *v, size_t n, const char *path)
+{
+	return n > 0 && bsearch(&path, v, n, sizeof(*v), str_cmp) != NULL;
+}
+
+/* The entry of v at path, among the first n (sorted), or NULL. */
+static const struct viewplan_mount *
+entry_at(const struct viewplan *v, size_t n, const char *path)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = path_cmp(v->m[mid].path, path);
+
+		if (c == 0) {
+			/* At one path the first that is mounted. */
+			while (mid > 0 && strcmp(v->m[mid - 1].path, path) == 0)
+				mid--;
+			for (; mid < n && strcmp(v->m[mid].path, path) == 0;
+			     mid++)
+				if (!v->m[mid].skip)
+					return &v->m[mid];
+			return NULL;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static char *
+parent_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash == path ? xstrdup("/") : xstrndup(path, slash - path);
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	return xasprintf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
+}
+
+static void
+seal_add(struct viewplan *v, char *path, enum viewplan_kind kind, bool is_dir,
+	 bool made)
+{
+	view_add(v, path, kind, LLW_ACCESS_DENY, is_dir);
+	v->m[v->n - 1].own = path;
+	v->m[v->n - 1].made = made;
+}
+
+/* Whether a fresh mount of the view (a private tmp, proc, devpts or a
+ * denied directory's tmpfs) holds path: what is there is not the host's,
+ * nothing to seal. */
+static bool
+fresh_at(const struct viewplan *v, const char *path)
+{
+	const struct viewplan_mount *m = entry_at(v, v->n, path);
+
+	return view_above(v, path, true) >= 0 ||
+	       (m != NULL &&
+		(viewplan_is_tmpfs(m) || m->kind == VIEWPLAN_PROC ||
+		 m->kind == VIEWPLAN_PTS));
+}
+
+/* A growing vector of paths. */
+struct paths {
+	char **p;
+	size_t n, cap;
+};
+
+/*
+ * Add the ancestors of anchor that may not be listed and hold no fresh
+ * mount to dirs, deepest first, up to those of prev (the anchor before,
+ * whose ancestors are in already: the sources are sorted, so most of
+ * the walk is spared).
+ */
+static void
+seal_ancestors(const struct ns_opts *o, const struct viewplan *v,
+	       const char *anchor, const char *prev, struct paths *dirs)
+{
+	_cleanup_free_ char *p = xstrdup(anchor);
+
+	while (strcmp(p, "/") != 0) {
+		char *up = parent_of(p);
+
+		free(p);
+		p = up;
+		if (prev != NULL && path_under(prev, p))
+			return;
+		if (readable(o->fs, p, true) || fresh_at(v, p))
+			continue;
+		if (dirs->n + 1 >= dirs->cap) {
+			dirs->cap = dirs->cap ? 2 * dirs->cap : 16;
+			dirs->p = xreallocarray(dirs->p, dirs->cap,
+						sizeof(*dirs->p));
+		}
+		dirs->p[dirs->n++] = xstrdup(p);
+		dirs->p[dirs->n] = NULL;
+	}
+}
+
+/* Every directory not readable above something the view must show:
+ * a rule, a mask that is not a denial, an entry of the view. */
+static void
+seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
+	  size_t *n)
+{
+	const struct plan *fs = o->fs;
+	struct paths d = { 0 };
+	const char *prev = NULL;
+	size_t k = 0;
+
+	for (size_t i = 0; i < fs->n_rules; i++) {
+		seal_ancestors(o, v, fs->rules[i].path, prev, &d);
+		prev = fs->rules[i].path;
+	}
+	prev = NULL;
+	for (size_t i = 0; i < fs->n_masks; i++) {
+		if (fs->masks[i].access == LLW_ACCESS_DENY)
+			continue;
+		seal_ancestors(o, v, fs->masks[i].path, prev, &d);
+		prev = fs->masks[i].path;
+	}
+	prev = NULL;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->m[i].skip)
+			continue;
+		seal_ancestors(o, v, v->m[i].path, prev, &d);
+		prev = v->m[i].path;
+	}
+	*dirs = d.p;
+	*n = d.n;
+	if (*n == 0)
+		return;
+	qsort(*dirs, *n, sizeof(**dirs), str_cmp);
+	for (size_t i = 0; i < *n; i++) {
+		if (k > 0 && strcmp((*dirs)[k - 1], (*dirs)[i]) == 0) {
+			free((*dirs)[i]);
+			continue;
+		}
+		(*dirs)[k++] = (*dirs)[i];
+	}
+	(*dirs)[k] = NULL;
+	*n = k;
+}
+
+/*
+ * The seal's entries for sealed directory dir (of the n in dirs), after
+ * the first n_old entries of v (sorted, decided).
+ */
+static void
+seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
+	 struct viewplan *v, size_t n_old, char **dirs, size_t n,
+	 const char *dir)
+{
+	const struct plan *fs = o->fs;
+	bool root = strcmp(dir, "/") == 0;
+	_cleanup_free_ char *up = root ? NULL : parent_of(dir);
+	struct viewplan_dirent *ents = NULL;
+	size_t n_ents = 0, n_rules = fs->n_rules;
+
+	/* A directory of the seal above it, or a tmpfs of its own. */
+	if (!root)
+		seal_add(v, xstrdup(dir), VIEWPLAN_SEAL, true,
+			 strcmp(up, "/") != 0 && sorted_has(dirs, n, up));
+	/* Where the listing fails, the rules' paths in dir are there all
+	 * the same. */
+	if (vfs->list(vfs->ctx, dir, &ents, &n_ents) < 0) {
+		ents = NULL;
+		n_ents = 0;
+	} else {
+		n_rules = 0;
+	}
+	for (size_t i = 0; i < n_rules; i++) {
+		const char *r = fs->rules[i].path;
+		_cleanup_free_ char *rup = NULL;
+		enum viewplan_type t;
+
+		if (strcmp(r, "/") == 0 ||
+		    strcmp(rup = parent_of(r), dir) != 0 ||
+		    (t = vfs->type_of(vfs->ctx, r)) == VIEWPLAN_TYPE_MISSING)
+			continue;
+		ents = xreallocarray(ents, n_ents + 1, sizeof(*ents));
+		ents[n_ents++] = (struct viewplan_dirent){
+			.name = xstrdup(strrchr(r, '/') + 1),
+			.type = t,
+		};
+	}
+	for (size_t i = 0; i < n_ents; i++) {
+		char *path = join(dir, ents[i].name);
+		enum viewplan_type t = ents[i].type;
+		bool is_dir = t == VIEWPLAN_TYPE_DIR;
+
+		free(ents[i].name);
+		/* Sealed itself, or an entry of the view already (given
+		 * a mount point in this tmpfs). */
+		if (sorted_has(dirs, n, path) ||
+		    entry_at(v, n_old, path) != NULL) {
+			free(path);
+			continue;
+		}
+		if (t == VIEWPLAN_TYPE_LINK) {
+			if (root)
+				free(path);
+			else
+				seal_add(v, path, VIEWPLAN_LINK, false, true);
+		} else if (readable(fs, path, is_dir)) {
+			if (root)
+				free(path);
+			else
+				seal_add(v, path, VIEWPLAN_KEEP, is_dir, false);
+		} else {
+			seal_add(v, path, VIEWPLAN_HIDE, is_dir, !root);
+		}
+	}
+	free(ents);
+}
+
+/* A configured rule's path that may not be read, in a directory that
+ * may: a placeholder over it. */
+static void
+seal_holes(const struct ns_opts *o, const struct viewplan_fs *vfs,
+	   struct viewplan *v, size_t n_old, char **dirs, size_t n)
+{
+	const struct plan *fs = o->fs;
+	const char *last = NULL;
+
+	for (size_t i = 0; i < fs->n_sources; i++) {
+		const char *path = fs->sources[i].path;
+		_cleanup_free_ char *up = NULL;
+		enum viewplan_type t;
+
+		/* A path is not readable where a denial is the rule that
+		 * holds it (the sources at one path, the last wins). */
+		if (fs->sources[i].access != LLW_ACCESS_DENY ||
+		    strcmp(path, "/") == 0 ||
+		    (last != NULL && strcmp(last, path) == 0))
+			continue;
+		last = path;
+		up = parent_of(path);
+		if (sorted_has(dirs, n, path) || sorted_has(dirs, n, up) ||
+		    entry_at(v, n_old, path) != NULL || !readable(fs, up, true))
+			continue;
+		t = vfs->type_of(vfs->ctx, path);
+		if (t == VIEWPLAN_TYPE_MISSING ||
+		    readable(fs, path, t == VIEWPLAN_TYPE_DIR))
+			continue;
+		seal_add(v, xstrdup(path), VIEWPLAN_HIDE,
+			 t == VIEWPLAN_TYPE_DIR, false);
+	}
+}
+
+/* The seal (o->seal), once the view's other entries are decided. */
+static void
+seal(const struct ns_opts *o, const struct viewplan_fs *vfs, struct viewplan *v)
+{
+	size_t n_old = v->n, n;
+	char **dirs;
+
+	seal_dirs(o, v, &dirs, &n);
+	for (size_t i = 0; i < n; i++)
+		seal_dir(o, vfs, v, n_old, dirs, n, dirs[i]);
+	seal_holes(o, vfs, v, n_old, dirs, n);
+	strv_free(dirs);
+	if (v->n == n_old)
+		return;
+	qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
+	for (size_t i = 0; i < v->n; i++) {
+		struct viewplan_mount *m = &v->m[i];
+
+		m->tmpfs = view_above(v, m->path, true);
+		if (m->kind < VIEWPLAN_SEAL)
+			continue;
+		if (m->tmpfs >= 0 && v->m[m->tmpfs].kind == VIEWPLAN_TMP &&
+		    !path_under(m->path, o->project) &&
+		    !path_under(o->project, m->path))
+			m->skip = true;
+		else if (o->pid && path_below(m->path, "/proc"))
+			m->lazy = true;
+	}
+}
+
 /*
  * Collect what the view needs and decide, entry by entry, what to do.
  * Rules under the private /tmp refer to the new tmpfs, which is empty,
  * so they need no mount, except the project itself when it lies there.
  */
 void
-viewplan_build(const struct ns_opts *o,
-	       enum viewplan_type (*type_of)(void *ctx, const char *path),
-	       void *ctx, struct viewplan *v)
+viewplan_build(const struct ns_opts *o, const struct viewplan_fs *vfs,
+	       struct viewplan *v)
 {
 	const struct plan *fs = o->fs;
 	const char *project = o->project;
@@ -138,7 +475,7 @@ viewplan_build(const struct ns_opts *o,
 		view_add(v, "/dev/pts", VIEWPLAN_PTS, LLW_ACCESS_RW, true);
 	for (const char *const *t = policy_private_tmps;
 	     o->private_tmp && *t != NULL; t++)
-		if (type_of(ctx, *t) == VIEWPLAN_TYPE_DIR)
+		if (vfs->type_of(vfs->ctx, *t) == VIEWPLAN_TYPE_DIR)
 			view_add(v, *t, VIEWPLAN_TMP, LLW_ACCESS_RW, true);
 	for (size_t i = 0; i < fs->n_rules; i++) {
 		const struct plan_rule *r = &fs->rules[i];
@@ -184,7 +521,7 @@ viewplan_build(const struct ns_opts *o,
 			/* Device nodes are written through whatever mount
 			 * they are on; only directories and files need a
 			 * writable one. */
-			type = type_of(ctx, m->path);
+			type = vfs->type_of(vfs->ctx, m->path);
 			if (type != VIEWPLAN_TYPE_DIR &&
 			    type != VIEWPLAN_TYPE_FILE) {
 				m->skip = true;
@@ -201,6 +538,8 @@ viewplan_build(const struct ns_opts *o,
 		if (o->pid && path_below(m->path, "/proc"))
 			m->lazy = true;
 	}
+	if (o->seal)
+		seal(o, vfs, v);
 }
 
 bool

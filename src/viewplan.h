@@ -32,6 +32,11 @@ struct ns_opts {
 	unsigned tmp_rw;     /* bit i: policy_private_tmps[i] stays writable */
 	const char *project; /* bound under a private /tmp ... */
 	enum llw_access project_access; /* ... with this access */
+	/* The view is sealed (viewplan_unsealable): nothing in it the plan
+	 * does not let the sandbox read but absent or a placeholder the
+	 * kernel refuses to read (mode 000), so that the kernel decides
+	 * every inotify watch (DESIGN.md, watching). */
+	bool seal;
 };
 
 /* At one path the entries sort in this order (viewplan_build). */
@@ -43,6 +48,16 @@ enum viewplan_kind {
 	VIEWPLAN_MASK, /* a plan mask */
 	VIEWPLAN_BIND, /* the project under a private /tmp, as the policy
 			* has it */
+	/* The seal (o->seal): */
+	VIEWPLAN_SEAL, /* a directory not readable, with something readable
+			* beneath: a new tmpfs (mode 0111) holding its
+			* entries, or a directory of the one above (made) */
+	VIEWPLAN_KEEP, /* a readable entry of a sealed directory: a
+			* read-only clone of the real path */
+	VIEWPLAN_HIDE, /* what may not be read: a placeholder of mode 000,
+			* made in the seal's tmpfs or bound over the path */
+	VIEWPLAN_LINK, /* a symbolic link of a sealed directory, made again
+			* in its tmpfs (Landlock does not check readlink) */
 };
 
 struct viewplan_mount {
@@ -52,8 +67,10 @@ struct viewplan_mount {
 	bool is_dir;
 	bool skip; /* nothing to do */
 	bool lazy; /* cloned at attach time, from the view above it */
+	bool made; /* created in the seal's tmpfs above it, not mounted */
 	int tmpfs; /* index of the tmpfs entry it lies in, or -1 */
 	int fd;	   /* ns.c's detached mount; -1 in the plan */
+	char *own; /* path, when the plan made it (the seal's entries) */
 };
 
 struct viewplan {
@@ -67,6 +84,25 @@ enum viewplan_type {
 	VIEWPLAN_TYPE_DIR,
 	VIEWPLAN_TYPE_FILE,  /* a regular file */
 	VIEWPLAN_TYPE_OTHER, /* a device, socket or fifo */
+	VIEWPLAN_TYPE_LINK,  /* a symbolic link (struct viewplan_fs's list) */
+};
+
+/* An entry of a directory, as lstat(2) says. */
+struct viewplan_dirent {
+	char *name;
+	enum viewplan_type type;
+};
+
+/* What only the filesystem can tell the plan. */
+struct viewplan_fs {
+	/* What path is, following symbolic links. */
+	enum viewplan_type (*type_of)(void *ctx, const char *path);
+	/* The entries of directory path, without "." and "..": 0 with a
+	 * new array in *ents (names and array freed by the caller) and
+	 * their number in *n, or -errno.  Asked only for a sealed view. */
+	int (*list)(void *ctx, const char *path, struct viewplan_dirent **ents,
+		    size_t *n);
+	void *ctx;
 };
 
 /*
@@ -83,11 +119,36 @@ enum viewplan_type {
  * under it (the new tmpfs is empty); an entry under /proc with a pid
  * namespace is lazy.  tmpfs is the nearest tmpfs entry above
  * (viewplan_is_tmpfs).  type_of is asked about the private tmp
- * directories and the roots not skipped before it, with ctx.
+ * directories and the roots not skipped before it.
+ *
+ * With o->seal the view is then sealed, on the plan's verdicts
+ * (plan_decide: READ_DIR for a directory, READ_FILE for the rest).  A
+ * directory not readable that holds, at any depth, a rule, a mask that
+ * is not a denial or an entry above is sealed: a new tmpfs, or a
+ * directory of the seal's tmpfs above it (made), whose entries (list)
+ * are each a sealed directory again, the same symbolic link, a
+ * read-only clone of the real entry where the plan lets it be read (a
+ * device too), or a placeholder; "/" takes no tmpfs, so where it is
+ * sealed only its entries that may not be read are placeholders, bound
+ * over them.  A configured rule's path (the plan's sources) that may not
+ * be read in a directory that may is a placeholder bound over it, unless
+ * an entry is there.  list failing is an empty directory (its entries on
+ * the way to a rule still there).
  */
-void viewplan_build(const struct ns_opts *o,
-		    enum viewplan_type (*type_of)(void *ctx, const char *path),
-		    void *ctx, struct viewplan *v);
+void viewplan_build(const struct ns_opts *o, const struct viewplan_fs *fs,
+		    struct viewplan *v);
+
+/* A sealed directory's entries that may be read are a mount each: past
+ * this many read-only rules in directories that may not be listed (/etc
+ * as root, hole punched where /etc/sudoers.d is denied; a profile of
+ * many files in a directory it does not grant) the view is not sealed. */
+#define VIEWPLAN_SEAL_CLONES_MAX 64
+
+/* Why fs's plan cannot be sealed, or NULL when it can: /proc, which the
+ * seal leaves as the view has it, must be readable whole (the shipped
+ * profiles grant it), and at most VIEWPLAN_SEAL_CLONES_MAX read-only
+ * rules may lie in directories that may not be listed. */
+const char *viewplan_unsealable(const struct plan *fs);
 
 /* Frees v's entries, not v itself, and leaves it empty; v may be NULL.
  * The descriptors ns.c put in them are its own to close first. */
@@ -97,7 +158,8 @@ void viewplan_free(struct viewplan *v);
  * policy_private_tmps) writable. */
 bool viewplan_tmp_writable(const struct ns_opts *o, const char *path);
 
-/* The entry is a new tmpfs: a private tmp, or a denied directory. */
+/* The entry is a new tmpfs: a private tmp, a denied directory, or a
+ * sealed directory not made in another's tmpfs. */
 bool viewplan_is_tmpfs(const struct viewplan_mount *m);
 
 #endif /* LLW_VIEWPLAN_H */

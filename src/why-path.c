@@ -209,29 +209,47 @@ why_path(const struct sandbox *sb, const struct why_query *q,
 	if (sb->use_ns || sb->backend == SANDBOX_BACKEND_BWRAP)
 		m = mask_over(sb->fs, q->path);
 	if (m != NULL && !level_allows(m->access, q->access)) {
+		/* bubblewrap's masks and L3's sealed view: a denial is a
+		 * placeholder of mode 000 (viewplan.h, bwrap.c), not
+		 * /dev/null. */
+		bool sealed = sb->backend == SANDBOX_BACKEND_BWRAP ||
+			      (sb->use_ns && sb->ns.seal);
+
 		v->allowed = false;
 		set(&v->layer, xstrdup(sb->backend == SANDBOX_BACKEND_BWRAP
 					       ? "F bubblewrap (mount mask)"
 					       : "L3 mount namespace (mask)"));
 		set(&v->decision,
-		    xasprintf("denied: %s%s%s is %s (%s)", q->path,
-			      strcmp(q->path, m->path) ? " is under " : "",
-			      strcmp(q->path, m->path) ? m->path : "",
-			      m->access == LLW_ACCESS_DENY && m->is_dir
-				      ? "mounted as an empty directory"
-			      : m->access == LLW_ACCESS_DENY
-				      ? "masked by a character device that "
-					"fails every open (EACCES)"
-			      : policy_access_writable(m->access)
-				      ? "mounted without execute"
-				      : "mounted read-only",
-			      policy_access_name(m->access)));
+		    xasprintf(
+			    "denied: %s%s%s is %s (%s)", q->path,
+			    strcmp(q->path, m->path) ? " is under " : "",
+			    strcmp(q->path, m->path) ? m->path : "",
+			    m->access == LLW_ACCESS_DENY && m->is_dir
+				    ? (sealed ? "mounted as an empty "
+						"directory of mode 0111"
+					      : "mounted as an empty directory")
+			    : m->access == LLW_ACCESS_DENY
+				    ? (sealed ? "masked by an empty file of "
+						"mode 000 that fails every "
+						"open (EACCES)"
+					      : "masked by a character device "
+						"that fails every open "
+						"(EACCES)")
+			    : policy_access_writable(m->access)
+				    ? "mounted without execute"
+				    : "mounted read-only",
+			    policy_access_name(m->access)));
 		set(&v->origin, xstrdup(m->origin));
 		if (m->access == LLW_ACCESS_DENY && !m->is_dir)
-			note(v, xstrdup("the mask hides the file's content, "
-					"not its name: it lists as a "
-					"character device (/dev/null's, on a "
-					"mount without devices)"));
+			note(v, xstrdup(sealed ? "the mask hides the file's "
+						 "content, not its name: it "
+						 "lists as an empty file of "
+						 "mode 000"
+					       : "the mask hides the file's "
+						 "content, not its name: it "
+						 "lists as a character device "
+						 "(/dev/null's, on a mount "
+						 "without devices)"));
 		if (cur != NULL && cur->rank != LLW_RANK_CONFIG &&
 		    path_under(cur->path, m->path))
 			set(&v->rule, xasprintf("%s = %s",

@@ -316,13 +316,14 @@ run llw -p opencode -p "$T/deny-main.ini" $BE -C "$L-wt" -q -- /bin/sh -c \
 	'git status >/dev/null 2>&1 && echo GIT-WORKS; cat "$0/HEAD"' "$L/.git"
 expect_no_output "... a rule that denies the repository by name keeps it denied" "GIT-WORKS|ref:"
 # A .git file that names another directory (as a command could plant in
-# a project without a repository) is not made writable.
+# a project without a repository) is not made writable: L3's sealed view
+# shows the other project as a placeholder of mode 000 (EACCES).
 F=$HOME_DIR/work/fake
 mkdir -p "$F" "$OTHER/worktrees/x"
 printf 'gitdir: %s/worktrees/x\n' "$OTHER" >"$F/.git"
 chown -R "$TEST_UID:$TEST_GID" "$F" "$OTHER"
 run llw -p opencode $BE -C "$F" -q -- "$PROBE" write "$OTHER/worktrees/x/planted"
-expect_was_denied "a .git file naming another directory does not open it" 'landlock:EROFS|bwrap:ENOENT'
+expect_was_denied "a .git file naming another directory does not open it" 'landlock:EACCES|bwrap:ENOENT'
 
 make_repo "$PROJ"
 # A commondir created inside has nothing to mount on: the monitor moves

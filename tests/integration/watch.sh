@@ -124,40 +124,91 @@ if bwrap_backend; then
 else
 	expect_denied "a watch on the denied .env in the project is refused" EACCES \
 		llwt -p opencode -q -- "$PROBE" watch "$PROJ/.env" -
-	# The sandbox cannot reach the judge: it is out of its signal scope
-	# (Landlock ABI 6) and of its ptrace reach (a sibling domain).
-	if [ "$(llwrap_abi)" -ge 6 ]; then
-		# shellcheck disable=SC2016
-		run llwt -p opencode -q -- /bin/sh -c '
-			"$0" watch "$1" - >/dev/null || exit 3
-			for d in /proc/[0-9]*; do
-				case $(cat "$d/comm" 2>/dev/null) in llwrap*) ;; *) continue ;; esac
-				"$0" kill "${d#/proc/}" 9
-				"$0" ptrace-pid "${d#/proc/}"
-			done' "$PROBE" "$PROJ"
+	# L3's view is sealed (DESIGN.md, watching): what the sandbox may
+	# not read is absent or a placeholder of mode 000, so the kernel
+	# refuses the watch itself and the supervisor is not asked: no judge
+	# is started.
+	run llw -p opencode --explain -- /bin/true
+	expect_output "opencode: --explain says the sealed view decides, not the supervisor" \
+		"watching +inotify only where the sandbox may read \(L3: the view is sealed.*the supervisor is not asked"
+	# shellcheck disable=SC2016
+	run llwt -p opencode -q -- /bin/sh -c '
+		"$0" watch "$1" - >/dev/null || exit 3
+		"$0" watch "$2" - >/dev/null && exit 4
+		for d in /proc/[0-9]*; do
+			[ "$(cat "$d/comm" 2>/dev/null)" = llwrap-judge ] && echo JUDGE
+		done; echo END' "$PROBE" "$PROJ" "$HOME_DIR/.ssh"
+	case "$rc:$out" in
+	*JUDGE*) not_ok "sealed: no watch judge is started"; diag "$out" ;;
+	0:*END*) ok "sealed: no watch judge is started (the kernel refused ~/.ssh)" ;;
+	*) not_ok "sealed: no watch judge is started"; diag "status $rc: $out" ;;
+	esac
+	# The placeholders: a skeleton directory (~, ~/.config: rules
+	# beneath, not readable), a file denied in a readable tree
+	# (~/.npm-global/etc/npmrc in rx ~/.npm-global), a denied file in a
+	# skeleton (~/.config/git/credentials), a symbolic link in ~ to
+	# ~/.ssh, and what lies outside every rule (/root, /srv, another
+	# project): each watch and open refused with EACCES, the readable
+	# neighbour watched.
+	mkdir -p "$HOME_DIR/.npm-global/etc" "$HOME_DIR/.config/git" \
+		"$HOME_DIR/.config/opencode"
+	echo '//registry/:_authToken=llw-secret' >"$HOME_DIR/.npm-global/etc/npmrc"
+	echo 'prefix=/x' >"$HOME_DIR/.npm-global/etc/other"
+	echo 'https://u:llw-secret@host' >"$HOME_DIR/.config/git/credentials"
+	echo '{}' >"$HOME_DIR/.config/opencode/opencode.json"
+	ln -sfn .ssh "$HOME_DIR/keys-link"
+	chown -R -h "$TEST_UID:$TEST_GID" "$HOME_DIR/.npm-global" \
+		"$HOME_DIR/.config" "$HOME_DIR/keys-link"
+	for p in "$HOME_DIR" "$HOME_DIR/.config" "$HOME_DIR/.npm-global/etc/npmrc" \
+		"$HOME_DIR/.config/git/credentials" "$HOME_DIR/keys-link" \
+		/root /srv "$OTHER/notes.txt"; do
+		[ -e "$p" ] || { skip "sealed: $p is missing here"; continue; }
+		expect_denied "sealed: a watch on $p is refused" EACCES \
+			llwt -p opencode -q -- "$PROBE" watch "$p" -
+		expect_output "... with EACCES" "errno=EACCES"
+		expect_denied "... and so is an open of it" EACCES \
+			llwt -p opencode -q -- "$PROBE" read "$p"
+	done
+	expect_succeeded "sealed: a watch on the readable file beside the denied npmrc works" \
+		llwt -p opencode -q -- "$PROBE" watch "$HOME_DIR/.npm-global/etc/other" -
+	expect_succeeded "... and on the readable ~/.config/opencode in the skeleton ~/.config" \
+		llwt -p opencode -q -- "$PROBE" watch "$HOME_DIR/.config/opencode" -
+	expect_succeeded "... and on a file in it" \
+		llwt -p opencode -q -- "$PROBE" watch "$HOME_DIR/.config/opencode/opencode.json" -
+	# As root: -p opencode denies root's secrets, /etc/sudoers.d among
+	# them, so /etc is hole punched and may not be listed; sealing it
+	# would be a mount for each of its entries, so the view is not
+	# sealed and the judge decides (viewplan_unsealable).  A policy that
+	# does not grant /etc is sealed as root too, and a placeholder of
+	# mode 000 refuses root as well: the command holds no capability.
+	if [ "$(id -u)" -eq 0 ]; then
+		llw_root() { _as_root=1 as_user timeout 60 "$LLWRAP" \
+			--rx "$LLW_HELPERS" "$@"; }
+		run llw_root -p opencode --explain -- /bin/true
+		expect_output "as root, -p opencode: not sealed (/etc punched), the judge decides" \
+			"watching +inotify only where the sandbox may read .*L3.s view is not sealed: more than 64 rules"
+		run llw_root -p opencode -q -- /bin/sh -c \
+			"'$PROBE' watch '$HOME_DIR/.ssh' -; '$PROBE' watch /root -;
+			'$PROBE' watch '$PROJ' -"
 		case "$out" in
-		*SUCCEEDED*) not_ok "the sandbox cannot signal or ptrace the watch judge"; diag "$out" ;;
-		*"DENIED kill"*"DENIED ptrace-pid"*) ok "the sandbox cannot signal or ptrace the watch judge" ;;
-		*) not_ok "the sandbox cannot signal or ptrace the watch judge (none found)"; diag "status $rc: $out" ;;
+		*"DENIED watch errno=EACCES"*"DENIED watch errno=EACCES"*"SUCCEEDED watch"*)
+			ok "... watches on ~/.ssh and /root refused (EACCES), the project's works" ;;
+		*) not_ok "... watches on ~/.ssh and /root refused"; diag "status $rc: $out" ;;
 		esac
-		# Nor list its descriptors or read its environment: it is not
-		# dumpable (review of 2026-11-27, F4: /proc/PID/fd of the
-		# judge was listed from inside).
 		# shellcheck disable=SC2016
-		run llwt -p opencode -q -- /bin/sh -c '
-			"$0" watch "$1" - >/dev/null || exit 3
-			for d in /proc/[0-9]*; do
-				[ "$(cat "$d/comm" 2>/dev/null)" = llwrap-judge ] || continue
-				"$0" ls "$d/fd"
-				"$0" read "$d/environ"
-			done' "$PROBE" "$PROJ"
+		printf '[profile]\ninclude = empty\n[filesystem]\nrwx = ${PROJECT}\nro = /proc\nrw = /dev/null\nprivate-tmp = yes\n' >"$T/rootseal.ini"
+		chmod 644 "$T/rootseal.ini"
+		run llw_root -p "$T/rootseal.ini" --explain -- /bin/true
+		expect_output "as root, a policy without /etc: the view is sealed" \
+			"watching +inotify only where the sandbox may read \\(L3: the view is sealed"
+		run llw_root -p "$T/rootseal.ini" -q -- /bin/sh -c \
+			"'$PROBE' watch '$HOME_DIR/.ssh' -; '$PROBE' read '$HOME_DIR/.ssh/id_ed25519';
+			'$PROBE' watch /root -; '$PROBE' read /etc/hostname; '$PROBE' watch '$PROJ' -"
 		case "$out" in
-		*SUCCEEDED*) not_ok "the sandbox cannot list the judge's descriptors or read its environment"; diag "$out" ;;
-		*"DENIED ls errno=EACCES"*"DENIED read errno=EACCES"*) ok "the sandbox cannot list the judge's descriptors or read its environment (not dumpable: EACCES)" ;;
-		*) not_ok "the sandbox cannot list the judge's descriptors or read its environment (no judge found, or another errno)"; diag "status $rc: $out" ;;
+		*"DENIED watch errno=EACCES"*"DENIED read errno=EACCES"*"DENIED watch errno=EACCES"*"DENIED read errno=EACCES"*"SUCCEEDED watch"*)
+			ok "... a placeholder refuses root: watches on ~/.ssh and /root, reads of the key and /etc/hostname (EACCES), the project's watch works" ;;
+		*) not_ok "... a placeholder refuses root"; diag "status $rc: $out" ;;
 		esac
-	else
-		skip "the judge's signal scope needs Landlock ABI 6 (llwrap uses $(llwrap_abi) here)"
 	fi
 
 	# Without the supervisor nothing checks a watch: --explain says so,
@@ -165,9 +216,6 @@ else
 	run llw -p default --explain -- /bin/true
 	expect_output "default profile: --explain says watching is NOT ENFORCED without the supervisor" \
 		"watching +NOT ENFORCED:.*supervise = yes"
-	run llw -p opencode --explain -- /bin/true
-	expect_output "opencode: --explain names the supervisor's judge" \
-		"watching +inotify only where the sandbox may read"
 	printf '[network]\nsupervise = yes\n' >"$T/sv.ini"
 	chmod 644 "$T/sv.ini"
 	expect_denied "default with supervise = yes: a watch on ~/.ssh is refused" EACCES \
@@ -299,6 +347,41 @@ if ! bwrap_backend && [ "$(id -u)" -eq 0 ]; then
 	if [ -d "$PROJ/tree/d1.moved" ]; then
 		rm -f "$PROJ/tree/d1"
 		mv "$PROJ/tree/d1.moved" "$PROJ/tree/d1"
+	fi
+	# The sandbox cannot reach the judge: it is out of its signal scope
+	# (Landlock ABI 6) and of its ptrace reach (a sibling domain).
+	if [ "$(llwrap_abi)" -ge 6 ]; then
+		# shellcheck disable=SC2016
+		run llw_refused -p opencode --best-effort -q -- /bin/sh -c '
+			"$0" watch "$1" - >/dev/null || exit 3
+			for d in /proc/[0-9]*; do
+				case $(cat "$d/comm" 2>/dev/null) in llwrap-judge) ;; *) continue ;; esac
+				"$0" kill "${d#/proc/}" 9
+				"$0" ptrace-pid "${d#/proc/}"
+			done' "$PROBE" "$PROJ"
+		case "$out" in
+		*SUCCEEDED*) not_ok "the sandbox cannot signal or ptrace the watch judge (userns refused)"; diag "$out" ;;
+		*"DENIED kill"*"DENIED ptrace-pid"*) ok "the sandbox cannot signal or ptrace the watch judge (userns refused)" ;;
+		*) not_ok "the sandbox cannot signal or ptrace the watch judge (userns refused; none found)"; diag "status $rc: $out" ;;
+		esac
+		# Nor list its descriptors or read its environment: it is not
+		# dumpable (review of 2026-11-27, F4: /proc/PID/fd of the
+		# judge was listed from inside).
+		# shellcheck disable=SC2016
+		run llw_refused -p opencode --best-effort -q -- /bin/sh -c '
+			"$0" watch "$1" - >/dev/null || exit 3
+			for d in /proc/[0-9]*; do
+				[ "$(cat "$d/comm" 2>/dev/null)" = llwrap-judge ] || continue
+				"$0" ls "$d/fd"
+				"$0" read "$d/environ"
+			done' "$PROBE" "$PROJ"
+		case "$out" in
+		*SUCCEEDED*) not_ok "the sandbox cannot list the judge's descriptors or read its environment"; diag "$out" ;;
+		*"DENIED ls errno=EACCES"*"DENIED read errno=EACCES"*) ok "the sandbox cannot list the judge's descriptors or read its environment (not dumpable: EACCES)" ;;
+		*) not_ok "the sandbox cannot list the judge's descriptors or read its environment (no judge found, or another errno)"; diag "status $rc: $out" ;;
+		esac
+	else
+		skip "the judge's signal scope needs Landlock ABI 6 (llwrap uses $(llwrap_abi) here)"
 	fi
 fi
 

@@ -101,13 +101,13 @@ if userns_works && why=$(supervisor_refused); then
 	case_ deny "-p offline --connect-tcp $P" "127.0.0.1:$P" "tcp-connect 127.0.0.1 $P"
 elif userns_works; then
 	case_ deny "-p opencode" "$PROJ/.env" "read $PROJ/.env"
-	# What why says of the mask is what the command sees: a character
-	# device that fails every open.
+	# What why says of the mask is what the command sees: under L3's
+	# sealed view an empty file of mode 000 that fails every open.
 	run llw -p opencode why "$PROJ/.env"
-	expect_output "why .env: a character device that fails every open" \
-		"^$PROJ/.env: denied: $PROJ/.env is masked by a character device that fails every open \\(EACCES\\)"
-	run llw -p opencode -q -- /bin/sh -c "test -c $PROJ/.env && echo CHARDEV; cat $PROJ/.env"
-	expect_output "... as the command sees it: a character device" "^CHARDEV$"
+	expect_output "why .env: an empty file of mode 000 that fails every open" \
+		"^$PROJ/.env: denied: $PROJ/.env is masked by an empty file of mode 000 that fails every open \\(EACCES\\)"
+	run llw -p opencode -q -- /bin/sh -c "stat -c 'MASK %F %a %s' $PROJ/.env; cat $PROJ/.env"
+	expect_output "... as the command sees it: an empty file of mode 000" "^MASK regular empty file 0 0$"
 	expect_output "... whose open fails" "Permission denied"
 	case_ allow "-p opencode" "$PROJ/.git/config" "read $PROJ/.git/config"
 	case_ deny "-p opencode" "$PROJ/.git/config --write" "append $PROJ/.git/config"

@@ -176,8 +176,14 @@ expect_output "... naming the outer seccomp filter as the cause" "an outer llwra
 
 # Planted code: from the sandbox, the user's real caches and tool
 # directories refuse every write; the sandbox's own cache takes them.
-for d in .npm/_cacache .cache/pip .cargo/registry .cargo/bin go/pkg/mod \
-	.m2/repository .local/bin; do
+# The caches the sandbox may not read are L3's sealed placeholders
+# (EACCES); the tool directories it may run from are read-only (EROFS).
+for d in .npm/_cacache .cache/pip .cargo/registry go/pkg/mod \
+	.m2/repository; do
+	expect_denied "planted code: ~/$d is not writable from the sandbox" 'landlock:EACCES|bwrap:EROFS' \
+		llw -p opencode -q -- "$PROBE" write "$HOME_DIR/$d/llw-planted"
+done
+for d in .cargo/bin .local/bin; do
 	expect_denied "planted code: ~/$d is not writable from the sandbox" EROFS \
 		llw -p opencode -q -- "$PROBE" write "$HOME_DIR/$d/llw-planted"
 done

@@ -67,7 +67,8 @@ test_applies(void **state)
 				   "p landlock L3-pid x\n"
 				   "t landlock L3-tmp x\n"
 				   "g landlock L3-git x\n"
-				   "l landlock L3-later x\n";
+				   "l landlock L3-later x\n"
+				   "z landlock L3-seal x\n";
 	struct known_limits *l = NULL;
 	char *cause = NULL;
 
@@ -96,6 +97,12 @@ test_applies(void **state)
 				  false));
 	assert_false(known_applies(&l->v[7], "landlock",
 				   KNOWN_L3 | KNOWN_L3_LATER, false));
+	/* L3-seal: an unsealed L3 view (root's agent profiles) leaves it. */
+	assert_true(known_applies(&l->v[8], "landlock",
+				  KNOWN_L3 | KNOWN_L3_PID | KNOWN_L3_TMP,
+				  false));
+	assert_false(known_applies(&l->v[8], "landlock",
+				   KNOWN_L3 | KNOWN_L3_SEAL, false));
 	known_free(l);
 }
 
@@ -107,8 +114,9 @@ static const struct {
 	  "reason." },
 	{ "\nid docker L3 why\n",
 	  "t:2: unknown backend 'docker': use landlock, bwrap or *." },
-	{ "id landlock L4 why\n", "t:1: unknown layer 'L4': use L3, L3-pid, "
-				  "L3-tmp, L3-git, L3-later, S, F or none." },
+	{ "id landlock L4 why\n",
+	  "t:1: unknown layer 'L4': use L3, L3-pid, "
+	  "L3-tmp, L3-git, L3-later, L3-seal, S, F or none." },
 	{ "id\n", "t:1: expected ID BACKENDS CLOSED-BY REASON; a known limit "
 		  "needs a reason." },
 };

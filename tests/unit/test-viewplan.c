@@ -12,11 +12,14 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <errno.h>
 
 #include "cleanup.h"
+#include "compat/landlock.h"
 #include "ns.h"
 #include "path.h"
 #include "policy.h"
+#include "strv.h"
 #include "viewplan.h"
 #include "xalloc.h"
 
@@ -48,8 +51,17 @@ struct vcase {
 	/* "d|f|o PATH": directory, regular file, other; the rest is
 	 * missing. */
 	const char *const *types;
-	/* "KIND PATH ACCESS d|f [skip] [lazy] [tmpfs=N]", in order. */
+	/* "KIND PATH ACCESS d|f [skip] [lazy] [made] [tmpfs=N]", in
+	 * order. */
 	const char *const *want;
+	bool seal;
+	/* The plan's sources that grant nothing (a denial) */
+	const struct rule *sources;
+	/* "DIR t:NAME t:NAME ...": a directory's listing (t: d, f, o or l
+	 * for a symbolic link); a directory not here cannot be listed. */
+	const char *const *dirs;
+	/* Rules that grant READ_DIR alone (a punched directory) */
+	const char *const *dir_only;
 };
 
 #define PROJ "/home/u/proj"
@@ -241,27 +253,180 @@ static const char *const one_path_want[] = {
 	NULL,
 };
 
+/*
+ * The seal: / is not readable, so its entries that may not be read are
+ * placeholders bound over them (/root, /srv, /tmp), the readable ones
+ * stay (/etc, /usr), links stay, and /proc is the fresh one; /dev and
+ * /home are sealed tmpfs, ~ and ~/.config directories of /home's; a
+ * readable entry of a sealed directory is a clone (the device /dev/null
+ * too, whose root is skipped), the rest placeholders and links made in
+ * the tmpfs; the entries of the view (the project, its mask) get mount
+ * points there.  /etc may be listed but /etc/shadow not read (punched):
+ * a placeholder over it; the denied ~/.ssh is one of ~'s placeholders.
+ * ~/.config cannot be listed: the rule's path in it is there all the
+ * same, nothing else is.
+ */
+static const struct rule seal_rules[] = {
+	{ RW, "/dev/null" },
+	{ RO, "/etc" },
+	{ RO, "/etc/passwd" },
+	{ RO, "/home/u/.bashrc" },
+	{ RO, "/home/u/.config/opencode" },
+	{ RW, "/home/u/proj" },
+	{ RO, "/proc" },
+	{ RX, "/usr" },
+	{ 0 },
+};
+static const struct rule seal_sources[] = {
+	{ DENY, "/etc/shadow" },
+	{ DENY, "/home/u/.ssh" },
+	{ DENY, "/home/u/proj/.env" },
+	{ 0 },
+};
+static const struct mask seal_masks[] = {
+	{ DENY, F, "/home/u/proj/.env" },
+	{ 0 },
+};
+static const char *const seal_types[] = {
+	"o /dev/null",
+	"d /etc",
+	"f /etc/passwd",
+	"f /etc/shadow",
+	"f /home/u/.bashrc",
+	"d /home/u/.config/opencode",
+	"d /home/u/proj",
+	"d /proc",
+	"d /usr",
+	"f /home/u/proj/.env",
+	NULL,
+};
+static const char *const seal_dir_only[] = { "/etc", NULL };
+static const char *const seal_dirs_list[] = {
+	"/ l:bin d:dev d:etc d:home d:proc d:root d:srv d:usr d:tmp",
+	"/dev o:null o:sda d:pts l:fd",
+	"/home d:u d:v",
+	"/home/u f:.bashrc d:.config d:.ssh l:keys d:proj f:notes",
+	NULL,
+};
+static const char *const seal_want[] = {
+	"seal /dev deny d",
+	"link /dev/fd deny f made tmpfs=0",
+	"root /dev/null rw d skip tmpfs=0",
+	"keep /dev/null deny f tmpfs=0",
+	"hide /dev/pts deny d made tmpfs=0",
+	"hide /dev/sda deny f made tmpfs=0",
+	"hide /etc/shadow deny f",
+	"seal /home deny d",
+	"seal /home/u deny d made tmpfs=7",
+	"keep /home/u/.bashrc deny f tmpfs=7",
+	"seal /home/u/.config deny d made tmpfs=7",
+	"keep /home/u/.config/opencode deny d tmpfs=7",
+	"hide /home/u/.ssh deny d made tmpfs=7",
+	"link /home/u/keys deny f made tmpfs=7",
+	"hide /home/u/notes deny f made tmpfs=7",
+	"root /home/u/proj rw d tmpfs=7",
+	"mask /home/u/proj/.env deny f tmpfs=7",
+	"hide /home/v deny d made tmpfs=7",
+	"proc /proc ro d",
+	"hide /root deny d",
+	"hide /srv deny d",
+	"hide /tmp deny d",
+	NULL,
+};
+
+/* The same plan unsealed: the view's own entries alone. */
+static const char *const unsealed_want[] = {
+	"root /dev/null rw d skip",
+	"root /home/u/proj rw d",
+	"mask /home/u/proj/.env deny f",
+	"proc /proc ro d",
+	NULL,
+};
+
+/* With a private /tmp holding the project: /tmp is readable (the
+ * rule), nothing in it is sealed; the project's denied file is its
+ * mask's. */
+#define SPROJ "/tmp/w/proj"
+static const struct rule seal_tmp_rules[] = {
+	{ RW, "/tmp" },
+	{ RW, SPROJ },
+	{ RO, "/usr" },
+	{ 0 },
+};
+static const struct rule seal_tmp_sources[] = {
+	{ DENY, "/tmp/w/other" },
+	{ DENY, SPROJ "/.env" },
+	{ 0 },
+};
+static const struct mask seal_tmp_masks[] = {
+	{ DENY, F, SPROJ "/.env" },
+	{ 0 },
+};
+static const char *const seal_tmp_types[] = {
+	"d /tmp",	    "d " SPROJ,	      "d /usr",
+	"f " SPROJ "/.env", "d /tmp/w/other", NULL,
+};
+static const char *const seal_tmp_dirs[] = {
+	"/ d:tmp d:usr d:var",
+	NULL,
+};
+static const char *const seal_tmp_want[] = {
+	"tmp /tmp rw d",
+	"root /tmp rw d skip",
+	"root " SPROJ " rw d tmpfs=0",
+	"mask " SPROJ "/.env deny f tmpfs=0",
+	"hide /var deny d",
+	NULL,
+};
+
+/* A private /tmp the rules do not grant: not the host's, not sealed
+ * (nor /tmp/w in it), the project bound there as the rules have it. */
+static const struct rule seal_tmp_hidden_rules[] = {
+	{ RW, SPROJ },
+	{ RO, "/usr" },
+	{ 0 },
+};
+static const char *const seal_tmp_hidden_want[] = {
+	"tmp /tmp rw d",
+	"root " SPROJ " rw d tmpfs=0",
+	"hide /var deny d",
+	NULL,
+};
+
 static const struct vcase cases[] = {
 	{ "no-pid", false, false, false, PROJ, no_pid_rules, NULL, no_pid_types,
-	  no_pid_want },
+	  no_pid_want, false, NULL, NULL, NULL },
 	{ "pid-devpts", true, true, false, PROJ, no_pid_rules, pid_masks,
-	  no_pid_types, pid_want },
+	  no_pid_types, pid_want, false, NULL, NULL, NULL },
 	{ "private-tmp", false, false, true, PROJ, tmp_rules, NULL, tmp_types,
-	  tmp_want },
+	  tmp_want, false, NULL, NULL, NULL },
 	{ "no-private-tmp", false, false, false, PROJ, tmp_rules, NULL,
-	  tmp_types, no_tmp_want },
+	  tmp_types, no_tmp_want, false, NULL, NULL, NULL },
 	{ "project-in-tmp", false, false, true, TPROJ, tproj_rules, NULL,
-	  tproj_types, tproj_want },
+	  tproj_types, tproj_want, false, NULL, NULL, NULL },
 	{ "project-in-tmp-named", false, false, true, TPROJ, tproj_named_rules,
-	  NULL, tproj_types, tproj_named_want },
+	  NULL, tproj_types, tproj_named_want, false, NULL, NULL, NULL },
 	{ "project-in-tmp-parent", false, false, true, TPROJ,
-	  tproj_parent_rules, NULL, tproj_parent_types, tproj_parent_want },
+	  tproj_parent_rules, NULL, tproj_parent_types, tproj_parent_want,
+	  false, NULL, NULL, NULL },
 	{ "roots", false, false, false, PROJ, roots_rules, roots_masks,
-	  roots_types, roots_want },
+	  roots_types, roots_want, false, NULL, NULL, NULL },
 	{ "nested-masks", false, false, false, PROJ, nested_rules, nested_masks,
-	  nested_types, nested_want },
+	  nested_types, nested_want, false, NULL, NULL, NULL },
 	{ "one-path", true, false, true, PROJ, one_path_rules, one_path_masks,
-	  one_path_types, one_path_want },
+	  one_path_types, one_path_want, false, NULL, NULL, NULL },
+	{ "seal", true, false, false, "/home/u/proj", seal_rules, seal_masks,
+	  seal_types, seal_want, true, seal_sources, seal_dirs_list,
+	  seal_dir_only },
+	{ "unsealed", true, false, false, "/home/u/proj", seal_rules,
+	  seal_masks, seal_types, unsealed_want, false, seal_sources,
+	  seal_dirs_list, seal_dir_only },
+	{ "seal-private-tmp", false, false, true, SPROJ, seal_tmp_rules,
+	  seal_tmp_masks, seal_tmp_types, seal_tmp_want, true, seal_tmp_sources,
+	  seal_tmp_dirs, NULL },
+	{ "seal-private-tmp-hidden", false, false, true, SPROJ,
+	  seal_tmp_hidden_rules, NULL, seal_tmp_types, seal_tmp_hidden_want,
+	  true, NULL, seal_tmp_dirs, NULL },
 };
 
 static const char *const access_names[] = { "deny", "ro", "rx", "rw", "rwx" };
@@ -287,6 +452,36 @@ type_of(void *ctx, const char *path)
 	return VIEWPLAN_TYPE_MISSING;
 }
 
+/* The listing table of a case. */
+static int
+list_of(void *ctx, const char *path, struct viewplan_dirent **ents, size_t *n)
+{
+	const struct vcase *c = ctx;
+	size_t len = strlen(path);
+
+	*ents = NULL;
+	*n = 0;
+	for (const char *const *d = c->dirs; d && *d; d++) {
+		_cleanup_strv_ char **words = NULL;
+
+		if (strncmp(*d, path, len) != 0 || (*d)[len] != ' ')
+			continue;
+		words = strv_split_blank(*d + len);
+		for (char **w = words; w && *w; w++) {
+			*ents = xreallocarray(*ents, *n + 1, sizeof(**ents));
+			(*ents)[(*n)++] = (struct viewplan_dirent){
+				.name = xstrdup(*w + 2),
+				.type = **w == 'd'   ? VIEWPLAN_TYPE_DIR
+					: **w == 'f' ? VIEWPLAN_TYPE_FILE
+					: **w == 'l' ? VIEWPLAN_TYPE_LINK
+						     : VIEWPLAN_TYPE_OTHER,
+			};
+		}
+		return 0;
+	}
+	return -EACCES;
+}
+
 static struct plan *
 plan_of(const struct vcase *c, struct policy *p)
 {
@@ -297,13 +492,26 @@ plan_of(const struct vcase *c, struct policy *p)
 					  sizeof(*fs->rules));
 		fs->rules[fs->n_rules++] = (struct plan_rule){
 			.path = xstrdup(r->path),
-			.access = pathtree_access_bits(r->access),
+			.access = strv_contains((char *const *)c->dir_only,
+						r->path)
+					  ? LLW_FS_READ_DIR
+					  : pathtree_access_bits(r->access),
 			.origin = xstrdup("test"),
 		};
 		p->paths = xreallocarray(p->paths, p->n_paths + 1,
 					 sizeof(*p->paths));
 		p->paths[p->n_paths++] = (struct llw_path_rule){
 			.path = xstrdup(r->path),
+			.access = r->access,
+			.origin = xstrdup("test"),
+		};
+	}
+	for (const struct rule *r = c->sources; r && r->path; r++) {
+		fs->sources = xreallocarray(fs->sources, fs->n_sources + 1,
+					    sizeof(*fs->sources));
+		fs->sources[fs->n_sources++] = (struct plan_source){
+			.path = xstrdup(r->path),
+			.written = xstrdup(r->path),
 			.access = r->access,
 			.origin = xstrdup("test"),
 		};
@@ -329,15 +537,18 @@ render(const struct viewplan_mount *m)
 		[VIEWPLAN_PROC] = "proc", [VIEWPLAN_TMP] = "tmp",
 		[VIEWPLAN_PTS] = "pts",	  [VIEWPLAN_ROOT] = "root",
 		[VIEWPLAN_MASK] = "mask", [VIEWPLAN_BIND] = "bind",
+		[VIEWPLAN_SEAL] = "seal", [VIEWPLAN_KEEP] = "keep",
+		[VIEWPLAN_HIDE] = "hide", [VIEWPLAN_LINK] = "link",
 	};
 	char tmpfs[32] = "";
 
 	if (m->tmpfs >= 0)
 		snprintf(tmpfs, sizeof(tmpfs), " tmpfs=%d", m->tmpfs);
 	assert_int_equal(m->fd, -1);
-	return xasprintf("%s %s %s %c%s%s%s", kinds[m->kind], m->path,
+	return xasprintf("%s %s %s %c%s%s%s%s", kinds[m->kind], m->path,
 			 access_names[m->access], m->is_dir ? 'd' : 'f',
-			 m->skip ? " skip" : "", m->lazy ? " lazy" : "", tmpfs);
+			 m->skip ? " skip" : "", m->lazy ? " lazy" : "",
+			 m->made ? " made" : "", tmpfs);
 }
 
 static void
@@ -352,8 +563,11 @@ test_table(void **state)
 			.pid = c->pid,
 			.devpts = c->devpts,
 			.private_tmp = c->private_tmp,
+			.seal = c->seal,
 		};
 		struct viewplan v = { 0 };
+		struct viewplan_fs vfs = { .type_of = type_of,
+					   .list = list_of };
 		size_t n = 0;
 
 		p->project = xstrdup(c->project);
@@ -363,7 +577,8 @@ test_table(void **state)
 		 * rules are the plan's. */
 		o.project = p->project;
 		o.project_access = policy_access_at(p, p->project, NULL);
-		viewplan_build(&o, type_of, (void *)c, &v);
+		vfs.ctx = (void *)c;
+		viewplan_build(&o, &vfs, &v);
 		for (const char *const *w = c->want; *w != NULL; w++, n++) {
 			_cleanup_free_ char *got = NULL;
 
@@ -451,7 +666,8 @@ test_random(void **state)
 				.origin = xstrdup("test"),
 			};
 		o.fs = fs;
-		viewplan_build(&o, all_dirs, NULL, &v);
+		viewplan_build(&o, &(struct viewplan_fs){ .type_of = all_dirs },
+			       &v);
 		for (size_t i = 0; i < v.n; i++) {
 			const struct viewplan_mount *m = &v.m[i];
 			const struct viewplan_mount *up = NULL;
@@ -530,6 +746,56 @@ test_is_tmpfs(void **state)
 	}
 }
 
+/* The seal is refused where /proc may not be read whole, and past
+ * VIEWPLAN_SEAL_CLONES_MAX read-only rules in directories that may not
+ * be listed (a clone each); rules in a listed directory do not count. */
+static void
+test_unsealable(void **state)
+{
+	enum { N = VIEWPLAN_SEAL_CLONES_MAX + 1 };
+	struct plan_rule r[N + 2];
+	char *paths[N];
+	struct plan fs = { .rules = r };
+	const struct plan_rule proc = {
+		.path = "/proc",
+		.access = pathtree_access_bits(RO),
+	};
+
+	(void)state;
+	/* No rule on /proc. */
+	assert_non_null(viewplan_unsealable(&fs));
+	/* Sorted as the plan is: /etc with READ_FILE alone (punching
+	 * keeps READ_DIR off it), N read-only rules in it, /proc. */
+	r[0] = (struct plan_rule){ .path = "/etc", .access = LLW_FS_READ_FILE };
+	for (size_t i = 0; i < N; i++) {
+		paths[i] = xasprintf("/etc/e%03zu", i);
+		r[1 + i] = (struct plan_rule){
+			.path = paths[i],
+			.access = pathtree_access_bits(RO),
+			.punched = true,
+		};
+	}
+	r[N + 1] = proc;
+	fs.n_rules = N + 2;
+	assert_non_null(viewplan_unsealable(&fs));
+	/* At the limit: sealed. */
+	r[N] = proc;
+	fs.n_rules = N + 1;
+	assert_null(viewplan_unsealable(&fs));
+	/* /etc may be listed: the rules in it are no clones. */
+	r[0].access = pathtree_access_bits(RO);
+	r[N] = (struct plan_rule){
+		.path = paths[N - 1],
+		.access = pathtree_access_bits(RO),
+		.punched = true,
+	};
+	r[N + 1] = proc;
+	fs.n_rules = N + 2;
+	assert_null(viewplan_unsealable(&fs));
+	for (size_t i = 0; i < N; i++)
+		free(paths[i]);
+}
+
 int
 main(void)
 {
@@ -537,6 +803,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_is_tmpfs),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_unsealable),
 	};
 
 	return cmocka_run_group_tests_name("viewplan", tests, NULL, NULL);
