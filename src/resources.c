@@ -460,7 +460,9 @@ cgroup_remove(struct resources_run *lr, const char *name, const char *path,
 		fprintf(stderr,
 			"llwrap: cannot remove the cgroup %s: still in use "
 			"after %d s (a process that does not end, or a cgroup "
-			"beneath it); remove it with rmdir once it is empty\n",
+			"beneath it); the checks after the run may have run "
+			"with it there and cannot see what it does later; "
+			"remove it with rmdir once it is empty\n",
 			path, LLW_CGROUP_REMOVE_S);
 	else
 		fprintf(stderr, "llwrap: cannot remove the cgroup %s: %s\n",
