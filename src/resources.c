@@ -205,6 +205,7 @@ struct resources_run {
 	char file[96];			 /* cmd_file()'s result */
 	int procs_fd; /* cmd_cg/cgroup.procs, for the child */
 	int kill_fd;  /* cmd_cg/cgroup.kill (Linux 5.14) */
+	char **notes; /* cgroups left behind, for the caller to print */
 };
 
 static char *
@@ -457,16 +458,19 @@ cgroup_remove(struct resources_run *lr, const char *name, const char *path,
 	if (e == ENOENT)
 		return;
 	if (e == EBUSY)
-		fprintf(stderr,
-			"llwrap: cannot remove the cgroup %s: still in use "
-			"after %d s (a process that does not end, or a cgroup "
-			"beneath it); the checks after the run may have run "
-			"with it there and cannot see what it does later; "
-			"remove it with rmdir once it is empty\n",
-			path, LLW_CGROUP_REMOVE_S);
+		strv_push_take(
+			&lr->notes,
+			xasprintf("cannot remove the cgroup %s: still in use "
+				  "after %d s (a process that does not end, or "
+				  "a cgroup beneath it); the checks after the "
+				  "run may have run with it there and cannot "
+				  "see what it does later; remove it with "
+				  "rmdir once it is empty",
+				  path, LLW_CGROUP_REMOVE_S));
 	else
-		fprintf(stderr, "llwrap: cannot remove the cgroup %s: %s\n",
-			path, strerror(e));
+		strv_push_take(&lr->notes,
+			       xasprintf("cannot remove the cgroup %s: %s",
+					 path, strerror(e)));
 }
 
 /* Undo what cgroup_make did, as far as it went. */
@@ -490,10 +494,11 @@ cgroup_unmake(struct resources_run *lr)
 		(void)write_text(lr->base_fd, "cgroup.subtree_control", off);
 	}
 	if (lr->mon_cg != NULL && cgroup_move_self(lr, NULL) < 0)
-		fprintf(stderr,
-			"llwrap: cannot leave the cgroup %s, nor remove it; "
-			"remove it with rmdir once it is empty\n",
-			lr->mon_cg);
+		strv_push_take(&lr->notes,
+			       xasprintf("cannot leave the cgroup %s, nor "
+					 "remove it; remove it with rmdir once "
+					 "it is empty",
+					 lr->mon_cg));
 	else if (lr->mon_cg != NULL) {
 		/* What is left there is llwrap's own, past its use: the
 		 * helpers (resolver, proxy, watch judge) and, under a
@@ -739,14 +744,30 @@ resources_finish(struct resources_run *lr, struct resources_outcome *o)
 	*o = lr->out;
 }
 
-void
+char **
+resources_notes(struct resources_run *lr)
+{
+	char **v;
+
+	if (lr == NULL)
+		return NULL;
+	v = lr->notes;
+	lr->notes = NULL;
+	return v;
+}
+
+char **
 resources_free(struct resources_run *lr)
 {
+	char **v;
+
 	if (lr == NULL)
-		return;
+		return NULL;
 	close(lr->timer_fd);
 	close(lr->procs_fd);
 	close(lr->kill_fd);
 	cgroup_unmake(lr);
+	v = lr->notes;
 	free(lr);
+	return v;
 }

@@ -92,6 +92,15 @@ make_placeholder(const char *path)
 	return -errno;
 }
 
+/* resources' notes (a cgroup left behind), on stderr, then freed. */
+static void
+print_notes(char **v)
+{
+	for (char **l = v; l != NULL && *l != NULL; l++)
+		fprintf(stderr, "llwrap: %s\n", *l);
+	strv_free(v);
+}
+
 /* The ancestors of path (itself included) that do not exist, parents
  * first, appended to *made. */
 static void
@@ -645,6 +654,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		if (monitor_run(NULL, pid, reap_all, &wstatus) < 0)
 			kill(pid, SIGKILL);
 		resources_finish(lr, lo);
+		print_notes(resources_notes(lr));
 		if (mw->end_orphans)
 			monitor_end_orphans();
 		watchlater_finish(mw->wl);
@@ -659,6 +669,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	if (r < 0)
 		kill(pid, SIGKILL);
 	resources_finish(lr, lo);
+	print_notes(resources_notes(lr));
 	if (mw->end_orphans)
 		monitor_end_orphans();
 	watchlater_finish(mw->wl);
@@ -730,6 +741,7 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 	if (r < 0)
 		kill(pid, SIGKILL);
 	resources_finish(lr, mw->lo);
+	print_notes(resources_notes(lr));
 	/* The final check, once nothing of the command's is left, before
 	 * anything is written where the command's output goes (a pipe that
 	 * nobody reads must not keep it from running). */
@@ -1083,7 +1095,7 @@ out:
 	proxyserve_stop(proxy);
 	dnsstub_stop(stub);
 	/* After the helpers: the monitor's cgroup holds them. */
-	resources_free(lr);
+	print_notes(resources_free(lr));
 	/* Once the command has ended, or the run failed before it. */
 	run_tmp_remove(sb);
 	/* The supervisor below a guardian: its status is the guardian's to
