@@ -238,19 +238,33 @@ static pid_t exit_unreaped;
 /* Other descriptors the loop polls (monitor_watch). */
 static struct {
 	int fd;
+	short events;
 	void (*ready)(void *arg);
 	void *arg;
 } watches[MONITOR_MAX_WATCH];
 static size_t n_watches;
 
-void
-monitor_watch(int fd, void (*ready)(void *arg), void *arg)
+static void
+watch_add(int fd, short events, void (*ready)(void *arg), void *arg)
 {
 	if (n_watches < MONITOR_MAX_WATCH && fd >= 0) {
 		watches[n_watches].fd = fd;
+		watches[n_watches].events = events;
 		watches[n_watches].ready = ready;
 		watches[n_watches++].arg = arg;
 	}
+}
+
+void
+monitor_watch(int fd, void (*ready)(void *arg), void *arg)
+{
+	watch_add(fd, POLLIN, ready, arg);
+}
+
+void
+monitor_watch_mounts(int fd, void (*ready)(void *arg), void *arg)
+{
+	watch_add(fd, POLLPRI, ready, arg);
 }
 
 void
@@ -541,8 +555,9 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		}
 		first_watch = n;
 		for (size_t i = 0; i < n_watches; i++)
-			pfd[n++] = (struct pollfd){ .fd = watches[i].fd,
-						    .events = POLLIN };
+			pfd[n++] =
+				(struct pollfd){ .fd = watches[i].fd,
+						 .events = watches[i].events };
 		first_sv = n;
 		if (guest)
 			n_sv = guest->fds(guest->arg, pfd + first_sv);

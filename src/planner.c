@@ -17,6 +17,7 @@
 #include "compat/landlock.h"
 #include "fdutil.h"
 #include "gitguard.h"
+#include "maskwatch.h"
 #include "netpolicy.h"
 #include "path.h"
 #include "planner.h"
@@ -973,6 +974,20 @@ plan_shape(struct sandbox *sb)
 		sb->shape.ns = PLANNER_NS_PID;
 	else
 		sb->shape.ns = PLANNER_NS_MOUNT;
+	/* A mask the host removes (a rename over its path) stops the
+	 * sandbox: watched from the sandbox's mount namespace by the
+	 * process waiting for the command, a monitor where there would be
+	 * none (maskwatch.h). */
+	sb->shape.masks = PLANNER_MASKS_NONE;
+	if (sb->shape.ns != PLANNER_NS_NONE && sb->fs != NULL &&
+	    sb->fs->n_masks > 0) {
+		if (sb->shape.ns == PLANNER_NS_PID) {
+			sb->shape.masks = PLANNER_MASKS_PID1;
+		} else {
+			sb->shape.masks = PLANNER_MASKS_MONITOR;
+			sb->shape.monitor = true;
+		}
+	}
 }
 
 char *
@@ -1239,6 +1254,7 @@ planner_free(struct sandbox *sb)
 	gitguard_free(sb->git);
 	gitguard_free(sb->later);
 	watchlater_free(sb->watch);
+	maskwatch_free(sb->maskwatch);
 	strv_free(sb->git_limits);
 	strv_free(sb->unhidden);
 	net_plan_clear(&sb->net);

@@ -1,0 +1,405 @@
+/*
+ * The watch on L3's masks (maskwatch.h).
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include "cleanup.h"
+#include "fdutil.h"
+#include "gitguard.h"
+#include "maskwatch.h"
+#include "monitor.h"
+#include "pathtree.h"
+#include "strv.h"
+#include "testhook.h"
+#include "text.h"
+#include "xalloc.h"
+
+/* What the watcher saw, on a page every process of the run shares: the
+ * command's own processes lose it at their exec. */
+struct maskwatch_seen {
+	int lost;	     /* 1: a mask went; 2: the table went unread */
+	char path[PATH_MAX]; /* the first mask that went */
+};
+
+/* A git configuration a read-only mask held. */
+struct maskwatch_config {
+	char *path;
+	int dirfd; /* its directory, O_PATH, opened at the start */
+	char *text;
+	size_t len;
+};
+
+struct maskwatch {
+	char **paths; /* the masks' */
+	int *ids;     /* their mounts when armed; -1: not in the view */
+	size_t n;
+	struct maskwatch_config *cfg;
+	size_t n_cfg;
+	struct maskwatch_seen *seen;
+	int fd;	   /* the mount table, while armed */
+	bool pid1; /* the watcher is pid 1 of the sandbox */
+};
+
+#define MASKWATCH_TABLE_MAX  (16u << 20)
+#define MASKWATCH_CONFIG_MAX (1u << 20)
+
+/* The next blank-separated field of *s, mountinfo's octal escapes
+ * (\040 for a blank) undone; NULL at the end of the line. */
+static char *
+field(const char **s, char *buf, size_t size)
+{
+	const char *p = *s;
+	size_t n = 0;
+
+	while (*p == ' ')
+		p++;
+	if (*p == '\0' || *p == '\n')
+		return NULL;
+	while (*p != '\0' && *p != ' ' && *p != '\n') {
+		char c = *p++;
+
+		if (c == '\\' && p[0] >= '0' && p[0] <= '3' && p[1] >= '0' &&
+		    p[1] <= '7' && p[2] >= '0' && p[2] <= '7') {
+			c = (char)((p[0] - '0') * 64 + (p[1] - '0') * 8 +
+				   (p[2] - '0'));
+			p += 3;
+		}
+		if (n + 1 < size)
+			buf[n++] = c;
+	}
+	buf[n] = '\0';
+	*s = p;
+	return buf;
+}
+
+int
+maskwatch_mount_id(const char *table, const char *path)
+{
+	char id[32], point[PATH_MAX + 1];
+	int found = -1;
+
+	for (const char *line = table; line != NULL && *line != '\0';) {
+		const char *s = line;
+		const char *nl = strchr(line, '\n');
+
+		/* id, parent id, major:minor, root, mount point */
+		if (field(&s, id, sizeof(id)) != NULL &&
+		    field(&s, point, sizeof(point)) != NULL &&
+		    field(&s, point, sizeof(point)) != NULL &&
+		    field(&s, point, sizeof(point)) != NULL &&
+		    field(&s, point, sizeof(point)) != NULL &&
+		    strcmp(point, path) == 0)
+			found = atoi(id);
+		line = nl != NULL ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+/* The text of a git configuration in dirfd: 0, -ENOENT, or -errno (a
+ * link, a FIFO or a directory there: -ELOOP, -EINVAL, -EISDIR). */
+static int
+config_read(int dirfd, char **text, size_t *len)
+{
+	_cleanup_close_ int fd = fd_open_regular(dirfd, "config", O_NOFOLLOW);
+	int r;
+
+	if (fd < 0)
+		return fd;
+	if ((r = fd_read_all(fd, MASKWATCH_CONFIG_MAX, text, len)) < 0)
+		return r;
+	if (strlen(*text) != *len) {
+		free(*text);
+		*text = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A read-only mask on a repository's config (a directory with a HEAD):
+ * held with the start's content.  Not one: 0. */
+static int
+config_hold(struct maskwatch *m, const struct plan_mask *k, char **cause)
+{
+	_cleanup_free_ char *dir = NULL;
+	const char *base = strrchr(k->path, '/');
+	struct maskwatch_config c = { 0 };
+	int r;
+
+	if (k->is_dir || k->pin || base == NULL ||
+	    strcmp(base, "/config") != 0 ||
+	    (k->access != LLW_ACCESS_RO && k->access != LLW_ACCESS_RX))
+		return 0;
+	dir = xstrndup(k->path, (size_t)(base - k->path));
+	c.dirfd = open(*dir != '\0' ? dir : "/",
+		       O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c.dirfd < 0 ||
+	    faccessat(c.dirfd, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (c.dirfd >= 0)
+			close(c.dirfd);
+		return 0;
+	}
+	if ((r = config_read(c.dirfd, &c.text, &c.len)) < 0) {
+		_cleanup_free_ char *shown = text_shown(k->path);
+
+		close(c.dirfd);
+		*cause = xasprintf("cannot read %s, a repository's "
+				   "configuration: %s",
+				   shown, strerror(-r));
+		return r;
+	}
+	c.path = xstrdup(k->path);
+	m->cfg = xreallocarray(m->cfg, m->n_cfg + 1, sizeof(*m->cfg));
+	m->cfg[m->n_cfg++] = c;
+	return 0;
+}
+
+int
+maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
+{
+	struct maskwatch *m;
+	void *page;
+	int r;
+
+	*out = NULL;
+	if (fs == NULL || fs->n_masks == 0)
+		return 0;
+	page = mmap(NULL, sizeof(struct maskwatch_seen), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED) {
+		r = -errno;
+		*cause =
+			xasprintf("cannot map a shared page: %s", strerror(-r));
+		return r;
+	}
+	m = xcalloc(1, sizeof(*m));
+	m->seen = page;
+	m->fd = -1;
+	m->paths = xcalloc(fs->n_masks + 1, sizeof(*m->paths));
+	m->ids = xcalloc(fs->n_masks, sizeof(*m->ids));
+	for (size_t i = 0; i < fs->n_masks; i++) {
+		m->paths[m->n] = xstrdup(fs->masks[i].path);
+		m->ids[m->n++] = -1;
+		if ((r = config_hold(m, &fs->masks[i], cause)) < 0) {
+			maskwatch_free(m);
+			return r;
+		}
+	}
+	*out = m;
+	return 0;
+}
+
+/* Stop every process of the sandbox's, now. */
+static void
+stop_sandbox(struct maskwatch *m)
+{
+	if (m->pid1)
+		kill(-1, SIGKILL);
+	else
+		monitor_end_orphans();
+}
+
+static int
+table_read(int fd, char **table)
+{
+	size_t len;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return fd_read_all(fd, MASKWATCH_TABLE_MAX, table, &len);
+}
+
+/* The table changed: a mask whose mount went stops the sandbox. */
+static void
+table_changed(void *arg)
+{
+	struct maskwatch *m = arg;
+	_cleanup_free_ char *table = NULL;
+	const char *gone = NULL;
+
+	if (table_read(m->fd, &table) < 0) {
+		m->seen->lost = 2;
+	} else {
+		for (size_t i = 0; i < m->n && gone == NULL; i++)
+			if (m->ids[i] >= 0 &&
+			    maskwatch_mount_id(table, m->paths[i]) != m->ids[i])
+				gone = m->paths[i];
+		if (gone == NULL)
+			return;
+		snprintf(m->seen->path, sizeof(m->seen->path), "%s", gone);
+		m->seen->lost = 1;
+		if (testhook_maskwatch_delay_ms() > 0)
+			usleep(testhook_maskwatch_delay_ms() * 1000);
+	}
+	stop_sandbox(m);
+	maskwatch_disarm(m);
+}
+
+int
+maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
+{
+	_cleanup_free_ char *table = NULL;
+	int r;
+
+	if (m == NULL)
+		return 0;
+	m->pid1 = pid1;
+	m->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0 || (r = table_read(m->fd, &table)) < 0) {
+		r = m->fd < 0 ? -errno : r;
+		*cause = xasprintf("cannot read the sandbox's mount table "
+				   "(/proc/self/mountinfo), which llwrap "
+				   "watches for a mask the host removes: %s",
+				   strerror(-r));
+		maskwatch_disarm(m);
+		return r;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		m->ids[i] = maskwatch_mount_id(table, m->paths[i]);
+	monitor_watch_mounts(m->fd, table_changed, m);
+	return 0;
+}
+
+void
+maskwatch_disarm(struct maskwatch *m)
+{
+	if (m == NULL || m->fd < 0)
+		return;
+	monitor_unwatch(m->fd);
+	close(m->fd);
+	m->fd = -1;
+}
+
+/* Move the configuration in c's directory aside, never over anything. */
+static void
+config_aside(const struct maskwatch_config *c, const char *why)
+{
+	_cleanup_free_ char *shown = text_shown(c->path);
+	int e = EEXIST;
+
+	for (int i = 0; i < 8 && e == EEXIST; i++) {
+		_cleanup_free_ char *to = NULL, *as = NULL;
+		uint32_t rnd = 0;
+
+		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+			e = errno;
+			break;
+		}
+		to = xasprintf("config.llwrap-blocked-%lld-%08x",
+			       (long long)time(NULL), (unsigned)rnd);
+		if (syscall(SYS_renameat2, c->dirfd, "config", c->dirfd, to,
+			    RENAME_NOREPLACE) == 0) {
+			as = text_shown(to);
+			fprintf(stderr,
+				"llwrap: %s %s while its mask was gone: moved "
+				"aside to %s beside it; review it before "
+				"putting it back\n",
+				shown, why, as);
+			return;
+		}
+		e = errno;
+	}
+	fprintf(stderr,
+		"llwrap: error: %s %s while its mask was gone, and cannot be "
+		"moved aside: %s; review it before git runs there\n",
+		shown, why, strerror(e));
+}
+
+/* One configuration after the run: true when it needs the user. */
+static bool
+config_check(const struct maskwatch_config *c)
+{
+	_cleanup_free_ char *text = NULL, *shown = NULL, *why = NULL;
+	_cleanup_free_ char *unsafe = NULL, *before = NULL;
+	size_t len;
+	int r = config_read(c->dirfd, &text, &len);
+
+	if (r == -ENOENT)
+		return false;
+	if (r < 0) {
+		why = xasprintf("is not a readable file (%s)", strerror(-r));
+		config_aside(c, why);
+		return true;
+	}
+	if (len == c->len && memcmp(text, c->text, len) == 0)
+		return false;
+	if ((unsafe = gitguard_config_unsafe(text)) != NULL) {
+		before = gitguard_config_unsafe(c->text);
+		if (before != NULL && strcmp(before, unsafe) == 0) {
+			/* The start's set it already: what changed cannot
+			 * be told from it. */
+			shown = text_shown(c->path);
+			fprintf(stderr,
+				"llwrap: %s changed while its mask was gone; "
+				"it set %s at the start too, so llwrap "
+				"cannot tell what the command added: review "
+				"it before git runs there\n",
+				shown, unsafe);
+			return true;
+		}
+	} else if ((unsafe = gitguard_config_rerouted(c->text, text)) == NULL) {
+		return false; /* the host's own change, running nothing */
+	}
+	shown = text_shown(unsafe);
+	why = xasprintf("changed and sets %s", shown);
+	config_aside(c, why);
+	return true;
+}
+
+bool
+maskwatch_finish(struct maskwatch *m)
+{
+	_cleanup_free_ char *shown = NULL;
+
+	if (m == NULL || m->seen->lost == 0)
+		return false;
+	if (m->seen->lost == 2) {
+		fprintf(stderr,
+			"llwrap: error: the sandbox's mount table could not "
+			"be read while the command ran, so a mask the host "
+			"removed could not be seen; the sandbox was stopped; "
+			"run it again\n");
+	} else {
+		shown = text_shown(m->seen->path);
+		fprintf(stderr,
+			"llwrap: %s was replaced on the host while the "
+			"sandbox ran, which removed its mask; the sandbox was "
+			"stopped so that it could not read or write the new "
+			"file; run it again\n",
+			shown);
+	}
+	for (size_t i = 0; i < m->n_cfg; i++)
+		config_check(&m->cfg[i]);
+	return true;
+}
+
+void
+maskwatch_free(struct maskwatch *m)
+{
+	if (m == NULL)
+		return;
+	maskwatch_disarm(m);
+	for (size_t i = 0; i < m->n_cfg; i++) {
+		free(m->cfg[i].path);
+		free(m->cfg[i].text);
+		close(m->cfg[i].dirfd);
+	}
+	free(m->cfg);
+	strv_free(m->paths);
+	free(m->ids);
+	munmap(m->seen, sizeof(*m->seen));
+	free(m);
+}
