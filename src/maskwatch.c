@@ -50,8 +50,9 @@ struct maskwatch {
 	struct maskwatch_config *cfg;
 	size_t n_cfg;
 	struct maskwatch_seen *seen;
-	int fd;	   /* the mount table, while armed */
-	bool pid1; /* the watcher is pid 1 of the sandbox */
+	int fd;		   /* the mount table, while armed */
+	bool pid1;	   /* the watcher is pid 1 of the sandbox */
+	unsigned delay_ms; /* testhook_maskwatch_delay_ms(), when armed */
 };
 
 #define MASKWATCH_TABLE_MAX  (16u << 20)
@@ -241,8 +242,8 @@ table_changed(void *arg)
 			return;
 		snprintf(m->seen->path, sizeof(m->seen->path), "%s", gone);
 		m->seen->lost = 1;
-		if (testhook_maskwatch_delay_ms() > 0)
-			usleep(testhook_maskwatch_delay_ms() * 1000);
+		if (m->delay_ms > 0)
+			usleep(m->delay_ms * 1000);
 	}
 	stop_sandbox(m);
 	maskwatch_disarm(m);
@@ -257,6 +258,9 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 	if (m == NULL)
 		return 0;
 	m->pid1 = pid1;
+	/* Read now: pid 1's environ becomes the command's at its spawn
+	 * (CLONE_VM). */
+	m->delay_ms = testhook_maskwatch_delay_ms();
 	m->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	if (m->fd < 0 || (r = table_read(m->fd, &table)) < 0) {
 		r = m->fd < 0 ? -errno : r;
