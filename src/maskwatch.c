@@ -289,7 +289,7 @@ maskwatch_disarm(struct maskwatch *m)
 
 /* Move the configuration in c's directory aside, never over anything. */
 static void
-config_aside(const struct maskwatch_config *c, const char *why)
+config_aside(const struct maskwatch_config *c, const char *why, char ***lines)
 {
 	_cleanup_free_ char *shown = text_shown(c->path);
 	int e = EEXIST;
@@ -307,24 +307,26 @@ config_aside(const struct maskwatch_config *c, const char *why)
 		if (syscall(SYS_renameat2, c->dirfd, "config", c->dirfd, to,
 			    RENAME_NOREPLACE) == 0) {
 			as = text_shown(to);
-			fprintf(stderr,
-				"llwrap: %s %s while its mask was gone: moved "
-				"aside to %s beside it; review it before "
-				"putting it back\n",
-				shown, why, as);
+			strv_push_take(lines,
+				       xasprintf("llwrap: %s %s while its "
+						 "mask was gone: moved aside "
+						 "to %s beside it; review it "
+						 "before putting it back",
+						 shown, why, as));
 			return;
 		}
 		e = errno;
 	}
-	fprintf(stderr,
-		"llwrap: error: %s %s while its mask was gone, and cannot be "
-		"moved aside: %s; review it before git runs there\n",
-		shown, why, strerror(e));
+	strv_push_take(lines,
+		       xasprintf("llwrap: error: %s %s while its mask was "
+				 "gone, and cannot be moved aside: %s; review "
+				 "it before git runs there",
+				 shown, why, strerror(e)));
 }
 
-/* One configuration after the run: true when it needs the user. */
-static bool
-config_check(const struct maskwatch_config *c)
+/* One configuration after the run. */
+static void
+config_check(const struct maskwatch_config *c, char ***lines)
 {
 	_cleanup_free_ char *text = NULL, *shown = NULL, *why = NULL;
 	_cleanup_free_ char *unsafe = NULL, *before = NULL;
@@ -332,62 +334,65 @@ config_check(const struct maskwatch_config *c)
 	int r = config_read(c->dirfd, &text, &len);
 
 	if (r == -ENOENT)
-		return false;
+		return;
 	if (r < 0) {
 		why = xasprintf("is not a readable file (%s)", strerror(-r));
-		config_aside(c, why);
-		return true;
+		config_aside(c, why, lines);
+		return;
 	}
 	if (len == c->len && memcmp(text, c->text, len) == 0)
-		return false;
+		return;
 	if ((unsafe = gitguard_config_unsafe(text)) != NULL) {
 		before = gitguard_config_unsafe(c->text);
 		if (before != NULL && strcmp(before, unsafe) == 0) {
 			/* The start's set it already: what changed cannot
 			 * be told from it. */
 			shown = text_shown(c->path);
-			fprintf(stderr,
-				"llwrap: %s changed while its mask was gone; "
-				"it set %s at the start too, so llwrap "
-				"cannot tell what the command added: review "
-				"it before git runs there\n",
-				shown, unsafe);
-			return true;
+			strv_push_take(
+				lines,
+				xasprintf("llwrap: %s changed while its mask "
+					  "was gone; it set %s at the start "
+					  "too, so llwrap cannot tell what the "
+					  "command added: review it before git "
+					  "runs there",
+					  shown, unsafe));
+			return;
 		}
 	} else if ((unsafe = gitguard_config_rerouted(c->text, text)) == NULL) {
-		return false; /* the host's own change, running nothing */
+		return; /* the host's own change, running nothing */
 	}
 	shown = text_shown(unsafe);
 	why = xasprintf("changed and sets %s", shown);
-	config_aside(c, why);
-	return true;
+	config_aside(c, why, lines);
 }
 
-bool
+char **
 maskwatch_finish(struct maskwatch *m)
 {
 	_cleanup_free_ char *shown = NULL;
+	char **lines = NULL;
 
 	if (m == NULL || m->seen->lost == 0)
-		return false;
+		return NULL;
 	if (m->seen->lost == 2) {
-		fprintf(stderr,
-			"llwrap: error: the sandbox's mount table could not "
-			"be read while the command ran, so a mask the host "
-			"removed could not be seen; the sandbox was stopped; "
-			"run it again\n");
+		strv_push(&lines,
+			  "llwrap: error: the sandbox's mount table could not "
+			  "be read while the command ran, so a mask the host "
+			  "removed could not be seen; the sandbox was stopped; "
+			  "run it again");
 	} else {
 		shown = text_shown(m->seen->path);
-		fprintf(stderr,
-			"llwrap: %s was replaced on the host while the "
-			"sandbox ran, which removed its mask; the sandbox was "
-			"stopped so that it could not read or write the new "
-			"file; run it again\n",
-			shown);
+		strv_push_take(&lines,
+			       xasprintf("llwrap: %s was replaced on the host "
+					 "while the sandbox ran, which "
+					 "removed its mask; the sandbox was "
+					 "stopped so that it could not read "
+					 "or write the new file; run it again",
+					 shown));
 	}
 	for (size_t i = 0; i < m->n_cfg; i++)
-		config_check(&m->cfg[i]);
-	return true;
+		config_check(&m->cfg[i], &lines);
+	return lines;
 }
 
 void

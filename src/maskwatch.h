@@ -54,10 +54,11 @@ void maskwatch_disarm(struct maskwatch *m);
 
 /*
  * In the process that reports the run, after its final checks: when a
- * mask went, say so and check the git configurations (above); false
- * when nothing happened, true when the run must fail (125).
+ * mask went, check the git configurations (above) and return the lines
+ * to print (which path went and what to do; each configuration moved
+ * aside), and the run fails (125); NULL when nothing happened.
  */
-bool maskwatch_finish(struct maskwatch *m);
+char **maskwatch_finish(struct maskwatch *m);
 
 void maskwatch_free(struct maskwatch *m);
 

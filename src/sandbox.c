@@ -231,12 +231,16 @@ sandbox_after(const struct sandbox *sb, int status)
 {
 	_cleanup_strv_ char **lines = watchlater_report(sb->watch);
 	_cleanup_strv_ char **failed = watchlater_failures(sb->watch);
+	_cleanup_strv_ char **masks = NULL;
 
 	for (char **l = lines; l != NULL && *l != NULL; l++)
 		fprintf(stderr, "%s\n", *l);
 	/* A mask the host removed stopped the sandbox (maskwatch.h). */
-	if (maskwatch_finish(sb->maskwatch))
+	if ((masks = maskwatch_finish(sb->maskwatch)) != NULL) {
+		for (char **l = masks; *l != NULL; l++)
+			fprintf(stderr, "%s\n", *l);
 		status = 125;
+	}
 	if (failed == NULL)
 		return status;
 	for (char **f = failed; *f != NULL; f++)
