@@ -59,16 +59,31 @@ replace() {
 stopped_msg="$PROJ/\.env was replaced on the host while the sandbox ran, which removed its mask; the sandbox was stopped"
 reader='echo up; while :; do cat .env 2>&1; sleep 0.2; done'
 
-for shape in default opencode; do
+# The shapes: a monitor made for the watch (no pid namespace), a guardian
+# above the supervisor that watches (no pid namespace), pid 1.
+for shape in default supervised opencode; do
 	case $shape in
-	default) what="without a pid namespace (the monitor watches)" ;;
-	opencode) what="in a pid namespace (pid 1 watches)" ;;
+	default)
+		set -- -p default
+		what="without a pid namespace (the monitor watches)"
+		who="the monitor"
+		;;
+	supervised)
+		set -- -p default --allow-host example.invalid --timeout 60
+		what="below a guardian, without a pid namespace (the supervisor watches)"
+		who="the supervisor"
+		;;
+	opencode)
+		set -- -p opencode
+		what="in a pid namespace (pid 1 watches)"
+		who="pid 1"
+		;;
 	esac
-	run as_user "$LLWRAP" -p "$shape" --deny "$PROJ/.env" --explain -- true
+	run as_user "$LLWRAP" "$@" --deny "$PROJ/.env" --explain -- true
 	expect_output "$shape: --explain names who watches the masks" \
-		"^masks: watched by (pid 1|the monitor)"
+		"^masks: watched by $who"
 	echo "API_KEY=llw-secret-env" >"$PROJ/.env"
-	start "read-$shape" "$LLWRAP" -p "$shape" --rx "$LLW_HELPERS" \
+	start "read-$shape" "$LLWRAP" "$@" --rx "$LLW_HELPERS" \
 		--deny "$PROJ/.env" -- sh -c "$reader"
 	run grep -c 'Permission denied' "$T/read-$shape"
 	if [ "${out:-0}" -ge 1 ]; then
@@ -101,7 +116,7 @@ for shape in default opencode; do
 	# The neighbour: a mount that is no mask (a writable file of the
 	# policy's, outside the project) replaced by the host is a change of
 	# the table too, and the run goes on.
-	start "rw-$shape" "$LLWRAP" -p "$shape" --rx "$LLW_HELPERS" \
+	start "rw-$shape" "$LLWRAP" "$@" --rx "$LLW_HELPERS" \
 		--deny "$PROJ/.env" --rw "$OUTSIDE/notes" \
 		-- sh -c 'echo up; sleep 2; cat src/main.c >/dev/null && echo finished'
 	replace "$OUTSIDE/notes" "changed on the host"
@@ -113,7 +128,7 @@ for shape in default opencode; do
 
 	# No host change: the view's building and the teardown are not the
 	# host's.
-	run as_user "$LLWRAP" -p "$shape" --rx "$LLW_HELPERS" \
+	run as_user "$LLWRAP" "$@" --rx "$LLW_HELPERS" \
 		--deny "$PROJ/.env" --ro "$PROJ/.git/config" -- sh -c 'true'
 	expect_rc "$shape: a run with masks and no host change ends as its command does" 0
 	expect_no_output "... with no word of a mask" "removed its mask"
