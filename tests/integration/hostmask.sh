@@ -134,6 +134,22 @@ for shape in default supervised opencode; do
 	expect_no_output "... with no word of a mask" "removed its mask"
 done
 
+# Root's run (its rules held before the user namespace) is watched the
+# same way.
+if [ "$(id -u)" -eq 0 ]; then
+	echo "API_KEY=llw-secret-env" >"$PROJ/.env"
+	_as_root=1
+	start read-root "$LLWRAP" -p opencode --rx "$LLW_HELPERS" \
+		--deny "$PROJ/.env" -- sh -c "$reader"
+	unset _as_root
+	replace "$PROJ/.env" "API_KEY=llw-new-secret"
+	ended read-root 10
+	expect_rc "root: a host rename over the masked .env stops the sandbox (125)" 125
+	expect_output "... saying which path and what to do" "$stopped_msg.*run it again"
+else
+	skip "root's run: not root"
+fi
+
 # PoC 2: a read-only .git/config the user's own git rewrites (git config
 # renames config.lock over config) during the run; the command appends
 # to what is now the real file.  The hooked llwrap waits 1.5 s before the
