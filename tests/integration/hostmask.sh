@@ -11,8 +11,11 @@
 if bwrap_backend; then
 	skip_rest "bubblewrap's masks are not watched (known limit fs.host-rename): the host's rename over a masked path exposes it"
 fi
+need_opencode_profile
 HOOKED=$LLW_HELPERS/llwrap-hooked
 git_fixture
+run as_user "$LLWRAP" -p default --deny "$PROJ/src/main.c" -q -- true
+[ "$rc" -ne 125 ] || skip_rest "llwrap refuses a mask in the project here (no L3): $out"
 as_user git init -q . || exit 1
 echo "API_KEY=llw-secret-env" >"$PROJ/.env"
 echo "outside" >"$OUTSIDE/notes"
