@@ -273,7 +273,15 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 	}
 	for (size_t i = 0; i < m->n; i++)
 		m->ids[i] = maskwatch_mount_id(table, m->paths[i]);
-	monitor_watch_mounts(m->fd, table_changed, m);
+	if ((r = monitor_watch_mounts(m->fd, table_changed, m)) < 0) {
+		*cause = xasprintf("cannot watch the sandbox's mount table: "
+				   "the monitor's loop watches %d descriptors "
+				   "already",
+				   MONITOR_MAX_WATCH);
+		close(m->fd);
+		m->fd = -1;
+		return r;
+	}
 	return 0;
 }
 

@@ -244,27 +244,28 @@ static struct {
 } watches[MONITOR_MAX_WATCH];
 static size_t n_watches;
 
-static void
+static int
 watch_add(int fd, short events, void (*ready)(void *arg), void *arg)
 {
-	if (n_watches < MONITOR_MAX_WATCH && fd >= 0) {
-		watches[n_watches].fd = fd;
-		watches[n_watches].events = events;
-		watches[n_watches].ready = ready;
-		watches[n_watches++].arg = arg;
-	}
+	if (n_watches >= MONITOR_MAX_WATCH || fd < 0)
+		return -ENOSPC;
+	watches[n_watches].fd = fd;
+	watches[n_watches].events = events;
+	watches[n_watches].ready = ready;
+	watches[n_watches++].arg = arg;
+	return 0;
 }
 
 void
 monitor_watch(int fd, void (*ready)(void *arg), void *arg)
 {
-	watch_add(fd, POLLIN, ready, arg);
+	(void)watch_add(fd, POLLIN, ready, arg);
 }
 
-void
+int
 monitor_watch_mounts(int fd, void (*ready)(void *arg), void *arg)
 {
-	watch_add(fd, POLLPRI, ready, arg);
+	return watch_add(fd, POLLPRI, ready, arg);
 }
 
 void
