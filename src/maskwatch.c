@@ -53,6 +53,7 @@ struct maskwatch {
 	int fd;		   /* the mount table, while armed */
 	bool pid1;	   /* the watcher is pid 1 of the sandbox */
 	unsigned delay_ms; /* testhook_maskwatch_delay_ms(), when armed */
+	pid_t child;	   /* else the command, once forked (maskwatch_child) */
 };
 
 #define MASKWATCH_TABLE_MAX  (16u << 20)
@@ -207,10 +208,15 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 static void
 stop_sandbox(struct maskwatch *m)
 {
-	if (m->pid1)
+	if (m->pid1) {
 		kill(-1, SIGKILL);
-	else
-		monitor_end_orphans();
+		return;
+	}
+	/* The command first, then every process it left (their parent is
+	 * this process, a subreaper, once theirs has died). */
+	if (m->child > 0)
+		kill(m->child, SIGKILL);
+	monitor_end_orphans();
 }
 
 static int
@@ -283,6 +289,13 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 		return r;
 	}
 	return 0;
+}
+
+void
+maskwatch_child(struct maskwatch *m, pid_t child)
+{
+	if (m != NULL)
+		m->child = child;
 }
 
 void

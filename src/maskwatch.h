@@ -48,6 +48,10 @@ int maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause);
  */
 int maskwatch_arm(struct maskwatch *m, bool pid1, char **cause);
 
+/* In the watcher that is not pid 1, once it has forked the command:
+ * the process it stops first.  Nothing when m is NULL. */
+void maskwatch_child(struct maskwatch *m, pid_t child);
+
 /* In the watcher, once its loop has returned: the teardown's changes are
  * not watched.  Nothing when m is NULL or not armed. */
 void maskwatch_disarm(struct maskwatch *m);

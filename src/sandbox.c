@@ -649,6 +649,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 			supervise_child_forked(sv);
 		return 0;
 	}
+	maskwatch_child(mw->mask, pid);
 	if (mw->lr_above)
 		lr = NULL;
 	if ((r = resources_parent(lr, pid)) < 0) {
