@@ -9,6 +9,9 @@
 . "$LLW_SRCDIR/tests/lib/libtest.sh"
 
 if bwrap_backend; then
+	run llw -p default --best-effort --deny "$PROJ/.env" --explain -- true
+	expect_output "bubblewrap: --explain names the known limit fs.host-rename" \
+		"fs\.host-rename: Every mask of the view"
 	skip_rest "bubblewrap's masks are not watched (known limit fs.host-rename): the host's rename over a masked path exposes it"
 fi
 need_opencode_profile
