@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,10 +15,12 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
 #include "cleanup.h"
+#include "compat/syscall.h"
 #include "fdutil.h"
 #include "gitguard.h"
 #include "maskwatch.h"
@@ -54,6 +57,11 @@ struct maskwatch {
 	bool pid1;	   /* the watcher is pid 1 of the sandbox */
 	unsigned delay_ms; /* testhook_maskwatch_delay_ms(), when armed */
 	pid_t child;	   /* else the command, once forked (maskwatch_child) */
+	/* bubblewrap's sandbox (maskwatch_arm_bwrap): its pid 1, found
+	 * among bwrap's children while the timer runs, held by a pidfd */
+	pid_t bwrap, sandbox_pid;
+	int timer, sandbox;
+	unsigned looks;
 };
 
 #define MASKWATCH_TABLE_MAX  (16u << 20)
@@ -189,7 +197,7 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 	}
 	m = xcalloc(1, sizeof(*m));
 	m->seen = page;
-	m->fd = -1;
+	m->fd = m->timer = m->sandbox = -1;
 	m->paths = xcalloc(fs->n_masks + 1, sizeof(*m->paths));
 	m->ids = xcalloc(fs->n_masks, sizeof(*m->ids));
 	for (size_t i = 0; i < fs->n_masks; i++) {
@@ -212,6 +220,11 @@ stop_sandbox(struct maskwatch *m)
 		kill(-1, SIGKILL);
 		return;
 	}
+	/* bubblewrap's pid 1: its namespace ends with it. */
+	if (m->sandbox >= 0) {
+		syscall(SYS_pidfd_send_signal, m->sandbox, SIGKILL, NULL, 0);
+		return;
+	}
 	/* The command first, then every process it left (their parent is
 	 * this process, a subreaper, once theirs has died). */
 	if (m->child > 0)
@@ -229,6 +242,60 @@ table_read(int fd, char **table)
 	return fd_read_all(fd, MASKWATCH_TABLE_MAX, table, &len);
 }
 
+/* Whether table holds the mount id. */
+static bool
+mount_present(const char *table, int id)
+{
+	char want[32];
+	size_t n = (size_t)snprintf(want, sizeof(want), "%d ", id);
+
+	for (const char *line = table; line != NULL && *line != '\0';) {
+		const char *nl = strchr(line, '\n');
+
+		if (strncmp(line, want, n) == 0)
+			return true;
+		line = nl != NULL ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/* A mask whose recorded mount left bubblewrap's table (the ids stay
+ * as they were once the view was built), or NULL. */
+static const char *
+bwrap_table(struct maskwatch *m, const char *table)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->ids[i] >= 0 && !mount_present(table, m->ids[i]))
+			return m->paths[i];
+	return NULL;
+}
+
+/*
+ * bubblewrap's table, read anew each time: an open file shows the mounts
+ * as seen from the root its process had at the open, and bwrap changes
+ * its root once its view is built.  -ESRCH when the sandbox's pid 1 has
+ * ended (its pid may name another process now).
+ */
+static int
+bwrap_read(struct maskwatch *m, char **table)
+{
+	_cleanup_free_ char *path =
+		xasprintf("/proc/%d/mountinfo", (int)m->sandbox_pid);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct pollfd p = { .fd = m->sandbox, .events = POLLIN };
+	int r;
+
+	if (fd < 0)
+		r = errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
+	else
+		r = table_read(fd, table);
+	/* Read before the check: a pid reused meanwhile is not taken for
+	 * the sandbox's. */
+	if (poll(&p, 1, 0) != 0)
+		return -ESRCH;
+	return r;
+}
+
 /* The table changed: a mask whose mount went stops the sandbox. */
 static void
 table_changed(void *arg)
@@ -236,11 +303,18 @@ table_changed(void *arg)
 	struct maskwatch *m = arg;
 	_cleanup_free_ char *table = NULL;
 	const char *gone = NULL;
+	int r;
 
-	if (table_read(m->fd, &table) < 0) {
+	r = m->sandbox >= 0 ? bwrap_read(m, &table) : table_read(m->fd, &table);
+	if (r == -ESRCH && m->sandbox >= 0)
+		return; /* bwrap's pid 1 has ended: the teardown */
+	if (r < 0) {
 		m->seen->lost = 2;
 	} else {
-		for (size_t i = 0; i < m->n && gone == NULL; i++)
+		if (m->sandbox >= 0)
+			gone = bwrap_table(m, table);
+		for (size_t i = 0; m->sandbox < 0 && i < m->n && gone == NULL;
+		     i++)
 			if (m->ids[i] >= 0 &&
 			    maskwatch_mount_id(table, m->paths[i]) != m->ids[i])
 				gone = m->paths[i];
@@ -291,6 +365,104 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 	return 0;
 }
 
+/* The first child of pid (/proc/PID/task/PID/children): 0 when it has
+ * none, -1 when pid is gone. */
+static pid_t
+first_child(pid_t pid)
+{
+	_cleanup_free_ char *path =
+		xasprintf("/proc/%d/task/%d/children", (int)pid, (int)pid);
+	_cleanup_free_ char *line = file_read_line(path, 64);
+
+	if (line == NULL)
+		return -1;
+	return (pid_t)atoi(line);
+}
+
+/*
+ * The timer, every millisecond: bwrap's child (the sandbox's pid 1),
+ * then its own child (the command, forked once bwrap's view is built:
+ * the table is read only then, as bwrap changes its root on the way and
+ * a table read meanwhile shows a part), then the table is watched.  At
+ * most 10 s, then bwrap is stopped (not watched, not run).
+ */
+static void
+bwrap_look(void *arg)
+{
+	struct maskwatch *m = arg;
+	_cleanup_free_ char *path = NULL, *table = NULL;
+	uint64_t ticks;
+	pid_t pid;
+
+	if (read(m->timer, &ticks, sizeof(ticks)) < 0) {
+		/* Nothing: the next tick. */
+	}
+	if (m->sandbox < 0) {
+		if ((pid = first_child(m->bwrap)) < 0)
+			goto done; /* bwrap has ended */
+		if (pid > 0) {
+			m->sandbox = sys_pidfd_open(pid, 0);
+			m->sandbox_pid = pid;
+			if (m->sandbox < 0)
+				goto failed;
+		}
+	}
+	if (m->sandbox < 0 || (pid = first_child(m->sandbox_pid)) == 0) {
+		if (++m->looks < 10000)
+			return;
+		goto failed;
+	}
+	if (pid < 0)
+		goto done; /* the sandbox has ended */
+	/* The descriptor only tells when the namespace's mounts change
+	 * (and holds the namespace until the watch ends: its teardown is
+	 * not seen); each look opens the table anew (bwrap_read). */
+	path = xasprintf("/proc/%d/mountinfo", (int)m->sandbox_pid);
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0 || bwrap_read(m, &table) < 0 ||
+	    monitor_watch_mounts(m->fd, table_changed, m) < 0)
+		goto failed;
+	for (size_t i = 0; i < m->n; i++)
+		m->ids[i] = maskwatch_mount_id(table, m->paths[i]);
+	goto done;
+failed:
+	m->seen->lost = 2;
+	kill(m->bwrap, SIGKILL);
+done:
+	monitor_unwatch(m->timer);
+	close(m->timer);
+	m->timer = -1;
+}
+
+int
+maskwatch_arm_bwrap(struct maskwatch *m, pid_t bwrap, char **cause)
+{
+	struct itimerspec its = {
+		.it_interval = { .tv_nsec = 1000000 },
+		.it_value = { .tv_nsec = 1000000 },
+	};
+	int r;
+
+	if (m == NULL)
+		return 0;
+	m->bwrap = bwrap;
+	m->delay_ms = testhook_maskwatch_delay_ms();
+	m->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (m->timer < 0 || timerfd_settime(m->timer, 0, &its, NULL) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot start the timer that finds "
+				   "bubblewrap's sandbox for the watch on its "
+				   "masks: %s",
+				   strerror(-r));
+		if (m->timer >= 0)
+			close(m->timer);
+		m->timer = -1;
+		return r;
+	}
+	monitor_watch(m->timer, bwrap_look, m);
+	return 0;
+}
+
 void
 maskwatch_child(struct maskwatch *m, pid_t child)
 {
@@ -301,7 +473,14 @@ maskwatch_child(struct maskwatch *m, pid_t child)
 void
 maskwatch_disarm(struct maskwatch *m)
 {
-	if (m == NULL || m->fd < 0)
+	if (m == NULL)
+		return;
+	if (m->timer >= 0) {
+		monitor_unwatch(m->timer);
+		close(m->timer);
+		m->timer = -1;
+	}
+	if (m->fd < 0)
 		return;
 	monitor_unwatch(m->fd);
 	close(m->fd);
@@ -428,6 +607,8 @@ maskwatch_free(struct maskwatch *m)
 		close(m->cfg[i].dirfd);
 	}
 	free(m->cfg);
+	if (m->sandbox >= 0)
+		close(m->sandbox);
 	strv_free(m->paths);
 	free(m->ids);
 	munmap(m->seen, sizeof(*m->seen));

@@ -48,6 +48,16 @@ int maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause);
  */
 int maskwatch_arm(struct maskwatch *m, bool pid1, char **cause);
 
+/*
+ * The same for bubblewrap's sandbox, in the monitor that forked bwrap
+ * (pid), its subreaper: bwrap's child, the sandbox's pid 1, is looked
+ * for every millisecond until it has forked the command (bwrap's view
+ * is built then), and its mount table is watched from then on; a mask
+ * gone SIGKILLs that pid 1.  -errno and *cause when the timer cannot
+ * start.
+ */
+int maskwatch_arm_bwrap(struct maskwatch *m, pid_t bwrap, char **cause);
+
 /* In the watcher that is not pid 1, once it has forked the command:
  * the process it stops first.  Nothing when m is NULL. */
 void maskwatch_child(struct maskwatch *m, pid_t child);

@@ -979,14 +979,16 @@ plan_shape(struct sandbox *sb)
 	 * process waiting for the command, a monitor where there would be
 	 * none (maskwatch.h). */
 	sb->shape.masks = PLANNER_MASKS_NONE;
-	if (sb->shape.ns != PLANNER_NS_NONE && sb->fs != NULL &&
-	    sb->fs->n_masks > 0) {
-		if (sb->shape.ns == PLANNER_NS_PID) {
-			sb->shape.masks = PLANNER_MASKS_PID1;
-		} else {
-			sb->shape.masks = PLANNER_MASKS_MONITOR;
-			sb->shape.monitor = true;
-		}
+	if (sb->fs == NULL || sb->fs->n_masks == 0)
+		return;
+	if (sb->shape.bwrap) {
+		sb->shape.masks = PLANNER_MASKS_BWRAP;
+		sb->shape.monitor = true;
+	} else if (sb->shape.ns == PLANNER_NS_PID) {
+		sb->shape.masks = PLANNER_MASKS_PID1;
+	} else if (sb->shape.ns == PLANNER_NS_MOUNT) {
+		sb->shape.masks = PLANNER_MASKS_MONITOR;
+		sb->shape.monitor = true;
 	}
 }
 

@@ -48,6 +48,7 @@ enum planner_masks {
 	PLANNER_MASKS_NONE,    /* no mask, or not L3's */
 	PLANNER_MASKS_PID1,    /* pid 1 of the pid namespace */
 	PLANNER_MASKS_MONITOR, /* the monitor, which made the view */
+	PLANNER_MASKS_BWRAP,   /* the monitor above bwrap, from outside */
 };
 
 /*

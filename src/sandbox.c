@@ -549,8 +549,10 @@ struct monitor_work {
 	struct resources_run *lr;     /* the timeout, the cgroup */
 	struct resources_outcome *lo; /* ... what happened */
 	struct watchlater *wl;	      /* files run later */
-	/* The masks, watched by this monitor: it made the view. */
+	/* The masks, watched by this monitor: it made the view, or (bwrap)
+	 * it finds bubblewrap's sandbox once bwrap is forked. */
 	struct maskwatch *mask;
+	bool mask_bwrap;
 	/* The timeout and the cgroup's end are a guardian's above: this
 	 * monitor only puts its child in the cgroup. */
 	bool lr_above;
@@ -636,7 +638,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 				   strerror(-r));
 		return r;
 	}
-	if ((r = maskwatch_arm(mw->mask, false, cause)) < 0)
+	if (!mw->mask_bwrap && (r = maskwatch_arm(mw->mask, false, cause)) < 0)
 		return r;
 	if ((pid = fork_tied(cause)) < 0)
 		return pid;
@@ -650,6 +652,12 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		return 0;
 	}
 	maskwatch_child(mw->mask, pid);
+	if (mw->mask_bwrap &&
+	    (r = maskwatch_arm_bwrap(mw->mask, pid, cause)) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
 	if (mw->lr_above)
 		lr = NULL;
 	if ((r = resources_parent(lr, pid)) < 0) {
@@ -991,6 +999,11 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 						   "sandbox: %s",
 						   strerror(-r));
 				goto out;
+			}
+			/* It watches the masks of bwrap's view. */
+			if (sb->shape.masks == PLANNER_MASKS_BWRAP) {
+				mw.mask = sb->maskwatch;
+				mw.mask_bwrap = true;
 			}
 			r = fork_and_wait(sv, &mw, false, status, cause);
 			if (r > 0)

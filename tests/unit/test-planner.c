@@ -675,9 +675,9 @@ plan_run_tmp(bool ipcns_nested, const char *project, struct sandbox **sb,
 		fail_msg("%s", cause);
 }
 
-/* Who watches L3's masks for one the host removes (maskwatch.h): the
+/* Who watches the masks for one the host removes (maskwatch.h): the
  * process waiting in the sandbox's mount namespace, a monitor made for
- * it where there is none; nobody under bubblewrap. */
+ * it where there is none; under bubblewrap, a monitor above bwrap. */
 static void
 mask_watcher(const char *profile, const char *flags,
 	     enum sandbox_backend backend, const struct facts_spec *spec,
@@ -719,8 +719,10 @@ test_mask_watcher(void **state)
 	mask_watcher("default", NULL, SANDBOX_BACKEND_AUTO, &full,
 		     PLANNER_MASKS_NONE, "command");
 	mask_watcher("default", "filesystem deny /home/u/proj/.env",
-		     SANDBOX_BACKEND_BWRAP, &full, PLANNER_MASKS_NONE,
-		     "bwrap > command");
+		     SANDBOX_BACKEND_BWRAP, &full, PLANNER_MASKS_BWRAP,
+		     "monitor > bwrap > command");
+	mask_watcher("default", NULL, SANDBOX_BACKEND_BWRAP, &full,
+		     PLANNER_MASKS_NONE, "bwrap > command");
 }
 
 static void
