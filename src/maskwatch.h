@@ -1,9 +1,9 @@
 /*
- * The watch on L3's masks (DESIGN.md §5, §15; review finding F1): every
- * mask of the view is a mount on a host directory entry, and the kernel
- * detaches it, in every mount namespace but the caller's, when the host
- * unlinks or renames over that entry (an editor's save, git's
- * config.lock).  The path then shows the host's new file, which the
+ * The watch on the view's masks, L3's and bubblewrap's (DESIGN.md §5,
+ * §15; review finding F1): every mask of the view is a mount on a host
+ * directory entry, and the kernel detaches it, in every mount namespace but the
+ * caller's, when the host unlinks or renames over that entry (an editor's save,
+ * git's config.lock).  The path then shows the host's new file, which the
  * command may read or write as its directory allows.
  *
  * The command cannot mount (L2 refuses every mount call), so a change
@@ -12,7 +12,9 @@
  * (pid 1 of its pid namespace, or the monitor the planner gives a run
  * without one: struct planner_shape's masks) holds the table
  * (/proc/self/mountinfo, opened once the view is built) in its loop;
- * when a mask's mount has gone it stops the whole sandbox at once, and
+ * under bubblewrap the monitor above bwrap watches its pid 1's table
+ * (maskwatch_arm_bwrap).  When a mask's mount has gone the watcher stops
+ * the whole sandbox at once, and
  * the run fails (125) with a message saying which path and what to do.
  * The final check then looks at each git configuration a read-only mask
  * held: one that changed and now sets what could run a command (or
