@@ -13,9 +13,9 @@
  * without one: struct planner_shape's masks) holds the table
  * (/proc/self/mountinfo, opened once the view is built) in its loop;
  * under bubblewrap the monitor above bwrap watches its pid 1's table
- * (maskwatch_arm_bwrap).  When a mask's mount has gone the watcher stops
- * the whole sandbox at once, and
- * the run fails (125) with a message saying which path and what to do.
+ * (maskwatch_arm_bwrap).  When a mask's mount has gone the watcher
+ * stops the whole sandbox at once, and the run fails (125) with a
+ * message saying which path and what to do.
  * The final check then looks at each git configuration a read-only mask
  * held: one that changed and now sets what could run a command (or
  * sends git elsewhere) is moved aside, never deleted.
