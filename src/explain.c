@@ -179,6 +179,13 @@ explain_shape(FILE *f, const struct sandbox *sb)
 	};
 
 	fprintf(f, "shape: %s%s\n", shape, ns[sb->shape.ns]);
+	if (sb->shape.masks != PLANNER_MASKS_NONE)
+		fprintf(f,
+			"masks: watched by %s: one the host removes (a "
+			"rename over its path) stops the sandbox\n",
+			sb->shape.masks == PLANNER_MASKS_PID1 ? "pid 1"
+			: sb->supervise			      ? "the supervisor"
+							      : "the monitor");
 	switch (planner_hosts(sb)) {
 	case PLANNER_HOSTS_NONE:
 		break;

@@ -184,6 +184,79 @@ parent_of(const char *name)
 	return fd < 0 ? -1 : proc_parent_at(fd);
 }
 
+/* SIGKILL pid and wait until it is dead (leaving it unreaped), unless
+ * ended lists it; true when it did not. */
+static bool
+end_child(pid_t pid, pid_t **ended, size_t *n_ended)
+{
+	siginfo_t si;
+
+	for (size_t i = 0; i < *n_ended; i++)
+		if ((*ended)[i] == pid)
+			return false;
+	kill(pid, SIGKILL);
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	*ended = xreallocarray(*ended, *n_ended + 1, sizeof(**ended));
+	(*ended)[(*n_ended)++] = pid;
+	return true;
+}
+
+/*
+ * The children of this process, as its threads' children files list
+ * them (/proc/self/task/TID/children, CONFIG_PROC_CHILDREN): a few
+ * reads, where a scan of /proc opens every process's stat.  -ENOENT
+ * without those files.
+ */
+static int
+children_listed(pid_t **v, size_t *n)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int r = -ENOENT;
+
+	*v = NULL;
+	*n = 0;
+	if (d == NULL)
+		return -errno;
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *text = NULL;
+		char path[sizeof("/proc/self/task//children") + NAME_MAX];
+		size_t len;
+		int fd;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
+			 e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			if (errno == ENOENT && r == -ENOENT)
+				break; /* no such files here */
+			continue;      /* a thread that ended */
+		}
+		r = fd_read_all(fd, 1 << 20, &text, &len);
+		close(fd);
+		if (r < 0)
+			break;
+		for (char *s = text, *end; *s != '\0'; s = end) {
+			long pid = strtol(s, &end, 10);
+
+			if (end == s)
+				break;
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = (pid_t)pid;
+		}
+	}
+	closedir(d);
+	if (r < 0) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	return r;
+}
+
 void
 monitor_end_orphans(void)
 {
@@ -195,35 +268,24 @@ monitor_end_orphans(void)
 	/* A child that dies hands its own children to this process: look
 	 * again until no child is new. */
 	while (more) {
-		DIR *d = opendir("/proc");
+		_cleanup_free_ pid_t *kids = NULL;
+		size_t n_kids;
+		DIR *d;
 		struct dirent *e;
 
 		more = false;
-		if (d == NULL)
-			return;
-		while ((e = readdir(d)) != NULL) {
-			siginfo_t si;
-			pid_t pid;
-			size_t i;
-
-			if (!isdigit((unsigned char)e->d_name[0]) ||
-			    parent_of(e->d_name) != self)
-				continue;
-			pid = (pid_t)atoi(e->d_name);
-			for (i = 0; i < n_ended && ended[i] != pid; i++)
-				;
-			if (i < n_ended)
-				continue;
-			kill(pid, SIGKILL);
-			while (waitid(P_PID, (id_t)pid, &si,
-				      WEXITED | WNOWAIT) < 0 &&
-			       errno == EINTR)
-				;
-			ended = xreallocarray(ended, n_ended + 1,
-					      sizeof(*ended));
-			ended[n_ended++] = pid;
-			more = true;
+		if (children_listed(&kids, &n_kids) == 0) {
+			for (size_t i = 0; i < n_kids; i++)
+				more |= end_child(kids[i], &ended, &n_ended);
+			continue;
 		}
+		if ((d = opendir("/proc")) == NULL)
+			return;
+		while ((e = readdir(d)) != NULL)
+			if (isdigit((unsigned char)e->d_name[0]) &&
+			    parent_of(e->d_name) == self)
+				more |= end_child((pid_t)atoi(e->d_name),
+						  &ended, &n_ended);
 		closedir(d);
 	}
 }
@@ -238,19 +300,34 @@ static pid_t exit_unreaped;
 /* Other descriptors the loop polls (monitor_watch). */
 static struct {
 	int fd;
+	short events;
 	void (*ready)(void *arg);
 	void *arg;
 } watches[MONITOR_MAX_WATCH];
 static size_t n_watches;
 
+static int
+watch_add(int fd, short events, void (*ready)(void *arg), void *arg)
+{
+	if (n_watches >= MONITOR_MAX_WATCH || fd < 0)
+		return -ENOSPC;
+	watches[n_watches].fd = fd;
+	watches[n_watches].events = events;
+	watches[n_watches].ready = ready;
+	watches[n_watches++].arg = arg;
+	return 0;
+}
+
 void
 monitor_watch(int fd, void (*ready)(void *arg), void *arg)
 {
-	if (n_watches < MONITOR_MAX_WATCH && fd >= 0) {
-		watches[n_watches].fd = fd;
-		watches[n_watches].ready = ready;
-		watches[n_watches++].arg = arg;
-	}
+	(void)watch_add(fd, POLLIN, ready, arg);
+}
+
+int
+monitor_watch_mounts(int fd, void (*ready)(void *arg), void *arg)
+{
+	return watch_add(fd, POLLPRI, ready, arg);
 }
 
 void
@@ -541,8 +618,9 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		}
 		first_watch = n;
 		for (size_t i = 0; i < n_watches; i++)
-			pfd[n++] = (struct pollfd){ .fd = watches[i].fd,
-						    .events = POLLIN };
+			pfd[n++] =
+				(struct pollfd){ .fd = watches[i].fd,
+						 .events = watches[i].events };
 		first_sv = n;
 		if (guest)
 			n_sv = guest->fds(guest->arg, pfd + first_sv);

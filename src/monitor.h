@@ -112,6 +112,11 @@ int monitor_namespace_empty(void);
  */
 #define MONITOR_MAX_WATCH 4
 void monitor_watch(int fd, void (*ready)(void *arg), void *arg);
+/* The same for a mount table (/proc/PID/mountinfo): ready(arg) runs
+ * when the namespace's mounts changed (POLLPRI; the table is always
+ * readable).  Used by the watch on the view's masks (maskwatch.h).
+ * 0, or -ENOSPC when MONITOR_MAX_WATCH are taken. */
+int monitor_watch_mounts(int fd, void (*ready)(void *arg), void *arg);
 void monitor_unwatch(int fd);
 
 /*

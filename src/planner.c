@@ -17,6 +17,7 @@
 #include "compat/landlock.h"
 #include "fdutil.h"
 #include "gitguard.h"
+#include "maskwatch.h"
 #include "netpolicy.h"
 #include "path.h"
 #include "planner.h"
@@ -979,6 +980,22 @@ plan_shape(struct sandbox *sb)
 		sb->shape.ns = PLANNER_NS_PID;
 	else
 		sb->shape.ns = PLANNER_NS_MOUNT;
+	/* A mask the host removes (a rename over its path) stops the
+	 * sandbox: watched from the sandbox's mount namespace by the
+	 * process waiting for the command, a monitor where there would be
+	 * none (maskwatch.h). */
+	sb->shape.masks = PLANNER_MASKS_NONE;
+	if (sb->fs == NULL || sb->fs->n_masks == 0)
+		return;
+	if (sb->shape.bwrap) {
+		sb->shape.masks = PLANNER_MASKS_BWRAP;
+		sb->shape.monitor = true;
+	} else if (sb->shape.ns == PLANNER_NS_PID) {
+		sb->shape.masks = PLANNER_MASKS_PID1;
+	} else if (sb->shape.ns == PLANNER_NS_MOUNT) {
+		sb->shape.masks = PLANNER_MASKS_MONITOR;
+		sb->shape.monitor = true;
+	}
 }
 
 char *
@@ -1245,6 +1262,7 @@ planner_free(struct sandbox *sb)
 	gitguard_free(sb->git);
 	gitguard_free(sb->later);
 	watchlater_free(sb->watch);
+	maskwatch_free(sb->maskwatch);
 	strv_free(sb->git_limits);
 	strv_free(sb->unhidden);
 	net_plan_clear(&sb->net);

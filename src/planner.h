@@ -41,6 +41,16 @@ enum planner_ns {
 	PLANNER_NS_PID,
 };
 
+/* Who watches L3's masks for the host's removing one (maskwatch.h):
+ * the process waiting for the command in the sandbox's mount
+ * namespace. */
+enum planner_masks {
+	PLANNER_MASKS_NONE,    /* no mask, or not L3's */
+	PLANNER_MASKS_PID1,    /* pid 1 of the pid namespace */
+	PLANNER_MASKS_MONITOR, /* the monitor, which made the view */
+	PLANNER_MASKS_BWRAP,   /* the monitor above bwrap, from outside */
+};
+
 /*
  * The processes a run makes, outermost first: a guardian (the timeout
  * and the watch on files run later, above a supervisor the command can
@@ -54,6 +64,7 @@ struct planner_shape {
 	bool monitor;
 	enum planner_ns ns;
 	bool bwrap;
+	enum planner_masks masks;
 };
 
 /* allow-host's names (DESIGN.md §6.1). */
@@ -68,6 +79,7 @@ enum planner_hosts {
 
 struct policy;
 struct watchlater;
+struct maskwatch;
 
 /* How a watch (inotify_add_watch) is checked (DESIGN.md §11, watching),
  * decided once (planner.c: plan_watches): the supervisor's filter and
@@ -123,6 +135,8 @@ struct sandbox {
 	struct gitguard *git;	  /* protect-git's entries, or NULL */
 	struct gitguard *later;	  /* protect-later-run's, or NULL */
 	struct watchlater *watch; /* the monitor's watch on them */
+	/* The watch on L3's masks (shape.masks), made by sandbox_exec */
+	struct maskwatch *maskwatch;
 	/* Without L3 (DESIGN.md §14, "Masks without user namespaces"): the
 	 * files and directories of git and the later-run files the monitor
 	 * holds in place of read-only mounts (M), absolute; NULL when L3,

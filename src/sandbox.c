@@ -30,6 +30,7 @@
 #include "fdutil.h"
 #include "gitguard.h"
 #include "known.h"
+#include "maskwatch.h"
 #include "path.h"
 #include "ns.h"
 #include "probe.h"
@@ -240,9 +241,16 @@ sandbox_after(const struct sandbox *sb, int status)
 {
 	_cleanup_strv_ char **lines = watchlater_report(sb->watch);
 	_cleanup_strv_ char **failed = watchlater_failures(sb->watch);
+	_cleanup_strv_ char **masks = NULL;
 
 	for (char **l = lines; l != NULL && *l != NULL; l++)
 		fprintf(stderr, "%s\n", *l);
+	/* A mask the host removed stopped the sandbox (maskwatch.h). */
+	if ((masks = maskwatch_finish(sb->maskwatch)) != NULL) {
+		for (char **l = masks; *l != NULL; l++)
+			fprintf(stderr, "%s\n", *l);
+		status = 125;
+	}
 	if (failed == NULL)
 		return status;
 	for (char **f = failed; *f != NULL; f++)
@@ -551,6 +559,10 @@ struct monitor_work {
 	struct resources_run *lr;     /* the timeout, the cgroup */
 	struct resources_outcome *lo; /* ... what happened */
 	struct watchlater *wl;	      /* files run later */
+	/* The masks, watched by this monitor: it made the view, or (bwrap)
+	 * it finds bubblewrap's sandbox once bwrap is forked. */
+	struct maskwatch *mask;
+	bool mask_bwrap;
 	/* The timeout and the cgroup's end are a guardian's above: this
 	 * monitor only puts its child in the cgroup. */
 	bool lr_above;
@@ -627,15 +639,34 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	 * status. */
 	if ((r = watch_orphans(mw, cause)) < 0)
 		return r;
+	/* Its loop stops every process of the command's when the host
+	 * removes a mask: they are all its own (a subreaper's). */
+	if (mw->mask != NULL && !mw->end_orphans &&
+	    (r = monitor_adopt_orphans()) < 0) {
+		*cause = xasprintf("cannot become the subreaper of the "
+				   "command's processes: %s",
+				   strerror(-r));
+		return r;
+	}
+	if (!mw->mask_bwrap && (r = maskwatch_arm(mw->mask, false, cause)) < 0)
+		return r;
 	if ((pid = fork_tied(cause)) < 0)
 		return pid;
 	if (pid == 0) {
+		maskwatch_disarm(mw->mask);
 		if ((r = resources_child(lr, cause)) < 0)
 			return r;
 		watchlater_child(mw->wl);
 		if (sv != NULL)
 			supervise_child_forked(sv);
 		return 0;
+	}
+	maskwatch_child(mw->mask, pid);
+	if (mw->mask_bwrap &&
+	    (r = maskwatch_arm_bwrap(mw->mask, pid, cause)) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return r;
 	}
 	if (mw->lr_above)
 		lr = NULL;
@@ -653,6 +684,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		 * itself (-ECHILD).  Its status is the one to report then. */
 		if (monitor_run(NULL, pid, reap_all, &wstatus) < 0)
 			kill(pid, SIGKILL);
+		maskwatch_disarm(mw->mask);
 		resources_finish(lr, lo);
 		print_notes(resources_notes(lr));
 		if (mw->end_orphans)
@@ -668,6 +700,8 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	r = monitor_run(sv != NULL ? &guest : NULL, pid, reap_all, &wstatus);
 	if (r < 0)
 		kill(pid, SIGKILL);
+	/* The teardown's changes are not the host's. */
+	maskwatch_disarm(mw->mask);
 	resources_finish(lr, lo);
 	print_notes(resources_notes(lr));
 	if (mw->end_orphans)
@@ -887,6 +921,11 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if ((r = later_watch(sb, cause)) < 0)
 		goto out;
 	mw.wl = sb->watch;
+	/* Before any fork: the page where the watcher says what it saw,
+	 * and the start's git configurations, in the host's view. */
+	if (sb->shape.masks != PLANNER_MASKS_NONE &&
+	    (r = maskwatch_new(sb->fs, &sb->maskwatch, cause)) < 0)
+		goto out;
 	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
 	/* ... and so does the removal of the run's own /tmp. */
 	mw.end_orphans =
@@ -974,6 +1013,11 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 						   strerror(-r));
 				goto out;
 			}
+			/* It watches the masks of bwrap's view. */
+			if (sb->shape.masks == PLANNER_MASKS_BWRAP) {
+				mw.mask = sb->maskwatch;
+				mw.mask_bwrap = true;
+			}
 			r = fork_and_wait(sv, &mw, false, status, cause);
 			if (r > 0)
 				monitor_end_orphans();
@@ -1056,6 +1100,14 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		}
 		if ((r = ns_setup(&sb->ns, cause)) < 0)
 			goto out;
+		/* The view is built: its masks are watched from here (pid
+		 * 1), or by the monitor forked below. */
+		if (sb->shape.masks == PLANNER_MASKS_PID1 &&
+		    (r = maskwatch_arm(sb->maskwatch, true, cause)) < 0)
+			goto out;
+		mw.mask = sb->shape.masks == PLANNER_MASKS_MONITOR
+				  ? sb->maskwatch
+				  : NULL;
 		if (sb->shape.ns == PLANNER_NS_PID) {
 			struct spawn sp = {
 				.sb = sb,
@@ -1068,6 +1120,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			};
 
 			r = spawn_and_wait(&sp, status, cause);
+			maskwatch_disarm(sb->maskwatch);
 			goto out;
 		}
 	}

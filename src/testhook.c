@@ -55,3 +55,9 @@ testhook_relay_fails(void)
 {
 	return false;
 }
+
+__attribute__((weak)) unsigned
+testhook_maskwatch_delay_ms(void)
+{
+	return 0;
+}

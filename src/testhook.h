@@ -48,4 +48,9 @@ bool testhook_resolver_fails(void);
  * the kernel refused would (at the first relayed connect). */
 bool testhook_relay_fails(void);
 
+/* The milliseconds the watch on L3's masks waits before it stops the
+ * sandbox (maskwatch.h): 0.  A test lets the command write the host's
+ * new file first, for the final check to find. */
+unsigned testhook_maskwatch_delay_ms(void);
+
 #endif /* LLW_TESTHOOK_H */

@@ -37,6 +37,7 @@ core:     vars profile keys options access planconf policy hostrule
           tlshello learnpropose testhook msgcopy refusal relaycheck
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
           copyin gitguard watchlater channel helper contain runtmp
+          maskwatch
 helpers:  supervise svcall svlog svaddr svunix svnames svsend
           svlearn dnsstub dnsserve proxyserve watchjudge relay probe
 cli:      planner sandbox why explain selftest cmd llwrap completion

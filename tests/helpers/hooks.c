@@ -119,3 +119,11 @@ testhook_relay_fails(void)
 
 	return s != NULL && strcmp(s, "1") == 0;
 }
+
+unsigned
+testhook_maskwatch_delay_ms(void)
+{
+	const char *s = getenv("LLW_HOOK_MASKWATCH_DELAY_MS");
+
+	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
+}

@@ -675,6 +675,56 @@ plan_run_tmp(bool ipcns_nested, const char *project, struct sandbox **sb,
 		fail_msg("%s", cause);
 }
 
+/* Who watches the masks for one the host removes (maskwatch.h): the
+ * process waiting in the sandbox's mount namespace, a monitor made for
+ * it where there is none; under bubblewrap, a monitor above bwrap. */
+static void
+mask_watcher(const char *profile, const char *flags,
+	     enum sandbox_backend backend, const struct facts_spec *spec,
+	     enum planner_masks want, const char *shape)
+{
+	_cleanup_free_ char *cause = NULL, *got = NULL;
+	struct policy *p = NULL;
+	struct sandbox *sb = NULL;
+	struct facts f;
+
+	if (cli_policy(test_env, conf_dir, "/home/u/proj", profile, flags, &p,
+		       &cause) < 0)
+		fail_msg("%s: %s", profile, cause);
+	facts_make(spec, &f);
+	if (planner_plan(p, backend, &f, &fakefs, false, &sb, &cause) < 0)
+		fail_msg("%s: %s", profile, cause);
+	got = planner_shape_describe(sb);
+	if (sb->shape.masks != want || strcmp(got, shape) != 0)
+		fail_msg("%s %s: masks %d, shape '%s'", profile,
+			 flags ? flags : "", sb->shape.masks, got);
+	planner_free(sb);
+	policy_free(p);
+}
+
+static void
+test_mask_watcher(void **state)
+{
+	const struct facts_spec full = FULL, podman = PODMAN;
+
+	(void)state;
+	mask_watcher("opencode", NULL, SANDBOX_BACKEND_AUTO, &full,
+		     PLANNER_MASKS_PID1,
+		     "guardian > supervisor > pid 1 > command");
+	mask_watcher("opencode", NULL, SANDBOX_BACKEND_AUTO, &podman,
+		     PLANNER_MASKS_MONITOR, "guardian > supervisor > command");
+	mask_watcher("default", "filesystem deny /home/u/proj/.env",
+		     SANDBOX_BACKEND_AUTO, &full, PLANNER_MASKS_MONITOR,
+		     "monitor > command");
+	mask_watcher("default", NULL, SANDBOX_BACKEND_AUTO, &full,
+		     PLANNER_MASKS_NONE, "command");
+	mask_watcher("default", "filesystem deny /home/u/proj/.env",
+		     SANDBOX_BACKEND_BWRAP, &full, PLANNER_MASKS_BWRAP,
+		     "monitor > bwrap > command");
+	mask_watcher("default", NULL, SANDBOX_BACKEND_BWRAP, &full,
+		     PLANNER_MASKS_NONE, "bwrap > command");
+}
+
 static void
 test_run_tmp(void **state)
 {
@@ -786,6 +836,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_unknown_is_refused),
 		cmocka_unit_test(test_run_tmp),
+		cmocka_unit_test(test_mask_watcher),
 		cmocka_unit_test(test_withhold_refer),
 		cmocka_unit_test(test_watches),
 	};

@@ -1,0 +1,233 @@
+#!/bin/sh
+# A mask the host removes (review F1, DESIGN.md §5 and §15): every mask
+# (L3's, bubblewrap's) is a mount on a host directory entry, and the
+# kernel detaches it in the sandbox when the host renames over that entry
+# (an editor's save, git's config.lock).  The sandbox must not gain from
+# it: the process that waits for the command (or, under bubblewrap, the
+# monitor above bwrap) sees the sandbox's mount table change, stops the
+# whole sandbox, says what happened, the run fails (125), and a git
+# config the command could write meanwhile is moved aside if it sets what
+# runs.
+. "$LLW_SRCDIR/tests/lib/libtest.sh"
+
+need_opencode_profile
+HOOKED=$LLW_HELPERS/llwrap-hooked
+# The backend's flags (word-split on purpose: none, or two words).
+B=${LLW_BACKEND:+--backend $LLW_BACKEND}
+git_fixture
+run as_user "$LLWRAP" $B -p default $BE --deny "$PROJ/src/main.c" -q -- true
+[ "$rc" -ne 125 ] || skip_rest "llwrap refuses a mask in the project here (no L3): $out"
+as_user git init -q . || exit 1
+echo "API_KEY=llw-secret-env" >"$PROJ/.env"
+echo "outside" >"$OUTSIDE/notes"
+chown -R "$TEST_UID:$TEST_GID" "$PROJ" "$OUTSIDE"
+# A file the sandbox must not read, and one the host may replace.
+cp "$PROJ/.git/config" "$T/config.start"
+
+# start NAME CMD...: CMD as the test user in the background, its output
+# in $T/NAME and its status in $T/NAME.rc; waits (10 s at most) until
+# the command printed "up".
+start() {
+	name=$1
+	shift
+	rm -f "$T/$name" "$T/$name.rc"
+	( (as_user_exec timeout 60 "$@") >"$T/$name" 2>&1
+		echo $? >"$T/$name.rc") &
+	bg_pids="$bg_pids $!"
+	i=0
+	while ! grep -q '^up$' "$T/$name" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# ended NAME SECS: the run ended within SECS seconds; $out and $rc are
+# its output and status.
+ended() {
+	i=0
+	while [ ! -s "$T/$1.rc" ] && [ $i -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	out=$(cat "$T/$1")
+	rc=$(cat "$T/$1.rc" 2>/dev/null || echo running)
+	[ "$rc" != running ]
+}
+
+# replace PATH TEXT: as the host does (an editor's save): a new file
+# renamed over PATH, by the test user.
+replace() {
+	as_user sh -c 'printf "%s\n" "$2" >"$1.new" && mv "$1.new" "$1"' sh "$1" "$2"
+}
+
+stopped_msg="$PROJ/\.env was replaced on the host while the sandbox ran, which removed its mask; the sandbox was stopped"
+reader='echo up; while :; do cat .env 2>&1; sleep 0.2; done'
+
+# The shapes: a monitor made for the watch (no pid namespace), a guardian
+# above the supervisor that watches (no pid namespace), pid 1.
+for shape in default supervised opencode; do
+	case $shape in
+	default)
+		set -- -p default
+		what="without a pid namespace (the monitor watches)"
+		who="the monitor"
+		;;
+	supervised)
+		set -- -p default --allow-host example.invalid --timeout 60
+		what="below a guardian, without a pid namespace (the supervisor watches)"
+		who="the supervisor"
+		;;
+	opencode)
+		set -- -p opencode
+		what="in a pid namespace (pid 1 watches)"
+		who="pid 1"
+		;;
+	esac
+	# Under bubblewrap the monitor above bwrap watches its sandbox.
+	if bwrap_backend; then
+		set -- "$@" $BE
+		[ "$shape" = opencode ] && who="the supervisor"
+		what="under bubblewrap ($who watches from outside)"
+	fi
+	run as_user "$LLWRAP" $B "$@" --deny "$PROJ/.env" --explain -- true
+	expect_output "$shape: --explain names who watches the masks" \
+		"^masks: watched by $who"
+	echo "API_KEY=llw-secret-env" >"$PROJ/.env"
+	start "read-$shape" "$LLWRAP" $B "$@" --rx "$LLW_HELPERS" \
+		--deny "$PROJ/.env" -- sh -c "$reader"
+	run grep -c 'Permission denied' "$T/read-$shape"
+	if [ "${out:-0}" -ge 1 ]; then
+		ok "$shape: the sandbox cannot read the denied .env (EACCES: the mask)"
+	else
+		not_ok "$shape: the sandbox cannot read the denied .env"
+		diag "$(cat "$T/read-$shape")"
+	fi
+	replace "$PROJ/.env" "API_KEY=llw-new-secret"
+	if ended "read-$shape" 10; then
+		ok "$shape: a host rename over the masked .env stops the sandbox $what"
+	else
+		not_ok "$shape: a host rename over the masked .env stops the sandbox $what"
+		diag "still running after 10 s: $out"
+	fi
+	expect_rc "... and the run fails (125)" 125
+	expect_output "... saying which path and what to do" "$stopped_msg.*run it again"
+	# The window between the rename and the stop (milliseconds, known
+	# limit fs.host-rename) is not asserted: a read in it is the limit.
+	printf '%s\n' "$out" | grep -q llw-new-secret &&
+		diag "the sandbox read the new .env in the window before its stop"
+	run pgrep -u "$TEST_UID" -f 'while :; do cat .env'
+	if [ -z "$out" ]; then
+		ok "... and no process of the sandbox's is left"
+	else
+		not_ok "... and no process of the sandbox's is left"
+		diag "left: $out"
+	fi
+
+	# The neighbour: a mount that is no mask (a writable file of the
+	# policy's, outside the project) replaced by the host is a change of
+	# the table too, and the run goes on.
+	start "rw-$shape" "$LLWRAP" $B "$@" --rx "$LLW_HELPERS" \
+		--deny "$PROJ/.env" --rw "$OUTSIDE/notes" \
+		-- sh -c 'echo up; sleep 2; cat src/main.c >/dev/null && echo finished'
+	replace "$OUTSIDE/notes" "changed on the host"
+	replace "$PROJ/src/main.c" "int main(void) { return 1; }"
+	ended "rw-$shape" 30
+	expect_rc "$shape: the host replacing an unmasked file (the project's, a writable one's) does not stop the run" 0
+	expect_output "... which finishes" "^finished$"
+	expect_no_output "... with no word of a mask" "removed its mask"
+
+	# No host change: the view's building and the teardown are not the
+	# host's.
+	run as_user "$LLWRAP" $B "$@" --rx "$LLW_HELPERS" \
+		--deny "$PROJ/.env" --ro "$PROJ/.git/config" -- sh -c 'true'
+	expect_rc "$shape: a run with masks and no host change ends as its command does" 0
+	expect_no_output "... with no word of a mask" "removed its mask"
+done
+
+# Root's run (its rules held before the user namespace) is watched the
+# same way.
+if bwrap_backend; then
+	skip "root's run under bubblewrap: root cannot enter the test user's home in bwrap's user namespace"
+elif [ "$(id -u)" -eq 0 ]; then
+	echo "API_KEY=llw-secret-env" >"$PROJ/.env"
+	_as_root=1
+	start read-root "$LLWRAP" $B -p opencode $BE --rx "$LLW_HELPERS" \
+		--deny "$PROJ/.env" -- sh -c "$reader"
+	unset _as_root
+	replace "$PROJ/.env" "API_KEY=llw-new-secret"
+	ended read-root 10
+	expect_rc "root: a host rename over the masked .env stops the sandbox (125)" 125
+	expect_output "... saying which path and what to do" "$stopped_msg.*run it again"
+else
+	skip "root's run: not root"
+fi
+
+# PoC 2: a read-only .git/config the user's own git rewrites (git config
+# renames config.lock over config) during the run; the command appends
+# to what is now the real file.  The hooked llwrap waits 1.5 s before the
+# stop, so that the append lands and the final check must find it.
+if [ ! -x "$HOOKED" ]; then
+	skip_rest "no $HOOKED (configure --disable-tests?)"
+fi
+# shellcheck disable=SC2016
+planter='echo up; while :; do printf "[core]\n\tfsmonitor = touch %s/fsmonitor-ran\n" "$1" >>.git/config 2>/dev/null; sleep 0.2; done'
+for shape in default opencode; do
+	rm -f "$PROJ"/.git/config.llwrap-blocked-*
+	cp "$T/config.start" "$PROJ/.git/config"
+	chown "$TEST_UID:$TEST_GID" "$PROJ/.git/config"
+	start "git-$shape" env LLW_HOOK_MASKWATCH_DELAY_MS=1500 "$HOOKED" \
+		$B -p "$shape" $BE --rx "$LLW_HELPERS" --ro "$PROJ/.git/config" \
+		-- sh -c "$planter" sh "$MARKS"
+	sleep 0.5
+	if grep -q fsmonitor "$PROJ/.git/config"; then
+		not_ok "$shape: the read-only .git/config takes no write while its mask holds"
+	else
+		ok "$shape: the read-only .git/config takes no write while its mask holds"
+	fi
+	as_user git config user.name "host user"
+	if ended "git-$shape" 15; then
+		ok "$shape: the user's git config during the run stops the sandbox"
+	else
+		not_ok "$shape: the user's git config during the run stops the sandbox"
+		diag "still running after 15 s: $out"
+	fi
+	expect_rc "... and the run fails (125)" 125
+	expect_output "... naming .git/config" "$PROJ/\.git/config was replaced on the host"
+	expect_output "... and the config the command wrote is moved aside" \
+		"$PROJ/\.git/config changed and sets core\.fsmonitor while its mask was gone: moved aside to config\.llwrap-blocked-"
+	set -- "$PROJ"/.git/config.llwrap-blocked-*
+	if [ ! -e "$PROJ/.git/config" ] && [ -f "$1" ] &&
+		grep -q 'name = host user' "$1" && grep -q fsmonitor "$1"; then
+		ok "... kept beside it, the user's change and the command's both in it"
+	else
+		not_ok "... kept beside it, the user's change and the command's both in it"
+		diag "$(ls -la "$PROJ/.git")"
+	fi
+	cp "$T/config.start" "$PROJ/.git/config"
+	chown "$TEST_UID:$TEST_GID" "$PROJ/.git/config"
+	run as_user git status --short
+	if [ ! -e "$MARKS/fsmonitor-ran" ]; then
+		ok "... and the user's next git runs nothing of the command's"
+	else
+		not_ok "... and the user's next git runs nothing of the command's"
+	fi
+done
+
+# The host's own change, running nothing, is left alone.
+rm -f "$PROJ"/.git/config.llwrap-blocked-*
+cp "$T/config.start" "$PROJ/.git/config"
+chown "$TEST_UID:$TEST_GID" "$PROJ/.git/config"
+start git-quiet "$LLWRAP" $B -p opencode $BE --rx "$LLW_HELPERS" \
+	--ro "$PROJ/.git/config" -- sh -c 'echo up; sleep 30'
+as_user git config user.name "host user"
+ended git-quiet 10
+expect_rc "a git config of the user's while a sandbox that writes nothing runs: stopped (125)" 125
+set -- "$PROJ"/.git/config.llwrap-blocked-*
+if [ ! -e "$1" ] && grep -q 'name = host user' "$PROJ/.git/config"; then
+	ok "... and the user's config, which runs nothing, stays where it is"
+else
+	not_ok "... and the user's config, which runs nothing, stays where it is"
+	diag "$(ls -la "$PROJ/.git"): $out"
+fi
+
+done_testing
