@@ -329,6 +329,12 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	/* The view shows nothing the sandbox may not read but absent or
 	 * a placeholder: the kernel decides each watch (plan_watches). */
 	sb->ns.seal = viewplan_unsealable(sb->fs) == NULL;
+	/* A unix socket the network allows stays itself in the sealed
+	 * view (bubblewrap binds it: bwrap.c), or a connect would reach a
+	 * placeholder the supervisor refuses. */
+	for (size_t i = 0; i < p->unix_paths.n; i++)
+		strv_push(&sb->ns_keep, p->unix_paths.v[i].value);
+	sb->ns.keep = sb->ns_keep;
 }
 
 /* The run refused for want of L3: needed says what for, why what refuses
@@ -1265,6 +1271,7 @@ planner_free(struct sandbox *sb)
 	maskwatch_free(sb->maskwatch);
 	strv_free(sb->git_limits);
 	strv_free(sb->unhidden);
+	strv_free(sb->ns_keep);
 	net_plan_clear(&sb->net);
 	free(sb);
 }

@@ -274,7 +274,8 @@ seal_ancestors(const struct ns_opts *o, const struct viewplan *v,
 }
 
 /* Every directory not readable above something the view must show:
- * a rule, a mask that is not a denial, an entry of the view. */
+ * a rule, a mask that is not a denial, an entry of the view, a path of
+ * o->keep. */
 static void
 seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
 	  size_t *n)
@@ -302,6 +303,8 @@ seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
 		seal_ancestors(o, v, v->m[i].path, prev, &d);
 		prev = v->m[i].path;
 	}
+	for (char *const *kp = o->keep; kp != NULL && *kp != NULL; kp++)
+		seal_ancestors(o, v, *kp, NULL, &d);
 	*dirs = d.p;
 	*n = d.n;
 	if (*n == 0)
@@ -378,7 +381,8 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_LINK, false, true);
-		} else if (readable(fs, path, is_dir)) {
+		} else if (readable(fs, path, is_dir) ||
+			   strv_contains(o->keep, path)) {
 			if (root)
 				free(path);
 			else

@@ -62,6 +62,8 @@ struct vcase {
 	const char *const *dirs;
 	/* Rules that grant READ_DIR alone (a punched directory) */
 	const char *const *dir_only;
+	/* ns_opts.keep: unix sockets the network allows */
+	const char *const *keep;
 };
 
 #define PROJ "/home/u/proj"
@@ -392,41 +394,89 @@ static const char *const seal_tmp_hidden_want[] = {
 	"hide /var deny d",
 	NULL,
 };
+/*
+ * A unix socket the network allows, in a directory that may not be
+ * read: the socket is kept as the host has it (the supervisor knows it
+ * by its inode), its neighbours are placeholders; without keep, it
+ * would be one too, and the connect would reach the placeholder.
+ */
+static const struct rule keep_rules[] = {
+	{ RW, "/home/u/proj" },
+	{ RO, "/proc" },
+	{ RX, "/usr" },
+	{ 0 },
+};
+static const char *const keep_types[] = {
+	"d /home/u/proj", "d /proc", "d /usr", "o /run/pg/.s.PGSQL.5432", NULL,
+};
+static const char *const keep_dirs[] = {
+	"/ d:home d:proc d:run d:usr",	    "/home d:u",
+	"/home/u d:proj f:notes",	    "/run d:lock d:pg",
+	"/run/pg o:.s.PGSQL.5432 f:pg.pid", NULL,
+};
+static const char *const keep_paths[] = { "/run/pg/.s.PGSQL.5432", NULL };
+static const char *const keep_want[] = {
+	"seal /home deny d",
+	"seal /home/u deny d made tmpfs=0",
+	"hide /home/u/notes deny f made tmpfs=0",
+	"root /home/u/proj rw d tmpfs=0",
+	"proc /proc ro d",
+	"seal /run deny d",
+	"hide /run/lock deny d made tmpfs=5",
+	"seal /run/pg deny d made tmpfs=5",
+	"keep /run/pg/.s.PGSQL.5432 deny f tmpfs=5",
+	"hide /run/pg/pg.pid deny f made tmpfs=5",
+	NULL,
+};
+/* Without keep: /run, which may not be read, a placeholder as a whole. */
+static const char *const no_keep_want[] = {
+	"seal /home deny d",
+	"seal /home/u deny d made tmpfs=0",
+	"hide /home/u/notes deny f made tmpfs=0",
+	"root /home/u/proj rw d tmpfs=0",
+	"proc /proc ro d",
+	"hide /run deny d",
+	NULL,
+};
 
 static const struct vcase cases[] = {
 	{ "no-pid", false, false, false, PROJ, no_pid_rules, NULL, no_pid_types,
-	  no_pid_want, false, NULL, NULL, NULL },
+	  no_pid_want, false, NULL, NULL, NULL, NULL },
 	{ "pid-devpts", true, true, false, PROJ, no_pid_rules, pid_masks,
-	  no_pid_types, pid_want, false, NULL, NULL, NULL },
+	  no_pid_types, pid_want, false, NULL, NULL, NULL, NULL },
 	{ "private-tmp", false, false, true, PROJ, tmp_rules, NULL, tmp_types,
-	  tmp_want, false, NULL, NULL, NULL },
+	  tmp_want, false, NULL, NULL, NULL, NULL },
 	{ "no-private-tmp", false, false, false, PROJ, tmp_rules, NULL,
-	  tmp_types, no_tmp_want, false, NULL, NULL, NULL },
+	  tmp_types, no_tmp_want, false, NULL, NULL, NULL, NULL },
 	{ "project-in-tmp", false, false, true, TPROJ, tproj_rules, NULL,
-	  tproj_types, tproj_want, false, NULL, NULL, NULL },
+	  tproj_types, tproj_want, false, NULL, NULL, NULL, NULL },
 	{ "project-in-tmp-named", false, false, true, TPROJ, tproj_named_rules,
-	  NULL, tproj_types, tproj_named_want, false, NULL, NULL, NULL },
+	  NULL, tproj_types, tproj_named_want, false, NULL, NULL, NULL, NULL },
 	{ "project-in-tmp-parent", false, false, true, TPROJ,
 	  tproj_parent_rules, NULL, tproj_parent_types, tproj_parent_want,
-	  false, NULL, NULL, NULL },
+	  false, NULL, NULL, NULL, NULL },
 	{ "roots", false, false, false, PROJ, roots_rules, roots_masks,
-	  roots_types, roots_want, false, NULL, NULL, NULL },
+	  roots_types, roots_want, false, NULL, NULL, NULL, NULL },
 	{ "nested-masks", false, false, false, PROJ, nested_rules, nested_masks,
-	  nested_types, nested_want, false, NULL, NULL, NULL },
+	  nested_types, nested_want, false, NULL, NULL, NULL, NULL },
 	{ "one-path", true, false, true, PROJ, one_path_rules, one_path_masks,
-	  one_path_types, one_path_want, false, NULL, NULL, NULL },
+	  one_path_types, one_path_want, false, NULL, NULL, NULL, NULL },
 	{ "seal", true, false, false, "/home/u/proj", seal_rules, seal_masks,
 	  seal_types, seal_want, true, seal_sources, seal_dirs_list,
-	  seal_dir_only },
+	  seal_dir_only, NULL },
 	{ "unsealed", true, false, false, "/home/u/proj", seal_rules,
 	  seal_masks, seal_types, unsealed_want, false, seal_sources,
-	  seal_dirs_list, seal_dir_only },
+	  seal_dirs_list, seal_dir_only, NULL },
 	{ "seal-private-tmp", false, false, true, SPROJ, seal_tmp_rules,
 	  seal_tmp_masks, seal_tmp_types, seal_tmp_want, true, seal_tmp_sources,
-	  seal_tmp_dirs, NULL },
+	  seal_tmp_dirs, NULL, NULL },
 	{ "seal-private-tmp-hidden", false, false, true, SPROJ,
 	  seal_tmp_hidden_rules, NULL, seal_tmp_types, seal_tmp_hidden_want,
-	  true, NULL, seal_tmp_dirs, NULL },
+	  true, NULL, seal_tmp_dirs, NULL, NULL },
+	{ "seal-keep", true, false, false, "/home/u/proj", keep_rules, NULL,
+	  keep_types, keep_want, true, NULL, keep_dirs, NULL, keep_paths },
+	{ "seal-no-keep", true, false, false, "/home/u/proj", keep_rules, NULL,
+	  keep_types, no_keep_want, true, NULL, keep_dirs, NULL, NULL },
 };
 
 static const char *const access_names[] = { "deny", "ro", "rx", "rw", "rwx" };
@@ -564,6 +614,7 @@ test_table(void **state)
 			.devpts = c->devpts,
 			.private_tmp = c->private_tmp,
 			.seal = c->seal,
+			.keep = (char *const *)c->keep,
 		};
 		struct viewplan v = { 0 };
 		struct viewplan_fs vfs = { .type_of = type_of,

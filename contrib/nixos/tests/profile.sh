@@ -91,7 +91,10 @@ expect_succeeded "a reads its opencode configuration" inst a "$PROBE" read "$R/s
 expect_denied "... which is read-only to it (DESIGN.md section 11)" EROFS inst a "$PROBE" write "$R/state/a/config/opencode/opencode.json"
 expect_succeeded "a reads /nix/store or /usr (read-only system paths)" inst a "$PROBE" read /usr/lib/os-release
 expect_denied "... and cannot write there" EROFS inst a "$PROBE" write /usr/lib/llwrap-nixos-test
-expect_denied "a cannot write outside the allowed paths" EROFS inst a "$PROBE" write "$OUTSIDE/file"
+# Where the instance may not read, L3's sealed view holds a placeholder
+# (a directory of mode 0111 or a file of mode 000): EACCES, where the
+# read-only view gave EROFS (DESIGN.md, watching).
+expect_denied "a cannot write outside the allowed paths" EACCES inst a "$PROBE" write "$OUTSIDE/file"
 expect_denied "a cannot write to /etc" EROFS inst a "$PROBE" write /etc/llwrap-nixos-test
 expect_denied "a cannot plant a profile in its XDG_CONFIG_HOME/llwrap (read at the next start)" EROFS \
 	inst a "$PROBE" mkdir "$R/state/a/config/llwrap"
@@ -100,12 +103,12 @@ expect_denied "a cannot rename its state layout around" EROFS \
 
 # Allow-lists.
 expect_succeeded "a writes sandbox.readWritePaths (/var/lib/my-cache)" inst a "$PROBE" write "$R/var/lib/my-cache/x"
-expect_denied "b, without that allow-list entry, cannot" EROFS inst b "$PROBE" write "$R/var/lib/my-cache/y"
+expect_denied "b, without that allow-list entry, cannot" EACCES inst b "$PROBE" write "$R/var/lib/my-cache/y"
 
 # Cross-instance state.
 expect_succeeded "b reads its own state" inst b "$PROBE" read "$R/state/b/home/secret"
 expect_denied "a cannot read b's state" EACCES inst a "$PROBE" read "$R/state/b/home/secret"
-expect_denied "a cannot write into b's state" EROFS inst a "$PROBE" write "$R/state/b/home/planted"
+expect_denied "a cannot write into b's state" EACCES inst a "$PROBE" write "$R/state/b/home/planted"
 expect_denied "a cannot list b's state" EACCES inst a "$PROBE" ls "$R/state/b"
 expect_denied "b cannot read a's directory" EACCES inst b "$PROBE" read "$R/srv/a/file"
 
