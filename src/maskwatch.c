@@ -342,8 +342,8 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 	 * (CLONE_VM). */
 	m->delay_ms = testhook_maskwatch_delay_ms();
 	m->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (m->fd < 0 || (r = table_read(m->fd, &table)) < 0) {
-		r = m->fd < 0 ? -errno : r;
+	r = m->fd < 0 ? -errno : table_read(m->fd, &table);
+	if (r < 0) {
 		*cause = xasprintf("cannot read the sandbox's mount table "
 				   "(/proc/self/mountinfo), which llwrap "
 				   "watches for a mask the host removes: %s",
