@@ -1285,6 +1285,32 @@ test_create_closes_rule_fds(void **state)
 	rmdir(dir);
 }
 
+/* rp applied in a child fails with err, its cause naming needle. */
+static void
+assert_apply_fails(const struct ruleset_plan *rp, int err, const char *needle)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *cause = NULL;
+		int r;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(2);
+		r = ruleset_apply(rp, &cause);
+		if (r != err || cause == NULL || strstr(cause, needle) == NULL)
+			_exit(1);
+		free(cause);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void
 test_apply_error_names_path(void **state)
 {
@@ -1296,8 +1322,6 @@ test_apply_error_names_path(void **state)
 	struct plan fs = { .rules = rules, .n_rules = 1 };
 	struct policy *p;
 	struct ruleset_plan *rp;
-	pid_t pid;
-	int status;
 
 	(void)state;
 	ruleset_probe(&k);
@@ -1307,25 +1331,7 @@ test_apply_error_names_path(void **state)
 	}
 	p = tpolicy_new(LLW_NET_HOST);
 	rp = ruleset_plan_new(rin(p), &fs, k.abi);
-
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char *cause = NULL;
-		int r;
-
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-			_exit(2);
-		r = ruleset_apply(rp, &cause);
-		if (r != -ENOTDIR || cause == NULL ||
-		    strstr(cause, "/etc/passwd/x") == NULL)
-			_exit(1);
-		free(cause);
-		_exit(0);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_apply_fails(rp, -ENOTDIR, "/etc/passwd/x");
 	ruleset_plan_free(rp);
 	tpolicy_free(p);
 }
@@ -1425,23 +1431,7 @@ test_apply_siblings(void **state)
 	rules[2] = (struct plan_rule){ bad2, RO, (char *)"t:3", false };
 	fs.n_rules = 3;
 	rp = ruleset_plan_new(rin(p), &fs, k.abi);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char *cause = NULL;
-		int r;
-
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-			_exit(2);
-		r = ruleset_apply(rp, &cause);
-		if (r != -ENOTDIR || cause == NULL ||
-		    strstr(cause, bad1) == NULL)
-			_exit(1);
-		_exit(0);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_apply_fails(rp, -ENOTDIR, bad1);
 	ruleset_plan_free(rp);
 	tpolicy_free(p);
 	assert_int_equal(unlink(path[1]), 0);
