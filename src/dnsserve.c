@@ -34,6 +34,7 @@
 #include "dnsstub-int.h"
 #include "helper.h"
 #include "hostdns.h"
+#include "mono.h"
 #include "ns.h"
 #include "relay.h"
 #include "testhook.h"
@@ -288,7 +289,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 	/* A wildcard's new labels, past their budget: nothing leaves. */
 	if (v.action == HOSTDNS_FORWARD &&
 	    !hostdns_budget_take(st.budget, st.hosts, st.n_hosts, v.rule,
-				 q.name, dnsint_now_ms() / 1000)) {
+				 q.name, mono_ms() / 1000)) {
 		struct dnsstub_record r = { .kind = DNSSTUB_REFUSED,
 					    .proto = (uint8_t)cl->proto,
 					    .client_port = cl->port,
@@ -345,7 +346,7 @@ on_query(const struct client *cl, uint8_t *buf, size_t n)
 				.peer_len = cl->peer_len,
 				.q = q,
 				.rule = v.rule,
-				.deadline = dnsint_now_ms() + ST_TIMEOUT_MS };
+				.deadline = mono_ms() + ST_TIMEOUT_MS };
 	memcpy(&pd->peer, cl->peer, cl->peer_len);
 	pd->question_len = q.end - DNS_HEADER_LEN;
 	memcpy(pd->question, buf + DNS_HEADER_LEN, pd->question_len);
@@ -447,7 +448,7 @@ on_accept(int server)
 			st.cl[i].server = server;
 			st.cl[i].have = 0;
 			st.cl[i].port = sockaddr_port(&peer);
-			st.cl[i].deadline = dnsint_now_ms() + ST_TIMEOUT_MS;
+			st.cl[i].deadline = mono_ms() + ST_TIMEOUT_MS;
 			return;
 		}
 	close(fd); /* too many: the client retries */
@@ -467,7 +468,7 @@ on_tcp(struct tcp_client *c)
 		return;
 	}
 	c->have += (size_t)n;
-	c->deadline = dnsint_now_ms() + ST_TIMEOUT_MS;
+	c->deadline = mono_ms() + ST_TIMEOUT_MS;
 	while (c->fd >= 0 && c->have >= 2) {
 		size_t len = (size_t)c->buf[0] << 8 | c->buf[1];
 		struct client cl = { .server = c->server,
@@ -571,7 +572,7 @@ static void __attribute__((noreturn)) stub_main(void)
 		struct pollfd pfd[2 + 2 * ST_MAX_DNS + 2 + ST_MAX_TCP];
 		struct tcp_client *who[ST_MAX_TCP];
 		size_t n = 0, base_tcp;
-		uint64_t now = dnsint_now_ms(), next = now + ST_TIMEOUT_MS;
+		uint64_t now = mono_ms(), next = now + ST_TIMEOUT_MS;
 
 		pfd[n++] = (struct pollfd){ st.ctl, POLLIN, 0 };
 		for (size_t i = 0; i < st.n_dns; i++) {

@@ -61,15 +61,6 @@ struct st_status {
 	uint64_t netns; /* its network namespace's cookie; 0 unknown */
 };
 
-static inline uint64_t
-dnsint_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static inline int
 dnsint_fam(int family)
 {

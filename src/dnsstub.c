@@ -30,6 +30,7 @@
 #include "dnsstub-int.h"
 #include "helper.h"
 #include "hostdns.h"
+#include "mono.h"
 #include "xalloc.h"
 
 struct dnsstub {
@@ -95,7 +96,7 @@ status_take(struct dnsstub *s, uint64_t deadline_ms, char **cause)
 	if (s->status < 0)
 		return 0;
 	for (;;) {
-		uint64_t now = dnsint_now_ms();
+		uint64_t now = mono_ms();
 		int wait = deadline_ms == 0 ? -1 : (int)(deadline_ms - now) + 1;
 
 		if (deadline_ms != 0 && now >= deadline_ms)
@@ -238,7 +239,7 @@ take_record(struct dnsstub *s)
 	if (r.kind == REC_NEED_TCP) {
 		/* At most every ST_REFILL_MS: a stub gone wrong gets no
 		 * stream of host sockets. */
-		uint64_t now = dnsint_now_ms();
+		uint64_t now = mono_ms();
 
 		if (now - s->refilled_ms >= ST_REFILL_MS) {
 			s->refilled_ms = now;
@@ -399,7 +400,7 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 	struct st_resp resp;
 	/* The supervisor waits (the command's call with it): as long as a
 	 * resolver's client would for an answer, on a loaded machine. */
-	uint64_t deadline = dnsint_now_ms() + ST_TIMEOUT_MS;
+	uint64_t deadline = mono_ms() + ST_TIMEOUT_MS;
 	int r;
 
 	*fd = -1;
@@ -426,7 +427,7 @@ dnsstub_socket(struct dnsstub *s, int family, int type,
 	for (;;) {
 		struct pollfd pfd[2] = { { s->ctl, POLLIN, 0 },
 					 { s->rec, POLLIN, 0 } };
-		uint64_t now = dnsint_now_ms();
+		uint64_t now = mono_ms();
 
 		if (now >= deadline)
 			return -ETIMEDOUT;

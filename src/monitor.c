@@ -25,6 +25,7 @@
 #include "compat/syscall.h"
 #include "fdutil.h"
 #include "monitor.h"
+#include "mono.h"
 #include "xalloc.h"
 
 /* The signals forwarded to the child.  SIGCHLD is what ends the loop. */
@@ -458,15 +459,6 @@ is_term_stop(int sig)
 	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Both halves of a stop of the terminal's came: stop too, or, as pid 1
  * of a namespace (which cannot stop itself), stop the namespace and tell
  * the monitor above. */
@@ -515,7 +507,7 @@ static void
 child_stopped(int sig, bool from_pipe, bool reap_all)
 {
 	stop.child = sig;
-	stop.child_ns = now_ns();
+	stop.child_ns = mono_ns();
 	stop.from_pipe = from_pipe;
 	follow_stop(reap_all);
 }
@@ -586,7 +578,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		xcalloc(3 + MONITOR_MAX_WATCH + (guest ? guest->max_fds : 0),
 			sizeof(*pfd));
 
-	uint64_t release_ns = now_ns() + RELEASE_AFTER_MS * 1000000ull;
+	uint64_t release_ns = mono_ns() + RELEASE_AFTER_MS * 1000000ull;
 	bool released = false;
 
 	sigprocmask(SIG_BLOCK, &set, NULL);
@@ -625,7 +617,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		if (guest)
 			n_sv = guest->fds(guest->arg, pfd + first_sv);
 		if (!released) {
-			uint64_t now = now_ns(), left = 0;
+			uint64_t now = mono_ns(), left = 0;
 
 			if (now < release_ns)
 				left = (release_ns - now) / 1000000 + 1;
@@ -637,7 +629,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 				continue;
 			return -errno;
 		}
-		if (!released && now_ns() >= release_ns) {
+		if (!released && mono_ns() >= release_ns) {
 			release_startup_pages();
 			released = true;
 		}
@@ -695,7 +687,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		if (si.ssi_code == SI_KERNEL) {
 			if (is_term_stop((int)si.ssi_signo)) {
 				stop.term = (int)si.ssi_signo;
-				stop.term_ns = now_ns();
+				stop.term_ns = mono_ns();
 				follow_stop(reap_all);
 			}
 			continue;

@@ -28,6 +28,7 @@
 #include "helper.h"
 #include "hostrule.h"
 #include "httpreq.h"
+#include "mono.h"
 #include "proxy.h"
 #include "proxyserve.h"
 #include "sockdiag.h"
@@ -162,7 +163,7 @@ log_refusal(int c, const char *host, bool is_ip, uint16_t port,
 	target = is_ip && strchr(host, ':') ? xasprintf("[%s]:%u", host, port)
 					    : xasprintf("%s:%u", host, port);
 	pthread_mutex_lock(&ps.lock);
-	if (netpolicy_ratelimit_take(&ps.rl, supervise_now_ns(), &rep)) {
+	if (netpolicy_ratelimit_take(&ps.rl, mono_ns(), &rep)) {
 		if (rep > 0) {
 			_cleanup_free_ char *s =
 				xasprintf("%s: suppressed %lu", ps.prefix, rep);
@@ -248,7 +249,7 @@ dns_ask(const struct netpolicy_addr *server, const char *name, uint16_t type,
 	struct dns_answer answer;
 	uint16_t id;
 	int qlen, r;
-	uint64_t deadline = supervise_now_ns() + PS_DNS_TIMEOUT_MS * 1000000ull;
+	uint64_t deadline = mono_ns() + PS_DNS_TIMEOUT_MS * 1000000ull;
 
 	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
 		return -EIO;
@@ -263,7 +264,7 @@ dns_ask(const struct netpolicy_addr *server, const char *name, uint16_t type,
 		return -errno;
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
-		uint64_t now = supervise_now_ns();
+		uint64_t now = mono_ns();
 		ssize_t got;
 
 		if (now >= deadline)
@@ -436,7 +437,7 @@ static ssize_t
 read_more(int c, char *buf, size_t have, size_t size, uint64_t deadline)
 {
 	struct pollfd pfd = { c, POLLIN, 0 };
-	uint64_t now = supervise_now_ns();
+	uint64_t now = mono_ns();
 	ssize_t n;
 
 	if (have >= size)
@@ -461,8 +462,7 @@ serve(int c)
 	struct netpolicy_addr addrs[PS_MAX_ADDRS];
 	struct proxy_verdict v = { REFUSAL_NONE, NULL },
 			     refused = { REFUSAL_NONE, NULL };
-	uint64_t deadline =
-		supervise_now_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
+	uint64_t deadline = mono_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
 	size_t have = 0, n_addrs;
 	int r = -EAGAIN;
 
@@ -537,7 +537,7 @@ serve(int c)
 			goto out;
 		/* The tunnel's first bytes: a TLS ClientHello must name
 		 * the host CONNECT named. */
-		deadline = supervise_now_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
+		deadline = mono_ns() + PS_HEAD_TIMEOUT_MS * 1000000ull;
 		for (;;) {
 			ssize_t n;
 
@@ -644,8 +644,7 @@ state_init(const struct net_plan *np, char *const *envp)
 	ps.np = np;
 	ps.rules = netpolicy_rules_copy(np->rules, ps.dns, ps.n_dns);
 	ps.prefix = xstrdup(np->log_prefix);
-	netpolicy_ratelimit_init(&ps.rl, PS_LOG_BURST, PS_LOG_RATE,
-				 supervise_now_ns());
+	netpolicy_ratelimit_init(&ps.rl, PS_LOG_BURST, PS_LOG_RATE, mono_ns());
 	path = np->log_blocked ? netpolicy_log_path(np->name, envp) : NULL;
 	if (path != NULL)
 		ps.logfd = open(path,

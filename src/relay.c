@@ -19,6 +19,7 @@
 #include "channel.h"
 #include "cleanup.h"
 #include "helper.h"
+#include "mono.h"
 #include "netpolicy.h"
 #include "relay.h"
 #include "testhook.h"
@@ -72,15 +73,6 @@ static size_t relay_n_rules;
 static int relay_chan = -1;
 static struct conn conns[RELAY_MAX_CONNS];
 static size_t relay_pipe_grown; /* the sum of the pipes' grown */
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Close fd with a reset, not an orderly end: the command sees
  * ECONNRESET. */
@@ -429,7 +421,7 @@ conn_take(const struct channel_msg *m)
 	k->up.pipe[0] = k->up.pipe[1] = -1;
 	k->down.pipe[0] = k->down.pipe[1] = -1;
 	k->buf = xmalloc(RELAY_HEAD_MAX);
-	k->deadline_ms = now_ms() + RELAY_HEAD_MS;
+	k->deadline_ms = mono_ms() + RELAY_HEAD_MS;
 	k->state = CONN_HEAD;
 	/* The address's handshake first: it has the client's whole first
 	 * record to finish in. */
@@ -481,7 +473,7 @@ static void __attribute__((noreturn)) relay_main(void)
 	static struct channel_msg m;
 
 	for (;;) {
-		uint64_t now = now_ms(), next = UINT64_MAX;
+		uint64_t now = mono_ms(), next = UINT64_MAX;
 		nfds_t n = 1;
 		int timeout;
 

@@ -17,6 +17,7 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
+#include "mono.h"
 #include "resources.h"
 #include "strv.h"
 #include "monitor.h"
@@ -404,15 +405,6 @@ cmd_file(struct resources_run *lr, const char *file)
 	return lr->file;
 }
 
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /*
  * Remove the cgroup name of the base once its processes have left: they
  * may still be on their way out when the command's end was reported
@@ -430,7 +422,7 @@ cgroup_remove(struct resources_run *lr, const char *name, const char *path,
 	int e, left;
 
 	for (;;) {
-		uint64_t now = now_ms();
+		uint64_t now = mono_ms();
 		char buf[256];
 		ssize_t n;
 		struct pollfd pfd;
@@ -477,7 +469,7 @@ cgroup_remove(struct resources_run *lr, const char *name, const char *path,
 static void
 cgroup_unmake(struct resources_run *lr)
 {
-	uint64_t deadline = now_ms() + LLW_CGROUP_REMOVE_S * 1000;
+	uint64_t deadline = mono_ms() + LLW_CGROUP_REMOVE_S * 1000;
 
 	/* By descriptor: the monitor's view of /sys may have changed
 	 * (L3 mounts in the mount namespace it shares with pid 1). */
@@ -737,7 +729,7 @@ resources_finish(struct resources_run *lr, struct resources_outcome *o)
 	 * helpers, in resources_free, once they are stopped. */
 	if (lr->owner == getpid() && lr->base_fd >= 0 && lr->cmd_cg != NULL) {
 		cgroup_remove(lr, lr->cmd_name, lr->cmd_cg,
-			      now_ms() + LLW_CGROUP_REMOVE_S * 1000);
+			      mono_ms() + LLW_CGROUP_REMOVE_S * 1000);
 		free(lr->cmd_cg);
 		lr->cmd_cg = NULL;
 	}

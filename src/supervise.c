@@ -56,6 +56,7 @@
 #include "filter.h"
 #include "hostdns.h"
 #include "monitor.h"
+#include "mono.h"
 #include "sockdiag.h"
 #include "testhook.h"
 #include "supervise-int.h"
@@ -125,15 +126,6 @@ supervise_yama_cause(const char *scope)
 			 "(pidfd_getfd needs ptrace access; it works with 0 "
 			 "or 1)",
 			 v);
-}
-
-uint64_t
-supervise_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* mkdir -p, mode 0700, of the directory part of path. */
@@ -296,7 +288,7 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 	sv->log = np->log_blocked;
 	sv->prefix = xstrdup(np->log_prefix);
 	netpolicy_ratelimit_init(&sv->rl, NETPOLICY_LOG_BURST,
-				 NETPOLICY_LOG_RATE, supervise_now_ns());
+				 NETPOLICY_LOG_RATE, mono_ns());
 	if (sv->log) {
 		_cleanup_free_ char *path = netpolicy_log_path(np->name, envp);
 
@@ -723,7 +715,7 @@ pending_run(struct supervisor *sv, size_t i)
 static void
 pending_tick(struct supervisor *sv)
 {
-	uint64_t now = supervise_now_ns();
+	uint64_t now = mono_ns();
 
 	for (size_t i = sv->n_pending; i-- > 0;) {
 		if (seccomp_notify_id_valid(sv->listener,

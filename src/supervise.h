@@ -191,9 +191,6 @@ void supervise_finish(struct supervisor *sv);
 struct monitor_guest;
 void supervise_guest(struct supervisor *sv, struct monitor_guest *g);
 
-/* CLOCK_MONOTONIC in nanoseconds: the rate limit's and decisions' clock. */
-uint64_t supervise_now_ns(void);
-
 /* Lines describing the supervisor's rules and log, for --explain, from
  * the plan's configuration c and network side np (the resolvers read
  * from /etc/resolv.conf when np names none; stub: allow-host through

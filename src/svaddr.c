@@ -16,6 +16,7 @@
 
 #include "channel.h"
 #include "cleanup.h"
+#include "mono.h"
 #include "proxyserve.h"
 #include "sockdiag.h"
 #include "supervise-int.h"
@@ -266,7 +267,7 @@ svaddr_check(struct supervisor *sv, const struct call *c, enum netpolicy_op op,
 	q = (struct netpolicy_query){ .op = op,
 				      .proto = svcall_proto(c),
 				      .addr = ip,
-				      .now_ns = supervise_now_ns() };
+				      .now_ns = mono_ns() };
 	sv->deciding = c->sock;
 	rule = netpolicy_decide(sv->rules, &q, &lookup).refusal;
 	/* QUIC to a learned address: no name the relay checks. */
@@ -653,7 +654,7 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 		struct netpolicy_query q = { .op = NETPOLICY_LISTEN,
 					     .proto = svcall_proto(c),
 					     .addr = ip,
-					     .now_ns = supervise_now_ns() };
+					     .now_ns = mono_ns() };
 		enum refusal rule =
 			netpolicy_decide(sv->rules, &q, NULL).refusal;
 

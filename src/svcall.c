@@ -32,6 +32,7 @@
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
+#include "mono.h"
 #include "refusal.h"
 #include "supervise-int.h"
 #include "xalloc.h"
@@ -679,7 +680,7 @@ svcall_unhold(struct supervisor *sv, const struct call *c)
 void
 svcall_hold_connect(struct supervisor *sv, const struct call *c, bool connected)
 {
-	uint64_t now = supervise_now_ns();
+	uint64_t now = mono_ns();
 	struct stat st;
 
 	if (sv->getfd || c->sock < 0 || fstat(c->sock, &st) < 0)
@@ -914,7 +915,7 @@ svcall_queue(struct supervisor *sv, struct call *c, enum pending_kind kind)
 	p->kind = kind;
 	p->req = *c->req;
 	p->sock = c->sock;
-	p->deadline_ns = supervise_now_ns() + 10 * 1000000u;
+	p->deadline_ns = mono_ns() + 10 * 1000000u;
 	c->sock = -1;
 	return CALL_PENDING;
 }

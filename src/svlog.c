@@ -17,6 +17,7 @@
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
+#include "mono.h"
 #include "supervise-int.h"
 #include "xalloc.h"
 
@@ -160,7 +161,7 @@ svlog_blocked(struct supervisor *sv, enum netpolicy_op op,
 	note_stderr(sv, pidfd, op, proto, target, rule);
 	if (!sv->log)
 		return;
-	if (!netpolicy_ratelimit_take(&sv->rl, supervise_now_ns(), &rep))
+	if (!netpolicy_ratelimit_take(&sv->rl, mono_ns(), &rep))
 		return;
 	if (rep > 0)
 		log_suppressed(sv, rep);
@@ -175,7 +176,7 @@ svlog_flush(struct supervisor *sv, bool at_exit)
 {
 	unsigned long rep;
 
-	if (sv->log && netpolicy_ratelimit_flush(&sv->rl, supervise_now_ns(),
-						 at_exit, &rep))
+	if (sv->log &&
+	    netpolicy_ratelimit_flush(&sv->rl, mono_ns(), at_exit, &rep))
 		log_suppressed(sv, rep);
 }

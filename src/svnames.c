@@ -25,6 +25,7 @@
 #include "fdutil.h"
 #include "hostdns.h"
 #include "httpreq.h"
+#include "mono.h"
 #include "relay.h"
 #include "testhook.h"
 #include "sockdiag.h"
@@ -56,7 +57,7 @@ relay_go(struct supervisor *sv)
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(at);
 	struct pollfd pfd = { .fd = sv->relay, .events = POLLIN };
-	uint64_t deadline = supervise_now_ns() + RELAY_START_MS * 1000000ull;
+	uint64_t deadline = mono_ns() + RELAY_START_MS * 1000000ull;
 	const struct relay_status *st;
 	struct channel_msg m;
 	char *cause = NULL;
@@ -94,7 +95,7 @@ relay_go(struct supervisor *sv)
 		return -1;
 	}
 	for (;;) {
-		uint64_t now = supervise_now_ns();
+		uint64_t now = mono_ns();
 
 		if (now >= deadline) {
 			relay_down(sv, "llwrap-relay did not set up within "
@@ -227,8 +228,8 @@ stub_record(struct supervisor *sv, const struct dnsstub_record *rec)
 	if (rec->rule < 0 || (size_t)rec->rule >= sv->net->n_hosts)
 		return;
 	hostdns_learn(sv->learned, &rec->answer, (uint16_t)rec->rule,
-		      learned_now(supervise_now_ns()), svnames_host_local, sv,
-		      refused, DNS_ANSWER_ADDRS, &n_refused);
+		      learned_now(mono_ns()), svnames_host_local, sv, refused,
+		      DNS_ANSWER_ADDRS, &n_refused);
 	for (size_t i = 0; i < n_refused; i++) {
 		sv->rebind[sv->next_rebind] = refused[i];
 		sv->next_rebind = (sv->next_rebind + 1) % SV_MAX_REBIND;
@@ -602,7 +603,7 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	 * resolver's answers, and /etc/hosts), on this port. */
 	req.n = (uint32_t)hostaddrs_entries(
 		sv->learned, np->hosts, np->n_hosts, np->connect_tcp, &ip,
-		learned_now(supervise_now_ns()), req.entries, RELAY_ENTRIES);
+		learned_now(mono_ns()), req.entries, RELAY_ENTRIES);
 	for (size_t i = 0; i < sv->n_fixed && req.n < RELAY_ENTRIES; i++)
 		if (netpolicy_addr_same(&sv->fixed[i].addr, &ip) &&
 		    hostrule_port(&np->hosts[sv->fixed[i].rule],
@@ -697,9 +698,9 @@ svnames_datagram(struct supervisor *sv, const struct netpolicy_addr *ip)
 	for (size_t i = 0; i < np->n_cidrs; i++)
 		if (netpolicy_cidr_contains(&np->cidrs[i], ip))
 			return REFUSAL_NONE;
-	if (hostaddrs_entries(
-		    sv->learned, np->hosts, np->n_hosts, np->connect_udp, ip,
-		    learned_now(supervise_now_ns()), e, RELAY_ENTRIES) > 0)
+	if (hostaddrs_entries(sv->learned, np->hosts, np->n_hosts,
+			      np->connect_udp, ip, learned_now(mono_ns()), e,
+			      RELAY_ENTRIES) > 0)
 		return REFUSAL_QUIC;
 	for (size_t i = 0; i < sv->n_fixed; i++)
 		if (netpolicy_addr_same(&sv->fixed[i].addr, ip))
