@@ -25,6 +25,7 @@
 #include "gitguard.h"
 #include "maskwatch.h"
 #include "monitor.h"
+#include "mountinfo.h"
 #include "pathtree.h"
 #include "strv.h"
 #include "testhook.h"
@@ -67,35 +68,6 @@ struct maskwatch {
 #define MASKWATCH_TABLE_MAX  (16u << 20)
 #define MASKWATCH_CONFIG_MAX (1u << 20)
 
-/* The next blank-separated field of *s, mountinfo's octal escapes
- * (\040 for a blank) undone; NULL at the end of the line. */
-static char *
-field(const char **s, char *buf, size_t size)
-{
-	const char *p = *s;
-	size_t n = 0;
-
-	while (*p == ' ')
-		p++;
-	if (*p == '\0' || *p == '\n')
-		return NULL;
-	while (*p != '\0' && *p != ' ' && *p != '\n') {
-		char c = *p++;
-
-		if (c == '\\' && p[0] >= '0' && p[0] <= '3' && p[1] >= '0' &&
-		    p[1] <= '7' && p[2] >= '0' && p[2] <= '7') {
-			c = (char)((p[0] - '0') * 64 + (p[1] - '0') * 8 +
-				   (p[2] - '0'));
-			p += 3;
-		}
-		if (n + 1 < size)
-			buf[n++] = c;
-	}
-	buf[n] = '\0';
-	*s = p;
-	return buf;
-}
-
 int
 maskwatch_mount_id(const char *table, const char *path)
 {
@@ -107,11 +79,11 @@ maskwatch_mount_id(const char *table, const char *path)
 		const char *nl = strchr(line, '\n');
 
 		/* id, parent id, major:minor, root, mount point */
-		if (field(&s, id, sizeof(id)) != NULL &&
-		    field(&s, point, sizeof(point)) != NULL &&
-		    field(&s, point, sizeof(point)) != NULL &&
-		    field(&s, point, sizeof(point)) != NULL &&
-		    field(&s, point, sizeof(point)) != NULL &&
+		if (mountinfo_field(&s, id, sizeof(id)) != NULL &&
+		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
+		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
+		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
+		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
 		    strcmp(point, path) == 0)
 			found = atoi(id);
 		line = nl != NULL ? nl + 1 : NULL;

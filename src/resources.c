@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "cleanup.h"
 #include "fdutil.h"
 #include "mono.h"
+#include "mountinfo.h"
 #include "resources.h"
 #include "strv.h"
 #include "monitor.h"
@@ -26,33 +28,6 @@
 
 /* ---- Pure ---- */
 
-/* The next blank-separated field of *s, unescaping mountinfo's octal
- * escapes (\040 for a blank); NULL at the end of the line. */
-static char *
-mountinfo_field(const char **s)
-{
-	const char *c = *s;
-	char *out, *o;
-
-	while (*c == ' ')
-		c++;
-	if (*c == '\0' || *c == '\n')
-		return NULL;
-	out = o = xcalloc(strlen(c) + 1, 1);
-	while (*c != '\0' && *c != ' ' && *c != '\n') {
-		if (c[0] == '\\' && c[1] >= '0' && c[1] <= '3' && c[2] >= '0' &&
-		    c[2] <= '7' && c[3] >= '0' && c[3] <= '7') {
-			*o++ = (char)((c[1] - '0') * 64 + (c[2] - '0') * 8 +
-				      (c[3] - '0'));
-			c += 4;
-		} else {
-			*o++ = *c++;
-		}
-	}
-	*s = c;
-	return out;
-}
-
 /* The cgroup2 mount of mountinfo: its root and mount point. */
 static int
 cgroup2_mount(const char *mountinfo, char **root, char **point)
@@ -60,24 +35,22 @@ cgroup2_mount(const char *mountinfo, char **root, char **point)
 	for (const char *line = mountinfo; line != NULL && *line != '\0';) {
 		const char *next = strchr(line, '\n'), *c = line;
 		_cleanup_strv_ char **f = NULL;
-		char *w;
+		char w[PATH_MAX + 1];
 		bool dash = false;
 
-		while ((w = mountinfo_field(&c)) != NULL) {
+		while (mountinfo_field(&c, w, sizeof(w)) != NULL) {
 			/* After the optional fields, " - " and the type. */
 			if (dash && strv_length(f) >= 5) {
 				if (strcmp(w, "cgroup2") == 0) {
 					*root = xstrdup(f[3]);
 					*point = xstrdup(f[4]);
-					free(w);
 					return 0;
 				}
-				free(w);
 				break;
 			}
 			if (strcmp(w, "-") == 0 && strv_length(f) >= 6)
 				dash = true;
-			strv_push_take(&f, w);
+			strv_push(&f, w);
 		}
 		line = next != NULL ? next + 1 : NULL;
 	}
