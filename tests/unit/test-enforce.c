@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cliprofile.h"
 #include "compat/landlock.h"
 #include "pathtree.h"
 #include "planner.h"
@@ -216,22 +217,6 @@ run_probes(const struct ruleset_plan *rp, int set, unsigned char *got)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-/* Apply "filesystem LEVEL PATH" flags to the command-line profile. */
-static struct profile *
-cli_profile(const struct vars *v, char **flags)
-{
-	struct profile *cli = profile_new("command line", PROFILE_KIND_CLI);
-
-	for (char **f = flags; f != NULL && *f != NULL; f++) {
-		_cleanup_strv_ char **w = strv_split_blank(*f);
-		_cleanup_free_ char *cause = NULL;
-
-		if (profile_add(cli, v, w[0], w[1], w[2], 0, &cause) < 0)
-			fail_msg("%s", cause);
-	}
-	return cli;
-}
-
 /* why's question for probe i: the path resolved as the kernel resolves
  * it, a new entry's path for write and mkdir in a directory. */
 static void
@@ -286,6 +271,7 @@ test_enforce(void **state)
 		      (unsigned long long)seed, N_SETS, N_PROBES, k.abi);
 	for (int set = 0; set < N_SETS; set++) {
 		_cleanup_strv_ char **flags = NULL;
+		_cleanup_free_ char *joined = NULL;
 		_cleanup_free_ char *cause = NULL;
 		size_t n_rules = 1 + next_random(&s) % 4;
 		struct policy_request req = {
@@ -317,7 +303,8 @@ test_enforce(void **state)
 						 path));
 		}
 		vars = vars_new(test_env, root, "tool");
-		cli = cli_profile(vars, flags);
+		joined = strv_join(flags, ";");
+		cli = cli_profile(vars, joined);
 		req.cli = cli;
 		if (policy_resolve(&req, &p, &cause) < 0)
 			fail_msg("%s", cause);
