@@ -675,11 +675,13 @@ resources_parent(struct resources_run *lr, pid_t child)
 	return 0;
 }
 
-void
+char **
 resources_finish(struct resources_run *lr, struct resources_outcome *o)
 {
+	char **notes;
+
 	if (lr == NULL)
-		return;
+		return NULL;
 	if (lr->timer_fd >= 0) {
 		monitor_unwatch(lr->timer_fd);
 		close(lr->timer_fd);
@@ -707,18 +709,9 @@ resources_finish(struct resources_run *lr, struct resources_outcome *o)
 		lr->cmd_cg = NULL;
 	}
 	*o = lr->out;
-}
-
-char **
-resources_notes(struct resources_run *lr)
-{
-	char **v;
-
-	if (lr == NULL)
-		return NULL;
-	v = lr->notes;
+	notes = lr->notes;
 	lr->notes = NULL;
-	return v;
+	return notes;
 }
 
 char **

@@ -103,13 +103,10 @@ int resources_parent(struct resources_run *lr, pid_t child);
 
 /* In the monitor, once the child has ended: what happened, then the
  * command's cgroup removed once empty (what the command left running in
- * it first killed; at most LLW_CGROUP_REMOVE_S, else named in a note:
- * resources_notes). */
-void resources_finish(struct resources_run *lr, struct resources_outcome *o);
-
-/* The lines saying which cgroup was left behind and why, taken (the
- * caller prints and frees them; nothing here prints). */
-char **resources_notes(struct resources_run *lr);
+ * it first killed; at most LLW_CGROUP_REMOVE_S).  The lines saying which
+ * cgroup was left behind and why, the caller's to print and free
+ * (nothing here prints). */
+char **resources_finish(struct resources_run *lr, struct resources_outcome *o);
 
 /* The rest undone: the monitor's cgroup, where llwrap's helpers ran, so
  * after they are stopped (what is left there killed, then removed as

@@ -685,8 +685,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		if (monitor_run(NULL, pid, reap_all, &wstatus) < 0)
 			kill(pid, SIGKILL);
 		maskwatch_disarm(mw->mask);
-		resources_finish(lr, lo);
-		print_notes(resources_notes(lr));
+		print_notes(resources_finish(lr, lo));
 		if (mw->end_orphans)
 			monitor_end_orphans();
 		watchlater_finish(mw->wl);
@@ -702,8 +701,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		kill(pid, SIGKILL);
 	/* The teardown's changes are not the host's. */
 	maskwatch_disarm(mw->mask);
-	resources_finish(lr, lo);
-	print_notes(resources_notes(lr));
+	print_notes(resources_finish(lr, lo));
 	if (mw->end_orphans)
 		monitor_end_orphans();
 	watchlater_finish(mw->wl);
@@ -774,8 +772,7 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 	monitor_exit_watch(-1);
 	if (r < 0)
 		kill(pid, SIGKILL);
-	resources_finish(lr, mw->lo);
-	print_notes(resources_notes(lr));
+	print_notes(resources_finish(lr, mw->lo));
 	/* The final check, once nothing of the command's is left, before
 	 * anything is written where the command's output goes (a pipe that
 	 * nobody reads must not keep it from running). */
