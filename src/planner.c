@@ -333,8 +333,7 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	 * view (bubblewrap binds it: bwrap.c), or a connect would reach a
 	 * placeholder the supervisor refuses. */
 	for (size_t i = 0; i < p->unix_paths.n; i++)
-		strv_push(&sb->ns_keep, p->unix_paths.v[i].value);
-	sb->ns.keep = sb->ns_keep;
+		strv_push(&sb->ns.keep, p->unix_paths.v[i].value);
 }
 
 /* The run refused for want of L3: needed says what for, why what refuses
@@ -1271,7 +1270,7 @@ planner_free(struct sandbox *sb)
 	maskwatch_free(sb->maskwatch);
 	strv_free(sb->git_limits);
 	strv_free(sb->unhidden);
-	strv_free(sb->ns_keep);
+	strv_free(sb->ns.keep);
 	net_plan_clear(&sb->net);
 	free(sb);
 }

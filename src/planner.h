@@ -128,7 +128,6 @@ struct sandbox {
 	bool supervise;		   /* S: the network supervisor */
 	bool use_ns;		   /* L3 */
 	struct ns_opts ns;
-	char **ns_keep;		  /* ns.keep's storage */
 	char *ns_needed;	  /* why the policy needs L3, or NULL */
 	bool pts_granted;	  /* the rules grant /dev/pts (terminals) */
 	char *backend_why;	  /* why this backend, for --explain */

@@ -34,8 +34,9 @@ struct ns_opts {
 	enum llw_access project_access; /* ... with this access */
 	/* Shown as the host has them where sealed, though no rule lets
 	 * them be read: the unix sockets the network plan allows, which
-	 * the supervisor knows by their inode.  NULL-terminated, or NULL. */
-	char *const *keep;
+	 * the supervisor knows by their inode.  NULL-terminated, or NULL;
+	 * the planner's (planner_free frees it). */
+	char **keep;
 	/* The view is sealed (viewplan_unsealable): nothing in it the plan
 	 * does not let the sandbox read but absent or a placeholder the
 	 * kernel refuses to read (mode 000), so that the kernel decides

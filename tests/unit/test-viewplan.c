@@ -614,7 +614,7 @@ test_table(void **state)
 			.devpts = c->devpts,
 			.private_tmp = c->private_tmp,
 			.seal = c->seal,
-			.keep = (char *const *)c->keep,
+			.keep = (char **)c->keep,
 		};
 		struct viewplan v = { 0 };
 		struct viewplan_fs vfs = { .type_of = type_of,
