@@ -516,8 +516,7 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 			sb->supervise ? "; the supervisor is not asked" : "");
 		break;
 	case SANDBOX_WATCHES_JUDGED: {
-		const char *why =
-			sb->use_ns ? viewplan_unsealable(sb->fs) : NULL;
+		const char *why = sb->use_ns ? sb->unsealed : NULL;
 
 		fprintf(f,
 			"  watching          inotify only where the sandbox "

@@ -190,6 +190,8 @@ struct sandbox {
 
 	/* Who checks an inotify watch (plan_watches). */
 	enum sandbox_watches watches;
+	/* Why L3's view is not sealed (viewplan_unsealable), or NULL. */
+	const char *unsealed;
 };
 
 /*
