@@ -65,8 +65,10 @@ struct maskwatch {
 	unsigned looks;
 };
 
-#define MASKWATCH_TABLE_MAX  (16u << 20)
-#define MASKWATCH_CONFIG_MAX (1u << 20)
+#define MASKWATCH_TABLE_MAX (16u << 20)
+/* How long a failed read of bwrap's pid 1's table waits for its end. */
+#define MASKWATCH_EXIT_WAIT_MS 1000
+#define MASKWATCH_CONFIG_MAX   (1u << 20)
 
 int
 maskwatch_mount_id(const char *table, const char *path)
@@ -262,8 +264,11 @@ bwrap_read(struct maskwatch *m, char **table)
 	else
 		r = table_read(fd, table);
 	/* Read before the check: a pid reused meanwhile is not taken for
-	 * the sandbox's. */
-	if (poll(&p, 1, 0) != 0)
+	 * the sandbox's.  A read that failed may be pid 1's exit under way:
+	 * its namespaces go before its end is signalled on the pidfd (the
+	 * table's open then fails with EINVAL), so wait for that end a
+	 * moment, on our own pidfd, before calling it a failure. */
+	if (poll(&p, 1, r < 0 ? MASKWATCH_EXIT_WAIT_MS : 0) != 0)
 		return -ESRCH;
 	return r;
 }
