@@ -26,6 +26,7 @@
 #include "maskwatch.h"
 #include "monitor.h"
 #include "mountinfo.h"
+#include "path.h"
 #include "pathtree.h"
 #include "strv.h"
 #include "testhook.h"
@@ -49,7 +50,8 @@ struct maskwatch_config {
 
 struct maskwatch {
 	char **paths; /* the masks' */
-	int *ids;     /* their mounts when armed; -1: not in the view */
+	int *ids;     /* their mounts (maskwatch_mounted, or bwrap's table once
+		       * its view is built); -1: not in the view */
 	size_t n;
 	struct maskwatch_config *cfg;
 	size_t n_cfg;
@@ -65,32 +67,78 @@ struct maskwatch {
 	unsigned looks;
 };
 
-#define MASKWATCH_TABLE_MAX (16u << 20)
+/* ids[i] of a mask mounted whose mount could not be told. */
+#define MASKWATCH_ID_UNKNOWN (-2)
+#define MASKWATCH_TABLE_MAX  (16u << 20)
 /* How long a failed read of bwrap's pid 1's table waits for its end. */
 #define MASKWATCH_EXIT_WAIT_MS 1000
 #define MASKWATCH_CONFIG_MAX   (1u << 20)
 
-int
-maskwatch_mount_id(const char *table, const char *path)
+static int
+path_cmpp(const void *a, const void *b)
+{
+	return path_cmp(a, *(char *const *)b);
+}
+
+void
+maskwatch_mount_ids(const char *table, char *const *paths, size_t n, int *ids)
 {
 	char id[32], point[PATH_MAX + 1];
-	int found = -1;
 
+	for (size_t i = 0; i < n; i++)
+		ids[i] = -1;
 	for (const char *line = table; line != NULL && *line != '\0';) {
 		const char *s = line;
 		const char *nl = strchr(line, '\n');
+		char *const *k;
 
-		/* id, parent id, major:minor, root, mount point */
+		/* id, parent id, major:minor, root, mount point; a later
+		 * line at the same point is a mount on top. */
 		if (mountinfo_field(&s, id, sizeof(id)) != NULL &&
 		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
 		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
 		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
 		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
-		    strcmp(point, path) == 0)
-			found = atoi(id);
+		    (k = bsearch(point, paths, n, sizeof(*paths), path_cmpp)) !=
+			    NULL)
+			ids[k - paths] = atoi(id);
 		line = nl != NULL ? nl + 1 : NULL;
 	}
-	return found;
+}
+
+static int
+int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+ssize_t
+maskwatch_gone(const char *table, const int *ids, size_t n)
+{
+	_cleanup_free_ int *have = NULL;
+	size_t n_have = 0, cap = 0;
+	ssize_t gone = -1;
+
+	for (const char *line = table; line != NULL && *line != '\0';) {
+		const char *nl = strchr(line, '\n');
+
+		if (n_have == cap) {
+			cap = cap == 0 ? 64 : cap * 2;
+			have = xreallocarray(have, cap, sizeof(*have));
+		}
+		have[n_have++] = atoi(line);
+		line = nl != NULL ? nl + 1 : NULL;
+	}
+	if (n_have > 0)
+		qsort(have, n_have, sizeof(*have), int_cmp);
+	for (size_t i = 0; i < n && gone < 0; i++)
+		if (ids[i] >= 0 &&
+		    (n_have == 0 || bsearch(&ids[i], have, n_have,
+					    sizeof(*have), int_cmp) == NULL))
+			gone = (ssize_t)i;
+	return gone;
 }
 
 /* The text of a git configuration in dirfd: 0, -ENOENT, or -errno (a
@@ -216,34 +264,6 @@ table_read(int fd, char **table)
 	return fd_read_all(fd, MASKWATCH_TABLE_MAX, table, &len);
 }
 
-/* Whether table holds the mount id. */
-static bool
-mount_present(const char *table, int id)
-{
-	char want[32];
-	size_t n = (size_t)snprintf(want, sizeof(want), "%d ", id);
-
-	for (const char *line = table; line != NULL && *line != '\0';) {
-		const char *nl = strchr(line, '\n');
-
-		if (strncmp(line, want, n) == 0)
-			return true;
-		line = nl != NULL ? nl + 1 : NULL;
-	}
-	return false;
-}
-
-/* A mask whose recorded mount left bubblewrap's table (the ids stay
- * as they were once the view was built), or NULL. */
-static const char *
-bwrap_table(struct maskwatch *m, const char *table)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (m->ids[i] >= 0 && !mount_present(table, m->ids[i]))
-			return m->paths[i];
-	return NULL;
-}
-
 /*
  * bubblewrap's table, read anew each time: an open file shows the mounts
  * as seen from the root its process had at the open, and bwrap changes
@@ -273,13 +293,26 @@ bwrap_read(struct maskwatch *m, char **table)
 	return r;
 }
 
+/* The mask at index i has gone: stop the sandbox, and say so at its
+ * end (maskwatch_finish). */
+static void
+mask_gone(struct maskwatch *m, size_t i)
+{
+	snprintf(m->seen->path, sizeof(m->seen->path), "%s", m->paths[i]);
+	m->seen->lost = 1;
+	if (m->delay_ms > 0)
+		usleep(m->delay_ms * 1000);
+	stop_sandbox(m);
+	maskwatch_disarm(m);
+}
+
 /* The table changed: a mask whose mount went stops the sandbox. */
 static void
 table_changed(void *arg)
 {
 	struct maskwatch *m = arg;
 	_cleanup_free_ char *table = NULL;
-	const char *gone = NULL;
+	ssize_t gone;
 	int r;
 
 	r = m->sandbox >= 0 ? bwrap_read(m, &table) : table_read(m->fd, &table);
@@ -287,29 +320,37 @@ table_changed(void *arg)
 		return; /* bwrap's pid 1 has ended: the teardown */
 	if (r < 0) {
 		m->seen->lost = 2;
-	} else {
-		if (m->sandbox >= 0)
-			gone = bwrap_table(m, table);
-		for (size_t i = 0; m->sandbox < 0 && i < m->n && gone == NULL;
-		     i++)
-			if (m->ids[i] >= 0 &&
-			    maskwatch_mount_id(table, m->paths[i]) != m->ids[i])
-				gone = m->paths[i];
-		if (gone == NULL)
-			return;
-		snprintf(m->seen->path, sizeof(m->seen->path), "%s", gone);
-		m->seen->lost = 1;
-		if (m->delay_ms > 0)
-			usleep(m->delay_ms * 1000);
+		stop_sandbox(m);
+		maskwatch_disarm(m);
+		return;
 	}
-	stop_sandbox(m);
-	maskwatch_disarm(m);
+	if ((gone = maskwatch_gone(table, m->ids, m->n)) >= 0)
+		mask_gone(m, (size_t)gone);
+}
+
+void
+maskwatch_mounted(struct maskwatch *m, const char *path, int mnt_fd)
+{
+	char *const *k;
+	struct statx st;
+
+	if (m == NULL || (k = bsearch(path, m->paths, m->n, sizeof(*m->paths),
+				      path_cmpp)) == NULL)
+		return;
+	if (statx(mnt_fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+		  &st) < 0 ||
+	    !(st.stx_mask & STATX_MNT_ID) || st.stx_mnt_id > INT_MAX)
+		m->ids[k - m->paths] = MASKWATCH_ID_UNKNOWN;
+	else
+		m->ids[k - m->paths] = (int)st.stx_mnt_id;
 }
 
 int
 maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 {
-	_cleanup_free_ char *table = NULL;
+	_cleanup_free_ char *table = NULL, *shown = NULL;
+	unsigned delay;
+	ssize_t gone;
 	int r;
 
 	if (m == NULL)
@@ -318,6 +359,8 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 	/* Read now: pid 1's environ becomes the command's at its spawn
 	 * (CLONE_VM). */
 	m->delay_ms = testhook_maskwatch_delay_ms();
+	if ((delay = testhook_maskwatch_arm_delay_ms()) > 0)
+		usleep(delay * 1000);
 	m->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	r = m->fd < 0 ? -errno : table_read(m->fd, &table);
 	if (r < 0) {
@@ -328,8 +371,30 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 		maskwatch_disarm(m);
 		return r;
 	}
-	for (size_t i = 0; i < m->n; i++)
-		m->ids[i] = maskwatch_mount_id(table, m->paths[i]);
+	/* Each mask's mount, as the view's builder saw it attached
+	 * (maskwatch_mounted), must be there still: one the host removed
+	 * before this look is as one removed while the command runs. */
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->ids[i] != MASKWATCH_ID_UNKNOWN)
+			continue;
+		shown = text_shown(m->paths[i]);
+		*cause = xasprintf("cannot tell which mount is the mask on %s, "
+				   "so a host that removes it could not be "
+				   "seen",
+				   shown);
+		maskwatch_disarm(m);
+		return -EIO;
+	}
+	if ((gone = maskwatch_gone(table, m->ids, m->n)) >= 0) {
+		shown = text_shown(m->paths[gone]);
+		*cause = xasprintf("%s was replaced on the host while the "
+				   "sandbox's view was being built, which "
+				   "removed its mask; nothing was run; run it "
+				   "again",
+				   shown);
+		maskwatch_disarm(m);
+		return -ESTALE;
+	}
 	if ((r = monitor_watch_mounts(m->fd, table_changed, m)) < 0) {
 		*cause = xasprintf("cannot watch the sandbox's mount table: "
 				   "the monitor's loop watches %d descriptors "
@@ -399,8 +464,14 @@ bwrap_look(void *arg)
 	if (m->fd < 0 || bwrap_read(m, &table) < 0 ||
 	    monitor_watch_mounts(m->fd, table_changed, m) < 0)
 		goto failed;
-	for (size_t i = 0; i < m->n; i++)
-		m->ids[i] = maskwatch_mount_id(table, m->paths[i]);
+	/* bwrap mounts every mask: one not there now was removed since. */
+	maskwatch_mount_ids(table, m->paths, m->n, m->ids);
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->ids[i] >= 0)
+			continue;
+		mask_gone(m, i); /* its timer too */
+		return;
+	}
 	goto done;
 failed:
 	m->seen->lost = 2;
@@ -418,12 +489,18 @@ maskwatch_arm_bwrap(struct maskwatch *m, pid_t bwrap, char **cause)
 		.it_interval = { .tv_nsec = 1000000 },
 		.it_value = { .tv_nsec = 1000000 },
 	};
+	unsigned delay;
 	int r;
 
 	if (m == NULL)
 		return 0;
 	m->bwrap = bwrap;
 	m->delay_ms = testhook_maskwatch_delay_ms();
+	/* (Not a sleep: bwrap's start waits for this process.) */
+	if ((delay = testhook_maskwatch_arm_delay_ms()) > 0) {
+		its.it_value.tv_sec = delay / 1000;
+		its.it_value.tv_nsec = (long)(delay % 1000) * 1000000;
+	}
 	m->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (m->timer < 0 || timerfd_settime(m->timer, 0, &its, NULL) < 0) {
 		r = -errno;

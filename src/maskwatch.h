@@ -24,6 +24,7 @@
 #define LLW_MASKWATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct plan;
@@ -39,9 +40,17 @@ struct maskwatch;
 int maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause);
 
 /*
+ * In the process that builds L3's view (ns.c), as each mask is attached:
+ * the mask at path is mnt_fd's mount.  A mask the view does not mount
+ * (beneath a placeholder) is not watched.  Nothing when m is NULL.
+ */
+void maskwatch_mounted(struct maskwatch *m, const char *path, int mnt_fd);
+
+/*
  * In the watcher, once the view is built and before the command starts:
- * record the mount of each mask (/proc/self/mountinfo) and watch the
- * table (monitor_watch_mounts).  pid1: this process is pid 1 of the
+ * check that each mask's mount (maskwatch_mounted) is still there (one
+ * the host removed meanwhile refuses the run) and watch the table
+ * (monitor_watch_mounts).  pid1: this process is pid 1 of the
  * sandbox's pid namespace, and stops it with kill(-1); else it is the
  * command's parent and subreaper, and stops every child it has
  * (monitor_end_orphans).  -errno and *cause when the table cannot be
@@ -79,10 +88,13 @@ char **maskwatch_finish(struct maskwatch *m);
 void maskwatch_free(struct maskwatch *m);
 
 /*
- * Pure: the mount id of the last mount (the one on top) whose mount
- * point is path in table (the text of a /proc/PID/mountinfo), -1 when
- * none is.
+ * Pure, on table (the text of a /proc/PID/mountinfo), read once:
+ * maskwatch_mount_ids sets ids[i] to the mount on top at paths[i]
+ * (sorted by path_cmp), -1 where none is; maskwatch_gone is the first i
+ * whose ids[i] (>= 0) the table no longer holds, -1 when none.
  */
-int maskwatch_mount_id(const char *table, const char *path);
+void maskwatch_mount_ids(const char *table, char *const *paths, size_t n,
+			 int *ids);
+ssize_t maskwatch_gone(const char *table, const int *ids, size_t n);
 
 #endif /* LLW_MASKWATCH_H */

@@ -62,6 +62,7 @@
 #include "contain.h"
 #include "fdutil.h"
 #include "layers.h"
+#include "maskwatch.h"
 #include "ns.h"
 #include "testhook.h"
 #include "viewplan.h"
@@ -1001,7 +1002,8 @@ view_fill_tmpfs(const struct ns_opts *o, struct viewplan *v, char *const *links,
 
 /* Step 3 for one entry. */
 static int
-view_attach(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
+view_attach(const struct ns_opts *o, struct viewplan_mount *m,
+	    struct maskwatch *mw, char **cause)
 {
 	int r;
 
@@ -1020,13 +1022,15 @@ view_attach(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 				   strerror(-r));
 		return r;
 	}
+	if (m->kind == VIEWPLAN_MASK)
+		maskwatch_mounted(mw, m->path, m->fd);
 	close(m->fd);
 	m->fd = -1;
 	return 0;
 }
 
 static int
-view_build(const struct ns_opts *o, char **cause)
+view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 {
 	struct viewplan v = { 0 };
 	_cleanup_free_ char **links = NULL;
@@ -1110,7 +1114,7 @@ view_build(const struct ns_opts *o, char **cause)
 	}
 	for (size_t i = 0; i < v.n && r == 0; i++)
 		if (!v.m[i].skip && !v.m[i].made)
-			r = view_attach(o, &v.m[i], cause);
+			r = view_attach(o, &v.m[i], mw, cause);
 	if (r == 0 && o->devpts && access("/dev/ptmx", F_OK) == 0)
 		r = bind_ptmx(cause);
 	if (r == 0 && term >= 0)
@@ -1126,7 +1130,7 @@ view_build(const struct ns_opts *o, char **cause)
 }
 
 int
-ns_setup(const struct ns_opts *o, char **cause)
+ns_setup(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 {
 	int r;
 
@@ -1145,7 +1149,7 @@ ns_setup(const struct ns_opts *o, char **cause)
 				   strerror(-r));
 		return r;
 	}
-	if ((r = view_build(o, cause)) < 0)
+	if ((r = view_build(o, mw, cause)) < 0)
 		return r;
 	if (o->net && (r = ns_lo_up(NULL, 0, cause)) < 0)
 		return r;

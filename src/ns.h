@@ -17,6 +17,8 @@
 #include "access.h"
 #include "viewplan.h"
 
+struct maskwatch;
+
 /*
  * Whether this process may create an unprivileged user namespace; when
  * not, 0 and *cause naming the reason and the sysctl to look at.  A
@@ -52,10 +54,11 @@ int ns_unshare(const struct ns_opts *o, char **cause);
 
 /*
  * In the process that goes on towards exec, after ns_unshare() (inside
- * the pid namespace when o->pid): build the mount view and bring lo up.
- * Returns 0 or -errno with *cause.
+ * the pid namespace when o->pid): build the mount view and bring lo up;
+ * each mask's mount is told to mw as it is attached (maskwatch_mounted;
+ * mw may be NULL).  Returns 0 or -errno with *cause.
  */
-int ns_setup(const struct ns_opts *o, char **cause);
+int ns_setup(const struct ns_opts *o, struct maskwatch *mw, char **cause);
 /*
  * In a network namespace of this process's own: bring lo up and give it
  * the n addresses addrs (host routes; loopback ones it has already).

@@ -1095,7 +1095,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			monitor_exit_report(ended[1]);
 			init = true;
 		}
-		if ((r = ns_setup(&sb->ns, cause)) < 0)
+		if ((r = ns_setup(&sb->ns, sb->maskwatch, cause)) < 0)
 			goto out;
 		/* The view is built: its masks are watched from here (pid
 		 * 1), or by the monitor forked below. */

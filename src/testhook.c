@@ -61,3 +61,9 @@ testhook_maskwatch_delay_ms(void)
 {
 	return 0;
 }
+
+__attribute__((weak)) unsigned
+testhook_maskwatch_arm_delay_ms(void)
+{
+	return 0;
+}

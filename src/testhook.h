@@ -53,4 +53,9 @@ bool testhook_relay_fails(void);
  * new file first, for the final check to find. */
 unsigned testhook_maskwatch_delay_ms(void);
 
+/* The milliseconds the watch on the masks waits before its first look
+ * at the view (maskwatch_arm, maskwatch_arm_bwrap): 0.  A test replaces
+ * a masked file in between. */
+unsigned testhook_maskwatch_arm_delay_ms(void);
+
 #endif /* LLW_TESTHOOK_H */

@@ -127,3 +127,11 @@ testhook_maskwatch_delay_ms(void)
 
 	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
 }
+
+unsigned
+testhook_maskwatch_arm_delay_ms(void)
+{
+	const char *s = getenv("LLW_HOOK_MASKWATCH_ARM_DELAY_MS");
+
+	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
+}

@@ -23,19 +23,46 @@ static const char table[] =
 	"82 22 8:1 /p/c\\134d /p/c\\134d ro - ext4 /dev/sda1 rw";
 
 static void
-test_mount_id(void **state)
+test_mount_ids(void **state)
 {
+	/* Sorted by path_cmp, as the plan's masks are. */
+	char *const paths[] = { "/",	   "/p",
+				"/p/.env", "/p/.git/config",
+				"/p/a b",  "/p/a\\040b",
+				"/p/c\\d" };
+	int ids[7];
+
 	(void)state;
-	assert_int_equal(maskwatch_mount_id(table, "/p/.env"), 71);
+	maskwatch_mount_ids(table, paths, 7, ids);
+	assert_int_equal(ids[0], 22);
+	assert_int_equal(ids[1], -1);
+	assert_int_equal(ids[2], 71);
 	/* Stacked: the one on top. */
-	assert_int_equal(maskwatch_mount_id(table, "/p/.git/config"), 80);
-	assert_int_equal(maskwatch_mount_id(table, "/p/a b"), 81);
-	assert_int_equal(maskwatch_mount_id(table, "/p/c\\d"), 82);
-	assert_int_equal(maskwatch_mount_id(table, "/p/a\\040b"), -1);
-	assert_int_equal(maskwatch_mount_id(table, "/p"), -1);
-	assert_int_equal(maskwatch_mount_id(table, "/"), 22);
-	assert_int_equal(maskwatch_mount_id("", "/"), -1);
-	assert_int_equal(maskwatch_mount_id("garbage\n\n1 2\n", "/"), -1);
+	assert_int_equal(ids[3], 80);
+	assert_int_equal(ids[4], 81);
+	assert_int_equal(ids[5], -1);
+	assert_int_equal(ids[6], 82);
+	maskwatch_mount_ids("", paths, 7, ids);
+	assert_int_equal(ids[0], -1);
+	maskwatch_mount_ids("garbage\n\n1 2\n", paths, 7, ids);
+	assert_int_equal(ids[0], -1);
+}
+
+static void
+test_gone(void **state)
+{
+	int ids[] = { 22, -1, 71, 80, 82 };
+	int moved[] = { 72, 83 };
+	int none[] = { -1, -1 };
+
+	(void)state;
+	assert_int_equal(maskwatch_gone(table, ids, 5), -1);
+	/* A mount the table no longer holds; -1 is never looked for. */
+	assert_int_equal(maskwatch_gone(table, moved, 2), 1);
+	assert_int_equal(maskwatch_gone(table, none, 2), -1);
+	assert_int_equal(maskwatch_gone("", ids, 5), 0);
+	/* Only a line's first field is its id. */
+	assert_int_equal(maskwatch_gone("7 22 0:1 / /22 - x y\n", ids, 1), 0);
 }
 
 /* The table is always readable: only POLLPRI says it changed, and it
@@ -56,7 +83,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mount_id),
+		cmocka_unit_test(test_mount_ids),
+		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_table_quiet),
 	};
 
