@@ -293,6 +293,19 @@ bwrap_read(struct maskwatch *m, char **table)
 	return r;
 }
 
+/* An open of bubblewrap's table failed: -ESRCH when its pid 1 ended
+ * (waited for as in bwrap_read), else the open's -errno. */
+static int
+bwrap_ended(struct maskwatch *m)
+{
+	struct pollfd p = { .fd = m->sandbox, .events = POLLIN };
+	int r = -errno;
+
+	if (poll(&p, 1, MASKWATCH_EXIT_WAIT_MS) != 0)
+		return -ESRCH;
+	return r;
+}
+
 /* The mask at index i has gone: stop the sandbox, and say so at its
  * end (maskwatch_finish). */
 static void
@@ -435,6 +448,7 @@ bwrap_look(void *arg)
 	_cleanup_free_ char *path = NULL, *table = NULL;
 	uint64_t ticks;
 	pid_t pid;
+	int r;
 
 	if (read(m->timer, &ticks, sizeof(ticks)) < 0) {
 		/* Nothing: the next tick. */
@@ -461,8 +475,11 @@ bwrap_look(void *arg)
 	 * not seen); each look opens the table anew (bwrap_read). */
 	path = xasprintf("/proc/%d/mountinfo", (int)m->sandbox_pid);
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (m->fd < 0 || bwrap_read(m, &table) < 0 ||
-	    monitor_watch_mounts(m->fd, table_changed, m) < 0)
+	/* A short command may have ended already, and pid 1 with it:
+	 * its table is gone then, which is no failure (bwrap_read). */
+	if ((r = m->fd < 0 ? bwrap_ended(m) : bwrap_read(m, &table)) == -ESRCH)
+		goto done;
+	if (r < 0 || monitor_watch_mounts(m->fd, table_changed, m) < 0)
 		goto failed;
 	/* bwrap mounts every mask: one not there now was removed since. */
 	maskwatch_mount_ids(table, m->paths, m->n, m->ids);

@@ -95,8 +95,13 @@ for shape in default supervised opencode; do
 	echo "API_KEY=llw-secret-env" >"$PROJ/.env"
 	start "read-$shape" "$LLWRAP" $B "$@" --rx "$LLW_HELPERS" \
 		--deny "$PROJ/.env" -- sh -c "$reader"
-	run grep -c 'Permission denied' "$T/read-$shape"
-	if [ "${out:-0}" -ge 1 ]; then
+	# (Its first cat follows "up": under load, a moment later.)
+	i=0
+	while ! grep -q 'Permission denied' "$T/read-$shape" && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if grep -q 'Permission denied' "$T/read-$shape"; then
 		ok "$shape: the sandbox cannot read the denied .env (EACCES: the mask)"
 	else
 		not_ok "$shape: the sandbox cannot read the denied .env"
