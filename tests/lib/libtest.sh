@@ -581,9 +581,26 @@ llwrap_abi() {
 	"$LLWRAP" --check 2>/dev/null | sed -n 's/^Landlock: *Landlock ABI \([0-9]*\).*/\1/p' | grep . || echo 0
 }
 
-# A free TCP port on loopback (the kernel's choice, released again).
+# A free TCP port on loopback, on both families, released again: one
+# below the kernel's ephemeral range, which the outgoing connections of
+# the tests beside this one take from (a dev server given such a port
+# failed a loaded CI run once with, most likely, EADDRINUSE).
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 -c '
+import random, socket
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(200):
+    p = random.randrange(10000, max(lo, 10001))
+    try:
+        for fam, addr in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+            with socket.socket(fam) as s:
+                s.bind((addr, p))
+    except OSError as e:
+        if e.errno == 98:  # EADDRINUSE (no IPv6 loopback: taken as free)
+            continue
+    print(p)
+    break
+'
 }
 
 # userns_works: unprivileged user namespaces can be created here.
