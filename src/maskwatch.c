@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/inotify.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/openat2.h>
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
@@ -40,11 +42,17 @@ struct maskwatch_seen {
 	char path[PATH_MAX]; /* the first mask that went */
 };
 
-/* A git configuration a read-only mask held. */
-struct maskwatch_config {
+/* What a read-only mask held, looked at again when a mask went: the
+ * entry's identity at the start (a git configuration's content too). */
+struct maskwatch_held {
 	char *path;
-	int dirfd; /* its directory, O_PATH, opened at the start */
-	char *text;
+	const char *name; /* its last name, in path */
+	int dirfd;	  /* its directory, O_PATH, opened at the start */
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	bool config; /* a repository's config (a HEAD beside it) */
+	char *text;  /* ... and its content */
 	size_t len;
 };
 
@@ -53,8 +61,16 @@ struct maskwatch {
 	int *ids;     /* their mounts (maskwatch_mounted, or bwrap's table once
 		       * its view is built); -1: not in the view */
 	size_t n;
-	struct maskwatch_config *cfg;
-	size_t n_cfg;
+	bool *deny;  /* a denied path's mask (else read-only) */
+	int *dir_of; /* its directory's index in dirs, or -1 */
+	/* The masks' directories (O_PATH, opened at the start), watched
+	 * for a masked name the host renames away (ino, wds) */
+	int *dirs;
+	int *wds;
+	size_t n_dirs;
+	int ino;
+	struct maskwatch_held *held;
+	size_t n_held;
 	struct maskwatch_seen *seen;
 	int fd;		   /* the mount table, while armed */
 	bool pid1;	   /* the watcher is pid 1 of the sandbox */
@@ -80,73 +96,76 @@ path_cmpp(const void *a, const void *b)
 	return path_cmp(a, *(char *const *)b);
 }
 
+/* The mask at the mount point of one line of a mount table (its id in
+ * *id), or NULL. */
+static char *const *
+line_mask(const char *line, char *const *paths, size_t n, int *id)
+{
+	char f[32], point[PATH_MAX + 1];
+	const char *s = line;
+	char *const *k;
+
+	/* id, parent id, major:minor, root, mount point */
+	if (mountinfo_field(&s, f, sizeof(f)) == NULL ||
+	    mountinfo_field(&s, point, sizeof(point)) == NULL ||
+	    mountinfo_field(&s, point, sizeof(point)) == NULL ||
+	    mountinfo_field(&s, point, sizeof(point)) == NULL ||
+	    mountinfo_field(&s, point, sizeof(point)) == NULL ||
+	    (k = bsearch(point, paths, n, sizeof(*paths), path_cmpp)) == NULL)
+		return NULL;
+	*id = atoi(f);
+	return k;
+}
+
 void
 maskwatch_mount_ids(const char *table, char *const *paths, size_t n, int *ids)
 {
-	char id[32], point[PATH_MAX + 1];
+	char *const *k;
+	int id;
 
 	for (size_t i = 0; i < n; i++)
 		ids[i] = -1;
+	/* A later line at the same point is a mount on top. */
 	for (const char *line = table; line != NULL && *line != '\0';) {
-		const char *s = line;
 		const char *nl = strchr(line, '\n');
-		char *const *k;
 
-		/* id, parent id, major:minor, root, mount point; a later
-		 * line at the same point is a mount on top. */
-		if (mountinfo_field(&s, id, sizeof(id)) != NULL &&
-		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
-		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
-		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
-		    mountinfo_field(&s, point, sizeof(point)) != NULL &&
-		    (k = bsearch(point, paths, n, sizeof(*paths), path_cmpp)) !=
-			    NULL)
-			ids[k - paths] = atoi(id);
+		if ((k = line_mask(line, paths, n, &id)) != NULL)
+			ids[k - paths] = id;
 		line = nl != NULL ? nl + 1 : NULL;
 	}
-}
-
-static int
-int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
 }
 
 ssize_t
-maskwatch_gone(const char *table, const int *ids, size_t n)
+maskwatch_gone(const char *table, char *const *paths, const int *ids, size_t n)
 {
-	_cleanup_free_ int *have = NULL;
-	size_t n_have = 0, cap = 0;
-	ssize_t gone = -1;
+	_cleanup_free_ bool *there = xcalloc(n + 1, sizeof(*there));
+	char *const *k;
+	int id;
 
+	/* A mask is there while its mount is, at its own path: a mount
+	 * moves with the entry the host renames away (an editor's backup
+	 * by rename), and the path then shows the host's new file. */
 	for (const char *line = table; line != NULL && *line != '\0';) {
 		const char *nl = strchr(line, '\n');
 
-		if (n_have == cap) {
-			cap = cap == 0 ? 64 : cap * 2;
-			have = xreallocarray(have, cap, sizeof(*have));
-		}
-		have[n_have++] = atoi(line);
+		if ((k = line_mask(line, paths, n, &id)) != NULL &&
+		    ids[k - paths] == id)
+			there[k - paths] = true;
 		line = nl != NULL ? nl + 1 : NULL;
 	}
-	if (n_have > 0)
-		qsort(have, n_have, sizeof(*have), int_cmp);
-	for (size_t i = 0; i < n && gone < 0; i++)
-		if (ids[i] >= 0 &&
-		    (n_have == 0 || bsearch(&ids[i], have, n_have,
-					    sizeof(*have), int_cmp) == NULL))
-			gone = (ssize_t)i;
-	return gone;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= 0 && !there[i])
+			return (ssize_t)i;
+	return -1;
 }
 
-/* The text of a git configuration in dirfd: 0, -ENOENT, or -errno (a
- * link, a FIFO or a directory there: -ELOOP, -EINVAL, -EISDIR). */
+/* The text of the git configuration name in dirfd: 0, -ENOENT, or
+ * -errno (a link, a FIFO or a directory there: -ELOOP, -EINVAL,
+ * -EISDIR). */
 static int
-config_read(int dirfd, char **text, size_t *len)
+config_read(int dirfd, const char *name, char **text, size_t *len)
 {
-	_cleanup_close_ int fd = fd_open_regular(dirfd, "config", O_NOFOLLOW);
+	_cleanup_close_ int fd = fd_open_regular(dirfd, name, O_NOFOLLOW);
 	int r;
 
 	if (fd < 0)
@@ -161,41 +180,160 @@ config_read(int dirfd, char **text, size_t *len)
 	return 0;
 }
 
-/* A read-only mask on a repository's config (a directory with a HEAD):
- * held with the start's content.  Not one: 0. */
+/* The directory of path, opened without following a link on the way
+ * (the plan's paths are real): the descriptor, or -errno. */
 static int
-config_hold(struct maskwatch *m, const struct plan_mask *k, char **cause)
+held_dir(const char *path)
 {
-	_cleanup_free_ char *dir = NULL;
-	const char *base = strrchr(k->path, '/');
-	struct maskwatch_config c = { 0 };
+	_cleanup_free_ char *dir =
+		xstrndup(path, (size_t)(strrchr(path, '/') - path));
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, *dir != '\0' ? dir : "/",
+			      &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A read-only mask k: its entry's identity at the start (and a
+ * repository's config's content), to be looked at again when a mask
+ * went (held_check).  A file with more than one name is refused: its
+ * mask covers one name, and the command could write it through another
+ * (a hard link an earlier run made, or one made to git's config.lock).
+ */
+static int
+held_take(struct maskwatch *m, const struct plan_mask *k, char **cause)
+{
+	_cleanup_free_ char *shown = text_shown(k->path);
+	struct maskwatch_held h = { 0 };
+	struct stat st;
 	int r;
 
-	if (k->is_dir || k->pin || base == NULL ||
-	    strcmp(base, "/config") != 0 ||
+	if (k->pin || strrchr(k->path, '/') == NULL ||
 	    (k->access != LLW_ACCESS_RO && k->access != LLW_ACCESS_RX))
 		return 0;
-	dir = xstrndup(k->path, (size_t)(base - k->path));
-	c.dirfd = open(*dir != '\0' ? dir : "/",
-		       O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (c.dirfd < 0 ||
-	    faccessat(c.dirfd, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (c.dirfd >= 0)
-			close(c.dirfd);
-		return 0;
+	if ((h.dirfd = held_dir(k->path)) == -ENOENT)
+		return 0; /* nothing there: nothing masked */
+	if (h.dirfd < 0) {
+		r = h.dirfd;
+		*cause = xasprintf("cannot open the directory of %s, which a "
+				   "read-only mask protects: %s",
+				   shown,
+				   r == -ELOOP ? "a symbolic link is on the way"
+					       : strerror(-r));
+		return r;
 	}
-	if ((r = config_read(c.dirfd, &c.text, &c.len)) < 0) {
-		_cleanup_free_ char *shown = text_shown(k->path);
+	h.path = xstrdup(k->path);
+	h.name = strrchr(h.path, '/') + 1;
+	m->held = xreallocarray(m->held, m->n_held + 1, sizeof(*m->held));
+	if (fstatat(h.dirfd, h.name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		h.exists = true;
+		h.dev = st.st_dev;
+		h.ino = st.st_ino;
+	} else if (errno != ENOENT) {
+		r = -errno;
+		*cause = xasprintf("cannot look at %s, which a read-only mask "
+				   "protects: %s",
+				   shown, strerror(-r));
+		goto fail;
+	}
+	if (h.exists && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		_cleanup_free_ char *dir =
+			xstrndup(h.path, (size_t)(h.name - 1 - h.path));
+		_cleanup_free_ char *in = text_shown(*dir ? dir : "/");
 
-		close(c.dirfd);
+		r = -EMLINK;
+		*cause = xasprintf(
+			"%s has %ju names (hard links), and its read-only "
+			"mask covers this one only: the command could change "
+			"it through another; find them with `find %s -xdev "
+			"-samefile %s`, then remove the other names, or make "
+			"it a file of its own: `cp -p %s %s.new && mv %s.new "
+			"%s`",
+			shown, (uintmax_t)st.st_nlink, in, shown, shown, shown,
+			shown, shown);
+		goto fail;
+	}
+	h.config = h.exists && S_ISREG(st.st_mode) &&
+		   strcmp(h.name, "config") == 0 &&
+		   faccessat(h.dirfd, "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	if (h.config &&
+	    (r = config_read(h.dirfd, h.name, &h.text, &h.len)) < 0) {
 		*cause = xasprintf("cannot read %s, a repository's "
 				   "configuration: %s",
 				   shown, strerror(-r));
-		return r;
+		goto fail;
 	}
-	c.path = xstrdup(k->path);
-	m->cfg = xreallocarray(m->cfg, m->n_cfg + 1, sizeof(*m->cfg));
-	m->cfg[m->n_cfg++] = c;
+	m->held[m->n_held++] = h;
+	return 0;
+fail:
+	close(h.dirfd);
+	free(h.path);
+	return r;
+}
+
+static int
+dir_cmp(const void *a, const void *b, void *arg)
+{
+	char *const *paths = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const char *p = paths[x], *q = paths[y];
+	size_t n = (size_t)(strrchr(p, '/') - p),
+	       k = (size_t)(strrchr(q, '/') - q);
+	int c = memcmp(p, q, n < k ? n : k);
+
+	return c != 0 ? c : (n > k) - (n < k);
+}
+
+/*
+ * The directory of each mask, opened once (masks sorted by their
+ * directory's path share it): the host may rename a masked entry away
+ * (an editor's backup by rename), which moves its mount with it and
+ * changes no mount table, so the watch looks for that name's moves in
+ * these directories (arm_dirs).
+ */
+static int
+dirs_open(struct maskwatch *m, char **cause)
+{
+	_cleanup_free_ size_t *order = xcalloc(m->n + 1, sizeof(*order));
+
+	m->dir_of = xcalloc(m->n + 1, sizeof(*m->dir_of));
+	m->dirs = xcalloc(m->n + 1, sizeof(*m->dirs));
+	for (size_t i = 0; i < m->n; i++) {
+		order[i] = i;
+		m->dir_of[i] = -1;
+	}
+	qsort_r(order, m->n, sizeof(*order), dir_cmp, m->paths);
+	for (size_t j = 0; j < m->n; j++) {
+		size_t i = order[j];
+		int fd;
+
+		if (strrchr(m->paths[i], '/') == NULL)
+			continue;
+		if (j > 0 && m->dir_of[order[j - 1]] >= 0 &&
+		    dir_cmp(&order[j - 1], &order[j], m->paths) == 0) {
+			m->dir_of[i] = m->dir_of[order[j - 1]];
+			continue;
+		}
+		if ((fd = held_dir(m->paths[i])) == -ENOENT)
+			continue; /* nothing there: nothing masked */
+		if (fd < 0) {
+			_cleanup_free_ char *shown = text_shown(m->paths[i]);
+
+			*cause = xasprintf(
+				"cannot open the directory of %s, which a mask "
+				"covers: %s",
+				shown,
+				fd == -ELOOP ? "a symbolic link is on the way"
+					     : strerror(-fd));
+			return fd;
+		}
+		m->dir_of[i] = (int)m->n_dirs;
+		m->dirs[m->n_dirs++] = fd;
+	}
 	return 0;
 }
 
@@ -219,16 +357,22 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 	}
 	m = xcalloc(1, sizeof(*m));
 	m->seen = page;
-	m->fd = m->timer = m->sandbox = -1;
+	m->fd = m->timer = m->sandbox = m->ino = -1;
 	m->paths = xcalloc(fs->n_masks + 1, sizeof(*m->paths));
 	m->ids = xcalloc(fs->n_masks, sizeof(*m->ids));
+	m->deny = xcalloc(fs->n_masks, sizeof(*m->deny));
 	for (size_t i = 0; i < fs->n_masks; i++) {
 		m->paths[m->n] = xstrdup(fs->masks[i].path);
+		m->deny[m->n] = fs->masks[i].access == LLW_ACCESS_DENY;
 		m->ids[m->n++] = -1;
-		if ((r = config_hold(m, &fs->masks[i], cause)) < 0) {
+		if ((r = held_take(m, &fs->masks[i], cause)) < 0) {
 			maskwatch_free(m);
 			return r;
 		}
+	}
+	if ((r = dirs_open(m, cause)) < 0) {
+		maskwatch_free(m);
+		return r;
 	}
 	*out = m;
 	return 0;
@@ -337,8 +481,91 @@ table_changed(void *arg)
 		maskwatch_disarm(m);
 		return;
 	}
-	if ((gone = maskwatch_gone(table, m->ids, m->n)) >= 0)
+	if ((gone = maskwatch_gone(table, m->paths, m->ids, m->n)) >= 0)
 		mask_gone(m, (size_t)gone);
+}
+
+/* An event in a mask's directory: a masked name moved away (or the
+ * queue overflowed) has the table looked at again. */
+static void
+names_changed(void *arg)
+{
+	struct maskwatch *m = arg;
+	char buf[4096]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
+	bool look = false;
+	ssize_t n;
+
+	while ((n = read(m->ino, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *e = (const void *)p;
+
+			p += sizeof(*e) + e->len;
+			if (e->mask & IN_Q_OVERFLOW) {
+				look = true;
+				continue;
+			}
+			for (size_t i = 0; !look && i < m->n; i++)
+				look = m->ids[i] >= 0 && m->dir_of[i] >= 0 &&
+				       m->wds[m->dir_of[i]] == e->wd &&
+				       e->len > 0 &&
+				       strcmp(strrchr(m->paths[i], '/') + 1,
+					      e->name) == 0;
+		}
+	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		m->seen->lost = 2;
+		stop_sandbox(m);
+		maskwatch_disarm(m);
+		return;
+	}
+	if (look)
+		table_changed(m);
+}
+
+/* Watch the masks' directories for a masked name the host moves away
+ * (dirs_open), before the table is read: a move between is seen. */
+static int
+arm_dirs(struct maskwatch *m, char **cause)
+{
+	int r;
+
+	if (m->n_dirs == 0)
+		return 0;
+	m->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (m->ino < 0) {
+		r = -errno;
+		goto fail;
+	}
+	m->wds = xcalloc(m->n_dirs, sizeof(*m->wds));
+	for (size_t i = 0; i < m->n_dirs; i++) {
+		char fdpath[sizeof("/proc/self/fd/") + 12];
+
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d",
+			 m->dirs[i]);
+		m->wds[i] =
+			inotify_add_watch(m->ino, fdpath,
+					  IN_MOVED_FROM | IN_DELETE |
+						  IN_ONLYDIR | IN_EXCL_UNLINK);
+		if (m->wds[i] < 0) {
+			r = -errno;
+			goto fail;
+		}
+	}
+	monitor_watch(m->ino, names_changed, m);
+	return 0;
+fail:
+	*cause = xasprintf("cannot watch the directories of the masks for "
+			   "one the host renames away: %s%s",
+			   strerror(-r),
+			   r == -ENOSPC || r == -EMFILE
+				   ? " (raise fs.inotify.max_user_watches or "
+				     "max_user_instances)"
+				   : "");
+	if (m->ino >= 0)
+		close(m->ino);
+	m->ino = -1;
+	return r;
 }
 
 void
@@ -374,6 +601,8 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 	m->delay_ms = testhook_maskwatch_delay_ms();
 	if ((delay = testhook_maskwatch_arm_delay_ms()) > 0)
 		usleep(delay * 1000);
+	if ((r = arm_dirs(m, cause)) < 0)
+		return r;
 	m->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	r = m->fd < 0 ? -errno : table_read(m->fd, &table);
 	if (r < 0) {
@@ -398,7 +627,7 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 		maskwatch_disarm(m);
 		return -EIO;
 	}
-	if ((gone = maskwatch_gone(table, m->ids, m->n)) >= 0) {
+	if ((gone = maskwatch_gone(table, m->paths, m->ids, m->n)) >= 0) {
 		shown = text_shown(m->paths[gone]);
 		*cause = xasprintf("%s was replaced on the host while the "
 				   "sandbox's view was being built, which "
@@ -445,7 +674,7 @@ static void
 bwrap_look(void *arg)
 {
 	struct maskwatch *m = arg;
-	_cleanup_free_ char *path = NULL, *table = NULL;
+	_cleanup_free_ char *path = NULL, *table = NULL, *cause = NULL;
 	uint64_t ticks;
 	pid_t pid;
 	int r;
@@ -473,6 +702,8 @@ bwrap_look(void *arg)
 	/* The descriptor only tells when the namespace's mounts change
 	 * (and holds the namespace until the watch ends: its teardown is
 	 * not seen); each look opens the table anew (bwrap_read). */
+	if (arm_dirs(m, &cause) < 0)
+		goto failed;
 	path = xasprintf("/proc/%d/mountinfo", (int)m->sandbox_pid);
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
 	/* A short command may have ended already, and pid 1 with it:
@@ -551,6 +782,11 @@ maskwatch_disarm(struct maskwatch *m)
 		close(m->timer);
 		m->timer = -1;
 	}
+	if (m->ino >= 0) {
+		monitor_unwatch(m->ino);
+		close(m->ino);
+		m->ino = -1;
+	}
 	if (m->fd < 0)
 		return;
 	monitor_unwatch(m->fd);
@@ -558,11 +794,11 @@ maskwatch_disarm(struct maskwatch *m)
 	m->fd = -1;
 }
 
-/* Move the configuration in c's directory aside, never over anything. */
+/* Move h's entry aside in its directory, never over anything. */
 static void
-config_aside(const struct maskwatch_config *c, const char *why, char ***lines)
+held_aside(const struct maskwatch_held *h, const char *why, char ***lines)
 {
-	_cleanup_free_ char *shown = text_shown(c->path);
+	_cleanup_free_ char *shown = text_shown(h->path);
 	int e = EEXIST;
 
 	for (int i = 0; i < 8 && e == EEXIST; i++) {
@@ -573,14 +809,13 @@ config_aside(const struct maskwatch_config *c, const char *why, char ***lines)
 			e = errno;
 			break;
 		}
-		to = xasprintf("config.llwrap-blocked-%lld-%08x",
+		to = xasprintf("%s.llwrap-blocked-%lld-%08x", h->name,
 			       (long long)time(NULL), (unsigned)rnd);
-		if (syscall(SYS_renameat2, c->dirfd, "config", c->dirfd, to,
+		if (syscall(SYS_renameat2, h->dirfd, h->name, h->dirfd, to,
 			    RENAME_NOREPLACE) == 0) {
 			as = text_shown(to);
 			strv_push_take(lines,
-				       xasprintf("llwrap: %s %s while its "
-						 "mask was gone: moved aside "
+				       xasprintf("llwrap: %s %s: moved aside "
 						 "to %s beside it; review it "
 						 "before putting it back",
 						 shown, why, as));
@@ -589,52 +824,78 @@ config_aside(const struct maskwatch_config *c, const char *why, char ***lines)
 		e = errno;
 	}
 	strv_push_take(lines,
-		       xasprintf("llwrap: error: %s %s while its mask was "
-				 "gone, and cannot be moved aside: %s; review "
-				 "it before git runs there",
+		       xasprintf("llwrap: error: %s %s, and cannot be moved "
+				 "aside: %s; review it before anything reads "
+				 "it",
 				 shown, why, strerror(e)));
 }
 
-/* One configuration after the run. */
+/* A repository's config, which git itself rewrites (the user's git
+ * config, push -u): moved aside when it now sets what could run a
+ * command or sends git elsewhere, whoever wrote it; the host's change
+ * that runs nothing is left. */
 static void
-config_check(const struct maskwatch_config *c, char ***lines)
+held_config(const struct maskwatch_held *h, char ***lines)
 {
 	_cleanup_free_ char *text = NULL, *shown = NULL, *why = NULL;
-	_cleanup_free_ char *unsafe = NULL, *before = NULL;
+	_cleanup_free_ char *unsafe = NULL;
 	size_t len;
-	int r = config_read(c->dirfd, &text, &len);
+	int r = config_read(h->dirfd, h->name, &text, &len);
 
 	if (r == -ENOENT)
 		return;
 	if (r < 0) {
-		why = xasprintf("is not a readable file (%s)", strerror(-r));
-		config_aside(c, why, lines);
+		why = xasprintf("is not a readable file (%s) since its mask "
+				"went",
+				strerror(-r));
+		held_aside(h, why, lines);
 		return;
 	}
-	if (len == c->len && memcmp(text, c->text, len) == 0)
+	if (len == h->len && memcmp(text, h->text, len) == 0)
 		return;
-	if ((unsafe = gitguard_config_unsafe(text)) != NULL) {
-		before = gitguard_config_unsafe(c->text);
-		if (before != NULL && strcmp(before, unsafe) == 0) {
-			/* The start's set it already: what changed cannot
-			 * be told from it. */
-			shown = text_shown(c->path);
-			strv_push_take(
-				lines,
-				xasprintf("llwrap: %s changed while its mask "
-					  "was gone; it set %s at the start "
-					  "too, so llwrap cannot tell what the "
-					  "command added: review it before git "
-					  "runs there",
-					  shown, unsafe));
-			return;
-		}
-	} else if ((unsafe = gitguard_config_rerouted(c->text, text)) == NULL) {
-		return; /* the host's own change, running nothing */
-	}
+	if ((unsafe = gitguard_config_unsafe(text)) == NULL &&
+	    (unsafe = gitguard_config_rerouted(h->text, text)) == NULL)
+		return;
 	shown = text_shown(unsafe);
-	why = xasprintf("changed and sets %s", shown);
-	config_aside(c, why, lines);
+	why = xasprintf("changed and sets %s while its mask was gone", shown);
+	held_aside(h, why, lines);
+}
+
+/* One held entry, once a mask went. */
+static void
+held_check(const struct maskwatch_held *h, char ***lines)
+{
+	_cleanup_free_ char *shown = NULL;
+	struct stat st;
+
+	if (fstatat(h->dirfd, h->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return;
+		shown = text_shown(h->path);
+		strv_push_take(lines,
+			       xasprintf("llwrap: error: cannot look at %s "
+					 "after its mask went: %s; review it "
+					 "before anything reads it",
+					 shown, strerror(errno)));
+		return;
+	}
+	if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		held_aside(h,
+			   "has another name (a hard link) the command could "
+			   "write it through",
+			   lines);
+		return;
+	}
+	if (h->exists && st.st_dev == h->dev && st.st_ino == h->ino)
+		return; /* its own mask held it */
+	if (h->config && S_ISREG(st.st_mode)) {
+		held_config(h, lines);
+		return;
+	}
+	held_aside(h,
+		   "was replaced while its mask was gone (the command could "
+		   "write into the new one until the stop)",
+		   lines);
 }
 
 char **
@@ -642,6 +903,7 @@ maskwatch_finish(struct maskwatch *m)
 {
 	_cleanup_free_ char *shown = NULL;
 	char **lines = NULL;
+	size_t i;
 
 	if (m == NULL || m->seen->lost == 0)
 		return NULL;
@@ -653,16 +915,26 @@ maskwatch_finish(struct maskwatch *m)
 			  "run it again");
 	} else {
 		shown = text_shown(m->seen->path);
-		strv_push_take(&lines,
-			       xasprintf("llwrap: %s was replaced on the host "
-					 "while the sandbox ran, which "
-					 "removed its mask; the sandbox was "
-					 "stopped so that it could not read "
-					 "or write the new file; run it again",
-					 shown));
+		for (i = 0; i < m->n && strcmp(m->paths[i], m->seen->path) != 0;
+		     i++)
+			;
+		strv_push_take(
+			&lines,
+			xasprintf("llwrap: %s was replaced on the host while "
+				  "the sandbox ran, which removed its mask; "
+				  "the sandbox was stopped at once%s; run it "
+				  "again",
+				  shown,
+				  i < m->n && m->deny[i]
+					  ? ", but the command may have read "
+					    "the new file in that moment"
+					  : ""));
 	}
-	for (size_t i = 0; i < m->n_cfg; i++)
-		config_check(&m->cfg[i], &lines);
+	/* Every read-only mask's entry: the host's editor or git may have
+	 * written the new one through a file of the project's, which the
+	 * command could write too. */
+	for (i = 0; i < m->n_held; i++)
+		held_check(&m->held[i], &lines);
 	return lines;
 }
 
@@ -672,12 +944,18 @@ maskwatch_free(struct maskwatch *m)
 	if (m == NULL)
 		return;
 	maskwatch_disarm(m);
-	for (size_t i = 0; i < m->n_cfg; i++) {
-		free(m->cfg[i].path);
-		free(m->cfg[i].text);
-		close(m->cfg[i].dirfd);
+	for (size_t i = 0; i < m->n_held; i++) {
+		free(m->held[i].path);
+		free(m->held[i].text);
+		close(m->held[i].dirfd);
 	}
-	free(m->cfg);
+	free(m->held);
+	free(m->deny);
+	for (size_t i = 0; i < m->n_dirs; i++)
+		close(m->dirs[i]);
+	free(m->dirs);
+	free(m->dir_of);
+	free(m->wds);
 	if (m->sandbox >= 0)
 		close(m->sandbox);
 	strv_free(m->paths);

@@ -91,10 +91,12 @@ void maskwatch_free(struct maskwatch *m);
  * Pure, on table (the text of a /proc/PID/mountinfo), read once:
  * maskwatch_mount_ids sets ids[i] to the mount on top at paths[i]
  * (sorted by path_cmp), -1 where none is; maskwatch_gone is the first i
- * whose ids[i] (>= 0) the table no longer holds, -1 when none.
+ * whose ids[i] (>= 0) the table no longer holds at paths[i] (gone, or
+ * moved with an entry the host renamed away), -1 when none.
  */
 void maskwatch_mount_ids(const char *table, char *const *paths, size_t n,
 			 int *ids);
-ssize_t maskwatch_gone(const char *table, const int *ids, size_t n);
+ssize_t maskwatch_gone(const char *table, char *const *paths, const int *ids,
+		       size_t n);
 
 #endif /* LLW_MASKWATCH_H */

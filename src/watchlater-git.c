@@ -220,11 +220,21 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *shown = NULL;
 	_cleanup_free_ char *path = xasprintf("%s/config", dir);
 	_cleanup_free_ char *reader = NULL;
+	struct stat st;
 	size_t len;
 	int r = index_read(dirfd, "config", &text, &len);
 
 	if (r == -ENOENT)
 		return;
+	/* Another name would let the next run write it past the mask
+	 * the config gets then (a hard link in the project). */
+	if (fstatat(dirfd, "config", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		wl_move_aside(w, dirfd, dir, "config",
+			      "git (the command gave it another name, a hard "
+			      "link it could write it through)");
+		return;
+	}
 	if (r < 0 || strlen(text) != len) {
 		shown = text_shown(path);
 		wl_fail(w, xasprintf("cannot read %s, the configuration of a "

@@ -264,6 +264,117 @@ else
 fi
 rm -f "$PROJ/ran-early"
 
+# reset_config: .git/config as at the start, nothing moved aside.
+reset_config() {
+	rm -rf "$PROJ"/.git/config.llwrap-blocked-* "$PROJ/.git/config~"
+	cp "$T/config.start" "$PROJ/.git/config"
+	chown "$TEST_UID:$TEST_GID" "$PROJ/.git/config"
+}
+
+# The host renames a masked entry away (an editor's backup by rename:
+# Emacs, `mv f f~`) and puts a new one at its name: the mount moves with
+# the old entry, its id the same, and the path shows the new file.
+reset_config
+start git-away env LLW_HOOK_MASKWATCH_DELAY_MS=1500 "$HOOKED" $B -p opencode \
+	$BE --rx "$LLW_HELPERS" --ro "$PROJ/.git/config" \
+	-- sh -c "$planter" sh "$MARKS"
+as_user sh -c 'mv .git/config .git/config~ && cp .git/config~ .git/config'
+if ended git-away 15; then
+	ok "a masked .git/config the host renames away stops the sandbox"
+else
+	not_ok "a masked .git/config the host renames away stops the sandbox"
+	diag "still running after 15 s: $out"
+fi
+expect_rc "... and the run fails (125)" 125
+expect_output "... naming it" "$PROJ/\.git/config was replaced on the host while the sandbox ran"
+expect_output "... and the config the command wrote is moved aside" \
+	"$PROJ/\.git/config changed and sets core\.fsmonitor while its mask was gone: moved aside to config\.llwrap-blocked-"
+if ! grep -qs fsmonitor "$PROJ/.git/config"; then
+	ok "... and .git/config holds nothing of the command's"
+else
+	not_ok "... and .git/config holds nothing of the command's"
+fi
+echo "API_KEY=llw-secret-env" >"$PROJ/.env"
+rm -f "$PROJ/.env~"
+start env-away "$LLWRAP" $B -p opencode $BE --rx "$LLW_HELPERS" \
+	--deny "$PROJ/.env" -- sh -c "$reader"
+as_user sh -c 'mv .env .env~ && echo API_KEY=llw-new-secret >.env'
+ended env-away 10
+expect_rc "a denied .env the host renames away stops the sandbox (125)" 125
+expect_output "... saying the command may have read the new one" \
+	"$PROJ/\.env was replaced on the host while the sandbox ran, which removed its mask; the sandbox was stopped at once, but the command may have read the new file in that moment"
+rm -f "$PROJ/.env~"
+
+# A start config that sets something the check calls unsafe (gh's
+# remote.origin.gh-resolved) does not make the command's core.fsmonitor
+# pass: what changed and runs something is moved aside, whoever wrote it.
+reset_config
+as_user git config remote.origin.url "$PROJ"
+as_user git config remote.origin.gh-resolved base
+cp "$PROJ/.git/config" "$T/config.gh"
+start git-gh env LLW_HOOK_MASKWATCH_DELAY_MS=1500 "$HOOKED" $B -p opencode \
+	$BE --rx "$LLW_HELPERS" --ro "$PROJ/.git/config" \
+	-- sh -c "$planter" sh "$MARKS"
+as_user git config user.name "host user"
+ended git-gh 15
+expect_rc "a start config with gh's key, the user's git config during the run: stopped (125)" 125
+expect_output "... and the command's core.fsmonitor is moved aside all the same" \
+	"$PROJ/\.git/config changed and sets .* while its mask was gone: moved aside to config\.llwrap-blocked-"
+if ! grep -qs fsmonitor "$PROJ/.git/config"; then
+	ok "... and .git/config holds nothing of the command's"
+else
+	not_ok "... and .git/config holds nothing of the command's"
+fi
+reset_config
+
+# A later-run file the host's editor saves through a temporary file of
+# the project's (JetBrains' "safe write": .envrc___jb_tmp___, then a
+# rename over .envrc), which the command can write before the rename:
+# every read-only mask's entry is looked at once a mask went, and a
+# replaced one is moved aside.
+echo 'export LLW_START=1' >"$PROJ/.envrc"
+chown "$TEST_UID:$TEST_GID" "$PROJ/.envrc"
+rm -f "$PROJ"/.envrc.llwrap-blocked-* "$PROJ/.envrc___jb_tmp___"
+# shellcheck disable=SC2016
+tamper='echo up; while :; do [ -f .envrc___jb_tmp___ ] && echo "touch $1/envrc-ran" >>.envrc___jb_tmp___; sleep 0.1; done'
+start envrc "$LLWRAP" $B -p opencode $BE --rx "$LLW_HELPERS" \
+	-- sh -c "$tamper" sh "$MARKS"
+as_user sh -c 'echo "export LLW_HOST=1" >.envrc___jb_tmp___'
+sleep 0.5
+as_user mv .envrc___jb_tmp___ .envrc
+ended envrc 10
+expect_rc "an .envrc the host saves through a temporary file: stopped (125)" 125
+expect_output "... and the new .envrc is moved aside" \
+	"$PROJ/\.envrc was replaced while its mask was gone \(the command could write into the new one until the stop\): moved aside to \.envrc\.llwrap-blocked-"
+if [ ! -e "$PROJ/.envrc" ] && grep -qs 'LLW_HOST' "$PROJ"/.envrc.llwrap-blocked-*; then
+	ok "... kept beside it with the user's text"
+else
+	not_ok "... kept beside it with the user's text"
+	diag "$(ls -la "$PROJ")"
+fi
+rm -f "$PROJ"/.envrc.llwrap-blocked-* "$PROJ/.envrc"
+
+# A hard link: a read-only mask covers one name of a file; another name
+# in the project (an earlier run's, or one made to git's config.lock
+# while the user's git ran) would let the command write it.
+as_user ln .git/config notes.txt
+run as_user "$LLWRAP" $B -p opencode $BE -- true
+expect_rc "a masked .git/config with another name (a hard link): refused (125)" 125
+expect_output "... saying how to find and break the link" \
+	"$PROJ/\.git/config has 2 names \(hard links\), and its read-only mask covers this one only.*find $PROJ/\.git -xdev -samefile"
+as_user rm notes.txt
+run as_user "$LLWRAP" $B -p opencode $BE -- true
+expect_rc "... and runs once the other name is gone" 0
+NEW=$OUTSIDE/newrepo
+mkdir -p "$NEW"
+chown "$TEST_UID:$TEST_GID" "$NEW"
+run as_user env -C "$NEW" "$LLWRAP" $B -p opencode $BE -- \
+	sh -c 'git init -q . && ln .git/config notes.txt'
+expect_output "a repository the command made, its config given a second name: moved aside" \
+	"the command .*$NEW/\.git/config, which git \(the command gave it another name, a hard link it could write it through\) reads later.*moved aside"
+[ ! -e "$NEW/.git/config" ] && ok "... gone from its name" ||
+	not_ok "... gone from its name"
+
 # The host's own change, running nothing, is left alone.
 rm -f "$PROJ"/.git/config.llwrap-blocked-*
 cp "$T/config.start" "$PROJ/.git/config"

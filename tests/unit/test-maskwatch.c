@@ -51,18 +51,39 @@ test_mount_ids(void **state)
 static void
 test_gone(void **state)
 {
+	char *const paths[] = { "/", "/p", "/p/.env", "/p/.git/config",
+				"/p/c\\d" };
 	int ids[] = { 22, -1, 71, 80, 82 };
-	int moved[] = { 72, 83 };
-	int none[] = { -1, -1 };
+	int moved[] = { -1, -1, 72, 83, -1 };
+	int none[] = { -1, -1, -1, -1, -1 };
 
 	(void)state;
-	assert_int_equal(maskwatch_gone(table, ids, 5), -1);
-	/* A mount the table no longer holds; -1 is never looked for. */
-	assert_int_equal(maskwatch_gone(table, moved, 2), 1);
-	assert_int_equal(maskwatch_gone(table, none, 2), -1);
-	assert_int_equal(maskwatch_gone("", ids, 5), 0);
+	assert_int_equal(maskwatch_gone(table, paths, ids, 5), -1);
+	/* A mount at another point than its mask's (72 is at
+	 * /p/.git/config), or one the table no longer holds (83); -1 is
+	 * never looked for. */
+	assert_int_equal(maskwatch_gone(table, paths, moved, 5), 2);
+	moved[2] = -1;
+	assert_int_equal(maskwatch_gone(table, paths, moved, 5), 3);
+	/* One beneath another at the same point is still there. */
+	moved[3] = 72;
+	assert_int_equal(maskwatch_gone(table, paths, moved, 5), -1);
+	assert_int_equal(maskwatch_gone(table, paths, none, 5), -1);
+	assert_int_equal(maskwatch_gone("", paths, ids, 5), 0);
 	/* Only a line's first field is its id. */
-	assert_int_equal(maskwatch_gone("7 22 0:1 / /22 - x y\n", ids, 1), 0);
+	assert_int_equal(maskwatch_gone("7 22 0:1 / /22 - x y\n", paths, ids,
+					1),
+			 0);
+	/* The host renamed the masked entry away: the mount moved with
+	 * it, its id is the same, its point another. */
+	assert_int_equal(
+		maskwatch_gone("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+			       "71 22 0:6 /null /p/.env~ ro - devtmpfs d rw\n"
+			       "80 22 8:1 /p/.git/config /p/.git/config ro - "
+			       "ext4 /dev/sda1 rw\n"
+			       "82 22 8:1 /p/c\\134d /p/c\\134d ro - x y z",
+			       paths, ids, 5),
+		2);
 }
 
 /* The table is always readable: only POLLPRI says it changed, and it
