@@ -581,29 +581,41 @@ gitguard_objects(const char *worktree, const struct gitguard_fs *fs,
 	return objects;
 }
 
-/* The directories the editors and agents read their configuration from;
- * the first two, when missing, are watched for as the missing files are
- * (nothing is made in the user's project to mount on).  Not .opencode:
- * opencode makes it itself (plans, a .gitignore) and stops when it
- * cannot. */
-static const char *const later_dirs[] = {
-	".opencode",
-	".vscode",
-	".idea",
-	/* Other agents' and tools' project settings that run commands:
+/*
+ * The project's files and directories that tools outside the sandbox
+ * read later as configuration that runs commands, and who: read-only
+ * where they exist, watched for where missing (nothing is made in the
+ * user's project to mount on) except .opencode, which opencode makes
+ * itself (plans, a .gitignore) and stops when it cannot.
+ */
+static const struct later_entry {
+	const char *name;
+	bool unwatched; /* not watched for when missing */
+	const char *reader;
+} later_entries[] = {
+	{ ".opencode", true, "opencode" },
+	{ ".vscode", false, "VS Code" },
+	{ ".idea", false, "a JetBrains IDE" },
+	/* Other agents' and editors' project settings that run commands:
 	 * Claude Code's hooks, Cursor's and Gemini's MCP servers, a dev
-	 * container's initializeCommand (run on the host). */
-	".claude",
-	".cursor",
-	".gemini",
-	".devcontainer",
-};
-/* Those from this one on are watched for when missing. */
-#define LATER_DIRS_WATCHED 1
-/* The files: direnv's, the agents' project configuration. */
-static const char *const later_files[] = {
-	".envrc",	  ".mcp.json",	 "opencode.json",
-	"opencode.jsonc", ".llwrap.ini", ".aider.conf.yml",
+	 * container's initializeCommand (run on the host), Zed's and
+	 * Helix's language servers and tasks, Continue's config.ts. */
+	{ ".claude", false, "Claude Code (its hooks)" },
+	{ ".cursor", false, "Cursor" },
+	{ ".gemini", false, "Gemini CLI" },
+	{ ".devcontainer", false,
+	  "a dev container's host (initializeCommand)" },
+	{ ".zed", false, "Zed (its language servers and tasks)" },
+	{ ".helix", false, "Helix (its language servers)" },
+	{ ".continue", false, "Continue (its config)" },
+	/* The files: direnv's, the agents' project configuration. */
+	{ ".envrc", false, "direnv" },
+	{ ".mcp.json", false,
+	  "an agent or editor that starts its MCP servers" },
+	{ "opencode.json", false, "opencode" },
+	{ "opencode.jsonc", false, "opencode" },
+	{ ".llwrap.ini", false, "llwrap (the project's own profile)" },
+	{ ".aider.conf.yml", false, "aider" },
 };
 
 const char *
@@ -612,31 +624,11 @@ gitguard_later_reader(const char *path)
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
 
-	if (strcmp(name, ".envrc") == 0 || strncmp(name, ".envrc.", 7) == 0 ||
-	    strcmp(name, ".env") == 0)
+	if (strncmp(name, ".envrc.", 7) == 0 || strcmp(name, ".env") == 0)
 		return "direnv";
-	if (strcmp(name, "opencode.json") == 0 ||
-	    strcmp(name, "opencode.jsonc") == 0 ||
-	    strcmp(name, ".opencode") == 0)
-		return "opencode";
-	if (strcmp(name, ".vscode") == 0)
-		return "VS Code";
-	if (strcmp(name, ".idea") == 0)
-		return "a JetBrains IDE";
-	if (strcmp(name, ".mcp.json") == 0)
-		return "an agent or editor that starts its MCP servers";
-	if (strcmp(name, ".llwrap.ini") == 0)
-		return "llwrap (the project's own profile)";
-	if (strcmp(name, ".claude") == 0)
-		return "Claude Code (its hooks)";
-	if (strcmp(name, ".cursor") == 0)
-		return "Cursor";
-	if (strcmp(name, ".gemini") == 0)
-		return "Gemini CLI";
-	if (strcmp(name, ".devcontainer") == 0)
-		return "a dev container's host (initializeCommand)";
-	if (strcmp(name, ".aider.conf.yml") == 0)
-		return "aider";
+	for (size_t i = 0; i < ARRAY_SIZE(later_entries); i++)
+		if (strcmp(name, later_entries[i].name) == 0)
+			return later_entries[i].reader;
 	return "direnv or an editor";
 }
 
@@ -804,23 +796,14 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 	_cleanup_strv_ char **missing = NULL;
 
 	g->notes = xcalloc(1, sizeof(char *));
-	for (size_t i = 0; i < ARRAY_SIZE(later_dirs); i++) {
-		_cleanup_free_ char *p = join(project, later_dirs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(later_entries); i++) {
+		const struct later_entry *e = &later_entries[i];
+		_cleanup_free_ char *p = join(project, e->name);
 
 		if (kind(&s, p) != 0) {
 			add(&s, p, GITGUARD_RO, "run later, outside");
-		} else if (i >= LATER_DIRS_WATCHED) {
-			strv_push(&missing, later_dirs[i]);
-			strv_push(&g->missing, p);
-		}
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(later_files); i++) {
-		_cleanup_free_ char *p = join(project, later_files[i]);
-
-		if (kind(&s, p) != 0) {
-			add(&s, p, GITGUARD_RO, "run later, outside");
-		} else {
-			strv_push(&missing, later_files[i]);
+		} else if (!e->unwatched) {
+			strv_push(&missing, e->name);
 			strv_push(&g->missing, p);
 		}
 	}

@@ -612,5 +612,13 @@ make_repo "$R"
 run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .devcontainer &&
 	echo "{\"initializeCommand\": \"touch x\"}" >.devcontainer/devcontainer.json'
 expect_output "a .devcontainer/ made inside is moved aside" "created $R/\\.devcontainer, which a dev container"
+# Zed's and Helix's language servers (a command in the project's
+# settings), Continue's config.ts.
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .zed .helix .continue &&
+	echo "{\"lsp\": {}}" >.zed/settings.json &&
+	echo "[language-server]" >.helix/languages.toml && echo x >.continue/config.ts'
+expect_output "a .zed/ made inside is moved aside" "created $R/\\.zed, which Zed"
+expect_output "... a .helix/ too" "created $R/\\.helix, which Helix"
+expect_output "... a .continue/ too" "created $R/\\.continue, which Continue"
 
 done_testing

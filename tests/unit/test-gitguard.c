@@ -273,14 +273,16 @@ test_later_run(void **state)
 	      "R /p/.envrc.private\n"
 	      "R /p/.env\n"
 	      "R /p/sub/env.sh\n",
-	      ".idea, .claude, .cursor, .gemini, .devcontainer, .mcp.json, "
-	      "opencode.jsonc, .llwrap.ini, .aider.conf.yml do not exist");
+	      ".idea, .claude, .cursor, .gemini, .devcontainer, .zed, .helix, "
+	      ".continue, .mcp.json, opencode.jsonc, .llwrap.ini, "
+	      ".aider.conf.yml do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
 	      ".vscode, .idea, .claude, .cursor, .gemini, .devcontainer, "
-	      ".envrc, .mcp.json, opencode.json, opencode.jsonc, "
-	      ".llwrap.ini, .aider.conf.yml do not exist in /p");
+	      ".zed, .helix, .continue, .envrc, .mcp.json, opencode.json, "
+	      "opencode.jsonc, .llwrap.ini, .aider.conf.yml do not exist in "
+	      "/p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
@@ -717,6 +719,11 @@ test_later_reader(void **state)
 		{ "/p/.idea", "a JetBrains IDE" },
 		{ "/p/.mcp.json",
 		  "an agent or editor that starts its MCP servers" },
+		{ "/p/.zed", "Zed (its language servers and tasks)" },
+		{ "/p/.helix", "Helix (its language servers)" },
+		{ "/p/.continue", "Continue (its config)" },
+		{ "/p/.devcontainer",
+		  "a dev container's host (initializeCommand)" },
 		{ "/p/env/dev.sh", "direnv or an editor" },
 	};
 
