@@ -532,3 +532,191 @@ wl_watch_submodules(struct watchlater *w, const char *project,
 			wl_watch_repository(w, gitdir, fd, checkout);
 	}
 }
+
+/* The project's top-level directories, each opened beneath it: calls
+ * fn with its name and its .git's lstat (only where there is one). */
+static void
+nested_each(struct watchlater *w, void (*fn)(struct watchlater *, int,
+					     const char *, const struct stat *))
+{
+	const struct root *proj = &w->roots[0];
+	int fd = openat(proj->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (dir == NULL) {
+		if (fd >= 0)
+			close(fd);
+		wl_fail(w, xasprintf("cannot list the project for the "
+				     "repositories in its directories: %s",
+				     strerror(errno)));
+		return;
+	}
+	while ((e = readdir(dir)) != NULL) {
+		struct stat st;
+		int sub;
+
+		if (e->d_name[0] == '.' &&
+		    (e->d_name[1] == '\0' || strcmp(e->d_name, "..") == 0 ||
+		     strcmp(e->d_name, ".git") == 0))
+			continue;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if ((sub = wl_open_beneath(proj->fd, e->d_name, true)) < 0)
+			continue; /* a link, a mount, gone */
+		if (fstatat(sub, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+			fn(w, sub, e->d_name, &st);
+		close(sub);
+	}
+	closedir(dir);
+}
+
+/* The names in hooks/ of the repository at gitfd (NULL: none). */
+static char **
+nested_hooks(int gitfd)
+{
+	int fd = wl_open_beneath(gitfd, "hooks", true);
+	int lfd = fd >= 0 ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+			  : -1;
+	DIR *dir = lfd >= 0 ? fdopendir(lfd) : NULL;
+	char **names = NULL;
+	struct dirent *e;
+
+	if (fd >= 0)
+		close(fd);
+	if (dir == NULL) {
+		if (lfd >= 0)
+			close(lfd);
+		return NULL;
+	}
+	while ((e = readdir(dir)) != NULL)
+		if (wl_is_hook(e->d_name))
+			strv_push(&names, e->d_name);
+	closedir(dir);
+	return names;
+}
+
+static void
+nested_record(struct watchlater *w, int sub, const char *name,
+	      const struct stat *st)
+{
+	struct nested *n;
+	int gitfd;
+
+	if (w->n_nested == WATCHLATER_NESTED_MAX) {
+		wl_fail(w, xasprintf("the project has more than %d top-level "
+				     "directories with a repository of their "
+				     "own, which llwrap checks after the run",
+				     WATCHLATER_NESTED_MAX));
+		return;
+	}
+	w->nested =
+		xreallocarray(w->nested, w->n_nested + 1, sizeof(*w->nested));
+	n = &w->nested[w->n_nested++];
+	*n = (struct nested){ .name = xstrdup(name),
+			      .key = { st->st_dev, st->st_ino } };
+	/* (A checkout's gitfile: its identity only.) */
+	if (!S_ISDIR(st->st_mode) ||
+	    (gitfd = wl_open_beneath(sub, ".git", true)) < 0)
+		return;
+	if (index_read(gitfd, "config", &n->config, &n->len) < 0 ||
+	    strlen(n->config) != n->len) {
+		free(n->config);
+		n->config = NULL;
+	}
+	n->hooks = nested_hooks(gitfd);
+	close(gitfd);
+}
+
+void
+wl_nested_start(struct watchlater *w)
+{
+	w->nested_check = true;
+	nested_each(w, nested_record);
+}
+
+/* One at the end: new, checked as a repository the command made; one the
+ * start had, its config when it changed, its new hooks. */
+static void
+nested_verify(struct watchlater *w, int sub, const char *name,
+	      const struct stat *st)
+{
+	_cleanup_free_ char *path =
+		xasprintf("%s/%s/.git", w->roots[0].path, name);
+	_cleanup_free_ char *subpath =
+		xasprintf("%s/%s", w->roots[0].path, name);
+	_cleanup_free_ char *text = NULL, *unsafe = NULL, *reader = NULL;
+	_cleanup_close_ int gitfd = -1, hooks = -1;
+	const struct nested *n = NULL;
+	size_t len;
+
+	for (size_t i = 0; i < w->n_nested && n == NULL; i++)
+		if (w->nested[i].key.dev == st->st_dev &&
+		    w->nested[i].key.ino == st->st_ino)
+			n = &w->nested[i];
+	if (!S_ISDIR(st->st_mode)) {
+		/* A gitfile naming a repository elsewhere (one the start
+		 * had is a checkout's: the gitlinks' to check). */
+		if (n == NULL)
+			wl_move_aside(w, sub, subpath, ".git",
+				      "git (a repository the command named, "
+				      "which an editor finds one level down)");
+		return;
+	}
+	if ((gitfd = wl_open_beneath(sub, ".git", true)) < 0)
+		return;
+	if (n == NULL) {
+		/* The command made it (git init sub). */
+		if (fstatat(gitfd, "config", &(struct stat){ 0 },
+			    AT_SYMLINK_NOFOLLOW) == 0)
+			config_check(w, gitfd, path);
+		if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
+			_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+
+			wl_newrepo_hooks(w, hooks, hp);
+		}
+		return;
+	}
+	if (index_read(gitfd, "config", &text, &len) == 0 &&
+	    strlen(text) == len &&
+	    (n->config == NULL || len != n->len ||
+	     memcmp(text, n->config, len) != 0) &&
+	    ((unsafe = gitguard_config_unsafe(text)) != NULL ||
+	     (n->config != NULL &&
+	      (unsafe = gitguard_config_rerouted(n->config, text)) != NULL))) {
+		_cleanup_free_ char *u = text_shown(unsafe);
+
+		reader = xasprintf("git (in a repository an editor finds one "
+				   "level down, it sets %s)",
+				   u);
+		wl_move_aside_as(w, gitfd, path, "config", reader, "changed");
+	}
+	if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
+		_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+		_cleanup_strv_ char **now = nested_hooks(gitfd);
+
+		for (char **h = now; h != NULL && *h != NULL; h++)
+			if (!strv_contains(n->hooks, *h))
+				wl_move_aside(w, hooks, hp, *h,
+					      "git (a hook of a repository an "
+					      "editor finds one level down)");
+	}
+}
+
+void
+wl_nested_check(struct watchlater *w)
+{
+	if (w->nested_check)
+		nested_each(w, nested_verify);
+}
+
+void
+wl_nested_free(struct watchlater *w)
+{
+	for (size_t i = 0; i < w->n_nested; i++) {
+		free(w->nested[i].name);
+		free(w->nested[i].config);
+		strv_free(w->nested[i].hooks);
+	}
+	free(w->nested);
+}

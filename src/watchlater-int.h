@@ -102,6 +102,20 @@ struct held {
 	struct timespec mtime, ctime;
 };
 
+/* A repository in a directory of the project's top level (not the
+ * project's own, not a submodule's checkout): as the start had it. */
+struct nested {
+	char *name;	 /* the directory's, in the project */
+	struct wkey key; /* its .git's */
+	char *config;	 /* the text of its config, or NULL */
+	size_t len;
+	char **hooks; /* the names in its hooks/ */
+};
+
+/* The most top-level directories with a repository held (more: the
+ * start fails). */
+#define WATCHLATER_NESTED_MAX 64
+
 struct watchlater {
 	int ifd;
 	int release; /* the holder's pipe (holder_start) */
@@ -121,6 +135,12 @@ struct watchlater {
 
 	struct held *held; /* without L3: what the monitor holds */
 	size_t n_held;
+
+	/* protect-git: the repositories one level down (watchlater-git.c,
+	 * wl_nested_start), checked at the end */
+	bool nested_check;
+	struct nested *nested;
+	size_t n_nested;
 
 	char **lines;	 /* the report */
 	char **failures; /* what could not be checked */
@@ -173,6 +193,13 @@ char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir);
 void wl_check_gitlinks(struct watchlater *w, const struct wdir *gd);
 /* A hook of a new repository's hooks/ (not git init's samples). */
 bool wl_is_hook(const char *name);
+/* The repositories in the project's top-level directories, as editors
+ * find them (VS Code looks one level down): recorded at the start,
+ * checked at the end (a new one as a repository the command made, one
+ * the start had for a changed config or a new hook). */
+void wl_nested_start(struct watchlater *w);
+void wl_nested_check(struct watchlater *w);
+void wl_nested_free(struct watchlater *w);
 /* A new repository's config, its hooks, its hooks/ watched. */
 void wl_newrepo_config(struct watchlater *w, const struct wdir *gd);
 void wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path);

@@ -513,6 +513,7 @@ check_all(struct watchlater *w, bool at_end)
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
 			wl_modules_check(w, &w->dirs[i]);
+	wl_nested_check(w);
 	/* What nobody watched: a directory made during the run holds it. */
 	for (size_t i = 0; i < w->n_unwatched; i++) {
 		const struct unwatched *u = &w->unwatched[i];
@@ -941,6 +942,8 @@ watchlater_start(const char *project, const struct gitguard *git,
 		}
 	}
 	wl_hold_start(w, holds, git);
+	if (git != NULL)
+		wl_nested_start(w);
 	if (w->failures != NULL) {
 		/* Before the command runs: a refusal, not a report. */
 		_cleanup_free_ char *why = strv_join(w->failures, "; ");
@@ -952,7 +955,7 @@ watchlater_start(const char *project, const struct gitguard *git,
 		watchlater_free(w);
 		return -EIO;
 	}
-	if (w->n_dirs == 0 && w->n_unwatched == 0) {
+	if (w->n_dirs == 0 && w->n_unwatched == 0 && !w->nested_check) {
 		watchlater_free(w);
 		return 0;
 	}
@@ -1059,6 +1062,7 @@ watchlater_free(struct watchlater *w)
 	if (w->release >= 0)
 		close(w->release);
 	wl_hold_free(w);
+	wl_nested_free(w);
 	free(w->protect);
 	strv_free(w->done);
 	strv_free(w->lines);

@@ -621,4 +621,40 @@ expect_output "a .zed/ made inside is moved aside" "created $R/\\.zed, which Zed
 expect_output "... a .helix/ too" "created $R/\\.helix, which Helix"
 expect_output "... a .continue/ too" "created $R/\\.continue, which Continue"
 
+# Repositories one level down (VS Code looks for them there; a shell
+# prompt runs git in them): one the command makes is checked as a
+# repository it made, one the start had for what its config now runs
+# and its new hooks; a .git file naming another repository is moved.
+R=$HOME_DIR/work/nested
+make_repo "$R"
+as_user sh -c 'cd "$1" && mkdir lib && cd lib && git init -q . && git config user.name x' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	mkdir nsub && cd nsub && git init -q . &&
+	git config core.fsmonitor "touch $1/nested-ran" &&
+	printf "#!/bin/sh\ntouch %s/nested-hook\n" "$1" >.git/hooks/pre-commit &&
+	chmod +x .git/hooks/pre-commit && cd ../lib &&
+	git config core.fsmonitor "touch $1/nested-ran" &&
+	printf "#!/bin/sh\ntouch %s/nested-hook\n" "$1" >.git/hooks/post-commit &&
+	chmod +x .git/hooks/post-commit && mkdir ../other &&
+	echo "gitdir: $2/lib/.git" >../other/.git' sh "$MARKS" "$R"
+expect_output "a repository the command makes one level down: its config is moved aside" \
+	"created $R/nsub/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... and its hook" "created $R/nsub/\\.git/hooks/pre-commit"
+expect_output "one the start had: its config that now runs something" \
+	"changed $R/lib/\\.git/config, which git \\(in a repository an editor finds one level down, it sets core\\.fsmonitor\\)"
+expect_output "... and its new hook" "created $R/lib/\\.git/hooks/post-commit"
+expect_output "a .git file naming another repository one level down is moved aside" \
+	"created $R/other/\\.git, which git \\(a repository the command named"
+for d in nsub lib; do
+	as_user sh -c 'cd "$1" && git status -s >/dev/null 2>&1 && git commit -q --allow-empty -m x' sh "$R/$d"
+done
+[ ! -e "$MARKS/nested-ran" ] && [ ! -e "$MARKS/nested-hook" ] &&
+	ok "... and the user's git there runs nothing planted" ||
+	not_ok "the user's git in a repository one level down ran what the command planted"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'cd lib && git config user.email l@llwrap.invalid'
+case $out in
+*moved\ aside*) not_ok "a harmless change to its config is left"; diag "$out" ;;
+*) ok "a harmless change to its config is left" ;;
+esac
+
 done_testing
