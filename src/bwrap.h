@@ -53,7 +53,10 @@ struct bwrap_plan {
 	/* private-tmp: the size of the tmpfs on /tmp and /var/tmp (bwrap
 	 * --size), 0 for bwrap's default. */
 	uint64_t tmpfs_size;
-	bool private_tmp;	     /* tmpfs on policy_private_tmps */
+	bool private_tmp; /* tmpfs on policy_private_tmps */
+	/* The project's access: where it lies in a private tmp, it is bound
+	 * into the new tmpfs with it (as L3 binds it), unless denied. */
+	enum llw_access project_access;
 	const char *project;	     /* borrowed, as the next three */
 	const char *workdir;	     /* where the command starts */
 	struct llw_items unix_paths; /* bound for the supervisor */
@@ -113,8 +116,8 @@ void bwrap_find_symlinks(char *const *paths, struct bwrap_symlink **out,
  * Decide the namespaces and mounts for in with the compiled plan fs
  * (compiled with masks) and the symlinks found, and list what bubblewrap
  * cannot enforce.  Pure; copies links, borrows in->unix_paths.  The
- * caller (the planner) sets private_tmp, tmpfs_size, project and
- * workdir.
+ * caller (the planner) sets private_tmp, tmpfs_size, project,
+ * project_access and workdir.
  *
  *  - net = none, or filtered without any port: a private network
  *    namespace with only lo (no host network at all, loopback works).
