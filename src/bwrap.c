@@ -549,6 +549,12 @@ push_tmp_project(char ***v, const struct bwrap_plan *bp, const struct plan *fs,
 	      project, project);
 }
 
+bool
+bwrap_mounts_mask(const struct bwrap_plan *bp, const char *path)
+{
+	return !tmp_hides(bp, path);
+}
+
 /* True when something is mounted at path or above it. */
 static bool
 visible(const struct bwrap_plan *bp, const struct plan *fs, const char *path)
@@ -617,7 +623,7 @@ push_masks(char ***v, const struct bwrap_plan *bp, const struct plan *fs,
 		const struct plan_mask *m = &fs->masks[i];
 
 		/* The new tmpfs has nothing there to mask (nor beneath). */
-		if (tmp_hides(bp, m->path))
+		if (!bwrap_mounts_mask(bp, m->path))
 			continue;
 		while (n_open > 0 && !path_under(m->path, open[n_open - 1]))
 			push2(v, "--remount-ro", open[--n_open]);

@@ -142,6 +142,14 @@ void bwrap_plan_free(struct bwrap_plan *bp);
 /* True when some loss is fatal and the run is not best effort. */
 bool bwrap_plan_must_fail(const struct bwrap_plan *bp, bool best_effort);
 
+/*
+ * Whether bwrap_argv mounts the mask at path: not one in a private tmp's
+ * new tmpfs that neither holds the project nor lies in it (the tmpfs has
+ * nothing there to mask).  The watch on the view looks for the others
+ * (maskwatch.h).  Pure.
+ */
+bool bwrap_mounts_mask(const struct bwrap_plan *bp, const char *path);
+
 /* How many empty files bwrap_argv reads (one descriptor each): the
  * covers in /dev and the denied files' masks. */
 size_t bwrap_empty_files(const struct bwrap_plan *bp, const struct plan *fs);

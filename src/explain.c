@@ -470,6 +470,14 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 						     : sb->ns.tmpfs_size) >>
 				20,
 			layer);
+	if (p->private_tmp && layer != NULL &&
+	    policy_private_tmp_of(p->project) != NULL)
+		fprintf(f,
+			"                    the project %s lies in %s: bound "
+			"into its tmpfs as the host has it (its files, and "
+			"what "
+			"the command may write there, reach the host)\n",
+			p->project, policy_private_tmp_of(p->project));
 	else if (sb->run_tmp)
 		fprintf(f,
 			"  shared scratch    private /tmp: "
