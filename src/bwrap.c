@@ -244,37 +244,51 @@ bwrap_root_enters(uid_t uid, gid_t gid, mode_t mode)
 	return mode & (uid == 0 ? S_IXUSR : gid == 0 ? S_IXGRP : S_IXOTH);
 }
 
-char *
-bwrap_root_unreachable(const struct plan *fs)
+/* The first directory above path that root cannot enter in bubblewrap's
+ * user namespace, with its stat in st, or NULL. */
+static char *
+root_blocked_above(const char *path, struct stat *st)
 {
-	for (size_t i = 0; i < fs->n_rules; i++) {
-		_cleanup_free_ char *dir = xstrdup(fs->rules[i].path);
-		char *slash;
+	_cleanup_free_ char *dir = xstrdup(path);
 
-		/* Each directory above the rule's path, from the top. */
-		for (slash = strchr(dir + 1, '/'); slash != NULL;
-		     slash = strchr(slash + 1, '/')) {
-			struct stat st;
+	/* Each directory above path, from the top. */
+	for (char *slash = strchr(dir + 1, '/'); slash != NULL;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (stat(dir, st) == 0 && S_ISDIR(st->st_mode) &&
+		    !bwrap_root_enters(st->st_uid, st->st_gid, st->st_mode))
+			return steal_pointer(&dir);
+		*slash = '/';
+	}
+	return NULL;
+}
 
-			*slash = '\0';
-			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-			    !bwrap_root_enters(st.st_uid, st.st_gid,
-					       st.st_mode))
-				return xasprintf(
-					"the rule on %s lies inside %s (owner "
-					"uid %u, mode %04o), which root cannot "
-					"enter in bubblewrap's user namespace "
-					"(root's capabilities there cover only "
-					"root's own files); run llwrap as uid "
-					"%u, or on a kernel with Landlock (its "
-					"backend opens the rules before it "
-					"drops root's capabilities)",
-					fs->rules[i].path, dir,
-					(unsigned)st.st_uid,
-					(unsigned)(st.st_mode & 07777),
-					(unsigned)st.st_uid);
-			*slash = '/';
-		}
+char *
+bwrap_root_unreachable(const struct bwrap_plan *bp, const struct plan *fs)
+{
+	/* The rules' paths, then the project where the policy grants it
+	 * (bound by its path in a private tmp; the command starts there). */
+	for (size_t i = 0; i <= fs->n_rules; i++) {
+		bool rule = i < fs->n_rules;
+		const char *path = rule ? fs->rules[i].path : bp->project;
+		_cleanup_free_ char *dir = NULL;
+		struct stat st;
+
+		if (path == NULL ||
+		    (!rule && bp->project_access == LLW_ACCESS_DENY) ||
+		    (dir = root_blocked_above(path, &st)) == NULL)
+			continue;
+		return xasprintf("%s %s lies inside %s (owner uid %u, mode "
+				 "%04o), which root cannot enter in "
+				 "bubblewrap's user namespace (root's "
+				 "capabilities there cover only root's own "
+				 "files); run llwrap as uid %u, or on a kernel "
+				 "with Landlock (its backend opens the rules "
+				 "before it drops root's capabilities)",
+				 rule ? "the rule on" : "the project", path,
+				 dir, (unsigned)st.st_uid,
+				 (unsigned)(st.st_mode & 07777),
+				 (unsigned)st.st_uid);
 	}
 	return NULL;
 }

@@ -87,11 +87,13 @@ bool bwrap_fallback_wanted(const struct ruleset_kernel *k);
 bool bwrap_root_enters(uid_t uid, gid_t gid, mode_t mode);
 
 /*
- * For root: the first directory on the way to a rule's path that
- * bubblewrap's user namespace cannot enter (bwrap_root_enters), as a
- * refusal naming it and the way out, or NULL when there is none.
+ * For root: the first directory on the way to a rule's path, or to the
+ * project bp grants, that bubblewrap's user namespace cannot enter
+ * (bwrap_root_enters), as a refusal naming it and the way out, or NULL
+ * when there is none.
  */
-char *bwrap_root_unreachable(const struct plan *fs);
+char *bwrap_root_unreachable(const struct bwrap_plan *bp,
+			     const struct plan *fs);
 
 /*
  * Find bwrap: /usr/bin/bwrap first (Ubuntu's AppArmor profile lets only

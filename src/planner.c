@@ -854,7 +854,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	sb->bwrap = planner_bwrap_plan(p, sb->fs, links, n_links);
 	/* bwrap binds each rule by its path, in a user namespace of its
 	 * own where root keeps no override over other users' files. */
-	if (sb->facts.root && (cause = bwrap_root_unreachable(sb->fs)) != NULL)
+	if (sb->facts.root &&
+	    (cause = bwrap_root_unreachable(sb->bwrap, sb->fs)) != NULL)
 		sandbox_refuse(sb, cause);
 	sb->bwrap->tmpfs_size = tmpfs_size(sb, p);
 	for (size_t i = 0; i < n_links; i++) {

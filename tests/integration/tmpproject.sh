@@ -103,6 +103,24 @@ if [ "$(id -u)" -eq 0 ]; then
 	expect_denied "as root: another directory in /tmp is not there" ENOENT \
 		env HOME="$T/roothome" $LLWRAP_B -p opencode $BE --rx "$LLW_HELPERS" \
 		-C "$RPROJ" -- "$PROBE" read "$TOTHER/file"
+	# A project of the test user's inside a directory of mode 0700:
+	# root in bubblewrap's user namespace cannot enter it, and is told
+	# so before anything runs; no backend runs it without its files.
+	mkdir -p "$TOTHER/private/proj"
+	echo "llw-private-file" >"$TOTHER/private/proj/a.txt"
+	chown -R "$TEST_UID:$TEST_GID" "$TOTHER/private"
+	chmod 700 "$TOTHER/private"
+	run env HOME="$T/roothome" $LLWRAP_B -p opencode $BE \
+		-C "$TOTHER/private/proj" -- cat a.txt
+	if bwrap_backend; then
+		expect_rc "as root: a project in /tmp that bubblewrap cannot enter is refused" 125
+		expect_output "... naming the directory and the way out" \
+			"the project $TOTHER/private/proj lies inside $TOTHER/private \(owner uid $TEST_UID, mode 0700\), which root cannot enter.*run llwrap as uid $TEST_UID"
+	elif [ "$rc" -eq 0 ] && [ "$out" = llw-private-file ]; then
+		ok "as root: a project in a directory of another user's runs with its files"
+	else
+		expect_rc "as root: a project in a directory root cannot enter in the namespace is refused, not run empty" 125
+	fi
 else
 	skip "the root case needs root"
 fi
