@@ -71,6 +71,11 @@ run llw -p opencode $BE -C "$TPROJ" --ro "$TOTHER" --explain -- /bin/true
 expect_output "... which --explain says" "^  not there \(in a private tmp, .*\): ro $TOTHER"
 expect_output "--explain says the project is bound into the private /tmp" \
 	"the project $TPROJ lies in /tmp: bound into its tmpfs"
+run llw -p default -C "$TPROJ" --explain -- /bin/true
+expect_output "without private-tmp, --explain says /tmp is the host's" \
+	"^  shared scratch    no: the host's /tmp"
+expect_no_output "... and nothing else about it" \
+	"^  shared scratch    NOT ENFORCED|lies in /tmp: bound into its tmpfs|^  not there"
 rm -f "$TOTHER.inside"
 expect_succeeded "/tmp beside the project stays writable" \
 	llw -p opencode $BE -C "$TPROJ" -- "$PROBE" write "$TOTHER.inside"
