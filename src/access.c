@@ -1,6 +1,8 @@
 /*
  * The words for access.h's values, and the private scratch directories.
  */
+#include <string.h>
+
 #include "access.h"
 #include "cleanup.h"
 #include "path.h"
@@ -80,4 +82,13 @@ policy_private_tmp_of(const char *path)
 		if (path_under(path, *t))
 			return *t;
 	return NULL;
+}
+
+bool
+policy_private_tmp_hides(const char *path, const char *project)
+{
+	const char *t = policy_private_tmp_of(path);
+
+	return t != NULL && strcmp(path, t) != 0 &&
+	       !path_under(path, project) && !path_under(project, path);
 }

@@ -101,4 +101,12 @@ extern const char *const policy_private_tmps[];
 /* The private scratch directory path lies in, or NULL. */
 const char *policy_private_tmp_of(const char *path);
 
+/*
+ * Whether the new tmpfs of a private scratch directory hides path: it
+ * lies beneath one, and neither holds the project nor lies in it.  The
+ * view (L3's and bubblewrap's) binds only those there, as the host has
+ * them; a rule on any other path there grants nothing.
+ */
+bool policy_private_tmp_hides(const char *path, const char *project);
+
 #endif /* LLW_ACCESS_H */

@@ -244,37 +244,51 @@ bwrap_root_enters(uid_t uid, gid_t gid, mode_t mode)
 	return mode & (uid == 0 ? S_IXUSR : gid == 0 ? S_IXGRP : S_IXOTH);
 }
 
-char *
-bwrap_root_unreachable(const struct plan *fs)
+/* The first directory above path that root cannot enter in bubblewrap's
+ * user namespace, with its stat in st, or NULL. */
+static char *
+root_blocked_above(const char *path, struct stat *st)
 {
-	for (size_t i = 0; i < fs->n_rules; i++) {
-		_cleanup_free_ char *dir = xstrdup(fs->rules[i].path);
-		char *slash;
+	_cleanup_free_ char *dir = xstrdup(path);
 
-		/* Each directory above the rule's path, from the top. */
-		for (slash = strchr(dir + 1, '/'); slash != NULL;
-		     slash = strchr(slash + 1, '/')) {
-			struct stat st;
+	/* Each directory above path, from the top. */
+	for (char *slash = strchr(dir + 1, '/'); slash != NULL;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (stat(dir, st) == 0 && S_ISDIR(st->st_mode) &&
+		    !bwrap_root_enters(st->st_uid, st->st_gid, st->st_mode))
+			return steal_pointer(&dir);
+		*slash = '/';
+	}
+	return NULL;
+}
 
-			*slash = '\0';
-			if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-			    !bwrap_root_enters(st.st_uid, st.st_gid,
-					       st.st_mode))
-				return xasprintf(
-					"the rule on %s lies inside %s (owner "
-					"uid %u, mode %04o), which root cannot "
-					"enter in bubblewrap's user namespace "
-					"(root's capabilities there cover only "
-					"root's own files); run llwrap as uid "
-					"%u, or on a kernel with Landlock (its "
-					"backend opens the rules before it "
-					"drops root's capabilities)",
-					fs->rules[i].path, dir,
-					(unsigned)st.st_uid,
-					(unsigned)(st.st_mode & 07777),
-					(unsigned)st.st_uid);
-			*slash = '/';
-		}
+char *
+bwrap_root_unreachable(const struct bwrap_plan *bp, const struct plan *fs)
+{
+	/* The rules' paths, then the project where the policy grants it
+	 * (bound by its path in a private tmp; the command starts there). */
+	for (size_t i = 0; i <= fs->n_rules; i++) {
+		bool rule = i < fs->n_rules;
+		const char *path = rule ? fs->rules[i].path : bp->project;
+		_cleanup_free_ char *dir = NULL;
+		struct stat st;
+
+		if (path == NULL ||
+		    (!rule && bp->project_access == LLW_ACCESS_DENY) ||
+		    (dir = root_blocked_above(path, &st)) == NULL)
+			continue;
+		return xasprintf("%s %s lies inside %s (owner uid %u, mode "
+				 "%04o), which root cannot enter in "
+				 "bubblewrap's user namespace (root's "
+				 "capabilities there cover only root's own "
+				 "files); run llwrap as uid %u, or on a kernel "
+				 "with Landlock (its backend opens the rules "
+				 "before it drops root's capabilities)",
+				 rule ? "the rule on" : "the project", path,
+				 dir, (unsigned)st.st_uid,
+				 (unsigned)(st.st_mode & 07777),
+				 (unsigned)st.st_uid);
 	}
 	return NULL;
 }
@@ -493,10 +507,90 @@ bind_rule(char ***v, const struct plan *fs, size_t i)
 	      path);
 }
 
+/* The private tmp bwrap mounts a tmpfs on that path is in or on, or
+ * NULL: /dev/shm only with --dev. */
+static const char *
+tmp_of(const struct bwrap_plan *bp, const char *path)
+{
+	const char *t;
+
+	if (!bp->private_tmp || (t = policy_private_tmp_of(path)) == NULL ||
+	    (path_under(t, "/dev") && !bp->dev))
+		return NULL;
+	return t;
+}
+
+/* Whether path lies in a private tmp's new tmpfs, where nothing of the
+ * host's is bound but the project and what holds it or lies in it. */
+static bool
+tmp_hides(const struct bwrap_plan *bp, const char *path)
+{
+	return tmp_of(bp, path) != NULL &&
+	       policy_private_tmp_hides(path, bp->project);
+}
+
+/* Whether path lies beneath tmp and is bound there. */
+static bool
+in_tmp_shown(const struct bwrap_plan *bp, const char *path, const char *tmp)
+{
+	return path_under(path, tmp) && strcmp(path, tmp) != 0 &&
+	       !policy_private_tmp_hides(path, bp->project);
+}
+
+/*
+ * The project where it lies in the private tmp just mounted, with its
+ * access, as L3 binds it: before the rules beneath it and the masks, so
+ * that they land on top of it.  A rule between the tmp and the project
+ * shows it already.  A project the policy denies is not bound (the
+ * command starts in an empty directory, as outside a private tmp).
+ */
+static void
+push_tmp_project(char ***v, const struct bwrap_plan *bp, const struct plan *fs,
+		 const char *tmp)
+{
+	const char *project = bp->project;
+
+	if (!path_under(project, tmp) || strcmp(project, tmp) == 0 ||
+	    bp->project_access == LLW_ACCESS_DENY)
+		return;
+	for (size_t i = 0; i < fs->n_rules; i++)
+		if (in_tmp_shown(bp, fs->rules[i].path, tmp) &&
+		    path_under(project, fs->rules[i].path))
+			return;
+	push3(v,
+	      policy_access_writable(bp->project_access) ? "--bind"
+							 : "--ro-bind",
+	      project, project);
+}
+
+bool
+bwrap_mounts_mask(const struct bwrap_plan *bp, const char *path)
+{
+	return !tmp_hides(bp, path);
+}
+
 /* True when something is mounted at path or above it. */
 static bool
 visible(const struct bwrap_plan *bp, const struct plan *fs, const char *path)
 {
+	const char *tmp = tmp_of(bp, path);
+
+	/* In a private tmp only what is bound there counts. */
+	if (tmp != NULL) {
+		if (strcmp(path, tmp) == 0 ||
+		    (path_under(path, bp->project) &&
+		     bp->project_access != LLW_ACCESS_DENY))
+			return true;
+		for (size_t i = 0; i < fs->n_rules; i++)
+			if (path_under(path, fs->rules[i].path) &&
+			    in_tmp_shown(bp, fs->rules[i].path, tmp))
+				return true;
+		for (size_t i = 0; i < fs->n_masks; i++)
+			if (path_under(path, fs->masks[i].path) &&
+			    in_tmp_shown(bp, fs->masks[i].path, tmp))
+				return true;
+		return false;
+	}
 	if ((bp->dev && path_under(path, "/dev")) ||
 	    (bp->proc && path_under(path, "/proc")))
 		return true;
@@ -532,7 +626,8 @@ push_empty_file(char ***v, const char *path, const int *empty_fds, size_t *k)
  * (push_empty_file), as the covers in /dev are.
  */
 static void
-push_masks(char ***v, const struct plan *fs, const int *empty_fds, size_t *k)
+push_masks(char ***v, const struct bwrap_plan *bp, const struct plan *fs,
+	   const int *empty_fds, size_t *k)
 {
 	_cleanup_free_ const char **open = NULL;
 	size_t n_open = 0;
@@ -541,6 +636,9 @@ push_masks(char ***v, const struct plan *fs, const int *empty_fds, size_t *k)
 	for (size_t i = 0; i < fs->n_masks; i++) {
 		const struct plan_mask *m = &fs->masks[i];
 
+		/* The new tmpfs has nothing there to mask (nor beneath). */
+		if (!bwrap_mounts_mask(bp, m->path))
+			continue;
 		while (n_open > 0 && !path_under(m->path, open[n_open - 1]))
 			push2(v, "--remount-ro", open[--n_open]);
 		switch (m->access) {
@@ -631,11 +729,9 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs, int seccomp_fd,
 			push2(&v, "--size", n);
 		}
 		push2(&v, "--tmpfs", tmp);
+		push_tmp_project(&v, bp, fs, tmp);
 		for (size_t i = 0; i < fs->n_rules; i++)
-			if (path_under(fs->rules[i].path, tmp) &&
-			    strcmp(fs->rules[i].path, tmp) != 0 &&
-			    (path_under(fs->rules[i].path, bp->project) ||
-			     path_under(bp->project, fs->rules[i].path)))
+			if (in_tmp_shown(bp, fs->rules[i].path, tmp))
 				bind_rule(&v, fs, i);
 	}
 	for (size_t i = 0; bp->dev && i < fs->n_rules; i++)
@@ -643,18 +739,21 @@ bwrap_argv(const struct bwrap_plan *bp, const struct plan *fs, int seccomp_fd,
 		    !dev_is_provided(fs->rules[i].path))
 			bind_rule(&v, fs, i);
 	push_dev_hidden(&v, bp, empty_fds, &k);
-	push_masks(&v, fs, empty_fds, &k);
+	push_masks(&v, bp, fs, empty_fds, &k);
 	/* The unix allow-list: the supervisor reaches a listed socket as
 	 * the command sees the path, so the path is there (read-only: a
 	 * connect needs no write on the mount). */
 	for (size_t i = 0; i < bp->unix_paths.n; i++)
-		if (!visible(bp, fs, bp->unix_paths.v[i].value))
+		if (!tmp_hides(bp, bp->unix_paths.v[i].value) &&
+		    !visible(bp, fs, bp->unix_paths.v[i].value))
 			push3(&v, "--ro-bind-try", bp->unix_paths.v[i].value,
 			      bp->unix_paths.v[i].value);
 
-	/* A link inside a mounted tree is there already. */
+	/* A link inside a mounted tree is there already; one in a private
+	 * tmp's tmpfs leads nowhere. */
 	for (size_t i = 0; i < bp->n_symlinks; i++)
-		if (!visible(bp, fs, bp->symlinks[i].path))
+		if (!tmp_hides(bp, bp->symlinks[i].path) &&
+		    !visible(bp, fs, bp->symlinks[i].path))
 			push3(&v, "--symlink", bp->symlinks[i].target,
 			      bp->symlinks[i].path);
 	/* The command starts in the project even if the policy hides it

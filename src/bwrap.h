@@ -53,7 +53,10 @@ struct bwrap_plan {
 	/* private-tmp: the size of the tmpfs on /tmp and /var/tmp (bwrap
 	 * --size), 0 for bwrap's default. */
 	uint64_t tmpfs_size;
-	bool private_tmp;	     /* tmpfs on policy_private_tmps */
+	bool private_tmp; /* tmpfs on policy_private_tmps */
+	/* The project's access: where it lies in a private tmp, it is bound
+	 * into the new tmpfs with it (as L3 binds it), unless denied. */
+	enum llw_access project_access;
 	const char *project;	     /* borrowed, as the next three */
 	const char *workdir;	     /* where the command starts */
 	struct llw_items unix_paths; /* bound for the supervisor */
@@ -84,11 +87,13 @@ bool bwrap_fallback_wanted(const struct ruleset_kernel *k);
 bool bwrap_root_enters(uid_t uid, gid_t gid, mode_t mode);
 
 /*
- * For root: the first directory on the way to a rule's path that
- * bubblewrap's user namespace cannot enter (bwrap_root_enters), as a
- * refusal naming it and the way out, or NULL when there is none.
+ * For root: the first directory on the way to a rule's path, or to the
+ * project bp grants, that bubblewrap's user namespace cannot enter
+ * (bwrap_root_enters), as a refusal naming it and the way out, or NULL
+ * when there is none.
  */
-char *bwrap_root_unreachable(const struct plan *fs);
+char *bwrap_root_unreachable(const struct bwrap_plan *bp,
+			     const struct plan *fs);
 
 /*
  * Find bwrap: /usr/bin/bwrap first (Ubuntu's AppArmor profile lets only
@@ -113,8 +118,8 @@ void bwrap_find_symlinks(char *const *paths, struct bwrap_symlink **out,
  * Decide the namespaces and mounts for in with the compiled plan fs
  * (compiled with masks) and the symlinks found, and list what bubblewrap
  * cannot enforce.  Pure; copies links, borrows in->unix_paths.  The
- * caller (the planner) sets private_tmp, tmpfs_size, project and
- * workdir.
+ * caller (the planner) sets private_tmp, tmpfs_size, project,
+ * project_access and workdir.
  *
  *  - net = none, or filtered without any port: a private network
  *    namespace with only lo (no host network at all, loopback works).
@@ -138,6 +143,14 @@ void bwrap_plan_free(struct bwrap_plan *bp);
 
 /* True when some loss is fatal and the run is not best effort. */
 bool bwrap_plan_must_fail(const struct bwrap_plan *bp, bool best_effort);
+
+/*
+ * Whether bwrap_argv mounts the mask at path: not one in a private tmp's
+ * new tmpfs that neither holds the project nor lies in it (the tmpfs has
+ * nothing there to mask).  The watch on the view looks for the others
+ * (maskwatch.h).  Pure.
+ */
+bool bwrap_mounts_mask(const struct bwrap_plan *bp, const char *path);
 
 /* How many empty files bwrap_argv reads (one descriptor each): the
  * covers in /dev and the denied files' masks. */

@@ -461,7 +461,7 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 		fprintf(f, "  shared scratch    no: the host's /tmp, /var/tmp "
 			   "and /dev/shm, as the rules allow (private-tmp = "
 			   "no)\n");
-	else if (layer != NULL)
+	else if (layer != NULL) {
 		fprintf(f,
 			"  shared scratch    /tmp, /var/tmp, /dev/shm private "
 			"tmpfs, %llu MiB each (%s)\n",
@@ -470,7 +470,14 @@ explain_persistence(FILE *f, const struct sandbox *sb)
 						     : sb->ns.tmpfs_size) >>
 				20,
 			layer);
-	else if (sb->run_tmp)
+		if (policy_private_tmp_of(p->project) != NULL)
+			fprintf(f,
+				"                    the project %s lies in "
+				"%s: bound into its tmpfs as the host has it "
+				"(its files, and what the command may write "
+				"there, reach the host)\n",
+				p->project, policy_private_tmp_of(p->project));
+	} else if (sb->run_tmp)
 		fprintf(f,
 			"  shared scratch    private /tmp: "
 			"/tmp/llwrap-run.XXXXXXXX (in $TMPDIR if set) as "

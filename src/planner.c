@@ -193,6 +193,7 @@ planner_bwrap_plan(const struct policy *p, const struct plan *fs,
 	bp = bwrap_plan_new(&in, fs, links, n_links);
 	bp->private_tmp = p->private_tmp;
 	bp->project = p->project;
+	bp->project_access = plan_access(fs, p->project);
 	bp->workdir = p->workdir != NULL ? p->workdir : p->project;
 	return bp;
 }
@@ -853,7 +854,8 @@ prepare_bwrap(struct sandbox *sb, const struct policy *p)
 	sb->bwrap = planner_bwrap_plan(p, sb->fs, links, n_links);
 	/* bwrap binds each rule by its path, in a user namespace of its
 	 * own where root keeps no override over other users' files. */
-	if (sb->facts.root && (cause = bwrap_root_unreachable(sb->fs)) != NULL)
+	if (sb->facts.root &&
+	    (cause = bwrap_root_unreachable(sb->bwrap, sb->fs)) != NULL)
 		sandbox_refuse(sb, cause);
 	sb->bwrap->tmpfs_size = tmpfs_size(sb, p);
 	for (size_t i = 0; i < n_links; i++) {
@@ -1022,6 +1024,37 @@ planner_shape_describe(const struct sandbox *sb)
 	return strv_join(v, " > ");
 }
 
+/*
+ * A project that is itself one of the scratch directories private-tmp
+ * replaces would be the new tmpfs, empty: its files missing inside, and
+ * what the command writes there lost when the run ends, silently.
+ * Refused under every backend (one beneath it is bound into the tmpfs).
+ */
+static void
+private_tmp_project(struct sandbox *sb, const struct policy *p)
+{
+	const char *t;
+
+	if (!p->private_tmp || p->project == NULL ||
+	    (t = policy_private_tmp_of(p->project)) == NULL ||
+	    strcmp(t, p->project) != 0)
+		return;
+	sandbox_refuse(
+		sb, xasprintf("the project directory %s is a scratch directory "
+			      "that private-tmp (%s) replaces with a new, "
+			      "empty tmpfs: inside the sandbox the project's "
+			      "files would be missing, and what the command "
+			      "writes there lost when it ends; run from a "
+			      "directory of the project's own beneath it "
+			      "(mkdir %s/proj && cd %s/proj), or set "
+			      "private-tmp = no in a profile of your own",
+			      p->project,
+			      p->private_tmp_origin.origin != NULL
+				      ? p->private_tmp_origin.origin
+				      : "built in",
+			      t, t));
+}
+
 static int
 plan(const struct policy *p, enum sandbox_backend backend,
      const struct facts *f, const struct pathtree_fs *fs, bool run,
@@ -1046,6 +1079,7 @@ plan(const struct policy *p, enum sandbox_backend backend,
 	netpolicy_plan(p, &sb->net);
 	probe_copy(&sb->facts, f);
 	choose_backend(sb, backend);
+	private_tmp_project(sb, p);
 	limits_plan(&sb->limits_plan, p);
 	cgroup_account(sb);
 

@@ -879,6 +879,28 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
 	return 1;
 }
 
+/*
+ * The watch on the view's masks (maskwatch_new), before any fork: L3
+ * tells it each mask as it mounts it; bubblewrap's watch looks for each
+ * mask it is given, so it is given those bwrap mounts.
+ */
+static int
+masks_watch(struct sandbox *sb, char **cause)
+{
+	struct plan mounted = { 0 };
+	int r;
+
+	if (sb->backend != SANDBOX_BACKEND_BWRAP)
+		return maskwatch_new(sb->fs, &sb->maskwatch, cause);
+	mounted.masks = xcalloc(sb->fs->n_masks + 1, sizeof(*mounted.masks));
+	for (size_t i = 0; i < sb->fs->n_masks; i++)
+		if (bwrap_mounts_mask(sb->bwrap, sb->fs->masks[i].path))
+			mounted.masks[mounted.n_masks++] = sb->fs->masks[i];
+	r = maskwatch_new(&mounted, &sb->maskwatch, cause);
+	free(mounted.masks);
+	return r;
+}
+
 int
 sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	     const int *keep, size_t n_keep, int *status, char **cause)
@@ -921,7 +943,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	/* Before any fork: the page where the watcher says what it saw,
 	 * and the start's git configurations, in the host's view. */
 	if (sb->shape.masks != PLANNER_MASKS_NONE &&
-	    (r = maskwatch_new(sb->fs, &sb->maskwatch, cause)) < 0)
+	    (r = masks_watch(sb, cause)) < 0)
 		goto out;
 	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
 	/* ... and so does the removal of the run's own /tmp. */

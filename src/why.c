@@ -229,9 +229,11 @@ why_summary(const struct sandbox *sb, const char *home)
 	enum llw_access proj = source_access(sb->fs, p->project);
 	_cleanup_strv_ char **in_home = NULL;
 	char **by_level[LLW_ACCESS_RWX + 1] = { NULL };
-	_cleanup_strv_ char **masks = NULL, **net = NULL;
+	_cleanup_strv_ char **masks = NULL, **net = NULL, **tmp_hidden = NULL;
 	_cleanup_free_ char *list = NULL;
 	bool home_ok = home != NULL && home[0] == '/' && home[1] != '\0';
+	bool tmpfs = p->private_tmp && !sb->run_tmp &&
+		     (sb->use_ns || sb->backend == SANDBOX_BACKEND_BWRAP);
 	char **v = NULL;
 
 	strv_push_take(&v, xasprintf("project %s: %s%s", p->project,
@@ -295,11 +297,38 @@ why_summary(const struct sandbox *sb, const char *home)
 		free(steal_pointer(&list));
 		strv_free(by_level[a]);
 	}
+	/* A private /tmp is a new tmpfs where only the project (and what
+	 * holds it or lies in it) is bound: a rule on anything else there
+	 * grants nothing, and a mask there masks nothing (L3 and bubblewrap
+	 * alike). */
+	for (size_t i = 0; tmpfs && i < sb->fs->n_sources; i++) {
+		const struct plan_source *r = &sb->fs->sources[i];
+
+		if ((i + 1 < sb->fs->n_sources &&
+		     strcmp(sb->fs->sources[i + 1].path, r->path) == 0) ||
+		    r->access == LLW_ACCESS_DENY ||
+		    !policy_private_tmp_hides(r->path, p->project))
+			continue;
+		strv_push_take(&tmp_hidden,
+			       xasprintf("%s %s", policy_access_name(r->access),
+					 r->written));
+	}
+	if (tmp_hidden != NULL) {
+		list = summary_list(tmp_hidden, 6, ", ");
+		strv_push_take(&v, xasprintf("not there (in a private tmp, a "
+					     "new empty tmpfs where only the "
+					     "project is bound): %s",
+					     list));
+		free(steal_pointer(&list));
+	}
 	for (size_t i = 0; sb->use_ns && i < sb->fs->n_masks; i++) {
 		const struct plan_mask *m = &sb->fs->masks[i];
 
-		_cleanup_free_ char *s =
-			summary_path(m->path, home_ok ? home : NULL);
+		_cleanup_free_ char *s = NULL;
+
+		if (tmpfs && policy_private_tmp_hides(m->path, p->project))
+			continue;
+		s = summary_path(m->path, home_ok ? home : NULL);
 
 		strv_push_take(
 			&masks,

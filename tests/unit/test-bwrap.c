@@ -48,6 +48,7 @@ struct tcase {
 	/* "PATH TARGET" */
 	const char *const *links;
 	int seccomp_fd;
+	bool private_tmp;
 };
 
 #define PROJ "/home/u/work/proj"
@@ -92,34 +93,77 @@ static const char *const device_rules[] = {
 	NULL,
 };
 static const char *const root_rules[] = { "ro /", "rw /tmp", NULL };
+/* A project in /tmp under a private /tmp (-p opencode's shape): the
+ * project is bound into the new tmpfs, its masks on top; the mask on
+ * another path there has nothing to mask. */
+#define TPROJ "/tmp/w/proj"
+static const char *const tmp_rules[] = {
+	"rw /dev/null", "rw /dev/shm", "ro /etc", "rw /tmp",
+	"rx /usr",	"rw /var/tmp", NULL,
+};
+static const char *const tmp_masks[] = {
+	"deny f " TPROJ "/.env",
+	"rwx d " TPROJ "/.git",
+	"ro f " TPROJ "/.git/config",
+	"ro d " TPROJ "/.git/hooks",
+	"ro d /tmp/w/shared",
+	"deny d /var/tmp/cache",
+	NULL,
+};
+/* A read-only project in /var/tmp with a writable directory in it, and
+ * a rule on another path in /tmp, which the tmpfs hides. */
+#define VPROJ "/var/tmp/p"
+static const char *const vartmp_rules[] = {
+	"ro /tmp/elsewhere",  "rx /usr", "ro /var/tmp",
+	"rw " VPROJ "/build", NULL,
+};
+static const char *const vartmp_links[] = {
+	"/tmp/elsewhere/link target", /* hidden by the tmpfs */
+	NULL,
+};
+/* A rule on a directory holding the project shows it. */
+static const char *const tmp_above_rules[] = {
+	"rw /tmp/w",
+	"ro /tmp/w/proj/docs",
+	"rx /usr",
+	NULL,
+};
 
 static const struct tcase cases[] = {
 	{ "default", LLW_NET_FILTERED, false, false, false, PROJ, default_rules,
-	  NULL, usr_links, 3 },
+	  NULL, usr_links, 3, false },
 	{ "net-none", LLW_NET_NONE, false, false, false, PROJ, usr_only, NULL,
-	  NULL, 3 },
+	  NULL, 3, false },
 	{ "net-host", LLW_NET_HOST, false, false, false, PROJ, usr_only, NULL,
-	  NULL, 3 },
+	  NULL, 3, false },
 	{ "tcp-ports", LLW_NET_FILTERED, true, false, false, PROJ, usr_only,
-	  NULL, NULL, 3 },
+	  NULL, NULL, 3, false },
 	{ "udp-ports", LLW_NET_FILTERED, false, true, false, PROJ, usr_only,
-	  NULL, NULL, 3 },
+	  NULL, NULL, 3, false },
 	{ "unix-private-net", LLW_NET_NONE, false, false, true, PROJ, usr_only,
-	  NULL, NULL, 3 },
+	  NULL, NULL, 3, false },
 	{ "unix-host-net", LLW_NET_HOST, false, false, true, PROJ, usr_only,
-	  NULL, NULL, 3 },
+	  NULL, NULL, 3, false },
 	{ "masks", LLW_NET_FILTERED, false, false, false, PROJ, home_rules,
-	  home_masks, NULL, 3 },
+	  home_masks, NULL, 3, false },
 	{ "hole-punched", LLW_NET_FILTERED, false, false, false, PROJ,
-	  punched_rules, NULL, usr_links, 3 },
+	  punched_rules, NULL, usr_links, 3, false },
 	{ "symlinks", LLW_NET_FILTERED, false, false, false, PROJ, usr_only,
-	  NULL, hidden_links, 3 },
+	  NULL, hidden_links, 3, false },
 	{ "project-not-granted", LLW_NET_FILTERED, false, false, false,
-	  "/srv/p", usr_only, NULL, NULL, -1 },
+	  "/srv/p", usr_only, NULL, NULL, -1, false },
 	{ "devices-and-proc", LLW_NET_FILTERED, false, false, false, PROJ,
-	  device_rules, NULL, NULL, 3 },
+	  device_rules, NULL, NULL, 3, false },
 	{ "root", LLW_NET_HOST, false, false, false, PROJ, root_rules, NULL,
-	  usr_links, 3 },
+	  usr_links, 3, false },
+	{ "tmp-project", LLW_NET_FILTERED, false, false, false, TPROJ,
+	  tmp_rules, tmp_masks, usr_links, 3, true },
+	{ "vartmp-project-ro", LLW_NET_FILTERED, false, false, false, VPROJ,
+	  vartmp_rules, NULL, vartmp_links, 3, true },
+	{ "tmp-project-above", LLW_NET_FILTERED, false, false, false, TPROJ,
+	  tmp_above_rules, NULL, NULL, 3, true },
+	{ "tmp-project-not-granted", LLW_NET_FILTERED, false, false, false,
+	  TPROJ, usr_only, NULL, NULL, 3, true },
 };
 
 /* The descriptors bwrap_argv is given for its empty files, as --explain
@@ -193,6 +237,7 @@ policy_of(const struct tcase *c)
 
 	p->project = xstrdup(c->project);
 	p->net = c->net;
+	p->private_tmp = c->private_tmp;
 	p->unix_sockets = c->unix_sockets;
 	/* Borrowed, and taken back before policy_free. */
 	if (c->tcp_port) {
@@ -277,6 +322,76 @@ test_golden(void **state)
 	golden_compare(rel, want, got);
 }
 
+/*
+ * Under a private tmp: its tmpfs comes before anything mounted in it,
+ * which is only the project, what holds it and what lies in it; the
+ * project is there (bound, or a directory above it bound) before
+ * anything beneath it, or, where the policy denies it, an empty
+ * directory made for the command to start in.
+ */
+static void
+check_private_tmp(const struct bwrap_plan *bp, char **v, size_t dashdash)
+{
+	static const char *const two[] = {
+		"--bind",	 "--bind-try",	   "--ro-bind",
+		"--ro-bind-try", "--ro-bind-data", "--symlink",
+	};
+	static const char *const one_target[] = { "--tmpfs", "--dir" };
+	const char *project = bp->project;
+	const char *ptmp = policy_private_tmp_of(project);
+	size_t shown = 0, first_below = 0, dir = 0;
+
+	for (size_t i = 0; i < dashdash; i++) {
+		const char *target = NULL, *tmp;
+		size_t at = i;
+
+		for (size_t k = 0; k < ARRAY_SIZE(two); k++)
+			if (strcmp(v[i], two[k]) == 0) {
+				target = v[i + 2];
+				i += 2;
+			}
+		for (size_t k = 0; target == NULL && k < ARRAY_SIZE(one_target);
+		     k++)
+			if (strcmp(v[i], one_target[k]) == 0) {
+				target = v[i + 1];
+				i += 1;
+			}
+		if (target == NULL)
+			continue;
+		if ((tmp = policy_private_tmp_of(target)) == NULL ||
+		    strcmp(tmp, target) == 0)
+			continue;
+		/* After the tmpfs of its tmp. */
+		for (size_t j = 0;; j++) {
+			if (j >= at)
+				fail_msg("%s mounted before the tmpfs on %s",
+					 target, tmp);
+			if (strcmp(v[j], "--tmpfs") == 0 &&
+			    strcmp(v[j + 1], tmp) == 0)
+				break;
+		}
+		if (policy_private_tmp_hides(target, project))
+			fail_msg("%s shown in the private %s", target, tmp);
+		if (path_under(project, target) &&
+		    strcmp(v[at], "--dir") != 0 && shown == 0)
+			shown = at;
+		if (path_under(target, project) &&
+		    strcmp(target, project) != 0 && first_below == 0)
+			first_below = at;
+		if (strcmp(v[at], "--dir") == 0 && strcmp(target, project) == 0)
+			dir = at;
+	}
+	if (ptmp == NULL || strcmp(ptmp, project) == 0)
+		return;
+	if (bp->project_access == LLW_ACCESS_DENY) {
+		assert_true(dir > 0 && shown == 0);
+		return;
+	}
+	assert_true(shown > 0 && dir == 0);
+	if (first_below > 0)
+		assert_true(shown < first_below);
+}
+
 /* The invariants every case must keep, whatever the golden files say. */
 static void
 test_invariants(void **state)
@@ -327,9 +442,12 @@ test_invariants(void **state)
 			     (path_under("/dev/pts", fs->rules[i].path) ||
 			      path_under(fs->rules[i].path, "/dev/pts"))))
 				granted = true;
-		for (size_t i = 2; i < dashdash; i++)
+		/* (A private tmp's tmpfs on /dev/shm is no cover: no
+		 * --perms.) */
+		for (size_t i = 3; i < dashdash; i++)
 			if (strcmp(v[i], node) == 0 &&
-			    (strcmp(v[i - 1], "--tmpfs") == 0 ||
+			    ((strcmp(v[i - 1], "--tmpfs") == 0 &&
+			      strcmp(v[i - 3], "--perms") == 0) ||
 			     strcmp(v[i - 2], "--ro-bind-data") == 0)) {
 				assert_string_equal(v[i - (dir ? 2 : 3)],
 						    "0000");
@@ -345,7 +463,10 @@ test_invariants(void **state)
 		const struct plan_mask *m = &fs->masks[k];
 		bool covered = false;
 
-		if (m->access != LLW_ACCESS_DENY)
+		/* (A private tmp's tmpfs has nothing to mask there.) */
+		if (m->access != LLW_ACCESS_DENY ||
+		    (c->private_tmp &&
+		     policy_private_tmp_hides(m->path, c->project)))
 			continue;
 		for (size_t i = 3; i < dashdash; i++)
 			if (strcmp(v[i], m->path) == 0 &&
@@ -362,6 +483,8 @@ test_invariants(void **state)
 		if (!covered)
 			fail_msg("%s: denied, not covered", m->path);
 	}
+	if (c->private_tmp)
+		check_private_tmp(bp, v, dashdash);
 	assert_true(remount_root);
 	assert_true(chdir);
 	/* The host network only where the command may reach it. */
@@ -431,8 +554,8 @@ static void
 test_exec_allowed(void **state)
 {
 	static const struct tcase c = {
-		"exec", LLW_NET_FILTERED, false,      false, false,
-		PROJ,	home_rules,	  home_masks, NULL,  3
+		"exec",	    LLW_NET_FILTERED, false, false, false, PROJ,
+		home_rules, home_masks,	      NULL,  3,	    false
 	};
 	static const struct {
 		const char *path;
