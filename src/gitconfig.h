@@ -19,15 +19,20 @@
 char **gitconfig_paths(const char *text, const char *file, const char *home);
 
 /*
- * Call fn for each variable of text (a git configuration file) in order:
- * its section in lower case, its subsection as written (NULL when none;
- * the old form [section.sub] in lower case, as git reads it), its key in
- * lower case, and its value unquoted (NULL for a key alone, which git
- * reads as true).  A line it cannot read so (a key outside any section,
- * a value continued on the next line) is given as section, sub and key
- * NULL and value the line.  fn returns nonzero to stop; that is returned,
- * else 0.  A UTF-8 byte order mark at the start is skipped, as git does.
- * Includes are not followed.
+ * Call fn for each variable of text (a git configuration file) in order,
+ * read exactly as git reads it (gitconfig.c): its section in lower case,
+ * its subsection as written (NULL when none; the old form [section.sub]
+ * in lower case, as git reads it), its key in lower case, and its value
+ * unquoted and unescaped (NULL for a key alone, which git reads as true).
+ * Where git would refuse the text ("bad config line") or llwrap cannot
+ * tell what git makes of it (a key outside any section, an empty section
+ * name), fn is called once more with section, sub and key NULL and value
+ * saying where ("line 3"), and the reading stops there, as git's does: a
+ * reader that decides on safety must take that as unsafe.  fn returns
+ * nonzero to stop; that is returned, else 0.  A UTF-8 byte order mark at
+ * the start is skipped, as git does.  Includes are not followed.  text
+ * holds no NUL: git reads past one, so a caller whose file holds one must
+ * refuse it before (strlen(text) != its length).
  */
 int gitconfig_each(const char *text,
 		   int (*fn)(void *ctx, const char *section, const char *sub,

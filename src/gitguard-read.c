@@ -449,8 +449,11 @@ config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 	_cleanup_free_ char *name = NULL;
 
 	if (section == NULL) {
-		/* A line llwrap cannot read as git does: refused. */
-		*unsafe = xstrdup("a line llwrap cannot read");
+		/* What git refuses, or llwrap cannot read as git does:
+		 * refused. */
+		*unsafe = xasprintf("what llwrap cannot read as git does, "
+				    "on %s",
+				    value);
 		return 1;
 	}
 	name = xasprintf("%s.%s%s", section, sub != NULL ? "*." : "", key);
@@ -483,8 +486,12 @@ config_route(void *ctx, const char *section, const char *sub, const char *key,
 {
 	char ***v = ctx;
 
-	if (section == NULL)
-		return 0;
+	if (section == NULL) {
+		/* Unreadable: last, told by its '?' (no name starts
+		 * so). */
+		strv_push_take(v, xasprintf("?%s", value));
+		return 1;
+	}
 	if (!(sub == NULL && strcmp(section, "core") == 0 &&
 	      strcmp(key, "worktree") == 0) &&
 	    !(sub != NULL && strcmp(section, "remote") == 0 &&
@@ -565,6 +572,10 @@ gitguard_config_rerouted(const char *before, const char *after)
 
 	gitconfig_each(before, config_route, &b);
 	gitconfig_each(after, config_route, &a);
+	/* What llwrap cannot read as git does may send git anywhere. */
+	if (a != NULL && strv_length(a) > 0 && a[strv_length(a) - 1][0] == '?')
+		found = xasprintf("what llwrap cannot read as git does, on %s",
+				  a[strv_length(a) - 1] + 1);
 	for (char **v = b; found == NULL && v != NULL && *v != NULL; v++)
 		if (route_moved(b, a, *v))
 			found = xstrndup(*v, strcspn(*v, "="));
