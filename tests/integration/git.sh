@@ -71,10 +71,14 @@ commondir) cp -r .git evil.git && evil commondir >>evil.git/config &&
 gitlink) mkdir nested && cd nested && git init -q && echo n >n &&
 	git add n && git commit -qm n && evil gitlink >>.git/config &&
 	cd .. && git add nested 2>/dev/null ;;
+header-split) # git ends the header at the first ] outside the quotes:
+	# remote "x]url=a", its key uploadpack on the same line.
+	printf "[remote \"x]url=a\"]uploadpack=touch %s/header-split; git-upload-pack\n\turl = %s\n" \
+		"$m" "$PWD" >>.git/config ;;
 esac
 exit 0'
 ATTACKS="config hook hook-unlisted rename module module-rename gitfile checkout-rename worktree
-commondir gitlink"
+commondir gitlink header-split"
 
 # host_git DIR: the user's next git commands, outside the sandbox.
 host_git() {
@@ -84,6 +88,7 @@ host_git() {
 		git -C lib/sub status >/dev/null 2>&1
 		git -C "$1-wt" status >/dev/null 2>&1
 		git commit -q --allow-empty -m host >/dev/null 2>&1
+		git fetch -q --all >/dev/null 2>&1
 		exit 0' sh "$1"
 }
 
@@ -149,6 +154,9 @@ else
 		make_repo "$prot"
 		run held -C "$prot" -q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a"
 		expect_rc "no user namespaces: attack '$a' ran in the sandbox" 0
+		[ "$a" != header-split ] ||
+			expect_output "... named as git reads it" \
+				"\\.git/config, which git \\(it sets remote\\.x\\]url=a\\.uploadpack\\)"
 		host_git "$prot"
 		if [ -e "$MARKS/$a" ]; then
 			not_ok "no user namespaces: attack '$a' ran a command in the user's git"
@@ -291,6 +299,7 @@ host_git_linked() {
 		git -C lib/sub status >/dev/null 2>&1
 		cd "$1-wt" && git status >/dev/null 2>&1
 		git commit -q --allow-empty -m host >/dev/null 2>&1
+		git fetch -q --all >/dev/null 2>&1
 		exit 0' sh "$1"
 }
 for a in l-config l-hook l-commondir l-gitfile l-module l-gitlink; do

@@ -468,6 +468,26 @@ expect_output "git init inside a project without a repository works" "^made$"
 expect_output "... its config, which sets core.fsmonitor, is moved aside" "created $R/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
 as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; git log --oneline | wc -l' sh "$R" >"$OUTSIDE/norepo.log" 2>&1
 [ ! -e "$MARKS/norepo" ] && ok "... and the user's git there runs nothing" || not_ok "the new repository's fsmonitor ran"
+# The red team's G1: git ends a header at the first ']' outside its
+# quotes, and reads a key after it on the same line; a reader ending it
+# at the first ']' saw remote.x.url.  First, outside any sandbox, that
+# the user's git fetch runs what it sets (so the check below can fail).
+SPLIT='git init -q . && printf "[remote \"x]url=a\"]uploadpack=touch %s/%s; git-upload-pack\n\turl = %s\n" "$1" "$2" "$PWD" >>.git/config; echo made'
+R=$HOME_DIR/work/split-ctrl
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+as_user /bin/sh -c 'cd "$0" && /bin/sh -c "$1" sh "$2" "$3"' "$R" "$SPLIT" "$MARKS" split-ctrl >/dev/null
+as_user /bin/sh -c 'cd "$1" && git fetch -q --all' sh "$R" >/dev/null 2>&1
+[ -e "$MARKS/split-ctrl" ] && ok "control: remote.x]url=a.uploadpack runs in the user's git fetch" ||
+	not_ok "control: remote.x]url=a.uploadpack should run in git fetch"
+R=$HOME_DIR/work/split
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c "$SPLIT" sh "$MARKS" split
+expect_output "... made in a new repository, its config is moved aside, the key named as git reads it" \
+	"created $R/\\.git/config, which git \\(it sets remote\\.x\\]url=a\\.uploadpack\\)"
+as_user /bin/sh -c 'cd "$1" && git fetch -q --all' sh "$R" >/dev/null 2>&1
+[ ! -e "$MARKS/split" ] && ok "... and the user's git fetch there runs nothing" || not_ok "the new repository's uploadpack ran"
 R=$HOME_DIR/work/norepo2
 mkdir -p "$R"
 chown "$TEST_UID:$TEST_GID" "$R"
