@@ -818,6 +818,24 @@ test_config_rerouted(void **state)
 	assert_non_null(f);
 	assert_string_equal(f, "core.worktree");
 	free(f);
+	/* Names holding '=', values holding newlines: one url "a\nb"
+	 * is not the two urls "a" and "b"; a new remote "o=x" is not
+	 * remote "o". */
+	f = gitguard_config_rerouted("[remote \"o\"]\n\turl = a\\nb\n",
+				     "[remote \"o\"]\n\turl = a\n\turl = b\n");
+	assert_non_null(f);
+	assert_string_equal(f, "remote.o.url");
+	free(f);
+	f = gitguard_config_rerouted("[remote \"o\"]\n\turl = a\n",
+				     "[remote \"o\"]\n\turl = a\n"
+				     "[remote \"o=x\"]\n\turl = b\n");
+	assert_null(f);
+	f = gitguard_config_rerouted("[remote \"o\"]\n\turl = a\n",
+				     "[remote \"o\"]\n\turl = a\n"
+				     "[branch \"m=x\"]\n\tremote = evil\n");
+	assert_non_null(f);
+	assert_string_equal(f, "branch.m=x.remote");
+	free(f);
 }
 
 /* What a new repository's configuration may say. */
