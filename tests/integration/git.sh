@@ -166,6 +166,33 @@ else
 		fi
 		rm -f "$MARKS"/*
 	done
+	# The red team's second: a '\' at the end of a value continues it
+	# over the next line, so the header there is part of tagOpt's value
+	# and the url after it is origin's second: the user's git push sends
+	# there too.  A reader by lines saw submodule.x.url.  First without
+	# llwrap (so the check can fail), then held.
+	CONT_SH='printf "[remote \"origin\"]\n\ttagOpt = --no-tags \\\\\n[submodule \"x\"]\n\turl = %s\n" "$1" >>.git/config'
+	for how in ctrl held; do
+		d=$HOME_DIR/work/cont-$how
+		make_repo "$d"
+		as_user /bin/sh -ec 'git init -q --bare "$1.origin" && git init -q --bare "$1.loot" &&
+			cd "$1" && git remote add origin "$1.origin" && git push -q origin HEAD:refs/heads/main' sh "$d"
+		if [ $how = ctrl ]; then
+			as_user /bin/sh -c 'cd "$1" && /bin/sh -c "$2" sh "$1.loot"' sh "$d" "$CONT_SH"
+		else
+			run held -C "$d" -q -- /bin/sh -c "$CONT_SH" sh "$d.loot"
+			expect_output "no user namespaces: a url continued over a header is named as git reads it" \
+				"\\.git/config, which git \\(it sets remote\\.origin\\.url\\)"
+		fi
+		as_user /bin/sh -c 'cd "$1" && git commit -q --allow-empty -m host && git push -q origin HEAD:refs/heads/main' sh "$d" >/dev/null 2>&1
+		if as_user git -C "$d.loot" rev-parse -q --verify refs/heads/main >/dev/null; then
+			[ $how = ctrl ] && ok "control: a url continued over a header takes the user's git push" ||
+				not_ok "no user namespaces: a url continued over a header took the user's git push"
+		else
+			[ $how = ctrl ] && not_ok "control: a url continued over a header should take the user's git push" ||
+				ok "no user namespaces: a url continued over a header did not take the user's git push"
+		fi
+	done
 	# Where the kernel's times are coarse (before 6.13, or a file system
 	# without fine-grained ones: ext2 here), a change in place of the same
 	# length right after the monitor restores the config keeps its size
