@@ -179,6 +179,26 @@ test_git(void **state)
 	      "P /p/lib\n"
 	      "P /p/lib/sub\n",
 	      NULL);
+	/* .gitmodules read as git reads it: a key on the header's line,
+	 * a value continued over two lines, quotes and escapes. */
+	check(V("f:/p/.git/config=x", "d:/p/.git/hooks",
+		"f:/p/.gitmodules=[submodule \"s\"]path=lib/sub\n"
+		"[submodule \"t\"]\n\tpath = li\\\nb/t\n"
+		"[submodule \"u\"]\n\tpath = \"l\\\"u\" ; c\n",
+		"f:/p/lib/sub/.git=gitdir: x", "f:/p/lib/t/.git=gitdir: x",
+		"f:/p/l\"u/.git=gitdir: x"),
+	      false,
+	      "P /p/.git\n"
+	      "R /p/.git/config\n"
+	      "X /p/.git/hooks\n"
+	      "R /p/lib/sub/.git\n"
+	      "P /p/lib\n"
+	      "P /p/lib/sub\n"
+	      "R /p/lib/t/.git\n"
+	      "P /p/lib/t\n"
+	      "R /p/l\"u/.git\n"
+	      "P /p/l\"u\n",
+	      NULL);
 	/* A linked worktree's .git file, its gitdir and the common
 	 * directory its commondir names. */
 	check(V("f:/p/.git=gitdir: /m/.git/worktrees/w",
