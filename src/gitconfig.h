@@ -1,8 +1,10 @@
 /*
- * The files a git configuration file makes git read (DESIGN.md §10): the
- * `[filesystem] git-config` key grants them read-only so git keeps
- * working with the user's configuration, includes and all, and nothing
- * else of the home becomes readable.  Pure: text in, paths out.
+ * A git configuration file read as git reads it: its variables, for the
+ * checks of what a sandboxed command wrote (gitguard), and the files it
+ * makes git read (DESIGN.md §10): the `[filesystem] git-config` key
+ * grants them read-only so git keeps working with the user's
+ * configuration, includes and all, and nothing else of the home becomes
+ * readable.  Pure: text in, values out.
  */
 #ifndef LLW_GITCONFIG_H
 #define LLW_GITCONFIG_H

@@ -146,6 +146,15 @@ static const struct {
 	{ "\xef\xbb[a]k=v\n", "!line 1" },
 	/* '=' in a value; no newline at the end. */
 	{ "[a]k = a=b", "a.k=a=b" },
+	/* Both forms at once: the name lowered, the quoted part kept. */
+	{ "[a.B \"C\"]k=v\n", "a.b.C.k=v" },
+	{ "[a.b ]k=v\n", "!line 1" },
+	/* Nothing but blanks and comments; blanks before a header. */
+	{ "", "" },
+	{ "\n\t \n# c\n;d", "" },
+	{ "  \t[a]  k=v\n[b]", "a.k=v" },
+	/* A quoted key is no key. */
+	{ "[a]\n\"k\" = v\n", "!line 2" },
 };
 
 static int
