@@ -14,11 +14,12 @@
  *   part, '\' before '"', '\\', 'n', 't', 'b' or the end of the line (a
  *   continuation) and nothing else, '#' or ';' outside quotes a comment.
  *   A tab or CR inside a value outside quotes, which git before 2.45
- *   reads as a space and later gits as itself, is refused.
+ *   reads as a space and later gits as itself, is told as unsure.
  * git's classes of characters are ASCII whatever the locale: a blank is
  * space, tab, CR or LF (not VT nor FF), a byte above 127 is no letter.
  * Where git would stop with "bad config line", so does this reader, and
- * says so (gitconfig.h).
+ * says so; where git reads on and llwrap cannot tell how, it says so and
+ * reads on (gitconfig.h).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -135,24 +136,25 @@ gc_header(struct gc_in *in, char *name, size_t *n)
 	return gc_getc(in) == ']';
 }
 
-/* A value, after its '=', into out; false when git refuses it. */
-static bool
+/* A value, after its '=', into out: 0, 1 where gits differ on it (out as
+ * later ones read it), -1 when git refuses it. */
+static int
 gc_value(struct gc_in *in, char *out)
 {
 	size_t n = 0, trim = 0;
-	bool quoted = false, comment = false, odd = false;
+	bool quoted = false, comment = false, odd = false, differ = false;
 	int c;
 
 	for (;;) {
 		c = gc_getc(in);
 		if (c == '\n') {
 			if (quoted)
-				return false;
+				return -1;
 			/* Blanks at the end, outside quotes, dropped. */
 			if (trim != 0)
 				n = trim;
 			out[n] = '\0';
-			return true;
+			return differ ? 1 : 0;
 		}
 		if (comment)
 			continue;
@@ -174,8 +176,7 @@ gc_value(struct gc_in *in, char *out)
 		/* A tab or CR inside a value, outside quotes: git before
 		 * 2.45 reads a space there, later ones the character; which
 		 * git reads the file is not known. */
-		if (odd)
-			return false;
+		differ = differ || odd;
 		trim = 0;
 		if (c == '"') {
 			quoted = !quoted;
@@ -198,11 +199,24 @@ gc_value(struct gc_in *in, char *out)
 			case '\\':
 				break;
 			default:
-				return false;
+				return -1;
 			}
 		}
 		out[n++] = (char)c;
 	}
+}
+
+/* That llwrap cannot tell what git makes of the text around the character
+ * read last. */
+static int
+gc_unsure(const struct gc_in *in,
+	  int (*fn)(void *ctx, const char *section, const char *sub,
+		    const char *key, const char *value),
+	  void *ctx)
+{
+	_cleanup_free_ char *where = xasprintf("line %d", gc_line(in));
+
+	return fn(ctx, NULL, NULL, NULL, where);
 }
 
 int
@@ -214,10 +228,10 @@ gitconfig_each(const char *text,
 	size_t size = strlen(text) + 2;
 	_cleanup_free_ char *name = xmalloc(size), *key = xmalloc(size);
 	_cleanup_free_ char *value = xmalloc(size);
-	_cleanup_free_ char *section = NULL, *sub = NULL, *where = NULL;
+	_cleanup_free_ char *section = NULL, *sub = NULL;
 	struct gc_in in = { .start = text, .p = text, .last = text };
 	bool comment = false;
-	int c, r;
+	int c, r, v;
 
 	/* git skips a UTF-8 byte order mark at the start (a part of one is
 	 * no letter: refused below, as git refuses it). */
@@ -250,19 +264,17 @@ gitconfig_each(const char *text,
 			name[n] = '\0';
 			/* git's name is "section.subsection.key": the
 			 * subsection lies between the first dot and the
-			 * last.  An empty section git takes too ([.x], [
-			 * "x"]) is refused here. */
+			 * last.  An empty section, which git takes ([.x],
+			 * [ "x"]), is none here: its keys are unsure. */
 			if ((dot = strchr(name, '.')) != NULL)
 				sub = xstrdup(dot + 1);
-			section = xstrndup(
-				name, dot != NULL ? (size_t)(dot - name) : n);
-			if (*section == '\0')
-				break;
+			if (dot != name)
+				section = xstrndup(
+					name,
+					dot != NULL ? (size_t)(dot - name) : n);
 			continue;
 		}
-		/* A key: outside any section, git would name it without
-		 * one; refused here. */
-		if (!gc_alpha(c) || section == NULL)
+		if (!gc_alpha(c))
 			break;
 		key[n++] = (char)gc_lower(c);
 		for (;;) {
@@ -275,16 +287,21 @@ gitconfig_each(const char *text,
 		while (c == ' ' || c == '\t')
 			c = gc_getc(&in);
 		if (c == '\n')
-			r = fn(ctx, section, sub, key, NULL);
-		else if (c == '=' && gc_value(&in, value))
-			r = fn(ctx, section, sub, key, value);
-		else
+			v = 0;
+		else if (c != '=' || (v = gc_value(&in, value)) < 0)
 			break;
-		if (r != 0)
+		/* What git reads and llwrap cannot tell how (a key outside
+		 * any section, a value gits read differently) is told, and
+		 * the reading goes on, as git's does. */
+		if ((section == NULL || v == 1) &&
+		    (r = gc_unsure(&in, fn, ctx)) != 0)
+			return r;
+		if (section != NULL && (r = fn(ctx, section, sub, key,
+					       c == '\n' ? NULL : value)) != 0)
 			return r;
 	}
-	where = xasprintf("line %d", gc_line(&in));
-	return fn(ctx, NULL, NULL, NULL, where);
+	/* What git refuses: it reads nothing more. */
+	return gc_unsure(&in, fn, ctx);
 }
 
 static char *

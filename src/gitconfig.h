@@ -26,12 +26,15 @@ char **gitconfig_paths(const char *text, const char *file, const char *home);
  * its subsection as written (NULL when none; the old form [section.sub]
  * in lower case, as git reads it), its key in lower case, and its value
  * unquoted and unescaped (NULL for a key alone, which git reads as true).
- * Where git would refuse the text ("bad config line") or llwrap cannot
- * tell what git makes of it (a key outside any section, an empty section
- * name), fn is called once more with section, sub and key NULL and value
- * saying where ("line 3"), and the reading stops there, as git's does: a
- * reader that decides on safety must take that as unsafe.  fn returns
- * nonzero to stop; that is returned, else 0.  A UTF-8 byte order mark at
+ * Where llwrap cannot tell what git makes of the text, fn is called with
+ * section, sub and key NULL and value saying where ("line 3"): a reader
+ * that decides on safety must take that as unsafe.  Where git refuses the
+ * text ("bad config line"), that is the last call, as git reads no more;
+ * where git reads it and llwrap cannot tell how (a key outside any
+ * section or in an empty one, a tab or CR inside an unquoted value, which
+ * gits before and after 2.45 read differently: given then as later ones
+ * read it), the reading goes on, as git's does.  fn returns nonzero to
+ * stop; that is returned, else 0.  A UTF-8 byte order mark at
  * the start is skipped, as git does.  Includes are not followed.  text
  * holds no NUL: git reads past one, so a caller whose file holds one must
  * refuse it before (strlen(text) != its length).

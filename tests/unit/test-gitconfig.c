@@ -50,8 +50,8 @@ static const struct {
 /*
  * Texts git reads in a way a line-based reader does not, and what git
  * makes of each: "name=value" or "name" (a key alone, true), one a line,
- * the name as git lists it; "!line N" where git refuses the text or
- * llwrap cannot tell what git makes of it (and stops there, as git does).
+ * the name as git lists it; "!line N" where git refuses the text (the
+ * last: git reads no more) or llwrap cannot tell what git makes of it.
  */
 static const struct {
 	const char *text, *want;
@@ -107,10 +107,12 @@ static const struct {
 	/* A lone CR is a blank between keys. */
 	{ "[a]\r k = a\n", "a.k=a" },
 	/* A tab or CR inside an unquoted value: a space to git before
-	 * 2.45, itself to later ones; trimmed at the ends by both. */
-	{ "[a]\n k = a\t\tb\n", "!line 2" },
-	{ "[a]\n k = a\rb\n", "!line 2" },
-	{ "[a]\n k = a\t\"\"\n", "!line 2" },
+	 * 2.45, itself to later ones (told as unsure, then given as later
+	 * ones read it, and the reading goes on); trimmed at the ends by
+	 * both. */
+	{ "[a]\n k = a\t\tb\n", "!line 2\na.k=a\t\tb" },
+	{ "[a]\n k = a\rb\n", "!line 2\na.k=a\rb" },
+	{ "[a]\n k = a\t\"\"\n", "!line 2\na.k=a\t" },
 	{ "[a]\n k = \t\ra \t\r\n l = \"x\ty\"\n", "a.k=a\na.l=x\ty" },
 	/* VT and FF are no blanks to git. */
 	{ "[a]\n\vk = v\n", "!line 2" },
@@ -127,15 +129,16 @@ static const struct {
 	{ "[a_b]\nk = v\n", "!line 1" },
 	{ "[core", "!line 1" },
 	{ "[a \"x", "!line 1" },
-	/* Headers git takes and llwrap does not: an empty section. */
-	{ "[.a]\nk = v\n", "!line 1" },
-	{ "[ \"x\"]\nk = v\n", "!line 1" },
+	/* Headers git takes and llwrap does not: an empty section, whose
+	 * keys are told as unsure; the reading goes on. */
+	{ "[.a]\nk = v\n[b]l\n", "!line 2\nb.l" },
+	{ "[ \"x\"]\nk = v\n", "!line 2" },
 	/* Keys git refuses: a digit first, '_', a continued name. */
 	{ "[a]\n1k = v\n", "!line 2" },
 	{ "[a]\nk_x = v\n", "!line 2" },
 	{ "[a]\nfs\\\nmonitor = x\n", "!line 2" },
-	/* A key outside any section. */
-	{ "k = v\n[a]\nl = w\n", "!line 1" },
+	/* A key outside any section: unsure, and the reading goes on. */
+	{ "k = v\n[a]\nl = w\n", "!line 1\na.l=w" },
 	/* An unterminated quote. */
 	{ "[a]\nk = \"abc\nl = d\n", "!line 2" },
 	/* Bytes above 127: no letters, kept in values and subsections. */

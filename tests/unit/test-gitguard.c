@@ -812,7 +812,7 @@ test_config_rerouted(void **state)
 		  "what llwrap cannot read as git does, on line 3" },
 		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
 		  "[ \"x\"]\n\turl = y\n",
-		  "what llwrap cannot read as git does, on line 3" },
+		  "what llwrap cannot read as git does, on line 4" },
 	};
 
 	(void)state;
@@ -856,6 +856,34 @@ test_config_rerouted(void **state)
 	assert_non_null(f);
 	assert_string_equal(f, "branch.m=x.remote");
 	free(f);
+}
+
+/* core.hooksPath as git reads it, the last one, past what llwrap is
+ * unsure of (git reads on) but not past what git refuses. */
+static void
+test_hooks_path(void **state)
+{
+	static const struct {
+		const char *config, *path;
+	} cases[] = {
+		{ "[core]\n\thooksPath = /a\n\thookspath = /b\n", "/b" },
+		{ "[core]hooksPath = \"/a b\" ; c\n", "/a b" },
+		{ "[core]\n\tx = a\tb\n\thooksPath = /h\n", "/h" },
+		{ "k = v\n[core]\n\thooksPath = /h\n", "/h" },
+		{ "[core \"x\"]\n\thooksPath = /h\n", NULL },
+		{ "[core]\n\thooksPath = /h\n\tx = \"a\n\thooksPath = /i\n",
+		  "/h" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *p = gitguard_hooks_path(cases[i].config);
+
+		if (cases[i].path == NULL
+			    ? p != NULL
+			    : p == NULL || strcmp(p, cases[i].path) != 0)
+			fail_msg("case %zu: got %s", i, p != NULL ? p : "none");
+	}
 }
 
 /* What a new repository's configuration may say. */
@@ -949,6 +977,7 @@ main(void)
 		cmocka_unit_test(test_index_find),
 		cmocka_unit_test(test_unchanged),
 		cmocka_unit_test(test_later_reader),
+		cmocka_unit_test(test_hooks_path),
 		cmocka_unit_test(test_config_unsafe),
 		cmocka_unit_test(test_config_rerouted),
 	};
