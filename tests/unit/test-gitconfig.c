@@ -53,6 +53,8 @@ static const struct {
  * the name as git lists it; "!line N" where git refuses the text (the
  * last: git reads no more) or llwrap cannot tell what git makes of it.
  */
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static const struct {
 	const char *text, *want;
 } each_cases[] = {
@@ -338,6 +340,120 @@ test_each_git(void **state)
 	}
 }
 
+/* One of n pieces, at random. */
+static const char *
+pick(unsigned int *seed, const char *const *v, size_t n)
+{
+	return v[(size_t)rand_r(seed) % n];
+}
+
+#define PICK(seed, v) pick(seed, v, ARRAY_LEN(v))
+
+/* A random text of headers, keys and values made of git's tricky
+ * pieces, mostly well formed, into text. */
+static void
+random_text(unsigned int *seed, char *text)
+{
+	static const char *const names[] = {
+		"core", "a.B", "Remote", "", "x-y", "a_b", "c.d.e", ".",
+	};
+	static const char *const subs[] = {
+		"x", "]", "\\\"", "\\\\", "\\x",  ".",		 " ",
+		"=", "#", "\t",	  "\\\n", "\xff", "url=a\"]k=v",
+	};
+	static const char *const keys[] = {
+		"url", "fsMonitor", "k-1", "1k", "k_x", "K", "",
+	};
+	static const char *const values[] = {
+		"a",   " ",    "\t",   "\"",   "\\", "\\n",  "\\t",
+		"\\b", "\\\n", "#",    ";",    "=",  "]",    "[core]",
+		"\r",  "x y",  "\\\"", "\\\\", "\v", "\xef", "\\\r\n",
+	};
+	static const char *const ends[] = {
+		"\n", "\n", "\n", "\r\n", " \n", "\t# c\n", " ; c\n", "",
+	};
+	size_t lines = 1 + (size_t)(rand_r(seed) % 5);
+
+	text[0] = '\0';
+	for (size_t i = 0; i < lines; i++) {
+		int kind = rand_r(seed) % 8;
+
+		if (kind < 2 || (i == 0 && kind < 6)) {
+			strcat(text, rand_r(seed) % 4 == 0 ? "  [" : "[");
+			strcat(text, PICK(seed, names));
+			if (rand_r(seed) % 2 == 0) {
+				strcat(text,
+				       rand_r(seed) % 4 == 0 ? "\t\"" : " \"");
+				for (int j = rand_r(seed) % 3; j >= 0; j--)
+					strcat(text, PICK(seed, subs));
+				strcat(text, "\"");
+			}
+			strcat(text, "]");
+			if (rand_r(seed) % 3 != 0) {
+				strcat(text, PICK(seed, ends));
+				continue;
+			}
+		} else if (kind == 7) {
+			strcat(text,
+			       rand_r(seed) % 2 ? "# c \\" : "\t; [core]");
+			strcat(text, PICK(seed, ends));
+			continue;
+		}
+		strcat(text, rand_r(seed) % 2 ? "\t" : "");
+		strcat(text, PICK(seed, keys));
+		if (rand_r(seed) % 5 != 0) {
+			strcat(text, rand_r(seed) % 2 ? " = " : "=");
+			for (int j = rand_r(seed) % 5; j >= 0; j--)
+				strcat(text, PICK(seed, values));
+		}
+		strcat(text, PICK(seed, ends));
+	}
+}
+
+/*
+ * Random texts of git's tricky pieces, against git as above: a fixed
+ * seed, so that a failure comes back; LLW_GITCONFIG_FUZZ sets how many
+ * (a longer hunt by hand).
+ */
+static void
+test_each_git_random(void **state)
+{
+	const char *env = getenv("LLW_GITCONFIG_FUZZ");
+	unsigned long rounds = env != NULL ? strtoul(env, NULL, 10) : 300;
+	unsigned int seed = 34;
+	unsigned long compared = 0, refused = 0;
+
+	(void)state;
+	if (system("git --version >/dev/null 2>&1") != 0) {
+		print_message("# SKIP git is not installed\n");
+		skip();
+	}
+	for (unsigned long i = 0; i < rounds; i++) {
+		char text[1024];
+		_cleanup_free_ char *git = NULL;
+		struct each_z z = { .buf = NULL, .len = 0 };
+		size_t len;
+		int r;
+
+		random_text(&seed, text);
+		r = git_list(text, &git, &len);
+		gitconfig_each(text, each_z, &z);
+		compared += !z.unreadable;
+		refused += r < 0;
+		if (!z.unreadable &&
+		    (r < 0 || len != z.len ||
+		     (len > 0 && memcmp(git, z.buf, len) != 0)))
+			fail_msg("round %lu: text '%s': git %s '%s', llwrap "
+				 "'%s'",
+				 i, text, r < 0 ? "refuses it" : "lists", git,
+				 z.buf != NULL ? z.buf : "");
+		free(z.buf);
+	}
+	print_message("# %lu random texts: %lu refused by git, %lu read by "
+		      "llwrap as git reads them\n",
+		      rounds, refused, compared);
+}
+
 static void
 test_paths(void **state)
 {
@@ -371,6 +487,7 @@ main(void)
 		cmocka_unit_test(test_each),
 		cmocka_unit_test(test_each_stop),
 		cmocka_unit_test(test_each_git),
+		cmocka_unit_test(test_each_git_random),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_no_home),
 	};
