@@ -449,8 +449,11 @@ config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 	_cleanup_free_ char *name = NULL;
 
 	if (section == NULL) {
-		/* A line llwrap cannot read as git does: refused. */
-		*unsafe = xstrdup("a line llwrap cannot read");
+		/* What git refuses, or llwrap cannot read as git does:
+		 * refused. */
+		*unsafe = xasprintf("what llwrap cannot read as git does, "
+				    "on %s",
+				    value);
 		return 1;
 	}
 	name = xasprintf("%s.%s%s", section, sub != NULL ? "*." : "", key);
@@ -476,15 +479,20 @@ gitguard_config_unsafe(const char *config)
 
 /* The variables that say where the user's next git reads or sends (the
  * work tree, a remote's addresses, the remote a branch pushes to), as
- * "name=value" in order; name with its subsection as written. */
+ * "name\nvalue" in order; name with its subsection as written, which may
+ * hold '=' but never a newline. */
 static int
 config_route(void *ctx, const char *section, const char *sub, const char *key,
 	     const char *value)
 {
 	char ***v = ctx;
 
-	if (section == NULL)
-		return 0;
+	if (section == NULL) {
+		/* Unreadable: last, told by its '?' (no name starts
+		 * so). */
+		strv_push_take(v, xasprintf("?%s", value));
+		return 1;
+	}
 	if (!(sub == NULL && strcmp(section, "core") == 0 &&
 	      strcmp(key, "worktree") == 0) &&
 	    !(sub != NULL && strcmp(section, "remote") == 0 &&
@@ -492,14 +500,15 @@ config_route(void *ctx, const char *section, const char *sub, const char *key,
 	    !(sub != NULL && strcmp(section, "branch") == 0 &&
 	      (strcmp(key, "remote") == 0 || strcmp(key, "pushremote") == 0)))
 		return 0;
-	strv_push_take(v, sub != NULL ? xasprintf("%s.%s.%s=%s", section, sub,
+	strv_push_take(v, sub != NULL ? xasprintf("%s.%s.%s\n%s", section, sub,
 						  key, value ? value : "")
-				      : xasprintf("%s.%s=%s", section, key,
+				      : xasprintf("%s.%s\n%s", section, key,
 						  value ? value : ""));
 	return 0;
 }
 
-/* The values of name in v ("name=value" entries), joined in order. */
+/* The values of name in v ("name\nvalue" entries), joined in order, each
+ * after its length (a value may hold any separator). */
 static char *
 route_values(char **v, const char *name)
 {
@@ -508,9 +517,11 @@ route_values(char **v, const char *name)
 	char *joined;
 
 	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-		if (strncmp(v[i], name, len) == 0 && v[i][len] == '=')
-			strv_push(&mine, v[i] + len + 1);
-	joined = strv_join(mine, "\n");
+		if (strncmp(v[i], name, len) == 0 && v[i][len] == '\n')
+			strv_push_take(&mine, xasprintf("%zu:%s",
+							strlen(v[i] + len + 1),
+							v[i] + len + 1));
+	joined = strv_join(mine, "");
 	strv_free(mine);
 	return joined;
 }
@@ -519,7 +530,7 @@ route_values(char **v, const char *name)
 static bool
 route_has_remote(char **v, const char *name)
 {
-	_cleanup_free_ char *url = xasprintf("remote.%s.url=", name);
+	_cleanup_free_ char *url = xasprintf("remote.%s.url\n", name);
 
 	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
 		if (strncmp(v[i], url, strlen(url)) == 0)
@@ -527,7 +538,7 @@ route_has_remote(char **v, const char *name)
 	return false;
 }
 
-/* Whether one route variable, "name=value" entry e of the start (b) or the
+/* Whether one route variable, "name\nvalue" entry e of the start (b) or the
  * end (a), sends the user's next git elsewhere:
  * - a branch (as the end has it) pushes to "." (this repository) or to a
  *   remote the start had;
@@ -538,7 +549,7 @@ route_has_remote(char **v, const char *name)
 static bool
 route_moved(char **b, char **a, const char *e)
 {
-	_cleanup_free_ char *name = xstrndup(e, strcspn(e, "="));
+	_cleanup_free_ char *name = xstrndup(e, strcspn(e, "\n"));
 	_cleanup_free_ char *was = NULL, *now = NULL, *remote = NULL;
 
 	if (strncmp(name, "branch.", 7) == 0) {
@@ -565,12 +576,16 @@ gitguard_config_rerouted(const char *before, const char *after)
 
 	gitconfig_each(before, config_route, &b);
 	gitconfig_each(after, config_route, &a);
+	/* What llwrap cannot read as git does may send git anywhere. */
+	if (a != NULL && strv_length(a) > 0 && a[strv_length(a) - 1][0] == '?')
+		found = xasprintf("what llwrap cannot read as git does, on %s",
+				  a[strv_length(a) - 1] + 1);
 	for (char **v = b; found == NULL && v != NULL && *v != NULL; v++)
 		if (route_moved(b, a, *v))
-			found = xstrndup(*v, strcspn(*v, "="));
+			found = xstrndup(*v, strcspn(*v, "\n"));
 	for (char **v = a; found == NULL && v != NULL && *v != NULL; v++)
 		if (route_moved(b, a, *v))
-			found = xstrndup(*v, strcspn(*v, "="));
+			found = xstrndup(*v, strcspn(*v, "\n"));
 	strv_free(b);
 	strv_free(a);
 	return found;

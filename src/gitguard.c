@@ -302,36 +302,35 @@ inside(const char *rel)
  * is pinned, so that none can be renamed and replaced by one whose .git
  * names another repository.
  */
+/* Each value of a key "path" in .gitmodules, in any section, as git
+ * reads it (submodule.NAME.path is git's). */
+static int
+module_path(void *ctx, const char *section, const char *sub, const char *key,
+	    const char *value)
+{
+	char ***paths = ctx;
+
+	(void)sub;
+	if (section != NULL && value != NULL && strcmp(key, "path") == 0)
+		strv_push(paths, value);
+	return 0;
+}
+
 static void
 scan_submodules(struct scan *s, const char *worktree, int depth)
 {
 	_cleanup_free_ char *gm = join(worktree, ".gitmodules");
 	_cleanup_free_ char *text = NULL;
-	char *save = NULL;
+	_cleanup_strv_ char **paths = NULL;
 
 	if (depth > GITGUARD_DEPTH || kind(s, gm) != 'f' ||
 	    (text = s->fs->read_file(s->fs->ctx, gm)) == NULL)
 		return;
-	for (char *l = strtok_r(text, "\n", &save); l != NULL;
-	     l = strtok_r(NULL, "\n", &save)) {
+	gitconfig_each(text, module_path, &paths);
+	for (char **p = paths; p != NULL && *p != NULL; p++) {
 		_cleanup_free_ char *checkout = NULL, *gitfile = NULL;
-		char *v = l + strspn(l, " \t");
-		size_t end;
+		const char *v = *p;
 
-		if (strncmp(v, "path", 4) != 0)
-			continue;
-		v += 4 + strspn(v + 4, " \t");
-		if (*v != '=')
-			continue;
-		v += 1 + strspn(v + 1, " \t");
-		end = strlen(v);
-		while (end > 0 && strchr(" \t\r", v[end - 1]) != NULL)
-			end--;
-		v[end] = '\0';
-		if (v[0] == '"' && end >= 2 && v[end - 1] == '"') {
-			v[end - 1] = '\0';
-			v++;
-		}
 		if (!inside(v))
 			continue;
 		checkout = join(worktree, v);

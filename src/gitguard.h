@@ -142,7 +142,9 @@ char *gitguard_hooks_path(const char *config);
  * configuration holds only what git init, clone, remote and commit write
  * and settings that run nothing; else the first variable that could run
  * a command in the user's next git ("core.fsmonitor",
- * "filter.x.smudge", "include.path", "alias.st", ...).
+ * "filter.x.smudge", "include.path", "alias.st", ...), or, where llwrap
+ * cannot read the text as git does (gitconfig_each), "what llwrap cannot
+ * read as git does, on line N".
  */
 char *gitguard_config_unsafe(const char *config);
 
@@ -151,8 +153,9 @@ char *gitguard_config_unsafe(const char *config);
  * first variable that sends the user's next git elsewhere, or NULL: a
  * changed core.worktree, another address (url, pushurl) for a remote
  * before had, a branch's remote or pushremote naming a remote before had
- * not (nor "."), as "remote.origin.url".  A new remote's own addresses,
- * and branches pointed at the remotes before had, are not.
+ * not (nor "."), as "remote.origin.url", or "what llwrap cannot read as
+ * git does, on line N" when after cannot be read so.  A new remote's own
+ * addresses, and branches pointed at the remotes before had, are not.
  */
 char *gitguard_config_rerouted(const char *before, const char *after);
 

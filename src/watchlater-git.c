@@ -213,12 +213,13 @@ wl_is_hook(const char *name)
 }
 
 /* The new repository's config: moved aside when it sets what could run a
- * command in the user's next git (gitguard_config_unsafe). */
+ * command in the user's next git (gitguard_config_unsafe), or when llwrap
+ * cannot read it as git would (a link, which git follows; a NUL, which git
+ * reads past; more than llwrap reads). */
 static void
 config_check(struct watchlater *w, int dirfd, const char *dir)
 {
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *shown = NULL;
-	_cleanup_free_ char *path = xasprintf("%s/config", dir);
 	_cleanup_free_ char *reader = NULL;
 	struct stat st;
 	size_t len;
@@ -236,11 +237,10 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 		return;
 	}
 	if (r < 0 || strlen(text) != len) {
-		shown = text_shown(path);
-		wl_fail(w, xasprintf("cannot read %s, the configuration of a "
-				     "repository the command made: %s",
-				     shown,
-				     r < 0 ? strerror(-r) : "it holds a NUL"));
+		reader =
+			xasprintf("git (llwrap cannot read it as git does: %s)",
+				  r < 0 ? strerror(-r) : "it holds a NUL");
+		wl_move_aside(w, dirfd, dir, "config", reader);
 		return;
 	}
 	if ((unsafe = gitguard_config_unsafe(text)) == NULL)

@@ -71,10 +71,14 @@ commondir) cp -r .git evil.git && evil commondir >>evil.git/config &&
 gitlink) mkdir nested && cd nested && git init -q && echo n >n &&
 	git add n && git commit -qm n && evil gitlink >>.git/config &&
 	cd .. && git add nested 2>/dev/null ;;
+header-split) # git ends the header at the first ] outside the quotes:
+	# remote "x]url=a", its key uploadpack on the same line.
+	printf "[remote \"x]url=a\"]uploadpack=touch %s/header-split; git-upload-pack\n\turl = %s\n" \
+		"$m" "$PWD" >>.git/config ;;
 esac
 exit 0'
 ATTACKS="config hook hook-unlisted rename module module-rename gitfile checkout-rename worktree
-commondir gitlink"
+commondir gitlink header-split"
 
 # host_git DIR: the user's next git commands, outside the sandbox.
 host_git() {
@@ -84,6 +88,7 @@ host_git() {
 		git -C lib/sub status >/dev/null 2>&1
 		git -C "$1-wt" status >/dev/null 2>&1
 		git commit -q --allow-empty -m host >/dev/null 2>&1
+		git fetch -q --all >/dev/null 2>&1
 		exit 0' sh "$1"
 }
 
@@ -149,6 +154,9 @@ else
 		make_repo "$prot"
 		run held -C "$prot" -q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a"
 		expect_rc "no user namespaces: attack '$a' ran in the sandbox" 0
+		[ "$a" != header-split ] ||
+			expect_output "... named as git reads it" \
+				"\\.git/config, which git \\(it sets remote\\.x\\]url=a\\.uploadpack\\)"
 		host_git "$prot"
 		if [ -e "$MARKS/$a" ]; then
 			not_ok "no user namespaces: attack '$a' ran a command in the user's git"
@@ -157,6 +165,33 @@ else
 			ok "no user namespaces: attack '$a' did not reach the user's git"
 		fi
 		rm -f "$MARKS"/*
+	done
+	# The red team's second: a '\' at the end of a value continues it
+	# over the next line, so the header there is part of tagOpt's value
+	# and the url after it is origin's second: the user's git push sends
+	# there too.  A reader by lines saw submodule.x.url.  First without
+	# llwrap (so the check can fail), then held.
+	CONT_SH='printf "[remote \"origin\"]\n\ttagOpt = --no-tags \\\\\n[submodule \"x\"]\n\turl = %s\n" "$1" >>.git/config'
+	for how in ctrl held; do
+		d=$HOME_DIR/work/cont-$how
+		make_repo "$d"
+		as_user /bin/sh -ec 'git init -q --bare "$1.origin" && git init -q --bare "$1.loot" &&
+			cd "$1" && git remote add origin "$1.origin" && git push -q origin HEAD:refs/heads/main' sh "$d"
+		if [ $how = ctrl ]; then
+			as_user /bin/sh -c 'cd "$1" && /bin/sh -c "$2" sh "$1.loot"' sh "$d" "$CONT_SH"
+		else
+			run held -C "$d" -q -- /bin/sh -c "$CONT_SH" sh "$d.loot"
+			expect_output "no user namespaces: a url continued over a header is named as git reads it" \
+				"\\.git/config, which git \\(it sets remote\\.origin\\.url\\)"
+		fi
+		as_user /bin/sh -c 'cd "$1" && git commit -q --allow-empty -m host && git push -q origin HEAD:refs/heads/main' sh "$d" >/dev/null 2>&1
+		if as_user git -C "$d.loot" rev-parse -q --verify refs/heads/main >/dev/null; then
+			[ $how = ctrl ] && ok "control: a url continued over a header takes the user's git push" ||
+				not_ok "no user namespaces: a url continued over a header took the user's git push"
+		else
+			[ $how = ctrl ] && not_ok "control: a url continued over a header should take the user's git push" ||
+				ok "no user namespaces: a url continued over a header did not take the user's git push"
+		fi
 	done
 	# Where the kernel's times are coarse (before 6.13, or a file system
 	# without fine-grained ones: ext2 here), a change in place of the same
@@ -291,6 +326,7 @@ host_git_linked() {
 		git -C lib/sub status >/dev/null 2>&1
 		cd "$1-wt" && git status >/dev/null 2>&1
 		git commit -q --allow-empty -m host >/dev/null 2>&1
+		git fetch -q --all >/dev/null 2>&1
 		exit 0' sh "$1"
 }
 for a in l-config l-hook l-commondir l-gitfile l-module l-gitlink; do

@@ -468,6 +468,54 @@ expect_output "git init inside a project without a repository works" "^made$"
 expect_output "... its config, which sets core.fsmonitor, is moved aside" "created $R/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
 as_user /bin/sh -c 'cd "$1" && git status >/dev/null 2>&1; git log --oneline | wc -l' sh "$R" >"$OUTSIDE/norepo.log" 2>&1
 [ ! -e "$MARKS/norepo" ] && ok "... and the user's git there runs nothing" || not_ok "the new repository's fsmonitor ran"
+# The red team's G1: git ends a header at the first ']' outside its
+# quotes, and reads a key after it on the same line; a reader ending it
+# at the first ']' saw remote.x.url.  First, outside any sandbox, that
+# the user's git fetch runs what it sets (so the check below can fail).
+SPLIT='git init -q . && printf "[remote \"x]url=a\"]uploadpack=touch %s/%s; git-upload-pack\n\turl = %s\n" "$1" "$2" "$PWD" >>.git/config; echo made'
+R=$HOME_DIR/work/split-ctrl
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+as_user /bin/sh -c 'cd "$0" && /bin/sh -c "$1" sh "$2" "$3"' "$R" "$SPLIT" "$MARKS" split-ctrl >/dev/null
+as_user /bin/sh -c 'cd "$1" && git fetch -q --all' sh "$R" >/dev/null 2>&1
+[ -e "$MARKS/split-ctrl" ] && ok "control: remote.x]url=a.uploadpack runs in the user's git fetch" ||
+	not_ok "control: remote.x]url=a.uploadpack should run in git fetch"
+R=$HOME_DIR/work/split
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c "$SPLIT" sh "$MARKS" split
+expect_output "... made in a new repository, its config is moved aside, the key named as git reads it" \
+	"created $R/\\.git/config, which git \\(it sets remote\\.x\\]url=a\\.uploadpack\\)"
+as_user /bin/sh -c 'cd "$1" && git fetch -q --all' sh "$R" >/dev/null 2>&1
+[ ! -e "$MARKS/split" ] && ok "... and the user's git fetch there runs nothing" || not_ok "the new repository's uploadpack ran"
+# A NUL, which git reads past (here in a comment, before a command):
+# llwrap cannot read such a config as git does, so it is moved aside.
+NUL_SH='git init -q . && printf "[core]\n# \000\n[core]\n\tfsmonitor = touch %s/%s\n" "$1" "$2" >>.git/config; echo made'
+R=$HOME_DIR/work/nul-ctrl
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+as_user /bin/sh -c 'cd "$0" && /bin/sh -c "$1" sh "$2" "$3" && git status' "$R" "$NUL_SH" "$MARKS" nul-ctrl >/dev/null 2>&1
+[ -e "$MARKS/nul-ctrl" ] && ok "control: git reads past a NUL in a config and runs core.fsmonitor after it" ||
+	not_ok "control: git should read past a NUL in a config"
+R=$HOME_DIR/work/nul
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c "$NUL_SH" sh "$MARKS" nul
+expect_output "... a new repository's config holding a NUL is moved aside" \
+	"created $R/\\.git/config, which git \\(llwrap cannot read it as git does: it holds a NUL\\)"
+as_user /bin/sh -c 'cd "$1" && git status' sh "$R" >/dev/null 2>&1
+[ ! -e "$MARKS/nul" ] && ok "... and the user's git there runs nothing" || not_ok "the fsmonitor after a NUL ran"
+# A config that is a symbolic link, which git follows and llwrap does
+# not read through: moved aside too.
+R=$HOME_DIR/work/cfglink
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . &&
+	printf "[core]\n\tfsmonitor = touch %s/cfglink\n" "$1" >x.cfg && rm .git/config && ln -s ../x.cfg .git/config; echo made' sh "$MARKS"
+expect_output "... a new repository's config that is a symbolic link is moved aside" \
+	"created $R/\\.git/config, which git \\(llwrap cannot read it as git does: "
+as_user /bin/sh -c 'cd "$1" && git status' sh "$R" >/dev/null 2>&1
+[ ! -e "$MARKS/cfglink" ] && ok "... and the user's git there runs nothing" || not_ok "the fsmonitor of a linked config ran"
 R=$HOME_DIR/work/norepo2
 mkdir -p "$R"
 chown "$TEST_UID:$TEST_GID" "$R"

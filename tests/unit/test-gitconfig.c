@@ -1,19 +1,25 @@
 /*
- * Unit tests for src/gitconfig.c: the files a git configuration makes git
- * read.
+ * Unit tests for src/gitconfig.c: a git configuration read as git reads
+ * it, checked against a table and against git itself, and the files it
+ * makes git read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cleanup.h"
 #include "gitconfig.h"
 #include "strv.h"
+#include "xalloc.h"
 
 static const struct {
 	const char *text, *want;
@@ -40,6 +46,413 @@ static const struct {
 	/* Comment lines and blank lines. */
 	{ "# [include]\n; path = /no\n\n[include]\n# path = /no\n", "" },
 };
+
+/*
+ * Texts git reads in a way a line-based reader does not, and what git
+ * makes of each: "name=value" or "name" (a key alone, true), one a line,
+ * the name as git lists it; "!line N" where git refuses the text (the
+ * last: git reads no more) or llwrap cannot tell what git makes of it.
+ */
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *text, *want;
+} each_cases[] = {
+	/* The red team's first: the header ends at the first ']' outside
+	 * the quotes, and a key follows it on the same line; ';' starts a
+	 * comment in a value. */
+	{ "[remote \"x]url=a\"]uploadpack=touch /tmp/m; git-upload-pack\n"
+	  "\turl = /p\n",
+	  "remote.x]url=a.uploadpack=touch /tmp/m\nremote.x]url=a.url=/p" },
+	/* The second: '\' before the end of the line continues the value,
+	 * so the header below is part of it and the url is origin's. */
+	{ "[remote \"origin\"]\n\turl = /a\n\ttagOpt = --no-tags \\\n"
+	  "[submodule \"x\"]\n\turl = https://attacker.invalid/loot.git\n",
+	  "remote.origin.url=/a\n"
+	  "remote.origin.tagopt=--no-tags [submodule x]\n"
+	  "remote.origin.url=https://attacker.invalid/loot.git" },
+	/* ... with CR LF after the '\'. */
+	{ "[a]\r\n\tk = x \\\r\n[core]\r\n\tfsmonitor = y\r\n",
+	  "a.k=x [core]\na.fsmonitor=y" },
+	/* ... inside quotes too; at the end of the text, nothing follows. */
+	{ "[a]\nk = \"x\\\ny\"\nl = z\\", "a.k=xy\na.l=z" },
+	/* A continuation inside a comment is none. */
+	{ "[a]\n# c \\\n[core]fsmonitor=x\n", "core.fsmonitor=x" },
+	/* Escapes: \" \\ \n \t \b, outside quotes as inside. */
+	{ "[a]\n\tk = \\\"q\\\" \\\\ a\\nb\\tc\\bd \"\\\"\"\n",
+	  "a.k=\"q\" \\ a\nb\tc\bd \"" },
+	/* Any other escape: git refuses the file. */
+	{ "[a]\n\tk = x\n\tl = a\\x\n", "a.k=x\n!line 3" },
+	{ "[a]\n\tk = a\\ b\n", "!line 2" },
+	/* Comments: '#' and ';' outside quotes, not inside. */
+	{ "# x\n; y\n[a] # c\n\tk = \"a # b ; c\" # d\n\tl = e;f\n",
+	  "a.k=a # b ; c\na.l=e" },
+	/* Subsections: '\' before any character, case kept. */
+	{ "[a \"b\\\"c\"]k=1\n[a \"b\\\\c\"]k=2\n[a \"b\\c\"]k=3\n"
+	  "[Remote \"OrIgin\"]URL=u\n",
+	  "a.b\"c.k=1\na.b\\c.k=2\na.bc.k=3\nremote.OrIgin.url=u" },
+	/* The old form [section.sub]: all of it in lower case. */
+	{ "[a.B]k=1\n[a.B.C]k=2\n[a.]k=3\n", "a.b.k=1\na.b.c.k=2\na..k=3" },
+	/* Case: section and key in lower case. */
+	{ "[CoRe]FsMonitor = x\n", "core.fsmonitor=x" },
+	/* Keys on the header's line, headers after headers. */
+	{ "[a][b]k=v [c]\n[d]\tl\n", "b.k=v [c]\nd.l" },
+	/* Blanks: tabs, around '=', at the ends of a value, inside it. */
+	{ "[a]\n\tk\t=\tv\t\n k =  a  b  \n k = \"  v  \"  \n"
+	  " k = a \"\" \n",
+	  "a.k=v\na.k=a  b\na.k=  v  \na.k=a " },
+	/* Empty values, and a key alone (true) at the end of the text. */
+	{ "[a]\nk =\nl = \"\"\nm", "a.k=\na.l=\na.m" },
+	/* A key alone followed by a comment: git refuses it. */
+	{ "[a]\nk # c\n", "!line 2" },
+	{ "[a]\nk ;c\n", "!line 2" },
+	/* A lone CR is a blank between keys. */
+	{ "[a]\r k = a\n", "a.k=a" },
+	/* A tab or CR inside an unquoted value: a space to git before
+	 * 2.45, itself to later ones (told as unsure, then given as later
+	 * ones read it, and the reading goes on); trimmed at the ends by
+	 * both. */
+	{ "[a]\n k = a\t\tb\n", "!line 2\na.k=a\t\tb" },
+	{ "[a]\n k = a\rb\n", "!line 2\na.k=a\rb" },
+	{ "[a]\n k = a\t\"\"\n", "!line 2\na.k=a\t" },
+	{ "[a]\n k = \t\ra \t\r\n l = \"x\ty\"\n", "a.k=a\na.l=x\ty" },
+	/* VT and FF are no blanks to git. */
+	{ "[a]\n\vk = v\n", "!line 2" },
+	{ "[a]\nk = a\fb\n", "a.k=a\fb" },
+	/* Includes are variables like any other (not followed here). */
+	{ "[include]\n\tpath = x\n[includeIf \"gitdir:/a/\"]\n\tpath = y\n",
+	  "include.path=x\nincludeif.gitdir:/a/.path=y" },
+	/* Headers git refuses. */
+	{ "[core ]\nk = v\n", "!line 1" },
+	{ "[ core]\nk = v\n", "!line 1" },
+	{ "[]\nk = v\n", "!line 1" },
+	{ "[a \"x\" ]\nk = v\n", "!line 1" },
+	{ "[a \"b\nc\"]\nk = v\n", "!line 1" },
+	{ "[a_b]\nk = v\n", "!line 1" },
+	{ "[core", "!line 1" },
+	{ "[a \"x", "!line 1" },
+	/* Headers git takes and llwrap does not: an empty section, whose
+	 * keys are told as unsure; the reading goes on. */
+	{ "[.a]\nk = v\n[b]l\n", "!line 2\nb.l" },
+	{ "[ \"x\"]\nk = v\n", "!line 2" },
+	/* Keys git refuses: a digit first, '_', a continued name. */
+	{ "[a]\n1k = v\n", "!line 2" },
+	{ "[a]\nk_x = v\n", "!line 2" },
+	{ "[a]\nfs\\\nmonitor = x\n", "!line 2" },
+	/* A key outside any section: unsure, and the reading goes on. */
+	{ "k = v\n[a]\nl = w\n", "!line 1\na.l=w" },
+	/* An unterminated quote. */
+	{ "[a]\nk = \"abc\nl = d\n", "!line 2" },
+	/* Bytes above 127: no letters, kept in values and subsections. */
+	{ "[a \"\xff\"]\nk = \xfe\xff\n", "a.\xff.k=\xfe\xff" },
+	{ "[a]\nk\xc3\xa9 = v\n", "!line 2" },
+	/* A byte order mark at the start, and only a whole one. */
+	{ "\xef\xbb\xbf[a]k=v\n", "a.k=v" },
+	{ "\xef\xbb[a]k=v\n", "!line 1" },
+	/* '=' in a value; no newline at the end. */
+	{ "[a]k = a=b", "a.k=a=b" },
+	/* Both forms at once: the name lowered, the quoted part kept. */
+	{ "[a.B \"C\"]k=v\n", "a.b.C.k=v" },
+	{ "[a.b ]k=v\n", "!line 1" },
+	/* Nothing but blanks and comments; blanks before a header. */
+	{ "", "" },
+	{ "\n\t \n# c\n;d", "" },
+	{ "  \t[a]  k=v\n[b]", "a.k=v" },
+	/* A quoted key is no key. */
+	{ "[a]\n\"k\" = v\n", "!line 2" },
+};
+
+static int
+each_collect(void *ctx, const char *section, const char *sub, const char *key,
+	     const char *value)
+{
+	char ***v = ctx;
+
+	if (section == NULL) {
+		strv_push_take(v, xasprintf("!%s", value));
+		return 0;
+	}
+	strv_push_take(v,
+		       xasprintf("%s%s%s.%s%s%s", section,
+				 sub != NULL ? "." : "", sub != NULL ? sub : "",
+				 key, value != NULL ? "=" : "",
+				 value != NULL ? value : ""));
+	return 0;
+}
+
+static char *
+each_list(const char *text)
+{
+	char **v = xcalloc(1, sizeof(char *));
+	char *j;
+
+	gitconfig_each(text, each_collect, &v);
+	j = strv_join(v, "\n");
+	strv_free(v);
+	return j;
+}
+
+static void
+test_each(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(each_cases) / sizeof(each_cases[0]);
+	     i++) {
+		_cleanup_free_ char *got = each_list(each_cases[i].text);
+
+		if (strcmp(got, each_cases[i].want) != 0)
+			fail_msg("case %zu: got '%s', want '%s'", i, got,
+				 each_cases[i].want);
+	}
+}
+
+/* fn's return stops the reading and is returned. */
+static int
+each_stop(void *ctx, const char *section, const char *sub, const char *key,
+	  const char *value)
+{
+	int *n = ctx;
+
+	(void)section, (void)sub, (void)key, (void)value;
+	return ++*n == 2 ? 7 : 0;
+}
+
+static void
+test_each_stop(void **state)
+{
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(gitconfig_each("[a]k\nl\nm\n", each_stop, &n), 7);
+	assert_int_equal(n, 2);
+}
+
+/*
+ * What git itself lists for text, in git config --list -z's form
+ * ("name\nvalue" or "name", each ended by a NUL), in *out; -1 when git
+ * refuses the text (or cannot be run).
+ */
+static int
+git_list(const char *text, char **out, size_t *len)
+{
+	char path[] = "/tmp/test-gitconfig-XXXXXX";
+	_cleanup_free_ char *cmd = NULL;
+	char buf[4096];
+	size_t n;
+	FILE *f;
+	int fd, status;
+
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	cmd = xasprintf("git config --file %s --no-includes --list -z "
+			"2>/dev/null",
+			path);
+	*out = NULL;
+	*len = 0;
+	if ((f = popen(cmd, "r")) == NULL) {
+		unlink(path);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		*out = xreallocarray(*out, *len + n + 1, 1);
+		memcpy(*out + *len, buf, n);
+		*len += n;
+	}
+	status = pclose(f);
+	unlink(path);
+	if (*out == NULL)
+		*out = xstrdup("");
+	else
+		(*out)[*len] = '\0';
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+struct each_z {
+	char *buf;
+	size_t len;
+	bool unreadable;
+};
+
+static int
+each_z(void *ctx, const char *section, const char *sub, const char *key,
+       const char *value)
+{
+	struct each_z *z = ctx;
+	_cleanup_free_ char *e = NULL;
+	size_t n;
+
+	if (section == NULL) {
+		z->unreadable = true;
+		return 0;
+	}
+	e = xasprintf("%s%s%s.%s%s%s", section, sub != NULL ? "." : "",
+		      sub != NULL ? sub : "", key, value != NULL ? "\n" : "",
+		      value != NULL ? value : "");
+	n = strlen(e) + 1;
+	z->buf = xreallocarray(z->buf, z->len + n, 1);
+	memcpy(z->buf + z->len, e, n);
+	z->len += n;
+	return 0;
+}
+
+/*
+ * Each text of the table as git reads it: what gitconfig_each reports is
+ * what git lists, byte for byte, unless gitconfig_each said it cannot
+ * read the text, which its readers take as unsafe.  Where git refuses a
+ * text, gitconfig_each must say so.
+ */
+static void
+test_each_git(void **state)
+{
+	(void)state;
+	if (system("git --version >/dev/null 2>&1") != 0) {
+		print_message("# SKIP git is not installed: the reader is "
+			      "checked against the table alone\n");
+		skip();
+	}
+	for (size_t i = 0; i < sizeof(each_cases) / sizeof(each_cases[0]);
+	     i++) {
+		_cleanup_free_ char *git = NULL;
+		struct each_z z = { .buf = NULL, .len = 0 };
+		size_t len;
+		int r = git_list(each_cases[i].text, &git, &len);
+
+		gitconfig_each(each_cases[i].text, each_z, &z);
+		if (z.unreadable) {
+			free(z.buf);
+			continue;
+		}
+		if (r < 0)
+			fail_msg("case %zu: git refuses the text, llwrap "
+				 "reads it",
+				 i);
+		if (len != z.len || (len > 0 && memcmp(git, z.buf, len) != 0))
+			fail_msg("case %zu: git lists '%s', llwrap '%s' "
+				 "(first entries)",
+				 i, git, z.buf != NULL ? z.buf : "");
+		free(z.buf);
+	}
+}
+
+/* One of n pieces, at random. */
+static const char *
+pick(unsigned int *seed, const char *const *v, size_t n)
+{
+	return v[(size_t)rand_r(seed) % n];
+}
+
+#define PICK(seed, v) pick(seed, v, ARRAY_LEN(v))
+
+/* A random text of headers, keys and values made of git's tricky
+ * pieces, mostly well formed, into text. */
+static void
+random_text(unsigned int *seed, char *text)
+{
+	static const char *const names[] = {
+		"core", "a.B", "Remote", "", "x-y", "a_b", "c.d.e", ".",
+	};
+	static const char *const subs[] = {
+		"x", "]", "\\\"", "\\\\", "\\x",  ".",		 " ",
+		"=", "#", "\t",	  "\\\n", "\xff", "url=a\"]k=v",
+	};
+	static const char *const keys[] = {
+		"url", "fsMonitor", "k-1", "1k", "k_x", "K", "",
+	};
+	static const char *const values[] = {
+		"a",   " ",    "\t",   "\"",   "\\", "\\n",  "\\t",
+		"\\b", "\\\n", "#",    ";",    "=",  "]",    "[core]",
+		"\r",  "x y",  "\\\"", "\\\\", "\v", "\xef", "\\\r\n",
+	};
+	static const char *const ends[] = {
+		"\n", "\n", "\n", "\r\n", " \n", "\t# c\n", " ; c\n", "",
+	};
+	size_t lines = 1 + (size_t)(rand_r(seed) % 5);
+
+	text[0] = '\0';
+	for (size_t i = 0; i < lines; i++) {
+		int kind = rand_r(seed) % 8;
+
+		if (kind < 2 || (i == 0 && kind < 6)) {
+			strcat(text, rand_r(seed) % 4 == 0 ? "  [" : "[");
+			strcat(text, PICK(seed, names));
+			if (rand_r(seed) % 2 == 0) {
+				strcat(text,
+				       rand_r(seed) % 4 == 0 ? "\t\"" : " \"");
+				for (int j = rand_r(seed) % 3; j >= 0; j--)
+					strcat(text, PICK(seed, subs));
+				strcat(text, "\"");
+			}
+			strcat(text, "]");
+			if (rand_r(seed) % 3 != 0) {
+				strcat(text, PICK(seed, ends));
+				continue;
+			}
+		} else if (kind == 7) {
+			strcat(text,
+			       rand_r(seed) % 2 ? "# c \\" : "\t; [core]");
+			strcat(text, PICK(seed, ends));
+			continue;
+		}
+		strcat(text, rand_r(seed) % 2 ? "\t" : "");
+		strcat(text, PICK(seed, keys));
+		if (rand_r(seed) % 5 != 0) {
+			strcat(text, rand_r(seed) % 2 ? " = " : "=");
+			for (int j = rand_r(seed) % 5; j >= 0; j--)
+				strcat(text, PICK(seed, values));
+		}
+		strcat(text, PICK(seed, ends));
+	}
+}
+
+/*
+ * Random texts of git's tricky pieces, against git as above: a fixed
+ * seed, so that a failure comes back; LLW_GITCONFIG_FUZZ sets how many
+ * (a longer hunt by hand).
+ */
+static void
+test_each_git_random(void **state)
+{
+	const char *env = getenv("LLW_GITCONFIG_FUZZ");
+	unsigned long rounds = env != NULL ? strtoul(env, NULL, 10) : 300;
+	unsigned int seed = 34;
+	unsigned long compared = 0, refused = 0;
+
+	(void)state;
+	if (system("git --version >/dev/null 2>&1") != 0) {
+		print_message("# SKIP git is not installed\n");
+		skip();
+	}
+	for (unsigned long i = 0; i < rounds; i++) {
+		char text[1024];
+		_cleanup_free_ char *git = NULL;
+		struct each_z z = { .buf = NULL, .len = 0 };
+		size_t len;
+		int r;
+
+		random_text(&seed, text);
+		r = git_list(text, &git, &len);
+		gitconfig_each(text, each_z, &z);
+		compared += !z.unreadable;
+		refused += r < 0;
+		if (!z.unreadable &&
+		    (r < 0 || len != z.len ||
+		     (len > 0 && memcmp(git, z.buf, len) != 0)))
+			fail_msg("round %lu: text '%s': git %s '%s', llwrap "
+				 "'%s'",
+				 i, text, r < 0 ? "refuses it" : "lists", git,
+				 z.buf != NULL ? z.buf : "");
+		free(z.buf);
+	}
+	print_message("# %lu random texts: %lu refused by git, %lu read by "
+		      "llwrap as git reads them\n",
+		      rounds, refused, compared);
+}
 
 static void
 test_paths(void **state)
@@ -71,6 +484,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each),
+		cmocka_unit_test(test_each_stop),
+		cmocka_unit_test(test_each_git),
+		cmocka_unit_test(test_each_git_random),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_no_home),
 	};

@@ -179,6 +179,26 @@ test_git(void **state)
 	      "P /p/lib\n"
 	      "P /p/lib/sub\n",
 	      NULL);
+	/* .gitmodules read as git reads it: a key on the header's line,
+	 * a value continued over two lines, quotes and escapes. */
+	check(V("f:/p/.git/config=x", "d:/p/.git/hooks",
+		"f:/p/.gitmodules=[submodule \"s\"]path=lib/sub\n"
+		"[submodule \"t\"]\n\tpath = li\\\nb/t\n"
+		"[submodule \"u\"]\n\tpath = \"l\\\"u\" ; c\n",
+		"f:/p/lib/sub/.git=gitdir: x", "f:/p/lib/t/.git=gitdir: x",
+		"f:/p/l\"u/.git=gitdir: x"),
+	      false,
+	      "P /p/.git\n"
+	      "R /p/.git/config\n"
+	      "X /p/.git/hooks\n"
+	      "R /p/lib/sub/.git\n"
+	      "P /p/lib\n"
+	      "P /p/lib/sub\n"
+	      "R /p/lib/t/.git\n"
+	      "P /p/lib/t\n"
+	      "R /p/l\"u/.git\n"
+	      "P /p/l\"u\n",
+	      NULL);
 	/* A linked worktree's .git file, its gitdir and the common
 	 * directory its commondir names. */
 	check(V("f:/p/.git=gitdir: /m/.git/worktrees/w",
@@ -782,6 +802,24 @@ test_config_rerouted(void **state)
 		  "branch.main.remote" },
 		/* The remote's section dropped: its address with it. */
 		{ "[core]\n\tbare = false\n", "remote.origin.url" },
+		/* The red team's second: a '\' at the end of a value
+		 * continues it over the header below, so the next url is
+		 * origin's second (git pushes there too). */
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "\ttagOpt = --no-tags \\\n[submodule \"x\"]\n"
+		  "\turl = https://attacker.invalid/loot.git\n",
+		  "remote.origin.url" },
+		/* A branch's remote in a subsection written with escapes. */
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[branch \"ma\\in\"]\n\tremote = ev\\\nil\n",
+		  "branch.main.remote" },
+		/* What llwrap cannot read as git does. */
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "\tpushurl = \"x\n",
+		  "what llwrap cannot read as git does, on line 3" },
+		{ "[remote \"origin\"]\n\turl = https://github.com/u/p\n"
+		  "[ \"x\"]\n\turl = y\n",
+		  "what llwrap cannot read as git does, on line 4" },
 	};
 
 	(void)state;
@@ -807,6 +845,129 @@ test_config_rerouted(void **state)
 	assert_non_null(f);
 	assert_string_equal(f, "core.worktree");
 	free(f);
+	/* Names holding '=', values holding newlines: one url "a\nb"
+	 * is not the two urls "a" and "b"; a new remote "o=x" is not
+	 * remote "o". */
+	f = gitguard_config_rerouted("[remote \"o\"]\n\turl = a\\nb\n",
+				     "[remote \"o\"]\n\turl = a\n\turl = b\n");
+	assert_non_null(f);
+	assert_string_equal(f, "remote.o.url");
+	free(f);
+	f = gitguard_config_rerouted("[remote \"o\"]\n\turl = a\n",
+				     "[remote \"o\"]\n\turl = a\n"
+				     "[remote \"o=x\"]\n\turl = b\n");
+	assert_null(f);
+	f = gitguard_config_rerouted("[remote \"o\"]\n\turl = a\n",
+				     "[remote \"o\"]\n\turl = a\n"
+				     "[branch \"m=x\"]\n\tremote = evil\n");
+	assert_non_null(f);
+	assert_string_equal(f, "branch.m=x.remote");
+	free(f);
+}
+
+/* core.hooksPath as git reads it, the last one, past what llwrap is
+ * unsure of (git reads on) but not past what git refuses. */
+static void
+test_hooks_path(void **state)
+{
+	static const struct {
+		const char *config, *path;
+	} cases[] = {
+		{ "[core]\n\thooksPath = /a\n\thookspath = /b\n", "/b" },
+		{ "[core]hooksPath = \"/a b\" ; c\n", "/a b" },
+		{ "[core]\n\tx = a\tb\n\thooksPath = /h\n", "/h" },
+		{ "k = v\n[core]\n\thooksPath = /h\n", "/h" },
+		{ "[core \"x\"]\n\thooksPath = /h\n", NULL },
+		{ "[core]\n\thooksPath = /h\n\tx = \"a\n\thooksPath = /i\n",
+		  "/h" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *p = gitguard_hooks_path(cases[i].config);
+
+		if (cases[i].path == NULL
+			    ? p != NULL
+			    : p == NULL || strcmp(p, cases[i].path) != 0)
+			fail_msg("case %zu: got %s", i, p != NULL ? p : "none");
+	}
+}
+
+/* What a new repository's configuration may say. */
+static void
+test_config_unsafe(void **state)
+{
+	static const struct {
+		const char *config, *unsafe;
+	} cases[] = {
+		/* What git init and clone write. */
+		{ "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
+		  "\tbare = false\n\tlogallrefupdates = true\n"
+		  "[remote \"origin\"]\n\turl = /p\n"
+		  "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
+		  "[branch \"main\"]\n\tremote = origin\n"
+		  "\tmerge = refs/heads/main\n",
+		  NULL },
+		/* The control: a command under a plain header. */
+		{ "[remote \"x\"]\n\tuploadpack = touch /m\n\turl = /p\n",
+		  "remote.x.uploadpack" },
+		/* The red team's first: the header ends at the first ']'
+		 * outside the quotes; the key follows on its line. */
+		{ "[remote \"x]url=a\"]uploadpack=touch /m; git-upload-pack\n"
+		  "\turl = /p\n",
+		  "remote.x]url=a.uploadpack" },
+		/* A key after a header on the same line, in any case. */
+		{ "[CORE]FSMonitor = x\n", "core.fsmonitor" },
+		{ "[core]bare=false [x] fsmonitor = y\n", NULL },
+		{ "[a][core]fsmonitor\n", "core.fsmonitor" },
+		/* The old form, in lower case: core.fsmonitor is not it. */
+		{ "[core.X]\n\tfsmonitor = y\n", "core.x.fsmonitor" },
+		/* A continued value hides no header; the key after it is
+		 * in the section before. */
+		{ "[user]\n\tname = a \\\n[core]\n\tfsmonitor = x\n",
+		  "user.fsmonitor" },
+		{ "[core]\n\tbare = false \\\nfsmonitor = x\n", NULL },
+		/* ... a tab after the break, inside the value: a space to
+		 * an older git, itself to a newer one. */
+		{ "[core]\n\tbare = false \\\n\tfsmonitor = x\n",
+		  "what llwrap cannot read as git does, on line 3" },
+		/* A comment ends at its line, '\' or not. */
+		{ "[user]\n# \\\n[core]fsmonitor = x\n", "core.fsmonitor" },
+		/* Quotes hide ';', '#' and ']'. */
+		{ "[user]\n\tname = \"a ; [core] \" # x\n", NULL },
+		/* CR LF lines. */
+		{ "[core]\r\n\tfsmonitor = x\r\n", "core.fsmonitor" },
+		/* Includes are refused, whatever the form. */
+		{ "[include]\n\tpath = x\n", "include.path" },
+		{ "[includeIf \"gitdir:/\"]\n\tpath = x\n",
+		  "includeif.gitdir:/.path" },
+		/* What llwrap cannot read as git does: refused. */
+		{ "[core]\n\tbare = \"false\n",
+		  "what llwrap cannot read as git does, on line 2" },
+		{ "fsmonitor = x\n", "what llwrap cannot read as git does, "
+				     "on line 1" },
+		{ "[core]\n\tbare = a\\x\n",
+		  "what llwrap cannot read as git does, on line 2" },
+		{ "[core]\n\tbare = a\tb\n",
+		  "what llwrap cannot read as git does, on line 2" },
+		{ "[core]\n\tbare\v= false\n",
+		  "what llwrap cannot read as git does, on line 2" },
+		{ "\xef\xbb[core]\n", "what llwrap cannot read as git does, "
+				      "on line 1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *u =
+			gitguard_config_unsafe(cases[i].config);
+
+		if (cases[i].unsafe == NULL && u != NULL)
+			fail_msg("case %zu: %s found", i, u);
+		if (cases[i].unsafe != NULL &&
+		    (u == NULL || strcmp(u, cases[i].unsafe) != 0))
+			fail_msg("case %zu: got %s, want %s", i,
+				 u != NULL ? u : "nothing", cases[i].unsafe);
+	}
 }
 
 int
@@ -823,6 +984,8 @@ main(void)
 		cmocka_unit_test(test_index_find),
 		cmocka_unit_test(test_unchanged),
 		cmocka_unit_test(test_later_reader),
+		cmocka_unit_test(test_hooks_path),
+		cmocka_unit_test(test_config_unsafe),
 		cmocka_unit_test(test_config_rerouted),
 	};
 
