@@ -649,6 +649,7 @@ nested_verify(struct watchlater *w, int sub, const char *name,
 	_cleanup_close_ int gitfd = -1, hooks = -1;
 	const struct nested *n = NULL;
 	size_t len;
+	int r;
 
 	for (size_t i = 0; i < w->n_nested && n == NULL; i++)
 		if (w->nested[i].key.dev == st->st_dev &&
@@ -677,13 +678,21 @@ nested_verify(struct watchlater *w, int sub, const char *name,
 		}
 		return;
 	}
-	if (index_read(gitfd, "config", &text, &len) == 0 &&
-	    strlen(text) == len &&
-	    (n->config == NULL || len != n->len ||
-	     memcmp(text, n->config, len) != 0) &&
-	    ((unsafe = gitguard_config_unsafe(text)) != NULL ||
-	     (n->config != NULL &&
-	      (unsafe = gitguard_config_rerouted(n->config, text)) != NULL))) {
+	r = index_read(gitfd, "config", &text, &len);
+	if (r != -ENOENT && (r < 0 || strlen(text) != len)) {
+		/* (A NUL git reads past, a link git follows.) */
+		wl_move_aside_as(w, gitfd, path, "config",
+				 "git (in a repository an editor finds one "
+				 "level down; llwrap cannot read it as git "
+				 "does)",
+				 "changed");
+	} else if (r == 0 &&
+		   (n->config == NULL || len != n->len ||
+		    memcmp(text, n->config, len) != 0) &&
+		   ((unsafe = gitguard_config_unsafe(text)) != NULL ||
+		    (n->config != NULL &&
+		     (unsafe = gitguard_config_rerouted(n->config, text)) !=
+			     NULL))) {
 		_cleanup_free_ char *u = text_shown(unsafe);
 
 		reader = xasprintf("git (in a repository an editor finds one "
