@@ -11,7 +11,9 @@
  * before the check) and splices both directions.
  *
  * The supervisor's side (svnames.c) sends one frame a connection: the
- * destination, the entries, an id, and the relay's end of the pair; the
+ * destination, the entries, an id, and the relay's end of the pair
+ * (non-blocking, TCP_NODELAY: accepted so from the supervisor's
+ * listener, set nothing on it again); the
  * relay answers a refusal with a frame naming the id, the rule and the
  * name, which the supervisor logs and notes as its own refusals.
  */

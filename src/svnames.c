@@ -72,8 +72,13 @@ relay_go(struct supervisor *sv)
 		free(cause);
 		return -1;
 	}
+	/* TCP_NODELAY on the listener: its accepted ends, the relay's
+	 * side of each pair, have it (relay.h). */
 	l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (l < 0 || bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
+	if (l < 0 ||
+	    setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int)) <
+		    0 ||
+	    bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
 	    listen(l, RELAY_MAX_CONNS) < 0 ||
 	    getsockname(l, (struct sockaddr *)&at, &len) < 0) {
 		_cleanup_free_ char *why = xasprintf(
@@ -300,21 +305,23 @@ svnames_lookup(void *ctx, const struct netpolicy_query *q)
 static bool
 caller_cloexec(const struct call *c)
 {
-	char path[80], *s, *flags;
+	char path[80], s[128], *flags;
 	unsigned long v = 0;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)c->pid,
 		 (int)(uint32_t)c->req->data.args[0]);
 	{
 		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-		if (fd < 0 || fd_read_all(fd, 4096, &s, NULL) < 0)
+		/* One read: "flags:" is its second line (proc(5)). */
+		if (fd < 0 || (n = read(fd, s, sizeof(s) - 1)) <= 0)
 			return true;
+		s[n] = '\0';
 	}
 	flags = strstr(s, "flags:");
 	if (flags != NULL)
 		v = strtoul(flags + 6, NULL, 8);
-	free(s);
 	return flags == NULL || (v & O_CLOEXEC);
 }
 
