@@ -594,7 +594,7 @@ relay_own(struct supervisor *sv, const struct call *c, int *server)
 	struct sockaddr_storage to;
 	socklen_t tl = relay_listener_addr(sv, c->domain, &to), l;
 	uint64_t theirs = 0;
-	int v = 0, fl, r, e;
+	int v = 0, fl = 0, r, e;
 
 	l = sizeof(own);
 	if (own == 0 && getsockopt(sv->relay_listener, SOL_SOCKET,
@@ -613,13 +613,14 @@ relay_own(struct supervisor *sv, const struct call *c, int *server)
 		    0 ||
 	    v)
 		return 1;
-	if ((fl = fcntl(c->sock, F_GETFL)) < 0)
-		return -errno;
-	if (!(fl & O_NONBLOCK))
+	if (!c->nonblock) {
+		if ((fl = fcntl(c->sock, F_GETFL)) < 0)
+			return -errno;
 		(void)fcntl(c->sock, F_SETFL, fl | O_NONBLOCK);
+	}
 	r = connect(c->sock, (struct sockaddr *)&to, tl);
 	e = errno;
-	if (!(fl & O_NONBLOCK))
+	if (!c->nonblock)
 		(void)fcntl(c->sock, F_SETFL, fl);
 	/* Refused at once: the socket unconnected, as it was. */
 	if (r < 0 && e != EINPROGRESS)
