@@ -582,8 +582,9 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
  * connect is the supervisor's, non-blocking (on loopback the handshake
  * is done as it returns).  Where the listener cannot be reached from it
  * (a socket of another network namespace, or of a kernel that does not
- * say which; an IPv6 socket that takes no IPv4; one bound to a device or
- * to an address loopback does not answer) or its connect would send
+ * say which; an IPv6 socket that takes no IPv4; one bound to a device: a
+ * connect refused at once; none is bound to an address not this host's,
+ * IP_FREEBIND being refused by the filter) or its connect would send
  * nothing yet (TCP Fast Open's), 1: a pair of the supervisor's instead
  * (relay_pair).  0, 1 or -errno.
  */
