@@ -15,7 +15,9 @@
 # times.  Prints, for each build and row, the medians over the rounds
 # of: the request's p50 and the connect's (socket to connected), and
 # the CPU a request of the supervisor (llwrap), the relay and the client
-# (python3); then each build's relay less its cidr, paired by round.
+# (python3), and the first two over the client's (the same work in every
+# run: a load that slows every process alike cancels out); then each
+# build's relay less its cidr, paired by round.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 inner=
@@ -146,12 +148,14 @@ for line in open(sys.argv[1]):
          "sup": int(cpu.get("llwrap", 0)), "relay": int(cpu.get("llwrap-relay", 0)),
          "client": int(cpu.get("python3", 0))})
 med = lambda v: statistics.median(v) if v else 0
-print("| build | row | TLS request p50 | connect p50 | supervisor CPU a request | relay CPU | client CPU |")
-print("|---|---|---|---|---|---|---|")
+print("| build | row | TLS request p50 | connect p50 | supervisor CPU a request | relay CPU | client CPU | supervisor / client | relay / client |")
+print("|---|---|---|---|---|---|---|---|---|")
 for (b, r), v in runs.items():
-    print("| %s | %s | %d µs | %d µs | %d µs | %d µs | %d µs |" % (
+    per = lambda k: med([x[k] / x["client"] for x in v if x["client"]])
+    print("| %s | %s | %d µs | %d µs | %d µs | %d µs | %d µs | %.3f | %.3f |" % (
         b, r, med([x["req"] for x in v]), med([x["conn"] for x in v]),
-        med([x["sup"] for x in v]), med([x["relay"] for x in v]), med([x["client"] for x in v])))
+        med([x["sup"] for x in v]), med([x["relay"] for x in v]), med([x["client"] for x in v]),
+        per("sup"), per("relay")))
 for b in dict.fromkeys(k[0] for k in runs):
     c, r = runs.get((b, "cidr"), []), runs.get((b, "relay"), [])
     d = [y["req"] - x["req"] for x, y in zip(c, r)]
