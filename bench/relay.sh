@@ -26,6 +26,9 @@
 # of N TCP connects to port 22 (not relayed: the +100 µs budget).
 # The rows alternate (BENCH_ROUNDS, 3) and each figure is the median of
 # its rounds.  Prints a Markdown table; bench/RESULTS.md keeps one run.
+# Under it, the first bytes over cidr paired by round (each round's row
+# less that round's cidr, which ran just before it): their median and
+# range, the spread to hold against a margin.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 inner=
@@ -147,3 +150,25 @@ END {
 			v[r, "connect"], v[r, "connect"] - v["bare", "connect"]
 	}
 }' "$work/results"
+# The k-th figure of a row and key is of round k.
+awk '$2 == "first" || $2 == "http" { k = $1 " " $2; v[k, ++n[k]] = $3 }
+END {
+	split("relay base", rows, " ")
+	for (i = 1; i <= 2; i++) {
+		r = rows[i]
+		if (!n[r " first"])
+			continue
+		line = ""
+		split("first http", keys, " ")
+		for (j = 1; j <= 2; j++) {
+			c = n[r " " keys[j]]
+			for (x = 1; x <= c; x++)
+				d[x] = v[r " " keys[j], x] - v["cidr " keys[j], x]
+			for (x = 1; x <= c; x++) for (y = x + 1; y <= c; y++)
+				if (d[y] < d[x]) { t = d[x]; d[x] = d[y]; d[y] = t }
+			line = line sprintf("%s %+d µs (%+d to %+d)%s", j == 1 ? "TLS" : "HTTP",
+				d[int((c + 1) / 2)], d[1], d[c], j == 1 ? ", " : "")
+		}
+		printf "%s over cidr, paired by round (median, range of %d): %s\n", r, c, line
+	}
+}' "$work/rounds"

@@ -33,6 +33,8 @@
  * new pipe of the user's gets two pages. */
 #define RELAY_PIPE_MAX	  (1024 * 1024)
 #define RELAY_PIPE_BUDGET (16 * 1024 * 1024)
+/* Empty pipes of their first size kept for the next connections. */
+#define RELAY_PIPES_KEPT 16
 /* A turn that reads less than this acknowledges it at once (quickack). */
 #define RELAY_QUICKACK_MAX (16 * 1024)
 
@@ -73,6 +75,11 @@ static size_t relay_n_rules;
 static int relay_chan = -1;
 static struct conn conns[RELAY_MAX_CONNS];
 static size_t relay_pipe_grown; /* the sum of the pipes' grown */
+static struct {
+	int fd[2];
+	size_t cap;
+} relay_kept[RELAY_PIPES_KEPT];
+static size_t relay_n_kept;
 
 /* Close fd with a reset, not an orderly end: the command sees
  * ECONNRESET. */
@@ -87,9 +94,18 @@ close_reset(int fd)
 	close(fd);
 }
 
+/* A direction's pipe, once its connection ended: kept for the next
+ * one when empty and of its first size (two pipes a connection made and
+ * closed otherwise), closed past RELAY_PIPES_KEPT. */
 static void
 dir_close(struct dir *d)
 {
+	if (d->pipe[0] >= 0 && d->cap > 0 && d->held == 0 && d->grown == 0 &&
+	    relay_n_kept < RELAY_PIPES_KEPT) {
+		memcpy(relay_kept[relay_n_kept].fd, d->pipe, sizeof(d->pipe));
+		relay_kept[relay_n_kept++].cap = d->cap;
+		return;
+	}
 	for (int i = 0; i < 2; i++)
 		if (d->pipe[i] >= 0)
 			close(d->pipe[i]);
@@ -380,13 +396,19 @@ conn_connect(struct conn *k)
 	}
 }
 
-/* A direction's pipe, made with the connection: off the way of its
- * first record.  0 or -1. */
+/* A direction's pipe, with the connection: off the way of its first
+ * record; a kept one if there is.  0 or -1. */
 static int
 dir_open(struct dir *d)
 {
 	int r;
 
+	if (relay_n_kept > 0) {
+		relay_n_kept--;
+		memcpy(d->pipe, relay_kept[relay_n_kept].fd, sizeof(d->pipe));
+		d->cap = relay_kept[relay_n_kept].cap;
+		return 0;
+	}
 	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    (r = fcntl(d->pipe[1], F_GETPIPE_SZ)) <= 0)
 		return -1;
@@ -426,11 +448,8 @@ conn_take(const struct channel_msg *m)
 	/* The address's handshake first: it has the client's whole first
 	 * record to finish in. */
 	conn_connect(k);
-	(void)fcntl(k->c, F_SETFL, O_NONBLOCK);
-	/* Records are relayed as they come: no Nagle delay on either
-	 * side. */
-	(void)setsockopt(k->c, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 },
-			 sizeof(int));
+	/* k->c came non-blocking, without Nagle's delay (relay.h): records
+	 * are relayed as they come. */
 	if (dir_open(&k->up) < 0 || dir_open(&k->down) < 0)
 		conn_end(k, true);
 }

@@ -2,8 +2,9 @@
  * relay: the name check on connections to learned addresses (DESIGN.md
  * §6.1, allow-host through llwrap's resolver).  An address an allowed
  * name resolved to may serve other names (a CDN, a cloud front end):
- * a TCP connect there is given, at the caller's descriptor number, a
- * socket to llwrap-relay, a helper outside the sandbox that reads the
+ * a TCP connect there is connected to llwrap-relay instead (the caller's
+ * socket itself, or where it cannot be, a socket installed at its
+ * descriptor number), a helper outside the sandbox that reads the
  * connection's first record, checks the name it carries (a TLS
  * ClientHello's server name, an HTTP request's Host) against the
  * allow-host entries under which the address was learned, and only
@@ -11,7 +12,9 @@
  * before the check) and splices both directions.
  *
  * The supervisor's side (svnames.c) sends one frame a connection: the
- * destination, the entries, an id, and the relay's end of the pair; the
+ * destination, the entries, an id, and the relay's end of the
+ * connection (non-blocking, TCP_NODELAY: accepted so from the
+ * supervisor's listener, set nothing on it again); the
  * relay answers a refusal with a frame naming the id, the rule and the
  * name, which the supervisor logs and notes as its own refusals.
  */

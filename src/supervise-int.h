@@ -171,16 +171,13 @@ struct supervisor {
 	 * needs it is refused: filtered/relay; the resolver forks the
 	 * relay, relay_spawn), whether it was told to set up (at the
 	 * first connect it relays: relay_go), the loopback listener each
-	 * connection's pair is made through, a pair made ahead for the
-	 * next relayed connect of each family (AF_INET, AF_INET6: client,
-	 * server; -1 when none) and whether to make one, and who made each
-	 * relayed connection. */
+	 * relayed connection reaches the relay through (the caller's own
+	 * socket connected to it, or a pair's client end), and who made
+	 * each relayed connection. */
 	int relay;
 	bool relay_up;
 	int relay_listener;
 	uint16_t relay_port;
-	int relay_spare[2][2];
-	bool relay_refill[2];
 	uint32_t relay_next_id;
 	struct relayed {
 		uint32_t id;
@@ -423,11 +420,7 @@ enum refusal svnames_datagram(struct supervisor *sv,
 			      const struct netpolicy_addr *ip);
 /* Take the relay's reports (refusals: logged and noted). */
 void svnames_relay_drain(struct supervisor *sv);
-/* After a notification is answered: the pair a relayed connect took,
- * made again for the next one, off the caller's way. */
-void svnames_relay_spare(struct supervisor *sv);
-/* Close the relay's channel, listener, pairs made ahead and callers'
- * pidfds. */
+/* Close the relay's channel, listener and callers' pidfds. */
 void svnames_relay_close(struct supervisor *sv);
 /* netpolicy_lookup's named and host_local. */
 enum netpolicy_named svnames_lookup(void *ctx, const struct netpolicy_query *q);

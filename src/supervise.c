@@ -240,7 +240,6 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;
 	sv->relay = sv->relay_listener = -1;
-	memset(sv->relay_spare, -1, sizeof(sv->relay_spare));
 	sv->rules = netpolicy_rules_copy(np->rules, dns, n_dns);
 	{
 		_cleanup_free_ char *start = file_read_line(
@@ -801,7 +800,6 @@ supervise_poll_ready(struct supervisor *sv, const struct pollfd *pfd, size_t n)
 		sv->listener = -1;
 	}
 	pending_tick(sv);
-	svnames_relay_spare(sv);
 	svlog_flush(sv, false);
 }
 

@@ -32,6 +32,10 @@
 #include "supervise-int.h"
 #include "xalloc.h"
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
 /* The relay gone, or never up: said once, in the log. */
 static void
 relay_down(struct supervisor *sv, const char *why)
@@ -72,8 +76,13 @@ relay_go(struct supervisor *sv)
 		free(cause);
 		return -1;
 	}
+	/* TCP_NODELAY on the listener: its accepted ends, the relay's
+	 * side of each pair, have it (relay.h). */
 	l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (l < 0 || bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
+	if (l < 0 ||
+	    setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int)) <
+		    0 ||
+	    bind(l, (struct sockaddr *)&at, sizeof(at)) < 0 ||
 	    listen(l, RELAY_MAX_CONNS) < 0 ||
 	    getsockname(l, (struct sockaddr *)&at, &len) < 0) {
 		_cleanup_free_ char *why = xasprintf(
@@ -136,13 +145,6 @@ svnames_relay_close(struct supervisor *sv)
 	if (sv->relay_listener >= 0)
 		close(sv->relay_listener);
 	sv->relay = sv->relay_listener = -1;
-	for (size_t f = 0; f < 2; f++) {
-		for (size_t i = 0; i < 2; i++)
-			if (sv->relay_spare[f][i] >= 0)
-				close(sv->relay_spare[f][i]);
-		sv->relay_spare[f][0] = sv->relay_spare[f][1] = -1;
-		sv->relay_refill[f] = false;
-	}
 	for (size_t i = 0; i < SV_MAX_RELAYED; i++) {
 		if (sv->relayed[i].pidfd >= 0)
 			close(sv->relayed[i].pidfd);
@@ -300,21 +302,23 @@ svnames_lookup(void *ctx, const struct netpolicy_query *q)
 static bool
 caller_cloexec(const struct call *c)
 {
-	char path[80], *s, *flags;
+	char path[80], s[128], *flags;
 	unsigned long v = 0;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)c->pid,
 		 (int)(uint32_t)c->req->data.args[0]);
 	{
 		_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-		if (fd < 0 || fd_read_all(fd, 4096, &s, NULL) < 0)
+		/* One read: "flags:" is its second line (proc(5)). */
+		if (fd < 0 || (n = read(fd, s, sizeof(s) - 1)) <= 0)
 			return true;
+		s[n] = '\0';
 	}
 	flags = strstr(s, "flags:");
 	if (flags != NULL)
 		v = strtoul(flags + 6, NULL, 8);
-	free(s);
 	return flags == NULL || (v & O_CLOEXEC);
 }
 
@@ -465,45 +469,44 @@ carry_options(int sock, int client)
 	}
 }
 
-/*
- * A connected pair of TCP sockets on loopback, made through the relay's
- * listener: *client of family domain (an IPv6 one reaches it
- * IPv4-mapped), *server the listener's accepted end.  A connection of
- * another process's that reached the listener is closed.  0 or -errno.
- */
-static int
-relay_pair(struct supervisor *sv, int domain, int *client, int *server)
+/* The relay's listener as a socket of family domain reaches it (an IPv6
+ * one IPv4-mapped). */
+static socklen_t
+relay_listener_addr(const struct supervisor *sv, int domain,
+		    struct sockaddr_storage *to)
 {
-	struct sockaddr_storage to = { 0 }, self, peer;
-	socklen_t tl, sl = sizeof(self);
-	_cleanup_close_ int s = -1;
-	int zero = 0;
-
-	s = socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
+	memset(to, 0, sizeof(*to));
 	if (domain == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&to;
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)to;
 
-		(void)setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
-				 sizeof(zero));
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons(sv->relay_port);
 		s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
 		s6->sin6_addr.s6_addr[12] = 127;
 		s6->sin6_addr.s6_addr[15] = 1;
-		tl = sizeof(*s6);
+		return sizeof(*s6);
 	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&to;
+		struct sockaddr_in *s4 = (struct sockaddr_in *)to;
 
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons(sv->relay_port);
 		s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		tl = sizeof(*s4);
+		return sizeof(*s4);
 	}
-	if ((connect(s, (struct sockaddr *)&to, tl) < 0 &&
-	     errno != EINPROGRESS) ||
-	    getsockname(s, (struct sockaddr *)&self, &sl) < 0)
+}
+
+/*
+ * *server, the listener's end of the connection from sock, which
+ * connected to it.  A connection of another process's that reached the
+ * listener is closed.  0 or -errno.
+ */
+static int
+relay_accept(struct supervisor *sv, int sock, int *server)
+{
+	struct sockaddr_storage self, peer;
+	socklen_t sl = sizeof(self);
+
+	if (getsockname(sock, (struct sockaddr *)&self, &sl) < 0)
 		return -errno;
 	for (int tries = 0; tries < 16; tries++) {
 		socklen_t pl = sizeof(peer);
@@ -537,8 +540,6 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 		if (peer.ss_family == AF_INET && p4->sin_port == want_port &&
 		    p4->sin_addr.s_addr == want_addr) {
 			*server = a;
-			*client = s;
-			s = -1;
 			return 0;
 		}
 		close(a); /* not ours */
@@ -547,40 +548,85 @@ relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 }
 
 /*
- * A pair for a relayed connect of family domain: the one made ahead
- * (svnames_relay_spare), else a new one.  Either way the next one is
- * made once the notification is answered.  0 or -errno.
+ * A connected pair of TCP sockets on loopback, made through the relay's
+ * listener: *client of family domain, *server the listener's accepted
+ * end.  0 or -errno.
  */
 static int
-relay_pair_take(struct supervisor *sv, int domain, int *client, int *server)
+relay_pair(struct supervisor *sv, int domain, int *client, int *server)
 {
-	int *spare = sv->relay_spare[domain == AF_INET6];
+	struct sockaddr_storage to;
+	socklen_t tl = relay_listener_addr(sv, domain, &to);
+	_cleanup_close_ int s = -1;
+	int zero = 0, r;
 
-	sv->relay_refill[domain == AF_INET6] = true;
-	if (spare[0] < 0)
-		return relay_pair(sv, domain, client, server);
-	*client = spare[0];
-	*server = spare[1];
-	spare[0] = spare[1] = -1;
+	s = socket(domain, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	if (domain == AF_INET6)
+		(void)setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				 sizeof(zero));
+	if (connect(s, (struct sockaddr *)&to, tl) < 0 && errno != EINPROGRESS)
+		return -errno;
+	if ((r = relay_accept(sv, s, server)) < 0)
+		return r;
+	*client = s;
+	s = -1;
 	return 0;
 }
 
-void
-svnames_relay_spare(struct supervisor *sv)
+/*
+ * The caller's own socket connected to the relay's listener (*server its
+ * accepted end): nothing installed in its place, its options, flags and
+ * descriptor its own, as a connect decided by address leaves them.  The
+ * connect is the supervisor's, non-blocking (on loopback the handshake
+ * is done as it returns).  Where the listener cannot be reached from it
+ * (a socket of another network namespace, or of a kernel that does not
+ * say which; an IPv6 socket that takes no IPv4; one bound to a device: a
+ * connect refused at once; none is bound to an address not this host's,
+ * IP_FREEBIND being refused by the filter) or its connect would send
+ * nothing yet (TCP Fast Open's), 1: a pair of the supervisor's instead
+ * (relay_pair).  0, 1 or -errno.
+ */
+static int
+relay_own(struct supervisor *sv, const struct call *c, int *server)
 {
-	for (size_t f = 0; f < 2; f++) {
-		int *spare = sv->relay_spare[f];
+	static uint64_t own; /* the listener's network namespace */
+	struct sockaddr_storage to;
+	socklen_t tl = relay_listener_addr(sv, c->domain, &to), l;
+	uint64_t theirs = 0;
+	int v = 0, fl = 0, r, e;
 
-		if (!sv->relay_refill[f])
-			continue;
-		/* Once: a pair that cannot be made now is made on the
-		 * caller's way, as without one. */
-		sv->relay_refill[f] = false;
-		if (sv->relay_up && sv->relay_listener >= 0 && spare[0] < 0 &&
-		    relay_pair(sv, f ? AF_INET6 : AF_INET, &spare[0],
-			       &spare[1]) < 0)
-			spare[0] = spare[1] = -1;
+	l = sizeof(own);
+	if (own == 0 && getsockopt(sv->relay_listener, SOL_SOCKET,
+				   SO_NETNS_COOKIE, &own, &l) < 0)
+		return 1;
+	l = sizeof(theirs);
+	if (getsockopt(c->sock, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &l) < 0 ||
+	    theirs != own)
+		return 1;
+	l = sizeof(v);
+	if (c->domain == AF_INET6 &&
+	    (getsockopt(c->sock, IPPROTO_IPV6, IPV6_V6ONLY, &v, &l) < 0 || v))
+		return 1;
+	l = sizeof(v);
+	if (getsockopt(c->sock, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &v, &l) <
+		    0 ||
+	    v)
+		return 1;
+	if (!c->nonblock) {
+		if ((fl = fcntl(c->sock, F_GETFL)) < 0)
+			return -errno;
+		(void)fcntl(c->sock, F_SETFL, fl | O_NONBLOCK);
 	}
+	r = connect(c->sock, (struct sockaddr *)&to, tl);
+	e = errno;
+	if (!c->nonblock)
+		(void)fcntl(c->sock, F_SETFL, fl);
+	/* Refused at once: the socket unconnected, as it was. */
+	if (r < 0 && e != EINPROGRESS)
+		return 1;
+	return relay_accept(sv, c->sock, server);
 }
 
 int
@@ -637,11 +683,17 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	}
 	req.id = ++sv->relay_next_id;
 	req.dst = ip;
-	if ((r = relay_pair_take(sv, c->domain, &client, &server)) < 0)
+	/* The caller's socket itself where it is the supervisor's to
+	 * connect; else a pair, its client end installed in its place. */
+	if (c->made || c->held || (r = relay_own(sv, c, &server)) > 0) {
+		if ((r = relay_pair(sv, c->domain, &client, &server)) < 0)
+			return r;
+		carry_options(c->sock, client);
+		if (!c->nonblock)
+			(void)fcntl(client, F_SETFL, 0);
+	} else if (r < 0) {
 		return r;
-	carry_options(c->sock, client);
-	if (!c->nonblock)
-		(void)fcntl(client, F_SETFL, 0);
+	}
 	if ((r = svcall_valid(sv, c)) < 0)
 		goto fail;
 	r = channel_send(sv->relay, RELAY_CONN, &req, sizeof(req), &server, 1,
@@ -652,6 +704,8 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 	}
 	close(server);
 	server = -1;
+	if (client < 0)
+		goto done;
 	af.id = c->req->id;
 	af.flags = SECCOMP_ADDFD_FLAG_SETFD;
 	af.srcfd = (uint32_t)client;
@@ -661,6 +715,9 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 		r = -errno;
 		goto fail;
 	}
+	close(c->sock);
+	c->sock = client;
+done:
 	slot = &sv->relayed[req.id % SV_MAX_RELAYED];
 	if (slot->pidfd >= 0)
 		close(slot->pidfd);
@@ -670,11 +727,10 @@ svnames_relay(struct supervisor *sv, struct call *c, const struct addr_buf *a)
 		.pidfd = fcntl(c->pidfd, F_DUPFD_CLOEXEC, 3),
 		.dst = ip,
 	};
-	close(c->sock);
-	c->sock = client;
 	return SWAP_DONE;
 fail:
-	close(client);
+	if (client >= 0)
+		close(client);
 	if (server >= 0)
 		close(server);
 	return r;

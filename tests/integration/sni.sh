@@ -18,10 +18,11 @@
 # ClientHello, a session resumed under another name, an HTTP Host of
 # another name: refused, and the server (a tally of the bytes each
 # connection brought, on 8447) saw the relay's connection but not a byte
-# of it, while the allowed name's reached it; the socket options a client set before its
-# connect carried over to the relayed socket; IPv4 and IPv6 sockets in
-# turn in one run, each relayed (the second of each family on the pair
-# the supervisor made ahead for it); a plain TCP connection to
+# of it, while the allowed name's reached it; the relayed socket is the
+# client's own (connected to the relay: the options it set before its
+# connect kept), or where its connect sends nothing yet (TCP Fast Open)
+# a pair's end with those options carried; IPv4 and IPv6 sockets in
+# turn in one run, each relayed; a plain TCP connection to
 # an allowed :22 name reaches the address (nothing to check: no relay);
 # a server that speaks first (a banner on 2525) refused at its first
 # byte, not after the 10 s a first record is awaited, and reached by
@@ -226,10 +227,35 @@ s.connect(a)
 print('set:', *get(s), 'peer', s.getpeername()[0])
 t, fresh = socket.socket(), get(socket.socket())
 t.connect(a)
-print('unset:', 'as a new socket' if get(t) == fresh else get(t), 'peer', t.getpeername()[0])"
+print('unset:', 'as a new socket' if get(t) == fresh else get(t), 'peer', t.getpeername()[0])
+# IP_TOS is not one the supervisor carries: kept where the socket is the
+# caller's own, a new socket's (0) on a pair's (TCP Fast Open's connect).
+tos = lambda s: s.getsockopt(socket.IPPROTO_IP, socket.IP_TOS)
+u = socket.socket()
+u.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 16)
+u.connect(a)
+print('own:', tos(u), 'peer', u.getpeername()[0])
+import ssl
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.load_verify_locations('$d/cert.pem')
+f = socket.socket()
+f.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 16)
+f.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+f.setsockopt(socket.IPPROTO_TCP, 30, 1)  # TCP_FASTOPEN_CONNECT
+f.connect(a)
+r = [tos(f), f.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY), 'peer', f.getpeername()[0]]
+f = ctx.wrap_socket(f, server_hostname='api.llw.test')
+f.sendall(b'GET / HTTP/1.1\\r\\nHost: api.llw.test\\r\\nConnection: close\\r\\n\\r\\n')
+body = b''
+while True:
+    b = f.recv(4096)
+    if not b:
+        break
+    body += b
+print('fastopen:', *r, body.split(b'\\r\\n\\r\\n')[-1].decode().strip())"
 echo "== families"
-# One run, IPv4 and IPv6 sockets (an IPv4-mapped destination) in turn:
-# the second connect of each family takes the pair made ahead for it.
+# One run, IPv4 and IPv6 sockets (an IPv4-mapped destination) in turn,
+# twice: each the caller's own, connected to the relay.
 llw -- python3 -c "
 import socket, ssl
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
@@ -388,16 +414,18 @@ else
 	expect_output "... git clone over HTTPS too" "^git: cloned llwrap-fixture$"
 fi
 section opts
-expect_output "the options a client set before its connect are carried to the relayed socket" "^set: 1 1 33 4000 peer 127\\.0\\.0\\.1$"
+expect_output "the options a client set before its connect are kept on the relayed socket" "^set: 1 1 33 4000 peer 127\\.0\\.0\\.1$"
 expect_output "... and one that set none has a new socket's" "^unset: as a new socket peer 127\\.0\\.0\\.1$"
+expect_output "... the caller's own socket, connected to the relay (an option never carried, IP_TOS, kept)" "^own: 16 peer 127\\.0\\.0\\.1$"
+expect_output "... a TCP Fast Open connect on a pair of the supervisor's instead (IP_TOS a new socket's, TCP_NODELAY carried), through the check" "^fastopen: 0 1 peer 127\\.0\\.0\\.1 hello api\\.llw\\.test"
 section families
 expect_output "IPv4 and IPv6 sockets in turn in one run, each relayed: the first IPv4" "^AF_INET peer 127\\.0\\.0\\.1 hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
-expect_output "... the first IPv6 (its pair of its family: the relay's end IPv4-mapped)" "^AF_INET6 peer ::ffff:127\\.0\\.0\\.1 hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
+expect_output "... the first IPv6 (connected to the relay IPv4-mapped)" "^AF_INET6 peer ::ffff:127\\.0\\.0\\.1 hello api\\.llw\\.test from 198\\.51\\.100\\.7 sni=api\\.llw\\.test$"
 if [ "$(printf '%s\n' "$out" | grep -c "^AF_INET peer 127\\.0\\.0\\.1 hello api")" -eq 2 ] &&
 	[ "$(printf '%s\n' "$out" | grep -c "^AF_INET6 peer ::ffff:127\\.0\\.0\\.1 hello api")" -eq 2 ]; then
-	ok "... and the second of each family, on the pair made ahead for it"
+	ok "... and the second of each family"
 else
-	not_ok "... and the second of each family, on the pair made ahead for it"
+	not_ok "... and the second of each family"
 	diag "$out"
 fi
 section other
