@@ -322,6 +322,38 @@ seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
 }
 
 /*
+ * What a sealed /dev shows of the host's though the plan does not let
+ * it be read: the nodes and links of bubblewrap's --dev (bwrap.c), a
+ * placeholder or the link made again, so that both backends refuse
+ * these paths alike (EACCES).  Every other entry of a sealed /dev, and
+ * of a sealed directory beneath it, that may not be read is absent
+ * (ENOENT, as under bubblewrap), not a placeholder each: a host's /dev
+ * has a hundred nodes or more, and its names are the host's hardware.
+ */
+static const char *const dev_shown[] = {
+	"console", "core",    "fd",   "full",	"null",	 "ptmx",
+	"pts",	   "random",  "shm",  "stderr", "stdin", "stdout",
+	"tty",	   "urandom", "zero", NULL,
+};
+
+/* Whether entry path of sealed directory dir stays in the view though
+ * it may not be read. */
+static bool
+seal_shows(const char *dir, const char *path)
+{
+	const char *name = strrchr(path, '/') + 1;
+
+	if (!path_under(dir, "/dev"))
+		return true;
+	if (strcmp(dir, "/dev") != 0)
+		return false;
+	for (const char *const *s = dev_shown; *s != NULL; s++)
+		if (strcmp(*s, name) == 0)
+			return true;
+	return false;
+}
+
+/*
  * The seal's entries for sealed directory dir (of the n in dirs), after
  * the first n_old entries of v (sorted, decided).
  */
@@ -377,7 +409,7 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 			continue;
 		}
 		if (t == VIEWPLAN_TYPE_LINK) {
-			if (root)
+			if (root || !seal_shows(dir, path))
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_LINK, false, true);
@@ -387,6 +419,8 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_KEEP, is_dir, false);
+		} else if (!seal_shows(dir, path)) {
+			free(path);
 		} else {
 			seal_add(v, path, VIEWPLAN_HIDE, is_dir, !root);
 		}

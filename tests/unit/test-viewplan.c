@@ -262,7 +262,8 @@ static const char *const one_path_want[] = {
  * /home are sealed tmpfs, ~ and ~/.config directories of /home's; a
  * readable entry of a sealed directory is a clone (the device /dev/null
  * too, whose root is skipped), the rest placeholders and links made in
- * the tmpfs; the entries of the view (the project, its mask) get mount
+ * the tmpfs (but in /dev, where only bubblewrap's nodes are: the disk
+ * sda is absent); the entries of the view (the project, its mask) get mount
  * points there.  /etc may be listed but /etc/shadow not read (punched):
  * a placeholder over it; the denied ~/.ssh is one of ~'s placeholders.
  * ~/.config cannot be listed: the rule's path in it is there all the
@@ -316,23 +317,61 @@ static const char *const seal_want[] = {
 	"root /dev/null rw d skip tmpfs=0",
 	"keep /dev/null deny f tmpfs=0",
 	"hide /dev/pts deny d made tmpfs=0",
-	"hide /dev/sda deny f made tmpfs=0",
 	"hide /etc/shadow deny f",
 	"seal /home deny d",
-	"seal /home/u deny d made tmpfs=7",
-	"keep /home/u/.bashrc deny f tmpfs=7",
-	"seal /home/u/.config deny d made tmpfs=7",
-	"keep /home/u/.config/opencode deny d tmpfs=7",
-	"hide /home/u/.ssh deny d made tmpfs=7",
-	"link /home/u/keys deny f made tmpfs=7",
-	"hide /home/u/notes deny f made tmpfs=7",
-	"root /home/u/proj rw d tmpfs=7",
-	"mask /home/u/proj/.env deny f tmpfs=7",
-	"hide /home/v deny d made tmpfs=7",
+	"seal /home/u deny d made tmpfs=6",
+	"keep /home/u/.bashrc deny f tmpfs=6",
+	"seal /home/u/.config deny d made tmpfs=6",
+	"keep /home/u/.config/opencode deny d tmpfs=6",
+	"hide /home/u/.ssh deny d made tmpfs=6",
+	"link /home/u/keys deny f made tmpfs=6",
+	"hide /home/u/notes deny f made tmpfs=6",
+	"root /home/u/proj rw d tmpfs=6",
+	"mask /home/u/proj/.env deny f tmpfs=6",
+	"hide /home/v deny d made tmpfs=6",
 	"proc /proc ro d",
 	"hide /root deny d",
 	"hide /srv deny d",
 	"hide /tmp deny d",
+	NULL,
+};
+
+/*
+ * A sealed /dev is minimal, as bubblewrap's --dev: of what may not be
+ * read only bubblewrap's nodes (random, pts, shm) are placeholders and
+ * its links (fd) made again; the host's other nodes (kvm, sda) and
+ * links (log) are absent, in /dev and in a sealed directory beneath it
+ * (dri, which holds a rule: its card0 a clone, renderD128 and by-path
+ * absent).  A readable neighbour is a clone wherever it lies.
+ */
+static const struct rule dev_rules[] = {
+	{ RW, "/dev/dri/card0" },
+	{ RW, "/dev/null" },
+	{ RO, "/proc" },
+	{ RX, "/usr" },
+	{ 0 },
+};
+static const char *const dev_types[] = {
+	"o /dev/dri/card0", "o /dev/null", "d /proc", "d /usr", NULL,
+};
+static const char *const dev_dirs[] = {
+	"/ d:dev d:proc d:usr",
+	"/dev o:null o:sda o:kvm o:random d:pts d:shm d:dri l:fd l:log",
+	"/dev/dri o:card0 o:renderD128 d:by-path",
+	NULL,
+};
+static const char *const dev_want[] = {
+	"seal /dev deny d",
+	"seal /dev/dri deny d made tmpfs=0",
+	"root /dev/dri/card0 rw d skip tmpfs=0",
+	"keep /dev/dri/card0 deny f tmpfs=0",
+	"link /dev/fd deny f made tmpfs=0",
+	"root /dev/null rw d skip tmpfs=0",
+	"keep /dev/null deny f tmpfs=0",
+	"hide /dev/pts deny d made tmpfs=0",
+	"hide /dev/random deny f made tmpfs=0",
+	"hide /dev/shm deny d made tmpfs=0",
+	"proc /proc ro d",
 	NULL,
 };
 
@@ -464,6 +503,8 @@ static const struct vcase cases[] = {
 	{ "seal", true, false, false, "/home/u/proj", seal_rules, seal_masks,
 	  seal_types, seal_want, true, seal_sources, seal_dirs_list,
 	  seal_dir_only, NULL },
+	{ "seal-dev", true, false, false, "/home/u/proj", dev_rules, NULL,
+	  dev_types, dev_want, true, NULL, dev_dirs, NULL, NULL },
 	{ "unsealed", true, false, false, "/home/u/proj", seal_rules,
 	  seal_masks, seal_types, unsealed_want, false, seal_sources,
 	  seal_dirs_list, seal_dir_only, NULL },
