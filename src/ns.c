@@ -744,12 +744,28 @@ mask_attrs(enum llw_access a)
 	}
 }
 
-/* Create path (relative to the tmpfs at dirfd) as a mount point. */
+/* Create rel (relative to the tmpfs at dirfd) alone as a mount point. */
+static int
+make_leaf(int dirfd, const char *rel, bool is_dir)
+{
+	int r = is_dir ? mkdirat(dirfd, rel, 0755)
+		       : mknodat(dirfd, rel, S_IFREG | 0444, 0);
+
+	return r < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* Create path (relative to the tmpfs at dirfd) as a mount point.  The
+ * directories above it are made only where it cannot be (ENOENT): most
+ * are entries of the view, made before it (parents first). */
 static int
 make_mount_point(int dirfd, const char *rel, bool is_dir)
 {
-	_cleanup_free_ char *copy = xstrdup(rel);
+	_cleanup_free_ char *copy = NULL;
+	int r;
 
+	if ((r = make_leaf(dirfd, rel, is_dir)) != -ENOENT)
+		return r;
+	copy = xstrdup(rel);
 	for (char *s = copy;; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
@@ -760,14 +776,7 @@ make_mount_point(int dirfd, const char *rel, bool is_dir)
 			return -errno;
 		*s = '/';
 	}
-	if (is_dir) {
-		if (mkdirat(dirfd, copy, 0755) < 0 && errno != EEXIST)
-			return -errno;
-	} else if (mknodat(dirfd, copy, S_IFREG | 0444, 0) < 0 &&
-		   errno != EEXIST) {
-		return -errno;
-	}
-	return 0;
+	return make_leaf(dirfd, copy, is_dir);
 }
 
 /*
