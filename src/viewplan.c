@@ -413,6 +413,10 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_LINK, false, true);
+		} else if (o->devpts && strcmp(path, "/dev/ptmx") == 0) {
+			/* The devpts instance's ptmx is bound on it (ns.c):
+			 * a mount point, not a clone of the host's. */
+			seal_add(v, path, VIEWPLAN_HIDE, false, true);
 		} else if (readable(fs, path, is_dir) ||
 			   strv_contains(o->keep, path)) {
 			if (root)

@@ -345,18 +345,16 @@ static const char *const seal_want[] = {
  * absent).  A readable neighbour is a clone wherever it lies.
  */
 static const struct rule dev_rules[] = {
-	{ RW, "/dev/dri/card0" },
-	{ RW, "/dev/null" },
-	{ RO, "/proc" },
-	{ RX, "/usr" },
-	{ 0 },
+	{ RW, "/dev/dri/card0" }, { RW, "/dev/null" }, { RW, "/dev/ptmx" },
+	{ RO, "/proc" },	  { RX, "/usr" },      { 0 },
 };
 static const char *const dev_types[] = {
-	"o /dev/dri/card0", "o /dev/null", "d /proc", "d /usr", NULL,
+	"o /dev/dri/card0", "o /dev/null", "o /dev/ptmx",
+	"d /proc",	    "d /usr",	   NULL,
 };
 static const char *const dev_dirs[] = {
 	"/ d:dev d:proc d:usr",
-	"/dev o:null o:sda o:kvm o:random d:pts d:shm d:dri l:fd l:log",
+	"/dev o:null o:sda o:kvm o:random o:ptmx d:pts d:shm d:dri l:fd l:log",
 	"/dev/dri o:card0 o:renderD128 d:by-path",
 	NULL,
 };
@@ -368,7 +366,29 @@ static const char *const dev_want[] = {
 	"link /dev/fd deny f made tmpfs=0",
 	"root /dev/null rw d skip tmpfs=0",
 	"keep /dev/null deny f tmpfs=0",
+	"root /dev/ptmx rw d skip tmpfs=0",
+	"keep /dev/ptmx deny f tmpfs=0",
 	"hide /dev/pts deny d made tmpfs=0",
+	"hide /dev/random deny f made tmpfs=0",
+	"hide /dev/shm deny d made tmpfs=0",
+	"proc /proc ro d",
+	NULL,
+};
+
+/* With a devpts instance of its own, /dev/ptmx is the instance's (bound
+ * on it by ns.c): a mount point made in /dev's tmpfs, not a clone of the
+ * host's that it would cover; /dev/pts is the instance. */
+static const char *const dev_pts_want[] = {
+	"seal /dev deny d",
+	"seal /dev/dri deny d made tmpfs=0",
+	"root /dev/dri/card0 rw d skip tmpfs=0",
+	"keep /dev/dri/card0 deny f tmpfs=0",
+	"link /dev/fd deny f made tmpfs=0",
+	"root /dev/null rw d skip tmpfs=0",
+	"keep /dev/null deny f tmpfs=0",
+	"root /dev/ptmx rw d skip tmpfs=0",
+	"hide /dev/ptmx deny f made tmpfs=0",
+	"pts /dev/pts rw d tmpfs=0",
 	"hide /dev/random deny f made tmpfs=0",
 	"hide /dev/shm deny d made tmpfs=0",
 	"proc /proc ro d",
@@ -505,6 +525,8 @@ static const struct vcase cases[] = {
 	  seal_dir_only, NULL },
 	{ "seal-dev", true, false, false, "/home/u/proj", dev_rules, NULL,
 	  dev_types, dev_want, true, NULL, dev_dirs, NULL, NULL },
+	{ "seal-dev-pts", true, true, false, "/home/u/proj", dev_rules, NULL,
+	  dev_types, dev_pts_want, true, NULL, dev_dirs, NULL, NULL },
 	{ "unsealed", true, false, false, "/home/u/proj", seal_rules,
 	  seal_masks, seal_types, unsealed_want, false, seal_sources,
 	  seal_dirs_list, seal_dir_only, NULL },
