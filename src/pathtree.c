@@ -1864,6 +1864,12 @@ plan_decide(const struct plan *plan, const char *path, uint64_t right)
 	return v;
 }
 
+bool
+plan_allows(const struct plan *plan, const char *path, uint64_t right)
+{
+	return plan_decide_sorted(plan, path, right).allowed;
+}
+
 const struct plan_source *
 plan_source_at(const struct plan *plan, const char *path)
 {

@@ -125,9 +125,8 @@ is_writable_entry(const struct viewplan_mount *m)
 static bool
 readable(const struct plan *fs, const char *path, bool is_dir)
 {
-	return plan_decide(fs, path,
-			   is_dir ? LLW_FS_READ_DIR : LLW_FS_READ_FILE)
-		.allowed;
+	return plan_allows(fs, path,
+			   is_dir ? LLW_FS_READ_DIR : LLW_FS_READ_FILE);
 }
 
 static char *parent_of(const char *path);

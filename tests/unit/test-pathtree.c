@@ -793,6 +793,13 @@ test_decide(void **state)
 	assert_int_equal(v.source->access, LLW_ACCESS_DENY);
 	assert_null(plan_source_at(plan, "/h/link/sub"));
 	assert_null(plan_source_at(plan, "/h/realm"));
+	/* plan_allows is the verdict alone, the mask's narrowing too. */
+	assert_true(plan_allows(plan, "/h/real/sub", LLW_FS_MAKE_SOCK));
+	assert_false(plan_allows(plan, "/h/real/secret", LLW_FS_READ_FILE));
+	assert_true(plan_allows(plan, "/h/ro/file", LLW_FS_READ_FILE));
+	assert_false(plan_allows(plan, "/h/ro/file",
+				 LLW_FS_READ_FILE | LLW_FS_WRITE_FILE));
+	assert_false(plan_allows(plan, "/h/realm", LLW_FS_READ_FILE));
 	plan_free(plan);
 	policy_clear(&p);
 }
