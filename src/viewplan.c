@@ -129,6 +129,19 @@ readable(const struct plan *fs, const char *path, bool is_dir)
 			   is_dir ? LLW_FS_READ_DIR : LLW_FS_READ_FILE);
 }
 
+/* readable() on an entry of a directory whose own answers are reads[0]
+ * for a file, reads[1] for a directory: the same unless a rule or a mask
+ * lies at the entry itself (plan_holds_at), one binary search where
+ * plan_allows does two for each component of the path. */
+static bool
+entry_readable(const struct plan *fs, const char *path, bool is_dir,
+	       const bool reads[2])
+{
+	if (plan_holds_at(fs, path))
+		return readable(fs, path, is_dir);
+	return reads[is_dir];
+}
+
 static char *parent_of(const char *path);
 
 const char *
@@ -366,6 +379,8 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 	_cleanup_free_ char *up = root ? NULL : parent_of(dir);
 	struct viewplan_dirent *ents = NULL;
 	size_t n_ents = 0, n_rules = fs->n_rules;
+	const bool reads[2] = { readable(fs, dir, false),
+				readable(fs, dir, true) };
 
 	/* A directory of the seal above it, or a tmpfs of its own. */
 	if (!root)
@@ -416,7 +431,7 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 			/* The devpts instance's ptmx is bound on it (ns.c):
 			 * a mount point, not a clone of the host's. */
 			seal_add(v, path, VIEWPLAN_HIDE, false, true);
-		} else if (readable(fs, path, is_dir) ||
+		} else if (entry_readable(fs, path, is_dir, reads) ||
 			   strv_contains(o->keep, path)) {
 			if (root)
 				free(path);
