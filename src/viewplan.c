@@ -484,7 +484,8 @@ seal_holes(const struct ns_opts *o, const struct viewplan_fs *vfs,
 static void
 seal(const struct ns_opts *o, const struct viewplan_fs *vfs, struct viewplan *v)
 {
-	size_t n_old = v->n, n;
+	size_t n_old = v->n, n, top = 0;
+	_cleanup_free_ size_t *stack = NULL;
 	char **dirs;
 
 	seal_dirs(o, v, &dirs, &n);
@@ -495,18 +496,37 @@ seal(const struct ns_opts *o, const struct viewplan_fs *vfs, struct viewplan *v)
 	if (v->n == n_old)
 		return;
 	qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
+	/*
+	 * The nearest tmpfs above each entry (view_above's answer) in one
+	 * pass: sorted, the entries come depth first, so those above an
+	 * entry are on a stack of the tmpfs entries mounted so far, the last
+	 * at one path nearest the top; view_above's binary search at each
+	 * component was most of the seal's path comparisons.
+	 */
+	stack = xreallocarray(NULL, v->n, sizeof(*stack));
 	for (size_t i = 0; i < v->n; i++) {
 		struct viewplan_mount *m = &v->m[i];
+		size_t k;
 
-		m->tmpfs = view_above(v, m->path, true);
-		if (m->kind < VIEWPLAN_SEAL)
-			continue;
-		if (m->tmpfs >= 0 && v->m[m->tmpfs].kind == VIEWPLAN_TMP &&
-		    !path_under(m->path, o->project) &&
-		    !path_under(o->project, m->path))
-			m->skip = true;
-		else if (o->pid && path_below(m->path, "/proc"))
-			m->lazy = true;
+		while (top > 0 &&
+		       !path_under(m->path, v->m[stack[top - 1]].path))
+			top--;
+		for (k = top;
+		     k > 0 && strcmp(v->m[stack[k - 1]].path, m->path) == 0;
+		     k--)
+			;
+		m->tmpfs = k > 0 ? (int)stack[k - 1] : -1;
+		if (m->kind >= VIEWPLAN_SEAL) {
+			if (m->tmpfs >= 0 &&
+			    v->m[m->tmpfs].kind == VIEWPLAN_TMP &&
+			    !path_under(m->path, o->project) &&
+			    !path_under(o->project, m->path))
+				m->skip = true;
+			else if (o->pid && path_below(m->path, "/proc"))
+				m->lazy = true;
+		}
+		if (!m->skip && viewplan_is_tmpfs(m))
+			stack[top++] = i;
 	}
 }
 
