@@ -1864,6 +1864,24 @@ plan_decide(const struct plan *plan, const char *path, uint64_t right)
 	return v;
 }
 
+bool
+plan_allows(const struct plan *plan, const char *path, uint64_t right)
+{
+	return plan_decide_sorted(plan, path, right).allowed;
+}
+
+bool
+plan_holds_at(const struct plan *plan, const char *path)
+{
+	size_t i = plan_bound(plan->rules, plan->n_rules, sizeof(*plan->rules),
+			      path, false);
+	size_t k = plan_bound(plan->masks, plan->n_masks, sizeof(*plan->masks),
+			      path, false);
+
+	return (i < plan->n_rules && strcmp(plan->rules[i].path, path) == 0) ||
+	       (k < plan->n_masks && strcmp(plan->masks[k].path, path) == 0);
+}
+
 const struct plan_source *
 plan_source_at(const struct plan *plan, const char *path)
 {

@@ -190,6 +190,17 @@ struct plan_verdict {
 struct plan_verdict plan_decide(const struct plan *plan, const char *path,
 				uint64_t right);
 
+/* plan_decide's verdict alone (.allowed), without the source that holds
+ * path, which costs a binary search a component more: for the callers
+ * that ask about many paths (the seal asks about each entry of each
+ * directory it lists). */
+bool plan_allows(const struct plan *plan, const char *path, uint64_t right);
+
+/* Whether a rule or a mask of the plan lies at path itself.  Where none
+ * does, plan_decide's verdict on path is its parent's: the verdicts
+ * change only at the paths of rules and masks. */
+bool plan_holds_at(const struct plan *plan, const char *path);
+
 /*
  * The configured rule that holds path (resolved): of the sources whose
  * path is a component-wise prefix of it the deepest, at one path the

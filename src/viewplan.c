@@ -125,9 +125,21 @@ is_writable_entry(const struct viewplan_mount *m)
 static bool
 readable(const struct plan *fs, const char *path, bool is_dir)
 {
-	return plan_decide(fs, path,
-			   is_dir ? LLW_FS_READ_DIR : LLW_FS_READ_FILE)
-		.allowed;
+	return plan_allows(fs, path,
+			   is_dir ? LLW_FS_READ_DIR : LLW_FS_READ_FILE);
+}
+
+/* readable() on an entry of a directory whose own answers are reads[0]
+ * for a file, reads[1] for a directory: the same unless a rule or a mask
+ * lies at the entry itself (plan_holds_at), one binary search where
+ * plan_allows does two for each component of the path. */
+static bool
+entry_readable(const struct plan *fs, const char *path, bool is_dir,
+	       const bool reads[2])
+{
+	if (plan_holds_at(fs, path))
+		return readable(fs, path, is_dir);
+	return reads[is_dir];
 }
 
 static char *parent_of(const char *path);
@@ -322,6 +334,38 @@ seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
 }
 
 /*
+ * What a sealed /dev shows of the host's though the plan does not let
+ * it be read: the nodes and links of bubblewrap's --dev (bwrap.c), a
+ * placeholder or the link made again, so that both backends refuse
+ * these paths alike (EACCES).  Every other entry of a sealed /dev, and
+ * of a sealed directory beneath it, that may not be read is absent
+ * (ENOENT, as under bubblewrap), not a placeholder each: a host's /dev
+ * has a hundred nodes or more, and its names are the host's hardware.
+ */
+static const char *const dev_shown[] = {
+	"console", "core",    "fd",   "full",	"null",	 "ptmx",
+	"pts",	   "random",  "shm",  "stderr", "stdin", "stdout",
+	"tty",	   "urandom", "zero", NULL,
+};
+
+/* Whether entry path of sealed directory dir stays in the view though
+ * it may not be read. */
+static bool
+seal_shows(const char *dir, const char *path)
+{
+	const char *name = strrchr(path, '/') + 1;
+
+	if (!path_under(dir, "/dev"))
+		return true;
+	if (strcmp(dir, "/dev") != 0)
+		return false;
+	for (const char *const *s = dev_shown; *s != NULL; s++)
+		if (strcmp(*s, name) == 0)
+			return true;
+	return false;
+}
+
+/*
  * The seal's entries for sealed directory dir (of the n in dirs), after
  * the first n_old entries of v (sorted, decided).
  */
@@ -335,6 +379,8 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 	_cleanup_free_ char *up = root ? NULL : parent_of(dir);
 	struct viewplan_dirent *ents = NULL;
 	size_t n_ents = 0, n_rules = fs->n_rules;
+	const bool reads[2] = { readable(fs, dir, false),
+				readable(fs, dir, true) };
 
 	/* A directory of the seal above it, or a tmpfs of its own. */
 	if (!root)
@@ -377,16 +423,22 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 			continue;
 		}
 		if (t == VIEWPLAN_TYPE_LINK) {
-			if (root)
+			if (root || !seal_shows(dir, path))
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_LINK, false, true);
-		} else if (readable(fs, path, is_dir) ||
+		} else if (o->devpts && strcmp(path, "/dev/ptmx") == 0) {
+			/* The devpts instance's ptmx is bound on it (ns.c):
+			 * a mount point, not a clone of the host's. */
+			seal_add(v, path, VIEWPLAN_HIDE, false, true);
+		} else if (entry_readable(fs, path, is_dir, reads) ||
 			   strv_contains(o->keep, path)) {
 			if (root)
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_KEEP, is_dir, false);
+		} else if (!seal_shows(dir, path)) {
+			free(path);
 		} else {
 			seal_add(v, path, VIEWPLAN_HIDE, is_dir, !root);
 		}
@@ -432,7 +484,8 @@ seal_holes(const struct ns_opts *o, const struct viewplan_fs *vfs,
 static void
 seal(const struct ns_opts *o, const struct viewplan_fs *vfs, struct viewplan *v)
 {
-	size_t n_old = v->n, n;
+	size_t n_old = v->n, n, top = 0;
+	_cleanup_free_ size_t *stack = NULL;
 	char **dirs;
 
 	seal_dirs(o, v, &dirs, &n);
@@ -443,18 +496,37 @@ seal(const struct ns_opts *o, const struct viewplan_fs *vfs, struct viewplan *v)
 	if (v->n == n_old)
 		return;
 	qsort(v->m, v->n, sizeof(*v->m), mount_cmp);
+	/*
+	 * The nearest tmpfs above each entry (view_above's answer) in one
+	 * pass: sorted, the entries come depth first, so those above an
+	 * entry are on a stack of the tmpfs entries mounted so far, the last
+	 * at one path nearest the top; view_above's binary search at each
+	 * component was most of the seal's path comparisons.
+	 */
+	stack = xreallocarray(NULL, v->n, sizeof(*stack));
 	for (size_t i = 0; i < v->n; i++) {
 		struct viewplan_mount *m = &v->m[i];
+		size_t k;
 
-		m->tmpfs = view_above(v, m->path, true);
-		if (m->kind < VIEWPLAN_SEAL)
-			continue;
-		if (m->tmpfs >= 0 && v->m[m->tmpfs].kind == VIEWPLAN_TMP &&
-		    !path_under(m->path, o->project) &&
-		    !path_under(o->project, m->path))
-			m->skip = true;
-		else if (o->pid && path_below(m->path, "/proc"))
-			m->lazy = true;
+		while (top > 0 &&
+		       !path_under(m->path, v->m[stack[top - 1]].path))
+			top--;
+		for (k = top;
+		     k > 0 && strcmp(v->m[stack[k - 1]].path, m->path) == 0;
+		     k--)
+			;
+		m->tmpfs = k > 0 ? (int)stack[k - 1] : -1;
+		if (m->kind >= VIEWPLAN_SEAL) {
+			if (m->tmpfs >= 0 &&
+			    v->m[m->tmpfs].kind == VIEWPLAN_TMP &&
+			    !path_under(m->path, o->project) &&
+			    !path_under(o->project, m->path))
+				m->skip = true;
+			else if (o->pid && path_below(m->path, "/proc"))
+				m->lazy = true;
+		}
+		if (!m->skip && viewplan_is_tmpfs(m))
+			stack[top++] = i;
 	}
 }
 

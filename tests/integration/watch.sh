@@ -175,6 +175,28 @@ else
 		llwt -p opencode -q -- "$PROBE" watch "$HOME_DIR/.config/opencode" -
 	expect_succeeded "... and on a file in it" \
 		llwt -p opencode -q -- "$PROBE" watch "$HOME_DIR/.config/opencode/opencode.json" -
+	# The sealed /dev is as minimal as bubblewrap's --dev: the host's
+	# nodes no rule grants are not in it at all, neither a watch nor an
+	# open finds one (ENOENT; a placeholder would tell that the host has
+	# it), while the granted /dev/null beside them works.
+	hostnode=
+	for n in /dev/kmsg /dev/tty0 /dev/loop-control /dev/vda /dev/sda /dev/nvme0; do
+		if [ -e "$n" ]; then
+			hostnode=$n
+			break
+		fi
+	done
+	if [ -n "$hostnode" ]; then
+		expect_denied "sealed: the host's $hostnode is absent: no watch" ENOENT \
+			llwt -p opencode -q -- "$PROBE" watch "$hostnode" -
+		expect_denied "... nor an open" ENOENT \
+			llwt -p opencode -q -- "$PROBE" read "$hostnode"
+	else
+		skip "sealed: no device node of the host's to look for (kmsg, tty0, loop-control, a disk)"
+		skip "sealed: no device node of the host's to look for (kmsg, tty0, loop-control, a disk)"
+	fi
+	expect_succeeded "... while /dev/null takes a watch" \
+		llwt -p opencode -q -- "$PROBE" watch /dev/null -
 	# As root: -p opencode denies root's secrets, /etc/sudoers.d among
 	# them, so /etc is hole punched and may not be listed; sealing it
 	# would be a mount for each of its entries, so the view is not

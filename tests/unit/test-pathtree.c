@@ -793,6 +793,22 @@ test_decide(void **state)
 	assert_int_equal(v.source->access, LLW_ACCESS_DENY);
 	assert_null(plan_source_at(plan, "/h/link/sub"));
 	assert_null(plan_source_at(plan, "/h/realm"));
+	/* plan_allows is the verdict alone, the mask's narrowing too. */
+	assert_true(plan_allows(plan, "/h/real/sub", LLW_FS_MAKE_SOCK));
+	assert_false(plan_allows(plan, "/h/real/secret", LLW_FS_READ_FILE));
+	assert_true(plan_allows(plan, "/h/ro/file", LLW_FS_READ_FILE));
+	assert_false(plan_allows(plan, "/h/ro/file",
+				 LLW_FS_READ_FILE | LLW_FS_WRITE_FILE));
+	assert_false(plan_allows(plan, "/h/realm", LLW_FS_READ_FILE));
+	/* A rule (the link's, at its target) and a mask lie at these paths
+	 * themselves; nothing at their children, nor at a lexical prefix. */
+	assert_true(plan_holds_at(plan, "/h/real"));
+	assert_true(plan_holds_at(plan, "/h/real/secret"));
+	assert_true(plan_holds_at(plan, "/h/ro"));
+	assert_false(plan_holds_at(plan, "/h/real/sub"));
+	assert_false(plan_holds_at(plan, "/h/ro/file"));
+	assert_false(plan_holds_at(plan, "/h/realm"));
+	assert_false(plan_holds_at(plan, "/h"));
 	plan_free(plan);
 	policy_clear(&p);
 }

@@ -262,7 +262,8 @@ static const char *const one_path_want[] = {
  * /home are sealed tmpfs, ~ and ~/.config directories of /home's; a
  * readable entry of a sealed directory is a clone (the device /dev/null
  * too, whose root is skipped), the rest placeholders and links made in
- * the tmpfs; the entries of the view (the project, its mask) get mount
+ * the tmpfs (but in /dev, where only bubblewrap's nodes are: the disk
+ * sda is absent); the entries of the view (the project, its mask) get mount
  * points there.  /etc may be listed but /etc/shadow not read (punched):
  * a placeholder over it; the denied ~/.ssh is one of ~'s placeholders.
  * ~/.config cannot be listed: the rule's path in it is there all the
@@ -316,23 +317,81 @@ static const char *const seal_want[] = {
 	"root /dev/null rw d skip tmpfs=0",
 	"keep /dev/null deny f tmpfs=0",
 	"hide /dev/pts deny d made tmpfs=0",
-	"hide /dev/sda deny f made tmpfs=0",
 	"hide /etc/shadow deny f",
 	"seal /home deny d",
-	"seal /home/u deny d made tmpfs=7",
-	"keep /home/u/.bashrc deny f tmpfs=7",
-	"seal /home/u/.config deny d made tmpfs=7",
-	"keep /home/u/.config/opencode deny d tmpfs=7",
-	"hide /home/u/.ssh deny d made tmpfs=7",
-	"link /home/u/keys deny f made tmpfs=7",
-	"hide /home/u/notes deny f made tmpfs=7",
-	"root /home/u/proj rw d tmpfs=7",
-	"mask /home/u/proj/.env deny f tmpfs=7",
-	"hide /home/v deny d made tmpfs=7",
+	"seal /home/u deny d made tmpfs=6",
+	"keep /home/u/.bashrc deny f tmpfs=6",
+	"seal /home/u/.config deny d made tmpfs=6",
+	"keep /home/u/.config/opencode deny d tmpfs=6",
+	"hide /home/u/.ssh deny d made tmpfs=6",
+	"link /home/u/keys deny f made tmpfs=6",
+	"hide /home/u/notes deny f made tmpfs=6",
+	"root /home/u/proj rw d tmpfs=6",
+	"mask /home/u/proj/.env deny f tmpfs=6",
+	"hide /home/v deny d made tmpfs=6",
 	"proc /proc ro d",
 	"hide /root deny d",
 	"hide /srv deny d",
 	"hide /tmp deny d",
+	NULL,
+};
+
+/*
+ * A sealed /dev is minimal, as bubblewrap's --dev: of what may not be
+ * read only bubblewrap's nodes (random, pts, shm) are placeholders and
+ * its links (fd) made again; the host's other nodes (kvm, sda) and
+ * links (log) are absent, in /dev and in a sealed directory beneath it
+ * (dri, which holds a rule: its card0 a clone, renderD128 and by-path
+ * absent).  A readable neighbour is a clone wherever it lies.
+ */
+static const struct rule dev_rules[] = {
+	{ RW, "/dev/dri/card0" }, { RW, "/dev/null" }, { RW, "/dev/ptmx" },
+	{ RO, "/proc" },	  { RX, "/usr" },      { 0 },
+};
+static const char *const dev_types[] = {
+	"o /dev/dri/card0", "o /dev/null", "o /dev/ptmx",
+	"d /proc",	    "d /usr",	   NULL,
+};
+static const char *const dev_dirs[] = {
+	"/ d:dev d:proc d:usr",
+	"/dev o:null o:sda o:kvm o:random o:ptmx d:pts d:shm d:dri l:fd l:log",
+	"/dev/dri o:card0 o:renderD128 d:by-path",
+	NULL,
+};
+static const char *const dev_want[] = {
+	"seal /dev deny d",
+	"seal /dev/dri deny d made tmpfs=0",
+	"root /dev/dri/card0 rw d skip tmpfs=0",
+	"keep /dev/dri/card0 deny f tmpfs=0",
+	"link /dev/fd deny f made tmpfs=0",
+	"root /dev/null rw d skip tmpfs=0",
+	"keep /dev/null deny f tmpfs=0",
+	"root /dev/ptmx rw d skip tmpfs=0",
+	"keep /dev/ptmx deny f tmpfs=0",
+	"hide /dev/pts deny d made tmpfs=0",
+	"hide /dev/random deny f made tmpfs=0",
+	"hide /dev/shm deny d made tmpfs=0",
+	"proc /proc ro d",
+	NULL,
+};
+
+/* With a devpts instance of its own, /dev/ptmx is the instance's (bound
+ * on it by ns.c): a mount point made in /dev's tmpfs, not a clone of the
+ * host's that it would cover; /dev/pts is the instance. */
+static const char *const dev_pts_want[] = {
+	"seal /dev deny d",
+	"seal /dev/dri deny d made tmpfs=0",
+	"root /dev/dri/card0 rw d skip tmpfs=0",
+	"keep /dev/dri/card0 deny f tmpfs=0",
+	"link /dev/fd deny f made tmpfs=0",
+	"root /dev/null rw d skip tmpfs=0",
+	"keep /dev/null deny f tmpfs=0",
+	"root /dev/ptmx rw d skip tmpfs=0",
+	"hide /dev/ptmx deny f made tmpfs=0",
+	"pts /dev/pts rw d tmpfs=0",
+	"hide /dev/random deny f made tmpfs=0",
+	"hide /dev/shm deny d made tmpfs=0",
+	"proc /proc ro d",
 	NULL,
 };
 
@@ -464,6 +523,10 @@ static const struct vcase cases[] = {
 	{ "seal", true, false, false, "/home/u/proj", seal_rules, seal_masks,
 	  seal_types, seal_want, true, seal_sources, seal_dirs_list,
 	  seal_dir_only, NULL },
+	{ "seal-dev", true, false, false, "/home/u/proj", dev_rules, NULL,
+	  dev_types, dev_want, true, NULL, dev_dirs, NULL, NULL },
+	{ "seal-dev-pts", true, true, false, "/home/u/proj", dev_rules, NULL,
+	  dev_types, dev_pts_want, true, NULL, dev_dirs, NULL, NULL },
 	{ "unsealed", true, false, false, "/home/u/proj", seal_rules,
 	  seal_masks, seal_types, unsealed_want, false, seal_sources,
 	  seal_dirs_list, seal_dir_only, NULL },
@@ -660,6 +723,36 @@ all_dirs(void *ctx, const char *path)
 	return VIEWPLAN_TYPE_DIR;
 }
 
+/* test_random's listing: the pool's paths one level beneath path, and
+ * a file "f" in each directory, all of them there. */
+static int
+pool_list(void *ctx, const char *path, struct viewplan_dirent **ents, size_t *n)
+{
+	const char *const *pool = ctx;
+	size_t len = strcmp(path, "/") == 0 ? 0 : strlen(path);
+
+	*ents = xcalloc(32, sizeof(**ents));
+	*n = 0;
+	(*ents)[(*n)++] =
+		(struct viewplan_dirent){ xstrdup("f"), VIEWPLAN_TYPE_FILE };
+	for (; *pool != NULL; pool++)
+		if (strncmp(*pool, path, len) == 0 && (*pool)[len] == '/' &&
+		    (*pool)[len + 1] != '\0' &&
+		    strchr(*pool + len + 1, '/') == NULL)
+			(*ents)[(*n)++] = (struct viewplan_dirent){
+				xstrdup(*pool + len + 1), VIEWPLAN_TYPE_DIR
+			};
+	return 0;
+}
+
+/* The plan's rules and masks are sorted by path (pathtree_finish), as
+ * plan_allows' binary searches want them. */
+static int
+first_path_cmp(const void *a, const void *b)
+{
+	return path_cmp(*(char *const *)a, *(char *const *)b);
+}
+
 static bool
 below(const char *path, const char *dir)
 {
@@ -680,11 +773,11 @@ test_random(void **state)
 		"/",	    "/a",	  "/a/b",     "/a/b/c", "/a-b",
 		"/a/b-c",   "/tmp",	  "/tmp/x",   "/h",	"/h/p",
 		"/h/p/q",   "/h/p/q/r",	  "/dev/shm", "/b/a",	"/b",
-		"/tmp/x/y", "/dev/shm/z",
+		"/tmp/x/y", "/dev/shm/z", NULL,
 	};
 	static const enum llw_access mask_access[] = { DENY, RO, RW };
 	unsigned seed = 0x32c;
-	size_t checked = 0;
+	size_t checked = 0, sealed = 0;
 
 	(void)state;
 	for (int round = 0; round < 2000; round++) {
@@ -701,8 +794,8 @@ test_random(void **state)
 		fs->rules = xcalloc(nr + 1, sizeof(*fs->rules));
 		for (int i = 0; i < nr; i++)
 			fs->rules[fs->n_rules++] = (struct plan_rule){
-				.path = xstrdup(
-					pool[rand_r(&seed) % ARRAY_SIZE(pool)]),
+				.path = xstrdup(pool[rand_r(&seed) %
+						     (ARRAY_SIZE(pool) - 1)]),
 				.access = pathtree_access_bits(
 					rand_r(&seed) % 2 ? RW : RX),
 				.origin = xstrdup("test"),
@@ -710,14 +803,25 @@ test_random(void **state)
 		fs->masks = xcalloc(nm + 1, sizeof(*fs->masks));
 		for (int i = 0; i < nm; i++)
 			fs->masks[fs->n_masks++] = (struct plan_mask){
-				.path = xstrdup(
-					pool[rand_r(&seed) % ARRAY_SIZE(pool)]),
+				.path = xstrdup(pool[rand_r(&seed) %
+						     (ARRAY_SIZE(pool) - 1)]),
 				.access = mask_access[rand_r(&seed) % 3],
 				.is_dir = rand_r(&seed) % 4 != 0,
 				.origin = xstrdup("test"),
 			};
+		qsort(fs->rules, fs->n_rules, sizeof(*fs->rules),
+		      first_path_cmp);
+		qsort(fs->masks, fs->n_masks, sizeof(*fs->masks),
+		      first_path_cmp);
 		o.fs = fs;
-		viewplan_build(&o, &(struct viewplan_fs){ .type_of = all_dirs },
+		/* Sealed a round in three: the seal's entries (a tmpfs,
+		 * placeholders, clones; what the random rules let be read
+		 * aside) take their tmpfs as the others do. */
+		o.seal = round % 3 == 0;
+		viewplan_build(&o,
+			       &(struct viewplan_fs){ .type_of = all_dirs,
+						      .list = pool_list,
+						      .ctx = (void *)pool },
 			       &v);
 		for (size_t i = 0; i < v.n; i++) {
 			const struct viewplan_mount *m = &v.m[i];
@@ -755,13 +859,19 @@ test_random(void **state)
 					   up->kind == VIEWPLAN_BIND) &&
 					  policy_access_writable(up->access)));
 			}
-			assert_int_equal(m->skip, want);
+			/* Sealed, the entries before the seal were decided
+			 * on the view without it: their tmpfs is checked
+			 * again, the seal's skips alone. */
+			if (!o.seal || m->kind >= VIEWPLAN_SEAL)
+				assert_int_equal(m->skip, want);
 			checked++;
+			sealed += m->kind >= VIEWPLAN_SEAL;
 		}
 		viewplan_free(&v);
 		plan_free(fs);
 	}
 	assert_true(checked > 5000);
+	assert_true(sealed > 1000);
 }
 
 /* A private tmp directory and a denied directory are new tmpfs; a
