@@ -197,6 +197,27 @@ else
 	fi
 	expect_succeeded "... while /dev/null takes a watch" \
 		llwt -p opencode -q -- "$PROBE" watch /dev/null -
+	# A kernel before 6.15 cannot clone the placeholders (a detached
+	# mount's): the view is not sealed there, and the judge decides.
+	if [ -x "$LLW_HELPERS/llwrap-hooked" ]; then
+		run as_user env LLW_HOOK_NO_CLONE_DETACHED=1 \
+			"$LLW_HELPERS/llwrap-hooked" --rx "$LLW_HELPERS" \
+			-p opencode --explain -- /bin/true
+		expect_output "a kernel before 6.15: not sealed, saying why" \
+			"watching +inotify only where the sandbox may read .*L3.s view is not sealed: this kernel cannot clone a detached mount"
+		run as_user env LLW_HOOK_NO_CLONE_DETACHED=1 timeout 60 \
+			"$LLW_HELPERS/llwrap-hooked" --rx "$LLW_HELPERS" \
+			-p opencode -q -- /bin/sh -c \
+			"'$PROBE' watch '$HOME_DIR/.ssh' -; '$PROBE' watch '$PROJ' -"
+		case "$rc:$out" in
+		*"DENIED watch errno=EACCES"*"SUCCEEDED watch"*)
+			ok "... the judge refuses a watch on ~/.ssh (EACCES), the project's works" ;;
+		*) not_ok "... the judge refuses a watch on ~/.ssh"; diag "status $rc: $out" ;;
+		esac
+	else
+		skip "a kernel before 6.15: no llwrap-hooked"
+		skip "a kernel before 6.15: no llwrap-hooked"
+	fi
 	# As root: -p opencode denies root's secrets, /etc/sudoers.d among
 	# them, so /etc is hole punched and may not be listed; sealing it
 	# would be a mount for each of its entries, so the view is not
