@@ -71,9 +71,8 @@ test_gone(void **state)
 	assert_int_equal(maskwatch_gone(table, paths, none, 5), -1);
 	assert_int_equal(maskwatch_gone("", paths, ids, 5), 0);
 	/* Only a line's first field is its id. */
-	assert_int_equal(maskwatch_gone("7 22 0:1 / /22 - x y\n", paths, ids,
-					1),
-			 0);
+	assert_int_equal(
+		maskwatch_gone("7 22 0:1 / /22 - x y\n", paths, ids, 1), 0);
 	/* The host renamed the masked entry away: the mount moved with
 	 * it, its id is the same, its point another. */
 	assert_int_equal(
