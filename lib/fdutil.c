@@ -2,12 +2,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/fs.h>
 
 #include "cleanup.h"
 #include "compat/syscall.h"
@@ -211,5 +215,28 @@ fd_open_regular(int dirfd, const char *path, int flags)
 	else
 		return fd;
 	close(fd);
+	return -e;
+}
+
+int
+fd_move_aside(int dirfd, const char *name, time_t when, char **to)
+{
+	int e = EEXIST;
+
+	*to = NULL;
+	for (int i = 0; i < 8 && e == EEXIST; i++) {
+		uint32_t rnd = 0;
+
+		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+			return errno != 0 ? -errno : -EIO;
+		*to = xasprintf("%s.llwrap-blocked-%lld-%08x", name,
+				(long long)when, (unsigned)rnd);
+		if (syscall(SYS_renameat2, dirfd, name, dirfd, *to,
+			    RENAME_NOREPLACE) == 0)
+			return 0;
+		e = errno;
+		free(*to);
+		*to = NULL;
+	}
 	return -e;
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 /*
  * Close every descriptor >= 3 except those listed in keep (n entries),
@@ -34,6 +35,15 @@ int dir_make_path(const char *path, mode_t mode);
  * directory, -EINVAL for anything else that is not a regular file.
  */
 int fd_open_regular(int dirfd, const char *path, int flags);
+
+/*
+ * Rename name in dirfd beside itself, to NAME.llwrap-blocked-WHEN-RAND
+ * (a random 32-bit suffix, tried a few times), never over anything
+ * (RENAME_NOREPLACE): what llwrap moves aside on the host, never deleted.
+ * 0 and *to (the new name, the caller's), or -errno (-ENOENT: name is
+ * gone).
+ */
+int fd_move_aside(int dirfd, const char *name, time_t when, char **to);
 
 /*
  * The parent pid of the task whose /proc directory is dirfd (/proc/PID or

@@ -590,3 +590,13 @@ gitguard_config_rerouted(const char *before, const char *after)
 	strv_free(a);
 	return found;
 }
+
+char *
+gitguard_config_unsafe_change(const char *before, const char *after)
+{
+	char *unsafe = gitguard_config_unsafe(after);
+
+	if (unsafe == NULL && before != NULL)
+		unsafe = gitguard_config_rerouted(before, after);
+	return unsafe;
+}

@@ -160,6 +160,14 @@ char *gitguard_config_unsafe(const char *config);
 char *gitguard_config_rerouted(const char *before, const char *after);
 
 /*
+ * Of a configuration that changed from before (NULL: not known) to
+ * after: what in after the user's next git must not meet, the first of
+ * gitguard_config_unsafe(after) and, where before is known,
+ * gitguard_config_rerouted(before, after); NULL when neither.
+ */
+char *gitguard_config_unsafe_change(const char *before, const char *after);
+
+/*
  * The gitlinks (mode 160000: submodule entries) of a git index file, the
  * text of .git/index (versions 2, 3 and 4) of a repository whose object
  * ids are hash_len bytes.  Host git runs a command inside each populated

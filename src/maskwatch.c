@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/inotify.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -798,36 +797,24 @@ maskwatch_disarm(struct maskwatch *m)
 static void
 held_aside(const struct maskwatch_held *h, const char *why, char ***lines)
 {
-	_cleanup_free_ char *shown = text_shown(h->path);
-	int e = EEXIST;
+	_cleanup_free_ char *shown = text_shown(h->path), *to = NULL;
+	_cleanup_free_ char *as = NULL;
+	int r = fd_move_aside(h->dirfd, h->name, time(NULL), &to);
 
-	for (int i = 0; i < 8 && e == EEXIST; i++) {
-		_cleanup_free_ char *to = NULL, *as = NULL;
-		uint32_t rnd = 0;
-
-		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd)) {
-			e = errno;
-			break;
-		}
-		to = xasprintf("%s.llwrap-blocked-%lld-%08x", h->name,
-			       (long long)time(NULL), (unsigned)rnd);
-		if (syscall(SYS_renameat2, h->dirfd, h->name, h->dirfd, to,
-			    RENAME_NOREPLACE) == 0) {
-			as = text_shown(to);
-			strv_push_take(lines,
-				       xasprintf("llwrap: %s %s: moved aside "
-						 "to %s beside it; review it "
-						 "before putting it back",
-						 shown, why, as));
-			return;
-		}
-		e = errno;
+	if (r == 0) {
+		as = text_shown(to);
+		strv_push_take(lines,
+			       xasprintf("llwrap: %s %s: moved aside to %s "
+					 "beside it; review it before putting "
+					 "it back",
+					 shown, why, as));
+		return;
 	}
 	strv_push_take(lines,
 		       xasprintf("llwrap: error: %s %s, and cannot be moved "
 				 "aside: %s; review it before anything reads "
 				 "it",
-				 shown, why, strerror(e)));
+				 shown, why, strerror(-r)));
 }
 
 /* A repository's config, which git itself rewrites (the user's git
@@ -853,8 +840,7 @@ held_config(const struct maskwatch_held *h, char ***lines)
 	}
 	if (len == h->len && memcmp(text, h->text, len) == 0)
 		return;
-	if ((unsafe = gitguard_config_unsafe(text)) == NULL &&
-	    (unsafe = gitguard_config_rerouted(h->text, text)) == NULL)
+	if ((unsafe = gitguard_config_unsafe_change(h->text, text)) == NULL)
 		return;
 	shown = text_shown(unsafe);
 	why = xasprintf("changed and sets %s while its mask was gone", shown);

@@ -257,24 +257,36 @@ wl_newrepo_config(struct watchlater *w, const struct wdir *gd)
 }
 
 /* The hooks of the new repository: each one moved aside. */
-void
-wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path)
+/* The hooks in the hooks/ directory hooks_fd (O_PATH) lists (wl_is_hook),
+ * or NULL. */
+static char **
+hook_names(int hooks_fd)
 {
 	int fd = openat(hooks_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	char **names = NULL;
 	struct dirent *e;
 
 	if (dir == NULL) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return NULL;
 	}
 	while ((e = readdir(dir)) != NULL)
 		if (wl_is_hook(e->d_name))
-			wl_move_aside(w, hooks_fd, path, e->d_name,
-				      "git (a hook of a repository the command "
-				      "made)");
+			strv_push(&names, e->d_name);
 	closedir(dir);
+	return names;
+}
+
+void
+wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path)
+{
+	_cleanup_strv_ char **names = hook_names(hooks_fd);
+
+	for (char **h = names; h != NULL && *h != NULL; h++)
+		wl_move_aside(w, hooks_fd, path, *h,
+			      "git (a hook of a repository the command made)");
 }
 
 /* hooks/ of the new repository gd (at index at), watched from now. */
@@ -571,37 +583,12 @@ nested_each(struct watchlater *w, void (*fn)(struct watchlater *, int,
 	closedir(dir);
 }
 
-/* The names in hooks/ of the repository at gitfd (NULL: none). */
-static char **
-nested_hooks(int gitfd)
-{
-	int fd = wl_open_beneath(gitfd, "hooks", true);
-	int lfd = fd >= 0 ? openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-			  : -1;
-	DIR *dir = lfd >= 0 ? fdopendir(lfd) : NULL;
-	char **names = NULL;
-	struct dirent *e;
-
-	if (fd >= 0)
-		close(fd);
-	if (dir == NULL) {
-		if (lfd >= 0)
-			close(lfd);
-		return NULL;
-	}
-	while ((e = readdir(dir)) != NULL)
-		if (wl_is_hook(e->d_name))
-			strv_push(&names, e->d_name);
-	closedir(dir);
-	return names;
-}
-
 static void
 nested_record(struct watchlater *w, int sub, const char *name,
 	      const struct stat *st)
 {
 	struct nested *n;
-	int gitfd;
+	int gitfd, hooks;
 
 	if (w->n_nested == WATCHLATER_NESTED_MAX) {
 		wl_fail(w, xasprintf("the project has more than %d top-level "
@@ -624,7 +611,10 @@ nested_record(struct watchlater *w, int sub, const char *name,
 		free(n->config);
 		n->config = NULL;
 	}
-	n->hooks = nested_hooks(gitfd);
+	if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
+		n->hooks = hook_names(hooks);
+		close(hooks);
+	}
 	close(gitfd);
 }
 
@@ -689,10 +679,8 @@ nested_verify(struct watchlater *w, int sub, const char *name,
 	} else if (r == 0 &&
 		   (n->config == NULL || len != n->len ||
 		    memcmp(text, n->config, len) != 0) &&
-		   ((unsafe = gitguard_config_unsafe(text)) != NULL ||
-		    (n->config != NULL &&
-		     (unsafe = gitguard_config_rerouted(n->config, text)) !=
-			     NULL))) {
+		   (unsafe = gitguard_config_unsafe_change(n->config, text)) !=
+			   NULL) {
 		_cleanup_free_ char *u = text_shown(unsafe);
 
 		reader = xasprintf("git (in a repository an editor finds one "
@@ -702,7 +690,7 @@ nested_verify(struct watchlater *w, int sub, const char *name,
 	}
 	if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
 		_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
-		_cleanup_strv_ char **now = nested_hooks(gitfd);
+		_cleanup_strv_ char **now = hook_names(hooks);
 
 		for (char **h = now; h != NULL && *h != NULL; h++)
 			if (!strv_contains(n->hooks, *h))

@@ -370,8 +370,8 @@ hold_check_file(struct watchlater *w, struct held *h, bool at_end)
 		 * remote the start had, a branch pushing to a remote it had
 		 * not), is undone. */
 		if (r == 0 && h->config && strlen(text) == len &&
-		    (unsafe = gitguard_config_unsafe(text)) == NULL &&
-		    (unsafe = gitguard_config_rerouted(h->text, text)) == NULL)
+		    (unsafe = gitguard_config_unsafe_change(h->text, text)) ==
+			    NULL)
 			return;
 		if (unsafe != NULL) {
 			_cleanup_free_ char *u = text_shown(unsafe);

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,10 +39,6 @@
 #include "watchlater-int.h"
 #include "watchlater.h"
 #include "xalloc.h"
-
-#ifndef RENAME_NOREPLACE
-#define RENAME_NOREPLACE (1 << 0)
-#endif
 
 static void note_left(struct watchlater *w, int dirfd, const char *dirpath,
 		      const char *name);
@@ -251,10 +246,11 @@ wl_move_aside_as(struct watchlater *w, int dirfd, const char *dirpath,
 {
 	_cleanup_free_ char *from = xasprintf("%s/%s", dirpath, name);
 	_cleanup_free_ char *shown = text_shown(from), *age = NULL;
+	_cleanup_free_ char *to = NULL;
 	struct statx stx;
 	struct stat st;
 	time_t now = time(NULL);
-	int e = EEXIST;
+	int e;
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT && errno != ENOTDIR)
@@ -272,33 +268,19 @@ wl_move_aside_as(struct watchlater *w, int dirfd, const char *dirpath,
 		  &stx) < 0)
 		stx.stx_mask = 0;
 	age = age_text(&stx, strcmp(did, "created") == 0);
-	for (int i = 0; i < 8 && e == EEXIST; i++) {
-		uint32_t rnd = 0;
-		_cleanup_free_ char *to = NULL;
+	if ((e = -fd_move_aside(dirfd, name, now, &to)) == 0) {
+		_cleanup_free_ char *dir = text_shown(dirpath);
+		_cleanup_free_ char *as = text_shown(to);
 
-		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd)) {
-			e = errno;
-			break;
-		}
-		to = xasprintf("%s.llwrap-blocked-%lld-%08x", name,
-			       (long long)now, (unsigned)rnd);
-		if (syscall(SYS_renameat2, dirfd, name, dirfd, to,
-			    RENAME_NOREPLACE) == 0) {
-			_cleanup_free_ char *dir = text_shown(dirpath);
-			_cleanup_free_ char *as = text_shown(to);
-
-			if (++w->n_moved > WATCHLATER_MAX_LINES)
-				return;
-			strv_push_take(
-				&w->lines,
-				xasprintf("llwrap: the command %s %s, "
-					  "which %s reads later, outside the "
-					  "sandbox: moved aside to %s/%s%s; "
-					  "review it before putting it back",
-					  did, shown, reader, dir, as, age));
+		if (++w->n_moved > WATCHLATER_MAX_LINES)
 			return;
-		}
-		e = errno;
+		strv_push_take(&w->lines,
+			       xasprintf("llwrap: the command %s %s, which %s "
+					 "reads later, outside the sandbox: "
+					 "moved aside to %s/%s%s; review it "
+					 "before putting it back",
+					 did, shown, reader, dir, as, age));
+		return;
 	}
 	if (e == ENOENT)
 		return; /* gone meanwhile */
