@@ -278,7 +278,10 @@ reset_config
 start git-away env LLW_HOOK_MASKWATCH_DELAY_MS=1500 "$HOOKED" $B -p opencode \
 	$BE --rx "$LLW_HELPERS" --ro "$PROJ/.git/config" \
 	-- sh -c "$planter" sh "$MARKS"
-as_user sh -c 'mv .git/config .git/config~ && cp .git/config~ .git/config'
+# (The new file appears whole, as an editor's does: a cp writing in
+# place raced the command's appends under load and garbled the text.)
+as_user sh -c 'mv .git/config .git/config~ && cp .git/config~ .git/config.new &&
+	mv .git/config.new .git/config'
 if ended git-away 15; then
 	ok "a masked .git/config the host renames away stops the sandbox"
 else
