@@ -53,4 +53,22 @@ int fd_move_aside(int dirfd, const char *name, time_t when, char **to);
  */
 pid_t proc_parent_at(int dirfd);
 
+/*
+ * The kernel frees an inotify instance with marks after an SRCU grace
+ * period, which the close(2) of its last reference (or the exit of its
+ * last holder) waits for: 2-15 ms measured on 6.18, which would be added
+ * to every run.  A helper holds a further reference to each of fds (at
+ * most FD_HOLD_MAX) and nothing else until this process has exited (a
+ * pidfd: readable once the exit has released every descriptor), and
+ * takes that wait then, after whoever waits for this process has seen
+ * its end.  It shares this process's memory (CLONE_VM: no page table
+ * copied), runs system calls alone and blocks every signal; a monitor
+ * that ends its children spares it (monitor_spare).  Once per process,
+ * before any pid namespace is unshared (its next child would be that
+ * namespace's pid 1).  Its pid, or -1 when it cannot run (the last close
+ * then waits).
+ */
+#define FD_HOLD_MAX 4
+pid_t fd_hold(const int *fds, size_t n);
+
 #endif /* LLW_FDUTIL_H */

@@ -292,7 +292,7 @@ dir_cmp(const void *a, const void *b, void *arg)
  * directory's path share it): the host may rename a masked entry away
  * (an editor's backup by rename), which moves its mount with it and
  * changes no mount table, so the watch looks for that name's moves in
- * these directories (arm_dirs).
+ * these directories (dirs_watch).
  */
 static int
 dirs_open(struct maskwatch *m, char **cause)
@@ -336,6 +336,53 @@ dirs_open(struct maskwatch *m, char **cause)
 	return 0;
 }
 
+/* Watch the masks' directories for a masked name the host moves away
+ * (dirs_open), from the start: a move before the table is read is
+ * seen.  The instance is made here, before any fork, so that the
+ * process which owns the run holds it too (fd_hold) and the watcher's
+ * close is not the last (the kernel's wait for a grace period). */
+static int
+dirs_watch(struct maskwatch *m, char **cause)
+{
+	int r;
+
+	if (m->n_dirs == 0)
+		return 0;
+	m->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (m->ino < 0) {
+		r = -errno;
+		goto fail;
+	}
+	m->wds = xcalloc(m->n_dirs, sizeof(*m->wds));
+	for (size_t i = 0; i < m->n_dirs; i++) {
+		char fdpath[sizeof("/proc/self/fd/") + 12];
+
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d",
+			 m->dirs[i]);
+		m->wds[i] =
+			inotify_add_watch(m->ino, fdpath,
+					  IN_MOVED_FROM | IN_DELETE |
+						  IN_ONLYDIR | IN_EXCL_UNLINK);
+		if (m->wds[i] < 0) {
+			r = -errno;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	*cause = xasprintf("cannot watch the directories of the masks for "
+			   "one the host renames away: %s%s",
+			   strerror(-r),
+			   r == -ENOSPC || r == -EMFILE
+				   ? " (raise fs.inotify.max_user_watches or "
+				     "max_user_instances)"
+				   : "");
+	if (m->ino >= 0)
+		close(m->ino);
+	m->ino = -1;
+	return r;
+}
+
 int
 maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 {
@@ -369,7 +416,7 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 			return r;
 		}
 	}
-	if ((r = dirs_open(m, cause)) < 0) {
+	if ((r = dirs_open(m, cause)) < 0 || (r = dirs_watch(m, cause)) < 0) {
 		maskwatch_free(m);
 		return r;
 	}
@@ -522,49 +569,10 @@ names_changed(void *arg)
 		table_changed(m);
 }
 
-/* Watch the masks' directories for a masked name the host moves away
- * (dirs_open), before the table is read: a move between is seen. */
-static int
-arm_dirs(struct maskwatch *m, char **cause)
+int
+maskwatch_inotify(const struct maskwatch *m)
 {
-	int r;
-
-	if (m->n_dirs == 0)
-		return 0;
-	m->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (m->ino < 0) {
-		r = -errno;
-		goto fail;
-	}
-	m->wds = xcalloc(m->n_dirs, sizeof(*m->wds));
-	for (size_t i = 0; i < m->n_dirs; i++) {
-		char fdpath[sizeof("/proc/self/fd/") + 12];
-
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d",
-			 m->dirs[i]);
-		m->wds[i] =
-			inotify_add_watch(m->ino, fdpath,
-					  IN_MOVED_FROM | IN_DELETE |
-						  IN_ONLYDIR | IN_EXCL_UNLINK);
-		if (m->wds[i] < 0) {
-			r = -errno;
-			goto fail;
-		}
-	}
-	monitor_watch(m->ino, names_changed, m);
-	return 0;
-fail:
-	*cause = xasprintf("cannot watch the directories of the masks for "
-			   "one the host renames away: %s%s",
-			   strerror(-r),
-			   r == -ENOSPC || r == -EMFILE
-				   ? " (raise fs.inotify.max_user_watches or "
-				     "max_user_instances)"
-				   : "");
-	if (m->ino >= 0)
-		close(m->ino);
-	m->ino = -1;
-	return r;
+	return m != NULL ? m->ino : -1;
 }
 
 void
@@ -600,8 +608,8 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 	m->delay_ms = testhook_maskwatch_delay_ms();
 	if ((delay = testhook_maskwatch_arm_delay_ms()) > 0)
 		usleep(delay * 1000);
-	if ((r = arm_dirs(m, cause)) < 0)
-		return r;
+	if (m->ino >= 0)
+		monitor_watch(m->ino, names_changed, m);
 	m->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	r = m->fd < 0 ? -errno : table_read(m->fd, &table);
 	if (r < 0) {
@@ -701,8 +709,8 @@ bwrap_look(void *arg)
 	/* The descriptor only tells when the namespace's mounts change
 	 * (and holds the namespace until the watch ends: its teardown is
 	 * not seen); each look opens the table anew (bwrap_read). */
-	if (arm_dirs(m, &cause) < 0)
-		goto failed;
+	if (m->ino >= 0)
+		monitor_watch(m->ino, names_changed, m);
 	path = xasprintf("/proc/%d/mountinfo", (int)m->sandbox_pid);
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
 	/* A short command may have ended already, and pid 1 with it:

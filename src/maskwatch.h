@@ -39,6 +39,9 @@ struct maskwatch;
  */
 int maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause);
 
+/* The inotify instance on the masks' directories (for fd_hold), or -1. */
+int maskwatch_inotify(const struct maskwatch *m);
+
 /*
  * In the process that builds L3's view (ns.c), as each mask is attached:
  * the mask at path is mnt_fd's mount.  A mask the view does not mount

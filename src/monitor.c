@@ -258,6 +258,14 @@ children_listed(pid_t **v, size_t *n)
 	return r;
 }
 
+static pid_t spared = -1;
+
+void
+monitor_spare(pid_t pid)
+{
+	spared = pid;
+}
+
 void
 monitor_end_orphans(void)
 {
@@ -265,6 +273,11 @@ monitor_end_orphans(void)
 	size_t n_ended = 0;
 	pid_t self = getpid();
 	bool more = true;
+
+	if (spared > 0) {
+		ended = xcalloc(1, sizeof(*ended));
+		ended[n_ended++] = spared;
+	}
 
 	/* A child that dies hands its own children to this process: look
 	 * again until no child is new. */

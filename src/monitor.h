@@ -151,6 +151,11 @@ void monitor_tie_parent(int parent_pidfd, pid_t child);
 int monitor_adopt_orphans(void);
 void monitor_end_orphans(void);
 
+/* A child of this process's that monitor_end_orphans leaves alone: the
+ * holder of the watches' inotify instances (fd_hold), which ends after
+ * this process. */
+void monitor_spare(pid_t pid);
+
 /*
  * The host side is never ended by what the command does to a descriptor
  * (DESIGN.md §15): monitor_host_signals(), at the start of a run, ignores

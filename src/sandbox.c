@@ -880,6 +880,27 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
 }
 
 /*
+ * The kernel's wait when an inotify instance with marks is freed is
+ * taken by a helper once this process has exited (fd_hold), not by
+ * whichever of the run's processes closes the instance last: the
+ * later-run watch's and the mask watch's, made before any fork.
+ */
+static void
+hold_watches(const struct sandbox *sb)
+{
+	int fds[2];
+	size_t n = 0;
+	pid_t pid;
+
+	if (watchlater_inotify(sb->watch) >= 0)
+		fds[n++] = watchlater_inotify(sb->watch);
+	if (maskwatch_inotify(sb->maskwatch) >= 0)
+		fds[n++] = maskwatch_inotify(sb->maskwatch);
+	if (n > 0 && (pid = fd_hold(fds, n)) > 0)
+		monitor_spare(pid);
+}
+
+/*
  * The watch on the view's masks (maskwatch_new), before any fork: L3
  * tells it each mask as it mounts it; bubblewrap's watch looks for each
  * mask it is given, so it is given those bwrap mounts.
@@ -945,6 +966,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if (sb->shape.masks != PLANNER_MASKS_NONE &&
 	    (r = masks_watch(sb, cause)) < 0)
 		goto out;
+	hold_watches(sb);
 	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
 	/* ... and so does the removal of the run's own /tmp. */
 	mw.end_orphans =

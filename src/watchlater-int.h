@@ -118,7 +118,6 @@ struct nested {
 
 struct watchlater {
 	int ifd;
-	int release; /* the holder's pipe (holder_start) */
 	struct root roots[WATCHLATER_MAX_ROOTS];
 	size_t n_roots;
 	size_t hash_len; /* of the repository's object ids */

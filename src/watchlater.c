@@ -5,8 +5,8 @@
  * made, modules/) are watchlater-git.c's; watchlater-int.h is what the
  * two share.  At some 1,000 lines (issue 26's bound) it is one concern,
  * the watch, whose parts share struct watchlater's state; its start
- * (the holder, the roots, the missing names: watchlater_start) is the
- * part to split off next if it grows.
+ * (the roots, the missing names: watchlater_start) is the part to split
+ * off next if it grows.
  */
 #include "config.h"
 
@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -654,61 +653,6 @@ missing_reader(const char *project, const char *path, bool git, bool *move)
 	return "direnv (.envrc loads it)";
 }
 
-/*
- * The kernel frees an inotify instance with marks after an SRCU grace
- * period, which the close(2) of its last reference (or the exit of its
- * last holder) waits for: about 15 ms measured on 6.18, which would be
- * added to every run.  A helper holds a second reference and nothing
- * else, and takes that wait when the monitor lets it go (closing the
- * pipe it reads; its death does too).  It shares this process's memory
- * (CLONE_VM: no page table copied) and runs system calls alone.  Made
- * before any namespace, since a process cannot fork into a pid
- * namespace whose pid 1 is gone.
- */
-struct holder {
-	int ifd, wait_fd;
-};
-
-static char holder_stack[16384] __attribute__((aligned(16)));
-
-static int
-holder_main(void *arg)
-{
-	const struct holder *h = arg;
-	char b;
-
-	syscall(SYS_dup3, h->ifd, 0, 0);
-	syscall(SYS_dup3, h->wait_fd, 1, 0);
-	syscall(SYS_close_range, 2, ~0U, 0);
-	while (syscall(SYS_read, 1, &b, 1) < 0 && errno == EINTR)
-		;
-	syscall(SYS_exit, 0);
-	return 0;
-}
-
-/* Start the holder of w->ifd; -1 in w->release when it cannot run (then
- * the monitor waits itself). */
-static void
-holder_start(struct watchlater *w)
-{
-	/* Static: the helper reads it after this frame is gone. */
-	static struct holder h;
-	int p[2];
-
-	w->release = -1;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return;
-	h = (struct holder){ .ifd = w->ifd, .wait_fd = p[0] };
-	if (clone(holder_main, holder_stack + sizeof(holder_stack),
-		  CLONE_VM | SIGCHLD, &h) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	close(p[0]);
-	w->release = p[1];
-}
-
 /* Open path (absolute, the user's layout at the start) as a root. */
 static void
 root_add(struct watchlater *w, const char *path)
@@ -827,7 +771,6 @@ watchlater_start(const char *project, const struct gitguard *git,
 	struct stat st;
 
 	*out = NULL;
-	w->release = -1;
 	w->hash_len = GITGUARD_SHA1_LEN;
 	w->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (w->ifd < 0) {
@@ -941,9 +884,14 @@ watchlater_start(const char *project, const struct gitguard *git,
 		watchlater_free(w);
 		return 0;
 	}
-	holder_start(w);
 	*out = w;
 	return 0;
+}
+
+int
+watchlater_inotify(const struct watchlater *w)
+{
+	return w != NULL ? w->ifd : -1;
 }
 
 void
@@ -952,8 +900,7 @@ watchlater_child(struct watchlater *w)
 	if (w == NULL)
 		return;
 	close(w->ifd);
-	close(w->release);
-	w->ifd = w->release = -1;
+	w->ifd = -1;
 }
 
 void
@@ -1041,8 +988,6 @@ watchlater_free(struct watchlater *w)
 	}
 	if (w->ifd >= 0)
 		close(w->ifd);
-	if (w->release >= 0)
-		close(w->release);
 	wl_hold_free(w);
 	wl_nested_free(w);
 	free(w->protect);

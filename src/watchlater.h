@@ -67,6 +67,9 @@ int watchlater_start(const char *project, const struct gitguard *git,
 		     const struct gitguard *later, char *const *holds,
 		     struct watchlater **out, char **cause);
 
+/* The watch's inotify instance (for fd_hold), or -1. */
+int watchlater_inotify(const struct watchlater *w);
+
 /* In the monitor's child: close the watch. */
 void watchlater_child(struct watchlater *w);
 
