@@ -392,8 +392,11 @@ gitguard_hooks_path(const char *config)
  * git init, clone, remote, branch and commit write, and settings that run
  * nothing.  "*" stands for a subsection.  Everything else (core.fsmonitor,
  * core.hooksPath, core.sshCommand, core.pager, filters, diff and merge
- * drivers, aliases, credential helpers, includes, ...) could run a command
- * in the user's next git, and is refused.
+ * drivers, aliases, credential helpers, includes, url.*.insteadOf,
+ * remote.*.uploadpack and receivepack, ...) could run a command in the
+ * user's next git, and is refused; so is core.worktree (the user's next
+ * checkout would write where it says) and an address that is not a
+ * network one (config_url).
  */
 static const char *const config_safe[] = {
 	"core.repositoryformatversion",
@@ -409,11 +412,8 @@ static const char *const config_safe[] = {
 	"core.quotepath",
 	"core.compression",
 	"core.sparsecheckout",
-	"core.worktree",
 	"extensions.objectformat",
 	"extensions.worktreeconfig",
-	"remote.*.url",
-	"remote.*.pushurl",
 	"remote.*.fetch",
 	"remote.*.push",
 	"remote.*.tagopt",
@@ -434,47 +434,149 @@ static const char *const config_safe[] = {
 	"rebase.autosquash",
 	"rebase.autostash",
 	"status.showuntrackedfiles",
-	"submodule.*.url",
 	"submodule.*.active",
 	"submodule.*.path",
 	"gc.auto",
 	"commit.gpgsign",
 };
 
+/* The addresses a repository names: its remotes' and its submodules'. */
+static const char *const config_url[] = {
+	"remote.*.url",
+	"remote.*.pushurl",
+	"submodule.*.url",
+};
+
+/* A character of a URL's scheme, as git's is_urlschemechar(). */
+static bool
+url_scheme_char(bool first, char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (!first &&
+		((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
+}
+
+/* Whether host (its length n; a user@ before it dropped) names one. */
+static bool
+url_host(const char *host, size_t n)
+{
+	for (size_t i = n; i > 0; i--)
+		if (host[i - 1] == '@') {
+			host += i;
+			n -= i;
+			break;
+		}
+	/* git refuses a host that ssh would take as an option. */
+	return n > 0 && host[0] != '-';
+}
+
+/*
+ * Whether url is an address over the network, as git's transport.c and
+ * connect.c tell them: http://, https://, ssh://, git://, git+ssh:// or
+ * ssh+git:// with a host, or the scp-like [user@]host:path (a ':' before
+ * any '/').  Everything else is refused in a repository the command made:
+ * a path or file:// (git runs that repository's hooks and reads its
+ * configuration: a push to a bare repository the command left runs its
+ * post-receive), a remote helper (ext::, fd::, name:: or an unknown
+ * name://, which runs git-remote-name), no value.
+ */
+static bool
+url_network(const char *url)
+{
+	static const char *const schemes[] = {
+		"http", "https", "ssh", "git", "git+ssh", "ssh+git",
+	};
+	const char *p = url, *colon, *slash;
+
+	if (url == NULL)
+		return false;
+	while (url_scheme_char(p == url, *p))
+		p++;
+	if (strncmp(p, "::", 2) == 0)
+		return false;
+	if (p != url && strncmp(p, "://", 3) == 0) {
+		const char *host = p + 3;
+
+		for (size_t i = 0; i < ARRAY_SIZE(schemes); i++)
+			if (strlen(schemes[i]) == (size_t)(p - url) &&
+			    strncmp(url, schemes[i], (size_t)(p - url)) == 0)
+				return url_host(host, strcspn(host, "/"));
+		return false;
+	}
+	/* scp-like: [host]:path, or host:path with no '/' before the ':'. */
+	if (url[0] == '[' && (p = strchr(url, ']')) != NULL && p[1] == ':')
+		return url_host(url + 1, (size_t)(p - url - 1));
+	colon = strchr(url, ':');
+	slash = strchr(url, '/');
+	if (colon == NULL || (slash != NULL && slash < colon))
+		return false;
+	return url_host(url, (size_t)(colon - url));
+}
+
+/* What config_unsafe is after: the first unsafe variable; whether the
+ * repository is one the command made (else the start had it). */
+struct unsafe {
+	char *found;
+	bool made;
+};
+
 static int
 config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 	      const char *value)
 {
-	char **unsafe = ctx;
+	struct unsafe *u = ctx;
 	_cleanup_free_ char *name = NULL;
 
 	if (section == NULL) {
 		/* What git refuses, or llwrap cannot read as git does:
 		 * refused. */
-		*unsafe = xasprintf("what llwrap cannot read as git does, "
-				    "on %s",
-				    value);
+		u->found = xasprintf("what llwrap cannot read as git does, "
+				     "on %s",
+				     value);
 		return 1;
 	}
 	name = xasprintf("%s.%s%s", section, sub != NULL ? "*." : "", key);
-	(void)value;
 	for (size_t i = 0; i < ARRAY_SIZE(config_safe); i++)
 		if (strcmp(name, config_safe[i]) == 0)
 			return 0;
 	if (strncmp(section, "color", 5) == 0 || strcmp(section, "advice") == 0)
 		return 0;
-	*unsafe = sub != NULL ? xasprintf("%s.%s.%s", section, sub, key)
-			      : xasprintf("%s.%s", section, key);
+	/* Where git reads and sends: in a repository the start had, kept
+	 * as it was (gitguard_config_rerouted judges a change). */
+	if (!u->made && strcmp(name, "core.worktree") == 0)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(config_url); i++) {
+		_cleanup_free_ char *shown = NULL;
+
+		if (strcmp(name, config_url[i]) != 0)
+			continue;
+		if (!u->made || url_network(value))
+			return 0;
+		shown = xstrndup(value != NULL ? value : "", 80);
+		u->found = xasprintf("%s.%s.%s to '%s', not a network "
+				     "address",
+				     section, sub, key, shown);
+		return 1;
+	}
+	u->found = sub != NULL ? xasprintf("%s.%s.%s", section, sub, key)
+			       : xasprintf("%s.%s", section, key);
 	return 1;
+}
+
+/* gitguard_config_unsafe, for a repository the command made or not. */
+static char *
+config_unsafe_in(const char *config, bool made)
+{
+	struct unsafe u = { .made = made };
+
+	gitconfig_each(config, config_unsafe, &u);
+	return u.found;
 }
 
 char *
 gitguard_config_unsafe(const char *config)
 {
-	char *unsafe = NULL;
-
-	gitconfig_each(config, config_unsafe, &unsafe);
-	return unsafe;
+	return config_unsafe_in(config, true);
 }
 
 /* The variables that say where the user's next git reads or sends (the
@@ -594,7 +696,7 @@ gitguard_config_rerouted(const char *before, const char *after)
 char *
 gitguard_config_unsafe_change(const char *before, const char *after)
 {
-	char *unsafe = gitguard_config_unsafe(after);
+	char *unsafe = config_unsafe_in(after, before == NULL);
 
 	if (unsafe == NULL && before != NULL)
 		unsafe = gitguard_config_rerouted(before, after);

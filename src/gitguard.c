@@ -24,6 +24,15 @@
  * known limit (conf/known-limits, git.commondir) that the monitor narrows
  * to an instant: it moves a new one aside as soon as it is made
  * (watchlater.h).
+ *
+ * Configuration reaches git through includes too: include.path and
+ * includeIf.*.path, in the system's, the user's and the repository's
+ * files, name more files git reads as its configuration, relative to the
+ * file that names them.  Each is followed, in turn, as deep as git goes,
+ * whatever its condition (one llwrap cannot evaluate counts as true), and
+ * treated as .git/config is: read-only where it exists, with the
+ * directories from the project down to it pinned, and watched for where
+ * it is missing.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -49,6 +58,10 @@
 #define GITGUARD_DEPTH 8
 /* The largest .gitmodules or .git file read. */
 #define GITGUARD_MAX_FILE (64 * 1024)
+/* The largest git configuration file read, and how deep git follows
+ * includes (config.c, MAX_INCLUDE_DEPTH: deeper, it stops). */
+#define GITGUARD_MAX_CONFIG    (1024 * 1024)
+#define GITGUARD_INCLUDE_DEPTH 10
 
 /* A note for --explain, taking text: names it quotes come from the
  * project (an .envrc line, a path), shown as text on the terminal. */
@@ -118,17 +131,37 @@ real_read(void *ctx, const char *path)
 	return text;
 }
 
+/* A configuration file, as git opens it: through links. */
+static char *
+real_read_config(void *ctx, const char *path)
+{
+	_cleanup_close_ int fd = fd_open_regular(AT_FDCWD, path, 0);
+	char *text = NULL;
+	size_t len;
+
+	(void)ctx;
+	if (fd < 0 || fd_read_all(fd, GITGUARD_MAX_CONFIG, &text, &len) < 0)
+		return NULL;
+	if (strlen(text) != len) {
+		free(text); /* a NUL, which git reads past */
+		return NULL;
+	}
+	return text;
+}
+
 const struct gitguard_fs gitguard_fs_real = {
 	.kind = real_kind,
 	.list = real_list,
 	.read_file = real_read,
 	.ctx = NULL,
+	.read_config = real_read_config,
 };
 
 struct scan {
 	const struct gitguard_fs *fs;
 	struct gitguard *g;
 	char *const *global_configs; /* the user's git configuration */
+	const char *home;
 };
 
 static char *
@@ -139,19 +172,36 @@ join(const char *dir, const char *name)
 	return path_normalise(s);
 }
 
-static void
+static struct gitguard_entry *
 add(struct scan *s, const char *path, enum gitguard_kind kind, const char *why)
 {
 	struct gitguard *g = s->g;
 
 	for (size_t i = 0; i < g->n; i++)
 		if (strcmp(g->v[i].path, path) == 0 && g->v[i].kind == kind)
-			return;
+			return &g->v[i];
 	g->v = xreallocarray(g->v, g->n + 1, sizeof(*g->v));
 	g->v[g->n].path = xstrdup(path);
 	g->v[g->n].kind = kind;
 	g->v[g->n].why = xstrdup(why);
-	g->n++;
+	g->v[g->n].origin = NULL;
+	return &g->v[g->n++];
+}
+
+/* Every directory from project (exclusive) down to path (exclusive),
+ * path beneath project, pinned. */
+static void
+pin_way(struct scan *s, const char *project, const char *path, const char *why)
+{
+	for (const char *c = path + strlen(project) + 1; *c != '\0'; c++) {
+		if (*c != '/')
+			continue;
+		{
+			_cleanup_free_ char *dir = xstrndup(path, c - path);
+
+			add(s, dir, GITGUARD_PIN, why);
+		}
+	}
 }
 
 static int
@@ -416,14 +466,16 @@ no:
 			     dotgit, gitdir));
 }
 
-static void scan_hooks_path(struct scan *s, const char *project);
+static void scan_configs(struct scan *s, const char *project);
 
 struct gitguard *
 gitguard_scan(const char *project, const struct gitguard_fs *fs,
-	      char *const *global_configs)
+	      char *const *global_configs, const char *home)
 {
 	struct gitguard *g = xcalloc(1, sizeof(*g));
-	struct scan s = { .fs = fs, .g = g, .global_configs = global_configs };
+	struct scan s = {
+		.fs = fs, .g = g, .global_configs = global_configs, .home = home
+	};
 	_cleanup_free_ char *dotgit = join(project, ".git");
 	int k = kind(&s, dotgit);
 
@@ -465,7 +517,7 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs,
 				     dotgit));
 		return g;
 	}
-	scan_hooks_path(&s, project);
+	scan_configs(&s, project);
 	scan_submodules(&s, project, 0);
 	return g;
 }
@@ -476,49 +528,26 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs,
  * read-only and executable, and pinned with every directory on the way
  * from the project, as the repository's own hooks/ is; a missing one is
  * watched (the command would make it).  A relative path is taken from the
- * work tree, as git takes it.  The repository's config and its common
- * directory's are read.
+ * work tree, as git takes it; "~/" from the home.
  */
 static void
-scan_hooks_path(struct scan *s, const char *project)
+protect_hooks_path(struct scan *s, const char *project, const char *hooks)
 {
-	_cleanup_free_ char *gitdir = NULL, *objects = NULL, *hooks = NULL;
 	_cleanup_free_ char *path = NULL;
-	char *common;
 
-	if ((objects = gitguard_objects(project, s->fs, &gitdir)) == NULL)
-		return;
-	common = strrchr(objects, '/');
-	*common = '\0';
-	common = objects;
-	{
-		/* In git's order: the user's configuration (system, XDG,
-		 * ~/.gitconfig), then the repository's; the last wins. */
-		_cleanup_strv_ char **files = strv_copy(s->global_configs);
-		_cleanup_free_ char *c1 = join(common, "config");
-		_cleanup_free_ char *c2 = join(gitdir, "config");
-
-		strv_push(&files, c1);
-		if (strcmp(c1, c2) != 0)
-			strv_push(&files, c2);
-		for (char **f = files; f != NULL && *f != NULL; f++) {
-			_cleanup_free_ char *text =
-				s->fs->read_file(s->fs->ctx, *f);
-			char *v =
-				text != NULL ? gitguard_hooks_path(text) : NULL;
-
-			if (v != NULL) {
-				free(hooks);
-				hooks = v;
-			}
-		}
+	if (hooks[0] == '~') {
+		if (hooks[1] != '/' || s->home == NULL || s->home[0] != '/')
+			return;
+		path = join(s->home, hooks + 2);
+	} else if (hooks[0] != '\0') {
+		path = named_path(project, hooks);
 	}
-	if (hooks == NULL || hooks[0] == '\0' || hooks[0] == '~')
-		return;
-	path = named_path(project, hooks);
-	if (!path_under(path, project) || strcmp(path, project) == 0)
+	if (path == NULL || !path_under(path, project) ||
+	    strcmp(path, project) == 0)
 		return;
 	if (kind(s, path) == 0) {
+		if (strv_contains(s->g->missing, path))
+			return;
 		strv_push(&s->g->missing, path);
 		notes_take(&s->g->notes,
 			   xasprintf("core.hooksPath names %s, which does "
@@ -528,17 +557,173 @@ scan_hooks_path(struct scan *s, const char *project)
 		return;
 	}
 	add(s, path, GITGUARD_RX, "core.hooksPath: the hooks git runs");
-	for (char *c = path + strlen(project) + 1; *c != '\0'; c++) {
-		if (*c != '/')
-			continue;
-		{
-			_cleanup_free_ char *dir = xstrndup(path, c - path);
-
-			add(s, dir, GITGUARD_PIN,
-			    "on the way to core.hooksPath");
-		}
-	}
+	pin_way(s, project, path, "on the way to core.hooksPath");
 	add(s, path, GITGUARD_PIN, "core.hooksPath: pinned in place");
+}
+
+/* The walk of git's configuration files: where the watch can act, what
+ * was read, and each file's core.hooksPath. */
+struct configs {
+	const char *project;
+	const char *roots[3]; /* the project, the git and common directories */
+	char **seen;
+	char **hooks;
+};
+
+static bool envrc_beneath(struct scan *s, const char *project, const char *arg);
+
+/*
+ * A file git reads as its configuration that the command could write
+ * (named by an include, or the user's beneath the project), as
+ * .git/config is: read-only where it exists, every directory from the
+ * project down to it pinned; where it is missing, watched for beneath
+ * the project or the repository (no link on the way), else said.
+ */
+static void
+protect_config(struct scan *s, struct configs *c, const char *path,
+	       const char *named)
+{
+	int k = kind(s, path);
+
+	if (k != 0) {
+		struct gitguard_entry *e = add(s, path, GITGUARD_RO,
+					       "git reads it as configuration");
+
+		if (e->origin == NULL)
+			e->origin = xasprintf("protect-git: git reads it as "
+					      "configuration, %s (read-only)",
+					      named);
+		if (path_under(path, c->project))
+			pin_way(s, c->project, path,
+				"on the way to a file git reads as "
+				"configuration");
+		if (k == 'l' && path_under(path, c->project))
+			notes_take(&s->g->notes,
+				   xasprintf("%s (%s) is a symbolic link: "
+					     "its target is read-only, the "
+					     "link itself can be replaced",
+					     path, named));
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(c->roots); i++) {
+		const char *root = c->roots[i];
+
+		if (root == NULL || !path_under(path, root) ||
+		    strcmp(path, root) == 0 ||
+		    !envrc_beneath(s, root, path + strlen(root) + 1))
+			continue;
+		if (!strv_contains(s->g->missing, path)) {
+			strv_push(&s->g->missing, path);
+			notes_take(&s->g->notes,
+				   xasprintf("%s (%s) does not exist: one "
+					     "created inside the sandbox is "
+					     "moved aside",
+					     path, named));
+		}
+		return;
+	}
+	notes_take(&s->g->notes,
+		   xasprintf("%s (%s) does not exist and is not watched "
+			     "for: made where the sandbox can write, git "
+			     "would read it",
+			     path, named));
+}
+
+/*
+ * A configuration file git reads (file; named says how, NULL for the
+ * user's and the repository's own), and in turn what it includes,
+ * whatever the condition, as deep as git goes.
+ */
+static void
+scan_config(struct scan *s, struct configs *c, const char *file,
+	    const char *named, int depth)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_strv_ char **paths = NULL;
+	char *hooks;
+
+	if (strv_contains(c->seen, file))
+		return;
+	strv_push(&c->seen, file);
+	if (named != NULL)
+		protect_config(s, c, file, named);
+	text = s->fs->read_config != NULL ? s->fs->read_config(s->fs->ctx, file)
+					  : s->fs->read_file(s->fs->ctx, file);
+	if (text == NULL) {
+		if (kind(s, file) != 0)
+			notes_take(&s->g->notes,
+				   xasprintf("%s cannot be read as git reads "
+					     "it (not a regular file, larger "
+					     "than 1 MiB or holding a NUL): "
+					     "what it includes and a "
+					     "core.hooksPath it sets are not "
+					     "protected",
+					     file));
+		return;
+	}
+	if ((hooks = gitguard_hooks_path(text)) != NULL)
+		strv_push_take(&c->hooks, hooks);
+	paths = gitconfig_paths(text, file, s->home);
+	for (char **p = paths; *p != NULL; p++) {
+		_cleanup_free_ char *by = NULL;
+
+		if (**p != 'i')
+			continue; /* core.excludesFile, attributesFile */
+		if (depth >= GITGUARD_INCLUDE_DEPTH) {
+			notes_take(&s->g->notes,
+				   xasprintf("%s includes files deeper than "
+					     "git follows (%d): git stops "
+					     "there",
+					     file, GITGUARD_INCLUDE_DEPTH));
+			break;
+		}
+		by = xasprintf("included by %s", file);
+		scan_config(s, c, *p + 1, by, depth + 1);
+	}
+}
+
+/*
+ * git's configuration, as git reads it for this repository: the user's
+ * (system, global), the common directory's config, the repository's,
+ * config.worktree, and what each includes.  Every core.hooksPath set in
+ * any of them is protected: a condition llwrap cannot evaluate decides
+ * which one git takes, so the last one each file sets (which git takes
+ * when that file is read last) is.
+ */
+static void
+scan_configs(struct scan *s, const char *project)
+{
+	_cleanup_free_ char *gitdir = NULL, *objects = NULL;
+	_cleanup_strv_ char **files = NULL;
+	struct configs c = { .project = project };
+	static const char *const own[] = { "config", "config.worktree" };
+	char *common;
+
+	if ((objects = gitguard_objects(project, s->fs, &gitdir)) == NULL)
+		return;
+	common = strrchr(objects, '/');
+	*common = '\0';
+	common = objects;
+	c.roots[0] = project;
+	c.roots[1] = gitdir;
+	c.roots[2] = common;
+	for (char *const *f = s->global_configs; f != NULL && *f != NULL; f++)
+		scan_config(s, &c, *f,
+			    path_under(*f, project)
+				    ? "the user's git configuration"
+				    : NULL,
+			    0);
+	for (size_t i = 0; i < ARRAY_SIZE(own); i++) {
+		_cleanup_free_ char *f1 = join(common, own[i]);
+		_cleanup_free_ char *f2 = join(gitdir, own[i]);
+
+		scan_config(s, &c, f1, NULL, 0);
+		scan_config(s, &c, f2, NULL, 0);
+	}
+	for (char **h = c.hooks; h != NULL && *h != NULL; h++)
+		protect_hooks_path(s, project, *h);
+	strv_free(c.seen);
+	strv_free(c.hooks);
 }
 
 char *
@@ -843,6 +1028,7 @@ gitguard_free(struct gitguard *g)
 	for (size_t i = 0; i < g->n; i++) {
 		free(g->v[i].path);
 		free(g->v[i].why);
+		free(g->v[i].origin);
 	}
 	free(g->v);
 	strv_free(g->notes);

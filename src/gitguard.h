@@ -35,6 +35,8 @@ struct gitguard_entry {
 	char *path; /* absolute, as found (pathtree resolves it) */
 	enum gitguard_kind kind;
 	char *why; /* what it is, for --explain */
+	/* The rule's origin in --explain, or NULL for protect-git's own. */
+	char *origin;
 };
 
 struct gitguard {
@@ -58,6 +60,10 @@ struct gitguard_fs {
 	 * on error. */
 	char *(*read_file)(void *ctx, const char *path);
 	void *ctx;
+	/* The text of a git configuration file as git reads it: through
+	 * symbolic links, a regular file of at most 1 MiB without a NUL;
+	 * NULL when it is not one.  NULL: read_file is used. */
+	char *(*read_config)(void *ctx, const char *path);
 };
 
 extern const struct gitguard_fs gitguard_fs_real;
@@ -67,12 +73,17 @@ extern const struct gitguard_fs gitguard_fs_real;
  * resolved).  A project without .git gives none and a note.  Never
  * fails: what cannot be read is left out, with a note.  global_configs
  * (NULL-terminated, or NULL) are the user's git configuration files in
- * the order git reads them, read for core.hooksPath before the
- * repository's own.
+ * the order git reads them (system, global), read before the
+ * repository's own (config, config.worktree); home (or NULL) is what
+ * "~/" in them names.  The files they include (include.path,
+ * includeIf.*.path whatever the condition, in turn, as deep as git goes)
+ * are read-only where they exist and watched for (missing) beneath the
+ * project or the repository; core.hooksPath, wherever one of them sets
+ * it, is protected as the repository's hooks/ is.
  */
 struct gitguard *gitguard_scan(const char *project,
 			       const struct gitguard_fs *fs,
-			       char *const *global_configs);
+			       char *const *global_configs, const char *home);
 
 void gitguard_free(struct gitguard *g);
 
@@ -140,11 +151,13 @@ char *gitguard_hooks_path(const char *config);
 /*
  * For a repository the command made during the run: NULL when its
  * configuration holds only what git init, clone, remote and commit write
- * and settings that run nothing; else the first variable that could run
- * a command in the user's next git ("core.fsmonitor",
- * "filter.x.smudge", "include.path", "alias.st", ...), or, where llwrap
- * cannot read the text as git does (gitconfig_each), "what llwrap cannot
- * read as git does, on line N".
+ * and settings that run nothing, its remotes' and submodules' addresses
+ * network ones (https://, ssh://, git://, scp-like host:path); else the
+ * first variable that could run a command in the user's next git
+ * ("core.fsmonitor", "filter.x.smudge", "include.path", "alias.st",
+ * "core.worktree", "remote.origin.url to './cache', not a network
+ * address", ...), or, where llwrap cannot read the text as git does
+ * (gitconfig_each), "what llwrap cannot read as git does, on line N".
  */
 char *gitguard_config_unsafe(const char *config);
 
@@ -160,9 +173,11 @@ char *gitguard_config_unsafe(const char *config);
 char *gitguard_config_rerouted(const char *before, const char *after);
 
 /*
- * Of a configuration that changed from before (NULL: not known) to
- * after: what in after the user's next git must not meet, the first of
- * gitguard_config_unsafe(after) and, where before is known,
+ * Of a configuration that changed from before (NULL: not known, a
+ * repository the command made) to after: what in after the user's next
+ * git must not meet, the first of gitguard_config_unsafe(after) (where
+ * before is known, core.worktree and any address allowed: the start's
+ * repository may have a local remote) and, where before is known,
  * gitguard_config_rerouted(before, after); NULL when neither.
  */
 char *gitguard_config_unsafe_change(const char *before, const char *after);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,7 +84,10 @@ protect_config_files(const struct policy *p, const struct gitguard *gg,
 			r->origin = "protect-git: pinned in place";
 		} else {
 			r->rank = LLW_RANK_CONFIG;
-			r->origin = "protect-git: git metadata (read-only)";
+			r->origin = gg->v[i].origin != NULL
+					    ? gg->v[i].origin
+					    : "protect-git: git metadata "
+					      "(read-only)";
 		}
 	}
 	/* protect-later-run: direnv's, the editors' and agents' files. */
@@ -221,14 +225,29 @@ later_merge(struct gitguard *into, struct gitguard *from)
 	gitguard_free(from);
 }
 
-/* The user's git configuration files, in the order git reads them. */
+/* The user's git configuration files, in the order git reads them, as
+ * git finds them: GIT_CONFIG_SYSTEM (or /etc/gitconfig) unless
+ * GIT_CONFIG_NOSYSTEM, then GIT_CONFIG_GLOBAL or else the XDG file and
+ * ~/.gitconfig. */
 static char **
 git_global_configs(void)
 {
 	const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
+	const char *sys = getenv("GIT_CONFIG_SYSTEM");
+	const char *nosys = getenv("GIT_CONFIG_NOSYSTEM");
+	const char *global = getenv("GIT_CONFIG_GLOBAL");
 	char **v = NULL;
 
-	strv_push(&v, "/etc/gitconfig");
+	if (nosys == NULL || strcmp(nosys, "") == 0 ||
+	    strcasecmp(nosys, "false") == 0 || strcmp(nosys, "0") == 0 ||
+	    strcasecmp(nosys, "no") == 0 || strcasecmp(nosys, "off") == 0)
+		strv_push(&v, sys != NULL && sys[0] == '/' ? sys
+							   : "/etc/gitconfig");
+	if (global != NULL) {
+		if (global[0] == '/')
+			strv_push(&v, global);
+		return v;
+	}
 	if (xdg != NULL && xdg[0] == '/')
 		strv_push_take(&v, xasprintf("%s/git/config", xdg));
 	else if (home != NULL && home[0] == '/')
@@ -251,7 +270,8 @@ planner_rules(struct sandbox *sb, const struct policy *p,
 	if (p->protect_git && p->project != NULL) {
 		_cleanup_strv_ char **globals = git_global_configs();
 
-		sb->git = gitguard_scan(p->project, &gitguard_fs_real, globals);
+		sb->git = gitguard_scan(p->project, &gitguard_fs_real, globals,
+					getenv("HOME"));
 		for (char **s = sb->git->notes; *s != NULL; s++)
 			strv_push_take(&sb->git_limits,
 				       xasprintf("protect-git: %s", *s));

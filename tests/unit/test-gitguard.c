@@ -125,9 +125,9 @@ static void
 check(const char *const *ents, bool later, const char *want, const char *note)
 {
 	struct tfs t = { .ents = ents };
-	struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t };
+	struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t, NULL };
 	struct gitguard *g = later ? gitguard_later_run("/p", &fs)
-				   : gitguard_scan("/p", &fs, NULL);
+				   : gitguard_scan("/p", &fs, NULL, "/h");
 	_cleanup_free_ char *got = render(g);
 	bool noted = note == NULL;
 
@@ -275,6 +275,128 @@ test_git(void **state)
 #undef LINKED
 }
 
+/* The paths of g->missing joined by " ", and whether a note holds note. */
+static char *
+scan_includes(const char *const *ents, char *const *globals, char **missing,
+	      const char *note)
+{
+	struct tfs t = { .ents = ents };
+	struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t, NULL };
+	struct gitguard *g = gitguard_scan("/p", &fs, globals, "/h");
+	char *got = render(g);
+	bool noted = note == NULL;
+
+	for (char **n = g->notes; note != NULL && *n != NULL; n++)
+		noted |= strstr(*n, note) != NULL;
+	if (!noted)
+		print_message("# missing note: %s\n", note);
+	assert_true(noted);
+	*missing = strv_join(g->missing, " ");
+	gitguard_free(g);
+	return got;
+}
+
+/* Includes (H4 of the review of 2026-11-27): every file git reads as its
+ * configuration that the command could write is read-only, pinned on the
+ * way, or watched for; core.hooksPath wherever it is set. */
+static void
+test_git_includes(void **state)
+{
+	char *const globals[] = { "/etc/gitconfig", "/h/.gitconfig", NULL };
+	_cleanup_free_ char *got = NULL, *missing = NULL;
+
+	(void)state;
+	/* The red team's p6: the repository's config includes a file of
+	 * the project, relative to .git/; that one includes another in a
+	 * directory (pinned on the way) and one missing (watched). */
+	got = scan_includes(
+		V("f:/p/.git/config=[include]\n\tpath = ../.gitconfig\n",
+		  "d:/p/.git/hooks",
+		  "f:/p/.gitconfig=[includeIf \"gitdir:/nowhere/\"]\n"
+		  "\tpath = conf/git/x.inc\n[include]path=gone.inc\n",
+		  "f:/p/conf/git/x.inc=[core]\n\tbare = false\n"),
+		NULL, &missing,
+		"/p/gone.inc (included by /p/.gitconfig) does "
+		"not exist: one created inside");
+	assert_string_equal(got, "P /p/.git\n"
+				 "R /p/.git/config\n"
+				 "X /p/.git/hooks\n"
+				 "R /p/.gitconfig\n"
+				 "R /p/conf/git/x.inc\n"
+				 "P /p/conf\n"
+				 "P /p/conf/git\n");
+	assert_string_equal(missing,
+			    "/p/.git/commondir /p/.git/config.worktree "
+			    "/p/gone.inc");
+	free(got);
+	free(missing);
+	/* The red team's p8: a file the user's ~/.gitconfig includes sets
+	 * core.hooksPath; the user's own files outside are read-only where
+	 * the sandbox could write them (pathtree decides), a missing one
+	 * outside is said.  A cycle ends. */
+	got = scan_includes(
+		V("f:/p/.git/config=[include]\n\tpath = config\n",
+		  "d:/p/.git/hooks", "d:/p/.githooks",
+		  "f:/h/.gitconfig=[include]\n\tpath = ~/git/hooks.inc\n"
+		  "\tpath = /h/none.inc\n",
+		  "f:/h/git/hooks.inc=[core]\n\thooksPath = .githooks\n"
+		  "[include]\n\tpath = ../.gitconfig\n"),
+		globals, &missing,
+		"/h/none.inc (included by /h/.gitconfig) "
+		"does not exist and is not watched for");
+	assert_string_equal(got, "P /p/.git\n"
+				 "R /p/.git/config\n"
+				 "X /p/.git/hooks\n"
+				 "R /h/git/hooks.inc\n"
+				 "X /p/.githooks\n"
+				 "P /p/.githooks\n");
+	free(got);
+	free(missing);
+	/* A core.hooksPath in each file, whichever git takes last: all are
+	 * protected (an includeIf decides); a missing one is watched. */
+	got = scan_includes(
+		V("f:/p/.git/config=[core]\n\thooksPath = a\n"
+		  "[includeIf \"onbranch:x\"]\n\tpath = ../b.inc\n",
+		  "d:/p/.git/hooks", "d:/p/a",
+		  "f:/p/b.inc=[core]\n\thooksPath = ~/p2\n\thooksPath = c/d\n"),
+		NULL, &missing,
+		"core.hooksPath names /p/c/d, which does not "
+		"exist");
+	assert_string_equal(got, "P /p/.git\n"
+				 "R /p/.git/config\n"
+				 "X /p/.git/hooks\n"
+				 "R /p/b.inc\n"
+				 "X /p/a\n"
+				 "P /p/a\n");
+	assert_non_null(strstr(missing, "/p/c/d"));
+	free(got);
+	free(missing);
+	/* As deep as git goes (10), and no deeper: it stops there. */
+	got = scan_includes(
+		V("f:/p/.git/config=[include]path=1\n", "d:/p/.git/hooks",
+		  "f:/p/.git/1=[include]path=2", "f:/p/.git/2=[include]path=3",
+		  "f:/p/.git/3=[include]path=4", "f:/p/.git/4=[include]path=5",
+		  "f:/p/.git/5=[include]path=6", "f:/p/.git/6=[include]path=7",
+		  "f:/p/.git/7=[include]path=8", "f:/p/.git/8=[include]path=9",
+		  "f:/p/.git/9=[include]path=10",
+		  "f:/p/.git/10=[include]path=11",
+		  "f:/p/.git/11=[include]path=12"),
+		NULL, &missing,
+		"/p/.git/10 includes files deeper than git follows");
+	assert_non_null(strstr(got, "R /p/.git/10\n"));
+	assert_null(strstr(got, "R /p/.git/11\n"));
+	free(got);
+	free(missing);
+	/* A link: its target read-only (pathtree resolves it), the link
+	 * itself said. */
+	got = scan_includes(V("f:/p/.git/config=[include]path=../l.inc\n",
+			      "d:/p/.git/hooks", "l:/p/l.inc"),
+			    NULL, &missing,
+			    "/p/l.inc (included by /p/.git/config) is a "
+			    "symbolic link");
+	assert_non_null(strstr(got, "R /p/l.inc\n"));
+}
+
 static void
 test_later_run(void **state)
 {
@@ -313,7 +435,8 @@ test_later_run(void **state)
 					   "sub/.ssh/authorized_keys\\n"
 					   "dotenv a/../../x\\n",
 					   "l:/p/sub") };
-		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t };
+		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t,
+					  NULL };
 		struct gitguard *g = gitguard_later_run("/p", &fs);
 
 		for (char **m = g->missing; m != NULL && *m != NULL; m++)
@@ -329,7 +452,8 @@ test_later_run(void **state)
 		struct tfs t = { .ents = V("f:/p/.envrc=source_env "
 					   "conf/env.sh\\n",
 					   "d:/p/conf") };
-		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t };
+		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t,
+					  NULL };
 		struct gitguard *g = gitguard_later_run("/p", &fs);
 
 		assert_true(strv_contains(g->missing, "/p/conf/env.sh"));
@@ -835,6 +959,31 @@ test_config_rerouted(void **state)
 		}
 		free(found);
 	}
+	/* A repository the start had keeps its local remote and its work
+	 * tree (a change to either is a reroute); one the command made
+	 * may have neither. */
+	{
+		static const char local[] =
+			"[core]\n\tworktree = ..\n[remote \"o\"]\n\turl = "
+			"../up.git\n";
+		char *u = gitguard_config_unsafe_change(
+			local, "[core]\n\tworktree = ..\n[remote \"o\"]\n"
+			       "\turl = ../up.git\n[branch \"main\"]\n"
+			       "\tremote = o\n");
+
+		assert_null(u);
+		u = gitguard_config_unsafe_change(NULL, local);
+		assert_non_null(u);
+		assert_string_equal(u, "core.worktree");
+		free(u);
+		u = gitguard_config_unsafe_change(local,
+						  "[core]\n\tworktree = ..\n"
+						  "[remote \"o\"]\n\turl = "
+						  "../other.git\n");
+		assert_non_null(u);
+		assert_string_equal(u, "remote.o.url");
+		free(u);
+	}
 	/* A start without core.worktree: one set now is found. */
 	char *f = gitguard_config_rerouted("", "[core]\n\tworktree = ..\n");
 	assert_non_null(f);
@@ -903,11 +1052,61 @@ test_config_unsafe(void **state)
 		/* What git init and clone write. */
 		{ "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n"
 		  "\tbare = false\n\tlogallrefupdates = true\n"
-		  "[remote \"origin\"]\n\turl = /p\n"
+		  "[remote \"origin\"]\n\turl = https://example.org/p.git\n"
 		  "\tfetch = +refs/heads/*:refs/remotes/origin/*\n"
 		  "[branch \"main\"]\n\tremote = origin\n"
 		  "\tmerge = refs/heads/main\n",
 		  NULL },
+		/* Addresses over the network, as git tells them. */
+		{ "[remote \"a\"]\n\turl = http://h/p\n\tpushurl = "
+		  "ssh://u@h:22/p\n[remote \"b\"]\n\turl = git://h/p\n"
+		  "\tpushurl = git@github.com:o/p.git\n[remote \"c\"]\n"
+		  "\turl = git+ssh://h/p\n\tpushurl = [h:22]:p\n"
+		  "[submodule \"s\"]\n\turl = https://h/s.git\n",
+		  NULL },
+		/* A local one (git runs that repository's hooks on a push),
+		 * file://, a remote helper, an unknown scheme (git runs
+		 * git-remote-NAME), no host, a host ssh would take as an
+		 * option, no value. */
+		{ "[remote \"origin\"]\n\turl = ./vendor-cache\n",
+		  "remote.origin.url to './vendor-cache', not a network "
+		  "address" },
+		{ "[remote \"o\"]\n\turl = https://h/p\n\tpushurl = /srv/p\n",
+		  "remote.o.pushurl to '/srv/p', not a network address" },
+		{ "[remote \"o\"]\n\turl = vendor\n",
+		  "remote.o.url to 'vendor', not a network address" },
+		{ "[remote \"o\"]\n\turl = file:///srv/p\n",
+		  "remote.o.url to 'file:///srv/p', not a network address" },
+		{ "[remote \"o\"]\n\turl = ext::sh -c touch% /m\n",
+		  "remote.o.url to 'ext::sh -c touch% /m', not a network "
+		  "address" },
+		{ "[remote \"o\"]\n\turl = h::p\n",
+		  "remote.o.url to 'h::p', not a network address" },
+		{ "[remote \"o\"]\n\turl = x-evil://h/p\n",
+		  "remote.o.url to 'x-evil://h/p', not a network address" },
+		{ "[remote \"o\"]\n\turl = ./a:b\n",
+		  "remote.o.url to './a:b', not a network address" },
+		{ "[remote \"o\"]\n\turl = :p\n",
+		  "remote.o.url to ':p', not a network address" },
+		{ "[remote \"o\"]\n\turl = ssh://-oProxyCommand=x/p\n",
+		  "remote.o.url to 'ssh://-oProxyCommand=x/p', not a network "
+		  "address" },
+		{ "[remote \"o\"]\n\turl = https:///p\n",
+		  "remote.o.url to 'https:///p', not a network address" },
+		{ "[remote \"o\"]\n\turl\n",
+		  "remote.o.url to '', not a network address" },
+		{ "[submodule \"s\"]\n\turl = ../s\n",
+		  "submodule.s.url to '../s', not a network address" },
+		/* What else sends git to a path or runs a command there. */
+		{ "[core]\n\tworktree = /home/u\n", "core.worktree" },
+		{ "[url \"/srv/p\"]\n\tinsteadOf = https://h/\n",
+		  "url./srv/p.insteadof" },
+		{ "[remote \"o\"]\n\turl = https://h/p\n"
+		  "\treceivepack = touch /m\n",
+		  "remote.o.receivepack" },
+		{ "[remote \"o\"]\n\turl = https://h/p\n\tvcs = x\n",
+		  "remote.o.vcs" },
+		{ "[remote]\n\tpushDefault = o\n", "remote.pushdefault" },
 		/* The control: a command under a plain header. */
 		{ "[remote \"x\"]\n\tuploadpack = touch /m\n\turl = /p\n",
 		  "remote.x.uploadpack" },
@@ -975,6 +1174,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_git),
+		cmocka_unit_test(test_git_includes),
 		cmocka_unit_test(test_later_run),
 		cmocka_unit_test(test_index_gitlinks),
 		cmocka_unit_test(test_index_as_git),
