@@ -492,6 +492,170 @@ run in_dir "$HOME_DIR/notes" -p opencode $BE -C . -q -- "$PROBE" read "$OTHER/no
 expect_was_denied "... with -C . the working directory alone is the project" 'landlock:EACCES|bwrap:ENOENT'
 rm -rf "$HOME_DIR/.git" "$HOME_DIR/notes"
 
+# Review of 2026-11-27, H4 (p6, p8): git reads more configuration than
+# .git/config, through include.path and includeIf.*.path, relative to the
+# file that names them, and takes core.hooksPath from any of it.  Each
+# included file the command could write is read-only (EROFS: the mount,
+# L3 or bubblewrap's), a missing one is moved aside when made, and a
+# hooksPath set in a file ~/.gitconfig includes is protected as .git/hooks
+# is.  First without protect-git, so that each check can fail.
+# inc_repo DIR: a repository with a commit whose config includes the
+# project's .gitconfig (an alias there) and a missing ../local.inc.
+inc_repo() {
+	as_user /bin/sh -ec '
+		git init -q "$1" && cd "$1"
+		echo a >a && git add a && git commit -qm a
+		printf "[alias]\n\tlg = log --oneline\n" >.gitconfig
+		git config --add include.path ../.gitconfig
+		git config --add includeIf.gitdir:/.path ../local.inc' sh "$1"
+}
+INC_SH='printf "[core]\n\tfsmonitor = touch %s/%s\n" "$1" "$2" >>"$3"'
+for how in ctrl prot; do
+	I=$HOME_DIR/work/inc-$how
+	inc_repo "$I"
+	for f in .gitconfig local.inc; do
+		mark=inc-$how-$(echo "$f" | tr . _)
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$I" \
+				-q -- /bin/sh -c "$INC_SH" sh "$MARKS" "$mark" "$f" >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$I" -q -- /bin/sh -c "$INC_SH" sh "$MARKS" "$mark" "$f"
+		fi
+		as_user git -C "$I" status >/dev/null 2>&1
+		case $how:$f in
+		ctrl:*)
+			[ -e "$MARKS/$mark" ] &&
+				ok "control: a command in $f, which .git/config includes, runs in the user's git" ||
+				not_ok "control: a command in $f, which .git/config includes, should run in the user's git"
+			;;
+		prot:.gitconfig)
+			[ ! -e "$MARKS/$mark" ] && grep -q "lg = log" "$I/.gitconfig" &&
+				! grep -q fsmonitor "$I/.gitconfig" &&
+				ok "opencode: the project's .gitconfig, which .git/config includes, cannot be changed" ||
+				{ not_ok "opencode: the project's .gitconfig, which .git/config includes, was changed"; diag "status $rc: $out"; }
+			;;
+		prot:local.inc)
+			if [ ! -e "$MARKS/$mark" ] && [ ! -e "$I/local.inc" ] &&
+				printf '%s\n' "$out" | grep -q "the command created $I/local\\.inc, which git reads later.*moved aside"; then
+				ok "opencode: a missing file .git/config includes, made inside, is moved aside and named"
+			else
+				not_ok "opencode: a missing file .git/config includes, made inside, is moved aside"
+				diag "status $rc: $out"
+			fi
+			;;
+		esac
+		rm -f "$MARKS"/*
+	done
+done
+run llw -p opencode $BE -C "$I" -q -- "$PROBE" append "$I/.gitconfig"
+expect_was_denied "... the write is refused by the mount" EROFS
+run llw -p opencode $BE -C "$I" --explain -- /bin/true
+expect_output "... --explain names it, and what includes it" \
+	"mask ro $I/\\.gitconfig.*included by $I/\\.git/config"
+expect_output "... and the missing one, watched for" \
+	"$I/local\\.inc \\(included by $I/\\.git/config\\) does not exist: one created inside the sandbox is moved aside"
+# The legitimate neighbour: git reads the included alias, commits inside,
+# and works on the host after.
+run llw -p opencode $BE -C "$I" -q -- /bin/sh -c \
+	'echo b >>a && git commit -qam inside && git lg | wc -l'
+expect_output "... git reads the include and commits inside" "^2$"
+run as_user /bin/sh -c "cd '$I' && git status --short && git log -1 --format=%s"
+expect_output "... and host git works after, seeing the commit" "^inside$"
+
+# p8: core.hooksPath in a file the user's ~/.gitconfig includes (a shared
+# hooks setup), naming the project's .githooks: its hooks are read-only as
+# .git/hooks is.  The user's include outside the project stays readable
+# and is not made a mount (nothing there is writable).
+cp "$HOME_DIR/.gitconfig" "$T/gitconfig.saved"
+printf '[include]\n\tpath = ~/hooks.inc\n' >>"$HOME_DIR/.gitconfig"
+printf '[core]\n\thooksPath = .githooks\n[llwtest]\n\tshared = yes\n' >"$HOME_DIR/hooks.inc"
+chown "$TEST_UID:$TEST_GID" "$HOME_DIR/hooks.inc"
+HP_SH='printf "#!/bin/sh\ntouch %s/%s\n" "$1" "$2" >.githooks/pre-commit'
+for how in ctrl prot; do
+	H=$HOME_DIR/work/hookspath-$how
+	as_user /bin/sh -ec '
+		git init -q "$1" && cd "$1" && mkdir .githooks
+		printf "#!/bin/sh\nexit 0\n" >.githooks/pre-commit
+		chmod +x .githooks/pre-commit
+		echo a >a && git add a && git commit -qm a' sh "$H"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$H" \
+			-q -- /bin/sh -c "$HP_SH" sh "$MARKS" hookspath-$how >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$H" -q -- /bin/sh -c "$HP_SH" sh "$MARKS" hookspath-$how
+	fi
+	as_user git -C "$H" commit -q --allow-empty -m host >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/hookspath-ctrl" ] &&
+			ok "control: a hook in the hooksPath an included ~/.gitconfig file names runs in the user's git" ||
+			not_ok "control: a hook in the hooksPath an included ~/.gitconfig file names should run"
+	elif [ ! -e "$MARKS/hookspath-prot" ] && [ "$rc" -ne 0 ]; then
+		ok "opencode: the hooksPath an included ~/.gitconfig file names cannot be changed"
+	else
+		not_ok "opencode: the hooksPath an included ~/.gitconfig file names was changed"
+		diag "status $rc: $out"
+	fi
+	rm -f "$MARKS"/*
+done
+run llw -p opencode $BE -C "$H" -q -- "$PROBE" write "$H/.githooks/pre-commit"
+expect_was_denied "... the write is refused by the mount" EROFS
+run llw -p opencode $BE -C "$H" -q -- /bin/sh -c \
+	'git config llwtest.shared && echo b >>a && git commit -qam inside && echo COMMITTED'
+expect_output "... the user's include is read inside" "^yes$"
+expect_output "... and the hook runs on a commit inside" "^COMMITTED$"
+run llw -p opencode $BE -C "$H" -q -- "$PROBE" append "$HOME_DIR/hooks.inc"
+expect_was_denied "... the include outside stays unwritable, as the home is" 'EACCES|EROFS'
+run llw -p opencode $BE -C "$H" --explain -- /bin/true
+expect_output "... --explain names the hooks' mount" "mask rx $H/\\.githooks"
+expect_no_output "... and makes no mount of the include outside" "mask ro $HOME_DIR/hooks\\.inc"
+mv "$T/gitconfig.saved" "$HOME_DIR/.gitconfig"
+rm -f "$HOME_DIR/hooks.inc"
+
+# H8 (p3): a repository the command makes, whose remote is a bare
+# repository it left in the project with a post-receive hook: the user's
+# git push ran the hook.  The config that names it is moved aside (a
+# remote's address only over the network); one with an https remote is
+# kept.
+NEWREPO_SH='git init -q . && echo hi >README && git add README && git commit -qm init &&
+git init -q --bare vendor-cache &&
+printf "#!/bin/sh\ntouch %s/%s\n" "$1" "$2" >vendor-cache/hooks/post-receive &&
+chmod +x vendor-cache/hooks/post-receive && git remote add origin ./vendor-cache &&
+git config branch.main.remote origin && git config branch.main.merge refs/heads/main'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/newremote-$how
+	as_user mkdir -p "$N"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$NEWREPO_SH" sh "$MARKS" newremote-$how >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$NEWREPO_SH" sh "$MARKS" newremote-$how
+	fi
+	as_user /bin/sh -c 'cd "$1" && git push -q origin HEAD; git push -q' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/newremote-ctrl" ] &&
+			ok "control: a new repository's local remote runs its hook on the user's push" ||
+			not_ok "control: a new repository's local remote should run its hook on the user's push"
+	elif [ ! -e "$MARKS/newremote-prot" ] && ! grep -qs vendor-cache "$N/.git/config" &&
+		printf '%s\n' "$out" | grep -q "$N/\\.git/config, which git (it sets remote\\.origin\\.url to '\\./vendor-cache', not a network address) reads later.*moved aside"; then
+		ok "opencode: a new repository's local remote is moved aside with its config, and named"
+	else
+		not_ok "opencode: a new repository's local remote is moved aside"
+		diag "status $rc: $out"
+	fi
+	rm -f "$MARKS"/*
+done
+N=$HOME_DIR/work/newremote-https
+as_user mkdir -p "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
+	'git init -q . && git remote add origin https://example.invalid/x.git &&
+	echo a >a && git add a && git commit -qm a &&
+	git config branch.main.remote origin && echo MADE'
+expect_output "a new repository with an https remote: made inside" "^MADE$"
+expect_no_output "... its config is kept" "moved aside"
+[ "$(as_user git -C "$N" config remote.origin.url)" = https://example.invalid/x.git ] &&
+	ok "... and the user's git sees its remote" ||
+	not_ok "... and the user's git sees its remote"
+
 # Explain names the protection, its layer, and what it cannot protect.
 run llw -p opencode $BE --explain -- /bin/true
 expect_output "--explain lists the pin of .git" "pin +rwx? $PROJ/\\.git"
