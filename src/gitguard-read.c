@@ -514,10 +514,12 @@ url_network(const char *url)
 }
 
 /* What config_unsafe is after: the first unsafe variable; whether the
- * repository is one the command made (else the start had it). */
+ * repository is one the command made (else the start had it); where the
+ * caller judges core.worktree, its last value. */
 struct unsafe {
 	char *found;
 	bool made;
+	char **worktree;
 };
 
 static int
@@ -545,6 +547,11 @@ config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 	 * as it was (gitguard_config_rerouted judges a change). */
 	if (!u->made && strcmp(name, "core.worktree") == 0)
 		return 0;
+	if (u->worktree != NULL && strcmp(name, "core.worktree") == 0) {
+		free(*u->worktree);
+		*u->worktree = xstrdup(value != NULL ? value : "");
+		return 0;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(config_url); i++) {
 		_cleanup_free_ char *shown = NULL;
 
@@ -565,9 +572,9 @@ config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 
 /* gitguard_config_unsafe, for a repository the command made or not. */
 static char *
-config_unsafe_in(const char *config, bool made)
+config_unsafe_in(const char *config, bool made, char **worktree)
 {
-	struct unsafe u = { .made = made };
+	struct unsafe u = { .made = made, .worktree = worktree };
 
 	gitconfig_each(config, config_unsafe, &u);
 	return u.found;
@@ -576,7 +583,21 @@ config_unsafe_in(const char *config, bool made)
 char *
 gitguard_config_unsafe(const char *config)
 {
-	return config_unsafe_in(config, true);
+	return config_unsafe_in(config, true, NULL);
+}
+
+char *
+gitguard_config_unsafe_worktree(const char *config, char **worktree)
+{
+	char *found;
+
+	*worktree = NULL;
+	found = config_unsafe_in(config, true, worktree);
+	if (found != NULL) {
+		free(*worktree);
+		*worktree = NULL;
+	}
+	return found;
 }
 
 /* The variables that say where the user's next git reads or sends (the
@@ -696,7 +717,7 @@ gitguard_config_rerouted(const char *before, const char *after)
 char *
 gitguard_config_unsafe_change(const char *before, const char *after)
 {
-	char *unsafe = config_unsafe_in(after, before == NULL);
+	char *unsafe = config_unsafe_in(after, before == NULL, NULL);
 
 	if (unsafe == NULL && before != NULL)
 		unsafe = gitguard_config_rerouted(before, after);

@@ -162,6 +162,14 @@ char *gitguard_hooks_path(const char *config);
 char *gitguard_config_unsafe(const char *config);
 
 /*
+ * gitguard_config_unsafe, but core.worktree left to the caller, which
+ * knows where it points: its last value (as written, "" for a key alone)
+ * in *worktree, NULL when none or when something else is unsafe.  git
+ * writes one for each submodule's repository under modules/.
+ */
+char *gitguard_config_unsafe_worktree(const char *config, char **worktree);
+
+/*
  * Of a repository's configuration before and after the command: the
  * first variable that sends the user's next git elsewhere, or NULL: a
  * changed core.worktree, another address (url, pushurl) for a remote

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -212,15 +213,47 @@ wl_is_hook(const char *name)
 	       (n < 7 || strcmp(name + n - 7, ".sample") != 0);
 }
 
+/*
+ * Whether core.worktree (value) of the new repository at dir names, as the
+ * user's git resolves it (relative to dir), a directory of the project
+ * reached without a link, in no .git: git writes one for a submodule's
+ * repository (its checkout); one naming the home would make the user's
+ * next checkout write there.
+ */
+static bool
+worktree_beneath(struct watchlater *w, const char *dir, const char *value)
+{
+	_cleanup_free_ char *joined = xasprintf("%s/%s", dir, value);
+	_cleanup_free_ char *path =
+		path_normalise(value[0] == '/' ? value : joined);
+	const char *project = w->roots[0].path, *rel;
+	_cleanup_close_ int fd = -1;
+
+	if (value[0] == '\0' || !path_under(path, project))
+		return false;
+	rel = path + strlen(project);
+	rel += *rel == '/';
+	for (const char *c = rel; *c != '\0';
+	     c += strcspn(c, "/"), c += strspn(c, "/"))
+		if (strncasecmp(c, ".git", 4) == 0 &&
+		    (c[4] == '/' || c[4] == '\0'))
+			return false;
+	if (*rel == '\0')
+		return true;
+	fd = wl_open_beneath(w->roots[0].fd, rel, true);
+	return fd >= 0;
+}
+
 /* The new repository's config: moved aside when it sets what could run a
- * command in the user's next git (gitguard_config_unsafe), or when llwrap
- * cannot read it as git would (a link, which git follows; a NUL, which git
- * reads past; more than llwrap reads). */
+ * command in the user's next git (gitguard_config_unsafe; core.worktree
+ * only outside the project: worktree_beneath), or when llwrap cannot read
+ * it as git would (a link, which git follows; a NUL, which git reads
+ * past; more than llwrap reads). */
 static void
 config_check(struct watchlater *w, int dirfd, const char *dir)
 {
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *shown = NULL;
-	_cleanup_free_ char *reader = NULL;
+	_cleanup_free_ char *reader = NULL, *worktree = NULL;
 	struct stat st;
 	size_t len;
 	int r = index_read(dirfd, "config", &text, &len);
@@ -243,7 +276,13 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 		wl_move_aside(w, dirfd, dir, "config", reader);
 		return;
 	}
-	if ((unsafe = gitguard_config_unsafe(text)) == NULL)
+	unsafe = gitguard_config_unsafe_worktree(text, &worktree);
+	if (unsafe == NULL && worktree != NULL &&
+	    !worktree_beneath(w, dir, worktree))
+		unsafe = xasprintf("core.worktree to '%s', not a directory of "
+				   "the project",
+				   worktree);
+	if (unsafe == NULL)
 		return;
 	shown = text_shown(unsafe);
 	reader = xasprintf("git (it sets %s)", shown);

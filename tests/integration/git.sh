@@ -655,6 +655,40 @@ expect_no_output "... its config is kept" "moved aside"
 [ "$(as_user git -C "$N" config remote.origin.url)" = https://example.invalid/x.git ] &&
 	ok "... and the user's git sees its remote" ||
 	not_ok "... and the user's git sees its remote"
+# core.worktree (Low of the same review): in a repository the command
+# made, one naming the home would make the user's next checkout write
+# there: moved aside.  One naming a directory of the project, as git
+# writes for each submodule's repository under .git/modules, is kept.
+N=$HOME_DIR/work/newworktree
+as_user mkdir -p "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
+	'git init -q . && git config core.worktree "$HOME" && echo MADE'
+if printf '%s\n' "$out" | grep -q "$N/\\.git/config, which git (it sets core\\.worktree to '$HOME_DIR', not a directory of the project) reads later.*moved aside" &&
+	! grep -qs worktree "$N/.git/config"; then
+	ok "a new repository's core.worktree naming the home is moved aside, and named"
+else
+	not_ok "a new repository's core.worktree naming the home is moved aside"
+	diag "status $rc: $out"
+fi
+S=$HOME_DIR/work/newmodule
+as_user /bin/sh -ec '
+	git init -q "$1" && cd "$1" && git init -q --bare src.git
+	git init -q s && git -C s commit -q --allow-empty -m s &&
+	git -C s push -q ../src.git HEAD:refs/heads/main
+	git -c url."$1/src.git".insteadOf=https://example.invalid/s.git \
+		submodule add -q https://example.invalid/s.git lib/x
+	git commit -qm sub && git submodule deinit -q -f lib/x
+	rm -rf .git/modules/lib s && git submodule init -q' sh "$S"
+run llw -p opencode $BE -C "$S" -q -- /bin/sh -c \
+	'git -c url."$PWD/src.git".insteadOf=https://example.invalid/s.git submodule update -q &&
+	git -C lib/x log --format=%s'
+if [ "$rc" -eq 0 ] && grep -q "worktree = ../../../../lib/x" "$S/.git/modules/lib/x/config" &&
+	! printf '%s\n' "$out" | grep -q "modules/lib/x/config"; then
+	ok "a submodule's repository made inside (core.worktree into the project, an https url) keeps its config"
+else
+	not_ok "a submodule's repository made inside keeps its config"
+	diag "status $rc: $out"
+fi
 
 # Explain names the protection, its layer, and what it cannot protect.
 run llw -p opencode $BE --explain -- /bin/true

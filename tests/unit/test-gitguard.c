@@ -984,6 +984,33 @@ test_config_rerouted(void **state)
 		assert_string_equal(u, "remote.o.url");
 		free(u);
 	}
+	/* A submodule's repository as git makes it: core.worktree left to
+	 * the caller, which knows where it points; anything else unsafe
+	 * first. */
+	{
+		char *wt = NULL;
+		char *u = gitguard_config_unsafe_worktree(
+			"[core]\n\tbare = false\n\tworktree = ../../../lib/s\n"
+			"[remote \"origin\"]\n\turl = https://h/s.git\n",
+			&wt);
+
+		assert_null(u);
+		assert_non_null(wt);
+		assert_string_equal(wt, "../../../lib/s");
+		free(wt);
+		u = gitguard_config_unsafe_worktree(
+			"[core]\n\tworktree = ../../../lib/s\n\tfsmonitor = "
+			"x\n",
+			&wt);
+		assert_non_null(u);
+		assert_string_equal(u, "core.fsmonitor");
+		assert_null(wt);
+		free(u);
+		u = gitguard_config_unsafe_worktree("[core]\n\tbare = false\n",
+						    &wt);
+		assert_null(u);
+		assert_null(wt);
+	}
 	/* A start without core.worktree: one set now is found. */
 	char *f = gitguard_config_rerouted("", "[core]\n\tworktree = ..\n");
 	assert_non_null(f);
