@@ -562,6 +562,23 @@ expect_output "... git reads the include and commits inside" "^2$"
 run as_user /bin/sh -c "cd '$I' && git status --short && git log -1 --format=%s"
 expect_output "... and host git works after, seeing the commit" "^inside$"
 
+# Without user namespaces the monitor holds the include as it holds
+# .git/config: a change is moved aside and the start's content restored.
+if ! bwrap_backend && [ -x "$HOOKED" ]; then
+	I=$HOME_DIR/work/inc-held
+	inc_repo "$I"
+	run held -C "$I" -q -- /bin/sh -c "$INC_SH" sh "$MARKS" inc-held .gitconfig
+	as_user git -C "$I" status >/dev/null 2>&1
+	if [ ! -e "$MARKS/inc-held" ] && ! grep -q fsmonitor "$I/.gitconfig" &&
+		printf '%s\n' "$out" | grep -q "changed $I/\.gitconfig, which git reads later.*moved aside"; then
+		ok "no user namespaces: a change to an included .gitconfig is moved aside and undone"
+	else
+		not_ok "no user namespaces: a change to an included .gitconfig is moved aside and undone"
+		diag "status $rc: $out"
+	fi
+	rm -f "$MARKS"/*
+fi
+
 # p8: core.hooksPath in a file the user's ~/.gitconfig includes (a shared
 # hooks setup), naming the project's .githooks: its hooks are read-only as
 # .git/hooks is.  The user's include outside the project stays readable
