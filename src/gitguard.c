@@ -585,6 +585,17 @@ protect_config(struct scan *s, struct configs *c, const char *path,
 {
 	int k = kind(s, path);
 
+	/* A directory git cannot read: one in the project is kept from
+	 * being replaced by a file, the project itself or one outside left
+	 * (a mount there would take more than a file away). */
+	if (k == 'd' &&
+	    (!path_under(path, c->project) || strcmp(path, c->project) == 0)) {
+		notes_take(&s->g->notes,
+			   xasprintf("%s (%s) is a directory, which git "
+				     "cannot read: not protected",
+				     path, named));
+		return;
+	}
 	if (k != 0) {
 		struct gitguard_entry *e = add(s, path, GITGUARD_RO,
 					       "git reads it as configuration");

@@ -395,6 +395,17 @@ test_git_includes(void **state)
 			    "/p/l.inc (included by /p/.git/config) is a "
 			    "symbolic link");
 	assert_non_null(strstr(got, "R /p/l.inc\n"));
+	free(got);
+	free(missing);
+	/* A directory: the project (or one outside) is never made
+	 * read-only for it. */
+	got = scan_includes(
+		V("f:/p/.git/config=[include]path=..\n", "d:/p/.git/hooks"),
+		NULL, &missing,
+		"/p (included by /p/.git/config) "
+		"is a directory");
+	assert_string_equal(got,
+			    "P /p/.git\nR /p/.git/config\nX /p/.git/hooks\n");
 }
 
 static void
