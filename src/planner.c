@@ -421,6 +421,9 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 						 "masks: %s)",
 						 joined));
 	}
+	if (sb->fs->absent != NULL)
+		strv_push(&needs, "the watch on denied paths missing at the "
+				  "start");
 	if (p->net == LLW_NET_NONE)
 		strv_push(&needs, "net = none (a network namespace with only "
 				  "lo)");
@@ -487,6 +490,15 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		strv_push(&sb->not_enforced,
 			  "hide-processes: host processes are visible in "
 			  "/proc (needs unprivileged user namespaces)");
+	for (char **a = sb->fs->absent; a != NULL && *a != NULL; a++)
+		strv_push_take(&sb->not_enforced,
+			       xasprintf("deny %s, which does not exist at the "
+					 "start: a file of that name made "
+					 "during the run (the host's `cp "
+					 ".env.example .env`) is readable "
+					 "(the watch that stops the run needs "
+					 "unprivileged user namespaces)",
+					 *a));
 	if (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)
 		strv_push(&sb->not_enforced,
 			  "read-only view: chmod, chown, utimes and xattrs of "
@@ -996,7 +1008,7 @@ plan_shape(struct sandbox *sb)
 	 * process waiting for the command, a monitor where there would be
 	 * none (maskwatch.h). */
 	sb->shape.masks = PLANNER_MASKS_NONE;
-	if (sb->fs == NULL || sb->fs->n_masks == 0)
+	if (sb->fs == NULL || (sb->fs->n_masks == 0 && sb->fs->absent == NULL))
 		return;
 	if (sb->shape.bwrap) {
 		sb->shape.masks = PLANNER_MASKS_BWRAP;
