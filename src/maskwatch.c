@@ -53,8 +53,10 @@ enum maskwatch_lost {
  * nearest directory on its way that did, watched for the next name. */
 struct maskwatch_absent {
 	char *path;
-	char *name; /* the name in that directory */
-	int dir;    /* its index in dirs */
+	char *name;	/* the name in that directory */
+	size_t dir_len; /* that directory's path, path's first bytes */
+	int dir;	/* its index in dirs */
+	bool unseen;	/* the view does not show that directory */
 };
 
 /* What a read-only mask held, looked at again when a mask went: the
@@ -385,6 +387,7 @@ absent_open(struct maskwatch *m, struct maskwatch_absent *a, char **cause)
 		return fd;
 	}
 	a->name = xstrdup(strrchr(p, '/') + 1);
+	a->dir_len = (size_t)(strrchr(p, '/') - p);
 	a->dir = (int)m->n_dirs;
 	m->dirs[m->n_dirs++] = fd;
 	return 0;
@@ -656,7 +659,7 @@ absent_event(const struct maskwatch *m, const struct inotify_event *e,
 {
 	for (size_t k = 0; k < m->n_absent; k++) {
 		*a = &m->absent[k];
-		if (m->wds[(*a)->dir] != e->wd)
+		if ((*a)->unseen || m->wds[(*a)->dir] != e->wd)
 			continue;
 		if (e->mask &
 		    (IN_MOVE_SELF | IN_DELETE_SELF | IN_IGNORED | IN_UNMOUNT))
@@ -714,12 +717,43 @@ names_changed(void *arg)
 	}
 	/* Events were lost: a denied path's is told by its name there. */
 	for (size_t k = 0; over && k < m->n_absent; k++)
-		if (absent_there(m, &m->absent[k])) {
+		if (!m->absent[k].unseen && absent_there(m, &m->absent[k])) {
 			absent_lost(m, &m->absent[k], LOST_ABSENT);
 			return;
 		}
 	if (look)
 		table_changed(m);
+}
+
+/*
+ * Which missing denied paths the view shows, once it is built: the
+ * directory watched for each must be the host's own there (a bind, or
+ * the host's tree), from root (the view's "/").  Where the view has
+ * another (a sealed view's skeleton of the home, a private /tmp) or
+ * none, a name the host makes is not seen by the command: not watched.
+ */
+static void
+absent_view(struct maskwatch *m, int root)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+
+	for (size_t k = 0; k < m->n_absent; k++) {
+		struct maskwatch_absent *a = &m->absent[k];
+		_cleanup_free_ char *dir =
+			xasprintf("/%.*s", (int)a->dir_len, a->path);
+		_cleanup_close_ int fd =
+			(int)syscall(SYS_openat2, root, dir, &how, sizeof(how));
+		struct stat host, view;
+
+		a->unseen = fd < 0 || fstat(fd, &view) < 0 ||
+			    fstat(m->dirs[a->dir], &host) < 0 ||
+			    view.st_dev != host.st_dev ||
+			    view.st_ino != host.st_ino;
+	}
 }
 
 int
@@ -772,6 +806,13 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 				   strerror(-r));
 		maskwatch_disarm(m);
 		return r;
+	}
+	if (m->n_absent > 0) {
+		_cleanup_close_ int root =
+			open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (root >= 0)
+			absent_view(m, root);
 	}
 	/* Each mask's mount, as the view's builder saw it attached
 	 * (maskwatch_mounted), must be there still: one the host removed
@@ -835,6 +876,7 @@ bwrap_look(void *arg)
 {
 	struct maskwatch *m = arg;
 	_cleanup_free_ char *path = NULL, *table = NULL, *cause = NULL;
+	_cleanup_close_ int root = -1;
 	uint64_t ticks;
 	pid_t pid;
 	int r;
@@ -864,6 +906,12 @@ bwrap_look(void *arg)
 	 * not seen); each look opens the table anew (bwrap_read). */
 	if (m->ino >= 0)
 		monitor_watch(m->ino, names_changed, m);
+	/* Its root, for the missing denied paths its view shows (opened
+	 * before the pidfd's look in bwrap_read: that pid was pid 1's;
+	 * unopened, every one stays watched). */
+	path = xasprintf("/proc/%d/root", (int)m->sandbox_pid);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(path);
 	path = xasprintf("/proc/%d/mountinfo", (int)m->sandbox_pid);
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
 	/* A short command may have ended already, and pid 1 with it:
@@ -872,6 +920,8 @@ bwrap_look(void *arg)
 		goto done;
 	if (r < 0 || monitor_watch_mounts(m->fd, table_changed, m) < 0)
 		goto failed;
+	if (root >= 0)
+		absent_view(m, root);
 	/* bwrap mounts every mask: one not there now was removed since. */
 	maskwatch_mount_ids(table, m->paths, m->n, m->ids);
 	for (size_t i = 0; i < m->n; i++) {

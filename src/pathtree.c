@@ -1590,7 +1590,8 @@ absent_note(struct compiler *c, const struct rrule *win)
 	strv_push(&c->plan->absent, win->path);
 	compiler_note(c, xasprintf("deny %s (%s): does not exist at the "
 				   "start; nothing to mask, not created: "
-				   "the run is stopped if it appears",
+				   "the run is stopped if it appears where "
+				   "the sandbox's view shows it",
 				   win->rule->path, rule_origin(win)));
 }
 
