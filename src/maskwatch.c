@@ -46,6 +46,7 @@ enum maskwatch_lost {
 	LOST_MASK,	 /* a mask went */
 	LOST_TABLE,	 /* the table (or the names' watch) went unread */
 	LOST_ABSENT,	 /* a denied path missing at the start appeared */
+	LOST_ABSENT_WAY, /* ... or a directory on its way */
 	LOST_ABSENT_DIR, /* ... or the directory watched for it moved */
 };
 
@@ -650,7 +651,8 @@ absent_lost(struct maskwatch *m, const struct maskwatch_absent *a, int how)
 
 /* What one event in a watched directory means for a denied path
  * missing at the start: LOST_ABSENT when its name was made there (a
- * file, a directory, a rename or a hard link), LOST_ABSENT_DIR when
+ * file, a directory, a rename or a hard link; LOST_ABSENT_WAY for a
+ * directory's name on its way), LOST_ABSENT_DIR when
  * the directory itself moved or went (a new one at its path is not
  * watched), else LOST_NONE.  *a is the path's. */
 static int
@@ -666,7 +668,10 @@ absent_event(const struct maskwatch *m, const struct inotify_event *e,
 			return LOST_ABSENT_DIR;
 		if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && e->len > 0 &&
 		    strcmp((*a)->name, e->name) == 0)
-			return LOST_ABSENT;
+			return strcmp((*a)->name,
+				      strrchr((*a)->path, '/') + 1) == 0
+				       ? LOST_ABSENT
+				       : LOST_ABSENT_WAY;
 	}
 	return LOST_NONE;
 }
@@ -1116,6 +1121,19 @@ maskwatch_finish(struct maskwatch *m)
 				"the sandbox was stopped at once, but the "
 				"command may have read it in that moment; run "
 				"it again: at the next start it is masked",
+				shown));
+	} else if (m->seen->lost == LOST_ABSENT_WAY) {
+		strv_push_take(
+			&lines,
+			xasprintf(
+				"llwrap: a directory on the way to %s, which "
+				"is denied and did not exist at the start (so "
+				"it was not masked), appeared while the "
+				"sandbox ran (made on the host, or by the "
+				"command: either is stopped), and that path "
+				"could follow; the sandbox was stopped at "
+				"once; run it again: at the next start it is "
+				"masked if it exists",
 				shown));
 	} else if (m->seen->lost == LOST_ABSENT_DIR) {
 		strv_push_take(
