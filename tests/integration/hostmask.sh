@@ -176,7 +176,7 @@ fi
 # user's tools put the secret).
 appeared_msg="$PROJ/\.env, which is denied and did not exist at the start \(so it was not masked\), appeared while the sandbox ran.*the sandbox was stopped at once, but the command may have read it in that moment; run it again: at the next start it is masked"
 # shellcheck disable=SC2016
-twice='echo up; cat .env 2>&1; sleep 2; cat .env 2>&1; echo finished'
+twice='echo up; cat .env 2>&1; sleep 15; cat .env 2>&1; echo finished'
 for shape in default opencode; do
 	rm -f "$PROJ/.env" "$PROJ/.env.example"
 	run as_user "$LLWRAP" $B -p "$shape" $BE --deny "$PROJ/.env" --explain -- true
