@@ -370,8 +370,19 @@ absent_open(struct maskwatch *m, struct maskwatch_absent *a, char **cause)
 	_cleanup_free_ char *p = xstrdup(a->path);
 	_cleanup_free_ char *shown = NULL;
 	char *slash;
+	size_t n = (size_t)(strrchr(p, '/') - p);
 	int fd;
 
+	/* The home's secrets share a few directories: one descriptor and
+	 * one watch each. */
+	for (size_t k = 0; k < (size_t)(a - m->absent); k++)
+		if (m->absent[k].dir_len == n &&
+		    strncmp(m->absent[k].path, p, n + 1) == 0) {
+			a->name = xstrdup(p + n + 1);
+			a->dir_len = n;
+			a->dir = m->absent[k].dir;
+			return 0;
+		}
 	while ((fd = held_dir(p)) == -ENOENT || fd == -ENOTDIR) {
 		if ((slash = strrchr(p, '/')) == NULL || slash == p)
 			break;
