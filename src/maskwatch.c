@@ -388,6 +388,14 @@ absent_open(struct maskwatch *m, struct maskwatch_absent *a, char **cause)
 			break;
 		*slash = '\0';
 	}
+	/* Not this user's to look into: nor the command's, which runs as
+	 * this user with fewer rights. */
+	if (fd == -EACCES) {
+		a->dir_len = SIZE_MAX;
+		a->dir = -1;
+		a->unseen = true;
+		return 0;
+	}
 	if (fd < 0) {
 		shown = text_shown(a->path);
 		*cause =
@@ -413,8 +421,10 @@ absent_there(const struct maskwatch *m, const struct maskwatch_absent *a)
 {
 	struct stat st;
 
+	if (a->dir < 0)
+		return false;
 	if (fstatat(m->dirs[a->dir], a->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno != ENOENT;
+		return errno != ENOENT && errno != EACCES;
 	return S_ISDIR(st.st_mode) ||
 	       strcmp(a->name, strrchr(a->path, '/') + 1) == 0;
 }
@@ -748,28 +758,33 @@ names_changed(void *arg)
  * another (a sealed view's skeleton of the home, a private /tmp) or
  * none, a name the host makes is not seen by the command: not watched.
  */
-static void
-absent_view(struct maskwatch *m, int root)
+static bool
+absent_shown(const struct maskwatch *m, const struct maskwatch_absent *a,
+	     int root)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS,
 	};
+	_cleanup_free_ char *dir =
+		a->dir_len > 0 ? xstrndup(a->path, a->dir_len) : xstrdup("/");
+	_cleanup_close_ int fd =
+		(int)syscall(SYS_openat2, root, dir, &how, sizeof(how));
+	struct stat host, view;
 
-	for (size_t k = 0; k < m->n_absent; k++) {
-		struct maskwatch_absent *a = &m->absent[k];
-		_cleanup_free_ char *dir =
-			xasprintf("/%.*s", (int)a->dir_len, a->path);
-		_cleanup_close_ int fd =
-			(int)syscall(SYS_openat2, root, dir, &how, sizeof(how));
-		struct stat host, view;
+	return fd >= 0 && fstat(fd, &view) == 0 &&
+	       fstat(m->dirs[a->dir], &host) == 0 &&
+	       view.st_dev == host.st_dev && view.st_ino == host.st_ino;
+}
 
-		a->unseen = fd < 0 || fstat(fd, &view) < 0 ||
-			    fstat(m->dirs[a->dir], &host) < 0 ||
-			    view.st_dev != host.st_dev ||
-			    view.st_ino != host.st_ino;
-	}
+static void
+absent_view(struct maskwatch *m, int root)
+{
+	for (size_t k = 0; k < m->n_absent; k++)
+		if (m->absent[k].dir >= 0)
+			m->absent[k].unseen =
+				!absent_shown(m, &m->absent[k], root);
 }
 
 int
