@@ -222,6 +222,21 @@ for shape in default opencode; do
 	rm -f "$PROJ/.env" "$PROJ/.env.example"
 done
 
+# Root's run is watched the same way.
+if ! bwrap_backend && [ "$(id -u)" -eq 0 ]; then
+	rm -f "$PROJ/.env"
+	_as_root=1
+	start appear-root "$LLWRAP" $B -p opencode $BE --deny "$PROJ/.env" \
+		-- sh -c "$twice"
+	unset _as_root
+	as_user sh -c 'echo API_KEY=llw-appeared-secret >.env'
+	ended appear-root 10
+	expect_rc "root: a denied .env the host makes during the run stops the sandbox (125)" 125
+	expect_output "... saying so" "$appeared_msg"
+	expect_no_output "... unread" "llw-appeared-secret"
+	rm -f "$PROJ/.env"
+fi
+
 # A hard link to a secret file is a name made there too.
 echo "API_KEY=llw-linked-secret" >"$OUTSIDE/secret"
 chown "$TEST_UID:$TEST_GID" "$OUTSIDE/secret"
