@@ -182,10 +182,16 @@ explain_shape(FILE *f, const struct sandbox *sb)
 	if (sb->shape.masks != PLANNER_MASKS_NONE)
 		fprintf(f,
 			"masks: watched by %s: one the host removes (a "
-			"rename over its path) stops the sandbox\n",
+			"rename over its path) stops the sandbox%s\n",
 			sb->shape.masks == PLANNER_MASKS_PID1 ? "pid 1"
 			: sb->supervise			      ? "the supervisor"
-							      : "the monitor");
+							      : "the monitor",
+			sb->fs->absent != NULL
+				? "; so does a denied path missing at the "
+				  "start that appears where the view shows it "
+				  "(the host's or the command's: the notes "
+				  "name them)"
+				: "");
 	switch (planner_hosts(sb)) {
 	case PLANNER_HOSTS_NONE:
 		break;

@@ -37,8 +37,27 @@
 /* What the watcher saw, on a page every process of the run shares: the
  * command's own processes lose it at their exec. */
 struct maskwatch_seen {
-	int lost;	     /* 1: a mask went; 2: the table went unread */
-	char path[PATH_MAX]; /* the first mask that went */
+	int lost;	     /* enum maskwatch_lost */
+	char path[PATH_MAX]; /* the first mask that went (or denied path) */
+};
+
+enum maskwatch_lost {
+	LOST_NONE,
+	LOST_MASK,	 /* a mask went */
+	LOST_TABLE,	 /* the table (or the names' watch) went unread */
+	LOST_ABSENT,	 /* a denied path missing at the start appeared */
+	LOST_ABSENT_WAY, /* ... or a directory on its way */
+	LOST_ABSENT_DIR, /* ... or the directory watched for it moved */
+};
+
+/* A denied path that did not exist at the start (plan->absent): the
+ * nearest directory on its way that did, watched for the next name. */
+struct maskwatch_absent {
+	char *path;
+	char *name;	/* the name in that directory */
+	size_t dir_len; /* that directory's path, path's first bytes */
+	int dir;	/* its index in dirs */
+	bool unseen;	/* the view does not show that directory */
 };
 
 /* What a read-only mask held, looked at again when a mask went: the
@@ -68,6 +87,8 @@ struct maskwatch {
 	int *wds;
 	size_t n_dirs;
 	int ino;
+	struct maskwatch_absent *absent;
+	size_t n_absent;
 	struct maskwatch_held *held;
 	size_t n_held;
 	struct maskwatch_seen *seen;
@@ -300,7 +321,7 @@ dirs_open(struct maskwatch *m, char **cause)
 	_cleanup_free_ size_t *order = xcalloc(m->n + 1, sizeof(*order));
 
 	m->dir_of = xcalloc(m->n + 1, sizeof(*m->dir_of));
-	m->dirs = xcalloc(m->n + 1, sizeof(*m->dirs));
+	m->dirs = xcalloc(m->n + m->n_absent + 1, sizeof(*m->dirs));
 	for (size_t i = 0; i < m->n; i++) {
 		order[i] = i;
 		m->dir_of[i] = -1;
@@ -336,6 +357,78 @@ dirs_open(struct maskwatch *m, char **cause)
 	return 0;
 }
 
+/*
+ * The nearest directory on the way to a denied path that does not exist
+ * (a's), opened as dirs_open does, and the name in it that would lead
+ * there: that name made during the run stops it (names_changed).  A
+ * file on the way (ENOTDIR) is as a missing directory: what is beneath
+ * needs a directory made at its name.
+ */
+static int
+absent_open(struct maskwatch *m, struct maskwatch_absent *a, char **cause)
+{
+	_cleanup_free_ char *p = xstrdup(a->path);
+	_cleanup_free_ char *shown = NULL;
+	char *slash;
+	size_t n = (size_t)(strrchr(p, '/') - p);
+	int fd;
+
+	/* The home's secrets share a few directories: one descriptor and
+	 * one watch each. */
+	for (size_t k = 0; k < (size_t)(a - m->absent); k++)
+		if (m->absent[k].dir_len == n &&
+		    strncmp(m->absent[k].path, p, n + 1) == 0) {
+			a->name = xstrdup(p + n + 1);
+			a->dir_len = n;
+			a->dir = m->absent[k].dir;
+			return 0;
+		}
+	while ((fd = held_dir(p)) == -ENOENT || fd == -ENOTDIR) {
+		if ((slash = strrchr(p, '/')) == NULL || slash == p)
+			break;
+		*slash = '\0';
+	}
+	/* Not this user's to look into: nor the command's, which runs as
+	 * this user with fewer rights. */
+	if (fd == -EACCES) {
+		a->dir_len = SIZE_MAX;
+		a->dir = -1;
+		a->unseen = true;
+		return 0;
+	}
+	if (fd < 0) {
+		shown = text_shown(a->path);
+		*cause =
+			xasprintf("cannot open a directory on the way to %s, "
+				  "which is denied and does not exist: %s",
+				  shown,
+				  fd == -ELOOP ? "a symbolic link is on the way"
+					       : strerror(-fd));
+		return fd;
+	}
+	a->name = xstrdup(strrchr(p, '/') + 1);
+	a->dir_len = (size_t)(strrchr(p, '/') - p);
+	a->dir = (int)m->n_dirs;
+	m->dirs[m->n_dirs++] = fd;
+	return 0;
+}
+
+/* Whether a denied path missing at the start is there already: its
+ * name, or a directory at a name on its way (a file there is what was
+ * on the way at the start). */
+static bool
+absent_there(const struct maskwatch *m, const struct maskwatch_absent *a)
+{
+	struct stat st;
+
+	if (a->dir < 0)
+		return false;
+	if (fstatat(m->dirs[a->dir], a->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno != ENOENT && errno != EACCES;
+	return S_ISDIR(st.st_mode) ||
+	       strcmp(a->name, strrchr(a->path, '/') + 1) == 0;
+}
+
 /* Watch the masks' directories for a masked name the host moves away
  * (dirs_open), from the start: a move before the table is read is
  * seen.  The instance is made here, before any fork, so that the
@@ -356,13 +449,18 @@ dirs_watch(struct maskwatch *m, char **cause)
 	m->wds = xcalloc(m->n_dirs, sizeof(*m->wds));
 	for (size_t i = 0; i < m->n_dirs; i++) {
 		char fdpath[sizeof("/proc/self/fd/") + 12];
+		/* (A directory both a mask's and on the way to a missing
+		 * denied path is watched for both: IN_MASK_ADD.) */
+		uint32_t mask = IN_MOVED_FROM | IN_DELETE | IN_MOVE_SELF |
+				IN_DELETE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK |
+				IN_MASK_ADD;
 
+		for (size_t k = 0; k < m->n_absent; k++)
+			if (m->absent[k].dir == (int)i)
+				mask |= IN_CREATE | IN_MOVED_TO;
 		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d",
 			 m->dirs[i]);
-		m->wds[i] =
-			inotify_add_watch(m->ino, fdpath,
-					  IN_MOVED_FROM | IN_DELETE |
-						  IN_ONLYDIR | IN_EXCL_UNLINK);
+		m->wds[i] = inotify_add_watch(m->ino, fdpath, mask);
 		if (m->wds[i] < 0) {
 			r = -errno;
 			goto fail;
@@ -371,7 +469,8 @@ dirs_watch(struct maskwatch *m, char **cause)
 	return 0;
 fail:
 	*cause = xasprintf("cannot watch the directories of the masks for "
-			   "one the host renames away: %s%s",
+			   "one the host renames away (and for a denied path "
+			   "that appears): %s%s",
 			   strerror(-r),
 			   r == -ENOSPC || r == -EMFILE
 				   ? " (raise fs.inotify.max_user_watches or "
@@ -391,7 +490,7 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 	int r;
 
 	*out = NULL;
-	if (fs == NULL || fs->n_masks == 0)
+	if (fs == NULL || (fs->n_masks == 0 && fs->absent == NULL))
 		return 0;
 	page = mmap(NULL, sizeof(struct maskwatch_seen), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -416,9 +515,38 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 			return r;
 		}
 	}
-	if ((r = dirs_open(m, cause)) < 0 || (r = dirs_watch(m, cause)) < 0) {
+	m->n_absent = strv_length(fs->absent);
+	m->absent = xcalloc(m->n_absent + 1, sizeof(*m->absent));
+	for (size_t i = 0; i < m->n_absent; i++)
+		m->absent[i].path = xstrdup(fs->absent[i]);
+	if ((r = dirs_open(m, cause)) < 0) {
 		maskwatch_free(m);
 		return r;
+	}
+	for (size_t i = 0; i < m->n_absent; i++)
+		if ((r = absent_open(m, &m->absent[i], cause)) < 0) {
+			maskwatch_free(m);
+			return r;
+		}
+	if ((r = dirs_watch(m, cause)) < 0) {
+		maskwatch_free(m);
+		return r;
+	}
+	/* Watched from here: one made since the plan was compiled is not
+	 * masked. */
+	for (size_t i = 0; i < m->n_absent; i++) {
+		_cleanup_free_ char *shown = NULL;
+
+		if (!absent_there(m, &m->absent[i]))
+			continue;
+		shown = text_shown(m->absent[i].path);
+		*cause = xasprintf("%s, which is denied, appeared on the host "
+				   "while the sandbox was being set up, too "
+				   "late to be masked; nothing was run; run it "
+				   "again",
+				   shown);
+		maskwatch_free(m);
+		return -ESTALE;
 	}
 	*out = m;
 	return 0;
@@ -502,7 +630,7 @@ static void
 mask_gone(struct maskwatch *m, size_t i)
 {
 	snprintf(m->seen->path, sizeof(m->seen->path), "%s", m->paths[i]);
-	m->seen->lost = 1;
+	m->seen->lost = LOST_MASK;
 	if (m->delay_ms > 0)
 		usleep(m->delay_ms * 1000);
 	stop_sandbox(m);
@@ -522,7 +650,7 @@ table_changed(void *arg)
 	if (r == -ESRCH && m->sandbox >= 0)
 		return; /* bwrap's pid 1 has ended: the teardown */
 	if (r < 0) {
-		m->seen->lost = 2;
+		m->seen->lost = LOST_TABLE;
 		stop_sandbox(m);
 		maskwatch_disarm(m);
 		return;
@@ -531,16 +659,58 @@ table_changed(void *arg)
 		mask_gone(m, (size_t)gone);
 }
 
-/* An event in a mask's directory: a masked name moved away (or the
- * queue overflowed) has the table looked at again. */
+/* A denied path missing at the start appeared (how: enum
+ * maskwatch_lost): stop the sandbox, and say so at its end. */
+static void
+absent_lost(struct maskwatch *m, const struct maskwatch_absent *a, int how)
+{
+	snprintf(m->seen->path, sizeof(m->seen->path), "%s", a->path);
+	m->seen->lost = how;
+	stop_sandbox(m);
+	maskwatch_disarm(m);
+}
+
+/* What one event in a watched directory means for a denied path
+ * missing at the start: LOST_ABSENT when its name was made there (a
+ * file, a directory, a rename or a hard link; LOST_ABSENT_WAY for a
+ * directory's name on its way), LOST_ABSENT_DIR when
+ * the directory itself moved or went (a new one at its path is not
+ * watched), else LOST_NONE.  *a is the path's. */
+static int
+absent_event(const struct maskwatch *m, const struct inotify_event *e,
+	     const struct maskwatch_absent **a)
+{
+	for (size_t k = 0; k < m->n_absent; k++) {
+		*a = &m->absent[k];
+		if ((*a)->unseen || m->wds[(*a)->dir] != e->wd)
+			continue;
+		if (e->mask &
+		    (IN_MOVE_SELF | IN_DELETE_SELF | IN_IGNORED | IN_UNMOUNT))
+			return LOST_ABSENT_DIR;
+		if ((e->mask & (IN_CREATE | IN_MOVED_TO)) && e->len > 0 &&
+		    strcmp((*a)->name, e->name) == 0)
+			return strcmp((*a)->name,
+				      strrchr((*a)->path, '/') + 1) == 0
+				       ? LOST_ABSENT
+				       : LOST_ABSENT_WAY;
+	}
+	return LOST_NONE;
+}
+
+/* An event in a mask's directory: a masked name moved away, the
+ * directory itself moved (the masks beneath move with it), or the
+ * queue's overflow has the table looked at again; a denied path missing
+ * at the start that appears stops the sandbox (absent_event). */
 static void
 names_changed(void *arg)
 {
 	struct maskwatch *m = arg;
 	char buf[4096]
 		__attribute__((aligned(__alignof__(struct inotify_event))));
-	bool look = false;
+	const struct maskwatch_absent *a;
+	bool look = false, over = false;
 	ssize_t n;
+	int how;
 
 	while ((n = read(m->ino, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + n;) {
@@ -548,9 +718,15 @@ names_changed(void *arg)
 
 			p += sizeof(*e) + e->len;
 			if (e->mask & IN_Q_OVERFLOW) {
-				look = true;
+				look = over = true;
 				continue;
 			}
+			if ((how = absent_event(m, e, &a)) != LOST_NONE) {
+				absent_lost(m, a, how);
+				return;
+			}
+			if (e->mask & (IN_MOVE_SELF | IN_DELETE_SELF))
+				look = true;
 			for (size_t i = 0; !look && i < m->n; i++)
 				look = m->ids[i] >= 0 && m->dir_of[i] >= 0 &&
 				       m->wds[m->dir_of[i]] == e->wd &&
@@ -560,13 +736,55 @@ names_changed(void *arg)
 		}
 	}
 	if (n < 0 && errno != EAGAIN && errno != EINTR) {
-		m->seen->lost = 2;
+		m->seen->lost = LOST_TABLE;
 		stop_sandbox(m);
 		maskwatch_disarm(m);
 		return;
 	}
+	/* Events were lost: a denied path's is told by its name there. */
+	for (size_t k = 0; over && k < m->n_absent; k++)
+		if (!m->absent[k].unseen && absent_there(m, &m->absent[k])) {
+			absent_lost(m, &m->absent[k], LOST_ABSENT);
+			return;
+		}
 	if (look)
 		table_changed(m);
+}
+
+/*
+ * Which missing denied paths the view shows, once it is built: the
+ * directory watched for each must be the host's own there (a bind, or
+ * the host's tree), from root (the view's "/").  Where the view has
+ * another (a sealed view's skeleton of the home, a private /tmp) or
+ * none, a name the host makes is not seen by the command: not watched.
+ */
+static bool
+absent_shown(const struct maskwatch *m, const struct maskwatch_absent *a,
+	     int root)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_free_ char *dir =
+		a->dir_len > 0 ? xstrndup(a->path, a->dir_len) : xstrdup("/");
+	_cleanup_close_ int fd =
+		(int)syscall(SYS_openat2, root, dir, &how, sizeof(how));
+	struct stat host, view;
+
+	return fd >= 0 && fstat(fd, &view) == 0 &&
+	       fstat(m->dirs[a->dir], &host) == 0 &&
+	       view.st_dev == host.st_dev && view.st_ino == host.st_ino;
+}
+
+static void
+absent_view(struct maskwatch *m, int root)
+{
+	for (size_t k = 0; k < m->n_absent; k++)
+		if (m->absent[k].dir >= 0)
+			m->absent[k].unseen =
+				!absent_shown(m, &m->absent[k], root);
 }
 
 int
@@ -619,6 +837,13 @@ maskwatch_arm(struct maskwatch *m, bool pid1, char **cause)
 				   strerror(-r));
 		maskwatch_disarm(m);
 		return r;
+	}
+	if (m->n_absent > 0) {
+		_cleanup_close_ int root =
+			open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (root >= 0)
+			absent_view(m, root);
 	}
 	/* Each mask's mount, as the view's builder saw it attached
 	 * (maskwatch_mounted), must be there still: one the host removed
@@ -682,6 +907,7 @@ bwrap_look(void *arg)
 {
 	struct maskwatch *m = arg;
 	_cleanup_free_ char *path = NULL, *table = NULL, *cause = NULL;
+	_cleanup_close_ int root = -1;
 	uint64_t ticks;
 	pid_t pid;
 	int r;
@@ -711,6 +937,12 @@ bwrap_look(void *arg)
 	 * not seen); each look opens the table anew (bwrap_read). */
 	if (m->ino >= 0)
 		monitor_watch(m->ino, names_changed, m);
+	/* Its root, for the missing denied paths its view shows (opened
+	 * before the pidfd's look in bwrap_read: that pid was pid 1's;
+	 * unopened, every one stays watched). */
+	path = xasprintf("/proc/%d/root", (int)m->sandbox_pid);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(path);
 	path = xasprintf("/proc/%d/mountinfo", (int)m->sandbox_pid);
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
 	/* A short command may have ended already, and pid 1 with it:
@@ -719,6 +951,8 @@ bwrap_look(void *arg)
 		goto done;
 	if (r < 0 || monitor_watch_mounts(m->fd, table_changed, m) < 0)
 		goto failed;
+	if (root >= 0)
+		absent_view(m, root);
 	/* bwrap mounts every mask: one not there now was removed since. */
 	maskwatch_mount_ids(table, m->paths, m->n, m->ids);
 	for (size_t i = 0; i < m->n; i++) {
@@ -729,7 +963,7 @@ bwrap_look(void *arg)
 	}
 	goto done;
 failed:
-	m->seen->lost = 2;
+	m->seen->lost = LOST_TABLE;
 	kill(m->bwrap, SIGKILL);
 done:
 	monitor_unwatch(m->timer);
@@ -899,16 +1133,50 @@ maskwatch_finish(struct maskwatch *m)
 	char **lines = NULL;
 	size_t i;
 
-	if (m == NULL || m->seen->lost == 0)
+	if (m == NULL || m->seen->lost == LOST_NONE)
 		return NULL;
-	if (m->seen->lost == 2) {
+	shown = text_shown(m->seen->path);
+	if (m->seen->lost == LOST_ABSENT) {
+		strv_push_take(
+			&lines,
+			xasprintf(
+				"llwrap: %s, which is denied and did not "
+				"exist at the start (so it was not masked), "
+				"appeared while the sandbox ran (made on the "
+				"host, or by the command: either is stopped); "
+				"the sandbox was stopped at once, but the "
+				"command may have read it in that moment; run "
+				"it again: at the next start it is masked",
+				shown));
+	} else if (m->seen->lost == LOST_ABSENT_WAY) {
+		strv_push_take(
+			&lines,
+			xasprintf(
+				"llwrap: a directory on the way to %s, which "
+				"is denied and did not exist at the start (so "
+				"it was not masked), appeared while the "
+				"sandbox ran (made on the host, or by the "
+				"command: either is stopped), and that path "
+				"could follow; the sandbox was stopped at "
+				"once; run it again: at the next start it is "
+				"masked if it exists",
+				shown));
+	} else if (m->seen->lost == LOST_ABSENT_DIR) {
+		strv_push_take(
+			&lines,
+			xasprintf("llwrap: a directory on the way to %s, which "
+				  "is denied and did not exist at the start, "
+				  "was moved or removed while the sandbox ran, "
+				  "so that path could appear unseen; the "
+				  "sandbox was stopped at once; run it again",
+				  shown));
+	} else if (m->seen->lost == LOST_TABLE) {
 		strv_push(&lines,
 			  "llwrap: error: the sandbox's mount table could not "
 			  "be read while the command ran, so a mask the host "
 			  "removed could not be seen; the sandbox was stopped; "
 			  "run it again");
 	} else {
-		shown = text_shown(m->seen->path);
 		for (i = 0; i < m->n && strcmp(m->paths[i], m->seen->path) != 0;
 		     i++)
 			;
@@ -944,6 +1212,11 @@ maskwatch_free(struct maskwatch *m)
 		close(m->held[i].dirfd);
 	}
 	free(m->held);
+	for (size_t i = 0; i < m->n_absent; i++) {
+		free(m->absent[i].path);
+		free(m->absent[i].name);
+	}
+	free(m->absent);
 	free(m->deny);
 	for (size_t i = 0; i < m->n_dirs; i++)
 		close(m->dirs[i]);

@@ -19,6 +19,11 @@
  * The final check then looks at each git configuration a read-only mask
  * held: one that changed and now sets what could run a command (or
  * sends git elsewhere) is moved aside, never deleted.
+ *
+ * A denied path that does not exist at the start has no mask (review35
+ * H6): the nearest directory on its way is watched for its name, and
+ * one made there, where the view shows that directory, stops the
+ * sandbox the same way (plan->absent).
  */
 #ifndef LLW_MASKWATCH_H
 #define LLW_MASKWATCH_H
@@ -34,8 +39,11 @@ struct maskwatch;
  * Before any fork of the run, in the host's view: the masks of fs to
  * watch, a page shared by every process of the run's (where the watcher
  * records what it saw), and each git configuration a read-only mask
- * holds (its directory's descriptor and the start's content).  0 and
- * NULL in *out when fs has no mask; -errno and *cause on failure.
+ * holds (its directory's descriptor and the start's content); the
+ * directories on the way to fs's missing denied paths, watched from
+ * here (one there already refuses the run, -ESTALE).  0 and NULL in
+ * *out when fs has no mask and no such path; -errno and *cause on
+ * failure.
  */
 int maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause);
 

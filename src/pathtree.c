@@ -1570,6 +1570,31 @@ pathtree_sources(const struct pathtree_input *p, const struct pathtree_fs *fs)
 	return c.plan;
 }
 
+/*
+ * A denied path that does not exist at the start: nothing to mask, and
+ * nothing is created for it.  Where the rules would let the command read
+ * a file made there (a writable or readable parent), the mask watch
+ * stops the run if one appears (plan->absent, maskwatch.h): a mount
+ * cannot cover a name that does not exist, and a descriptor opened at
+ * its creation outlives any later mask.
+ */
+static void
+absent_note(struct compiler *c, const struct rrule *win)
+{
+	if (!plan_allows(c->plan, win->path, LLW_FS_READ_FILE)) {
+		compiler_note(c, xasprintf("deny %s (%s): does not exist; "
+					   "nothing to hide, not created",
+					   win->rule->path, rule_origin(win)));
+		return;
+	}
+	strv_push(&c->plan->absent, win->path);
+	compiler_note(c, xasprintf("deny %s (%s): does not exist at the "
+				   "start; nothing to mask, not created: "
+				   "the run is stopped if it appears where "
+				   "the sandbox's view shows it",
+				   win->rule->path, rule_origin(win)));
+}
+
 int
 pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 		 bool have_masks, struct plan **out, char **cause)
@@ -1582,8 +1607,9 @@ pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 	};
 	_cleanup_free_ struct node **stack = NULL;
 	struct rrule *rr = NULL;
+	_cleanup_free_ const struct rrule **absent = NULL;
 	struct node *root = NULL;
-	size_t n_rr = 0, depth = 1;
+	size_t n_rr = 0, n_absent = 0, depth = 1;
 	int r;
 
 	*out = NULL;
@@ -1658,6 +1684,14 @@ pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 		}
 		if (r == -EXDEV)
 			r = fs->stat(fs->ctx, win->path, &is_dir);
+		if (r == 0 && win->rule->access == LLW_ACCESS_DENY) {
+			/* Noted once the plan tells whether a file made
+			 * there would be readable (absent_note). */
+			absent = xreallocarray(absent, n_absent + 1,
+					       sizeof(*absent));
+			absent[n_absent++] = win;
+			continue;
+		}
 		if (r == 0 || r == -EACCES) {
 			/* Nothing is ever created for a rule. */
 			if (win->rule->access == LLW_ACCESS_DENY)
@@ -1699,6 +1733,8 @@ pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 	if (r < 0)
 		goto out;
 	pathtree_finish(c.plan);
+	for (size_t i = 0; i < n_absent; i++)
+		absent_note(&c, absent[i]);
 	*out = steal_pointer(&c.plan);
 	r = 0;
 out:
@@ -1734,6 +1770,7 @@ plan_free(struct plan *plan)
 	strv_free(plan->notes);
 	strv_free(plan->lost);
 	strv_free(plan->missing);
+	strv_free(plan->absent);
 	free(plan);
 }
 

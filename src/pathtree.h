@@ -127,6 +127,10 @@ struct plan {
 	/* grants on missing paths not marked "?PATH": also in notes, and
 	 * reported on stderr before the command runs */
 	char **missing;
+	/* denied paths that do not exist at the start where the rules would
+	 * let the command read a file made there: nothing to mask, so the
+	 * mask watch stops the run if one appears (maskwatch.h) */
+	char **absent;
 	struct plan_source *sources;
 	size_t n_sources;
 };

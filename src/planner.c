@@ -352,6 +352,30 @@ planner_l3_refusal(const char *needed, const char *why)
 			 needed, why);
 }
 
+/* Without L3 nothing watches the denied paths missing at the start:
+ * one NOT ENFORCED line names them (the first three). */
+static void
+absent_unwatched(struct sandbox *sb)
+{
+	_cleanup_strv_ char **some = NULL;
+	_cleanup_free_ char *list = NULL;
+	size_t n = strv_length(sb->fs->absent);
+
+	for (size_t i = 0; i < n && i < 3; i++)
+		strv_push(&some, sb->fs->absent[i]);
+	if (n > 3)
+		strv_push(&some, "...");
+	list = strv_join(some, ", ");
+	strv_push_take(&sb->not_enforced,
+		       xasprintf("denial of %zu path%s that do%s not exist at "
+				 "the start (%s): a file made there during "
+				 "the run (the host's `cp .env.example .env`) "
+				 "is readable (the watch that stops the run "
+				 "needs unprivileged user namespaces)",
+				 n, n == 1 ? "" : "s", n == 1 ? "es" : "",
+				 list));
+}
+
 /*
  * Layer L3: decide whether the policy needs namespaces (masks, net = none,
  * a private /tmp, hidden processes) and, only then, whether the kernel
@@ -421,6 +445,9 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 						 "masks: %s)",
 						 joined));
 	}
+	if (sb->fs->absent != NULL)
+		strv_push(&needs, "the watch on denied paths missing at the "
+				  "start");
 	if (p->net == LLW_NET_NONE)
 		strv_push(&needs, "net = none (a network namespace with only "
 				  "lo)");
@@ -487,6 +514,8 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 		strv_push(&sb->not_enforced,
 			  "hide-processes: host processes are visible in "
 			  "/proc (needs unprivileged user namespaces)");
+	if (sb->fs->absent != NULL)
+		absent_unwatched(sb);
 	if (sb->fs->n_masks > 0 || tmp_l3 || hide_l3)
 		strv_push(&sb->not_enforced,
 			  "read-only view: chmod, chown, utimes and xattrs of "
@@ -996,7 +1025,7 @@ plan_shape(struct sandbox *sb)
 	 * process waiting for the command, a monitor where there would be
 	 * none (maskwatch.h). */
 	sb->shape.masks = PLANNER_MASKS_NONE;
-	if (sb->fs == NULL || sb->fs->n_masks == 0)
+	if (sb->fs == NULL || (sb->fs->n_masks == 0 && sb->fs->absent == NULL))
 		return;
 	if (sb->shape.bwrap) {
 		sb->shape.masks = PLANNER_MASKS_BWRAP;

@@ -903,7 +903,8 @@ hold_watches(const struct sandbox *sb)
 /*
  * The watch on the view's masks (maskwatch_new), before any fork: L3
  * tells it each mask as it mounts it; bubblewrap's watch looks for each
- * mask it is given, so it is given those bwrap mounts.
+ * mask it is given, so it is given those bwrap mounts (and the missing
+ * denied paths its view shows: not those in a private /tmp).
  */
 static int
 masks_watch(struct sandbox *sb, char **cause)
@@ -917,8 +918,13 @@ masks_watch(struct sandbox *sb, char **cause)
 	for (size_t i = 0; i < sb->fs->n_masks; i++)
 		if (bwrap_mounts_mask(sb->bwrap, sb->fs->masks[i].path))
 			mounted.masks[mounted.n_masks++] = sb->fs->masks[i];
+	/* ... and the denied paths missing at the start it shows. */
+	for (char **a = sb->fs->absent; a != NULL && *a != NULL; a++)
+		if (bwrap_mounts_mask(sb->bwrap, *a))
+			strv_push(&mounted.absent, *a);
 	r = maskwatch_new(&mounted, &sb->maskwatch, cause);
 	free(mounted.masks);
+	strv_free(mounted.absent);
 	return r;
 }
 

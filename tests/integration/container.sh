@@ -604,7 +604,10 @@ expect_output "... git metadata held by the monitor" \
 	"^  git metadata +[0-9]+ held by the monitor \(M: "
 expect_output "... each held file named: .git/config" "^    M $HP/\\.git/config: "
 expect_output "... .git/hooks" "^    M $HP/\\.git/hooks: "
-if printf '%s\n' "$out" | grep -Eq "WILL NOT RUN|NOT ENFORCED: .*held"; then
+# (The project's missing .env, which no watch covers here, is another
+# line: its path names the project.)
+if printf '%s\n' "$out" | grep -v 'not exist at the start' |
+	grep -Eq "WILL NOT RUN|NOT ENFORCED: .*held"; then
 	not_ok "... and it neither refuses nor reports them lost"
 	diag "$out"
 else

@@ -167,6 +167,128 @@ else
 	skip "root's run: not root"
 fi
 
+# A denied path that does not exist at the start (review35 H6: `cp
+# .env.example .env`, `vercel env pull` while the agent runs): no mount
+# can cover a name that does not exist, and a descriptor opened at its
+# creation outlives any later mask, so the watch on its directory stops
+# the sandbox when the name appears, whoever made it (the command can
+# make it: the project is writable, and a file of that name is where the
+# user's tools put the secret).
+appeared_msg="$PROJ/\.env, which is denied and did not exist at the start \(so it was not masked\), appeared while the sandbox ran.*the sandbox was stopped at once, but the command may have read it in that moment; run it again: at the next start it is masked"
+# shellcheck disable=SC2016
+twice='echo up; cat .env 2>&1; sleep 15; cat .env 2>&1; echo finished'
+for shape in default opencode; do
+	rm -f "$PROJ/.env" "$PROJ/.env.example"
+	run as_user "$LLWRAP" $B -p "$shape" $BE --deny "$PROJ/.env" --explain -- true
+	expect_output "$shape: --explain says a missing denied .env is not masked, and the run stops if it appears" \
+		"deny $PROJ/\.env \(command line\): does not exist at the start; nothing to mask, not created: the run is stopped if it appears where the sandbox's view shows it"
+	expect_no_output "... and does not call it hidden" "deny $PROJ/\.env \(command line\): does not exist; nothing to hide"
+	# The PoC (p6): the host writes .env between the command's reads.
+	start "appear-$shape" "$LLWRAP" $B -p "$shape" $BE --deny "$PROJ/.env" \
+		-- sh -c "$twice"
+	as_user sh -c 'echo API_KEY=llw-appeared-secret >.env'
+	if ended "appear-$shape" 10; then
+		ok "$shape: a denied .env the host makes during the run stops the sandbox"
+	else
+		not_ok "$shape: a denied .env the host makes during the run stops the sandbox"
+		diag "still running after 10 s: $out"
+	fi
+	expect_rc "... and the run fails (125)" 125
+	expect_output "... saying which file appeared, that it may have been read, and what to do" "$appeared_msg"
+	expect_no_output "... and the command's second read never ran" "llw-appeared-secret|^finished"
+	# The next run masks it.
+	run as_user "$LLWRAP" $B -p "$shape" $BE --deny "$PROJ/.env" -- cat .env
+	expect_output "... and at the next start it is masked (EACCES)" "Permission denied"
+	expect_no_output "... its content unread" "llw-appeared-secret"
+
+	# The neighbour: a name not denied, made by the host, stops nothing.
+	rm -f "$PROJ/.env"
+	start "neighbour-$shape" "$LLWRAP" $B -p "$shape" $BE --deny "$PROJ/.env" \
+		-- sh -c 'echo up; sleep 2; cat .env.example; echo finished'
+	as_user sh -c 'echo API_KEY=example >.env.example'
+	ended "neighbour-$shape" 30
+	expect_rc "$shape: a name not denied, made by the host during the run, stops nothing" 0
+	expect_output "... the command reads it and finishes" "^finished$"
+	expect_no_output "... with no word of a denied path" "appeared"
+
+	# The command's own .env stops the run too: it cannot be told from
+	# the host's, and the user's tools write the secret into it.
+	start "own-$shape" "$LLWRAP" $B -p "$shape" $BE --deny "$PROJ/.env" \
+		-- sh -c 'echo up; echo DEBUG=1 >.env; sleep 5; echo finished'
+	ended "own-$shape" 10
+	expect_rc "$shape: a denied .env the command makes stops the run too (125)" 125
+	expect_output "... saying so" "$appeared_msg"
+	expect_no_output "... at once" "^finished$"
+	rm -f "$PROJ/.env" "$PROJ/.env.example"
+done
+
+# Root's run is watched the same way.
+if ! bwrap_backend && [ "$(id -u)" -eq 0 ]; then
+	rm -f "$PROJ/.env"
+	_as_root=1
+	start appear-root "$LLWRAP" $B -p opencode $BE --deny "$PROJ/.env" \
+		-- sh -c "$twice"
+	unset _as_root
+	as_user sh -c 'echo API_KEY=llw-appeared-secret >.env'
+	ended appear-root 10
+	expect_rc "root: a denied .env the host makes during the run stops the sandbox (125)" 125
+	expect_output "... saying so" "$appeared_msg"
+	expect_no_output "... unread" "llw-appeared-secret"
+	rm -f "$PROJ/.env"
+fi
+
+# A hard link to a secret file is a name made there too.
+echo "API_KEY=llw-linked-secret" >"$OUTSIDE/secret"
+chown "$TEST_UID:$TEST_GID" "$OUTSIDE/secret"
+start appear-link "$LLWRAP" $B -p opencode $BE --deny "$PROJ/.env" \
+	-- sh -c "$twice"
+as_user ln "$OUTSIDE/secret" "$PROJ/.env"
+ended appear-link 10
+expect_rc "a hard link the host makes at a missing denied name stops the sandbox (125)" 125
+expect_output "... saying so" "$appeared_msg"
+expect_no_output "... unread" "llw-linked-secret"
+rm -f "$PROJ/.env" "$OUTSIDE/secret"
+
+# A missing directory: the nearest one that exists is watched for the
+# name on the way.
+rm -rf "$PROJ/sub"
+start appear-dir "$LLWRAP" $B -p opencode $BE --deny "$PROJ/sub/.env.local" \
+	-- sh -c 'echo up; sleep 2; cat sub/.env.local; echo finished'
+as_user sh -c 'mkdir sub && echo API_KEY=llw-sub-secret >sub/.env.local'
+ended appear-dir 10
+expect_rc "a directory made on the way to a missing denied path stops the sandbox (125)" 125
+expect_output "... saying so" "a directory on the way to $PROJ/sub/\.env\.local, which is denied and did not exist at the start \(so it was not masked\), appeared while the sandbox ran"
+expect_no_output "... unread" "llw-sub-secret|^finished$"
+
+# Low (review35): the host renames away a mask's directory that is not
+# pinned (sub/, holding sub/.env.local): the mask moves with it, and a
+# new sub/.env.local would show.  The directory's own move is watched.
+start dir-away "$LLWRAP" $B -p opencode $BE --deny "$PROJ/sub/.env.local" \
+	-- sh -c 'echo up; while :; do cat sub/.env.local 2>&1; sleep 0.2; done'
+as_user sh -c 'mv sub sub.old && mkdir sub && echo API_KEY=llw-moved-secret >sub/.env.local'
+if ended dir-away 10; then
+	ok "a host rename of a masked file's directory stops the sandbox"
+else
+	not_ok "a host rename of a masked file's directory stops the sandbox"
+	diag "still running after 10 s: $out"
+fi
+expect_rc "... and the run fails (125)" 125
+expect_output "... naming the masked path" "$PROJ/sub/\.env\.local was replaced on the host while the sandbox ran, which removed its mask; the sandbox was stopped at once"
+rm -rf "$PROJ/sub" "$PROJ/sub.old"
+
+# Where the view does not show the host's directory (a private /tmp), a
+# name the host makes there is not the command's to read: no stop.
+TMPNAME=/tmp/llw-hostmask-absent-$$
+rm -f "$TMPNAME"
+start tmp-absent "$LLWRAP" $B -p opencode $BE --deny "$TMPNAME" \
+	-- sh -c "echo up; sleep 2; cat $TMPNAME 2>&1; echo finished"
+as_user sh -c "echo llw-tmp-secret >$TMPNAME"
+ended tmp-absent 30
+expect_rc "a missing denied path in the private /tmp the host makes: the run goes on" 0
+expect_output "... the command does not see it" "No such file or directory"
+expect_no_output "... unread" "llw-tmp-secret"
+rm -f "$TMPNAME"
+
 # PoC 2: a read-only .git/config the user's own git rewrites (git config
 # renames config.lock over config) during the run; the command appends
 # to what is now the real file.  The hooked llwrap waits 1.5 s before the

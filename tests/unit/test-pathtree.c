@@ -79,6 +79,9 @@ struct tcase {
 	const char *expect;	  /* rendered rules and masks, when rc == 0 */
 	const char *const *notes; /* substrings, each in some note */
 	const char *const *lost;  /* substrings, one per lost line */
+	/* the denied paths missing at the start that the watch stops the
+	 * run for, in order (plan->absent); none when NULL */
+	const char *const *absent;
 	const char *const *cause; /* substrings of *cause, when rc < 0 */
 	const char *project;	  /* ${PROJECT}, when the case has one */
 };
@@ -249,6 +252,10 @@ run_case(const struct tcase *tc, bool with_resolve_at, bool with_resolve_in)
 		}
 		assert_true(strv_has_substr(plan->notes, *s));
 	}
+	assert_int_equal(strv_length(plan->absent),
+			 strv_length((char *const *)tc->absent));
+	for (size_t i = 0; tc->absent != NULL && tc->absent[i] != NULL; i++)
+		assert_string_equal(plan->absent[i], tc->absent[i]);
 	assert_int_equal(strv_length(plan->lost),
 			 strv_length((char *const *)tc->lost));
 	for (const char *const *s = tc->lost; s && *s; s++) {
@@ -491,10 +498,13 @@ static const struct tcase cases[] = {
 		.rules = V("ro /h", "deny /h/.gnupg", "rw /h/.cache/x",
 			   "deny /h/.bashrc/x"),
 		.expect = "R /h ro t:1\n",
-		.notes = V("deny /h/.gnupg (t:2): does not exist; nothing to "
-			   "hide, not created",
+		/* (A file made there would be readable: ro /h.) */
+		.notes = V("deny /h/.gnupg (t:2): does not exist at the start; "
+			   "nothing to mask, not created: the run is stopped "
+			   "if it appears",
 			   "rw /h/.cache/x (t:3): does not exist; rule dropped",
 			   "deny /h/.bashrc/x (t:4): does not exist"),
+		.absent = V("/h/.bashrc/x", "/h/.gnupg"),
 	},
 	{
 		.name = "missing deny inside writable needs no mask",
@@ -502,6 +512,15 @@ static const struct tcase cases[] = {
 		.rules = V("rw /h/p", "deny /h/p/.envrc"),
 		.expect = "R /h/p rw t:1\n",
 		.notes = V("deny /h/p/.envrc (t:2): does not exist"),
+		.absent = V("/h/p/.envrc"),
+	},
+	{
+		.name = "missing deny no rule reaches: not watched",
+		.fs = V(HOME_FS),
+		.rules = V("rw /h/p", "deny /h/q/.env"),
+		.expect = "R /h/p rw t:1\n",
+		.notes = V("deny /h/q/.env (t:2): does not exist; nothing to "
+			   "hide, not created"),
 	},
 	{
 		.name = "a rule through a symlink lands on the target",
