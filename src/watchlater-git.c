@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/openat2.h>
@@ -22,6 +23,7 @@
 #include "cleanup.h"
 #include "fdutil.h"
 #include "gitguard.h"
+#include "mono.h"
 #include "path.h"
 #include "strv.h"
 #include "text.h"
@@ -256,33 +258,36 @@ wl_newrepo_config(struct watchlater *w, const struct wdir *gd)
 	config_check(w, gd->fd, gd->path);
 }
 
-/* The hooks of the new repository: each one moved aside. */
 /* The hooks in the hooks/ directory hooks_fd (O_PATH) lists (wl_is_hook),
- * or NULL. */
-static char **
-hook_names(int hooks_fd)
+ * in *names (NULL: none): 0, or -errno when it cannot be listed. */
+static int
+hook_names(int hooks_fd, char ***names)
 {
 	int fd = openat(hooks_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	char **names = NULL;
 	struct dirent *e;
+	int r = -errno;
 
+	*names = NULL;
 	if (dir == NULL) {
 		if (fd >= 0)
 			close(fd);
-		return NULL;
+		return r;
 	}
 	while ((e = readdir(dir)) != NULL)
 		if (wl_is_hook(e->d_name))
-			strv_push(&names, e->d_name);
+			strv_push(names, e->d_name);
 	closedir(dir);
-	return names;
+	return 0;
 }
 
+/* The hooks of the new repository: each one moved aside. */
 void
 wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path)
 {
-	_cleanup_strv_ char **names = hook_names(hooks_fd);
+	_cleanup_strv_ char **names = NULL;
+
+	(void)hook_names(hooks_fd, &names);
 
 	for (char **h = names; h != NULL && *h != NULL; h++)
 		wl_move_aside(w, hooks_fd, path, *h,
@@ -545,8 +550,55 @@ wl_watch_submodules(struct watchlater *w, const char *project,
 	}
 }
 
-/* The project's top-level directories, each opened beneath it: calls
- * fn with its name and its .git's lstat (only where there is one). */
+/*
+ * The repositories in the project other than its own (a clone in
+ * third_party/, one the command made with git init, a bare one, a
+ * linked worktree's .git file), at any depth: git finds one wherever
+ * the user's shell prompt or editor runs it, and runs what its config
+ * and hooks say.  The start records those of the top level (where VS
+ * Code looks), cheaply; the end walks the whole project, bounded.
+ * What changed since the start is told by its change time (st_ctim:
+ * the kernel sets it at every write, rename or link, and nothing
+ * unprivileged sets it back), against the start's on the same clock.
+ */
+#define NESTED_WALK_MAX	    200000
+#define NESTED_WALK_SECONDS 10
+
+static const char nested_reader[] = "git (in a repository nested in the "
+				    "project)";
+
+/* Whether st changed since the start. */
+static bool
+nested_changed(const struct watchlater *w, const struct stat *st)
+{
+	return st->st_ctim.tv_sec > w->nested_since.tv_sec ||
+	       (st->st_ctim.tv_sec == w->nested_since.tv_sec &&
+		st->st_ctim.tv_nsec >= w->nested_since.tv_nsec);
+}
+
+/* Whether name in dirfd was made since the start (or its birth is not
+ * known). */
+static bool
+nested_born(const struct watchlater *w, int dirfd, const char *name)
+{
+	struct statx stx;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_BTIME))
+		return true;
+	return stx.stx_btime.tv_sec > w->nested_since.tv_sec ||
+	       (stx.stx_btime.tv_sec == w->nested_since.tv_sec &&
+		stx.stx_btime.tv_nsec >= (uint32_t)w->nested_since.tv_nsec);
+}
+
+static bool
+nested_same(const struct wkey *k, const struct stat *st)
+{
+	return k->dev == st->st_dev && k->ino == st->st_ino;
+}
+
+/* The top-level directories, each opened beneath the project: calls fn
+ * with its name and its .git's lstat (only where there is one). */
 static void
 nested_each(struct watchlater *w, void (*fn)(struct watchlater *, int,
 					     const char *, const struct stat *))
@@ -583,12 +635,26 @@ nested_each(struct watchlater *w, void (*fn)(struct watchlater *, int,
 	closedir(dir);
 }
 
+/* The text of a config file, or NULL (none, or not one llwrap reads). */
+static char *
+nested_text(int gitfd, const char *name, size_t *len)
+{
+	char *text = NULL;
+
+	if (index_read(gitfd, name, &text, len) < 0 || strlen(text) != *len) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 static void
 nested_record(struct watchlater *w, int sub, const char *name,
 	      const struct stat *st)
 {
 	struct nested *n;
-	int gitfd, hooks;
+	struct stat hs;
+	int gitfd;
 
 	if (w->n_nested == WATCHLATER_NESTED_MAX) {
 		wl_fail(w, xasprintf("the project has more than %d top-level "
@@ -602,109 +668,341 @@ nested_record(struct watchlater *w, int sub, const char *name,
 	n = &w->nested[w->n_nested++];
 	*n = (struct nested){ .name = xstrdup(name),
 			      .key = { st->st_dev, st->st_ino } };
-	/* (A checkout's gitfile: its identity only.) */
+	/* (A .git file: its identity; its change time tells the rest.) */
 	if (!S_ISDIR(st->st_mode) ||
 	    (gitfd = wl_open_beneath(sub, ".git", true)) < 0)
 		return;
-	if (index_read(gitfd, "config", &n->config, &n->len) < 0 ||
-	    strlen(n->config) != n->len) {
-		free(n->config);
-		n->config = NULL;
-	}
-	if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
-		n->hooks = hook_names(hooks);
-		close(hooks);
-	}
+	n->config = nested_text(gitfd, "config", &n->len);
+	n->config_wt = nested_text(gitfd, "config.worktree", &n->len_wt);
+	if (fstatat(gitfd, "hooks", &hs, AT_SYMLINK_NOFOLLOW) == 0)
+		n->hooks_key = (struct wkey){ hs.st_dev, hs.st_ino };
 	close(gitfd);
 }
 
 void
 wl_nested_start(struct watchlater *w)
 {
+	/* The clock the kernel stamps changes with (a change after now is
+	 * at or after it). */
+	clock_gettime(CLOCK_REALTIME_COARSE, &w->nested_since);
 	w->nested_check = true;
 	nested_each(w, nested_record);
 }
 
-/* One at the end: new, checked as a repository the command made; one the
- * start had, its config when it changed, its new hooks. */
+/* A config (config, config.worktree) of the repository gitfd at path:
+ * when it changed, moved aside if it sets what runs a command or
+ * reroutes git (before: the start's text, NULL when not known), or if
+ * llwrap cannot read it as git does; in one the command made, as its
+ * own new repository's is (config_check; a config.worktree at all). */
 static void
-nested_verify(struct watchlater *w, int sub, const char *name,
-	      const struct stat *st)
+nested_config(struct watchlater *w, int gitfd, const char *path,
+	      const char *name, const char *before, size_t before_len,
+	      bool made)
 {
-	_cleanup_free_ char *path =
-		xasprintf("%s/%s/.git", w->roots[0].path, name);
-	_cleanup_free_ char *subpath =
-		xasprintf("%s/%s", w->roots[0].path, name);
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *reader = NULL;
-	_cleanup_close_ int gitfd = -1, hooks = -1;
-	const struct nested *n = NULL;
-	size_t len;
+	const char *did;
+	struct stat st;
+	size_t len = 0;
 	int r;
 
-	for (size_t i = 0; i < w->n_nested && n == NULL; i++)
-		if (w->nested[i].key.dev == st->st_dev &&
-		    w->nested[i].key.ino == st->st_ino)
-			n = &w->nested[i];
-	if (!S_ISDIR(st->st_mode)) {
-		/* A gitfile naming a repository elsewhere (one the start
-		 * had is a checkout's: the gitlinks' to check). */
-		if (n == NULL)
-			wl_move_aside(w, sub, subpath, ".git",
-				      "git (a repository the command named, "
-				      "which an editor finds one level down)");
-		return;
-	}
-	if ((gitfd = wl_open_beneath(sub, ".git", true)) < 0)
-		return;
-	if (n == NULL) {
-		/* The command made it (git init sub). */
-		if (fstatat(gitfd, "config", &(struct stat){ 0 },
-			    AT_SYMLINK_NOFOLLOW) == 0)
-			config_check(w, gitfd, path);
-		if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
-			_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+	if (fstatat(gitfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT) {
+			_cleanup_free_ char *shown = text_shown(path);
 
-			wl_newrepo_hooks(w, hooks, hp);
+			wl_fail(w, xasprintf("cannot look at %s/%s: %s", shown,
+					     name, strerror(errno)));
 		}
 		return;
 	}
-	r = index_read(gitfd, "config", &text, &len);
-	if (r != -ENOENT && (r < 0 || strlen(text) != len)) {
+	if (made && strcmp(name, "config") == 0) {
+		config_check(w, gitfd, path);
+		return;
+	}
+	if (made) {
+		wl_move_aside(w, gitfd, path, name,
+			      "git (a repository the command made)");
+		return;
+	}
+	if (!nested_changed(w, &st))
+		return;
+	/* (git config writes a new file: one the start had is changed.) */
+	did = before == NULL && nested_born(w, gitfd, name) ? "created"
+							    : "changed";
+	r = index_read(gitfd, name, &text, &len);
+	if (r < 0 || strlen(text) != len) {
 		/* (A NUL git reads past, a link git follows.) */
-		wl_move_aside_as(w, gitfd, path, "config",
-				 "git (in a repository an editor finds one "
-				 "level down; llwrap cannot read it as git "
-				 "does)",
-				 "changed");
-	} else if (r == 0 &&
-		   (n->config == NULL || len != n->len ||
-		    memcmp(text, n->config, len) != 0) &&
-		   (unsafe = gitguard_config_unsafe_change(n->config, text)) !=
-			   NULL) {
+		reader = xasprintf("%s; llwrap cannot read it as git does: %s",
+				   nested_reader,
+				   r < 0 ? strerror(-r) : "it holds a NUL");
+		wl_move_aside_as(w, gitfd, path, name, reader, did);
+		return;
+	}
+	if (before != NULL && len == before_len &&
+	    memcmp(text, before, len) == 0)
+		return;
+	if ((unsafe = gitguard_config_unsafe_change(before, text)) != NULL) {
 		_cleanup_free_ char *u = text_shown(unsafe);
 
-		reader = xasprintf("git (in a repository an editor finds one "
-				   "level down, it sets %s)",
+		reader = xasprintf("git (in a repository nested in the "
+				   "project, it sets %s)",
 				   u);
-		wl_move_aside_as(w, gitfd, path, "config", reader, "changed");
+		wl_move_aside_as(w, gitfd, path, name, reader, did);
 	}
-	if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
-		_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
-		_cleanup_strv_ char **now = hook_names(hooks);
+}
 
-		for (char **h = now; h != NULL && *h != NULL; h++)
-			if (!strv_contains(n->hooks, *h))
-				wl_move_aside(w, hooks, hp, *h,
-					      "git (a hook of a repository an "
-					      "editor finds one level down)");
+/* The hooks of the repository gitfd at path: every one in a repository
+ * the command made, or in a hooks/ that is not the start's; else each
+ * that changed.  A hooks/ that is a link (git follows it) or not a
+ * directory is moved aside as a hook is. */
+static void
+nested_hooks(struct watchlater *w, int gitfd, const char *path,
+	     const struct nested *n, bool made)
+{
+	_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+	_cleanup_strv_ char **names = NULL;
+	_cleanup_close_ int fd = wl_open_beneath(gitfd, "hooks", true);
+	struct stat st;
+	bool all;
+	int r = 0;
+
+	if (fd == -ENOENT)
+		return;
+	if (fd == -ELOOP || fd == -ENOTDIR) {
+		if (fstatat(gitfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (made || nested_changed(w, &st)))
+			wl_move_aside_as(w, gitfd, path, "hooks",
+					 "git (its hooks, through a link)",
+					 nested_born(w, gitfd, "hooks")
+						 ? "created"
+						 : "changed");
+		return;
 	}
+	if (fd < 0 || fstat(fd, &st) < 0 || (r = hook_names(fd, &names)) < 0) {
+		_cleanup_free_ char *shown = text_shown(hp);
+
+		wl_fail(w, xasprintf("cannot list the hooks in %s: %s", shown,
+				     strerror(fd < 0  ? -fd
+					      : r < 0 ? -r
+						      : errno)));
+		return;
+	}
+	/* A hooks/ renamed in keeps its hooks' change times: all of it. */
+	all = made || (n != NULL ? !nested_same(&n->hooks_key, &st)
+				 : nested_changed(w, &st));
+	for (char **h = names; h != NULL && *h != NULL; h++) {
+		struct stat hs;
+
+		if (fstatat(fd, *h, &hs, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (!all && !nested_changed(w, &hs)))
+			continue;
+		wl_move_aside_as(w, fd, hp, *h,
+				 "git (a hook of a repository nested in the "
+				 "project)",
+				 nested_born(w, fd, *h) ? "created"
+							: "changed");
+	}
+}
+
+/* The repository whose git directory is gitfd (at path): n, the
+ * start's record, or NULL; made, the command made it. */
+static void
+nested_repo(struct watchlater *w, int gitfd, const char *path,
+	    const struct nested *n, bool made)
+{
+	struct stat st;
+
+	nested_config(w, gitfd, path, "config", n != NULL ? n->config : NULL,
+		      n != NULL ? n->len : 0, made);
+	nested_config(w, gitfd, path, "config.worktree",
+		      n != NULL ? n->config_wt : NULL,
+		      n != NULL ? n->len_wt : 0, made);
+	/* A commondir takes config, hooks and objects from elsewhere. */
+	if (fstatat(gitfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (made || nested_changed(w, &st)))
+		wl_move_aside_as(w, gitfd, path, "commondir",
+				 "git (in a repository nested in the project, "
+				 "it names another repository's files)",
+				 nested_born(w, gitfd, "commondir")
+					 ? "created"
+					 : "changed");
+	nested_hooks(w, gitfd, path, n, made);
+}
+
+/* The .git (st) of the directory dirfd at rel, beneath the project. */
+static void
+nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
+	      const struct stat *st)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	_cleanup_free_ char *path = xasprintf("%s/.git", dir);
+	_cleanup_close_ int gitfd = -1;
+	const struct nested *n = NULL;
+
+	for (size_t i = 0; i < w->n_nested && n == NULL; i++)
+		if (nested_same(&w->nested[i].key, st))
+			n = &w->nested[i];
+	if (!S_ISDIR(st->st_mode)) {
+		/* A .git file (or a link) naming a repository: one written
+		 * since the start is moved aside; a submodule checkout's
+		 * the start had is the gitlinks' to check (protected). */
+		if (nested_changed(w, st))
+			wl_move_aside_as(w, dirfd, dir, ".git",
+					 "git (a repository the command named "
+					 "in the project)",
+					 n != NULL ? "changed" : "created");
+		return;
+	}
+	if ((gitfd = wl_open_beneath(dirfd, ".git", true)) < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		if (gitfd != -ENOENT)
+			wl_fail(w, xasprintf("cannot open the repository %s: "
+					     "%s",
+					     shown, strerror(-gitfd)));
+		return;
+	}
+	nested_repo(w, gitfd, path, n, n == NULL && nested_changed(w, st));
+}
+
+/* The directories still to walk (beneath the project). */
+struct nested_todo {
+	char **v;
+	size_t n, cap;
+};
+
+static void
+nested_push(struct nested_todo *t, char *rel)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap != 0 ? t->cap * 2 : 64;
+		t->v = xreallocarray(t->v, t->cap, sizeof(char *));
+	}
+	t->v[t->n++] = rel;
+}
+
+/*
+ * The directory fd at rel: its .git checked, or itself checked as a bare
+ * repository (HEAD beside objects/, refs/ or a commondir, which git takes
+ * for one) and not walked further; its subdirectories to walk, but .git
+ * and node_modules (VS Code's git.repositoryScanIgnoredFolders: npm
+ * installs no repository there).
+ */
+static void
+nested_dir(struct watchlater *w, int fd, const char *rel,
+	   struct nested_todo *todo)
+{
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	_cleanup_strv_ char **subs = NULL;
+	bool head = false, parts = false;
+	struct dirent *e;
+	struct stat st;
+
+	if (dir == NULL) {
+		_cleanup_free_ char *path = xasprintf(
+			"%s%s%s", w->roots[0].path, *rel ? "/" : "", rel);
+		_cleanup_free_ char *shown = text_shown(path);
+
+		if (dfd >= 0)
+			close(dfd);
+		wl_fail(w, xasprintf("cannot list %s for the repositories in "
+				     "it: %s",
+				     shown, strerror(errno)));
+		return;
+	}
+	while ((e = readdir(dir)) != NULL) {
+		const char *d = e->d_name;
+
+		if (strcmp(d, "HEAD") == 0)
+			head = true;
+		else if (strcmp(d, "objects") == 0 || strcmp(d, "refs") == 0 ||
+			 strcmp(d, "commondir") == 0)
+			parts = true;
+		if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0 ||
+		    strcmp(d, "node_modules") == 0)
+			continue;
+		if (strcmp(d, ".git") == 0) {
+			if (*rel != '\0' &&
+			    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				nested_dotgit(w, fd, rel, &st);
+			continue;
+		}
+		if (e->d_type == DT_UNKNOWN &&
+		    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			e->d_type = DT_DIR;
+		if (e->d_type == DT_DIR)
+			strv_push(&subs, d);
+	}
+	closedir(dir);
+	if (*rel != '\0' && head && parts && fstat(fd, &st) == 0) {
+		_cleanup_free_ char *path =
+			xasprintf("%s/%s", w->roots[0].path, rel);
+
+		nested_repo(w, fd, path, NULL, nested_changed(w, &st));
+		return;
+	}
+	for (char **s = subs; s != NULL && *s != NULL; s++)
+		nested_push(todo, *rel != '\0' ? xasprintf("%s/%s", rel, *s)
+					       : xstrdup(*s));
 }
 
 void
 wl_nested_check(struct watchlater *w)
 {
-	if (w->nested_check)
-		nested_each(w, nested_verify);
+	struct nested_todo todo = { 0 };
+	uint64_t until = mono_ms() + NESTED_WALK_SECONDS * 1000;
+	size_t seen = 0;
+
+	if (!w->nested_check)
+		return;
+	nested_push(&todo, xstrdup(""));
+	while (todo.n > 0) {
+		_cleanup_free_ char *rel = todo.v[--todo.n];
+		_cleanup_close_ int fd = -1;
+
+		if (++seen > NESTED_WALK_MAX ||
+		    (seen % 256 == 0 && mono_ms() > until)) {
+			_cleanup_free_ char *path =
+				xasprintf("%s/%s", w->roots[0].path, rel);
+			_cleanup_free_ char *shown = text_shown(path);
+
+			wl_fail(w, xasprintf("the project is too large to look "
+					     "through for the repositories the "
+					     "command made or changed (more "
+					     "than %d directories or %d "
+					     "seconds; stopped at %s): before "
+					     "running git in a repository "
+					     "inside it, look at its .git's "
+					     "config, config.worktree, "
+					     "commondir and hooks/",
+					     NESTED_WALK_MAX,
+					     NESTED_WALK_SECONDS, shown));
+			break;
+		}
+		fd = wl_open_beneath(w->roots[0].fd, rel, true);
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+			continue; /* gone, or a link git's walk does not enter
+				   */
+		if (fd < 0) {
+			_cleanup_free_ char *path =
+				xasprintf("%s/%s", w->roots[0].path, rel);
+			_cleanup_free_ char *shown = text_shown(path);
+
+			wl_fail(w, xasprintf("cannot look for repositories in "
+					     "%s: %s",
+					     shown,
+					     fd == -EXDEV
+						     ? "another filesystem is "
+						       "mounted there"
+						     : strerror(-fd)));
+			continue;
+		}
+		nested_dir(w, fd, rel, &todo);
+	}
+	while (todo.n > 0)
+		free(todo.v[--todo.n]);
+	free(todo.v);
 }
 
 void
@@ -713,7 +1011,7 @@ wl_nested_free(struct watchlater *w)
 	for (size_t i = 0; i < w->n_nested; i++) {
 		free(w->nested[i].name);
 		free(w->nested[i].config);
-		strv_free(w->nested[i].hooks);
+		free(w->nested[i].config_wt);
 	}
 	free(w->nested);
 }
