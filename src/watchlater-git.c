@@ -3,8 +3,9 @@
  * (watchlater-int.h): the index read without blocking and its gitlinks
  * validated as git validates them, a submodule checkout's new .git moved
  * aside, a repository the command made (git init) checked as it changes
- * (its config, its hooks), and the repositories under modules/ that
- * git submodule update would take.
+ * (its config, its hooks), the repositories under modules/ that
+ * git submodule update would take, and the other repositories in the
+ * project, at any depth, after the run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -706,11 +707,13 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 	int r;
 
 	if (fstatat(gitfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno != ENOENT) {
+		int err = errno;
+
+		if (err != ENOENT) {
 			_cleanup_free_ char *shown = text_shown(path);
 
 			wl_fail(w, xasprintf("cannot look at %s/%s: %s", shown,
-					     name, strerror(errno)));
+					     name, strerror(err)));
 		}
 		return;
 	}
@@ -777,13 +780,15 @@ nested_hooks(struct watchlater *w, int gitfd, const char *path,
 						 : "changed");
 		return;
 	}
-	if (fd < 0 || fstat(fd, &st) < 0 || (r = hook_names(fd, &names)) < 0) {
+	if (fd >= 0 && fstat(fd, &st) < 0)
+		r = -errno;
+	else if (fd >= 0)
+		r = hook_names(fd, &names);
+	if (fd < 0 || r < 0) {
 		_cleanup_free_ char *shown = text_shown(hp);
 
 		wl_fail(w, xasprintf("cannot list the hooks in %s: %s", shown,
-				     strerror(fd < 0  ? -fd
-					      : r < 0 ? -r
-						      : errno)));
+				     strerror(fd < 0 ? -fd : -r)));
 		return;
 	}
 	/* A hooks/ renamed in keeps its hooks' change times: all of it. */
@@ -899,15 +904,22 @@ nested_dir(struct watchlater *w, int fd, const char *rel,
 	struct stat st;
 
 	if (dir == NULL) {
+		int err = errno;
 		_cleanup_free_ char *path = xasprintf(
 			"%s%s%s", w->roots[0].path, *rel ? "/" : "", rel);
 		_cleanup_free_ char *shown = text_shown(path);
 
 		if (dfd >= 0)
 			close(dfd);
+		/* Another user's, which this one (the command's) cannot
+		 * write either: a database's volume, a root-owned build. */
+		if (err == EACCES && fstat(fd, &st) == 0 &&
+		    st.st_uid != geteuid() &&
+		    !(st.st_mode & (S_IWGRP | S_IWOTH)))
+			return;
 		wl_fail(w, xasprintf("cannot list %s for the repositories in "
 				     "it: %s",
-				     shown, strerror(errno)));
+				     shown, strerror(err)));
 		return;
 	}
 	while ((e = readdir(dir)) != NULL) {
