@@ -27,6 +27,7 @@
 #include "mono.h"
 #include "path.h"
 #include "strv.h"
+#include "testhook.h"
 #include "text.h"
 #include "watchlater-int.h"
 #include "xalloc.h"
@@ -886,77 +887,101 @@ nested_push(struct nested_todo *t, char *rel)
 }
 
 /*
- * The directory fd at rel: its .git checked, or itself checked as a bare
- * repository (HEAD beside objects/, refs/ or a commondir, which git takes
- * for one) and not walked further; its subdirectories to walk, but .git
- * and node_modules (VS Code's git.repositoryScanIgnoredFolders: npm
- * installs no repository there).
+ * The directory fd at rel (open for reading): its .git checked, or
+ * itself checked as a bare repository (HEAD beside objects/, refs/ or a
+ * commondir, which git takes for one) and not walked further; its
+ * subdirectories to walk, but .git and node_modules (VS Code's
+ * git.repositoryScanIgnoredFolders: npm installs no repository there).
+ * Read with getdents64 into a buffer of its own: a walk of 10,000
+ * directories is the end's cost, so each takes an open, two reads and
+ * a close.
  */
 static void
 nested_dir(struct watchlater *w, int fd, const char *rel,
 	   struct nested_todo *todo)
 {
-	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	_cleanup_strv_ char **subs = NULL;
+	char buf[32768];
+	size_t first = todo->n;
 	bool head = false, parts = false;
-	struct dirent *e;
 	struct stat st;
+	long got;
 
-	if (dir == NULL) {
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (void *)(buf + off);
+			const char *d = e->name;
+			unsigned char type = e->type;
+
+			off += e->reclen;
+			if (strcmp(d, "HEAD") == 0)
+				head = true;
+			else if (strcmp(d, "objects") == 0 ||
+				 strcmp(d, "refs") == 0 ||
+				 strcmp(d, "commondir") == 0)
+				parts = true;
+			if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0 ||
+			    strcmp(d, "node_modules") == 0)
+				continue;
+			if (strcmp(d, ".git") == 0) {
+				if (*rel != '\0' &&
+				    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) ==
+					    0)
+					nested_dotgit(w, fd, rel, &st);
+				continue;
+			}
+			if (type == DT_UNKNOWN &&
+			    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISDIR(st.st_mode))
+				type = DT_DIR;
+			if (type == DT_DIR)
+				nested_push(todo,
+					    *rel != '\0'
+						    ? xasprintf("%s/%s", rel, d)
+						    : xstrdup(d));
+		}
+	}
+	if (got < 0) {
 		int err = errno;
-		_cleanup_free_ char *path = xasprintf(
-			"%s%s%s", w->roots[0].path, *rel ? "/" : "", rel);
+		_cleanup_free_ char *path =
+			xasprintf("%s/%s", w->roots[0].path, rel);
 		_cleanup_free_ char *shown = text_shown(path);
 
-		if (dfd >= 0)
-			close(dfd);
-		/* Another user's, which this one (the command's) cannot
-		 * write either: a database's volume, a root-owned build. */
-		if (err == EACCES && fstat(fd, &st) == 0 &&
-		    st.st_uid != geteuid() &&
-		    !(st.st_mode & (S_IWGRP | S_IWOTH)))
-			return;
 		wl_fail(w, xasprintf("cannot list %s for the repositories in "
 				     "it: %s",
 				     shown, strerror(err)));
-		return;
 	}
-	while ((e = readdir(dir)) != NULL) {
-		const char *d = e->d_name;
-
-		if (strcmp(d, "HEAD") == 0)
-			head = true;
-		else if (strcmp(d, "objects") == 0 || strcmp(d, "refs") == 0 ||
-			 strcmp(d, "commondir") == 0)
-			parts = true;
-		if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0 ||
-		    strcmp(d, "node_modules") == 0)
-			continue;
-		if (strcmp(d, ".git") == 0) {
-			if (*rel != '\0' &&
-			    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0)
-				nested_dotgit(w, fd, rel, &st);
-			continue;
-		}
-		if (e->d_type == DT_UNKNOWN &&
-		    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(st.st_mode))
-			e->d_type = DT_DIR;
-		if (e->d_type == DT_DIR)
-			strv_push(&subs, d);
-	}
-	closedir(dir);
 	if (*rel != '\0' && head && parts && fstat(fd, &st) == 0) {
 		_cleanup_free_ char *path =
 			xasprintf("%s/%s", w->roots[0].path, rel);
 
+		/* Not walked further: its objects/ may be large. */
+		while (todo->n > first)
+			free(todo->v[--todo->n]);
 		nested_repo(w, fd, path, NULL, nested_changed(w, &st));
-		return;
 	}
-	for (char **s = subs; s != NULL && *s != NULL; s++)
-		nested_push(todo, *rel != '\0' ? xasprintf("%s/%s", rel, *s)
-					       : xstrdup(*s));
+}
+
+/* The directory rel beneath the project, open for reading (no link, no
+ * mount crossed), or -errno. */
+static int
+nested_open(const struct watchlater *w, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY |
+			 O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, w->roots[0].fd, *rel ? rel : ".",
+			      &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
 }
 
 void
@@ -964,53 +989,58 @@ wl_nested_check(struct watchlater *w)
 {
 	struct nested_todo todo = { 0 };
 	uint64_t until = mono_ms() + NESTED_WALK_SECONDS * 1000;
-	size_t seen = 0;
+	size_t max = testhook_nested_walk_max(NESTED_WALK_MAX), seen = 0;
 
 	if (!w->nested_check)
 		return;
 	nested_push(&todo, xstrdup(""));
 	while (todo.n > 0) {
 		_cleanup_free_ char *rel = todo.v[--todo.n];
+		_cleanup_free_ char *path = NULL, *shown = NULL;
 		_cleanup_close_ int fd = -1;
+		struct stat st;
 
-		if (++seen > NESTED_WALK_MAX ||
-		    (seen % 256 == 0 && mono_ms() > until)) {
-			_cleanup_free_ char *path =
-				xasprintf("%s/%s", w->roots[0].path, rel);
-			_cleanup_free_ char *shown = text_shown(path);
-
+		if (++seen > max || (seen % 256 == 0 && mono_ms() > until)) {
+			path = xasprintf("%s/%s", w->roots[0].path, rel);
+			shown = text_shown(path);
 			wl_fail(w, xasprintf("the project is too large to look "
 					     "through for the repositories the "
 					     "command made or changed (more "
-					     "than %d directories or %d "
+					     "than %zu directories or %d "
 					     "seconds; stopped at %s): before "
 					     "running git in a repository "
 					     "inside it, look at its .git's "
 					     "config, config.worktree, "
 					     "commondir and hooks/",
-					     NESTED_WALK_MAX,
-					     NESTED_WALK_SECONDS, shown));
+					     max, NESTED_WALK_SECONDS, shown));
 			break;
 		}
-		fd = wl_open_beneath(w->roots[0].fd, rel, true);
+		fd = nested_open(w, rel);
+		if (fd >= 0) {
+			nested_dir(w, fd, rel, &todo);
+			continue;
+		}
 		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
 			continue; /* gone, or a link git's walk does not enter
 				   */
-		if (fd < 0) {
-			_cleanup_free_ char *path =
-				xasprintf("%s/%s", w->roots[0].path, rel);
-			_cleanup_free_ char *shown = text_shown(path);
+		/* Another user's, which this one (the command's) cannot
+		 * write either: a database's volume, a root-owned build. */
+		if (fd == -EACCES) {
+			_cleanup_close_ int at =
+				wl_open_beneath(w->roots[0].fd, rel, true);
 
-			wl_fail(w, xasprintf("cannot look for repositories in "
-					     "%s: %s",
-					     shown,
-					     fd == -EXDEV
-						     ? "another filesystem is "
-						       "mounted there"
-						     : strerror(-fd)));
-			continue;
+			if (at >= 0 && fstat(at, &st) == 0 &&
+			    st.st_uid != geteuid() &&
+			    !(st.st_mode & (S_IWGRP | S_IWOTH)))
+				continue;
 		}
-		nested_dir(w, fd, rel, &todo);
+		path = xasprintf("%s/%s", w->roots[0].path, rel);
+		shown = text_shown(path);
+		wl_fail(w, xasprintf("cannot look for repositories in %s: %s",
+				     shown,
+				     fd == -EXDEV ? "another filesystem is "
+						    "mounted there"
+						  : strerror(-fd)));
 	}
 	while (todo.n > 0)
 		free(todo.v[--todo.n]);

@@ -778,4 +778,40 @@ run as_user sh -c 'cd "$1" && git -C wt2 status --short && git -C wt2 commit -q 
 	git submodule update -q --init && git -C sub status --short && echo neighbours-ok' sh "$R"
 expect_output "... a linked worktree the user made and the submodule work" "neighbours-ok"
 
+
+# The end's look through the project is bounded: past it the run fails,
+# saying where it stopped (llwrap-hooked lowers the bound to 40
+# directories); a directory it cannot list fails the run too, but
+# another user's that this one cannot write either.
+R=$HOME_DIR/work/walk
+make_repo "$R"
+as_user sh -c 'cd "$1" && i=0; while [ $i -lt 50 ]; do mkdir -p d/$i; i=$((i + 1)); done' sh "$R"
+if [ -x "$HOOKED" ]; then
+	run as_user env LLW_HOOK_NESTED_WALK_MAX=40 $HOOKED ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+		--rx "$LLW_HELPERS" -p opencode $BE -C "$R" -- /bin/true
+	expect_rc "a project larger than the look after the run may walk: the run fails (125)" 125
+	expect_output "... saying where it stopped and what to look at" \
+		"too large to look through for the repositories .* stopped at $R/.*look at its \\.git's config"
+	run as_user env LLW_HOOK_NESTED_WALK_MAX=100 $HOOKED ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+		--rx "$LLW_HELPERS" -p opencode $BE -C "$R" -- /bin/true
+	expect_rc "... one within it runs as before" 0
+else
+	skip "llwrap-hooked is not built"
+	skip "llwrap-hooked is not built"
+	skip "llwrap-hooked is not built"
+fi
+as_user chmod 000 "$R/d/7"
+run llw -p opencode $BE -C "$R" -- /bin/true
+as_user chmod 755 "$R/d/7"
+expect_rc "a directory of the user's the look cannot list: the run fails (125)" 125
+expect_output "... naming it" "cannot look for repositories in $R/d/7: Permission denied"
+if [ "$(id -u)" -eq 0 ] && [ "$TEST_UID" -ne 0 ]; then
+	mkdir "$R/d/pgdata" && chmod 700 "$R/d/pgdata"
+	run llw -p opencode $BE -C "$R" -- /bin/true
+	expect_rc "another user's directory it cannot list (a database's volume) is passed over" 0
+	rmdir "$R/d/pgdata"
+else
+	skip "needs root to make another user's directory"
+fi
+
 done_testing
