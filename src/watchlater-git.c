@@ -889,9 +889,10 @@ nested_push(struct nested_todo *t, char *rel)
 /*
  * The directory fd at rel (open for reading): its .git checked, or
  * itself checked as a bare repository (HEAD beside objects/, refs/ or a
- * commondir, which git takes for one) and not walked further; its
- * subdirectories to walk, but .git and node_modules (VS Code's
- * git.repositoryScanIgnoredFolders: npm installs no repository there).
+ * commondir, which git takes for one); its subdirectories to walk, a
+ * bare repository's too (git finds a repository made inside one first),
+ * but .git and node_modules (VS Code's git.repositoryScanIgnoredFolders:
+ * npm installs no repository there).
  * Read with getdents64 into a buffer of its own: a walk of 10,000
  * directories is the end's cost, so each takes an open, two reads and
  * a close.
@@ -901,7 +902,6 @@ nested_dir(struct watchlater *w, int fd, const char *rel,
 	   struct nested_todo *todo)
 {
 	char buf[32768];
-	size_t first = todo->n;
 	bool head = false, parts = false;
 	struct stat st;
 	long got;
@@ -960,9 +960,6 @@ nested_dir(struct watchlater *w, int fd, const char *rel,
 		_cleanup_free_ char *path =
 			xasprintf("%s/%s", w->roots[0].path, rel);
 
-		/* Not walked further: its objects/ may be large. */
-		while (todo->n > first)
-			free(todo->v[--todo->n]);
 		nested_repo(w, fd, path, NULL, nested_changed(w, &st));
 	}
 }

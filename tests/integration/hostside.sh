@@ -738,6 +738,8 @@ run llw -p opencode $BE -C "$R" -- /bin/sh -c '
 	git --git-dir=store config core.fsmonitor "touch $1/pwn-gitfile; false"
 	printf "gitdir: ../store\n" >wt/.git
 	mkdir -p x/y && git init -q x/y && git -C x/y config core.fsmonitor "touch $1/pwn-depth2; false"
+	mkdir -p decoy/refs decoy/objects && echo "ref: refs/heads/main" >decoy/HEAD &&
+	git init -q decoy/in && git -C decoy/in config core.fsmonitor "touch $1/pwn-decoy; false"
 	git init -q --bare vendor.git &&
 	printf "#!/bin/sh\ntouch %s/pwn-bare\n" "$1" >vendor.git/hooks/post-receive &&
 	chmod +x vendor.git/hooks/post-receive; exit 0' sh "$MARKS"
@@ -753,12 +755,14 @@ expect_output "... a linked worktree's .git file rewritten in place" \
 	"changed $R/wt/\\.git, which git \\(a repository the command named in the project\\)"
 expect_output "... a repository two levels down" \
 	"created $R/x/y/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... one inside a directory that looks like a bare repository" \
+	"created $R/decoy/in/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
 expect_output "... a bare repository's config" "created $R/evilcommon/config, which git \\(it sets core\\.fsmonitor\\)"
 expect_output "... a bare repository's hook" "created $R/vendor\\.git/hooks/post-receive, which git"
 expect_no_output "... and nothing of the user's own repositories is touched" \
 	"$R/(keep|third|wt2|sub)/"
 as_user sh -c 'cd "$1" &&
-	for d in lib sub2 sub3 sub4 sub5 wt x/y store; do
+	for d in lib sub2 sub3 sub4 sub5 wt x/y store decoy/in; do
 		git -C $d status >/dev/null 2>&1
 		git -C $d commit -q --allow-empty -m x >/dev/null 2>&1
 	done
