@@ -692,14 +692,15 @@ wl_nested_start(struct watchlater *w)
 }
 
 /* A config (config, config.worktree) of the repository gitfd at path:
- * when it changed, moved aside if it sets what runs a command or
- * reroutes git (before: the start's text, NULL when not known), or if
+ * when it changed (or force), moved aside if it sets what runs a command
+ * or reroutes git (before: the start's text, NULL when not known), or if
  * llwrap cannot read it as git does; in one the command made, as its
- * own new repository's is (config_check; a config.worktree at all). */
-static void
+ * own new repository's is (config_check; a config.worktree at all).
+ * Whether it is there and changed. */
+static bool
 nested_config(struct watchlater *w, int gitfd, const char *path,
 	      const char *name, const char *before, size_t before_len,
-	      bool made)
+	      bool made, bool force)
 {
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *reader = NULL;
 	const char *did;
@@ -716,19 +717,19 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 			wl_fail(w, xasprintf("cannot look at %s/%s: %s", shown,
 					     name, strerror(err)));
 		}
-		return;
+		return false;
 	}
 	if (made && strcmp(name, "config") == 0) {
 		config_check(w, gitfd, path);
-		return;
+		return true;
 	}
 	if (made) {
 		wl_move_aside(w, gitfd, path, name,
 			      "git (a repository the command made)");
-		return;
+		return true;
 	}
-	if (!nested_changed(w, &st))
-		return;
+	if (!nested_changed(w, &st) && !force)
+		return false;
 	/* (git config writes a new file: one the start had is changed.) */
 	did = before == NULL && nested_born(w, gitfd, name) ? "created"
 							    : "changed";
@@ -739,11 +740,11 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 				   nested_reader,
 				   r < 0 ? strerror(-r) : "it holds a NUL");
 		wl_move_aside_as(w, gitfd, path, name, reader, did);
-		return;
+		return true;
 	}
 	if (before != NULL && len == before_len &&
 	    memcmp(text, before, len) == 0)
-		return;
+		return true;
 	if ((unsafe = gitguard_config_unsafe_change(before, text)) != NULL) {
 		_cleanup_free_ char *u = text_shown(unsafe);
 
@@ -752,6 +753,7 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 				   u);
 		wl_move_aside_as(w, gitfd, path, name, reader, did);
 	}
+	return true;
 }
 
 /* The hooks of the repository gitfd at path: every one in a repository
@@ -816,12 +818,15 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	    const struct nested *n, bool made)
 {
 	struct stat st;
+	bool config = nested_config(w, gitfd, path, "config",
+				    n != NULL ? n->config : NULL,
+				    n != NULL ? n->len : 0, made, false);
 
-	nested_config(w, gitfd, path, "config", n != NULL ? n->config : NULL,
-		      n != NULL ? n->len : 0, made);
+	/* A changed config may turn extensions.worktreeConfig on, and the
+	 * start's config.worktree with it: then all of that is judged. */
 	nested_config(w, gitfd, path, "config.worktree",
-		      n != NULL ? n->config_wt : NULL,
-		      n != NULL ? n->len_wt : 0, made);
+		      n != NULL && !config ? n->config_wt : NULL,
+		      n != NULL && !config ? n->len_wt : 0, made, config);
 	/* A commondir takes config, hooks and objects from elsewhere. */
 	if (fstatat(gitfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    (made || nested_changed(w, &st)))
@@ -850,8 +855,10 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 	if (!S_ISDIR(st->st_mode)) {
 		/* A .git file (or a link) naming a repository: one written
 		 * since the start is moved aside; a submodule checkout's
-		 * the start had is the gitlinks' to check (protected). */
-		if (nested_changed(w, st))
+		 * the start had is held read-only, its repository checked
+		 * with the gitlinks' (protected). */
+		if (nested_changed(w, st) &&
+		    !wl_key_in(w->protect, w->n_protect, st))
 			wl_move_aside_as(w, dirfd, dir, ".git",
 					 "git (a repository the command named "
 					 "in the project)",

@@ -715,12 +715,13 @@ esac
 R=$HOME_DIR/work/nested2
 make_repo "$R"
 as_user sh -c 'cd "$1" &&
-	for d in keep lib sub2 sub5 third/deep; do
+	for d in keep lib sub2 sub5 sub6 third/deep; do
 		git init -q $d && git -C $d commit -q --allow-empty -m i || exit 1
 	done &&
 	printf "#!/bin/sh\ntouch %s/keep-hook\n" "$2" >keep/.git/hooks/pre-commit &&
 	printf "#!/bin/sh\ntouch %s/deep-hook\n" "$2" >third/deep/.git/hooks/pre-commit &&
 	printf "#!/bin/sh\ntrue\n" >lib/.git/hooks/pre-commit &&
+	printf "[core]\n\tfsmonitor = \"touch %s/pwn-wtconfig; false\"\n" "$2" >sub6/.git/config.worktree &&
 	chmod +x keep/.git/hooks/pre-commit third/deep/.git/hooks/pre-commit lib/.git/hooks/pre-commit &&
 	git worktree add -q wt && git worktree add -q wt2' sh "$R" "$MARKS"
 run llw -p opencode $BE -C "$R" -- /bin/sh -c '
@@ -734,6 +735,7 @@ run llw -p opencode $BE -C "$R" -- /bin/sh -c '
 	printf "[core]\n\tfsmonitor = \"touch %s/pwn-d; false\"\n" "$1" >>evilcommon/config
 	git init -q sub4 && echo ../../evilcommon >sub4/.git/commondir
 	echo ../../evilcommon >sub5/.git/commondir
+	git -C sub6 config extensions.worktreeConfig true
 	git init -q --bare store && git --git-dir=store config core.bare false &&
 	git --git-dir=store config core.fsmonitor "touch $1/pwn-gitfile; false"
 	printf "gitdir: ../store\n" >wt/.git
@@ -747,6 +749,8 @@ expect_output "a hook of a repository the start had, rewritten in place, is move
 	"changed $R/lib/\\.git/hooks/pre-commit, which git \\(a hook of a repository nested in the project\\)"
 expect_output "... a config.worktree that runs something" \
 	"(created|changed) $R/sub2/\\.git/config\\.worktree, which git \\(in a repository nested in the project, it sets core\\.fsmonitor\\)"
+expect_output "... a config.worktree the start had, inert, that a changed config turns on" \
+	"changed $R/sub6/\\.git/config\\.worktree, which git \\(in a repository nested in the project, it sets core\\.fsmonitor\\)"
 expect_output "... hooks/ a link in a repository the command made" \
 	"created $R/sub3/\\.git/hooks, which git \\(its hooks, through a link\\)"
 expect_output "... a commondir in a repository the command made" "created $R/sub4/\\.git/commondir, which git"
@@ -762,7 +766,7 @@ expect_output "... a bare repository's hook" "created $R/vendor\\.git/hooks/post
 expect_no_output "... and nothing of the user's own repositories is touched" \
 	"$R/(keep|third|wt2|sub)/"
 as_user sh -c 'cd "$1" &&
-	for d in lib sub2 sub3 sub4 sub5 wt x/y store decoy/in; do
+	for d in lib sub2 sub3 sub4 sub5 sub6 wt x/y store decoy/in; do
 		git -C $d status >/dev/null 2>&1
 		git -C $d commit -q --allow-empty -m x >/dev/null 2>&1
 	done
