@@ -658,13 +658,9 @@ nested_record(struct watchlater *w, int sub, const char *name,
 	struct stat hs;
 	int gitfd;
 
-	if (w->n_nested == WATCHLATER_NESTED_MAX) {
-		wl_fail(w, xasprintf("the project has more than %d top-level "
-				     "directories with a repository of their "
-				     "own, which llwrap checks after the run",
-				     WATCHLATER_NESTED_MAX));
+	/* More are checked as the deeper ones are, by change time. */
+	if (w->n_nested == WATCHLATER_NESTED_MAX)
 		return;
-	}
 	w->nested =
 		xreallocarray(w->nested, w->n_nested + 1, sizeof(*w->nested));
 	n = &w->nested[w->n_nested++];

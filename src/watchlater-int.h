@@ -115,8 +115,8 @@ struct nested {
 	size_t len_wt;
 };
 
-/* The most top-level directories with a repository held (more: the
- * start fails). */
+/* The most top-level repositories recorded (more: checked as deeper
+ * ones are, by change time alone). */
 #define WATCHLATER_NESTED_MAX 64
 
 struct watchlater {
