@@ -782,6 +782,21 @@ as_user sh -c 'cd "$1" && git -C keep commit -q --allow-empty -m x &&
 [ -e "$MARKS/keep-hook" ] && [ -e "$MARKS/deep-hook" ] &&
 	ok "... the user's own hooks, one and two levels down, still run" ||
 	not_ok "the user's own hooks in repositories nested in the project were moved"
+# The user's own git in a top-level repository while the command runs
+# (its .git changes): its hook and config are the start's, left.
+llw -p opencode $BE -C "$R" -- /bin/sh -c 'touch started; sleep 2' >"$T/nested-during.out" 2>&1 &
+llw_pid=$!
+i=0
+while [ ! -e "$R/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+rm -f "$MARKS/keep-hook"
+as_user sh -c 'cd "$1" && git -C keep commit -q --allow-empty -m during' sh "$R"
+wait $llw_pid
+if [ -e "$MARKS/keep-hook" ] && ! grep -q "$R/keep/" "$T/nested-during.out"; then
+	ok "... the user's own commit in one during the run leaves its hook"
+else
+	not_ok "the user's own commit during the run had its repository's files moved"
+	diag "$(cat "$T/nested-during.out")"
+fi
 run as_user sh -c 'cd "$1" && git -C wt2 status --short && git -C wt2 commit -q --allow-empty -m w &&
 	git submodule update -q --init && git -C sub status --short && echo neighbours-ok' sh "$R"
 expect_output "... a linked worktree the user made and the submodule work" "neighbours-ok"
