@@ -73,3 +73,9 @@ testhook_clone_detached(bool can)
 {
 	return can;
 }
+
+__attribute__((weak)) size_t
+testhook_nested_walk_max(size_t max)
+{
+	return max;
+}

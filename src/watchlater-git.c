@@ -3,8 +3,9 @@
  * (watchlater-int.h): the index read without blocking and its gitlinks
  * validated as git validates them, a submodule checkout's new .git moved
  * aside, a repository the command made (git init) checked as it changes
- * (its config, its hooks), and the repositories under modules/ that
- * git submodule update would take.
+ * (its config, its hooks), the repositories under modules/ that
+ * git submodule update would take, and the other repositories in the
+ * project, at any depth, after the run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/openat2.h>
@@ -23,8 +25,10 @@
 #include "cleanup.h"
 #include "fdutil.h"
 #include "gitguard.h"
+#include "mono.h"
 #include "path.h"
 #include "strv.h"
+#include "testhook.h"
 #include "text.h"
 #include "watchlater-int.h"
 #include "xalloc.h"
@@ -295,33 +299,36 @@ wl_newrepo_config(struct watchlater *w, const struct wdir *gd)
 	config_check(w, gd->fd, gd->path);
 }
 
-/* The hooks of the new repository: each one moved aside. */
 /* The hooks in the hooks/ directory hooks_fd (O_PATH) lists (wl_is_hook),
- * or NULL. */
-static char **
-hook_names(int hooks_fd)
+ * in *names (NULL: none): 0, or -errno when it cannot be listed. */
+static int
+hook_names(int hooks_fd, char ***names)
 {
 	int fd = openat(hooks_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	char **names = NULL;
 	struct dirent *e;
+	int r = -errno;
 
+	*names = NULL;
 	if (dir == NULL) {
 		if (fd >= 0)
 			close(fd);
-		return NULL;
+		return r;
 	}
 	while ((e = readdir(dir)) != NULL)
 		if (wl_is_hook(e->d_name))
-			strv_push(&names, e->d_name);
+			strv_push(names, e->d_name);
 	closedir(dir);
-	return names;
+	return 0;
 }
 
+/* The hooks of the new repository: each one moved aside. */
 void
 wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path)
 {
-	_cleanup_strv_ char **names = hook_names(hooks_fd);
+	_cleanup_strv_ char **names = NULL;
+
+	(void)hook_names(hooks_fd, &names);
 
 	for (char **h = names; h != NULL && *h != NULL; h++)
 		wl_move_aside(w, hooks_fd, path, *h,
@@ -584,8 +591,55 @@ wl_watch_submodules(struct watchlater *w, const char *project,
 	}
 }
 
-/* The project's top-level directories, each opened beneath it: calls
- * fn with its name and its .git's lstat (only where there is one). */
+/*
+ * The repositories in the project other than its own (a clone in
+ * third_party/, one the command made with git init, a bare one, a
+ * linked worktree's .git file), at any depth: git finds one wherever
+ * the user's shell prompt or editor runs it, and runs what its config
+ * and hooks say.  The start records those of the top level (where VS
+ * Code looks), cheaply; the end walks the whole project, bounded.
+ * What changed since the start is told by its change time (st_ctim:
+ * the kernel sets it at every write, rename or link, and nothing
+ * unprivileged sets it back), against the start's on the same clock.
+ */
+#define NESTED_WALK_MAX	    200000
+#define NESTED_WALK_SECONDS 10
+
+static const char nested_reader[] = "git (in a repository nested in the "
+				    "project)";
+
+/* Whether st changed since the start. */
+static bool
+nested_changed(const struct watchlater *w, const struct stat *st)
+{
+	return st->st_ctim.tv_sec > w->nested_since.tv_sec ||
+	       (st->st_ctim.tv_sec == w->nested_since.tv_sec &&
+		st->st_ctim.tv_nsec >= w->nested_since.tv_nsec);
+}
+
+/* Whether name in dirfd was made since the start (or its birth is not
+ * known). */
+static bool
+nested_born(const struct watchlater *w, int dirfd, const char *name)
+{
+	struct statx stx;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_BTIME))
+		return true;
+	return stx.stx_btime.tv_sec > w->nested_since.tv_sec ||
+	       (stx.stx_btime.tv_sec == w->nested_since.tv_sec &&
+		stx.stx_btime.tv_nsec >= (uint32_t)w->nested_since.tv_nsec);
+}
+
+static bool
+nested_same(const struct wkey *k, const struct stat *st)
+{
+	return k->dev == st->st_dev && k->ino == st->st_ino;
+}
+
+/* The top-level directories, each opened beneath the project: calls fn
+ * with its name and its .git's lstat (only where there is one). */
 static void
 nested_each(struct watchlater *w, void (*fn)(struct watchlater *, int,
 					     const char *, const struct stat *))
@@ -622,128 +676,414 @@ nested_each(struct watchlater *w, void (*fn)(struct watchlater *, int,
 	closedir(dir);
 }
 
+/* The text of a config file, or NULL (none, or not one llwrap reads). */
+static char *
+nested_text(int gitfd, const char *name, size_t *len)
+{
+	char *text = NULL;
+
+	if (index_read(gitfd, name, &text, len) < 0 || strlen(text) != *len) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 static void
 nested_record(struct watchlater *w, int sub, const char *name,
 	      const struct stat *st)
 {
 	struct nested *n;
-	int gitfd, hooks;
+	struct stat hs;
+	int gitfd;
 
-	if (w->n_nested == WATCHLATER_NESTED_MAX) {
-		wl_fail(w, xasprintf("the project has more than %d top-level "
-				     "directories with a repository of their "
-				     "own, which llwrap checks after the run",
-				     WATCHLATER_NESTED_MAX));
+	/* More are checked as the deeper ones are, by change time. */
+	if (w->n_nested == WATCHLATER_NESTED_MAX)
 		return;
-	}
 	w->nested =
 		xreallocarray(w->nested, w->n_nested + 1, sizeof(*w->nested));
 	n = &w->nested[w->n_nested++];
 	*n = (struct nested){ .name = xstrdup(name),
 			      .key = { st->st_dev, st->st_ino } };
-	/* (A checkout's gitfile: its identity only.) */
+	/* (A .git file: its identity; its change time tells the rest.) */
 	if (!S_ISDIR(st->st_mode) ||
 	    (gitfd = wl_open_beneath(sub, ".git", true)) < 0)
 		return;
-	if (index_read(gitfd, "config", &n->config, &n->len) < 0 ||
-	    strlen(n->config) != n->len) {
-		free(n->config);
-		n->config = NULL;
-	}
-	if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
-		n->hooks = hook_names(hooks);
-		close(hooks);
-	}
+	n->config = nested_text(gitfd, "config", &n->len);
+	n->config_wt = nested_text(gitfd, "config.worktree", &n->len_wt);
+	if (fstatat(gitfd, "hooks", &hs, AT_SYMLINK_NOFOLLOW) == 0)
+		n->hooks_key = (struct wkey){ hs.st_dev, hs.st_ino };
 	close(gitfd);
 }
 
 void
 wl_nested_start(struct watchlater *w)
 {
+	/* The clock the kernel stamps changes with (a change after now is
+	 * at or after it). */
+	clock_gettime(CLOCK_REALTIME_COARSE, &w->nested_since);
 	w->nested_check = true;
 	nested_each(w, nested_record);
 }
 
-/* One at the end: new, checked as a repository the command made; one the
- * start had, its config when it changed, its new hooks. */
-static void
-nested_verify(struct watchlater *w, int sub, const char *name,
-	      const struct stat *st)
+/* A config (config, config.worktree) of the repository gitfd at path:
+ * when it changed (or force), moved aside if it sets what runs a command
+ * or reroutes git (before: the start's text, NULL when not known), or if
+ * llwrap cannot read it as git does; in one the command made, as its
+ * own new repository's is (config_check; a config.worktree at all).
+ * Whether it is there and changed. */
+static bool
+nested_config(struct watchlater *w, int gitfd, const char *path,
+	      const char *name, const char *before, size_t before_len,
+	      bool made, bool force)
 {
-	_cleanup_free_ char *path =
-		xasprintf("%s/%s/.git", w->roots[0].path, name);
-	_cleanup_free_ char *subpath =
-		xasprintf("%s/%s", w->roots[0].path, name);
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *reader = NULL;
-	_cleanup_close_ int gitfd = -1, hooks = -1;
-	const struct nested *n = NULL;
-	size_t len;
+	const char *did;
+	struct stat st;
+	size_t len = 0;
 	int r;
 
-	for (size_t i = 0; i < w->n_nested && n == NULL; i++)
-		if (w->nested[i].key.dev == st->st_dev &&
-		    w->nested[i].key.ino == st->st_ino)
-			n = &w->nested[i];
-	if (!S_ISDIR(st->st_mode)) {
-		/* A gitfile naming a repository elsewhere (one the start
-		 * had is a checkout's: the gitlinks' to check). */
-		if (n == NULL)
-			wl_move_aside(w, sub, subpath, ".git",
-				      "git (a repository the command named, "
-				      "which an editor finds one level down)");
-		return;
-	}
-	if ((gitfd = wl_open_beneath(sub, ".git", true)) < 0)
-		return;
-	if (n == NULL) {
-		/* The command made it (git init sub). */
-		if (fstatat(gitfd, "config", &(struct stat){ 0 },
-			    AT_SYMLINK_NOFOLLOW) == 0)
-			config_check(w, gitfd, path);
-		if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
-			_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+	if (fstatat(gitfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		int err = errno;
 
-			wl_newrepo_hooks(w, hooks, hp);
+		if (err != ENOENT) {
+			_cleanup_free_ char *shown = text_shown(path);
+
+			wl_fail(w, xasprintf("cannot look at %s/%s: %s", shown,
+					     name, strerror(err)));
 		}
-		return;
+		return false;
 	}
-	r = index_read(gitfd, "config", &text, &len);
-	if (r != -ENOENT && (r < 0 || strlen(text) != len)) {
+	if (made && strcmp(name, "config") == 0) {
+		config_check(w, gitfd, path);
+		return true;
+	}
+	if (made) {
+		wl_move_aside(w, gitfd, path, name,
+			      "git (a repository the command made)");
+		return true;
+	}
+	if (!nested_changed(w, &st) && !force)
+		return false;
+	/* (git config writes a new file: one the start had is changed.) */
+	did = before == NULL && nested_born(w, gitfd, name) ? "created"
+							    : "changed";
+	r = index_read(gitfd, name, &text, &len);
+	if (r < 0 || strlen(text) != len) {
 		/* (A NUL git reads past, a link git follows.) */
-		wl_move_aside_as(w, gitfd, path, "config",
-				 "git (in a repository an editor finds one "
-				 "level down; llwrap cannot read it as git "
-				 "does)",
-				 "changed");
-	} else if (r == 0 &&
-		   (n->config == NULL || len != n->len ||
-		    memcmp(text, n->config, len) != 0) &&
-		   (unsafe = gitguard_config_unsafe_change(n->config, text)) !=
-			   NULL) {
+		reader = xasprintf("%s; llwrap cannot read it as git does: %s",
+				   nested_reader,
+				   r < 0 ? strerror(-r) : "it holds a NUL");
+		wl_move_aside_as(w, gitfd, path, name, reader, did);
+		return true;
+	}
+	if (before != NULL && len == before_len &&
+	    memcmp(text, before, len) == 0)
+		return true;
+	if ((unsafe = gitguard_config_unsafe_change(before, text)) != NULL) {
 		_cleanup_free_ char *u = text_shown(unsafe);
 
-		reader = xasprintf("git (in a repository an editor finds one "
-				   "level down, it sets %s)",
+		reader = xasprintf("git (in a repository nested in the "
+				   "project, it sets %s)",
 				   u);
-		wl_move_aside_as(w, gitfd, path, "config", reader, "changed");
+		wl_move_aside_as(w, gitfd, path, name, reader, did);
 	}
-	if ((hooks = wl_open_beneath(gitfd, "hooks", true)) >= 0) {
-		_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
-		_cleanup_strv_ char **now = hook_names(hooks);
+	return true;
+}
 
-		for (char **h = now; h != NULL && *h != NULL; h++)
-			if (!strv_contains(n->hooks, *h))
-				wl_move_aside(w, hooks, hp, *h,
-					      "git (a hook of a repository an "
-					      "editor finds one level down)");
+/* The hooks of the repository gitfd at path: every one in a repository
+ * the command made, or in a hooks/ that is not the start's; else each
+ * that changed.  A hooks/ that is a link (git follows it) or not a
+ * directory is moved aside as a hook is. */
+static void
+nested_hooks(struct watchlater *w, int gitfd, const char *path,
+	     const struct nested *n, bool made)
+{
+	_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
+	_cleanup_strv_ char **names = NULL;
+	_cleanup_close_ int fd = wl_open_beneath(gitfd, "hooks", true);
+	struct stat st;
+	bool all;
+	int r = 0;
+
+	if (fd == -ENOENT)
+		return;
+	if (fd == -ELOOP || fd == -ENOTDIR) {
+		if (fstatat(gitfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (made || nested_changed(w, &st)))
+			wl_move_aside_as(w, gitfd, path, "hooks",
+					 "git (its hooks, through a link)",
+					 nested_born(w, gitfd, "hooks")
+						 ? "created"
+						 : "changed");
+		return;
 	}
+	if (fd >= 0 && fstat(fd, &st) < 0)
+		r = -errno;
+	else if (fd >= 0)
+		r = hook_names(fd, &names);
+	if (fd < 0 || r < 0) {
+		_cleanup_free_ char *shown = text_shown(hp);
+
+		wl_fail(w, xasprintf("cannot list the hooks in %s: %s", shown,
+				     strerror(fd < 0 ? -fd : -r)));
+		return;
+	}
+	/* A hooks/ renamed in keeps its hooks' change times: all of it. */
+	all = made || (n != NULL ? !nested_same(&n->hooks_key, &st)
+				 : nested_changed(w, &st));
+	for (char **h = names; h != NULL && *h != NULL; h++) {
+		struct stat hs;
+
+		if (fstatat(fd, *h, &hs, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (!all && !nested_changed(w, &hs)))
+			continue;
+		wl_move_aside_as(w, fd, hp, *h,
+				 "git (a hook of a repository nested in the "
+				 "project)",
+				 nested_born(w, fd, *h) ? "created"
+							: "changed");
+	}
+}
+
+/* The repository whose git directory is gitfd (at path): n, the
+ * start's record, or NULL; made, the command made it. */
+static void
+nested_repo(struct watchlater *w, int gitfd, const char *path,
+	    const struct nested *n, bool made)
+{
+	struct stat st;
+	bool config = nested_config(w, gitfd, path, "config",
+				    n != NULL ? n->config : NULL,
+				    n != NULL ? n->len : 0, made, false);
+
+	/* A changed config may turn extensions.worktreeConfig on, and the
+	 * start's config.worktree with it: then all of that is judged. */
+	nested_config(w, gitfd, path, "config.worktree",
+		      n != NULL && !config ? n->config_wt : NULL,
+		      n != NULL && !config ? n->len_wt : 0, made, config);
+	/* A commondir takes config, hooks and objects from elsewhere. */
+	if (fstatat(gitfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (made || nested_changed(w, &st)))
+		wl_move_aside_as(w, gitfd, path, "commondir",
+				 "git (in a repository nested in the project, "
+				 "it names another repository's files)",
+				 nested_born(w, gitfd, "commondir")
+					 ? "created"
+					 : "changed");
+	nested_hooks(w, gitfd, path, n, made);
+}
+
+/* The .git (st) of the directory dirfd at rel, beneath the project. */
+static void
+nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
+	      const struct stat *st)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	_cleanup_free_ char *path = xasprintf("%s/.git", dir);
+	_cleanup_close_ int gitfd = -1;
+	const struct nested *n = NULL;
+
+	for (size_t i = 0; i < w->n_nested && n == NULL; i++)
+		if (nested_same(&w->nested[i].key, st))
+			n = &w->nested[i];
+	if (!S_ISDIR(st->st_mode)) {
+		/* A .git file (or a link) naming a repository: one written
+		 * since the start is moved aside; a submodule checkout's
+		 * the start had is held read-only, its repository checked
+		 * with the gitlinks' (protected). */
+		if (nested_changed(w, st) &&
+		    !wl_key_in(w->protect, w->n_protect, st))
+			wl_move_aside_as(w, dirfd, dir, ".git",
+					 "git (a repository the command named "
+					 "in the project)",
+					 n != NULL ? "changed" : "created");
+		return;
+	}
+	if ((gitfd = wl_open_beneath(dirfd, ".git", true)) < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		if (gitfd != -ENOENT)
+			wl_fail(w, xasprintf("cannot open the repository %s: "
+					     "%s",
+					     shown, strerror(-gitfd)));
+		return;
+	}
+	nested_repo(w, gitfd, path, n, n == NULL && nested_changed(w, st));
+}
+
+/* The directories still to walk (beneath the project). */
+struct nested_todo {
+	char **v;
+	size_t n, cap;
+};
+
+static void
+nested_push(struct nested_todo *t, char *rel)
+{
+	if (t->n == t->cap) {
+		t->cap = t->cap != 0 ? t->cap * 2 : 64;
+		t->v = xreallocarray(t->v, t->cap, sizeof(char *));
+	}
+	t->v[t->n++] = rel;
+}
+
+/*
+ * The directory fd at rel (open for reading): its .git checked, or
+ * itself checked as a bare repository (HEAD beside objects/, refs/ or a
+ * commondir, which git takes for one); its subdirectories to walk, a
+ * bare repository's too (git finds a repository made inside one first),
+ * but .git and node_modules (VS Code's git.repositoryScanIgnoredFolders:
+ * npm installs no repository there).
+ * Read with getdents64 into a buffer of its own: a walk of 10,000
+ * directories is the end's cost, so each takes an open, two reads and
+ * a close.
+ */
+static void
+nested_dir(struct watchlater *w, int fd, const char *rel,
+	   struct nested_todo *todo)
+{
+	char buf[32768];
+	bool head = false, parts = false;
+	struct stat st;
+	long got;
+
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (void *)(buf + off);
+			const char *d = e->name;
+			unsigned char type = e->type;
+
+			off += e->reclen;
+			if (strcmp(d, "HEAD") == 0)
+				head = true;
+			else if (strcmp(d, "objects") == 0 ||
+				 strcmp(d, "refs") == 0 ||
+				 strcmp(d, "commondir") == 0)
+				parts = true;
+			if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0 ||
+			    strcmp(d, "node_modules") == 0)
+				continue;
+			if (strcmp(d, ".git") == 0) {
+				if (*rel != '\0' &&
+				    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) ==
+					    0)
+					nested_dotgit(w, fd, rel, &st);
+				continue;
+			}
+			if (type == DT_UNKNOWN &&
+			    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISDIR(st.st_mode))
+				type = DT_DIR;
+			if (type == DT_DIR)
+				nested_push(todo,
+					    *rel != '\0'
+						    ? xasprintf("%s/%s", rel, d)
+						    : xstrdup(d));
+		}
+	}
+	if (got < 0) {
+		int err = errno;
+		_cleanup_free_ char *path =
+			xasprintf("%s/%s", w->roots[0].path, rel);
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w, xasprintf("cannot list %s for the repositories in "
+				     "it: %s",
+				     shown, strerror(err)));
+	}
+	if (*rel != '\0' && head && parts && fstat(fd, &st) == 0) {
+		_cleanup_free_ char *path =
+			xasprintf("%s/%s", w->roots[0].path, rel);
+
+		nested_repo(w, fd, path, NULL, nested_changed(w, &st));
+	}
+}
+
+/* The directory rel beneath the project, open for reading (no link, no
+ * mount crossed), or -errno. */
+static int
+nested_open(const struct watchlater *w, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY |
+			 O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, w->roots[0].fd, *rel ? rel : ".",
+			      &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
 }
 
 void
 wl_nested_check(struct watchlater *w)
 {
-	if (w->nested_check)
-		nested_each(w, nested_verify);
+	struct nested_todo todo = { 0 };
+	uint64_t until = mono_ms() + NESTED_WALK_SECONDS * 1000;
+	size_t max = testhook_nested_walk_max(NESTED_WALK_MAX), seen = 0;
+
+	if (!w->nested_check)
+		return;
+	nested_push(&todo, xstrdup(""));
+	while (todo.n > 0) {
+		_cleanup_free_ char *rel = todo.v[--todo.n];
+		_cleanup_free_ char *path = NULL, *shown = NULL;
+		_cleanup_close_ int fd = -1;
+		struct stat st;
+
+		if (++seen > max || (seen % 256 == 0 && mono_ms() > until)) {
+			path = xasprintf("%s/%s", w->roots[0].path, rel);
+			shown = text_shown(path);
+			wl_fail(w, xasprintf("the project is too large to look "
+					     "through for the repositories the "
+					     "command made or changed (more "
+					     "than %zu directories or %d "
+					     "seconds; stopped at %s): before "
+					     "running git in a repository "
+					     "inside it, look at its .git's "
+					     "config, config.worktree, "
+					     "commondir and hooks/",
+					     max, NESTED_WALK_SECONDS, shown));
+			break;
+		}
+		fd = nested_open(w, rel);
+		if (fd >= 0) {
+			nested_dir(w, fd, rel, &todo);
+			continue;
+		}
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+			continue; /* gone, or a link git's walk does not enter
+				   */
+		/* Another user's, which this one (the command's) cannot
+		 * write either: a database's volume, a root-owned build. */
+		if (fd == -EACCES) {
+			_cleanup_close_ int at =
+				wl_open_beneath(w->roots[0].fd, rel, true);
+
+			if (at >= 0 && fstat(at, &st) == 0 &&
+			    st.st_uid != geteuid() &&
+			    !(st.st_mode & (S_IWGRP | S_IWOTH)))
+				continue;
+		}
+		path = xasprintf("%s/%s", w->roots[0].path, rel);
+		shown = text_shown(path);
+		wl_fail(w, xasprintf("cannot look for repositories in %s: %s",
+				     shown,
+				     fd == -EXDEV ? "another filesystem is "
+						    "mounted there"
+						  : strerror(-fd)));
+	}
+	while (todo.n > 0)
+		free(todo.v[--todo.n]);
+	free(todo.v);
 }
 
 void
@@ -752,7 +1092,7 @@ wl_nested_free(struct watchlater *w)
 	for (size_t i = 0; i < w->n_nested; i++) {
 		free(w->nested[i].name);
 		free(w->nested[i].config);
-		strv_free(w->nested[i].hooks);
+		free(w->nested[i].config_wt);
 	}
 	free(w->nested);
 }

@@ -103,17 +103,20 @@ struct held {
 };
 
 /* A repository in a directory of the project's top level (not the
- * project's own, not a submodule's checkout): as the start had it. */
+ * project's own): as the start had it, so that what the user's own git
+ * changes in it during the run is told from what the command does. */
 struct nested {
-	char *name;	 /* the directory's, in the project */
-	struct wkey key; /* its .git's */
-	char *config;	 /* the text of its config, or NULL */
+	char *name;	       /* the directory's, in the project */
+	struct wkey key;       /* its .git's */
+	struct wkey hooks_key; /* its hooks/ (0, 0: none) */
+	char *config;	       /* the text of its config, or NULL */
 	size_t len;
-	char **hooks; /* the names in its hooks/ */
+	char *config_wt; /* ... of its config.worktree, or NULL */
+	size_t len_wt;
 };
 
-/* The most top-level directories with a repository held (more: the
- * start fails). */
+/* The most top-level repositories recorded (more: checked as deeper
+ * ones are, by change time alone). */
 #define WATCHLATER_NESTED_MAX 64
 
 struct watchlater {
@@ -135,9 +138,11 @@ struct watchlater {
 	struct held *held; /* without L3: what the monitor holds */
 	size_t n_held;
 
-	/* protect-git: the repositories one level down (watchlater-git.c,
-	 * wl_nested_start), checked at the end */
+	/* protect-git: the repositories in the project (watchlater-git.c,
+	 * wl_nested_start), checked at the end; since: the start, on the
+	 * clock file change times are taken from */
 	bool nested_check;
+	struct timespec nested_since;
 	struct nested *nested;
 	size_t n_nested;
 
@@ -192,10 +197,11 @@ char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir);
 void wl_check_gitlinks(struct watchlater *w, const struct wdir *gd);
 /* A hook of a new repository's hooks/ (not git init's samples). */
 bool wl_is_hook(const char *name);
-/* The repositories in the project's top-level directories, as editors
- * find them (VS Code looks one level down): recorded at the start,
- * checked at the end (a new one as a repository the command made, one
- * the start had for a changed config or a new hook). */
+/* The repositories in the project other than its own, at any depth:
+ * the top level's recorded at the start, every one checked at the end
+ * (a bounded walk): what changed in them since the start (a config that
+ * runs something or reroutes git, a hook, a commondir, a .git file), and
+ * one the command made as a repository it made. */
 void wl_nested_start(struct watchlater *w);
 void wl_nested_check(struct watchlater *w);
 void wl_nested_free(struct watchlater *w);

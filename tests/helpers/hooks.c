@@ -22,6 +22,9 @@
  *				namespace refused)
  *	LLW_HOOK_RELAY_FAILS=1	llwrap-relay fails its set-up (its
  *				confinement refused)
+ *	LLW_HOOK_NESTED_WALK_MAX=N
+ *				the look for repositories after the run
+ *				walks at most N directories (fewer only)
  *
  * They only take away: a kernel never gains a feature this way, and
  * LLW_HOOK_BWRAP's wrapper runs the real bwrap.
@@ -140,4 +143,13 @@ bool
 testhook_clone_detached(bool can)
 {
 	return can && getenv("LLW_HOOK_NO_CLONE_DETACHED") == NULL;
+}
+
+size_t
+testhook_nested_walk_max(size_t max)
+{
+	const char *s = getenv("LLW_HOOK_NESTED_WALK_MAX");
+	unsigned long v = s != NULL ? strtoul(s, NULL, 10) : 0;
+
+	return v >= 1 && v < max ? (size_t)v : max;
 }

@@ -689,10 +689,10 @@ expect_output "a repository the command makes one level down: its config is move
 	"created $R/nsub/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
 expect_output "... and its hook" "created $R/nsub/\\.git/hooks/pre-commit"
 expect_output "one the start had: its config that now runs something" \
-	"changed $R/lib/\\.git/config, which git \\(in a repository an editor finds one level down, it sets core\\.fsmonitor\\)"
+	"changed $R/lib/\\.git/config, which git \\(in a repository nested in the project, it sets core\\.fsmonitor\\)"
 expect_output "... and its new hook" "created $R/lib/\\.git/hooks/post-commit"
 expect_output "a .git file naming another repository one level down is moved aside" \
-	"created $R/other/\\.git, which git \\(a repository the command named"
+	"created $R/other/\\.git, which git \\(a repository the command named in the project\\)"
 for d in nsub lib; do
 	as_user sh -c 'cd "$1" && git status -s >/dev/null 2>&1 && git commit -q --allow-empty -m x' sh "$R/$d"
 done
@@ -704,5 +704,137 @@ case $out in
 *moved\ aside*) not_ok "a harmless change to its config is left"; diag "$out" ;;
 *) ok "a harmless change to its config is left" ;;
 esac
+
+# Every repository in the project, at any depth, checked as the
+# project's is (review 35, H2, H3, H7): in one the start had, a hook
+# rewritten in place, a config.worktree, a commondir; in one the command
+# made, hooks/ a link, a commondir; a linked worktree's .git file
+# rewritten in place; a repository two levels down; bare ones.  Beside
+# them, the user's own: a repository with its hook, one deeper, a
+# linked worktree, the submodule, all left as they were.
+R=$HOME_DIR/work/nested2
+make_repo "$R"
+as_user sh -c 'cd "$1" &&
+	for d in keep lib sub2 sub5 sub6 third/deep; do
+		git init -q $d && git -C $d commit -q --allow-empty -m i || exit 1
+	done &&
+	printf "#!/bin/sh\ntouch %s/keep-hook\n" "$2" >keep/.git/hooks/pre-commit &&
+	printf "#!/bin/sh\ntouch %s/deep-hook\n" "$2" >third/deep/.git/hooks/pre-commit &&
+	printf "#!/bin/sh\ntrue\n" >lib/.git/hooks/pre-commit &&
+	printf "[core]\n\tfsmonitor = \"touch %s/pwn-wtconfig; false\"\n" "$2" >sub6/.git/config.worktree &&
+	chmod +x keep/.git/hooks/pre-commit third/deep/.git/hooks/pre-commit lib/.git/hooks/pre-commit &&
+	git worktree add -q wt && git worktree add -q wt2' sh "$R" "$MARKS"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	printf "#!/bin/sh\ntouch %s/pwn-a\n" "$1" >lib/.git/hooks/pre-commit
+	git -C sub2 config extensions.worktreeConfig true
+	printf "[core]\n\tfsmonitor = \"touch %s/pwn-b; false\"\n" "$1" >sub2/.git/config.worktree
+	git init -q sub3 && rm -rf sub3/.git/hooks && mkdir hk &&
+	printf "#!/bin/sh\ntouch %s/pwn-c\n" "$1" >hk/pre-commit && chmod +x hk/pre-commit &&
+	ln -s ../../hk sub3/.git/hooks
+	git init -q --bare evilcommon &&
+	printf "[core]\n\tfsmonitor = \"touch %s/pwn-d; false\"\n" "$1" >>evilcommon/config
+	git init -q sub4 && echo ../../evilcommon >sub4/.git/commondir
+	echo ../../evilcommon >sub5/.git/commondir
+	git -C sub6 config extensions.worktreeConfig true
+	git init -q --bare store && git --git-dir=store config core.bare false &&
+	git --git-dir=store config core.fsmonitor "touch $1/pwn-gitfile; false"
+	printf "gitdir: ../store\n" >wt/.git
+	mkdir -p x/y && git init -q x/y && git -C x/y config core.fsmonitor "touch $1/pwn-depth2; false"
+	mkdir -p decoy/refs decoy/objects && echo "ref: refs/heads/main" >decoy/HEAD &&
+	git init -q decoy/in && git -C decoy/in config core.fsmonitor "touch $1/pwn-decoy; false"
+	git init -q --bare vendor.git &&
+	printf "#!/bin/sh\ntouch %s/pwn-bare\n" "$1" >vendor.git/hooks/post-receive &&
+	chmod +x vendor.git/hooks/post-receive; exit 0' sh "$MARKS"
+expect_output "a hook of a repository the start had, rewritten in place, is moved aside" \
+	"changed $R/lib/\\.git/hooks/pre-commit, which git \\(a hook of a repository nested in the project\\)"
+expect_output "... a config.worktree that runs something" \
+	"(created|changed) $R/sub2/\\.git/config\\.worktree, which git \\(in a repository nested in the project, it sets core\\.fsmonitor\\)"
+expect_output "... a config.worktree the start had, inert, that a changed config turns on" \
+	"changed $R/sub6/\\.git/config\\.worktree, which git \\(in a repository nested in the project, it sets core\\.fsmonitor\\)"
+expect_output "... hooks/ a link in a repository the command made" \
+	"created $R/sub3/\\.git/hooks, which git \\(its hooks, through a link\\)"
+expect_output "... a commondir in a repository the command made" "created $R/sub4/\\.git/commondir, which git"
+expect_output "... a new commondir in a repository the start had" "$R/sub5/\\.git/commondir, which git"
+expect_output "... a linked worktree's .git file rewritten in place" \
+	"changed $R/wt/\\.git, which git \\(a repository the command named in the project\\)"
+expect_output "... a repository two levels down" \
+	"created $R/x/y/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... one inside a directory that looks like a bare repository" \
+	"created $R/decoy/in/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... a bare repository's config" "created $R/evilcommon/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... a bare repository's hook" "created $R/vendor\\.git/hooks/post-receive, which git"
+expect_no_output "... and nothing of the user's own repositories is touched" \
+	"$R/(keep|third|wt2|sub)/"
+as_user sh -c 'cd "$1" &&
+	for d in lib sub2 sub3 sub4 sub5 sub6 wt x/y store decoy/in; do
+		git -C $d status >/dev/null 2>&1
+		git -C $d commit -q --allow-empty -m x >/dev/null 2>&1
+	done
+	git push -q ./vendor.git HEAD:refs/heads/x >/dev/null 2>&1; true' sh "$R"
+if ls "$MARKS" | grep -q '^pwn-'; then
+	not_ok "... and the user's git in them runs nothing planted"
+	diag "ran: $(ls "$MARKS" | grep '^pwn-' | tr '\n' ' ')"
+else
+	ok "... and the user's git in them runs nothing planted"
+fi
+as_user sh -c 'cd "$1" && git -C keep commit -q --allow-empty -m x &&
+	git -C third/deep commit -q --allow-empty -m x' sh "$R"
+[ -e "$MARKS/keep-hook" ] && [ -e "$MARKS/deep-hook" ] &&
+	ok "... the user's own hooks, one and two levels down, still run" ||
+	not_ok "the user's own hooks in repositories nested in the project were moved"
+# The user's own git in a top-level repository while the command runs
+# (its .git changes): its hook and config are the start's, left.
+llw -p opencode $BE -C "$R" -- /bin/sh -c 'touch started; sleep 2' >"$T/nested-during.out" 2>&1 &
+llw_pid=$!
+i=0
+while [ ! -e "$R/started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+rm -f "$MARKS/keep-hook"
+as_user sh -c 'cd "$1" && git -C keep commit -q --allow-empty -m during' sh "$R"
+wait $llw_pid
+if [ -e "$MARKS/keep-hook" ] && ! grep -q "$R/keep/" "$T/nested-during.out"; then
+	ok "... the user's own commit in one during the run leaves its hook"
+else
+	not_ok "the user's own commit during the run had its repository's files moved"
+	diag "$(cat "$T/nested-during.out")"
+fi
+run as_user sh -c 'cd "$1" && git -C wt2 status --short && git -C wt2 commit -q --allow-empty -m w &&
+	git submodule update -q --init && git -C sub status --short && echo neighbours-ok' sh "$R"
+expect_output "... a linked worktree the user made and the submodule work" "neighbours-ok"
+
+
+# The end's look through the project is bounded: past it the run fails,
+# saying where it stopped (llwrap-hooked lowers the bound to 40
+# directories); a directory it cannot list fails the run too, but
+# another user's that this one cannot write either.
+R=$HOME_DIR/work/walk
+make_repo "$R"
+as_user sh -c 'cd "$1" && i=0; while [ $i -lt 50 ]; do mkdir -p d/$i; i=$((i + 1)); done' sh "$R"
+if [ -x "$HOOKED" ]; then
+	run as_user env LLW_HOOK_NESTED_WALK_MAX=40 $HOOKED ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+		--rx "$LLW_HELPERS" -p opencode $BE -C "$R" -- /bin/true
+	expect_rc "a project larger than the look after the run may walk: the run fails (125)" 125
+	expect_output "... saying where it stopped and what to look at" \
+		"too large to look through for the repositories .* stopped at $R/.*look at its \\.git's config"
+	run as_user env LLW_HOOK_NESTED_WALK_MAX=100 $HOOKED ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+		--rx "$LLW_HELPERS" -p opencode $BE -C "$R" -- /bin/true
+	expect_rc "... one within it runs as before" 0
+else
+	skip "llwrap-hooked is not built"
+	skip "llwrap-hooked is not built"
+	skip "llwrap-hooked is not built"
+fi
+as_user chmod 000 "$R/d/7"
+run llw -p opencode $BE -C "$R" -- /bin/true
+as_user chmod 755 "$R/d/7"
+expect_rc "a directory of the user's the look cannot list: the run fails (125)" 125
+expect_output "... naming it" "cannot look for repositories in $R/d/7: Permission denied"
+if [ "$(id -u)" -eq 0 ] && [ "$TEST_UID" -ne 0 ]; then
+	mkdir "$R/d/pgdata" && chmod 700 "$R/d/pgdata"
+	run llw -p opencode $BE -C "$R" -- /bin/true
+	expect_rc "another user's directory it cannot list (a database's volume) is passed over" 0
+	rmdir "$R/d/pgdata"
+else
+	skip "needs root to make another user's directory"
+fi
 
 done_testing
