@@ -1,0 +1,298 @@
+/*
+ * The repository's directories hold no symbolic link and no special file
+ * the command made (watchlater-int.h).  The user's git opens what is
+ * there following links and waits on a FIFO: it appends a reflog line to
+ * logs/HEAD and beneath logs/refs/, writes COMMIT_EDITMSG, FETCH_HEAD,
+ * ORIG_HEAD and MERGE_MSG, reads the index, packed-refs and what is beneath
+ * refs/; a link there makes it write outside the project, a FIFO makes it hang.
+ * Git itself makes neither there (a symbolic ref is a file, "ref: ...";
+ * objects/info/alternates is a file).
+ *
+ * At the start the links and special files the repository has are
+ * recorded as the user's (a hook linked to the project's scripts); during
+ * the run one made in the repository's directory, in its common directory
+ * or in their logs/ is moved aside as it is made (the later-run watch's
+ * inotify); at the end (and after an overflow) each directory is walked,
+ * as is a repository the command made, and every other one is moved
+ * aside.  objects/ is not descended but for objects/info: its entries are
+ * looked at.  Every directory is opened beneath the one above it, without
+ * symlinks; more than WATCHLATER_GITDIR_MAX entries fails the check.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "strv.h"
+#include "text.h"
+#include "watchlater-int.h"
+#include "xalloc.h"
+
+/* Where an entry is, for what is descended. */
+enum where {
+	W_ANY,	   /* beneath a repository: everything */
+	W_REPO,	   /* a repository's top: its objects/ is not descended */
+	W_MODULES, /* under modules/: a directory with a HEAD is a repository */
+	W_OBJECTS, /* objects/: its entries looked at, only info/ descended */
+};
+
+struct walk {
+	struct watchlater *w;
+	bool record; /* at the start: what is there is the user's */
+	size_t seen;
+};
+
+static const char *
+special_reader(mode_t mode)
+{
+	return S_ISLNK(mode) ? "git (it writes and reads through a symbolic "
+			       "link there)"
+			     : "git (it waits on a FIFO there, or reads a "
+			       "socket or device)";
+}
+
+/* Whether st, named name in the directory dst, is a link or special
+ * file the start had there. */
+static bool
+had(const struct watchlater *w, const struct stat *dst, const char *name,
+    const struct stat *st)
+{
+	for (size_t i = 0; i < w->n_specials; i++) {
+		const struct wplace *p = &w->specials[i];
+
+		if (p->key.ino == st->st_ino && p->key.dev == st->st_dev &&
+		    p->dir.ino == dst->st_ino && p->dir.dev == dst->st_dev &&
+		    strcmp(p->name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool
+wl_gitdir_had(struct watchlater *w, int dirfd, const char *name)
+{
+	struct stat dst, st;
+
+	return fstat(dirfd, &dst) == 0 &&
+	       fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       had(w, &dst, name, &st);
+}
+
+/* st, the link or special file name in dirfd (path): recorded as the
+ * user's at the start, moved aside after unless the start had it. */
+static void
+special_one(struct walk *k, int dirfd, const char *path, const char *name,
+	    const struct stat *st)
+{
+	struct watchlater *w = k->w;
+	struct stat dst;
+
+	if (fstat(dirfd, &dst) < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w, xasprintf("cannot look at %s: %s", shown,
+				     strerror(errno)));
+		return;
+	}
+	if (k->record) {
+		w->specials = xreallocarray(w->specials, w->n_specials + 1,
+					    sizeof(*w->specials));
+		w->specials[w->n_specials++] = (struct wplace){
+			.dir = { .dev = dst.st_dev, .ino = dst.st_ino },
+			.key = { .dev = st->st_dev, .ino = st->st_ino },
+			.name = xstrdup(name),
+		};
+		return;
+	}
+	if (had(w, &dst, name, st) || wl_is_aside(w, dirfd, name))
+		return;
+	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode));
+}
+
+static void walk_dir(struct walk *k, int dirfd, const char *path,
+		     enum where where, int depth);
+
+/* The directory entry name of dirfd (path/name): descended as where
+ * says; a link or a special file (one made in its place too) taken. */
+static void
+walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
+	   unsigned char type, enum where where, int depth)
+{
+	_cleanup_free_ char *sub = NULL;
+	_cleanup_close_ int fd = -1;
+	enum where to = W_ANY;
+	struct stat st;
+
+	if (type == DT_REG)
+		return;
+	if (type != DT_DIR) {
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    S_ISREG(st.st_mode))
+			return;
+		if (!S_ISDIR(st.st_mode)) {
+			special_one(k, dirfd, path, name, &st);
+			return;
+		}
+	}
+	if (where == W_OBJECTS && strcmp(name, "info") != 0)
+		return;
+	if (where == W_REPO && strcmp(name, "objects") == 0)
+		to = W_OBJECTS;
+	else if (where == W_REPO && strcmp(name, "modules") == 0)
+		to = W_MODULES;
+	sub = xasprintf("%s/%s", path, name);
+	fd = wl_open_beneath(dirfd, name, true);
+	if (fd == -ELOOP || fd == -ENOTDIR) {
+		/* Made a link or a file meanwhile. */
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			special_one(k, dirfd, path, name, &st);
+		return;
+	}
+	if (fd == -ENOENT)
+		return;
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(sub);
+
+		wl_fail(k->w,
+			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+		return;
+	}
+	if (where == W_MODULES)
+		to = fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0
+			     ? W_REPO
+			     : W_MODULES;
+	walk_dir(k, fd, sub, to, depth + 1);
+}
+
+static void
+walk_dir(struct walk *k, int dirfd, const char *path, enum where where,
+	 int depth)
+{
+	_cleanup_free_ char *shown = text_shown(path);
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (d == NULL) {
+		wl_fail(k->w, xasprintf("cannot list %s: %s", shown,
+					strerror(errno)));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (depth > WATCHLATER_GITDIR_DEPTH) {
+		wl_fail(k->w, xasprintf("%s is deeper than llwrap looks for "
+					"links the command made in a "
+					"repository",
+					shown));
+		closedir(d);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++k->seen > WATCHLATER_GITDIR_MAX) {
+			wl_fail(k->w,
+				xasprintf("the repository at %s has more than "
+					  "%d entries outside objects/, more "
+					  "than llwrap looks at for links the "
+					  "command made (git pack-refs --all "
+					  "packs loose refs into one file)",
+					  shown, WATCHLATER_GITDIR_MAX));
+			break;
+		}
+		walk_entry(k, dirfd, path, e->d_name, e->d_type, where, depth);
+	}
+	closedir(d);
+}
+
+/* The repository's directory at path (beneath a root), walked. */
+static void
+walk_repository(struct watchlater *w, const char *path, bool record)
+{
+	struct walk k = { .w = w, .record = record };
+	const char *rel;
+	ssize_t r = wl_root_of(w, path, &rel);
+	_cleanup_close_ int fd = -1;
+
+	if (r < 0)
+		return;
+	fd = wl_open_beneath(w->roots[r].fd, rel, true);
+	/* Gone, or another in its place: the watch on it says so
+	 * (dir_again, wl_newrepo_check). */
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return;
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w, xasprintf("cannot open the repository %s: %s", shown,
+				     strerror(-fd)));
+		return;
+	}
+	walk_dir(&k, fd, path, W_REPO, 0);
+}
+
+void
+wl_gitdir_start(struct watchlater *w, const char *gitdir, const char *common)
+{
+	const char *dirs[] = { gitdir, common };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_free_ char *logs = NULL;
+		struct wdir *d;
+		size_t root;
+
+		if (dirs[i] == NULL || strv_contains(w->gitdirs, dirs[i]))
+			continue;
+		strv_push(&w->gitdirs, dirs[i]);
+		/* Watched: the repository's own files and its reflogs. */
+		if ((d = wl_dir_at(w, dirs[i], &root)) != NULL)
+			d->special = true;
+		logs = xasprintf("%s/logs", dirs[i]);
+		if ((d = wl_dir_at(w, logs, &root)) != NULL)
+			d->special = true;
+		walk_repository(w, dirs[i], true);
+	}
+}
+
+void
+wl_gitdir_made(struct watchlater *w, const struct wdir *d, const char *name)
+{
+	struct walk k = { .w = w };
+	struct stat st;
+
+	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return;
+	special_one(&k, d->fd, d->path, name, &st);
+}
+
+void
+wl_gitdir_check(struct watchlater *w)
+{
+	for (char **g = w->gitdirs; g != NULL && *g != NULL; g++)
+		walk_repository(w, *g, false);
+	if (w->watch_newrepo) {
+		_cleanup_free_ char *git =
+			xasprintf("%s/.git", w->roots[0].path);
+
+		walk_repository(w, git, false);
+	}
+}
+
+void
+wl_gitdir_free(struct watchlater *w)
+{
+	strv_free(w->gitdirs);
+	for (size_t i = 0; i < w->n_specials; i++)
+		free(w->specials[i].name);
+	free(w->specials);
+}
