@@ -263,6 +263,24 @@ wl_gitdir_start(struct watchlater *w, const char *gitdir, const char *common)
 	}
 }
 
+/* Whether name in dirfd is git init's probe of core.symlinks: a link
+ * "tXXXXXX" -> "testing", which git removes at once (a name git never
+ * opens otherwise; one still there at the end is moved aside). */
+static bool
+init_probe(int dirfd, const char *name)
+{
+	char target[sizeof("testing")];
+	ssize_t n;
+
+	if (strlen(name) != 7 || name[0] != 't' ||
+	    strspn(name + 1, "abcdefghijklmnopqrstuvwxyz"
+			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != 6)
+		return false;
+	n = readlinkat(dirfd, name, target, sizeof(target));
+	return n == (ssize_t)strlen("testing") &&
+	       memcmp(target, "testing", (size_t)n) == 0;
+}
+
 void
 wl_gitdir_made(struct watchlater *w, const struct wdir *d, const char *name)
 {
@@ -270,7 +288,8 @@ wl_gitdir_made(struct watchlater *w, const struct wdir *d, const char *name)
 	struct stat st;
 
 	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+	    S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+	    (S_ISLNK(st.st_mode) && init_probe(d->fd, name)))
 		return;
 	special_one(&k, d->fd, d->path, name, &st);
 }

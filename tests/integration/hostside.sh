@@ -287,14 +287,21 @@ else
 fi
 
 # ---- A fail-closed watch (item 6) ----
-# An index that is a FIFO: the watch neither blocks on it nor passes it.
+# An index that is a FIFO: the watch neither blocks on it nor passes it:
+# moved aside as it is made (a FIFO in .git), or, when the index's check
+# comes first, not read and the run failed closed.
 R=$HOME_DIR/work/fifo
 make_repo "$R"
 run as_user timeout -s KILL 60 $LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE \
 	-C "$R" -- /bin/sh -c 'rm .git/index && mkfifo .git/index; exit 0'
-expect_rc "an index replaced by a FIFO: the run fails closed (125)" 125
-expect_output "... naming the index it could not read" "cannot read the git index $R/\\.git/index"
-expect_output "... and what to review" "review $R before git"
+if [ "$rc" -ne 137 ] && [ ! -p "$R/.git/index" ]; then
+	ok "an index replaced by a FIFO: not waited on, and no FIFO left there (status $rc)"
+else
+	not_ok "an index replaced by a FIFO: not waited on, and no FIFO left there"
+	diag "status $rc: $out"
+fi
+expect_output "... naming it, moved aside" \
+	"(created $R/\\.git/index, which git \\(it waits on a FIFO there|cannot read the git index $R/\\.git/index)"
 # More gitlinks with checkouts than the watch may hold.
 R=$HOME_DIR/work/many
 make_repo "$R"
@@ -513,7 +520,7 @@ chown "$TEST_UID:$TEST_GID" "$R"
 run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . &&
 	printf "[core]\n\tfsmonitor = touch %s/cfglink\n" "$1" >x.cfg && rm .git/config && ln -s ../x.cfg .git/config; echo made' sh "$MARKS"
 expect_output "... a new repository's config that is a symbolic link is moved aside" \
-	"created $R/\\.git/config, which git \\(llwrap cannot read it as git does: "
+	"created $R/\\.git/config, which git \\((llwrap cannot read it as git does: |it writes and reads through a symbolic link there)"
 as_user /bin/sh -c 'cd "$1" && git status' sh "$R" >/dev/null 2>&1
 [ ! -e "$MARKS/cfglink" ] && ok "... and the user's git there runs nothing" || not_ok "the fsmonitor of a linked config ran"
 R=$HOME_DIR/work/norepo2
