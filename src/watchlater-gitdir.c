@@ -14,7 +14,7 @@
  * or in their logs/ is moved aside as it is made (the later-run watch's
  * inotify); at the end (and after an overflow) each directory is walked,
  * as is a repository the command made, and every other one is moved
- * aside.  objects/ is not descended but for objects/info: its entries are
+ * aside.  objects/ is not listed: objects/info is walked, objects/pack
  * looked at.  Every directory is opened beneath the one above it, without
  * symlinks; more than WATCHLATER_GITDIR_MAX entries fails the check.
  */
@@ -27,7 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "cleanup.h"
 #include "strv.h"
@@ -40,7 +43,7 @@ enum where {
 	W_ANY,	   /* beneath a repository: everything */
 	W_REPO,	   /* a repository's top: its objects/ is not descended */
 	W_MODULES, /* under modules/: a directory with a HEAD is a repository */
-	W_OBJECTS, /* objects/: its entries looked at, only info/ descended */
+	W_OBJECTS, /* objects/: only its info/ and pack/ looked at */
 };
 
 struct walk {
@@ -116,8 +119,24 @@ special_one(struct walk *k, int dirfd, const char *path, const char *name,
 	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode));
 }
 
-static void walk_dir(struct walk *k, int dirfd, const char *path,
-		     enum where where, int depth);
+static void walk_dir(struct walk *k, int fd, const char *path, enum where where,
+		     int depth);
+
+/* The directory rel beneath dirfd, to list: no symlink, no mount
+ * crossed, never above it.  A descriptor, or -errno. */
+static int
+open_dir(int dirfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, *rel != '\0' ? rel : ".",
+			      &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
 
 /* The directory entry name of dirfd (path/name): descended as where
  * says; a link or a special file (one made in its place too) taken. */
@@ -126,7 +145,7 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 	   unsigned char type, enum where where, int depth)
 {
 	_cleanup_free_ char *sub = NULL;
-	_cleanup_close_ int fd = -1;
+	int fd;
 	enum where to = W_ANY;
 	struct stat st;
 
@@ -141,14 +160,14 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 			return;
 		}
 	}
-	if (where == W_OBJECTS && strcmp(name, "info") != 0)
+	if (where == W_OBJECTS) /* objects/pack, a directory */
 		return;
 	if (where == W_REPO && strcmp(name, "objects") == 0)
 		to = W_OBJECTS;
 	else if (where == W_REPO && strcmp(name, "modules") == 0)
 		to = W_MODULES;
 	sub = xasprintf("%s/%s", path, name);
-	fd = wl_open_beneath(dirfd, name, true);
+	fd = open_dir(dirfd, name);
 	if (fd == -ELOOP || fd == -ENOTDIR) {
 		/* Made a link or a file meanwhile. */
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -172,20 +191,18 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 	walk_dir(k, fd, sub, to, depth + 1);
 }
 
+/* The directory fd (taken, open to list) at path. */
 static void
-walk_dir(struct walk *k, int dirfd, const char *path, enum where where,
-	 int depth)
+walk_dir(struct walk *k, int fd, const char *path, enum where where, int depth)
 {
 	_cleanup_free_ char *shown = text_shown(path);
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = fdopendir(fd);
 	struct dirent *e;
 
 	if (d == NULL) {
 		wl_fail(k->w, xasprintf("cannot list %s: %s", shown,
 					strerror(errno)));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return;
 	}
 	if (depth > WATCHLATER_GITDIR_DEPTH) {
@@ -193,6 +210,15 @@ walk_dir(struct walk *k, int dirfd, const char *path, enum where where,
 					"links the command made in a "
 					"repository",
 					shown));
+		closedir(d);
+		return;
+	}
+	/* objects/: not listed (its 256 directories of loose objects, which
+	 * git writes under new names and renames, never through a link):
+	 * info/ (alternates) walked, pack/ looked at. */
+	if (where == W_OBJECTS) {
+		walk_entry(k, fd, path, "info", DT_UNKNOWN, W_ANY, depth);
+		walk_entry(k, fd, path, "pack", DT_UNKNOWN, W_OBJECTS, depth);
 		closedir(d);
 		return;
 	}
@@ -209,7 +235,7 @@ walk_dir(struct walk *k, int dirfd, const char *path, enum where where,
 					  shown, WATCHLATER_GITDIR_MAX));
 			break;
 		}
-		walk_entry(k, dirfd, path, e->d_name, e->d_type, where, depth);
+		walk_entry(k, fd, path, e->d_name, e->d_type, where, depth);
 	}
 	closedir(d);
 }
@@ -221,11 +247,11 @@ walk_repository(struct watchlater *w, const char *path, bool record)
 	struct walk k = { .w = w, .record = record };
 	const char *rel;
 	ssize_t r = wl_root_of(w, path, &rel);
-	_cleanup_close_ int fd = -1;
+	int fd;
 
 	if (r < 0)
 		return;
-	fd = wl_open_beneath(w->roots[r].fd, rel, true);
+	fd = open_dir(w->roots[r].fd, rel);
 	/* Gone, or another in its place: the watch on it says so
 	 * (dir_again, wl_newrepo_check). */
 	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
