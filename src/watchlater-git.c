@@ -332,10 +332,11 @@ wl_newrepo_watch_hooks(struct watchlater *w, size_t at)
 			"git (the hooks of a repository the command made)"))
 		return;
 	if (fstat(fd, &st) < 0) {
+		int e = errno;
 		_cleanup_free_ char *shown = text_shown(path);
 
-		wl_fail(w, xasprintf("cannot look at %s: %s", shown,
-				     strerror(errno)));
+		wl_fail(w,
+			xasprintf("cannot look at %s: %s", shown, strerror(e)));
 		close(fd);
 		return;
 	}
@@ -374,7 +375,17 @@ wl_newrepo_check(struct watchlater *w, bool at_end)
 		return;
 	}
 	fd = wl_open_beneath(proj->fd, ".git", true);
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return; /* changed meanwhile: looked at again, and at the end */
 	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = fd < 0 ? -fd : errno;
+		_cleanup_free_ char *path = xasprintf("%s/.git", proj->path);
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot open the repository %s the command "
+				  "made: %s",
+				  shown, strerror(e)));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -454,10 +465,11 @@ modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
 			continue;
 		path = xasprintf("%s/%s", dir, e->d_name);
 		if (fstat(sub, &st) < 0) {
+			int err = errno;
 			_cleanup_free_ char *ps = text_shown(path);
 
 			wl_fail(w, xasprintf("cannot look at %s: %s", ps,
-					     strerror(errno)));
+					     strerror(err)));
 			continue;
 		}
 		repo = fstatat(sub, "HEAD", &(struct stat){ 0 },

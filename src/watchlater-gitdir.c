@@ -98,10 +98,11 @@ special_one(struct walk *k, int dirfd, const char *path, const char *name,
 	struct stat dst;
 
 	if (fstat(dirfd, &dst) < 0) {
+		int e = errno;
 		_cleanup_free_ char *shown = text_shown(path);
 
-		wl_fail(w, xasprintf("cannot look at %s: %s", shown,
-				     strerror(errno)));
+		wl_fail(w,
+			xasprintf("cannot look at %s: %s", shown, strerror(e)));
 		return;
 	}
 	if (k->record) {
