@@ -717,6 +717,22 @@ as_user /bin/sh -c 'cd "$1" && git checkout -q -b fix && git checkout -q main &&
 	not_ok "the user's git wrote through a link planted in .git: $(cat "$OUTSIDE/bashrc" "$OUTSIDE/victim")"
 as_user git -C "$R" log -1 --format=%s 2>/dev/null | grep -qx host && as_user git -C "$R" rev-parse -q --verify origin/main >/dev/null &&
 	ok "... and they work (the fetch does not hang)" || not_ok "the user's git after the run fails"
+# In a repository the command made: git init and a commit move nothing
+# (git init's probe of core.symlinks is a link it removes at once); a
+# link planted in its logs/ is moved aside at the end.
+R=$HOME_DIR/work/newrepo-links
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . && git commit -q --allow-empty -m x && echo made'
+expect_output "a git init and commit in a project with no repository work" "^made\$"
+expect_no_output "... and move nothing aside" "moved aside"
+R=$HOME_DIR/work/newrepo-links2
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . && git commit -q --allow-empty -m x &&
+	rm -f .git/logs/HEAD && ln -s "$1/bashrc" .git/logs/HEAD' sh "$OUTSIDE"
+expect_output "a link planted in the logs/ of a repository the command made is moved aside" \
+	"created $R/\\.git/logs/HEAD, which git \\(it writes and reads through a symbolic link there\\)"
 # The neighbour: git's own work in the sandbox moves nothing.
 run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git checkout -q -b feature && echo b >b && git add b &&
 	git commit -q -m in && git checkout -q main && git merge -q --no-edit feature && git log -1 --format=%s'
