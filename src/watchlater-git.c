@@ -206,14 +206,14 @@ wl_check_gitlinks(struct watchlater *w, const struct wdir *gd)
 }
 
 /* A hook in the hooks/ of a repository the command made: anything but
- * git init's samples (which git never runs). */
+ * git init's samples (which git never runs).  What llwrap moved aside
+ * there its callers leave (wl_is_aside). */
 bool
 wl_is_hook(const char *name)
 {
 	size_t n = strlen(name);
 
 	return strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
-	       strstr(name, ".llwrap-blocked-") == NULL &&
 	       (n < 7 || strcmp(name + n - 7, ".sample") != 0);
 }
 
@@ -331,8 +331,36 @@ wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path)
 	(void)hook_names(hooks_fd, &names);
 
 	for (char **h = names; h != NULL && *h != NULL; h++)
-		wl_move_aside(w, hooks_fd, path, *h,
-			      "git (a hook of a repository the command made)");
+		if (!wl_is_aside(w, hooks_fd, *h))
+			wl_move_aside(w, hooks_fd, path, *h,
+				      "git (a hook of a repository the command "
+				      "made)");
+}
+
+/* dir/name, where git would take a directory and follows a link (a
+ * repository's hooks/ or modules/, a submodule's repository): a link
+ * moved aside (not one the start had there); true when it is a directory to
+ * look into, false when there is none (or not a directory); any other failure
+ * is the check's. */
+static bool
+git_dir_at(struct watchlater *w, int dirfd, const char *dir, const char *name,
+	   int fd, const char *reader)
+{
+	_cleanup_free_ char *path = NULL, *shown = NULL;
+
+	if (fd >= 0)
+		return true;
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return false;
+	if (fd == -ELOOP) {
+		if (!wl_gitdir_had(w, dirfd, name))
+			wl_move_aside(w, dirfd, dir, name, reader);
+		return false;
+	}
+	path = xasprintf("%s/%s", dir, name);
+	shown = text_shown(path);
+	wl_fail(w, xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+	return false;
 }
 
 /* hooks/ of the new repository gd (at index at), watched from now. */
@@ -344,12 +372,23 @@ wl_newrepo_watch_hooks(struct watchlater *w, size_t at)
 	struct wdir *h;
 	int fd = wl_open_beneath(w->dirs[at].fd, "hooks", true);
 
-	if (fd < 0)
+	/* Not there yet (its creation calls this again), or not a
+	 * directory git runs hooks from; a link moved aside. */
+	if (!git_dir_at(w, w->dirs[at].fd, w->dirs[at].path, "hooks", fd,
+			"git (the hooks of a repository the command made)"))
 		return;
-	if (fstat(fd, &st) < 0 || ((h = wdir_find(w, &st)) == NULL &&
-				   (h = wdir_add(w, fd, &st, path)) == NULL)) {
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot look at %s: %s", shown, strerror(e)));
+		close(fd);
 		return;
 	}
+	if ((h = wdir_find(w, &st)) == NULL &&
+	    (h = wdir_add(w, fd, &st, path)) == NULL)
+		return;
 	if (h->fd != fd)
 		close(fd);
 	h->hooks = true;
@@ -382,7 +421,17 @@ wl_newrepo_check(struct watchlater *w, bool at_end)
 		return;
 	}
 	fd = wl_open_beneath(proj->fd, ".git", true);
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return; /* changed meanwhile: looked at again, and at the end */
 	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = fd < 0 ? -fd : errno;
+		_cleanup_free_ char *path = xasprintf("%s/.git", proj->path);
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot open the repository %s the command "
+				  "made: %s",
+				  shown, strerror(e)));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -392,7 +441,7 @@ wl_newrepo_check(struct watchlater *w, bool at_end)
 
 		if ((gd = wdir_add(w, fd, &st, path)) == NULL)
 			return;
-		gd->gitdir = gd->newrepo = true;
+		gd->gitdir = gd->newrepo = gd->special = true;
 		gd->wt_fd = fcntl(proj->fd, F_DUPFD_CLOEXEC, 3);
 		gd->wt_path = xstrdup(proj->path);
 		wdir_name(gd, "commondir", "git", true);
@@ -423,11 +472,14 @@ static void
 modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
 	     size_t *seen)
 {
+	_cleanup_free_ char *shown = text_shown(dir);
 	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 
 	if (d == NULL) {
+		wl_fail(w, xasprintf("cannot list %s: %s", shown,
+				     strerror(errno)));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -438,13 +490,14 @@ modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
 		struct stat st;
 		bool repo;
 
+		/* llwrap's own moves aside only: a name that looks like one
+		 * is the command's, and git takes it when .gitmodules names
+		 * it. */
 		if (strcmp(e->d_name, ".") == 0 ||
 		    strcmp(e->d_name, "..") == 0 ||
-		    strstr(e->d_name, ".llwrap-blocked-") != NULL)
+		    wl_is_aside(w, dirfd, e->d_name))
 			continue;
 		if (++*seen > MODULES_MAX || depth > MODULES_DEPTH) {
-			_cleanup_free_ char *shown = text_shown(dir);
-
 			wl_fail(w,
 				xasprintf("more submodule repositories under "
 					  "%s than llwrap looks at",
@@ -452,9 +505,19 @@ modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
 			break;
 		}
 		sub = wl_open_beneath(dirfd, e->d_name, true);
-		if (sub < 0 || fstat(sub, &st) < 0)
+		if (!git_dir_at(w, dirfd, dir, e->d_name, sub,
+				"git (submodule update follows a link to a "
+				"submodule's repository)"))
 			continue;
 		path = xasprintf("%s/%s", dir, e->d_name);
+		if (fstat(sub, &st) < 0) {
+			int err = errno;
+			_cleanup_free_ char *ps = text_shown(path);
+
+			wl_fail(w, xasprintf("cannot look at %s: %s", ps,
+					     strerror(err)));
+			continue;
+		}
 		repo = fstatat(sub, "HEAD", &(struct stat){ 0 },
 			       AT_SYMLINK_NOFOLLOW) == 0 ||
 		       fstatat(sub, "config", &(struct stat){ 0 },
@@ -469,7 +532,9 @@ modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
 			_cleanup_free_ char *hp = xasprintf("%s/hooks", path);
 
 			config_check(w, sub, path);
-			if (hooks >= 0)
+			if (git_dir_at(w, sub, path, "hooks", hooks,
+				       "git (the hooks of a submodule's "
+				       "repository)"))
 				wl_newrepo_hooks(w, hooks, hp);
 		}
 		{
@@ -477,7 +542,9 @@ modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
 				wl_open_beneath(sub, "modules", true);
 			_cleanup_free_ char *mp = xasprintf("%s/modules", path);
 
-			if (mods >= 0)
+			if (git_dir_at(w, sub, path, "modules", mods,
+				       "git (submodule update follows a link "
+				       "to the submodules' repositories)"))
 				modules_walk(w, mods, mp, depth + 1, seen);
 		}
 	}
@@ -491,7 +558,9 @@ wl_modules_check(struct watchlater *w, const struct wdir *gd)
 	_cleanup_close_ int fd = wl_open_beneath(gd->fd, "modules", true);
 	size_t seen = 0;
 
-	if (fd >= 0)
+	if (git_dir_at(w, gd->fd, gd->path, "modules", fd,
+		       "git (submodule update follows a link to the "
+		       "submodules' repositories)"))
 		modules_walk(w, fd, path, 0, &seen);
 }
 

@@ -483,10 +483,11 @@ hold_check_dir(struct watchlater *w, struct held *h)
 		return;
 	}
 	while ((e = readdir(d)) != NULL) {
+		/* Not llwrap's own moves aside, but a name that looks like
+		 * one: the command's (a reader may take every name). */
 		if (strcmp(e->d_name, ".") == 0 ||
 		    strcmp(e->d_name, "..") == 0 ||
-		    strstr(e->d_name, ".llwrap-blocked-") != NULL ||
-		    strstr(e->d_name, ".llwrap-restore-") != NULL ||
+		    wl_is_aside(w, fd, e->d_name) ||
 		    strv_contains(h->names, e->d_name) ||
 		    (h->hooks && !wl_is_hook(e->d_name)))
 			continue;

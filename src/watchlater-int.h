@@ -58,6 +58,9 @@ struct wdir {
 	bool newrepo; /* ... one the command made: its config and hooks too */
 	bool hooks;   /* the hooks/ of such a one: every new hook moved */
 	bool changed; /* gitdir: its index changed (checked once a batch) */
+	/* A repository's directory (or its logs/): a symbolic link, FIFO,
+	 * socket or device made there is moved aside as made. */
+	bool special;
 	/* gitdir: its work tree (the project, or a submodule's checkout),
 	 * where the gitlinks of its index are. */
 	int wt_fd;
@@ -101,6 +104,23 @@ struct held {
 	struct wkey key;
 	struct timespec mtime, ctime;
 };
+
+/* A name in a directory, by identity: what llwrap moved aside (the name
+ * it gave), or a link the start had in a repository's directory. */
+struct wplace {
+	struct wkey dir;
+	struct wkey key;
+	char *name;
+};
+
+/* The most moves aside remembered: past it the run fails (and an entry
+ * named as llwrap names them counts as one of its own). */
+#define WATCHLATER_MAX_ASIDES 4096
+
+/* The most entries of a repository's directory looked at outside its
+ * objects/, and how deep (watchlater-gitdir.c): more fails the check. */
+#define WATCHLATER_GITDIR_MAX	65536
+#define WATCHLATER_GITDIR_DEPTH 32
 
 /* A repository in a directory of the project's top level (not the
  * project's own): as the start had it, so that what the user's own git
@@ -146,6 +166,19 @@ struct watchlater {
 	struct nested *nested;
 	size_t n_nested;
 
+	/* What llwrap moved aside (wl_is_aside), the first
+	 * WATCHLATER_MAX_ASIDES of them. */
+	struct wplace *asides;
+	size_t n_asides;
+	bool asides_full;
+
+	/* The project's repository's directories (its own and the common
+	 * one), checked for links and special files (watchlater-gitdir.c),
+	 * and the links and special files they had at the start. */
+	char **gitdirs;
+	struct wplace *specials;
+	size_t n_specials;
+
 	char **lines;	 /* the report */
 	char **failures; /* what could not be checked */
 };
@@ -174,6 +207,9 @@ void wl_move_aside(struct watchlater *w, int dirfd, const char *dirpath,
  * "changed" or "replaced" (wl_move_aside's is "created"). */
 void wl_move_aside_as(struct watchlater *w, int dirfd, const char *dirpath,
 		      const char *name, const char *reader, const char *did);
+/* Whether name in dirfd is what llwrap itself moved aside there: the
+ * name it gave, the same file. */
+bool wl_is_aside(struct watchlater *w, int dirfd, const char *name);
 /* Record st as never to be moved (a checkout there at the start). */
 void wl_protect_add(struct watchlater *w, const struct stat *st);
 /* The root path is beneath (its index, *rel the rest), or -1. */
@@ -221,6 +257,23 @@ void wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
 			 const char *wt_path);
 void wl_watch_submodules(struct watchlater *w, const char *project,
 			 const struct gitguard *git);
+
+/* watchlater-gitdir.c */
+
+/* At the start: the links and special files of the project's repository's
+ * directories (gitdir, and common when another), recorded as the user's. */
+void wl_gitdir_start(struct watchlater *w, const char *gitdir,
+		     const char *common);
+/* name made in the watched directory d (d->special): moved aside when it
+ * is a link or special file the start did not have there. */
+void wl_gitdir_made(struct watchlater *w, const struct wdir *d,
+		    const char *name);
+/* Every link and special file of those directories (and of a repository
+ * the command made) that the start did not have: moved aside. */
+void wl_gitdir_check(struct watchlater *w);
+/* Whether name in dirfd is a link or special file the start had there. */
+bool wl_gitdir_had(struct watchlater *w, int dirfd, const char *name);
+void wl_gitdir_free(struct watchlater *w);
 
 /* watchlater-hold.c */
 

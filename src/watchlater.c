@@ -189,15 +189,73 @@ wdir_name(struct wdir *d, const char *name, const char *reader, bool move)
 	return &d->names[d->n_names++];
 }
 
-/* Whether a name in a watched directory is the wname n: its own, or one
- * starting with it (never one llwrap's own move made). */
+/* What llwrap moved aside: st (as it was) in dirfd, now named name. */
+static void
+aside_add(struct watchlater *w, int dirfd, const char *name,
+	  const struct stat *st)
+{
+	struct stat dst;
+
+	if (w->n_asides >= WATCHLATER_MAX_ASIDES) {
+		if (!w->asides_full)
+			wl_fail(w, xasprintf("more than %d files made to run "
+					     "later were moved aside",
+					     WATCHLATER_MAX_ASIDES));
+		w->asides_full = true;
+		return;
+	}
+	if (fstat(dirfd, &dst) < 0)
+		return;
+	w->asides =
+		xreallocarray(w->asides, w->n_asides + 1, sizeof(*w->asides));
+	w->asides[w->n_asides++] = (struct wplace){
+		.dir = { .dev = dst.st_dev, .ino = dst.st_ino },
+		.key = { .dev = st->st_dev, .ino = st->st_ino },
+		.name = xstrdup(name),
+	};
+}
+
+/*
+ * Whether name in dirfd is one of llwrap's moves aside: the name it gave
+ * (fd_move_aside's), in that directory, the same file.  Not a name that
+ * merely looks like one: the command can make those, and rename a file
+ * llwrap moved back or elsewhere.  Past WATCHLATER_MAX_ASIDES moves the
+ * run has failed already, and a name of that form counts as one, so that
+ * llwrap's own renames do not feed its watch for ever.
+ */
+bool
+wl_is_aside(struct watchlater *w, int dirfd, const char *name)
+{
+	struct stat dst, st;
+
+	if (strstr(name, ".llwrap-blocked-") == NULL)
+		return false;
+	if (w->asides_full)
+		return true;
+	if (fstat(dirfd, &dst) < 0 ||
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	for (size_t i = 0; i < w->n_asides; i++) {
+		const struct wplace *a = &w->asides[i];
+
+		if (a->key.ino == st.st_ino && a->key.dev == st.st_dev &&
+		    a->dir.ino == dst.st_ino && a->dir.dev == dst.st_dev &&
+		    strcmp(a->name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a name in the watched directory dirfd is the wname n: its own,
+ * or one starting with it (never one of llwrap's own moves aside). */
 static bool
-wname_is(const struct wname *n, const char *name)
+wname_is(struct watchlater *w, int dirfd, const struct wname *n,
+	 const char *name)
 {
 	if (!n->prefix)
 		return strcmp(n->name, name) == 0;
 	return strncmp(n->name, name, strlen(n->name)) == 0 &&
-	       strstr(name, ".llwrap-blocked-") == NULL;
+	       !wl_is_aside(w, dirfd, name);
 }
 
 /* 1.2 ms, 340 µs: how long a file existed under its name (made: since
@@ -271,6 +329,7 @@ wl_move_aside_as(struct watchlater *w, int dirfd, const char *dirpath,
 		_cleanup_free_ char *dir = text_shown(dirpath);
 		_cleanup_free_ char *as = text_shown(to);
 
+		aside_add(w, dirfd, to, &st);
 		if (++w->n_moved > WATCHLATER_MAX_LINES)
 			return;
 		strv_push_take(&w->lines,
@@ -325,7 +384,8 @@ prefix_scan(struct watchlater *w, int dirfd, const char *path,
 		return;
 	while ((e = readdir(dir)) != NULL)
 		for (size_t k = 0; k < n; k++)
-			if (names[k].prefix && wname_is(&names[k], e->d_name))
+			if (names[k].prefix &&
+			    wname_is(w, dirfd, &names[k], e->d_name))
 				wl_move_aside(w, dirfd, path, e->d_name,
 					      names[k].reader);
 	closedir(dir);
@@ -426,6 +486,7 @@ dir_again(struct watchlater *w, size_t i, bool at_end)
 	}
 	w->dirs[at].newrepo |= w->dirs[i].newrepo;
 	w->dirs[at].hooks |= w->dirs[i].hooks;
+	w->dirs[at].special |= w->dirs[i].special;
 	wl_names_at(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
 		    w->dirs[at].n_names, at_end);
 	prefix_scan(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
@@ -489,11 +550,14 @@ check_all(struct watchlater *w, bool at_end)
 		if (w->dirs[i].gitdir)
 			wl_check_gitlinks(w, &w->dirs[i]);
 	wl_hold_check(w, at_end);
-	if (!at_end)
+	if (!at_end) {
+		wl_gitdir_check(w);
 		return;
+	}
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
 			wl_modules_check(w, &w->dirs[i]);
+	wl_gitdir_check(w);
 	wl_nested_check(w);
 	/* What nobody watched: a directory made during the run holds it. */
 	for (size_t i = 0; i < w->n_unwatched; i++) {
@@ -586,13 +650,16 @@ watchlater_ready(void *arg)
 			}
 			if (!(ev->mask & (IN_CREATE | IN_MOVED_TO)))
 				continue;
+			if (w->dirs[i].special)
+				wl_gitdir_made(w, &w->dirs[i], ev->name);
 			if (w->dirs[i].newrepo &&
 			    strcmp(ev->name, "hooks") == 0) {
 				wl_newrepo_watch_hooks(w, i);
 				continue;
 			}
 			if (w->dirs[i].hooks) {
-				if (wl_is_hook(ev->name))
+				if (wl_is_hook(ev->name) &&
+				    !wl_is_aside(w, w->dirs[i].fd, ev->name))
 					wl_move_aside(
 						w, w->dirs[i].fd,
 						w->dirs[i].path, ev->name,
@@ -603,7 +670,7 @@ watchlater_ready(void *arg)
 			for (size_t k = 0; k < w->dirs[i].n_names; k++) {
 				const struct wname *n = &w->dirs[i].names[k];
 
-				if (!wname_is(n, ev->name))
+				if (!wname_is(w, w->dirs[i].fd, n, ev->name))
 					continue;
 				if (n->newrepo)
 					wl_newrepo_check(w, false);
@@ -824,6 +891,7 @@ watchlater_start(const char *project, const struct gitguard *git,
 		w->hash_len = wl_repo_hash_len(gitdir, common);
 		wl_watch_repository(w, gitdir, w->roots[0].fd, project);
 		wl_watch_submodules(w, project, git);
+		wl_gitdir_start(w, gitdir, common);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
 		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
@@ -990,6 +1058,10 @@ watchlater_free(struct watchlater *w)
 		close(w->ifd);
 	wl_hold_free(w);
 	wl_nested_free(w);
+	wl_gitdir_free(w);
+	for (size_t i = 0; i < w->n_asides; i++)
+		free(w->asides[i].name);
+	free(w->asides);
 	free(w->protect);
 	strv_free(w->done);
 	strv_free(w->lines);

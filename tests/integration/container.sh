@@ -732,6 +732,21 @@ expect_output "... named, with its reader" "the command changed $HP/\\.envrc, wh
 	{ not_ok "a changed .vscode/settings.json restored"; diag "$out"; }
 rm -rf "$HP/.envrc" "$HP"/.envrc.llwrap-blocked-* "$HP/.vscode"
 
+# A new name in a held directory that looks like one of llwrap's moves
+# aside (review 35): moved aside too; a dev container reads
+# .devcontainer/*/devcontainer.json whatever the folder's name.
+mkdir -p "$HP/.devcontainer"
+printf '{}\n' >"$HP/.devcontainer/devcontainer.json"
+chown -R "$TEST_UID:$TEST_GID" "$HP/.devcontainer"
+run held -- /bin/sh -c 'mkdir .devcontainer/x.llwrap-blocked-1 &&
+	echo "{\"initializeCommand\": \"touch /tmp/llw-held-d\"}" >.devcontainer/x.llwrap-blocked-1/devcontainer.json; sleep 0.2'
+expect_output "a folder named like a move aside in a held .devcontainer/ is moved aside" \
+	"the command created $HP/\\.devcontainer/x\\.llwrap-blocked-1, which .*moved aside"
+[ ! -e "$HP/.devcontainer/x.llwrap-blocked-1" ] && [ "$(cat "$HP/.devcontainer/devcontainer.json")" = "{}" ] &&
+	ok "... gone from its name, the start's devcontainer.json left" ||
+	{ not_ok "the folder named like a move aside is gone from its name"; diag "$out"; }
+rm -rf "$HP/.devcontainer"
+
 # .git replaced by a link to a copy the command changes: the monitor does
 # not follow it, moves it aside, and the run fails loudly, naming it.
 run held -- /bin/sh -c 'cp -r .git .git-copy && echo "[core] fsmonitor = touch /tmp/llw-held-w" >>.git-copy/config &&

@@ -287,14 +287,21 @@ else
 fi
 
 # ---- A fail-closed watch (item 6) ----
-# An index that is a FIFO: the watch neither blocks on it nor passes it.
+# An index that is a FIFO: the watch neither blocks on it nor passes it:
+# moved aside as it is made (a FIFO in .git), or, when the index's check
+# comes first, not read and the run failed closed.
 R=$HOME_DIR/work/fifo
 make_repo "$R"
 run as_user timeout -s KILL 60 $LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE \
 	-C "$R" -- /bin/sh -c 'rm .git/index && mkfifo .git/index; exit 0'
-expect_rc "an index replaced by a FIFO: the run fails closed (125)" 125
-expect_output "... naming the index it could not read" "cannot read the git index $R/\\.git/index"
-expect_output "... and what to review" "review $R before git"
+if [ "$rc" -ne 137 ] && [ ! -p "$R/.git/index" ]; then
+	ok "an index replaced by a FIFO: not waited on, and no FIFO left there (status $rc)"
+else
+	not_ok "an index replaced by a FIFO: not waited on, and no FIFO left there"
+	diag "status $rc: $out"
+fi
+expect_output "... naming it, moved aside" \
+	"(created $R/\\.git/index, which git \\(it waits on a FIFO there|cannot read the git index $R/\\.git/index)"
 # More gitlinks with checkouts than the watch may hold.
 R=$HOME_DIR/work/many
 make_repo "$R"
@@ -513,7 +520,7 @@ chown "$TEST_UID:$TEST_GID" "$R"
 run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . &&
 	printf "[core]\n\tfsmonitor = touch %s/cfglink\n" "$1" >x.cfg && rm .git/config && ln -s ../x.cfg .git/config; echo made' sh "$MARKS"
 expect_output "... a new repository's config that is a symbolic link is moved aside" \
-	"created $R/\\.git/config, which git \\(llwrap cannot read it as git does: "
+	"created $R/\\.git/config, which git \\((llwrap cannot read it as git does: |it writes and reads through a symbolic link there)"
 as_user /bin/sh -c 'cd "$1" && git status' sh "$R" >/dev/null 2>&1
 [ ! -e "$MARKS/cfglink" ] && ok "... and the user's git there runs nothing" || not_ok "the fsmonitor of a linked config ran"
 R=$HOME_DIR/work/norepo2
@@ -628,6 +635,109 @@ expect_output "a repository planted under .git/modules has its config moved asid
 	"created $R/\\.git/modules/sub/config, which git \\(it sets core\\.(fsmonitor|bare)"
 as_user /bin/sh -c 'cd "$1" && git submodule update --init -q >/dev/null 2>&1; git status >/dev/null 2>&1; exit 0' sh "$R"
 [ ! -e "$MARKS/modules" ] && ok "... and the user's git submodule update runs nothing" || not_ok "the planted module ran"
+
+# A repository planted under .git/modules under a name that looks like
+# one of llwrap's moves aside (review 35 H1): checked all the same, as
+# the one .gitmodules names; llwrap skips only what it moved itself.
+R=$HOME_DIR/work/modules-named
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'N=evil.llwrap-blocked-1 &&
+	git clone -q --bare . .git/modules/$N &&
+	git --git-dir=.git/modules/$N config core.bare false &&
+	git --git-dir=.git/modules/$N config core.fsmonitor "touch $1/modules-named" &&
+	printf "#!/bin/sh\ntouch %s/modules-named-hook\n" "$1" >.git/modules/$N/hooks/post-checkout &&
+	chmod +x .git/modules/$N/hooks/post-checkout &&
+	git config -f .gitmodules submodule.$N.path lib &&
+	git config -f .gitmodules submodule.$N.url ./lib-upstream &&
+	git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),lib" &&
+	git add .gitmodules' sh "$MARKS"
+expect_output "a module repository named like a move aside: its config is moved aside" \
+	"created $R/\\.git/modules/evil\\.llwrap-blocked-1/config, which git \\(it sets core\\.fsmonitor"
+expect_output "... and its hook" "created $R/\\.git/modules/evil\\.llwrap-blocked-1/hooks/post-checkout"
+as_user /bin/sh -c 'cd "$1" && git submodule update --init -q >/dev/null 2>&1; git status >/dev/null 2>&1; exit 0' sh "$R"
+[ ! -e "$MARKS/modules-named" ] && [ ! -e "$MARKS/modules-named-hook" ] &&
+	ok "... and the user's git submodule update runs nothing" || not_ok "the module named like a move aside ran"
+as_user /bin/sh -c 'cd "$1" && git submodule update -q sub && git -C sub status -s' sh "$R" >/dev/null 2>&1 &&
+	ok "... the legitimate submodule updates" || not_ok "the legitimate submodule does not update"
+
+# A link to a repository elsewhere in the project, where git takes the
+# submodule's (.git/modules/NAME), and .git/modules itself a link.
+R=$HOME_DIR/work/modules-link
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git clone -q --bare . store &&
+	git --git-dir=store config core.bare false &&
+	git --git-dir=store config core.fsmonitor "touch $1/modules-link" &&
+	ln -s ../../store .git/modules/evil &&
+	git config -f .gitmodules submodule.evil.path lib &&
+	git config -f .gitmodules submodule.evil.url ./lib-upstream &&
+	git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),lib" &&
+	git add .gitmodules' sh "$MARKS"
+expect_output "a link at .git/modules/NAME is moved aside" \
+	"created $R/\\.git/modules/evil, which git \\((submodule update follows|it writes and reads through) a"
+as_user /bin/sh -c 'cd "$1" && git submodule update --init -q >/dev/null 2>&1; git status >/dev/null 2>&1; exit 0' sh "$R"
+[ ! -e "$MARKS/modules-link" ] && ok "... and the user's git submodule update runs nothing" ||
+	not_ok "the module linked to a repository in the project ran"
+R=$HOME_DIR/work/modules-top
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && git submodule deinit -q -f sub 2>/dev/null; rm -rf .git/modules' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p mods && git clone -q --bare . mods/sub &&
+	git --git-dir=mods/sub config core.bare false &&
+	git --git-dir=mods/sub config core.fsmonitor "touch $1/modules-top" && ln -s ../mods .git/modules' sh "$MARKS"
+expect_output ".git/modules a link is moved aside" "created $R/\\.git/modules, which git"
+as_user /bin/sh -c 'cd "$1" && git submodule update --init -q >/dev/null 2>&1; git status >/dev/null 2>&1; exit 0' sh "$R"
+[ ! -e "$MARKS/modules-top" ] && ok "... and the user's git submodule update runs nothing" ||
+	not_ok "a module under a linked .git/modules ran"
+
+# Links and FIFOs planted in .git (review 35 H5): the user's git follows
+# a link at .git/logs/HEAD (a reflog line with the branch's name appended
+# to ~/.bashrc), COMMIT_EDITMSG (truncated), and waits on a FIFO at
+# FETCH_HEAD.  Moved aside as made, and at the end.
+R=$HOME_DIR/work/gitlinks
+make_repo "$R"
+as_user /bin/sh -c 'git init -q --bare "$1.remote" && cd "$1" && git push -q "$1.remote" main &&
+	git remote add origin "$1.remote" && mkdir -p .hooks && printf "#!/bin/sh\nexit 0\n" >.hooks/pre-commit &&
+	chmod +x .hooks/pre-commit && ln -s ../../.hooks/pre-commit .git/hooks/pre-commit &&
+	echo "# bashrc" >"$2/bashrc" && echo victim >"$2/victim"' sh "$R" "$OUTSIDE"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'rm -f .git/logs/HEAD .git/COMMIT_EDITMSG .git/FETCH_HEAD && ln -s "$1/bashrc" .git/logs/HEAD &&
+	ln -s "$1/victim" .git/COMMIT_EDITMSG && mkfifo .git/FETCH_HEAD &&
+	mkdir -p .git/logs/refs/heads && ln -s "$1/victim" .git/logs/refs/heads/main-x &&
+	sleep 1 && if [ -L .git/logs/HEAD ]; then echo "still a link"; else echo "moved during the run"; fi' sh "$OUTSIDE"
+expect_output "a link made at .git/logs/HEAD is moved aside" \
+	"created $R/\\.git/logs/HEAD, which git \\(it writes and reads through a symbolic link there\\)"
+expect_output "... as it is made, during the run" "^moved during the run"
+expect_output "... a link at COMMIT_EDITMSG" "created $R/\\.git/COMMIT_EDITMSG, which git \\(it writes"
+expect_output "... a FIFO at FETCH_HEAD" "created $R/\\.git/FETCH_HEAD, which git \\(it waits on a FIFO there"
+expect_output "... a link deeper in logs/, at the end" "created $R/\\.git/logs/refs/heads/main-x, which git"
+expect_no_output "... the user's own link to a hook is left" "\\.git/hooks/pre-commit"
+[ -L "$R/.git/hooks/pre-commit" ] && ok "... (it is still there)" || not_ok "the user's hook link was moved"
+as_user /bin/sh -c 'cd "$1" && git checkout -q -b fix && git checkout -q main &&
+	git commit -q --allow-empty -m host && timeout 20 git fetch -q origin && git log -1 --format=%s' sh "$R" "$MARKS"
+[ "$(cat "$OUTSIDE/bashrc")" = "# bashrc" ] && [ "$(cat "$OUTSIDE/victim")" = victim ] &&
+	ok "... the user's checkout, commit and fetch write nothing outside the project" ||
+	not_ok "the user's git wrote through a link planted in .git: $(cat "$OUTSIDE/bashrc" "$OUTSIDE/victim")"
+as_user git -C "$R" log -1 --format=%s 2>/dev/null | grep -qx host && as_user git -C "$R" rev-parse -q --verify origin/main >/dev/null &&
+	ok "... and they work (the fetch does not hang)" || not_ok "the user's git after the run fails"
+# In a repository the command made: git init and a commit move nothing
+# (git init's probe of core.symlinks is a link it removes at once); a
+# link planted in its logs/ is moved aside at the end.
+R=$HOME_DIR/work/newrepo-links
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . && git commit -q --allow-empty -m x && echo made'
+expect_output "a git init and commit in a project with no repository work" "^made\$"
+expect_no_output "... and move nothing aside" "moved aside"
+R=$HOME_DIR/work/newrepo-links2
+mkdir -p "$R"
+chown "$TEST_UID:$TEST_GID" "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git init -q . && git commit -q --allow-empty -m x &&
+	rm -f .git/logs/HEAD && ln -s "$1/bashrc" .git/logs/HEAD' sh "$OUTSIDE"
+expect_output "a link planted in the logs/ of a repository the command made is moved aside" \
+	"created $R/\\.git/logs/HEAD, which git \\(it writes and reads through a symbolic link there\\)"
+# The neighbour: git's own work in the sandbox moves nothing.
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git checkout -q -b feature && echo b >b && git add b &&
+	git commit -q -m in && git checkout -q main && git merge -q --no-edit feature && git log -1 --format=%s'
+expect_output "a commit, checkout and merge in the sandbox work" "^in\$"
+expect_no_output "... and nothing of git's own is moved aside" "moved aside"
 
 # A .git made a link to a secret's directory, for a later run from that
 # directory: the grants on .git/config and hooks do not follow it.

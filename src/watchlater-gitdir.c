@@ -1,0 +1,344 @@
+/*
+ * The repository's directories hold no symbolic link and no special file
+ * the command made (watchlater-int.h).  The user's git opens what is
+ * there following links and waits on a FIFO: it appends a reflog line to
+ * logs/HEAD and beneath logs/refs/, writes COMMIT_EDITMSG, FETCH_HEAD,
+ * ORIG_HEAD and MERGE_MSG, reads the index, packed-refs and what is beneath
+ * refs/; a link there makes it write outside the project, a FIFO makes it hang.
+ * Git itself makes neither there (a symbolic ref is a file, "ref: ...";
+ * objects/info/alternates is a file).
+ *
+ * At the start the links and special files the repository has are
+ * recorded as the user's (a hook linked to the project's scripts); during
+ * the run one made in the repository's directory, in its common directory
+ * or in their logs/ is moved aside as it is made (the later-run watch's
+ * inotify); at the end (and after an overflow) each directory is walked,
+ * as is a repository the command made, and every other one is moved
+ * aside.  objects/ is not listed: objects/info is walked, objects/pack
+ * looked at.  Every directory is opened beneath the one above it, without
+ * symlinks; more than WATCHLATER_GITDIR_MAX entries fails the check.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
+
+#include "cleanup.h"
+#include "strv.h"
+#include "text.h"
+#include "watchlater-int.h"
+#include "xalloc.h"
+
+/* Where an entry is, for what is descended. */
+enum where {
+	W_ANY,	   /* beneath a repository: everything */
+	W_REPO,	   /* a repository's top: its objects/ is not descended */
+	W_MODULES, /* under modules/: a directory with a HEAD is a repository */
+	W_OBJECTS, /* objects/: only its info/ and pack/ looked at */
+};
+
+struct walk {
+	struct watchlater *w;
+	bool record; /* at the start: what is there is the user's */
+	size_t seen;
+};
+
+static const char *
+special_reader(mode_t mode)
+{
+	return S_ISLNK(mode) ? "git (it writes and reads through a symbolic "
+			       "link there)"
+			     : "git (it waits on a FIFO there, or reads a "
+			       "socket or device)";
+}
+
+/* Whether st, named name in the directory dst, is a link or special
+ * file the start had there. */
+static bool
+had(const struct watchlater *w, const struct stat *dst, const char *name,
+    const struct stat *st)
+{
+	for (size_t i = 0; i < w->n_specials; i++) {
+		const struct wplace *p = &w->specials[i];
+
+		if (p->key.ino == st->st_ino && p->key.dev == st->st_dev &&
+		    p->dir.ino == dst->st_ino && p->dir.dev == dst->st_dev &&
+		    strcmp(p->name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool
+wl_gitdir_had(struct watchlater *w, int dirfd, const char *name)
+{
+	struct stat dst, st;
+
+	return fstat(dirfd, &dst) == 0 &&
+	       fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       had(w, &dst, name, &st);
+}
+
+/* st, the link or special file name in dirfd (path): recorded as the
+ * user's at the start, moved aside after unless the start had it. */
+static void
+special_one(struct walk *k, int dirfd, const char *path, const char *name,
+	    const struct stat *st)
+{
+	struct watchlater *w = k->w;
+	struct stat dst;
+
+	if (fstat(dirfd, &dst) < 0) {
+		int e = errno;
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot look at %s: %s", shown, strerror(e)));
+		return;
+	}
+	if (k->record) {
+		w->specials = xreallocarray(w->specials, w->n_specials + 1,
+					    sizeof(*w->specials));
+		w->specials[w->n_specials++] = (struct wplace){
+			.dir = { .dev = dst.st_dev, .ino = dst.st_ino },
+			.key = { .dev = st->st_dev, .ino = st->st_ino },
+			.name = xstrdup(name),
+		};
+		return;
+	}
+	if (had(w, &dst, name, st) || wl_is_aside(w, dirfd, name))
+		return;
+	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode));
+}
+
+static void walk_dir(struct walk *k, int fd, const char *path, enum where where,
+		     int depth);
+
+/* The directory rel beneath dirfd, to list: no symlink, no mount
+ * crossed, never above it.  A descriptor, or -errno. */
+static int
+open_dir(int dirfd, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, *rel != '\0' ? rel : ".",
+			      &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The directory entry name of dirfd (path/name): descended as where
+ * says; a link or a special file (one made in its place too) taken. */
+static void
+walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
+	   unsigned char type, enum where where, int depth)
+{
+	_cleanup_free_ char *sub = NULL;
+	int fd;
+	enum where to = W_ANY;
+	struct stat st;
+
+	if (type == DT_REG)
+		return;
+	if (type != DT_DIR) {
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    S_ISREG(st.st_mode))
+			return;
+		if (!S_ISDIR(st.st_mode)) {
+			special_one(k, dirfd, path, name, &st);
+			return;
+		}
+	}
+	if (where == W_OBJECTS) /* objects/pack, a directory */
+		return;
+	if (where == W_REPO && strcmp(name, "objects") == 0)
+		to = W_OBJECTS;
+	else if (where == W_REPO && strcmp(name, "modules") == 0)
+		to = W_MODULES;
+	sub = xasprintf("%s/%s", path, name);
+	fd = open_dir(dirfd, name);
+	if (fd == -ELOOP || fd == -ENOTDIR) {
+		/* Made a link or a file meanwhile. */
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			special_one(k, dirfd, path, name, &st);
+		return;
+	}
+	if (fd == -ENOENT)
+		return;
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(sub);
+
+		wl_fail(k->w,
+			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+		return;
+	}
+	if (where == W_MODULES)
+		to = fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0
+			     ? W_REPO
+			     : W_MODULES;
+	walk_dir(k, fd, sub, to, depth + 1);
+}
+
+/* The directory fd (taken, open to list) at path. */
+static void
+walk_dir(struct walk *k, int fd, const char *path, enum where where, int depth)
+{
+	_cleanup_free_ char *shown = text_shown(path);
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+
+	if (d == NULL) {
+		wl_fail(k->w, xasprintf("cannot list %s: %s", shown,
+					strerror(errno)));
+		close(fd);
+		return;
+	}
+	if (depth > WATCHLATER_GITDIR_DEPTH) {
+		wl_fail(k->w, xasprintf("%s is deeper than llwrap looks for "
+					"links the command made in a "
+					"repository",
+					shown));
+		closedir(d);
+		return;
+	}
+	/* objects/: not listed (its 256 directories of loose objects, which
+	 * git writes under new names and renames, never through a link):
+	 * info/ (alternates) walked, pack/ looked at. */
+	if (where == W_OBJECTS) {
+		walk_entry(k, fd, path, "info", DT_UNKNOWN, W_ANY, depth);
+		walk_entry(k, fd, path, "pack", DT_UNKNOWN, W_OBJECTS, depth);
+		closedir(d);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++k->seen > WATCHLATER_GITDIR_MAX) {
+			wl_fail(k->w,
+				xasprintf("the repository at %s has more than "
+					  "%d entries outside objects/, more "
+					  "than llwrap looks at for links the "
+					  "command made (git pack-refs --all "
+					  "packs loose refs into one file)",
+					  shown, WATCHLATER_GITDIR_MAX));
+			break;
+		}
+		walk_entry(k, fd, path, e->d_name, e->d_type, where, depth);
+	}
+	closedir(d);
+}
+
+/* The repository's directory at path (beneath a root), walked. */
+static void
+walk_repository(struct watchlater *w, const char *path, bool record)
+{
+	struct walk k = { .w = w, .record = record };
+	const char *rel;
+	ssize_t r = wl_root_of(w, path, &rel);
+	int fd;
+
+	if (r < 0)
+		return;
+	fd = open_dir(w->roots[r].fd, rel);
+	/* Gone, or another in its place: the watch on it says so
+	 * (dir_again, wl_newrepo_check). */
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return;
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w, xasprintf("cannot open the repository %s: %s", shown,
+				     strerror(-fd)));
+		return;
+	}
+	walk_dir(&k, fd, path, W_REPO, 0);
+}
+
+void
+wl_gitdir_start(struct watchlater *w, const char *gitdir, const char *common)
+{
+	const char *dirs[] = { gitdir, common };
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_free_ char *logs = NULL;
+		struct wdir *d;
+		size_t root;
+
+		if (dirs[i] == NULL || strv_contains(w->gitdirs, dirs[i]))
+			continue;
+		strv_push(&w->gitdirs, dirs[i]);
+		/* Watched: the repository's own files and its reflogs. */
+		if ((d = wl_dir_at(w, dirs[i], &root)) != NULL)
+			d->special = true;
+		logs = xasprintf("%s/logs", dirs[i]);
+		if ((d = wl_dir_at(w, logs, &root)) != NULL)
+			d->special = true;
+		walk_repository(w, dirs[i], true);
+	}
+}
+
+/* Whether name in dirfd is git init's probe of core.symlinks: a link
+ * "tXXXXXX" -> "testing", which git removes at once (a name git never
+ * opens otherwise; one still there at the end is moved aside). */
+static bool
+init_probe(int dirfd, const char *name)
+{
+	char target[sizeof("testing")];
+	ssize_t n;
+
+	if (strlen(name) != 7 || name[0] != 't' ||
+	    strspn(name + 1, "abcdefghijklmnopqrstuvwxyz"
+			     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != 6)
+		return false;
+	n = readlinkat(dirfd, name, target, sizeof(target));
+	return n == (ssize_t)strlen("testing") &&
+	       memcmp(target, "testing", (size_t)n) == 0;
+}
+
+void
+wl_gitdir_made(struct watchlater *w, const struct wdir *d, const char *name)
+{
+	struct walk k = { .w = w };
+	struct stat st;
+
+	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+	    (S_ISLNK(st.st_mode) && init_probe(d->fd, name)))
+		return;
+	special_one(&k, d->fd, d->path, name, &st);
+}
+
+void
+wl_gitdir_check(struct watchlater *w)
+{
+	for (char **g = w->gitdirs; g != NULL && *g != NULL; g++)
+		walk_repository(w, *g, false);
+	if (w->watch_newrepo) {
+		_cleanup_free_ char *git =
+			xasprintf("%s/.git", w->roots[0].path);
+
+		walk_repository(w, git, false);
+	}
+}
+
+void
+wl_gitdir_free(struct watchlater *w)
+{
+	strv_free(w->gitdirs);
+	for (size_t i = 0; i < w->n_specials; i++)
+		free(w->specials[i].name);
+	free(w->specials);
+}
