@@ -67,9 +67,3 @@ testhook_maskwatch_arm_delay_ms(void)
 {
 	return 0;
 }
-
-__attribute__((weak)) bool
-testhook_clone_detached(bool can)
-{
-	return can;
-}

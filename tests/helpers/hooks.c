@@ -135,9 +135,3 @@ testhook_maskwatch_arm_delay_ms(void)
 
 	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
 }
-
-bool
-testhook_clone_detached(bool can)
-{
-	return can && getenv("LLW_HOOK_NO_CLONE_DETACHED") == NULL;
-}
