@@ -260,8 +260,18 @@ else
 	# Without the supervisor nothing checks a watch: --explain says so,
 	# and the default profile with supervise = yes is judged as well.
 	run llw -p default --explain -- /bin/true
-	expect_output "default profile: --explain says watching is NOT ENFORCED without the supervisor" \
-		"watching +NOT ENFORCED:.*supervise = yes"
+	if why=$(l3_stands_in); then
+		# There the default profile takes L3 too, and its view is
+		# sealed: the kernel refuses the watch.
+		expect_output "default profile: --explain says the sealed view decides ($why)" \
+			"watching +inotify only where the sandbox may read \(L3: the view is sealed"
+		expect_denied "... and a watch on ~/.ssh is refused" EACCES \
+			llwt -p default -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+		expect_output "... with EACCES" "errno=EACCES"
+	else
+		expect_output "default profile: --explain says watching is NOT ENFORCED without the supervisor" \
+			"watching +NOT ENFORCED:.*supervise = yes"
+	fi
 	printf '[network]\nsupervise = yes\n' >"$T/sv.ini"
 	chmod 644 "$T/sv.ini"
 	expect_denied "default with supervise = yes: a watch on ~/.ssh is refused" EACCES \
