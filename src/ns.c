@@ -25,10 +25,11 @@
  *     another re-exposes the real path with its own access.
  *
  * Sealed (o->seal, viewplan.h), step 1 also makes each sealed
- * directory's tmpfs and the placeholders' one, reads the symbolic links
- * to make again and fills each tmpfs with its entries (after step 1, so
- * each has its fd); the clones of what may be read are taken after step
- * 2, read-only with the tree, before step 3 covers anything.
+ * directory's tmpfs, reads the symbolic links to make again and fills
+ * each tmpfs with its entries (after step 1, so each has its fd); the
+ * clones of what may be read are taken after step 2, read-only with the
+ * tree, before step 3 covers anything; the placeholders are bound last,
+ * cloned from their tmpfs once it is attached (view_placeholders).
  *
  * A mount point cannot be removed or renamed (EBUSY), so the command
  * cannot unlink a masked file to replace it with its own.
@@ -780,60 +781,47 @@ make_mount_point(int dirfd, const char *rel, bool is_dir)
 }
 
 /*
- * The seal's placeholders (viewplan.h, VIEWPLAN_HIDE): a detached
- * read-only tmpfs whose root is a directory of mode 000 holding an
- * empty file "f" of mode 000, made at the first one needed.  The first
- * directory placeholder is that tmpfs itself, each other placeholder
- * bound over a path a clone of its root or of "f".  Without
- * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (the command has none:
- * drop_capabilities, and the filter refuses new user namespaces) the
- * kernel refuses to read either, to open, list, watch or enter it
- * (EACCES), to the owner as well.  A detached mount closed unattached
- * is dissolved, and the kernel waits for an RCU grace period then
- * (0.1-2 ms on a loaded machine, a synchronize_rcu_expedited): attached
- * as a placeholder, the tmpfs goes with the namespace instead.
+ * The seal's placeholders (viewplan.h, VIEWPLAN_HIDE, and a denied file
+ * sealed): a read-only tmpfs whose root is a directory of mode 000
+ * holding an empty file "f" of mode 000.  Without CAP_DAC_OVERRIDE and
+ * CAP_DAC_READ_SEARCH (the command has none: drop_capabilities, and the
+ * filter refuses new user namespaces) the kernel refuses to read
+ * either, to open, list, watch or enter it (EACCES), to the owner as
+ * well.
  */
-static int placeholders = -1;
-static bool placeholders_used;
-
 static int
-placeholder(bool is_dir)
+placeholder_fs(void)
 {
-	int fd;
+	int fd, f;
 
-	if (placeholders < 0) {
-		int f;
-
-		fd = new_fs("tmpfs", "mode", "0000",
-			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-				    MOUNT_ATTR_NOEXEC);
-		if (fd < 0)
-			return fd;
-		if ((f = openat(fd, "f",
-				O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0)) <
-		    0) {
-			int r = -errno;
-
-			close(fd);
-			return r;
-		}
-		close(f);
-		if ((f = setattr(fd, MOUNT_ATTR_RDONLY, 0, false)) < 0) {
-			close(fd);
-			return f;
-		}
-		placeholders = fd;
-		placeholders_used = false;
+	fd = new_fs("tmpfs", "mode", "0000",
+		    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (fd < 0)
+		return fd;
+	if ((f = openat(fd, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0)) <
+	    0) {
+		f = -errno;
+		close(fd);
+		return f;
 	}
-	if (is_dir && !placeholders_used) {
-		placeholders_used = true;
-		fd = fcntl(placeholders, F_DUPFD_CLOEXEC, 3);
-	} else {
-		fd = open_tree(placeholders, is_dir ? "" : "f",
-			       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				       (is_dir ? AT_EMPTY_PATH : 0));
+	close(f);
+	if ((f = setattr(fd, MOUNT_ATTR_RDONLY, 0, false)) < 0) {
+		close(fd);
+		return f;
 	}
-	return fd < 0 ? -errno : fd;
+	return fd;
+}
+
+/* Whether m, not skipped, is bound over its path from the placeholders'
+ * tmpfs (view_placeholders). */
+static bool
+is_placeholder(const struct ns_opts *o, const struct viewplan_mount *m)
+{
+	if (m->made)
+		return false;
+	return m->kind == VIEWPLAN_HIDE ||
+	       (m->kind == VIEWPLAN_MASK && m->access == LLW_ACCESS_DENY &&
+		!m->is_dir && o->seal);
 }
 
 /* Step 1 for one entry: acquire its source as a detached mount. */
@@ -855,10 +843,6 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 		 * clone is too. */
 		what = "a read-only clone";
 		fd = clone_tree(m->path);
-		break;
-	case VIEWPLAN_HIDE:
-		what = "a placeholder";
-		fd = placeholder(m->is_dir);
 		break;
 	case VIEWPLAN_PROC:
 		/* The locked flags of the host's /proc must be kept, or the
@@ -896,17 +880,12 @@ view_acquire(const struct ns_opts *o, struct viewplan_mount *m, char **cause)
 		/* Sealed (o->seal), a denial is a placeholder the kernel
 		 * refuses to read, a watch as well: a directory of mode
 		 * 0111 (the masks beneath it are reached through it), a
-		 * file of mode 000. */
+		 * file of mode 000 (view_placeholders). */
 		if (m->access == LLW_ACCESS_DENY && m->is_dir) {
 			what = "an empty tmpfs";
 			fd = new_fs("tmpfs", "mode", o->seal ? "0111" : "0755",
 				    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 					    MOUNT_ATTR_NOEXEC);
-			break;
-		}
-		if (m->access == LLW_ACCESS_DENY && o->seal) {
-			what = "a placeholder";
-			fd = placeholder(false);
 			break;
 		}
 		what = "a clone";
@@ -1050,6 +1029,100 @@ view_attach(const struct ns_opts *o, struct viewplan_mount *m,
 	return 0;
 }
 
+/*
+ * Step 4: the placeholders, once the rest of the view is attached (each
+ * is a leaf of it: a directory that may not be read and holds something
+ * the view shows is sealed, viewplan.c).  The first directory
+ * placeholder is the placeholders' tmpfs itself, attached first; the
+ * others are clones of its root or of its file taken from it attached,
+ * as every kernel allows: before Linux 6.15 open_tree refuses to clone
+ * a detached mount (EINVAL: __do_loopback's check_mnt).  Without a
+ * directory placeholder the tmpfs is attached on a directory of the
+ * view only while the clones are taken, then unmounted.  Either way it
+ * is not closed unattached: a detached mount is dissolved after an RCU
+ * grace period (0.1-2 ms on a loaded machine), and attached it goes
+ * with the namespace.
+ */
+static int
+view_placeholders(const struct ns_opts *o, struct viewplan *v,
+		  struct maskwatch *mw, char **cause)
+{
+	struct viewplan_mount *first = NULL, *dir = NULL, *m;
+	_cleanup_close_ int fs = -1;
+	const char *at = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		m = &v->m[i];
+		if (m->skip || !is_placeholder(o, m))
+			continue;
+		/* Beneath the fresh /proc, one the new instance lacks
+		 * needs nothing (view_attach). */
+		if (m->lazy && access(m->path, F_OK) < 0) {
+			m->skip = true;
+			continue;
+		}
+		if (first == NULL)
+			first = m;
+		if (dir == NULL && m->is_dir)
+			dir = m;
+	}
+	if (first == NULL)
+		return 0;
+	for (size_t i = 0; dir == NULL && at == NULL && i < v->n; i++) {
+		m = &v->m[i];
+		if (!m->skip && !m->made && !m->lazy && m->is_dir &&
+		    !is_placeholder(o, m))
+			at = m->path;
+	}
+	if (dir != NULL)
+		at = dir->path;
+	if (at == NULL) {
+		*cause = xasprintf("cannot make a placeholder for %s: no "
+				   "directory in the view to take it from",
+				   first->path);
+		return -ENOENT;
+	}
+	if ((fs = placeholder_fs()) < 0) {
+		*cause = xasprintf("cannot make a placeholder for %s: %s",
+				   first->path, strerror(-fs));
+		return fs;
+	}
+	if (move_mount(fs, "", AT_FDCWD, at, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot mount on %s: %s", at, strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		m = &v->m[i];
+		if (m->skip || m == dir || !is_placeholder(o, m))
+			continue;
+		m->fd = open_tree(fs, m->is_dir ? "" : "f",
+				  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+					  (m->is_dir ? AT_EMPTY_PATH : 0));
+		if (m->fd < 0) {
+			r = -errno;
+			*cause = xasprintf("cannot make a placeholder for "
+					   "%s: %s",
+					   m->path, strerror(-r));
+			return r;
+		}
+	}
+	if (dir == NULL && umount2(at, MNT_DETACH) < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot unmount the placeholders from %s: "
+				   "%s",
+				   at, strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < v->n && r == 0; i++) {
+		m = &v->m[i];
+		if (!m->skip && m != dir && is_placeholder(o, m))
+			r = view_attach(o, m, mw, cause);
+	}
+	return r;
+}
+
 static int
 view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 {
@@ -1084,7 +1157,7 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 			}
 			continue;
 		}
-		if (v.m[i].made)
+		if (v.m[i].made || is_placeholder(o, &v.m[i]))
 			continue;
 		if (v.m[i].kind == VIEWPLAN_ROOT &&
 		    strcmp(v.m[i].path, "/") == 0) {
@@ -1134,16 +1207,14 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 		r = 0;
 	}
 	for (size_t i = 0; i < v.n && r == 0; i++)
-		if (!v.m[i].skip && !v.m[i].made)
+		if (!v.m[i].skip && !v.m[i].made && !is_placeholder(o, &v.m[i]))
 			r = view_attach(o, &v.m[i], mw, cause);
+	if (r == 0)
+		r = view_placeholders(o, &v, mw, cause);
 	if (r == 0 && o->devpts && access("/dev/ptmx", F_OK) == 0)
 		r = bind_ptmx(cause);
 	if (r == 0 && term >= 0)
 		term_keep_name(term, term_index);
-	if (placeholders >= 0) {
-		close(placeholders);
-		placeholders = -1;
-	}
 	for (size_t i = 0; i < v.n; i++)
 		free(links[i]);
 	view_free(&v);

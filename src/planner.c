@@ -329,10 +329,7 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	sb->ns.project_access = plan_access(sb->fs, p->project);
 	/* The view shows nothing the sandbox may not read but absent or
 	 * a placeholder: the kernel decides each watch (plan_watches). */
-	sb->unsealed = !sb->facts.clone_detached
-			       ? "this kernel cannot clone a detached mount, "
-				 "as its placeholders are made (Linux 6.15)"
-			       : viewplan_unsealable(sb->fs);
+	sb->unsealed = viewplan_unsealable(sb->fs);
 	sb->ns.seal = sb->unsealed == NULL;
 	/* A unix socket the network allows stays itself in the sealed
 	 * view (bubblewrap binds it: bwrap.c), or a connect would reach a

@@ -17,7 +17,6 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
-#include <sys/utsname.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,29 +30,12 @@
 #include "probe.h"
 #include "resources.h"
 #include "supervise.h"
-#include "testhook.h"
 #include "xalloc.h"
-
-bool
-probe_release_at_least(const char *release, unsigned major, unsigned minor)
-{
-	unsigned long a, b;
-	char *end;
-
-	if (release == NULL || *release < '0' || *release > '9')
-		return false;
-	a = strtoul(release, &end, 10);
-	if (*end != '.' || end[1] < '0' || end[1] > '9')
-		return false;
-	b = strtoul(end + 1, NULL, 10);
-	return a > major || (a == major && b >= minor);
-}
 
 void
 probe_init(struct facts *f)
 {
 	struct sysinfo si;
-	struct utsname u;
 	char link[64];
 	ssize_t n;
 
@@ -71,8 +53,6 @@ probe_init(struct facts *f)
 		link[n] = '\0';
 		f->ipcns_nested = contain_ipcns_nested(link);
 	}
-	f->clone_detached = testhook_clone_detached(
-		uname(&u) == 0 && probe_release_at_least(u.release, 6, 15));
 }
 
 static char *

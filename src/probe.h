@@ -41,10 +41,6 @@ struct facts {
 	/* llwrap's IPC namespace is not the initial one: the container's
 	 * /dev/shm is its own (contain_ipcns_nested()). */
 	bool ipcns_nested;
-	/* open_tree(OPEN_TREE_CLONE) clones a detached mount (Linux 6.15),
-	 * as the sealed view's placeholders are made (ns.c): before, it
-	 * fails with EINVAL, and L3's view is not sealed. */
-	bool clone_detached;
 	/* Unprivileged user, mount, pid and network namespaces, as ns.c
 	 * makes them (AppArmor's restriction included); why not. */
 	enum probe_answer userns;
@@ -78,11 +74,6 @@ struct facts {
 
 /* The cheap facts of this system, live; the rest left unknown. */
 void probe_init(struct facts *f);
-
-/* Whether a kernel release ("6.12.117+deb12-amd64") is at least
- * major.minor; false when it cannot be read. */
-bool probe_release_at_least(const char *release, unsigned major,
-			    unsigned minor);
 
 /* dst: a copy of src, its own strings. */
 void probe_copy(struct facts *dst, const struct facts *src);

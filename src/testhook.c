@@ -68,12 +68,6 @@ testhook_maskwatch_arm_delay_ms(void)
 	return 0;
 }
 
-__attribute__((weak)) bool
-testhook_clone_detached(bool can)
-{
-	return can;
-}
-
 __attribute__((weak)) size_t
 testhook_nested_walk_max(size_t max)
 {

@@ -59,10 +59,6 @@ unsigned testhook_maskwatch_delay_ms(void);
  * a masked file in between. */
 unsigned testhook_maskwatch_arm_delay_ms(void);
 
-/* Whether open_tree clones a detached mount here (probe.h
- * clone_detached): can; a test says a kernel before 6.15 cannot. */
-bool testhook_clone_detached(bool can);
-
 /* The most directories the end's look for repositories in the project
  * walks (watchlater-git.c): max; a test lowers it to see the failure
  * past it. */

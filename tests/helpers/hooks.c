@@ -139,12 +139,6 @@ testhook_maskwatch_arm_delay_ms(void)
 	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
 }
 
-bool
-testhook_clone_detached(bool can)
-{
-	return can && getenv("LLW_HOOK_NO_CLONE_DETACHED") == NULL;
-}
-
 size_t
 testhook_nested_walk_max(size_t max)
 {

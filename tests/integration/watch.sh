@@ -197,26 +197,29 @@ else
 	fi
 	expect_succeeded "... while /dev/null takes a watch" \
 		llwt -p opencode -q -- "$PROBE" watch /dev/null -
-	# A kernel before 6.15 cannot clone the placeholders (a detached
-	# mount's): the view is not sealed there, and the judge decides.
-	if [ -x "$LLW_HELPERS/llwrap-hooked" ]; then
-		run as_user env LLW_HOOK_NO_CLONE_DETACHED=1 \
-			"$LLW_HELPERS/llwrap-hooked" --rx "$LLW_HELPERS" \
-			-p opencode --explain -- /bin/true
-		expect_output "a kernel before 6.15: not sealed, saying why" \
-			"watching +inotify only where the sandbox may read .*L3.s view is not sealed: this kernel cannot clone a detached mount"
-		run as_user env LLW_HOOK_NO_CLONE_DETACHED=1 timeout 60 \
-			"$LLW_HELPERS/llwrap-hooked" --rx "$LLW_HELPERS" \
-			-p opencode -q -- /bin/sh -c \
-			"'$PROBE' watch '$HOME_DIR/.ssh' -; '$PROBE' watch '$PROJ' -"
-		case "$rc:$out" in
-		*"DENIED watch errno=EACCES"*"SUCCEEDED watch"*)
-			ok "... the judge refuses a watch on ~/.ssh (EACCES), the project's works" ;;
-		*) not_ok "... the judge refuses a watch on ~/.ssh"; diag "status $rc: $out" ;;
-		esac
+	# A view whose only placeholder is a file (/ readable, one file of
+	# the project denied): the placeholders' tmpfs is attached on a
+	# directory of the view only while the file's clone is taken from
+	# it (every kernel clones an attached mount; before 6.15 not a
+	# detached one), then unmounted: the placeholder is the one mount
+	# of mode 000 left.
+	FILEONLY="-p empty --net none --rx / --rw $PROJ --deny $PROJ/.env"
+	run llwt $FILEONLY --explain -- /bin/true
+	expect_output "file placeholders only: the view is sealed" \
+		"watching +inotify only where the sandbox may read \(L3: the view is sealed"
+	expect_denied "... a watch on the denied .env is refused" EACCES \
+		llwt $FILEONLY -q -- "$PROBE" watch "$PROJ/.env" -
+	expect_output "... with EACCES" "errno=EACCES"
+	expect_succeeded "... while one on the readable file beside it works" \
+		llwt $FILEONLY -q -- "$PROBE" watch "$PROJ/src/main.c" -
+	run llwt $FILEONLY -q -- /bin/cat /proc/self/mountinfo
+	n=$(printf '%s\n' "$out" | grep -c ' - tmpfs .*mode=000')
+	if [ "$rc" -eq 0 ] && [ "$n" -eq 1 ] &&
+		printf '%s\n' "$out" | grep -q " $PROJ/.env .* - tmpfs .*mode=000"; then
+		ok "... and the placeholder on .env is the only mount of mode 000"
 	else
-		skip "a kernel before 6.15: no llwrap-hooked"
-		skip "a kernel before 6.15: no llwrap-hooked"
+		not_ok "... and the placeholder on .env is the only mount of mode 000"
+		diag "status $rc, $n of mode 000: $out"
 	fi
 	# As root: -p opencode denies root's secrets, /etc/sudoers.d among
 	# them, so /etc is hole punched and may not be listed; sealing it
@@ -257,8 +260,18 @@ else
 	# Without the supervisor nothing checks a watch: --explain says so,
 	# and the default profile with supervise = yes is judged as well.
 	run llw -p default --explain -- /bin/true
-	expect_output "default profile: --explain says watching is NOT ENFORCED without the supervisor" \
-		"watching +NOT ENFORCED:.*supervise = yes"
+	if why=$(l3_stands_in); then
+		# There the default profile takes L3 too, and its view is
+		# sealed: the kernel refuses the watch.
+		expect_output "default profile: --explain says the sealed view decides ($why)" \
+			"watching +inotify only where the sandbox may read \(L3: the view is sealed"
+		expect_denied "... and a watch on ~/.ssh is refused" EACCES \
+			llwt -p default -q -- "$PROBE" watch "$HOME_DIR/.ssh" -
+		expect_output "... with EACCES" "errno=EACCES"
+	else
+		expect_output "default profile: --explain says watching is NOT ENFORCED without the supervisor" \
+			"watching +NOT ENFORCED:.*supervise = yes"
+	fi
 	printf '[network]\nsupervise = yes\n' >"$T/sv.ini"
 	chmod 644 "$T/sv.ini"
 	expect_denied "default with supervise = yes: a watch on ~/.ssh is refused" EACCES \

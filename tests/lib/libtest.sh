@@ -475,10 +475,11 @@ errno_in_class() {
 
 # l3_answers_first ERRNO CLASS: where L3 stands in for every policy,
 # ERRNO is what its mount view or pid namespace gives in place of CLASS's
-# EACCES or EPERM (Landlock's).
+# EACCES or EPERM (Landlock's); EXDEV: a rename or link between two
+# mounts of the sealed view, which the kernel refuses before Landlock.
 l3_answers_first() {
 	case $1 in
-	EROFS | ENOENT) _as=EACCES ;;
+	EROFS | ENOENT | EXDEV) _as=EACCES ;;
 	ESRCH) _as=EPERM ;;
 	*) return 1 ;;
 	esac

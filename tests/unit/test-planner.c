@@ -527,7 +527,6 @@ facts_make(const struct facts_spec *s, struct facts *f)
 	f->cgroup = s->cgroup ? PROBE_YES : PROBE_NO;
 	f->cgroup_why = s->cgroup ? NULL : (char *)"no delegated cgroup";
 	f->pidns_nested = s->pidns_nested;
-	f->clone_detached = true; /* Linux 6.15 and later */
 	f->newproc = s->newproc_refused ? PROBE_NO : PROBE_UNKNOWN;
 	f->newproc_why = s->newproc_refused ? (char *)"refused (EPERM)" : NULL;
 }
@@ -830,51 +829,10 @@ test_watches(void **state)
 			 SANDBOX_WATCHES_UNCHECKED);
 }
 
-/* The sealed view's placeholders are clones of a detached mount, which
- * a kernel before 6.15 refuses: the view is not sealed there, and says
- * why. */
-static void
-test_seal_kernel(void **state)
-{
-	const struct facts_spec spec = FULL;
-	_cleanup_free_ char *cause = NULL;
-	struct policy *p = NULL;
-	struct sandbox *sb = NULL;
-	struct facts f;
-
-	(void)state;
-	assert_true(probe_release_at_least("6.15.0", 6, 15));
-	assert_true(probe_release_at_least("6.18.5-custom", 6, 15));
-	assert_true(probe_release_at_least("7.0.0", 6, 15));
-	assert_true(probe_release_at_least("6.150", 6, 15));
-	assert_false(probe_release_at_least("6.12.117+deb12-amd64", 6, 15));
-	assert_false(probe_release_at_least("6.1.0-28-amd64", 6, 15));
-	assert_false(probe_release_at_least("5.19.0", 6, 15));
-	assert_false(probe_release_at_least("", 6, 15));
-	assert_false(probe_release_at_least("x6.16", 6, 15));
-	assert_false(probe_release_at_least("6", 6, 15));
-	assert_false(probe_release_at_least(NULL, 6, 15));
-	if (cli_policy(test_env, conf_dir, "/home/u/proj", "opencode", NULL, &p,
-		       &cause) < 0)
-		fail_msg("opencode: %s", cause);
-	facts_make(&spec, &f);
-	f.clone_detached = false;
-	if (planner_plan(p, SANDBOX_BACKEND_AUTO, &f, &fakefs, false, &sb,
-			 &cause) < 0)
-		fail_msg("opencode: %s", cause);
-	assert_non_null(sb->unsealed);
-	assert_non_null(strstr(sb->unsealed, "Linux 6.15"));
-	assert_false(sb->ns.seal);
-	assert_int_equal(sb->watches, SANDBOX_WATCHES_JUDGED);
-	planner_free(sb);
-	policy_free(p);
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_seal_kernel),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_unknown_is_refused),
 		cmocka_unit_test(test_run_tmp),
