@@ -372,6 +372,23 @@ $DROP env LLW_HOOK_RELAY_FAILS=1 "$d/llwrap-hooked" ${B:+--backend "$B"} --rx "$
 python3 $d/conn.py api.llw.test 8443
 python3 $d/conn.py api.llw.test 22" 2>&1
 grep -h 'filtered/relay' "$d/state/llwrap/"*.log 2>/dev/null
+echo "== relay-ended"
+# The relay ends mid-run (killed, the one of this pid namespace's run):
+# the next connect it would relay is refused, named; one decided by
+# address alone goes on.
+rm -f "$d/rw/go" "$d/rw/went" "$d/state/llwrap/"*.log
+llw --rw "$d/rw" -- sh -c "python3 $d/conn.py api.llw.test 8443; : >$d/rw/went
+while [ ! -e $d/rw/go ]; do sleep 0.05; done
+python3 $d/conn.py api.llw.test 8443
+python3 $d/conn.py api.llw.test 22" 2>&1 &
+ender=$!
+i=0
+while [ ! -e "$d/rw/went" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 $(pgrep -x llwrap-relay) 2>/dev/null
+sleep 0.5
+: >"$d/rw/go"
+wait $ender
+grep -h 'llwrap-relay ended' "$d/state/llwrap/"*.log 2>/dev/null
 echo "== end"
 SH
 chmod -R a+rX "$D"
@@ -495,4 +512,9 @@ expect_output "... a connect decided by address alone still goes on" "^peer 198\
 expect_output "... the note on the command's stderr names the refusal" "198\\.51\\.100\\.7:8443.*\\(rule filtered/relay\\)"
 expect_output "... the log line too" "connect tcp 198\\.51\\.100\\.7:8443 pid=[0-9]+ comm=[^ ]+ rule=filtered/relay$"
 expect_output "... and the log says why the relay could not start" "llwrap-relay cannot confine itself: its confinement refused \\(test hook\\); every connect whose server name it would check is refused \\(filtered/relay\\)"
+section relay-ended
+expect_output "a relayed connect before the relay ends goes through it" "^peer 127\\.0\\.0\\.1$"
+expect_output "... the relay ended, the next one is refused (EACCES)" "^failed: 13$"
+expect_output "... a connect decided by address alone still goes on" "^peer 198\\.51\\.100\\.7$"
+expect_output "... and the log says the relay ended" "llwrap-relay ended; every connect whose server name it would check is refused \\(filtered/relay\\)"
 done_testing
