@@ -1042,16 +1042,22 @@ pathtree_rrule_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* A rule's path and its index in the input, sorted by pathtree_resolve_all().
+ */
+struct rkey {
+	const char *path;
+	size_t idx;
+};
+
 static int
-pathtree_idx_cmp(const void *a, const void *b, void *arg)
+pathtree_rkey_cmp(const void *a, const void *b)
 {
-	const struct llw_path_rule *paths = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = path_cmp(paths[x].path, paths[y].path);
+	const struct rkey *x = a, *y = b;
+	int c = path_cmp(x->path, y->path);
 
 	if (c != 0)
 		return c;
-	return x < y ? -1 : x > y;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* A path prefix already resolved, for pathtree_resolve_one(). */
@@ -1247,6 +1253,7 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 {
 	const struct pathtree_input *p = c->p;
 	_cleanup_free_ size_t *order = NULL;
+	_cleanup_free_ struct rkey *keys = NULL;
 	struct rent *stack = NULL;
 	size_t depth = 0;
 	_cleanup_free_ char *proj_res = NULL;
@@ -1275,11 +1282,16 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 	if (p->project != NULL &&
 	    c->fs->resolve(c->fs->ctx, p->project, &proj_res) < 0)
 		proj_res = NULL;
+	/* By path, then input order: profiles list their paths mostly in
+	 * order, which pathtree_sort() merges in a few linear passes where
+	 * qsort compared long shared prefixes n log n times. */
+	keys = xcalloc(p->n_paths, sizeof(*keys));
+	for (size_t i = 0; i < p->n_paths; i++)
+		keys[i] = (struct rkey){ p->paths[i].path, i };
+	pathtree_sort(keys, p->n_paths, sizeof(*keys), pathtree_rkey_cmp);
 	order = xcalloc(p->n_paths, sizeof(*order));
 	for (size_t i = 0; i < p->n_paths; i++)
-		order[i] = i;
-	qsort_r(order, p->n_paths, sizeof(*order), pathtree_idx_cmp,
-		(void *)p->paths);
+		order[i] = keys[i].idx;
 	v = xcalloc(p->n_paths, sizeof(*v));
 	for (size_t k = 0; k < p->n_paths; k++, n++) {
 		const struct llw_path_rule *rule = &p->paths[order[k]];
@@ -1461,9 +1473,10 @@ pathtree_merge(const char *src, size_t lo, size_t mid, size_t hi, char *dst,
  * mostly in order (profiles list paths in order, the trie walk emits
  * them in order, resolution moves a few: 10,000 rules are 4 ascending
  * runs), where qsort would still make n log n comparisons of long shared
- * prefixes (3.8 ms at 10,000 rules): up to PATHTREE_SORT_RUNS runs are
- * merged (n comparisons a pass, a pass a doubling), more go to qsort,
- * glibc's stable merge sort, which gives the same array.
+ * prefixes (3.8 ms at 10,000 rules): the ascending runs are merged
+ * pairwise, n comparisons a pass and a pass a doubling, so r runs cost
+ * n log r (a list in order n - 1) and a list in no order n log n, as
+ * a merge sort.
  */
 #define PATHTREE_SORT_RUNS 32
 
@@ -1471,16 +1484,21 @@ void
 pathtree_sort(void *v, size_t n, size_t size,
 	      int (*cmp)(const void *, const void *))
 {
-	size_t run[PATHTREE_SORT_RUNS + 1], n_run = 1, i, k;
+	size_t runs[PATHTREE_SORT_RUNS], *run = runs, cap = ARRAY_SIZE(runs);
+	size_t n_run = 1, i, k;
 	char *a = v, *src = v, *dst, *tmp;
 
 	run[0] = 0;
 	for (i = 1; i < n; i++) {
 		if (cmp(a + (i - 1) * size, a + i * size) <= 0)
 			continue;
-		if (n_run == PATHTREE_SORT_RUNS) {
-			qsort(v, n, size, cmp);
-			return;
+		/* One slot kept for the end (run[n_run] = n). */
+		if (n_run + 1 == cap) {
+			run = xreallocarray(run == runs ? NULL : run, 2 * cap,
+					    sizeof(*run));
+			if (cap == ARRAY_SIZE(runs))
+				memcpy(run, runs, sizeof(runs));
+			cap *= 2;
 		}
 		run[n_run++] = i;
 	}
@@ -1506,6 +1524,8 @@ pathtree_sort(void *v, size_t n, size_t size,
 	if (src != a)
 		memcpy(a, src, n * size);
 	free(tmp);
+	if (run != runs)
+		free(run);
 }
 
 /* Sort the rules by path and merge those on one path. */
