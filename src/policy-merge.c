@@ -361,8 +361,8 @@ apply_paths(struct resolver *r, const struct profile *prof,
 				return -EINVAL;
 			}
 		}
-		p->paths = xreallocarray(p->paths, p->n_paths + 1,
-					 sizeof(*p->paths));
+		p->paths = xgrow(p->paths, p->n_paths + 1, &p->cap_paths,
+				 sizeof(*p->paths));
 		pr = &p->paths[p->n_paths++];
 		pr->optional = v->optional;
 		pr->path = xstrdup(v->u.text);
@@ -574,8 +574,8 @@ policy_merge_git_config(struct resolver *r)
 
 		if (denied_explicitly(r->p, g.path))
 			continue;
-		r->p->paths = xreallocarray(r->p->paths, r->p->n_paths + 1,
-					    sizeof(*r->p->paths));
+		r->p->paths = xgrow(r->p->paths, r->p->n_paths + 1,
+				    &r->p->cap_paths, sizeof(*r->p->paths));
 		r->p->paths[r->p->n_paths++] = (struct llw_path_rule){
 			.path = xstrdup(g.path),
 			.access = LLW_ACCESS_RO,

@@ -407,10 +407,11 @@ paths_split(const char *value)
 static char **
 value_split(const struct profile *p, const struct key *ks, const char *value)
 {
-	_cleanup_free_ char *copy = xstrdup(value);
+	_cleanup_free_ char *copy = NULL;
 
 	if (ks->type == KEY_T_PATHS && p->kind != PROFILE_KIND_CLI)
 		return paths_split(value);
+	copy = xstrdup(value);
 	if (ks->type == KEY_T_TEXT || ks->type == KEY_T_PATHS) {
 		char **v = xcalloc(2, sizeof(char *));
 
@@ -553,8 +554,8 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	default:
 		break;
 	}
-	p->entries = xreallocarray(p->entries, p->n_entries + 1,
-				   sizeof(*p->entries));
+	p->entries = xgrow(p->entries, p->n_entries + 1, &p->cap_entries,
+			   sizeof(*p->entries));
 	p->entries[p->n_entries++] = ne;
 	return 0;
 out:
