@@ -7,11 +7,38 @@
 #include "path.h"
 #include "xalloc.h"
 
+/* Whether path is what path_normalise() makes of it: "/" or "/a/b", no
+ * empty, "." or ".." component, no slash at the end. */
+static bool
+path_is_normal(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	if (path[1] == '\0')
+		return true;
+	for (const char *p = path; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		if (p[1] == '/' || p[1] == '\0')
+			return false;
+		if (p[1] == '.' &&
+		    (p[2] == '/' || p[2] == '\0' ||
+		     (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))
+			return false;
+	}
+	return true;
+}
+
 char *
 path_normalise(const char *path)
 {
-	char *r = xmalloc(strlen(path) + 2);
+	char *r;
 	size_t len = 0;
+
+	/* Profiles mostly name normal paths: one scan and a copy. */
+	if (path_is_normal(path))
+		return xstrdup(path);
+	r = xmalloc(strlen(path) + 2);
 
 	while (*path != '\0') {
 		size_t n;

@@ -683,9 +683,21 @@ apply_entry(struct resolver *r, const struct profile *prof,
 	    char **cause)
 {
 	struct policy *p = r->p;
-	_cleanup_free_ char *origin = origin_of(prof, e->line);
+	_cleanup_free_ char *origin = NULL;
 	const struct profile_value *v = e->values;
 
+	/* Path rules, most entries, name their origin per value. */
+	switch (e->key->id) {
+	case KEY_RO:
+	case KEY_RX:
+	case KEY_RW:
+	case KEY_RWX:
+	case KEY_DENY:
+		return apply_paths(r, prof, e, rank, cause);
+	default:
+		break;
+	}
+	origin = origin_of(prof, e->line);
 	switch (e->key->id) {
 	case KEY_INCLUDE: /* apply_source() */
 	case KEY_DESCRIPTION:
@@ -699,7 +711,7 @@ apply_entry(struct resolver *r, const struct profile *prof,
 	case KEY_RW:
 	case KEY_RWX:
 	case KEY_DENY:
-		return apply_paths(r, prof, e, rank, cause);
+		break; /* above */
 	case KEY_MKDIR:
 		apply_list(&p->mkdirs, e, origin);
 		break;

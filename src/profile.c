@@ -445,14 +445,16 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			    "%s.",
 			    key, all);
 	}
-	if (!keys_section_known(section)) {
+	/* A key found is in a known section: the sections are looked
+	 * through only for the error. */
+	ks = keys_find(section, key);
+	if (ks == NULL && !keys_section_known(section)) {
 		_cleanup_free_ char *all = section_list(" and ");
 
 		return fail(cause, p->file, line,
 			    "unknown section [%s]; the sections are %s.",
 			    section, all);
 	}
-	ks = keys_find(section, key);
 	if (ks == NULL) {
 		const char *other = keys_section_of(key);
 

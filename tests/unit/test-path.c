@@ -19,11 +19,23 @@ test_normalise(void **state)
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-		{ "/", "/" },		{ "//", "/" },
-		{ "/a/b/", "/a/b" },	{ "/a//b", "/a/b" },
-		{ "/a/./b/.", "/a/b" }, { "/a/b/../c", "/a/c" },
-		{ "/a/../../b", "/b" }, { "/..", "/" },
-		{ "/a/..", "/" },	{ "/.hidden/..x", "/.hidden/..x" },
+		{ "/", "/" },
+		{ "//", "/" },
+		{ "/a/b/", "/a/b" },
+		{ "/a//b", "/a/b" },
+		{ "/a/./b/.", "/a/b" },
+		{ "/a/b/../c", "/a/c" },
+		{ "/a/../../b", "/b" },
+		{ "/..", "/" },
+		{ "/a/..", "/" },
+		{ "/.hidden/..x", "/.hidden/..x" },
+		/* Normal already (copied as given), and near misses. */
+		{ "/a/b.", "/a/b." },
+		{ "/a/.b/..c/...", "/a/.b/..c/..." },
+		{ "/a/.", "/a" },
+		{ "/a/b/..", "/a" },
+		{ "a/b", "/a/b" },
+		{ "", "/" },
 	};
 
 	(void)state;
