@@ -1068,16 +1068,62 @@ struct rent {
 };
 
 /*
+ * Resolve name, one component, in top's directory: its path in *res and
+ * its state.  leaf, when not NULL, is name's result in it already.
+ */
+static int
+pathtree_resolve_step(struct compiler *c, const struct rent *top,
+		      const char *name, struct rleaf *leaf, char **res,
+		      enum rstate *state)
+{
+	const struct pathtree_fs *fs = c->fs;
+	bool is_dir = false;
+	int r;
+
+	*res = NULL;
+	if (top->state != RS_DIR) {
+		*state = top->state == RS_UNREACHABLE ? RS_UNREACHABLE
+						      : RS_MISSING;
+	} else {
+		if (leaf != NULL) {
+			r = leaf->r;
+			*res = steal_pointer(&leaf->out);
+			is_dir = leaf->is_dir;
+		} else {
+			r = fs->resolve_at(fs->ctx, top->res, name, res,
+					   &is_dir);
+		}
+		if (r == -EACCES) {
+			*state = RS_UNREACHABLE;
+		} else if (r < 0) {
+			free(*res);
+			*res = NULL;
+			return r;
+		} else {
+			*state = r == 0	  ? RS_MISSING
+				 : is_dir ? RS_DIR
+					  : RS_FILE;
+		}
+	}
+	if (*res == NULL)
+		*res = pathtree_join(top->res, name);
+	return 0;
+}
+
+/*
  * Resolve path.  With fs->resolve_at, walk it component by component from
  * the deepest prefix of the previous path on *stack (paths come sorted), so
  * each distinct component costs one look-up; the state is then known too.
  * leaf, when not NULL, is the result for path's last component in its
- * parent, which is then on the stack (pathtree_resolve_run()).
+ * parent, which is then on the stack (pathtree_resolve_run()).  Without
+ * keep (no path to come lies beneath this one), path itself is not
+ * pushed: most rules are leaves, and each push was copies made to be
+ * freed at the next path.
  */
 static int
 pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
-		     const char *path, struct rleaf *leaf, char **res,
-		     enum rstate *state)
+		     const char *path, struct rleaf *leaf, bool keep,
+		     char **res, enum rstate *state)
 {
 	const struct pathtree_fs *fs = c->fs;
 	struct rent *top;
@@ -1110,38 +1156,21 @@ pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
 		const char *end;
 		_cleanup_free_ char *name = NULL;
 		struct rent e = { 0 };
-		bool is_dir = false;
+		bool last;
 
 		if (*rest == '/')
 			rest++;
 		end = strchrnul(rest, '/');
+		last = *end == '\0';
+		if (last && !keep)
+			return pathtree_resolve_step(c, top, rest, leaf, res,
+						     state);
 		name = xstrndup(rest, end - rest);
+		r = pathtree_resolve_step(c, top, name, last ? leaf : NULL,
+					  &e.res, &e.state);
+		if (r < 0)
+			return r;
 		e.lex = xstrndup(path, end - path);
-		if (top->state == RS_DIR) {
-			if (leaf != NULL && *end == '\0') {
-				r = leaf->r;
-				e.res = steal_pointer(&leaf->out);
-				is_dir = leaf->is_dir;
-			} else {
-				r = fs->resolve_at(fs->ctx, top->res, name,
-						   &e.res, &is_dir);
-			}
-			if (r == -EACCES) {
-				e.state = RS_UNREACHABLE;
-			} else if (r < 0) {
-				free(e.lex);
-				return r;
-			} else {
-				e.state = r == 0   ? RS_MISSING
-					  : is_dir ? RS_DIR
-						   : RS_FILE;
-			}
-		} else {
-			e.state = top->state == RS_UNREACHABLE ? RS_UNREACHABLE
-							       : RS_MISSING;
-		}
-		if (e.res == NULL)
-			e.res = pathtree_join(top->res, name);
 		*stack = xreallocarray(*stack, *depth + 1, sizeof(**stack));
 		(*stack)[(*depth)++] = e;
 		top = &(*stack)[*depth - 1];
@@ -1221,8 +1250,8 @@ pathtree_resolve_run(struct compiler *c, struct rent **stack, size_t *depth,
 		return;
 	*end = e;
 	parent = xstrndup(first, len);
-	if (pathtree_resolve_one(c, stack, depth, parent, NULL, &res, &state) <
-		    0 ||
+	if (pathtree_resolve_one(c, stack, depth, parent, NULL, true, &res,
+				 &state) < 0 ||
 	    state != RS_DIR)
 		return;
 	/* Each name once: a path named twice is resolved once (its copies
@@ -1259,6 +1288,7 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 	_cleanup_free_ char *proj_res = NULL;
 	struct rleaf *leaf = NULL;
 	size_t run = 0, run_end = 0;
+	bool keep;
 	struct rrule *v;
 	size_t n = 0;
 	int r = 0;
@@ -1309,9 +1339,13 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 			v[n].state = v[n - 1].state;
 			continue;
 		}
+		/* Kept on the stack only for a path beneath it (they are
+		 * sorted, so the next one). */
+		keep = k + 1 < p->n_paths &&
+		       path_under(p->paths[order[k + 1]].path, rule->path);
 		r = pathtree_resolve_one(c, &stack, &depth, rule->path,
 					 leaf != NULL ? &leaf[k - run] : NULL,
-					 &v[n].path, &v[n].state);
+					 keep, &v[n].path, &v[n].state);
 		if (r < 0) {
 			*c->cause = xasprintf(
 				"Cannot resolve %s (%s): %s.", rule->path,
