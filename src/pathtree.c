@@ -1587,15 +1587,16 @@ pathtree_finish(struct plan *plan)
 		      pathtree_plan_mask_cmp);
 }
 
-/* The plan's sources: rr, sorted, copied. */
+/* The plan's sources: rr, sorted, copied; each resolved path moves to
+ * the plan, and rr borrows it from there (the caller does not free it). */
 static void
-pathtree_record_sources(struct plan *plan, const struct rrule *rr, size_t n)
+pathtree_record_sources(struct plan *plan, struct rrule *rr, size_t n)
 {
 	plan->sources = xcalloc(n ? n : 1, sizeof(*plan->sources));
 	plan->n_sources = n;
 	for (size_t i = 0; i < n; i++)
 		plan->sources[i] = (struct plan_source){
-			.path = xstrdup(rr[i].path),
+			.path = rr[i].path,
 			.written = xstrdup(rr[i].rule->path),
 			.access = rr[i].rule->access,
 			.rank = rr[i].rule->rank,
@@ -1618,8 +1619,6 @@ pathtree_sources(const struct pathtree_input *p, const struct pathtree_fs *fs)
 	}
 	pathtree_sort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
 	pathtree_record_sources(c.plan, rr, n_rr);
-	for (size_t i = 0; i < n_rr; i++)
-		free(rr[i].path);
 	free(rr);
 	return c.plan;
 }
@@ -1757,9 +1756,7 @@ pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 	r = 0;
 out:
 	node_free(root);
-	for (size_t i = 0; i < n_rr; i++)
-		free(rr[i].path);
-	free(rr);
+	free(rr); /* its paths are the plan's sources' */
 	plan_free(c.plan);
 	return r;
 }
