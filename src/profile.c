@@ -370,9 +370,16 @@ static char **
 paths_split(const char *value)
 {
 	_cleanup_strv_ char **v = NULL;
-	_cleanup_free_ char *word = xmalloc(strlen(value) + 1);
+	_cleanup_free_ char *word = NULL;
 	const char *s = value;
 
+	/* Most lines name one path, with no blank or quote in it. */
+	if (value[0] != '\0' && strpbrk(value, " \t\n\v\f\r\"") == NULL) {
+		v = xcalloc(2, sizeof(char *));
+		v[0] = xstrdup(value);
+		return steal_pointer(&v);
+	}
+	word = xmalloc(strlen(value) + 1);
 	for (;;) {
 		size_t n = 0;
 		bool quoted = false;
@@ -710,8 +717,8 @@ parse_handler(void *user, const char *section, const char *name,
 		return 0;
 	/* inih r55 strips inline comments from "key = value" lines but not
 	 * from continuation lines; do it here for both. */
-	for (char *c = copy; *c != '\0'; c++) {
-		if (*c == ';' && c > copy && isspace((unsigned char)c[-1])) {
+	for (char *c = copy; (c = strchr(c, ';')) != NULL; c++) {
+		if (c > copy && isspace((unsigned char)c[-1])) {
 			*c = '\0';
 			break;
 		}
