@@ -1506,60 +1506,77 @@ pathtree_merge(const char *src, size_t lo, size_t mid, size_t hi, char *dst,
  * Sort v (n elements of size bytes) by cmp, stably.  Rule lists come
  * mostly in order (profiles list paths in order, the trie walk emits
  * them in order, resolution moves a few: 10,000 rules are 4 ascending
- * runs), where qsort would still make n log n comparisons of long shared
- * prefixes (3.8 ms at 10,000 rules): the ascending runs are merged
- * pairwise, n comparisons a pass and a pass a doubling, so r runs cost
- * n log r (a list in order n - 1) and a list in no order n log n, as
- * a merge sort.
+ * runs after a profile's few dozen short ones), where qsort would still
+ * make n log n comparisons of long shared prefixes (3.8 ms at 10,000
+ * rules).  The ascending runs are merged as they are found, by timsort's
+ * rule (a run is merged with its neighbour once it is not longer than
+ * the two above it together, or than the one above): short runs merge
+ * among themselves before they meet a long one, a list in order costs
+ * n - 1 comparisons, one in no order n log n, and the stack of pending
+ * runs grows as the Fibonacci numbers, so PATHTREE_SORT_DEPTH runs
+ * cover any n.
  */
-#define PATHTREE_SORT_RUNS 32
+#define PATHTREE_SORT_DEPTH 96
+
+struct sortrun {
+	size_t base, len;
+};
+
+/* Merge runs k and k + 1 of st (adjacent in a) through tmp. */
+static void
+pathtree_merge_at(char *a, char *tmp, struct sortrun *st, size_t *depth,
+		  size_t k, size_t size, int (*cmp)(const void *, const void *))
+{
+	size_t lo = st[k].base, mid = lo + st[k].len, hi = mid + st[k + 1].len;
+
+	pathtree_merge(a, lo, mid, hi, tmp, size, cmp);
+	memcpy(a + lo * size, tmp + lo * size, (hi - lo) * size);
+	st[k].len = hi - lo;
+	if (k + 2 < *depth)
+		st[k + 1] = st[k + 2];
+	(*depth)--;
+}
 
 void
 pathtree_sort(void *v, size_t n, size_t size,
 	      int (*cmp)(const void *, const void *))
 {
-	size_t runs[PATHTREE_SORT_RUNS], *run = runs, cap = ARRAY_SIZE(runs);
-	size_t n_run = 1, i, k;
-	char *a = v, *src = v, *dst, *tmp;
+	struct sortrun st[PATHTREE_SORT_DEPTH];
+	size_t depth = 0, i = 0, lo;
+	char *a = v, *tmp = NULL;
 
-	run[0] = 0;
-	for (i = 1; i < n; i++) {
-		if (cmp(a + (i - 1) * size, a + i * size) <= 0)
-			continue;
-		/* One slot kept for the end (run[n_run] = n). */
-		if (n_run + 1 == cap) {
-			run = xreallocarray(run == runs ? NULL : run, 2 * cap,
-					    sizeof(*run));
-			if (cap == ARRAY_SIZE(runs))
-				memcpy(run, runs, sizeof(runs));
-			cap *= 2;
+	while (i < n) {
+		for (lo = i++;
+		     i < n && cmp(a + (i - 1) * size, a + i * size) <= 0; i++)
+			;
+		if (lo == 0 && i == n)
+			return; /* in order */
+		if (tmp == NULL)
+			tmp = xreallocarray(NULL, n, size);
+		st[depth++] = (struct sortrun){ lo, i - lo };
+		while (depth > 1) {
+			size_t k = depth - 2;
+
+			if ((k > 0 &&
+			     st[k - 1].len <= st[k].len + st[k + 1].len) ||
+			    (k > 1 &&
+			     st[k - 2].len <= st[k - 1].len + st[k].len)) {
+				if (st[k - 1].len < st[k + 1].len)
+					k--;
+			} else if (st[k].len > st[k + 1].len) {
+				break;
+			}
+			pathtree_merge_at(a, tmp, st, &depth, k, size, cmp);
 		}
-		run[n_run++] = i;
 	}
-	if (n_run == 1)
-		return;
-	run[n_run] = n;
-	dst = tmp = xreallocarray(NULL, n, size);
-	while (n_run > 1) {
-		for (i = 0, k = 0; i < n_run; i += 2, k++) {
-			if (i + 1 < n_run)
-				pathtree_merge(src, run[i], run[i + 1],
-					       run[i + 2], dst, size, cmp);
-			else
-				memcpy(dst + run[i] * size, src + run[i] * size,
-				       (run[i + 1] - run[i]) * size);
-			run[k] = run[i];
-		}
-		run[k] = n;
-		n_run = k;
-		dst = src;
-		src = src == a ? tmp : a;
+	while (depth > 1) {
+		size_t k = depth - 2;
+
+		if (k > 0 && st[k - 1].len < st[k + 1].len)
+			k--;
+		pathtree_merge_at(a, tmp, st, &depth, k, size, cmp);
 	}
-	if (src != a)
-		memcpy(a, src, n * size);
 	free(tmp);
-	if (run != runs)
-		free(run);
 }
 
 /* Sort the rules by path and merge those on one path. */
