@@ -7,9 +7,7 @@
 #include "path.h"
 #include "xalloc.h"
 
-/* Whether path is what path_normalise() makes of it: "/" or "/a/b", no
- * empty, "." or ".." component, no slash at the end. */
-static bool
+bool
 path_is_normal(const char *path)
 {
 	if (path[0] != '/')

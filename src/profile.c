@@ -164,7 +164,9 @@ value_parse(const struct profile *p, const struct vars *v, const struct key *ks,
 				    "it with '/', '~/' or a variable such as "
 				    "${PROJECT}.",
 				    ks->section, ks->name, s);
-		out->u.text = path_normalise(s);
+		/* Normal already, as most are: the expansion is the value. */
+		out->u.text = path_is_normal(s) ? steal_pointer(&s)
+						: path_normalise(s);
 		return 0;
 	case KEY_T_INCLUDES:
 		if (vars_expand(v, raw, &s, &err) < 0)
@@ -711,19 +713,21 @@ parse_handler(void *user, const char *section, const char *name,
 	      const char *value)
 {
 	struct parse_state *st = user;
-	_cleanup_free_ char *copy = xstrdup(value);
+	_cleanup_free_ char *copy = NULL;
 
 	if (st->cause != NULL)
 		return 0;
 	/* inih r55 strips inline comments from "key = value" lines but not
-	 * from continuation lines; do it here for both. */
-	for (char *c = copy; (c = strchr(c, ';')) != NULL; c++) {
-		if (c > copy && isspace((unsigned char)c[-1])) {
-			*c = '\0';
+	 * from continuation lines; do it here for both (on a copy, the
+	 * value being inih's). */
+	for (const char *c = value; (c = strchr(c, ';')) != NULL; c++) {
+		if (c > value && isspace((unsigned char)c[-1])) {
+			copy = xstrndup(value, (size_t)(c - value));
 			break;
 		}
 	}
-	if (profile_add(st->p, st->v, section, name, copy, st->line,
+	if (profile_add(st->p, st->v, section, name,
+			copy != NULL ? copy : value, st->line,
 			&st->cause) < 0) {
 		st->err_line = st->line;
 		return 0;

@@ -45,6 +45,10 @@ test_normalise(void **state)
 		if (strcmp(got, cases[i].want) != 0)
 			fail_msg("%s: got %s, want %s", cases[i].in, got,
 				 cases[i].want);
+		/* Normal exactly when normalising changes nothing. */
+		if (path_is_normal(cases[i].in) !=
+		    (strcmp(cases[i].in, cases[i].want) == 0))
+			fail_msg("path_is_normal(%s) wrong", cases[i].in);
 	}
 }
 
