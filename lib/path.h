@@ -14,6 +14,10 @@
  */
 char *path_normalise(const char *path);
 
+/* True when path_normalise(path) would return path as it is: "/" or
+ * "/a/b", no empty, "." or ".." component, no "/" at the end. */
+bool path_is_normal(const char *path);
+
 /* True when path is dir or lies beneath it, component-wise ("/a/b" is
  * under "/a", "/ab" is not); every absolute path is under "/". */
 bool path_under(const char *path, const char *dir);

@@ -41,6 +41,21 @@ xreallocarray(void *p, size_t n, size_t size)
 	return r;
 }
 
+void *
+xgrow(void *p, size_t want, size_t *cap, size_t size)
+{
+	size_t n;
+
+	if (want <= *cap)
+		return p;
+	n = *cap < 8 ? 8 : *cap;
+	while (n < want)
+		n *= 2;
+	p = xreallocarray(p, n, size);
+	*cap = n;
+	return p;
+}
+
 char *
 xstrdup(const char *s)
 {

@@ -11,6 +11,12 @@
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
+/*
+ * p, an array of size-byte elements that has room for *cap of them, with
+ * room for want: grown by doubling, so n appends cost O(n).  *cap starts
+ * at 0 (any array then is reallocated on the first call).
+ */
+void *xgrow(void *p, size_t want, size_t *cap, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1042,16 +1042,22 @@ pathtree_rrule_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* A rule's path and its index in the input, sorted by pathtree_resolve_all().
+ */
+struct rkey {
+	const char *path;
+	size_t idx;
+};
+
 static int
-pathtree_idx_cmp(const void *a, const void *b, void *arg)
+pathtree_rkey_cmp(const void *a, const void *b)
 {
-	const struct llw_path_rule *paths = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	int c = path_cmp(paths[x].path, paths[y].path);
+	const struct rkey *x = a, *y = b;
+	int c = path_cmp(x->path, y->path);
 
 	if (c != 0)
 		return c;
-	return x < y ? -1 : x > y;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* A path prefix already resolved, for pathtree_resolve_one(). */
@@ -1062,16 +1068,62 @@ struct rent {
 };
 
 /*
+ * Resolve name, one component, in top's directory: its path in *res and
+ * its state.  leaf, when not NULL, is name's result in it already.
+ */
+static int
+pathtree_resolve_step(struct compiler *c, const struct rent *top,
+		      const char *name, struct rleaf *leaf, char **res,
+		      enum rstate *state)
+{
+	const struct pathtree_fs *fs = c->fs;
+	bool is_dir = false;
+	int r;
+
+	*res = NULL;
+	if (top->state != RS_DIR) {
+		*state = top->state == RS_UNREACHABLE ? RS_UNREACHABLE
+						      : RS_MISSING;
+	} else {
+		if (leaf != NULL) {
+			r = leaf->r;
+			*res = steal_pointer(&leaf->out);
+			is_dir = leaf->is_dir;
+		} else {
+			r = fs->resolve_at(fs->ctx, top->res, name, res,
+					   &is_dir);
+		}
+		if (r == -EACCES) {
+			*state = RS_UNREACHABLE;
+		} else if (r < 0) {
+			free(*res);
+			*res = NULL;
+			return r;
+		} else {
+			*state = r == 0	  ? RS_MISSING
+				 : is_dir ? RS_DIR
+					  : RS_FILE;
+		}
+	}
+	if (*res == NULL)
+		*res = pathtree_join(top->res, name);
+	return 0;
+}
+
+/*
  * Resolve path.  With fs->resolve_at, walk it component by component from
  * the deepest prefix of the previous path on *stack (paths come sorted), so
  * each distinct component costs one look-up; the state is then known too.
  * leaf, when not NULL, is the result for path's last component in its
- * parent, which is then on the stack (pathtree_resolve_run()).
+ * parent, which is then on the stack (pathtree_resolve_run()).  Without
+ * keep (no path to come lies beneath this one), path itself is not
+ * pushed: most rules are leaves, and each push was copies made to be
+ * freed at the next path.
  */
 static int
 pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
-		     const char *path, struct rleaf *leaf, char **res,
-		     enum rstate *state)
+		     const char *path, struct rleaf *leaf, bool keep,
+		     char **res, enum rstate *state)
 {
 	const struct pathtree_fs *fs = c->fs;
 	struct rent *top;
@@ -1104,38 +1156,21 @@ pathtree_resolve_one(struct compiler *c, struct rent **stack, size_t *depth,
 		const char *end;
 		_cleanup_free_ char *name = NULL;
 		struct rent e = { 0 };
-		bool is_dir = false;
+		bool last;
 
 		if (*rest == '/')
 			rest++;
 		end = strchrnul(rest, '/');
+		last = *end == '\0';
+		if (last && !keep)
+			return pathtree_resolve_step(c, top, rest, leaf, res,
+						     state);
 		name = xstrndup(rest, end - rest);
+		r = pathtree_resolve_step(c, top, name, last ? leaf : NULL,
+					  &e.res, &e.state);
+		if (r < 0)
+			return r;
 		e.lex = xstrndup(path, end - path);
-		if (top->state == RS_DIR) {
-			if (leaf != NULL && *end == '\0') {
-				r = leaf->r;
-				e.res = steal_pointer(&leaf->out);
-				is_dir = leaf->is_dir;
-			} else {
-				r = fs->resolve_at(fs->ctx, top->res, name,
-						   &e.res, &is_dir);
-			}
-			if (r == -EACCES) {
-				e.state = RS_UNREACHABLE;
-			} else if (r < 0) {
-				free(e.lex);
-				return r;
-			} else {
-				e.state = r == 0   ? RS_MISSING
-					  : is_dir ? RS_DIR
-						   : RS_FILE;
-			}
-		} else {
-			e.state = top->state == RS_UNREACHABLE ? RS_UNREACHABLE
-							       : RS_MISSING;
-		}
-		if (e.res == NULL)
-			e.res = pathtree_join(top->res, name);
 		*stack = xreallocarray(*stack, *depth + 1, sizeof(**stack));
 		(*stack)[(*depth)++] = e;
 		top = &(*stack)[*depth - 1];
@@ -1215,8 +1250,8 @@ pathtree_resolve_run(struct compiler *c, struct rent **stack, size_t *depth,
 		return;
 	*end = e;
 	parent = xstrndup(first, len);
-	if (pathtree_resolve_one(c, stack, depth, parent, NULL, &res, &state) <
-		    0 ||
+	if (pathtree_resolve_one(c, stack, depth, parent, NULL, true, &res,
+				 &state) < 0 ||
 	    state != RS_DIR)
 		return;
 	/* Each name once: a path named twice is resolved once (its copies
@@ -1247,11 +1282,13 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 {
 	const struct pathtree_input *p = c->p;
 	_cleanup_free_ size_t *order = NULL;
+	_cleanup_free_ struct rkey *keys = NULL;
 	struct rent *stack = NULL;
 	size_t depth = 0;
 	_cleanup_free_ char *proj_res = NULL;
 	struct rleaf *leaf = NULL;
 	size_t run = 0, run_end = 0;
+	bool keep;
 	struct rrule *v;
 	size_t n = 0;
 	int r = 0;
@@ -1275,11 +1312,16 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 	if (p->project != NULL &&
 	    c->fs->resolve(c->fs->ctx, p->project, &proj_res) < 0)
 		proj_res = NULL;
+	/* By path, then input order: profiles list their paths mostly in
+	 * order, which pathtree_sort() merges in a few linear passes where
+	 * qsort compared long shared prefixes n log n times. */
+	keys = xcalloc(p->n_paths, sizeof(*keys));
+	for (size_t i = 0; i < p->n_paths; i++)
+		keys[i] = (struct rkey){ p->paths[i].path, i };
+	pathtree_sort(keys, p->n_paths, sizeof(*keys), pathtree_rkey_cmp);
 	order = xcalloc(p->n_paths, sizeof(*order));
 	for (size_t i = 0; i < p->n_paths; i++)
-		order[i] = i;
-	qsort_r(order, p->n_paths, sizeof(*order), pathtree_idx_cmp,
-		(void *)p->paths);
+		order[i] = keys[i].idx;
 	v = xcalloc(p->n_paths, sizeof(*v));
 	for (size_t k = 0; k < p->n_paths; k++, n++) {
 		const struct llw_path_rule *rule = &p->paths[order[k]];
@@ -1297,9 +1339,13 @@ pathtree_resolve_all(struct compiler *c, struct rrule **out, size_t *n_out)
 			v[n].state = v[n - 1].state;
 			continue;
 		}
+		/* Kept on the stack only for a path beneath it (they are
+		 * sorted, so the next one). */
+		keep = k + 1 < p->n_paths &&
+		       path_under(p->paths[order[k + 1]].path, rule->path);
 		r = pathtree_resolve_one(c, &stack, &depth, rule->path,
 					 leaf != NULL ? &leaf[k - run] : NULL,
-					 &v[n].path, &v[n].state);
+					 keep, &v[n].path, &v[n].state);
 		if (r < 0) {
 			*c->cause = xasprintf(
 				"Cannot resolve %s (%s): %s.", rule->path,
@@ -1460,51 +1506,76 @@ pathtree_merge(const char *src, size_t lo, size_t mid, size_t hi, char *dst,
  * Sort v (n elements of size bytes) by cmp, stably.  Rule lists come
  * mostly in order (profiles list paths in order, the trie walk emits
  * them in order, resolution moves a few: 10,000 rules are 4 ascending
- * runs), where qsort would still make n log n comparisons of long shared
- * prefixes (3.8 ms at 10,000 rules): up to PATHTREE_SORT_RUNS runs are
- * merged (n comparisons a pass, a pass a doubling), more go to qsort,
- * glibc's stable merge sort, which gives the same array.
+ * runs after a profile's few dozen short ones), where qsort would still
+ * make n log n comparisons of long shared prefixes (3.8 ms at 10,000
+ * rules).  The ascending runs are merged as they are found, by timsort's
+ * rule (a run is merged with its neighbour once it is not longer than
+ * the two above it together, or than the one above): short runs merge
+ * among themselves before they meet a long one, a list in order costs
+ * n - 1 comparisons, one in no order n log n, and the stack of pending
+ * runs grows as the Fibonacci numbers, so PATHTREE_SORT_DEPTH runs
+ * cover any n.
  */
-#define PATHTREE_SORT_RUNS 32
+#define PATHTREE_SORT_DEPTH 96
+
+struct sortrun {
+	size_t base, len;
+};
+
+/* Merge runs k and k + 1 of st (adjacent in a) through tmp. */
+static void
+pathtree_merge_at(char *a, char *tmp, struct sortrun *st, size_t *depth,
+		  size_t k, size_t size, int (*cmp)(const void *, const void *))
+{
+	size_t lo = st[k].base, mid = lo + st[k].len, hi = mid + st[k + 1].len;
+
+	pathtree_merge(a, lo, mid, hi, tmp, size, cmp);
+	memcpy(a + lo * size, tmp + lo * size, (hi - lo) * size);
+	st[k].len = hi - lo;
+	if (k + 2 < *depth)
+		st[k + 1] = st[k + 2];
+	(*depth)--;
+}
 
 void
 pathtree_sort(void *v, size_t n, size_t size,
 	      int (*cmp)(const void *, const void *))
 {
-	size_t run[PATHTREE_SORT_RUNS + 1], n_run = 1, i, k;
-	char *a = v, *src = v, *dst, *tmp;
+	struct sortrun st[PATHTREE_SORT_DEPTH];
+	size_t depth = 0, i = 0, lo;
+	char *a = v, *tmp = NULL;
 
-	run[0] = 0;
-	for (i = 1; i < n; i++) {
-		if (cmp(a + (i - 1) * size, a + i * size) <= 0)
-			continue;
-		if (n_run == PATHTREE_SORT_RUNS) {
-			qsort(v, n, size, cmp);
-			return;
+	while (i < n) {
+		for (lo = i++;
+		     i < n && cmp(a + (i - 1) * size, a + i * size) <= 0; i++)
+			;
+		if (lo == 0 && i == n)
+			return; /* in order */
+		if (tmp == NULL)
+			tmp = xreallocarray(NULL, n, size);
+		st[depth++] = (struct sortrun){ lo, i - lo };
+		while (depth > 1) {
+			size_t k = depth - 2;
+
+			if ((k > 0 &&
+			     st[k - 1].len <= st[k].len + st[k + 1].len) ||
+			    (k > 1 &&
+			     st[k - 2].len <= st[k - 1].len + st[k].len)) {
+				if (st[k - 1].len < st[k + 1].len)
+					k--;
+			} else if (st[k].len > st[k + 1].len) {
+				break;
+			}
+			pathtree_merge_at(a, tmp, st, &depth, k, size, cmp);
 		}
-		run[n_run++] = i;
 	}
-	if (n_run == 1)
-		return;
-	run[n_run] = n;
-	dst = tmp = xreallocarray(NULL, n, size);
-	while (n_run > 1) {
-		for (i = 0, k = 0; i < n_run; i += 2, k++) {
-			if (i + 1 < n_run)
-				pathtree_merge(src, run[i], run[i + 1],
-					       run[i + 2], dst, size, cmp);
-			else
-				memcpy(dst + run[i] * size, src + run[i] * size,
-				       (run[i + 1] - run[i]) * size);
-			run[k] = run[i];
-		}
-		run[k] = n;
-		n_run = k;
-		dst = src;
-		src = src == a ? tmp : a;
+	while (depth > 1) {
+		size_t k = depth - 2;
+
+		if (k > 0 && st[k - 1].len < st[k + 1].len)
+			k--;
+		pathtree_merge_at(a, tmp, st, &depth, k, size, cmp);
 	}
-	if (src != a)
-		memcpy(a, src, n * size);
 	free(tmp);
 }
 
@@ -1533,15 +1604,16 @@ pathtree_finish(struct plan *plan)
 		      pathtree_plan_mask_cmp);
 }
 
-/* The plan's sources: rr, sorted, copied. */
+/* The plan's sources: rr, sorted, copied; each resolved path moves to
+ * the plan, and rr borrows it from there (the caller does not free it). */
 static void
-pathtree_record_sources(struct plan *plan, const struct rrule *rr, size_t n)
+pathtree_record_sources(struct plan *plan, struct rrule *rr, size_t n)
 {
 	plan->sources = xcalloc(n ? n : 1, sizeof(*plan->sources));
 	plan->n_sources = n;
 	for (size_t i = 0; i < n; i++)
 		plan->sources[i] = (struct plan_source){
-			.path = xstrdup(rr[i].path),
+			.path = rr[i].path,
 			.written = xstrdup(rr[i].rule->path),
 			.access = rr[i].rule->access,
 			.rank = rr[i].rule->rank,
@@ -1564,8 +1636,6 @@ pathtree_sources(const struct pathtree_input *p, const struct pathtree_fs *fs)
 	}
 	pathtree_sort(rr, n_rr, sizeof(*rr), pathtree_rrule_cmp);
 	pathtree_record_sources(c.plan, rr, n_rr);
-	for (size_t i = 0; i < n_rr; i++)
-		free(rr[i].path);
 	free(rr);
 	return c.plan;
 }
@@ -1739,9 +1809,7 @@ pathtree_compile(const struct pathtree_input *p, const struct pathtree_fs *fs,
 	r = 0;
 out:
 	node_free(root);
-	for (size_t i = 0; i < n_rr; i++)
-		free(rr[i].path);
-	free(rr);
+	free(rr); /* its paths are the plan's sources' */
 	plan_free(c.plan);
 	return r;
 }

@@ -361,8 +361,8 @@ apply_paths(struct resolver *r, const struct profile *prof,
 				return -EINVAL;
 			}
 		}
-		p->paths = xreallocarray(p->paths, p->n_paths + 1,
-					 sizeof(*p->paths));
+		p->paths = xgrow(p->paths, p->n_paths + 1, &p->cap_paths,
+				 sizeof(*p->paths));
 		pr = &p->paths[p->n_paths++];
 		pr->optional = v->optional;
 		pr->path = xstrdup(v->u.text);
@@ -574,8 +574,8 @@ policy_merge_git_config(struct resolver *r)
 
 		if (denied_explicitly(r->p, g.path))
 			continue;
-		r->p->paths = xreallocarray(r->p->paths, r->p->n_paths + 1,
-					    sizeof(*r->p->paths));
+		r->p->paths = xgrow(r->p->paths, r->p->n_paths + 1,
+				    &r->p->cap_paths, sizeof(*r->p->paths));
 		r->p->paths[r->p->n_paths++] = (struct llw_path_rule){
 			.path = xstrdup(g.path),
 			.access = LLW_ACCESS_RO,
@@ -683,9 +683,21 @@ apply_entry(struct resolver *r, const struct profile *prof,
 	    char **cause)
 {
 	struct policy *p = r->p;
-	_cleanup_free_ char *origin = origin_of(prof, e->line);
+	_cleanup_free_ char *origin = NULL;
 	const struct profile_value *v = e->values;
 
+	/* Path rules, most entries, name their origin per value. */
+	switch (e->key->id) {
+	case KEY_RO:
+	case KEY_RX:
+	case KEY_RW:
+	case KEY_RWX:
+	case KEY_DENY:
+		return apply_paths(r, prof, e, rank, cause);
+	default:
+		break;
+	}
+	origin = origin_of(prof, e->line);
 	switch (e->key->id) {
 	case KEY_INCLUDE: /* apply_source() */
 	case KEY_DESCRIPTION:
@@ -699,7 +711,7 @@ apply_entry(struct resolver *r, const struct profile *prof,
 	case KEY_RW:
 	case KEY_RWX:
 	case KEY_DENY:
-		return apply_paths(r, prof, e, rank, cause);
+		break; /* above */
 	case KEY_MKDIR:
 		apply_list(&p->mkdirs, e, origin);
 		break;

@@ -545,9 +545,8 @@ apply_base(struct policy *p, bool as_root)
 	p->net = LLW_NET_FILTERED;
 	if (!as_root)
 		return;
-	p->paths =
-		xreallocarray(p->paths, p->n_paths + ARRAY_SIZE(root_secrets),
-			      sizeof(*p->paths));
+	p->paths = xgrow(p->paths, p->n_paths + ARRAY_SIZE(root_secrets),
+			 &p->cap_paths, sizeof(*p->paths));
 	for (size_t i = 0; i < ARRAY_SIZE(root_secrets); i++)
 		p->paths[p->n_paths++] = (struct llw_path_rule){
 			.path = xstrdup(root_secrets[i]),

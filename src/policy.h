@@ -41,7 +41,7 @@ struct policy {
 	/* [filesystem]: every rule from every source, in source order.  At
 	 * one path the highest rank wins (pathtree_compile resolves that). */
 	struct llw_path_rule *paths;
-	size_t n_paths;
+	size_t n_paths, cap_paths;
 	/* [filesystem] mkdir: directories created (mode 0700, parents
 	 * included) before the sandbox starts when they are missing, so a
 	 * tool's own state directories can be granted on its first run. */

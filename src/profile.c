@@ -164,7 +164,9 @@ value_parse(const struct profile *p, const struct vars *v, const struct key *ks,
 				    "it with '/', '~/' or a variable such as "
 				    "${PROJECT}.",
 				    ks->section, ks->name, s);
-		out->u.text = path_normalise(s);
+		/* Normal already, as most are: the expansion is the value. */
+		out->u.text = path_is_normal(s) ? steal_pointer(&s)
+						: path_normalise(s);
 		return 0;
 	case KEY_T_INCLUDES:
 		if (vars_expand(v, raw, &s, &err) < 0)
@@ -370,9 +372,16 @@ static char **
 paths_split(const char *value)
 {
 	_cleanup_strv_ char **v = NULL;
-	_cleanup_free_ char *word = xmalloc(strlen(value) + 1);
+	_cleanup_free_ char *word = NULL;
 	const char *s = value;
 
+	/* Most lines name one path, with no blank or quote in it. */
+	if (value[0] != '\0' && strpbrk(value, " \t\n\v\f\r\"") == NULL) {
+		v = xcalloc(2, sizeof(char *));
+		v[0] = xstrdup(value);
+		return steal_pointer(&v);
+	}
+	word = xmalloc(strlen(value) + 1);
 	for (;;) {
 		size_t n = 0;
 		bool quoted = false;
@@ -407,10 +416,11 @@ paths_split(const char *value)
 static char **
 value_split(const struct profile *p, const struct key *ks, const char *value)
 {
-	_cleanup_free_ char *copy = xstrdup(value);
+	_cleanup_free_ char *copy = NULL;
 
 	if (ks->type == KEY_T_PATHS && p->kind != PROFILE_KIND_CLI)
 		return paths_split(value);
+	copy = xstrdup(value);
 	if (ks->type == KEY_T_TEXT || ks->type == KEY_T_PATHS) {
 		char **v = xcalloc(2, sizeof(char *));
 
@@ -444,14 +454,16 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 			    "%s.",
 			    key, all);
 	}
-	if (!keys_section_known(section)) {
+	/* A key found is in a known section: the sections are looked
+	 * through only for the error. */
+	ks = keys_find(section, key);
+	if (ks == NULL && !keys_section_known(section)) {
 		_cleanup_free_ char *all = section_list(" and ");
 
 		return fail(cause, p->file, line,
 			    "unknown section [%s]; the sections are %s.",
 			    section, all);
 	}
-	ks = keys_find(section, key);
 	if (ks == NULL) {
 		const char *other = keys_section_of(key);
 
@@ -553,8 +565,8 @@ profile_add(struct profile *p, const struct vars *v, const char *section,
 	default:
 		break;
 	}
-	p->entries = xreallocarray(p->entries, p->n_entries + 1,
-				   sizeof(*p->entries));
+	p->entries = xgrow(p->entries, p->n_entries + 1, &p->cap_entries,
+			   sizeof(*p->entries));
 	p->entries[p->n_entries++] = ne;
 	return 0;
 out:
@@ -701,19 +713,21 @@ parse_handler(void *user, const char *section, const char *name,
 	      const char *value)
 {
 	struct parse_state *st = user;
-	_cleanup_free_ char *copy = xstrdup(value);
+	_cleanup_free_ char *copy = NULL;
 
 	if (st->cause != NULL)
 		return 0;
 	/* inih r55 strips inline comments from "key = value" lines but not
-	 * from continuation lines; do it here for both. */
-	for (char *c = copy; *c != '\0'; c++) {
-		if (*c == ';' && c > copy && isspace((unsigned char)c[-1])) {
-			*c = '\0';
+	 * from continuation lines; do it here for both (on a copy, the
+	 * value being inih's). */
+	for (const char *c = value; (c = strchr(c, ';')) != NULL; c++) {
+		if (c > value && isspace((unsigned char)c[-1])) {
+			copy = xstrndup(value, (size_t)(c - value));
 			break;
 		}
 	}
-	if (profile_add(st->p, st->v, section, name, copy, st->line,
+	if (profile_add(st->p, st->v, section, name,
+			copy != NULL ? copy : value, st->line,
 			&st->cause) < 0) {
 		st->err_line = st->line;
 		return 0;

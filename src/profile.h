@@ -76,7 +76,7 @@ struct profile {
 	char *file; /* absolute path, "command line" or "built-in NAME" */
 	enum profile_kind kind;
 	struct profile_entry *entries;
-	size_t n_entries;
+	size_t n_entries, cap_entries;
 	char *description;
 	char **includes;      /* [profile] include, in order, as written */
 	char **match_command; /* [match] command */

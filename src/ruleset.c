@@ -129,8 +129,8 @@ add_fs_rule(struct ruleset_plan *rp, const char *path, uint64_t access,
 {
 	struct plan_rule *r;
 
-	rp->fs_rules = xreallocarray(rp->fs_rules, rp->n_fs_rules + 1,
-				     sizeof(*rp->fs_rules));
+	rp->fs_rules = xgrow(rp->fs_rules, rp->n_fs_rules + 1,
+			     &rp->cap_fs_rules, sizeof(*rp->fs_rules));
 	r = &rp->fs_rules[rp->n_fs_rules++];
 	r->path = xstrdup(path);
 	r->access = access;

@@ -65,7 +65,7 @@ struct ruleset_plan {
 	uint64_t handled_fs, handled_net, scoped; /* after ABI masking */
 	/* Rules after masking; rules whose rights all vanished are dropped. */
 	struct plan_rule *fs_rules;
-	size_t n_fs_rules;
+	size_t n_fs_rules, cap_fs_rules;
 	struct {
 		uint64_t port;
 		uint64_t access; /* LLW_NET_* bits */

@@ -170,9 +170,15 @@ static int
 vars_expand_full(const struct vars *v, const char *s, bool tilde, char **out,
 		 char **cause)
 {
-	_cleanup_free_ char *r = xstrdup("");
+	_cleanup_free_ char *r = NULL;
 	size_t len = 0;
 
+	/* Most values name no variable: one copy, not a growing string. */
+	if (!(tilde && s[0] == '~') && strstr(s, "${") == NULL) {
+		*out = xstrdup(s);
+		return 0;
+	}
+	r = xstrdup("");
 	if (tilde && s[0] == '~' && (s[1] == '\0' || s[1] == '/')) {
 		const char *home = vars_get(v, "HOME");
 

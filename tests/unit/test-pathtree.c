@@ -1346,9 +1346,10 @@ test_sort(void **state)
 	unsigned seed = 0x29;
 
 	(void)state;
-	/* 0 elements, 1, then from 1 run to many, keys with ties. */
+	/* 0 elements, 1, then from 1 run to many (a run of one or two
+	 * elements each: every merge order of the stack), keys with ties. */
 	pathtree_sort(NULL, 0, sizeof(*v), sortel_cmp);
-	for (int runs = 1; runs <= 64; runs = runs * 2 + 1) {
+	for (int runs = 1; runs <= N; runs = runs * 2 + 1) {
 		for (int round = 0; round < 20; round++) {
 			size_t n = 1 + rand_r(&seed) % N;
 
