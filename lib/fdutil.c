@@ -262,6 +262,8 @@ fd_holder_main(void *arg)
 
 	/* No signal interrupts it: errno is the owner's too (CLONE_VM). */
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
+	/* Named for ps, and not taken for llwrap's own processes. */
+	syscall(SYS_prctl, PR_SET_NAME, "llwrap-hold", 0, 0, 0);
 	for (size_t i = 0; i < h->n; i++)
 		syscall(SYS_dup3, h->fds[i], (int)i, 0);
 	syscall(SYS_dup3, h->owner, (int)h->n, 0);
