@@ -374,6 +374,29 @@ absent_unwatched(struct sandbox *sb)
 }
 
 /*
+ * Whether a denied path missing at the start lies in a directory the
+ * command may write (the project's .env): there the command and the
+ * user's tools make files, and the watch on it (maskwatch.h) needs L3.
+ * Elsewhere (root's /etc/krb5.keytab, a home secret) the watch comes
+ * along where L3 is there for other reasons, and does not turn it on.
+ */
+static bool
+absent_writable(const struct sandbox *sb)
+{
+	for (char **a = sb->fs->absent; a != NULL && *a != NULL; a++) {
+		_cleanup_free_ char *dir = xstrdup(*a);
+		char *slash = strrchr(dir, '/');
+
+		if (slash == NULL)
+			continue;
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		if (policy_access_writable(plan_access(sb->fs, dir)))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Layer L3: decide whether the policy needs namespaces (masks, net = none,
  * a private /tmp, hidden processes) and, only then, whether the kernel
  * lets this user create them.  Sets sb->use_ns and sb->ns; when L3 is
@@ -442,7 +465,7 @@ ns_plan(struct sandbox *sb, const struct policy *p)
 						 "masks: %s)",
 						 joined));
 	}
-	if (sb->fs->absent != NULL)
+	if (absent_writable(sb))
 		strv_push(&needs, "the watch on denied paths missing at the "
 				  "start");
 	if (p->net == LLW_NET_NONE)
