@@ -628,6 +628,59 @@ expect_no_output "... and makes no mount of the include outside" "mask ro $HOME_
 mv "$T/gitconfig.saved" "$HOME_DIR/.gitconfig"
 rm -f "$HOME_DIR/hooks.inc"
 
+# M3 of the third review (p5): an include written ~user/... (git takes
+# that user's home, getpwnam) naming a file in the project: followed, so
+# the file is read-only as any include; the user's git then runs nothing
+# of the command's.  One of %(prefix)/ (where git is installed) is named
+# by --explain, as written, as not followed.
+tu=
+for u in daemon sys bin root; do
+	h=$(getent passwd "$u" | cut -d: -f6)
+	[ -d "$h" ] && [ ! -L "$h" ] && [ "${h#/}" != "$h" ] && { tu=$u; break; }
+done
+if [ -n "$tu" ]; then
+	cp "$HOME_DIR/.gitconfig" "$T/gitconfig.saved"
+	TI_SH='printf "[core]\n\tfsmonitor = touch %s/%s\n" "$1" "$2" >>.gitinc-a'
+	for how in ctrl prot; do
+		I=$HOME_DIR/work/inc-tilde-$how
+		as_user /bin/sh -ec 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m a &&
+			printf "[llwtest]\n\ttilde = yes\n" >.gitinc-a' sh "$I"
+		cp "$T/gitconfig.saved" "$HOME_DIR/.gitconfig"
+		printf '[include]\n\tpath = ~%s/../../../../../../../..%s/.gitinc-a\n\tpath = %%(prefix)/llw-none.inc\n' \
+			"$tu" "$I" >>"$HOME_DIR/.gitconfig"
+		# (The control writes as the user, outside: every profile's
+		# git-config now makes the include read-only.)
+		if [ $how = ctrl ]; then
+			as_user /bin/sh -c 'cd "$3" && '"$TI_SH" sh "$MARKS" tilde-$how "$I"
+		else
+			run llw -p opencode $BE -C "$I" -q -- /bin/sh -c "$TI_SH" sh "$MARKS" tilde-$how
+		fi
+		as_user git -C "$I" status >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$MARKS/tilde-ctrl" ] &&
+				ok "control: a command in an include written ~$tu/..., made in the project, runs in the user's git" ||
+				not_ok "control: a command in an include written ~$tu/... should run in the user's git"
+		elif [ ! -e "$MARKS/tilde-prot" ] && ! grep -q fsmonitor "$I/.gitinc-a"; then
+			ok "opencode: an include written ~$tu/... naming a file of the project cannot be changed"
+		else
+			not_ok "opencode: an include written ~$tu/... naming a file of the project was changed"
+			diag "status $rc: $out"
+		fi
+		rm -f "$MARKS"/*
+	done
+	run llw -p opencode $BE -C "$I" -q -- "$PROBE" append "$I/.gitinc-a"
+	expect_was_denied "... the write is refused by the mount" EROFS
+	run llw -p opencode $BE -C "$I" --explain -- /bin/true
+	expect_output "... --explain names its mount" "mask ro $I/\\.gitinc-a"
+	expect_output "... and the include of %(prefix)/, as written, not followed" \
+		"includes %\\(prefix\\)/llw-none\\.inc, which llwrap cannot follow"
+	run llw -p opencode $BE -C "$I" -q -- git config llwtest.tilde
+	expect_output "... git reads the include inside" "^yes$"
+	mv "$T/gitconfig.saved" "$HOME_DIR/.gitconfig"
+else
+	for i in 1 2 3 4 5 6; do skip "no user with a home directory to write ~user/ from"; done
+fi
+
 # H8 (p3): a repository the command makes, whose remote is a bare
 # repository it left in the project with a post-receive hook: the user's
 # git push ran the hook.  The config that names it is moved aside (a
