@@ -21,6 +21,7 @@
  * says so; where git reads on and llwrap cannot tell how, it says so and
  * reads on (gitconfig.h).
  */
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,16 +313,46 @@ gc_join(const char *dir, const char *rel)
 	return path_normalise(s);
 }
 
-/* Expand a path the way git does for these keys, or NULL. */
+/*
+ * Expand a path the way git does for these keys (path.c
+ * interpolate_path, then config.c's include relative to the including
+ * file): "~" and "~/" from home, "~name" and "~name/" from name's home
+ * directory (getpwnam, as git).  NULL where git reads nothing, or
+ * (*unknown) where it reads a path llwrap cannot know: "%(prefix)/" is
+ * beneath where git itself is installed, and a name llwrap finds no
+ * user for may be one git's lookup finds (a static llwrap's NSS).
+ */
 static char *
-gc_expand(const char *value, const char *dir, const char *home, bool include)
+gc_expand(const char *value, const char *dir, const char *home, bool include,
+	  bool *unknown)
 {
+	_cleanup_free_ char *user = NULL, *s = NULL;
+
+	*unknown = false;
 	if (value[0] == '\0')
 		return NULL;
+	if (strncmp(value, "%(prefix)/", strlen("%(prefix)/")) == 0) {
+		*unknown = true;
+		return NULL;
+	}
 	if (value[0] == '~') {
-		if (value[1] != '/' || home == NULL || home[0] != '/')
+		size_t n = strcspn(value + 1, "/");
+		const char *from = home;
+
+		if (n > 0) {
+			struct passwd *pw;
+
+			user = xstrndup(value + 1, n);
+			if ((pw = getpwnam(user)) == NULL) {
+				*unknown = true;
+				return NULL;
+			}
+			from = pw->pw_dir;
+		}
+		if (from == NULL)
 			return NULL;
-		return gc_join(home, value + 2);
+		s = xasprintf("%s%s", from, value + 1 + n);
+		value = s;
 	}
 	if (value[0] == '/')
 		return path_normalise(value);
@@ -340,7 +371,7 @@ gc_path(void *ctx, const char *section, const char *sub, const char *key,
 	const char *value)
 {
 	struct gc_paths *g = ctx;
-	bool include;
+	bool include, unknown;
 	char *p;
 
 	if (section == NULL || value == NULL)
@@ -352,9 +383,11 @@ gc_path(void *ctx, const char *section, const char *sub, const char *key,
 			  (strcmp(key, "excludesfile") == 0 ||
 			   strcmp(key, "attributesfile") == 0)))
 		return 0;
-	if ((p = gc_expand(value, g->dir, g->home, include)) != NULL)
+	if ((p = gc_expand(value, g->dir, g->home, include, &unknown)) != NULL)
 		strv_push_take(&g->out,
 			       xasprintf("%c%s", include ? 'i' : 'f', p));
+	else if (unknown && include)
+		strv_push_take(&g->out, xasprintf("u%s", value));
 	free(p);
 	return 0;
 }

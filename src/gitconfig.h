@@ -12,11 +12,15 @@
 /*
  * The paths text (the contents of the config file at file) names:
  * include.path and includeIf.*.path (relative to file's directory, "~/"
- * from home), core.excludesFile and core.attributesFile (absolute or
- * "~/").  Every include is listed whatever its condition.  Returns a new
- * vector of absolute paths, each prefixed by 'i' for an include (a config
- * file in turn) or 'f' for a plain file; paths git could not resolve
- * either ("~user/", a relative core.* path) are left out.
+ * from home, "~user/" from that user's home as git finds it),
+ * core.excludesFile and core.attributesFile (absolute, "~/" or
+ * "~user/").  Every include is listed whatever its condition.  Returns a
+ * new vector of absolute paths, each prefixed by 'i' for an include (a
+ * config file in turn) or 'f' for a plain file; an include llwrap cannot
+ * follow ("%(prefix)/...", beneath where git is installed, or "~user/"
+ * of a user llwrap finds no home for) is 'u' and the path as written;
+ * other paths git does not resolve either (a relative core.* path) are
+ * left out.
  */
 char **gitconfig_paths(const char *text, const char *file, const char *home);
 

@@ -678,6 +678,17 @@ scan_config(struct scan *s, struct configs *c, const char *file,
 	for (char **p = paths; *p != NULL; p++) {
 		_cleanup_free_ char *by = NULL;
 
+		if (**p == 'u') {
+			notes_take(&s->g->notes,
+				   xasprintf("%s includes %s, which llwrap "
+					     "cannot follow (%%(prefix)/ is "
+					     "where git is installed, ~user/ "
+					     "a user llwrap finds no home "
+					     "for): what it sets is not "
+					     "protected",
+					     file, *p + 1));
+			continue;
+		}
 		if (**p != 'i')
 			continue; /* core.excludesFile, attributesFile */
 		if (depth >= GITGUARD_INCLUDE_DEPTH) {

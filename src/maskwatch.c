@@ -89,6 +89,13 @@ struct maskwatch {
 	int ino;
 	struct maskwatch_absent *absent;
 	size_t n_absent;
+	/* Above each missing denied path's watched directory, every
+	 * directory but "/", watched for its own move: the host's rename of
+	 * one takes the watched directory with it, and a new one made at
+	 * its path is not watched (absent_ways). */
+	char **way_paths;
+	int *way_fds, *way_wds;
+	size_t n_ways;
 	struct maskwatch_held *held;
 	size_t n_held;
 	struct maskwatch_seen *seen;
@@ -413,6 +420,46 @@ absent_open(struct maskwatch *m, struct maskwatch_absent *a, char **cause)
 	return 0;
 }
 
+/* The directories above the one watched for a (absent_open), opened
+ * as it is, each once, for their own move. */
+static int
+absent_ways(struct maskwatch *m, const struct maskwatch_absent *a, char **cause)
+{
+	_cleanup_free_ char *p = NULL;
+	char *slash;
+
+	if (a->dir < 0 || a->dir_len == 0)
+		return 0;
+	p = xstrndup(a->path, a->dir_len);
+	while ((slash = strrchr(p, '/')) != NULL && slash != p) {
+		int fd;
+
+		*slash = '\0';
+		if (strv_contains(m->way_paths, p))
+			continue;
+		/* held_dir opens the directory of what it is given. */
+		slash = xasprintf("%s/.", p);
+		fd = held_dir(slash);
+		free(slash);
+		if (fd < 0) {
+			_cleanup_free_ char *shown = text_shown(a->path);
+
+			*cause = xasprintf(
+				"cannot open a directory on the way to %s, "
+				"which is denied and does not exist: %s",
+				shown,
+				fd == -ELOOP ? "a symbolic link is on the way"
+					     : strerror(-fd));
+			return fd;
+		}
+		strv_push(&m->way_paths, p);
+		m->way_fds = xreallocarray(m->way_fds, m->n_ways + 1,
+					   sizeof(*m->way_fds));
+		m->way_fds[m->n_ways++] = fd;
+	}
+	return 0;
+}
+
 /* Whether a denied path missing at the start is there already: its
  * name, or a directory at a name on its way (a file there is what was
  * on the way at the start). */
@@ -462,6 +509,21 @@ dirs_watch(struct maskwatch *m, char **cause)
 			 m->dirs[i]);
 		m->wds[i] = inotify_add_watch(m->ino, fdpath, mask);
 		if (m->wds[i] < 0) {
+			r = -errno;
+			goto fail;
+		}
+	}
+	m->way_wds = xcalloc(m->n_ways + 1, sizeof(*m->way_wds));
+	for (size_t i = 0; i < m->n_ways; i++) {
+		char fdpath[sizeof("/proc/self/fd/") + 12];
+
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d",
+			 m->way_fds[i]);
+		m->way_wds[i] =
+			inotify_add_watch(m->ino, fdpath,
+					  IN_MOVE_SELF | IN_DELETE_SELF |
+						  IN_ONLYDIR | IN_MASK_ADD);
+		if (m->way_wds[i] < 0) {
 			r = -errno;
 			goto fail;
 		}
@@ -524,7 +586,8 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 		return r;
 	}
 	for (size_t i = 0; i < m->n_absent; i++)
-		if ((r = absent_open(m, &m->absent[i], cause)) < 0) {
+		if ((r = absent_open(m, &m->absent[i], cause)) < 0 ||
+		    (r = absent_ways(m, &m->absent[i], cause)) < 0) {
 			maskwatch_free(m);
 			return r;
 		}
@@ -680,6 +743,20 @@ static int
 absent_event(const struct maskwatch *m, const struct inotify_event *e,
 	     const struct maskwatch_absent **a)
 {
+	/* A directory above one watched moved: what is beneath it too. */
+	for (size_t j = 0;
+	     (e->mask & (IN_MOVE_SELF | IN_DELETE_SELF)) && j < m->n_ways; j++)
+		for (size_t k = 0; m->way_wds[j] == e->wd && k < m->n_absent;
+		     k++) {
+			_cleanup_free_ char *dir = NULL;
+
+			*a = &m->absent[k];
+			if ((*a)->unseen || (*a)->dir < 0)
+				continue;
+			dir = xstrndup((*a)->path, (*a)->dir_len);
+			if (path_under(dir, m->way_paths[j]))
+				return LOST_ABSENT_DIR;
+		}
 	for (size_t k = 0; k < m->n_absent; k++) {
 		*a = &m->absent[k];
 		if ((*a)->unseen || m->wds[(*a)->dir] != e->wd)
@@ -1217,6 +1294,11 @@ maskwatch_free(struct maskwatch *m)
 		free(m->absent[i].name);
 	}
 	free(m->absent);
+	for (size_t i = 0; i < m->n_ways; i++)
+		close(m->way_fds[i]);
+	free(m->way_fds);
+	free(m->way_wds);
+	strv_free(m->way_paths);
 	free(m->deny);
 	for (size_t i = 0; i < m->n_dirs; i++)
 		close(m->dirs[i]);

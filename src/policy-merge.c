@@ -594,6 +594,8 @@ policy_merge_git_config(struct resolver *r)
 				xasprintf("%s, named in %s", g.origin, g.path);
 			size_t n = r->n_git;
 
+			if (**f == 'u')
+				continue; /* an include git finds, not llwrap */
 			git_add(r, *f + 1, o, g.rank);
 			/* Plain files are marked so they are not parsed. */
 			if (r->n_git > n && **f == 'f')

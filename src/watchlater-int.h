@@ -179,6 +179,11 @@ struct watchlater {
 	struct wplace *specials;
 	size_t n_specials;
 
+	/* The start, on the clock file change times are taken from: a
+	 * rebase's todo list changed since is the command's
+	 * (watchlater-todo.c). */
+	struct timespec todo_since;
+
 	char **lines;	 /* the report */
 	char **failures; /* what could not be checked */
 };
@@ -274,6 +279,17 @@ void wl_gitdir_check(struct watchlater *w);
 /* Whether name in dirfd is a link or special file the start had there. */
 bool wl_gitdir_had(struct watchlater *w, int dirfd, const char *name);
 void wl_gitdir_free(struct watchlater *w);
+
+/* watchlater-todo.c */
+
+/* At the start: the time the todo lists' changes are told from. */
+void wl_todo_start(struct watchlater *w);
+/* A rebase's (or cherry-pick's) todo list in the project's repository
+ * that changed since the start and holds an exec line: moved aside. */
+void wl_todo_check(struct watchlater *w);
+/* Whether the todo list's line (len bytes, no newline) runs a command,
+ * read as git reads it. */
+bool wl_todo_exec_line(const char *line, size_t len);
 
 /* watchlater-hold.c */
 

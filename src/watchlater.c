@@ -558,6 +558,7 @@ check_all(struct watchlater *w, bool at_end)
 		if (w->dirs[i].gitdir)
 			wl_modules_check(w, &w->dirs[i]);
 	wl_gitdir_check(w);
+	wl_todo_check(w);
 	wl_nested_check(w);
 	/* What nobody watched: a directory made during the run holds it. */
 	for (size_t i = 0; i < w->n_unwatched; i++) {
@@ -892,6 +893,7 @@ watchlater_start(const char *project, const struct gitguard *git,
 		wl_watch_repository(w, gitdir, w->roots[0].fd, project);
 		wl_watch_submodules(w, project, git);
 		wl_gitdir_start(w, gitdir, common);
+		wl_todo_start(w);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
 		for (char **m = g[i] != NULL ? g[i]->missing : NULL;

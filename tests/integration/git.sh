@@ -628,6 +628,59 @@ expect_no_output "... and makes no mount of the include outside" "mask ro $HOME_
 mv "$T/gitconfig.saved" "$HOME_DIR/.gitconfig"
 rm -f "$HOME_DIR/hooks.inc"
 
+# M3 of the third review (p5): an include written ~user/... (git takes
+# that user's home, getpwnam) naming a file in the project: followed, so
+# the file is read-only as any include; the user's git then runs nothing
+# of the command's.  One of %(prefix)/ (where git is installed) is named
+# by --explain, as written, as not followed.
+tu=
+for u in daemon sys bin root; do
+	h=$(getent passwd "$u" | cut -d: -f6)
+	[ -d "$h" ] && [ ! -L "$h" ] && [ "${h#/}" != "$h" ] && { tu=$u; break; }
+done
+if [ -n "$tu" ]; then
+	cp "$HOME_DIR/.gitconfig" "$T/gitconfig.saved"
+	TI_SH='printf "[core]\n\tfsmonitor = touch %s/%s\n" "$1" "$2" >>.gitinc-a'
+	for how in ctrl prot; do
+		I=$HOME_DIR/work/inc-tilde-$how
+		as_user /bin/sh -ec 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m a &&
+			printf "[llwtest]\n\ttilde = yes\n" >.gitinc-a' sh "$I"
+		cp "$T/gitconfig.saved" "$HOME_DIR/.gitconfig"
+		printf '[include]\n\tpath = ~%s/../../../../../../../..%s/.gitinc-a\n\tpath = %%(prefix)/llw-none.inc\n' \
+			"$tu" "$I" >>"$HOME_DIR/.gitconfig"
+		# (The control writes as the user, outside: every profile's
+		# git-config now makes the include read-only.)
+		if [ $how = ctrl ]; then
+			as_user /bin/sh -c 'cd "$3" && '"$TI_SH" sh "$MARKS" tilde-$how "$I"
+		else
+			run llw -p opencode $BE -C "$I" -q -- /bin/sh -c "$TI_SH" sh "$MARKS" tilde-$how
+		fi
+		as_user git -C "$I" status >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$MARKS/tilde-ctrl" ] &&
+				ok "control: a command in an include written ~$tu/..., made in the project, runs in the user's git" ||
+				not_ok "control: a command in an include written ~$tu/... should run in the user's git"
+		elif [ ! -e "$MARKS/tilde-prot" ] && ! grep -q fsmonitor "$I/.gitinc-a"; then
+			ok "opencode: an include written ~$tu/... naming a file of the project cannot be changed"
+		else
+			not_ok "opencode: an include written ~$tu/... naming a file of the project was changed"
+			diag "status $rc: $out"
+		fi
+		rm -f "$MARKS"/*
+	done
+	run llw -p opencode $BE -C "$I" -q -- "$PROBE" append "$I/.gitinc-a"
+	expect_was_denied "... the write is refused by the mount" EROFS
+	run llw -p opencode $BE -C "$I" --explain -- /bin/true
+	expect_output "... --explain names its mount" "mask ro $I/\\.gitinc-a"
+	expect_output "... and the include of %(prefix)/, as written, not followed" \
+		"includes %\\(prefix\\)/llw-none\\.inc, which llwrap cannot follow"
+	run llw -p opencode $BE -C "$I" -q -- git config llwtest.tilde
+	expect_output "... git reads the include inside" "^yes$"
+	mv "$T/gitconfig.saved" "$HOME_DIR/.gitconfig"
+else
+	for i in 1 2 3 4 5 6; do skip "no user with a home directory to write ~user/ from"; done
+fi
+
 # H8 (p3): a repository the command makes, whose remote is a bare
 # repository it left in the project with a post-receive hook: the user's
 # git push ran the hook.  The config that names it is moved aside (a
@@ -706,6 +759,62 @@ else
 	not_ok "a submodule's repository made inside keeps its config"
 	diag "status $rc: $out"
 fi
+
+# M1 of the third review (p9): an interactive rebase the command stops
+# ("break") and leaves in progress, an exec line added to its todo list:
+# the user's git rebase --continue ran it.  The list is moved aside (the
+# user's git then stops, running nothing), and named.  A rebase done
+# inside, or left with no exec line, moves nothing; one the user left
+# before the run, with an exec line of the user's, is left.
+REBASE_SH='GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i HEAD~1 >/dev/null 2>&1
+{ printf "exec touch %s/%s\n  x touch %s/%s-x\n" "$1" "$2" "$1" "$2"; cat .git/rebase-merge/git-rebase-todo; } >todo.new &&
+cp todo.new .git/rebase-merge/git-rebase-todo && rm todo.new && echo LEFT'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/rebase-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m one &&
+		git commit -q --allow-empty -m two' sh "$N"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$REBASE_SH" sh "$MARKS" rebase-$how >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -- /bin/sh -c "$REBASE_SH" sh "$MARKS" rebase-$how
+	fi
+	as_user git -C "$N" rebase --continue >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/rebase-ctrl" ] &&
+			ok "control: an exec line added to a rebase left in progress runs on the user's git rebase --continue" ||
+			not_ok "control: an exec line added to a rebase left in progress should run on the user's continue"
+	elif [ ! -e "$MARKS/rebase-prot" ] && [ ! -e "$MARKS/rebase-prot-x" ] &&
+		printf '%s\n' "$out" | grep -q "^LEFT$" &&
+		printf '%s\n' "$out" | grep -q "the command left $N/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue (it runs the list's exec lines: the rebase the command left in progress would have run a command; git rebase --abort ends it) reads later.*moved aside to $N/\\.git/rebase-merge/git-rebase-todo\\.llwrap-blocked-"; then
+		ok "opencode: a rebase's todo list left with an exec line is moved aside, named; the user's continue runs nothing"
+	else
+		not_ok "opencode: a rebase's todo list left with an exec line is moved aside"
+		diag "status $rc: $out"; diag "$(ls "$MARKS")"
+	fi
+	rm -f "$MARKS"/*
+done
+as_user /bin/sh -c 'cd "$1" && git rebase --abort && git log -1 --format=%s' sh "$N" >"$T/rebase.out" 2>&1
+grep -qx two "$T/rebase.out" && ok "... the user's git rebase --abort ends it" ||
+	{ not_ok "the user's git rebase --abort ends it"; diag "$(cat "$T/rebase.out")"; }
+N=$HOME_DIR/work/rebase-neighbour
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m one &&
+	git commit -q --allow-empty -m two' sh "$N"
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'git rebase -q -x true HEAD~1 && GIT_SEQUENCE_EDITOR=true git rebase -q -i --exec true HEAD~1 &&
+	GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i HEAD~1 >/dev/null 2>&1; test -d .git/rebase-merge && echo DONE'
+expect_output "a rebase done inside (with exec lines), one left with none: they work" "^DONE$"
+expect_no_output "... and move nothing aside" "moved aside"
+as_user /bin/sh -c 'cd "$1" && git rebase --continue >/dev/null 2>&1 && git log --format=%s | head -1' sh "$N" >"$T/rebase.out" 2>&1
+grep -qx two "$T/rebase.out" && ok "... the user continues the one left" ||
+	{ not_ok "the user continues the rebase left with no exec line"; diag "$(cat "$T/rebase.out")"; }
+as_user /bin/sh -c 'cd "$1" && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i -x "touch $2/rebase-user" HEAD~1' \
+	sh "$N" "$MARKS" >/dev/null 2>&1
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'git status >/dev/null && git log -1 --format=%s'
+expect_no_output "a rebase the user left with an exec line: left" "moved aside"
+as_user git -C "$N" rebase --continue >/dev/null 2>&1
+[ -e "$MARKS/rebase-user" ] && ok "... and the user's continue runs the user's exec line" ||
+	not_ok "the user's own rebase with an exec line did not run it on continue"
+rm -f "$MARKS"/*
 
 # Explain names the protection, its layer, and what it cannot protect.
 run llw -p opencode $BE --explain -- /bin/true

@@ -260,6 +260,36 @@ expect_rc "a directory made on the way to a missing denied path stops the sandbo
 expect_output "... saying so" "a directory on the way to $PROJ/sub/\.env\.local, which is denied and did not exist at the start \(so it was not masked\), appeared while the sandbox ran"
 expect_no_output "... unread" "llw-sub-secret|^finished$"
 
+# M4 of the third review (p7): a denied path missing at the start below
+# directories that exist (x/y/secret, x/y there, y watched): the host
+# renames x, which takes y with it, and makes x/y/secret anew, unwatched.
+# Every directory above y is watched for its own move: the rename stops
+# the sandbox, before the new secret is there.  A rename beside them
+# stops nothing.
+rm -rf "$PROJ/x" "$PROJ/x.old" "$PROJ/z" "$PROJ/z2"
+as_user mkdir -p "$PROJ/x/y" "$PROJ/z"
+start way-away "$LLWRAP" $B -p opencode $BE --deny "$PROJ/x/y/secret" \
+	-- sh -c 'echo up; while :; do cat x/y/secret 2>&1; sleep 0.2; done'
+as_user sh -c 'mv x x.old && sleep 1 && mkdir -p x/y && echo API_KEY=llw-way-secret >x/y/secret'
+if ended way-away 10; then
+	ok "a host rename of a directory above a missing denied path's stops the sandbox"
+else
+	not_ok "a host rename of a directory above a missing denied path's stops the sandbox"
+	diag "still running after 10 s: $out"
+fi
+expect_rc "... and the run fails (125)" 125
+expect_output "... saying so" "a directory on the way to $PROJ/x/y/secret, which is denied and did not exist at the start, was moved or removed while the sandbox ran"
+expect_no_output "... the new secret unread" "llw-way-secret"
+rm -rf "$PROJ/x" "$PROJ/x.old"
+as_user mkdir -p "$PROJ/x/y"
+start way-beside "$LLWRAP" $B -p opencode $BE --deny "$PROJ/x/y/secret" \
+	-- sh -c 'echo up; sleep 2; echo finished'
+as_user sh -c 'mv z z2'
+ended way-beside 30
+expect_rc "... a host rename beside them stops nothing" 0
+expect_output "... the command finishes" "^finished$"
+rm -rf "$PROJ/x" "$PROJ/z" "$PROJ/z2"
+
 # Low (review35): the host renames away a mask's directory that is not
 # pinned (sub/, holding sub/.env.local): the mask moves with it, and a
 # new sub/.env.local would show.  The directory's own move is watched.

@@ -3,6 +3,7 @@
  * it, checked against a table and against git itself, and the files it
  * makes git read.
  */
+#include <pwd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -37,10 +38,19 @@ static const struct {
 	  "/a/attr\n",
 	  "f/h/.gitignore f/a/attr" },
 	{ "[core]\n\texcludesFile = relative\n", "" },
-	/* ~user/ is left out; other sections and keys are ignored. */
-	{ "[include]\npath = ~bob/x\n[user]\npath = /no\n[alias]\n"
-	  "excludesfile = /no\n",
-	  "" },
+	/* ~user/ of a user llwrap finds none for: an include not followed,
+	 * as written (git refuses it, or its own lookup finds one); other
+	 * sections and keys are ignored. */
+	{ "[include]\npath = ~llw-no-such-user/x\n[user]\npath = /no\n"
+	  "[alias]\nexcludesfile = /no\n[core]\nexcludesfile = ~llw-no/x\n",
+	  "u~llw-no-such-user/x" },
+	/* %(prefix)/: where git is installed, which llwrap cannot know:
+	 * an include of it listed as not followed, a plain file left. */
+	{ "[include]\npath = %(prefix)/etc/inc\n[core]\nexcludesfile = "
+	  "%(prefix)/x\n",
+	  "u%(prefix)/etc/inc" },
+	/* "~" alone is the home. */
+	{ "[include]\npath = ~\n", "i/h" },
 	/* A key on the header's line; escapes. */
 	{ "[include] path = /a\\\"b\n", "i/a\"b" },
 	/* Comment lines and blank lines. */
@@ -480,6 +490,31 @@ test_no_home(void **state)
 	assert_string_equal(j, "i/etc/y");
 }
 
+/* ~name/ from name's home as git finds it (getpwnam), normalised, for
+ * includes and the core.* files; "~name" alone is that home. */
+static void
+test_tilde_user(void **state)
+{
+	struct passwd *pw = getpwuid(getuid());
+	_cleanup_free_ char *name = NULL, *text = NULL, *want = NULL;
+	_cleanup_strv_ char **v = NULL;
+	_cleanup_free_ char *j = NULL;
+
+	(void)state;
+	if (pw == NULL || pw->pw_dir[0] != '/' || pw->pw_dir[1] == '\0')
+		skip();
+	name = xstrdup(pw->pw_name);
+	want = xasprintf("i%s/inc f%s/ign i%s", pw->pw_dir, pw->pw_dir,
+			 pw->pw_dir);
+	text = xasprintf("[include]\npath = ~%s/sub/../inc\n[core]\n"
+			 "excludesfile = ~%s/ign\n[includeIf \"x\"]\n"
+			 "path = ~%s\n",
+			 name, name, name);
+	v = gitconfig_paths(text, "/h/.gitconfig", "/h");
+	j = strv_join(v, " ");
+	assert_string_equal(j, want);
+}
+
 int
 main(void)
 {
@@ -490,6 +525,7 @@ main(void)
 		cmocka_unit_test(test_each_git_random),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_no_home),
+		cmocka_unit_test(test_tilde_user),
 	};
 
 	return cmocka_run_group_tests_name("gitconfig", tests, NULL, NULL);

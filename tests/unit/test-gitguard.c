@@ -406,6 +406,27 @@ test_git_includes(void **state)
 		"is a directory");
 	assert_string_equal(got,
 			    "P /p/.git\nR /p/.git/config\nX /p/.git/hooks\n");
+	free(got);
+	free(missing);
+	/* The third review's p5: ~user/ from that user's home, as git
+	 * reads it (root's, then up to /p): followed and read-only. */
+	got = scan_includes(V("f:/p/.git/config=[include]\n\tpath = "
+			      "~root/../../../../../../p/a.inc\n",
+			      "d:/p/.git/hooks",
+			      "f:/p/a.inc=[user]\n\tname = u\n"),
+			    NULL, &missing, NULL);
+	assert_non_null(strstr(got, "R /p/a.inc\n"));
+	free(got);
+	free(missing);
+	/* %(prefix)/: where git is installed, not known: said, as
+	 * written. */
+	got = scan_includes(
+		V("f:/p/.git/config=[include]\n\tpath = %(prefix)/p/a.inc\n",
+		  "d:/p/.git/hooks", "f:/p/a.inc=[user]\n\tname = u\n"),
+		NULL, &missing,
+		"/p/.git/config includes %(prefix)/p/a.inc, which llwrap "
+		"cannot follow");
+	assert_null(strstr(got, "/p/a.inc"));
 }
 
 static void
