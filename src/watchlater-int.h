@@ -61,6 +61,9 @@ struct wdir {
 	/* A repository's directory (or its logs/): a symbolic link, FIFO,
 	 * socket or device made there is moved aside as made. */
 	bool special;
+	/* logs/ or worktrees/ of a repository, or a directory beneath:
+	 * one made or moved in is walked and watched the same (special). */
+	bool tree;
 	/* gitdir: its work tree (the project, or a submodule's checkout),
 	 * where the gitlinks of its index are. */
 	int wt_fd;
@@ -268,6 +271,9 @@ void wl_gitdir_start(struct watchlater *w, const char *gitdir,
  * is a link or special file the start did not have there. */
 void wl_gitdir_made(struct watchlater *w, const struct wdir *d,
 		    const char *name);
+/* The i-th watched directory (tree), another in its place now: walked,
+ * what is beneath it watched. */
+void wl_gitdir_tree(struct watchlater *w, size_t i);
 /* Every link and special file of those directories (and of a repository
  * the command made) that the start did not have: moved aside. */
 void wl_gitdir_check(struct watchlater *w);
