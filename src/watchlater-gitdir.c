@@ -11,12 +11,15 @@
  * At the start the links and special files the repository has are
  * recorded as the user's (a hook linked to the project's scripts); during
  * the run one made in the repository's directory, in its common directory
- * or in their logs/ is moved aside as it is made (the later-run watch's
- * inotify); at the end (and after an overflow) each directory is walked,
- * as is a repository the command made, and every other one is moved
- * aside.  objects/ is not listed: objects/info is walked, objects/pack
- * looked at.  Every directory is opened beneath the one above it, without
- * symlinks; more than WATCHLATER_GITDIR_MAX entries fails the check.
+ * or anywhere beneath their logs/ and worktrees/ (each directory there
+ * watched, one made or moved in walked and watched at once) is moved
+ * aside as it is made (the later-run watch's inotify); at the end (and
+ * after an overflow) each directory is walked, as is a repository the
+ * command made, and every other one is moved aside.  objects/ is listed
+ * one level (its loose objects' directories not descended): objects/info
+ * walked, objects/pack listed; git-lfs's and git-annex's stores likewise.
+ * Every directory is opened beneath the one above it, without symlinks;
+ * more than WATCHLATER_GITDIR_MAX entries fails the check.
  */
 #include "config.h"
 
@@ -271,6 +274,8 @@ watch_tree(struct walk *k, int fd, const char *path)
 	if (fstat(fd, &st) < 0)
 		return;
 	if ((d = wdir_find(k->w, &st)) == NULL) {
+		if (k->w->n_dirs >= WATCHLATER_TREE_DIRS)
+			return;
 		if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
 			_cleanup_free_ char *shown = text_shown(path);
 
