@@ -11,12 +11,15 @@
  * At the start the links and special files the repository has are
  * recorded as the user's (a hook linked to the project's scripts); during
  * the run one made in the repository's directory, in its common directory
- * or in their logs/ is moved aside as it is made (the later-run watch's
- * inotify); at the end (and after an overflow) each directory is walked,
- * as is a repository the command made, and every other one is moved
- * aside.  objects/ is not listed: objects/info is walked, objects/pack
- * looked at.  Every directory is opened beneath the one above it, without
- * symlinks; more than WATCHLATER_GITDIR_MAX entries fails the check.
+ * or anywhere beneath their logs/ and worktrees/ (each directory there
+ * watched, one made or moved in walked and watched at once) is moved
+ * aside as it is made (the later-run watch's inotify); at the end (and
+ * after an overflow) each directory is walked, as is a repository the
+ * command made, and every other one is moved aside.  objects/ is listed
+ * one level (its loose objects' directories not descended): objects/info
+ * walked, objects/pack listed; git-lfs's and git-annex's stores likewise.
+ * Every directory is opened beneath the one above it, without symlinks;
+ * more than WATCHLATER_GITDIR_MAX entries fails the check.
  */
 #include "config.h"
 
@@ -43,14 +46,35 @@ enum where {
 	W_ANY,	   /* beneath a repository: everything */
 	W_REPO,	   /* a repository's top: its objects/ is not descended */
 	W_MODULES, /* under modules/: a directory with a HEAD is a repository */
-	W_OBJECTS, /* objects/: only its info/ and pack/ looked at */
+	W_OBJECTS, /* objects/: listed, its info/ walked, its pack/ listed */
+	W_STORE,   /* objects/pack, lfs/objects, annex/objects: listed only */
+	W_LFS,	   /* lfs/: its stores listed, the rest walked */
+	W_ANNEX,   /* annex/: likewise */
+	W_TREE,	   /* logs/, worktrees/ and beneath: watched during the run */
 };
 
 struct walk {
 	struct watchlater *w;
 	bool record; /* at the start: what is there is the user's */
+	bool watch;  /* W_TREE directories watched as special */
+	bool over;   /* more entries than WATCHLATER_GITDIR_MAX: said */
 	size_t seen;
 };
+
+/* Content stores (git-lfs's, git-annex's): many entries, written by
+ * their tool under new names, listed one level like objects/. */
+static const char *const lfs_stores[] = { "objects", "tmp", "incomplete" };
+static const char *const annex_stores[] = { "objects", "tmp", "bad", "othertmp",
+					    "misctmp" };
+
+static bool
+in(const char *const *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return true;
+	return false;
+}
 
 static const char *
 special_reader(mode_t mode)
@@ -161,12 +185,36 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 			return;
 		}
 	}
-	if (where == W_OBJECTS) /* objects/pack, a directory */
+	if (where == W_STORE)
 		return;
-	if (where == W_REPO && strcmp(name, "objects") == 0)
+	if (where == W_OBJECTS) {
+		/* Its 256 directories of loose objects, which git writes
+		 * under new names and renames, never through a link: not
+		 * listed (a link in their place was taken above). */
+		if (strcmp(name, "info") == 0)
+			to = W_ANY;
+		else if (strcmp(name, "pack") == 0)
+			to = W_STORE;
+		else
+			return;
+	} else if (where == W_REPO && strcmp(name, "objects") == 0)
 		to = W_OBJECTS;
 	else if (where == W_REPO && strcmp(name, "modules") == 0)
 		to = W_MODULES;
+	else if (where == W_REPO &&
+		 (strcmp(name, "logs") == 0 || strcmp(name, "worktrees") == 0))
+		to = W_TREE;
+	else if (where == W_REPO && strcmp(name, "lfs") == 0)
+		to = W_LFS;
+	else if (where == W_REPO && strcmp(name, "annex") == 0)
+		to = W_ANNEX;
+	else if (where == W_TREE)
+		to = W_TREE;
+	else if ((where == W_LFS &&
+		  in(lfs_stores, ARRAY_SIZE(lfs_stores), name)) ||
+		 (where == W_ANNEX &&
+		  in(annex_stores, ARRAY_SIZE(annex_stores), name)))
+		to = W_STORE;
 	sub = xasprintf("%s/%s", path, name);
 	fd = open_dir(dirfd, name);
 	if (fd == -ELOOP || fd == -ENOTDIR) {
@@ -192,6 +240,55 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 	walk_dir(k, fd, sub, to, depth + 1);
 }
 
+/* What makes a repository's directories many entries, by where the
+ * count passed the bound. */
+static const char *
+bound_hint(const char *path)
+{
+	if (strstr(path, "/objects/pack") != NULL)
+		return "packs: git gc packs them into one";
+	if (strstr(path, "/logs/") != NULL ||
+	    (strlen(path) >= 5 &&
+	     strcmp(path + strlen(path) - 5, "/logs") == 0))
+		return "reflogs: git reflog expire --expire=now --all empties "
+		       "them, and a branch deleted takes its reflog along";
+	if (strstr(path, "/refs/") != NULL ||
+	    (strlen(path) >= 5 &&
+	     strcmp(path + strlen(path) - 5, "/refs") == 0))
+		return "loose refs: git pack-refs --all packs them into one "
+		       "file";
+	return "neither refs nor reflogs but something else: move it out "
+	       "of the repository; llwrap lists objects/, lfs/objects and "
+	       "annex/objects one level only";
+}
+
+/* The directory fd (W_TREE, open to list) at path: watched as special,
+ * what is made in it taken as made. */
+static void
+watch_tree(struct walk *k, int fd, const char *path)
+{
+	struct stat st;
+	struct wdir *d;
+	int dup;
+
+	if (fstat(fd, &st) < 0)
+		return;
+	if ((d = wdir_find(k->w, &st)) == NULL) {
+		if (k->w->n_dirs >= WATCHLATER_TREE_DIRS)
+			return;
+		if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+			_cleanup_free_ char *shown = text_shown(path);
+
+			wl_fail(k->w, xasprintf("cannot watch %s: %s", shown,
+						strerror(errno)));
+			return;
+		}
+		if ((d = wdir_add(k->w, dup, &st, path)) == NULL)
+			return;
+	}
+	d->special = d->tree = true;
+}
+
 /* The directory fd (taken, open to list) at path. */
 static void
 walk_dir(struct walk *k, int fd, const char *path, enum where where, int depth)
@@ -214,26 +311,24 @@ walk_dir(struct walk *k, int fd, const char *path, enum where where, int depth)
 		closedir(d);
 		return;
 	}
-	/* objects/: not listed (its 256 directories of loose objects, which
-	 * git writes under new names and renames, never through a link):
-	 * info/ (alternates) walked, pack/ looked at. */
-	if (where == W_OBJECTS) {
-		walk_entry(k, fd, path, "info", DT_UNKNOWN, W_ANY, depth);
-		walk_entry(k, fd, path, "pack", DT_UNKNOWN, W_OBJECTS, depth);
-		closedir(d);
-		return;
-	}
+	/* Watched before it is listed: what is made meanwhile is seen. */
+	if (where == W_TREE && k->watch)
+		watch_tree(k, fd, path);
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
+		if (k->over)
+			break;
 		if (++k->seen > WATCHLATER_GITDIR_MAX) {
+			k->over = true;
 			wl_fail(k->w,
-				xasprintf("the repository at %s has more than "
-					  "%d entries outside objects/, more "
-					  "than llwrap looks at for links the "
-					  "command made (git pack-refs --all "
-					  "packs loose refs into one file)",
-					  shown, WATCHLATER_GITDIR_MAX));
+				xasprintf("a repository's directories hold "
+					  "more than %d entries, more than "
+					  "llwrap looks at for links the "
+					  "command made (the count passed it "
+					  "in %s; %s)",
+					  WATCHLATER_GITDIR_MAX, shown,
+					  bound_hint(path)));
 			break;
 		}
 		walk_entry(k, fd, path, e->d_name, e->d_type, where, depth);
@@ -241,11 +336,12 @@ walk_dir(struct walk *k, int fd, const char *path, enum where where, int depth)
 	closedir(d);
 }
 
-/* The repository's directory at path (beneath a root), walked. */
+/* The repository's directory at path (beneath a root), walked as k
+ * says. */
 static void
-walk_repository(struct watchlater *w, const char *path, bool record)
+walk_repository_k(struct walk *k, const char *path)
 {
-	struct walk k = { .w = w, .record = record };
+	struct watchlater *w = k->w;
 	const char *rel;
 	ssize_t r = wl_root_of(w, path, &rel);
 	int fd;
@@ -264,7 +360,16 @@ walk_repository(struct watchlater *w, const char *path, bool record)
 				     strerror(-fd)));
 		return;
 	}
-	walk_dir(&k, fd, path, W_REPO, 0);
+	walk_dir(k, fd, path, W_REPO, 0);
+}
+
+/* The repository's directory at path (beneath a root), walked. */
+static void
+walk_repository(struct watchlater *w, const char *path, bool record)
+{
+	struct walk k = { .w = w, .record = record };
+
+	walk_repository_k(&k, path);
 }
 
 void
@@ -273,20 +378,18 @@ wl_gitdir_start(struct watchlater *w, const char *gitdir, const char *common)
 	const char *dirs[] = { gitdir, common };
 
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		_cleanup_free_ char *logs = NULL;
+		struct walk k = { .w = w, .record = true, .watch = true };
 		struct wdir *d;
 		size_t root;
 
 		if (dirs[i] == NULL || strv_contains(w->gitdirs, dirs[i]))
 			continue;
 		strv_push(&w->gitdirs, dirs[i]);
-		/* Watched: the repository's own files and its reflogs. */
+		/* Watched: the repository's own files, and (the walk)
+		 * every directory of its reflogs and worktrees. */
 		if ((d = wl_dir_at(w, dirs[i], &root)) != NULL)
 			d->special = true;
-		logs = xasprintf("%s/logs", dirs[i]);
-		if ((d = wl_dir_at(w, logs, &root)) != NULL)
-			d->special = true;
-		walk_repository(w, dirs[i], true);
+		walk_repository_k(&k, dirs[i]);
 	}
 }
 
@@ -308,14 +411,58 @@ init_probe(int dirfd, const char *name)
 	       memcmp(target, "testing", (size_t)n) == 0;
 }
 
+/* The directory name made or moved in dirfd (path), beneath logs/ or
+ * worktrees/: watched, and what it holds taken. */
+static void
+tree_made(struct watchlater *w, int dirfd, const char *path, const char *name)
+{
+	struct walk k = { .w = w, .watch = true };
+	_cleanup_free_ char *sub = xasprintf("%s/%s", path, name);
+	int fd = open_dir(dirfd, name);
+
+	/* Gone, or a link in its place (taken as made). */
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return;
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(sub);
+
+		wl_fail(w,
+			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+		return;
+	}
+	walk_dir(&k, fd, sub, W_TREE, 1);
+}
+
+void
+wl_gitdir_tree(struct watchlater *w, size_t i)
+{
+	struct walk k = { .w = w, .watch = true };
+	_cleanup_free_ char *path = xstrdup(w->dirs[i].path);
+	int fd;
+
+	/* The same directory, opened again to list. */
+	if (w->dirs[i].fd < 0 || (fd = open_dir(w->dirs[i].fd, "")) < 0)
+		return;
+	walk_dir(&k, fd, path, W_TREE, 1);
+}
+
 void
 wl_gitdir_made(struct watchlater *w, const struct wdir *d, const char *name)
 {
 	struct walk k = { .w = w };
 	struct stat st;
 
-	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISDIR(st.st_mode) && (d->tree || strcmp(name, "logs") == 0 ||
+				    strcmp(name, "worktrees") == 0)) {
+		/* d may move (wdir_add): its descriptor and path now. */
+		_cleanup_free_ char *path = xstrdup(d->path);
+
+		tree_made(w, d->fd, path, name);
+		return;
+	}
+	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
 	    (S_ISLNK(st.st_mode) && init_probe(d->fd, name)))
 		return;
 	special_one(&k, d->fd, d->path, name, &st);

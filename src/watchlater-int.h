@@ -58,9 +58,12 @@ struct wdir {
 	bool newrepo; /* ... one the command made: its config and hooks too */
 	bool hooks;   /* the hooks/ of such a one: every new hook moved */
 	bool changed; /* gitdir: its index changed (checked once a batch) */
-	/* A repository's directory (or its logs/): a symbolic link, FIFO,
+	/* A repository's directory (or tree): a symbolic link, FIFO,
 	 * socket or device made there is moved aside as made. */
 	bool special;
+	/* logs/ or worktrees/ of a repository, or a directory beneath:
+	 * one made or moved in is walked and watched the same (special). */
+	bool tree;
 	/* gitdir: its work tree (the project, or a submodule's checkout),
 	 * where the gitlinks of its index are. */
 	int wt_fd;
@@ -121,6 +124,10 @@ struct wplace {
  * objects/, and how deep (watchlater-gitdir.c): more fails the check. */
 #define WATCHLATER_GITDIR_MAX	65536
 #define WATCHLATER_GITDIR_DEPTH 32
+/* Past this many watched directories, those beneath logs/ and worktrees/
+ * are not watched (the end's walk looks at them): a repository with many
+ * branch prefixes does not take the watch from the rest. */
+#define WATCHLATER_TREE_DIRS (WATCHLATER_MAX_DIRS / 2)
 
 /* A repository in a directory of the project's top level (not the
  * project's own): as the start had it, so that what the user's own git
@@ -270,9 +277,13 @@ void wl_watch_submodules(struct watchlater *w, const char *project,
 void wl_gitdir_start(struct watchlater *w, const char *gitdir,
 		     const char *common);
 /* name made in the watched directory d (d->special): moved aside when it
- * is a link or special file the start did not have there. */
+ * is a link or special file the start did not have there; walked and
+ * watched when a directory beneath logs/ or worktrees/. */
 void wl_gitdir_made(struct watchlater *w, const struct wdir *d,
 		    const char *name);
+/* The i-th watched directory (tree), another in its place now: walked,
+ * what is beneath it watched. */
+void wl_gitdir_tree(struct watchlater *w, size_t i);
 /* Every link and special file of those directories (and of a repository
  * the command made) that the start did not have: moved aside. */
 void wl_gitdir_check(struct watchlater *w);

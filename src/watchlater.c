@@ -487,12 +487,15 @@ dir_again(struct watchlater *w, size_t i, bool at_end)
 	w->dirs[at].newrepo |= w->dirs[i].newrepo;
 	w->dirs[at].hooks |= w->dirs[i].hooks;
 	w->dirs[at].special |= w->dirs[i].special;
+	w->dirs[at].tree |= w->dirs[i].tree;
 	wl_names_at(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
 		    w->dirs[at].n_names, at_end);
 	prefix_scan(w, w->dirs[at].fd, w->dirs[at].path, w->dirs[at].names,
 		    w->dirs[at].n_names);
 	if (w->dirs[at].gitdir)
 		w->dirs[at].changed = true;
+	if (w->dirs[at].tree)
+		wl_gitdir_tree(w, at);
 }
 
 /* A watched directory's name made again where one was moved from. */

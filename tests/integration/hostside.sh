@@ -717,6 +717,72 @@ as_user /bin/sh -c 'cd "$1" && git checkout -q -b fix && git checkout -q main &&
 	not_ok "the user's git wrote through a link planted in .git: $(cat "$OUTSIDE/bashrc" "$OUTSIDE/victim")"
 as_user git -C "$R" log -1 --format=%s 2>/dev/null | grep -qx host && as_user git -C "$R" rev-parse -q --verify origin/main >/dev/null &&
 	ok "... and they work (the fetch does not hang)" || not_ok "the user's git after the run fails"
+# Deeper in logs/, and in a logs/ swapped for a prepared one (review 35s
+# H1): every directory beneath logs/ is watched, and one moved in is
+# walked at once, so the links are gone while the command still runs.
+R=$HOME_DIR/work/gitlinks-deep
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && git branch side && echo "# bashrc" >"$2/bashrc" && echo victim >"$2/victim"' sh "$R" "$OUTSIDE"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir .git/l2 && ln -s "$1/bashrc" .git/l2/HEAD && cp -r .git/logs/refs .git/l2/ &&
+	mv .git/logs .git/l3 && mv .git/l2 .git/logs &&
+	rm .git/logs/refs/heads/side && ln -s "$1/victim" .git/logs/refs/heads/side &&
+	mkdir -p .git/logs/refs/heads/topic && mkfifo .git/logs/refs/heads/topic/x &&
+	for i in $(seq 50); do [ -L .git/logs/HEAD ] || [ -L .git/logs/refs/heads/side ] ||
+		[ -p .git/logs/refs/heads/topic/x ] || break; sleep 0.1; done
+	[ -L .git/logs/HEAD ] || [ -L .git/logs/refs/heads/side ] || [ -p .git/logs/refs/heads/topic/x ] &&
+		echo "still there" || echo "moved during the run"; ls .git/logs' sh "$OUTSIDE"
+expect_output "links in a swapped-in logs/ and deeper in logs/refs/heads are moved aside as made" "^moved during the run"
+expect_output "... the swapped-in logs/HEAD" "created $R/\\.git/logs/HEAD, which git \\(it writes and reads through a symbolic link there\\)"
+expect_output "... logs/refs/heads/side" "created $R/\\.git/logs/refs/heads/side, which git"
+expect_output "... a FIFO in a directory made beneath" "created $R/\\.git/logs/refs/heads/topic/x, which git \\(it waits on a FIFO there"
+as_user /bin/sh -c 'cd "$1" && git checkout -q side && git commit -q --allow-empty -m user && git log -1 --format=%s' sh "$R" >"$OUTSIDE/out" 2>&1
+[ "$(cat "$OUTSIDE/bashrc")" = "# bashrc" ] && [ "$(cat "$OUTSIDE/victim")" = victim ] &&
+	ok "... the user's checkout and commit write nothing outside the project" ||
+	not_ok "the user's git wrote through a link planted in .git/logs: $(cat "$OUTSIDE/bashrc" "$OUTSIDE/victim")"
+[ "$(cat "$OUTSIDE/out")" = user ] && ok "... and they work" || not_ok "the user's git after the run: $(cat "$OUTSIDE/out")"
+# The neighbour: the command's own branches and reflogs, in directories
+# it makes beneath logs/refs/heads, move nothing aside.
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git checkout -q -b feat/deep/x && git commit -q --allow-empty -m in &&
+	git checkout -q main && git branch -q -D feat/deep/x && echo done'
+expect_output "branches under new directories made in the sandbox work" "^done\$"
+expect_no_output "... and nothing of git's own is moved aside" "moved aside"
+# objects/XX replaced by links to a directory outside (review 35s M2):
+# the user's next commit would write its objects there.  objects/ is
+# listed one level, objects/pack too; git gc's own work moves nothing.
+R=$HOME_DIR/work/gitlinks-objects
+make_repo "$R"
+as_user mkdir -p "$OUTSIDE/objdir"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git gc -q && echo gc done' sh
+expect_output "git gc in the sandbox works" "^gc done\$"
+expect_no_output "... and moves nothing aside" "moved aside"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git repack -q -a -d && git prune-packed && cd .git/objects &&
+	for d in ??; do [ -d "$d" ] && rmdir "$d"; done
+	for i in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do for j in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
+		ln -s "$1/objdir" $i$j; done; done; mkfifo pack/pack-0.pack && echo linked' sh "$OUTSIDE"
+expect_output "links at .git/objects/XX are moved aside" "created $R/\\.git/objects/[0-9a-f][0-9a-f], which git \\(it writes and reads through a symbolic link there\\)"
+[ ! -L "$R/.git/objects/00" ] && [ ! -L "$R/.git/objects/ff" ] && ok "... all of them" || not_ok "a link at .git/objects/XX was left"
+[ ! -p "$R/.git/objects/pack/pack-0.pack" ] && ok "... and a FIFO in objects/pack" || not_ok "a FIFO in .git/objects/pack was left"
+as_user /bin/sh -c 'cd "$1" && echo b >b && git add b && git commit -q -m user && git log -1 --format=%s' sh "$R" >"$OUTSIDE/out" 2>&1
+[ -z "$(ls -A "$OUTSIDE/objdir")" ] && ok "... the user's commit writes nothing outside the project" ||
+	not_ok "the user's commit wrote objects through .git/objects links: $(ls "$OUTSIDE/objdir")"
+[ "$(cat "$OUTSIDE/out")" = user ] && ok "... and works" || not_ok "the user's commit after the run: $(cat "$OUTSIDE/out")"
+# A content store is listed one level, not walked (review 35s M5): more
+# than 65,536 files in .git/lfs/objects do not fail the run; the same
+# files elsewhere fail it once, saying where.
+R=$HOME_DIR/work/gitlinks-lfs
+make_repo "$R"
+as_user /bin/sh -c 'mkdir -p "$1/.git/lfs/objects/ab/cd" && cd "$1/.git/lfs/objects/ab/cd" && seq 1 65537 | xargs touch' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'ln -s "$1/victim" .git/lfs/objects/ef && echo ran' sh "$OUTSIDE"
+expect_output "a repository with 65,537 files in .git/lfs/objects runs" "^ran\$"
+expect_no_output "... the check completes" "could not be completed|more than 65536"
+expect_output "... and a link at lfs/objects/XX is moved aside" "created $R/\\.git/lfs/objects/ef, which git"
+as_user mv "$R/.git/lfs/objects/ab/cd" "$R/.git/junk"
+run llw -p opencode $BE -C "$R" -- /bin/true
+expect_output "65,537 files in .git/junk refuse the run, naming where" \
+	"more than 65536 entries.*the count passed it in $R/\\.git/junk; neither refs nor reflogs"
+[ "$(printf '%s\n' "$out" | grep -o "more than 65536 entries" | wc -l)" = 1 ] &&
+	ok "... said once" || not_ok "the bound's failure said more than once: $out"
+as_user rm -rf "$R/.git/junk"
 # In a repository the command made: git init and a commit move nothing
 # (git init's probe of core.symlinks is a link it removes at once); a
 # link planted in its logs/ is moved aside at the end.
