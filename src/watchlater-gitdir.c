@@ -17,6 +17,9 @@
  * aside.  objects/ is not listed: objects/info is walked, objects/pack
  * looked at.  Every directory is opened beneath the one above it, without
  * symlinks; more than WATCHLATER_GITDIR_MAX entries fails the check.
+ * A repository nested in the project is walked the same way at the end
+ * (watchlater-git.c): with no start's record, a link or special file
+ * whose ctime is after the start is the command's.
  */
 #include "config.h"
 
@@ -49,6 +52,8 @@ enum where {
 struct walk {
 	struct watchlater *w;
 	bool record; /* at the start: what is there is the user's */
+	bool nested; /* a nested repository: a link changed since the start */
+	bool made;   /* ... or any, in one the command made */
 	size_t seen;
 };
 
@@ -116,6 +121,13 @@ special_one(struct walk *k, int dirfd, const char *path, const char *name,
 		return;
 	}
 	if (had(w, &dst, name, st) || wl_is_aside(w, dirfd, name))
+		return;
+	/* In a nested repository no start's record: one whose ctime is
+	 * before the start (which no one can set back) is the user's. */
+	if (k->nested && !k->made &&
+	    (st->st_ctim.tv_sec < w->nested_since.tv_sec ||
+	     (st->st_ctim.tv_sec == w->nested_since.tv_sec &&
+	      st->st_ctim.tv_nsec < w->nested_since.tv_nsec)))
 		return;
 	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode));
 }
@@ -332,6 +344,22 @@ wl_gitdir_check(struct watchlater *w)
 
 		walk_repository(w, git, false);
 	}
+}
+
+void
+wl_gitdir_nested(struct watchlater *w, int gitfd, const char *path, bool made)
+{
+	struct walk k = { .w = w, .nested = true, .made = made };
+	int fd = open_dir(gitfd, ""); /* its own offset: gitfd may be listed */
+
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w, xasprintf("cannot open the repository %s: %s", shown,
+				     strerror(-fd)));
+		return;
+	}
+	walk_dir(&k, fd, path, W_REPO, 0);
 }
 
 void
