@@ -941,6 +941,9 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 					 ? "created"
 					 : "changed");
 	nested_hooks(w, gitfd, path, n, made);
+	/* Its links and special files: the user's git writes its reflogs,
+	 * COMMIT_EDITMSG, FETCH_HEAD through them. */
+	wl_gitdir_nested(w, gitfd, path, made);
 }
 
 /* The .git (st) of the directory dirfd at rel, beneath the project. */
