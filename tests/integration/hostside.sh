@@ -947,6 +947,34 @@ expect_output "... the user's commits there work, the user's link still there" \
 	ok "... and leave the files outside the project as they were" ||
 	not_ok "the user's git wrote through a link in a nested repository: $(cat "$MARKS/victim3" "$MARKS/victim4")"
 
+# Repositories inside node_modules (review 35s, H3): VS Code opens the
+# repository of a file shown from there (go to definition), git -C finds
+# one at any depth.  One the command makes there, two levels of
+# node_modules down too, is checked; the installed packages beside them
+# (a .bin link, a package the command updates) are left.
+R=$HOME_DIR/work/nested4
+make_repo "$R"
+as_user sh -c 'cd "$1" && mkdir -p node_modules/.bin node_modules/pkg/lib node_modules/a/node_modules/b/dist &&
+	echo "module.exports = 1" >node_modules/pkg/lib/index.js &&
+	ln -s ../pkg/lib/index.js node_modules/.bin/pkg' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	git init -q node_modules/pkg && git -C node_modules/pkg config core.fsmonitor "touch $1/pwn-nm; false"
+	git init -q node_modules/a/node_modules/b &&
+	git -C node_modules/a/node_modules/b config core.fsmonitor "touch $1/pwn-nm2; false"
+	mkdir -p node_modules/c && echo "{}" >node_modules/c/package.json; exit 0' sh "$MARKS"
+expect_output "a repository the command makes in node_modules is checked" \
+	"created $R/node_modules/pkg/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... one in a nested node_modules too" \
+	"created $R/node_modules/a/node_modules/b/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_no_output "... and the packages beside them are left" "$R/node_modules/(\\.bin|c|pkg/lib)"
+as_user sh -c 'cd "$1" && git -C node_modules/pkg/lib status >/dev/null 2>&1
+	git -C node_modules/a/node_modules/b/dist status >/dev/null 2>&1; true' sh "$R"
+if ls "$MARKS" | grep -q '^pwn-nm'; then
+	not_ok "... and the user's git there runs nothing planted"
+else
+	ok "... and the user's git there runs nothing planted"
+fi
+
 
 # The end's look through the project is bounded: past it the run fails,
 # saying where it stopped (llwrap-hooked lowers the bound to 40
