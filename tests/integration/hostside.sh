@@ -921,9 +921,11 @@ R=$HOME_DIR/work/nested3
 make_repo "$R"
 as_user sh -c 'cd "$1" && echo KEEP >"$2/victim3" && : >"$2/victim4" &&
 	echo "*.o" >excl && git init -q vendor/lib && git init -q mine &&
+	git init -q third/mine2 &&
 	git -C vendor/lib commit -q --allow-empty -m v &&
 	git -C mine commit -q --allow-empty -m m &&
-	ln -sf ../../../excl mine/.git/info/exclude' sh "$R" "$MARKS"
+	ln -sf ../../../excl mine/.git/info/exclude &&
+	ln -sf ../../../../excl third/mine2/.git/info/exclude' sh "$R" "$MARKS"
 run llw -p opencode $BE -C "$R" -- /bin/sh -c '
 	ln -sf "$1/victim3" vendor/lib/.git/COMMIT_EDITMSG &&
 	ln -sf "$1/victim4" vendor/lib/.git/logs/HEAD &&
@@ -937,12 +939,13 @@ expect_output "... one in a repository the command made two levels down" \
 	"created $R/deep/new/\\.git/FETCH_HEAD, which git \\(it writes and reads through a symbolic link there\\)"
 expect_output "... a FIFO in a bare repository it made" \
 	"created $R/pipes\\.git/packed-refs, which git \\(it waits on a FIFO there"
-expect_no_output "... and the user's own link in a nested repository is left" "$R/mine/"
+expect_no_output "... and the user's own links in nested repositories are left" "$R/(mine|third)/"
 run as_user sh -c 'cd "$1" && git -C vendor/lib commit -q --allow-empty -m "user msg" &&
 	git -C mine commit -q --allow-empty -m m2 && readlink mine/.git/info/exclude &&
-	echo user-ok' sh "$R"
-expect_output "... the user's commits there work, the user's link still there" \
-	"\\.\\./\\.\\./\\.\\./excl"
+	readlink third/mine2/.git/info/exclude && echo user-ok' sh "$R"
+expect_output "... the user's commits there work" "user-ok"
+expect_output "... the user's link one level down is still there" "(^|[^.])\\.\\./\\.\\./\\.\\./excl"
+expect_output "... and two levels down" "\\.\\./\\.\\./\\.\\./\\.\\./excl"
 [ "$(cat "$MARKS/victim3")" = KEEP ] && [ ! -s "$MARKS/victim4" ] &&
 	ok "... and leave the files outside the project as they were" ||
 	not_ok "the user's git wrote through a link in a nested repository: $(cat "$MARKS/victim3" "$MARKS/victim4")"
