@@ -941,6 +941,9 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 					 ? "created"
 					 : "changed");
 	nested_hooks(w, gitfd, path, n, made);
+	/* Its links and special files: the user's git writes its reflogs,
+	 * COMMIT_EDITMSG, FETCH_HEAD through them. */
+	wl_gitdir_nested(w, gitfd, path, made);
 }
 
 /* The .git (st) of the directory dirfd at rel, beneath the project. */
@@ -1002,8 +1005,9 @@ nested_push(struct nested_todo *t, char *rel)
  * itself checked as a bare repository (HEAD beside objects/, refs/ or a
  * commondir, which git takes for one); its subdirectories to walk, a
  * bare repository's too (git finds a repository made inside one first),
- * but .git and node_modules (VS Code's git.repositoryScanIgnoredFolders:
- * npm installs no repository there).
+ * but .git.  node_modules too: VS Code's scan skips it, but opens the
+ * repository of a file shown from there (go to definition), and git -C
+ * finds one at any depth.
  * Read with getdents64 into a buffer of its own: a walk of 10,000
  * directories is the end's cost, so each takes an open, two reads and
  * a close.
@@ -1036,8 +1040,7 @@ nested_dir(struct watchlater *w, int fd, const char *rel,
 				 strcmp(d, "refs") == 0 ||
 				 strcmp(d, "commondir") == 0)
 				parts = true;
-			if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0 ||
-			    strcmp(d, "node_modules") == 0)
+			if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0)
 				continue;
 			if (strcmp(d, ".git") == 0) {
 				if (*rel != '\0' &&

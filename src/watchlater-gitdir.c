@@ -20,6 +20,9 @@
  * walked, objects/pack listed; git-lfs's and git-annex's stores likewise.
  * Every directory is opened beneath the one above it, without symlinks;
  * more than WATCHLATER_GITDIR_MAX entries fails the check.
+ * A repository nested in the project is walked the same way at the end
+ * (watchlater-git.c): with no start's record, a link or special file
+ * whose ctime is after the start is the command's.
  */
 #include "config.h"
 
@@ -58,6 +61,8 @@ struct walk {
 	bool record; /* at the start: what is there is the user's */
 	bool watch;  /* W_TREE directories watched as special */
 	bool over;   /* more entries than WATCHLATER_GITDIR_MAX: said */
+	bool nested; /* a nested repository: a link changed since the start */
+	bool made;   /* ... or any, in one the command made */
 	size_t seen;
 };
 
@@ -140,6 +145,13 @@ special_one(struct walk *k, int dirfd, const char *path, const char *name,
 		return;
 	}
 	if (had(w, &dst, name, st) || wl_is_aside(w, dirfd, name))
+		return;
+	/* In a nested repository no start's record: one whose ctime is
+	 * before the start (which no one can set back) is the user's. */
+	if (k->nested && !k->made &&
+	    (st->st_ctim.tv_sec < w->nested_since.tv_sec ||
+	     (st->st_ctim.tv_sec == w->nested_since.tv_sec &&
+	      st->st_ctim.tv_nsec < w->nested_since.tv_nsec)))
 		return;
 	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode));
 }
@@ -479,6 +491,22 @@ wl_gitdir_check(struct watchlater *w)
 
 		walk_repository(w, git, false);
 	}
+}
+
+void
+wl_gitdir_nested(struct watchlater *w, int gitfd, const char *path, bool made)
+{
+	struct walk k = { .w = w, .nested = true, .made = made };
+	int fd = open_dir(gitfd, ""); /* its own offset: gitfd may be listed */
+
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w, xasprintf("cannot open the repository %s: %s", shown,
+				     strerror(-fd)));
+		return;
+	}
+	walk_dir(&k, fd, path, W_REPO, 0);
 }
 
 void

@@ -287,6 +287,12 @@ void wl_gitdir_tree(struct watchlater *w, size_t i);
 /* Every link and special file of those directories (and of a repository
  * the command made) that the start did not have: moved aside. */
 void wl_gitdir_check(struct watchlater *w);
+/* The directories of a repository nested in the project (gitfd at
+ * path), walked the same way: a link or special file whose ctime is
+ * after the start (every one when made, the command made it) moved
+ * aside. */
+void wl_gitdir_nested(struct watchlater *w, int gitfd, const char *path,
+		      bool made);
 /* Whether name in dirfd is a link or special file the start had there. */
 bool wl_gitdir_had(struct watchlater *w, int dirfd, const char *name);
 void wl_gitdir_free(struct watchlater *w);

@@ -977,6 +977,73 @@ run as_user sh -c 'cd "$1" && git -C wt2 status --short && git -C wt2 commit -q 
 	git submodule update -q --init && git -C sub status --short && echo neighbours-ok' sh "$R"
 expect_output "... a linked worktree the user made and the submodule work" "neighbours-ok"
 
+# The links and special files of a repository nested in the project
+# (review 35s, H2): the user's git commit there writes COMMIT_EDITMSG
+# and appends to logs/HEAD through a link, fetch writes FETCH_HEAD; one
+# the command made in a repository the start had, in one it made, a FIFO
+# in a bare one, moved aside.  The user's own link, made before the run,
+# is left.
+R=$HOME_DIR/work/nested3
+make_repo "$R"
+as_user sh -c 'cd "$1" && echo KEEP >"$2/victim3" && : >"$2/victim4" &&
+	echo "*.o" >excl && git init -q vendor/lib && git init -q mine &&
+	git init -q third/mine2 &&
+	git -C vendor/lib commit -q --allow-empty -m v &&
+	git -C mine commit -q --allow-empty -m m &&
+	ln -sf ../../../excl mine/.git/info/exclude &&
+	ln -sf ../../../../excl third/mine2/.git/info/exclude' sh "$R" "$MARKS"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	ln -sf "$1/victim3" vendor/lib/.git/COMMIT_EDITMSG &&
+	ln -sf "$1/victim4" vendor/lib/.git/logs/HEAD &&
+	git init -q deep/new && ln -s "$1/victim4" deep/new/.git/FETCH_HEAD &&
+	git init -q --bare pipes.git && mkfifo pipes.git/packed-refs && echo planted' sh "$MARKS"
+expect_output "a link at a nested repository's COMMIT_EDITMSG is moved aside" \
+	"created $R/vendor/lib/\\.git/COMMIT_EDITMSG, which git \\(it writes and reads through a symbolic link there\\)"
+expect_output "... one at its logs/HEAD" \
+	"created $R/vendor/lib/\\.git/logs/HEAD, which git \\(it writes and reads through a symbolic link there\\)"
+expect_output "... one in a repository the command made two levels down" \
+	"created $R/deep/new/\\.git/FETCH_HEAD, which git \\(it writes and reads through a symbolic link there\\)"
+expect_output "... a FIFO in a bare repository it made" \
+	"created $R/pipes\\.git/packed-refs, which git \\(it waits on a FIFO there"
+expect_no_output "... and the user's own links in nested repositories are left" "$R/(mine|third)/"
+run as_user sh -c 'cd "$1" && git -C vendor/lib commit -q --allow-empty -m "user msg" &&
+	git -C mine commit -q --allow-empty -m m2 && readlink mine/.git/info/exclude &&
+	readlink third/mine2/.git/info/exclude && echo user-ok' sh "$R"
+expect_output "... the user's commits there work" "user-ok"
+expect_output "... the user's link one level down is still there" "(^|[^.])\\.\\./\\.\\./\\.\\./excl"
+expect_output "... and two levels down" "\\.\\./\\.\\./\\.\\./\\.\\./excl"
+[ "$(cat "$MARKS/victim3")" = KEEP ] && [ ! -s "$MARKS/victim4" ] &&
+	ok "... and leave the files outside the project as they were" ||
+	not_ok "the user's git wrote through a link in a nested repository: $(cat "$MARKS/victim3" "$MARKS/victim4")"
+
+# Repositories inside node_modules (review 35s, H3): VS Code opens the
+# repository of a file shown from there (go to definition), git -C finds
+# one at any depth.  One the command makes there, two levels of
+# node_modules down too, is checked; the installed packages beside them
+# (a .bin link, a package the command updates) are left.
+R=$HOME_DIR/work/nested4
+make_repo "$R"
+as_user sh -c 'cd "$1" && mkdir -p node_modules/.bin node_modules/pkg/lib node_modules/a/node_modules/b/dist &&
+	echo "module.exports = 1" >node_modules/pkg/lib/index.js &&
+	ln -s ../pkg/lib/index.js node_modules/.bin/pkg' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	git init -q node_modules/pkg && git -C node_modules/pkg config core.fsmonitor "touch $1/pwn-nm; false"
+	git init -q node_modules/a/node_modules/b &&
+	git -C node_modules/a/node_modules/b config core.fsmonitor "touch $1/pwn-nm2; false"
+	mkdir -p node_modules/c && echo "{}" >node_modules/c/package.json; exit 0' sh "$MARKS"
+expect_output "a repository the command makes in node_modules is checked" \
+	"created $R/node_modules/pkg/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... one in a nested node_modules too" \
+	"created $R/node_modules/a/node_modules/b/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_no_output "... and the packages beside them are left" "$R/node_modules/(\\.bin|c|pkg/lib)"
+as_user sh -c 'cd "$1" && git -C node_modules/pkg/lib status >/dev/null 2>&1
+	git -C node_modules/a/node_modules/b/dist status >/dev/null 2>&1; true' sh "$R"
+if ls "$MARKS" | grep -q '^pwn-nm'; then
+	not_ok "... and the user's git there runs nothing planted"
+else
+	ok "... and the user's git there runs nothing planted"
+fi
+
 
 # The end's look through the project is bounded: past it the run fails,
 # saying where it stopped (llwrap-hooked lowers the bound to 40
