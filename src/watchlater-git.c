@@ -677,15 +677,6 @@ wl_watch_submodules(struct watchlater *w, const char *project,
 static const char nested_reader[] = "git (in a repository nested in the "
 				    "project)";
 
-/* Whether st changed since the start. */
-static bool
-nested_changed(const struct watchlater *w, const struct stat *st)
-{
-	return st->st_ctim.tv_sec > w->nested_since.tv_sec ||
-	       (st->st_ctim.tv_sec == w->nested_since.tv_sec &&
-		st->st_ctim.tv_nsec >= w->nested_since.tv_nsec);
-}
-
 /* Whether name in dirfd was made since the start (or its birth is not
  * known). */
 static bool
@@ -696,9 +687,9 @@ nested_born(const struct watchlater *w, int dirfd, const char *name)
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) < 0 ||
 	    !(stx.stx_mask & STATX_BTIME))
 		return true;
-	return stx.stx_btime.tv_sec > w->nested_since.tv_sec ||
-	       (stx.stx_btime.tv_sec == w->nested_since.tv_sec &&
-		stx.stx_btime.tv_nsec >= (uint32_t)w->nested_since.tv_nsec);
+	return stx.stx_btime.tv_sec > w->since.tv_sec ||
+	       (stx.stx_btime.tv_sec == w->since.tv_sec &&
+		stx.stx_btime.tv_nsec >= (uint32_t)w->since.tv_nsec);
 }
 
 static bool
@@ -788,9 +779,6 @@ nested_record(struct watchlater *w, int sub, const char *name,
 void
 wl_nested_start(struct watchlater *w)
 {
-	/* The clock the kernel stamps changes with (a change after now is
-	 * at or after it). */
-	clock_gettime(CLOCK_REALTIME_COARSE, &w->nested_since);
 	w->nested_check = true;
 	nested_each(w, nested_record);
 }
@@ -832,7 +820,7 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 			      "git (a repository the command made)");
 		return true;
 	}
-	if (!nested_changed(w, &st) && !force)
+	if (!wl_changed(w, &st) && !force)
 		return false;
 	/* (git config writes a new file: one the start had is changed.) */
 	did = before == NULL && nested_born(w, gitfd, name) ? "created"
@@ -879,7 +867,7 @@ nested_hooks(struct watchlater *w, int gitfd, const char *path,
 		return;
 	if (fd == -ELOOP || fd == -ENOTDIR) {
 		if (fstatat(gitfd, "hooks", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    (made || nested_changed(w, &st)))
+		    (made || wl_changed(w, &st)))
 			wl_move_aside_as(w, gitfd, path, "hooks",
 					 "git (its hooks, through a link)",
 					 nested_born(w, gitfd, "hooks")
@@ -900,12 +888,12 @@ nested_hooks(struct watchlater *w, int gitfd, const char *path,
 	}
 	/* A hooks/ renamed in keeps its hooks' change times: all of it. */
 	all = made || (n != NULL ? !nested_same(&n->hooks_key, &st)
-				 : nested_changed(w, &st));
+				 : wl_changed(w, &st));
 	for (char **h = names; h != NULL && *h != NULL; h++) {
 		struct stat hs;
 
 		if (fstatat(fd, *h, &hs, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    (!all && !nested_changed(w, &hs)))
+		    (!all && !wl_changed(w, &hs)))
 			continue;
 		wl_move_aside_as(w, fd, hp, *h,
 				 "git (a hook of a repository nested in the "
@@ -933,7 +921,7 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 		      n != NULL && !config ? n->len_wt : 0, made, config);
 	/* A commondir takes config, hooks and objects from elsewhere. */
 	if (fstatat(gitfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (made || nested_changed(w, &st)))
+	    (made || wl_changed(w, &st)))
 		wl_move_aside_as(w, gitfd, path, "commondir",
 				 "git (in a repository nested in the project, "
 				 "it names another repository's files)",
@@ -964,7 +952,7 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 		 * since the start is moved aside; a submodule checkout's
 		 * the start had is held read-only, its repository checked
 		 * with the gitlinks' (protected). */
-		if (nested_changed(w, st) &&
+		if (wl_changed(w, st) &&
 		    !wl_key_in(w->protect, w->n_protect, st))
 			wl_move_aside_as(w, dirfd, dir, ".git",
 					 "git (a repository the command named "
@@ -981,7 +969,7 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 					     shown, strerror(-gitfd)));
 		return;
 	}
-	nested_repo(w, gitfd, path, n, n == NULL && nested_changed(w, st));
+	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st));
 }
 
 /* The directories still to walk (beneath the project). */
@@ -1074,7 +1062,7 @@ nested_dir(struct watchlater *w, int fd, const char *rel,
 		_cleanup_free_ char *path =
 			xasprintf("%s/%s", w->roots[0].path, rel);
 
-		nested_repo(w, fd, path, NULL, nested_changed(w, &st));
+		nested_repo(w, fd, path, NULL, wl_changed(w, &st));
 	}
 }
 

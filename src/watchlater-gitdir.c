@@ -148,10 +148,7 @@ special_one(struct walk *k, int dirfd, const char *path, const char *name,
 		return;
 	/* In a nested repository no start's record: one whose ctime is
 	 * before the start (which no one can set back) is the user's. */
-	if (k->nested && !k->made &&
-	    (st->st_ctim.tv_sec < w->nested_since.tv_sec ||
-	     (st->st_ctim.tv_sec == w->nested_since.tv_sec &&
-	      st->st_ctim.tv_nsec < w->nested_since.tv_nsec)))
+	if (k->nested && !k->made && !wl_changed(w, st))
 		return;
 	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode));
 }

@@ -165,11 +165,14 @@ struct watchlater {
 	struct held *held; /* without L3: what the monitor holds */
 	size_t n_held;
 
+	/* The start, on the clock the kernel stamps file changes with
+	 * (CLOCK_REALTIME_COARSE: a change after it is at or after it):
+	 * what changed since is the command's (wl_changed). */
+	struct timespec since;
+
 	/* protect-git: the repositories in the project (watchlater-git.c,
-	 * wl_nested_start), checked at the end; since: the start, on the
-	 * clock file change times are taken from */
+	 * wl_nested_start), checked at the end */
 	bool nested_check;
-	struct timespec nested_since;
 	struct nested *nested;
 	size_t n_nested;
 
@@ -186,14 +189,13 @@ struct watchlater {
 	struct wplace *specials;
 	size_t n_specials;
 
-	/* The start, on the clock file change times are taken from: a
-	 * rebase's todo list changed since is the command's
-	 * (watchlater-todo.c). */
-	struct timespec todo_since;
-
 	char **lines;	 /* the report */
 	char **failures; /* what could not be checked */
 };
+
+/* Whether st changed (its ctime: every write, rename, link or chmod,
+ * which nothing unprivileged sets back) since the start (w->since). */
+bool wl_changed(const struct watchlater *w, const struct stat *st);
 
 /* Whether st is one of the n keys of v. */
 bool wl_key_in(const struct wkey *v, size_t n, const struct stat *st);
@@ -299,8 +301,6 @@ void wl_gitdir_free(struct watchlater *w);
 
 /* watchlater-todo.c */
 
-/* At the start: the time the todo lists' changes are told from. */
-void wl_todo_start(struct watchlater *w);
 /* A rebase's (or cherry-pick's) todo list in the project's repository
  * that changed since the start and holds an exec line: moved aside. */
 void wl_todo_check(struct watchlater *w);

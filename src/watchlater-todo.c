@@ -91,14 +91,6 @@ holds_exec(FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-static bool
-changed(const struct watchlater *w, const struct stat *st)
-{
-	return st->st_ctim.tv_sec > w->todo_since.tv_sec ||
-	       (st->st_ctim.tv_sec == w->todo_since.tv_sec &&
-		st->st_ctim.tv_nsec >= w->todo_since.tv_nsec);
-}
-
 /* The todo lists of the repository's directory at path. */
 static void
 todo_repository(struct watchlater *w, const char *path)
@@ -151,7 +143,7 @@ todo_repository(struct watchlater *w, const char *path)
 			continue;
 		}
 		if (!S_ISREG(st.st_mode) ||
-		    (!changed(w, &st) && !changed(w, &dst)))
+		    (!wl_changed(w, &st) && !wl_changed(w, &dst)))
 			continue;
 		if ((f = fdopen(fd, "r")) == NULL) {
 			wl_fail(w, xasprintf("cannot read %s/%s: %s", shown,
@@ -168,13 +160,6 @@ todo_repository(struct watchlater *w, const char *path)
 			wl_move_aside_as(w, dfd, dirpath, todos[i].name,
 					 todos[i].reader, "left");
 	}
-}
-
-void
-wl_todo_start(struct watchlater *w)
-{
-	/* The clock the kernel stamps changes with. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &w->todo_since);
 }
 
 void

@@ -831,6 +831,14 @@ watch_pending(struct watchlater *w, const char *path, const char *const *names,
 	dir_again(w, w->n_dirs - 1, false);
 }
 
+bool
+wl_changed(const struct watchlater *w, const struct stat *st)
+{
+	return st->st_ctim.tv_sec > w->since.tv_sec ||
+	       (st->st_ctim.tv_sec == w->since.tv_sec &&
+		st->st_ctim.tv_nsec >= w->since.tv_nsec);
+}
+
 int
 watchlater_start(const char *project, const struct gitguard *git,
 		 const struct gitguard *later, char *const *holds,
@@ -842,6 +850,7 @@ watchlater_start(const char *project, const struct gitguard *git,
 	struct stat st;
 
 	*out = NULL;
+	clock_gettime(CLOCK_REALTIME_COARSE, &w->since);
 	w->hash_len = GITGUARD_SHA1_LEN;
 	w->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	if (w->ifd < 0) {
@@ -896,7 +905,6 @@ watchlater_start(const char *project, const struct gitguard *git,
 		wl_watch_repository(w, gitdir, w->roots[0].fd, project);
 		wl_watch_submodules(w, project, git);
 		wl_gitdir_start(w, gitdir, common);
-		wl_todo_start(w);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
 		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
