@@ -205,27 +205,22 @@ ahead_list(int dfd, const char *rel, size_t max, struct batch *b)
 	char buf[16384];
 	long n;
 
-	while (b->n < max &&
-	       (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+	while (b->n < max && (n = sys_getdents64(dfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < n && b->n < max;) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *d = (void *)(buf + off);
+			const struct llw_dirent64 *d =
+				(const void *)(buf + off);
 			char *r;
 			int fd;
 
-			off += d->reclen;
-			if (d->type != DT_DIR || strcmp(d->name, ".") == 0 ||
-			    strcmp(d->name, "..") == 0)
+			off += d->d_reclen;
+			if (d->d_type != DT_DIR ||
+			    strcmp(d->d_name, ".") == 0 ||
+			    strcmp(d->d_name, "..") == 0)
 				continue;
-			r = *rel ? xasprintf("%s/%s", rel, d->name)
-				 : xstrdup(d->name);
+			r = *rel ? xasprintf("%s/%s", rel, d->d_name)
+				 : xstrdup(d->d_name);
 			if (strlen(r) >= CHANNEL_MAX_PAYLOAD / 2 ||
-			    (fd = openat(dfd, d->name,
+			    (fd = openat(dfd, d->d_name,
 					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 						 O_NONBLOCK | O_NOCTTY |
 						 O_CLOEXEC)) < 0) {

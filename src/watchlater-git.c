@@ -23,6 +23,7 @@
 #include <linux/openat2.h>
 
 #include "cleanup.h"
+#include "compat/syscall.h"
 #include "fdutil.h"
 #include "gitguard.h"
 #include "mono.h"
@@ -1009,19 +1010,14 @@ nested_dir(struct watchlater *w, int fd, const char *rel,
 	struct stat st;
 	long got;
 
-	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+	while ((got = sys_getdents64(fd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < got;) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *e = (void *)(buf + off);
-			const char *d = e->name;
-			unsigned char type = e->type;
+			const struct llw_dirent64 *e =
+				(const void *)(buf + off);
+			const char *d = e->d_name;
+			unsigned char type = e->d_type;
 
-			off += e->reclen;
+			off += e->d_reclen;
 			if (strcmp(d, "HEAD") == 0)
 				head = true;
 			else if (strcmp(d, "objects") == 0 ||

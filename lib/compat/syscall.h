@@ -78,4 +78,21 @@ sys_kcmp_file(pid_t pid1, pid_t pid2, int fd1, int fd2)
 			    (unsigned long)fd1, (unsigned long)fd2);
 }
 
+/* An entry of getdents64(2)'s buffer (the kernel's struct
+ * linux_dirent64), which glibc 2.36 does not declare without
+ * _GNU_SOURCE's struct dirent64; d_reclen leads to the next. */
+struct llw_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static inline long
+sys_getdents64(int fd, void *buf, size_t len)
+{
+	return syscall(SYS_getdents64, fd, buf, len);
+}
+
 #endif /* LLW_COMPAT_SYSCALL_H */
