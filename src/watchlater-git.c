@@ -667,14 +667,12 @@ wl_watch_submodules(struct watchlater *w, const char *project,
  * linked worktree's .git file), at any depth: git finds one wherever
  * the user's shell prompt or editor runs it, and runs what its config
  * and hooks say.  The start records those of the top level (where VS
- * Code looks), cheaply; the end walks the whole project, bounded.
+ * Code looks), cheaply; the whole project is walked, bounded, during
+ * the run and again at the end where it changed (watchlater-walk.c).
  * What changed since the start is told by its change time (st_ctim:
  * the kernel sets it at every write, rename or link, and nothing
  * unprivileged sets it back), against the start's on the same clock.
  */
-#define NESTED_WALK_MAX	    200000
-#define NESTED_WALK_SECONDS 10
-
 static const char nested_reader[] = "git (in a repository nested in the "
 				    "project)";
 
@@ -973,173 +971,38 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st));
 }
 
-/* The directories still to walk (beneath the project). */
-struct nested_todo {
-	char **v;
-	size_t n, cap;
-};
-
-static void
-nested_push(struct nested_todo *t, char *rel)
-{
-	if (t->n == t->cap) {
-		t->cap = t->cap != 0 ? t->cap * 2 : 64;
-		t->v = xreallocarray(t->v, t->cap, sizeof(char *));
-	}
-	t->v[t->n++] = rel;
-}
-
 /*
- * The directory fd at rel (open for reading): its .git checked, or
- * itself checked as a bare repository (HEAD beside objects/, refs/ or a
- * commondir, which git takes for one); its subdirectories to walk, a
- * bare repository's too (git finds a repository made inside one first),
- * but .git.  node_modules too: VS Code's scan skips it, but opens the
- * repository of a file shown from there (go to definition), and git -C
- * finds one at any depth.
- * Read with getdents64 into a buffer of its own: a walk of 10,000
- * directories is the end's cost, so each takes an open, two reads and
- * a close.
+ * A directory of the project the walk found (watchlater-walk.c), open
+ * at rel: its .git checked, or itself checked as a bare repository
+ * (HEAD beside objects/, refs/ or a commondir, which git takes for
+ * one); the walk goes into a bare repository's directories too (git
+ * finds a repository made inside one first), but not into a .git.
+ * node_modules too: VS Code's scan skips it, but opens the repository
+ * of a file shown from there (go to definition), and git -C finds one
+ * at any depth.  The project's own repository has its own checks.
  */
 static void
-nested_dir(struct watchlater *w, int fd, const char *rel,
-	   struct nested_todo *todo)
+nested_found(struct watchlater *w, int fd, const char *rel, bool dotgit,
+	     bool bare)
 {
-	char buf[32768];
-	bool head = false, parts = false;
+	_cleanup_free_ char *path = NULL;
 	struct stat st;
-	long got;
 
-	while ((got = sys_getdents64(fd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < got;) {
-			const struct llw_dirent64 *e =
-				(const void *)(buf + off);
-			const char *d = e->d_name;
-			unsigned char type = e->d_type;
-
-			off += e->d_reclen;
-			if (strcmp(d, "HEAD") == 0)
-				head = true;
-			else if (strcmp(d, "objects") == 0 ||
-				 strcmp(d, "refs") == 0 ||
-				 strcmp(d, "commondir") == 0)
-				parts = true;
-			if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0)
-				continue;
-			if (strcmp(d, ".git") == 0) {
-				if (*rel != '\0' &&
-				    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) ==
-					    0)
-					nested_dotgit(w, fd, rel, &st);
-				continue;
-			}
-			if (type == DT_UNKNOWN &&
-			    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISDIR(st.st_mode))
-				type = DT_DIR;
-			if (type == DT_DIR)
-				nested_push(todo,
-					    *rel != '\0'
-						    ? xasprintf("%s/%s", rel, d)
-						    : xstrdup(d));
-		}
-	}
-	if (got < 0) {
-		int err = errno;
-		_cleanup_free_ char *path =
-			xasprintf("%s/%s", w->roots[0].path, rel);
-		_cleanup_free_ char *shown = text_shown(path);
-
-		wl_fail(w, xasprintf("cannot list %s for the repositories in "
-				     "it: %s",
-				     shown, strerror(err)));
-	}
-	if (*rel != '\0' && head && parts && fstat(fd, &st) == 0) {
-		_cleanup_free_ char *path =
-			xasprintf("%s/%s", w->roots[0].path, rel);
-
+	if (*rel == '\0')
+		return;
+	if (dotgit && fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		nested_dotgit(w, fd, rel, &st);
+	if (bare && fstat(fd, &st) == 0) {
+		path = xasprintf("%s/%s", w->roots[0].path, rel);
 		nested_repo(w, fd, path, NULL, wl_changed(w, &st));
 	}
-}
-
-/* The directory rel beneath the project, open for reading (no link, no
- * mount crossed), or -errno. */
-static int
-nested_open(const struct watchlater *w, const char *rel)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY |
-			 O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	int fd = (int)syscall(SYS_openat2, w->roots[0].fd, *rel ? rel : ".",
-			      &how, sizeof(how));
-
-	return fd < 0 ? -errno : fd;
 }
 
 void
 wl_nested_check(struct watchlater *w)
 {
-	struct nested_todo todo = { 0 };
-	uint64_t until = mono_ms() + NESTED_WALK_SECONDS * 1000;
-	size_t max = testhook_nested_walk_max(NESTED_WALK_MAX), seen = 0;
-
-	if (!w->nested_check)
-		return;
-	nested_push(&todo, xstrdup(""));
-	while (todo.n > 0) {
-		_cleanup_free_ char *rel = todo.v[--todo.n];
-		_cleanup_free_ char *path = NULL, *shown = NULL;
-		_cleanup_close_ int fd = -1;
-		struct stat st;
-
-		if (++seen > max || (seen % 256 == 0 && mono_ms() > until)) {
-			path = xasprintf("%s/%s", w->roots[0].path, rel);
-			shown = text_shown(path);
-			wl_fail(w, xasprintf("the project is too large to look "
-					     "through for the repositories the "
-					     "command made or changed (more "
-					     "than %zu directories or %d "
-					     "seconds; stopped at %s): before "
-					     "running git in a repository "
-					     "inside it, look at its .git's "
-					     "config, config.worktree, "
-					     "commondir and hooks/",
-					     max, NESTED_WALK_SECONDS, shown));
-			break;
-		}
-		fd = nested_open(w, rel);
-		if (fd >= 0) {
-			nested_dir(w, fd, rel, &todo);
-			continue;
-		}
-		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
-			continue; /* gone, or a link git's walk does not enter
-				   */
-		/* Another user's, which this one (the command's) cannot
-		 * write either: a database's volume, a root-owned build. */
-		if (fd == -EACCES) {
-			_cleanup_close_ int at =
-				wl_open_beneath(w->roots[0].fd, rel, true);
-
-			if (at >= 0 && fstat(at, &st) == 0 &&
-			    st.st_uid != geteuid() &&
-			    !(st.st_mode & (S_IWGRP | S_IWOTH)))
-				continue;
-		}
-		path = xasprintf("%s/%s", w->roots[0].path, rel);
-		shown = text_shown(path);
-		wl_fail(w, xasprintf("cannot look for repositories in %s: %s",
-				     shown,
-				     fd == -EXDEV ? "another filesystem is "
-						    "mounted there"
-						  : strerror(-fd)));
-	}
-	while (todo.n > 0)
-		free(todo.v[--todo.n]);
-	free(todo.v);
+	if (w->nested_check)
+		wl_walk_end(w, nested_found);
 }
 
 void

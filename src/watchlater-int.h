@@ -175,6 +175,7 @@ struct watchlater {
 	bool nested_check;
 	struct nested *nested;
 	size_t n_nested;
+	struct wl_walk *walk; /* the project's directories (walk.c) */
 
 	/* What llwrap moved aside (wl_is_aside), the first
 	 * WATCHLATER_MAX_ASIDES of them. */
@@ -255,6 +256,27 @@ bool wl_is_hook(const char *name);
 void wl_nested_start(struct watchlater *w);
 void wl_nested_check(struct watchlater *w);
 void wl_nested_free(struct watchlater *w);
+
+/* The walk of the project's directories for them (watchlater-walk.c):
+ * at most WATCHLATER_WALK_MAX directories, and at the end at most
+ * WATCHLATER_WALK_SECONDS, past which the run fails, saying where. */
+#define WATCHLATER_WALK_MAX	200000
+#define WATCHLATER_WALK_SECONDS 10
+/* A directory the walk found with a .git (dotgit) or that git takes for
+ * a bare repository (bare), open for reading (fd) at rel beneath the
+ * project ("" for the project). */
+typedef void wl_walk_fn(struct watchlater *w, int fd, const char *rel,
+			bool dotgit, bool bare);
+/* Once the command runs (the watching process, after its forks): the
+ * listing starts, in a thread of its own. */
+void wl_walk_start(struct watchlater *w);
+/* At the end: the thread stopped, what it listed looked at again, the
+ * rest walked; fn called once for every such directory there is. */
+void wl_walk_end(struct watchlater *w, wl_walk_fn *fn);
+/* Tests: waits until the thread has listed all (a run never waits). */
+void wl_walk_wait(struct watchlater *w);
+/* The thread stopped, the walk freed. */
+void wl_walk_free(struct watchlater *w);
 /* A new repository's config, its hooks, its hooks/ watched. */
 void wl_newrepo_config(struct watchlater *w, const struct wdir *gd);
 void wl_newrepo_hooks(struct watchlater *w, int hooks_fd, const char *path);

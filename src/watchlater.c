@@ -998,6 +998,7 @@ watchlater_parent(struct watchlater *w)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	monitor_watch(w->ifd, watchlater_ready, w);
+	wl_walk_start(w);
 }
 
 void
@@ -1047,6 +1048,8 @@ watchlater_free(struct watchlater *w)
 {
 	if (w == NULL)
 		return;
+	/* Its thread first: it reads through the project's descriptor. */
+	wl_walk_free(w);
 	for (size_t i = 0; i < w->n_dirs; i++) {
 		close(w->dirs[i].fd);
 		if (w->dirs[i].wt_fd >= 0)
