@@ -971,6 +971,30 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st));
 }
 
+/* The files git opens in dirfd (at rel) without O_NONBLOCK that are a
+ * FIFO, a socket or a device made since the start: moved aside (the
+ * user's git status, diff or log there would wait on a FIFO for ever).
+ * One the start had is the user's. */
+static void
+nested_special(struct watchlater *w, int dirfd, const char *rel)
+{
+	static const char *const names[] = { ".gitignore", ".gitattributes",
+					     ".gitmodules", ".mailmap" };
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	struct stat st;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) &&
+		    !S_ISDIR(st.st_mode) && wl_changed(w, &st))
+			wl_move_aside_as(w, dirfd, dir, names[i],
+					 "git (it opens it and waits: a FIFO, "
+					 "a socket or a device)",
+					 nested_born(w, dirfd, names[i])
+						 ? "created"
+						 : "changed");
+}
+
 /*
  * A directory of the project the walk found (watchlater-walk.c), open
  * at rel: its .git checked, or itself checked as a bare repository
@@ -979,20 +1003,37 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
  * finds a repository made inside one first), but not into a .git.
  * node_modules too: VS Code's scan skips it, but opens the repository
  * of a file shown from there (go to definition), and git -C finds one
- * at any depth.  The project's own repository has its own checks.
+ * at any depth.  The project's own repository has its own checks; a
+ * file git reads that would hang it is checked everywhere.
  */
 static void
-nested_found(struct watchlater *w, int fd, const char *rel, bool dotgit,
-	     bool bare)
+nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 {
 	_cleanup_free_ char *path = NULL;
 	struct stat st;
 
+	if (flags & WALK_SPECIAL)
+		nested_special(w, fd, rel);
 	if (*rel == '\0')
 		return;
-	if (dotgit && fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
-		nested_dotgit(w, fd, rel, &st);
-	if (bare && fstat(fd, &st) == 0) {
+	if (flags & WALK_DOTGIT) {
+		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			nested_dotgit(w, fd, rel, &st);
+		} else if (errno != ENOENT) {
+			/* (A directory listed but not searchable: the
+			 * user's git cannot enter it either, until its mode
+			 * is restored.) */
+			int err = errno;
+			_cleanup_free_ char *shown = NULL;
+
+			path = xasprintf("%s/%s/.git", w->roots[0].path, rel);
+			shown = text_shown(path);
+			wl_fail(w, xasprintf("cannot look at %s: %s", shown,
+					     strerror(err)));
+		}
+	}
+	if ((flags & WALK_BARE) && fstat(fd, &st) == 0) {
+		free(path);
 		path = xasprintf("%s/%s", w->roots[0].path, rel);
 		nested_repo(w, fd, path, NULL, wl_changed(w, &st));
 	}

@@ -262,11 +262,18 @@ void wl_nested_free(struct watchlater *w);
  * WATCHLATER_WALK_SECONDS, past which the run fails, saying where. */
 #define WATCHLATER_WALK_MAX	200000
 #define WATCHLATER_WALK_SECONDS 10
-/* A directory the walk found with a .git (dotgit) or that git takes for
- * a bare repository (bare), open for reading (fd) at rel beneath the
- * project ("" for the project). */
+/* What the walk found in a directory: a .git; that git takes it for a
+ * bare repository; a file git reads there (.gitignore, .gitattributes,
+ * .gitmodules, .mailmap) that is a FIFO, a socket or a device. */
+enum {
+	WALK_DOTGIT = 1 << 0,
+	WALK_BARE = 1 << 1,
+	WALK_SPECIAL = 1 << 2,
+};
+/* A directory where the walk found any of those (flags), open for
+ * reading (fd) at rel beneath the project ("" for the project). */
 typedef void wl_walk_fn(struct watchlater *w, int fd, const char *rel,
-			bool dotgit, bool bare);
+			unsigned flags);
 /* Once the command runs (the watching process, after its forks): the
  * listing starts, in a thread of its own. */
 void wl_walk_start(struct watchlater *w);

@@ -68,8 +68,7 @@ struct wnode {
 	uint32_t n;
 	struct wkey key; /* when listed */
 	uint8_t state;
-	bool dotgit; /* it has a .git */
-	bool bare;   /* git takes it for a bare repository */
+	uint8_t flags; /* WALK_DOTGIT, WALK_BARE, WALK_SPECIAL */
 };
 
 #define WNODE_NONE UINT32_MAX
@@ -100,21 +99,34 @@ wnames_clear(struct wnames *names)
 		free(names->v[--names->n]);
 }
 
+/* The files git opens in a work tree's directories without O_NONBLOCK
+ * (its status, diff, log): a FIFO there hangs the user's git. */
+static bool
+walk_git_reads(const char *name)
+{
+	return strcmp(name, ".gitignore") == 0 ||
+	       strcmp(name, ".gitattributes") == 0 ||
+	       strcmp(name, ".gitmodules") == 0 ||
+	       strcmp(name, ".mailmap") == 0;
+}
+
 /*
  * The directory fd, listed: the names of its subdirectories but .git to
- * names, whether it has a .git, and whether git takes it for a bare
- * repository (HEAD beside objects/, refs/ or a commondir).  0 or -errno.
+ * names, and in *flags whether it has a .git (WALK_DOTGIT), whether git
+ * takes it for a bare repository (WALK_BARE: HEAD beside objects/, refs/
+ * or a commondir), and whether a file git reads there is not a regular
+ * file, a link or a directory (WALK_SPECIAL).  0 or -errno.
  * Read with getdents64 into a buffer of its own: the walk's cost is an
  * open, two reads and a close a directory.
  */
 static int
-walk_list(int fd, struct wnames *names, bool *dotgit, bool *bare)
+walk_list(int fd, struct wnames *names, unsigned *flags)
 {
 	char buf[32768];
 	bool head = false, parts = false;
 	long got;
 
-	*dotgit = false;
+	*flags = 0;
 	while ((got = sys_getdents64(fd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < got;) {
 			const struct llw_dirent64 *e =
@@ -133,13 +145,15 @@ walk_list(int fd, struct wnames *names, bool *dotgit, bool *bare)
 			if (strcmp(d, ".") == 0 || strcmp(d, "..") == 0)
 				continue;
 			if (strcmp(d, ".git") == 0) {
-				*dotgit = true;
+				*flags |= WALK_DOTGIT;
 				continue;
 			}
 			if (type == DT_UNKNOWN &&
-			    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISDIR(st.st_mode))
-				type = DT_DIR;
+			    fstatat(fd, d, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				type = IFTODT(st.st_mode);
+			if (type != DT_DIR && type != DT_REG &&
+			    type != DT_LNK && walk_git_reads(d))
+				*flags |= WALK_SPECIAL;
 			if (type != DT_DIR)
 				continue;
 			names->v = xgrow(names->v, names->n + 1, &names->cap,
@@ -147,7 +161,8 @@ walk_list(int fd, struct wnames *names, bool *dotgit, bool *bare)
 			names->v[names->n++] = xstrdup(d);
 		}
 	}
-	*bare = head && parts;
+	if (head && parts)
+		*flags |= WALK_BARE;
 	return got < 0 ? -errno : 0;
 }
 
@@ -197,10 +212,11 @@ walk_thread(void *arg)
 		uint32_t i = k->stack[--k->n_stack];
 		_cleanup_close_ int fd = walk_open(k->rootfd, k->v[i].rel);
 		struct stat st;
-		bool dotgit, bare, over = false;
+		unsigned flags;
+		bool over = false;
 
 		if (fd < 0 || fstat(fd, &st) < 0 ||
-		    walk_list(fd, &names, &dotgit, &bare) < 0 ||
+		    walk_list(fd, &names, &flags) < 0 ||
 		    (over = k->n + names.n > k->max)) {
 			/* The end walks it, and says what failed. */
 			wnames_clear(&names);
@@ -209,8 +225,7 @@ walk_thread(void *arg)
 			continue;
 		}
 		k->v[i].key = (struct wkey){ st.st_dev, st.st_ino };
-		k->v[i].dotgit = dotgit;
-		k->v[i].bare = bare;
+		k->v[i].flags = (uint8_t)flags;
 		k->v[i].first = (uint32_t)k->n;
 		k->v[i].n = (uint32_t)names.n;
 		k->v[i].state = WNODE_LISTED;
@@ -320,8 +335,9 @@ walk_count(struct walk_end *e, const char *rel)
 
 	if (e->over)
 		return false;
-	if (++e->seen <= e->max &&
-	    (e->seen % 256 != 0 || mono_ms() <= e->until))
+	/* The clock at every one (a vDSO call): a repository's checks
+	 * between two looks are bounded by its own reads. */
+	if (++e->seen <= e->max && mono_ms() <= e->until)
 		return true;
 	e->over = true;
 	path = xasprintf("%s/%s", e->w->roots[0].path, rel);
@@ -359,9 +375,10 @@ walk_again(struct walk_end *e, uint32_t i, int fd)
 	struct wl_walk *k = e->w->walk;
 	const struct wnode *d = &k->v[i];
 	struct wnames now = { 0 };
-	bool dotgit, bare, *kept;
+	unsigned flags;
+	bool *kept;
 
-	if (walk_list(fd, &now, &dotgit, &bare) < 0) {
+	if (walk_list(fd, &now, &flags) < 0) {
 		/* Walked whole: it says why. */
 		wnames_clear(&now);
 		free(now.v);
@@ -390,8 +407,8 @@ walk_again(struct walk_end *e, uint32_t i, int fd)
 	free(kept);
 	wnames_clear(&now);
 	free(now.v);
-	if (dotgit || bare)
-		e->fn(e->w, fd, d->rel, dotgit, bare);
+	if (flags != 0)
+		e->fn(e->w, fd, d->rel, flags);
 }
 
 /* The thread's listing, looked at again. */
@@ -425,7 +442,7 @@ walk_nodes(struct walk_end *e)
 			walk_fresh(e, xstrdup(d->rel));
 			continue;
 		}
-		if (!wl_changed(e->w, &st) && !d->dotgit && !d->bare)
+		if (!wl_changed(e->w, &st) && d->flags == 0)
 			continue;
 		if ((fd = walk_open(k->rootfd, d->rel)) < 0) {
 			e->gone[i] = true;
@@ -435,7 +452,7 @@ walk_nodes(struct walk_end *e)
 		if (wl_changed(e->w, &st))
 			walk_again(e, i, fd);
 		else
-			e->fn(e->w, fd, d->rel, d->dotgit, d->bare);
+			e->fn(e->w, fd, d->rel, d->flags);
 	}
 }
 
@@ -448,12 +465,12 @@ walk_whole(struct walk_end *e, const char *rel)
 	_cleanup_free_ char *path = NULL, *shown = NULL;
 	_cleanup_close_ int fd = walk_open(w->roots[0].fd, rel);
 	struct wnames names = { 0 };
-	bool dotgit, bare;
+	unsigned flags;
 	struct stat st;
 	int r;
 
 	if (fd >= 0) {
-		if ((r = walk_list(fd, &names, &dotgit, &bare)) < 0) {
+		if ((r = walk_list(fd, &names, &flags)) < 0) {
 			path = xasprintf("%s/%s", w->roots[0].path, rel);
 			shown = text_shown(path);
 			wl_fail(w, xasprintf("cannot list %s for the "
@@ -465,8 +482,8 @@ walk_whole(struct walk_end *e, const char *rel)
 			walk_fresh(e, walk_join(rel, names.v[j]));
 		wnames_clear(&names);
 		free(names.v);
-		if (dotgit || bare)
-			e->fn(w, fd, rel, dotgit, bare);
+		if (flags != 0)
+			e->fn(w, fd, rel, flags);
 		return;
 	}
 	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)

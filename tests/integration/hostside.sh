@@ -1045,6 +1045,24 @@ else
 fi
 
 
+# Files git opens in the work tree without O_NONBLOCK (review A, F6):
+# a FIFO named .gitignore or .gitattributes anywhere in the project
+# hangs the user's git status (a shell prompt, VS Code).  One the
+# command made is moved aside at the end; the user's own is left.
+R=$HOME_DIR/work/fifos
+make_repo "$R"
+as_user sh -c 'cd "$1" && mkdir -p src/util own && mkfifo own/.gitattributes' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	mkfifo src/util/.gitignore && mkdir -p new/deep && mkfifo new/deep/.gitattributes && echo made'
+expect_output "a FIFO .gitignore the command made in the work tree is moved aside" \
+	"created $R/src/util/\\.gitignore, which git \\(it opens it and waits"
+expect_output "... one in a directory it made too" \
+	"created $R/new/deep/\\.gitattributes, which git \\(it opens it and waits"
+expect_no_output "... and the user's own is left" "$R/own/"
+as_user rm "$R/own/.gitattributes"
+run as_user sh -c 'cd "$1" && timeout 20 git status --short >/dev/null && echo status-ok' sh "$R"
+expect_output "... and the user's git status then completes" "status-ok"
+
 # The end's look through the project is bounded: past it the run fails,
 # saying where it stopped (llwrap-hooked lowers the bound to 40
 # directories); a directory it cannot list fails the run too, but

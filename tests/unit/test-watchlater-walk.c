@@ -33,7 +33,7 @@
 static char **found;
 
 static void
-record(struct watchlater *w, int fd, const char *rel, bool dotgit, bool bare)
+record(struct watchlater *w, int fd, const char *rel, unsigned flags)
 {
 	struct stat st;
 
@@ -42,8 +42,10 @@ record(struct watchlater *w, int fd, const char *rel, bool dotgit, bool bare)
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	strv_push_take(&found,
-		       xasprintf("%s%s%s", *rel ? rel : ".",
-				 dotgit ? " .git" : "", bare ? " bare" : ""));
+		       xasprintf("%s%s%s%s", *rel ? rel : ".",
+				 flags & WALK_DOTGIT ? " .git" : "",
+				 flags & WALK_BARE ? " bare" : "",
+				 flags & WALK_SPECIAL ? " special" : ""));
 }
 
 static int
@@ -61,7 +63,7 @@ walk_all(int dirfd, const char *rel, bool all, char ***out)
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
-	bool dotgit = false, head = false, parts = false;
+	bool dotgit = false, head = false, parts = false, special = false;
 	char **subs = NULL;
 
 	assert_non_null(d);
@@ -74,6 +76,10 @@ walk_all(int dirfd, const char *rel, bool all, char ***out)
 		    strcmp(e->d_name, "refs") == 0 ||
 		    strcmp(e->d_name, "commondir") == 0)
 			parts = true;
+		if ((strcmp(e->d_name, ".gitignore") == 0 ||
+		     strcmp(e->d_name, ".gitattributes") == 0) &&
+		    e->d_type == DT_FIFO)
+			special = true;
 		if (strcmp(e->d_name, ".git") == 0)
 			dotgit = true;
 		else if (e->d_type == DT_DIR)
@@ -82,11 +88,11 @@ walk_all(int dirfd, const char *rel, bool all, char ***out)
 					    : xstrdup(e->d_name));
 	}
 	closedir(d);
-	if (all || dotgit || (head && parts))
-		strv_push_take(out, xasprintf("%s%s%s", *rel ? rel : ".",
+	if (all || dotgit || (head && parts) || special)
+		strv_push_take(out, xasprintf("%s%s%s%s", *rel ? rel : ".",
 					      dotgit ? " .git" : "",
-					      head && parts ? " bare" : ""));
-
+					      head && parts ? " bare" : "",
+					      special ? " special" : ""));
 	for (char **s = subs; s != NULL && *s != NULL; s++)
 		walk_all(dirfd, *s, all, out);
 	strv_free(subs);
@@ -146,7 +152,7 @@ change(int rootfd, int outfd, unsigned round)
 	char *p = NULL, *q = NULL;
 
 	snprintf(name, sizeof(name), "n%u_%u", round, pick(1000));
-	switch (pick(9)) {
+	switch (pick(10)) {
 	case 0: /* a repository made deep in the tree */
 		p = at(a, ".git");
 		mkdirat(rootfd, p, 0755);
@@ -204,6 +210,10 @@ change(int rootfd, int outfd, unsigned round)
 		mkdirat(rootfd, p, 0755);
 		q = at(p, ".git");
 		mkfile(rootfd, q);
+		break;
+	case 9: /* a FIFO where git reads its ignore rules */
+		p = at(a, pick(2) ? ".gitignore" : ".gitattributes");
+		mkfifoat(rootfd, p, 0644);
 		break;
 	default: /* one moved out of the tree */
 		if (*a == '\0')
