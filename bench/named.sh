@@ -28,30 +28,18 @@
 # budget.  Prints a Markdown table; bench/RESULTS.md keeps one run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-inner=
-if [ "${1:-}" = --inner ]; then
-	inner=$2
-	shift 2
-fi
 . "$here/lib.sh"
 N=${BENCH_N:-500}
 
-if [ -z "$inner" ]; then
-	work=$(mktemp -d "$build/bench-named.XXXXXX")
-	trap 'rm -rf "$work"' EXIT
-	cp "$top/tests/data/named/names.py" "$top/tests/data/proxy/servers.py" "$work/"
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
-		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
-	chmod -R a+rX "$work"
-	unshare -r -n -m "$0" --inner "$work" "$build"
-	exit
-fi
-work=$inner
-cat >"$work/servers.sh" <<'SH'
+setup() {
+	cp "$top/tests/data/proxy/servers.py" "$work/"
+	net_cert rsa api.llw.test
+	net_resolver
+}
+net_bench named setup
+net_fixture ready <<'SH'
 exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1
 SH
-net_fixture "$work" "$work/servers.sh" ready
 
 cat >"$work/loop.py" <<'PY'
 import os, socket, sys, time
