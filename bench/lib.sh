@@ -63,6 +63,26 @@ thousand_rules() {
 	rules_profile "$1/thousand.ini" "$1/tree" 1000
 }
 
+# md_table FILE HEADER ROW: prints, as a Markdown table, FILE's lines
+# "NAME KEY VALUE", a row a NAME in the order they first come: HEADER,
+# the table's first line, then its separator line, then for each NAME
+# awk's printf of ROW (its format and arguments, awk text), in which r
+# is the NAME and v[NAME, KEY] each VALUE.
+md_table() {
+	awk -v head="$2" '
+{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+END {
+	print head
+	for (c = gsub(/\|/, "|", head) - 1; c > 0; c--)
+		printf "|---"
+	print "|"
+	for (i = 1; i <= n; i++) {
+		r = order[i]
+		printf '"$3"'
+	}
+}' "$1"
+}
+
 # floor_args PROFILE ns|plain: the arguments of bench/floor.c for a run of
 # PROFILE in the current directory, as $as (the user the sandboxes run
 # as: root's policy has more rules) would run it: the Landlock paths

@@ -99,17 +99,10 @@ row() {
 		--allow-host api.llw.test:8080 --
 } >"$work/results"
 
-awk '
-{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-END {
-	print "| | lookup p50 (p90) | connect p50 (p90) | supervisor VmHWM before, after 10,000 learned |"
-	print "|---|---|---|---|"
-	for (i = 1; i <= n; i++) {
-		r = order[i]
-		printf "| %s | %s µs (%s) | %s µs (%s) | %s |\n", r,
-			v[r, "lookup_p50"], v[r, "lookup_p90"],
-			v[r, "connect_p50"], v[r, "connect_p90"],
-			((r, "hwm_kib") in v ? sprintf("%.2f MiB, %.2f MiB", v[r, "hwm0_kib"] / 1024, v[r, "hwm_kib"] / 1024) : \
-			 (r, "hwm0_kib") in v && r != "bare" ? sprintf("%.2f MiB", v[r, "hwm0_kib"] / 1024) : "")
-	}
-}' "$work/results"
+md_table "$work/results" \
+	"| | lookup p50 (p90) | connect p50 (p90) | supervisor VmHWM before, after 10,000 learned |" \
+	'"| %s | %s µs (%s) | %s µs (%s) | %s |\n", r,
+		v[r, "lookup_p50"], v[r, "lookup_p90"],
+		v[r, "connect_p50"], v[r, "connect_p90"],
+		((r, "hwm_kib") in v ? sprintf("%.2f MiB, %.2f MiB", v[r, "hwm0_kib"] / 1024, v[r, "hwm_kib"] / 1024) : \
+		 (r, "hwm0_kib") in v && r != "bare" ? sprintf("%.2f MiB", v[r, "hwm0_kib"] / 1024) : "")'

@@ -84,17 +84,10 @@ row() {
 	fi
 } >"$work/results"
 
-awk '
-{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-END {
-	print "| | http first byte p50 (p90) | https first byte p50 (p90) | http MiB/s | https MiB/s | proxy RSS |"
-	print "|---|---|---|---|---|---|"
-	for (i = 1; i <= n; i++) {
-		r = order[i]
-		printf "| %s | %s ms (%s) | %s ms (%s) | %s | %s | %s |\n", r,
-			v[r, "ttfb_http_p50"], v[r, "ttfb_http_p90"],
-			v[r, "ttfb_https_p50"], v[r, "ttfb_https_p90"],
-			v[r, "speed_http"], v[r, "speed_https"],
-			((r, "rss_kib") in v ? sprintf("%.1f MiB", v[r, "rss_kib"] / 1024) : "")
-	}
-}' "$work/results"
+md_table "$work/results" \
+	"| | http first byte p50 (p90) | https first byte p50 (p90) | http MiB/s | https MiB/s | proxy RSS |" \
+	'"| %s | %s ms (%s) | %s ms (%s) | %s | %s | %s |\n", r,
+		v[r, "ttfb_http_p50"], v[r, "ttfb_http_p90"],
+		v[r, "ttfb_https_p50"], v[r, "ttfb_https_p90"],
+		v[r, "speed_http"], v[r, "speed_https"],
+		((r, "rss_kib") in v ? sprintf("%.1f MiB", v[r, "rss_kib"] / 1024) : "")'

@@ -147,20 +147,13 @@ END {
 }' "$work/rounds" >"$work/results"
 [ -s "$work/errors" ] && sed "s/^/# /" "$work/errors" | tail -5
 
-awk '
-{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-END {
-	print "| | HTTPS download | ratio to cidr | first byte p50 | over cidr | HTTP first byte p50 | over cidr | TCP connect :22 p50 | over bare |"
-	print "|---|---|---|---|---|---|---|---|---|"
-	for (i = 1; i <= n; i++) {
-		r = order[i]
-		printf "| %s | %s MB/s | %.2f | %s µs | %+d µs | %s µs | %+d µs | %s µs | %+d µs |\n", r,
-			v[r, "mbps"], v["cidr", "mbps"] ? v[r, "mbps"] / v["cidr", "mbps"] : 0,
-			v[r, "first"], v[r, "first"] - v["cidr", "first"],
-			v[r, "http"], v[r, "http"] - v["cidr", "http"],
-			v[r, "connect"], v[r, "connect"] - v["bare", "connect"]
-	}
-}' "$work/results"
+md_table "$work/results" \
+	"| | HTTPS download | ratio to cidr | first byte p50 | over cidr | HTTP first byte p50 | over cidr | TCP connect :22 p50 | over bare |" \
+	'"| %s | %s MB/s | %.2f | %s µs | %+d µs | %s µs | %+d µs | %s µs | %+d µs |\n", r,
+		v[r, "mbps"], v["cidr", "mbps"] ? v[r, "mbps"] / v["cidr", "mbps"] : 0,
+		v[r, "first"], v[r, "first"] - v["cidr", "first"],
+		v[r, "http"], v[r, "http"] - v["cidr", "http"],
+		v[r, "connect"], v[r, "connect"] - v["bare", "connect"]'
 # The k-th figure of a row and key is of round k.
 awk -v mark="${BENCH_MARK_US:-300}" '$2 == "first" || $2 == "first10" || $2 == "http" { k = $1 " " $2; v[k, ++n[k]] = $3 }
 # The p-quantile of d[1..c], sorted (the nearest rank below).
