@@ -83,6 +83,18 @@ END {
 }' "$1"
 }
 
+# nosup_profile FILE: write FILE, a profile of -p opencode with the
+# supervisor turned off (supervise = no).  Run it with --allow-host none:
+# allow-host alone keeps the supervisor.
+nosup_profile() {
+	cat >"$1" <<'EOF'
+[profile]
+include = opencode
+[network]
+supervise = no
+EOF
+}
+
 # floor_args PROFILE ns|plain: the arguments of bench/floor.c for a run of
 # PROFILE in the current directory, as $as (the user the sandboxes run
 # as: root's policy has more rules) would run it: the Landlock paths
