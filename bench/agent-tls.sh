@@ -27,24 +27,15 @@
 # opencode is installed).  Prints a Markdown table.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-inner=
-if [ "${1:-}" = --inner ]; then
-	inner=$2
-	shift 2
-fi
 . "$here/lib.sh"
 ROUNDS=${ROUNDS:-5}
 STEPS=${STEPS:-3}
 
-if [ -z "$inner" ]; then
-	command -v node >/dev/null || { echo "bench/agent-tls.sh: needs node"; exit 1; }
-	work=$(mktemp -d "$build/bench-agent-tls.XXXXXX")
-	trap 'rm -rf "$work"' EXIT
-	cp "$top/tests/data/named/names.py" "$top/tests/integration/mock-llm.py" "$work/"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-		-days 2 -subj /CN=llm.llw.test -addext "subjectAltName=DNS:llm.llw.test" \
-		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
+command -v node >/dev/null || { echo "bench/agent-tls.sh: needs node"; exit 1; }
+setup() {
+	cp "$top/tests/integration/mock-llm.py" "$work/"
+	net_cert ec llm.llw.test san
+	net_resolver
 	python3 -c 'import json, sys; print(json.dumps(["echo step%d" % i for i in range(int(sys.argv[1]))]))' \
 		"$STEPS" >"$work/script.json"
 	# The mock over TLS: mock-llm.py as it is, its server's socket
@@ -65,15 +56,12 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 PY
 	mkdir -p "$work/home/proj"
 	chmod -R a+rwX "$work"
-	unshare -r -n -m -p --fork --mount-proc "$0" --inner "$work" "$build"
-	exit
-fi
-work=$inner
-cat >"$work/servers.sh" <<'SH'
+}
+net_bench agent-tls setup pid
+net_fixture <<'SH'
 exec python3 "$1/tls-mock.py" "$1" "$1/cert.pem" "$1/key.pem" \
 	"$1/script.json" /dev/null "$1/port" 198.51.100.7 >/dev/null 2>"$1/mock.err"
 SH
-net_fixture "$work" "$work/servers.sh"
 while [ ! -s "$work/port" ]; do sleep 0.05; done
 port=$(cat "$work/port")
 

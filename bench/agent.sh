@@ -32,12 +32,7 @@ bench_home
 mkdir -p "$work/start"
 
 cc -O2 -o "$work/ab" "$here/ab.c" || exit 1
-cat >"$work/nosup.ini" <<'EOF'
-[profile]
-include = opencode
-[network]
-supervise = no
-EOF
+nosup_profile "$work/nosup.ini"
 
 # A C project: CFILES units of 12 functions each, one header, a Makefile.
 cfiles=${CFILES:-96}

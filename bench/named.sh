@@ -28,30 +28,18 @@
 # budget.  Prints a Markdown table; bench/RESULTS.md keeps one run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-inner=
-if [ "${1:-}" = --inner ]; then
-	inner=$2
-	shift 2
-fi
 . "$here/lib.sh"
 N=${BENCH_N:-500}
 
-if [ -z "$inner" ]; then
-	work=$(mktemp -d "$build/bench-named.XXXXXX")
-	trap 'rm -rf "$work"' EXIT
-	cp "$top/tests/data/named/names.py" "$top/tests/data/proxy/servers.py" "$work/"
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
-		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
-	chmod -R a+rX "$work"
-	unshare -r -n -m "$0" --inner "$work" "$build"
-	exit
-fi
-work=$inner
-cat >"$work/servers.sh" <<'SH'
+setup() {
+	cp "$top/tests/data/proxy/servers.py" "$work/"
+	net_cert rsa api.llw.test
+	net_resolver
+}
+net_bench named setup
+net_fixture ready <<'SH'
 exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1
 SH
-net_fixture "$work" "$work/servers.sh" ready
 
 cat >"$work/loop.py" <<'PY'
 import os, socket, sys, time
@@ -111,17 +99,10 @@ row() {
 		--allow-host api.llw.test:8080 --
 } >"$work/results"
 
-awk '
-{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-END {
-	print "| | lookup p50 (p90) | connect p50 (p90) | supervisor VmHWM before, after 10,000 learned |"
-	print "|---|---|---|---|"
-	for (i = 1; i <= n; i++) {
-		r = order[i]
-		printf "| %s | %s µs (%s) | %s µs (%s) | %s |\n", r,
-			v[r, "lookup_p50"], v[r, "lookup_p90"],
-			v[r, "connect_p50"], v[r, "connect_p90"],
-			((r, "hwm_kib") in v ? sprintf("%.2f MiB, %.2f MiB", v[r, "hwm0_kib"] / 1024, v[r, "hwm_kib"] / 1024) : \
-			 (r, "hwm0_kib") in v && r != "bare" ? sprintf("%.2f MiB", v[r, "hwm0_kib"] / 1024) : "")
-	}
-}' "$work/results"
+md_table "$work/results" \
+	"| | lookup p50 (p90) | connect p50 (p90) | supervisor VmHWM before, after 10,000 learned |" \
+	'"| %s | %s µs (%s) | %s µs (%s) | %s |\n", r,
+		v[r, "lookup_p50"], v[r, "lookup_p90"],
+		v[r, "connect_p50"], v[r, "connect_p90"],
+		((r, "hwm_kib") in v ? sprintf("%.2f MiB, %.2f MiB", v[r, "hwm0_kib"] / 1024, v[r, "hwm_kib"] / 1024) : \
+		 (r, "hwm0_kib") in v && r != "bare" ? sprintf("%.2f MiB", v[r, "hwm0_kib"] / 1024) : "")'

@@ -22,35 +22,23 @@
 # table; bench/RESULTS.md keeps one run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-inner=
-if [ "${1:-}" = --inner ]; then
-	inner=$2
-	shift 2
-fi
 . "$here/lib.sh"
 N=${BENCH_N:-200}
 SIZE=${BENCH_MIB:-1024}
 SRT=$here/.cache/npm/node_modules/.bin/srt
 
-if [ -z "$inner" ]; then
-	work=$(mktemp -d "$build/bench-proxy.XXXXXX")
-	trap 'rm -rf "$work"' EXIT
+setup() {
 	cp "$top/tests/data/proxy/servers.py" "$work/"
-	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=api.llw.test \
-		-addext "subjectAltName=DNS:api.llw.test" \
-		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+	net_cert rsa api.llw.test san
 	printf '127.0.0.1 localhost\n198.51.100.7 api.llw.test\n' >"$work/hosts"
-	unshare -r -n -m "$0" --inner "$work" "$build"
-	exit
-fi
-work=$inner
+}
+net_bench proxy setup
 # The servers in a namespace of their own behind a veth pair: srt's proxy
 # (rightly) refuses a name that resolves to an address of this host's
 # own interfaces.
-cat >"$work/servers.sh" <<'SH'
+net_fixture ready <<'SH'
 exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7
 SH
-net_fixture "$work" "$work/servers.sh" ready
 trap 'kill $net_fixture_pids; cat "$work/srt.err" >&2 2>/dev/null' EXIT
 
 # The loop each row runs: latency, then throughput; one "key value" a line.
@@ -96,17 +84,10 @@ row() {
 	fi
 } >"$work/results"
 
-awk '
-{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-END {
-	print "| | http first byte p50 (p90) | https first byte p50 (p90) | http MiB/s | https MiB/s | proxy RSS |"
-	print "|---|---|---|---|---|---|"
-	for (i = 1; i <= n; i++) {
-		r = order[i]
-		printf "| %s | %s ms (%s) | %s ms (%s) | %s | %s | %s |\n", r,
-			v[r, "ttfb_http_p50"], v[r, "ttfb_http_p90"],
-			v[r, "ttfb_https_p50"], v[r, "ttfb_https_p90"],
-			v[r, "speed_http"], v[r, "speed_https"],
-			((r, "rss_kib") in v ? sprintf("%.1f MiB", v[r, "rss_kib"] / 1024) : "")
-	}
-}' "$work/results"
+md_table "$work/results" \
+	"| | http first byte p50 (p90) | https first byte p50 (p90) | http MiB/s | https MiB/s | proxy RSS |" \
+	'"| %s | %s ms (%s) | %s ms (%s) | %s | %s | %s |\n", r,
+		v[r, "ttfb_http_p50"], v[r, "ttfb_http_p90"],
+		v[r, "ttfb_https_p50"], v[r, "ttfb_https_p90"],
+		v[r, "speed_http"], v[r, "speed_https"],
+		((r, "rss_kib") in v ? sprintf("%.1f MiB", v[r, "rss_kib"] / 1024) : "")'

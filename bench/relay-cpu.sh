@@ -20,36 +20,20 @@
 # build's relay less its cidr, paired by round.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-inner=
-if [ "${1:-}" = --inner ]; then
-	inner=$2
-	shift 2
-fi
 . "$here/lib.sh"
 N=${BENCH_N:-1000}
 
-if [ -z "$inner" ]; then
-	work=$(mktemp -d "$build/bench-relay-cpu.XXXXXX")
-	trap 'rm -rf "$work"' EXIT
-	cp "$top/tests/data/named/names.py" "$top/tests/data/srv.py" "$work/"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=api.llw.test \
-		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
-	chmod -R a+rX "$work"
-	# A pid namespace: every fixture process ends with the script.
-	unshare -r -n -m -p --fork --mount-proc "$0" --inner "$work" "$build"
-	exit
-fi
-work=$inner
-cat >"$work/servers.sh" <<'SH'
+setup() {
+	cp "$top/tests/data/srv.py" "$work/"
+	net_cert ec api.llw.test
+	net_resolver
+}
+net_bench relay-cpu setup pid
+net_fixture ready tcp:8445 <<'SH'
 python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ready" >/dev/null 2>&1 &
 exec openssl s_server -quiet -www -accept 198.51.100.7:8445 \
 	-cert "$1/cert.pem" -key "$1/key.pem" >/dev/null 2>&1
 SH
-net_fixture "$work" "$work/servers.sh" ready
-while ! (exec 3<>/dev/tcp/198.51.100.7/8445) 2>/dev/null; do
-	sleep 0.05
-done
 
 cat >"$work/loop.py" <<'PY'
 import socket, ssl, sys, time

@@ -45,39 +45,22 @@
 # (BENCH_MB=0 BENCH_N=100 BENCH_ROUNDS=30: each pair a second apart).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-inner=
-if [ "${1:-}" = --inner ]; then
-	inner=$2
-	shift 2
-fi
 . "$here/lib.sh"
 N=${BENCH_N:-200}
 MB=${BENCH_MB:-1024}
 
-if [ -z "$inner" ]; then
-	work=$(mktemp -d "$build/bench-relay.XXXXXX")
-	trap 'rm -rf "$work"' EXIT
-	cp "$top/tests/data/named/names.py" "$top/tests/data/proxy/servers.py" \
-		"$top/tests/data/srv.py" "$work/"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=api.llw.test \
-		-keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-	echo "nameserver 192.0.2.53" >"$work/resolv.conf"
-	chmod -R a+rX "$work"
-	# A pid namespace: every fixture process ends with the script.
-	unshare -r -n -m -p --fork --mount-proc "$0" --inner "$work" "$build"
-	exit
-fi
-work=$inner
-cat >"$work/servers.sh" <<'SH'
+setup() {
+	cp "$top/tests/data/proxy/servers.py" "$top/tests/data/srv.py" "$work/"
+	net_cert ec api.llw.test
+	net_resolver
+}
+net_bench relay setup pid
+net_fixture ready ssh tcp:8445 <<'SH'
 python3 "$1/srv.py" tcp 198.51.100.7 22 "$1/ssh" >/dev/null 2>&1 &
 openssl s_server -quiet -www -accept 198.51.100.7:8445 \
 	-cert "$1/cert.pem" -key "$1/key.pem" >/dev/null 2>&1 &
 exec python3 "$1/servers.py" "$1/cert.pem" "$1/key.pem" "$1/ready" 198.51.100.7 >/dev/null 2>&1
 SH
-net_fixture "$work" "$work/servers.sh" ready ssh
-while ! (exec 3<>/dev/tcp/198.51.100.7/8445) 2>/dev/null; do
-	sleep 0.05
-done
 
 cat >"$work/loop.py" <<'PY'
 import socket, ssl, subprocess, sys, time
@@ -164,20 +147,13 @@ END {
 }' "$work/rounds" >"$work/results"
 [ -s "$work/errors" ] && sed "s/^/# /" "$work/errors" | tail -5
 
-awk '
-{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-END {
-	print "| | HTTPS download | ratio to cidr | first byte p50 | over cidr | HTTP first byte p50 | over cidr | TCP connect :22 p50 | over bare |"
-	print "|---|---|---|---|---|---|---|---|---|"
-	for (i = 1; i <= n; i++) {
-		r = order[i]
-		printf "| %s | %s MB/s | %.2f | %s µs | %+d µs | %s µs | %+d µs | %s µs | %+d µs |\n", r,
-			v[r, "mbps"], v["cidr", "mbps"] ? v[r, "mbps"] / v["cidr", "mbps"] : 0,
-			v[r, "first"], v[r, "first"] - v["cidr", "first"],
-			v[r, "http"], v[r, "http"] - v["cidr", "http"],
-			v[r, "connect"], v[r, "connect"] - v["bare", "connect"]
-	}
-}' "$work/results"
+md_table "$work/results" \
+	"| | HTTPS download | ratio to cidr | first byte p50 | over cidr | HTTP first byte p50 | over cidr | TCP connect :22 p50 | over bare |" \
+	'"| %s | %s MB/s | %.2f | %s µs | %+d µs | %s µs | %+d µs | %s µs | %+d µs |\n", r,
+		v[r, "mbps"], v["cidr", "mbps"] ? v[r, "mbps"] / v["cidr", "mbps"] : 0,
+		v[r, "first"], v[r, "first"] - v["cidr", "first"],
+		v[r, "http"], v[r, "http"] - v["cidr", "http"],
+		v[r, "connect"], v[r, "connect"] - v["bare", "connect"]'
 # The k-th figure of a row and key is of round k.
 awk -v mark="${BENCH_MARK_US:-300}" '$2 == "first" || $2 == "first10" || $2 == "http" { k = $1 " " $2; v[k, ++n[k]] = $3 }
 # The p-quantile of d[1..c], sorted (the nearest rank below).

@@ -35,12 +35,7 @@ RUNS=${RUNS:-10}
 bench_home
 mkdir -p "$HOME/proj/tree" "$work/bin"
 cp "$PROBE" "$work/bin/probe"
-cat >"$work/nosup.ini" <<'EOF'
-[profile]
-include = opencode
-[network]
-supervise = no
-EOF
+nosup_profile "$work/nosup.ini"
 # DIRS directories, 50 to a parent.
 awk -v n="$DIRS" -v t="$HOME/proj/tree" \
 	'BEGIN { for (i = 1; i < n; i++) print t "/p" int(i / 50) "/d" i }' |
