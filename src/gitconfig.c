@@ -32,6 +32,7 @@
 #include "gitconfig.h"
 #include "path.h"
 #include "strv.h"
+#include "text.h"
 #include "xalloc.h"
 
 /* The text being read and where. */
@@ -453,15 +454,18 @@ gc_getenv(char *const *env, const char *name)
 	return NULL;
 }
 
-/* What git refuses in the environment, and where, as cause. */
+/* What git refuses in the environment, and where, as cause (what, taken,
+ * quotes the environment: shown as text on the terminal). */
 static int
 gc_env_refuse(char **cause, const char *from, char *what)
 {
+	_cleanup_free_ char *shown = text_shown(what);
+
 	*cause = xasprintf("the git configuration given in the environment "
 			   "(%s) is one git refuses: %s; git would not run "
 			   "with it and llwrap does not guess what it means: "
 			   "correct it, or unset %s, before running llwrap",
-			   from, what,
+			   from, shown,
 			   strcmp(from, "GIT_CONFIG_PARAMETERS") == 0
 				   ? "GIT_CONFIG_PARAMETERS"
 				   : "GIT_CONFIG_COUNT and the "
