@@ -778,6 +778,29 @@ run as_user env GIT_CONFIG_PARAMETERS="'llwtest.harmless'='yes'" \
 	-p opencode $BE -C "$E" -q --env-keep GIT_CONFIG_PARAMETERS -- \
 	git config llwtest.harmless
 expect_output "... a harmless key given by git -c runs, and git reads it" "^yes$"
+# Without user namespaces the monitor holds them as it holds
+# .git/config: a change is moved aside and the start's content restored.
+if ! bwrap_backend && [ -x "$HOOKED" ]; then
+	E=$HOME_DIR/work/envcfg-held
+	as_user /bin/sh -ec 'git init -q "$1" && cd "$1" && mkdir .envhooks &&
+		printf "[llwtest]\n\tenv = yes\n" >env.inc &&
+		git commit -q --allow-empty -m a' sh "$E"
+	run with_gitenv "$E" env LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" \
+		-p "$T/held.ini" -C "$E" -q -- /bin/sh -c "$ENVCFG_SH" sh "$MARKS" held
+	with_gitenv "$E" /bin/sh -c 'cd "$1" && git status &&
+		GIT_CONFIG_PARAMETERS= git status &&
+		git commit -q --allow-empty -m host' sh "$E" >/dev/null 2>&1
+	if ! ls "$MARKS" | grep -q '^held-' && ! grep -q fsmonitor "$E/env.inc" &&
+		grep -q "env = yes" "$E/env.inc" && [ ! -e "$E/gone.inc" ] &&
+		[ ! -e "$E/.envhooks/pre-commit" ] &&
+		printf '%s\n' "$out" | grep -q "changed $E/env\\.inc, which git reads later.*moved aside"; then
+		ok "no user namespaces: what the environment's configuration names is held, a change moved aside and undone"
+	else
+		not_ok "no user namespaces: what the environment's configuration names is held, a change moved aside and undone"
+		diag "status $rc, ran: $(ls "$MARKS" | tr '\n' ' '): $out"
+	fi
+	rm -f "$MARKS"/*
+fi
 # A malformed one: git refuses to run with it, and so does llwrap,
 # saying what to fix, rather than guess what the user's git would read.
 run as_user env GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=llwtest.a \
