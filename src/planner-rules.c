@@ -275,8 +275,9 @@ planner_rules(struct sandbox *sb, const struct policy *p,
 		size_t n_env = 0;
 
 		/* git -c, GIT_CONFIG_COUNT: what the user's git reads in
-		 * the shell llwrap was started from.  Where git refuses
-		 * it, the run is refused (run, git would not). */
+		 * the shell llwrap was started from.  What git refuses
+		 * refuses the run: git would not run with it, and what it
+		 * means is not guessed. */
 		r = gitconfig_env(environ, getenv("HOME"), &env, &n_env, cause);
 		sb->git = gitguard_scan(p->project, &gitguard_fs_real, globals,
 					getenv("HOME"), env, n_env);
