@@ -21,6 +21,8 @@
  * says so; where git reads on and llwrap cannot tell how, it says so and
  * reads on (gitconfig.h).
  */
+#include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@
 #include "gitconfig.h"
 #include "path.h"
 #include "strv.h"
+#include "text.h"
 #include "xalloc.h"
 
 /* The text being read and where. */
@@ -366,29 +369,52 @@ struct gc_paths {
 	char **out;
 };
 
+/* Whether the variable is one git follows as an include: include.path,
+ * includeIf.<condition>.path (config.c, git_config_include). */
+static bool
+gc_include(const char *section, const char *sub, const char *key)
+{
+	return strcmp(key, "path") == 0 &&
+	       ((sub == NULL && strcmp(section, "include") == 0) ||
+		(sub != NULL && strcmp(section, "includeif") == 0));
+}
+
+char *
+gitconfig_path(const char *section, const char *sub, const char *key,
+	       const char *value, const char *dir, const char *home)
+{
+	bool include, unknown;
+	char *p;
+
+	if (section == NULL || value == NULL)
+		return NULL;
+	include = gc_include(section, sub, key);
+	if (!include && !(sub == NULL && strcmp(section, "core") == 0 &&
+			  (strcmp(key, "excludesfile") == 0 ||
+			   strcmp(key, "attributesfile") == 0)))
+		return NULL;
+	/* (Not from a file, a relative include is one git refuses.) */
+	if ((p = gc_expand(value, dir, home, include && dir != NULL,
+			   &unknown)) != NULL) {
+		char *r = xasprintf("%c%s", include ? 'i' : 'f', p);
+
+		free(p);
+		return r;
+	}
+	if (unknown && include)
+		return xasprintf("u%s", value);
+	return NULL;
+}
+
 static int
 gc_path(void *ctx, const char *section, const char *sub, const char *key,
 	const char *value)
 {
 	struct gc_paths *g = ctx;
-	bool include, unknown;
-	char *p;
+	char *p = gitconfig_path(section, sub, key, value, g->dir, g->home);
 
-	if (section == NULL || value == NULL)
-		return 0;
-	include = strcmp(key, "path") == 0 &&
-		  ((sub == NULL && strcmp(section, "include") == 0) ||
-		   (sub != NULL && strcmp(section, "includeif") == 0));
-	if (!include && !(sub == NULL && strcmp(section, "core") == 0 &&
-			  (strcmp(key, "excludesfile") == 0 ||
-			   strcmp(key, "attributesfile") == 0)))
-		return 0;
-	if ((p = gc_expand(value, g->dir, g->home, include, &unknown)) != NULL)
-		strv_push_take(&g->out,
-			       xasprintf("%c%s", include ? 'i' : 'f', p));
-	else if (unknown && include)
-		strv_push_take(&g->out, xasprintf("u%s", value));
-	free(p);
+	if (p != NULL)
+		strv_push_take(&g->out, p);
 	return 0;
 }
 
@@ -404,4 +430,305 @@ gitconfig_paths(const char *text, const char *file, const char *home)
 	g.out = xcalloc(1, sizeof(char *));
 	gitconfig_each(text, gc_path, &g);
 	return g.out;
+}
+
+/*
+ * The configuration given in the environment, as git reads it (config.c,
+ * git_config_from_parameters, git_config_parse_key,
+ * parse_config_env_list; quote.c, sq_dequote_step): what git -c and git
+ * --config-env export to the gits they run, and what a user or a tool
+ * sets for every git of a shell.  Where git refuses it (it dies: "unable
+ * to parse command-line config"), so does this reader, saying what git
+ * says, and nothing of it is taken.
+ */
+
+/* The first value of name in env, as getenv finds it, or NULL. */
+static const char *
+gc_getenv(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char *const *e = env; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* What git refuses in the environment, and where, as cause (what, taken,
+ * quotes the environment: shown as text on the terminal). */
+static int
+gc_env_refuse(char **cause, const char *from, char *what)
+{
+	_cleanup_free_ char *shown = text_shown(what);
+
+	*cause = xasprintf("the git configuration given in the environment "
+			   "(%s) is one git refuses: %s; git would not run "
+			   "with it and llwrap does not guess what it means: "
+			   "correct it, or unset %s, before running llwrap",
+			   from, shown,
+			   strcmp(from, "GIT_CONFIG_PARAMETERS") == 0
+				   ? "GIT_CONFIG_PARAMETERS"
+				   : "GIT_CONFIG_COUNT and the "
+				     "GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n> "
+				     "it counts");
+	free(what);
+	return -EINVAL;
+}
+
+struct gc_env {
+	struct gitconfig_var *v;
+	size_t n;
+	const char *home;
+};
+
+/* key (git's "section.subsection.key") = value (NULL: a key alone), from
+ * source, as git_config_parse_key and the include it reads at once take
+ * it (config_parse_pair, git_config_include); -EINVAL and *cause where
+ * git refuses it. */
+static int
+gc_env_pair(struct gc_env *e, const char *source, const char *key,
+	    const char *value, char **cause)
+{
+	const char *first = strchr(key, '.'), *last = strrchr(key, '.');
+	struct gitconfig_var v = { 0 };
+	bool unknown;
+	char *p;
+
+	if (*key == '\0')
+		return gc_env_refuse(cause, source,
+				     xstrdup("empty config key"));
+	if (last == NULL || last == key)
+		return gc_env_refuse(
+			cause, source,
+			xasprintf("key does not contain a section: %s", key));
+	if (last[1] == '\0')
+		return gc_env_refuse(
+			cause, source,
+			xasprintf("key does not contain variable name: %s",
+				  key));
+	for (const char *c = key; c < first; c++)
+		if (!gc_keychar((unsigned char)*c))
+			return gc_env_refuse(cause, source,
+					     xasprintf("invalid key: %s", key));
+	for (const char *c = last + 1; *c != '\0'; c++)
+		if (!gc_keychar((unsigned char)*c) ||
+		    (c == last + 1 && !gc_alpha((unsigned char)*c)))
+			return gc_env_refuse(cause, source,
+					     xasprintf("invalid key: %s", key));
+	if (memchr(first, '\n', (size_t)(last - first)) != NULL)
+		return gc_env_refuse(
+			cause, source,
+			xasprintf("invalid key (newline): %s", key));
+	v.source = xstrdup(source);
+	v.section = xstrndup(key, (size_t)(first - key));
+	v.sub = first != last ? xstrndup(first + 1, (size_t)(last - first - 1))
+			      : NULL;
+	v.key = xstrdup(last + 1);
+	v.value = value != NULL ? xstrdup(value) : NULL;
+	for (char *c = v.section; *c != '\0'; c++)
+		*c = (char)gc_lower(*c);
+	for (char *c = v.key; *c != '\0'; c++)
+		*c = (char)gc_lower(*c);
+	e->v = xreallocarray(e->v, e->n + 1, sizeof(*e->v));
+	e->v[e->n++] = v;
+	/* An include is read as it is met: one without a value, or relative
+	 * ("relative config includes must come from files"), and so one
+	 * whose ~/ has no home to start from, ends git.  An includeIf's is
+	 * read only where its condition holds, which llwrap does not
+	 * evaluate: such a one names no file git reads, either way. */
+	if (!gc_include(v.section, v.sub, v.key) || v.sub != NULL)
+		return 0;
+	if (value == NULL)
+		return gc_env_refuse(cause, source,
+				     xasprintf("missing value for '%s'", key));
+	if ((p = gc_expand(value, NULL, e->home, false, &unknown)) == NULL &&
+	    !unknown)
+		return gc_env_refuse(
+			cause, source,
+			xasprintf("%s = '%s' names no absolute path "
+				  "(relative config includes must come from "
+				  "files; ~/ needs HOME)",
+				  key, value));
+	free(p);
+	return 0;
+}
+
+/* git's sq_dequote_step: the single-quoted word at arg, unquoted in
+ * place ('\'' and '\!' between two quoted parts kept); *next what
+ * follows it (NULL at the end); NULL when arg is no such word. */
+static char *
+gc_sq_dequote_step(char *arg, char **next)
+{
+	char *dst = arg, *src = arg;
+
+	if (*src != '\'')
+		return NULL;
+	for (;;) {
+		char c = *++src;
+
+		if (c == '\0')
+			return NULL;
+		if (c != '\'') {
+			*dst++ = c;
+			continue;
+		}
+		switch (*++src) {
+		case '\0':
+			*dst = '\0';
+			*next = NULL;
+			return arg;
+		case '\\':
+			if ((src[1] == '\'' || src[1] == '!') &&
+			    src[2] == '\'') {
+				*dst++ = src[1];
+				src += 2;
+				continue;
+			}
+			/* fall through */
+		default:
+			*dst = '\0';
+			*next = src;
+			return arg;
+		}
+	}
+}
+
+/* git's isspace (ASCII: space, tab, LF, CR). */
+static char *
+gc_skip_space(char *s)
+{
+	while (s != NULL && gc_space((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* GIT_CONFIG_PARAMETERS: 'key'='value' (or 'key'= for a key alone)
+ * separated by blanks, as git -c writes it, or the old 'key=value'. */
+static int
+gc_env_parameters(struct gc_env *e, const char *text, char **cause)
+{
+	static const char from[] = "GIT_CONFIG_PARAMETERS";
+	_cleanup_free_ char *copy = xstrdup(text);
+	char *cur = copy;
+
+	while (cur != NULL && *cur != '\0') {
+		char *key = gc_sq_dequote_step(cur, &cur);
+		int r;
+
+		if (key == NULL)
+			return gc_env_refuse(cause, from,
+					     xstrdup("bogus format"));
+		if (cur == NULL || gc_space((unsigned char)*cur)) {
+			/* The old 'key=value': the key trimmed, no '=' a
+			 * key alone. */
+			char *eq = strchr(key, '=');
+			char *k, *end;
+
+			if (eq != NULL)
+				*eq = '\0';
+			k = gc_skip_space(key);
+			end = k + strlen(k);
+			while (end > k && gc_space((unsigned char)end[-1]))
+				*--end = '\0';
+			if (*k == '\0')
+				return gc_env_refuse(
+					cause, from,
+					xasprintf("bogus config parameter: %s",
+						  key));
+			r = gc_env_pair(e, from, k, eq != NULL ? eq + 1 : NULL,
+					cause);
+		} else if (*cur == '=') {
+			char *value = NULL;
+
+			cur++;
+			if (*cur == '\'') {
+				value = gc_sq_dequote_step(cur, &cur);
+				if (value == NULL ||
+				    (cur != NULL &&
+				     !gc_space((unsigned char)*cur)))
+					return gc_env_refuse(
+						cause, from,
+						xstrdup("bogus format"));
+			} else if (*cur != '\0' &&
+				   !gc_space((unsigned char)*cur)) {
+				return gc_env_refuse(cause, from,
+						     xstrdup("bogus format"));
+			}
+			r = gc_env_pair(e, from, key, value, cause);
+		} else {
+			return gc_env_refuse(cause, from,
+					     xstrdup("bogus format"));
+		}
+		if (r < 0)
+			return r;
+		cur = gc_skip_space(cur);
+	}
+	return 0;
+}
+
+void
+gitconfig_vars_free(struct gitconfig_var *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].source);
+		free(v[i].section);
+		free(v[i].sub);
+		free(v[i].key);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+int
+gitconfig_env(char *const *env, const char *home, struct gitconfig_var **vars,
+	      size_t *n, char **cause)
+{
+	struct gc_env e = { .home = home };
+	const char *count = gc_getenv(env, "GIT_CONFIG_COUNT");
+	const char *params = gc_getenv(env, "GIT_CONFIG_PARAMETERS");
+	int r = 0;
+
+	if (count != NULL) {
+		static const char from[] = "GIT_CONFIG_COUNT";
+		char *end;
+		unsigned long c = strtoul(count, &end, 10);
+
+		if (*end != '\0')
+			r = gc_env_refuse(cause, from,
+					  xasprintf("bogus count in %s", from));
+		else if (c > INT_MAX)
+			r = gc_env_refuse(
+				cause, from,
+				xasprintf("too many entries in %s", from));
+		for (unsigned long i = 0; r == 0 && i < c; i++) {
+			_cleanup_free_ char *kn =
+				xasprintf("GIT_CONFIG_KEY_%lu", i);
+			_cleanup_free_ char *vn =
+				xasprintf("GIT_CONFIG_VALUE_%lu", i);
+			const char *k = gc_getenv(env, kn);
+			const char *v = gc_getenv(env, vn);
+
+			if (k == NULL)
+				r = gc_env_refuse(cause, from,
+						  xasprintf("missing config "
+							    "key %s",
+							    kn));
+			else if (v == NULL)
+				r = gc_env_refuse(cause, from,
+						  xasprintf("missing config "
+							    "value %s",
+							    vn));
+			else
+				r = gc_env_pair(&e, kn, k, v, cause);
+		}
+	}
+	if (r == 0 && params != NULL)
+		r = gc_env_parameters(&e, params, cause);
+	if (r < 0) {
+		gitconfig_vars_free(e.v, e.n);
+		return r;
+	}
+	*vars = e.v;
+	*n = e.n;
+	return 0;
 }

@@ -9,6 +9,8 @@
 #ifndef LLW_GITCONFIG_H
 #define LLW_GITCONFIG_H
 
+#include <stddef.h>
+
 /*
  * The paths text (the contents of the config file at file) names:
  * include.path and includeIf.*.path (relative to file's directory, "~/"
@@ -47,5 +49,48 @@ int gitconfig_each(const char *text,
 		   int (*fn)(void *ctx, const char *section, const char *sub,
 			     const char *key, const char *value),
 		   void *ctx);
+
+/*
+ * The path one variable (section, sub, key, value as gitconfig_each gives
+ * them) names, as gitconfig_paths lists it ('i', 'f' or 'u' and the
+ * path), or NULL when it names none; dir is the directory of the file it
+ * is read from, NULL for one given in the environment, where git refuses
+ * a relative include.
+ */
+char *gitconfig_path(const char *section, const char *sub, const char *key,
+		     const char *value, const char *dir, const char *home);
+
+/* A variable of git's configuration given in the environment. */
+struct gitconfig_var {
+	char *source;  /* "GIT_CONFIG_KEY_0", "GIT_CONFIG_PARAMETERS" */
+	char *section; /* lower case ("" for a name git takes without) */
+	char *sub;     /* as written, NULL when none */
+	char *key;     /* lower case */
+	char *value;   /* NULL for a key alone, which git reads as true */
+};
+
+/*
+ * The configuration git reads from its environment after its files
+ * (config.c, git_config_from_parameters): GIT_CONFIG_COUNT's
+ * GIT_CONFIG_KEY_<n> = GIT_CONFIG_VALUE_<n> in order, then
+ * GIT_CONFIG_PARAMETERS ('key'='value' or 'key'= for a key alone,
+ * separated by blanks, as git -c and git --config-env export them, or
+ * the old 'key=value'), from env (NAME=VALUE strings, NULL-terminated:
+ * the first of a name is the one, as getenv finds it).  home is what
+ * "~/" names.  0 and the variables in *vars (*n of them; free with
+ * gitconfig_vars_free), or -EINVAL and *cause, saying what git says and
+ * what to unset, where git refuses them (it dies, running nothing): a
+ * count that is not a number or above INT_MAX, a GIT_CONFIG_KEY_<n> or
+ * GIT_CONFIG_VALUE_<n> missing below it, a key git refuses (no section,
+ * no name, a character outside a name's), quoting git cannot read, an
+ * include.path without a value or naming no absolute path (not "~/"
+ * from home, "~user/" or "%(prefix)/": relative includes must come from
+ * files).  Such an includeIf.*.path git reads only where its condition
+ * holds, which is not evaluated here: it is read, and names no file.
+ */
+int gitconfig_env(char *const *env, const char *home,
+		  struct gitconfig_var **vars, size_t *n, char **cause);
+
+void gitconfig_vars_free(struct gitconfig_var *v, size_t n);
 
 #endif /* LLW_GITCONFIG_H */

@@ -162,6 +162,8 @@ struct scan {
 	struct gitguard *g;
 	char *const *global_configs; /* the user's git configuration */
 	const char *home;
+	const struct gitconfig_var *env; /* ... given in the environment */
+	size_t n_env;
 };
 
 static char *
@@ -470,12 +472,16 @@ static void scan_configs(struct scan *s, const char *project);
 
 struct gitguard *
 gitguard_scan(const char *project, const struct gitguard_fs *fs,
-	      char *const *global_configs, const char *home)
+	      char *const *global_configs, const char *home,
+	      const struct gitconfig_var *env, size_t n_env)
 {
 	struct gitguard *g = xcalloc(1, sizeof(*g));
-	struct scan s = {
-		.fs = fs, .g = g, .global_configs = global_configs, .home = home
-	};
+	struct scan s = { .fs = fs,
+			  .g = g,
+			  .global_configs = global_configs,
+			  .home = home,
+			  .env = env,
+			  .n_env = n_env };
 	_cleanup_free_ char *dotgit = join(project, ".git");
 	int k = kind(&s, dotgit);
 
@@ -515,6 +521,9 @@ gitguard_scan(const char *project, const struct gitguard_fs *fs,
 				     "aside when its configuration or hooks "
 				     "could run a command",
 				     dotgit));
+		/* The user's configuration and the environment's are read
+		 * in the repository the command makes, too. */
+		scan_configs(&s, project);
 		return g;
 	}
 	scan_configs(&s, project);
@@ -705,12 +714,50 @@ scan_config(struct scan *s, struct configs *c, const char *file,
 }
 
 /*
+ * The configuration given in the environment, which git reads after its
+ * files (gitconfig_env refused what git refuses): each include, absolute,
+ * followed as one a file makes (git counts it one deep), and each
+ * core.hooksPath protected.  What it includes and protects is named by
+ * the variable that set it: the user's next git, in the same shell,
+ * reads it as llwrap did.
+ */
+static void
+scan_env(struct scan *s, struct configs *c)
+{
+	for (size_t i = 0; i < s->n_env; i++) {
+		const struct gitconfig_var *v = &s->env[i];
+		_cleanup_free_ char *p = NULL, *by = NULL;
+
+		if (v->sub == NULL && v->value != NULL &&
+		    strcmp(v->section, "core") == 0 &&
+		    strcmp(v->key, "hookspath") == 0)
+			strv_push(&c->hooks, v->value);
+		p = gitconfig_path(v->section, v->sub, v->key, v->value, NULL,
+				   s->home);
+		if (p == NULL || *p == 'f')
+			continue;
+		by = xasprintf("included by the environment: %s", v->source);
+		if (*p == 'u')
+			notes_take(&s->g->notes,
+				   xasprintf("the environment (%s) includes "
+					     "%s, which llwrap cannot follow "
+					     "(%%(prefix)/ is where git is "
+					     "installed, ~user/ a user llwrap "
+					     "finds no home for): what it sets "
+					     "is not protected",
+					     v->source, p + 1));
+		else
+			scan_config(s, c, p + 1, by, 1);
+	}
+}
+
+/*
  * git's configuration, as git reads it for this repository: the user's
  * (system, global), the common directory's config, the repository's,
- * config.worktree, and what each includes.  Every core.hooksPath set in
- * any of them is protected: a condition llwrap cannot evaluate decides
- * which one git takes, so the last one each file sets (which git takes
- * when that file is read last) is.
+ * config.worktree, the environment's, and what each includes.  Every
+ * core.hooksPath set in any of them is protected: a condition llwrap
+ * cannot evaluate decides which one git takes, so the last one each file
+ * sets (which git takes when that file is read last) is.
  */
 static void
 scan_configs(struct scan *s, const char *project)
@@ -719,29 +766,30 @@ scan_configs(struct scan *s, const char *project)
 	_cleanup_strv_ char **files = NULL;
 	struct configs c = { .project = project };
 	static const char *const own[] = { "config", "config.worktree" };
-	char *common;
 
-	if ((objects = gitguard_objects(project, s->fs, &gitdir)) == NULL)
-		return;
-	common = strrchr(objects, '/');
-	*common = '\0';
-	common = objects;
+	/* Without a repository (the command may make one), the user's
+	 * configuration and the environment's alone.  objects/ is in the
+	 * common directory. */
 	c.roots[0] = project;
-	c.roots[1] = gitdir;
-	c.roots[2] = common;
+	if ((objects = gitguard_objects(project, s->fs, &gitdir)) != NULL) {
+		*strrchr(objects, '/') = '\0';
+		c.roots[1] = gitdir;
+		c.roots[2] = objects;
+	}
 	for (char *const *f = s->global_configs; f != NULL && *f != NULL; f++)
 		scan_config(s, &c, *f,
 			    path_under(*f, project)
 				    ? "the user's git configuration"
 				    : NULL,
 			    0);
-	for (size_t i = 0; i < ARRAY_SIZE(own); i++) {
-		_cleanup_free_ char *f1 = join(common, own[i]);
+	for (size_t i = 0; objects != NULL && i < ARRAY_SIZE(own); i++) {
+		_cleanup_free_ char *f1 = join(objects, own[i]);
 		_cleanup_free_ char *f2 = join(gitdir, own[i]);
 
 		scan_config(s, &c, f1, NULL, 0);
 		scan_config(s, &c, f2, NULL, 0);
 	}
+	scan_env(s, &c);
 	for (char **h = c.hooks; h != NULL && *h != NULL; h++)
 		protect_hooks_path(s, project, *h);
 	strv_free(c.seen);

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+struct gitconfig_var;
+
 enum gitguard_kind {
 	GITGUARD_RO,  /* read-only: config, commondir, .git files */
 	GITGUARD_RX,  /* read-only, executable where the tree is: hooks/ */
@@ -79,11 +81,15 @@ extern const struct gitguard_fs gitguard_fs_real;
  * includeIf.*.path whatever the condition, in turn, as deep as git goes)
  * are read-only where they exist and watched for (missing) beneath the
  * project or the repository; core.hooksPath, wherever one of them sets
- * it, is protected as the repository's hooks/ is.
+ * it, is protected as the repository's hooks/ is.  env (n_env of them)
+ * is the configuration given in the environment (gitconfig_env), which
+ * git reads last: what it includes and a core.hooksPath it sets are
+ * protected the same way, --explain naming the variable that set it.
  */
 struct gitguard *gitguard_scan(const char *project,
 			       const struct gitguard_fs *fs,
-			       char *const *global_configs, const char *home);
+			       char *const *global_configs, const char *home,
+			       const struct gitconfig_var *env, size_t n_env);
 
 void gitguard_free(struct gitguard *g);
 

@@ -16,8 +16,11 @@
  * write-protected, protect-git's and protect-later-run's files (sb->git,
  * sb->later, and in sb->git_limits what they cannot protect), and deny
  * rules on files git tracks unchanged made read-only (sb->unhidden).
+ * 0, or -EINVAL and *cause when the run must be refused: git's
+ * configuration given in the environment is one git refuses
+ * (gitconfig_env); the rules are made all the same, for --explain.
  */
-void planner_rules(struct sandbox *sb, const struct policy *p,
-		   struct llw_path_rule **rules, size_t *n);
+int planner_rules(struct sandbox *sb, const struct policy *p,
+		  struct llw_path_rule **rules, size_t *n, char **cause);
 
 #endif /* LLW_PLANNER_INT_H */

@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "fdutil.h"
+#include "gitconfig.h"
 #include "gitguard.h"
 #include "path.h"
 #include "planner.h"
@@ -261,17 +262,26 @@ git_global_configs(void)
  * planner_rules: the rules llwrap adds, and the notes on what they cannot
  * protect here.
  */
-void
+int
 planner_rules(struct sandbox *sb, const struct policy *p,
-	      struct llw_path_rule **rules, size_t *n)
+	      struct llw_path_rule **rules, size_t *n, char **cause)
 {
 	struct policy view;
+	int r = 0;
 
 	if (p->protect_git && p->project != NULL) {
 		_cleanup_strv_ char **globals = git_global_configs();
+		struct gitconfig_var *env = NULL;
+		size_t n_env = 0;
 
+		/* git -c, GIT_CONFIG_COUNT: what the user's git reads in
+		 * the shell llwrap was started from.  What git refuses
+		 * refuses the run: git would not run with it, and what it
+		 * means is not guessed. */
+		r = gitconfig_env(environ, getenv("HOME"), &env, &n_env, cause);
 		sb->git = gitguard_scan(p->project, &gitguard_fs_real, globals,
-					getenv("HOME"));
+					getenv("HOME"), env, n_env);
+		gitconfig_vars_free(env, n_env);
 		for (char **s = sb->git->notes; *s != NULL; s++)
 			strv_push_take(&sb->git_limits,
 				       xasprintf("protect-git: %s", *s));
@@ -292,4 +302,5 @@ planner_rules(struct sandbox *sb, const struct policy *p,
 	view.paths = *rules;
 	view.n_paths = *n;
 	unhide_tracked(sb, &view, *rules, *n);
+	return r;
 }

@@ -1136,7 +1136,8 @@ plan(const struct policy *p, enum sandbox_backend backend,
 	cgroup_account(sb);
 
 	/* Compile the filesystem rules, config-file protection included. */
-	planner_rules(sb, p, &rules, &n);
+	if (planner_rules(sb, p, &rules, &n, &why) < 0)
+		sandbox_refuse(sb, steal_pointer(&why));
 	planner_pathtree_input(p, &view);
 	view.paths = rules;
 	view.n_paths = n;

@@ -25,6 +25,7 @@
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "fdutil.h"
+#include "gitconfig.h"
 #include "gitguard.h"
 #include "mono.h"
 #include "path.h"
@@ -902,6 +903,8 @@ nested_hooks(struct watchlater *w, int gitfd, const char *path,
 	}
 }
 
+static void nested_includes(struct watchlater *w, int gitfd, const char *path);
+
 /* The repository whose git directory is gitfd (at path): n, the
  * start's record, or NULL; made, the command made it. */
 static void
@@ -931,6 +934,211 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	/* Its links and special files: the user's git writes its reflogs,
 	 * COMMIT_EDITMSG, FETCH_HEAD through them. */
 	wl_gitdir_nested(w, gitfd, path, made);
+	/* What its config includes from the project (one the command made
+	 * had its config judged whole, includes and all). */
+	if (!made)
+		nested_includes(w, gitfd, path);
+}
+
+/*
+ * The files a nested repository's configuration includes (include.path,
+ * includeIf.*.path whatever the condition, relative to the including
+ * file, in turn as deep as git goes) that lie in the project: git reads
+ * them as that repository's config, and the command could write them
+ * while the config itself stays as it was.  One changed since the start
+ * (its change time, as the config's; made, too) that sets what runs a
+ * command or reroutes git (gitguard_config_unsafe: an include in it
+ * among them, since what it names is not the start's), or that llwrap
+ * cannot read as git does, is moved aside as a changed config is; an
+ * unchanged one is read for what it includes in turn.  Each is reached
+ * from the project's descriptor (openat2 beneath it, no link, no mount)
+ * and read without following anything.  A symbolic link at an include's
+ * name, or on the way to it, is one git follows and llwrap does not: a
+ * link at the name changed since the start (the command's) is moved
+ * aside, as wl_gitdir_nested moves a link in a git directory, since what
+ * it leads to is the command's choice; any other (a link the user had,
+ * whose target the command may have rewritten, or a link on the way) is
+ * not judged and fails the run loudly, naming it: moving the user's own
+ * link would change their configuration on a guess.  Includes outside
+ * the project are not looked at (DESIGN.md §15, what remains).
+ */
+#define NESTED_INCLUDE_DEPTH 10 /* git's MAX_INCLUDE_DEPTH */
+
+struct nested_inc {
+	const char *repo; /* the repository's git directory, for messages */
+	char **seen;
+};
+
+static void nested_include_text(struct watchlater *w, struct nested_inc *ni,
+				const char *text, const char *file, int depth);
+
+/* The include at abs (absolute, normalised), depth deep. */
+static void
+nested_include(struct watchlater *w, struct nested_inc *ni, const char *abs,
+	       int depth)
+{
+	const struct root *proj = &w->roots[0];
+	_cleanup_free_ char *dir = NULL, *dirpath = NULL, *shown = NULL;
+	_cleanup_free_ char *text = NULL, *unsafe = NULL, *reader = NULL;
+	_cleanup_free_ char *repo = text_shown(ni->repo);
+	_cleanup_close_ int dirfd = -1;
+	const char *rel, *base;
+	struct stat st;
+	size_t len = 0;
+	int r;
+
+	if (!path_under(abs, proj->path) || strcmp(abs, proj->path) == 0 ||
+	    strv_contains(ni->seen, abs))
+		return;
+	strv_push(&ni->seen, abs);
+	shown = text_shown(abs);
+	rel = abs + strlen(proj->path) + 1;
+	base = strrchr(rel, '/') != NULL ? strrchr(rel, '/') + 1 : rel;
+	dir = xstrndup(rel, (size_t)(base - rel));
+	if (*dir != '\0')
+		dir[strlen(dir) - 1] = '\0';
+	dirpath = *dir != '\0' ? xasprintf("%s/%s", proj->path, dir)
+			       : xstrdup(proj->path);
+	dirfd = wl_open_beneath(proj->fd, *dir != '\0' ? dir : ".", true);
+	if (dirfd == -ENOENT || dirfd == -ENOTDIR)
+		return; /* git reads nothing there */
+	if (dirfd < 0) {
+		wl_fail(w, xasprintf("cannot judge %s, which the "
+				     "configuration of %s includes: %s; "
+				     "before running git in that "
+				     "repository, look at what it reads there",
+				     shown, repo,
+				     dirfd == -ELOOP
+					     ? "a symbolic link on the way, "
+					       "which llwrap does not follow"
+				     : dirfd == -EXDEV
+					     ? "another filesystem is mounted "
+					       "on the way"
+					     : strerror(-dirfd)));
+		return;
+	}
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			wl_fail(w, xasprintf("cannot look at %s, which the "
+					     "configuration of %s includes: %s",
+					     shown, repo, strerror(errno)));
+		return;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		if (wl_changed(w, &st))
+			wl_move_aside_as(w, dirfd, dirpath, base,
+					 "git (in a repository nested in the "
+					 "project, whose configuration "
+					 "includes it, through a link)",
+					 nested_born(w, dirfd, base)
+						 ? "created"
+						 : "changed");
+		else
+			wl_fail(w, xasprintf("%s, which the configuration "
+					     "of %s includes, is a symbolic "
+					     "link, which llwrap does not "
+					     "follow to judge what it leads "
+					     "to: before running git in that "
+					     "repository, look at its target "
+					     "(or put the file itself there)",
+					     shown, repo));
+		return;
+	}
+	if (S_ISDIR(st.st_mode))
+		return; /* no configuration git reads */
+	if (!S_ISREG(st.st_mode)) {
+		/* A FIFO git would wait on, made by the command. */
+		if (wl_changed(w, &st))
+			wl_move_aside_as(w, dirfd, dirpath, base, nested_reader,
+					 nested_born(w, dirfd, base)
+						 ? "created"
+						 : "changed");
+		return;
+	}
+	r = index_read(dirfd, base, &text, &len);
+	if (r == 0 && strlen(text) != len)
+		r = -EBADMSG; /* a NUL git reads past */
+	if (r < 0 && !wl_changed(w, &st)) {
+		wl_fail(w, xasprintf("cannot read %s, which the "
+				     "configuration of %s includes, as git "
+				     "does: %s",
+				     shown, repo,
+				     r == -EBADMSG ? "it holds a NUL"
+						   : strerror(-r)));
+		return;
+	}
+	if (r < 0) {
+		reader = xasprintf("%s; llwrap cannot read it as git does: %s",
+				   nested_reader,
+				   r == -EBADMSG ? "it holds a NUL"
+						 : strerror(-r));
+		wl_move_aside_as(w, dirfd, dirpath, base, reader,
+				 nested_born(w, dirfd, base) ? "created"
+							     : "changed");
+		return;
+	}
+	if (wl_changed(w, &st) &&
+	    (unsafe = gitguard_config_unsafe(text)) != NULL) {
+		_cleanup_free_ char *u = text_shown(unsafe);
+
+		reader = xasprintf("git (in a repository nested in the "
+				   "project, whose configuration includes "
+				   "it: it sets %s)",
+				   u);
+		wl_move_aside_as(w, dirfd, dirpath, base, reader,
+				 nested_born(w, dirfd, base) ? "created"
+							     : "changed");
+		return;
+	}
+	nested_include_text(w, ni, text, abs, depth);
+}
+
+/* What text (of file, depth deep) includes, each judged. */
+static void
+nested_include_text(struct watchlater *w, struct nested_inc *ni,
+		    const char *text, const char *file, int depth)
+{
+	_cleanup_strv_ char **paths =
+		gitconfig_paths(text, file, getenv("HOME"));
+
+	for (char **p = paths; *p != NULL; p++)
+		if (**p == 'i' && depth < NESTED_INCLUDE_DEPTH)
+			nested_include(w, ni, *p + 1, depth + 1);
+}
+
+/* The includes of the config and config.worktree of the repository
+ * gitfd at path (as they are now: one moved aside is gone). */
+static void
+nested_includes(struct watchlater *w, int gitfd, const char *path)
+{
+	static const char *const names[] = { "config", "config.worktree" };
+	struct nested_inc ni = { .repo = path };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *file = xasprintf("%s/%s", path, names[i]);
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		int r = index_read(gitfd, names[i], &text, &len);
+
+		if (r == 0 && strlen(text) != len)
+			r = -EBADMSG;
+		/* (Changed, one llwrap cannot read was moved aside.) */
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			_cleanup_free_ char *shown = text_shown(file);
+
+			wl_fail(w, xasprintf("cannot read %s as git does, for "
+					     "the files it includes: %s",
+					     shown,
+					     r == -EBADMSG ? "it holds a NUL"
+					     : r == -ELOOP ? "a symbolic link"
+							   : strerror(-r)));
+			continue;
+		}
+		nested_include_text(w, &ni, text, file, 0);
+	}
+	strv_free(ni.seen);
 }
 
 /* The .git (st) of the directory dirfd at rel, beneath the project. */

@@ -681,6 +681,144 @@ else
 	for i in 1 2 3 4 5 6; do skip "no user with a home directory to write ~user/ from"; done
 fi
 
+# Brief B (DESIGN.md §15, "What remains"): git configuration given in
+# the environment llwrap starts in (git -c, git --config-env,
+# GIT_CONFIG_COUNT), which the user's git in the same shell reads too,
+# during the run and after.  An include there naming a file of the
+# project is followed as a file's include is (read-only, or moved aside
+# when made), a core.hooksPath there is protected as .git/hooks is, and
+# --explain names the variable.  First without protect-git, so that each
+# check can fail.
+# with_gitenv DIR CMD...: CMD as the test user, with include.path
+# DIR/env.inc and core.hooksPath .envhooks counted (GIT_CONFIG_COUNT) and
+# include.path DIR/gone.inc as git -c exports it.
+with_gitenv() {
+	_d=$1
+	shift
+	as_user env GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=include.path \
+		GIT_CONFIG_VALUE_0="$_d/env.inc" \
+		GIT_CONFIG_KEY_1=core.hooksPath GIT_CONFIG_VALUE_1=.envhooks \
+		GIT_CONFIG_PARAMETERS="'include.path'='$_d/gone.inc'" "$@"
+}
+ENVCFG_SH='m=$1 t=$2
+printf "[core]\n\tfsmonitor = touch %s/%s-inc\n" "$m" "$t" >>env.inc
+printf "[core]\n\tfsmonitor = touch %s/%s-gone\n" "$m" "$t" >gone.inc
+printf "#!/bin/sh\ntouch %s/%s-hook\n" "$m" "$t" >.envhooks/pre-commit &&
+	chmod +x .envhooks/pre-commit
+exit 0'
+for how in ctrl prot; do
+	E=$HOME_DIR/work/envcfg-$how
+	as_user /bin/sh -ec 'git init -q "$1" && cd "$1" && mkdir .envhooks &&
+		printf "[llwtest]\n\tenv = yes\n" >env.inc &&
+		git commit -q --allow-empty -m a' sh "$E"
+	if [ $how = ctrl ]; then
+		with_gitenv "$E" "$LLWRAP" -p default -p "$T/open.ini" --best-effort \
+			-C "$E" -q -- /bin/sh -c "$ENVCFG_SH" sh "$MARKS" $how >/dev/null 2>&1
+	else
+		run with_gitenv "$E" "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+			--rx "$LLW_HELPERS" -p opencode $BE -C "$E" -q -- \
+			/bin/sh -c "$ENVCFG_SH" sh "$MARKS" $how
+	fi
+	# (git takes the last core.fsmonitor: the one env.inc sets is
+	# the last without GIT_CONFIG_PARAMETERS.)
+	with_gitenv "$E" /bin/sh -c 'cd "$1" && git status &&
+		GIT_CONFIG_PARAMETERS= git status &&
+		git commit -q --allow-empty -m host' sh "$E" >/dev/null 2>&1
+	for a in inc gone hook; do
+		case $how:$a in
+		ctrl:*)
+			[ -e "$MARKS/$how-$a" ] &&
+				ok "control: attack '$a' through git configuration in the environment runs in the user's git" ||
+				not_ok "control: attack '$a' through git configuration in the environment should run in the user's git"
+			;;
+		prot:inc)
+			[ ! -e "$MARKS/$how-$a" ] && ! grep -q fsmonitor "$E/env.inc" &&
+				ok "opencode: a file of the project GIT_CONFIG_KEY_0 includes cannot be changed" ||
+				{ not_ok "opencode: a file of the project GIT_CONFIG_KEY_0 includes was changed"; diag "status $rc: $out"; }
+			;;
+		prot:gone)
+			if [ ! -e "$MARKS/$how-$a" ] && [ ! -e "$E/gone.inc" ] &&
+				printf '%s\n' "$out" | grep -q "the command created $E/gone\\.inc, which git reads later.*moved aside"; then
+				ok "opencode: a missing file GIT_CONFIG_PARAMETERS includes, made inside, is moved aside and named"
+			else
+				not_ok "opencode: a missing file GIT_CONFIG_PARAMETERS includes, made inside, is moved aside"
+				diag "status $rc: $out"
+			fi
+			;;
+		prot:hook)
+			[ ! -e "$MARKS/$how-$a" ] && [ ! -e "$E/.envhooks/pre-commit" ] &&
+				ok "opencode: the core.hooksPath GIT_CONFIG_KEY_1 names cannot be written" ||
+				{ not_ok "opencode: the core.hooksPath GIT_CONFIG_KEY_1 names was written"; diag "status $rc: $out"; }
+			;;
+		esac
+	done
+	rm -f "$MARKS"/*
+done
+run with_gitenv "$E" "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	--rx "$LLW_HELPERS" -p opencode $BE -C "$E" -q -- "$PROBE" append "$E/env.inc"
+expect_was_denied "... the write is refused by the mount" EROFS
+run with_gitenv "$E" "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	-p opencode $BE -C "$E" --explain -- /bin/true
+expect_output "... --explain names the include's mount and the variable" \
+	"mask ro $E/env\\.inc.*included by the environment: GIT_CONFIG_KEY_0"
+expect_output "... and the missing one, watched for" \
+	"$E/gone\\.inc \\(included by the environment: GIT_CONFIG_PARAMETERS\\) does not exist: one created inside the sandbox is moved aside"
+expect_output "... and the hooks' mount" "mask rx $E/\\.envhooks"
+# The legitimate neighbour: with the variables kept, git inside reads
+# the include (read-only) and commits; a harmless key in the environment
+# changes nothing.
+run with_gitenv "$E" "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	--rx "$LLW_HELPERS" -p opencode $BE -C "$E" -q \
+	--env-keep 'GIT_CONFIG_*' -- /bin/sh -c \
+	'git config llwtest.env && git commit -q --allow-empty -m inside && echo COMMITTED'
+expect_output "... git inside reads the environment's include" "^yes$"
+expect_output "... and commits" "^COMMITTED$"
+run as_user env GIT_CONFIG_PARAMETERS="'llwtest.harmless'='yes'" \
+	"$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	-p opencode $BE -C "$E" -q --env-keep GIT_CONFIG_PARAMETERS -- \
+	git config llwtest.harmless
+expect_output "... a harmless key given by git -c runs, and git reads it" "^yes$"
+# Without user namespaces the monitor holds them as it holds
+# .git/config: a change is moved aside and the start's content restored.
+if ! bwrap_backend && [ -x "$HOOKED" ]; then
+	E=$HOME_DIR/work/envcfg-held
+	as_user /bin/sh -ec 'git init -q "$1" && cd "$1" && mkdir .envhooks &&
+		printf "[llwtest]\n\tenv = yes\n" >env.inc &&
+		git commit -q --allow-empty -m a' sh "$E"
+	run with_gitenv "$E" env LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" \
+		-p "$T/held.ini" -C "$E" -q -- /bin/sh -c "$ENVCFG_SH" sh "$MARKS" held
+	with_gitenv "$E" /bin/sh -c 'cd "$1" && git status &&
+		GIT_CONFIG_PARAMETERS= git status &&
+		git commit -q --allow-empty -m host' sh "$E" >/dev/null 2>&1
+	if ! ls "$MARKS" | grep -q '^held-' && ! grep -q fsmonitor "$E/env.inc" &&
+		grep -q "env = yes" "$E/env.inc" && [ ! -e "$E/gone.inc" ] &&
+		[ ! -e "$E/.envhooks/pre-commit" ] &&
+		printf '%s\n' "$out" | grep -q "changed $E/env\\.inc, which git reads later.*moved aside"; then
+		ok "no user namespaces: what the environment's configuration names is held, a change moved aside and undone"
+	else
+		not_ok "no user namespaces: what the environment's configuration names is held, a change moved aside and undone"
+		diag "status $rc, ran: $(ls "$MARKS" | tr '\n' ' '): $out"
+	fi
+	rm -f "$MARKS"/*
+fi
+# A malformed one: git refuses to run with it, and so does llwrap,
+# saying what to fix, rather than guess what the user's git would read.
+run as_user env GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=llwtest.a \
+	GIT_CONFIG_VALUE_0=b git -C "$E" status
+[ "$rc" -ne 0 ] && ok "control: git refuses a GIT_CONFIG_COUNT beyond its keys" ||
+	not_ok "control: git should refuse a GIT_CONFIG_COUNT beyond its keys"
+marker=$E/ran-malformed
+expect_refused "opencode: a GIT_CONFIG_COUNT beyond its keys refuses the run, naming what to fix" \
+	"missing config key GIT_CONFIG_KEY_1.*unset GIT_CONFIG_COUNT" \
+	as_user env GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=llwtest.a \
+	GIT_CONFIG_VALUE_0=b "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	--rx "$LLW_HELPERS" -p opencode $BE -C "$E" -q -- touch "$marker"
+expect_refused "opencode: a relative include given by git -c refuses the run" \
+	"include\\.path = 'x\\.inc' names no absolute path" \
+	as_user env GIT_CONFIG_PARAMETERS="'include.path'='x.inc'" \
+	"$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} \
+	--rx "$LLW_HELPERS" -p opencode $BE -C "$E" -q -- touch "$marker"
+
 # H8 (p3): a repository the command makes, whose remote is a bare
 # repository it left in the project with a post-receive hook: the user's
 # git push ran the hook.  The config that names it is moved aside (a

@@ -1063,6 +1063,72 @@ as_user rm "$R/own/.gitattributes"
 run as_user sh -c 'cd "$1" && timeout 20 git status --short >/dev/null && echo status-ok' sh "$R"
 expect_output "... and the user's git status then completes" "status-ok"
 
+# Files a nested repository's config includes (DESIGN.md §15, "What
+# remains" (5) until then): the config stays as it was, the command
+# rewrites what it includes.  In the project, each such file changed
+# since the start (or made) that sets what runs a command is moved
+# aside, as deep as git follows includes (an unchanged file including a
+# changed one); one replaced by a link is moved aside; a harmless change
+# to another repository's include is left (harmless as a changed config
+# of a nested repository is: gitguard_config_unsafe's settings), with the
+# includes it reads.
+R=$HOME_DIR/work/nested5
+make_repo "$R"
+as_user sh -c 'cd "$1" && mkdir shared &&
+	git init -q lib && git init -q deep/inner && git init -q keep &&
+	printf "[user]\n\temail = s@llwrap.invalid\n" >shared/git.inc &&
+	printf "[include]\n\tpath = chain2.inc\n" >shared/chain.inc &&
+	printf "[user]\n\temail = c@llwrap.invalid\n" >shared/chain2.inc &&
+	printf "[user]\n\temail = l@llwrap.invalid\n" >shared/link.inc &&
+	printf "[user]\n\temail = k@llwrap.invalid\n" >shared/keep.inc &&
+	git -C lib config --add include.path ../../shared/git.inc &&
+	git -C lib config --add include.path ../../shared/missing.inc &&
+	git -C lib config --add include.path ../../shared/link.inc &&
+	git -C deep/inner config includeIf.gitdir:/nowhere/.path ../../../shared/chain.inc &&
+	git -C keep config include.path ../../shared/keep.inc' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	evil() { printf "[core]\n\tfsmonitor = \"touch %s/pwn-%s; false\"\n" "$1" "$2"; }
+	evil "$1" inc1 >>shared/git.inc
+	evil "$1" inc2 >shared/missing.inc
+	evil "$1" inc3 >>shared/chain2.inc
+	evil "$1" inc4 >evil.inc && rm shared/link.inc && ln -s ../evil.inc shared/link.inc
+	printf "[user]\n\tname = harmless\n" >>shared/keep.inc; exit 0' sh "$MARKS"
+expect_output "a file of the project a nested repository's config includes, rewritten, is moved aside" \
+	"changed $R/shared/git\\.inc, which git \\(in a repository nested in the project, whose configuration includes it: it sets core\\.fsmonitor\\)"
+expect_output "... one it includes that the command made" \
+	"created $R/shared/missing\\.inc, which git \\(in a repository nested in the project, whose configuration includes it: it sets core\\.fsmonitor\\)"
+expect_output "... one an unchanged include includes in turn" \
+	"changed $R/shared/chain2\\.inc, which git \\(in a repository nested in the project, whose configuration includes it: it sets core\\.fsmonitor\\)"
+expect_output "... one replaced by a link" \
+	"(created|changed) $R/shared/link\\.inc, which git \\(in a repository nested in the project, whose configuration includes it, through a link\\)"
+expect_no_output "... and a harmless change to another's include, and the include between, are left" \
+	"$R/shared/(keep|chain)\\.inc"
+as_user sh -c 'cd "$1" && for d in lib deep/inner keep; do
+	git -C $d status >/dev/null 2>&1; done; true' sh "$R"
+if ls "$MARKS" | grep -q '^pwn-inc'; then
+	not_ok "... and the user's git in them runs nothing planted"
+	diag "ran: $(ls "$MARKS" | grep '^pwn-' | tr '\n' ' ')"
+else
+	ok "... and the user's git in them runs nothing planted"
+fi
+run as_user sh -c 'cd "$1" && git -C keep config user.name && git -C keep config user.email &&
+	test -f shared/chain.inc && git -C keep commit -q --allow-empty -m k &&
+	echo neighbours-ok' sh "$R"
+expect_output "... the user's git reads the harmless include" "^harmless$"
+expect_output "... and what it set before" "^k@llwrap\\.invalid$"
+expect_output "... the includes between are left, and the user commits there" "neighbours-ok"
+# A link the user had at an include's name: what it leads to is not
+# followed, so not judged: the run fails loudly, naming it.
+R=$HOME_DIR/work/nested6
+make_repo "$R"
+as_user sh -c 'cd "$1" && git init -q lib && printf "[llwtest]\n\tl = yes\n" >real.inc &&
+	ln -s real.inc link.inc && git -C lib config include.path ../../link.inc' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c \
+	'printf "[core]\n\tfsmonitor = \"touch %s/pwn-inc5; false\"\n" "$1" >>real.inc' sh "$MARKS"
+expect_rc "a link the user had at the name a nested config includes: the run fails loudly (125)" 125
+expect_output "... naming it and what to look at" \
+	"$R/link\\.inc, which the configuration of $R/lib/\\.git includes, is a symbolic link.*look at its target"
+
 # The end's look through the project is bounded: past it the run fails,
 # saying where it stopped (llwrap-hooked lowers the bound to 40
 # directories); a directory it cannot list fails the run too, but

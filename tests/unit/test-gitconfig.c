@@ -515,6 +515,230 @@ test_tilde_user(void **state)
 	assert_string_equal(j, want);
 }
 
+/*
+ * The configuration given in the environment: each case is its variables
+ * (NAME=VALUE, one a line) and what gitconfig_env reads, as git config
+ * --list -z names it ("section.sub.key=value", one a line, each with its
+ * source after '@'), or "!" and a part of the refusal.
+ */
+static const struct {
+	const char *env, *want;
+} env_cases[] = {
+	{ "", "" },
+	/* git -c and --config-env: 'key'='value', a key alone 'key'=. */
+	{ "GIT_CONFIG_PARAMETERS='include.path'='/a/b'",
+	  "include.path=/a/b@GIT_CONFIG_PARAMETERS" },
+	{ "GIT_CONFIG_PARAMETERS='Core.HooksPath'='.h' 'x.y'= "
+	  "'includeIf.gitdir:/W/.PATH'='/p q'",
+	  "core.hookspath=.h@GIT_CONFIG_PARAMETERS\n"
+	  "x.y@GIT_CONFIG_PARAMETERS\n"
+	  "includeif.gitdir:/W/.path=/p q@GIT_CONFIG_PARAMETERS" },
+	/* The quoting git writes for a quote and a '!'. */
+	{ "GIT_CONFIG_PARAMETERS='a.b'='it'\\''s'\\!''",
+	  "a.b=it's!@GIT_CONFIG_PARAMETERS" },
+	/* The old 'key=value' form, the key trimmed. */
+	{ "GIT_CONFIG_PARAMETERS=' a.b =c=d' 'e.f'",
+	  "a.b=c=d@GIT_CONFIG_PARAMETERS\ne.f@GIT_CONFIG_PARAMETERS" },
+	/* GIT_CONFIG_COUNT first, in order; its values may be anything. */
+	{ "GIT_CONFIG_PARAMETERS='a.b'='2'\nGIT_CONFIG_COUNT=2\n"
+	  "GIT_CONFIG_KEY_0=include.path\nGIT_CONFIG_VALUE_0=/x'y\n"
+	  "GIT_CONFIG_KEY_1=a.S.b\nGIT_CONFIG_VALUE_1=",
+	  "include.path=/x'y@GIT_CONFIG_KEY_0\na.S.b=@GIT_CONFIG_KEY_1\n"
+	  "a.b=2@GIT_CONFIG_PARAMETERS" },
+	/* The first of a name, as getenv. */
+	{ "GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=a.b\nGIT_CONFIG_VALUE_0=1\n"
+	  "GIT_CONFIG_KEY_0=c.d",
+	  "a.b=1@GIT_CONFIG_KEY_0" },
+	{ "GIT_CONFIG_COUNT=0", "" },
+	{ "GIT_CONFIG_COUNT=", "" },
+	/* A subsection is as written, dots and all. */
+	{ "GIT_CONFIG_PARAMETERS='Url.HTTPS://x.y/.insteadOf'='z'",
+	  "url.HTTPS://x.y/.insteadof=z@GIT_CONFIG_PARAMETERS" },
+	/* What git refuses. */
+	{ "GIT_CONFIG_COUNT=x", "!bogus count in GIT_CONFIG_COUNT" },
+	{ "GIT_CONFIG_COUNT=1", "!missing config key GIT_CONFIG_KEY_0" },
+	{ "GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=a.b",
+	  "!missing config value GIT_CONFIG_VALUE_0" },
+	{ "GIT_CONFIG_COUNT=99999999999", "!too many entries" },
+	{ "GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=\nGIT_CONFIG_VALUE_0=x",
+	  "!empty config key" },
+	{ "GIT_CONFIG_PARAMETERS='ab'='c'", "!does not contain a section" },
+	{ "GIT_CONFIG_PARAMETERS='a.'='c'", "!does not contain variable" },
+	{ "GIT_CONFIG_PARAMETERS='a_b.c'='d'", "!invalid key" },
+	{ "GIT_CONFIG_PARAMETERS='a.b.1c'='d'", "!invalid key" },
+	{ "GIT_CONFIG_PARAMETERS='a.b'='c", "!bogus format" },
+	{ "GIT_CONFIG_PARAMETERS='a.b'=c", "!bogus format" },
+	{ "GIT_CONFIG_PARAMETERS='a.b'x", "!bogus format" },
+	{ "GIT_CONFIG_PARAMETERS=a.b=c", "!bogus format" },
+	{ "GIT_CONFIG_PARAMETERS=''", "!bogus config parameter" },
+	{ "GIT_CONFIG_PARAMETERS='a.b'='x'\\y", "!bogus format" },
+	{ "GIT_CONFIG_PARAMETERS='a.b'\\'c'", "!bogus format" },
+	/* Blanks: tabs and runs of them between, and after the last. */
+	{ "GIT_CONFIG_PARAMETERS='a.b'='1'\t \t'c.d'='2' ",
+	  "a.b=1@GIT_CONFIG_PARAMETERS\nc.d=2@GIT_CONFIG_PARAMETERS" },
+	/* An include git cannot read from here ends git. */
+	{ "GIT_CONFIG_PARAMETERS='include.path'", "!missing value" },
+	{ "GIT_CONFIG_PARAMETERS='include.path'='rel'", "!names no absolute" },
+	{ "GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=include.path\n"
+	  "GIT_CONFIG_VALUE_0=",
+	  "!names no absolute" },
+	/* ... but not where it is no include, an includeIf whose condition
+	 * git may not take, or of ~/ or %(prefix)/. */
+	{ "GIT_CONFIG_PARAMETERS='includeIf.onbranch:x.path'='r' "
+	  "'includeIf.gitdir:/nowhere/.path'",
+	  "includeif.onbranch:x.path=r@GIT_CONFIG_PARAMETERS\n"
+	  "includeif.gitdir:/nowhere/.path@GIT_CONFIG_PARAMETERS" },
+	{ "GIT_CONFIG_PARAMETERS='include.x.path'='rel' 'a.include'='r'",
+	  "include.x.path=rel@GIT_CONFIG_PARAMETERS\n"
+	  "a.include=r@GIT_CONFIG_PARAMETERS" },
+	{ "GIT_CONFIG_PARAMETERS='include.path'='~/x' "
+	  "'include.path'='%(prefix)/y'",
+	  "include.path=~/x@GIT_CONFIG_PARAMETERS\n"
+	  "include.path=%(prefix)/y@GIT_CONFIG_PARAMETERS" },
+};
+
+/* The environment of a case: its lines, a new vector. */
+static char **
+env_of(const char *text)
+{
+	char **v = xcalloc(1, sizeof(char *));
+	_cleanup_free_ char *copy = xstrdup(text);
+	char *save = NULL;
+
+	for (char *l = strtok_r(copy, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save))
+		strv_push(&v, l);
+	return v;
+}
+
+/* What gitconfig_env reads from env, as the table writes it (sep between
+ * the name and the source: "@", or "" and no source when NULL). */
+static char *
+env_read(char *const *env, const char *sep)
+{
+	struct gitconfig_var *vars = NULL;
+	_cleanup_free_ char *cause = NULL;
+	_cleanup_strv_ char **v = xcalloc(1, sizeof(char *));
+	size_t n = 0;
+
+	if (gitconfig_env(env, "/h", &vars, &n, &cause) < 0)
+		return xasprintf("!%s", cause);
+	for (size_t i = 0; i < n; i++)
+		strv_push_take(
+			&v,
+			xasprintf("%s%s%s.%s%s%s%s%s", vars[i].section,
+				  vars[i].sub != NULL ? "." : "",
+				  vars[i].sub != NULL ? vars[i].sub : "",
+				  vars[i].key, vars[i].value != NULL ? "=" : "",
+				  vars[i].value != NULL ? vars[i].value : "",
+				  sep != NULL ? sep : "",
+				  sep != NULL ? vars[i].source : ""));
+	gitconfig_vars_free(vars, n);
+	return strv_join(v, "\n");
+}
+
+static void
+test_env(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(env_cases); i++) {
+		_cleanup_strv_ char **env = env_of(env_cases[i].env);
+		_cleanup_free_ char *got = env_read(env, "@");
+		const char *want = env_cases[i].want;
+
+		if (want[0] == '!'
+			    ? got[0] != '!' || strstr(got, want + 1) == NULL
+			    : strcmp(got, want) != 0)
+			fail_msg("case %zu: got '%s', want '%s'", i, got, want);
+	}
+}
+
+/*
+ * What git lists from the configuration of env alone (no system or
+ * global file, outside any repository), as env_read writes it without
+ * sources ("name=value" a line); -1 when git refuses it.
+ */
+static int
+git_env_list(char *const *env, char **out)
+{
+	_cleanup_strv_ char **e = NULL;
+	_cleanup_strv_ char **v = xcalloc(1, sizeof(char *));
+	char buf[4096], *all = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int pipefd[2], status;
+	pid_t pid;
+
+	strv_push(&e, "GIT_CONFIG_NOSYSTEM=1");
+	strv_push(&e, "GIT_CONFIG_GLOBAL=/dev/null");
+	strv_push(&e, "HOME=/h");
+	strv_push(&e, "PATH=/usr/local/bin:/usr/bin:/bin");
+	for (char *const *p = env; *p != NULL; p++)
+		strv_push(&e, *p);
+	if (pipe(pipefd) < 0 || (pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		char *argv[] = { "git", "config", "--list", "-z", NULL };
+
+		dup2(pipefd[1], 1);
+		close(pipefd[0]);
+		if (freopen("/dev/null", "w", stderr) == NULL || chdir("/") < 0)
+			_exit(126);
+		execvpe("git", argv, e);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) {
+		all = xreallocarray(all, len + (size_t)n + 1, 1);
+		memcpy(all + len, buf, (size_t)n);
+		len += (size_t)n;
+	}
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		free(all);
+		return -1;
+	}
+	/* "name\nvalue\0" or "name\0": as env_read's lines. */
+	for (size_t at = 0; at < len; at += strlen(all + at) + 1) {
+		char *nl = strchr(all + at, '\n');
+
+		if (nl != NULL)
+			*nl = '=';
+		strv_push(&v, all + at);
+	}
+	free(all);
+	*out = strv_join(v, "\n");
+	return 0;
+}
+
+/* Each case as git reads it: refused by both, or read alike. */
+static void
+test_env_git(void **state)
+{
+	(void)state;
+	if (system("git --version >/dev/null 2>&1") != 0) {
+		print_message("# SKIP git is not installed\n");
+		skip();
+	}
+	for (size_t i = 0; i < ARRAY_LEN(env_cases); i++) {
+		_cleanup_strv_ char **env = env_of(env_cases[i].env);
+		_cleanup_free_ char *got = env_read(env, NULL);
+		_cleanup_free_ char *git = NULL;
+		int r = git_env_list(env, &git);
+
+		/* (git expands no %(prefix)/ it cannot follow.) */
+		if (strstr(env_cases[i].env, "%(prefix)") != NULL)
+			continue;
+		if (r < 0 && got[0] != '!')
+			fail_msg("case %zu: git refuses it, llwrap reads '%s'",
+				 i, got);
+		if (r == 0 && strcmp(got, git) != 0)
+			fail_msg("case %zu: git lists '%s', llwrap '%s'", i,
+				 git, got);
+	}
+}
+
 int
 main(void)
 {
@@ -526,6 +750,8 @@ main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_no_home),
 		cmocka_unit_test(test_tilde_user),
+		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_env_git),
 	};
 
 	return cmocka_run_group_tests_name("gitconfig", tests, NULL, NULL);

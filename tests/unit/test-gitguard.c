@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cleanup.h"
+#include "gitconfig.h"
 #include "gitguard.h"
 #include "strv.h"
 #include "xalloc.h"
@@ -126,8 +127,9 @@ check(const char *const *ents, bool later, const char *want, const char *note)
 {
 	struct tfs t = { .ents = ents };
 	struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t, NULL };
-	struct gitguard *g = later ? gitguard_later_run("/p", &fs)
-				   : gitguard_scan("/p", &fs, NULL, "/h");
+	struct gitguard *g =
+		later ? gitguard_later_run("/p", &fs)
+		      : gitguard_scan("/p", &fs, NULL, "/h", NULL, 0);
 	_cleanup_free_ char *got = render(g);
 	bool noted = note == NULL;
 
@@ -282,7 +284,7 @@ scan_includes(const char *const *ents, char *const *globals, char **missing,
 {
 	struct tfs t = { .ents = ents };
 	struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t, NULL };
-	struct gitguard *g = gitguard_scan("/p", &fs, globals, "/h");
+	struct gitguard *g = gitguard_scan("/p", &fs, globals, "/h", NULL, 0);
 	char *got = render(g);
 	bool noted = note == NULL;
 
@@ -1228,12 +1230,91 @@ test_config_unsafe(void **state)
 	}
 }
 
+/* The configuration given in the environment (git -c, GIT_CONFIG_COUNT):
+ * what it includes is followed as a file's include is, its
+ * core.hooksPath protected, and --explain names the variable. */
+static void
+test_git_env(void **state)
+{
+	char *env[] = {
+		"GIT_CONFIG_COUNT=2",
+		"GIT_CONFIG_KEY_0=include.path",
+		"GIT_CONFIG_VALUE_0=/p/env.inc",
+		"GIT_CONFIG_KEY_1=core.hooksPath",
+		"GIT_CONFIG_VALUE_1=.hk",
+		"GIT_CONFIG_PARAMETERS='includeIf.onbranch:x.path'='~/../p/"
+		"gone.inc' 'include.path'='%(prefix)/x' 'alias.st'='status'",
+		NULL,
+	};
+	const char *const ents[] = {
+		"f:/p/.git/config=[user]\n\tname = u\n",
+		"d:/p/.git/hooks",
+		"f:/p/env.inc=[include]\n\tpath = sub/more.inc\n",
+		"f:/p/sub/more.inc=[core]\n\thooksPath = hk2\n",
+		"d:/p/hk2",
+		NULL,
+	};
+	struct tfs t = { .ents = ents }, t2 = { .ents = ents + 2 };
+	struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t, NULL };
+	struct gitguard_fs fs2 = { tfs_kind, tfs_list, tfs_read, &t2, NULL };
+	struct gitconfig_var *vars = NULL;
+	_cleanup_free_ char *cause = NULL, *got = NULL, *missing = NULL;
+	struct gitguard *g;
+	size_t n = 0;
+	bool gone = false, prefix = false;
+
+	(void)state;
+	assert_int_equal(gitconfig_env(env, "/h", &vars, &n, &cause), 0);
+	g = gitguard_scan("/p", &fs, NULL, "/h", vars, n);
+	got = render(g);
+	assert_string_equal(got, "P /p/.git\n"
+				 "R /p/.git/config\n"
+				 "X /p/.git/hooks\n"
+				 "R /p/env.inc\n"
+				 "R /p/sub/more.inc\n"
+				 "P /p/sub\n"
+				 "X /p/hk2\n"
+				 "P /p/hk2\n");
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->v[i].path, "/p/env.inc") == 0)
+			assert_non_null(strstr(g->v[i].origin,
+					       "included by the environment: "
+					       "GIT_CONFIG_KEY_0"));
+	for (char **m = g->notes; *m != NULL; m++) {
+		gone |= strstr(*m, "/p/gone.inc (included by the environment: "
+				   "GIT_CONFIG_PARAMETERS) does not exist: "
+				   "one created inside") != NULL;
+		prefix |= strstr(*m, "the environment (GIT_CONFIG_PARAMETERS) "
+				     "includes %(prefix)/x, which llwrap "
+				     "cannot follow") != NULL;
+	}
+	assert_true(gone);
+	assert_true(prefix);
+	missing = strv_join(g->missing, " ");
+	assert_non_null(strstr(missing, "/p/gone.inc"));
+	assert_non_null(strstr(missing, "/p/.hk"));
+	gitguard_free(g);
+	/* A project without a repository: the environment's include is
+	 * followed all the same (the command may make one). */
+	g = gitguard_scan("/p", &fs2, NULL, "/h", vars, n);
+	free(got);
+	got = render(g);
+	assert_string_equal(got, "R /p/env.inc\n"
+				 "R /p/sub/more.inc\n"
+				 "P /p/sub\n"
+				 "X /p/hk2\n"
+				 "P /p/hk2\n");
+	gitguard_free(g);
+	gitconfig_vars_free(vars, n);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_git),
 		cmocka_unit_test(test_git_includes),
+		cmocka_unit_test(test_git_env),
 		cmocka_unit_test(test_later_run),
 		cmocka_unit_test(test_index_gitlinks),
 		cmocka_unit_test(test_index_as_git),
