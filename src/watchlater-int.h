@@ -198,6 +198,16 @@ struct watchlater {
  * which nothing unprivileged sets back) since the start (w->since). */
 bool wl_changed(const struct watchlater *w, const struct stat *st);
 
+/* The start, taken back to the second before it where the project's
+ * file system stamps whole seconds (root: the project's stat; its
+ * change time with no nanoseconds): ext4 with 128-byte inodes, FAT (two
+ * seconds), a network file system's server that does.  There a change
+ * made just after the start is stamped before it, in the start's
+ * second, and would read as the user's from before the run (the walk
+ * would keep a directory's listing without the repository made in it);
+ * a change in the second before the start counts as the command's. */
+void wl_since_stamped(struct watchlater *w, const struct stat *root);
+
 /* Whether st is one of the n keys of v. */
 bool wl_key_in(const struct wkey *v, size_t n, const struct stat *st);
 /* A failure of the check, said once (why taken). */

@@ -839,6 +839,13 @@ wl_changed(const struct watchlater *w, const struct stat *st)
 		st->st_ctim.tv_nsec >= w->since.tv_nsec);
 }
 
+void
+wl_since_stamped(struct watchlater *w, const struct stat *root)
+{
+	if (root->st_ctim.tv_nsec == 0)
+		w->since = (struct timespec){ w->since.tv_sec - 1, 0 };
+}
+
 int
 watchlater_start(const char *project, const struct gitguard *git,
 		 const struct gitguard *later, char *const *holds,
@@ -870,6 +877,7 @@ watchlater_start(const char *project, const struct gitguard *git,
 		return -ENOENT;
 	}
 	wl_protect_add(w, &st);
+	wl_since_stamped(w, &st);
 	/* The repository: .git, or the one a .git file names (a linked
 	 * worktree's index is in <common>/worktrees/<name>), and the
 	 * common directory, as roots of their own when outside. */
