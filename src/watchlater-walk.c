@@ -115,12 +115,13 @@ walk_git_reads(const char *name)
  * names, and in *flags whether it has a .git (WALK_DOTGIT), whether git
  * takes it for a bare repository (WALK_BARE: HEAD beside objects/, refs/
  * or a commondir), and whether a file git reads there is not a regular
- * file, a link or a directory (WALK_SPECIAL).  0 or -errno.
- * Read with getdents64 into a buffer of its own: the walk's cost is an
- * open, two reads and a close a directory.
+ * file, a link or a directory (WALK_SPECIAL).  0, -E2BIG past max
+ * subdirectories (no more held: a directory of a million costs no more
+ * memory than the bound's), or -errno.  Read with getdents64 into a buffer of
+ * its own: the walk's cost is an open, two reads and a close a directory.
  */
 static int
-walk_list(int fd, struct wnames *names, unsigned *flags)
+walk_list(int fd, size_t max, struct wnames *names, unsigned *flags)
 {
 	char buf[32768];
 	bool head = false, parts = false;
@@ -156,6 +157,9 @@ walk_list(int fd, struct wnames *names, unsigned *flags)
 				*flags |= WALK_SPECIAL;
 			if (type != DT_DIR)
 				continue;
+			/* More than the walk may look at: not held. */
+			if (names->n == max)
+				return -E2BIG;
 			names->v = xgrow(names->v, names->n + 1, &names->cap,
 					 sizeof(*names->v));
 			names->v[names->n++] = xstrdup(d);
@@ -216,7 +220,7 @@ walk_thread(void *arg)
 		bool over = false;
 
 		if (fd < 0 || fstat(fd, &st) < 0 ||
-		    walk_list(fd, &names, &flags) < 0 ||
+		    walk_list(fd, k->max, &names, &flags) < 0 ||
 		    (over = k->n + names.n > k->max)) {
 			/* The end walks it, and says what failed. */
 			wnames_clear(&names);
@@ -378,7 +382,7 @@ walk_again(struct walk_end *e, uint32_t i, int fd)
 	unsigned flags;
 	bool *kept;
 
-	if (walk_list(fd, &now, &flags) < 0) {
+	if (walk_list(fd, e->max, &now, &flags) < 0) {
 		/* Walked whole: it says why. */
 		wnames_clear(&now);
 		free(now.v);
@@ -470,7 +474,15 @@ walk_whole(struct walk_end *e, const char *rel)
 	int r;
 
 	if (fd >= 0) {
-		if ((r = walk_list(fd, &names, &flags)) < 0) {
+		if ((r = walk_list(fd, e->max, &names, &flags)) == -E2BIG) {
+			/* Its subdirectories alone are past the bound. */
+			wnames_clear(&names);
+			free(names.v);
+			e->seen = e->max;
+			walk_count(e, rel);
+			return;
+		}
+		if (r < 0) {
 			path = xasprintf("%s/%s", w->roots[0].path, rel);
 			shown = text_shown(path);
 			wl_fail(w, xasprintf("cannot list %s for the "
