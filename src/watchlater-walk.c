@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -263,6 +264,36 @@ walk_new(struct watchlater *w)
 	return k;
 }
 
+/* Whether fd is on a file system whose change times a server stamps
+ * (its clock, not this kernel's: one behind would make a change look
+ * older than the start, and a changed directory's listing kept). */
+static bool
+walk_remote(int fd)
+{
+	static const unsigned long remote[] = {
+		0x6969,	    /* NFS */
+		0xFF534D42, /* CIFS */
+		0xFE534D42, /* SMB2 */
+		0x517B,	    /* SMB */
+		0x01021997, /* 9P (virtio-9p, WSL's drvfs) */
+		0x65735546, /* FUSE (sshfs, virtiofs) */
+		0x00C36400, /* Ceph */
+		0x5346414F, /* AFS */
+		0x6B414653, /* kAFS */
+		0x73757245, /* Coda */
+		0x01161970, /* GFS2 */
+		0x7461636F, /* OCFS2 */
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(remote); i++)
+		if ((unsigned long)sf.f_type == remote[i])
+			return true;
+	return false;
+}
+
 void
 wl_walk_start(struct watchlater *w)
 {
@@ -270,6 +301,10 @@ wl_walk_start(struct watchlater *w)
 	sigset_t all, old;
 
 	if (!w->nested_check || w->walk != NULL)
+		return;
+	/* There the end walks it all, as before the thread: a change time
+	 * is trusted only for what the start had (review F, F2). */
+	if (walk_remote(w->roots[0].fd))
 		return;
 	k = walk_new(w);
 	/* Without the thread the end walks it all, as it would a project
