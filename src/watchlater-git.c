@@ -34,12 +34,13 @@
 #include "watchlater-int.h"
 #include "xalloc.h"
 
-/* The text of the index, beneath the repository's directory fd: opened
- * without blocking (a FIFO planted there waits for no writer) and read
- * only when it is a regular file.  0, -ENOENT when there is none, or
- * -errno. */
+/* The text of a file of the repository, beneath its directory fd, at
+ * most max bytes: opened without blocking (a FIFO planted there waits
+ * for no writer) and read only when it is a regular file.  0, -ENOENT
+ * when there is none, -EFBIG when it is larger, or -errno. */
 static int
-index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
+git_file_read(int gitdir_fd, const char *name, size_t max, char **buf,
+	      size_t *len)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
@@ -56,9 +57,37 @@ index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	if ((uint64_t)st.st_size > WATCHLATER_MAX_INDEX)
+	if ((uint64_t)st.st_size > max)
 		return -EFBIG;
-	return fd_read_all(fd, WATCHLATER_MAX_INDEX, buf, len);
+	return fd_read_all(fd, max, buf, len);
+}
+
+/* The index (or a shared index), up to WATCHLATER_MAX_INDEX. */
+static int
+index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
+{
+	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_INDEX, buf, len);
+}
+
+/* A config (config, config.worktree), up to WATCHLATER_MAX_CONFIG: git's
+ * own are small, and one read per repository the end finds must not
+ * keep the user waiting (a sparse file of the index's bound reads for a
+ * second). */
+static int
+config_read(int gitdir_fd, const char *name, char **buf, size_t *len)
+{
+	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_CONFIG, buf, len);
+}
+
+/* Why a config could not be read as git reads it (r < 0), or the NUL
+ * git reads past. */
+static const char *
+config_unread(int r)
+{
+	if (r == -EFBIG)
+		return "it is larger than 1 MiB, the most llwrap reads of a "
+		       "config";
+	return r < 0 ? strerror(-r) : "it holds a NUL";
 }
 
 /* The gitlinks of the index, validated; NULL and a failure when it
@@ -261,7 +290,7 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 	_cleanup_free_ char *reader = NULL, *worktree = NULL;
 	struct stat st;
 	size_t len;
-	int r = index_read(dirfd, "config", &text, &len);
+	int r = config_read(dirfd, "config", &text, &len);
 
 	if (r == -ENOENT)
 		return;
@@ -277,7 +306,7 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 	if (r < 0 || strlen(text) != len) {
 		reader =
 			xasprintf("git (llwrap cannot read it as git does: %s)",
-				  r < 0 ? strerror(-r) : "it holds a NUL");
+				  config_unread(r));
 		wl_move_aside(w, dirfd, dir, "config", reader);
 		return;
 	}
@@ -673,9 +702,6 @@ wl_watch_submodules(struct watchlater *w, const char *project,
  * the kernel sets it at every write, rename or link, and nothing
  * unprivileged sets it back), against the start's on the same clock.
  */
-static const char nested_reader[] = "git (in a repository nested in the "
-				    "project)";
-
 /* Whether name in dirfd was made since the start (or its birth is not
  * known). */
 static bool
@@ -741,7 +767,7 @@ nested_text(int gitfd, const char *name, size_t *len)
 {
 	char *text = NULL;
 
-	if (index_read(gitfd, name, &text, len) < 0 || strlen(text) != *len) {
+	if (config_read(gitfd, name, &text, len) < 0 || strlen(text) != *len) {
 		free(text);
 		return NULL;
 	}
@@ -824,12 +850,13 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 	/* (git config writes a new file: one the start had is changed.) */
 	did = before == NULL && nested_born(w, gitfd, name) ? "created"
 							    : "changed";
-	r = index_read(gitfd, name, &text, &len);
+	r = config_read(gitfd, name, &text, &len);
 	if (r < 0 || strlen(text) != len) {
 		/* (A NUL git reads past, a link git follows.) */
-		reader = xasprintf("%s; llwrap cannot read it as git does: %s",
-				   nested_reader,
-				   r < 0 ? strerror(-r) : "it holds a NUL");
+		reader = xasprintf("git (in a repository nested in the "
+				   "project; llwrap cannot read it as git "
+				   "does: %s)",
+				   config_unread(r));
 		wl_move_aside_as(w, gitfd, path, name, reader, did);
 		return true;
 	}

@@ -21,6 +21,9 @@
 
 /* The largest index read (a large monorepo's is tens of MiB). */
 #define WATCHLATER_MAX_INDEX (256u << 20)
+/* The largest config read (watchlater-git.c), as a held file's: one
+ * larger is moved aside as one llwrap cannot read as git does. */
+#define WATCHLATER_MAX_CONFIG (1u << 20)
 
 /* The trees the watcher opens beneath: the project, and a repository
  * outside it (a linked worktree's own directory and its common one). */

@@ -1045,6 +1045,21 @@ else
 fi
 
 
+# A nested repository's config larger than llwrap reads of one (1 MiB,
+# as a held file; review A, F5) is moved aside unread, as one llwrap
+# cannot read as git does: each was read up to the index's 256 MiB, and
+# a sparse one kept the end reading for a second.  A small change
+# beside it is judged, and left.
+R=$HOME_DIR/work/bigconfig
+make_repo "$R"
+as_user sh -c 'cd "$1" && git init -q big && git init -q small' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	yes "# a comment line, harmless, many times over" | head -c 1200000 >>big/.git/config &&
+	git -C small config user.email s@llwrap.invalid'
+expect_output "a nested config larger than llwrap reads is moved aside, unread" \
+	"changed $R/big/\\.git/config, which git \\(in a repository nested in the project; llwrap cannot read it as git does: it is larger than 1 MiB"
+expect_no_output "... a small harmless change beside it is left" "$R/small/"
+
 # The end's look through the project is bounded: past it the run fails,
 # saying where it stopped (llwrap-hooked lowers the bound to 40
 # directories); a directory it cannot list fails the run too, but
