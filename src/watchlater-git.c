@@ -5,7 +5,8 @@
  * aside, a repository the command made (git init) checked as it changes
  * (its config, its hooks), the repositories under modules/ that
  * git submodule update would take, and the other repositories in the
- * project, at any depth, after the run.
+ * project, at any depth, and those inside them (their submodules',
+ * their linked worktrees'), after the run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -798,6 +799,10 @@ nested_record(struct watchlater *w, int sub, const char *name,
 	n->config_wt = nested_text(gitfd, "config.worktree", &n->len_wt);
 	if (fstatat(gitfd, "hooks", &hs, AT_SYMLINK_NOFOLLOW) == 0)
 		n->hooks_key = (struct wkey){ hs.st_dev, hs.st_ino };
+	if (fstatat(gitfd, "modules", &hs, AT_SYMLINK_NOFOLLOW) == 0)
+		n->modules_key = (struct wkey){ hs.st_dev, hs.st_ino };
+	if (fstatat(gitfd, "worktrees", &hs, AT_SYMLINK_NOFOLLOW) == 0)
+		n->worktrees_key = (struct wkey){ hs.st_dev, hs.st_ino };
 	close(gitfd);
 }
 
@@ -929,12 +934,219 @@ nested_hooks(struct watchlater *w, int gitfd, const char *path,
 	}
 }
 
+/*
+ * The repositories inside a nested repository's directory: its
+ * submodules' (modules/NAME, NAME maybe with slashes, a directory with a
+ * HEAD), which git uses in each submodule's checkout and which git
+ * submodule update --init takes when it finds one there, and its linked
+ * worktrees' (worktrees/NAME), which git uses in the worktree wherever
+ * that is.  Each is checked as the repository is, with no start's
+ * record, within the gitdir walk's bounds, counted over all of one
+ * nested repository.
+ */
+struct inner {
+	size_t seen; /* entries of modules/ and worktrees/ listed */
+	bool over;   /* past a bound: said once */
+};
+
+/*
+ * A directory on the way (the repository, modules/, a level of a
+ * submodule's name): whether it changed since the start, and whether
+ * it is taken as the command's (made).  A directory made or renamed in
+ * changes itself and the directory it is in, and what is inside keeps
+ * its times: it is made, and all in it.  One where git only wrote (its
+ * index, a ref: the user's git in a submodule's checkout or a linked
+ * worktree during the run, the command's git status there) changes
+ * itself alone, and stays the user's: what changed in it is judged.
+ */
+struct inner_up {
+	bool changed;
+	bool made;
+};
+
+typedef void inner_fn(struct watchlater *w, int fd, const char *path,
+		      struct inner *in, int depth, const struct inner_up *up);
+
+static void nested_repo(struct watchlater *w, int gitfd, const char *path,
+			const struct nested *n, bool made, bool worktree,
+			struct inner *in, int depth);
+
+/* The directory fd, in the one up describes. */
+static struct inner_up
+inner_is(struct watchlater *w, int fd, const struct inner_up *up)
+{
+	struct stat st;
+	bool changed = fstat(fd, &st) < 0 || wl_changed(w, &st);
+
+	return (struct inner_up){
+		.changed = changed,
+		.made = up->made || (changed && up->changed),
+	};
+}
+
+/* One more entry at depth beneath the nested repository at path: false
+ * (and the run's failure, once) past the bounds. */
+static bool
+inner_bound(struct watchlater *w, struct inner *in, const char *path, int depth)
+{
+	_cleanup_free_ char *shown = NULL;
+
+	if (in->over)
+		return false;
+	if (++in->seen <= WATCHLATER_GITDIR_MAX &&
+	    depth <= WATCHLATER_GITDIR_DEPTH)
+		return true;
+	in->over = true;
+	shown = text_shown(path);
+	wl_fail(w, xasprintf("a repository nested in the project holds more "
+			     "submodules' and linked worktrees' repositories "
+			     "than llwrap looks at for what the command "
+			     "changed in them (more than %d entries, or "
+			     "deeper than %d, at %s): git keeps a submodule's "
+			     "repository under .git/modules/ and a linked "
+			     "worktree's under .git/worktrees/ (git worktree "
+			     "prune removes those of worktrees gone)",
+			     WATCHLATER_GITDIR_MAX, WATCHLATER_GITDIR_DEPTH,
+			     shown));
+	return false;
+}
+
+/* The directory fd (O_PATH) at path, as up says, listed: fn called for
+ * each directory in it, opened beneath it without a link (a link there
+ * is the gitdir walk's, wl_gitdir_nested). */
+static void
+inner_list(struct watchlater *w, int fd, const char *path, struct inner *in,
+	   int depth, const struct inner_up *up, inner_fn *fn)
+{
+	int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	struct dirent *e;
+
+	if (d == NULL) {
+		int err = errno;
+		_cleanup_free_ char *shown = text_shown(path);
+
+		if (lfd >= 0)
+			close(lfd);
+		wl_fail(w,
+			xasprintf("cannot list %s: %s", shown, strerror(err)));
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *sub = NULL;
+		int sfd;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (!inner_bound(w, in, path, depth))
+			break;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		sub = xasprintf("%s/%s", path, e->d_name);
+		sfd = wl_open_beneath(fd, e->d_name, true);
+		if (sfd == -ENOENT || sfd == -ENOTDIR || sfd == -ELOOP)
+			continue;
+		if (sfd < 0) {
+			_cleanup_free_ char *shown = text_shown(sub);
+
+			wl_fail(w, xasprintf("cannot open %s: %s", shown,
+					     strerror(-sfd)));
+			continue;
+		}
+		fn(w, sfd, sub, in, depth, up);
+		close(sfd);
+	}
+	closedir(d);
+}
+
+/* name (modules/, worktrees/) in the repository gitfd at path (as up
+ * says), listed for fn when it is a directory.  start: its identity at
+ * the start (a top-level repository's, 0, 0 when it had none), or NULL:
+ * with it, a submodule added or removed (which changes modules/) leaves
+ * the others the user's. */
+static void
+inner_dir(struct watchlater *w, int gitfd, const char *path, const char *name,
+	  struct inner *in, int depth, const struct inner_up *up,
+	  const struct wkey *start, inner_fn *fn)
+{
+	_cleanup_free_ char *sub = xasprintf("%s/%s", path, name);
+	_cleanup_close_ int fd = wl_open_beneath(gitfd, name, true);
+	struct inner_up me;
+
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return;
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(sub);
+
+		wl_fail(w,
+			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+		return;
+	}
+	me = inner_is(w, fd, up);
+	if (start != NULL) {
+		struct stat st;
+
+		me.made = up->made || fstat(fd, &st) < 0 ||
+			  !nested_same(start, &st);
+	}
+	inner_list(w, fd, sub, in, depth, &me, fn);
+}
+
+/* A directory under modules/: a submodule's repository when it has a
+ * HEAD (as git, and the gitdir walk, take one), else one more level of
+ * a submodule's name. */
+static void
+inner_module(struct watchlater *w, int fd, const char *path, struct inner *in,
+	     int depth, const struct inner_up *up)
+{
+	struct inner_up me = inner_is(w, fd, up);
+	struct stat st;
+
+	if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISDIR(st.st_mode))
+		nested_repo(w, fd, path, NULL, me.made, false, in, depth + 1);
+	else
+		inner_list(w, fd, path, in, depth + 1, &me, inner_module);
+}
+
+/* A linked worktree's directory, worktrees/NAME. */
+static void
+inner_worktree(struct watchlater *w, int fd, const char *path, struct inner *in,
+	       int depth, const struct inner_up *up)
+{
+	struct inner_up me = inner_is(w, fd, up);
+
+	nested_repo(w, fd, path, NULL, me.made, true, in, depth + 1);
+}
+
+/* Whether the commondir of the linked worktree's directory gitfd names
+ * the repository it is in, worktrees/NAME/../.., as git worktree add
+ * writes it: that one is checked here too, and the worktree needs it. */
+static bool
+commondir_own(int gitfd)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+
+	if (git_file_read(gitfd, "commondir", 64, &text, &len) < 0)
+		return false;
+	/* (git drops the line's end, \n or \r\n, and nothing else.) */
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	return len == 5 && memcmp(text, "../..", 5) == 0;
+}
+
 /* The repository whose git directory is gitfd (at path): n, the
- * start's record, or NULL; made, the command made it. */
+ * start's record, or NULL; made, the command made it; worktree, a
+ * linked worktree's directory in another repository (worktrees/NAME);
+ * in and depth, where it is in the nested repository the walk found
+ * (0: that one). */
 static void
 nested_repo(struct watchlater *w, int gitfd, const char *path,
-	    const struct nested *n, bool made)
+	    const struct nested *n, bool made, bool worktree, struct inner *in,
+	    int depth)
 {
+	struct inner_up up = { .made = made };
 	struct stat st;
 	bool config = nested_config(w, gitfd, path, "config",
 				    n != NULL ? n->config : NULL,
@@ -945,19 +1157,45 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	nested_config(w, gitfd, path, "config.worktree",
 		      n != NULL && !config ? n->config_wt : NULL,
 		      n != NULL && !config ? n->len_wt : 0, made, config);
-	/* A commondir takes config, hooks and objects from elsewhere. */
+	/* A commondir takes config, hooks and objects from elsewhere (a
+	 * linked worktree's own repository's excepted). */
 	if (fstatat(gitfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (made || wl_changed(w, &st)))
+	    (made || wl_changed(w, &st)) && !(worktree && commondir_own(gitfd)))
 		wl_move_aside_as(w, gitfd, path, "commondir",
 				 "git (in a repository nested in the project, "
 				 "it names another repository's files)",
 				 nested_born(w, gitfd, "commondir")
 					 ? "created"
 					 : "changed");
+	/* A linked worktree's gitdir names where the worktree is: git
+	 * worktree repair writes a .git file there, git worktree remove
+	 * deletes what it names.  Only one that changed itself is moved
+	 * (not one in a directory the user's git wrote in): git worktree
+	 * prune drops a worktree whose gitdir is gone. */
+	if (worktree &&
+	    fstatat(gitfd, "gitdir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    wl_changed(w, &st))
+		wl_move_aside_as(w, gitfd, path, "gitdir",
+				 "git (in a linked worktree of a repository "
+				 "nested in the project, it names where the "
+				 "worktree is, where git worktree repair "
+				 "writes and git worktree remove deletes)",
+				 nested_born(w, gitfd, "gitdir") ? "created"
+								 : "changed");
 	nested_hooks(w, gitfd, path, n, made);
 	/* Its links and special files: the user's git writes its reflogs,
-	 * COMMIT_EDITMSG, FETCH_HEAD through them. */
-	wl_gitdir_nested(w, gitfd, path, made);
+	 * COMMIT_EDITMSG, FETCH_HEAD through them.  The walk of the
+	 * nested repository goes through those inside it too, by their
+	 * change times: one the command made (a directory renamed in keeps
+	 * its links' times) is walked again, as made. */
+	if (depth == 0 || made)
+		wl_gitdir_nested(w, gitfd, path, made);
+	if (fstat(gitfd, &st) < 0 || wl_changed(w, &st))
+		up.changed = true;
+	inner_dir(w, gitfd, path, "modules", in, depth, &up,
+		  n != NULL ? &n->modules_key : NULL, inner_module);
+	inner_dir(w, gitfd, path, "worktrees", in, depth, &up,
+		  n != NULL ? &n->worktrees_key : NULL, inner_worktree);
 }
 
 /* The .git (st) of the directory dirfd at rel, beneath the project. */
@@ -995,7 +1233,8 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 					     shown, strerror(-gitfd)));
 		return;
 	}
-	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st));
+	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st), false,
+		    &(struct inner){ 0 }, 0);
 }
 
 /*
@@ -1021,7 +1260,8 @@ nested_found(struct watchlater *w, int fd, const char *rel, bool dotgit,
 		nested_dotgit(w, fd, rel, &st);
 	if (bare && fstat(fd, &st) == 0) {
 		path = xasprintf("%s/%s", w->roots[0].path, rel);
-		nested_repo(w, fd, path, NULL, wl_changed(w, &st));
+		nested_repo(w, fd, path, NULL, wl_changed(w, &st), false,
+			    &(struct inner){ 0 }, 0);
 	}
 }
 
