@@ -5,7 +5,8 @@
  * aside, a repository the command made (git init) checked as it changes
  * (its config, its hooks), the repositories under modules/ that
  * git submodule update would take, and the other repositories in the
- * project, at any depth, after the run.
+ * project, at any depth, and those inside them (their submodules',
+ * their linked worktrees'), after the run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,12 +36,13 @@
 #include "watchlater-int.h"
 #include "xalloc.h"
 
-/* The text of the index, beneath the repository's directory fd: opened
- * without blocking (a FIFO planted there waits for no writer) and read
- * only when it is a regular file.  0, -ENOENT when there is none, or
- * -errno. */
+/* The text of a file of the repository, beneath its directory fd, at
+ * most max bytes: opened without blocking (a FIFO planted there waits
+ * for no writer) and read only when it is a regular file.  0, -ENOENT
+ * when there is none, -EFBIG when it is larger, or -errno. */
 static int
-index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
+git_file_read(int gitdir_fd, const char *name, size_t max, char **buf,
+	      size_t *len)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
@@ -57,9 +59,37 @@ index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	if ((uint64_t)st.st_size > WATCHLATER_MAX_INDEX)
+	if ((uint64_t)st.st_size > max)
 		return -EFBIG;
-	return fd_read_all(fd, WATCHLATER_MAX_INDEX, buf, len);
+	return fd_read_all(fd, max, buf, len);
+}
+
+/* The index (or a shared index), up to WATCHLATER_MAX_INDEX. */
+static int
+index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
+{
+	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_INDEX, buf, len);
+}
+
+/* A config (config, config.worktree), up to WATCHLATER_MAX_CONFIG: git's
+ * own are small, and one read per repository the end finds must not
+ * keep the user waiting (a sparse file of the index's bound reads for a
+ * second). */
+static int
+config_read(int gitdir_fd, const char *name, char **buf, size_t *len)
+{
+	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_CONFIG, buf, len);
+}
+
+/* Why a config could not be read as git reads it (r < 0), or the NUL
+ * git reads past. */
+static const char *
+config_unread(int r)
+{
+	if (r == -EFBIG)
+		return "it is larger than 1 MiB, the most llwrap reads of a "
+		       "config";
+	return r < 0 ? strerror(-r) : "it holds a NUL";
 }
 
 /* The gitlinks of the index, validated; NULL and a failure when it
@@ -262,7 +292,7 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 	_cleanup_free_ char *reader = NULL, *worktree = NULL;
 	struct stat st;
 	size_t len;
-	int r = index_read(dirfd, "config", &text, &len);
+	int r = config_read(dirfd, "config", &text, &len);
 
 	if (r == -ENOENT)
 		return;
@@ -278,7 +308,7 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 	if (r < 0 || strlen(text) != len) {
 		reader =
 			xasprintf("git (llwrap cannot read it as git does: %s)",
-				  r < 0 ? strerror(-r) : "it holds a NUL");
+				  config_unread(r));
 		wl_move_aside(w, dirfd, dir, "config", reader);
 		return;
 	}
@@ -674,9 +704,6 @@ wl_watch_submodules(struct watchlater *w, const char *project,
  * the kernel sets it at every write, rename or link, and nothing
  * unprivileged sets it back), against the start's on the same clock.
  */
-static const char nested_reader[] = "git (in a repository nested in the "
-				    "project)";
-
 /* Whether name in dirfd was made since the start (or its birth is not
  * known). */
 static bool
@@ -742,7 +769,7 @@ nested_text(int gitfd, const char *name, size_t *len)
 {
 	char *text = NULL;
 
-	if (index_read(gitfd, name, &text, len) < 0 || strlen(text) != *len) {
+	if (config_read(gitfd, name, &text, len) < 0 || strlen(text) != *len) {
 		free(text);
 		return NULL;
 	}
@@ -773,6 +800,10 @@ nested_record(struct watchlater *w, int sub, const char *name,
 	n->config_wt = nested_text(gitfd, "config.worktree", &n->len_wt);
 	if (fstatat(gitfd, "hooks", &hs, AT_SYMLINK_NOFOLLOW) == 0)
 		n->hooks_key = (struct wkey){ hs.st_dev, hs.st_ino };
+	if (fstatat(gitfd, "modules", &hs, AT_SYMLINK_NOFOLLOW) == 0)
+		n->modules_key = (struct wkey){ hs.st_dev, hs.st_ino };
+	if (fstatat(gitfd, "worktrees", &hs, AT_SYMLINK_NOFOLLOW) == 0)
+		n->worktrees_key = (struct wkey){ hs.st_dev, hs.st_ino };
 	close(gitfd);
 }
 
@@ -825,12 +856,13 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 	/* (git config writes a new file: one the start had is changed.) */
 	did = before == NULL && nested_born(w, gitfd, name) ? "created"
 							    : "changed";
-	r = index_read(gitfd, name, &text, &len);
+	r = config_read(gitfd, name, &text, &len);
 	if (r < 0 || strlen(text) != len) {
 		/* (A NUL git reads past, a link git follows.) */
-		reader = xasprintf("%s; llwrap cannot read it as git does: %s",
-				   nested_reader,
-				   r < 0 ? strerror(-r) : "it holds a NUL");
+		reader = xasprintf("git (in a repository nested in the "
+				   "project; llwrap cannot read it as git "
+				   "does: %s)",
+				   config_unread(r));
 		wl_move_aside_as(w, gitfd, path, name, reader, did);
 		return true;
 	}
@@ -905,12 +937,219 @@ nested_hooks(struct watchlater *w, int gitfd, const char *path,
 
 static void nested_includes(struct watchlater *w, int gitfd, const char *path);
 
+/*
+ * The repositories inside a nested repository's directory: its
+ * submodules' (modules/NAME, NAME maybe with slashes, a directory with a
+ * HEAD), which git uses in each submodule's checkout and which git
+ * submodule update --init takes when it finds one there, and its linked
+ * worktrees' (worktrees/NAME), which git uses in the worktree wherever
+ * that is.  Each is checked as the repository is, with no start's
+ * record, within the gitdir walk's bounds, counted over all of one
+ * nested repository.
+ */
+struct inner {
+	size_t seen; /* entries of modules/ and worktrees/ listed */
+	bool over;   /* past a bound: said once */
+};
+
+/*
+ * A directory on the way (the repository, modules/, a level of a
+ * submodule's name): whether it changed since the start, and whether
+ * it is taken as the command's (made).  A directory made or renamed in
+ * changes itself and the directory it is in, and what is inside keeps
+ * its times: it is made, and all in it.  One where git only wrote (its
+ * index, a ref: the user's git in a submodule's checkout or a linked
+ * worktree during the run, the command's git status there) changes
+ * itself alone, and stays the user's: what changed in it is judged.
+ */
+struct inner_up {
+	bool changed;
+	bool made;
+};
+
+typedef void inner_fn(struct watchlater *w, int fd, const char *path,
+		      struct inner *in, int depth, const struct inner_up *up);
+
+static void nested_repo(struct watchlater *w, int gitfd, const char *path,
+			const struct nested *n, bool made, bool worktree,
+			struct inner *in, int depth);
+
+/* The directory fd, in the one up describes. */
+static struct inner_up
+inner_is(struct watchlater *w, int fd, const struct inner_up *up)
+{
+	struct stat st;
+	bool changed = fstat(fd, &st) < 0 || wl_changed(w, &st);
+
+	return (struct inner_up){
+		.changed = changed,
+		.made = up->made || (changed && up->changed),
+	};
+}
+
+/* One more entry at depth beneath the nested repository at path: false
+ * (and the run's failure, once) past the bounds. */
+static bool
+inner_bound(struct watchlater *w, struct inner *in, const char *path, int depth)
+{
+	_cleanup_free_ char *shown = NULL;
+
+	if (in->over)
+		return false;
+	if (++in->seen <= WATCHLATER_GITDIR_MAX &&
+	    depth <= WATCHLATER_GITDIR_DEPTH)
+		return true;
+	in->over = true;
+	shown = text_shown(path);
+	wl_fail(w, xasprintf("a repository nested in the project holds more "
+			     "submodules' and linked worktrees' repositories "
+			     "than llwrap looks at for what the command "
+			     "changed in them (more than %d entries, or "
+			     "deeper than %d, at %s): git keeps a submodule's "
+			     "repository under .git/modules/ and a linked "
+			     "worktree's under .git/worktrees/ (git worktree "
+			     "prune removes those of worktrees gone)",
+			     WATCHLATER_GITDIR_MAX, WATCHLATER_GITDIR_DEPTH,
+			     shown));
+	return false;
+}
+
+/* The directory fd (O_PATH) at path, as up says, listed: fn called for
+ * each directory in it, opened beneath it without a link (a link there
+ * is the gitdir walk's, wl_gitdir_nested). */
+static void
+inner_list(struct watchlater *w, int fd, const char *path, struct inner *in,
+	   int depth, const struct inner_up *up, inner_fn *fn)
+{
+	int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	struct dirent *e;
+
+	if (d == NULL) {
+		int err = errno;
+		_cleanup_free_ char *shown = text_shown(path);
+
+		if (lfd >= 0)
+			close(lfd);
+		wl_fail(w,
+			xasprintf("cannot list %s: %s", shown, strerror(err)));
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *sub = NULL;
+		int sfd;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (!inner_bound(w, in, path, depth))
+			break;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		sub = xasprintf("%s/%s", path, e->d_name);
+		sfd = wl_open_beneath(fd, e->d_name, true);
+		if (sfd == -ENOENT || sfd == -ENOTDIR || sfd == -ELOOP)
+			continue;
+		if (sfd < 0) {
+			_cleanup_free_ char *shown = text_shown(sub);
+
+			wl_fail(w, xasprintf("cannot open %s: %s", shown,
+					     strerror(-sfd)));
+			continue;
+		}
+		fn(w, sfd, sub, in, depth, up);
+		close(sfd);
+	}
+	closedir(d);
+}
+
+/* name (modules/, worktrees/) in the repository gitfd at path (as up
+ * says), listed for fn when it is a directory.  start: its identity at
+ * the start (a top-level repository's, 0, 0 when it had none), or NULL:
+ * with it, a submodule added or removed (which changes modules/) leaves
+ * the others the user's. */
+static void
+inner_dir(struct watchlater *w, int gitfd, const char *path, const char *name,
+	  struct inner *in, int depth, const struct inner_up *up,
+	  const struct wkey *start, inner_fn *fn)
+{
+	_cleanup_free_ char *sub = xasprintf("%s/%s", path, name);
+	_cleanup_close_ int fd = wl_open_beneath(gitfd, name, true);
+	struct inner_up me;
+
+	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+		return;
+	if (fd < 0) {
+		_cleanup_free_ char *shown = text_shown(sub);
+
+		wl_fail(w,
+			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+		return;
+	}
+	me = inner_is(w, fd, up);
+	if (start != NULL) {
+		struct stat st;
+
+		me.made = up->made || fstat(fd, &st) < 0 ||
+			  !nested_same(start, &st);
+	}
+	inner_list(w, fd, sub, in, depth, &me, fn);
+}
+
+/* A directory under modules/: a submodule's repository when it has a
+ * HEAD (as git, and the gitdir walk, take one), else one more level of
+ * a submodule's name. */
+static void
+inner_module(struct watchlater *w, int fd, const char *path, struct inner *in,
+	     int depth, const struct inner_up *up)
+{
+	struct inner_up me = inner_is(w, fd, up);
+	struct stat st;
+
+	if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISDIR(st.st_mode))
+		nested_repo(w, fd, path, NULL, me.made, false, in, depth + 1);
+	else
+		inner_list(w, fd, path, in, depth + 1, &me, inner_module);
+}
+
+/* A linked worktree's directory, worktrees/NAME. */
+static void
+inner_worktree(struct watchlater *w, int fd, const char *path, struct inner *in,
+	       int depth, const struct inner_up *up)
+{
+	struct inner_up me = inner_is(w, fd, up);
+
+	nested_repo(w, fd, path, NULL, me.made, true, in, depth + 1);
+}
+
+/* Whether the commondir of the linked worktree's directory gitfd names
+ * the repository it is in, worktrees/NAME/../.., as git worktree add
+ * writes it: that one is checked here too, and the worktree needs it. */
+static bool
+commondir_own(int gitfd)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+
+	if (git_file_read(gitfd, "commondir", 64, &text, &len) < 0)
+		return false;
+	/* (git drops the line's end, \n or \r\n, and nothing else.) */
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	return len == 5 && memcmp(text, "../..", 5) == 0;
+}
+
 /* The repository whose git directory is gitfd (at path): n, the
- * start's record, or NULL; made, the command made it. */
+ * start's record, or NULL; made, the command made it; worktree, a
+ * linked worktree's directory in another repository (worktrees/NAME);
+ * in and depth, where it is in the nested repository the walk found
+ * (0: that one). */
 static void
 nested_repo(struct watchlater *w, int gitfd, const char *path,
-	    const struct nested *n, bool made)
+	    const struct nested *n, bool made, bool worktree, struct inner *in,
+	    int depth)
 {
+	struct inner_up up = { .made = made };
 	struct stat st;
 	bool config = nested_config(w, gitfd, path, "config",
 				    n != NULL ? n->config : NULL,
@@ -921,23 +1160,49 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	nested_config(w, gitfd, path, "config.worktree",
 		      n != NULL && !config ? n->config_wt : NULL,
 		      n != NULL && !config ? n->len_wt : 0, made, config);
-	/* A commondir takes config, hooks and objects from elsewhere. */
+	/* A commondir takes config, hooks and objects from elsewhere (a
+	 * linked worktree's own repository's excepted). */
 	if (fstatat(gitfd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (made || wl_changed(w, &st)))
+	    (made || wl_changed(w, &st)) && !(worktree && commondir_own(gitfd)))
 		wl_move_aside_as(w, gitfd, path, "commondir",
 				 "git (in a repository nested in the project, "
 				 "it names another repository's files)",
 				 nested_born(w, gitfd, "commondir")
 					 ? "created"
 					 : "changed");
+	/* A linked worktree's gitdir names where the worktree is: git
+	 * worktree repair writes a .git file there, git worktree remove
+	 * deletes what it names.  Only one that changed itself is moved
+	 * (not one in a directory the user's git wrote in): git worktree
+	 * prune drops a worktree whose gitdir is gone. */
+	if (worktree &&
+	    fstatat(gitfd, "gitdir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    wl_changed(w, &st))
+		wl_move_aside_as(w, gitfd, path, "gitdir",
+				 "git (in a linked worktree of a repository "
+				 "nested in the project, it names where the "
+				 "worktree is, where git worktree repair "
+				 "writes and git worktree remove deletes)",
+				 nested_born(w, gitfd, "gitdir") ? "created"
+								 : "changed");
 	nested_hooks(w, gitfd, path, n, made);
 	/* Its links and special files: the user's git writes its reflogs,
-	 * COMMIT_EDITMSG, FETCH_HEAD through them. */
-	wl_gitdir_nested(w, gitfd, path, made);
+	 * COMMIT_EDITMSG, FETCH_HEAD through them.  The walk of the
+	 * nested repository goes through those inside it too, by their
+	 * change times: one the command made (a directory renamed in keeps
+	 * its links' times) is walked again, as made. */
+	if (depth == 0 || made)
+		wl_gitdir_nested(w, gitfd, path, made);
 	/* What its config includes from the project (one the command made
 	 * had its config judged whole, includes and all). */
 	if (!made)
 		nested_includes(w, gitfd, path);
+	if (fstat(gitfd, &st) < 0 || wl_changed(w, &st))
+		up.changed = true;
+	inner_dir(w, gitfd, path, "modules", in, depth, &up,
+		  n != NULL ? &n->modules_key : NULL, inner_module);
+	inner_dir(w, gitfd, path, "worktrees", in, depth, &up,
+		  n != NULL ? &n->worktrees_key : NULL, inner_worktree);
 }
 
 /*
@@ -1049,13 +1314,15 @@ nested_include(struct watchlater *w, struct nested_inc *ni, const char *abs,
 	if (!S_ISREG(st.st_mode)) {
 		/* A FIFO git would wait on, made by the command. */
 		if (wl_changed(w, &st))
-			wl_move_aside_as(w, dirfd, dirpath, base, nested_reader,
+			wl_move_aside_as(w, dirfd, dirpath, base,
+					 "git (in a repository nested in the "
+					 "project)",
 					 nested_born(w, dirfd, base)
 						 ? "created"
 						 : "changed");
 		return;
 	}
-	r = index_read(dirfd, base, &text, &len);
+	r = config_read(dirfd, base, &text, &len);
 	if (r == 0 && strlen(text) != len)
 		r = -EBADMSG; /* a NUL git reads past */
 	if (r < 0 && !wl_changed(w, &st)) {
@@ -1064,14 +1331,15 @@ nested_include(struct watchlater *w, struct nested_inc *ni, const char *abs,
 				     "does: %s",
 				     shown, repo,
 				     r == -EBADMSG ? "it holds a NUL"
-						   : strerror(-r)));
+						   : config_unread(r)));
 		return;
 	}
 	if (r < 0) {
-		reader = xasprintf("%s; llwrap cannot read it as git does: %s",
-				   nested_reader,
-				   r == -EBADMSG ? "it holds a NUL"
-						 : strerror(-r));
+		reader = xasprintf(
+			"git (in a repository nested in the "
+			"project; llwrap cannot read it as git does: "
+			"%s)",
+			r == -EBADMSG ? "it holds a NUL" : config_unread(r));
 		wl_move_aside_as(w, dirfd, dirpath, base, reader,
 				 nested_born(w, dirfd, base) ? "created"
 							     : "changed");
@@ -1118,7 +1386,7 @@ nested_includes(struct watchlater *w, int gitfd, const char *path)
 		_cleanup_free_ char *file = xasprintf("%s/%s", path, names[i]);
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
-		int r = index_read(gitfd, names[i], &text, &len);
+		int r = config_read(gitfd, names[i], &text, &len);
 
 		if (r == 0 && strlen(text) != len)
 			r = -EBADMSG;
@@ -1176,7 +1444,8 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 					     shown, strerror(-gitfd)));
 		return;
 	}
-	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st));
+	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st), false,
+		    &(struct inner){ 0 }, 0);
 }
 
 /* The files git opens in dirfd (at rel) without O_NONBLOCK that are a
@@ -1243,7 +1512,8 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 	if ((flags & WALK_BARE) && fstat(fd, &st) == 0) {
 		free(path);
 		path = xasprintf("%s/%s", w->roots[0].path, rel);
-		nested_repo(w, fd, path, NULL, wl_changed(w, &st));
+		nested_repo(w, fd, path, NULL, wl_changed(w, &st), false,
+			    &(struct inner){ 0 }, 0);
 	}
 }
 

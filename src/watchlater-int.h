@@ -21,6 +21,9 @@
 
 /* The largest index read (a large monorepo's is tens of MiB). */
 #define WATCHLATER_MAX_INDEX (256u << 20)
+/* The largest config read (watchlater-git.c), as a held file's: one
+ * larger is moved aside as one llwrap cannot read as git does. */
+#define WATCHLATER_MAX_CONFIG (1u << 20)
 
 /* The trees the watcher opens beneath: the project, and a repository
  * outside it (a linked worktree's own directory and its common one). */
@@ -136,7 +139,10 @@ struct nested {
 	char *name;	       /* the directory's, in the project */
 	struct wkey key;       /* its .git's */
 	struct wkey hooks_key; /* its hooks/ (0, 0: none) */
-	char *config;	       /* the text of its config, or NULL */
+	/* its modules/ and worktrees/ (0, 0: none): one renamed in holds
+	 * repositories whose files keep their change times */
+	struct wkey modules_key, worktrees_key;
+	char *config; /* the text of its config, or NULL */
 	size_t len;
 	char *config_wt; /* ... of its config.worktree, or NULL */
 	size_t len_wt;
@@ -262,7 +268,8 @@ bool wl_is_hook(const char *name);
  * the top level's recorded at the start, every one checked at the end
  * (a bounded walk): what changed in them since the start (a config that
  * runs something or reroutes git, a hook, a commondir, a .git file), and
- * one the command made as a repository it made. */
+ * one the command made as a repository it made; the repositories inside
+ * each (its submodules', its linked worktrees') the same way. */
 void wl_nested_start(struct watchlater *w);
 void wl_nested_check(struct watchlater *w);
 void wl_nested_free(struct watchlater *w);

@@ -1129,6 +1129,106 @@ expect_rc "a link the user had at the name a nested config includes: the run fai
 expect_output "... naming it and what to look at" \
 	"$R/link\\.inc, which the configuration of $R/lib/\\.git includes, is a symbolic link.*look at its target"
 
+# A nested repository's config larger than llwrap reads of one (1 MiB,
+# as a held file; review A, F5) is moved aside unread, as one llwrap
+# cannot read as git does: each was read up to the index's 256 MiB, and
+# a sparse one kept the end reading for a second.  A small change
+# beside it is judged, and left.
+R=$HOME_DIR/work/bigconfig
+make_repo "$R"
+as_user sh -c 'cd "$1" && git init -q big && git init -q small' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	yes "# a comment line, harmless, many times over" | head -c 1200000 >>big/.git/config &&
+	git -C small config user.email s@llwrap.invalid'
+expect_output "a nested config larger than llwrap reads is moved aside, unread" \
+	"changed $R/big/\\.git/config, which git \\(in a repository nested in the project; llwrap cannot read it as git does: it is larger than 1 MiB"
+expect_no_output "... a small harmless change beside it is left" "$R/small/"
+
+# The repositories inside a nested repository's directory (review A,
+# F2): its submodules' (.git/modules/NAME: config and hooks, one the
+# command made there for git submodule update --init to take) and its
+# linked worktrees' (.git/worktrees/NAME: a commondir naming a planted
+# config, a config.worktree, a gitdir rewritten), each checked as a
+# nested repository is; one renamed in from where an earlier run left it
+# (its files keep their change times), a modules/ renamed in too, as
+# made.  Beside them, the user's own: a submodule with its hook, a
+# linked worktree, left as they were, the command's git status in the
+# submodule too.
+R=$HOME_DIR/work/nested5
+make_repo "$R"
+as_user sh -c 'cd "$1" && git init -q "$1.up/sublib" && git init -q "$1.up/keep" &&
+	git -C "$1.up/sublib" commit -q --allow-empty -m s &&
+	git -C "$1.up/keep" commit -q --allow-empty -m k &&
+	git init -q lib && cd lib && git commit -q --allow-empty -m l &&
+	git submodule add -q "$1.up/sublib" deps/sublib &&
+	git submodule add -q "$1.up/keep" deps/keep && git commit -q -m subs &&
+	printf "#!/bin/sh\ntouch %s/keep5-hook\n" "$2" >.git/modules/deps/keep/hooks/pre-commit &&
+	chmod +x .git/modules/deps/keep/hooks/pre-commit &&
+	for t in wt wt2 wt3; do git worktree add -q "$1.wts/$t" -b $t || exit 1; done &&
+	git init -q ../lib2 && git init -q --bare .git/stash/prep/x &&
+	git init -q --bare ../lib2/.git/stash/modules/y &&
+	git --git-dir=.git/stash/prep/x config core.fsmonitor "touch $2/pwn5-renamed; false" &&
+	git --git-dir=../lib2/.git/stash/modules/y config core.fsmonitor "touch $2/pwn5-renamed; false" &&
+	cd .. && printf "/lib/\n/lib2/\n" >>.git/info/exclude' sh "$R" "$MARKS"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	cd lib && git -C deps/keep status --short
+	mkdir -p docs && cp -r .git docs/c && rm -rf docs/c/HEAD docs/c/worktrees docs/c/modules &&
+	git config -f docs/c/config core.fsmonitor "touch $1/pwn5-common; false" &&
+	printf "%s\n" "$PWD/docs/c" >.git/worktrees/wt/commondir
+	git config extensions.worktreeConfig true
+	printf "[core]\n\tfsmonitor = \"touch %s/pwn5-wtconfig; false\"\n" "$1" >.git/worktrees/wt3/config.worktree
+	echo "$1/victim5/.git" >.git/worktrees/wt3/gitdir
+	git config -f .git/modules/deps/sublib/config core.fsmonitor "touch $1/pwn5-mod; false"
+	printf "#!/bin/sh\ntouch %s/pwn5-modhook\n" "$1" >.git/modules/deps/sublib/hooks/pre-commit &&
+	chmod +x .git/modules/deps/sublib/hooks/pre-commit
+	git init -q --bare .git/modules/vendor && M="git --git-dir=.git/modules/vendor" &&
+	C=$($M commit-tree -m v $($M mktree </dev/null)) && $M update-ref refs/heads/main $C &&
+	$M config core.bare false &&
+	printf "#!/bin/sh\ntouch %s/pwn5-vendor\n" "$1" >.git/modules/vendor/hooks/post-checkout &&
+	chmod +x .git/modules/vendor/hooks/post-checkout &&
+	printf "[submodule \"vendor\"]\n\tpath = vendor\n\turl = %s/nowhere.git\n" "$1" >>.gitmodules &&
+	git update-index --add --cacheinfo 160000,$C,vendor && git add .gitmodules
+	mv .git/stash/prep .git/modules/ && mv ../lib2/.git/stash/modules ../lib2/.git/
+	exit 0' sh "$MARKS" "$R"
+expect_output "a nested repository's submodule's config that runs something is moved aside" \
+	"(created|changed) $R/lib/\\.git/modules/deps/sublib/config, which git \\(in a repository nested in the project, it sets"
+expect_output "... a hook added there" \
+	"created $R/lib/\\.git/modules/deps/sublib/hooks/pre-commit, which git \\(a hook of a repository nested"
+expect_output "... the hook of a submodule's repository the command made there" \
+	"created $R/lib/\\.git/modules/vendor/hooks/post-checkout, which git \\(a hook of a repository nested"
+expect_output "... a submodule's repository renamed in from where it was left" \
+	"created $R/lib/\\.git/modules/prep/x/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... one in a modules/ renamed in" \
+	"created $R/lib2/\\.git/modules/y/config, which git \\(it sets core\\.fsmonitor\\)"
+expect_output "... a linked worktree's commondir naming another repository" \
+	"changed $R/lib/\\.git/worktrees/wt/commondir, which git \\(in a repository nested in the project, it names another"
+expect_output "... a linked worktree's config.worktree" \
+	"created $R/lib/\\.git/worktrees/wt3/config\\.worktree, which git"
+expect_output "... a linked worktree's gitdir rewritten" \
+	"changed $R/lib/\\.git/worktrees/wt3/gitdir, which git \\(in a linked worktree of a repository nested in the project"
+expect_no_output "... and the user's own submodule and worktree are left" \
+	"$R/lib/\\.git/(modules/deps/keep|worktrees/wt2)"
+run as_user sh -c 'cd "$1" && git -C lib/deps/sublib status --short >/dev/null 2>&1
+	git -C lib/deps/sublib commit -q --allow-empty -m x >/dev/null 2>&1
+	git -C "$1.wts/wt" status --short >/dev/null 2>&1
+	git -C "$1.wts/wt3" status --short >/dev/null 2>&1
+	git -C "$1.wts/wt3" commit -q --allow-empty -m x >/dev/null 2>&1
+	cd lib && git submodule update --init vendor 2>&1 && git -C vendor status --short &&
+	echo vendor-ok' sh "$R"
+if ls "$MARKS" | grep -q '^pwn5-'; then
+	not_ok "... and the user's git in them runs nothing planted"
+	diag "ran: $(ls "$MARKS" | grep '^pwn5-' | tr '\n' ' ')"
+else
+	ok "... and the user's git in them runs nothing planted"
+fi
+expect_output "... git submodule update --init still takes the submodule's repository" "vendor-ok"
+run as_user sh -c 'cd "$1" && git -C lib/deps/keep commit -q --allow-empty -m x &&
+	git -C "$1.wts/wt2" status --short && git -C "$1.wts/wt2" commit -q --allow-empty -m w &&
+	echo neighbours5-ok' sh "$R"
+expect_output "... the user's own linked worktree works" "neighbours5-ok"
+[ -e "$MARKS/keep5-hook" ] && ok "... and the user's own submodule's hook still runs" ||
+	not_ok "the user's own hook in a nested repository's submodule was moved"
+
 # The end's look through the project is bounded: past it the run fails,
 # saying where it stopped (llwrap-hooked lowers the bound to 40
 # directories); a directory it cannot list fails the run too, but
