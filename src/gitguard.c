@@ -805,7 +805,10 @@ static const struct later_entry {
 	/* Other agents' and editors' project settings that run commands:
 	 * Claude Code's hooks, Cursor's and Gemini's MCP servers, a dev
 	 * container's initializeCommand (run on the host), Zed's and
-	 * Helix's language servers and tasks, Continue's config.ts. */
+	 * Helix's language servers and tasks, Continue's config.ts, the
+	 * project MCP servers of Roo Code (.roo/mcp.json), Kilo Code
+	 * (.kilocode/mcp.json; .kilo/ and kilo.json(c) in its newer
+	 * versions) and Amazon Q (.amazonq/mcp.json, default.json). */
 	{ ".claude", false, "Claude Code (its hooks)" },
 	{ ".cursor", false, "Cursor" },
 	{ ".gemini", false, "Gemini CLI" },
@@ -814,10 +817,18 @@ static const struct later_entry {
 	{ ".zed", false, "Zed (its language servers and tasks)" },
 	{ ".helix", false, "Helix (its language servers)" },
 	{ ".continue", false, "Continue (its config)" },
+	{ ".roo", false, "Roo Code (its MCP servers)" },
+	{ ".kilocode", false, "Kilo Code (its MCP servers)" },
+	{ ".kilo", false, "Kilo Code (its MCP servers)" },
+	{ ".amazonq", false, "Amazon Q (its MCP servers)" },
 	/* The files: direnv's, the agents' project configuration. */
 	{ ".envrc", false, "direnv" },
 	{ ".mcp.json", false,
 	  "an agent or editor that starts its MCP servers" },
+	{ ".devcontainer.json", false,
+	  "a dev container's host (initializeCommand)" },
+	{ "kilo.json", false, "Kilo Code (its MCP servers)" },
+	{ "kilo.jsonc", false, "Kilo Code (its MCP servers)" },
 	{ "opencode.json", false, "opencode" },
 	{ "opencode.jsonc", false, "opencode" },
 	{ ".llwrap.ini", false, "llwrap (the project's own profile)" },
