@@ -324,7 +324,9 @@ void wl_gitdir_free(struct watchlater *w);
 /* watchlater-todo.c */
 
 /* A rebase's (or cherry-pick's) todo list in the project's repository
- * that changed since the start and holds an exec line: moved aside. */
+ * whose state changed since the start: moved aside when it holds an exec
+ * line, is larger than llwrap reads, or its state names a merge strategy
+ * that is not git's own or options for one of git's strategy scripts. */
 void wl_todo_check(struct watchlater *w);
 /* Whether the todo list's line (len bytes, no newline) runs a command,
  * read as git reads it. */
