@@ -262,24 +262,38 @@ scan_modules(struct scan *s, const char *dir, int depth)
 	}
 }
 
-/* The files of a repository (or common) directory that run commands. */
+/* The files of a repository (or common) directory that run commands or
+ * say where git reads and sends. */
 static void
 protect_files(struct scan *s, const char *gitdir)
 {
-	static const char *const names[] = {
-		"config", "config.worktree", "commondir", "hooks", "worktrees",
+	static const struct {
+		const char *name;
+		enum gitguard_kind mode;
+		const char *why;
+	} files[] = {
+		{ "config", GITGUARD_RO, "git metadata that can run commands" },
+		{ "config.worktree", GITGUARD_RO,
+		  "git metadata that can run commands" },
+		{ "commondir", GITGUARD_RO,
+		  "git metadata that can run commands" },
+		{ "hooks", GITGUARD_RX, "git metadata that can run commands" },
+		{ "worktrees", GITGUARD_RO, "linked worktrees' repositories" },
+		/* Where the config names no remote, git reads remotes/NAME,
+		 * then branches/NAME (remote.c): where a push goes. */
+		{ "remotes", GITGUARD_RO,
+		  "git's legacy remotes (a push's "
+		  "address)" },
+		{ "branches", GITGUARD_RO,
+		  "git's legacy remotes (a push's "
+		  "address)" },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		_cleanup_free_ char *p = join(gitdir, names[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *p = join(gitdir, files[i].name);
 
 		if (kind(s, p) != 0)
-			add(s, p,
-			    strcmp(names[i], "hooks") == 0 ? GITGUARD_RX
-							   : GITGUARD_RO,
-			    strcmp(names[i], "worktrees") == 0
-				    ? "linked worktrees' repositories"
-				    : "git metadata that can run commands");
+			add(s, p, files[i].mode, files[i].why);
 	}
 }
 
@@ -303,11 +317,19 @@ scan_gitdir(struct scan *s, const char *gitdir, int depth)
 	 * (watchlater.h). */
 	if (kind(s, cd) == 0)
 		strv_push(&s->g->missing, cd);
+	/* So are config.worktree, and git's legacy remote files, which
+	 * route a push where the config names no remote (remote.c:
+	 * remotes/NAME, then branches/NAME). */
 	{
-		_cleanup_free_ char *cw = join(gitdir, "config.worktree");
+		static const char *const watched[] = { "config.worktree",
+						       "remotes", "branches" };
 
-		if (kind(s, cw) == 0)
-			strv_push(&s->g->missing, cw);
+		for (size_t i = 0; i < ARRAY_SIZE(watched); i++) {
+			_cleanup_free_ char *p = join(gitdir, watched[i]);
+
+			if (kind(s, p) == 0)
+				strv_push(&s->g->missing, p);
+		}
 	}
 	if (kind(s, cd) == 'f') {
 		_cleanup_free_ char *line = first_line(s, cd);

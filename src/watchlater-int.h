@@ -332,6 +332,15 @@ void wl_todo_check(struct watchlater *w);
  * read as git reads it. */
 bool wl_todo_exec_line(const char *line, size_t len);
 
+/* watchlater-remotes.c */
+
+/* The legacy remote files (remotes/, branches/) of the repository gitfd
+ * at path: one that names an address that is not a network one is moved
+ * aside; every one when made (a repository the command made), else
+ * those changed since the start. */
+void wl_remotes_check(struct watchlater *w, int gitfd, const char *path,
+		      bool made);
+
 /* watchlater-hold.c */
 
 /* At the start: record what holds (absolute, beneath the project) are,

@@ -725,6 +725,57 @@ expect_no_output "... its config is kept" "moved aside"
 [ "$(as_user git -C "$N" config remote.origin.url)" = https://example.invalid/x.git ] &&
 	ok "... and the user's git sees its remote" ||
 	not_ok "... and the user's git sees its remote"
+# Review A, F8: git's legacy remote files.  Where the config names no
+# remote, git reads .git/remotes/NAME (then branches/NAME): the command
+# names a bare repository it made where it can write outside the project
+# (its cache), with a post-receive hook, and the user's push ran it.  A
+# remotes/ made in the project's repository is moved aside as made; git
+# init's branches/ is read-only.  The control shows the push running it.
+LEGACY_SH='git init -q --bare "$3" &&
+printf "#!/bin/sh\ntouch %s/%s\n" "$1" "$2" >"$3/hooks/post-receive" && chmod +x "$3/hooks/post-receive" &&
+mkdir -p .git/remotes; printf "URL: %s\nPush: refs/heads/*:refs/heads/*\n" "$3" >.git/remotes/origin
+printf "%s\n" "$3" >.git/branches/pub || echo BRANCHES-REFUSED; echo LEFT'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/legacy-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m one &&
+		test -d .git/branches' sh "$N" || skip "git init made no branches/"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$LEGACY_SH" sh "$MARKS" legacy-$how "$HOME_DIR/work/legacy-bare.git" >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -- /bin/sh -c "$LEGACY_SH" sh "$MARKS" legacy-$how \
+			"$HOME_DIR/.cache/llwrap/opencode/legacy-bare.git"
+	fi
+	as_user /bin/sh -c 'cd "$1" && git push -q origin HEAD; git push -q pub HEAD' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/legacy-ctrl" ] &&
+			ok "control: a .git/remotes/origin made inside runs its repository's hook on the user's push" ||
+			not_ok "control: a .git/remotes/origin made inside should run its repository's hook on the user's push"
+	elif [ ! -e "$MARKS/legacy-prot" ] && [ ! -e "$N/.git/remotes" ] && [ ! -e "$N/.git/branches/pub" ] &&
+		printf '%s\n' "$out" | grep -q "^BRANCHES-REFUSED$" &&
+		printf '%s\n' "$out" | grep -q "the command created $N/\\.git/remotes, which git reads later.*moved aside"; then
+		ok "opencode: .git/remotes made inside is moved aside, said, and branches/ is read-only; the user's push runs nothing"
+	else
+		not_ok "opencode: .git/remotes made inside is moved aside and branches/ read-only"
+		diag "status $rc: $out"; diag "$(ls "$MARKS" "$N/.git")"
+	fi
+	rm -f "$MARKS"/*
+done
+# ... and in a repository the command made (the project had none), whose
+# legacy remote files are its own: one naming a local repository is
+# moved aside, as its config would be; an https one is kept.
+N=$HOME_DIR/work/legacy-new
+as_user mkdir -p "$N"
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'git init -q . && mkdir -p .git/remotes &&
+	printf "URL: %s\n" "$HOME/.cache/llwrap/opencode/legacy-bare.git" >.git/remotes/origin &&
+	printf "URL: https://example.invalid/x.git\n" >.git/remotes/up &&
+	printf "/srv/x.git#main\n" >.git/branches/pub && echo MADE'
+expect_output "a new repository's .git/remotes/origin naming a local repository: moved aside, said" \
+	"the command created $N/\\.git/remotes/origin, which git push and fetch \\(a remote the config does not name is read from it: URL '[^']*legacy-bare\\.git', not a network address.*moved aside"
+expect_output "... its branches/pub too" "the command created $N/\\.git/branches/pub, which git push and fetch .*URL '/srv/x\\.git'"
+[ -e "$N/.git/remotes/up" ] &&
+	ok "... the one naming an https address is kept" || not_ok "a new repository's https legacy remote was not kept"
+
 # core.worktree (Low of the same review): in a repository the command
 # made, one naming the home would make the user's next checkout write
 # there: moved aside.  One naming a directory of the project, as git
