@@ -5,6 +5,7 @@
  * format, core.hooksPath, and whether a config sets what could run a
  * command).  Pure: the caller reads the bytes.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -511,6 +512,61 @@ url_network(const char *url)
 	if (colon == NULL || (slash != NULL && slash < colon))
 		return false;
 	return url_host(url, (size_t)(colon - url));
+}
+
+/* One address of a legacy remote file: NULL when a network one. */
+static char *
+remote_url_unsafe(const char *url, size_t n)
+{
+	_cleanup_free_ char *u = xstrndup(url, n);
+
+	if (url_network(u))
+		return NULL;
+	if (n > 80)
+		u[80] = '\0';
+	return xasprintf("URL '%s', not a network address", u);
+}
+
+char *
+gitguard_remote_file_unsafe(const char *text, size_t len, bool branches)
+{
+	if (memchr(text, '\0', len) != NULL)
+		return xstrdup("a NUL, which git reads past");
+	for (size_t at = 0; at < len;) {
+		const char *line = text + at;
+		const char *nl = memchr(line, '\n', len - at);
+		size_t n = nl != NULL ? (size_t)(nl - line) : len - at;
+		size_t b = 0;
+
+		at += n + 1;
+		/* Both: trailing blanks (and a CR) dropped; branches/: the
+		 * leading ones too, and the URL ends at a '#'. */
+		while (n > 0 && isspace((unsigned char)line[n - 1]))
+			n--;
+		if (branches) {
+			const char *hash;
+
+			while (b < n && isspace((unsigned char)line[b]))
+				b++;
+			if ((hash = memchr(line + b, '#', n - b)) != NULL)
+				n = (size_t)(hash - line);
+			/* An empty first line: git reads no remote. */
+			return b == n && hash == NULL
+				       ? NULL
+				       : remote_url_unsafe(line + b, n - b);
+		}
+		if (n < 4 || memcmp(line, "URL:", 4) != 0)
+			continue;
+		for (b = 4; b < n && isspace((unsigned char)line[b]); b++)
+			;
+		{
+			char *found = remote_url_unsafe(line + b, n - b);
+
+			if (found != NULL)
+				return found;
+		}
+	}
+	return NULL;
 }
 
 /* What config_unsafe is after: the first unsafe variable; whether the

@@ -264,24 +264,38 @@ scan_modules(struct scan *s, const char *dir, int depth)
 	}
 }
 
-/* The files of a repository (or common) directory that run commands. */
+/* The files of a repository (or common) directory that run commands or
+ * say where git reads and sends. */
 static void
 protect_files(struct scan *s, const char *gitdir)
 {
-	static const char *const names[] = {
-		"config", "config.worktree", "commondir", "hooks", "worktrees",
+	static const struct {
+		const char *name;
+		enum gitguard_kind mode;
+		const char *why;
+	} files[] = {
+		{ "config", GITGUARD_RO, "git metadata that can run commands" },
+		{ "config.worktree", GITGUARD_RO,
+		  "git metadata that can run commands" },
+		{ "commondir", GITGUARD_RO,
+		  "git metadata that can run commands" },
+		{ "hooks", GITGUARD_RX, "git metadata that can run commands" },
+		{ "worktrees", GITGUARD_RO, "linked worktrees' repositories" },
+		/* Where the config names no remote, git reads remotes/NAME,
+		 * then branches/NAME (remote.c): where a push goes. */
+		{ "remotes", GITGUARD_RO,
+		  "git's legacy remotes (a push's "
+		  "address)" },
+		{ "branches", GITGUARD_RO,
+		  "git's legacy remotes (a push's "
+		  "address)" },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		_cleanup_free_ char *p = join(gitdir, names[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *p = join(gitdir, files[i].name);
 
 		if (kind(s, p) != 0)
-			add(s, p,
-			    strcmp(names[i], "hooks") == 0 ? GITGUARD_RX
-							   : GITGUARD_RO,
-			    strcmp(names[i], "worktrees") == 0
-				    ? "linked worktrees' repositories"
-				    : "git metadata that can run commands");
+			add(s, p, files[i].mode, files[i].why);
 	}
 }
 
@@ -305,11 +319,19 @@ scan_gitdir(struct scan *s, const char *gitdir, int depth)
 	 * (watchlater.h). */
 	if (kind(s, cd) == 0)
 		strv_push(&s->g->missing, cd);
+	/* So are config.worktree, and git's legacy remote files, which
+	 * route a push where the config names no remote (remote.c:
+	 * remotes/NAME, then branches/NAME). */
 	{
-		_cleanup_free_ char *cw = join(gitdir, "config.worktree");
+		static const char *const watched[] = { "config.worktree",
+						       "remotes", "branches" };
 
-		if (kind(s, cw) == 0)
-			strv_push(&s->g->missing, cw);
+		for (size_t i = 0; i < ARRAY_SIZE(watched); i++) {
+			_cleanup_free_ char *p = join(gitdir, watched[i]);
+
+			if (kind(s, p) == 0)
+				strv_push(&s->g->missing, p);
+		}
 	}
 	if (kind(s, cd) == 'f') {
 		_cleanup_free_ char *line = first_line(s, cd);
@@ -853,7 +875,10 @@ static const struct later_entry {
 	/* Other agents' and editors' project settings that run commands:
 	 * Claude Code's hooks, Cursor's and Gemini's MCP servers, a dev
 	 * container's initializeCommand (run on the host), Zed's and
-	 * Helix's language servers and tasks, Continue's config.ts. */
+	 * Helix's language servers and tasks, Continue's config.ts, the
+	 * project MCP servers of Roo Code (.roo/mcp.json), Kilo Code
+	 * (.kilocode/mcp.json; .kilo/ and kilo.json(c) in its newer
+	 * versions) and Amazon Q (.amazonq/mcp.json, default.json). */
 	{ ".claude", false, "Claude Code (its hooks)" },
 	{ ".cursor", false, "Cursor" },
 	{ ".gemini", false, "Gemini CLI" },
@@ -862,10 +887,18 @@ static const struct later_entry {
 	{ ".zed", false, "Zed (its language servers and tasks)" },
 	{ ".helix", false, "Helix (its language servers)" },
 	{ ".continue", false, "Continue (its config)" },
+	{ ".roo", false, "Roo Code (its MCP servers)" },
+	{ ".kilocode", false, "Kilo Code (its MCP servers)" },
+	{ ".kilo", false, "Kilo Code (its MCP servers)" },
+	{ ".amazonq", false, "Amazon Q (its MCP servers)" },
 	/* The files: direnv's, the agents' project configuration. */
 	{ ".envrc", false, "direnv" },
 	{ ".mcp.json", false,
 	  "an agent or editor that starts its MCP servers" },
+	{ ".devcontainer.json", false,
+	  "a dev container's host (initializeCommand)" },
+	{ "kilo.json", false, "Kilo Code (its MCP servers)" },
+	{ "kilo.jsonc", false, "Kilo Code (its MCP servers)" },
 	{ "opencode.json", false, "opencode" },
 	{ "opencode.jsonc", false, "opencode" },
 	{ ".llwrap.ini", false, "llwrap (the project's own profile)" },

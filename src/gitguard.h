@@ -168,6 +168,19 @@ char *gitguard_hooks_path(const char *config);
 char *gitguard_config_unsafe(const char *config);
 
 /*
+ * For a repository the command made: the text (len bytes) of a legacy
+ * remote file, remotes/NAME (branches false) or branches/NAME (true),
+ * read as git reads it (remote.c read_remotes_file: each "URL:" line's
+ * value, blanks around it dropped; read_branches_file: the first line,
+ * trimmed, up to a '#').  NULL when every address it names is a network
+ * one (gitguard_config_unsafe's rule for remote.*.url); else what is
+ * found ("URL './cache', not a network address", or "a NUL, which git
+ * reads past").  git reads these when the config defines no URL for the
+ * remote name: the user's push there runs the named repository's hooks.
+ */
+char *gitguard_remote_file_unsafe(const char *text, size_t len, bool branches);
+
+/*
  * gitguard_config_unsafe, but core.worktree left to the caller, which
  * knows where it points: its last value (as written, "" for a key alone)
  * in *worktree, NULL when none or when something else is unsafe.  git

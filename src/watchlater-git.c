@@ -280,7 +280,8 @@ worktree_beneath(struct watchlater *w, const char *dir, const char *value)
 	return fd >= 0;
 }
 
-/* The new repository's config: moved aside when it sets what could run a
+/* The new repository's config (and its legacy remote files:
+ * wl_remotes_check): moved aside when it sets what could run a
  * command in the user's next git (gitguard_config_unsafe; core.worktree
  * only outside the project: worktree_beneath), or when llwrap cannot read
  * it as git would (a link, which git follows; a NUL, which git reads
@@ -294,6 +295,8 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 	size_t len;
 	int r = config_read(dirfd, "config", &text, &len);
 
+	/* Its legacy remote files route a push as its remotes do. */
+	wl_remotes_check(w, dirfd, dir, true);
 	if (r == -ENOENT)
 		return;
 	/* Another name would let the next run write it past the mask

@@ -348,11 +348,22 @@ void wl_gitdir_free(struct watchlater *w);
 /* watchlater-todo.c */
 
 /* A rebase's (or cherry-pick's) todo list in the project's repository
- * that changed since the start and holds an exec line: moved aside. */
+ * whose state changed since the start: moved aside when it holds an exec
+ * line, is larger than llwrap reads, or its state names a merge strategy
+ * that is not git's own or options for one of git's strategy scripts. */
 void wl_todo_check(struct watchlater *w);
 /* Whether the todo list's line (len bytes, no newline) runs a command,
  * read as git reads it. */
 bool wl_todo_exec_line(const char *line, size_t len);
+
+/* watchlater-remotes.c */
+
+/* The legacy remote files (remotes/, branches/) of the repository gitfd
+ * at path: one that names an address that is not a network one is moved
+ * aside; every one when made (a repository the command made), else
+ * those changed since the start. */
+void wl_remotes_check(struct watchlater *w, int gitfd, const char *path,
+		      bool made);
 
 /* watchlater-hold.c */
 

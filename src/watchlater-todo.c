@@ -7,16 +7,39 @@
  * sequencer/todo (a cherry-pick or revert in progress) is read the same
  * way: the git of today refuses an exec line there, a later one might not.
  *
- * At the end, a todo list that changed during the run (its change time,
- * or its directory's, at or after the start: the kernel sets it at every
- * write, rename or link, and nothing unprivileged sets it back) and
- * holds an exec line is moved aside: the user's git then stops on the
- * missing list and runs nothing.  One the user left before the run,
- * unchanged, is left.  Lines are read as git reads them (sequencer.c
- * parse_insn_line): blanks and tabs skipped, then the command's word or
- * its letter followed by a blank, a tab, a carriage return or the end.
- * A comment line never starts so, unless core.commentChar is "x": then it
- * counts as an exec line too.
+ * The list's state names more that the continue uses.  Its merge
+ * strategy (rebase-merge/strategy; options.strategy in sequencer/opts, a
+ * config file): for a pick that is no fast-forward, a strategy other
+ * than ort or recursive is run as the program git-merge-STRATEGY (git's
+ * try_merge_command), looked up in PATH, or, when the name holds a "/",
+ * taken as a path from the work tree's top: a file of the project.  So a
+ * strategy that is not one of git's own (ort, recursive, resolve,
+ * octopus, ours, subtree) runs something.  Its strategy options
+ * (rebase-merge/strategy_opts; options.strategy-option) are given to the
+ * strategy as "--OPTION": ort, recursive, ours and subtree parse them
+ * inside git, but resolve and octopus are git's shell scripts, and
+ * resolve passes them on unquoted as arguments of git read-tree, whose
+ * --index-output= writes a file anywhere the user can.  The rest of the
+ * state runs nothing of the command's: gpg_sign_opt (options.gpg-sign)
+ * names a key for the user's own signing program, one argument;
+ * allow_rerere_autoupdate, signoff and the like are switches;
+ * author-script is read as three variables, not run (git 2.39's
+ * sequencer.c read_populate_opts, read_strategy_opts,
+ * read_author_script).
+ *
+ * At the end, when the state changed during the run (the todo list's,
+ * its directory's, or a strategy file's change time at or after the
+ * start: the kernel sets it at every write, rename or link, and nothing
+ * unprivileged sets it back), a list that holds an exec line, that is
+ * larger than llwrap reads, or whose state names a strategy or options
+ * as above is moved aside, and why is said: the user's git then stops on
+ * the missing list and runs nothing (the list is read before anything is
+ * picked).  A state the user left before the run, unchanged, is left.
+ * Lines are read as git reads them (sequencer.c parse_insn_line): blanks
+ * and tabs skipped, then the command's word or its letter followed by a
+ * blank, a tab, a carriage return or the end.  A comment line never
+ * starts so, unless core.commentChar is "x": then it counts as an exec
+ * line too.
  */
 #include "config.h"
 
@@ -33,24 +56,92 @@
 #include <linux/openat2.h>
 
 #include "cleanup.h"
+#include "fdutil.h"
+#include "gitconfig.h"
 #include "text.h"
 #include "watchlater-int.h"
 #include "xalloc.h"
 
-/* The todo lists, beneath a repository's directory. */
+/* The largest todo list or state file read (thousands of lines): a
+ * larger list is moved aside unread. */
+#define TODO_MAX_SIZE (1u << 20)
+
+/* Why a todo list is moved aside. */
+enum todo_why {
+	TODO_OK,
+	TODO_EXEC,	 /* an exec line */
+	TODO_LARGE,	 /* larger than llwrap reads */
+	TODO_STRATEGY,	 /* a strategy that is not git's own */
+	TODO_STRAT_OPTS, /* options for one of git's strategy scripts */
+	TODO_WHY_N,
+};
+
+/* The states, beneath a repository's directory, and who reads their
+ * todo list, for each reason. */
 static const struct {
 	const char *dir;
 	const char *name;
-	const char *reader;
+	const char *strategy;	   /* its one line (rebase) */
+	const char *strategy_opts; /* ... its options */
+	const char *opts;	   /* a config file (cherry-pick, revert) */
+	const char *reader[TODO_WHY_N];
 } todos[] = {
-	{ "rebase-merge", "git-rebase-todo",
-	  "git rebase --continue (it runs the list's exec lines: the rebase "
-	  "the command left in progress would have run a command; git rebase "
-	  "--abort ends it)" },
-	{ "sequencer", "todo",
-	  "git cherry-pick or revert --continue (it runs the list: the "
-	  "sequence the command left in progress holds an exec line; git "
-	  "cherry-pick --abort ends it)" },
+	{ "rebase-merge",
+	  "git-rebase-todo",
+	  "strategy",
+	  "strategy_opts",
+	  NULL,
+	  {
+		  [TODO_EXEC] = "git rebase --continue (it runs the list's "
+				"exec lines: the rebase the command left in "
+				"progress would have run a command; git rebase "
+				"--abort ends it)",
+		  [TODO_LARGE] = "git rebase --continue (it runs the list, "
+				 "larger than llwrap reads, 1 MiB: an exec "
+				 "line in it would run a command; git rebase "
+				 "--abort ends it)",
+		  [TODO_STRATEGY] =
+			  "git rebase --continue (the rebase the command left "
+			  "in progress names a merge strategy in "
+			  "rebase-merge/strategy that is not one of git's "
+			  "own: git would run it as a program, a file of the "
+			  "project when its name holds a \"/\"; git rebase "
+			  "--abort ends it)",
+		  [TODO_STRAT_OPTS] =
+			  "git rebase --continue (the rebase the command left "
+			  "in progress gives git's resolve or octopus strategy "
+			  "options in rebase-merge/strategy_opts, which become "
+			  "arguments of git read-tree: one can write a file "
+			  "anywhere; git rebase --abort ends it)",
+	  } },
+	{ "sequencer",
+	  "todo",
+	  NULL,
+	  NULL,
+	  "opts",
+	  {
+		  [TODO_EXEC] = "git cherry-pick or revert --continue (it runs "
+				"the list: the sequence the command left in "
+				"progress holds an exec line; git cherry-pick "
+				"--abort ends it)",
+		  [TODO_LARGE] = "git cherry-pick or revert --continue (it "
+				 "runs the list, larger than llwrap reads, 1 "
+				 "MiB; git cherry-pick --abort ends it)",
+		  [TODO_STRATEGY] =
+			  "git cherry-pick or revert --continue (the sequence "
+			  "the command left in progress names a merge strategy "
+			  "in sequencer/opts that is not one of git's own: git "
+			  "would run it as a program, a file of the project "
+			  "when its name holds a \"/\"; git cherry-pick "
+			  "--abort "
+			  "ends it)",
+		  [TODO_STRAT_OPTS] =
+			  "git cherry-pick or revert --continue (the sequence "
+			  "the command left in progress gives git's resolve or "
+			  "octopus strategy options in sequencer/opts, which "
+			  "become arguments of git read-tree: one can write a "
+			  "file anywhere; git cherry-pick --abort ends it)",
+	  } },
 };
 
 /* Whether the line line (len bytes, no newline) is an exec line. */
@@ -74,21 +165,198 @@ wl_todo_exec_line(const char *line, size_t len)
 	return false;
 }
 
-/* Whether the open todo list f holds an exec line (-errno: unread). */
-static int
-holds_exec(FILE *f)
+/* Whether the list text (len bytes) holds an exec line. */
+static bool
+holds_exec(const char *text, size_t len)
 {
-	_cleanup_free_ char *line = NULL;
-	size_t size = 0;
-	ssize_t n;
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl != NULL ? (size_t)(nl - (text + at)) : len - at;
 
-	while ((n = getline(&line, &size, f)) >= 0) {
-		if (n > 0 && line[n - 1] == '\n')
-			n--;
-		if (wl_todo_exec_line(line, (size_t)n))
-			return 1;
+		if (wl_todo_exec_line(text + at, n))
+			return true;
+		at += n + 1;
 	}
-	return ferror(f) ? -EIO : 0;
+	return false;
+}
+
+/* A strategy's kind: one of git's own that parses its options itself
+ * (ort, recursive, ours, subtree), one of git's own scripts (resolve,
+ * octopus), or another: a program.  name is len bytes, compared whole. */
+enum strategy { STRAT_INSIDE, STRAT_SCRIPT, STRAT_OTHER };
+
+static enum strategy
+strategy_kind(const char *name, size_t len)
+{
+	static const char *const inside[] = { "ort", "recursive", "ours",
+					      "subtree" };
+	static const char *const scripts[] = { "resolve", "octopus" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(inside); i++)
+		if (len == strlen(inside[i]) &&
+		    memcmp(name, inside[i], len) == 0)
+			return STRAT_INSIDE;
+	for (size_t i = 0; i < ARRAY_SIZE(scripts); i++)
+		if (len == strlen(scripts[i]) &&
+		    memcmp(name, scripts[i], len) == 0)
+			return STRAT_SCRIPT;
+	return STRAT_OTHER;
+}
+
+/* A file of a state: its text, and whether it changed since the start. */
+struct sfile {
+	bool present; /* a regular file (a link or special file there is
+		       * the gitdir walk's, which moves it) */
+	bool changed;
+	bool large; /* larger than TODO_MAX_SIZE: not read */
+	char *text;
+	size_t len;
+};
+
+/* The file name of the state's directory dfd (at shown), read into *f:
+ * 0, or -1 when it could not be (said). */
+static int
+state_file(struct watchlater *w, int dfd, const char *shown, const char *name,
+	   struct sfile *f)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY |
+			 O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int e;
+
+	*f = (struct sfile){ 0 };
+	fd = (int)syscall(SYS_openat2, dfd, name, &how, sizeof(how));
+	if (fd < 0) {
+		e = errno;
+		if (e == ENOENT || e == ELOOP)
+			return 0;
+		wl_fail(w, xasprintf("cannot read %s/%s: %s", shown, name,
+				     strerror(e)));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		wl_fail(w, xasprintf("cannot look at %s/%s: %s", shown, name,
+				     strerror(errno)));
+		return -1;
+	}
+	/* A FIFO or the like is never read (the walk moves it). */
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	f->present = true;
+	f->changed = wl_changed(w, &st);
+	if (st.st_size > (off_t)TODO_MAX_SIZE) {
+		f->large = true;
+		return 0;
+	}
+	if ((e = fd_read_all(fd, TODO_MAX_SIZE, &f->text, &f->len)) == -EFBIG) {
+		f->large = true;
+		return 0;
+	}
+	if (e < 0) {
+		wl_fail(w, xasprintf("cannot read %s/%s: %s", shown, name,
+				     strerror(-e)));
+		return -1;
+	}
+	return 0;
+}
+
+/* A one-line state file's text as git's read_oneliner takes it: one
+ * newline (and a carriage return before it) off the end. */
+static size_t
+oneliner_len(const struct sfile *f)
+{
+	size_t n = f->len;
+
+	if (n > 0 && f->text[n - 1] == '\n') {
+		n--;
+		if (n > 0 && f->text[n - 1] == '\r')
+			n--;
+	}
+	return n;
+}
+
+/* What sequencer/opts sets: its strategy, whether it gives options. */
+struct opts_seen {
+	enum todo_why why;
+	enum strategy last; /* the strategy git uses: the last one */
+	bool strategy_opts;
+};
+
+static int
+opts_variable(void *ctx, const char *section, const char *sub, const char *key,
+	      const char *value)
+{
+	struct opts_seen *o = ctx;
+
+	(void)sub;
+	/* What llwrap cannot read as git does: taken as the worst. */
+	if (section == NULL) {
+		o->why = TODO_STRATEGY;
+		return 1;
+	}
+	if (strcmp(section, "options") != 0)
+		return 0;
+	if (strcmp(key, "strategy") == 0) {
+		o->last = value != NULL ? strategy_kind(value, strlen(value))
+					: STRAT_OTHER;
+		if (o->last == STRAT_OTHER) {
+			o->why = TODO_STRATEGY;
+			return 1;
+		}
+	} else if (strcmp(key, "strategy-option") == 0) {
+		o->strategy_opts = true;
+	}
+	return 0;
+}
+
+/* Why the state's list is moved aside (TODO_OK: it is not): its todo
+ * list, and its strategy files (a one-line strategy and its options) or
+ * its options file. */
+static enum todo_why
+todo_judge(const struct sfile *todo, const struct sfile *strategy,
+	   const struct sfile *strategy_opts, const struct sfile *opts)
+{
+	if (todo->large)
+		return TODO_LARGE;
+	if (holds_exec(todo->text, todo->len))
+		return TODO_EXEC;
+	if (strategy->present) {
+		enum strategy k;
+
+		if (strategy->large)
+			return TODO_STRATEGY;
+		k = strategy_kind(strategy->text, oneliner_len(strategy));
+		if (k == STRAT_OTHER)
+			return TODO_STRATEGY;
+		if (k == STRAT_SCRIPT && strategy_opts->present &&
+		    (strategy_opts->large || oneliner_len(strategy_opts) > 0))
+			return TODO_STRAT_OPTS;
+	}
+	if (opts->present) {
+		struct opts_seen o = { .why = TODO_OK, .last = STRAT_INSIDE };
+
+		/* A NUL: git reads past it, llwrap cannot (gitconfig.h). */
+		if (opts->large || strlen(opts->text) != opts->len)
+			return TODO_STRATEGY;
+		gitconfig_each(opts->text, opts_variable, &o);
+		if (o.why != TODO_OK)
+			return o.why;
+		if (o.last == STRAT_SCRIPT && o.strategy_opts)
+			return TODO_STRAT_OPTS;
+	}
+	return TODO_OK;
+}
+
+static void
+sfile_free(struct sfile *f)
+{
+	free(f->text);
+	*f = (struct sfile){ 0 };
 }
 
 /* The todo lists of the repository's directory at path. */
@@ -103,16 +371,11 @@ todo_repository(struct watchlater *w, const char *path)
 	for (size_t i = 0; i < ARRAY_SIZE(todos); i++) {
 		_cleanup_free_ char *dirrel = NULL, *dirpath = NULL;
 		_cleanup_free_ char *shown = NULL;
-		_cleanup_close_ int dfd = -1, fd = -1;
-		struct open_how how = {
-			.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY |
-				 O_CLOEXEC,
-			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-				   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-		};
-		struct stat dst, st;
-		FILE *f;
-		int e;
+		_cleanup_close_ int dfd = -1;
+		struct sfile todo = { 0 }, strategy = { 0 };
+		struct sfile strategy_opts = { 0 }, opts = { 0 };
+		struct stat dst;
+		enum todo_why why;
 
 		dirrel = *rel != '\0' ? xasprintf("%s/%s", rel, todos[i].dir)
 				      : xstrdup(todos[i].dir);
@@ -126,39 +389,38 @@ todo_repository(struct watchlater *w, const char *path)
 						     shown, strerror(-dfd)));
 			continue;
 		}
-		fd = (int)syscall(SYS_openat2, dfd, todos[i].name, &how,
-				  sizeof(how));
-		if (fd < 0) {
-			e = errno;
-			if (e != ENOENT && e != ELOOP)
-				wl_fail(w, xasprintf("cannot read %s/%s: %s",
-						     shown, todos[i].name,
-						     strerror(e)));
+		if (fstat(dfd, &dst) < 0) {
+			wl_fail(w, xasprintf("cannot look at %s: %s", shown,
+					     strerror(errno)));
 			continue;
 		}
-		/* A FIFO or the like is never read (the walk moves it). */
-		if (fstat(dfd, &dst) < 0 || fstat(fd, &st) < 0) {
-			wl_fail(w, xasprintf("cannot look at %s/%s: %s", shown,
-					     todos[i].name, strerror(errno)));
-			continue;
-		}
-		if (!S_ISREG(st.st_mode) ||
-		    (!wl_changed(w, &st) && !wl_changed(w, &dst)))
-			continue;
-		if ((f = fdopen(fd, "r")) == NULL) {
-			wl_fail(w, xasprintf("cannot read %s/%s: %s", shown,
-					     todos[i].name, strerror(errno)));
-			continue;
-		}
-		fd = -1;
-		e = holds_exec(f);
-		fclose(f);
-		if (e < 0)
-			wl_fail(w, xasprintf("cannot read %s/%s: %s", shown,
-					     todos[i].name, strerror(-e)));
-		else if (e > 0)
+		/* No list: nothing to continue. */
+		if (state_file(w, dfd, shown, todos[i].name, &todo) < 0 ||
+		    !todo.present)
+			goto next;
+		if ((todos[i].strategy != NULL &&
+		     state_file(w, dfd, shown, todos[i].strategy, &strategy) <
+			     0) ||
+		    (todos[i].strategy_opts != NULL &&
+		     state_file(w, dfd, shown, todos[i].strategy_opts,
+				&strategy_opts) < 0) ||
+		    (todos[i].opts != NULL &&
+		     state_file(w, dfd, shown, todos[i].opts, &opts) < 0))
+			goto next;
+		/* The user's, as it was at the start: left. */
+		if (!wl_changed(w, &dst) && !todo.changed &&
+		    !strategy.changed && !strategy_opts.changed &&
+		    !opts.changed)
+			goto next;
+		why = todo_judge(&todo, &strategy, &strategy_opts, &opts);
+		if (why != TODO_OK)
 			wl_move_aside_as(w, dfd, dirpath, todos[i].name,
-					 todos[i].reader, "left");
+					 todos[i].reader[why], "left");
+	next:
+		sfile_free(&todo);
+		sfile_free(&strategy);
+		sfile_free(&strategy_opts);
+		sfile_free(&opts);
 	}
 }
 

@@ -863,6 +863,57 @@ expect_no_output "... its config is kept" "moved aside"
 [ "$(as_user git -C "$N" config remote.origin.url)" = https://example.invalid/x.git ] &&
 	ok "... and the user's git sees its remote" ||
 	not_ok "... and the user's git sees its remote"
+# Review A, F8: git's legacy remote files.  Where the config names no
+# remote, git reads .git/remotes/NAME (then branches/NAME): the command
+# names a bare repository it made where it can write outside the project
+# (its cache), with a post-receive hook, and the user's push ran it.  A
+# remotes/ made in the project's repository is moved aside as made; git
+# init's branches/ is read-only.  The control shows the push running it.
+LEGACY_SH='git init -q --bare "$3" &&
+printf "#!/bin/sh\ntouch %s/%s\n" "$1" "$2" >"$3/hooks/post-receive" && chmod +x "$3/hooks/post-receive" &&
+mkdir -p .git/remotes; printf "URL: %s\nPush: refs/heads/*:refs/heads/*\n" "$3" >.git/remotes/origin
+printf "%s\n" "$3" >.git/branches/pub || echo BRANCHES-REFUSED; echo LEFT'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/legacy-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m one &&
+		test -d .git/branches' sh "$N" || skip "git init made no branches/"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$LEGACY_SH" sh "$MARKS" legacy-$how "$HOME_DIR/work/legacy-bare.git" >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -- /bin/sh -c "$LEGACY_SH" sh "$MARKS" legacy-$how \
+			"$HOME_DIR/.cache/llwrap/opencode/legacy-bare.git"
+	fi
+	as_user /bin/sh -c 'cd "$1" && git push -q origin HEAD; git push -q pub HEAD' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/legacy-ctrl" ] &&
+			ok "control: a .git/remotes/origin made inside runs its repository's hook on the user's push" ||
+			not_ok "control: a .git/remotes/origin made inside should run its repository's hook on the user's push"
+	elif [ ! -e "$MARKS/legacy-prot" ] && [ ! -e "$N/.git/remotes" ] && [ ! -e "$N/.git/branches/pub" ] &&
+		printf '%s\n' "$out" | grep -q "^BRANCHES-REFUSED$" &&
+		printf '%s\n' "$out" | grep -q "the command created $N/\\.git/remotes, which git reads later.*moved aside"; then
+		ok "opencode: .git/remotes made inside is moved aside, said, and branches/ is read-only; the user's push runs nothing"
+	else
+		not_ok "opencode: .git/remotes made inside is moved aside and branches/ read-only"
+		diag "status $rc: $out"; diag "$(ls "$MARKS" "$N/.git")"
+	fi
+	rm -f "$MARKS"/*
+done
+# ... and in a repository the command made (the project had none), whose
+# legacy remote files are its own: one naming a local repository is
+# moved aside, as its config would be; an https one is kept.
+N=$HOME_DIR/work/legacy-new
+as_user mkdir -p "$N"
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'git init -q . && mkdir -p .git/remotes &&
+	printf "URL: %s\n" "$HOME/.cache/llwrap/opencode/legacy-bare.git" >.git/remotes/origin &&
+	printf "URL: https://example.invalid/x.git\n" >.git/remotes/up &&
+	printf "/srv/x.git#main\n" >.git/branches/pub && echo MADE'
+expect_output "a new repository's .git/remotes/origin naming a local repository: moved aside, said" \
+	"the command created $N/\\.git/remotes/origin, which git push and fetch \\(a remote the config does not name is read from it: URL '[^']*legacy-bare\\.git', not a network address.*moved aside"
+expect_output "... its branches/pub too" "the command created $N/\\.git/branches/pub, which git push and fetch .*URL '/srv/x\\.git'"
+[ -e "$N/.git/remotes/up" ] &&
+	ok "... the one naming an https address is kept" || not_ok "a new repository's https legacy remote was not kept"
+
 # core.worktree (Low of the same review): in a repository the command
 # made, one naming the home would make the user's next checkout write
 # there: moved aside.  One naming a directory of the project, as git
@@ -953,6 +1004,104 @@ as_user git -C "$N" rebase --continue >/dev/null 2>&1
 [ -e "$MARKS/rebase-user" ] && ok "... and the user's continue runs the user's exec line" ||
 	not_ok "the user's own rebase with an exec line did not run it on continue"
 rm -f "$MARKS"/*
+
+# Review A, F7: the merge strategy a rebase's state names runs as the
+# program git-merge-STRATEGY, from the work tree's top when it holds a
+# "/" (a file of the project); the options of git's resolve strategy
+# become arguments of git read-tree (--index-output= writes a file).  A
+# rebase the command stops and leaves with either: the todo list is
+# moved aside and why is said; the user's continue runs nothing.  The
+# controls show the user's continue running both without the check.
+STRAT_SH='G="git -c user.email=a@x -c user.name=a"
+GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" $G rebase -q -i HEAD~1 >/dev/null 2>&1
+$G commit -q --amend -m one-b && printf "%s\n" "$2" >.git/rebase-merge/strategy &&
+{ [ -z "$3" ] || printf "%s\n" "$3" >.git/rebase-merge/strategy_opts; } && mkdir -p git-merge-x &&
+printf "#!/bin/sh\ntouch %s/strategy-ran\nexit 1\n" "$1" >git-merge-x/evil && chmod +x git-merge-x/evil && echo LEFT'
+for case in other opts; do
+	if [ $case = other ]; then
+		strat=x/evil sopts= why="names a merge strategy in rebase-merge/strategy that is not one of git's own"
+	else
+		strat=resolve sopts="--index-output=$MARKS/strategy-ran"
+		why="gives git's resolve or octopus strategy options in rebase-merge/strategy_opts"
+	fi
+	for how in ctrl prot; do
+		N=$HOME_DIR/work/strategy-$case-$how
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -q -m one &&
+			echo b >b && git add b && git commit -q -m two' sh "$N"
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- /bin/sh -c "$STRAT_SH" sh "$MARKS" "$strat" "$sopts" >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$N" -- /bin/sh -c "$STRAT_SH" sh "$MARKS" "$strat" "$sopts"
+		fi
+		as_user git -C "$N" rebase --continue >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$MARKS/strategy-ran" ] &&
+				ok "control: a rebase's strategy ($case) runs on the user's git rebase --continue" ||
+				not_ok "control: a rebase's strategy ($case) should run on the user's continue"
+		elif [ ! -e "$MARKS/strategy-ran" ] && printf '%s\n' "$out" | grep -q "^LEFT$" &&
+			printf '%s\n' "$out" | grep -q "the command left $N/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue (the rebase the command left in progress $why.*moved aside to $N/\\.git/rebase-merge/git-rebase-todo\\.llwrap-blocked-"; then
+			ok "opencode: a rebase left with a strategy ($case) has its todo list moved aside, said; the user's continue runs nothing"
+		else
+			not_ok "opencode: a rebase left with a strategy ($case) has its todo list moved aside"
+			diag "status $rc: $out"; diag "$(ls "$MARKS")"
+		fi
+		rm -f "$MARKS"/*
+	done
+done
+# The neighbour: a rebase stopped inside with git's own strategy and
+# options (-s ort -X theirs) is left, and the user continues it.
+N=$HOME_DIR/work/strategy-own
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -q -m one &&
+	echo b >b && git add b && git commit -q -m two' sh "$N"
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i -s ort -X theirs HEAD~1 >/dev/null 2>&1
+	git -c user.email=a@x -c user.name=a commit -q --amend -m one-b && cat .git/rebase-merge/strategy'
+expect_output "a rebase stopped inside with -s ort -X theirs" "^ort$"
+expect_no_output "... is left" "moved aside"
+as_user /bin/sh -c 'cd "$1" && git rebase --continue >/dev/null 2>&1 && git log --format=%s | head -1' sh "$N" >"$T/rebase.out" 2>&1
+grep -qx two "$T/rebase.out" && ok "... and the user continues it" ||
+	{ not_ok "the user continues a rebase left with git's own strategy"; diag "$(cat "$T/rebase.out")"; }
+# A cherry-pick sequence stopped on a conflict names its strategy in
+# sequencer/opts, a config file (options.strategy): the same.
+CP_SH='git -c user.email=a@x -c user.name=a cherry-pick side~1 side >/dev/null 2>&1
+git config -f .git/sequencer/opts options.strategy x/evil && mkdir -p git-merge-x &&
+printf "#!/bin/sh\ntouch %s/strategy-ran\nexit 1\n" "$1" >git-merge-x/evil && chmod +x git-merge-x/evil && echo LEFT'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/strategy-cp-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >f && git add f && git commit -q -m base &&
+		git checkout -q -b side && echo b >f && git commit -q -am c1 && echo g >g && git add g &&
+		git commit -q -m c2 && git checkout -q - && echo c >f && git commit -q -am c3' sh "$N"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$CP_SH" sh "$MARKS" >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -- /bin/sh -c "$CP_SH" sh "$MARKS"
+	fi
+	as_user /bin/sh -c 'cd "$1" && echo r >f && git add f && git cherry-pick --continue' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/strategy-ran" ] &&
+			ok "control: a cherry-pick's options.strategy runs on the user's git cherry-pick --continue" ||
+			not_ok "control: a cherry-pick's options.strategy should run on the user's continue"
+	elif [ ! -e "$MARKS/strategy-ran" ] && printf '%s\n' "$out" | grep -q "^LEFT$" &&
+		printf '%s\n' "$out" | grep -q "the command left $N/\\.git/sequencer/todo, which git cherry-pick or revert --continue (the sequence the command left in progress names a merge strategy in sequencer/opts that is not one of git's own.*moved aside"; then
+		ok "opencode: a cherry-pick left with options.strategy has its todo list moved aside, said; the user's continue runs nothing"
+	else
+		not_ok "opencode: a cherry-pick left with options.strategy has its todo list moved aside"
+		diag "status $rc: $out"; diag "$(ls "$MARKS")"
+	fi
+	rm -f "$MARKS"/*
+done
+
+# Review A, F4: the todo list is read with a bound.  A sparse one of
+# 1 GiB is moved aside unread, at once, and said; the run is not slowed.
+N=$HOME_DIR/work/rebase-large
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m one' sh "$N"
+t0=$(date +%s)
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'mkdir .git/rebase-merge && truncate -s 1G .git/rebase-merge/git-rebase-todo && echo LEFT'
+t1=$(date +%s)
+expect_output "a 1 GiB todo list left: moved aside, said" \
+	"the command left $N/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue \\(it runs the list, larger than llwrap reads, 1 MiB.*moved aside"
+[ $((t1 - t0)) -lt 4 ] && ok "... unread (the run took $((t1 - t0)) s)" || not_ok "a 1 GiB todo list was read ($((t1 - t0)) s)"
 
 # Explain names the protection, its layer, and what it cannot protect.
 run llw -p opencode $BE --explain -- /bin/true

@@ -844,6 +844,20 @@ run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .zed .helix .continue &&
 expect_output "a .zed/ made inside is moved aside" "created $R/\\.zed, which Zed"
 expect_output "... a .helix/ too" "created $R/\\.helix, which Helix"
 expect_output "... a .continue/ too" "created $R/\\.continue, which Continue"
+# The Dev Containers spec's other place (.devcontainer.json at the top,
+# review A's F9) and other agents' project MCP servers: each moved aside
+# as made, and one that exists is read-only.
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "{\"initializeCommand\": \"touch x\"}" >.devcontainer.json &&
+	mkdir -p .roo .kilocode .amazonq && for d in .roo .kilocode .amazonq; do echo "{\"mcpServers\": {}}" >$d/mcp.json; done'
+expect_output "a .devcontainer.json made inside is moved aside" "created $R/\\.devcontainer\\.json, which a dev container"
+[ ! -e "$R/.devcontainer.json" ] && ok "... gone from its name" || not_ok ".devcontainer.json left in place"
+expect_output "... a .roo/ too" "created $R/\\.roo, which Roo Code"
+expect_output "... a .kilocode/ too" "created $R/\\.kilocode, which Kilo Code"
+expect_output "... an .amazonq/ too" "created $R/\\.amazonq, which Amazon Q"
+as_user /bin/sh -c 'cd "$1" && echo "{}" >.devcontainer.json' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "{\"initializeCommand\": \"touch x\"}" >.devcontainer.json'
+[ "$(cat "$R/.devcontainer.json")" = "{}" ] && ok "an existing .devcontainer.json cannot be changed inside" ||
+	not_ok "an existing .devcontainer.json was changed inside"
 
 # Repositories one level down (VS Code looks for them there; a shell
 # prompt runs git in them): one the command makes is checked as a

@@ -156,6 +156,17 @@ test_git(void **state)
 	      "R /p/.git/config\n"
 	      "X /p/.git/hooks\n",
 	      NULL);
+	/* git's legacy remote files (review A, F8): read-only where they
+	 * exist (git init's empty branches/, a remotes/ file). */
+	check(V("f:/p/.git/config=x", "d:/p/.git/hooks", "d:/p/.git/branches",
+		"f:/p/.git/remotes/origin=URL: /srv/r.git"),
+	      false,
+	      "P /p/.git\n"
+	      "R /p/.git/config\n"
+	      "X /p/.git/hooks\n"
+	      "R /p/.git/remotes\n"
+	      "R /p/.git/branches\n",
+	      NULL);
 	/* No repository: a note. */
 	check(V("f:/p/a=x"), false, "", "does not exist");
 	/* A missing hooks/ is noted (llwrap makes it before running). */
@@ -329,7 +340,7 @@ test_git_includes(void **state)
 				 "P /p/conf/git\n");
 	assert_string_equal(missing,
 			    "/p/.git/commondir /p/.git/config.worktree "
-			    "/p/gone.inc");
+			    "/p/.git/remotes /p/.git/branches /p/gone.inc");
 	free(got);
 	free(missing);
 	/* The red team's p8: a file the user's ~/.gitconfig includes sets
@@ -450,15 +461,17 @@ test_later_run(void **state)
 	      "R /p/.env\n"
 	      "R /p/sub/env.sh\n",
 	      ".idea, .claude, .cursor, .gemini, .devcontainer, .zed, .helix, "
-	      ".continue, .mcp.json, opencode.jsonc, .llwrap.ini, "
-	      ".aider.conf.yml do not exist");
+	      ".continue, .roo, .kilocode, .kilo, .amazonq, .mcp.json, "
+	      ".devcontainer.json, kilo.json, kilo.jsonc, opencode.jsonc, "
+	      ".llwrap.ini, .aider.conf.yml do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
 	      ".vscode, .idea, .claude, .cursor, .gemini, .devcontainer, "
-	      ".zed, .helix, .continue, .envrc, .mcp.json, opencode.json, "
-	      "opencode.jsonc, .llwrap.ini, .aider.conf.yml do not exist in "
-	      "/p");
+	      ".zed, .helix, .continue, .roo, .kilocode, .kilo, .amazonq, "
+	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
+	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml do "
+	      "not exist in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
@@ -912,6 +925,54 @@ test_later_reader(void **state)
 }
 
 /* What sends the user's next git elsewhere, before vs after. */
+/* git's legacy remote files in a repository the command made (review A,
+ * F8): their addresses as git reads them, network ones only. */
+static void
+test_remote_file(void **state)
+{
+	static const struct {
+		const char *text;
+		bool branches;
+		const char *found; /* a substring, or NULL */
+	} cases[] = {
+		{ "URL: https://example.com/r.git\nPush: refs/heads/*:refs/"
+		  "heads/*\n",
+		  false, NULL },
+		{ "URL:git@example.com:r.git\r\n", false, NULL },
+		{ "Pull: x\nURL:   /home/u/.cache/r.git  \n", false,
+		  "URL '/home/u/.cache/r.git', not a network address" },
+		{ "URL: file:///srv/r.git\n", false, "file:///srv/r.git" },
+		{ "URL: ext::sh -c x\n", false, "ext::sh -c x" },
+		/* Not "URL:" (git's prefix is exact): no address. */
+		{ "url: /srv/r.git\n URL: /srv/r.git\n", false, NULL },
+		{ "", false, NULL },
+		{ "https://example.com/r.git#main\n", true, NULL },
+		{ "  ../r.git#main\n", true, "URL '../r.git'" },
+		{ "\nhttps://x/r.git\n", true, NULL }, /* git reads no remote */
+		{ "#main\n", true, "URL ''" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *got = gitguard_remote_file_unsafe(
+			cases[i].text, strlen(cases[i].text),
+			cases[i].branches);
+
+		if (cases[i].found == NULL) {
+			assert_null(got);
+		} else {
+			assert_non_null(got);
+			assert_non_null(strstr(got, cases[i].found));
+		}
+	}
+	{
+		_cleanup_free_ char *got = gitguard_remote_file_unsafe(
+			"URL: https://x/\0/r", 19, false);
+
+		assert_non_null(got);
+	}
+}
+
 static void
 test_config_rerouted(void **state)
 {
@@ -1327,6 +1388,7 @@ main(void)
 		cmocka_unit_test(test_hooks_path),
 		cmocka_unit_test(test_config_unsafe),
 		cmocka_unit_test(test_config_rerouted),
+		cmocka_unit_test(test_remote_file),
 	};
 
 	return cmocka_run_group_tests_name("gitguard", tests, NULL, NULL);
