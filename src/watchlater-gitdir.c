@@ -172,6 +172,74 @@ open_dir(int dirfd, const char *rel)
 	return fd < 0 ? -errno : fd;
 }
 
+/* A name git gives a directory of loose objects: two hex digits. */
+static bool
+loose_dir(const char *name)
+{
+	return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
+}
+
+/* Whether a directory at path/NAME (where: path's) is a linked
+ * worktree's own directory in worktrees/. */
+static bool
+worktree_admin(enum where where, const char *path)
+{
+	size_t n = strlen(path);
+
+	return where == W_TREE && n >= 10 &&
+	       strcmp(path + n - 10, "/worktrees") == 0;
+}
+
+/*
+ * The directory name in dirfd (path/name), where git makes no directory
+ * or keeps no repository: a repository or a work tree inside a
+ * repository's directory (git runs in none there), a directory among
+ * objects/'s loose objects or packs.  Nothing of git's reads it, but
+ * it is where a command would leave a repository for a later run to
+ * rename into the work tree whole: renamed, its .git, config and hooks
+ * keep their change times, from before that run's start, and would be
+ * taken for the user's (review A's walk, H).  Made or changed since the
+ * start: moved aside; one the start had is the user's.
+ */
+static bool
+stash_dir(struct walk *k, int dirfd, const char *path, const char *name)
+{
+	struct stat st;
+
+	if (k->record || wl_is_aside(k->w, dirfd, name) ||
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISDIR(st.st_mode) || !wl_changed(k->w, &st))
+		return false;
+	wl_move_aside(k->w, dirfd, path, name,
+		      "git (a repository or directory left where git keeps "
+		      "none: renamed into the work tree later, it would pass "
+		      "for the user's)");
+	return true;
+}
+
+/* Whether git would take the directory fd for a repository or a work
+ * tree: a .git in it, or a HEAD file beside the directories objects/ and
+ * refs/ or a commondir file (git's is_git_directory, which a ref
+ * directory holding a HEAD and a branch named objects is not). */
+static bool
+repo_shaped(int fd)
+{
+	struct stat st;
+
+	if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return true;
+	if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	if (fstatat(fd, "commondir", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode))
+		return true;
+	return fstatat(fd, "objects", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode) &&
+	       fstatat(fd, "refs", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
 /* The directory entry name of dirfd (path/name): descended as where
  * says; a link or a special file (one made in its place too) taken. */
 static void
@@ -194,15 +262,26 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 			return;
 		}
 	}
-	if (where == W_STORE)
+	if (where == W_STORE) {
+		(void)stash_dir(k, dirfd, path, name);
 		return;
+	}
 	if (where == W_OBJECTS) {
 		/* Its 256 directories of loose objects, which git writes
 		 * under new names and renames, never through a link: not
-		 * listed (a link in their place was taken above). */
+		 * listed (a link in their place was taken above), but one
+		 * with a directory in it (its link count) or not named as
+		 * git names them. */
 		if (strcmp(name, "info") == 0)
 			to = W_ANY;
 		else if (strcmp(name, "pack") == 0)
+			to = W_STORE;
+		else if (!loose_dir(name)) {
+			(void)stash_dir(k, dirfd, path, name);
+			return;
+		} else if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) ==
+				   0 &&
+			   S_ISDIR(st.st_mode) && st.st_nlink > 2)
 			to = W_STORE;
 		else
 			return;
@@ -246,6 +325,15 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 		to = fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0
 			     ? W_REPO
 			     : W_MODULES;
+	/* A repository there, but a submodule's (W_MODULES) and a linked
+	 * worktree's own directory (worktrees/NAME: HEAD beside its
+	 * commondir), is no git's: moved aside whole. */
+	if (where != W_MODULES && to != W_REPO &&
+	    !worktree_admin(where, path) && repo_shaped(fd) &&
+	    stash_dir(k, dirfd, path, name)) {
+		close(fd);
+		return;
+	}
 	walk_dir(k, fd, sub, to, depth + 1);
 }
 

@@ -426,14 +426,17 @@ walk_again(struct walk_end *e, uint32_t i, int fd)
 		walk_fresh(e, xstrdup(d->rel));
 		return;
 	}
-	qsort(now.v, now.n, sizeof(*now.v), name_cmp);
+	/* (None, and no array: qsort and bsearch take no NULL.) */
+	if (now.n > 0)
+		qsort(now.v, now.n, sizeof(*now.v), name_cmp);
 	kept = xcalloc(now.n + 1, sizeof(*kept));
 	for (uint32_t c = d->first; c < d->first + d->n; c++) {
 		const char *rel = k->v[c].rel;
 		const char *name =
 			rel + (*d->rel != '\0' ? strlen(d->rel) + 1 : 0);
-		char **at =
-			bsearch(&name, now.v, now.n, sizeof(*now.v), name_cmp);
+		char **at = now.n > 0 ? bsearch(&name, now.v, now.n,
+						sizeof(*now.v), name_cmp)
+				      : NULL;
 
 		if (at != NULL)
 			kept[at - now.v] = true;

@@ -50,7 +50,7 @@ $CC $FLAGS $(pkg-config --cflags inih) \
 	"$src/src/netpolicy-log.c" \
 	"$src/src/proxy.c" "$src/src/refusal.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
-	"$src/lib/path.c" \
+	"$src/lib/path.c" "$src/lib/text.c" \
 	$(pkg-config --libs inih) -o "$out/fuzz-profile"
 # shellcheck disable=SC2086
 $CC $FLAGS "$src/tests/fuzz/fuzz-cmsg.c" "$src/src/cmsg.c" \

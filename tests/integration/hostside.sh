@@ -949,8 +949,11 @@ expect_output "... a linked worktree's .git file rewritten in place" \
 	"changed $R/wt/\\.git, which git \\(a repository the command named in the project\\)"
 expect_output "... a repository two levels down" \
 	"created $R/x/y/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+# (git takes the directory for a repository, so the walk of its
+# "repository directory" moves the work tree inside it aside whole, a
+# repository where git keeps none: either way it is gone.)
 expect_output "... one inside a directory that looks like a bare repository" \
-	"created $R/decoy/in/\\.git/config, which git \\(it sets core\\.fsmonitor\\)"
+	"created $R/decoy/in(/\\.git/config, which git \\(it sets core\\.fsmonitor\\)|, which git \\(a repository or directory left where git keeps none)"
 expect_output "... a bare repository's config" "created $R/evilcommon/config, which git \\(it sets core\\.fsmonitor\\)"
 expect_output "... a bare repository's hook" "created $R/vendor\\.git/hooks/post-receive, which git"
 expect_no_output "... and nothing of the user's own repositories is touched" \
@@ -1076,6 +1079,31 @@ expect_no_output "... and the user's own is left" "$R/own/"
 as_user rm "$R/own/.gitattributes"
 run as_user sh -c 'cd "$1" && timeout 20 git status --short >/dev/null && echo status-ok' sh "$R"
 expect_output "... and the user's git status then completes" "status-ok"
+
+# A repository left inside a repository's directory (review A's walk,
+# helper H): renamed into the work tree in a later run, its .git, config
+# and hooks keep their change times and would pass for the user's.  git
+# keeps none there (but a submodule's under modules/ and a worktree's
+# own directory), nor any directory among its loose objects or packs:
+# one made during the run is moved aside at its end.
+R=$HOME_DIR/work/stash
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	mkdir -p .git/stash && git init -q .git/stash/evil &&
+	git -C .git/stash/evil config core.fsmonitor "touch $1/pwn-stash; false" &&
+	git init -q --bare .git/info/bare &&
+	mkdir -p .git/objects/ab/hide .git/objects/pack/hide .git/objects/hide &&
+	git update-ref refs/remotes/origin/main HEAD && git update-ref refs/remotes/origin/objects HEAD &&
+	git symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main && echo staged' sh "$MARKS"
+expect_output "a work tree with its repository left in .git is moved aside" \
+	"created $R/\\.git/stash/evil, which git \\(a repository or directory left where git keeps none"
+expect_output "... a bare repository there too" "created $R/\\.git/info/bare, which git \\(a repository or"
+expect_output "... a directory among the loose objects" "created $R/\\.git/objects/ab/hide, which git"
+expect_output "... among the packs" "created $R/\\.git/objects/pack/hide, which git"
+expect_output "... and one beside them" "created $R/\\.git/objects/hide, which git"
+expect_no_output "... a ref directory holding a HEAD and a branch named objects is left" "refs/remotes/origin"
+run as_user sh -c 'cd "$1" && git commit -q --allow-empty -m after && git status --short && echo stash-ok' sh "$R"
+expect_output "... and the user's git works after" "stash-ok"
 
 # Files a nested repository's config includes (DESIGN.md §15, "What
 # remains" (5) until then): the config stays as it was, the command
