@@ -13,13 +13,15 @@
  * the run one made in the repository's directory, in its common directory
  * or anywhere beneath their logs/ and worktrees/ (each directory there
  * watched, one made or moved in walked and watched at once) is moved
- * aside as it is made (the later-run watch's inotify); at the end (and
- * after an overflow) each directory is walked, as is a repository the
- * command made, and every other one is moved aside.  objects/ is listed
- * one level (its loose objects' directories not descended): objects/info
- * walked, objects/pack listed; git-lfs's and git-annex's stores likewise.
- * Every directory is opened beneath the one above it, without symlinks;
- * more than WATCHLATER_GITDIR_MAX entries fails the check.
+ * aside as it is made (the later-run watch's inotify; past
+ * WATCHLATER_TREE_DIRS directories there the start is refused and the
+ * run stopped); at the end (and after an overflow) each directory is
+ * walked, as is a repository the command made, and every other one is
+ * moved aside.  objects/ is listed one level (its loose objects'
+ * directories not descended): objects/info walked, objects/pack listed;
+ * git-lfs's and git-annex's stores likewise.  Every directory is opened
+ * beneath the one above it, without symlinks; more than
+ * WATCHLATER_GITDIR_MAX entries fails the check.
  * A repository nested in the project is walked the same way at the end
  * (watchlater-git.c): with no start's record, a link or special file
  * whose ctime is after the start is the command's.
@@ -272,7 +274,10 @@ bound_hint(const char *path)
 }
 
 /* The directory fd (W_TREE, open to list) at path: watched as special,
- * what is made in it taken as made. */
+ * what is made in it taken as made.  One watched already that moved
+ * here within the tree is watched at its path now (its old one no
+ * longer leads to it, and a tree directory whose path does not is
+ * dropped). */
 static void
 watch_tree(struct walk *k, int fd, const char *path)
 {
@@ -280,22 +285,29 @@ watch_tree(struct walk *k, int fd, const char *path)
 	struct wdir *d;
 	int dup;
 
-	if (fstat(fd, &st) < 0)
-		return;
-	if ((d = wdir_find(k->w, &st)) == NULL) {
-		if (k->w->n_dirs >= WATCHLATER_TREE_DIRS)
-			return;
-		if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-			_cleanup_free_ char *shown = text_shown(path);
+	if (fstat(fd, &st) < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
 
-			wl_fail(k->w, xasprintf("cannot watch %s: %s", shown,
-						strerror(errno)));
-			return;
-		}
-		if ((d = wdir_add(k->w, dup, &st, path)) == NULL)
-			return;
+		wl_fail(k->w, xasprintf("cannot look at %s: %s", shown,
+					strerror(errno)));
+		return;
 	}
-	d->special = d->tree = true;
+	if ((d = wdir_find(k->w, &st)) != NULL) {
+		if (d->tree_only && strcmp(d->path, path) != 0) {
+			free(d->path);
+			d->path = xstrdup(path);
+		}
+		d->special = d->tree = true;
+		return;
+	}
+	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(k->w, xasprintf("cannot watch %s: %s", shown,
+					strerror(errno)));
+		return;
+	}
+	(void)wdir_add_tree(k->w, dup, &st, path);
 }
 
 /* The directory fd (taken, open to list) at path. */
@@ -372,11 +384,12 @@ walk_repository_k(struct walk *k, const char *path)
 	walk_dir(k, fd, path, W_REPO, 0);
 }
 
-/* The repository's directory at path (beneath a root), walked. */
+/* The repository's directory at path (beneath a root), walked (watch:
+ * its logs/ and worktrees/ watched, after an overflow). */
 static void
-walk_repository(struct watchlater *w, const char *path, bool record)
+walk_repository(struct watchlater *w, const char *path, bool watch)
 {
-	struct walk k = { .w = w, .record = record };
+	struct walk k = { .w = w, .watch = watch };
 
 	walk_repository_k(&k, path);
 }
@@ -478,10 +491,10 @@ wl_gitdir_made(struct watchlater *w, const struct wdir *d, const char *name)
 }
 
 void
-wl_gitdir_check(struct watchlater *w)
+wl_gitdir_check(struct watchlater *w, bool watch)
 {
 	for (char **g = w->gitdirs; g != NULL && *g != NULL; g++)
-		walk_repository(w, *g, false);
+		walk_repository(w, *g, watch);
 	if (w->watch_newrepo) {
 		_cleanup_free_ char *git =
 			xasprintf("%s/.git", w->roots[0].path);
