@@ -125,9 +125,13 @@ struct wplace {
 #define WATCHLATER_MAX_ASIDES 4096
 
 /* The most entries of a repository's directory looked at outside its
- * objects/, and how deep (watchlater-gitdir.c): more fails the check. */
+ * objects/ and content stores, and how deep (watchlater-gitdir.c): more
+ * fails the check. */
 #define WATCHLATER_GITDIR_MAX	65536
 #define WATCHLATER_GITDIR_DEPTH 32
+/* The most entries of git-lfs's and git-annex's content stores looked
+ * at (a store holds one file per object: large ones hold 100,000s). */
+#define WATCHLATER_STORE_MAX (1u << 20)
 /* The most directories beneath logs/ and worktrees/ watched during the
  * run (one per branch prefix: tens in most clones, a few hundred where
  * branches are named per user; counted apart from WATCHLATER_MAX_DIRS):
