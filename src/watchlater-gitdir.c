@@ -201,8 +201,22 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 	if (type == DT_REG)
 		return;
 	if (type != DT_DIR) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    S_ISREG(st.st_mode))
+		/* Not looked at (a directory the command left listable
+		 * but not searchable: chmod 644): a failure, not a pass. */
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			int e = errno;
+
+			if (e != ENOENT) {
+				_cleanup_free_ char *at =
+					xasprintf("%s/%s", path, name);
+				_cleanup_free_ char *shown = text_shown(at);
+
+				wl_fail(k->w, xasprintf("cannot look at %s: %s",
+							shown, strerror(e)));
+			}
+			return;
+		}
+		if (S_ISREG(st.st_mode))
 			return;
 		if (!S_ISDIR(st.st_mode)) {
 			special_one(k, dirfd, path, name, &st, where);

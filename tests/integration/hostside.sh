@@ -861,6 +861,14 @@ expect_output "... a link at annex/objects/XX/YY/KEY/KEY" "created $R/\\.git/ann
 [ ! -L "$R/.git/lfs/objects/ab/cd/$OID" ] && [ "$(ls "$R/.git/lfs/objects/ab/cd" | grep -vc llwrap-blocked)" = 65537 ] &&
 	ok "... the link gone, the store's files left" || not_ok "the store after the run: $(ls -l "$R/.git/lfs/objects/ab/cd/$OID" 2>&1)"
 as_user rm -rf "$R/.git/annex" "$R/.git/lfs/tmp" "$R/.git/lfs/objects/ef".llwrap-blocked-* "$R/.git/lfs/objects/ab/cd/$OID".llwrap-blocked-*
+# A directory there left listable but not searchable (review A, also
+# seen): what is in it cannot be looked at, which fails the run.
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .git/lfs/objects/12/34 && ln -s "$1/victim" .git/lfs/objects/12/34/$2 &&
+	chmod 644 .git/lfs/objects/12/34 && echo ran' sh "$OUTSIDE" "$OID"
+expect_rc "a link in a store's directory made unsearchable (chmod 644): the run fails (125)" 125
+expect_output "... naming it" "cannot look at $R/\\.git/lfs/objects/12/34/$OID: Permission denied"
+as_user chmod 755 "$R/.git/lfs/objects/12/34"
+as_user rm -rf "$R/.git/lfs/objects/12"
 as_user mv "$R/.git/lfs/objects/ab/cd" "$R/.git/junk"
 run llw -p opencode $BE -C "$R" -- /bin/true
 expect_output "65,537 files in .git/junk refuse the run, naming where" \
