@@ -258,6 +258,20 @@ sandbox_after(const struct sandbox *sb, int status)
 			"llwrap: error: the check of files run later could "
 			"not be completed: %s\n",
 			*f);
+	if (watchlater_stopped(sb->watch)) {
+		fprintf(stderr,
+			"llwrap: error: so llwrap stopped the sandbox while "
+			"the command ran, as soon as that happened: what it "
+			"no longer watched, a git of yours running meanwhile "
+			"could have met (a link the command made); what the "
+			"command left was checked after the stop\n");
+		fprintf(stderr,
+			"llwrap: error: review %s before git, direnv or an "
+			"editor runs anything there (the command was "
+			"stopped)\n",
+			sb->project);
+		return 125;
+	}
 	fprintf(stderr,
 		"llwrap: error: review %s before git, direnv or an editor "
 		"runs anything there (the command exited with status %d)\n",
@@ -676,7 +690,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 		waitpid(pid, NULL, 0);
 		return r;
 	}
-	watchlater_parent(mw->wl);
+	watchlater_parent(mw->wl, pid);
 	if (sv != NULL)
 		supervise_set_command(sv, pid, mw->pidns);
 	if (sv != NULL && (r = supervise_parent_attach(sv, cause)) < 0) {
@@ -767,7 +781,7 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 		waitpid(pid, NULL, 0);
 		return r;
 	}
-	watchlater_parent(mw->wl);
+	watchlater_parent(mw->wl, pid);
 	r = monitor_run(NULL, pid, false, &wstatus);
 	monitor_exit_watch(-1);
 	if (r < 0)
@@ -786,6 +800,8 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 	}
 	if (mw->lo->timed_out) {
 		*status = LLW_EXIT_TIMEOUT;
+	} else if (watchlater_stopped(mw->wl)) {
+		*status = 125; /* said by sandbox_after */
 	} else if (WIFSIGNALED(wstatus)) {
 		fprintf(stderr,
 			"llwrap: error: llwrap's supervisor (pid %d) was "

@@ -13,13 +13,16 @@
  * the run one made in the repository's directory, in its common directory
  * or anywhere beneath their logs/ and worktrees/ (each directory there
  * watched, one made or moved in walked and watched at once) is moved
- * aside as it is made (the later-run watch's inotify); at the end (and
- * after an overflow) each directory is walked, as is a repository the
- * command made, and every other one is moved aside.  objects/ is listed
- * one level (its loose objects' directories not descended): objects/info
- * walked, objects/pack listed; git-lfs's and git-annex's stores likewise.
- * Every directory is opened beneath the one above it, without symlinks;
- * more than WATCHLATER_GITDIR_MAX entries fails the check.
+ * aside as it is made (the later-run watch's inotify; past
+ * WATCHLATER_TREE_DIRS directories there the start is refused and the
+ * run stopped); at the end (and after an overflow) each directory is
+ * walked, as is a repository the command made, and every other one is
+ * moved aside.  objects/ is listed one level (its loose objects'
+ * directories not descended): objects/info walked, objects/pack listed;
+ * git-lfs's and git-annex's stores are walked whole, counted apart
+ * (WATCHLATER_STORE_MAX).  Every directory is opened beneath the one
+ * above it, without symlinks; more than WATCHLATER_GITDIR_MAX entries
+ * fails the check.
  * A repository nested in the project is walked the same way at the end
  * (watchlater-git.c): with no start's record, a link or special file
  * whose ctime is after the start is the command's.
@@ -50,8 +53,9 @@ enum where {
 	W_REPO,	   /* a repository's top: its objects/ is not descended */
 	W_MODULES, /* under modules/: a directory with a HEAD is a repository */
 	W_OBJECTS, /* objects/: listed, its info/ walked, its pack/ listed */
-	W_STORE,   /* objects/pack, lfs/objects, annex/objects: listed only */
-	W_LFS,	   /* lfs/: its stores listed, the rest walked */
+	W_PACK,	   /* objects/pack: listed only */
+	W_STORE,   /* lfs/objects, annex/objects...: walked, counted apart */
+	W_LFS,	   /* lfs/: its stores and the rest walked */
 	W_ANNEX,   /* annex/: likewise */
 	W_TREE,	   /* logs/, worktrees/ and beneath: watched during the run */
 };
@@ -64,10 +68,13 @@ struct walk {
 	bool nested; /* a nested repository: a link changed since the start */
 	bool made;   /* ... or any, in one the command made */
 	size_t seen;
+	size_t store_seen; /* ... of them in content stores */
 };
 
-/* Content stores (git-lfs's, git-annex's): many entries, written by
- * their tool under new names, listed one level like objects/. */
+/* Content stores (git-lfs's, git-annex's): one file per object, written
+ * by their tool under new names, walked whole (their tool reads an
+ * object through a link there: git-lfs's smudge copies what it names
+ * into the work tree), counted against WATCHLATER_STORE_MAX. */
 static const char *const lfs_stores[] = { "objects", "tmp", "incomplete" };
 static const char *const annex_stores[] = { "objects", "tmp", "bad", "othertmp",
 					    "misctmp" };
@@ -82,8 +89,16 @@ in(const char *const *v, size_t n, const char *name)
 }
 
 static const char *
-special_reader(mode_t mode)
+special_reader(mode_t mode, enum where where)
 {
+	if (where == W_STORE)
+		return S_ISLNK(mode)
+			       ? "git-lfs or git-annex (a checkout copies "
+				 "what a link there names into the work "
+				 "tree)"
+			       : "git-lfs or git-annex (they wait on a "
+				 "FIFO there, or read a socket or "
+				 "device)";
 	return S_ISLNK(mode) ? "git (it writes and reads through a symbolic "
 			       "link there)"
 			     : "git (it waits on a FIFO there, or reads a "
@@ -121,7 +136,7 @@ wl_gitdir_had(struct watchlater *w, int dirfd, const char *name)
  * user's at the start, moved aside after unless the start had it. */
 static void
 special_one(struct walk *k, int dirfd, const char *path, const char *name,
-	    const struct stat *st)
+	    const struct stat *st, enum where where)
 {
 	struct watchlater *w = k->w;
 	struct stat dst;
@@ -150,7 +165,7 @@ special_one(struct walk *k, int dirfd, const char *path, const char *name,
 	 * before the start (which no one can set back) is the user's. */
 	if (k->nested && !k->made && !wl_changed(w, st))
 		return;
-	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode));
+	wl_move_aside(w, dirfd, path, name, special_reader(st->st_mode, where));
 }
 
 static void walk_dir(struct walk *k, int fd, const char *path, enum where where,
@@ -254,37 +269,54 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 	if (type == DT_REG)
 		return;
 	if (type != DT_DIR) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    S_ISREG(st.st_mode))
+		/* Not looked at (a directory the command left listable
+		 * but not searchable: chmod 644): a failure, not a pass. */
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			int e = errno;
+
+			if (e != ENOENT) {
+				_cleanup_free_ char *at =
+					xasprintf("%s/%s", path, name);
+				_cleanup_free_ char *shown = text_shown(at);
+
+				wl_fail(k->w, xasprintf("cannot look at %s: %s",
+							shown, strerror(e)));
+			}
+			return;
+		}
+		if (S_ISREG(st.st_mode))
 			return;
 		if (!S_ISDIR(st.st_mode)) {
-			special_one(k, dirfd, path, name, &st);
+			special_one(k, dirfd, path, name, &st, where);
 			return;
 		}
 	}
-	if (where == W_STORE) {
+	if (where == W_PACK) {
 		(void)stash_dir(k, dirfd, path, name);
 		return;
 	}
 	if (where == W_OBJECTS) {
 		/* Its 256 directories of loose objects, which git writes
-		 * under new names and renames, never through a link: not
-		 * listed (a link in their place was taken above), but one
-		 * with a directory in it (its link count) or not named as
+		 * under new names and renames, never through a link, and
+		 * reads checking each object's hash: not listed (a link in
+		 * their place was taken above), but one with a directory in
+		 * it (its link count: listed, as packs are) or not named as
 		 * git names them. */
 		if (strcmp(name, "info") == 0)
 			to = W_ANY;
 		else if (strcmp(name, "pack") == 0)
-			to = W_STORE;
+			to = W_PACK;
 		else if (!loose_dir(name)) {
 			(void)stash_dir(k, dirfd, path, name);
 			return;
 		} else if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) ==
 				   0 &&
 			   S_ISDIR(st.st_mode) && st.st_nlink > 2)
-			to = W_STORE;
+			to = W_PACK;
 		else
 			return;
+	} else if (where == W_STORE) {
+		to = W_STORE;
 	} else if (where == W_REPO && strcmp(name, "objects") == 0)
 		to = W_OBJECTS;
 	else if (where == W_REPO && strcmp(name, "modules") == 0)
@@ -309,7 +341,7 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 		/* Made a link or a file meanwhile. */
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-			special_one(k, dirfd, path, name, &st);
+			special_one(k, dirfd, path, name, &st, where);
 		return;
 	}
 	if (fd == -ENOENT)
@@ -355,12 +387,15 @@ bound_hint(const char *path)
 		return "loose refs: git pack-refs --all packs them into one "
 		       "file";
 	return "neither refs nor reflogs but something else: move it out "
-	       "of the repository; llwrap lists objects/, lfs/objects and "
-	       "annex/objects one level only";
+	       "of the repository; llwrap lists objects/ one level only, "
+	       "and counts git-lfs's and git-annex's stores apart";
 }
 
 /* The directory fd (W_TREE, open to list) at path: watched as special,
- * what is made in it taken as made. */
+ * what is made in it taken as made.  One watched already that moved
+ * here within the tree is watched at its path now (its old one no
+ * longer leads to it, and a tree directory whose path does not is
+ * dropped). */
 static void
 watch_tree(struct walk *k, int fd, const char *path)
 {
@@ -368,22 +403,29 @@ watch_tree(struct walk *k, int fd, const char *path)
 	struct wdir *d;
 	int dup;
 
-	if (fstat(fd, &st) < 0)
-		return;
-	if ((d = wdir_find(k->w, &st)) == NULL) {
-		if (k->w->n_dirs >= WATCHLATER_TREE_DIRS)
-			return;
-		if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
-			_cleanup_free_ char *shown = text_shown(path);
+	if (fstat(fd, &st) < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
 
-			wl_fail(k->w, xasprintf("cannot watch %s: %s", shown,
-						strerror(errno)));
-			return;
-		}
-		if ((d = wdir_add(k->w, dup, &st, path)) == NULL)
-			return;
+		wl_fail(k->w, xasprintf("cannot look at %s: %s", shown,
+					strerror(errno)));
+		return;
 	}
-	d->special = d->tree = true;
+	if ((d = wdir_find(k->w, &st)) != NULL) {
+		if (d->tree_only && strcmp(d->path, path) != 0) {
+			free(d->path);
+			d->path = xstrdup(path);
+		}
+		d->special = d->tree = true;
+		return;
+	}
+	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(k->w, xasprintf("cannot watch %s: %s", shown,
+					strerror(errno)));
+		return;
+	}
+	(void)wdir_add_tree(k->w, dup, &st, path);
 }
 
 /* The directory fd (taken, open to list) at path. */
@@ -416,16 +458,29 @@ walk_dir(struct walk *k, int fd, const char *path, enum where where, int depth)
 			continue;
 		if (k->over)
 			break;
-		if (++k->seen > WATCHLATER_GITDIR_MAX) {
+		if (where == W_STORE ? ++k->store_seen > WATCHLATER_STORE_MAX
+				     : ++k->seen > WATCHLATER_GITDIR_MAX) {
 			k->over = true;
 			wl_fail(k->w,
-				xasprintf("a repository's directories hold "
-					  "more than %d entries, more than "
-					  "llwrap looks at for links the "
-					  "command made (the count passed it "
-					  "in %s; %s)",
-					  WATCHLATER_GITDIR_MAX, shown,
-					  bound_hint(path)));
+				xasprintf("a repository's %s hold more than "
+					  "%u entries, more than llwrap looks "
+					  "at for links the command made (the "
+					  "count passed it in %s; %s)",
+					  where == W_STORE ? "content stores "
+							     "(git-lfs's, "
+							     "git-annex's)"
+							   : "directories",
+					  where == W_STORE
+						  ? WATCHLATER_STORE_MAX
+						  : WATCHLATER_GITDIR_MAX,
+					  shown,
+					  where == W_STORE
+						  ? "git lfs prune deletes the "
+						    "objects no recent commit "
+						    "needs, git annex unused "
+						    "and dropunused those "
+						    "none does"
+						  : bound_hint(path)));
 			break;
 		}
 		walk_entry(k, fd, path, e->d_name, e->d_type, where, depth);
@@ -460,11 +515,12 @@ walk_repository_k(struct walk *k, const char *path)
 	walk_dir(k, fd, path, W_REPO, 0);
 }
 
-/* The repository's directory at path (beneath a root), walked. */
+/* The repository's directory at path (beneath a root), walked (watch:
+ * its logs/ and worktrees/ watched, after an overflow). */
 static void
-walk_repository(struct watchlater *w, const char *path, bool record)
+walk_repository(struct watchlater *w, const char *path, bool watch)
 {
-	struct walk k = { .w = w, .record = record };
+	struct walk k = { .w = w, .watch = watch };
 
 	walk_repository_k(&k, path);
 }
@@ -562,14 +618,14 @@ wl_gitdir_made(struct watchlater *w, const struct wdir *d, const char *name)
 	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
 	    (S_ISLNK(st.st_mode) && init_probe(d->fd, name)))
 		return;
-	special_one(&k, d->fd, d->path, name, &st);
+	special_one(&k, d->fd, d->path, name, &st, W_ANY);
 }
 
 void
-wl_gitdir_check(struct watchlater *w)
+wl_gitdir_check(struct watchlater *w, bool watch)
 {
 	for (char **g = w->gitdirs; g != NULL && *g != NULL; g++)
-		walk_repository(w, *g, false);
+		walk_repository(w, *g, watch);
 	if (w->watch_newrepo) {
 		_cleanup_free_ char *git =
 			xasprintf("%s/.git", w->roots[0].path);

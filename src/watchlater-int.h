@@ -67,6 +67,10 @@ struct wdir {
 	/* logs/ or worktrees/ of a repository, or a directory beneath:
 	 * one made or moved in is walked and watched the same (special). */
 	bool tree;
+	/* Watched for that alone (wdir_add_tree, counted against
+	 * WATCHLATER_TREE_DIRS): dropped once its path no longer leads to
+	 * it (moved out, removed), when it holds no other watch. */
+	bool tree_only;
 	/* gitdir: its work tree (the project, or a submodule's checkout),
 	 * where the gitlinks of its index are. */
 	int wt_fd;
@@ -124,13 +128,19 @@ struct wplace {
 #define WATCHLATER_MAX_ASIDES 4096
 
 /* The most entries of a repository's directory looked at outside its
- * objects/, and how deep (watchlater-gitdir.c): more fails the check. */
+ * objects/ and content stores, and how deep (watchlater-gitdir.c): more
+ * fails the check. */
 #define WATCHLATER_GITDIR_MAX	65536
 #define WATCHLATER_GITDIR_DEPTH 32
-/* Past this many watched directories, those beneath logs/ and worktrees/
- * are not watched (the end's walk looks at them): a repository with many
- * branch prefixes does not take the watch from the rest. */
-#define WATCHLATER_TREE_DIRS (WATCHLATER_MAX_DIRS / 2)
+/* The most entries of git-lfs's and git-annex's content stores looked
+ * at (a store holds one file per object: large ones hold 100,000s). */
+#define WATCHLATER_STORE_MAX (1u << 20)
+/* The most directories beneath logs/ and worktrees/ watched during the
+ * run (one per branch prefix: tens in most clones, a few hundred where
+ * branches are named per user; counted apart from WATCHLATER_MAX_DIRS):
+ * one more refuses the run at the start, and stops it during the run
+ * (a directory there unwatched is one a link can be planted in). */
+#define WATCHLATER_TREE_DIRS 4096
 
 /* A repository in a directory of the project's top level (not the
  * project's own): as the start had it, so that what the user's own git
@@ -161,6 +171,18 @@ struct watchlater {
 	size_t n_protect;
 	struct wdir *dirs;
 	size_t n_dirs;
+	size_t n_tree;	 /* of them, tree_only */
+	size_t last_dir; /* the last one an event was for */
+	/* At the start, with the limit on descriptors raised for the
+	 * watch: its descriptors go at or above the limit the rest of
+	 * llwrap (and the command) keeps (0: where they fall). */
+	int fd_floor;
+	/* The run: the process the command runs under (the command, or
+	 * its supervisor), killed when the watch fails while it runs
+	 * (wl_fail), and whether it was. */
+	pid_t child;
+	bool running;
+	bool stopped;
 	struct unwatched *unwatched;
 	size_t n_unwatched;
 	bool watch_newrepo; /* the project had no .git at the start */
@@ -216,7 +238,9 @@ void wl_since_stamped(struct watchlater *w, const struct stat *root);
 
 /* Whether st is one of the n keys of v. */
 bool wl_key_in(const struct wkey *v, size_t n, const struct stat *st);
-/* A failure of the check, said once (why taken). */
+/* A failure of the check, said once (why taken); while the command
+ * runs, it stops the sandbox (what is not watched then is what the
+ * user's git running meanwhile could meet). */
 void wl_fail(struct watchlater *w, char *why);
 /* rel beneath the root's descriptor rootfd: no symlink, no mount
  * crossed, never above it.  A descriptor (O_PATH), or -errno. */
@@ -227,6 +251,10 @@ struct wdir *wdir_find(struct watchlater *w, const struct stat *st);
  * cannot be. */
 struct wdir *wdir_add(struct watchlater *w, int fd, const struct stat *st,
 		      const char *path);
+/* The same for a directory beneath logs/ or worktrees/ (tree_only),
+ * bounded by WATCHLATER_TREE_DIRS. */
+struct wdir *wdir_add_tree(struct watchlater *w, int fd, const struct stat *st,
+			   const char *path);
 /* Name name of d watched, for reader (move: moved aside when made). */
 struct wname *wdir_name(struct wdir *d, const char *name, const char *reader,
 			bool move);
@@ -333,8 +361,9 @@ void wl_gitdir_made(struct watchlater *w, const struct wdir *d,
  * what is beneath it watched. */
 void wl_gitdir_tree(struct watchlater *w, size_t i);
 /* Every link and special file of those directories (and of a repository
- * the command made) that the start did not have: moved aside. */
-void wl_gitdir_check(struct watchlater *w);
+ * the command made) that the start did not have: moved aside; watch:
+ * their logs/ and worktrees/ watched again (after an overflow). */
+void wl_gitdir_check(struct watchlater *w, bool watch);
 /* The directories of a repository nested in the project (gitfd at
  * path), walked the same way: a link or special file whose ctime is
  * after the start (every one when made, the command made it) moved

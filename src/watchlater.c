@@ -63,7 +63,10 @@ wl_protect_add(struct watchlater *w, const struct stat *st)
 }
 
 /* A failure of the check, said once; past WATCHLATER_MAX_LINES of them,
- * counted. */
+ * counted.  While the command runs, the sandbox is stopped at once, as
+ * the timeout stops it (the process it runs under killed, the rest
+ * ending with it): what could not be watched or checked then is what
+ * the user's git, running meanwhile, could meet. */
 void
 wl_fail(struct watchlater *w, char *why)
 {
@@ -74,6 +77,10 @@ wl_fail(struct watchlater *w, char *why)
 		strv_push_take(&w->failures, why);
 	}
 	w->n_failures++;
+	if (w->running && !w->stopped && w->child > 0) {
+		w->stopped = true;
+		kill(w->child, SIGKILL);
+	}
 }
 
 /* dir beneath the root's descriptor: no symlink, no mount crossed, never
@@ -124,22 +131,64 @@ wdir_find(struct watchlater *w, const struct stat *st)
 	return NULL;
 }
 
-/* Watch the directory fd (taken), opened safely by the caller; NULL and
- * a failure when it cannot be. */
-struct wdir *
-wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
+/* Why the directory at path cannot be watched (inotify_add_watch's
+ * errno e), and what helps. */
+static char *
+watch_failed(const char *path, int e)
+{
+	_cleanup_free_ char *shown = text_shown(path);
+
+	if (e != ENOSPC)
+		return xasprintf("cannot watch %s: %s", shown, strerror(e));
+	return xasprintf("cannot watch %s: this user's inotify watches are "
+			 "all taken (fs.inotify.max_user_watches; editors "
+			 "and the command's own watches count too): raise "
+			 "it (sysctl fs.inotify.max_user_watches=524288) or "
+			 "end what holds them",
+			 shown);
+}
+
+/* Watch the directory fd (taken), opened safely by the caller, as a
+ * tree directory or not; NULL and a failure when it cannot be. */
+static struct wdir *
+wdir_watch(struct watchlater *w, int fd, const struct stat *st,
+	   const char *path, bool tree)
 {
 	_cleanup_close_ int cwd = -1;
 	struct wdir *d;
-	int wd = -1, e = 0;
+	int wd = -1, e = 0, high;
 
-	if (w->n_dirs >= WATCHLATER_MAX_DIRS) {
+	if (tree && w->n_tree >= WATCHLATER_TREE_DIRS) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		close(fd);
+		wl_fail(w,
+			xasprintf("more than %d directories beneath the "
+				  "repository's logs/ and worktrees/ to watch "
+				  "for links the command makes there (the "
+				  "count passed it at %s; git makes one there "
+				  "for each prefix of its branches' names, "
+				  "a/b/c making two: if they are yours, `git "
+				  "remote prune origin` drops the reflogs of "
+				  "the branches deleted upstream, deleting a "
+				  "branch drops its own; else the command made "
+				  "them)",
+				  WATCHLATER_TREE_DIRS, shown));
+		return NULL;
+	}
+	if (!tree && w->n_dirs - w->n_tree >= WATCHLATER_MAX_DIRS) {
 		close(fd);
 		wl_fail(w,
 			xasprintf("more than %d directories to watch for files "
 				  "run later",
 				  WATCHLATER_MAX_DIRS));
 		return NULL;
+	}
+	/* At the start, above the limit the rest of llwrap keeps. */
+	if (w->fd_floor > 0 && fd < w->fd_floor &&
+	    (high = fcntl(fd, F_DUPFD_CLOEXEC, w->fd_floor)) >= 0) {
+		close(fd);
+		fd = high;
 	}
 	/* Through the descriptor, not the path (it may have changed since):
 	 * inotify takes a path only, and /proc/self may be the sandbox's
@@ -159,11 +208,8 @@ wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
 		e = errno;
 	}
 	if (wd < 0) {
-		_cleanup_free_ char *shown = text_shown(path);
-
 		close(fd);
-		wl_fail(w,
-			xasprintf("cannot watch %s: %s", shown, strerror(e)));
+		wl_fail(w, watch_failed(path, e));
 		return NULL;
 	}
 	w->dirs = xreallocarray(w->dirs, w->n_dirs + 1, sizeof(*w->dirs));
@@ -172,8 +218,91 @@ wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
 			    .fd = fd,
 			    .wt_fd = -1,
 			    .key = { .dev = st->st_dev, .ino = st->st_ino },
-			    .path = xstrdup(path) };
+			    .path = xstrdup(path),
+			    .special = tree,
+			    .tree = tree,
+			    .tree_only = tree };
+	w->n_tree += tree;
 	return d;
+}
+
+struct wdir *
+wdir_add(struct watchlater *w, int fd, const struct stat *st, const char *path)
+{
+	return wdir_watch(w, fd, st, path, false);
+}
+
+struct wdir *
+wdir_add_tree(struct watchlater *w, int fd, const struct stat *st,
+	      const char *path)
+{
+	return wdir_watch(w, fd, st, path, true);
+}
+
+/* Whether d is watched for the tree alone. */
+static bool
+tree_only(const struct wdir *d)
+{
+	return d->tree_only && !d->gitdir && !d->newrepo && !d->hooks &&
+	       d->n_names == 0;
+}
+
+/* Whether the i-th watched directory's path still leads to it. */
+static bool
+dir_there(struct watchlater *w, size_t i)
+{
+	const char *rel;
+	ssize_t r = wl_root_of(w, w->dirs[i].path, &rel);
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (r < 0 || (fd = wl_open_beneath(w->roots[r].fd, rel, true)) < 0 ||
+	    fstat(fd, &st) < 0)
+		return false;
+	return st.st_dev == w->dirs[i].key.dev &&
+	       st.st_ino == w->dirs[i].key.ino;
+}
+
+/* The i-th watched directory no longer watched: its watch removed (but
+ * when the kernel has: gone), its slot freed. */
+static void
+wdir_drop(struct watchlater *w, size_t i, bool gone)
+{
+	struct wdir *d = &w->dirs[i];
+
+	if (!gone && d->wd >= 0)
+		(void)inotify_rm_watch(w->ifd, d->wd);
+	close(d->fd);
+	if (d->wt_fd >= 0)
+		close(d->wt_fd);
+	free(d->wt_path);
+	free(d->path);
+	for (size_t k = 0; k < d->n_names; k++)
+		free(d->names[k].name);
+	free(d->names);
+	w->n_tree -= d->tree_only;
+	memmove(d, d + 1, (w->n_dirs - i - 1) * sizeof(*d));
+	w->n_dirs--;
+	w->last_dir = 0;
+}
+
+/*
+ * The tree directories beneath path (itself included) that their paths
+ * no longer lead to (moved out of logs/ and worktrees/, removed): no
+ * longer watched, so that renames do not fill WATCHLATER_TREE_DIRS.  One
+ * moved within the tree was walked again where it went (its path there
+ * now, watch_tree), before its move's own event.  path NULL: every one.
+ */
+static void
+tree_prune(struct watchlater *w, const char *path)
+{
+	_cleanup_free_ char *at = path != NULL ? xstrdup(path) : NULL;
+
+	for (size_t i = w->n_dirs; i-- > 0;)
+		if (tree_only(&w->dirs[i]) &&
+		    (at == NULL || path_under(w->dirs[i].path, at)) &&
+		    !dir_there(w, i))
+			wdir_drop(w, i, false);
 }
 
 struct wname *
@@ -536,8 +665,13 @@ note_left(struct watchlater *w, int dirfd, const char *dirpath,
 static void
 check_all(struct watchlater *w, bool at_end)
 {
+	/* The tree directories gone meanwhile (an overflow lost their
+	 * events); those still there are walked again below. */
+	tree_prune(w, NULL);
 	/* Each directory as watched, and what its path names now. */
 	for (size_t i = 0; i < w->n_dirs; i++) {
+		if (tree_only(&w->dirs[i]))
+			continue;
 		if (w->dirs[i].fd >= 0) {
 			wl_names_at(w, w->dirs[i].fd, w->dirs[i].path,
 				    w->dirs[i].names, w->dirs[i].n_names,
@@ -554,13 +688,13 @@ check_all(struct watchlater *w, bool at_end)
 			wl_check_gitlinks(w, &w->dirs[i]);
 	wl_hold_check(w, at_end);
 	if (!at_end) {
-		wl_gitdir_check(w);
+		wl_gitdir_check(w, true);
 		return;
 	}
 	for (size_t i = 0; i < w->n_dirs; i++)
 		if (w->dirs[i].gitdir)
 			wl_modules_check(w, &w->dirs[i]);
-	wl_gitdir_check(w);
+	wl_gitdir_check(w, false);
 	wl_todo_check(w);
 	wl_nested_check(w);
 	/* What nobody watched: a directory made during the run holds it. */
@@ -606,6 +740,19 @@ check_all(struct watchlater *w, bool at_end)
 	}
 }
 
+/* The watched directory of the watch wd (n_dirs: none), looked up from
+ * the last one: events come in runs for one directory. */
+static size_t
+dir_of_wd(struct watchlater *w, int wd)
+{
+	if (w->last_dir < w->n_dirs && w->dirs[w->last_dir].wd == wd)
+		return w->last_dir;
+	for (size_t i = 0; i < w->n_dirs; i++)
+		if (w->dirs[i].wd == wd)
+			return w->last_dir = i;
+	return w->n_dirs;
+}
+
 static void
 watchlater_ready(void *arg)
 {
@@ -626,11 +773,23 @@ watchlater_ready(void *arg)
 				overflow = true;
 				continue;
 			}
-			for (i = 0; i < w->n_dirs && w->dirs[i].wd != ev->wd;
-			     i++)
-				;
-			if (i == w->n_dirs)
+			if ((i = dir_of_wd(w, ev->wd)) == w->n_dirs)
 				continue;
+			/* A tree directory moved out or removed: no longer
+			 * watched, nor what was beneath it (one made where
+			 * it was is its parent's event, tree_made). */
+			if ((ev->mask & IN_IGNORED) && tree_only(&w->dirs[i])) {
+				wdir_drop(w, i, true);
+				continue;
+			}
+			if ((ev->mask & (IN_MOVE_SELF | IN_DELETE_SELF)) &&
+			    tree_only(&w->dirs[i])) {
+				_cleanup_free_ char *gone =
+					xstrdup(w->dirs[i].path);
+
+				tree_prune(w, gone);
+				continue;
+			}
 			if (ev->mask & (IN_MOVE_SELF | IN_DELETE_SELF)) {
 				dir_again(w, i, false);
 				continue;
@@ -846,12 +1005,11 @@ wl_since_stamped(struct watchlater *w, const struct stat *root)
 		w->since = (struct timespec){ w->since.tv_sec - 1, 0 };
 }
 
-int
-watchlater_start(const char *project, const struct gitguard *git,
-		 const struct gitguard *later, char *const *holds,
-		 struct watchlater **out, char **cause)
+static int
+watch_start(struct watchlater *w, const char *project,
+	    const struct gitguard *git, const struct gitguard *later,
+	    char *const *holds, struct watchlater **out, char **cause)
 {
-	struct watchlater *w = xcalloc(1, sizeof(*w));
 	_cleanup_free_ char *gitdir = NULL, *objects = NULL, *common = NULL;
 	const struct gitguard *g[] = { git, later };
 	struct stat st;
@@ -977,6 +1135,42 @@ watchlater_start(const char *project, const struct gitguard *git,
 	return 0;
 }
 
+/*
+ * The watch holds a descriptor for each directory it watches, up to
+ * WATCHLATER_TREE_DIRS + WATCHLATER_MAX_DIRS of them, more than the
+ * limit a process starts with (1024): for the start, the limit is
+ * raised to its hard one and the watch's descriptors put above the one
+ * it had, which comes back after, so that the rest of llwrap and the
+ * command keep it (the watching process raises it again for the run,
+ * watchlater_parent).
+ */
+int
+watchlater_start(const char *project, const struct gitguard *git,
+		 const struct gitguard *later, char *const *holds,
+		 struct watchlater **out, char **cause)
+{
+	struct watchlater *w = xcalloc(1, sizeof(*w));
+	struct rlimit rl, was;
+	bool raised = false;
+	int r;
+
+	if (getrlimit(RLIMIT_NOFILE, &was) == 0 &&
+	    was.rlim_cur < was.rlim_max && was.rlim_cur <= INT_MAX) {
+		rl = (struct rlimit){ .rlim_cur = was.rlim_max,
+				      .rlim_max = was.rlim_max };
+		if (setrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			raised = true;
+			w->fd_floor = (int)was.rlim_cur;
+		}
+	}
+	r = watch_start(w, project, git, later, holds, out, cause);
+	if (*out != NULL)
+		(*out)->fd_floor = 0;
+	if (raised)
+		(void)setrlimit(RLIMIT_NOFILE, &was);
+	return r;
+}
+
 int
 watchlater_inotify(const struct watchlater *w)
 {
@@ -993,12 +1187,14 @@ watchlater_child(struct watchlater *w)
 }
 
 void
-watchlater_parent(struct watchlater *w)
+watchlater_parent(struct watchlater *w, pid_t child)
 {
 	struct rlimit rl;
 
 	if (w == NULL)
 		return;
+	w->child = child;
+	w->running = true;
 	/* Its own descriptors only, after the fork: the command keeps the
 	 * limit it was given. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -1014,6 +1210,7 @@ watchlater_finish(struct watchlater *w)
 {
 	if (w == NULL || w->ifd < 0)
 		return;
+	w->running = false;
 	monitor_unwatch(w->ifd);
 	watchlater_ready(w);
 	check_all(w, true);
@@ -1034,6 +1231,12 @@ watchlater_report(const struct watchlater *w)
 					 "aside the same way",
 					 w->n_moved - WATCHLATER_MAX_LINES));
 	return v;
+}
+
+bool
+watchlater_stopped(const struct watchlater *w)
+{
+	return w != NULL && w->stopped;
 }
 
 char **

@@ -26,7 +26,8 @@
  * The index is opened without blocking and read only when it is a
  * regular file.  What it could not check (an index it cannot read, a
  * descriptor it cannot open, more than it may watch) makes the run fail
- * loudly (watchlater_failures), never pass quietly.
+ * loudly (watchlater_failures), never pass quietly; while the command
+ * runs, it stops the sandbox at once (watchlater_parent).
  *
  * It runs in the outermost process of the run (sandbox.c's guardian),
  * which the command cannot stall or stop: it holds no descriptor the
@@ -37,12 +38,14 @@
 #define LLW_WATCHLATER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct gitguard;
 struct watchlater;
 
-/* The most directories watched: past it the check fails closed (and
- * past GITGUARD_MAX_LINKS gitlinks in one index). */
+/* The most directories watched, besides those beneath a repository's
+ * logs/ and worktrees/ (WATCHLATER_TREE_DIRS): past it the check fails
+ * closed (and past GITGUARD_MAX_LINKS gitlinks in one index). */
 #define WATCHLATER_MAX_DIRS 1024
 /* The moves named one by one after the run; more are counted. */
 #define WATCHLATER_MAX_LINES 20
@@ -73,8 +76,12 @@ int watchlater_inotify(const struct watchlater *w);
 /* In the monitor's child: close the watch. */
 void watchlater_child(struct watchlater *w);
 
-/* In the monitor, once the child runs: handle events in its loop. */
-void watchlater_parent(struct watchlater *w);
+/* In the monitor, once its child (the command, or the supervisor above
+ * it) runs: handle events in its loop.  A watch that fails while the
+ * command runs (a directory it cannot watch: a bound, the user's inotify
+ * limit) kills that child, which ends the sandbox: the run is stopped,
+ * not left going unwatched (watchlater_stopped). */
+void watchlater_parent(struct watchlater *w, pid_t child);
 
 /* In the monitor, once the command has ended: handle what is pending,
  * check everything once more, and stop watching. */
@@ -87,6 +94,9 @@ char **watchlater_report(const struct watchlater *w);
 /* Why the check could not be completed, one sentence each; NULL when it
  * was.  The run then fails (sandbox.c). */
 char **watchlater_failures(const struct watchlater *w);
+
+/* Whether the watch stopped the run (watchlater_parent). */
+bool watchlater_stopped(const struct watchlater *w);
 
 void watchlater_free(struct watchlater *w);
 

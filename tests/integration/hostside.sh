@@ -746,6 +746,78 @@ run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git checkout -q -b feat/deep/x &&
 	git checkout -q main && git branch -q -D feat/deep/x && echo done'
 expect_output "branches under new directories made in the sandbox work" "^done\$"
 expect_no_output "... and nothing of git's own is moved aside" "moved aside"
+# A branch prefix's directory removed and its name made a branch (a
+# reflog file where its directory was): git's own, left.
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git branch a/b && sleep 0.2 && git branch -q -D a/b 2>/dev/null;
+	sleep 0.2 && git branch a && sleep 0.2 && [ -f .git/logs/refs/heads/a ] && echo done'
+expect_output "a branch named as a prefix's removed directory works" "^done\$"
+expect_no_output "... and its reflog is left, the run passes" "moved aside|could not be completed"
+# The bounds of that watch (review A F1): the command filled them to have
+# a directory beneath logs/ unwatched (512, silently) or the watch end
+# (1024, said after the run), then planted a link there for the user's
+# git running meanwhile.  Directories moved out of logs/ or removed are
+# no longer counted, one moved within it is watched where it went; past
+# 4,096 there the sandbox is stopped at once, and a repository that has
+# more at the start is refused, saying what to do.
+R=$HOME_DIR/work/gitlinks-bound
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'cd .git
+	for p in 1 2 3 4 5 6; do mkdir logs/z && (cd logs/z && seq 0 999 | xargs mkdir) && sleep 0.3 && mv logs/z old$p; done
+	mkdir logs/z && (cd logs/z && seq 0 9 | xargs mkdir) && sleep 0.2 && mv logs/z logs/y && sleep 0.2 &&
+	ln -s "$1/victim" logs/y/5/x && mkdir -p logs/refs/heads/agent && ln -s "$1/victim" logs/refs/heads/agent/fix &&
+	for i in $(seq 50); do [ -L logs/refs/heads/agent/fix ] || [ -L logs/y/5/x ] || break; sleep 0.1; done
+	[ -L logs/refs/heads/agent/fix ] || [ -L logs/y/5/x ] && echo "still there" || echo "moved during the run"' sh "$OUTSIDE"
+expect_output "6,000 directories made and moved out of logs/ in turn: a link in one made after is moved as made" "^moved during the run"
+expect_output "... named" "created $R/\\.git/logs/refs/heads/agent/fix, which git"
+expect_output "... and one in a directory moved within logs/, where it went" "created $R/\\.git/logs/y/5/x, which git"
+expect_rc "... and the run passes" 0
+start=$(date +%s)
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'cd .git/logs && mkdir z && (cd z && seq 0 4200 | xargs mkdir) && sleep 30; echo "still running"'
+expect_rc "4,200 directories made beneath logs/: the run fails (125)" 125
+expect_no_output "... the sandbox stopped at once" "still running"
+[ $(($(date +%s) - start)) -lt 25 ] && ok "... (not after the command's 30 s)" ||
+	not_ok "the sandbox ran on for $(($(date +%s) - start)) s"
+expect_output "... saying which bound" "more than 4096 directories beneath the repository's logs/ and worktrees/ to watch"
+expect_output "... and that it stopped the sandbox" "llwrap stopped the sandbox while the command ran"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo ran'
+expect_rc "a repository with 4,200 directories beneath logs/ is refused at the start (125)" 125
+expect_no_output "... running nothing" "^ran\$"
+expect_output "... saying what to do" "more than 4096 directories beneath .*git remote prune origin"
+as_user rm -rf "$R/.git/logs/z"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo ran'
+expect_output "... and runs once they are gone" "^ran\$"
+# The user's inotify watches used up by the command (review A, also
+# seen: its watches count against the same per-user limit): a directory
+# the watch then cannot add stops the sandbox the same way.  The limit is
+# lowered in a user namespace of the test's own (/proc/sys/user), not
+# for the machine.
+WATCHES_PY='
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None)
+fd = libc.inotify_init()
+for i in range(400):
+    os.makedirs("w/%d" % i, exist_ok=True)
+    libc.inotify_add_watch(fd, ("w/%d" % i).encode(), 0x100)
+time.sleep(0.3)
+os.makedirs(".git/logs/refs/heads/agent")
+time.sleep(0.5)
+os.symlink(sys.argv[1], ".git/logs/refs/heads/agent/fix")
+time.sleep(3)
+print("still running", flush=True)
+'
+R=$HOME_DIR/work/gitlinks-inotify
+make_repo "$R"
+if as_user unshare -U --map-current-user --keep-caps sh -c 'echo 150 >/proc/sys/user/max_inotify_watches' 2>/dev/null; then
+	run as_user unshare -U --map-current-user --keep-caps sh -c 'echo 150 >/proc/sys/user/max_inotify_watches &&
+		exec setpriv --inh-caps=-all --ambient-caps=-all -- "$@"' sh \
+		$LLWRAP_B --rx "$LLW_HELPERS" -p opencode $BE -C "$R" -- python3 -c "$WATCHES_PY" "$OUTSIDE/victim"
+	expect_rc "the user's inotify watches used up by the command: the run fails (125)" 125
+	expect_no_output "... the sandbox stopped at once" "still running"
+	expect_output "... saying why and what to do" "inotify watches are all taken \\(fs\\.inotify\\.max_user_watches"
+	expect_output "... and that it stopped the sandbox" "llwrap stopped the sandbox while the command ran"
+else
+	skip "no user namespace with a lowered inotify limit here (unshare --keep-caps)"
+fi
 # objects/XX replaced by links to a directory outside (review 35s M2):
 # the user's next commit would write its objects there.  objects/ is
 # listed one level, objects/pack too; git gc's own work moves nothing.
@@ -766,16 +838,37 @@ as_user /bin/sh -c 'cd "$1" && echo b >b && git add b && git commit -q -m user &
 [ -z "$(ls -A "$OUTSIDE/objdir")" ] && ok "... the user's commit writes nothing outside the project" ||
 	not_ok "the user's commit wrote objects through .git/objects links: $(ls "$OUTSIDE/objdir")"
 [ "$(cat "$OUTSIDE/out")" = user ] && ok "... and works" || not_ok "the user's commit after the run: $(cat "$OUTSIDE/out")"
-# A content store is listed one level, not walked (review 35s M5): more
-# than 65,536 files in .git/lfs/objects do not fail the run; the same
-# files elsewhere fail it once, saying where.
+# A content store is counted apart (review 35s M5): more than 65,536
+# files in .git/lfs/objects do not fail the run; the same files
+# elsewhere fail it once, saying where.  It is walked whole (review A
+# F3): a link at lfs/objects/XX/YY/OID has git-lfs's smudge (the user's
+# checkout) copy what it names, a file the sandbox cannot read, into the
+# work tree; one there, in lfs/tmp or deep in annex/objects is moved
+# aside at the end, the store's files left.
 R=$HOME_DIR/work/gitlinks-lfs
 make_repo "$R"
 as_user /bin/sh -c 'mkdir -p "$1/.git/lfs/objects/ab/cd" && cd "$1/.git/lfs/objects/ab/cd" && seq 1 65537 | xargs touch' sh "$R"
-run llw -p opencode $BE -C "$R" -- /bin/sh -c 'ln -s "$1/victim" .git/lfs/objects/ef && echo ran' sh "$OUTSIDE"
+OID=abcd$(printf '%060d' 0)
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'ln -s "$1/victim" .git/lfs/objects/ef &&
+	ln -s "$1/victim" .git/lfs/objects/ab/cd/$2 && mkdir -p .git/lfs/tmp/d && mkfifo .git/lfs/tmp/d/x &&
+	mkdir -p .git/annex/objects/aa/bb/K1 && ln -s "$1/victim" .git/annex/objects/aa/bb/K1/K1 && echo ran' sh "$OUTSIDE" "$OID"
 expect_output "a repository with 65,537 files in .git/lfs/objects runs" "^ran\$"
 expect_no_output "... the check completes" "could not be completed|more than 65536"
 expect_output "... and a link at lfs/objects/XX is moved aside" "created $R/\\.git/lfs/objects/ef, which git"
+expect_output "... one at lfs/objects/XX/YY/OID" "created $R/\\.git/lfs/objects/ab/cd/$OID, which git-lfs or git-annex \\(a checkout copies what a link there names"
+expect_output "... a FIFO deep in lfs/tmp" "created $R/\\.git/lfs/tmp/d/x, which git-lfs or git-annex \\(they wait on a FIFO"
+expect_output "... a link at annex/objects/XX/YY/KEY/KEY" "created $R/\\.git/annex/objects/aa/bb/K1/K1, which git-lfs or git-annex"
+[ ! -L "$R/.git/lfs/objects/ab/cd/$OID" ] && [ "$(ls "$R/.git/lfs/objects/ab/cd" | grep -vc llwrap-blocked)" = 65537 ] &&
+	ok "... the link gone, the store's files left" || not_ok "the store after the run: $(ls -l "$R/.git/lfs/objects/ab/cd/$OID" 2>&1)"
+as_user rm -rf "$R/.git/annex" "$R/.git/lfs/tmp" "$R/.git/lfs/objects/ef".llwrap-blocked-* "$R/.git/lfs/objects/ab/cd/$OID".llwrap-blocked-*
+# A directory there left listable but not searchable (review A, also
+# seen): what is in it cannot be looked at, which fails the run.
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .git/lfs/objects/12/34 && ln -s "$1/victim" .git/lfs/objects/12/34/$2 &&
+	chmod 644 .git/lfs/objects/12/34 && echo ran' sh "$OUTSIDE" "$OID"
+expect_rc "a link in a store's directory made unsearchable (chmod 644): the run fails (125)" 125
+expect_output "... naming it" "cannot look at $R/\\.git/lfs/objects/12/34/$OID: Permission denied"
+as_user chmod 755 "$R/.git/lfs/objects/12/34"
+as_user rm -rf "$R/.git/lfs/objects/12"
 as_user mv "$R/.git/lfs/objects/ab/cd" "$R/.git/junk"
 run llw -p opencode $BE -C "$R" -- /bin/true
 expect_output "65,537 files in .git/junk refuse the run, naming where" \
