@@ -1234,7 +1234,8 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 
 struct nested_inc {
 	const char *repo; /* the repository's git directory, for messages */
-	char **seen;
+	char **seen;	  /* the files looked at, */
+	int *depth;	  /* ... each at the shallowest depth met */
 };
 
 static void nested_include_text(struct watchlater *w, struct nested_inc *ni,
@@ -1252,13 +1253,25 @@ nested_include(struct watchlater *w, struct nested_inc *ni, const char *abs,
 	_cleanup_close_ int dirfd = -1;
 	const char *rel, *base;
 	struct stat st;
-	size_t len = 0;
+	size_t len = 0, seen;
 	int r;
 
-	if (!path_under(abs, proj->path) || strcmp(abs, proj->path) == 0 ||
-	    strv_contains(ni->seen, abs))
+	if (!path_under(abs, proj->path) || strcmp(abs, proj->path) == 0)
 		return;
-	strv_push(&ni->seen, abs);
+	/* A file met again less deep is looked at again: git may read it
+	 * only there (the deeper include under a condition that does not
+	 * hold), and then what it includes as much deeper as git goes. */
+	for (seen = 0; ni->seen != NULL && ni->seen[seen] != NULL; seen++)
+		if (strcmp(ni->seen[seen], abs) == 0)
+			break;
+	if (ni->seen != NULL && ni->seen[seen] != NULL &&
+	    ni->depth[seen] <= depth)
+		return;
+	if (ni->seen == NULL || ni->seen[seen] == NULL) {
+		strv_push(&ni->seen, abs);
+		ni->depth = xreallocarray(ni->depth, seen + 1, sizeof(int));
+	}
+	ni->depth[seen] = depth;
 	shown = text_shown(abs);
 	rel = abs + strlen(proj->path) + 1;
 	base = strrchr(rel, '/') != NULL ? strrchr(rel, '/') + 1 : rel;
@@ -1410,6 +1423,7 @@ nested_includes(struct watchlater *w, int gitfd, const char *path)
 		nested_include_text(w, &ni, text, file, 0);
 	}
 	strv_free(ni.seen);
+	free(ni.depth);
 }
 
 /* The .git (st) of the directory dirfd at rel, beneath the project. */

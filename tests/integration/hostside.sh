@@ -1264,6 +1264,27 @@ expect_rc "a link the user had at the name a nested config includes: the run fai
 expect_output "... naming it and what to look at" \
 	"$R/link\\.inc, which the configuration of $R/lib/\\.git includes, is a symbolic link.*look at its target"
 
+# A file a nested config includes twice, first met 10 deep under a
+# condition that does not hold, where git stops, and again 2 deep, where
+# git reads it and what it includes (review J): what it includes is
+# judged all the same.
+R=$HOME_DIR/work/nested8
+make_repo "$R"
+as_user sh -c 'cd "$1" && mkdir inc && i=1 && while [ $i -le 8 ]; do
+		printf "[include]\n\tpath = c$((i + 1)).inc\n" >inc/c$i.inc; i=$((i + 1)); done &&
+	printf "[includeIf \"gitdir:/nowhere/\"]\n\tpath = x.inc\n" >inc/c9.inc &&
+	printf "[include]\n\tpath = d.inc\n" >inc/x.inc &&
+	printf "[include]\n\tpath = x.inc\n" >inc/b.inc &&
+	git init -q lib && git -C lib config --add include.path ../../inc/c1.inc &&
+	git -C lib config --add include.path ../../inc/b.inc' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c \
+	'printf "[core]\n\tfsmonitor = \"touch %s/pwn-twice; false\"\n" "$1" >inc/d.inc' sh "$MARKS"
+expect_output "a file a nested config includes through one included 10 deep and again 2 deep is judged" \
+	"created $R/inc/d\\.inc, which git \\(in a repository nested in the project, whose configuration includes it: it sets core\\.fsmonitor\\)"
+as_user sh -c 'git -C "$1/lib" status >/dev/null 2>&1; true' sh "$R"
+[ ! -e "$MARKS/pwn-twice" ] && ok "... and the user's git there runs nothing planted" ||
+	not_ok "the user's git in a nested repository ran what a file included twice includes"
+
 # A nested repository's config larger than llwrap reads of one (1 MiB,
 # as a held file; review A, F5) is moved aside unread, as one llwrap
 # cannot read as git does: each was read up to the index's 256 MiB, and
