@@ -37,9 +37,10 @@
 
 /* The text being read and where. */
 struct gc_in {
-	const char *start;
 	const char *p;
-	const char *last; /* the character read last */
+	const char *last;    /* the character read last */
+	const char *counted; /* lines counted up to here, */
+	int line;	     /* ... this many newlines */
 	bool eof;
 };
 
@@ -84,16 +85,16 @@ gc_getc(struct gc_in *in)
 	return c;
 }
 
-/* The line of the character read last, from 1. */
+/* The line of the character read last, from 1: counted on from where
+ * the last call stopped (the reading only goes forward), so that a text
+ * of many lines llwrap is unsure of costs no more than its length. */
 static int
-gc_line(const struct gc_in *in)
+gc_line(struct gc_in *in)
 {
-	int line = 1;
-
-	for (const char *s = in->start; s < in->last; s++)
-		if (*s == '\n')
-			line++;
-	return line;
+	for (; in->counted < in->last; in->counted++)
+		if (*in->counted == '\n')
+			in->line++;
+	return in->line + 1;
 }
 
 /*
@@ -213,7 +214,7 @@ gc_value(struct gc_in *in, char *out)
 /* That llwrap cannot tell what git makes of the text around the character
  * read last. */
 static int
-gc_unsure(const struct gc_in *in,
+gc_unsure(struct gc_in *in,
 	  int (*fn)(void *ctx, const char *section, const char *sub,
 		    const char *key, const char *value),
 	  void *ctx)
@@ -233,7 +234,7 @@ gitconfig_each(const char *text,
 	_cleanup_free_ char *name = xmalloc(size), *key = xmalloc(size);
 	_cleanup_free_ char *value = xmalloc(size);
 	_cleanup_free_ char *section = NULL, *sub = NULL;
-	struct gc_in in = { .start = text, .p = text, .last = text };
+	struct gc_in in = { .p = text, .last = text, .counted = text };
 	bool comment = false;
 	int c, r, v;
 
