@@ -1490,6 +1490,71 @@ nested_special(struct watchlater *w, int dirfd, const char *rel)
 }
 
 /*
+ * The directory a nested repository's config names for its hooks
+ * (core.hooksPath; gitfd its git directory, top where git runs its hooks:
+ * its work tree's top, or the bare repository's directory), where that
+ * is in the project: each hook there changed since the start is moved
+ * aside.  The project's own repository has that directory read-only
+ * (gitguard); a nested one's is the project's files, which the command
+ * writes, and the user's commit there runs them (review J, F7).  A
+ * directory outside the project is not looked at (the sandbox writes
+ * none of the user's there, or it is another grant's); one reached
+ * through a link fails the run (what it leads to is not judged).
+ */
+static void
+nested_hooks_path(struct watchlater *w, int gitfd, const char *top)
+{
+	const char *proj = w->roots[0].path;
+	size_t n = strlen(proj), len = 0;
+	_cleanup_free_ char *text = NULL, *hp = NULL, *rel = NULL;
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_strv_ char **names = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (config_read(gitfd, "config", &text, &len) < 0 ||
+	    strlen(text) != len || (hp = gitguard_hooks_path(text)) == NULL ||
+	    *hp == '\0' || *hp == '~')
+		return; /* (unreadable: nested_config said so) */
+	if (*hp == '/') {
+		if (strncmp(hp, proj, n) != 0 ||
+		    (hp[n] != '/' && hp[n] != '\0'))
+			return;
+		rel = xstrdup(hp[n] != '\0' ? hp + n + 1 : "");
+	} else {
+		rel = *top != '\0' ? xasprintf("%s/%s", top, hp) : xstrdup(hp);
+	}
+	dir = xasprintf("%s/%s", proj, rel);
+	fd = wl_open_beneath(w->roots[0].fd, rel, true);
+	if (fd == -ENOENT || fd == -EXDEV)
+		return; /* none, or above the project */
+	if (fd < 0 || hook_names(fd, &names) < 0) {
+		_cleanup_free_ char *shown = text_shown(dir);
+
+		wl_fail(w, xasprintf("cannot look at %s, the hooks directory "
+				     "(core.hooksPath) of a repository nested "
+				     "in the project: %s",
+				     shown,
+				     fd == -ELOOP ? "it is reached through a "
+						    "symbolic link"
+				     : fd < 0	  ? strerror(-fd)
+						  : "it cannot be listed"));
+		return;
+	}
+	for (char **h = names; h != NULL && *h != NULL; h++) {
+		struct stat hs;
+
+		if (fstatat(fd, *h, &hs, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !wl_changed(w, &hs) || wl_is_aside(w, fd, *h))
+			continue;
+		wl_move_aside_as(w, fd, dir, *h,
+				 "git (a hook in the directory core.hooksPath "
+				 "of a repository nested in the project names)",
+				 nested_born(w, fd, *h) ? "created"
+							: "changed");
+	}
+}
+
+/*
  * A directory of the project the walk found (watchlater-walk.c), open
  * at rel: its .git checked, or itself checked as a bare repository
  * (HEAD beside objects/, refs/ or a commondir, which git takes for
@@ -1504,6 +1569,7 @@ static void
 nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 {
 	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int gitfd = -1;
 	struct stat st;
 
 	if (flags & WALK_SPECIAL)
@@ -1513,6 +1579,9 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 	if (flags & WALK_DOTGIT) {
 		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			nested_dotgit(w, fd, rel, &st);
+			if (S_ISDIR(st.st_mode) &&
+			    (gitfd = wl_open_beneath(fd, ".git", true)) >= 0)
+				nested_hooks_path(w, gitfd, rel);
 		} else if (errno != ENOENT) {
 			/* (A directory listed but not searchable: the
 			 * user's git cannot enter it either, until its mode
@@ -1531,6 +1600,7 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 		path = xasprintf("%s/%s", w->roots[0].path, rel);
 		nested_repo(w, fd, path, NULL, wl_changed(w, &st), false,
 			    &(struct inner){ 0 }, 0);
+		nested_hooks_path(w, fd, rel);
 	}
 }
 

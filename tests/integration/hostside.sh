@@ -1385,6 +1385,30 @@ expect_output "... the user's own linked worktree works" "neighbours5-ok"
 [ -e "$MARKS/keep5-hook" ] && ok "... and the user's own submodule's hook still runs" ||
 	not_ok "the user's own hook in a nested repository's submodule was moved"
 
+# A nested repository's own hooks directory, core.hooksPath, in the
+# project (review J, F7): the project's own is read-only; a nested
+# one's is the project's files.  A hook there the command wrote or
+# changed is moved aside; the user's own, unchanged, is left and runs.
+R=$HOME_DIR/work/hookspath
+make_repo "$R"
+as_user sh -c 'cd "$1" && git init -q lib && mkdir lib/.githooks lib/other &&
+	printf "#!/bin/sh\ntouch %s/own-hp\n" "$2" >lib/.githooks/post-commit &&
+	chmod +x lib/.githooks/post-commit && git -C lib config core.hooksPath .githooks &&
+	git init -q other && git -C other config core.hooksPath "$1/other/hooks" && mkdir other/hooks' sh "$R" "$MARKS"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c '
+	printf "#!/bin/sh\ntouch %s/pwn-hp\n" "$1" >lib/.githooks/pre-commit && chmod +x lib/.githooks/pre-commit &&
+	printf "#!/bin/sh\ntouch %s/pwn-hp2\n" "$1" >other/hooks/pre-commit && chmod +x other/hooks/pre-commit &&
+	echo planted' sh "$MARKS"
+expect_output "a hook written in a nested repository's core.hooksPath (relative) is moved aside" \
+	"created $R/lib/\\.githooks/pre-commit, which git \\(a hook in the directory core\\.hooksPath"
+expect_output "... and in one it names by its absolute path" \
+	"created $R/other/hooks/pre-commit, which git \\(a hook in the directory core\\.hooksPath"
+expect_no_output "... the user's own hook there is left" "lib/\\.githooks/post-commit"
+as_user sh -c 'cd "$1" && git -C lib commit -q --allow-empty -m x && git -C other commit -q --allow-empty -m y; true' sh "$R"
+[ ! -e "$MARKS/pwn-hp" ] && [ ! -e "$MARKS/pwn-hp2" ] && [ -e "$MARKS/own-hp" ] &&
+	ok "... the user's commits there run the user's hook, nothing planted" ||
+	not_ok "hooks: planted $(ls "$MARKS" | grep -c "^pwn-hp"), own $(ls "$MARKS" | grep -c "^own-hp")"
+
 # The end's look through the project is bounded: past it the run fails,
 # saying where it stopped (llwrap-hooked lowers the bound to 40
 # directories); a directory it cannot list fails the run too, but
