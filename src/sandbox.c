@@ -883,21 +883,45 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
  * The kernel's wait when an inotify instance with marks is freed is
  * taken by a helper once this process has exited (fd_hold), not by
  * whichever of the run's processes closes the instance last: the
- * later-run watch's and the mask watch's, made before any fork.
+ * later-run watch's and the mask watch's, made before any fork.  So is
+ * the teardown of the view's mount namespace (its mounts unmounted, an
+ * RCU grace period): pid 1 hands the helper the namespace
+ * (hold_namespace), whose exit then drops no last reference of it, and
+ * the monitors above, which wait for that exit, no longer wait for the
+ * teardown.  Nothing of the command's is left when it is handed over
+ * (pid 1 reports its end only once its namespace is empty), and the
+ * helper holds no descriptor the command ever had.  Only where the
+ * watches start the helper anyway: a run without them makes no process
+ * more (its pid 1 takes the teardown, as before).
  */
 static void
-hold_watches(const struct sandbox *sb)
+hold_watches(struct sandbox *sb)
 {
+	bool pid1 = !sb->shape.bwrap && sb->shape.ns == PLANNER_NS_PID;
 	int fds[2];
 	size_t n = 0;
 	pid_t pid;
 
+	sb->hold_more = -1;
 	if (watchlater_inotify(sb->watch) >= 0)
 		fds[n++] = watchlater_inotify(sb->watch);
 	if (maskwatch_inotify(sb->maskwatch) >= 0)
 		fds[n++] = maskwatch_inotify(sb->maskwatch);
-	if (n > 0 && (pid = fd_hold(fds, n)) > 0)
+	if (n > 0 && (pid = fd_hold(fds, n, pid1 ? &sb->hold_more : NULL)) > 0)
 		monitor_spare(pid);
+}
+
+/* pid 1, its view built: the holder (hold_watches) takes its mount
+ * namespace, before the command is started (which gets neither). */
+static void
+hold_namespace(struct sandbox *sb, int mnt_ns)
+{
+	fd_hold_send(sb->hold_more, mnt_ns);
+	if (mnt_ns >= 0)
+		close(mnt_ns);
+	if (sb->hold_more >= 0)
+		close(sb->hold_more);
+	sb->hold_more = -1;
 }
 
 /*
@@ -940,7 +964,7 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct monitor_work mw = { .lo = &sb->limits };
 	_cleanup_strv_ char **env = NULL;
 	bool forked = false, guarded = false, init = false;
-	int r;
+	int r, mnt_ns = -1;
 
 	*status = 125;
 	if (sb->must_fail) {
@@ -1145,8 +1169,11 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			monitor_exit_report(ended[1]);
 			init = true;
 		}
-		if ((r = ns_setup(&sb->ns, sb->maskwatch, cause)) < 0)
+		if ((r = ns_setup(&sb->ns, sb->maskwatch, init ? &mnt_ns : NULL,
+				  cause)) < 0)
 			goto out;
+		if (init)
+			hold_namespace(sb, mnt_ns);
 		/* The view is built: its masks are watched from here (pid
 		 * 1), or by the monitor forked below. */
 		if (sb->shape.masks == PLANNER_MASKS_PID1 &&
