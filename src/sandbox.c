@@ -42,6 +42,7 @@
 #include "strv.h"
 #include "monitor.h"
 #include "supervise.h"
+#include "testhook.h"
 #include "watchlater.h"
 #include "xalloc.h"
 
@@ -729,7 +730,8 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
  * the guardian did not send fails the run loudly (125).
  */
 static int
-guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
+guard_and_wait(struct monitor_work *mw, struct sandbox *later, int ready[2],
+	       int *status, char **cause)
 {
 	struct resources_run *lr = mw->lr;
 	int wstatus, r, ended[2];
@@ -756,6 +758,8 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 		close(ended[0]);
 		monitor_exit_report(ended[1]);
 		watchlater_child(mw->wl);
+		if (later != NULL)
+			close(ready[1]);
 		return 0;
 	}
 	close(ended[1]);
@@ -763,9 +767,36 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 	if ((r = resources_parent(lr, pid)) < 0) {
 		*cause = xasprintf("cannot arm the timeout: %s", strerror(-r));
 		monitor_exit_watch(-1);
+		if (later != NULL) {
+			close(ready[0]);
+			close(ready[1]);
+		}
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return r;
+	}
+	/* The watch, while the supervisor and pid 1 make the sandbox; the
+	 * command waits for its go-ahead, which waits for this word. */
+	if (later != NULL) {
+		unsigned delay = testhook_watch_start_delay_ms();
+
+		close(ready[0]);
+		if (delay > 0)
+			usleep(delay * 1000);
+		if ((r = later_watch(later, cause)) < 0) {
+			monitor_exit_watch(-1);
+			close(ready[1]);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return r;
+		}
+		mw->wl = later->watch;
+		fd_hold_send(later->hold_more, watchlater_inotify(mw->wl));
+		if (later->hold_more >= 0)
+			close(later->hold_more);
+		later->hold_more = -1;
+		(void)!write(ready[1], "y", 1);
+		close(ready[1]);
 	}
 	watchlater_parent(mw->wl);
 	r = monitor_run(NULL, pid, false, &wstatus);
@@ -895,7 +926,7 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
  * more (its pid 1 takes the teardown, as before).
  */
 static void
-hold_watches(struct sandbox *sb)
+hold_watches(struct sandbox *sb, bool later)
 {
 	bool pid1 = !sb->shape.bwrap && sb->shape.ns == PLANNER_NS_PID;
 	int fds[2];
@@ -907,7 +938,8 @@ hold_watches(struct sandbox *sb)
 		fds[n++] = watchlater_inotify(sb->watch);
 	if (maskwatch_inotify(sb->maskwatch) >= 0)
 		fds[n++] = maskwatch_inotify(sb->maskwatch);
-	if (n > 0 && (pid = fd_hold(fds, n, pid1 ? &sb->hold_more : NULL)) > 0)
+	if ((n > 0 || later) &&
+	    (pid = fd_hold(fds, n, pid1 || later ? &sb->hold_more : NULL)) > 0)
 		monitor_spare(pid);
 }
 
@@ -964,7 +996,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct monitor_work mw = { .lo = &sb->limits };
 	_cleanup_strv_ char **env = NULL;
 	bool forked = false, guarded = false, init = false;
-	int r, mnt_ns = -1;
+	bool defer_watch = false;
+	int r, mnt_ns = -1, ready[2] = { -1, -1 };
 
 	*status = 125;
 	if (sb->must_fail) {
@@ -988,7 +1021,12 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if ((r = resources_start(&sb->limits_plan, &lr, cause)) < 0)
 		goto out;
 	mw.lr = lr;
-	if ((r = later_watch(sb, cause)) < 0)
+	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
+	/* A guardian over a pid namespace starts the watch once it has
+	 * forked, while the sandbox is made (guard_and_wait); else now. */
+	defer_watch = sb->shape.guardian && mw.pidns &&
+		      (sb->git != NULL || sb->later != NULL);
+	if (!defer_watch && (r = later_watch(sb, cause)) < 0)
 		goto out;
 	mw.wl = sb->watch;
 	/* Before any fork: the page where the watcher says what it saw,
@@ -996,14 +1034,20 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if (sb->shape.masks != PLANNER_MASKS_NONE &&
 	    (r = masks_watch(sb, cause)) < 0)
 		goto out;
-	hold_watches(sb);
-	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
+	hold_watches(sb, defer_watch);
 	/* ... and so does the removal of the run's own /tmp. */
 	mw.end_orphans =
 		(mw.wl != NULL || sb->run_tmp_dir != NULL) && !mw.pidns;
 	/* The guardian above the supervisor (guard_and_wait). */
 	if (sb->shape.guardian) {
-		r = guard_and_wait(&mw, status, cause);
+		if (defer_watch && pipe2(ready, O_CLOEXEC) < 0) {
+			r = -errno;
+			*cause = xasprintf("cannot create a pipe: %s",
+					   strerror(-r));
+			goto out;
+		}
+		r = guard_and_wait(&mw, defer_watch ? sb : NULL, ready, status,
+				   cause);
 		if (r != 0) {
 			sb->reporter = r > 0;
 			goto out;
@@ -1018,6 +1062,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		goto out;
 	if (sv != NULL && sb->watches == SANDBOX_WATCHES_VIEW)
 		supervise_view_watches(sv);
+	if (sv != NULL && defer_watch)
+		supervise_wait_for(sv, steal_fd(&ready[0]));
 	/* allow-host (DESIGN.md §6.1): llwrap's resolver where user
 	 * namespaces let it have a network namespace of its own (design
 	 * (a): nothing in the data path, every client works), unless the

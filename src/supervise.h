@@ -74,6 +74,16 @@ const struct netpolicy_addr *supervise_resolvers(const struct supervisor *sv,
  */
 struct dnsstub;
 void supervise_set_stub(struct supervisor *sv, struct dnsstub *stub);
+
+/*
+ * The go-ahead to the command (supervise_parent_attach) waits for the
+ * byte 'y' on fd first: the guardian's word that what must be in place
+ * before the command runs, and was set up while this process and its
+ * child made the sandbox, is (sandbox.c, guard_and_wait).  Anything else
+ * (the guardian gone, or failed) stops the command.  fd is the
+ * supervisor's to close; the child's copy is closed at its fork.
+ */
+void supervise_wait_for(struct supervisor *sv, int fd);
 /*
  * bubblewrap's view decides a watch (the plan's SANDBOX_WATCHES_VIEW):
  * inotify_add_watch is left to the kernel, not sent to the supervisor's judge.
