@@ -716,6 +716,49 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	return 1;
 }
 
+/* What a guardian sets up once it has forked the supervisor, beside the
+ * start-up's path, before its word on ready[1] (guard_and_wait). */
+struct beside {
+	struct sandbox *sb;
+	bool watch;	      /* the watch on files run later */
+	struct dnsstub *stub; /* llwrap's resolver to fork, or NULL */
+	const struct netpolicy_addr *dns; /* ... with these resolvers */
+	size_t n_dns;
+	int ready[2];
+};
+
+/* The guardian's part beside the path (struct beside): the resolver
+ * forked, the watch set up and its instance handed to the holder, then
+ * 'y' to the supervisor.  0, or -errno and *cause (no word: the
+ * supervisor is to be stopped). */
+static int
+set_up_beside(struct monitor_work *mw, struct beside *b, char **cause)
+{
+	unsigned delay = testhook_watch_start_delay_ms();
+	struct sandbox *sb = b->sb;
+	int r = 0;
+
+	close(b->ready[0]);
+	if (b->stub != NULL)
+		r = dnsstub_fork(b->stub, sb->net.hosts, sb->net.n_hosts,
+				 b->dns, b->n_dns, false, cause);
+	if (r == 0 && b->watch) {
+		if (delay > 0)
+			usleep(delay * 1000);
+		if ((r = later_watch(sb, cause)) == 0) {
+			mw->wl = sb->watch;
+			fd_hold_send(sb->hold_more, watchlater_inotify(mw->wl));
+		}
+	}
+	if (sb->hold_more >= 0)
+		close(sb->hold_more);
+	sb->hold_more = -1;
+	if (r == 0)
+		(void)!write(b->ready[1], "y", 1);
+	close(b->ready[1]);
+	return r;
+}
+
 /*
  * The guardian (DESIGN.md §15): where the network supervisor runs, the
  * command holds descriptors the supervisor acts on and can stall it (a
@@ -729,9 +772,10 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
  * with once it has ended, or -errno.  A supervisor that ended by a signal
  * the guardian did not send fails the run loudly (125).
  */
+
 static int
-guard_and_wait(struct monitor_work *mw, struct sandbox *later, int ready[2],
-	       int *status, char **cause)
+guard_and_wait(struct monitor_work *mw, struct beside *b, int *status,
+	       char **cause)
 {
 	struct resources_run *lr = mw->lr;
 	int wstatus, r, ended[2];
@@ -758,8 +802,8 @@ guard_and_wait(struct monitor_work *mw, struct sandbox *later, int ready[2],
 		close(ended[0]);
 		monitor_exit_report(ended[1]);
 		watchlater_child(mw->wl);
-		if (later != NULL)
-			close(ready[1]);
+		if (b != NULL)
+			close(b->ready[1]);
 		return 0;
 	}
 	close(ended[1]);
@@ -767,36 +811,22 @@ guard_and_wait(struct monitor_work *mw, struct sandbox *later, int ready[2],
 	if ((r = resources_parent(lr, pid)) < 0) {
 		*cause = xasprintf("cannot arm the timeout: %s", strerror(-r));
 		monitor_exit_watch(-1);
-		if (later != NULL) {
-			close(ready[0]);
-			close(ready[1]);
+		if (b != NULL) {
+			close(b->ready[0]);
+			close(b->ready[1]);
 		}
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return r;
 	}
-	/* The watch, while the supervisor and pid 1 make the sandbox; the
-	 * command waits for its go-ahead, which waits for this word. */
-	if (later != NULL) {
-		unsigned delay = testhook_watch_start_delay_ms();
-
-		close(ready[0]);
-		if (delay > 0)
-			usleep(delay * 1000);
-		if ((r = later_watch(later, cause)) < 0) {
-			monitor_exit_watch(-1);
-			close(ready[1]);
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			return r;
-		}
-		mw->wl = later->watch;
-		fd_hold_send(later->hold_more, watchlater_inotify(mw->wl));
-		if (later->hold_more >= 0)
-			close(later->hold_more);
-		later->hold_more = -1;
-		(void)!write(ready[1], "y", 1);
-		close(ready[1]);
+	/* The resolver and the watch, while the supervisor and pid 1 make
+	 * the sandbox; the command waits for its go-ahead, which waits for
+	 * this word. */
+	if (b != NULL && (r = set_up_beside(mw, b, cause)) < 0) {
+		monitor_exit_watch(-1);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return r;
 	}
 	watchlater_parent(mw->wl);
 	r = monitor_run(NULL, pid, false, &wstatus);
@@ -995,9 +1025,12 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct resources_run *lr = NULL;
 	struct monitor_work mw = { .lo = &sb->limits };
 	_cleanup_strv_ char **env = NULL;
+	struct beside beside = { .sb = sb, .ready = { -1, -1 } };
+	_cleanup_free_ struct netpolicy_addr *resolvers = NULL;
+	size_t n_resolvers = 0;
 	bool forked = false, guarded = false, init = false;
 	bool defer_watch = false;
-	int r, mnt_ns = -1, ready[2] = { -1, -1 };
+	int r, mnt_ns = -1;
 
 	*status = 125;
 	if (sb->must_fail) {
@@ -1040,14 +1073,31 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		(mw.wl != NULL || sb->run_tmp_dir != NULL) && !mw.pidns;
 	/* The guardian above the supervisor (guard_and_wait). */
 	if (sb->shape.guardian) {
-		if (defer_watch && pipe2(ready, O_CLOEXEC) < 0) {
+		/* llwrap's resolver is forked beside the path too, by
+		 * this process (outside every namespace, as the supervisor
+		 * before its unshare), on the resolvers the supervisor is
+		 * given (read once: both see the same list). */
+		if (!sb->shape.bwrap && sb->shape.ns == PLANNER_NS_PID &&
+		    planner_hosts(sb) == PLANNER_HOSTS_STUB) {
+			resolvers = supervise_resolvers_read(&sb->net,
+							     &n_resolvers);
+			if ((r = dnsstub_open(&stub, cause)) < 0)
+				goto out;
+			beside.stub = stub;
+			beside.dns = resolvers;
+			beside.n_dns = n_resolvers;
+		}
+		beside.watch = defer_watch;
+		if ((defer_watch || stub != NULL) &&
+		    pipe2(beside.ready, O_CLOEXEC) < 0) {
 			r = -errno;
 			*cause = xasprintf("cannot create a pipe: %s",
 					   strerror(-r));
 			goto out;
 		}
-		r = guard_and_wait(&mw, defer_watch ? sb : NULL, ready, status,
-				   cause);
+		r = guard_and_wait(&mw,
+				   defer_watch || stub != NULL ? &beside : NULL,
+				   status, cause);
 		if (r != 0) {
 			sb->reporter = r > 0;
 			goto out;
@@ -1057,13 +1107,14 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		mw.lr_above = true;
 		mw.end_orphans = false;
 	}
-	if (sb->supervise &&
-	    (r = supervise_new(&sb->net, sb->fs, envp, &sv, cause)) < 0)
+	if (sb->supervise && (r = supervise_new(&sb->net, sb->fs, envp,
+						steal_pointer(&resolvers),
+						n_resolvers, &sv, cause)) < 0)
 		goto out;
 	if (sv != NULL && sb->watches == SANDBOX_WATCHES_VIEW)
 		supervise_view_watches(sv);
-	if (sv != NULL && defer_watch)
-		supervise_wait_for(sv, steal_fd(&ready[0]));
+	if (sv != NULL && beside.ready[0] >= 0)
+		supervise_wait_for(sv, steal_fd(&beside.ready[0]));
 	/* allow-host (DESIGN.md §6.1): llwrap's resolver where user
 	 * namespaces let it have a network namespace of its own (design
 	 * (a): nothing in the data path, every client works), unless the
@@ -1080,8 +1131,15 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * answer decides between it and the proxy, now. */
 		bool wait = sb->shape.ns == PLANNER_NS_NONE;
 
-		r = dnsstub_start(sb->net.hosts, sb->net.n_hosts, dns, n_dns,
-				  wait, &stub, cause);
+		/* Forked by the guardian (beside.stub): its ends closed
+		 * here, it is this process's to talk to. */
+		if (stub != NULL) {
+			dnsstub_peer_close(stub, dns, n_dns);
+			r = 0;
+		} else {
+			r = dnsstub_start(sb->net.hosts, sb->net.n_hosts, dns,
+					  n_dns, wait, &stub, cause);
+		}
 		if (r == 0) {
 			supervise_set_stub(sv, stub);
 		} else if (r == -EPERM) {

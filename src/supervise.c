@@ -225,16 +225,24 @@ read_resolv_conf(void)
 	return s;
 }
 
+struct netpolicy_addr *
+supervise_resolvers_read(const struct net_plan *np, size_t *n)
+{
+	_cleanup_free_ char *conf = read_resolv_conf();
+
+	return netpolicy_resolvers_of(np->dns, np->n_dns, conf, n);
+}
+
 int
 supervise_new(const struct net_plan *np, const struct plan *fs,
-	      char *const *envp, struct supervisor **out, char **cause)
+	      char *const *envp, struct netpolicy_addr *dns, size_t n_dns,
+	      struct supervisor **out, char **cause)
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
-	_cleanup_free_ char *conf = read_resolv_conf();
-	size_t n_dns;
-	struct netpolicy_addr *dns =
-		netpolicy_resolvers_of(np->dns, np->n_dns, conf, &n_dns);
 	int r;
+
+	if (dns == NULL)
+		dns = supervise_resolvers_read(np, &n_dns);
 
 	sv->net = np;
 	sv->fs = fs;
