@@ -770,9 +770,10 @@ set_up_beside(struct monitor_work *mw, struct beside *b, char **cause)
  * the command's status.  This process waits for it, forwarding signals
  * and job control as any monitor, and returns 1 with the status to exit
  * with once it has ended, or -errno.  A supervisor that ended by a signal
- * the guardian did not send fails the run loudly (125).
+ * the guardian did not send fails the run loudly (125).  With b, what b
+ * names is set up once the child is forked, beside the start-up's path
+ * (set_up_beside): the child's go-ahead to the command waits for it.
  */
-
 static int
 guard_and_wait(struct monitor_work *mw, struct beside *b, int *status,
 	       char **cause)
@@ -944,7 +945,9 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
  * The kernel's wait when an inotify instance with marks is freed is
  * taken by a helper once this process has exited (fd_hold), not by
  * whichever of the run's processes closes the instance last: the
- * later-run watch's and the mask watch's, made before any fork.  So is
+ * later-run watch's and the mask watch's, made before any fork (or, with
+ * later, the watch's handed over once a guardian has set it up after its
+ * fork: set_up_beside).  So is
  * the teardown of the view's mount namespace (its mounts unmounted, an
  * RCU grace period): pid 1 hands the helper the namespace
  * (hold_namespace), whose exit then drops no last reference of it, and
