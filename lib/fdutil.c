@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -248,17 +249,55 @@ struct fd_holder {
 	int fds[FD_HOLD_MAX];
 	size_t n;
 	int owner; /* a pidfd of the process that started it */
+	int more;  /* its end of the socket for later ones, or -1 */
 	char stack[16384] __attribute__((aligned(16)));
 };
 
+/* What the socket at fd gives, after ppoll said so (revents): a
+ * descriptor kept (close-on-exec) while fewer than FD_HOLD_MORE are,
+ * else closed; false once it has nothing more to give (every sender
+ * gone).  Only calls that cannot fail here: errno is the owner's. */
+static bool
+fd_holder_take(int fd, short revents, size_t *kept)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = c.buf,
+			    .msg_controllen = sizeof(c.buf) };
+	struct cmsghdr *h;
+	int in;
+
+	if (!(revents & POLLIN) ||
+	    syscall(SYS_recvmsg, fd, &m, MSG_CMSG_CLOEXEC) <= 0)
+		return false;
+	h = CMSG_FIRSTHDR(&m);
+	if (h == NULL || h->cmsg_level != SOL_SOCKET ||
+	    h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN(sizeof(int)))
+		return true;
+	memcpy(&in, CMSG_DATA(h), sizeof(in));
+	if (*kept >= FD_HOLD_MORE)
+		syscall(SYS_close, in);
+	else
+		(*kept)++;
+	return true;
+}
+
 /* The holder: its descriptors as 0..n-1 and nothing else, until the
- * owner has exited. */
+ * owner has exited; those sent on its socket meanwhile too. */
 static int
 fd_holder_main(void *arg)
 {
 	const struct fd_holder *h = arg;
-	struct pollfd p = { .fd = (int)h->n, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = (int)h->n, .events = POLLIN },
+			       { .fd = -1, .events = POLLIN } };
 	uint64_t all = ~0ULL;
+	size_t kept = 0;
 
 	/* No signal interrupts it: errno is the owner's too (CLONE_VM). */
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
@@ -267,32 +306,102 @@ fd_holder_main(void *arg)
 	for (size_t i = 0; i < h->n; i++)
 		syscall(SYS_dup3, h->fds[i], (int)i, 0);
 	syscall(SYS_dup3, h->owner, (int)h->n, 0);
-	syscall(SYS_close_range, (unsigned)h->n + 1, ~0U, 0);
-	syscall(SYS_ppoll, &p, 1, NULL, NULL, 0);
+	if (h->more >= 0) {
+		syscall(SYS_dup3, h->more, (int)h->n + 1, O_CLOEXEC);
+		p[1].fd = (int)h->n + 1;
+	}
+	syscall(SYS_close_range, (unsigned)h->n + (h->more >= 0 ? 2 : 1), ~0U,
+		0);
+	while (syscall(SYS_ppoll, p, 2, NULL, NULL, 0) >= 0 &&
+	       p[0].revents == 0)
+		if (p[1].revents != 0 &&
+		    !fd_holder_take(p[1].fd, p[1].revents, &kept)) {
+			syscall(SYS_close, p[1].fd);
+			p[1].fd = -1;
+		}
 	syscall(SYS_exit, 0);
 	return 0;
 }
 
+/* fd moved above FD_HOLD_MAX + 1 (close-on-exec), or -1. */
+static int
+fd_above(int fd)
+{
+	int up;
+
+	if (fd < 0 || fd > FD_HOLD_MAX + 1)
+		return fd;
+	up = fcntl(fd, F_DUPFD_CLOEXEC, FD_HOLD_MAX + 2);
+	close(fd);
+	return up;
+}
+
 pid_t
-fd_hold(const int *fds, size_t n)
+fd_hold(const int *fds, size_t n, int *more)
 {
 	/* Static: the helper reads them after this frame is gone. */
 	static struct fd_holder h;
 	static bool started;
+	int sp[2] = { -1, -1 };
 	pid_t pid;
 
-	if (started || n == 0 || n > FD_HOLD_MAX)
+	if (more != NULL)
+		*more = -1;
+	if (started || (n == 0 && more == NULL) || n > FD_HOLD_MAX)
 		return -1;
 	h.n = n;
-	memcpy(h.fds, fds, n * sizeof(*fds));
-	if ((h.owner = sys_pidfd_open(getpid(), 0)) < 0)
+	if (n > 0)
+		memcpy(h.fds, fds, n * sizeof(*fds));
+	/* Above the numbers the helper moves its descriptors to. */
+	if ((h.owner = fd_above(sys_pidfd_open(getpid(), 0))) < 0)
 		return -1;
+	h.more = -1;
+	if (more != NULL &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == 0 &&
+	    (h.more = fd_above(sp[0])) < 0) {
+		close(sp[1]);
+		sp[1] = -1;
+	}
 	pid = clone(fd_holder_main, h.stack + sizeof(h.stack),
 		    CLONE_VM | SIGCHLD, &h);
 	/* The helper has its own copy of the descriptor table. */
 	close(h.owner);
-	if (pid < 0)
+	if (h.more >= 0)
+		close(h.more);
+	if (pid < 0) {
+		if (sp[1] >= 0)
+			close(sp[1]);
 		return -1;
+	}
+	if (more != NULL)
+		*more = sp[1];
 	started = true;
 	return pid;
+}
+
+void
+fd_hold_send(int more, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} c;
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = c.buf,
+			    .msg_controllen = sizeof(c.buf) };
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+
+	if (more < 0 || fd < 0)
+		return;
+	memset(c.buf, 0, sizeof(c.buf));
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(fd));
+	/* Never waits: a holder that cannot take it leaves the release
+	 * to the sender, as without a holder. */
+	(void)sendmsg(more, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 }

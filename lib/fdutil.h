@@ -57,18 +57,30 @@ pid_t proc_parent_at(int dirfd);
  * The kernel frees an inotify instance with marks after an SRCU grace
  * period, which the close(2) of its last reference (or the exit of its
  * last holder) waits for: 2-15 ms measured on 6.18, which would be added
- * to every run.  A helper holds a further reference to each of fds (at
- * most FD_HOLD_MAX) and nothing else until this process has exited (a
- * pidfd: readable once the exit has released every descriptor), and
- * takes that wait then, after whoever waits for this process has seen
- * its end.  It shares this process's memory (CLONE_VM: no page table
- * copied), runs system calls alone and blocks every signal; a monitor
- * that ends its children spares it (monitor_spare).  Once per process,
- * before any pid namespace is unshared (its next child would be that
- * namespace's pid 1).  Its pid, or -1 when it cannot run (the last close
- * then waits).
+ * to every run; and a mount namespace after an RCU grace period
+ * (synchronize_rcu_expedited in namespace_unlock, with every mount of it
+ * unmounted first), which the exit of its last process waits for.  A
+ * helper holds a further reference to each of fds (at most FD_HOLD_MAX)
+ * and nothing else until this process has exited (a pidfd: readable once
+ * the exit has released every descriptor), and takes those waits then,
+ * after whoever waits for this process has seen its end.  It shares this
+ * process's memory (CLONE_VM: no page table copied), runs system calls
+ * alone and blocks every signal; a monitor that ends its children spares
+ * it (monitor_spare).  Once per process, before any pid namespace is
+ * unshared (its next child would be that namespace's pid 1).  With more,
+ * *more is the sending end (close-on-exec) of a socket over which this
+ * process or a child of it hands the helper a descriptor made later
+ * (fd_hold_send; at most FD_HOLD_MORE kept, later ones closed at once),
+ * -1 without one; n may be 0 then.  Its pid, or -1 when it cannot run
+ * (the last close then waits).
  */
-#define FD_HOLD_MAX 4
-pid_t fd_hold(const int *fds, size_t n);
+#define FD_HOLD_MAX  4
+#define FD_HOLD_MORE 2
+pid_t fd_hold(const int *fds, size_t n, int *more);
+
+/* Hand fd to the helper over more (fd_hold), never waiting; the caller
+ * still closes its own fd.  Nothing when either is -1; a helper that
+ * cannot take it (gone, full) leaves the last close to the caller. */
+void fd_hold_send(int more, int fd);
 
 #endif /* LLW_FDUTIL_H */

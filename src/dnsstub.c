@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "cleanup.h"
 #include "dnsstub-int.h"
 #include "helper.h"
 #include "hostdns.h"
@@ -37,9 +38,13 @@ struct dnsstub {
 	pid_t pid;
 	pid_t owner; /* who started it: only that process stops it */
 	int ctl, rec;
-	int status;	/* the stub's word on its start, until read; -1 after */
-	int relay;	/* the supervisor's end of llwrap-relay's channel,
-			 * until dnsstub_relay takes it */
+	int status; /* the stub's word on its start, until read; -1 after */
+	int relay;  /* the supervisor's end of llwrap-relay's channel,
+		     * until dnsstub_relay takes it */
+	/* The stub's ends of ctl, rec, status and relay, from
+	 * dnsstub_open until it is forked (dnsstub_fork) or they are
+	 * dropped (dnsstub_peer_close); -1 after. */
+	int peer[4];
 	bool fam[2];	/* the families of the resolvers */
 	uint64_t netns; /* the stub's network namespace (its start said) */
 	uint64_t refilled_ms; /* when TCP sockets were last handed over */
@@ -126,14 +131,21 @@ status_take(struct dnsstub *s, uint64_t deadline_ms, char **cause)
 	return got == sizeof(msg) ? -msg.err : got < 0 ? -ETIMEDOUT : -EIO;
 }
 
+static void
+peer_close(struct dnsstub *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(s->peer); i++)
+		if (s->peer[i] >= 0) {
+			close(s->peer[i]);
+			s->peer[i] = -1;
+		}
+}
+
 int
-dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
-	      const struct netpolicy_addr *dns, size_t n, bool wait,
-	      struct dnsstub **out, char **cause)
+dnsstub_open(struct dnsstub **out, char **cause)
 {
 	int ctl[2] = { -1, -1 }, rec[2] = { -1, -1 }, status[2] = { -1, -1 };
 	int relay[2] = { -1, -1 };
-	pid_t pid;
 	struct dnsstub *s;
 	int r;
 
@@ -146,58 +158,94 @@ dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 	if (r < 0) {
 		*cause = xasprintf("cannot create the resolver's sockets: %s",
 				   strerror(-r));
-		goto fail;
+		for (int i = 0; i < 2; i++) {
+			if (ctl[i] >= 0)
+				close(ctl[i]);
+			if (rec[i] >= 0)
+				close(rec[i]);
+			if (status[i] >= 0)
+				close(status[i]);
+			if (relay[i] >= 0)
+				close(relay[i]);
+		}
+		return r;
 	}
-	pid = helper_start(&(struct helper){
-		.name = "llwrap-dns",
-		.keep = (const int[]){ ctl[1], rec[1], status[1], relay[1] },
-		.n_keep = 4,
-		.not_dumpable = true });
-	if (pid < 0) {
-		r = (int)pid;
-		*cause = xasprintf("cannot start llwrap's resolver: %s",
-				   strerror(-r));
-		goto fail;
-	}
-	if (pid == 0)
-		dnsserve_main(hosts, n_hosts, dns, n, ctl[1], rec[1], status[1],
-			      relay[1], !wait);
-	close(status[1]);
-	status[1] = -1;
-	close(ctl[1]);
-	close(rec[1]);
-	close(relay[1]);
-	ctl[1] = rec[1] = relay[1] = -1;
 	s = xcalloc(1, sizeof(*s));
-	s->pid = pid;
+	s->pid = -1;
 	s->owner = getpid();
 	s->ctl = ctl[0];
 	s->rec = rec[0];
 	s->status = status[0];
 	s->relay = relay[0];
+	s->peer[0] = ctl[1];
+	s->peer[1] = rec[1];
+	s->peer[2] = status[1];
+	s->peer[3] = relay[1];
+	*out = s;
+	return 0;
+}
+
+int
+dnsstub_fork(struct dnsstub *s, const struct hostrule *hosts, size_t n_hosts,
+	     const struct netpolicy_addr *dns, size_t n, bool wait,
+	     char **cause)
+{
+	pid_t pid;
+	int r;
+
+	pid = helper_start(&(struct helper){ .name = "llwrap-dns",
+					     .keep = s->peer,
+					     .n_keep = ARRAY_SIZE(s->peer),
+					     .not_dumpable = true });
+	if (pid < 0) {
+		*cause = xasprintf("cannot start llwrap's resolver: %s",
+				   strerror((int)-pid));
+		return (int)pid;
+	}
+	if (pid == 0)
+		dnsserve_main(hosts, n_hosts, dns, n, s->peer[0], s->peer[1],
+			      s->peer[2], s->peer[3], !wait);
+	peer_close(s);
+	s->pid = pid;
+	s->owner = getpid();
 	for (size_t i = 0; i < n; i++)
 		s->fam[dnsint_fam(dns[i].family)] = true;
 	if (wait) {
-		if ((r = status_take(s, 0, cause)) < 0) {
-			dnsstub_stop(s);
+		if ((r = status_take(s, 0, cause)) < 0)
 			return r;
-		}
 		spares_ask(s);
+	}
+	return 0;
+}
+
+void
+dnsstub_peer_close(struct dnsstub *s, const struct netpolicy_addr *dns,
+		   size_t n)
+{
+	if (s == NULL)
+		return;
+	peer_close(s);
+	for (size_t i = 0; i < n; i++)
+		s->fam[dnsint_fam(dns[i].family)] = true;
+}
+
+int
+dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
+	      const struct netpolicy_addr *dns, size_t n, bool wait,
+	      struct dnsstub **out, char **cause)
+{
+	struct dnsstub *s;
+	int r;
+
+	*out = NULL;
+	if ((r = dnsstub_open(&s, cause)) < 0)
+		return r;
+	if ((r = dnsstub_fork(s, hosts, n_hosts, dns, n, wait, cause)) < 0) {
+		dnsstub_stop(s);
+		return r;
 	}
 	*out = s;
 	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (ctl[i] >= 0)
-			close(ctl[i]);
-		if (rec[i] >= 0)
-			close(rec[i]);
-		if (status[i] >= 0)
-			close(status[i]);
-		if (relay[i] >= 0)
-			close(relay[i]);
-	}
-	return r;
 }
 
 /* Hand the stub fresh host TCP sockets. */
@@ -514,6 +562,7 @@ dnsstub_stop(struct dnsstub *s)
 {
 	if (s == NULL)
 		return;
+	peer_close(s);
 	if (s->ctl >= 0)
 		close(s->ctl);
 	if (s->rec >= 0)

@@ -56,6 +56,24 @@ int dnsstub_start(const struct hostrule *hosts, size_t n_hosts,
 		  struct dnsstub **out, char **cause);
 
 /*
+ * dnsstub_start in two steps, for a stub forked by another process than
+ * the one that talks to it (a guardian forks it while its child, the
+ * supervisor, goes on: sandbox.c): dnsstub_open makes the channels (the
+ * stub not started, its pid unknown here), dnsstub_fork forks the stub
+ * on them as dnsstub_start does, and makes the caller its owner (the
+ * one that stops it).  A child forked between the two (the supervisor)
+ * closes the stub's ends with dnsstub_peer_close (dns, n: the resolvers
+ * it was given) and talks to it as the stub's starter would; its
+ * dnsstub_stop does not stop it.  Each returns 0 or -errno with *cause.
+ */
+int dnsstub_open(struct dnsstub **out, char **cause);
+int dnsstub_fork(struct dnsstub *s, const struct hostrule *hosts,
+		 size_t n_hosts, const struct netpolicy_addr *dns, size_t n,
+		 bool wait, char **cause);
+void dnsstub_peer_close(struct dnsstub *s, const struct netpolicy_addr *dns,
+			size_t n);
+
+/*
  * A socket of type (SOCK_DGRAM or SOCK_STREAM) and family made in the
  * stub's namespace, connected to resolver dst's port 53 when connected
  * (a datagram socket may stay unconnected, for sendto), in *fd

@@ -16,6 +16,7 @@
 #include "fdutil.h"
 #include "filter.h"
 #include "helper.h"
+#include "monitor.h"
 #include "xalloc.h"
 
 /* In the child: everything helper_start promises, or -1. */
@@ -28,6 +29,10 @@ helper_setup(const struct helper *h, pid_t parent)
 	size_t n = 0;
 	sigset_t none;
 
+	/* Forked by a monitor that ties its child to itself (a
+	 * guardian's resolver, a supervisor's judge): a crash here is this
+	 * helper's, not a reason to SIGKILL that child. */
+	monitor_untie();
 	/* The parent may have ended before the death signal was set: then
 	 * this process was given to another.  A parent outside this
 	 * process's pid namespace (the supervisor that made the sandbox's,

@@ -165,6 +165,16 @@ monitor_tie_parent(int parent_pidfd, pid_t child)
 		sigaction(fatal_signals[i], &sa, &fatal_old[i]);
 }
 
+void
+monitor_untie(void)
+{
+	if (tied_child <= 0)
+		return;
+	tied_child = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		sigaction(fatal_signals[i], &fatal_old[i], NULL);
+}
+
 /* ---- Orphans ---- */
 
 int

@@ -137,6 +137,11 @@ int monitor_tie_prepare(void);
 int monitor_tie_child(int parent_pidfd, char **cause);
 void monitor_tie_parent(int parent_pidfd, pid_t child);
 
+/* In a process forked after monitor_tie_parent() that is not the tied
+ * child (a helper: helper_start): its fatal signals are its own again,
+ * not a SIGKILL of the parent's child. */
+void monitor_untie(void);
+
 /*
  * A command whose descendants can outlive the child this process forked
  * (bubblewrap's sandbox, until bwrap ties it to itself):

@@ -1222,10 +1222,14 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 }
 
 int
-ns_setup(const struct ns_opts *o, struct maskwatch *mw, char **cause)
+ns_setup(const struct ns_opts *o, struct maskwatch *mw, int *mnt_ns,
+	 char **cause)
 {
+	_cleanup_close_ int ns = -1;
 	int r;
 
+	if (mnt_ns != NULL)
+		*mnt_ns = -1;
 	/* pid 1 dies with the monitor, and the namespace with it: the
 	 * monitor's fork tied them (monitor_tie_child). */
 	if (o->pid && unshare(CLONE_NEWNS) < 0) {
@@ -1234,6 +1238,9 @@ ns_setup(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 				   strerror(-r));
 		return r;
 	}
+	/* Its own, opened while /proc is still the host's. */
+	if (o->pid && mnt_ns != NULL)
+		ns = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	/* Nothing done here may propagate back to the host. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		r = -errno;
@@ -1245,5 +1252,7 @@ ns_setup(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 		return r;
 	if (o->net && (r = ns_lo_up(NULL, 0, cause)) < 0)
 		return r;
+	if (mnt_ns != NULL)
+		*mnt_ns = steal_fd(&ns);
 	return 0;
 }

@@ -56,9 +56,12 @@ int ns_unshare(const struct ns_opts *o, char **cause);
  * In the process that goes on towards exec, after ns_unshare() (inside
  * the pid namespace when o->pid): build the mount view and bring lo up;
  * each mask's mount is told to mw as it is attached (maskwatch_mounted;
- * mw may be NULL).  Returns 0 or -errno with *cause.
+ * mw may be NULL).  With mnt_ns (o->pid only), *mnt_ns is a descriptor
+ * of the mount namespace made (close-on-exec), or -1 where /proc cannot
+ * give one.  Returns 0 or -errno with *cause (and no descriptor).
  */
-int ns_setup(const struct ns_opts *o, struct maskwatch *mw, char **cause);
+int ns_setup(const struct ns_opts *o, struct maskwatch *mw, int *mnt_ns,
+	     char **cause);
 /*
  * In a network namespace of this process's own: bring lo up and give it
  * the n addresses addrs (host routes; loopback ones it has already).

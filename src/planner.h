@@ -137,6 +137,10 @@ struct sandbox {
 	struct watchlater *watch; /* the monitor's watch on them */
 	/* The watch on L3's masks (shape.masks), made by sandbox_exec */
 	struct maskwatch *maskwatch;
+	/* The socket to the holder of what is freed after llwrap's exit
+	 * (fd_hold): pid 1 hands it its mount namespace.  -1 without one;
+	 * set by sandbox_exec. */
+	int hold_more;
 	/* Without L3 (DESIGN.md §14, "Masks without user namespaces"): the
 	 * files and directories of git and the later-run files the monitor
 	 * holds in place of read-only mounts (M), absolute; NULL when L3,

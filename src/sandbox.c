@@ -42,6 +42,7 @@
 #include "strv.h"
 #include "monitor.h"
 #include "supervise.h"
+#include "testhook.h"
 #include "watchlater.h"
 #include "xalloc.h"
 
@@ -729,6 +730,49 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	return 1;
 }
 
+/* What a guardian sets up once it has forked the supervisor, beside the
+ * start-up's path, before its word on ready[1] (guard_and_wait). */
+struct beside {
+	struct sandbox *sb;
+	bool watch;	      /* the watch on files run later */
+	struct dnsstub *stub; /* llwrap's resolver to fork, or NULL */
+	const struct netpolicy_addr *dns; /* ... with these resolvers */
+	size_t n_dns;
+	int ready[2];
+};
+
+/* The guardian's part beside the path (struct beside): the resolver
+ * forked, the watch set up and its instance handed to the holder, then
+ * 'y' to the supervisor.  0, or -errno and *cause (no word: the
+ * supervisor is to be stopped). */
+static int
+set_up_beside(struct monitor_work *mw, struct beside *b, char **cause)
+{
+	unsigned delay = testhook_watch_start_delay_ms();
+	struct sandbox *sb = b->sb;
+	int r = 0;
+
+	close(b->ready[0]);
+	if (b->stub != NULL)
+		r = dnsstub_fork(b->stub, sb->net.hosts, sb->net.n_hosts,
+				 b->dns, b->n_dns, false, cause);
+	if (r == 0 && b->watch) {
+		if (delay > 0)
+			usleep(delay * 1000);
+		if ((r = later_watch(sb, cause)) == 0) {
+			mw->wl = sb->watch;
+			fd_hold_send(sb->hold_more, watchlater_inotify(mw->wl));
+		}
+	}
+	if (sb->hold_more >= 0)
+		close(sb->hold_more);
+	sb->hold_more = -1;
+	if (r == 0)
+		(void)!write(b->ready[1], "y", 1);
+	close(b->ready[1]);
+	return r;
+}
+
 /*
  * The guardian (DESIGN.md §15): where the network supervisor runs, the
  * command holds descriptors the supervisor acts on and can stall it (a
@@ -740,10 +784,13 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
  * the command's status.  This process waits for it, forwarding signals
  * and job control as any monitor, and returns 1 with the status to exit
  * with once it has ended, or -errno.  A supervisor that ended by a signal
- * the guardian did not send fails the run loudly (125).
+ * the guardian did not send fails the run loudly (125).  With b, what b
+ * names is set up once the child is forked, beside the start-up's path
+ * (set_up_beside): the child's go-ahead to the command waits for it.
  */
 static int
-guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
+guard_and_wait(struct monitor_work *mw, struct beside *b, int *status,
+	       char **cause)
 {
 	struct resources_run *lr = mw->lr;
 	int wstatus, r, ended[2];
@@ -770,12 +817,27 @@ guard_and_wait(const struct monitor_work *mw, int *status, char **cause)
 		close(ended[0]);
 		monitor_exit_report(ended[1]);
 		watchlater_child(mw->wl);
+		if (b != NULL)
+			close(b->ready[1]);
 		return 0;
 	}
 	close(ended[1]);
 	monitor_exit_watch(ended[0]);
 	if ((r = resources_parent(lr, pid)) < 0) {
 		*cause = xasprintf("cannot arm the timeout: %s", strerror(-r));
+		monitor_exit_watch(-1);
+		if (b != NULL) {
+			close(b->ready[0]);
+			close(b->ready[1]);
+		}
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
+	/* The resolver and the watch, while the supervisor and pid 1 make
+	 * the sandbox; the command waits for its go-ahead, which waits for
+	 * this word. */
+	if (b != NULL && (r = set_up_beside(mw, b, cause)) < 0) {
 		monitor_exit_watch(-1);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -899,21 +961,48 @@ spawn_and_wait(struct spawn *s, int *status, char **cause)
  * The kernel's wait when an inotify instance with marks is freed is
  * taken by a helper once this process has exited (fd_hold), not by
  * whichever of the run's processes closes the instance last: the
- * later-run watch's and the mask watch's, made before any fork.
+ * later-run watch's and the mask watch's, made before any fork (or, with
+ * later, the watch's handed over once a guardian has set it up after its
+ * fork: set_up_beside).  So is
+ * the teardown of the view's mount namespace (its mounts unmounted, an
+ * RCU grace period): pid 1 hands the helper the namespace
+ * (hold_namespace), whose exit then drops no last reference of it, and
+ * the monitors above, which wait for that exit, no longer wait for the
+ * teardown.  Nothing of the command's is left when it is handed over
+ * (pid 1 reports its end only once its namespace is empty), and the
+ * helper holds no descriptor the command ever had.  Only where the
+ * watches start the helper anyway: a run without them makes no process
+ * more (its pid 1 takes the teardown, as before).
  */
 static void
-hold_watches(const struct sandbox *sb)
+hold_watches(struct sandbox *sb, bool later)
 {
+	bool pid1 = !sb->shape.bwrap && sb->shape.ns == PLANNER_NS_PID;
 	int fds[2];
 	size_t n = 0;
 	pid_t pid;
 
+	sb->hold_more = -1;
 	if (watchlater_inotify(sb->watch) >= 0)
 		fds[n++] = watchlater_inotify(sb->watch);
 	if (maskwatch_inotify(sb->maskwatch) >= 0)
 		fds[n++] = maskwatch_inotify(sb->maskwatch);
-	if (n > 0 && (pid = fd_hold(fds, n)) > 0)
+	if ((n > 0 || later) &&
+	    (pid = fd_hold(fds, n, pid1 || later ? &sb->hold_more : NULL)) > 0)
 		monitor_spare(pid);
+}
+
+/* pid 1, its view built: the holder (hold_watches) takes its mount
+ * namespace, before the command is started (which gets neither). */
+static void
+hold_namespace(struct sandbox *sb, int mnt_ns)
+{
+	fd_hold_send(sb->hold_more, mnt_ns);
+	if (mnt_ns >= 0)
+		close(mnt_ns);
+	if (sb->hold_more >= 0)
+		close(sb->hold_more);
+	sb->hold_more = -1;
 }
 
 /*
@@ -955,8 +1044,12 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	struct resources_run *lr = NULL;
 	struct monitor_work mw = { .lo = &sb->limits };
 	_cleanup_strv_ char **env = NULL;
+	struct beside beside = { .sb = sb, .ready = { -1, -1 } };
+	_cleanup_free_ struct netpolicy_addr *resolvers = NULL;
+	size_t n_resolvers = 0;
 	bool forked = false, guarded = false, init = false;
-	int r;
+	bool defer_watch = false;
+	int r, mnt_ns = -1;
 
 	*status = 125;
 	if (sb->must_fail) {
@@ -980,7 +1073,12 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if ((r = resources_start(&sb->limits_plan, &lr, cause)) < 0)
 		goto out;
 	mw.lr = lr;
-	if ((r = later_watch(sb, cause)) < 0)
+	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
+	/* A guardian over a pid namespace starts the watch once it has
+	 * forked, while the sandbox is made (guard_and_wait); else now. */
+	defer_watch = sb->shape.guardian && mw.pidns &&
+		      (sb->git != NULL || sb->later != NULL);
+	if (!defer_watch && (r = later_watch(sb, cause)) < 0)
 		goto out;
 	mw.wl = sb->watch;
 	/* Before any fork: the page where the watcher says what it saw,
@@ -988,14 +1086,37 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	if (sb->shape.masks != PLANNER_MASKS_NONE &&
 	    (r = masks_watch(sb, cause)) < 0)
 		goto out;
-	hold_watches(sb);
-	mw.pidns = sb->shape.bwrap || sb->shape.ns == PLANNER_NS_PID;
+	hold_watches(sb, defer_watch);
 	/* ... and so does the removal of the run's own /tmp. */
 	mw.end_orphans =
 		(mw.wl != NULL || sb->run_tmp_dir != NULL) && !mw.pidns;
 	/* The guardian above the supervisor (guard_and_wait). */
 	if (sb->shape.guardian) {
-		r = guard_and_wait(&mw, status, cause);
+		/* llwrap's resolver is forked beside the path too, by
+		 * this process (outside every namespace, as the supervisor
+		 * before its unshare), on the resolvers the supervisor is
+		 * given (read once: both see the same list). */
+		if (!sb->shape.bwrap && sb->shape.ns == PLANNER_NS_PID &&
+		    planner_hosts(sb) == PLANNER_HOSTS_STUB) {
+			resolvers = supervise_resolvers_read(&sb->net,
+							     &n_resolvers);
+			if ((r = dnsstub_open(&stub, cause)) < 0)
+				goto out;
+			beside.stub = stub;
+			beside.dns = resolvers;
+			beside.n_dns = n_resolvers;
+		}
+		beside.watch = defer_watch;
+		if ((defer_watch || stub != NULL) &&
+		    pipe2(beside.ready, O_CLOEXEC) < 0) {
+			r = -errno;
+			*cause = xasprintf("cannot create a pipe: %s",
+					   strerror(-r));
+			goto out;
+		}
+		r = guard_and_wait(&mw,
+				   defer_watch || stub != NULL ? &beside : NULL,
+				   status, cause);
 		if (r != 0) {
 			sb->reporter = r > 0;
 			goto out;
@@ -1005,11 +1126,14 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		mw.lr_above = true;
 		mw.end_orphans = false;
 	}
-	if (sb->supervise &&
-	    (r = supervise_new(&sb->net, sb->fs, envp, &sv, cause)) < 0)
+	if (sb->supervise && (r = supervise_new(&sb->net, sb->fs, envp,
+						steal_pointer(&resolvers),
+						n_resolvers, &sv, cause)) < 0)
 		goto out;
 	if (sv != NULL && sb->watches == SANDBOX_WATCHES_VIEW)
 		supervise_view_watches(sv);
+	if (sv != NULL && beside.ready[0] >= 0)
+		supervise_wait_for(sv, steal_fd(&beside.ready[0]));
 	/* allow-host (DESIGN.md §6.1): llwrap's resolver where user
 	 * namespaces let it have a network namespace of its own (design
 	 * (a): nothing in the data path, every client works), unless the
@@ -1026,8 +1150,15 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		 * answer decides between it and the proxy, now. */
 		bool wait = sb->shape.ns == PLANNER_NS_NONE;
 
-		r = dnsstub_start(sb->net.hosts, sb->net.n_hosts, dns, n_dns,
-				  wait, &stub, cause);
+		/* Forked by the guardian (beside.stub): its ends closed
+		 * here, it is this process's to talk to. */
+		if (stub != NULL) {
+			dnsstub_peer_close(stub, dns, n_dns);
+			r = 0;
+		} else {
+			r = dnsstub_start(sb->net.hosts, sb->net.n_hosts, dns,
+					  n_dns, wait, &stub, cause);
+		}
 		if (r == 0) {
 			supervise_set_stub(sv, stub);
 		} else if (r == -EPERM) {
@@ -1161,8 +1292,11 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 			monitor_exit_report(ended[1]);
 			init = true;
 		}
-		if ((r = ns_setup(&sb->ns, sb->maskwatch, cause)) < 0)
+		if ((r = ns_setup(&sb->ns, sb->maskwatch, init ? &mnt_ns : NULL,
+				  cause)) < 0)
 			goto out;
+		if (init)
+			hold_namespace(sb, mnt_ns);
 		/* The view is built: its masks are watched from here (pid
 		 * 1), or by the monitor forked below. */
 		if (sb->shape.masks == PLANNER_MASKS_PID1 &&

@@ -95,6 +95,9 @@ struct supervisor {
 	struct netpolicy_rules *rules;
 	scmp_filter_ctx notify; /* built under --learn only */
 	int sock[2];		/* [0] the supervisor's end, [1] the child's */
+	/* The guardian's word that its watch is set up, waited for before
+	 * the go-ahead (supervise_wait_for), or -1. */
+	int ready;
 	int listener;
 	int logfd;
 	char *prefix;

@@ -184,6 +184,8 @@ supervise_free(struct supervisor *sv)
 	for (int i = 0; i < 2; i++)
 		if (sv->sock[i] >= 0)
 			close(sv->sock[i]);
+	if (sv->ready >= 0)
+		close(sv->ready);
 	if (sv->listener >= 0)
 		close(sv->listener);
 	if (sv->logfd >= 0)
@@ -223,20 +225,29 @@ read_resolv_conf(void)
 	return s;
 }
 
+struct netpolicy_addr *
+supervise_resolvers_read(const struct net_plan *np, size_t *n)
+{
+	_cleanup_free_ char *conf = read_resolv_conf();
+
+	return netpolicy_resolvers_of(np->dns, np->n_dns, conf, n);
+}
+
 int
 supervise_new(const struct net_plan *np, const struct plan *fs,
-	      char *const *envp, struct supervisor **out, char **cause)
+	      char *const *envp, struct netpolicy_addr *dns, size_t n_dns,
+	      struct supervisor **out, char **cause)
 {
 	struct supervisor *sv = xcalloc(1, sizeof(*sv));
-	_cleanup_free_ char *conf = read_resolv_conf();
-	size_t n_dns;
-	struct netpolicy_addr *dns =
-		netpolicy_resolvers_of(np->dns, np->n_dns, conf, &n_dns);
 	int r;
+
+	if (dns == NULL)
+		dns = supervise_resolvers_read(np, &n_dns);
 
 	sv->net = np;
 	sv->fs = fs;
 	sv->sock[0] = sv->sock[1] = sv->listener = sv->logfd = -1;
+	sv->ready = -1;
 	sv->learn_fd = -1;
 	sv->proxy_note_fd = -1;
 	sv->relay = sv->relay_listener = -1;
@@ -317,6 +328,31 @@ fail:
 }
 
 void
+supervise_wait_for(struct supervisor *sv, int fd)
+{
+	if (sv->ready >= 0)
+		close(sv->ready);
+	sv->ready = fd;
+}
+
+/* The guardian's word (supervise_wait_for): 0 when there is none to
+ * wait for or it said 'y'. */
+static int
+guardian_ready(struct supervisor *sv)
+{
+	char b = 0;
+	ssize_t n;
+
+	if (sv->ready < 0)
+		return 0;
+	while ((n = read(sv->ready, &b, 1)) < 0 && errno == EINTR)
+		;
+	close(sv->ready);
+	sv->ready = -1;
+	return n == 1 && b == 'y' ? 0 : -ECANCELED;
+}
+
+void
 supervise_set_command(struct supervisor *sv, pid_t root, bool pidns)
 {
 	sv->root = root;
@@ -328,6 +364,9 @@ supervise_child_forked(struct supervisor *sv)
 {
 	close(sv->sock[0]);
 	sv->sock[0] = -1;
+	if (sv->ready >= 0)
+		close(sv->ready);
+	sv->ready = -1;
 	if (sv->logfd >= 0)
 		close(sv->logfd);
 	sv->logfd = -1;
@@ -586,6 +625,12 @@ supervise_parent_attach(struct supervisor *sv, char **cause)
 	 * namespace it made.) */
 	if (caps_held(NULL) > 0)
 		(void)caps_drop(false);
+	if ((e = guardian_ready(sv)) < 0) {
+		(void)attach_answer(sv, 'n');
+		*cause = xstrdup("llwrap's guardian could not start its "
+				 "watch; nothing was run");
+		return e;
+	}
 	if ((e = attach_answer(sv, 'y')) < 0) {
 		*cause =
 			xasprintf("cannot tell the sandboxed process to go on: "

@@ -42,13 +42,22 @@ char *supervise_yama_cause(const char *scope);
 
 /*
  * Everything acquired before the fork: the rules (a copy of np's, with
- * the resolvers of this run), the notification filter, the hand-over
- * socket pair and the open log file.  np, the plan's network side
- * (netpolicy_plan), is borrowed: it outlives the supervisor.  Returns 0
- * or -errno with *cause.
+ * the resolvers of this run: dns, taken, or when NULL read here), the
+ * notification filter, the hand-over socket pair and the open log
+ * file.  np, the plan's network side (netpolicy_plan), is borrowed: it
+ * outlives the supervisor.  Returns 0 or -errno with *cause.
  */
 int supervise_new(const struct net_plan *np, const struct plan *fs,
-		  char *const *envp, struct supervisor **out, char **cause);
+		  char *const *envp, struct netpolicy_addr *dns, size_t n_dns,
+		  struct supervisor **out, char **cause);
+
+/* The run's resolvers: np's dns, or /etc/resolv.conf's (a new array,
+ * *n long).  supervise_new reads them itself when given none; a caller
+ * that needs them first (the guardian, for the resolver it forks) reads
+ * them once and hands them over, so that both see the same list. */
+struct netpolicy_addr *supervise_resolvers_read(const struct net_plan *np,
+						size_t *n);
+
 void supervise_free(struct supervisor *sv);
 
 /*
@@ -74,6 +83,17 @@ const struct netpolicy_addr *supervise_resolvers(const struct supervisor *sv,
  */
 struct dnsstub;
 void supervise_set_stub(struct supervisor *sv, struct dnsstub *stub);
+
+/*
+ * The go-ahead to the command (supervise_parent_attach) waits for the
+ * byte 'y' on fd first: the guardian's word that what must be in place
+ * before the command runs, and was set up while this process and its
+ * child made the sandbox, is (sandbox.c, guard_and_wait).  Anything else
+ * (the guardian gone, or failed) stops the command.  fd is the
+ * supervisor's to close; the child's copy is closed at its fork.
+ */
+void supervise_wait_for(struct supervisor *sv, int fd);
+
 /*
  * bubblewrap's view decides a watch (the plan's SANDBOX_WATCHES_VIEW):
  * inotify_add_watch is left to the kernel, not sent to the supervisor's judge.

@@ -59,6 +59,12 @@ unsigned testhook_maskwatch_delay_ms(void);
  * a masked file in between. */
 unsigned testhook_maskwatch_arm_delay_ms(void);
 
+/* The milliseconds a guardian waits before it starts the watch on files
+ * run later, which it starts while the supervisor and pid 1 make the
+ * sandbox (sandbox.c, guard_and_wait): 0.  A test sees the command wait
+ * for it. */
+unsigned testhook_watch_start_delay_ms(void);
+
 /* The most directories the end's look for repositories in the project
  * walks (watchlater-git.c): max; a test lowers it to see the failure
  * past it. */

@@ -51,9 +51,11 @@ struct watchlater;
 #define WATCHLATER_MAX_LINES 20
 
 /*
- * Before the monitor forks: watch the parent directories of the missing
- * paths of git and later (absolute, as gitguard lists them) and, when git
- * is not NULL and the project has a repository, its index.  The paths
+ * Before the command runs (the monitor, before it forks; a guardian over
+ * a pid namespace, once it has forked the supervisor, whose go-ahead to
+ * the command waits for it: sandbox.c): watch the parent directories of the
+ * missing paths of git and later (absolute, as gitguard lists them) and, when
+ * git is not NULL and the project has a repository, its index.  The paths
  * gitguard protects (git's entries) are recorded as never to be moved.
  * 0 and NULL in *out when there is nothing to watch or check; -errno
  * and *cause when the watch cannot be set up (an index llwrap cannot

@@ -139,6 +139,14 @@ testhook_maskwatch_arm_delay_ms(void)
 	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
 }
 
+unsigned
+testhook_watch_start_delay_ms(void)
+{
+	const char *s = getenv("LLW_HOOK_WATCH_START_DELAY_MS");
+
+	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
+}
+
 size_t
 testhook_nested_walk_max(size_t max)
 {

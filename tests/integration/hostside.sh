@@ -345,6 +345,23 @@ expect_output "a plugin directory in a .opencode/ made inside is moved aside and
 	ok "... kept beside it, while opencode's own plans stay" ||
 	not_ok ".opencode: plans lost or plugin left"
 
+# A guardian over a pid namespace starts that watch once it has forked
+# the supervisor, while the sandbox is made; the command's go-ahead
+# waits for it.  Started a second late (llwrap-hooked), a plugin the
+# command makes first thing is still moved aside: the command waited.
+if [ -x "$HOOKED" ]; then
+	R=$HOME_DIR/work/oc-late
+	make_repo "$R"
+	run as_user env LLW_HOOK_WATCH_START_DELAY_MS=1000 "$HOOKED" \
+		${LLW_BACKEND:+--backend "$LLW_BACKEND"} --rx "$LLW_HELPERS" \
+		-p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p .opencode/plugin &&
+	echo "export default async () => ({})" >.opencode/plugin/p.js; sleep 0.5; exit 0'
+	expect_output "the watch started late: a plugin the command makes first thing is still moved aside" \
+		"the command created $R/\\.opencode/plugin, which opencode"
+else
+	skip "the watch started late: no $HOOKED"
+fi
+
 # ---- The review of the fixes (issue 23) ----
 # plant_evil DIR NAME: a repository beside DIR's, whose config runs a
 # command that leaves $MARKS/NAME; its path in $EVIL.

@@ -164,6 +164,61 @@ if ! kill -0 "$init" 2>/dev/null && ! kill -0 "$cmd" 2>/dev/null; then
 else
 	not_ok "processes left behind"; diag "$(ps -o pid,ppid,comm -p "$init,$cmd")"
 fi
+# With a mask the watches' holder runs (fd_hold): pid 1 hands it the
+# view's mount namespace once built, so that pid 1's exit, which the
+# monitors wait for, does not tear the namespace down (its unmounts and
+# an RCU grace period: after llwrap's exit).  The command holds neither
+# the namespace nor the holder's socket, and the holder ends after the
+# monitor.
+L3M=$T/l3m.ini
+printf '[profile]\ninclude = default\n[filesystem]\nprivate-tmp = yes\nro = ${PROJECT}/src\n[process]\nhide-processes = yes\n' >"$L3M"
+chmod 644 "$L3M"
+spawn_as_user "$LLWRAP" -p "$L3M" -- /bin/sleep 300
+monitor=$spawned
+holder=
+init=
+cmd=
+i=0
+while [ $i -lt 50 ] && [ -z "$cmd" ]; do
+	for c in $(pgrep -P "$monitor" || true); do
+		case $(cat /proc/"$c"/comm 2>/dev/null) in
+		llwrap-hold) holder=$c ;;
+		*) init=$c ;;
+		esac
+	done
+	[ -n "$init" ] && cmd=$(pgrep -P "$init" || true)
+	[ -n "$cmd" ] || sleep 0.1
+	i=$((i + 1))
+done
+ns=$(readlink /proc/"$cmd"/ns/mnt 2>/dev/null || true)
+held=
+for f in /proc/"$holder"/fd/*; do
+	[ -n "$ns" ] && [ "$(readlink "$f" 2>/dev/null)" = "$ns" ] && held=yes
+done
+if [ -z "$holder" ]; then
+	not_ok "a mask starts the watches' holder"; diag "monitor $monitor: $(pgrep -l -P "$monitor")"
+elif [ -n "$held" ] && [ "$(readlink /proc/1/ns/mnt)" != "$ns" ]; then
+	ok "the holder holds the view's mount namespace, not pid 1 alone"
+else
+	not_ok "the holder holds the view's mount namespace"; diag "ns '$ns' holder $holder: $(ls -l /proc/"$holder"/fd/ 2>&1)"
+fi
+if [ -n "$cmd" ] && ! ls -l /proc/"$cmd"/fd/ | grep -qE 'socket:|mnt:'; then
+	ok "... the command holds neither it nor the holder's socket"
+else
+	not_ok "the command holds none of the holder's"; diag "$(ls -l /proc/"$cmd"/fd/ 2>&1)"
+fi
+kill -TERM "$cmd" 2>/dev/null
+wait "$monitor"
+i=0
+while [ $i -lt 50 ] && [ -n "$holder" ] && [ "$(sed 's/.*) \(.\).*/\1/' /proc/"$holder"/stat 2>/dev/null || echo Z)" != Z ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ -n "$holder" ] && [ $i -lt 50 ]; then
+	ok "... and the holder ends once the monitor has"
+else
+	not_ok "the holder ends after the monitor"; diag "$(ps -o pid,ppid,stat,comm -p "$holder" 2>&1)"
+fi
 # With the supervisor (allow-cidr), the monitor is the supervisor: it
 # made the user namespace, so it held every capability in it until the
 # command was attached, and holds none while the command runs.
