@@ -83,6 +83,12 @@ for shape in default supervised opencode; do
 		who="pid 1"
 		;;
 	esac
+	# Where L3 stands in for Landlock's signal scope (ABI < 6) every
+	# policy has a pid namespace, and its pid 1 watches.
+	if [ "$shape" != opencode ] && ! bwrap_backend && own_pid_ns "$@"; then
+		what="in L3's pid namespace (pid 1 watches)"
+		who="pid 1"
+	fi
 	# Under bubblewrap the monitor above bwrap watches its sandbox.
 	if bwrap_backend; then
 		set -- "$@" $BE

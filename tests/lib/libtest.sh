@@ -609,6 +609,18 @@ userns_works() {
 	"$LLWRAP" --check 2>/dev/null | grep -q "unprivileged creation works"
 }
 
+# own_pid_ns ARGS...: llw ARGS runs its command in a pid namespace of its
+# own (its /proc/self/ns/pid is not the test user's): bubblewrap always
+# makes one, L3 where the policy hides processes or stands in for
+# Landlock's signal scope (ABI < 6: Debian 12's 6.1).
+own_pid_ns() {
+	_ns=$(llw "$@" -q -- readlink /proc/self/ns/pid 2>/dev/null)
+	case $_ns in
+	pid:\[*) [ "$_ns" != "$(as_user readlink /proc/self/ns/pid)" ] ;;
+	*) return 1 ;;
+	esac
+}
+
 # userns_refused CMD...: run CMD in a user namespace of its own where
 # user.max_user_namespaces = 0 (the limit is per namespace and may be
 # lowered inside), so an llwrap run there is refused a user namespace
