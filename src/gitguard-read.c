@@ -522,9 +522,11 @@ remote_url_unsafe(const char *url, size_t n)
 
 	if (url_network(u))
 		return NULL;
-	if (n > 80)
-		u[80] = '\0';
-	return xasprintf("URL '%s', not a network address", u);
+	/* (Shown whole but for a very long one, which says it is cut.) */
+	if (n > 240)
+		u[240] = '\0';
+	return xasprintf("URL '%s%s', not a network address", u,
+			 n > 240 ? "..." : "");
 }
 
 char *
