@@ -45,6 +45,11 @@ if [ "$(llwrap_abi)" -lt 3 ]; then
 	expect_refused "Landlock ABI $(llwrap_abi): -p default under a runtime's filter fails closed, naming truncate(2)" \
 		"cannot enforce the policy: truncate\\(2\\).*$USERNS" \
 		in_filter -p default -- /bin/sh -c "touch $marker"
+	expect_no_output "... and offers no -p default, which needs L3 here too" \
+		"-p default \\(Landlock and seccomp alone\\) runs here"
+	run in_filter --check
+	expect_no_output "... nor does --check" \
+		"-p default \\(Landlock and seccomp alone\\) runs here"
 	skip_rest "Landlock ABI $(llwrap_abi) has no truncate right: under a runtime's filter every policy fails closed"
 fi
 
