@@ -12,6 +12,7 @@
 #include "cleanup.h"
 #include "contain.h"
 #include "fdutil.h"
+#include "ruleset.h"
 #include "xalloc.h"
 
 /* The number after "\nKEY:" in a status text, or -1. */
@@ -168,6 +169,7 @@ contain_read(struct contain *c)
 	_cleanup_free_ char *status = NULL, *cgroup = NULL, *mountinfo = NULL;
 	_cleanup_free_ char *env = NULL;
 	const char *container = NULL;
+	struct ruleset_kernel k;
 	size_t len = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -185,6 +187,8 @@ contain_read(struct contain *c)
 		snprintf(c->other, sizeof(c->other), "%s", container);
 	c->outer_llwrap = getenv("LLWRAP") != NULL || llwrap_ancestor();
 	c->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
+	ruleset_probe(&k);
+	c->default_needs_l3 = k.abi < 3;
 }
 
 const char *
@@ -207,10 +211,13 @@ contain_runtime_name(const struct contain *c)
 	return NULL;
 }
 
-/* What -p default still gives where the container cannot change. */
-#define CONTAIN_DEFAULT                                                        \
-	"; if the container cannot change, -p default (Landlock "              \
-	"and seccomp alone) runs here"
+/* What -p default still gives where the container cannot change: where
+ * Landlock lacks truncate it needs L3 as well, and nothing runs. */
+#define CONTAIN_DEFAULT(c)                                                     \
+	((c)->default_needs_l3 ? ""                                            \
+			       : "; if the container cannot change, -p "       \
+				 "default (Landlock and seccomp alone) runs "  \
+				 "here")
 
 char *
 contain_filter_cause(const struct contain *c, const char *what,
@@ -233,29 +240,29 @@ contain_filter_cause(const struct contain *c, const char *what,
 		return xasprintf("%s's default seccomp profile refuses %s "
 				 "(%s: EPERM): run the container with "
 				 "--security-opt seccomp=unconfined, or a "
-				 "profile that allows %s" CONTAIN_DEFAULT,
+				 "profile that allows %s%s",
 				 contain_runtime_name(c), what, syscalls,
-				 syscalls);
+				 syscalls, CONTAIN_DEFAULT(c));
 	case CONTAIN_CONTAINERD:
-		return xasprintf(
-			"containerd's seccomp profile refuses %s "
-			"(%s: EPERM): run the container without "
-			"ctr's --seccomp, or with --seccomp-profile "
-			"naming a profile that allows %s" CONTAIN_DEFAULT,
-			what, syscalls, syscalls);
+		return xasprintf("containerd's seccomp profile refuses %s "
+				 "(%s: EPERM): run the container without "
+				 "ctr's --seccomp, or with --seccomp-profile "
+				 "naming a profile that allows %s%s",
+				 what, syscalls, syscalls, CONTAIN_DEFAULT(c));
 	case CONTAIN_KUBERNETES:
 		return xasprintf("the pod's seccomp profile (RuntimeDefault) "
 				 "refuses %s (%s: EPERM): set the container's "
 				 "securityContext.seccompProfile to {type: "
 				 "Unconfined}, or to a Localhost profile that "
-				 "allows %s" CONTAIN_DEFAULT,
-				 what, syscalls, syscalls);
+				 "allows %s%s",
+				 what, syscalls, syscalls, CONTAIN_DEFAULT(c));
 	case CONTAIN_OTHER:
 		return xasprintf("the seccomp filter of this container "
 				 "(container=%s) refuses %s (%s: EPERM): "
 				 "start it without that filter, or with one "
-				 "that allows %s" CONTAIN_DEFAULT,
-				 c->other, what, syscalls, syscalls);
+				 "that allows %s%s",
+				 c->other, what, syscalls, syscalls,
+				 CONTAIN_DEFAULT(c));
 	case CONTAIN_NONE:
 		break;
 	}
@@ -263,9 +270,9 @@ contain_filter_cause(const struct contain *c, const char *what,
 			 "filter%s, no llwrap among its ancestors: a service "
 			 "manager's, a container's or another sandbox's) "
 			 "refuses %s (%s: EPERM): start it without that "
-			 "filter, or with one that allows %s" CONTAIN_DEFAULT,
+			 "filter, or with one that allows %s%s",
 			 c->seccomp_filters, c->seccomp_filters == 1 ? "" : "s",
-			 what, syscalls, syscalls);
+			 what, syscalls, syscalls, CONTAIN_DEFAULT(c));
 }
 
 char *

@@ -23,12 +23,14 @@ enum contain_runtime {
 
 struct contain {
 	enum contain_runtime runtime;
-	char other[32];	     /* CONTAIN_OTHER: the container= value */
-	int seccomp;	     /* Seccomp: of /proc/self/status, -1 unknown */
-	int seccomp_filters; /* Seccomp_filters:, -1 unknown */
-	bool no_new_privs;   /* NoNewPrivs: 1 */
-	bool outer_llwrap;   /* an llwrap ancestor, or LLWRAP set */
-	bool dumpable;	     /* PR_GET_DUMPABLE: ptrace may reach it */
+	char other[32];	       /* CONTAIN_OTHER: the container= value */
+	int seccomp;	       /* Seccomp: of /proc/self/status, -1 unknown */
+	int seccomp_filters;   /* Seccomp_filters:, -1 unknown */
+	bool no_new_privs;     /* NoNewPrivs: 1 */
+	bool outer_llwrap;     /* an llwrap ancestor, or LLWRAP set */
+	bool dumpable;	       /* PR_GET_DUMPABLE: ptrace may reach it */
+	bool default_needs_l3; /* Landlock lacks truncate (ABI < 3): -p
+				* default needs L3 too */
 };
 
 /* The facts of this process, read live (a few files, no privilege). */

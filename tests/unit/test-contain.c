@@ -151,6 +151,22 @@ test_filter_cause(void **state)
 	has(s, "-p default (Landlock and seccomp alone) runs here");
 	hasnt(s, "outer llwrap");
 	free(s);
+	/* Where Landlock lacks truncate -p default needs L3 too: the
+	 * refusal of -p default itself must not offer it. */
+	c.default_needs_l3 = true;
+	s = contain_filter_cause(&c, "new user namespaces", US);
+	has(s, "a profile that allows unshare, clone with CLONE_NEWUSER");
+	hasnt(s, "-p default");
+	free(s);
+	c.runtime = CONTAIN_NONE;
+	s = contain_filter_cause(&c, "new user namespaces", US);
+	has(s, "start it without that filter");
+	hasnt(s, "-p default");
+	free(s);
+	c.default_needs_l3 = false;
+	s = contain_filter_cause(&c, "new user namespaces", US);
+	has(s, "-p default (Landlock and seccomp alone) runs here");
+	free(s);
 
 	c.runtime = CONTAIN_PODMAN;
 	s = contain_filter_cause(&c, "new user namespaces", US);
