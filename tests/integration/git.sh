@@ -167,7 +167,15 @@ else
 		prot=$HOME_DIR/work/held-$a
 		make_repo "$prot"
 		run held -C "$prot" -q -- /bin/sh -c "$ATTACK_SH" sh "$MARKS" "$a"
-		expect_rc "no user namespaces: attack '$a' ran in the sandbox" 0
+		# Without L3 the monitor races the command: a file it put
+		# back as it was that the command changes again stops the
+		# sandbox at once (125, said): as closed as a run to the end.
+		if [ "$rc" -eq 125 ] && printf '%s\n' "$out" |
+			grep -q "llwrap stopped the sandbox while the command ran"; then
+			ok "no user namespaces: attack '$a' ran in the sandbox (stopped when it changed a held file again)"
+		else
+			expect_rc "no user namespaces: attack '$a' ran in the sandbox" 0
+		fi
 		[ "$a" != header-split ] ||
 			expect_output "... named as git reads it" \
 				"\\.git/config, which git \\(it sets remote\\.x\\]url=a\\.uploadpack\\)"
