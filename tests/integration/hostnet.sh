@@ -61,7 +61,8 @@ while True:
         continue
     eth = struct.unpack("!H", pkt[12:14])[0]
     ip = pkt[14:]
-    tail = "".join(chr(c) if 32 < c < 127 else "." for c in pkt[-16:])
+    # (";" too is shown as ".": settle joins the lines with it.)
+    tail = "".join(chr(c) if 32 < c < 127 and c != 59 else "." for c in pkt[-16:])
     if eth == 0x86dd and len(ip) >= 40:
         line = "v6 %s %s %d %s" % (socket.inet_ntop(socket.AF_INET6, ip[8:24]),
                                    socket.inet_ntop(socket.AF_INET6, ip[24:40]), ip[6], tail)
