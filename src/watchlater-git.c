@@ -872,7 +872,23 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 	if (before != NULL && len == before_len &&
 	    memcmp(text, before, len) == 0)
 		return true;
-	if ((unsafe = gitguard_config_unsafe_change(before, text)) != NULL) {
+	/* Without the start's text (a submodule's repository, a deeper
+	 * one) judged whole, as a new repository's, but for core.worktree,
+	 * which git writes in every submodule's: judged by where it points
+	 * (a directory of the project), as config_check does. */
+	if (before == NULL) {
+		_cleanup_free_ char *worktree = NULL;
+
+		unsafe = gitguard_config_unsafe_worktree(text, &worktree);
+		if (unsafe == NULL && worktree != NULL &&
+		    !worktree_beneath(w, path, worktree))
+			unsafe = xasprintf("core.worktree to '%s', not a "
+					   "directory of the project",
+					   worktree);
+	} else {
+		unsafe = gitguard_config_unsafe_change(before, text);
+	}
+	if (unsafe != NULL) {
 		_cleanup_free_ char *u = text_shown(unsafe);
 
 		reader = xasprintf("git (in a repository nested in the "

@@ -1404,6 +1404,20 @@ expect_output "... the user's own linked worktree works" "neighbours5-ok"
 [ -e "$MARKS/keep5-hook" ] && ok "... and the user's own submodule's hook still runs" ||
 	not_ok "the user's own hook in a nested repository's submodule was moved"
 
+# A nested repository's submodule's config has no start's record: it is
+# judged whole, as a new repository's, but for the core.worktree git
+# writes in every submodule's, judged by where it points.  A harmless
+# change there (the submodule's remote an https one) is left.
+R=$HOME_DIR/work/subwt
+make_repo "$R"
+as_user sh -c 'cd "$1" && git init -q libsrc && git -C libsrc commit -q --allow-empty -m l &&
+	git init -q outer && cd outer && git commit -q --allow-empty -m o &&
+	git -c protocol.file.allow=always submodule add -q ../libsrc lib >/dev/null 2>&1 &&
+	git commit -q -m add && git -C lib config remote.origin.url https://example.invalid/lib.git' sh "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'git -C outer/lib config user.name agent && echo set'
+expect_output "a harmless change to a nested repository's submodule's config runs" "^set$"
+expect_no_output "... and the config, whose core.worktree points into the project, is left" "outer/\\.git/modules/lib/config"
+
 # A nested repository's own hooks directory, core.hooksPath, in the
 # project (review J, F7): the project's own is read-only; a nested
 # one's is the project's files.  A hook there the command wrote or
