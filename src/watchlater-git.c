@@ -280,6 +280,25 @@ worktree_beneath(struct watchlater *w, const char *dir, const char *value)
 	return fd >= 0;
 }
 
+/* What a config with nothing of the start's to compare with (a new
+ * repository's, a submodule's) sets that could run a command or send
+ * the user's git elsewhere (gitguard_config_unsafe), its core.worktree
+ * judged by where it points from the git directory dir; NULL when
+ * nothing. */
+static char *
+config_unsafe_new(struct watchlater *w, const char *dir, const char *text)
+{
+	_cleanup_free_ char *worktree = NULL;
+	char *unsafe = gitguard_config_unsafe_worktree(text, &worktree);
+
+	if (unsafe == NULL && worktree != NULL &&
+	    !worktree_beneath(w, dir, worktree))
+		unsafe = xasprintf("core.worktree to '%s', not a directory of "
+				   "the project",
+				   worktree);
+	return unsafe;
+}
+
 /* The new repository's config (and its legacy remote files:
  * wl_remotes_check): moved aside when it sets what could run a
  * command in the user's next git (gitguard_config_unsafe; core.worktree
@@ -290,7 +309,7 @@ static void
 config_check(struct watchlater *w, int dirfd, const char *dir)
 {
 	_cleanup_free_ char *text = NULL, *unsafe = NULL, *shown = NULL;
-	_cleanup_free_ char *reader = NULL, *worktree = NULL;
+	_cleanup_free_ char *reader = NULL;
 	struct stat st;
 	size_t len;
 	int r = config_read(dirfd, "config", &text, &len);
@@ -315,13 +334,7 @@ config_check(struct watchlater *w, int dirfd, const char *dir)
 		wl_move_aside(w, dirfd, dir, "config", reader);
 		return;
 	}
-	unsafe = gitguard_config_unsafe_worktree(text, &worktree);
-	if (unsafe == NULL && worktree != NULL &&
-	    !worktree_beneath(w, dir, worktree))
-		unsafe = xasprintf("core.worktree to '%s', not a directory of "
-				   "the project",
-				   worktree);
-	if (unsafe == NULL)
+	if ((unsafe = config_unsafe_new(w, dir, text)) == NULL)
 		return;
 	shown = text_shown(unsafe);
 	reader = xasprintf("git (it sets %s)", shown);
@@ -508,17 +521,11 @@ modules_walk(struct watchlater *w, int dirfd, const char *dir, int depth,
 	     size_t *seen)
 {
 	_cleanup_free_ char *shown = text_shown(dir);
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = wl_list(w, dirfd, dir);
 	struct dirent *e;
 
-	if (d == NULL) {
-		wl_fail(w, xasprintf("cannot list %s: %s", shown,
-				     strerror(errno)));
-		if (fd >= 0)
-			close(fd);
+	if (d == NULL)
 		return;
-	}
 	while ((e = readdir(d)) != NULL) {
 		_cleanup_free_ char *path = NULL;
 		_cleanup_close_ int sub = -1;
@@ -876,18 +883,8 @@ nested_config(struct watchlater *w, int gitfd, const char *path,
 	 * one) judged whole, as a new repository's, but for core.worktree,
 	 * which git writes in every submodule's: judged by where it points
 	 * (a directory of the project), as config_check does. */
-	if (before == NULL) {
-		_cleanup_free_ char *worktree = NULL;
-
-		unsafe = gitguard_config_unsafe_worktree(text, &worktree);
-		if (unsafe == NULL && worktree != NULL &&
-		    !worktree_beneath(w, path, worktree))
-			unsafe = xasprintf("core.worktree to '%s', not a "
-					   "directory of the project",
-					   worktree);
-	} else {
-		unsafe = gitguard_config_unsafe_change(before, text);
-	}
+	unsafe = before == NULL ? config_unsafe_new(w, path, text)
+				: gitguard_config_unsafe_change(before, text);
 	if (unsafe != NULL) {
 		_cleanup_free_ char *u = text_shown(unsafe);
 
@@ -1040,20 +1037,11 @@ static void
 inner_list(struct watchlater *w, int fd, const char *path, struct inner *in,
 	   int depth, const struct inner_up *up, inner_fn *fn)
 {
-	int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	DIR *d = wl_list(w, fd, path);
 	struct dirent *e;
 
-	if (d == NULL) {
-		int err = errno;
-		_cleanup_free_ char *shown = text_shown(path);
-
-		if (lfd >= 0)
-			close(lfd);
-		wl_fail(w,
-			xasprintf("cannot list %s: %s", shown, strerror(err)));
+	if (d == NULL)
 		return;
-	}
 	while ((e = readdir(d)) != NULL) {
 		_cleanup_free_ char *sub = NULL;
 		int sfd;

@@ -10,6 +10,7 @@
 #ifndef LLW_WATCHLATER_INT_H
 #define LLW_WATCHLATER_INT_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -245,6 +246,9 @@ void wl_fail(struct watchlater *w, char *why);
 /* rel beneath the root's descriptor rootfd: no symlink, no mount
  * crossed, never above it.  A descriptor (O_PATH), or -errno. */
 int wl_open_beneath(int rootfd, const char *rel, bool dir);
+/* The directory fd (O_PATH, opened beneath) at path, to read; NULL
+ * and a failure of the check naming path when it cannot be listed. */
+DIR *wl_list(struct watchlater *w, int fd, const char *path);
 /* The watched directory st is, or NULL. */
 struct wdir *wdir_find(struct watchlater *w, const struct stat *st);
 /* Watch the directory fd (taken) at path; NULL (and a failure) when it

@@ -100,17 +100,11 @@ remotes_dir(struct watchlater *w, int dfd, const char *path, bool branches,
 	    bool made, bool force, int depth, size_t *seen)
 {
 	_cleanup_free_ char *shown = text_shown(path);
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = wl_list(w, dfd, path);
 	struct dirent *e;
 
-	if (d == NULL) {
-		wl_fail(w, xasprintf("cannot list %s: %s", shown,
-				     strerror(errno)));
-		if (fd >= 0)
-			close(fd);
+	if (d == NULL)
 		return;
-	}
 	while ((e = readdir(d)) != NULL) {
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;

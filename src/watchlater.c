@@ -102,6 +102,24 @@ wl_open_beneath(int rootfd, const char *rel, bool dir)
 	return fd < 0 ? -errno : fd;
 }
 
+DIR *
+wl_list(struct watchlater *w, int fd, const char *path)
+{
+	int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	int err = errno;
+
+	if (d == NULL) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		if (lfd >= 0)
+			close(lfd);
+		wl_fail(w,
+			xasprintf("cannot list %s: %s", shown, strerror(err)));
+	}
+	return d;
+}
+
 /* The root path lies under (the deepest), and its path relative to it;
  * -1 when none. */
 ssize_t
