@@ -72,7 +72,7 @@ EOF
 # below and beside it, hostnet), named hosts and the proxy, the
 # bubblewrap fallback, the simulated older kernels; and the escape
 # corpus.
-suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,hostnet,dns,named,proxy,seccomp,process,why,log,footer,git,persistence,watch,backend-bwrap,oldkernel,selftest,escape}
+suites=${LLW_KERNELS_SUITES:-cli,profiles,filesystem,namespaces,network,supervisor,hostnet,dns,named,proxy,seccomp,process,why,log,footer,git,hostside,hostmask,persistence,watch,backend-bwrap,oldkernel,selftest,escape}
 quick_suites=filesystem,network,supervisor,hostnet,process,escape
 suites_set=0
 quick=0
