@@ -172,8 +172,13 @@ struct watchlater {
 	size_t n_protect;
 	struct wdir *dirs;
 	size_t n_dirs;
-	size_t n_tree;	 /* of them, tree_only */
-	size_t last_dir; /* the last one an event was for */
+	size_t n_tree; /* of them, tree_only */
+	/* the most of them: WATCHLATER_TREE_DIRS, less where the hard
+	 * limit on descriptors would run out first (tree_bound) */
+	size_t tree_max;
+	unsigned long long fd_hard; /* that hard limit (RLIM_INFINITY: none) */
+	bool tree_full;		    /* tree_max was passed (said once) */
+	size_t last_dir;	    /* the last one an event was for */
 	/* At the start, with the limit on descriptors raised for the
 	 * watch: its descriptors go at or above the limit the rest of
 	 * llwrap (and the command) keeps (0: where they fall). */

@@ -149,6 +149,11 @@ wdir_find(struct watchlater *w, const struct stat *st)
 	return NULL;
 }
 
+/* Descriptors of the watching process's hard limit left to the rest of
+ * the watch (the other directories it watches: tens in most projects;
+ * the walk's, one a level) and of llwrap (tree_bound). */
+#define TREE_RESERVE ((size_t)512)
+
 /* Why the directory at path cannot be watched (inotify_add_watch's
  * errno e), and what helps. */
 static char *
@@ -176,12 +181,26 @@ wdir_watch(struct watchlater *w, int fd, const struct stat *st,
 	struct wdir *d;
 	int wd = -1, e = 0, high;
 
-	if (tree && w->n_tree >= WATCHLATER_TREE_DIRS) {
+	if (tree && w->n_tree >= w->tree_max && w->tree_full) {
+		/* Said once (the first directory past it fails the run). */
+		close(fd);
+		return NULL;
+	}
+	if (tree && w->n_tree >= w->tree_max) {
 		_cleanup_free_ char *shown = text_shown(path);
+		_cleanup_free_ char *lower =
+			w->tree_max < WATCHLATER_TREE_DIRS
+				? xasprintf("; %zu and not %d because the "
+					    "hard limit on open files is "
+					    "%llu (`ulimit -Hn`): raising it "
+					    "raises this",
+					    w->tree_max, WATCHLATER_TREE_DIRS,
+					    w->fd_hard)
+				: xstrdup("");
 
 		close(fd);
 		wl_fail(w,
-			xasprintf("more than %d directories beneath the "
+			xasprintf("more than %zu directories beneath the "
 				  "repository's logs/ and worktrees/ to watch "
 				  "for links the command makes there (the "
 				  "count passed it at %s; git makes one there "
@@ -190,8 +209,9 @@ wdir_watch(struct watchlater *w, int fd, const struct stat *st,
 				  "remote prune origin` drops the reflogs of "
 				  "the branches deleted upstream, deleting a "
 				  "branch drops its own; else the command made "
-				  "them)",
-				  WATCHLATER_TREE_DIRS, shown));
+				  "them%s)",
+				  w->tree_max, shown, lower));
+		w->tree_full = true;
 		return NULL;
 	}
 	if (!tree && w->n_dirs - w->n_tree >= WATCHLATER_MAX_DIRS) {
@@ -1153,6 +1173,19 @@ watch_start(struct watchlater *w, const char *project,
 	return 0;
 }
 
+/* What the hard limit on descriptors leaves for the watch beneath logs/
+ * and worktrees/ after TREE_RESERVE: a lower bound
+ * that says so, rather than EMFILE at one directory after another (the
+ * kernel's default hard limit is 4,096; systemd's 524,288). */
+static size_t
+tree_bound(rlim_t hard)
+{
+	if (hard == RLIM_INFINITY ||
+	    hard >= WATCHLATER_TREE_DIRS + TREE_RESERVE)
+		return WATCHLATER_TREE_DIRS;
+	return hard > TREE_RESERVE ? (size_t)(hard - TREE_RESERVE) : 0;
+}
+
 /*
  * The watch holds a descriptor for each directory it watches, up to
  * WATCHLATER_TREE_DIRS + WATCHLATER_MAX_DIRS of them, more than the
@@ -1172,6 +1205,11 @@ watchlater_start(const char *project, const struct gitguard *git,
 	bool raised = false;
 	int r;
 
+	w->tree_max = WATCHLATER_TREE_DIRS;
+	if (getrlimit(RLIMIT_NOFILE, &was) == 0) {
+		w->tree_max = tree_bound(was.rlim_max);
+		w->fd_hard = (unsigned long long)was.rlim_max;
+	}
 	if (getrlimit(RLIMIT_NOFILE, &was) == 0 &&
 	    was.rlim_cur < was.rlim_max && was.rlim_cur <= INT_MAX) {
 		rl = (struct rlimit){ .rlim_cur = was.rlim_max,
