@@ -169,8 +169,9 @@ net_resolver() {
 }
 
 # net_fixture READY... <SERVERS: the network fixture of the benches
-# that reach hosts by name (relay.sh, relay-cpu.sh, agent-tls.sh,
-# named.sh, proxy.sh), run in $work where net_bench made the bench's own
+# that reach hosts by name (relay.sh, relay-cpu.sh, relay-trace.sh,
+# agent-tls.sh, named.sh, proxy.sh), run in $work where net_bench (or
+# relay-trace.sh, which traces around its runs) made the bench's own
 # namespaces (unshare -r -n -m, -p to end every fixture process with
 # it): lo up, a veth pair, and behind it a network namespace of the
 # servers' own, where 198.51.100.7 is routed to as an internet host is
