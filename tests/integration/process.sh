@@ -95,6 +95,105 @@ run llw -p default -- /bin/sh -c 'cat /proc/self/status'
 expect_output "no_new_privs is set" "^NoNewPrivs:[[:space:]]+1"
 expect_output "seccomp is in filter mode" "^Seccomp:[[:space:]]+2"
 
+# Job control (DESIGN.md §15): a command that puts its own job in the
+# background (tcsetpgrp to a process group of its own) and reads the
+# terminal has the kernel stop llwrap's job (SIGTTIN), which llwrap
+# follows so that the shell shows it stopped.  Its process in the new
+# group used to run on meanwhile, unwatched and past the timeout, the
+# job shown "Stopped (tty input)": whatever llwrap holds stopped, every
+# process of the command's is stopped too, and goes on with the job.
+cat >"$T/ttin.py" <<'PY'
+# A shell with job control on a pseudo-terminal: llwrap as its job.
+# argv: LOG LLWRAP ARGS...; prints "stopped", "ran-while-stopped N",
+# "ran-after N".
+import os, pty, select, signal, sys, time
+
+log, argv = sys.argv[1], sys.argv[2:]
+inner = r"""
+import os, signal, sys, time
+log = sys.argv[1]
+signal.signal(signal.SIGALRM, lambda s, f: os._exit(0))
+signal.alarm(4)
+c = os.fork()
+if c == 0:
+    os.setpgid(0, 0)
+    with open(log, "a", buffering=1) as f:
+        for i in range(400):
+            f.write("%d\n" % i)
+            time.sleep(0.01)
+    os._exit(0)
+os.setpgid(c, c)
+try:
+    os.tcsetpgrp(0, c)
+    os.read(0, 1)
+finally:
+    os.kill(c, signal.SIGKILL)
+"""
+
+def lines():
+    try:
+        with open(log) as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+pid, fd = pty.fork()
+if pid == 0:
+    job = os.fork()
+    if job == 0:
+        os.setpgid(0, 0)
+        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
+    os.setpgid(job, job)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, job)
+    _, st = os.waitpid(job, os.WUNTRACED)
+    if not os.WIFSTOPPED(st):
+        print("ended", st, flush=True)
+        os._exit(0)
+    print("stopped", flush=True)
+    n = lines()
+    time.sleep(1.5)
+    print("ran-while-stopped", lines() - n, flush=True)
+    n = lines()
+    os.tcsetpgrp(0, job)
+    os.killpg(job, signal.SIGCONT)
+    time.sleep(0.5)
+    print("ran-after", lines() - n, flush=True)
+    os.waitpid(job, 0)
+    os._exit(0)
+out = b""
+while True:
+    r, _, _ = select.select([fd], [], [], 30)
+    if not r:
+        break
+    try:
+        b = os.read(fd, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
+PY
+for shape in monitor supervisor; do
+	case $shape in
+	monitor) set -- -p default --timeout 60 ;;
+	supervisor) set -- -p default --allow-host example.invalid --timeout 60 ;;
+	esac
+	if [ "$shape" = supervisor ] && why=$(supervisor_refused); then
+		skip "$shape: $why"
+		continue
+	fi
+	rm -f "$PROJ/ttin.log"
+	run as_user /usr/bin/python3 "$T/ttin.py" "$PROJ/ttin.log" \
+		$LLWRAP_B -q --rx "$LLW_HELPERS" "$@"
+	expect_output "$shape: a command has the terminal stop llwrap's job (SIGTTIN)" "^stopped$"
+	expect_output "... and none of its processes runs while the job is stopped" "^ran-while-stopped 0$"
+	expect_output "... they go on with the job" "^ran-after [1-9]"
+done
+rm -f "$PROJ/ttin.log"
+
 # Root: the same policy holds, and no capability survives.
 if [ "$(id -u)" -eq 0 ]; then
 	run env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
