@@ -573,9 +573,9 @@ tree_signal_once(int sig)
  * before this process follows a stop of the terminal's, every process
  * below it is stopped too (again, until none below runs: a stopped
  * process makes no new one), and continued with it, as pid 1 does in
- * its namespace.  What this process adopted (a subreaper's orphans) is
- * below it; an orphan given to init is not (without a pid namespace
- * such a daemon outlives the run anyway: DESIGN.md §15).
+ * its namespace.  What this process adopted is below it: a monitor
+ * without a pid namespace is the subreaper of the command's processes
+ * (sandbox_exec).
  */
 static void
 tree_stop(void)

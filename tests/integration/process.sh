@@ -194,6 +194,98 @@ for shape in monitor supervisor; do
 done
 rm -f "$PROJ/ttin.log"
 
+# A process the command leaves running keeps the user's terminal: once
+# llwrap has returned to the shell it would read what the user types
+# there (review M, F6).  A monitor without a pid namespace ends what the
+# command left (pid 1 does with its namespace); a bare exec (-p default
+# alone) has no process to do it (DESIGN.md §15, What remains).
+cat >"$T/steal.py" <<'PY'
+# A shell on a pseudo-terminal runs llwrap as a job; once the job ended
+# and the shell took the terminal back, the user types a line.  Prints
+# what the shell read and whether the sandbox's leftover read it.
+import os, pty, select, signal, sys, time
+
+log, argv = sys.argv[1], sys.argv[2:]
+inner = r"""
+import os, signal, sys, time
+log = sys.argv[1]
+if os.fork() == 0:
+    os.setpgid(0, 0)
+    if os.fork() > 0:
+        os._exit(0)
+    # A grandchild: an orphan of its own group, still in the session.
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    signal.signal(signal.SIGTTIN, signal.SIG_IGN)
+    time.sleep(1.0)
+    os.tcsetpgrp(0, os.getpgrp())
+    with open(log, "ab", buffering=0) as f:
+        f.write(b"stole\n")
+        end = time.time() + 3
+        while time.time() < end:
+            try:
+                b = os.read(0, 100)
+            except OSError as e:
+                f.write(b"err %d\n" % e.errno)
+                time.sleep(0.1)
+                continue
+            f.write(b"got " + b + b"\n")
+    os._exit(0)
+time.sleep(0.2)
+"""
+pid, fd = pty.fork()
+if pid == 0:
+    job = os.fork()
+    if job == 0:
+        os.setpgid(0, 0)
+        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
+    os.setpgid(job, job)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, job)
+    os.waitpid(job, 0)
+    os.tcsetpgrp(0, os.getpgrp())   # the shell takes its terminal back
+    print("job-ended", flush=True)
+    time.sleep(2.0)
+    # what the shell reads of the typed line (non-blocking)
+    os.set_blocking(0, False)
+    try:
+        got = os.read(0, 100)
+    except OSError as e:
+        got = b"<%d>" % e.errno
+    print("shell-read", got, flush=True)
+    time.sleep(2.5)
+    os._exit(0)
+out = b""
+t0 = time.time(); typed = False
+while True:
+    if not typed and b"job-ended" in out:
+        time.sleep(1.5)
+        os.write(fd, b"hunter2\n")
+        typed = True
+    r, _, _ = select.select([fd], [], [], 1)
+    if time.time() - t0 > 20:
+        break
+    if r:
+        try:
+            b = os.read(fd, 4096)
+        except OSError:
+            break
+        if not b:
+            break
+        out += b
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
+try:
+    print("leftover:", open(log).read().replace("\n", " | "))
+except OSError:
+    print("leftover: none")
+PY
+rm -f "$PROJ/steal.log"
+run as_user /usr/bin/python3 "$T/steal.py" "$PROJ/steal.log" \
+	$LLWRAP_B -q --rx "$LLW_HELPERS" -p default --timeout 60
+expect_output "a process the command left is gone when llwrap returns" "^leftover: none$"
+expect_output "... and the shell reads what the user types next" "^shell-read b'hunter2"
+rm -f "$PROJ/steal.log"
+
 # Root: the same policy holds, and no capability survives.
 if [ "$(id -u)" -eq 0 ]; then
 	run env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
