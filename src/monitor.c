@@ -178,10 +178,16 @@ monitor_untie(void)
 
 /* ---- Orphans ---- */
 
+/* This process adopts the orphans below it (reap_adopted). */
+static bool adopting;
+
 int
 monitor_adopt_orphans(void)
 {
-	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return -errno;
+	adopting = true;
+	return 0;
 }
 
 /* The parent of the process /proc/NAME describes, or -1. */
@@ -671,6 +677,37 @@ child_stopped(int sig, bool from_pipe, bool reap_all)
 	follow_stop(reap_all);
 }
 
+/*
+ * Reap what this process adopted (a subreaper) and has ended: a zombie
+ * child other than child, the spared one and llwrap's own processes
+ * (named llwrap...: the helpers, which whoever started them reaps by
+ * pid).  Left to the end, every orphan the command made that ended
+ * stayed a zombie, counted against the user's processes (review M, F7).
+ */
+static void
+reap_adopted(pid_t child)
+{
+	_cleanup_free_ pid_t *kids = NULL;
+	size_t n = 0;
+
+	if (!adopting || children_of(0, &kids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char path[sizeof("/proc//comm") + 12], state;
+		_cleanup_free_ char *comm = NULL;
+		pid_t ppid;
+
+		if (kids[i] == child || kids[i] == spared ||
+		    proc_state(kids[i], &state, &ppid) < 0 || state != 'Z')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)kids[i]);
+		comm = file_read_line(path, 64);
+		if (comm == NULL || strncmp(comm, "llwrap", 6) == 0)
+			continue;
+		(void)waitpid(kids[i], NULL, WNOHANG);
+	}
+}
+
 /* Reap what has exited; true once child has, with its status. */
 static bool
 reap(pid_t child, bool reap_all, int *wstatus)
@@ -682,8 +719,11 @@ reap(pid_t child, bool reap_all, int *wstatus)
 		pid_t pid = waitpid(reap_all ? -1 : child, &st,
 				    WNOHANG | WUNTRACED);
 
-		if (pid <= 0)
+		if (pid <= 0) {
+			if (!reap_all)
+				reap_adopted(child);
 			return done;
+		}
 		if (pid == child && WIFSTOPPED(st)) {
 			child_stopped(WSTOPSIG(st), false, reap_all);
 		} else if (pid == child) {

@@ -143,7 +143,10 @@ if pid == 0:
     if job == 0:
         os.setpgid(0, 0)
         os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
-    os.setpgid(job, job)
+    try:
+        os.setpgid(job, job)  # as a shell does; it may have run exec
+    except PermissionError:
+        pass
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     os.tcsetpgrp(0, job)
     _, st = os.waitpid(job, os.WUNTRACED)
@@ -238,7 +241,10 @@ if pid == 0:
     if job == 0:
         os.setpgid(0, 0)
         os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
-    os.setpgid(job, job)
+    try:
+        os.setpgid(job, job)  # as a shell does; it may have run exec
+    except PermissionError:
+        pass
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     os.tcsetpgrp(0, job)
     os.waitpid(job, 0)
@@ -285,6 +291,25 @@ run as_user /usr/bin/python3 "$T/steal.py" "$PROJ/steal.log" \
 expect_output "a process the command left is gone when llwrap returns" "^leftover: none$"
 expect_output "... and the shell reads what the user types next" "^shell-read b'hunter2"
 rm -f "$PROJ/steal.log"
+
+# ... and reaps them as they end: the command's orphans that ended used
+# to stay zombies under it until the end of the run, counted against
+# the user's processes (review M, F7).
+rm -f "$PROJ/orphans-made"
+spawn_as_user $LLWRAP_B -q --rx "$LLW_HELPERS" -p default --timeout 60 -- /bin/sh -c \
+	'i=0; while [ $i -lt 100 ]; do (/bin/true &); i=$((i + 1)); done; : >orphans-made; sleep 5'
+i=0
+while [ ! -e "$PROJ/orphans-made" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.5
+zombies=$(ps -o stat= --ppid "$spawned" | grep -c Z)
+if [ -e "$PROJ/orphans-made" ] && [ "$zombies" -eq 0 ]; then
+	ok "the monitor reaps the orphans that ended during the run"
+else
+	not_ok "the monitor reaps the orphans that ended during the run"
+	diag "$zombies zombies under llwrap ($spawned)"
+fi
+stop "$spawned"
+rm -f "$PROJ/orphans-made"
 
 # Root: the same policy holds, and no capability survives.
 if [ "$(id -u)" -eq 0 ]; then
