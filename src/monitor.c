@@ -708,6 +708,31 @@ reap_adopted(pid_t child)
 	}
 }
 
+/*
+ * What this process writes once its child ended (the final check's
+ * report, notes, the footer) goes to a terminal the command held: one
+ * whose output it suspended (tcflow TCOOFF, with IXON and ISIG cleared,
+ * so that neither Ctrl-Q nor Ctrl-C undoes it) held llwrap in that
+ * write for good (review M, F8).  Where standard error is a terminal,
+ * it becomes a description of that terminal of this process's own, not
+ * blocking: a line that does not fit now is dropped.  The description
+ * the user's shell shares is left as it is.
+ */
+static void
+terminal_unheld(void)
+{
+	int fd;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	fd = open("/proc/self/fd/2",
+		  O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
 /* Reap what has exited; true once child has, with its status. */
 static bool
 reap(pid_t child, bool reap_all, int *wstatus)
@@ -905,6 +930,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		kill(child, (int)si.ssi_signo);
 	}
 done:
+	terminal_unheld();
 	if (guest)
 		guest->finish(guest->arg);
 	return 0;

@@ -311,6 +311,57 @@ fi
 stop "$spawned"
 rm -f "$PROJ/orphans-made"
 
+# The command suspends its terminal's output (tcflow TCOOFF, Ctrl-Q and
+# Ctrl-C disabled) after a blocked connect: llwrap's footer, written
+# after the final check, held llwrap in its write for good (review M,
+# F8); it is dropped now, and llwrap returns.
+cat >"$T/tcoff.py" <<'PY'
+# llwrap on a pseudo-terminal whose command suspends the terminal's
+# output (and disables Ctrl-Q, Ctrl-C) after a blocked connect: prints
+# "returned RC" when llwrap ends within 10 s, else "held".
+import os, pty, select, signal, sys, time
+
+argv = sys.argv[1:]
+inner = r"""
+import socket, termios
+a = termios.tcgetattr(0)
+a[0] &= ~termios.IXON
+a[3] &= ~termios.ISIG
+termios.tcsetattr(0, termios.TCSANOW, a)
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", 1))
+except OSError:
+    pass
+termios.tcflow(1, termios.TCOOFF)
+"""
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner])
+end = time.time() + 10
+while time.time() < end:
+    r, _, _ = select.select([fd], [], [], 0.2)
+    if r:
+        try:
+            os.read(fd, 4096)
+        except OSError:
+            pass
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done:
+        print("returned", os.waitstatus_to_exitcode(st))
+        sys.exit(0)
+print("held")
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+PY
+if why=$(supervisor_refused); then
+	skip "$why"
+else
+	run as_user /usr/bin/python3 "$T/tcoff.py" $LLWRAP_B --rx "$LLW_HELPERS" \
+		-p default --allow-cidr 127.0.0.2/32:1
+	expect_output "a terminal whose output the command suspended does not hold llwrap" "^returned 0$"
+fi
+
 # Root: the same policy holds, and no capability survives.
 if [ "$(id -u)" -eq 0 ]; then
 	run env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
