@@ -490,6 +490,48 @@ proc_state(pid_t pid, char *state, pid_t *ppid)
 	return 0;
 }
 
+/* Whether some thread of pid runs (a state but stopped, traced or
+ * dead) and whether some thread is stopped: the process's own state is
+ * its first thread's, a zombie once that thread exited while others
+ * run on. */
+static void
+proc_threads(pid_t pid, bool *running, bool *stopped)
+{
+	char dir[sizeof("/proc//task") + 12];
+	struct dirent *e;
+	DIR *d;
+
+	*running = *stopped = false;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[sizeof(dir) + sizeof("//stat") + NAME_MAX], buf[512];
+		char *p, state;
+		ssize_t n;
+		int fd;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/stat", dir, e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if ((p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %c", &state) != 1)
+			continue;
+		if (state == 'T')
+			*stopped = true;
+		else if (strchr("tZX", state) == NULL)
+			*running = true;
+	}
+	closedir(d);
+}
+
 /* The children of pid: its children files, or a scan of /proc. */
 static void
 tree_children(pid_t pid, pid_t **v, size_t *n)
@@ -519,7 +561,8 @@ tree_children(pid_t pid, pid_t **v, size_t *n)
 
 /*
  * Send sig (SIGSTOP or SIGCONT) to every process below this one that
- * needs it (SIGSTOP: one running; SIGCONT: one stopped), walking down
+ * needs it (SIGSTOP: one with a thread running; SIGCONT: one with a
+ * thread stopped), walking down
  * from this process's children; true when one was sent.  Each is
  * signalled through a pidfd taken before its parent is read, and only
  * while it is alive and still that parent's child: a pid reused
@@ -543,12 +586,13 @@ tree_signal_once(int sig)
 		tree_children(parent == self ? 0 : parent, &kids, &n_kids);
 		for (size_t i = 0; i < n_kids; i++) {
 			struct pollfd p = { .events = POLLIN };
+			bool running, stopped;
 			char state;
 			pid_t ppid;
-			bool want;
 
 			if ((p.fd = sys_pidfd_open(kids[i], 0)) < 0)
 				continue;
+			proc_threads(kids[i], &running, &stopped);
 			if (proc_state(kids[i], &state, &ppid) < 0 ||
 			    ppid != parent || poll(&p, 1, 0) != 0) {
 				close(p.fd);
@@ -558,10 +602,9 @@ tree_signal_once(int sig)
 				queue = xreallocarray(queue, cap *= 2,
 						      sizeof(*queue));
 			queue[n++] = kids[i];
-			want = sig == SIGCONT ? state == 'T'
-					      : strchr("TtZX", state) == NULL;
-			if (want && syscall(SYS_pidfd_send_signal, p.fd, sig,
-					    NULL, 0) == 0)
+			if ((sig == SIGCONT ? stopped : running) &&
+			    syscall(SYS_pidfd_send_signal, p.fd, sig, NULL,
+				    0) == 0)
 				sent = true;
 			close(p.fd);
 		}

@@ -116,13 +116,21 @@ signal.signal(signal.SIGALRM, lambda s, f: os._exit(0))
 signal.alarm(4)
 c = os.fork()
 if c == 0:
+    # A process of its own group whose first thread has exited (its
+    # state a zombie's) while another writes on.
+    import ctypes, threading
     os.setpgid(0, 0)
-    with open(log, "a", buffering=1) as f:
-        for i in range(400):
-            f.write("%d\n" % i)
-            time.sleep(0.01)
-    os._exit(0)
+    def write():
+        with open(log, "a", buffering=1) as f:
+            for i in range(400):
+                f.write("%d\n" % i)
+                time.sleep(0.01)
+        os._exit(0)
+    threading.Thread(target=write).start()
+    time.sleep(0.05)
+    ctypes.CDLL(None).syscall(60, 0)  # exit(2): this thread only
 os.setpgid(c, c)
+time.sleep(0.3)
 try:
     os.tcsetpgrp(0, c)
     os.read(0, 1)
