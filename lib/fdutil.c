@@ -223,6 +223,32 @@ fd_open_regular(int dirfd, const char *path, int flags)
 }
 
 int
+fd_append_regular(int dirfd, const char *path, mode_t mode)
+{
+	int fd = openat(dirfd, path,
+			O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+				O_NOFOLLOW | O_NONBLOCK,
+			mode);
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (S_ISDIR(st.st_mode))
+		e = EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if (fcntl(fd, F_SETFL, O_APPEND) < 0)
+		e = errno;
+	else
+		return fd;
+	close(fd);
+	return -e;
+}
+
+int
 fd_move_aside(int dirfd, const char *name, time_t when, char **to)
 {
 	int e = EEXIST;

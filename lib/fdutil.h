@@ -37,6 +37,16 @@ int dir_make_path(const char *path, mode_t mode);
 int fd_open_regular(int dirfd, const char *path, int flags);
 
 /*
+ * Open path (relative to dirfd, or AT_FDCWD) to append to, made with
+ * mode where it is missing, when it is a regular file: never through a
+ * symbolic link at its name, never waiting in the open (a FIFO with no
+ * reader fails -ENXIO there), never becoming the controlling terminal.
+ * The descriptor (O_CLOEXEC), or -errno: -ELOOP for a link, -EISDIR for
+ * a directory, -EINVAL for anything else that is not a regular file.
+ */
+int fd_append_regular(int dirfd, const char *path, mode_t mode);
+
+/*
  * Rename name in dirfd beside itself, to NAME.llwrap-blocked-WHEN-RAND
  * (a random 32-bit suffix, tried a few times), never over anything
  * (RENAME_NOREPLACE): what llwrap moves aside on the host, never deleted.

@@ -99,9 +99,11 @@ cmd_log_exec(struct cmd_ctx *ctx, struct policy *policy)
 		free(path);
 		path = netpolicy_log_path(name, environ);
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && !(follow && errno == ENOENT))
-		cmd_fatal(1, "log: %s: %s", path, strerror(errno));
+	/* A FIFO or a link at its name is refused, never waited on. */
+	fd = fd_open_regular(AT_FDCWD, path, O_NOFOLLOW);
+	if (fd < 0 && !(follow && fd == -ENOENT))
+		cmd_fatal(1, "log: %s: %s", path,
+			  fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	if (fd >= 0 && fd_read_all(fd, 1 << 28, &text, &len) < 0)
 		cmd_fatal(1, "log: cannot read %s", path);
 	blocked_add_text(&log, text ? text : "");
@@ -127,8 +129,9 @@ cmd_log_exec(struct cmd_ctx *ctx, struct policy *policy)
 		struct stat st;
 		size_t n = 0;
 
-		if (fd < 0)
-			fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 &&
+		    (fd = fd_open_regular(AT_FDCWD, path, O_NOFOLLOW)) < 0)
+			fd = -1;
 		if (fd < 0 || fstat(fd, &st) < 0 || st.st_size == off) {
 			usleep(250000);
 			continue;

@@ -35,7 +35,8 @@
 static void
 print_footer(const char *path, off_t off, const char *name)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* A FIFO there is refused, not waited on. */
+	_cleanup_close_ int fd = fd_open_regular(AT_FDCWD, path, O_NOFOLLOW);
 	_cleanup_free_ char *text = NULL, *line = NULL;
 	struct blocked_log log = { 0 };
 	pid_t fg;

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,10 +178,16 @@ monitor_untie(void)
 
 /* ---- Orphans ---- */
 
+/* This process adopts the orphans below it (reap_adopted). */
+static bool adopting;
+
 int
 monitor_adopt_orphans(void)
 {
-	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ? -errno : 0;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return -errno;
+	adopting = true;
+	return 0;
 }
 
 /* The parent of the process /proc/NAME describes, or -1. */
@@ -215,32 +222,36 @@ end_child(pid_t pid, pid_t **ended, size_t *n_ended)
 }
 
 /*
- * The children of this process, as its threads' children files list
- * them (/proc/self/task/TID/children, CONFIG_PROC_CHILDREN): a few
- * reads, where a scan of /proc opens every process's stat.  -ENOENT
+ * The children of process pid (0: this one), as its threads' children
+ * files list them (/proc/PID/task/TID/children, CONFIG_PROC_CHILDREN): a
+ * few reads, where a scan of /proc opens every process's stat.  -ENOENT
  * without those files.
  */
 static int
-children_listed(pid_t **v, size_t *n)
+children_of(pid_t pid, pid_t **v, size_t *n)
 {
-	DIR *d = opendir("/proc/self/task");
+	char dir[sizeof("/proc//task") + 12];
+	DIR *d;
 	struct dirent *e;
 	int r = -ENOENT;
 
 	*v = NULL;
 	*n = 0;
-	if (d == NULL)
+	if (pid > 0)
+		snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	else
+		snprintf(dir, sizeof(dir), "/proc/self/task");
+	if ((d = opendir(dir)) == NULL)
 		return -errno;
 	while ((e = readdir(d)) != NULL) {
 		_cleanup_free_ char *text = NULL;
-		char path[sizeof("/proc/self/task//children") + NAME_MAX];
+		char path[sizeof(dir) + sizeof("//children") + NAME_MAX];
 		size_t len;
 		int fd;
 
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/children",
-			 e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/children", dir, e->d_name);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 			if (errno == ENOENT && r == -ENOENT)
 				break; /* no such files here */
@@ -251,12 +262,12 @@ children_listed(pid_t **v, size_t *n)
 		if (r < 0)
 			break;
 		for (char *s = text, *end; *s != '\0'; s = end) {
-			long pid = strtol(s, &end, 10);
+			long kid = strtol(s, &end, 10);
 
 			if (end == s)
 				break;
 			*v = xreallocarray(*v, *n + 1, sizeof(**v));
-			(*v)[(*n)++] = (pid_t)pid;
+			(*v)[(*n)++] = (pid_t)kid;
 		}
 	}
 	closedir(d);
@@ -298,7 +309,7 @@ monitor_end_orphans(void)
 		struct dirent *e;
 
 		more = false;
-		if (children_listed(&kids, &n_kids) == 0) {
+		if (children_of(0, &kids, &n_kids) == 0) {
 			for (size_t i = 0; i < n_kids; i++)
 				more |= end_child(kids[i], &ended, &n_ended);
 			continue;
@@ -454,6 +465,174 @@ stop_self(int sig)
 	sigprocmask(SIG_BLOCK, &one, NULL);
 }
 
+/* The state letter and parent of process pid (/proc/PID/stat): 0, or
+ * -1 when it is gone or unreadable. */
+static int
+proc_state(pid_t pid, char *state, pid_t *ppid)
+{
+	char path[sizeof("/proc//stat") + 12], buf[512], *p;
+	int fd, parent;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* The name may hold ')' and spaces: the state follows the last. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %d", state, &parent) != 2)
+		return -1;
+	*ppid = (pid_t)parent;
+	return 0;
+}
+
+/* Whether some thread of pid runs (a state but stopped, traced or
+ * dead) and whether some thread is stopped: the process's own state is
+ * its first thread's, a zombie once that thread exited while others
+ * run on. */
+static void
+proc_threads(pid_t pid, bool *running, bool *stopped)
+{
+	char dir[sizeof("/proc//task") + 12];
+	struct dirent *e;
+	DIR *d;
+
+	*running = *stopped = false;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[sizeof(dir) + sizeof("//stat") + NAME_MAX], buf[512];
+		char *p, state;
+		ssize_t n;
+		int fd;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/stat", dir, e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if ((p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %c", &state) != 1)
+			continue;
+		if (state == 'T')
+			*stopped = true;
+		else if (strchr("tZX", state) == NULL)
+			*running = true;
+	}
+	closedir(d);
+}
+
+/* The children of pid: its children files, or a scan of /proc. */
+static void
+tree_children(pid_t pid, pid_t **v, size_t *n)
+{
+	DIR *d;
+	struct dirent *e;
+
+	/* Where the kernel has children files, a process without them has
+	 * ended. */
+	if (children_of(pid, v, n) == 0 ||
+	    access("/proc/thread-self/children", F_OK) == 0 ||
+	    (d = opendir("/proc")) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char state;
+		pid_t ppid;
+
+		if (isdigit((unsigned char)e->d_name[0]) &&
+		    proc_state((pid_t)atoi(e->d_name), &state, &ppid) == 0 &&
+		    ppid == pid) {
+			*v = xreallocarray(*v, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = (pid_t)atoi(e->d_name);
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * Send sig (SIGSTOP or SIGCONT) to every process below this one that
+ * needs it (SIGSTOP: one with a thread running; SIGCONT: one with a
+ * thread stopped), walking down
+ * from this process's children; true when one was sent.  Each is
+ * signalled through a pidfd taken before its parent is read, and only
+ * while it is alive and still that parent's child: a pid reused
+ * meanwhile by a process not below this one is not signalled.
+ */
+static bool
+tree_signal_once(int sig)
+{
+	_cleanup_free_ pid_t *queue = NULL;
+	size_t n = 0, cap = 0, head = 0;
+	bool sent = false;
+	pid_t self = getpid();
+
+	queue = xreallocarray(queue, cap = 16, sizeof(*queue));
+	queue[n++] = self;
+	while (head < n) {
+		pid_t parent = queue[head++];
+		_cleanup_free_ pid_t *kids = NULL;
+		size_t n_kids = 0;
+
+		tree_children(parent == self ? 0 : parent, &kids, &n_kids);
+		for (size_t i = 0; i < n_kids; i++) {
+			struct pollfd p = { .events = POLLIN };
+			bool running, stopped;
+			char state;
+			pid_t ppid;
+
+			if ((p.fd = sys_pidfd_open(kids[i], 0)) < 0)
+				continue;
+			proc_threads(kids[i], &running, &stopped);
+			if (proc_state(kids[i], &state, &ppid) < 0 ||
+			    ppid != parent || poll(&p, 1, 0) != 0) {
+				close(p.fd);
+				continue;
+			}
+			if (n == cap)
+				queue = xreallocarray(queue, cap *= 2,
+						      sizeof(*queue));
+			queue[n++] = kids[i];
+			if ((sig == SIGCONT ? stopped : running) &&
+			    syscall(SYS_pidfd_send_signal, p.fd, sig, NULL,
+				    0) == 0)
+				sent = true;
+			close(p.fd);
+		}
+	}
+	return sent;
+}
+
+/*
+ * Without a pid namespace of llwrap's, the processes of the command's
+ * in a process group of their own go on when the terminal stops the
+ * job, and so would they while this process, with the watch and the
+ * timeout, is stopped: a command that puts its own job in the
+ * background (tcsetpgrp) and reads the terminal has the kernel stop
+ * llwrap's job (SIGTTIN), its other processes still running.  So,
+ * before this process follows a stop of the terminal's, every process
+ * below it is stopped too (again, until none below runs: a stopped
+ * process makes no new one), and continued with it, as pid 1 does in
+ * its namespace.  What this process adopted is below it: a monitor
+ * without a pid namespace is the subreaper of the command's processes
+ * (sandbox_exec).
+ */
+static void
+tree_stop(void)
+{
+	for (int round = 0; round < 256 && tree_signal_once(SIGSTOP); round++)
+		usleep(1000);
+}
+
 /*
  * Job control (DESIGN.md §15): a monitor follows a stop of its child only
  * when the terminal stopped the job, Ctrl-Z or a background job's read or
@@ -475,6 +654,10 @@ static struct {
 /* pid 1 stopped every other process of its namespace for a stop of the
  * terminal's: they are continued with the command. */
 static bool ns_frozen;
+/* A monitor above no pid 1 of llwrap's stopped every process below it
+ * for a stop of the terminal's (tree_stop): they are continued with the
+ * command. */
+static bool tree_frozen;
 
 static bool
 is_term_stop(int sig)
@@ -521,6 +704,8 @@ follow_stop(bool reap_all)
 			/* The monitor is gone; nothing to tell. */
 		}
 	} else if (!reap_all) {
+		tree_stop();
+		tree_frozen = true;
 		stop_self(b);
 	}
 }
@@ -535,6 +720,62 @@ child_stopped(int sig, bool from_pipe, bool reap_all)
 	follow_stop(reap_all);
 }
 
+/*
+ * Reap what this process adopted (a subreaper) and has ended: a zombie
+ * child other than child, the spared one and llwrap's own processes
+ * (named llwrap...: the helpers, which whoever started them reaps by
+ * pid).  Left to the end, every orphan the command made that ended
+ * stayed a zombie, counted against the user's processes (review M, F7).
+ */
+static void
+reap_adopted(pid_t child)
+{
+	_cleanup_free_ pid_t *kids = NULL;
+	size_t n = 0;
+
+	if (!adopting || children_of(0, &kids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char path[sizeof("/proc//comm") + 12], state;
+		_cleanup_free_ char *comm = NULL;
+		pid_t ppid;
+
+		if (kids[i] == child || kids[i] == spared ||
+		    proc_state(kids[i], &state, &ppid) < 0 || state != 'Z')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)kids[i]);
+		comm = file_read_line(path, 64);
+		if (comm == NULL || strncmp(comm, "llwrap", 6) == 0)
+			continue;
+		(void)waitpid(kids[i], NULL, WNOHANG);
+	}
+}
+
+/*
+ * What this process writes once its child ended (the final check's
+ * report, notes, the footer) goes to a terminal the command held: one
+ * whose output it suspended (tcflow TCOOFF, with IXON and ISIG cleared,
+ * so that neither Ctrl-Q nor Ctrl-C undoes it) held llwrap in that
+ * write for good (review M, F8).  Where standard error is a terminal,
+ * it becomes a description of that terminal of this process's own, not
+ * blocking: a line that does not fit now is dropped.  The description
+ * the user's shell shares is left as it is.
+ */
+static void
+terminal_unheld(void)
+{
+	int fd;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	fd = open("/proc/self/fd/2",
+		  O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
 /* Reap what has exited; true once child has, with its status. */
 static bool
 reap(pid_t child, bool reap_all, int *wstatus)
@@ -546,8 +787,11 @@ reap(pid_t child, bool reap_all, int *wstatus)
 		pid_t pid = waitpid(reap_all ? -1 : child, &st,
 				    WNOHANG | WUNTRACED);
 
-		if (pid <= 0)
+		if (pid <= 0) {
+			if (!reap_all)
+				reap_adopted(child);
 			return done;
+		}
 		if (pid == child && WIFSTOPPED(st)) {
 			child_stopped(WSTOPSIG(st), false, reap_all);
 		} else if (pid == child) {
@@ -721,10 +965,15 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 				ns_frozen = false;
 				kill(-1, SIGCONT);
 			}
+			if (tree_frozen) {
+				tree_frozen = false;
+				(void)tree_signal_once(SIGCONT);
+			}
 		}
 		kill(child, (int)si.ssi_signo);
 	}
 done:
+	terminal_unheld();
 	if (guest)
 		guest->finish(guest->arg);
 	return 0;

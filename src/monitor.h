@@ -52,11 +52,13 @@ int monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		int *wstatus);
 
 /*
- * Job control: a waiting process stops itself when its child stops, so
- * the shell sees the job stopped, and the SIGCONT that resumes it is
- * forwarded.  pid 1 of a pid namespace cannot stop itself: it writes the
- * stop signal to report_fd instead, and the monitor above it, watching
- * the other end (watch_fd), stops.  -1 for either means none.
+ * Job control: a waiting process stops itself when its child stops for
+ * a stop of the terminal's, so the shell sees the job stopped, and the
+ * SIGCONT that resumes it is forwarded.  First every process below it
+ * is stopped too, continued with it (pid 1 of a pid namespace stops its
+ * namespace instead).  pid 1 cannot stop itself: it writes the stop
+ * signal to report_fd instead, and the monitor above it, watching the
+ * other end (watch_fd), stops.  -1 for either means none.
  */
 void monitor_stop_fds(int watch_fd, int report_fd);
 

@@ -646,11 +646,10 @@ state_init(const struct net_plan *np, char *const *envp)
 	ps.prefix = xstrdup(np->log_prefix);
 	netpolicy_ratelimit_init(&ps.rl, PS_LOG_BURST, PS_LOG_RATE, mono_ns());
 	path = np->log_blocked ? netpolicy_log_path(np->name, envp) : NULL;
-	if (path != NULL)
-		ps.logfd = open(path,
-				O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-					O_NOFOLLOW,
-				0600);
+	/* The supervisor's file, which it checked first. */
+	if (path != NULL &&
+	    (ps.logfd = fd_append_regular(AT_FDCWD, path, 0600)) < 0)
+		ps.logfd = -1;
 }
 
 int

@@ -1087,9 +1087,13 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 	    (r = masks_watch(sb, cause)) < 0)
 		goto out;
 	hold_watches(sb, defer_watch);
-	/* ... and so does the removal of the run's own /tmp. */
-	mw.end_orphans =
-		(mw.wl != NULL || sb->run_tmp_dir != NULL) && !mw.pidns;
+	/* ... and so does the removal of the run's own /tmp.  Without
+	 * them too: a process the command leaves running keeps the user's
+	 * terminal, and would read what the user types there once llwrap
+	 * has returned to the shell (review M, F6).  Without a pid
+	 * namespace a monitor ends what it adopted; with no monitor (a
+	 * bare exec) nothing does (DESIGN.md §15, What remains). */
+	mw.end_orphans = !mw.pidns;
 	/* The guardian above the supervisor (guard_and_wait). */
 	if (sb->shape.guardian) {
 		/* llwrap's resolver is forked beside the path too, by

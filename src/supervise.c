@@ -304,19 +304,20 @@ supervise_new(const struct net_plan *np, const struct plan *fs,
 
 		/* The file is opened now, before the command runs, so a
 		 * failure is reported while the terminal is still ours. */
-		if (path != NULL &&
-		    ((r = make_parent_dirs(path)) < 0 ||
-		     (sv->logfd = open(path,
-				       O_WRONLY | O_APPEND | O_CREAT |
-					       O_CLOEXEC | O_NOFOLLOW,
-				       0600)) < 0)) {
-			if (r == 0)
-				r = -errno;
-			*cause =
-				xasprintf("cannot open the blocked-attempt log "
-					  "%s: %s; fix it or set log-blocked "
-					  "= no",
-					  path, strerror(-r));
+		if (path != NULL && ((r = make_parent_dirs(path)) < 0 ||
+				     (r = sv->logfd = fd_append_regular(
+					      AT_FDCWD, path, 0600)) < 0)) {
+			sv->logfd = -1;
+			*cause = xasprintf(
+				"cannot open the blocked-attempt log %s: %s; "
+				"fix it or set log-blocked = no",
+				path,
+				r == -EINVAL || r == -ENXIO
+					? "not a regular file (a FIFO, a "
+					  "socket or a device is never "
+					  "waited on)"
+				: r == -ELOOP ? "a symbolic link"
+					      : strerror(-r));
 			goto fail;
 		}
 	}

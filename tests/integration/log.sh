@@ -92,4 +92,20 @@ expect_output "... with what would allow it" "^  allow: \\[network\\] allow-cidr
 run as_user "$LLWRAP" log mixed --bogus
 expect_rc "an unknown log flag is an llwrap error" 125
 
+# A FIFO where the log goes (planted by a command that a profile of the
+# user's let write the state directory): the run is refused at once,
+# saying why, not left waiting in the open for a reader; so is llwrap
+# log (review M, F4).
+as_user mkfifo "$LOGDIR/fifo.log"
+start=$(date +%s)
+run as_user timeout -s KILL 20 "$LLWRAP" -p default -n fifo --allow-cidr 127.0.0.2/32:1 -- true
+expect_rc "a FIFO at the blocked-attempt log: the run is refused (125)" 125
+expect_output "... naming it" "cannot open the blocked-attempt log $LOGDIR/fifo\\.log: not a regular file"
+run as_user timeout -s KILL 20 "$LLWRAP" log fifo
+expect_rc "... llwrap log refuses it too (1)" 1
+expect_output "... saying so" "log: $LOGDIR/fifo\\.log: not a regular file"
+[ $(($(date +%s) - start)) -lt 15 ] && ok "... at once, neither waiting for a reader" ||
+	not_ok "a FIFO at the log kept llwrap waiting"
+rm -f "$LOGDIR/fifo.log"
+
 done_testing

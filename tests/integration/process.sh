@@ -95,6 +95,281 @@ run llw -p default -- /bin/sh -c 'cat /proc/self/status'
 expect_output "no_new_privs is set" "^NoNewPrivs:[[:space:]]+1"
 expect_output "seccomp is in filter mode" "^Seccomp:[[:space:]]+2"
 
+# Job control (DESIGN.md §15): a command that puts its own job in the
+# background (tcsetpgrp to a process group of its own) and reads the
+# terminal has the kernel stop llwrap's job (SIGTTIN), which llwrap
+# follows so that the shell shows it stopped.  Its process in the new
+# group used to run on meanwhile, unwatched and past the timeout, the
+# job shown "Stopped (tty input)": whatever llwrap holds stopped, every
+# process of the command's is stopped too, and goes on with the job.
+cat >"$T/ttin.py" <<'PY'
+# A shell with job control on a pseudo-terminal: llwrap as its job.
+# argv: LOG LLWRAP ARGS...; prints "stopped", "ran-while-stopped N",
+# "ran-after N".
+import os, pty, select, signal, sys, time
+
+log, argv = sys.argv[1], sys.argv[2:]
+inner = r"""
+import os, signal, sys, time
+log = sys.argv[1]
+signal.signal(signal.SIGALRM, lambda s, f: os._exit(0))
+signal.alarm(4)
+c = os.fork()
+if c == 0:
+    # A process of its own group whose first thread has exited (its
+    # state a zombie's) while another writes on.
+    import ctypes, threading
+    os.setpgid(0, 0)
+    def write():
+        with open(log, "a", buffering=1) as f:
+            for i in range(400):
+                f.write("%d\n" % i)
+                time.sleep(0.01)
+        os._exit(0)
+    threading.Thread(target=write).start()
+    time.sleep(0.05)
+    ctypes.CDLL(None).syscall(60, 0)  # exit(2): this thread only
+os.setpgid(c, c)
+time.sleep(0.3)
+try:
+    os.tcsetpgrp(0, c)
+    os.read(0, 1)
+finally:
+    os.kill(c, signal.SIGKILL)
+"""
+
+def lines():
+    try:
+        with open(log) as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+pid, fd = pty.fork()
+if pid == 0:
+    job = os.fork()
+    if job == 0:
+        os.setpgid(0, 0)
+        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
+    try:
+        os.setpgid(job, job)  # as a shell does; it may have run exec
+    except PermissionError:
+        pass
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, job)
+    _, st = os.waitpid(job, os.WUNTRACED)
+    if not os.WIFSTOPPED(st):
+        print("ended", st, flush=True)
+        os._exit(0)
+    print("stopped", flush=True)
+    n = lines()
+    time.sleep(1.5)
+    print("ran-while-stopped", lines() - n, flush=True)
+    n = lines()
+    os.tcsetpgrp(0, job)
+    os.killpg(job, signal.SIGCONT)
+    time.sleep(0.5)
+    print("ran-after", lines() - n, flush=True)
+    os.waitpid(job, 0)
+    os._exit(0)
+out = b""
+while True:
+    r, _, _ = select.select([fd], [], [], 30)
+    if not r:
+        break
+    try:
+        b = os.read(fd, 4096)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
+PY
+for shape in monitor supervisor; do
+	case $shape in
+	monitor) set -- -p default --timeout 60 ;;
+	supervisor) set -- -p default --allow-host example.invalid --timeout 60 ;;
+	esac
+	if [ "$shape" = supervisor ] && why=$(supervisor_refused); then
+		skip "$shape: $why"
+		continue
+	fi
+	rm -f "$PROJ/ttin.log"
+	run as_user /usr/bin/python3 "$T/ttin.py" "$PROJ/ttin.log" \
+		$LLWRAP_B -q --rx "$LLW_HELPERS" "$@"
+	expect_output "$shape: a command has the terminal stop llwrap's job (SIGTTIN)" "^stopped$"
+	expect_output "... and none of its processes runs while the job is stopped" "^ran-while-stopped 0$"
+	expect_output "... they go on with the job" "^ran-after [1-9]"
+done
+rm -f "$PROJ/ttin.log"
+
+# A process the command leaves running keeps the user's terminal: once
+# llwrap has returned to the shell it would read what the user types
+# there (review M, F6).  A monitor without a pid namespace ends what the
+# command left (pid 1 does with its namespace); a bare exec (-p default
+# alone) has no process to do it (DESIGN.md §15, What remains).
+cat >"$T/steal.py" <<'PY'
+# A shell on a pseudo-terminal runs llwrap as a job; once the job ended
+# and the shell took the terminal back, the user types a line.  Prints
+# what the shell read and whether the sandbox's leftover read it.
+import os, pty, select, signal, sys, time
+
+log, argv = sys.argv[1], sys.argv[2:]
+inner = r"""
+import os, signal, sys, time
+log = sys.argv[1]
+if os.fork() == 0:
+    os.setpgid(0, 0)
+    if os.fork() > 0:
+        os._exit(0)
+    # A grandchild: an orphan of its own group, still in the session.
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    signal.signal(signal.SIGTTIN, signal.SIG_IGN)
+    time.sleep(1.0)
+    os.tcsetpgrp(0, os.getpgrp())
+    with open(log, "ab", buffering=0) as f:
+        f.write(b"stole\n")
+        end = time.time() + 3
+        while time.time() < end:
+            try:
+                b = os.read(0, 100)
+            except OSError as e:
+                f.write(b"err %d\n" % e.errno)
+                time.sleep(0.1)
+                continue
+            f.write(b"got " + b + b"\n")
+    os._exit(0)
+time.sleep(0.2)
+"""
+pid, fd = pty.fork()
+if pid == 0:
+    job = os.fork()
+    if job == 0:
+        os.setpgid(0, 0)
+        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
+    try:
+        os.setpgid(job, job)  # as a shell does; it may have run exec
+    except PermissionError:
+        pass
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, job)
+    os.waitpid(job, 0)
+    os.tcsetpgrp(0, os.getpgrp())   # the shell takes its terminal back
+    print("job-ended", flush=True)
+    time.sleep(2.0)
+    # what the shell reads of the typed line (non-blocking)
+    os.set_blocking(0, False)
+    try:
+        got = os.read(0, 100)
+    except OSError as e:
+        got = b"<%d>" % e.errno
+    print("shell-read", got, flush=True)
+    time.sleep(2.5)
+    os._exit(0)
+out = b""
+t0 = time.time(); typed = False
+while True:
+    if not typed and b"job-ended" in out:
+        time.sleep(1.5)
+        os.write(fd, b"hunter2\n")
+        typed = True
+    r, _, _ = select.select([fd], [], [], 1)
+    if time.time() - t0 > 20:
+        break
+    if r:
+        try:
+            b = os.read(fd, 4096)
+        except OSError:
+            break
+        if not b:
+            break
+        out += b
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
+try:
+    print("leftover:", open(log).read().replace("\n", " | "))
+except OSError:
+    print("leftover: none")
+PY
+rm -f "$PROJ/steal.log"
+run as_user /usr/bin/python3 "$T/steal.py" "$PROJ/steal.log" \
+	$LLWRAP_B -q --rx "$LLW_HELPERS" -p default --timeout 60
+expect_output "a process the command left is gone when llwrap returns" "^leftover: none$"
+expect_output "... and the shell reads what the user types next" "^shell-read b'hunter2"
+rm -f "$PROJ/steal.log"
+
+# ... and reaps them as they end: the command's orphans that ended used
+# to stay zombies under it until the end of the run, counted against
+# the user's processes (review M, F7).
+rm -f "$PROJ/orphans-made"
+spawn_as_user $LLWRAP_B -q --rx "$LLW_HELPERS" -p default --timeout 60 -- /bin/sh -c \
+	'i=0; while [ $i -lt 100 ]; do (/bin/true &); i=$((i + 1)); done; : >orphans-made; sleep 5'
+i=0
+while [ ! -e "$PROJ/orphans-made" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.5
+zombies=$(ps -o stat= --ppid "$spawned" | grep -c Z)
+if [ -e "$PROJ/orphans-made" ] && [ "$zombies" -eq 0 ]; then
+	ok "the monitor reaps the orphans that ended during the run"
+else
+	not_ok "the monitor reaps the orphans that ended during the run"
+	diag "$zombies zombies under llwrap ($spawned)"
+fi
+stop "$spawned"
+rm -f "$PROJ/orphans-made"
+
+# The command suspends its terminal's output (tcflow TCOOFF, Ctrl-Q and
+# Ctrl-C disabled) after a blocked connect: llwrap's footer, written
+# after the final check, held llwrap in its write for good (review M,
+# F8); it is dropped now, and llwrap returns.
+cat >"$T/tcoff.py" <<'PY'
+# llwrap on a pseudo-terminal whose command suspends the terminal's
+# output (and disables Ctrl-Q, Ctrl-C) after a blocked connect: prints
+# "returned RC" when llwrap ends within 10 s, else "held".
+import os, pty, select, signal, sys, time
+
+argv = sys.argv[1:]
+inner = r"""
+import socket, termios
+a = termios.tcgetattr(0)
+a[0] &= ~termios.IXON
+a[3] &= ~termios.ISIG
+termios.tcsetattr(0, termios.TCSANOW, a)
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", 1))
+except OSError:
+    pass
+termios.tcflow(1, termios.TCOOFF)
+"""
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner])
+end = time.time() + 10
+while time.time() < end:
+    r, _, _ = select.select([fd], [], [], 0.2)
+    if r:
+        try:
+            os.read(fd, 4096)
+        except OSError:
+            pass
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done:
+        print("returned", os.waitstatus_to_exitcode(st))
+        sys.exit(0)
+print("held")
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+PY
+if why=$(supervisor_refused); then
+	skip "$why"
+else
+	run as_user /usr/bin/python3 "$T/tcoff.py" $LLWRAP_B --rx "$LLW_HELPERS" \
+		-p default --allow-cidr 127.0.0.2/32:1
+	expect_output "a terminal whose output the command suspended does not hold llwrap" "^returned 0$"
+fi
+
 # Root: the same policy holds, and no capability survives.
 if [ "$(id -u)" -eq 0 ]; then
 	run env HOME="$HOME_DIR" $LLWRAP_B --rx "$LLW_HELPERS" -p default -C "$PROJ" -- "$PROBE" read "$HOME_DIR/.ssh/id_ed25519"
