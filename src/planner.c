@@ -1040,6 +1040,13 @@ plan_shape(struct sandbox *sb)
 		sb->shape.ns = PLANNER_NS_PID;
 	else
 		sb->shape.ns = PLANNER_NS_MOUNT;
+	/* On a terminal, what the command leaves running is ended before
+	 * llwrap returns to the shell, which would share the terminal with
+	 * it: by pid 1's end (a pid namespace, bubblewrap's) or by a
+	 * monitor, never a bare exec (review M, F6). */
+	if (sb->facts.terminal && !sb->shape.bwrap &&
+	    sb->shape.ns != PLANNER_NS_PID)
+		sb->shape.monitor = true;
 	/* A mask the host removes (a rename over its path) stops the
 	 * sandbox: watched from the sandbox's mount namespace by the
 	 * process waiting for the command, a monitor where there would be

@@ -43,6 +43,8 @@ probe_init(struct facts *f)
 	f->live = true;
 	ruleset_probe(&f->kernel);
 	f->root = geteuid() == 0;
+	f->terminal = isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) ||
+		      isatty(STDERR_FILENO);
 	if (sysinfo(&si) == 0)
 		f->ram = (uint64_t)si.totalram * si.mem_unit;
 	if ((n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1)) > 0) {

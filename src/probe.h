@@ -41,6 +41,11 @@ struct facts {
 	/* llwrap's IPC namespace is not the initial one: the container's
 	 * /dev/shm is its own (contain_ipcns_nested()). */
 	bool ipcns_nested;
+	/* One of the command's standard descriptors is a terminal: a
+	 * process it leaves running would keep it, and read what the user
+	 * types there once llwrap has returned to the shell (review M,
+	 * F6): such a run always has a process to end what is left. */
+	bool terminal;
 	/* Unprivileged user, mount, pid and network namespaces, as ns.c
 	 * makes them (AppArmor's restriction included); why not. */
 	enum probe_answer userns;

@@ -298,6 +298,16 @@ run as_user /usr/bin/python3 "$T/steal.py" "$PROJ/steal.log" \
 	$LLWRAP_B -q --rx "$LLW_HELPERS" -p default --timeout 60
 expect_output "a process the command left is gone when llwrap returns" "^leftover: none$"
 expect_output "... and the shell reads what the user types next" "^shell-read b'hunter2"
+# Nothing but the terminal asking for it (-p default alone, which would
+# otherwise exec the command bare on Landlock ABI 6 and later): a
+# monitor runs for a command on a terminal, and ends what it leaves.
+rm -f "$PROJ/steal.log"
+run as_user /usr/bin/python3 "$T/steal.py" "$PROJ/steal.log" \
+	$LLWRAP_B -q --rx "$LLW_HELPERS" -p default
+expect_output "-p default alone on a terminal: what the command left is gone when llwrap returns" "^leftover: none$"
+expect_output "... and the shell reads what the user types next" "^shell-read b'hunter2"
+run as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} -p default --explain -- /bin/true </dev/null
+expect_no_output "... and off a terminal no monitor is added for it" "^shape: monitor > command$"
 rm -f "$PROJ/steal.log"
 
 # ... and reaps them as they end: the command's orphans that ended used
