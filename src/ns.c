@@ -1015,6 +1015,10 @@ view_attach(const struct ns_opts *o, struct viewplan_mount *m,
 		if ((r = view_acquire(o, m, cause)) < 0)
 			return r;
 	}
+	/* A read-only mask cloned from the view above it, where that is
+	 * the host's tree (viewplan.h): held only until attached. */
+	if (m->late && m->fd < 0 && (r = view_acquire(o, m, cause)) < 0)
+		return r;
 	if (move_mount(m->fd, "", AT_FDCWD, m->path, MOVE_MOUNT_F_EMPTY_PATH) <
 	    0) {
 		r = -errno;
@@ -1141,7 +1145,8 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 	if (o->devpts && o->pid)
 		term = term_acquire(&term_index);
 	for (size_t i = 0; i < v.n && r == 0; i++) {
-		if (v.m[i].skip || v.m[i].lazy || v.m[i].kind == VIEWPLAN_KEEP)
+		if (v.m[i].skip || v.m[i].lazy || v.m[i].late ||
+		    v.m[i].kind == VIEWPLAN_KEEP)
 			continue;
 		if (v.m[i].kind == VIEWPLAN_LINK) {
 			/* Read while the host's tree is still there; one
