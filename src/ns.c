@@ -1015,10 +1015,6 @@ view_attach(const struct ns_opts *o, struct viewplan_mount *m,
 		if ((r = view_acquire(o, m, cause)) < 0)
 			return r;
 	}
-	/* A read-only mask cloned from the view above it, where that is
-	 * the host's tree (viewplan.h): held only until attached. */
-	if (m->late && m->fd < 0 && (r = view_acquire(o, m, cause)) < 0)
-		return r;
 	if (move_mount(m->fd, "", AT_FDCWD, m->path, MOVE_MOUNT_F_EMPTY_PATH) <
 	    0) {
 		r = -errno;
@@ -1127,9 +1123,38 @@ view_placeholders(const struct ns_opts *o, struct viewplan *v,
 	return r;
 }
 
+/* A late mask (viewplan.h), cloned from src, its root's path in the
+ * host's tree, as view_acquire() clones a read-only mask. */
+static int
+late_acquire(const struct viewplan *v, struct viewplan_mount *m, int src,
+	     char **cause)
+{
+	const char *root = v->m[m->from].path;
+	const char *rel = m->path + strlen(root) + (strcmp(root, "/") != 0);
+	int fd, r;
+
+	fd = open_tree(src, rel,
+		       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot make a clone for %s: %s", m->path,
+				   strerror(-r));
+		return r;
+	}
+	if ((r = setattr(fd, mask_attrs(m->access), 0, true)) < 0) {
+		close(fd);
+		*cause = xasprintf("cannot make a clone for %s: %s", m->path,
+				   strerror(-r));
+		return r;
+	}
+	m->fd = fd;
+	return 0;
+}
+
 static int
 view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 {
+	_cleanup_free_ int *srcs = NULL;
 	struct viewplan v = { 0 };
 	_cleanup_free_ char **links = NULL;
 	bool all_writable = false;
@@ -1175,6 +1200,24 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 		}
 		r = view_acquire(o, &v.m[i], cause);
 	}
+	/* The roots' paths in the host's tree, for the late masks beneath
+	 * them, before the roots' clones cover them. */
+	srcs = xcalloc(v.n + 1, sizeof(*srcs));
+	for (size_t i = 0; i < v.n; i++)
+		srcs[i] = -1;
+	for (size_t i = 0; i < v.n && r == 0; i++) {
+		int f = v.m[i].from;
+
+		if (v.m[i].skip || !v.m[i].late || srcs[f] >= 0)
+			continue;
+		srcs[f] = open(v.m[f].path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (srcs[f] < 0) {
+			r = -errno;
+			*cause = xasprintf("cannot open %s for the masks "
+					   "beneath it: %s",
+					   v.m[f].path, strerror(-r));
+		}
+	}
 	if (r == 0)
 		r = view_fill_tmpfs(o, &v, links, cause);
 	if (r == 0 && !all_writable) {
@@ -1211,9 +1254,17 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 		v.m[i].fd = r;
 		r = 0;
 	}
-	for (size_t i = 0; i < v.n && r == 0; i++)
-		if (!v.m[i].skip && !v.m[i].made && !is_placeholder(o, &v.m[i]))
+	for (size_t i = 0; i < v.n && r == 0; i++) {
+		if (v.m[i].skip || v.m[i].made || is_placeholder(o, &v.m[i]))
+			continue;
+		if (v.m[i].late)
+			r = late_acquire(&v, &v.m[i], srcs[v.m[i].from], cause);
+		if (r == 0)
 			r = view_attach(o, &v.m[i], mw, cause);
+	}
+	for (size_t i = 0; i < v.n; i++)
+		if (srcs[i] >= 0)
+			close(srcs[i]);
 	if (r == 0)
 		r = view_placeholders(o, &v, mw, cause);
 	if (r == 0 && o->devpts && access("/dev/ptmx", F_OK) == 0)

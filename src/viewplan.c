@@ -101,6 +101,7 @@ view_add(struct viewplan *v, const char *path, enum viewplan_kind kind,
 		.is_dir = is_dir,
 		.tmpfs = -1,
 		.fd = -1,
+		.from = -1,
 	};
 }
 
@@ -627,10 +628,11 @@ viewplan_build(const struct ns_opts *o, const struct viewplan_fs *vfs,
 		if (m->skip || m->lazy || m->made || m->kind != VIEWPLAN_MASK ||
 		    (m->access != LLW_ACCESS_RO && m->access != LLW_ACCESS_RX))
 			continue;
-		/* Through a root's clone whatever lies above it; else the
-		 * host's tree, where no tmpfs is above. */
 		j = view_above(v, m->path, false);
-		m->late = j >= 0 ? v->m[j].kind == VIEWPLAN_ROOT : m->tmpfs < 0;
+		if (j >= 0 && v->m[j].kind == VIEWPLAN_ROOT && v->m[j].is_dir) {
+			m->late = true;
+			m->from = j;
+		}
 	}
 }
 

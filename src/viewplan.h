@@ -74,12 +74,14 @@ struct viewplan_mount {
 	bool lazy; /* cloned at attach time, from the view above it */
 	/* Cloned at attach time as well, no descriptor held for it till
 	 * then: a read-only mask (ro, rx) whose nearest entry above is a
-	 * writable root, or none and no tmpfs.  There the view above it
-	 * shows the host's tree, through the root's clone (the host's
-	 * mount flags) or the host's mounts made read-only: the same files
-	 * and flags as a clone taken at the start, but read-only, which the
-	 * mask makes it anyway. */
+	 * writable root, from (an index of the view).  It is cloned from the
+	 * host's tree beneath that root's path (a descriptor of the path
+	 * taken before the root's clone covers it), so the same files and
+	 * flags as a clone taken at the start, but read-only, which the
+	 * mask makes it anyway; and never from the root's clone, where
+	 * each clone would walk every mask attached before it. */
 	bool late;
+	int from;
 	bool made; /* created in the seal's tmpfs above it, not mounted */
 	int tmpfs; /* index of the tmpfs entry it lies in, or -1 */
 	int fd;	   /* ns.c's detached mount; -1 in the plan */
