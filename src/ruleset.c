@@ -777,14 +777,17 @@ add_paths(int rfd, const struct ruleset_plan *rp, const int *held, size_t lo,
  * one ruleset) while it adds the first.  Each rule is a path walk, a file
  * opened and closed and a rule allocated and inserted, ~2.5 µs of kernel
  * time a rule on a 2-CPU VM, which the other CPU takes half of: 10,000
- * rules 0.74x the time, 1,000 0.87x (issue 29, the run's processes under
- * chrt -f; fork and wait cost ~0.2 ms).  The child's half
- * counts only when it exited 0; else (a failure, a signal, no fork) this
+ * rules 0.74x the time with the run's processes under chrt -f, ~0.9x at
+ * a load of 4 (issue 29).  Not below: the child waits for a CPU, which
+ * a loaded machine may give it late, while this process waits for its
+ * exit (1,000 rules: 0.85x under chrt -f, 1.0-1.55x in three rounds at
+ * a load of 4).  The child's half counts only when it exited 0; else (a
+ * failure, a signal, no fork) this
  * process adds that half again itself: adding a rule for an object the
  * ruleset has already only ORs the same rights in, so the ruleset, and
  * an error's message, are those of one process adding them in order.
  */
-#define SPLIT_MIN 512
+#define SPLIT_MIN 4096
 
 static pid_t
 add_paths_child(int rfd, const struct ruleset_plan *rp, const int *held,

@@ -240,27 +240,27 @@ expect_rc "copy: a missing ?SOURCE runs" 0
 expect_no_output "... and is skipped quietly, even under a deny rule" "gone.json"
 
 # --- Many rules: the ruleset built by two processes ----------------------
-# From 512 path rules a child process adds the second half of them to the
+# From 4,096 path rules a child process adds the second half of them to the
 # same ruleset while llwrap adds the first (ruleset_create).  The rules of
 # both halves grant what they grant, a directory beside them without a
 # rule stays denied, as with one process adding them in order.
 M=$OUTSIDE/many
-awk -v p="$M" 'BEGIN { for (i = 0; i < 800; i++) print p "/d" i }' >"$T/many.dirs"
+awk -v p="$M" 'BEGIN { for (i = 0; i < 4200; i++) print p "/d" i }' >"$T/many.dirs"
 xargs mkdir -p <"$T/many.dirs"
 mkdir -p "$M/none"
-for d in d0 d799 none; do echo "$d" >"$M/$d/file"; done
+for d in d0 d4199 none; do echo "$d" >"$M/$d/file"; done
 chown -R "$TEST_UID:$TEST_GID" "$M"
 {
 	printf '[profile]\ninclude = default\n[filesystem]\n'
 	sed 's/^/ro = /' "$T/many.dirs"
 } >"$T/many.ini"
-expect_succeeded "800 rules: a file under the first is readable (the first half's rule)" \
+expect_succeeded "4,200 rules: a file under the first is readable (the first half's rule)" \
 	llw -p "$T/many.ini" -- "$PROBE" read "$M/d0/file"
 expect_succeeded "... and under the last (the second half's)" \
-	llw -p "$T/many.ini" -- "$PROBE" read "$M/d799/file"
+	llw -p "$T/many.ini" -- "$PROBE" read "$M/d4199/file"
 expect_denied "... a directory beside them with no rule stays denied" EACCES \
 	llw -p "$T/many.ini" -- "$PROBE" read "$M/none/file"
 expect_denied "... and the last rule grants no write (ro)" EACCES \
-	llw -p "$T/many.ini" -- "$PROBE" write "$M/d799/new"
+	llw -p "$T/many.ini" -- "$PROBE" write "$M/d4199/new"
 
 done_testing
