@@ -244,23 +244,28 @@ expect_no_output "... and is skipped quietly, even under a deny rule" "gone.json
 # same ruleset while llwrap adds the first (ruleset_create).  The rules of
 # both halves grant what they grant, a directory beside them without a
 # rule stays denied, as with one process adding them in order.
-M=$OUTSIDE/many
-awk -v p="$M" 'BEGIN { for (i = 0; i < 4200; i++) print p "/d" i }' >"$T/many.dirs"
-xargs mkdir -p <"$T/many.dirs"
-mkdir -p "$M/none"
-for d in d0 d4199 none; do echo "$d" >"$M/$d/file"; done
-chown -R "$TEST_UID:$TEST_GID" "$M"
-{
-	printf '[profile]\ninclude = default\n[filesystem]\n'
-	sed 's/^/ro = /' "$T/many.dirs"
-} >"$T/many.ini"
-expect_succeeded "4,200 rules: a file under the first is readable (the first half's rule)" \
-	llw -p "$T/many.ini" -- "$PROBE" read "$M/d0/file"
-expect_succeeded "... and under the last (the second half's)" \
-	llw -p "$T/many.ini" -- "$PROBE" read "$M/d4199/file"
-expect_denied "... a directory beside them with no rule stays denied" EACCES \
-	llw -p "$T/many.ini" -- "$PROBE" read "$M/none/file"
-expect_denied "... and the last rule grants no write (ro)" EACCES \
-	llw -p "$T/many.ini" -- "$PROBE" write "$M/d4199/new"
+if bwrap_backend; then
+	# bubblewrap refuses more than 9,000 arguments (two a rule).
+	skip "4,200 rules: the Landlock backend's ruleset (bubblewrap takes at most 9,000 arguments)"
+else
+	M=$OUTSIDE/many
+	awk -v p="$M" 'BEGIN { for (i = 0; i < 4200; i++) print p "/d" i }' >"$T/many.dirs"
+	xargs mkdir -p <"$T/many.dirs"
+	mkdir -p "$M/none"
+	for d in d0 d4199 none; do echo "$d" >"$M/$d/file"; done
+	chown -R "$TEST_UID:$TEST_GID" "$M"
+	{
+		printf '[profile]\ninclude = default\n[filesystem]\n'
+		sed 's/^/ro = /' "$T/many.dirs"
+	} >"$T/many.ini"
+	expect_succeeded "4,200 rules: a file under the first is readable (the first half's rule)" \
+		llw -p "$T/many.ini" -- "$PROBE" read "$M/d0/file"
+	expect_succeeded "... and under the last (the second half's)" \
+		llw -p "$T/many.ini" -- "$PROBE" read "$M/d4199/file"
+	expect_denied "... a directory beside them with no rule stays denied" EACCES \
+		llw -p "$T/many.ini" -- "$PROBE" read "$M/none/file"
+	expect_denied "... and the last rule grants no write (ro)" EACCES \
+		llw -p "$T/many.ini" -- "$PROBE" write "$M/d4199/new"
+fi
 
 done_testing
