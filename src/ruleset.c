@@ -16,7 +16,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -753,63 +752,16 @@ ruleset_hold_free(const struct ruleset_plan *rp, int *held)
 	free(held);
 }
 
-/* The rules lo .. hi - 1 of rp added to rfd, in order: 0, or the first
- * failure's -errno and *cause. */
-static int
-add_paths(int rfd, const struct ruleset_plan *rp, const int *held, size_t lo,
-	  size_t hi, char **cause)
-{
-	struct fdrun run = { .n = 0 };
-	struct ruleset_dir d = { .fd = -1 };
-	int r = 0;
-
-	for (size_t i = lo; i < hi && r == 0; i++)
-		r = add_path(rfd, rp, i, held ? held[i] : -1, &d, &run, cause);
-	fdrun_close(&run);
-	if (d.fd >= 0)
-		close(d.fd);
-	return r;
-}
-
-/*
- * From this many path rules, ruleset_create() has a child process add
- * the second half to the same ruleset (fork: one open file description,
- * one ruleset) while it adds the first.  Each rule is a path walk, a file
- * opened and closed and a rule allocated and inserted, ~2.5 µs of kernel
- * time a rule on a 2-CPU VM, which the other CPU takes half of: 10,000
- * rules 0.74x the time with the run's processes under chrt -f, ~0.9x at
- * a load of 4 (issue 29).  Not below: the child waits for a CPU, which
- * a loaded machine may give it late, while this process waits for its
- * exit (1,000 rules: 0.85x under chrt -f, 1.0-1.55x in three rounds at
- * a load of 4).  The child's half counts only when it exited 0; else (a
- * failure, a signal, no fork) this
- * process adds that half again itself: adding a rule for an object the
- * ruleset has already only ORs the same rights in, so the ruleset, and
- * an error's message, are those of one process adding them in order.
- */
-#define SPLIT_MIN 4096
-
-static pid_t
-add_paths_child(int rfd, const struct ruleset_plan *rp, const int *held,
-		size_t lo)
-{
-	char *cause = NULL;
-	pid_t pid = fork();
-
-	if (pid != 0)
-		return pid;
-	_exit(add_paths(rfd, rp, held, lo, rp->n_fs_rules, &cause) < 0 ? 1 : 0);
-}
-
 int
 ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
 	       char **cause)
 {
 	struct llw_ruleset_attr attr = { 0 };
+	struct fdrun run = { .n = 0 };
+	struct ruleset_dir d = { .fd = -1 };
 	_cleanup_close_ int rfd = -1;
-	size_t i, half = rp->n_fs_rules;
-	pid_t child = -1;
-	int err, r = 0, ws = 0;
+	size_t i;
+	int err, r = 0;
 
 	if (rp->abi < 1) {
 		*cause = xstrdup("Landlock: this kernel does not provide it, "
@@ -830,19 +782,14 @@ ruleset_create(const struct ruleset_plan *rp, const int *held, int *out,
 		return -err;
 	}
 
-	if (rp->n_fs_rules >= SPLIT_MIN &&
-	    (child = add_paths_child(rfd, rp, held, rp->n_fs_rules / 2)) > 0)
-		half = rp->n_fs_rules / 2;
-	r = add_paths(rfd, rp, held, 0, half, cause);
-	if (child > 0) {
-		pid_t w;
-
-		while ((w = waitpid(child, &ws, 0)) < 0 && errno == EINTR)
-			;
-		if (r == 0 && (w < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0))
-			r = add_paths(rfd, rp, held, half, rp->n_fs_rules,
-				      cause);
+	for (i = 0; i < rp->n_fs_rules; i++) {
+		r = add_path(rfd, rp, i, held ? held[i] : -1, &d, &run, cause);
+		if (r < 0)
+			break;
 	}
+	fdrun_close(&run);
+	if (d.fd >= 0)
+		close(d.fd);
 	if (r < 0)
 		return r;
 

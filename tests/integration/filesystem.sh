@@ -239,11 +239,10 @@ run llw -p "$C/gone.ini" -- /bin/true
 expect_rc "copy: a missing ?SOURCE runs" 0
 expect_no_output "... and is skipped quietly, even under a deny rule" "gone.json"
 
-# --- Many rules: the ruleset built by two processes ----------------------
-# From 4,096 path rules a child process adds the second half of them to the
-# same ruleset while llwrap adds the first (ruleset_create).  The rules of
-# both halves grant what they grant, a directory beside them without a
-# rule stays denied, as with one process adding them in order.
+# --- Many rules -----------------------------------------------------------
+# 4,200 path rules (a stretch of 64 descriptors closed at a time, the
+# rules' directory opened once): the first and the last grant what they
+# grant, and a directory beside them without a rule stays denied.
 if bwrap_backend; then
 	# bubblewrap refuses more than 9,000 arguments (two a rule).
 	skip "4,200 rules: the Landlock backend's ruleset (bubblewrap takes at most 9,000 arguments)"
@@ -258,9 +257,9 @@ else
 		printf '[profile]\ninclude = default\n[filesystem]\n'
 		sed 's/^/ro = /' "$T/many.dirs"
 	} >"$T/many.ini"
-	expect_succeeded "4,200 rules: a file under the first is readable (the first half's rule)" \
+	expect_succeeded "4,200 rules: a file under the first rule's directory is readable" \
 		llw -p "$T/many.ini" -- "$PROBE" read "$M/d0/file"
-	expect_succeeded "... and under the last (the second half's)" \
+	expect_succeeded "... and under the last's" \
 		llw -p "$T/many.ini" -- "$PROBE" read "$M/d4199/file"
 	expect_denied "... a directory beside them with no rule stays denied" EACCES \
 		llw -p "$T/many.ini" -- "$PROBE" read "$M/none/file"

@@ -22,11 +22,9 @@ cli='src/llwrap.c src/cmd.c src/cmd-*.c src/completion-gen.c src/filter-gen.c'
 # _exit() in a forked child: the user-namespace probes (bwrap.c,
 # explain.c), the helper processes (dnsstub.c and dnsserve.c,
 # proxyserve.c, relay.c, watchjudge.c, helper.c's start-up), the corpus runner (selftest.c), the monitor and pid 1
-# (sandbox.c), the child that adds half of many path rules (ruleset.c),
-# and out of memory (xalloc.c: 125, llwrap's own failure).
+# (sandbox.c), and out of memory (xalloc.c: 125, llwrap's own failure).
 children='src/bwrap.c src/explain.c src/dnsstub.c src/dnsserve.c
-	src/proxyserve.c src/relay.c src/helper.c src/watchjudge.c src/selftest.c src/sandbox.c
-	src/ruleset.c lib/xalloc.c'
+	src/proxyserve.c src/relay.c src/helper.c src/watchjudge.c src/selftest.c src/sandbox.c lib/xalloc.c'
 # Printing below the command layer, still: sandbox.c (sandbox_after()'s
 # report of the files run later, the monitor's word on a supervisor
 # ended by a signal; the file is being reworked into planner and
