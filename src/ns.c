@@ -1167,9 +1167,27 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 		&(struct viewplan_fs){ .type_of = type_of, .list = list_dir },
 		&v);
 	links = xcalloc(v.n + 1, sizeof(*links));
+	/* The roots of late masks (-2 till their path is opened). */
+	srcs = xcalloc(v.n + 1, sizeof(*srcs));
+	for (size_t i = 0; i < v.n; i++)
+		srcs[i] = -1;
+	for (size_t i = 0; i < v.n; i++)
+		if (!v.m[i].skip && v.m[i].late)
+			srcs[v.m[i].from] = -2;
 	if (o->devpts && o->pid)
 		term = term_acquire(&term_index);
 	for (size_t i = 0; i < v.n && r == 0; i++) {
+		/* A late mask's root: its path in the host's tree, opened
+		 * with its clone, before the clone covers it. */
+		if (srcs[i] == -2 &&
+		    (srcs[i] = open(v.m[i].path,
+				    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			r = -errno;
+			*cause = xasprintf("cannot open %s for the masks "
+					   "beneath it: %s",
+					   v.m[i].path, strerror(-r));
+			break;
+		}
 		if (v.m[i].skip || v.m[i].lazy || v.m[i].late ||
 		    v.m[i].kind == VIEWPLAN_KEEP)
 			continue;
@@ -1199,24 +1217,6 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 			continue;
 		}
 		r = view_acquire(o, &v.m[i], cause);
-	}
-	/* The roots' paths in the host's tree, for the late masks beneath
-	 * them, before the roots' clones cover them. */
-	srcs = xcalloc(v.n + 1, sizeof(*srcs));
-	for (size_t i = 0; i < v.n; i++)
-		srcs[i] = -1;
-	for (size_t i = 0; i < v.n && r == 0; i++) {
-		int f = v.m[i].from;
-
-		if (v.m[i].skip || !v.m[i].late || srcs[f] >= 0)
-			continue;
-		srcs[f] = open(v.m[f].path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (srcs[f] < 0) {
-			r = -errno;
-			*cause = xasprintf("cannot open %s for the masks "
-					   "beneath it: %s",
-					   v.m[f].path, strerror(-r));
-		}
 	}
 	if (r == 0)
 		r = view_fill_tmpfs(o, &v, links, cause);
