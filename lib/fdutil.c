@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -430,4 +431,41 @@ fd_hold_send(int more, int fd)
 	/* Never waits: a holder that cannot take it leaves the release
 	 * to the sender, as without a holder. */
 	(void)sendmsg(more, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* The soft RLIMIT_NOFILE fd_limit_raise() found; raised: one was. */
+static struct rlimit fd_limit_was;
+static bool fd_limit_raised;
+
+void
+fd_limit_raise(void)
+{
+	struct rlimit rl;
+
+	if (fd_limit_raised || getrlimit(RLIMIT_NOFILE, &rl) < 0 ||
+	    rl.rlim_cur >= rl.rlim_max)
+		return;
+	fd_limit_was = rl;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		fd_limit_raised = true;
+}
+
+int
+fd_limit_restore(void)
+{
+	struct rlimit rl;
+
+	if (!fd_limit_raised)
+		return 0;
+	/* The hard limit as it is now (a lowered one stays lowered). */
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	rl.rlim_cur = fd_limit_was.rlim_cur < rl.rlim_max
+			      ? fd_limit_was.rlim_cur
+			      : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	fd_limit_raised = false;
+	return 0;
 }

@@ -93,4 +93,20 @@ pid_t fd_hold(const int *fds, size_t n, int *more);
  * cannot take it (gone, full) leaves the last close to the caller. */
 void fd_hold_send(int more, int fd);
 
+/*
+ * RLIMIT_NOFILE for a process that holds a descriptor per rule or per
+ * mount (a clone per mask, root's rule paths held open): its soft limit
+ * raised to the hard one, the soft limit it had kept (copied by fork) so
+ * that fd_limit_restore() gives it back in the process that execs
+ * something else (the command, bubblewrap), which keeps the limit it was
+ * given.  A failed raise is no error: the limit stays as it was, and an
+ * open past it fails as it would have.  A second raise keeps the first
+ * one's limit.
+ */
+void fd_limit_raise(void);
+
+/* The soft limit fd_limit_raise() found, set again: 0 (also with no raise
+ * before), or -errno. */
+int fd_limit_restore(void);
+
 #endif /* LLW_FDUTIL_H */

@@ -65,7 +65,7 @@ struct maskwatch_absent {
 struct maskwatch_held {
 	char *path;
 	const char *name; /* its last name, in path */
-	int dirfd;	  /* its directory, O_PATH, opened at the start */
+	int dirfd;	  /* its directory: the watch's (dirs), not its own */
 	bool exists;
 	dev_t dev;
 	ino_t ino;
@@ -232,7 +232,7 @@ held_dir(const char *path)
  * (a hard link an earlier run made, or one made to git's config.lock).
  */
 static int
-held_take(struct maskwatch *m, const struct plan_mask *k, char **cause)
+held_take(struct maskwatch *m, const struct plan_mask *k, int at, char **cause)
 {
 	_cleanup_free_ char *shown = text_shown(k->path);
 	struct maskwatch_held h = { 0 };
@@ -242,17 +242,13 @@ held_take(struct maskwatch *m, const struct plan_mask *k, char **cause)
 	if (k->pin || strrchr(k->path, '/') == NULL ||
 	    (k->access != LLW_ACCESS_RO && k->access != LLW_ACCESS_RX))
 		return 0;
-	if ((h.dirfd = held_dir(k->path)) == -ENOENT)
-		return 0; /* nothing there: nothing masked */
-	if (h.dirfd < 0) {
-		r = h.dirfd;
-		*cause = xasprintf("cannot open the directory of %s, which a "
-				   "read-only mask protects: %s",
-				   shown,
-				   r == -ELOOP ? "a symbolic link is on the way"
-					       : strerror(-r));
-		return r;
-	}
+	/* Its directory as dirs_open() opened it, shared with the masks
+	 * beside it (one descriptor a directory, not a mask: 10,000 masks
+	 * in one directory are one).  None: nothing there, nothing
+	 * masked. */
+	if (at < 0)
+		return 0;
+	h.dirfd = m->dirs[at];
 	h.path = xstrdup(k->path);
 	h.name = strrchr(h.path, '/') + 1;
 	m->held = xreallocarray(m->held, m->n_held + 1, sizeof(*m->held));
@@ -297,7 +293,6 @@ held_take(struct maskwatch *m, const struct plan_mask *k, char **cause)
 	m->held[m->n_held++] = h;
 	return 0;
 fail:
-	close(h.dirfd);
 	free(h.path);
 	return r;
 }
@@ -572,10 +567,6 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 		m->paths[m->n] = xstrdup(fs->masks[i].path);
 		m->deny[m->n] = fs->masks[i].access == LLW_ACCESS_DENY;
 		m->ids[m->n++] = -1;
-		if ((r = held_take(m, &fs->masks[i], cause)) < 0) {
-			maskwatch_free(m);
-			return r;
-		}
 	}
 	m->n_absent = strv_length(fs->absent);
 	m->absent = xcalloc(m->n_absent + 1, sizeof(*m->absent));
@@ -585,6 +576,12 @@ maskwatch_new(const struct plan *fs, struct maskwatch **out, char **cause)
 		maskwatch_free(m);
 		return r;
 	}
+	for (size_t i = 0; i < fs->n_masks; i++)
+		if ((r = held_take(m, &fs->masks[i], m->dir_of[i], cause)) <
+		    0) {
+			maskwatch_free(m);
+			return r;
+		}
 	for (size_t i = 0; i < m->n_absent; i++)
 		if ((r = absent_open(m, &m->absent[i], cause)) < 0 ||
 		    (r = absent_ways(m, &m->absent[i], cause)) < 0) {
@@ -1286,7 +1283,6 @@ maskwatch_free(struct maskwatch *m)
 	for (size_t i = 0; i < m->n_held; i++) {
 		free(m->held[i].path);
 		free(m->held[i].text);
-		close(m->held[i].dirfd);
 	}
 	free(m->held);
 	for (size_t i = 0; i < m->n_absent; i++) {

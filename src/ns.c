@@ -1123,9 +1123,38 @@ view_placeholders(const struct ns_opts *o, struct viewplan *v,
 	return r;
 }
 
+/* A late mask (viewplan.h), cloned from src, its root's path in the
+ * host's tree, as view_acquire() clones a read-only mask. */
+static int
+late_acquire(const struct viewplan *v, struct viewplan_mount *m, int src,
+	     char **cause)
+{
+	const char *root = v->m[m->from].path;
+	const char *rel = m->path + strlen(root) + (strcmp(root, "/") != 0);
+	int fd, r;
+
+	fd = open_tree(src, rel,
+		       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0) {
+		r = -errno;
+		*cause = xasprintf("cannot make a clone for %s: %s", m->path,
+				   strerror(-r));
+		return r;
+	}
+	if ((r = setattr(fd, mask_attrs(m->access), 0, true)) < 0) {
+		close(fd);
+		*cause = xasprintf("cannot make a clone for %s: %s", m->path,
+				   strerror(-r));
+		return r;
+	}
+	m->fd = fd;
+	return 0;
+}
+
 static int
 view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 {
+	_cleanup_free_ int *srcs = NULL;
 	struct viewplan v = { 0 };
 	_cleanup_free_ char **links = NULL;
 	bool all_writable = false;
@@ -1138,10 +1167,29 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 		&(struct viewplan_fs){ .type_of = type_of, .list = list_dir },
 		&v);
 	links = xcalloc(v.n + 1, sizeof(*links));
+	/* The roots of late masks (-2 till their path is opened). */
+	srcs = xcalloc(v.n + 1, sizeof(*srcs));
+	for (size_t i = 0; i < v.n; i++)
+		srcs[i] = -1;
+	for (size_t i = 0; i < v.n; i++)
+		if (!v.m[i].skip && v.m[i].late)
+			srcs[v.m[i].from] = -2;
 	if (o->devpts && o->pid)
 		term = term_acquire(&term_index);
 	for (size_t i = 0; i < v.n && r == 0; i++) {
-		if (v.m[i].skip || v.m[i].lazy || v.m[i].kind == VIEWPLAN_KEEP)
+		/* A late mask's root: its path in the host's tree, opened
+		 * with its clone, before the clone covers it. */
+		if (srcs[i] == -2 &&
+		    (srcs[i] = open(v.m[i].path,
+				    O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			r = -errno;
+			*cause = xasprintf("cannot open %s for the masks "
+					   "beneath it: %s",
+					   v.m[i].path, strerror(-r));
+			break;
+		}
+		if (v.m[i].skip || v.m[i].lazy || v.m[i].late ||
+		    v.m[i].kind == VIEWPLAN_KEEP)
 			continue;
 		if (v.m[i].kind == VIEWPLAN_LINK) {
 			/* Read while the host's tree is still there; one
@@ -1206,9 +1254,17 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 		v.m[i].fd = r;
 		r = 0;
 	}
-	for (size_t i = 0; i < v.n && r == 0; i++)
-		if (!v.m[i].skip && !v.m[i].made && !is_placeholder(o, &v.m[i]))
+	for (size_t i = 0; i < v.n && r == 0; i++) {
+		if (v.m[i].skip || v.m[i].made || is_placeholder(o, &v.m[i]))
+			continue;
+		if (v.m[i].late)
+			r = late_acquire(&v, &v.m[i], srcs[v.m[i].from], cause);
+		if (r == 0)
 			r = view_attach(o, &v.m[i], mw, cause);
+	}
+	for (size_t i = 0; i < v.n; i++)
+		if (srcs[i] >= 0)
+			close(srcs[i]);
 	if (r == 0)
 		r = view_placeholders(o, &v, mw, cause);
 	if (r == 0 && o->devpts && access("/dev/ptmx", F_OK) == 0)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -710,13 +711,35 @@ add_path(int rfd, const struct ruleset_plan *rp, size_t i, int held,
 	return 0;
 }
 
+/* The descriptors ruleset_hold() leaves free beneath the limit of open
+ * files: ruleset_create()'s own (RUN_MAX and a directory) and the rest
+ * of the run's. */
+#define HOLD_SPARE 256
+
 int *
 ruleset_hold(const struct ruleset_plan *rp)
 {
 	int *held = xcalloc(rp->n_fs_rules ? rp->n_fs_rules : 1, sizeof(int));
+	struct rlimit rl;
+	rlim_t top = RLIM_INFINITY;
+	size_t i;
 
-	for (size_t i = 0; i < rp->n_fs_rules; i++)
+	/* Descriptors are numbered lowest free first: one at top or above
+	 * is one of the last HOLD_SPARE, given back, and the rest are not
+	 * held (ruleset_create() opens them itself). */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		top = rl.rlim_cur > HOLD_SPARE ? rl.rlim_cur - HOLD_SPARE : 0;
+	for (i = 0; i < rp->n_fs_rules; i++) {
 		held[i] = open(rp->fs_rules[i].path, O_PATH | O_CLOEXEC);
+		if (held[i] >= 0 && (rlim_t)held[i] >= top) {
+			close(held[i]);
+			break;
+		}
+		if (held[i] < 0 && (errno == EMFILE || errno == ENFILE))
+			break;
+	}
+	for (; i < rp->n_fs_rules; i++)
+		held[i] = -1;
 	return held;
 }
 

@@ -188,7 +188,8 @@ int ruleset_create(const struct ruleset_plan *rp, const int *held, int *fd,
  * The same object: L3 binds the host's paths (a path a mount replaces,
  * such as a private /tmp, opens there anyway).  An array of
  * rp->n_fs_rules descriptors (O_CLOEXEC, -1 where the open failed);
- * ruleset_hold_free() closes them.
+ * ruleset_hold_free() closes them.  Near the limit of open files the
+ * rest are -1: a few hundred descriptors stay free.
  */
 int *ruleset_hold(const struct ruleset_plan *rp);
 void ruleset_hold_free(const struct ruleset_plan *rp, int *held);

@@ -469,6 +469,20 @@ apply_limits(const struct limits_plan *l, bool nproc, char **cause)
 	return 0;
 }
 
+/* The open files' soft limit the caller gave llwrap, for the command
+ * (sandbox_exec raised it for llwrap's own descriptors). */
+static int
+limit_restore(char **cause)
+{
+	int r = fd_limit_restore();
+
+	if (r < 0)
+		*cause = xasprintf("cannot give the command back its limit "
+				   "of open files: %s",
+				   strerror(-r));
+	return r;
+}
+
 /*
  * The process that runs the command, after any fork: restrict itself in
  * DESIGN.md §2's order and exec.  Returns only on failure.
@@ -499,7 +513,8 @@ sandbox_enter(struct sandbox *sb, struct supervisor *sv,
 	ruleset_hold_free(sb->landlock, steal_pointer(&sb->held));
 	if ((r = drop_capabilities(cause)) < 0)
 		return r;
-	if ((r = apply_limits(&sb->limits_plan, true, cause)) < 0)
+	if ((r = limit_restore(cause)) < 0 ||
+	    (r = apply_limits(&sb->limits_plan, true, cause)) < 0)
 		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		e = errno;
@@ -1057,6 +1072,11 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		return -EPERM;
 	}
 	monitor_host_signals();
+	/* A descriptor a rule or a mount at once, in llwrap's processes
+	 * (root's rule paths held open, a clone per mask while the view is
+	 * built): the soft limit of open files (often 1,024) raised to the
+	 * hard one; the command gets it back (limit_restore). */
+	fd_limit_raise();
 
 	/* Acquire everything first.  The filter was compiled at build
 	 * time (filter.h); a run only picks its program. */
@@ -1233,7 +1253,8 @@ sandbox_exec(struct sandbox *sb, char *const *argv, char *const *envp,
 		     (r = supervise_child_go(sv, cause)) < 0))
 			goto out;
 		/* The limits pass through bwrap's exec to the command. */
-		if ((r = apply_limits(&sb->limits_plan, false, cause)) < 0)
+		if ((r = limit_restore(cause)) < 0 ||
+		    (r = apply_limits(&sb->limits_plan, false, cause)) < 0)
 			goto out;
 		r = bwrap_exec(&sb->facts.bwrap_bin, sb->bwrap, sb->fs, &prog,
 			       argv, env, keep, n_keep, status, cause);

@@ -101,6 +101,7 @@ view_add(struct viewplan *v, const char *path, enum viewplan_kind kind,
 		.is_dir = is_dir,
 		.tmpfs = -1,
 		.fd = -1,
+		.from = -1,
 	};
 }
 
@@ -616,6 +617,23 @@ viewplan_build(const struct ns_opts *o, const struct viewplan_fs *vfs,
 	}
 	if (o->seal)
 		seal(o, vfs, v);
+	/* Late (viewplan.h): ns.c holds a clone a mask only until it is
+	 * attached, so that 10,000 masks are not 10,000 descriptors at
+	 * once (EMFILE at the usual limit of 1,024, or root's held rule
+	 * paths beside them). */
+	for (size_t i = 0; i < v->n; i++) {
+		struct viewplan_mount *m = &v->m[i];
+		int j;
+
+		if (m->skip || m->lazy || m->made || m->kind != VIEWPLAN_MASK ||
+		    (m->access != LLW_ACCESS_RO && m->access != LLW_ACCESS_RX))
+			continue;
+		j = view_above(v, m->path, false);
+		if (j >= 0 && v->m[j].kind == VIEWPLAN_ROOT && v->m[j].is_dir) {
+			m->late = true;
+			m->from = j;
+		}
+	}
 }
 
 bool

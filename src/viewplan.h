@@ -72,6 +72,16 @@ struct viewplan_mount {
 	bool is_dir;
 	bool skip; /* nothing to do */
 	bool lazy; /* cloned at attach time, from the view above it */
+	/* Cloned at attach time as well, no descriptor held for it till
+	 * then: a read-only mask (ro, rx) whose nearest entry above is a
+	 * writable root, from (an index of the view).  It is cloned from the
+	 * host's tree beneath that root's path (a descriptor of the path
+	 * taken before the root's clone covers it), so the same files and
+	 * flags as a clone taken at the start, but read-only, which the
+	 * mask makes it anyway; and never from the root's clone, where
+	 * each clone would walk every mask attached before it. */
+	bool late;
+	int from;
 	bool made; /* created in the seal's tmpfs above it, not mounted */
 	int tmpfs; /* index of the tmpfs entry it lies in, or -1 */
 	int fd;	   /* ns.c's detached mount; -1 in the plan */
@@ -124,7 +134,8 @@ struct viewplan_fs {
  * under it (the new tmpfs is empty); an entry under /proc with a pid
  * namespace is lazy.  tmpfs is the nearest tmpfs entry above
  * (viewplan_is_tmpfs).  type_of is asked about the private tmp
- * directories and the roots not skipped before it.
+ * directories and the roots not skipped before it.  Last, each entry
+ * that may be late is (struct viewplan_mount).
  *
  * With o->seal the view is then sealed, on the plan's verdicts
  * (plan_decide: READ_DIR for a directory, READ_FILE for the rest).  A

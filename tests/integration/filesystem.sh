@@ -239,4 +239,32 @@ run llw -p "$C/gone.ini" -- /bin/true
 expect_rc "copy: a missing ?SOURCE runs" 0
 expect_no_output "... and is skipped quietly, even under a deny rule" "gone.json"
 
+# --- Many rules -----------------------------------------------------------
+# 4,200 path rules (a stretch of 64 descriptors closed at a time, the
+# rules' directory opened once): the first and the last grant what they
+# grant, and a directory beside them without a rule stays denied.
+if bwrap_backend; then
+	# bubblewrap refuses more than 9,000 arguments (two a rule).
+	skip "4,200 rules: the Landlock backend's ruleset (bubblewrap takes at most 9,000 arguments)"
+else
+	M=$OUTSIDE/many
+	awk -v p="$M" 'BEGIN { for (i = 0; i < 4200; i++) print p "/d" i }' >"$T/many.dirs"
+	xargs mkdir -p <"$T/many.dirs"
+	mkdir -p "$M/none"
+	for d in d0 d4199 none; do echo "$d" >"$M/$d/file"; done
+	chown -R "$TEST_UID:$TEST_GID" "$M"
+	{
+		printf '[profile]\ninclude = default\n[filesystem]\n'
+		sed 's/^/ro = /' "$T/many.dirs"
+	} >"$T/many.ini"
+	expect_succeeded "4,200 rules: a file under the first rule's directory is readable" \
+		llw -p "$T/many.ini" -- "$PROBE" read "$M/d0/file"
+	expect_succeeded "... and under the last's" \
+		llw -p "$T/many.ini" -- "$PROBE" read "$M/d4199/file"
+	expect_denied "... a directory beside them with no rule stays denied" EACCES \
+		llw -p "$T/many.ini" -- "$PROBE" read "$M/none/file"
+	expect_denied "... and the last rule grants no write (ro)" EACCES \
+		llw -p "$T/many.ini" -- "$PROBE" write "$M/d4199/new"
+fi
+
 done_testing

@@ -104,6 +104,44 @@ else
 	expect_output "--explain says L3 runs and why" "L3 namespaces +yes, for .*private-tmp"
 fi
 
+# --- Many masks, few descriptors ---------------------------------------
+# 1,500 read-only rules inside the writable project are 1,500 masks.  The
+# view held a clone (a descriptor) of each until all were made, and the
+# masks' watch a descriptor of each one's directory: past the limit of
+# open files the run failed ("Too many open files"; 10,000 rules at the
+# usual 1,024, issue 29).  Under a hard limit of 512, which llwrap cannot
+# raise, each mask still holds, the project beside them stays writable,
+# and the command gets the soft limit it was given (300), not the one
+# llwrap raised for itself.
+many=$T/many.ini
+awk -v p="$PROJ/many" 'BEGIN { for (i = 0; i < 1500; i++) print p "/d" i }' >"$T/many.dirs"
+xargs mkdir -p <"$T/many.dirs"
+chown -R "$TEST_UID:$TEST_GID" "$PROJ/many"
+{
+	printf '[profile]\ninclude = default\n[filesystem]\n'
+	sed 's/^/ro = /' "$T/many.dirs"
+} >"$many"
+chmod 644 "$many"
+# llw_files ARGS...: llw under a hard limit of 512 open files, soft 300.
+llw_files() {
+	as_user sh -c 'ulimit -Sn 300 && ulimit -Hn 512 && exec "$@"' sh \
+		"$LLWRAP" --rx "$LLW_HELPERS" "$@"
+}
+expect_denied "1,500 masks under a hard limit of 512 open files: a write beneath the last fails" EROFS \
+	llw_files -p "$many" -- "$PROBE" write "$PROJ/many/d1499/new"
+expect_output "... with EROFS (its mask, not a setup error)" "errno=EROFS"
+expect_denied "... and beneath the first" EROFS \
+	llw_files -p "$many" -- "$PROBE" write "$PROJ/many/d0/new"
+expect_succeeded "... while a write beside them in the project works" \
+	llw_files -p "$many" -- "$PROBE" write "$PROJ/many/new"
+run llw_files -p "$many" -- /bin/sh -c 'ulimit -Sn; ulimit -Hn'
+if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')" = "300 512 " ]; then
+	ok "... and the command keeps the limit of open files it was given (300, hard 512)"
+else
+	not_ok "the command keeps its limit of open files"; diag "status $rc: $out"
+fi
+rm -rf "$PROJ/many" "$PROJ/new"
+
 # --- Processes ----------------------------------------------------------
 spawn_as_user sleep 300
 victim=$spawned

@@ -957,6 +957,116 @@ test_unsealable(void **state)
 		free(paths[i]);
 }
 
+/* Whether the entry of kind at path in v is late (viewplan.h); fails
+ * when there is none. */
+static bool
+late_at(const struct viewplan *v, enum viewplan_kind kind, const char *path)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->m[i].kind == kind && strcmp(v->m[i].path, path) == 0)
+			return v->m[i].late;
+	fail_msg("no entry at %s", path);
+	return false;
+}
+
+/*
+ * A read-only mask is cloned at attach time (late), from its root's
+ * path, only beneath a writable root (whatever lies above that).
+ * Beneath no entry, another mask (a clone with the mask's flags: an rx
+ * beneath an ro would lose exec), a bind or a tmpfs, or writable, or a
+ * denial (a tmpfs or /dev/null of its own, the placeholders), it is
+ * taken at the start as before.
+ */
+static void
+test_late(void **state)
+{
+	static const struct rule rules[] = {
+		{ RW, PROJ },
+		{ RX, "/usr" },
+		{ 0 },
+	};
+	static const struct mask masks[] = {
+		{ RO, D, PROJ "/a" },
+		{ RX, D, PROJ "/a/bin" },
+		{ RW, D, PROJ "/a/bin/w" },
+		{ RX, D, PROJ "/b" },
+		{ LLW_ACCESS_DENY, F, PROJ "/.env" },
+		{ LLW_ACCESS_DENY, D, PROJ "/secret" },
+		{ RO, D, PROJ "/secret/pub" },
+		{ RO, D, "/opt/x" },
+		{ 0 },
+	};
+	static const char *const types[] = { "d " PROJ, NULL };
+	static const struct rule trules[] = {
+		{ RW, TPROJ "/sub" },
+		{ 0 },
+	};
+	static const struct mask tmasks[] = {
+		{ RO, D, TPROJ "/m" },
+		{ RO, D, TPROJ "/sub/m" },
+		{ 0 },
+	};
+	static const char *const ttypes[] = { "d /tmp", "d " TPROJ,
+					      "d " TPROJ "/sub", NULL };
+	const struct vcase cs[] = {
+		{ .name = "late",
+		  .project = PROJ,
+		  .rules = rules,
+		  .masks = masks,
+		  .types = types },
+		{ .name = "late in a private /tmp",
+		  .private_tmp = true,
+		  .project = TPROJ,
+		  .rules = trules,
+		  .masks = tmasks,
+		  .types = ttypes },
+	};
+	struct viewplan v[2] = { { 0 } };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cs); i++) {
+		struct policy *p = policy_new();
+		struct plan *fs;
+		struct ns_opts o = { .private_tmp = cs[i].private_tmp };
+		struct viewplan_fs vfs = { .type_of = type_of,
+					   .list = list_of,
+					   .ctx = (void *)&cs[i] };
+
+		p->project = xstrdup(cs[i].project);
+		fs = plan_of(&cs[i], p);
+		o.fs = fs;
+		o.project = p->project;
+		o.project_access = policy_access_at(p, p->project, NULL);
+		viewplan_build(&o, &vfs, &v[i]);
+		if (i == 0) {
+			assert_true(late_at(&v[i], VIEWPLAN_MASK, PROJ "/a"));
+			assert_false(
+				late_at(&v[i], VIEWPLAN_MASK, PROJ "/a/bin"));
+			assert_false(
+				late_at(&v[i], VIEWPLAN_MASK, PROJ "/a/bin/w"));
+			assert_true(late_at(&v[i], VIEWPLAN_MASK, PROJ "/b"));
+			assert_false(
+				late_at(&v[i], VIEWPLAN_MASK, PROJ "/.env"));
+			assert_false(
+				late_at(&v[i], VIEWPLAN_MASK, PROJ "/secret"));
+			assert_false(late_at(&v[i], VIEWPLAN_MASK,
+					     PROJ "/secret/pub"));
+			assert_false(late_at(&v[i], VIEWPLAN_MASK, "/opt/x"));
+			assert_false(late_at(&v[i], VIEWPLAN_ROOT, PROJ));
+		} else {
+			/* Beneath the bound project, in the private /tmp's
+			 * tmpfs: taken at the start; beneath a root there,
+			 * late. */
+			assert_false(late_at(&v[i], VIEWPLAN_MASK, TPROJ "/m"));
+			assert_true(
+				late_at(&v[i], VIEWPLAN_MASK, TPROJ "/sub/m"));
+		}
+		viewplan_free(&v[i]);
+		plan_free(fs);
+		policy_free(p);
+	}
+}
+
 int
 main(void)
 {
@@ -965,6 +1075,7 @@ main(void)
 		cmocka_unit_test(test_is_tmpfs),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_unsealable),
+		cmocka_unit_test(test_late),
 	};
 
 	return cmocka_run_group_tests_name("viewplan", tests, NULL, NULL);
