@@ -221,11 +221,20 @@ ns_available(char **cause)
 	 */
 	ns_probe_reap(true);
 	if (!apparmor) {
+		sigset_t all, old;
+		int err;
+
+		/* It runs beside this process, in its memory: no handler
+		 * of this process's may run in it (its mask is ours). */
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, &old);
 		pid = clone(probe_exit,
 			    probe_exit_stack + sizeof(probe_exit_stack),
 			    CLONE_NEWUSER | CLONE_VM | SIGCHLD, NULL);
+		err = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (pid < 0) {
-			*cause = refusal_cause(errno);
+			*cause = refusal_cause(err);
 			return false;
 		}
 		probe_unreaped = pid;
