@@ -18,7 +18,6 @@
 #include "fdutil.h"
 #include "monitor.h"
 #include "netpolicy.h"
-#include "ns.h"
 #include "resources.h"
 #include "sandbox.h"
 #include "strv.h"
@@ -135,9 +134,6 @@ cmd_run_exec(struct cmd_ctx *ctx, struct policy *policy)
 	}
 	r = sandbox_exec(sb, cmd, environ, ctx->keep, ctx->n_keep, &status,
 			 &cause);
-	/* The user namespace probe's child, if the plan left it (it had
-	 * not exited yet). */
-	ns_probe_reap(true);
 	if (r == 0) {
 		/* The outer monitor (never pid 1 of the sandbox's pid
 		 * namespace), once the command is gone: what was blocked,

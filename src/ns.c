@@ -144,8 +144,9 @@ probe_child(void *arg)
 
 /* The child of a probe that clone() alone answers: it exits at once,
  * touching nothing of this process's but its own stack (no errno), and
- * is reaped later (ns_probe_reap): once the plan is made if it has
- * exited by then, else after the run. */
+ * is reaped once the plan is made (ns_probe_reap): by then it has had
+ * the plan's time to exit, and no child of llwrap's but its own is left
+ * for the run (a test, or a user, counts them). */
 static char probe_exit_stack[16384] __attribute__((aligned(16)));
 static pid_t probe_unreaped;
 
@@ -157,17 +158,12 @@ probe_exit(void *arg)
 }
 
 void
-ns_probe_reap(bool wait)
+ns_probe_reap(void)
 {
-	pid_t r;
-
-	if (probe_unreaped <= 0)
-		return;
-	while ((r = waitpid(probe_unreaped, NULL, wait ? 0 : WNOHANG)) < 0 &&
-	       errno == EINTR)
-		;
-	if (r != 0)
-		probe_unreaped = 0;
+	if (probe_unreaped > 0)
+		while (waitpid(probe_unreaped, NULL, 0) < 0 && errno == EINTR)
+			;
+	probe_unreaped = 0;
 }
 
 enum ns_precheck
@@ -212,14 +208,14 @@ ns_available(char **cause)
 	 * stays as it was: clone() itself fails when the kernel refuses
 	 * the namespace (the namespace is made in this call, by this
 	 * process), so this process does not wait for the child, which
-	 * exits at once and is reaped later (ns_probe_reap): waiting for
+	 * exits at once and is reaped once the plan is made: waiting for
 	 * it (CLONE_VFORK) was a wait for its turn on a CPU, 0.07 ms on an
 	 * idle machine, near 1 ms on a loaded one, on the start-up's path.
 	 * Under AppArmor's restriction the child also makes a mount
 	 * private, which needs capabilities in it, and is waited for.
 	 * CLONE_VM spares copying this process.
 	 */
-	ns_probe_reap(true);
+	ns_probe_reap();
 	if (!apparmor) {
 		sigset_t all, old;
 		int err;

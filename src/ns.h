@@ -27,9 +27,8 @@ struct maskwatch;
  */
 bool ns_available(char **cause);
 
-/* Reap the child ns_available() left, if any: once a plan is made if it
- * has exited (not wait), else after the run (wait). */
-void ns_probe_reap(bool wait);
+/* Reap the child ns_available() left, if any (once a plan is made). */
+void ns_probe_reap(void);
 
 /* layers_apparmor_fix() with this system's facts: whether llwrap's
  * AppArmor profile is installed, whether this is NixOS, where llwrap's
