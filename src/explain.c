@@ -832,6 +832,7 @@ explain_check(FILE *f)
 	/* The facts the planner decides on (probe.h), every one asked. */
 	probe_init(&facts);
 	userns = probe_userns(&facts, &userns_why);
+	ns_probe_reap();
 	supervisor = probe_supervisor(&facts, &supervisor_why);
 	bwrap_ok = probe_bwrap(&facts, &bwrap_why);
 	ll = ruleset_describe(k);

@@ -22,9 +22,13 @@ struct maskwatch;
 /*
  * Whether this process may create an unprivileged user namespace; when
  * not, 0 and *cause naming the reason and the sysctl to look at.  A
- * short-lived child tries.
+ * short-lived child tries; where clone() alone answers, the child is
+ * left to exit and ns_probe_reap() reaps it.
  */
 bool ns_available(char **cause);
+
+/* Reap the child ns_available() left, if any (once a plan is made). */
+void ns_probe_reap(void);
 
 /* layers_apparmor_fix() with this system's facts: whether llwrap's
  * AppArmor profile is installed, whether this is NixOS, where llwrap's

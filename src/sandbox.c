@@ -57,6 +57,7 @@ prepare(const struct policy *p, enum sandbox_backend backend, bool run,
 	probe_init(&f);
 	r = planner_plan(p, backend, &f, &pathtree_fs_real, run, out, cause);
 	probe_clear(&f);
+	ns_probe_reap();
 	return r;
 }
 

@@ -68,6 +68,12 @@ testhook_maskwatch_arm_delay_ms(void)
 	return 0;
 }
 
+__attribute__((weak)) bool
+testhook_no_statmount(void)
+{
+	return false;
+}
+
 __attribute__((weak)) unsigned
 testhook_watch_start_delay_ms(void)
 {

@@ -59,6 +59,11 @@ unsigned testhook_maskwatch_delay_ms(void);
  * a masked file in between. */
 unsigned testhook_maskwatch_arm_delay_ms(void);
 
+/* True when the watch on the masks is to look at them without
+ * statmount(2), as on a kernel before 6.8 (it reads the mount table
+ * then): false. */
+bool testhook_no_statmount(void);
+
 /* The milliseconds a guardian waits before it starts the watch on files
  * run later, which it starts while the supervisor and pid 1 make the
  * sandbox (sandbox.c, guard_and_wait): 0.  A test sees the command wait

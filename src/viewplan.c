@@ -31,7 +31,7 @@ viewplan_free(struct viewplan *v)
 		free(v->m[i].own);
 	free(v->m);
 	v->m = NULL;
-	v->n = 0;
+	v->n = v->cap = 0;
 }
 
 static int
@@ -93,7 +93,12 @@ static void
 view_add(struct viewplan *v, const char *path, enum viewplan_kind kind,
 	 enum llw_access access, bool is_dir)
 {
-	v->m = xreallocarray(v->m, v->n + 1, sizeof(*v->m));
+	/* Doubled: the seal adds an entry for each of a sealed directory's
+	 * (a few hundred), which one more each time copied over and over. */
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 64;
+		v->m = xreallocarray(v->m, v->cap, sizeof(*v->m));
+	}
 	v->m[v->n++] = (struct viewplan_mount){
 		.path = path,
 		.kind = kind,
@@ -220,10 +225,18 @@ parent_of(const char *path)
 	return slash == path ? xstrdup("/") : xstrndup(path, slash - path);
 }
 
+/* dir/name, for each entry of a sealed directory (not xasprintf: its
+ * format's parsing was a seventh of the seal's time). */
 static char *
 join(const char *dir, const char *name)
 {
-	return xasprintf("%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
+	size_t d = strcmp(dir, "/") == 0 ? 0 : strlen(dir), n = strlen(name);
+	char *p = xmalloc(d + n + 2);
+
+	memcpy(p, dir, d);
+	p[d] = '/';
+	memcpy(p + d + 1, name, n + 1);
+	return p;
 }
 
 static void

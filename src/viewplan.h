@@ -90,7 +90,7 @@ struct viewplan_mount {
 
 struct viewplan {
 	struct viewplan_mount *m;
-	size_t n;
+	size_t n, cap;
 };
 
 /* What a path is, as stat(2) (which follows symlinks) says. */

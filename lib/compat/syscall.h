@@ -30,6 +30,9 @@
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
 #endif
+#ifndef __NR_statmount
+#define __NR_statmount 457
+#endif
 
 static inline int
 sys_close_range(unsigned int first, unsigned int last, unsigned int flags)
@@ -93,6 +96,45 @@ static inline long
 sys_getdents64(int fd, void *buf, size_t len)
 {
 	return syscall(SYS_getdents64, fd, buf, len);
+}
+
+/* statx(2)'s mask bit for a mount's unique id (Linux 6.8), never reused,
+ * which statmount(2) takes (STATX_MNT_ID_UNIQUE). */
+#define LLW_STATX_MNT_ID_UNIQUE 0x4000U
+
+/* statmount(2)'s request (MNT_ID_REQ_SIZE_VER0) and reply (Linux 6.8,
+ * UAPI struct mnt_id_req, struct statmount): what it asks for
+ * (STATMOUNT_MNT_POINT) and, in the reply's strings, where the mount
+ * point is, relative to the caller's root. */
+#define LLW_STATMOUNT_MNT_POINT 0x10U
+struct llw_mnt_id_req {
+	uint32_t size;
+	uint32_t spare;
+	uint64_t mnt_id;
+	uint64_t param;
+};
+struct llw_statmount {
+	uint32_t size; /* with the strings */
+	uint32_t spare1;
+	uint64_t mask; /* what was written */
+	uint32_t sb_dev_major, sb_dev_minor;
+	uint64_t sb_magic;
+	uint32_t sb_flags, fs_type;
+	uint64_t mnt_id, mnt_parent_id;
+	uint32_t mnt_id_old, mnt_parent_id_old;
+	uint64_t mnt_attr, mnt_propagation, mnt_peer_group, mnt_master;
+	uint64_t propagate_from;
+	uint32_t mnt_root;
+	uint32_t mnt_point; /* its offset in str */
+	uint64_t spare2[50];
+	char str[];
+};
+
+static inline int
+sys_statmount(const struct llw_mnt_id_req *req, struct llw_statmount *buf,
+	      size_t size, unsigned int flags)
+{
+	return (int)syscall(__NR_statmount, req, buf, size, flags);
 }
 
 #endif /* LLW_COMPAT_SYSCALL_H */

@@ -25,6 +25,8 @@
  *	LLW_HOOK_NESTED_WALK_MAX=N
  *				the look for repositories after the run
  *				walks at most N directories (fewer only)
+ *	LLW_HOOK_NO_STATMOUNT=1	the watch on the masks looks at them as
+ *				on a kernel before 6.8 (the mount table)
  *
  * They only take away: a kernel never gains a feature this way, and
  * LLW_HOOK_BWRAP's wrapper runs the real bwrap.
@@ -137,6 +139,14 @@ testhook_maskwatch_arm_delay_ms(void)
 	const char *s = getenv("LLW_HOOK_MASKWATCH_ARM_DELAY_MS");
 
 	return s != NULL ? (unsigned)strtoul(s, NULL, 10) : 0;
+}
+
+bool
+testhook_no_statmount(void)
+{
+	const char *s = getenv("LLW_HOOK_NO_STATMOUNT");
+
+	return s != NULL && strcmp(s, "1") == 0;
 }
 
 unsigned
