@@ -336,6 +336,7 @@ ns_enable(struct sandbox *sb, const struct policy *p, const char *what)
 	 * placeholder the supervisor refuses. */
 	for (size_t i = 0; i < p->unix_paths.n; i++)
 		strv_push(&sb->ns.keep, p->unix_paths.v[i].value);
+	sb->ns.own_data = p->own_data != NULL ? xstrdup(p->own_data) : NULL;
 }
 
 /* The run refused for want of L3: needed says what for, why what refuses
@@ -1366,6 +1367,7 @@ planner_free(struct sandbox *sb)
 	strv_free(sb->git_limits);
 	strv_free(sb->unhidden);
 	strv_free(sb->ns.keep);
+	free(sb->ns.own_data);
 	net_plan_clear(&sb->net);
 	free(sb);
 }

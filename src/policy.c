@@ -62,6 +62,7 @@ policy_free(struct policy *p)
 		return;
 	free(p->name);
 	free(p->project);
+	free(p->own_data);
 	free(p->workdir);
 	free(p->project_why);
 	free(p->run_profile);
@@ -572,6 +573,9 @@ policy_resolve(const struct policy_request *req, struct policy **out,
 	p->workdir = req->workdir != NULL ? xstrdup(req->workdir) : NULL;
 	p->project_why =
 		req->project_why != NULL ? xstrdup(req->project_why) : NULL;
+	if (vars_get(vars, "XDG_DATA_HOME") != NULL)
+		p->own_data =
+			xasprintf("%s/llwrap", vars_get(vars, "XDG_DATA_HOME"));
 	p->config_files = xcalloc(1, sizeof(char *));
 	p->descriptions = xcalloc(1, sizeof(char *));
 	apply_base(p, req->as_root);

@@ -33,6 +33,10 @@ struct policy {
 	/* How the project was chosen, for --explain; NULL: -C or the
 	 * working directory, as given. */
 	char *project_why;
+	/* llwrap's own data directory, ${XDG_DATA_HOME}/llwrap, where the
+	 * profiles keep a directory for each project (${PROJECT_ID}); NULL
+	 * without a home. */
+	char *own_data;
 	/* The profile the run is under, as --learn names it in a
 	 * fragment's [match] profile (profilematch.h): the last profile matched
 	 * on the command, else the last -p, else "default". */

@@ -355,6 +355,9 @@ seal_dirs(const struct ns_opts *o, const struct viewplan *v, char ***dirs,
  * of a sealed directory beneath it, that may not be read is absent
  * (ENOENT, as under bubblewrap), not a placeholder each: a host's /dev
  * has a hundred nodes or more, and its names are the host's hardware.
+ * So is what may not be read of llwrap's own data directory (o->own_data:
+ * the other projects' directories, whose names are the user's projects'
+ * and grow in number with them).
  */
 static const char *const dev_shown[] = {
 	"console", "core",    "fd",   "full",	"null",	 "ptmx",
@@ -365,10 +368,12 @@ static const char *const dev_shown[] = {
 /* Whether entry path of sealed directory dir stays in the view though
  * it may not be read. */
 static bool
-seal_shows(const char *dir, const char *path)
+seal_shows(const struct ns_opts *o, const char *dir, const char *path)
 {
 	const char *name = strrchr(path, '/') + 1;
 
+	if (o->own_data != NULL && path_under(dir, o->own_data))
+		return false;
 	if (!path_under(dir, "/dev"))
 		return true;
 	if (strcmp(dir, "/dev") != 0)
@@ -437,7 +442,7 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 			continue;
 		}
 		if (t == VIEWPLAN_TYPE_LINK) {
-			if (root || !seal_shows(dir, path))
+			if (root || !seal_shows(o, dir, path))
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_LINK, false, true);
@@ -451,7 +456,7 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 				free(path);
 			else
 				seal_add(v, path, VIEWPLAN_KEEP, is_dir, false);
-		} else if (!seal_shows(dir, path)) {
+		} else if (!seal_shows(o, dir, path)) {
 			free(path);
 		} else {
 			seal_add(v, path, VIEWPLAN_HIDE, is_dir, !root);

@@ -37,6 +37,11 @@ struct ns_opts {
 	 * the supervisor knows by their inode.  NULL-terminated, or NULL;
 	 * the planner's (planner_free frees it). */
 	char **keep;
+	/* llwrap's own data directory (policy.h): where sealed, what of
+	 * it may not be read is absent, not a placeholder each (the other
+	 * projects' directories: the names of the user's projects, more
+	 * with each one an agent ran in); the planner's. */
+	char *own_data;
 	/* The view is sealed (viewplan_unsealable): nothing in it the plan
 	 * does not let the sandbox read but absent or a placeholder the
 	 * kernel refuses to read (mode 000), so that the kernel decides

@@ -67,12 +67,25 @@ mkdir -p "$HOME_DIR/.config/opencode"
 chown -R "$TEST_UID:$TEST_GID" "$HOME_DIR/.config"
 expect_denied "opencode's configuration is read-only (no MCP server or plugin planted for later)" EROFS \
 	llw -p opencode $BE -q -- "$PROBE" write "$HOME_DIR/.config/opencode/opencode.json"
-expect_denied "... project B cannot read project A's opencode data" 'landlock:EACCES|bwrap:ENOENT' \
+# (ENOENT: L3's sealed view, where project A's directory is absent.)
+expect_denied "... project B cannot read project A's opencode data" 'landlock:EACCES|ENOENT' \
 	llw -p opencode $BE -C "$OTHER" -q -- "$PROBE" read "$DATA/llw-test"
 run llw -p opencode $BE -C "$OTHER" -q -- /bin/sh -c 'echo "$XDG_DATA_HOME"'
 [ -n "$out" ] && [ "$out" != "$DATA" ] &&
 	ok "... which has a data directory of its own" ||
 	not_ok "project B has its own data directory (got '$out')"
+# The other projects' directories are absent from the sealed view, not a
+# placeholder each: their names are the user's projects', and there is
+# one for each project an agent ran in (each a mount of pid 1's view).
+OTHER_DIR=${out%/data}
+run llw -p opencode $BE --explain -- /bin/true
+case $out in *"; sealed (what may not be read is absent"*) sealed=yes ;; *) sealed= ;; esac
+run llw -p opencode $BE -q -- /bin/sh -c '[ -e "$1" ] && echo "present: $(stat -c %A "$1")" || echo absent' sh "$OTHER_DIR"
+if [ -n "$sealed" ]; then
+	expect_output "... and project A does not see project B's directory at all" "^absent$"
+else
+	expect_no_output "... and project A does not see project B's directory" "^present: d[rwx]"
+fi
 python3 -c 'import os, socket, sys, time
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o777)
 s.listen(); time.sleep(120)' "$OUTSIDE/host.sock" &
