@@ -628,6 +628,8 @@ config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 	return 1;
 }
 
+static char *config_branch_unrouted(const char *config);
+
 /* gitguard_config_unsafe, for a repository the command made or not. */
 static char *
 config_unsafe_in(const char *config, bool made, char **worktree)
@@ -635,6 +637,8 @@ config_unsafe_in(const char *config, bool made, char **worktree)
 	struct unsafe u = { .made = made, .worktree = worktree };
 
 	gitconfig_each(config, config_unsafe, &u);
+	if (u.found == NULL && made)
+		u.found = config_branch_unrouted(config);
 	return u.found;
 }
 
@@ -717,6 +721,40 @@ route_has_remote(char **v, const char *name)
 		if (strncmp(v[i], url, strlen(url)) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * In a repository the command made, where a branch pushes and pulls: git
+ * takes a branch's remote or pushremote that names no remote with an
+ * address (remote_get_1: a URL alias of the name), a path or a bare name
+ * included, as an address itself, and the user's plain `git push` runs
+ * the hooks of the repository it names (one the command left in its
+ * cache, or behind a link in the project).  Each must be "." (this
+ * repository), a remote this configuration gives a url (judged by
+ * config_url), or a network address; the first that is not, or NULL.
+ */
+static char *
+config_branch_unrouted(const char *config)
+{
+	char **v = NULL;
+	char *found = NULL;
+
+	gitconfig_each(config, config_route, &v);
+	for (size_t i = 0; found == NULL && v != NULL && v[i] != NULL; i++) {
+		size_t n = strcspn(v[i], "\n");
+		const char *to = v[i] + n + 1;
+
+		if (strncmp(v[i], "branch.", 7) != 0 || v[i][n] == '\0')
+			continue;
+		if (strcmp(to, ".") == 0 || url_network(to) ||
+		    (strchr(to, '\n') == NULL && route_has_remote(v, to)))
+			continue;
+		found = xasprintf("%.*s to '%.80s', neither a remote it "
+				  "names nor a network address",
+				  (int)n, v[i], to);
+	}
+	strv_free(v);
+	return found;
 }
 
 /* Whether one route variable, "name\nvalue" entry e of the start (b) or the

@@ -874,6 +874,41 @@ for how in ctrl prot; do
 	fi
 	rm -f "$MARKS"/*
 done
+# Review L, L1: a branch's remote or pushremote naming no remote is an
+# address to git, a path included: a new repository whose branch pushes
+# to a bare repository the command left in its cache (outside the
+# project, not walked) ran its pre-receive hook at the user's plain git
+# push.  The config is moved aside; the control shows the push running it.
+PUSHREMOTE_SH='C=$3; rm -rf "$C"; git init -q --bare "$C" &&
+printf "#!/bin/sh\ntouch %s/%s\n" "$1" "$2" >"$C/hooks/pre-receive" && chmod +x "$C/hooks/pre-receive" &&
+git init -q . && echo hi >README && git add README && git commit -qm init &&
+b=$(git symbolic-ref --short HEAD) && git config "branch.$b.pushremote" "$C" &&
+git config "branch.$b.remote" "$C" && git config "branch.$b.merge" "refs/heads/$b" && echo MADE'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/pushremote-$how
+	as_user mkdir -p "$N"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$PUSHREMOTE_SH" sh "$MARKS" pushremote-$how \
+			"$HOME_DIR/work/pushremote.git" >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$PUSHREMOTE_SH" sh "$MARKS" pushremote-$how \
+			"$HOME_DIR/.cache/llwrap/opencode/pushremote.git"
+	fi
+	as_user /bin/sh -c 'cd "$1" && git push -q' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/pushremote-ctrl" ] &&
+			ok "control: a new repository's branch pushing to a local path runs its hook on the user's push" ||
+			not_ok "control: a new repository's branch pushing to a local path should run its hook on the user's push"
+	elif [ ! -e "$MARKS/pushremote-prot" ] && ! grep -qs pushremote "$N/.git/config" &&
+		printf '%s\n' "$out" | grep -q "$N/\\.git/config, which git (it sets branch\\.[a-z]*\\.pushremote to '[^']*pushremote\\.git', neither a remote it names nor a network address) reads later.*moved aside"; then
+		ok "opencode: a new repository's branch pushing to a local path: its config is moved aside, and named"
+	else
+		not_ok "opencode: a new repository's branch pushing to a local path: its config is moved aside"
+		diag "status $rc: $out"
+	fi
+	rm -f "$MARKS"/*
+done
 N=$HOME_DIR/work/newremote-https
 as_user mkdir -p "$N"
 run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \

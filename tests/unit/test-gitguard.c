@@ -1219,6 +1219,24 @@ test_config_unsafe(void **state)
 		  "remote.o.url to '', not a network address" },
 		{ "[submodule \"s\"]\n\turl = ../s\n",
 		  "submodule.s.url to '../s', not a network address" },
+		/* A branch's remote or pushremote that names no remote with
+		 * a url is an address to git (review L, L1): a path, or a
+		 * bare name (the path ./evil), is refused; ".", a remote
+		 * named here with a url and a network address are not. */
+		{ "[branch \"main\"]\n\tpushremote = /c/evil.git\n",
+		  "branch.main.pushremote to '/c/evil.git', neither a remote "
+		  "it names nor a network address" },
+		{ "[remote \"o\"]\n\tpushurl = https://h/p\n"
+		  "[branch \"main\"]\n\tremote = o\n",
+		  "branch.main.remote to 'o', neither a remote it names nor "
+		  "a network address" },
+		{ "[branch \"main\"]\n\tremote = evil\n",
+		  "branch.main.remote to 'evil', neither a remote it names "
+		  "nor a network address" },
+		{ "[branch \"main\"]\n\tremote = .\n\tpushremote = "
+		  "https://h/p\n[remote \"up\"]\n\turl = git@h:p\n"
+		  "[branch \"dev\"]\n\tpushremote = up\n",
+		  NULL },
 		/* What else sends git to a path or runs a command there. */
 		{ "[core]\n\tworktree = /home/u\n", "core.worktree" },
 		{ "[url \"/srv/p\"]\n\tinsteadOf = https://h/\n",
