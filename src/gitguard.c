@@ -1000,13 +1000,46 @@ envrc_unread(struct scan *s, const char *envrc, const char *line)
 		}
 }
 
-/* The paths .envrc names after the direnv commands that load files. */
-static void
-scan_envrc(struct scan *s, const char *project, const char *envrc)
+bool
+gitguard_envrc_load(const char *line, char **arg)
 {
 	static const char *const cmds[] = { "source_env_if_exists",
 					    "source_env", "dotenv_if_exists",
 					    "dotenv" };
+	const char *v = line + strspn(line, " \t");
+
+	*arg = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+		size_t n = strlen(cmds[i]);
+
+		if (strncmp(v, cmds[i], n) != 0 ||
+		    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
+			continue;
+		v += n + strspn(v + n, " \t");
+		/* One word, or one quoted without expansions. */
+		if ((*v == '"' || *v == '\'') && strchr(v + 1, *v) != NULL) {
+			char q = *v++;
+
+			*arg = xstrndup(v, strchr(v, q) - v);
+			if (strpbrk(*arg, "$`") != NULL)
+				(*arg)[0] = '\0';
+		} else {
+			*arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
+		}
+		/* dotenv alone loads .env. */
+		if (**arg == '\0' && strncmp(cmds[i], "dotenv", 6) == 0) {
+			free(*arg);
+			*arg = xstrdup(".env");
+		}
+		return true;
+	}
+	return false;
+}
+
+/* The paths .envrc names after the direnv commands that load files. */
+static void
+scan_envrc(struct scan *s, const char *project, const char *envrc)
+{
 	_cleanup_free_ char *text = s->fs->read_file(s->fs->ctx, envrc);
 	char *save = NULL;
 
@@ -1015,62 +1048,35 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 	for (char *l = strtok_r(text, "\n", &save); l != NULL;
 	     l = strtok_r(NULL, "\n", &save)) {
 		char *v = l + strspn(l, " \t");
-		bool read = false;
+		_cleanup_free_ char *arg = NULL, *path = NULL;
 
-		for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
-			size_t n = strlen(cmds[i]);
-			_cleanup_free_ char *arg = NULL, *path = NULL;
-
-			if (strncmp(v, cmds[i], n) != 0 ||
-			    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
-				continue;
-			read = true;
-			v += n + strspn(v + n, " \t");
-			/* One word, or one quoted without expansions. */
-			if ((*v == '"' || *v == '\'') &&
-			    strchr(v + 1, *v) != NULL) {
-				char q = *v++;
-
-				arg = xstrndup(v, strchr(v, q) - v);
-				if (strpbrk(arg, "$`") != NULL)
-					arg[0] = '\0';
-			} else {
-				arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
-			}
-			/* dotenv alone loads .env. */
-			if (*arg == '\0' &&
-			    strncmp(cmds[i], "dotenv", 6) == 0) {
-				free(arg);
-				arg = xstrdup(".env");
-			}
-			if (*arg == '\0')
-				break;
-			path = named_path(project, arg);
-			/* An existing file is made read-only wherever it
-			 * resolves (a mount only narrows); a missing one is
-			 * watched for (the host side acts on it) only where
-			 * it lies beneath the project without a link. */
-			if (path_under(path, project) && kind(s, path) != 0) {
-				add(s, path, GITGUARD_RO,
-				    "loaded by .envrc (direnv)");
-			} else if (path_under(path, project) &&
-				   strcmp(path, project) != 0 &&
-				   envrc_beneath(s, project, arg)) {
-				if (!strv_contains(s->g->missing, path))
-					note_missing(s, path);
-			} else if (path_under(path, project)) {
-				notes_take(
-					&s->g->notes,
-					xasprintf("%s loads %s, which does "
-						  "not exist and is reached "
-						  "through a symbolic link or "
-						  "'..': not watched",
-						  envrc, arg));
-			}
-			break;
+		if (!gitguard_envrc_load(l, &arg)) {
+			if (*v != '#')
+				envrc_unread(s, envrc, v);
+			continue;
 		}
-		if (!read && *v != '#')
-			envrc_unread(s, envrc, v);
+		if (*arg == '\0')
+			continue;
+		path = named_path(project, arg);
+		/* An existing file is made read-only wherever it resolves
+		 * (a mount only narrows); a missing one is watched for (the
+		 * host side acts on it) only where it lies beneath the
+		 * project without a link. */
+		if (path_under(path, project) && kind(s, path) != 0) {
+			add(s, path, GITGUARD_RO, "loaded by .envrc (direnv)");
+		} else if (path_under(path, project) &&
+			   strcmp(path, project) != 0 &&
+			   envrc_beneath(s, project, arg)) {
+			if (!strv_contains(s->g->missing, path))
+				note_missing(s, path);
+		} else if (path_under(path, project)) {
+			notes_take(&s->g->notes,
+				   xasprintf("%s loads %s, which does not "
+					     "exist and is reached through a "
+					     "symbolic link or '..': not "
+					     "watched",
+					     envrc, arg));
+		}
 	}
 }
 

@@ -117,6 +117,16 @@ struct gitguard *gitguard_later_run(const char *project,
 				    const struct gitguard_fs *fs);
 
 /*
+ * The file a line of .envrc loads by direnv's convention (source_env,
+ * source_env_if_exists, dotenv, dotenv_if_exists): true and *arg its
+ * argument as written (one word, or one quoted without expansions; ".env"
+ * for a bare dotenv; "" when the scan cannot tell which file), or false
+ * when the line is no such load (*arg NULL).  Pure: the start's scan and
+ * the end's look at an .envrc below the project's top read lines alike.
+ */
+bool gitguard_envrc_load(const char *line, char **arg);
+
+/*
  * Who reads the later-run path outside the sandbox, by its name, for
  * the messages about one the command made: "direnv" (.envrc, .envrc.*,
  * .env), "opencode" (opencode.json, opencode.jsonc, .opencode), "VS

@@ -1558,6 +1558,147 @@ nested_hooks_path(struct watchlater *w, int gitfd, const char *top)
 	}
 }
 
+/* What reads the files nested_envrc moves aside. */
+#define ENVRC_READER "direnv (an .envrc below the project's top loads it)"
+
+/*
+ * A file an .envrc below the project's top loads, arg relative to that
+ * directory (fd, at dir): followed beneath it, without a link, one
+ * component at a time; moved aside when it, or a directory on the way
+ * below fd, changed since the start (one renamed in keeps its files'
+ * change times), or whatever its times when made is true (the .envrc
+ * itself changed: what it loads is the command's too).  A link on the
+ * way or at its name (direnv follows it) is moved aside when changed;
+ * one the start had is not followed.  A path with '..', absolute or
+ * from a home is not followed either (DESIGN.md §15, what remains).
+ */
+static void
+envrc_load_check(struct watchlater *w, int fd, const char *dir, const char *arg,
+		 bool made)
+{
+	_cleanup_free_ char *copy = xstrdup(arg), *at = xstrdup(dir);
+	_cleanup_close_ int held = -1;
+	int base = fd;
+	bool moved = false;
+	char *save = NULL;
+
+	if (*arg == '/' || *arg == '~')
+		return;
+	for (char *c = strtok_r(copy, "/", &save); c != NULL;) {
+		char *next = strtok_r(NULL, "/", &save);
+		struct stat st;
+		int sub;
+
+		if (strcmp(c, ".") == 0) {
+			c = next;
+			continue;
+		}
+		if (strcmp(c, "..") == 0 ||
+		    fstatat(base, c, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return; /* above it, or nothing there to load */
+		if (next == NULL || S_ISLNK(st.st_mode)) {
+			if ((made || moved || wl_changed(w, &st)) &&
+			    !wl_is_aside(w, base, c))
+				wl_move_aside_as(w, base, at, c, ENVRC_READER,
+						 nested_born(w, base, c)
+							 ? "created"
+							 : "changed");
+			return;
+		}
+		if (!S_ISDIR(st.st_mode) ||
+		    (sub = wl_open_beneath(base, c, true)) < 0)
+			return;
+		moved = moved || wl_changed(w, &st);
+		if (held >= 0)
+			close(held);
+		base = held = sub;
+		{
+			char *deeper = xasprintf("%s/%s", at, c);
+
+			free(at);
+			at = deeper;
+		}
+		c = next;
+	}
+}
+
+/*
+ * A directory of the project below its top (fd, at rel) with an .envrc:
+ * direnv loads it when the user's shell enters there, once allowed, and
+ * asks again when .envrc changes, but not for what it loads (source_env,
+ * dotenv and their _if_exists forms: .envrc.local, a .env, which can set
+ * PROMPT_COMMAND or PATH), nor for an .envrc.* beside it.  Each of those
+ * made or changed since the start is moved aside, every one when .envrc
+ * itself changed (review L, L2); the top's own are read-only or watched
+ * (gitguard_later_run).  An .envrc that is a link is not read (what it
+ * leads to is not judged); a FIFO, socket or device made there is moved
+ * aside; one that cannot be read fails the run.
+ */
+static void
+nested_envrc(struct watchlater *w, int fd, const char *rel)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	_cleanup_free_ char *text = NULL;
+	_cleanup_strv_ char **names = NULL;
+	size_t len = 0;
+	struct stat st;
+	bool made;
+	int r;
+
+	if (fstatat(fd, ".envrc", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	/* A FIFO, socket or device: direnv's hook waits on it at the
+	 * user's prompt. */
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) &&
+	    !S_ISDIR(st.st_mode) && wl_changed(w, &st) &&
+	    !wl_is_aside(w, fd, ".envrc"))
+		wl_move_aside_as(w, fd, dir, ".envrc", ENVRC_READER,
+				 nested_born(w, fd, ".envrc") ? "created"
+							      : "changed");
+	if (!S_ISREG(st.st_mode))
+		return;
+	made = wl_changed(w, &st);
+	{
+		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+		struct dirent *e;
+
+		if (d == NULL) {
+			_cleanup_free_ char *shown = text_shown(dir);
+
+			if (lfd >= 0)
+				close(lfd);
+			wl_fail(w, xasprintf("cannot list %s for what its "
+					     ".envrc loads: %s",
+					     shown, strerror(errno)));
+			return;
+		}
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, ".envrc.", 7) == 0)
+				strv_push(&names, e->d_name);
+		closedir(d);
+	}
+	for (char **n = names; n != NULL && *n != NULL; n++)
+		envrc_load_check(w, fd, dir, *n, made);
+	r = git_file_read(fd, ".envrc", WATCHLATER_MAX_CONFIG, &text, &len);
+	if (r < 0 || strlen(text) != len) {
+		_cleanup_free_ char *path = xasprintf("%s/.envrc", dir);
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot read %s for what it loads: %s", shown,
+				  r < 0 ? strerror(-r) : "it holds a NUL"));
+		return;
+	}
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *arg = NULL;
+
+		if (gitguard_envrc_load(l, &arg) && *arg != '\0')
+			envrc_load_check(w, fd, dir, arg, made);
+	}
+}
+
 /*
  * A directory of the project the walk found (watchlater-walk.c), open
  * at rel: its .git checked, or itself checked as a bare repository
@@ -1580,6 +1721,8 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 		nested_special(w, fd, rel);
 	if (*rel == '\0')
 		return;
+	if (flags & WALK_ENVRC)
+		nested_envrc(w, fd, rel);
 	if (flags & WALK_DOTGIT) {
 		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			nested_dotgit(w, fd, rel, &st);

@@ -313,11 +313,13 @@ void wl_nested_free(struct watchlater *w);
 #define WATCHLATER_WALK_SECONDS 10
 /* What the walk found in a directory: a .git; that git takes it for a
  * bare repository; a file git reads there (.gitignore, .gitattributes,
- * .gitmodules, .mailmap) that is a FIFO, a socket or a device. */
+ * .gitmodules, .mailmap) that is a FIFO, a socket or a device; an
+ * .envrc (direnv's, loaded when the user's shell enters it). */
 enum {
 	WALK_DOTGIT = 1 << 0,
 	WALK_BARE = 1 << 1,
 	WALK_SPECIAL = 1 << 2,
+	WALK_ENVRC = 1 << 3,
 };
 /* A directory where the walk found any of those (flags), open for
  * reading (fd) at rel beneath the project ("" for the project). */

@@ -595,6 +595,52 @@ run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p x && echo "touch x" >x/l
 expect_rc "a directory .envrc loads from made a link: the run fails (125)" 125
 expect_output "... naming it" "env/local\\.sh, which direnv .* is now reached through a symbolic link"
 
+# Review L, L2: an .envrc below the project's top (a monorepo's web/,
+# allowed by the user) loads .envrc.local and .env.dev without direnv
+# asking again, and direnv loads it when the user's shell enters web/:
+# what the command writes there is moved aside at the end, whatever its
+# name beside .envrc (.envrc.*), a FIFO made at a nested .envrc too (the
+# prompt would wait on it); the user's own files there are left.
+R=$HOME_DIR/work/envnested
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p web api/env fifo &&
+	printf "source_env_if_exists .envrc.local\ndotenv_if_exists .env.dev\n" >web/.envrc &&
+	echo "export KEEP=1" >web/.envrc.user && echo "source_env env/local.sh" >api/.envrc &&
+	echo "export A=1" >api/env/local.sh' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "touch $1/envnested" >web/.envrc.local &&
+	echo "PROMPT_COMMAND=\"touch $1/envnested\"" >web/.env.dev && mkfifo fifo/.envrc && echo LEFT' sh "$MARKS"
+expect_output "an .envrc.* beside an .envrc below the top: moved aside, said" \
+	"created $R/web/\\.envrc\\.local, which direnv \\(an \\.envrc below the project's top loads it\\)"
+expect_output "... what it loads (dotenv_if_exists) too" "created $R/web/\\.env\\.dev, which direnv"
+expect_output "... and a FIFO made at an .envrc" "created $R/fifo/\\.envrc, which direnv"
+if [ ! -e "$R/web/.envrc.local" ] && [ ! -e "$R/web/.env.dev" ] && [ ! -e "$R/fifo/.envrc" ] &&
+	[ -f "$R/web/.envrc.user" ] && [ -f "$R/web/.envrc" ] && [ -f "$R/api/env/local.sh" ]; then
+	ok "... gone from where direnv loads them; the user's own left"
+else
+	not_ok "an .envrc below the top: what the command made is moved aside, the user's left"
+	diag "$(ls -a "$R/web" "$R/api/env" "$R/fifo")"
+fi
+if command -v direnv >/dev/null 2>&1; then
+	as_user /bin/sh -c 'cd "$1/web" && direnv allow . && direnv exec . true' sh "$R" >/dev/null 2>&1
+	[ ! -e "$MARKS/envnested" ] && ok "... and direnv in web/ runs nothing of the command's" ||
+		not_ok "direnv in web/ ran what the command wrote"
+fi
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "touch $1/envnested" >>api/env/local.sh' sh "$MARKS"
+expect_output "a file an .envrc below the top loads, changed in place: moved aside" \
+	"changed $R/api/env/local\\.sh, which direnv"
+# ... and without user namespaces (the monitor's hold, M; simulated with
+# llwrap-hooked as git.sh's held runs do): the end's look is the same.
+if ! bwrap_backend && [ -x "$HOOKED" ] && [ "$(llwrap_abi)" -ge 3 ]; then
+	printf '[profile]\ninclude = opencode\n[filesystem]\nprivate-tmp = no\n[process]\nhide-processes = no\n[limits]\nprocesses = 1000000\n' >"$T/held-envrc.ini"
+	chmod 644 "$T/held-envrc.ini"
+	run as_user env LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" -p "$T/held-envrc.ini" \
+		-C "$R" -- /bin/sh -c 'echo "touch $1/envnested" >web/.envrc.local' sh "$MARKS"
+	expect_output "without user namespaces: an .envrc.* beside an .envrc below the top is moved aside" \
+		"created $R/web/\\.envrc\\.local, which direnv"
+fi
+rm -f "$MARKS/envnested"
+
 # The project's .llwrap.ini made inside: llwrap's own next run would read
 # it; moved aside.
 R=$HOME_DIR/work/ini
