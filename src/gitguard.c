@@ -903,6 +903,17 @@ static const struct later_entry {
 	{ "opencode.jsonc", false, "opencode" },
 	{ ".llwrap.ini", false, "llwrap (the project's own profile)" },
 	{ ".aider.conf.yml", false, "aider" },
+	/* mise's project configuration: its [env] (_.source, templates
+	 * that exec) and [hooks] run when the user's shell enters the
+	 * project (mise activate), and mise trusts a file by its path,
+	 * not its content, unless paranoid (review L, L3). */
+	{ "mise.toml", false, "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.toml", false, "mise (its env and hooks, at the shell's cd)" },
+	{ "mise.local.toml", false,
+	  "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.local.toml", false,
+	  "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise", false, "mise (its env and hooks, at the shell's cd)" },
 };
 
 const char *

@@ -34,14 +34,14 @@ expect_denied "... but not the rest of ~/.config/git" 'landlock:EACCES|bwrap:ENO
 LR=$HOME_DIR/work/later
 mkdir -p "$LR/sub"
 printf 'source_env_if_exists .envrc.private\ndotenv\nsource_env sub/env.sh\n' >"$LR/.envrc"
-for f in .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json; do
+for f in .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml; do
 	echo "# $f" >"$LR/$f"
 done
 echo "KEY=1" >"$LR/.env"
 echo "src" >"$LR/main.c"
 chown -R "$TEST_UID:$TEST_GID" "$LR"
-for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json; do
-	expect_denied "opencode: $f (run later by direnv or an agent) is read-only" EROFS \
+for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml; do
+	expect_denied "opencode: $f (run later by direnv, mise or an agent) is read-only" EROFS \
 		llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/$f"
 done
 run llw -p opencode $BE -C "$LR" -q -- "$PROBE" read "$LR/.env"
@@ -89,6 +89,14 @@ expect_no_output "... nobody is called 'direnv or an editor' for them" "direnv o
 expect_output "an .envrc created inside is named (direnv asks before loading it)" \
 	"the command created $PROJ/\\.envrc; direnv refuses to load it until you review it and run .direnv allow."
 rm -f "$PROJ/.envrc" "$PROJ"/.mcp.json* "$PROJ"/opencode.json*
+# Review L, L3: mise's project configuration runs its env and hooks when
+# the user's shell enters the project, trusted by its path: a new one
+# is moved aside as made.
+run llw -p opencode $BE -q -- /bin/sh -c 'printf "[env]\n_.source = \"./x.sh\"\n" >.mise.local.toml'
+expect_output "a .mise.local.toml created inside is moved aside, mise named" \
+	"the command created $PROJ/\\.mise\\.local\\.toml, which mise .* reads later, outside the sandbox: moved aside"
+[ ! -e "$PROJ/.mise.local.toml" ] && ok "... gone from its name" || not_ok ".mise.local.toml not moved aside"
+rm -f "$PROJ"/.mise.local.toml*
 
 # Shared scratch (class 6): /tmp, /var/tmp and /dev/shm are private
 # tmpfs mounts with a size limit; what the host keeps there stays out.
