@@ -189,11 +189,13 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 	return 0;
 }
 
-/* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them. */
+/* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them; where
+ * asked, the first other entry whose path git refuses. */
 struct links {
 	char **v;
 	size_t n, cap;
 	bool over;
+	char **invalid;
 };
 
 static int
@@ -201,8 +203,12 @@ collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 {
 	struct links *l = ctx;
 
-	if ((be32(entry + 24) & 0170000) != 0160000)
+	if ((be32(entry + 24) & 0170000) != 0160000) {
+		if (l->invalid != NULL && *l->invalid == NULL &&
+		    !gitguard_verify_path(path))
+			*l->invalid = xstrdup(path);
 		return 0;
+	}
 	if (l->n >= GITGUARD_MAX_LINKS) {
 		l->over = true;
 		return 1;
@@ -220,13 +226,24 @@ int
 gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 			char ***paths, char **shared)
 {
-	struct links l = { .v = xcalloc(1, sizeof(char *)), .cap = 1 };
+	return gitguard_index_scan(buf, len, hash_len, paths, shared, NULL);
+}
+
+int
+gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
+		    char **shared, char **invalid)
+{
+	struct links l = { .v = xcalloc(1, sizeof(char *)),
+			   .cap = 1,
+			   .invalid = invalid };
 	size_t at = 0;
 	int r;
 
 	*paths = NULL;
 	if (shared != NULL)
 		*shared = NULL;
+	if (invalid != NULL)
+		*invalid = NULL;
 	r = index_walk(buf, len, hash_len, collect_gitlink, &l, &at);
 	if (r == 0 && l.over)
 		r = -E2BIG;
@@ -235,6 +252,10 @@ gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 		r = -EINVAL;
 	if (r < 0) {
 		strv_free(l.v);
+		if (invalid != NULL) {
+			free(*invalid);
+			*invalid = NULL;
+		}
 		return r;
 	}
 	*paths = l.v;

@@ -239,6 +239,18 @@ int gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 			    char ***paths, char **shared);
 
 /*
+ * gitguard_index_gitlinks, and in *invalid (where not NULL) the first
+ * entry other than a gitlink whose path git itself would not write
+ * (gitguard_verify_path), or NULL: git checks an entry's path when it
+ * adds one, not when it checks files out of the index, so the user's
+ * `git checkout -- .` or `git restore .` writes an entry
+ * ".git/hooks/post-checkout" into the repository's hooks, and runs it
+ * (review L, L4).
+ */
+int gitguard_index_scan(const void *buf, size_t len, size_t hash_len,
+			char ***paths, char **shared, char **invalid);
+
+/*
  * Whether path is one git itself would put in an index (git's
  * verify_path()): relative, no empty component (leading, trailing or
  * double slash), no "." or ".." component, no ".git" component in any

@@ -102,24 +102,24 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 	_cleanup_strv_ char **all = NULL;
 	char **links = xcalloc(1, sizeof(char *));
 	size_t len = 0;
-	_cleanup_free_ char *shared = NULL;
+	_cleanup_free_ char *shared = NULL, *invalid = NULL;
 	const char *file = "index";
 	int r = index_read(gitdir_fd, file, &buf, &len);
 
 	if (r == 0)
-		r = gitguard_index_gitlinks(buf, len, w->hash_len, &all,
-					    &shared);
+		r = gitguard_index_scan(buf, len, w->hash_len, &all, &shared,
+					&invalid);
 	/* A split index (core.splitIndex): the entries of the shared
 	 * index it links to are git's too. */
-	if (r == 0 && shared != NULL) {
+	if (r == 0 && invalid == NULL && shared != NULL) {
 		_cleanup_strv_ char **more = NULL;
 
 		free(buf);
 		buf = NULL;
 		file = shared;
 		if ((r = index_read(gitdir_fd, file, &buf, &len)) == 0 &&
-		    (r = gitguard_index_gitlinks(buf, len, w->hash_len, &more,
-						 NULL)) == 0) {
+		    (r = gitguard_index_scan(buf, len, w->hash_len, &more, NULL,
+					     &invalid)) == 0) {
 			size_t n = strv_length(all), m = strv_length(more);
 
 			all = xreallocarray(all, n + m + 1, sizeof(char *));
@@ -148,6 +148,27 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 				  : r == -E2BIG ? "more submodule entries than "
 						  "llwrap reads"
 						: strerror(-r)));
+		strv_free(links);
+		return NULL;
+	}
+	if (invalid != NULL) {
+		/* An entry git never writes, which the user's checkout of
+		 * files from the index would (.git/hooks/post-checkout:
+		 * written into the repository, and run): the index goes
+		 * aside, and the run fails (review L, L4). */
+		_cleanup_free_ char *shown = text_shown(invalid);
+		_cleanup_free_ char *dir = text_shown(gitdir);
+		_cleanup_free_ char *why = xasprintf(
+			"git checkout and restore (it holds an entry '%s', a "
+			"path git itself never writes)",
+			shown);
+
+		wl_move_aside(w, gitdir_fd, gitdir, file, why);
+		wl_fail(w, xasprintf("the command wrote an entry '%s' into "
+				     "the git index %s/%s, a path git itself "
+				     "refuses to write (git checkout -- . "
+				     "would write it there)",
+				     shown, dir, file));
 		strv_free(links);
 		return NULL;
 	}

@@ -874,6 +874,67 @@ for how in ctrl prot; do
 	fi
 	rm -f "$MARKS"/*
 done
+# Review L, L4: git checks an index entry's path when it adds one, not
+# when it checks files out of the index: an entry .git/hooks/post-checkout
+# the command wrote into the index had the user's `git checkout -- .`
+# write the hook into the repository (the read-only mount is the
+# sandbox's alone) and run it at once.  The index is moved aside as it is
+# written and the sandbox stopped; the control shows the checkout
+# running it.
+BADINDEX_PY='
+import hashlib, struct, subprocess, sys
+blob = subprocess.check_output(["git", "hash-object", "-w", "--stdin"],
+    input=("#!/bin/sh\ntouch %s/%s\n" % (sys.argv[1], sys.argv[2])).encode()).strip()
+name = b".git/hooks/post-checkout"
+e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o100755, 0, 0, 0) + bytes.fromhex(blob.decode())
+e += struct.pack(">H", len(name)) + name
+e += b"\0" * (8 - (len(e) % 8))
+out = b"DIRC" + struct.pack(">II", 2, 1) + e
+open(".git/index", "wb").write(out + hashlib.sha1(out).digest())
+'
+if command -v python3 >/dev/null 2>&1; then
+	for how in ctrl prot; do
+		N=$HOME_DIR/work/badindex-$how
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a &&
+			git commit -qm a' sh "$N"
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- python3 -c "$BADINDEX_PY" "$MARKS" badindex-$how >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
+				'python3 -c "$1" "$2" "$3" && sleep 2 && echo NOT-STOPPED' sh "$BADINDEX_PY" "$MARKS" badindex-$how
+		fi
+		as_user /bin/sh -c 'cd "$1" && git checkout -- .' sh "$N" >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$MARKS/badindex-ctrl" ] &&
+				ok "control: an index entry .git/hooks/post-checkout: the user's git checkout -- . writes the hook and runs it" ||
+				not_ok "control: an index entry .git/hooks/post-checkout should have the user's checkout run it"
+		elif [ ! -e "$MARKS/badindex-prot" ] && [ ! -e "$N/.git/hooks/post-checkout" ] && [ "$rc" -eq 125 ] &&
+			! printf '%s\n' "$out" | grep -q NOT-STOPPED &&
+			printf '%s\n' "$out" | grep -q "the command wrote an entry '\\.git/hooks/post-checkout' into the git index $N/\\.git/index, a path git itself refuses to write" &&
+			printf '%s\n' "$out" | grep -q "$N/\\.git/index, which git checkout and restore .*moved aside"; then
+			ok "opencode: an index entry .git/hooks/post-checkout: the index is moved aside, the sandbox stopped (125), said; the user's checkout runs nothing"
+		else
+			not_ok "opencode: an index entry .git/hooks/post-checkout: the index is moved aside and the sandbox stopped"
+			diag "status $rc: $out"; diag "$(ls "$MARKS" "$N/.git/hooks")"
+		fi
+		rm -f "$MARKS"/*
+	done
+	# The legitimate neighbour: git's own index, staged files in
+	# subdirectories, is left.
+	N=$HOME_DIR/work/goodindex
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a' sh "$N"
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'mkdir -p d/e && echo x >d/e/f && echo y >.hidden && git add -A && echo STAGED'
+	if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && as_user git -C "$N" diff --cached --name-only | grep -q '^d/e/f$'; then
+		ok "... git's own index with staged files is left"
+	else
+		not_ok "git's own index with staged files is left"
+		diag "status $rc: $out"
+	fi
+else
+	skip "an index entry .git/hooks/...: needs python3"
+fi
+
 # Review L, L1: a branch's remote or pushremote naming no remote is an
 # address to git, a path included: a new repository whose branch pushes
 # to a bare repository the command left in its cache (outside the

@@ -560,6 +560,40 @@ test_index_gitlinks(void **state)
 	assert_string_equal(links[0], "lib/sub");
 	assert_string_equal(links[1], "nest");
 	strv_free(links);
+	/* No entry but gitlinks git refuses: nothing invalid (review L,
+	 * L4); an entry git never writes, in any case, is. */
+	{
+		char *invalid = NULL;
+		static const char *const bad[] = { ".git/hooks/post-checkout",
+						   "d/.GIT/hooks/x",
+						   "a/../b",
+						   "./a",
+						   "a//b",
+						   "a/" };
+		unsigned char c[512];
+		size_t m;
+
+		assert_int_equal(gitguard_index_scan(b, n, GITGUARD_SHA1_LEN,
+						     &links, NULL, &invalid),
+				 0);
+		assert_null(invalid);
+		strv_free(links);
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			m = put_header(c, 2, 3);
+			m += put_entry(c + m, 0100644, "a", false);
+			m += put_entry(c + m, 0100755, bad[i], false);
+			m += put_entry(c + m, 0160000, "sub", false);
+			assert_int_equal(
+				gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
+						    &links, NULL, &invalid),
+				0);
+			assert_non_null(invalid);
+			assert_string_equal(invalid, bad[i]);
+			assert_int_equal(strv_length(links), 1);
+			free(invalid);
+			strv_free(links);
+		}
+	}
 	/* Extensions after the entries are not read. */
 	memcpy(b + n, "TREE\0\0\0\0", 8);
 	assert_int_equal(gitguard_index_gitlinks(b, n + 8, GITGUARD_SHA1_LEN,
