@@ -1167,6 +1167,33 @@ commondir_own(int gitfd)
 	return len == 5 && memcmp(text, "../..", 5) == 0;
 }
 
+/*
+ * The index of a repository nested in the project (gitfd, at path),
+ * written during the run (or in a repository the command made): read as
+ * the project's is (wl_index_links, with the repository's own hash), so
+ * that an entry git never writes (.git/hooks/post-checkout, which the
+ * user's git checkout -- . there writes and runs) moves it aside and
+ * fails the run, as does one llwrap cannot read (review L, L4).  A link
+ * or special file there is wl_gitdir_nested's.
+ */
+static void
+nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_strv_ char **links = NULL;
+	size_t len = 0, keep = w->hash_len;
+	struct stat st;
+
+	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || !(made || wl_changed(w, &st)))
+		return;
+	if (config_read(gitfd, "config", &text, &len) == 0 &&
+	    strlen(text) == len)
+		w->hash_len = gitguard_hash_len(text);
+	links = wl_index_links(w, gitfd, path);
+	w->hash_len = keep;
+}
+
 /* The repository whose git directory is gitfd (at path): n, the
  * start's record, or NULL; made, the command made it; worktree, a
  * linked worktree's directory in another repository (worktrees/NAME);
@@ -1221,6 +1248,7 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	 * its links' times) is walked again, as made. */
 	if (depth == 0 || made)
 		wl_gitdir_nested(w, gitfd, path, made);
+	nested_index(w, gitfd, path, made);
 	/* What its config includes from the project (one the command made
 	 * had its config judged whole, includes and all). */
 	if (!made)

@@ -641,6 +641,36 @@ if ! bwrap_backend && [ -x "$HOOKED" ] && [ "$(llwrap_abi)" -ge 3 ]; then
 fi
 rm -f "$MARKS/envnested"
 
+# Review L, L4, in a repository nested in the project: an index entry
+# .git/hooks/post-checkout written there had the user's git checkout -- .
+# in it write the hook and run it.  At the end the index is moved aside
+# and the run fails; the nested repository's own index, staged by git,
+# is left.
+R=$HOME_DIR/work/nestindex
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && git init -q nest && cd nest && echo b >b && git add b &&
+	git commit -qm b && cd .. && git init -q other && echo c >other/c' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'cd other && git add c && cd ../nest && python3 -c "
+import hashlib, struct, subprocess
+blob = subprocess.check_output([\"git\", \"hash-object\", \"-w\", \"--stdin\"], input=b\"#!/bin/sh\\ntouch $1/nestindex\\n\").strip()
+name = b\".git/hooks/post-checkout\"
+e = struct.pack(\">10I\", 0, 0, 0, 0, 0, 0, 0o100755, 0, 0, 0) + bytes.fromhex(blob.decode()) + struct.pack(\">H\", len(name)) + name
+e += bytes(8 - len(e) % 8)
+out = b\"DIRC\" + struct.pack(\">II\", 2, 1) + e
+open(\".git/index\", \"wb\").write(out + hashlib.sha1(out).digest())
+"' sh "$MARKS"
+expect_rc "a nested repository's index with an entry .git/hooks/post-checkout: the run fails (125)" 125
+expect_output "... naming it, the index moved aside" \
+	"the command wrote an entry '\\.git/hooks/post-checkout' into the git index $R/nest/\\.git/index"
+as_user /bin/sh -c 'cd "$1/nest" && git checkout -- .' sh "$R" >/dev/null 2>&1
+[ ! -e "$MARKS/nestindex" ] && [ ! -e "$R/nest/.git/hooks/post-checkout" ] &&
+	ok "... and the user's checkout there runs nothing" || not_ok "the user's checkout in the nested repository ran the planted hook"
+[ -f "$R/other/.git/index" ] && as_user git -C "$R/other" diff --cached --name-only | grep -q '^c$' &&
+	ok "... another nested repository's index, staged by git, is left" ||
+	not_ok "a nested repository's own index was not left"
+rm -f "$MARKS/nestindex"
+
 # The project's .llwrap.ini made inside: llwrap's own next run would read
 # it; moved aside.
 R=$HOME_DIR/work/ini
