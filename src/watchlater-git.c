@@ -1748,6 +1748,102 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 	}
 }
 
+bool
+wl_mise_name(const char *name)
+{
+	static const char *const names[] = {
+		"mise.toml",	    ".mise.toml", "mise.local.toml",
+		".mise.local.toml", ".mise",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Whether anything in the directory fd (O_PATH) or, one level down, in
+ * its conf.d changed since the start; true too when it cannot be
+ * listed (it is then moved aside unread). */
+static bool
+mise_dir_changed(struct watchlater *w, int fd, bool deeper)
+{
+	int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	struct dirent *e;
+	bool changed = false;
+
+	if (d == NULL) {
+		if (lfd >= 0)
+			close(lfd);
+		return true;
+	}
+	while (!changed && (e = readdir(d)) != NULL) {
+		struct stat st;
+		int sub;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(lfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    wl_changed(w, &st)) {
+			changed = true;
+		} else if (deeper && S_ISDIR(st.st_mode) &&
+			   strcmp(e->d_name, "conf.d") == 0) {
+			if ((sub = wl_open_beneath(lfd, e->d_name, true)) < 0) {
+				changed = true;
+			} else {
+				changed = mise_dir_changed(w, sub, false);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return changed;
+}
+
+/*
+ * mise's configuration in a directory of the project below its top (fd,
+ * at rel): mise, activated in the user's shell, runs a config's [env]
+ * (_.source, templates that exec) and [hooks] when the shell enters
+ * there, and trusts it by its path, not its content (outside paranoid
+ * mode): one made or changed since the start, or a .mise/ with anything
+ * changed in it or its conf.d/, is moved aside (review L, L3); the top's
+ * are read-only or watched (gitguard_later_run).
+ */
+static void
+nested_mise(struct watchlater *w, int fd, const char *rel)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	static const char *const names[] = {
+		"mise.toml",	    ".mise.toml", "mise.local.toml",
+		".mise.local.toml", ".mise",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const char *name = names[i];
+		struct stat st;
+		bool changed;
+
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    wl_is_aside(w, fd, name))
+			continue;
+		changed = wl_changed(w, &st);
+		if (!changed && S_ISDIR(st.st_mode)) {
+			int sub = wl_open_beneath(fd, name, true);
+
+			changed = sub < 0 || mise_dir_changed(w, sub, true);
+			if (sub >= 0)
+				close(sub);
+		}
+		if (changed)
+			wl_move_aside_as(w, fd, dir, name,
+					 "mise (its env and hooks, at the "
+					 "shell's cd)",
+					 nested_born(w, fd, name) ? "created"
+								  : "changed");
+	}
+}
+
 /*
  * A directory of the project the walk found (watchlater-walk.c), open
  * at rel: its .git checked, or itself checked as a bare repository
@@ -1772,6 +1868,8 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 		return;
 	if (flags & WALK_ENVRC)
 		nested_envrc(w, fd, rel);
+	if (flags & WALK_MISE)
+		nested_mise(w, fd, rel);
 	if (flags & WALK_DOTGIT) {
 		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			nested_dotgit(w, fd, rel, &st);

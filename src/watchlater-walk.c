@@ -69,7 +69,7 @@ struct wnode {
 	uint32_t n;
 	struct wkey key; /* when listed */
 	uint8_t state;
-	uint8_t flags; /* WALK_DOTGIT, WALK_BARE, WALK_SPECIAL, WALK_ENVRC */
+	uint8_t flags; /* WALK_*: what walk_list found there */
 };
 
 #define WNODE_NONE UINT32_MAX
@@ -116,9 +116,9 @@ walk_git_reads(const char *name)
  * names, and in *flags whether it has a .git (WALK_DOTGIT), whether git
  * takes it for a bare repository (WALK_BARE: HEAD beside objects/, refs/
  * or a commondir), whether a file git reads there is not a regular
- * file, a link or a directory (WALK_SPECIAL), and whether it has an
- * .envrc (WALK_ENVRC).  0, -E2BIG past max
- * subdirectories (no more held: a directory of a million costs no more
+ * file, a link or a directory (WALK_SPECIAL), whether it has an
+ * .envrc (WALK_ENVRC), and whether mise's configuration (WALK_MISE).  0, -E2BIG
+ * past max subdirectories (no more held: a directory of a million costs no more
  * memory than the bound's), or -errno.  Read with getdents64 into a buffer of
  * its own: the walk's cost is an open, two reads and a close a directory.
  */
@@ -159,6 +159,8 @@ walk_list(int fd, size_t max, struct wnames *names, unsigned *flags)
 				*flags |= WALK_SPECIAL;
 			if (type != DT_DIR && strcmp(d, ".envrc") == 0)
 				*flags |= WALK_ENVRC;
+			if (wl_mise_name(d))
+				*flags |= WALK_MISE;
 			if (type != DT_DIR)
 				continue;
 			/* More than the walk may look at: not held. */

@@ -641,6 +641,26 @@ if ! bwrap_backend && [ -x "$HOOKED" ] && [ "$(llwrap_abi)" -ge 3 ]; then
 fi
 rm -f "$MARKS/envnested"
 
+# Review L, L3 below the top: mise trusts a project's mise.toml by its
+# path, and runs its [env] and [hooks] when the user's shell enters that
+# directory: one changed or made during the run below the top, or a
+# .mise/ with a file changed in its conf.d/, is moved aside at the end;
+# the user's unchanged one is left.
+R=$HOME_DIR/work/misenested
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p web api/.mise/conf.d keep && printf "[tools]\n" >web/mise.toml &&
+	echo "[tools]" >api/.mise/conf.d/a.toml && printf "[tools]\n" >keep/.mise.toml' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'printf "[env]\n_.source = \"./x.sh\"\n" >>web/mise.toml &&
+	echo "[hooks]" >>api/.mise/conf.d/a.toml && mkdir new && echo "[hooks]" >new/mise.local.toml'
+expect_output "a mise.toml below the top, changed: moved aside, said" \
+	"changed $R/web/mise\\.toml, which mise \\(its env and hooks"
+expect_output "... a .mise/ whose conf.d/ changed, whole" "changed $R/api/\\.mise, which mise"
+expect_output "... a mise.local.toml made below the top" "created $R/new/mise\\.local\\.toml, which mise"
+[ -f "$R/keep/.mise.toml" ] && [ ! -e "$R/web/mise.toml" ] && [ ! -e "$R/api/.mise" ] &&
+	ok "... gone from their names; the user's unchanged one left" ||
+	not_ok "mise's configuration below the top: moved aside, the user's left"
+
 # Review L, L4, in a repository nested in the project: an index entry
 # .git/hooks/post-checkout written there had the user's git checkout -- .
 # in it write the hook and run it.  At the end the index is moved aside
