@@ -262,6 +262,38 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 	return 0;
 }
 
+static int
+collect_hidden(void *ctx, const char *path, const unsigned char *e)
+{
+	char ***v = ctx;
+	uint16_t flags = (uint16_t)(e[60] << 8 | e[61]);
+	/* Version 3 and up: the extended flags, skip-worktree among them. */
+	uint16_t ext =
+		(flags & 0x4000) != 0 ? (uint16_t)(e[62] << 8 | e[63]) : 0;
+
+	if ((flags & 0x8000) == 0 && (ext & 0x4000) == 0)
+		return 0;
+	if (strv_length(*v) >= GITGUARD_MAX_LINKS)
+		return 1;
+	strv_push(v, path);
+	return 0;
+}
+
+int
+gitguard_index_hidden(const void *buf, size_t len, size_t hash_len,
+		      char ***paths)
+{
+	int r;
+
+	*paths = NULL;
+	r = index_walk(buf, len, hash_len, collect_hidden, paths, NULL);
+	if (r < 0) {
+		strv_free(*paths);
+		*paths = NULL;
+	}
+	return r;
+}
+
 struct find {
 	const char *path;
 	struct gitguard_index_entry *out;

@@ -251,6 +251,17 @@ int gitguard_index_scan(const void *buf, size_t len, size_t hash_len,
 			char ***paths, char **shared, char **invalid);
 
 /*
+ * The entries of a git index that git status and git diff pass over,
+ * whatever the file holds: assume-unchanged (CE_VALID) and
+ * skip-worktree ones (VS Code's changes view too).  Set by the command
+ * (git update-index --assume-unchanged Makefile), they hide its changes
+ * to those files from the user's review (review L, L5).  0 and a vector
+ * of their paths (NULL: none; at most GITGUARD_MAX_LINKS), or -EINVAL.
+ */
+int gitguard_index_hidden(const void *buf, size_t len, size_t hash_len,
+			  char ***paths);
+
+/*
  * Whether path is one git itself would put in an index (git's
  * verify_path()): relative, no empty component (leading, trailing or
  * double slash), no "." or ".." component, no ".git" component in any

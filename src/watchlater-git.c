@@ -191,6 +191,68 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 	return steal_pointer(&all);
 }
 
+/* The entries the index (and a shared index it links to) in gitdir_fd
+ * hides from git status and diff (gitguard_index_hidden), or NULL. */
+static char **
+index_hidden(struct watchlater *w, int gitdir_fd)
+{
+	_cleanup_free_ char *buf = NULL, *shared = NULL;
+	_cleanup_strv_ char **links = NULL, **more = NULL;
+	char **hidden = NULL;
+	size_t len = 0;
+
+	if (index_read(gitdir_fd, "index", &buf, &len) < 0 ||
+	    gitguard_index_scan(buf, len, w->hash_len, &links, &shared, NULL) <
+		    0 ||
+	    gitguard_index_hidden(buf, len, w->hash_len, &hidden) < 0)
+		return NULL;
+	if (shared != NULL) {
+		free(buf);
+		buf = NULL;
+		if (index_read(gitdir_fd, shared, &buf, &len) == 0 &&
+		    gitguard_index_hidden(buf, len, w->hash_len, &more) == 0)
+			for (char **m = more; m != NULL && *m != NULL; m++)
+				strv_push(&hidden, *m);
+	}
+	return hidden;
+}
+
+void
+wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
+{
+	_cleanup_strv_ char **now = index_hidden(w, d->fd);
+	_cleanup_strv_ char **fresh = NULL;
+	_cleanup_free_ char *list = NULL, *shown = NULL, *dir = NULL;
+	size_t n;
+
+	for (char **p = now; p != NULL && *p != NULL; p++)
+		if (!strv_contains(d->hidden, *p) && !strv_contains(fresh, *p))
+			strv_push_take(&fresh, text_shown(*p));
+	if ((n = strv_length(fresh)) == 0)
+		return;
+	if (n > 8) {
+		free(fresh[8]);
+		fresh[8] = xstrdup("...");
+		for (size_t i = 9; i < n; i++) {
+			free(fresh[i]);
+			fresh[i] = NULL;
+		}
+	}
+	list = strv_join(fresh, ", ");
+	dir = text_shown(d->wt_path != NULL ? d->wt_path : d->path);
+	strv_push_take(&w->lines,
+		       xasprintf("llwrap: the command marked %zu file%s in the "
+				 "git index of %s as unchanged "
+				 "(assume-unchanged or skip-worktree): git "
+				 "status and git diff do not show what it "
+				 "changed there: %s; review them (git ls-files "
+				 "-v | grep -v '^H') before running anything "
+				 "of the project's, and clear the marks with "
+				 "git update-index --no-assume-unchanged "
+				 "--no-skip-worktree FILE",
+				 n, n == 1 ? "" : "s", dir, list));
+}
+
 /*
  * Every gitlink of the index whose checkout now has a .git that was not
  * one of the protected paths at the start: moved aside; one that has no
@@ -664,7 +726,9 @@ wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
 	d->gitdir = true;
 	d->wt_fd = fcntl(wt_fd, F_DUPFD_CLOEXEC, 3);
 	d->wt_path = xstrdup(wt_path);
-	/* The start: a checkout that has its .git now is the user's. */
+	/* The start: a checkout that has its .git now is the user's; what
+	 * the index hides from git status now, the user's choice. */
+	d->hidden = index_hidden(w, d->fd);
 	links = wl_index_links(w, d->fd, d->path);
 	for (char **l = links; l != NULL && *l != NULL; l++) {
 		_cleanup_close_ int fd = wl_open_beneath(wt_fd, *l, true);

@@ -76,6 +76,9 @@ struct wdir {
 	 * where the gitlinks of its index are. */
 	int wt_fd;
 	char *wt_path;
+	/* gitdir: the entries its index hid from git status and diff at
+	 * the start (assume-unchanged, skip-worktree). */
+	char **hidden;
 };
 
 /* A missing path whose directory did not exist at the start: looked at
@@ -291,6 +294,9 @@ void wl_names_at(struct watchlater *w, int dirfd, const char *path,
  * NULL and a failure when it cannot be read, NULL alone when there is
  * none. */
 char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir);
+/* At the end: the entries the index of the repository d now hides from
+ * git status and diff that it did not at the start, said. */
+void wl_index_hidden_check(struct watchlater *w, const struct wdir *d);
 /* Each gitlink's checkout with a new .git: that .git moved aside; one
  * without: watched for it. */
 void wl_check_gitlinks(struct watchlater *w, const struct wdir *gd);

@@ -294,6 +294,7 @@ wdir_drop(struct watchlater *w, size_t i, bool gone)
 	if (d->wt_fd >= 0)
 		close(d->wt_fd);
 	free(d->wt_path);
+	strv_free(d->hidden);
 	free(d->path);
 	for (size_t k = 0; k < d->n_names; k++)
 		free(d->names[k].name);
@@ -630,6 +631,7 @@ dir_again(struct watchlater *w, size_t i, bool at_end)
 		w->dirs[at].gitdir = true;
 		w->dirs[at].wt_fd = fcntl(w->dirs[i].wt_fd, F_DUPFD_CLOEXEC, 3);
 		w->dirs[at].wt_path = xstrdup(w->dirs[i].wt_path);
+		w->dirs[at].hidden = strv_copy(w->dirs[i].hidden);
 	}
 	w->dirs[at].newrepo |= w->dirs[i].newrepo;
 	w->dirs[at].hooks |= w->dirs[i].hooks;
@@ -710,8 +712,10 @@ check_all(struct watchlater *w, bool at_end)
 		return;
 	}
 	for (size_t i = 0; i < w->n_dirs; i++)
-		if (w->dirs[i].gitdir)
+		if (w->dirs[i].gitdir) {
 			wl_modules_check(w, &w->dirs[i]);
+			wl_index_hidden_check(w, &w->dirs[i]);
+		}
 	wl_gitdir_check(w, false);
 	wl_todo_check(w);
 	wl_nested_check(w);
@@ -1284,6 +1288,7 @@ watchlater_free(struct watchlater *w)
 		if (w->dirs[i].wt_fd >= 0)
 			close(w->dirs[i].wt_fd);
 		free(w->dirs[i].wt_path);
+		strv_free(w->dirs[i].hidden);
 		free(w->dirs[i].path);
 		for (size_t k = 0; k < w->dirs[i].n_names; k++)
 			free(w->dirs[i].names[k].name);

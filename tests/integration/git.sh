@@ -935,6 +935,22 @@ else
 	skip "an index entry .git/hooks/...: needs python3"
 fi
 
+# Review L, L5: git update-index --assume-unchanged (or --skip-worktree)
+# inside hides the command's change to a tracked file from the user's
+# git status and git diff (VS Code's changes view too), the review that
+# comes before running the project's Makefile.  Said after the run, with
+# the files; the user's own mark from before the run is not named.
+N=$HOME_DIR/work/hidden
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo "all:; @echo ok" >Makefile && echo k >local.cfg &&
+	git add Makefile local.cfg && git commit -qm m && git update-index --skip-worktree local.cfg' sh "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'echo "all:; @touch x" >Makefile &&
+	git update-index --assume-unchanged Makefile && git status --short && echo CLEAN'
+expect_output "a tracked file the command marked assume-unchanged: said after the run, named" \
+	"the command marked 1 file in the git index of $N as unchanged \\(assume-unchanged or skip-worktree\\): git status and git diff do not show what it changed there: Makefile;"
+expect_no_output "... the user's own skip-worktree mark from before is not named" "local\\.cfg"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git status --short >/dev/null; echo RAN'
+expect_no_output "... a run that marks nothing new says nothing of it" "as unchanged"
+
 # Review L, L1: a branch's remote or pushremote naming no remote is an
 # address to git, a path included: a new repository whose branch pushes
 # to a bare repository the command left in its cache (outside the

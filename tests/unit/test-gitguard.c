@@ -594,6 +594,32 @@ test_index_gitlinks(void **state)
 			strv_free(links);
 		}
 	}
+	/* What git status and diff pass over (review L, L5): an
+	 * assume-unchanged entry (CE_VALID), a skip-worktree one (version
+	 * 3's extended flags); intent-to-add alone is not. */
+	{
+		unsigned char c[512];
+		size_t m = put_header(c, 3, 4), at;
+		char **hidden = NULL;
+
+		m += put_entry(c + m, 0100644, "plain", false);
+		at = m;
+		m += put_entry(c + m, 0100644, "valid", false);
+		c[at + 60] |= 0x80;
+		at = m;
+		m += put_entry(c + m, 0100644, "skip", true);
+		c[at + 62] = 0x40;
+		at = m;
+		m += put_entry(c + m, 0100644, "ita", true);
+		c[at + 62] = 0x20;
+		assert_int_equal(
+			gitguard_index_hidden(c, m, GITGUARD_SHA1_LEN, &hidden),
+			0);
+		assert_int_equal(strv_length(hidden), 2);
+		assert_string_equal(hidden[0], "valid");
+		assert_string_equal(hidden[1], "skip");
+		strv_free(hidden);
+	}
 	/* Extensions after the entries are not read. */
 	memcpy(b + n, "TREE\0\0\0\0", 8);
 	assert_int_equal(gitguard_index_gitlinks(b, n + 8, GITGUARD_SHA1_LEN,
