@@ -914,20 +914,60 @@ static const struct later_entry {
 	{ ".mise.local.toml", false,
 	  "mise (its env and hooks, at the shell's cd)" },
 	{ ".mise", false, "mise (its env and hooks, at the shell's cd)" },
+	/* A Mercurial repository's own configuration: [hooks] (pre-status
+	 * runs at the shell prompt's hg status), [extensions] (Python),
+	 * %include; sharedpath (with share-safe) takes another repository's
+	 * configuration and store (review L, L6). */
+	{ ".hg/hgrc", false, "Mercurial (its hooks and extensions)" },
+	{ ".hg/sharedpath", false,
+	  "Mercurial (another repository's configuration and store)" },
 };
+
+/* The entry a name beneath the project is (one with a '/' by its whole
+ * relative path), or NULL. */
+static const struct later_entry *
+later_entry_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < ARRAY_SIZE(later_entries); i++) {
+		const char *e = later_entries[i].name;
+		size_t k = strlen(e);
+
+		if (strchr(e, '/') != NULL
+			    ? n > k && path[n - k - 1] == '/' &&
+				      strcmp(path + n - k, e) == 0
+			    : strcmp(name, e) == 0)
+			return &later_entries[i];
+	}
+	return NULL;
+}
 
 const char *
 gitguard_later_reader(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
+	const struct later_entry *e = later_entry_of(path);
 
 	if (strncmp(name, ".envrc.", 7) == 0 || strcmp(name, ".env") == 0)
 		return "direnv";
+	return e != NULL ? e->reader : "direnv or an editor";
+}
+
+bool
+gitguard_later_nested(const char *project, const char *path)
+{
+	size_t n = strlen(project);
+
 	for (size_t i = 0; i < ARRAY_SIZE(later_entries); i++)
-		if (strcmp(name, later_entries[i].name) == 0)
-			return later_entries[i].reader;
-	return "direnv or an editor";
+		if (strchr(later_entries[i].name, '/') != NULL &&
+		    strncmp(path, project, n) == 0 && path[n] == '/' &&
+		    strcmp(path + n + 1, later_entries[i].name) == 0)
+			return true;
+	return false;
 }
 
 /* A file .envrc loads that is missing: noted, and checked after the run. */

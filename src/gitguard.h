@@ -135,6 +135,10 @@ bool gitguard_envrc_load(const char *line, char **arg);
  */
 const char *gitguard_later_reader(const char *path);
 
+/* Whether path is one of the later-run names deeper than the project's
+ * top (.hg/hgrc), which gitguard_later_reader names too. */
+bool gitguard_later_nested(const char *project, const char *path);
+
 /*
  * The directories of gitguard_later_run() that are missing in project,
  * to create (empty) before the sandbox starts so that they can be made

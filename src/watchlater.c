@@ -902,6 +902,8 @@ missing_reader(const char *project, const char *path, bool git, bool *move)
 		*move = strcmp(slash + 1, ".envrc") != 0;
 		return gitguard_later_reader(path);
 	}
+	if (gitguard_later_nested(project, path))
+		return gitguard_later_reader(path);
 	return "direnv (.envrc loads it)";
 }
 

@@ -97,6 +97,29 @@ expect_output "a .mise.local.toml created inside is moved aside, mise named" \
 	"the command created $PROJ/\\.mise\\.local\\.toml, which mise .* reads later, outside the sandbox: moved aside"
 [ ! -e "$PROJ/.mise.local.toml" ] && ok "... gone from its name" || not_ok ".mise.local.toml not moved aside"
 rm -f "$PROJ"/.mise.local.toml*
+# Review L, L6: a Mercurial repository's .hg/hgrc ([hooks] pre-status runs
+# at the shell prompt's hg status) is read-only, hg still works inside;
+# one made where there was none, and a .hg/sharedpath, are moved aside.
+if command -v hg >/dev/null 2>&1; then
+	HG=$HOME_DIR/work/hgrepo
+	as_user /bin/sh -c 'hg init "$1" && cd "$1" && echo a >a && hg add -q a && hg commit -q -u t -m a &&
+		printf "[paths]\ndefault = https://example.invalid/r\n" >.hg/hgrc' sh "$HG"
+	expect_denied "opencode: .hg/hgrc (Mercurial's hooks) is read-only" EROFS \
+		llw -p opencode $BE -C "$HG" -q -- "$PROBE" append "$HG/.hg/hgrc"
+	run llw -p opencode $BE -C "$HG" -q -- /bin/sh -c 'echo b >b && hg add -q b && hg commit -q -u t -m b && echo COMMITTED'
+	expect_output "... hg commits inside" "^COMMITTED$"
+	run llw -p opencode $BE -C "$HG" -q -- /bin/sh -c 'echo /tmp/x >.hg/sharedpath'
+	expect_output "... a .hg/sharedpath made inside is moved aside, Mercurial named" \
+		"the command created $HG/\\.hg/sharedpath, which Mercurial .* moved aside"
+	HG2=$HOME_DIR/work/hgnew
+	as_user hg init "$HG2"
+	run llw -p opencode $BE -C "$HG2" -q -- /bin/sh -c 'printf "[hooks]\npre-status = touch x\n" >.hg/hgrc'
+	expect_output "... a .hg/hgrc made where there was none is moved aside" \
+		"the command created $HG2/\\.hg/hgrc, which Mercurial \\(its hooks and extensions\\) reads later"
+	[ ! -e "$HG2/.hg/hgrc" ] && ok "... gone from its name" || not_ok ".hg/hgrc not moved aside"
+else
+	skip "Mercurial's .hg/hgrc: hg is not installed"
+fi
 
 # Shared scratch (class 6): /tmp, /var/tmp and /dev/shm are private
 # tmpfs mounts with a size limit; what the host keeps there stays out.
