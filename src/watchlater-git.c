@@ -1743,14 +1743,18 @@ envrc_load_check(struct watchlater *w, int fd, const char *dir, const char *arg,
  * PROMPT_COMMAND or PATH), nor for an .envrc.* beside it.  Each of those
  * made or changed since the start is moved aside, every one when .envrc
  * itself changed (review L, L2); the top's own are read-only or watched
- * (gitguard_later_run).  An .envrc that is a link is not read (what it
- * leads to is not judged); a FIFO, socket or device made there is moved
- * aside; one that cannot be read fails the run.
+ * (gitguard_later_run), and of a new one at the top (left, named:
+ * direnv asks) what it loads that changed during the run goes aside.
+ * An .envrc that is a link is not read (what it leads to is not
+ * judged); a FIFO, socket or device made there is moved aside; one that
+ * cannot be read fails the run.
  */
 static void
 nested_envrc(struct watchlater *w, int fd, const char *rel)
 {
-	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	_cleanup_free_ char *dir =
+		*rel != '\0' ? xasprintf("%s/%s", w->roots[0].path, rel)
+			     : xstrdup(w->roots[0].path);
 	_cleanup_free_ char *text = NULL;
 	_cleanup_strv_ char **names = NULL;
 	size_t len = 0;
@@ -1771,6 +1775,15 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 	if (!S_ISREG(st.st_mode))
 		return;
 	made = wl_changed(w, &st);
+	/* The top's: an .envrc the start had is read-only (or held), and
+	 * what it loads too; one the command made is left for the user to
+	 * allow (direnv asks), so what it loads that changed during the
+	 * run goes aside, not everything it names (a file of the user's). */
+	if (*rel == '\0') {
+		if (!made)
+			return;
+		made = false;
+	}
 	{
 		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
@@ -1928,10 +1941,10 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 
 	if (flags & WALK_SPECIAL)
 		nested_special(w, fd, rel);
-	if (*rel == '\0')
-		return;
 	if (flags & WALK_ENVRC)
 		nested_envrc(w, fd, rel);
+	if (*rel == '\0')
+		return;
 	if (flags & WALK_MISE)
 		nested_mise(w, fd, rel);
 	if (flags & WALK_DOTGIT) {

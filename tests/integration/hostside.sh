@@ -641,6 +641,15 @@ if ! bwrap_backend && [ -x "$HOOKED" ] && [ "$(llwrap_abi)" -ge 3 ]; then
 fi
 rm -f "$MARKS/envnested"
 
+# ... and of a new .envrc at the top (left, named: direnv asks), what it
+# loads that the command wrote is moved aside.
+R=$HOME_DIR/work/envnew
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p scripts && echo "source_env scripts/env.sh" >.envrc &&
+	echo "touch x" >scripts/env.sh'
+expect_output "a new .envrc at the top: named, and what it loads that the command wrote moved aside" \
+	"created $R/scripts/env\\.sh, which direnv"
+
 # Review L, L3 below the top: mise trusts a project's mise.toml by its
 # path, and runs its [env] and [hooks] when the user's shell enters that
 # directory: one changed or made during the run below the top, or a
