@@ -885,7 +885,7 @@ BADINDEX_PY='
 import hashlib, struct, subprocess, sys
 blob = subprocess.check_output(["git", "hash-object", "-w", "--stdin"],
     input=("#!/bin/sh\ntouch %s/%s\n" % (sys.argv[1], sys.argv[2])).encode()).strip()
-name = b".git/hooks/post-checkout"
+name = sys.argv[3].encode()
 e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o100755, 0, 0, 0) + bytes.fromhex(blob.decode())
 e += struct.pack(">H", len(name)) + name
 e += b"\0" * (8 - (len(e) % 8))
@@ -894,15 +894,16 @@ open(".git/index", "wb").write(out + hashlib.sha1(out).digest())
 '
 if command -v python3 >/dev/null 2>&1; then
 	for how in ctrl prot; do
+		BADNAME=.git/hooks/post-checkout
 		N=$HOME_DIR/work/badindex-$how
 		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a &&
 			git commit -qm a' sh "$N"
 		if [ $how = ctrl ]; then
 			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
-				-q -- python3 -c "$BADINDEX_PY" "$MARKS" badindex-$how >/dev/null 2>&1
+				-q -- python3 -c "$BADINDEX_PY" "$MARKS" badindex-$how "$BADNAME" >/dev/null 2>&1
 		else
 			run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
-				'python3 -c "$1" "$2" "$3" && sleep 2 && echo NOT-STOPPED' sh "$BADINDEX_PY" "$MARKS" badindex-$how
+				'python3 -c "$1" "$2" "$3" "$4" && sleep 2 && echo NOT-STOPPED' sh "$BADINDEX_PY" "$MARKS" badindex-$how "$BADNAME"
 		fi
 		as_user /bin/sh -c 'cd "$1" && git checkout -- .' sh "$N" >/dev/null 2>&1
 		if [ $how = ctrl ]; then
@@ -919,6 +920,31 @@ if command -v python3 >/dev/null 2>&1; then
 			diag "status $rc: $out"; diag "$(ls "$MARKS" "$N/.git/hooks")"
 		fi
 		rm -f "$MARKS"/*
+	done
+	# ... nor does it check ".." there: an entry ../NAME had the user's
+	# checkout write NAME beside the project, outside it (../.bashrc).
+	for how in ctrl prot; do
+		N=$HOME_DIR/work/upindex-$how
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a &&
+			git commit -qm a' sh "$N"
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- python3 -c "$BADINDEX_PY" "$MARKS" upindex-$how "../upindex-$how.out" >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$N" -q -- python3 -c "$BADINDEX_PY" "$MARKS" upindex-$how "../upindex-$how.out"
+		fi
+		as_user /bin/sh -c 'cd "$1" && git checkout -- .' sh "$N" >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$HOME_DIR/work/upindex-ctrl.out" ] &&
+				ok "control: an index entry ../NAME: the user's git checkout -- . writes NAME outside the work tree" ||
+				not_ok "control: an index entry ../NAME should have the user's checkout write outside the work tree"
+		elif [ ! -e "$HOME_DIR/work/upindex-prot.out" ] && [ "$rc" -eq 125 ] &&
+			printf '%s\n' "$out" | grep -q "the command wrote an entry '\\.\\./upindex-prot\\.out' into the git index"; then
+			ok "opencode: an index entry ../NAME: the index is moved aside, the run fails (125); the user's checkout writes nothing outside"
+		else
+			not_ok "opencode: an index entry ../NAME: the index is moved aside and the run fails"
+			diag "status $rc: $out"
+		fi
 	done
 	# The legitimate neighbour: git's own index, staged files in
 	# subdirectories, is left.
