@@ -914,6 +914,11 @@ static const struct later_entry {
 	{ ".mise.local.toml", false,
 	  "mise (its env and hooks, at the shell's cd)" },
 	{ ".mise", false, "mise (its env and hooks, at the shell's cd)" },
+	/* asdf's (and mise's) tool versions: "nodejs path:DIR" has every
+	 * node shim run DIR/bin/node in the project, a shell prompt's
+	 * node --version among them; asdf asks nothing (review L, L7). */
+	{ ".tool-versions", false,
+	  "asdf and mise (a version path:DIR runs DIR's programs)" },
 	/* A Mercurial repository's own configuration: [hooks] (pre-status
 	 * runs at the shell prompt's hg status), [extensions] (Python),
 	 * %include; sharedpath (with share-safe) takes another repository's

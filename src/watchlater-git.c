@@ -1825,16 +1825,28 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 	}
 }
 
-bool
-wl_mise_name(const char *name)
-{
-	static const char *const names[] = {
-		"mise.toml",	    ".mise.toml", "mise.local.toml",
-		".mise.local.toml", ".mise",
-	};
+/* The version managers' project files below the top, and who reads
+ * them: mise's configuration, and .tool-versions (asdf's, mise's too),
+ * whose "TOOL path:DIR" has every shim of TOOL run DIR's programs in
+ * that directory (node --version, which a shell prompt such as
+ * starship's runs where a package.json is). */
+static const struct {
+	const char *name, *reader;
+} tools_files[] = {
+	{ "mise.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ "mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise", "mise (its env and hooks, at the shell's cd)" },
+	{ ".tool-versions",
+	  "asdf and mise (a version path:DIR runs DIR's programs)" },
+};
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-		if (strcmp(name, names[i]) == 0)
+bool
+wl_tools_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++)
+		if (strcmp(name, tools_files[i].name) == 0)
 			return true;
 	return false;
 }
@@ -1879,25 +1891,23 @@ mise_dir_changed(struct watchlater *w, int fd, bool deeper)
 }
 
 /*
- * mise's configuration in a directory of the project below its top (fd,
- * at rel): mise, activated in the user's shell, runs a config's [env]
- * (_.source, templates that exec) and [hooks] when the shell enters
- * there, and trusts it by its path, not its content (outside paranoid
- * mode): one made or changed since the start, or a .mise/ with anything
- * changed in it or its conf.d/, is moved aside (review L, L3); the top's
- * are read-only or watched (gitguard_later_run).
+ * The version managers' files in a directory of the project below its
+ * top (fd, at rel; tools_files): mise, activated in the user's shell,
+ * runs a config's [env] (_.source, templates that exec) and [hooks] when
+ * the shell enters there, and trusts it by its path, not its content
+ * (outside paranoid mode); asdf runs a .tool-versions' path: versions
+ * with no trust at all.  One made or changed since the start, or a
+ * .mise/ with anything changed in it or its conf.d/, is moved aside
+ * (review L, L3); the top's are read-only or watched
+ * (gitguard_later_run).
  */
 static void
-nested_mise(struct watchlater *w, int fd, const char *rel)
+nested_tools(struct watchlater *w, int fd, const char *rel)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
-	static const char *const names[] = {
-		"mise.toml",	    ".mise.toml", "mise.local.toml",
-		".mise.local.toml", ".mise",
-	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const char *name = names[i];
+	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++) {
+		const char *name = tools_files[i].name;
 		struct stat st;
 		bool changed;
 
@@ -1914,8 +1924,7 @@ nested_mise(struct watchlater *w, int fd, const char *rel)
 		}
 		if (changed)
 			wl_move_aside_as(w, fd, dir, name,
-					 "mise (its env and hooks, at the "
-					 "shell's cd)",
+					 tools_files[i].reader,
 					 nested_born(w, fd, name) ? "created"
 								  : "changed");
 	}
@@ -1945,8 +1954,8 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 		nested_envrc(w, fd, rel);
 	if (*rel == '\0')
 		return;
-	if (flags & WALK_MISE)
-		nested_mise(w, fd, rel);
+	if (flags & WALK_TOOLS)
+		nested_tools(w, fd, rel);
 	if (flags & WALK_DOTGIT) {
 		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			nested_dotgit(w, fd, rel, &st);

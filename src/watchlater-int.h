@@ -320,18 +320,19 @@ void wl_nested_free(struct watchlater *w);
 /* What the walk found in a directory: a .git; that git takes it for a
  * bare repository; a file git reads there (.gitignore, .gitattributes,
  * .gitmodules, .mailmap) that is a FIFO, a socket or a device; an
- * .envrc (direnv's, loaded when the user's shell enters it); mise's
- * configuration (wl_mise_name). */
+ * .envrc (direnv's, loaded when the user's shell enters it); a version
+ * manager's file (wl_tools_name). */
 enum {
 	WALK_DOTGIT = 1 << 0,
 	WALK_BARE = 1 << 1,
 	WALK_SPECIAL = 1 << 2,
 	WALK_ENVRC = 1 << 3,
-	WALK_MISE = 1 << 4,
+	WALK_TOOLS = 1 << 4,
 };
-/* Whether name is one of mise's project configuration names (mise.toml,
- * .mise.toml, mise.local.toml, .mise.local.toml, .mise/). */
-bool wl_mise_name(const char *name);
+/* Whether name is one of the version managers' project files (mise's
+ * mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, .mise/;
+ * asdf's and mise's .tool-versions). */
+bool wl_tools_name(const char *name);
 /* A directory where the walk found any of those (flags), open for
  * reading (fd) at rel beneath the project ("" for the project). */
 typedef void wl_walk_fn(struct watchlater *w, int fd, const char *rel,

@@ -661,11 +661,13 @@ as_user /bin/sh -c 'cd "$1" && mkdir -p web api/.mise/conf.d keep && printf "[to
 	echo "[tools]" >api/.mise/conf.d/a.toml && printf "[tools]\n" >keep/.mise.toml' sh "$R"
 sleep 1
 run llw -p opencode $BE -C "$R" -- /bin/sh -c 'printf "[env]\n_.source = \"./x.sh\"\n" >>web/mise.toml &&
-	echo "[hooks]" >>api/.mise/conf.d/a.toml && mkdir new && echo "[hooks]" >new/mise.local.toml'
+	echo "[hooks]" >>api/.mise/conf.d/a.toml && mkdir new && echo "[hooks]" >new/mise.local.toml &&
+	echo "nodejs path:$PWD/new" >new/.tool-versions'
 expect_output "a mise.toml below the top, changed: moved aside, said" \
 	"changed $R/web/mise\\.toml, which mise \\(its env and hooks"
 expect_output "... a .mise/ whose conf.d/ changed, whole" "changed $R/api/\\.mise, which mise"
 expect_output "... a mise.local.toml made below the top" "created $R/new/mise\\.local\\.toml, which mise"
+expect_output "... and asdf's .tool-versions (review L, L7)" "created $R/new/\\.tool-versions, which asdf and mise"
 [ -f "$R/keep/.mise.toml" ] && [ ! -e "$R/web/mise.toml" ] && [ ! -e "$R/api/.mise" ] &&
 	ok "... gone from their names; the user's unchanged one left" ||
 	not_ok "mise's configuration below the top: moved aside, the user's left"

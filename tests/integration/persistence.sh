@@ -34,13 +34,13 @@ expect_denied "... but not the rest of ~/.config/git" 'landlock:EACCES|bwrap:ENO
 LR=$HOME_DIR/work/later
 mkdir -p "$LR/sub"
 printf 'source_env_if_exists .envrc.private\ndotenv\nsource_env sub/env.sh\n' >"$LR/.envrc"
-for f in .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml; do
+for f in .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml .tool-versions; do
 	echo "# $f" >"$LR/$f"
 done
 echo "KEY=1" >"$LR/.env"
 echo "src" >"$LR/main.c"
 chown -R "$TEST_UID:$TEST_GID" "$LR"
-for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml; do
+for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml .tool-versions; do
 	expect_denied "opencode: $f (run later by direnv, mise or an agent) is read-only" EROFS \
 		llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/$f"
 done

@@ -464,8 +464,8 @@ test_later_run(void **state)
 	      ".continue, .roo, .kilocode, .kilo, .amazonq, .mcp.json, "
 	      ".devcontainer.json, kilo.json, kilo.jsonc, opencode.jsonc, "
 	      ".llwrap.ini, .aider.conf.yml, mise.toml, .mise.toml, "
-	      "mise.local.toml, .mise.local.toml, .mise, .hg/hgrc, "
-	      ".hg/sharedpath do not exist");
+	      "mise.local.toml, .mise.local.toml, .mise, .tool-versions, "
+	      ".hg/hgrc, .hg/sharedpath do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
@@ -474,8 +474,8 @@ test_later_run(void **state)
 	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
 	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml, "
 	      "mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, "
-	      ".mise, "
-	      ".hg/hgrc, .hg/sharedpath do not exist in /p");
+	      ".mise, .tool-versions, .hg/hgrc, .hg/sharedpath do not exist "
+	      "in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
