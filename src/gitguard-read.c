@@ -196,6 +196,7 @@ struct links {
 	size_t n, cap;
 	bool over;
 	char **invalid;
+	char ***hidden;
 };
 
 static int
@@ -203,6 +204,18 @@ collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 {
 	struct links *l = ctx;
 
+	if (l->hidden != NULL) {
+		uint16_t flags = (uint16_t)(entry[60] << 8 | entry[61]);
+		/* Version 3 and up: the extended flags, skip-worktree
+		 * among them. */
+		uint16_t ext = (flags & 0x4000) != 0
+				       ? (uint16_t)(entry[62] << 8 | entry[63])
+				       : 0;
+
+		if (((flags & 0x8000) != 0 || (ext & 0x4000) != 0) &&
+		    strv_length(*l->hidden) < GITGUARD_MAX_LINKS)
+			strv_push(l->hidden, path);
+	}
 	if ((be32(entry + 24) & 0170000) != 0160000) {
 		if (l->invalid != NULL && *l->invalid == NULL &&
 		    !gitguard_verify_path(path))
@@ -226,16 +239,18 @@ int
 gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 			char ***paths, char **shared)
 {
-	return gitguard_index_scan(buf, len, hash_len, paths, shared, NULL);
+	return gitguard_index_scan(buf, len, hash_len, paths, shared, NULL,
+				   NULL);
 }
 
 int
 gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
-		    char **shared, char **invalid)
+		    char **shared, char **invalid, char ***hidden)
 {
 	struct links l = { .v = xcalloc(1, sizeof(char *)),
 			   .cap = 1,
-			   .invalid = invalid };
+			   .invalid = invalid,
+			   .hidden = hidden };
 	size_t at = 0;
 	int r;
 
@@ -244,6 +259,8 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 		*shared = NULL;
 	if (invalid != NULL)
 		*invalid = NULL;
+	if (hidden != NULL)
+		*hidden = NULL;
 	r = index_walk(buf, len, hash_len, collect_gitlink, &l, &at);
 	if (r == 0 && l.over)
 		r = -E2BIG;
@@ -256,42 +273,14 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 			free(*invalid);
 			*invalid = NULL;
 		}
+		if (hidden != NULL) {
+			strv_free(*hidden);
+			*hidden = NULL;
+		}
 		return r;
 	}
 	*paths = l.v;
 	return 0;
-}
-
-static int
-collect_hidden(void *ctx, const char *path, const unsigned char *e)
-{
-	char ***v = ctx;
-	uint16_t flags = (uint16_t)(e[60] << 8 | e[61]);
-	/* Version 3 and up: the extended flags, skip-worktree among them. */
-	uint16_t ext =
-		(flags & 0x4000) != 0 ? (uint16_t)(e[62] << 8 | e[63]) : 0;
-
-	if ((flags & 0x8000) == 0 && (ext & 0x4000) == 0)
-		return 0;
-	if (strv_length(*v) >= GITGUARD_MAX_LINKS)
-		return 1;
-	strv_push(v, path);
-	return 0;
-}
-
-int
-gitguard_index_hidden(const void *buf, size_t len, size_t hash_len,
-		      char ***paths)
-{
-	int r;
-
-	*paths = NULL;
-	r = index_walk(buf, len, hash_len, collect_hidden, paths, NULL);
-	if (r < 0) {
-		strv_free(*paths);
-		*paths = NULL;
-	}
-	return r;
 }
 
 struct find {

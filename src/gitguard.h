@@ -248,22 +248,17 @@ int gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
  * (gitguard_verify_path), or NULL: git checks an entry's path when it
  * adds one, not when it checks files out of the index, so the user's
  * `git checkout -- .` or `git restore .` writes an entry
- * ".git/hooks/post-checkout" into the repository's hooks, and runs it
- * (review L, L4).
+ * ".git/hooks/post-checkout" into the repository's hooks, and runs it,
+ * and one "../.bashrc" beside the work tree (review L, L4).  In *hidden
+ * (where not NULL) the entries git status and git diff pass over,
+ * whatever the file holds: assume-unchanged (CE_VALID) and skip-worktree
+ * ones (VS Code's changes view too), at most GITGUARD_MAX_LINKS; set by
+ * the command (git update-index --assume-unchanged Makefile), they hide
+ * its changes to those files from the user's review (review L, L5).
  */
 int gitguard_index_scan(const void *buf, size_t len, size_t hash_len,
-			char ***paths, char **shared, char **invalid);
-
-/*
- * The entries of a git index that git status and git diff pass over,
- * whatever the file holds: assume-unchanged (CE_VALID) and
- * skip-worktree ones (VS Code's changes view too).  Set by the command
- * (git update-index --assume-unchanged Makefile), they hide its changes
- * to those files from the user's review (review L, L5).  0 and a vector
- * of their paths (NULL: none; at most GITGUARD_MAX_LINKS), or -EINVAL.
- */
-int gitguard_index_hidden(const void *buf, size_t len, size_t hash_len,
-			  char ***paths);
+			char ***paths, char **shared, char **invalid,
+			char ***hidden);
 
 /*
  * Whether path is one git itself would put in an index (git's

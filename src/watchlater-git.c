@@ -96,7 +96,8 @@ config_unread(int r)
  * cannot be read (an index git could read and llwrap cannot is not
  * passed over), NULL alone when there is none. */
 char **
-wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
+wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir,
+	       char ***hidden)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_strv_ char **all = NULL;
@@ -108,18 +109,21 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 
 	if (r == 0)
 		r = gitguard_index_scan(buf, len, w->hash_len, &all, &shared,
-					&invalid);
+					&invalid, hidden);
 	/* A split index (core.splitIndex): the entries of the shared
 	 * index it links to are git's too. */
 	if (r == 0 && invalid == NULL && shared != NULL) {
-		_cleanup_strv_ char **more = NULL;
+		_cleanup_strv_ char **more = NULL, **hid = NULL;
 
 		free(buf);
 		buf = NULL;
 		file = shared;
 		if ((r = index_read(gitdir_fd, file, &buf, &len)) == 0 &&
-		    (r = gitguard_index_scan(buf, len, w->hash_len, &more, NULL,
-					     &invalid)) == 0) {
+		    (r = gitguard_index_scan(
+			     buf, len, w->hash_len, &more, NULL, &invalid,
+			     hidden != NULL ? &hid : NULL)) == 0) {
+			for (char **h = hid; h != NULL && *h != NULL; h++)
+				strv_push(hidden, *h);
 			size_t n = strv_length(all), m = strv_length(more);
 
 			all = xreallocarray(all, n + m + 1, sizeof(char *));
@@ -192,25 +196,26 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 }
 
 /* The entries the index (and a shared index it links to) in gitdir_fd
- * hides from git status and diff (gitguard_index_hidden), or NULL. */
+ * hides from git status and diff (gitguard_index_scan), or NULL; what
+ * it cannot read, wl_index_links said. */
 static char **
 index_hidden(struct watchlater *w, int gitdir_fd)
 {
-	_cleanup_free_ char *buf = NULL, *shared = NULL;
-	_cleanup_strv_ char **links = NULL, **more = NULL;
+	_cleanup_free_ char *buf = NULL, *shared = NULL, *invalid = NULL;
+	_cleanup_strv_ char **links = NULL, **more = NULL, **no = NULL;
 	char **hidden = NULL;
 	size_t len = 0;
 
 	if (index_read(gitdir_fd, "index", &buf, &len) < 0 ||
-	    gitguard_index_scan(buf, len, w->hash_len, &links, &shared, NULL) <
-		    0 ||
-	    gitguard_index_hidden(buf, len, w->hash_len, &hidden) < 0)
+	    gitguard_index_scan(buf, len, w->hash_len, &links, &shared,
+				&invalid, &hidden) < 0)
 		return NULL;
 	if (shared != NULL) {
 		free(buf);
 		buf = NULL;
 		if (index_read(gitdir_fd, shared, &buf, &len) == 0 &&
-		    gitguard_index_hidden(buf, len, w->hash_len, &more) == 0)
+		    gitguard_index_scan(buf, len, w->hash_len, &no, NULL, NULL,
+					&more) == 0)
 			for (char **m = more; m != NULL && *m != NULL; m++)
 				strv_push(&hidden, *m);
 	}
@@ -261,7 +266,7 @@ wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
 void
 wl_check_gitlinks(struct watchlater *w, const struct wdir *gd)
 {
-	_cleanup_strv_ char **links = wl_index_links(w, gd->fd, gd->path);
+	_cleanup_strv_ char **links = wl_index_links(w, gd->fd, gd->path, NULL);
 	/* gd may move (wdir_add): its work tree, as it is now. */
 	_cleanup_free_ char *wt_path =
 		xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
@@ -728,8 +733,7 @@ wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
 	d->wt_path = xstrdup(wt_path);
 	/* The start: a checkout that has its .git now is the user's; what
 	 * the index hides from git status now, the user's choice. */
-	d->hidden = index_hidden(w, d->fd);
-	links = wl_index_links(w, d->fd, d->path);
+	links = wl_index_links(w, d->fd, d->path, &d->hidden);
 	for (char **l = links; l != NULL && *l != NULL; l++) {
 		_cleanup_close_ int fd = wl_open_beneath(wt_fd, *l, true);
 
@@ -1254,7 +1258,7 @@ nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
 	if (config_read(gitfd, "config", &text, &len) == 0 &&
 	    strlen(text) == len)
 		w->hash_len = gitguard_hash_len(text);
-	links = wl_index_links(w, gitfd, path);
+	links = wl_index_links(w, gitfd, path, NULL);
 	w->hash_len = keep;
 }
 

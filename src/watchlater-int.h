@@ -292,8 +292,9 @@ void wl_names_at(struct watchlater *w, int dirfd, const char *path,
 
 /* The gitlinks of the index in gitdir_fd, validated (watchlater-git.c);
  * NULL and a failure when it cannot be read, NULL alone when there is
- * none. */
-char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir);
+ * none; in *hidden (where not NULL) what it hides from git status. */
+char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir,
+		      char ***hidden);
 /* At the end: the entries the index of the repository d now hides from
  * git status and diff that it did not at the start, said. */
 void wl_index_hidden_check(struct watchlater *w, const struct wdir *d);

@@ -576,7 +576,8 @@ test_index_gitlinks(void **state)
 		size_t m;
 
 		assert_int_equal(gitguard_index_scan(b, n, GITGUARD_SHA1_LEN,
-						     &links, NULL, &invalid),
+						     &links, NULL, &invalid,
+						     NULL),
 				 0);
 		assert_null(invalid);
 		strv_free(links);
@@ -585,10 +586,10 @@ test_index_gitlinks(void **state)
 			m += put_entry(c + m, 0100644, "a", false);
 			m += put_entry(c + m, 0100755, bad[i], false);
 			m += put_entry(c + m, 0160000, "sub", false);
-			assert_int_equal(
-				gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
-						    &links, NULL, &invalid),
-				0);
+			assert_int_equal(gitguard_index_scan(
+						 c, m, GITGUARD_SHA1_LEN,
+						 &links, NULL, &invalid, NULL),
+					 0);
 			assert_non_null(invalid);
 			assert_string_equal(invalid, bad[i]);
 			assert_int_equal(strv_length(links), 1);
@@ -614,13 +615,15 @@ test_index_gitlinks(void **state)
 		at = m;
 		m += put_entry(c + m, 0100644, "ita", true);
 		c[at + 62] = 0x20;
-		assert_int_equal(
-			gitguard_index_hidden(c, m, GITGUARD_SHA1_LEN, &hidden),
-			0);
+		assert_int_equal(gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
+						     &links, NULL, NULL,
+						     &hidden),
+				 0);
 		assert_int_equal(strv_length(hidden), 2);
 		assert_string_equal(hidden[0], "valid");
 		assert_string_equal(hidden[1], "skip");
 		strv_free(hidden);
+		strv_free(links);
 	}
 	/* Extensions after the entries are not read. */
 	memcpy(b + n, "TREE\0\0\0\0", 8);
