@@ -1125,6 +1125,21 @@ watch_start(struct watchlater *w, const char *project,
 				      ARRAY_SIZE(opencode_loads),
 				      "opencode (it loads it from .opencode)");
 	}
+	/* No Mercurial repository: the configuration of one the command
+	 * makes (hg init, then .hg/hgrc or .hg/sharedpath) is moved aside
+	 * as made, not only at the end (a shell prompt's hg status in the
+	 * project meanwhile would run its hooks; review L, L6). */
+	if (later != NULL) {
+		static const char *const hg_names[] = { "hgrc", "sharedpath" };
+		_cleanup_free_ char *hg = xasprintf("%s/.hg", project);
+
+		if (fstatat(w->roots[0].fd, ".hg", &st, AT_SYMLINK_NOFOLLOW) <
+			    0 &&
+		    errno == ENOENT)
+			watch_pending(w, hg, hg_names, ARRAY_SIZE(hg_names),
+				      "Mercurial (its hooks and extensions, "
+				      "or another repository's)");
+	}
 	/* No repository: one the command makes is checked. */
 	if (git != NULL &&
 	    fstatat(w->roots[0].fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0 &&

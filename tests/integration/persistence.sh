@@ -117,6 +117,12 @@ if command -v hg >/dev/null 2>&1; then
 	expect_output "... a .hg/hgrc made where there was none is moved aside" \
 		"the command created $HG2/\\.hg/hgrc, which Mercurial \\(its hooks and extensions\\) reads later"
 	[ ! -e "$HG2/.hg/hgrc" ] && ok "... gone from its name" || not_ok ".hg/hgrc not moved aside"
+	# ... and in a project with no .hg, as it is made, not at the end.
+	HG3=$HOME_DIR/work/hgnone
+	as_user mkdir -p "$HG3"
+	run llw -p opencode $BE -C "$HG3" -q -- /bin/sh -c 'hg init . &&
+		printf "[hooks]\npre-status = touch x\n" >.hg/hgrc && sleep 1 && [ ! -e .hg/hgrc ] && echo GONE-DURING-RUN'
+	expect_output "... a .hg/hgrc in a repository the command made is moved aside while the command runs" "^GONE-DURING-RUN$"
 else
 	skip "Mercurial's .hg/hgrc: hg is not installed"
 fi
