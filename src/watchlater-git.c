@@ -8,6 +8,7 @@
  * project, at any depth, and those inside them (their submodules',
  * their linked worktrees'), after the run.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -259,6 +260,64 @@ wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
 }
 
 /*
+ * MERGE_RR, git rerere's list of conflicts, "ID[.VARIANT]\tPATH" records
+ * each ended by a NUL: where rr-cache/ exists (rerere is then on, with
+ * rerere.enabled unset), git commit, merge, rebase and am copy each PATH
+ * whose file holds no conflict markers into rr-cache/ID/postimage, PATH
+ * unchecked: a record "../.ssh/id_ed25519" copied the user's key into the
+ * repository, where the next run reads it (review L, L8).  A record
+ * whose path git itself would not write (gitguard_verify_path), one
+ * git's reader refuses, or a MERGE_RR llwrap cannot read as a regular
+ * file is moved aside (git then records nothing), and the run fails.
+ */
+static void
+merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir)
+{
+	_cleanup_free_ char *text = NULL, *bad = NULL, *dir = NULL;
+	size_t len = 0, hex = 2 * w->hash_len;
+	int r = git_file_read(gitdir_fd, "MERGE_RR", WATCHLATER_MAX_CONFIG,
+			      &text, &len);
+
+	if (r == -ENOENT)
+		return;
+	if (r < 0)
+		bad = xasprintf("it cannot be read as a regular file: %s",
+				strerror(-r));
+	for (size_t at = 0; r == 0 && at < len && bad == NULL;) {
+		const char *rec = text + at;
+		const char *nul = memchr(rec, '\0', len - at);
+		size_t n = nul != NULL ? (size_t)(nul - rec) : len - at;
+		const char *tab = memchr(rec, '\t', n);
+		_cleanup_free_ char *path = NULL, *shown = NULL;
+		bool hexok = n >= hex + 2;
+
+		at += n + 1;
+		for (size_t i = 0; hexok && i < hex; i++)
+			hexok = isxdigit((unsigned char)rec[i]);
+		if (!hexok || tab == NULL || (size_t)(tab - rec) < hex) {
+			bad = xstrdup("a record git's reader refuses");
+			break;
+		}
+		path = xstrndup(tab + 1, n - (size_t)(tab - rec) - 1);
+		if (gitguard_verify_path(path))
+			continue;
+		shown = text_shown(path);
+		bad = xasprintf("a path '%s', which git itself never writes",
+				shown);
+	}
+	if (bad == NULL)
+		return;
+	dir = text_shown(gitdir);
+	wl_move_aside(w, gitdir_fd, gitdir, "MERGE_RR",
+		      "git commit, merge and rebase (rerere copies the files "
+		      "its records name into the repository)");
+	wl_fail(w, xasprintf("the command wrote git rerere's %s/MERGE_RR "
+			     "with %s (git commit would copy that file into "
+			     "the repository)",
+			     dir, bad));
+}
+
+/*
  * Every gitlink of the index whose checkout now has a .git that was not
  * one of the protected paths at the start: moved aside; one that has no
  * .git yet: watched for one.
@@ -266,12 +325,15 @@ wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
 void
 wl_check_gitlinks(struct watchlater *w, const struct wdir *gd)
 {
-	_cleanup_strv_ char **links = wl_index_links(w, gd->fd, gd->path, NULL);
+	_cleanup_strv_ char **links = NULL;
+	_cleanup_free_ char *wt_path = NULL;
+	_cleanup_close_ int wt_fd = -1;
+
+	merge_rr_check(w, gd->fd, gd->path);
+	links = wl_index_links(w, gd->fd, gd->path, NULL);
 	/* gd may move (wdir_add): its work tree, as it is now. */
-	_cleanup_free_ char *wt_path =
-		xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
-	_cleanup_close_ int wt_fd =
-		gd->wt_fd >= 0 ? fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3) : -1;
+	wt_path = xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
+	wt_fd = gd->wt_fd >= 0 ? fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3) : -1;
 
 	if (wt_fd < 0) {
 		_cleanup_free_ char *shown = text_shown(wt_path);
@@ -1241,8 +1303,9 @@ commondir_own(int gitfd)
  * the project's is (wl_index_links, with the repository's own hash), so
  * that an entry git never writes (.git/hooks/post-checkout, which the
  * user's git checkout -- . there writes and runs) moves it aside and
- * fails the run, as does one llwrap cannot read (review L, L4).  A link
- * or special file there is wl_gitdir_nested's.
+ * fails the run, as does one llwrap cannot read (review L, L4); and its
+ * MERGE_RR, as the project's (merge_rr_check, review L, L8).  A link or
+ * special file there is wl_gitdir_nested's.
  */
 static void
 nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
@@ -1252,13 +1315,13 @@ nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
 	size_t len = 0, keep = w->hash_len;
 	struct stat st;
 
-	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISREG(st.st_mode) || !(made || wl_changed(w, &st)))
-		return;
 	if (config_read(gitfd, "config", &text, &len) == 0 &&
 	    strlen(text) == len)
 		w->hash_len = gitguard_hash_len(text);
-	links = wl_index_links(w, gitfd, path, NULL);
+	merge_rr_check(w, gitfd, path);
+	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && (made || wl_changed(w, &st)))
+		links = wl_index_links(w, gitfd, path, NULL);
 	w->hash_len = keep;
 }
 

@@ -818,11 +818,12 @@ watchlater_ready(void *arg)
 			}
 			if (ev->len == 0)
 				continue;
-			/* The index: read once for the whole batch (a
-			 * command writing it in a loop costs one read a
-			 * wake-up, not one an event). */
+			/* The index (and rerere's MERGE_RR): read once for
+			 * the whole batch (a command writing it in a loop
+			 * costs one read a wake-up, not one an event). */
 			if (w->dirs[i].gitdir &&
-			    strcmp(ev->name, "index") == 0 &&
+			    (strcmp(ev->name, "index") == 0 ||
+			     strcmp(ev->name, "MERGE_RR") == 0) &&
 			    (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE))) {
 				w->dirs[i].changed = true;
 				continue;

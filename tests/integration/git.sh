@@ -961,6 +961,52 @@ else
 	skip "an index entry .git/hooks/...: needs python3"
 fi
 
+# Review L, L8: with .git/rr-cache/ there, git commit runs rerere, which
+# copies each file MERGE_RR names (unchecked) into rr-cache/ID/postimage:
+# a planted record ../NAME had the user's plain git commit copy a file
+# from outside the project (an ssh key) into the repository, where the
+# next run reads it.  MERGE_RR is moved aside as written and the run
+# fails; the control shows the copy.
+RERERE_SH='ID=0123456789abcdef0123456789abcdef01234567; mkdir -p .git/rr-cache/$ID &&
+echo pre >.git/rr-cache/$ID/preimage && printf "%s\t../%s\0" $ID "$1" >.git/MERGE_RR && sleep 1 && echo NOT-STOPPED'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/rerere-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a &&
+		echo "SECRET-$2" >"../rerere-$2.secret" && chmod 600 "../rerere-$2.secret"' sh "$N" $how
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$RERERE_SH" sh rerere-$how.secret >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$RERERE_SH" sh rerere-$how.secret
+	fi
+	as_user /bin/sh -c 'cd "$1" && echo b >a && git commit -qam b' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		grep -qs SECRET-ctrl "$N"/.git/rr-cache/*/postimage &&
+			ok "control: a planted MERGE_RR has the user's git commit copy a file outside the project into rr-cache" ||
+			not_ok "control: a planted MERGE_RR should have the user's git commit copy the file"
+	elif ! grep -qs SECRET-prot "$N"/.git/rr-cache/*/postimage && [ "$rc" -eq 125 ] &&
+		! printf '%s\n' "$out" | grep -q NOT-STOPPED &&
+		printf '%s\n' "$out" | grep -q "the command wrote git rerere's $N/\\.git/MERGE_RR with a path '\\.\\./rerere-prot\\.secret'"; then
+		ok "opencode: a planted MERGE_RR is moved aside, the sandbox stopped (125), said; the user's commit copies nothing"
+	else
+		not_ok "opencode: a planted MERGE_RR is moved aside and the sandbox stopped"
+		diag "status $rc: $out"; diag "$(ls "$N/.git" "$N"/.git/rr-cache/*)"
+	fi
+done
+# The legitimate neighbour: rerere on, a real conflict recorded and
+# resolved inside, the user's commit afterwards.
+N=$HOME_DIR/work/rerere-real
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >f && git add f && git commit -qm a &&
+	git checkout -qb other && echo b >f && git commit -qam b && git checkout -q - && echo c >f && git commit -qam c &&
+	mkdir .git/rr-cache' sh "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git merge -q other >/dev/null 2>&1; echo resolved >f && git add f && git commit -qm m && echo MERGED'
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q '^MERGED$' && ls "$N"/.git/rr-cache/*/postimage >/dev/null 2>&1; then
+	ok "... a merge with rerere on inside records its resolution, and the run is not stopped"
+else
+	not_ok "a merge with rerere on inside should record its resolution"
+	diag "status $rc: $out"
+fi
+
 # Review L, L5: git update-index --assume-unchanged (or --skip-worktree)
 # inside hides the command's change to a tracked file from the user's
 # git status and git diff (VS Code's changes view too), the review that
