@@ -223,9 +223,90 @@ index_hidden(struct watchlater *w, int gitdir_fd)
 	return hidden;
 }
 
+/*
+ * The replace refs of the repository in gitdir_fd (refs/replace/ID,
+ * loose or packed), or NULL: git shows the object a replace ref names in
+ * place of ID everywhere (git status compares the index with HEAD's
+ * replacement), so one made by the command can hide what it staged from
+ * the user's git status, git diff HEAD and git log (review L, L5).
+ */
+static char **
+replace_refs(int gitdir_fd)
+{
+	_cleanup_free_ char *packed = NULL;
+	char **v = NULL;
+	size_t len = 0;
+	int fd = -1;
+	DIR *d;
+
+	{
+		int at = wl_open_beneath(gitdir_fd, "refs/replace", true);
+
+		if (at >= 0) {
+			fd = openat(at, ".",
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			close(at);
+		}
+	}
+	if (fd >= 0 && (d = fdopendir(fd)) != NULL) {
+		struct dirent *e;
+
+		while ((e = readdir(d)) != NULL && strv_length(v) < 4096)
+			if (e->d_name[0] != '.')
+				strv_push_take(&v, xasprintf("refs/replace/%s",
+							     e->d_name));
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (git_file_read(gitdir_fd, "packed-refs", WATCHLATER_MAX_INDEX,
+			  &packed, &len) == 0)
+		for (char *save = NULL, *l = strtok_r(packed, "\n", &save);
+		     l != NULL && strv_length(v) < 8192;
+		     l = strtok_r(NULL, "\n", &save)) {
+			char *ref = strchr(l, ' ');
+
+			if (ref != NULL &&
+			    strncmp(ref + 1, "refs/replace/", 13) == 0 &&
+			    !strv_contains(v, ref + 1))
+				strv_push(&v, ref + 1);
+		}
+	return v;
+}
+
+/* The replace refs the repository d has that the start's had not:
+ * named (replace_refs). */
+static void
+replace_refs_check(struct watchlater *w, const struct wdir *d)
+{
+	_cleanup_strv_ char **refs = replace_refs(d->fd), **made = NULL;
+
+	for (char **r = refs; r != NULL && *r != NULL; r++)
+		if (!strv_contains(d->replaced, *r) && strv_length(made) < 8)
+			strv_push_take(&made, text_shown(*r));
+	if (made != NULL) {
+		_cleanup_free_ char *names = strv_join(made, ", ");
+		_cleanup_free_ char *at =
+			text_shown(d->wt_path != NULL ? d->wt_path : d->path);
+
+		strv_push_take(
+			&w->lines,
+			xasprintf("llwrap: the command made replace refs "
+				  "in the git repository of %s (%s): git "
+				  "status, git diff HEAD and git log show "
+				  "the objects they name in place of "
+				  "yours, which can hide what it staged; "
+				  "review them (git replace -l) and run "
+				  "git --no-replace-objects status, or "
+				  "delete them (git replace -d ID)",
+				  at, names));
+	}
+}
+
 void
 wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
 {
+	replace_refs_check(w, d);
 	_cleanup_strv_ char **now = index_hidden(w, d->fd);
 	_cleanup_strv_ char **fresh = NULL;
 	_cleanup_free_ char *list = NULL, *shown = NULL, *dir = NULL;
@@ -796,6 +877,7 @@ wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
 	/* The start: a checkout that has its .git now is the user's; what
 	 * the index hides from git status now, the user's choice. */
 	links = wl_index_links(w, d->fd, d->path, &d->hidden);
+	d->replaced = replace_refs(d->fd);
 	for (char **l = links; l != NULL && *l != NULL; l++) {
 		_cleanup_close_ int fd = wl_open_beneath(wt_fd, *l, true);
 

@@ -77,8 +77,9 @@ struct wdir {
 	int wt_fd;
 	char *wt_path;
 	/* gitdir: the entries its index hid from git status and diff at
-	 * the start (assume-unchanged, skip-worktree). */
+	 * the start (assume-unchanged, skip-worktree); its replace refs. */
 	char **hidden;
+	char **replaced;
 };
 
 /* A missing path whose directory did not exist at the start: looked at
@@ -296,7 +297,8 @@ void wl_names_at(struct watchlater *w, int dirfd, const char *path,
 char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir,
 		      char ***hidden);
 /* At the end: the entries the index of the repository d now hides from
- * git status and diff that it did not at the start, said. */
+ * git status and diff that it did not at the start, and the replace refs
+ * it has that the start's had not, said. */
 void wl_index_hidden_check(struct watchlater *w, const struct wdir *d);
 /* Each gitlink's checkout with a new .git: that .git moved aside; one
  * without: watched for it. */

@@ -295,6 +295,7 @@ wdir_drop(struct watchlater *w, size_t i, bool gone)
 		close(d->wt_fd);
 	free(d->wt_path);
 	strv_free(d->hidden);
+	strv_free(d->replaced);
 	free(d->path);
 	for (size_t k = 0; k < d->n_names; k++)
 		free(d->names[k].name);
@@ -632,6 +633,7 @@ dir_again(struct watchlater *w, size_t i, bool at_end)
 		w->dirs[at].wt_fd = fcntl(w->dirs[i].wt_fd, F_DUPFD_CLOEXEC, 3);
 		w->dirs[at].wt_path = xstrdup(w->dirs[i].wt_path);
 		w->dirs[at].hidden = strv_copy(w->dirs[i].hidden);
+		w->dirs[at].replaced = strv_copy(w->dirs[i].replaced);
 	}
 	w->dirs[at].newrepo |= w->dirs[i].newrepo;
 	w->dirs[at].hooks |= w->dirs[i].hooks;
@@ -1307,6 +1309,7 @@ watchlater_free(struct watchlater *w)
 			close(w->dirs[i].wt_fd);
 		free(w->dirs[i].wt_path);
 		strv_free(w->dirs[i].hidden);
+		strv_free(w->dirs[i].replaced);
 		free(w->dirs[i].path);
 		for (size_t k = 0; k < w->dirs[i].n_names; k++)
 			free(w->dirs[i].names[k].name);

@@ -1022,6 +1022,13 @@ expect_output "a tracked file the command marked assume-unchanged: said after th
 expect_no_output "... the user's own skip-worktree mark from before is not named" "local\\.cfg"
 run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git status --short >/dev/null; echo RAN'
 expect_no_output "... a run that marks nothing new says nothing of it" "as unchanged"
+# ... and a replace ref: HEAD replaced by a commit of the staged tree,
+# git status shows the staged Makefile as nothing at all.
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git update-index --no-assume-unchanged Makefile &&
+	git add Makefile && t=$(git write-tree) && c=$(git commit-tree -m m "$t") && git replace HEAD "$c" &&
+	[ -z "$(git status --short --untracked-files=no)" ] && echo HIDDEN'
+expect_output "a replace ref made inside (HEAD, hiding a staged change): said after the run" \
+	"the command made replace refs in the git repository of $N \\(refs/replace/[0-9a-f]+\\)"
 
 # Review L, L1: a branch's remote or pushremote naming no remote is an
 # address to git, a path included: a new repository whose branch pushes
