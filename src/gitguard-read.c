@@ -217,8 +217,17 @@ collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 			strv_push(l->hidden, path);
 	}
 	if ((be32(entry + 24) & 0170000) != 0160000) {
+		size_t n = strlen(path);
+		/* A sparse index's directory entry (mode 040000) ends in
+		 * its '/': the path before it is what git checks. */
+		_cleanup_free_ char *dir =
+			(be32(entry + 24) & 0170000) == 0040000 && n > 1 &&
+					path[n - 1] == '/'
+				? xstrndup(path, n - 1)
+				: NULL;
+
 		if (l->invalid != NULL && *l->invalid == NULL &&
-		    !gitguard_verify_path(path))
+		    !gitguard_verify_path(dir != NULL ? dir : path))
 			*l->invalid = xstrdup(path);
 		return 0;
 	}

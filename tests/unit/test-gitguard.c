@@ -581,6 +581,16 @@ test_index_gitlinks(void **state)
 				 0);
 		assert_null(invalid);
 		strv_free(links);
+		/* A sparse index's directory entry keeps its '/'. */
+		m = put_header(c, 2, 2);
+		m += put_entry(c + m, 0100644, "a", false);
+		m += put_entry(c + m, 0040000, "lib/", false);
+		assert_int_equal(gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
+						     &links, NULL, &invalid,
+						     NULL),
+				 0);
+		assert_null(invalid);
+		strv_free(links);
 		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 			m = put_header(c, 2, 3);
 			m += put_entry(c + m, 0100644, "a", false);
