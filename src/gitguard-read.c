@@ -189,11 +189,14 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 	return 0;
 }
 
-/* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them. */
+/* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them; where
+ * asked, the first other entry whose path git refuses. */
 struct links {
 	char **v;
 	size_t n, cap;
 	bool over;
+	char **invalid;
+	char ***hidden;
 };
 
 static int
@@ -201,8 +204,33 @@ collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 {
 	struct links *l = ctx;
 
-	if ((be32(entry + 24) & 0170000) != 0160000)
+	if (l->hidden != NULL) {
+		uint16_t flags = (uint16_t)(entry[60] << 8 | entry[61]);
+		/* Version 3 and up: the extended flags, skip-worktree
+		 * among them. */
+		uint16_t ext = (flags & 0x4000) != 0
+				       ? (uint16_t)(entry[62] << 8 | entry[63])
+				       : 0;
+
+		if (((flags & 0x8000) != 0 || (ext & 0x4000) != 0) &&
+		    strv_length(*l->hidden) < GITGUARD_MAX_LINKS)
+			strv_push(l->hidden, path);
+	}
+	if ((be32(entry + 24) & 0170000) != 0160000) {
+		size_t n = strlen(path);
+		/* A sparse index's directory entry (mode 040000) ends in
+		 * its '/': the path before it is what git checks. */
+		_cleanup_free_ char *dir =
+			(be32(entry + 24) & 0170000) == 0040000 && n > 1 &&
+					path[n - 1] == '/'
+				? xstrndup(path, n - 1)
+				: NULL;
+
+		if (l->invalid != NULL && *l->invalid == NULL &&
+		    !gitguard_verify_path(dir != NULL ? dir : path))
+			*l->invalid = xstrdup(path);
 		return 0;
+	}
 	if (l->n >= GITGUARD_MAX_LINKS) {
 		l->over = true;
 		return 1;
@@ -220,13 +248,28 @@ int
 gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 			char ***paths, char **shared)
 {
-	struct links l = { .v = xcalloc(1, sizeof(char *)), .cap = 1 };
+	return gitguard_index_scan(buf, len, hash_len, paths, shared, NULL,
+				   NULL);
+}
+
+int
+gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
+		    char **shared, char **invalid, char ***hidden)
+{
+	struct links l = { .v = xcalloc(1, sizeof(char *)),
+			   .cap = 1,
+			   .invalid = invalid,
+			   .hidden = hidden };
 	size_t at = 0;
 	int r;
 
 	*paths = NULL;
 	if (shared != NULL)
 		*shared = NULL;
+	if (invalid != NULL)
+		*invalid = NULL;
+	if (hidden != NULL)
+		*hidden = NULL;
 	r = index_walk(buf, len, hash_len, collect_gitlink, &l, &at);
 	if (r == 0 && l.over)
 		r = -E2BIG;
@@ -235,6 +278,14 @@ gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 		r = -EINVAL;
 	if (r < 0) {
 		strv_free(l.v);
+		if (invalid != NULL) {
+			free(*invalid);
+			*invalid = NULL;
+		}
+		if (hidden != NULL) {
+			strv_free(*hidden);
+			*hidden = NULL;
+		}
 		return r;
 	}
 	*paths = l.v;
@@ -628,6 +679,8 @@ config_unsafe(void *ctx, const char *section, const char *sub, const char *key,
 	return 1;
 }
 
+static char *config_branch_unrouted(const char *config);
+
 /* gitguard_config_unsafe, for a repository the command made or not. */
 static char *
 config_unsafe_in(const char *config, bool made, char **worktree)
@@ -635,6 +688,8 @@ config_unsafe_in(const char *config, bool made, char **worktree)
 	struct unsafe u = { .made = made, .worktree = worktree };
 
 	gitconfig_each(config, config_unsafe, &u);
+	if (u.found == NULL && made)
+		u.found = config_branch_unrouted(config);
 	return u.found;
 }
 
@@ -717,6 +772,40 @@ route_has_remote(char **v, const char *name)
 		if (strncmp(v[i], url, strlen(url)) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * In a repository the command made, where a branch pushes and pulls: git
+ * takes a branch's remote or pushremote that names no remote with an
+ * address (remote_get_1: a URL alias of the name), a path or a bare name
+ * included, as an address itself, and the user's plain `git push` runs
+ * the hooks of the repository it names (one the command left in its
+ * cache, or behind a link in the project).  Each must be "." (this
+ * repository), a remote this configuration gives a url (judged by
+ * config_url), or a network address; the first that is not, or NULL.
+ */
+static char *
+config_branch_unrouted(const char *config)
+{
+	char **v = NULL;
+	char *found = NULL;
+
+	gitconfig_each(config, config_route, &v);
+	for (size_t i = 0; found == NULL && v != NULL && v[i] != NULL; i++) {
+		size_t n = strcspn(v[i], "\n");
+		const char *to = v[i] + n + 1;
+
+		if (strncmp(v[i], "branch.", 7) != 0 || v[i][n] == '\0')
+			continue;
+		if (strcmp(to, ".") == 0 || url_network(to) ||
+		    (strchr(to, '\n') == NULL && route_has_remote(v, to)))
+			continue;
+		found = xasprintf("%.*s to '%.80s', neither a remote it "
+				  "names nor a network address",
+				  (int)n, v[i], to);
+	}
+	strv_free(v);
+	return found;
 }
 
 /* Whether one route variable, "name\nvalue" entry e of the start (b) or the

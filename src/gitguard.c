@@ -903,20 +903,76 @@ static const struct later_entry {
 	{ "opencode.jsonc", false, "opencode" },
 	{ ".llwrap.ini", false, "llwrap (the project's own profile)" },
 	{ ".aider.conf.yml", false, "aider" },
+	/* mise's project configuration: its [env] (_.source, templates
+	 * that exec) and [hooks] run when the user's shell enters the
+	 * project (mise activate), and mise trusts a file by its path,
+	 * not its content, unless paranoid (review L, L3). */
+	{ "mise.toml", false, "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.toml", false, "mise (its env and hooks, at the shell's cd)" },
+	{ "mise.local.toml", false,
+	  "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.local.toml", false,
+	  "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise", false, "mise (its env and hooks, at the shell's cd)" },
+	/* asdf's (and mise's) tool versions: "nodejs path:DIR" has every
+	 * node shim run DIR/bin/node in the project, a shell prompt's
+	 * node --version among them; asdf asks nothing (review L, L7). */
+	{ ".tool-versions", false,
+	  "asdf and mise (a version path:DIR runs DIR's programs)" },
+	/* A Mercurial repository's own configuration: [hooks] (pre-status
+	 * runs at the shell prompt's hg status), [extensions] (Python),
+	 * %include; sharedpath (with share-safe) takes another repository's
+	 * configuration and store (review L, L6). */
+	{ ".hg/hgrc", false, "Mercurial (its hooks and extensions)" },
+	{ ".hg/sharedpath", false,
+	  "Mercurial (another repository's configuration and store)" },
 };
+
+/* The entry a name beneath the project is (one with a '/' by its whole
+ * relative path), or NULL. */
+static const struct later_entry *
+later_entry_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < ARRAY_SIZE(later_entries); i++) {
+		const char *e = later_entries[i].name;
+		size_t k = strlen(e);
+
+		if (strchr(e, '/') != NULL
+			    ? n > k && path[n - k - 1] == '/' &&
+				      strcmp(path + n - k, e) == 0
+			    : strcmp(name, e) == 0)
+			return &later_entries[i];
+	}
+	return NULL;
+}
 
 const char *
 gitguard_later_reader(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
+	const struct later_entry *e = later_entry_of(path);
 
 	if (strncmp(name, ".envrc.", 7) == 0 || strcmp(name, ".env") == 0)
 		return "direnv";
+	return e != NULL ? e->reader : "direnv or an editor";
+}
+
+bool
+gitguard_later_nested(const char *project, const char *path)
+{
+	size_t n = strlen(project);
+
 	for (size_t i = 0; i < ARRAY_SIZE(later_entries); i++)
-		if (strcmp(name, later_entries[i].name) == 0)
-			return later_entries[i].reader;
-	return "direnv or an editor";
+		if (strchr(later_entries[i].name, '/') != NULL &&
+		    strncmp(path, project, n) == 0 && path[n] == '/' &&
+		    strcmp(path + n + 1, later_entries[i].name) == 0)
+			return true;
+	return false;
 }
 
 /* A file .envrc loads that is missing: noted, and checked after the run. */
@@ -1000,13 +1056,46 @@ envrc_unread(struct scan *s, const char *envrc, const char *line)
 		}
 }
 
-/* The paths .envrc names after the direnv commands that load files. */
-static void
-scan_envrc(struct scan *s, const char *project, const char *envrc)
+bool
+gitguard_envrc_load(const char *line, char **arg)
 {
 	static const char *const cmds[] = { "source_env_if_exists",
 					    "source_env", "dotenv_if_exists",
 					    "dotenv" };
+	const char *v = line + strspn(line, " \t");
+
+	*arg = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+		size_t n = strlen(cmds[i]);
+
+		if (strncmp(v, cmds[i], n) != 0 ||
+		    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
+			continue;
+		v += n + strspn(v + n, " \t");
+		/* One word, or one quoted without expansions. */
+		if ((*v == '"' || *v == '\'') && strchr(v + 1, *v) != NULL) {
+			char q = *v++;
+
+			*arg = xstrndup(v, strchr(v, q) - v);
+			if (strpbrk(*arg, "$`") != NULL)
+				(*arg)[0] = '\0';
+		} else {
+			*arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
+		}
+		/* dotenv alone loads .env. */
+		if (**arg == '\0' && strncmp(cmds[i], "dotenv", 6) == 0) {
+			free(*arg);
+			*arg = xstrdup(".env");
+		}
+		return true;
+	}
+	return false;
+}
+
+/* The paths .envrc names after the direnv commands that load files. */
+static void
+scan_envrc(struct scan *s, const char *project, const char *envrc)
+{
 	_cleanup_free_ char *text = s->fs->read_file(s->fs->ctx, envrc);
 	char *save = NULL;
 
@@ -1015,62 +1104,35 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 	for (char *l = strtok_r(text, "\n", &save); l != NULL;
 	     l = strtok_r(NULL, "\n", &save)) {
 		char *v = l + strspn(l, " \t");
-		bool read = false;
+		_cleanup_free_ char *arg = NULL, *path = NULL;
 
-		for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
-			size_t n = strlen(cmds[i]);
-			_cleanup_free_ char *arg = NULL, *path = NULL;
-
-			if (strncmp(v, cmds[i], n) != 0 ||
-			    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
-				continue;
-			read = true;
-			v += n + strspn(v + n, " \t");
-			/* One word, or one quoted without expansions. */
-			if ((*v == '"' || *v == '\'') &&
-			    strchr(v + 1, *v) != NULL) {
-				char q = *v++;
-
-				arg = xstrndup(v, strchr(v, q) - v);
-				if (strpbrk(arg, "$`") != NULL)
-					arg[0] = '\0';
-			} else {
-				arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
-			}
-			/* dotenv alone loads .env. */
-			if (*arg == '\0' &&
-			    strncmp(cmds[i], "dotenv", 6) == 0) {
-				free(arg);
-				arg = xstrdup(".env");
-			}
-			if (*arg == '\0')
-				break;
-			path = named_path(project, arg);
-			/* An existing file is made read-only wherever it
-			 * resolves (a mount only narrows); a missing one is
-			 * watched for (the host side acts on it) only where
-			 * it lies beneath the project without a link. */
-			if (path_under(path, project) && kind(s, path) != 0) {
-				add(s, path, GITGUARD_RO,
-				    "loaded by .envrc (direnv)");
-			} else if (path_under(path, project) &&
-				   strcmp(path, project) != 0 &&
-				   envrc_beneath(s, project, arg)) {
-				if (!strv_contains(s->g->missing, path))
-					note_missing(s, path);
-			} else if (path_under(path, project)) {
-				notes_take(
-					&s->g->notes,
-					xasprintf("%s loads %s, which does "
-						  "not exist and is reached "
-						  "through a symbolic link or "
-						  "'..': not watched",
-						  envrc, arg));
-			}
-			break;
+		if (!gitguard_envrc_load(l, &arg)) {
+			if (*v != '#')
+				envrc_unread(s, envrc, v);
+			continue;
 		}
-		if (!read && *v != '#')
-			envrc_unread(s, envrc, v);
+		if (*arg == '\0')
+			continue;
+		path = named_path(project, arg);
+		/* An existing file is made read-only wherever it resolves
+		 * (a mount only narrows); a missing one is watched for (the
+		 * host side acts on it) only where it lies beneath the
+		 * project without a link. */
+		if (path_under(path, project) && kind(s, path) != 0) {
+			add(s, path, GITGUARD_RO, "loaded by .envrc (direnv)");
+		} else if (path_under(path, project) &&
+			   strcmp(path, project) != 0 &&
+			   envrc_beneath(s, project, arg)) {
+			if (!strv_contains(s->g->missing, path))
+				note_missing(s, path);
+		} else if (path_under(path, project)) {
+			notes_take(&s->g->notes,
+				   xasprintf("%s loads %s, which does not "
+					     "exist and is reached through a "
+					     "symbolic link or '..': not "
+					     "watched",
+					     envrc, arg));
+		}
 	}
 }
 

@@ -117,6 +117,16 @@ struct gitguard *gitguard_later_run(const char *project,
 				    const struct gitguard_fs *fs);
 
 /*
+ * The file a line of .envrc loads by direnv's convention (source_env,
+ * source_env_if_exists, dotenv, dotenv_if_exists): true and *arg its
+ * argument as written (one word, or one quoted without expansions; ".env"
+ * for a bare dotenv; "" when the scan cannot tell which file), or false
+ * when the line is no such load (*arg NULL).  Pure: the start's scan and
+ * the end's look at an .envrc below the project's top read lines alike.
+ */
+bool gitguard_envrc_load(const char *line, char **arg);
+
+/*
  * Who reads the later-run path outside the sandbox, by its name, for
  * the messages about one the command made: "direnv" (.envrc, .envrc.*,
  * .env), "opencode" (opencode.json, opencode.jsonc, .opencode), "VS
@@ -124,6 +134,10 @@ struct gitguard *gitguard_later_run(const char *project,
  * loads under other names, "direnv or an editor".
  */
 const char *gitguard_later_reader(const char *path);
+
+/* Whether path is one of the later-run names deeper than the project's
+ * top (.hg/hgrc), which gitguard_later_reader names too. */
+bool gitguard_later_nested(const char *project, const char *path);
 
 /*
  * The directories of gitguard_later_run() that are missing in project,
@@ -227,6 +241,24 @@ char *gitguard_config_unsafe_change(const char *before, const char *after);
  */
 int gitguard_index_gitlinks(const void *buf, size_t len, size_t hash_len,
 			    char ***paths, char **shared);
+
+/*
+ * gitguard_index_gitlinks, and in *invalid (where not NULL) the first
+ * entry other than a gitlink whose path git itself would not write
+ * (gitguard_verify_path), or NULL: git checks an entry's path when it
+ * adds one, not when it checks files out of the index, so the user's
+ * `git checkout -- .` or `git restore .` writes an entry
+ * ".git/hooks/post-checkout" into the repository's hooks, and runs it,
+ * and one "../.bashrc" beside the work tree (review L, L4).  In *hidden
+ * (where not NULL) the entries git status and git diff pass over,
+ * whatever the file holds: assume-unchanged (CE_VALID) and skip-worktree
+ * ones (VS Code's changes view too), at most GITGUARD_MAX_LINKS; set by
+ * the command (git update-index --assume-unchanged Makefile), they hide
+ * its changes to those files from the user's review (review L, L5).
+ */
+int gitguard_index_scan(const void *buf, size_t len, size_t hash_len,
+			char ***paths, char **shared, char **invalid,
+			char ***hidden);
 
 /*
  * Whether path is one git itself would put in an index (git's

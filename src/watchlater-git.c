@@ -8,6 +8,7 @@
  * project, at any depth, and those inside them (their submodules',
  * their linked worktrees'), after the run.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -96,30 +97,34 @@ config_unread(int r)
  * cannot be read (an index git could read and llwrap cannot is not
  * passed over), NULL alone when there is none. */
 char **
-wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
+wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir,
+	       char ***hidden)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_strv_ char **all = NULL;
 	char **links = xcalloc(1, sizeof(char *));
 	size_t len = 0;
-	_cleanup_free_ char *shared = NULL;
+	_cleanup_free_ char *shared = NULL, *invalid = NULL;
 	const char *file = "index";
 	int r = index_read(gitdir_fd, file, &buf, &len);
 
 	if (r == 0)
-		r = gitguard_index_gitlinks(buf, len, w->hash_len, &all,
-					    &shared);
+		r = gitguard_index_scan(buf, len, w->hash_len, &all, &shared,
+					&invalid, hidden);
 	/* A split index (core.splitIndex): the entries of the shared
 	 * index it links to are git's too. */
-	if (r == 0 && shared != NULL) {
-		_cleanup_strv_ char **more = NULL;
+	if (r == 0 && invalid == NULL && shared != NULL) {
+		_cleanup_strv_ char **more = NULL, **hid = NULL;
 
 		free(buf);
 		buf = NULL;
 		file = shared;
 		if ((r = index_read(gitdir_fd, file, &buf, &len)) == 0 &&
-		    (r = gitguard_index_gitlinks(buf, len, w->hash_len, &more,
-						 NULL)) == 0) {
+		    (r = gitguard_index_scan(
+			     buf, len, w->hash_len, &more, NULL, &invalid,
+			     hidden != NULL ? &hid : NULL)) == 0) {
+			for (char **h = hid; h != NULL && *h != NULL; h++)
+				strv_push(hidden, *h);
 			size_t n = strv_length(all), m = strv_length(more);
 
 			all = xreallocarray(all, n + m + 1, sizeof(char *));
@@ -151,6 +156,27 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 		strv_free(links);
 		return NULL;
 	}
+	if (invalid != NULL) {
+		/* An entry git never writes, which the user's checkout of
+		 * files from the index would (.git/hooks/post-checkout:
+		 * written into the repository, and run): the index goes
+		 * aside, and the run fails (review L, L4). */
+		_cleanup_free_ char *shown = text_shown(invalid);
+		_cleanup_free_ char *dir = text_shown(gitdir);
+		_cleanup_free_ char *why = xasprintf(
+			"git checkout and restore (it holds an entry '%s', a "
+			"path git itself never writes)",
+			shown);
+
+		wl_move_aside(w, gitdir_fd, gitdir, file, why);
+		wl_fail(w, xasprintf("the command wrote an entry '%s' into "
+				     "the git index %s/%s, a path git itself "
+				     "refuses to write (git checkout -- . "
+				     "would write it there)",
+				     shown, dir, file));
+		strv_free(links);
+		return NULL;
+	}
 	for (char **l = all; *l != NULL; l++) {
 		/* Git would not write it, and host git may still go into
 		 * what it names (./sub, sub/): a failure, and what it names
@@ -170,6 +196,208 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 	return steal_pointer(&all);
 }
 
+/* The entries the index (and a shared index it links to) in gitdir_fd
+ * hides from git status and diff (gitguard_index_scan), or NULL; what
+ * it cannot read, wl_index_links said. */
+static char **
+index_hidden(struct watchlater *w, int gitdir_fd)
+{
+	_cleanup_free_ char *buf = NULL, *shared = NULL, *invalid = NULL;
+	_cleanup_strv_ char **links = NULL, **more = NULL, **no = NULL;
+	char **hidden = NULL;
+	size_t len = 0;
+
+	if (index_read(gitdir_fd, "index", &buf, &len) < 0 ||
+	    gitguard_index_scan(buf, len, w->hash_len, &links, &shared,
+				&invalid, &hidden) < 0)
+		return NULL;
+	if (shared != NULL) {
+		free(buf);
+		buf = NULL;
+		if (index_read(gitdir_fd, shared, &buf, &len) == 0 &&
+		    gitguard_index_scan(buf, len, w->hash_len, &no, NULL, NULL,
+					&more) == 0)
+			for (char **m = more; m != NULL && *m != NULL; m++)
+				strv_push(&hidden, *m);
+	}
+	return hidden;
+}
+
+/*
+ * The replace refs of the repository in gitdir_fd (refs/replace/ID,
+ * loose or packed), or NULL: git shows the object a replace ref names in
+ * place of ID everywhere (git status compares the index with HEAD's
+ * replacement), so one made by the command can hide what it staged from
+ * the user's git status, git diff HEAD and git log (review L, L5).
+ */
+static char **
+replace_refs(int gitdir_fd)
+{
+	_cleanup_free_ char *packed = NULL;
+	char **v = NULL;
+	size_t len = 0;
+	int fd = -1;
+	DIR *d;
+
+	{
+		int at = wl_open_beneath(gitdir_fd, "refs/replace", true);
+
+		if (at >= 0) {
+			fd = openat(at, ".",
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			close(at);
+		}
+	}
+	if (fd >= 0 && (d = fdopendir(fd)) != NULL) {
+		struct dirent *e;
+
+		while ((e = readdir(d)) != NULL && strv_length(v) < 4096)
+			if (e->d_name[0] != '.')
+				strv_push_take(&v, xasprintf("refs/replace/%s",
+							     e->d_name));
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (git_file_read(gitdir_fd, "packed-refs", WATCHLATER_MAX_INDEX,
+			  &packed, &len) == 0)
+		for (char *save = NULL, *l = strtok_r(packed, "\n", &save);
+		     l != NULL && strv_length(v) < 8192;
+		     l = strtok_r(NULL, "\n", &save)) {
+			char *ref = strchr(l, ' ');
+
+			if (ref != NULL &&
+			    strncmp(ref + 1, "refs/replace/", 13) == 0 &&
+			    !strv_contains(v, ref + 1))
+				strv_push(&v, ref + 1);
+		}
+	return v;
+}
+
+/* The replace refs the repository d has that the start's had not:
+ * named (replace_refs). */
+static void
+replace_refs_check(struct watchlater *w, const struct wdir *d)
+{
+	_cleanup_strv_ char **refs = replace_refs(d->fd), **made = NULL;
+
+	for (char **r = refs; r != NULL && *r != NULL; r++)
+		if (!strv_contains(d->replaced, *r) && strv_length(made) < 8)
+			strv_push_take(&made, text_shown(*r));
+	if (made != NULL) {
+		_cleanup_free_ char *names = strv_join(made, ", ");
+		_cleanup_free_ char *at =
+			text_shown(d->wt_path != NULL ? d->wt_path : d->path);
+
+		strv_push_take(
+			&w->lines,
+			xasprintf("llwrap: the command made replace refs "
+				  "in the git repository of %s (%s): git "
+				  "status, git diff HEAD and git log show "
+				  "the objects they name in place of "
+				  "yours, which can hide what it staged; "
+				  "review them (git replace -l) and run "
+				  "git --no-replace-objects status, or "
+				  "delete them (git replace -d ID)",
+				  at, names));
+	}
+}
+
+void
+wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
+{
+	replace_refs_check(w, d);
+	_cleanup_strv_ char **now = index_hidden(w, d->fd);
+	_cleanup_strv_ char **fresh = NULL;
+	_cleanup_free_ char *list = NULL, *shown = NULL, *dir = NULL;
+	size_t n;
+
+	for (char **p = now; p != NULL && *p != NULL; p++)
+		if (!strv_contains(d->hidden, *p) && !strv_contains(fresh, *p))
+			strv_push_take(&fresh, text_shown(*p));
+	if ((n = strv_length(fresh)) == 0)
+		return;
+	if (n > 8) {
+		free(fresh[8]);
+		fresh[8] = xstrdup("...");
+		for (size_t i = 9; i < n; i++) {
+			free(fresh[i]);
+			fresh[i] = NULL;
+		}
+	}
+	list = strv_join(fresh, ", ");
+	dir = text_shown(d->wt_path != NULL ? d->wt_path : d->path);
+	strv_push_take(&w->lines,
+		       xasprintf("llwrap: the command marked %zu file%s in the "
+				 "git index of %s as unchanged "
+				 "(assume-unchanged or skip-worktree): git "
+				 "status and git diff do not show what it "
+				 "changed there: %s; review them (git ls-files "
+				 "-v | grep -v '^H') before running anything "
+				 "of the project's, and clear the marks with "
+				 "git update-index --no-assume-unchanged "
+				 "--no-skip-worktree FILE",
+				 n, n == 1 ? "" : "s", dir, list));
+}
+
+/*
+ * MERGE_RR, git rerere's list of conflicts, "ID[.VARIANT]\tPATH" records
+ * each ended by a NUL: where rr-cache/ exists (rerere is then on, with
+ * rerere.enabled unset), git commit, merge, rebase and am copy each PATH
+ * whose file holds no conflict markers into rr-cache/ID/postimage, PATH
+ * unchecked: a record "../.ssh/id_ed25519" copied the user's key into the
+ * repository, where the next run reads it (review L, L8).  A record
+ * whose path git itself would not write (gitguard_verify_path), one
+ * git's reader refuses, or a MERGE_RR llwrap cannot read as a regular
+ * file is moved aside (git then records nothing), and the run fails.
+ */
+static void
+merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir)
+{
+	_cleanup_free_ char *text = NULL, *bad = NULL, *dir = NULL;
+	size_t len = 0, hex = 2 * w->hash_len;
+	int r = git_file_read(gitdir_fd, "MERGE_RR", WATCHLATER_MAX_CONFIG,
+			      &text, &len);
+
+	if (r == -ENOENT)
+		return;
+	if (r < 0)
+		bad = xasprintf("it cannot be read as a regular file: %s",
+				strerror(-r));
+	for (size_t at = 0; r == 0 && at < len && bad == NULL;) {
+		const char *rec = text + at;
+		const char *nul = memchr(rec, '\0', len - at);
+		size_t n = nul != NULL ? (size_t)(nul - rec) : len - at;
+		const char *tab = memchr(rec, '\t', n);
+		_cleanup_free_ char *path = NULL, *shown = NULL;
+		bool hexok = n >= hex + 2;
+
+		at += n + 1;
+		for (size_t i = 0; hexok && i < hex; i++)
+			hexok = isxdigit((unsigned char)rec[i]);
+		if (!hexok || tab == NULL || (size_t)(tab - rec) < hex) {
+			bad = xstrdup("a record git's reader refuses");
+			break;
+		}
+		path = xstrndup(tab + 1, n - (size_t)(tab - rec) - 1);
+		if (gitguard_verify_path(path))
+			continue;
+		shown = text_shown(path);
+		bad = xasprintf("a path '%s', which git itself never writes",
+				shown);
+	}
+	if (bad == NULL)
+		return;
+	dir = text_shown(gitdir);
+	wl_move_aside(w, gitdir_fd, gitdir, "MERGE_RR",
+		      "git commit, merge and rebase (rerere copies the files "
+		      "its records name into the repository)");
+	wl_fail(w, xasprintf("the command wrote git rerere's %s/MERGE_RR "
+			     "with %s (git commit would copy that file into "
+			     "the repository)",
+			     dir, bad));
+}
+
 /*
  * Every gitlink of the index whose checkout now has a .git that was not
  * one of the protected paths at the start: moved aside; one that has no
@@ -178,12 +406,15 @@ wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir)
 void
 wl_check_gitlinks(struct watchlater *w, const struct wdir *gd)
 {
-	_cleanup_strv_ char **links = wl_index_links(w, gd->fd, gd->path);
+	_cleanup_strv_ char **links = NULL;
+	_cleanup_free_ char *wt_path = NULL;
+	_cleanup_close_ int wt_fd = -1;
+
+	merge_rr_check(w, gd->fd, gd->path);
+	links = wl_index_links(w, gd->fd, gd->path, NULL);
 	/* gd may move (wdir_add): its work tree, as it is now. */
-	_cleanup_free_ char *wt_path =
-		xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
-	_cleanup_close_ int wt_fd =
-		gd->wt_fd >= 0 ? fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3) : -1;
+	wt_path = xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
+	wt_fd = gd->wt_fd >= 0 ? fcntl(gd->wt_fd, F_DUPFD_CLOEXEC, 3) : -1;
 
 	if (wt_fd < 0) {
 		_cleanup_free_ char *shown = text_shown(wt_path);
@@ -643,8 +874,10 @@ wl_watch_repository(struct watchlater *w, const char *gitdir, int wt_fd,
 	d->gitdir = true;
 	d->wt_fd = fcntl(wt_fd, F_DUPFD_CLOEXEC, 3);
 	d->wt_path = xstrdup(wt_path);
-	/* The start: a checkout that has its .git now is the user's. */
-	links = wl_index_links(w, d->fd, d->path);
+	/* The start: a checkout that has its .git now is the user's; what
+	 * the index hides from git status now, the user's choice. */
+	links = wl_index_links(w, d->fd, d->path, &d->hidden);
+	d->replaced = replace_refs(d->fd);
 	for (char **l = links; l != NULL && *l != NULL; l++) {
 		_cleanup_close_ int fd = wl_open_beneath(wt_fd, *l, true);
 
@@ -1146,6 +1379,34 @@ commondir_own(int gitfd)
 	return len == 5 && memcmp(text, "../..", 5) == 0;
 }
 
+/*
+ * The index of a repository nested in the project (gitfd, at path),
+ * written during the run (or in a repository the command made): read as
+ * the project's is (wl_index_links, with the repository's own hash), so
+ * that an entry git never writes (.git/hooks/post-checkout, which the
+ * user's git checkout -- . there writes and runs) moves it aside and
+ * fails the run, as does one llwrap cannot read (review L, L4); and its
+ * MERGE_RR, as the project's (merge_rr_check, review L, L8).  A link or
+ * special file there is wl_gitdir_nested's.
+ */
+static void
+nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_strv_ char **links = NULL;
+	size_t len = 0, keep = w->hash_len;
+	struct stat st;
+
+	if (config_read(gitfd, "config", &text, &len) == 0 &&
+	    strlen(text) == len)
+		w->hash_len = gitguard_hash_len(text);
+	merge_rr_check(w, gitfd, path);
+	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && (made || wl_changed(w, &st)))
+		links = wl_index_links(w, gitfd, path, NULL);
+	w->hash_len = keep;
+}
+
 /* The repository whose git directory is gitfd (at path): n, the
  * start's record, or NULL; made, the command made it; worktree, a
  * linked worktree's directory in another repository (worktrees/NAME);
@@ -1200,6 +1461,7 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	 * its links' times) is walked again, as made. */
 	if (depth == 0 || made)
 		wl_gitdir_nested(w, gitfd, path, made);
+	nested_index(w, gitfd, path, made);
 	/* What its config includes from the project (one the command made
 	 * had its config judged whole, includes and all). */
 	if (!made)
@@ -1558,6 +1820,265 @@ nested_hooks_path(struct watchlater *w, int gitfd, const char *top)
 	}
 }
 
+/* What reads the files nested_envrc moves aside. */
+#define ENVRC_READER "direnv (an .envrc below the project's top loads it)"
+
+/*
+ * A file an .envrc below the project's top loads, arg relative to that
+ * directory (fd, at dir): followed beneath it, without a link, one
+ * component at a time; moved aside when it, or a directory on the way
+ * below fd, changed since the start (one renamed in keeps its files'
+ * change times), or whatever its times when made is true (the .envrc
+ * itself changed: what it loads is the command's too).  A link on the
+ * way or at its name (direnv follows it) is moved aside when changed;
+ * one the start had is not followed.  A path with '..', absolute or
+ * from a home is not followed either (DESIGN.md §15, what remains).
+ */
+static void
+envrc_load_check(struct watchlater *w, int fd, const char *dir, const char *arg,
+		 bool made)
+{
+	_cleanup_free_ char *copy = xstrdup(arg), *at = xstrdup(dir);
+	_cleanup_close_ int held = -1;
+	int base = fd;
+	bool moved = false;
+	char *save = NULL;
+
+	if (*arg == '/' || *arg == '~')
+		return;
+	for (char *c = strtok_r(copy, "/", &save); c != NULL;) {
+		char *next = strtok_r(NULL, "/", &save);
+		struct stat st;
+		int sub;
+
+		if (strcmp(c, ".") == 0) {
+			c = next;
+			continue;
+		}
+		if (strcmp(c, "..") == 0 ||
+		    fstatat(base, c, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return; /* above it, or nothing there to load */
+		if (next == NULL || S_ISLNK(st.st_mode)) {
+			if ((made || moved || wl_changed(w, &st)) &&
+			    !wl_is_aside(w, base, c))
+				wl_move_aside_as(w, base, at, c, ENVRC_READER,
+						 nested_born(w, base, c)
+							 ? "created"
+							 : "changed");
+			return;
+		}
+		if (!S_ISDIR(st.st_mode) ||
+		    (sub = wl_open_beneath(base, c, true)) < 0)
+			return;
+		moved = moved || wl_changed(w, &st);
+		if (held >= 0)
+			close(held);
+		base = held = sub;
+		{
+			char *deeper = xasprintf("%s/%s", at, c);
+
+			free(at);
+			at = deeper;
+		}
+		c = next;
+	}
+}
+
+/*
+ * A directory of the project below its top (fd, at rel) with an .envrc:
+ * direnv loads it when the user's shell enters there, once allowed, and
+ * asks again when .envrc changes, but not for what it loads (source_env,
+ * dotenv and their _if_exists forms: .envrc.local, a .env, which can set
+ * PROMPT_COMMAND or PATH), nor for an .envrc.* beside it.  Each of those
+ * made or changed since the start is moved aside, every one when .envrc
+ * itself changed (review L, L2); the top's own are read-only or watched
+ * (gitguard_later_run), and of a new one at the top (left, named:
+ * direnv asks) what it loads that changed during the run goes aside.
+ * An .envrc that is a link is not read (what it leads to is not
+ * judged); a FIFO, socket or device made there is moved aside; one that
+ * cannot be read fails the run.
+ */
+static void
+nested_envrc(struct watchlater *w, int fd, const char *rel)
+{
+	_cleanup_free_ char *dir =
+		*rel != '\0' ? xasprintf("%s/%s", w->roots[0].path, rel)
+			     : xstrdup(w->roots[0].path);
+	_cleanup_free_ char *text = NULL;
+	_cleanup_strv_ char **names = NULL;
+	size_t len = 0;
+	struct stat st;
+	bool made;
+	int r;
+
+	if (fstatat(fd, ".envrc", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	/* A FIFO, socket or device: direnv's hook waits on it at the
+	 * user's prompt. */
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) &&
+	    !S_ISDIR(st.st_mode) && wl_changed(w, &st) &&
+	    !wl_is_aside(w, fd, ".envrc"))
+		wl_move_aside_as(w, fd, dir, ".envrc", ENVRC_READER,
+				 nested_born(w, fd, ".envrc") ? "created"
+							      : "changed");
+	if (!S_ISREG(st.st_mode))
+		return;
+	made = wl_changed(w, &st);
+	/* The top's: an .envrc the start had is read-only (or held), and
+	 * what it loads too; one the command made is left for the user to
+	 * allow (direnv asks), so what it loads that changed during the
+	 * run goes aside, not everything it names (a file of the user's). */
+	if (*rel == '\0') {
+		if (!made)
+			return;
+		made = false;
+	}
+	{
+		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+		struct dirent *e;
+
+		if (d == NULL) {
+			_cleanup_free_ char *shown = text_shown(dir);
+
+			if (lfd >= 0)
+				close(lfd);
+			wl_fail(w, xasprintf("cannot list %s for what its "
+					     ".envrc loads: %s",
+					     shown, strerror(errno)));
+			return;
+		}
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, ".envrc.", 7) == 0)
+				strv_push(&names, e->d_name);
+		closedir(d);
+	}
+	for (char **n = names; n != NULL && *n != NULL; n++)
+		envrc_load_check(w, fd, dir, *n, made);
+	r = git_file_read(fd, ".envrc", WATCHLATER_MAX_CONFIG, &text, &len);
+	if (r < 0 || strlen(text) != len) {
+		_cleanup_free_ char *path = xasprintf("%s/.envrc", dir);
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot read %s for what it loads: %s", shown,
+				  r < 0 ? strerror(-r) : "it holds a NUL"));
+		return;
+	}
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *arg = NULL;
+
+		if (gitguard_envrc_load(l, &arg) && *arg != '\0')
+			envrc_load_check(w, fd, dir, arg, made);
+	}
+}
+
+/* The version managers' project files below the top, and who reads
+ * them: mise's configuration, and .tool-versions (asdf's, mise's too),
+ * whose "TOOL path:DIR" has every shim of TOOL run DIR's programs in
+ * that directory (node --version, which a shell prompt such as
+ * starship's runs where a package.json is). */
+static const struct {
+	const char *name, *reader;
+} tools_files[] = {
+	{ "mise.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ "mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
+	{ ".mise", "mise (its env and hooks, at the shell's cd)" },
+	{ ".tool-versions",
+	  "asdf and mise (a version path:DIR runs DIR's programs)" },
+};
+
+bool
+wl_tools_name(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++)
+		if (strcmp(name, tools_files[i].name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether anything in the directory fd (O_PATH) or, one level down, in
+ * its conf.d changed since the start; true too when it cannot be
+ * listed (it is then moved aside unread). */
+static bool
+mise_dir_changed(struct watchlater *w, int fd, bool deeper)
+{
+	int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	struct dirent *e;
+	bool changed = false;
+
+	if (d == NULL) {
+		if (lfd >= 0)
+			close(lfd);
+		return true;
+	}
+	while (!changed && (e = readdir(d)) != NULL) {
+		struct stat st;
+		int sub;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(lfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    wl_changed(w, &st)) {
+			changed = true;
+		} else if (deeper && S_ISDIR(st.st_mode) &&
+			   strcmp(e->d_name, "conf.d") == 0) {
+			if ((sub = wl_open_beneath(lfd, e->d_name, true)) < 0) {
+				changed = true;
+			} else {
+				changed = mise_dir_changed(w, sub, false);
+				close(sub);
+			}
+		}
+	}
+	closedir(d);
+	return changed;
+}
+
+/*
+ * The version managers' files in a directory of the project below its
+ * top (fd, at rel; tools_files): mise, activated in the user's shell,
+ * runs a config's [env] (_.source, templates that exec) and [hooks] when
+ * the shell enters there, and trusts it by its path, not its content
+ * (outside paranoid mode); asdf runs a .tool-versions' path: versions
+ * with no trust at all.  One made or changed since the start, or a
+ * .mise/ with anything changed in it or its conf.d/, is moved aside
+ * (review L, L3); the top's are read-only or watched
+ * (gitguard_later_run).
+ */
+static void
+nested_tools(struct watchlater *w, int fd, const char *rel)
+{
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+
+	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++) {
+		const char *name = tools_files[i].name;
+		struct stat st;
+		bool changed;
+
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    wl_is_aside(w, fd, name))
+			continue;
+		changed = wl_changed(w, &st);
+		if (!changed && S_ISDIR(st.st_mode)) {
+			int sub = wl_open_beneath(fd, name, true);
+
+			changed = sub < 0 || mise_dir_changed(w, sub, true);
+			if (sub >= 0)
+				close(sub);
+		}
+		if (changed)
+			wl_move_aside_as(w, fd, dir, name,
+					 tools_files[i].reader,
+					 nested_born(w, fd, name) ? "created"
+								  : "changed");
+	}
+}
+
 /*
  * A directory of the project the walk found (watchlater-walk.c), open
  * at rel: its .git checked, or itself checked as a bare repository
@@ -1578,8 +2099,12 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 
 	if (flags & WALK_SPECIAL)
 		nested_special(w, fd, rel);
+	if (flags & WALK_ENVRC)
+		nested_envrc(w, fd, rel);
 	if (*rel == '\0')
 		return;
+	if (flags & WALK_TOOLS)
+		nested_tools(w, fd, rel);
 	if (flags & WALK_DOTGIT) {
 		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			nested_dotgit(w, fd, rel, &st);

@@ -76,6 +76,10 @@ struct wdir {
 	 * where the gitlinks of its index are. */
 	int wt_fd;
 	char *wt_path;
+	/* gitdir: the entries its index hid from git status and diff at
+	 * the start (assume-unchanged, skip-worktree); its replace refs. */
+	char **hidden;
+	char **replaced;
 };
 
 /* A missing path whose directory did not exist at the start: looked at
@@ -294,8 +298,13 @@ void wl_names_at(struct watchlater *w, int dirfd, const char *path,
 
 /* The gitlinks of the index in gitdir_fd, validated (watchlater-git.c);
  * NULL and a failure when it cannot be read, NULL alone when there is
- * none. */
-char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir);
+ * none; in *hidden (where not NULL) what it hides from git status. */
+char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir,
+		      char ***hidden);
+/* At the end: the entries the index of the repository d now hides from
+ * git status and diff that it did not at the start, and the replace refs
+ * it has that the start's had not, said. */
+void wl_index_hidden_check(struct watchlater *w, const struct wdir *d);
 /* Each gitlink's checkout with a new .git: that .git moved aside; one
  * without: watched for it. */
 void wl_check_gitlinks(struct watchlater *w, const struct wdir *gd);
@@ -318,12 +327,20 @@ void wl_nested_free(struct watchlater *w);
 #define WATCHLATER_WALK_SECONDS 10
 /* What the walk found in a directory: a .git; that git takes it for a
  * bare repository; a file git reads there (.gitignore, .gitattributes,
- * .gitmodules, .mailmap) that is a FIFO, a socket or a device. */
+ * .gitmodules, .mailmap) that is a FIFO, a socket or a device; an
+ * .envrc (direnv's, loaded when the user's shell enters it); a version
+ * manager's file (wl_tools_name). */
 enum {
 	WALK_DOTGIT = 1 << 0,
 	WALK_BARE = 1 << 1,
 	WALK_SPECIAL = 1 << 2,
+	WALK_ENVRC = 1 << 3,
+	WALK_TOOLS = 1 << 4,
 };
+/* Whether name is one of the version managers' project files (mise's
+ * mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, .mise/;
+ * asdf's and mise's .tool-versions). */
+bool wl_tools_name(const char *name);
 /* A directory where the walk found any of those (flags), open for
  * reading (fd) at rel beneath the project ("" for the project). */
 typedef void wl_walk_fn(struct watchlater *w, int fd, const char *rel,

@@ -69,7 +69,7 @@ struct wnode {
 	uint32_t n;
 	struct wkey key; /* when listed */
 	uint8_t state;
-	uint8_t flags; /* WALK_DOTGIT, WALK_BARE, WALK_SPECIAL */
+	uint8_t flags; /* WALK_*: what walk_list found there */
 };
 
 #define WNODE_NONE UINT32_MAX
@@ -115,11 +115,13 @@ walk_git_reads(const char *name)
  * The directory fd, listed: the names of its subdirectories but .git to
  * names, and in *flags whether it has a .git (WALK_DOTGIT), whether git
  * takes it for a bare repository (WALK_BARE: HEAD beside objects/, refs/
- * or a commondir), and whether a file git reads there is not a regular
- * file, a link or a directory (WALK_SPECIAL).  0, -E2BIG past max
- * subdirectories (no more held: a directory of a million costs no more
- * memory than the bound's), or -errno.  Read with getdents64 into a buffer of
- * its own: the walk's cost is an open, two reads and a close a directory.
+ * or a commondir), whether a file git reads there is not a regular
+ * file, a link or a directory (WALK_SPECIAL), whether it has an
+ * .envrc (WALK_ENVRC), and whether a version manager's file (WALK_TOOLS).  0,
+ * -E2BIG past max subdirectories (no more held: a directory of a million costs
+ * no more memory than the bound's), or -errno.  Read with getdents64 into a
+ * buffer of its own: the walk's cost is an open, two reads and a close a
+ * directory.
  */
 static int
 walk_list(int fd, size_t max, struct wnames *names, unsigned *flags)
@@ -156,6 +158,10 @@ walk_list(int fd, size_t max, struct wnames *names, unsigned *flags)
 			if (type != DT_DIR && type != DT_REG &&
 			    type != DT_LNK && walk_git_reads(d))
 				*flags |= WALK_SPECIAL;
+			if (type != DT_DIR && strcmp(d, ".envrc") == 0)
+				*flags |= WALK_ENVRC;
+			if (wl_tools_name(d))
+				*flags |= WALK_TOOLS;
 			if (type != DT_DIR)
 				continue;
 			/* More than the walk may look at: not held. */

@@ -314,6 +314,8 @@ wdir_drop(struct watchlater *w, size_t i, bool gone)
 	if (d->wt_fd >= 0)
 		close(d->wt_fd);
 	free(d->wt_path);
+	strv_free(d->hidden);
+	strv_free(d->replaced);
 	free(d->path);
 	for (size_t k = 0; k < d->n_names; k++)
 		free(d->names[k].name);
@@ -650,6 +652,8 @@ dir_again(struct watchlater *w, size_t i, bool at_end)
 		w->dirs[at].gitdir = true;
 		w->dirs[at].wt_fd = fcntl(w->dirs[i].wt_fd, F_DUPFD_CLOEXEC, 3);
 		w->dirs[at].wt_path = xstrdup(w->dirs[i].wt_path);
+		w->dirs[at].hidden = strv_copy(w->dirs[i].hidden);
+		w->dirs[at].replaced = strv_copy(w->dirs[i].replaced);
 	}
 	w->dirs[at].newrepo |= w->dirs[i].newrepo;
 	w->dirs[at].hooks |= w->dirs[i].hooks;
@@ -730,8 +734,10 @@ check_all(struct watchlater *w, bool at_end)
 		return;
 	}
 	for (size_t i = 0; i < w->n_dirs; i++)
-		if (w->dirs[i].gitdir)
+		if (w->dirs[i].gitdir) {
 			wl_modules_check(w, &w->dirs[i]);
+			wl_index_hidden_check(w, &w->dirs[i]);
+		}
 	wl_gitdir_check(w, false);
 	wl_todo_check(w);
 	wl_nested_check(w);
@@ -834,11 +840,12 @@ watchlater_ready(void *arg)
 			}
 			if (ev->len == 0)
 				continue;
-			/* The index: read once for the whole batch (a
-			 * command writing it in a loop costs one read a
-			 * wake-up, not one an event). */
+			/* The index (and rerere's MERGE_RR): read once for
+			 * the whole batch (a command writing it in a loop
+			 * costs one read a wake-up, not one an event). */
 			if (w->dirs[i].gitdir &&
-			    strcmp(ev->name, "index") == 0 &&
+			    (strcmp(ev->name, "index") == 0 ||
+			     strcmp(ev->name, "MERGE_RR") == 0) &&
 			    (ev->mask & (IN_MOVED_TO | IN_CLOSE_WRITE))) {
 				w->dirs[i].changed = true;
 				continue;
@@ -918,6 +925,8 @@ missing_reader(const char *project, const char *path, bool git, bool *move)
 		*move = strcmp(slash + 1, ".envrc") != 0;
 		return gitguard_later_reader(path);
 	}
+	if (gitguard_later_nested(project, path))
+		return gitguard_later_reader(path);
 	return "direnv (.envrc loads it)";
 }
 
@@ -1139,6 +1148,21 @@ watch_start(struct watchlater *w, const char *project,
 				      ARRAY_SIZE(opencode_loads),
 				      "opencode (it loads it from .opencode)");
 	}
+	/* No Mercurial repository: the configuration of one the command
+	 * makes (hg init, then .hg/hgrc or .hg/sharedpath) is moved aside
+	 * as made, not only at the end (a shell prompt's hg status in the
+	 * project meanwhile would run its hooks; review L, L6). */
+	if (later != NULL) {
+		static const char *const hg_names[] = { "hgrc", "sharedpath" };
+		_cleanup_free_ char *hg = xasprintf("%s/.hg", project);
+
+		if (fstatat(w->roots[0].fd, ".hg", &st, AT_SYMLINK_NOFOLLOW) <
+			    0 &&
+		    errno == ENOENT)
+			watch_pending(w, hg, hg_names, ARRAY_SIZE(hg_names),
+				      "Mercurial (its hooks and extensions, "
+				      "or another repository's)");
+	}
 	/* No repository: one the command makes is checked. */
 	if (git != NULL &&
 	    fstatat(w->roots[0].fd, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
@@ -1322,6 +1346,8 @@ watchlater_free(struct watchlater *w)
 		if (w->dirs[i].wt_fd >= 0)
 			close(w->dirs[i].wt_fd);
 		free(w->dirs[i].wt_path);
+		strv_free(w->dirs[i].hidden);
+		strv_free(w->dirs[i].replaced);
 		free(w->dirs[i].path);
 		for (size_t k = 0; k < w->dirs[i].n_names; k++)
 			free(w->dirs[i].names[k].name);

@@ -874,6 +874,197 @@ for how in ctrl prot; do
 	fi
 	rm -f "$MARKS"/*
 done
+# Review L, L4: git checks an index entry's path when it adds one, not
+# when it checks files out of the index: an entry .git/hooks/post-checkout
+# the command wrote into the index had the user's `git checkout -- .`
+# write the hook into the repository (the read-only mount is the
+# sandbox's alone) and run it at once.  The index is moved aside as it is
+# written and the sandbox stopped; the control shows the checkout
+# running it.
+BADINDEX_PY='
+import hashlib, struct, subprocess, sys
+blob = subprocess.check_output(["git", "hash-object", "-w", "--stdin"],
+    input=("#!/bin/sh\ntouch %s/%s\n" % (sys.argv[1], sys.argv[2])).encode()).strip()
+name = sys.argv[3].encode()
+e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, 0o100755, 0, 0, 0) + bytes.fromhex(blob.decode())
+e += struct.pack(">H", len(name)) + name
+e += b"\0" * (8 - (len(e) % 8))
+out = b"DIRC" + struct.pack(">II", 2, 1) + e
+open(".git/index", "wb").write(out + hashlib.sha1(out).digest())
+'
+if command -v python3 >/dev/null 2>&1; then
+	for how in ctrl prot; do
+		BADNAME=.git/hooks/post-checkout
+		N=$HOME_DIR/work/badindex-$how
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a &&
+			git commit -qm a' sh "$N"
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- python3 -c "$BADINDEX_PY" "$MARKS" badindex-$how "$BADNAME" >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
+				'python3 -c "$1" "$2" "$3" "$4" && sleep 2 && echo NOT-STOPPED' sh "$BADINDEX_PY" "$MARKS" badindex-$how "$BADNAME"
+		fi
+		as_user /bin/sh -c 'cd "$1" && git checkout -- .' sh "$N" >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$MARKS/badindex-ctrl" ] &&
+				ok "control: an index entry .git/hooks/post-checkout: the user's git checkout -- . writes the hook and runs it" ||
+				not_ok "control: an index entry .git/hooks/post-checkout should have the user's checkout run it"
+		elif [ ! -e "$MARKS/badindex-prot" ] && [ ! -e "$N/.git/hooks/post-checkout" ] && [ "$rc" -eq 125 ] &&
+			! printf '%s\n' "$out" | grep -q NOT-STOPPED &&
+			printf '%s\n' "$out" | grep -q "the command wrote an entry '\\.git/hooks/post-checkout' into the git index $N/\\.git/index, a path git itself refuses to write" &&
+			printf '%s\n' "$out" | grep -q "$N/\\.git/index, which git checkout and restore .*moved aside"; then
+			ok "opencode: an index entry .git/hooks/post-checkout: the index is moved aside, the sandbox stopped (125), said; the user's checkout runs nothing"
+		else
+			not_ok "opencode: an index entry .git/hooks/post-checkout: the index is moved aside and the sandbox stopped"
+			diag "status $rc: $out"; diag "$(ls "$MARKS" "$N/.git/hooks")"
+		fi
+		rm -f "$MARKS"/*
+	done
+	# ... nor does it check ".." there: an entry ../NAME had the user's
+	# checkout write NAME beside the project, outside it (../.bashrc).
+	for how in ctrl prot; do
+		N=$HOME_DIR/work/upindex-$how
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a &&
+			git commit -qm a' sh "$N"
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- python3 -c "$BADINDEX_PY" "$MARKS" upindex-$how "../upindex-$how.out" >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$N" -q -- python3 -c "$BADINDEX_PY" "$MARKS" upindex-$how "../upindex-$how.out"
+		fi
+		as_user /bin/sh -c 'cd "$1" && git checkout -- .' sh "$N" >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$HOME_DIR/work/upindex-ctrl.out" ] &&
+				ok "control: an index entry ../NAME: the user's git checkout -- . writes NAME outside the work tree" ||
+				not_ok "control: an index entry ../NAME should have the user's checkout write outside the work tree"
+		elif [ ! -e "$HOME_DIR/work/upindex-prot.out" ] && [ "$rc" -eq 125 ] &&
+			printf '%s\n' "$out" | grep -q "the command wrote an entry '\\.\\./upindex-prot\\.out' into the git index"; then
+			ok "opencode: an index entry ../NAME: the index is moved aside, the run fails (125); the user's checkout writes nothing outside"
+		else
+			not_ok "opencode: an index entry ../NAME: the index is moved aside and the run fails"
+			diag "status $rc: $out"
+		fi
+	done
+	# The legitimate neighbour: git's own index, staged files in
+	# subdirectories, is left.
+	N=$HOME_DIR/work/goodindex
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a' sh "$N"
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'mkdir -p d/e && echo x >d/e/f && echo y >.hidden && git add -A && echo STAGED'
+	if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && as_user git -C "$N" diff --cached --name-only | grep -q '^d/e/f$'; then
+		ok "... git's own index with staged files is left"
+	else
+		not_ok "git's own index with staged files is left"
+		diag "status $rc: $out"
+	fi
+else
+	skip "an index entry .git/hooks/...: needs python3"
+fi
+
+# Review L, L8: with .git/rr-cache/ there, git commit runs rerere, which
+# copies each file MERGE_RR names (unchecked) into rr-cache/ID/postimage:
+# a planted record ../NAME had the user's plain git commit copy a file
+# from outside the project (an ssh key) into the repository, where the
+# next run reads it.  MERGE_RR is moved aside as written and the run
+# fails; the control shows the copy.
+RERERE_SH='ID=0123456789abcdef0123456789abcdef01234567; mkdir -p .git/rr-cache/$ID &&
+echo pre >.git/rr-cache/$ID/preimage && printf "%s\t../%s\0" $ID "$1" >.git/MERGE_RR && sleep 1 && echo NOT-STOPPED'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/rerere-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a &&
+		echo "SECRET-$2" >"../rerere-$2.secret" && chmod 600 "../rerere-$2.secret"' sh "$N" $how
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$RERERE_SH" sh rerere-$how.secret >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$RERERE_SH" sh rerere-$how.secret
+	fi
+	as_user /bin/sh -c 'cd "$1" && echo b >a && git commit -qam b' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		grep -qs SECRET-ctrl "$N"/.git/rr-cache/*/postimage &&
+			ok "control: a planted MERGE_RR has the user's git commit copy a file outside the project into rr-cache" ||
+			not_ok "control: a planted MERGE_RR should have the user's git commit copy the file"
+	elif ! grep -qs SECRET-prot "$N"/.git/rr-cache/*/postimage && [ "$rc" -eq 125 ] &&
+		! printf '%s\n' "$out" | grep -q NOT-STOPPED &&
+		printf '%s\n' "$out" | grep -q "the command wrote git rerere's $N/\\.git/MERGE_RR with a path '\\.\\./rerere-prot\\.secret'"; then
+		ok "opencode: a planted MERGE_RR is moved aside, the sandbox stopped (125), said; the user's commit copies nothing"
+	else
+		not_ok "opencode: a planted MERGE_RR is moved aside and the sandbox stopped"
+		diag "status $rc: $out"; diag "$(ls "$N/.git" "$N"/.git/rr-cache/*)"
+	fi
+done
+# The legitimate neighbour: rerere on, a real conflict recorded and
+# resolved inside, the user's commit afterwards.
+N=$HOME_DIR/work/rerere-real
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >f && git add f && git commit -qm a &&
+	git checkout -qb other && echo b >f && git commit -qam b && git checkout -q - && echo c >f && git commit -qam c &&
+	mkdir .git/rr-cache' sh "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git merge -q other >/dev/null 2>&1; echo resolved >f && git add f && git commit -qm m && echo MERGED'
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q '^MERGED$' && ls "$N"/.git/rr-cache/*/postimage >/dev/null 2>&1; then
+	ok "... a merge with rerere on inside records its resolution, and the run is not stopped"
+else
+	not_ok "a merge with rerere on inside should record its resolution"
+	diag "status $rc: $out"
+fi
+
+# Review L, L5: git update-index --assume-unchanged (or --skip-worktree)
+# inside hides the command's change to a tracked file from the user's
+# git status and git diff (VS Code's changes view too), the review that
+# comes before running the project's Makefile.  Said after the run, with
+# the files; the user's own mark from before the run is not named.
+N=$HOME_DIR/work/hidden
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo "all:; @echo ok" >Makefile && echo k >local.cfg &&
+	git add Makefile local.cfg && git commit -qm m && git update-index --skip-worktree local.cfg' sh "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'echo "all:; @touch x" >Makefile &&
+	git update-index --assume-unchanged Makefile && git status --short && echo CLEAN'
+expect_output "a tracked file the command marked assume-unchanged: said after the run, named" \
+	"the command marked 1 file in the git index of $N as unchanged \\(assume-unchanged or skip-worktree\\): git status and git diff do not show what it changed there: Makefile;"
+expect_no_output "... the user's own skip-worktree mark from before is not named" "local\\.cfg"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git status --short >/dev/null; echo RAN'
+expect_no_output "... a run that marks nothing new says nothing of it" "as unchanged"
+# ... and a replace ref: HEAD replaced by a commit of the staged tree,
+# git status shows the staged Makefile as nothing at all.
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git update-index --no-assume-unchanged Makefile &&
+	git add Makefile && t=$(git write-tree) && c=$(git commit-tree -m m "$t") && git replace HEAD "$c" &&
+	[ -z "$(git status --short --untracked-files=no)" ] && echo HIDDEN'
+expect_output "a replace ref made inside (HEAD, hiding a staged change): said after the run" \
+	"the command made replace refs in the git repository of $N \\(refs/replace/[0-9a-f]+\\)"
+
+# Review L, L1: a branch's remote or pushremote naming no remote is an
+# address to git, a path included: a new repository whose branch pushes
+# to a bare repository the command left in its cache (outside the
+# project, not walked) ran its pre-receive hook at the user's plain git
+# push.  The config is moved aside; the control shows the push running it.
+PUSHREMOTE_SH='C=$3; rm -rf "$C"; git init -q --bare "$C" &&
+printf "#!/bin/sh\ntouch %s/%s\n" "$1" "$2" >"$C/hooks/pre-receive" && chmod +x "$C/hooks/pre-receive" &&
+git init -q . && echo hi >README && git add README && git commit -qm init &&
+b=$(git symbolic-ref --short HEAD) && git config "branch.$b.pushremote" "$C" &&
+git config "branch.$b.remote" "$C" && git config "branch.$b.merge" "refs/heads/$b" && echo MADE'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/pushremote-$how
+	as_user mkdir -p "$N"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$PUSHREMOTE_SH" sh "$MARKS" pushremote-$how \
+			"$HOME_DIR/work/pushremote.git" >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$PUSHREMOTE_SH" sh "$MARKS" pushremote-$how \
+			"$HOME_DIR/.cache/llwrap/opencode/pushremote.git"
+	fi
+	as_user /bin/sh -c 'cd "$1" && git push -q' sh "$N" >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/pushremote-ctrl" ] &&
+			ok "control: a new repository's branch pushing to a local path runs its hook on the user's push" ||
+			not_ok "control: a new repository's branch pushing to a local path should run its hook on the user's push"
+	elif [ ! -e "$MARKS/pushremote-prot" ] && ! grep -qs pushremote "$N/.git/config" &&
+		printf '%s\n' "$out" | grep -q "$N/\\.git/config, which git (it sets branch\\.[a-z]*\\.pushremote to '[^']*pushremote\\.git', neither a remote it names nor a network address) reads later.*moved aside"; then
+		ok "opencode: a new repository's branch pushing to a local path: its config is moved aside, and named"
+	else
+		not_ok "opencode: a new repository's branch pushing to a local path: its config is moved aside"
+		diag "status $rc: $out"
+	fi
+	rm -f "$MARKS"/*
+done
 N=$HOME_DIR/work/newremote-https
 as_user mkdir -p "$N"
 run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \

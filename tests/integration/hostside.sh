@@ -595,6 +595,113 @@ run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p x && echo "touch x" >x/l
 expect_rc "a directory .envrc loads from made a link: the run fails (125)" 125
 expect_output "... naming it" "env/local\\.sh, which direnv .* is now reached through a symbolic link"
 
+# Review L, L2: an .envrc below the project's top (a monorepo's web/,
+# allowed by the user) loads .envrc.local and .env.dev without direnv
+# asking again, and direnv loads it when the user's shell enters web/:
+# what the command writes there is moved aside at the end, whatever its
+# name beside .envrc (.envrc.*), a FIFO made at a nested .envrc too (the
+# prompt would wait on it); the user's own files there are left.
+R=$HOME_DIR/work/envnested
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p web api/env fifo &&
+	printf "source_env_if_exists .envrc.local\ndotenv_if_exists .env.dev\n" >web/.envrc &&
+	echo "export KEEP=1" >web/.envrc.user && echo "source_env env/local.sh" >api/.envrc &&
+	echo "export A=1" >api/env/local.sh' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "touch $1/envnested" >web/.envrc.local &&
+	echo "PROMPT_COMMAND=\"touch $1/envnested\"" >web/.env.dev && mkfifo fifo/.envrc && echo LEFT' sh "$MARKS"
+expect_output "an .envrc.* beside an .envrc below the top: moved aside, said" \
+	"created $R/web/\\.envrc\\.local, which direnv \\(an \\.envrc below the project's top loads it\\)"
+expect_output "... what it loads (dotenv_if_exists) too" "created $R/web/\\.env\\.dev, which direnv"
+expect_output "... and a FIFO made at an .envrc" "created $R/fifo/\\.envrc, which direnv"
+if [ ! -e "$R/web/.envrc.local" ] && [ ! -e "$R/web/.env.dev" ] && [ ! -e "$R/fifo/.envrc" ] &&
+	[ -f "$R/web/.envrc.user" ] && [ -f "$R/web/.envrc" ] && [ -f "$R/api/env/local.sh" ]; then
+	ok "... gone from where direnv loads them; the user's own left"
+else
+	not_ok "an .envrc below the top: what the command made is moved aside, the user's left"
+	diag "$(ls -a "$R/web" "$R/api/env" "$R/fifo")"
+fi
+if command -v direnv >/dev/null 2>&1; then
+	as_user /bin/sh -c 'cd "$1/web" && direnv allow . && direnv exec . true' sh "$R" >/dev/null 2>&1
+	[ ! -e "$MARKS/envnested" ] && ok "... and direnv in web/ runs nothing of the command's" ||
+		not_ok "direnv in web/ ran what the command wrote"
+fi
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "touch $1/envnested" >>api/env/local.sh' sh "$MARKS"
+expect_output "a file an .envrc below the top loads, changed in place: moved aside" \
+	"changed $R/api/env/local\\.sh, which direnv"
+# ... and without user namespaces (the monitor's hold, M; simulated with
+# llwrap-hooked as git.sh's held runs do): the end's look is the same.
+if ! bwrap_backend && [ -x "$HOOKED" ] && [ "$(llwrap_abi)" -ge 3 ]; then
+	printf '[profile]\ninclude = opencode\n[filesystem]\nprivate-tmp = no\n[process]\nhide-processes = no\n[limits]\nprocesses = 1000000\n' >"$T/held-envrc.ini"
+	chmod 644 "$T/held-envrc.ini"
+	run as_user env LLW_HOOK_NO_USERNS=1 "$HOOKED" --rx "$LLW_HELPERS" -p "$T/held-envrc.ini" \
+		-C "$R" -- /bin/sh -c 'echo "touch $1/envnested" >web/.envrc.local' sh "$MARKS"
+	expect_output "without user namespaces: an .envrc.* beside an .envrc below the top is moved aside" \
+		"created $R/web/\\.envrc\\.local, which direnv"
+fi
+rm -f "$MARKS/envnested"
+
+# ... and of a new .envrc at the top (left, named: direnv asks), what it
+# loads that the command wrote is moved aside.
+R=$HOME_DIR/work/envnew
+make_repo "$R"
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p scripts && echo "source_env scripts/env.sh" >.envrc &&
+	echo "touch x" >scripts/env.sh'
+expect_output "a new .envrc at the top: named, and what it loads that the command wrote moved aside" \
+	"created $R/scripts/env\\.sh, which direnv"
+
+# Review L, L3 below the top: mise trusts a project's mise.toml by its
+# path, and runs its [env] and [hooks] when the user's shell enters that
+# directory: one changed or made during the run below the top, or a
+# .mise/ with a file changed in its conf.d/, is moved aside at the end;
+# the user's unchanged one is left.
+R=$HOME_DIR/work/misenested
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p web api/.mise/conf.d keep && printf "[tools]\n" >web/mise.toml &&
+	echo "[tools]" >api/.mise/conf.d/a.toml && printf "[tools]\n" >keep/.mise.toml' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'printf "[env]\n_.source = \"./x.sh\"\n" >>web/mise.toml &&
+	echo "[hooks]" >>api/.mise/conf.d/a.toml && mkdir new && echo "[hooks]" >new/mise.local.toml &&
+	echo "nodejs path:$PWD/new" >new/.tool-versions'
+expect_output "a mise.toml below the top, changed: moved aside, said" \
+	"changed $R/web/mise\\.toml, which mise \\(its env and hooks"
+expect_output "... a .mise/ whose conf.d/ changed, whole" "changed $R/api/\\.mise, which mise"
+expect_output "... a mise.local.toml made below the top" "created $R/new/mise\\.local\\.toml, which mise"
+expect_output "... and asdf's .tool-versions (review L, L7)" "created $R/new/\\.tool-versions, which asdf and mise"
+[ -f "$R/keep/.mise.toml" ] && [ ! -e "$R/web/mise.toml" ] && [ ! -e "$R/api/.mise" ] &&
+	ok "... gone from their names; the user's unchanged one left" ||
+	not_ok "mise's configuration below the top: moved aside, the user's left"
+
+# Review L, L4, in a repository nested in the project: an index entry
+# .git/hooks/post-checkout written there had the user's git checkout -- .
+# in it write the hook and run it.  At the end the index is moved aside
+# and the run fails; the nested repository's own index, staged by git,
+# is left.
+R=$HOME_DIR/work/nestindex
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && git init -q nest && cd nest && echo b >b && git add b &&
+	git commit -qm b && cd .. && git init -q other && echo c >other/c' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'cd other && git add c && cd ../nest && python3 -c "
+import hashlib, struct, subprocess
+blob = subprocess.check_output([\"git\", \"hash-object\", \"-w\", \"--stdin\"], input=b\"#!/bin/sh\\ntouch $1/nestindex\\n\").strip()
+name = b\".git/hooks/post-checkout\"
+e = struct.pack(\">10I\", 0, 0, 0, 0, 0, 0, 0o100755, 0, 0, 0) + bytes.fromhex(blob.decode()) + struct.pack(\">H\", len(name)) + name
+e += bytes(8 - len(e) % 8)
+out = b\"DIRC\" + struct.pack(\">II\", 2, 1) + e
+open(\".git/index\", \"wb\").write(out + hashlib.sha1(out).digest())
+"' sh "$MARKS"
+expect_rc "a nested repository's index with an entry .git/hooks/post-checkout: the run fails (125)" 125
+expect_output "... naming it, the index moved aside" \
+	"the command wrote an entry '\\.git/hooks/post-checkout' into the git index $R/nest/\\.git/index"
+as_user /bin/sh -c 'cd "$1/nest" && git checkout -- .' sh "$R" >/dev/null 2>&1
+[ ! -e "$MARKS/nestindex" ] && [ ! -e "$R/nest/.git/hooks/post-checkout" ] &&
+	ok "... and the user's checkout there runs nothing" || not_ok "the user's checkout in the nested repository ran the planted hook"
+[ -f "$R/other/.git/index" ] && as_user git -C "$R/other" diff --cached --name-only | grep -q '^c$' &&
+	ok "... another nested repository's index, staged by git, is left" ||
+	not_ok "a nested repository's own index was not left"
+rm -f "$MARKS/nestindex"
+
 # The project's .llwrap.ini made inside: llwrap's own next run would read
 # it; moved aside.
 R=$HOME_DIR/work/ini

@@ -34,14 +34,14 @@ expect_denied "... but not the rest of ~/.config/git" 'landlock:EACCES|bwrap:ENO
 LR=$HOME_DIR/work/later
 mkdir -p "$LR/sub"
 printf 'source_env_if_exists .envrc.private\ndotenv\nsource_env sub/env.sh\n' >"$LR/.envrc"
-for f in .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json; do
+for f in .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml .tool-versions; do
 	echo "# $f" >"$LR/$f"
 done
 echo "KEY=1" >"$LR/.env"
 echo "src" >"$LR/main.c"
 chown -R "$TEST_UID:$TEST_GID" "$LR"
-for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json; do
-	expect_denied "opencode: $f (run later by direnv or an agent) is read-only" EROFS \
+for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json mise.toml .tool-versions; do
+	expect_denied "opencode: $f (run later by direnv, mise or an agent) is read-only" EROFS \
 		llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/$f"
 done
 run llw -p opencode $BE -C "$LR" -q -- "$PROBE" read "$LR/.env"
@@ -89,6 +89,43 @@ expect_no_output "... nobody is called 'direnv or an editor' for them" "direnv o
 expect_output "an .envrc created inside is named (direnv asks before loading it)" \
 	"the command created $PROJ/\\.envrc; direnv refuses to load it until you review it and run .direnv allow."
 rm -f "$PROJ/.envrc" "$PROJ"/.mcp.json* "$PROJ"/opencode.json*
+# Review L, L3: mise's project configuration runs its env and hooks when
+# the user's shell enters the project, trusted by its path: a new one
+# is moved aside as made.
+run llw -p opencode $BE -q -- /bin/sh -c 'printf "[env]\n_.source = \"./x.sh\"\n" >.mise.local.toml'
+expect_output "a .mise.local.toml created inside is moved aside, mise named" \
+	"the command created $PROJ/\\.mise\\.local\\.toml, which mise .* reads later, outside the sandbox: moved aside"
+[ ! -e "$PROJ/.mise.local.toml" ] && ok "... gone from its name" || not_ok ".mise.local.toml not moved aside"
+rm -f "$PROJ"/.mise.local.toml*
+# Review L, L6: a Mercurial repository's .hg/hgrc ([hooks] pre-status runs
+# at the shell prompt's hg status) is read-only, hg still works inside;
+# one made where there was none, and a .hg/sharedpath, are moved aside.
+if command -v hg >/dev/null 2>&1; then
+	HG=$HOME_DIR/work/hgrepo
+	as_user /bin/sh -c 'hg init "$1" && cd "$1" && echo a >a && hg add -q a && hg commit -q -u t -m a &&
+		printf "[paths]\ndefault = https://example.invalid/r\n" >.hg/hgrc' sh "$HG"
+	expect_denied "opencode: .hg/hgrc (Mercurial's hooks) is read-only" EROFS \
+		llw -p opencode $BE -C "$HG" -q -- "$PROBE" append "$HG/.hg/hgrc"
+	run llw -p opencode $BE -C "$HG" -q -- /bin/sh -c 'echo b >b && hg add -q b && hg commit -q -u t -m b && echo COMMITTED'
+	expect_output "... hg commits inside" "^COMMITTED$"
+	run llw -p opencode $BE -C "$HG" -q -- /bin/sh -c 'echo /tmp/x >.hg/sharedpath'
+	expect_output "... a .hg/sharedpath made inside is moved aside, Mercurial named" \
+		"the command created $HG/\\.hg/sharedpath, which Mercurial .* moved aside"
+	HG2=$HOME_DIR/work/hgnew
+	as_user hg init "$HG2"
+	run llw -p opencode $BE -C "$HG2" -q -- /bin/sh -c 'printf "[hooks]\npre-status = touch x\n" >.hg/hgrc'
+	expect_output "... a .hg/hgrc made where there was none is moved aside" \
+		"the command created $HG2/\\.hg/hgrc, which Mercurial \\(its hooks and extensions\\) reads later"
+	[ ! -e "$HG2/.hg/hgrc" ] && ok "... gone from its name" || not_ok ".hg/hgrc not moved aside"
+	# ... and in a project with no .hg, as it is made, not at the end.
+	HG3=$HOME_DIR/work/hgnone
+	as_user mkdir -p "$HG3"
+	run llw -p opencode $BE -C "$HG3" -q -- /bin/sh -c 'hg init . &&
+		printf "[hooks]\npre-status = touch x\n" >.hg/hgrc && sleep 1 && [ ! -e .hg/hgrc ] && echo GONE-DURING-RUN'
+	expect_output "... a .hg/hgrc in a repository the command made is moved aside while the command runs" "^GONE-DURING-RUN$"
+else
+	skip "Mercurial's .hg/hgrc: hg is not installed"
+fi
 
 # Shared scratch (class 6): /tmp, /var/tmp and /dev/shm are private
 # tmpfs mounts with a size limit; what the host keeps there stays out.

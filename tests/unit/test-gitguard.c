@@ -463,15 +463,19 @@ test_later_run(void **state)
 	      ".idea, .claude, .cursor, .gemini, .devcontainer, .zed, .helix, "
 	      ".continue, .roo, .kilocode, .kilo, .amazonq, .mcp.json, "
 	      ".devcontainer.json, kilo.json, kilo.jsonc, opencode.jsonc, "
-	      ".llwrap.ini, .aider.conf.yml do not exist");
+	      ".llwrap.ini, .aider.conf.yml, mise.toml, .mise.toml, "
+	      "mise.local.toml, .mise.local.toml, .mise, .tool-versions, "
+	      ".hg/hgrc, .hg/sharedpath do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
 	      ".vscode, .idea, .claude, .cursor, .gemini, .devcontainer, "
 	      ".zed, .helix, .continue, .roo, .kilocode, .kilo, .amazonq, "
 	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
-	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml do "
-	      "not exist in /p");
+	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml, "
+	      "mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, "
+	      ".mise, .tool-versions, .hg/hgrc, .hg/sharedpath do not exist "
+	      "in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
@@ -558,6 +562,79 @@ test_index_gitlinks(void **state)
 	assert_string_equal(links[0], "lib/sub");
 	assert_string_equal(links[1], "nest");
 	strv_free(links);
+	/* No entry but gitlinks git refuses: nothing invalid (review L,
+	 * L4); an entry git never writes, in any case, is. */
+	{
+		char *invalid = NULL;
+		static const char *const bad[] = { ".git/hooks/post-checkout",
+						   "d/.GIT/hooks/x",
+						   "a/../b",
+						   "./a",
+						   "a//b",
+						   "a/" };
+		unsigned char c[512];
+		size_t m;
+
+		assert_int_equal(gitguard_index_scan(b, n, GITGUARD_SHA1_LEN,
+						     &links, NULL, &invalid,
+						     NULL),
+				 0);
+		assert_null(invalid);
+		strv_free(links);
+		/* A sparse index's directory entry keeps its '/'. */
+		m = put_header(c, 2, 2);
+		m += put_entry(c + m, 0100644, "a", false);
+		m += put_entry(c + m, 0040000, "lib/", false);
+		assert_int_equal(gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
+						     &links, NULL, &invalid,
+						     NULL),
+				 0);
+		assert_null(invalid);
+		strv_free(links);
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			m = put_header(c, 2, 3);
+			m += put_entry(c + m, 0100644, "a", false);
+			m += put_entry(c + m, 0100755, bad[i], false);
+			m += put_entry(c + m, 0160000, "sub", false);
+			assert_int_equal(gitguard_index_scan(
+						 c, m, GITGUARD_SHA1_LEN,
+						 &links, NULL, &invalid, NULL),
+					 0);
+			assert_non_null(invalid);
+			assert_string_equal(invalid, bad[i]);
+			assert_int_equal(strv_length(links), 1);
+			free(invalid);
+			strv_free(links);
+		}
+	}
+	/* What git status and diff pass over (review L, L5): an
+	 * assume-unchanged entry (CE_VALID), a skip-worktree one (version
+	 * 3's extended flags); intent-to-add alone is not. */
+	{
+		unsigned char c[512];
+		size_t m = put_header(c, 3, 4), at;
+		char **hidden = NULL;
+
+		m += put_entry(c + m, 0100644, "plain", false);
+		at = m;
+		m += put_entry(c + m, 0100644, "valid", false);
+		c[at + 60] |= 0x80;
+		at = m;
+		m += put_entry(c + m, 0100644, "skip", true);
+		c[at + 62] = 0x40;
+		at = m;
+		m += put_entry(c + m, 0100644, "ita", true);
+		c[at + 62] = 0x20;
+		assert_int_equal(gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
+						     &links, NULL, NULL,
+						     &hidden),
+				 0);
+		assert_int_equal(strv_length(hidden), 2);
+		assert_string_equal(hidden[0], "valid");
+		assert_string_equal(hidden[1], "skip");
+		strv_free(hidden);
+		strv_free(links);
+	}
 	/* Extensions after the entries are not read. */
 	memcpy(b + n, "TREE\0\0\0\0", 8);
 	assert_int_equal(gitguard_index_gitlinks(b, n + 8, GITGUARD_SHA1_LEN,
@@ -1219,6 +1296,24 @@ test_config_unsafe(void **state)
 		  "remote.o.url to '', not a network address" },
 		{ "[submodule \"s\"]\n\turl = ../s\n",
 		  "submodule.s.url to '../s', not a network address" },
+		/* A branch's remote or pushremote that names no remote with
+		 * a url is an address to git (review L, L1): a path, or a
+		 * bare name (the path ./evil), is refused; ".", a remote
+		 * named here with a url and a network address are not. */
+		{ "[branch \"main\"]\n\tpushremote = /c/evil.git\n",
+		  "branch.main.pushremote to '/c/evil.git', neither a remote "
+		  "it names nor a network address" },
+		{ "[remote \"o\"]\n\tpushurl = https://h/p\n"
+		  "[branch \"main\"]\n\tremote = o\n",
+		  "branch.main.remote to 'o', neither a remote it names nor "
+		  "a network address" },
+		{ "[branch \"main\"]\n\tremote = evil\n",
+		  "branch.main.remote to 'evil', neither a remote it names "
+		  "nor a network address" },
+		{ "[branch \"main\"]\n\tremote = .\n\tpushremote = "
+		  "https://h/p\n[remote \"up\"]\n\turl = git@h:p\n"
+		  "[branch \"dev\"]\n\tpushremote = up\n",
+		  NULL },
 		/* What else sends git to a path or runs a command there. */
 		{ "[core]\n\tworktree = /home/u\n", "core.worktree" },
 		{ "[url \"/srv/p\"]\n\tinsteadOf = https://h/\n",
