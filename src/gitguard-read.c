@@ -190,14 +190,38 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 }
 
 /* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them; where
- * asked, the first other entry whose path git refuses. */
+ * asked, the first other entry whose path git refuses; hash_len, the
+ * length of its object ids (the flags follow the id). */
 struct links {
 	char **v;
 	size_t n, cap;
 	bool over;
 	char **invalid;
 	char ***hidden;
+	size_t hash_len;
 };
+
+/*
+ * Whether git's verify_path(path, mode) takes an index entry's path as
+ * git writes one: a sparse index's directory entry (mode 040000, a tree)
+ * ends in a '/'; a split index's entry that replaces one of its shared
+ * index has no name (CE_STRIP_NAME: the shared index's entry names it,
+ * and is read too).  Refused, they had the user's own index moved aside
+ * at the start.
+ */
+static bool
+entry_path_ok(const char *path, uint32_t mode)
+{
+	size_t n = strlen(path);
+	_cleanup_free_ char *dir = NULL;
+
+	if (n == 0)
+		return true;
+	if ((mode & 0170000) != 0040000 || n < 2 || path[n - 1] != '/')
+		return gitguard_verify_path(path);
+	dir = xstrndup(path, n - 1);
+	return gitguard_verify_path(dir);
+}
 
 static int
 collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
@@ -205,29 +229,26 @@ collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 	struct links *l = ctx;
 
 	if (l->hidden != NULL) {
-		uint16_t flags = (uint16_t)(entry[60] << 8 | entry[61]);
+		const unsigned char *f = entry + 40 + l->hash_len;
+		uint16_t flags = (uint16_t)(f[0] << 8 | f[1]);
 		/* Version 3 and up: the extended flags, skip-worktree
 		 * among them. */
 		uint16_t ext = (flags & 0x4000) != 0
-				       ? (uint16_t)(entry[62] << 8 | entry[63])
+				       ? (uint16_t)(f[2] << 8 | f[3])
 				       : 0;
 
+		/* (A split index's entry that replaces one of its shared
+		 * index's is named there, by its position.) */
 		if (((flags & 0x8000) != 0 || (ext & 0x4000) != 0) &&
 		    strv_length(*l->hidden) < GITGUARD_MAX_LINKS)
-			strv_push(l->hidden, path);
+			strv_push(l->hidden,
+				  *path != '\0'
+					  ? path
+					  : "(one the split index names)");
 	}
 	if ((be32(entry + 24) & 0170000) != 0160000) {
-		size_t n = strlen(path);
-		/* A sparse index's directory entry (mode 040000) ends in
-		 * its '/': the path before it is what git checks. */
-		_cleanup_free_ char *dir =
-			(be32(entry + 24) & 0170000) == 0040000 && n > 1 &&
-					path[n - 1] == '/'
-				? xstrndup(path, n - 1)
-				: NULL;
-
 		if (l->invalid != NULL && *l->invalid == NULL &&
-		    !gitguard_verify_path(dir != NULL ? dir : path))
+		    !entry_path_ok(path, be32(entry + 24)))
 			*l->invalid = xstrdup(path);
 		return 0;
 	}
@@ -259,7 +280,8 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 	struct links l = { .v = xcalloc(1, sizeof(char *)),
 			   .cap = 1,
 			   .invalid = invalid,
-			   .hidden = hidden };
+			   .hidden = hidden,
+			   .hash_len = hash_len };
 	size_t at = 0;
 	int r;
 

@@ -1007,6 +1007,40 @@ else
 	diag "status $rc: $out"
 fi
 
+# Review R: index formats git writes itself are not entries git refuses:
+# a split index (core.splitIndex) names the entries that replace its
+# shared index's by position (no name), a sparse index (sparse-checkout
+# --sparse-index) has directories ending in '/'.  Both had the user's own
+# index moved aside at the start, and nothing run.
+N=$HOME_DIR/work/splitindex
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config core.splitIndex true &&
+	for i in 1 2 3; do echo $i >f$i; done && git add . && git commit -qm a &&
+	echo x >>f1 && git add f1' sh "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'echo y >>f2 && git add f2 && echo STAGED'
+if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && printf '%s\n' "$out" | grep -q STAGED &&
+	[ "$(as_user git -C "$N" diff --cached --name-only | tr '\n' ' ')" = "f1 f2 " ]; then
+	ok "a split index (core.splitIndex), the user's and one git writes during the run, is left"
+else
+	not_ok "a split index (core.splitIndex) is left"
+	diag "status $rc: $out"; diag "$(ls "$N/.git")"
+fi
+N=$HOME_DIR/work/sparseindex
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && mkdir -p a b/c && echo 1 >a/x && echo 2 >b/c/y &&
+	git add . && git commit -qm a && git sparse-checkout init --cone --sparse-index &&
+	git sparse-checkout set a' sh "$N" >/dev/null 2>&1
+if as_user git -C "$N" ls-files --sparse 2>/dev/null | grep -qx 'b/'; then
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'echo y >>a/x && git add a/x && echo STAGED'
+	if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && printf '%s\n' "$out" | grep -q STAGED &&
+		as_user git -C "$N" ls-files --sparse | grep -qx 'b/'; then
+		ok "a sparse index (sparse-checkout --sparse-index) with a directory entry is left"
+	else
+		not_ok "a sparse index (sparse-checkout --sparse-index) is left"
+		diag "status $rc: $out"; diag "$(ls "$N/.git")"
+	fi
+else
+	skip "a sparse index: this git writes none"
+fi
+
 # Review L, L5: git update-index --assume-unchanged (or --skip-worktree)
 # inside hides the command's change to a tracked file from the user's
 # git status and git diff (VS Code's changes view too), the review that
@@ -1029,6 +1063,20 @@ run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git update-index --no-assume-u
 	[ -z "$(git status --short --untracked-files=no)" ] && echo HIDDEN'
 expect_output "a replace ref made inside (HEAD, hiding a staged change): said after the run" \
 	"the command made replace refs in the git repository of $N \\(refs/replace/[0-9a-f]+\\)"
+# ... in a sha256 repository too, where an entry's flags lie 12 bytes
+# further (they were read from the object id: files named at random,
+# the one marked not).
+N=$HOME_DIR/work/hidden256
+if as_user /bin/sh -c 'git init -q --object-format=sha256 "$1" && cd "$1" &&
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do echo $i >f$i; done &&
+	git add . && git commit -qm m' sh "$N" >/dev/null 2>&1; then
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		echo z$i >>f$i; done && git add -A && git update-index --assume-unchanged f5 && echo MARKED'
+	expect_output "sha256: a tracked file the command marked assume-unchanged is named, alone" \
+		"the command marked 1 file in the git index of $N as unchanged \\(assume-unchanged or skip-worktree\\): git status and git diff do not show what it changed there: f5;"
+else
+	skip "sha256: this git makes no sha256 repository"
+fi
 
 # Review L, L1: a branch's remote or pushremote naming no remote is an
 # address to git, a path included: a new repository whose branch pushes
