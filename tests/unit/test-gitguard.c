@@ -465,7 +465,7 @@ test_later_run(void **state)
 	      ".devcontainer.json, kilo.json, kilo.jsonc, opencode.jsonc, "
 	      ".llwrap.ini, .aider.conf.yml, mise.toml, .mise.toml, "
 	      "mise.local.toml, .mise.local.toml, .mise, .tool-versions, "
-	      ".hg/hgrc, .hg/sharedpath do not exist");
+	      ".hg/hgrc, .hg/hgrc-not-shared, .hg/sharedpath do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
@@ -474,7 +474,7 @@ test_later_run(void **state)
 	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
 	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml, "
 	      "mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, "
-	      ".mise, .tool-versions, .hg/hgrc, .hg/sharedpath do not exist "
+	      ".mise, .tool-versions, .hg/hgrc, .hg/hgrc-not-shared, .hg/sharedpath do not exist "
 	      "in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
