@@ -2079,6 +2079,55 @@ nested_tools(struct watchlater *w, int fd, const char *rel)
 	}
 }
 
+/* What reads the files nested_hg moves aside. */
+#define HG_READER                                                              \
+	"Mercurial (its hooks and extensions, at hg in that directory)"
+
+/*
+ * A Mercurial repository nested below the project's top (fd, at rel; the
+ * top's are later-run entries): hg in that directory, a shell prompt's
+ * hg status, reads its .hg/hgrc, then .hg/hgrc-not-shared ([hooks],
+ * [extensions]: code), and takes .hg/sharedpath to another repository's.
+ * Each made or changed since the start is moved aside, and a .hg that is
+ * not a directory (a link hg follows) made or changed (review R); one
+ * that cannot be looked into fails the run.
+ */
+static void
+nested_hg(struct watchlater *w, int fd, const char *rel)
+{
+	static const char *const names[] = { "hgrc", "hgrc-not-shared",
+					     "sharedpath" };
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	_cleanup_free_ char *hg = xasprintf("%s/.hg", dir);
+	_cleanup_close_ int hfd = -1;
+	struct stat st;
+
+	if (fstatat(fd, ".hg", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    wl_is_aside(w, fd, ".hg"))
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		if (wl_changed(w, &st))
+			wl_move_aside_as(w, fd, dir, ".hg", HG_READER,
+					 nested_born(w, fd, ".hg") ? "created"
+								   : "changed");
+		return;
+	}
+	if ((hfd = wl_open_beneath(fd, ".hg", true)) < 0) {
+		_cleanup_free_ char *shown = text_shown(hg);
+
+		wl_fail(w, xasprintf("cannot look into %s: %s", shown,
+				     strerror(-hfd)));
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (fstatat(hfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    wl_changed(w, &st) && !wl_is_aside(w, hfd, names[i]))
+			wl_move_aside_as(w, hfd, hg, names[i], HG_READER,
+					 nested_born(w, hfd, names[i])
+						 ? "created"
+						 : "changed");
+}
+
 /*
  * A directory of the project the walk found (watchlater-walk.c), open
  * at rel: its .git checked, or itself checked as a bare repository
@@ -2105,6 +2154,8 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 		return;
 	if (flags & WALK_TOOLS)
 		nested_tools(w, fd, rel);
+	if (flags & WALK_HG)
+		nested_hg(w, fd, rel);
 	if (flags & WALK_DOTGIT) {
 		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			nested_dotgit(w, fd, rel, &st);

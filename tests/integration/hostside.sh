@@ -702,6 +702,40 @@ as_user /bin/sh -c 'cd "$1/nest" && git checkout -- .' sh "$R" >/dev/null 2>&1
 	not_ok "a nested repository's own index was not left"
 rm -f "$MARKS/nestindex"
 
+# Review R: a Mercurial repository below the project's top (the top's
+# .hg/hgrc is a later-run entry): hg there, a shell prompt's hg status,
+# runs the [hooks] of its .hg/hgrc and .hg/hgrc-not-shared.  Those made
+# or changed during the run are moved aside at the end, and a .hg made a
+# link; the user's own nested repository, hg committing in it, is left.
+if command -v hg >/dev/null 2>&1; then
+	R=$HOME_DIR/work/hgnested
+	make_repo "$R"
+	as_user /bin/sh -c 'cd "$1" && hg init olds && printf "[ui]\nusername = u\n" >olds/.hg/hgrc' sh "$R"
+	sleep 1
+	run llw -p opencode $BE -C "$R" -- /bin/sh -c 'hg init sub &&
+		printf "[hooks]\npre-status = touch %s/hgnested\n" "$1" >>sub/.hg/hgrc &&
+		mkdir -p bare/.hg && printf "[hooks]\npre-status = touch %s/hgnested\n" "$1" >bare/.hg/hgrc-not-shared &&
+		mkdir lnk && ln -s ../bare/.hg lnk/.hg &&
+		cd olds && echo f >f && hg add -q f && hg commit -q -m f && echo COMMITTED' sh "$MARKS"
+	expect_output "a nested hg repository's .hg/hgrc made during the run: moved aside, said" \
+		"created $R/sub/\\.hg/hgrc, which Mercurial \\(its hooks and extensions, at hg in that directory\\)"
+	expect_output "... a .hg/hgrc-not-shared too" "created $R/bare/\\.hg/hgrc-not-shared, which Mercurial"
+	expect_output "... and a .hg made a link" "created $R/lnk/\\.hg, which Mercurial"
+	for d in sub bare lnk olds; do
+		as_user /bin/sh -c 'cd "$1" && hg status' sh "$R/$d" >/dev/null 2>&1
+	done
+	if [ ! -e "$MARKS/hgnested" ] && [ -f "$R/olds/.hg/hgrc" ] && printf '%s\n' "$out" | grep -q COMMITTED &&
+		! printf '%s\n' "$out" | grep -q "$R/olds"; then
+		ok "... the user's hg status there runs nothing; the user's own nested repository is left"
+	else
+		not_ok "a nested hg repository: the user's hg status ran the command's hook, or the user's repository was moved"
+		diag "status $rc: $out"; diag "$(ls "$MARKS")"
+	fi
+	rm -f "$MARKS/hgnested"
+else
+	skip "a nested hg repository: hg is not installed"
+fi
+
 # The project's .llwrap.ini made inside: llwrap's own next run would read
 # it; moved aside.
 R=$HOME_DIR/work/ini
