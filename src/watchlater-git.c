@@ -350,9 +350,15 @@ wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
  * whose path git itself would not write (gitguard_verify_path), one
  * git's reader refuses, or a MERGE_RR llwrap cannot read as a regular
  * file is moved aside (git then records nothing), and the run fails.
+ * Where its work tree is known (wt_fd, else -1), so is a record whose
+ * file is reached through a symbolic link there, the last component
+ * included: rerere opens PATH following links ("lnk" ->
+ * ~/.ssh/id_ed25519 was copied alike; review R), and git never records
+ * a conflict but in a regular file.
  */
 static void
-merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir)
+merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir,
+	       int wt_fd)
 {
 	_cleanup_free_ char *text = NULL, *bad = NULL, *dir = NULL;
 	size_t len = 0, hex = 2 * w->hash_len;
@@ -380,11 +386,22 @@ merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir)
 			break;
 		}
 		path = xstrndup(tab + 1, n - (size_t)(tab - rec) - 1);
-		if (gitguard_verify_path(path))
-			continue;
 		shown = text_shown(path);
-		bad = xasprintf("a path '%s', which git itself never writes",
-				shown);
+		if (!gitguard_verify_path(path)) {
+			bad = xasprintf("a path '%s', which git itself never "
+					"writes",
+					shown);
+		} else if (wt_fd >= 0) {
+			int fd = wl_open_beneath(wt_fd, path, false);
+
+			if (fd >= 0)
+				close(fd);
+			else if (fd != -ENOENT && fd != -ENOTDIR)
+				bad = xasprintf("a path '%s' git would open "
+						"through a symbolic link (or "
+						"that cannot be looked at: %s)",
+						shown, strerror(-fd));
+		}
 	}
 	if (bad == NULL)
 		return;
@@ -410,7 +427,7 @@ wl_check_gitlinks(struct watchlater *w, const struct wdir *gd)
 	_cleanup_free_ char *wt_path = NULL;
 	_cleanup_close_ int wt_fd = -1;
 
-	merge_rr_check(w, gd->fd, gd->path);
+	merge_rr_check(w, gd->fd, gd->path, gd->wt_fd);
 	links = wl_index_links(w, gd->fd, gd->path, NULL);
 	/* gd may move (wdir_add): its work tree, as it is now. */
 	wt_path = xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
@@ -1220,8 +1237,8 @@ typedef void inner_fn(struct watchlater *w, int fd, const char *path,
 		      struct inner *in, int depth, const struct inner_up *up);
 
 static void nested_repo(struct watchlater *w, int gitfd, const char *path,
-			const struct nested *n, bool made, bool worktree,
-			struct inner *in, int depth);
+			int wt_fd, const struct nested *n, bool made,
+			bool worktree, struct inner *in, int depth);
 
 /* The directory fd, in the one up describes. */
 static struct inner_up
@@ -1347,7 +1364,8 @@ inner_module(struct watchlater *w, int fd, const char *path, struct inner *in,
 
 	if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    !S_ISDIR(st.st_mode))
-		nested_repo(w, fd, path, NULL, me.made, false, in, depth + 1);
+		nested_repo(w, fd, path, -1, NULL, me.made, false, in,
+			    depth + 1);
 	else
 		inner_list(w, fd, path, in, depth + 1, &me, inner_module);
 }
@@ -1359,7 +1377,7 @@ inner_worktree(struct watchlater *w, int fd, const char *path, struct inner *in,
 {
 	struct inner_up me = inner_is(w, fd, up);
 
-	nested_repo(w, fd, path, NULL, me.made, true, in, depth + 1);
+	nested_repo(w, fd, path, -1, NULL, me.made, true, in, depth + 1);
 }
 
 /* Whether the commondir of the linked worktree's directory gitfd names
@@ -1390,7 +1408,8 @@ commondir_own(int gitfd)
  * special file there is wl_gitdir_nested's.
  */
 static void
-nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
+nested_index(struct watchlater *w, int gitfd, const char *path, int wt_fd,
+	     bool made)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_strv_ char **links = NULL;
@@ -1400,20 +1419,21 @@ nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
 	if (config_read(gitfd, "config", &text, &len) == 0 &&
 	    strlen(text) == len)
 		w->hash_len = gitguard_hash_len(text);
-	merge_rr_check(w, gitfd, path);
+	merge_rr_check(w, gitfd, path, wt_fd);
 	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode) && (made || wl_changed(w, &st)))
 		links = wl_index_links(w, gitfd, path, NULL);
 	w->hash_len = keep;
 }
 
-/* The repository whose git directory is gitfd (at path): n, the
+/* The repository whose git directory is gitfd (at path): wt_fd, its
+ * work tree where known (the directory of its .git), else -1; n, the
  * start's record, or NULL; made, the command made it; worktree, a
  * linked worktree's directory in another repository (worktrees/NAME);
  * in and depth, where it is in the nested repository the walk found
  * (0: that one). */
 static void
-nested_repo(struct watchlater *w, int gitfd, const char *path,
+nested_repo(struct watchlater *w, int gitfd, const char *path, int wt_fd,
 	    const struct nested *n, bool made, bool worktree, struct inner *in,
 	    int depth)
 {
@@ -1461,7 +1481,7 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	 * its links' times) is walked again, as made. */
 	if (depth == 0 || made)
 		wl_gitdir_nested(w, gitfd, path, made);
-	nested_index(w, gitfd, path, made);
+	nested_index(w, gitfd, path, wt_fd, made);
 	/* What its config includes from the project (one the command made
 	 * had its config judged whole, includes and all). */
 	if (!made)
@@ -1727,8 +1747,8 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 					     shown, strerror(-gitfd)));
 		return;
 	}
-	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st), false,
-		    &(struct inner){ 0 }, 0);
+	nested_repo(w, gitfd, path, dirfd, n, n == NULL && wl_changed(w, st),
+		    false, &(struct inner){ 0 }, 0);
 }
 
 /* The files git opens in dirfd (at rel) without O_NONBLOCK that are a
@@ -2178,7 +2198,7 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 	if ((flags & WALK_BARE) && fstat(fd, &st) == 0) {
 		free(path);
 		path = xasprintf("%s/%s", w->roots[0].path, rel);
-		nested_repo(w, fd, path, NULL, wl_changed(w, &st), false,
+		nested_repo(w, fd, path, -1, NULL, wl_changed(w, &st), false,
 			    &(struct inner){ 0 }, 0);
 		nested_hooks_path(w, fd, rel);
 	}

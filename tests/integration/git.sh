@@ -1006,6 +1006,28 @@ else
 	not_ok "a merge with rerere on inside should record its resolution"
 	diag "status $rc: $out"
 fi
+# Review R: rerere opens a record's PATH following links, the last
+# component too: a record naming a link the command made in the work
+# tree (lnk -> the secret outside) had the user's commit copy the secret
+# alike, in the project's repository and in one nested in it.
+RERERE_LNK_SH='ID=0123456789abcdef0123456789abcdef01234567; cd "$2" && mkdir -p .git/rr-cache/$ID &&
+echo pre >.git/rr-cache/$ID/preimage && ln -s "$1" lnk && printf "%s\tlnk\0" $ID >.git/MERGE_RR && echo PLANTED'
+for where in top nest; do
+	N=$HOME_DIR/work/rererelnk-$where
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git init -q nest && echo n >nest/n &&
+		git -C nest add n && git -C nest commit -qm n && git add a && git commit -qm a &&
+		echo "SECRET-LNK" >"../rererelnk.secret" && chmod 600 "../rererelnk.secret"' sh "$N"
+	d=.; [ $where = nest ] && d=nest
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$RERERE_LNK_SH" sh "$HOME_DIR/work/rererelnk.secret" $d
+	as_user /bin/sh -c 'cd "$1" && echo b >>a && git add a && git commit -qm b' sh "$N/$d" >/dev/null 2>&1
+	if ! grep -qs SECRET-LNK "$N/$d"/.git/rr-cache/*/postimage && [ "$rc" -eq 125 ] &&
+		printf '%s\n' "$out" | grep -q "the command wrote git rerere's $N/\\(nest/\\)\\{0,1\\}\\.git/MERGE_RR with a path 'lnk' git would open through a symbolic link"; then
+		ok "opencode ($where): a MERGE_RR record naming a link to a file outside: moved aside, the run fails (125); the user's commit copies nothing"
+	else
+		not_ok "opencode ($where): a MERGE_RR record naming a link to a file outside is moved aside"
+		diag "status $rc: $out"; diag "$(ls "$N/$d/.git" "$N/$d"/.git/rr-cache/*)"
+	fi
+done
 
 # Review R: index formats git writes itself are not entries git refuses:
 # a split index (core.splitIndex) names the entries that replace its
