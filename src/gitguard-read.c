@@ -390,6 +390,31 @@ gitguard_unchanged(const struct gitguard_index_entry *e, const struct stat *st,
 	return true;
 }
 
+/*
+ * Whether the n bytes at p are a name NTFS resolves to .git (git's
+ * is_ntfs_dotgit, which git applies on every system by default,
+ * core.protectNTFS): ".git" or its short name "git~1" in any case,
+ * followed by nothing but dots and spaces (Windows drops them) up to
+ * the end or an alternate stream's ':'.  On a project on NTFS (ntfs3, a
+ * WSL /mnt/c) "GIT~1/hooks/post-checkout" is .git's hook.
+ */
+static bool
+ntfs_dotgit(const char *p, size_t n)
+{
+	size_t k;
+
+	if (n >= 4 && strncasecmp(p, ".git", 4) == 0)
+		k = 4;
+	else if (n >= 5 && strncasecmp(p, "git~1", 5) == 0)
+		k = 5;
+	else
+		return false;
+	for (; k < n && p[k] != ':'; k++)
+		if (p[k] != '.' && p[k] != ' ')
+			return false;
+	return true;
+}
+
 bool
 gitguard_verify_path(const char *path)
 {
@@ -406,6 +431,15 @@ gitguard_verify_path(const char *path)
 		    (n == 2 && p[0] == '.' && p[1] == '.') ||
 		    (n == 4 && strncasecmp(p, ".git", 4) == 0))
 			return false;
+		/* NTFS's names for .git, after a '/' or a '\\' (git
+		 * checks after both). */
+		for (size_t b = 0; b < n; b++) {
+			size_t m = strcspn(p + b, "\\");
+
+			if ((b == 0 || p[b - 1] == '\\') &&
+			    ntfs_dotgit(p + b, m < n - b ? m : n - b))
+				return false;
+		}
 		if (p[n] == '\0')
 			return true;
 		p += n + 1;

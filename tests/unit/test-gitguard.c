@@ -474,7 +474,8 @@ test_later_run(void **state)
 	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
 	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml, "
 	      "mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, "
-	      ".mise, .tool-versions, .hg/hgrc, .hg/hgrc-not-shared, .hg/sharedpath do not exist "
+	      ".mise, .tool-versions, .hg/hgrc, .hg/hgrc-not-shared, "
+	      ".hg/sharedpath do not exist "
 	      "in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
@@ -850,12 +851,30 @@ test_verify_path(void **state)
 {
 	static const char *const good[] = { "a",       "lib/sub", "a.b/c",
 					    ".gitx",   "x.git",	  "..a",
-					    "a/.../b", "é/ü" };
-	static const char *const bad[] = { "",	      ".",	 "..",
-					   "./sub",   "sub/",	 "/sub",
-					   "a//b",    "sub/..",	 "a/./b",
-					   ".git",    ".GIT/x",	 "a/.Git",
-					   "a/../..", "a/.git/b" };
+					    "a/.../b", "é/ü",	  "git~10",
+					    "git~2",   ".gitx ",  "a\\b",
+					    "x.git~1", ".git~1" };
+	static const char *const bad[] = { "",
+					   ".",
+					   "..",
+					   "./sub",
+					   "sub/",
+					   "/sub",
+					   "a//b",
+					   "sub/..",
+					   "a/./b",
+					   ".git",
+					   ".GIT/x",
+					   "a/.Git",
+					   "a/../..",
+					   "a/.git/b",
+					   "GIT~1/hooks/x",
+					   "a/git~1",
+					   ".git ",
+					   ".GIT. /x",
+					   ".git::$INDEX_ALLOCATION/x",
+					   "a\\.git/hooks",
+					   "x/git~1 \\y" };
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
