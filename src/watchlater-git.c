@@ -1905,6 +1905,105 @@ envrc_load_check(struct watchlater *w, int fd, const char *dir, const char *arg,
 }
 
 /*
+ * A load whose argument starts with "../" (source_env ../shared/env.sh),
+ * from the .envrc in the directory fd at rel: direnv resolves it from
+ * that directory, which the walk reached without a link, so its leading
+ * ".." are rel's parents; what remains is followed beneath the one they
+ * lead to as envrc_load_check follows any (review R: "../" was not
+ * followed, and a file the command wrote there was loaded unasked).
+ * One that leads above the project is not followed.
+ */
+static void
+envrc_load_up(struct watchlater *w, int fd, const char *rel, const char *dir,
+	      const char *arg, bool made)
+{
+	_cleanup_free_ char *up = xstrdup(rel), *at = NULL;
+	_cleanup_close_ int base = -1;
+	const char *rest = arg;
+
+	while (strncmp(rest, "../", 3) == 0 || strncmp(rest, "./", 2) == 0) {
+		if (rest[1] == '/') {
+			rest += 2;
+			continue;
+		}
+		if (*up == '\0')
+			return; /* above the project */
+		{
+			char *slash = strrchr(up, '/');
+
+			*(slash != NULL ? slash : up) = '\0';
+		}
+		rest += 3;
+	}
+	if (rest == arg) {
+		envrc_load_check(w, fd, dir, arg, made);
+		return;
+	}
+	if ((base = wl_open_beneath(w->roots[0].fd, up, true)) < 0)
+		return; /* gone: nothing there to load */
+	at = *up != '\0' ? xasprintf("%s/%s", w->roots[0].path, up)
+			 : xstrdup(w->roots[0].path);
+	envrc_load_check(w, base, at, rest, made);
+}
+
+/*
+ * A line "source_up [FILE]" (or source_up_if_exists) of the .envrc below
+ * the project's top at rel: direnv loads the nearest FILE (.envrc) of the
+ * directories above, unasked (it asks only for the .envrc it entered).
+ * The first of them in the project, the top included, made or changed
+ * during the run, is moved aside (review R: a new apps/.envrc above an
+ * allowed apps/web/.envrc with source_up ran at the user's cd into
+ * apps/web).  A FILE with a '/' or an expansion is not followed.
+ */
+static void
+envrc_source_up(struct watchlater *w, const char *rel, const char *line)
+{
+	const char *v = line + strspn(line, " \t");
+	_cleanup_free_ char *up = xstrdup(rel), *name = NULL;
+
+	if (strncmp(v, "source_up", 9) != 0)
+		return;
+	v += 9;
+	if (strncmp(v, "_if_exists", 10) == 0)
+		v += 10;
+	if (*v != '\0' && *v != ' ' && *v != '\t')
+		return;
+	v += strspn(v, " \t");
+	name = xstrndup(v, strcspn(v, " \t;#"));
+	if (*name == '\0') {
+		free(name);
+		name = xstrdup(".envrc");
+	}
+	if (strpbrk(name, "/$`\"'") != NULL || strcmp(name, "..") == 0 ||
+	    strcmp(name, ".") == 0)
+		return;
+	for (;;) {
+		char *slash = strrchr(up, '/');
+		_cleanup_close_ int fd = -1;
+		_cleanup_free_ char *at = NULL;
+		struct stat st;
+
+		*(slash != NULL ? slash : up) = '\0';
+		if ((fd = wl_open_beneath(w->roots[0].fd, up, true)) < 0)
+			return;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (*up == '\0')
+				return; /* none in the project */
+			continue;
+		}
+		if (wl_changed(w, &st) && !wl_is_aside(w, fd, name)) {
+			at = *up != '\0'
+				     ? xasprintf("%s/%s", w->roots[0].path, up)
+				     : xstrdup(w->roots[0].path);
+			wl_move_aside_as(w, fd, at, name, ENVRC_READER,
+					 nested_born(w, fd, name) ? "created"
+								  : "changed");
+		}
+		return;
+	}
+}
+
+/*
  * A directory of the project below its top (fd, at rel) with an .envrc:
  * direnv loads it when the user's shell enters there, once allowed, and
  * asks again when .envrc changes, but not for what it loads (source_env,
@@ -1990,7 +2089,9 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 		_cleanup_free_ char *arg = NULL;
 
 		if (gitguard_envrc_load(l, &arg) && *arg != '\0')
-			envrc_load_check(w, fd, dir, arg, made);
+			envrc_load_up(w, fd, rel, dir, arg, made);
+		else if (*rel != '\0')
+			envrc_source_up(w, rel, l);
 	}
 }
 

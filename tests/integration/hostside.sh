@@ -641,6 +641,34 @@ if ! bwrap_backend && [ -x "$HOOKED" ] && [ "$(llwrap_abi)" -ge 3 ]; then
 fi
 rm -f "$MARKS/envnested"
 
+# Review R: an allowed .envrc below the top loads, unasked, a file named
+# "../shared/env.sh" (not followed: '..') and, with source_up, the
+# nearest .envrc above it, which the command may make (direnv asks only
+# for the .envrc it entered).  Both moved aside at the end; the user's
+# unchanged ones are left.
+R=$HOME_DIR/work/envup
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p apps/web apps/shared lib/api &&
+	printf "source_env ../shared/env.sh\n" >apps/web/.envrc && echo "export S=1" >apps/shared/env.sh &&
+	printf "source_up\nexport W=1\n" >lib/api/.envrc && echo "export KEEP=1" >lib/keep.sh' sh "$R"
+if command -v direnv >/dev/null 2>&1; then
+	as_user /bin/sh -c 'cd "$1/apps/web" && direnv allow . && cd "$1/lib/api" && direnv allow .' sh "$R" >/dev/null 2>&1
+fi
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "touch $1/envup" >>apps/shared/env.sh &&
+	echo "touch $1/envup" >lib/.envrc && echo LEFT' sh "$MARKS"
+expect_output "a file an .envrc below the top loads through ../: changed, moved aside" \
+	"changed $R/apps/shared/env\\.sh, which direnv \\(an \\.envrc below the project's top loads it\\)"
+expect_output "... a new .envrc above one with source_up: moved aside" "created $R/lib/\\.envrc, which direnv"
+[ -f "$R/lib/keep.sh" ] && [ -f "$R/apps/web/.envrc" ] && [ -f "$R/lib/api/.envrc" ] &&
+	ok "... the user's own files there are left" || not_ok "an .envrc's ../ load or source_up moved a file of the user's"
+if command -v direnv >/dev/null 2>&1; then
+	as_user /bin/sh -c 'cd "$1/apps/web" && direnv exec . true; cd "$1/lib/api" && direnv exec . true' sh "$R" >/dev/null 2>&1
+	[ ! -e "$MARKS/envup" ] && ok "... and direnv in apps/web and lib/api runs nothing of the command's" ||
+		not_ok "direnv ran what the command wrote through ../ or source_up"
+fi
+rm -f "$MARKS/envup"
+
 # ... and of a new .envrc at the top (left, named: direnv asks), what it
 # loads that the command wrote is moved aside.
 R=$HOME_DIR/work/envnew
