@@ -189,6 +189,109 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 	return 0;
 }
 
+/* The second walk of index_offsets_agree: the blocks of the offset
+ * table, in order, and where the walk is in them. */
+struct blocks {
+	const unsigned char *b, *table; /* the index; IEOT's pairs */
+	size_t n, next, start, hash_len, prev_len;
+	uint32_t version, at;
+	bool bad;
+};
+
+static int
+check_block(void *ctx, const char *path, const unsigned char *entry)
+{
+	struct blocks *k = ctx;
+
+	if (k->next < k->n && k->at == k->start) {
+		const unsigned char *t = k->table + 8 * k->next;
+		uint16_t flags = (uint16_t)(entry[40 + k->hash_len] << 8 |
+					    entry[41 + k->hash_len]);
+		const unsigned char *p =
+			entry + 42 + k->hash_len + ((flags & 0x4000) ? 2 : 0);
+
+		if ((size_t)(entry - k->b) != be32(t))
+			k->bad = true;
+		/* Version 4: git's thread reads a block's first name
+		 * whole; the walk strips the previous one by the varint
+		 * (the index is whole: index_walk read it). */
+		if (k->version == 4 && k->at > 0) {
+			uint64_t strip = *p & 0x7f;
+
+			while (*p++ & 0x80)
+				strip = ((strip + 1) << 7) | (*p & 0x7f);
+			if (strip != k->prev_len)
+				k->bad = true;
+		}
+		k->start += be32(t + 4);
+		k->next++;
+	}
+	k->prev_len = strlen(path);
+	k->at++;
+	return k->bad ? 1 : 0;
+}
+
+/*
+ * Whether git reads the entries of the index b (len bytes, entries up to
+ * ext_at) as index_walk does.  git reads them by the index's offset table
+ * (IEOT: blocks of nr entries, each from its own offset) when it reads
+ * with threads (index.threads, or by itself with 10,000 entries a thread
+ * and 3 CPUs or more) and the end-of-entries extension (EOIE, the last
+ * one) names where the extensions start.  git writes them to agree with
+ * the entries in order; ones that do not had git read an entry
+ * .git/hooks/post-checkout from an extension's data where this walk read
+ * another (review R).  0, or -EINVAL.
+ */
+static int
+index_offsets_agree(const unsigned char *b, size_t len, size_t hash_len,
+		    size_t ext_at)
+{
+	size_t eoie = 8 + 4 + hash_len, at = ext_at, end;
+	const unsigned char *ieot = NULL;
+	uint32_t ieot_size = 0, count = be32(b + 8), sum = 0;
+	struct blocks k = { .b = b,
+			    .hash_len = hash_len,
+			    .version = be32(b + 4) };
+
+	/* git looks for EOIE where it ends, before the checksum. */
+	if (len < 12 + hash_len + eoie)
+		return 0;
+	end = len - hash_len - eoie;
+	if (memcmp(b + end, "EOIE", 4) != 0 ||
+	    be32(b + end + 4) != 4 + hash_len)
+		return 0;
+	if (be32(b + end + 8) != ext_at)
+		return -EINVAL;
+	while (at < end && end - at >= 8) {
+		uint32_t size = be32(b + at + 4);
+
+		if (size > end - at - 8)
+			return -EINVAL;
+		if (memcmp(b + at, "IEOT", 4) == 0) {
+			ieot = b + at + 8;
+			ieot_size = size;
+		}
+		at += 8 + size;
+	}
+	if (ieot == NULL)
+		return 0;
+	if (ieot_size < 4 || (ieot_size - 4) % 8 != 0 || be32(ieot) != 1)
+		return -EINVAL;
+	k.table = ieot + 4;
+	k.n = (ieot_size - 4) / 8;
+	for (size_t i = 0; i < k.n; i++) {
+		uint32_t nr = be32(k.table + 8 * i + 4);
+
+		if (nr == 0 || nr > count - sum)
+			return -EINVAL;
+		sum += nr;
+	}
+	if (sum != count ||
+	    index_walk(b, len, hash_len, check_block, &k, NULL) < 0 || k.bad)
+		return -EINVAL;
+	return 0;
+}
+
 /* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them; where
  * asked, the first other entry whose path git refuses; hash_len, the
  * length of its object ids (the flags follow the id). */
@@ -298,6 +401,8 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 	if (r == 0 && shared != NULL &&
 	    index_link(buf, len, at, hash_len, shared) < 0)
 		r = -EINVAL;
+	if (r == 0)
+		r = index_offsets_agree(buf, len, hash_len, at);
 	if (r < 0) {
 		strv_free(l.v);
 		if (invalid != NULL) {

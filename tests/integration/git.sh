@@ -1029,6 +1029,82 @@ for where in top nest; do
 	fi
 done
 
+# Review R: git reads an index's entries by its offset table (IEOT, with
+# EOIE naming where the extensions start) when it reads with threads
+# (index.threads; by itself with 10,000 entries a thread on 3 CPUs or
+# more): an entry .git/hooks/post-checkout in an extension's data, named
+# by a crafted table, was read by the user's threaded git and by nothing
+# of llwrap's, and the user's git checkout -- . wrote the hook and ran
+# it.  An index whose table disagrees with its entries is moved aside and
+# the run fails; git's own tables (v2 and v4) are left.
+IEOT_PY='
+import hashlib, struct, subprocess, sys
+def blob(d):
+    return subprocess.run(["git", "hash-object", "-w", "--stdin"], input=d, capture_output=True, check=True).stdout.strip().decode()
+def entry(mode, oid, name):
+    e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, mode, 0, 0, 0) + bytes.fromhex(oid) + struct.pack(">H", len(name)) + name
+    return e + b"\0" * (8 - len(e) % 8)
+hook = blob(("#!/bin/sh\ntouch %s/%s\n" % (sys.argv[1], sys.argv[2])).encode())
+ok = blob(b"ok\n")
+out = b"DIRC" + struct.pack(">II", 2, 2) + entry(0o100644, ok, b".aaa")
+off_z = len(out)
+out += entry(0o100644, ok, b"z")
+ext = len(out)
+untr = b"\0" * 8 + entry(0o100755, hook, b".git/hooks/post-checkout")
+exts = [(b"UNTR", untr), (b"IEOT", struct.pack(">IIIII", 1, ext + 16, 1, off_z, 1))]
+h = hashlib.sha1()
+for sig, d in exts:
+    out += sig + struct.pack(">I", len(d)) + d
+    h.update(sig + struct.pack(">I", len(d)))
+out += b"EOIE" + struct.pack(">II", 24, ext) + h.digest()
+open(".git/index", "wb").write(out + hashlib.sha1(out).digest())
+'
+if command -v python3 >/dev/null 2>&1; then
+	for how in ctrl prot; do
+		N=$HOME_DIR/work/ieot-$how
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a' sh "$N"
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- python3 -c "$IEOT_PY" "$MARKS" ieot-$how >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
+				'python3 -c "$1" "$2" "$3" && sleep 2 && echo NOT-STOPPED' sh "$IEOT_PY" "$MARKS" ieot-$how
+		fi
+		as_user /bin/sh -c 'cd "$1" && git -c index.threads=4 checkout -- .' sh "$N" >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$MARKS/ieot-ctrl" ] &&
+				ok "control: an index entry read by the offset table only: the user's threaded checkout writes the hook and runs it" ||
+				not_ok "control: an index entry read by the offset table only should have the user's threaded checkout run it"
+		elif [ ! -e "$MARKS/ieot-prot" ] && [ ! -e "$N/.git/hooks/post-checkout" ] && [ "$rc" -eq 125 ] &&
+			! printf '%s\n' "$out" | grep -q NOT-STOPPED &&
+			printf '%s\n' "$out" | grep -q "cannot read the git index $N/\\.git/index"; then
+			ok "opencode: an index whose offset table disagrees with its entries: moved aside, the sandbox stopped (125); the user's checkout runs nothing"
+		else
+			not_ok "opencode: an index whose offset table disagrees with its entries is moved aside"
+			diag "status $rc: $out"; diag "$(ls "$MARKS" "$N/.git/hooks")"
+		fi
+		rm -f "$MARKS"/*
+	done
+	for v in 2 4; do
+		N=$HOME_DIR/work/ieot-git$v
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config index.threads 4 &&
+			git config index.recordOffsetTable true && git config index.recordEndOfIndexEntries true &&
+			git config index.version $2 && mkdir d && for i in $(seq 1 200); do echo $i >d/name-$i; done &&
+			git add . && git commit -qm a' sh "$N" $v
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'for i in $(seq 1 40); do echo x >>d/name-$i; done &&
+			git add -A && echo STAGED'
+		if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && printf '%s\n' "$out" | grep -q STAGED &&
+			[ "$(as_user git -C "$N" diff --cached --name-only | wc -l)" -eq 40 ]; then
+			ok "git's own offset table (index version $v, index.threads) is left, the user's and one written inside"
+		else
+			not_ok "git's own offset table (index version $v) is left"
+			diag "status $rc: $out"; diag "$(ls "$N/.git")"
+		fi
+	done
+else
+	skip "an index's offset table: needs python3"
+fi
+
 # Review R: index formats git writes itself are not entries git refuses:
 # a split index (core.splitIndex) names the entries that replace its
 # shared index's by position (no name), a sparse index (sparse-checkout
