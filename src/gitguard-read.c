@@ -189,15 +189,142 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 	return 0;
 }
 
+/* The second walk of index_offsets_agree: the blocks of the offset
+ * table, in order, and where the walk is in them. */
+struct blocks {
+	const unsigned char *b, *table; /* the index; IEOT's pairs */
+	size_t n, next, start, hash_len, prev_len;
+	uint32_t version, at;
+	bool bad;
+};
+
+static int
+check_block(void *ctx, const char *path, const unsigned char *entry)
+{
+	struct blocks *k = ctx;
+
+	if (k->next < k->n && k->at == k->start) {
+		const unsigned char *t = k->table + 8 * k->next;
+		uint16_t flags = (uint16_t)(entry[40 + k->hash_len] << 8 |
+					    entry[41 + k->hash_len]);
+		const unsigned char *p =
+			entry + 42 + k->hash_len + ((flags & 0x4000) ? 2 : 0);
+
+		if ((size_t)(entry - k->b) != be32(t))
+			k->bad = true;
+		/* Version 4: git's thread reads a block's first name
+		 * whole; the walk strips the previous one by the varint
+		 * (the index is whole: index_walk read it). */
+		if (k->version == 4 && k->at > 0) {
+			uint64_t strip = *p & 0x7f;
+
+			while (*p++ & 0x80)
+				strip = ((strip + 1) << 7) | (*p & 0x7f);
+			if (strip != k->prev_len)
+				k->bad = true;
+		}
+		k->start += be32(t + 4);
+		k->next++;
+	}
+	k->prev_len = strlen(path);
+	k->at++;
+	return k->bad ? 1 : 0;
+}
+
+/*
+ * Whether git reads the entries of the index b (len bytes, entries up to
+ * ext_at) as index_walk does.  git reads them by the index's offset table
+ * (IEOT: blocks of nr entries, each from its own offset) when it reads
+ * with threads (index.threads, or by itself with 10,000 entries a thread
+ * and 3 CPUs or more) and the end-of-entries extension (EOIE, the last
+ * one) names where the extensions start.  git writes them to agree with
+ * the entries in order; ones that do not had git read an entry
+ * .git/hooks/post-checkout from an extension's data where this walk read
+ * another (review R).  0, or -EINVAL.
+ */
+static int
+index_offsets_agree(const unsigned char *b, size_t len, size_t hash_len,
+		    size_t ext_at)
+{
+	size_t eoie = 8 + 4 + hash_len, at = ext_at, end;
+	const unsigned char *ieot = NULL;
+	uint32_t ieot_size = 0, count = be32(b + 8), sum = 0;
+	struct blocks k = { .b = b,
+			    .hash_len = hash_len,
+			    .version = be32(b + 4) };
+
+	/* git looks for EOIE where it ends, before the checksum. */
+	if (len < 12 + hash_len + eoie)
+		return 0;
+	end = len - hash_len - eoie;
+	if (memcmp(b + end, "EOIE", 4) != 0 ||
+	    be32(b + end + 4) != 4 + hash_len)
+		return 0;
+	if (be32(b + end + 8) != ext_at)
+		return -EINVAL;
+	while (at < end && end - at >= 8) {
+		uint32_t size = be32(b + at + 4);
+
+		if (size > end - at - 8)
+			return -EINVAL;
+		if (memcmp(b + at, "IEOT", 4) == 0) {
+			ieot = b + at + 8;
+			ieot_size = size;
+		}
+		at += 8 + size;
+	}
+	if (ieot == NULL)
+		return 0;
+	if (ieot_size < 4 || (ieot_size - 4) % 8 != 0 || be32(ieot) != 1)
+		return -EINVAL;
+	k.table = ieot + 4;
+	k.n = (ieot_size - 4) / 8;
+	for (size_t i = 0; i < k.n; i++) {
+		uint32_t nr = be32(k.table + 8 * i + 4);
+
+		if (nr == 0 || nr > count - sum)
+			return -EINVAL;
+		sum += nr;
+	}
+	if (sum != count ||
+	    index_walk(b, len, hash_len, check_block, &k, NULL) < 0 || k.bad)
+		return -EINVAL;
+	return 0;
+}
+
 /* The gitlinks of an index, at most GITGUARD_MAX_LINKS of them; where
- * asked, the first other entry whose path git refuses. */
+ * asked, the first other entry whose path git refuses; hash_len, the
+ * length of its object ids (the flags follow the id). */
 struct links {
 	char **v;
 	size_t n, cap;
 	bool over;
 	char **invalid;
 	char ***hidden;
+	size_t hash_len;
 };
+
+/*
+ * Whether git's verify_path(path, mode) takes an index entry's path as
+ * git writes one: a sparse index's directory entry (mode 040000, a tree)
+ * ends in a '/'; a split index's entry that replaces one of its shared
+ * index has no name (CE_STRIP_NAME: the shared index's entry names it,
+ * and is read too).  Refused, they had the user's own index moved aside
+ * at the start.
+ */
+static bool
+entry_path_ok(const char *path, uint32_t mode)
+{
+	size_t n = strlen(path);
+	_cleanup_free_ char *dir = NULL;
+
+	if (n == 0)
+		return true;
+	if ((mode & 0170000) != 0040000 || n < 2 || path[n - 1] != '/')
+		return gitguard_verify_path(path);
+	dir = xstrndup(path, n - 1);
+	return gitguard_verify_path(dir);
+}
 
 static int
 collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
@@ -205,29 +332,26 @@ collect_gitlink(void *ctx, const char *path, const unsigned char *entry)
 	struct links *l = ctx;
 
 	if (l->hidden != NULL) {
-		uint16_t flags = (uint16_t)(entry[60] << 8 | entry[61]);
+		const unsigned char *f = entry + 40 + l->hash_len;
+		uint16_t flags = (uint16_t)(f[0] << 8 | f[1]);
 		/* Version 3 and up: the extended flags, skip-worktree
 		 * among them. */
 		uint16_t ext = (flags & 0x4000) != 0
-				       ? (uint16_t)(entry[62] << 8 | entry[63])
+				       ? (uint16_t)(f[2] << 8 | f[3])
 				       : 0;
 
+		/* (A split index's entry that replaces one of its shared
+		 * index's is named there, by its position.) */
 		if (((flags & 0x8000) != 0 || (ext & 0x4000) != 0) &&
 		    strv_length(*l->hidden) < GITGUARD_MAX_LINKS)
-			strv_push(l->hidden, path);
+			strv_push(l->hidden,
+				  *path != '\0'
+					  ? path
+					  : "(one the split index names)");
 	}
 	if ((be32(entry + 24) & 0170000) != 0160000) {
-		size_t n = strlen(path);
-		/* A sparse index's directory entry (mode 040000) ends in
-		 * its '/': the path before it is what git checks. */
-		_cleanup_free_ char *dir =
-			(be32(entry + 24) & 0170000) == 0040000 && n > 1 &&
-					path[n - 1] == '/'
-				? xstrndup(path, n - 1)
-				: NULL;
-
 		if (l->invalid != NULL && *l->invalid == NULL &&
-		    !gitguard_verify_path(dir != NULL ? dir : path))
+		    !entry_path_ok(path, be32(entry + 24)))
 			*l->invalid = xstrdup(path);
 		return 0;
 	}
@@ -259,7 +383,8 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 	struct links l = { .v = xcalloc(1, sizeof(char *)),
 			   .cap = 1,
 			   .invalid = invalid,
-			   .hidden = hidden };
+			   .hidden = hidden,
+			   .hash_len = hash_len };
 	size_t at = 0;
 	int r;
 
@@ -276,6 +401,8 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 	if (r == 0 && shared != NULL &&
 	    index_link(buf, len, at, hash_len, shared) < 0)
 		r = -EINVAL;
+	if (r == 0)
+		r = index_offsets_agree(buf, len, hash_len, at);
 	if (r < 0) {
 		strv_free(l.v);
 		if (invalid != NULL) {
@@ -368,6 +495,31 @@ gitguard_unchanged(const struct gitguard_index_entry *e, const struct stat *st,
 	return true;
 }
 
+/*
+ * Whether the n bytes at p are a name NTFS resolves to .git (git's
+ * is_ntfs_dotgit, which git applies on every system by default,
+ * core.protectNTFS): ".git" or its short name "git~1" in any case,
+ * followed by nothing but dots and spaces (Windows drops them) up to
+ * the end or an alternate stream's ':'.  On a project on NTFS (ntfs3, a
+ * WSL /mnt/c) "GIT~1/hooks/post-checkout" is .git's hook.
+ */
+static bool
+ntfs_dotgit(const char *p, size_t n)
+{
+	size_t k;
+
+	if (n >= 4 && strncasecmp(p, ".git", 4) == 0)
+		k = 4;
+	else if (n >= 5 && strncasecmp(p, "git~1", 5) == 0)
+		k = 5;
+	else
+		return false;
+	for (; k < n && p[k] != ':'; k++)
+		if (p[k] != '.' && p[k] != ' ')
+			return false;
+	return true;
+}
+
 bool
 gitguard_verify_path(const char *path)
 {
@@ -384,6 +536,15 @@ gitguard_verify_path(const char *path)
 		    (n == 2 && p[0] == '.' && p[1] == '.') ||
 		    (n == 4 && strncasecmp(p, ".git", 4) == 0))
 			return false;
+		/* NTFS's names for .git, after a '/' or a '\\' (git
+		 * checks after both). */
+		for (size_t b = 0; b < n; b++) {
+			size_t m = strcspn(p + b, "\\");
+
+			if ((b == 0 || p[b - 1] == '\\') &&
+			    ntfs_dotgit(p + b, m < n - b ? m : n - b))
+				return false;
+		}
 		if (p[n] == '\0')
 			return true;
 		p += n + 1;

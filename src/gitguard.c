@@ -924,6 +924,10 @@ static const struct later_entry {
 	 * %include; sharedpath (with share-safe) takes another repository's
 	 * configuration and store (review L, L6). */
 	{ ".hg/hgrc", false, "Mercurial (its hooks and extensions)" },
+	/* Read after .hg/hgrc by every repository, share-safe or not
+	 * (localrepo.loadhgrc; review R). */
+	{ ".hg/hgrc-not-shared", false,
+	  "Mercurial (its hooks and extensions)" },
 	{ ".hg/sharedpath", false,
 	  "Mercurial (another repository's configuration and store)" },
 };

@@ -264,8 +264,10 @@ int gitguard_index_scan(const void *buf, size_t len, size_t hash_len,
  * Whether path is one git itself would put in an index (git's
  * verify_path()): relative, no empty component (leading, trailing or
  * double slash), no "." or ".." component, no ".git" component in any
- * case.  An index entry that fails it was not written by git; the host
- * side acts on none (a gitlink named "." is the project itself).
+ * case, nor one NTFS takes for .git (git~1, ".git " and ".git.", as git
+ * refuses them by default on every system).  An index entry that fails it was
+ * not written by git; the host side acts on none (a gitlink named "." is the
+ * project itself).
  */
 bool gitguard_verify_path(const char *path);
 

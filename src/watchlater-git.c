@@ -350,9 +350,15 @@ wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
  * whose path git itself would not write (gitguard_verify_path), one
  * git's reader refuses, or a MERGE_RR llwrap cannot read as a regular
  * file is moved aside (git then records nothing), and the run fails.
+ * Where its work tree is known (wt_fd, else -1), so is a record whose
+ * file is reached through a symbolic link there, the last component
+ * included: rerere opens PATH following links ("lnk" ->
+ * ~/.ssh/id_ed25519 was copied alike; review R), and git never records
+ * a conflict but in a regular file.
  */
 static void
-merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir)
+merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir,
+	       int wt_fd)
 {
 	_cleanup_free_ char *text = NULL, *bad = NULL, *dir = NULL;
 	size_t len = 0, hex = 2 * w->hash_len;
@@ -380,11 +386,22 @@ merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir)
 			break;
 		}
 		path = xstrndup(tab + 1, n - (size_t)(tab - rec) - 1);
-		if (gitguard_verify_path(path))
-			continue;
 		shown = text_shown(path);
-		bad = xasprintf("a path '%s', which git itself never writes",
-				shown);
+		if (!gitguard_verify_path(path)) {
+			bad = xasprintf("a path '%s', which git itself never "
+					"writes",
+					shown);
+		} else if (wt_fd >= 0) {
+			int fd = wl_open_beneath(wt_fd, path, false);
+
+			if (fd >= 0)
+				close(fd);
+			else if (fd != -ENOENT && fd != -ENOTDIR)
+				bad = xasprintf("a path '%s' git would open "
+						"through a symbolic link (or "
+						"that cannot be looked at: %s)",
+						shown, strerror(-fd));
+		}
 	}
 	if (bad == NULL)
 		return;
@@ -410,7 +427,7 @@ wl_check_gitlinks(struct watchlater *w, const struct wdir *gd)
 	_cleanup_free_ char *wt_path = NULL;
 	_cleanup_close_ int wt_fd = -1;
 
-	merge_rr_check(w, gd->fd, gd->path);
+	merge_rr_check(w, gd->fd, gd->path, gd->wt_fd);
 	links = wl_index_links(w, gd->fd, gd->path, NULL);
 	/* gd may move (wdir_add): its work tree, as it is now. */
 	wt_path = xstrdup(gd->wt_path != NULL ? gd->wt_path : gd->path);
@@ -1220,8 +1237,8 @@ typedef void inner_fn(struct watchlater *w, int fd, const char *path,
 		      struct inner *in, int depth, const struct inner_up *up);
 
 static void nested_repo(struct watchlater *w, int gitfd, const char *path,
-			const struct nested *n, bool made, bool worktree,
-			struct inner *in, int depth);
+			int wt_fd, const struct nested *n, bool made,
+			bool worktree, struct inner *in, int depth);
 
 /* The directory fd, in the one up describes. */
 static struct inner_up
@@ -1347,7 +1364,8 @@ inner_module(struct watchlater *w, int fd, const char *path, struct inner *in,
 
 	if (fstatat(fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    !S_ISDIR(st.st_mode))
-		nested_repo(w, fd, path, NULL, me.made, false, in, depth + 1);
+		nested_repo(w, fd, path, -1, NULL, me.made, false, in,
+			    depth + 1);
 	else
 		inner_list(w, fd, path, in, depth + 1, &me, inner_module);
 }
@@ -1359,7 +1377,7 @@ inner_worktree(struct watchlater *w, int fd, const char *path, struct inner *in,
 {
 	struct inner_up me = inner_is(w, fd, up);
 
-	nested_repo(w, fd, path, NULL, me.made, true, in, depth + 1);
+	nested_repo(w, fd, path, -1, NULL, me.made, true, in, depth + 1);
 }
 
 /* Whether the commondir of the linked worktree's directory gitfd names
@@ -1390,7 +1408,8 @@ commondir_own(int gitfd)
  * special file there is wl_gitdir_nested's.
  */
 static void
-nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
+nested_index(struct watchlater *w, int gitfd, const char *path, int wt_fd,
+	     bool made)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_strv_ char **links = NULL;
@@ -1400,20 +1419,21 @@ nested_index(struct watchlater *w, int gitfd, const char *path, bool made)
 	if (config_read(gitfd, "config", &text, &len) == 0 &&
 	    strlen(text) == len)
 		w->hash_len = gitguard_hash_len(text);
-	merge_rr_check(w, gitfd, path);
+	merge_rr_check(w, gitfd, path, wt_fd);
 	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode) && (made || wl_changed(w, &st)))
 		links = wl_index_links(w, gitfd, path, NULL);
 	w->hash_len = keep;
 }
 
-/* The repository whose git directory is gitfd (at path): n, the
+/* The repository whose git directory is gitfd (at path): wt_fd, its
+ * work tree where known (the directory of its .git), else -1; n, the
  * start's record, or NULL; made, the command made it; worktree, a
  * linked worktree's directory in another repository (worktrees/NAME);
  * in and depth, where it is in the nested repository the walk found
  * (0: that one). */
 static void
-nested_repo(struct watchlater *w, int gitfd, const char *path,
+nested_repo(struct watchlater *w, int gitfd, const char *path, int wt_fd,
 	    const struct nested *n, bool made, bool worktree, struct inner *in,
 	    int depth)
 {
@@ -1461,7 +1481,7 @@ nested_repo(struct watchlater *w, int gitfd, const char *path,
 	 * its links' times) is walked again, as made. */
 	if (depth == 0 || made)
 		wl_gitdir_nested(w, gitfd, path, made);
-	nested_index(w, gitfd, path, made);
+	nested_index(w, gitfd, path, wt_fd, made);
 	/* What its config includes from the project (one the command made
 	 * had its config judged whole, includes and all). */
 	if (!made)
@@ -1727,8 +1747,8 @@ nested_dotgit(struct watchlater *w, int dirfd, const char *rel,
 					     shown, strerror(-gitfd)));
 		return;
 	}
-	nested_repo(w, gitfd, path, n, n == NULL && wl_changed(w, st), false,
-		    &(struct inner){ 0 }, 0);
+	nested_repo(w, gitfd, path, dirfd, n, n == NULL && wl_changed(w, st),
+		    false, &(struct inner){ 0 }, 0);
 }
 
 /* The files git opens in dirfd (at rel) without O_NONBLOCK that are a
@@ -1885,6 +1905,105 @@ envrc_load_check(struct watchlater *w, int fd, const char *dir, const char *arg,
 }
 
 /*
+ * A load whose argument starts with "../" (source_env ../shared/env.sh),
+ * from the .envrc in the directory fd at rel: direnv resolves it from
+ * that directory, which the walk reached without a link, so its leading
+ * ".." are rel's parents; what remains is followed beneath the one they
+ * lead to as envrc_load_check follows any (review R: "../" was not
+ * followed, and a file the command wrote there was loaded unasked).
+ * One that leads above the project is not followed.
+ */
+static void
+envrc_load_up(struct watchlater *w, int fd, const char *rel, const char *dir,
+	      const char *arg, bool made)
+{
+	_cleanup_free_ char *up = xstrdup(rel), *at = NULL;
+	_cleanup_close_ int base = -1;
+	const char *rest = arg;
+
+	while (strncmp(rest, "../", 3) == 0 || strncmp(rest, "./", 2) == 0) {
+		if (rest[1] == '/') {
+			rest += 2;
+			continue;
+		}
+		if (*up == '\0')
+			return; /* above the project */
+		{
+			char *slash = strrchr(up, '/');
+
+			*(slash != NULL ? slash : up) = '\0';
+		}
+		rest += 3;
+	}
+	if (rest == arg) {
+		envrc_load_check(w, fd, dir, arg, made);
+		return;
+	}
+	if ((base = wl_open_beneath(w->roots[0].fd, up, true)) < 0)
+		return; /* gone: nothing there to load */
+	at = *up != '\0' ? xasprintf("%s/%s", w->roots[0].path, up)
+			 : xstrdup(w->roots[0].path);
+	envrc_load_check(w, base, at, rest, made);
+}
+
+/*
+ * A line "source_up [FILE]" (or source_up_if_exists) of the .envrc below
+ * the project's top at rel: direnv loads the nearest FILE (.envrc) of the
+ * directories above, unasked (it asks only for the .envrc it entered).
+ * The first of them in the project, the top included, made or changed
+ * during the run, is moved aside (review R: a new apps/.envrc above an
+ * allowed apps/web/.envrc with source_up ran at the user's cd into
+ * apps/web).  A FILE with a '/' or an expansion is not followed.
+ */
+static void
+envrc_source_up(struct watchlater *w, const char *rel, const char *line)
+{
+	const char *v = line + strspn(line, " \t");
+	_cleanup_free_ char *up = xstrdup(rel), *name = NULL;
+
+	if (strncmp(v, "source_up", 9) != 0)
+		return;
+	v += 9;
+	if (strncmp(v, "_if_exists", 10) == 0)
+		v += 10;
+	if (*v != '\0' && *v != ' ' && *v != '\t')
+		return;
+	v += strspn(v, " \t");
+	name = xstrndup(v, strcspn(v, " \t;#"));
+	if (*name == '\0') {
+		free(name);
+		name = xstrdup(".envrc");
+	}
+	if (strpbrk(name, "/$`\"'") != NULL || strcmp(name, "..") == 0 ||
+	    strcmp(name, ".") == 0)
+		return;
+	for (;;) {
+		char *slash = strrchr(up, '/');
+		_cleanup_close_ int fd = -1;
+		_cleanup_free_ char *at = NULL;
+		struct stat st;
+
+		*(slash != NULL ? slash : up) = '\0';
+		if ((fd = wl_open_beneath(w->roots[0].fd, up, true)) < 0)
+			return;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (*up == '\0')
+				return; /* none in the project */
+			continue;
+		}
+		if (wl_changed(w, &st) && !wl_is_aside(w, fd, name)) {
+			at = *up != '\0'
+				     ? xasprintf("%s/%s", w->roots[0].path, up)
+				     : xstrdup(w->roots[0].path);
+			wl_move_aside_as(w, fd, at, name, ENVRC_READER,
+					 nested_born(w, fd, name) ? "created"
+								  : "changed");
+		}
+		return;
+	}
+}
+
+/*
  * A directory of the project below its top (fd, at rel) with an .envrc:
  * direnv loads it when the user's shell enters there, once allowed, and
  * asks again when .envrc changes, but not for what it loads (source_env,
@@ -1970,7 +2089,9 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 		_cleanup_free_ char *arg = NULL;
 
 		if (gitguard_envrc_load(l, &arg) && *arg != '\0')
-			envrc_load_check(w, fd, dir, arg, made);
+			envrc_load_up(w, fd, rel, dir, arg, made);
+		else if (*rel != '\0')
+			envrc_source_up(w, rel, l);
 	}
 }
 
@@ -2079,6 +2200,55 @@ nested_tools(struct watchlater *w, int fd, const char *rel)
 	}
 }
 
+/* What reads the files nested_hg moves aside. */
+#define HG_READER                                                              \
+	"Mercurial (its hooks and extensions, at hg in that directory)"
+
+/*
+ * A Mercurial repository nested below the project's top (fd, at rel; the
+ * top's are later-run entries): hg in that directory, a shell prompt's
+ * hg status, reads its .hg/hgrc, then .hg/hgrc-not-shared ([hooks],
+ * [extensions]: code), and takes .hg/sharedpath to another repository's.
+ * Each made or changed since the start is moved aside, and a .hg that is
+ * not a directory (a link hg follows) made or changed (review R); one
+ * that cannot be looked into fails the run.
+ */
+static void
+nested_hg(struct watchlater *w, int fd, const char *rel)
+{
+	static const char *const names[] = { "hgrc", "hgrc-not-shared",
+					     "sharedpath" };
+	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
+	_cleanup_free_ char *hg = xasprintf("%s/.hg", dir);
+	_cleanup_close_ int hfd = -1;
+	struct stat st;
+
+	if (fstatat(fd, ".hg", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    wl_is_aside(w, fd, ".hg"))
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		if (wl_changed(w, &st))
+			wl_move_aside_as(w, fd, dir, ".hg", HG_READER,
+					 nested_born(w, fd, ".hg") ? "created"
+								   : "changed");
+		return;
+	}
+	if ((hfd = wl_open_beneath(fd, ".hg", true)) < 0) {
+		_cleanup_free_ char *shown = text_shown(hg);
+
+		wl_fail(w, xasprintf("cannot look into %s: %s", shown,
+				     strerror(-hfd)));
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (fstatat(hfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    wl_changed(w, &st) && !wl_is_aside(w, hfd, names[i]))
+			wl_move_aside_as(w, hfd, hg, names[i], HG_READER,
+					 nested_born(w, hfd, names[i])
+						 ? "created"
+						 : "changed");
+}
+
 /*
  * A directory of the project the walk found (watchlater-walk.c), open
  * at rel: its .git checked, or itself checked as a bare repository
@@ -2105,6 +2275,8 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 		return;
 	if (flags & WALK_TOOLS)
 		nested_tools(w, fd, rel);
+	if (flags & WALK_HG)
+		nested_hg(w, fd, rel);
 	if (flags & WALK_DOTGIT) {
 		if (fstatat(fd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			nested_dotgit(w, fd, rel, &st);
@@ -2127,7 +2299,7 @@ nested_found(struct watchlater *w, int fd, const char *rel, unsigned flags)
 	if ((flags & WALK_BARE) && fstat(fd, &st) == 0) {
 		free(path);
 		path = xasprintf("%s/%s", w->roots[0].path, rel);
-		nested_repo(w, fd, path, NULL, wl_changed(w, &st), false,
+		nested_repo(w, fd, path, -1, NULL, wl_changed(w, &st), false,
 			    &(struct inner){ 0 }, 0);
 		nested_hooks_path(w, fd, rel);
 	}

@@ -329,13 +329,14 @@ void wl_nested_free(struct watchlater *w);
  * bare repository; a file git reads there (.gitignore, .gitattributes,
  * .gitmodules, .mailmap) that is a FIFO, a socket or a device; an
  * .envrc (direnv's, loaded when the user's shell enters it); a version
- * manager's file (wl_tools_name). */
+ * manager's file (wl_tools_name); a .hg (a Mercurial repository). */
 enum {
 	WALK_DOTGIT = 1 << 0,
 	WALK_BARE = 1 << 1,
 	WALK_SPECIAL = 1 << 2,
 	WALK_ENVRC = 1 << 3,
 	WALK_TOOLS = 1 << 4,
+	WALK_HG = 1 << 5,
 };
 /* Whether name is one of the version managers' project files (mise's
  * mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, .mise/;

@@ -117,7 +117,8 @@ walk_git_reads(const char *name)
  * takes it for a bare repository (WALK_BARE: HEAD beside objects/, refs/
  * or a commondir), whether a file git reads there is not a regular
  * file, a link or a directory (WALK_SPECIAL), whether it has an
- * .envrc (WALK_ENVRC), and whether a version manager's file (WALK_TOOLS).  0,
+ * .envrc (WALK_ENVRC), whether a version manager's file (WALK_TOOLS), and
+ * whether a .hg (WALK_HG).  0,
  * -E2BIG past max subdirectories (no more held: a directory of a million costs
  * no more memory than the bound's), or -errno.  Read with getdents64 into a
  * buffer of its own: the walk's cost is an open, two reads and a close a
@@ -162,6 +163,8 @@ walk_list(int fd, size_t max, struct wnames *names, unsigned *flags)
 				*flags |= WALK_ENVRC;
 			if (wl_tools_name(d))
 				*flags |= WALK_TOOLS;
+			if (strcmp(d, ".hg") == 0)
+				*flags |= WALK_HG;
 			if (type != DT_DIR)
 				continue;
 			/* More than the walk may look at: not held. */

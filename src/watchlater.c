@@ -1153,7 +1153,9 @@ watch_start(struct watchlater *w, const char *project,
 	 * as made, not only at the end (a shell prompt's hg status in the
 	 * project meanwhile would run its hooks; review L, L6). */
 	if (later != NULL) {
-		static const char *const hg_names[] = { "hgrc", "sharedpath" };
+		static const char *const hg_names[] = { "hgrc",
+							"hgrc-not-shared",
+							"sharedpath" };
 		_cleanup_free_ char *hg = xasprintf("%s/.hg", project);
 
 		if (fstatat(w->roots[0].fd, ".hg", &st, AT_SYMLINK_NOFOLLOW) <

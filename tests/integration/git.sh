@@ -1006,6 +1006,138 @@ else
 	not_ok "a merge with rerere on inside should record its resolution"
 	diag "status $rc: $out"
 fi
+# Review R: rerere opens a record's PATH following links, the last
+# component too: a record naming a link the command made in the work
+# tree (lnk -> the secret outside) had the user's commit copy the secret
+# alike, in the project's repository and in one nested in it.
+RERERE_LNK_SH='ID=0123456789abcdef0123456789abcdef01234567; cd "$2" && mkdir -p .git/rr-cache/$ID &&
+echo pre >.git/rr-cache/$ID/preimage && ln -s "$1" lnk && printf "%s\tlnk\0" $ID >.git/MERGE_RR && echo PLANTED'
+for where in top nest; do
+	N=$HOME_DIR/work/rererelnk-$where
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git init -q nest && echo n >nest/n &&
+		git -C nest add n && git -C nest commit -qm n && git add a && git commit -qm a &&
+		echo "SECRET-LNK" >"../rererelnk.secret" && chmod 600 "../rererelnk.secret"' sh "$N"
+	d=.; [ $where = nest ] && d=nest
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$RERERE_LNK_SH" sh "$HOME_DIR/work/rererelnk.secret" $d
+	as_user /bin/sh -c 'cd "$1" && echo b >>a && git add a && git commit -qm b' sh "$N/$d" >/dev/null 2>&1
+	if ! grep -qs SECRET-LNK "$N/$d"/.git/rr-cache/*/postimage && [ "$rc" -eq 125 ] &&
+		printf '%s\n' "$out" | grep -q "the command wrote git rerere's $N/\\(nest/\\)\\{0,1\\}\\.git/MERGE_RR with a path 'lnk' git would open through a symbolic link"; then
+		ok "opencode ($where): a MERGE_RR record naming a link to a file outside: moved aside, the run fails (125); the user's commit copies nothing"
+	else
+		not_ok "opencode ($where): a MERGE_RR record naming a link to a file outside is moved aside"
+		diag "status $rc: $out"; diag "$(ls "$N/$d/.git" "$N/$d"/.git/rr-cache/*)"
+	fi
+done
+
+# Review R: git reads an index's entries by its offset table (IEOT, with
+# EOIE naming where the extensions start) when it reads with threads
+# (index.threads; by itself with 10,000 entries a thread on 3 CPUs or
+# more): an entry .git/hooks/post-checkout in an extension's data, named
+# by a crafted table, was read by the user's threaded git and by nothing
+# of llwrap's, and the user's git checkout -- . wrote the hook and ran
+# it.  An index whose table disagrees with its entries is moved aside and
+# the run fails; git's own tables (v2 and v4) are left.
+IEOT_PY='
+import hashlib, struct, subprocess, sys
+def blob(d):
+    return subprocess.run(["git", "hash-object", "-w", "--stdin"], input=d, capture_output=True, check=True).stdout.strip().decode()
+def entry(mode, oid, name):
+    e = struct.pack(">10I", 0, 0, 0, 0, 0, 0, mode, 0, 0, 0) + bytes.fromhex(oid) + struct.pack(">H", len(name)) + name
+    return e + b"\0" * (8 - len(e) % 8)
+hook = blob(("#!/bin/sh\ntouch %s/%s\n" % (sys.argv[1], sys.argv[2])).encode())
+ok = blob(b"ok\n")
+out = b"DIRC" + struct.pack(">II", 2, 2) + entry(0o100644, ok, b".aaa")
+off_z = len(out)
+out += entry(0o100644, ok, b"z")
+ext = len(out)
+untr = b"\0" * 8 + entry(0o100755, hook, b".git/hooks/post-checkout")
+exts = [(b"UNTR", untr), (b"IEOT", struct.pack(">IIIII", 1, ext + 16, 1, off_z, 1))]
+h = hashlib.sha1()
+for sig, d in exts:
+    out += sig + struct.pack(">I", len(d)) + d
+    h.update(sig + struct.pack(">I", len(d)))
+out += b"EOIE" + struct.pack(">II", 24, ext) + h.digest()
+open(".git/index", "wb").write(out + hashlib.sha1(out).digest())
+'
+if command -v python3 >/dev/null 2>&1; then
+	for how in ctrl prot; do
+		N=$HOME_DIR/work/ieot-$how
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo a >a && git add a && git commit -qm a' sh "$N"
+		if [ $how = ctrl ]; then
+			as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- python3 -c "$IEOT_PY" "$MARKS" ieot-$how >/dev/null 2>&1
+		else
+			run llw -p opencode $BE -C "$N" -q -- /bin/sh -c \
+				'python3 -c "$1" "$2" "$3" && sleep 2 && echo NOT-STOPPED' sh "$IEOT_PY" "$MARKS" ieot-$how
+		fi
+		as_user /bin/sh -c 'cd "$1" && git -c index.threads=4 checkout -- .' sh "$N" >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			[ -e "$MARKS/ieot-ctrl" ] &&
+				ok "control: an index entry read by the offset table only: the user's threaded checkout writes the hook and runs it" ||
+				not_ok "control: an index entry read by the offset table only should have the user's threaded checkout run it"
+		elif [ ! -e "$MARKS/ieot-prot" ] && [ ! -e "$N/.git/hooks/post-checkout" ] && [ "$rc" -eq 125 ] &&
+			! printf '%s\n' "$out" | grep -q NOT-STOPPED &&
+			printf '%s\n' "$out" | grep -q "cannot read the git index $N/\\.git/index"; then
+			ok "opencode: an index whose offset table disagrees with its entries: moved aside, the sandbox stopped (125); the user's checkout runs nothing"
+		else
+			not_ok "opencode: an index whose offset table disagrees with its entries is moved aside"
+			diag "status $rc: $out"; diag "$(ls "$MARKS" "$N/.git/hooks")"
+		fi
+		rm -f "$MARKS"/*
+	done
+	for v in 2 4; do
+		N=$HOME_DIR/work/ieot-git$v
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config index.threads 4 &&
+			git config index.recordOffsetTable true && git config index.recordEndOfIndexEntries true &&
+			git config index.version $2 && mkdir d && for i in $(seq 1 200); do echo $i >d/name-$i; done &&
+			git add . && git commit -qm a' sh "$N" $v
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'for i in $(seq 1 40); do echo x >>d/name-$i; done &&
+			git add -A && echo STAGED'
+		if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && printf '%s\n' "$out" | grep -q STAGED &&
+			[ "$(as_user git -C "$N" diff --cached --name-only | wc -l)" -eq 40 ]; then
+			ok "git's own offset table (index version $v, index.threads) is left, the user's and one written inside"
+		else
+			not_ok "git's own offset table (index version $v) is left"
+			diag "status $rc: $out"; diag "$(ls "$N/.git")"
+		fi
+	done
+else
+	skip "an index's offset table: needs python3"
+fi
+
+# Review R: index formats git writes itself are not entries git refuses:
+# a split index (core.splitIndex) names the entries that replace its
+# shared index's by position (no name), a sparse index (sparse-checkout
+# --sparse-index) has directories ending in '/'.  Both had the user's own
+# index moved aside at the start, and nothing run.
+N=$HOME_DIR/work/splitindex
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config core.splitIndex true &&
+	for i in 1 2 3; do echo $i >f$i; done && git add . && git commit -qm a &&
+	echo x >>f1 && git add f1' sh "$N"
+run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'echo y >>f2 && git add f2 && echo STAGED'
+if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && printf '%s\n' "$out" | grep -q STAGED &&
+	[ "$(as_user git -C "$N" diff --cached --name-only | tr '\n' ' ')" = "f1 f2 " ]; then
+	ok "a split index (core.splitIndex), the user's and one git writes during the run, is left"
+else
+	not_ok "a split index (core.splitIndex) is left"
+	diag "status $rc: $out"; diag "$(ls "$N/.git")"
+fi
+N=$HOME_DIR/work/sparseindex
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && mkdir -p a b/c && echo 1 >a/x && echo 2 >b/c/y &&
+	git add . && git commit -qm a && git sparse-checkout init --cone --sparse-index &&
+	git sparse-checkout set a' sh "$N" >/dev/null 2>&1
+if as_user git -C "$N" ls-files --sparse 2>/dev/null | grep -qx 'b/'; then
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'echo y >>a/x && git add a/x && echo STAGED'
+	if [ "$rc" -eq 0 ] && [ -f "$N/.git/index" ] && printf '%s\n' "$out" | grep -q STAGED &&
+		as_user git -C "$N" ls-files --sparse | grep -qx 'b/'; then
+		ok "a sparse index (sparse-checkout --sparse-index) with a directory entry is left"
+	else
+		not_ok "a sparse index (sparse-checkout --sparse-index) is left"
+		diag "status $rc: $out"; diag "$(ls "$N/.git")"
+	fi
+else
+	skip "a sparse index: this git writes none"
+fi
 
 # Review L, L5: git update-index --assume-unchanged (or --skip-worktree)
 # inside hides the command's change to a tracked file from the user's
@@ -1029,6 +1161,20 @@ run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'git update-index --no-assume-u
 	[ -z "$(git status --short --untracked-files=no)" ] && echo HIDDEN'
 expect_output "a replace ref made inside (HEAD, hiding a staged change): said after the run" \
 	"the command made replace refs in the git repository of $N \\(refs/replace/[0-9a-f]+\\)"
+# ... in a sha256 repository too, where an entry's flags lie 12 bytes
+# further (they were read from the object id: files named at random,
+# the one marked not).
+N=$HOME_DIR/work/hidden256
+if as_user /bin/sh -c 'git init -q --object-format=sha256 "$1" && cd "$1" &&
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do echo $i >f$i; done &&
+	git add . && git commit -qm m' sh "$N" >/dev/null 2>&1; then
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		echo z$i >>f$i; done && git add -A && git update-index --assume-unchanged f5 && echo MARKED'
+	expect_output "sha256: a tracked file the command marked assume-unchanged is named, alone" \
+		"the command marked 1 file in the git index of $N as unchanged \\(assume-unchanged or skip-worktree\\): git status and git diff do not show what it changed there: f5;"
+else
+	skip "sha256: this git makes no sha256 repository"
+fi
 
 # Review L, L1: a branch's remote or pushremote naming no remote is an
 # address to git, a path included: a new repository whose branch pushes

@@ -641,6 +641,34 @@ if ! bwrap_backend && [ -x "$HOOKED" ] && [ "$(llwrap_abi)" -ge 3 ]; then
 fi
 rm -f "$MARKS/envnested"
 
+# Review R: an allowed .envrc below the top loads, unasked, a file named
+# "../shared/env.sh" (not followed: '..') and, with source_up, the
+# nearest .envrc above it, which the command may make (direnv asks only
+# for the .envrc it entered).  Both moved aside at the end; the user's
+# unchanged ones are left.
+R=$HOME_DIR/work/envup
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p apps/web apps/shared lib/api &&
+	printf "source_env ../shared/env.sh\n" >apps/web/.envrc && echo "export S=1" >apps/shared/env.sh &&
+	printf "source_up\nexport W=1\n" >lib/api/.envrc && echo "export KEEP=1" >lib/keep.sh' sh "$R"
+if command -v direnv >/dev/null 2>&1; then
+	as_user /bin/sh -c 'cd "$1/apps/web" && direnv allow . && cd "$1/lib/api" && direnv allow .' sh "$R" >/dev/null 2>&1
+fi
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'echo "touch $1/envup" >>apps/shared/env.sh &&
+	echo "touch $1/envup" >lib/.envrc && echo LEFT' sh "$MARKS"
+expect_output "a file an .envrc below the top loads through ../: changed, moved aside" \
+	"changed $R/apps/shared/env\\.sh, which direnv \\(an \\.envrc below the project's top loads it\\)"
+expect_output "... a new .envrc above one with source_up: moved aside" "created $R/lib/\\.envrc, which direnv"
+[ -f "$R/lib/keep.sh" ] && [ -f "$R/apps/web/.envrc" ] && [ -f "$R/lib/api/.envrc" ] &&
+	ok "... the user's own files there are left" || not_ok "an .envrc's ../ load or source_up moved a file of the user's"
+if command -v direnv >/dev/null 2>&1; then
+	as_user /bin/sh -c 'cd "$1/apps/web" && direnv exec . true; cd "$1/lib/api" && direnv exec . true' sh "$R" >/dev/null 2>&1
+	[ ! -e "$MARKS/envup" ] && ok "... and direnv in apps/web and lib/api runs nothing of the command's" ||
+		not_ok "direnv ran what the command wrote through ../ or source_up"
+fi
+rm -f "$MARKS/envup"
+
 # ... and of a new .envrc at the top (left, named: direnv asks), what it
 # loads that the command wrote is moved aside.
 R=$HOME_DIR/work/envnew
@@ -701,6 +729,40 @@ as_user /bin/sh -c 'cd "$1/nest" && git checkout -- .' sh "$R" >/dev/null 2>&1
 	ok "... another nested repository's index, staged by git, is left" ||
 	not_ok "a nested repository's own index was not left"
 rm -f "$MARKS/nestindex"
+
+# Review R: a Mercurial repository below the project's top (the top's
+# .hg/hgrc is a later-run entry): hg there, a shell prompt's hg status,
+# runs the [hooks] of its .hg/hgrc and .hg/hgrc-not-shared.  Those made
+# or changed during the run are moved aside at the end, and a .hg made a
+# link; the user's own nested repository, hg committing in it, is left.
+if command -v hg >/dev/null 2>&1; then
+	R=$HOME_DIR/work/hgnested
+	make_repo "$R"
+	as_user /bin/sh -c 'cd "$1" && hg init olds && printf "[ui]\nusername = u\n" >olds/.hg/hgrc' sh "$R"
+	sleep 1
+	run llw -p opencode $BE -C "$R" -- /bin/sh -c 'hg init sub &&
+		printf "[hooks]\npre-status = touch %s/hgnested\n" "$1" >>sub/.hg/hgrc &&
+		mkdir -p bare/.hg && printf "[hooks]\npre-status = touch %s/hgnested\n" "$1" >bare/.hg/hgrc-not-shared &&
+		mkdir lnk && ln -s ../bare/.hg lnk/.hg &&
+		cd olds && echo f >f && hg add -q f && hg commit -q -m f && echo COMMITTED' sh "$MARKS"
+	expect_output "a nested hg repository's .hg/hgrc made during the run: moved aside, said" \
+		"created $R/sub/\\.hg/hgrc, which Mercurial \\(its hooks and extensions, at hg in that directory\\)"
+	expect_output "... a .hg/hgrc-not-shared too" "created $R/bare/\\.hg/hgrc-not-shared, which Mercurial"
+	expect_output "... and a .hg made a link" "created $R/lnk/\\.hg, which Mercurial"
+	for d in sub bare lnk olds; do
+		as_user /bin/sh -c 'cd "$1" && hg status' sh "$R/$d" >/dev/null 2>&1
+	done
+	if [ ! -e "$MARKS/hgnested" ] && [ -f "$R/olds/.hg/hgrc" ] && printf '%s\n' "$out" | grep -q COMMITTED &&
+		! printf '%s\n' "$out" | grep -q "$R/olds"; then
+		ok "... the user's hg status there runs nothing; the user's own nested repository is left"
+	else
+		not_ok "a nested hg repository: the user's hg status ran the command's hook, or the user's repository was moved"
+		diag "status $rc: $out"; diag "$(ls "$MARKS")"
+	fi
+	rm -f "$MARKS/hgnested"
+else
+	skip "a nested hg repository: hg is not installed"
+fi
 
 # The project's .llwrap.ini made inside: llwrap's own next run would read
 # it; moved aside.

@@ -117,6 +117,22 @@ if command -v hg >/dev/null 2>&1; then
 	expect_output "... a .hg/hgrc made where there was none is moved aside" \
 		"the command created $HG2/\\.hg/hgrc, which Mercurial \\(its hooks and extensions\\) reads later"
 	[ ! -e "$HG2/.hg/hgrc" ] && ok "... gone from its name" || not_ok ".hg/hgrc not moved aside"
+	# Review R: hg reads .hg/hgrc-not-shared after .hg/hgrc, in every
+	# repository; one the command made ran its pre-status hook at the
+	# user's hg status.
+	HGM=$OUTSIDE/hgmarks
+	mkdir -p "$HGM" && chown "$TEST_UID:$TEST_GID" "$HGM"
+	run llw -p opencode $BE -C "$HG" -q -- /bin/sh -c \
+		'printf "[hooks]\npre-status = touch %s/hg-not-shared\n" "$1" >.hg/hgrc-not-shared' sh "$HGM"
+	as_user /bin/sh -c 'cd "$1" && hg status' sh "$HG" >/dev/null 2>&1
+	if [ ! -e "$HGM/hg-not-shared" ] && [ ! -e "$HG/.hg/hgrc-not-shared" ] &&
+		printf '%s\n' "$out" | grep -q "the command created $HG/\\.hg/hgrc-not-shared, which Mercurial (its hooks and extensions) reads later.*moved aside"; then
+		ok "... a .hg/hgrc-not-shared made inside is moved aside; the user's hg status runs nothing"
+	else
+		not_ok "a .hg/hgrc-not-shared made inside is moved aside"
+		diag "status $rc: $out"; diag "$(ls "$HGM")"
+	fi
+	rm -f "$HGM"/* "$HG"/.hg/hgrc-not-shared*
 	# ... and in a project with no .hg, as it is made, not at the end.
 	HG3=$HOME_DIR/work/hgnone
 	as_user mkdir -p "$HG3"

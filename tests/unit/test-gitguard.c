@@ -465,7 +465,7 @@ test_later_run(void **state)
 	      ".devcontainer.json, kilo.json, kilo.jsonc, opencode.jsonc, "
 	      ".llwrap.ini, .aider.conf.yml, mise.toml, .mise.toml, "
 	      "mise.local.toml, .mise.local.toml, .mise, .tool-versions, "
-	      ".hg/hgrc, .hg/sharedpath do not exist");
+	      ".hg/hgrc, .hg/hgrc-not-shared, .hg/sharedpath do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
@@ -474,7 +474,8 @@ test_later_run(void **state)
 	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
 	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml, "
 	      "mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, "
-	      ".mise, .tool-versions, .hg/hgrc, .hg/sharedpath do not exist "
+	      ".mise, .tool-versions, .hg/hgrc, .hg/hgrc-not-shared, "
+	      ".hg/sharedpath do not exist "
 	      "in /p");
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
@@ -635,6 +636,79 @@ test_index_gitlinks(void **state)
 		strv_free(hidden);
 		strv_free(links);
 	}
+	/* What git writes itself is not invalid (review R): a sparse
+	 * index's directory entry (a tree, ending in '/'), a split index's
+	 * entry named by its shared index (no name); a tree entry is
+	 * judged as any other. */
+	{
+		static const char *const bad[] = { ".git/", "../", "a//" };
+		unsigned char c[512];
+		char *invalid = NULL;
+		size_t m = put_header(c, 2, 3);
+
+		m += put_entry(c + m, 0100644, "", false);
+		m += put_entry(c + m, 0040000, "b/", false);
+		m += put_entry(c + m, 0040000, "b/c/", false);
+		assert_int_equal(gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
+						     &links, NULL, &invalid,
+						     NULL),
+				 0);
+		assert_null(invalid);
+		strv_free(links);
+		for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+			m = put_header(c, 2, 1);
+			m += put_entry(c + m, 0040000, bad[i], false);
+			assert_int_equal(gitguard_index_scan(
+						 c, m, GITGUARD_SHA1_LEN,
+						 &links, NULL, &invalid, NULL),
+					 0);
+			assert_non_null(invalid);
+			assert_string_equal(invalid, bad[i]);
+			free(invalid);
+			strv_free(links);
+		}
+		/* A file's name ending in '/' is not a tree's. */
+		m = put_header(c, 2, 1);
+		m += put_entry(c + m, 0100644, "b/", false);
+		assert_int_equal(gitguard_index_scan(c, m, GITGUARD_SHA1_LEN,
+						     &links, NULL, &invalid,
+						     NULL),
+				 0);
+		assert_non_null(invalid);
+		free(invalid);
+		strv_free(links);
+	}
+	/* sha256: the flags follow a 32-byte id (review R: they were read
+	 * at sha1's place, in the id). */
+	{
+		unsigned char c[512];
+		char **hidden = NULL;
+		size_t m = put_header(c, 2, 2), at;
+		static const char *const names[] = { "plain", "valid" };
+
+		for (size_t i = 0; i < 2; i++) {
+			size_t k = strlen(names[i]);
+
+			at = m;
+			memset(c + m, 0, 80 + k);
+			c[at + 27] = 0xa4;
+			c[at + 26] = 0x81; /* 0100644 */
+			/* An id whose bytes at sha1's flags look set. */
+			memset(c + at + 40, 0x80, 32);
+			c[at + 72] = (unsigned char)(i == 1 ? 0x80 : 0);
+			c[at + 73] = (unsigned char)k;
+			memcpy(c + at + 74, names[i], k);
+			m += (74 + k + 8) & ~(size_t)7;
+		}
+		assert_int_equal(gitguard_index_scan(c, m, GITGUARD_SHA256_LEN,
+						     &links, NULL, NULL,
+						     &hidden),
+				 0);
+		assert_int_equal(strv_length(hidden), 1);
+		assert_string_equal(hidden[0], "valid");
+		strv_free(hidden);
+		strv_free(links);
+	}
 	/* Extensions after the entries are not read. */
 	memcpy(b + n, "TREE\0\0\0\0", 8);
 	assert_int_equal(gitguard_index_gitlinks(b, n + 8, GITGUARD_SHA1_LEN,
@@ -777,12 +851,30 @@ test_verify_path(void **state)
 {
 	static const char *const good[] = { "a",       "lib/sub", "a.b/c",
 					    ".gitx",   "x.git",	  "..a",
-					    "a/.../b", "é/ü" };
-	static const char *const bad[] = { "",	      ".",	 "..",
-					   "./sub",   "sub/",	 "/sub",
-					   "a//b",    "sub/..",	 "a/./b",
-					   ".git",    ".GIT/x",	 "a/.Git",
-					   "a/../..", "a/.git/b" };
+					    "a/.../b", "é/ü",	  "git~10",
+					    "git~2",   ".gitx ",  "a\\b",
+					    "x.git~1", ".git~1" };
+	static const char *const bad[] = { "",
+					   ".",
+					   "..",
+					   "./sub",
+					   "sub/",
+					   "/sub",
+					   "a//b",
+					   "sub/..",
+					   "a/./b",
+					   ".git",
+					   ".GIT/x",
+					   "a/.Git",
+					   "a/../..",
+					   "a/.git/b",
+					   "GIT~1/hooks/x",
+					   "a/git~1",
+					   ".git ",
+					   ".GIT. /x",
+					   ".git::$INDEX_ALLOCATION/x",
+					   "a\\.git/hooks",
+					   "x/git~1 \\y" };
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
