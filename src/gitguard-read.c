@@ -961,9 +961,12 @@ config_branch_unrouted(const char *config)
 		if (strcmp(to, ".") == 0 || url_network(to) ||
 		    (strchr(to, '\n') == NULL && route_has_remote(v, to)))
 			continue;
-		found = xasprintf("%.*s to '%.80s', neither a remote it "
+		/* (Shown whole but for a very long one, which says it is
+		 * cut: a home's path alone can pass 80 bytes.) */
+		found = xasprintf("%.*s to '%.240s%s', neither a remote it "
 				  "names nor a network address",
-				  (int)n, v[i], to);
+				  (int)n, v[i], to,
+				  strlen(to) > 240 ? "..." : "");
 	}
 	strv_free(v);
 	return found;
