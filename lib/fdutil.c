@@ -176,13 +176,14 @@ dir_make_path(const char *path, mode_t mode)
 	}
 }
 
-pid_t
-proc_parent_at(int dirfd)
+int
+proc_stat_at(int dirfd, char *state, pid_t *ppid)
 {
-	char buf[256];
+	char buf[512];
 	int fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
 	const char *s;
-	long ppid;
+	long parent;
+	char st;
 	ssize_t n;
 
 	if (fd < 0)
@@ -192,61 +193,68 @@ proc_parent_at(int dirfd)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* "PID (COMM) STATE PPID ...": COMM ends at the last ')'. */
+	/* "PID (COMM) STATE PPID ...": COMM, which may hold ')' and
+	 * spaces, ends at the last ')'. */
 	if ((s = strrchr(buf, ')')) == NULL ||
-	    sscanf(s + 1, " %*c %ld", &ppid) != 1)
+	    sscanf(s + 1, " %c %ld", &st, &parent) != 2)
 		return -1;
-	return (pid_t)ppid;
+	if (state != NULL)
+		*state = st;
+	*ppid = (pid_t)parent;
+	return 0;
+}
+
+pid_t
+proc_parent_at(int dirfd)
+{
+	pid_t ppid;
+
+	return proc_stat_at(dirfd, NULL, &ppid) < 0 ? -1 : ppid;
+}
+
+/* fd (opened O_NONBLOCK, never to wait on a FIFO) when it is a regular
+ * file, its status flags then set to fl; else closed, and -errno
+ * (EISDIR, EINVAL for anything else). */
+static int
+regular_or_close(int fd, int fl)
+{
+	struct stat st;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (S_ISDIR(st.st_mode))
+		e = EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else if (fcntl(fd, F_SETFL, fl) < 0)
+		e = errno;
+	else
+		return fd;
+	close(fd);
+	return -e;
 }
 
 int
 fd_open_regular(int dirfd, const char *path, int flags)
 {
-	int fd = openat(dirfd, path,
-			O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags);
-	struct stat st;
-	int e;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		e = errno;
-	else if (S_ISDIR(st.st_mode))
-		e = EISDIR;
-	else if (!S_ISREG(st.st_mode))
-		e = EINVAL;
-	else if (fcntl(fd, F_SETFL, 0) < 0)
-		e = errno;
-	else
-		return fd;
-	close(fd);
-	return -e;
+	return regular_or_close(
+		openat(dirfd, path,
+		       O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags),
+		0);
 }
 
 int
 fd_append_regular(int dirfd, const char *path, mode_t mode)
 {
-	int fd = openat(dirfd, path,
-			O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
-				O_NOFOLLOW | O_NONBLOCK,
-			mode);
-	struct stat st;
-	int e;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		e = errno;
-	else if (S_ISDIR(st.st_mode))
-		e = EISDIR;
-	else if (!S_ISREG(st.st_mode))
-		e = EINVAL;
-	else if (fcntl(fd, F_SETFL, O_APPEND) < 0)
-		e = errno;
-	else
-		return fd;
-	close(fd);
-	return -e;
+	return regular_or_close(openat(dirfd, path,
+				       O_WRONLY | O_APPEND | O_CREAT |
+					       O_CLOEXEC | O_NOCTTY |
+					       O_NOFOLLOW | O_NONBLOCK,
+				       mode),
+				O_APPEND);
 }
 
 int

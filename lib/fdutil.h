@@ -63,6 +63,10 @@ int fd_move_aside(int dirfd, const char *name, time_t when, char **to);
  */
 pid_t proc_parent_at(int dirfd);
 
+/* The same task's state letter (R, S, Z, T, ...; state may be NULL) and
+ * parent pid: 0, or -1 as above. */
+int proc_stat_at(int dirfd, char *state, pid_t *ppid);
+
 /*
  * The kernel frees an inotify instance with marks after an SRCU grace
  * period, which the close(2) of its last reference (or the exit of its

@@ -470,24 +470,15 @@ stop_self(int sig)
 static int
 proc_state(pid_t pid, char *state, pid_t *ppid)
 {
-	char path[sizeof("/proc//stat") + 12], buf[512], *p;
-	int fd, parent;
-	ssize_t n;
+	char path[sizeof("/proc/") + 12];
+	int dir, r;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* The name may hold ')' and spaces: the state follows the last. */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %c %d", state, &parent) != 2)
-		return -1;
-	*ppid = (pid_t)parent;
-	return 0;
+	r = proc_stat_at(dir, state, ppid);
+	close(dir);
+	return r;
 }
 
 /* Whether some thread of pid runs (a state but stopped, traced or
