@@ -7,7 +7,8 @@
 # the captured hellos (tests/data/tls/) and tests/fuzz/regressions-tlshello/,
 # fuzz-relaycheck over the hellos and tests/fuzz/regressions-relaycheck/,
 # fuzz-dns over tests/fuzz/regressions-dns/, fuzz-index over
-# tests/fuzz/regressions-index/.
+# tests/fuzz/regressions-index/, fuzz-gitconfig over
+# tests/fuzz/regressions-gitconfig/.
 # Each replay program prints a TAP line per input; this script numbers
 # them as one stream and adds a failing line when a program died.
 set -u
@@ -40,6 +41,7 @@ replay fuzz-relaycheck "$LLW_SRCDIR"/tests/data/tls/* \
 	"$LLW_SRCDIR"/tests/fuzz/regressions-relaycheck/*
 replay fuzz-dns "$LLW_SRCDIR"/tests/fuzz/regressions-dns/*
 replay fuzz-index "$LLW_SRCDIR"/tests/fuzz/regressions-index/*
+replay fuzz-gitconfig "$LLW_SRCDIR"/tests/fuzz/regressions-gitconfig/*
 awk '/^1\.\./ { next }
 /^(not )?ok/ {
 	n++

@@ -3,7 +3,7 @@
 # libFuzzer (address and undefined sanitizers) and fuzz for SECONDS in
 # all (default 60): half to tests/fuzz/fuzz-profile (profile parsing,
 # precedence and path compilation, from the seeds in conf/ and
-# tests/data/), the rest in seven equal parts to tests/fuzz/fuzz-cmsg
+# tests/data/), the rest in eight equal parts to tests/fuzz/fuzz-cmsg
 # (the control data the supervisor rebuilds, from
 # tests/fuzz/regressions-cmsg/), tests/fuzz/fuzz-msgcopy (the sendmsg
 # message it copies out of the command, from
@@ -14,8 +14,10 @@
 # tests/fuzz/fuzz-relaycheck (the first bytes llwrap-relay checks the
 # name of, from the hellos and tests/fuzz/regressions-relaycheck/) and
 # tests/fuzz/fuzz-dns (DNS queries and answers, the resolver's replies,
-# from tests/fuzz/regressions-dns/) and tests/fuzz/fuzz-index (the git
-# index the watch reads, from tests/fuzz/regressions-index/).
+# from tests/fuzz/regressions-dns/), tests/fuzz/fuzz-index (the git
+# index the watch reads, from tests/fuzz/regressions-index/) and
+# tests/fuzz/fuzz-gitconfig (the git configuration it judges, from
+# tests/fuzz/regressions-gitconfig/).
 #
 # Run from a configured build tree (it needs config.h and the generated
 # src/*.h); LLW_SRCDIR overrides the source tree (default: this script's
@@ -76,9 +78,14 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard-read.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
 	"$src/src/gitconfig.c" "$src/lib/path.c" "$src/lib/text.c" \
 	-o "$out/fuzz-index"
+# shellcheck disable=SC2086
+$CC $FLAGS "$src/tests/fuzz/fuzz-gitconfig.c" "$src/src/gitguard-read.c" \
+	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
+	"$src/src/gitconfig.c" "$src/lib/path.c" "$src/lib/text.c" \
+	-o "$out/fuzz-gitconfig"
 
 mkdir "$work/profile" "$work/cmsg" "$work/msgcopy" "$work/httpreq" "$work/tlshello" "$work/dns" \
-	"$work/index" "$work/relaycheck"
+	"$work/index" "$work/relaycheck" "$work/gitconfig"
 cp "$src"/conf/*.ini "$src"/conf/known-limits "$src"/tests/data/profiles/*.ini \
 	"$src"/tests/data/profiles-broken/* "$work/profile/"
 cp "$src"/tests/fuzz/regressions/* "$work/profile/" 2>/dev/null || true
@@ -91,6 +98,7 @@ cp "$src"/tests/data/tls/* "$src"/tests/fuzz/regressions-relaycheck/* \
 	"$work/relaycheck/"
 cp "$src"/tests/fuzz/regressions-dns/* "$work/dns/"
 cp "$src"/tests/fuzz/regressions-index/* "$work/index/"
+cp "$src"/tests/fuzz/regressions-gitconfig/* "$work/gitconfig/"
 
 status=0
 # fuzz NAME SECONDS REGRESSIONS-DIR
@@ -112,12 +120,13 @@ fuzz() {
 }
 rest=$((secs - secs / 2))
 fuzz profile $((secs / 2)) regressions
-fuzz cmsg $((rest / 7)) regressions-cmsg
-fuzz msgcopy $((rest / 7)) regressions-msgcopy
-fuzz httpreq $((rest / 7)) regressions-httpreq
-fuzz tlshello $((rest / 7)) regressions-tlshello
-fuzz relaycheck $((rest / 7)) regressions-relaycheck
-fuzz dns $((rest / 7)) regressions-dns
-fuzz index $((rest - rest / 7 * 6)) regressions-index
+fuzz cmsg $((rest / 8)) regressions-cmsg
+fuzz msgcopy $((rest / 8)) regressions-msgcopy
+fuzz httpreq $((rest / 8)) regressions-httpreq
+fuzz tlshello $((rest / 8)) regressions-tlshello
+fuzz relaycheck $((rest / 8)) regressions-relaycheck
+fuzz dns $((rest / 8)) regressions-dns
+fuzz index $((rest / 8)) regressions-index
+fuzz gitconfig $((rest - rest / 8 * 7)) regressions-gitconfig
 [ "$status" -eq 0 ] && echo "fuzz: clean after ${secs}s"
 exit "$status"
