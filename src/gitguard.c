@@ -1060,13 +1060,71 @@ envrc_unread(struct scan *s, const char *envrc, const char *line)
 		}
 }
 
+/*
+ * The one word at v as bash reads it, where llwrap can tell which file it
+ * names: plain characters, unquoted or in quotes, no expansion, escape,
+ * glob or '~' (a leading $PWD/ or ${PWD}/, quoted or not, dropped:
+ * direnv runs .envrc in its own directory); *end just after it.  NULL
+ * where it cannot tell.
+ */
+static char *
+envrc_word(const char *v, const char **end)
+{
+	static const struct {
+		const char *s;
+		char quote;
+	} pwd[] = {
+		{ "$PWD/", 0 },	      { "${PWD}/", 0 },	  { "\"$PWD/", '"' },
+		{ "\"${PWD}/", '"' }, { "\"$PWD\"/", 0 }, { "\"${PWD}\"/", 0 },
+	};
+	char *w = xmalloc(strlen(v) + 1);
+	size_t n = 0;
+	char quote = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(pwd); i++)
+		if (strncmp(v, pwd[i].s, strlen(pwd[i].s)) == 0) {
+			v += strlen(pwd[i].s);
+			quote = pwd[i].quote;
+			break;
+		}
+	for (;; v++) {
+		char c = *v;
+
+		if (c == '\0' ||
+		    (quote == 0 && strchr(" \t;&|()<>", c) != NULL))
+			break;
+		if (quote == 0 && (c == '\'' || c == '"')) {
+			quote = c;
+			continue;
+		}
+		if (quote != 0 && c == quote) {
+			quote = 0;
+			continue;
+		}
+		if ((quote != '\'' && strchr("$`\\", c) != NULL) ||
+		    (quote == 0 && strchr("*?[{~", c) != NULL))
+			break;
+		w[n++] = c;
+	}
+	*end = v;
+	w[n] = '\0';
+	/* Stopped inside a quote (bash reads on, on the next line), at
+	 * what llwrap cannot tell, or nothing read. */
+	if (quote != 0 || (*v != '\0' && strchr(" \t;&|()<>", *v) == NULL) ||
+	    n == 0) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
 bool
 gitguard_envrc_load(const char *line, char **arg)
 {
 	static const char *const cmds[] = { "source_env_if_exists",
 					    "source_env", "dotenv_if_exists",
 					    "dotenv" };
-	const char *v = line + strspn(line, " \t");
+	const char *v = line + strspn(line, " \t"), *end;
 
 	*arg = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
@@ -1076,20 +1134,21 @@ gitguard_envrc_load(const char *line, char **arg)
 		    (v[n] != '\0' && v[n] != ' ' && v[n] != '\t'))
 			continue;
 		v += n + strspn(v + n, " \t");
-		/* One word, or one quoted without expansions. */
-		if ((*v == '"' || *v == '\'') && strchr(v + 1, *v) != NULL) {
-			char q = *v++;
-
-			*arg = xstrndup(v, strchr(v, q) - v);
-			if (strpbrk(*arg, "$`") != NULL)
-				(*arg)[0] = '\0';
-		} else {
-			*arg = xstrndup(v, strcspn(v, " \t;#\"'$`"));
-		}
 		/* dotenv alone loads .env. */
-		if (**arg == '\0' && strncmp(cmds[i], "dotenv", 6) == 0) {
+		if (*v == '\0' || strchr(";&|#)", *v) != NULL) {
+			*arg = xstrdup(strncmp(cmds[i], "dotenv", 6) == 0
+					       ? ".env"
+					       : "");
+			return true;
+		}
+		/* One word whose file llwrap can tell, and no other load
+		 * after it on the line; else "" (review V: a load with an
+		 * expansion was dropped unsaid, dotenv "$X" read as .env). */
+		if ((*arg = envrc_word(v, &end)) == NULL ||
+		    strstr(end, "source_env") != NULL ||
+		    strstr(end, "dotenv") != NULL) {
 			free(*arg);
-			*arg = xstrdup(".env");
+			*arg = xstrdup("");
 		}
 		return true;
 	}
@@ -1115,8 +1174,11 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 				envrc_unread(s, envrc, v);
 			continue;
 		}
-		if (*arg == '\0')
+		if (*arg == '\0') {
+			/* Which file, llwrap cannot tell: said. */
+			envrc_unread(s, envrc, v);
 			continue;
+		}
 		path = named_path(project, arg);
 		/* An existing file is made read-only wherever it resolves
 		 * (a mount only narrows); a missing one is watched for (the

@@ -119,10 +119,12 @@ struct gitguard *gitguard_later_run(const char *project,
 /*
  * The file a line of .envrc loads by direnv's convention (source_env,
  * source_env_if_exists, dotenv, dotenv_if_exists): true and *arg its
- * argument as written (one word, or one quoted without expansions; ".env"
- * for a bare dotenv; "" when the scan cannot tell which file), or false
- * when the line is no such load (*arg NULL).  Pure: the start's scan and
- * the end's look at an .envrc below the project's top read lines alike.
+ * argument as bash reads it (one word, its quotes removed, a leading
+ * $PWD/ or ${PWD}/ dropped; ".env" for a bare dotenv; "" when the scan
+ * cannot tell which file: an expansion, an escape, a glob, '~', a quote
+ * left open, another load later on the line), or false when the line is
+ * no such load (*arg NULL).  Pure: the start's scan and the end's look
+ * at an .envrc below the project's top read lines alike.
  */
 bool gitguard_envrc_load(const char *line, char **arg);
 

@@ -44,6 +44,20 @@ for f in .envrc .envrc.local .envrc.private sub/env.sh .mcp.json opencode.json m
 	expect_denied "opencode: $f (run later by direnv, mise or an agent) is read-only" EROFS \
 		llw -p opencode $BE -C "$LR" -q -- "$PROBE" append "$LR/$f"
 done
+# A load through $PWD/ (direnv runs .envrc in its directory) is the file
+# beside it; one whose file the scan cannot tell is said NOT ENFORCED
+# (review V: both were dropped unsaid, the first left writable).
+LP=$HOME_DIR/work/later-pwd
+mkdir -p "$LP/scripts"
+printf 'source_env "$PWD/scripts/dev.sh"\ndotenv_if_exists "${ENVDIR:-.}/.env.dev"\n' >"$LP/.envrc"
+echo "# dev" >"$LP/scripts/dev.sh"
+chown -R "$TEST_UID:$TEST_GID" "$LP"
+expect_denied "opencode: a file .envrc loads as \"\$PWD/scripts/dev.sh\" is read-only" EROFS \
+	llw -p opencode $BE -C "$LP" -q -- "$PROBE" append "$LP/scripts/dev.sh"
+run llw -p opencode $BE -C "$LP" --explain -- true
+expect_output "... and a load it cannot tell is named in --explain" \
+	"dotenv_if_exists .*env.dev.' loads or runs what the project holds"
+rm -rf "$LP"
 run llw -p opencode $BE -C "$LR" -q -- "$PROBE" read "$LR/.env"
 case "$rc:$out" in
 1:*DENIED* | 0:*bytes=0*) ok "... and .env's content (direnv's dotenv) is hidden" ;;

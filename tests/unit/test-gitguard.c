@@ -480,6 +480,24 @@ test_later_run(void **state)
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
+	/* A load whose file the scan cannot tell (an expansion, an
+	 * escape, a second load on the line) is said NOT ENFORCED, never
+	 * dropped, nor read as another file (review V: dotenv "$X" was
+	 * read as a bare dotenv's .env); $PWD/ is .envrc's own
+	 * directory, where direnv runs it. */
+	check(V("f:/p/.envrc=dotenv_if_exists \"$X/.env.local\"\\n"), true,
+	      "R /p/.envrc\n", "'dotenv_if_exists \"$X/.env.local\"' loads");
+	check(V("f:/p/.envrc=source_env $(pwd)/env.sh\\n"), true,
+	      "R /p/.envrc\n", "'source_env $(pwd)/env.sh' loads");
+	check(V("f:/p/.envrc=dotenv a; dotenv b\\n"), true, "R /p/.envrc\n",
+	      "'dotenv a; dotenv b' loads");
+	check(V("f:/p/.envrc=source_env \"${PWD}/s/e.sh\" # x\\n"
+		"dotenv $PWD/.env.dev\\n"
+		"dotenv_if_exists '.env'.local\\n",
+		"f:/p/s/e.sh=x", "f:/p/.env.dev=x", "f:/p/.env.local=x"),
+	      true,
+	      "R /p/.envrc\nR /p/s/e.sh\nR /p/.env.dev\nR /p/.env.local\n",
+	      NULL);
 	/* Missing behind a link planted in the project (sub -> ~), or
 	 * behind "..": never watched (the host side would act there). */
 	{
