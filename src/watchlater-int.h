@@ -406,11 +406,16 @@ void wl_gitdir_free(struct watchlater *w);
 /* A rebase's (or cherry-pick's) todo list in the project's repository
  * whose state changed since the start: moved aside when it holds an exec
  * line, is larger than llwrap reads, or its state names a merge strategy
- * that is not git's own or options for one of git's strategy scripts. */
+ * that is not git's own or options for one of git's strategy scripts;
+ * git am's rebase-apply/apply-opt, when it holds an option git am does
+ * not write itself (wl_apply_opt_ok). */
 void wl_todo_check(struct watchlater *w);
 /* Whether the todo list's line (len bytes, no newline) runs a command,
  * read as git reads it. */
 bool wl_todo_exec_line(const char *line, size_t len);
+/* Whether text (len bytes), git am's rebase-apply/apply-opt, holds only
+ * the options git am itself passes to git apply, as it writes them. */
+bool wl_apply_opt_ok(const char *text, size_t len);
 
 /* watchlater-remotes.c */
 

@@ -35,6 +35,13 @@
  * as above is moved aside, and why is said: the user's git then stops on
  * the missing list and runs nothing (the list is read before anything is
  * picked).  A state the user left before the run, unchanged, is left.
+ * git am's state (rebase-apply/, git rebase's apply backend's too) is
+ * judged apart: its apply-opt, the options git am gives git apply, read
+ * back at git am --continue or --skip and git rebase --continue, may set
+ * any option of git apply's, and --build-fake-ancestor=FILE writes an
+ * index at FILE, anywhere (review V); one that changed during the run
+ * and holds an option git am does not write itself is moved aside (git am
+ * then applies with none).
  * Lines are read as git reads them (sequencer.c parse_insn_line): blanks
  * and tabs skipped, then the command's word or its letter followed by a
  * blank, a tab, a carriage return or the end.  A comment line never
@@ -359,6 +366,129 @@ sfile_free(struct sfile *f)
 	*f = (struct sfile){ 0 };
 }
 
+/* Whether the word w (n bytes, unquoted) of git am's apply-opt is one
+ * of git am's own pass-through options, as git am writes it
+ * (builtin/am.c's OPT_PASSTHRU_ARGV, parse-options-cb.c recreate_opt:
+ * "--NAME", "--no-NAME", "--NAME=VALUE", "-C" and "-p" with the number
+ * joined). */
+static bool
+apply_opt_word(const char *w, size_t n)
+{
+	static const char *const flags[] = {
+		"--ignore-space-change",
+		"--ignore-whitespace",
+		"--reject",
+		"--no-ignore-space-change",
+		"--no-ignore-whitespace",
+		"--no-reject",
+	};
+	static const char *const valued[] = { "--directory=", "--exclude=",
+					      "--include=", "--whitespace=" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (n == strlen(flags[i]) && memcmp(w, flags[i], n) == 0)
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(valued); i++)
+		if (n >= strlen(valued[i]) &&
+		    memcmp(w, valued[i], strlen(valued[i])) == 0)
+			return true;
+	if (n < 3 || w[0] != '-' || (w[1] != 'C' && w[1] != 'p'))
+		return false;
+	for (size_t i = 2; i < n; i++)
+		if (w[i] < '0' || w[i] > '9')
+			return false;
+	return true;
+}
+
+/* git's isspace: space, tab, LF, CR. */
+static bool
+apply_opt_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool
+wl_apply_opt_ok(const char *text, size_t len)
+{
+	size_t at = 0;
+
+	/* A NUL: git's C string ends there, llwrap's would not. */
+	if (memchr(text, '\0', len) != NULL)
+		return false;
+	/* read_state_file trims the blanks around it. */
+	while (len > 0 && apply_opt_space(text[len - 1]))
+		len--;
+	for (;;) {
+		const char *q;
+
+		while (at < len && apply_opt_space(text[at]))
+			at++;
+		if (at == len)
+			return true;
+		/* 'WORD', no quote inside (git's '\'' and '\!' escapes
+		 * are in no option git am writes), then a blank or the
+		 * end. */
+		if (text[at] != '\'' ||
+		    (q = memchr(text + at + 1, '\'', len - at - 1)) == NULL ||
+		    !apply_opt_word(text + at + 1,
+				    (size_t)(q - (text + at + 1))))
+			return false;
+		at = (size_t)(q - text) + 1;
+		if (at < len && !apply_opt_space(text[at]))
+			return false;
+	}
+}
+
+/*
+ * git am's state in the repository's directory at path (rebase-apply/,
+ * which git rebase's apply backend uses too): its apply-opt holds the
+ * options git am gives git apply for each patch, read back at git am
+ * --continue or --skip and git rebase --continue.  git apply takes any of
+ * its own options there: --build-fake-ancestor=FILE has it write an
+ * index at FILE, anywhere the user can write (review V), where git am
+ * itself writes only its pass-through ones (wl_apply_opt_ok).  One that
+ * changed during the run (it, or its directory) and holds another or is
+ * larger than llwrap reads is moved aside: git am then applies with no
+ * options (a link or special file there is the gitdir walk's).
+ */
+static void
+apply_state(struct watchlater *w, ssize_t r, const char *rel, const char *path)
+{
+	_cleanup_free_ char *dirrel =
+		*rel != '\0' ? xasprintf("%s/rebase-apply", rel)
+			     : xstrdup("rebase-apply");
+	_cleanup_free_ char *dirpath = xasprintf("%s/rebase-apply", path);
+	_cleanup_free_ char *shown = text_shown(dirpath);
+	_cleanup_close_ int dfd = -1;
+	struct sfile opt = { 0 };
+	struct stat dst;
+
+	if ((dfd = wl_open_beneath(w->roots[r].fd, dirrel, true)) < 0) {
+		if (dfd != -ENOENT && dfd != -ENOTDIR && dfd != -ELOOP)
+			wl_fail(w, xasprintf("cannot look at %s: %s", shown,
+					     strerror(-dfd)));
+		return;
+	}
+	if (fstat(dfd, &dst) < 0) {
+		wl_fail(w, xasprintf("cannot look at %s: %s", shown,
+				     strerror(errno)));
+		return;
+	}
+	if (state_file(w, dfd, shown, "apply-opt", &opt) < 0 || !opt.present)
+		goto out;
+	if ((wl_changed(w, &dst) || opt.changed) &&
+	    (opt.large || !wl_apply_opt_ok(opt.text, opt.len)))
+		wl_move_aside_as(
+			w, dfd, dirpath, "apply-opt",
+			"git am --continue or --skip and git rebase "
+			"--continue (they give its options to git apply: one "
+			"such as --build-fake-ancestor=FILE writes a file "
+			"anywhere; git am --abort ends it)",
+			"left");
+out:
+	sfile_free(&opt);
+}
+
 /* The todo lists of the repository's directory at path. */
 static void
 todo_repository(struct watchlater *w, const char *path)
@@ -422,6 +552,7 @@ todo_repository(struct watchlater *w, const char *path)
 		sfile_free(&strategy_opts);
 		sfile_free(&opts);
 	}
+	apply_state(w, r, rel, path);
 }
 
 void

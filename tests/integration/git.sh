@@ -1364,6 +1364,57 @@ as_user git -C "$N" rebase --continue >/dev/null 2>&1
 	not_ok "the user's own rebase with an exec line did not run it on continue"
 rm -f "$MARKS"/*
 
+# Review V: git am left in progress (a patch that does not apply), its
+# rebase-apply/apply-opt given an option of git apply's that git am never
+# writes: --build-fake-ancestor=FILE had the user's git am --skip (or
+# --continue, or git rebase --continue) write an index at FILE, anywhere
+# the user can write.  apply-opt is moved aside (git am then applies with
+# no options), named; git am's own options, left.
+AM_SH='git format-patch -q -2 -o .git/am-p HEAD && git reset -q --hard HEAD~2 &&
+printf "a\nZ\nc\n" >f && git commit -qam local &&
+{ git am -q $3 .git/am-p/*.patch >/dev/null 2>&1; test -d .git/rebase-apply; } &&
+{ [ -n "$3" ] || printf "\047--build-fake-ancestor=%s/%s\047" "$1" "$2" >.git/rebase-apply/apply-opt; } && echo LEFT'
+for how in ctrl prot own; do
+	N=$HOME_DIR/work/am-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && printf "a\nb\nc\n" >f && printf "x\n" >g &&
+		git add f g && git commit -qm base && printf "a\nB\nc\n" >f && git commit -qam p1 &&
+		printf "y\n" >g && git commit -qam p2' sh "$N"
+	opts=
+	[ $how = own ] && opts="--whitespace=fix -C1 -p1"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$AM_SH" sh "$MARKS" am-$how >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -- /bin/sh -c "$AM_SH" sh "$MARKS" am-$how "$opts"
+	fi
+	as_user git -C "$N" am --skip >/dev/null 2>&1
+	as_user git -C "$N" log -1 --format=%s >"$T/am.out" 2>&1
+	case $how in
+	ctrl)
+		[ -e "$MARKS/am-ctrl" ] &&
+			ok "control: git am left with --build-fake-ancestor= in its apply-opt writes that file at the user's git am --skip" ||
+			not_ok "control: git am's apply-opt should have the user's git am --skip write the file it names"
+		;;
+	prot)
+		if [ ! -e "$MARKS/am-prot" ] && printf '%s\n' "$out" | grep -q "^LEFT$" &&
+			printf '%s\n' "$out" | grep -q "the command left $N/\\.git/rebase-apply/apply-opt, which git am --continue or --skip .*moved aside to $N/\\.git/rebase-apply/apply-opt\\.llwrap-blocked-" &&
+			grep -qx p2 "$T/am.out"; then
+			ok "opencode: git am's apply-opt left with an option git am never writes is moved aside, named; the user's git am --skip writes nothing outside, applies the rest"
+		else
+			not_ok "opencode: git am's apply-opt left with --build-fake-ancestor= is moved aside"
+			diag "status $rc: $out"; diag "$(ls "$MARKS")"; diag "$(cat "$T/am.out")"
+		fi
+		;;
+	own)
+		expect_output "git am left in progress with its own options inside" "^LEFT$"
+		expect_no_output "... its apply-opt is left" "moved aside"
+		grep -qx p2 "$T/am.out" && ok "... and the user's git am --skip applies the rest" ||
+			{ not_ok "the user's git am --skip applies the rest"; diag "$(cat "$T/am.out")"; }
+		;;
+	esac
+	rm -f "$MARKS"/*
+done
+
 # Review A, F7: the merge strategy a rebase's state names runs as the
 # program git-merge-STRATEGY, from the work tree's top when it holds a
 # "/" (a file of the project); the options of git's resolve strategy

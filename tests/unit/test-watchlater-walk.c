@@ -441,6 +441,47 @@ test_whole_seconds(void **state)
 	free(base);
 }
 
+/* git am's apply-opt (review V): git am's own pass-through options, as
+ * it writes them, pass; any other option of git apply's, or what llwrap
+ * cannot read as git does, does not. */
+static void
+test_apply_opt(void **state)
+{
+	static const char *const ok[] = {
+		"",
+		"\n",
+		" '--whitespace=fix' '-C2' '-p1'\n",
+		"'--directory=sub dir' '--exclude=*.c' '--include=a'",
+		" '--ignore-space-change' '--ignore-whitespace' '--reject'",
+		"'--no-reject'\r\n",
+	};
+	static const char *const refused[] = {
+		" '--build-fake-ancestor=/home/u/.bashrc'",
+		"'--build-fake=/x'",
+		"'--whitespace=fix' '--unsafe-paths'",
+		"'--cached'",
+		"'-R'",
+		"'-C'",
+		"'-C' '3'",
+		"'-p1x'",
+		"'--reject''--cached'",
+		"'--reject'x",
+		"'--direc'\\''tory=x'",
+		"--reject",
+		"'--reject",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!wl_apply_opt_ok(ok[i], strlen(ok[i])))
+			fail_msg("refused: %s", ok[i]);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (wl_apply_opt_ok(refused[i], strlen(refused[i])))
+			fail_msg("passed: %s", refused[i]);
+	/* A NUL: git's string ends there. */
+	assert_false(wl_apply_opt_ok("'--reject'\0'--cached'", 21));
+}
+
 int
 main(void)
 {
@@ -450,6 +491,7 @@ main(void)
 		cmocka_unit_test(test_changed_while_listing),
 		cmocka_unit_test(test_no_thread),
 		cmocka_unit_test(test_whole_seconds),
+		cmocka_unit_test(test_apply_opt),
 	};
 
 	return cmocka_run_group_tests_name("watchlater-walk", tests, NULL,
