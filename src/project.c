@@ -141,8 +141,12 @@ git_directory(const struct project_fs *fs, const char *dir)
 
 /*
  * DIR/.git: 1 when it makes DIR a work tree's top level, 0 when there
- * is none (or a directory that is not a git directory: git goes on), -1
- * when git would stop there with an error (a .git file it refuses).
+ * is none, -1 when the search stops there: a .git file git refuses (git
+ * stops with an error), or a .git directory that is not a git directory.
+ * git goes on upwards past the latter, but a sandboxed command can make
+ * its project's one so (a HEAD it rewrites, refs/ it removes), and the
+ * next run from the project would then take the work tree above for the
+ * project, other projects and all (review V): the search ends there.
  */
 static int
 has_dotgit(const struct project_fs *fs, const char *dir)
@@ -152,7 +156,7 @@ has_dotgit(const struct project_fs *fs, const char *dir)
 
 	switch (kind(fs, dotgit)) {
 	case 'd':
-		return git_directory(fs, dotgit) ? 1 : 0;
+		return git_directory(fs, dotgit) ? 1 : -1;
 	case 'f':
 		text = read_trimmed(fs, dotgit);
 		if (text == NULL || strncmp(text, "gitdir:", 7) != 0 ||

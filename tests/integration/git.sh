@@ -513,6 +513,21 @@ fi
 run in_dir "$HOME_DIR/notes" -p opencode $BE -C . -q -- "$PROBE" read "$OTHER/notes.txt"
 expect_was_denied "... with -C . the working directory alone is the project" 'landlock:EACCES|bwrap:ENOENT'
 rm -rf "$HOME_DIR/.git" "$HOME_DIR/notes"
+# Review V: a project nested in another work tree (a monorepo's parent,
+# ~/work kept in git), its own repository broken by the command (junk in
+# .git/HEAD: git then takes the work tree above): the next run from the
+# project stays the project, never the work tree above with its
+# neighbours.
+NEST=$HOME_DIR/work/nest
+as_user /bin/sh -c 'git init -q "$1" && mkdir -p "$1/proj" "$1/other" && git init -q "$1/proj"' sh "$NEST"
+run in_dir "$NEST/proj" -p opencode $BE -q -- /bin/sh -c 'echo junk >.git/HEAD && echo BROKE'
+expect_output "a command breaks its nested project's .git/HEAD" "^BROKE$"
+run in_dir "$NEST/proj" -p opencode $BE -q -- "$PROBE" write "$NEST/other/x"
+expect_was_denied "... the next run from the project cannot write the neighbour beside it" 'landlock:EACCES|bwrap:ENOENT'
+run in_dir "$NEST/proj" -p opencode $BE -q -- "$PROBE" write "$NEST/proj/y"
+case "$rc:$out" in 0:*SUCCEEDED*) ok "... while the project itself is writable" ;;
+*) not_ok "... while the project itself is writable"; diag "status $rc: $out" ;; esac
+rm -rf "$NEST"
 
 # Review of 2026-11-27, H4 (p6, p8): git reads more configuration than
 # .git/config, through include.path and includeIf.*.path, relative to the

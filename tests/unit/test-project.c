@@ -104,9 +104,17 @@ test_toplevel(void **state)
 	/* No repository: none. */
 	check(V("d:/h/p/src"), "/h/p/src", NULL, NULL);
 	/* A .git that is not a git directory (empty, no HEAD, HEAD not a
-	 * ref, no objects/): git goes on upwards. */
+	 * ref, no objects/): git goes on upwards, llwrap stops there (review
+	 * V: a command that broke its project's HEAD had the next run take
+	 * the work tree above, other projects and all, as its project). */
 	check(V(REPO("/h"), "d:/h/p/.git", "d:/h/p/src"), "/h/p/src", NULL,
-	      "/h");
+	      NULL);
+	check(V(REPO("/h"), "f:/h/p/.git/HEAD=junk\n", "d:/h/p/.git/objects",
+		"d:/h/p/.git/refs"),
+	      "/h/p", NULL, NULL);
+	check(V(REPO("/h"), "f:/h/p/.git/HEAD=ref: refs/heads/main\n",
+		"d:/h/p/.git/objects", "d:/h/p/a"),
+	      "/h/p/a", NULL, NULL);
 	check(V("f:/h/p/.git/HEAD=garbage", "d:/h/p/.git/objects",
 		"d:/h/p/.git/refs", "d:/h/p/a"),
 	      "/h/p/a", NULL, NULL);
