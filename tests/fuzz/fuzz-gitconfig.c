@@ -13,7 +13,10 @@
  * saying where.  Then every judge reads it: the object format, the hooks
  * path, what could run a command, where git reads and sends, the paths
  * it names, and the input as a legacy remote file and as the
- * environment's configuration (one variable a line).
+ * environment's configuration (one variable a line).  Then the start's
+ * scans read it from a small file system: as a project's .git/config,
+ * every file it includes (includes of includes, cycles), .gitmodules and
+ * .envrc; each line as a direnv load (gitguard_envrc_load).
  *
  * Built by tests/fuzz/run.sh with clang -fsanitize=fuzzer,address,
  * undefined; built without libFuzzer (tests/fuzz/replay.c supplies
@@ -22,6 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gitconfig.h"
 #include "gitguard.h"
@@ -57,6 +61,55 @@ check_var(void *ctx, const char *section, const char *sub, const char *key,
 	    (sub != NULL && strchr(sub, '\n') != NULL))
 		abort();
 	return 0;
+}
+
+/* The file system the scans read: /p, its repository, and the input at
+ * every file they read (includes anywhere but the home). */
+static int
+fs_kind(void *ctx, const char *path)
+{
+	static const char *const dirs[] = {
+		"/p",		"/p/.git", "/p/.git/hooks", "/p/.git/objects",
+		"/p/.git/refs", "/p/sub"
+	};
+
+	(void)ctx;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (strcmp(path, dirs[i]) == 0)
+			return 'd';
+	if (strcmp(path, "/p/.git/HEAD") == 0 ||
+	    strcmp(path, "/p/.envrc") == 0 ||
+	    strcmp(path, "/p/.gitmodules") == 0 ||
+	    strcmp(path, "/p/.git/config") == 0 ||
+	    strncmp(path, "/p/inc", 6) == 0 ||
+	    strncmp(path, "/p/.git/i", 9) == 0)
+		return 'f';
+	return 0;
+}
+
+static char **
+fs_list(void *ctx, const char *path)
+{
+	(void)ctx;
+	(void)path;
+	return calloc(1, sizeof(char *));
+}
+
+static char *
+fs_read(void *ctx, const char *path)
+{
+	if (strcmp(path, "/p/.git/HEAD") == 0)
+		return strdup("ref: refs/heads/main\n");
+	return fs_kind(ctx, path) == 'f' ? strdup(ctx) : NULL;
+}
+
+static void
+check_scan(struct gitguard *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->v[i].path == NULL || g->v[i].path[0] != '/')
+			abort();
+	gitguard_free(g);
 }
 
 int
@@ -121,6 +174,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(cause);
 	strv_free(env);
+	free(s);
+
+	/* The start's scans, and each line as a direnv load. */
+	{
+		struct gitguard_fs fs = { fs_kind, fs_list, fs_read, text,
+					  NULL };
+
+		check_scan(gitguard_scan("/p", &fs, NULL, "/h", NULL, 0));
+		check_scan(gitguard_later_run("/p", &fs));
+	}
+	s = strdup(text);
+	for (char *save = NULL, *l = strtok_r(s, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *arg = NULL;
+
+		if (gitguard_envrc_load(l, &arg)) {
+			if (arg == NULL)
+				abort();
+		} else if (arg != NULL) {
+			abort();
+		}
+		free(arg);
+	}
 	free(s);
 	free(text);
 	return 0;

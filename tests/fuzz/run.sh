@@ -16,7 +16,8 @@
 # tests/fuzz/fuzz-dns (DNS queries and answers, the resolver's replies,
 # from tests/fuzz/regressions-dns/), tests/fuzz/fuzz-index (the git
 # index the watch reads, from tests/fuzz/regressions-index/) and
-# tests/fuzz/fuzz-gitconfig (the git configuration it judges, from
+# tests/fuzz/fuzz-gitconfig (the git configuration it judges, and the
+# start's scans of config, includes, .gitmodules and .envrc, from
 # tests/fuzz/regressions-gitconfig/).
 #
 # Run from a configured build tree (it needs config.h and the generated
@@ -79,7 +80,8 @@ $CC $FLAGS "$src/tests/fuzz/fuzz-index.c" "$src/src/gitguard-read.c" \
 	"$src/src/gitconfig.c" "$src/lib/path.c" "$src/lib/text.c" \
 	-o "$out/fuzz-index"
 # shellcheck disable=SC2086
-$CC $FLAGS "$src/tests/fuzz/fuzz-gitconfig.c" "$src/src/gitguard-read.c" \
+$CC $FLAGS "$src/tests/fuzz/fuzz-gitconfig.c" "$src/src/gitguard.c" \
+	"$src/src/gitguard-read.c" \
 	"$src/lib/strv.c" "$src/lib/xalloc.c" "$src/lib/fdutil.c" \
 	"$src/src/gitconfig.c" "$src/lib/path.c" "$src/lib/text.c" \
 	-o "$out/fuzz-gitconfig"
