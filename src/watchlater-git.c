@@ -1482,6 +1482,9 @@ nested_repo(struct watchlater *w, int gitfd, const char *path, int wt_fd,
 	if (depth == 0 || made)
 		wl_gitdir_nested(w, gitfd, path, made);
 	nested_index(w, gitfd, path, wt_fd, made);
+	/* A rebase, cherry-pick or git am left in progress there (review
+	 * V: the user's git rebase --continue in it ran an exec line). */
+	wl_todo_at(w, gitfd, path);
 	/* What its config includes from the project (one the command made
 	 * had its config judged whole, includes and all). */
 	if (!made)

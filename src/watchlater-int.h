@@ -410,6 +410,9 @@ void wl_gitdir_free(struct watchlater *w);
  * git am's rebase-apply/apply-opt, when it holds an option git am does
  * not write itself (wl_apply_opt_ok). */
 void wl_todo_check(struct watchlater *w);
+/* The same in the repository's directory gitfd (at path): one nested in
+ * the project (watchlater-git.c's nested_repo). */
+void wl_todo_at(struct watchlater *w, int gitfd, const char *path);
 /* Whether the todo list's line (len bytes, no newline) runs a command,
  * read as git reads it. */
 bool wl_todo_exec_line(const char *line, size_t len);

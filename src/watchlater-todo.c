@@ -452,18 +452,15 @@ wl_apply_opt_ok(const char *text, size_t len)
  * options (a link or special file there is the gitdir walk's).
  */
 static void
-apply_state(struct watchlater *w, ssize_t r, const char *rel, const char *path)
+apply_state(struct watchlater *w, int gitfd, const char *path)
 {
-	_cleanup_free_ char *dirrel =
-		*rel != '\0' ? xasprintf("%s/rebase-apply", rel)
-			     : xstrdup("rebase-apply");
 	_cleanup_free_ char *dirpath = xasprintf("%s/rebase-apply", path);
 	_cleanup_free_ char *shown = text_shown(dirpath);
 	_cleanup_close_ int dfd = -1;
 	struct sfile opt = { 0 };
 	struct stat dst;
 
-	if ((dfd = wl_open_beneath(w->roots[r].fd, dirrel, true)) < 0) {
+	if ((dfd = wl_open_beneath(gitfd, "rebase-apply", true)) < 0) {
 		if (dfd != -ENOENT && dfd != -ENOTDIR && dfd != -ELOOP)
 			wl_fail(w, xasprintf("cannot look at %s: %s", shown,
 					     strerror(-dfd)));
@@ -489,31 +486,24 @@ out:
 	sfile_free(&opt);
 }
 
-/* The todo lists of the repository's directory at path. */
-static void
-todo_repository(struct watchlater *w, const char *path)
+/* The todo lists (and git am's options) of the repository's directory
+ * gitfd, at path. */
+void
+wl_todo_at(struct watchlater *w, int gitfd, const char *path)
 {
-	const char *rel;
-	ssize_t r = wl_root_of(w, path, &rel);
-
-	if (r < 0)
-		return;
 	for (size_t i = 0; i < ARRAY_SIZE(todos); i++) {
-		_cleanup_free_ char *dirrel = NULL, *dirpath = NULL;
-		_cleanup_free_ char *shown = NULL;
+		_cleanup_free_ char *dirpath = NULL, *shown = NULL;
 		_cleanup_close_ int dfd = -1;
 		struct sfile todo = { 0 }, strategy = { 0 };
 		struct sfile strategy_opts = { 0 }, opts = { 0 };
 		struct stat dst;
 		enum todo_why why;
 
-		dirrel = *rel != '\0' ? xasprintf("%s/%s", rel, todos[i].dir)
-				      : xstrdup(todos[i].dir);
 		dirpath = xasprintf("%s/%s", path, todos[i].dir);
 		shown = text_shown(dirpath);
 		/* None, or a link or another file in its place: nothing git
 		 * continues (a link there is the gitdir walk's). */
-		if ((dfd = wl_open_beneath(w->roots[r].fd, dirrel, true)) < 0) {
+		if ((dfd = wl_open_beneath(gitfd, todos[i].dir, true)) < 0) {
 			if (dfd != -ENOENT && dfd != -ENOTDIR && dfd != -ELOOP)
 				wl_fail(w, xasprintf("cannot look at %s: %s",
 						     shown, strerror(-dfd)));
@@ -552,7 +542,29 @@ todo_repository(struct watchlater *w, const char *path)
 		sfile_free(&strategy_opts);
 		sfile_free(&opts);
 	}
-	apply_state(w, r, rel, path);
+	apply_state(w, gitfd, path);
+}
+
+/* The todo lists of the repository's directory at path. */
+static void
+todo_repository(struct watchlater *w, const char *path)
+{
+	const char *rel;
+	ssize_t r = wl_root_of(w, path, &rel);
+	_cleanup_close_ int gitfd = -1;
+
+	if (r < 0)
+		return;
+	if ((gitfd = wl_open_beneath(w->roots[r].fd, rel, true)) < 0) {
+		if (gitfd != -ENOENT && gitfd != -ENOTDIR && gitfd != -ELOOP) {
+			_cleanup_free_ char *shown = text_shown(path);
+
+			wl_fail(w, xasprintf("cannot look at %s: %s", shown,
+					     strerror(-gitfd)));
+		}
+		return;
+	}
+	wl_todo_at(w, gitfd, path);
 }
 
 void

@@ -1379,6 +1379,34 @@ as_user git -C "$N" rebase --continue >/dev/null 2>&1
 	not_ok "the user's own rebase with an exec line did not run it on continue"
 rm -f "$MARKS"/*
 
+# Review V: the same in a repository nested in the project (the user's
+# own, there at the start): the todo list left with an exec line is
+# moved aside; a rebase the user left there before the run, with an
+# exec line of the user's, is left.
+N=$HOME_DIR/work/rebase-nested
+as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git commit -q --allow-empty -m top &&
+	git init -q sub && cd sub && git commit -q --allow-empty -m one &&
+	git commit -q --allow-empty -m two' sh "$N"
+run llw -p opencode $BE -C "$N" -- /bin/sh -c "cd sub && $REBASE_SH" sh "$MARKS" rebase-nested
+as_user git -C "$N/sub" rebase --continue >/dev/null 2>&1
+if [ ! -e "$MARKS/rebase-nested" ] && [ ! -e "$MARKS/rebase-nested-x" ] &&
+	printf '%s\n' "$out" | grep -q "^LEFT$" &&
+	printf '%s\n' "$out" | grep -q "the command left $N/sub/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue .*moved aside"; then
+	ok "opencode (nested): a rebase's todo list left with an exec line is moved aside, named; the user's continue runs nothing"
+else
+	not_ok "opencode (nested): a rebase's todo list left with an exec line is moved aside"
+	diag "status $rc: $out"; diag "$(ls "$MARKS")"
+fi
+as_user git -C "$N/sub" rebase --abort >/dev/null 2>&1
+as_user /bin/sh -c 'cd "$1/sub" && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i -x "touch $2/rebase-nested-user" HEAD~1' \
+	sh "$N" "$MARKS" >/dev/null 2>&1
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'git -C sub status >/dev/null && echo SEEN'
+expect_no_output "... one the user left there with an exec line: left" "moved aside"
+as_user git -C "$N/sub" rebase --continue >/dev/null 2>&1
+[ -e "$MARKS/rebase-nested-user" ] && ok "... and the user's continue runs the user's exec line" ||
+	not_ok "the user's own nested rebase with an exec line did not run it on continue"
+rm -f "$MARKS"/*
+
 # Review V: git am left in progress (a patch that does not apply), its
 # rebase-apply/apply-opt given an option of git apply's that git am never
 # writes: --build-fake-ancestor=FILE had the user's git am --skip (or
