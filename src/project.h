@@ -31,10 +31,11 @@ extern const struct project_fs project_fs_real;
  * inside of .git: no work tree), at a .git file git would refuse, at a
  * .git directory that is not a git directory (git goes on past it; a
  * sandboxed command could make its project's so, for the next run to
- * take the work tree above as its project), at a ceiling (a directory of ceilings strictly above dir and everything
- * above it are not looked at, as GIT_CEILING_DIRECTORIES says) and on
- * leaving dir's file system (git does not cross a mount point either).
- * A new string, or NULL when dir is in no work tree.
+ * take the work tree above as its project), at a ceiling (a directory
+ * of ceilings strictly above dir and everything above it are not looked
+ * at, as GIT_CEILING_DIRECTORIES says) and on leaving dir's file system
+ * (git does not cross a mount point either).  A new string, or NULL
+ * when dir is in no work tree.
  */
 char *project_toplevel(const char *dir, char *const *ceilings,
 		       const struct project_fs *fs);
