@@ -433,19 +433,42 @@ seal_shows(const struct ns_opts *o, const char *dir, const char *path)
 	return false;
 }
 
+/* path's entry named name, of a sealed directory not listed (held_entries),
+ * unless it is there already or does not exist. */
+static void
+held_add(const struct viewplan_fs *vfs, const char *path, const char *name,
+	 struct viewplan_dirent **ents, size_t *n)
+{
+	enum viewplan_type t;
+
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp((*ents)[k].name, name) == 0)
+			return;
+	if ((t = vfs->entry_type(vfs->ctx, path)) == VIEWPLAN_TYPE_MISSING)
+		return;
+	*ents = xreallocarray(*ents, *n + 1, sizeof(**ents));
+	(*ents)[(*n)++] = (struct viewplan_dirent){
+		.name = xstrdup(name),
+		.type = t,
+	};
+}
+
 /*
  * The entries of sealed directory dir held by a rule or a mask at the
- * entry itself (those of beneath, fs's beneath dir), each once, where
- * they exist, typed by entry_type.  Where the seal shows nothing of dir
- * that may not be read (seal_hides_all) and nothing there may be read
- * but by such a rule (entry_readable), they are all the listing would
- * give the seal to show, and dir is not listed: llwrap's own data
- * directory holds one entry for each project an agent ran in (113 for
- * the test user here: listed, each decided and dropped, at each start).
+ * entry itself (those of beneath, fs's beneath dir) and those named in
+ * shown (NULL-terminated, or NULL), each once, where they exist, typed
+ * by entry_type.  Where nothing in dir may be read but by such a rule
+ * (entry_readable) and the seal shows nothing else of dir that may not
+ * be read (seal_hides_all; in /dev, dev_shown), they are all the
+ * listing would give the seal to show, and dir is not listed: llwrap's
+ * own data directory holds one entry for each project an agent ran in
+ * (113 for the test user here), a host's /dev a hundred nodes or more,
+ * each listed, decided and dropped at every start.
  */
 static void
 held_entries(const struct viewplan_fs *vfs, const struct plan *beneath,
-	     const char *dir, struct viewplan_dirent **ents, size_t *n)
+	     const char *dir, const char *const *shown,
+	     struct viewplan_dirent **ents, size_t *n)
 {
 	size_t skip = strcmp(dir, "/") == 0 ? 1 : strlen(dir) + 1;
 
@@ -456,22 +479,14 @@ held_entries(const struct viewplan_fs *vfs, const struct plan *beneath,
 			i < beneath->n_rules
 				? beneath->rules[i].path
 				: beneath->masks[i - beneath->n_rules].path;
-		const char *name = p + skip;
-		enum viewplan_type t;
-		bool seen = false;
 
-		if (strchr(name, '/') != NULL)
-			continue;
-		for (size_t k = 0; k < *n && !seen; k++)
-			seen = strcmp((*ents)[k].name, name) == 0;
-		if (seen ||
-		    (t = vfs->entry_type(vfs->ctx, p)) == VIEWPLAN_TYPE_MISSING)
-			continue;
-		*ents = xreallocarray(*ents, *n + 1, sizeof(**ents));
-		(*ents)[(*n)++] = (struct viewplan_dirent){
-			.name = xstrdup(name),
-			.type = t,
-		};
+		if (strchr(p + skip, '/') == NULL)
+			held_add(vfs, p, p + skip, ents, n);
+	}
+	for (const char *const *s = shown; s != NULL && *s != NULL; s++) {
+		_cleanup_free_ char *p = join(dir, *s);
+
+		held_add(vfs, p, *s, ents, n);
 	}
 }
 
@@ -495,7 +510,7 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 	 const char *dir)
 {
 	const struct plan *fs = o->fs;
-	bool root = strcmp(dir, "/") == 0;
+	bool root = strcmp(dir, "/") == 0, dev = strcmp(dir, "/dev") == 0;
 	_cleanup_free_ char *up = root ? NULL : parent_of(dir);
 	struct viewplan_dirent *ents = NULL;
 	size_t n_ents = 0, n_rules = fs->n_rules;
@@ -521,8 +536,9 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 		seal_add(v, xstrdup(dir), VIEWPLAN_SEAL, true,
 			 strcmp(up, "/") != 0 && sorted_has(dirs, n, up));
 	if (vfs->entry_type != NULL && !reads[0] && !reads[1] &&
-	    seal_hides_all(o, dir) && !keeps_beneath(o, dir)) {
-		held_entries(vfs, &beneath, dir, &ents, &n_ents);
+	    (dev || seal_hides_all(o, dir)) && !keeps_beneath(o, dir)) {
+		held_entries(vfs, &beneath, dir, dev ? dev_shown : NULL, &ents,
+			     &n_ents);
 		n_rules = 0;
 	} else if (vfs->list(vfs->ctx, dir, &ents, &n_ents) < 0) {
 		/* Where the listing fails, the rules' paths in dir are
