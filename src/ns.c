@@ -519,6 +519,22 @@ type_of(void *ctx, const char *path)
 	return VIEWPLAN_TYPE_OTHER;
 }
 
+/* What path is, not following a final link, for the seal
+ * (viewplan_build), as list_dir says it. */
+static enum viewplan_type
+entry_type(void *ctx, const char *path)
+{
+	struct stat st;
+
+	(void)ctx;
+	if (lstat(path, &st) < 0)
+		return VIEWPLAN_TYPE_MISSING;
+	return S_ISDIR(st.st_mode)   ? VIEWPLAN_TYPE_DIR
+	       : S_ISREG(st.st_mode) ? VIEWPLAN_TYPE_FILE
+	       : S_ISLNK(st.st_mode) ? VIEWPLAN_TYPE_LINK
+				     : VIEWPLAN_TYPE_OTHER;
+}
+
 /* The entries of path, for the seal (viewplan_build). */
 static int
 list_dir(void *ctx, const char *path, struct viewplan_dirent **ents, size_t *n)
@@ -1211,10 +1227,11 @@ view_build(const struct ns_opts *o, struct maskwatch *mw, char **cause)
 	unsigned term_index = 0;
 	int r = 0;
 
-	viewplan_build(
-		o,
-		&(struct viewplan_fs){ .type_of = type_of, .list = list_dir },
-		&v);
+	viewplan_build(o,
+		       &(struct viewplan_fs){ .type_of = type_of,
+					      .list = list_dir,
+					      .entry_type = entry_type },
+		       &v);
 	links = xcalloc(v.n + 1, sizeof(*links));
 	/* The roots of late masks (-2 till their path is opened). */
 	srcs = xcalloc(v.n + 1, sizeof(*srcs));

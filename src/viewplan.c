@@ -2,6 +2,7 @@
  * The plan of L3's mount view: what ns.c mounts, decided without the
  * kernel.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,13 +138,14 @@ readable(const struct plan *fs, const char *path, bool is_dir)
 
 /* readable() on an entry of a directory whose own answers are reads[0]
  * for a file, reads[1] for a directory: the same unless a rule or a mask
- * lies at the entry itself (plan_holds_at), one binary search where
- * plan_allows does two for each component of the path. */
+ * lies at the entry itself (plan_holds_at, asked of beneath: fs's rules
+ * and masks beneath the directory), one binary search where plan_allows
+ * does two for each component of the path. */
 static bool
-entry_readable(const struct plan *fs, const char *path, bool is_dir,
-	       const bool reads[2])
+entry_readable(const struct plan *fs, const struct plan *beneath,
+	       const char *path, bool is_dir, const bool reads[2])
 {
-	if (plan_holds_at(fs, path))
+	if (plan_holds_at(beneath, path))
 		return readable(fs, path, is_dir);
 	return reads[is_dir];
 }
@@ -189,11 +191,11 @@ sorted_has(char *const *v, size_t n, const char *path)
 	return n > 0 && bsearch(&path, v, n, sizeof(*v), str_cmp) != NULL;
 }
 
-/* The entry of v at path, among the first n (sorted), or NULL. */
+/* The entry of v at path, among entries [from, n) (sorted), or NULL. */
 static const struct viewplan_mount *
-entry_at(const struct viewplan *v, size_t n, const char *path)
+entry_at(const struct viewplan *v, size_t from, size_t n, const char *path)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = from, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -201,7 +203,8 @@ entry_at(const struct viewplan *v, size_t n, const char *path)
 
 		if (c == 0) {
 			/* At one path the first that is mounted. */
-			while (mid > 0 && strcmp(v->m[mid - 1].path, path) == 0)
+			while (mid > from &&
+			       strcmp(v->m[mid - 1].path, path) == 0)
 				mid--;
 			for (; mid < n && strcmp(v->m[mid].path, path) == 0;
 			     mid++)
@@ -215,6 +218,44 @@ entry_at(const struct viewplan *v, size_t n, const char *path)
 			hi = mid;
 	}
 	return NULL;
+}
+
+_Static_assert(offsetof(struct viewplan_mount, path) == 0,
+	       "span_beneath() reads the path as the first member");
+
+/*
+ * Of n elements of size bytes whose first member is their path, sorted
+ * by path_cmp(), those strictly beneath dir: [*lo, *hi).  They are
+ * contiguous, right after dir's own ('/' sorts before every other byte),
+ * so an entry of a sealed directory is looked for among them alone (a
+ * few, often none), not among all the view's, the dirs' and the rules'.
+ */
+static void
+span_beneath(const void *v, size_t n, size_t size, const char *dir, size_t *lo,
+	     size_t *hi)
+{
+	size_t a = 0, b = n;
+
+#define SPAN_PATH(i) (*(char *const *)((const char *)v + (i)*size))
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+
+		if (path_cmp(SPAN_PATH(mid), dir) <= 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	for (b = n; a < b;) {
+		size_t mid = a + (b - a) / 2;
+
+		if (path_below(SPAN_PATH(mid), dir))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*hi = a;
+#undef SPAN_PATH
 }
 
 static char *
@@ -254,7 +295,7 @@ seal_add(struct viewplan *v, char *path, enum viewplan_kind kind, bool is_dir,
 static bool
 fresh_at(const struct viewplan *v, const char *path)
 {
-	const struct viewplan_mount *m = entry_at(v, v->n, path);
+	const struct viewplan_mount *m = entry_at(v, 0, v->n, path);
 
 	return view_above(v, path, true) >= 0 ||
 	       (m != NULL &&
@@ -365,6 +406,16 @@ static const char *const dev_shown[] = {
 	"tty",	   "urandom", "zero", NULL,
 };
 
+/* Whether sealed directory dir shows nothing of what may not be read:
+ * llwrap's own data directory and what lies in it, a directory beneath
+ * /dev. */
+static bool
+seal_hides_all(const struct ns_opts *o, const char *dir)
+{
+	return (o->own_data != NULL && path_under(dir, o->own_data)) ||
+	       path_below(dir, "/dev");
+}
+
 /* Whether entry path of sealed directory dir stays in the view though
  * it may not be read. */
 static bool
@@ -372,14 +423,79 @@ seal_shows(const struct ns_opts *o, const char *dir, const char *path)
 {
 	const char *name = strrchr(path, '/') + 1;
 
-	if (o->own_data != NULL && path_under(dir, o->own_data))
+	if (seal_hides_all(o, dir))
 		return false;
-	if (!path_under(dir, "/dev"))
-		return true;
 	if (strcmp(dir, "/dev") != 0)
-		return false;
+		return true;
 	for (const char *const *s = dev_shown; *s != NULL; s++)
 		if (strcmp(*s, name) == 0)
+			return true;
+	return false;
+}
+
+/* path's entry named name, of a sealed directory not listed (held_entries),
+ * unless it is there already or does not exist. */
+static void
+held_add(const struct viewplan_fs *vfs, const char *path, const char *name,
+	 struct viewplan_dirent **ents, size_t *n)
+{
+	enum viewplan_type t;
+
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp((*ents)[k].name, name) == 0)
+			return;
+	if ((t = vfs->entry_type(vfs->ctx, path)) == VIEWPLAN_TYPE_MISSING)
+		return;
+	*ents = xreallocarray(*ents, *n + 1, sizeof(**ents));
+	(*ents)[(*n)++] = (struct viewplan_dirent){
+		.name = xstrdup(name),
+		.type = t,
+	};
+}
+
+/*
+ * The entries of sealed directory dir held by a rule or a mask at the
+ * entry itself (those of beneath, fs's beneath dir) and those named in
+ * shown (NULL-terminated, or NULL), each once, where they exist, typed
+ * by entry_type.  Where nothing in dir may be read but by such a rule
+ * (entry_readable) and the seal shows nothing else of dir that may not
+ * be read (seal_hides_all; in /dev, dev_shown), they are all the
+ * listing would give the seal to show, and dir is not listed: llwrap's
+ * own data directory holds one entry for each project an agent ran in
+ * (113 for the test user here), a host's /dev a hundred nodes or more,
+ * each listed, decided and dropped at every start.
+ */
+static void
+held_entries(const struct viewplan_fs *vfs, const struct plan *beneath,
+	     const char *dir, const char *const *shown,
+	     struct viewplan_dirent **ents, size_t *n)
+{
+	size_t skip = strcmp(dir, "/") == 0 ? 1 : strlen(dir) + 1;
+
+	*ents = NULL;
+	*n = 0;
+	for (size_t i = 0; i < beneath->n_rules + beneath->n_masks; i++) {
+		const char *p =
+			i < beneath->n_rules
+				? beneath->rules[i].path
+				: beneath->masks[i - beneath->n_rules].path;
+
+		if (strchr(p + skip, '/') == NULL)
+			held_add(vfs, p, p + skip, ents, n);
+	}
+	for (const char *const *s = shown; s != NULL && *s != NULL; s++) {
+		_cleanup_free_ char *p = join(dir, *s);
+
+		held_add(vfs, p, *s, ents, n);
+	}
+}
+
+/* Whether one of o->keep's paths lies beneath dir. */
+static bool
+keeps_beneath(const struct ns_opts *o, const char *dir)
+{
+	for (char *const *kp = o->keep; kp != NULL && *kp != NULL; kp++)
+		if (path_below(*kp, dir))
 			return true;
 	return false;
 }
@@ -394,20 +510,39 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 	 const char *dir)
 {
 	const struct plan *fs = o->fs;
-	bool root = strcmp(dir, "/") == 0;
+	bool root = strcmp(dir, "/") == 0, dev = strcmp(dir, "/dev") == 0;
 	_cleanup_free_ char *up = root ? NULL : parent_of(dir);
 	struct viewplan_dirent *ents = NULL;
 	size_t n_ents = 0, n_rules = fs->n_rules;
 	const bool reads[2] = { readable(fs, dir, false),
 				readable(fs, dir, true) };
+	/* What lies beneath dir, where its entries are looked for: of
+	 * dirs, of the view's first n_old entries, of the rules and masks
+	 * (a plan of their own, sharing fs's arrays). */
+	struct plan beneath = { 0 };
+	size_t d_lo, d_hi, v_lo, v_hi, lo, hi;
+
+	span_beneath(dirs, n, sizeof(*dirs), dir, &d_lo, &d_hi);
+	span_beneath(v->m, n_old, sizeof(*v->m), dir, &v_lo, &v_hi);
+	span_beneath(fs->rules, fs->n_rules, sizeof(*fs->rules), dir, &lo, &hi);
+	beneath.rules = hi > lo ? fs->rules + lo : NULL;
+	beneath.n_rules = hi - lo;
+	span_beneath(fs->masks, fs->n_masks, sizeof(*fs->masks), dir, &lo, &hi);
+	beneath.masks = hi > lo ? fs->masks + lo : NULL;
+	beneath.n_masks = hi - lo;
 
 	/* A directory of the seal above it, or a tmpfs of its own. */
 	if (!root)
 		seal_add(v, xstrdup(dir), VIEWPLAN_SEAL, true,
 			 strcmp(up, "/") != 0 && sorted_has(dirs, n, up));
-	/* Where the listing fails, the rules' paths in dir are there all
-	 * the same. */
-	if (vfs->list(vfs->ctx, dir, &ents, &n_ents) < 0) {
+	if (vfs->entry_type != NULL && !reads[0] && !reads[1] &&
+	    (dev || seal_hides_all(o, dir)) && !keeps_beneath(o, dir)) {
+		held_entries(vfs, &beneath, dir, dev ? dev_shown : NULL, &ents,
+			     &n_ents);
+		n_rules = 0;
+	} else if (vfs->list(vfs->ctx, dir, &ents, &n_ents) < 0) {
+		/* Where the listing fails, the rules' paths in dir are
+		 * there all the same. */
 		ents = NULL;
 		n_ents = 0;
 	} else {
@@ -436,8 +571,8 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 		free(ents[i].name);
 		/* Sealed itself, or an entry of the view already (given
 		 * a mount point in this tmpfs). */
-		if (sorted_has(dirs, n, path) ||
-		    entry_at(v, n_old, path) != NULL) {
+		if (sorted_has(dirs + d_lo, d_hi - d_lo, path) ||
+		    entry_at(v, v_lo, v_hi, path) != NULL) {
 			free(path);
 			continue;
 		}
@@ -450,7 +585,7 @@ seal_dir(const struct ns_opts *o, const struct viewplan_fs *vfs,
 			/* The devpts instance's ptmx is bound on it (ns.c):
 			 * a mount point, not a clone of the host's. */
 			seal_add(v, path, VIEWPLAN_HIDE, false, true);
-		} else if (entry_readable(fs, path, is_dir, reads) ||
+		} else if (entry_readable(fs, &beneath, path, is_dir, reads) ||
 			   strv_contains(o->keep, path)) {
 			if (root)
 				free(path);
@@ -488,7 +623,8 @@ seal_holes(const struct ns_opts *o, const struct viewplan_fs *vfs,
 		last = path;
 		up = parent_of(path);
 		if (sorted_has(dirs, n, path) || sorted_has(dirs, n, up) ||
-		    entry_at(v, n_old, path) != NULL || !readable(fs, up, true))
+		    entry_at(v, 0, n_old, path) != NULL ||
+		    !readable(fs, up, true))
 			continue;
 		t = vfs->type_of(vfs->ctx, path);
 		if (t == VIEWPLAN_TYPE_MISSING ||

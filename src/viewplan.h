@@ -122,6 +122,10 @@ struct viewplan_fs {
 	 * their number in *n, or -errno.  Asked only for a sealed view. */
 	int (*list)(void *ctx, const char *path, struct viewplan_dirent **ents,
 		    size_t *n);
+	/* What path is, as list would say it (not following a final
+	 * symbolic link: VIEWPLAN_TYPE_LINK), for a sealed directory not
+	 * listed (seal_dir); NULL to list every sealed directory. */
+	enum viewplan_type (*entry_type)(void *ctx, const char *path);
 	void *ctx;
 };
 

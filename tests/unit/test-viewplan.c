@@ -64,6 +64,8 @@ struct vcase {
 	const char *const *dir_only;
 	/* ns_opts.keep: unix sockets the network allows */
 	const char *const *keep;
+	/* ns_opts.own_data: llwrap's own data directory */
+	const char *own_data;
 };
 
 #define PROJ "/home/u/proj"
@@ -498,48 +500,105 @@ static const char *const no_keep_want[] = {
 	NULL,
 };
 
+/*
+ * llwrap's own data directory (ns_opts.own_data), sealed: what may not
+ * be read there is absent (the other projects' directories, a link, a
+ * file), this project's directory (a writable root) and a readable
+ * file there stay; the rest of the home is placeholders as anywhere.
+ */
+#define OWN "/home/u/.local/share/llwrap"
+/* Sorted, as the plan's are. */
+static const struct rule own_rules[] = {
+	{ RO, OWN "/opencode/notes" },
+	{ RW, OWN "/opencode/proj-1" },
+	{ RW, PROJ },
+	{ RO, "/proc" },
+	{ RX, "/usr" },
+	{ 0 },
+};
+static const char *const own_types[] = {
+	"d " PROJ,
+	"d /proc",
+	"d /usr",
+	"d " OWN "/opencode/proj-1",
+	"f " OWN "/opencode/notes",
+	NULL,
+};
+static const char *const own_dirs[] = {
+	"/ d:home d:proc d:usr",
+	"/home d:u",
+	"/home/u d:proj d:.local f:.bashrc",
+	"/home/u/.local d:share",
+	"/home/u/.local/share d:llwrap d:other",
+	OWN " d:opencode f:state",
+	OWN "/opencode d:proj-1 d:other-2 d:other-3 f:notes l:lnk o:s.sock",
+	NULL,
+};
+/* A unix socket the network allows stays (ns_opts.keep). */
+static const char *const own_keep[] = { OWN "/opencode/s.sock", NULL };
+static const char *const own_want[] = {
+	"seal /home deny d",
+	"seal /home/u deny d made tmpfs=0",
+	"hide /home/u/.bashrc deny f made tmpfs=0",
+	"seal /home/u/.local deny d made tmpfs=0",
+	"seal /home/u/.local/share deny d made tmpfs=0",
+	"seal " OWN " deny d made tmpfs=0",
+	"seal " OWN "/opencode deny d made tmpfs=0",
+	"keep " OWN "/opencode/notes deny f tmpfs=0",
+	"root " OWN "/opencode/proj-1 rw d tmpfs=0",
+	"keep " OWN "/opencode/s.sock deny f tmpfs=0",
+	"hide /home/u/.local/share/other deny d made tmpfs=0",
+	"root " PROJ " rw d tmpfs=0",
+	"proc /proc ro d",
+	NULL,
+};
+
 static const struct vcase cases[] = {
 	{ "no-pid", false, false, false, PROJ, no_pid_rules, NULL, no_pid_types,
-	  no_pid_want, false, NULL, NULL, NULL, NULL },
+	  no_pid_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "pid-devpts", true, true, false, PROJ, no_pid_rules, pid_masks,
-	  no_pid_types, pid_want, false, NULL, NULL, NULL, NULL },
+	  no_pid_types, pid_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "private-tmp", false, false, true, PROJ, tmp_rules, NULL, tmp_types,
-	  tmp_want, false, NULL, NULL, NULL, NULL },
+	  tmp_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "no-private-tmp", false, false, false, PROJ, tmp_rules, NULL,
-	  tmp_types, no_tmp_want, false, NULL, NULL, NULL, NULL },
+	  tmp_types, no_tmp_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "project-in-tmp", false, false, true, TPROJ, tproj_rules, NULL,
-	  tproj_types, tproj_want, false, NULL, NULL, NULL, NULL },
+	  tproj_types, tproj_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "project-in-tmp-named", false, false, true, TPROJ, tproj_named_rules,
-	  NULL, tproj_types, tproj_named_want, false, NULL, NULL, NULL, NULL },
+	  NULL, tproj_types, tproj_named_want, false, NULL, NULL, NULL, NULL,
+	  NULL },
 	{ "project-in-tmp-parent", false, false, true, TPROJ,
 	  tproj_parent_rules, NULL, tproj_parent_types, tproj_parent_want,
-	  false, NULL, NULL, NULL, NULL },
+	  false, NULL, NULL, NULL, NULL, NULL },
 	{ "roots", false, false, false, PROJ, roots_rules, roots_masks,
-	  roots_types, roots_want, false, NULL, NULL, NULL, NULL },
+	  roots_types, roots_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "nested-masks", false, false, false, PROJ, nested_rules, nested_masks,
-	  nested_types, nested_want, false, NULL, NULL, NULL, NULL },
+	  nested_types, nested_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "one-path", true, false, true, PROJ, one_path_rules, one_path_masks,
-	  one_path_types, one_path_want, false, NULL, NULL, NULL, NULL },
+	  one_path_types, one_path_want, false, NULL, NULL, NULL, NULL, NULL },
 	{ "seal", true, false, false, "/home/u/proj", seal_rules, seal_masks,
 	  seal_types, seal_want, true, seal_sources, seal_dirs_list,
-	  seal_dir_only, NULL },
+	  seal_dir_only, NULL, NULL },
 	{ "seal-dev", true, false, false, "/home/u/proj", dev_rules, NULL,
-	  dev_types, dev_want, true, NULL, dev_dirs, NULL, NULL },
+	  dev_types, dev_want, true, NULL, dev_dirs, NULL, NULL, NULL },
 	{ "seal-dev-pts", true, true, false, "/home/u/proj", dev_rules, NULL,
-	  dev_types, dev_pts_want, true, NULL, dev_dirs, NULL, NULL },
+	  dev_types, dev_pts_want, true, NULL, dev_dirs, NULL, NULL, NULL },
 	{ "unsealed", true, false, false, "/home/u/proj", seal_rules,
 	  seal_masks, seal_types, unsealed_want, false, seal_sources,
-	  seal_dirs_list, seal_dir_only, NULL },
+	  seal_dirs_list, seal_dir_only, NULL, NULL },
 	{ "seal-private-tmp", false, false, true, SPROJ, seal_tmp_rules,
 	  seal_tmp_masks, seal_tmp_types, seal_tmp_want, true, seal_tmp_sources,
-	  seal_tmp_dirs, NULL, NULL },
+	  seal_tmp_dirs, NULL, NULL, NULL },
 	{ "seal-private-tmp-hidden", false, false, true, SPROJ,
 	  seal_tmp_hidden_rules, NULL, seal_tmp_types, seal_tmp_hidden_want,
-	  true, NULL, seal_tmp_dirs, NULL, NULL },
+	  true, NULL, seal_tmp_dirs, NULL, NULL, NULL },
 	{ "seal-keep", true, false, false, "/home/u/proj", keep_rules, NULL,
-	  keep_types, keep_want, true, NULL, keep_dirs, NULL, keep_paths },
+	  keep_types, keep_want, true, NULL, keep_dirs, NULL, keep_paths,
+	  NULL },
 	{ "seal-no-keep", true, false, false, "/home/u/proj", keep_rules, NULL,
-	  keep_types, no_keep_want, true, NULL, keep_dirs, NULL, NULL },
+	  keep_types, no_keep_want, true, NULL, keep_dirs, NULL, NULL, NULL },
+	{ "seal-own-data", true, false, false, PROJ, own_rules, NULL, own_types,
+	  own_want, true, NULL, own_dirs, NULL, own_keep, OWN },
 };
 
 static const char *const access_names[] = { "deny", "ro", "rx", "rw", "rwx" };
@@ -563,6 +622,30 @@ type_of(void *ctx, const char *path)
 		}
 	}
 	return VIEWPLAN_TYPE_MISSING;
+}
+
+static int list_of(void *ctx, const char *path, struct viewplan_dirent **ents,
+		   size_t *n);
+
+/* What the listing table of a case says path is, as lstat would. */
+static enum viewplan_type
+entry_type_of(void *ctx, const char *path)
+{
+	_cleanup_free_ struct viewplan_dirent *ents = NULL;
+	_cleanup_free_ char *dir = xstrdup(path);
+	enum viewplan_type t = VIEWPLAN_TYPE_MISSING;
+	char *slash = strrchr(dir, '/');
+	size_t n = 0;
+
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	if (list_of(ctx, dir, &ents, &n) < 0)
+		return t;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(ents[i].name, strrchr(path, '/') + 1) == 0)
+			t = ents[i].type;
+		free(ents[i].name);
+	}
+	return t;
 }
 
 /* The listing table of a case. */
@@ -668,8 +751,12 @@ static void
 test_table(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		const struct vcase *c = &cases[i];
+	/* Each case twice: every sealed directory listed (no entry_type),
+	 * and those the seal shows nothing of that may not be read not
+	 * listed, their rules' and masks' entries looked up instead (the
+	 * same view). */
+	for (size_t i = 0; i < 2 * ARRAY_SIZE(cases); i++) {
+		const struct vcase *c = &cases[i / 2];
 		struct policy *p = policy_new();
 		struct plan *fs;
 		struct ns_opts o = {
@@ -678,10 +765,13 @@ test_table(void **state)
 			.private_tmp = c->private_tmp,
 			.seal = c->seal,
 			.keep = (char **)c->keep,
+			.own_data = (char *)c->own_data,
 		};
 		struct viewplan v = { 0 };
 		struct viewplan_fs vfs = { .type_of = type_of,
-					   .list = list_of };
+					   .list = list_of,
+					   .entry_type = i % 2 ? entry_type_of
+							       : NULL };
 		size_t n = 0;
 
 		p->project = xstrdup(c->project);
@@ -1030,6 +1120,7 @@ test_late(void **state)
 		struct ns_opts o = { .private_tmp = cs[i].private_tmp };
 		struct viewplan_fs vfs = { .type_of = type_of,
 					   .list = list_of,
+					   .entry_type = entry_type_of,
 					   .ctx = (void *)&cs[i] };
 
 		p->project = xstrdup(cs[i].project);
