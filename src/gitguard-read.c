@@ -419,6 +419,32 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 	return 0;
 }
 
+/* The entry at e (its stat data, mode, object id, flags) as parsed. */
+static void
+entry_parse(const unsigned char *e, size_t hash_len,
+	    struct gitguard_index_entry *out)
+{
+	const unsigned char *f = e + 40 + hash_len;
+
+	*out = (struct gitguard_index_entry){
+		.ctime_sec = be32(e),
+		.ctime_nsec = be32(e + 4),
+		.mtime_sec = be32(e + 8),
+		.mtime_nsec = be32(e + 12),
+		.dev = be32(e + 16),
+		.ino = be32(e + 20),
+		.mode = be32(e + 24),
+		.uid = be32(e + 28),
+		.gid = be32(e + 32),
+		.size = be32(e + 36),
+		.flags = (uint16_t)(f[0] << 8 | f[1]),
+		.oid = e + 40,
+	};
+	/* Version 3 and up: skip-worktree and intent-to-add. */
+	if ((out->flags & 0x4000) != 0)
+		out->ext_flags = (uint16_t)(f[2] << 8 | f[3]);
+}
+
 struct find {
 	const char *path;
 	struct gitguard_index_entry *out;
@@ -432,22 +458,8 @@ find_entry(void *ctx, const char *path, const unsigned char *e)
 
 	if (strcmp(path, f->path) != 0)
 		return 0;
-	*f->out = (struct gitguard_index_entry){
-		.ctime_sec = be32(e),
-		.ctime_nsec = be32(e + 4),
-		.mtime_sec = be32(e + 8),
-		.mtime_nsec = be32(e + 12),
-		.dev = be32(e + 16),
-		.ino = be32(e + 20),
-		.mode = be32(e + 24),
-		.uid = be32(e + 28),
-		.gid = be32(e + 32),
-		.size = be32(e + 36),
-		.flags = (uint16_t)(e[60] << 8 | e[61]),
-	};
-	/* Version 3 and up: skip-worktree and intent-to-add. */
-	if ((f->out->flags & 0x4000) != 0)
-		f->out->ext_flags = (uint16_t)(e[62] << 8 | e[63]);
+	entry_parse(e, GITGUARD_SHA1_LEN, f->out);
+	f->out->oid = NULL;
 	f->found = true;
 	return 1;
 }
@@ -462,6 +474,57 @@ gitguard_index_find(const void *buf, size_t len, const char *path,
 	if (r < 0)
 		return r;
 	return f.found ? 0 : -ENOENT;
+}
+
+struct each {
+	gitguard_entry_fn *fn;
+	void *ctx;
+	size_t hash_len;
+};
+
+static int
+each_entry(void *ctx, const char *path, const unsigned char *e)
+{
+	struct each *a = ctx;
+	struct gitguard_index_entry entry;
+
+	entry_parse(e, a->hash_len, &entry);
+	return a->fn(a->ctx, path, &entry);
+}
+
+int
+gitguard_index_each(const void *buf, size_t len, size_t hash_len,
+		    gitguard_entry_fn *fn, void *ctx)
+{
+	struct each a = { .fn = fn, .ctx = ctx, .hash_len = hash_len };
+
+	return index_walk(buf, len, hash_len, each_entry, &a, NULL);
+}
+
+bool
+gitguard_stat_trusted(const struct gitguard_index_entry *e,
+		      const struct stat *st, const struct timespec *index_mtime)
+{
+	uint32_t type = e->mode & 0170000;
+
+	/* A conflict, assume-valid, skip-worktree (named apart: review
+	 * L, L5) or intent-to-add: git reads the file, or shows it. */
+	if ((e->flags & 0xb000) != 0 || (e->ext_flags & 0x6000) != 0)
+		return false;
+	if (!(type == 0100000 && S_ISREG(st->st_mode)) &&
+	    !(type == 0120000 && S_ISLNK(st->st_mode)))
+		return false;
+	/* core.checkStat=minimal and core.trustctime=false leave git
+	 * these two (ce_match_stat_basic). */
+	if (e->size != (uint32_t)st->st_size ||
+	    e->mtime_sec != (uint32_t)st->st_mtim.tv_sec)
+		return false;
+	/* Racily clean: git compares the contents itself. */
+	if ((uint32_t)index_mtime->tv_sec < e->mtime_sec ||
+	    ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
+	     (uint32_t)index_mtime->tv_nsec <= e->mtime_nsec))
+		return false;
+	return true;
 }
 
 bool

@@ -307,6 +307,8 @@ void
 wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
 {
 	replace_refs_check(w, d);
+	wl_index_blob_check(w, d->fd, d->wt_fd,
+			    d->wt_path != NULL ? d->wt_path : d->path);
 	_cleanup_strv_ char **now = index_hidden(w, d->fd);
 	_cleanup_strv_ char **fresh = NULL;
 	_cleanup_free_ char *list = NULL, *shown = NULL, *dir = NULL;
@@ -1423,6 +1425,16 @@ nested_index(struct watchlater *w, int gitfd, const char *path, int wt_fd,
 	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode) && (made || wl_changed(w, &st)))
 		links = wl_index_links(w, gitfd, path, NULL);
+	/* Its entries against the files (review R, R10), where its work
+	 * tree is known and the index could be read. */
+	if (links != NULL) {
+		_cleanup_free_ char *wt = xstrdup(path);
+		char *slash = strrchr(wt, '/');
+
+		if (slash != NULL && strcmp(slash, "/.git") == 0)
+			*slash = '\0';
+		wl_index_blob_check(w, gitfd, wt_fd, wt);
+	}
 	w->hash_len = keep;
 }
 

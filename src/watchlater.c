@@ -83,23 +83,84 @@ wl_fail(struct watchlater *w, char *why)
 	}
 }
 
-/* dir beneath the root's descriptor: no symlink, no mount crossed, never
- * above it ("" or "." is the root itself). */
-int
-wl_open_beneath(int rootfd, const char *rel, bool dir)
+/* rel beneath dirfd with flags: no symlink (the last component's
+ * included), no mount crossed, never above it ("" is dirfd itself).  A
+ * descriptor, or -errno. */
+static int
+open_beneath(int dirfd, const char *rel, int flags)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+		.flags = (uint64_t)flags | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
+	int fd = (int)syscall(SYS_openat2, dirfd, *rel != '\0' ? rel : ".",
+			      &how, sizeof(how));
 
-	int fd;
-
-	if (*rel == '\0')
-		rel = ".";
-	fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
 	return fd < 0 ? -errno : fd;
+}
+
+int
+wl_open_beneath(int rootfd, const char *rel, bool dir)
+{
+	return open_beneath(rootfd, rel, O_PATH | (dir ? O_DIRECTORY : 0));
+}
+
+int
+wl_open_listed(int dirfd, const char *rel)
+{
+	return open_beneath(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOCTTY);
+}
+
+int
+wl_open_or_fail(struct watchlater *w, int dirfd, const char *rel, bool dir,
+		const char *path)
+{
+	int fd = wl_open_beneath(dirfd, rel, dir);
+
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+	}
+	return fd;
+}
+
+int
+wl_open_regular(int dirfd, const char *name, struct stat *st)
+{
+	int fd = open_beneath(dirfd, name,
+			      O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int
+wl_read_beneath(int dirfd, const char *name, size_t max, struct stat *st,
+		char **buf, size_t *len)
+{
+	struct stat own;
+	_cleanup_close_ int fd =
+		wl_open_regular(dirfd, name, st != NULL ? st : &own);
+
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)(st != NULL ? st : &own)->st_size > max)
+		return -EFBIG;
+	return fd_read_all(fd, max, buf, len);
 }
 
 DIR *

@@ -1062,6 +1062,122 @@ test_unchanged(void **state)
 	assert_false(gitguard_unchanged(&e, &st, &later));
 }
 
+/* gitguard_stat_trusted: what git may take as clean without reading
+ * the file, whatever its stat checks (review R, R10). */
+static void
+test_stat_trusted(void **state)
+{
+	struct stat st = {
+		.st_mode = S_IFREG | 0644,
+		.st_ino = 1234,
+		.st_dev = 2049,
+		.st_size = 42,
+		.st_uid = 1000,
+		.st_gid = 1000,
+		.st_mtim = { 1700000000, 500 },
+		.st_ctim = { 1700000000, 600 },
+	};
+	struct timespec later = { 1700000001, 0 }, same = { 1700000000, 500 };
+	struct gitguard_index_entry e = entry_of(&st), x;
+
+	(void)state;
+	assert_true(gitguard_stat_trusted(&e, &st, &later));
+	/* core.checkStat=minimal, core.trustctime=false: the inode,
+	 * device, owner, ctime and mtime's nanoseconds are not git's
+	 * only word, so they do not clear a file. */
+	x = e, x.ino = 0, x.dev = 1, x.uid = 0, x.ctime_sec = 1;
+	x.mtime_nsec = 0;
+	assert_true(gitguard_stat_trusted(&x, &st, &later));
+	/* The size or mtime's seconds differ: git reads the file. */
+	x = e, x.size = 41;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.mtime_sec = 1699999999;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	/* Racily clean: git reads it. */
+	assert_false(gitguard_stat_trusted(&e, &st, &same));
+	/* Marks git shows or L5 names, a conflict, intent-to-add. */
+	x = e, x.flags = 0x8000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.flags = 0x1000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.ext_flags = 0x4000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.ext_flags = 0x2000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	/* A link's entry and a link; a gitlink; a link where a file was. */
+	x = e, x.mode = 0120000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	st.st_mode = S_IFLNK | 0777;
+	assert_true(gitguard_stat_trusted(&x, &st, &later));
+	x.mode = 0160000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	assert_false(gitguard_stat_trusted(&e, &st, &later));
+}
+
+struct seen {
+	char **paths;
+	unsigned char first[GITGUARD_SHA256_LEN];
+	uint16_t ext;
+};
+
+static int
+seen_entry(void *ctx, const char *path, const struct gitguard_index_entry *e)
+{
+	struct seen *s = ctx;
+
+	if (s->paths == NULL)
+		memcpy(s->first, e->oid, sizeof(s->first));
+	strv_push(&s->paths, path);
+	s->ext |= e->ext_flags;
+	return 0;
+}
+
+/* gitguard_index_each: every entry, its object id where the hash puts
+ * it (SHA-256's flags 12 bytes further than SHA-1's). */
+static void
+test_index_each(void **state)
+{
+	unsigned char b[1024];
+	struct seen s = { 0 };
+	size_t n;
+
+	(void)state;
+	n = put_header(b, 3, 2);
+	n += put_entry(b + n, 0100644, "a", false);
+	n += put_entry(b + n, 0100755, "d/b", true);
+	b[12 + 40] = 0xab;
+	b[12 + 64 + 62] = 0x40;
+	assert_int_equal(
+		gitguard_index_each(b, n, GITGUARD_SHA1_LEN, seen_entry, &s),
+		0);
+	assert_int_equal(strv_length(s.paths), 2);
+	assert_string_equal(s.paths[1], "d/b");
+	assert_int_equal(s.first[0], 0xab);
+	assert_int_equal(s.ext, 0x4000);
+	strv_free(s.paths);
+	assert_int_equal(gitguard_index_each(b, n - 3, GITGUARD_SHA1_LEN,
+					     seen_entry, &(struct seen){ 0 }),
+			 -EINVAL);
+	/* SHA-256: 32-byte ids, the name's length after them. */
+	memset(b, 0, sizeof(b));
+	n = put_header(b, 2, 1);
+	b[n + 40] = 0xcd;
+	b[n + 40 + 31] = 0xef;
+	b[n + 72] = 0;
+	b[n + 73] = 1;
+	b[n + 74] = 'z';
+	n += (74 + 1 + 8) & ~(size_t)7;
+	s = (struct seen){ 0 };
+	assert_int_equal(
+		gitguard_index_each(b, n, GITGUARD_SHA256_LEN, seen_entry, &s),
+		0);
+	assert_int_equal(strv_length(s.paths), 1);
+	assert_string_equal(s.paths[0], "z");
+	assert_int_equal(s.first[0], 0xcd);
+	assert_int_equal(s.first[31], 0xef);
+	strv_free(s.paths);
+}
+
 /* Who reads a later-run file, named in the messages about one made. */
 static void
 test_later_reader(void **state)
@@ -1571,6 +1687,8 @@ main(void)
 		cmocka_unit_test(test_index_sha256_split),
 		cmocka_unit_test(test_index_find),
 		cmocka_unit_test(test_unchanged),
+		cmocka_unit_test(test_stat_trusted),
+		cmocka_unit_test(test_index_each),
 		cmocka_unit_test(test_later_reader),
 		cmocka_unit_test(test_hooks_path),
 		cmocka_unit_test(test_config_unsafe),
