@@ -135,6 +135,13 @@ bool gitguard_envrc_load(const char *line, char **arg);
  */
 const char *gitguard_later_reader(const char *path);
 
+/* Whether name is one of mise's configuration environments' files
+ * (mise.ENV.toml, .mise.ENV.toml, mise.ENV.local.toml: MISE_ENV picks
+ * ENV, so any), which mise trusts by path as it does mise.toml; and
+ * their patterns (fnmatch), n of them. */
+bool gitguard_mise_env(const char *name);
+const char *const *gitguard_mise_env_patterns(size_t *n);
+
 /* Whether path is one of the later-run names deeper than the project's
  * top (.hg/hgrc), which gitguard_later_reader names too. */
 bool gitguard_later_nested(const char *project, const char *path);

@@ -2124,13 +2124,27 @@ static const struct {
 	  "asdf and mise (a version path:DIR runs DIR's programs)" },
 };
 
+/* mise's files deeper in a directory: each DIR/NAME reached a component
+ * at a time, beneath the directory, never through a link. */
+static const struct {
+	const char *dir, *name;
+} tools_deeper[] = {
+	{ ".config", "mise.toml" },
+	{ ".config/mise", "config.toml" },
+	{ ".config/mise", "conf.d" },
+	{ "mise", "config.toml" },
+};
+
+#define MISE_READER "mise (its env and hooks, at the shell's cd)"
+
 bool
 wl_tools_name(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++)
 		if (strcmp(name, tools_files[i].name) == 0)
 			return true;
-	return false;
+	return strcmp(name, ".config") == 0 || strcmp(name, "mise") == 0 ||
+	       gitguard_mise_env(name);
 }
 
 /* Whether anything in the directory fd (O_PATH) or, one level down, in
@@ -2172,6 +2186,105 @@ mise_dir_changed(struct watchlater *w, int fd, bool deeper)
 	return changed;
 }
 
+/* One of mise's files or directories, name in dirfd (at dir): moved
+ * aside when made or changed since the start (a directory: anything in
+ * it, or in its conf.d). */
+static void
+tools_one(struct watchlater *w, int dirfd, const char *dir, const char *name,
+	  const char *reader)
+{
+	struct stat st;
+	bool changed;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    wl_is_aside(w, dirfd, name))
+		return;
+	changed = wl_changed(w, &st);
+	if (!changed && S_ISDIR(st.st_mode)) {
+		int sub = wl_open_beneath(dirfd, name, true);
+
+		changed = sub < 0 || mise_dir_changed(w, sub, true);
+		if (sub >= 0)
+			close(sub);
+	}
+	if (changed)
+		wl_move_aside_as(w, dirfd, dir, name, reader,
+				 nested_born(w, dirfd, name) ? "created"
+							     : "changed");
+}
+
+/* The directory rel (".config/mise") beneath fd (at dir), opened a
+ * component at a time without following a link: a descriptor, or -1
+ * when it is not there.  A link or other file in the way, made or
+ * changed since the start, is moved aside (mise would follow it to
+ * files the check never looked at); one the user had is left. */
+static int
+tools_dir(struct watchlater *w, int fd, const char *dir, const char *rel,
+	  char **path)
+{
+	_cleanup_free_ char *walk = xstrdup(rel);
+	int at = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	char *save = NULL;
+
+	*path = xstrdup(dir);
+	for (char *c = strtok_r(walk, "/", &save); c != NULL && at >= 0;
+	     c = strtok_r(NULL, "/", &save)) {
+		_cleanup_free_ char *next = xasprintf("%s/%s", *path, c);
+		int sub = wl_open_or_fail(w, at, c, true, next);
+		struct stat st;
+
+		if (sub == -ELOOP || sub == -ENOTDIR) {
+			if (fstatat(at, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode) && wl_changed(w, &st) &&
+			    !wl_is_aside(w, at, c))
+				wl_move_aside_as(w, at, *path, c, MISE_READER,
+						 nested_born(w, at, c)
+							 ? "created"
+							 : "changed");
+		}
+		close(at);
+		at = sub < 0 ? -1 : sub;
+		free(*path);
+		*path = steal_pointer(&next);
+	}
+	return at;
+}
+
+/* mise's other files in the directory fd (at dir): its environments'
+ * (mise.ENV.toml, gitguard_mise_env) there and in .config/, and those
+ * of tools_deeper. */
+static void
+tools_mise_more(struct watchlater *w, int fd, const char *dir)
+{
+	for (int k = 0; k < 2; k++) {
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int at =
+			k == 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3)
+			       : tools_dir(w, fd, dir, ".config", &path);
+		_cleanup_strv_ char **names = NULL;
+		struct dirent *e;
+		DIR *d;
+
+		if (at < 0 || (d = wl_list(w, at, k == 0 ? dir : path)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL && strv_length(names) < 256)
+			if (gitguard_mise_env(e->d_name))
+				strv_push(&names, e->d_name);
+		closedir(d);
+		for (char **n = names; n != NULL && *n != NULL; n++)
+			tools_one(w, at, k == 0 ? dir : path, *n, MISE_READER);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tools_deeper); i++) {
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int at =
+			tools_dir(w, fd, dir, tools_deeper[i].dir, &path);
+
+		if (at >= 0)
+			tools_one(w, at, path, tools_deeper[i].name,
+				  MISE_READER);
+	}
+}
+
 /*
  * The version managers' files in a directory of the project below its
  * top (fd, at rel; tools_files): mise, activated in the user's shell,
@@ -2188,28 +2301,10 @@ nested_tools(struct watchlater *w, int fd, const char *rel)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
 
-	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++) {
-		const char *name = tools_files[i].name;
-		struct stat st;
-		bool changed;
-
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    wl_is_aside(w, fd, name))
-			continue;
-		changed = wl_changed(w, &st);
-		if (!changed && S_ISDIR(st.st_mode)) {
-			int sub = wl_open_beneath(fd, name, true);
-
-			changed = sub < 0 || mise_dir_changed(w, sub, true);
-			if (sub >= 0)
-				close(sub);
-		}
-		if (changed)
-			wl_move_aside_as(w, fd, dir, name,
-					 tools_files[i].reader,
-					 nested_born(w, fd, name) ? "created"
-								  : "changed");
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++)
+		tools_one(w, fd, dir, tools_files[i].name,
+			  tools_files[i].reader);
+	tools_mise_more(w, fd, dir);
 }
 
 /* What reads the files nested_hg moves aside. */

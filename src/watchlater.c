@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -484,7 +485,10 @@ wname_is(struct watchlater *w, int dirfd, const struct wname *n,
 {
 	if (!n->prefix)
 		return strcmp(n->name, name) == 0;
-	return strncmp(n->name, name, strlen(n->name)) == 0 &&
+	/* A pattern (mise.*.toml), or a prefix (.envrc.). */
+	return (strchr(n->name, '*') != NULL
+			? fnmatch(n->name, name, 0) == 0
+			: strncmp(n->name, name, strlen(n->name)) == 0) &&
 	       !wl_is_aside(w, dirfd, name);
 }
 
@@ -1098,6 +1102,47 @@ watch_pending(struct watchlater *w, const char *path, const char *const *names,
 	dir_again(w, w->n_dirs - 1, false);
 }
 
+/* What mise reads by its patterns (mise.ENV.toml, gitguard_mise_env), in
+ * the project and its .config/: every new name matching them moved
+ * aside; a .config/ made during the run watched for them as it is made
+ * (the end looks at .config/mise/ beneath it, as at any missing path). */
+static void
+watch_mise_env(struct watchlater *w, const char *project)
+{
+	const char *reader = "mise (its env and hooks, at the shell's cd)";
+	_cleanup_free_ char *config = xasprintf("%s/.config", project);
+	size_t n, root;
+	const char *const *pat = gitguard_mise_env_patterns(&n);
+	struct wdir *d;
+	struct stat st;
+	int r;
+
+	if ((d = wl_dir_at(w, project, &root)) != NULL)
+		for (size_t i = 0; i < n; i++)
+			wdir_name(d, pat[i], reader, true)->prefix = true;
+	/* (A .config the user made a link is not followed: --explain
+	 * says so, gitguard_later_run.) */
+	r = fstatat(w->roots[0].fd, ".config", &st, AT_SYMLINK_NOFOLLOW);
+	if (r == 0 && S_ISDIR(st.st_mode)) {
+		if ((d = wl_dir_at(w, config, &root)) != NULL)
+			for (size_t i = 0; i < n; i++)
+				wdir_name(d, pat[i], reader, true)->prefix =
+					true;
+	} else if (r < 0 && errno == ENOENT) {
+		/* As watch_pending, with the patterns. */
+		w->dirs =
+			xreallocarray(w->dirs, w->n_dirs + 1, sizeof(*w->dirs));
+		d = &w->dirs[w->n_dirs++];
+		*d = (struct wdir){
+			.wd = -1, .fd = -1, .wt_fd = -1, .path = xstrdup(config)
+		};
+		wdir_name(d, "mise.toml", reader, true);
+		for (size_t i = 0; i < n; i++)
+			wdir_name(d, pat[i], reader, true)->prefix = true;
+		dir_again(w, w->n_dirs - 1, false);
+	}
+}
+
 bool
 wl_changed(const struct watchlater *w, const struct stat *st)
 {
@@ -1195,6 +1240,8 @@ watch_start(struct watchlater *w, const char *project,
 				  true)
 				->prefix = true;
 	}
+	if (later != NULL)
+		watch_mise_env(w, project);
 	/* .opencode/ is opencode's to make (its plans, a .gitignore): made
 	 * inside, what opencode loads from it outside (plugins, tools,
 	 * agents, commands, its configuration, the dependencies it

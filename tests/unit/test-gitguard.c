@@ -464,8 +464,10 @@ test_later_run(void **state)
 	      ".continue, .roo, .kilocode, .kilo, .amazonq, .mcp.json, "
 	      ".devcontainer.json, kilo.json, kilo.jsonc, opencode.jsonc, "
 	      ".llwrap.ini, .aider.conf.yml, mise.toml, .mise.toml, "
-	      "mise.local.toml, .mise.local.toml, .mise, .tool-versions, "
-	      ".hg/hgrc, .hg/hgrc-not-shared, .hg/sharedpath do not exist");
+	      "mise.local.toml, .mise.local.toml, .mise, mise/config.toml, "
+	      ".config/mise.toml, .config/mise/config.toml, "
+	      ".config/mise/conf.d, .tool-versions, .hg/hgrc, "
+	      ".hg/hgrc-not-shared, .hg/sharedpath do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
@@ -474,9 +476,35 @@ test_later_run(void **state)
 	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
 	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml, "
 	      "mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, "
-	      ".mise, .tool-versions, .hg/hgrc, .hg/hgrc-not-shared, "
+	      ".mise, mise/config.toml, .config/mise.toml, "
+	      ".config/mise/config.toml, .config/mise/conf.d, "
+	      ".tool-versions, .hg/hgrc, .hg/hgrc-not-shared, "
 	      ".hg/sharedpath do not exist "
 	      "in /p");
+	/* mise's other places and its environments' files (mise.ENV.toml,
+	 * at the top and in .config/) are read-only where they exist. */
+	check(V("f:/p/mise/config.toml=x", "f:/p/.config/mise/config.toml=x",
+		"f:/p/.config/mise/conf.d/a.toml=x", "f:/p/mise.dev.toml=x",
+		"f:/p/.mise.ci.local.toml=x", "f:/p/.config/mise.dev.toml=x",
+		"f:/p/mise.lock=x", "f:/p/.config/other.toml=x"),
+	      true,
+	      "R /p/mise/config.toml\n"
+	      "R /p/.config/mise/config.toml\n"
+	      "R /p/.config/mise/conf.d\n"
+	      "R /p/mise.dev.toml\n"
+	      "R /p/.mise.ci.local.toml\n"
+	      "R /p/.config/mise.dev.toml\n",
+	      NULL);
+	/* The user's .config a link: what lies behind it is not watched
+	 * (the host side follows no link), and said. */
+	check(V("l:/p/.config", "f:/p/main.c=x"), true, "",
+	      ".config/mise/config.toml does not exist and is reached "
+	      "through a symbolic link in /p");
+	assert_true(gitguard_mise_env("mise.production.toml"));
+	assert_true(gitguard_mise_env(".mise.dev.local.toml"));
+	assert_false(gitguard_mise_env("mise.toml"));
+	assert_false(gitguard_mise_env("mise.lock"));
+	assert_false(gitguard_mise_env("xmise.a.toml"));
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
