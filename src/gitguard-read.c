@@ -501,6 +501,18 @@ gitguard_index_each(const void *buf, size_t len, size_t hash_len,
 	return index_walk(buf, len, hash_len, each_entry, &a, NULL);
 }
 
+/* Whether the entry e is racily clean: its file changed in the same
+ * tick the index (of mtime index_mtime) was written, which the stat data
+ * cannot tell apart (git's is_racy_timestamp). */
+static bool
+racily_clean(const struct gitguard_index_entry *e,
+	     const struct timespec *index_mtime)
+{
+	return (uint32_t)index_mtime->tv_sec < e->mtime_sec ||
+	       ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
+		(uint32_t)index_mtime->tv_nsec <= e->mtime_nsec);
+}
+
 bool
 gitguard_stat_trusted(const struct gitguard_index_entry *e,
 		      const struct stat *st, const struct timespec *index_mtime)
@@ -520,11 +532,7 @@ gitguard_stat_trusted(const struct gitguard_index_entry *e,
 	    e->mtime_sec != (uint32_t)st->st_mtim.tv_sec)
 		return false;
 	/* Racily clean: git compares the contents itself. */
-	if ((uint32_t)index_mtime->tv_sec < e->mtime_sec ||
-	    ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
-	     (uint32_t)index_mtime->tv_nsec <= e->mtime_nsec))
-		return false;
-	return true;
+	return !racily_clean(e, index_mtime);
 }
 
 bool
@@ -549,13 +557,8 @@ gitguard_unchanged(const struct gitguard_index_entry *e, const struct stat *st,
 	    e->ctime_sec != (uint32_t)st->st_ctim.tv_sec ||
 	    e->ctime_nsec != (uint32_t)st->st_ctim.tv_nsec)
 		return false;
-	/* Racily clean: changed in the same tick the index was written,
-	 * the stat data cannot tell (git then compares the contents). */
-	if ((uint32_t)index_mtime->tv_sec < e->mtime_sec ||
-	    ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
-	     (uint32_t)index_mtime->tv_nsec <= e->mtime_nsec))
-		return false;
-	return true;
+	/* Racily clean: git then compares the contents. */
+	return !racily_clean(e, index_mtime);
 }
 
 /*

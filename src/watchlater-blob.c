@@ -178,7 +178,8 @@ blob_dir(struct blobs *b, const char *rel)
 			*rel != '\0' ? xasprintf("%s/%s", b->wt_path, rel)
 				     : xstrdup(b->wt_path);
 
-		b->dirfd = wl_open_or_fail(b->w, b->wt_fd, rel, true, path);
+		b->dirfd =
+			wl_open_or_fail(b->w, b->wt_fd, rel, WL_OPEN_DIR, path);
 	}
 }
 

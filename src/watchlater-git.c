@@ -37,39 +37,12 @@
 #include "watchlater-int.h"
 #include "xalloc.h"
 
-/* The text of a file of the repository, beneath its directory fd, at
- * most max bytes: opened without blocking (a FIFO planted there waits
- * for no writer) and read only when it is a regular file.  0, -ENOENT
- * when there is none, -EFBIG when it is larger, or -errno. */
-static int
-git_file_read(int gitdir_fd, const char *name, size_t max, char **buf,
-	      size_t *len)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	_cleanup_close_ int fd =
-		(int)syscall(SYS_openat2, gitdir_fd, name, &how, sizeof(how));
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if ((uint64_t)st.st_size > max)
-		return -EFBIG;
-	return fd_read_all(fd, max, buf, len);
-}
-
 /* The index (or a shared index), up to WATCHLATER_MAX_INDEX. */
 static int
 index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 {
-	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_INDEX, buf, len);
+	return wl_read_beneath(gitdir_fd, name, WATCHLATER_MAX_INDEX, NULL, buf,
+			       len);
 }
 
 /* A config (config, config.worktree), up to WATCHLATER_MAX_CONFIG: git's
@@ -79,7 +52,8 @@ index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 static int
 config_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 {
-	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_CONFIG, buf, len);
+	return wl_read_beneath(gitdir_fd, name, WATCHLATER_MAX_CONFIG, NULL,
+			       buf, len);
 }
 
 /* Why a config could not be read as git reads it (r < 0), or the NUL
@@ -259,8 +233,8 @@ replace_refs(int gitdir_fd)
 	} else if (fd >= 0) {
 		close(fd);
 	}
-	if (git_file_read(gitdir_fd, "packed-refs", WATCHLATER_MAX_INDEX,
-			  &packed, &len) == 0)
+	if (wl_read_beneath(gitdir_fd, "packed-refs", WATCHLATER_MAX_INDEX,
+			    NULL, &packed, &len) == 0)
 		for (char *save = NULL, *l = strtok_r(packed, "\n", &save);
 		     l != NULL && strv_length(v) < 8192;
 		     l = strtok_r(NULL, "\n", &save)) {
@@ -364,8 +338,8 @@ merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir,
 {
 	_cleanup_free_ char *text = NULL, *bad = NULL, *dir = NULL;
 	size_t len = 0, hex = 2 * w->hash_len;
-	int r = git_file_read(gitdir_fd, "MERGE_RR", WATCHLATER_MAX_CONFIG,
-			      &text, &len);
+	int r = wl_read_beneath(gitdir_fd, "MERGE_RR", WATCHLATER_MAX_CONFIG,
+				NULL, &text, &len);
 
 	if (r == -ENOENT)
 		return;
@@ -1305,16 +1279,9 @@ inner_list(struct watchlater *w, int fd, const char *path, struct inner *in,
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		sub = xasprintf("%s/%s", path, e->d_name);
-		sfd = wl_open_beneath(fd, e->d_name, true);
-		if (sfd == -ENOENT || sfd == -ENOTDIR || sfd == -ELOOP)
+		if ((sfd = wl_open_or_fail(w, fd, e->d_name, WL_OPEN_DIR,
+					   sub)) < 0)
 			continue;
-		if (sfd < 0) {
-			_cleanup_free_ char *shown = text_shown(sub);
-
-			wl_fail(w, xasprintf("cannot open %s: %s", shown,
-					     strerror(-sfd)));
-			continue;
-		}
 		fn(w, sfd, sub, in, depth, up);
 		close(sfd);
 	}
@@ -1332,18 +1299,12 @@ inner_dir(struct watchlater *w, int gitfd, const char *path, const char *name,
 	  const struct wkey *start, inner_fn *fn)
 {
 	_cleanup_free_ char *sub = xasprintf("%s/%s", path, name);
-	_cleanup_close_ int fd = wl_open_beneath(gitfd, name, true);
+	_cleanup_close_ int fd =
+		wl_open_or_fail(w, gitfd, name, WL_OPEN_DIR, sub);
 	struct inner_up me;
 
-	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+	if (fd < 0)
 		return;
-	if (fd < 0) {
-		_cleanup_free_ char *shown = text_shown(sub);
-
-		wl_fail(w,
-			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
-		return;
-	}
 	me = inner_is(w, fd, up);
 	if (start != NULL) {
 		struct stat st;
@@ -1391,7 +1352,7 @@ commondir_own(int gitfd)
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 
-	if (git_file_read(gitfd, "commondir", 64, &text, &len) < 0)
+	if (wl_read_beneath(gitfd, "commondir", 64, NULL, &text, &len) < 0)
 		return false;
 	/* (git drops the line's end, \n or \r\n, and nothing else.) */
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
@@ -2086,7 +2047,8 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 	}
 	for (char **n = names; n != NULL && *n != NULL; n++)
 		envrc_load_check(w, fd, dir, *n, made);
-	r = git_file_read(fd, ".envrc", WATCHLATER_MAX_CONFIG, &text, &len);
+	r = wl_read_beneath(fd, ".envrc", WATCHLATER_MAX_CONFIG, NULL, &text,
+			    &len);
 	if (r < 0 || strlen(text) != len) {
 		_cleanup_free_ char *path = xasprintf("%s/.envrc", dir);
 		_cleanup_free_ char *shown = text_shown(path);
@@ -2107,6 +2069,8 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 	}
 }
 
+#define MISE_READER "mise (its env and hooks, at the shell's cd)"
+
 /* The version managers' project files below the top, and who reads
  * them: mise's configuration, and .tool-versions (asdf's, mise's too),
  * whose "TOOL path:DIR" has every shim of TOOL run DIR's programs in
@@ -2115,11 +2079,11 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 static const struct {
 	const char *name, *reader;
 } tools_files[] = {
-	{ "mise.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ ".mise.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ "mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ ".mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ ".mise", "mise (its env and hooks, at the shell's cd)" },
+	{ "mise.toml", MISE_READER },
+	{ ".mise.toml", MISE_READER },
+	{ "mise.local.toml", MISE_READER },
+	{ ".mise.local.toml", MISE_READER },
+	{ ".mise", MISE_READER },
 	{ ".tool-versions",
 	  "asdf and mise (a version path:DIR runs DIR's programs)" },
 };
@@ -2134,8 +2098,6 @@ static const struct {
 	{ ".config/mise", "conf.d" },
 	{ "mise", "config.toml" },
 };
-
-#define MISE_READER "mise (its env and hooks, at the shell's cd)"
 
 bool
 wl_tools_name(const char *name)
@@ -2230,7 +2192,7 @@ tools_dir(struct watchlater *w, int fd, const char *dir, const char *rel,
 	for (char *c = strtok_r(walk, "/", &save); c != NULL && at >= 0;
 	     c = strtok_r(NULL, "/", &save)) {
 		_cleanup_free_ char *next = xasprintf("%s/%s", *path, c);
-		int sub = wl_open_or_fail(w, at, c, true, next);
+		int sub = wl_open_or_fail(w, at, c, WL_OPEN_DIR, next);
 		struct stat st;
 
 		if (sub == -ELOOP || sub == -ENOTDIR) {

@@ -261,11 +261,15 @@ void wl_fail(struct watchlater *w, char *why);
 int wl_open_beneath(int rootfd, const char *rel, bool dir);
 /* The same, a directory to list (O_RDONLY). */
 int wl_open_listed(int dirfd, const char *rel);
-/* wl_open_beneath, where a failure but gone (ENOENT), not a directory
- * (ENOTDIR) or reached through a link (ELOOP), which callers pass over,
- * is one of the check's, naming path ("cannot open PATH: why"). */
-int wl_open_or_fail(struct watchlater *w, int dirfd, const char *rel, bool dir,
-		    const char *path);
+/* How wl_open_or_fail opens: O_PATH, a file or a directory; a directory
+ * to list (wl_open_listed). */
+enum wl_open { WL_OPEN_FILE, WL_OPEN_DIR, WL_OPEN_LIST };
+/* rel beneath dirfd opened as how says, where a failure but gone
+ * (ENOENT), not a directory (ENOTDIR) or reached through a link
+ * (ELOOP), which callers pass over, is one of the check's, naming path
+ * ("cannot open PATH: why").  A descriptor, or -errno. */
+int wl_open_or_fail(struct watchlater *w, int dirfd, const char *rel,
+		    enum wl_open how, const char *path);
 /* The regular file name beneath dirfd (as wl_open_beneath reaches it),
  * opened to read without blocking (a FIFO planted there waits for no
  * writer), its stat in *st: a descriptor, -EINVAL when it is no regular

@@ -114,10 +114,12 @@ wl_open_listed(int dirfd, const char *rel)
 }
 
 int
-wl_open_or_fail(struct watchlater *w, int dirfd, const char *rel, bool dir,
-		const char *path)
+wl_open_or_fail(struct watchlater *w, int dirfd, const char *rel,
+		enum wl_open how, const char *path)
 {
-	int fd = wl_open_beneath(dirfd, rel, dir);
+	int fd = how == WL_OPEN_LIST
+			 ? wl_open_listed(dirfd, rel)
+			 : wl_open_beneath(dirfd, rel, how == WL_OPEN_DIR);
 
 	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP) {
 		_cleanup_free_ char *shown = text_shown(path);

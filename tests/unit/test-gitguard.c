@@ -1037,19 +1037,22 @@ test_index_find(void **state)
 	assert_int_equal(gitguard_index_find(b, n - 3, "z", &e), -EINVAL);
 }
 
+/* A file's stat data, for the index's tests against it. */
+static const struct stat file_stat = {
+	.st_mode = S_IFREG | 0644,
+	.st_ino = 1234,
+	.st_dev = 2049,
+	.st_size = 42,
+	.st_uid = 1000,
+	.st_gid = 1000,
+	.st_mtim = { 1700000000, 500 },
+	.st_ctim = { 1700000000, 600 },
+};
+
 static void
 test_unchanged(void **state)
 {
-	struct stat st = {
-		.st_mode = S_IFREG | 0644,
-		.st_ino = 1234,
-		.st_dev = 2049,
-		.st_size = 42,
-		.st_uid = 1000,
-		.st_gid = 1000,
-		.st_mtim = { 1700000000, 500 },
-		.st_ctim = { 1700000000, 600 },
-	};
+	struct stat st = file_stat;
 	struct timespec later = { 1700000001, 0 }, same = { 1700000000, 500 };
 	struct gitguard_index_entry e = entry_of(&st), x;
 
@@ -1095,16 +1098,7 @@ test_unchanged(void **state)
 static void
 test_stat_trusted(void **state)
 {
-	struct stat st = {
-		.st_mode = S_IFREG | 0644,
-		.st_ino = 1234,
-		.st_dev = 2049,
-		.st_size = 42,
-		.st_uid = 1000,
-		.st_gid = 1000,
-		.st_mtim = { 1700000000, 500 },
-		.st_ctim = { 1700000000, 600 },
-	};
+	struct stat st = file_stat;
 	struct timespec later = { 1700000001, 0 }, same = { 1700000000, 500 };
 	struct gitguard_index_entry e = entry_of(&st), x;
 
