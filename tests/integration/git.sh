@@ -1235,6 +1235,7 @@ if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
 		else
 			not_ok "opencode ($fmt): a forged stat-clean index entry is named after the run"
 			diag "status $rc: $out"
+			diag "$(ls -la --full-time "$N" "$N/.git/index"; as_user git -C "$N" ls-files -s --debug)"
 		fi
 		# ... and touch has git read the file: the change shows.
 		if [ $how = prot ]; then
