@@ -189,6 +189,141 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 	return 0;
 }
 
+/* One more bit of a bitmap's in *v (n of cap). */
+static void
+bits_push(uint32_t **v, size_t *n, size_t *cap, uint64_t bit)
+{
+	if (*n == *cap) {
+		*cap = *cap != 0 ? 2 * *cap : 64;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = (uint32_t)bit;
+}
+
+/*
+ * The set bits of the EWAH bitmap at p (git's ewah_io.c: a 32-bit bit
+ * count, a 32-bit word count, that many 64-bit words, a 32-bit position
+ * of the last run word; all big-endian) in *v (n of them, below
+ * max_bits), its size in *used.  A run word: its lowest bit the running
+ * bit, the next 32 the run's length in words, the top 31 the literal
+ * words after it.  -EINVAL for one that does not fit or sets a bit at
+ * or past max_bits.
+ */
+static int
+ewah_bits(const unsigned char *p, size_t len, uint32_t max_bits, uint32_t **v,
+	  size_t *n, size_t *used)
+{
+	uint32_t words;
+	uint64_t bit = 0;
+	size_t cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (len < 12)
+		return -EINVAL;
+	words = be32(p + 4);
+	if (words > (len - 12) / 8)
+		return -EINVAL;
+	*used = 12 + (size_t)words * 8;
+	for (uint32_t i = 0; i < words;) {
+		const unsigned char *q = p + 8 + (size_t)i * 8;
+		uint64_t w = (uint64_t)be32(q) << 32 | be32(q + 4);
+		uint64_t run = (w >> 1) & 0xffffffffu, lit = w >> 33;
+
+		if (w & 1) {
+			if (bit + run * 64 > max_bits)
+				goto bad;
+			for (uint64_t k = 0; k < run * 64; k++)
+				bits_push(v, n, &cap, bit++);
+		} else {
+			bit += run * 64;
+		}
+		if (lit > words - i - 1)
+			goto bad;
+		for (uint64_t k = 1; k <= lit; k++) {
+			const unsigned char *r = q + k * 8;
+			uint64_t l = (uint64_t)be32(r) << 32 | be32(r + 4);
+
+			for (int c = 0; c < 64; c++, bit++) {
+				if (!(l >> c & 1))
+					continue;
+				if (bit >= max_bits)
+					goto bad;
+				bits_push(v, n, &cap, bit);
+			}
+		}
+		i += 1 + (uint32_t)lit;
+	}
+	return 0;
+bad:
+	free(*v);
+	*v = NULL;
+	*n = 0;
+	return -EINVAL;
+}
+
+/* The entries' end of an index: index_walk's, with nothing done. */
+static int
+no_entry(void *ctx, const char *path, const unsigned char *entry)
+{
+	(void)ctx;
+	(void)path;
+	(void)entry;
+	return 0;
+}
+
+int
+gitguard_index_split(const void *buf, size_t len, size_t hash_len,
+		     uint32_t shared_n, struct gitguard_split *out)
+{
+	const unsigned char *b = buf;
+	size_t at = 0, used = 0;
+	int r = index_walk(buf, len, hash_len, no_entry, NULL, &at);
+
+	*out = (struct gitguard_split){ 0 };
+	if (r < 0)
+		return r;
+	if (len < hash_len || at > len - hash_len)
+		return -EINVAL;
+	len -= hash_len;
+	while (len - at >= 8) {
+		uint32_t size = be32(b + at + 4);
+		const unsigned char *d = b + at + 8;
+
+		if (size > len - at - 8)
+			return -EINVAL;
+		if (memcmp(b + at, "link", 4) != 0) {
+			at += 8 + size;
+			continue;
+		}
+		/* The shared index's id, then the delete and replace
+		 * bitmaps (none when the link names no shared index). */
+		if (size < hash_len)
+			return -EINVAL;
+		if (size == hash_len)
+			return 0;
+		if ((r = ewah_bits(d + hash_len, size - hash_len, shared_n,
+				   &out->deleted, &out->n_deleted, &used)) <
+			    0 ||
+		    (r = ewah_bits(d + hash_len + used, size - hash_len - used,
+				   shared_n, &out->replaced, &out->n_replaced,
+				   &used)) < 0) {
+			gitguard_split_free(out);
+			return r;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+void
+gitguard_split_free(struct gitguard_split *s)
+{
+	free(s->deleted);
+	free(s->replaced);
+	*s = (struct gitguard_split){ 0 };
+}
+
 /* The second walk of index_offsets_agree: the blocks of the offset
  * table, in order, and where the walk is in them. */
 struct blocks {

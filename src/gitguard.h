@@ -298,6 +298,23 @@ struct gitguard_index_entry {
 };
 
 /*
+ * A split index's link to its shared index (core.splitIndex, or git
+ * update-index --split-index): the positions, among the shared index's
+ * entries, that it deletes and that it replaces (git's "link" extension,
+ * two EWAH bitmaps), each below shared_n, the shared index's entry
+ * count.  The split index's first n_replaced entries, which carry no
+ * name, are the replacements, in that order.  0 (nothing in *out for an
+ * index with no link), or -EINVAL.
+ */
+struct gitguard_split {
+	uint32_t *deleted, *replaced;
+	size_t n_deleted, n_replaced;
+};
+int gitguard_index_split(const void *buf, size_t len, size_t hash_len,
+			 uint32_t shared_n, struct gitguard_split *out);
+void gitguard_split_free(struct gitguard_split *s);
+
+/*
  * Each entry of a git index read as gitguard_index_scan reads it (and no
  * more checked): fn(ctx, path, entry), both valid during the call, a
  * nonzero return stopping the walk.  0, or -EINVAL for a file that is

@@ -45,6 +45,13 @@ struct blobs {
 	int dirfd;  /* ... its descriptor, -1 when it is not there */
 	char **bad; /* the entries whose file is not their object */
 	size_t n_bad;
+	/* A split index: its shared index's names by position, what it
+	 * deletes and replaces there, the replacements named so far, and
+	 * the position in the shared index's walk. */
+	char **shared_names;
+	size_t n_shared;
+	struct gitguard_split split;
+	size_t k_replaced, at_shared, k_deleted, k_skip;
 };
 
 /* The blob id of what fd holds (size bytes, as fstat said), into id;
@@ -196,9 +203,14 @@ blob_entry(void *ctx, const char *path, const struct gitguard_index_entry *e)
 	struct stat st, fst;
 	int r;
 
-	/* A gitlink, a sparse index's directory, a split index's entry
-	 * named by its shared index (DESIGN.md §11: not hashed), or a path
-	 * git would not write (wl_index_links said). */
+	/* A split index's replacement: named by the shared index's entry
+	 * it replaces (the replace bitmap's bits, in order). */
+	if (*path == '\0' && b->k_replaced < b->split.n_replaced)
+		return blob_entry(
+			ctx,
+			b->shared_names[b->split.replaced[b->k_replaced++]], e);
+	/* A gitlink, a sparse index's directory, or a path git would not
+	 * write (wl_index_links said). */
 	if (*path == '\0' || !gitguard_verify_path(path) ||
 	    ((e->mode & 0170000) != 0100000 && (e->mode & 0170000) != 0120000))
 		return 0;
@@ -290,22 +302,81 @@ blob_filtered(struct blobs *b, int gitdir_fd, const char *path)
 	return false;
 }
 
-/* The entries of the index (or shared index) file in gitdir_fd, each
- * looked at (blob_entry); what cannot be read, wl_index_links said. */
-static void
-blob_index(struct blobs *b, int gitdir_fd, const char *file, char **shared)
+/* An entry of the shared index a split index links to: looked at unless
+ * the split index deletes or replaces it (its own entry is looked at). */
+static int
+blob_shared_entry(void *ctx, const char *path,
+		  const struct gitguard_index_entry *e)
 {
-	_cleanup_free_ char *buf = NULL, *invalid = NULL;
-	_cleanup_strv_ char **links = NULL;
-	size_t len = 0;
+	struct blobs *b = ctx;
+	const struct gitguard_split *sp = &b->split;
+	uint32_t at = (uint32_t)b->at_shared++;
 
-	if (wl_read_beneath(gitdir_fd, file, WATCHLATER_MAX_INDEX, NULL, &buf,
-			    &len) < 0 ||
-	    gitguard_index_scan(buf, len, b->hash_len, &links, shared, &invalid,
-				NULL) < 0 ||
+	/* (The bitmaps' bits come in order, as the entries do.) */
+	while (b->k_deleted < sp->n_deleted && sp->deleted[b->k_deleted] < at)
+		b->k_deleted++;
+	while (b->k_skip < sp->n_replaced && sp->replaced[b->k_skip] < at)
+		b->k_skip++;
+	if ((b->k_deleted < sp->n_deleted && sp->deleted[b->k_deleted] == at) ||
+	    (b->k_skip < sp->n_replaced && sp->replaced[b->k_skip] == at))
+		return 0;
+	return blob_entry(ctx, path, e);
+}
+
+static int
+shared_name(void *ctx, const char *path, const struct gitguard_index_entry *e)
+{
+	struct blobs *b = ctx;
+
+	(void)e;
+	b->shared_names =
+		xreallocarray(b->shared_names, b->n_shared + 2, sizeof(char *));
+	b->shared_names[b->n_shared++] = xstrdup(path);
+	b->shared_names[b->n_shared] = NULL;
+	return 0;
+}
+
+/* The entries of the index in gitdir_fd (and of the shared index it
+ * links to), each looked at (blob_entry); what cannot be read,
+ * wl_index_links said, but a split index's link, which it does not
+ * read: a failure. */
+static void
+blob_index(struct blobs *b, int gitdir_fd)
+{
+	_cleanup_free_ char *buf = NULL, *sbuf = NULL, *invalid = NULL;
+	_cleanup_free_ char *shared = NULL;
+	_cleanup_strv_ char **links = NULL, **slinks = NULL;
+	size_t len = 0, slen = 0;
+
+	if (wl_read_beneath(gitdir_fd, "index", WATCHLATER_MAX_INDEX, NULL,
+			    &buf, &len) < 0 ||
+	    gitguard_index_scan(buf, len, b->hash_len, &links, &shared,
+				&invalid, NULL) < 0 ||
 	    invalid != NULL)
 		return;
+	if (shared == NULL) {
+		gitguard_index_each(buf, len, b->hash_len, blob_entry, b);
+		return;
+	}
+	if (wl_read_beneath(gitdir_fd, shared, WATCHLATER_MAX_INDEX, NULL,
+			    &sbuf, &slen) < 0 ||
+	    gitguard_index_scan(sbuf, slen, b->hash_len, &slinks, NULL,
+				&invalid, NULL) < 0 ||
+	    invalid != NULL ||
+	    gitguard_index_each(sbuf, slen, b->hash_len, shared_name, b) < 0)
+		return;
+	if (b->n_shared > UINT32_MAX ||
+	    gitguard_index_split(buf, len, b->hash_len, (uint32_t)b->n_shared,
+				 &b->split) < 0) {
+		_cleanup_free_ char *shown = text_shown(b->wt_path);
+
+		wl_fail(b->w, xasprintf("cannot read the split index of %s "
+					"(its link to %s) as git does",
+					shown, shared));
+		return;
+	}
 	gitguard_index_each(buf, len, b->hash_len, blob_entry, b);
+	gitguard_index_each(sbuf, slen, b->hash_len, blob_shared_entry, b);
 }
 
 void
@@ -317,7 +388,7 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 			   .wt_path = wt_path,
 			   .hash_len = w->hash_len,
 			   .dirfd = -1 };
-	_cleanup_free_ char *shared = NULL, *list = NULL, *shown = NULL;
+	_cleanup_free_ char *list = NULL, *shown = NULL;
 	struct stat st;
 	bool filtered = false;
 
@@ -327,10 +398,9 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 	    !S_ISREG(st.st_mode) || !wl_changed(w, &st))
 		return;
 	b.index_mtime = st.st_mtim;
-	blob_index(&b, gitdir_fd, "index", &shared);
-	/* A split index: its shared index's entries are git's too. */
-	if (shared != NULL)
-		blob_index(&b, gitdir_fd, shared, NULL);
+	blob_index(&b, gitdir_fd);
+	strv_free(b.shared_names);
+	gitguard_split_free(&b.split);
 	free(b.dir);
 	if (b.dirfd >= 0)
 		close(b.dirfd);

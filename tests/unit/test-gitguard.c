@@ -1200,6 +1200,80 @@ test_index_each(void **state)
 	strv_free(s.paths);
 }
 
+/* Big-endian 32 and 64-bit values at p. */
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static void
+put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+/* gitguard_index_split: a split index's link, its delete and replace
+ * bitmaps (EWAH, as git's ewah_io.c writes them) read as positions in
+ * the shared index. */
+static void
+test_index_split(void **state)
+{
+	unsigned char b[1024];
+	struct gitguard_split sp;
+	size_t n, link;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	n = put_header(b, 2, 1);
+	n += put_entry(b + n, 0100644, "", false);
+	memcpy(b + n, "link", 4);
+	link = n;
+	n += 8 + 20; /* the shared index's id */
+	/* delete: bits 0 and 2 (no run, one literal word); replace: a run
+	 * of 64 set bits, then a literal word with bit 3 (position 67). */
+	put32(b + n, 3), put32(b + n + 4, 2);
+	put64(b + n + 8, 1ULL << 33), put64(b + n + 16, 5);
+	put32(b + n + 24, 0);
+	n += 28;
+	put32(b + n, 68), put32(b + n + 4, 2);
+	put64(b + n + 8, 1ULL << 33 | 1 << 1 | 1), put64(b + n + 16, 8);
+	put32(b + n + 24, 0);
+	n += 28;
+	put32(b + link + 4, (uint32_t)(n - link - 8));
+	n += 20; /* the checksum */
+	assert_int_equal(
+		gitguard_index_split(b, n, GITGUARD_SHA1_LEN, 100, &sp), 0);
+	assert_int_equal(sp.n_deleted, 2);
+	assert_int_equal(sp.deleted[0], 0);
+	assert_int_equal(sp.deleted[1], 2);
+	assert_int_equal(sp.n_replaced, 65);
+	assert_int_equal(sp.replaced[0], 0);
+	assert_int_equal(sp.replaced[63], 63);
+	assert_int_equal(sp.replaced[64], 67);
+	gitguard_split_free(&sp);
+	/* A bit past the shared index's entries, or a literal word count
+	 * past the words: not an index llwrap reads. */
+	assert_int_equal(gitguard_index_split(b, n, GITGUARD_SHA1_LEN, 67, &sp),
+			 -EINVAL);
+	assert_null(sp.replaced);
+	put64(b + link + 8 + 20 + 28 + 8, 3ULL << 33 | 1 << 1 | 1);
+	assert_int_equal(
+		gitguard_index_split(b, n, GITGUARD_SHA1_LEN, 100, &sp),
+		-EINVAL);
+	/* No link: nothing. */
+	n = put_header(b, 2, 1);
+	n += put_entry(b + n, 0100644, "a", false);
+	memset(b + n, 0, 20);
+	assert_int_equal(
+		gitguard_index_split(b, n + 20, GITGUARD_SHA1_LEN, 0, &sp), 0);
+	assert_int_equal(sp.n_replaced, 0);
+}
+
 /* Who reads a later-run file, named in the messages about one made. */
 static void
 test_later_reader(void **state)
@@ -1711,6 +1785,7 @@ main(void)
 		cmocka_unit_test(test_unchanged),
 		cmocka_unit_test(test_stat_trusted),
 		cmocka_unit_test(test_index_each),
+		cmocka_unit_test(test_index_split),
 		cmocka_unit_test(test_later_reader),
 		cmocka_unit_test(test_hooks_path),
 		cmocka_unit_test(test_config_unsafe),
