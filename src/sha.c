@@ -34,29 +34,21 @@ sha1_block(uint32_t *h, const unsigned char *p)
 		w[t] = be32(p + 4 * t);
 	for (int t = 16; t < 80; t++)
 		w[t] = rol(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
-	for (int t = 0; t < 80; t++) {
-		uint32_t f, k, tmp;
-
-		if (t < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5a827999;
-		} else if (t < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (t < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		tmp = rol(a, 5) + f + e + k + w[t];
-		e = d;
-		d = c;
-		c = rol(b, 30);
-		b = a;
-		a = tmp;
+		/* The four stages, each its own loop (no branch in a round). */
+#define SHA1_ROUNDS(from, to, f, k)                                            \
+	for (int t = (from); t < (to); t++) {                                  \
+		uint32_t tmp = rol(a, 5) + (f) + e + (k) + w[t];               \
+		e = d;                                                         \
+		d = c;                                                         \
+		c = rol(b, 30);                                                \
+		b = a;                                                         \
+		a = tmp;                                                       \
 	}
+	SHA1_ROUNDS(0, 20, (b & c) | (~b & d), 0x5a827999)
+	SHA1_ROUNDS(20, 40, b ^ c ^ d, 0x6ed9eba1)
+	SHA1_ROUNDS(40, 60, (b & c) | (b & d) | (c & d), 0x8f1bbcdc)
+	SHA1_ROUNDS(60, 80, b ^ c ^ d, 0xca62c1d6)
+#undef SHA1_ROUNDS
 	h[0] += a;
 	h[1] += b;
 	h[2] += c;
@@ -101,8 +93,13 @@ sha256_block(uint32_t *h, const unsigned char *p)
 		uint32_t s0 = ror(v[0], 2) ^ ror(v[0], 13) ^ ror(v[0], 22);
 		uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
 
-		memmove(v + 1, v, 7 * sizeof(*v));
-		v[4] += t1;
+		v[7] = v[6];
+		v[6] = v[5];
+		v[5] = v[4];
+		v[4] = v[3] + t1;
+		v[3] = v[2];
+		v[2] = v[1];
+		v[1] = v[0];
 		v[0] = t1 + s0 + maj;
 	}
 	for (int i = 0; i < 8; i++)

@@ -215,9 +215,25 @@ blob_entry(void *ctx, const char *path, const struct gitguard_index_entry *e)
 	    ((e->mode & 0170000) != 0100000 && (e->mode & 0170000) != 0120000))
 		return 0;
 	blob_dir(b, dir);
-	if (b->dirfd < 0 ||
-	    fstatat(b->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !wl_changed(w, &st) ||
+	if (b->dirfd < 0)
+		return 0;
+	if (fstatat(b->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* Gone: git shows it deleted.  Else not looked at is not
+		 * checked: a failure. */
+		int err = errno;
+
+		if (err != ENOENT && err != ENOTDIR) {
+			_cleanup_free_ char *full =
+				xasprintf("%s/%s", b->wt_path, path);
+			_cleanup_free_ char *shown = text_shown(full);
+
+			wl_fail(w, xasprintf("cannot look at %s to check it "
+					     "against the git index: %s",
+					     shown, strerror(err)));
+		}
+		return 0;
+	}
+	if (!wl_changed(w, &st) ||
 	    !gitguard_stat_trusted(e, &st, &b->index_mtime))
 		return 0;
 	if (w->blob_files >= WATCHLATER_BLOB_FILES ||
