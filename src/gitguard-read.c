@@ -189,6 +189,141 @@ index_link(const unsigned char *b, size_t len, size_t at, size_t hash_len,
 	return 0;
 }
 
+/* One more bit of a bitmap's in *v (n of cap). */
+static void
+bits_push(uint32_t **v, size_t *n, size_t *cap, uint64_t bit)
+{
+	if (*n == *cap) {
+		*cap = *cap != 0 ? 2 * *cap : 64;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
+	(*v)[(*n)++] = (uint32_t)bit;
+}
+
+/*
+ * The set bits of the EWAH bitmap at p (git's ewah_io.c: a 32-bit bit
+ * count, a 32-bit word count, that many 64-bit words, a 32-bit position
+ * of the last run word; all big-endian) in *v (n of them, below
+ * max_bits), its size in *used.  A run word: its lowest bit the running
+ * bit, the next 32 the run's length in words, the top 31 the literal
+ * words after it.  -EINVAL for one that does not fit or sets a bit at
+ * or past max_bits.
+ */
+static int
+ewah_bits(const unsigned char *p, size_t len, uint32_t max_bits, uint32_t **v,
+	  size_t *n, size_t *used)
+{
+	uint32_t words;
+	uint64_t bit = 0;
+	size_t cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (len < 12)
+		return -EINVAL;
+	words = be32(p + 4);
+	if (words > (len - 12) / 8)
+		return -EINVAL;
+	*used = 12 + (size_t)words * 8;
+	for (uint32_t i = 0; i < words;) {
+		const unsigned char *q = p + 8 + (size_t)i * 8;
+		uint64_t w = (uint64_t)be32(q) << 32 | be32(q + 4);
+		uint64_t run = (w >> 1) & 0xffffffffu, lit = w >> 33;
+
+		if (w & 1) {
+			if (bit + run * 64 > max_bits)
+				goto bad;
+			for (uint64_t k = 0; k < run * 64; k++)
+				bits_push(v, n, &cap, bit++);
+		} else {
+			bit += run * 64;
+		}
+		if (lit > words - i - 1)
+			goto bad;
+		for (uint64_t k = 1; k <= lit; k++) {
+			const unsigned char *r = q + k * 8;
+			uint64_t l = (uint64_t)be32(r) << 32 | be32(r + 4);
+
+			for (int c = 0; c < 64; c++, bit++) {
+				if (!(l >> c & 1))
+					continue;
+				if (bit >= max_bits)
+					goto bad;
+				bits_push(v, n, &cap, bit);
+			}
+		}
+		i += 1 + (uint32_t)lit;
+	}
+	return 0;
+bad:
+	free(*v);
+	*v = NULL;
+	*n = 0;
+	return -EINVAL;
+}
+
+/* The entries' end of an index: index_walk's, with nothing done. */
+static int
+no_entry(void *ctx, const char *path, const unsigned char *entry)
+{
+	(void)ctx;
+	(void)path;
+	(void)entry;
+	return 0;
+}
+
+int
+gitguard_index_split(const void *buf, size_t len, size_t hash_len,
+		     uint32_t shared_n, struct gitguard_split *out)
+{
+	const unsigned char *b = buf;
+	size_t at = 0, used = 0;
+	int r = index_walk(buf, len, hash_len, no_entry, NULL, &at);
+
+	*out = (struct gitguard_split){ 0 };
+	if (r < 0)
+		return r;
+	if (len < hash_len || at > len - hash_len)
+		return -EINVAL;
+	len -= hash_len;
+	while (len - at >= 8) {
+		uint32_t size = be32(b + at + 4);
+		const unsigned char *d = b + at + 8;
+
+		if (size > len - at - 8)
+			return -EINVAL;
+		if (memcmp(b + at, "link", 4) != 0) {
+			at += 8 + size;
+			continue;
+		}
+		/* The shared index's id, then the delete and replace
+		 * bitmaps (none when the link names no shared index). */
+		if (size < hash_len)
+			return -EINVAL;
+		if (size == hash_len)
+			return 0;
+		if ((r = ewah_bits(d + hash_len, size - hash_len, shared_n,
+				   &out->deleted, &out->n_deleted, &used)) <
+			    0 ||
+		    (r = ewah_bits(d + hash_len + used, size - hash_len - used,
+				   shared_n, &out->replaced, &out->n_replaced,
+				   &used)) < 0) {
+			gitguard_split_free(out);
+			return r;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+void
+gitguard_split_free(struct gitguard_split *s)
+{
+	free(s->deleted);
+	free(s->replaced);
+	*s = (struct gitguard_split){ 0 };
+}
+
 /* The second walk of index_offsets_agree: the blocks of the offset
  * table, in order, and where the walk is in them. */
 struct blocks {
@@ -419,6 +554,32 @@ gitguard_index_scan(const void *buf, size_t len, size_t hash_len, char ***paths,
 	return 0;
 }
 
+/* The entry at e (its stat data, mode, object id, flags) as parsed. */
+static void
+entry_parse(const unsigned char *e, size_t hash_len,
+	    struct gitguard_index_entry *out)
+{
+	const unsigned char *f = e + 40 + hash_len;
+
+	*out = (struct gitguard_index_entry){
+		.ctime_sec = be32(e),
+		.ctime_nsec = be32(e + 4),
+		.mtime_sec = be32(e + 8),
+		.mtime_nsec = be32(e + 12),
+		.dev = be32(e + 16),
+		.ino = be32(e + 20),
+		.mode = be32(e + 24),
+		.uid = be32(e + 28),
+		.gid = be32(e + 32),
+		.size = be32(e + 36),
+		.flags = (uint16_t)(f[0] << 8 | f[1]),
+		.oid = e + 40,
+	};
+	/* Version 3 and up: skip-worktree and intent-to-add. */
+	if ((out->flags & 0x4000) != 0)
+		out->ext_flags = (uint16_t)(f[2] << 8 | f[3]);
+}
+
 struct find {
 	const char *path;
 	struct gitguard_index_entry *out;
@@ -432,22 +593,8 @@ find_entry(void *ctx, const char *path, const unsigned char *e)
 
 	if (strcmp(path, f->path) != 0)
 		return 0;
-	*f->out = (struct gitguard_index_entry){
-		.ctime_sec = be32(e),
-		.ctime_nsec = be32(e + 4),
-		.mtime_sec = be32(e + 8),
-		.mtime_nsec = be32(e + 12),
-		.dev = be32(e + 16),
-		.ino = be32(e + 20),
-		.mode = be32(e + 24),
-		.uid = be32(e + 28),
-		.gid = be32(e + 32),
-		.size = be32(e + 36),
-		.flags = (uint16_t)(e[60] << 8 | e[61]),
-	};
-	/* Version 3 and up: skip-worktree and intent-to-add. */
-	if ((f->out->flags & 0x4000) != 0)
-		f->out->ext_flags = (uint16_t)(e[62] << 8 | e[63]);
+	entry_parse(e, GITGUARD_SHA1_LEN, f->out);
+	f->out->oid = NULL;
 	f->found = true;
 	return 1;
 }
@@ -462,6 +609,65 @@ gitguard_index_find(const void *buf, size_t len, const char *path,
 	if (r < 0)
 		return r;
 	return f.found ? 0 : -ENOENT;
+}
+
+struct each {
+	gitguard_entry_fn *fn;
+	void *ctx;
+	size_t hash_len;
+};
+
+static int
+each_entry(void *ctx, const char *path, const unsigned char *e)
+{
+	struct each *a = ctx;
+	struct gitguard_index_entry entry;
+
+	entry_parse(e, a->hash_len, &entry);
+	return a->fn(a->ctx, path, &entry);
+}
+
+int
+gitguard_index_each(const void *buf, size_t len, size_t hash_len,
+		    gitguard_entry_fn *fn, void *ctx)
+{
+	struct each a = { .fn = fn, .ctx = ctx, .hash_len = hash_len };
+
+	return index_walk(buf, len, hash_len, each_entry, &a, NULL);
+}
+
+/* Whether the entry e is racily clean: its file changed in the same
+ * tick the index (of mtime index_mtime) was written, which the stat data
+ * cannot tell apart (git's is_racy_timestamp). */
+static bool
+racily_clean(const struct gitguard_index_entry *e,
+	     const struct timespec *index_mtime)
+{
+	return (uint32_t)index_mtime->tv_sec < e->mtime_sec ||
+	       ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
+		(uint32_t)index_mtime->tv_nsec <= e->mtime_nsec);
+}
+
+bool
+gitguard_stat_trusted(const struct gitguard_index_entry *e,
+		      const struct stat *st, const struct timespec *index_mtime)
+{
+	uint32_t type = e->mode & 0170000;
+
+	/* A conflict, assume-valid, skip-worktree (named apart: review
+	 * L, L5) or intent-to-add: git reads the file, or shows it. */
+	if ((e->flags & 0xb000) != 0 || (e->ext_flags & 0x6000) != 0)
+		return false;
+	if (!(type == 0100000 && S_ISREG(st->st_mode)) &&
+	    !(type == 0120000 && S_ISLNK(st->st_mode)))
+		return false;
+	/* core.checkStat=minimal and core.trustctime=false leave git
+	 * these two (ce_match_stat_basic). */
+	if (e->size != (uint32_t)st->st_size ||
+	    e->mtime_sec != (uint32_t)st->st_mtim.tv_sec)
+		return false;
+	/* Racily clean: git compares the contents itself. */
+	return !racily_clean(e, index_mtime);
 }
 
 bool
@@ -486,13 +692,8 @@ gitguard_unchanged(const struct gitguard_index_entry *e, const struct stat *st,
 	    e->ctime_sec != (uint32_t)st->st_ctim.tv_sec ||
 	    e->ctime_nsec != (uint32_t)st->st_ctim.tv_nsec)
 		return false;
-	/* Racily clean: changed in the same tick the index was written,
-	 * the stat data cannot tell (git then compares the contents). */
-	if ((uint32_t)index_mtime->tv_sec < e->mtime_sec ||
-	    ((uint32_t)index_mtime->tv_sec == e->mtime_sec &&
-	     (uint32_t)index_mtime->tv_nsec <= e->mtime_nsec))
-		return false;
-	return true;
+	/* Racily clean: git then compares the contents. */
+	return !racily_clean(e, index_mtime);
 }
 
 /*

@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -914,6 +915,16 @@ static const struct later_entry {
 	{ ".mise.local.toml", false,
 	  "mise (its env and hooks, at the shell's cd)" },
 	{ ".mise", false, "mise (its env and hooks, at the shell's cd)" },
+	/* ... and its other places (mise's LOCAL_CONFIG_FILENAMES), each
+	 * reached component by component by the host side. */
+	{ "mise/config.toml", false,
+	  "mise (its env and hooks, at the shell's cd)" },
+	{ ".config/mise.toml", false,
+	  "mise (its env and hooks, at the shell's cd)" },
+	{ ".config/mise/config.toml", false,
+	  "mise (its env and hooks, at the shell's cd)" },
+	{ ".config/mise/conf.d", false,
+	  "mise (its env and hooks, at the shell's cd)" },
 	/* asdf's (and mise's) tool versions: "nodejs path:DIR" has every
 	 * node shim run DIR/bin/node in the project, a shell prompt's
 	 * node --version among them; asdf asks nothing (review L, L7). */
@@ -931,6 +942,27 @@ static const struct later_entry {
 	{ ".hg/sharedpath", false,
 	  "Mercurial (another repository's configuration and store)" },
 };
+
+/* mise's configuration environments (MISE_ENV=ENV, or -E): mise.ENV.toml,
+ * .mise.ENV.toml, their .local forms, and in .config/ (gitguard.h). */
+static const char *const mise_env_patterns[] = { "mise.*.toml",
+						 ".mise.*.toml" };
+
+bool
+gitguard_mise_env(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(mise_env_patterns); i++)
+		if (fnmatch(mise_env_patterns[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+const char *const *
+gitguard_mise_env_patterns(size_t *n)
+{
+	*n = ARRAY_SIZE(mise_env_patterns);
+	return mise_env_patterns;
+}
 
 /* The entry a name beneath the project is (one with a '/' by its whole
  * relative path), or NULL. */
@@ -963,6 +995,8 @@ gitguard_later_reader(const char *path)
 
 	if (strncmp(name, ".envrc.", 7) == 0 || strcmp(name, ".env") == 0)
 		return "direnv";
+	if (e == NULL && gitguard_mise_env(name))
+		return "mise (its env and hooks, at the shell's cd)";
 	return e != NULL ? e->reader : "direnv or an editor";
 }
 
@@ -1202,6 +1236,22 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 	}
 }
 
+/* Whether a directory on the way to name (relative, with '/') beneath
+ * project is a symbolic link. */
+static bool
+later_through_link(struct scan *s, const char *project, const char *name)
+{
+	for (const char *c = strchr(name, '/'); c != NULL;
+	     c = strchr(c + 1, '/')) {
+		_cleanup_free_ char *p =
+			xasprintf("%s/%.*s", project, (int)(c - name), name);
+
+		if (kind(s, p) == 'l')
+			return true;
+	}
+	return false;
+}
+
 struct gitguard *
 gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 {
@@ -1217,19 +1267,46 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 
 		if (kind(&s, p) != 0) {
 			add(&s, p, GITGUARD_RO, "run later, outside");
+		} else if (later_through_link(&s, project, e->name)) {
+			/* The host side follows no link: the user's
+			 * own (.config -> elsewhere) leaves it unwatched. */
+			notes_take(&g->notes,
+				   xasprintf("%s does not exist and is reached "
+					     "through a symbolic link in %s: "
+					     "one created there inside the "
+					     "sandbox is not watched",
+					     e->name, project));
 		} else if (!e->unwatched) {
 			strv_push(&missing, e->name);
 			strv_push(&g->missing, p);
 		}
 	}
-	/* .envrc.local and the like: what .envrc files source beside it. */
+	/* .envrc.local and the like: what .envrc files source beside it;
+	 * mise's environments' files (mise.ENV.toml), there and in
+	 * .config/. */
 	if ((names = fs->list(fs->ctx, project)) != NULL)
 		for (char **n = names; *n != NULL; n++)
-			if (strncmp(*n, ".envrc.", 7) == 0) {
+			if (strncmp(*n, ".envrc.", 7) == 0 ||
+			    gitguard_mise_env(*n)) {
 				_cleanup_free_ char *p = join(project, *n);
 
 				add(&s, p, GITGUARD_RO, "run later, outside");
 			}
+	{
+		_cleanup_free_ char *config = join(project, ".config");
+		_cleanup_strv_ char **in = NULL;
+
+		if (kind(&s, config) == 'd' &&
+		    (in = fs->list(fs->ctx, config)) != NULL)
+			for (char **n = in; *n != NULL; n++)
+				if (gitguard_mise_env(*n)) {
+					_cleanup_free_ char *p =
+						join(config, *n);
+
+					add(&s, p, GITGUARD_RO,
+					    "run later, outside");
+				}
+	}
 	{
 		_cleanup_free_ char *envrc = join(project, ".envrc");
 

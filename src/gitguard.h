@@ -137,6 +137,13 @@ bool gitguard_envrc_load(const char *line, char **arg);
  */
 const char *gitguard_later_reader(const char *path);
 
+/* Whether name is one of mise's configuration environments' files
+ * (mise.ENV.toml, .mise.ENV.toml, mise.ENV.local.toml: MISE_ENV picks
+ * ENV, so any), which mise trusts by path as it does mise.toml; and
+ * their patterns (fnmatch), n of them. */
+bool gitguard_mise_env(const char *name);
+const char *const *gitguard_mise_env_patterns(size_t *n);
+
 /* Whether path is one of the later-run names deeper than the project's
  * top (.hg/hgrc), which gitguard_later_reader names too. */
 bool gitguard_later_nested(const char *project, const char *path);
@@ -282,12 +289,43 @@ bool gitguard_verify_path(const char *path);
 char *gitguard_objects(const char *worktree, const struct gitguard_fs *fs,
 		       char **gitdir);
 
-/* The stat data git keeps for an index entry (32-bit, as stored). */
+/* The stat data git keeps for an index entry (32-bit, as stored), and
+ * its object id (hash_len bytes in the index read; NULL where not
+ * given). */
 struct gitguard_index_entry {
 	uint32_t ctime_sec, ctime_nsec, mtime_sec, mtime_nsec;
 	uint32_t dev, ino, mode, uid, gid, size;
 	uint16_t flags, ext_flags;
+	const unsigned char *oid;
 };
+
+/*
+ * A split index's link to its shared index (core.splitIndex, or git
+ * update-index --split-index): the positions, among the shared index's
+ * entries, that it deletes and that it replaces (git's "link" extension,
+ * two EWAH bitmaps), each below shared_n, the shared index's entry
+ * count.  The split index's first n_replaced entries, which carry no
+ * name, are the replacements, in that order.  0 (nothing in *out for an
+ * index with no link), or -EINVAL.
+ */
+struct gitguard_split {
+	uint32_t *deleted, *replaced;
+	size_t n_deleted, n_replaced;
+};
+int gitguard_index_split(const void *buf, size_t len, size_t hash_len,
+			 uint32_t shared_n, struct gitguard_split *out);
+void gitguard_split_free(struct gitguard_split *s);
+
+/*
+ * Each entry of a git index read as gitguard_index_scan reads it (and no
+ * more checked): fn(ctx, path, entry), both valid during the call, a
+ * nonzero return stopping the walk.  0, or -EINVAL for a file that is
+ * not an index.
+ */
+typedef int gitguard_entry_fn(void *ctx, const char *path,
+			      const struct gitguard_index_entry *e);
+int gitguard_index_each(const void *buf, size_t len, size_t hash_len,
+			gitguard_entry_fn *fn, void *ctx);
 
 /*
  * The entry for path (relative to the work tree) of a git index: 0, or
@@ -307,5 +345,20 @@ int gitguard_index_find(const void *buf, size_t len, const char *path,
 bool gitguard_unchanged(const struct gitguard_index_entry *e,
 			const struct stat *st,
 			const struct timespec *index_mtime);
+
+/*
+ * Whether git, whatever its stat checks (core.checkStat=minimal,
+ * core.trustctime=false: the size and mtime's seconds alone), may take
+ * the file st describes for the entry e without reading it: a file (or a
+ * symbolic link) as the entry says, no conflict, assume-unchanged,
+ * skip-worktree or intent-to-add flag, the same size and mtime, and not
+ * racily clean (mtime not before the index's, index_mtime: git then
+ * reads the contents).  Wider than gitguard_unchanged: a file for which
+ * it holds and whose contents are not the entry's object is one git
+ * status and git diff pass over (review R, R10).
+ */
+bool gitguard_stat_trusted(const struct gitguard_index_entry *e,
+			   const struct stat *st,
+			   const struct timespec *index_mtime);
 
 #endif /* LLW_GITGUARD_H */

@@ -37,39 +37,12 @@
 #include "watchlater-int.h"
 #include "xalloc.h"
 
-/* The text of a file of the repository, beneath its directory fd, at
- * most max bytes: opened without blocking (a FIFO planted there waits
- * for no writer) and read only when it is a regular file.  0, -ENOENT
- * when there is none, -EFBIG when it is larger, or -errno. */
-static int
-git_file_read(int gitdir_fd, const char *name, size_t max, char **buf,
-	      size_t *len)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	_cleanup_close_ int fd =
-		(int)syscall(SYS_openat2, gitdir_fd, name, &how, sizeof(how));
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if ((uint64_t)st.st_size > max)
-		return -EFBIG;
-	return fd_read_all(fd, max, buf, len);
-}
-
 /* The index (or a shared index), up to WATCHLATER_MAX_INDEX. */
 static int
 index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 {
-	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_INDEX, buf, len);
+	return wl_read_beneath(gitdir_fd, name, WATCHLATER_MAX_INDEX, NULL, buf,
+			       len);
 }
 
 /* A config (config, config.worktree), up to WATCHLATER_MAX_CONFIG: git's
@@ -79,7 +52,8 @@ index_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 static int
 config_read(int gitdir_fd, const char *name, char **buf, size_t *len)
 {
-	return git_file_read(gitdir_fd, name, WATCHLATER_MAX_CONFIG, buf, len);
+	return wl_read_beneath(gitdir_fd, name, WATCHLATER_MAX_CONFIG, NULL,
+			       buf, len);
 }
 
 /* Why a config could not be read as git reads it (r < 0), or the NUL
@@ -259,8 +233,8 @@ replace_refs(int gitdir_fd)
 	} else if (fd >= 0) {
 		close(fd);
 	}
-	if (git_file_read(gitdir_fd, "packed-refs", WATCHLATER_MAX_INDEX,
-			  &packed, &len) == 0)
+	if (wl_read_beneath(gitdir_fd, "packed-refs", WATCHLATER_MAX_INDEX,
+			    NULL, &packed, &len) == 0)
 		for (char *save = NULL, *l = strtok_r(packed, "\n", &save);
 		     l != NULL && strv_length(v) < 8192;
 		     l = strtok_r(NULL, "\n", &save)) {
@@ -307,6 +281,8 @@ void
 wl_index_hidden_check(struct watchlater *w, const struct wdir *d)
 {
 	replace_refs_check(w, d);
+	wl_index_blob_check(w, d->fd, d->wt_fd,
+			    d->wt_path != NULL ? d->wt_path : d->path);
 	_cleanup_strv_ char **now = index_hidden(w, d->fd);
 	_cleanup_strv_ char **fresh = NULL;
 	_cleanup_free_ char *list = NULL, *shown = NULL, *dir = NULL;
@@ -362,8 +338,8 @@ merge_rr_check(struct watchlater *w, int gitdir_fd, const char *gitdir,
 {
 	_cleanup_free_ char *text = NULL, *bad = NULL, *dir = NULL;
 	size_t len = 0, hex = 2 * w->hash_len;
-	int r = git_file_read(gitdir_fd, "MERGE_RR", WATCHLATER_MAX_CONFIG,
-			      &text, &len);
+	int r = wl_read_beneath(gitdir_fd, "MERGE_RR", WATCHLATER_MAX_CONFIG,
+				NULL, &text, &len);
 
 	if (r == -ENOENT)
 		return;
@@ -1303,16 +1279,9 @@ inner_list(struct watchlater *w, int fd, const char *path, struct inner *in,
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		sub = xasprintf("%s/%s", path, e->d_name);
-		sfd = wl_open_beneath(fd, e->d_name, true);
-		if (sfd == -ENOENT || sfd == -ENOTDIR || sfd == -ELOOP)
+		if ((sfd = wl_open_or_fail(w, fd, e->d_name, WL_OPEN_DIR,
+					   sub)) < 0)
 			continue;
-		if (sfd < 0) {
-			_cleanup_free_ char *shown = text_shown(sub);
-
-			wl_fail(w, xasprintf("cannot open %s: %s", shown,
-					     strerror(-sfd)));
-			continue;
-		}
 		fn(w, sfd, sub, in, depth, up);
 		close(sfd);
 	}
@@ -1330,18 +1299,12 @@ inner_dir(struct watchlater *w, int gitfd, const char *path, const char *name,
 	  const struct wkey *start, inner_fn *fn)
 {
 	_cleanup_free_ char *sub = xasprintf("%s/%s", path, name);
-	_cleanup_close_ int fd = wl_open_beneath(gitfd, name, true);
+	_cleanup_close_ int fd =
+		wl_open_or_fail(w, gitfd, name, WL_OPEN_DIR, sub);
 	struct inner_up me;
 
-	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+	if (fd < 0)
 		return;
-	if (fd < 0) {
-		_cleanup_free_ char *shown = text_shown(sub);
-
-		wl_fail(w,
-			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
-		return;
-	}
 	me = inner_is(w, fd, up);
 	if (start != NULL) {
 		struct stat st;
@@ -1389,7 +1352,7 @@ commondir_own(int gitfd)
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 
-	if (git_file_read(gitfd, "commondir", 64, &text, &len) < 0)
+	if (wl_read_beneath(gitfd, "commondir", 64, NULL, &text, &len) < 0)
 		return false;
 	/* (git drops the line's end, \n or \r\n, and nothing else.) */
 	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
@@ -1423,6 +1386,16 @@ nested_index(struct watchlater *w, int gitfd, const char *path, int wt_fd,
 	if (fstatat(gitfd, "index", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISREG(st.st_mode) && (made || wl_changed(w, &st)))
 		links = wl_index_links(w, gitfd, path, NULL);
+	/* Its entries against the files (review R, R10), where its work
+	 * tree is known and the index could be read. */
+	if (links != NULL) {
+		_cleanup_free_ char *wt = xstrdup(path);
+		char *slash = strrchr(wt, '/');
+
+		if (slash != NULL && strcmp(slash, "/.git") == 0)
+			*slash = '\0';
+		wl_index_blob_check(w, gitfd, wt_fd, wt);
+	}
 	w->hash_len = keep;
 }
 
@@ -2077,7 +2050,8 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 	}
 	for (char **n = names; n != NULL && *n != NULL; n++)
 		envrc_load_check(w, fd, dir, *n, made);
-	r = git_file_read(fd, ".envrc", WATCHLATER_MAX_CONFIG, &text, &len);
+	r = wl_read_beneath(fd, ".envrc", WATCHLATER_MAX_CONFIG, NULL, &text,
+			    &len);
 	if (r < 0 || strlen(text) != len) {
 		_cleanup_free_ char *path = xasprintf("%s/.envrc", dir);
 		_cleanup_free_ char *shown = text_shown(path);
@@ -2098,6 +2072,8 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 	}
 }
 
+#define MISE_READER "mise (its env and hooks, at the shell's cd)"
+
 /* The version managers' project files below the top, and who reads
  * them: mise's configuration, and .tool-versions (asdf's, mise's too),
  * whose "TOOL path:DIR" has every shim of TOOL run DIR's programs in
@@ -2106,13 +2082,24 @@ nested_envrc(struct watchlater *w, int fd, const char *rel)
 static const struct {
 	const char *name, *reader;
 } tools_files[] = {
-	{ "mise.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ ".mise.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ "mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ ".mise.local.toml", "mise (its env and hooks, at the shell's cd)" },
-	{ ".mise", "mise (its env and hooks, at the shell's cd)" },
+	{ "mise.toml", MISE_READER },
+	{ ".mise.toml", MISE_READER },
+	{ "mise.local.toml", MISE_READER },
+	{ ".mise.local.toml", MISE_READER },
+	{ ".mise", MISE_READER },
 	{ ".tool-versions",
 	  "asdf and mise (a version path:DIR runs DIR's programs)" },
+};
+
+/* mise's files deeper in a directory: each DIR/NAME reached a component
+ * at a time, beneath the directory, never through a link. */
+static const struct {
+	const char *dir, *name;
+} tools_deeper[] = {
+	{ ".config", "mise.toml" },
+	{ ".config/mise", "config.toml" },
+	{ ".config/mise", "conf.d" },
+	{ "mise", "config.toml" },
 };
 
 bool
@@ -2121,7 +2108,8 @@ wl_tools_name(const char *name)
 	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++)
 		if (strcmp(name, tools_files[i].name) == 0)
 			return true;
-	return false;
+	return strcmp(name, ".config") == 0 || strcmp(name, "mise") == 0 ||
+	       gitguard_mise_env(name);
 }
 
 /* Whether anything in the directory fd (O_PATH) or, one level down, in
@@ -2163,6 +2151,105 @@ mise_dir_changed(struct watchlater *w, int fd, bool deeper)
 	return changed;
 }
 
+/* One of mise's files or directories, name in dirfd (at dir): moved
+ * aside when made or changed since the start (a directory: anything in
+ * it, or in its conf.d). */
+static void
+tools_one(struct watchlater *w, int dirfd, const char *dir, const char *name,
+	  const char *reader)
+{
+	struct stat st;
+	bool changed;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    wl_is_aside(w, dirfd, name))
+		return;
+	changed = wl_changed(w, &st);
+	if (!changed && S_ISDIR(st.st_mode)) {
+		int sub = wl_open_beneath(dirfd, name, true);
+
+		changed = sub < 0 || mise_dir_changed(w, sub, true);
+		if (sub >= 0)
+			close(sub);
+	}
+	if (changed)
+		wl_move_aside_as(w, dirfd, dir, name, reader,
+				 nested_born(w, dirfd, name) ? "created"
+							     : "changed");
+}
+
+/* The directory rel (".config/mise") beneath fd (at dir), opened a
+ * component at a time without following a link: a descriptor, or -1
+ * when it is not there.  A link or other file in the way, made or
+ * changed since the start, is moved aside (mise would follow it to
+ * files the check never looked at); one the user had is left. */
+static int
+tools_dir(struct watchlater *w, int fd, const char *dir, const char *rel,
+	  char **path)
+{
+	_cleanup_free_ char *walk = xstrdup(rel);
+	int at = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	char *save = NULL;
+
+	*path = xstrdup(dir);
+	for (char *c = strtok_r(walk, "/", &save); c != NULL && at >= 0;
+	     c = strtok_r(NULL, "/", &save)) {
+		_cleanup_free_ char *next = xasprintf("%s/%s", *path, c);
+		int sub = wl_open_or_fail(w, at, c, WL_OPEN_DIR, next);
+		struct stat st;
+
+		if (sub == -ELOOP || sub == -ENOTDIR) {
+			if (fstatat(at, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode) && wl_changed(w, &st) &&
+			    !wl_is_aside(w, at, c))
+				wl_move_aside_as(w, at, *path, c, MISE_READER,
+						 nested_born(w, at, c)
+							 ? "created"
+							 : "changed");
+		}
+		close(at);
+		at = sub < 0 ? -1 : sub;
+		free(*path);
+		*path = steal_pointer(&next);
+	}
+	return at;
+}
+
+/* mise's other files in the directory fd (at dir): its environments'
+ * (mise.ENV.toml, gitguard_mise_env) there and in .config/, and those
+ * of tools_deeper. */
+static void
+tools_mise_more(struct watchlater *w, int fd, const char *dir)
+{
+	for (int k = 0; k < 2; k++) {
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int at =
+			k == 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3)
+			       : tools_dir(w, fd, dir, ".config", &path);
+		_cleanup_strv_ char **names = NULL;
+		struct dirent *e;
+		DIR *d;
+
+		if (at < 0 || (d = wl_list(w, at, k == 0 ? dir : path)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL && strv_length(names) < 256)
+			if (gitguard_mise_env(e->d_name))
+				strv_push(&names, e->d_name);
+		closedir(d);
+		for (char **n = names; n != NULL && *n != NULL; n++)
+			tools_one(w, at, k == 0 ? dir : path, *n, MISE_READER);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tools_deeper); i++) {
+		_cleanup_free_ char *path = NULL;
+		_cleanup_close_ int at =
+			tools_dir(w, fd, dir, tools_deeper[i].dir, &path);
+
+		if (at >= 0)
+			tools_one(w, at, path, tools_deeper[i].name,
+				  MISE_READER);
+	}
+}
+
 /*
  * The version managers' files in a directory of the project below its
  * top (fd, at rel; tools_files): mise, activated in the user's shell,
@@ -2179,28 +2266,10 @@ nested_tools(struct watchlater *w, int fd, const char *rel)
 {
 	_cleanup_free_ char *dir = xasprintf("%s/%s", w->roots[0].path, rel);
 
-	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++) {
-		const char *name = tools_files[i].name;
-		struct stat st;
-		bool changed;
-
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    wl_is_aside(w, fd, name))
-			continue;
-		changed = wl_changed(w, &st);
-		if (!changed && S_ISDIR(st.st_mode)) {
-			int sub = wl_open_beneath(fd, name, true);
-
-			changed = sub < 0 || mise_dir_changed(w, sub, true);
-			if (sub >= 0)
-				close(sub);
-		}
-		if (changed)
-			wl_move_aside_as(w, fd, dir, name,
-					 tools_files[i].reader,
-					 nested_born(w, fd, name) ? "created"
-								  : "changed");
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(tools_files); i++)
+		tools_one(w, fd, dir, tools_files[i].name,
+			  tools_files[i].reader);
+	tools_mise_more(w, fd, dir);
 }
 
 /* What reads the files nested_hg moves aside. */

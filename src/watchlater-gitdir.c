@@ -171,22 +171,6 @@ special_one(struct walk *k, int dirfd, const char *path, const char *name,
 static void walk_dir(struct walk *k, int fd, const char *path, enum where where,
 		     int depth);
 
-/* The directory rel beneath dirfd, to list: no symlink, no mount
- * crossed, never above it.  A descriptor, or -errno. */
-static int
-open_dir(int dirfd, const char *rel)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	int fd = (int)syscall(SYS_openat2, dirfd, *rel != '\0' ? rel : ".",
-			      &how, sizeof(how));
-
-	return fd < 0 ? -errno : fd;
-}
-
 /* A name git gives a directory of loose objects: two hex digits. */
 static bool
 loose_dir(const char *name)
@@ -336,7 +320,7 @@ walk_entry(struct walk *k, int dirfd, const char *path, const char *name,
 		  in(annex_stores, ARRAY_SIZE(annex_stores), name)))
 		to = W_STORE;
 	sub = xasprintf("%s/%s", path, name);
-	fd = open_dir(dirfd, name);
+	fd = wl_open_listed(dirfd, name);
 	if (fd == -ELOOP || fd == -ENOTDIR) {
 		/* Made a link or a file meanwhile. */
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -500,18 +484,11 @@ walk_repository_k(struct walk *k, const char *path)
 
 	if (r < 0)
 		return;
-	fd = open_dir(w->roots[r].fd, rel);
 	/* Gone, or another in its place: the watch on it says so
 	 * (dir_again, wl_newrepo_check). */
-	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+	if ((fd = wl_open_or_fail(w, w->roots[r].fd, rel, WL_OPEN_LIST, path)) <
+	    0)
 		return;
-	if (fd < 0) {
-		_cleanup_free_ char *shown = text_shown(path);
-
-		wl_fail(w, xasprintf("cannot open the repository %s: %s", shown,
-				     strerror(-fd)));
-		return;
-	}
 	walk_dir(k, fd, path, W_REPO, 0);
 }
 
@@ -571,18 +548,11 @@ tree_made(struct watchlater *w, int dirfd, const char *path, const char *name)
 {
 	struct walk k = { .w = w, .watch = true };
 	_cleanup_free_ char *sub = xasprintf("%s/%s", path, name);
-	int fd = open_dir(dirfd, name);
-
 	/* Gone, or a link in its place (taken as made). */
-	if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
-		return;
-	if (fd < 0) {
-		_cleanup_free_ char *shown = text_shown(sub);
+	int fd = wl_open_or_fail(w, dirfd, name, WL_OPEN_LIST, sub);
 
-		wl_fail(w,
-			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+	if (fd < 0)
 		return;
-	}
 	walk_dir(&k, fd, sub, W_TREE, 1);
 }
 
@@ -594,7 +564,7 @@ wl_gitdir_tree(struct watchlater *w, size_t i)
 	int fd;
 
 	/* The same directory, opened again to list. */
-	if (w->dirs[i].fd < 0 || (fd = open_dir(w->dirs[i].fd, "")) < 0)
+	if (w->dirs[i].fd < 0 || (fd = wl_open_listed(w->dirs[i].fd, "")) < 0)
 		return;
 	walk_dir(&k, fd, path, W_TREE, 1);
 }
@@ -638,7 +608,8 @@ void
 wl_gitdir_nested(struct watchlater *w, int gitfd, const char *path, bool made)
 {
 	struct walk k = { .w = w, .nested = true, .made = made };
-	int fd = open_dir(gitfd, ""); /* its own offset: gitfd may be listed */
+	int fd = wl_open_listed(gitfd,
+				""); /* its own offset: gitfd may be listed */
 
 	if (fd < 0) {
 		_cleanup_free_ char *shown = text_shown(path);

@@ -60,33 +60,6 @@ hold_dir_of(const char *rel, const char **name)
 	return xstrndup(rel, (size_t)(slash - rel));
 }
 
-/* The text of the regular file name in dirfd, at most
- * WATCHLATER_HOLD_MAX_SIZE bytes: 0, or -EFBIG, -EINVAL (not a regular
- * file), -errno. */
-static int
-hold_read(int dirfd, const char *name, char **text, size_t *len,
-	  struct stat *st)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW |
-			 O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	_cleanup_close_ int fd =
-		(int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0)
-		return -errno;
-	if (!S_ISREG(st->st_mode))
-		return -EINVAL;
-	if ((uint64_t)st->st_size > WATCHLATER_HOLD_MAX_SIZE)
-		return -EFBIG;
-	return fd_read_all(fd, WATCHLATER_HOLD_MAX_SIZE, text, len);
-}
-
 static bool
 same_stat(const struct held *h, const struct stat *st)
 {
@@ -213,7 +186,8 @@ hold_record(struct watchlater *w, const char *rel, const char *path,
 	h->config = config;
 	h->reader = reader;
 	{
-		int r = hold_read(dirfd, name, &h->text, &h->len, &st);
+		int r = wl_read_beneath(dirfd, name, WATCHLATER_HOLD_MAX_SIZE,
+					&st, &h->text, &h->len);
 
 		if (r < 0) {
 			wl_fail(w, xasprintf("cannot hold %s in place of a "
@@ -358,7 +332,8 @@ hold_check_file(struct watchlater *w, struct held *h, bool at_end)
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!at_end && same_stat(h, &st))
 			return;
-		r = hold_read(dirfd, name, &text, &len, &st);
+		r = wl_read_beneath(dirfd, name, WATCHLATER_HOLD_MAX_SIZE, &st,
+				    &text, &len);
 		if (r == 0 && len == h->len &&
 		    memcmp(text, h->text, len) == 0 && st.st_mode == h->mode) {
 			remember_stat(h, &st); /* rewritten as it was */

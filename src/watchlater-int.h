@@ -230,6 +230,10 @@ struct watchlater {
 
 	char **lines;	 /* the report */
 	char **failures; /* what could not be checked */
+
+	/* What the end hashed (wl_index_blob_check), bounded. */
+	size_t blob_files;
+	unsigned long long blob_bytes;
 };
 
 /* Whether st changed (its ctime: every write, rename, link or chmod,
@@ -255,6 +259,26 @@ void wl_fail(struct watchlater *w, char *why);
 /* rel beneath the root's descriptor rootfd: no symlink, no mount
  * crossed, never above it.  A descriptor (O_PATH), or -errno. */
 int wl_open_beneath(int rootfd, const char *rel, bool dir);
+/* The same, a directory to list (O_RDONLY). */
+int wl_open_listed(int dirfd, const char *rel);
+/* How wl_open_or_fail opens: O_PATH, a file or a directory; a directory
+ * to list (wl_open_listed). */
+enum wl_open { WL_OPEN_FILE, WL_OPEN_DIR, WL_OPEN_LIST };
+/* rel beneath dirfd opened as how says, where a failure but gone
+ * (ENOENT), not a directory (ENOTDIR) or reached through a link
+ * (ELOOP), which callers pass over, is one of the check's, naming path
+ * ("cannot open PATH: why").  A descriptor, or -errno. */
+int wl_open_or_fail(struct watchlater *w, int dirfd, const char *rel,
+		    enum wl_open how, const char *path);
+/* The regular file name beneath dirfd (as wl_open_beneath reaches it),
+ * opened to read without blocking (a FIFO planted there waits for no
+ * writer), its stat in *st: a descriptor, -EINVAL when it is no regular
+ * file, or -errno. */
+int wl_open_regular(int dirfd, const char *name, struct stat *st);
+/* Its text, at most max bytes (its stat in *st where not NULL): 0,
+ * -EFBIG when it is larger, -EINVAL, or -errno. */
+int wl_read_beneath(int dirfd, const char *name, size_t max, struct stat *st,
+		    char **buf, size_t *len);
 /* The directory fd (O_PATH, opened beneath) at path, to read; NULL
  * and a failure of the check naming path when it cannot be listed. */
 DIR *wl_list(struct watchlater *w, int fd, const char *path);
@@ -301,6 +325,19 @@ void wl_names_at(struct watchlater *w, int dirfd, const char *path,
  * none; in *hidden (where not NULL) what it hides from git status. */
 char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir,
 		      char ***hidden);
+/* The most files, and bytes, the end hashes to check indexes against
+ * the files the command wrote (watchlater-blob.c): past them the run
+ * fails, saying so. */
+#define WATCHLATER_BLOB_FILES 20000
+#define WATCHLATER_BLOB_BYTES (512ull << 20)
+
+/* watchlater-blob.c: at the end, of an index (in gitdir_fd) written
+ * during the run, the entries git takes as clean by their stat data
+ * whose files (beneath wt_fd, at wt_path) the command wrote and whose
+ * contents are not the entry's object (review R, R10): named. */
+void wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
+			 const char *wt_path);
+
 /* At the end: the entries the index of the repository d now hides from
  * git status and diff that it did not at the start, and the replace refs
  * it has that the start's had not, said. */

@@ -226,34 +226,21 @@ static int
 state_file(struct watchlater *w, int dfd, const char *shown, const char *name,
 	   struct sfile *f)
 {
-	struct open_how how = {
-		.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY |
-			 O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	int e;
 
 	*f = (struct sfile){ 0 };
-	fd = (int)syscall(SYS_openat2, dfd, name, &how, sizeof(how));
-	if (fd < 0) {
-		e = errno;
-		if (e == ENOENT || e == ELOOP)
-			return 0;
-		wl_fail(w, xasprintf("cannot read %s/%s: %s", shown, name,
-				     strerror(e)));
-		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		wl_fail(w, xasprintf("cannot look at %s/%s: %s", shown, name,
-				     strerror(errno)));
-		return -1;
-	}
-	/* A FIFO or the like is never read (the walk moves it). */
-	if (!S_ISREG(st.st_mode))
+	fd = wl_open_regular(dfd, name, &st);
+	/* Gone, a link, or a FIFO or the like, never read (the walk
+	 * moves it). */
+	if (fd == -ENOENT || fd == -ELOOP || fd == -EINVAL)
 		return 0;
+	if (fd < 0) {
+		wl_fail(w, xasprintf("cannot read %s/%s: %s", shown, name,
+				     strerror(-fd)));
+		return -1;
+	}
 	f->present = true;
 	f->changed = wl_changed(w, &st);
 	if (st.st_size > (off_t)TODO_MAX_SIZE) {

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -83,23 +84,86 @@ wl_fail(struct watchlater *w, char *why)
 	}
 }
 
-/* dir beneath the root's descriptor: no symlink, no mount crossed, never
- * above it ("" or "." is the root itself). */
-int
-wl_open_beneath(int rootfd, const char *rel, bool dir)
+/* rel beneath dirfd with flags: no symlink (the last component's
+ * included), no mount crossed, never above it ("" is dirfd itself).  A
+ * descriptor, or -errno. */
+static int
+open_beneath(int dirfd, const char *rel, int flags)
 {
 	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+		.flags = (uint64_t)flags | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};
+	int fd = (int)syscall(SYS_openat2, dirfd, *rel != '\0' ? rel : ".",
+			      &how, sizeof(how));
 
-	int fd;
-
-	if (*rel == '\0')
-		rel = ".";
-	fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
 	return fd < 0 ? -errno : fd;
+}
+
+int
+wl_open_beneath(int rootfd, const char *rel, bool dir)
+{
+	return open_beneath(rootfd, rel, O_PATH | (dir ? O_DIRECTORY : 0));
+}
+
+int
+wl_open_listed(int dirfd, const char *rel)
+{
+	return open_beneath(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOCTTY);
+}
+
+int
+wl_open_or_fail(struct watchlater *w, int dirfd, const char *rel,
+		enum wl_open how, const char *path)
+{
+	int fd = how == WL_OPEN_LIST
+			 ? wl_open_listed(dirfd, rel)
+			 : wl_open_beneath(dirfd, rel, how == WL_OPEN_DIR);
+
+	if (fd < 0 && fd != -ENOENT && fd != -ENOTDIR && fd != -ELOOP) {
+		_cleanup_free_ char *shown = text_shown(path);
+
+		wl_fail(w,
+			xasprintf("cannot open %s: %s", shown, strerror(-fd)));
+	}
+	return fd;
+}
+
+int
+wl_open_regular(int dirfd, const char *name, struct stat *st)
+{
+	int fd = open_beneath(dirfd, name,
+			      O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int
+wl_read_beneath(int dirfd, const char *name, size_t max, struct stat *st,
+		char **buf, size_t *len)
+{
+	struct stat own;
+	_cleanup_close_ int fd =
+		wl_open_regular(dirfd, name, st != NULL ? st : &own);
+
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)(st != NULL ? st : &own)->st_size > max)
+		return -EFBIG;
+	return fd_read_all(fd, max, buf, len);
 }
 
 DIR *
@@ -423,7 +487,10 @@ wname_is(struct watchlater *w, int dirfd, const struct wname *n,
 {
 	if (!n->prefix)
 		return strcmp(n->name, name) == 0;
-	return strncmp(n->name, name, strlen(n->name)) == 0 &&
+	/* A pattern (mise.*.toml), or a prefix (.envrc.). */
+	return (strchr(n->name, '*') != NULL
+			? fnmatch(n->name, name, 0) == 0
+			: strncmp(n->name, name, strlen(n->name)) == 0) &&
 	       !wl_is_aside(w, dirfd, name);
 }
 
@@ -1037,6 +1104,47 @@ watch_pending(struct watchlater *w, const char *path, const char *const *names,
 	dir_again(w, w->n_dirs - 1, false);
 }
 
+/* What mise reads by its patterns (mise.ENV.toml, gitguard_mise_env), in
+ * the project and its .config/: every new name matching them moved
+ * aside; a .config/ made during the run watched for them as it is made
+ * (the end looks at .config/mise/ beneath it, as at any missing path). */
+static void
+watch_mise_env(struct watchlater *w, const char *project)
+{
+	const char *reader = "mise (its env and hooks, at the shell's cd)";
+	_cleanup_free_ char *config = xasprintf("%s/.config", project);
+	size_t n, root;
+	const char *const *pat = gitguard_mise_env_patterns(&n);
+	struct wdir *d;
+	struct stat st;
+	int r;
+
+	if ((d = wl_dir_at(w, project, &root)) != NULL)
+		for (size_t i = 0; i < n; i++)
+			wdir_name(d, pat[i], reader, true)->prefix = true;
+	/* (A .config the user made a link is not followed: --explain
+	 * says so, gitguard_later_run.) */
+	r = fstatat(w->roots[0].fd, ".config", &st, AT_SYMLINK_NOFOLLOW);
+	if (r == 0 && S_ISDIR(st.st_mode)) {
+		if ((d = wl_dir_at(w, config, &root)) != NULL)
+			for (size_t i = 0; i < n; i++)
+				wdir_name(d, pat[i], reader, true)->prefix =
+					true;
+	} else if (r < 0 && errno == ENOENT) {
+		/* As watch_pending, with the patterns. */
+		w->dirs =
+			xreallocarray(w->dirs, w->n_dirs + 1, sizeof(*w->dirs));
+		d = &w->dirs[w->n_dirs++];
+		*d = (struct wdir){
+			.wd = -1, .fd = -1, .wt_fd = -1, .path = xstrdup(config)
+		};
+		wdir_name(d, "mise.toml", reader, true);
+		for (size_t i = 0; i < n; i++)
+			wdir_name(d, pat[i], reader, true)->prefix = true;
+		dir_again(w, w->n_dirs - 1, false);
+	}
+}
+
 bool
 wl_changed(const struct watchlater *w, const struct stat *st)
 {
@@ -1134,6 +1242,8 @@ watch_start(struct watchlater *w, const char *project,
 				  true)
 				->prefix = true;
 	}
+	if (later != NULL)
+		watch_mise_env(w, project);
 	/* .opencode/ is opencode's to make (its plans, a .gitignore): made
 	 * inside, what opencode loads from it outside (plugins, tools,
 	 * agents, commands, its configuration, the dependencies it

@@ -33,7 +33,7 @@ layers='
 value:    value httpreq
 core:     vars profile keys options access planconf policy hostrule
           netpolicy proxy dns hostaddrs hostdns profilematch pathtree
-          gitconfig known project layers suggest blocked viewplan
+          gitconfig known project layers suggest blocked viewplan sha
           tlshello learnpropose testhook msgcopy refusal relaycheck
 kernel:   ruleset filter ns sockdiag caps cmsg monitor resources bwrap
           copyin gitguard watchlater channel helper contain runtmp

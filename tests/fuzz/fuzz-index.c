@@ -71,6 +71,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				check_path(*l);
 		strv_free(links);
 		free(shared);
+		/* A split index's link (R10): its bitmaps' bits rise, each
+		 * below the shared index's count, or nothing is kept. */
+		for (size_t m = 0; m < 2; m++) {
+			uint32_t n = m == 0 ? 64 : 1u << 20;
+			struct gitguard_split sp;
+			const uint32_t *v[2];
+			size_t c[2];
+
+			if (gitguard_index_split(buf, size, lens[i], n, &sp) <
+			    0) {
+				if (sp.deleted != NULL || sp.replaced != NULL)
+					abort();
+				continue;
+			}
+			v[0] = sp.deleted, c[0] = sp.n_deleted;
+			v[1] = sp.replaced, c[1] = sp.n_replaced;
+			for (int k = 0; k < 2; k++)
+				for (size_t j = 0; j < c[k]; j++)
+					if (v[k][j] >= n ||
+					    (j > 0 && v[k][j] <= v[k][j - 1]))
+						abort();
+			gitguard_split_free(&sp);
+		}
 	}
 	free(buf);
 	return 0;

@@ -1191,6 +1191,108 @@ else
 	skip "sha256: this git makes no sha256 repository"
 fi
 
+# Review R, R10: the command rewrites the index entry of a file it
+# changed to record HEAD's object id with the changed file's own stat
+# data (written a second later, so not racily clean): git status and
+# git diff trust the stat data and show nothing, and the user runs the
+# edited Makefile.  Named after the run (the control shows the hiding);
+# the agent's ordinary git work says nothing of it.
+FORGE_PY='
+import hashlib, os, struct, subprocess, sys, time
+path = sys.argv[1].encode()
+oid = bytes.fromhex(subprocess.check_output(["git", "rev-parse", "HEAD:" + sys.argv[1]]).decode().strip())
+hl = len(oid)
+b = bytearray(open(".git/index", "rb").read())
+n = struct.unpack(">I", b[8:12])[0]
+at = 12
+for i in range(n):
+    nl = struct.unpack(">H", b[at + 40 + hl:at + 42 + hl])[0] & 0xfff
+    # (a split index names its replacements by position: the first)
+    if bytes(b[at + 42 + hl:at + 42 + hl + nl]) == (path if sys.argv[2] == "plain" else b""):
+        b[at + 40:at + 40 + hl] = oid
+        break
+    at += (42 + hl + nl + 8) & ~7
+body = bytes(b[:-hl])
+time.sleep(1.2)
+open(".git/index.new", "wb").write(body + (hashlib.sha1 if hl == 20 else hashlib.sha256)(body).digest())
+os.rename(".git/index.new", ".git/index")
+'
+FORGE_SH='if [ "$4" = split ]; then git update-index --split-index || exit; fi &&
+printf "all:; @touch %s/%s\n" "$2" "$3" >Makefile && git add Makefile &&
+python3 -c "$1" Makefile "$4" && [ -z "$(git status --porcelain --untracked-files=no)" ] &&
+git diff --quiet HEAD && echo FORGED'
+if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
+	# (protsplit: the command makes the index a split one first, its
+	# entry for the Makefile one that replaces the shared index's.)
+	for how in ctrl prot prot256 protsplit; do
+		N=$HOME_DIR/work/forged-$how
+		fmt=sha1 kind=plain
+		[ $how = prot256 ] && fmt=sha256
+		[ $how = protsplit ] && kind=split
+		if ! as_user /bin/sh -c 'git init -q --object-format=$2 "$1" && cd "$1" &&
+			printf "all:; @echo ok\n" >Makefile && echo c >c && git add . && git commit -qm m' \
+			sh "$N" $fmt >/dev/null 2>&1; then
+			skip "a forged stat-clean index entry ($fmt): this git makes no such repository"
+			continue
+		fi
+		if [ $how = ctrl ]; then
+			run as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+				-q -- /bin/sh -c "$FORGE_SH" sh "$FORGE_PY" "$MARKS" forged-$how $kind
+		else
+			run llw -p opencode $BE -C "$N" -q -- /bin/sh -c "$FORGE_SH" sh "$FORGE_PY" "$MARKS" forged-$how $kind
+		fi
+		status=$(as_user git -C "$N" status --porcelain --untracked-files=no)
+		as_user make -s -C "$N" >/dev/null 2>&1
+		if [ $how = ctrl ]; then
+			if printf '%s\n' "$out" | grep -q FORGED && [ -z "$status" ] && [ -e "$MARKS/forged-ctrl" ]; then
+				ok "control: a forged stat-clean index entry hides the changed Makefile from git status; the user's make runs it"
+			else
+				not_ok "control: a forged stat-clean index entry should hide the changed Makefile"
+				diag "status $rc: $out"; diag "git status: $status"
+			fi
+		elif printf '%s\n' "$out" | grep -q FORGED && [ "$rc" -eq 0 ] &&
+			printf '%s\n' "$out" | grep -q "the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"; then
+			ok "opencode ($fmt, $kind index): a forged stat-clean index entry is named after the run"
+		else
+			not_ok "opencode ($fmt, $kind index): a forged stat-clean index entry is named after the run"
+			diag "status $rc: $out"
+			diag "$(ls -la --full-time "$N" "$N/.git/index"; as_user git -C "$N" ls-files -s --debug)"
+		fi
+		# ... and touch has git read the file: the change shows.
+		if [ $how = prot ]; then
+			as_user touch "$N/Makefile"
+			as_user git -C "$N" status --porcelain | grep -q '^ M Makefile' &&
+				ok "... after touch, git status shows the hidden change" ||
+				not_ok "... after touch, git status shows the hidden change"
+		fi
+		rm -f "$MARKS"/*
+	done
+	# The neighbour: the agent's ordinary git work (an edit added, a
+	# status that refreshes the stat data, a stash and its pop, a
+	# checkout of another branch and back, an edit left unstaged, a
+	# file with CRLF line ends under core.autocrlf) names nothing, in a
+	# plain index and a split one (core.splitIndex).
+	for split in false true; do
+		N=$HOME_DIR/work/forged-none-$split
+		as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config core.autocrlf input &&
+			git config core.splitIndex $2 && printf "all:; @echo ok\n" >Makefile &&
+			for i in 1 2 3; do echo $i >f$i; done &&
+			git add . && git commit -qm m && git branch other && git checkout -q other &&
+			echo other >f2 && git commit -qam o && git checkout -q -' sh "$N" $split >/dev/null 2>&1
+		run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'echo more >>f1 && git add f1 &&
+			touch f3 && git status --short >/dev/null && echo x >>Makefile && git stash -q && git stash pop -q &&
+			git commit -qam w && git checkout -q other && git checkout -q - && printf "a\r\nb\r\n" >crlf.txt &&
+			git add crlf.txt && sleep 1.1 && git status --short >/dev/null && echo y >>f2 && echo DONE'
+		if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q DONE; then
+			ok "the agent's own add, status, stash, commit, checkout of another branch run (splitIndex $split)"
+		else
+			not_ok "the agent's own add, status, stash, commit, checkout of another branch run (splitIndex $split)"
+			diag "status $rc: $out"
+		fi
+		expect_no_output "... and nothing is named as unchanged by its stat data" "unchanged by (its|their) stat data"
+	done
+fi
+
 # Review L, L1: a branch's remote or pushremote naming no remote is an
 # address to git, a path included: a new repository whose branch pushes
 # to a bare repository the command left in its cache (outside the

@@ -700,6 +700,37 @@ expect_output "... and asdf's .tool-versions (review L, L7)" "created $R/new/\\.
 	ok "... gone from their names; the user's unchanged one left" ||
 	not_ok "mise's configuration below the top: moved aside, the user's left"
 
+# ... and mise's other places below the top (mise/config.toml,
+# .config/mise.toml, .config/mise/config.toml, its conf.d/, mise.ENV.toml),
+# reached a component at a time: a .config made a symbolic link (to a
+# directory holding a mise.toml) is moved aside, not followed; the user's
+# unchanged ones are left.
+R=$HOME_DIR/work/misenested2
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p keep/.config/mise/conf.d keep/mise &&
+	echo "[tools]" >keep/.config/mise/conf.d/a.toml && echo "[tools]" >keep/mise/config.toml &&
+	echo "[tools]" >keep/mise.dev.toml' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p ma/.config/mise/conf.d mb/mise mc evil &&
+	echo "[hooks]" >ma/.config/mise.toml && echo "[hooks]" >ma/.config/mise/config.toml &&
+	echo "[hooks]" >ma/.config/mise/conf.d/z.toml && echo "[hooks]" >mb/mise/config.toml &&
+	echo "[hooks]" >mb/mise.dev.toml && echo "[hooks]" >evil/mise.toml && ln -s ../evil mc/.config'
+expect_output "mise's .config/mise.toml below the top, made: moved aside" \
+	"created $R/ma/\\.config/mise\\.toml, which mise"
+expect_output "... .config/mise/config.toml" "created $R/ma/\\.config/mise/config\\.toml, which mise"
+expect_output "... .config/mise/conf.d" "created $R/ma/\\.config/mise/conf\\.d, which mise"
+expect_output "... mise/config.toml" "created $R/mb/mise/config\\.toml, which mise"
+expect_output "... mise.dev.toml (MISE_ENV's)" "created $R/mb/mise\\.dev\\.toml, which mise"
+expect_output "... a .config made a symbolic link: moved aside, not followed" \
+	"created $R/mc/\\.config, which mise"
+if [ -f "$R/keep/.config/mise/conf.d/a.toml" ] && [ -f "$R/keep/mise/config.toml" ] && [ -f "$R/keep/mise.dev.toml" ] &&
+	[ ! -L "$R/mc/.config" ] && [ ! -e "$R/mc/.config" ]; then
+	ok "... the user's unchanged ones left; the link gone from its name"
+else
+	not_ok "mise's other places below the top: the user's left, the link moved"
+	diag "$(cd "$R" && find keep mc evil | sort)"
+fi
+
 # Review L, L4, in a repository nested in the project: an index entry
 # .git/hooks/post-checkout written there had the user's git checkout -- .
 # in it write the hook and run it.  At the end the index is moved aside

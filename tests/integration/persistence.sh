@@ -111,6 +111,71 @@ expect_output "a .mise.local.toml created inside is moved aside, mise named" \
 	"the command created $PROJ/\\.mise\\.local\\.toml, which mise .* reads later, outside the sandbox: moved aside"
 [ ! -e "$PROJ/.mise.local.toml" ] && ok "... gone from its name" || not_ok ".mise.local.toml not moved aside"
 rm -f "$PROJ"/.mise.local.toml*
+# ... and its other places (mise's LOCAL_CONFIG_FILENAMES: mise/,
+# .config/mise.toml, .config/mise/config.toml and conf.d/*.toml) and its
+# environments' files (mise.ENV.toml, .mise.ENV.local.toml, in .config/
+# too), trusted by path alike: read-only where they exist, moved aside
+# when made, each reached component by component (a .config made a
+# symbolic link is moved aside, never followed).
+MI=$HOME_DIR/work/misemore
+mkdir -p "$MI/mise" "$MI/.config/mise/conf.d"
+for f in mise/config.toml .config/mise.toml .config/mise/config.toml .config/mise/conf.d/a.toml \
+	mise.dev.toml .mise.ci.local.toml .config/mise.dev.toml; do
+	echo "[tools]" >"$MI/$f"
+done
+chown -R "$TEST_UID:$TEST_GID" "$MI"
+for f in mise/config.toml .config/mise.toml .config/mise/config.toml .config/mise/conf.d/a.toml \
+	mise.dev.toml .mise.ci.local.toml .config/mise.dev.toml; do
+	expect_denied "opencode: mise's $f is read-only" EROFS \
+		llw -p opencode $BE -C "$MI" -q -- "$PROBE" append "$MI/$f"
+done
+expect_denied "... nothing new in an existing .config/mise/conf.d" EROFS \
+	llw -p opencode $BE -C "$MI" -q -- "$PROBE" write "$MI/.config/mise/conf.d/b.toml"
+expect_succeeded "... while a file beside them in .config stays writable" \
+	llw -p opencode $BE -C "$MI" -q -- "$PROBE" write "$MI/.config/other.toml"
+rm -rf "$MI"
+mkdir -p "$MI"
+chown "$TEST_UID:$TEST_GID" "$MI"
+run llw -p opencode $BE -C "$MI" -q -- /bin/sh -c 'mkdir -p .config/mise/conf.d mise &&
+	for f in .config/mise.toml .config/mise/config.toml .config/mise/conf.d/a.toml mise/config.toml \
+		mise.dev.toml .mise.ci.local.toml .config/mise.dev.toml; do
+		printf "[env]\n_.source = \"./x.sh\"\n" >"$f"; done; echo MADE'
+for f in '\.config/mise\.toml' '\.config/mise/config\.toml' '\.config/mise/conf\.d' 'mise/config\.toml' \
+	'mise\.dev\.toml' '\.mise\.ci\.local\.toml' '\.config/mise\.dev\.toml'; do
+	expect_output "mise's $f created inside: moved aside, mise named" \
+		"the command created $MI/$f, which mise \\(its env and hooks, at the shell's cd\\) reads later, outside the sandbox: moved aside"
+done
+if [ ! -e "$MI/.config/mise.toml" ] && [ ! -e "$MI/.config/mise/config.toml" ] &&
+	[ ! -e "$MI/.config/mise/conf.d" ] && [ ! -e "$MI/mise/config.toml" ] && [ ! -e "$MI/mise.dev.toml" ]; then
+	ok "... gone from their names"
+else
+	not_ok "mise's other places created inside: moved aside"
+	diag "$(cd "$MI" && find . | sort)"
+fi
+rm -rf "$MI"
+mkdir -p "$MI/.config"
+chown -R "$TEST_UID:$TEST_GID" "$MI"
+run llw -p opencode $BE -C "$MI" -q -- /bin/sh -c 'mkdir evil && printf "[env]\n_.source = \"./x.sh\"\n" >evil/mise.toml &&
+	mv .config .config.old && ln -s evil .config && sleep 1 && echo NOT-STOPPED'
+if [ ! -L "$MI/.config" ] && [ "$rc" -eq 125 ] && ! printf '%s\n' "$out" | grep -q NOT-STOPPED &&
+	printf '%s\n' "$out" | grep -q "replaced $MI/\\.config, .*moved aside"; then
+	ok "a .config replaced by a symbolic link (to a mise.toml): moved aside, the sandbox stopped (125)"
+else
+	not_ok "a .config replaced by a symbolic link: moved aside, the sandbox stopped"
+	diag "status $rc: $out"; diag "$(ls -la "$MI")"
+fi
+rm -rf "$MI"
+mkdir -p "$MI"
+chown -R "$TEST_UID:$TEST_GID" "$MI"
+run llw -p opencode $BE -C "$MI" -q -- /bin/sh -c 'mkdir evil && printf "[env]\n_.source = \"./x.sh\"\n" >evil/mise.toml &&
+	ln -s evil .config && sleep 1 && echo NOT-STOPPED'
+if [ ! -L "$MI/.config" ] && [ "$rc" -eq 125 ] && ! printf '%s\n' "$out" | grep -q NOT-STOPPED; then
+	ok "... and one made a symbolic link where there was none: moved aside, the sandbox stopped (125)"
+else
+	not_ok "a .config made a symbolic link: moved aside, the sandbox stopped"
+	diag "status $rc: $out"; diag "$(ls -la "$MI")"
+fi
+rm -rf "$MI"
 # Review L, L6: a Mercurial repository's .hg/hgrc ([hooks] pre-status runs
 # at the shell prompt's hg status) is read-only, hg still works inside;
 # one made where there was none, and a .hg/sharedpath, are moved aside.

@@ -464,8 +464,10 @@ test_later_run(void **state)
 	      ".continue, .roo, .kilocode, .kilo, .amazonq, .mcp.json, "
 	      ".devcontainer.json, kilo.json, kilo.jsonc, opencode.jsonc, "
 	      ".llwrap.ini, .aider.conf.yml, mise.toml, .mise.toml, "
-	      "mise.local.toml, .mise.local.toml, .mise, .tool-versions, "
-	      ".hg/hgrc, .hg/hgrc-not-shared, .hg/sharedpath do not exist");
+	      "mise.local.toml, .mise.local.toml, .mise, mise/config.toml, "
+	      ".config/mise.toml, .config/mise/config.toml, "
+	      ".config/mise/conf.d, .tool-versions, .hg/hgrc, "
+	      ".hg/hgrc-not-shared, .hg/sharedpath do not exist");
 	/* Nothing exists: every name is noted, .opencode/ excepted
 	 * (opencode makes it itself). */
 	check(V("f:/p/main.c=x"), true, "",
@@ -474,9 +476,35 @@ test_later_run(void **state)
 	      ".envrc, .mcp.json, .devcontainer.json, kilo.json, kilo.jsonc, "
 	      "opencode.json, opencode.jsonc, .llwrap.ini, .aider.conf.yml, "
 	      "mise.toml, .mise.toml, mise.local.toml, .mise.local.toml, "
-	      ".mise, .tool-versions, .hg/hgrc, .hg/hgrc-not-shared, "
+	      ".mise, mise/config.toml, .config/mise.toml, "
+	      ".config/mise/config.toml, .config/mise/conf.d, "
+	      ".tool-versions, .hg/hgrc, .hg/hgrc-not-shared, "
 	      ".hg/sharedpath do not exist "
 	      "in /p");
+	/* mise's other places and its environments' files (mise.ENV.toml,
+	 * at the top and in .config/) are read-only where they exist. */
+	check(V("f:/p/mise/config.toml=x", "f:/p/.config/mise/config.toml=x",
+		"f:/p/.config/mise/conf.d/a.toml=x", "f:/p/mise.dev.toml=x",
+		"f:/p/.mise.ci.local.toml=x", "f:/p/.config/mise.dev.toml=x",
+		"f:/p/mise.lock=x", "f:/p/.config/other.toml=x"),
+	      true,
+	      "R /p/mise/config.toml\n"
+	      "R /p/.config/mise/config.toml\n"
+	      "R /p/.config/mise/conf.d\n"
+	      "R /p/mise.dev.toml\n"
+	      "R /p/.mise.ci.local.toml\n"
+	      "R /p/.config/mise.dev.toml\n",
+	      NULL);
+	/* The user's .config a link: what lies behind it is not watched
+	 * (the host side follows no link), and said. */
+	check(V("l:/p/.config", "f:/p/main.c=x"), true, "",
+	      ".config/mise/config.toml does not exist and is reached "
+	      "through a symbolic link in /p");
+	assert_true(gitguard_mise_env("mise.production.toml"));
+	assert_true(gitguard_mise_env(".mise.dev.local.toml"));
+	assert_false(gitguard_mise_env("mise.toml"));
+	assert_false(gitguard_mise_env("mise.lock"));
+	assert_false(gitguard_mise_env("xmise.a.toml"));
 	/* A file .envrc loads that is missing is noted. */
 	check(V("f:/p/.envrc=dotenv .env.local\\n"), true, "R /p/.envrc\n",
 	      ".env.local (loaded by .envrc) does not exist");
@@ -1027,19 +1055,22 @@ test_index_find(void **state)
 	assert_int_equal(gitguard_index_find(b, n - 3, "z", &e), -EINVAL);
 }
 
+/* A file's stat data, for the index's tests against it. */
+static const struct stat file_stat = {
+	.st_mode = S_IFREG | 0644,
+	.st_ino = 1234,
+	.st_dev = 2049,
+	.st_size = 42,
+	.st_uid = 1000,
+	.st_gid = 1000,
+	.st_mtim = { 1700000000, 500 },
+	.st_ctim = { 1700000000, 600 },
+};
+
 static void
 test_unchanged(void **state)
 {
-	struct stat st = {
-		.st_mode = S_IFREG | 0644,
-		.st_ino = 1234,
-		.st_dev = 2049,
-		.st_size = 42,
-		.st_uid = 1000,
-		.st_gid = 1000,
-		.st_mtim = { 1700000000, 500 },
-		.st_ctim = { 1700000000, 600 },
-	};
+	struct stat st = file_stat;
 	struct timespec later = { 1700000001, 0 }, same = { 1700000000, 500 };
 	struct gitguard_index_entry e = entry_of(&st), x;
 
@@ -1078,6 +1109,187 @@ test_unchanged(void **state)
 	/* A file over 4 GiB whose size wraps to the entry's. */
 	st.st_size = 42 + (1LL << 32);
 	assert_false(gitguard_unchanged(&e, &st, &later));
+}
+
+/* gitguard_stat_trusted: what git may take as clean without reading
+ * the file, whatever its stat checks (review R, R10). */
+static void
+test_stat_trusted(void **state)
+{
+	struct stat st = file_stat;
+	struct timespec later = { 1700000001, 0 }, same = { 1700000000, 500 };
+	struct gitguard_index_entry e = entry_of(&st), x;
+
+	(void)state;
+	assert_true(gitguard_stat_trusted(&e, &st, &later));
+	/* core.checkStat=minimal, core.trustctime=false: the inode,
+	 * device, owner, ctime and mtime's nanoseconds are not git's
+	 * only word, so they do not clear a file. */
+	x = e, x.ino = 0, x.dev = 1, x.uid = 0, x.ctime_sec = 1;
+	x.mtime_nsec = 0;
+	assert_true(gitguard_stat_trusted(&x, &st, &later));
+	/* The size or mtime's seconds differ: git reads the file. */
+	x = e, x.size = 41;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.mtime_sec = 1699999999;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	/* Racily clean: git reads it. */
+	assert_false(gitguard_stat_trusted(&e, &st, &same));
+	/* Marks git shows or L5 names, a conflict, intent-to-add. */
+	x = e, x.flags = 0x8000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.flags = 0x1000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.ext_flags = 0x4000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	x = e, x.ext_flags = 0x2000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	/* A link's entry and a link; a gitlink; a link where a file was. */
+	x = e, x.mode = 0120000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	st.st_mode = S_IFLNK | 0777;
+	assert_true(gitguard_stat_trusted(&x, &st, &later));
+	x.mode = 0160000;
+	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	assert_false(gitguard_stat_trusted(&e, &st, &later));
+}
+
+struct seen {
+	char **paths;
+	unsigned char first[GITGUARD_SHA256_LEN];
+	uint16_t ext;
+};
+
+static int
+seen_entry(void *ctx, const char *path, const struct gitguard_index_entry *e)
+{
+	struct seen *s = ctx;
+
+	if (s->paths == NULL)
+		memcpy(s->first, e->oid, sizeof(s->first));
+	strv_push(&s->paths, path);
+	s->ext |= e->ext_flags;
+	return 0;
+}
+
+/* gitguard_index_each: every entry, its object id where the hash puts
+ * it (SHA-256's flags 12 bytes further than SHA-1's). */
+static void
+test_index_each(void **state)
+{
+	unsigned char b[1024];
+	struct seen s = { 0 };
+	size_t n;
+
+	(void)state;
+	n = put_header(b, 3, 2);
+	n += put_entry(b + n, 0100644, "a", false);
+	n += put_entry(b + n, 0100755, "d/b", true);
+	b[12 + 40] = 0xab;
+	b[12 + 64 + 62] = 0x40;
+	assert_int_equal(
+		gitguard_index_each(b, n, GITGUARD_SHA1_LEN, seen_entry, &s),
+		0);
+	assert_int_equal(strv_length(s.paths), 2);
+	assert_string_equal(s.paths[1], "d/b");
+	assert_int_equal(s.first[0], 0xab);
+	assert_int_equal(s.ext, 0x4000);
+	strv_free(s.paths);
+	assert_int_equal(gitguard_index_each(b, n - 3, GITGUARD_SHA1_LEN,
+					     seen_entry, &(struct seen){ 0 }),
+			 -EINVAL);
+	/* SHA-256: 32-byte ids, the name's length after them. */
+	memset(b, 0, sizeof(b));
+	n = put_header(b, 2, 1);
+	b[n + 40] = 0xcd;
+	b[n + 40 + 31] = 0xef;
+	b[n + 72] = 0;
+	b[n + 73] = 1;
+	b[n + 74] = 'z';
+	n += (74 + 1 + 8) & ~(size_t)7;
+	s = (struct seen){ 0 };
+	assert_int_equal(
+		gitguard_index_each(b, n, GITGUARD_SHA256_LEN, seen_entry, &s),
+		0);
+	assert_int_equal(strv_length(s.paths), 1);
+	assert_string_equal(s.paths[0], "z");
+	assert_int_equal(s.first[0], 0xcd);
+	assert_int_equal(s.first[31], 0xef);
+	strv_free(s.paths);
+}
+
+/* Big-endian 32 and 64-bit values at p. */
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static void
+put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+/* gitguard_index_split: a split index's link, its delete and replace
+ * bitmaps (EWAH, as git's ewah_io.c writes them) read as positions in
+ * the shared index. */
+static void
+test_index_split(void **state)
+{
+	unsigned char b[1024];
+	struct gitguard_split sp;
+	size_t n, link;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	n = put_header(b, 2, 1);
+	n += put_entry(b + n, 0100644, "", false);
+	memcpy(b + n, "link", 4);
+	link = n;
+	n += 8 + 20; /* the shared index's id */
+	/* delete: bits 0 and 2 (no run, one literal word); replace: a run
+	 * of 64 set bits, then a literal word with bit 3 (position 67). */
+	put32(b + n, 3), put32(b + n + 4, 2);
+	put64(b + n + 8, 1ULL << 33), put64(b + n + 16, 5);
+	put32(b + n + 24, 0);
+	n += 28;
+	put32(b + n, 68), put32(b + n + 4, 2);
+	put64(b + n + 8, 1ULL << 33 | 1 << 1 | 1), put64(b + n + 16, 8);
+	put32(b + n + 24, 0);
+	n += 28;
+	put32(b + link + 4, (uint32_t)(n - link - 8));
+	n += 20; /* the checksum */
+	assert_int_equal(
+		gitguard_index_split(b, n, GITGUARD_SHA1_LEN, 100, &sp), 0);
+	assert_int_equal(sp.n_deleted, 2);
+	assert_int_equal(sp.deleted[0], 0);
+	assert_int_equal(sp.deleted[1], 2);
+	assert_int_equal(sp.n_replaced, 65);
+	assert_int_equal(sp.replaced[0], 0);
+	assert_int_equal(sp.replaced[63], 63);
+	assert_int_equal(sp.replaced[64], 67);
+	gitguard_split_free(&sp);
+	/* A bit past the shared index's entries, or a literal word count
+	 * past the words: not an index llwrap reads. */
+	assert_int_equal(gitguard_index_split(b, n, GITGUARD_SHA1_LEN, 67, &sp),
+			 -EINVAL);
+	assert_null(sp.replaced);
+	put64(b + link + 8 + 20 + 28 + 8, 3ULL << 33 | 1 << 1 | 1);
+	assert_int_equal(
+		gitguard_index_split(b, n, GITGUARD_SHA1_LEN, 100, &sp),
+		-EINVAL);
+	/* No link: nothing. */
+	n = put_header(b, 2, 1);
+	n += put_entry(b + n, 0100644, "a", false);
+	memset(b + n, 0, 20);
+	assert_int_equal(
+		gitguard_index_split(b, n + 20, GITGUARD_SHA1_LEN, 0, &sp), 0);
+	assert_int_equal(sp.n_replaced, 0);
 }
 
 /* Who reads a later-run file, named in the messages about one made. */
@@ -1589,6 +1801,9 @@ main(void)
 		cmocka_unit_test(test_index_sha256_split),
 		cmocka_unit_test(test_index_find),
 		cmocka_unit_test(test_unchanged),
+		cmocka_unit_test(test_stat_trusted),
+		cmocka_unit_test(test_index_each),
+		cmocka_unit_test(test_index_split),
 		cmocka_unit_test(test_later_reader),
 		cmocka_unit_test(test_hooks_path),
 		cmocka_unit_test(test_config_unsafe),
