@@ -1387,8 +1387,10 @@ nested_index(struct watchlater *w, int gitfd, const char *path, int wt_fd,
 	    S_ISREG(st.st_mode) && (made || wl_changed(w, &st)))
 		links = wl_index_links(w, gitfd, path, NULL);
 	/* Its entries against the files (review R, R10), where its work
-	 * tree is known and the index could be read. */
-	if (links != NULL) {
+	 * tree is known and the index could be read; not in a repository
+	 * the command made, whose every commit is the command's too (and
+	 * whose hashing, a clone's, would only cost the end its bounds). */
+	if (links != NULL && !made) {
 		_cleanup_free_ char *wt = xstrdup(path);
 		char *slash = strrchr(wt, '/');
 

@@ -328,8 +328,8 @@ char **wl_index_links(struct watchlater *w, int gitdir_fd, const char *gitdir,
 /* The most files, and bytes, the end hashes to check indexes against
  * the files the command wrote (watchlater-blob.c): past them the run
  * fails, saying so. */
-#define WATCHLATER_BLOB_FILES 20000
-#define WATCHLATER_BLOB_BYTES (512ull << 20)
+#define WATCHLATER_BLOB_FILES 200000
+#define WATCHLATER_BLOB_BYTES (2048ull << 20)
 
 /* watchlater-blob.c: at the end, of an index (in gitdir_fd) written
  * during the run, the entries git takes as clean by their stat data
