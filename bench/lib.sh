@@ -170,11 +170,11 @@ net_resolver() {
 
 # net_fixture READY... <SERVERS: the network fixture of the benches
 # that reach hosts by name (relay.sh, relay-cpu.sh, relay-trace.sh,
-# agent-tls.sh, named.sh, proxy.sh), run in $work where net_bench (or
-# relay-trace.sh, which traces around its runs) made the bench's own
-# namespaces (unshare -r -n -m, -p to end every fixture process with
-# it): lo up, a veth pair, and behind it a network namespace of the
-# servers' own, where 198.51.100.7 is routed to as an internet host is
+# relay-flow.sh, agent-tls.sh, named.sh, proxy.sh), run in $work where
+# net_bench (or relay-trace.sh, which traces around its runs) made the
+# bench's own namespaces (unshare -r -n -m, -p to end every fixture
+# process with it): lo up, a veth pair, and behind it a network
+# namespace of the servers' own, where 198.51.100.7 is routed to as an internet host is
 # (192.0.2.0/30 the link; an address of one of this host's own links
 # would be a local one to llwrap and srt).  There SERVERS, a shell script
 # read from the standard input (kept as $work/servers.sh), runs with

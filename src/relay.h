@@ -13,8 +13,9 @@
  *
  * The supervisor's side (svnames.c) sends one frame a connection: the
  * destination, the entries, an id, and the relay's end of the
- * connection (non-blocking, TCP_NODELAY: accepted so from the
- * supervisor's listener, set nothing on it again); the
+ * connection (non-blocking, TCP_NODELAY and Reno's congestion control,
+ * which does not pace: accepted so from the supervisor's listener, set
+ * nothing on it again); the
  * relay answers a refusal with a frame naming the id, the rule and the
  * name, which the supervisor logs and notes as its own refusals.
  */

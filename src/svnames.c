@@ -77,8 +77,14 @@ relay_go(struct supervisor *sv)
 		return -1;
 	}
 	/* TCP_NODELAY on the listener: its accepted ends, the relay's
-	 * side of each pair, have it (relay.h). */
+	 * side of each pair, have it (relay.h); and Reno, which every
+	 * kernel allows, in place of a pacing congestion control (BBR, a
+	 * host's default): loopback has no path to model, and the relay's
+	 * sends paced there stall a bulk transfer's catching up after its
+	 * reader ran late (DESIGN.md §6.1). */
 	l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l >= 0)
+		(void)setsockopt(l, IPPROTO_TCP, TCP_CONGESTION, "reno", 4);
 	if (l < 0 ||
 	    setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int)) <
 		    0 ||

@@ -275,6 +275,30 @@ for fam in [socket.AF_INET, socket.AF_INET6] * 2:
         body += b
     print(f.name, 'peer', p, body.split(b'\\r\\n\\r\\n')[-1].decode().strip())
     t.close()"
+echo "== pace"
+# The relay's end of the pair (the accepted one: the listener's port)
+# sends with Reno, not a pacing congestion control such as a host's
+# default BBR: loopback has no path to pace for, and paced sends stall a
+# download's catching up after its reader ran late.  The command's
+# socket keeps a new socket's.
+rm -f "$d/rw/went" "$d/rw/end"
+llw --rw "$d/rw" -- python3 -c "
+import os, socket, time
+a = socket.getaddrinfo('api.llw.test', 8443, socket.AF_INET, socket.SOCK_STREAM)[0][4]
+cc = lambda s: s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b'\\0')[0]
+fresh, s = cc(socket.socket()), socket.socket()
+s.connect(a)
+print('command:', 'as a new socket' if cc(s) == fresh else cc(s))
+open('$d/rw/went', 'w').close()
+while not os.path.exists('$d/rw/end'):
+    time.sleep(0.05)" &
+pacer=$!
+i=0
+while [ ! -e "$d/rw/went" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+port=$(ss -Htln | awk '$4 ~ /^127\.0\.0\.1:/ { sub(/.*:/, "", $4); print $4; exit }')
+echo "relay end: $(ss -Htin state established "( sport = :$port )" | awk 'NR == 2 { print $1 }')"
+: >"$d/rw/end"
+wait $pacer
 echo "== other"
 llw -- sh -c "getent hosts api.llw.test >/dev/null; curl -sS -m 10 --cacert $d/cert.pem --resolve other.llw.test:8443:198.51.100.7 https://other.llw.test:8443/; echo curl-status \$?"
 llw -- python3 "$d/tls.py" sni other.llw.test
@@ -445,6 +469,9 @@ else
 	not_ok "... and the second of each family"
 	diag "$out"
 fi
+section pace
+expect_output "the relay's end of a relayed connection sends with Reno (no pacing on loopback)" "^relay end: reno$"
+expect_output "... the command's socket keeps a new socket's congestion control" "^command: as a new socket$"
 section other
 # The note may land inside curl's own message, across its lines: the
 # status says it, Python's errno below the reset.
