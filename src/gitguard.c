@@ -1202,9 +1202,101 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 	}
 }
 
+/* How deep Mercurial's %include is followed (hg itself has no bound: a
+ * cycle is its own error). */
+#define HGRC_INCLUDE_DEPTH 8
+
+static void scan_hgrc(struct scan *s, const char *project, const char *file,
+		      int depth);
+
+/*
+ * The file an hgrc's %include names (word, already trimmed), from the
+ * file at file: Mercurial reads it as its own configuration, [hooks] and
+ * [extensions] and all, at every hg in the project (config.py: the path
+ * expanded, ~ and $VARS, joined to the including file's directory and
+ * normalised lexically; a missing one is skipped).  One beneath the
+ * project is read-only where it exists and watched for where it does
+ * not, as what .envrc loads is; one llwrap cannot tell (an expansion)
+ * is named NOT ENFORCED.
+ */
+static void
+hgrc_include(struct scan *s, const char *project, const char *file,
+	     const char *word, int depth)
+{
+	_cleanup_free_ char *dir = xstrndup(file, strrchr(file, '/') - file);
+	_cleanup_free_ char *path = NULL;
+
+	if (strchr(word, '$') != NULL || word[0] == '~') {
+		notes_take(&s->g->notes,
+			   xasprintf("%s: '%%include %s' names a file llwrap "
+				     "does not tell (an expansion): NOT "
+				     "ENFORCED for what it names "
+				     "(Mercurial's hooks and extensions)",
+				     file, word));
+		return;
+	}
+	path = named_path(dir, word);
+	if (!path_under(path, project) || strcmp(path, project) == 0)
+		return;
+	if (kind(s, path) != 0) {
+		add(s, path, GITGUARD_RO,
+		    "included by .hg/hgrc (Mercurial: its hooks and "
+		    "extensions)");
+		if (kind(s, path) == 'f' && depth < HGRC_INCLUDE_DEPTH)
+			scan_hgrc(s, project, path, depth + 1);
+	} else if (envrc_beneath(s, project, path + strlen(project) + 1)) {
+		if (!strv_contains(s->g->hg_missing, path)) {
+			strv_push(&s->g->hg_missing, path);
+			notes_take(&s->g->notes,
+				   xasprintf("%s (included by %s) does not "
+					     "exist: one created inside the "
+					     "sandbox is moved aside",
+					     path, file));
+		}
+	} else {
+		notes_take(&s->g->notes,
+			   xasprintf("%s includes %s, which does not exist "
+				     "and is reached through a symbolic "
+				     "link: not watched",
+				     file, word));
+	}
+}
+
+/* The %include lines of the Mercurial configuration file at file
+ * (config.py's parse: a line that starts "%include", blanks, the path,
+ * blanks; lines end at \n, \r or \r\n). */
+static void
+scan_hgrc(struct scan *s, const char *project, const char *file, int depth)
+{
+	_cleanup_free_ char *text = s->fs->read_file(s->fs->ctx, file);
+	char *save = NULL;
+
+	if (text == NULL)
+		return;
+	for (char *l = strtok_r(text, "\r\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\r\n", &save)) {
+		static const char blanks[] = " \t\f\v";
+		size_t n;
+
+		if (strncmp(l, "\xef\xbb\xbf", 3) == 0)
+			l += 3;
+		if (strncmp(l, "%include", 8) != 0 ||
+		    strchr(blanks, l[8]) == NULL || l[8] == '\0')
+			continue;
+		l += 8 + strspn(l + 8, blanks);
+		n = strlen(l);
+		while (n > 0 && strchr(blanks, l[n - 1]) != NULL)
+			l[--n] = '\0';
+		if (n > 0)
+			hgrc_include(s, project, file, l, depth);
+	}
+}
+
 struct gitguard *
 gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 {
+	static const char *const hgrcs[] = { ".hg/hgrc",
+					     ".hg/hgrc-not-shared" };
 	struct gitguard *g = xcalloc(1, sizeof(*g));
 	struct scan s = { .fs = fs, .g = g };
 	_cleanup_strv_ char **names = NULL;
@@ -1236,6 +1328,13 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 		if (kind(&s, envrc) == 'f')
 			scan_envrc(&s, project, envrc);
 	}
+	/* What a Mercurial repository's configuration includes. */
+	for (size_t i = 0; i < ARRAY_SIZE(hgrcs); i++) {
+		_cleanup_free_ char *hgrc = join(project, hgrcs[i]);
+
+		if (kind(&s, hgrc) == 'f')
+			scan_hgrc(&s, project, hgrc, 0);
+	}
 	if (missing != NULL) {
 		_cleanup_free_ char *list = strv_join(missing, ", ");
 
@@ -1264,6 +1363,7 @@ gitguard_free(struct gitguard *g)
 	free(g->v);
 	strv_free(g->notes);
 	strv_free(g->missing);
+	strv_free(g->hg_missing);
 	free(g);
 }
 

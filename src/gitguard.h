@@ -48,6 +48,8 @@ struct gitguard {
 	/* Paths that do not exist and would be run or read later if the
 	 * command created them: checked again after the run. */
 	char **missing;
+	/* ... those Mercurial reads (what an .hg/hgrc %includes). */
+	char **hg_missing;
 };
 
 /* The file system as gitguard_scan() sees it. */

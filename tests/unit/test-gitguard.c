@@ -529,6 +529,38 @@ test_later_run(void **state)
 		assert_true(strv_contains(g->missing, "/p/conf/env.sh"));
 		gitguard_free(g);
 	}
+	/* What .hg/hgrc %includes is Mercurial's configuration too (review
+	 * Y): read-only where it exists beneath the project, its own
+	 * includes with it (relative to the including file), one outside
+	 * or a line that is no %include left, one with an expansion
+	 * named. */
+	check(V("f:/p/.hg/hgrc=%include ../conf/a.rc\\n"
+		" %include ../conf/x.rc\\n"
+		"%include   /etc/mercurial/b.rc  \\n"
+		"%includ ../conf/y.rc\\n",
+		"f:/p/.hg/hgrc-not-shared=%include\t../conf/n.rc\\n",
+		"f:/p/conf/a.rc=%include sub/c.rc\\n", "f:/p/conf/sub/c.rc=x",
+		"f:/p/conf/n.rc=x", "f:/p/conf/x.rc=x", "f:/p/conf/y.rc=x"),
+	      true,
+	      "R /p/.hg/hgrc\nR /p/.hg/hgrc-not-shared\nR /p/conf/a.rc\n"
+	      "R /p/conf/sub/c.rc\nR /p/conf/n.rc\n",
+	      NULL);
+	check(V("f:/p/.hg/hgrc=%include ~/.hgrc.d/x.rc\\n"), true,
+	      "R /p/.hg/hgrc\n", "'%include ~/.hgrc.d/x.rc' names a file");
+	/* A missing one is watched for, beneath a real directory only. */
+	{
+		struct tfs t = { .ents = V("f:/p/.hg/hgrc=%include "
+					   "../conf/l.rc\\n%include "
+					   "../sub/x.rc\\n",
+					   "d:/p/conf", "l:/p/sub") };
+		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t,
+					  NULL };
+		struct gitguard *g = gitguard_later_run("/p", &fs);
+
+		assert_true(strv_contains(g->hg_missing, "/p/conf/l.rc"));
+		assert_false(strv_contains(g->hg_missing, "/p/sub/x.rc"));
+		gitguard_free(g);
+	}
 }
 
 /* An index entry of version 2 or 3: 62 bytes, path, NULs to 8. */
