@@ -50,6 +50,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -545,7 +546,123 @@ wl_todo_at(struct watchlater *w, int gitfd, const char *path)
 	apply_state(w, gitfd, path);
 }
 
-/* The todo lists of the repository's directory at path. */
+/* How many directories the walk of the repositories git keeps inside
+ * the project's has looked at; whether it went past the bounds. */
+struct inner_walk {
+	size_t seen;
+	bool over;
+};
+
+static void todo_inner(struct watchlater *w, int gitfd, const char *path,
+		       struct inner_walk *k, int depth);
+
+/* One more directory at depth beneath path: false (and the run's
+ * failure, once) past the bounds. */
+static bool
+inner_more(struct watchlater *w, struct inner_walk *k, const char *path,
+	   int depth)
+{
+	_cleanup_free_ char *shown = NULL;
+
+	if (k->over)
+		return false;
+	if (++k->seen <= WATCHLATER_GITDIR_MAX &&
+	    depth <= WATCHLATER_GITDIR_DEPTH)
+		return true;
+	k->over = true;
+	shown = text_shown(path);
+	wl_fail(w, xasprintf("the repository holds more submodules' and "
+			     "linked worktrees' repositories than llwrap "
+			     "looks at for a rebase left in progress (more "
+			     "than %d, or deeper than %d, at %s)",
+			     WATCHLATER_GITDIR_MAX, WATCHLATER_GITDIR_DEPTH,
+			     shown));
+	return false;
+}
+
+/* The directory fd (modules/ or worktrees/, or a level of a submodule's
+ * name beneath modules/) at path: each directory in it that is a
+ * repository's (a linked worktree's; under modules/, one with a HEAD,
+ * as git and the gitdir walk take it, else one more level of the name)
+ * judged as the project's own, opened beneath it without a link (a link
+ * there is the gitdir walk's). */
+static void
+todo_inner_dir(struct watchlater *w, int fd, const char *path,
+	       struct inner_walk *k, int depth, bool modules)
+{
+	DIR *d = wl_list(w, fd, path);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *sub = NULL;
+		_cleanup_close_ int sfd = -1;
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (!inner_more(w, k, path, depth))
+			break;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		sub = xasprintf("%s/%s", path, e->d_name);
+		sfd = wl_open_beneath(fd, e->d_name, true);
+		if (sfd == -ENOENT || sfd == -ENOTDIR || sfd == -ELOOP)
+			continue;
+		if (sfd < 0) {
+			_cleanup_free_ char *shown = text_shown(sub);
+
+			wl_fail(w, xasprintf("cannot open %s: %s", shown,
+					     strerror(-sfd)));
+			continue;
+		}
+		if (!modules ||
+		    (fstatat(sfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     !S_ISDIR(st.st_mode))) {
+			wl_todo_at(w, sfd, sub);
+			todo_inner(w, sfd, sub, k, depth + 1);
+		} else {
+			todo_inner_dir(w, sfd, sub, k, depth + 1, true);
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * The repositories git keeps inside the repository's directory gitfd (at
+ * path): a submodule's under modules/, a linked worktree's under
+ * worktrees/NAME.  The user's git rebase --continue in the submodule's
+ * checkout (in the project) or in the linked worktree reads its todo
+ * list there, in a directory the command can write (review Y: an exec
+ * line added to a submodule's, .git/modules/NAME/rebase-merge, ran).
+ * Those of a repository nested in the project are nested_repo's.
+ */
+static void
+todo_inner(struct watchlater *w, int gitfd, const char *path,
+	   struct inner_walk *k, int depth)
+{
+	static const char *const names[] = { "modules", "worktrees" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *sub = xasprintf("%s/%s", path, names[i]);
+		_cleanup_close_ int fd = wl_open_beneath(gitfd, names[i], true);
+
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+			continue;
+		if (fd < 0) {
+			_cleanup_free_ char *shown = text_shown(sub);
+
+			wl_fail(w, xasprintf("cannot open %s: %s", shown,
+					     strerror(-fd)));
+			continue;
+		}
+		todo_inner_dir(w, fd, sub, k, depth, i == 0);
+	}
+}
+
+/* The todo lists of the repository's directory at path, and of the
+ * repositories git keeps inside it. */
 static void
 todo_repository(struct watchlater *w, const char *path)
 {
@@ -565,6 +682,7 @@ todo_repository(struct watchlater *w, const char *path)
 		return;
 	}
 	wl_todo_at(w, gitfd, path);
+	todo_inner(w, gitfd, path, &(struct inner_walk){ 0 }, 0);
 }
 
 void

@@ -1407,6 +1407,42 @@ as_user git -C "$N/sub" rebase --continue >/dev/null 2>&1
 	not_ok "the user's own nested rebase with an exec line did not run it on continue"
 rm -f "$MARKS"/*
 
+# Review Y: a submodule's repository, kept inside the project's
+# (.git/modules/NAME, its checkout in the project): a rebase left there
+# with an exec line added by the command ran at the user's git rebase
+# --continue in the submodule.  (A linked worktree's, .git/worktrees/,
+# is read-only inside: the second write must fail.)
+N=$HOME_DIR/work/rebase-inner
+make_repo "$N"
+as_user /bin/sh -c 'git -C "$1/lib/sub" commit -q --allow-empty -m two &&
+	git -C "$1-wt" commit -q --allow-empty -m two &&
+	cd "$1-wt" && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i HEAD~1' sh "$N" >/dev/null 2>&1
+INNER_SH='cd lib/sub && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i HEAD~1 >/dev/null 2>&1
+for t in "$2/.git/modules/lib/sub/rebase-merge/git-rebase-todo" "$2/.git/worktrees/$3/rebase-merge/git-rebase-todo"; do
+	n=$(printf %s "${t#$2/.git/}" | tr / _)
+	{ printf "exec touch %s/inner-%s\n" "$1" "$n"; cat "$t"; } >"$t.new" && cp "$t.new" "$t" && rm "$t.new" && echo "LEFT $n"
+done 2>/dev/null'
+run llw -p opencode $BE -C "$N" -- /bin/sh -c "$INNER_SH" sh "$MARKS" "$N" "${N##*/}-wt"
+as_user git -C "$N/lib/sub" rebase --continue >/dev/null 2>&1
+as_user git -C "$N-wt" rebase --continue >/dev/null 2>&1
+if [ -z "$(ls "$MARKS")" ] && printf '%s\n' "$out" | grep -q "^LEFT modules_" &&
+	! printf '%s\n' "$out" | grep -q "^LEFT worktrees_" &&
+	printf '%s\n' "$out" | grep -q "the command left $N/\\.git/modules/lib/sub/rebase-merge/git-rebase-todo, which git rebase --continue .*moved aside"; then
+	ok "opencode: a rebase's todo list in a submodule's repository, left with an exec line, is moved aside, named; the user's continue runs nothing (a linked worktree's cannot be written)"
+else
+	not_ok "opencode: a rebase's todo list in a submodule's repository is moved aside"
+	diag "status $rc: $out"; diag "$(ls "$MARKS")"
+fi
+as_user git -C "$N/lib/sub" rebase --abort >/dev/null 2>&1
+as_user /bin/sh -c 'cd "$1/lib/sub" && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i -x "touch $2/inner-user" HEAD~1' \
+	sh "$N" "$MARKS" >/dev/null 2>&1
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'git -C lib/sub status >/dev/null && echo SEEN'
+expect_no_output "... one the user left in the submodule with an exec line: left" "moved aside"
+as_user git -C "$N/lib/sub" rebase --continue >/dev/null 2>&1
+[ -e "$MARKS/inner-user" ] && ok "... and the user's continue runs the user's exec line" ||
+	not_ok "the user's own submodule rebase with an exec line did not run it on continue"
+rm -f "$MARKS"/*
+
 # Review V: git am left in progress (a patch that does not apply), its
 # rebase-apply/apply-opt given an option of git apply's that git am never
 # writes: --build-fake-ancestor=FILE had the user's git am --skip (or
