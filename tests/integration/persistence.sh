@@ -160,11 +160,13 @@ if command -v hg >/dev/null 2>&1; then
 	HGI=$HOME_DIR/work/hginc
 	as_user /bin/sh -c 'hg init "$1" && cd "$1" && mkdir conf && echo a >a &&
 		printf "[ui]\nusername = u\n" >conf/shared.rc &&
-		printf "%%include ../conf/shared.rc\n%%include ../conf/local.rc\n%%include \$HOME/x.rc\n" >.hg/hgrc' sh "$HGI"
+		printf "%%include ../conf/shared.rc\n%%include ../conf/local.rc\n%%include \$LLWY_UNSET/x.rc\n" >.hg/hgrc' sh "$HGI"
 	expect_denied "opencode: a file .hg/hgrc %includes is read-only" EROFS \
 		llw -p opencode $BE -C "$HGI" -q -- "$PROBE" append "$HGI/conf/shared.rc"
 	expect_succeeded "... while its neighbour is writable" \
 		llw -p opencode $BE -C "$HGI" -q -- "$PROBE" write "$HGI/conf/other.rc"
+	# (What the probe appended where it is not denied: hg would refuse.)
+	as_user /bin/sh -c 'printf "[ui]\nusername = u\n" >"$1/conf/shared.rc"' sh "$HGI"
 	run llw -p opencode $BE -C "$HGI" -q -- /bin/sh -c \
 		'printf "[hooks]\npre-status = touch %s/hg-include\n" "$1" >conf/local.rc' sh "$HGM"
 	as_user /bin/sh -c 'cd "$1" && hg status' sh "$HGI" >/dev/null 2>&1
@@ -177,7 +179,7 @@ if command -v hg >/dev/null 2>&1; then
 	fi
 	run llw -p opencode $BE -C "$HGI" --explain -- true
 	expect_output "... and an %include it cannot tell is named in --explain" \
-		"'%include \\\$HOME/x.rc' names a file llwrap does not tell"
+		"'%include \\\$LLWY_UNSET/x.rc' names a file llwrap does not tell"
 	rm -rf "$HGI" "$HGM"/*
 else
 	skip "Mercurial's .hg/hgrc: hg is not installed"
