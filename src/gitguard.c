@@ -1202,10 +1202,6 @@ scan_envrc(struct scan *s, const char *project, const char *envrc)
 	}
 }
 
-/* How deep Mercurial's %include is followed (hg itself has no bound: a
- * cycle is its own error). */
-#define HGRC_INCLUDE_DEPTH 8
-
 static void scan_hgrc(struct scan *s, const char *project, const char *file,
 		      int depth);
 
@@ -1242,7 +1238,7 @@ hgrc_include(struct scan *s, const char *project, const char *file,
 		add(s, path, GITGUARD_RO,
 		    "included by .hg/hgrc (Mercurial: its hooks and "
 		    "extensions)");
-		if (kind(s, path) == 'f' && depth < HGRC_INCLUDE_DEPTH)
+		if (kind(s, path) == 'f' && depth < GITGUARD_HG_INCLUDE_DEPTH)
 			scan_hgrc(s, project, path, depth + 1);
 	} else if (envrc_beneath(s, project, path + strlen(project) + 1)) {
 		if (!strv_contains(s->g->hg_missing, path)) {
@@ -1262,9 +1258,25 @@ hgrc_include(struct scan *s, const char *project, const char *file,
 	}
 }
 
-/* The %include lines of the Mercurial configuration file at file
- * (config.py's parse: a line that starts "%include", blanks, the path,
- * blanks; lines end at \n, \r or \r\n). */
+char *
+gitguard_hg_include(const char *line)
+{
+	static const char blanks[] = " \t\f\v";
+	size_t n;
+
+	if (strncmp(line, "\xef\xbb\xbf", 3) == 0)
+		line += 3;
+	if (strncmp(line, "%include", 8) != 0 || line[8] == '\0' ||
+	    strchr(blanks, line[8]) == NULL)
+		return NULL;
+	line += 8 + strspn(line + 8, blanks);
+	n = strlen(line);
+	while (n > 0 && strchr(blanks, line[n - 1]) != NULL)
+		n--;
+	return n > 0 ? xstrndup(line, n) : NULL;
+}
+
+/* The %include lines of the Mercurial configuration file at file. */
 static void
 scan_hgrc(struct scan *s, const char *project, const char *file, int depth)
 {
@@ -1275,20 +1287,10 @@ scan_hgrc(struct scan *s, const char *project, const char *file, int depth)
 		return;
 	for (char *l = strtok_r(text, "\r\n", &save); l != NULL;
 	     l = strtok_r(NULL, "\r\n", &save)) {
-		static const char blanks[] = " \t\f\v";
-		size_t n;
+		_cleanup_free_ char *word = gitguard_hg_include(l);
 
-		if (strncmp(l, "\xef\xbb\xbf", 3) == 0)
-			l += 3;
-		if (strncmp(l, "%include", 8) != 0 ||
-		    strchr(blanks, l[8]) == NULL || l[8] == '\0')
-			continue;
-		l += 8 + strspn(l + 8, blanks);
-		n = strlen(l);
-		while (n > 0 && strchr(blanks, l[n - 1]) != NULL)
-			l[--n] = '\0';
-		if (n > 0)
-			hgrc_include(s, project, file, l, depth);
+		if (word != NULL)
+			hgrc_include(s, project, file, word, depth);
 	}
 }
 

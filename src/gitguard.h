@@ -143,6 +143,16 @@ const char *gitguard_later_reader(const char *path);
  * top (.hg/hgrc), which gitguard_later_reader names too. */
 bool gitguard_later_nested(const char *project, const char *path);
 
+/* The path a line of a Mercurial configuration file includes, as
+ * Mercurial's config.py reads the line (one that starts "%include",
+ * blanks, the path, blanks; a byte order mark before it; the line split
+ * at \n, \r or \r\n), unexpanded; NULL for another line. */
+char *gitguard_hg_include(const char *line);
+
+/* How deep Mercurial's %include is followed (hg has no bound: a cycle is
+ * its own error). */
+#define GITGUARD_HG_INCLUDE_DEPTH 8
+
 /*
  * The directories of gitguard_later_run() that are missing in project,
  * to create (empty) before the sandbox starts so that they can be made

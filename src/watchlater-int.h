@@ -409,6 +409,11 @@ void wl_gitdir_free(struct watchlater *w);
  * that is not git's own or options for one of git's strategy scripts;
  * git am's rebase-apply/apply-opt, when it holds an option git am does
  * not write itself (wl_apply_opt_ok). */
+/* What a nested Mercurial repository's configuration (its .hg, hfd, at
+ * hg) includes from the project, made or changed during the run: moved
+ * aside (watchlater-hg.c). */
+void wl_hg_includes(struct watchlater *w, int hfd, const char *hg);
+
 void wl_todo_check(struct watchlater *w);
 /* The same in the repository's directory gitfd (at path): one nested in
  * the project (watchlater-git.c's nested_repo). */
