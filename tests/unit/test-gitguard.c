@@ -442,6 +442,35 @@ test_git_includes(void **state)
 	assert_null(strstr(got, "/p/a.inc"));
 }
 
+/* Mercurial's %include line, as config.py's includere takes it. */
+static void
+test_hg_include(void **state)
+{
+	static const struct {
+		const char *line, *want;
+	} cases[] = {
+		{ "%include a.rc", "a.rc" },
+		{ "%include\t \f../c/b.rc \t\v", "../c/b.rc" },
+		{ "\xef\xbb\xbf%include x y", "x y" },
+		{ "%include", NULL },
+		{ "%include   ", NULL },
+		{ "%includea.rc", NULL },
+		{ " %include a.rc", NULL },
+		{ "#%include a.rc", NULL },
+		{ "%unset a", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *got = gitguard_hg_include(cases[i].line);
+
+		if (cases[i].want == NULL)
+			assert_null(got);
+		else
+			assert_string_equal(got, cases[i].want);
+	}
+}
+
 static void
 test_later_run(void **state)
 {
@@ -1613,6 +1642,7 @@ main(void)
 		cmocka_unit_test(test_git),
 		cmocka_unit_test(test_git_includes),
 		cmocka_unit_test(test_git_env),
+		cmocka_unit_test(test_hg_include),
 		cmocka_unit_test(test_later_run),
 		cmocka_unit_test(test_index_gitlinks),
 		cmocka_unit_test(test_index_as_git),
