@@ -425,6 +425,13 @@ bool wl_todo_exec_line(const char *line, size_t len);
  * the options git am itself passes to git apply, as it writes them. */
 bool wl_apply_opt_ok(const char *text, size_t len);
 
+/* Whether opt (len bytes, "--" dropped) is a strategy option of git's
+ * own merges (ort, recursive), which none of git's strategies turns into
+ * an option that writes a file: given to a rebase or cherry-pick that
+ * names no strategy, for which git takes the user's pull.twohead, which
+ * may be resolve (review Y). */
+bool wl_strategy_option_ok(const char *opt, size_t len);
+
 /* watchlater-remotes.c */
 
 /* The legacy remote files (remotes/, branches/) of the repository gitfd

@@ -118,7 +118,8 @@ static const struct {
 		  [TODO_STRAT_OPTS] =
 			  "git rebase --continue (the rebase the command left "
 			  "in progress gives git's resolve or octopus strategy "
-			  "options in rebase-merge/strategy_opts, which become "
+			  "(or, none named, the user's pull.twohead) options "
+			  "in rebase-merge/strategy_opts, which become "
 			  "arguments of git read-tree: one can write a file "
 			  "anywhere; git rebase --abort ends it)",
 	  } },
@@ -146,7 +147,8 @@ static const struct {
 		  [TODO_STRAT_OPTS] =
 			  "git cherry-pick or revert --continue (the sequence "
 			  "the command left in progress gives git's resolve or "
-			  "octopus strategy options in sequencer/opts, which "
+			  "octopus strategy (or, none named, the user's "
+			  "pull.twohead) options in sequencer/opts, which "
 			  "become arguments of git read-tree: one can write a "
 			  "file anywhere; git cherry-pick --abort ends it)",
 	  } },
@@ -209,6 +211,68 @@ strategy_kind(const char *name, size_t len)
 		    memcmp(name, scripts[i], len) == 0)
 			return STRAT_SCRIPT;
 	return STRAT_OTHER;
+}
+
+bool
+wl_strategy_option_ok(const char *opt, size_t len)
+{
+	static const char *const names[] = {
+		"ours",
+		"theirs",
+		"subtree",
+		"patience",
+		"histogram",
+		"ignore-space-change",
+		"ignore-all-space",
+		"ignore-space-at-eol",
+		"ignore-cr-at-eol",
+		"renormalize",
+		"no-renormalize",
+		"no-renames",
+		"find-renames",
+	};
+	static const char *const valued[] = { "subtree=", "diff-algorithm=",
+					      "find-renames=",
+					      "rename-threshold=" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (len == strlen(names[i]) && memcmp(opt, names[i], len) == 0)
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(valued); i++)
+		if (len > strlen(valued[i]) &&
+		    memcmp(opt, valued[i], strlen(valued[i])) == 0)
+			return memchr(opt, '\0', len) == NULL;
+	return false;
+}
+
+/* Whether rebase-merge/strategy_opts (text, len bytes) holds only
+ * options wl_strategy_option_ok takes, each "--NAME" between blanks (git
+ * splits it as a command line, split_cmdline: a quote or backslash is
+ * not read here, and counts against it). */
+static bool
+strategy_opts_ok(const char *text, size_t len)
+{
+	size_t at = 0;
+
+	if (memchr(text, '\0', len) != NULL ||
+	    memchr(text, '\'', len) != NULL || memchr(text, '"', len) != NULL ||
+	    memchr(text, '\\', len) != NULL)
+		return false;
+	for (;;) {
+		size_t n;
+
+		while (at < len && strchr(" \t\n\r", text[at]) != NULL)
+			at++;
+		if (at == len)
+			return true;
+		n = strcspn(text + at, " \t\n\r");
+		if (n > len - at)
+			n = len - at;
+		if (n < 2 || text[at] != '-' || text[at + 1] != '-' ||
+		    !wl_strategy_option_ok(text + at + 2, n - 2))
+			return false;
+		at += n;
+	}
 }
 
 /* A file of a state: its text, and whether it changed since the start. */
@@ -292,7 +356,9 @@ oneliner_len(const struct sfile *f)
 struct opts_seen {
 	enum todo_why why;
 	enum strategy last; /* the strategy git uses: the last one */
+	bool named;	    /* ... one is named */
 	bool strategy_opts;
+	bool opts_unknown; /* an option wl_strategy_option_ok does not take */
 };
 
 static int
@@ -310,6 +376,7 @@ opts_variable(void *ctx, const char *section, const char *sub, const char *key,
 	if (strcmp(section, "options") != 0)
 		return 0;
 	if (strcmp(key, "strategy") == 0) {
+		o->named = true;
 		o->last = value != NULL ? strategy_kind(value, strlen(value))
 					: STRAT_OTHER;
 		if (o->last == STRAT_OTHER) {
@@ -318,6 +385,9 @@ opts_variable(void *ctx, const char *section, const char *sub, const char *key,
 		}
 	} else if (strcmp(key, "strategy-option") == 0) {
 		o->strategy_opts = true;
+		if (value == NULL ||
+		    !wl_strategy_option_ok(value, strlen(value)))
+			o->opts_unknown = true;
 	}
 	return 0;
 }
@@ -344,6 +414,14 @@ todo_judge(const struct sfile *todo, const struct sfile *strategy,
 		if (k == STRAT_SCRIPT && strategy_opts->present &&
 		    (strategy_opts->large || oneliner_len(strategy_opts) > 0))
 			return TODO_STRAT_OPTS;
+	} else if (strategy_opts->present &&
+		   (strategy_opts->large ||
+		    !strategy_opts_ok(strategy_opts->text,
+				      strategy_opts->len))) {
+		/* No strategy named: git takes the user's pull.twohead,
+		 * which may be resolve (review Y); only the options git's
+		 * own merges take are left. */
+		return TODO_STRAT_OPTS;
 	}
 	if (opts->present) {
 		struct opts_seen o = { .why = TODO_OK, .last = STRAT_INSIDE };
@@ -355,6 +433,9 @@ todo_judge(const struct sfile *todo, const struct sfile *strategy,
 		if (o.why != TODO_OK)
 			return o.why;
 		if (o.last == STRAT_SCRIPT && o.strategy_opts)
+			return TODO_STRAT_OPTS;
+		/* None named: the user's pull.twohead, as above. */
+		if (!o.named && o.opts_unknown)
 			return TODO_STRAT_OPTS;
 	}
 	return TODO_OK;

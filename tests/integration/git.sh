@@ -1550,6 +1550,38 @@ expect_no_output "... is left" "moved aside"
 as_user /bin/sh -c 'cd "$1" && git rebase --continue >/dev/null 2>&1 && git log --format=%s | head -1' sh "$N" >"$T/rebase.out" 2>&1
 grep -qx two "$T/rebase.out" && ok "... and the user continues it" ||
 	{ not_ok "the user continues a rebase left with git's own strategy"; diag "$(cat "$T/rebase.out")"; }
+# Review Y: a rebase whose state names no strategy takes the user's
+# pull.twohead; with resolve there, strategy_opts alone (no strategy
+# file: git rebase writes pull.twohead there at the start, the command
+# removed it) became arguments of git read-tree at the user's continue.
+TWOHEAD_SH='G="git -c user.email=a@x -c user.name=a"
+GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" $G rebase -q -i HEAD~1 >/dev/null 2>&1
+$G commit -q --amend -m one-b && rm -f .git/rebase-merge/strategy &&
+printf -- "--index-output=%s/twohead-ran\n" "$1" >.git/rebase-merge/strategy_opts && echo LEFT'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/twohead-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config pull.twohead resolve && echo a >a && git add a &&
+		git commit -q -m one && echo b >b && git add b && git commit -q -m two' sh "$N"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$TWOHEAD_SH" sh "$MARKS" >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -- /bin/sh -c "$TWOHEAD_SH" sh "$MARKS"
+	fi
+	as_user git -C "$N" rebase --continue >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/twohead-ran" ] &&
+			ok "control: strategy_opts with no strategy, the user's pull.twohead resolve: the user's continue writes the file" ||
+			not_ok "control: strategy_opts with no strategy should reach git read-tree under pull.twohead resolve"
+	elif [ ! -e "$MARKS/twohead-ran" ] && printf '%s\n' "$out" | grep -q "^LEFT$" &&
+		printf '%s\n' "$out" | grep -q "the command left $N/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue (.*none named, the user's pull.twohead.*moved aside"; then
+		ok "opencode: a rebase left with strategy options and no strategy (an option git's own merges do not take) has its todo list moved aside; the user's continue writes nothing"
+	else
+		not_ok "opencode: a rebase left with strategy options and no strategy has its todo list moved aside"
+		diag "status $rc: $out"; diag "$(ls "$MARKS")"
+	fi
+	rm -f "$MARKS"/*
+done
 # A cherry-pick sequence stopped on a conflict names its strategy in
 # sequencer/opts, a config file (options.strategy): the same.
 CP_SH='git -c user.email=a@x -c user.name=a cherry-pick side~1 side >/dev/null 2>&1
