@@ -1235,10 +1235,16 @@ hgrc_include(struct scan *s, const char *project, const char *file,
 	if (!path_under(path, project) || strcmp(path, project) == 0)
 		return;
 	if (kind(s, path) != 0) {
+		size_t had = s->g->n;
+
 		add(s, path, GITGUARD_RO,
 		    "included by .hg/hgrc (Mercurial: its hooks and "
 		    "extensions)");
-		if (kind(s, path) == 'f' && depth < GITGUARD_HG_INCLUDE_DEPTH)
+		/* Each file read once: a file that includes itself, or
+		 * one more than once, is not read again (a tree of them
+		 * would be read as often as it has paths). */
+		if (s->g->n > had && kind(s, path) == 'f' &&
+		    depth < GITGUARD_HG_INCLUDE_DEPTH)
 			scan_hgrc(s, project, path, depth + 1);
 	} else if (envrc_beneath(s, project, path + strlen(project) + 1)) {
 		if (!strv_contains(s->g->hg_missing, path)) {

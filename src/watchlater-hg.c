@@ -29,6 +29,7 @@
 #include "fdutil.h"
 #include "gitguard.h"
 #include "path.h"
+#include "strv.h"
 #include "text.h"
 #include "watchlater-int.h"
 #include "xalloc.h"
@@ -41,13 +42,15 @@
 	"and extensions, at hg in that directory)"
 
 static void hg_file(struct watchlater *w, int dirfd, const char *name,
-		    const char *path, const struct stat *st, int depth);
+		    const char *path, const struct stat *st, char ***seen,
+		    int depth);
 
 /* The file an %include names (word), from the file at path (beneath the
  * project's top, absolute): moved aside when made or changed since the
  * start, else followed. */
 static void
-hg_include(struct watchlater *w, const char *path, const char *word, int depth)
+hg_include(struct watchlater *w, const char *path, const char *word,
+	   char ***seen, int depth)
 {
 	const char *top = w->roots[0].path;
 	_cleanup_free_ char *dir = xstrndup(path, strrchr(path, '/') - path);
@@ -60,8 +63,12 @@ hg_include(struct watchlater *w, const char *path, const char *word, int depth)
 		return;
 	joined = word[0] == '/' ? xstrdup(word) : xasprintf("%s/%s", dir, word);
 	abs = path_normalise(joined);
-	if (!path_under(abs, top) || strcmp(abs, top) == 0)
+	/* Each file looked at once (one that includes itself, or a tree
+	 * of them, is not read as often as it has paths). */
+	if (!path_under(abs, top) || strcmp(abs, top) == 0 ||
+	    strv_contains(*seen, abs))
 		return;
+	strv_push(seen, abs);
 	rel = abs + strlen(top) + (strcmp(top, "/") != 0);
 	name = strrchr(abs, '/') + 1;
 	parent = xstrndup(rel, name - rel > 0 ? (size_t)(name - rel - 1) : 0);
@@ -88,7 +95,7 @@ hg_include(struct watchlater *w, const char *path, const char *word, int depth)
 		return;
 	}
 	if (S_ISREG(st.st_mode) && depth < GITGUARD_HG_INCLUDE_DEPTH)
-		hg_file(w, pfd, name, abs, &st, depth + 1);
+		hg_file(w, pfd, name, abs, &st, seen, depth + 1);
 }
 
 /* The configuration file name in dirfd (at path), the regular file st
@@ -96,7 +103,7 @@ hg_include(struct watchlater *w, const char *path, const char *word, int depth)
  * without a link, never waited on, and only when it is still that file. */
 static void
 hg_file(struct watchlater *w, int dirfd, const char *name, const char *path,
-	const struct stat *st, int depth)
+	const struct stat *st, char ***seen, int depth)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
@@ -131,7 +138,7 @@ hg_file(struct watchlater *w, int dirfd, const char *name, const char *path,
 		_cleanup_free_ char *word = gitguard_hg_include(l);
 
 		if (word != NULL)
-			hg_include(w, path, word, depth);
+			hg_include(w, path, word, seen, depth);
 	}
 }
 
@@ -139,6 +146,7 @@ void
 wl_hg_includes(struct watchlater *w, int hfd, const char *hg)
 {
 	static const char *const names[] = { "hgrc", "hgrc-not-shared" };
+	_cleanup_strv_ char **seen = NULL;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		_cleanup_free_ char *path = xasprintf("%s/%s", hg, names[i]);
@@ -148,6 +156,6 @@ wl_hg_includes(struct watchlater *w, int hfd, const char *hg)
 		if (fstatat(hfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode) || wl_is_aside(w, hfd, names[i]))
 			continue;
-		hg_file(w, hfd, names[i], path, &st, 0);
+		hg_file(w, hfd, names[i], path, &st, &seen, 0);
 	}
 }

@@ -118,9 +118,9 @@ static const struct {
 		  [TODO_STRAT_OPTS] =
 			  "git rebase --continue (the rebase the command left "
 			  "in progress gives git's resolve or octopus strategy "
-			  "(or, none named, the user's pull.twohead) options "
-			  "in rebase-merge/strategy_opts, which become "
-			  "arguments of git read-tree: one can write a file "
+			  "options in rebase-merge/strategy_opts, which become "
+			  "arguments of git read-tree (or, no strategy named, "
+			  "the user's pull.twohead's): one can write a file "
 			  "anywhere; git rebase --abort ends it)",
 	  } },
 	{ "sequencer",
@@ -147,9 +147,9 @@ static const struct {
 		  [TODO_STRAT_OPTS] =
 			  "git cherry-pick or revert --continue (the sequence "
 			  "the command left in progress gives git's resolve or "
-			  "octopus strategy (or, none named, the user's "
-			  "pull.twohead) options in sequencer/opts, which "
-			  "become arguments of git read-tree: one can write a "
+			  "octopus strategy options in sequencer/opts, which "
+			  "become arguments of git read-tree (or, no strategy "
+			  "named, the user's pull.twohead's): one can write a "
 			  "file anywhere; git cherry-pick --abort ends it)",
 	  } },
 };

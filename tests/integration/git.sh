@@ -1574,7 +1574,7 @@ for how in ctrl prot; do
 			ok "control: strategy_opts with no strategy, the user's pull.twohead resolve: the user's continue writes the file" ||
 			not_ok "control: strategy_opts with no strategy should reach git read-tree under pull.twohead resolve"
 	elif [ ! -e "$MARKS/twohead-ran" ] && printf '%s\n' "$out" | grep -q "^LEFT$" &&
-		printf '%s\n' "$out" | grep -q "the command left $N/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue (.*none named, the user's pull.twohead.*moved aside"; then
+		printf '%s\n' "$out" | grep -q "the command left $N/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue (.*no strategy named, the user's pull.twohead's.*moved aside"; then
 		ok "opencode: a rebase left with strategy options and no strategy (an option git's own merges do not take) has its todo list moved aside; the user's continue writes nothing"
 	else
 		not_ok "opencode: a rebase left with strategy options and no strategy has its todo list moved aside"

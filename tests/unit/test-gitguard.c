@@ -574,6 +574,12 @@ test_later_run(void **state)
 	      "R /p/.hg/hgrc\nR /p/.hg/hgrc-not-shared\nR /p/conf/a.rc\n"
 	      "R /p/conf/sub/c.rc\nR /p/conf/n.rc\n",
 	      NULL);
+	/* A file that includes itself (or one more than once) is read
+	 * once: a tree of them is not read as often as it has paths. */
+	check(V("f:/p/.hg/hgrc=%include ../a.rc\\n%include ../a.rc\\n",
+		"f:/p/a.rc=%include a.rc\\n%include ./a.rc\\n%include "
+		"../p/a.rc\\n%include .hg/hgrc\\n"),
+	      true, "R /p/.hg/hgrc\nR /p/a.rc\n", NULL);
 	check(V("f:/p/.hg/hgrc=%include ~/.hgrc.d/x.rc\\n"), true,
 	      "R /p/.hg/hgrc\n", "'%include ~/.hgrc.d/x.rc' names a file");
 	/* A missing one is watched for, beneath a real directory only. */
