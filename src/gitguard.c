@@ -1252,9 +1252,109 @@ later_through_link(struct scan *s, const char *project, const char *name)
 	return false;
 }
 
+static void scan_hgrc(struct scan *s, const char *project, const char *file,
+		      int depth);
+
+/*
+ * The file an hgrc's %include names (word, already trimmed), from the
+ * file at file: Mercurial reads it as its own configuration, [hooks] and
+ * [extensions] and all, at every hg in the project (config.py: the path
+ * expanded, ~ and $VARS, joined to the including file's directory and
+ * normalised lexically; a missing one is skipped).  One beneath the
+ * project is read-only where it exists and watched for where it does
+ * not, as what .envrc loads is; one llwrap cannot tell (an expansion)
+ * is named NOT ENFORCED.
+ */
+static void
+hgrc_include(struct scan *s, const char *project, const char *file,
+	     const char *word, int depth)
+{
+	_cleanup_free_ char *dir = xstrndup(file, strrchr(file, '/') - file);
+	_cleanup_free_ char *path = NULL;
+
+	if (strchr(word, '$') != NULL || word[0] == '~') {
+		notes_take(&s->g->notes,
+			   xasprintf("%s: '%%include %s' names a file llwrap "
+				     "does not tell (an expansion): NOT "
+				     "ENFORCED for what it names "
+				     "(Mercurial's hooks and extensions)",
+				     file, word));
+		return;
+	}
+	path = named_path(dir, word);
+	if (!path_under(path, project) || strcmp(path, project) == 0)
+		return;
+	if (kind(s, path) != 0) {
+		size_t had = s->g->n;
+
+		add(s, path, GITGUARD_RO,
+		    "included by .hg/hgrc (Mercurial: its hooks and "
+		    "extensions)");
+		/* Each file read once: a file that includes itself, or
+		 * one more than once, is not read again (a tree of them
+		 * would be read as often as it has paths). */
+		if (s->g->n > had && kind(s, path) == 'f' &&
+		    depth < GITGUARD_HG_INCLUDE_DEPTH)
+			scan_hgrc(s, project, path, depth + 1);
+	} else if (envrc_beneath(s, project, path + strlen(project) + 1)) {
+		if (!strv_contains(s->g->hg_missing, path)) {
+			strv_push(&s->g->hg_missing, path);
+			notes_take(&s->g->notes,
+				   xasprintf("%s (included by %s) does not "
+					     "exist: one created inside the "
+					     "sandbox is moved aside",
+					     path, file));
+		}
+	} else {
+		notes_take(&s->g->notes,
+			   xasprintf("%s includes %s, which does not exist "
+				     "and is reached through a symbolic "
+				     "link: not watched",
+				     file, word));
+	}
+}
+
+char *
+gitguard_hg_include(const char *line)
+{
+	static const char blanks[] = " \t\f\v";
+	size_t n;
+
+	if (strncmp(line, "\xef\xbb\xbf", 3) == 0)
+		line += 3;
+	if (strncmp(line, "%include", 8) != 0 || line[8] == '\0' ||
+	    strchr(blanks, line[8]) == NULL)
+		return NULL;
+	line += 8 + strspn(line + 8, blanks);
+	n = strlen(line);
+	while (n > 0 && strchr(blanks, line[n - 1]) != NULL)
+		n--;
+	return n > 0 ? xstrndup(line, n) : NULL;
+}
+
+/* The %include lines of the Mercurial configuration file at file. */
+static void
+scan_hgrc(struct scan *s, const char *project, const char *file, int depth)
+{
+	_cleanup_free_ char *text = s->fs->read_file(s->fs->ctx, file);
+	char *save = NULL;
+
+	if (text == NULL)
+		return;
+	for (char *l = strtok_r(text, "\r\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\r\n", &save)) {
+		_cleanup_free_ char *word = gitguard_hg_include(l);
+
+		if (word != NULL)
+			hgrc_include(s, project, file, word, depth);
+	}
+}
+
 struct gitguard *
 gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 {
+	static const char *const hgrcs[] = { ".hg/hgrc",
+					     ".hg/hgrc-not-shared" };
 	struct gitguard *g = xcalloc(1, sizeof(*g));
 	struct scan s = { .fs = fs, .g = g };
 	_cleanup_strv_ char **names = NULL;
@@ -1313,6 +1413,13 @@ gitguard_later_run(const char *project, const struct gitguard_fs *fs)
 		if (kind(&s, envrc) == 'f')
 			scan_envrc(&s, project, envrc);
 	}
+	/* What a Mercurial repository's configuration includes. */
+	for (size_t i = 0; i < ARRAY_SIZE(hgrcs); i++) {
+		_cleanup_free_ char *hgrc = join(project, hgrcs[i]);
+
+		if (kind(&s, hgrc) == 'f')
+			scan_hgrc(&s, project, hgrc, 0);
+	}
 	if (missing != NULL) {
 		_cleanup_free_ char *list = strv_join(missing, ", ");
 
@@ -1341,6 +1448,7 @@ gitguard_free(struct gitguard *g)
 	free(g->v);
 	strv_free(g->notes);
 	strv_free(g->missing);
+	strv_free(g->hg_missing);
 	free(g);
 }
 

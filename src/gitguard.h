@@ -48,6 +48,8 @@ struct gitguard {
 	/* Paths that do not exist and would be run or read later if the
 	 * command created them: checked again after the run. */
 	char **missing;
+	/* ... those Mercurial reads (what an .hg/hgrc %includes). */
+	char **hg_missing;
 };
 
 /* The file system as gitguard_scan() sees it. */
@@ -147,6 +149,16 @@ const char *const *gitguard_mise_env_patterns(size_t *n);
 /* Whether path is one of the later-run names deeper than the project's
  * top (.hg/hgrc), which gitguard_later_reader names too. */
 bool gitguard_later_nested(const char *project, const char *path);
+
+/* The path a line of a Mercurial configuration file includes, as
+ * Mercurial's config.py reads the line (one that starts "%include",
+ * blanks, the path, blanks; a byte order mark before it; the line split
+ * at \n, \r or \r\n), unexpanded; NULL for another line. */
+char *gitguard_hg_include(const char *line);
+
+/* How deep Mercurial's %include is followed (hg has no bound: a cycle is
+ * its own error). */
+#define GITGUARD_HG_INCLUDE_DEPTH 8
 
 /*
  * The directories of gitguard_later_run() that are missing in project,

@@ -2321,6 +2321,7 @@ nested_hg(struct watchlater *w, int fd, const char *rel)
 					 nested_born(w, hfd, names[i])
 						 ? "created"
 						 : "changed");
+	wl_hg_includes(w, hfd, hg);
 }
 
 /*

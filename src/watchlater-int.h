@@ -446,6 +446,11 @@ void wl_gitdir_free(struct watchlater *w);
  * that is not git's own or options for one of git's strategy scripts;
  * git am's rebase-apply/apply-opt, when it holds an option git am does
  * not write itself (wl_apply_opt_ok). */
+/* What a nested Mercurial repository's configuration (its .hg, hfd, at
+ * hg) includes from the project, made or changed during the run: moved
+ * aside (watchlater-hg.c). */
+void wl_hg_includes(struct watchlater *w, int hfd, const char *hg);
+
 void wl_todo_check(struct watchlater *w);
 /* The same in the repository's directory gitfd (at path): one nested in
  * the project (watchlater-git.c's nested_repo). */
@@ -456,6 +461,13 @@ bool wl_todo_exec_line(const char *line, size_t len);
 /* Whether text (len bytes), git am's rebase-apply/apply-opt, holds only
  * the options git am itself passes to git apply, as it writes them. */
 bool wl_apply_opt_ok(const char *text, size_t len);
+
+/* Whether opt (len bytes, "--" dropped) is a strategy option of git's
+ * own merges (ort, recursive), which none of git's strategies turns into
+ * an option that writes a file: given to a rebase or cherry-pick that
+ * names no strategy, for which git takes the user's pull.twohead, which
+ * may be resolve (review Y). */
+bool wl_strategy_option_ok(const char *opt, size_t len);
 
 /* watchlater-remotes.c */
 

@@ -50,6 +50,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -118,7 +119,8 @@ static const struct {
 			  "git rebase --continue (the rebase the command left "
 			  "in progress gives git's resolve or octopus strategy "
 			  "options in rebase-merge/strategy_opts, which become "
-			  "arguments of git read-tree: one can write a file "
+			  "arguments of git read-tree (or, no strategy named, "
+			  "the user's pull.twohead's): one can write a file "
 			  "anywhere; git rebase --abort ends it)",
 	  } },
 	{ "sequencer",
@@ -146,7 +148,8 @@ static const struct {
 			  "git cherry-pick or revert --continue (the sequence "
 			  "the command left in progress gives git's resolve or "
 			  "octopus strategy options in sequencer/opts, which "
-			  "become arguments of git read-tree: one can write a "
+			  "become arguments of git read-tree (or, no strategy "
+			  "named, the user's pull.twohead's): one can write a "
 			  "file anywhere; git cherry-pick --abort ends it)",
 	  } },
 };
@@ -208,6 +211,68 @@ strategy_kind(const char *name, size_t len)
 		    memcmp(name, scripts[i], len) == 0)
 			return STRAT_SCRIPT;
 	return STRAT_OTHER;
+}
+
+bool
+wl_strategy_option_ok(const char *opt, size_t len)
+{
+	static const char *const names[] = {
+		"ours",
+		"theirs",
+		"subtree",
+		"patience",
+		"histogram",
+		"ignore-space-change",
+		"ignore-all-space",
+		"ignore-space-at-eol",
+		"ignore-cr-at-eol",
+		"renormalize",
+		"no-renormalize",
+		"no-renames",
+		"find-renames",
+	};
+	static const char *const valued[] = { "subtree=", "diff-algorithm=",
+					      "find-renames=",
+					      "rename-threshold=" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (len == strlen(names[i]) && memcmp(opt, names[i], len) == 0)
+			return true;
+	for (size_t i = 0; i < ARRAY_SIZE(valued); i++)
+		if (len > strlen(valued[i]) &&
+		    memcmp(opt, valued[i], strlen(valued[i])) == 0)
+			return memchr(opt, '\0', len) == NULL;
+	return false;
+}
+
+/* Whether rebase-merge/strategy_opts (text, len bytes) holds only
+ * options wl_strategy_option_ok takes, each "--NAME" between blanks (git
+ * splits it as a command line, split_cmdline: a quote or backslash is
+ * not read here, and counts against it). */
+static bool
+strategy_opts_ok(const char *text, size_t len)
+{
+	size_t at = 0;
+
+	if (memchr(text, '\0', len) != NULL ||
+	    memchr(text, '\'', len) != NULL || memchr(text, '"', len) != NULL ||
+	    memchr(text, '\\', len) != NULL)
+		return false;
+	for (;;) {
+		size_t n;
+
+		while (at < len && strchr(" \t\n\r", text[at]) != NULL)
+			at++;
+		if (at == len)
+			return true;
+		n = strcspn(text + at, " \t\n\r");
+		if (n > len - at)
+			n = len - at;
+		if (n < 2 || text[at] != '-' || text[at + 1] != '-' ||
+		    !wl_strategy_option_ok(text + at + 2, n - 2))
+			return false;
+		at += n;
+	}
 }
 
 /* A file of a state: its text, and whether it changed since the start. */
@@ -278,7 +343,9 @@ oneliner_len(const struct sfile *f)
 struct opts_seen {
 	enum todo_why why;
 	enum strategy last; /* the strategy git uses: the last one */
+	bool named;	    /* ... one is named */
 	bool strategy_opts;
+	bool opts_unknown; /* an option wl_strategy_option_ok does not take */
 };
 
 static int
@@ -296,6 +363,7 @@ opts_variable(void *ctx, const char *section, const char *sub, const char *key,
 	if (strcmp(section, "options") != 0)
 		return 0;
 	if (strcmp(key, "strategy") == 0) {
+		o->named = true;
 		o->last = value != NULL ? strategy_kind(value, strlen(value))
 					: STRAT_OTHER;
 		if (o->last == STRAT_OTHER) {
@@ -304,6 +372,9 @@ opts_variable(void *ctx, const char *section, const char *sub, const char *key,
 		}
 	} else if (strcmp(key, "strategy-option") == 0) {
 		o->strategy_opts = true;
+		if (value == NULL ||
+		    !wl_strategy_option_ok(value, strlen(value)))
+			o->opts_unknown = true;
 	}
 	return 0;
 }
@@ -330,6 +401,14 @@ todo_judge(const struct sfile *todo, const struct sfile *strategy,
 		if (k == STRAT_SCRIPT && strategy_opts->present &&
 		    (strategy_opts->large || oneliner_len(strategy_opts) > 0))
 			return TODO_STRAT_OPTS;
+	} else if (strategy_opts->present &&
+		   (strategy_opts->large ||
+		    !strategy_opts_ok(strategy_opts->text,
+				      strategy_opts->len))) {
+		/* No strategy named: git takes the user's pull.twohead,
+		 * which may be resolve (review Y); only the options git's
+		 * own merges take are left. */
+		return TODO_STRAT_OPTS;
 	}
 	if (opts->present) {
 		struct opts_seen o = { .why = TODO_OK, .last = STRAT_INSIDE };
@@ -341,6 +420,9 @@ todo_judge(const struct sfile *todo, const struct sfile *strategy,
 		if (o.why != TODO_OK)
 			return o.why;
 		if (o.last == STRAT_SCRIPT && o.strategy_opts)
+			return TODO_STRAT_OPTS;
+		/* None named: the user's pull.twohead, as above. */
+		if (!o.named && o.opts_unknown)
 			return TODO_STRAT_OPTS;
 	}
 	return TODO_OK;
@@ -532,7 +614,123 @@ wl_todo_at(struct watchlater *w, int gitfd, const char *path)
 	apply_state(w, gitfd, path);
 }
 
-/* The todo lists of the repository's directory at path. */
+/* How many directories the walk of the repositories git keeps inside
+ * the project's has looked at; whether it went past the bounds. */
+struct inner_walk {
+	size_t seen;
+	bool over;
+};
+
+static void todo_inner(struct watchlater *w, int gitfd, const char *path,
+		       struct inner_walk *k, int depth);
+
+/* One more directory at depth beneath path: false (and the run's
+ * failure, once) past the bounds. */
+static bool
+inner_more(struct watchlater *w, struct inner_walk *k, const char *path,
+	   int depth)
+{
+	_cleanup_free_ char *shown = NULL;
+
+	if (k->over)
+		return false;
+	if (++k->seen <= WATCHLATER_GITDIR_MAX &&
+	    depth <= WATCHLATER_GITDIR_DEPTH)
+		return true;
+	k->over = true;
+	shown = text_shown(path);
+	wl_fail(w, xasprintf("the repository holds more submodules' and "
+			     "linked worktrees' repositories than llwrap "
+			     "looks at for a rebase left in progress (more "
+			     "than %d, or deeper than %d, at %s)",
+			     WATCHLATER_GITDIR_MAX, WATCHLATER_GITDIR_DEPTH,
+			     shown));
+	return false;
+}
+
+/* The directory fd (modules/ or worktrees/, or a level of a submodule's
+ * name beneath modules/) at path: each directory in it that is a
+ * repository's (a linked worktree's; under modules/, one with a HEAD,
+ * as git and the gitdir walk take it, else one more level of the name)
+ * judged as the project's own, opened beneath it without a link (a link
+ * there is the gitdir walk's). */
+static void
+todo_inner_dir(struct watchlater *w, int fd, const char *path,
+	       struct inner_walk *k, int depth, bool modules)
+{
+	DIR *d = wl_list(w, fd, path);
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		_cleanup_free_ char *sub = NULL;
+		_cleanup_close_ int sfd = -1;
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (!inner_more(w, k, path, depth))
+			break;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		sub = xasprintf("%s/%s", path, e->d_name);
+		sfd = wl_open_beneath(fd, e->d_name, true);
+		if (sfd == -ENOENT || sfd == -ENOTDIR || sfd == -ELOOP)
+			continue;
+		if (sfd < 0) {
+			_cleanup_free_ char *shown = text_shown(sub);
+
+			wl_fail(w, xasprintf("cannot open %s: %s", shown,
+					     strerror(-sfd)));
+			continue;
+		}
+		if (!modules ||
+		    (fstatat(sfd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     !S_ISDIR(st.st_mode))) {
+			wl_todo_at(w, sfd, sub);
+			todo_inner(w, sfd, sub, k, depth + 1);
+		} else {
+			todo_inner_dir(w, sfd, sub, k, depth + 1, true);
+		}
+	}
+	closedir(d);
+}
+
+/*
+ * The repositories git keeps inside the repository's directory gitfd (at
+ * path): a submodule's under modules/, a linked worktree's under
+ * worktrees/NAME.  The user's git rebase --continue in the submodule's
+ * checkout (in the project) or in the linked worktree reads its todo
+ * list there, in a directory the command can write (review Y: an exec
+ * line added to a submodule's, .git/modules/NAME/rebase-merge, ran).
+ * Those of a repository nested in the project are nested_repo's.
+ */
+static void
+todo_inner(struct watchlater *w, int gitfd, const char *path,
+	   struct inner_walk *k, int depth)
+{
+	static const char *const names[] = { "modules", "worktrees" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *sub = xasprintf("%s/%s", path, names[i]);
+		_cleanup_close_ int fd = wl_open_beneath(gitfd, names[i], true);
+
+		if (fd == -ENOENT || fd == -ENOTDIR || fd == -ELOOP)
+			continue;
+		if (fd < 0) {
+			_cleanup_free_ char *shown = text_shown(sub);
+
+			wl_fail(w, xasprintf("cannot open %s: %s", shown,
+					     strerror(-fd)));
+			continue;
+		}
+		todo_inner_dir(w, fd, sub, k, depth, i == 0);
+	}
+}
+
+/* The todo lists of the repository's directory at path, and of the
+ * repositories git keeps inside it. */
 static void
 todo_repository(struct watchlater *w, const char *path)
 {
@@ -552,6 +750,7 @@ todo_repository(struct watchlater *w, const char *path)
 		return;
 	}
 	wl_todo_at(w, gitfd, path);
+	todo_inner(w, gitfd, path, &(struct inner_walk){ 0 }, 0);
 }
 
 void

@@ -1045,16 +1045,18 @@ wl_dir_at(struct watchlater *w, const char *path, size_t *root)
  * is missing too, looked at after the run. */
 static void
 watch_missing(struct watchlater *w, const char *project, const char *path,
-	      bool git)
+	      bool git, const char *reader)
 {
 	_cleanup_free_ char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	const char *rel;
 	struct wdir *d;
 	size_t root;
-	bool move;
-	const char *reader = missing_reader(project, path, git, &move);
+	bool move = true;
 	ssize_t r = wl_root_of(w, path, &rel);
+
+	if (reader == NULL)
+		reader = missing_reader(project, path, git, &move);
 
 	if (slash == NULL || slash == dir || r < 0 || *rel == '\0')
 		return;
@@ -1230,7 +1232,13 @@ watch_start(struct watchlater *w, const char *project,
 	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
 		for (char **m = g[i] != NULL ? g[i]->missing : NULL;
 		     m != NULL && *m != NULL; m++)
-			watch_missing(w, project, *m, g[i] == git);
+			watch_missing(w, project, *m, g[i] == git, NULL);
+	/* What a Mercurial repository's configuration includes. */
+	for (char **m = later != NULL ? later->hg_missing : NULL;
+	     m != NULL && *m != NULL; m++)
+		watch_missing(w, project, *m, false,
+			      "Mercurial (an .hg/hgrc includes it: its hooks "
+			      "and extensions)");
 	/* What .envrc files source beside them (.envrc.local and the
 	 * like, DESIGN.md §11): every new .envrc.* in the project. */
 	if (later != NULL) {

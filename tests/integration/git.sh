@@ -1509,6 +1509,42 @@ as_user git -C "$N/sub" rebase --continue >/dev/null 2>&1
 	not_ok "the user's own nested rebase with an exec line did not run it on continue"
 rm -f "$MARKS"/*
 
+# Review Y: a submodule's repository, kept inside the project's
+# (.git/modules/NAME, its checkout in the project): a rebase left there
+# with an exec line added by the command ran at the user's git rebase
+# --continue in the submodule.  (A linked worktree's, .git/worktrees/,
+# is read-only inside: the second write must fail.)
+N=$HOME_DIR/work/rebase-inner
+make_repo "$N"
+as_user /bin/sh -c 'git -C "$1/lib/sub" commit -q --allow-empty -m two &&
+	git -C "$1-wt" commit -q --allow-empty -m two &&
+	cd "$1-wt" && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i HEAD~1' sh "$N" >/dev/null 2>&1
+INNER_SH='cd lib/sub && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i HEAD~1 >/dev/null 2>&1
+for t in "$2/.git/modules/lib/sub/rebase-merge/git-rebase-todo" "$2/.git/worktrees/$3/rebase-merge/git-rebase-todo"; do
+	n=$(printf %s "${t#$2/.git/}" | tr / _)
+	{ printf "exec touch %s/inner-%s\n" "$1" "$n"; cat "$t"; } >"$t.new" && cp "$t.new" "$t" && rm "$t.new" && echo "LEFT $n"
+done 2>/dev/null'
+run llw -p opencode $BE -C "$N" -- /bin/sh -c "$INNER_SH" sh "$MARKS" "$N" "${N##*/}-wt"
+as_user git -C "$N/lib/sub" rebase --continue >/dev/null 2>&1
+as_user git -C "$N-wt" rebase --continue >/dev/null 2>&1
+if [ -z "$(ls "$MARKS")" ] && printf '%s\n' "$out" | grep -q "^LEFT modules_" &&
+	! printf '%s\n' "$out" | grep -q "^LEFT worktrees_" &&
+	printf '%s\n' "$out" | grep -q "the command left $N/\\.git/modules/lib/sub/rebase-merge/git-rebase-todo, which git rebase --continue .*moved aside"; then
+	ok "opencode: a rebase's todo list in a submodule's repository, left with an exec line, is moved aside, named; the user's continue runs nothing (a linked worktree's cannot be written)"
+else
+	not_ok "opencode: a rebase's todo list in a submodule's repository is moved aside"
+	diag "status $rc: $out"; diag "$(ls "$MARKS")"
+fi
+as_user git -C "$N/lib/sub" rebase --abort >/dev/null 2>&1
+as_user /bin/sh -c 'cd "$1/lib/sub" && GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" git rebase -q -i -x "touch $2/inner-user" HEAD~1' \
+	sh "$N" "$MARKS" >/dev/null 2>&1
+run llw -p opencode $BE -C "$N" -- /bin/sh -c 'git -C lib/sub status >/dev/null && echo SEEN'
+expect_no_output "... one the user left in the submodule with an exec line: left" "moved aside"
+as_user git -C "$N/lib/sub" rebase --continue >/dev/null 2>&1
+[ -e "$MARKS/inner-user" ] && ok "... and the user's continue runs the user's exec line" ||
+	not_ok "the user's own submodule rebase with an exec line did not run it on continue"
+rm -f "$MARKS"/*
+
 # Review V: git am left in progress (a patch that does not apply), its
 # rebase-apply/apply-opt given an option of git apply's that git am never
 # writes: --build-fake-ancestor=FILE had the user's git am --skip (or
@@ -1616,6 +1652,38 @@ expect_no_output "... is left" "moved aside"
 as_user /bin/sh -c 'cd "$1" && git rebase --continue >/dev/null 2>&1 && git log --format=%s | head -1' sh "$N" >"$T/rebase.out" 2>&1
 grep -qx two "$T/rebase.out" && ok "... and the user continues it" ||
 	{ not_ok "the user continues a rebase left with git's own strategy"; diag "$(cat "$T/rebase.out")"; }
+# Review Y: a rebase whose state names no strategy takes the user's
+# pull.twohead; with resolve there, strategy_opts alone (no strategy
+# file: git rebase writes pull.twohead there at the start, the command
+# removed it) became arguments of git read-tree at the user's continue.
+TWOHEAD_SH='G="git -c user.email=a@x -c user.name=a"
+GIT_SEQUENCE_EDITOR="sed -i \"1i break\"" $G rebase -q -i HEAD~1 >/dev/null 2>&1
+$G commit -q --amend -m one-b && rm -f .git/rebase-merge/strategy &&
+printf -- "--index-output=%s/twohead-ran\n" "$1" >.git/rebase-merge/strategy_opts && echo LEFT'
+for how in ctrl prot; do
+	N=$HOME_DIR/work/twohead-$how
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config pull.twohead resolve && echo a >a && git add a &&
+		git commit -q -m one && echo b >b && git add b && git commit -q -m two' sh "$N"
+	if [ $how = ctrl ]; then
+		as_user "$LLWRAP" -p default -p "$T/open.ini" --best-effort -C "$N" \
+			-q -- /bin/sh -c "$TWOHEAD_SH" sh "$MARKS" >/dev/null 2>&1
+	else
+		run llw -p opencode $BE -C "$N" -- /bin/sh -c "$TWOHEAD_SH" sh "$MARKS"
+	fi
+	as_user git -C "$N" rebase --continue >/dev/null 2>&1
+	if [ $how = ctrl ]; then
+		[ -e "$MARKS/twohead-ran" ] &&
+			ok "control: strategy_opts with no strategy, the user's pull.twohead resolve: the user's continue writes the file" ||
+			not_ok "control: strategy_opts with no strategy should reach git read-tree under pull.twohead resolve"
+	elif [ ! -e "$MARKS/twohead-ran" ] && printf '%s\n' "$out" | grep -q "^LEFT$" &&
+		printf '%s\n' "$out" | grep -q "the command left $N/\\.git/rebase-merge/git-rebase-todo, which git rebase --continue (.*no strategy named, the user's pull.twohead's.*moved aside"; then
+		ok "opencode: a rebase left with strategy options and no strategy (an option git's own merges do not take) has its todo list moved aside; the user's continue writes nothing"
+	else
+		not_ok "opencode: a rebase left with strategy options and no strategy has its todo list moved aside"
+		diag "status $rc: $out"; diag "$(ls "$MARKS")"
+	fi
+	rm -f "$MARKS"/*
+done
 # A cherry-pick sequence stopped on a conflict names its strategy in
 # sequencer/opts, a config file (options.strategy): the same.
 CP_SH='git -c user.email=a@x -c user.name=a cherry-pick side~1 side >/dev/null 2>&1

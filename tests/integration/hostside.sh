@@ -791,6 +791,25 @@ if command -v hg >/dev/null 2>&1; then
 		diag "status $rc: $out"; diag "$(ls "$MARKS")"
 	fi
 	rm -f "$MARKS/hgnested"
+	# Review Y: what the user's nested .hg/hgrc %includes from the
+	# project (and what that includes) is hg's configuration too: one
+	# changed during the run is moved aside; one left alone is left.
+	as_user /bin/sh -c 'cd "$1" && mkdir olds/conf && printf "%%include inner.rc\n" >olds/conf/shared.rc &&
+		: >olds/conf/inner.rc && : >common.rc && : >olds/conf/kept.rc &&
+		printf "%%include ../conf/shared.rc\n%%include ../../common.rc\n%%include ../conf/kept.rc\n" >>olds/.hg/hgrc' sh "$R"
+	sleep 1
+	run llw -p opencode $BE -C "$R" -- /bin/sh -c \
+		'printf "[hooks]\npre-status = touch %s/hginc\n" "$1" | tee -a olds/conf/inner.rc >>common.rc' sh "$MARKS"
+	as_user /bin/sh -c 'cd "$1" && hg status' sh "$R/olds" >/dev/null 2>&1
+	if [ ! -e "$MARKS/hginc" ] && [ -f "$R/olds/conf/kept.rc" ] && [ -f "$R/olds/conf/shared.rc" ] &&
+		printf '%s\n' "$out" | grep -q "changed $R/olds/conf/inner\\.rc, which Mercurial (a nested repository's \\.hg/hgrc includes it" &&
+		printf '%s\n' "$out" | grep -q "changed $R/common\\.rc, which Mercurial"; then
+		ok "... what a nested .hg/hgrc %includes (in turn too), changed during the run, is moved aside; hg status there runs nothing"
+	else
+		not_ok "what a nested .hg/hgrc %includes, changed during the run, is moved aside"
+		diag "status $rc: $out"; diag "$(ls "$MARKS")"
+	fi
+	rm -f "$MARKS/hginc"
 else
 	skip "a nested hg repository: hg is not installed"
 fi

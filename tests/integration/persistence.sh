@@ -218,6 +218,34 @@ if command -v hg >/dev/null 2>&1; then
 	run llw -p opencode $BE -C "$HG3" -q -- /bin/sh -c 'hg init . &&
 		printf "[hooks]\npre-status = touch x\n" >.hg/hgrc && sleep 1 && [ ! -e .hg/hgrc ] && echo GONE-DURING-RUN'
 	expect_output "... a .hg/hgrc in a repository the command made is moved aside while the command runs" "^GONE-DURING-RUN$"
+	# Review Y: what the user's .hg/hgrc %includes from the project is
+	# Mercurial's configuration too ([hooks] pre-status ran at the
+	# user's hg status): read-only where it exists, one created where
+	# it does not is moved aside, one llwrap cannot tell is named.
+	HGI=$HOME_DIR/work/hginc
+	as_user /bin/sh -c 'hg init "$1" && cd "$1" && mkdir conf && echo a >a &&
+		printf "[ui]\nusername = u\n" >conf/shared.rc &&
+		printf "%%include ../conf/shared.rc\n%%include ../conf/local.rc\n%%include \$LLWY_UNSET/x.rc\n" >.hg/hgrc' sh "$HGI"
+	expect_denied "opencode: a file .hg/hgrc %includes is read-only" EROFS \
+		llw -p opencode $BE -C "$HGI" -q -- "$PROBE" append "$HGI/conf/shared.rc"
+	expect_succeeded "... while its neighbour is writable" \
+		llw -p opencode $BE -C "$HGI" -q -- "$PROBE" write "$HGI/conf/other.rc"
+	# (What the probe appended where it is not denied: hg would refuse.)
+	as_user /bin/sh -c 'printf "[ui]\nusername = u\n" >"$1/conf/shared.rc"' sh "$HGI"
+	run llw -p opencode $BE -C "$HGI" -q -- /bin/sh -c \
+		'printf "[hooks]\npre-status = touch %s/hg-include\n" "$1" >conf/local.rc' sh "$HGM"
+	as_user /bin/sh -c 'cd "$1" && hg status' sh "$HGI" >/dev/null 2>&1
+	if [ ! -e "$HGM/hg-include" ] && [ ! -e "$HGI/conf/local.rc" ] &&
+		printf '%s\n' "$out" | grep -q "the command created $HGI/conf/local\\.rc, which Mercurial (an .hg/hgrc includes it.*moved aside"; then
+		ok "... one it %includes that is missing, made inside, is moved aside; the user's hg status runs nothing"
+	else
+		not_ok "a missing %include made inside is moved aside"
+		diag "status $rc: $out"; diag "$(ls "$HGM")"
+	fi
+	run llw -p opencode $BE -C "$HGI" --explain -- true
+	expect_output "... and an %include it cannot tell is named in --explain" \
+		"'%include \\\$LLWY_UNSET/x.rc' names a file llwrap does not tell"
+	rm -rf "$HGI" "$HGM"/*
 else
 	skip "Mercurial's .hg/hgrc: hg is not installed"
 fi

@@ -442,6 +442,35 @@ test_git_includes(void **state)
 	assert_null(strstr(got, "/p/a.inc"));
 }
 
+/* Mercurial's %include line, as config.py's includere takes it. */
+static void
+test_hg_include(void **state)
+{
+	static const struct {
+		const char *line, *want;
+	} cases[] = {
+		{ "%include a.rc", "a.rc" },
+		{ "%include\t \f../c/b.rc \t\v", "../c/b.rc" },
+		{ "\xef\xbb\xbf%include x y", "x y" },
+		{ "%include", NULL },
+		{ "%include   ", NULL },
+		{ "%includea.rc", NULL },
+		{ " %include a.rc", NULL },
+		{ "#%include a.rc", NULL },
+		{ "%unset a", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_free_ char *got = gitguard_hg_include(cases[i].line);
+
+		if (cases[i].want == NULL)
+			assert_null(got);
+		else
+			assert_string_equal(got, cases[i].want);
+	}
+}
+
 static void
 test_later_run(void **state)
 {
@@ -555,6 +584,44 @@ test_later_run(void **state)
 		struct gitguard *g = gitguard_later_run("/p", &fs);
 
 		assert_true(strv_contains(g->missing, "/p/conf/env.sh"));
+		gitguard_free(g);
+	}
+	/* What .hg/hgrc %includes is Mercurial's configuration too (review
+	 * Y): read-only where it exists beneath the project, its own
+	 * includes with it (relative to the including file), one outside
+	 * or a line that is no %include left, one with an expansion
+	 * named. */
+	check(V("f:/p/.hg/hgrc=%include ../conf/a.rc\\n"
+		" %include ../conf/x.rc\\n"
+		"%include   /etc/mercurial/b.rc  \\n"
+		"%includ ../conf/y.rc\\n",
+		"f:/p/.hg/hgrc-not-shared=%include\t../conf/n.rc\\n",
+		"f:/p/conf/a.rc=%include sub/c.rc\\n", "f:/p/conf/sub/c.rc=x",
+		"f:/p/conf/n.rc=x", "f:/p/conf/x.rc=x", "f:/p/conf/y.rc=x"),
+	      true,
+	      "R /p/.hg/hgrc\nR /p/.hg/hgrc-not-shared\nR /p/conf/a.rc\n"
+	      "R /p/conf/sub/c.rc\nR /p/conf/n.rc\n",
+	      NULL);
+	/* A file that includes itself (or one more than once) is read
+	 * once: a tree of them is not read as often as it has paths. */
+	check(V("f:/p/.hg/hgrc=%include ../a.rc\\n%include ../a.rc\\n",
+		"f:/p/a.rc=%include a.rc\\n%include ./a.rc\\n%include "
+		"../p/a.rc\\n%include .hg/hgrc\\n"),
+	      true, "R /p/.hg/hgrc\nR /p/a.rc\n", NULL);
+	check(V("f:/p/.hg/hgrc=%include ~/.hgrc.d/x.rc\\n"), true,
+	      "R /p/.hg/hgrc\n", "'%include ~/.hgrc.d/x.rc' names a file");
+	/* A missing one is watched for, beneath a real directory only. */
+	{
+		struct tfs t = { .ents = V("f:/p/.hg/hgrc=%include "
+					   "../conf/l.rc\\n%include "
+					   "../sub/x.rc\\n",
+					   "d:/p/conf", "l:/p/sub") };
+		struct gitguard_fs fs = { tfs_kind, tfs_list, tfs_read, &t,
+					  NULL };
+		struct gitguard *g = gitguard_later_run("/p", &fs);
+
+		assert_true(strv_contains(g->hg_missing, "/p/conf/l.rc"));
+		assert_false(strv_contains(g->hg_missing, "/p/sub/x.rc"));
 		gitguard_free(g);
 	}
 }
@@ -1793,6 +1860,7 @@ main(void)
 		cmocka_unit_test(test_git),
 		cmocka_unit_test(test_git_includes),
 		cmocka_unit_test(test_git_env),
+		cmocka_unit_test(test_hg_include),
 		cmocka_unit_test(test_later_run),
 		cmocka_unit_test(test_index_gitlinks),
 		cmocka_unit_test(test_index_as_git),

@@ -482,6 +482,36 @@ test_apply_opt(void **state)
 	assert_false(wl_apply_opt_ok("'--reject'\0'--cached'", 21));
 }
 
+/* A strategy option given where no strategy is named (review Y: git
+ * then takes the user's pull.twohead, resolve turns an option into one
+ * of git read-tree's): git's own merges' options pass, another not. */
+static void
+test_strategy_option(void **state)
+{
+	static const char *const ok[] = {
+		"ours",		 "theirs",	    "subtree",
+		"subtree=lib/x", "patience",	    "diff-algorithm=histogram",
+		"renormalize",	 "find-renames=50", "ignore-cr-at-eol",
+	};
+	static const char *const refused[] = {
+		"index-output=/home/u/.bashrc",
+		"prefix=x/",
+		"aggressive",
+		"subtree=",
+		"",
+		"ours ",
+		"--ours",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!wl_strategy_option_ok(ok[i], strlen(ok[i])))
+			fail_msg("refused: %s", ok[i]);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (wl_strategy_option_ok(refused[i], strlen(refused[i])))
+			fail_msg("passed: %s", refused[i]);
+}
+
 int
 main(void)
 {
@@ -492,6 +522,7 @@ main(void)
 		cmocka_unit_test(test_no_thread),
 		cmocka_unit_test(test_whole_seconds),
 		cmocka_unit_test(test_apply_opt),
+		cmocka_unit_test(test_strategy_option),
 	};
 
 	return cmocka_run_group_tests_name("watchlater-walk", tests, NULL,
