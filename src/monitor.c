@@ -471,12 +471,16 @@ static int
 proc_state(pid_t pid, char *state, pid_t *ppid)
 {
 	char path[sizeof("/proc/") + 12];
+	struct proc_stat st;
 	int dir, r;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 	if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	r = proc_stat_at(dir, state, ppid);
+	if ((r = proc_stat_at(dir, &st)) == 0) {
+		*state = st.state;
+		*ppid = st.ppid;
+	}
 	close(dir);
 	return r;
 }

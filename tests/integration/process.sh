@@ -214,9 +214,12 @@ cat >"$T/steal.py" <<'PY'
 # A shell on a pseudo-terminal runs llwrap as a job; once the job ended
 # and the shell took the terminal back, the user types a line.  Prints
 # what the shell read and whether the sandbox's leftover read it.
+# --devtty: llwrap's standard descriptors are /dev/null (an agent's
+# child with pipes), and the command opens its controlling terminal.
 import os, pty, select, signal, sys, time
 
-log, argv = sys.argv[1], sys.argv[2:]
+devtty = sys.argv[1] == "--devtty"
+log, argv = sys.argv[1 + devtty], sys.argv[2 + devtty:]
 inner = r"""
 import os, signal, sys, time
 log = sys.argv[1]
@@ -227,14 +230,15 @@ if os.fork() == 0:
     # A grandchild: an orphan of its own group, still in the session.
     signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     signal.signal(signal.SIGTTIN, signal.SIG_IGN)
+    t = os.open("/dev/tty", os.O_RDWR) if sys.argv[2] == "1" else 0
     time.sleep(1.0)
-    os.tcsetpgrp(0, os.getpgrp())
+    os.tcsetpgrp(t, os.getpgrp())
     with open(log, "ab", buffering=0) as f:
         f.write(b"stole\n")
         end = time.time() + 3
         while time.time() < end:
             try:
-                b = os.read(0, 100)
+                b = os.read(t, 100)
             except OSError as e:
                 f.write(b"err %d\n" % e.errno)
                 time.sleep(0.1)
@@ -248,7 +252,12 @@ if pid == 0:
     job = os.fork()
     if job == 0:
         os.setpgid(0, 0)
-        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
+        if devtty:
+            null = os.open("/dev/null", os.O_RDWR)
+            for i in (0, 1, 2):
+                os.dup2(null, i)
+        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner,
+                                  log, str(int(devtty))])
     try:
         os.setpgid(job, job)  # as a shell does; it may have run exec
     except PermissionError:
@@ -306,8 +315,17 @@ run as_user /usr/bin/python3 "$T/steal.py" "$PROJ/steal.log" \
 	$LLWRAP_B -q --rx "$LLW_HELPERS" -p default
 expect_output "-p default alone on a terminal: what the command left is gone when llwrap returns" "^leftover: none$"
 expect_output "... and the shell reads what the user types next" "^shell-read b'hunter2"
-run as_user "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} -p default --explain -- /bin/true </dev/null
-expect_no_output "... and off a terminal no monitor is added for it" "^shape: monitor > command$"
+# Off the terminal's descriptors, llwrap still has the terminal as its
+# controlling one, which the command opens as /dev/tty (-p default
+# grants it): a monitor ends what it leaves too (review X, X1).
+rm -f "$PROJ/steal.log"
+run as_user /usr/bin/python3 "$T/steal.py" --devtty "$PROJ/steal.log" \
+	$LLWRAP_B -q --rx "$LLW_HELPERS" -p default
+expect_output "-p default, standard descriptors off the terminal: what the command left with /dev/tty is gone when llwrap returns" "^leftover: none$"
+expect_output "... and the shell reads what the user types next" "^shell-read b'hunter2"
+# setsid: no controlling terminal, wherever the suite runs.
+run as_user setsid -w "$LLWRAP" ${LLW_BACKEND:+--backend "$LLW_BACKEND"} -p default --explain -- /bin/true </dev/null
+expect_no_output "... and off every terminal no monitor is added for it" "^shape: monitor > command$"
 rm -f "$PROJ/steal.log"
 
 # ... and reaps them as they end: the command's orphans that ended used
