@@ -280,6 +280,8 @@ children_of(pid_t pid, pid_t **v, size_t *n)
 }
 
 static pid_t spared = -1;
+/* The child monitor_run waits for. */
+static pid_t loop_child;
 
 void
 monitor_spare(pid_t pid)
@@ -554,57 +556,159 @@ tree_children(pid_t pid, pid_t **v, size_t *n)
 	closedir(d);
 }
 
+static int
+pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * Send sig (SIGSTOP or SIGCONT) to every process below this one that
  * needs it (SIGSTOP: one with a thread running; SIGCONT: one with a
- * thread stopped), walking down
- * from this process's children; true when one was sent.  Each is
+ * thread stopped), walking down from this process's children.  Each is
  * signalled through a pidfd taken before its parent is read, and only
- * while it is alive and still that parent's child: a pid reused
- * meanwhile by a process not below this one is not signalled.
+ * while it is alive and still that parent's child; a parent's children
+ * are taken only while its own pidfd says it lives: a pid reused
+ * meanwhile by a process not below this one is neither signalled nor
+ * walked into.  seen holds the pids the walk before found (sorted),
+ * and those of this one on return.  True when one was sent, or a
+ * process not seen before was found: a process that forks and exits,
+ * its child doing the same, is found running by no walk (each finds
+ * the one it read exited, its child elsewhere), only new each time
+ * (review X, X2).
  */
 static bool
-tree_signal_once(int sig)
+tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 {
-	_cleanup_free_ pid_t *queue = NULL;
-	size_t n = 0, cap = 0, head = 0;
-	bool sent = false;
-	pid_t self = getpid();
+	struct node {
+		pid_t pid;
+		int pidfd;
+	};
+	_cleanup_free_ struct node *stack = NULL;
+	size_t n = 0, cap = 0, n_now = 0;
+	pid_t *now = NULL, self = getpid();
+	bool changed = false;
 
-	queue = xreallocarray(queue, cap = 16, sizeof(*queue));
-	queue[n++] = self;
-	while (head < n) {
-		pid_t parent = queue[head++];
+	stack = xreallocarray(stack, cap = 16, sizeof(*stack));
+	stack[n++] = (struct node){ .pid = self, .pidfd = -1 };
+	/* Depth first: the child of one just stopped after its fork is
+	 * the next one signalled, before it forks in turn. */
+	while (n > 0) {
+		struct node parent = stack[--n];
+		struct pollfd pp = { .fd = parent.pidfd, .events = POLLIN };
 		_cleanup_free_ pid_t *kids = NULL;
 		size_t n_kids = 0;
 
-		tree_children(parent == self ? 0 : parent, &kids, &n_kids);
+		tree_children(parent.pid == self ? 0 : parent.pid, &kids,
+			      &n_kids);
+		if (parent.pidfd >= 0 && poll(&pp, 1, 0) != 0)
+			n_kids = 0; /* ended: its children are elsewhere */
+		if (parent.pidfd >= 0)
+			close(parent.pidfd);
 		for (size_t i = 0; i < n_kids; i++) {
 			struct pollfd p = { .events = POLLIN };
 			bool running, stopped;
 			char state;
 			pid_t ppid;
 
+			/* Exited or not: one of a chain is found exited
+			 * more often than not. */
+			if (bsearch(&kids[i], *seen, *n_seen, sizeof(pid_t),
+				    pid_cmp) == NULL)
+				changed = true;
+			now = xreallocarray(now, n_now + 1, sizeof(*now));
+			now[n_now++] = kids[i];
 			if ((p.fd = sys_pidfd_open(kids[i], 0)) < 0)
 				continue;
-			proc_threads(kids[i], &running, &stopped);
 			if (proc_state(kids[i], &state, &ppid) < 0 ||
-			    ppid != parent || poll(&p, 1, 0) != 0) {
+			    ppid != parent.pid || poll(&p, 1, 0) != 0) {
 				close(p.fd);
 				continue;
 			}
+			/* A stop at once (one to a stopped process is
+			 * nothing), its threads read after: whether one
+			 * still runs. */
+			if (sig == SIGSTOP) {
+				(void)syscall(SYS_pidfd_send_signal, p.fd, sig,
+					      NULL, 0);
+				proc_threads(kids[i], &running, &stopped);
+				changed |= running;
+			} else {
+				proc_threads(kids[i], &running, &stopped);
+				if (stopped && syscall(SYS_pidfd_send_signal,
+						       p.fd, sig, NULL, 0) == 0)
+					changed = true;
+			}
 			if (n == cap)
-				queue = xreallocarray(queue, cap *= 2,
-						      sizeof(*queue));
-			queue[n++] = kids[i];
-			if ((sig == SIGCONT ? stopped : running) &&
-			    syscall(SYS_pidfd_send_signal, p.fd, sig, NULL,
-				    0) == 0)
-				sent = true;
-			close(p.fd);
+				stack = xreallocarray(stack, cap *= 2,
+						      sizeof(*stack));
+			stack[n++] =
+				(struct node){ .pid = kids[i], .pidfd = p.fd };
 		}
 	}
-	return sent;
+	qsort(now, n_now, sizeof(pid_t), pid_cmp);
+	free(*seen);
+	*seen = now;
+	*n_seen = n_now;
+	return changed;
+}
+
+/*
+ * Reap what this process adopted (a subreaper) and has ended: a zombie
+ * child other than child, the spared one and llwrap's own processes
+ * (named llwrap...: the helpers, which whoever started them reaps by
+ * pid).  Left to the end, every orphan the command made that ended
+ * stayed a zombie, counted against the user's processes (review M, F7).
+ */
+static void
+reap_adopted(pid_t child)
+{
+	_cleanup_free_ pid_t *kids = NULL;
+	size_t n = 0;
+
+	if (!adopting || children_of(0, &kids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char path[sizeof("/proc//comm") + 12], state;
+		_cleanup_free_ char *comm = NULL;
+		pid_t ppid;
+
+		if (kids[i] == child || kids[i] == spared ||
+		    proc_state(kids[i], &state, &ppid) < 0 || state != 'Z')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)kids[i]);
+		comm = file_read_line(path, 64);
+		if (comm == NULL || strncmp(comm, "llwrap", 6) == 0)
+			continue;
+		(void)waitpid(kids[i], NULL, WNOHANG);
+	}
+}
+
+/*
+ * What this process writes once its child ended (the final check's
+ * report, notes, the footer) goes to a terminal the command held: one
+ * whose output it suspended (tcflow TCOOFF, with IXON and ISIG cleared,
+ * so that neither Ctrl-Q nor Ctrl-C undoes it) held llwrap in that
+ * write for good (review M, F8).  Where standard error is a terminal,
+ * it becomes a description of that terminal of this process's own, not
+ * blocking: a line that does not fit now is dropped.  The description
+ * the user's shell shares is left as it is.
+ */
+static void
+terminal_unheld(void)
+{
+	int fd;
+
+	if (!isatty(STDERR_FILENO))
+		return;
+	fd = open("/proc/self/fd/2",
+		  O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)dup2(fd, STDERR_FILENO);
+	close(fd);
 }
 
 /*
@@ -621,11 +725,32 @@ tree_signal_once(int sig)
  * without a pid namespace is the subreaper of the command's processes
  * (sandbox_exec).
  */
-static void
+static bool
 tree_stop(void)
 {
-	for (int round = 0; round < 256 && tree_signal_once(SIGSTOP); round++)
+	_cleanup_free_ pid_t *seen = NULL;
+	size_t n_seen = 0;
+
+	for (int round = 0; round < 4096; round++) {
+		/* A process that forks and exits, its child doing the same,
+		 * leaves a zombie under this process at every step: each
+		 * one left made every walk longer (review X, X2). */
+		reap_adopted(loop_child);
+		if (!tree_signal_once(SIGSTOP, &seen, &n_seen))
+			return true;
 		usleep(1000);
+	}
+	return false;
+}
+
+/* ... and continued with the job. */
+static void
+tree_continue(void)
+{
+	_cleanup_free_ pid_t *seen = NULL;
+	size_t n_seen = 0;
+
+	(void)tree_signal_once(SIGCONT, &seen, &n_seen);
 }
 
 /*
@@ -699,7 +824,18 @@ follow_stop(bool reap_all)
 			/* The monitor is gone; nothing to tell. */
 		}
 	} else if (!reap_all) {
-		tree_stop();
+		if (!tree_stop()) {
+			/* Still making new processes after some seconds of
+			 * rounds: this process does not stop, and with it
+			 * the watch and the timeout go on. */
+			tree_continue();
+			terminal_unheld();
+			fprintf(stderr, "llwrap: the terminal stopped the job, "
+					"but the command makes new processes "
+					"faster than they can be stopped: "
+					"llwrap goes on, watching\n");
+			return;
+		}
 		tree_frozen = true;
 		stop_self(b);
 	}
@@ -713,62 +849,6 @@ child_stopped(int sig, bool from_pipe, bool reap_all)
 	stop.child_ns = mono_ns();
 	stop.from_pipe = from_pipe;
 	follow_stop(reap_all);
-}
-
-/*
- * Reap what this process adopted (a subreaper) and has ended: a zombie
- * child other than child, the spared one and llwrap's own processes
- * (named llwrap...: the helpers, which whoever started them reaps by
- * pid).  Left to the end, every orphan the command made that ended
- * stayed a zombie, counted against the user's processes (review M, F7).
- */
-static void
-reap_adopted(pid_t child)
-{
-	_cleanup_free_ pid_t *kids = NULL;
-	size_t n = 0;
-
-	if (!adopting || children_of(0, &kids, &n) < 0)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		char path[sizeof("/proc//comm") + 12], state;
-		_cleanup_free_ char *comm = NULL;
-		pid_t ppid;
-
-		if (kids[i] == child || kids[i] == spared ||
-		    proc_state(kids[i], &state, &ppid) < 0 || state != 'Z')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)kids[i]);
-		comm = file_read_line(path, 64);
-		if (comm == NULL || strncmp(comm, "llwrap", 6) == 0)
-			continue;
-		(void)waitpid(kids[i], NULL, WNOHANG);
-	}
-}
-
-/*
- * What this process writes once its child ended (the final check's
- * report, notes, the footer) goes to a terminal the command held: one
- * whose output it suspended (tcflow TCOOFF, with IXON and ISIG cleared,
- * so that neither Ctrl-Q nor Ctrl-C undoes it) held llwrap in that
- * write for good (review M, F8).  Where standard error is a terminal,
- * it becomes a description of that terminal of this process's own, not
- * blocking: a line that does not fit now is dropped.  The description
- * the user's shell shares is left as it is.
- */
-static void
-terminal_unheld(void)
-{
-	int fd;
-
-	if (!isatty(STDERR_FILENO))
-		return;
-	fd = open("/proc/self/fd/2",
-		  O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	(void)dup2(fd, STDERR_FILENO);
-	close(fd);
 }
 
 /* Reap what has exited; true once child has, with its status. */
@@ -830,6 +910,45 @@ release_startup_pages(void)
 	fclose(f);
 }
 
+/* One signal the loop read: true once child has exited, with its
+ * status. */
+static bool
+loop_signal(const struct signalfd_siginfo *si,
+	    const struct monitor_guest *guest, pid_t child, bool reap_all,
+	    int *wstatus)
+{
+	if (si->ssi_signo == SIGCHLD) {
+		if (guest)
+			guest->reap(guest->arg);
+		return reap(child, reap_all, wstatus);
+	}
+	/* A signal the terminal sent to the foreground process group
+	 * reached the child too; forward only what was sent to this
+	 * process alone.  A stop of the terminal's is remembered: the
+	 * child's stop that follows is followed. */
+	if (si->ssi_code == SI_KERNEL) {
+		if (is_term_stop((int)si->ssi_signo)) {
+			stop.term = (int)si->ssi_signo;
+			stop.term_ns = mono_ns();
+			follow_stop(reap_all);
+		}
+		return false;
+	}
+	if (si->ssi_signo == SIGCONT) {
+		stop.term = stop.child = 0;
+		if (ns_frozen) {
+			ns_frozen = false;
+			kill(-1, SIGCONT);
+		}
+		if (tree_frozen) {
+			tree_frozen = false;
+			tree_continue();
+		}
+	}
+	kill(child, (int)si->ssi_signo);
+	return false;
+}
+
 int
 monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 	    int *wstatus)
@@ -843,6 +962,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 	uint64_t release_ns = mono_ns() + RELEASE_AFTER_MS * 1000000ull;
 	bool released = false;
 
+	loop_child = child;
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -852,7 +972,8 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		goto done;
 
 	for (;;) {
-		struct signalfd_siginfo si;
+		struct signalfd_siginfo si[32];
+		ssize_t len;
 		size_t n = 0, stop_at = 0, exit_at = 0, first_sv, n_sv = 0,
 		       first_watch;
 		int timeout = guest ? guest->timeout(guest->arg) : -1;
@@ -933,39 +1054,16 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 			guest->ready(guest->arg, pfd + first_sv, n_sv);
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		/* Every signal pending at once: one at a time, SIGCHLD
+		 * (17) came first each time while the command's orphans
+		 * kept ending, and a stop of the terminal's (20-22) waited
+		 * behind it for as long (review X, X2). */
+		if ((len = read(sfd, si, sizeof(si))) < (ssize_t)sizeof(si[0]))
 			continue;
-		if (si.ssi_signo == SIGCHLD) {
-			if (guest)
-				guest->reap(guest->arg);
-			if (reap(child, reap_all, wstatus))
+		for (size_t k = 0; k < (size_t)len / sizeof(si[0]); k++)
+			if (loop_signal(&si[k], guest, child, reap_all,
+					wstatus))
 				goto done;
-			continue;
-		}
-		/* A signal the terminal sent to the foreground process
-		 * group reached the child too; forward only what was sent
-		 * to this process alone.  A stop of the terminal's is
-		 * remembered: the child's stop that follows is followed. */
-		if (si.ssi_code == SI_KERNEL) {
-			if (is_term_stop((int)si.ssi_signo)) {
-				stop.term = (int)si.ssi_signo;
-				stop.term_ns = mono_ns();
-				follow_stop(reap_all);
-			}
-			continue;
-		}
-		if (si.ssi_signo == SIGCONT) {
-			stop.term = stop.child = 0;
-			if (ns_frozen) {
-				ns_frozen = false;
-				kill(-1, SIGCONT);
-			}
-			if (tree_frozen) {
-				tree_frozen = false;
-				(void)tree_signal_once(SIGCONT);
-			}
-		}
-		kill(child, (int)si.ssi_signo);
 	}
 done:
 	terminal_unheld();

@@ -104,17 +104,23 @@ expect_output "seccomp is in filter mode" "^Seccomp:[[:space:]]+2"
 # process of the command's is stopped too, and goes on with the job.
 cat >"$T/ttin.py" <<'PY'
 # A shell with job control on a pseudo-terminal: llwrap as its job.
-# argv: LOG LLWRAP ARGS...; prints "stopped", "ran-while-stopped N",
-# "ran-after N".
+# argv: [--chain PROBE] LOG LLWRAP ARGS...; prints "stopped",
+# "ran-while-stopped N", "ran-after N".  --chain: the other group's
+# processes fork and exit, each child doing the same (a new pid at
+# every step: PROBE fork-chain).
 import os, pty, select, signal, sys, time
 
-log, argv = sys.argv[1], sys.argv[2:]
+chain = sys.argv[2] if sys.argv[1] == "--chain" else ""
+log, argv = sys.argv[1 + 2 * bool(chain)], sys.argv[2 + 2 * bool(chain):]
 inner = r"""
 import os, signal, sys, time
 log = sys.argv[1]
 signal.signal(signal.SIGALRM, lambda s, f: os._exit(0))
 signal.alarm(4)
 c = os.fork()
+if c == 0 and sys.argv[2] != "":
+    os.setpgid(0, 0)
+    os.execv(sys.argv[2], [sys.argv[2], "fork-chain", log, "4", "4"])
 if c == 0:
     # A process of its own group whose first thread has exited (its
     # state a zombie's) while another writes on.
@@ -150,7 +156,8 @@ if pid == 0:
     job = os.fork()
     if job == 0:
         os.setpgid(0, 0)
-        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner, log])
+        os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner,
+                                  log, chain])
     try:
         os.setpgid(job, job)  # as a shell does; it may have run exec
     except PermissionError:
@@ -187,17 +194,22 @@ while True:
 os.waitpid(pid, 0)
 sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
 PY
-for shape in monitor supervisor; do
+# chain: processes that fork and exit, their children doing the same,
+# were found exited by each walk, their children elsewhere, and left
+# running (review X, X2).
+for shape in monitor supervisor chain; do
+	chain=
 	case $shape in
 	monitor) set -- -p default --timeout 60 ;;
 	supervisor) set -- -p default --allow-host example.invalid --timeout 60 ;;
+	chain) set -- -p default --timeout 60 && chain="--chain $PROBE" ;;
 	esac
 	if [ "$shape" = supervisor ] && why=$(supervisor_refused); then
 		skip "$shape: $why"
 		continue
 	fi
 	rm -f "$PROJ/ttin.log"
-	run as_user /usr/bin/python3 "$T/ttin.py" "$PROJ/ttin.log" \
+	run as_user /usr/bin/python3 "$T/ttin.py" $chain "$PROJ/ttin.log" \
 		$LLWRAP_B -q --rx "$LLW_HELPERS" "$@"
 	expect_output "$shape: a command has the terminal stop llwrap's job (SIGTTIN)" "^stopped$"
 	expect_output "... and none of its processes runs while the job is stopped" "^ran-while-stopped 0$"
