@@ -582,9 +582,9 @@ pid_cmp(const void *a, const void *b)
 static bool
 tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 {
+	/* A process found below, and the parent it had then. */
 	struct node {
-		pid_t pid;
-		int pidfd;
+		pid_t pid, ppid;
 	};
 	_cleanup_free_ struct node *stack = NULL;
 	size_t n = 0, cap = 0, n_now = 0;
@@ -592,26 +592,38 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 	bool changed = false;
 
 	stack = xreallocarray(stack, cap = 16, sizeof(*stack));
-	stack[n++] = (struct node){ .pid = self, .pidfd = -1 };
+	stack[n++] = (struct node){ .pid = self };
 	/* Depth first: the child of one just stopped after its fork is
-	 * the next one signalled, before it forks in turn. */
+	 * the next one signalled, before it forks in turn.  One pidfd
+	 * held at a time, not one per process waiting on the stack (a
+	 * wide tree would have run this process out of descriptors). */
 	while (n > 0) {
 		struct node parent = stack[--n];
-		struct pollfd pp = { .fd = parent.pidfd, .events = POLLIN };
+		struct pollfd pp = { .fd = -1, .events = POLLIN };
 		_cleanup_free_ pid_t *kids = NULL;
 		size_t n_kids = 0;
+		char state;
+		pid_t ppid;
 
+		/* Still the process found, below the same parent: its pid
+		 * taken again would be a child of that parent's too. */
+		if (parent.pid != self &&
+		    ((pp.fd = sys_pidfd_open(parent.pid, 0)) < 0 ||
+		     proc_state(parent.pid, &state, &ppid) < 0 ||
+		     ppid != parent.ppid)) {
+			if (pp.fd >= 0)
+				close(pp.fd);
+			continue;
+		}
 		tree_children(parent.pid == self ? 0 : parent.pid, &kids,
 			      &n_kids);
-		if (parent.pidfd >= 0 && poll(&pp, 1, 0) != 0)
+		if (pp.fd >= 0 && poll(&pp, 1, 0) != 0)
 			n_kids = 0; /* ended: its children are elsewhere */
-		if (parent.pidfd >= 0)
-			close(parent.pidfd);
+		if (pp.fd >= 0)
+			close(pp.fd);
 		for (size_t i = 0; i < n_kids; i++) {
 			struct pollfd p = { .events = POLLIN };
 			bool running, stopped;
-			char state;
-			pid_t ppid;
 
 			/* Exited or not: one of a chain is found exited
 			 * more often than not. */
@@ -641,11 +653,12 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 						       p.fd, sig, NULL, 0) == 0)
 					changed = true;
 			}
+			close(p.fd);
 			if (n == cap)
 				stack = xreallocarray(stack, cap *= 2,
 						      sizeof(*stack));
-			stack[n++] =
-				(struct node){ .pid = kids[i], .pidfd = p.fd };
+			stack[n++] = (struct node){ .pid = kids[i],
+						    .ppid = parent.pid };
 		}
 	}
 	qsort(now, n_now, sizeof(pid_t), pid_cmp);
@@ -778,6 +791,14 @@ static bool ns_frozen;
  * for a stop of the terminal's (tree_stop): they are continued with the
  * command. */
 static bool tree_frozen;
+/* ... and could not, so did not stop (monitor_stop_refused). */
+static bool stop_refused;
+
+bool
+monitor_stop_refused(void)
+{
+	return stop_refused;
+}
 
 static bool
 is_term_stop(int sig)
@@ -827,13 +848,10 @@ follow_stop(bool reap_all)
 		if (!tree_stop()) {
 			/* Still making new processes after some seconds of
 			 * rounds: this process does not stop, and with it
-			 * the watch and the timeout go on. */
+			 * the watch and the timeout go on; said after the
+			 * run (monitor_stop_refused). */
 			tree_continue();
-			terminal_unheld();
-			fprintf(stderr, "llwrap: the terminal stopped the job, "
-					"but the command makes new processes "
-					"faster than they can be stopped: "
-					"llwrap goes on, watching\n");
+			stop_refused = true;
 			return;
 		}
 		tree_frozen = true;
