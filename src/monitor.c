@@ -738,13 +738,18 @@ terminal_unheld(void)
  * without a pid namespace is the subreaper of the command's processes
  * (sandbox_exec).
  */
+/* How long tree_stop tries. */
+#define TREE_STOP_NS 2000000000ull
 static bool
 tree_stop(void)
 {
 	_cleanup_free_ pid_t *seen = NULL;
 	size_t n_seen = 0;
+	uint64_t until = mono_ns() + TREE_STOP_NS;
 
-	for (int round = 0; round < 4096; round++) {
+	/* Bounded in time, not in rounds: while it walks, this loop
+	 * serves nothing else (the mask watch, a guest, the timeout). */
+	while (mono_ns() < until) {
 		/* A process that forks and exits, its child doing the same,
 		 * leaves a zombie under this process at every step: each
 		 * one left made every walk longer (review X, X2). */
@@ -846,7 +851,7 @@ follow_stop(bool reap_all)
 		}
 	} else if (!reap_all) {
 		if (!tree_stop()) {
-			/* Still making new processes after some seconds of
+			/* Still making new processes after two seconds of
 			 * rounds: this process does not stop, and with it
 			 * the watch and the timeout go on; said after the
 			 * run (monitor_stop_refused). */
