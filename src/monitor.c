@@ -587,7 +587,7 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 		pid_t pid, ppid;
 	};
 	_cleanup_free_ struct node *stack = NULL;
-	size_t n = 0, cap = 0, n_now = 0;
+	size_t n = 0, cap = 0, k, n_now = 0;
 	pid_t *now = NULL, self = getpid();
 	bool changed = false;
 
@@ -621,7 +621,11 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 			n_kids = 0; /* ended: its children are elsewhere */
 		if (pp.fd >= 0)
 			close(pp.fd);
-		for (size_t i = 0; i < n_kids; i++) {
+		/* The newest first: the children files list in the order
+		 * of birth (or adoption), and a chain's newest is the one
+		 * still running, behind its predecessors' zombies. */
+		k = n;
+		for (size_t i = n_kids; i-- > 0;) {
 			struct pollfd p = { .events = POLLIN };
 			bool running, stopped;
 
@@ -632,6 +636,9 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 				changed = true;
 			now = xreallocarray(now, n_now + 1, sizeof(*now));
 			now[n_now++] = kids[i];
+			/* One that exited (a zombie a stopped parent has not
+			 * reaped: bubblewrap's pid 1 holds thousands of a
+			 * chain's) is counted, and nothing more. */
 			if ((p.fd = sys_pidfd_open(kids[i], 0)) < 0)
 				continue;
 			if (proc_state(kids[i], &state, &ppid) < 0 ||
@@ -640,17 +647,19 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 				continue;
 			}
 			/* A stop at once (one to a stopped process is
-			 * nothing), its threads read after: whether one
-			 * still runs. */
-			if (sig == SIGSTOP) {
+			 * nothing; a zombie's threads are read first, one
+			 * whose first thread exited may run on), its
+			 * threads read after: whether one still runs. */
+			if (sig == SIGSTOP && state != 'Z') {
 				(void)syscall(SYS_pidfd_send_signal, p.fd, sig,
 					      NULL, 0);
 				proc_threads(kids[i], &running, &stopped);
 				changed |= running;
 			} else {
 				proc_threads(kids[i], &running, &stopped);
-				if (stopped && syscall(SYS_pidfd_send_signal,
-						       p.fd, sig, NULL, 0) == 0)
+				if ((sig == SIGCONT ? stopped : running) &&
+				    syscall(SYS_pidfd_send_signal, p.fd, sig,
+					    NULL, 0) == 0)
 					changed = true;
 			}
 			close(p.fd);
@@ -659,6 +668,13 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 						      sizeof(*stack));
 			stack[n++] = (struct node){ .pid = kids[i],
 						    .ppid = parent.pid };
+		}
+		/* ... and so walked into first. */
+		for (size_t a = k, b = n; a + 1 < b; a++, b--) {
+			struct node t = stack[a];
+
+			stack[a] = stack[b - 1];
+			stack[b - 1] = t;
 		}
 	}
 	qsort(now, n_now, sizeof(pid_t), pid_cmp);
