@@ -104,14 +104,17 @@ expect_output "seccomp is in filter mode" "^Seccomp:[[:space:]]+2"
 # process of the command's is stopped too, and goes on with the job.
 cat >"$T/ttin.py" <<'PY'
 # A shell with job control on a pseudo-terminal: llwrap as its job.
-# argv: [--chain PROBE] LOG LLWRAP ARGS...; prints "stopped",
+# argv: [--chain PROBE N] LOG LLWRAP ARGS...; prints "stopped",
 # "ran-while-stopped N", "ran-after N".  --chain: the other group's
-# processes fork and exit, each child doing the same (a new pid at
-# every step: PROBE fork-chain).
+# processes are N that fork and exit, each child doing the same (a new
+# pid at every step: PROBE fork-chain).
 import os, pty, select, signal, sys, time
 
-chain = sys.argv[2] if sys.argv[1] == "--chain" else ""
-log, argv = sys.argv[1 + 2 * bool(chain)], sys.argv[2 + 2 * bool(chain):]
+chain, nchain = "", "0"
+if sys.argv[1] == "--chain":
+    chain, nchain = sys.argv[2], sys.argv[3]
+    del sys.argv[1:4]
+log, argv = sys.argv[1], sys.argv[2:]
 inner = r"""
 import os, signal, sys, time
 log = sys.argv[1]
@@ -120,7 +123,7 @@ signal.alarm(4)
 c = os.fork()
 if c == 0 and sys.argv[2] != "":
     os.setpgid(0, 0)
-    os.execv(sys.argv[2], [sys.argv[2], "fork-chain", log, "4", "4"])
+    os.execv(sys.argv[2], [sys.argv[2], "fork-chain", log, sys.argv[3], "4"])
 if c == 0:
     # A process of its own group whose first thread has exited (its
     # state a zombie's) while another writes on.
@@ -160,7 +163,7 @@ if pid == 0:
     if job == 0:
         os.setpgid(0, 0)
         os.execv(argv[0], argv + ["--", "/usr/bin/python3", "-c", inner,
-                                  log, chain])
+                                  log, chain, nchain])
     try:
         os.setpgid(job, job)  # as a shell does; it may have run exec
     except PermissionError:
@@ -205,7 +208,15 @@ for shape in monitor supervisor chain; do
 	case $shape in
 	monitor) set -- -p default --timeout 60 ;;
 	supervisor) set -- -p default --allow-host example.invalid --timeout 60 ;;
-	chain) set -- -p default --timeout 60 && chain="--chain $PROBE" ;;
+	# Eight under Landlock (four let a69624e's walk through only at
+	# times); four under bubblewrap, whose pid 1 does not reap while
+	# stopped: with eight the walk can reach its bound, and llwrap
+	# then does not stop (the safe side, said after the run).
+	chain)
+		set -- -p default --timeout 60
+		chain="--chain $PROBE 8"
+		if bwrap_backend; then chain="--chain $PROBE 4"; fi
+		;;
 	esac
 	if [ "$shape" = supervisor ] && why=$(supervisor_refused); then
 		skip "$shape: $why"
