@@ -177,13 +177,14 @@ dir_make_path(const char *path, mode_t mode)
 }
 
 int
-proc_stat_at(int dirfd, char *state, pid_t *ppid)
+proc_stat_at(int dirfd, struct proc_stat *st)
 {
 	char buf[512];
 	int fd = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC);
 	const char *s;
 	long parent;
-	char st;
+	int tty;
+	char state;
 	ssize_t n;
 
 	if (fd < 0)
@@ -193,23 +194,23 @@ proc_stat_at(int dirfd, char *state, pid_t *ppid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* "PID (COMM) STATE PPID ...": COMM, which may hold ')' and
-	 * spaces, ends at the last ')'. */
+	/* "PID (COMM) STATE PPID PGRP SESSION TTY_NR ...": COMM, which may
+	 * hold ')' and spaces, ends at the last ')'. */
 	if ((s = strrchr(buf, ')')) == NULL ||
-	    sscanf(s + 1, " %c %ld", &st, &parent) != 2)
+	    sscanf(s + 1, " %c %ld %*d %*d %d", &state, &parent, &tty) != 3)
 		return -1;
-	if (state != NULL)
-		*state = st;
-	*ppid = (pid_t)parent;
+	*st = (struct proc_stat){ .state = state,
+				  .ppid = (pid_t)parent,
+				  .tty = tty };
 	return 0;
 }
 
 pid_t
 proc_parent_at(int dirfd)
 {
-	pid_t ppid;
+	struct proc_stat st;
 
-	return proc_stat_at(dirfd, NULL, &ppid) < 0 ? -1 : ppid;
+	return proc_stat_at(dirfd, &st) < 0 ? -1 : st.ppid;
 }
 
 /* fd (opened O_NONBLOCK, never to wait on a FIFO) when it is a regular

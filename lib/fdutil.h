@@ -63,9 +63,15 @@ int fd_move_aside(int dirfd, const char *name, time_t when, char **to);
  */
 pid_t proc_parent_at(int dirfd);
 
-/* The same task's state letter (R, S, Z, T, ...; state may be NULL) and
- * parent pid: 0, or -1 as above. */
-int proc_stat_at(int dirfd, char *state, pid_t *ppid);
+/* What the same task's stat file says that llwrap reads. */
+struct proc_stat {
+	char state; /* R, S, Z, T, ... */
+	pid_t ppid;
+	int tty; /* its controlling terminal's device number, or 0 */
+};
+
+/* The same task's stat: 0, or -1 as above. */
+int proc_stat_at(int dirfd, struct proc_stat *st);
 
 /*
  * The kernel frees an inotify instance with marks after an SRCU grace

@@ -280,6 +280,8 @@ children_of(pid_t pid, pid_t **v, size_t *n)
 }
 
 static pid_t spared = -1;
+/* The child monitor_run waits for. */
+static pid_t loop_child;
 
 void
 monitor_spare(pid_t pid)
@@ -471,12 +473,16 @@ static int
 proc_state(pid_t pid, char *state, pid_t *ppid)
 {
 	char path[sizeof("/proc/") + 12];
+	struct proc_stat st;
 	int dir, r;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 	if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	r = proc_stat_at(dir, state, ppid);
+	if ((r = proc_stat_at(dir, &st)) == 0) {
+		*state = st.state;
+		*ppid = st.ppid;
+	}
 	close(dir);
 	return r;
 }
@@ -550,165 +556,132 @@ tree_children(pid_t pid, pid_t **v, size_t *n)
 	closedir(d);
 }
 
+static int
+pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * Send sig (SIGSTOP or SIGCONT) to every process below this one that
  * needs it (SIGSTOP: one with a thread running; SIGCONT: one with a
- * thread stopped), walking down
- * from this process's children; true when one was sent.  Each is
+ * thread stopped), walking down from this process's children.  Each is
  * signalled through a pidfd taken before its parent is read, and only
- * while it is alive and still that parent's child: a pid reused
- * meanwhile by a process not below this one is not signalled.
+ * while it is alive and still that parent's child; a parent's children
+ * are taken only while its own pidfd says it lives: a pid reused
+ * meanwhile by a process not below this one is neither signalled nor
+ * walked into.  seen holds the pids the walk before found (sorted),
+ * and those of this one on return.  True when one was sent, or a
+ * process not seen before was found: a process that forks and exits,
+ * its child doing the same, is found running by no walk (each finds
+ * the one it read exited, its child elsewhere), only new each time
+ * (review X, X2).
  */
 static bool
-tree_signal_once(int sig)
+tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 {
-	_cleanup_free_ pid_t *queue = NULL;
-	size_t n = 0, cap = 0, head = 0;
-	bool sent = false;
-	pid_t self = getpid();
+	/* A process found below, and the parent it had then. */
+	struct node {
+		pid_t pid, ppid;
+	};
+	_cleanup_free_ struct node *stack = NULL;
+	size_t n = 0, cap = 0, k, n_now = 0;
+	pid_t *now = NULL, self = getpid();
+	bool changed = false;
 
-	queue = xreallocarray(queue, cap = 16, sizeof(*queue));
-	queue[n++] = self;
-	while (head < n) {
-		pid_t parent = queue[head++];
+	stack = xreallocarray(stack, cap = 16, sizeof(*stack));
+	stack[n++] = (struct node){ .pid = self };
+	/* Depth first: the child of one just stopped after its fork is
+	 * the next one signalled, before it forks in turn.  One pidfd
+	 * held at a time, not one per process waiting on the stack (a
+	 * wide tree would have run this process out of descriptors). */
+	while (n > 0) {
+		struct node parent = stack[--n];
+		struct pollfd pp = { .fd = -1, .events = POLLIN };
 		_cleanup_free_ pid_t *kids = NULL;
 		size_t n_kids = 0;
+		char state;
+		pid_t ppid;
 
-		tree_children(parent == self ? 0 : parent, &kids, &n_kids);
-		for (size_t i = 0; i < n_kids; i++) {
+		/* Still the process found, below the same parent: its pid
+		 * taken again would be a child of that parent's too. */
+		if (parent.pid != self &&
+		    ((pp.fd = sys_pidfd_open(parent.pid, 0)) < 0 ||
+		     proc_state(parent.pid, &state, &ppid) < 0 ||
+		     ppid != parent.ppid)) {
+			if (pp.fd >= 0)
+				close(pp.fd);
+			continue;
+		}
+		tree_children(parent.pid == self ? 0 : parent.pid, &kids,
+			      &n_kids);
+		if (pp.fd >= 0 && poll(&pp, 1, 0) != 0)
+			n_kids = 0; /* ended: its children are elsewhere */
+		if (pp.fd >= 0)
+			close(pp.fd);
+		/* The newest first: the children files list in the order
+		 * of birth (or adoption), and a chain's newest is the one
+		 * still running, behind its predecessors' zombies. */
+		k = n;
+		for (size_t i = n_kids; i-- > 0;) {
 			struct pollfd p = { .events = POLLIN };
 			bool running, stopped;
-			char state;
-			pid_t ppid;
 
+			/* Exited or not: one of a chain is found exited
+			 * more often than not. */
+			if (bsearch(&kids[i], *seen, *n_seen, sizeof(pid_t),
+				    pid_cmp) == NULL)
+				changed = true;
+			now = xreallocarray(now, n_now + 1, sizeof(*now));
+			now[n_now++] = kids[i];
+			/* One that exited (a zombie a stopped parent has not
+			 * reaped: bubblewrap's pid 1 holds thousands of a
+			 * chain's) is counted, and nothing more. */
 			if ((p.fd = sys_pidfd_open(kids[i], 0)) < 0)
 				continue;
-			proc_threads(kids[i], &running, &stopped);
 			if (proc_state(kids[i], &state, &ppid) < 0 ||
-			    ppid != parent || poll(&p, 1, 0) != 0) {
+			    ppid != parent.pid || poll(&p, 1, 0) != 0) {
 				close(p.fd);
 				continue;
 			}
-			if (n == cap)
-				queue = xreallocarray(queue, cap *= 2,
-						      sizeof(*queue));
-			queue[n++] = kids[i];
-			if ((sig == SIGCONT ? stopped : running) &&
-			    syscall(SYS_pidfd_send_signal, p.fd, sig, NULL,
-				    0) == 0)
-				sent = true;
+			/* A stop at once (one to a stopped process is
+			 * nothing; a zombie's threads are read first, one
+			 * whose first thread exited may run on), its
+			 * threads read after: whether one still runs. */
+			if (sig == SIGSTOP && state != 'Z') {
+				(void)syscall(SYS_pidfd_send_signal, p.fd, sig,
+					      NULL, 0);
+				proc_threads(kids[i], &running, &stopped);
+				changed |= running;
+			} else {
+				proc_threads(kids[i], &running, &stopped);
+				if ((sig == SIGCONT ? stopped : running) &&
+				    syscall(SYS_pidfd_send_signal, p.fd, sig,
+					    NULL, 0) == 0)
+					changed = true;
+			}
 			close(p.fd);
+			if (n == cap)
+				stack = xreallocarray(stack, cap *= 2,
+						      sizeof(*stack));
+			stack[n++] = (struct node){ .pid = kids[i],
+						    .ppid = parent.pid };
+		}
+		/* ... and so walked into first. */
+		for (size_t a = k, b = n; a + 1 < b; a++, b--) {
+			struct node t = stack[a];
+
+			stack[a] = stack[b - 1];
+			stack[b - 1] = t;
 		}
 	}
-	return sent;
-}
-
-/*
- * Without a pid namespace of llwrap's, the processes of the command's
- * in a process group of their own go on when the terminal stops the
- * job, and so would they while this process, with the watch and the
- * timeout, is stopped: a command that puts its own job in the
- * background (tcsetpgrp) and reads the terminal has the kernel stop
- * llwrap's job (SIGTTIN), its other processes still running.  So,
- * before this process follows a stop of the terminal's, every process
- * below it is stopped too (again, until none below runs: a stopped
- * process makes no new one), and continued with it, as pid 1 does in
- * its namespace.  What this process adopted is below it: a monitor
- * without a pid namespace is the subreaper of the command's processes
- * (sandbox_exec).
- */
-static void
-tree_stop(void)
-{
-	for (int round = 0; round < 256 && tree_signal_once(SIGSTOP); round++)
-		usleep(1000);
-}
-
-/*
- * Job control (DESIGN.md §15): a monitor follows a stop of its child only
- * when the terminal stopped the job, Ctrl-Z or a background job's read or
- * write, which this process receives from the kernel as every process of
- * the foreground job does.  A command that stops itself (kill -STOP $$,
- * kill -TSTP $$) stops alone: the monitors above it, the guardian with
- * its watch and timer among them, go on.  The two events come in either
- * order (signalfd hands SIGCHLD out before SIGTSTP); they are matched
- * when they come within STOP_MATCH_NS of each other.
- */
-#define STOP_MATCH_NS 1000000000ull
-static struct {
-	int term;	   /* the terminal's stop signal, or 0 */
-	uint64_t term_ns;  /* ... when it came */
-	int child;	   /* the child's (or pid 1's report of its) stop */
-	uint64_t child_ns; /* ... when it came */
-	bool from_pipe;	   /* told by pid 1, not seen in waitpid */
-} stop;
-/* pid 1 stopped every other process of its namespace for a stop of the
- * terminal's: they are continued with the command. */
-static bool ns_frozen;
-/* A monitor above no pid 1 of llwrap's stopped every process below it
- * for a stop of the terminal's (tree_stop): they are continued with the
- * command. */
-static bool tree_frozen;
-
-static bool
-is_term_stop(int sig)
-{
-	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
-/* Both halves of a stop of the terminal's came: stop too, or, as pid 1
- * of a namespace (which cannot stop itself), stop the namespace and tell
- * the monitor above. */
-static void
-follow_stop(bool reap_all)
-{
-	unsigned char b;
-	uint64_t apart;
-
-	if (stop.term == 0 || stop.child == 0)
-		return;
-	apart = stop.term_ns > stop.child_ns ? stop.term_ns - stop.child_ns
-					     : stop.child_ns - stop.term_ns;
-	if (apart > STOP_MATCH_NS) {
-		/* The older one is stale. */
-		if (stop.term_ns < stop.child_ns)
-			stop.term = 0;
-		else
-			stop.child = 0;
-		return;
-	}
-	b = (unsigned char)stop.child;
-	stop.term = stop.child = 0;
-	if (stop.from_pipe) {
-		stop_self(b);
-		return;
-	}
-	if (reap_all) {
-		/* Processes of the sandbox outside the terminal's job (a
-		 * process group of their own) stop with it, as in a
-		 * machine that is suspended. */
-		kill(-1, SIGSTOP);
-		ns_frozen = true;
-	}
-	if (stop_report_fd >= 0) {
-		if (write(stop_report_fd, &b, 1) < 0) {
-			/* The monitor is gone; nothing to tell. */
-		}
-	} else if (!reap_all) {
-		tree_stop();
-		tree_frozen = true;
-		stop_self(b);
-	}
-}
-
-/* The child stopped (or pid 1 said it did, from_pipe). */
-static void
-child_stopped(int sig, bool from_pipe, bool reap_all)
-{
-	stop.child = sig;
-	stop.child_ns = mono_ns();
-	stop.from_pipe = from_pipe;
-	follow_stop(reap_all);
+	qsort(now, n_now, sizeof(pid_t), pid_cmp);
+	free(*seen);
+	*seen = now;
+	*n_seen = n_now;
+	return changed;
 }
 
 /*
@@ -765,6 +738,156 @@ terminal_unheld(void)
 		return;
 	(void)dup2(fd, STDERR_FILENO);
 	close(fd);
+}
+
+/*
+ * Without a pid namespace of llwrap's, the processes of the command's
+ * in a process group of their own go on when the terminal stops the
+ * job, and so would they while this process, with the watch and the
+ * timeout, is stopped: a command that puts its own job in the
+ * background (tcsetpgrp) and reads the terminal has the kernel stop
+ * llwrap's job (SIGTTIN), its other processes still running.  So,
+ * before this process follows a stop of the terminal's, every process
+ * below it is stopped too (again, until none below runs: a stopped
+ * process makes no new one), and continued with it, as pid 1 does in
+ * its namespace.  What this process adopted is below it: a monitor
+ * without a pid namespace is the subreaper of the command's processes
+ * (sandbox_exec).
+ */
+/* How long tree_stop tries. */
+#define TREE_STOP_NS 2000000000ull
+static bool
+tree_stop(void)
+{
+	_cleanup_free_ pid_t *seen = NULL;
+	size_t n_seen = 0;
+	uint64_t until = mono_ns() + TREE_STOP_NS;
+
+	/* Bounded in time, not in rounds: while it walks, this loop
+	 * serves nothing else (the mask watch, a guest, the timeout). */
+	while (mono_ns() < until) {
+		/* A process that forks and exits, its child doing the same,
+		 * leaves a zombie under this process at every step: each
+		 * one left made every walk longer (review X, X2). */
+		reap_adopted(loop_child);
+		if (!tree_signal_once(SIGSTOP, &seen, &n_seen))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* ... and continued with the job. */
+static void
+tree_continue(void)
+{
+	_cleanup_free_ pid_t *seen = NULL;
+	size_t n_seen = 0;
+
+	(void)tree_signal_once(SIGCONT, &seen, &n_seen);
+}
+
+/*
+ * Job control (DESIGN.md §15): a monitor follows a stop of its child only
+ * when the terminal stopped the job, Ctrl-Z or a background job's read or
+ * write, which this process receives from the kernel as every process of
+ * the foreground job does.  A command that stops itself (kill -STOP $$,
+ * kill -TSTP $$) stops alone: the monitors above it, the guardian with
+ * its watch and timer among them, go on.  The two events come in either
+ * order (signalfd hands SIGCHLD out before SIGTSTP); they are matched
+ * when they come within STOP_MATCH_NS of each other.
+ */
+#define STOP_MATCH_NS 1000000000ull
+static struct {
+	int term;	   /* the terminal's stop signal, or 0 */
+	uint64_t term_ns;  /* ... when it came */
+	int child;	   /* the child's (or pid 1's report of its) stop */
+	uint64_t child_ns; /* ... when it came */
+	bool from_pipe;	   /* told by pid 1, not seen in waitpid */
+} stop;
+/* pid 1 stopped every other process of its namespace for a stop of the
+ * terminal's: they are continued with the command. */
+static bool ns_frozen;
+/* A monitor above no pid 1 of llwrap's stopped every process below it
+ * for a stop of the terminal's (tree_stop): they are continued with the
+ * command. */
+static bool tree_frozen;
+/* ... and could not, so did not stop (monitor_stop_refused). */
+static bool stop_refused;
+
+bool
+monitor_stop_refused(void)
+{
+	return stop_refused;
+}
+
+static bool
+is_term_stop(int sig)
+{
+	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/* Both halves of a stop of the terminal's came: stop too, or, as pid 1
+ * of a namespace (which cannot stop itself), stop the namespace and tell
+ * the monitor above. */
+static void
+follow_stop(bool reap_all)
+{
+	unsigned char b;
+	uint64_t apart;
+
+	if (stop.term == 0 || stop.child == 0)
+		return;
+	apart = stop.term_ns > stop.child_ns ? stop.term_ns - stop.child_ns
+					     : stop.child_ns - stop.term_ns;
+	if (apart > STOP_MATCH_NS) {
+		/* The older one is stale. */
+		if (stop.term_ns < stop.child_ns)
+			stop.term = 0;
+		else
+			stop.child = 0;
+		return;
+	}
+	b = (unsigned char)stop.child;
+	stop.term = stop.child = 0;
+	if (stop.from_pipe) {
+		stop_self(b);
+		return;
+	}
+	if (reap_all) {
+		/* Processes of the sandbox outside the terminal's job (a
+		 * process group of their own) stop with it, as in a
+		 * machine that is suspended. */
+		kill(-1, SIGSTOP);
+		ns_frozen = true;
+	}
+	if (stop_report_fd >= 0) {
+		if (write(stop_report_fd, &b, 1) < 0) {
+			/* The monitor is gone; nothing to tell. */
+		}
+	} else if (!reap_all) {
+		if (!tree_stop()) {
+			/* Still making new processes after two seconds of
+			 * rounds: this process does not stop, and with it
+			 * the watch and the timeout go on; said after the
+			 * run (monitor_stop_refused). */
+			tree_continue();
+			stop_refused = true;
+			return;
+		}
+		tree_frozen = true;
+		stop_self(b);
+	}
+}
+
+/* The child stopped (or pid 1 said it did, from_pipe). */
+static void
+child_stopped(int sig, bool from_pipe, bool reap_all)
+{
+	stop.child = sig;
+	stop.child_ns = mono_ns();
+	stop.from_pipe = from_pipe;
+	follow_stop(reap_all);
 }
 
 /* Reap what has exited; true once child has, with its status. */
@@ -826,6 +949,45 @@ release_startup_pages(void)
 	fclose(f);
 }
 
+/* One signal the loop read: true once child has exited, with its
+ * status. */
+static bool
+loop_signal(const struct signalfd_siginfo *si,
+	    const struct monitor_guest *guest, pid_t child, bool reap_all,
+	    int *wstatus)
+{
+	if (si->ssi_signo == SIGCHLD) {
+		if (guest)
+			guest->reap(guest->arg);
+		return reap(child, reap_all, wstatus);
+	}
+	/* A signal the terminal sent to the foreground process group
+	 * reached the child too; forward only what was sent to this
+	 * process alone.  A stop of the terminal's is remembered: the
+	 * child's stop that follows is followed. */
+	if (si->ssi_code == SI_KERNEL) {
+		if (is_term_stop((int)si->ssi_signo)) {
+			stop.term = (int)si->ssi_signo;
+			stop.term_ns = mono_ns();
+			follow_stop(reap_all);
+		}
+		return false;
+	}
+	if (si->ssi_signo == SIGCONT) {
+		stop.term = stop.child = 0;
+		if (ns_frozen) {
+			ns_frozen = false;
+			kill(-1, SIGCONT);
+		}
+		if (tree_frozen) {
+			tree_frozen = false;
+			tree_continue();
+		}
+	}
+	kill(child, (int)si->ssi_signo);
+	return false;
+}
+
 int
 monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 	    int *wstatus)
@@ -839,6 +1001,7 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 	uint64_t release_ns = mono_ns() + RELEASE_AFTER_MS * 1000000ull;
 	bool released = false;
 
+	loop_child = child;
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
@@ -848,7 +1011,8 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 		goto done;
 
 	for (;;) {
-		struct signalfd_siginfo si;
+		struct signalfd_siginfo si[32];
+		ssize_t len;
 		size_t n = 0, stop_at = 0, exit_at = 0, first_sv, n_sv = 0,
 		       first_watch;
 		int timeout = guest ? guest->timeout(guest->arg) : -1;
@@ -929,39 +1093,16 @@ monitor_run(const struct monitor_guest *guest, pid_t child, bool reap_all,
 			guest->ready(guest->arg, pfd + first_sv, n_sv);
 		if (!(pfd[0].revents & POLLIN))
 			continue;
-		if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		/* Every signal pending at once: one at a time, SIGCHLD
+		 * (17) came first each time while the command's orphans
+		 * kept ending, and a stop of the terminal's (20-22) waited
+		 * behind it for as long (review X, X2). */
+		if ((len = read(sfd, si, sizeof(si))) < (ssize_t)sizeof(si[0]))
 			continue;
-		if (si.ssi_signo == SIGCHLD) {
-			if (guest)
-				guest->reap(guest->arg);
-			if (reap(child, reap_all, wstatus))
+		for (size_t k = 0; k < (size_t)len / sizeof(si[0]); k++)
+			if (loop_signal(&si[k], guest, child, reap_all,
+					wstatus))
 				goto done;
-			continue;
-		}
-		/* A signal the terminal sent to the foreground process
-		 * group reached the child too; forward only what was sent
-		 * to this process alone.  A stop of the terminal's is
-		 * remembered: the child's stop that follows is followed. */
-		if (si.ssi_code == SI_KERNEL) {
-			if (is_term_stop((int)si.ssi_signo)) {
-				stop.term = (int)si.ssi_signo;
-				stop.term_ns = mono_ns();
-				follow_stop(reap_all);
-			}
-			continue;
-		}
-		if (si.ssi_signo == SIGCONT) {
-			stop.term = stop.child = 0;
-			if (ns_frozen) {
-				ns_frozen = false;
-				kill(-1, SIGCONT);
-			}
-			if (tree_frozen) {
-				tree_frozen = false;
-				(void)tree_signal_once(SIGCONT);
-			}
-		}
-		kill(child, (int)si.ssi_signo);
 	}
 done:
 	terminal_unheld();

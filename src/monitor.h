@@ -158,6 +158,11 @@ void monitor_untie(void);
 int monitor_adopt_orphans(void);
 void monitor_end_orphans(void);
 
+/* A stop of the terminal's this process did not follow: the processes
+ * below it could not all be stopped (they made new ones as fast), so it
+ * went on watching, as did the command's (review X, X2). */
+bool monitor_stop_refused(void);
+
 /* A child of this process's that monitor_end_orphans leaves alone: the
  * holder of the watches' inotify instances (fd_hold), which ends after
  * this process. */

@@ -27,10 +27,34 @@
 #include "cleanup.h"
 #include "compat/syscall.h"
 #include "contain.h"
+#include "fdutil.h"
 #include "probe.h"
 #include "resources.h"
 #include "supervise.h"
 #include "xalloc.h"
+
+/*
+ * Whether this process has a terminal a command could keep: one of its
+ * standard descriptors, or a controlling terminal the command opens as
+ * /dev/tty (an agent's child with pipes for its descriptors still has
+ * the agent's terminal).  Taken as yes when /proc/self/stat cannot be
+ * read: a monitor more, never a terminal left to the command.
+ */
+static bool
+probe_terminal(void)
+{
+	struct proc_stat st;
+	int dir, r;
+
+	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) ||
+	    isatty(STDERR_FILENO))
+		return true;
+	if ((dir = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return true;
+	r = proc_stat_at(dir, &st);
+	close(dir);
+	return r < 0 || st.tty != 0;
+}
 
 void
 probe_init(struct facts *f)
@@ -43,8 +67,7 @@ probe_init(struct facts *f)
 	f->live = true;
 	ruleset_probe(&f->kernel);
 	f->root = geteuid() == 0;
-	f->terminal = isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) ||
-		      isatty(STDERR_FILENO);
+	f->terminal = probe_terminal();
 	if (sysinfo(&si) == 0)
 		f->ram = (uint64_t)si.totalram * si.mem_unit;
 	if ((n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1)) > 0) {

@@ -41,10 +41,12 @@ struct facts {
 	/* llwrap's IPC namespace is not the initial one: the container's
 	 * /dev/shm is its own (contain_ipcns_nested()). */
 	bool ipcns_nested;
-	/* One of the command's standard descriptors is a terminal: a
+	/* One of the command's standard descriptors is a terminal, or
+	 * llwrap has a controlling terminal (the command's /dev/tty): a
 	 * process it leaves running would keep it, and read what the user
 	 * types there once llwrap has returned to the shell (review M,
-	 * F6): such a run always has a process to end what is left. */
+	 * F6; review X, X1): such a run always has a process to end what
+	 * is left. */
 	bool terminal;
 	/* Unprivileged user, mount, pid and network namespaces, as ns.c
 	 * makes them (AppArmor's restriction included); why not. */

@@ -104,6 +104,18 @@ print_notes(char **v)
 	strv_free(v);
 }
 
+/* A stop of the terminal's the monitor did not follow, said once the
+ * command has ended. */
+static void
+print_stop_refused(void)
+{
+	if (monitor_stop_refused())
+		fprintf(stderr,
+			"llwrap: the terminal stopped the job while the "
+			"command made new processes faster than they could "
+			"be stopped: llwrap did not stop, and watched on\n");
+}
+
 /* The ancestors of path (itself included) that do not exist, parents
  * first, appended to *made. */
 static void
@@ -733,6 +745,7 @@ fork_and_wait(struct supervisor *sv, const struct monitor_work *mw,
 	/* The teardown's changes are not the host's. */
 	maskwatch_disarm(mw->mask);
 	print_notes(resources_finish(lr, lo));
+	print_stop_refused();
 	if (mw->end_orphans)
 		monitor_end_orphans();
 	watchlater_finish(mw->wl);
@@ -865,6 +878,7 @@ guard_and_wait(struct monitor_work *mw, struct beside *b, int *status,
 	if (r < 0)
 		kill(pid, SIGKILL);
 	print_notes(resources_finish(lr, mw->lo));
+	print_stop_refused();
 	/* The final check, once nothing of the command's is left, before
 	 * anything is written where the command's output goes (a pipe that
 	 * nobody reads must not keep it from running). */

@@ -51,6 +51,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -955,6 +956,47 @@ p_sleep(char **argv)
 	return succeed("%lld", s);
 }
 
+/*
+ * Not a probe: N processes that fork and exit, each child doing the
+ * same (a new pid at every step, none living long), for SECONDS; each
+ * appends a line to LOG every 100 steps.  What a monitor walking the
+ * command's processes finds exited, its child elsewhere (review X, X2).
+ */
+static int
+p_fork_chain(char **argv)
+{
+	long long n, secs;
+	unsigned long step = 0;
+	time_t end;
+
+	if (parse_long(argv[1], &n) || parse_long(argv[2], &secs) || n < 1)
+		return USAGE;
+	end = time(NULL) + secs;
+	while (--n > 0 && fork() > 0)
+		;
+	while (time(NULL) < end) {
+		pid_t pid = fork();
+		int fd;
+
+		if (pid > 0)
+			_exit(0);
+		if (pid < 0) {
+			usleep(1000);
+			continue;
+		}
+		if (++step % 100 != 0)
+			continue;
+		fd = open(argv[0], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			  0644);
+		if (fd >= 0 && write(fd, "step\n", 5) < 0) {
+			/* counted by the lines that got there */
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	_exit(0);
+}
+
 static int
 p_setxattr(char **argv)
 {
@@ -1193,6 +1235,9 @@ static const struct probe {
 	{ "supervisor-filter", 2, -1, p_supervisor_filter,
 	  "listener|pidfd|addfd CMD [ARG...] (not a probe: run CMD where "
 	  "that step of the supervisor's is refused)" },
+	{ "fork-chain", 3, 3, p_fork_chain,
+	  "LOG N SECONDS (not a probe: N processes that fork and exit, "
+	  "each child doing the same)" },
 	{ "help", 0, 0, p_help, "" },
 	{ "setxattr", 1, 1, p_setxattr, "PATH (user.llwrap-probe = 1)" },
 };
