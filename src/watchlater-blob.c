@@ -16,15 +16,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "gitconfig.h"
 #include "gitguard.h"
 #include "sha.h"
 #include "strv.h"
@@ -45,6 +48,10 @@ struct blobs {
 	int dirfd;  /* ... its descriptor, -1 when it is not there */
 	char **bad; /* the entries whose file is not their object */
 	size_t n_bad;
+	int gitdir_fd;
+	int autocrlf;  /* core.autocrlf true or input in the repository's
+			* config: 1, 0, -1 not read yet */
+	size_t n_crlf; /* the bad ones only in CR LF line ends */
 	/* A split index: its shared index's names by position, what it
 	 * deletes and replaces there, the replacements named so far, and
 	 * the position in the shared index's walk. */
@@ -119,10 +126,10 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 	return 0;
 }
 
-/* Whether fd, the file st, is the object id names: its bytes, or (it
- * holds CR LF pairs) its text with them made LF, which git's eol
- * conversion (core.autocrlf, a text attribute) hashes.  1, 0, or -errno
- * (-ESTALE: changed while read). */
+/* Whether fd, the file st, is the object id names: its bytes (1), or
+ * (it holds CR LF pairs) its text with them made LF (2), which git's eol
+ * conversion (core.autocrlf, a text attribute) hashes, where git
+ * converts.  0 when neither, or -errno (-ESTALE: changed while read). */
 static int
 file_is(int fd, const struct stat *st, size_t hash_len, const unsigned char *id)
 {
@@ -141,7 +148,7 @@ file_is(int fd, const struct stat *st, size_t hash_len, const unsigned char *id)
 		      &again);
 	if (r < 0)
 		return r;
-	return again == pairs && memcmp(got, id, hash_len) == 0;
+	return again == pairs && memcmp(got, id, hash_len) == 0 ? 2 : 0;
 }
 
 /* Whether the symbolic link name in dirfd (st) is the object id names:
@@ -188,6 +195,109 @@ blob_dir(struct blobs *b, const char *rel)
 		b->dirfd =
 			wl_open_or_fail(b->w, b->wt_fd, rel, WL_OPEN_DIR, path);
 	}
+}
+
+static int
+autocrlf_var(void *ctx, const char *section, const char *sub, const char *key,
+	     const char *value)
+{
+	int *on = ctx;
+
+	if (section != NULL && sub == NULL && strcmp(section, "core") == 0 &&
+	    strcmp(key, "autocrlf") == 0)
+		*on = value == NULL || strcasecmp(value, "input") == 0 ||
+		      strcasecmp(value, "true") == 0 ||
+		      strcasecmp(value, "yes") == 0 ||
+		      strcasecmp(value, "on") == 0 || strcmp(value, "1") == 0;
+	return 0;
+}
+
+/* Whether the attribute lines of text (a .gitattributes in the
+ * directory dir of the work tree, "" the top, or NULL: info/attributes)
+ * give path a text, eol or crlf attribute (not unset): a pattern without
+ * a slash matched against the name, one with against the path from dir
+ * (fnmatch, FNM_PATHNAME; git's ** not read: no match). */
+static bool
+attr_converts(char *text, const char *dir, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = dir != NULL ? strlen(dir) : 0;
+	const char *from = n == 0 ? path : path + n + 1;
+
+	base = base != NULL ? base + 1 : path;
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *w = NULL, *pat = strtok_r(l, " \t\r", &w);
+		bool slash;
+
+		if (pat == NULL || *pat == '#')
+			continue;
+		slash = strchr(pat, '/') != NULL;
+		if (*pat == '/')
+			pat++;
+		if (fnmatch(pat, slash ? from : base,
+			    slash ? FNM_PATHNAME : 0) != 0)
+			continue;
+		for (char *a = strtok_r(NULL, " \t\r", &w); a != NULL;
+		     a = strtok_r(NULL, " \t\r", &w))
+			if (strcmp(a, "text") == 0 || strcmp(a, "crlf") == 0 ||
+			    strncmp(a, "text=", 5) == 0 ||
+			    strncmp(a, "crlf=", 5) == 0 ||
+			    strncmp(a, "eol=", 4) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* Whether git converts path's CR LF to LF before it hashes it: the
+ * repository's core.autocrlf (its config and config.worktree; the
+ * user's own configuration is not read here), or an attribute of the
+ * .gitattributes on its way or info/attributes.  Where llwrap cannot
+ * tell, it does not (the file is named, fails towards naming). */
+static bool
+crlf_converted(struct blobs *b, const char *path)
+{
+	static const char *const own[] = { "config", "config.worktree" };
+	const char *at = path;
+
+	if (b->autocrlf < 0) {
+		b->autocrlf = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(own); i++) {
+			_cleanup_free_ char *text = NULL;
+			size_t len = 0;
+
+			if (wl_read_beneath(b->gitdir_fd, own[i],
+					    WATCHLATER_MAX_CONFIG, NULL, &text,
+					    &len) == 0 &&
+			    strlen(text) == len)
+				gitconfig_each(text, autocrlf_var,
+					       &b->autocrlf);
+		}
+	}
+	if (b->autocrlf > 0)
+		return true;
+	for (int k = 0; k < 2 + GITGUARD_MAX_PATH; k++) {
+		size_t n = at != NULL ? (size_t)(at - path) : 0;
+		_cleanup_free_ char *text = NULL, *dir = NULL;
+		_cleanup_free_ char *name =
+			at == NULL ? xstrdup("info/attributes")
+			: n == 0   ? xstrdup(".gitattributes")
+				   : xasprintf("%.*s/.gitattributes", (int)n,
+					       path);
+		size_t len = 0;
+
+		if (at != NULL)
+			dir = xstrndup(path, n);
+		if (wl_read_beneath(at == NULL ? b->gitdir_fd : b->wt_fd, name,
+				    WATCHLATER_MAX_CONFIG, NULL, &text,
+				    &len) == 0 &&
+		    attr_converts(text, dir, path))
+			return true;
+		if (at == NULL)
+			break;
+		at = strchr(n == 0 ? path : at + 1, '/');
+	}
+	return false;
 }
 
 static int
@@ -264,8 +374,10 @@ blob_entry(void *ctx, const char *path, const struct gitguard_index_entry *e)
 	} else {
 		r = file_is(fd, &st, b->hash_len, e->oid);
 	}
-	if (r == 1 || r == -ENOENT)
+	if (r == 1 || r == -ENOENT || (r == 2 && crlf_converted(b, path)))
 		return 0;
+	if (r == 2)
+		b->n_crlf++;
 	if (r < 0 && r != -ESTALE && r != -ELOOP && r != -EINVAL) {
 		_cleanup_free_ char *full =
 			xasprintf("%s/%s", b->wt_path, path);
@@ -403,7 +515,9 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 			   .wt_fd = wt_fd,
 			   .wt_path = wt_path,
 			   .hash_len = w->hash_len,
-			   .dirfd = -1 };
+			   .dirfd = -1,
+			   .gitdir_fd = gitdir_fd,
+			   .autocrlf = -1 };
 	_cleanup_free_ char *list = NULL, *shown = NULL;
 	struct stat st;
 	bool filtered = false;
@@ -435,7 +549,7 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 			  "command wrote %s unchanged by %s stat data, but "
 			  "%s not what the index records: git status and "
 			  "git diff trust the stat data and do not show "
-			  "what it changed there: %s%s; run touch on %s "
+			  "what it changed there: %s%s%s; run touch on %s "
 			  "(git then reads %s) and review git status and git "
 			  "diff before running anything of the project's",
 			  shown, b.n_bad, b.n_bad == 1 ? "" : "s",
@@ -450,6 +564,14 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 				     "file and llwrap does not: it may be "
 				     "that)"
 				   : "",
+			  b.n_crlf > 0
+				  ? " (some differ from it only in CR LF "
+				    "line ends, which git makes LF before it "
+				    "hashes under core.autocrlf or a text or "
+				    "eol attribute: the repository sets "
+				    "neither for them, your own git "
+				    "configuration may)"
+				  : "",
 			  b.n_bad == 1 ? "it" : "them",
 			  b.n_bad == 1 ? "it" : "them"));
 }
