@@ -1274,6 +1274,18 @@ if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
 		fi
 		rm -f "$MARKS"/*
 	done
+	# ... and a link's entry checked out as a file (the user's
+	# core.symlinks=false), whose stat data git trusts as a file's: the
+	# command's rewrite of it (the same size), its entry forged.
+	N=$HOME_DIR/work/forged-link
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && printf "all:; @echo ok\n" >real.mk && ln -s real.mk Makefile &&
+		git add . && git commit -qm m && git config core.symlinks false && rm Makefile && git checkout -q Makefile' \
+		sh "$N" >/dev/null 2>&1
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'printf evil.mk >Makefile && git add Makefile &&
+		python3 -c "$1" Makefile plain && [ -z "$(git status --porcelain --untracked-files=no)" ] && echo FORGED' sh "$FORGE_PY"
+	expect_output "opencode: a link's entry checked out as a file (core.symlinks=false), forged: git status shows nothing" "FORGED"
+	expect_output "... and it is named after the run" \
+		"the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"
 	# The neighbour: the agent's ordinary git work (an edit added, a
 	# status that refreshes the stat data, a stash and its pop, a
 	# checkout of another branch and back, an edit left unstaged, a
