@@ -64,11 +64,12 @@ struct blobs {
 /* The blob id of what fd holds (size bytes, as fstat said), into id;
  * with crlf, of the text with each CR LF made LF, as git's eol conversion
  * hands it to the hash (n_crlf of them: the first pass's *pairs).
- * *pairs: the CR LF pairs met.  0, -errno, or -ESTALE when the file did
- * not hold size bytes. */
+ * *pairs: the CR LF pairs met; *binary: a NUL or a CR alone met, which
+ * git's text detection takes as binary.  0, -errno, or -ESTALE when the file
+ * did not hold size bytes. */
 static int
 blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
-	  unsigned char *id, uint64_t *pairs)
+	  unsigned char *id, uint64_t *pairs, bool *binary)
 {
 	static unsigned char buf[1 << 16], out[1 << 16];
 	char head[32];
@@ -80,6 +81,7 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 			 (unsigned long long)(crlf ? size - n_crlf : size));
 
 	*pairs = 0;
+	*binary = false;
 	sha_init(&s, hash_len);
 	sha_update(&s, head, (size_t)n + 1);
 	for (off_t at = 0; left > 0;) {
@@ -99,6 +101,8 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 
 			if (cr && c == '\n')
 				(*pairs)++;
+			if ((cr && c != '\n') || c == '\0')
+				*binary = true;
 			if (crlf) {
 				if (o + 2 > sizeof(out)) {
 					sha_update(&s, out, o);
@@ -119,6 +123,8 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 		if (cr)
 			sha_update(&s, "\r", 1);
 	}
+	if (cr)
+		*binary = true;
 	/* More than fstat said: changed meanwhile. */
 	if (pread(fd, buf, 1, (off_t)size) > 0)
 		return -ESTALE;
@@ -129,23 +135,27 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 /* Whether fd, the file st, is the object id names: its bytes (1), or
  * (it holds CR LF pairs) its text with them made LF (2), which git's eol
  * conversion (core.autocrlf, a text attribute) hashes, where git
- * converts.  0 when neither, or -errno (-ESTALE: changed while read). */
+ * converts, and not a file git's text detection calls binary (a NUL or
+ * a CR alone: core.autocrlf and text=auto leave it as it is; a text
+ * attribute would not, which is named then, failing towards naming).
+ * 0 when neither, or -errno (-ESTALE: changed while read). */
 static int
 file_is(int fd, const struct stat *st, size_t hash_len, const unsigned char *id)
 {
 	unsigned char got[SHA256_LEN];
 	uint64_t pairs = 0, again = 0;
+	bool binary = false;
 	int r = blob_hash(fd, (uint64_t)st->st_size, hash_len, false, 0, got,
-			  &pairs);
+			  &pairs, &binary);
 
 	if (r < 0)
 		return r;
 	if (memcmp(got, id, hash_len) == 0)
 		return 1;
-	if (pairs == 0)
+	if (pairs == 0 || binary)
 		return 0;
 	r = blob_hash(fd, (uint64_t)st->st_size, hash_len, true, pairs, got,
-		      &again);
+		      &again, &binary);
 	if (r < 0)
 		return r;
 	return again == pairs && memcmp(got, id, hash_len) == 0 ? 2 : 0;

@@ -1286,6 +1286,18 @@ if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
 	expect_output "opencode: a link's entry checked out as a file (core.symlinks=false), forged: git status shows nothing" "FORGED"
 	expect_output "... and it is named after the run" \
 		"the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"
+	# ... and, under core.autocrlf, a file git's text detection calls
+	# binary (a CR alone in it), which git stores as it is: a CR added
+	# before its LF, the entry forged, is named (its CR LF made LF is
+	# HEAD's, but git would not have made it so).
+	N=$HOME_DIR/work/forged-crlfbin
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config core.autocrlf input &&
+		printf "all:; @echo ok\rX\n" >Makefile && git add . && git commit -qm m' sh "$N" >/dev/null 2>&1
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'printf "all:; @echo ok\rX\r\n" >Makefile && git add Makefile &&
+		python3 -c "$1" Makefile plain && [ -z "$(git status --porcelain --untracked-files=no)" ] && echo FORGED' sh "$FORGE_PY"
+	expect_output "opencode: core.autocrlf, a binary file's CR LF, forged: git status shows nothing" "FORGED"
+	expect_output "... and it is named after the run" \
+		"the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"
 	# The neighbour: the agent's ordinary git work (an edit added, a
 	# status that refreshes the stat data, a stash and its pop, a
 	# checkout of another branch and back, an edit left unstaged, a
