@@ -37,6 +37,12 @@
 
 /* The most files named in one line. */
 #define BLOB_NAMED 8
+/* The most attribute files crlf_converted opens at one end, and bytes
+ * it reads of them: past them, a file is taken as not converted (named,
+ * failing towards naming), so a command's many deep CR LF files under
+ * large .gitattributes cannot hold the end (review Z). */
+#define BLOB_ATTR_OPENS 100000
+#define BLOB_ATTR_BYTES (64u << 20)
 
 struct blobs {
 	struct watchlater *w;
@@ -52,6 +58,7 @@ struct blobs {
 	int autocrlf;  /* core.autocrlf true or input in the repository's
 			* config: 1, 0, -1 not read yet */
 	size_t n_crlf; /* the bad ones only in CR LF line ends */
+	size_t attr_opens, attr_bytes; /* what crlf_converted has read */
 	/* A split index: its shared index's names by position, what it
 	 * deletes and replaces there, the replacements named so far, and
 	 * the position in the shared index's walk. */
@@ -296,13 +303,19 @@ crlf_converted(struct blobs *b, const char *path)
 					       path);
 		size_t len = 0;
 
+		if (b->attr_opens >= BLOB_ATTR_OPENS ||
+		    b->attr_bytes >= BLOB_ATTR_BYTES)
+			return false;
+		b->attr_opens++;
 		if (at != NULL)
 			dir = xstrndup(path, n);
 		if (wl_read_beneath(at == NULL ? b->gitdir_fd : b->wt_fd, name,
 				    WATCHLATER_MAX_CONFIG, NULL, &text,
-				    &len) == 0 &&
-		    attr_converts(text, dir, path))
-			return true;
+				    &len) == 0) {
+			b->attr_bytes += len;
+			if (attr_converts(text, dir, path))
+				return true;
+		}
 		if (at == NULL)
 			break;
 		at = strchr(n == 0 ? path : at + 1, '/');

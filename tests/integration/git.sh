@@ -1298,6 +1298,27 @@ if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
 	expect_output "opencode: core.autocrlf, a binary file's CR LF, forged: git status shows nothing" "FORGED"
 	expect_output "... and it is named after the run" \
 		"the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"
+	# ... and the end's reading of attributes for CR LF files is
+	# bounded: 2000 CR LF files, added as core.autocrlf=input stores
+	# them (LF), 20 directories deep, each directory's .gitattributes
+	# near 1 MiB of lines that match nothing (before the bound, the end
+	# read and matched 42,000 of them: minutes; 200,000 files, hours).
+	# Timed from the command's last word: making them takes longer.
+	N=$HOME_DIR/work/forged-attrs
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo c >c && git add . && git commit -qm m' sh "$N" >/dev/null 2>&1
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'd=.; for i in $(seq 20); do d=$d/d$i; mkdir -p $d &&
+		python3 -c "import sys; sys.stdout.write(\"nomatch x\\n\" * 90000)" >$d/.gitattributes || exit; done &&
+		for i in $(seq 2000); do printf "a\r\nb\r\n" >$d/f$i; done && git -c core.autocrlf=input add -A 2>/dev/null &&
+		sleep 1.1 && echo "MADE $(date +%s)"'
+	# (the end's time: from the command's last word to llwrap's exit)
+	made=$(printf '%s\n' "$out" | sed -n 's/^MADE \([0-9]*\)$/\1/p' | head -n 1)
+	t=$(($(date +%s) - ${made:-0}))
+	if [ "$rc" -eq 0 ] && [ "$t" -lt 30 ] && printf '%s\n' "$out" | grep -q "says 2000 files the command wrote"; then
+		ok "2000 CR LF files under large .gitattributes 20 deep: named, the end done in ${t} s"
+	else
+		not_ok "2000 CR LF files under large .gitattributes 20 deep: named, the end done in under 30 s"
+		diag "status $rc, ${t} s: $out"
+	fi
 	# The neighbour: the agent's ordinary git work (an edit added, a
 	# status that refreshes the stat data, a stash and its pop, a
 	# checkout of another branch and back, an edit left unstaged, a
