@@ -658,16 +658,24 @@ gitguard_stat_trusted(const struct gitguard_index_entry *e,
 	 * L, L5) or intent-to-add: git reads the file, or shows it. */
 	if ((e->flags & 0xb000) != 0 || (e->ext_flags & 0x6000) != 0)
 		return false;
+	/* (A link's entry and a file: under core.symlinks=false git
+	 * checks links out as files holding their target, and trusts
+	 * their stat data as a file's.) */
 	if (!(type == 0100000 && S_ISREG(st->st_mode)) &&
-	    !(type == 0120000 && S_ISLNK(st->st_mode)))
+	    !(type == 0120000 &&
+	      (S_ISLNK(st->st_mode) || S_ISREG(st->st_mode))))
 		return false;
 	/* core.checkStat=minimal and core.trustctime=false leave git
 	 * these two (ce_match_stat_basic). */
 	if (e->size != (uint32_t)st->st_size ||
 	    e->mtime_sec != (uint32_t)st->st_mtim.tv_sec)
 		return false;
-	/* Racily clean: git compares the contents itself. */
-	return !racily_clean(e, index_mtime);
+	/* Racily clean: git compares the contents itself, but not when the
+	 * index's mtime, as git keeps it (32 bits), is 0: git takes that
+	 * as no time and trusts every entry (is_racy_stat; the command can
+	 * touch -d @0 its index). */
+	return (uint32_t)index_mtime->tv_sec == 0 ||
+	       !racily_clean(e, index_mtime);
 }
 
 bool

@@ -365,7 +365,8 @@ bool gitguard_unchanged(const struct gitguard_index_entry *e,
  * symbolic link) as the entry says, no conflict, assume-unchanged,
  * skip-worktree or intent-to-add flag, the same size and mtime, and not
  * racily clean (mtime not before the index's, index_mtime: git then
- * reads the contents).  Wider than gitguard_unchanged: a file for which
+ * reads the contents; never when the index's mtime is 0 in 32 bits,
+ * which git takes as none).  Wider than gitguard_unchanged: a file for which
  * it holds and whose contents are not the entry's object is one git
  * status and git diff pass over (review R, R10).
  */

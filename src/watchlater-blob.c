@@ -16,15 +16,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "gitconfig.h"
 #include "gitguard.h"
 #include "sha.h"
 #include "strv.h"
@@ -34,6 +37,12 @@
 
 /* The most files named in one line. */
 #define BLOB_NAMED 8
+/* The most attribute files crlf_converted opens at one end, and bytes
+ * it reads of them: past them, a file is taken as not converted (named,
+ * failing towards naming), so a command's many deep CR LF files under
+ * large .gitattributes cannot hold the end (review Z). */
+#define BLOB_ATTR_OPENS 100000
+#define BLOB_ATTR_BYTES (64u << 20)
 
 struct blobs {
 	struct watchlater *w;
@@ -45,6 +54,11 @@ struct blobs {
 	int dirfd;  /* ... its descriptor, -1 when it is not there */
 	char **bad; /* the entries whose file is not their object */
 	size_t n_bad;
+	int gitdir_fd;
+	int autocrlf;  /* core.autocrlf true or input in the repository's
+			* config: 1, 0, -1 not read yet */
+	size_t n_crlf; /* the bad ones only in CR LF line ends */
+	size_t attr_opens, attr_bytes; /* what crlf_converted has read */
 	/* A split index: its shared index's names by position, what it
 	 * deletes and replaces there, the replacements named so far, and
 	 * the position in the shared index's walk. */
@@ -57,11 +71,12 @@ struct blobs {
 /* The blob id of what fd holds (size bytes, as fstat said), into id;
  * with crlf, of the text with each CR LF made LF, as git's eol conversion
  * hands it to the hash (n_crlf of them: the first pass's *pairs).
- * *pairs: the CR LF pairs met.  0, -errno, or -ESTALE when the file did
- * not hold size bytes. */
+ * *pairs: the CR LF pairs met; *binary: a NUL or a CR alone met, which
+ * git's text detection takes as binary.  0, -errno, or -ESTALE when the file
+ * did not hold size bytes. */
 static int
 blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
-	  unsigned char *id, uint64_t *pairs)
+	  unsigned char *id, uint64_t *pairs, bool *binary)
 {
 	static unsigned char buf[1 << 16], out[1 << 16];
 	char head[32];
@@ -73,6 +88,7 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 			 (unsigned long long)(crlf ? size - n_crlf : size));
 
 	*pairs = 0;
+	*binary = false;
 	sha_init(&s, hash_len);
 	sha_update(&s, head, (size_t)n + 1);
 	for (off_t at = 0; left > 0;) {
@@ -92,6 +108,8 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 
 			if (cr && c == '\n')
 				(*pairs)++;
+			if ((cr && c != '\n') || c == '\0')
+				*binary = true;
 			if (crlf) {
 				if (o + 2 > sizeof(out)) {
 					sha_update(&s, out, o);
@@ -112,6 +130,8 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 		if (cr)
 			sha_update(&s, "\r", 1);
 	}
+	if (cr)
+		*binary = true;
 	/* More than fstat said: changed meanwhile. */
 	if (pread(fd, buf, 1, (off_t)size) > 0)
 		return -ESTALE;
@@ -119,29 +139,33 @@ blob_hash(int fd, uint64_t size, size_t hash_len, bool crlf, uint64_t n_crlf,
 	return 0;
 }
 
-/* Whether fd, the file st, is the object id names: its bytes, or (it
- * holds CR LF pairs) its text with them made LF, which git's eol
- * conversion (core.autocrlf, a text attribute) hashes.  1, 0, or -errno
- * (-ESTALE: changed while read). */
+/* Whether fd, the file st, is the object id names: its bytes (1), or
+ * (it holds CR LF pairs) its text with them made LF (2), which git's eol
+ * conversion (core.autocrlf, a text attribute) hashes, where git
+ * converts, and not a file git's text detection calls binary (a NUL or
+ * a CR alone: core.autocrlf and text=auto leave it as it is; a text
+ * attribute would not, which is named then, failing towards naming).
+ * 0 when neither, or -errno (-ESTALE: changed while read). */
 static int
 file_is(int fd, const struct stat *st, size_t hash_len, const unsigned char *id)
 {
 	unsigned char got[SHA256_LEN];
 	uint64_t pairs = 0, again = 0;
+	bool binary = false;
 	int r = blob_hash(fd, (uint64_t)st->st_size, hash_len, false, 0, got,
-			  &pairs);
+			  &pairs, &binary);
 
 	if (r < 0)
 		return r;
 	if (memcmp(got, id, hash_len) == 0)
 		return 1;
-	if (pairs == 0)
+	if (pairs == 0 || binary)
 		return 0;
 	r = blob_hash(fd, (uint64_t)st->st_size, hash_len, true, pairs, got,
-		      &again);
+		      &again, &binary);
 	if (r < 0)
 		return r;
-	return again == pairs && memcmp(got, id, hash_len) == 0;
+	return again == pairs && memcmp(got, id, hash_len) == 0 ? 2 : 0;
 }
 
 /* Whether the symbolic link name in dirfd (st) is the object id names:
@@ -188,6 +212,115 @@ blob_dir(struct blobs *b, const char *rel)
 		b->dirfd =
 			wl_open_or_fail(b->w, b->wt_fd, rel, WL_OPEN_DIR, path);
 	}
+}
+
+static int
+autocrlf_var(void *ctx, const char *section, const char *sub, const char *key,
+	     const char *value)
+{
+	int *on = ctx;
+
+	if (section != NULL && sub == NULL && strcmp(section, "core") == 0 &&
+	    strcmp(key, "autocrlf") == 0)
+		*on = value == NULL || strcasecmp(value, "input") == 0 ||
+		      strcasecmp(value, "true") == 0 ||
+		      strcasecmp(value, "yes") == 0 ||
+		      strcasecmp(value, "on") == 0 || strcmp(value, "1") == 0;
+	return 0;
+}
+
+/* Whether the attribute lines of text (a .gitattributes in the
+ * directory dir of the work tree, "" the top, or NULL: info/attributes)
+ * give path a text, eol or crlf attribute (not unset): a pattern without
+ * a slash matched against the name, one with against the path from dir
+ * (fnmatch, FNM_PATHNAME; git's ** not read: no match). */
+static bool
+attr_converts(char *text, const char *dir, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = dir != NULL ? strlen(dir) : 0;
+	const char *from = n == 0 ? path : path + n + 1;
+
+	base = base != NULL ? base + 1 : path;
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *w = NULL, *pat = strtok_r(l, " \t\r", &w);
+		bool slash;
+
+		if (pat == NULL || *pat == '#')
+			continue;
+		slash = strchr(pat, '/') != NULL;
+		if (*pat == '/')
+			pat++;
+		if (fnmatch(pat, slash ? from : base,
+			    slash ? FNM_PATHNAME : 0) != 0)
+			continue;
+		for (char *a = strtok_r(NULL, " \t\r", &w); a != NULL;
+		     a = strtok_r(NULL, " \t\r", &w))
+			if (strcmp(a, "text") == 0 || strcmp(a, "crlf") == 0 ||
+			    strncmp(a, "text=", 5) == 0 ||
+			    strncmp(a, "crlf=", 5) == 0 ||
+			    strncmp(a, "eol=", 4) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* Whether git converts path's CR LF to LF before it hashes it: the
+ * repository's core.autocrlf (its config and config.worktree; the
+ * user's own configuration is not read here), or an attribute of the
+ * .gitattributes on its way or info/attributes.  Where llwrap cannot
+ * tell, it does not (the file is named, fails towards naming). */
+static bool
+crlf_converted(struct blobs *b, const char *path)
+{
+	static const char *const own[] = { "config", "config.worktree" };
+	const char *at = path;
+
+	if (b->autocrlf < 0) {
+		b->autocrlf = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(own); i++) {
+			_cleanup_free_ char *text = NULL;
+			size_t len = 0;
+
+			if (wl_read_beneath(b->gitdir_fd, own[i],
+					    WATCHLATER_MAX_CONFIG, NULL, &text,
+					    &len) == 0 &&
+			    strlen(text) == len)
+				gitconfig_each(text, autocrlf_var,
+					       &b->autocrlf);
+		}
+	}
+	if (b->autocrlf > 0)
+		return true;
+	for (int k = 0; k < 2 + GITGUARD_MAX_PATH; k++) {
+		size_t n = at != NULL ? (size_t)(at - path) : 0;
+		_cleanup_free_ char *text = NULL, *dir = NULL;
+		_cleanup_free_ char *name =
+			at == NULL ? xstrdup("info/attributes")
+			: n == 0   ? xstrdup(".gitattributes")
+				   : xasprintf("%.*s/.gitattributes", (int)n,
+					       path);
+		size_t len = 0;
+
+		if (b->attr_opens >= BLOB_ATTR_OPENS ||
+		    b->attr_bytes >= BLOB_ATTR_BYTES)
+			return false;
+		b->attr_opens++;
+		if (at != NULL)
+			dir = xstrndup(path, n);
+		if (wl_read_beneath(at == NULL ? b->gitdir_fd : b->wt_fd, name,
+				    WATCHLATER_MAX_CONFIG, NULL, &text,
+				    &len) == 0) {
+			b->attr_bytes += len;
+			if (attr_converts(text, dir, path))
+				return true;
+		}
+		if (at == NULL)
+			break;
+		at = strchr(n == 0 ? path : at + 1, '/');
+	}
+	return false;
 }
 
 static int
@@ -264,8 +397,10 @@ blob_entry(void *ctx, const char *path, const struct gitguard_index_entry *e)
 	} else {
 		r = file_is(fd, &st, b->hash_len, e->oid);
 	}
-	if (r == 1 || r == -ENOENT)
+	if (r == 1 || r == -ENOENT || (r == 2 && crlf_converted(b, path)))
 		return 0;
+	if (r == 2)
+		b->n_crlf++;
 	if (r < 0 && r != -ESTALE && r != -ELOOP && r != -EINVAL) {
 		_cleanup_free_ char *full =
 			xasprintf("%s/%s", b->wt_path, path);
@@ -403,7 +538,9 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 			   .wt_fd = wt_fd,
 			   .wt_path = wt_path,
 			   .hash_len = w->hash_len,
-			   .dirfd = -1 };
+			   .dirfd = -1,
+			   .gitdir_fd = gitdir_fd,
+			   .autocrlf = -1 };
 	_cleanup_free_ char *list = NULL, *shown = NULL;
 	struct stat st;
 	bool filtered = false;
@@ -435,7 +572,7 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 			  "command wrote %s unchanged by %s stat data, but "
 			  "%s not what the index records: git status and "
 			  "git diff trust the stat data and do not show "
-			  "what it changed there: %s%s; run touch on %s "
+			  "what it changed there: %s%s%s; run touch on %s "
 			  "(git then reads %s) and review git status and git "
 			  "diff before running anything of the project's",
 			  shown, b.n_bad, b.n_bad == 1 ? "" : "s",
@@ -450,6 +587,14 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 				     "file and llwrap does not: it may be "
 				     "that)"
 				   : "",
+			  b.n_crlf > 0
+				  ? " (some differ from it only in CR LF "
+				    "line ends, which git makes LF before it "
+				    "hashes under core.autocrlf or a text or "
+				    "eol attribute: the repository sets "
+				    "neither for them, your own git "
+				    "configuration may)"
+				  : "",
 			  b.n_bad == 1 ? "it" : "them",
 			  b.n_bad == 1 ? "it" : "them"));
 }

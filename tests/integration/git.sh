@@ -1208,7 +1208,7 @@ at = 12
 for i in range(n):
     nl = struct.unpack(">H", b[at + 40 + hl:at + 42 + hl])[0] & 0xfff
     # (a split index names its replacements by position: the first)
-    if bytes(b[at + 42 + hl:at + 42 + hl + nl]) == (path if sys.argv[2] == "plain" else b""):
+    if bytes(b[at + 42 + hl:at + 42 + hl + nl]) == (path if sys.argv[2] != "split" else b""):
         b[at + 40:at + 40 + hl] = oid
         break
     at += (42 + hl + nl + 8) & ~7
@@ -1218,17 +1218,24 @@ open(".git/index.new", "wb").write(body + (hashlib.sha1 if hl == 20 else hashlib
 os.rename(".git/index.new", ".git/index")
 '
 FORGE_SH='if [ "$4" = split ]; then git update-index --split-index || exit; fi &&
-printf "all:; @touch %s/%s\n" "$2" "$3" >Makefile && git add Makefile &&
-python3 -c "$1" Makefile "$4" && [ -z "$(git status --porcelain --untracked-files=no)" ] &&
+if [ "$4" = crlf ]; then printf "all:; @echo ok\r\n"; else printf "all:; @touch %s/%s\n" "$2" "$3"; fi >Makefile &&
+git add Makefile && python3 -c "$1" Makefile "$4" && { [ "$4" != mtime0 ] || touch -d @0 .git/index; } &&
+[ -z "$(git status --porcelain --untracked-files=no)" ] &&
 git diff --quiet HEAD && echo FORGED'
 if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
 	# (protsplit: the command makes the index a split one first, its
-	# entry for the Makefile one that replaces the shared index's.)
-	for how in ctrl prot prot256 protsplit; do
+	# entry for the Makefile one that replaces the shared index's;
+	# prot0: then sets the index's mtime to 0, which git takes as no
+	# time, no entry racily clean; protcrlf: its Makefile differs from
+	# HEAD's only in a CR before the LF, which git, core.autocrlf
+	# false and no attribute, does not make LF.)
+	for how in ctrl prot prot256 protsplit prot0 protcrlf; do
 		N=$HOME_DIR/work/forged-$how
 		fmt=sha1 kind=plain
 		[ $how = prot256 ] && fmt=sha256
 		[ $how = protsplit ] && kind=split
+		[ $how = prot0 ] && kind=mtime0
+		[ $how = protcrlf ] && kind=crlf
 		if ! as_user /bin/sh -c 'git init -q --object-format=$2 "$1" && cd "$1" &&
 			printf "all:; @echo ok\n" >Makefile && echo c >c && git add . && git commit -qm m' \
 			sh "$N" $fmt >/dev/null 2>&1; then
@@ -1251,7 +1258,7 @@ if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
 				diag "status $rc: $out"; diag "git status: $status"
 			fi
 		elif printf '%s\n' "$out" | grep -q FORGED && [ "$rc" -eq 0 ] &&
-			printf '%s\n' "$out" | grep -q "the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"; then
+			printf '%s\n' "$out" | grep -q "the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile\( (some differ from it only in CR LF line ends[^)]*)\)\{0,1\}; run touch on it"; then
 			ok "opencode ($fmt, $kind index): a forged stat-clean index entry is named after the run"
 		else
 			not_ok "opencode ($fmt, $kind index): a forged stat-clean index entry is named after the run"
@@ -1267,6 +1274,51 @@ if command -v python3 >/dev/null 2>&1 && command -v make >/dev/null 2>&1; then
 		fi
 		rm -f "$MARKS"/*
 	done
+	# ... and a link's entry checked out as a file (the user's
+	# core.symlinks=false), whose stat data git trusts as a file's: the
+	# command's rewrite of it (the same size), its entry forged.
+	N=$HOME_DIR/work/forged-link
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && printf "all:; @echo ok\n" >real.mk && ln -s real.mk Makefile &&
+		git add . && git commit -qm m && git config core.symlinks false && rm Makefile && git checkout -q Makefile' \
+		sh "$N" >/dev/null 2>&1
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'printf evil.mk >Makefile && git add Makefile &&
+		python3 -c "$1" Makefile plain && [ -z "$(git status --porcelain --untracked-files=no)" ] && echo FORGED' sh "$FORGE_PY"
+	expect_output "opencode: a link's entry checked out as a file (core.symlinks=false), forged: git status shows nothing" "FORGED"
+	expect_output "... and it is named after the run" \
+		"the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"
+	# ... and, under core.autocrlf, a file git's text detection calls
+	# binary (a CR alone in it), which git stores as it is: a CR added
+	# before its LF, the entry forged, is named (its CR LF made LF is
+	# HEAD's, but git would not have made it so).
+	N=$HOME_DIR/work/forged-crlfbin
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && git config core.autocrlf input &&
+		printf "all:; @echo ok\rX\n" >Makefile && git add . && git commit -qm m' sh "$N" >/dev/null 2>&1
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'printf "all:; @echo ok\rX\r\n" >Makefile && git add Makefile &&
+		python3 -c "$1" Makefile plain && [ -z "$(git status --porcelain --untracked-files=no)" ] && echo FORGED' sh "$FORGE_PY"
+	expect_output "opencode: core.autocrlf, a binary file's CR LF, forged: git status shows nothing" "FORGED"
+	expect_output "... and it is named after the run" \
+		"the git index of $N says 1 file the command wrote is unchanged by its stat data, but its content is not what the index records: .*: Makefile; run touch on it"
+	# ... and the end's reading of attributes for CR LF files is
+	# bounded: 2000 CR LF files, added as core.autocrlf=input stores
+	# them (LF), 20 directories deep, each directory's .gitattributes
+	# near 1 MiB of lines that match nothing (before the bound, the end
+	# read and matched 42,000 of them: minutes; 200,000 files, hours).
+	# Timed from the command's last word: making them takes longer.
+	N=$HOME_DIR/work/forged-attrs
+	as_user /bin/sh -c 'git init -q "$1" && cd "$1" && echo c >c && git add . && git commit -qm m' sh "$N" >/dev/null 2>&1
+	run llw -p opencode $BE -C "$N" -q -- /bin/sh -c 'd=.; for i in $(seq 20); do d=$d/d$i; mkdir -p $d &&
+		python3 -c "import sys; sys.stdout.write(\"nomatch x\\n\" * 90000)" >$d/.gitattributes || exit; done &&
+		for i in $(seq 2000); do printf "a\r\nb\r\n" >$d/f$i; done && git -c core.autocrlf=input add -A 2>/dev/null &&
+		sleep 1.1 && echo "MADE $(date +%s)"'
+	# (the end's time: from the command's last word to llwrap's exit)
+	made=$(printf '%s\n' "$out" | sed -n 's/^MADE \([0-9]*\)$/\1/p' | head -n 1)
+	t=$(($(date +%s) - ${made:-0}))
+	if [ "$rc" -eq 0 ] && [ "$t" -lt 30 ] && printf '%s\n' "$out" | grep -q "says 2000 files the command wrote"; then
+		ok "2000 CR LF files under large .gitattributes 20 deep: named, the end done in ${t} s"
+	else
+		not_ok "2000 CR LF files under large .gitattributes 20 deep: named, the end done in under 30 s"
+		diag "status $rc, ${t} s: $out"
+	fi
 	# The neighbour: the agent's ordinary git work (an edit added, a
 	# status that refreshes the stat data, a stash and its pop, a
 	# checkout of another branch and back, an edit left unstaged, a

@@ -1200,8 +1200,12 @@ test_stat_trusted(void **state)
 	assert_false(gitguard_stat_trusted(&x, &st, &later));
 	x = e, x.mtime_sec = 1699999999;
 	assert_false(gitguard_stat_trusted(&x, &st, &later));
-	/* Racily clean: git reads it. */
+	/* Racily clean: git reads it; but an index of mtime 0 (or 2^32,
+	 * as git keeps it) is never racy to git. */
 	assert_false(gitguard_stat_trusted(&e, &st, &same));
+	assert_true(gitguard_stat_trusted(&e, &st, &(struct timespec){ 0, 0 }));
+	assert_true(gitguard_stat_trusted(
+		&e, &st, &(struct timespec){ (time_t)1 << 32, 900 }));
 	/* Marks git shows or L5 names, a conflict, intent-to-add. */
 	x = e, x.flags = 0x8000;
 	assert_false(gitguard_stat_trusted(&x, &st, &later));
@@ -1211,9 +1215,10 @@ test_stat_trusted(void **state)
 	assert_false(gitguard_stat_trusted(&x, &st, &later));
 	x = e, x.ext_flags = 0x2000;
 	assert_false(gitguard_stat_trusted(&x, &st, &later));
-	/* A link's entry and a link; a gitlink; a link where a file was. */
+	/* A link's entry and a file (core.symlinks=false checks it out
+	 * so), and a link; a gitlink; a link where a file was. */
 	x = e, x.mode = 0120000;
-	assert_false(gitguard_stat_trusted(&x, &st, &later));
+	assert_true(gitguard_stat_trusted(&x, &st, &later));
 	st.st_mode = S_IFLNK | 0777;
 	assert_true(gitguard_stat_trusted(&x, &st, &later));
 	x.mode = 0160000;
