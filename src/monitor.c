@@ -631,7 +631,8 @@ tree_signal_once(int sig, pid_t **seen, size_t *n_seen)
 
 			/* Exited or not: one of a chain is found exited
 			 * more often than not. */
-			if (bsearch(&kids[i], *seen, *n_seen, sizeof(pid_t),
+			if (*n_seen == 0 ||
+			    bsearch(&kids[i], *seen, *n_seen, sizeof(pid_t),
 				    pid_cmp) == NULL)
 				changed = true;
 			now = xreallocarray(now, n_now + 1, sizeof(*now));
