@@ -2102,6 +2102,10 @@ static const struct {
 	{ ".config/mise", "config.toml" },
 	{ ".config/mise", "conf.d" },
 	{ "mise", "config.toml" },
+	/* .config/mise/conf.d as seen where a user's own .config link
+	 * beneath the project lands (sub/.config -> ../cfg: cfg/mise/conf.d;
+	 * review Z, Z5). */
+	{ "mise", "conf.d" },
 };
 
 bool

@@ -730,6 +730,19 @@ else
 	not_ok "mise's other places below the top: the user's left, the link moved"
 	diag "$(cd "$R" && find keep mc evil | sort)"
 fi
+# ... and through a .config link the user made beneath the project (sub/.config
+# -> ../cfg: mise reads cfg/mise/conf.d/*.toml as sub's .config/mise/conf.d),
+# a conf.d file made there is moved aside (review Z, Z5).
+R=$HOME_DIR/work/misenested3
+make_repo "$R"
+as_user /bin/sh -c 'cd "$1" && mkdir -p sub cfg/mise && ln -s ../cfg sub/.config' sh "$R"
+sleep 1
+run llw -p opencode $BE -C "$R" -- /bin/sh -c 'mkdir -p cfg/mise/conf.d && echo "[hooks]" >cfg/mise/conf.d/evil.toml'
+expect_output "mise's conf.d reached through the user's own .config link: moved aside" \
+	"created $R/cfg/mise/conf\\.d, which mise"
+[ ! -e "$R/cfg/mise/conf.d/evil.toml" ] && [ -L "$R/sub/.config" ] &&
+	ok "... gone from its name; the user's link left" ||
+	not_ok "mise's conf.d through the user's .config link: moved aside, the link left"
 
 # Review L, L4, in a repository nested in the project: an index entry
 # .git/hooks/post-checkout written there had the user's git checkout -- .
