@@ -364,6 +364,60 @@ udp_ephemeral_unshared(struct supervisor *sv, const struct call *c,
 	return -EADDRINUSE;
 }
 
+/*
+ * A TCP bind of a loopback address to port 0 where the sandbox may share
+ * no port with a host socket: the kernel's choice for one family's
+ * loopback may be a port a host socket holds in the other family's (or
+ * at another address), which listen() would then refuse
+ * (filtered/shared-port) although the command asked for any port.  So
+ * the port is chosen here: probes of the caller's family bound as asked,
+ * a port no host socket shares taken (bound to the caller's socket by
+ * number), the shared ones held while looking so that the kernel offers
+ * others; after 8, or when the port went to someone between the probe
+ * and the bind, the kernel's choice as before.  0 or -errno.
+ */
+static void sockaddr_set_port(struct addr_buf *a, uint16_t port);
+
+static int
+tcp_ephemeral_unshared(struct supervisor *sv, const struct call *c,
+		       struct addr_buf *a)
+{
+	struct netpolicy_query q = { .op = NETPOLICY_LISTEN,
+				     .proto = NETPOLICY_TCP };
+	int held[8], n_held = 0, r = -1;
+
+	sv->deciding = c->sock;
+	while (n_held < (int)ARRAY_SIZE(held)) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss);
+		int p = socket(c->domain, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (p < 0)
+			break;
+		if (bind(p, &a->u.sa, a->len) < 0 ||
+		    getsockname(p, (struct sockaddr *)&ss, &len) < 0 ||
+		    netpolicy_addr_from_sockaddr(&ss, len, &q.addr) < 0) {
+			close(p);
+			break;
+		}
+		held[n_held++] = p;
+		if (port_shared(sv, &q))
+			continue;
+		/* The probe lets go of the port; the caller's socket takes it.
+		 */
+		close(held[--n_held]);
+		sockaddr_set_port(a, q.addr.port);
+		r = bind(c->sock, &a->u.sa, a->len);
+		sockaddr_set_port(a, 0);
+		break;
+	}
+	while (n_held > 0)
+		close(held[--n_held]);
+	if (r == 0)
+		return 0;
+	return bind(c->sock, &a->u.sa, a->len) < 0 ? -errno : 0;
+}
+
 /* Whether the caller's socket has SO_REUSEADDR or SO_REUSEPORT set:
  * the kernel then lets it share a port. */
 static bool
@@ -612,8 +666,13 @@ svaddr_bind(struct supervisor *sv, struct call *c)
 	if (inet && c->type == SOCK_STREAM && ip.port != 0 &&
 	    !netpolicy_bind_published(sv->rules, NETPOLICY_TCP, &ip))
 		return private_bind(sv, c, &a, &ip);
-	if (bind(c->sock, &a.u.sa, a.len) < 0)
+	if (inet && ip.port == 0 && c->type == SOCK_STREAM &&
+	    netpolicy_refuses_sharing(sv->rules)) {
+		if ((r = tcp_ephemeral_unshared(sv, c, &a)) < 0)
+			return r;
+	} else if (bind(c->sock, &a.u.sa, a.len) < 0) {
 		return -errno;
+	}
 	if (c->domain == AF_UNIX) {
 		svunix_record(sv, c->sock, NULL);
 		return 0;
@@ -670,8 +729,17 @@ svaddr_listen(struct supervisor *sv, struct call *c)
 		if ((r = svcall_valid(sv, c)) < 0 ||
 		    (r = svcall_install(sv, c)) < 0)
 			return r;
-		if (loopback && bind(c->sock, (struct sockaddr *)&ss, len) < 0)
+		if (loopback && c->type == SOCK_STREAM &&
+		    netpolicy_refuses_sharing(sv->rules)) {
+			struct addr_buf b = { .len = len, .opath = -1 };
+
+			memcpy(&b.u.ss, &ss, sizeof(ss));
+			if ((r = tcp_ephemeral_unshared(sv, c, &b)) < 0)
+				return r;
+		} else if (loopback &&
+			   bind(c->sock, (struct sockaddr *)&ss, len) < 0) {
 			return -errno;
+		}
 		len = sizeof(ss);
 		inet = getsockname(c->sock, (struct sockaddr *)&ss, &len) ==
 			       0 &&

@@ -311,6 +311,36 @@ expect_output "... bound to 127.0.0.1" "bound=127\.0\.0\.1 "
 expect_succeeded "... bound to ::, it lands on ::1" \
 	llw -p default $SV -- "$NETPROBE" self tcp :: 0 ::1
 expect_output "... bound to ::1" "bound=::1 "
+# ... and where the kernel's port for ::1 is one a host socket holds on
+# 127.0.0.1 (a network namespace of the test's own whose ephemeral range
+# is two ports, both held on 127.0.0.1): the command asked for any port,
+# and gets one no host socket shares, not EADDRINUSE (filtered/shared-port
+# refused it, seen in CI at load).
+cat >"$T/eph.sh" <<'EOS'
+ip link set lo up 2>/dev/null || exit 3
+echo "40000 40003" >/proc/sys/net/ipv4/ip_local_port_range || exit 3
+python3 -c '
+import socket, sys, time
+h = []
+for p in (40001, 40003):
+    s = socket.socket(); s.bind(("127.0.0.1", p)); s.listen(); h.append(s)
+open(sys.argv[1], "w").close(); time.sleep(60)' "$1/held" &
+while [ ! -e "$1/held" ]; do sleep 0.05; done
+shift
+$LLW_AS_USER "$@"
+EOS
+if [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null 2>&1; then
+	rm -f "$T/held"
+	run netns_fixture sh "$T/eph.sh" "$T" "$LLWRAP" --rx "$LLW_HELPERS" -p default $SV -- "$NETPROBE" self tcp :: 0 ::1
+	if [ "$rc" -eq 3 ]; then
+		skip "a port of ::1 held on 127.0.0.1: no network namespace of the test's own here"
+	else
+		expect_rc "... bound to :: where the kernel's ports for ::1 are held on 127.0.0.1: it listens, on another" 0
+		expect_output "... on ::1, at a port no host socket holds" "bound=::1 .*4000[02]"
+	fi
+else
+	skip "a port of ::1 held on 127.0.0.1: needs root (a network namespace of the test's own, ip)"
+fi
 expect_succeeded "the sandbox's own UDP server: a datagram reaches it" \
 	llw -p default $SV -- "$NETPROBE" self udp 127.0.0.1 0 -
 expect_denied "a bind of a privileged or unlisted port is still refused" EACCES \
