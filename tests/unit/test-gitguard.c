@@ -1267,9 +1267,12 @@ test_index_each(void **state)
 	assert_int_equal(s.first[0], 0xab);
 	assert_int_equal(s.ext, 0x4000);
 	strv_free(s.paths);
+	/* Cut short: an error, whatever entries came before it. */
+	s = (struct seen){ 0 };
 	assert_int_equal(gitguard_index_each(b, n - 3, GITGUARD_SHA1_LEN,
-					     seen_entry, &(struct seen){ 0 }),
+					     seen_entry, &s),
 			 -EINVAL);
+	strv_free(s.paths);
 	/* SHA-256: 32-byte ids, the name's length after them. */
 	memset(b, 0, sizeof(b));
 	n = put_header(b, 2, 1);
