@@ -266,6 +266,51 @@ attr_converts(char *text, const char *dir, const char *path)
 	return false;
 }
 
+/*
+ * Whether hit() says so of one of the attribute files git reads for path
+ * in the work tree: the .gitattributes of each directory on its way
+ * (".gitattributes", "a/.gitattributes" ... for a/b/name), last the
+ * repository's info/attributes; text is the file's, dir its directory in
+ * the work tree (NULL for info/attributes).  Where bounded, the end's
+ * bounds of attribute reading (BLOB_ATTR_OPENS, BLOB_ATTR_BYTES) stop the
+ * walk: not found.
+ */
+static bool
+attr_any(struct blobs *b, const char *path, bool bounded,
+	 bool (*hit)(char *text, const char *dir, const char *path))
+{
+	const char *at = path;
+
+	for (int k = 0; k < 2 + GITGUARD_MAX_PATH; k++) {
+		size_t n = at != NULL ? (size_t)(at - path) : 0;
+		_cleanup_free_ char *text = NULL, *dir = NULL;
+		_cleanup_free_ char *name =
+			at == NULL ? xstrdup("info/attributes")
+			: n == 0   ? xstrdup(".gitattributes")
+				   : xasprintf("%.*s/.gitattributes", (int)n,
+					       path);
+		size_t len = 0;
+
+		if (bounded && (b->attr_opens >= BLOB_ATTR_OPENS ||
+				b->attr_bytes >= BLOB_ATTR_BYTES))
+			return false;
+		b->attr_opens++;
+		if (at != NULL)
+			dir = xstrndup(path, n);
+		if (wl_read_beneath(at == NULL ? b->gitdir_fd : b->wt_fd, name,
+				    WATCHLATER_MAX_CONFIG, NULL, &text,
+				    &len) == 0) {
+			b->attr_bytes += len;
+			if (hit(text, dir, path))
+				return true;
+		}
+		if (at == NULL)
+			break;
+		at = strchr(n == 0 ? path : at + 1, '/');
+	}
+	return false;
+}
+
 /* Whether git converts path's CR LF to LF before it hashes it: the
  * repository's core.autocrlf (its config and config.worktree; the
  * user's own configuration is not read here), or an attribute of the
@@ -275,7 +320,6 @@ static bool
 crlf_converted(struct blobs *b, const char *path)
 {
 	static const char *const own[] = { "config", "config.worktree" };
-	const char *at = path;
 
 	if (b->autocrlf < 0) {
 		b->autocrlf = 0;
@@ -291,36 +335,7 @@ crlf_converted(struct blobs *b, const char *path)
 					       &b->autocrlf);
 		}
 	}
-	if (b->autocrlf > 0)
-		return true;
-	for (int k = 0; k < 2 + GITGUARD_MAX_PATH; k++) {
-		size_t n = at != NULL ? (size_t)(at - path) : 0;
-		_cleanup_free_ char *text = NULL, *dir = NULL;
-		_cleanup_free_ char *name =
-			at == NULL ? xstrdup("info/attributes")
-			: n == 0   ? xstrdup(".gitattributes")
-				   : xasprintf("%.*s/.gitattributes", (int)n,
-					       path);
-		size_t len = 0;
-
-		if (b->attr_opens >= BLOB_ATTR_OPENS ||
-		    b->attr_bytes >= BLOB_ATTR_BYTES)
-			return false;
-		b->attr_opens++;
-		if (at != NULL)
-			dir = xstrndup(path, n);
-		if (wl_read_beneath(at == NULL ? b->gitdir_fd : b->wt_fd, name,
-				    WATCHLATER_MAX_CONFIG, NULL, &text,
-				    &len) == 0) {
-			b->attr_bytes += len;
-			if (attr_converts(text, dir, path))
-				return true;
-		}
-		if (at == NULL)
-			break;
-		at = strchr(n == 0 ? path : at + 1, '/');
-	}
-	return false;
+	return b->autocrlf > 0 || attr_any(b, path, true, attr_converts);
 }
 
 static int
@@ -417,40 +432,28 @@ blob_entry(void *ctx, const char *path, const struct gitguard_index_entry *e)
 	return 0;
 }
 
-/* Whether the attributes git reads for path in the work tree (the
- * .gitattributes of each directory on its way, the repository's
- * info/attributes) name a filter, ident or working-tree-encoding: git
+/* Whether text names a filter, ident or working-tree-encoding: git
  * hashes a file through them, and llwrap does not. */
 static bool
-blob_filtered(struct blobs *b, int gitdir_fd, const char *path)
+attr_filters(char *text, const char *dir, const char *path)
 {
 	static const char *const words[] = { "filter", "ident",
 					     "working-tree-encoding" };
-	const char *at = path;
 
-	/* ".gitattributes", then "a/.gitattributes", "a/b/..." for
-	 * a/b/name; last the repository's info/attributes. */
-	for (int k = 0; k < 2 + GITGUARD_MAX_PATH; k++) {
-		size_t n = at != NULL ? (size_t)(at - path) : 0;
-		_cleanup_free_ char *text = NULL;
-		_cleanup_free_ char *name =
-			at == NULL ? xstrdup("info/attributes")
-			: n == 0   ? xstrdup(".gitattributes")
-				   : xasprintf("%.*s/.gitattributes", (int)n,
-					       path);
-		size_t len = 0;
-
-		if (wl_read_beneath(at == NULL ? gitdir_fd : b->wt_fd, name,
-				    WATCHLATER_MAX_CONFIG, NULL, &text,
-				    &len) == 0)
-			for (size_t i = 0; i < ARRAY_SIZE(words); i++)
-				if (strstr(text, words[i]) != NULL)
-					return true;
-		if (at == NULL)
-			break;
-		at = strchr(n == 0 ? path : at + 1, '/');
-	}
+	(void)dir;
+	(void)path;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strstr(text, words[i]) != NULL)
+			return true;
 	return false;
+}
+
+/* Whether the attributes git reads for path in the work tree name a
+ * filter (attr_filters): read for the files named alone, unbounded. */
+static bool
+blob_filtered(struct blobs *b, const char *path)
+{
+	return attr_any(b, path, false, attr_filters);
 }
 
 /* An entry of the shared index a split index links to: looked at unless
@@ -560,7 +563,7 @@ wl_index_blob_check(struct watchlater *w, int gitdir_fd, int wt_fd,
 	if (b.n_bad == 0)
 		return;
 	for (char **p = b.bad; *p != NULL && !filtered; p++)
-		filtered = blob_filtered(&b, gitdir_fd, *p);
+		filtered = blob_filtered(&b, *p);
 	if (b.n_bad > BLOB_NAMED)
 		strv_push(&b.bad, "...");
 	list = strv_join(b.bad, ", ");
